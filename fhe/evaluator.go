@@ -1,0 +1,394 @@
+package fhe
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+
+	bgvpoly "github.com/luxfi/lattice/v7/circuits/bgv/polynomial"
+	ckkspoly "github.com/luxfi/lattice/v7/circuits/ckks/polynomial"
+	"github.com/luxfi/lattice/v7/core/rlwe"
+	"github.com/luxfi/lattice/v7/schemes/bgv"
+	"github.com/luxfi/lattice/v7/schemes/ckks"
+	"github.com/luxfi/lattice/v7/utils/bignum"
+)
+
+// ErrLevel is returned when a ciphertext has too few levels left for an
+// operation (the plan needs a refresh, which only the committee can do).
+var ErrLevel = errors.New("fhe: not enough levels left")
+
+// EvaluationKeys are the public keys an evaluator needs.
+type EvaluationKeys struct {
+	Relin  *RelinKey
+	Galois *GaloisKeys
+}
+
+// Evaluator is the deterministic evaluation facade. It is safe for concurrent
+// use: each call borrows a private Lattigo evaluator from a pool. It reads no
+// randomness; every method returns a new ciphertext and never modifies its
+// inputs, and reports bad input as an error, never a panic.
+type Evaluator struct {
+	p    *Params
+	evk  *rlwe.MemEvaluationKeySet
+	gal  map[uint64]bool
+	pool sync.Pool
+}
+
+type worker struct {
+	bgv   *bgv.Evaluator
+	ckks  *ckks.Evaluator
+	ecd   *encoder
+	bpoly *bgvpoly.Evaluator
+	cpoly *ckkspoly.Evaluator
+}
+
+// NewEvaluator returns an evaluator for p with the given keys (either may be
+// nil; operations needing a missing key return an error).
+func NewEvaluator(p *Params, keys EvaluationKeys) (*Evaluator, error) {
+	var rlk *rlwe.RelinearizationKey
+	if keys.Relin != nil {
+		if keys.Relin.params != p {
+			return nil, fmt.Errorf("fhe: relinearization key is for %s, evaluator for %s", keys.Relin.params.Preset.Name, p.Preset.Name)
+		}
+		rlk = keys.Relin.rlk
+	}
+	var gks []*rlwe.GaloisKey
+	gal := map[uint64]bool{}
+	if keys.Galois != nil {
+		if keys.Galois.params != p {
+			return nil, fmt.Errorf("fhe: galois keys are for %s, evaluator for %s", keys.Galois.params.Preset.Name, p.Preset.Name)
+		}
+		gks = keys.Galois.keys
+		for _, g := range gks {
+			gal[g.GaloisElement] = true
+		}
+	}
+	e := &Evaluator{p: p, evk: rlwe.NewMemEvaluationKeySet(rlk, gks...), gal: gal}
+	e.pool.New = func() any {
+		w := &worker{ecd: newEncoder(p)}
+		if p.Scheme() == SchemeBGV {
+			w.bgv = bgv.NewEvaluator(p.bgv, e.evk)
+			w.bpoly = bgvpoly.NewEvaluator(p.bgv, w.bgv)
+		} else {
+			w.ckks = ckks.NewEvaluator(p.ckks, e.evk)
+			w.cpoly = ckkspoly.NewEvaluator(p.ckks, w.ckks)
+		}
+		return w
+	}
+	return e, nil
+}
+
+// Params returns the evaluator's parameters.
+func (e *Evaluator) Params() *Params { return e.p }
+
+// do runs f with a pooled worker, turning any panic from below into an error.
+func (e *Evaluator) do(op string, f func(w *worker) (*rlwe.Ciphertext, error), in ...*Ciphertext) (out *Ciphertext, err error) {
+	for i, c := range in {
+		if c == nil || c.ct == nil {
+			return nil, fmt.Errorf("fhe: %s: operand %d is nil", op, i)
+		}
+		if c.params != e.p {
+			return nil, fmt.Errorf("fhe: %s: operand %d is %s, evaluator is %s", op, i, c.params.Preset.Name, e.p.Preset.Name)
+		}
+	}
+	w := e.pool.Get().(*worker)
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = nil, fmt.Errorf("fhe: %s: %v", op, r)
+			return // a worker that panicked may hold inconsistent buffers: drop it
+		}
+		e.pool.Put(w)
+	}()
+	ct, err := f(w)
+	if err != nil {
+		return nil, fmt.Errorf("fhe: %s: %w", op, err)
+	}
+	return &Ciphertext{params: e.p, ct: ct}, nil
+}
+
+func (w *worker) add(a *rlwe.Ciphertext, b rlwe.Operand) (*rlwe.Ciphertext, error) {
+	if w.bgv != nil {
+		return w.bgv.AddNew(a, b)
+	}
+	return w.ckks.AddNew(a, b)
+}
+
+func (w *worker) sub(a *rlwe.Ciphertext, b rlwe.Operand) (*rlwe.Ciphertext, error) {
+	if w.bgv != nil {
+		return w.bgv.SubNew(a, b)
+	}
+	return w.ckks.SubNew(a, b)
+}
+
+func (w *worker) rescale(ct *rlwe.Ciphertext) (*rlwe.Ciphertext, error) {
+	if ct.Level() == 0 {
+		return nil, ErrLevel
+	}
+	out := rlwe.NewCiphertext(w.ecd.p.rlwe, 1, ct.Level()-1)
+	var err error
+	if w.bgv != nil {
+		err = w.bgv.Rescale(ct, out)
+	} else {
+		err = w.ckks.Rescale(ct, out)
+	}
+	return out, err
+}
+
+// Add returns a + b.
+func (e *Evaluator) Add(a, b *Ciphertext) (*Ciphertext, error) {
+	return e.do("add", func(w *worker) (*rlwe.Ciphertext, error) { return w.add(a.ct, b.ct) }, a, b)
+}
+
+// Sub returns a − b.
+func (e *Evaluator) Sub(a, b *Ciphertext) (*Ciphertext, error) {
+	return e.do("sub", func(w *worker) (*rlwe.Ciphertext, error) { return w.sub(a.ct, b.ct) }, a, b)
+}
+
+// Neg returns −a.
+func (e *Evaluator) Neg(a *Ciphertext) (*Ciphertext, error) {
+	return e.do("neg", func(w *worker) (*rlwe.Ciphertext, error) {
+		out := a.ct.CopyNew()
+		r := e.p.rlwe.RingQ().AtLevel(out.Level())
+		for i := range out.Value {
+			r.Neg(out.Value[i], out.Value[i])
+		}
+		return out, nil
+	}, a)
+}
+
+// AddInts returns a + v slot-wise (BGV).
+func (e *Evaluator) AddInts(a *Ciphertext, v []int64) (*Ciphertext, error) {
+	return e.do("add-plain", func(w *worker) (*rlwe.Ciphertext, error) {
+		pt, err := w.ecd.encodeInts(v, a.Level(), &a.ct.Scale)
+		if err != nil {
+			return nil, err
+		}
+		return w.add(a.ct, pt)
+	}, a)
+}
+
+// AddFloats returns a + v slot-wise (CKKS).
+func (e *Evaluator) AddFloats(a *Ciphertext, v []float64) (*Ciphertext, error) {
+	return e.do("add-plain", func(w *worker) (*rlwe.Ciphertext, error) {
+		pt, err := w.ecd.encodeFloats(v, a.Level(), &a.ct.Scale)
+		if err != nil {
+			return nil, err
+		}
+		return w.add(a.ct, pt)
+	}, a)
+}
+
+// MulInts returns a ⊙ v slot-wise followed by a rescale (BGV; one level).
+func (e *Evaluator) MulInts(a *Ciphertext, v []int64) (*Ciphertext, error) {
+	return e.do("mul-plain", func(w *worker) (*rlwe.Ciphertext, error) {
+		pt, err := w.ecd.encodeInts(v, a.Level(), nil)
+		if err != nil {
+			return nil, err
+		}
+		if a.Level() == 0 {
+			return nil, ErrLevel
+		}
+		prod, err := w.bgv.MulNew(a.ct, pt)
+		if err != nil {
+			return nil, err
+		}
+		return w.rescale(prod)
+	}, a)
+}
+
+// MulFloats returns a ⊙ v slot-wise followed by a rescale (CKKS; one level).
+func (e *Evaluator) MulFloats(a *Ciphertext, v []float64) (*Ciphertext, error) {
+	return e.do("mul-plain", func(w *worker) (*rlwe.Ciphertext, error) {
+		if a.Level() == 0 {
+			return nil, ErrLevel
+		}
+		scale := rlwe.NewScale(e.p.Q()[a.Level()])
+		pt, err := w.ecd.encodeFloats(v, a.Level(), &scale)
+		if err != nil {
+			return nil, err
+		}
+		prod, err := w.ckks.MulNew(a.ct, pt)
+		if err != nil {
+			return nil, err
+		}
+		return w.rescale(prod)
+	}, a)
+}
+
+// MulConst returns c·a. BGV: c is reduced mod t, no level is used (noise
+// grows by |c|). CKKS: c is a real, one level is used.
+func (e *Evaluator) MulConst(a *Ciphertext, c float64) (*Ciphertext, error) {
+	return e.do("mul-const", func(w *worker) (*rlwe.Ciphertext, error) {
+		if w.bgv != nil {
+			if c != float64(int64(c)) {
+				return nil, fmt.Errorf("BGV constant %v is not an integer", c)
+			}
+			t := int64(e.p.PlaintextModulus())
+			k := int64(c) % t
+			if k < 0 {
+				k += t
+			}
+			return w.bgv.MulNew(a.ct, uint64(k))
+		}
+		if a.Level() == 0 {
+			return nil, ErrLevel
+		}
+		prod, err := w.ckks.MulNew(a.ct, c)
+		if err != nil {
+			return nil, err
+		}
+		return w.rescale(prod)
+	}, a)
+}
+
+// AddConst returns a + c in every slot.
+func (e *Evaluator) AddConst(a *Ciphertext, c float64) (*Ciphertext, error) {
+	return e.do("add-const", func(w *worker) (*rlwe.Ciphertext, error) {
+		if w.bgv != nil {
+			if c != float64(int64(c)) {
+				return nil, fmt.Errorf("BGV constant %v is not an integer", c)
+			}
+			t := int64(e.p.PlaintextModulus())
+			k := int64(c) % t
+			if k < 0 {
+				k += t
+			}
+			return w.bgv.AddNew(a.ct, uint64(k))
+		}
+		return w.ckks.AddNew(a.ct, c)
+	}, a)
+}
+
+// Mul returns a ⊙ b slot-wise: tensor, relinearise, rescale (one level).
+func (e *Evaluator) Mul(a, b *Ciphertext) (*Ciphertext, error) {
+	return e.do("mul", func(w *worker) (*rlwe.Ciphertext, error) {
+		if e.evk.RelinearizationKey == nil {
+			return nil, errors.New("no relinearization key")
+		}
+		if a.Level() == 0 || b.Level() == 0 {
+			return nil, ErrLevel
+		}
+		var prod *rlwe.Ciphertext
+		var err error
+		if w.bgv != nil {
+			prod, err = w.bgv.MulRelinNew(a.ct, b.ct)
+		} else {
+			prod, err = w.ckks.MulRelinNew(a.ct, b.ct)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return w.rescale(prod)
+	}, a, b)
+}
+
+// Square returns a ⊙ a.
+func (e *Evaluator) Square(a *Ciphertext) (*Ciphertext, error) { return e.Mul(a, a) }
+
+// Rotate cyclically rotates the slots left by k (BGV: within each of the two
+// rows of N/2 slots). Needs the Galois key for k.
+func (e *Evaluator) Rotate(a *Ciphertext, k int) (*Ciphertext, error) {
+	return e.do("rotate", func(w *worker) (*rlwe.Ciphertext, error) {
+		if el := e.p.GaloisElementsForRotations([]int{k})[0]; !e.gal[el] && el != 1 {
+			return nil, fmt.Errorf("no galois key for rotation %d (element %d)", k, el)
+		}
+		if w.bgv != nil {
+			return w.bgv.RotateColumnsNew(a.ct, k)
+		}
+		return w.ckks.RotateNew(a.ct, k)
+	}, a)
+}
+
+// InnerSum sums n consecutive blocks of batch slots: slot i (i < batch) of the
+// result holds Σ_j a[i + j·batch]. Needs the Galois keys of
+// Params.GaloisElementsForInnerSum(batch, n).
+func (e *Evaluator) InnerSum(a *Ciphertext, batch, n int) (*Ciphertext, error) {
+	return e.do("inner-sum", func(w *worker) (*rlwe.Ciphertext, error) {
+		if batch < 1 || n < 1 || batch*n > e.p.Slots() {
+			return nil, fmt.Errorf("inner sum batch %d × n %d exceeds %d slots", batch, n, e.p.Slots())
+		}
+		for _, el := range e.p.GaloisElementsForInnerSum(batch, n) {
+			if !e.gal[el] {
+				return nil, fmt.Errorf("no galois key %d for inner sum (%d, %d)", el, batch, n)
+			}
+		}
+		out := rlwe.NewCiphertext(e.p.rlwe, 1, a.Level())
+		var err error
+		if w.bgv != nil {
+			err = w.bgv.InnerSum(a.ct, batch, n, out)
+		} else {
+			err = w.ckks.InnerSum(a.ct, batch, n, out)
+		}
+		return out, err
+	}, a)
+}
+
+// DropLevels discards k levels (cheaper later operations, smaller encoding).
+func (e *Evaluator) DropLevels(a *Ciphertext, k int) (*Ciphertext, error) {
+	return e.do("drop-level", func(w *worker) (*rlwe.Ciphertext, error) {
+		if k < 0 || k > a.Level() {
+			return nil, fmt.Errorf("cannot drop %d of %d levels", k, a.Level())
+		}
+		out := a.ct.CopyNew()
+		if w.bgv != nil {
+			w.bgv.DropLevel(out, k)
+		} else {
+			w.ckks.DropLevel(out, k)
+		}
+		return out, nil
+	}, a)
+}
+
+// EvalPolyInts evaluates Σ c_i x^i slot-wise (BGV, coefficients mod t) with
+// Lattigo's baby-step giant-step evaluator in ⌈log2(deg+1)⌉ levels. The
+// result keeps a's scale.
+func (e *Evaluator) EvalPolyInts(a *Ciphertext, coeffs []int64) (*Ciphertext, error) {
+	return e.do("eval-poly", func(w *worker) (*rlwe.Ciphertext, error) {
+		if w.bgv == nil {
+			return nil, errors.New("integer polynomial needs BGV")
+		}
+		if len(coeffs) == 0 {
+			return nil, errors.New("empty polynomial")
+		}
+		if need := PolyDepth(len(coeffs) - 1); need > a.Level() {
+			return nil, fmt.Errorf("%w: degree %d needs %d levels, ciphertext has %d", ErrLevel, len(coeffs)-1, need, a.Level())
+		}
+		t := int64(e.p.PlaintextModulus())
+		c := make([]uint64, len(coeffs))
+		for i, x := range coeffs {
+			x %= t
+			if x < 0 {
+				x += t
+			}
+			c[i] = uint64(x)
+		}
+		return w.bpoly.Evaluate(a.ct, bgvpoly.NewPolynomial(c), a.ct.Scale)
+	}, a)
+}
+
+// EvalPolyFloats evaluates Σ c_i x^i slot-wise (CKKS, monomial basis).
+func (e *Evaluator) EvalPolyFloats(a *Ciphertext, coeffs []float64) (*Ciphertext, error) {
+	return e.do("eval-poly", func(w *worker) (*rlwe.Ciphertext, error) {
+		if w.ckks == nil {
+			return nil, errors.New("real polynomial needs CKKS")
+		}
+		if len(coeffs) == 0 {
+			return nil, errors.New("empty polynomial")
+		}
+		if need := PolyDepth(len(coeffs) - 1); need > a.Level() {
+			return nil, fmt.Errorf("%w: degree %d needs %d levels, ciphertext has %d", ErrLevel, len(coeffs)-1, need, a.Level())
+		}
+		poly := bignum.NewPolynomial(bignum.Monomial, coeffs, nil)
+		return w.cpoly.Evaluate(a.ct, ckkspoly.NewPolynomial(poly), a.ct.Scale)
+	}, a)
+}
+
+// PolyDepth is the multiplicative depth of evaluating a degree-d polynomial
+// with baby-step giant-step: ⌈log2(d+1)⌉.
+func PolyDepth(d int) int {
+	depth := 0
+	for (1 << depth) < d+1 {
+		depth++
+	}
+	return depth
+}
