@@ -1,0 +1,68 @@
+package configs
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestGenesisEdits(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		apply   func([]byte) ([]byte, error)
+		check   func(t *testing.T, cfg map[string]json.RawMessage)
+		wantErr bool
+		errIs   error
+	}{
+		{
+			name:  "chain id",
+			apply: func(g []byte) ([]byte, error) { return WithChainID(g, 99999) },
+			check: func(t *testing.T, cfg map[string]json.RawMessage) {
+				require.JSONEq(t, `99999`, string(cfg["chainId"]))
+				require.Contains(t, cfg, "feeConfig", "other members kept")
+			},
+		},
+		{
+			name: "precompile config",
+			apply: func(g []byte) ([]byte, error) {
+				return WithPrecompileConfig(g, "fheVerdictConfig", map[string]any{"blockTimestamp": 0})
+			},
+			check: func(t *testing.T, cfg map[string]json.RawMessage) {
+				require.JSONEq(t, `{"blockTimestamp":0}`, string(cfg["fheVerdictConfig"]))
+			},
+		},
+		{name: "zero chain id", apply: func(g []byte) ([]byte, error) { return WithChainID(g, 0) }, wantErr: true},
+		{name: "empty key", apply: func(g []byte) ([]byte, error) { return WithPrecompileConfig(g, "", 1) }, wantErr: true},
+		{name: "not json", apply: func([]byte) ([]byte, error) { return WithChainID([]byte("["), 1) }, wantErr: true, errIs: ErrBadGenesis},
+		{name: "no config", apply: func([]byte) ([]byte, error) { return WithChainID([]byte(`{"alloc":{}}`), 1) }, wantErr: true, errIs: ErrBadGenesis},
+		{name: "config not object", apply: func([]byte) ([]byte, error) { return WithChainID([]byte(`{"config":3}`), 1) }, wantErr: true, errIs: ErrBadGenesis},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			orig := DevnetGenesis()
+			out, err := tc.apply(orig)
+			require.Equal(t, devnetGenesis, orig, "input not mutated")
+			if tc.wantErr {
+				require.Error(t, err)
+				if tc.errIs != nil {
+					require.ErrorIs(t, err, tc.errIs)
+				}
+				return
+			}
+			require.NoError(t, err)
+			var doc struct {
+				Config map[string]json.RawMessage `json:"config"`
+				Alloc  map[string]json.RawMessage `json:"alloc"`
+			}
+			require.NoError(t, json.Unmarshal(out, &doc))
+			require.Len(t, doc.Alloc, 11)
+			tc.check(t, doc.Config)
+		})
+	}
+}
+
+func TestVMID(t *testing.T) {
+	// The file name avalanchego looks for in its plugin dir; pinned so that a
+	// rename is a conscious, documented change.
+	require.Equal(t, "n6sSnySnJof67ir3nSGM69scebMbXDzbVHoLsKxmfUZSa5UmW", VMID().String())
+}

@@ -1,0 +1,509 @@
+package devchain
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ava-labs/avalanchego/ids"
+	"github.com/ava-labs/avalanchego/snow"
+	"github.com/ava-labs/avalanchego/upgrade"
+	avaconstants "github.com/ava-labs/avalanchego/utils/constants"
+	"github.com/ava-labs/avalanchego/utils/logging"
+	"github.com/ava-labs/avalanchego/utils/timer/mockable"
+	"github.com/ava-labs/libevm/common"
+	"github.com/ava-labs/libevm/common/hexutil"
+	"github.com/ava-labs/libevm/core/rawdb"
+	"github.com/ava-labs/libevm/core/types"
+	"github.com/ava-labs/libevm/ethdb"
+	"github.com/ava-labs/subnet-evm/commontype"
+	"github.com/ava-labs/subnet-evm/consensus/dummy"
+	"github.com/ava-labs/subnet-evm/constants"
+	"github.com/ava-labs/subnet-evm/core"
+	"github.com/ava-labs/subnet-evm/eth"
+	"github.com/ava-labs/subnet-evm/eth/ethconfig"
+	"github.com/ava-labs/subnet-evm/node"
+	"github.com/ava-labs/subnet-evm/params"
+	"github.com/ava-labs/subnet-evm/plugin/evm/customrawdb"
+	"github.com/ava-labs/subnet-evm/plugin/evm/customtypes"
+	"github.com/ava-labs/subnet-evm/rpc"
+	"go.uber.org/zap"
+
+	"github.com/fhegate/fhegate/configs"
+)
+
+// DefaultHTTPAddr is where the JSON-RPC endpoint listens unless told otherwise.
+const DefaultHTTPAddr = "127.0.0.1:8545"
+
+// DevChainID is the avalanchego blockchain ID the development chain reports
+// in its snow context (there is no P-chain to assign one).
+var DevChainID = ids.ID{'f', 'h', 'e', 'g', 'a', 't', 'e', '-', 'd', 'e', 'v', 'n', 'e', 't'}
+
+// ErrClosed is returned by a Chain's methods after Close.
+var ErrClosed = errors.New("devchain: closed")
+
+// lastAcceptedKey stores the hash of the last accepted block in the chain
+// database, so that a datadir resumes where it stopped.
+var lastAcceptedKey = []byte("fhegate/devchain/last-accepted")
+
+// Config describes a development chain. The zero value is usable: the embedded
+// devnet genesis, a temporary state directory and 127.0.0.1:8545.
+type Config struct {
+	// Genesis is a subnet-evm genesis document (JSON). Nil means
+	// configs.DevnetGenesis().
+	Genesis []byte
+	// ChainID, if non-zero, replaces the genesis config's chainId.
+	ChainID uint64
+	// DataDir holds the chain database. Empty means a fresh temporary
+	// directory that Close removes.
+	DataDir string
+	// HTTPAddr is the listen address of the JSON-RPC endpoint; empty means
+	// DefaultHTTPAddr. Port 0 picks a free port (see Chain.URL).
+	HTTPAddr string
+	// BlockInterval, if positive, also produces a block (possibly empty) at
+	// this interval. Transactions always trigger a block at once.
+	BlockInterval time.Duration
+	// PrepareGenesis, if set, may change the parsed genesis (e.g. add
+	// GenesisPrecompiles through params.GetExtra(g.Config)) before it is
+	// verified and committed. This is the seam through which the fhegate
+	// precompiles and the committee registry are enabled.
+	PrepareGenesis func(g *core.Genesis) error
+	// Logger receives the chain's own events; nil means no logging.
+	Logger *zap.Logger
+}
+
+// Chain is a running development chain.
+type Chain struct {
+	log     *zap.Logger
+	eth     *eth.Ethereum
+	db      ethdb.Database
+	clock   *mockable.Clock
+	rpc     *rpc.Server
+	http    *http.Server
+	ln      net.Listener
+	genesis *core.Genesis
+	chainID *big.Int
+	dataDir string
+	tempDir bool
+
+	mu     sync.Mutex // serialises block production against Close
+	closed bool
+
+	closeOnce sync.Once
+	closeErr  error
+
+	quit chan struct{}
+	done chan struct{}
+
+	serveErr chan error
+}
+
+// New builds the chain, starts its JSON-RPC endpoint and its block producer.
+func New(cfg Config) (_ *Chain, err error) {
+	log := cfg.Logger
+	if log == nil {
+		log = zap.NewNop()
+	}
+	genesisJSON := cfg.Genesis
+	if genesisJSON == nil {
+		genesisJSON = configs.DevnetGenesis()
+	}
+	g, err := ParseGenesis(genesisJSON, cfg.ChainID, cfg.PrepareGenesis)
+	if err != nil {
+		return nil, err
+	}
+
+	c := &Chain{
+		log:      log,
+		clock:    &mockable.Clock{},
+		genesis:  g,
+		chainID:  new(big.Int).Set(g.Config.ChainID),
+		quit:     make(chan struct{}),
+		done:     make(chan struct{}),
+		serveErr: make(chan error, 1),
+	}
+	// Undo whatever was built if a later step fails.
+	var cleanups []func()
+	defer func() {
+		if err != nil {
+			for i := len(cleanups) - 1; i >= 0; i-- {
+				cleanups[i]()
+			}
+		}
+	}()
+
+	if cfg.DataDir == "" {
+		dir, err := os.MkdirTemp("", "fhegate-devchain-")
+		if err != nil {
+			return nil, fmt.Errorf("devchain: temp dir: %w", err)
+		}
+		c.dataDir, c.tempDir = dir, true
+		cleanups = append(cleanups, func() { _ = os.RemoveAll(dir) })
+	} else {
+		dir, err := filepath.Abs(cfg.DataDir)
+		if err != nil {
+			return nil, fmt.Errorf("devchain: datadir: %w", err)
+		}
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, fmt.Errorf("devchain: datadir: %w", err)
+		}
+		c.dataDir = dir
+	}
+
+	c.db, err = rawdb.NewLevelDBDatabase(filepath.Join(c.dataDir, "chaindata"), 16, 64, "", false)
+	if err != nil {
+		return nil, fmt.Errorf("devchain: open database in %s: %w", c.dataDir, err)
+	}
+	dbOwned := true // eth.Stop closes the database once eth.New succeeded
+	cleanups = append(cleanups, func() {
+		if dbOwned {
+			_ = c.db.Close()
+		}
+	})
+
+	// Like the VM: resume from the recorded last accepted block, else start
+	// from genesis. A datadir made for another chain id is refused (the
+	// genesis block hash does not cover the chain config).
+	lastAccepted := g.ToBlock().Hash()
+	if b, err := c.db.Get(lastAcceptedKey); err == nil && len(b) == common.HashLength {
+		lastAccepted = common.BytesToHash(b)
+	}
+	if stored := rawdb.ReadCanonicalHash(c.db, 0); stored != (common.Hash{}) {
+		if sc := customrawdb.ReadChainConfig(c.db, stored); sc != nil && sc.ChainID != nil && sc.ChainID.Cmp(g.Config.ChainID) != 0 {
+			return nil, fmt.Errorf("devchain: %s holds a chain with chain id %s, not %s: use another datadir", c.dataDir, sc.ChainID, g.Config.ChainID)
+		}
+	}
+
+	stack, err := node.New(&node.Config{KeyStoreDir: filepath.Join(c.dataDir, "keystore")})
+	if err != nil {
+		return nil, fmt.Errorf("devchain: node: %w", err)
+	}
+
+	ethCfg := ethconfig.NewDefaultConfig()
+	ethCfg.Genesis = g
+	ethCfg.NetworkId = g.Config.ChainID.Uint64()
+	ethCfg.Pruning = false // archival: every block's state is on disk
+	ethCfg.TrieCleanCache = 64
+	ethCfg.TrieDirtyCache = 64
+	ethCfg.SnapshotCache = 64
+	ethCfg.AllowUnfinalizedQueries = true
+	ethCfg.TxPool.NoLocals = true
+	ethCfg.TxPool.Journal = ""
+	ethCfg.RPCGasCap = 50_000_000
+	ethCfg.Miner.Etherbase = constants.BlackholeAddr
+
+	c.eth, err = eth.New(
+		stack, &ethCfg, noGossip{}, c.db, eth.Settings{}, lastAccepted,
+		dummy.NewDummyEngine(dummy.Mode{}, nil), c.clock,
+	)
+	if err != nil {
+		if strings.Contains(err.Error(), "incompatible genesis") || strings.Contains(err.Error(), "genesis mismatch") {
+			return nil, fmt.Errorf("devchain: %s was created with a different genesis or chain id: %w", c.dataDir, err)
+		}
+		return nil, fmt.Errorf("devchain: eth.New: %w", err)
+	}
+	dbOwned = false
+	c.eth.SetEtherbase(constants.BlackholeAddr)
+	c.eth.Start()
+	cleanups = append(cleanups, func() { _ = c.eth.Stop() })
+
+	c.rpc = rpc.NewServer(0)
+	cleanups = append(cleanups, c.rpc.Stop)
+	for _, api := range c.eth.APIs() {
+		if err := c.rpc.RegisterName(api.Namespace, api.Service); err != nil {
+			return nil, fmt.Errorf("devchain: register %s API: %w", api.Namespace, err)
+		}
+	}
+	if err := c.rpc.RegisterName("evm", &evmAPI{c: c}); err != nil {
+		return nil, fmt.Errorf("devchain: register evm API: %w", err)
+	}
+
+	addr := cfg.HTTPAddr
+	if addr == "" {
+		addr = DefaultHTTPAddr
+	}
+	c.ln, err = net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("devchain: listen on %s: %w", addr, err)
+	}
+	c.http = &http.Server{
+		Handler:           c.handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+	}
+	go func() { c.serveErr <- c.http.Serve(c.ln) }()
+
+	go c.produceLoop(cfg.BlockInterval)
+
+	head := c.eth.BlockChain().LastAcceptedBlock()
+	log.Info("devchain started",
+		zap.String("url", c.URL()),
+		zap.Stringer("chainID", c.chainID),
+		zap.String("datadir", c.dataDir),
+		zap.Bool("temporary", c.tempDir),
+		zap.Uint64("head", head.NumberU64()),
+	)
+	return c, nil
+}
+
+// ParseGenesis decodes a subnet-evm genesis the way the subnet-evm VM does
+// (default fee config, network upgrades of a local network, Ethereum upgrades
+// aligned to them), applying chainID (if non-zero) and prepare (if non-nil)
+// before verification.
+func ParseGenesis(genesisJSON []byte, chainID uint64, prepare func(*core.Genesis) error) (*core.Genesis, error) {
+	g := new(core.Genesis)
+	if err := json.Unmarshal(genesisJSON, g); err != nil {
+		return nil, fmt.Errorf("devchain: parsing genesis: %w", err)
+	}
+	if g.Config == nil {
+		return nil, errors.New("devchain: genesis has no config")
+	}
+	if chainID != 0 {
+		g.Config.ChainID = new(big.Int).SetUint64(chainID)
+	}
+	if g.Config.ChainID == nil || g.Config.ChainID.Sign() <= 0 {
+		return nil, errors.New("devchain: genesis config needs a positive chainId")
+	}
+	extra := params.GetExtra(g.Config)
+	if extra.FeeConfig == commontype.EmptyFeeConfig {
+		extra.FeeConfig = params.DefaultFeeConfig
+	}
+	// The chain runs as if on a local avalanchego network (tmpnet,
+	// --network-id=local): upgrade.Default, every upgrade (Granite included)
+	// active from the start. Precompiles see this context through
+	// AccessibleState.GetSnowContext; it has no validator state (no warp).
+	extra.SnowCtx = &snow.Context{
+		NetworkID:       avaconstants.LocalID,
+		ChainID:         DevChainID,
+		NetworkUpgrades: upgrade.Default,
+		Log:             logging.NoLog{},
+	}
+	extra.NetworkUpgrades.SetDefaults(upgrade.Default)
+	if prepare != nil {
+		if err := prepare(g); err != nil {
+			return nil, fmt.Errorf("devchain: preparing genesis: %w", err)
+		}
+	}
+	if err := g.Verify(); err != nil {
+		return nil, fmt.Errorf("devchain: invalid genesis: %w", err)
+	}
+	if err := params.SetEthUpgrades(g.Config); err != nil {
+		return nil, fmt.Errorf("devchain: genesis upgrades: %w", err)
+	}
+	return g, nil
+}
+
+// handler serves JSON-RPC over HTTP POST and over WebSocket on the same port,
+// with permissive CORS so browser dApps on other local ports can call it.
+func (c *Chain) handler() http.Handler {
+	ws := c.rpc.WebsocketHandler([]string{"*"})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.EqualFold(r.Header.Get("Upgrade"), "websocket") {
+			ws.ServeHTTP(w, r)
+			return
+		}
+		h := w.Header()
+		h.Set("Access-Control-Allow-Origin", "*")
+		h.Set("Access-Control-Allow-Methods", "POST, GET, OPTIONS")
+		h.Set("Access-Control-Allow-Headers", "Content-Type, Authorization")
+		if r.Method == http.MethodOptions {
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		c.rpc.ServeHTTP(w, r)
+	})
+}
+
+// URL is the HTTP JSON-RPC endpoint (also a WebSocket endpoint with ws://).
+func (c *Chain) URL() string { return "http://" + c.ln.Addr().String() }
+
+// WSURL is the WebSocket JSON-RPC endpoint.
+func (c *Chain) WSURL() string { return "ws://" + c.ln.Addr().String() }
+
+// ChainID is the EVM chain id (EIP-155).
+func (c *Chain) ChainID() *big.Int { return new(big.Int).Set(c.chainID) }
+
+// DataDir is the directory holding the chain database.
+func (c *Chain) DataDir() string { return c.dataDir }
+
+// Genesis is the parsed, verified genesis the chain was started with. Callers
+// must not modify it.
+func (c *Chain) Genesis() *core.Genesis { return c.genesis }
+
+// Head is the last accepted block.
+func (c *Chain) Head() *types.Block { return c.eth.BlockChain().LastAcceptedBlock() }
+
+// Backend exposes subnet-evm's eth service, e.g. for in-process subscribers
+// (BlockChain().SubscribeChainAcceptedEvent). Do not produce blocks through
+// it; use Mine.
+func (c *Chain) Backend() *eth.Ethereum { return c.eth }
+
+// Mine produces one block now from whatever is pending (possibly none) and
+// returns it once it is accepted.
+func (c *Chain) Mine() (*types.Block, error) { return c.produce(true) }
+
+// produceLoop builds a block whenever transactions become pending, and on the
+// optional interval, until Close.
+func (c *Chain) produceLoop(interval time.Duration) {
+	defer close(c.done)
+	txs := make(chan core.NewTxsEvent, 64)
+	sub := c.eth.TxPool().SubscribeTransactions(txs, true)
+	defer sub.Unsubscribe()
+
+	var tick <-chan time.Time
+	if interval > 0 {
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		tick = t.C
+	}
+	for {
+		var force bool
+		select {
+		case <-c.quit:
+			return
+		case err := <-sub.Err():
+			if err != nil {
+				c.log.Error("txpool subscription ended", zap.Error(err))
+			}
+			return
+		case <-txs:
+			// Coalesce a burst of arrivals into one block.
+			for drained := false; !drained; {
+				select {
+				case <-txs:
+				default:
+					drained = true
+				}
+			}
+		case <-tick:
+			force = true
+		}
+		// Keep building while the pool still has executable transactions
+		// (e.g. more than one block's worth of gas).
+		for {
+			b, err := c.produce(force)
+			if errors.Is(err, ErrClosed) {
+				return
+			}
+			if err != nil {
+				c.log.Warn("block production failed", zap.Error(err))
+				break
+			}
+			if b == nil || len(b.Transactions()) == 0 {
+				break
+			}
+			force = false
+		}
+	}
+}
+
+// produce builds, inserts and accepts one block. Without force it returns
+// (nil, nil) when nothing is pending.
+func (c *Chain) produce(force bool) (*types.Block, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return nil, ErrClosed
+	}
+	pool := c.eth.TxPool()
+	if err := pool.Sync(); err != nil {
+		return nil, fmt.Errorf("txpool sync: %w", err)
+	}
+	if pending, _ := pool.Stats(); pending == 0 && !force {
+		return nil, nil
+	}
+	chain := c.eth.BlockChain()
+	parent := chain.CurrentBlock()
+	// Wall-clock timestamps, strictly increasing at millisecond resolution
+	// (Granite headers carry milliseconds).
+	now := time.Now()
+	if floor := customtypes.BlockTime(parent).Add(time.Millisecond); now.Before(floor) {
+		now = floor
+	}
+	c.clock.Set(now)
+
+	block, err := c.eth.Miner().GenerateBlock(nil)
+	if err != nil {
+		return nil, fmt.Errorf("generate block: %w", err)
+	}
+	if err := chain.InsertBlock(block); err != nil {
+		return nil, fmt.Errorf("insert block %d: %w", block.NumberU64(), err)
+	}
+	if err := chain.Accept(block); err != nil {
+		return nil, fmt.Errorf("accept block %d: %w", block.NumberU64(), err)
+	}
+	chain.DrainAcceptorQueue()
+	if err := c.db.Put(lastAcceptedKey, block.Hash().Bytes()); err != nil {
+		return nil, fmt.Errorf("record last accepted: %w", err)
+	}
+	c.log.Debug("block accepted",
+		zap.Uint64("number", block.NumberU64()),
+		zap.Int("txs", len(block.Transactions())),
+		zap.Uint64("gasUsed", block.GasUsed()),
+		zap.Stringer("hash", block.Hash()),
+	)
+	return block, nil
+}
+
+// Close stops the JSON-RPC endpoint and the producer, shuts the chain down
+// cleanly (the database is flushed and closed), and removes a temporary data
+// directory. It is safe to call more than once.
+func (c *Chain) Close() error {
+	c.closeOnce.Do(func() { c.closeErr = c.close() })
+	return c.closeErr
+}
+
+func (c *Chain) close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	var errs []error
+	if err := c.http.Shutdown(ctx); err != nil {
+		errs = append(errs, fmt.Errorf("http shutdown: %w", err))
+	}
+	if err := <-c.serveErr; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		errs = append(errs, fmt.Errorf("http serve: %w", err))
+	}
+
+	c.mu.Lock()
+	c.closed = true
+	c.mu.Unlock()
+	close(c.quit)
+	<-c.done
+
+	c.rpc.Stop()
+	if err := c.eth.Stop(); err != nil {
+		errs = append(errs, fmt.Errorf("eth stop: %w", err))
+	}
+	if c.tempDir {
+		if err := os.RemoveAll(c.dataDir); err != nil {
+			errs = append(errs, fmt.Errorf("remove temp dir: %w", err))
+		}
+	}
+	c.log.Info("devchain stopped", zap.String("datadir", c.dataDir), zap.Bool("removed", c.tempDir))
+	return errors.Join(errs...)
+}
+
+// noGossip satisfies eth.PushGossiper: there are no peers.
+type noGossip struct{}
+
+func (noGossip) Add(*types.Transaction) {}
+
+// evmAPI is the Hardhat/Anvil-style "evm" namespace: evm_mine.
+type evmAPI struct{ c *Chain }
+
+// Mine produces a block now (evm_mine) and returns its number.
+func (a *evmAPI) Mine() (hexutil.Uint64, error) {
+	b, err := a.c.Mine()
+	if err != nil {
+		return 0, err
+	}
+	return hexutil.Uint64(b.NumberU64()), nil
+}

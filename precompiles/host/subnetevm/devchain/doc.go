@@ -1,0 +1,37 @@
+// Package devchain runs a single-process subnet-evm chain and serves it over
+// HTTP (and WebSocket) JSON-RPC, so that any Ethereum tool — ethclient, viem,
+// ethers, Foundry, MetaMask — can deploy and call contracts against the same
+// EVM, precompile registry and fee rules a subnet-evm v0.8.0 validator runs.
+//
+// # How it is put together
+//
+// There is no avalanchego node and no consensus engine: the chain is
+// subnet-evm's own eth.Ethereum service (eth.New) over a LevelDB database,
+// with the ethapi/filter/debug services registered on a subnet-evm rpc.Server,
+// which is an http.Handler. The node normally decides when to build a block
+// (snowman + proposervm); here a single producer goroutine does it, following
+// the same steps as subnet-evm's ethclient/simulated backend:
+//
+//	txpool.Sync → set the miner's clock → Miner().GenerateBlock
+//	→ BlockChain().InsertBlock → Accept → DrainAcceptorQueue
+//
+// A block is produced as soon as transactions reach the pool's pending set
+// (so a sent transaction is mined within milliseconds), optionally also on a
+// fixed interval, and on demand (Chain.Mine, or the `evm_mine` RPC method that
+// Hardhat-style tooling uses). Every block is accepted immediately: there are
+// no forks and "latest" is final.
+//
+// # Differences from a validator
+//
+//   - The ACP-226 minimum block delay (≈2 s after Granite) is not waited for;
+//     block timestamps are the wall clock, kept strictly increasing at
+//     millisecond resolution. A real node spaces blocks by the delay.
+//   - Blocks are not re-verified by the VM's block wrapper (predicate results,
+//     warp) — the EVM, the fee rules and the precompiles run exactly as on a
+//     validator, because they live in eth.New's blockchain and miner.
+//   - State is archival (no pruning): every block's state is on disk, so
+//     historical eth_call works and a datadir survives restarts.
+//
+// The caller must have registered subnet-evm's libevm extras once per process
+// (evm.RegisterAllLibEVMExtras in package main, or in TestMain) before New.
+package devchain
