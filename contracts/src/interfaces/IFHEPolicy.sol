@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: Apache-2.0
+pragma solidity ^0.8.24;
+
+/// @title FHEPolicy precompile (0x02000000000000000000000000000000000000f1)
+/// @notice Policy registry and evaluation requests. A policy is canonical spec
+/// bytes; registration compiles it to a plan (hash, depth, cost, input count).
+/// evaluate() checks the ACL on every handle, charges the plan's gas, records a
+/// request and emits EvaluationRequested, which the committee watches.
+interface IFHEPolicy {
+    event PolicyRegistered(bytes32 indexed policyId, address indexed registrant, bytes32 planHash, uint32 depth, uint64 cost, uint32 inputs, bytes spec);
+    event EvaluationRequested(bytes32 indexed requestId, bytes32 indexed policyId, address indexed requester, bytes32[] handles, uint64 cost);
+
+    /// Register (idempotently) the policy with canonical spec bytes `spec`.
+    /// policyId is the compiled plan hash.
+    function registerPolicy(bytes calldata spec) external returns (bytes32 policyId);
+
+    /// Queue an evaluation of `policyId` over `handles`; the caller must be allowed on every handle.
+    function evaluate(bytes32 policyId, bytes32[] calldata handles) external returns (bytes32 requestId);
+
+    function policyOf(bytes32 policyId) external view returns (bool exists, bytes32 planHash, uint32 depth, uint64 cost, uint32 inputs, address registrant);
+
+    function requestOf(bytes32 requestId) external view returns (bool exists, bytes32 policyId, address requester, uint64 blockNumber, bytes32 handlesHash);
+}

@@ -1,0 +1,170 @@
+package precompiles
+
+import (
+	"github.com/fhegate/fhegate/bls"
+)
+
+// FHEInput storage:
+//
+//	slot("in.h", handle)          [0]=1, [1]=preset, [2]=ctype, owner at [12:32]
+//	slot("in.acl", handle, acct)  1 if acct may use handle
+//	transient slot("in.tacl", handle, acct)  1 for the rest of the transaction
+
+func handleSlot(h Hash) Hash                  { return slot("in.h", h[:]) }
+func aclSlot(h Hash, a Address) Hash          { return slot("in.acl", h[:], a[:]) }
+func transientACLSlot(h Hash, a Address) Hash { return slot("in.tacl", h[:], a[:]) }
+
+var one = Hash{31: 1}
+
+type handleRec struct {
+	exists        bool
+	preset, ctype uint8
+	owner         Address
+}
+
+func decodeHandle(w Hash) handleRec {
+	return handleRec{exists: w[0] == 1, preset: w[1], ctype: w[2], owner: addrFromLow(w[:])}
+}
+
+func (r handleRec) encode() Hash {
+	var w Hash
+	w[0], w[1], w[2] = 1, r.preset, r.ctype
+	copy(w[12:], r.owner[:])
+	return w
+}
+
+// allowedOn reports whether acct may use handle: owner, persistent ACL, or
+// transient ACL. get/getT read FHEInput's persistent/transient storage.
+func allowedOn(get, getT reader, h Hash, acct Address) bool {
+	rec := decodeHandle(get(handleSlot(h)))
+	if !rec.exists {
+		return false
+	}
+	if rec.owner == acct {
+		return true
+	}
+	if get(aclSlot(h, acct)) == one {
+		return true
+	}
+	return getT(transientACLSlot(h, acct)) == one
+}
+
+// Gas of FHEInput methods (static part; see docs/gas.md).
+var (
+	gasInputRegister   = GasRead /*handle*/ + GasRead /*committee header*/ + GasWrite + logGas(3, 96)
+	gasInputAllow      = 3*GasRead + GasTRead + GasWrite + logGas(3, 32)
+	gasInputAllowT     = 3*GasRead + GasTRead + GasTWrite + logGas(3, 32)
+	gasInputIsAllowed  = 2*GasRead + GasTRead
+	gasInputHandleInfo = GasRead
+)
+
+func (s *Suite) bindInput() {
+	c := s.Input
+	c.bind("register", true, gasInputRegister, func(cl *call, a []any) ([]any, error) {
+		h, err := argHash(a[0])
+		if err != nil {
+			return nil, err
+		}
+		owner, err := argAddr(a[1])
+		if err != nil {
+			return nil, err
+		}
+		preset, err := argU8(a[2])
+		if err != nil {
+			return nil, err
+		}
+		ctype, err := argU8(a[3])
+		if err != nil {
+			return nil, err
+		}
+		sig, err := argBytes(a[4])
+		if err != nil {
+			return nil, err
+		}
+		signers, err := argBytes(a[5])
+		if err != nil {
+			return nil, err
+		}
+		if h.IsZero() {
+			return nil, revertf("FHEInput.register: zero handle")
+		}
+		if owner == (Address{}) {
+			return nil, revertf("FHEInput.register: zero owner")
+		}
+		if decodeHandle(cl.st.get(handleSlot(h))).exists {
+			return nil, revertf("FHEInput.register: handle %s already registered", h)
+		}
+		chainID := chainIDWord(cl.env.ChainID())
+		peer := func(k Hash) Hash { return cl.env.PeerState(FHEVerdictAddress, k) }
+		hdr, _, err := verifyCommitteeSig(cl, peer, func(epoch uint64) [32]byte {
+			return bls.InputDigest(chainID, epoch, h, owner, preset, ctype)
+		}, sig, signers)
+		if err != nil {
+			if err == ErrOutOfGas {
+				return nil, err
+			}
+			return nil, revertf("FHEInput.register: attestation: %s", reasonOf(err))
+		}
+		cl.st.set(handleSlot(h), handleRec{exists: true, preset: preset, ctype: ctype, owner: owner}.encode())
+		return nil, cl.emit("InputRegistered", [32]byte(h), outAddr(owner), preset, ctype, hdr.Epoch)
+	})
+	allow := func(transient bool) func(cl *call, a []any) ([]any, error) {
+		name := "allow"
+		if transient {
+			name = "allowTransient"
+		}
+		return func(cl *call, a []any) ([]any, error) {
+			h, err := argHash(a[0])
+			if err != nil {
+				return nil, err
+			}
+			acct, err := argAddr(a[1])
+			if err != nil {
+				return nil, err
+			}
+			if acct == (Address{}) {
+				return nil, revertf("FHEInput.%s: zero account", name)
+			}
+			if !decodeHandle(cl.st.get(handleSlot(h))).exists {
+				return nil, revertf("FHEInput.%s: unknown handle %s", name, h)
+			}
+			if !allowedOn(cl.st.get, cl.st.getT, h, cl.caller) {
+				return nil, revertf("FHEInput.%s: caller %s is not allowed on handle %s", name, cl.caller, h)
+			}
+			if transient {
+				cl.st.setT(transientACLSlot(h, acct), one)
+			} else {
+				cl.st.set(aclSlot(h, acct), one)
+			}
+			return nil, cl.emit("Allowed", [32]byte(h), outAddr(acct), transient)
+		}
+	}
+	c.bind("allow", true, gasInputAllow, allow(false))
+	c.bind("allowTransient", true, gasInputAllowT, allow(true))
+	c.bind("isAllowed", false, gasInputIsAllowed, func(cl *call, a []any) ([]any, error) {
+		h, err := argHash(a[0])
+		if err != nil {
+			return nil, err
+		}
+		acct, err := argAddr(a[1])
+		if err != nil {
+			return nil, err
+		}
+		return []any{allowedOn(cl.st.get, cl.st.getT, h, acct)}, nil
+	})
+	c.bind("handleInfo", false, gasInputHandleInfo, func(cl *call, a []any) ([]any, error) {
+		h, err := argHash(a[0])
+		if err != nil {
+			return nil, err
+		}
+		r := decodeHandle(cl.st.get(handleSlot(h)))
+		return []any{r.exists, outAddr(r.owner), r.preset, r.ctype}, nil
+	})
+}
+
+func reasonOf(err error) string {
+	if r, ok := err.(*RevertError); ok {
+		return r.Reason
+	}
+	return err.Error()
+}

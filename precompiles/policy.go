@@ -1,0 +1,209 @@
+package precompiles
+
+import (
+	"encoding/binary"
+)
+
+// FHEPolicy storage:
+//
+//	slot("po.p", id)+0   [0]=1, depth at [4:8], inputs at [8:12], registrant at [12:32]
+//	slot("po.p", id)+1   cost (uint64 word)
+//	slot("po.p", id)+2   plan hash
+//	slot("po.n")         request nonce
+//	slot("po.r", req)+0  [0]=1, block number at [4:12], requester at [12:32]
+//	slot("po.r", req)+1  policy id
+//	slot("po.r", req)+2  keccak256(abi.encodePacked(handles))
+
+func policySlot(id Hash) Hash    { return slot("po.p", id[:]) }
+func policyReqSlot(id Hash) Hash { return slot("po.r", id[:]) }
+
+var policyNonceSlot = slot("po.n")
+
+type policyRec struct {
+	exists     bool
+	depth      uint32
+	inputs     uint32
+	registrant Address
+	cost       uint64
+	planHash   Hash
+}
+
+func loadPolicy(get reader, id Hash) policyRec {
+	base := policySlot(id)
+	w := get(base)
+	if w[0] != 1 {
+		return policyRec{}
+	}
+	c := get(addOffset(base, 1))
+	return policyRec{
+		exists:     true,
+		depth:      binary.BigEndian.Uint32(w[4:8]),
+		inputs:     binary.BigEndian.Uint32(w[8:12]),
+		registrant: addrFromLow(w[:]),
+		cost:       binary.BigEndian.Uint64(c[24:]),
+		planHash:   get(addOffset(base, 2)),
+	}
+}
+
+type requestRec struct {
+	exists    bool
+	block     uint64
+	requester Address
+	ref       Hash // policy id (FHEPolicy) or state id (FHECRDT)
+	extra     Hash // handles hash (FHEPolicy)
+}
+
+func encodeReqHeader(block uint64, requester Address) Hash {
+	var w Hash
+	w[0] = 1
+	binary.BigEndian.PutUint64(w[4:12], block)
+	copy(w[12:], requester[:])
+	return w
+}
+
+func loadRequest(get reader, base Hash) requestRec {
+	w := get(base)
+	if w[0] != 1 {
+		return requestRec{}
+	}
+	return requestRec{
+		exists:    true,
+		block:     binary.BigEndian.Uint64(w[4:12]),
+		requester: addrFromLow(w[:]),
+		ref:       get(addOffset(base, 1)),
+		extra:     get(addOffset(base, 2)),
+	}
+}
+
+// newRequestID derives a request id from the issuing precompile's nonce:
+// keccak256("fhegate/request/v1" || chainId(32) || precompile(20) || nonce(32)).
+func newRequestID(cl *call, nonceSlot Hash) Hash {
+	n := cl.st.get(nonceSlot)
+	nonce := binary.BigEndian.Uint64(n[24:])
+	cid := bigWord(chainIDWord(cl.env.ChainID()))
+	nw := u64Word(nonce)
+	addr := cl.c.addr
+	id := Keccak256([]byte("fhegate/request/v1"), cid[:], addr[:], nw[:])
+	cl.st.set(nonceSlot, u64Word(nonce+1))
+	return id
+}
+
+var (
+	gasPolicyRegister = 3*GasRead + 3*GasWrite + logGas(3, 7*32)
+	gasPolicyEvaluate = 3*GasRead /*policy*/ + GasRead + GasWrite /*nonce*/ + 3*GasWrite + logGas(4, 3*32)
+	// per handle: ACL check (handle, acl, transient) + log word
+	gasPolicyPerHandle = 2*GasRead + GasTRead + GasLogByte*32
+	gasPolicyOf        = 3 * GasRead
+	gasPolicyRequestOf = 3 * GasRead
+)
+
+func (s *Suite) bindPolicy() {
+	c := s.Policy
+	c.bind("registerPolicy", true, gasPolicyRegister, func(cl *call, a []any) ([]any, error) {
+		spec, err := argBytes(a[0])
+		if err != nil {
+			return nil, err
+		}
+		if len(spec) == 0 || len(spec) > MaxSpecBytes {
+			return nil, revertf("FHEPolicy.registerPolicy: spec length %d outside [1,%d]", len(spec), MaxSpecBytes)
+		}
+		// compile and event data are proportional to the spec size
+		if err := cl.charge(GasCompileByte*uint64(len(spec)) + GasLogByte*32*words(len(spec))); err != nil {
+			return nil, err
+		}
+		info, err := s.compiler.Compile(spec)
+		if err != nil {
+			return nil, revertf("FHEPolicy.registerPolicy: compile: %v", err)
+		}
+		if info.PlanHash.IsZero() {
+			return nil, revertf("FHEPolicy.registerPolicy: compiler returned a zero plan hash")
+		}
+		if info.Cost > MaxPlanCost {
+			return nil, revertf("FHEPolicy.registerPolicy: plan cost %d exceeds %d", info.Cost, MaxPlanCost)
+		}
+		if info.Inputs > MaxHandles {
+			return nil, revertf("FHEPolicy.registerPolicy: plan takes %d inputs, max %d", info.Inputs, MaxHandles)
+		}
+		id := info.PlanHash
+		if loadPolicy(cl.st.get, id).exists {
+			return []any{outHash(id)}, nil // idempotent
+		}
+		base := policySlot(id)
+		var w Hash
+		w[0] = 1
+		binary.BigEndian.PutUint32(w[4:8], info.Depth)
+		binary.BigEndian.PutUint32(w[8:12], info.Inputs)
+		copy(w[12:], cl.caller[:])
+		cl.st.set(base, w)
+		cl.st.set(addOffset(base, 1), u64Word(info.Cost))
+		cl.st.set(addOffset(base, 2), info.PlanHash)
+		if err := cl.emit("PolicyRegistered", [32]byte(id), outAddr(cl.caller), [32]byte(info.PlanHash), info.Depth, info.Cost, info.Inputs, spec); err != nil {
+			return nil, err
+		}
+		return []any{outHash(id)}, nil
+	})
+	c.bind("evaluate", true, gasPolicyEvaluate, func(cl *call, a []any) ([]any, error) {
+		id, err := argHash(a[0])
+		if err != nil {
+			return nil, err
+		}
+		hs, err := argHashes(a[1])
+		if err != nil {
+			return nil, err
+		}
+		if len(hs) == 0 || len(hs) > MaxHandles {
+			return nil, revertf("FHEPolicy.evaluate: %d handles outside [1,%d]", len(hs), MaxHandles)
+		}
+		if err := cl.charge(gasPolicyPerHandle * uint64(len(hs))); err != nil {
+			return nil, err
+		}
+		p := loadPolicy(cl.st.get, id)
+		if !p.exists {
+			return nil, revertf("FHEPolicy.evaluate: unknown policy %s", id)
+		}
+		if p.inputs != 0 && int(p.inputs) != len(hs) {
+			return nil, revertf("FHEPolicy.evaluate: policy takes %d handles, got %d", p.inputs, len(hs))
+		}
+		if err := cl.charge(p.cost); err != nil {
+			return nil, err
+		}
+		get := func(k Hash) Hash { return cl.env.PeerState(FHEInputAddress, k) }
+		getT := func(k Hash) Hash { return cl.env.PeerTransientState(FHEInputAddress, k) }
+		packed := make([]byte, 0, 32*len(hs))
+		for i, h := range hs {
+			if !allowedOn(get, getT, h, cl.caller) {
+				return nil, revertf("FHEPolicy.evaluate: caller %s is not allowed on handle %d (%s)", cl.caller, i, h)
+			}
+			packed = append(packed, h[:]...)
+		}
+		req := newRequestID(cl, policyNonceSlot)
+		base := policyReqSlot(req)
+		cl.st.set(base, encodeReqHeader(cl.env.BlockNumber(), cl.caller))
+		cl.st.set(addOffset(base, 1), id)
+		cl.st.set(addOffset(base, 2), Keccak256(packed))
+		hsOut := make([][32]byte, len(hs))
+		for i := range hs {
+			hsOut[i] = hs[i]
+		}
+		if err := cl.emit("EvaluationRequested", [32]byte(req), [32]byte(id), outAddr(cl.caller), hsOut, p.cost); err != nil {
+			return nil, err
+		}
+		return []any{outHash(req)}, nil
+	})
+	c.bind("policyOf", false, gasPolicyOf, func(cl *call, a []any) ([]any, error) {
+		id, err := argHash(a[0])
+		if err != nil {
+			return nil, err
+		}
+		p := loadPolicy(cl.st.get, id)
+		return []any{p.exists, outHash(p.planHash), p.depth, p.cost, p.inputs, outAddr(p.registrant)}, nil
+	})
+	c.bind("requestOf", false, gasPolicyRequestOf, func(cl *call, a []any) ([]any, error) {
+		id, err := argHash(a[0])
+		if err != nil {
+			return nil, err
+		}
+		r := loadRequest(cl.st.get, policyReqSlot(id))
+		return []any{r.exists, outHash(r.ref), outAddr(r.requester), r.block, outHash(r.extra)}, nil
+	})
+}

@@ -1,0 +1,82 @@
+package precompiles
+
+import "fmt"
+
+// PlanInfo is what the policy compiler reports for canonical spec bytes.
+type PlanInfo struct {
+	PlanHash Hash   // hash of the compiled plan; used as the policy id
+	Depth    uint32 // multiplicative depth
+	Cost     uint64 // gas charged per evaluation (the policy package derives it from its benchmarks)
+	Inputs   uint32 // number of input handles the plan takes (0 = any number)
+}
+
+// PolicyCompiler compiles canonical policy spec bytes. Implementations must be
+// deterministic and must not panic (policy/ provides the real one).
+type PolicyCompiler interface {
+	Compile(spec []byte) (PlanInfo, error)
+}
+
+// CRDTMerger validates and merges the public per-replica metadata of encrypted
+// CRDT states. Merge must be deterministic, commutative, associative and
+// idempotent on valid metadata (fhe/crdt provides the real one).
+type CRDTMerger interface {
+	Validate(kind uint8, meta []byte) error
+	Merge(kind uint8, a, b []byte) ([]byte, error)
+}
+
+// Options configures a Suite.
+type Options struct {
+	Compiler PolicyCompiler // nil: StandInCompiler
+	Merger   CRDTMerger     // nil: StandInMerger
+}
+
+// Suite is the set of four fhegate precompiles sharing one compiler and merger.
+type Suite struct {
+	compiler PolicyCompiler
+	merger   CRDTMerger
+
+	Input   *Contract
+	Policy  *Contract
+	CRDT    *Contract
+	Verdict *Contract
+}
+
+// NewSuite builds the four precompiles.
+func NewSuite(o Options) (*Suite, error) {
+	s := &Suite{compiler: o.Compiler, merger: o.Merger}
+	if s.compiler == nil {
+		s.compiler = StandInCompiler{}
+	}
+	if s.merger == nil {
+		s.merger = StandInMerger{}
+	}
+	var err error
+	mk := func(name string, addr Address) *Contract {
+		if err != nil {
+			return nil
+		}
+		a, e := loadABI("I" + name)
+		if e != nil {
+			err = fmt.Errorf("precompiles: load ABI %s: %w", name, e)
+			return nil
+		}
+		return &Contract{name: name, addr: addr, abi: a, methods: map[[4]byte]*method{}, suite: s}
+	}
+	s.Input = mk("FHEInput", FHEInputAddress)
+	s.Policy = mk("FHEPolicy", FHEPolicyAddress)
+	s.CRDT = mk("FHECRDT", FHECRDTAddress)
+	s.Verdict = mk("FHEVerdict", FHEVerdictAddress)
+	if err != nil {
+		return nil, err
+	}
+	s.bindInput()
+	s.bindPolicy()
+	s.bindCRDT()
+	s.bindVerdict()
+	return s, nil
+}
+
+// Contracts returns the four precompiles in address order.
+func (s *Suite) Contracts() []*Contract {
+	return []*Contract{s.Input, s.Policy, s.CRDT, s.Verdict}
+}
