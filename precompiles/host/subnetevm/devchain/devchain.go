@@ -462,11 +462,16 @@ func (c *Chain) Close() error {
 }
 
 func (c *Chain) close() error {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	// Let in-flight requests finish; connections a client opened but never
+	// used (Go's transport dials spares) would hold Shutdown for 5 s, so after
+	// a short grace period the rest are closed.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	var errs []error
 	if err := c.http.Shutdown(ctx); err != nil {
-		errs = append(errs, fmt.Errorf("http shutdown: %w", err))
+		if err := c.http.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("http close: %w", err))
+		}
 	}
 	if err := <-c.serveErr; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		errs = append(errs, fmt.Errorf("http serve: %w", err))

@@ -70,6 +70,12 @@ func dial(t *testing.T, c *Chain) *ethclient.Client {
 // receipt, which the chain must produce without being asked to mine.
 func sendTx(t *testing.T, cl *ethclient.Client, from Account, to *common.Address, data []byte) *types.Receipt {
 	t.Helper()
+	return waitReceipt(t, cl, submitTx(t, cl, from, to, data))
+}
+
+// submitTx signs and sends a transaction without waiting for it.
+func submitTx(t *testing.T, cl *ethclient.Client, from Account, to *common.Address, data []byte) common.Hash {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), rpcTimeout)
 	defer cancel()
 	chainID, err := cl.ChainID(ctx)
@@ -92,15 +98,22 @@ func sendTx(t *testing.T, cl *ethclient.Client, from Account, to *common.Address
 		Data:      data,
 	})
 	require.NoError(t, cl.SendTransaction(ctx, tx))
+	return tx.Hash()
+}
+
+func waitReceipt(t *testing.T, cl *ethclient.Client, hash common.Hash) *types.Receipt {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), rpcTimeout)
+	defer cancel()
 	for {
-		r, err := cl.TransactionReceipt(ctx, tx.Hash())
+		r, err := cl.TransactionReceipt(ctx, hash)
 		if err == nil {
 			return r
 		}
 		require.ErrorIs(t, err, ethereum.NotFound)
 		select {
 		case <-ctx.Done():
-			t.Fatalf("no receipt for %s: %v", tx.Hash(), ctx.Err())
+			t.Fatalf("no receipt for %s: %v", hash, ctx.Err())
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
@@ -222,17 +235,15 @@ func TestBlockPerTransactionBurst(t *testing.T) {
 	c := newTestChain(t, Config{})
 	cl := dial(t, c)
 	accts := DevAccounts()
-	// Several senders at once: every transaction is mined, none is left pending.
-	receipts := make(chan *types.Receipt, 4)
+	// A burst from several senders, sent before any is mined: every
+	// transaction is mined and none is left pending.
+	to := common.HexToAddress("0x00000000000000000000000000000000000000aa")
+	var hashes []common.Hash
 	for i := 0; i < 4; i++ {
-		go func(a Account) {
-			to := common.HexToAddress("0x00000000000000000000000000000000000000aa")
-			receipts <- sendTx(t, cl, a, &to, nil)
-		}(accts[i])
+		hashes = append(hashes, submitTx(t, cl, accts[i], &to, nil))
 	}
-	for i := 0; i < 4; i++ {
-		r := <-receipts
-		require.Equal(t, types.ReceiptStatusSuccessful, r.Status)
+	for _, h := range hashes {
+		require.Equal(t, types.ReceiptStatusSuccessful, waitReceipt(t, cl, h).Status)
 	}
 	pending, queued := c.Backend().TxPool().Stats()
 	require.Zero(t, pending)

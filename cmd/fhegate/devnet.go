@@ -1,0 +1,242 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/big"
+	"net"
+	"os"
+	"os/signal"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/ava-labs/subnet-evm/params"
+	"github.com/ava-labs/subnet-evm/plugin/evm"
+	"github.com/spf13/cobra"
+	"go.uber.org/zap"
+
+	"github.com/fhegate/fhegate/configs"
+	"github.com/fhegate/fhegate/precompiles/host/subnetevm/devchain"
+)
+
+func init() { registerCommand(newDevnetCmd) }
+
+// registerEVMExtras registers subnet-evm's libevm extras (header, block and
+// chain-config payloads). libevm allows it once per process; every command in
+// this binary that builds or reads subnet-evm types must call this, never
+// evm.RegisterAllLibEVMExtras directly.
+var registerEVMExtras = sync.OnceFunc(evm.RegisterAllLibEVMExtras)
+
+// DevCommittee is the seam for the in-process MPC committee that `fhegate
+// devnet` runs beside the chain. consensus/ provides it by setting
+// newDevCommittee (from an init function in its own file in this package).
+type DevCommittee interface {
+	// Registry is the committee as FHEVerdict's genesis config expects it:
+	// the JSON value of "fheVerdictConfig"."committee" (epoch, threshold,
+	// members' BLS public keys and proofs of possession).
+	Registry() (json.RawMessage, error)
+	// Serve runs the committee against the chain's JSON-RPC endpoint
+	// (watching requests, posting verdicts) until ctx is cancelled.
+	Serve(ctx context.Context, rpcURL string, chainID *big.Int) error
+	// Close releases the committee's resources.
+	Close() error
+}
+
+// newDevCommittee builds an n-member, t-threshold committee with its state
+// under dir (the devnet's data directory). Nil until consensus/ is wired in.
+var newDevCommittee func(log *zap.Logger, n, t int, dir string) (DevCommittee, error)
+
+type devnetOptions struct {
+	host          string
+	port          int
+	dataDir       string
+	chainID       uint64
+	genesisFile   string
+	blockInterval time.Duration
+	committeeN    int
+	committeeT    int
+	noCommittee   bool
+}
+
+func newDevnetCmd(a *app) *cobra.Command {
+	var o devnetOptions
+	cmd := &cobra.Command{
+		Use:   "devnet",
+		Short: "Run a local fhegate chain (subnet-evm, precompiles active) with JSON-RPC on 127.0.0.1:8545",
+		Long: `Run a single-process development chain: subnet-evm v0.8.0's EVM with the fhegate
+precompiles active, served over HTTP and WebSocket JSON-RPC, producing a block as
+soon as a transaction arrives. Funded development accounts (well-known keys) are
+printed at start. No node, no docker.
+
+State lives in a temporary directory removed on exit, unless --datadir is given
+(then the chain resumes on the next start). Ctrl-C or SIGTERM stops cleanly.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return runDevnet(ctx, a.Log(), cmd.OutOrStdout(), o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.host, "http-host", "127.0.0.1", "JSON-RPC listen host (0.0.0.0 exposes the dev keys' chain to the network)")
+	f.IntVar(&o.port, "http-port", 8545, "JSON-RPC listen port (HTTP and WebSocket); 0 picks a free port")
+	f.StringVar(&o.dataDir, "datadir", "", "keep chain state here across restarts (default: temporary, removed on exit)")
+	f.Uint64Var(&o.chainID, "chain-id", 0, "EVM chain id (default: the genesis's, 1337)")
+	f.StringVar(&o.genesisFile, "genesis", "", "subnet-evm genesis JSON (default: configs/genesis-devnet.json, embedded)")
+	f.DurationVar(&o.blockInterval, "block-interval", 0, "also produce (empty) blocks at this interval; 0 = only when transactions arrive")
+	f.IntVar(&o.committeeN, "committee-n", 3, "in-process committee size")
+	f.IntVar(&o.committeeT, "committee-t", 2, "in-process committee threshold")
+	f.BoolVar(&o.noCommittee, "no-committee", false, "do not start the in-process committee")
+	return cmd
+}
+
+func runDevnet(ctx context.Context, log *zap.Logger, out io.Writer, o devnetOptions) error {
+	registerEVMExtras()
+	if o.port < 0 || o.port > 65535 {
+		return fmt.Errorf("--http-port %d: out of range", o.port)
+	}
+	genesis := configs.DevnetGenesis()
+	if o.genesisFile != "" {
+		var err error
+		if genesis, err = os.ReadFile(o.genesisFile); err != nil {
+			return fmt.Errorf("--genesis: %w", err)
+		}
+	}
+
+	// Committee first: its keys go into FHEVerdict's genesis registry.
+	var committee DevCommittee
+	committeeNote := "not started (--no-committee)"
+	if !o.noCommittee {
+		if newDevCommittee == nil {
+			committeeNote = "not built into this binary yet; verdicts can be posted by an external `fhegate committee serve`"
+		} else {
+			if o.committeeT < 1 || o.committeeT > o.committeeN {
+				return fmt.Errorf("committee threshold %d out of range for %d members", o.committeeT, o.committeeN)
+			}
+			var err error
+			committee, err = newDevCommittee(log, o.committeeN, o.committeeT, o.dataDir)
+			if err != nil {
+				return fmt.Errorf("committee: %w", err)
+			}
+			defer committee.Close()
+			reg, err := committee.Registry()
+			if err != nil {
+				return fmt.Errorf("committee registry: %w", err)
+			}
+			if genesis, err = withCommitteeRegistry(genesis, reg); err != nil {
+				return err
+			}
+			committeeNote = fmt.Sprintf("in-process, n=%d t=%d, registered in FHEVerdict at genesis", o.committeeN, o.committeeT)
+		}
+	}
+
+	chain, err := devchain.New(devchain.Config{
+		Genesis:       genesis,
+		ChainID:       o.chainID,
+		DataDir:       o.dataDir,
+		HTTPAddr:      net.JoinHostPort(o.host, strconv.Itoa(o.port)),
+		BlockInterval: o.blockInterval,
+		Logger:        log,
+	})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := chain.Close(); cerr != nil {
+			log.Error("devnet shutdown", zap.Error(cerr))
+		}
+	}()
+
+	var wg sync.WaitGroup
+	if committee != nil {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := committee.Serve(ctx, chain.URL(), chain.ChainID()); err != nil && ctx.Err() == nil {
+				log.Error("committee stopped", zap.Error(err))
+			}
+		}()
+	}
+
+	printBanner(out, chain, o, committeeNote)
+	<-ctx.Done()
+	fmt.Fprintln(out, "\nstopping devnet…")
+	wg.Wait()
+	return nil
+}
+
+// withCommitteeRegistry sets fheVerdictConfig.committee in the genesis.
+func withCommitteeRegistry(genesis []byte, registry json.RawMessage) ([]byte, error) {
+	return configs.EditGenesisConfig(genesis, func(cfg map[string]json.RawMessage) error {
+		v := map[string]json.RawMessage{}
+		if raw, ok := cfg[verdictConfigKey]; ok {
+			if err := json.Unmarshal(raw, &v); err != nil {
+				return fmt.Errorf("genesis %s: %w", verdictConfigKey, err)
+			}
+		}
+		if _, ok := v["blockTimestamp"]; !ok {
+			v["blockTimestamp"] = json.RawMessage("0")
+		}
+		v["committee"] = registry
+		enc, err := json.Marshal(v)
+		if err != nil {
+			return err
+		}
+		cfg[verdictConfigKey] = enc
+		return nil
+	})
+}
+
+// The precompiles and their genesis config keys (docs/precompiles.md).
+const verdictConfigKey = "fheVerdictConfig"
+
+var devnetPrecompiles = []struct{ name, key, addr string }{
+	{"FHEInput", "fheInputConfig", "0x02000000000000000000000000000000000000f0"},
+	{"FHEPolicy", "fhePolicyConfig", "0x02000000000000000000000000000000000000f1"},
+	{"FHECRDT", "fheCRDTConfig", "0x02000000000000000000000000000000000000f2"},
+	{"FHEVerdict", verdictConfigKey, "0x02000000000000000000000000000000000000f3"},
+}
+
+func printBanner(out io.Writer, chain *devchain.Chain, o devnetOptions, committeeNote string) {
+	id := chain.ChainID()
+	state := chain.DataDir() + " (temporary: removed on exit; --datadir keeps it)"
+	if o.dataDir != "" {
+		state = chain.DataDir() + " (kept)"
+	}
+	fmt.Fprintf(out, "\nfhegate devnet — subnet-evm v0.8.0 chain with the fhegate precompiles\n\n")
+	fmt.Fprintf(out, "  JSON-RPC   %s\n", chain.URL())
+	fmt.Fprintf(out, "  WebSocket  %s\n", chain.WSURL())
+	fmt.Fprintf(out, "  Chain ID   %s (0x%x)\n", id, id)
+	fmt.Fprintf(out, "  Head       block %d\n", chain.Head().NumberU64())
+	fmt.Fprintf(out, "  State      %s\n", state)
+	fmt.Fprintf(out, "  Committee  %s\n\n", committeeNote)
+
+	active := params.GetExtra(chain.Genesis().Config).GenesisPrecompiles
+	fmt.Fprintf(out, "Precompiles\n")
+	for _, p := range devnetPrecompiles {
+		status := "active from genesis"
+		if _, ok := active[p.key]; !ok {
+			status = "NOT ACTIVE (not registered in this build or not in the genesis)"
+		}
+		fmt.Fprintf(out, "  %-11s %s  %s\n", p.name, p.addr, status)
+	}
+
+	fmt.Fprintf(out, "\nDev accounts (well-known public keys: NEVER use them on a real network)\n")
+	alloc := chain.Genesis().Alloc
+	for i, a := range devchain.DevAccounts() {
+		bal := "unfunded"
+		if acct, ok := alloc[a.Address]; ok && acct.Balance != nil {
+			bal = new(big.Int).Div(acct.Balance, big.NewInt(1e18)).String() + " ETH"
+		}
+		fmt.Fprintf(out, "  (%2d) %s  %s  %s\n", i, a.Address.Hex(), a.KeyHex(), bal)
+	}
+	fmt.Fprintf(out, "\nTry it:\n")
+	fmt.Fprintf(out, "  curl -s -X POST -H 'Content-Type: application/json' --data '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"eth_blockNumber\",\"params\":[]}' %s\n", chain.URL())
+	fmt.Fprintf(out, "  go run ./examples/go --rpc %s\n", chain.URL())
+	fmt.Fprintf(out, "  (cd examples/js && npm ci && RPC_URL=%s npm start)\n", chain.URL())
+	fmt.Fprintf(out, "\nBlocks are produced as transactions arrive. Ctrl-C stops the devnet.\n")
+}

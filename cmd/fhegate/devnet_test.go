@@ -1,0 +1,114 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ava-labs/libevm/ethclient"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/zap/zaptest"
+
+	"github.com/fhegate/fhegate/configs"
+)
+
+// lockedBuffer is an io.Writer the test can read while runDevnet writes.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+var rpcLine = regexp.MustCompile(`JSON-RPC\s+(http://\S+)`)
+
+func TestDevnetServesAndStopsCleanly(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	out := &lockedBuffer{}
+	dataDir := filepath.Join(t.TempDir(), "chain")
+	done := make(chan error, 1)
+	go func() {
+		done <- runDevnet(ctx, zaptest.NewLogger(t), out, devnetOptions{
+			host: "127.0.0.1", port: 0, dataDir: dataDir, chainID: 31337, committeeN: 3, committeeT: 2,
+		})
+	}()
+	var url string
+	require.Eventually(t, func() bool {
+		m := rpcLine.FindStringSubmatch(out.String())
+		if m != nil {
+			url = m[1]
+		}
+		return m != nil
+	}, 60*time.Second, 20*time.Millisecond, "banner with the RPC URL")
+	banner := out.String()
+	require.Contains(t, banner, "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266")
+	require.Contains(t, banner, "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80")
+	require.Contains(t, banner, "0x02000000000000000000000000000000000000f3")
+	require.Contains(t, banner, "31337")
+
+	cl, err := ethclient.Dial(url)
+	require.NoError(t, err)
+	id, err := cl.ChainID(ctx)
+	require.NoError(t, err)
+	require.Equal(t, int64(31337), id.Int64())
+	cl.Close()
+
+	cancel() // what Ctrl-C / SIGTERM does
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(60 * time.Second):
+		t.Fatal("devnet did not stop")
+	}
+	require.Contains(t, out.String(), "stopping devnet")
+	_, err = os.Stat(filepath.Join(dataDir, "chaindata"))
+	require.NoError(t, err, "--datadir kept")
+}
+
+func TestDevnetRejectsBadFlags(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		o    devnetOptions
+		want string
+	}{
+		{"port", devnetOptions{host: "127.0.0.1", port: 70000}, "out of range"},
+		{"genesis file", devnetOptions{host: "127.0.0.1", genesisFile: filepath.Join(t.TempDir(), "missing.json")}, "--genesis"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := runDevnet(context.Background(), zaptest.NewLogger(t), &bytes.Buffer{}, tc.o)
+			require.ErrorContains(t, err, tc.want)
+		})
+	}
+}
+
+func TestWithCommitteeRegistry(t *testing.T) {
+	reg := json.RawMessage(`{"epoch":1,"threshold":2,"members":[]}`)
+	out, err := withCommitteeRegistry(configs.DevnetGenesis(), reg)
+	require.NoError(t, err)
+	var doc struct {
+		Config map[string]json.RawMessage `json:"config"`
+	}
+	require.NoError(t, json.Unmarshal(out, &doc))
+	var v map[string]json.RawMessage
+	require.NoError(t, json.Unmarshal(doc.Config[verdictConfigKey], &v))
+	require.JSONEq(t, string(reg), string(v["committee"]))
+	require.JSONEq(t, `0`, string(v["blockTimestamp"]))
+	require.Contains(t, v, "governance", "existing members kept")
+}
