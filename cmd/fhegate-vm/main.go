@@ -25,6 +25,8 @@ import (
 	"github.com/ava-labs/subnet-evm/plugin/evm"
 
 	"github.com/fhegate/fhegate/configs"
+	// Registers the fhegate precompile modules with subnet-evm.
+	_ "github.com/fhegate/fhegate/precompiles/host/subnetevm"
 )
 
 func main() {

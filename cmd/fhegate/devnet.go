@@ -14,12 +14,14 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ava-labs/libevm/common"
 	"github.com/ava-labs/subnet-evm/params"
 	"github.com/ava-labs/subnet-evm/plugin/evm"
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
 
 	"github.com/fhegate/fhegate/configs"
+	"github.com/fhegate/fhegate/precompiles/host/subnetevm"
 	"github.com/fhegate/fhegate/precompiles/host/subnetevm/devchain"
 )
 
@@ -192,13 +194,16 @@ func withCommitteeRegistry(genesis []byte, registry json.RawMessage) ([]byte, er
 }
 
 // The precompiles and their genesis config keys (docs/precompiles.md).
-const verdictConfigKey = "fheVerdictConfig"
+const verdictConfigKey = subnetevm.VerdictConfigKey
 
-var devnetPrecompiles = []struct{ name, key, addr string }{
-	{"FHEInput", "fheInputConfig", "0x02000000000000000000000000000000000000f0"},
-	{"FHEPolicy", "fhePolicyConfig", "0x02000000000000000000000000000000000000f1"},
-	{"FHECRDT", "fheCRDTConfig", "0x02000000000000000000000000000000000000f2"},
-	{"FHEVerdict", verdictConfigKey, "0x02000000000000000000000000000000000000f3"},
+var devnetPrecompiles = []struct {
+	name, key string
+	addr      common.Address
+}{
+	{"FHEInput", subnetevm.InputConfigKey, subnetevm.InputAddress},
+	{"FHEPolicy", subnetevm.PolicyConfigKey, subnetevm.PolicyAddress},
+	{"FHECRDT", subnetevm.CRDTConfigKey, subnetevm.CRDTAddress},
+	{"FHEVerdict", subnetevm.VerdictConfigKey, subnetevm.VerdictAddress},
 }
 
 func printBanner(out io.Writer, chain *devchain.Chain, o devnetOptions, committeeNote string) {
@@ -220,9 +225,9 @@ func printBanner(out io.Writer, chain *devchain.Chain, o devnetOptions, committe
 	for _, p := range devnetPrecompiles {
 		status := "active from genesis"
 		if _, ok := active[p.key]; !ok {
-			status = "NOT ACTIVE (not registered in this build or not in the genesis)"
+			status = "NOT ACTIVE (not enabled in the genesis config)"
 		}
-		fmt.Fprintf(out, "  %-11s %s  %s\n", p.name, p.addr, status)
+		fmt.Fprintf(out, "  %-11s %s  %s\n", p.name, p.addr.Hex(), status)
 	}
 
 	fmt.Fprintf(out, "\nDev accounts (well-known public keys: NEVER use them on a real network)\n")

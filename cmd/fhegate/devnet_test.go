@@ -68,6 +68,14 @@ func TestDevnetServesAndStopsCleanly(t *testing.T) {
 	id, err := cl.ChainID(ctx)
 	require.NoError(t, err)
 	require.Equal(t, int64(31337), id.Int64())
+	// The precompiles are active from genesis: subnet-evm marks each
+	// activated address with code 0x01.
+	for _, p := range devnetPrecompiles {
+		code, err := cl.CodeAt(ctx, p.addr, nil)
+		require.NoError(t, err)
+		require.Equal(t, []byte{1}, code, p.name)
+	}
+	require.NotContains(t, banner, "NOT ACTIVE")
 	cl.Close()
 
 	cancel() // what Ctrl-C / SIGTERM does
