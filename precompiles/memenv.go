@@ -1,0 +1,149 @@
+package precompiles
+
+import (
+	"bytes"
+	"math/big"
+	"sort"
+)
+
+// MemState is an in-memory world state for the four precompiles: persistent
+// and transient storage per address plus the emitted logs. It backs the unit
+// tests, JSON vectors, fuzz targets and benchmarks, and lets other packages
+// (e.g. the committee) exercise the precompiles without an EVM.
+type MemState struct {
+	Persistent map[Address]map[Hash]Hash
+	Transient  map[Address]map[Hash]Hash
+	Logs       []MemLog
+}
+
+// MemLog is one emitted log.
+type MemLog struct {
+	Address Address
+	Topics  []Hash
+	Data    []byte
+}
+
+// NewMemState returns an empty state.
+func NewMemState() *MemState {
+	return &MemState{Persistent: map[Address]map[Hash]Hash{}, Transient: map[Address]map[Hash]Hash{}}
+}
+
+func get(m map[Address]map[Hash]Hash, a Address, k Hash) Hash {
+	if s, ok := m[a]; ok {
+		return s[k]
+	}
+	return Hash{}
+}
+
+func set(m map[Address]map[Hash]Hash, a Address, k, v Hash) {
+	s, ok := m[a]
+	if !ok {
+		s = map[Hash]Hash{}
+		m[a] = s
+	}
+	if v.IsZero() {
+		delete(s, k)
+		return
+	}
+	s[k] = v
+}
+
+// Clone deep-copies the state.
+func (s *MemState) Clone() *MemState {
+	c := NewMemState()
+	for a, m := range s.Persistent {
+		for k, v := range m {
+			set(c.Persistent, a, k, v)
+		}
+	}
+	for a, m := range s.Transient {
+		for k, v := range m {
+			set(c.Transient, a, k, v)
+		}
+	}
+	for _, l := range s.Logs {
+		c.Logs = append(c.Logs, MemLog{Address: l.Address, Topics: append([]Hash(nil), l.Topics...), Data: append([]byte(nil), l.Data...)})
+	}
+	return c
+}
+
+// EndTransaction clears transient storage (EIP-1153) and the log list.
+func (s *MemState) EndTransaction() {
+	s.Transient = map[Address]map[Hash]Hash{}
+	s.Logs = nil
+}
+
+// Fingerprint is a deterministic digest of persistent and transient storage
+// and logs (sorted), for equality checks.
+func (s *MemState) Fingerprint() Hash {
+	var parts [][]byte
+	dump := func(tag byte, m map[Address]map[Hash]Hash) {
+		var rows [][]byte
+		for a, kv := range m {
+			for k, v := range kv {
+				rows = append(rows, append(append(append([]byte{tag}, a[:]...), k[:]...), v[:]...))
+			}
+		}
+		sort.Slice(rows, func(i, j int) bool { return bytes.Compare(rows[i], rows[j]) < 0 })
+		parts = append(parts, rows...)
+	}
+	dump('p', s.Persistent)
+	dump('t', s.Transient)
+	for _, l := range s.Logs {
+		parts = append(parts, []byte{'l'}, l.Address[:])
+		for _, t := range l.Topics {
+			parts = append(parts, t[:])
+		}
+		parts = append(parts, Keccak256(l.Data).Bytes())
+	}
+	return Keccak256(parts...)
+}
+
+// Bytes returns h as a slice.
+func (h Hash) Bytes() []byte { return h[:] }
+
+// MemEnv is an Env over a MemState for one call.
+type MemEnv struct {
+	State   *MemState
+	Self    Address
+	From    Address
+	Static  bool
+	Number  uint64
+	Time    uint64
+	ChainId *big.Int
+}
+
+var _ Env = (*MemEnv)(nil)
+
+func (e *MemEnv) Caller() Address                  { return e.From }
+func (e *MemEnv) ReadOnly() bool                   { return e.Static }
+func (e *MemEnv) GetState(k Hash) Hash             { return get(e.State.Persistent, e.Self, k) }
+func (e *MemEnv) SetState(k, v Hash)               { set(e.State.Persistent, e.Self, k, v) }
+func (e *MemEnv) GetTransientState(k Hash) Hash    { return get(e.State.Transient, e.Self, k) }
+func (e *MemEnv) SetTransientState(k, v Hash)      { set(e.State.Transient, e.Self, k, v) }
+func (e *MemEnv) PeerState(p Address, k Hash) Hash { return get(e.State.Persistent, p, k) }
+func (e *MemEnv) PeerTransientState(p Address, k Hash) Hash {
+	return get(e.State.Transient, p, k)
+}
+func (e *MemEnv) AddLog(topics []Hash, data []byte) {
+	e.State.Logs = append(e.State.Logs, MemLog{Address: e.Self, Topics: topics, Data: data})
+}
+func (e *MemEnv) BlockNumber() uint64 { return e.Number }
+func (e *MemEnv) BlockTime() uint64   { return e.Time }
+func (e *MemEnv) ChainID() *big.Int {
+	if e.ChainId == nil {
+		return new(big.Int)
+	}
+	return e.ChainId
+}
+
+// Store returns a StateStore over one address of the state (for ConfigureVerdict).
+func (s *MemState) Store(a Address) StateStore { return memStore{s: s, a: a} }
+
+type memStore struct {
+	s *MemState
+	a Address
+}
+
+func (m memStore) GetState(k Hash) Hash { return get(m.s.Persistent, m.a, k) }
+func (m memStore) SetState(k, v Hash)   { set(m.s.Persistent, m.a, k, v) }

@@ -1,0 +1,155 @@
+package precompiles
+
+import (
+	"fmt"
+	"math/big"
+	"testing"
+
+	"github.com/ava-labs/libevm/common"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fhegate/fhegate/bls"
+)
+
+// world is a deterministic fixture: suite, state, committee, accounts and a
+// few registered handles, policies, states and requests.
+type world struct {
+	t       testing.TB
+	s       *Suite
+	st      *MemState
+	chainID *big.Int
+	number  uint64
+	com     []*bls.SecretKey
+	epoch   uint64
+	thr     uint32
+
+	alice, bob, carol, gov, gate Address
+	hA, hB, hC                   Hash
+	policy                       Hash
+	req1, req3, crdtReq          Hash
+	s1, s2, merged               Hash
+}
+
+func acct(tag string) Address {
+	var a Address
+	copy(a[:], Keccak256([]byte("acct/"+tag)).Bytes()[:20])
+	return a
+}
+
+func committeeKeys(t testing.TB, tag string, n int) []*bls.SecretKey {
+	out := make([]*bls.SecretKey, n)
+	for i := range out {
+		k, err := bls.Keygen(Keccak256([]byte(fmt.Sprintf("committee/%s/%d", tag, i))).Bytes())
+		require.NoError(t, err)
+		out[i] = k
+	}
+	return out
+}
+
+func committeeConfig(keys []*bls.SecretKey, epoch uint64, thr uint32) *CommitteeConfig {
+	cc := &CommitteeConfig{Epoch: epoch, Threshold: thr}
+	for _, k := range keys {
+		cc.PubKeys = append(cc.PubKeys, k.PublicKey())
+		cc.PoPs = append(cc.PoPs, k.ProvePossession())
+	}
+	return cc
+}
+
+type result struct {
+	ret    []byte
+	used   uint64
+	err    error
+	reason string
+}
+
+func (w *world) run(c *Contract, from Address, static bool, gas uint64, input []byte) result {
+	env := &MemEnv{State: w.st, Self: c.Address(), From: from, Static: static, Number: w.number, Time: 1_000 + w.number, ChainId: w.chainID}
+	ret, rem, err := c.Run(env, input, gas)
+	r := result{ret: ret, used: gas - rem, err: err}
+	if rv, ok := err.(*RevertError); ok {
+		r.reason = rv.Reason
+	}
+	return r
+}
+
+func (w *world) pack(c *Contract, method string, args ...any) []byte {
+	in, err := c.ABI().Pack(method, args...)
+	require.NoError(w.t, err)
+	return in
+}
+
+// must calls and requires success; returns the unpacked outputs.
+func (w *world) must(c *Contract, from Address, method string, args ...any) []any {
+	r := w.run(c, from, false, 50_000_000, w.pack(c, method, args...))
+	require.NoError(w.t, r.err, "%s.%s: %s", c.Name(), method, r.reason)
+	out, err := c.ABI().Unpack(method, r.ret)
+	require.NoError(w.t, err)
+	return out
+}
+
+func (w *world) attest(h Hash, owner Address, preset, ctype uint8, keys []*bls.SecretKey, epoch uint64, idx ...int) ([]byte, []byte) {
+	d := bls.InputDigest(w.chainID, epoch, h, owner, preset, ctype)
+	return aggSign(w.t, keys, d, idx...)
+}
+
+func (w *world) verdictSig(req, policy, digest Hash, result *big.Int, keys []*bls.SecretKey, epoch uint64, idx ...int) ([]byte, []byte) {
+	d := bls.VerdictDigest(w.chainID, epoch, req, policy, digest, result)
+	return aggSign(w.t, keys, d, idx...)
+}
+
+func aggSign(t testing.TB, keys []*bls.SecretKey, d [32]byte, idx ...int) ([]byte, []byte) {
+	var sigs [][]byte
+	for _, i := range idx {
+		sigs = append(sigs, keys[i].Sign(d[:]))
+	}
+	agg, err := bls.Aggregate(sigs)
+	require.NoError(t, err)
+	bm, err := bls.NewBitmap(len(keys), idx)
+	require.NoError(t, err)
+	return agg, bm
+}
+
+func handle(tag string) Hash { return Keccak256([]byte("ciphertext/" + tag)) }
+
+func (w *world) registerHandle(h Hash, owner Address) {
+	sig, bm := w.attest(h, owner, 1, 2, w.com, w.epoch, 0, 1, 2)
+	w.must(w.s.Input, w.alice, "register", [32]byte(h), common.Address(owner), uint8(1), uint8(2), sig, bm)
+}
+
+func newWorld(t testing.TB) *world {
+	s, err := NewSuite(Options{})
+	require.NoError(t, err)
+	w := &world{t: t, s: s, st: NewMemState(), chainID: big.NewInt(1337), number: 10, epoch: 1, thr: 3,
+		alice: acct("alice"), bob: acct("bob"), carol: acct("carol"), gov: acct("gov"), gate: acct("gate")}
+	w.com = committeeKeys(t, "genesis", 4)
+	require.NoError(t, ConfigureVerdict(w.st.Store(FHEVerdictAddress), w.gov, committeeConfig(w.com, w.epoch, w.thr)))
+
+	w.hA, w.hB, w.hC = handle("A"), handle("B"), handle("C")
+	w.registerHandle(w.hA, w.alice)
+	w.registerHandle(w.hB, w.alice)
+	w.registerHandle(w.hC, w.bob)
+	w.must(s.Input, w.alice, "allow", [32]byte(w.hA), common.Address(w.gate))
+	w.must(s.Input, w.alice, "allow", [32]byte(w.hB), common.Address(w.gate))
+
+	w.policy = Hash(w.must(s.Policy, w.alice, "registerPolicy", []byte("credit: income*1 - debt > 0; inputs=2"))[0].([32]byte))
+	w.req1 = Hash(w.must(s.Policy, w.gate, "evaluate", [32]byte(w.policy), [][32]byte{w.hA, w.hB})[0].([32]byte))
+	w.req3 = Hash(w.must(s.Policy, w.gate, "evaluate", [32]byte(w.policy), [][32]byte{w.hB, w.hA})[0].([32]byte))
+	sig, bm := w.verdictSig(w.req3, w.policy, handle("result3"), big.NewInt(1), w.com, w.epoch, 0, 1, 3)
+	w.must(s.Verdict, w.carol, "submit", [32]byte(w.req3), big.NewInt(1), [32]byte(handle("result3")), sig, bm)
+
+	w.s1 = Hash(w.must(s.CRDT, w.alice, "create", uint8(2), [32]byte(w.hA), EncodeVersionVector([2]uint64{1, 1}))[0].([32]byte))
+	w.s2 = Hash(w.must(s.CRDT, w.alice, "create", uint8(2), [32]byte(w.hB), EncodeVersionVector([2]uint64{2, 3}))[0].([32]byte))
+	w.merged = Hash(w.must(s.CRDT, w.alice, "merge", [32]byte(w.s1), [32]byte(w.s2))[0].([32]byte))
+	w.crdtReq = Hash(w.must(s.CRDT, w.alice, "value", [32]byte(w.merged))[0].([32]byte))
+	w.st.EndTransaction()
+	w.number = 11
+	return w
+}
+
+// fork returns a copy of w with its own state.
+func (w *world) fork(t testing.TB) *world {
+	c := *w
+	c.t = t
+	c.st = w.st.Clone()
+	return &c
+}
