@@ -52,7 +52,9 @@ type DecodeError struct {
 	Detail string
 }
 
-func (e *DecodeError) Error() string { return "crdt/meta: decode: " + e.Kind.String() + ": " + e.Detail }
+func (e *DecodeError) Error() string {
+	return "crdt/meta: decode: " + e.Kind.String() + ": " + e.Detail
+}
 
 // Is matches on the kind: errors.Is(err, &DecodeError{Kind: ErrKindOrder}).
 func (e *DecodeError) Is(target error) bool {
