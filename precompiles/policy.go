@@ -2,6 +2,7 @@ package precompiles
 
 import (
 	"encoding/binary"
+	"math/big"
 )
 
 // FHEPolicy storage:
@@ -75,15 +76,19 @@ func loadRequest(get reader, base Hash) requestRec {
 	}
 }
 
-// newRequestID derives a request id from the issuing precompile's nonce:
+// RequestID is the id of the nonce-th request issued by precompile (FHEPolicy
+// or FHECRDT) on chain chainID:
 // keccak256("fhegate/request/v1" || chainId(32) || precompile(20) || nonce(32)).
+func RequestID(chainID *big.Int, precompile Address, nonce uint64) Hash {
+	cid := bigWord(chainIDWord(chainID))
+	nw := u64Word(nonce)
+	return Keccak256([]byte("fhegate/request/v1"), cid[:], precompile[:], nw[:])
+}
+
 func newRequestID(cl *call, nonceSlot Hash) Hash {
 	n := cl.st.get(nonceSlot)
 	nonce := binary.BigEndian.Uint64(n[24:])
-	cid := bigWord(chainIDWord(cl.env.ChainID()))
-	nw := u64Word(nonce)
-	addr := cl.c.addr
-	id := Keccak256([]byte("fhegate/request/v1"), cid[:], addr[:], nw[:])
+	id := RequestID(cl.env.ChainID(), cl.c.addr, nonce)
 	cl.st.set(nonceSlot, u64Word(nonce+1))
 	return id
 }

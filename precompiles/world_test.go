@@ -32,7 +32,7 @@ type world struct {
 
 func acct(tag string) Address {
 	var a Address
-	copy(a[:], Keccak256([]byte("acct/"+tag)).Bytes()[:20])
+	copy(a[:], Keccak256([]byte("acct/" + tag)).Bytes()[:20])
 	return a
 }
 

@@ -8,6 +8,8 @@ import (
 	"os"
 	"testing"
 
+	ethereum "github.com/ava-labs/libevm"
+	"github.com/ava-labs/libevm/accounts/abi/bind"
 	"github.com/ava-labs/libevm/common"
 	"github.com/ava-labs/libevm/core/types"
 	"github.com/ava-labs/libevm/crypto"
@@ -98,4 +100,59 @@ func newChain(t testing.TB, governance int, committee *testCommittee) *chain {
 	require.NoError(t, err)
 	c.chainID = id
 	return c
+}
+
+// backend adapts the simulated client to libevm's bind.ContractBackend
+// (subnet-evm exposes "accepted" instead of "pending" state).
+type backend struct{ simulated.Client }
+
+func (b backend) PendingCodeAt(ctx context.Context, a common.Address) ([]byte, error) {
+	return b.AcceptedCodeAt(ctx, a)
+}
+func (b backend) PendingNonceAt(ctx context.Context, a common.Address) (uint64, error) {
+	return b.AcceptedNonceAt(ctx, a)
+}
+
+func (c *chain) be() backend { return backend{c.client} }
+
+// opts returns transact options for account i; gasLimit > 0 skips estimation
+// (so a transaction that will revert is still sent and mined).
+func (c *chain) opts(i int, gasLimit uint64) *bind.TransactOpts {
+	o, err := bind.NewKeyedTransactorWithChainID(c.keys[i], c.chainID)
+	require.NoError(c.t, err)
+	o.GasLimit = gasLimit
+	return o
+}
+
+// mine commits a block and returns the transaction's receipt.
+func (c *chain) mine(tx *types.Transaction, err error) *types.Receipt {
+	c.t.Helper()
+	require.NoError(c.t, err)
+	c.backend.Commit(true)
+	r, err := c.client.TransactionReceipt(context.Background(), tx.Hash())
+	require.NoError(c.t, err)
+	return r
+}
+
+func (c *chain) ok(tx *types.Transaction, err error) *types.Receipt {
+	c.t.Helper()
+	r := c.mine(tx, err)
+	require.Equal(c.t, types.ReceiptStatusSuccessful, r.Status, "transaction failed")
+	return r
+}
+
+func (c *chain) failed(tx *types.Transaction, err error) *types.Receipt {
+	c.t.Helper()
+	r := c.mine(tx, err)
+	require.Equal(c.t, types.ReceiptStatusFailed, r.Status, "transaction should have failed")
+	return r
+}
+
+// call runs eth_call of data against to from account i and returns the error text.
+func (c *chain) callErr(from int, to common.Address, data []byte) string {
+	_, err := c.client.CallContract(context.Background(), ethereum.CallMsg{From: c.addrs[from], To: &to, Data: data, Gas: 5_000_000}, nil)
+	if err == nil {
+		return ""
+	}
+	return err.Error()
 }

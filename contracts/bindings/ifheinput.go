@@ -1,0 +1,640 @@
+// Code generated - DO NOT EDIT.
+// This file is a generated binding and any manual changes will be lost.
+
+package bindings
+
+import (
+	"errors"
+	"math/big"
+	"strings"
+
+	ethereum "github.com/ava-labs/libevm"
+	"github.com/ava-labs/libevm/accounts/abi"
+	"github.com/ava-labs/libevm/accounts/abi/bind"
+	"github.com/ava-labs/libevm/common"
+	"github.com/ava-labs/libevm/core/types"
+	"github.com/ava-labs/libevm/event"
+)
+
+// Reference imports to suppress errors if they are not otherwise used.
+var (
+	_ = errors.New
+	_ = big.NewInt
+	_ = strings.NewReader
+	_ = ethereum.NotFound
+	_ = bind.Bind
+	_ = common.Big1
+	_ = types.BloomLookup
+	_ = event.NewSubscription
+	_ = abi.ConvertType
+)
+
+// IFHEInputMetaData contains all meta data concerning the IFHEInput contract.
+var IFHEInputMetaData = &bind.MetaData{
+	ABI: "[{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"handle\",\"type\":\"bytes32\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"account\",\"type\":\"address\"},{\"indexed\":false,\"internalType\":\"bool\",\"name\":\"transient\",\"type\":\"bool\"}],\"name\":\"Allowed\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"handle\",\"type\":\"bytes32\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"owner\",\"type\":\"address\"},{\"indexed\":false,\"internalType\":\"uint8\",\"name\":\"preset\",\"type\":\"uint8\"},{\"indexed\":false,\"internalType\":\"uint8\",\"name\":\"ctype\",\"type\":\"uint8\"},{\"indexed\":false,\"internalType\":\"uint64\",\"name\":\"epoch\",\"type\":\"uint64\"}],\"name\":\"InputRegistered\",\"type\":\"event\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"handle\",\"type\":\"bytes32\"},{\"internalType\":\"address\",\"name\":\"account\",\"type\":\"address\"}],\"name\":\"allow\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"handle\",\"type\":\"bytes32\"},{\"internalType\":\"address\",\"name\":\"account\",\"type\":\"address\"}],\"name\":\"allowTransient\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"handle\",\"type\":\"bytes32\"}],\"name\":\"handleInfo\",\"outputs\":[{\"internalType\":\"bool\",\"name\":\"exists\",\"type\":\"bool\"},{\"internalType\":\"address\",\"name\":\"owner\",\"type\":\"address\"},{\"internalType\":\"uint8\",\"name\":\"preset\",\"type\":\"uint8\"},{\"internalType\":\"uint8\",\"name\":\"ctype\",\"type\":\"uint8\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"handle\",\"type\":\"bytes32\"},{\"internalType\":\"address\",\"name\":\"account\",\"type\":\"address\"}],\"name\":\"isAllowed\",\"outputs\":[{\"internalType\":\"bool\",\"name\":\"\",\"type\":\"bool\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"handle\",\"type\":\"bytes32\"},{\"internalType\":\"address\",\"name\":\"owner\",\"type\":\"address\"},{\"internalType\":\"uint8\",\"name\":\"preset\",\"type\":\"uint8\"},{\"internalType\":\"uint8\",\"name\":\"ctype\",\"type\":\"uint8\"},{\"internalType\":\"bytes\",\"name\":\"signature\",\"type\":\"bytes\"},{\"internalType\":\"bytes\",\"name\":\"signers\",\"type\":\"bytes\"}],\"name\":\"register\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"}]",
+}
+
+// IFHEInputABI is the input ABI used to generate the binding from.
+// Deprecated: Use IFHEInputMetaData.ABI instead.
+var IFHEInputABI = IFHEInputMetaData.ABI
+
+// IFHEInput is an auto generated Go binding around an Ethereum contract.
+type IFHEInput struct {
+	IFHEInputCaller     // Read-only binding to the contract
+	IFHEInputTransactor // Write-only binding to the contract
+	IFHEInputFilterer   // Log filterer for contract events
+}
+
+// IFHEInputCaller is an auto generated read-only Go binding around an Ethereum contract.
+type IFHEInputCaller struct {
+	contract *bind.BoundContract // Generic contract wrapper for the low level calls
+}
+
+// IFHEInputTransactor is an auto generated write-only Go binding around an Ethereum contract.
+type IFHEInputTransactor struct {
+	contract *bind.BoundContract // Generic contract wrapper for the low level calls
+}
+
+// IFHEInputFilterer is an auto generated log filtering Go binding around an Ethereum contract events.
+type IFHEInputFilterer struct {
+	contract *bind.BoundContract // Generic contract wrapper for the low level calls
+}
+
+// IFHEInputSession is an auto generated Go binding around an Ethereum contract,
+// with pre-set call and transact options.
+type IFHEInputSession struct {
+	Contract     *IFHEInput        // Generic contract binding to set the session for
+	CallOpts     bind.CallOpts     // Call options to use throughout this session
+	TransactOpts bind.TransactOpts // Transaction auth options to use throughout this session
+}
+
+// IFHEInputCallerSession is an auto generated read-only Go binding around an Ethereum contract,
+// with pre-set call options.
+type IFHEInputCallerSession struct {
+	Contract *IFHEInputCaller // Generic contract caller binding to set the session for
+	CallOpts bind.CallOpts    // Call options to use throughout this session
+}
+
+// IFHEInputTransactorSession is an auto generated write-only Go binding around an Ethereum contract,
+// with pre-set transact options.
+type IFHEInputTransactorSession struct {
+	Contract     *IFHEInputTransactor // Generic contract transactor binding to set the session for
+	TransactOpts bind.TransactOpts    // Transaction auth options to use throughout this session
+}
+
+// IFHEInputRaw is an auto generated low-level Go binding around an Ethereum contract.
+type IFHEInputRaw struct {
+	Contract *IFHEInput // Generic contract binding to access the raw methods on
+}
+
+// IFHEInputCallerRaw is an auto generated low-level read-only Go binding around an Ethereum contract.
+type IFHEInputCallerRaw struct {
+	Contract *IFHEInputCaller // Generic read-only contract binding to access the raw methods on
+}
+
+// IFHEInputTransactorRaw is an auto generated low-level write-only Go binding around an Ethereum contract.
+type IFHEInputTransactorRaw struct {
+	Contract *IFHEInputTransactor // Generic write-only contract binding to access the raw methods on
+}
+
+// NewIFHEInput creates a new instance of IFHEInput, bound to a specific deployed contract.
+func NewIFHEInput(address common.Address, backend bind.ContractBackend) (*IFHEInput, error) {
+	contract, err := bindIFHEInput(address, backend, backend, backend)
+	if err != nil {
+		return nil, err
+	}
+	return &IFHEInput{IFHEInputCaller: IFHEInputCaller{contract: contract}, IFHEInputTransactor: IFHEInputTransactor{contract: contract}, IFHEInputFilterer: IFHEInputFilterer{contract: contract}}, nil
+}
+
+// NewIFHEInputCaller creates a new read-only instance of IFHEInput, bound to a specific deployed contract.
+func NewIFHEInputCaller(address common.Address, caller bind.ContractCaller) (*IFHEInputCaller, error) {
+	contract, err := bindIFHEInput(address, caller, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &IFHEInputCaller{contract: contract}, nil
+}
+
+// NewIFHEInputTransactor creates a new write-only instance of IFHEInput, bound to a specific deployed contract.
+func NewIFHEInputTransactor(address common.Address, transactor bind.ContractTransactor) (*IFHEInputTransactor, error) {
+	contract, err := bindIFHEInput(address, nil, transactor, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &IFHEInputTransactor{contract: contract}, nil
+}
+
+// NewIFHEInputFilterer creates a new log filterer instance of IFHEInput, bound to a specific deployed contract.
+func NewIFHEInputFilterer(address common.Address, filterer bind.ContractFilterer) (*IFHEInputFilterer, error) {
+	contract, err := bindIFHEInput(address, nil, nil, filterer)
+	if err != nil {
+		return nil, err
+	}
+	return &IFHEInputFilterer{contract: contract}, nil
+}
+
+// bindIFHEInput binds a generic wrapper to an already deployed contract.
+func bindIFHEInput(address common.Address, caller bind.ContractCaller, transactor bind.ContractTransactor, filterer bind.ContractFilterer) (*bind.BoundContract, error) {
+	parsed, err := IFHEInputMetaData.GetAbi()
+	if err != nil {
+		return nil, err
+	}
+	return bind.NewBoundContract(address, *parsed, caller, transactor, filterer), nil
+}
+
+// Call invokes the (constant) contract method with params as input values and
+// sets the output to result. The result type might be a single field for simple
+// returns, a slice of interfaces for anonymous returns and a struct for named
+// returns.
+func (_IFHEInput *IFHEInputRaw) Call(opts *bind.CallOpts, result *[]interface{}, method string, params ...interface{}) error {
+	return _IFHEInput.Contract.IFHEInputCaller.contract.Call(opts, result, method, params...)
+}
+
+// Transfer initiates a plain transaction to move funds to the contract, calling
+// its default method if one is available.
+func (_IFHEInput *IFHEInputRaw) Transfer(opts *bind.TransactOpts) (*types.Transaction, error) {
+	return _IFHEInput.Contract.IFHEInputTransactor.contract.Transfer(opts)
+}
+
+// Transact invokes the (paid) contract method with params as input values.
+func (_IFHEInput *IFHEInputRaw) Transact(opts *bind.TransactOpts, method string, params ...interface{}) (*types.Transaction, error) {
+	return _IFHEInput.Contract.IFHEInputTransactor.contract.Transact(opts, method, params...)
+}
+
+// Call invokes the (constant) contract method with params as input values and
+// sets the output to result. The result type might be a single field for simple
+// returns, a slice of interfaces for anonymous returns and a struct for named
+// returns.
+func (_IFHEInput *IFHEInputCallerRaw) Call(opts *bind.CallOpts, result *[]interface{}, method string, params ...interface{}) error {
+	return _IFHEInput.Contract.contract.Call(opts, result, method, params...)
+}
+
+// Transfer initiates a plain transaction to move funds to the contract, calling
+// its default method if one is available.
+func (_IFHEInput *IFHEInputTransactorRaw) Transfer(opts *bind.TransactOpts) (*types.Transaction, error) {
+	return _IFHEInput.Contract.contract.Transfer(opts)
+}
+
+// Transact invokes the (paid) contract method with params as input values.
+func (_IFHEInput *IFHEInputTransactorRaw) Transact(opts *bind.TransactOpts, method string, params ...interface{}) (*types.Transaction, error) {
+	return _IFHEInput.Contract.contract.Transact(opts, method, params...)
+}
+
+// HandleInfo is a free data retrieval call binding the contract method 0xc282a92b.
+//
+// Solidity: function handleInfo(bytes32 handle) view returns(bool exists, address owner, uint8 preset, uint8 ctype)
+func (_IFHEInput *IFHEInputCaller) HandleInfo(opts *bind.CallOpts, handle [32]byte) (struct {
+	Exists bool
+	Owner  common.Address
+	Preset uint8
+	Ctype  uint8
+}, error) {
+	var out []interface{}
+	err := _IFHEInput.contract.Call(opts, &out, "handleInfo", handle)
+
+	outstruct := new(struct {
+		Exists bool
+		Owner  common.Address
+		Preset uint8
+		Ctype  uint8
+	})
+	if err != nil {
+		return *outstruct, err
+	}
+
+	outstruct.Exists = *abi.ConvertType(out[0], new(bool)).(*bool)
+	outstruct.Owner = *abi.ConvertType(out[1], new(common.Address)).(*common.Address)
+	outstruct.Preset = *abi.ConvertType(out[2], new(uint8)).(*uint8)
+	outstruct.Ctype = *abi.ConvertType(out[3], new(uint8)).(*uint8)
+
+	return *outstruct, err
+
+}
+
+// HandleInfo is a free data retrieval call binding the contract method 0xc282a92b.
+//
+// Solidity: function handleInfo(bytes32 handle) view returns(bool exists, address owner, uint8 preset, uint8 ctype)
+func (_IFHEInput *IFHEInputSession) HandleInfo(handle [32]byte) (struct {
+	Exists bool
+	Owner  common.Address
+	Preset uint8
+	Ctype  uint8
+}, error) {
+	return _IFHEInput.Contract.HandleInfo(&_IFHEInput.CallOpts, handle)
+}
+
+// HandleInfo is a free data retrieval call binding the contract method 0xc282a92b.
+//
+// Solidity: function handleInfo(bytes32 handle) view returns(bool exists, address owner, uint8 preset, uint8 ctype)
+func (_IFHEInput *IFHEInputCallerSession) HandleInfo(handle [32]byte) (struct {
+	Exists bool
+	Owner  common.Address
+	Preset uint8
+	Ctype  uint8
+}, error) {
+	return _IFHEInput.Contract.HandleInfo(&_IFHEInput.CallOpts, handle)
+}
+
+// IsAllowed is a free data retrieval call binding the contract method 0x82027b6d.
+//
+// Solidity: function isAllowed(bytes32 handle, address account) view returns(bool)
+func (_IFHEInput *IFHEInputCaller) IsAllowed(opts *bind.CallOpts, handle [32]byte, account common.Address) (bool, error) {
+	var out []interface{}
+	err := _IFHEInput.contract.Call(opts, &out, "isAllowed", handle, account)
+
+	if err != nil {
+		return *new(bool), err
+	}
+
+	out0 := *abi.ConvertType(out[0], new(bool)).(*bool)
+
+	return out0, err
+
+}
+
+// IsAllowed is a free data retrieval call binding the contract method 0x82027b6d.
+//
+// Solidity: function isAllowed(bytes32 handle, address account) view returns(bool)
+func (_IFHEInput *IFHEInputSession) IsAllowed(handle [32]byte, account common.Address) (bool, error) {
+	return _IFHEInput.Contract.IsAllowed(&_IFHEInput.CallOpts, handle, account)
+}
+
+// IsAllowed is a free data retrieval call binding the contract method 0x82027b6d.
+//
+// Solidity: function isAllowed(bytes32 handle, address account) view returns(bool)
+func (_IFHEInput *IFHEInputCallerSession) IsAllowed(handle [32]byte, account common.Address) (bool, error) {
+	return _IFHEInput.Contract.IsAllowed(&_IFHEInput.CallOpts, handle, account)
+}
+
+// Allow is a paid mutator transaction binding the contract method 0xb9496b62.
+//
+// Solidity: function allow(bytes32 handle, address account) returns()
+func (_IFHEInput *IFHEInputTransactor) Allow(opts *bind.TransactOpts, handle [32]byte, account common.Address) (*types.Transaction, error) {
+	return _IFHEInput.contract.Transact(opts, "allow", handle, account)
+}
+
+// Allow is a paid mutator transaction binding the contract method 0xb9496b62.
+//
+// Solidity: function allow(bytes32 handle, address account) returns()
+func (_IFHEInput *IFHEInputSession) Allow(handle [32]byte, account common.Address) (*types.Transaction, error) {
+	return _IFHEInput.Contract.Allow(&_IFHEInput.TransactOpts, handle, account)
+}
+
+// Allow is a paid mutator transaction binding the contract method 0xb9496b62.
+//
+// Solidity: function allow(bytes32 handle, address account) returns()
+func (_IFHEInput *IFHEInputTransactorSession) Allow(handle [32]byte, account common.Address) (*types.Transaction, error) {
+	return _IFHEInput.Contract.Allow(&_IFHEInput.TransactOpts, handle, account)
+}
+
+// AllowTransient is a paid mutator transaction binding the contract method 0x3e395cec.
+//
+// Solidity: function allowTransient(bytes32 handle, address account) returns()
+func (_IFHEInput *IFHEInputTransactor) AllowTransient(opts *bind.TransactOpts, handle [32]byte, account common.Address) (*types.Transaction, error) {
+	return _IFHEInput.contract.Transact(opts, "allowTransient", handle, account)
+}
+
+// AllowTransient is a paid mutator transaction binding the contract method 0x3e395cec.
+//
+// Solidity: function allowTransient(bytes32 handle, address account) returns()
+func (_IFHEInput *IFHEInputSession) AllowTransient(handle [32]byte, account common.Address) (*types.Transaction, error) {
+	return _IFHEInput.Contract.AllowTransient(&_IFHEInput.TransactOpts, handle, account)
+}
+
+// AllowTransient is a paid mutator transaction binding the contract method 0x3e395cec.
+//
+// Solidity: function allowTransient(bytes32 handle, address account) returns()
+func (_IFHEInput *IFHEInputTransactorSession) AllowTransient(handle [32]byte, account common.Address) (*types.Transaction, error) {
+	return _IFHEInput.Contract.AllowTransient(&_IFHEInput.TransactOpts, handle, account)
+}
+
+// Register is a paid mutator transaction binding the contract method 0xaf5c2aef.
+//
+// Solidity: function register(bytes32 handle, address owner, uint8 preset, uint8 ctype, bytes signature, bytes signers) returns()
+func (_IFHEInput *IFHEInputTransactor) Register(opts *bind.TransactOpts, handle [32]byte, owner common.Address, preset uint8, ctype uint8, signature []byte, signers []byte) (*types.Transaction, error) {
+	return _IFHEInput.contract.Transact(opts, "register", handle, owner, preset, ctype, signature, signers)
+}
+
+// Register is a paid mutator transaction binding the contract method 0xaf5c2aef.
+//
+// Solidity: function register(bytes32 handle, address owner, uint8 preset, uint8 ctype, bytes signature, bytes signers) returns()
+func (_IFHEInput *IFHEInputSession) Register(handle [32]byte, owner common.Address, preset uint8, ctype uint8, signature []byte, signers []byte) (*types.Transaction, error) {
+	return _IFHEInput.Contract.Register(&_IFHEInput.TransactOpts, handle, owner, preset, ctype, signature, signers)
+}
+
+// Register is a paid mutator transaction binding the contract method 0xaf5c2aef.
+//
+// Solidity: function register(bytes32 handle, address owner, uint8 preset, uint8 ctype, bytes signature, bytes signers) returns()
+func (_IFHEInput *IFHEInputTransactorSession) Register(handle [32]byte, owner common.Address, preset uint8, ctype uint8, signature []byte, signers []byte) (*types.Transaction, error) {
+	return _IFHEInput.Contract.Register(&_IFHEInput.TransactOpts, handle, owner, preset, ctype, signature, signers)
+}
+
+// IFHEInputAllowedIterator is returned from FilterAllowed and is used to iterate over the raw logs and unpacked data for Allowed events raised by the IFHEInput contract.
+type IFHEInputAllowedIterator struct {
+	Event *IFHEInputAllowed // Event containing the contract specifics and raw log
+
+	contract *bind.BoundContract // Generic contract to use for unpacking event data
+	event    string              // Event name to use for unpacking event data
+
+	logs chan types.Log        // Log channel receiving the found contract events
+	sub  ethereum.Subscription // Subscription for errors, completion and termination
+	done bool                  // Whether the subscription completed delivering logs
+	fail error                 // Occurred error to stop iteration
+}
+
+// Next advances the iterator to the subsequent event, returning whether there
+// are any more events found. In case of a retrieval or parsing error, false is
+// returned and Error() can be queried for the exact failure.
+func (it *IFHEInputAllowedIterator) Next() bool {
+	// If the iterator failed, stop iterating
+	if it.fail != nil {
+		return false
+	}
+	// If the iterator completed, deliver directly whatever's available
+	if it.done {
+		select {
+		case log := <-it.logs:
+			it.Event = new(IFHEInputAllowed)
+			if err := it.contract.UnpackLog(it.Event, it.event, log); err != nil {
+				it.fail = err
+				return false
+			}
+			it.Event.Raw = log
+			return true
+
+		default:
+			return false
+		}
+	}
+	// Iterator still in progress, wait for either a data or an error event
+	select {
+	case log := <-it.logs:
+		it.Event = new(IFHEInputAllowed)
+		if err := it.contract.UnpackLog(it.Event, it.event, log); err != nil {
+			it.fail = err
+			return false
+		}
+		it.Event.Raw = log
+		return true
+
+	case err := <-it.sub.Err():
+		it.done = true
+		it.fail = err
+		return it.Next()
+	}
+}
+
+// Error returns any retrieval or parsing error occurred during filtering.
+func (it *IFHEInputAllowedIterator) Error() error {
+	return it.fail
+}
+
+// Close terminates the iteration process, releasing any pending underlying
+// resources.
+func (it *IFHEInputAllowedIterator) Close() error {
+	it.sub.Unsubscribe()
+	return nil
+}
+
+// IFHEInputAllowed represents a Allowed event raised by the IFHEInput contract.
+type IFHEInputAllowed struct {
+	Handle    [32]byte
+	Account   common.Address
+	Transient bool
+	Raw       types.Log // Blockchain specific contextual infos
+}
+
+// FilterAllowed is a free log retrieval operation binding the contract event 0x491c54c140892e2c7cc587b2a894ec95a5c9c26b698d29ae0a48abb02982559d.
+//
+// Solidity: event Allowed(bytes32 indexed handle, address indexed account, bool transient)
+func (_IFHEInput *IFHEInputFilterer) FilterAllowed(opts *bind.FilterOpts, handle [][32]byte, account []common.Address) (*IFHEInputAllowedIterator, error) {
+
+	var handleRule []interface{}
+	for _, handleItem := range handle {
+		handleRule = append(handleRule, handleItem)
+	}
+	var accountRule []interface{}
+	for _, accountItem := range account {
+		accountRule = append(accountRule, accountItem)
+	}
+
+	logs, sub, err := _IFHEInput.contract.FilterLogs(opts, "Allowed", handleRule, accountRule)
+	if err != nil {
+		return nil, err
+	}
+	return &IFHEInputAllowedIterator{contract: _IFHEInput.contract, event: "Allowed", logs: logs, sub: sub}, nil
+}
+
+// WatchAllowed is a free log subscription operation binding the contract event 0x491c54c140892e2c7cc587b2a894ec95a5c9c26b698d29ae0a48abb02982559d.
+//
+// Solidity: event Allowed(bytes32 indexed handle, address indexed account, bool transient)
+func (_IFHEInput *IFHEInputFilterer) WatchAllowed(opts *bind.WatchOpts, sink chan<- *IFHEInputAllowed, handle [][32]byte, account []common.Address) (event.Subscription, error) {
+
+	var handleRule []interface{}
+	for _, handleItem := range handle {
+		handleRule = append(handleRule, handleItem)
+	}
+	var accountRule []interface{}
+	for _, accountItem := range account {
+		accountRule = append(accountRule, accountItem)
+	}
+
+	logs, sub, err := _IFHEInput.contract.WatchLogs(opts, "Allowed", handleRule, accountRule)
+	if err != nil {
+		return nil, err
+	}
+	return event.NewSubscription(func(quit <-chan struct{}) error {
+		defer sub.Unsubscribe()
+		for {
+			select {
+			case log := <-logs:
+				// New log arrived, parse the event and forward to the user
+				event := new(IFHEInputAllowed)
+				if err := _IFHEInput.contract.UnpackLog(event, "Allowed", log); err != nil {
+					return err
+				}
+				event.Raw = log
+
+				select {
+				case sink <- event:
+				case err := <-sub.Err():
+					return err
+				case <-quit:
+					return nil
+				}
+			case err := <-sub.Err():
+				return err
+			case <-quit:
+				return nil
+			}
+		}
+	}), nil
+}
+
+// ParseAllowed is a log parse operation binding the contract event 0x491c54c140892e2c7cc587b2a894ec95a5c9c26b698d29ae0a48abb02982559d.
+//
+// Solidity: event Allowed(bytes32 indexed handle, address indexed account, bool transient)
+func (_IFHEInput *IFHEInputFilterer) ParseAllowed(log types.Log) (*IFHEInputAllowed, error) {
+	event := new(IFHEInputAllowed)
+	if err := _IFHEInput.contract.UnpackLog(event, "Allowed", log); err != nil {
+		return nil, err
+	}
+	event.Raw = log
+	return event, nil
+}
+
+// IFHEInputInputRegisteredIterator is returned from FilterInputRegistered and is used to iterate over the raw logs and unpacked data for InputRegistered events raised by the IFHEInput contract.
+type IFHEInputInputRegisteredIterator struct {
+	Event *IFHEInputInputRegistered // Event containing the contract specifics and raw log
+
+	contract *bind.BoundContract // Generic contract to use for unpacking event data
+	event    string              // Event name to use for unpacking event data
+
+	logs chan types.Log        // Log channel receiving the found contract events
+	sub  ethereum.Subscription // Subscription for errors, completion and termination
+	done bool                  // Whether the subscription completed delivering logs
+	fail error                 // Occurred error to stop iteration
+}
+
+// Next advances the iterator to the subsequent event, returning whether there
+// are any more events found. In case of a retrieval or parsing error, false is
+// returned and Error() can be queried for the exact failure.
+func (it *IFHEInputInputRegisteredIterator) Next() bool {
+	// If the iterator failed, stop iterating
+	if it.fail != nil {
+		return false
+	}
+	// If the iterator completed, deliver directly whatever's available
+	if it.done {
+		select {
+		case log := <-it.logs:
+			it.Event = new(IFHEInputInputRegistered)
+			if err := it.contract.UnpackLog(it.Event, it.event, log); err != nil {
+				it.fail = err
+				return false
+			}
+			it.Event.Raw = log
+			return true
+
+		default:
+			return false
+		}
+	}
+	// Iterator still in progress, wait for either a data or an error event
+	select {
+	case log := <-it.logs:
+		it.Event = new(IFHEInputInputRegistered)
+		if err := it.contract.UnpackLog(it.Event, it.event, log); err != nil {
+			it.fail = err
+			return false
+		}
+		it.Event.Raw = log
+		return true
+
+	case err := <-it.sub.Err():
+		it.done = true
+		it.fail = err
+		return it.Next()
+	}
+}
+
+// Error returns any retrieval or parsing error occurred during filtering.
+func (it *IFHEInputInputRegisteredIterator) Error() error {
+	return it.fail
+}
+
+// Close terminates the iteration process, releasing any pending underlying
+// resources.
+func (it *IFHEInputInputRegisteredIterator) Close() error {
+	it.sub.Unsubscribe()
+	return nil
+}
+
+// IFHEInputInputRegistered represents a InputRegistered event raised by the IFHEInput contract.
+type IFHEInputInputRegistered struct {
+	Handle [32]byte
+	Owner  common.Address
+	Preset uint8
+	Ctype  uint8
+	Epoch  uint64
+	Raw    types.Log // Blockchain specific contextual infos
+}
+
+// FilterInputRegistered is a free log retrieval operation binding the contract event 0x6b7299300003a7ef2d4ca0cc830ce8df9040e256e09224348b6074c8bbc81814.
+//
+// Solidity: event InputRegistered(bytes32 indexed handle, address indexed owner, uint8 preset, uint8 ctype, uint64 epoch)
+func (_IFHEInput *IFHEInputFilterer) FilterInputRegistered(opts *bind.FilterOpts, handle [][32]byte, owner []common.Address) (*IFHEInputInputRegisteredIterator, error) {
+
+	var handleRule []interface{}
+	for _, handleItem := range handle {
+		handleRule = append(handleRule, handleItem)
+	}
+	var ownerRule []interface{}
+	for _, ownerItem := range owner {
+		ownerRule = append(ownerRule, ownerItem)
+	}
+
+	logs, sub, err := _IFHEInput.contract.FilterLogs(opts, "InputRegistered", handleRule, ownerRule)
+	if err != nil {
+		return nil, err
+	}
+	return &IFHEInputInputRegisteredIterator{contract: _IFHEInput.contract, event: "InputRegistered", logs: logs, sub: sub}, nil
+}
+
+// WatchInputRegistered is a free log subscription operation binding the contract event 0x6b7299300003a7ef2d4ca0cc830ce8df9040e256e09224348b6074c8bbc81814.
+//
+// Solidity: event InputRegistered(bytes32 indexed handle, address indexed owner, uint8 preset, uint8 ctype, uint64 epoch)
+func (_IFHEInput *IFHEInputFilterer) WatchInputRegistered(opts *bind.WatchOpts, sink chan<- *IFHEInputInputRegistered, handle [][32]byte, owner []common.Address) (event.Subscription, error) {
+
+	var handleRule []interface{}
+	for _, handleItem := range handle {
+		handleRule = append(handleRule, handleItem)
+	}
+	var ownerRule []interface{}
+	for _, ownerItem := range owner {
+		ownerRule = append(ownerRule, ownerItem)
+	}
+
+	logs, sub, err := _IFHEInput.contract.WatchLogs(opts, "InputRegistered", handleRule, ownerRule)
+	if err != nil {
+		return nil, err
+	}
+	return event.NewSubscription(func(quit <-chan struct{}) error {
+		defer sub.Unsubscribe()
+		for {
+			select {
+			case log := <-logs:
+				// New log arrived, parse the event and forward to the user
+				event := new(IFHEInputInputRegistered)
+				if err := _IFHEInput.contract.UnpackLog(event, "InputRegistered", log); err != nil {
+					return err
+				}
+				event.Raw = log
+
+				select {
+				case sink <- event:
+				case err := <-sub.Err():
+					return err
+				case <-quit:
+					return nil
+				}
+			case err := <-sub.Err():
+				return err
+			case <-quit:
+				return nil
+			}
+		}
+	}), nil
+}
+
+// ParseInputRegistered is a log parse operation binding the contract event 0x6b7299300003a7ef2d4ca0cc830ce8df9040e256e09224348b6074c8bbc81814.
+//
+// Solidity: event InputRegistered(bytes32 indexed handle, address indexed owner, uint8 preset, uint8 ctype, uint64 epoch)
+func (_IFHEInput *IFHEInputFilterer) ParseInputRegistered(log types.Log) (*IFHEInputInputRegistered, error) {
+	event := new(IFHEInputInputRegistered)
+	if err := _IFHEInput.contract.UnpackLog(event, "InputRegistered", log); err != nil {
+		return nil, err
+	}
+	event.Raw = log
+	return event, nil
+}

@@ -1,0 +1,667 @@
+// Code generated - DO NOT EDIT.
+// This file is a generated binding and any manual changes will be lost.
+
+package bindings
+
+import (
+	"errors"
+	"math/big"
+	"strings"
+
+	ethereum "github.com/ava-labs/libevm"
+	"github.com/ava-labs/libevm/accounts/abi"
+	"github.com/ava-labs/libevm/accounts/abi/bind"
+	"github.com/ava-labs/libevm/common"
+	"github.com/ava-labs/libevm/core/types"
+	"github.com/ava-labs/libevm/event"
+)
+
+// Reference imports to suppress errors if they are not otherwise used.
+var (
+	_ = errors.New
+	_ = big.NewInt
+	_ = strings.NewReader
+	_ = ethereum.NotFound
+	_ = bind.Bind
+	_ = common.Big1
+	_ = types.BloomLookup
+	_ = event.NewSubscription
+	_ = abi.ConvertType
+)
+
+// IFHEVerdictMetaData contains all meta data concerning the IFHEVerdict contract.
+var IFHEVerdictMetaData = &bind.MetaData{
+	ABI: "[{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"uint64\",\"name\":\"epoch\",\"type\":\"uint64\"},{\"indexed\":false,\"internalType\":\"uint32\",\"name\":\"threshold\",\"type\":\"uint32\"},{\"indexed\":false,\"internalType\":\"uint32\",\"name\":\"size\",\"type\":\"uint32\"}],\"name\":\"CommitteeChanged\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"requestId\",\"type\":\"bytes32\"},{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"policyId\",\"type\":\"bytes32\"},{\"indexed\":false,\"internalType\":\"uint256\",\"name\":\"result\",\"type\":\"uint256\"},{\"indexed\":false,\"internalType\":\"bytes32\",\"name\":\"resultDigest\",\"type\":\"bytes32\"},{\"indexed\":false,\"internalType\":\"uint64\",\"name\":\"epoch\",\"type\":\"uint64\"},{\"indexed\":false,\"internalType\":\"uint32\",\"name\":\"signers\",\"type\":\"uint32\"}],\"name\":\"VerdictAccepted\",\"type\":\"event\"},{\"inputs\":[],\"name\":\"committee\",\"outputs\":[{\"internalType\":\"uint64\",\"name\":\"epoch\",\"type\":\"uint64\"},{\"internalType\":\"uint32\",\"name\":\"threshold\",\"type\":\"uint32\"},{\"internalType\":\"uint32\",\"name\":\"size\",\"type\":\"uint32\"},{\"internalType\":\"address\",\"name\":\"governance\",\"type\":\"address\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint32\",\"name\":\"index\",\"type\":\"uint32\"}],\"name\":\"memberKey\",\"outputs\":[{\"internalType\":\"bytes\",\"name\":\"pubkey\",\"type\":\"bytes\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint64\",\"name\":\"epoch\",\"type\":\"uint64\"},{\"internalType\":\"uint32\",\"name\":\"threshold\",\"type\":\"uint32\"},{\"internalType\":\"bytes[]\",\"name\":\"pubkeys\",\"type\":\"bytes[]\"},{\"internalType\":\"bytes[]\",\"name\":\"pops\",\"type\":\"bytes[]\"}],\"name\":\"setCommittee\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"requestId\",\"type\":\"bytes32\"},{\"internalType\":\"uint256\",\"name\":\"result\",\"type\":\"uint256\"},{\"internalType\":\"bytes32\",\"name\":\"resultDigest\",\"type\":\"bytes32\"},{\"internalType\":\"bytes\",\"name\":\"signature\",\"type\":\"bytes\"},{\"internalType\":\"bytes\",\"name\":\"signers\",\"type\":\"bytes\"}],\"name\":\"submit\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"requestId\",\"type\":\"bytes32\"}],\"name\":\"verdictOf\",\"outputs\":[{\"internalType\":\"bool\",\"name\":\"ready\",\"type\":\"bool\"},{\"internalType\":\"uint256\",\"name\":\"result\",\"type\":\"uint256\"},{\"internalType\":\"bytes32\",\"name\":\"resultDigest\",\"type\":\"bytes32\"},{\"internalType\":\"uint64\",\"name\":\"epoch\",\"type\":\"uint64\"}],\"stateMutability\":\"view\",\"type\":\"function\"}]",
+}
+
+// IFHEVerdictABI is the input ABI used to generate the binding from.
+// Deprecated: Use IFHEVerdictMetaData.ABI instead.
+var IFHEVerdictABI = IFHEVerdictMetaData.ABI
+
+// IFHEVerdict is an auto generated Go binding around an Ethereum contract.
+type IFHEVerdict struct {
+	IFHEVerdictCaller     // Read-only binding to the contract
+	IFHEVerdictTransactor // Write-only binding to the contract
+	IFHEVerdictFilterer   // Log filterer for contract events
+}
+
+// IFHEVerdictCaller is an auto generated read-only Go binding around an Ethereum contract.
+type IFHEVerdictCaller struct {
+	contract *bind.BoundContract // Generic contract wrapper for the low level calls
+}
+
+// IFHEVerdictTransactor is an auto generated write-only Go binding around an Ethereum contract.
+type IFHEVerdictTransactor struct {
+	contract *bind.BoundContract // Generic contract wrapper for the low level calls
+}
+
+// IFHEVerdictFilterer is an auto generated log filtering Go binding around an Ethereum contract events.
+type IFHEVerdictFilterer struct {
+	contract *bind.BoundContract // Generic contract wrapper for the low level calls
+}
+
+// IFHEVerdictSession is an auto generated Go binding around an Ethereum contract,
+// with pre-set call and transact options.
+type IFHEVerdictSession struct {
+	Contract     *IFHEVerdict      // Generic contract binding to set the session for
+	CallOpts     bind.CallOpts     // Call options to use throughout this session
+	TransactOpts bind.TransactOpts // Transaction auth options to use throughout this session
+}
+
+// IFHEVerdictCallerSession is an auto generated read-only Go binding around an Ethereum contract,
+// with pre-set call options.
+type IFHEVerdictCallerSession struct {
+	Contract *IFHEVerdictCaller // Generic contract caller binding to set the session for
+	CallOpts bind.CallOpts      // Call options to use throughout this session
+}
+
+// IFHEVerdictTransactorSession is an auto generated write-only Go binding around an Ethereum contract,
+// with pre-set transact options.
+type IFHEVerdictTransactorSession struct {
+	Contract     *IFHEVerdictTransactor // Generic contract transactor binding to set the session for
+	TransactOpts bind.TransactOpts      // Transaction auth options to use throughout this session
+}
+
+// IFHEVerdictRaw is an auto generated low-level Go binding around an Ethereum contract.
+type IFHEVerdictRaw struct {
+	Contract *IFHEVerdict // Generic contract binding to access the raw methods on
+}
+
+// IFHEVerdictCallerRaw is an auto generated low-level read-only Go binding around an Ethereum contract.
+type IFHEVerdictCallerRaw struct {
+	Contract *IFHEVerdictCaller // Generic read-only contract binding to access the raw methods on
+}
+
+// IFHEVerdictTransactorRaw is an auto generated low-level write-only Go binding around an Ethereum contract.
+type IFHEVerdictTransactorRaw struct {
+	Contract *IFHEVerdictTransactor // Generic write-only contract binding to access the raw methods on
+}
+
+// NewIFHEVerdict creates a new instance of IFHEVerdict, bound to a specific deployed contract.
+func NewIFHEVerdict(address common.Address, backend bind.ContractBackend) (*IFHEVerdict, error) {
+	contract, err := bindIFHEVerdict(address, backend, backend, backend)
+	if err != nil {
+		return nil, err
+	}
+	return &IFHEVerdict{IFHEVerdictCaller: IFHEVerdictCaller{contract: contract}, IFHEVerdictTransactor: IFHEVerdictTransactor{contract: contract}, IFHEVerdictFilterer: IFHEVerdictFilterer{contract: contract}}, nil
+}
+
+// NewIFHEVerdictCaller creates a new read-only instance of IFHEVerdict, bound to a specific deployed contract.
+func NewIFHEVerdictCaller(address common.Address, caller bind.ContractCaller) (*IFHEVerdictCaller, error) {
+	contract, err := bindIFHEVerdict(address, caller, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &IFHEVerdictCaller{contract: contract}, nil
+}
+
+// NewIFHEVerdictTransactor creates a new write-only instance of IFHEVerdict, bound to a specific deployed contract.
+func NewIFHEVerdictTransactor(address common.Address, transactor bind.ContractTransactor) (*IFHEVerdictTransactor, error) {
+	contract, err := bindIFHEVerdict(address, nil, transactor, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &IFHEVerdictTransactor{contract: contract}, nil
+}
+
+// NewIFHEVerdictFilterer creates a new log filterer instance of IFHEVerdict, bound to a specific deployed contract.
+func NewIFHEVerdictFilterer(address common.Address, filterer bind.ContractFilterer) (*IFHEVerdictFilterer, error) {
+	contract, err := bindIFHEVerdict(address, nil, nil, filterer)
+	if err != nil {
+		return nil, err
+	}
+	return &IFHEVerdictFilterer{contract: contract}, nil
+}
+
+// bindIFHEVerdict binds a generic wrapper to an already deployed contract.
+func bindIFHEVerdict(address common.Address, caller bind.ContractCaller, transactor bind.ContractTransactor, filterer bind.ContractFilterer) (*bind.BoundContract, error) {
+	parsed, err := IFHEVerdictMetaData.GetAbi()
+	if err != nil {
+		return nil, err
+	}
+	return bind.NewBoundContract(address, *parsed, caller, transactor, filterer), nil
+}
+
+// Call invokes the (constant) contract method with params as input values and
+// sets the output to result. The result type might be a single field for simple
+// returns, a slice of interfaces for anonymous returns and a struct for named
+// returns.
+func (_IFHEVerdict *IFHEVerdictRaw) Call(opts *bind.CallOpts, result *[]interface{}, method string, params ...interface{}) error {
+	return _IFHEVerdict.Contract.IFHEVerdictCaller.contract.Call(opts, result, method, params...)
+}
+
+// Transfer initiates a plain transaction to move funds to the contract, calling
+// its default method if one is available.
+func (_IFHEVerdict *IFHEVerdictRaw) Transfer(opts *bind.TransactOpts) (*types.Transaction, error) {
+	return _IFHEVerdict.Contract.IFHEVerdictTransactor.contract.Transfer(opts)
+}
+
+// Transact invokes the (paid) contract method with params as input values.
+func (_IFHEVerdict *IFHEVerdictRaw) Transact(opts *bind.TransactOpts, method string, params ...interface{}) (*types.Transaction, error) {
+	return _IFHEVerdict.Contract.IFHEVerdictTransactor.contract.Transact(opts, method, params...)
+}
+
+// Call invokes the (constant) contract method with params as input values and
+// sets the output to result. The result type might be a single field for simple
+// returns, a slice of interfaces for anonymous returns and a struct for named
+// returns.
+func (_IFHEVerdict *IFHEVerdictCallerRaw) Call(opts *bind.CallOpts, result *[]interface{}, method string, params ...interface{}) error {
+	return _IFHEVerdict.Contract.contract.Call(opts, result, method, params...)
+}
+
+// Transfer initiates a plain transaction to move funds to the contract, calling
+// its default method if one is available.
+func (_IFHEVerdict *IFHEVerdictTransactorRaw) Transfer(opts *bind.TransactOpts) (*types.Transaction, error) {
+	return _IFHEVerdict.Contract.contract.Transfer(opts)
+}
+
+// Transact invokes the (paid) contract method with params as input values.
+func (_IFHEVerdict *IFHEVerdictTransactorRaw) Transact(opts *bind.TransactOpts, method string, params ...interface{}) (*types.Transaction, error) {
+	return _IFHEVerdict.Contract.contract.Transact(opts, method, params...)
+}
+
+// Committee is a free data retrieval call binding the contract method 0xd864e740.
+//
+// Solidity: function committee() view returns(uint64 epoch, uint32 threshold, uint32 size, address governance)
+func (_IFHEVerdict *IFHEVerdictCaller) Committee(opts *bind.CallOpts) (struct {
+	Epoch      uint64
+	Threshold  uint32
+	Size       uint32
+	Governance common.Address
+}, error) {
+	var out []interface{}
+	err := _IFHEVerdict.contract.Call(opts, &out, "committee")
+
+	outstruct := new(struct {
+		Epoch      uint64
+		Threshold  uint32
+		Size       uint32
+		Governance common.Address
+	})
+	if err != nil {
+		return *outstruct, err
+	}
+
+	outstruct.Epoch = *abi.ConvertType(out[0], new(uint64)).(*uint64)
+	outstruct.Threshold = *abi.ConvertType(out[1], new(uint32)).(*uint32)
+	outstruct.Size = *abi.ConvertType(out[2], new(uint32)).(*uint32)
+	outstruct.Governance = *abi.ConvertType(out[3], new(common.Address)).(*common.Address)
+
+	return *outstruct, err
+
+}
+
+// Committee is a free data retrieval call binding the contract method 0xd864e740.
+//
+// Solidity: function committee() view returns(uint64 epoch, uint32 threshold, uint32 size, address governance)
+func (_IFHEVerdict *IFHEVerdictSession) Committee() (struct {
+	Epoch      uint64
+	Threshold  uint32
+	Size       uint32
+	Governance common.Address
+}, error) {
+	return _IFHEVerdict.Contract.Committee(&_IFHEVerdict.CallOpts)
+}
+
+// Committee is a free data retrieval call binding the contract method 0xd864e740.
+//
+// Solidity: function committee() view returns(uint64 epoch, uint32 threshold, uint32 size, address governance)
+func (_IFHEVerdict *IFHEVerdictCallerSession) Committee() (struct {
+	Epoch      uint64
+	Threshold  uint32
+	Size       uint32
+	Governance common.Address
+}, error) {
+	return _IFHEVerdict.Contract.Committee(&_IFHEVerdict.CallOpts)
+}
+
+// MemberKey is a free data retrieval call binding the contract method 0xe5e709e2.
+//
+// Solidity: function memberKey(uint32 index) view returns(bytes pubkey)
+func (_IFHEVerdict *IFHEVerdictCaller) MemberKey(opts *bind.CallOpts, index uint32) ([]byte, error) {
+	var out []interface{}
+	err := _IFHEVerdict.contract.Call(opts, &out, "memberKey", index)
+
+	if err != nil {
+		return *new([]byte), err
+	}
+
+	out0 := *abi.ConvertType(out[0], new([]byte)).(*[]byte)
+
+	return out0, err
+
+}
+
+// MemberKey is a free data retrieval call binding the contract method 0xe5e709e2.
+//
+// Solidity: function memberKey(uint32 index) view returns(bytes pubkey)
+func (_IFHEVerdict *IFHEVerdictSession) MemberKey(index uint32) ([]byte, error) {
+	return _IFHEVerdict.Contract.MemberKey(&_IFHEVerdict.CallOpts, index)
+}
+
+// MemberKey is a free data retrieval call binding the contract method 0xe5e709e2.
+//
+// Solidity: function memberKey(uint32 index) view returns(bytes pubkey)
+func (_IFHEVerdict *IFHEVerdictCallerSession) MemberKey(index uint32) ([]byte, error) {
+	return _IFHEVerdict.Contract.MemberKey(&_IFHEVerdict.CallOpts, index)
+}
+
+// VerdictOf is a free data retrieval call binding the contract method 0x7b96882b.
+//
+// Solidity: function verdictOf(bytes32 requestId) view returns(bool ready, uint256 result, bytes32 resultDigest, uint64 epoch)
+func (_IFHEVerdict *IFHEVerdictCaller) VerdictOf(opts *bind.CallOpts, requestId [32]byte) (struct {
+	Ready        bool
+	Result       *big.Int
+	ResultDigest [32]byte
+	Epoch        uint64
+}, error) {
+	var out []interface{}
+	err := _IFHEVerdict.contract.Call(opts, &out, "verdictOf", requestId)
+
+	outstruct := new(struct {
+		Ready        bool
+		Result       *big.Int
+		ResultDigest [32]byte
+		Epoch        uint64
+	})
+	if err != nil {
+		return *outstruct, err
+	}
+
+	outstruct.Ready = *abi.ConvertType(out[0], new(bool)).(*bool)
+	outstruct.Result = *abi.ConvertType(out[1], new(*big.Int)).(**big.Int)
+	outstruct.ResultDigest = *abi.ConvertType(out[2], new([32]byte)).(*[32]byte)
+	outstruct.Epoch = *abi.ConvertType(out[3], new(uint64)).(*uint64)
+
+	return *outstruct, err
+
+}
+
+// VerdictOf is a free data retrieval call binding the contract method 0x7b96882b.
+//
+// Solidity: function verdictOf(bytes32 requestId) view returns(bool ready, uint256 result, bytes32 resultDigest, uint64 epoch)
+func (_IFHEVerdict *IFHEVerdictSession) VerdictOf(requestId [32]byte) (struct {
+	Ready        bool
+	Result       *big.Int
+	ResultDigest [32]byte
+	Epoch        uint64
+}, error) {
+	return _IFHEVerdict.Contract.VerdictOf(&_IFHEVerdict.CallOpts, requestId)
+}
+
+// VerdictOf is a free data retrieval call binding the contract method 0x7b96882b.
+//
+// Solidity: function verdictOf(bytes32 requestId) view returns(bool ready, uint256 result, bytes32 resultDigest, uint64 epoch)
+func (_IFHEVerdict *IFHEVerdictCallerSession) VerdictOf(requestId [32]byte) (struct {
+	Ready        bool
+	Result       *big.Int
+	ResultDigest [32]byte
+	Epoch        uint64
+}, error) {
+	return _IFHEVerdict.Contract.VerdictOf(&_IFHEVerdict.CallOpts, requestId)
+}
+
+// SetCommittee is a paid mutator transaction binding the contract method 0x7fa7b91d.
+//
+// Solidity: function setCommittee(uint64 epoch, uint32 threshold, bytes[] pubkeys, bytes[] pops) returns()
+func (_IFHEVerdict *IFHEVerdictTransactor) SetCommittee(opts *bind.TransactOpts, epoch uint64, threshold uint32, pubkeys [][]byte, pops [][]byte) (*types.Transaction, error) {
+	return _IFHEVerdict.contract.Transact(opts, "setCommittee", epoch, threshold, pubkeys, pops)
+}
+
+// SetCommittee is a paid mutator transaction binding the contract method 0x7fa7b91d.
+//
+// Solidity: function setCommittee(uint64 epoch, uint32 threshold, bytes[] pubkeys, bytes[] pops) returns()
+func (_IFHEVerdict *IFHEVerdictSession) SetCommittee(epoch uint64, threshold uint32, pubkeys [][]byte, pops [][]byte) (*types.Transaction, error) {
+	return _IFHEVerdict.Contract.SetCommittee(&_IFHEVerdict.TransactOpts, epoch, threshold, pubkeys, pops)
+}
+
+// SetCommittee is a paid mutator transaction binding the contract method 0x7fa7b91d.
+//
+// Solidity: function setCommittee(uint64 epoch, uint32 threshold, bytes[] pubkeys, bytes[] pops) returns()
+func (_IFHEVerdict *IFHEVerdictTransactorSession) SetCommittee(epoch uint64, threshold uint32, pubkeys [][]byte, pops [][]byte) (*types.Transaction, error) {
+	return _IFHEVerdict.Contract.SetCommittee(&_IFHEVerdict.TransactOpts, epoch, threshold, pubkeys, pops)
+}
+
+// Submit is a paid mutator transaction binding the contract method 0x957a00df.
+//
+// Solidity: function submit(bytes32 requestId, uint256 result, bytes32 resultDigest, bytes signature, bytes signers) returns()
+func (_IFHEVerdict *IFHEVerdictTransactor) Submit(opts *bind.TransactOpts, requestId [32]byte, result *big.Int, resultDigest [32]byte, signature []byte, signers []byte) (*types.Transaction, error) {
+	return _IFHEVerdict.contract.Transact(opts, "submit", requestId, result, resultDigest, signature, signers)
+}
+
+// Submit is a paid mutator transaction binding the contract method 0x957a00df.
+//
+// Solidity: function submit(bytes32 requestId, uint256 result, bytes32 resultDigest, bytes signature, bytes signers) returns()
+func (_IFHEVerdict *IFHEVerdictSession) Submit(requestId [32]byte, result *big.Int, resultDigest [32]byte, signature []byte, signers []byte) (*types.Transaction, error) {
+	return _IFHEVerdict.Contract.Submit(&_IFHEVerdict.TransactOpts, requestId, result, resultDigest, signature, signers)
+}
+
+// Submit is a paid mutator transaction binding the contract method 0x957a00df.
+//
+// Solidity: function submit(bytes32 requestId, uint256 result, bytes32 resultDigest, bytes signature, bytes signers) returns()
+func (_IFHEVerdict *IFHEVerdictTransactorSession) Submit(requestId [32]byte, result *big.Int, resultDigest [32]byte, signature []byte, signers []byte) (*types.Transaction, error) {
+	return _IFHEVerdict.Contract.Submit(&_IFHEVerdict.TransactOpts, requestId, result, resultDigest, signature, signers)
+}
+
+// IFHEVerdictCommitteeChangedIterator is returned from FilterCommitteeChanged and is used to iterate over the raw logs and unpacked data for CommitteeChanged events raised by the IFHEVerdict contract.
+type IFHEVerdictCommitteeChangedIterator struct {
+	Event *IFHEVerdictCommitteeChanged // Event containing the contract specifics and raw log
+
+	contract *bind.BoundContract // Generic contract to use for unpacking event data
+	event    string              // Event name to use for unpacking event data
+
+	logs chan types.Log        // Log channel receiving the found contract events
+	sub  ethereum.Subscription // Subscription for errors, completion and termination
+	done bool                  // Whether the subscription completed delivering logs
+	fail error                 // Occurred error to stop iteration
+}
+
+// Next advances the iterator to the subsequent event, returning whether there
+// are any more events found. In case of a retrieval or parsing error, false is
+// returned and Error() can be queried for the exact failure.
+func (it *IFHEVerdictCommitteeChangedIterator) Next() bool {
+	// If the iterator failed, stop iterating
+	if it.fail != nil {
+		return false
+	}
+	// If the iterator completed, deliver directly whatever's available
+	if it.done {
+		select {
+		case log := <-it.logs:
+			it.Event = new(IFHEVerdictCommitteeChanged)
+			if err := it.contract.UnpackLog(it.Event, it.event, log); err != nil {
+				it.fail = err
+				return false
+			}
+			it.Event.Raw = log
+			return true
+
+		default:
+			return false
+		}
+	}
+	// Iterator still in progress, wait for either a data or an error event
+	select {
+	case log := <-it.logs:
+		it.Event = new(IFHEVerdictCommitteeChanged)
+		if err := it.contract.UnpackLog(it.Event, it.event, log); err != nil {
+			it.fail = err
+			return false
+		}
+		it.Event.Raw = log
+		return true
+
+	case err := <-it.sub.Err():
+		it.done = true
+		it.fail = err
+		return it.Next()
+	}
+}
+
+// Error returns any retrieval or parsing error occurred during filtering.
+func (it *IFHEVerdictCommitteeChangedIterator) Error() error {
+	return it.fail
+}
+
+// Close terminates the iteration process, releasing any pending underlying
+// resources.
+func (it *IFHEVerdictCommitteeChangedIterator) Close() error {
+	it.sub.Unsubscribe()
+	return nil
+}
+
+// IFHEVerdictCommitteeChanged represents a CommitteeChanged event raised by the IFHEVerdict contract.
+type IFHEVerdictCommitteeChanged struct {
+	Epoch     uint64
+	Threshold uint32
+	Size      uint32
+	Raw       types.Log // Blockchain specific contextual infos
+}
+
+// FilterCommitteeChanged is a free log retrieval operation binding the contract event 0xd9236699de0b7e0d63631da204efe859b87aae7da642b0ca4ba05614e5dba279.
+//
+// Solidity: event CommitteeChanged(uint64 indexed epoch, uint32 threshold, uint32 size)
+func (_IFHEVerdict *IFHEVerdictFilterer) FilterCommitteeChanged(opts *bind.FilterOpts, epoch []uint64) (*IFHEVerdictCommitteeChangedIterator, error) {
+
+	var epochRule []interface{}
+	for _, epochItem := range epoch {
+		epochRule = append(epochRule, epochItem)
+	}
+
+	logs, sub, err := _IFHEVerdict.contract.FilterLogs(opts, "CommitteeChanged", epochRule)
+	if err != nil {
+		return nil, err
+	}
+	return &IFHEVerdictCommitteeChangedIterator{contract: _IFHEVerdict.contract, event: "CommitteeChanged", logs: logs, sub: sub}, nil
+}
+
+// WatchCommitteeChanged is a free log subscription operation binding the contract event 0xd9236699de0b7e0d63631da204efe859b87aae7da642b0ca4ba05614e5dba279.
+//
+// Solidity: event CommitteeChanged(uint64 indexed epoch, uint32 threshold, uint32 size)
+func (_IFHEVerdict *IFHEVerdictFilterer) WatchCommitteeChanged(opts *bind.WatchOpts, sink chan<- *IFHEVerdictCommitteeChanged, epoch []uint64) (event.Subscription, error) {
+
+	var epochRule []interface{}
+	for _, epochItem := range epoch {
+		epochRule = append(epochRule, epochItem)
+	}
+
+	logs, sub, err := _IFHEVerdict.contract.WatchLogs(opts, "CommitteeChanged", epochRule)
+	if err != nil {
+		return nil, err
+	}
+	return event.NewSubscription(func(quit <-chan struct{}) error {
+		defer sub.Unsubscribe()
+		for {
+			select {
+			case log := <-logs:
+				// New log arrived, parse the event and forward to the user
+				event := new(IFHEVerdictCommitteeChanged)
+				if err := _IFHEVerdict.contract.UnpackLog(event, "CommitteeChanged", log); err != nil {
+					return err
+				}
+				event.Raw = log
+
+				select {
+				case sink <- event:
+				case err := <-sub.Err():
+					return err
+				case <-quit:
+					return nil
+				}
+			case err := <-sub.Err():
+				return err
+			case <-quit:
+				return nil
+			}
+		}
+	}), nil
+}
+
+// ParseCommitteeChanged is a log parse operation binding the contract event 0xd9236699de0b7e0d63631da204efe859b87aae7da642b0ca4ba05614e5dba279.
+//
+// Solidity: event CommitteeChanged(uint64 indexed epoch, uint32 threshold, uint32 size)
+func (_IFHEVerdict *IFHEVerdictFilterer) ParseCommitteeChanged(log types.Log) (*IFHEVerdictCommitteeChanged, error) {
+	event := new(IFHEVerdictCommitteeChanged)
+	if err := _IFHEVerdict.contract.UnpackLog(event, "CommitteeChanged", log); err != nil {
+		return nil, err
+	}
+	event.Raw = log
+	return event, nil
+}
+
+// IFHEVerdictVerdictAcceptedIterator is returned from FilterVerdictAccepted and is used to iterate over the raw logs and unpacked data for VerdictAccepted events raised by the IFHEVerdict contract.
+type IFHEVerdictVerdictAcceptedIterator struct {
+	Event *IFHEVerdictVerdictAccepted // Event containing the contract specifics and raw log
+
+	contract *bind.BoundContract // Generic contract to use for unpacking event data
+	event    string              // Event name to use for unpacking event data
+
+	logs chan types.Log        // Log channel receiving the found contract events
+	sub  ethereum.Subscription // Subscription for errors, completion and termination
+	done bool                  // Whether the subscription completed delivering logs
+	fail error                 // Occurred error to stop iteration
+}
+
+// Next advances the iterator to the subsequent event, returning whether there
+// are any more events found. In case of a retrieval or parsing error, false is
+// returned and Error() can be queried for the exact failure.
+func (it *IFHEVerdictVerdictAcceptedIterator) Next() bool {
+	// If the iterator failed, stop iterating
+	if it.fail != nil {
+		return false
+	}
+	// If the iterator completed, deliver directly whatever's available
+	if it.done {
+		select {
+		case log := <-it.logs:
+			it.Event = new(IFHEVerdictVerdictAccepted)
+			if err := it.contract.UnpackLog(it.Event, it.event, log); err != nil {
+				it.fail = err
+				return false
+			}
+			it.Event.Raw = log
+			return true
+
+		default:
+			return false
+		}
+	}
+	// Iterator still in progress, wait for either a data or an error event
+	select {
+	case log := <-it.logs:
+		it.Event = new(IFHEVerdictVerdictAccepted)
+		if err := it.contract.UnpackLog(it.Event, it.event, log); err != nil {
+			it.fail = err
+			return false
+		}
+		it.Event.Raw = log
+		return true
+
+	case err := <-it.sub.Err():
+		it.done = true
+		it.fail = err
+		return it.Next()
+	}
+}
+
+// Error returns any retrieval or parsing error occurred during filtering.
+func (it *IFHEVerdictVerdictAcceptedIterator) Error() error {
+	return it.fail
+}
+
+// Close terminates the iteration process, releasing any pending underlying
+// resources.
+func (it *IFHEVerdictVerdictAcceptedIterator) Close() error {
+	it.sub.Unsubscribe()
+	return nil
+}
+
+// IFHEVerdictVerdictAccepted represents a VerdictAccepted event raised by the IFHEVerdict contract.
+type IFHEVerdictVerdictAccepted struct {
+	RequestId    [32]byte
+	PolicyId     [32]byte
+	Result       *big.Int
+	ResultDigest [32]byte
+	Epoch        uint64
+	Signers      uint32
+	Raw          types.Log // Blockchain specific contextual infos
+}
+
+// FilterVerdictAccepted is a free log retrieval operation binding the contract event 0xd2faee3b8bf9298aa97f661828446523472c723e3b203c5e1efb644923149c61.
+//
+// Solidity: event VerdictAccepted(bytes32 indexed requestId, bytes32 indexed policyId, uint256 result, bytes32 resultDigest, uint64 epoch, uint32 signers)
+func (_IFHEVerdict *IFHEVerdictFilterer) FilterVerdictAccepted(opts *bind.FilterOpts, requestId [][32]byte, policyId [][32]byte) (*IFHEVerdictVerdictAcceptedIterator, error) {
+
+	var requestIdRule []interface{}
+	for _, requestIdItem := range requestId {
+		requestIdRule = append(requestIdRule, requestIdItem)
+	}
+	var policyIdRule []interface{}
+	for _, policyIdItem := range policyId {
+		policyIdRule = append(policyIdRule, policyIdItem)
+	}
+
+	logs, sub, err := _IFHEVerdict.contract.FilterLogs(opts, "VerdictAccepted", requestIdRule, policyIdRule)
+	if err != nil {
+		return nil, err
+	}
+	return &IFHEVerdictVerdictAcceptedIterator{contract: _IFHEVerdict.contract, event: "VerdictAccepted", logs: logs, sub: sub}, nil
+}
+
+// WatchVerdictAccepted is a free log subscription operation binding the contract event 0xd2faee3b8bf9298aa97f661828446523472c723e3b203c5e1efb644923149c61.
+//
+// Solidity: event VerdictAccepted(bytes32 indexed requestId, bytes32 indexed policyId, uint256 result, bytes32 resultDigest, uint64 epoch, uint32 signers)
+func (_IFHEVerdict *IFHEVerdictFilterer) WatchVerdictAccepted(opts *bind.WatchOpts, sink chan<- *IFHEVerdictVerdictAccepted, requestId [][32]byte, policyId [][32]byte) (event.Subscription, error) {
+
+	var requestIdRule []interface{}
+	for _, requestIdItem := range requestId {
+		requestIdRule = append(requestIdRule, requestIdItem)
+	}
+	var policyIdRule []interface{}
+	for _, policyIdItem := range policyId {
+		policyIdRule = append(policyIdRule, policyIdItem)
+	}
+
+	logs, sub, err := _IFHEVerdict.contract.WatchLogs(opts, "VerdictAccepted", requestIdRule, policyIdRule)
+	if err != nil {
+		return nil, err
+	}
+	return event.NewSubscription(func(quit <-chan struct{}) error {
+		defer sub.Unsubscribe()
+		for {
+			select {
+			case log := <-logs:
+				// New log arrived, parse the event and forward to the user
+				event := new(IFHEVerdictVerdictAccepted)
+				if err := _IFHEVerdict.contract.UnpackLog(event, "VerdictAccepted", log); err != nil {
+					return err
+				}
+				event.Raw = log
+
+				select {
+				case sink <- event:
+				case err := <-sub.Err():
+					return err
+				case <-quit:
+					return nil
+				}
+			case err := <-sub.Err():
+				return err
+			case <-quit:
+				return nil
+			}
+		}
+	}), nil
+}
+
+// ParseVerdictAccepted is a log parse operation binding the contract event 0xd2faee3b8bf9298aa97f661828446523472c723e3b203c5e1efb644923149c61.
+//
+// Solidity: event VerdictAccepted(bytes32 indexed requestId, bytes32 indexed policyId, uint256 result, bytes32 resultDigest, uint64 epoch, uint32 signers)
+func (_IFHEVerdict *IFHEVerdictFilterer) ParseVerdictAccepted(log types.Log) (*IFHEVerdictVerdictAccepted, error) {
+	event := new(IFHEVerdictVerdictAccepted)
+	if err := _IFHEVerdict.contract.UnpackLog(event, "VerdictAccepted", log); err != nil {
+		return nil, err
+	}
+	event.Raw = log
+	return event, nil
+}
