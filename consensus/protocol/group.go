@@ -1,0 +1,126 @@
+package protocol
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"go.uber.org/zap"
+	"golang.org/x/crypto/sha3"
+
+	"github.com/fhegate/fhegate/consensus/transport"
+)
+
+// Group is the view a protocol run has of the committee: the message mux,
+// every member's ID, the threshold and the per-round deadline.
+type Group struct {
+	Mux       *transport.Mux
+	Members   []transport.MemberID // every committee member, ascending
+	Threshold int
+	Timeout   time.Duration // per round; 0: 60 s
+	Log       *zap.Logger
+}
+
+// Self is the local member.
+func (g Group) Self() transport.MemberID { return g.Mux.Self() }
+
+// N is the committee size.
+func (g Group) N() int { return len(g.Members) }
+
+func (g Group) timeout() time.Duration {
+	if g.Timeout <= 0 {
+		return 60 * time.Second
+	}
+	return g.Timeout
+}
+
+func (g Group) log() *zap.Logger {
+	if g.Log == nil {
+		return zap.NewNop()
+	}
+	return g.Log
+}
+
+// Ledger is what the protocols need from the share ledger.
+type Ledger interface {
+	// Issue returns the share this member gives for (kind, digest, epoch) in
+	// session: the stored bytes if this same session already issued it, a
+	// fresh share from gen — persisted and fsync'd before Issue returns — if
+	// none was ever issued, and an error wrapping ErrAlreadyShared if another
+	// session did.
+	Issue(kind string, digest [32]byte, epoch uint64, session string, gen func() ([]byte, error)) ([]byte, error)
+}
+
+// ErrAlreadyShared is returned (wrapped) by a Ledger for a second share.
+var ErrAlreadyShared = errors.New("share already issued for this ciphertext and epoch (re-randomise it)")
+
+// ErrMissing reports members that did not answer a round in time.
+type ErrMissing struct {
+	Session string
+	Missing []transport.MemberID
+}
+
+func (e *ErrMissing) Error() string {
+	return fmt.Sprintf("protocol: %s: no answer from members %v", e.Session, e.Missing)
+}
+
+// exchangeAll broadcasts payload to `members` and collects one message of the
+// same type from each of them; every one must answer (n-of-n rounds: DKG).
+func exchangeAll(ctx context.Context, g Group, members []transport.MemberID, session string, typ transport.Type, payload []byte) (map[transport.MemberID][]byte, error) {
+	rctx, cancel := context.WithTimeout(ctx, g.timeout())
+	defer cancel()
+	if err := g.Mux.Broadcast(rctx, members, transport.Message{Type: typ, Session: session, Payload: payload}); err != nil {
+		g.log().Warn("broadcast incomplete", zap.String("session", session), zap.Error(err))
+	}
+	got := g.Mux.Collect(rctx, session, typ, members)
+	if len(got.Missing) > 0 {
+		return nil, &ErrMissing{Session: session, Missing: got.Missing}
+	}
+	out := map[transport.MemberID][]byte{g.Self(): payload}
+	for id, m := range got.Got {
+		out[id] = m.Payload
+	}
+	return out, nil
+}
+
+// sortedIDs returns the keys of m, ascending.
+func sortedIDs[V any](m map[transport.MemberID]V) []transport.MemberID {
+	out := make([]transport.MemberID, 0, len(m))
+	for id := range m {
+		out = append(out, id)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+func keccak(parts ...[]byte) [32]byte {
+	h := sha3.NewLegacyKeccak256()
+	for _, p := range parts {
+		h.Write(p)
+	}
+	var out [32]byte
+	h.Sum(out[:0])
+	return out
+}
+
+// safe runs f and turns a panic from Lattigo (e.g. on a malformed share)
+// into an error.
+func safe(what string, f func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("protocol: %s: %v", what, r)
+		}
+	}()
+	return f()
+}
+
+func contains(ids []transport.MemberID, id transport.MemberID) bool {
+	for _, x := range ids {
+		if x == id {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,280 @@
+package protocol
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.uber.org/zap/zaptest"
+
+	"github.com/fhegate/fhegate/consensus/transport"
+	"github.com/fhegate/fhegate/fhe"
+	"github.com/fhegate/fhegate/fhe/fhetest"
+)
+
+type memLedger struct {
+	mu sync.Mutex
+	m  map[string]struct {
+		session string
+		share   []byte
+	}
+}
+
+func newMemLedger() *memLedger {
+	return &memLedger{m: map[string]struct {
+		session string
+		share   []byte
+	}{}}
+}
+
+func (l *memLedger) Issue(kind string, d [32]byte, epoch uint64, session string, gen func() ([]byte, error)) ([]byte, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	k := fmt.Sprintf("%s/%x/%d", kind, d, epoch)
+	if e, ok := l.m[k]; ok {
+		if e.session == session {
+			return e.share, nil
+		}
+		return nil, ErrAlreadyShared
+	}
+	b, err := gen()
+	if err != nil {
+		return nil, err
+	}
+	l.m[k] = struct {
+		session string
+		share   []byte
+	}{session, b}
+	return b, nil
+}
+
+type testCommittee struct {
+	n, t    int
+	muxes   []*transport.Mux
+	members []transport.MemberID
+	kms     []*KeyMaterial
+	keys    []*ThresholdKey
+	ledgers []*memLedger
+}
+
+func (c *testCommittee) group(i int, tb testing.TB) Group {
+	return Group{Mux: c.muxes[i], Members: c.members, Threshold: c.t, Timeout: 20 * time.Second, Log: zaptest.NewLogger(tb)}
+}
+
+// parallel runs f for every member index in idx concurrently.
+func parallel(idx []int, f func(i int) error) []error {
+	errs := make([]error, len(idx))
+	var wg sync.WaitGroup
+	for k, i := range idx {
+		wg.Add(1)
+		go func(k, i int) { defer wg.Done(); errs[k] = f(i) }(k, i)
+	}
+	wg.Wait()
+	return errs
+}
+
+func all(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
+func newCommittee(t *testing.T, p *fhe.Params, n, th int, gal []uint64) *testCommittee {
+	hub := transport.NewHub(n)
+	c := &testCommittee{n: n, t: th}
+	for i := 1; i <= n; i++ {
+		c.members = append(c.members, transport.MemberID(i))
+		c.muxes = append(c.muxes, transport.NewMux(hub.Endpoint(transport.MemberID(i)), zaptest.NewLogger(t)))
+		c.ledgers = append(c.ledgers, newMemLedger())
+	}
+	t.Cleanup(func() {
+		for _, m := range c.muxes {
+			m.Close()
+		}
+	})
+	c.kms = make([]*KeyMaterial, n)
+	c.keys = make([]*ThresholdKey, n)
+	errs := parallel(all(n), func(i int) error {
+		km, k, err := RunDKG(context.Background(), c.group(i, t), DKGConfig{Params: p, Epoch: 1, GaloisElements: gal})
+		c.kms[i], c.keys[i] = km, k
+		return err
+	})
+	for _, err := range errs {
+		require.NoError(t, err)
+	}
+	for i := 1; i < n; i++ {
+		require.Equal(t, c.kms[0].Digest, c.kms[i].Digest)
+	}
+	return c
+}
+
+func TestDKGThresholdDecrypt(t *testing.T) {
+	p := fhe.MustParams(fhetest.InsecureBGVN10)
+	gal := p.GaloisElementsForRotations([]int{1})
+	c := newCommittee(t, p, 5, 3, gal)
+	km := c.kms[0]
+	ev, err := fhe.NewEvaluator(p, fhe.EvaluationKeys{Relin: km.Relin, Galois: km.Galois})
+	require.NoError(t, err)
+	plan, err := PlanNoise(p, 5, 3, 0)
+	require.NoError(t, err)
+	t.Logf("noise plan: %+v", plan)
+
+	r := rand.New(rand.NewPCG(7, 8))
+	a := fhetest.RandInts(r, p.Slots(), 100)
+	b := fhetest.RandInts(r, p.Slots(), 100)
+	enc := fhe.NewEncryptor(km.Public)
+	ca, err := enc.EncryptInts(a)
+	require.NoError(t, err)
+	cb, err := enc.EncryptInts(b)
+	require.NoError(t, err)
+	prod, err := ev.Mul(ca, cb) // relinearisation key from the DKG
+	require.NoError(t, err)
+	rot, err := ev.Rotate(prod, 1) // Galois key from the DKG
+	require.NoError(t, err)
+	want := make([]int64, p.Slots())
+	half := p.Slots() / 2
+	for i := range want {
+		j := (i % half + 1) % half + (i/half)*half
+		want[i] = a[j] * b[j]
+	}
+
+	decryptWith := func(ct *fhe.Ciphertext, session string, parts []int, corrupt map[int]bool) []*DecryptResult {
+		ids := make([]transport.MemberID, len(parts))
+		for k, i := range parts {
+			ids[k] = c.members[i]
+		}
+		out := make([]*DecryptResult, len(parts))
+		errs := parallel(parts, func(i int) error {
+			led := Ledger(c.ledgers[i])
+			if corrupt[i] {
+				led = corruptLedger{c.ledgers[i]}
+			}
+			res, err := ThresholdDecrypt(context.Background(), c.group(i, t), c.keys[i], plan, ev, led, DecryptRequest{Session: session, Ciphertext: ct, Participants: ids})
+			for k, j := range parts {
+				if j == i {
+					out[k] = res
+				}
+			}
+			return err
+		})
+		for _, err := range errs {
+			require.NoError(t, err)
+		}
+		return out
+	}
+	check := func(res *DecryptResult) {
+		got := fhe.Centre(res.Values, p.PlaintextModulus())
+		require.Equal(t, want, got)
+	}
+
+	t.Run("all five, cross-checked", func(t *testing.T) {
+		for _, res := range decryptWith(rot, "dec/1", all(5), nil) {
+			check(res)
+			require.True(t, res.Checked)
+			require.Empty(t, res.Bad)
+		}
+	})
+	t.Run("second share for the same ciphertext refused", func(t *testing.T) {
+		_, err := ThresholdDecrypt(context.Background(), c.group(0, t), c.keys[0], plan, ev, c.ledgers[0],
+			DecryptRequest{Session: "dec/other", Ciphertext: rot, Participants: c.members})
+		require.ErrorIs(t, err, ErrAlreadyShared)
+	})
+	t.Run("exactly t members", func(t *testing.T) {
+		ct2, err := ev.Add(rot, mustEnc(t, enc, make([]int64, 1)))
+		require.NoError(t, err)
+		for _, res := range decryptWith(ct2, "dec/2", []int{1, 3, 4}, nil) {
+			check(res)
+			require.False(t, res.Checked)
+		}
+	})
+	t.Run("corrupt share detected and excluded", func(t *testing.T) {
+		ct3, err := ev.Add(rot, mustEnc(t, enc, make([]int64, 1)))
+		require.NoError(t, err)
+		res := decryptWith(ct3, "dec/3", all(5), map[int]bool{2: true})
+		for k, r := range res {
+			if k == 2 {
+				continue
+			}
+			check(r)
+			require.Equal(t, []transport.MemberID{3}, r.Bad)
+		}
+	})
+	t.Run("refresh then decrypt", func(t *testing.T) {
+		low, err := ev.DropLevels(rot, rot.Level())
+		require.NoError(t, err)
+		_, err = PrepareForDecryption(ev, plan, low)
+		if plan.Level > 0 {
+			require.ErrorIs(t, err, ErrNeedsRefresh)
+		}
+		outs := make([]*fhe.Ciphertext, 5)
+		errs := parallel(all(5), func(i int) error {
+			o, err := Refresh(context.Background(), c.group(i, t), c.keys[i], c.ledgers[i], RefreshRequest{Session: "ref/1", Ciphertext: low,
+				Active: []transport.MemberID{1, 2, 4}, Receivers: c.members})
+			outs[i] = o
+			return err
+		})
+		for _, err := range errs {
+			require.NoError(t, err)
+		}
+		d0, err := outs[0].Handle()
+		require.NoError(t, err)
+		for _, o := range outs[1:] {
+			d, err := o.Handle()
+			require.NoError(t, err)
+			require.Equal(t, d0, d)
+		}
+		require.Equal(t, p.MaxLevel(), outs[0].Level())
+		for _, res := range decryptWith(outs[0], "dec/4", all(5), nil) {
+			check(res)
+		}
+	})
+}
+
+type corruptLedger struct{ l *memLedger }
+
+func (c corruptLedger) Issue(kind string, d [32]byte, e uint64, s string, gen func() ([]byte, error)) ([]byte, error) {
+	b, err := c.l.Issue(kind, d, e, s, gen)
+	if err != nil {
+		return nil, err
+	}
+	b = append([]byte(nil), b...)
+	b[1+8*5] ^= 1 // flip a bit in one coefficient (still reduced: low bit)
+	return b, nil
+}
+
+func mustEnc(t *testing.T, enc *fhe.Encryptor, v []int64) *fhe.Ciphertext {
+	ct, err := enc.EncryptInts(v)
+	require.NoError(t, err)
+	return ct
+}
+
+func TestPlanNoise(t *testing.T) {
+	for _, tc := range []struct {
+		id   fhe.PresetID
+		n, t int
+	}{{fhe.BGVN13, 5, 3}, {fhe.BGVN14, 5, 3}, {fhe.BGVN13, 3, 2}, {fhetest.InsecureBGVN10, 5, 3}} {
+		p := fhe.MustParams(tc.id)
+		plan, err := PlanNoise(p, tc.n, tc.t, 0)
+		require.NoError(t, err)
+		require.GreaterOrEqual(t, plan.HeadroomBits, 2.0)
+		require.Equal(t, float64(DefaultFloodingBits), plan.FloodingBits)
+		t.Logf("%s %d-of-%d: %+v", p.Preset.Name, tc.t, tc.n, plan)
+	}
+	_, err := LagrangeBound(17, 3)
+	require.Error(t, err)
+}
+
+func TestIntegerLagrange(t *testing.T) {
+	l, err := IntegerLagrange(5, []transport.MemberID{1, 2, 3})
+	require.NoError(t, err)
+	// λ = (3, -3, 1); Δ = 120
+	require.Equal(t, int64(360), l[1].Int64())
+	require.Equal(t, int64(-360), l[2].Int64())
+	require.Equal(t, int64(120), l[3].Int64())
+}

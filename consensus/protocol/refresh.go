@@ -1,0 +1,137 @@
+package protocol
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/luxfi/lattice/v7/core/rlwe"
+	"github.com/luxfi/lattice/v7/multiparty"
+	"github.com/luxfi/lattice/v7/multiparty/mpbgv"
+	"github.com/luxfi/lattice/v7/ring"
+	"github.com/luxfi/lattice/v7/utils/sampling"
+	"go.uber.org/zap"
+
+	"github.com/fhegate/fhegate/consensus/transport"
+	"github.com/fhegate/fhegate/fhe"
+)
+
+// RefreshSigma is the flooding σ of the collective refresh for a ciphertext
+// at `level`: the largest power of two for which t shares still decrypt the
+// masked value correctly at that level (8σ·t < Q_level/(4t_p)), capped at
+// 2^20 so that Lattigo's sampler (which does not reduce samples above a
+// prime) stays exact. A refresh hides the plaintext with a uniform mask, so
+// this σ protects the secret shares, not the message.
+func RefreshSigma(p *fhe.Params, level, t int) float64 {
+	logQ := 0.0
+	for _, q := range p.Q()[:level+1] {
+		logQ += math.Log2(float64(q))
+	}
+	bits := logQ - math.Log2(float64(p.PlaintextModulus())) - 2 - math.Log2(tailSigmas*float64(t)) - CiphertextNoiseBits/2
+	bits = math.Floor(math.Min(bits, 20))
+	if bits < 2 {
+		bits = 2
+	}
+	return math.Exp2(bits)
+}
+
+// RefreshRequest is one collective refresh (MPC bootstrapping).
+type RefreshRequest struct {
+	Session    string
+	Ciphertext *fhe.Ciphertext
+	// Active are exactly t members that generate shares (ascending);
+	// Receivers (a superset) get the shares and compute the result too.
+	Active    []transport.MemberID
+	Receivers []transport.MemberID
+}
+
+// Refresh runs Lattigo's mpbgv RefreshProtocol (Mouchet et al., PETS 2021,
+// §IV-D: masked decryption to additive shares and re-encryption at the top
+// level) with t-of-t additive secrets obtained from the Shamir shares by the
+// Combiner (Lagrange weights for the active set). Every receiver computes the
+// same refreshed ciphertext; its digest is compared by the caller.
+func Refresh(ctx context.Context, g Group, key *ThresholdKey, led Ledger, req RefreshRequest) (*fhe.Ciphertext, error) {
+	p := key.Params
+	if len(req.Active) != key.T {
+		return nil, fmt.Errorf("protocol: refresh needs exactly t=%d active members, got %d", key.T, len(req.Active))
+	}
+	ct := req.Ciphertext
+	if ct.Degree() != 1 {
+		return nil, errors.New("protocol: refresh needs a degree-1 ciphertext")
+	}
+	sigma := RefreshSigma(p, ct.Level(), key.T)
+	rfp, err := mpbgv.NewRefreshProtocol(p.BGV(), ring.DiscreteGaussian{Sigma: sigma, Bound: 6 * sigma})
+	if err != nil {
+		return nil, err
+	}
+	crs, err := sampling.NewKeyedPRNG([]byte("fhegate/refresh/" + req.Session))
+	if err != nil {
+		return nil, err
+	}
+	maxLevel := p.MaxLevel()
+	crp := rfp.SampleCRP(maxLevel, crs)
+	rctx, cancel := context.WithTimeout(ctx, g.timeout())
+	defer cancel()
+	shares := map[transport.MemberID][]byte{}
+	if contains(req.Active, g.Self()) {
+		digest := ShareDigest(ct)
+		b, err := led.Issue("refresh", digest, key.Epoch, req.Session, func() ([]byte, error) {
+			points := make([]multiparty.ShamirPublicPoint, len(g.Members))
+			for i, id := range g.Members {
+				points[i] = multiparty.ShamirPublicPoint(id)
+			}
+			active := make([]multiparty.ShamirPublicPoint, len(req.Active))
+			for i, id := range req.Active {
+				active[i] = multiparty.ShamirPublicPoint(id)
+			}
+			cmb := multiparty.NewCombiner(p.RLWE(), multiparty.ShamirPublicPoint(g.Self()), points, key.T)
+			add := rlwe.NewSecretKey(p.RLWE())
+			if err := cmb.GenAdditiveShare(active, multiparty.ShamirPublicPoint(g.Self()), key.Share, add); err != nil {
+				return nil, err
+			}
+			share := rfp.AllocateShare(ct.Level(), maxLevel)
+			if err := rfp.GenShare(add, ct.Lattigo(), crp, &share); err != nil {
+				return nil, err
+			}
+			zero(add)
+			return share.MarshalBinary()
+		})
+		if err != nil {
+			return nil, err
+		}
+		shares[g.Self()] = b
+		if err := g.Mux.Broadcast(rctx, req.Receivers, transport.Message{Type: transport.TypeRefreshShare, Session: req.Session, Payload: b}); err != nil {
+			g.log().Debug("refresh broadcast incomplete", zap.Error(err))
+		}
+	}
+	got := g.Mux.Collect(rctx, req.Session, transport.TypeRefreshShare, req.Active)
+	g.Mux.Forget(req.Session)
+	if len(got.Missing) > 0 {
+		return nil, &ErrMissing{Session: req.Session, Missing: got.Missing}
+	}
+	for id, m := range got.Got {
+		shares[id] = m.Payload
+	}
+	agg := rfp.AllocateShare(ct.Level(), maxLevel)
+	first := true
+	for _, id := range req.Active {
+		sh := rfp.AllocateShare(ct.Level(), maxLevel)
+		if err := safe("refresh share", func() error { return sh.UnmarshalBinary(shares[id]) }); err != nil {
+			return nil, fmt.Errorf("member %d: %w", id, err)
+		}
+		if first {
+			agg, first = sh, false
+			continue
+		}
+		if err := safe("refresh aggregate", func() error { return rfp.AggregateShares(agg, sh, &agg) }); err != nil {
+			return nil, fmt.Errorf("member %d: %w", id, err)
+		}
+	}
+	out := rlwe.NewCiphertext(p.RLWE(), 1, maxLevel)
+	*out.MetaData = *ct.Lattigo().MetaData
+	if err := safe("refresh finalize", func() error { return rfp.Finalize(ct.Lattigo(), crp, agg, out) }); err != nil {
+		return nil, err
+	}
+	return fhe.WrapCiphertext(p, out)
+}

@@ -1,0 +1,602 @@
+package protocol
+
+import (
+	"bytes"
+	crand "crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"math/big"
+	"math/bits"
+	mrand "math/rand/v2"
+	"sort"
+
+	"github.com/luxfi/lattice/v7/core/rlwe"
+	"github.com/luxfi/lattice/v7/multiparty"
+	"github.com/luxfi/lattice/v7/ring"
+	"github.com/luxfi/lattice/v7/schemes/bgv"
+	"golang.org/x/crypto/sha3"
+
+	"github.com/fhegate/fhegate/consensus/transport"
+	"github.com/fhegate/fhegate/fhe"
+)
+
+// MaxMembers bounds the committee size: the combine factor Δ = n! and the
+// Lagrange coefficients grow with n and eat the flooding budget.
+const MaxMembers = 16
+
+// Noise constants (see doc.go, "Noise flooding").
+const (
+	// CiphertextNoiseBits is the bound log2 B_ct assumed for the noise of a
+	// result ciphertext at the decryption level (Lattigo BGV keeps the noise
+	// of c0+c1·s − [t⁻¹m] at ≈2^4.4 std / 2^6.6 max at N=2^13 after any
+	// number of rescales, measured by TestCiphertextNoise; 16 bits leaves room
+	// for sums of ~2^9 such ciphertexts in a plan).
+	CiphertextNoiseBits = 16
+	// DefaultFloodingBits is log2(σ_flood / B_ct): each share carries fresh
+	// Gaussian noise 2^30 times larger than the ciphertext noise it hides.
+	DefaultFloodingBits = 30
+	// tailSigmas bounds a Gaussian sample (rejection at 6σ... we use 8σ for
+	// the correctness bound: P[|x| > 8σ] < 2^-48 per coefficient).
+	tailSigmas = 8
+	// maxSigmaBits keeps σ·tail inside float64's 53-bit mantissa.
+	maxSigmaBits = 48
+)
+
+// ThresholdKey is a member's t-of-n Shamir share of the collective secret,
+// tsk_j = Σ_i P_i(j) over the members' Shamir polynomials (Mouchet et al.,
+// ePrint 2022/780). It never leaves the member.
+type ThresholdKey struct {
+	Params    *fhe.Params
+	Epoch     uint64
+	ID        transport.MemberID
+	N, T      int
+	Share     multiparty.ShamirSecretShare
+	PKDigest  [32]byte // keccak of the collective public key it belongs to
+	Threshold int      // same as T (kept for readability at call sites)
+}
+
+var thresholdKeyMagic = []byte("FHEGTSK1")
+
+// MarshalBinary encodes the key for the member's local store.
+func (k *ThresholdKey) MarshalBinary() ([]byte, error) {
+	share, err := k.Share.MarshalBinary()
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	b.Write(thresholdKeyMagic)
+	var hdr [8 + 4 + 2 + 2 + 1 + 32]byte
+	binary.BigEndian.PutUint64(hdr[0:8], k.Epoch)
+	binary.BigEndian.PutUint32(hdr[8:12], uint32(k.ID))
+	binary.BigEndian.PutUint16(hdr[12:14], uint16(k.N))
+	binary.BigEndian.PutUint16(hdr[14:16], uint16(k.T))
+	hdr[16] = byte(k.Params.Preset.ID)
+	copy(hdr[17:], k.PKDigest[:])
+	b.Write(hdr[:])
+	b.Write(share)
+	return b.Bytes(), nil
+}
+
+// UnmarshalThresholdKey decodes a stored ThresholdKey.
+func UnmarshalThresholdKey(b []byte) (*ThresholdKey, error) {
+	const hl = 8 + 4 + 2 + 2 + 1 + 32
+	if len(b) < len(thresholdKeyMagic)+hl || !bytes.Equal(b[:len(thresholdKeyMagic)], thresholdKeyMagic) {
+		return nil, errors.New("protocol: not a threshold key")
+	}
+	h := b[len(thresholdKeyMagic):]
+	k := &ThresholdKey{
+		Epoch: binary.BigEndian.Uint64(h[0:8]),
+		ID:    transport.MemberID(binary.BigEndian.Uint32(h[8:12])),
+		N:     int(binary.BigEndian.Uint16(h[12:14])),
+		T:     int(binary.BigEndian.Uint16(h[14:16])),
+	}
+	k.Threshold = k.T
+	p, err := fhe.NewParams(fhe.PresetID(h[16]))
+	if err != nil {
+		return nil, err
+	}
+	k.Params = p
+	copy(k.PKDigest[:], h[17:hl])
+	k.Share = multiparty.NewThresholdizer(p.RLWE()).AllocateThresholdSecretShare()
+	if err := k.Share.UnmarshalBinary(h[hl:]); err != nil {
+		return nil, fmt.Errorf("protocol: threshold key share: %w", err)
+	}
+	return k, nil
+}
+
+// Factorial returns n!.
+func Factorial(n int) *big.Int {
+	f := big.NewInt(1)
+	for i := 2; i <= n; i++ {
+		f.Mul(f, big.NewInt(int64(i)))
+	}
+	return f
+}
+
+// IntegerLagrange returns Δ·λ_j for every j in set, where λ_j is the
+// Lagrange coefficient at 0 over the Shamir points in set and Δ = n!
+// (Shoup's trick, "Practical Threshold Signatures", EUROCRYPT 2000): the
+// products are integers of bounded size, so a combination of shares
+// multiplies their flooding noise by a known small factor instead of by a
+// full-size residue mod q.
+func IntegerLagrange(n int, set []transport.MemberID) (map[transport.MemberID]*big.Int, error) {
+	delta := Factorial(n)
+	out := make(map[transport.MemberID]*big.Int, len(set))
+	for _, j := range set {
+		num, den := big.NewInt(1), big.NewInt(1)
+		for _, k := range set {
+			if k == j {
+				continue
+			}
+			num.Mul(num, big.NewInt(int64(k)))
+			den.Mul(den, big.NewInt(int64(k)-int64(j)))
+		}
+		num.Mul(num, delta)
+		q, r := new(big.Int).QuoRem(num, den, new(big.Int))
+		if r.Sign() != 0 {
+			return nil, fmt.Errorf("protocol: Δλ_%d not integral", j)
+		}
+		out[j] = q
+	}
+	return out, nil
+}
+
+// LagrangeBound returns max over t-subsets S of {1..n} of Σ_{j∈S} |Δλ_j^S|.
+func LagrangeBound(n, t int) (*big.Int, error) {
+	if n < 1 || n > MaxMembers || t < 1 || t > n {
+		return nil, fmt.Errorf("protocol: committee %d-of-%d outside 1 ≤ t ≤ n ≤ %d", t, n, MaxMembers)
+	}
+	best := new(big.Int)
+	ids := make([]transport.MemberID, n)
+	for i := range ids {
+		ids[i] = transport.MemberID(i + 1)
+	}
+	var rec func(start int, cur []transport.MemberID) error
+	rec = func(start int, cur []transport.MemberID) error {
+		if len(cur) == t {
+			l, err := IntegerLagrange(n, cur)
+			if err != nil {
+				return err
+			}
+			s := new(big.Int)
+			for _, v := range l {
+				s.Add(s, new(big.Int).Abs(v))
+			}
+			if s.Cmp(best) > 0 {
+				best = s
+			}
+			return nil
+		}
+		for i := start; i < n; i++ {
+			if err := rec(i+1, append(cur, ids[i])); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return best, rec(0, nil)
+}
+
+// NoisePlan is the decryption level and flooding noise for a committee.
+type NoisePlan struct {
+	Level         int     // ciphertexts are dropped to this level before sharing
+	SigmaBits     float64 // log2 σ_flood of each share's Gaussian
+	FloodingBits  float64 // log2(σ_flood / B_ct) actually achieved
+	LogQ          float64 // log2 of the modulus at Level
+	CombineBits   float64 // log2 of the worst-case total noise after combining
+	HeadroomBits  float64 // log2(Q/2t) − CombineBits (≥ 1)
+	DeltaBits     float64 // log2(n!)
+	LagrangeBits  float64 // log2 max Σ|Δλ|
+	RequireRefresh bool   // a ciphertext below Level needs a collective refresh first
+}
+
+// PlanNoise chooses the lowest level at which t-of-n shares carrying
+// Gaussian flooding noise σ = 2^floodingBits · B_ct still combine to a
+// correct decryption: t·(8σ·Σ|Δλ| + Δ·B_ct) < Q_ℓ/2 with a bit of margin.
+func PlanNoise(p *fhe.Params, n, t, floodingBits int) (NoisePlan, error) {
+	if p.Scheme() != fhe.SchemeBGV {
+		return NoisePlan{}, fmt.Errorf("protocol: threshold decryption is implemented for BGV presets, %s is %v", p.Preset.Name, p.Scheme())
+	}
+	if floodingBits <= 0 {
+		floodingBits = DefaultFloodingBits
+	}
+	lb, err := LagrangeBound(n, t)
+	if err != nil {
+		return NoisePlan{}, err
+	}
+	lbBits := bigLog2(lb)
+	dBits := bigLog2(Factorial(n))
+	sigmaBits := float64(CiphertextNoiseBits + floodingBits)
+	if sigmaBits > maxSigmaBits {
+		sigmaBits = maxSigmaBits
+	}
+	logT := math.Log2(float64(p.PlaintextModulus()))
+	logQ := 0.0
+	for lvl, q := range p.Q() {
+		logQ += math.Log2(float64(q))
+		flood := sigmaBits + math.Log2(tailSigmas) + lbBits
+		ct := dBits + CiphertextNoiseBits
+		total := math.Max(flood, ct) + 1
+		head := logQ - 1 - logT - total
+		if head >= 2 {
+			return NoisePlan{Level: lvl, SigmaBits: sigmaBits, FloodingBits: sigmaBits - CiphertextNoiseBits, LogQ: logQ,
+				CombineBits: total, HeadroomBits: head, DeltaBits: dBits, LagrangeBits: lbBits, RequireRefresh: lvl > 0}, nil
+		}
+	}
+	return NoisePlan{}, fmt.Errorf("protocol: %s cannot carry %d bits of flooding for a %d-of-%d committee", p.Preset.Name, floodingBits, t, n)
+}
+
+func bigLog2(x *big.Int) float64 {
+	if x.Sign() <= 0 {
+		return 0
+	}
+	f, _ := new(big.Float).SetInt(x).Float64()
+	return math.Log2(f)
+}
+
+// CiphertextDigest is keccak256 of the canonical encoding (= its handle).
+func CiphertextDigest(ct *fhe.Ciphertext) ([32]byte, error) {
+	h, err := ct.Handle()
+	return [32]byte(h), err
+}
+
+// floodSampler draws rounded Gaussian integers of standard deviation σ from a
+// ChaCha8 stream keyed by crypto/rand and reduces them modulo each prime.
+// (Lattigo's sampler does not reduce samples larger than a 30-bit prime.)
+type floodSampler struct {
+	r     *mrand.Rand
+	sigma float64
+	bound float64
+}
+
+func newFloodSampler(sigmaBits float64) (*floodSampler, error) {
+	var seed [32]byte
+	if _, err := crand.Read(seed[:]); err != nil {
+		return nil, fmt.Errorf("protocol: flooding seed: %w", err)
+	}
+	s := math.Exp2(sigmaBits)
+	return &floodSampler{r: mrand.New(mrand.NewChaCha8(seed)), sigma: s, bound: tailSigmas * s}, nil
+}
+
+// readNTT writes a fresh flooding polynomial, in the NTT domain, into p at
+// ringQ's level.
+func (f *floodSampler) readNTT(ringQ *ring.Ring, p ring.Poly) {
+	moduli := ringQ.ModuliChain()[:ringQ.Level()+1]
+	n := ringQ.N()
+	for i := 0; i < n; i++ {
+		var v float64
+		for {
+			v = math.Round(f.r.NormFloat64() * f.sigma)
+			if math.Abs(v) <= f.bound {
+				break
+			}
+		}
+		x := int64(v)
+		for j, q := range moduli {
+			m := x % int64(q)
+			if m < 0 {
+				m += int64(q)
+			}
+			p.Coeffs[j][i] = uint64(m)
+		}
+	}
+	ringQ.NTT(p, p)
+}
+
+// DecryptionShare is d_j = c1·tsk_j + e_j at the plan's level (NTT domain).
+type DecryptionShare struct {
+	Level int
+	Value ring.Poly
+}
+
+// MarshalBinary encodes a share: level byte, then the limbs little-endian.
+func (s DecryptionShare) MarshalBinary() []byte {
+	n := s.Value.N()
+	out := make([]byte, 1+(s.Level+1)*n*8)
+	out[0] = byte(s.Level)
+	o := 1
+	for i := 0; i <= s.Level; i++ {
+		for _, c := range s.Value.Coeffs[i][:n] {
+			binary.LittleEndian.PutUint64(out[o:], c)
+			o += 8
+		}
+	}
+	return out
+}
+
+// UnmarshalDecryptionShare decodes a share at the expected level, checking
+// every coefficient is reduced.
+func UnmarshalDecryptionShare(p *fhe.Params, level int, b []byte) (DecryptionShare, error) {
+	n := p.N()
+	if len(b) != 1+(level+1)*n*8 || int(b[0]) != level {
+		return DecryptionShare{}, fmt.Errorf("protocol: decryption share: %d bytes / level %d, want level %d", len(b), b0(b), level)
+	}
+	poly := p.RLWE().RingQ().AtLevel(level).NewPoly()
+	o := 1
+	for i, q := range p.Q()[:level+1] {
+		for k := 0; k < n; k++ {
+			c := binary.LittleEndian.Uint64(b[o:])
+			if c >= q {
+				return DecryptionShare{}, errors.New("protocol: decryption share coefficient not reduced")
+			}
+			poly.Coeffs[i][k] = c
+			o += 8
+		}
+	}
+	return DecryptionShare{Level: level, Value: poly}, nil
+}
+
+func b0(b []byte) int {
+	if len(b) == 0 {
+		return -1
+	}
+	return int(b[0])
+}
+
+// PrepareForDecryption drops ct to the plan's level (Lattigo BGV keeps the
+// noise at its floor through rescales, so dropping primes leaves a
+// ciphertext whose only secret-dependent part is c1·s at the smallest
+// modulus the flooding budget allows). It refuses degree ≠ 1 and
+// ciphertexts already below the level (they need a collective refresh).
+func PrepareForDecryption(ev *fhe.Evaluator, plan NoisePlan, ct *fhe.Ciphertext) (*fhe.Ciphertext, error) {
+	if ct.Degree() != 1 {
+		return nil, fmt.Errorf("protocol: decryption needs a degree-1 ciphertext, got %d", ct.Degree())
+	}
+	if ct.Level() < plan.Level {
+		return nil, fmt.Errorf("%w: ciphertext at level %d, decryption level %d", ErrNeedsRefresh, ct.Level(), plan.Level)
+	}
+	if ct.Level() == plan.Level {
+		return ct, nil
+	}
+	return ev.DropLevels(ct, ct.Level()-plan.Level)
+}
+
+// ErrNeedsRefresh is returned for a ciphertext below the decryption level.
+var ErrNeedsRefresh = errors.New("protocol: ciphertext needs a collective refresh before decryption")
+
+// GenDecryptionShare computes d_j = c1·tsk_j + e_j, e_j ← D_{Z^N, σ_flood}, for a
+// ciphertext already at plan.Level. It reads crypto/rand; call it at most
+// once per ciphertext (the share ledger enforces this).
+func GenDecryptionShare(key *ThresholdKey, plan NoisePlan, ct *fhe.Ciphertext) (DecryptionShare, error) {
+	if ct.Params() != key.Params {
+		return DecryptionShare{}, errors.New("protocol: ciphertext and key presets differ")
+	}
+	if ct.Level() != plan.Level || ct.Degree() != 1 {
+		return DecryptionShare{}, fmt.Errorf("protocol: share wants degree 1 at level %d, got degree %d level %d", plan.Level, ct.Degree(), ct.Level())
+	}
+	c := ct.Lattigo()
+	if !c.IsNTT {
+		return DecryptionShare{}, errors.New("protocol: ciphertext not in the NTT domain")
+	}
+	ringQ := key.Params.RLWE().RingQ().AtLevel(plan.Level)
+	out := ringQ.NewPoly()
+	ringQ.MulCoeffsMontgomery(c.Value[1], key.Share.Q, out)
+	fs, err := newFloodSampler(plan.SigmaBits)
+	if err != nil {
+		return DecryptionShare{}, err
+	}
+	e := ringQ.NewPoly()
+	fs.readNTT(ringQ, e)
+	ringQ.Add(out, e, out)
+	return DecryptionShare{Level: plan.Level, Value: out}, nil
+}
+
+// CombineSubset decrypts ct from the shares of exactly the members in set
+// (|set| = t): Δ·c0 + Σ Δλ_j·d_j = Δ·(c0 + c1·s) + Σ Δλ_j e_j, which decodes
+// to Δ·m; the plaintext scale absorbs Δ (mod t). It returns the slot values in
+// [0, t).
+func CombineSubset(p *fhe.Params, n int, ct *fhe.Ciphertext, set []transport.MemberID, shares map[transport.MemberID]DecryptionShare) ([]uint64, error) {
+	level := ct.Level()
+	lag, err := IntegerLagrange(n, set)
+	if err != nil {
+		return nil, err
+	}
+	ringQ := p.RLWE().RingQ().AtLevel(level)
+	acc := ringQ.NewPoly()
+	delta := Factorial(n)
+	ringQ.MulScalarBigint(ct.Lattigo().Value[0], delta, acc)
+	for _, j := range set {
+		s, ok := shares[j]
+		if !ok || s.Level != level {
+			return nil, fmt.Errorf("protocol: no share at level %d from member %d", level, j)
+		}
+		ringQ.MulScalarBigintThenAdd(s.Value, lag[j], acc)
+	}
+	tmod := p.PlaintextModulus()
+	scale := new(big.Int).SetUint64(ct.Lattigo().Scale.Uint64())
+	scale.Mul(scale, delta).Mod(scale, new(big.Int).SetUint64(tmod))
+	if scale.Sign() == 0 {
+		return nil, errors.New("protocol: Δ is a multiple of the plaintext modulus")
+	}
+	pt, err := rlwe.NewPlaintextAtLevelFromPoly(level, acc)
+	if err != nil {
+		return nil, err
+	}
+	md := *ct.Lattigo().MetaData
+	pt.MetaData = &md
+	pt.Scale = rlwe.NewScaleModT(scale.Uint64(), tmod)
+	ecd := bgv.NewEncoder(p.BGV())
+	out := make([]uint64, p.Slots())
+	if err := ecd.Decode(pt, out); err != nil {
+		return nil, fmt.Errorf("protocol: decode: %w", err)
+	}
+	return out, nil
+}
+
+// CombineResult is the outcome of a robust combination.
+type CombineResult struct {
+	Values []uint64             // decrypted slots in [0, t)
+	Good   []transport.MemberID // members whose shares are consistent with Values
+	Bad    []transport.MemberID // members whose shares disagree (excluded)
+	// Checked reports whether the result was cross-checked (≥ t+1 shares).
+	Checked bool
+}
+
+// Errors of the robust combination.
+var (
+	ErrTooFewShares = errors.New("protocol: fewer than t decryption shares")
+	ErrAmbiguous    = errors.New("protocol: decryption shares disagree and no consistent majority exists")
+)
+
+// RobustCombine decrypts from the shares of any r ≥ t members and identifies
+// bad shares, like decoding a Reed–Solomon code: every share is independent
+// of the active set, so every t-subset gives a decryption; the answer is the
+// value whose consistent support H (members all of whose t-subsets agree) is
+// largest and strictly larger than any other value's. With f bad shares this
+// identifies them when r ≥ t + 2f, and detects disagreement when r ≥ t + 1.
+// Members outside H are returned in Bad.
+func RobustCombine(p *fhe.Params, n, t int, ct *fhe.Ciphertext, shares map[transport.MemberID]DecryptionShare) (CombineResult, error) {
+	ids := make([]transport.MemberID, 0, len(shares))
+	for id := range shares {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	if len(ids) < t {
+		return CombineResult{}, fmt.Errorf("%w: %d of %d", ErrTooFewShares, len(ids), t)
+	}
+	type outcome struct {
+		vals    []uint64
+		members uint64 // bitmask over ids index
+		subsets int
+	}
+	byHash := map[[32]byte]*outcome{}
+	var order [][32]byte
+	subsetHash := map[uint64][32]byte{}
+	var err error
+	forSubsets(len(ids), t, func(idx []int) bool {
+		set := make([]transport.MemberID, t)
+		var mask uint64
+		for i, k := range idx {
+			set[i] = ids[k]
+			mask |= 1 << uint(k)
+		}
+		var vals []uint64
+		vals, err = CombineSubset(p, n, ct, set, shares)
+		if err != nil {
+			return false
+		}
+		h := hashValues(vals)
+		subsetHash[mask] = h
+		o, ok := byHash[h]
+		if !ok {
+			o = &outcome{vals: vals}
+			byHash[h] = o
+			order = append(order, h)
+		}
+		o.members |= mask
+		o.subsets++
+		return true
+	})
+	if err != nil {
+		return CombineResult{}, err
+	}
+	// For each value, its consistent support: the largest member set all of
+	// whose t-subsets decode to the value. Start from the union of agreeing
+	// subsets and drop members until consistent.
+	bestSize, second := -1, -1
+	var best *outcome
+	var bestMask uint64
+	for _, h := range order {
+		o := byHash[h]
+		mask := o.members
+		for bits.OnesCount64(mask) >= t && !consistent(mask, t, len(ids), subsetHash, h) {
+			mask = dropWorst(mask, t, len(ids), subsetHash, h)
+		}
+		size := bits.OnesCount64(mask)
+		if size < t {
+			continue
+		}
+		if size > bestSize {
+			second, bestSize, best, bestMask = bestSize, size, o, mask
+		} else if size > second {
+			second = size
+		}
+	}
+	if best == nil || bestSize == second {
+		return CombineResult{}, ErrAmbiguous
+	}
+	res := CombineResult{Values: best.vals, Checked: len(ids) > t}
+	for k, id := range ids {
+		if bestMask&(1<<uint(k)) != 0 {
+			res.Good = append(res.Good, id)
+		} else {
+			res.Bad = append(res.Bad, id)
+		}
+	}
+	return res, nil
+}
+
+func consistent(mask uint64, t, r int, subsetHash map[uint64][32]byte, h [32]byte) bool {
+	ok := true
+	forSubsets(r, t, func(idx []int) bool {
+		var m uint64
+		for _, k := range idx {
+			m |= 1 << uint(k)
+		}
+		if m&mask == m && subsetHash[m] != h {
+			ok = false
+			return false
+		}
+		return true
+	})
+	return ok
+}
+
+// dropWorst removes the member of mask that appears in the most disagreeing
+// t-subsets within mask.
+func dropWorst(mask uint64, t, r int, subsetHash map[uint64][32]byte, h [32]byte) uint64 {
+	count := make([]int, r)
+	forSubsets(r, t, func(idx []int) bool {
+		var m uint64
+		for _, k := range idx {
+			m |= 1 << uint(k)
+		}
+		if m&mask == m && subsetHash[m] != h {
+			for _, k := range idx {
+				count[k]++
+			}
+		}
+		return true
+	})
+	worst := -1
+	for k := 0; k < r; k++ {
+		if mask&(1<<uint(k)) != 0 && (worst < 0 || count[k] > count[worst]) {
+			worst = k
+		}
+	}
+	return mask &^ (1 << uint(worst))
+}
+
+// forSubsets calls f with every k-subset of {0..r-1} in lexicographic order
+// until f returns false.
+func forSubsets(r, k int, f func([]int) bool) {
+	idx := make([]int, k)
+	var rec func(start, depth int) bool
+	rec = func(start, depth int) bool {
+		if depth == k {
+			return f(idx)
+		}
+		for i := start; i <= r-(k-depth); i++ {
+			idx[depth] = i
+			if !rec(i+1, depth+1) {
+				return false
+			}
+		}
+		return true
+	}
+	rec(0, 0)
+}
+
+func hashValues(v []uint64) [32]byte {
+	h := sha3.NewLegacyKeccak256()
+	var b [8]byte
+	for _, x := range v {
+		binary.LittleEndian.PutUint64(b[:], x)
+		h.Write(b[:])
+	}
+	var out [32]byte
+	h.Sum(out[:0])
+	return out
+}

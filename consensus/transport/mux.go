@@ -1,0 +1,228 @@
+package transport
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"go.uber.org/zap"
+)
+
+// Key selects the messages a protocol step waits for.
+type Key struct {
+	Session string
+	Type    Type
+	From    MemberID
+}
+
+// Mux demultiplexes a Transport's incoming messages by (session, type,
+// sender). Messages that arrive before anyone waits for them are buffered
+// (bounded: at most MaxBuffered in total; beyond that the oldest session's
+// messages are dropped). Handlers registered with Handle receive every
+// message of a type instead (for request-style traffic such as store
+// replication).
+type Mux struct {
+	t   Transport
+	log *zap.Logger
+
+	mu       sync.Mutex
+	queues   map[Key][]Message
+	waiters  map[Key]chan struct{}
+	order    []Key
+	buffered int
+	handlers map[Type]func(Message)
+	closed   bool
+	done     chan struct{}
+}
+
+// MaxBuffered bounds the messages a Mux holds for which nobody waits yet.
+const MaxBuffered = 8192
+
+// NewMux starts a receive loop over t. Close the Mux to stop it (it closes t).
+func NewMux(t Transport, log *zap.Logger) *Mux {
+	m := &Mux{t: t, log: log, queues: map[Key][]Message{}, waiters: map[Key]chan struct{}{},
+		handlers: map[Type]func(Message){}, done: make(chan struct{})}
+	go m.loop()
+	return m
+}
+
+// Transport returns the underlying transport.
+func (m *Mux) Transport() Transport { return m.t }
+
+// Self is the local member ID.
+func (m *Mux) Self() MemberID { return m.t.Self() }
+
+// Handle registers f for every incoming message of type typ (called on the
+// receive goroutine; f must not block for long).
+func (m *Mux) Handle(typ Type, f func(Message)) {
+	m.mu.Lock()
+	m.handlers[typ] = f
+	m.mu.Unlock()
+}
+
+func (m *Mux) loop() {
+	defer close(m.done)
+	for {
+		msg, err := m.t.Recv(context.Background())
+		if err != nil {
+			if !errors.Is(err, ErrClosed) {
+				m.log.Warn("transport receive failed", zap.Error(err))
+			}
+			m.mu.Lock()
+			m.closed = true
+			for _, w := range m.waiters {
+				close(w)
+			}
+			m.waiters = map[Key]chan struct{}{}
+			m.mu.Unlock()
+			return
+		}
+		m.deliver(msg)
+	}
+}
+
+func (m *Mux) deliver(msg Message) {
+	m.mu.Lock()
+	if h := m.handlers[msg.Type]; h != nil {
+		m.mu.Unlock()
+		h(msg)
+		return
+	}
+	k := Key{Session: msg.Session, Type: msg.Type, From: msg.From}
+	if _, ok := m.queues[k]; !ok {
+		m.order = append(m.order, k)
+	}
+	m.queues[k] = append(m.queues[k], msg)
+	m.buffered++
+	for m.buffered > MaxBuffered && len(m.order) > 0 {
+		old := m.order[0]
+		m.order = m.order[1:]
+		m.buffered -= len(m.queues[old])
+		delete(m.queues, old)
+		m.log.Warn("mux buffer full: dropped messages", zap.String("session", old.Session), zap.Uint8("type", uint8(old.Type)))
+	}
+	if w, ok := m.waiters[k]; ok {
+		close(w)
+		delete(m.waiters, k)
+	}
+	m.mu.Unlock()
+}
+
+// Recv waits for the next message matching k.
+func (m *Mux) Recv(ctx context.Context, k Key) (Message, error) {
+	for {
+		m.mu.Lock()
+		if q := m.queues[k]; len(q) > 0 {
+			msg := q[0]
+			if len(q) == 1 {
+				delete(m.queues, k)
+				m.removeOrder(k)
+			} else {
+				m.queues[k] = q[1:]
+			}
+			m.buffered--
+			m.mu.Unlock()
+			return msg, nil
+		}
+		if m.closed {
+			m.mu.Unlock()
+			return Message{}, ErrClosed
+		}
+		w, ok := m.waiters[k]
+		if !ok {
+			w = make(chan struct{})
+			m.waiters[k] = w
+		}
+		m.mu.Unlock()
+		select {
+		case <-w:
+		case <-ctx.Done():
+			return Message{}, ctx.Err()
+		}
+	}
+}
+
+func (m *Mux) removeOrder(k Key) {
+	for i, o := range m.order {
+		if o == k {
+			m.order = append(m.order[:i], m.order[i+1:]...)
+			return
+		}
+	}
+}
+
+// Forget drops buffered messages of a session.
+func (m *Mux) Forget(session string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for k, q := range m.queues {
+		if k.Session == session {
+			m.buffered -= len(q)
+			delete(m.queues, k)
+			m.removeOrder(k)
+		}
+	}
+}
+
+// Send sends through the underlying transport.
+func (m *Mux) Send(ctx context.Context, to MemberID, msg Message) error { return m.t.Send(ctx, to, msg) }
+
+// Broadcast sends msg to every member of `to` but Self.
+func (m *Mux) Broadcast(ctx context.Context, to []MemberID, msg Message) error {
+	return Broadcast(ctx, m.t, to, msg)
+}
+
+// Close closes the transport and waits for the receive loop to end.
+func (m *Mux) Close() error {
+	err := m.t.Close()
+	<-m.done
+	return err
+}
+
+// Gather is the result of Collect.
+type Gather struct {
+	Got     map[MemberID]Message
+	Missing []MemberID
+}
+
+// Collect waits for one message of (session, typ) from each member in from
+// (Self excluded) until all arrived or ctx ends; it returns what arrived and
+// who is missing. It never returns an error: absence is the caller's decision.
+func (m *Mux) Collect(ctx context.Context, session string, typ Type, from []MemberID) Gather {
+	type res struct {
+		id  MemberID
+		msg Message
+		err error
+	}
+	ch := make(chan res, len(from))
+	n := 0
+	for _, id := range from {
+		if id == m.Self() {
+			continue
+		}
+		n++
+		go func(id MemberID) {
+			msg, err := m.Recv(ctx, Key{Session: session, Type: typ, From: id})
+			ch <- res{id, msg, err}
+		}(id)
+	}
+	g := Gather{Got: map[MemberID]Message{}}
+	for i := 0; i < n; i++ {
+		r := <-ch
+		if r.err != nil {
+			g.Missing = append(g.Missing, r.id)
+			continue
+		}
+		g.Got[r.id] = r.msg
+	}
+	sortIDs(g.Missing)
+	return g
+}
+
+func sortIDs(v []MemberID) {
+	for i := 1; i < len(v); i++ {
+		for j := i; j > 0 && v[j] < v[j-1]; j-- {
+			v[j], v[j-1] = v[j-1], v[j]
+		}
+	}
+}
