@@ -140,7 +140,7 @@ func TestDKGThresholdDecrypt(t *testing.T) {
 	want := make([]int64, p.Slots())
 	half := p.Slots() / 2
 	for i := range want {
-		j := (i % half + 1) % half + (i/half)*half
+		j := (i%half+1)%half + (i/half)*half
 		want[i] = a[j] * b[j]
 	}
 

@@ -181,15 +181,15 @@ func LagrangeBound(n, t int) (*big.Int, error) {
 
 // NoisePlan is the decryption level and flooding noise for a committee.
 type NoisePlan struct {
-	Level         int     // ciphertexts are dropped to this level before sharing
-	SigmaBits     float64 // log2 σ_flood of each share's Gaussian
-	FloodingBits  float64 // log2(σ_flood / B_ct) actually achieved
-	LogQ          float64 // log2 of the modulus at Level
-	CombineBits   float64 // log2 of the worst-case total noise after combining
-	HeadroomBits  float64 // log2(Q/2t) − CombineBits (≥ 1)
-	DeltaBits     float64 // log2(n!)
-	LagrangeBits  float64 // log2 max Σ|Δλ|
-	RequireRefresh bool   // a ciphertext below Level needs a collective refresh first
+	Level          int     // ciphertexts are dropped to this level before sharing
+	SigmaBits      float64 // log2 σ_flood of each share's Gaussian
+	FloodingBits   float64 // log2(σ_flood / B_ct) actually achieved
+	LogQ           float64 // log2 of the modulus at Level
+	CombineBits    float64 // log2 of the worst-case total noise after combining
+	HeadroomBits   float64 // log2(Q/2t) − CombineBits (≥ 1)
+	DeltaBits      float64 // log2(n!)
+	LagrangeBits   float64 // log2 max Σ|Δλ|
+	RequireRefresh bool    // a ciphertext below Level needs a collective refresh first
 }
 
 // PlanNoise chooses the lowest level at which t-of-n shares carrying

@@ -165,7 +165,9 @@ func (m *Mux) Forget(session string) {
 }
 
 // Send sends through the underlying transport.
-func (m *Mux) Send(ctx context.Context, to MemberID, msg Message) error { return m.t.Send(ctx, to, msg) }
+func (m *Mux) Send(ctx context.Context, to MemberID, msg Message) error {
+	return m.t.Send(ctx, to, msg)
+}
 
 // Broadcast sends msg to every member of `to` but Self.
 func (m *Mux) Broadcast(ctx context.Context, to []MemberID, msg Message) error {
