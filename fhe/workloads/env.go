@@ -11,17 +11,27 @@ import (
 	"github.com/fhegate/fhegate/fhe"
 )
 
-// Rotations returns the minimal rotation key set the workloads need on p:
-// the powers of two below the largest reduction (64 slots for CKKS, 128 for
-// BGV). Both variants use the same key set.
+// Rotations returns the rotation key set the workloads need on p: the
+// powers of two below the largest reduction (64 slots for CKKS, 128 for BGV)
+// for the baseline's rotate-and-add tree, and the baby-step/giant-step steps
+// of fhe.SumSlotsRotations for fhegate's hoisted sums. Both variants get the
+// same key set.
 func Rotations(p *fhe.Params) []int {
 	n := 64
 	if p.Scheme() == fhe.SchemeBGV {
 		n = 128
 	}
+	seen := map[int]bool{}
 	var out []int
 	for k := 1; k < n; k <<= 1 {
+		seen[k] = true
 		out = append(out, k)
+	}
+	for _, k := range fhe.SumSlotsRotations(n) {
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, k)
+		}
 	}
 	return out
 }

@@ -365,6 +365,7 @@ func newSlotSum(env *Env, rng *rand.Rand, packed bool) (*Case, error) {
 	cp := p.CKKS()
 	acc := ckks.NewCiphertext(cp, 1, 0)
 	tmp := ckks.NewCiphertext(cp, 1, 0)
+	scr := fhe.NewRotationScratch(p.RLWE())
 	c := &Case{Name: "slot_sum_64", Batch: batch, env: env, want: want}
 	if !packed {
 		c.impls[Baseline] = &impl{
@@ -377,10 +378,10 @@ func newSlotSum(env *Env, rng *rand.Rand, packed bool) (*Case, error) {
 		}
 	}
 	c.impls[Fhegate] = &impl{
-		desc: "view input at level 0 (the sum needs no level), same 6-step rotate-and-add tree there into reused buffers",
+		desc: "view input at level 0 (the sum needs no level), hoisted baby-step/giant-step sum there (8·8: 14 hoisted rotations, 2 decompositions, 2 ModDowns), reused buffers",
 		out:  out,
 		run: func() ([]*rlwe.Ciphertext, error) {
-			if err := rotSumCKKS(ev, atLevel(x, 0), acc, tmp, width); err != nil {
+			if err := fhe.SumSlotsLattigo(p, ev.Evaluator, atLevel(x, 0), width, acc, tmp, scr); err != nil {
 				return nil, err
 			}
 			return []*rlwe.Ciphertext{acc}, nil
@@ -422,6 +423,7 @@ func newDot(env *Env, rng *rand.Rand, packed bool) (*Case, error) {
 	prod := ckks.NewCiphertext(cp, 1, 0)
 	acc := ckks.NewCiphertext(cp, 1, 0)
 	tmp := ckks.NewCiphertext(cp, 1, 0)
+	scr := fhe.NewRotationScratch(p.RLWE())
 	c := &Case{Name: "dot_64", Batch: batch, env: env, want: want}
 	if !packed {
 		c.impls[Baseline] = &impl{
@@ -441,13 +443,13 @@ func newDot(env *Env, rng *rand.Rand, packed bool) (*Case, error) {
 		}
 	}
 	c.impls[Fhegate] = &impl{
-		desc: "inputs viewed at level 1: tensor + relinearise there, rescale → level 0, 6-step rotate-and-add tree at level 0, reused buffers",
+		desc: "inputs viewed at level 1: tensor + relinearise there, rescale → level 0, hoisted baby-step/giant-step sum (8·8) at level 0, reused buffers",
 		out:  out,
 		run: func() ([]*rlwe.Ciphertext, error) {
 			if err := ckksMulLow(ev, ml, a, b, prod, true); err != nil {
 				return nil, err
 			}
-			if err := rotSumCKKS(ev, prod, acc, tmp, width); err != nil {
+			if err := fhe.SumSlotsLattigo(p, ev.Evaluator, prod, width, acc, tmp, scr); err != nil {
 				return nil, err
 			}
 			return []*rlwe.Ciphertext{acc}, nil
@@ -586,8 +588,9 @@ func newDense(env *Env, rng *rand.Rand, packed bool) (*Case, error) {
 	prod := ckks.NewCiphertext(cp, 1, 0)
 	acc := ckks.NewCiphertext(cp, 1, 0)
 	tmp := ckks.NewCiphertext(cp, 1, 0)
+	scr := fhe.NewRotationScratch(p.RLWE())
 	c.impls[Fhegate] = &impl{
-		desc: "x viewed at level 1 × one plaintext holding the 4 rows side by side, rescale → level 0, 6-step rotate-and-add tree (sums each 64-block), + bias plaintext; 1 output ciphertext, y_j in slot 64j",
+		desc: "x viewed at level 1 × one plaintext holding the 4 rows side by side, rescale → level 0, hoisted baby-step/giant-step sum of each 64-block (8·8) at level 0, + bias plaintext; 1 output ciphertext, y_j in slot 64j",
 		out:  fout,
 		run: func() ([]*rlwe.Ciphertext, error) {
 			if err := ev.Mul(atLevel(x, 1), wpt, t1); err != nil {
@@ -596,7 +599,7 @@ func newDense(env *Env, rng *rand.Rand, packed bool) (*Case, error) {
 			if err := ev.Rescale(t1, prod); err != nil {
 				return nil, err
 			}
-			if err := rotSumCKKS(ev, prod, acc, tmp, in); err != nil {
+			if err := fhe.SumSlotsLattigo(p, ev.Evaluator, prod, in, acc, tmp, scr); err != nil {
 				return nil, err
 			}
 			if err := ev.Add(acc, bpt, acc); err != nil {
@@ -676,25 +679,22 @@ func newBGVDot(env *Env, rng *rand.Rand, packed bool) (*Case, error) {
 		return nil, err
 	}
 	t1 := bgv.NewCiphertext(bp, 1, 1)
+	prod := bgv.NewCiphertext(bp, 1, 0)
 	acc := bgv.NewCiphertext(bp, 1, 0)
 	tmp := bgv.NewCiphertext(bp, 1, 0)
+	scr := fhe.NewRotationScratch(p.RLWE())
 	c.impls[Fhegate] = &impl{
-		desc: "q viewed at level 1 × w (plaintext at level 1), modulus-switch to level 0 (divides the noise by q_1), 7-step rotate-and-add tree at level 0, reused buffers",
+		desc: "q viewed at level 1 × w (plaintext at level 1), modulus-switch to level 0 (divides the noise by q_1), hoisted baby-step/giant-step sum (8·16) at level 0, reused buffers",
 		out:  out,
 		run: func() ([]*rlwe.Ciphertext, error) {
 			if err := ev.Mul(atLevel(q, 1), w1, t1); err != nil {
 				return nil, err
 			}
-			if err := ev.Rescale(t1, acc); err != nil {
+			if err := ev.Rescale(t1, prod); err != nil {
 				return nil, err
 			}
-			for k := 1; k < width; k <<= 1 {
-				if err := ev.RotateColumns(acc, k, tmp); err != nil {
-					return nil, err
-				}
-				if err := ev.Add(acc, tmp, acc); err != nil {
-					return nil, err
-				}
+			if err := fhe.SumSlotsLattigo(p, ev.Evaluator, prod, width, acc, tmp, scr); err != nil {
+				return nil, err
 			}
 			return []*rlwe.Ciphertext{acc}, nil
 		},

@@ -1,0 +1,187 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"runtime"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	"go.uber.org/zap"
+
+	"github.com/fhegate/fhegate/fhe"
+	"github.com/fhegate/fhegate/fhe/workloads"
+)
+
+func init() { registerBench(newBenchWorkloadsCmd) }
+
+// workloadAnchors are the published per-core figures the workloads are read
+// against: H33-CKKS on Graviton4 (c8g.metal-48xl, per core, N=8192) and
+// Opaque-Go's Lattigo BFV dot-128 on an Apple M4 Pro.
+var workloadAnchors = map[string]struct {
+	ms   float64
+	what string
+}{
+	"mul_pipeline": {61, "H33 Graviton4"},
+	"slot_sum_64":  {293, "H33 Graviton4"},
+	"dot_64":       {333, "H33 Graviton4"},
+	"square":       {133, "H33 Graviton4"},
+	"dense_64x4":   {1555, "H33 Graviton4"},
+	"bgv_dot_128":  {33, "Opaque-Go M4 Pro"},
+}
+
+func newBenchWorkloadsCmd(a *app) *cobra.Command {
+	var (
+		jsonPath string
+		quick    bool
+		runs     int
+		only     []string
+	)
+	cmd := &cobra.Command{
+		Use:   "workloads",
+		Short: "Six encrypted workloads, baseline Lattigo vs fhegate, single-threaded, with max error vs plaintext",
+		Long: `Runs mul_pipeline, slot_sum_64, dot_64, square, dense_64x4 (CKKS N=2^13, preset ckks-n13-s40) and
+bgv_dot_128 (BGV N=2^13, preset bgv-n13-t65537), each as "baseline" (straightforward Lattigo calls at the
+preset) and "fhegate" (the engine's best, see fhe/workloads), interleaved in this process with
+GOMAXPROCS(1) during timing. Reports the median of --runs runs (default 15, --quick 5), the maximum
+absolute error against a plaintext reference (BGV: exact), and for the reduction workloads the
+amortised time per instance when the ciphertext is packed with independent instances (throughput,
+not latency). Only the evaluation is timed: key generation, encryption, encoding of plaintext
+operands and decryption are not.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			log := a.Log()
+			if !cmd.Flags().Changed("runs") && quick {
+				runs = 5
+			}
+			if runs < 1 {
+				return fmt.Errorf("--runs must be ≥ 1")
+			}
+			names := workloads.Names
+			if len(only) > 0 {
+				names = only
+			}
+			results, err := runWorkloads(log, names, runs)
+			if err != nil {
+				return err
+			}
+			printWorkloads(cmd.OutOrStdout(), results)
+			if jsonPath != "" {
+				if err := writeJSON(jsonPath, results); err != nil {
+					return err
+				}
+				log.Info("wrote workload results", zap.String("file", jsonPath))
+			}
+			return checkWorkloads(results)
+		},
+	}
+	cmd.Flags().StringVar(&jsonPath, "json", "", "write results as JSON to FILE (\"-\" for stdout)")
+	cmd.Flags().BoolVar(&quick, "quick", false, "5 runs per variant instead of 15")
+	cmd.Flags().IntVar(&runs, "runs", 15, "timed runs per variant (median reported)")
+	cmd.Flags().StringSliceVar(&only, "only", nil, "run only these workloads (comma-separated names)")
+	return cmd
+}
+
+func runWorkloads(log *zap.Logger, names []string, runs int) ([]workloads.Result, error) {
+	envs := map[fhe.PresetID]*workloads.Env{}
+	getEnv := func(id fhe.PresetID) (*workloads.Env, error) {
+		if e, ok := envs[id]; ok {
+			return e, nil
+		}
+		t0 := time.Now()
+		e, err := workloads.NewEnv(id)
+		if err != nil {
+			return nil, err
+		}
+		log.Info("keys generated", zap.String("preset", e.P.Preset.Name), zap.Duration("took", time.Since(t0)))
+		envs[id] = e
+		return e, nil
+	}
+	// Inputs are random but reproducible (the ciphertexts are not: public-key
+	// encryption reads crypto/rand).
+	rng := rand.New(rand.NewPCG(0x5eed, 137))
+	var out []workloads.Result
+	for _, name := range names {
+		id := fhe.CKKSN13
+		if name == "bgv_dot_128" {
+			id = fhe.BGVN13
+		}
+		env, err := getEnv(id)
+		if err != nil {
+			return nil, err
+		}
+		c, err := workloads.New(name, env, rng, false)
+		if err != nil {
+			return nil, err
+		}
+		var packed *workloads.Case
+		if name != "mul_pipeline" && name != "square" {
+			if packed, err = workloads.New(name, env, rng, true); err != nil {
+				return nil, err
+			}
+		}
+		r, err := workloads.Measure(c, packed, runs)
+		if err != nil {
+			return nil, err
+		}
+		log.Info("workload measured", zap.String("name", r.Name), zap.Float64("baseline_ms", r.BaselineMS),
+			zap.Float64("fhegate_ms", r.FhegateMS), zap.Float64("max_err", r.MaxErr))
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+func printWorkloads(w io.Writer, rs []workloads.Result) {
+	fmt.Fprintf(w, "single-threaded (GOMAXPROCS=1 while timing), %s/%s, %d CPUs visible, %s; median of %d runs\n",
+		runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version(), firstRuns(rs))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "workload\tbaseline ms\tfhegate ms\tbaseline/fhegate\tmax err\tanchor ms\tanchor/fhegate\tanchor\tpacked\tamortised ms\t")
+	for _, r := range rs {
+		an := workloadAnchors[r.Name]
+		packed, amort := "-", "-"
+		if r.Batch > 0 {
+			packed, amort = fmt.Sprintf("%d/ct", r.Batch), fmt.Sprintf("%.3f", r.AmortizedMS)
+		}
+		fmt.Fprintf(tw, "%s\t%.2f\t%.2f\t%.1f×\t%.1e\t%.0f\t%.1f×\t%s\t%s\t%s\t\n", r.Name, r.BaselineMS, r.FhegateMS,
+			r.BaselineMS/r.FhegateMS, r.MaxErr, an.ms, an.ms/r.FhegateMS, an.what, packed, amort)
+	}
+	_ = tw.Flush()
+	fmt.Fprintln(w, "targets: fhegate ≤ baseline/2 (same run) and ≤ anchor/20; amortised = packed time / instances (throughput, not latency)")
+	for _, r := range rs {
+		an := workloadAnchors[r.Name]
+		var miss []string
+		if r.FhegateMS > r.BaselineMS/2 {
+			miss = append(miss, fmt.Sprintf("only %.1f× faster than baseline", r.BaselineMS/r.FhegateMS))
+		}
+		if r.FhegateMS > an.ms/20 {
+			miss = append(miss, fmt.Sprintf("%.2f ms > %s/20 = %.2f ms", r.FhegateMS, an.what, an.ms/20))
+		}
+		if len(miss) > 0 {
+			fmt.Fprintf(w, "  MISS %s: %v\n", r.Name, miss)
+		}
+	}
+}
+
+func firstRuns(rs []workloads.Result) int {
+	if len(rs) == 0 {
+		return 0
+	}
+	return rs[0].Runs
+}
+
+// checkWorkloads fails the command if any result is wrong (timing misses are
+// reported, not errors).
+func checkWorkloads(rs []workloads.Result) error {
+	for _, r := range rs {
+		bound := 1e-5
+		if r.Name == "bgv_dot_128" {
+			bound = 0
+		}
+		if r.MaxErr > bound || r.PackedErr > bound {
+			return fmt.Errorf("%s: max error %g (packed %g) exceeds %g", r.Name, r.MaxErr, r.PackedErr, bound)
+		}
+	}
+	return nil
+}

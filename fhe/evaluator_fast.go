@@ -1,0 +1,199 @@
+package fhe
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/luxfi/lattice/v7/core/rlwe"
+	"github.com/luxfi/lattice/v7/ring/ringqp"
+)
+
+// Fast evaluation paths: hoisted and lazy key switching.
+//
+// A key switch (rotation or relinearisation) at level ℓ with one special
+// prime P costs an INTT of c1, the extension of each of its ℓ+1 digits to
+// the ℓ+2 primes of Q∪P (NTTs), a multiply-accumulate with the key, and a
+// ModDown from Q∪P back to Q (INTTs of the P part, NTTs into Q). Two
+// standard savings (Halevi–Shoup, "Faster homomorphic linear
+// transformations in HElib", CRYPTO 2018; Bossuat et al., Eurocrypt 2021):
+//
+//   - hoisting: rotations of the SAME ciphertext share the decomposition of
+//     its c1, because the automorphism commutes with the decomposition;
+//   - lazy ModDown: a sum of rotated ciphertexts can be accumulated in Q∪P
+//     (scaled by P) and brought down once.
+//
+// HoistedRotationSum does both; SumSlots chains it in baby-step/giant-step
+// stages (64 = 8·8: two decompositions and two ModDowns for 14 rotations
+// instead of six full key switches).
+
+// RotationScratch holds the Q∪P buffers of HoistedRotationSum so that
+// repeated calls do not allocate. Not safe for concurrent use.
+type RotationScratch struct {
+	params rlwe.Parameters
+	decomp []ringqp.Poly
+	acc    *rlwe.Element[ringqp.Poly]
+	tmp    *rlwe.Element[ringqp.Poly]
+}
+
+// NewRotationScratch allocates scratch space for parameters p (any level).
+func NewRotationScratch(p rlwe.Parameters) *RotationScratch {
+	s := &RotationScratch{params: p}
+	n := p.BaseRNSDecompositionVectorSize(p.MaxLevelQ(), p.MaxLevelP())
+	rqp := p.RingQP()
+	s.decomp = make([]ringqp.Poly, n)
+	for i := range s.decomp {
+		s.decomp[i] = rqp.NewPoly()
+	}
+	s.acc = rlwe.NewElementExtended(p, 1, p.MaxLevelQ(), p.MaxLevelP())
+	s.tmp = rlwe.NewElementExtended(p, 1, p.MaxLevelQ(), p.MaxLevelP())
+	return s
+}
+
+// HoistedRotationSum sets out = [ct if withSelf] + Σ_i φ_{galEls[i]}(ct),
+// the sum of the automorphisms (slot rotations) of one ciphertext, with a
+// single decomposition of ct's c1 and a single ModDown. ct must be of degree
+// 1 in the NTT domain; out is resized to ct's level and may not alias ct.
+// The evaluator must hold the Galois keys (each with one special-prime
+// level, as every key fhe generates). Deterministic; reads no randomness.
+// This is the Lattigo-level building block of Evaluator.SumSlots, exported
+// for fhe subpackages.
+func HoistedRotationSum(ev *rlwe.Evaluator, ct *rlwe.Ciphertext, galEls []uint64, withSelf bool, out *rlwe.Ciphertext, s *RotationScratch) error {
+	if ct == nil || out == nil || ev == nil {
+		return errors.New("fhe: nil operand")
+	}
+	if ct == out {
+		return errors.New("fhe: HoistedRotationSum: out aliases the input")
+	}
+	if ct.Degree() != 1 || !ct.IsNTT {
+		return fmt.Errorf("fhe: HoistedRotationSum: want a degree-1 NTT ciphertext, have degree %d", ct.Degree())
+	}
+	p := *ev.GetRLWEParameters()
+	if s == nil {
+		s = NewRotationScratch(p)
+	}
+	levelQ, levelP := ct.Level(), p.MaxLevelP()
+	if levelP < 0 {
+		return errors.New("fhe: HoistedRotationSum needs a special prime P")
+	}
+	rqp := p.RingQP().AtLevel(levelQ, levelP)
+	rq, rp := rqp.RingQ, rqp.RingP
+
+	out.Resize(1, levelQ)
+	*out.MetaData = *ct.MetaData
+	if len(galEls) == 0 {
+		if withSelf {
+			out.Copy(ct)
+		} else {
+			out.Value[0].Zero()
+			out.Value[1].Zero()
+		}
+		return nil
+	}
+
+	ev.DecomposeNTT(levelQ, levelP, levelP+1, ct.Value[1], true, s.decomp)
+
+	acc := s.acc
+	acc.MetaData = &rlwe.MetaData{}
+	acc.IsNTT = true
+	tmp := s.tmp
+	tmp.MetaData = &rlwe.MetaData{}
+	tmp.IsNTT = true
+	for i, g := range galEls {
+		dst := tmp
+		if i == 0 {
+			dst = acc
+		}
+		if err := ev.AutomorphismHoistedLazy(levelQ, ct, s.decomp, g, dst); err != nil {
+			return fmt.Errorf("fhe: HoistedRotationSum: %w", err)
+		}
+		if i > 0 {
+			for j := range 2 {
+				rq.Add(acc.Value[j].Q, tmp.Value[j].Q, acc.Value[j].Q)
+				rp.Add(acc.Value[j].P, tmp.Value[j].P, acc.Value[j].P)
+			}
+		}
+	}
+	if withSelf {
+		// ct·P is ≡ 0 mod P: only the Q part changes.
+		pBig := rp.ModulusAtLevel[levelP]
+		rq.MulScalarBigintThenAdd(ct.Value[0], pBig, acc.Value[0].Q)
+		rq.MulScalarBigintThenAdd(ct.Value[1], pBig, acc.Value[1].Q)
+	}
+	out.IsNTT = true
+	ev.ModDown(levelQ, levelP, acc, out)
+	return nil
+}
+
+// SumSlotsSplit returns the baby-step/giant-step stages SumSlots uses for n
+// (a power of two): factors whose product is n, each ≤ 16.
+func SumSlotsSplit(n int) []int {
+	var out []int
+	for n > 1 {
+		f := 8
+		switch {
+		case n <= 16:
+			f = n
+		case n == 32:
+			f = 4 // 4·8
+		}
+		out = append(out, f)
+		n /= f
+	}
+	return out
+}
+
+// SumSlotsRotations returns the rotation steps whose Galois keys SumSlots(·, n) needs.
+func SumSlotsRotations(n int) []int {
+	var steps []int
+	stride := 1
+	for _, f := range SumSlotsSplit(n) {
+		for j := 1; j < f; j++ {
+			steps = append(steps, j*stride)
+		}
+		stride *= f
+	}
+	return steps
+}
+
+// sumSlots is the Lattigo-level SumSlots: Σ_{k<n} rot_k(ct) into out, with
+// one HoistedRotationSum per stage of SumSlotsSplit(n). rotEl maps a step to
+// its Galois element; tmp is a scratch ciphertext.
+func sumSlots(ev *rlwe.Evaluator, ct *rlwe.Ciphertext, n int, rotEl func(int) uint64, out, tmp *rlwe.Ciphertext, s *RotationScratch) error {
+	if n < 1 || n&(n-1) != 0 {
+		return fmt.Errorf("fhe: SumSlots: n=%d is not a power of two", n)
+	}
+	if n == 1 {
+		out.Copy(ct)
+		return nil
+	}
+	split := SumSlotsSplit(n)
+	in := ct
+	stride := 1
+	for i, f := range split {
+		els := make([]uint64, 0, f-1)
+		for j := 1; j < f; j++ {
+			els = append(els, rotEl(j*stride))
+		}
+		dst := out
+		if (len(split)-1-i)%2 == 1 {
+			dst = tmp // alternate so that the last stage writes out
+		}
+		if err := HoistedRotationSum(ev, in, els, true, dst, s); err != nil {
+			return err
+		}
+		in = dst
+		stride *= f
+	}
+	return nil
+}
+
+// SumSlotsLattigo is sumSlots for fhe subpackages: Σ_{k<n} rot_k(ct) with
+// CKKS slot rotations (bgv=false) or BGV column rotations (bgv=true), into
+// out; tmp is a scratch ciphertext of degree 1. ct, out and tmp must be
+// distinct.
+func SumSlotsLattigo(p *Params, ev *rlwe.Evaluator, ct *rlwe.Ciphertext, n int, out, tmp *rlwe.Ciphertext, s *RotationScratch) error {
+	if ct == out || ct == tmp || out == tmp {
+		return errors.New("fhe: SumSlots: ct, out and tmp must be distinct")
+	}
+	return sumSlots(ev, ct, n, func(k int) uint64 { return p.GaloisElementsForRotations([]int{k})[0] }, out, tmp, s)
+}
