@@ -189,7 +189,7 @@ func (t *TLS) pinned(raw [][]byte) (MemberID, error) {
 	if !ok {
 		return 0, errors.New("transport: peer certificate key is not ed25519")
 	}
-	if err := c.CheckSignatureFrom(c); err != nil {
+	if err := c.CheckSignature(c.SignatureAlgorithm, c.RawTBSCertificate, c.Signature); err != nil {
 		return 0, fmt.Errorf("transport: peer certificate self-signature: %w", err)
 	}
 	id, ok := t.byKey[string(pk)]
