@@ -414,3 +414,30 @@ func TestMembershipPoly(t *testing.T) {
 		}
 	}
 }
+
+// TestRealPresetBGVN14 runs the laws and the reads on the 128-bit preset with
+// full 16384-lane layouts (counters spanning both BGV rows, a set over the
+// whole universe).
+func TestRealPresetBGVN14(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real preset: keygen and encryption at N=2^14")
+	}
+	p := uint8(fhe.BGVN14)
+	ls := []meta.Layout{
+		{Type: meta.TypeGCounter, Preset: p, Level: 0, Blocks: 4, Width: 4096},
+		{Type: meta.TypeLWW, Preset: p, Level: 0, Blocks: 2, Width: 8192},
+		{Type: meta.TypeSet, Preset: p, Level: 2, Blocks: 3, Width: 16384},
+	}
+	e := newEnv(t, fhe.BGVN14, false, ls...)
+	for i, l := range ls {
+		t.Run(l.Type.String(), func(t *testing.T) {
+			w := newWorld(t, e, l, uint64(500+i), 2)
+			a, b, c := w.obj(w.randState()), w.obj(w.randState()), w.obj(w.randState())
+			ab := w.merge(a, b)
+			w.requireSame(ab, w.merge(b, a), "commutative")
+			w.requireSame(w.merge(ab, c), w.merge(a, w.merge(b, c)), "associative")
+			w.requireSame(w.merge(a, a), a, "idempotent")
+			require.Equal(t, w.model(ab.s), w.read(ab))
+		})
+	}
+}

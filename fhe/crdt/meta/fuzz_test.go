@@ -49,3 +49,30 @@ func FuzzMerge(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDecodeLayout: DecodeLayout never panics, returns typed errors, and
+// agrees with Decode on the header.
+func FuzzDecodeLayout(f *testing.F) {
+	for _, l := range testLayouts() {
+		s, _ := New(l)
+		f.Add(s.Encode())
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		l, err := DecodeLayout(b)
+		if err != nil {
+			if _, ok := err.(*DecodeError); !ok {
+				t.Fatalf("untyped error %T: %v", err, err)
+			}
+			if _, err2 := Decode(b); err2 == nil {
+				t.Fatalf("Decode accepts what DecodeLayout rejects")
+			}
+			return
+		}
+		if l.Validate() != nil {
+			t.Fatalf("accepted an invalid layout")
+		}
+		if s, err := Decode(b); err == nil && s.Layout != l {
+			t.Fatalf("layout mismatch")
+		}
+	})
+}
