@@ -3,6 +3,7 @@ package fhe
 import (
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/luxfi/lattice/v7/core/rlwe"
 	"github.com/luxfi/lattice/v7/ring/ringqp"
@@ -196,4 +197,175 @@ func SumSlotsLattigo(p *Params, ev *rlwe.Evaluator, ct *rlwe.Ciphertext, n int, 
 		return errors.New("fhe: SumSlots: ct, out and tmp must be distinct")
 	}
 	return sumSlots(ev, ct, n, func(k int) uint64 { return p.GaloisElementsForRotations([]int{k})[0] }, out, tmp, s)
+}
+
+// ---------------------------------------------------------------------------
+// Facade methods. Same rules as evaluator.go: deterministic, safe for
+// concurrent use (each call borrows a pooled worker), inputs never modified,
+// errors instead of panics.
+
+// scratchPools keeps one pool of RotationScratch per parameter set.
+var scratchPools sync.Map // *Params → *sync.Pool
+
+func getScratch(p *Params) (*RotationScratch, func()) {
+	v, _ := scratchPools.LoadOrStore(p, &sync.Pool{New: func() any { return NewRotationScratch(p.rlwe) }})
+	pool := v.(*sync.Pool)
+	s := pool.Get().(*RotationScratch)
+	return s, func() { pool.Put(s) }
+}
+
+func (w *worker) rlweEval() *rlwe.Evaluator {
+	if w.bgv != nil {
+		return w.bgv.Evaluator
+	}
+	return w.ckks.Evaluator
+}
+
+func (e *Evaluator) checkRotations(steps []int) error {
+	for _, k := range steps {
+		if el := e.p.GaloisElementsForRotations([]int{k})[0]; el != 1 && !e.gal[el] {
+			return fmt.Errorf("no galois key for rotation %d (element %d)", k, el)
+		}
+	}
+	return nil
+}
+
+// SumSlots returns Σ_{k<n} rot_k(a): slot i of the result holds
+// a[i] + a[i+1] + … + a[i+n-1] (indices cyclic within a row; BGV rows are
+// the two halves of N slots). n must be a power of two ≤ the row length.
+// It evaluates the sum in baby-step/giant-step stages of hoisted, lazily
+// moded-down rotations (SumSlotsSplit), about twice as fast as the
+// log2(n)-step rotate-and-add tree of InnerSum(1, n); it needs the Galois
+// keys of SumSlotsRotations(n). The result keeps a's level: drop levels
+// first (DropLevels) when the sum is the last step — a key switch at level 0
+// costs a fraction of one at the top level.
+func (e *Evaluator) SumSlots(a *Ciphertext, n int) (*Ciphertext, error) {
+	return e.do("sum-slots", func(w *worker) (*rlwe.Ciphertext, error) {
+		row := e.p.Slots()
+		if e.p.Scheme() == SchemeBGV {
+			row /= 2
+		}
+		if n < 1 || n > row || n&(n-1) != 0 {
+			return nil, fmt.Errorf("n=%d must be a power of two ≤ %d", n, row)
+		}
+		if a.Degree() != 1 {
+			return nil, fmt.Errorf("operand of degree %d: relinearise first", a.Degree())
+		}
+		if err := e.checkRotations(SumSlotsRotations(n)); err != nil {
+			return nil, err
+		}
+		s, done := getScratch(e.p)
+		defer done()
+		out := rlwe.NewCiphertext(e.p.rlwe, 1, a.Level())
+		tmp := rlwe.NewCiphertext(e.p.rlwe, 1, a.Level())
+		if err := SumSlotsLattigo(e.p, w.rlweEval(), a.ct, n, out, tmp, s); err != nil {
+			return nil, err
+		}
+		return out, nil
+	}, a)
+}
+
+// RotateMany returns rot_k(a) for every k in steps (in order) with hoisting:
+// one decomposition of a's c1 is shared by all the key switches, so k
+// rotations cost much less than k calls to Rotate. Needs the Galois key of
+// every step (step 0 returns a copy).
+func (e *Evaluator) RotateMany(a *Ciphertext, steps []int) (outs []*Ciphertext, err error) {
+	if a == nil || a.ct == nil {
+		return nil, errors.New("fhe: rotate-many: operand is nil")
+	}
+	if a.params != e.p {
+		return nil, fmt.Errorf("fhe: rotate-many: operand is %s, evaluator is %s", a.params.Preset.Name, e.p.Preset.Name)
+	}
+	if a.Degree() != 1 {
+		return nil, fmt.Errorf("fhe: rotate-many: operand of degree %d: relinearise first", a.Degree())
+	}
+	if err := e.checkRotations(steps); err != nil {
+		return nil, fmt.Errorf("fhe: rotate-many: %w", err)
+	}
+	w := e.pool.Get().(*worker)
+	defer func() {
+		if r := recover(); r != nil {
+			outs, err = nil, fmt.Errorf("fhe: rotate-many: %v", r)
+			return // drop the worker
+		}
+		e.pool.Put(w)
+	}()
+	s, done := getScratch(e.p)
+	defer done()
+	ev := w.rlweEval()
+	level := a.Level()
+	levelP := e.p.rlwe.MaxLevelP()
+	els := e.p.GaloisElementsForRotations(steps)
+	decomposed := false
+	outs = make([]*Ciphertext, len(steps))
+	for i, el := range els {
+		out := rlwe.NewCiphertext(e.p.rlwe, 1, level)
+		if el == 1 {
+			out.Copy(a.ct)
+		} else {
+			if !decomposed {
+				ev.DecomposeNTT(level, levelP, levelP+1, a.ct.Value[1], a.ct.IsNTT, s.decomp)
+				decomposed = true
+			}
+			if err := ev.AutomorphismHoisted(level, a.ct, s.decomp, el, out); err != nil {
+				return nil, fmt.Errorf("fhe: rotate-many: %w", err)
+			}
+		}
+		outs[i] = &Ciphertext{params: e.p, ct: out}
+	}
+	return outs, nil
+}
+
+// InnerProduct returns Σ_i as[i] ⊙ bs[i] with lazy relinearisation: the
+// products are accumulated in degree 2 (MulThenAdd, no key switch), then
+// relinearised once and rescaled once (one level), instead of one
+// relinearisation and one rescale per product. All operands must share one
+// level.
+func (e *Evaluator) InnerProduct(as, bs []*Ciphertext) (*Ciphertext, error) {
+	if len(as) == 0 || len(as) != len(bs) {
+		return nil, fmt.Errorf("fhe: inner-product: %d × %d operands", len(as), len(bs))
+	}
+	all := append(append([]*Ciphertext{}, as...), bs...)
+	return e.do("inner-product", func(w *worker) (*rlwe.Ciphertext, error) {
+		if e.evk.RelinearizationKey == nil {
+			return nil, errors.New("no relinearization key")
+		}
+		level := as[0].Level()
+		for _, c := range all {
+			if c.Level() != level {
+				return nil, fmt.Errorf("operands at levels %d and %d: align them with DropLevels", level, c.Level())
+			}
+			if c.Degree() != 1 {
+				return nil, fmt.Errorf("operand of degree %d", c.Degree())
+			}
+		}
+		if level == 0 {
+			return nil, ErrLevel
+		}
+		acc := rlwe.NewCiphertext(e.p.rlwe, 2, level)
+		for i := range as {
+			var err error
+			if w.bgv != nil {
+				if i == 0 {
+					err = w.bgv.Mul(as[i].ct, bs[i].ct, acc)
+				} else {
+					err = w.bgv.MulThenAdd(as[i].ct, bs[i].ct, acc)
+				}
+			} else {
+				if i == 0 {
+					err = w.ckks.Mul(as[i].ct, bs[i].ct, acc)
+				} else {
+					err = w.ckks.MulThenAdd(as[i].ct, bs[i].ct, acc)
+				}
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
+		lin := rlwe.NewCiphertext(e.p.rlwe, 1, level)
+		if err := w.rlweEval().Relinearize(acc, lin); err != nil {
+			return nil, err
+		}
+		return w.rescale(lin)
+	}, all...)
 }

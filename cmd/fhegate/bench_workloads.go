@@ -67,7 +67,11 @@ operands and decryption are not.`,
 			if err != nil {
 				return err
 			}
-			printWorkloads(cmd.OutOrStdout(), results)
+			tableOut := cmd.OutOrStdout()
+			if jsonPath == "-" {
+				tableOut = cmd.ErrOrStderr() // keep stdout machine-readable
+			}
+			printWorkloads(tableOut, results)
 			if jsonPath != "" {
 				if err := writeJSON(jsonPath, results); err != nil {
 					return err
