@@ -1,0 +1,334 @@
+package eval
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/fhegate/fhegate/fhe"
+	"github.com/fhegate/fhegate/policy"
+)
+
+// Errors. Every error Evaluate returns wraps one of these (or fhe.ErrLevel).
+var (
+	// ErrPreset: the evaluator or a ciphertext belongs to another preset than the plan.
+	ErrPreset = errors.New("policy/eval: preset mismatch")
+	// ErrArity: the number of input ciphertexts differs from the plan's inputs.
+	ErrArity = errors.New("policy/eval: wrong number of inputs")
+	// ErrNeedsRefresh: the plan needs a refresh and no Options.Refresh was given.
+	ErrNeedsRefresh = errors.New("policy/eval: plan needs a refresh (committee MPC bootstrap)")
+	// ErrCiphertext: an input is nil, has the wrong degree, or has too few levels.
+	ErrCiphertext = errors.New("policy/eval: bad input ciphertext")
+)
+
+// InputError reports a problem with one input ciphertext.
+type InputError struct {
+	Index int
+	Name  string
+	Err   error // ErrPreset, ErrCiphertext or fhe.ErrLevel
+	Msg   string
+}
+
+func (e *InputError) Error() string {
+	return fmt.Sprintf("%v: input %d (%q): %s", e.Err, e.Index, e.Name, e.Msg)
+}
+
+// Unwrap returns the error kind.
+func (e *InputError) Unwrap() error { return e.Err }
+
+// RefreshFunc re-encrypts a ciphertext at the top level without changing its
+// slots. The committee implements it with Lattigo's collective bootstrapping
+// (multiparty RefreshProtocol); tests with a local secret key decrypt and
+// re-encrypt.
+type RefreshFunc func(ctx context.Context, ct *fhe.Ciphertext) (*fhe.Ciphertext, error)
+
+// Options tune an evaluation. The zero value evaluates sequentially and
+// refuses plans that need a refresh.
+type Options struct {
+	// Refresh is called on every register the plan marks Refresh.
+	Refresh RefreshFunc
+	// Parallel is the number of ops evaluated concurrently within one
+	// request (independent polynomials), or of requests within a batch.
+	// 0 or 1: sequential. The result does not depend on it.
+	Parallel int
+}
+
+// Evaluate evaluates the plan on one set of input ciphertexts (inputs[j] =
+// input j of the plan; slot i of every input is decision i) and returns the
+// verdict ciphertext (slot i = verdict of decision i). It reads no
+// randomness and goes through fhe.Evaluator only, so equal inputs give equal
+// bytes on every machine.
+func Evaluate(ctx context.Context, plan *policy.Plan, ev *fhe.Evaluator, inputs []*fhe.Ciphertext) (*fhe.Ciphertext, error) {
+	return EvaluateWith(ctx, plan, ev, inputs, Options{})
+}
+
+// Check validates the evaluator and the inputs against the plan without
+// evaluating anything (cheap; callers can run it before charging or queueing).
+func Check(plan *policy.Plan, ev *fhe.Evaluator, inputs []*fhe.Ciphertext) error {
+	if plan == nil || ev == nil {
+		return fmt.Errorf("%w: nil plan or evaluator", ErrArity)
+	}
+	p := ev.Params()
+	if uint8(p.Preset.ID) != plan.Preset {
+		return fmt.Errorf("%w: evaluator is %s, plan %q targets preset %d (%s)", ErrPreset, p.Preset.Name, plan.Name, plan.Preset, plan.PresetName)
+	}
+	if p.Scheme() != fhe.SchemeBGV || p.PlaintextModulus() != policy.PlaintextModulus {
+		return fmt.Errorf("%w: %s is not BGV with t = %d", ErrPreset, p.Preset.Name, policy.PlaintextModulus)
+	}
+	if p.MaxLevel() < plan.Depth {
+		return fmt.Errorf("%w: %s has %d levels, plan needs %d", ErrPreset, p.Preset.Name, p.MaxLevel(), plan.Depth)
+	}
+	if len(inputs) != len(plan.Inputs) {
+		return fmt.Errorf("%w: %d ciphertexts, plan %q declares %d inputs", ErrArity, len(inputs), plan.Name, len(plan.Inputs))
+	}
+	for j, ct := range inputs {
+		name := plan.Inputs[j].Name
+		switch {
+		case ct == nil:
+			return &InputError{Index: j, Name: name, Err: ErrCiphertext, Msg: "nil ciphertext"}
+		case ct.Params() != p:
+			return &InputError{Index: j, Name: name, Err: ErrPreset, Msg: fmt.Sprintf("ciphertext is %s, plan needs %s", ct.Params().Preset.Name, p.Preset.Name)}
+		case ct.Degree() != 1:
+			return &InputError{Index: j, Name: name, Err: ErrCiphertext, Msg: fmt.Sprintf("degree %d, want 1", ct.Degree())}
+		case ct.Level() < plan.Depth:
+			return &InputError{Index: j, Name: name, Err: fhe.ErrLevel, Msg: fmt.Sprintf("level %d, plan needs %d", ct.Level(), plan.Depth)}
+		}
+	}
+	return nil
+}
+
+// EvaluateWith is Evaluate with options.
+func EvaluateWith(ctx context.Context, plan *policy.Plan, ev *fhe.Evaluator, inputs []*fhe.Ciphertext, opt Options) (*fhe.Ciphertext, error) {
+	if err := Check(plan, ev, inputs); err != nil {
+		return nil, err
+	}
+	if plan.NeedsRefresh && opt.Refresh == nil {
+		return nil, fmt.Errorf("%w: plan %q marks %d registers", ErrNeedsRefresh, plan.Name, plan.Counts.Refreshes)
+	}
+	r := &run{ctx: ctx, plan: plan, ev: ev, inputs: inputs, opt: opt, regs: make([]*fhe.Ciphertext, len(plan.Ops))}
+	if err := r.all(); err != nil {
+		return nil, err
+	}
+	return r.regs[plan.Result], nil
+}
+
+// EvaluateBatch evaluates several independent ciphertext sets (each up to
+// plan.Slots decisions) with up to opt.Parallel of them at a time; results are
+// in the order of sets. Within a set evaluation is sequential.
+func EvaluateBatch(ctx context.Context, plan *policy.Plan, ev *fhe.Evaluator, sets [][]*fhe.Ciphertext, opt Options) ([]*fhe.Ciphertext, error) {
+	for _, in := range sets {
+		if err := Check(plan, ev, in); err != nil {
+			return nil, err
+		}
+	}
+	out := make([]*fhe.Ciphertext, len(sets))
+	errs := make([]error, len(sets))
+	par := max(opt.Parallel, 1)
+	inner := opt
+	inner.Parallel = 1
+	sem := make(chan struct{}, par)
+	var wg sync.WaitGroup
+	for i, in := range sets {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			out[i], errs[i] = EvaluateWith(ctx, plan, ev, in, inner)
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			return nil, fmt.Errorf("policy/eval: set %d: %w", i, err)
+		}
+	}
+	return out, nil
+}
+
+var (
+	onesMu sync.Mutex
+	ones   = map[int][]int64{}
+)
+
+// ones returns the all-ones slot vector of the evaluator's preset.
+func (r *run) ones() []int64 {
+	n := r.ev.Params().Slots()
+	onesMu.Lock()
+	defer onesMu.Unlock()
+	if v, ok := ones[n]; ok {
+		return v
+	}
+	v := make([]int64, n)
+	for i := range v {
+		v[i] = 1
+	}
+	ones[n] = v
+	return v
+}
+
+type run struct {
+	ctx    context.Context
+	plan   *policy.Plan
+	ev     *fhe.Evaluator
+	inputs []*fhe.Ciphertext
+	opt    Options
+	regs   []*fhe.Ciphertext
+}
+
+// all evaluates every op. With Parallel > 1 the ops are grouped in waves (an
+// op's wave is one more than its latest operand's) and each wave runs
+// concurrently; every op is deterministic, so the result is the same.
+func (r *run) all() error {
+	ops := r.plan.Ops
+	if r.opt.Parallel <= 1 {
+		for i := range ops {
+			if err := r.one(i); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	wave := make([]int, len(ops))
+	var waves [][]int
+	for i, op := range ops {
+		for _, a := range op.Args {
+			wave[i] = max(wave[i], wave[a]+1)
+		}
+		for len(waves) <= wave[i] {
+			waves = append(waves, nil)
+		}
+		waves[wave[i]] = append(waves[wave[i]], i)
+	}
+	sem := make(chan struct{}, r.opt.Parallel)
+	for _, w := range waves {
+		errs := make([]error, len(w))
+		var wg sync.WaitGroup
+		for k, i := range w {
+			wg.Add(1)
+			sem <- struct{}{}
+			go func() {
+				defer wg.Done()
+				defer func() { <-sem }()
+				errs[k] = r.one(i)
+			}()
+		}
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r *run) one(i int) error {
+	if err := r.ctx.Err(); err != nil {
+		return err
+	}
+	op := &r.plan.Ops[i]
+	ct, err := r.compute(op)
+	if err != nil {
+		return fmt.Errorf("policy/eval: plan %q op %d (%v): %w", r.plan.Name, i, op.Kind, err)
+	}
+	if op.Refresh {
+		if ct, err = r.opt.Refresh(r.ctx, ct); err != nil {
+			return fmt.Errorf("policy/eval: refresh of op %d: %w", i, err)
+		}
+	}
+	r.regs[i] = ct
+	return nil
+}
+
+func (r *run) compute(op *policy.Op) (*fhe.Ciphertext, error) {
+	ev := r.ev
+	switch op.Kind {
+	case policy.OpInput:
+		return r.inputs[op.Input], nil
+	case policy.OpLinear:
+		var acc *fhe.Ciphertext
+		for k, a := range op.Args {
+			t, w := r.regs[a], op.Weights[k]
+			neg := w < 0
+			if neg {
+				w = -w
+			}
+			var err error
+			if w != 1 {
+				if t, err = ev.MulConst(t, float64(w)); err != nil {
+					return nil, err
+				}
+			}
+			switch {
+			case acc == nil && neg:
+				acc, err = ev.Neg(t)
+			case acc == nil:
+				acc = t
+			case neg:
+				acc, err = ev.Sub(acc, t)
+			default:
+				acc, err = ev.Add(acc, t)
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
+		if acc == nil { // a constant verdict: 0·input + c
+			var err error
+			if acc, err = ev.MulConst(r.inputs[0], 0); err != nil {
+				return nil, err
+			}
+		}
+		if op.Const != 0 {
+			return ev.AddConst(acc, float64(op.Const))
+		}
+		if len(op.Args) > 0 && acc == r.regs[op.Args[0]] { // a bare copy (the verdict is an input)
+			return acc.Copy(), nil
+		}
+		return acc, nil
+	case policy.OpPoly:
+		return ev.EvalPolyInts(r.regs[op.Args[0]], op.Coeffs)
+	case policy.OpMul:
+		return ev.Mul(r.regs[op.Args[0]], r.regs[op.Args[1]])
+	case policy.OpRescale:
+		return ev.MulInts(r.regs[op.Args[0]], r.ones())
+	}
+	return nil, fmt.Errorf("unknown op kind %v", op.Kind)
+}
+
+// EncryptDecisions packs decisions (decisions[i][j] = input j of decision i,
+// at most plan.Slots of them, each within its declared range) and encrypts
+// one ciphertext per input.
+func EncryptDecisions(enc *fhe.Encryptor, plan *policy.Plan, decisions [][]int64) ([]*fhe.Ciphertext, error) {
+	packed, err := plan.PackInputs(decisions)
+	if err != nil {
+		return nil, err
+	}
+	return EncryptSlots(enc, packed)
+}
+
+// EncryptSlots encrypts per-input slot vectors without range checks (for
+// tests of out-of-range behaviour and for callers that already packed).
+func EncryptSlots(enc *fhe.Encryptor, slots [][]int64) ([]*fhe.Ciphertext, error) {
+	out := make([]*fhe.Ciphertext, len(slots))
+	for j, v := range slots {
+		ct, err := enc.EncryptInts(v)
+		if err != nil {
+			return nil, fmt.Errorf("policy/eval: encrypt input %d: %w", j, err)
+		}
+		out[j] = ct
+	}
+	return out, nil
+}
+
+// DecryptVerdicts decrypts the first n verdicts (centred in [−32768, 32768]).
+func DecryptVerdicts(dec *fhe.Decryptor, ct *fhe.Ciphertext, n int) ([]int64, error) {
+	v, err := dec.DecryptInts(ct)
+	if err != nil {
+		return nil, err
+	}
+	if n < 0 || n > len(v) {
+		return nil, fmt.Errorf("policy/eval: %d verdicts requested, ciphertext has %d slots", n, len(v))
+	}
+	return v[:n], nil
+}

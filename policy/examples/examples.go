@@ -1,0 +1,52 @@
+// Package examples holds the example policies shipped with fhegate:
+//
+//   - kyc_aml.yaml: KYC/AML risk rule — 8 encrypted attributes, a weighted
+//     risk score with a threshold, sanctioned-country membership and an age
+//     check (depth 9, BGVN14, 16384 decisions per ciphertext set);
+//   - credit_limit.yaml: a credit-limit rule comparing an encrypted amount
+//     with a limit computed from encrypted income and debt;
+//   - allowlist.yaml: membership of an encrypted id in a public allowlist
+//     (depth 4, BGVN13).
+//
+// Their plan hashes are pinned in policy/testdata/golden_hashes.json.
+package examples
+
+import (
+	"embed"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strings"
+)
+
+//go:embed *.yaml
+var files embed.FS
+
+// Names lists the examples (file names without .yaml), sorted.
+func Names() []string {
+	entries, _ := fs.ReadDir(files, ".")
+	var out []string
+	for _, e := range entries {
+		out = append(out, strings.TrimSuffix(e.Name(), ".yaml"))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Get returns the document of an example by name (e.g. "kyc_aml").
+func Get(name string) ([]byte, error) {
+	b, err := files.ReadFile(name + ".yaml")
+	if err != nil {
+		return nil, fmt.Errorf("policy/examples: no example %q (have %v)", name, Names())
+	}
+	return b, nil
+}
+
+// MustGet is Get for tests and benchmarks.
+func MustGet(name string) []byte {
+	b, err := Get(name)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}

@@ -1,0 +1,437 @@
+package policy
+
+import (
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+
+	"golang.org/x/crypto/sha3"
+)
+
+// Public presets, mirroring fhe.BGVN13 and fhe.BGVN14 (policy/eval's tests
+// check the ids, depths and slot counts against package fhe).
+const (
+	PresetBGVN13 uint8 = 1
+	PresetBGVN14 uint8 = 2
+)
+
+// PresetInfo describes a target preset.
+type PresetInfo struct {
+	ID    uint8
+	Name  string
+	Depth int // levels of a fresh ciphertext
+	Slots int // SIMD slots: decisions per ciphertext set
+}
+
+// Presets lists the public BGV presets a plan can target, shallowest first.
+var Presets = []PresetInfo{
+	{ID: PresetBGVN13, Name: "bgv-n13-t65537", Depth: 4, Slots: 8192},
+	{ID: PresetBGVN14, Name: "bgv-n14-t65537", Depth: 9, Slots: 16384},
+}
+
+func presetByName(name string) (PresetInfo, bool) {
+	for _, p := range Presets {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return PresetInfo{}, false
+}
+
+func presetByID(id uint8) (PresetInfo, bool) {
+	for _, p := range Presets {
+		if p.ID == id {
+			return p, true
+		}
+	}
+	return PresetInfo{}, false
+}
+
+type target struct {
+	PresetInfo
+	auto bool
+}
+
+func (s *Spec) target(opt Options) (target, error) {
+	deepest := Presets[len(Presets)-1]
+	switch {
+	case opt.Preset != 0:
+		if p, ok := presetByID(opt.Preset); ok {
+			return target{PresetInfo: p}, nil
+		}
+		if opt.Depth < 1 || opt.Depth > 30 || opt.Slots < 1 {
+			return target{}, errAt(ErrSchema, 0, 0, "preset", "preset %d is not public: Options.Depth (1..30) and Options.Slots are required", opt.Preset)
+		}
+		return target{PresetInfo: PresetInfo{ID: opt.Preset, Name: fmt.Sprintf("preset-%d", opt.Preset), Depth: opt.Depth, Slots: opt.Slots}}, nil
+	case s.Preset != "" && s.Preset != "auto":
+		p, _ := presetByName(s.Preset)
+		return target{PresetInfo: p}, nil
+	}
+	return target{PresetInfo: deepest, auto: true}, nil
+}
+
+// OpKind is the kind of a plan instruction.
+type OpKind uint8
+
+// Plan instructions. Every op defines one register (its index in Plan.Ops).
+const (
+	// OpInput: register = encrypted input Op.Input (ops 0..len(Inputs)−1, in order).
+	OpInput OpKind = 1
+	// OpLinear: register = Const + Σ Weights[i]·reg[Args[i]] (mod t). No level.
+	OpLinear OpKind = 2
+	// OpPoly: register = Σ Coeffs[k]·reg[Args[0]]^k (mod t), by baby-step
+	// giant-step; ⌈log2(deg+1)⌉ levels.
+	OpPoly OpKind = 3
+	// OpMul: register = reg[Args[0]] ⊙ reg[Args[1]] (relinearise, rescale). One level.
+	OpMul OpKind = 4
+	// OpRescale: register = reg[Args[0]], multiplied by the all-ones
+	// plaintext and rescaled. One level; it divides the noise by the dropped
+	// prime. The compiler inserts it where a weighted sum has grown the noise
+	// beyond NoiseBudget before a polynomial or product (see doc.go).
+	OpRescale OpKind = 5
+)
+
+// NoiseBudget is the largest noise growth (Σ|weight| over a weighted sum of
+// fresh or rescaled ciphertexts) the presets tolerate in front of a
+// polynomial or a product. Measured: ×8 decrypts correctly at every degree up
+// to 511 on BGVN14 and InsecureBGVN10Deep, ×16 fails at degree ≥ 185
+// (policy/eval TestNoiseBudget).
+const NoiseBudget = 8
+
+func (k OpKind) String() string {
+	switch k {
+	case OpInput:
+		return "input"
+	case OpLinear:
+		return "linear"
+	case OpPoly:
+		return "poly"
+	case OpMul:
+		return "mul"
+	case OpRescale:
+		return "rescale"
+	}
+	return fmt.Sprintf("OpKind(%d)", uint8(k))
+}
+
+// Op is one plan instruction.
+type Op struct {
+	Kind    OpKind
+	Input   int     // OpInput: index into Plan.Inputs
+	Args    []int   // operand registers (all < this op's index)
+	Weights []int64 // OpLinear: one per Arg, centred mod t, non-zero
+	Const   int64   // OpLinear: centred mod t
+	Coeffs  []int64 // OpPoly: monomial coefficients in [0, t), low → high; degree ≥ 2
+	// Depth is the number of levels consumed when this register is ready,
+	// counted from the latest refresh (or from the fresh inputs).
+	Depth int
+	// Refresh: the evaluator must refresh this register (MPC bootstrap by the
+	// committee) right after computing it, before any use.
+	Refresh bool
+	// Min, Max bound the register's value on declared-range inputs.
+	Min, Max int64
+}
+
+// Degree of an OpPoly.
+func (op *Op) Degree() int { return len(op.Coeffs) - 1 }
+
+// Input is a declared encrypted input.
+type Input struct {
+	Name     string
+	Min, Max int64
+}
+
+// Output describes the verdict register.
+type Output struct {
+	Type     string // "bool" or "score"
+	Min, Max int64
+}
+
+// Counts are the plan's operation counts (per ciphertext set, i.e. per batch
+// of up to Slots decisions).
+type Counts struct {
+	CtCt          int // ct×ct multiplications (relinearise + rescale), incl. the estimate inside polynomials
+	CtConst       int // ct×constant multiplications (scalar, no level), incl. polynomial baby steps
+	CtPt          int // ct×plaintext-vector multiplications (the noise-reducing rescales)
+	Adds          int // ct±ct and ct±constant additions outside polynomials
+	Rotations     int // slot rotations (none: slot i of every input is decision i)
+	Polys         int // polynomial evaluations
+	PolyDegrees   int // sum of their degrees
+	MaxPolyDegree int
+	Refreshes     int // MPC refreshes the committee must run
+}
+
+// Plan is a compiled policy.
+type Plan struct {
+	Name        string
+	Preset      uint8 // fhe.PresetID
+	PresetName  string
+	PresetDepth int
+	Slots       int
+	// Depth is the largest number of levels consumed between refreshes; the
+	// inputs must have at least Depth levels.
+	Depth int
+	// UnrefreshedDepth is the depth the plan would have without refreshes.
+	UnrefreshedDepth int
+	NeedsRefresh     bool
+	Inputs           []Input
+	Output           Output
+	Ops              []Op
+	Result           int // register of the verdict
+	Counts           Counts
+
+	spec  *Spec
+	canon []byte
+	hash  [32]byte
+}
+
+func (c *compiler) finish(t target, result int, lo, hi int64) (*Plan, error) {
+	// Dead-code elimination (inputs are always kept), renumbering in order.
+	live := make([]bool, len(c.ops))
+	live[result] = true
+	for r := len(c.ops) - 1; r >= 0; r-- {
+		if c.ops[r].Kind == OpInput {
+			live[r] = true
+		}
+		if live[r] {
+			for _, a := range c.ops[r].Args {
+				live[a] = true
+			}
+		}
+	}
+	remap := make([]int, len(c.ops))
+	var ops []Op
+	for r, op := range c.ops {
+		if !live[r] {
+			continue
+		}
+		args := make([]int, len(op.Args))
+		for i, a := range op.Args {
+			args[i] = remap[a]
+		}
+		op.Args = args
+		remap[r] = len(ops)
+		ops = append(ops, op)
+	}
+	p := &Plan{Name: c.spec.Name, Ops: ops, Result: remap[result], spec: c.spec,
+		Output: Output{Type: c.spec.Output.Type, Min: lo, Max: hi}}
+	for _, in := range c.spec.Inputs {
+		p.Inputs = append(p.Inputs, Input{Name: in.Name, Min: in.Min, Max: in.Max})
+	}
+	p.UnrefreshedDepth = depthPass(p.Ops, 1<<30)
+	if t.auto {
+		for _, pi := range Presets {
+			t.PresetInfo = pi
+			if p.UnrefreshedDepth <= pi.Depth {
+				break
+			}
+		}
+	}
+	p.Preset, p.PresetName, p.PresetDepth, p.Slots = t.ID, t.Name, t.Depth, t.Slots
+	p.Depth = depthPass(p.Ops, t.Depth)
+	if p.Depth > t.Depth {
+		return nil, errAt(ErrTooDeep, c.spec.Output.line, 0, "output", "depth %d exceeds %s's %d even with refreshes", p.Depth, t.Name, t.Depth)
+	}
+	for i := range p.Ops {
+		if p.Ops[i].Refresh {
+			p.NeedsRefresh = true
+		}
+	}
+	p.Counts = countOps(p.Ops)
+	p.canon = p.encode()
+	p.hash = keccak(p.canon)
+	return p, nil
+}
+
+// depthPass assigns Op.Depth and Op.Refresh for a budget of maxDepth levels
+// and returns the plan depth. A refresh resets a register to depth 0; it is
+// placed on the operands of the first op that would exceed the budget.
+func depthPass(ops []Op, maxDepth int) int {
+	eff := func(r int) int {
+		if ops[r].Refresh {
+			return 0
+		}
+		return ops[r].Depth
+	}
+	opDepth := func(op *Op) int {
+		d := 0
+		for _, a := range op.Args {
+			d = max(d, eff(a))
+		}
+		switch op.Kind {
+		case OpPoly:
+			d += depthOf(op.Degree())
+		case OpMul, OpRescale:
+			d++
+		}
+		return d
+	}
+	for i := range ops {
+		ops[i].Refresh = false
+	}
+	plan := 0
+	for i := range ops {
+		op := &ops[i]
+		d := opDepth(op)
+		if d > maxDepth {
+			for _, a := range op.Args {
+				if eff(a) > 0 {
+					ops[a].Refresh = true
+				}
+			}
+			d = opDepth(op)
+		}
+		op.Depth = d
+		plan = max(plan, d)
+	}
+	return plan
+}
+
+// PolyCtCt estimates the ct×ct multiplications Lattigo's baby-step giant-step
+// evaluator spends on a degree-d polynomial: the power-of-two powers, the
+// remaining baby-step powers below 2^split, and one product per giant-step
+// combination.
+func PolyCtCt(d int) int {
+	if d < 2 {
+		return 0
+	}
+	logDeg := 0
+	for (1 << logDeg) <= d {
+		logDeg++
+	}
+	logSplit := logDeg >> 1
+	a := (1 << logSplit) + (1 << (logDeg - logSplit)) + logDeg - logSplit - 3
+	b := (1 << (logSplit + 1)) + (1 << (logDeg - logSplit - 1)) + logDeg - logSplit - 4
+	if a > b {
+		logSplit++
+	}
+	powers := logDeg - 1 // x^2, x^4, …, x^(2^(logDeg−1))
+	if logSplit >= 2 {
+		powers += (1 << logSplit) - logSplit - 1 // x^3 … x^(2^split − 1) without powers of two
+	}
+	giant := (d+1+(1<<logSplit)-1)>>logSplit - 1
+	return powers + giant
+}
+
+func countOps(ops []Op) Counts {
+	var c Counts
+	for _, op := range ops {
+		switch op.Kind {
+		case OpLinear:
+			for _, w := range op.Weights {
+				if w != 1 && w != -1 {
+					c.CtConst++
+				}
+			}
+			c.Adds += len(op.Args) - 1
+			if op.Const != 0 || len(op.Args) == 0 {
+				c.Adds++
+			}
+		case OpPoly:
+			d := op.Degree()
+			c.Polys++
+			c.PolyDegrees += d
+			c.MaxPolyDegree = max(c.MaxPolyDegree, d)
+			c.CtCt += PolyCtCt(d)
+			c.CtConst += d
+		case OpMul:
+			c.CtCt++
+		case OpRescale:
+			c.CtPt++
+		}
+		if op.Refresh {
+			c.Refreshes++
+		}
+	}
+	return c
+}
+
+// planMagic starts the canonical plan bytes.
+const planMagic = "FHEGATE/POLICY/PLAN/v1\x00"
+
+func (p *Plan) encode() []byte {
+	b := []byte(planMagic)
+	u8 := func(v int) { b = append(b, byte(v)) }
+	u32 := func(v int) { b = binary.BigEndian.AppendUint32(b, uint32(v)) }
+	i64 := func(v int64) { b = binary.BigEndian.AppendUint64(b, uint64(v)) }
+	str := func(s string) { u32(len(s)); b = append(b, s...) }
+	u8(int(p.Preset))
+	u8(p.PresetDepth)
+	u32(p.Slots)
+	str(p.Name)
+	u32(len(p.Inputs))
+	for _, in := range p.Inputs {
+		str(in.Name)
+		i64(in.Min)
+		i64(in.Max)
+	}
+	str(p.Output.Type)
+	i64(p.Output.Min)
+	i64(p.Output.Max)
+	u32(len(p.Ops))
+	for _, op := range p.Ops {
+		u8(int(op.Kind))
+		u8(boolByte(op.Refresh))
+		u8(op.Depth)
+		u32(op.Input)
+		i64(op.Min)
+		i64(op.Max)
+		u32(len(op.Args))
+		for _, a := range op.Args {
+			u32(a)
+		}
+		u32(len(op.Weights))
+		for _, w := range op.Weights {
+			i64(w)
+		}
+		i64(op.Const)
+		u32(len(op.Coeffs))
+		for _, x := range op.Coeffs {
+			u32(int(x))
+		}
+	}
+	u32(p.Result)
+	return b
+}
+
+func boolByte(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func keccak(b []byte) (h [32]byte) {
+	k := sha3.NewLegacyKeccak256()
+	k.Write(b)
+	k.Sum(h[:0])
+	return h
+}
+
+// CanonicalBytes is the deterministic encoding of the plan (what Hash hashes).
+func (p *Plan) CanonicalBytes() []byte { return append([]byte(nil), p.canon...) }
+
+// Hash is keccak256(CanonicalBytes()): the same policy document compiled for
+// the same target gives the same hash on every machine.
+func (p *Plan) Hash() [32]byte { return p.hash }
+
+// HashHex is Hash as 0x-prefixed hex.
+func (p *Plan) HashHex() string { return "0x" + hex.EncodeToString(p.hash[:]) }
+
+// GaloisRotations lists the rotation steps whose Galois keys the plan needs.
+// Plans are slot-wise (slot i of every input is decision i), so the list is
+// empty; it exists so that callers generate keys from the plan, not by hand.
+func (p *Plan) GaloisRotations() []int { return nil }
+
+// Spec returns the parsed document the plan was compiled from.
+func (p *Plan) Spec() *Spec { return p.spec }
+
+// InputIndex returns the position of a named input, or −1.
+func (p *Plan) InputIndex(name string) int {
+	for i, in := range p.Inputs {
+		if in.Name == name {
+			return i
+		}
+	}
+	return -1
+}
