@@ -36,7 +36,7 @@ func checkCanonical[T marshaler](t *testing.T, in []byte, dec func([]byte) (T, e
 // seeded and unseeded ciphertexts of the insecure presets.
 func smallCiphertexts(tb testing.TB) map[string][]byte {
 	out := map[string][]byte{}
-	for _, id := range []fhe.PresetID{fhetest.InsecureBGVN10, fhetest.InsecureCKKSN10} {
+	for _, id := range []fhe.PresetID{fhetest.InsecureBGVN4, fhetest.InsecureCKKSN4} {
 		kit := fhetest.MustKit(id)
 		var a, b *fhe.Ciphertext
 		var err error
@@ -79,8 +79,8 @@ func FuzzUnmarshalCiphertext(f *testing.F) {
 }
 
 func keySeeds(f *testing.F) {
-	kit := fhetest.MustKit(fhetest.InsecureBGVN10, 1)
-	for _, m := range []marshaler{kit.Keys.Public, kit.Keys.Secret} {
+	kit := fhetest.MustKit(fhetest.InsecureBGVN4, 1)
+	for _, m := range []marshaler{kit.Keys.Public, kit.Keys.Secret, kit.Keys.Relin, kit.Keys.Galois} {
 		b, err := m.MarshalBinary()
 		if err != nil {
 			f.Fatal(err)
@@ -131,9 +131,14 @@ func TestWriteFuzzCorpus(t *testing.T) {
 	for name, b := range cts {
 		write("FuzzUnmarshalCiphertext", name, b)
 	}
-	kit := fhetest.MustKit(fhetest.InsecureBGVN10, 1)
+	kit := fhetest.MustKit(fhetest.InsecureBGVN4, 1)
 	pk, _ := kit.Keys.Public.MarshalBinary()
 	sk, _ := kit.Keys.Secret.MarshalBinary()
+	rlk, _ := kit.Keys.Relin.MarshalBinary()
+	gks, _ := kit.Keys.Galois.MarshalBinary()
+	write("FuzzUnmarshalPublicKey", "valid", pk)
+	write("FuzzUnmarshalRelinKey", "valid", rlk)
+	write("FuzzUnmarshalGaloisKeys", "valid", gks)
 	hdr := func(b []byte, kind fhe.Kind) []byte {
 		h := append([]byte(nil), b[:12]...)
 		h[5] = byte(kind)

@@ -22,6 +22,10 @@ const (
 	InsecureCKKSN10 fhe.PresetID = 0x82
 	// InsecureBGVN10Deep — BGV N=2^10, t=65537, depth 9 (deep policy plans).
 	InsecureBGVN10Deep fhe.PresetID = 0x83
+	// InsecureBGVN4 — BGV N=2^4, two 30-bit primes: tiny encodings for fuzzing.
+	InsecureBGVN4 fhe.PresetID = 0x84
+	// InsecureCKKSN4 — CKKS N=2^4, two primes: tiny encodings for fuzzing.
+	InsecureCKKSN4 fhe.PresetID = 0x85
 )
 
 func init() {
@@ -37,8 +41,14 @@ func init() {
 		{InsecureBGVN10, "InsecureBGVN10", fhe.SchemeBGV, 4, []int{42, 30, 30, 30, 30}, []int{45}, 0},
 		{InsecureCKKSN10, "InsecureCKKSN10", fhe.SchemeCKKS, 3, []int{50, 40, 40, 40}, []int{45}, 40},
 		{InsecureBGVN10Deep, "InsecureBGVN10Deep", fhe.SchemeBGV, 9, []int{50, 30, 30, 30, 30, 30, 30, 30, 30, 30}, []int{50, 50}, 0},
+		{InsecureBGVN4, "InsecureBGVN4", fhe.SchemeBGV, 1, []int{40, 30}, []int{40}, 0},
+		{InsecureCKKSN4, "InsecureCKKSN4", fhe.SchemeCKKS, 1, []int{50, 40}, []int{45}, 40},
 	} {
-		if err := fhe.RegisterTestPreset(r.id, r.name, r.scheme, r.depth, 10, r.logQ, r.logP, r.scale); err != nil {
+		logN := 10
+		if r.id == InsecureBGVN4 || r.id == InsecureCKKSN4 {
+			logN = 4
+		}
+		if err := fhe.RegisterTestPreset(r.id, r.name, r.scheme, r.depth, logN, r.logQ, r.logP, r.scale); err != nil {
 			panic(err)
 		}
 	}
