@@ -112,16 +112,20 @@ func aggSign(t testing.TB, keys []*bls.SecretKey, d [32]byte, idx ...int) ([]byt
 func handle(tag string) Hash { return Keccak256([]byte("ciphertext/" + tag)) }
 
 func (w *world) registerHandle(h Hash, owner Address) {
-	sig, bm := w.attest(h, owner, 1, 2, w.com, w.epoch, 0, 1, 2)
+	sig, bm := w.attest(h, owner, 1, 2, w.com, w.epoch, w.quorum()...)
 	w.must(w.s.Input, w.alice, "register", [32]byte(h), common.Address(owner), uint8(1), uint8(2), sig, bm)
 }
 
-func newWorld(t testing.TB) *world {
+func newWorld(t testing.TB) *world { return newWorldN(t, 4, 3) }
+
+// newWorldN builds the fixture with an n-member committee and threshold thr
+// (the fixture's own signatures use members 0..thr-1 or the first three).
+func newWorldN(t testing.TB, n int, thr uint32) *world {
 	s, err := NewSuite(Options{})
 	require.NoError(t, err)
-	w := &world{t: t, s: s, st: NewMemState(), chainID: big.NewInt(1337), number: 10, epoch: 1, thr: 3,
+	w := &world{t: t, s: s, st: NewMemState(), chainID: big.NewInt(1337), number: 10, epoch: 1, thr: thr,
 		alice: acct("alice"), bob: acct("bob"), carol: acct("carol"), gov: acct("gov"), gate: acct("gate")}
-	w.com = committeeKeys(t, "genesis", 4)
+	w.com = committeeKeys(t, "genesis", n)
 	require.NoError(t, ConfigureVerdict(w.st.Store(FHEVerdictAddress), w.gov, committeeConfig(w.com, w.epoch, w.thr)))
 
 	w.hA, w.hB, w.hC = handle("A"), handle("B"), handle("C")
@@ -134,7 +138,7 @@ func newWorld(t testing.TB) *world {
 	w.policy = Hash(w.must(s.Policy, w.alice, "registerPolicy", []byte("credit: income*1 - debt > 0; inputs=2"))[0].([32]byte))
 	w.req1 = Hash(w.must(s.Policy, w.gate, "evaluate", [32]byte(w.policy), [][32]byte{w.hA, w.hB})[0].([32]byte))
 	w.req3 = Hash(w.must(s.Policy, w.gate, "evaluate", [32]byte(w.policy), [][32]byte{w.hB, w.hA})[0].([32]byte))
-	sig, bm := w.verdictSig(w.req3, w.policy, handle("result3"), big.NewInt(1), w.com, w.epoch, 0, 1, 3)
+	sig, bm := w.verdictSig(w.req3, w.policy, handle("result3"), big.NewInt(1), w.com, w.epoch, w.quorumAlt()...)
 	w.must(s.Verdict, w.carol, "submit", [32]byte(w.req3), big.NewInt(1), [32]byte(handle("result3")), sig, bm)
 
 	w.s1 = Hash(w.must(s.CRDT, w.alice, "create", uint8(2), [32]byte(w.hA), EncodeVersionVector([2]uint64{1, 1}))[0].([32]byte))
@@ -152,4 +156,27 @@ func (w *world) fork(t testing.TB) *world {
 	c.t = t
 	c.st = w.st.Clone()
 	return &c
+}
+
+// quorum returns member indices 0..max(thr,3)-1; quorumAlt a different quorum
+// (0, 1, 3, …) so the 4-member fixture keeps its committed vectors.
+func (w *world) quorum() []int {
+	n := int(w.thr)
+	if n < 3 {
+		n = 3
+	}
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
+func (w *world) quorumAlt() []int {
+	q := w.quorum()
+	q[len(q)-1] = len(q)
+	if q[len(q)-1] >= len(w.com) {
+		return w.quorum()
+	}
+	return q
 }
