@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/luxfi/lattice/v7/core/rlwe"
+	"github.com/luxfi/lattice/v7/ring"
 	"github.com/luxfi/lattice/v7/ring/ringqp"
 )
 
@@ -34,6 +35,7 @@ type RotationScratch struct {
 	decomp []ringqp.Poly
 	acc    *rlwe.Element[ringqp.Poly]
 	tmp    *rlwe.Element[ringqp.Poly]
+	c0     ring.Poly
 }
 
 // NewRotationScratch allocates scratch space for parameters p (any level).
@@ -47,6 +49,7 @@ func NewRotationScratch(p rlwe.Parameters) *RotationScratch {
 	}
 	s.acc = rlwe.NewElementExtended(p, 1, p.MaxLevelQ(), p.MaxLevelP())
 	s.tmp = rlwe.NewElementExtended(p, 1, p.MaxLevelQ(), p.MaxLevelP())
+	s.c0 = p.RingQ().NewPoly()
 	return s
 }
 
@@ -93,35 +96,68 @@ func HoistedRotationSum(ev *rlwe.Evaluator, ct *rlwe.Ciphertext, galEls []uint64
 
 	ev.DecomposeNTT(levelQ, levelP, levelP+1, ct.Value[1], true, s.decomp)
 
-	acc := s.acc
+	// acc accumulates Σ φ_g(P·c0 + KS_g(c1)) in Q∪P with lazy additions:
+	// the key products (P-scaled, in Q∪P) are permuted and added without
+	// reduction, the c0 parts are permuted and added in Q (c0acc) and joined
+	// after the single ModDown — which saves the per-rotation P·c0 product
+	// of Lattigo's AutomorphismHoistedLazy.
+	acc, tmp := s.acc, s.tmp
 	acc.MetaData = &rlwe.MetaData{}
 	acc.IsNTT = true
-	tmp := s.tmp
 	tmp.MetaData = &rlwe.MetaData{}
 	tmp.IsNTT = true
+	c0acc := s.c0
+	qOver := max(p.QiOverflowMargin(levelQ)-1, 1) // lazy sums of values < q that fit in 64 bits
+	pOver := max(p.PiOverflowMargin(levelP)-1, 1)
+	reduceQ := func() {
+		rq.Reduce(acc.Value[0].Q, acc.Value[0].Q)
+		rq.Reduce(acc.Value[1].Q, acc.Value[1].Q)
+		rq.Reduce(c0acc, c0acc)
+	}
+	reduceP := func() {
+		rp.Reduce(acc.Value[0].P, acc.Value[0].P)
+		rp.Reduce(acc.Value[1].P, acc.Value[1].P)
+	}
 	for i, g := range galEls {
-		dst := tmp
-		if i == 0 {
-			dst = acc
-		}
-		if err := ev.AutomorphismHoistedLazy(levelQ, ct, s.decomp, g, dst); err != nil {
+		evk, err := ev.CheckAndGetGaloisKey(g)
+		if err != nil {
 			return fmt.Errorf("fhe: HoistedRotationSum: %w", err)
 		}
-		if i > 0 {
-			for j := range 2 {
-				rq.Add(acc.Value[j].Q, tmp.Value[j].Q, acc.Value[j].Q)
-				rp.Add(acc.Value[j].P, tmp.Value[j].P, acc.Value[j].P)
-			}
+		if evk.LevelP() != levelP || evk.BaseTwoDecomposition != 0 {
+			return fmt.Errorf("fhe: HoistedRotationSum: Galois key %d has an unsupported gadget", g)
+		}
+		index := ev.AutomorphismIndex(g)
+		if index == nil {
+			return fmt.Errorf("fhe: HoistedRotationSum: no automorphism index for %d", g)
+		}
+		if err := ev.GadgetProductHoistedLazy(levelQ, s.decomp, &evk.GadgetCiphertext, tmp); err != nil {
+			return fmt.Errorf("fhe: HoistedRotationSum: %w", err)
+		}
+		if i == 0 {
+			rqp.AutomorphismNTTWithIndex(tmp.Value[0], index, acc.Value[0])
+			rqp.AutomorphismNTTWithIndex(tmp.Value[1], index, acc.Value[1])
+			rq.AutomorphismNTTWithIndex(ct.Value[0], index, c0acc)
+			continue
+		}
+		rqp.AutomorphismNTTWithIndexThenAddLazy(tmp.Value[0], index, acc.Value[0])
+		rqp.AutomorphismNTTWithIndexThenAddLazy(tmp.Value[1], index, acc.Value[1])
+		rq.AutomorphismNTTWithIndexThenAddLazy(ct.Value[0], index, c0acc)
+		if i%qOver == qOver-1 {
+			reduceQ()
+		}
+		if i%pOver == pOver-1 {
+			reduceP()
 		}
 	}
-	if withSelf {
-		// ct·P is ≡ 0 mod P: only the Q part changes.
-		pBig := rp.ModulusAtLevel[levelP]
-		rq.MulScalarBigintThenAdd(ct.Value[0], pBig, acc.Value[0].Q)
-		rq.MulScalarBigintThenAdd(ct.Value[1], pBig, acc.Value[1].Q)
-	}
+	reduceQ()
+	reduceP()
 	out.IsNTT = true
 	ev.ModDown(levelQ, levelP, acc, out)
+	rq.Add(out.Value[0], c0acc, out.Value[0])
+	if withSelf {
+		rq.Add(out.Value[0], ct.Value[0], out.Value[0])
+		rq.Add(out.Value[1], ct.Value[1], out.Value[1])
+	}
 	return nil
 }
 

@@ -5,18 +5,29 @@ import (
 	"runtime"
 	"sort"
 	"time"
+
+	"github.com/luxfi/lattice/v7/core/rlwe"
 )
 
 // Result is one row of `fhegate bench workloads --json`.
 type Result struct {
-	Name       string  `json:"name"`
-	Params     string  `json:"params"`
+	Name   string `json:"name"`
+	Params string `json:"params"`
+	// BaselineMS and FhegateMS are medians of the process CPU time (user +
+	// system, getrusage) of one evaluation with GOMAXPROCS(1): the work of
+	// one thread, insensitive to other processes competing for the cores.
+	// The wall-clock medians are in BaselineWallMS / FhegateWallMS; on an
+	// idle machine the two agree.
 	BaselineMS float64 `json:"baseline_ms"`
 	FhegateMS  float64 `json:"fhegate_ms"`
 	// MaxErr is the larger of the two variants' maximum absolute errors
 	// against the plaintext reference (BGV: 0 means exact).
 	MaxErr  float64 `json:"max_err"`
 	Threads int     `json:"threads"`
+
+	Timer          string  `json:"timer"`
+	BaselineWallMS float64 `json:"baseline_wall_ms"`
+	FhegateWallMS  float64 `json:"fhegate_wall_ms"`
 
 	BaselineErr float64 `json:"baseline_err"`
 	FhegateErr  float64 `json:"fhegate_err"`
@@ -43,10 +54,24 @@ func ParamsString(e *Env) string {
 	return s + ")"
 }
 
+// timeRun evaluates v once and returns (cpu ms, wall ms, outputs).
+func timeRun(c *Case, v Variant) (float64, float64, []*rlwe.Ciphertext, error) {
+	c0, okc := processCPU()
+	t0 := time.Now()
+	outs, err := c.Run(v)
+	wall := float64(time.Since(t0).Nanoseconds()) / 1e6
+	c1, _ := processCPU()
+	cpu := wall
+	if okc {
+		cpu = float64(c1-c0) / 1e6
+	}
+	return cpu, wall, outs, err
+}
+
 // Measure runs both variants of c (and of packed, if not nil) runs times
 // each, interleaved (baseline, fhegate, baseline, …) after one warm-up run
 // each, with runtime.GOMAXPROCS(1) for the whole measurement (restored on
-// return), and reports the medians. Errors are measured on the last run's
+// return), and reports the medians of process CPU time (and of wall time). Errors are measured on the last run's
 // outputs of each variant.
 func Measure(c, packed *Case, runs int) (Result, error) {
 	if runs < 1 {
@@ -57,19 +82,22 @@ func Measure(c, packed *Case, runs int) (Result, error) {
 
 	r := Result{Name: c.Name, Params: ParamsString(c.env), Threads: 1, Runs: runs,
 		BaselineTimed: c.Timed(Baseline), FhegateTimed: c.Timed(Fhegate)}
-	var times [2][]float64
+	r.Timer = "wall"
+	if _, ok := processCPU(); ok {
+		r.Timer = "process-cpu"
+	}
+	var times, walls [2][]float64
 	for i := -1; i < runs; i++ {
 		for _, v := range Variants {
-			t0 := time.Now()
-			outs, err := c.Run(v)
-			d := time.Since(t0)
+			cpu, wall, outs, err := timeRun(c, v)
 			if err != nil {
 				return r, fmt.Errorf("%s/%v: %w", c.Name, v, err)
 			}
 			if i < 0 {
 				continue // warm-up
 			}
-			times[v] = append(times[v], float64(d.Nanoseconds())/1e6)
+			times[v] = append(times[v], cpu)
+			walls[v] = append(walls[v], wall)
 			if i == runs-1 {
 				e, err := c.MaxErr(v, outs)
 				if err != nil {
@@ -84,22 +112,21 @@ func Measure(c, packed *Case, runs int) (Result, error) {
 		}
 	}
 	r.BaselineMS, r.FhegateMS = median(times[Baseline]), median(times[Fhegate])
+	r.BaselineWallMS, r.FhegateWallMS = median(walls[Baseline]), median(walls[Fhegate])
 	r.MaxErr = max(r.BaselineErr, r.FhegateErr)
 	if packed == nil {
 		return r, nil
 	}
 	var pt []float64
 	for i := -1; i < runs; i++ {
-		t0 := time.Now()
-		outs, err := packed.Run(Fhegate)
-		d := time.Since(t0)
+		cpu, _, outs, err := timeRun(packed, Fhegate)
 		if err != nil {
 			return r, fmt.Errorf("%s/packed: %w", c.Name, err)
 		}
 		if i < 0 {
 			continue
 		}
-		pt = append(pt, float64(d.Nanoseconds())/1e6)
+		pt = append(pt, cpu)
 		if i == runs-1 {
 			if r.PackedErr, err = packed.MaxErr(Fhegate, outs); err != nil {
 				return r, fmt.Errorf("%s/packed: %w", c.Name, err)
