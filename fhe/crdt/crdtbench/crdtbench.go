@@ -330,7 +330,7 @@ func Run(opts Options, log *zap.Logger) ([]Result, error) {
 				return nil, err
 			}
 			out = append(out, Result{Type: "baseline-mask-select", Lanes: l.Lanes(), MergeMS: selMS.wall, CPUMS: selMS.cpu,
-				Case: "A⊙m + B⊙(1−m) of the two packed level-0 aggregates, masks encoded per merge, no rescale (noise ×≈2^24 per merge: chains bounded)",
+				Case:   "A⊙m + B⊙(1−m) of the two packed level-0 aggregates, masks encoded per merge, no rescale (noise ×≈2^24 per merge: chains bounded)",
 				Preset: p.Preset.Name, Level: 0, MergesPerS: 1000 / selMS.wall, Runs: opts.Runs, CtBytes: sel.EncodedSize()})
 		}
 	}
@@ -345,7 +345,7 @@ func Run(opts Options, log *zap.Logger) ([]Result, error) {
 		return nil, err
 	}
 	out = append(out, Result{Type: "contribution", Lanes: p.Slots(), MergeMS: conT.wall, CPUMS: conT.cpu,
-		Case: "normalise one writer ciphertext (committee, once per write, not per merge): drop to level 1, 0/1 mask product, one mod switch",
+		Case:   "normalise one writer ciphertext (committee, once per write, not per merge): drop to level 1, 0/1 mask product, one mod switch",
 		Preset: p.Preset.Name, Runs: opts.Runs, CtBytes: raw.EncodedSize()})
 
 	// Set read and the OR-union baseline.
@@ -406,7 +406,7 @@ func Run(opts Options, log *zap.Logger) ([]Result, error) {
 			return nil, err
 		}
 		out = append(out, Result{Type: "baseline-or-union", Lanes: p.Slots(), MergeMS: orMS.wall, CPUMS: orMS.cpu,
-			Case: "a + b − a·b of two fresh 16384-bit vectors (one ct×ct product + relinearise + rescale: one level per merge)",
+			Case:   "a + b − a·b of two fresh 16384-bit vectors (one ct×ct product + relinearise + rescale: one level per merge)",
 			Preset: p.Preset.Name, Level: p.MaxLevel(), MergesPerS: 1000 / orMS.wall, Runs: max(1, opts.Runs/2), CtBytes: x.EncodedSize()})
 	}
 	return out, nil
