@@ -41,6 +41,8 @@ type DecryptRequest struct {
 	// Participants are the members expected to contribute (live members
 	// whose result digest agreed); they receive each other's shares.
 	Participants []transport.MemberID
+	// Valid, if set, rejects impossible plaintexts (see RobustCombine).
+	Valid func([]uint64) bool
 }
 
 // DecryptResult is the outcome on one member.
@@ -100,7 +102,7 @@ func ThresholdDecrypt(ctx context.Context, g Group, key *ThresholdKey, plan Nois
 		}
 		shares[id] = s
 	}
-	cr, err := RobustCombine(key.Params, key.N, key.T, ct, shares)
+	cr, err := RobustCombine(key.Params, key.N, key.T, ct, shares, req.Valid)
 	if err != nil {
 		if errors.Is(err, ErrTooFewShares) {
 			return nil, fmt.Errorf("%w (missing %v, malformed %v)", err, got.Missing, malformed)

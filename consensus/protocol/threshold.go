@@ -447,7 +447,12 @@ var (
 // largest and strictly larger than any other value's. With f bad shares this
 // identifies them when r ≥ t + 2f, and detects disagreement when r ≥ t + 1.
 // Members outside H are returned in Bad.
-func RobustCombine(p *fhe.Params, n, t int, ct *fhe.Ciphertext, shares map[transport.MemberID]DecryptionShare) (CombineResult, error) {
+//
+// valid, if not nil, rejects candidate plaintexts that cannot be a correct
+// decryption (e.g. a masked verdict must be zero outside slot 0): a
+// non-adaptive corruption then cannot tie with the honest value, and f bad
+// shares are identified with r ≥ t + f.
+func RobustCombine(p *fhe.Params, n, t int, ct *fhe.Ciphertext, shares map[transport.MemberID]DecryptionShare, valid func([]uint64) bool) (CombineResult, error) {
 	ids := make([]transport.MemberID, 0, len(shares))
 	for id := range shares {
 		ids = append(ids, id)
@@ -500,6 +505,9 @@ func RobustCombine(p *fhe.Params, n, t int, ct *fhe.Ciphertext, shares map[trans
 	var bestMask uint64
 	for _, h := range order {
 		o := byHash[h]
+		if valid != nil && !valid(o.vals) {
+			continue
+		}
 		mask := o.members
 		for bits.OnesCount64(mask) >= t && !consistent(mask, t, len(ids), subsetHash, h) {
 			mask = dropWorst(mask, t, len(ids), subsetHash, h)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"time"
 
 	"go.uber.org/zap"
 )
@@ -31,6 +32,8 @@ type Mux struct {
 	order    []Key
 	buffered int
 	handlers map[Type]func(Message)
+	seen     map[MemberID]uint64
+	recvd    uint64
 	closed   bool
 	done     chan struct{}
 }
@@ -41,7 +44,7 @@ const MaxBuffered = 8192
 // NewMux starts a receive loop over t. Close the Mux to stop it (it closes t).
 func NewMux(t Transport, log *zap.Logger) *Mux {
 	m := &Mux{t: t, log: log, queues: map[Key][]Message{}, waiters: map[Key]chan struct{}{},
-		handlers: map[Type]func(Message){}, done: make(chan struct{})}
+		handlers: map[Type]func(Message){}, seen: map[MemberID]uint64{}, done: make(chan struct{})}
 	go m.loop()
 	return m
 }
@@ -83,6 +86,8 @@ func (m *Mux) loop() {
 
 func (m *Mux) deliver(msg Message) {
 	m.mu.Lock()
+	m.recvd++
+	m.seen[msg.From] = m.recvd
 	if h := m.handlers[msg.Type]; h != nil {
 		m.mu.Unlock()
 		h(msg)
@@ -106,6 +111,15 @@ func (m *Mux) deliver(msg Message) {
 		delete(m.waiters, k)
 	}
 	m.mu.Unlock()
+}
+
+// Seen returns a counter that increases with every message received from
+// id (0: never heard from). Callers compare two readings to learn whether a
+// member has been heard from since.
+func (m *Mux) Seen(id MemberID) uint64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.seen[id]
 }
 
 // Recv waits for the next message matching k.
@@ -191,6 +205,14 @@ type Gather struct {
 // (Self excluded) until all arrived or ctx ends; it returns what arrived and
 // who is missing. It never returns an error: absence is the caller's decision.
 func (m *Mux) Collect(ctx context.Context, session string, typ Type, from []MemberID) Gather {
+	return m.CollectQuorum(ctx, session, typ, from, len(from), 0)
+}
+
+// CollectQuorum is Collect that stops waiting `grace` after `want` messages
+// have arrived (so that a dead member costs a grace period, not a timeout).
+func (m *Mux) CollectQuorum(ctx context.Context, session string, typ Type, from []MemberID, want int, grace time.Duration) Gather {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	type res struct {
 		id  MemberID
 		msg Message
@@ -209,13 +231,23 @@ func (m *Mux) Collect(ctx context.Context, session string, typ Type, from []Memb
 		}(id)
 	}
 	g := Gather{Got: map[MemberID]Message{}}
+	var graceC <-chan time.Time
 	for i := 0; i < n; i++ {
-		r := <-ch
-		if r.err != nil {
-			g.Missing = append(g.Missing, r.id)
-			continue
+		select {
+		case r := <-ch:
+			if r.err != nil {
+				g.Missing = append(g.Missing, r.id)
+				continue
+			}
+			g.Got[r.id] = r.msg
+			if len(g.Got) >= want && graceC == nil && len(g.Got) < n {
+				graceC = time.After(grace)
+			}
+		case <-graceC:
+			cancel()
+			graceC = nil
+			i--
 		}
-		g.Got[r.id] = r.msg
 	}
 	sortIDs(g.Missing)
 	return g

@@ -1,0 +1,214 @@
+package consensus
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/big"
+	"sort"
+	"sync"
+
+	"github.com/fhegate/fhegate/bls"
+	"github.com/fhegate/fhegate/fhe"
+)
+
+// RequestKind says which precompile queued a request.
+type RequestKind uint8
+
+// Request kinds.
+const (
+	KindPolicy RequestKind = 1 // FHEPolicy.EvaluationRequested
+	KindCRDT   RequestKind = 2 // FHECRDT.ValueRequested
+)
+
+// Request is one queued evaluation, as seen in an accepted block.
+type Request struct {
+	ID       [32]byte
+	PolicyID [32]byte
+	Kind     RequestKind
+	Inputs   []fhe.Handle
+	Block    uint64 // accepted block that carried the event
+	LogIndex uint
+}
+
+// Verdict is what the committee posts to FHEVerdict.submit.
+type Verdict struct {
+	RequestID    [32]byte
+	PolicyID     [32]byte
+	Result       *big.Int // the decrypted verdict (slot 0, in [0, t))
+	ResultDigest [32]byte // handle of the result ciphertext the members agreed on
+	Epoch        uint64
+	Signature    []byte // aggregate BLS signature over bls.VerdictDigest
+	Signers      []byte // signer bitmap (bit i = member i+1)
+}
+
+// Digest returns the message the members sign.
+func (v *Verdict) Digest(chainID *big.Int) [32]byte {
+	return bls.VerdictDigest(chainID, v.Epoch, v.RequestID, v.PolicyID, v.ResultDigest, v.Result)
+}
+
+// ChainAdapter connects a member to the chain: it streams queued requests
+// from accepted blocks and posts verdicts. Implementations must be
+// idempotent: SubmitVerdict of an already accepted verdict returns nil.
+type ChainAdapter interface {
+	// Requests streams requests from accepted blocks ≥ fromBlock until ctx
+	// ends (re-delivery of already processed requests is allowed).
+	Requests(ctx context.Context, fromBlock uint64) (<-chan Request, error)
+	// SubmitVerdict posts an aggregated verdict.
+	SubmitVerdict(ctx context.Context, v *Verdict) error
+	// VerdictPosted reports whether a verdict for the request was accepted.
+	VerdictPosted(ctx context.Context, requestID [32]byte) (bool, error)
+}
+
+// MemChain is an in-memory ChainAdapter shared by a local committee: it
+// checks submitted verdicts exactly as FHEVerdict.submit does (aggregate
+// BLS signature over bls.VerdictDigest by ≥ threshold registered members,
+// accepted once per request).
+type MemChain struct {
+	chainID   *big.Int
+	committee *bls.Committee
+	threshold int
+	epoch     uint64
+
+	mu       sync.Mutex
+	block    uint64
+	requests []Request
+	subs     []chan Request
+	verdicts map[[32]byte]*Verdict
+	submits  int
+}
+
+// NewMemChain returns an in-memory chain for the committee.
+func NewMemChain(cfg *CommitteeConfig) (*MemChain, error) {
+	c, _, err := cfg.BLSCommittee()
+	if err != nil {
+		return nil, err
+	}
+	return &MemChain{chainID: cfg.ChainIDBig(), committee: c, threshold: cfg.Threshold, epoch: cfg.Epoch, verdicts: map[[32]byte]*Verdict{}}, nil
+}
+
+// Post queues a request in a new block (as an accepted FHEPolicy event).
+func (c *MemChain) Post(r Request) Request {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.block++
+	r.Block = c.block
+	c.requests = append(c.requests, r)
+	for _, s := range c.subs {
+		select {
+		case s <- r:
+		default: // a slow subscriber re-reads from its cursor on restart
+		}
+	}
+	return r
+}
+
+// Requests implements ChainAdapter.
+func (c *MemChain) Requests(ctx context.Context, from uint64) (<-chan Request, error) {
+	ch := make(chan Request, 1<<14)
+	c.mu.Lock()
+	for _, r := range c.requests {
+		if r.Block >= from {
+			ch <- r
+		}
+	}
+	c.subs = append(c.subs, ch)
+	c.mu.Unlock()
+	go func() {
+		<-ctx.Done()
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		for i, s := range c.subs {
+			if s == ch {
+				c.subs = append(c.subs[:i], c.subs[i+1:]...)
+				close(ch)
+				return
+			}
+		}
+	}()
+	return ch, nil
+}
+
+// ErrVerdictRejected is returned for a verdict the chain would revert.
+var ErrVerdictRejected = errors.New("chain: verdict rejected")
+
+// SubmitVerdict implements ChainAdapter.
+func (c *MemChain) SubmitVerdict(_ context.Context, v *Verdict) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.submits++
+	if _, ok := c.verdicts[v.RequestID]; ok {
+		return nil
+	}
+	known := false
+	for _, r := range c.requests {
+		if r.ID == v.RequestID {
+			known = r.PolicyID == v.PolicyID
+		}
+	}
+	if !known {
+		return fmt.Errorf("%w: unknown request or policy", ErrVerdictRejected)
+	}
+	if v.Epoch != c.epoch {
+		return fmt.Errorf("%w: epoch %d, committee epoch %d", ErrVerdictRejected, v.Epoch, c.epoch)
+	}
+	d := v.Digest(c.chainID)
+	n, err := c.committee.VerifyAggregate(v.Signers, d[:], v.Signature)
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrVerdictRejected, err)
+	}
+	if n < c.threshold {
+		return fmt.Errorf("%w: %d signers under threshold %d", ErrVerdictRejected, n, c.threshold)
+	}
+	cp := *v
+	c.verdicts[v.RequestID] = &cp
+	return nil
+}
+
+// VerdictPosted implements ChainAdapter.
+func (c *MemChain) VerdictPosted(_ context.Context, id [32]byte) (bool, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.verdicts[id]
+	return ok, nil
+}
+
+// Verdict returns the accepted verdict of a request.
+func (c *MemChain) Verdict(id [32]byte) (*Verdict, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	v, ok := c.verdicts[id]
+	return v, ok
+}
+
+// Verdicts returns every accepted verdict, by request id.
+func (c *MemChain) Verdicts() map[[32]byte]*Verdict {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make(map[[32]byte]*Verdict, len(c.verdicts))
+	for k, v := range c.verdicts {
+		out[k] = v
+	}
+	return out
+}
+
+// Submissions counts SubmitVerdict calls (including duplicates).
+func (c *MemChain) Submissions() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.submits
+}
+
+// Pending lists requests without a verdict, by block.
+func (c *MemChain) Pending() []Request {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []Request
+	for _, r := range c.requests {
+		if _, ok := c.verdicts[r.ID]; !ok {
+			out = append(out, r)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Block < out[j].Block })
+	return out
+}

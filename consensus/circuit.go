@@ -1,0 +1,148 @@
+package consensus
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/fhegate/fhegate/fhe"
+)
+
+// RefreshFunc re-encrypts a ciphertext at the top level through the
+// committee's collective refresh (same signature as policy/eval.RefreshFunc).
+type RefreshFunc func(ctx context.Context, ct *fhe.Ciphertext) (*fhe.Ciphertext, error)
+
+// Circuit evaluates a request deterministically: equal inputs give equal
+// result bytes on every member (fhe.Evaluator reads no randomness). The
+// verdict is slot 0 of the result; the member masks every other slot away
+// before decryption.
+type Circuit interface {
+	Evaluate(ctx context.Context, ev *fhe.Evaluator, inputs []*fhe.Ciphertext, refresh RefreshFunc) (*fhe.Ciphertext, error)
+	// Reference computes the plaintext verdict from the plaintext inputs
+	// (slot 0 of each), mod t — used by tests and benchmarks.
+	Reference(p *fhe.Params, inputs []int64) uint64
+}
+
+// Circuits resolves a policy id to its circuit.
+type Circuits interface {
+	Lookup(policyID [32]byte) (Circuit, error)
+}
+
+// ErrUnknownPolicy is returned for a policy id without a circuit.
+var ErrUnknownPolicy = errors.New("consensus: unknown policy")
+
+// Built-in policy ids (until policy/eval plans are registered): the first
+// byte selects the circuit.
+var (
+	// PolicyProductSum: verdict = Σ_k in[2k]·in[2k+1] (+ the last input when
+	// the count is odd) — one multiplication level; e.g. a KYC check
+	// "age_ok·residency_ok + override".
+	PolicyProductSum = [32]byte{1}
+	// PolicyDeep: verdict = (in0·in1)² ·in1 … — uses every level of the
+	// preset and needs a collective refresh before decryption.
+	PolicyDeep = [32]byte{2}
+)
+
+// BuiltinCircuits maps the built-in policy ids.
+type BuiltinCircuits struct{}
+
+// Lookup implements Circuits.
+func (BuiltinCircuits) Lookup(id [32]byte) (Circuit, error) {
+	switch id {
+	case PolicyProductSum:
+		return productSum{}, nil
+	case PolicyDeep:
+		return deep{}, nil
+	}
+	return nil, fmt.Errorf("%w %x", ErrUnknownPolicy, id[:4])
+}
+
+type productSum struct{}
+
+func (productSum) Evaluate(_ context.Context, ev *fhe.Evaluator, in []*fhe.Ciphertext, _ RefreshFunc) (*fhe.Ciphertext, error) {
+	if len(in) == 0 {
+		return nil, errors.New("consensus: product-sum needs inputs")
+	}
+	var acc *fhe.Ciphertext
+	for k := 0; k+1 < len(in); k += 2 {
+		prod, err := ev.Mul(in[k], in[k+1])
+		if err != nil {
+			return nil, err
+		}
+		if acc == nil {
+			acc = prod
+		} else if acc, err = ev.Add(acc, prod); err != nil {
+			return nil, err
+		}
+	}
+	if len(in)%2 == 1 {
+		last := in[len(in)-1]
+		if acc == nil {
+			return last, nil
+		}
+		l, err := ev.DropLevels(last, last.Level()-acc.Level())
+		if err != nil {
+			return nil, err
+		}
+		return ev.Add(acc, l)
+	}
+	return acc, nil
+}
+
+func (productSum) Reference(p *fhe.Params, in []int64) uint64 {
+	t := p.PlaintextModulus()
+	var acc int64
+	for k := 0; k+1 < len(in); k += 2 {
+		acc += in[k] * in[k+1]
+	}
+	if len(in)%2 == 1 {
+		acc += in[len(in)-1]
+	}
+	return mod(acc, t)
+}
+
+type deep struct{}
+
+// Evaluate squares in0·in1 until one level is left, then asks for a refresh.
+func (deep) Evaluate(ctx context.Context, ev *fhe.Evaluator, in []*fhe.Ciphertext, refresh RefreshFunc) (*fhe.Ciphertext, error) {
+	if len(in) != 2 {
+		return nil, errors.New("consensus: deep circuit needs 2 inputs")
+	}
+	x, err := ev.Mul(in[0], in[1])
+	if err != nil {
+		return nil, err
+	}
+	for x.Level() > 0 {
+		if x, err = ev.Mul(x, x); err != nil {
+			return nil, err
+		}
+	}
+	if refresh == nil {
+		return x, nil
+	}
+	if x, err = refresh(ctx, x); err != nil {
+		return nil, err
+	}
+	return ev.Add(x, x) // one more (level-free) step after the refresh
+}
+
+// Reference: x = a·b, squared MaxLevel−1 times, doubled.
+func (deep) Reference(p *fhe.Params, in []int64) uint64 {
+	if len(in) != 2 {
+		return 0
+	}
+	t := p.PlaintextModulus()
+	x := mod(in[0]*in[1], t)
+	for l := p.MaxLevel() - 1; l > 0; l-- {
+		x = x * x % t
+	}
+	return 2 * x % t
+}
+
+func mod(x int64, t uint64) uint64 {
+	m := x % int64(t)
+	if m < 0 {
+		m += int64(t)
+	}
+	return uint64(m)
+}

@@ -1,0 +1,215 @@
+package consensus
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.uber.org/zap/zaptest"
+
+	"github.com/fhegate/fhegate/bls"
+	"github.com/fhegate/fhegate/consensus/protocol"
+	"github.com/fhegate/fhegate/consensus/transport"
+	"github.com/fhegate/fhegate/fhe"
+	"github.com/fhegate/fhegate/fhe/fhetest"
+)
+
+func startTest(t *testing.T, n, th int, serve bool) *LocalCommittee {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	lc, err := StartLocal(ctx, LocalOptions{N: n, T: th, Dir: t.TempDir(), Preset: "InsecureBGVN10", Rotations: []int{1},
+		RoundTimeout: 10 * time.Second, BatchSize: 8, Serve: serve, Log: zaptest.NewLogger(t)})
+	require.NoError(t, err)
+	t.Cleanup(lc.Close)
+	return lc
+}
+
+type testReq struct {
+	req  Request
+	want uint64
+}
+
+// makeRequests encrypts random inputs under the committee key, uploads them
+// through member `via` (checking the input attestation) and builds requests.
+func makeRequests(t *testing.T, lc *LocalCommittee, via uint32, count int, seed uint64) []testReq {
+	m := lc.Member(via)
+	p := m.Params()
+	enc := fhe.NewEncryptor(lc.Keys)
+	r := rand.New(rand.NewPCG(seed, 99))
+	committee, _, err := lc.Config.BLSCommittee()
+	require.NoError(t, err)
+	var out []testReq
+	for k := 0; k < count; k++ {
+		vals := []int64{r.Int64N(200) - 100, r.Int64N(200) - 100}
+		var hs []fhe.Handle
+		for _, v := range vals {
+			ct, err := enc.EncryptInts(fhetest.RandInts(r, p.Slots(), 50)[:0:0])
+			require.NoError(t, err)
+			ct, err = enc.EncryptInts(append([]int64{v}, fhetest.RandInts(r, 7, 50)...))
+			require.NoError(t, err)
+			b, err := ct.MarshalBinary()
+			require.NoError(t, err)
+			owner := [20]byte{byte(k)}
+			att, err := m.Upload(context.Background(), b, owner, 1)
+			require.NoError(t, err)
+			d := bls.InputDigest(lc.Config.ChainIDBig(), att.Epoch, [32]byte(att.Handle), owner, att.Preset, att.CType)
+			n, err := committee.VerifyAggregate(att.Signers, d[:], att.Signature)
+			require.NoError(t, err)
+			require.GreaterOrEqual(t, n, lc.Config.Threshold)
+			hs = append(hs, att.Handle)
+		}
+		id := [32]byte{0xaa, byte(seed), byte(k), byte(k >> 8)}
+		out = append(out, testReq{req: Request{ID: id, PolicyID: PolicyProductSum, Kind: KindPolicy, Inputs: hs},
+			want: productSum{}.Reference(p, vals)})
+	}
+	return out
+}
+
+func waitVerdicts(t *testing.T, chain *MemChain, reqs []testReq) {
+	t.Helper()
+	deadline := time.Now().Add(3 * time.Minute) // bound, not an assertion on speed
+	for {
+		done := 0
+		for _, r := range reqs {
+			if _, ok := chain.Verdict(r.req.ID); ok {
+				done++
+			}
+		}
+		if done == len(reqs) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("only %d of %d verdicts accepted", done, len(reqs))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	for _, r := range reqs {
+		v, _ := chain.Verdict(r.req.ID)
+		require.Equal(t, r.want, v.Result.Uint64(), "request %x", r.req.ID[:4])
+	}
+}
+
+func TestCommitteeEndToEndKill(t *testing.T) {
+	lc := startTest(t, 5, 3, true)
+	// Every member holds the same public material.
+	km0, err := lc.Member(1).Keys()
+	require.NoError(t, err)
+	for id := uint32(2); id <= 5; id++ {
+		km, err := lc.Member(id).Keys()
+		require.NoError(t, err)
+		require.Equal(t, km0.Digest, km.Digest)
+	}
+	reqs := makeRequests(t, lc, 1, 4, 1)
+	for _, r := range reqs {
+		lc.Chain.Post(r.req)
+	}
+	waitVerdicts(t, lc.Chain, reqs)
+
+	// Two members killed mid-batch: verdicts are still produced by the other three.
+	reqs2 := makeRequests(t, lc, 2, 6, 2)
+	for i, r := range reqs2 {
+		lc.Chain.Post(r.req)
+		if i == 2 {
+			lc.Kill(4)
+			lc.Kill(5)
+		}
+	}
+	waitVerdicts(t, lc.Chain, reqs2)
+	// No member issued more than one decryption share per request.
+	for _, id := range []uint32{1, 2, 3} {
+		require.LessOrEqual(t, lc.Member(id).Ledger().Count(), len(reqs)+len(reqs2))
+	}
+
+	// A restarted member loses nothing: keys, ciphertexts, ledger, verdicts.
+	before := lc.Member(3).Status()
+	lc.Kill(3)
+	require.NoError(t, lc.Restart(3))
+	after := lc.Member(3).Status()
+	require.True(t, after.HaveKeys)
+	require.Equal(t, before.KeyDigest, after.KeyDigest)
+	require.Equal(t, before.Ciphertexts, after.Ciphertexts)
+	require.Equal(t, before.SharesIssued, after.SharesIssued)
+	require.Equal(t, before.Verdicts, after.Verdicts)
+	// It refuses a second share for a ciphertext it already shared.
+	for _, r := range reqs {
+		v, ok := lc.Member(3).StoredVerdict(r.req.ID)
+		require.True(t, ok)
+		require.Equal(t, r.want, v.Result.Uint64())
+	}
+	require.NoError(t, lc.Restart(4))
+	reqs3 := makeRequests(t, lc, 4, 3, 3)
+	for _, r := range reqs3 {
+		lc.Chain.Post(r.req)
+	}
+	waitVerdicts(t, lc.Chain, reqs3)
+}
+
+func TestCommitteeExcludesFaultyMembers(t *testing.T) {
+	lc := startTest(t, 5, 3, false)
+	lc.Member(2).Faults.WrongDigest = true
+	lc.Member(4).Faults.CorruptShares = true
+	reqs := makeRequests(t, lc, 1, 3, 4)
+	batch := make([]Request, len(reqs))
+	for i, r := range reqs {
+		batch[i] = lc.Chain.Post(r.req)
+	}
+	results := make([][]*Verdict, 5)
+	errs := make([][]error, 5)
+	var wg sync.WaitGroup
+	for i := 0; i < 5; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			results[i], errs[i] = lc.Member(uint32(i+1)).ProcessBatch(context.Background(), batch)
+		}(i)
+	}
+	wg.Wait()
+	committee, _, err := lc.Config.BLSCommittee()
+	require.NoError(t, err)
+	for k, r := range reqs {
+		// The wrong-digest member excluded itself (and was excluded).
+		require.ErrorIs(t, errs[1][k], ErrDigestMismatch)
+		for _, i := range []int{0, 2, 4} {
+			require.NoError(t, errs[i][k], "member %d", i+1)
+			v := results[i][k]
+			require.Equal(t, r.want, v.Result.Uint64())
+			signers, err := bls.Signers(5, v.Signers)
+			require.NoError(t, err)
+			require.NotContains(t, signers, 1, "wrong-digest member signed")
+			require.NotContains(t, signers, 3, "corrupt-share member signed")
+			d := v.Digest(lc.Config.ChainIDBig())
+			_, err = committee.VerifyAggregate(v.Signers, d[:], v.Signature)
+			require.NoError(t, err)
+			require.NoError(t, lc.Chain.SubmitVerdict(context.Background(), v))
+		}
+	}
+	// No honest member issued a second share; a new session for the same
+	// ciphertext is refused.
+	for _, id := range []uint32{1, 3, 5} {
+		require.Equal(t, len(reqs), lc.Member(id).Ledger().Count(), "member %d", id)
+	}
+	m := lc.Member(1)
+	ks, err := m.snap()
+	require.NoError(t, err)
+	in, err := m.Store().GetCiphertext(reqs[0].req.Inputs[0])
+	require.NoError(t, err)
+	res, err := productSum{}.Evaluate(context.Background(), ks.ev, []*fhe.Ciphertext{in, in}, nil)
+	require.NoError(t, err)
+	masked, err := ks.ev.MulInts(res, []int64{1})
+	require.NoError(t, err)
+	// Share once in session A, then a different session is refused.
+	g := m.group()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	_, _ = protocol.ThresholdDecrypt(ctx, g, ks.key, ks.plan, ks.ev, m.Ledger(), protocol.DecryptRequest{Session: "x/a", Ciphertext: masked, Participants: []transportID{1}})
+	_, err = protocol.ThresholdDecrypt(ctx, g, ks.key, ks.plan, ks.ev, m.Ledger(), protocol.DecryptRequest{Session: "x/b", Ciphertext: masked, Participants: []transportID{1}})
+	require.True(t, errors.Is(err, protocol.ErrAlreadyShared), fmt.Sprint(err))
+}
+
+type transportID = transport.MemberID

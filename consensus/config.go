@@ -1,0 +1,267 @@
+package consensus
+
+import (
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+	"os"
+	"time"
+
+	"github.com/fhegate/fhegate/bls"
+	"github.com/fhegate/fhegate/consensus/protocol"
+	"github.com/fhegate/fhegate/consensus/transport"
+	"github.com/fhegate/fhegate/fhe"
+)
+
+// MemberInfo is one member's public identity in the committee config.
+type MemberInfo struct {
+	ID     uint32 `json:"id"`
+	Addr   string `json:"addr"`   // host:port of its committee transport
+	TLSKey string `json:"tlsKey"` // hex ed25519 public key, pinned by every peer
+	BLSKey string `json:"blsKey"` // hex 48-byte compressed BLS12-381 public key
+	BLSPoP string `json:"blsPop"` // hex proof of possession of BLSKey
+}
+
+// CommitteeConfig is the public committee description every member (and
+// the chain, through FHEVerdict.setCommittee) agrees on.
+type CommitteeConfig struct {
+	ChainID      string       `json:"chainId"` // decimal
+	Epoch        uint64       `json:"epoch"`
+	Preset       string       `json:"preset"`
+	Threshold    int          `json:"threshold"`
+	Rotations    []int        `json:"rotations,omitempty"`    // Galois keys the plans need
+	FloodingBits int          `json:"floodingBits,omitempty"` // log2(σ_flood / B_ct), 0: protocol.DefaultFloodingBits
+	Members      []MemberInfo `json:"members"`
+}
+
+// MemberSecrets are one member's private keys (a 0600 file on its machine).
+type MemberSecrets struct {
+	ID     uint32 `json:"id"`
+	TLSKey string `json:"tlsKey"` // hex ed25519 seed (32 bytes)
+	BLSKey string `json:"blsKey"` // hex BLS secret scalar (32 bytes)
+}
+
+// Validate checks the config and returns the preset parameters.
+func (c *CommitteeConfig) Validate() (*fhe.Params, error) {
+	n := len(c.Members)
+	if n < 1 || n > protocol.MaxMembers {
+		return nil, fmt.Errorf("consensus: committee of %d members (1..%d)", n, protocol.MaxMembers)
+	}
+	if c.Threshold < 1 || c.Threshold > n {
+		return nil, fmt.Errorf("consensus: threshold %d outside 1..%d", c.Threshold, n)
+	}
+	if _, ok := new(big.Int).SetString(c.ChainID, 10); !ok {
+		return nil, fmt.Errorf("consensus: chainId %q is not a decimal integer", c.ChainID)
+	}
+	for i, m := range c.Members {
+		if m.ID != uint32(i+1) {
+			return nil, fmt.Errorf("consensus: member %d has id %d; ids must be 1..n in order", i, m.ID)
+		}
+		if k, err := hex.DecodeString(m.TLSKey); err != nil || len(k) != ed25519.PublicKeySize {
+			return nil, fmt.Errorf("consensus: member %d: tlsKey must be 32 hex bytes", m.ID)
+		}
+		pk, err := hex.DecodeString(m.BLSKey)
+		if err != nil {
+			return nil, fmt.Errorf("consensus: member %d: blsKey: %w", m.ID, err)
+		}
+		pop, err := hex.DecodeString(m.BLSPoP)
+		if err != nil {
+			return nil, fmt.Errorf("consensus: member %d: blsPop: %w", m.ID, err)
+		}
+		if err := bls.PopVerify(pk, pop); err != nil {
+			return nil, fmt.Errorf("consensus: member %d: %w", m.ID, err)
+		}
+	}
+	preset, err := fhe.PresetByName(c.Preset)
+	if err != nil {
+		return nil, err
+	}
+	p, err := fhe.NewParams(preset.ID)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := protocol.PlanNoise(p, n, c.Threshold, c.FloodingBits); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// ChainIDBig returns the chain id.
+func (c *CommitteeConfig) ChainIDBig() *big.Int {
+	v, _ := new(big.Int).SetString(c.ChainID, 10)
+	if v == nil {
+		return new(big.Int)
+	}
+	return v
+}
+
+// IDs returns the member IDs, ascending.
+func (c *CommitteeConfig) IDs() []transport.MemberID {
+	out := make([]transport.MemberID, len(c.Members))
+	for i, m := range c.Members {
+		out[i] = transport.MemberID(m.ID)
+	}
+	return out
+}
+
+// Peers returns the transport identities.
+func (c *CommitteeConfig) Peers() ([]transport.Peer, error) {
+	out := make([]transport.Peer, len(c.Members))
+	for i, m := range c.Members {
+		k, err := hex.DecodeString(m.TLSKey)
+		if err != nil || len(k) != ed25519.PublicKeySize {
+			return nil, fmt.Errorf("consensus: member %d tlsKey", m.ID)
+		}
+		out[i] = transport.Peer{ID: transport.MemberID(m.ID), Addr: m.Addr, PubKey: ed25519.PublicKey(k)}
+	}
+	return out, nil
+}
+
+// BLSCommittee returns the validated BLS keys in member order.
+func (c *CommitteeConfig) BLSCommittee() (*bls.Committee, [][]byte, error) {
+	keys := make([]*bls.PublicKey, len(c.Members))
+	raw := make([][]byte, len(c.Members))
+	for i, m := range c.Members {
+		b, err := hex.DecodeString(m.BLSKey)
+		if err != nil {
+			return nil, nil, err
+		}
+		pk, err := bls.ParsePublicKey(b)
+		if err != nil {
+			return nil, nil, fmt.Errorf("member %d: %w", m.ID, err)
+		}
+		keys[i], raw[i] = pk, b
+	}
+	return &bls.Committee{Keys: keys}, raw, nil
+}
+
+// GaloisElements returns the Galois elements for the configured rotations
+// (default: every power of two below the row length, which covers
+// InnerSum and the rotations of the bundled plans).
+func (c *CommitteeConfig) GaloisElements(p *fhe.Params) []uint64 {
+	rot := c.Rotations
+	if len(rot) == 0 {
+		row := p.Slots()
+		if p.Scheme() == fhe.SchemeBGV {
+			row /= 2
+		}
+		for k := 1; k < row; k <<= 1 {
+			rot = append(rot, k)
+		}
+	}
+	return p.GaloisElementsForRotations(rot)
+}
+
+// TLSPrivateKey decodes the member's TLS identity key.
+func (s *MemberSecrets) TLSPrivateKey() (ed25519.PrivateKey, error) {
+	b, err := hex.DecodeString(s.TLSKey)
+	if err != nil || len(b) != ed25519.SeedSize {
+		return nil, errors.New("consensus: tlsKey must be a 32-byte hex seed")
+	}
+	return ed25519.NewKeyFromSeed(b), nil
+}
+
+// BLSSecretKey decodes the member's BLS key.
+func (s *MemberSecrets) BLSSecretKey() (*bls.SecretKey, error) {
+	b, err := hex.DecodeString(s.BLSKey)
+	if err != nil {
+		return nil, err
+	}
+	return bls.SecretKeyFromBytes(b)
+}
+
+// GenerateCommittee creates a committee config and every member's secrets
+// (for `fhegate committee init` and local committees). addrs[i] is member
+// i+1's transport address.
+func GenerateCommittee(chainID *big.Int, epoch uint64, preset string, t int, addrs []string) (*CommitteeConfig, []*MemberSecrets, error) {
+	cfg := &CommitteeConfig{ChainID: chainID.String(), Epoch: epoch, Preset: preset, Threshold: t}
+	var secrets []*MemberSecrets
+	for i, addr := range addrs {
+		var seed [32]byte
+		if _, err := rand.Read(seed[:]); err != nil {
+			return nil, nil, err
+		}
+		tk := ed25519.NewKeyFromSeed(seed[:])
+		var bseed [32]byte
+		if _, err := rand.Read(bseed[:]); err != nil {
+			return nil, nil, err
+		}
+		bk, err := bls.Keygen(bseed[:])
+		if err != nil {
+			return nil, nil, err
+		}
+		cfg.Members = append(cfg.Members, MemberInfo{ID: uint32(i + 1), Addr: addr,
+			TLSKey: hex.EncodeToString(tk.Public().(ed25519.PublicKey)),
+			BLSKey: hex.EncodeToString(bk.PublicKey()), BLSPoP: hex.EncodeToString(bk.ProvePossession())})
+		secrets = append(secrets, &MemberSecrets{ID: uint32(i + 1), TLSKey: hex.EncodeToString(seed[:]), BLSKey: hex.EncodeToString(bk.Bytes())})
+	}
+	if _, err := cfg.Validate(); err != nil {
+		return nil, nil, err
+	}
+	return cfg, secrets, nil
+}
+
+// LoadJSON reads a JSON file into v.
+func LoadJSON(path string, v any) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
+// SaveJSON writes v as indented JSON with the given mode.
+func SaveJSON(path string, v any, mode os.FileMode) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), mode)
+}
+
+// MemberConfig configures one member.
+type MemberConfig struct {
+	Committee CommitteeConfig
+	Self      uint32
+	BLSKey    *bls.SecretKey
+	// RoundTimeout bounds each protocol round (0: 30 s).
+	RoundTimeout time.Duration
+	// BatchSize and BatchInterval shape the request batches (0: 64, 200 ms).
+	BatchSize     int
+	BatchInterval time.Duration
+	// Parallel is the number of requests of a batch in flight at once (0: 8).
+	Parallel int
+	// SubmitStagger delays the k-th signer's verdict submission by k·stagger
+	// so that normally only the lowest signer posts (0: 2 s).
+	SubmitStagger time.Duration
+	// Circuits resolves policy ids to circuits (nil: BuiltinCircuits).
+	Circuits Circuits
+}
+
+func (c *MemberConfig) defaults() {
+	if c.RoundTimeout <= 0 {
+		c.RoundTimeout = 30 * time.Second
+	}
+	if c.BatchSize <= 0 {
+		c.BatchSize = 64
+	}
+	if c.BatchInterval <= 0 {
+		c.BatchInterval = 200 * time.Millisecond
+	}
+	if c.Parallel <= 0 {
+		c.Parallel = 8
+	}
+	if c.SubmitStagger <= 0 {
+		c.SubmitStagger = 2 * time.Second
+	}
+	if c.Circuits == nil {
+		c.Circuits = BuiltinCircuits{}
+	}
+}

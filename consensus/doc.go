@@ -1,0 +1,41 @@
+// Package consensus is fhegate's MPC committee: the members that take queued
+// FHE requests off the block path, evaluate them in batches, and post
+// threshold-decrypted, BLS-aggregated verdicts (DESIGN.md steps 1, 4, 5).
+//
+// A Member (NewMember) owns
+//
+//   - its t-of-n Shamir share of the collective secret and the public key
+//     material, from the DKG in package protocol (Lattigo multiparty);
+//   - a store (package store, bbolt): content-addressed canonical
+//     ciphertexts, replicated to every member on upload (Member.Upload), with
+//     a quorum input attestation (aggregate BLS over bls.InputDigest);
+//   - a share ledger (package ledger): at most one decryption share per
+//     (ciphertext, key epoch), ever, fsync'd before the share leaves;
+//   - a transport (package transport): TLS 1.3 with pinned ed25519 member
+//     keys, or in-memory for unit tests.
+//
+// Processing one request (Member.Process):
+//
+//  1. evaluate the policy circuit deterministically (fhe.Evaluator reads no
+//     randomness), calling the collective refresh where a plan runs out of
+//     depth;
+//  2. exchange keccak256 digests of the result ciphertext; the digest held by
+//     ≥ t members (and a strict plurality) wins, members with another digest
+//     are excluded from the rest of the request;
+//  3. refresh if the result sits below the decryption level + 1, multiply by
+//     the slot-0 mask (only the verdict is ever decrypted), drop to the
+//     decryption level;
+//  4. threshold-decrypt with flooded shares (protocol.ThresholdDecrypt): every
+//     t-subset of shares is a decryption, so shares that disagree with the
+//     majority are detected and their senders excluded;
+//  5. sign bls.VerdictDigest(chainId, epoch, requestId, policyId,
+//     resultDigest, result), exchange signatures, aggregate ≥ t valid ones
+//     with the signer bitmap, persist the verdict and hand it to the
+//     ChainAdapter (lowest signer first; the others after a stagger if it
+//     has not landed).
+//
+// Run drives this from a ChainAdapter's request stream in batches and keeps
+// a persisted block cursor; StartLocalCommittee runs n members in one process
+// over loopback TLS (for `fhegate devnet` and tests). docs/committee.md
+// describes the message formats and failure handling.
+package consensus

@@ -1,0 +1,263 @@
+package consensus
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/big"
+	"net"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/fhegate/fhegate/consensus/store"
+	"github.com/fhegate/fhegate/consensus/transport"
+	"github.com/fhegate/fhegate/fhe"
+)
+
+// LocalOptions configure an in-process committee.
+type LocalOptions struct {
+	N, T    int
+	Dir     string // each member keeps dir/member-<id>/member.db
+	Preset  string // default "bgv-n13-t65537"
+	ChainID *big.Int
+	Epoch   uint64 // default 1
+	// Rotations: Galois keys to generate (nil: powers of two, see CommitteeConfig.GaloisElements).
+	Rotations []int
+	// Chain gives member i (1-based) its chain adapter; nil: one shared MemChain.
+	Chain        func(id uint32) ChainAdapter
+	RoundTimeout time.Duration // default 30 s
+	BatchSize    int
+	Circuits     Circuits
+	// Serve starts each member's Run loop on its chain adapter (default true
+	// through StartLocalCommittee).
+	Serve bool
+	Log   *zap.Logger
+}
+
+// LocalCommittee is n members in one process, talking TLS over loopback.
+type LocalCommittee struct {
+	Config  *CommitteeConfig
+	Secrets []*MemberSecrets
+	Members []*Member
+	Chain   *MemChain // nil when LocalOptions.Chain was given
+	Keys    *fhe.PublicKey
+
+	opts       LocalOptions
+	stores     []*store.Store
+	transports []*transport.TLS
+	cancel     []context.CancelFunc
+	wg         sync.WaitGroup
+	ctx        context.Context
+	mu         sync.Mutex
+}
+
+// StartLocalCommittee starts an n-member, t-threshold committee over real
+// loopback TLS sockets with the BGVN13 preset, runs the DKG, and serves
+// requests from an in-memory chain (LocalCommittee.Chain). For the devnet,
+// use StartLocal with LocalOptions.Chain returning JSON-RPC adapters.
+func StartLocalCommittee(ctx context.Context, n, t int, dir string) (*LocalCommittee, error) {
+	return StartLocal(ctx, LocalOptions{N: n, T: t, Dir: dir, Serve: true})
+}
+
+// StartLocal starts an in-process committee as configured.
+func StartLocal(ctx context.Context, o LocalOptions) (*LocalCommittee, error) {
+	if o.Preset == "" {
+		o.Preset = "bgv-n13-t65537"
+	}
+	if o.ChainID == nil {
+		o.ChainID = big.NewInt(1337)
+	}
+	if o.Epoch == 0 {
+		o.Epoch = 1
+	}
+	if o.Log == nil {
+		o.Log = zap.NewNop()
+	}
+	lns := make([]net.Listener, o.N)
+	addrs := make([]string, o.N)
+	for i := range lns {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			closeAll(lns)
+			return nil, err
+		}
+		lns[i], addrs[i] = ln, ln.Addr().String()
+	}
+	cfg, secrets, err := GenerateCommittee(o.ChainID, o.Epoch, o.Preset, o.T, addrs)
+	if err != nil {
+		closeAll(lns)
+		return nil, err
+	}
+	cfg.Rotations = o.Rotations
+	lc := &LocalCommittee{Config: cfg, Secrets: secrets, opts: o, ctx: ctx}
+	if o.Chain == nil {
+		if lc.Chain, err = NewMemChain(cfg); err != nil {
+			closeAll(lns)
+			return nil, err
+		}
+	}
+	if err := os.MkdirAll(o.Dir, 0o700); err != nil {
+		closeAll(lns)
+		return nil, err
+	}
+	_ = SaveJSON(filepath.Join(o.Dir, "committee.json"), cfg, 0o644)
+	lc.Members = make([]*Member, o.N)
+	lc.stores = make([]*store.Store, o.N)
+	lc.transports = make([]*transport.TLS, o.N)
+	lc.cancel = make([]context.CancelFunc, o.N)
+	for i := 0; i < o.N; i++ {
+		if err := lc.start(i, lns[i]); err != nil {
+			lc.Close()
+			closeAll(lns[i+1:])
+			return nil, err
+		}
+	}
+	errs := make([]error, o.N)
+	var wg sync.WaitGroup
+	for i, m := range lc.Members {
+		wg.Add(1)
+		go func(i int, m *Member) { defer wg.Done(); _, errs[i] = m.DKG(ctx) }(i, m)
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		lc.Close()
+		return nil, fmt.Errorf("consensus: local DKG: %w", err)
+	}
+	km, _ := lc.Members[0].Keys()
+	lc.Keys = km.Public
+	if pkb, err := km.Public.MarshalBinary(); err == nil {
+		_ = os.WriteFile(filepath.Join(o.Dir, "committee.pk"), pkb, 0o644)
+	}
+	if o.Serve {
+		for i := range lc.Members {
+			lc.serve(i)
+		}
+	}
+	return lc, nil
+}
+
+func closeAll(lns []net.Listener) {
+	for _, l := range lns {
+		if l != nil {
+			l.Close()
+		}
+	}
+}
+
+func (lc *LocalCommittee) start(i int, ln net.Listener) error {
+	o := lc.opts
+	sec := lc.Secrets[i]
+	tk, err := sec.TLSPrivateKey()
+	if err != nil {
+		return err
+	}
+	bk, err := sec.BLSSecretKey()
+	if err != nil {
+		return err
+	}
+	peers, err := lc.Config.Peers()
+	if err != nil {
+		return err
+	}
+	if ln == nil {
+		if ln, err = net.Listen("tcp", peers[i].Addr); err != nil {
+			return err
+		}
+	}
+	log := o.Log.With(zap.Uint32("member", sec.ID))
+	tr, err := transport.ListenTLS(transport.TLSConfig{Self: transport.MemberID(sec.ID), Key: tk, Peers: peers, Listener: ln, Log: log})
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	st, err := store.Open(filepath.Join(o.Dir, fmt.Sprintf("member-%d", sec.ID), "member.db"))
+	if err != nil {
+		tr.Close()
+		return err
+	}
+	m, err := NewMember(MemberConfig{Committee: *lc.Config, Self: sec.ID, BLSKey: bk, RoundTimeout: o.RoundTimeout,
+		BatchSize: o.BatchSize, Circuits: o.Circuits}, tr, st, log)
+	if err != nil {
+		tr.Close()
+		st.Close()
+		return err
+	}
+	lc.mu.Lock()
+	lc.Members[i], lc.stores[i], lc.transports[i] = m, st, tr
+	lc.mu.Unlock()
+	return nil
+}
+
+func (lc *LocalCommittee) chainFor(i int) ChainAdapter {
+	if lc.opts.Chain != nil {
+		return lc.opts.Chain(lc.Secrets[i].ID)
+	}
+	return lc.Chain
+}
+
+func (lc *LocalCommittee) serve(i int) {
+	ctx, cancel := context.WithCancel(lc.ctx)
+	lc.cancel[i] = cancel
+	m := lc.Members[i]
+	lc.wg.Add(1)
+	go func() {
+		defer lc.wg.Done()
+		if err := m.Run(ctx, lc.chainFor(i)); err != nil {
+			lc.opts.Log.Warn("member stopped", zap.Uint32("member", uint32(m.ID())), zap.Error(err))
+		}
+	}()
+}
+
+// Kill stops member id (1-based) abruptly: its transport closes, its store
+// stays on disk.
+func (lc *LocalCommittee) Kill(id uint32) {
+	i := int(id) - 1
+	lc.mu.Lock()
+	m, st := lc.Members[i], lc.stores[i]
+	lc.Members[i], lc.stores[i] = nil, nil
+	lc.mu.Unlock()
+	if m == nil {
+		return
+	}
+	if c := lc.cancel[i]; c != nil {
+		c()
+	}
+	m.Close()
+	st.Close()
+}
+
+// Restart brings a killed member back on the same address and store.
+func (lc *LocalCommittee) Restart(id uint32) error {
+	i := int(id) - 1
+	if err := lc.start(i, nil); err != nil {
+		return err
+	}
+	if _, err := lc.Members[i].Keys(); err != nil {
+		return fmt.Errorf("consensus: restarted member %d lost its keys: %w", id, err)
+	}
+	if lc.opts.Serve {
+		lc.serve(i)
+	}
+	return nil
+}
+
+// Member returns member id (1-based), or nil if it is killed.
+func (lc *LocalCommittee) Member(id uint32) *Member {
+	lc.mu.Lock()
+	defer lc.mu.Unlock()
+	return lc.Members[int(id)-1]
+}
+
+// Close stops every member and closes the stores.
+func (lc *LocalCommittee) Close() {
+	for i := range lc.Members {
+		if lc.Members[i] != nil {
+			lc.Kill(uint32(i + 1))
+		}
+	}
+	lc.wg.Wait()
+}

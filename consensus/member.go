@@ -1,0 +1,842 @@
+package consensus
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+	"sort"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/fhegate/fhegate/bls"
+	"github.com/fhegate/fhegate/consensus/ledger"
+	"github.com/fhegate/fhegate/consensus/protocol"
+	"github.com/fhegate/fhegate/consensus/store"
+	"github.com/fhegate/fhegate/consensus/transport"
+	"github.com/fhegate/fhegate/fhe"
+)
+
+// Errors returned by a member.
+var (
+	ErrNoKeys         = errors.New("consensus: no committee keys for this epoch (run the DKG)")
+	ErrDigestMismatch = errors.New("consensus: this member's result digest disagrees with the quorum")
+	ErrNoQuorum       = errors.New("consensus: no quorum")
+	ErrBadDecryption  = errors.New("consensus: decryption does not have the verdict shape (non-zero masked slots)")
+)
+
+// Faults injects misbehaviour into a member, for tests of detection and
+// exclusion only.
+type Faults struct {
+	CorruptShares bool // flip a bit of every decryption share it sends
+	WrongDigest   bool // announce a wrong result digest
+}
+
+// Member is one committee member: it holds its threshold key share, the
+// public key material, the ciphertext store and the share ledger, answers
+// its peers, and processes request batches.
+type Member struct {
+	cfg       MemberConfig
+	id        transport.MemberID
+	log       *zap.Logger
+	st        *store.Store
+	led       *ledger.Ledger
+	mux       *transport.Mux
+	params    *fhe.Params
+	chainID   *big.Int
+	committee *bls.Committee
+	members   []transport.MemberID
+
+	// Faults is for tests only.
+	Faults Faults
+
+	mu   sync.RWMutex
+	km   *protocol.KeyMaterial
+	key  *protocol.ThresholdKey
+	ev   *fhe.Evaluator
+	plan protocol.NoisePlan
+
+	liveMu sync.Mutex
+	down   map[transport.MemberID]uint64
+
+	wg     sync.WaitGroup
+	closed chan struct{}
+	once   sync.Once
+}
+
+// NewMember builds a member over a transport and its store. It loads the key
+// material of the configured epoch if a previous DKG stored it.
+func NewMember(cfg MemberConfig, tr transport.Transport, st *store.Store, log *zap.Logger) (*Member, error) {
+	cfg.defaults()
+	if log == nil {
+		log = zap.NewNop()
+	}
+	params, err := cfg.Committee.Validate()
+	if err != nil {
+		return nil, err
+	}
+	if cfg.BLSKey == nil {
+		return nil, errors.New("consensus: member needs its BLS key")
+	}
+	if cfg.Self < 1 || int(cfg.Self) > len(cfg.Committee.Members) {
+		return nil, fmt.Errorf("consensus: self %d not in the committee", cfg.Self)
+	}
+	if uint32(tr.Self()) != cfg.Self {
+		return nil, fmt.Errorf("consensus: transport is member %d, config says %d", tr.Self(), cfg.Self)
+	}
+	committee, raw, err := cfg.Committee.BLSCommittee()
+	if err != nil {
+		return nil, err
+	}
+	if !bytes.Equal(raw[cfg.Self-1], cfg.BLSKey.PublicKey()) {
+		return nil, errors.New("consensus: BLS key does not match the committee config")
+	}
+	led, err := ledger.New(st.DB())
+	if err != nil {
+		return nil, err
+	}
+	m := &Member{cfg: cfg, id: transport.MemberID(cfg.Self), log: log.With(zap.Uint32("member", cfg.Self)), st: st, led: led,
+		params: params, chainID: cfg.Committee.ChainIDBig(), committee: committee, members: cfg.Committee.IDs(),
+		down: map[transport.MemberID]uint64{}, closed: make(chan struct{})}
+	m.mux = transport.NewMux(tr, m.log)
+	m.mux.Handle(transport.TypeStorePut, m.onStorePut)
+	if err := m.loadKeys(); err != nil && !errors.Is(err, store.ErrNotFound) {
+		m.mux.Close()
+		return nil, err
+	}
+	return m, nil
+}
+
+// ID returns the member's ID.
+func (m *Member) ID() transport.MemberID { return m.id }
+
+// Params returns the committee preset's parameters.
+func (m *Member) Params() *fhe.Params { return m.params }
+
+// Store returns the member's store.
+func (m *Member) Store() *store.Store { return m.st }
+
+// Ledger returns the member's share ledger.
+func (m *Member) Ledger() *ledger.Ledger { return m.led }
+
+// Close stops the member (its transport included); the store stays open.
+func (m *Member) Close() error {
+	m.once.Do(func() { close(m.closed) })
+	err := m.mux.Close()
+	m.wg.Wait()
+	return err
+}
+
+func (m *Member) group() protocol.Group {
+	return protocol.Group{Mux: m.mux, Members: m.members, Threshold: m.cfg.Committee.Threshold, Timeout: m.cfg.RoundTimeout, Log: m.log}
+}
+
+// ---- keys ----
+
+type keyInfo struct {
+	N, T     int
+	Digest   string
+	PKDigest string
+	CRSSeed  string
+}
+
+func (m *Member) epochKey(s string) string {
+	return fmt.Sprintf("epoch/%d/%s", m.cfg.Committee.Epoch, s)
+}
+
+// DKG runs the distributed key generation with every member (all must call
+// it concurrently), stores the result and installs the keys.
+func (m *Member) DKG(ctx context.Context) (*protocol.KeyMaterial, error) {
+	if km, _ := m.Keys(); km != nil {
+		return km, nil
+	}
+	km, key, err := protocol.RunDKG(ctx, m.group(), protocol.DKGConfig{Params: m.params, Epoch: m.cfg.Committee.Epoch,
+		GaloisElements: m.cfg.Committee.GaloisElements(m.params)})
+	if err != nil {
+		return nil, err
+	}
+	if err := m.saveKeys(km, key); err != nil {
+		return nil, err
+	}
+	return km, m.install(km, key)
+}
+
+func (m *Member) saveKeys(km *protocol.KeyMaterial, key *protocol.ThresholdKey) error {
+	pk, err := km.Public.MarshalBinary()
+	if err != nil {
+		return err
+	}
+	rlk, err := km.Relin.MarshalBinary()
+	if err != nil {
+		return err
+	}
+	gal, err := km.Galois.MarshalBinary()
+	if err != nil {
+		return err
+	}
+	tsk, err := key.MarshalBinary()
+	if err != nil {
+		return err
+	}
+	info, _ := json.Marshal(keyInfo{N: km.N, T: km.T, Digest: fmt.Sprintf("%x", km.Digest), PKDigest: fmt.Sprintf("%x", km.PKDigest), CRSSeed: fmt.Sprintf("%x", km.CRSSeed)})
+	for k, v := range map[string][]byte{"pk": pk, "rlk": rlk, "gal": gal, "tsk": tsk} {
+		if err := m.st.PutMeta(m.epochKey(k), v); err != nil {
+			return err
+		}
+	}
+	return m.st.PutMeta(m.epochKey("info"), info) // written last: marks the set complete
+}
+
+func (m *Member) loadKeys() error {
+	infoB, err := m.st.GetMeta(m.epochKey("info"))
+	if err != nil {
+		return err
+	}
+	var info keyInfo
+	if err := json.Unmarshal(infoB, &info); err != nil {
+		return err
+	}
+	get := func(k string) []byte {
+		b, e := m.st.GetMeta(m.epochKey(k))
+		if e != nil && err == nil {
+			err = e
+		}
+		return b
+	}
+	pkB, rlkB, galB, tskB := get("pk"), get("rlk"), get("gal"), get("tsk")
+	if err != nil {
+		return err
+	}
+	km := &protocol.KeyMaterial{Params: m.params, Epoch: m.cfg.Committee.Epoch, N: info.N, T: info.T}
+	if km.Public, err = fhe.UnmarshalPublicKey(pkB); err != nil {
+		return err
+	}
+	if km.Relin, err = fhe.UnmarshalRelinKey(rlkB); err != nil {
+		return err
+	}
+	if km.Galois, err = fhe.UnmarshalGaloisKeys(galB); err != nil {
+		return err
+	}
+	if km.PKDigest, km.Digest, err = protocol.MaterialDigest(km.Public, km.Relin, km.Galois); err != nil {
+		return err
+	}
+	if fmt.Sprintf("%x", km.Digest) != info.Digest {
+		return errors.New("consensus: stored key material does not match its digest")
+	}
+	key, err := protocol.UnmarshalThresholdKey(tskB)
+	if err != nil {
+		return err
+	}
+	return m.install(km, key)
+}
+
+func (m *Member) install(km *protocol.KeyMaterial, key *protocol.ThresholdKey) error {
+	if km.Public.Params() != m.params || key.Params != m.params {
+		return errors.New("consensus: key material is for another preset")
+	}
+	ev, err := fhe.NewEvaluator(m.params, fhe.EvaluationKeys{Relin: km.Relin, Galois: km.Galois})
+	if err != nil {
+		return err
+	}
+	plan, err := protocol.PlanNoise(m.params, len(m.members), m.cfg.Committee.Threshold, m.cfg.Committee.FloodingBits)
+	if err != nil {
+		return err
+	}
+	m.mu.Lock()
+	m.km, m.key, m.ev, m.plan = km, key, ev, plan
+	m.mu.Unlock()
+	return nil
+}
+
+// Keys returns the installed key material (ErrNoKeys before the DKG).
+func (m *Member) Keys() (*protocol.KeyMaterial, error) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	if m.km == nil {
+		return nil, ErrNoKeys
+	}
+	return m.km, nil
+}
+
+// NoisePlan returns the decryption level and flooding parameters.
+func (m *Member) NoisePlan() protocol.NoisePlan {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return m.plan
+}
+
+type keySnap struct {
+	km   *protocol.KeyMaterial
+	key  *protocol.ThresholdKey
+	ev   *fhe.Evaluator
+	plan protocol.NoisePlan
+}
+
+func (m *Member) snap() (keySnap, error) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	if m.km == nil {
+		return keySnap{}, ErrNoKeys
+	}
+	return keySnap{m.km, m.key, m.ev, m.plan}, nil
+}
+
+// ---- liveness ----
+
+func (m *Member) live() []transport.MemberID {
+	m.liveMu.Lock()
+	defer m.liveMu.Unlock()
+	var out []transport.MemberID
+	for _, id := range m.members {
+		if at, isDown := m.down[id]; isDown {
+			if m.mux.Seen(id) <= at {
+				continue
+			}
+			delete(m.down, id)
+		}
+		out = append(out, id)
+	}
+	return out
+}
+
+func (m *Member) markDown(ids []transport.MemberID) {
+	if len(ids) == 0 {
+		return
+	}
+	m.liveMu.Lock()
+	defer m.liveMu.Unlock()
+	for _, id := range ids {
+		if _, ok := m.down[id]; !ok {
+			m.log.Warn("member unresponsive: not waited for until heard from again", zap.Uint32("peer", uint32(id)))
+		}
+		m.down[id] = m.mux.Seen(id)
+	}
+}
+
+// grace is how long a round keeps waiting for stragglers once it has enough.
+func (m *Member) grace() time.Duration {
+	g := m.cfg.RoundTimeout / 10
+	if g > time.Second {
+		g = time.Second
+	}
+	return g
+}
+
+// ---- store replication and input attestation ----
+
+// InputAttestation is the quorum attestation FHEInput.register checks.
+type InputAttestation struct {
+	Handle    fhe.Handle
+	Owner     [20]byte
+	Preset    uint8
+	CType     uint8
+	Epoch     uint64
+	Signature []byte // aggregate BLS over bls.InputDigest
+	Signers   []byte // bitmap
+}
+
+func (m *Member) inputDigest(h fhe.Handle, owner [20]byte, preset, ctype uint8) [32]byte {
+	return bls.InputDigest(m.chainID, m.cfg.Committee.Epoch, [32]byte(h), owner, preset, ctype)
+}
+
+func (m *Member) onStorePut(msg transport.Message) {
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		reply := []byte{0}
+		if len(msg.Payload) < 21 {
+			reply = append(reply, "short payload"...)
+		} else {
+			var owner [20]byte
+			copy(owner[:], msg.Payload[:20])
+			ctype := msg.Payload[20]
+			h, ct, err := m.st.Put(msg.Payload[21:])
+			switch {
+			case err != nil:
+				reply = append(reply, err.Error()...)
+			case ct.Params() != m.params:
+				reply = append(reply, "wrong preset"...)
+			default:
+				d := m.inputDigest(h, owner, uint8(m.params.Preset.ID), ctype)
+				reply = append([]byte{1}, m.cfg.BLSKey.Sign(d[:])...)
+			}
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), m.cfg.RoundTimeout)
+		defer cancel()
+		if err := m.mux.Send(ctx, msg.From, transport.Message{Type: transport.TypeStoreAck, Session: msg.Session, Payload: reply}); err != nil {
+			m.log.Debug("store ack not delivered", zap.Error(err))
+		}
+	}()
+}
+
+// Upload validates a canonical ciphertext, stores it, replicates it to every
+// live member and returns the quorum input attestation (≥ t BLS signatures
+// over bls.InputDigest).
+func (m *Member) Upload(ctx context.Context, ct []byte, owner [20]byte, ctype uint8) (*InputAttestation, error) {
+	h, c, err := m.st.Put(ct)
+	if err != nil {
+		return nil, err
+	}
+	if c.Params() != m.params {
+		return nil, fmt.Errorf("consensus: ciphertext is %s, committee uses %s", c.Params().Preset.Name, m.params.Preset.Name)
+	}
+	preset := uint8(m.params.Preset.ID)
+	d := m.inputDigest(h, owner, preset, ctype)
+	sigs := map[transport.MemberID][]byte{m.id: m.cfg.BLSKey.Sign(d[:])}
+	session := fmt.Sprintf("put/%x/%x/%d/%x", h[:], owner[:], ctype, randTag())
+	payload := append(append(owner[:], ctype), ct...)
+	live := m.live()
+	rctx, cancel := context.WithTimeout(ctx, m.cfg.RoundTimeout)
+	defer cancel()
+	_ = m.mux.Broadcast(rctx, live, transport.Message{Type: transport.TypeStorePut, Session: session, Payload: payload})
+	got := m.mux.CollectQuorum(rctx, session, transport.TypeStoreAck, live, len(live)-1, m.grace())
+	m.mux.Forget(session)
+	for id, msg := range got.Got {
+		if len(msg.Payload) == 1+bls.SignatureLen && msg.Payload[0] == 1 {
+			sig := msg.Payload[1:]
+			if bls.Verify(m.committee.Keys[id-1].Compressed(), d[:], sig) == nil {
+				sigs[id] = sig
+				continue
+			}
+		}
+		m.log.Warn("store replica refused or bad signature", zap.Uint32("peer", uint32(id)), zap.ByteString("reply", tail(msg.Payload)))
+	}
+	m.markDown(got.Missing)
+	att := &InputAttestation{Handle: h, Owner: owner, Preset: preset, CType: ctype, Epoch: m.cfg.Committee.Epoch}
+	if att.Signature, att.Signers, err = m.aggregate(sigs); err != nil {
+		return nil, err
+	}
+	return att, nil
+}
+
+func tail(b []byte) []byte {
+	if len(b) > 0 {
+		return b[1:]
+	}
+	return b
+}
+
+func randTag() []byte {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return b[:]
+}
+
+func (m *Member) aggregate(sigs map[transport.MemberID][]byte) (sig, bitmap []byte, err error) {
+	if len(sigs) < m.cfg.Committee.Threshold {
+		return nil, nil, fmt.Errorf("%w: %d signatures, threshold %d", ErrNoQuorum, len(sigs), m.cfg.Committee.Threshold)
+	}
+	ids := make([]int, 0, len(sigs))
+	for id := range sigs {
+		ids = append(ids, int(id))
+	}
+	sort.Ints(ids)
+	list := make([][]byte, len(ids))
+	idx := make([]int, len(ids))
+	for i, id := range ids {
+		list[i] = sigs[transport.MemberID(id)]
+		idx[i] = id - 1
+	}
+	if sig, err = bls.Aggregate(list); err != nil {
+		return nil, nil, err
+	}
+	bitmap, err = bls.NewBitmap(len(m.members), idx)
+	return sig, bitmap, err
+}
+
+// ---- request processing ----
+
+// ProcessBatch evaluates and decrypts a batch of requests (Parallel at a
+// time) and returns, per request, the aggregated verdict or the error.
+func (m *Member) ProcessBatch(ctx context.Context, reqs []Request) ([]*Verdict, []error) {
+	out := make([]*Verdict, len(reqs))
+	errs := make([]error, len(reqs))
+	sem := make(chan struct{}, m.cfg.Parallel)
+	var wg sync.WaitGroup
+	for i := range reqs {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(i int) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			out[i], errs[i] = m.Process(ctx, reqs[i])
+		}(i)
+	}
+	wg.Wait()
+	return out, errs
+}
+
+func verdictKey(id [32]byte) string { return fmt.Sprintf("verdict/%x", id[:]) }
+
+type storedVerdict struct {
+	RequestID, PolicyID, ResultDigest string
+	Result                            string
+	Epoch                             uint64
+	Signature, Signers                []byte
+}
+
+func (m *Member) saveVerdict(v *Verdict) error {
+	b, _ := json.Marshal(storedVerdict{RequestID: fmt.Sprintf("%x", v.RequestID), PolicyID: fmt.Sprintf("%x", v.PolicyID),
+		ResultDigest: fmt.Sprintf("%x", v.ResultDigest), Result: v.Result.String(), Epoch: v.Epoch, Signature: v.Signature, Signers: v.Signers})
+	return m.st.PutMeta(verdictKey(v.RequestID), b)
+}
+
+// StoredVerdict returns the verdict this member aggregated for a request.
+func (m *Member) StoredVerdict(id [32]byte) (*Verdict, bool) {
+	b, err := m.st.GetMeta(verdictKey(id))
+	if err != nil {
+		return nil, false
+	}
+	var s storedVerdict
+	if json.Unmarshal(b, &s) != nil {
+		return nil, false
+	}
+	v := &Verdict{Epoch: s.Epoch, Signature: s.Signature, Signers: s.Signers, Result: new(big.Int)}
+	v.Result.SetString(s.Result, 10)
+	copy(v.RequestID[:], unhex(s.RequestID))
+	copy(v.PolicyID[:], unhex(s.PolicyID))
+	copy(v.ResultDigest[:], unhex(s.ResultDigest))
+	return v, true
+}
+
+func unhex(s string) []byte {
+	out := make([]byte, len(s)/2)
+	for i := range out {
+		fmt.Sscanf(s[2*i:2*i+2], "%02x", &out[i])
+	}
+	return out
+}
+
+// Process runs one request end to end on this member: deterministic
+// evaluation, result-digest agreement (members with another digest are
+// excluded), collective refresh if the result is below the decryption level,
+// masking to slot 0, threshold decryption (one share, via the ledger),
+// BLS signature exchange and aggregation. The verdict is persisted.
+func (m *Member) Process(ctx context.Context, req Request) (*Verdict, error) {
+	if v, ok := m.StoredVerdict(req.ID); ok {
+		return v, nil
+	}
+	ks, err := m.snap()
+	if err != nil {
+		return nil, err
+	}
+	t := m.cfg.Committee.Threshold
+	base := fmt.Sprintf("req/%x/%d", req.ID[:], ks.km.Epoch)
+	log := m.log.With(zap.String("request", fmt.Sprintf("%x", req.ID[:6])))
+	circuit, err := m.cfg.Circuits.Lookup(req.PolicyID)
+	if err != nil {
+		return nil, err
+	}
+	inputs := make([]*fhe.Ciphertext, len(req.Inputs))
+	for i, h := range req.Inputs {
+		if inputs[i], err = m.st.GetCiphertext(h); err != nil {
+			return nil, fmt.Errorf("consensus: input %d: %w", i, err)
+		}
+	}
+	nRefresh := 0
+	refresh := func(ctx context.Context, ct *fhe.Ciphertext) (*fhe.Ciphertext, error) {
+		k := nRefresh
+		nRefresh++
+		return m.refresh(ctx, ks, fmt.Sprintf("%s/refresh/%d", base, k), ct, m.live())
+	}
+	result, err := circuit.Evaluate(ctx, ks.ev, inputs, refresh)
+	if err != nil {
+		return nil, fmt.Errorf("consensus: evaluate: %w", err)
+	}
+	rd, err := result.Handle()
+	if err != nil {
+		return nil, err
+	}
+
+	// Result-digest agreement.
+	live := m.live()
+	announce := rd
+	if m.Faults.WrongDigest {
+		announce[0] ^= 0xff
+	}
+	dctx, cancel := context.WithTimeout(ctx, m.cfg.RoundTimeout)
+	_ = m.mux.Broadcast(dctx, live, transport.Message{Type: transport.TypeResultDigest, Session: base + "/digest", Payload: announce[:]})
+	got := m.mux.CollectQuorum(dctx, base+"/digest", transport.TypeResultDigest, live, len(live)-1, m.grace())
+	cancel()
+	m.mux.Forget(base + "/digest")
+	m.markDown(got.Missing)
+	votes := map[[32]byte][]transport.MemberID{announce: {m.id}}
+	for id, msg := range got.Got {
+		if len(msg.Payload) == 32 {
+			votes[[32]byte(msg.Payload)] = append(votes[[32]byte(msg.Payload)], id)
+		}
+	}
+	var major [32]byte
+	best, tie := 0, false
+	for d, ids := range votes {
+		switch {
+		case len(ids) > best:
+			major, best, tie = d, len(ids), false
+		case len(ids) == best:
+			tie = true
+		}
+	}
+	if best < t || tie {
+		return nil, fmt.Errorf("%w: result digests %d-way split, best %d of threshold %d", ErrNoQuorum, len(votes), best, t)
+	}
+	participants := votes[major]
+	sort.Slice(participants, func(i, j int) bool { return participants[i] < participants[j] })
+	for d, ids := range votes {
+		if d != major {
+			log.Warn("excluded: wrong result digest", zap.Any("members", ids))
+		}
+	}
+	if major != announce {
+		return nil, ErrDigestMismatch
+	}
+
+	// Refresh if the result has no level left for the mask above the
+	// decryption level, then keep only slot 0.
+	ct := result
+	if ct.Level() < ks.plan.Level+1 {
+		if ct, err = m.refresh(ctx, ks, base+"/final-refresh", ct, participants); err != nil {
+			return nil, err
+		}
+	}
+	mask := make([]int64, 1)
+	mask[0] = 1
+	if ct, err = ks.ev.MulInts(ct, mask); err != nil {
+		return nil, err
+	}
+
+	led := protocol.Ledger(m.led)
+	if m.Faults.CorruptShares {
+		led = corruptingLedger{m.led}
+	}
+	dres, err := protocol.ThresholdDecrypt(ctx, m.group(), ks.key, ks.plan, ks.ev, led,
+		protocol.DecryptRequest{Session: base + "/dec", Ciphertext: ct, Participants: participants, Valid: verdictShape})
+	if err != nil {
+		return nil, err
+	}
+	m.markDown(dres.Missing)
+	if len(dres.Bad) > 0 {
+		log.Warn("excluded: decryption share disagrees with the quorum", zap.Any("members", dres.Bad))
+	}
+	for _, v := range dres.Values[1:] {
+		if v != 0 {
+			return nil, ErrBadDecryption
+		}
+	}
+	v := &Verdict{RequestID: req.ID, PolicyID: req.PolicyID, Result: new(big.Int).SetUint64(dres.Values[0]), ResultDigest: [32]byte(rd), Epoch: ks.km.Epoch}
+	vd := v.Digest(m.chainID)
+	sigs := map[transport.MemberID][]byte{m.id: m.cfg.BLSKey.Sign(vd[:])}
+	signers := without(participants, dres.Bad)
+	sctx, cancel := context.WithTimeout(ctx, m.cfg.RoundTimeout)
+	defer cancel()
+	_ = m.mux.Broadcast(sctx, signers, transport.Message{Type: transport.TypeVerdictSig, Session: base + "/sig", Payload: sigs[m.id]})
+	gs := m.mux.CollectQuorum(sctx, base+"/sig", transport.TypeVerdictSig, signers, len(signers)-1, m.grace())
+	m.mux.Forget(base + "/sig")
+	for id, msg := range gs.Got {
+		if bls.Verify(m.committee.Keys[id-1].Compressed(), vd[:], msg.Payload) == nil {
+			sigs[id] = msg.Payload
+		} else {
+			log.Warn("excluded: bad verdict signature", zap.Uint32("peer", uint32(id)))
+		}
+	}
+	if v.Signature, v.Signers, err = m.aggregate(sigs); err != nil {
+		return nil, err
+	}
+	if err := m.saveVerdict(v); err != nil {
+		return nil, err
+	}
+	log.Debug("verdict", zap.String("result", v.Result.String()), zap.Int("signers", len(sigs)), zap.Bool("checked", dres.Checked))
+	return v, nil
+}
+
+// verdictShape accepts a decryption of a ciphertext masked to slot 0.
+func verdictShape(v []uint64) bool {
+	for _, x := range v[1:] {
+		if x != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func without(ids, bad []transport.MemberID) []transport.MemberID {
+	var out []transport.MemberID
+	for _, id := range ids {
+		skip := false
+		for _, b := range bad {
+			skip = skip || b == id
+		}
+		if !skip {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+func (m *Member) refresh(ctx context.Context, ks keySnap, session string, ct *fhe.Ciphertext, participants []transport.MemberID) (*fhe.Ciphertext, error) {
+	t := m.cfg.Committee.Threshold
+	if len(participants) < t {
+		return nil, fmt.Errorf("%w: %d live members for a refresh, threshold %d", ErrNoQuorum, len(participants), t)
+	}
+	active := participants[:t]
+	return protocol.Refresh(ctx, m.group(), ks.key, m.led, protocol.RefreshRequest{Session: fmt.Sprintf("%s/%v", session, active),
+		Ciphertext: ct, Active: active, Receivers: participants})
+}
+
+type corruptingLedger struct{ l *ledger.Ledger }
+
+func (c corruptingLedger) Issue(kind string, d [32]byte, e uint64, s string, gen func() ([]byte, error)) ([]byte, error) {
+	b, err := c.l.Issue(kind, d, e, s, gen)
+	if err != nil || kind != "dec" || len(b) < 64 {
+		return b, err
+	}
+	b = append([]byte(nil), b...)
+	b[41] ^= 1
+	return b, nil
+}
+
+// ---- serving ----
+
+// Run serves requests from the chain until ctx ends: it batches them
+// (BatchSize / BatchInterval), processes each batch and posts the verdicts
+// (the lowest signer at once, the k-th signer after k·SubmitStagger if no
+// verdict was accepted meanwhile). Requests already answered are skipped;
+// the block cursor is persisted, so a restart resumes where it stopped.
+func (m *Member) Run(ctx context.Context, chain ChainAdapter) error {
+	if _, err := m.Keys(); err != nil {
+		return err
+	}
+	cursor := uint64(0)
+	if b, err := m.st.GetMeta("cursor"); err == nil && len(b) == 8 {
+		cursor = binary.BigEndian.Uint64(b)
+	}
+	reqs, err := chain.Requests(ctx, cursor)
+	if err != nil {
+		return err
+	}
+	var batch []Request
+	tick := time.NewTicker(m.cfg.BatchInterval)
+	defer tick.Stop()
+	flush := func() {
+		if len(batch) == 0 {
+			return
+		}
+		b := batch
+		batch = nil
+		vs, errs := m.ProcessBatch(ctx, b)
+		allOK := true
+		maxBlock := uint64(0)
+		for i, v := range vs {
+			if b[i].Block > maxBlock {
+				maxBlock = b[i].Block
+			}
+			if errs[i] != nil {
+				allOK = false
+				if ctx.Err() == nil {
+					m.log.Warn("request failed", zap.String("request", fmt.Sprintf("%x", b[i].ID[:6])), zap.Error(errs[i]))
+				}
+				continue
+			}
+			m.wg.Add(1)
+			go func(v *Verdict) { defer m.wg.Done(); m.submit(ctx, chain, v) }(v)
+		}
+		if allOK && maxBlock >= cursor {
+			cursor = maxBlock + 1
+			_ = m.st.PutMeta("cursor", binary.BigEndian.AppendUint64(nil, cursor))
+		}
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-m.closed:
+			return nil
+		case r, ok := <-reqs:
+			if !ok {
+				flush()
+				return nil
+			}
+			if posted, err := chain.VerdictPosted(ctx, r.ID); err == nil && posted {
+				continue
+			}
+			batch = append(batch, r)
+			if len(batch) >= m.cfg.BatchSize {
+				flush()
+			}
+		case <-tick.C:
+			flush()
+		}
+	}
+}
+
+func (m *Member) submit(ctx context.Context, chain ChainAdapter, v *Verdict) {
+	signers, _ := bls.Signers(len(m.members), v.Signers)
+	rank := 0
+	for i, s := range signers {
+		if transport.MemberID(s+1) == m.id {
+			rank = i
+		}
+	}
+	if rank > 0 {
+		select {
+		case <-time.After(time.Duration(rank) * m.cfg.SubmitStagger):
+		case <-ctx.Done():
+			return
+		case <-m.closed:
+			return
+		}
+		if posted, err := chain.VerdictPosted(ctx, v.RequestID); err == nil && posted {
+			return
+		}
+	}
+	if err := chain.SubmitVerdict(ctx, v); err != nil && ctx.Err() == nil {
+		m.log.Warn("verdict submission failed", zap.String("request", fmt.Sprintf("%x", v.RequestID[:6])), zap.Error(err))
+	}
+}
+
+// Status summarises the member.
+type Status struct {
+	ID           uint32   `json:"id"`
+	Epoch        uint64   `json:"epoch"`
+	Preset       string   `json:"preset"`
+	HaveKeys     bool     `json:"haveKeys"`
+	KeyDigest    string   `json:"keyDigest,omitempty"`
+	DecryptLevel int      `json:"decryptLevel"`
+	SigmaBits    float64  `json:"floodingSigmaLog2"`
+	Ciphertexts  int      `json:"ciphertexts"`
+	SharesIssued int      `json:"sharesIssued"`
+	Verdicts     int      `json:"verdicts"`
+	Down         []uint32 `json:"down,omitempty"`
+}
+
+// Status returns the member's status.
+func (m *Member) Status() Status {
+	s := Status{ID: uint32(m.id), Epoch: m.cfg.Committee.Epoch, Preset: m.params.Preset.Name, Ciphertexts: m.st.Count(),
+		SharesIssued: m.led.Count(), Verdicts: len(m.st.MetaKeys("verdict/"))}
+	if km, err := m.Keys(); err == nil {
+		s.HaveKeys, s.KeyDigest = true, fmt.Sprintf("%x", km.Digest)
+		p := m.NoisePlan()
+		s.DecryptLevel, s.SigmaBits = p.Level, p.SigmaBits
+	}
+	live := m.live()
+	for _, id := range m.members {
+		if !contains(live, id) {
+			s.Down = append(s.Down, uint32(id))
+		}
+	}
+	return s
+}
+
+func contains(ids []transport.MemberID, id transport.MemberID) bool {
+	for _, x := range ids {
+		if x == id {
+			return true
+		}
+	}
+	return false
+}
