@@ -441,3 +441,64 @@ func TestRealPresetBGVN14(t *testing.T) {
 		})
 	}
 }
+
+// TestStoreAndLongChain: a committee Store binds handles to ciphertexts, and
+// a chain of many incremental merges (one replica write at a time, as the
+// precompile's Put produces them) stays bit-identical to the from-scratch
+// aggregate — the noise is that of the current contributions, not of the
+// history.
+func TestStoreAndLongChain(t *testing.T) {
+	l := meta.Layout{Type: meta.TypePNCounter, Preset: uint8(fhetest.InsecureBGVN10), Level: 0, Blocks: 8, Width: 16}
+	e := newEnv(t, fhetest.InsecureBGVN10, false, l)
+	st := NewStore(e.eng)
+	r := rand.New(rand.NewPCG(11, 12))
+	cur := obj{s: &meta.State{Layout: l}}
+	model := make([]int64, l.Blocks*l.Width)
+	versions := make([]uint64, l.Blocks)
+	for step := 0; step < 120; step++ {
+		b := r.Uint32N(l.Blocks)
+		lo, _ := l.BlockLanes(b)
+		for j := 0; j < int(l.Width); j++ {
+			model[lo+j] += r.Int64N(21) - 10
+		}
+		raw, err := e.enc.EncryptInts(model[:lo+int(l.Width)][:])
+		require.NoError(t, err)
+		h, err := raw.Handle()
+		require.NoError(t, err)
+		versions[b]++
+		en := meta.Entry{Block: b, Clock: versions[b], Replica: b, Handle: meta.Handle(h)}
+		require.NoError(t, st.Ingest(l, en, raw))
+		require.NoError(t, st.Ingest(l, en, raw), "idempotent ingest")
+		single := &meta.State{Layout: l, Entries: []meta.Entry{en}}
+		c, err := st.Resolve(b, en.Handle)
+		require.NoError(t, err)
+		s, plan, err := meta.Join(cur.s, single)
+		require.NoError(t, err)
+		agg, err := e.eng.Materialise(plan, cur.agg, c, st.Resolve)
+		require.NoError(t, err)
+		cur = obj{s: s, agg: agg}
+	}
+	scratch, err := e.eng.Aggregate(cur.s, st.Resolve)
+	require.NoError(t, err)
+	require.Equal(t, bytesOf(t, scratch), bytesOf(t, cur.agg))
+	got, err := e.dec.DecryptInts(cur.agg)
+	require.NoError(t, err)
+	require.Equal(t, model, got[:len(model)])
+	tot, err := e.eng.CounterTotals(l, cur.agg)
+	require.NoError(t, err)
+	v, err := e.dec.DecryptInts(tot)
+	require.NoError(t, err)
+	for j := 0; j < int(l.Width); j++ {
+		var sum int64
+		for b := 0; b < int(l.Blocks); b++ {
+			sum += model[b*int(l.Width)+j]
+		}
+		require.Equal(t, sum, v[j])
+	}
+	// a handle that does not match the ciphertext is refused
+	raw, err := e.enc.EncryptInts([]int64{1})
+	require.NoError(t, err)
+	require.ErrorIs(t, st.Ingest(l, meta.Entry{Block: 0, Clock: 99, Replica: 0, Handle: meta.Handle{1}}, raw), ErrInput)
+	_, err = st.Resolve(0, meta.Handle{1})
+	require.ErrorIs(t, err, ErrMissing)
+}
