@@ -144,6 +144,21 @@ func (s *Suite) bindCRDT() {
 		if err := s.merger.Validate(kind, meta); err != nil {
 			return nil, revertf("FHECRDT.create: metadata: %v", err)
 		}
+		refs, err := s.merger.Handles(kind, meta)
+		if err != nil {
+			return nil, revertf("FHECRDT.create: metadata: %v", err)
+		}
+		if len(refs) > MaxHandles {
+			return nil, revertf("FHECRDT.create: metadata references %d handles, max %d", len(refs), MaxHandles)
+		}
+		if err := cl.charge(gasPolicyPerHandle * uint64(len(refs))); err != nil {
+			return nil, err
+		}
+		for i, r := range refs {
+			if r != h && !allowedOn(get, getT, r, cl.caller) {
+				return nil, revertf("FHECRDT.create: caller %s is not allowed on metadata handle %d (%s)", cl.caller, i, r)
+			}
+		}
 		n := cl.st.get(crdtNonceSlot)
 		cid := bigWord(chainIDWord(cl.env.ChainID()))
 		id := Keccak256([]byte("fhegate/crdt/state/v1"), cid[:], n[:])

@@ -36,7 +36,7 @@ const (
 	// Limits.
 	MaxSpecBytes     = 16 * 1024
 	MaxHandles       = 64
-	MaxMetadataBytes = 1024
+	MaxMetadataBytes = 8192
 	MaxCommitteeSize = 256
 	MaxPlanCost      = 30_000_000
 )

@@ -69,6 +69,9 @@ func (StandInMerger) Validate(kind uint8, meta []byte) error {
 	return err
 }
 
+// Handles implements CRDTMerger: stand-in metadata references no handles.
+func (StandInMerger) Handles(kind uint8, meta []byte) ([]Hash, error) { return nil, nil }
+
 // Merge implements CRDTMerger.
 func (StandInMerger) Merge(kind uint8, a, b []byte) ([]byte, error) {
 	x, err := parseVV(a)

@@ -22,6 +22,11 @@ type PolicyCompiler interface {
 type CRDTMerger interface {
 	Validate(kind uint8, meta []byte) error
 	Merge(kind uint8, a, b []byte) ([]byte, error)
+	// Handles lists the ciphertext handles valid metadata references (the
+	// committee materialises states from them). FHECRDT.create requires the
+	// caller to be allowed on every one of them, so metadata cannot smuggle in
+	// a ciphertext its creator may not use.
+	Handles(kind uint8, meta []byte) ([]Hash, error)
 }
 
 // Options configures a Suite.

@@ -1,0 +1,98 @@
+package backends
+
+import (
+	"fmt"
+
+	"github.com/fhegate/fhegate/fhe/crdt/meta"
+	"github.com/fhegate/fhegate/policy"
+	"github.com/fhegate/fhegate/precompiles"
+)
+
+// Policy compiles policy documents with package policy.
+type Policy struct {
+	Options policy.Options
+}
+
+var _ precompiles.PolicyCompiler = Policy{}
+
+// Compile implements precompiles.PolicyCompiler: the plan hash is the policy
+// id, Depth the plan's depth between refreshes, Inputs the number of encrypted
+// inputs (one handle each), and Cost the gas one evaluate() pays: the plan's
+// gas (policy.Plan.Gas, the committee's CPU for one evaluation at 60 gas/µs)
+// amortised over the plan's SIMD slots, because one committee evaluation
+// decides Slots queued requests at once (slot i of every input = request i).
+// Charging the whole evaluation to each request would price every policy out
+// of a block (credit_limit: ≈ 81M gas per evaluation, ≈ 10k per request).
+func (p Policy) Compile(spec []byte) (precompiles.PlanInfo, error) {
+	plan, err := policy.CompileWith(spec, p.Options)
+	if err != nil {
+		return precompiles.PlanInfo{}, err
+	}
+	if plan.Depth < 0 || len(plan.Inputs) == 0 {
+		return precompiles.PlanInfo{}, fmt.Errorf("policy: plan has depth %d and %d inputs", plan.Depth, len(plan.Inputs))
+	}
+	return precompiles.PlanInfo{
+		PlanHash: precompiles.Hash(plan.Hash()),
+		Depth:    uint32(plan.Depth),
+		Cost:     PerRequestGas(plan),
+		Inputs:   uint32(len(plan.Inputs)),
+	}, nil
+}
+
+// PerRequestGas is ⌈plan.Gas() / plan.Slots⌉ (at least 1).
+func PerRequestGas(plan *policy.Plan) uint64 {
+	g := plan.Gas()
+	slots := uint64(1)
+	if plan.Slots > 1 {
+		slots = uint64(plan.Slots)
+	}
+	c := (g + slots - 1) / slots
+	if c == 0 {
+		c = 1
+	}
+	return c
+}
+
+// CRDTMeta merges fhe/crdt/meta canonical encodings; kind is meta.Type.
+type CRDTMeta struct{}
+
+var _ precompiles.CRDTMerger = CRDTMeta{}
+
+func decode(kind uint8, b []byte) (*meta.State, error) {
+	s, err := meta.Decode(b)
+	if err != nil {
+		return nil, err
+	}
+	if s.Layout.Type != meta.Type(kind) {
+		return nil, fmt.Errorf("metadata is a %s state, kind %d requested", s.Layout.Type, kind)
+	}
+	return s, nil
+}
+
+// Validate implements precompiles.CRDTMerger.
+func (CRDTMeta) Validate(kind uint8, b []byte) error {
+	_, err := decode(kind, b)
+	return err
+}
+
+// Merge implements precompiles.CRDTMerger (meta.Merge: the join of the two states).
+func (CRDTMeta) Merge(kind uint8, a, b []byte) ([]byte, error) {
+	if _, err := decode(kind, a); err != nil {
+		return nil, err
+	}
+	return meta.Merge(a, b)
+}
+
+// Handles implements precompiles.CRDTMerger: the handles of the state's entries.
+func (CRDTMeta) Handles(kind uint8, b []byte) ([]precompiles.Hash, error) {
+	s, err := decode(kind, b)
+	if err != nil {
+		return nil, err
+	}
+	hs := s.Handles()
+	out := make([]precompiles.Hash, len(hs))
+	for i, h := range hs {
+		out[i] = precompiles.Hash(h)
+	}
+	return out, nil
+}
