@@ -38,6 +38,7 @@ func newBenchWorkloadsCmd(a *app) *cobra.Command {
 		quick    bool
 		runs     int
 		only     []string
+		bgvName  string
 	)
 	cmd := &cobra.Command{
 		Use:   "workloads",
@@ -63,7 +64,14 @@ operands and decryption are not.`,
 			if len(only) > 0 {
 				names = only
 			}
-			results, err := runWorkloads(log, names, runs)
+			bgvPreset, err := fhe.PresetByName(bgvName)
+			if err != nil {
+				return err
+			}
+			if bgvPreset.Scheme != fhe.SchemeBGV {
+				return fmt.Errorf("--bgv-preset %s is not a BGV preset", bgvName)
+			}
+			results, err := runWorkloads(log, names, runs, bgvPreset.ID)
 			if err != nil {
 				return err
 			}
@@ -85,10 +93,11 @@ operands and decryption are not.`,
 	cmd.Flags().BoolVar(&quick, "quick", false, "5 runs per variant instead of 15")
 	cmd.Flags().IntVar(&runs, "runs", 15, "timed runs per variant (median reported)")
 	cmd.Flags().StringSliceVar(&only, "only", nil, "run only these workloads (comma-separated names)")
+	cmd.Flags().StringVar(&bgvName, "bgv-preset", "bgv-n13-t65537", "preset for bgv_dot_128 (bgv-n14-t65537: the ring Opaque-Go's 1.57 MB ciphertexts imply)")
 	return cmd
 }
 
-func runWorkloads(log *zap.Logger, names []string, runs int) ([]workloads.Result, error) {
+func runWorkloads(log *zap.Logger, names []string, runs int, bgvID fhe.PresetID) ([]workloads.Result, error) {
 	envs := map[fhe.PresetID]*workloads.Env{}
 	getEnv := func(id fhe.PresetID) (*workloads.Env, error) {
 		if e, ok := envs[id]; ok {
@@ -110,7 +119,7 @@ func runWorkloads(log *zap.Logger, names []string, runs int) ([]workloads.Result
 	for _, name := range names {
 		id := fhe.CKKSN13
 		if name == "bgv_dot_128" {
-			id = fhe.BGVN13
+			id = bgvID
 		}
 		env, err := getEnv(id)
 		if err != nil {
