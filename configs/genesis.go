@@ -80,3 +80,35 @@ func WithPrecompileConfig(genesis []byte, key string, value any) ([]byte, error)
 		return nil
 	})
 }
+
+// VerdictConfigKey is FHEVerdict's chain-config key (subnetevm.VerdictConfigKey).
+const VerdictConfigKey = "fheVerdictConfig"
+
+// WithCommittee returns genesis with fheVerdictConfig.committee set to the
+// JSON encoding of committee (epoch, threshold, members' BLS keys and proofs
+// of possession), keeping fheVerdictConfig's other members (blockTimestamp,
+// governance); blockTimestamp defaults to 0.
+func WithCommittee(genesis []byte, committee any) ([]byte, error) {
+	reg, err := json.Marshal(committee)
+	if err != nil {
+		return nil, fmt.Errorf("configs: encoding committee: %w", err)
+	}
+	return EditGenesisConfig(genesis, func(cfg map[string]json.RawMessage) error {
+		v := map[string]json.RawMessage{}
+		if raw, ok := cfg[VerdictConfigKey]; ok {
+			if err := json.Unmarshal(raw, &v); err != nil || v == nil {
+				return fmt.Errorf("%w: %s is not an object", ErrBadGenesis, VerdictConfigKey)
+			}
+		}
+		if _, ok := v["blockTimestamp"]; !ok {
+			v["blockTimestamp"] = json.RawMessage("0")
+		}
+		v["committee"] = reg
+		enc, err := json.Marshal(v)
+		if err != nil {
+			return err
+		}
+		cfg[VerdictConfigKey] = enc
+		return nil
+	})
+}

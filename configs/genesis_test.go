@@ -32,6 +32,28 @@ func TestGenesisEdits(t *testing.T) {
 				require.JSONEq(t, `{"blockTimestamp":0}`, string(cfg["fheVerdictConfig"]))
 			},
 		},
+		{
+			name: "committee",
+			apply: func(g []byte) ([]byte, error) {
+				return WithCommittee(g, map[string]any{"epoch": 1, "threshold": 2, "members": []any{}})
+			},
+			check: func(t *testing.T, cfg map[string]json.RawMessage) {
+				var v map[string]json.RawMessage
+				require.NoError(t, json.Unmarshal(cfg[VerdictConfigKey], &v))
+				require.JSONEq(t, `{"epoch":1,"threshold":2,"members":[]}`, string(v["committee"]))
+				require.JSONEq(t, `0`, string(v["blockTimestamp"]))
+				require.Contains(t, v, "governance", "existing members kept")
+			},
+		},
+		{
+			name: "committee, verdict config not an object",
+			apply: func(g []byte) ([]byte, error) {
+				g, err := WithPrecompileConfig(g, VerdictConfigKey, 5)
+				require.NoError(t, err)
+				return WithCommittee(g, map[string]any{})
+			},
+			wantErr: true, errIs: ErrBadGenesis,
+		},
 		{name: "zero chain id", apply: func(g []byte) ([]byte, error) { return WithChainID(g, 0) }, wantErr: true},
 		{name: "empty key", apply: func(g []byte) ([]byte, error) { return WithPrecompileConfig(g, "", 1) }, wantErr: true},
 		{name: "not json", apply: func([]byte) ([]byte, error) { return WithChainID([]byte("["), 1) }, wantErr: true, errIs: ErrBadGenesis},

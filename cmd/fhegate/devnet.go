@@ -129,7 +129,7 @@ func runDevnet(ctx context.Context, log *zap.Logger, out io.Writer, o devnetOpti
 			if err != nil {
 				return fmt.Errorf("committee registry: %w", err)
 			}
-			if genesis, err = withCommitteeRegistry(genesis, reg); err != nil {
+			if genesis, err = configs.WithCommittee(genesis, reg); err != nil {
 				return err
 			}
 			committeeNote = fmt.Sprintf("in-process, n=%d t=%d, registered in FHEVerdict at genesis", o.committeeN, o.committeeT)
@@ -171,31 +171,7 @@ func runDevnet(ctx context.Context, log *zap.Logger, out io.Writer, o devnetOpti
 	return nil
 }
 
-// withCommitteeRegistry sets fheVerdictConfig.committee in the genesis.
-func withCommitteeRegistry(genesis []byte, registry json.RawMessage) ([]byte, error) {
-	return configs.EditGenesisConfig(genesis, func(cfg map[string]json.RawMessage) error {
-		v := map[string]json.RawMessage{}
-		if raw, ok := cfg[verdictConfigKey]; ok {
-			if err := json.Unmarshal(raw, &v); err != nil {
-				return fmt.Errorf("genesis %s: %w", verdictConfigKey, err)
-			}
-		}
-		if _, ok := v["blockTimestamp"]; !ok {
-			v["blockTimestamp"] = json.RawMessage("0")
-		}
-		v["committee"] = registry
-		enc, err := json.Marshal(v)
-		if err != nil {
-			return err
-		}
-		cfg[verdictConfigKey] = enc
-		return nil
-	})
-}
-
 // The precompiles and their genesis config keys (docs/precompiles.md).
-const verdictConfigKey = subnetevm.VerdictConfigKey
-
 var devnetPrecompiles = []struct {
 	name, key string
 	addr      common.Address

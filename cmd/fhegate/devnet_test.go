@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -16,6 +15,7 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/fhegate/fhegate/configs"
+	"github.com/fhegate/fhegate/precompiles/host/subnetevm"
 )
 
 // lockedBuffer is an io.Writer the test can read while runDevnet writes.
@@ -106,17 +106,6 @@ func TestDevnetRejectsBadFlags(t *testing.T) {
 	}
 }
 
-func TestWithCommitteeRegistry(t *testing.T) {
-	reg := json.RawMessage(`{"epoch":1,"threshold":2,"members":[]}`)
-	out, err := withCommitteeRegistry(configs.DevnetGenesis(), reg)
-	require.NoError(t, err)
-	var doc struct {
-		Config map[string]json.RawMessage `json:"config"`
-	}
-	require.NoError(t, json.Unmarshal(out, &doc))
-	var v map[string]json.RawMessage
-	require.NoError(t, json.Unmarshal(doc.Config[verdictConfigKey], &v))
-	require.JSONEq(t, string(reg), string(v["committee"]))
-	require.JSONEq(t, `0`, string(v["blockTimestamp"]))
-	require.Contains(t, v, "governance", "existing members kept")
+func TestConfigKeysAgree(t *testing.T) {
+	require.Equal(t, subnetevm.VerdictConfigKey, configs.VerdictConfigKey)
 }

@@ -1,0 +1,204 @@
+//go:build e2e
+
+// Package e2e runs fhegate's VM plugin inside a real avalanchego v1.14.0 node
+// booted by avalanchego's tests/fixture/tmpnet: one node (sybil protection off,
+// --fd-limit=16384), a subnet, and a chain running the fhegate VM with the
+// precompiles enabled in its genesis. Everything listens on 127.0.0.1.
+//
+// Run it with test/e2e/run.sh (installs avalanchego, builds the plugin), or
+//
+//	AVALANCHEGO_PATH=/path/to/avalanchego go test -tags e2e -count=1 -v ./test/e2e/...
+//
+// Without avalanchego the test skips and says how to get it.
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ava-labs/avalanchego/config"
+	"github.com/ava-labs/avalanchego/ids"
+	"github.com/ava-labs/avalanchego/tests/fixture/tmpnet"
+	"github.com/ava-labs/avalanchego/utils/logging"
+	"github.com/ava-labs/avalanchego/version"
+	"github.com/ava-labs/libevm/ethclient"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fhegate/fhegate/configs"
+	"github.com/fhegate/fhegate/test/flow"
+)
+
+const (
+	// fdLimit stays below this machine's hard limit (20000); avalanchego's
+	// default asks for 32768 and fails where it cannot raise the limit.
+	fdLimit = "16384"
+	// bootTimeout bounds node start + subnet/chain creation + restart.
+	bootTimeout = 5 * time.Minute
+)
+
+// avalanchegoPath finds avalanchego v1.14.x or skips the test.
+func avalanchegoPath(t *testing.T) string {
+	t.Helper()
+	var candidates []string
+	if p := os.Getenv("AVALANCHEGO_PATH"); p != "" {
+		candidates = append(candidates, p)
+	}
+	if gp, err := exec.Command("go", "env", "GOPATH").Output(); err == nil {
+		candidates = append(candidates, filepath.Join(strings.TrimSpace(string(gp)), "bin", "avalanchego"))
+	}
+	if p, err := exec.LookPath("avalanchego"); err == nil {
+		candidates = append(candidates, p)
+	}
+	for _, p := range candidates {
+		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+			out, err := exec.Command(p, "--version-json").Output()
+			require.NoError(t, err, "%s --version-json", p)
+			var v struct {
+				RPCChainVM uint64 `json:"rpcchainvm"`
+			}
+			require.NoError(t, json.Unmarshal(out, &v), "%s --version-json: %s", p, out)
+			require.Equal(t, uint64(version.RPCChainVMProtocol), v.RPCChainVM,
+				"%s speaks rpcchainvm %d; the fhegate plugin (subnet-evm v0.8.0) needs %d: install avalanchego v1.14.0",
+				p, v.RPCChainVM, version.RPCChainVMProtocol)
+			return p
+		}
+	}
+	t.Skip("avalanchego v1.14.0 not found: run test/e2e/run.sh (installs it and builds the plugin), " +
+		"or `go install github.com/ava-labs/avalanchego/main@v1.14.0` and set AVALANCHEGO_PATH to the installed binary (named `main`)")
+	return ""
+}
+
+// pluginDir returns a plugin directory holding the fhegate VM: $FHEGATE_PLUGIN_DIR
+// if it has one, else a fresh build of cmd/fhegate-vm.
+func pluginDir(t *testing.T) string {
+	t.Helper()
+	name := configs.VMID().String()
+	if dir := os.Getenv("FHEGATE_PLUGIN_DIR"); dir != "" {
+		_, err := os.Stat(filepath.Join(dir, name))
+		require.NoError(t, err, "FHEGATE_PLUGIN_DIR=%s has no plugin %s (fhegate plugin install --plugin-dir %s)", dir, name, dir)
+		return dir
+	}
+	dir := t.TempDir()
+	t.Logf("building the VM plugin into %s (set FHEGATE_PLUGIN_DIR to reuse one)", dir)
+	build := exec.Command("go", "build", "-o", filepath.Join(dir, name), "github.com/fhegate/fhegate/cmd/fhegate-vm")
+	out, err := build.CombinedOutput()
+	require.NoError(t, err, "building the plugin: %s", out)
+	return dir
+}
+
+func TestFHEGateVMInRealNode(t *testing.T) {
+	avago := avalanchegoPath(t)
+	plugins := pluginDir(t)
+	committee, err := flow.NewCommittee("e2e", 1, 3, 2)
+	require.NoError(t, err)
+
+	// The devnet genesis (chain id 1337, dev accounts funded, precompiles
+	// enabled) with the stand-in committee registered in FHEVerdict.
+	genesis, err := configs.WithCommittee(configs.DevnetGenesis(), committee.Registry())
+	require.NoError(t, err)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	defer cancel()
+	log := logging.NewLogger("tmpnet", logging.NewWrappedCore(logging.Info, os.Stderr, logging.Plain.ConsoleEncoder()))
+
+	node := tmpnet.NewNode()
+	require.NoError(t, node.EnsureKeys())
+	subnet := &tmpnet.Subnet{
+		Name: "fhegate",
+		Chains: []*tmpnet.Chain{{
+			VMID:        configs.VMID(),
+			Genesis:     genesis,
+			Config:      `{"log-level":"info"}`,
+			VersionArgs: []string{"--version-json"},
+		}},
+		ValidatorIDs: []ids.NodeID{node.NodeID},
+	}
+	network := &tmpnet.Network{
+		Owner: "fhegate-e2e",
+		Nodes: []*tmpnet.Node{node},
+		DefaultFlags: tmpnet.FlagsMap{
+			// One node: no stake-weighted sampling, no peers needed.
+			config.SybilProtectionEnabledKey:     "false",
+			config.FdLimitKey:                    fdLimit,
+			config.ProposerVMUseCurrentHeightKey: "true",
+			config.ProposerVMMinBlockDelayKey:    "0s",
+			config.LogLevelKey:                   "info",
+		},
+		DefaultRuntimeConfig: tmpnet.NodeRuntimeConfig{
+			Process: &tmpnet.ProcessRuntimeConfig{AvalancheGoPath: avago, PluginDir: plugins},
+		},
+		Subnets: []*tmpnet.Subnet{subnet},
+	}
+	bootCtx, bootCancel := context.WithTimeout(ctx, bootTimeout)
+	defer bootCancel()
+	start := time.Now()
+	require.NoError(t, tmpnet.BootstrapNewNetwork(bootCtx, log, network, t.TempDir()))
+	t.Cleanup(func() {
+		stopCtx, c := context.WithTimeout(context.Background(), time.Minute)
+		defer c()
+		require.NoError(t, network.Stop(stopCtx))
+	})
+	chainID := subnet.Chains[0].ChainID
+	rpcURL := fmt.Sprintf("%s/ext/bc/%s/rpc", node.GetAccessibleURI(), chainID)
+	t.Logf("node up in %s; fhegate chain %s at %s", time.Since(start).Round(time.Second), chainID, rpcURL)
+	require.True(t, strings.HasPrefix(rpcURL, "http://127.0.0.1:"), "loopback only: %s", rpcURL)
+
+	cl, err := ethclient.Dial(rpcURL)
+	require.NoError(t, err)
+	defer cl.Close()
+	// The node serves the chain's RPC once the VM has started and the chain
+	// has bootstrapped (404 until then).
+	var id *big.Int
+	waitCtx, waitCancel := context.WithTimeout(ctx, bootTimeout)
+	defer waitCancel()
+	for id == nil {
+		if id, err = cl.ChainID(waitCtx); err == nil {
+			break
+		}
+		select {
+		case <-waitCtx.Done():
+			t.Fatalf("chain RPC not up: %v\n%s", err, chainLogTail(network, node, chainID.String()))
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+	t.Logf("chain RPC up %s after start", time.Since(start).Round(time.Second))
+	require.Equal(t, big.NewInt(1337), id)
+
+	// Precompiles active, a plain deploy, then Solidity to verdict with the
+	// example contracts (test/flow), on the real VM.
+	flowStart := time.Now()
+	res, err := flow.Run(ctx, cl, flow.Options{Committee: committee, Logf: t.Logf})
+	require.NoError(t, err)
+	t.Logf("flow: %d transactions in %s; request %s approved=%v credit line %s",
+		res.Transactions, time.Since(flowStart).Round(time.Second), res.RequestID, res.Approved, res.CreditLine)
+	require.True(t, res.Approved)
+}
+
+// chainLogTail returns the end of the node's log for the chain, for failures.
+func chainLogTail(network *tmpnet.Network, node *tmpnet.Node, chainID string) string {
+	dir := node.DataDir
+	if dir == "" {
+		dir = filepath.Join(network.Dir, node.NodeID.String())
+	}
+	var out strings.Builder
+	for _, name := range []string{chainID + ".log", "main.log"} {
+		b, err := os.ReadFile(filepath.Join(dir, "logs", name))
+		if err != nil {
+			fmt.Fprintf(&out, "(%s: %v)\n", name, err)
+			continue
+		}
+		if len(b) > 6000 {
+			b = b[len(b)-6000:]
+		}
+		fmt.Fprintf(&out, "--- %s (tail) ---\n%s\n", name, b)
+	}
+	return out.String()
+}

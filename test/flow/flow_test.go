@@ -1,0 +1,74 @@
+package flow
+
+import (
+	"context"
+	"math/big"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/ava-labs/libevm/ethclient"
+	"github.com/ava-labs/subnet-evm/plugin/evm"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/zap/zaptest"
+
+	"github.com/fhegate/fhegate/configs"
+	"github.com/fhegate/fhegate/precompiles/host/subnetevm/devchain"
+)
+
+func TestMain(m *testing.M) {
+	evm.RegisterAllLibEVMExtras()
+	os.Exit(m.Run())
+}
+
+// The same flow the e2e test runs on a real node, on the in-process devchain.
+func TestFlowOnDevchain(t *testing.T) {
+	committee, err := NewCommittee("unit", 1, 3, 2)
+	require.NoError(t, err)
+	genesis, err := configs.WithCommittee(configs.DevnetGenesis(), committee.Registry())
+	require.NoError(t, err)
+	c, err := devchain.New(devchain.Config{Genesis: genesis, HTTPAddr: "127.0.0.1:0", Logger: zaptest.NewLogger(t)})
+	require.NoError(t, err)
+	defer func() { require.NoError(t, c.Close()) }()
+	cl, err := ethclient.Dial(c.URL())
+	require.NoError(t, err)
+	defer cl.Close()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	for _, tc := range []struct {
+		name    string
+		verdict int64
+	}{{"approve", 1}, {"deny", 0}} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := Run(ctx, cl, Options{Committee: committee, Verdict: big.NewInt(tc.verdict), Logf: t.Logf})
+			require.NoError(t, err)
+			require.Equal(t, tc.verdict == 1, res.Approved)
+			require.NotEqual(t, res.Handles[0], res.Handles[1])
+		})
+	}
+}
+
+func TestFlowRejectsWrongCommittee(t *testing.T) {
+	registered, err := NewCommittee("registered", 1, 3, 2)
+	require.NoError(t, err)
+	impostor, err := NewCommittee("impostor", 1, 3, 2)
+	require.NoError(t, err)
+	genesis, err := configs.WithCommittee(configs.DevnetGenesis(), registered.Registry())
+	require.NoError(t, err)
+	c, err := devchain.New(devchain.Config{Genesis: genesis, HTTPAddr: "127.0.0.1:0", Logger: zaptest.NewLogger(t)})
+	require.NoError(t, err)
+	defer func() { require.NoError(t, c.Close()) }()
+	cl, err := ethclient.Dial(c.URL())
+	require.NoError(t, err)
+	defer cl.Close()
+	_, err = Run(context.Background(), cl, Options{Committee: impostor})
+	require.ErrorContains(t, err, "FHEInput.register")
+}
+
+func TestNewCommitteeValidates(t *testing.T) {
+	for _, tc := range []struct{ n, th int }{{0, 1}, {3, 0}, {2, 3}} {
+		_, err := NewCommittee("x", 1, tc.n, uint32(tc.th))
+		require.Error(t, err)
+	}
+}
