@@ -134,7 +134,7 @@ func (m *Member) Close() error {
 }
 
 func (m *Member) group() protocol.Group {
-	return protocol.Group{Mux: m.mux, Members: m.members, Threshold: m.cfg.Committee.Threshold, Timeout: m.cfg.RoundTimeout, Log: m.log}
+	return protocol.Group{Mux: m.mux, Members: m.members, Threshold: m.cfg.Committee.Threshold, Timeout: m.cfg.RoundTimeout, Grace: m.grace(), Log: m.log}
 }
 
 // ---- keys ----
@@ -319,13 +319,26 @@ func (m *Member) markDown(ids []transport.MemberID) {
 	}
 }
 
-// grace is how long a round keeps waiting for stragglers once it has enough.
+// grace is how long a round keeps waiting for stragglers once it has a
+// quorum: RoundTimeout/5, at least 1 s (members evaluate at different
+// speeds on a shared machine; a member that misses the digest round only
+// loses its part in that request).
 func (m *Member) grace() time.Duration {
-	g := m.cfg.RoundTimeout / 10
-	if g > time.Second {
+	g := m.cfg.RoundTimeout / 5
+	if g < time.Second {
 		g = time.Second
 	}
 	return g
+}
+
+// quorumWant is how many answers from others a round waits for before the
+// grace period starts: enough for t with one cross-check.
+func (m *Member) quorumWant(others int) int {
+	w := m.cfg.Committee.Threshold
+	if w > others {
+		w = others
+	}
+	return w
 }
 
 // ---- store replication and input attestation ----
@@ -395,7 +408,7 @@ func (m *Member) Upload(ctx context.Context, ct []byte, owner [20]byte, ctype ui
 	rctx, cancel := context.WithTimeout(ctx, m.cfg.RoundTimeout)
 	defer cancel()
 	_ = m.mux.Broadcast(rctx, live, transport.Message{Type: transport.TypeStorePut, Session: session, Payload: payload})
-	got := m.mux.CollectQuorum(rctx, session, transport.TypeStoreAck, live, len(live)-1, m.grace())
+	got := m.mux.CollectQuorum(rctx, session, transport.TypeStoreAck, live, m.quorumWant(len(live)-1), m.grace())
 	m.mux.Forget(session)
 	for id, msg := range got.Got {
 		if len(msg.Payload) == 1+bls.SignatureLen && msg.Payload[0] == 1 {
@@ -562,7 +575,7 @@ func (m *Member) Process(ctx context.Context, req Request) (*Verdict, error) {
 	}
 	dctx, cancel := context.WithTimeout(ctx, m.cfg.RoundTimeout)
 	_ = m.mux.Broadcast(dctx, live, transport.Message{Type: transport.TypeResultDigest, Session: base + "/digest", Payload: announce[:]})
-	got := m.mux.CollectQuorum(dctx, base+"/digest", transport.TypeResultDigest, live, len(live)-1, m.grace())
+	got := m.mux.CollectQuorum(dctx, base+"/digest", transport.TypeResultDigest, live, m.quorumWant(len(live)-1), m.grace())
 	cancel()
 	m.mux.Forget(base + "/digest")
 	m.markDown(got.Missing)
@@ -635,7 +648,7 @@ func (m *Member) Process(ctx context.Context, req Request) (*Verdict, error) {
 	sctx, cancel := context.WithTimeout(ctx, m.cfg.RoundTimeout)
 	defer cancel()
 	_ = m.mux.Broadcast(sctx, signers, transport.Message{Type: transport.TypeVerdictSig, Session: base + "/sig", Payload: sigs[m.id]})
-	gs := m.mux.CollectQuorum(sctx, base+"/sig", transport.TypeVerdictSig, signers, len(signers)-1, m.grace())
+	gs := m.mux.CollectQuorum(sctx, base+"/sig", transport.TypeVerdictSig, signers, m.quorumWant(len(signers)-1), m.grace())
 	m.mux.Forget(base + "/sig")
 	for id, msg := range gs.Got {
 		if bls.Verify(m.committee.Keys[id-1].Compressed(), vd[:], msg.Payload) == nil {

@@ -90,7 +90,21 @@ func ThresholdDecrypt(ctx context.Context, g Group, key *ThresholdKey, plan Nois
 			g.log().Debug("share broadcast incomplete", zap.String("session", req.Session), zap.Error(err))
 		}
 	}
-	got := g.Mux.Collect(rctx, req.Session, transport.TypeDecShare, req.Participants)
+	// Wait for t+1 shares (one cross-check) or everyone, then a grace period
+	// for the rest: a participant that died since the digest round costs a
+	// grace period, not a timeout.
+	others := len(req.Participants)
+	if contains(req.Participants, g.Self()) {
+		others--
+	}
+	want := key.T // with our own share: t+1 in total
+	if !contains(req.Participants, g.Self()) {
+		want = key.T + 1
+	}
+	if want > others {
+		want = others
+	}
+	got := g.Mux.CollectQuorum(rctx, req.Session, transport.TypeDecShare, req.Participants, want, g.grace())
 	g.Mux.Forget(req.Session)
 	res.Missing = got.Missing
 	var malformed []transport.MemberID

@@ -20,7 +20,21 @@ type Group struct {
 	Members   []transport.MemberID // every committee member, ascending
 	Threshold int
 	Timeout   time.Duration // per round; 0: 60 s
-	Log       *zap.Logger
+	// Grace is how long a round keeps waiting for stragglers once it has
+	// enough answers to proceed (0: Timeout/10, at most 1 s).
+	Grace time.Duration
+	Log   *zap.Logger
+}
+
+func (g Group) grace() time.Duration {
+	if g.Grace > 0 {
+		return g.Grace
+	}
+	d := g.timeout() / 10
+	if d > time.Second {
+		d = time.Second
+	}
+	return d
 }
 
 // Self is the local member.
