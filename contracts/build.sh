@@ -6,7 +6,6 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 if [ ! -d node_modules/solc ]; then npm ci --no-audit --no-fund; fi
-node build.js
-(cd .. && go run ./contracts/gen -artifacts contracts/artifacts -out contracts/bindings)
+npm run --silent build   # node build.js (artifacts + precompiles/abi) && go run ./contracts/gen (bindings)
 gofmt -l bindings | (! grep .) || { echo "bindings not gofmt-clean"; exit 1; }
 echo "bindings regenerated in contracts/bindings"
