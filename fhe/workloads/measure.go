@@ -2,6 +2,7 @@ package workloads
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 	"sort"
 	"time"
@@ -44,14 +45,22 @@ type Result struct {
 	FhegateTimed  string `json:"fhegate_timed"`
 }
 
-// ParamsString describes the preset of an environment for reports.
+// ParamsString describes the preset of an environment for reports, e.g.
+// "ckks-n13-s40: N=2^13, logQ [50 40 40 40], logP [45], logQP 215, scale 2^40".
 func ParamsString(e *Env) string {
 	p := e.P
-	s := fmt.Sprintf("%s (N=2^%d, %d primes in Q, logQP=%.0f", p.Preset.Name, p.LogN(), p.MaxLevel()+1, p.LogQP())
-	if t := p.PlaintextModulus(); t != 0 {
-		s += fmt.Sprintf(", t=%d", t)
+	bitsOf := func(m []uint64) []int {
+		out := make([]int, len(m))
+		for i, q := range m {
+			out[i] = int(math.Round(math.Log2(float64(q))))
+		}
+		return out
 	}
-	return s + ")"
+	s := fmt.Sprintf("%s: N=2^%d, logQ %v, logP %v, logQP %.0f", p.Preset.Name, p.LogN(), bitsOf(p.Q()), bitsOf(p.P()), p.LogQP())
+	if t := p.PlaintextModulus(); t != 0 {
+		return s + fmt.Sprintf(", t=%d", t)
+	}
+	return s + fmt.Sprintf(", scale 2^%d", p.CKKS().LogDefaultScale())
 }
 
 // timeRun evaluates v once and returns (cpu ms, wall ms, outputs).
