@@ -46,14 +46,34 @@ func (e *Evaluator) LinearSum(plus, minus []*Ciphertext) (*Ciphertext, error) {
 			}
 		}
 		out := first.ct.CopyNew()
+		// Lazy accumulation: per prime q, add up to ⌊(2^64−1)/q⌋−1 terms
+		// (each < q; a subtraction adds q − x) without reducing, then one
+		// Barrett reduction. The result is the exact residue, as with
+		// reduced additions.
 		r := e.p.rlwe.RingQ().AtLevel(level)
-		for _, c := range plus[1:] {
-			r.Add(out.Value[0], c.ct.Value[0], out.Value[0])
-			r.Add(out.Value[1], c.ct.Value[1], out.Value[1])
-		}
-		for _, c := range minus {
-			r.Sub(out.Value[0], c.ct.Value[0], out.Value[0])
-			r.Sub(out.Value[1], c.ct.Value[1], out.Value[1])
+		for k := 0; k < 2; k++ {
+			for i := 0; i <= level; i++ {
+				sr := r.SubRings[i]
+				budget := ^uint64(0)/sr.Modulus - 1
+				acc := out.Value[k].Coeffs[i]
+				used := uint64(0)
+				step := func() {
+					used++
+					if used == budget {
+						sr.Reduce(acc, acc)
+						used = 0
+					}
+				}
+				for _, c := range plus[1:] {
+					sr.AddLazy(acc, c.ct.Value[k].Coeffs[i], acc)
+					step()
+				}
+				for _, c := range minus {
+					sr.SubLazy(acc, c.ct.Value[k].Coeffs[i], acc)
+					step()
+				}
+				sr.Reduce(acc, acc)
+			}
 		}
 		return out, nil
 	}, all...)

@@ -67,19 +67,22 @@ timed. Medians of --runs runs (default 21, --quick 7); merges_per_s counts metad
 
 func printCRDT(w io.Writer, res []crdtbench.Result) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "type\tlanes\tblocks×width\tlevel\tchanged\tmerge_ms\tcpu_ms\tmeta_ms\tmerges/s\tvs Lux fheCRDT\tct_bytes")
+	fmt.Fprintln(tw, "type\tlanes\tblocks×width\tlevel\tchanged\tmerge_ms\tcpu_ms\tmeta_ms\tmerges/s\tvs Lux fheCRDT\tct_bytes\tmax_chain")
 	for _, r := range res {
 		shape := "-"
 		if r.Blocks > 0 {
 			shape = fmt.Sprintf("%d×%d", r.Blocks, r.Width)
 		}
-		rate, vs := "-", "-"
+		rate, vs, chain := "-", "-", "-"
+		if r.Type == "baseline-mask-select-chain" {
+			chain = fmt.Sprint(r.MaxChain)
+		}
 		if r.MergesPerS > 0 {
 			rate = fmt.Sprintf("%.0f", r.MergesPerS)
 			vs = fmt.Sprintf("≥%.0f×", r.MergesPerS/luxFHECRDTMergesPerS)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%d\t%.3f\t%.3f\t%.4f\t%s\t%s\t%d\n", r.Type, r.Lanes, shape, r.Level, r.ChangedBlocks,
-			r.MergeMS, r.CPUMS, r.MetaMergeMS, rate, vs, r.CtBytes)
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%d\t%.3f\t%.3f\t%.4f\t%s\t%s\t%d\t%s\n", r.Type, r.Lanes, shape, r.Level, r.ChangedBlocks,
+			r.MergeMS, r.CPUMS, r.MetaMergeMS, rate, vs, r.CtBytes, chain)
 	}
 	tw.Flush()
 }

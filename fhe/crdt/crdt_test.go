@@ -502,3 +502,36 @@ func TestStoreAndLongChain(t *testing.T) {
 	_, err = st.Resolve(0, meta.Handle{1})
 	require.ErrorIs(t, err, ErrMissing)
 }
+
+// TestLinearSumMatchesAddSub: the lazy-reduction LinearSum equals the
+// facade's reduced Add/Sub chain byte for byte, and refuses mixed levels.
+func TestLinearSumMatchesAddSub(t *testing.T) {
+	e := newEnv(t, fhetest.InsecureBGVN10, false)
+	ev := e.eng.Evaluator()
+	r := rand.New(rand.NewPCG(5, 6))
+	var cts []*fhe.Ciphertext
+	for i := 0; i < 8; i++ {
+		c, err := e.enc.EncryptInts(fhetest.RandInts(r, 1024, 30000))
+		require.NoError(t, err)
+		cts = append(cts, c)
+	}
+	want := cts[0]
+	var err error
+	for _, c := range cts[1:5] {
+		want, err = ev.Add(want, c)
+		require.NoError(t, err)
+	}
+	for _, c := range cts[5:] {
+		want, err = ev.Sub(want, c)
+		require.NoError(t, err)
+	}
+	got, err := ev.LinearSum(cts[:5], cts[5:])
+	require.NoError(t, err)
+	require.Equal(t, bytesOf(t, want), bytesOf(t, got))
+	low, err := ev.DropLevels(cts[1], 1)
+	require.NoError(t, err)
+	_, err = ev.LinearSum([]*fhe.Ciphertext{cts[0], low}, nil)
+	require.Error(t, err)
+	_, err = ev.LinearSum(nil, cts)
+	require.Error(t, err)
+}

@@ -44,6 +44,9 @@ type Result struct {
 	CtBytes       int     `json:"ciphertext_bytes,omitempty"`
 	MetaBytes     int     `json:"metadata_bytes,omitempty"`
 	Runs          int     `json:"runs"`
+	// MaxChain (mask-select chain rows): chained merges that still decrypt
+	// correctly.
+	MaxChain int `json:"max_chain,omitempty"`
 	Note          string  `json:"note,omitempty"`
 }
 
@@ -348,6 +351,18 @@ func Run(opts Options, log *zap.Logger) ([]Result, error) {
 		Case:   "normalise one writer ciphertext (committee, once per write, not per merge): drop to level 1, 0/1 mask product, one mod switch",
 		Preset: p.Preset.Name, Runs: opts.Runs, CtBytes: raw.EncodedSize()})
 
+	// Noise budget of the mask-select baseline: chain merges until decryption fails.
+	for _, level := range []int{0, p.MaxLevel()} {
+		n, err := w.maskChain(ev, level, 40)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Result{Type: "baseline-mask-select-chain", Lanes: p.Slots(), Level: level, MaxChain: n,
+			Case: fmt.Sprintf("chained mask selects (no rescale) from fresh ciphertexts at level %d that still decrypt correctly (cap 40)", level),
+			Preset: p.Preset.Name})
+		log.Info("mask-select chain", zap.Int("level", level), zap.Int("max_chain", n))
+	}
+
 	// Set read and the OR-union baseline.
 	var setL meta.Layout
 	for _, sp := range specs {
@@ -410,6 +425,65 @@ func Run(opts Options, log *zap.Logger) ([]Result, error) {
 			Preset: p.Preset.Name, Level: p.MaxLevel(), MergesPerS: 1000 / orMS.wall, Runs: max(1, opts.Runs/2), CtBytes: x.EncodedSize()})
 	}
 	return out, nil
+}
+
+// maskChain merges a fresh ciphertext into an accumulator with MaskSelect
+// (random half/half masks) until the decryption differs from the model.
+func (w *world) maskChain(ev *fhe.Evaluator, level, limit int) (int, error) {
+	fresh := func() (*fhe.Ciphertext, []int64, error) {
+		v := make([]int64, w.p.Slots())
+		for i := range v {
+			v[i] = w.r.Int64N(1000)
+		}
+		c, err := w.enc.EncryptInts(v)
+		if err != nil {
+			return nil, nil, err
+		}
+		if level == c.Level() {
+			return c, v, nil
+		}
+		// as Contribution does: drop to level+1, then one mod switch (noise
+		// at the mod-switch floor)
+		if c, err = ev.DropLevels(c, c.Level()-level-1); err != nil {
+			return nil, nil, err
+		}
+		ones := make([]int64, w.p.Slots())
+		for i := range ones {
+			ones[i] = 1
+		}
+		c, err = ev.MulInts(c, ones)
+		return c, v, err
+	}
+	acc, model, err := fresh()
+	if err != nil {
+		return 0, err
+	}
+	for k := 1; k <= limit; k++ {
+		other, ov, err := fresh()
+		if err != nil {
+			return 0, err
+		}
+		mask := make([]bool, w.p.Slots())
+		for i := range mask {
+			mask[i] = w.r.IntN(2) == 0
+			if !mask[i] {
+				model[i] = ov[i]
+			}
+		}
+		if acc, err = ev.MaskSelect(acc, other, mask); err != nil {
+			return 0, err
+		}
+		got, err := w.dec.DecryptInts(acc)
+		if err != nil {
+			return 0, err
+		}
+		for i := range got {
+			if got[i] != model[i] {
+				return k - 1, nil
+			}
+		}
+	}
+	return limit, nil
 }
 
 // check decrypts the materialised aggregate and compares it lane by lane with
