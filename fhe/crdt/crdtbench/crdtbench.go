@@ -46,8 +46,8 @@ type Result struct {
 	Runs          int     `json:"runs"`
 	// MaxChain (mask-select chain rows): chained merges that still decrypt
 	// correctly.
-	MaxChain int `json:"max_chain,omitempty"`
-	Note          string  `json:"note,omitempty"`
+	MaxChain int    `json:"max_chain,omitempty"`
+	Note     string `json:"note,omitempty"`
 }
 
 // Options select the measurement size.
@@ -358,7 +358,7 @@ func Run(opts Options, log *zap.Logger) ([]Result, error) {
 			return nil, err
 		}
 		out = append(out, Result{Type: "baseline-mask-select-chain", Lanes: p.Slots(), Level: level, MaxChain: n,
-			Case: fmt.Sprintf("chained mask selects (no rescale) from fresh ciphertexts at level %d that still decrypt correctly (cap 40)", level),
+			Case:   fmt.Sprintf("chained mask selects (no rescale) from fresh ciphertexts at level %d that still decrypt correctly (cap 40)", level),
 			Preset: p.Preset.Name})
 		log.Info("mask-select chain", zap.Int("level", level), zap.Int("max_chain", n))
 	}
