@@ -696,7 +696,15 @@ func (c *compiler) materialize(v *val) (lin, error) {
 			return lin{}, err
 		}
 	}
-	coeffs := interpolate(v.bvals, v.table)
+	// Interpolate on at most maxDeg+1 points, then check the rest: a table
+	// of higher degree is rejected without an O(|D|²) interpolation.
+	k := min(len(v.bvals), c.maxDeg+1)
+	coeffs := interpolate(v.bvals[:k], v.table[:k])
+	for i := k; i < len(v.bvals); i++ {
+		if evalPoly(coeffs, modT(v.bvals[i])) != modT(v.table[i]) {
+			return lin{}, c.errAtCol(ErrTooDeep, 0, "a comparison/membership over %d values in [%d, %d] needs a polynomial of degree > %d; the deepest target allows degree %d (depth %d)", len(v.bvals), v.bvals[0], v.bvals[len(v.bvals)-1], c.maxDeg, c.maxDeg, depthOf(c.maxDeg))
+		}
+	}
 	deg := len(coeffs) - 1
 	if deg <= 1 {
 		l := lin{c: centred(coeffs[0])}

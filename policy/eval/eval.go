@@ -148,24 +148,59 @@ func EvaluateBatch(ctx context.Context, plan *policy.Plan, ev *fhe.Evaluator, se
 }
 
 var (
-	onesMu sync.Mutex
-	ones   = map[int][]int64{}
+	constMu sync.Mutex
+	consts  = map[[2]int64][]int64{}
 )
 
 // ones returns the all-ones slot vector of the evaluator's preset.
-func (r *run) ones() []int64 {
+func (r *run) ones() []int64 { return r.constVec(1) }
+
+// constVec returns the slot vector with c in every slot (shared, read-only).
+func (r *run) constVec(c int64) []int64 {
 	n := r.ev.Params().Slots()
-	onesMu.Lock()
-	defer onesMu.Unlock()
-	if v, ok := ones[n]; ok {
+	key := [2]int64{int64(n), c}
+	constMu.Lock()
+	defer constMu.Unlock()
+	if v, ok := consts[key]; ok {
 		return v
 	}
 	v := make([]int64, n)
 	for i := range v {
-		v[i] = 1
+		v[i] = c
 	}
-	ones[n] = v
+	if len(consts) > 1024 {
+		clear(consts)
+	}
+	consts[key] = v
 	return v
+}
+
+// mulSmall returns w·t (w ≥ 1) by doubling and adding. It avoids
+// fhe.Evaluator.MulConst, whose BGV result loses a rescaled ciphertext's
+// scale (reported to the fhe owner); the noise grows by w either way, and w
+// is at most 32768 (15 doublings).
+func (r *run) mulSmall(t *fhe.Ciphertext, w int64) (*fhe.Ciphertext, error) {
+	if w == 1 {
+		return t, nil
+	}
+	var acc *fhe.Ciphertext
+	pow := t
+	for ; w > 0; w >>= 1 {
+		var err error
+		if w&1 == 1 {
+			if acc == nil {
+				acc = pow
+			} else if acc, err = r.ev.Add(acc, pow); err != nil {
+				return nil, err
+			}
+		}
+		if w > 1 {
+			if pow, err = r.ev.Add(pow, pow); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return acc, nil
 }
 
 type run struct {
@@ -254,10 +289,8 @@ func (r *run) compute(op *policy.Op) (*fhe.Ciphertext, error) {
 				w = -w
 			}
 			var err error
-			if w != 1 {
-				if t, err = ev.MulConst(t, float64(w)); err != nil {
-					return nil, err
-				}
+			if t, err = r.mulSmall(t, w); err != nil {
+				return nil, err
 			}
 			switch {
 			case acc == nil && neg:
@@ -273,14 +306,14 @@ func (r *run) compute(op *policy.Op) (*fhe.Ciphertext, error) {
 				return nil, err
 			}
 		}
-		if acc == nil { // a constant verdict: 0·input + c
+		if acc == nil { // a constant verdict: (x − x) + c
 			var err error
-			if acc, err = ev.MulConst(r.inputs[0], 0); err != nil {
+			if acc, err = ev.Sub(r.inputs[0], r.inputs[0]); err != nil {
 				return nil, err
 			}
 		}
 		if op.Const != 0 {
-			return ev.AddConst(acc, float64(op.Const))
+			return ev.AddInts(acc, r.constVec(op.Const))
 		}
 		if len(op.Args) > 0 && acc == r.regs[op.Args[0]] { // a bare copy (the verdict is an input)
 			return acc.Copy(), nil

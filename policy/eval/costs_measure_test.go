@@ -1,0 +1,126 @@
+package eval_test
+
+import (
+	"encoding/json"
+	"math/rand/v2"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/fhegate/fhegate/fhe"
+	"github.com/fhegate/fhegate/policy"
+)
+
+// measureCommand regenerates policy/costs.json (single-threaded, ~2 min).
+const measureCommand = "FHEGATE_MEASURE_COSTS=1 GOMAXPROCS=1 go test ./policy/eval -run TestMeasureCosts -count=1 -v -timeout 30m"
+
+// TestMeasureCosts measures the per-operation CPU costs of the public presets and
+// writes policy/costs.json. It only runs when FHEGATE_MEASURE_COSTS=1.
+func TestMeasureCosts(t *testing.T) {
+	if os.Getenv("FHEGATE_MEASURE_COSTS") != "1" {
+		t.Skip("set FHEGATE_MEASURE_COSTS=1 to re-measure policy/costs.json (" + measureCommand + ")")
+	}
+	table := policy.Costs()
+	table.Version++
+	table.Command = measureCommand
+	table.Machine = machine()
+	table.Date = time.Now().UTC().Format(time.RFC3339)
+	table.Presets = nil
+	for _, pi := range policy.Presets {
+		p, err := fhe.NewParams(fhe.PresetID(pi.ID))
+		require.NoError(t, err)
+		keys := fhe.GenKeys(p, []int{1})
+		ev, err := fhe.NewEvaluator(p, fhe.EvaluationKeys{Relin: keys.Relin, Galois: keys.Galois})
+		require.NoError(t, err)
+		enc := fhe.NewEncryptor(keys.Public)
+		r := rand.New(rand.NewPCG(7, 7))
+		vals := make([]int64, p.Slots())
+		for i := range vals {
+			vals[i] = r.Int64N(128)
+		}
+		a, err := enc.EncryptInts(vals)
+		require.NoError(t, err)
+		b, err := enc.EncryptInts(vals)
+		require.NoError(t, err)
+		ones := make([]int64, p.Slots())
+		for i := range ones {
+			ones[i] = 1
+		}
+		// CPU time per op (getrusage: robust on a shared, overloaded
+		// machine where wall time is not), best of 3 trials, in µs.
+		us := func(f func() error) float64 {
+			require.NoError(t, f()) // warm-up
+			best := 0.0
+			for k := 0; k < 3; k++ {
+				n, start := 0, cpuNow()
+				for n < 2 || cpuNow()-start < 200*time.Millisecond {
+					require.NoError(t, f())
+					n++
+				}
+				v := float64(cpuNow()-start) / float64(n) / 1e3
+				if k == 0 || v < best {
+					best = v
+				}
+			}
+			return best
+		}
+		wrap := func(f func() (*fhe.Ciphertext, error)) func() error {
+			return func() error { _, err := f(); return err }
+		}
+		row := policy.OpCosts{Preset: pi.ID, Name: pi.Name}
+		row.AddUS = us(wrap(func() (*fhe.Ciphertext, error) { return ev.Add(a, b) }))
+		row.AddConstUS = us(wrap(func() (*fhe.Ciphertext, error) { return ev.AddConst(a, 17) }))
+		row.MulConstUS = us(wrap(func() (*fhe.Ciphertext, error) { return ev.MulConst(a, 17) }))
+		row.MulUS = us(wrap(func() (*fhe.Ciphertext, error) { return ev.Mul(a, b) }))
+		row.MulPlainUS = us(wrap(func() (*fhe.Ciphertext, error) { return ev.MulInts(a, ones) }))
+		row.RotateUS = us(wrap(func() (*fhe.Ciphertext, error) { return ev.Rotate(a, 1) }))
+		for k := 1; k <= pi.Depth; k++ {
+			coeffs := make([]int64, 1<<k)
+			for i := range coeffs {
+				coeffs[i] = r.Int64N(policy.PlaintextModulus)
+			}
+			row.PolyUS = append(row.PolyUS, us(wrap(func() (*fhe.Ciphertext, error) { return ev.EvalPolyInts(a, coeffs) })))
+		}
+		for _, v := range []*float64{&row.AddUS, &row.AddConstUS, &row.MulConstUS, &row.MulUS, &row.MulPlainUS, &row.RotateUS} {
+			*v = round1(*v)
+		}
+		for i := range row.PolyUS {
+			row.PolyUS[i] = round1(row.PolyUS[i])
+		}
+		t.Logf("%s: %+v", pi.Name, row)
+		table.Presets = append(table.Presets, row)
+	}
+	out, err := json.MarshalIndent(table, "", "  ")
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile("../costs.json", append(out, '\n'), 0o644))
+}
+
+// cpuNow is the process's user+system CPU time.
+func cpuNow() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func round1(v float64) float64 { return float64(int64(v*10+0.5)) / 10 }
+
+func machine() string {
+	cpu := runtime.GOARCH
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if strings.HasPrefix(line, "model name") {
+				cpu = strings.TrimSpace(strings.SplitN(line, ":", 2)[1])
+				break
+			}
+		}
+	}
+	return cpu + ", " + runtime.GOOS + "/" + runtime.GOARCH + ", " + strconv.Itoa(runtime.NumCPU()) + " CPUs (shared), GOMAXPROCS=" + strconv.Itoa(runtime.GOMAXPROCS(0)) + ", " + runtime.Version()
+}
