@@ -25,8 +25,9 @@ import (
 	"github.com/ava-labs/subnet-evm/plugin/evm"
 
 	"github.com/fhegate/fhegate/configs"
-	// Registers the fhegate precompile modules with subnet-evm.
-	_ "github.com/fhegate/fhegate/precompiles/host/subnetevm"
+	"github.com/fhegate/fhegate/precompiles/backends"
+	// Importing it registers the fhegate precompile modules with subnet-evm.
+	"github.com/fhegate/fhegate/precompiles/host/subnetevm"
 )
 
 func main() {
@@ -52,6 +53,12 @@ func main() {
 	}
 	// Must run exactly once, before anything touches libevm types.
 	evm.RegisterAllLibEVMExtras()
+	// The real policy compiler and CRDT metadata join, before any chain
+	// starts: every validator must run the same backends.
+	if err := subnetevm.SetBackends(backends.Policy{}, backends.CRDTMeta{}); err != nil {
+		fmt.Fprintln(os.Stderr, "fhegate-vm: precompile backends:", err)
+		os.Exit(1)
+	}
 	if err := rpcchainvm.Serve(context.Background(), &evm.VM{}); err != nil {
 		fmt.Fprintln(os.Stderr, "fhegate-vm:", err)
 		os.Exit(1)

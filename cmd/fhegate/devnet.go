@@ -21,6 +21,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/fhegate/fhegate/configs"
+	"github.com/fhegate/fhegate/precompiles/backends"
 	"github.com/fhegate/fhegate/precompiles/host/subnetevm"
 	"github.com/fhegate/fhegate/precompiles/host/subnetevm/devchain"
 )
@@ -98,6 +99,10 @@ State lives in a temporary directory removed on exit, unless --datadir is given
 
 func runDevnet(ctx context.Context, log *zap.Logger, out io.Writer, o devnetOptions) error {
 	registerEVMExtras()
+	// Same precompile backends as the VM plugin (cmd/fhegate-vm).
+	if err := subnetevm.SetBackends(backends.Policy{}, backends.CRDTMeta{}); err != nil {
+		return fmt.Errorf("precompile backends: %w", err)
+	}
 	if o.port < 0 || o.port > 65535 {
 		return fmt.Errorf("--http-port %d: out of range", o.port)
 	}

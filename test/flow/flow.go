@@ -29,10 +29,6 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
-	"os"
-	"path/filepath"
-	"runtime"
-	"strings"
 
 	"github.com/ava-labs/libevm/accounts/abi"
 	"github.com/ava-labs/libevm/accounts/abi/bind"
@@ -42,6 +38,7 @@ import (
 	"github.com/ava-labs/libevm/ethclient"
 
 	"github.com/fhegate/fhegate/bls"
+	"github.com/fhegate/fhegate/contracts/bindings"
 	"github.com/fhegate/fhegate/precompiles/host/subnetevm"
 	"github.com/fhegate/fhegate/precompiles/host/subnetevm/devchain"
 )
@@ -110,15 +107,22 @@ type Options struct {
 	PolicySpec []byte
 	// CreditLimit is PrivateCreditGate's limit (default 1000).
 	CreditLimit *big.Int
-	// ArtifactsDir holds the compiled contracts (default: contracts/artifacts
-	// of this source tree).
-	ArtifactsDir string
 	// Logf, if set, narrates the steps.
 	Logf func(format string, args ...any)
 }
 
-// DefaultPolicySpec is the credit policy the flow registers.
-var DefaultPolicySpec = []byte("fhegate/example/credit-v1 inputs=2: approve iff income > 3*debt")
+// DefaultPolicySpec is the credit policy the flow registers: a policy/
+// document with the two inputs PrivateCreditGate.applyFor passes.
+var DefaultPolicySpec = []byte(`fhegate_policy: 1
+name: credit-gate-example
+description: Approve when income exceeds three times debt (examples/PrivateCreditGate).
+inputs:
+  - {name: income, min: 0, max: 15, doc: "monthly income bucket"}
+  - {name: debt,   min: 0, max: 15, doc: "outstanding debt bucket"}
+output:
+  type: bool
+  expr: "income > 3*debt"
+`)
 
 // Result is what the flow observed.
 type Result struct {
@@ -131,11 +135,6 @@ type Result struct {
 	Approved     bool
 	CreditLine   *big.Int
 	Transactions int
-}
-
-type contracts struct {
-	input, verdict, gate abi.ABI
-	gateBin              []byte
 }
 
 // Run executes the flow; every step is checked and an unexpected chain
@@ -165,7 +164,11 @@ func Run(ctx context.Context, cl *ethclient.Client, o Options) (*Result, error) 
 	if limit == nil {
 		limit = big.NewInt(1000)
 	}
-	cs, err := loadContracts(o.ArtifactsDir)
+	input, err := bindings.NewIFHEInput(subnetevm.InputAddress, cl)
+	if err != nil {
+		return nil, err
+	}
+	verdicts, err := bindings.NewIFHEVerdict(subnetevm.VerdictAddress, cl)
 	if err != nil {
 		return nil, err
 	}
@@ -187,7 +190,11 @@ func Run(ctx context.Context, cl *ethclient.Client, o Options) (*Result, error) 
 			return nil, fmt.Errorf("flow: precompile %s not active (code %x)", a, code)
 		}
 	}
-	if res.PlainAddress, err = t.deploy(abi.ABI{}, PlainStoreInit); err != nil {
+	if err := t.send(func(o *bind.TransactOpts) (*types.Transaction, error) {
+		var tx *types.Transaction
+		res.PlainAddress, tx, _, err = bind.DeployContract(o, abi.ABI{}, PlainStoreInit, cl)
+		return tx, err
+	}); err != nil {
 		return nil, fmt.Errorf("flow: deploy plain contract: %w", err)
 	}
 	logf("plain contract deployed at %s", res.PlainAddress)
@@ -205,37 +212,42 @@ func Run(ctx context.Context, cl *ethclient.Client, o Options) (*Result, error) 
 		if err != nil {
 			return nil, err
 		}
-		if _, err := t.call(subnetevm.InputAddress, cs.input, "register", h, from.Address, uint8(preset), uint8(ctype), sig, bm); err != nil {
+		if err := t.send(func(o *bind.TransactOpts) (*types.Transaction, error) {
+			return input.Register(o, h, from.Address, preset, ctype, sig, bm)
+		}); err != nil {
 			return nil, fmt.Errorf("flow: FHEInput.register(%s): %w", name, err)
 		}
 	}
 	logf("inputs registered: %s, %s", res.Handles[0], res.Handles[1])
 
 	// 3. The gate registers the policy in its constructor.
-	if res.GateAddress, err = t.deploy(cs.gate, cs.gateBin, spec, limit); err != nil {
+	var gate *bindings.PrivateCreditGate
+	if err := t.send(func(o *bind.TransactOpts) (*types.Transaction, error) {
+		var tx *types.Transaction
+		res.GateAddress, tx, gate, err = bindings.DeployPrivateCreditGate(o, cl, spec, limit)
+		return tx, err
+	}); err != nil {
 		return nil, fmt.Errorf("flow: deploy PrivateCreditGate: %w", err)
 	}
-	gate := bind.NewBoundContract(res.GateAddress, cs.gate, cl, cl, cl)
-	var pid [32]byte
-	if err := callView(ctx, gate, &pid, "policyId"); err != nil {
-		return nil, err
+	call := &bind.CallOpts{Context: ctx}
+	if res.PolicyID, err = gate.PolicyId(call); err != nil {
+		return nil, fmt.Errorf("flow: policyId: %w", err)
 	}
-	res.PolicyID = pid
 	logf("PrivateCreditGate at %s, policy %s", res.GateAddress, res.PolicyID)
 
 	for _, h := range res.Handles {
-		if _, err := t.call(subnetevm.InputAddress, cs.input, "allow", h, res.GateAddress); err != nil {
+		if err := t.send(func(o *bind.TransactOpts) (*types.Transaction, error) { return input.Allow(o, h, res.GateAddress) }); err != nil {
 			return nil, fmt.Errorf("flow: FHEInput.allow: %w", err)
 		}
 	}
-	rcpt, err := t.call(res.GateAddress, cs.gate, "applyFor", res.Handles[0], res.Handles[1])
-	if err != nil {
+	if err := t.send(func(o *bind.TransactOpts) (*types.Transaction, error) {
+		return gate.ApplyFor(o, res.Handles[0], res.Handles[1])
+	}); err != nil {
 		return nil, fmt.Errorf("flow: applyFor: %w", err)
 	}
-	applied := cs.gate.Events["Applied"]
-	for _, l := range rcpt.Logs {
-		if l.Address == res.GateAddress && len(l.Topics) == 3 && l.Topics[0] == applied.ID {
-			res.RequestID = l.Topics[2]
+	for _, l := range t.last.Logs {
+		if ev, err := gate.ParseApplied(*l); err == nil {
+			res.RequestID = ev.RequestId
 		}
 	}
 	if res.RequestID == (common.Hash{}) {
@@ -244,7 +256,8 @@ func Run(ctx context.Context, cl *ethclient.Client, o Options) (*Result, error) 
 	logf("request %s", res.RequestID)
 
 	// Settling before the verdict must fail (VerdictNotReady).
-	if _, err := t.call(res.GateAddress, cs.gate, "settle", res.RequestID); err == nil {
+	settle := func(o *bind.TransactOpts) (*types.Transaction, error) { return gate.Settle(o, res.RequestID) }
+	if err := t.send(settle); err == nil {
 		return nil, errors.New("flow: settle succeeded before any verdict")
 	}
 
@@ -254,18 +267,28 @@ func Run(ctx context.Context, cl *ethclient.Client, o Options) (*Result, error) 
 	if err != nil {
 		return nil, err
 	}
-	if _, err := t.call(subnetevm.VerdictAddress, cs.verdict, "submit", res.RequestID, verdict, resultDigest, sig, bm); err != nil {
+	submit := func(o *bind.TransactOpts) (*types.Transaction, error) {
+		return verdicts.Submit(o, res.RequestID, verdict, resultDigest, sig, bm)
+	}
+	if err := t.send(submit); err != nil {
 		return nil, fmt.Errorf("flow: FHEVerdict.submit: %w", err)
 	}
-	if _, err := t.call(subnetevm.VerdictAddress, cs.verdict, "submit", res.RequestID, verdict, resultDigest, sig, bm); err == nil {
+	if err := t.send(submit); err == nil {
 		return nil, errors.New("flow: a replayed verdict was accepted")
 	}
-	if _, err := t.call(res.GateAddress, cs.gate, "settle", res.RequestID); err != nil {
+	v, err := verdicts.VerdictOf(call, res.RequestID)
+	if err != nil {
+		return nil, fmt.Errorf("flow: verdictOf: %w", err)
+	}
+	if !v.Ready || v.Result.Cmp(verdict) != 0 || v.ResultDigest != resultDigest || v.Epoch != o.Committee.Epoch {
+		return nil, fmt.Errorf("flow: verdictOf = %+v", v)
+	}
+	if err := t.send(settle); err != nil {
 		return nil, fmt.Errorf("flow: settle: %w", err)
 	}
-	var line *big.Int
-	if err := callView(ctx, gate, &line, "creditLine", from.Address); err != nil {
-		return nil, err
+	line, err := gate.CreditLine(call, from.Address)
+	if err != nil {
+		return nil, fmt.Errorf("flow: creditLine: %w", err)
 	}
 	res.CreditLine = line
 	res.Approved = line.Cmp(limit) == 0
@@ -287,118 +310,30 @@ type txer struct {
 	key     *ecdsa.PrivateKey
 	chainID *big.Int
 	res     *Result
+	last    *types.Receipt
 }
 
-func (t *txer) opts() (*bind.TransactOpts, error) {
+// send builds a transaction with fresh options and waits until it is mined. A
+// revert is an error: gas estimation runs the call first and reports the
+// reason; a mined failure is reported by status.
+func (t *txer) send(build func(*bind.TransactOpts) (*types.Transaction, error)) error {
 	o, err := bind.NewKeyedTransactorWithChainID(t.key, t.chainID)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	o.Context = t.ctx
-	return o, nil
-}
-
-func (t *txer) deploy(a abi.ABI, bin []byte, args ...any) (common.Address, error) {
-	o, err := t.opts()
+	tx, err := build(o)
 	if err != nil {
-		return common.Address{}, err
+		return err
 	}
-	addr, tx, _, err := bind.DeployContract(o, a, bin, t.cl, args...)
-	if err != nil {
-		return common.Address{}, err
-	}
-	if _, err := t.wait(tx); err != nil {
-		return common.Address{}, err
-	}
-	return addr, nil
-}
-
-// call sends a state-changing call; a revert is returned as an error with the
-// reason when the node reports one (gas estimation runs the call first).
-func (t *txer) call(to common.Address, a abi.ABI, method string, args ...any) (*types.Receipt, error) {
-	o, err := t.opts()
-	if err != nil {
-		return nil, err
-	}
-	tx, err := bind.NewBoundContract(to, a, t.cl, t.cl, t.cl).Transact(o, method, args...)
-	if err != nil {
-		return nil, err
-	}
-	return t.wait(tx)
-}
-
-func (t *txer) wait(tx *types.Transaction) (*types.Receipt, error) {
 	r, err := bind.WaitMined(t.ctx, t.cl, tx)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	t.res.Transactions++
+	t.last = r
 	if r.Status != types.ReceiptStatusSuccessful {
-		return r, fmt.Errorf("transaction %s reverted", tx.Hash())
-	}
-	return r, nil
-}
-
-func callView(ctx context.Context, c *bind.BoundContract, out any, method string, args ...any) error {
-	var ret []any
-	if err := c.Call(&bind.CallOpts{Context: ctx}, &ret, method, args...); err != nil {
-		return fmt.Errorf("flow: %s: %w", method, err)
-	}
-	if len(ret) != 1 {
-		return fmt.Errorf("flow: %s returned %d values", method, len(ret))
-	}
-	switch dst := out.(type) {
-	case *[32]byte:
-		v, ok := ret[0].([32]byte)
-		if !ok {
-			return fmt.Errorf("flow: %s returned %T", method, ret[0])
-		}
-		*dst = v
-	case **big.Int:
-		v, ok := ret[0].(*big.Int)
-		if !ok {
-			return fmt.Errorf("flow: %s returned %T", method, ret[0])
-		}
-		*dst = v
-	default:
-		return fmt.Errorf("flow: unsupported output %T", out)
+		return fmt.Errorf("transaction %s reverted", tx.Hash())
 	}
 	return nil
-}
-
-// ArtifactsDir is contracts/artifacts of the source tree this file is in.
-func ArtifactsDir() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "contracts", "artifacts")
-}
-
-func loadContracts(dir string) (*contracts, error) {
-	if dir == "" {
-		dir = ArtifactsDir()
-	}
-	readABI := func(name string) (abi.ABI, error) {
-		f, err := os.Open(filepath.Join(dir, name+".abi.json"))
-		if err != nil {
-			return abi.ABI{}, fmt.Errorf("flow: artifacts: %w", err)
-		}
-		defer f.Close()
-		return abi.JSON(f)
-	}
-	var cs contracts
-	var err error
-	if cs.input, err = readABI("IFHEInput"); err != nil {
-		return nil, err
-	}
-	if cs.verdict, err = readABI("IFHEVerdict"); err != nil {
-		return nil, err
-	}
-	if cs.gate, err = readABI("PrivateCreditGate"); err != nil {
-		return nil, err
-	}
-	bin, err := os.ReadFile(filepath.Join(dir, "PrivateCreditGate.bin"))
-	if err != nil {
-		return nil, fmt.Errorf("flow: artifacts: %w", err)
-	}
-	cs.gateBin = common.FromHex(strings.TrimSpace(string(bin)))
-	return &cs, nil
 }

@@ -13,12 +13,25 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/fhegate/fhegate/configs"
+	"github.com/fhegate/fhegate/policy"
+	"github.com/fhegate/fhegate/precompiles/backends"
+	"github.com/fhegate/fhegate/precompiles/host/subnetevm"
 	"github.com/fhegate/fhegate/precompiles/host/subnetevm/devchain"
 )
 
 func TestMain(m *testing.M) {
 	evm.RegisterAllLibEVMExtras()
+	// The backends the VM plugin and `fhegate devnet` use.
+	if err := subnetevm.SetBackends(backends.Policy{}, backends.CRDTMeta{}); err != nil {
+		panic(err)
+	}
 	os.Exit(m.Run())
+}
+
+func TestDefaultPolicySpecCompiles(t *testing.T) {
+	plan, err := policy.Compile(DefaultPolicySpec)
+	require.NoError(t, err)
+	require.Len(t, plan.Inputs, 2)
 }
 
 // The same flow the e2e test runs on a real node, on the in-process devchain.
