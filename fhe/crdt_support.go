@@ -162,3 +162,18 @@ func JoinGaloisKeys(sets ...*GaloisKeys) (*GaloisKeys, error) {
 	}
 	return WrapGaloisKeys(p, all), nil
 }
+
+// EncryptIntsAtLevel encrypts integers (BGV; reduced mod t) at a given level
+// (0 ≤ level ≤ MaxLevel). A CRDT writer whose contribution lives at level ℓ
+// only needs level ℓ+1, which makes its ciphertext (MaxLevel+1)/(ℓ+2) times
+// smaller than a top-level one.
+func (e *Encryptor) EncryptIntsAtLevel(values []int64, level int) (*Ciphertext, error) {
+	if level < 0 || level > e.p.MaxLevel() {
+		return nil, fmt.Errorf("fhe: level %d outside [0, %d]", level, e.p.MaxLevel())
+	}
+	pt, err := e.ecd.encodeInts(values, level, nil)
+	if err != nil {
+		return nil, err
+	}
+	return e.encrypt(pt)
+}

@@ -102,7 +102,12 @@ func newWorld(t testing.TB, e *env, l meta.Layout, seed uint64, writesPerBlock i
 			// Garbage outside the block's lanes: normalisation must mask it.
 			full := fhetest.RandInts(w.r, e.p.Slots(), 500)
 			copy(full[lo:hi], vals)
+			// Writers encrypt either at the top level or, smallest, at
+			// Level+1: both normalise to the same level and scale.
 			raw, err := e.enc.EncryptInts(full)
+			if v%2 == 0 {
+				raw, err = e.enc.EncryptIntsAtLevel(full, int(l.Level)+1)
+			}
 			require.NoError(t, err)
 			h, err := raw.Handle()
 			require.NoError(t, err)
@@ -359,10 +364,10 @@ func TestErrors(t *testing.T) {
 	e := newEnv(t, fhetest.InsecureBGVN10, false, l)
 	raw, err := e.enc.EncryptInts([]int64{1, 2, 3})
 	require.NoError(t, err)
-	low, err := e.eng.Evaluator().DropLevels(raw, 1)
+	low, err := e.eng.Evaluator().DropLevels(raw, raw.Level()-int(l.Level))
 	require.NoError(t, err)
 	_, err = e.eng.Contribution(l, 0, low)
-	require.ErrorIs(t, err, ErrInput)
+	require.ErrorIs(t, err, ErrInput, "a writer ciphertext must sit above the layout level")
 	scaled, err := e.eng.Evaluator().MulInts(raw, []int64{1, 1, 1})
 	require.NoError(t, err)
 	_, err = e.eng.Contribution(l, 0, scaled)

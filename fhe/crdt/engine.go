@@ -82,9 +82,11 @@ func (e *Engine) CheckLayout(l meta.Layout) error {
 // keeps only the block's lanes (a 0/1 plaintext mask, so a writer can never
 // touch another block's lanes), and switches to the layout's level with one
 // modulus switch (dropping the other primes first so the product is cheap).
-// The raw ciphertext must be a fresh BGV encryption (top level, scale 1).
-// Every contribution of a layout then has the same level and scale, so sums of
-// contributions are exact and order-independent.
+// The raw ciphertext must be a fresh BGV encryption (scale 1) at any level
+// above the layout's (writers should encrypt at Level+1: the smallest
+// ciphertext). Every contribution of a layout then has the same level and
+// scale (q_{Level+1}⁻¹ mod t), so sums of contributions are exact and
+// order-independent.
 func (e *Engine) Contribution(l meta.Layout, b uint32, raw *fhe.Ciphertext) (*fhe.Ciphertext, error) {
 	if err := e.CheckLayout(l); err != nil {
 		return nil, err
@@ -95,10 +97,10 @@ func (e *Engine) Contribution(l meta.Layout, b uint32, raw *fhe.Ciphertext) (*fh
 	if raw == nil || raw.Params() != e.p {
 		return nil, fmt.Errorf("%w: nil or other preset", ErrInput)
 	}
-	if raw.Level() != e.p.MaxLevel() || raw.Degree() != 1 || raw.ScaleModT() != 1 {
-		return nil, fmt.Errorf("%w: level %d degree %d scale %d, want %d/1/1", ErrInput, raw.Level(), raw.Degree(), raw.ScaleModT(), e.p.MaxLevel())
+	if raw.Level() <= int(l.Level) || raw.Degree() != 1 || raw.ScaleModT() != 1 {
+		return nil, fmt.Errorf("%w: level %d degree %d scale %d, want level > %d, degree 1, scale 1", ErrInput, raw.Level(), raw.Degree(), raw.ScaleModT(), l.Level)
 	}
-	ct, err := e.eval.DropLevels(raw, e.p.MaxLevel()-int(l.Level)-1)
+	ct, err := e.eval.DropLevels(raw, raw.Level()-int(l.Level)-1)
 	if err != nil {
 		return nil, err
 	}
