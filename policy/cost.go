@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"math/bits"
 )
 
 // The cost model. Per-operation times were measured on this project's
@@ -27,8 +28,8 @@ type OpCosts struct {
 	Preset     uint8   `json:"preset"`
 	Name       string  `json:"name"`
 	AddUS      float64 `json:"add_us"`       // ct + ct (also ct − ct, −ct)
-	AddConstUS float64 `json:"add_const_us"` // ct + c
-	MulConstUS float64 `json:"mul_const_us"` // c · ct (no level)
+	AddConstUS float64 `json:"add_const_us"` // ct + (c, c, …, c) as an encoded plaintext
+	MulConstUS float64 `json:"mul_const_us"` // c · ct, scalar (no level; informational: plans multiply by doubling and adding)
 	MulUS      float64 `json:"mul_us"`       // ct × ct, relinearise, rescale
 	MulPlainUS float64 `json:"mul_plain_us"` // ct × plaintext vector, rescale (OpRescale)
 	RotateUS   float64 `json:"rotate_us"`    // slot rotation (unused by slot-wise plans)
@@ -105,9 +106,11 @@ func (p *Plan) EstimatedNanos() int64 {
 		switch op.Kind {
 		case OpLinear:
 			for _, w := range op.Weights {
-				if w != 1 && w != -1 {
-					t += ns(c.MulConstUS)
+				// |w|·x by doubling and adding: (bitlen−1) doublings + (popcount−1) adds.
+				if w < 0 {
+					w = -w
 				}
+				t += int64(bits.Len64(uint64(w))-1+bits.OnesCount64(uint64(w))-1) * ns(c.AddUS)
 			}
 			if n := len(op.Args); n > 1 {
 				t += int64(n-1) * ns(c.AddUS)
@@ -115,7 +118,7 @@ func (p *Plan) EstimatedNanos() int64 {
 				t += ns(c.AddUS)
 			}
 			if len(op.Args) == 0 {
-				t += ns(c.MulConstUS)
+				t += ns(c.AddUS) // x − x
 			}
 			if op.Const != 0 {
 				t += ns(c.AddConstUS)
@@ -143,4 +146,10 @@ func (p *Plan) EstimatedMillis() float64 { return float64(p.EstimatedNanos()) / 
 func (p *Plan) Gas() uint64 {
 	us := (p.EstimatedNanos() + 999) / 1000
 	return uint64(us) * GasPerMicrosecond
+}
+
+// GasPerDecision is Gas amortised over a full ciphertext set: the share of
+// one decision when the committee packs Slots requests into one evaluation.
+func (p *Plan) GasPerDecision() uint64 {
+	return (p.Gas() + uint64(p.Slots) - 1) / uint64(p.Slots)
 }

@@ -84,7 +84,7 @@ func TestKYCShape(t *testing.T) {
 	require.Len(t, p.Inputs, 8)
 	require.Equal(t, "age", p.Inputs[0].Name)
 	require.Equal(t, 2, p.Counts.CtCt-sumPolyCtCt(p)) // two ANDs
-	require.Equal(t, 1, p.Counts.CtPt)                 // one noise-reducing rescale of the weighted score
+	require.Equal(t, 1, p.Counts.CtPt)                // one noise-reducing rescale of the weighted score
 	require.Equal(t, 0, p.InputIndex("age"))
 	require.Equal(t, -1, p.InputIndex("nope"))
 }

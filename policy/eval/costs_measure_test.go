@@ -75,7 +75,11 @@ func TestMeasureCosts(t *testing.T) {
 		}
 		row := policy.OpCosts{Preset: pi.ID, Name: pi.Name}
 		row.AddUS = us(wrap(func() (*fhe.Ciphertext, error) { return ev.Add(a, b) }))
-		row.AddConstUS = us(wrap(func() (*fhe.Ciphertext, error) { return ev.AddConst(a, 17) }))
+		seventeen := make([]int64, p.Slots())
+		for i := range seventeen {
+			seventeen[i] = 17
+		}
+		row.AddConstUS = us(wrap(func() (*fhe.Ciphertext, error) { return ev.AddInts(a, seventeen) }))
 		row.MulConstUS = us(wrap(func() (*fhe.Ciphertext, error) { return ev.MulConst(a, 17) }))
 		row.MulUS = us(wrap(func() (*fhe.Ciphertext, error) { return ev.Mul(a, b) }))
 		row.MulPlainUS = us(wrap(func() (*fhe.Ciphertext, error) { return ev.MulInts(a, ones) }))

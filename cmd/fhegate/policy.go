@@ -1,0 +1,326 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	"go.uber.org/zap"
+
+	"github.com/fhegate/fhegate/fhe"
+	"github.com/fhegate/fhegate/policy"
+	"github.com/fhegate/fhegate/policy/eval"
+	"github.com/fhegate/fhegate/policy/examples"
+)
+
+func init() { registerCommand(newPolicyCmd) }
+
+func newPolicyCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "policy",
+		Short: "Compile, inspect and (with a local development key) evaluate encrypted policies",
+		Long: `Policies are YAML/JSON documents (schema: policy/doc.go; examples: policy/examples).
+FILE is a path, "-" for stdin, or example:NAME (` + strings.Join(examples.Names(), ", ") + `).`,
+	}
+	cmd.AddCommand(newPolicyCompileCmd(a), newPolicyInspectCmd(a), newPolicyEvalCmd(a))
+	return cmd
+}
+
+// readPolicy reads FILE, "-" or example:NAME.
+func readPolicy(arg string) ([]byte, error) {
+	if name, ok := strings.CutPrefix(arg, "example:"); ok {
+		return examples.Get(name)
+	}
+	if arg == "-" {
+		return io.ReadAll(io.LimitReader(os.Stdin, policy.MaxSpecBytes+1))
+	}
+	return os.ReadFile(arg)
+}
+
+func compilePolicy(arg string) (*policy.Plan, error) {
+	doc, err := readPolicy(arg)
+	if err != nil {
+		return nil, err
+	}
+	p, err := policy.Compile(doc)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", arg, err)
+	}
+	return p, nil
+}
+
+// planSummary is the machine-readable form of inspect/compile.
+type planSummary struct {
+	Name             string         `json:"name"`
+	Hash             string         `json:"hash"`
+	Preset           string         `json:"preset"`
+	PresetID         uint8          `json:"preset_id"`
+	Depth            int            `json:"depth"`
+	UnrefreshedDepth int            `json:"unrefreshed_depth"`
+	NeedsRefresh     bool           `json:"needs_refresh"`
+	DecisionsPerCt   int            `json:"decisions_per_ct"`
+	Inputs           []policy.Input `json:"inputs"`
+	Output           policy.Output  `json:"output"`
+	Counts           policy.Counts  `json:"counts"`
+	EstimatedMs      float64        `json:"estimated_ms"`
+	Gas              uint64         `json:"gas"`
+	PlanBytes        int            `json:"plan_bytes"`
+}
+
+func summarize(p *policy.Plan) planSummary {
+	return planSummary{Name: p.Name, Hash: p.HashHex(), Preset: p.PresetName, PresetID: p.Preset, Depth: p.Depth,
+		UnrefreshedDepth: p.UnrefreshedDepth, NeedsRefresh: p.NeedsRefresh, DecisionsPerCt: p.Slots,
+		Inputs: p.Inputs, Output: p.Output, Counts: p.Counts, EstimatedMs: round2(p.EstimatedMillis()),
+		Gas: p.Gas(), PlanBytes: len(p.CanonicalBytes())}
+}
+
+func round2(v float64) float64 { return float64(int64(v*100+0.5)) / 100 }
+
+func newPolicyCompileCmd(a *app) *cobra.Command {
+	var out string
+	cmd := &cobra.Command{
+		Use:   "compile FILE",
+		Short: "Compile a policy; print its hash, preset, depth and gas; optionally write the canonical plan bytes",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			p, err := compilePolicy(args[0])
+			if err != nil {
+				return err
+			}
+			if out != "" {
+				if err := os.WriteFile(out, p.CanonicalBytes(), 0o644); err != nil {
+					return err
+				}
+				a.Log().Info("wrote canonical plan", zap.String("path", out), zap.Int("bytes", len(p.CanonicalBytes())))
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%s %s preset=%s depth=%d refresh=%v gas=%d\n", p.HashHex(), p.Name, p.PresetName, p.Depth, p.NeedsRefresh, p.Gas())
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&out, "out", "o", "", "write the canonical plan bytes (what the hash covers) to this file")
+	return cmd
+}
+
+func newPolicyInspectCmd(_ *app) *cobra.Command {
+	var asJSON, ops bool
+	cmd := &cobra.Command{
+		Use:   "inspect FILE",
+		Short: "Print a compiled policy's depth, op counts, preset, estimated ms and gas (and, with --ops, the plan)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			p, err := compilePolicy(args[0])
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			if asJSON {
+				b, err := json.MarshalIndent(summarize(p), "", "  ")
+				if err != nil {
+					return err
+				}
+				_, err = fmt.Fprintln(out, string(b))
+				return err
+			}
+			w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+			c := p.Counts
+			fmt.Fprintf(w, "policy\t%s\n", p.Name)
+			fmt.Fprintf(w, "hash\t%s\n", p.HashHex())
+			fmt.Fprintf(w, "preset\t%s (id %d, depth %d, %d decisions per ciphertext set)\n", p.PresetName, p.Preset, p.PresetDepth, p.Slots)
+			fmt.Fprintf(w, "depth\t%d (without refreshes: %d)\n", p.Depth, p.UnrefreshedDepth)
+			fmt.Fprintf(w, "refresh\t%v (%d MPC refreshes)\n", p.NeedsRefresh, c.Refreshes)
+			fmt.Fprintf(w, "ct×ct\t%d (polynomials: %d, degrees %d, max %d)\n", c.CtCt, c.Polys, c.PolyDegrees, c.MaxPolyDegree)
+			fmt.Fprintf(w, "ct×const\t%d\n", c.CtConst)
+			fmt.Fprintf(w, "ct×pt\t%d\n", c.CtPt)
+			fmt.Fprintf(w, "additions\t%d\n", c.Adds)
+			fmt.Fprintf(w, "rotations\t%d\n", c.Rotations)
+			fmt.Fprintf(w, "estimated\t%.1f ms per ciphertext set (%.4f ms per packed decision), single core\n", p.EstimatedMillis(), p.EstimatedMillis()/float64(p.Slots))
+			fmt.Fprintf(w, "gas\t%d (%d gas/µs)\n", p.Gas(), policy.GasPerMicrosecond)
+			for _, in := range p.Inputs {
+				fmt.Fprintf(w, "input\t%s ∈ [%d, %d]\n", in.Name, in.Min, in.Max)
+			}
+			fmt.Fprintf(w, "output\t%s ∈ [%d, %d]\n", p.Output.Type, p.Output.Min, p.Output.Max)
+			if err := w.Flush(); err != nil {
+				return err
+			}
+			if ops {
+				for i, op := range p.Ops {
+					fmt.Fprintf(out, "r%-3d %s\n", i, describeOp(op))
+				}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&ops, "ops", false, "list the plan's instructions")
+	return cmd
+}
+
+func describeOp(op policy.Op) string {
+	s := ""
+	switch op.Kind {
+	case policy.OpInput:
+		s = fmt.Sprintf("input  #%d", op.Input)
+	case policy.OpLinear:
+		var terms []string
+		for k, a := range op.Args {
+			terms = append(terms, fmt.Sprintf("%d·r%d", op.Weights[k], a))
+		}
+		if op.Const != 0 || len(terms) == 0 {
+			terms = append(terms, strconv.FormatInt(op.Const, 10))
+		}
+		s = "linear " + strings.Join(terms, " + ")
+	case policy.OpPoly:
+		s = fmt.Sprintf("poly   P(r%d), degree %d", op.Args[0], op.Degree())
+	case policy.OpMul:
+		s = fmt.Sprintf("mul    r%d × r%d", op.Args[0], op.Args[1])
+	case policy.OpRescale:
+		s = fmt.Sprintf("rescale r%d", op.Args[0])
+	}
+	s += fmt.Sprintf("   depth %d, ∈ [%d, %d]", op.Depth, op.Min, op.Max)
+	if op.Refresh {
+		s += "   REFRESH"
+	}
+	return s
+}
+
+func newPolicyEvalCmd(a *app) *cobra.Command {
+	var (
+		decisions []string
+		random    int
+		seed      uint64
+		parallel  int
+	)
+	cmd := &cobra.Command{
+		Use:   "eval FILE",
+		Short: "Evaluate a policy on encrypted inputs under a locally generated key (development only)",
+		Long: `Generates a throw-away key for the plan's preset, encrypts the decisions (slot i of input j =
+input j of decision i), evaluates the plan homomorphically, decrypts the verdicts and checks them
+against the plaintext reference. Production evaluation runs in the committee under the collective key.
+
+  fhegate policy eval example:kyc_aml -d age=30,country=5,pep=0,adverse_media=0,tx_volume=3,cash_ratio=1,account_age=12,jurisdiction_risk=0
+  fhegate policy eval example:credit_limit --random 1000`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			log := a.Log()
+			p, err := compilePolicy(args[0])
+			if err != nil {
+				return err
+			}
+			var rows [][]int64
+			for _, d := range decisions {
+				row, err := parseDecision(p, d)
+				if err != nil {
+					return err
+				}
+				rows = append(rows, row)
+			}
+			if random > 0 {
+				r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+				for i := 0; i < random; i++ {
+					row := make([]int64, len(p.Inputs))
+					for j, in := range p.Inputs {
+						row[j] = in.Min + r.Int64N(in.Max-in.Min+1)
+					}
+					rows = append(rows, row)
+				}
+			}
+			if len(rows) == 0 {
+				return errors.New("no decisions: give -d name=value,… or --random N")
+			}
+			if p.NeedsRefresh {
+				return fmt.Errorf("plan %q needs %d MPC refreshes: only the committee can evaluate it", p.Name, p.Counts.Refreshes)
+			}
+			params, err := fhe.NewParams(fhe.PresetID(p.Preset))
+			if err != nil {
+				return err
+			}
+			t0 := time.Now()
+			keys := fhe.GenKeys(params, p.GaloisRotations())
+			ev, err := fhe.NewEvaluator(params, fhe.EvaluationKeys{Relin: keys.Relin, Galois: keys.Galois})
+			if err != nil {
+				return err
+			}
+			log.Info("generated a development key", zap.String("preset", params.Preset.Name), zap.Duration("took", time.Since(t0)))
+			packed, err := p.PackInputs(rows)
+			if err != nil {
+				return err
+			}
+			cts, err := eval.EncryptSlots(fhe.NewEncryptor(keys.Public), packed)
+			if err != nil {
+				return err
+			}
+			t1 := time.Now()
+			out, err := eval.EvaluateWith(context.Background(), p, ev, cts, eval.Options{Parallel: parallel})
+			if err != nil {
+				return err
+			}
+			took := time.Since(t1)
+			got, err := eval.DecryptVerdicts(fhe.NewDecryptor(keys.Secret), out, len(rows))
+			if err != nil {
+				return err
+			}
+			want, err := p.EvalPlain(packed)
+			if err != nil {
+				return err
+			}
+			w := cmd.OutOrStdout()
+			approved := 0
+			for i, v := range got {
+				if policy.Approved(v) {
+					approved++
+				}
+				if i < 20 {
+					fmt.Fprintf(w, "decision %d: %v → verdict %d\n", i, rows[i], v)
+				}
+			}
+			for i := range got {
+				if got[i] != want[i] {
+					return fmt.Errorf("decision %d: encrypted verdict %d ≠ plaintext reference %d", i, got[i], want[i])
+				}
+			}
+			fmt.Fprintf(w, "%d decisions, %d approved; evaluation %.1f ms (%.4f ms per decision); all verdicts match the plaintext reference\n",
+				len(rows), approved, float64(took.Microseconds())/1e3, float64(took.Microseconds())/1e3/float64(len(rows)))
+			return nil
+		},
+	}
+	cmd.Flags().StringArrayVarP(&decisions, "decision", "d", nil, "a decision as name=value,… (repeatable)")
+	cmd.Flags().IntVar(&random, "random", 0, "add N random in-range decisions")
+	cmd.Flags().Uint64Var(&seed, "seed", 1, "seed for --random")
+	cmd.Flags().IntVar(&parallel, "parallel", 1, "evaluate independent ops concurrently")
+	return cmd
+}
+
+func parseDecision(p *policy.Plan, s string) ([]int64, error) {
+	row := make([]int64, len(p.Inputs))
+	seen := make([]bool, len(p.Inputs))
+	for _, kv := range strings.Split(s, ",") {
+		k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
+		if !ok {
+			return nil, fmt.Errorf("decision %q: want name=value, got %q", s, kv)
+		}
+		j := p.InputIndex(strings.TrimSpace(k))
+		if j < 0 {
+			return nil, fmt.Errorf("decision %q: policy %q has no input %q", s, p.Name, k)
+		}
+		x, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("decision %q: %s: %w", s, k, err)
+		}
+		row[j], seen[j] = x, true
+	}
+	for j, ok := range seen {
+		if !ok {
+			return nil, fmt.Errorf("decision %q: input %q missing", s, p.Inputs[j].Name)
+		}
+	}
+	return row, nil
+}
