@@ -53,7 +53,8 @@ func NewRotationScratch(p rlwe.Parameters) *RotationScratch {
 	return s
 }
 
-// HoistedRotationSum sets out = [ct if withSelf] + Σ_i φ_{galEls[i]}(ct),
+// HoistedRotationSum sets out = [ct if withSelf] + Σ_i φ_{galEls[i]}(ct)
+// (an element 1 — the identity — adds ct once more, without a key switch),
 // the sum of the automorphisms (slot rotations) of one ciphertext, with a
 // single decomposition of ct's c1 and a single ModDown. ct must be of degree
 // 1 in the NTT domain; out is resized to ct's level and may not alias ct.
@@ -79,18 +80,42 @@ func HoistedRotationSum(ev *rlwe.Evaluator, ct *rlwe.Ciphertext, galEls []uint64
 	if levelP < 0 {
 		return errors.New("fhe: HoistedRotationSum needs a special prime P")
 	}
+	if !s.params.Equal(&p) {
+		return errors.New("fhe: HoistedRotationSum: scratch space is for other parameters")
+	}
+	if levelQ > p.MaxLevelQ() || ct.Value[0].N() != p.N() {
+		return errors.New("fhe: HoistedRotationSum: ciphertext does not match the evaluator's parameters")
+	}
+	// The identity (Galois element 1) needs no key switch: count it with
+	// the input itself.
+	self := 0
+	if withSelf {
+		self = 1
+	}
+	els := make([]uint64, 0, len(galEls))
+	for _, g := range galEls {
+		if g == 1 {
+			self++
+		} else {
+			els = append(els, g)
+		}
+	}
+	galEls = els
 	rqp := p.RingQP().AtLevel(levelQ, levelP)
 	rq, rp := rqp.RingQ, rqp.RingP
 
 	out.Resize(1, levelQ)
 	*out.MetaData = *ct.MetaData
-	if len(galEls) == 0 {
-		if withSelf {
-			out.Copy(ct)
-		} else {
-			out.Value[0].Zero()
-			out.Value[1].Zero()
+	addSelf := func() {
+		for range self {
+			rq.Add(out.Value[0], ct.Value[0], out.Value[0])
+			rq.Add(out.Value[1], ct.Value[1], out.Value[1])
 		}
+	}
+	if len(galEls) == 0 {
+		out.Value[0].Zero()
+		out.Value[1].Zero()
+		addSelf()
 		return nil
 	}
 
@@ -154,10 +179,7 @@ func HoistedRotationSum(ev *rlwe.Evaluator, ct *rlwe.Ciphertext, galEls []uint64
 	out.IsNTT = true
 	ev.ModDown(levelQ, levelP, acc, out)
 	rq.Add(out.Value[0], c0acc, out.Value[0])
-	if withSelf {
-		rq.Add(out.Value[0], ct.Value[0], out.Value[0])
-		rq.Add(out.Value[1], ct.Value[1], out.Value[1])
-	}
+	addSelf()
 	return nil
 }
 

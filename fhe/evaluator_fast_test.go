@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/luxfi/lattice/v7/core/rlwe"
+	"github.com/luxfi/lattice/v7/schemes/ckks"
 	"github.com/stretchr/testify/require"
 
 	"github.com/fhegate/fhegate/fhe"
@@ -250,4 +252,54 @@ func TestFastOpsErrors(t *testing.T) {
 	require.ErrorIs(t, err, fhe.ErrLevel)
 	_, err = kit.Eval.InnerProduct([]*fhe.Ciphertext{ct}, []*fhe.Ciphertext{bct})
 	require.Error(t, err)
+}
+
+func TestHoistedRotationSumLattigo(t *testing.T) {
+	kit := fhetest.MustKit(fhetest.InsecureCKKSN10, 3)
+	p := kit.Params
+	ev := ckks.NewEvaluator(p.CKKS(), rlwe.NewMemEvaluationKeySet(kit.Keys.Relin.Lattigo(), kit.Keys.Galois.Lattigo()...)).Evaluator
+	r := rand.New(rand.NewPCG(7, 7))
+	x := fhetest.RandFloats(r, p.Slots())
+	ct, err := kit.Enc.EncryptFloats(x)
+	require.NoError(t, err)
+	in := ct.Lattigo()
+	els := p.GaloisElementsForRotations([]int{1, 3})
+	out := rlwe.NewCiphertext(p.RLWE(), 1, in.Level())
+	s := fhe.NewRotationScratch(p.RLWE())
+
+	for _, tc := range []struct {
+		els      []uint64
+		withSelf bool
+		coef     [3]float64 // of x, rot1(x), rot3(x)
+	}{
+		{[]uint64{els[0], els[1]}, true, [3]float64{1, 1, 1}},
+		{[]uint64{els[0], els[1]}, false, [3]float64{0, 1, 1}},
+		{[]uint64{1, els[0]}, false, [3]float64{1, 1, 0}},
+		{[]uint64{1, 1}, true, [3]float64{3, 0, 0}},
+		{nil, false, [3]float64{0, 0, 0}},
+	} {
+		require.NoError(t, fhe.HoistedRotationSum(ev, in, tc.els, tc.withSelf, out, s))
+		w, err := fhe.WrapCiphertext(p, out)
+		require.NoError(t, err)
+		got, err := kit.Dec.DecryptFloats(w)
+		require.NoError(t, err)
+		n := len(x)
+		want := make([]float64, n)
+		for i := range want {
+			want[i] = tc.coef[0]*x[i] + tc.coef[1]*x[(i+1)%n] + tc.coef[2]*x[(i+3)%n]
+		}
+		requireClose(t, want, got, 1e-5)
+	}
+
+	// Errors, not panics.
+	require.Error(t, fhe.HoistedRotationSum(ev, in, els, true, in, s), "aliasing")
+	require.Error(t, fhe.HoistedRotationSum(ev, nil, els, true, out, s))
+	require.Error(t, fhe.HoistedRotationSum(ev, in, p.GaloisElementsForRotations([]int{5}), true, out, s), "missing key")
+	other := fhe.NewRotationScratch(fhe.MustParams(fhe.CKKSN13).RLWE())
+	require.Error(t, fhe.HoistedRotationSum(ev, in, els, true, out, other), "foreign scratch")
+	deg2 := rlwe.NewCiphertext(p.RLWE(), 2, in.Level())
+	require.Error(t, fhe.HoistedRotationSum(ev, deg2, els, true, out, s))
+	require.Error(t, fhe.SumSlotsLattigo(p, ev, in, 4, out, out, s), "out == tmp")
+	tmp := rlwe.NewCiphertext(p.RLWE(), 1, in.Level())
+	require.Error(t, fhe.SumSlotsLattigo(p, ev, in, 6, out, tmp, s), "not a power of two")
 }
