@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# End-to-end test on a real node, for CI and for people:
+#   1. installs avalanchego v1.14.0 (rpcchainvm 44, matching subnet-evm v0.8.0) unless a matching one
+#      is already at $AVALANCHEGO_PATH or $(go env GOPATH)/bin/avalanchego (`go install` names it `main`;
+#      it is renamed to avalanchego) — about 2.5 min of compiling on 2 cores the first time;
+#   2. installs the fhegate VM plugin into a temporary plugin dir with `fhegate plugin install`;
+#   3. runs `go test -tags e2e ./test/e2e/...` (one node via tmpnet, loopback only).
+# Extra arguments are passed to go test (e.g. -run, -timeout).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+AVALANCHEGO_VERSION=v1.14.0
+RPCCHAINVM=44
+
+matches() { [ -x "$1" ] && "$1" --version-json 2>/dev/null | grep -Eq "\"rpcchainvm\": *$RPCCHAINVM([^0-9]|\$)"; }
+
+avago="${AVALANCHEGO_PATH:-$(go env GOPATH)/bin/avalanchego}"
+if matches "$avago"; then
+  echo "using $avago ($("$avago" --version))"
+else
+  echo "installing avalanchego $AVALANCHEGO_VERSION to $avago (go install; first time ~2.5 min)"
+  gobin=$(mktemp -d)
+  GOBIN="$gobin" GOFLAGS=-buildvcs=false go install "github.com/ava-labs/avalanchego/main@$AVALANCHEGO_VERSION"
+  mkdir -p "$(dirname "$avago")"
+  mv "$gobin/main" "$avago"
+  rmdir "$gobin"
+  matches "$avago" || { echo "installed $avago does not speak rpcchainvm $RPCCHAINVM" >&2; exit 1; }
+fi
+
+plugin_dir=$(mktemp -d)
+trap 'rm -rf "$plugin_dir"' EXIT
+go run ./cmd/fhegate plugin install --plugin-dir "$plugin_dir"
+
+AVALANCHEGO_PATH="$avago" FHEGATE_PLUGIN_DIR="$plugin_dir" \
+  go test -tags e2e -count=1 -v -timeout 20m "$@" ./test/e2e/...
