@@ -261,3 +261,31 @@ func (lc *LocalCommittee) Close() {
 	}
 	lc.wg.Wait()
 }
+
+// ServeChain runs every live member's Run loop on chain until ctx ends
+// (for callers that built the committee with Serve false, e.g. the devnet,
+// which connects the chain adapter after the genesis is written).
+func (lc *LocalCommittee) ServeChain(ctx context.Context, chain ChainAdapter) error {
+	var wg sync.WaitGroup
+	errs := make([]error, len(lc.Members))
+	for i := range lc.Members {
+		m := lc.Member(uint32(i + 1))
+		if m == nil {
+			continue
+		}
+		wg.Add(1)
+		go func(i int, m *Member) { defer wg.Done(); errs[i] = m.Run(ctx, chain) }(i, m)
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// SetChainID sets the chain id every member signs for.
+func (lc *LocalCommittee) SetChainID(id *big.Int) {
+	lc.Config.ChainID = id.String()
+	for i := range lc.Members {
+		if m := lc.Member(uint32(i + 1)); m != nil {
+			m.SetChainID(id)
+		}
+	}
+}

@@ -113,6 +113,20 @@ func NewMember(cfg MemberConfig, tr transport.Transport, st *store.Store, log *z
 	return m, nil
 }
 
+// SetChainID changes the chain id bound into input and verdict digests
+// (before Run; the devnet learns it after the committee is built).
+func (m *Member) SetChainID(id *big.Int) {
+	m.mu.Lock()
+	m.chainID = new(big.Int).Set(id)
+	m.mu.Unlock()
+}
+
+func (m *Member) chain() *big.Int {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return m.chainID
+}
+
 // ID returns the member's ID.
 func (m *Member) ID() transport.MemberID { return m.id }
 
@@ -355,7 +369,7 @@ type InputAttestation struct {
 }
 
 func (m *Member) inputDigest(h fhe.Handle, owner [20]byte, preset, ctype uint8) [32]byte {
-	return bls.InputDigest(m.chainID, m.cfg.Committee.Epoch, [32]byte(h), owner, preset, ctype)
+	return bls.InputDigest(m.chain(), m.cfg.Committee.Epoch, [32]byte(h), owner, preset, ctype)
 }
 
 func (m *Member) onStorePut(msg transport.Message) {
@@ -642,7 +656,7 @@ func (m *Member) Process(ctx context.Context, req Request) (*Verdict, error) {
 		}
 	}
 	v := &Verdict{RequestID: req.ID, PolicyID: req.PolicyID, Result: new(big.Int).SetUint64(dres.Values[0]), ResultDigest: [32]byte(rd), Epoch: ks.km.Epoch}
-	vd := v.Digest(m.chainID)
+	vd := v.Digest(m.chain())
 	sigs := map[transport.MemberID][]byte{m.id: m.cfg.BLSKey.Sign(vd[:])}
 	signers := without(participants, dres.Bad)
 	sctx, cancel := context.WithTimeout(ctx, m.cfg.RoundTimeout)

@@ -1,0 +1,127 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/ava-labs/libevm/common/hexutil"
+	"github.com/ava-labs/libevm/crypto"
+	"go.uber.org/zap"
+
+	"github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/chain"
+	"github.com/fhegate/fhegate/fhe"
+)
+
+// The devnet's in-process committee (the seam declared in devnet.go).
+func init() { newDevCommittee = newLocalDevCommittee }
+
+// devCommitteePreset is the preset the devnet committee keys are generated for.
+const devCommitteePreset = "bgv-n13-t65537"
+
+type devCommittee struct {
+	log      *zap.Logger
+	lc       *consensus.LocalCommittee
+	circuits *consensus.PolicyCircuits
+	dir      string
+}
+
+func newLocalDevCommittee(log *zap.Logger, n, t int, dir string) (DevCommittee, error) {
+	cdir := filepath.Join(dir, "committee")
+	_ = os.RemoveAll(cdir) // a devnet starts from a fresh genesis: fresh keys too
+	preset, err := fhe.PresetByName(devCommitteePreset)
+	if err != nil {
+		return nil, err
+	}
+	pc := consensus.NewPolicyCircuits(preset.ID)
+	log.Info("committee: running distributed key generation", zap.Int("n", n), zap.Int("t", t), zap.String("preset", devCommitteePreset))
+	lc, err := consensus.StartLocal(context.Background(), consensus.LocalOptions{N: n, T: t, Dir: cdir, Preset: devCommitteePreset,
+		ChainID: big.NewInt(1337), Circuits: pc, RoundTimeout: 60 * time.Second, Log: log.Named("committee")})
+	if err != nil {
+		return nil, err
+	}
+	log.Info("committee: keys ready", zap.String("publicKey", filepath.Join(cdir, "committee.pk")))
+	return &devCommittee{log: log, lc: lc, circuits: pc, dir: cdir}, nil
+}
+
+type registryMember struct {
+	PublicKey         hexutil.Bytes `json:"publicKey"`
+	ProofOfPossession hexutil.Bytes `json:"proofOfPossession"`
+}
+
+// Registry implements DevCommittee.
+func (d *devCommittee) Registry() (json.RawMessage, error) {
+	cfg := d.lc.Config
+	reg := struct {
+		Epoch     uint64           `json:"epoch"`
+		Threshold uint32           `json:"threshold"`
+		Members   []registryMember `json:"members"`
+	}{Epoch: cfg.Epoch, Threshold: uint32(cfg.Threshold)}
+	for _, m := range cfg.Members {
+		pk, err := hexutil.Decode("0x" + m.BLSKey)
+		if err != nil {
+			return nil, err
+		}
+		pop, err := hexutil.Decode("0x" + m.BLSPoP)
+		if err != nil {
+			return nil, err
+		}
+		reg.Members = append(reg.Members, registryMember{PublicKey: pk, ProofOfPossession: pop})
+	}
+	return json.Marshal(reg)
+}
+
+// Serve implements DevCommittee: it serves the client API of member 1 on a
+// loopback port (address written to <dir>/committee/api.addr) and runs every
+// member against the chain's JSON-RPC endpoint.
+func (d *devCommittee) Serve(ctx context.Context, rpcURL string, chainID *big.Int) error {
+	keyHex := os.Getenv("FHEGATE_RELAYER_KEY")
+	if keyHex == "" {
+		keyHex = chain.DevRelayerKey
+	}
+	key, err := crypto.HexToECDSA(keyHex)
+	if err != nil {
+		return fmt.Errorf("relayer key: %w", err)
+	}
+	if chainID != nil {
+		d.lc.SetChainID(chainID)
+	}
+	ad, err := chain.Dial(ctx, chain.Config{URL: rpcURL, ChainID: chainID, Key: key, Log: d.log.Named("chain"),
+		OnPolicy: func(id [32]byte, spec []byte) {
+			if err := d.circuits.Register(id, spec); err != nil {
+				d.log.Warn("policy not compiled for the committee", zap.Error(err))
+			}
+		}})
+	if err != nil {
+		return err
+	}
+	defer ad.Close()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: consensus.APIHandler(d.lc.Member(1)), ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	defer srv.Close()
+	api := "http://" + ln.Addr().String()
+	_ = os.WriteFile(filepath.Join(d.dir, "api.addr"), []byte(api+"\n"), 0o644)
+	d.log.Info("committee API (fhegate encrypt --submit)", zap.String("url", api))
+	if err := d.lc.ServeChain(ctx, ad); err != nil && !errors.Is(err, context.Canceled) {
+		return err
+	}
+	return nil
+}
+
+// Close implements DevCommittee.
+func (d *devCommittee) Close() error {
+	d.lc.Close()
+	return nil
+}

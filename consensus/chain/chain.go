@@ -1,0 +1,283 @@
+// Package chain is the JSON-RPC ChainAdapter of the committee: it watches
+// FHEPolicy.EvaluationRequested and FHECRDT.ValueRequested (and
+// FHEPolicy.PolicyRegistered, to compile the plans) in accepted blocks and
+// posts aggregated verdicts with FHEVerdict.submit, using the precompiles'
+// ABI (precompiles/abi, contracts/src/interfaces).
+//
+// On Avalanche-family chains (subnet-evm, Lux EVM) the "latest" block of
+// the JSON-RPC API is the last accepted block, so polling up to
+// eth_blockNumber acts on accepted blocks only. Submissions are idempotent:
+// a verdict already accepted (FHEVerdict.verdictOf says ready) is not sent
+// again, and a revert "already accepted" counts as success.
+package chain
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"errors"
+	"fmt"
+	"math/big"
+	"strings"
+	"sync"
+	"time"
+
+	ethereum "github.com/ava-labs/libevm"
+	"github.com/ava-labs/libevm/accounts/abi"
+	"github.com/ava-labs/libevm/common"
+	"github.com/ava-labs/libevm/core/types"
+	"github.com/ava-labs/libevm/crypto"
+	"github.com/ava-labs/libevm/ethclient"
+	"go.uber.org/zap"
+
+	"github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/fhe"
+	"github.com/fhegate/fhegate/precompiles"
+)
+
+// DevRelayerKey is the well-known Hardhat/Anvil development account #9
+// (funded in configs/genesis-devnet.json); only for devnets.
+const DevRelayerKey = "2a871d0798f97d79848a013d4936a73bf4cc922c825d33c1cf7073dff6d409c6"
+
+// Config configures an adapter.
+type Config struct {
+	URL     string
+	ChainID *big.Int // nil: eth_chainId
+	// Key signs FHEVerdict.submit transactions (any funded account: the
+	// precompile checks the committee's signature, not the sender).
+	Key  *ecdsa.PrivateKey
+	Poll time.Duration // 0: 500 ms
+	// OnPolicy is called for every PolicyRegistered event (policy id, spec).
+	OnPolicy func(policyID [32]byte, spec []byte)
+	Log      *zap.Logger
+}
+
+// Adapter implements consensus.ChainAdapter over JSON-RPC.
+type Adapter struct {
+	cfg    Config
+	client *ethclient.Client
+	policy abi.ABI
+	crdt   abi.ABI
+	verd   abi.ABI
+	from   common.Address
+	txMu   sync.Mutex
+}
+
+var _ consensus.ChainAdapter = (*Adapter)(nil)
+
+// Dial connects to the chain.
+func Dial(ctx context.Context, cfg Config) (*Adapter, error) {
+	if cfg.Key == nil {
+		return nil, errors.New("chain: a transaction key is required")
+	}
+	if cfg.Poll <= 0 {
+		cfg.Poll = 500 * time.Millisecond
+	}
+	if cfg.Log == nil {
+		cfg.Log = zap.NewNop()
+	}
+	c, err := ethclient.DialContext(ctx, cfg.URL)
+	if err != nil {
+		return nil, fmt.Errorf("chain: dial %s: %w", cfg.URL, err)
+	}
+	if cfg.ChainID == nil {
+		if cfg.ChainID, err = c.ChainID(ctx); err != nil {
+			c.Close()
+			return nil, fmt.Errorf("chain: eth_chainId: %w", err)
+		}
+	}
+	s, err := precompiles.NewSuite(precompiles.Options{})
+	if err != nil {
+		c.Close()
+		return nil, err
+	}
+	return &Adapter{cfg: cfg, client: c, policy: s.Policy.ABI(), crdt: s.CRDT.ABI(), verd: s.Verdict.ABI(),
+		from: crypto.PubkeyToAddress(cfg.Key.PublicKey)}, nil
+}
+
+// Close closes the connection.
+func (a *Adapter) Close() { a.client.Close() }
+
+func addr(x precompiles.Address) common.Address { return common.Address(x) }
+
+// Requests implements consensus.ChainAdapter: it polls accepted blocks from
+// fromBlock on and streams the request events in (block, log index) order.
+func (a *Adapter) Requests(ctx context.Context, from uint64) (<-chan consensus.Request, error) {
+	evalEv, ok1 := a.policy.Events["EvaluationRequested"]
+	regEv, ok2 := a.policy.Events["PolicyRegistered"]
+	valEv, ok3 := a.crdt.Events["ValueRequested"]
+	if !ok1 || !ok2 || !ok3 {
+		return nil, errors.New("chain: precompile ABI lacks the request events")
+	}
+	out := make(chan consensus.Request, 1024)
+	go func() {
+		defer close(out)
+		next := from
+		for {
+			head, err := a.client.BlockNumber(ctx)
+			if err == nil && head >= next {
+				q := ethereum.FilterQuery{FromBlock: new(big.Int).SetUint64(next), ToBlock: new(big.Int).SetUint64(head),
+					Addresses: []common.Address{addr(precompiles.FHEPolicyAddress), addr(precompiles.FHECRDTAddress)},
+					Topics:    [][]common.Hash{{evalEv.ID, regEv.ID, valEv.ID}}}
+				logs, ferr := a.client.FilterLogs(ctx, q)
+				if ferr == nil {
+					for _, l := range logs {
+						if l.Removed {
+							continue
+						}
+						switch l.Topics[0] {
+						case regEv.ID:
+							a.onPolicy(l)
+						case evalEv.ID, valEv.ID:
+							r, derr := a.decodeRequest(l)
+							if derr != nil {
+								a.cfg.Log.Warn("undecodable request event", zap.Error(derr))
+								continue
+							}
+							select {
+							case out <- r:
+							case <-ctx.Done():
+								return
+							}
+						}
+					}
+					next = head + 1
+				} else {
+					err = ferr
+				}
+			}
+			if err != nil && ctx.Err() == nil {
+				a.cfg.Log.Debug("poll failed", zap.Error(err))
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(a.cfg.Poll):
+			}
+		}
+	}()
+	return out, nil
+}
+
+func (a *Adapter) onPolicy(l types.Log) {
+	if a.cfg.OnPolicy == nil || len(l.Topics) < 2 {
+		return
+	}
+	vals, err := a.policy.Unpack("PolicyRegistered", l.Data)
+	if err != nil {
+		a.cfg.Log.Warn("undecodable PolicyRegistered", zap.Error(err))
+		return
+	}
+	// non-indexed: planHash, depth, cost, inputs, spec
+	spec, ok := vals[len(vals)-1].([]byte)
+	if !ok {
+		return
+	}
+	a.cfg.OnPolicy([32]byte(l.Topics[1]), spec)
+}
+
+func (a *Adapter) decodeRequest(l types.Log) (consensus.Request, error) {
+	r := consensus.Request{Block: l.BlockNumber, LogIndex: l.Index}
+	if len(l.Topics) < 3 {
+		return r, errors.New("chain: request event without indexed ids")
+	}
+	r.ID = [32]byte(l.Topics[1])
+	if l.Address == addr(precompiles.FHEPolicyAddress) {
+		r.Kind, r.PolicyID = consensus.KindPolicy, [32]byte(l.Topics[2])
+		vals, err := a.policy.Unpack("EvaluationRequested", l.Data)
+		if err != nil {
+			return r, err
+		}
+		hs, ok := vals[0].([][32]byte)
+		if !ok {
+			return r, fmt.Errorf("chain: EvaluationRequested handles are %T", vals[0])
+		}
+		for _, h := range hs {
+			r.Inputs = append(r.Inputs, fhe.Handle(h))
+		}
+		return r, nil
+	}
+	r.Kind, r.PolicyID = consensus.KindCRDT, [32]byte(precompiles.CRDTValuePolicyID)
+	// ValueRequested(requestId, stateId, requester, policyId): the state's
+	// ciphertext is resolved by the CRDT materialisation (not wired yet).
+	r.Inputs = []fhe.Handle{fhe.Handle(l.Topics[2])}
+	return r, nil
+}
+
+// VerdictPosted implements consensus.ChainAdapter (FHEVerdict.verdictOf).
+func (a *Adapter) VerdictPosted(ctx context.Context, id [32]byte) (bool, error) {
+	data, err := a.verd.Pack("verdictOf", id)
+	if err != nil {
+		return false, err
+	}
+	to := addr(precompiles.FHEVerdictAddress)
+	res, err := a.client.CallContract(ctx, ethereum.CallMsg{To: &to, Data: data}, nil)
+	if err != nil {
+		return false, err
+	}
+	vals, err := a.verd.Unpack("verdictOf", res)
+	if err != nil || len(vals) == 0 {
+		return false, fmt.Errorf("chain: verdictOf: %v", err)
+	}
+	ready, _ := vals[0].(bool)
+	return ready, nil
+}
+
+// SubmitVerdict implements consensus.ChainAdapter.
+func (a *Adapter) SubmitVerdict(ctx context.Context, v *consensus.Verdict) error {
+	if posted, err := a.VerdictPosted(ctx, v.RequestID); err == nil && posted {
+		return nil
+	}
+	data, err := a.verd.Pack("submit", v.RequestID, v.Result, v.ResultDigest, v.Signature, v.Signers)
+	if err != nil {
+		return err
+	}
+	to := addr(precompiles.FHEVerdictAddress)
+	a.txMu.Lock()
+	defer a.txMu.Unlock()
+	gas, err := a.client.EstimateGas(ctx, ethereum.CallMsg{From: a.from, To: &to, Data: data})
+	if err != nil {
+		if strings.Contains(err.Error(), "already accepted") {
+			return nil
+		}
+		return fmt.Errorf("chain: FHEVerdict.submit would revert: %w", err)
+	}
+	nonce, err := a.client.PendingNonceAt(ctx, a.from)
+	if err != nil {
+		return err
+	}
+	tip, err := a.client.SuggestGasTipCap(ctx)
+	if err != nil {
+		return err
+	}
+	head, err := a.client.HeaderByNumber(ctx, nil)
+	if err != nil {
+		return err
+	}
+	feeCap := new(big.Int).Add(tip, new(big.Int).Mul(head.BaseFee, big.NewInt(2)))
+	tx := types.NewTx(&types.DynamicFeeTx{ChainID: a.cfg.ChainID, Nonce: nonce, GasTipCap: tip, GasFeeCap: feeCap,
+		Gas: gas + gas/4, To: &to, Data: data})
+	signed, err := types.SignTx(tx, types.LatestSignerForChainID(a.cfg.ChainID), a.cfg.Key)
+	if err != nil {
+		return err
+	}
+	if err := a.client.SendTransaction(ctx, signed); err != nil {
+		return fmt.Errorf("chain: send FHEVerdict.submit: %w", err)
+	}
+	for {
+		rc, err := a.client.TransactionReceipt(ctx, signed.Hash())
+		if err == nil {
+			if rc.Status != types.ReceiptStatusSuccessful {
+				if posted, _ := a.VerdictPosted(ctx, v.RequestID); posted {
+					return nil
+				}
+				return fmt.Errorf("chain: FHEVerdict.submit reverted (tx %s)", signed.Hash())
+			}
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(a.cfg.Poll):
+		}
+	}
+}
