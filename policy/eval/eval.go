@@ -365,3 +365,9 @@ func DecryptVerdicts(dec *fhe.Decryptor, ct *fhe.Ciphertext, n int) ([]int64, er
 	}
 	return v[:n], nil
 }
+
+// OptionsFor returns the compile options that target the given parameters
+// (needed for presets that policy does not know, e.g. fhetest's).
+func OptionsFor(p *fhe.Params) policy.Options {
+	return policy.Options{Preset: uint8(p.Preset.ID), Depth: p.MaxLevel(), Slots: p.Slots()}
+}

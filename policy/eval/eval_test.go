@@ -19,7 +19,7 @@ import (
 )
 
 // deep is the test target: the insecure N=2^10 preset with BGVN14's depth.
-var deep = policy.Options{Preset: uint8(fhetest.InsecureBGVN10Deep), Depth: 9, Slots: 1024}
+var deep = eval.OptionsFor(fhe.MustParams(fhetest.InsecureBGVN10Deep))
 
 var (
 	kitMu sync.Mutex
