@@ -1,0 +1,61 @@
+package backends
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/fhegate/fhegate/fhe/crdt/meta"
+	"github.com/fhegate/fhegate/policy"
+	"github.com/fhegate/fhegate/policy/examples"
+)
+
+func TestPolicyCompile(t *testing.T) {
+	for _, name := range examples.Names() {
+		t.Run(name, func(t *testing.T) {
+			doc := examples.MustGet(name)
+			plan, err := policy.Compile(doc)
+			require.NoError(t, err)
+			info, err := Policy{}.Compile(doc)
+			require.NoError(t, err)
+			require.Equal(t, plan.Hash(), [32]byte(info.PlanHash))
+			require.Equal(t, uint32(len(plan.Inputs)), info.Inputs)
+			require.Equal(t, uint32(plan.Depth), info.Depth)
+			require.Equal(t, (plan.Gas()+uint64(plan.Slots)-1)/uint64(plan.Slots), info.Cost)
+			require.Positive(t, info.Cost)
+		})
+	}
+	_, err := Policy{}.Compile([]byte("not: a policy"))
+	require.Error(t, err)
+}
+
+func TestCRDTMeta(t *testing.T) {
+	l := meta.Layout{Type: meta.TypePNCounter, Preset: 1, Blocks: 2, Width: 1}
+	mk := func(b uint32, clock uint64, h byte) []byte {
+		s, err := meta.New(l)
+		require.NoError(t, err)
+		s, err = s.Put(meta.Entry{Block: b, Clock: clock, Replica: b, Handle: meta.Handle{h}})
+		require.NoError(t, err)
+		return s.Encode()
+	}
+	a, b := mk(0, 1, 0xa), mk(1, 2, 0xb)
+	m := CRDTMeta{}
+	require.NoError(t, m.Validate(uint8(meta.TypePNCounter), a))
+	require.Error(t, m.Validate(uint8(meta.TypeLWW), a))
+	require.Error(t, m.Validate(uint8(meta.TypePNCounter), []byte{1, 2, 3}))
+	ab, err := m.Merge(uint8(meta.TypePNCounter), a, b)
+	require.NoError(t, err)
+	ba, err := m.Merge(uint8(meta.TypePNCounter), b, a)
+	require.NoError(t, err)
+	require.Equal(t, ab, ba)
+	aa, err := m.Merge(uint8(meta.TypePNCounter), a, a)
+	require.NoError(t, err)
+	require.Equal(t, a, aa)
+	_, err = m.Merge(uint8(meta.TypeGCounter), a, b)
+	require.Error(t, err)
+	hs, err := m.Handles(uint8(meta.TypePNCounter), ab)
+	require.NoError(t, err)
+	require.Len(t, hs, 2)
+	require.Equal(t, byte(0xa), hs[0][0])
+	require.Equal(t, byte(0xb), hs[1][0])
+}
