@@ -206,3 +206,27 @@ func TestMergeErrors(t *testing.T) {
 	_, _, err = Join(a, bad)
 	require.ErrorIs(t, err, &MergeError{Kind: ErrInvalidState})
 }
+
+// BenchmarkMergeFull merges two states with an entry in every one of 16384
+// blocks (the largest metadata a precompile can be asked to merge).
+func BenchmarkMergeFull(b *testing.B) {
+	l := Layout{Type: TypePNCounter, Preset: 2, Blocks: 16384, Width: 1}
+	r := rand.New(rand.NewPCG(1, 1))
+	mk := func() []byte {
+		s := &State{Layout: l}
+		for k := uint32(0); k < l.Blocks; k++ {
+			e := Entry{Block: k, Clock: 1 + r.Uint64N(2), Replica: k}
+			e.Handle[0] = byte(1 + r.IntN(200))
+			s.Entries = append(s.Entries, e)
+		}
+		return s.Encode()
+	}
+	x, y := mk(), mk()
+	b.SetBytes(int64(len(x) + len(y)))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := Merge(x, y); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
