@@ -127,6 +127,16 @@ func (m *Member) chain() *big.Int {
 	return m.chainID
 }
 
+// RegisterPolicy compiles an on-chain policy spec for this member's
+// circuits (when they are PolicyCircuits).
+func (m *Member) RegisterPolicy(policyID [32]byte, spec []byte) error {
+	pc, ok := m.cfg.Circuits.(*PolicyCircuits)
+	if !ok {
+		return errors.New("consensus: member circuits do not accept policy specs")
+	}
+	return pc.Register(policyID, spec)
+}
+
 // ID returns the member's ID.
 func (m *Member) ID() transport.MemberID { return m.id }
 

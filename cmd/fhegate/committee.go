@@ -1,0 +1,350 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/big"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/ava-labs/libevm/crypto"
+	"github.com/spf13/cobra"
+	"go.uber.org/zap"
+
+	"github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/chain"
+	"github.com/fhegate/fhegate/consensus/store"
+	"github.com/fhegate/fhegate/consensus/transport"
+	"github.com/fhegate/fhegate/fhe"
+)
+
+func init() { registerCommand(newCommitteeCmd) }
+
+func newCommitteeCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "committee",
+		Short: "MPC committee member: init, distributed key generation, serve, status",
+		Long: `A committee member evaluates queued FHE requests off the block path, threshold-decrypts only the
+verdicts (noise flooding, one share per ciphertext ever) and posts BLS-aggregated verdicts to
+FHEVerdict. See docs/committee.md.
+
+  fhegate committee init   --dir D --n 5 --t 3            committee.json + member-<i>/secrets.json
+  fhegate committee dkg    --dir D --member i             run member i's part (all members at once)
+  fhegate committee dkg    --dir D --all                  run every member of D in this process
+  fhegate committee serve  --dir D --member i --rpc URL   serve requests from a chain
+  fhegate committee status --dir D --member i | --api URL`,
+	}
+	cmd.AddCommand(newCommitteeInitCmd(a), newCommitteeDKGCmd(a), newCommitteeServeCmd(a), newCommitteeStatusCmd(a))
+	return cmd
+}
+
+func newCommitteeInitCmd(a *app) *cobra.Command {
+	var dir, preset, host, chainID string
+	var n, t, basePort int
+	var epoch uint64
+	var rotations []int
+	cmd := &cobra.Command{
+		Use:   "init",
+		Short: "Create a committee config and every member's secrets (TLS identity + BLS key)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cid, ok := new(big.Int).SetString(chainID, 10)
+			if !ok {
+				return fmt.Errorf("--chain-id %q", chainID)
+			}
+			addrs := make([]string, n)
+			for i := range addrs {
+				addrs[i] = net.JoinHostPort(host, fmt.Sprint(basePort+i+1))
+			}
+			cfg, secrets, err := consensus.GenerateCommittee(cid, epoch, preset, t, addrs)
+			if err != nil {
+				return err
+			}
+			cfg.Rotations = rotations
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return err
+			}
+			if err := consensus.SaveJSON(filepath.Join(dir, "committee.json"), cfg, 0o644); err != nil {
+				return err
+			}
+			for _, s := range secrets {
+				md := memberDir(dir, s.ID)
+				if err := os.MkdirAll(md, 0o700); err != nil {
+					return err
+				}
+				if err := consensus.SaveJSON(filepath.Join(md, "secrets.json"), s, 0o600); err != nil {
+					return err
+				}
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "committee of %d (threshold %d, %s) in %s; distribute member-<i>/secrets.json privately\n", n, t, preset, dir)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&dir, "dir", "committee", "output directory")
+	cmd.Flags().IntVar(&n, "n", 5, "members")
+	cmd.Flags().IntVar(&t, "t", 3, "threshold")
+	cmd.Flags().StringVar(&preset, "preset", "bgv-n13-t65537", "FHE preset")
+	cmd.Flags().StringVar(&chainID, "chain-id", "1337", "chain id bound into attestations and verdicts")
+	cmd.Flags().Uint64Var(&epoch, "epoch", 1, "key epoch")
+	cmd.Flags().StringVar(&host, "host", "127.0.0.1", "member transport host")
+	cmd.Flags().IntVar(&basePort, "base-port", 9700, "member i listens on base-port+i")
+	cmd.Flags().IntSliceVar(&rotations, "rotations", nil, "Galois rotations the plans need (default: powers of two)")
+	return cmd
+}
+
+func memberDir(dir string, id uint32) string { return filepath.Join(dir, fmt.Sprintf("member-%d", id)) }
+
+// openMember loads committee.json and member id's secrets from dir and
+// starts its transport and store.
+func openMember(dir string, id uint32, timeout time.Duration, log *zap.Logger) (*consensus.Member, *store.Store, error) {
+	var cfg consensus.CommitteeConfig
+	if err := consensus.LoadJSON(filepath.Join(dir, "committee.json"), &cfg); err != nil {
+		return nil, nil, err
+	}
+	var sec consensus.MemberSecrets
+	if err := consensus.LoadJSON(filepath.Join(memberDir(dir, id), "secrets.json"), &sec); err != nil {
+		return nil, nil, err
+	}
+	tk, err := sec.TLSPrivateKey()
+	if err != nil {
+		return nil, nil, err
+	}
+	bk, err := sec.BLSSecretKey()
+	if err != nil {
+		return nil, nil, err
+	}
+	peers, err := cfg.Peers()
+	if err != nil {
+		return nil, nil, err
+	}
+	tr, err := transport.ListenTLS(transport.TLSConfig{Self: transport.MemberID(id), Key: tk, Peers: peers, Log: log})
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := store.Open(filepath.Join(memberDir(dir, id), "member.db"))
+	if err != nil {
+		tr.Close()
+		return nil, nil, err
+	}
+	var circuits consensus.Circuits
+	if pr, err := fhe.PresetByName(cfg.Preset); err == nil {
+		circuits = consensus.NewPolicyCircuits(pr.ID)
+	}
+	m, err := consensus.NewMember(consensus.MemberConfig{Committee: cfg, Self: id, BLSKey: bk, RoundTimeout: timeout, Circuits: circuits}, tr, st, log)
+	if err != nil {
+		tr.Close()
+		st.Close()
+		return nil, nil, err
+	}
+	return m, st, nil
+}
+
+func signalContext(parent context.Context) (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
+}
+
+func newCommitteeDKGCmd(a *app) *cobra.Command {
+	var dir string
+	var id uint32
+	var all bool
+	var timeout time.Duration
+	cmd := &cobra.Command{
+		Use:   "dkg",
+		Short: "Run the distributed key generation (every member must run it at the same time)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			log := a.Log()
+			ctx, cancel := signalContext(cmd.Context())
+			defer cancel()
+			var cfg consensus.CommitteeConfig
+			if err := consensus.LoadJSON(filepath.Join(dir, "committee.json"), &cfg); err != nil {
+				return err
+			}
+			ids := []uint32{id}
+			if all {
+				ids = nil
+				for _, m := range cfg.Members {
+					ids = append(ids, m.ID)
+				}
+			} else if id == 0 {
+				return errors.New("--member or --all is required")
+			}
+			start := time.Now()
+			errs := make([]error, len(ids))
+			digests := make([]string, len(ids))
+			var wg sync.WaitGroup
+			for k, mid := range ids {
+				wg.Add(1)
+				go func(k int, mid uint32) {
+					defer wg.Done()
+					m, st, err := openMember(dir, mid, timeout, log.With(zap.Uint32("member", mid)))
+					if err != nil {
+						errs[k] = err
+						return
+					}
+					defer st.Close()
+					defer m.Close()
+					km, err := m.DKG(ctx)
+					if err != nil {
+						errs[k] = fmt.Errorf("member %d: %w", mid, err)
+						return
+					}
+					digests[k] = fmt.Sprintf("%x", km.Digest)
+					pk, _ := km.Public.MarshalBinary()
+					errs[k] = os.WriteFile(filepath.Join(memberDir(dir, mid), "committee.pk"), pk, 0o644)
+					if k == 0 {
+						_ = os.WriteFile(filepath.Join(dir, "committee.pk"), pk, 0o644)
+					}
+				}(k, mid)
+			}
+			wg.Wait()
+			if err := errors.Join(errs...); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "DKG complete in %s; key material digest %s; collective public key in %s\n",
+				time.Since(start).Round(time.Millisecond), digests[0], filepath.Join(dir, "committee.pk"))
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&dir, "dir", "committee", "committee directory (committee init)")
+	cmd.Flags().Uint32Var(&id, "member", 0, "this member's id")
+	cmd.Flags().BoolVar(&all, "all", false, "run every member of --dir in this process")
+	cmd.Flags().DurationVar(&timeout, "round-timeout", 2*time.Minute, "per-round deadline")
+	return cmd
+}
+
+func newCommitteeServeCmd(a *app) *cobra.Command {
+	var dir, rpc, api, relayerKey string
+	var id uint32
+	var timeout time.Duration
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve as a committee member: answer peers, the client API, and requests from a chain",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			log := a.Log().With(zap.Uint32("member", id))
+			ctx, cancel := signalContext(cmd.Context())
+			defer cancel()
+			m, st, err := openMember(dir, id, timeout, log)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			defer m.Close()
+			if _, err := m.Keys(); err != nil {
+				return err
+			}
+			if api != "" {
+				ln, err := net.Listen("tcp", api)
+				if err != nil {
+					return err
+				}
+				srv := &http.Server{Handler: consensus.APIHandler(m), ReadHeaderTimeout: 10 * time.Second}
+				go func() { _ = srv.Serve(ln) }()
+				defer srv.Close()
+				log.Info("client API", zap.String("url", "http://"+ln.Addr().String()))
+			}
+			if rpc == "" {
+				log.Info("no --rpc: answering peers and the API only")
+				<-ctx.Done()
+				return nil
+			}
+			if relayerKey == "" {
+				relayerKey = os.Getenv("FHEGATE_RELAYER_KEY")
+			}
+			if relayerKey == "" {
+				return errors.New("--relayer-key (or FHEGATE_RELAYER_KEY) is required with --rpc")
+			}
+			key, err := crypto.HexToECDSA(strings.TrimPrefix(relayerKey, "0x"))
+			if err != nil {
+				return fmt.Errorf("--relayer-key: %w", err)
+			}
+			var cfg consensus.CommitteeConfig
+			_ = consensus.LoadJSON(filepath.Join(dir, "committee.json"), &cfg)
+			ad, err := chain.Dial(ctx, chain.Config{URL: rpc, ChainID: cfg.ChainIDBig(), Key: key, Log: log.Named("chain"),
+				OnPolicy: func(pid [32]byte, spec []byte) {
+					if err := m.RegisterPolicy(pid, spec); err != nil {
+						log.Warn("policy not compiled for the committee", zap.Error(err))
+					}
+				}})
+			if err != nil {
+				return err
+			}
+			defer ad.Close()
+			return m.Run(ctx, ad)
+		},
+	}
+	cmd.Flags().StringVar(&dir, "dir", "committee", "committee directory")
+	cmd.Flags().Uint32Var(&id, "member", 0, "this member's id")
+	cmd.Flags().StringVar(&rpc, "rpc", "", "chain JSON-RPC URL (watch requests, post verdicts)")
+	cmd.Flags().StringVar(&api, "api", "", "serve the client API (POST /v1/inputs, GET /v1/publickey, GET /v1/status) on this address")
+	cmd.Flags().StringVar(&relayerKey, "relayer-key", "", "hex secp256k1 key paying for FHEVerdict.submit")
+	cmd.Flags().DurationVar(&timeout, "round-timeout", 30*time.Second, "per-round deadline")
+	_ = cmd.MarkFlagRequired("member")
+	return cmd
+}
+
+func newCommitteeStatusCmd(a *app) *cobra.Command {
+	var dir, api string
+	var id uint32
+	cmd := &cobra.Command{
+		Use:   "status",
+		Short: "Show a member's status (keys, stored ciphertexts, shares issued, verdicts)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			out := cmd.OutOrStdout()
+			if api != "" {
+				resp, err := (&http.Client{Timeout: 10 * time.Second}).Get(strings.TrimRight(api, "/") + "/v1/status")
+				if err != nil {
+					return err
+				}
+				defer resp.Body.Close()
+				_, err = io.Copy(out, resp.Body)
+				return err
+			}
+			if id == 0 {
+				return errors.New("--member or --api is required")
+			}
+			var cfg consensus.CommitteeConfig
+			if err := consensus.LoadJSON(filepath.Join(dir, "committee.json"), &cfg); err != nil {
+				return err
+			}
+			var sec consensus.MemberSecrets
+			if err := consensus.LoadJSON(filepath.Join(memberDir(dir, id), "secrets.json"), &sec); err != nil {
+				return err
+			}
+			bk, err := sec.BLSSecretKey()
+			if err != nil {
+				return err
+			}
+			st, err := store.Open(filepath.Join(memberDir(dir, id), "member.db"))
+			if err != nil {
+				return fmt.Errorf("%w (is the member serving? use --api)", err)
+			}
+			defer st.Close()
+			hub := transport.NewHub(len(cfg.Members))
+			m, err := consensus.NewMember(consensus.MemberConfig{Committee: cfg, Self: id, BLSKey: bk}, hub.Endpoint(transport.MemberID(id)), st, zap.NewNop())
+			if err != nil {
+				return err
+			}
+			defer m.Close()
+			enc := json.NewEncoder(out)
+			enc.SetIndent("", "  ")
+			return enc.Encode(m.Status())
+		},
+	}
+	cmd.Flags().StringVar(&dir, "dir", "committee", "committee directory")
+	cmd.Flags().Uint32Var(&id, "member", 0, "member id (reads its store offline)")
+	cmd.Flags().StringVar(&api, "api", "", "member API URL (while it serves)")
+	return cmd
+}

@@ -1,0 +1,227 @@
+package main
+
+import (
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/fhe"
+)
+
+func init() {
+	registerCommand(newEncryptCmd)
+	registerCommand(newDecryptCmd)
+	registerCommand(newKeysCmd)
+}
+
+func parseInts(s string) ([]int64, error) {
+	var out []int64
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		v, err := strconv.ParseInt(f, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("value %q: %w", f, err)
+		}
+		out = append(out, v)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no values")
+	}
+	return out, nil
+}
+
+func newEncryptCmd(a *app) *cobra.Command {
+	var keyPath, values, outPath, submit, owner string
+	var ctype uint8
+	cmd := &cobra.Command{
+		Use:   "encrypt",
+		Short: "Encrypt integers (BGV slots) under the committee public key or your own key",
+		Long: `Encrypts --values (slot 0, 1, …; BGV integers mod 65537) under --key: a public key file (the
+committee's collective key, e.g. <dir>/committee.pk from 'fhegate committee dkg' or GET /v1/publickey,
+or your own public.key from 'fhegate keys gen') or your own secret.key (seeded, half-size
+ciphertext). Prints the handle (keccak256 of the canonical bytes). With --submit URL the ciphertext
+is uploaded to a committee member's API, replicated to the committee, and the quorum input
+attestation is printed (the arguments of FHEInput.register).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			vals, err := parseInts(values)
+			if err != nil {
+				return err
+			}
+			kb, err := os.ReadFile(keyPath)
+			if err != nil {
+				return err
+			}
+			var enc *fhe.Encryptor
+			if pk, err := fhe.UnmarshalPublicKey(kb); err == nil {
+				enc = fhe.NewEncryptor(pk)
+			} else if sk, err2 := fhe.UnmarshalSecretKey(kb); err2 == nil {
+				if enc, err = fhe.NewSymmetricEncryptor(sk); err != nil {
+					return err
+				}
+			} else {
+				return fmt.Errorf("%s is neither a public nor a secret key: %v", keyPath, err)
+			}
+			ct, err := enc.EncryptInts(vals)
+			if err != nil {
+				return err
+			}
+			b, err := ct.MarshalBinary()
+			if err != nil {
+				return err
+			}
+			h := fhe.HandleOf(b)
+			if outPath != "" {
+				if err := os.WriteFile(outPath, b, 0o644); err != nil {
+					return err
+				}
+			}
+			out := cmd.OutOrStdout()
+			if submit == "" {
+				fmt.Fprintf(out, "%s\n", h)
+				return nil
+			}
+			if _, err := consensus.ParseOwner(owner); err != nil {
+				return fmt.Errorf("--owner: %w", err)
+			}
+			body, _ := json.Marshal(consensus.UploadRequest{Ciphertext: "0x" + hex.EncodeToString(b), Owner: owner, CType: ctype})
+			client := &http.Client{Timeout: 2 * time.Minute}
+			resp, err := client.Post(strings.TrimRight(submit, "/")+"/v1/inputs", "application/json", bytes.NewReader(body))
+			if err != nil {
+				return err
+			}
+			defer resp.Body.Close()
+			rb, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+			if resp.StatusCode != http.StatusOK {
+				return fmt.Errorf("committee refused the upload (%s): %s", resp.Status, strings.TrimSpace(string(rb)))
+			}
+			var att consensus.AttestationJSON
+			if err := json.Unmarshal(rb, &att); err != nil {
+				return err
+			}
+			if att.Handle != h.String() {
+				return fmt.Errorf("committee attested handle %s, expected %s", att.Handle, h)
+			}
+			enc2 := json.NewEncoder(out)
+			enc2.SetIndent("", "  ")
+			return enc2.Encode(att)
+		},
+	}
+	cmd.Flags().StringVar(&keyPath, "key", "", "public key (committee or own) or own secret key file")
+	cmd.Flags().StringVar(&values, "values", "", "comma-separated integers, slot 0 first")
+	cmd.Flags().StringVar(&outPath, "out", "", "write the canonical ciphertext here")
+	cmd.Flags().StringVar(&submit, "submit", "", "committee member API URL: upload and print the input attestation")
+	cmd.Flags().StringVar(&owner, "owner", "", "0x account that may use the input (with --submit)")
+	cmd.Flags().Uint8Var(&ctype, "ctype", 1, "ciphertext type tag recorded by FHEInput (with --submit)")
+	_ = cmd.MarkFlagRequired("key")
+	_ = cmd.MarkFlagRequired("values")
+	return cmd
+}
+
+func newDecryptCmd(a *app) *cobra.Command {
+	var keyPath, inPath string
+	var slots int
+	cmd := &cobra.Command{
+		Use:   "decrypt",
+		Short: "Decrypt a ciphertext with your own secret key",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			kb, err := os.ReadFile(keyPath)
+			if err != nil {
+				return err
+			}
+			sk, err := fhe.UnmarshalSecretKey(kb)
+			if err != nil {
+				return fmt.Errorf("%s: %w", keyPath, err)
+			}
+			cb, err := os.ReadFile(inPath)
+			if err != nil {
+				return err
+			}
+			ct, err := fhe.UnmarshalCiphertext(cb)
+			if err != nil {
+				return err
+			}
+			if ct.Params() != sk.Params() {
+				return fmt.Errorf("ciphertext is %s, key is %s", ct.Params().Preset.Name, sk.Params().Preset.Name)
+			}
+			v, err := fhe.NewDecryptor(sk).DecryptInts(ct)
+			if err != nil {
+				return err
+			}
+			if slots > 0 && slots < len(v) {
+				v = v[:slots]
+			}
+			parts := make([]string, len(v))
+			for i, x := range v {
+				parts[i] = strconv.FormatInt(x, 10)
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), strings.Join(parts, ","))
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&keyPath, "key", "", "your secret key file (fhegate keys gen)")
+	cmd.Flags().StringVar(&inPath, "in", "", "canonical ciphertext file")
+	cmd.Flags().IntVar(&slots, "slots", 8, "slots to print (0: all)")
+	_ = cmd.MarkFlagRequired("key")
+	_ = cmd.MarkFlagRequired("in")
+	return cmd
+}
+
+func newKeysCmd(a *app) *cobra.Command {
+	keys := &cobra.Command{Use: "keys", Short: "Manage your own FHE keys"}
+	var preset, out string
+	gen := &cobra.Command{
+		Use:   "gen",
+		Short: "Generate your own key pair (secret.key 0600, public.key) for a preset",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			pr, err := fhe.PresetByName(preset)
+			if err != nil {
+				return err
+			}
+			p, err := fhe.NewParams(pr.ID)
+			if err != nil {
+				return err
+			}
+			ks := fhe.GenKeys(p, nil)
+			skb, err := ks.Secret.MarshalBinary()
+			if err != nil {
+				return err
+			}
+			pkb, err := ks.Public.MarshalBinary()
+			if err != nil {
+				return err
+			}
+			if err := os.MkdirAll(out, 0o700); err != nil {
+				return err
+			}
+			if err := os.WriteFile(filepath.Join(out, "secret.key"), skb, 0o600); err != nil {
+				return err
+			}
+			if err := os.WriteFile(filepath.Join(out, "public.key"), pkb, 0o644); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s and %s (%s)\n", filepath.Join(out, "secret.key"), filepath.Join(out, "public.key"), p.Preset.Name)
+			return nil
+		},
+	}
+	gen.Flags().StringVar(&preset, "preset", "bgv-n13-t65537", "parameter preset")
+	gen.Flags().StringVar(&out, "out", ".", "output directory")
+	keys.AddCommand(gen)
+	return keys
+}
