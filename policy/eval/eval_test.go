@@ -114,6 +114,8 @@ func TestOperators(t *testing.T) {
 		{"score weighted", x + ", " + y + ", " + s, "score:-200:300:4*x + 3*y - 2*s - 5"},
 		{"score if", x + ", " + b, "score:0:31:if(b, x, 31 - x)"},
 		{"score square", s, "score:0:256:s*s"},
+		{"heavy weight after mul", x + ", " + y, "score:0:30000:30000*(x >= 3 && y < 20)"},
+		{"heavy weights after polys", x + ", " + y + ", " + b, "score:-20000:30000:if(b, 1000*(x > 3) + 29000*(y < 9), -20000*(x == 5 || y == 6))"},
 		{"score input", x, "score:0:31:x"},
 		{"constant", x, "x >= 0"},
 	} {

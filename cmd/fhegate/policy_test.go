@@ -1,0 +1,65 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/fhegate/fhegate/policy"
+	"github.com/fhegate/fhegate/policy/examples"
+)
+
+func runCLI(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	root, _ := newRootCmd()
+	var out bytes.Buffer
+	root.SetOut(&out)
+	root.SetArgs(append([]string{"--log-level", "error"}, args...))
+	err := root.Execute()
+	return out.String(), err
+}
+
+func TestPolicyCLI(t *testing.T) {
+	want, err := policy.Compile(examples.MustGet("allowlist"))
+	require.NoError(t, err)
+
+	out, err := runCLI(t, "policy", "inspect", "example:allowlist", "--json")
+	require.NoError(t, err)
+	var s planSummary
+	require.NoError(t, json.Unmarshal([]byte(out), &s))
+	require.Equal(t, want.HashHex(), s.Hash)
+	require.Equal(t, 4, s.Depth)
+	require.Equal(t, want.Gas(), s.Gas)
+
+	plan := filepath.Join(t.TempDir(), "plan.bin")
+	out, err = runCLI(t, "policy", "compile", "example:allowlist", "-o", plan)
+	require.NoError(t, err)
+	require.True(t, strings.HasPrefix(out, want.HashHex()))
+	b, err := os.ReadFile(plan)
+	require.NoError(t, err)
+	require.Equal(t, want.CanonicalBytes(), b)
+
+	out, err = runCLI(t, "policy", "inspect", "example:kyc_aml", "--ops")
+	require.NoError(t, err)
+	require.Contains(t, out, "poly   P(r0), degree 127")
+
+	out, err = runCLI(t, "policy", "eval", "example:allowlist", "-d", "member=3", "-d", "member=4")
+	require.NoError(t, err)
+	require.Contains(t, out, "decision 0: [3] → verdict 1")
+	require.Contains(t, out, "decision 1: [4] → verdict 0")
+	require.Contains(t, out, "all verdicts match")
+
+	bad := filepath.Join(t.TempDir(), "bad.yaml")
+	require.NoError(t, os.WriteFile(bad, []byte("fhegate_policy: 1\nname: b\ninputs: [{name: x, min: 0, max: 3}]\noutput: {expr: \"y > 1\"}\n"), 0o644))
+	_, err = runCLI(t, "policy", "inspect", bad)
+	require.ErrorIs(t, err, policy.ErrUndeclared)
+	_, err = runCLI(t, "policy", "eval", "example:allowlist", "-d", "member=99")
+	require.ErrorIs(t, err, policy.ErrInput)
+	_, err = runCLI(t, "policy", "eval", "example:allowlist", "-d", "nobody=1")
+	require.Error(t, err)
+}
