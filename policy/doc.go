@@ -22,6 +22,8 @@
 //	  type: bool                      # or: score, with min and max
 //	  expr: "age >= adult && country not in sanctioned && risk < 60"
 //
+// The schema is policy/schema.json (JSON Schema 2020-12; YAML documents follow it too).
+//
 // Expressions: integer literals, names, + − ×, comparisons == != < <= > >=,
 // membership "x in {1, 2, 5..9}" / "x not in set", && / and, || / or, ! / not,
 // if(cond, then, else) and parentheses. Booleans are the integers 0 and 1; an

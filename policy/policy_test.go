@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"gopkg.in/yaml.v3"
 
 	"github.com/fhegate/fhegate/policy"
 	"github.com/fhegate/fhegate/policy/examples"
@@ -297,4 +298,33 @@ func TestCostTable(t *testing.T) {
 	big := compile(t, "fhegate_policy: 1\nname: s\ninputs: [{name: x, min: 0, max: 255}]\noutput: {expr: \"x >= 3\"}\n")
 	require.Less(t, small.Gas(), big.Gas())
 	require.Equal(t, uint64((small.EstimatedNanos()+999)/1000)*policy.GasPerMicrosecond, small.Gas())
+}
+
+// TestSchemaFile: schema.json parses and names exactly the fields ParseSpec accepts.
+func TestSchemaFile(t *testing.T) {
+	b, err := os.ReadFile("schema.json")
+	require.NoError(t, err)
+	var s struct {
+		Required   []string                   `json:"required"`
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	require.NoError(t, json.Unmarshal(b, &s))
+	require.ElementsMatch(t, []string{"fhegate_policy", "name", "inputs", "output"}, s.Required)
+	var fields []string
+	for k := range s.Properties {
+		fields = append(fields, k)
+	}
+	require.ElementsMatch(t, []string{"fhegate_policy", "name", "description", "preset", "inputs", "constants", "let", "output"}, fields)
+	// Every example, converted to JSON, compiles to the same plan (JSON is accepted as YAML).
+	for _, name := range examples.Names() {
+		var doc any
+		require.NoError(t, yaml.Unmarshal(examples.MustGet(name), &doc))
+		j, err := json.Marshal(doc)
+		require.NoError(t, err)
+		a, err := policy.Compile(j)
+		require.NoError(t, err)
+		y, err := policy.Compile(examples.MustGet(name))
+		require.NoError(t, err)
+		require.Equal(t, y.Hash(), a.Hash(), name)
+	}
 }
