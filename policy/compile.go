@@ -208,7 +208,7 @@ func (c *compiler) expr(n *node) (*val, error) {
 		}
 		return nil, c.errNode(ErrUndeclared, n, "%q is not a declared input, constant or earlier let", n.name)
 	case "neg":
-		x, err := c.intOperand(n.kids[0])
+		x, err := c.expr(n.kids[0])
 		if err != nil {
 			return nil, err
 		}
@@ -219,31 +219,8 @@ func (c *compiler) expr(n *node) (*val, error) {
 			return nil, err
 		}
 		return c.affine(n, x, -1, 1, true)
-	case "+", "-":
-		x, err := c.intOperand(n.kids[0])
-		if err != nil {
-			return nil, err
-		}
-		y, err := c.intOperand(n.kids[1])
-		if err != nil {
-			return nil, err
-		}
-		w := int64(1)
-		if n.op == "-" {
-			w = -1
-		}
-		return c.linear2(n, x, y, w)
-	case "*":
-		x, err := c.intOperand(n.kids[0])
-		if err != nil {
-			return nil, err
-		}
-		y, err := c.intOperand(n.kids[1])
-		if err != nil {
-			return nil, err
-		}
-		return c.mul(n, x, y)
-	case "==", "!=", "<", "<=", ">", ">=":
+	case "+", "-", "*", "==", "!=", "<", "<=", ">", ">=":
+		// Booleans are promoted to the integers 0/1 in arithmetic.
 		x, err := c.expr(n.kids[0])
 		if err != nil {
 			return nil, err
@@ -252,28 +229,23 @@ func (c *compiler) expr(n *node) (*val, error) {
 		if err != nil {
 			return nil, err
 		}
+		switch n.op {
+		case "+":
+			return c.linear2(n, x, y, 1)
+		case "-":
+			return c.linear2(n, x, y, -1)
+		case "*":
+			return c.mul(n, x, y)
+		}
+		// a op b is (a − b) op 0, tabulated over the value set of a − b.
 		d, err := c.linear2(n, x, y, -1)
 		if err != nil {
 			return nil, err
 		}
-		var f func(int64) int64
-		switch n.op {
-		case "==":
-			f = func(v int64) int64 { return b2i(v == 0) }
-		case "!=":
-			f = func(v int64) int64 { return b2i(v != 0) }
-		case "<":
-			f = func(v int64) int64 { return b2i(v < 0) }
-		case "<=":
-			f = func(v int64) int64 { return b2i(v <= 0) }
-		case ">":
-			f = func(v int64) int64 { return b2i(v > 0) }
-		case ">=":
-			f = func(v int64) int64 { return b2i(v >= 0) }
-		}
-		return c.apply(n, d, f, true)
+		sign := cmpSign[n.op]
+		return c.apply(n, d, func(v int64) int64 { return b2i(sign(v)) }, true)
 	case "in", "notin":
-		x, err := c.intOperand(n.kids[0])
+		x, err := c.expr(n.kids[0])
 		if err != nil {
 			return nil, err
 		}
@@ -327,6 +299,16 @@ func (c *compiler) expr(n *node) (*val, error) {
 	return nil, c.errNode(ErrSyntax, n, "unknown operator %q", n.op)
 }
 
+// cmpSign maps a comparison to its predicate on the difference of the operands.
+var cmpSign = map[string]func(int64) bool{
+	"==": func(v int64) bool { return v == 0 },
+	"!=": func(v int64) bool { return v != 0 },
+	"<":  func(v int64) bool { return v < 0 },
+	"<=": func(v int64) bool { return v <= 0 },
+	">":  func(v int64) bool { return v > 0 },
+	">=": func(v int64) bool { return v >= 0 },
+}
+
 func b2i(b bool) int64 {
 	if b {
 		return 1
@@ -342,11 +324,6 @@ func flatten(n *node, op string, out *[]*node) {
 		return
 	}
 	*out = append(*out, n)
-}
-
-func (c *compiler) intOperand(n *node) (*val, error) {
-	// Booleans are promoted to the integers 0/1 in arithmetic.
-	return c.expr(n)
 }
 
 func (c *compiler) boolOperand(n *node) (*val, error) {
@@ -637,7 +614,10 @@ func (c *compiler) ifThenElse(n *node, cond, a, b *val) (*val, error) {
 		return z
 	}
 	if cond.kind == kConst {
-		return map[bool]*val{true: a, false: b}[cond.c != 0], nil
+		if cond.c != 0 {
+			return a, nil
+		}
+		return b, nil
 	}
 	// Fused when all three are functions of one base.
 	bc, vc, tc, okc := c.uniView(cond)
