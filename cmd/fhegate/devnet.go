@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"sync"
 	"syscall"
@@ -63,6 +64,7 @@ type devnetOptions struct {
 	committeeN    int
 	committeeT    int
 	noCommittee   bool
+	devCommittee  bool
 }
 
 func newDevnetCmd(a *app) *cobra.Command {
@@ -93,7 +95,9 @@ State lives in a temporary directory removed on exit, unless --datadir is given
 	f.DurationVar(&o.blockInterval, "block-interval", 0, "also produce (empty) blocks at this interval; 0 = only when transactions arrive")
 	f.IntVar(&o.committeeN, "committee-n", 3, "in-process committee size")
 	f.IntVar(&o.committeeT, "committee-t", 2, "in-process committee threshold")
-	f.BoolVar(&o.noCommittee, "no-committee", false, "do not start the in-process committee")
+	f.BoolVar(&o.noCommittee, "no-committee", false, "do not start the in-process committee (FHEVerdict gets only its governance address)")
+	f.BoolVar(&o.devCommittee, "dev-committee", false, "register the well-known, insecure development committee (public BLS keys, devchain.DevCommittee) "+
+		"instead of running the MPC committee: clients attest inputs and sign verdicts themselves (examples/go)")
 	return cmd
 }
 
@@ -114,37 +118,58 @@ func runDevnet(ctx context.Context, log *zap.Logger, out io.Writer, o devnetOpti
 		}
 	}
 
+	// One directory holds the chain database and the committee's state:
+	// --datadir, or a temporary directory removed on exit.
+	dataDir := o.dataDir
+	if dataDir == "" {
+		tmp, err := os.MkdirTemp("", "fhegate-devnet-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(tmp)
+		dataDir = tmp
+	}
+
 	// Committee first: its keys go into FHEVerdict's genesis registry.
 	var committee DevCommittee
-	committeeNote := "not started (--no-committee)"
-	if !o.noCommittee {
-		if newDevCommittee == nil {
-			committeeNote = "not built into this binary yet; verdicts can be posted by an external `fhegate committee serve`"
-		} else {
-			if o.committeeT < 1 || o.committeeT > o.committeeN {
-				return fmt.Errorf("committee threshold %d out of range for %d members", o.committeeT, o.committeeN)
-			}
-			var err error
-			committee, err = newDevCommittee(log, o.committeeN, o.committeeT, o.dataDir)
-			if err != nil {
-				return fmt.Errorf("committee: %w", err)
-			}
-			defer committee.Close()
-			reg, err := committee.Registry()
-			if err != nil {
-				return fmt.Errorf("committee registry: %w", err)
-			}
-			if genesis, err = configs.WithCommittee(genesis, reg); err != nil {
-				return err
-			}
-			committeeNote = fmt.Sprintf("in-process, n=%d t=%d, registered in FHEVerdict at genesis", o.committeeN, o.committeeT)
+	committeeNote := "none (--no-committee): FHEVerdict has only its governance address"
+	switch {
+	case o.noCommittee:
+	case o.devCommittee || newDevCommittee == nil:
+		// The well-known development committee: public keys, so clients
+		// attest inputs and post verdicts themselves (examples/go).
+		dev := devchain.DevCommittee()
+		var err error
+		if genesis, err = configs.WithCommittee(genesis, dev.Registry()); err != nil {
+			return err
 		}
+		committeeNote = fmt.Sprintf("well-known DEV committee (epoch %d, %d BLS keys, t=%d; devchain.DevCommittee): "+
+			"INSECURE public keys — clients sign attestations and verdicts themselves, see examples/go", dev.Epoch, dev.Size(), dev.Threshold)
+	default:
+		if o.committeeT < 1 || o.committeeT > o.committeeN {
+			return fmt.Errorf("committee threshold %d out of range for %d members", o.committeeT, o.committeeN)
+		}
+		var err error
+		committee, err = newDevCommittee(log, o.committeeN, o.committeeT, dataDir)
+		if err != nil {
+			return fmt.Errorf("committee: %w", err)
+		}
+		defer committee.Close()
+		reg, err := committee.Registry()
+		if err != nil {
+			return fmt.Errorf("committee registry: %w", err)
+		}
+		if genesis, err = configs.WithCommittee(genesis, reg); err != nil {
+			return err
+		}
+		committeeNote = fmt.Sprintf("in-process MPC committee, n=%d t=%d, registered in FHEVerdict at genesis; "+
+			"client API address in %s", o.committeeN, o.committeeT, filepath.Join(dataDir, "committee", "api.addr"))
 	}
 
 	chain, err := devchain.New(devchain.Config{
 		Genesis:       genesis,
 		ChainID:       o.chainID,
-		DataDir:       o.dataDir,
+		DataDir:       dataDir,
 		HTTPAddr:      net.JoinHostPort(o.host, strconv.Itoa(o.port)),
 		BlockInterval: o.blockInterval,
 		Logger:        log,
@@ -222,7 +247,7 @@ func printBanner(out io.Writer, chain *devchain.Chain, o devnetOptions, committe
 	}
 	fmt.Fprintf(out, "\nTry it:\n")
 	fmt.Fprintf(out, "  curl -s -X POST -H 'Content-Type: application/json' --data '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"eth_blockNumber\",\"params\":[]}' %s\n", chain.URL())
-	fmt.Fprintf(out, "  go run ./examples/go --rpc %s\n", chain.URL())
+	fmt.Fprintf(out, "  go run ./examples/go --rpc %s          # Go client: credit gate, input to verdict\n", chain.URL())
 	fmt.Fprintf(out, "  (cd examples/js && npm ci && RPC_URL=%s npm start)\n", chain.URL())
 	fmt.Fprintf(out, "\nBlocks are produced as transactions arrive. Ctrl-C stops the devnet.\n")
 }

@@ -33,7 +33,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fhegate/fhegate/configs"
-	"github.com/fhegate/fhegate/test/flow"
+	"github.com/fhegate/fhegate/examples/creditgate"
+	"github.com/fhegate/fhegate/precompiles/host/subnetevm/devchain"
 )
 
 const (
@@ -97,7 +98,7 @@ func pluginDir(t *testing.T) string {
 func TestFHEGateVMInRealNode(t *testing.T) {
 	avago := avalanchegoPath(t)
 	plugins := pluginDir(t)
-	committee, err := flow.NewCommittee("e2e", 1, 3, 2)
+	committee, err := devchain.NewCommittee("e2e", 1, 3, 2)
 	require.NoError(t, err)
 
 	// The devnet genesis (chain id 1337, dev accounts funded, precompiles
@@ -173,9 +174,9 @@ func TestFHEGateVMInRealNode(t *testing.T) {
 	require.Equal(t, big.NewInt(1337), id)
 
 	// Precompiles active, a plain deploy, then Solidity to verdict with the
-	// example contracts (test/flow), on the real VM.
+	// example contracts (examples/creditgate), on the real VM.
 	flowStart := time.Now()
-	res, err := flow.Run(ctx, cl, flow.Options{Committee: committee, Logf: t.Logf})
+	res, err := creditgate.Run(ctx, cl, creditgate.Options{Committee: committee, Logf: t.Logf})
 	require.NoError(t, err)
 	t.Logf("flow: %d transactions in %s; request %s approved=%v credit line %s",
 		res.Transactions, time.Since(flowStart).Round(time.Second), res.RequestID, res.Approved, res.CreditLine)

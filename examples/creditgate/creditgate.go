@@ -1,9 +1,10 @@
-// Package flow drives fhegate's example contracts end to end over JSON-RPC,
-// against any chain that runs the fhegate precompiles: `fhegate devnet`, the
-// in-process devchain, or a real avalanchego node with the fhegate VM plugin
-// (test/e2e).
+// Package creditgate is a complete client of fhegate's example contract
+// PrivateCreditGate (contracts/src/examples), written with ethclient and the
+// abigen bindings in contracts/bindings. It runs against any chain with the
+// fhegate precompiles: `fhegate devnet` (examples/go), the in-process devchain
+// (its test), or a real avalanchego node with the fhegate VM plugin (test/e2e).
 //
-// The flow (PrivateCreditGate, contracts/src/examples):
+// The flow:
 //
 //  1. check the four precompiles are active (subnet-evm marks each activated
 //     address with code 0x01) and deploy a plain contract;
@@ -14,13 +15,13 @@
 //  4. post the committee's verdict with FHEVerdict.submit (t-of-n aggregate
 //     over bls.VerdictDigest) and call settle → the credit line is granted.
 //
-// Committee stands in for the MPC committee processes (consensus/): it holds
-// deterministic BLS keys registered in FHEVerdict's genesis config and signs
-// what the committee would sign. It does no FHE: the handles are opaque ids and
+// devchain.Committee stands in for the MPC committee processes (consensus/): it
+// holds deterministic BLS keys registered in FHEVerdict's genesis config and
+// signs what the committee would sign. It does no FHE: the handles are opaque ids and
 // the verdict is supplied by the caller. The precompiles' checks (attestation,
 // ACL, quorum, binding to chain id, request and policy, accept-once) all run
 // for real.
-package flow
+package creditgate
 
 import (
 	"bytes"
@@ -43,62 +44,11 @@ import (
 	"github.com/fhegate/fhegate/precompiles/host/subnetevm/devchain"
 )
 
-// Committee is a stand-in committee: n deterministic BLS keys, threshold t.
-type Committee struct {
-	Epoch     uint64
-	Threshold uint32
-	keys      []*bls.SecretKey
-}
-
-// NewCommittee derives n member keys from tag (same tag → same keys).
-func NewCommittee(tag string, epoch uint64, n int, threshold uint32) (*Committee, error) {
-	if n < 1 || threshold < 1 || int(threshold) > n {
-		return nil, fmt.Errorf("flow: committee threshold %d of %d", threshold, n)
-	}
-	c := &Committee{Epoch: epoch, Threshold: threshold}
-	for i := 0; i < n; i++ {
-		sk, err := bls.Keygen(crypto.Keccak256([]byte(fmt.Sprintf("fhegate/flow-committee/%s/%d", tag, i))))
-		if err != nil {
-			return nil, err
-		}
-		c.keys = append(c.keys, sk)
-	}
-	return c, nil
-}
-
-// Registry is the committee as FHEVerdict's genesis config takes it
-// ("fheVerdictConfig"."committee").
-func (c *Committee) Registry() *subnetevm.Committee {
-	out := &subnetevm.Committee{Epoch: c.Epoch, Threshold: c.Threshold}
-	for _, k := range c.keys {
-		out.Members = append(out.Members, subnetevm.Member{PublicKey: k.PublicKey(), ProofOfPossession: k.ProvePossession()})
-	}
-	return out
-}
-
-// Sign returns the aggregate signature of the first Threshold members over
-// digest and the signer bitmap.
-func (c *Committee) Sign(digest [32]byte) (sig, bitmap []byte, err error) {
-	var sigs [][]byte
-	var idx []int
-	for i := 0; i < int(c.Threshold); i++ {
-		sigs = append(sigs, c.keys[i].Sign(digest[:]))
-		idx = append(idx, i)
-	}
-	if sig, err = bls.Aggregate(sigs); err != nil {
-		return nil, nil, err
-	}
-	if bitmap, err = bls.NewBitmap(len(c.keys), idx); err != nil {
-		return nil, nil, err
-	}
-	return sig, bitmap, nil
-}
-
 // Options configures Run.
 type Options struct {
 	// Committee signs attestations and the verdict; it must be the committee
 	// registered in the chain's FHEVerdict.
-	Committee *Committee
+	Committee *devchain.Committee
 	// Applicant sends every transaction (default: dev account 0).
 	Applicant *devchain.Account
 	// Verdict is the committee's decision: 1 approves (default), 0 denies.
@@ -141,7 +91,7 @@ type Result struct {
 // response is an error.
 func Run(ctx context.Context, cl *ethclient.Client, o Options) (*Result, error) {
 	if o.Committee == nil {
-		return nil, errors.New("flow: a committee is required")
+		return nil, errors.New("creditgate: a committee is required")
 	}
 	logf := o.Logf
 	if logf == nil {
@@ -175,7 +125,7 @@ func Run(ctx context.Context, cl *ethclient.Client, o Options) (*Result, error) 
 
 	chainID, err := cl.ChainID(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("flow: chain id: %w", err)
+		return nil, fmt.Errorf("creditgate: chain id: %w", err)
 	}
 	res := &Result{ChainID: chainID}
 	t := &txer{ctx: ctx, cl: cl, key: from.Key, chainID: chainID, res: res}
@@ -184,10 +134,10 @@ func Run(ctx context.Context, cl *ethclient.Client, o Options) (*Result, error) 
 	for _, a := range []common.Address{subnetevm.InputAddress, subnetevm.PolicyAddress, subnetevm.CRDTAddress, subnetevm.VerdictAddress} {
 		code, err := cl.CodeAt(ctx, a, nil)
 		if err != nil {
-			return nil, fmt.Errorf("flow: code at %s: %w", a, err)
+			return nil, fmt.Errorf("creditgate: code at %s: %w", a, err)
 		}
 		if !bytes.Equal(code, []byte{1}) {
-			return nil, fmt.Errorf("flow: precompile %s not active (code %x)", a, code)
+			return nil, fmt.Errorf("creditgate: precompile %s not active (code %x)", a, code)
 		}
 	}
 	if err := t.send(func(o *bind.TransactOpts) (*types.Transaction, error) {
@@ -195,7 +145,7 @@ func Run(ctx context.Context, cl *ethclient.Client, o Options) (*Result, error) 
 		res.PlainAddress, tx, _, err = bind.DeployContract(o, abi.ABI{}, PlainStoreInit, cl)
 		return tx, err
 	}); err != nil {
-		return nil, fmt.Errorf("flow: deploy plain contract: %w", err)
+		return nil, fmt.Errorf("creditgate: deploy plain contract: %w", err)
 	}
 	logf("plain contract deployed at %s", res.PlainAddress)
 
@@ -215,7 +165,7 @@ func Run(ctx context.Context, cl *ethclient.Client, o Options) (*Result, error) 
 		if err := t.send(func(o *bind.TransactOpts) (*types.Transaction, error) {
 			return input.Register(o, h, from.Address, preset, ctype, sig, bm)
 		}); err != nil {
-			return nil, fmt.Errorf("flow: FHEInput.register(%s): %w", name, err)
+			return nil, fmt.Errorf("creditgate: FHEInput.register(%s): %w", name, err)
 		}
 	}
 	logf("inputs registered: %s, %s", res.Handles[0], res.Handles[1])
@@ -227,23 +177,23 @@ func Run(ctx context.Context, cl *ethclient.Client, o Options) (*Result, error) 
 		res.GateAddress, tx, gate, err = bindings.DeployPrivateCreditGate(o, cl, spec, limit)
 		return tx, err
 	}); err != nil {
-		return nil, fmt.Errorf("flow: deploy PrivateCreditGate: %w", err)
+		return nil, fmt.Errorf("creditgate: deploy PrivateCreditGate: %w", err)
 	}
 	call := &bind.CallOpts{Context: ctx}
 	if res.PolicyID, err = gate.PolicyId(call); err != nil {
-		return nil, fmt.Errorf("flow: policyId: %w", err)
+		return nil, fmt.Errorf("creditgate: policyId: %w", err)
 	}
 	logf("PrivateCreditGate at %s, policy %s", res.GateAddress, res.PolicyID)
 
 	for _, h := range res.Handles {
 		if err := t.send(func(o *bind.TransactOpts) (*types.Transaction, error) { return input.Allow(o, h, res.GateAddress) }); err != nil {
-			return nil, fmt.Errorf("flow: FHEInput.allow: %w", err)
+			return nil, fmt.Errorf("creditgate: FHEInput.allow: %w", err)
 		}
 	}
 	if err := t.send(func(o *bind.TransactOpts) (*types.Transaction, error) {
 		return gate.ApplyFor(o, res.Handles[0], res.Handles[1])
 	}); err != nil {
-		return nil, fmt.Errorf("flow: applyFor: %w", err)
+		return nil, fmt.Errorf("creditgate: applyFor: %w", err)
 	}
 	for _, l := range t.last.Logs {
 		if ev, err := gate.ParseApplied(*l); err == nil {
@@ -251,14 +201,14 @@ func Run(ctx context.Context, cl *ethclient.Client, o Options) (*Result, error) 
 		}
 	}
 	if res.RequestID == (common.Hash{}) {
-		return nil, errors.New("flow: applyFor emitted no Applied event")
+		return nil, errors.New("creditgate: applyFor emitted no Applied event")
 	}
 	logf("request %s", res.RequestID)
 
 	// Settling before the verdict must fail (VerdictNotReady).
 	settle := func(o *bind.TransactOpts) (*types.Transaction, error) { return gate.Settle(o, res.RequestID) }
 	if err := t.send(settle); err == nil {
-		return nil, errors.New("flow: settle succeeded before any verdict")
+		return nil, errors.New("creditgate: settle succeeded before any verdict")
 	}
 
 	// 4. The committee's verdict, then settle.
@@ -271,30 +221,30 @@ func Run(ctx context.Context, cl *ethclient.Client, o Options) (*Result, error) 
 		return verdicts.Submit(o, res.RequestID, verdict, resultDigest, sig, bm)
 	}
 	if err := t.send(submit); err != nil {
-		return nil, fmt.Errorf("flow: FHEVerdict.submit: %w", err)
+		return nil, fmt.Errorf("creditgate: FHEVerdict.submit: %w", err)
 	}
 	if err := t.send(submit); err == nil {
-		return nil, errors.New("flow: a replayed verdict was accepted")
+		return nil, errors.New("creditgate: a replayed verdict was accepted")
 	}
 	v, err := verdicts.VerdictOf(call, res.RequestID)
 	if err != nil {
-		return nil, fmt.Errorf("flow: verdictOf: %w", err)
+		return nil, fmt.Errorf("creditgate: verdictOf: %w", err)
 	}
 	if !v.Ready || v.Result.Cmp(verdict) != 0 || v.ResultDigest != resultDigest || v.Epoch != o.Committee.Epoch {
-		return nil, fmt.Errorf("flow: verdictOf = %+v", v)
+		return nil, fmt.Errorf("creditgate: verdictOf = %+v", v)
 	}
 	if err := t.send(settle); err != nil {
-		return nil, fmt.Errorf("flow: settle: %w", err)
+		return nil, fmt.Errorf("creditgate: settle: %w", err)
 	}
 	line, err := gate.CreditLine(call, from.Address)
 	if err != nil {
-		return nil, fmt.Errorf("flow: creditLine: %w", err)
+		return nil, fmt.Errorf("creditgate: creditLine: %w", err)
 	}
 	res.CreditLine = line
 	res.Approved = line.Cmp(limit) == 0
 	logf("settled: approved=%v credit line %s", res.Approved, line)
 	if want := verdict.Cmp(big.NewInt(1)) == 0; res.Approved != want {
-		return res, fmt.Errorf("flow: verdict %s but approved=%v", verdict, res.Approved)
+		return res, fmt.Errorf("creditgate: verdict %s but approved=%v", verdict, res.Approved)
 	}
 	return res, nil
 }

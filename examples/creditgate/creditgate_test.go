@@ -1,4 +1,4 @@
-package flow
+package creditgate
 
 import (
 	"context"
@@ -36,8 +36,7 @@ func TestDefaultPolicySpecCompiles(t *testing.T) {
 
 // The same flow the e2e test runs on a real node, on the in-process devchain.
 func TestFlowOnDevchain(t *testing.T) {
-	committee, err := NewCommittee("unit", 1, 3, 2)
-	require.NoError(t, err)
+	committee := devchain.DevCommittee()
 	genesis, err := configs.WithCommittee(configs.DevnetGenesis(), committee.Registry())
 	require.NoError(t, err)
 	c, err := devchain.New(devchain.Config{Genesis: genesis, HTTPAddr: "127.0.0.1:0", Logger: zaptest.NewLogger(t)})
@@ -63,9 +62,8 @@ func TestFlowOnDevchain(t *testing.T) {
 }
 
 func TestFlowRejectsWrongCommittee(t *testing.T) {
-	registered, err := NewCommittee("registered", 1, 3, 2)
-	require.NoError(t, err)
-	impostor, err := NewCommittee("impostor", 1, 3, 2)
+	registered := devchain.DevCommittee()
+	impostor, err := devchain.NewCommittee("impostor", 1, 3, 2)
 	require.NoError(t, err)
 	genesis, err := configs.WithCommittee(configs.DevnetGenesis(), registered.Registry())
 	require.NoError(t, err)
@@ -77,11 +75,4 @@ func TestFlowRejectsWrongCommittee(t *testing.T) {
 	defer cl.Close()
 	_, err = Run(context.Background(), cl, Options{Committee: impostor})
 	require.ErrorContains(t, err, "FHEInput.register")
-}
-
-func TestNewCommitteeValidates(t *testing.T) {
-	for _, tc := range []struct{ n, th int }{{0, 1}, {3, 0}, {2, 3}} {
-		_, err := NewCommittee("x", 1, tc.n, uint32(tc.th))
-		require.Error(t, err)
-	}
 }
