@@ -95,7 +95,7 @@ const (
 // fresh or rescaled ciphertexts) the presets tolerate in front of a
 // polynomial or a product. Measured: ×8 decrypts correctly at every degree up
 // to 511 on BGVN14 and InsecureBGVN10Deep, ×16 fails at degree ≥ 185
-// (policy/eval TestNoiseBudget).
+// (policy/eval TestNoiseBudget, TestNoiseBudgetIsNeeded).
 const NoiseBudget = 8
 
 func (k OpKind) String() string {

@@ -345,21 +345,67 @@ func TestKYCOnBGVN14(t *testing.T) {
 	require.Equal(t, want, encrypted(t, plan, k, in, eval.Options{}))
 }
 
-// TestNoiseBudget backs policy.NoiseBudget: a weighted sum with Σ|w| =
-// NoiseBudget feeding the deepest polynomial still decrypts correctly.
+// TestNoiseBudget backs policy.NoiseBudget: a two-input weighted sum with
+// Σ|w| = NoiseBudget feeding a degree-448 polynomial (depth 9) decrypts
+// correctly without a rescale; one more unit of weight inserts the rescale.
 func TestNoiseBudget(t *testing.T) {
 	k := kit(t, fhetest.InsecureBGVN10Deep)
-	doc := "fhegate_policy: 1\nname: nb\ninputs: [{name: x, min: 0, max: 63}]\noutput: {type: score, min: 0, max: 1, expr: \"8*x >= 200\"}\n"
-	plan, err := policy.CompileWith([]byte(doc), deep)
+	head := "fhegate_policy: 1\nname: nb\ninputs: [{name: a, min: 0, max: 63}, {name: b, min: 0, max: 7}]\n"
+	plan, err := policy.CompileWith([]byte(head+"output: {expr: \"7*a + b >= 200\"}\n"), deep)
 	require.NoError(t, err)
-	require.Zero(t, plan.Counts.CtPt) // ×8 is within budget: no rescale inserted
-	// Degree-511 polynomial over 8·y, y in 0..511.
-	doc = "fhegate_policy: 1\nname: nb\ninputs: [{name: y, min: 0, max: 511}]\nlet: [{name: z, expr: \"8*y\"}]\noutput: {expr: \"z - 8*y + y >= 300 || 8*y == 16\"}\n"
-	plan, err = policy.CompileWith([]byte(doc), deep)
-	require.NoError(t, err)
+	require.Zero(t, plan.Counts.CtPt)
+	require.Equal(t, 9, plan.Depth)
 	r := rand.New(rand.NewPCG(8, 8))
 	in := randomInputs(r, plan, 1024)
 	want, err := plan.EvalSpec(in)
 	require.NoError(t, err)
 	require.Equal(t, want, encrypted(t, plan, k, in, eval.Options{}))
+
+	over, err := policy.CompileWith([]byte(head+"output: {expr: \"8*a + b >= 200\"}\n"), deep)
+	require.NoError(t, err)
+	require.Equal(t, 1, over.Counts.CtPt)
+	require.Greater(t, over.UnrefreshedDepth, plan.UnrefreshedDepth)
+}
+
+// TestNoiseBudgetIsNeeded shows why the compiler rescales heavy weighted
+// sums: 32·x (noise ×32) into a degree-255 polynomial no longer decrypts on
+// the test preset, while x itself does.
+func TestNoiseBudgetIsNeeded(t *testing.T) {
+	k := kit(t, fhetest.InsecureBGVN10Deep)
+	r := rand.New(rand.NewPCG(6, 6))
+	x := make([]int64, 64)
+	for i := range x {
+		x[i] = int64(i)
+	}
+	coeffs := make([]int64, 256)
+	for i := range coeffs {
+		coeffs[i] = r.Int64N(policy.PlaintextModulus)
+	}
+	ct, err := k.Enc.EncryptInts(x)
+	require.NoError(t, err)
+	wrong := func(in *fhe.Ciphertext, w int64) int {
+		out, err := k.Eval.EvalPolyInts(in, coeffs)
+		require.NoError(t, err)
+		got, err := k.Dec.DecryptUints(out)
+		require.NoError(t, err)
+		bad := 0
+		for i, xi := range x {
+			v := uint64(w * xi % policy.PlaintextModulus)
+			var acc uint64
+			for j := len(coeffs) - 1; j >= 0; j-- {
+				acc = (acc*v + uint64(coeffs[j])) % policy.PlaintextModulus
+			}
+			if acc != got[i] {
+				bad++
+			}
+		}
+		return bad
+	}
+	require.Zero(t, wrong(ct, 1))
+	heavy := ct
+	for i := 0; i < 5; i++ { // ×32 by doubling
+		heavy, err = k.Eval.Add(heavy, heavy)
+		require.NoError(t, err)
+	}
+	require.Greater(t, wrong(heavy, 32), len(x)/2)
 }
