@@ -1,0 +1,49 @@
+// Package gpu is fhegate's GPU gate: it decides, per batch, whether the
+// negacyclic number-theoretic transforms (NTTs) that Lattigo's ring layer
+// performs run on the CPU or on an accelerator, without ever changing one
+// output byte.
+//
+// # The math
+//
+// Lattigo (github.com/luxfi/lattice/v7, ring package) represents a polynomial
+// of Z_q[X]/(X^N+1) by its N coefficients and multiplies polynomials in the
+// evaluation domain. SubRing.NTT maps coefficients a_0..a_{N-1} to the
+// evaluations a(ψ^{2·brv(i)+1}) where ψ is a primitive 2N-th root of unity mod
+// q and brv is the log2(N)-bit reversal: a Cooley–Tukey decimation-in-time
+// butterfly network of log2(N) stages with the twiddles ψ^{brv(k)} stored in
+// Montgomery form (RootsForward), Montgomery multiplication MRedLazy, lazy
+// reduction into [0, 4q) at alternating stages, and a final Barrett reduction
+// into [0, q). SubRing.INTT is the Gentleman–Sande inverse with the inverse
+// twiddles (RootsBackward), lazy reduction into [0, 2q) at every stage and a
+// final Montgomery multiplication by N^{-1} (NInv). Every backend here executes
+// the same integer operations in the same order per coefficient (the stage
+// schedule of nttUnrolled16Lazy / inttLazyUnrolled16), so its output is
+// byte-identical to Lattigo's for every input, not only for reduced ones.
+//
+// # Why a gate
+//
+// LP-137 ("Lux GPU acceleration", reference/000) measured on an M1 Max that a
+// single Metal NTT is slower than Go at every N (a ~470 µs command-queue floor)
+// and that only batches of B polynomials win, above a crossover B = 8…32 that
+// depends on N. The WHIR-on-Metal study (reference/001) adds: submit all
+// stages of a batch in one command buffer, keep data resident, batch. So:
+//
+//   - Backend is a batched forward/inverse NTT of B polynomials for one
+//     (N, q). The cpu backend (this package) runs Lattigo's own NTT, in
+//     parallel across cores when B > 1. gpu/opencl and gpu/metal are the
+//     accelerators; they are the only packages that import "C".
+//   - Dispatcher is installed into ring.SetGPUDispatchers. It coalesces
+//     concurrent SubRing.NTT / SubRing.INTT calls on the same SubRing into one
+//     batch (bounded wait; a lone caller never waits) and routes the batch to
+//     the accelerator iff the accelerator is armed and B ≥ crossover(N) from
+//     the Table; otherwise every caller runs Lattigo's Go NTT itself.
+//   - An accelerator is armed only after SelfTest proved it byte-identical to
+//     Lattigo on random vectors; the first accelerated batch of every new
+//     (N, q) is additionally checked against the CPU before its result is used.
+//   - The Table (configs/crossover.json, written by `fhegate calibrate`) holds
+//     the device fingerprint and, per N, the measured speedup ladder and the
+//     crossover. A missing, invalid or foreign table means CPU only.
+//
+// Because every route produces the same bytes, routing never affects
+// consensus: it is a pure performance decision.
+package gpu

@@ -1,0 +1,93 @@
+// Package kernels holds the accelerator kernel sources of fhegate's NTT and
+// the host-side stage schedule they are driven by.
+//
+//   - ntt_arith.h: the modular arithmetic (Montgomery MRedLazy/MRed, Barrett
+//     BRedAdd, the forward and inverse butterflies and the stage index map),
+//     written once and spliced into both dialects below.
+//   - ntt.cl: OpenCL C kernels (gpu/opencl).
+//   - ntt.metal: Metal Shading Language kernels (gpu/metal); also compiled as
+//     C++ with a shim on Linux by gpu/metal's tests.
+//
+// Schedule mirrors Lattigo's nttUnrolled16Lazy / inttLazyUnrolled16
+// (luxfi/lattice/v7 ring/ntt.go) stage by stage, and Emulator runs the exact
+// kernel code path in Go, so the schedule is tested without any device.
+package kernels
+
+import (
+	_ "embed"
+	"strings"
+)
+
+//go:embed ntt_arith.h
+var arithHeader string
+
+//go:embed ntt.cl
+var openCLSource string
+
+//go:embed ntt.metal
+var metalSource string
+
+// ArithHeaderFile is the shared header's file name (the include line the
+// hosts splice).
+const ArithHeaderFile = "ntt_arith.h"
+
+// ArithHeader returns the shared arithmetic header.
+func ArithHeader() string { return arithHeader }
+
+// OpenCLKernelFile returns ntt.cl as written (with its include line).
+func OpenCLKernelFile() string { return openCLSource }
+
+// MetalKernelFile returns ntt.metal as written (with its include line).
+func MetalKernelFile() string { return metalSource }
+
+// OpenCLSource returns the self-contained OpenCL program (header spliced in).
+func OpenCLSource() string { return splice(openCLSource) }
+
+// MetalSource returns the self-contained MSL library source (header spliced in).
+func MetalSource() string { return splice(metalSource) }
+
+func splice(src string) string {
+	return strings.Replace(src, `#include "`+ArithHeaderFile+`"`, arithHeader, 1)
+}
+
+// Kernel names (identical in both dialects).
+const (
+	KernelForwardStage = "fg_ntt_fwd_stage"
+	KernelInverseStage = "fg_ntt_inv_stage"
+	KernelForwardFinal = "fg_ntt_fwd_final"
+	KernelInverseFinal = "fg_ntt_inv_final"
+)
+
+// Stage is one butterfly stage: half-span t = 2^LogT; Reduce selects the
+// folding butterfly (forward only).
+type Stage struct {
+	LogT   uint32
+	Reduce uint32
+}
+
+// ForwardStages is Lattigo's forward schedule for N = 2^logN (logN ≥ 4):
+// stage s = 0 … logN-1 has m = 2^s groups and t = N/2m; the first stage
+// never folds, the last (t = 1) always does, and the others fold iff
+// bits.Len(m) is odd, i.e. s is even (ring/ntt.go nttUnrolled16Lazy).
+func ForwardStages(logN int) []Stage {
+	st := make([]Stage, 0, logN)
+	for s := 0; s < logN; s++ {
+		logT := uint32(logN - 1 - s)
+		red := uint32(0)
+		if s > 0 && (logT == 0 || s%2 == 0) {
+			red = 1
+		}
+		st = append(st, Stage{LogT: logT, Reduce: red})
+	}
+	return st
+}
+
+// InverseStages is Lattigo's inverse schedule: t = 1, 2, …, N/2, every stage
+// the same invbutterfly (ring/ntt.go inttLazyUnrolled16).
+func InverseStages(logN int) []Stage {
+	st := make([]Stage, 0, logN)
+	for s := 0; s < logN; s++ {
+		st = append(st, Stage{LogT: uint32(s)})
+	}
+	return st
+}
