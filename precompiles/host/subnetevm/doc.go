@@ -30,6 +30,7 @@
 // The adapter maps the core's errors to the EVM's: a revert returns
 // Error(string) revert data with vm.ErrExecutionReverted and the unused gas; an
 // out-of-gas returns vm.ErrOutOfGas (all gas consumed). The policy compiler and
-// CRDT metadata merger default to the core's deterministic stand-ins; a binary
-// wires the real ones with SetBackends before any chain is started.
+// CRDT metadata merger are the real ones (policy/ and fhe/crdt/meta through
+// precompiles/backends); tests may swap in the core's stand-ins with
+// SetBackends(nil, nil).
 package subnetevm
