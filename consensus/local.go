@@ -168,7 +168,7 @@ func (lc *LocalCommittee) start(i int, ln net.Listener) error {
 			return err
 		}
 	}
-	log := o.Log.With(zap.Uint32("member", sec.ID))
+	log := o.Log
 	tr, err := transport.ListenTLS(transport.TLSConfig{Self: transport.MemberID(sec.ID), Key: tk, Peers: peers, Listener: ln, Log: log})
 	if err != nil {
 		ln.Close()

@@ -77,7 +77,7 @@ func RunDKG(ctx context.Context, g Group, cfg DKGConfig) (*KeyMaterial, *Thresho
 	}
 	rp := p.RLWE()
 	sess := func(s string) string { return fmt.Sprintf("dkg/%d/%s", cfg.Epoch, s) }
-	log := g.log().With(zap.Uint64("epoch", cfg.Epoch), zap.Uint32("member", uint32(g.Self())))
+	log := g.log().With(zap.Uint64("epoch", cfg.Epoch))
 
 	// 1. CRS seed: commit, then reveal.
 	var contrib [32]byte

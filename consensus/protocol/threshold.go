@@ -100,7 +100,10 @@ func UnmarshalThresholdKey(b []byte) (*ThresholdKey, error) {
 	k.Params = p
 	copy(k.PKDigest[:], h[17:hl])
 	k.Share = multiparty.NewThresholdizer(p.RLWE()).AllocateThresholdSecretShare()
-	if err := k.Share.UnmarshalBinary(h[hl:]); err != nil {
+	if len(h)-hl != k.Share.BinarySize() {
+		return nil, fmt.Errorf("protocol: threshold key share of %d bytes, want %d", len(h)-hl, k.Share.BinarySize())
+	}
+	if err := safe("threshold key", func() error { return k.Share.UnmarshalBinary(h[hl:]) }); err != nil {
 		return nil, fmt.Errorf("protocol: threshold key share: %w", err)
 	}
 	return k, nil
