@@ -243,6 +243,9 @@ type MemberConfig struct {
 	SubmitStagger time.Duration
 	// Circuits resolves policy ids to circuits (nil: BuiltinCircuits).
 	Circuits Circuits
+	// Trace, if set, receives the duration of each phase of Process
+	// ("eval", "digest", "refresh", "mask", "decrypt", "sign") — for benchmarks.
+	Trace func(request [32]byte, phase string, d time.Duration)
 }
 
 func (c *MemberConfig) defaults() {

@@ -31,6 +31,7 @@ type LocalOptions struct {
 	Chain        func(id uint32) ChainAdapter
 	RoundTimeout time.Duration // default 30 s
 	BatchSize    int
+	Trace        func(member uint32, request [32]byte, phase string, d time.Duration)
 	Circuits     Circuits
 	// Serve starts each member's Run loop on its chain adapter (default true
 	// through StartLocalCommittee).
@@ -179,8 +180,13 @@ func (lc *LocalCommittee) start(i int, ln net.Listener) error {
 		tr.Close()
 		return err
 	}
-	m, err := NewMember(MemberConfig{Committee: *lc.Config, Self: sec.ID, BLSKey: bk, RoundTimeout: o.RoundTimeout,
-		BatchSize: o.BatchSize, Circuits: o.Circuits}, tr, st, log)
+	mc := MemberConfig{Committee: *lc.Config, Self: sec.ID, BLSKey: bk, RoundTimeout: o.RoundTimeout,
+		BatchSize: o.BatchSize, Circuits: o.Circuits}
+	if o.Trace != nil {
+		id := sec.ID
+		mc.Trace = func(r [32]byte, ph string, d time.Duration) { o.Trace(id, r, ph, d) }
+	}
+	m, err := NewMember(mc, tr, st, log)
 	if err != nil {
 		tr.Close()
 		st.Close()

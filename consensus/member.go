@@ -576,6 +576,14 @@ func (m *Member) Process(ctx context.Context, req Request) (*Verdict, error) {
 			return nil, fmt.Errorf("consensus: input %d: %w", i, err)
 		}
 	}
+	mark := time.Now()
+	phase := func(name string) {
+		if m.cfg.Trace != nil {
+			now := time.Now()
+			m.cfg.Trace(req.ID, name, now.Sub(mark))
+			mark = now
+		}
+	}
 	nRefresh := 0
 	refresh := func(ctx context.Context, ct *fhe.Ciphertext) (*fhe.Ciphertext, error) {
 		k := nRefresh
@@ -590,6 +598,7 @@ func (m *Member) Process(ctx context.Context, req Request) (*Verdict, error) {
 	if err != nil {
 		return nil, err
 	}
+	phase("eval")
 
 	// Result-digest agreement.
 	live := m.live()
@@ -632,6 +641,7 @@ func (m *Member) Process(ctx context.Context, req Request) (*Verdict, error) {
 	if major != announce {
 		return nil, ErrDigestMismatch
 	}
+	phase("digest")
 
 	// Refresh if the result has no level left for the mask above the
 	// decryption level, then keep only slot 0.
@@ -640,12 +650,14 @@ func (m *Member) Process(ctx context.Context, req Request) (*Verdict, error) {
 		if ct, err = m.refresh(ctx, ks, base+"/final-refresh", ct, participants); err != nil {
 			return nil, err
 		}
+		phase("refresh")
 	}
 	mask := make([]int64, 1)
 	mask[0] = 1
 	if ct, err = ks.ev.MulInts(ct, mask); err != nil {
 		return nil, err
 	}
+	phase("mask")
 
 	led := protocol.Ledger(m.led)
 	if m.Faults.CorruptShares {
@@ -665,6 +677,7 @@ func (m *Member) Process(ctx context.Context, req Request) (*Verdict, error) {
 			return nil, ErrBadDecryption
 		}
 	}
+	phase("decrypt")
 	v := &Verdict{RequestID: req.ID, PolicyID: req.PolicyID, Result: new(big.Int).SetUint64(dres.Values[0]), ResultDigest: [32]byte(rd), Epoch: ks.km.Epoch}
 	vd := v.Digest(m.chain())
 	sigs := map[transport.MemberID][]byte{m.id: m.cfg.BLSKey.Sign(vd[:])}
@@ -687,6 +700,7 @@ func (m *Member) Process(ctx context.Context, req Request) (*Verdict, error) {
 	if err := m.saveVerdict(v); err != nil {
 		return nil, err
 	}
+	phase("sign")
 	log.Debug("verdict", zap.String("result", v.Result.String()), zap.Int("signers", len(sigs)), zap.Bool("checked", dres.Checked))
 	return v, nil
 }

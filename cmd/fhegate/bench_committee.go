@@ -115,7 +115,17 @@ func benchCommittee(ctx context.Context, log *zap.Logger, preset string, n, t, b
 	defer os.RemoveAll(dir)
 	c0 := cpuTime()
 	t0 := time.Now()
-	lc, err := consensus.StartLocal(ctx, consensus.LocalOptions{N: n, T: t, Dir: dir, Preset: preset, RoundTimeout: 120 * time.Second, Log: log})
+	var traceMu sync.Mutex
+	phases := map[string]time.Duration{} // member 1's phases of the verdict stage
+	var tracing bool
+	trace := func(member uint32, _ [32]byte, ph string, d time.Duration) {
+		traceMu.Lock()
+		defer traceMu.Unlock()
+		if tracing && member == 1 {
+			phases[ph] += d
+		}
+	}
+	lc, err := consensus.StartLocal(ctx, consensus.LocalOptions{N: n, T: t, Dir: dir, Preset: preset, RoundTimeout: 120 * time.Second, Log: log, Trace: trace})
 	if err != nil {
 		return nil, err
 	}
@@ -211,11 +221,24 @@ func benchCommittee(ctx context.Context, log *zap.Logger, preset string, n, t, b
 	if err != nil {
 		return nil, err
 	}
+	traceMu.Lock()
+	tracing = true
+	traceMu.Unlock()
 	d, cpu, err := run(reqs, want)
 	if err != nil {
 		return nil, err
 	}
+	traceMu.Lock()
+	tracing = false
+	traceMu.Unlock()
 	rows = append(rows, row("verdict", 1, d, cpu, "evaluate + digest agreement + masked threshold decryption + BLS aggregate, all members"))
+	for _, ph := range []string{"eval", "digest", "mask", "decrypt", "sign"} {
+		if dd, ok := phases[ph]; ok {
+			r := row("verdict/"+ph, 1, dd, 0, "member 1's share of the verdict stage")
+			r.VerdictsPerS = 0
+			rows = append(rows, r)
+		}
+	}
 	log.Info("committee verdict done", zap.Duration("took", d))
 	reqs, want, err = mkReqs(2, batch)
 	if err != nil {
