@@ -1,0 +1,337 @@
+//go:build opencl && cgo
+
+package opencl
+
+/*
+#cgo pkg-config: OpenCL
+#cgo CFLAGS: -DCL_TARGET_OPENCL_VERSION=120 -O2
+#define CL_USE_DEPRECATED_OPENCL_1_2_APIS
+#ifdef __APPLE__
+#include <OpenCL/opencl.h>
+#else
+#include <CL/cl.h>
+#endif
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+	cl_device_id dev;
+	cl_context ctx;
+	cl_command_queue q;
+	cl_program prog;
+	cl_kernel kfs, kis, kff, kif;
+} fg_cl;
+
+static int fg_err(char *eb, size_t n, const char *what, cl_int rc) {
+	snprintf(eb, n, "%s: OpenCL error %d", what, (int)rc);
+	return rc == CL_SUCCESS ? -1 : (int)rc;
+}
+
+static int fg_cl_open(fg_cl *c, int want_plat, int want_dev, const char *src, char *info, size_t infon, char *eb, size_t ebn) {
+	cl_platform_id plats[16];
+	cl_uint np = 0;
+	cl_int rc = clGetPlatformIDs(16, plats, &np);
+	if (rc != CL_SUCCESS || np == 0) {
+		return fg_err(eb, ebn, "clGetPlatformIDs (no OpenCL platform)", rc);
+	}
+	cl_device_id chosen = NULL;
+	cl_platform_id chosen_p = NULL;
+	for (int pass = 0; pass < 2 && chosen == NULL; pass++) {
+		for (cl_uint p = 0; p < np && chosen == NULL; p++) {
+			if (want_plat >= 0 && (cl_uint)want_plat != p) continue;
+			cl_device_id devs[16];
+			cl_uint nd = 0;
+			cl_device_type ty = (pass == 0 && want_plat < 0) ? CL_DEVICE_TYPE_GPU : CL_DEVICE_TYPE_ALL;
+			if (clGetDeviceIDs(plats[p], ty, 16, devs, &nd) != CL_SUCCESS) continue;
+			for (cl_uint d = 0; d < nd; d++) {
+				if (want_dev >= 0 && (cl_uint)want_dev != d) continue;
+				chosen = devs[d];
+				chosen_p = plats[p];
+				break;
+			}
+		}
+	}
+	if (chosen == NULL) {
+		snprintf(eb, ebn, "no OpenCL device");
+		return -2;
+	}
+	c->dev = chosen;
+	char name[256] = {0}, drv[128] = {0}, pver[256] = {0};
+	clGetDeviceInfo(chosen, CL_DEVICE_NAME, sizeof name - 1, name, NULL);
+	clGetDeviceInfo(chosen, CL_DRIVER_VERSION, sizeof drv - 1, drv, NULL);
+	clGetPlatformInfo(chosen_p, CL_PLATFORM_VERSION, sizeof pver - 1, pver, NULL);
+	snprintf(info, infon, "%s\n%s (driver %s)", name, pver, drv);
+
+	c->ctx = clCreateContext(NULL, 1, &chosen, NULL, NULL, &rc);
+	if (rc != CL_SUCCESS) return fg_err(eb, ebn, "clCreateContext", rc);
+	c->q = clCreateCommandQueue(c->ctx, chosen, 0, &rc);
+	if (rc != CL_SUCCESS) return fg_err(eb, ebn, "clCreateCommandQueue", rc);
+	c->prog = clCreateProgramWithSource(c->ctx, 1, &src, NULL, &rc);
+	if (rc != CL_SUCCESS) return fg_err(eb, ebn, "clCreateProgramWithSource", rc);
+	rc = clBuildProgram(c->prog, 1, &chosen, "", NULL, NULL);
+	if (rc != CL_SUCCESS) {
+		size_t used = 0;
+		int k = snprintf(eb, ebn, "clBuildProgram: OpenCL error %d: ", (int)rc);
+		if (k > 0 && (size_t)k < ebn) {
+			clGetProgramBuildInfo(c->prog, chosen, CL_PROGRAM_BUILD_LOG, ebn - (size_t)k - 1, eb + k, &used);
+		}
+		return (int)rc;
+	}
+	c->kfs = clCreateKernel(c->prog, "fg_ntt_fwd_stage", &rc);
+	if (rc != CL_SUCCESS) return fg_err(eb, ebn, "clCreateKernel fwd_stage", rc);
+	c->kis = clCreateKernel(c->prog, "fg_ntt_inv_stage", &rc);
+	if (rc != CL_SUCCESS) return fg_err(eb, ebn, "clCreateKernel inv_stage", rc);
+	c->kff = clCreateKernel(c->prog, "fg_ntt_fwd_final", &rc);
+	if (rc != CL_SUCCESS) return fg_err(eb, ebn, "clCreateKernel fwd_final", rc);
+	c->kif = clCreateKernel(c->prog, "fg_ntt_inv_final", &rc);
+	if (rc != CL_SUCCESS) return fg_err(eb, ebn, "clCreateKernel inv_final", rc);
+	return 0;
+}
+
+static void fg_cl_close(fg_cl *c) {
+	if (c->kfs) clReleaseKernel(c->kfs);
+	if (c->kis) clReleaseKernel(c->kis);
+	if (c->kff) clReleaseKernel(c->kff);
+	if (c->kif) clReleaseKernel(c->kif);
+	if (c->prog) clReleaseProgram(c->prog);
+	if (c->q) clReleaseCommandQueue(c->q);
+	if (c->ctx) clReleaseContext(c->ctx);
+	memset(c, 0, sizeof *c);
+}
+
+static cl_mem fg_cl_alloc(fg_cl *c, size_t bytes, const void *init, cl_int *rc) {
+	cl_mem m = clCreateBuffer(c->ctx, CL_MEM_READ_WRITE, bytes, NULL, rc);
+	if (*rc != CL_SUCCESS) return NULL;
+	if (init != NULL) {
+		*rc = clEnqueueWriteBuffer(c->q, m, CL_TRUE, 0, bytes, init, 0, NULL, NULL);
+		if (*rc != CL_SUCCESS) {
+			clReleaseMemObject(m);
+			return NULL;
+		}
+	}
+	return m;
+}
+
+static void fg_cl_free(cl_mem m) {
+	if (m) clReleaseMemObject(m);
+}
+
+// fg_cl_run transforms B polys in host[0 .. B<<logN) in place: upload,
+// stages, epilogue, read-back, one wait. stages[2*s] = logT, stages[2*s+1] = reduce.
+static int fg_cl_run(fg_cl *c, int inverse, cl_mem data, cl_mem roots, uint64_t *host, cl_uint logN, cl_uint B,
+                     const cl_uint *stages, cl_uint nstages, cl_ulong q, cl_ulong mredc, cl_ulong bred0, cl_ulong ninv,
+                     char *eb, size_t ebn) {
+	size_t words = (size_t)B << logN;
+	cl_int rc = clEnqueueWriteBuffer(c->q, data, CL_FALSE, 0, words * 8, host, 0, NULL, NULL);
+	if (rc != CL_SUCCESS) return fg_err(eb, ebn, "clEnqueueWriteBuffer", rc);
+	cl_kernel ks = inverse ? c->kis : c->kfs;
+	cl_uint half_total = (cl_uint)(words / 2);
+	size_t g = half_total;
+	for (cl_uint s = 0; s < nstages; s++) {
+		cl_uint logT = stages[2 * s], red = stages[2 * s + 1];
+		rc = clSetKernelArg(ks, 0, sizeof(cl_mem), &data);
+		rc |= clSetKernelArg(ks, 1, sizeof(cl_mem), &roots);
+		rc |= clSetKernelArg(ks, 2, sizeof(cl_uint), &logN);
+		rc |= clSetKernelArg(ks, 3, sizeof(cl_uint), &logT);
+		rc |= clSetKernelArg(ks, 4, sizeof(cl_uint), &red);
+		rc |= clSetKernelArg(ks, 5, sizeof(cl_ulong), &q);
+		rc |= clSetKernelArg(ks, 6, sizeof(cl_ulong), &mredc);
+		rc |= clSetKernelArg(ks, 7, sizeof(cl_uint), &half_total);
+		if (rc != CL_SUCCESS) return fg_err(eb, ebn, "clSetKernelArg stage", rc);
+		rc = clEnqueueNDRangeKernel(c->q, ks, 1, NULL, &g, NULL, 0, NULL, NULL);
+		if (rc != CL_SUCCESS) return fg_err(eb, ebn, "clEnqueueNDRangeKernel stage", rc);
+	}
+	cl_uint total = (cl_uint)words;
+	size_t gf = words;
+	if (inverse) {
+		rc = clSetKernelArg(c->kif, 0, sizeof(cl_mem), &data);
+		rc |= clSetKernelArg(c->kif, 1, sizeof(cl_ulong), &ninv);
+		rc |= clSetKernelArg(c->kif, 2, sizeof(cl_ulong), &q);
+		rc |= clSetKernelArg(c->kif, 3, sizeof(cl_ulong), &mredc);
+		rc |= clSetKernelArg(c->kif, 4, sizeof(cl_uint), &total);
+		if (rc != CL_SUCCESS) return fg_err(eb, ebn, "clSetKernelArg inv_final", rc);
+		rc = clEnqueueNDRangeKernel(c->q, c->kif, 1, NULL, &gf, NULL, 0, NULL, NULL);
+	} else {
+		rc = clSetKernelArg(c->kff, 0, sizeof(cl_mem), &data);
+		rc |= clSetKernelArg(c->kff, 1, sizeof(cl_ulong), &q);
+		rc |= clSetKernelArg(c->kff, 2, sizeof(cl_ulong), &bred0);
+		rc |= clSetKernelArg(c->kff, 3, sizeof(cl_uint), &total);
+		if (rc != CL_SUCCESS) return fg_err(eb, ebn, "clSetKernelArg fwd_final", rc);
+		rc = clEnqueueNDRangeKernel(c->q, c->kff, 1, NULL, &gf, NULL, 0, NULL, NULL);
+	}
+	if (rc != CL_SUCCESS) return fg_err(eb, ebn, "clEnqueueNDRangeKernel final", rc);
+	rc = clEnqueueReadBuffer(c->q, data, CL_TRUE, 0, words * 8, host, 0, NULL, NULL);
+	if (rc != CL_SUCCESS) return fg_err(eb, ebn, "clEnqueueReadBuffer", rc);
+	return 0;
+}
+*/
+import "C"
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"unsafe"
+
+	"github.com/fhegate/fhegate/gpu"
+	"github.com/fhegate/fhegate/gpu/kernels"
+)
+
+// Built reports whether the OpenCL backend is compiled in.
+const Built = true
+
+// maxWords bounds one batch (B·N words) so that indices fit the kernels'
+// 32-bit work-item ids.
+const maxWords = 1 << 31
+
+type roots struct{ fwd, bwd C.cl_mem }
+
+// Backend is the OpenCL gpu.Backend.
+type Backend struct {
+	mu     sync.Mutex
+	c      C.fg_cl
+	info   gpu.DeviceInfo
+	roots  map[gpu.Key]roots
+	data   C.cl_mem
+	words  int
+	host   []uint64
+	closed bool
+}
+
+func cerr(b []byte) string {
+	if i := strings.IndexByte(string(b), 0); i >= 0 {
+		b = b[:i]
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// New opens the first GPU (else the first OpenCL device) and builds the
+// kernels. FHEGATE_OPENCL_DEVICE=<platform>:<device> selects another.
+func New() (gpu.Backend, error) {
+	plat, dev := -1, -1
+	if v := os.Getenv("FHEGATE_OPENCL_DEVICE"); v != "" {
+		if _, err := fmt.Sscanf(v, "%d:%d", &plat, &dev); err != nil {
+			return nil, fmt.Errorf("opencl: FHEGATE_OPENCL_DEVICE=%q: want <platform>:<device>", v)
+		}
+	}
+	src := C.CString(kernels.OpenCLSource())
+	defer C.free(unsafe.Pointer(src))
+	info := make([]byte, 1024)
+	eb := make([]byte, 8192)
+	b := &Backend{roots: map[gpu.Key]roots{}}
+	rc := C.fg_cl_open(&b.c, C.int(plat), C.int(dev), src, (*C.char)(unsafe.Pointer(&info[0])), C.size_t(len(info)),
+		(*C.char)(unsafe.Pointer(&eb[0])), C.size_t(len(eb)))
+	if rc != 0 {
+		C.fg_cl_close(&b.c)
+		if rc == -2 || strings.Contains(cerr(eb), "no OpenCL platform") {
+			return nil, fmt.Errorf("%w: opencl: %s", gpu.ErrNoDevice, cerr(eb))
+		}
+		return nil, fmt.Errorf("opencl: %s", cerr(eb))
+	}
+	dev0, drv, _ := strings.Cut(cerr(info), "\n")
+	b.info = gpu.DeviceInfo{Backend: Name, Device: dev0, Driver: drv, HostCPU: gpu.HostCPU()}
+	return b, nil
+}
+
+// Name implements gpu.Backend.
+func (b *Backend) Name() string { return Name }
+
+// Info implements gpu.Backend.
+func (b *Backend) Info() gpu.DeviceInfo { return b.info }
+
+// Close releases the device objects.
+func (b *Backend) Close() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return nil
+	}
+	b.closed = true
+	for _, r := range b.roots {
+		C.fg_cl_free(r.fwd)
+		C.fg_cl_free(r.bwd)
+	}
+	C.fg_cl_free(b.data)
+	C.fg_cl_close(&b.c)
+	return nil
+}
+
+// NTT implements gpu.Backend.
+func (b *Backend) NTT(dir gpu.Direction, p *gpu.Params, src, dst [][]uint64) error {
+	if err := gpu.CheckBatch(p, src, dst); err != nil {
+		return err
+	}
+	words := len(src) * p.N
+	if words > maxWords {
+		return fmt.Errorf("%w: batch of %d words exceeds %d", gpu.ErrUnsupported, words, maxWords)
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return gpu.ErrClosed
+	}
+	eb := make([]byte, 512)
+	ebp, ebn := (*C.char)(unsafe.Pointer(&eb[0])), C.size_t(len(eb))
+	r, err := b.rootsFor(p)
+	if err != nil {
+		return err
+	}
+	if words > b.words {
+		C.fg_cl_free(b.data)
+		b.data, b.words = nil, 0
+		var rc C.cl_int
+		m := C.fg_cl_alloc(&b.c, C.size_t(words*8), nil, &rc)
+		if rc != C.CL_SUCCESS {
+			return fmt.Errorf("opencl: clCreateBuffer %d bytes: error %d", words*8, int(rc))
+		}
+		b.data, b.words = m, words
+		b.host = make([]uint64, words)
+	}
+	host := b.host[:words]
+	for i := range src {
+		copy(host[i*p.N:], src[i])
+	}
+	var st []kernels.Stage
+	roots, inv := r.fwd, C.int(0)
+	if dir == gpu.Inverse {
+		st, roots, inv = kernels.InverseStages(p.LogN()), r.bwd, 1
+	} else {
+		st = kernels.ForwardStages(p.LogN())
+	}
+	flat := make([]C.cl_uint, 2*len(st))
+	for i, s := range st {
+		flat[2*i], flat[2*i+1] = C.cl_uint(s.LogT), C.cl_uint(s.Reduce)
+	}
+	rc := C.fg_cl_run(&b.c, inv, b.data, roots, (*C.uint64_t)(unsafe.Pointer(&host[0])), C.cl_uint(p.LogN()),
+		C.cl_uint(len(src)), &flat[0], C.cl_uint(len(st)), C.cl_ulong(p.Q), C.cl_ulong(p.MRedConstant),
+		C.cl_ulong(p.BRedConstant[0]), C.cl_ulong(p.NInv), ebp, ebn)
+	if rc != 0 {
+		return fmt.Errorf("opencl: %s", cerr(eb))
+	}
+	for i := range dst {
+		copy(dst[i], host[i*p.N:(i+1)*p.N])
+	}
+	return nil
+}
+
+func (b *Backend) rootsFor(p *gpu.Params) (roots, error) {
+	if r, ok := b.roots[p.Key()]; ok {
+		return r, nil
+	}
+	var rc C.cl_int
+	f := C.fg_cl_alloc(&b.c, C.size_t(p.N*8), unsafe.Pointer(&p.RootsForward[0]), &rc)
+	if rc != C.CL_SUCCESS {
+		return roots{}, fmt.Errorf("opencl: twiddle upload: error %d", int(rc))
+	}
+	w := C.fg_cl_alloc(&b.c, C.size_t(p.N*8), unsafe.Pointer(&p.RootsBackward[0]), &rc)
+	if rc != C.CL_SUCCESS {
+		C.fg_cl_free(f)
+		return roots{}, fmt.Errorf("opencl: twiddle upload: error %d", int(rc))
+	}
+	r := roots{fwd: f, bwd: w}
+	b.roots[p.Key()] = r
+	return r, nil
+}

@@ -1,0 +1,39 @@
+//go:build opencl && cgo
+
+package opencl_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/fhegate/fhegate/gpu"
+	"github.com/fhegate/fhegate/gpu/gputest"
+	"github.com/fhegate/fhegate/gpu/opencl"
+)
+
+func open(t *testing.T) gpu.Backend {
+	t.Helper()
+	b, err := opencl.New()
+	require.NoError(t, err, "the opencl tag needs an OpenCL device (CI: PoCL)")
+	t.Cleanup(func() { require.NoError(t, b.Close()) })
+	t.Logf("device %+v", b.Info())
+	return b
+}
+
+func TestOpenCLConformance(t *testing.T) { gputest.Run(t, open(t)) }
+
+func TestOpenCLErrors(t *testing.T) { gputest.RunErrors(t, open(t)) }
+
+func TestOpenCLSelfTest(t *testing.T) { require.NoError(t, gpu.SelfTest(open(t), 3)) }
+
+func TestOpenCLClosed(t *testing.T) {
+	b, err := opencl.New()
+	require.NoError(t, err)
+	require.NoError(t, b.Close())
+	require.NoError(t, b.Close())
+	p, err := gpu.NewParams(1<<10, gpu.SelfTestPrimes()[0])
+	require.NoError(t, err)
+	x := [][]uint64{make([]uint64, p.N)}
+	require.ErrorIs(t, b.NTT(gpu.Forward, p, x, x), gpu.ErrClosed)
+}
