@@ -78,18 +78,41 @@ type val struct {
 }
 
 type compiler struct {
-	spec    *Spec
-	ops     []Op
-	regSet  []vset
-	noise   []int64 // noise growth factor of each register (1 = fresh or just rescaled)
-	cse     map[string]int
-	env     map[string]*val
-	sets    map[string][]int64
-	field   string
-	line    int
-	col     int
-	maxDeg  int
-	letVals []*val
+	spec   *Spec
+	ops    []Op
+	regSet []vset
+	noise  []int64 // noise growth factor of each register (1 = fresh or just rescaled)
+	cse    map[string]int
+	env    map[string]*val
+	sets   map[string][]int64
+	field  string
+	line   int
+	col    int
+	maxDeg int
+	work   int64 // deterministic work units spent (value-set pairs, table entries, interpolation steps)
+}
+
+// MaxCompileWork bounds the work Compile may do on one document, in
+// deterministic units (one value-set pair enumerated, one table entry, one
+// modular multiply-add of interpolation). It keeps the worst-case compile
+// time of an adversarial document (the on-chain registry compiles) to a
+// fixed budget: see BenchmarkCompileWorstCase.
+const MaxCompileWork = 1 << 23
+
+func (c *compiler) charge(n int64) { c.work += n }
+
+func (c *compiler) overBudget(n *node) error {
+	if c.work > MaxCompileWork {
+		return c.errNode(ErrSchema, n, "the policy is too complex to compile (more than %d work units); simplify it or narrow the ranges", MaxCompileWork)
+	}
+	return nil
+}
+
+func pairCost(A, B vset) int64 {
+	if A.small() && B.small() {
+		return min(A.count()*B.count(), maxEnum)
+	}
+	return 4
 }
 
 // Compile compiles a parsed spec.
@@ -194,6 +217,9 @@ func (c *compiler) errNode(kind error, n *node, format string, args ...any) *Err
 }
 
 func (c *compiler) expr(n *node) (*val, error) {
+	if err := c.overBudget(n); err != nil {
+		return nil, err
+	}
 	switch n.op {
 	case "int":
 		return constVal(n.val, false), nil
@@ -367,6 +393,7 @@ func (c *compiler) uniView(v *val) (base lin, bvals, table []int64, ok bool) {
 			return lin{}, nil, nil, false
 		}
 		bvals = dom.elems()
+		c.charge(int64(len(bvals)))
 		table = make([]int64, len(bvals))
 		for i, x := range bvals {
 			table[i] = w*x + k // |w|,|x|,|k| bounded: the lin's own set is within ±MaxAbs
@@ -384,6 +411,7 @@ func (c *compiler) mkUni(n *node, base lin, bvals, table []int64, isBool bool) (
 			return nil, c.errNode(ErrRange, n, "an intermediate value exceeds ±2^40")
 		}
 	}
+	c.charge(int64(len(table)))
 	v := &val{kind: kUni, isBool: isBool, base: base, bvals: bvals, table: table, set: fromValues(table)}
 	// A constant table is a constant.
 	if v.set.lo == v.set.hi {
@@ -457,6 +485,7 @@ func (c *compiler) affine(n *node, x *val, w, k int64, isBool bool) (*val, error
 	case kUni:
 		return c.apply(n, x, func(a int64) int64 { return w*a + k }, isBool)
 	}
+	c.charge(pairCost(x.set, single(w)))
 	set, ok := scaleSet(x.set, w, k)
 	if !ok {
 		return nil, c.errNode(ErrRange, n, "an intermediate value exceeds ±2^40")
@@ -484,6 +513,7 @@ func (c *compiler) linear2(n *node, x, y *val, w int64) (*val, error) {
 	if err != nil {
 		return nil, err
 	}
+	c.charge(pairCost(y.set, single(w)) + pairCost(x.set, y.set))
 	sy, ok := scaleSet(y.set, w, 0)
 	if !ok {
 		return nil, c.errNode(ErrRange, n, "an intermediate value exceeds ±2^40")
@@ -531,6 +561,7 @@ func (c *compiler) mul(n *node, x, y *val) (*val, error) {
 	if v, ok, err := c.fuse(n, x, y, func(a, b int64) int64 { return a * b }, false); err != nil || ok {
 		return v, err
 	}
+	c.charge(pairCost(x.set, y.set))
 	set, ok := mulSets(x.set, y.set)
 	if !ok {
 		return nil, c.errNode(ErrRange, n, "a product exceeds ±2^40")
@@ -679,6 +710,10 @@ func (c *compiler) materialize(v *val) (lin, error) {
 	// Interpolate on at most maxDeg+1 points, then check the rest: a table
 	// of higher degree is rejected without an O(|D|²) interpolation.
 	k := min(len(v.bvals), c.maxDeg+1)
+	c.charge(4*int64(k)*int64(k) + int64(len(v.bvals)-k)*int64(k))
+	if c.work > MaxCompileWork {
+		return lin{}, c.errAtCol(ErrSchema, 0, "the policy is too complex to compile (more than %d work units); simplify it or narrow the ranges", MaxCompileWork)
+	}
 	coeffs := interpolate(v.bvals[:k], v.table[:k])
 	for i := k; i < len(v.bvals); i++ {
 		if evalPoly(coeffs, modT(v.bvals[i])) != modT(v.table[i]) {
