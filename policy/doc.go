@@ -68,6 +68,12 @@
 //     and rescales (OpRescale, one level) before it enters a polynomial or a
 //     product; below it costs nothing.
 //
+// Wide integers: a single comparison polynomial is limited to 512 values
+// (degree 511, depth 9). Larger quantities are encrypted as digits, compared
+// lexicographically as in Iliashenko–Zucca: amount ≥ 12·256 + 34 with 8-bit
+// digits hi, lo is "if(hi == 12, lo >= 34, hi > 12)" — three degree-255
+// polynomials and one product, depth 9 (tested in policy/eval).
+//
 // The plan records its depth, the ct×ct / ct×constant / ct×plaintext /
 // rotation counts (Counts), and the preset it needs: BGVN13 if the depth is
 // ≤ 4, BGVN14 if ≤ 9, else BGVN14 with refresh points: the registers marked

@@ -118,6 +118,8 @@ func TestOperators(t *testing.T) {
 		{"heavy weights after polys", x + ", " + y + ", " + b, "score:-20000:30000:if(b, 1000*(x > 3) + 29000*(y < 9), -20000*(x == 5 || y == 6))"},
 		{"score input", x, "score:0:31:x"},
 		{"constant", x, "x >= 0"},
+		// A 16-bit comparison from two encrypted 8-bit digits (lexicographic, depth 9).
+		{"digits", "{name: hi, min: 0, max: 255}, {name: lo, min: 0, max: 255}", "if(hi == 12, lo >= 34, hi > 12)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := "{expr: \"" + tc.out + "\"}"
