@@ -223,12 +223,7 @@ func (e *Evaluator) MulConst(a *Ciphertext, c float64) (*Ciphertext, error) {
 			if c != float64(int64(c)) {
 				return nil, fmt.Errorf("BGV constant %v is not an integer", c)
 			}
-			t := int64(e.p.PlaintextModulus())
-			k := int64(c) % t
-			if k < 0 {
-				k += t
-			}
-			return w.bgv.MulNew(a.ct, uint64(k))
+			return keepScale(a.ct)(w.bgv.MulNew(a.ct, e.reduceModT(c)))
 		}
 		if a.Level() == 0 {
 			return nil, ErrLevel
@@ -241,6 +236,30 @@ func (e *Evaluator) MulConst(a *Ciphertext, c float64) (*Ciphertext, error) {
 	}, a)
 }
 
+// reduceModT maps an integral constant into [0, t).
+func (e *Evaluator) reduceModT(c float64) uint64 {
+	t := int64(e.p.PlaintextModulus())
+	k := int64(c) % t
+	if k < 0 {
+		k += t
+	}
+	return uint64(k)
+}
+
+// keepScale restores the input's metadata on the result of a BGV scalar
+// operation: Lattigo allocates the output with the default scale, but a
+// scalar add or multiply leaves the plaintext scale of the input unchanged
+// (after a rescale it is q_l^-1 mod t, not 1).
+func keepScale(in *rlwe.Ciphertext) func(*rlwe.Ciphertext, error) (*rlwe.Ciphertext, error) {
+	return func(out *rlwe.Ciphertext, err error) (*rlwe.Ciphertext, error) {
+		if err != nil {
+			return nil, err
+		}
+		*out.MetaData = *in.MetaData.CopyNew()
+		return out, nil
+	}
+}
+
 // AddConst returns a + c in every slot.
 func (e *Evaluator) AddConst(a *Ciphertext, c float64) (*Ciphertext, error) {
 	return e.do("add-const", func(w *worker) (*rlwe.Ciphertext, error) {
@@ -248,12 +267,7 @@ func (e *Evaluator) AddConst(a *Ciphertext, c float64) (*Ciphertext, error) {
 			if c != float64(int64(c)) {
 				return nil, fmt.Errorf("BGV constant %v is not an integer", c)
 			}
-			t := int64(e.p.PlaintextModulus())
-			k := int64(c) % t
-			if k < 0 {
-				k += t
-			}
-			return w.bgv.AddNew(a.ct, uint64(k))
+			return keepScale(a.ct)(w.bgv.AddNew(a.ct, e.reduceModT(c)))
 		}
 		return w.ckks.AddNew(a.ct, c)
 	}, a)

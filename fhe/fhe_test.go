@@ -86,6 +86,16 @@ func TestPresetDepth(t *testing.T) {
 	}
 }
 
+// then chains a fallible evaluation step.
+func then(c *fhe.Ciphertext, err error) func(func(*fhe.Ciphertext) (*fhe.Ciphertext, error)) (*fhe.Ciphertext, error) {
+	return func(f func(*fhe.Ciphertext) (*fhe.Ciphertext, error)) (*fhe.Ciphertext, error) {
+		if err != nil {
+			return nil, err
+		}
+		return f(c)
+	}
+}
+
 func mod(x, t int64) int64 {
 	x %= t
 	if x < 0 {
@@ -167,6 +177,15 @@ func TestBGVOps(t *testing.T) {
 		{"mul-const", func() (*fhe.Ciphertext, error) { return kit.Eval.MulConst(ca, -3) }, each(func(x int64) int64 { return -3 * x }, a), 0},
 		{"add-const", func() (*fhe.Ciphertext, error) { return kit.Eval.AddConst(ca, 42) }, each(func(x int64) int64 { return x + 42 }, a), 0},
 		{"mul", func() (*fhe.Ciphertext, error) { return kit.Eval.Mul(ca, cb) }, zip(func(x, y int64) int64 { return x * y }, a, b), 0},
+		// Scalar operations after a rescale, where the plaintext scale is no longer 1.
+		{"mul-then-add-const", func() (*fhe.Ciphertext, error) {
+			return then(kit.Eval.Mul(ca, cb))(func(x *fhe.Ciphertext) (*fhe.Ciphertext, error) { return kit.Eval.AddConst(x, 1) })
+		},
+			zip(func(x, y int64) int64 { return x*y + 1 }, a, b), 0},
+		{"mul-then-mul-const", func() (*fhe.Ciphertext, error) {
+			return then(kit.Eval.Mul(ca, cb))(func(x *fhe.Ciphertext) (*fhe.Ciphertext, error) { return kit.Eval.MulConst(x, 3) })
+		},
+			zip(func(x, y int64) int64 { return mod(x*y, tm) * 3 }, a, b), 0},
 		{"square", func() (*fhe.Ciphertext, error) { return kit.Eval.Square(ca) }, zip(func(x, y int64) int64 { return x * y }, a, a), 0},
 		{"rotate+3", func() (*fhe.Ciphertext, error) { return kit.Eval.Rotate(ca, 3) }, each(func(x int64) int64 { return x }, rot(a, 3)), 0},
 		{"rotate-5", func() (*fhe.Ciphertext, error) { return kit.Eval.Rotate(ca, -5) }, each(func(x int64) int64 { return x }, rot(a, -5)), 0},
