@@ -771,6 +771,8 @@ func (m *Member) Run(ctx context.Context, chain ChainAdapter) error {
 		return err
 	}
 	var batch []Request
+	attempts := map[[32]byte]int{}
+	retry := make(chan Request, 1024)
 	tick := time.NewTicker(m.cfg.BatchInterval)
 	defer tick.Stop()
 	flush := func() {
@@ -791,8 +793,28 @@ func (m *Member) Run(ctx context.Context, chain ChainAdapter) error {
 				if ctx.Err() == nil {
 					m.log.Warn("request failed", zap.String("request", fmt.Sprintf("%x", b[i].ID[:6])), zap.Error(errs[i]))
 				}
+				// Transient failures (a member died mid-round) are retried a
+				// few times; the ledger hands back the same shares to the
+				// same sessions, so a retry never issues a second share.
+				if attempts[b[i].ID]++; attempts[b[i].ID] < 3 && !errors.Is(errs[i], ErrDigestMismatch) && ctx.Err() == nil {
+					r := b[i]
+					m.wg.Add(1)
+					go func() {
+						defer m.wg.Done()
+						select {
+						case <-time.After(m.grace()):
+							select {
+							case retry <- r:
+							default:
+							}
+						case <-ctx.Done():
+						case <-m.closed:
+						}
+					}()
+				}
 				continue
 			}
+			delete(attempts, b[i].ID)
 			m.wg.Add(1)
 			go func(v *Verdict) { defer m.wg.Done(); m.submit(ctx, chain, v) }(v)
 		}
@@ -819,6 +841,8 @@ func (m *Member) Run(ctx context.Context, chain ChainAdapter) error {
 			if len(batch) >= m.cfg.BatchSize {
 				flush()
 			}
+		case r := <-retry:
+			batch = append(batch, r)
 		case <-tick.C:
 			flush()
 		}

@@ -28,7 +28,7 @@ func NewPolicyCircuits(preset fhe.PresetID) *PolicyCircuits {
 // Register compiles a policy spec (the bytes FHEPolicy.register stored) for
 // the committee preset under the on-chain policy id.
 func (pc *PolicyCircuits) Register(policyID [32]byte, spec []byte) error {
-	plan, err := policy.CompileWith(spec, policy.Options{Preset: uint8(pc.Preset)})
+	plan, err := policy.CompileWith(spec, PolicyOptions(pc.Preset))
 	if err != nil {
 		return fmt.Errorf("consensus: policy %x: %w", policyID[:4], err)
 	}
@@ -47,6 +47,16 @@ func (pc *PolicyCircuits) Lookup(id [32]byte) (Circuit, error) {
 		return planCircuit{plan}, nil
 	}
 	return BuiltinCircuits{}.Lookup(id)
+}
+
+// PolicyOptions are the compile options that target a preset (insecure
+// test presets need their depth and slot count spelled out).
+func PolicyOptions(id fhe.PresetID) policy.Options {
+	o := policy.Options{Preset: uint8(id)}
+	if p, err := fhe.NewParams(id); err == nil && p.Preset.Insecure() {
+		o.Depth, o.Slots = p.MaxLevel(), p.Slots()
+	}
+	return o
 }
 
 type planCircuit struct{ plan *policy.Plan }

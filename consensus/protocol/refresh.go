@@ -65,7 +65,8 @@ func Refresh(ctx context.Context, g Group, key *ThresholdKey, led Ledger, req Re
 	if err != nil {
 		return nil, err
 	}
-	crs, err := sampling.NewKeyedPRNG([]byte("fhegate/refresh/" + req.Session))
+	crsKey := keccak([]byte("fhegate/refresh/crs"), []byte(req.Session))
+	crs, err := sampling.NewKeyedPRNG(crsKey[:])
 	if err != nil {
 		return nil, err
 	}
