@@ -45,8 +45,6 @@ output:
   expr: "member in allowed"
 `
 
-
-
 // TestCommitteeOnDevchain: a 3-of-2 committee over loopback TLS serves a real
 // subnet-evm chain over JSON-RPC: a policy registered on chain is compiled by
 // the members, inputs uploaded to the committee are registered with its
