@@ -155,6 +155,8 @@ func NewDispatcher(o Options) *Dispatcher {
 			d.reason = fmt.Sprintf("armed; forced threshold B ≥ %d at every N", d.force)
 		case o.Table == nil:
 			d.reason = "armed but no crossover table: CPU only"
+		case o.Table.Fingerprint.Backend == "" && len(o.Table.Entries) == 0:
+			d.reason = "armed but the table in force has no measurements (run `fhegate calibrate`): CPU only"
 		case o.Table.Fingerprint != FingerprintOf(a):
 			d.reason = fmt.Sprintf("armed but the table was measured on %+v, not this device %+v: CPU only", o.Table.Fingerprint, FingerprintOf(a))
 			d.log.Warn("gpu: crossover table is for another device; CPU only", zap.String("backend", a.Name()),

@@ -58,11 +58,11 @@ static int fg_cl_open(fg_cl *c, int want_plat, int want_dev, const char *src, ch
 		return -2;
 	}
 	c->dev = chosen;
-	char name[256] = {0}, drv[128] = {0}, pver[256] = {0};
+	char name[256] = {0}, drv[128] = {0}, pname[128] = {0};
 	clGetDeviceInfo(chosen, CL_DEVICE_NAME, sizeof name - 1, name, NULL);
 	clGetDeviceInfo(chosen, CL_DRIVER_VERSION, sizeof drv - 1, drv, NULL);
-	clGetPlatformInfo(chosen_p, CL_PLATFORM_VERSION, sizeof pver - 1, pver, NULL);
-	snprintf(info, infon, "%s\n%s (driver %s)", name, pver, drv);
+	clGetPlatformInfo(chosen_p, CL_PLATFORM_NAME, sizeof pname - 1, pname, NULL);
+	snprintf(info, infon, "%s\n%s %s", name, pname, drv);
 
 	c->ctx = clCreateContext(NULL, 1, &chosen, NULL, NULL, &rc);
 	if (rc != CL_SUCCESS) return fg_err(eb, ebn, "clCreateContext", rc);

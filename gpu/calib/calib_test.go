@@ -1,0 +1,82 @@
+package calib_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.uber.org/zap/zaptest"
+
+	"github.com/fhegate/fhegate/gpu"
+	"github.com/fhegate/fhegate/gpu/calib"
+	"github.com/fhegate/fhegate/gpu/kernels"
+)
+
+func small(t *testing.T, acc gpu.Backend) calib.Options {
+	return calib.Options{Log: zaptest.NewLogger(t), Accel: acc, LogNs: []int{10, 11}, Batches: []int{1, 2, 4},
+		K: 1, Budget: 20 * time.Second, MinRound: time.Microsecond}
+}
+
+func TestMeasureVerifyPlot(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		acc  gpu.Backend
+	}{{"cpu only", nil}, {"emulator accelerator", kernels.Emulator{}}} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := small(t, tc.acc)
+			calls := 0
+			o.Progress = func(done, total int, _ string) { calls++; require.LessOrEqual(t, done, total) }
+			tab, err := calib.Measure(context.Background(), o)
+			require.NoError(t, err)
+			require.NoError(t, tab.Validate())
+			require.Len(t, tab.Entries, 2)
+			require.Equal(t, 6, calls)
+			for _, e := range tab.Entries {
+				require.Len(t, e.Ladder, 3)
+				require.Equal(t, gpu.DeriveCrossover(e.Ladder), e.Crossover)
+				if tc.acc == nil {
+					require.Nil(t, e.Crossover)
+				}
+			}
+			dir := t.TempDir()
+			for _, name := range []string{"crossover.png", "crossover.svg"} {
+				require.NoError(t, calib.Plot(tab, filepath.Join(dir, name)))
+				st, err := os.Stat(filepath.Join(dir, name))
+				require.NoError(t, err)
+				require.Greater(t, st.Size(), int64(1000))
+			}
+			require.Error(t, calib.Plot(tab, filepath.Join(dir, "x.gif")))
+
+			cells, _, err := calib.Verify(context.Background(), o, tab)
+			require.NoError(t, err)
+			require.Len(t, cells, 6)
+			for _, c := range cells {
+				thr, ok := tab.Crossover(1 << c.LogN)
+				if tc.acc != nil && ok && c.B >= thr {
+					require.Equal(t, tc.acc.Name(), c.Route)
+				} else {
+					require.Equal(t, gpu.CPUName, c.Route)
+				}
+			}
+		})
+	}
+}
+
+type broken struct{ kernels.Emulator }
+
+func (broken) NTT(dir gpu.Direction, p *gpu.Params, src, dst [][]uint64) error {
+	if err := (kernels.Emulator{}).NTT(dir, p, src, dst); err != nil {
+		return err
+	}
+	dst[0][0]++
+	return nil
+}
+
+func TestMeasureRefusesFailingBackend(t *testing.T) {
+	_, err := calib.Measure(context.Background(), small(t, broken{}))
+	require.True(t, errors.Is(err, calib.ErrSelfTest), err)
+}
