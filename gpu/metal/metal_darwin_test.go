@@ -29,3 +29,5 @@ func TestMetalConformance(t *testing.T) { gputest.Run(t, open(t)) }
 func TestMetalErrors(t *testing.T) { gputest.RunErrors(t, open(t)) }
 
 func TestMetalSelfTest(t *testing.T) { require.NoError(t, gpu.SelfTest(open(t), 5)) }
+
+func TestMetalFHEByteIdentical(t *testing.T) { gputest.RunFHE(t, open(t)) }

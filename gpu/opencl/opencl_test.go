@@ -37,3 +37,7 @@ func TestOpenCLClosed(t *testing.T) {
 	x := [][]uint64{make([]uint64, p.N)}
 	require.ErrorIs(t, b.NTT(gpu.Forward, p, x, x), gpu.ErrClosed)
 }
+
+// TestOpenCLFHEByteIdentical: FHE outputs through package fhe are
+// byte-identical with every NTT on OpenCL (threshold forced to 1).
+func TestOpenCLFHEByteIdentical(t *testing.T) { gputest.RunFHE(t, open(t)) }

@@ -1,0 +1,14 @@
+package gpu_test
+
+import (
+	"testing"
+
+	"github.com/fhegate/fhegate/gpu/gputest"
+	"github.com/fhegate/fhegate/gpu/kernels"
+)
+
+// TestFHEByteIdenticalEmulator: FHE outputs are identical with every NTT
+// routed to the kernel emulator (the device-free model of the GPU kernels).
+func TestFHEByteIdenticalEmulator(t *testing.T) {
+	gputest.RunFHE(t, kernels.Emulator{})
+}
