@@ -27,31 +27,49 @@ import (
 	"bytes"
 	"context"
 	"crypto/ecdsa"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math/big"
+	"net/http"
+	"strings"
+	"time"
 
 	"github.com/ava-labs/libevm/accounts/abi"
 	"github.com/ava-labs/libevm/accounts/abi/bind"
 	"github.com/ava-labs/libevm/common"
+	"github.com/ava-labs/libevm/common/hexutil"
 	"github.com/ava-labs/libevm/core/types"
 	"github.com/ava-labs/libevm/crypto"
 	"github.com/ava-labs/libevm/ethclient"
 
 	"github.com/fhegate/fhegate/bls"
+	"github.com/fhegate/fhegate/consensus"
 	"github.com/fhegate/fhegate/contracts/bindings"
+	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/precompiles/host/subnetevm"
 	"github.com/fhegate/fhegate/precompiles/host/subnetevm/devchain"
 )
 
 // Options configures Run.
 type Options struct {
-	// Committee signs attestations and the verdict; it must be the committee
-	// registered in the chain's FHEVerdict.
+	// CommitteeAPI is a committee member's client API (the MPC committee of
+	// `fhegate devnet`: URL in <datadir>/committee/api.addr). The inputs are
+	// encrypted under the committee's public key and uploaded for a quorum
+	// attestation; the committee evaluates the policy and posts the verdict.
+	CommitteeAPI string
+	// Committee, used when CommitteeAPI is empty, is a development stand-in
+	// (devnet --dev-committee, tests): it signs the attestations and the
+	// verdict locally, and no FHE runs.
 	Committee *devchain.Committee
+	// Income and Debt are the applicant's private values (buckets 0–7 and
+	// 0–2; defaults 5 and 1). The policy approves when income > 3*debt.
+	Income, Debt int64
 	// Applicant sends every transaction (default: dev account 0).
 	Applicant *devchain.Account
-	// Verdict is the committee's decision: 1 approves (default), 0 denies.
+	// Verdict is the stand-in committee's decision (default: the policy's
+	// result on Income and Debt). Ignored with CommitteeAPI.
 	Verdict *big.Int
 	// PolicySpec is passed to PrivateCreditGate's constructor.
 	PolicySpec []byte
@@ -62,13 +80,15 @@ type Options struct {
 }
 
 // DefaultPolicySpec is the credit policy the flow registers: a policy/
-// document with the two inputs PrivateCreditGate.applyFor passes.
+// document with the two inputs PrivateCreditGate.applyFor passes, small
+// enough for the committee's depth-4 preset (income − 3·debt spans 14 values,
+// so the comparison is a degree ≤ 15 polynomial).
 var DefaultPolicySpec = []byte(`fhegate_policy: 1
 name: credit-gate-example
 description: Approve when income exceeds three times debt (examples/PrivateCreditGate).
 inputs:
-  - {name: income, min: 0, max: 15, doc: "monthly income bucket"}
-  - {name: debt,   min: 0, max: 15, doc: "outstanding debt bucket"}
+  - {name: income, min: 0, max: 7, doc: "monthly income bucket"}
+  - {name: debt,   min: 0, max: 2, doc: "outstanding debt bucket"}
 output:
   type: bool
   expr: "income > 3*debt"
@@ -82,6 +102,7 @@ type Result struct {
 	Handles      [2]common.Hash
 	PolicyID     common.Hash
 	RequestID    common.Hash
+	Verdict      *big.Int
 	Approved     bool
 	CreditLine   *big.Int
 	Transactions int
@@ -90,9 +111,22 @@ type Result struct {
 // Run executes the flow; every step is checked and an unexpected chain
 // response is an error.
 func Run(ctx context.Context, cl *ethclient.Client, o Options) (*Result, error) {
-	if o.Committee == nil {
-		return nil, errors.New("creditgate: a committee is required")
+	if o.Committee == nil && o.CommitteeAPI == "" {
+		return nil, errors.New("creditgate: a committee API or a stand-in committee is required")
 	}
+	income, debt := o.Income, o.Debt
+	if income == 0 && debt == 0 {
+		income, debt = 5, 1
+	}
+	// The policy's answer; a stand-in committee may be told otherwise.
+	verdict := big.NewInt(0)
+	if income > 3*debt {
+		verdict = big.NewInt(1)
+	}
+	if o.Verdict != nil && o.CommitteeAPI == "" {
+		verdict = o.Verdict
+	}
+	expect := verdict.Cmp(big.NewInt(1)) == 0
 	logf := o.Logf
 	if logf == nil {
 		logf = func(string, ...any) {}
@@ -101,10 +135,6 @@ func Run(ctx context.Context, cl *ethclient.Client, o Options) (*Result, error) 
 	if from == nil {
 		a := devchain.DevAccounts()[0]
 		from = &a
-	}
-	verdict := o.Verdict
-	if verdict == nil {
-		verdict = big.NewInt(1)
 	}
 	spec := o.PolicySpec
 	if spec == nil {
@@ -149,23 +179,36 @@ func Run(ctx context.Context, cl *ethclient.Client, o Options) (*Result, error) 
 	}
 	logf("plain contract deployed at %s", res.PlainAddress)
 
-	// 2. Two attested inputs owned by the applicant; fresh handles per run.
-	nonce, err := cl.NonceAt(ctx, from.Address, nil)
-	if err != nil {
-		return nil, err
-	}
-	const preset, ctype = 1, 1
-	for i, name := range []string{"income", "debt"} {
-		h := crypto.Keccak256Hash([]byte("fhegate/flow/"+name), from.Address[:], new(big.Int).SetUint64(nonce).Bytes(), chainID.Bytes())
-		res.Handles[i] = h
-		sig, bm, err := o.Committee.Sign(bls.InputDigest(chainID, o.Committee.Epoch, h, from.Address, preset, ctype))
+	// 2. Two attested inputs owned by the applicant.
+	var atts [2]*attestation
+	if o.CommitteeAPI != "" {
+		// Encrypted under the committee key; the handle is the ciphertext's hash.
+		for i, v := range []int64{income, debt} {
+			if atts[i], err = upload(ctx, o.CommitteeAPI, v, from.Address); err != nil {
+				return nil, err
+			}
+		}
+	} else {
+		// Stand-in: fresh opaque handles per run, attested locally.
+		nonce, err := cl.NonceAt(ctx, from.Address, nil)
 		if err != nil {
 			return nil, err
 		}
+		for i, name := range []string{"income", "debt"} {
+			a := &attestation{Preset: 1, CType: 1, Owner: from.Address}
+			a.Handle = crypto.Keccak256Hash([]byte("fhegate/creditgate/"+name), from.Address[:], new(big.Int).SetUint64(nonce).Bytes(), chainID.Bytes())
+			if a.Signature, a.Signers, err = o.Committee.Sign(bls.InputDigest(chainID, o.Committee.Epoch, a.Handle, a.Owner, a.Preset, a.CType)); err != nil {
+				return nil, err
+			}
+			atts[i] = a
+		}
+	}
+	for i, a := range atts {
+		res.Handles[i] = a.Handle
 		if err := t.send(func(o *bind.TransactOpts) (*types.Transaction, error) {
-			return input.Register(o, h, from.Address, preset, ctype, sig, bm)
+			return input.Register(o, a.Handle, a.Owner, a.Preset, a.CType, a.Signature, a.Signers)
 		}); err != nil {
-			return nil, fmt.Errorf("creditgate: FHEInput.register(%s): %w", name, err)
+			return nil, fmt.Errorf("creditgate: FHEInput.register(%s): %w", a.Handle, err)
 		}
 	}
 	logf("inputs registered: %s, %s", res.Handles[0], res.Handles[1])
@@ -207,31 +250,46 @@ func Run(ctx context.Context, cl *ethclient.Client, o Options) (*Result, error) 
 
 	// Settling before the verdict must fail (VerdictNotReady).
 	settle := func(o *bind.TransactOpts) (*types.Transaction, error) { return gate.Settle(o, res.RequestID) }
-	if err := t.send(settle); err == nil {
-		return nil, errors.New("creditgate: settle succeeded before any verdict")
+	if o.CommitteeAPI == "" { // (a real committee may already have answered)
+		if err := t.send(settle); err == nil {
+			return nil, errors.New("creditgate: settle succeeded before any verdict")
+		}
 	}
 
 	// 4. The committee's verdict, then settle.
-	resultDigest := crypto.Keccak256Hash([]byte("fhegate/flow/result-ciphertext"), res.RequestID[:])
-	sig, bm, err := o.Committee.Sign(bls.VerdictDigest(chainID, o.Committee.Epoch, res.RequestID, res.PolicyID, resultDigest, verdict))
-	if err != nil {
-		return nil, err
+	if o.CommitteeAPI == "" {
+		resultDigest := crypto.Keccak256Hash([]byte("fhegate/creditgate/result-ciphertext"), res.RequestID[:])
+		sig, bm, err := o.Committee.Sign(bls.VerdictDigest(chainID, o.Committee.Epoch, res.RequestID, res.PolicyID, resultDigest, verdict))
+		if err != nil {
+			return nil, err
+		}
+		submit := func(o *bind.TransactOpts) (*types.Transaction, error) {
+			return verdicts.Submit(o, res.RequestID, verdict, resultDigest, sig, bm)
+		}
+		if err := t.send(submit); err != nil {
+			return nil, fmt.Errorf("creditgate: FHEVerdict.submit: %w", err)
+		}
+		if err := t.send(submit); err == nil {
+			return nil, errors.New("creditgate: a replayed verdict was accepted")
+		}
+	} else {
+		logf("waiting for the committee's verdict…")
 	}
-	submit := func(o *bind.TransactOpts) (*types.Transaction, error) {
-		return verdicts.Submit(o, res.RequestID, verdict, resultDigest, sig, bm)
-	}
-	if err := t.send(submit); err != nil {
-		return nil, fmt.Errorf("creditgate: FHEVerdict.submit: %w", err)
-	}
-	if err := t.send(submit); err == nil {
-		return nil, errors.New("creditgate: a replayed verdict was accepted")
-	}
-	v, err := verdicts.VerdictOf(call, res.RequestID)
-	if err != nil {
-		return nil, fmt.Errorf("creditgate: verdictOf: %w", err)
-	}
-	if !v.Ready || v.Result.Cmp(verdict) != 0 || v.ResultDigest != resultDigest || v.Epoch != o.Committee.Epoch {
-		return nil, fmt.Errorf("creditgate: verdictOf = %+v", v)
+	for {
+		v, err := verdicts.VerdictOf(call, res.RequestID)
+		if err != nil {
+			return nil, fmt.Errorf("creditgate: verdictOf: %w", err)
+		}
+		if v.Ready {
+			res.Verdict = v.Result
+			logf("verdict %s (epoch %d, result digest %x)", v.Result, v.Epoch, v.ResultDigest)
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("creditgate: no verdict for %s: %w", res.RequestID, ctx.Err())
+		case <-time.After(250 * time.Millisecond):
+		}
 	}
 	if err := t.send(settle); err != nil {
 		return nil, fmt.Errorf("creditgate: settle: %w", err)
@@ -243,8 +301,8 @@ func Run(ctx context.Context, cl *ethclient.Client, o Options) (*Result, error) 
 	res.CreditLine = line
 	res.Approved = line.Cmp(limit) == 0
 	logf("settled: approved=%v credit line %s", res.Approved, line)
-	if want := verdict.Cmp(big.NewInt(1)) == 0; res.Approved != want {
-		return res, fmt.Errorf("creditgate: verdict %s but approved=%v", verdict, res.Approved)
+	if res.Approved != expect {
+		return res, fmt.Errorf("creditgate: verdict %s, approved=%v, expected approved=%v", res.Verdict, res.Approved, expect)
 	}
 	return res, nil
 }
@@ -286,4 +344,84 @@ func (t *txer) send(build func(*bind.TransactOpts) (*types.Transaction, error)) 
 		return fmt.Errorf("transaction %s reverted", tx.Hash())
 	}
 	return nil
+}
+
+// attestation is a committee's quorum attestation of one input: the arguments
+// of FHEInput.register.
+type attestation struct {
+	Handle    common.Hash
+	Owner     common.Address
+	Preset    uint8
+	CType     uint8
+	Signature []byte
+	Signers   []byte
+}
+
+// upload encrypts value (slot 0) under the committee's public key and posts
+// it to the committee API (POST /v1/inputs), which stores and replicates the
+// ciphertext and returns the quorum attestation.
+func upload(ctx context.Context, api string, value int64, owner common.Address) (*attestation, error) {
+	api = strings.TrimRight(api, "/")
+	pkBytes, err := httpDo(ctx, http.MethodGet, api+"/v1/publickey", nil)
+	if err != nil {
+		return nil, fmt.Errorf("creditgate: committee public key: %w", err)
+	}
+	pk, err := fhe.UnmarshalPublicKey(pkBytes)
+	if err != nil {
+		return nil, fmt.Errorf("creditgate: committee public key: %w", err)
+	}
+	ct, err := fhe.NewEncryptor(pk).EncryptInts([]int64{value})
+	if err != nil {
+		return nil, err
+	}
+	ctBytes, err := ct.MarshalBinary()
+	if err != nil {
+		return nil, err
+	}
+	body, err := json.Marshal(consensus.UploadRequest{Ciphertext: hexutil.Encode(ctBytes), Owner: owner.Hex(), CType: 1})
+	if err != nil {
+		return nil, err
+	}
+	rb, err := httpDo(ctx, http.MethodPost, api+"/v1/inputs", body)
+	if err != nil {
+		return nil, fmt.Errorf("creditgate: upload: %w", err)
+	}
+	var aj consensus.AttestationJSON
+	if err := json.Unmarshal(rb, &aj); err != nil {
+		return nil, fmt.Errorf("creditgate: attestation: %w", err)
+	}
+	a := &attestation{Handle: common.HexToHash(aj.Handle), Owner: common.HexToAddress(aj.Owner), Preset: aj.Preset, CType: aj.CType}
+	if a.Signature, err = hexutil.Decode(aj.Signature); err != nil {
+		return nil, fmt.Errorf("creditgate: attestation signature: %w", err)
+	}
+	if a.Signers, err = hexutil.Decode(aj.Signers); err != nil {
+		return nil, fmt.Errorf("creditgate: attestation signers: %w", err)
+	}
+	if want := common.Hash(fhe.HandleOf(ctBytes)); a.Handle != want || a.Owner != owner {
+		return nil, fmt.Errorf("creditgate: committee attested %s for %s, expected %s for %s", a.Handle, a.Owner, want, owner)
+	}
+	return a, nil
+}
+
+func httpDo(ctx context.Context, method, url string, body []byte) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, method, url, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("%s %s: %s: %s", method, url, resp.Status, strings.TrimSpace(string(b)))
+	}
+	return b, nil
 }
