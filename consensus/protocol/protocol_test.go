@@ -194,15 +194,18 @@ func TestDKGThresholdDecrypt(t *testing.T) {
 		}
 	})
 	t.Run("corrupt share detected and excluded", func(t *testing.T) {
-		ct3, err := ev.Add(rot, mustEnc(t, enc, make([]int64, 1)))
-		require.NoError(t, err)
-		res := decryptWith(ct3, "dec/3", all(5), map[int]bool{2: true})
-		for k, r := range res {
-			if k == 2 {
-				continue
+		// inside the first subset (first and last position) and outside it
+		for _, bad := range []int{0, 2, 4} {
+			ct3, err := ev.Add(rot, mustEnc(t, enc, make([]int64, 1)))
+			require.NoError(t, err)
+			res := decryptWith(ct3, fmt.Sprintf("dec/3/%d", bad), all(5), map[int]bool{bad: true})
+			for k, r := range res {
+				if k == bad {
+					continue
+				}
+				check(r)
+				require.Equal(t, []transport.MemberID{transport.MemberID(bad + 1)}, r.Bad)
 			}
-			check(r)
-			require.Equal(t, []transport.MemberID{3}, r.Bad)
 		}
 	})
 	t.Run("refresh then decrypt", func(t *testing.T) {

@@ -464,6 +464,36 @@ func RobustCombine(p *fhe.Params, n, t int, ct *fhe.Ciphertext, shares map[trans
 	if len(ids) < t {
 		return CombineResult{}, fmt.Errorf("%w: %d of %d", ErrTooFewShares, len(ids), t)
 	}
+	// Fast path: S0 = the first t members, and for every other member k,
+	// S0 with its last member replaced by k. Every member is then in a
+	// checked subset, and a bad share from a member of S0 enters the other
+	// subsets with a different Lagrange weight (λ_j changes when one other
+	// point changes), so its plaintext shift cannot be the same in all of
+	// them: if these r−t+1 decryptions agree (and are well-formed), no share
+	// is bad. Otherwise fall through to the full enumeration.
+	if len(ids) > t {
+		s0 := append([]transport.MemberID(nil), ids[:t]...)
+		v0, err := CombineSubset(p, n, ct, s0, shares)
+		if err != nil {
+			return CombineResult{}, err
+		}
+		agree := valid == nil || valid(v0)
+		h0 := hashValues(v0)
+		for _, k := range ids[t:] {
+			if !agree {
+				break
+			}
+			sk := append(append([]transport.MemberID(nil), ids[:t-1]...), k)
+			vk, err := CombineSubset(p, n, ct, sk, shares)
+			if err != nil {
+				return CombineResult{}, err
+			}
+			agree = hashValues(vk) == h0
+		}
+		if agree {
+			return CombineResult{Values: v0, Good: ids, Checked: true}, nil
+		}
+	}
 	type outcome struct {
 		vals    []uint64
 		members uint64 // bitmask over ids index
