@@ -1,16 +1,3 @@
-// Package kernels holds the accelerator kernel sources of fhegate's NTT and
-// the host-side stage schedule they are driven by.
-//
-//   - ntt_arith.h: the modular arithmetic (Montgomery MRedLazy/MRed, Barrett
-//     BRedAdd, the forward and inverse butterflies and the stage index map),
-//     written once and spliced into both dialects below.
-//   - ntt.cl: OpenCL C kernels (gpu/opencl).
-//   - ntt.metal: Metal Shading Language kernels (gpu/metal); also compiled as
-//     C++ with a shim on Linux by gpu/metal's tests.
-//
-// Schedule mirrors Lattigo's nttUnrolled16Lazy / inttLazyUnrolled16
-// (luxfi/lattice/v7 ring/ntt.go) stage by stage, and Emulator runs the exact
-// kernel code path in Go, so the schedule is tested without any device.
 package kernels
 
 import (
