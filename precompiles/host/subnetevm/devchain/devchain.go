@@ -437,6 +437,12 @@ func (c *Chain) produce(force bool) (*types.Block, error) {
 	if err := chain.InsertBlock(block); err != nil {
 		return nil, fmt.Errorf("insert block %d: %w", block.NumberU64(), err)
 	}
+	// Let the pool catch up with the new head before the block's receipts
+	// become visible (at Accept), so a client that sees its receipt and asks
+	// for its pending nonce at once gets the new one.
+	if err := pool.Sync(); err != nil {
+		return nil, fmt.Errorf("txpool sync: %w", err)
+	}
 	if err := chain.Accept(block); err != nil {
 		return nil, fmt.Errorf("accept block %d: %w", block.NumberU64(), err)
 	}
