@@ -67,6 +67,7 @@ type outConn struct {
 	mu   sync.Mutex
 	conn *tls.Conn
 	bw   *bufio.Writer
+	dead chan struct{} // closed when the peer closes the connection
 }
 
 // NewIdentityKey returns a fresh ed25519 key for a member's TLS identity.
@@ -319,12 +320,28 @@ func (t *TLS) Send(ctx context.Context, to MemberID, msg Message) error {
 	defer oc.mu.Unlock()
 	var err error
 	for attempt := 0; attempt < 2; attempt++ {
+		if oc.conn != nil {
+			select {
+			case <-oc.dead: // the peer went away (e.g. restarted): writes would vanish
+				oc.conn.Close()
+				oc.conn, oc.bw = nil, nil
+			default:
+			}
+		}
 		if oc.conn == nil {
 			c, derr := t.dial(ctx, to)
 			if derr != nil {
 				return derr
 			}
-			oc.conn, oc.bw = c, bufio.NewWriterSize(c, 1<<16)
+			oc.conn, oc.bw, oc.dead = c, bufio.NewWriterSize(c, 1<<16), make(chan struct{})
+			// The peer never writes on this connection; a read returns only
+			// when it closes, which tells the next Send to redial instead of
+			// writing into a socket nobody reads.
+			go func(c *tls.Conn, dead chan struct{}) {
+				var b [1]byte
+				_, _ = c.Read(b[:])
+				close(dead)
+			}(c, oc.dead)
 		}
 		dl := time.Now().Add(t.cfg.WriteTimeout)
 		if d, ok := ctx.Deadline(); ok && d.Before(dl) {
