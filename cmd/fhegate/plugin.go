@@ -1,18 +1,26 @@
 package main
 
 import (
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math/big"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 
+	"github.com/ava-labs/libevm/common"
+
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
 
 	"github.com/fhegate/fhegate/configs"
+	"github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/precompiles/host/subnetevm"
+	"github.com/fhegate/fhegate/precompiles/host/subnetevm/devchain"
 )
 
 // pluginPackage is the Go package of the VM plugin binary.
@@ -25,7 +33,7 @@ func newPluginCmd(a *app) *cobra.Command {
 		Use:   "plugin",
 		Short: "Install the fhegate VM plugin into an avalanchego plugin directory",
 	}
-	cmd.AddCommand(newPluginVMIDCmd(), newPluginInstallCmd(a))
+	cmd.AddCommand(newPluginVMIDCmd(), newPluginInstallCmd(a), newPluginGenesisCmd(a))
 	return cmd
 }
 
@@ -149,4 +157,119 @@ func copyExecutable(src, dst string) error {
 		return err
 	}
 	return out.Close()
+}
+
+func newPluginGenesisCmd(a *app) *cobra.Command {
+	var o genesisOptions
+	cmd := &cobra.Command{
+		Use:   "genesis",
+		Short: "Write a chain genesis for the fhegate VM: precompiles enabled, committee registered",
+		Long: `Write a subnet-evm genesis for a chain running the fhegate VM plugin: the four fhegate
+precompiles enabled from genesis, FHEVerdict's governance address, and the committee's BLS keys
+(from the committee.json written by 'fhegate committee init') registered in FHEVerdict.
+
+The base document is --genesis, or configs/genesis-devnet.json (chain id 1337, well-known dev keys
+funded: test networks only — give your own --genesis with your own alloc for anything else).
+The result is checked the way the VM will parse it (committee keys against their proofs of
+possession) before it is written.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			out, err := buildPluginGenesis(a.Log(), o)
+			if err != nil {
+				return err
+			}
+			if o.out == "" {
+				_, err = cmd.OutOrStdout().Write(append(out, '\n'))
+				return err
+			}
+			return os.WriteFile(o.out, append(out, '\n'), 0o644)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.base, "genesis", "", "base genesis JSON (default: the embedded devnet genesis — test networks only)")
+	f.StringVar(&o.committee, "committee", "", "committee.json from `fhegate committee init` (public part: epoch, threshold, members' BLS keys)")
+	f.Uint64Var(&o.chainID, "chain-id", 0, "EVM chain id (default: committee.json's chainId, else the base genesis's)")
+	f.StringVar(&o.governance, "governance", "", "FHEVerdict governance address (may call setCommittee); default: the base genesis's")
+	f.StringVar(&o.out, "out", "", "write here instead of stdout")
+	return cmd
+}
+
+type genesisOptions struct {
+	base, committee, governance, out string
+	chainID                          uint64
+}
+
+func buildPluginGenesis(log *zap.Logger, o genesisOptions) ([]byte, error) {
+	genesis := configs.DevnetGenesis()
+	if o.base != "" {
+		var err error
+		if genesis, err = os.ReadFile(o.base); err != nil {
+			return nil, fmt.Errorf("--genesis: %w", err)
+		}
+	} else {
+		log.Warn("base genesis is the devnet's: it funds well-known development keys; use --genesis for a real network")
+	}
+	chainID := o.chainID
+	if o.committee != "" {
+		raw, err := os.ReadFile(o.committee)
+		if err != nil {
+			return nil, fmt.Errorf("--committee: %w", err)
+		}
+		var cc consensus.CommitteeConfig
+		if err := json.Unmarshal(raw, &cc); err != nil {
+			return nil, fmt.Errorf("--committee %s: %w", o.committee, err)
+		}
+		reg := subnetevm.Committee{Epoch: cc.Epoch, Threshold: uint32(cc.Threshold)}
+		for _, m := range cc.Members {
+			pk, err1 := hex.DecodeString(strings.TrimPrefix(m.BLSKey, "0x"))
+			pop, err2 := hex.DecodeString(strings.TrimPrefix(m.BLSPoP, "0x"))
+			if err := errors.Join(err1, err2); err != nil {
+				return nil, fmt.Errorf("--committee: member %d: %w", m.ID, err)
+			}
+			reg.Members = append(reg.Members, subnetevm.Member{PublicKey: pk, ProofOfPossession: pop})
+		}
+		if genesis, err = configs.WithCommittee(genesis, reg); err != nil {
+			return nil, err
+		}
+		if chainID == 0 && cc.ChainID != "" {
+			id, ok := new(big.Int).SetString(cc.ChainID, 10)
+			if !ok || !id.IsUint64() {
+				return nil, fmt.Errorf("--committee: chainId %q", cc.ChainID)
+			}
+			chainID = id.Uint64()
+		}
+	}
+	if chainID != 0 {
+		var err error
+		if genesis, err = configs.WithChainID(genesis, chainID); err != nil {
+			return nil, err
+		}
+	}
+	if o.governance != "" {
+		if !common.IsHexAddress(o.governance) {
+			return nil, fmt.Errorf("--governance %q is not an address", o.governance)
+		}
+		var err error
+		genesis, err = configs.EditGenesisConfig(genesis, func(cfg map[string]json.RawMessage) error {
+			v := map[string]json.RawMessage{}
+			if raw, ok := cfg[configs.VerdictConfigKey]; ok {
+				if err := json.Unmarshal(raw, &v); err != nil || v == nil {
+					return fmt.Errorf("%s is not an object", configs.VerdictConfigKey)
+				}
+			}
+			v["governance"], _ = json.Marshal(common.HexToAddress(o.governance))
+			enc, err := json.Marshal(v)
+			cfg[configs.VerdictConfigKey] = enc
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	// Parse it as the VM will: precompile configs (and committee PoPs) verified.
+	registerEVMExtras()
+	if _, err := devchain.ParseGenesis(genesis, 0, nil); err != nil {
+		return nil, err
+	}
+	return genesis, nil
 }
