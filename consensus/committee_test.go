@@ -142,12 +142,22 @@ func TestCommitteeEndToEndKill(t *testing.T) {
 		require.True(t, ok)
 		require.Equal(t, r.want, v.Result.Uint64())
 	}
+	// Member 5 was down during these uploads: on restart it fetches the
+	// inputs from its peers when it needs them.
+	reqs3 := makeRequests(t, lc, 1, 3, 3)
 	require.NoError(t, lc.Restart(4))
-	reqs3 := makeRequests(t, lc, 4, 3, 3)
+	require.NoError(t, lc.Restart(5))
+	require.False(t, lc.Member(5).Store().Has(reqs3[0].req.Inputs[0]))
 	for _, r := range reqs3 {
 		lc.Chain.Post(r.req)
 	}
 	waitVerdicts(t, lc.Chain, reqs3)
+	// Member 5 processed them too (or fetched nothing because it was not needed).
+	deadline := time.Now().Add(time.Minute)
+	for !lc.Member(5).Store().Has(reqs3[0].req.Inputs[0]) && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	require.True(t, lc.Member(5).Store().Has(reqs3[0].req.Inputs[0]), "restarted member did not fetch the missing input")
 }
 
 func TestCommitteeExcludesFaultyMembers(t *testing.T) {

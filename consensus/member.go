@@ -106,6 +106,7 @@ func NewMember(cfg MemberConfig, tr transport.Transport, st *store.Store, log *z
 		down: map[transport.MemberID]uint64{}, closed: make(chan struct{})}
 	m.mux = transport.NewMux(tr, m.log)
 	m.mux.Handle(transport.TypeStorePut, m.onStorePut)
+	m.mux.Handle(transport.TypeFetch, m.onFetch)
 	if err := m.loadKeys(); err != nil && !errors.Is(err, store.ErrNotFound) {
 		m.mux.Close()
 		return nil, err
@@ -412,6 +413,53 @@ func (m *Member) onStorePut(msg transport.Message) {
 	}()
 }
 
+func (m *Member) onFetch(msg transport.Message) {
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		var reply []byte
+		if len(msg.Payload) == 32 {
+			if b, err := m.st.Get(fhe.Handle(msg.Payload)); err == nil {
+				reply = b
+			}
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), m.cfg.RoundTimeout)
+		defer cancel()
+		_ = m.mux.Send(ctx, msg.From, transport.Message{Type: transport.TypeFetchReply, Session: msg.Session, Payload: reply})
+	}()
+}
+
+// fetch asks the live members for a ciphertext this member lacks (it was
+// down during the upload) and stores the first copy whose handle matches.
+func (m *Member) fetch(ctx context.Context, h fhe.Handle) (*fhe.Ciphertext, error) {
+	session := fmt.Sprintf("fetch/%x/%x", h[:], randTag())
+	live := m.live()
+	rctx, cancel := context.WithTimeout(ctx, m.cfg.RoundTimeout)
+	defer cancel()
+	_ = m.mux.Broadcast(rctx, live, transport.Message{Type: transport.TypeFetch, Session: session, Payload: h[:]})
+	got := m.mux.CollectQuorum(rctx, session, transport.TypeFetchReply, live, 1, 0)
+	m.mux.Forget(session)
+	for _, id := range sortedKeys(got.Got) {
+		b := got.Got[id].Payload
+		if len(b) == 0 || fhe.HandleOf(b) != h {
+			continue
+		}
+		if _, ct, err := m.st.Put(b); err == nil {
+			return ct, nil
+		}
+	}
+	return nil, fmt.Errorf("%w: ciphertext %s not held by any live member", store.ErrNotFound, h)
+}
+
+func sortedKeys(m map[transport.MemberID]transport.Message) []transport.MemberID {
+	out := make([]transport.MemberID, 0, len(m))
+	for id := range m {
+		out = append(out, id)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
 // Upload validates a canonical ciphertext, stores it, replicates it to every
 // live member and returns the quorum input attestation (≥ t BLS signatures
 // over bls.InputDigest).
@@ -572,7 +620,10 @@ func (m *Member) Process(ctx context.Context, req Request) (*Verdict, error) {
 	}
 	inputs := make([]*fhe.Ciphertext, len(req.Inputs))
 	for i, h := range req.Inputs {
-		if inputs[i], err = m.st.GetCiphertext(h); err != nil {
+		if inputs[i], err = m.st.GetCiphertext(h); errors.Is(err, store.ErrNotFound) {
+			inputs[i], err = m.fetch(ctx, h)
+		}
+		if err != nil {
 			return nil, fmt.Errorf("consensus: input %d: %w", i, err)
 		}
 	}

@@ -41,6 +41,8 @@ const (
 	TypeBatch        Type = 15 // batch announcement (leader → members)
 	TypeRefreshAgg   Type = 16 // collective refresh: aggregated share (leader → members)
 	TypePing         Type = 17
+	TypeFetch        Type = 18 // store sync: a handle this member lacks
+	TypeFetchReply   Type = 19 // store sync: its canonical bytes (empty if unknown)
 )
 
 // Message is one typed message. Session names the protocol instance (e.g.
