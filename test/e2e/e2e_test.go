@@ -3,7 +3,16 @@
 // Package e2e runs fhegate's VM plugin inside a real avalanchego v1.14.0 node
 // booted by avalanchego's tests/fixture/tmpnet: one node (sybil protection off,
 // --fd-limit=16384), a subnet, and a chain running the fhegate VM with the
-// precompiles enabled in its genesis. Everything listens on 127.0.0.1.
+// precompiles enabled in its genesis. The MPC committee (n=3, t=2) runs as
+// three separate `fhegate committee serve` processes against the node's
+// JSON-RPC; its keys come from `fhegate committee init` + `dkg` and are
+// registered with `fhegate plugin genesis`. A Go client (examples/creditgate)
+// encrypts two inputs under the committee key, has them attested, applies
+// through PrivateCreditGate, and settles on the verdict the committee posts.
+// Everything listens on 127.0.0.1.
+//
+// FHEGATE_E2E_COMMITTEE=standin replaces the committee processes by a
+// stand-in that signs with registered keys (no FHE): the VM alone.
 //
 // Run it with test/e2e/run.sh (installs avalanchego, builds the plugin), or
 //
@@ -98,13 +107,28 @@ func pluginDir(t *testing.T) string {
 func TestFHEGateVMInRealNode(t *testing.T) {
 	avago := avalanchegoPath(t)
 	plugins := pluginDir(t)
-	committee, err := devchain.NewCommittee("e2e", 1, 3, 2)
-	require.NoError(t, err)
+	standin := os.Getenv("FHEGATE_E2E_COMMITTEE") == "standin"
 
-	// The devnet genesis (chain id 1337, dev accounts funded, precompiles
-	// enabled) with the stand-in committee registered in FHEVerdict.
-	genesis, err := configs.WithCommittee(configs.DevnetGenesis(), committee.Registry())
-	require.NoError(t, err)
+	var (
+		genesis  []byte
+		stand    *devchain.Committee
+		members  *committeeProcs
+		err      error
+		cliBin   string
+		workRoot = t.TempDir()
+	)
+	if standin {
+		// The devnet genesis (chain id 1337, dev accounts funded, precompiles
+		// enabled) with the stand-in committee registered in FHEVerdict.
+		stand, err = devchain.NewCommittee("e2e", 1, 3, 2)
+		require.NoError(t, err)
+		genesis, err = configs.WithCommittee(configs.DevnetGenesis(), stand.Registry())
+		require.NoError(t, err)
+	} else {
+		cliBin = fhegateCLI(t)
+		members = newCommittee(t, cliBin, filepath.Join(workRoot, "committee"))
+		genesis = members.genesis(t)
+	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
@@ -141,7 +165,7 @@ func TestFHEGateVMInRealNode(t *testing.T) {
 	bootCtx, bootCancel := context.WithTimeout(ctx, bootTimeout)
 	defer bootCancel()
 	start := time.Now()
-	require.NoError(t, tmpnet.BootstrapNewNetwork(bootCtx, log, network, t.TempDir()))
+	require.NoError(t, tmpnet.BootstrapNewNetwork(bootCtx, log, network, filepath.Join(workRoot, "network")))
 	t.Cleanup(func() {
 		stopCtx, c := context.WithTimeout(context.Background(), time.Minute)
 		defer c()
@@ -173,14 +197,32 @@ func TestFHEGateVMInRealNode(t *testing.T) {
 	t.Logf("chain RPC up %s after start", time.Since(start).Round(time.Second))
 	require.Equal(t, big.NewInt(1337), id)
 
+	opts := creditgate.Options{Committee: stand, Logf: t.Logf}
+	if members != nil {
+		opts.CommitteeAPI = members.serve(t, ctx, rpcURL)
+	}
 	// Precompiles active, a plain deploy, then Solidity to verdict with the
-	// example contracts (examples/creditgate), on the real VM.
-	flowStart := time.Now()
-	res, err := creditgate.Run(ctx, cl, creditgate.Options{Committee: committee, Logf: t.Logf})
-	require.NoError(t, err)
-	t.Logf("flow: %d transactions in %s; request %s approved=%v credit line %s",
-		res.Transactions, time.Since(flowStart).Round(time.Second), res.RequestID, res.Approved, res.CreditLine)
-	require.True(t, res.Approved)
+	// example contracts (examples/creditgate), on the real VM: one approval
+	// and one denial (2 > 3·1 is false), from different accounts.
+	accts := devchain.DevAccounts()
+	for _, tc := range []struct {
+		name         string
+		account      int
+		income, debt int64
+		approved     bool
+	}{{"approve", 0, 5, 1, true}, {"deny", 1, 2, 1, false}} {
+		o := opts
+		o.Applicant, o.Income, o.Debt = &accts[tc.account], tc.income, tc.debt
+		flowStart := time.Now()
+		res, err := creditgate.Run(ctx, cl, o)
+		if err != nil && members != nil {
+			t.Logf("committee logs:\n%s", members.logTail())
+		}
+		require.NoError(t, err, tc.name)
+		t.Logf("%s: %d transactions in %s; request %s verdict %s approved=%v credit line %s", tc.name,
+			res.Transactions, time.Since(flowStart).Round(time.Second), res.RequestID, res.Verdict, res.Approved, res.CreditLine)
+		require.Equal(t, tc.approved, res.Approved, tc.name)
+	}
 }
 
 // chainLogTail returns the end of the node's log for the chain, for failures.

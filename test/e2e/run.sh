@@ -3,8 +3,11 @@
 #   1. installs avalanchego v1.14.0 (rpcchainvm 44, matching subnet-evm v0.8.0) unless a matching one
 #      is already at $AVALANCHEGO_PATH or $(go env GOPATH)/bin/avalanchego (`go install` names it `main`;
 #      it is renamed to avalanchego) — about 2.5 min of compiling on 2 cores the first time;
-#   2. installs the fhegate VM plugin into a temporary plugin dir with `fhegate plugin install`;
-#   3. runs `go test -tags e2e ./test/e2e/...` (one node via tmpnet, loopback only).
+#   2. builds the fhegate CLI and installs the VM plugin into a temporary plugin dir with
+#      `fhegate plugin install`;
+#   3. runs `go test -tags e2e ./test/e2e/...`: one node via tmpnet, the MPC committee as three
+#      `fhegate committee serve` processes, the example contracts from encrypted inputs to verdicts
+#      (loopback only).
 # Extra arguments are passed to go test (e.g. -run, -timeout).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -27,9 +30,10 @@ else
   matches "$avago" || { echo "installed $avago does not speak rpcchainvm $RPCCHAINVM" >&2; exit 1; }
 fi
 
-plugin_dir=$(mktemp -d)
-trap 'rm -rf "$plugin_dir"' EXIT
-go run ./cmd/fhegate plugin install --plugin-dir "$plugin_dir"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+go build -o "$work/fhegate" ./cmd/fhegate
+"$work/fhegate" plugin install --plugin-dir "$work/plugins"
 
-AVALANCHEGO_PATH="$avago" FHEGATE_PLUGIN_DIR="$plugin_dir" \
+AVALANCHEGO_PATH="$avago" FHEGATE_PLUGIN_DIR="$work/plugins" FHEGATE_BIN="$work/fhegate" \
   go test -tags e2e -count=1 -v -timeout 20m "$@" ./test/e2e/...

@@ -1,0 +1,194 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ava-labs/libevm/common"
+	"github.com/ava-labs/libevm/crypto"
+	"github.com/stretchr/testify/require"
+
+	"github.com/fhegate/fhegate/precompiles/host/subnetevm/devchain"
+)
+
+const (
+	committeeN = 3
+	committeeT = 2
+)
+
+// fhegateCLI returns the fhegate CLI: $FHEGATE_BIN, else a fresh build.
+func fhegateCLI(t *testing.T) string {
+	t.Helper()
+	if p := os.Getenv("FHEGATE_BIN"); p != "" {
+		return p
+	}
+	p := filepath.Join(t.TempDir(), "fhegate")
+	out, err := exec.Command("go", "build", "-o", p, "github.com/fhegate/fhegate/cmd/fhegate").CombinedOutput()
+	require.NoError(t, err, "building the fhegate CLI: %s", out)
+	return p
+}
+
+// committeeProcs is an MPC committee whose members run as separate
+// `fhegate committee serve` processes.
+type committeeProcs struct {
+	cli, dir string
+	procs    []*exec.Cmd
+	logs     []string
+}
+
+// freeBase finds base such that base+1 … base+n are free loopback ports
+// (member i listens on base+i).
+func freeBase(t *testing.T, n int) int {
+	t.Helper()
+	for attempt := 0; attempt < 50; attempt++ {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		base := ln.Addr().(*net.TCPAddr).Port
+		ln.Close()
+		if base+n > 65535 {
+			continue
+		}
+		ok := true
+		for i := 1; i <= n && ok; i++ {
+			l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(base+i))
+			if err != nil {
+				ok = false
+				continue
+			}
+			l.Close()
+		}
+		if ok {
+			return base
+		}
+	}
+	t.Fatal("no free port range for the committee")
+	return 0
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+func (c *committeeProcs) run(t *testing.T, args ...string) {
+	t.Helper()
+	out, err := exec.Command(c.cli, args...).CombinedOutput()
+	require.NoError(t, err, "fhegate %s:\n%s", strings.Join(args, " "), out)
+}
+
+// newCommittee creates the committee's configuration and runs its distributed
+// key generation (all members in one process, over loopback TLS).
+func newCommittee(t *testing.T, cli, dir string) *committeeProcs {
+	t.Helper()
+	c := &committeeProcs{cli: cli, dir: dir}
+	start := time.Now()
+	c.run(t, "committee", "init", "--dir", dir, "--n", strconv.Itoa(committeeN), "--t", strconv.Itoa(committeeT),
+		"--chain-id", "1337", "--base-port", strconv.Itoa(freeBase(t, committeeN)))
+	c.run(t, "committee", "dkg", "--dir", dir, "--all")
+	t.Logf("committee: init + DKG (n=%d, t=%d) in %s", committeeN, committeeT, time.Since(start).Round(time.Second))
+	return c
+}
+
+// genesis is the devnet genesis with the committee registered
+// (`fhegate plugin genesis --committee`).
+func (c *committeeProcs) genesis(t *testing.T) []byte {
+	t.Helper()
+	out := filepath.Join(c.dir, "genesis.json")
+	c.run(t, "plugin", "genesis", "--committee", filepath.Join(c.dir, "committee.json"), "--out", out, "--log-level", "error")
+	b, err := os.ReadFile(out)
+	require.NoError(t, err)
+	return b
+}
+
+// serve starts every member against the chain and returns member 1's client
+// API URL once it answers. The processes are stopped (SIGTERM) at cleanup.
+func (c *committeeProcs) serve(t *testing.T, ctx context.Context, rpcURL string) string {
+	t.Helper()
+	api := "127.0.0.1:" + strconv.Itoa(freePort(t))
+	accts := devchain.DevAccounts()
+	for i := 1; i <= committeeN; i++ {
+		// Each member pays for its submissions from its own dev account.
+		relayer := common.Bytes2Hex(crypto.FromECDSA(accts[4+i].Key))
+		args := []string{"committee", "serve", "--dir", c.dir, "--member", strconv.Itoa(i), "--rpc", rpcURL, "--relayer-key", relayer}
+		if i == 1 {
+			args = append(args, "--api", api)
+		}
+		logPath := filepath.Join(c.dir, fmt.Sprintf("member-%d.log", i))
+		f, err := os.Create(logPath)
+		require.NoError(t, err)
+		cmd := exec.Command(c.cli, args...)
+		cmd.Stdout, cmd.Stderr = f, f
+		require.NoError(t, cmd.Start())
+		f.Close()
+		c.procs = append(c.procs, cmd)
+		c.logs = append(c.logs, logPath)
+	}
+	t.Cleanup(c.stop)
+
+	url := "http://" + api
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		resp, err := http.Get(url + "/v1/status")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				break
+			}
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			t.Fatalf("committee API %s not up: %v\n%s", url, err, c.logTail())
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	t.Logf("committee: %d `fhegate committee serve` processes, client API %s", committeeN, url)
+	return url
+}
+
+// stop sends SIGTERM to the members this test started and waits for them
+// (SIGKILL after 20 s).
+func (c *committeeProcs) stop() {
+	for _, p := range c.procs {
+		_ = p.Process.Signal(syscall.SIGTERM)
+	}
+	for _, p := range c.procs {
+		done := make(chan struct{})
+		go func() { _ = p.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			_ = p.Process.Kill()
+			<-done
+		}
+	}
+	c.procs = nil
+}
+
+func (c *committeeProcs) logTail() string {
+	var b strings.Builder
+	for _, p := range c.logs {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		if len(data) > 3000 {
+			data = data[len(data)-3000:]
+		}
+		fmt.Fprintf(&b, "--- %s (tail) ---\n%s\n", filepath.Base(p), data)
+	}
+	return b.String()
+}
