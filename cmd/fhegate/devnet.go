@@ -146,6 +146,15 @@ func runDevnet(ctx context.Context, log *zap.Logger, out io.Writer, o devnetOpti
 		committeeNote = fmt.Sprintf("well-known DEV committee (epoch %d, %d BLS keys, t=%d; devchain.DevCommittee): "+
 			"INSECURE public keys — clients sign attestations and verdicts themselves, see examples/go", dev.Epoch, dev.Size(), dev.Threshold)
 	default:
+		if o.dataDir != "" {
+			if _, err := os.Stat(filepath.Join(o.dataDir, "chaindata")); err == nil {
+				// The in-process committee runs a fresh DKG on every start, and its
+				// keys are part of the genesis state: the old chain cannot resume.
+				return fmt.Errorf("--datadir %s holds a chain, but the in-process MPC committee generates new keys on "+
+					"every start, which changes the genesis: use a new --datadir, or resume this one with --dev-committee "+
+					"or --no-committee if it was created with that flag", o.dataDir)
+			}
+		}
 		if o.committeeT < 1 || o.committeeT > o.committeeN {
 			return fmt.Errorf("committee threshold %d out of range for %d members", o.committeeT, o.committeeN)
 		}
