@@ -16,6 +16,8 @@ import (
 
 	"github.com/fhegate/fhegate/consensus"
 	"github.com/fhegate/fhegate/fhe"
+	"github.com/fhegate/fhegate/policy"
+	"github.com/fhegate/fhegate/policy/examples"
 )
 
 func init() { registerBench(newBenchCommitteeCmd) }
@@ -41,6 +43,7 @@ func newBenchCommitteeCmd(a *app) *cobra.Command {
 		quick    bool
 		n, t     int
 		batch    int
+		kyc      int
 		presets  []string
 	)
 	cmd := &cobra.Command{
@@ -56,6 +59,9 @@ each with its own bbolt store and share ledger, and measures on each preset:
              agreement, slot mask, threshold decryption with noise flooding at the decryption level,
              robust combination, BLS signing and aggregation
   batch      --batch requests (default 64, --quick 16) end to end the same way, 8 in flight per member
+  kyc-batch  --kyc-batch requests (default 16) of the KYC/AML policy (policy/examples/kyc_aml.yaml,
+             8 encrypted attributes) compiled for the preset and evaluated with policy/eval
+             (skipped where the plan does not compile, e.g. BGVN13)
 
 Every verdict is checked against the plaintext reference. All members share this machine's cores,
 so the times include n-fold CPU contention.`,
@@ -66,13 +72,16 @@ so the times include n-fold CPU contention.`,
 				if !cmd.Flags().Changed("batch") {
 					batch = 16
 				}
+				if !cmd.Flags().Changed("kyc-batch") {
+					kyc = 0
+				}
 				if !cmd.Flags().Changed("preset") {
 					presets = []string{"bgv-n13-t65537"}
 				}
 			}
 			var rows []committeeRow
 			for _, name := range presets {
-				r, err := benchCommittee(cmd.Context(), log, name, n, t, batch)
+				r, err := benchCommittee(cmd.Context(), log, name, n, t, batch, kyc)
 				if err != nil {
 					return fmt.Errorf("%s: %w", name, err)
 				}
@@ -103,11 +112,12 @@ so the times include n-fold CPU contention.`,
 	cmd.Flags().IntVar(&n, "n", 5, "committee size")
 	cmd.Flags().IntVar(&t, "t", 3, "threshold")
 	cmd.Flags().IntVar(&batch, "batch", 64, "requests in the batch stage")
+	cmd.Flags().IntVar(&kyc, "kyc-batch", 16, "requests in the KYC/AML policy stage (0: skip; needs a preset deep enough, i.e. BGVN14)")
 	cmd.Flags().StringSliceVar(&presets, "preset", []string{"bgv-n13-t65537", "bgv-n14-t65537"}, "presets to measure")
 	return cmd
 }
 
-func benchCommittee(ctx context.Context, log *zap.Logger, preset string, n, t, batch int) ([]committeeRow, error) {
+func benchCommittee(ctx context.Context, log *zap.Logger, preset string, n, t, batch, kycBatch int) ([]committeeRow, error) {
 	dir, err := os.MkdirTemp("", "fhegate-bench-committee-")
 	if err != nil {
 		return nil, err
@@ -125,7 +135,12 @@ func benchCommittee(ctx context.Context, log *zap.Logger, preset string, n, t, b
 			phases[ph] += d
 		}
 	}
-	lc, err := consensus.StartLocal(ctx, consensus.LocalOptions{N: n, T: t, Dir: dir, Preset: preset, RoundTimeout: 120 * time.Second, Log: log, Trace: trace})
+	pr, err := fhe.PresetByName(preset)
+	if err != nil {
+		return nil, err
+	}
+	circuits := consensus.NewPolicyCircuits(pr.ID)
+	lc, err := consensus.StartLocal(ctx, consensus.LocalOptions{N: n, T: t, Dir: dir, Preset: preset, RoundTimeout: 120 * time.Second, Log: log, Trace: trace, Circuits: circuits})
 	if err != nil {
 		return nil, err
 	}
@@ -250,6 +265,62 @@ func benchCommittee(ctx context.Context, log *zap.Logger, preset string, n, t, b
 	}
 	rows = append(rows, row("batch", batch, d, cpu, "requests end to end on all members, 8 in flight per member"))
 	log.Info("committee batch done", zap.Duration("took", d))
+
+	// KYC/AML policy (policy/examples/kyc_aml.yaml, 8 encrypted attributes)
+	// compiled for the preset and evaluated with policy/eval; on BGVN13 the
+	// plan is deeper than the preset, so every request also runs collective
+	// refreshes. Inputs: two uploaded ciphertexts per attribute, request k
+	// takes bit j of k to choose attribute j's.
+	if kycBatch <= 0 {
+		return rows, nil
+	}
+	spec, err := examples.Get("kyc_aml")
+	if err != nil {
+		return nil, err
+	}
+	kycID := [32]byte{0xc0, 0x01}
+	if err := circuits.Register(kycID, spec); err != nil {
+		log.Warn("kyc-aml policy does not compile for this preset: stage skipped", zap.String("preset", preset), zap.Error(err))
+		return rows, nil
+	}
+	kplan, err := policy.CompileWith(spec, consensus.PolicyOptions(pr.ID))
+	if err != nil {
+		return nil, err
+	}
+	vals := [8][2]int64{{17, 40}, {7, 12}, {0, 1}, {0, 3}, {3, 15}, {1, 7}, {2, 15}, {0, 3}}
+	var pool [8][2]fhe.Handle
+	for j := range vals {
+		for b := range vals[j] {
+			if pool[j][b], _, err = upload(vals[j][b]); err != nil {
+				return nil, err
+			}
+		}
+	}
+	kreqs := make([]consensus.Request, kycBatch)
+	kwant := make([]uint64, kycBatch)
+	for k := range kreqs {
+		hs := make([]fhe.Handle, 8)
+		col := make([][]int64, 8)
+		for j := range hs {
+			bit := (k >> uint(j)) & 1
+			hs[j] = pool[j][bit]
+			col[j] = []int64{vals[j][bit]}
+		}
+		ref, err := kplan.EvalPlain(col)
+		if err != nil {
+			return nil, err
+		}
+		kreqs[k] = consensus.Request{ID: [32]byte{3, byte(k), byte(k >> 8)}, PolicyID: kycID, Kind: consensus.KindPolicy, Inputs: hs}
+		tm := int64(p.PlaintextModulus())
+		kwant[k] = uint64((ref[0]%tm + tm) % tm)
+	}
+	d, cpu, err = run(kreqs, kwant)
+	if err != nil {
+		return nil, err
+	}
+	note := fmt.Sprintf("KYC/AML policy (8 inputs, plan depth %d, refresh=%v), all members", kplan.UnrefreshedDepth, kplan.NeedsRefresh)
+	rows = append(rows, row("kyc-batch", kycBatch, d, cpu, note))
+	log.Info("committee kyc batch done", zap.Duration("took", d))
 	return rows, nil
 }
 
