@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -203,7 +204,22 @@ func runDevnet(ctx context.Context, log *zap.Logger, out io.Writer, o devnetOpti
 		}()
 	}
 
-	printBanner(out, chain, o, committeeNote)
+	// The committee writes its client API address once it serves.
+	committeeAPI := ""
+	if committee != nil {
+		addrFile := filepath.Join(dataDir, "committee", "api.addr")
+		for i := 0; i < 100 && ctx.Err() == nil; i++ {
+			if b, err := os.ReadFile(addrFile); err == nil && len(b) > 0 {
+				committeeAPI = strings.TrimSpace(string(b))
+				break
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		if committeeAPI != "" {
+			committeeNote = fmt.Sprintf("in-process MPC committee, n=%d t=%d, registered in FHEVerdict at genesis", o.committeeN, o.committeeT)
+		}
+	}
+	printBanner(out, chain, o, committeeNote, committeeAPI, dataDir)
 	<-ctx.Done()
 	fmt.Fprintln(out, "\nstopping devnet…")
 	wg.Wait()
@@ -221,7 +237,7 @@ var devnetPrecompiles = []struct {
 	{"FHEVerdict", subnetevm.VerdictConfigKey, subnetevm.VerdictAddress},
 }
 
-func printBanner(out io.Writer, chain *devchain.Chain, o devnetOptions, committeeNote string) {
+func printBanner(out io.Writer, chain *devchain.Chain, o devnetOptions, committeeNote, committeeAPI, dataDir string) {
 	id := chain.ChainID()
 	state := chain.DataDir() + " (temporary: removed on exit; --datadir keeps it)"
 	if o.dataDir != "" {
@@ -233,7 +249,11 @@ func printBanner(out io.Writer, chain *devchain.Chain, o devnetOptions, committe
 	fmt.Fprintf(out, "  Chain ID   %s (0x%x)\n", id, id)
 	fmt.Fprintf(out, "  Head       block %d\n", chain.Head().NumberU64())
 	fmt.Fprintf(out, "  State      %s\n", state)
-	fmt.Fprintf(out, "  Committee  %s\n\n", committeeNote)
+	fmt.Fprintf(out, "  Committee  %s\n", committeeNote)
+	if committeeAPI != "" {
+		fmt.Fprintf(out, "  Committee API  %s  (public key: %s)\n", committeeAPI, filepath.Join(dataDir, "committee", "committee.pk"))
+	}
+	fmt.Fprintln(out)
 
 	active := params.GetExtra(chain.Genesis().Config).GenesisPrecompiles
 	fmt.Fprintf(out, "Precompiles\n")
@@ -242,7 +262,7 @@ func printBanner(out io.Writer, chain *devchain.Chain, o devnetOptions, committe
 		if _, ok := active[p.key]; !ok {
 			status = "NOT ACTIVE (not enabled in the genesis config)"
 		}
-		fmt.Fprintf(out, "  %-11s %s  %s\n", p.name, p.addr.Hex(), status)
+		fmt.Fprintf(out, "  %-11s %s  %s\n", p.name, strings.ToLower(p.addr.Hex()), status)
 	}
 
 	fmt.Fprintf(out, "\nDev accounts (well-known public keys: NEVER use them on a real network)\n")
@@ -256,7 +276,14 @@ func printBanner(out io.Writer, chain *devchain.Chain, o devnetOptions, committe
 	}
 	fmt.Fprintf(out, "\nTry it:\n")
 	fmt.Fprintf(out, "  curl -s -X POST -H 'Content-Type: application/json' --data '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"eth_blockNumber\",\"params\":[]}' %s\n", chain.URL())
-	fmt.Fprintf(out, "  go run ./examples/go --rpc %s          # Go client: credit gate, input to verdict\n", chain.URL())
-	fmt.Fprintf(out, "  (cd examples/js && npm ci && RPC_URL=%s npm start)\n", chain.URL())
+	switch {
+	case committeeAPI != "":
+		fmt.Fprintf(out, "  go run ./cmd/fhegate encrypt --key %s --values 5 --submit %s --owner 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266\n",
+			filepath.Join(dataDir, "committee", "committee.pk"), committeeAPI)
+		fmt.Fprintf(out, "  go run ./examples/go --rpc %s --committee-api %s\n", chain.URL(), committeeAPI)
+		fmt.Fprintf(out, "  (cd examples/js && npm ci && RPC_URL=%s FHEGATE_DATADIR=%s npm start)\n", chain.URL(), dataDir)
+	case o.devCommittee || (newDevCommittee == nil && !o.noCommittee):
+		fmt.Fprintf(out, "  go run ./examples/go --rpc %s --dev-committee\n", chain.URL())
+	}
 	fmt.Fprintf(out, "\nBlocks are produced as transactions arrive. Ctrl-C stops the devnet.\n")
 }
