@@ -368,3 +368,39 @@ func TestBadListenAddressLeavesNothingBehind(t *testing.T) {
 	c := newTestChain(t, Config{DataDir: dir})
 	require.Equal(t, uint64(0), c.Head().NumberU64())
 }
+
+// BenchmarkTxToReceipt measures a value transfer from eth_sendRawTransaction
+// to its receipt over HTTP JSON-RPC, one at a time (block per transaction).
+//
+//	go test -run '^$' -bench TxToReceipt -benchtime 50x ./precompiles/host/subnetevm/devchain/
+func BenchmarkTxToReceipt(b *testing.B) {
+	c, err := New(Config{HTTPAddr: "127.0.0.1:0"})
+	require.NoError(b, err)
+	defer c.Close()
+	cl, err := ethclient.Dial(c.URL())
+	require.NoError(b, err)
+	defer cl.Close()
+	ctx := context.Background()
+	dev := DevAccounts()[0]
+	chainID := c.ChainID()
+	to := common.HexToAddress("0x00000000000000000000000000000000000000aa")
+	head, err := cl.HeaderByNumber(ctx, nil)
+	require.NoError(b, err)
+	feeCap := new(big.Int).Mul(head.BaseFee, big.NewInt(4))
+	signer := types.LatestSignerForChainID(chainID)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		tx := types.MustSignNewTx(dev.Key, signer, &types.DynamicFeeTx{
+			ChainID: chainID, Nonce: uint64(i), GasTipCap: big.NewInt(1), GasFeeCap: feeCap, Gas: 21000, To: &to, Value: big.NewInt(1),
+		})
+		require.NoError(b, cl.SendTransaction(ctx, tx))
+		for {
+			if _, err := cl.TransactionReceipt(ctx, tx.Hash()); err == nil {
+				break
+			}
+			time.Sleep(200 * time.Microsecond)
+		}
+	}
+	b.StopTimer()
+	require.Equal(b, uint64(b.N), c.Head().NumberU64())
+}
