@@ -32,6 +32,11 @@
 //   - State is archival (no pruning): every block's state is on disk, so
 //     historical eth_call works and a datadir survives restarts.
 //
+// The fhegate precompiles are registered with subnet-evm by importing this
+// package (it imports precompiles/host/subnetevm); the devnet genesis
+// (configs/genesis-devnet.json) enables them. DevAccounts and DevCommittee are
+// the well-known, public development keys the devnet funds and registers.
+//
 // The caller must have registered subnet-evm's libevm extras once per process
 // (evm.RegisterAllLibEVMExtras in package main, or in TestMain) before New.
 package devchain
