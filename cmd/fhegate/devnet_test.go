@@ -15,6 +15,7 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/fhegate/fhegate/configs"
+	"github.com/fhegate/fhegate/examples/creditgate"
 	"github.com/fhegate/fhegate/precompiles/host/subnetevm"
 )
 
@@ -36,7 +37,10 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-var rpcLine = regexp.MustCompile(`JSON-RPC\s+(http://\S+)`)
+var (
+	rpcLine = regexp.MustCompile(`JSON-RPC\s+(http://\S+)`)
+	apiLine = regexp.MustCompile(`Committee API\s+(http://\S+)`)
+)
 
 func TestDevnetServesAndStopsCleanly(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
@@ -76,6 +80,17 @@ func TestDevnetServesAndStopsCleanly(t *testing.T) {
 		require.Equal(t, []byte{1}, code, p.name)
 	}
 	require.NotContains(t, banner, "NOT ACTIVE")
+
+	// The in-process MPC committee serves its client API: a credit
+	// application goes from encrypted inputs to the committee's verdict.
+	m := apiLine.FindStringSubmatch(banner)
+	require.NotNil(t, m, "committee API in the banner")
+	flowCtx, flowCancel := context.WithTimeout(ctx, 3*time.Minute)
+	defer flowCancel()
+	res, err := creditgate.Run(flowCtx, cl, creditgate.Options{CommitteeAPI: m[1], Logf: t.Logf})
+	require.NoError(t, err)
+	require.True(t, res.Approved)
+	require.Equal(t, int64(31337), res.ChainID.Int64())
 	cl.Close()
 
 	cancel() // what Ctrl-C / SIGTERM does
