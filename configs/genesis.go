@@ -89,9 +89,21 @@ const VerdictConfigKey = "fheVerdictConfig"
 // of possession), keeping fheVerdictConfig's other members (blockTimestamp,
 // governance); blockTimestamp defaults to 0.
 func WithCommittee(genesis []byte, committee any) ([]byte, error) {
-	reg, err := json.Marshal(committee)
+	return withVerdictMember(genesis, "committee", committee)
+}
+
+// WithGovernance returns genesis with fheVerdictConfig.governance set to
+// address (0x-prefixed hex), keeping the other members.
+func WithGovernance(genesis []byte, address string) ([]byte, error) {
+	return withVerdictMember(genesis, "governance", address)
+}
+
+// withVerdictMember sets one member of the fheVerdictConfig object (created
+// with blockTimestamp 0 if absent).
+func withVerdictMember(genesis []byte, member string, value any) ([]byte, error) {
+	enc, err := json.Marshal(value)
 	if err != nil {
-		return nil, fmt.Errorf("configs: encoding committee: %w", err)
+		return nil, fmt.Errorf("configs: encoding %s.%s: %w", VerdictConfigKey, member, err)
 	}
 	return EditGenesisConfig(genesis, func(cfg map[string]json.RawMessage) error {
 		v := map[string]json.RawMessage{}
@@ -103,12 +115,12 @@ func WithCommittee(genesis []byte, committee any) ([]byte, error) {
 		if _, ok := v["blockTimestamp"]; !ok {
 			v["blockTimestamp"] = json.RawMessage("0")
 		}
-		v["committee"] = reg
-		enc, err := json.Marshal(v)
+		v[member] = enc
+		out, err := json.Marshal(v)
 		if err != nil {
 			return err
 		}
-		cfg[VerdictConfigKey] = enc
+		cfg[VerdictConfigKey] = out
 		return nil
 	})
 }

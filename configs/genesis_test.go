@@ -46,6 +46,16 @@ func TestGenesisEdits(t *testing.T) {
 			},
 		},
 		{
+			name:  "governance",
+			apply: func(g []byte) ([]byte, error) { return WithGovernance(g, "0x00000000000000000000000000000000000000a1") },
+			check: func(t *testing.T, cfg map[string]json.RawMessage) {
+				var v map[string]json.RawMessage
+				require.NoError(t, json.Unmarshal(cfg[VerdictConfigKey], &v))
+				require.JSONEq(t, `"0x00000000000000000000000000000000000000a1"`, string(v["governance"]))
+				require.JSONEq(t, `0`, string(v["blockTimestamp"]))
+			},
+		},
+		{
 			name: "committee, verdict config not an object",
 			apply: func(g []byte) ([]byte, error) {
 				g, err := WithPrecompileConfig(g, VerdictConfigKey, 5)

@@ -250,19 +250,7 @@ func buildPluginGenesis(log *zap.Logger, o genesisOptions) ([]byte, error) {
 			return nil, fmt.Errorf("--governance %q is not an address", o.governance)
 		}
 		var err error
-		genesis, err = configs.EditGenesisConfig(genesis, func(cfg map[string]json.RawMessage) error {
-			v := map[string]json.RawMessage{}
-			if raw, ok := cfg[configs.VerdictConfigKey]; ok {
-				if err := json.Unmarshal(raw, &v); err != nil || v == nil {
-					return fmt.Errorf("%s is not an object", configs.VerdictConfigKey)
-				}
-			}
-			v["governance"], _ = json.Marshal(common.HexToAddress(o.governance))
-			enc, err := json.Marshal(v)
-			cfg[configs.VerdictConfigKey] = enc
-			return err
-		})
-		if err != nil {
+		if genesis, err = configs.WithGovernance(genesis, common.HexToAddress(o.governance).Hex()); err != nil {
 			return nil, err
 		}
 	}
