@@ -27,6 +27,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/ecdsa"
+	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -79,20 +80,14 @@ type Options struct {
 	Logf func(format string, args ...any)
 }
 
-// DefaultPolicySpec is the credit policy the flow registers: a policy/
-// document with the two inputs PrivateCreditGate.applyFor passes, small
-// enough for the committee's depth-4 preset (income − 3·debt spans 14 values,
-// so the comparison is a degree ≤ 15 polynomial).
-var DefaultPolicySpec = []byte(`fhegate_policy: 1
-name: credit-gate-example
-description: Approve when income exceeds three times debt (examples/PrivateCreditGate).
-inputs:
-  - {name: income, min: 0, max: 7, doc: "monthly income bucket"}
-  - {name: debt,   min: 0, max: 2, doc: "outstanding debt bucket"}
-output:
-  type: bool
-  expr: "income > 3*debt"
-`)
+// DefaultPolicySpec is the credit policy the flow registers
+// (credit_policy.yaml, also read by examples/js): a policy/ document with the
+// two inputs PrivateCreditGate.applyFor passes, small enough for the
+// committee's depth-4 preset (income − 3·debt spans 14 values, so the
+// comparison is a degree ≤ 15 polynomial).
+//
+//go:embed credit_policy.yaml
+var DefaultPolicySpec []byte
 
 // Result is what the flow observed.
 type Result struct {

@@ -34,18 +34,26 @@ func TestDefaultPolicySpecCompiles(t *testing.T) {
 	require.Len(t, plan.Inputs, 2)
 }
 
-// The same flow the e2e test runs on a real node, on the in-process devchain.
-func TestFlowOnDevchain(t *testing.T) {
-	committee := devchain.DevCommittee()
+// devnet starts an in-process devchain with committee registered in
+// FHEVerdict and dials it.
+func devnet(t *testing.T, committee *devchain.Committee) *ethclient.Client {
+	t.Helper()
 	genesis, err := configs.WithCommittee(configs.DevnetGenesis(), committee.Registry())
 	require.NoError(t, err)
 	c, err := devchain.New(devchain.Config{Genesis: genesis, HTTPAddr: "127.0.0.1:0", Logger: zaptest.NewLogger(t)})
 	require.NoError(t, err)
-	defer func() { require.NoError(t, c.Close()) }()
+	t.Cleanup(func() { require.NoError(t, c.Close()) })
 	cl, err := ethclient.Dial(c.URL())
 	require.NoError(t, err)
-	defer cl.Close()
+	t.Cleanup(cl.Close)
+	return cl
+}
 
+// The same flow the e2e test runs on a real node, on the in-process devchain,
+// with the stand-in committee.
+func TestFlowOnDevchain(t *testing.T) {
+	committee := devchain.DevCommittee()
+	cl := devnet(t, committee)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	for _, tc := range []struct {
@@ -62,17 +70,9 @@ func TestFlowOnDevchain(t *testing.T) {
 }
 
 func TestFlowRejectsWrongCommittee(t *testing.T) {
-	registered := devchain.DevCommittee()
+	cl := devnet(t, devchain.DevCommittee())
 	impostor, err := devchain.NewCommittee("impostor", 1, 3, 2)
 	require.NoError(t, err)
-	genesis, err := configs.WithCommittee(configs.DevnetGenesis(), registered.Registry())
-	require.NoError(t, err)
-	c, err := devchain.New(devchain.Config{Genesis: genesis, HTTPAddr: "127.0.0.1:0", Logger: zaptest.NewLogger(t)})
-	require.NoError(t, err)
-	defer func() { require.NoError(t, c.Close()) }()
-	cl, err := ethclient.Dial(c.URL())
-	require.NoError(t, err)
-	defer cl.Close()
 	_, err = Run(context.Background(), cl, Options{Committee: impostor})
 	require.ErrorContains(t, err, "FHEInput.register")
 }

@@ -38,18 +38,9 @@ const bytecode = (name) => "0x" + readFileSync(path.join(artifacts, `${name}.bin
 const FHE_INPUT = "0x02000000000000000000000000000000000000f0";
 const FHE_VERDICT = "0x02000000000000000000000000000000000000f3";
 
-// A policy/ document with PrivateCreditGate's two inputs, sized for the
-// committee's depth-4 preset (same as examples/creditgate).
-const POLICY = `fhegate_policy: 1
-name: credit-gate-example
-description: Approve when income exceeds three times debt (examples/PrivateCreditGate).
-inputs:
-  - {name: income, min: 0, max: 7, doc: "monthly income bucket"}
-  - {name: debt,   min: 0, max: 2, doc: "outstanding debt bucket"}
-output:
-  type: bool
-  expr: "income > 3*debt"
-`;
+// The credit policy (a policy/ document with PrivateCreditGate's two inputs),
+// shared with the Go client.
+const POLICY = readFileSync(path.join(repo, "examples", "creditgate", "credit_policy.yaml"), "utf8");
 
 const env = process.env;
 const RPC_URL = env.RPC_URL || "http://127.0.0.1:8545";
