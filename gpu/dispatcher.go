@@ -296,6 +296,9 @@ func (d *Dispatcher) handle(dir Direction, s *ring.SubRing, src, dst []uint64) b
 	k := subKey{s, dir}
 	ks := d.keys[k]
 	if ks == nil {
+		if len(d.keys) >= maxKeys {
+			d.pruneLocked()
+		}
 		ks = &keyState{dir: dir}
 		if p, err := ParamsOf(s); err == nil {
 			ks.params = p
@@ -346,6 +349,19 @@ func (d *Dispatcher) handle(dir Direction, s *ring.SubRing, src, dst []uint64) b
 	close(g.done)
 	d.leave(ks)
 	return g.handled
+}
+
+// maxKeys bounds the per-SubRing state: rings that come and go (temporary
+// rings built by callers) must not pin memory forever.
+const maxKeys = 1024
+
+// pruneLocked forgets idle SubRings; their state is rebuilt on next use.
+func (d *Dispatcher) pruneLocked() {
+	for k, ks := range d.keys {
+		if ks.active == 0 && ks.open == nil {
+			delete(d.keys, k)
+		}
+	}
 }
 
 func closeGroup(ks *keyState, g *group) {

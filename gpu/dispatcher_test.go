@@ -308,3 +308,17 @@ func TestConjugateInvariantAndSmallRingsUntouched(t *testing.T) {
 	}
 	require.Empty(t, f.batchSizes())
 }
+
+func TestSubRingStateIsBounded(t *testing.T) {
+	f := &fake{}
+	d := gpu.NewDispatcher(gpu.Options{Log: zaptest.NewLogger(t), Accelerator: f, ForceThreshold: 1})
+	install(t, d)
+	for i := 0; i < 1100; i++ {
+		s := newRing(t, 16, false).SubRings[0] // a fresh SubRing each time
+		in := randPoly(s, uint64(i))
+		out := make([]uint64, s.N)
+		s.NTT(in, out)
+		require.Equal(t, lattigoNTT(s, gpu.Forward, in), out)
+	}
+	require.LessOrEqual(t, d.KeyCount(), 1024)
+}

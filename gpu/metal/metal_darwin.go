@@ -8,6 +8,8 @@ package metal
 #import <Foundation/Foundation.h>
 #import <Metal/Metal.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 // Must match struct fg_params in ntt.metal.

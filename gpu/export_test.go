@@ -1,0 +1,8 @@
+package gpu
+
+// KeyCount exposes the size of the per-SubRing state to tests.
+func (d *Dispatcher) KeyCount() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return len(d.keys)
+}
