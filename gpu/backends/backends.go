@@ -114,3 +114,24 @@ func NewDispatcher(c Config) (*gpu.Dispatcher, gpu.Backend) {
 	d := gpu.NewDispatcher(gpu.Options{Log: log, Accelerator: acc, Table: tab, TableSource: src, ForceThreshold: c.ForceThreshold})
 	return d, acc
 }
+
+// Install builds the dispatcher (NewDispatcher) and installs it as the
+// process's NTT hook. The returned stop function uninstalls it and closes
+// the accelerator; call it once, at shutdown. Use it from a process's main
+// (VM plugin, committee server), before any FHE work starts.
+func Install(c Config) (*gpu.Dispatcher, func(), error) {
+	d, acc := NewDispatcher(c)
+	if err := d.Install(); err != nil {
+		if acc != nil {
+			_ = acc.Close()
+		}
+		return nil, nil, err
+	}
+	stop := func() {
+		d.Uninstall()
+		if acc != nil {
+			_ = acc.Close()
+		}
+	}
+	return d, stop, nil
+}

@@ -35,3 +35,14 @@ func TestNewDispatcherCPUOnly(t *testing.T) {
 	require.False(t, st.Armed)
 	require.False(t, st.Routing)
 }
+
+func TestInstall(t *testing.T) {
+	d, stop, err := backends.Install(backends.Config{Log: zaptest.NewLogger(t), Backend: gpu.CPUName,
+		Embedded: []byte(`{"version":1,"fingerprint":{},"entries":[]}`)})
+	require.NoError(t, err)
+	require.Same(t, d, gpu.Installed())
+	_, _, err = backends.Install(backends.Config{Log: zaptest.NewLogger(t), Backend: gpu.CPUName})
+	require.ErrorIs(t, err, gpu.ErrInstalled)
+	stop()
+	require.Nil(t, gpu.Installed())
+}
