@@ -186,10 +186,21 @@ func (m *Member) DKG(ctx context.Context) (*protocol.KeyMaterial, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Install in memory, self-test with every member, then persist.
+	if err := m.install(km, key); err != nil {
+		return nil, err
+	}
+	ks, _ := m.snap()
+	if err := protocol.SelfTest(ctx, m.group(), km, key, ks.plan, ks.ev, m.led); err != nil {
+		m.mu.Lock()
+		m.km, m.key, m.ev = nil, nil, nil
+		m.mu.Unlock()
+		return nil, err
+	}
 	if err := m.saveKeys(km, key); err != nil {
 		return nil, err
 	}
-	return km, m.install(km, key)
+	return km, nil
 }
 
 func (m *Member) saveKeys(km *protocol.KeyMaterial, key *protocol.ThresholdKey) error {

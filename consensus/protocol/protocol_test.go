@@ -281,3 +281,21 @@ func TestIntegerLagrange(t *testing.T) {
 	require.Equal(t, int64(-360), l[2].Int64())
 	require.Equal(t, int64(120), l[3].Int64())
 }
+
+func TestDKGSelfTest(t *testing.T) {
+	p := fhe.MustParams(fhetest.InsecureBGVN10)
+	c := newCommittee(t, p, 4, 2, nil)
+	plan, err := PlanNoise(p, 4, 2, 0)
+	require.NoError(t, err)
+	ev, err := fhe.NewEvaluator(p, fhe.EvaluationKeys{Relin: c.kms[0].Relin})
+	require.NoError(t, err)
+	// Member 3's share is corrupted (as if a dealer had sent it a bad Shamir share).
+	c.keys[2].Share.Q.Coeffs[0][0] ^= 1
+	errs := parallel(all(4), func(i int) error {
+		return SelfTest(context.Background(), c.group(i, t), c.kms[i], c.keys[i], plan, ev, c.ledgers[i])
+	})
+	for i, err := range errs {
+		require.Error(t, err, "member %d", i+1)
+	}
+	require.Contains(t, errs[0].Error(), "[3]")
+}
