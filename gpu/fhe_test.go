@@ -12,3 +12,9 @@ import (
 func TestFHEByteIdenticalEmulator(t *testing.T) {
 	gputest.RunFHE(t, kernels.Emulator{})
 }
+
+// TestWorkloadsByteIdenticalEmulator: every fhe/workloads workload gives the
+// same output bytes with every NTT on the kernel emulator.
+func TestWorkloadsByteIdenticalEmulator(t *testing.T) {
+	gputest.RunWorkloads(t, kernels.Emulator{})
+}

@@ -7,11 +7,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/luxfi/lattice/v7/core/rlwe"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap/zaptest"
 
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/fhetest"
+	"github.com/fhegate/fhegate/fhe/workloads"
 	"github.com/fhegate/fhegate/gpu"
 )
 
@@ -128,4 +130,71 @@ func runFHE(t *testing.T, acc gpu.Backend, id fhe.PresetID) {
 	require.Zero(t, acs.Fallbacks)
 	t.Logf("%s: %d NTT polynomials in %d batches on the accelerator (mean batch %.2f), %d on the CPU",
 		acc.Name(), acs.Polys, acs.Batches, float64(acs.Polys)/float64(acs.Batches), stats[0].Polys)
+}
+
+// WorkloadTolerance is the CKKS decryption tolerance of RunWorkloads (the
+// insecure N=2^10 presets; BGV is exact).
+const WorkloadTolerance = 1e-5
+
+// RunWorkloads runs every encrypted workload of fhe/workloads (both
+// variants, insecure N=2^10 presets) with no dispatcher and then with acc
+// armed and forced on at threshold 1, and requires byte-identical output
+// ciphertexts; the accelerated outputs are also decrypted against the
+// workload's plaintext reference.
+func RunWorkloads(t *testing.T, acc gpu.Backend) {
+	require.Nil(t, gpu.Installed(), "another dispatcher is installed")
+	envs := map[fhe.PresetID]*workloads.Env{}
+	for _, name := range workloads.Names {
+		t.Run(name, func(t *testing.T) {
+			id := fhetest.InsecureCKKSN10
+			if name == "bgv_dot_128" {
+				id = fhetest.InsecureBGVN10
+			}
+			env := envs[id]
+			if env == nil {
+				var err error
+				env, err = workloads.NewEnv(id)
+				require.NoError(t, err)
+				envs[id] = env
+			}
+			c, err := workloads.New(name, env, rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 3)), false)
+			require.NoError(t, err)
+			for _, v := range workloads.Variants {
+				if !c.Has(v) {
+					continue
+				}
+				outs, err := c.Run(v)
+				require.NoError(t, err)
+				want := marshalAll(t, env.P, outs)
+
+				d := gpu.NewDispatcher(gpu.Options{Log: zaptest.NewLogger(t), Accelerator: acc, ForceThreshold: 1})
+				require.True(t, d.Status().Armed, d.Status().Reason)
+				require.NoError(t, d.Install())
+				outs, err = c.Run(v)
+				d.Uninstall()
+				require.NoError(t, err)
+				require.Equal(t, want, marshalAll(t, env.P, outs), "%s/%v: output bytes differ with %s", name, v, acc.Name())
+				require.Positive(t, d.Stats()[1].Polys, "%s/%v: no NTT reached %s", name, v, acc.Name())
+				maxErr, err := c.MaxErr(v, outs)
+				require.NoError(t, err)
+				tol := WorkloadTolerance
+				if c.Exact() {
+					tol = 0
+				}
+				require.LessOrEqual(t, maxErr, tol, "%s/%v", name, v)
+			}
+		})
+	}
+}
+
+func marshalAll(t *testing.T, p *fhe.Params, cts []*rlwe.Ciphertext) [][]byte {
+	t.Helper()
+	out := make([][]byte, len(cts))
+	for i, ct := range cts {
+		w, err := fhe.WrapCiphertext(p, ct)
+		require.NoError(t, err)
+		out[i], err = w.MarshalBinary()
+		require.NoError(t, err)
+	}
+	return out
 }

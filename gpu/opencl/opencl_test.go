@@ -41,3 +41,7 @@ func TestOpenCLClosed(t *testing.T) {
 // TestOpenCLFHEByteIdentical: FHE outputs through package fhe are
 // byte-identical with every NTT on OpenCL (threshold forced to 1).
 func TestOpenCLFHEByteIdentical(t *testing.T) { gputest.RunFHE(t, open(t)) }
+
+// TestOpenCLWorkloadsByteIdentical: every fhe/workloads workload gives the
+// same output bytes with every NTT on OpenCL.
+func TestOpenCLWorkloadsByteIdentical(t *testing.T) { gputest.RunWorkloads(t, open(t)) }
