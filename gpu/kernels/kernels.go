@@ -78,3 +78,22 @@ func InverseStages(logN int) []Stage {
 	}
 	return st
 }
+
+// Fused OpenCL kernels (local-memory blocks of 2^logL coefficients).
+const (
+	KernelForwardTail = "fg_ntt_fwd_tail"
+	KernelInverseHead = "fg_ntt_inv_head"
+	// MaxFusedLogL caps the fused block: 2^11 words = 16 KiB of local memory,
+	// 1024 work items per group.
+	MaxFusedLogL = 11
+)
+
+// ReduceMask returns the forward schedule's fold flags as a bit mask indexed
+// by log2(t) (bit logT set: the stage with half-span 2^logT folds).
+func ReduceMask(logN int) uint32 {
+	var m uint32
+	for _, s := range ForwardStages(logN) {
+		m |= s.Reduce << s.LogT
+	}
+	return m
+}

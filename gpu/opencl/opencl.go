@@ -16,12 +16,15 @@ package opencl
 #include <stdlib.h>
 #include <string.h>
 
+#define FG_MAX_LOGL 11
+
 typedef struct {
 	cl_device_id dev;
 	cl_context ctx;
 	cl_command_queue q;
 	cl_program prog;
-	cl_kernel kfs, kis, kff, kif;
+	cl_kernel kfs, kis, kff, kif, kft, kih;
+	cl_uint max_logl; // largest fused block (log2 coefficients) the device takes
 } fg_cl;
 
 static int fg_err(char *eb, size_t n, const char *what, cl_int rc) {
@@ -87,6 +90,22 @@ static int fg_cl_open(fg_cl *c, int want_plat, int want_dev, const char *src, ch
 	if (rc != CL_SUCCESS) return fg_err(eb, ebn, "clCreateKernel fwd_final", rc);
 	c->kif = clCreateKernel(c->prog, "fg_ntt_inv_final", &rc);
 	if (rc != CL_SUCCESS) return fg_err(eb, ebn, "clCreateKernel inv_final", rc);
+	c->kft = clCreateKernel(c->prog, "fg_ntt_fwd_tail", &rc);
+	if (rc != CL_SUCCESS) return fg_err(eb, ebn, "clCreateKernel fwd_tail", rc);
+	c->kih = clCreateKernel(c->prog, "fg_ntt_inv_head", &rc);
+	if (rc != CL_SUCCESS) return fg_err(eb, ebn, "clCreateKernel inv_head", rc);
+	// Fused block size: L/2 work items per group and L words of local memory.
+	size_t wg = 0, wg1 = 0, wg2 = 0;
+	cl_ulong lmem = 0;
+	clGetDeviceInfo(chosen, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof wg, &wg, NULL);
+	clGetKernelWorkGroupInfo(c->kft, chosen, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg1, &wg1, NULL);
+	clGetKernelWorkGroupInfo(c->kih, chosen, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg2, &wg2, NULL);
+	clGetDeviceInfo(chosen, CL_DEVICE_LOCAL_MEM_SIZE, sizeof lmem, &lmem, NULL);
+	if (wg1 > 0 && wg1 < wg) wg = wg1;
+	if (wg2 > 0 && wg2 < wg) wg = wg2;
+	cl_uint l = 0;
+	while (l < FG_MAX_LOGL && ((size_t)1 << l) <= wg && ((cl_ulong)16 << l) <= lmem) l++;
+	c->max_logl = l; // 2^(l-1) work items, 2^l words; 0 or 1: no fusion
 	return 0;
 }
 
@@ -95,6 +114,8 @@ static void fg_cl_close(fg_cl *c) {
 	if (c->kis) clReleaseKernel(c->kis);
 	if (c->kff) clReleaseKernel(c->kff);
 	if (c->kif) clReleaseKernel(c->kif);
+	if (c->kft) clReleaseKernel(c->kft);
+	if (c->kih) clReleaseKernel(c->kih);
 	if (c->prog) clReleaseProgram(c->prog);
 	if (c->q) clReleaseCommandQueue(c->q);
 	if (c->ctx) clReleaseContext(c->ctx);
@@ -118,20 +139,12 @@ static void fg_cl_free(cl_mem m) {
 	if (m) clReleaseMemObject(m);
 }
 
-// fg_cl_run transforms B polys in host[0 .. B<<logN) in place: upload,
-// stages, epilogue, read-back, one wait. stages[2*s] = logT, stages[2*s+1] = reduce.
-static int fg_cl_run(fg_cl *c, int inverse, cl_mem data, cl_mem roots, uint64_t *host, cl_uint logN, cl_uint B,
-                     const cl_uint *stages, cl_uint nstages, cl_ulong q, cl_ulong mredc, cl_ulong bred0, cl_ulong ninv,
-                     char *eb, size_t ebn) {
-	size_t words = (size_t)B << logN;
-	cl_int rc = clEnqueueWriteBuffer(c->q, data, CL_FALSE, 0, words * 8, host, 0, NULL, NULL);
-	if (rc != CL_SUCCESS) return fg_err(eb, ebn, "clEnqueueWriteBuffer", rc);
-	cl_kernel ks = inverse ? c->kis : c->kfs;
-	cl_uint half_total = (cl_uint)(words / 2);
+static int fg_cl_stages(fg_cl *c, cl_kernel ks, cl_mem data, cl_mem roots, cl_uint logN, const cl_uint *stages,
+                        cl_uint nstages, cl_ulong q, cl_ulong mredc, cl_uint half_total, char *eb, size_t ebn) {
 	size_t g = half_total;
 	for (cl_uint s = 0; s < nstages; s++) {
 		cl_uint logT = stages[2 * s], red = stages[2 * s + 1];
-		rc = clSetKernelArg(ks, 0, sizeof(cl_mem), &data);
+		cl_int rc = clSetKernelArg(ks, 0, sizeof(cl_mem), &data);
 		rc |= clSetKernelArg(ks, 1, sizeof(cl_mem), &roots);
 		rc |= clSetKernelArg(ks, 2, sizeof(cl_uint), &logN);
 		rc |= clSetKernelArg(ks, 3, sizeof(cl_uint), &logT);
@@ -143,25 +156,78 @@ static int fg_cl_run(fg_cl *c, int inverse, cl_mem data, cl_mem roots, uint64_t 
 		rc = clEnqueueNDRangeKernel(c->q, ks, 1, NULL, &g, NULL, 0, NULL, NULL);
 		if (rc != CL_SUCCESS) return fg_err(eb, ebn, "clEnqueueNDRangeKernel stage", rc);
 	}
-	cl_uint total = (cl_uint)words;
-	size_t gf = words;
-	if (inverse) {
-		rc = clSetKernelArg(c->kif, 0, sizeof(cl_mem), &data);
-		rc |= clSetKernelArg(c->kif, 1, sizeof(cl_ulong), &ninv);
-		rc |= clSetKernelArg(c->kif, 2, sizeof(cl_ulong), &q);
-		rc |= clSetKernelArg(c->kif, 3, sizeof(cl_ulong), &mredc);
-		rc |= clSetKernelArg(c->kif, 4, sizeof(cl_uint), &total);
-		if (rc != CL_SUCCESS) return fg_err(eb, ebn, "clSetKernelArg inv_final", rc);
-		rc = clEnqueueNDRangeKernel(c->q, c->kif, 1, NULL, &gf, NULL, 0, NULL, NULL);
-	} else {
-		rc = clSetKernelArg(c->kff, 0, sizeof(cl_mem), &data);
-		rc |= clSetKernelArg(c->kff, 1, sizeof(cl_ulong), &q);
-		rc |= clSetKernelArg(c->kff, 2, sizeof(cl_ulong), &bred0);
-		rc |= clSetKernelArg(c->kff, 3, sizeof(cl_uint), &total);
-		if (rc != CL_SUCCESS) return fg_err(eb, ebn, "clSetKernelArg fwd_final", rc);
-		rc = clEnqueueNDRangeKernel(c->q, c->kff, 1, NULL, &gf, NULL, 0, NULL, NULL);
+	return 0;
+}
+
+// fg_cl_run transforms B polys in host[0 .. B<<logN) in place: upload, the
+// global stages (stages[2*s] = logT, stages[2*s+1] = fold flag), the fused
+// local-memory block of 2^logL (logL >= 2; forward: last, with the Barrett
+// epilogue; inverse: first), the inverse epilogue if not fused, read-back, one
+// wait. logL == 0 means no fusion: every stage is in stages.
+static int fg_cl_run(fg_cl *c, int inverse, cl_mem data, cl_mem roots, uint64_t *host, cl_uint logN, cl_uint B,
+                     const cl_uint *stages, cl_uint nstages, cl_uint logL, cl_uint reduce_mask, cl_ulong q,
+                     cl_ulong mredc, cl_ulong bred0, cl_ulong ninv, char *eb, size_t ebn) {
+	size_t words = (size_t)B << logN;
+	cl_int rc = clEnqueueWriteBuffer(c->q, data, CL_FALSE, 0, words * 8, host, 0, NULL, NULL);
+	if (rc != CL_SUCCESS) return fg_err(eb, ebn, "clEnqueueWriteBuffer", rc);
+	cl_uint half_total = (cl_uint)(words / 2);
+	size_t gh = half_total, lh = logL > 0 ? ((size_t)1 << (logL - 1)) : 0;
+	size_t lbytes = (size_t)8 << logL;
+	int r;
+	if (inverse && logL > 0) {
+		cl_uint fin = (logL == logN);
+		rc = clSetKernelArg(c->kih, 0, sizeof(cl_mem), &data);
+		rc |= clSetKernelArg(c->kih, 1, sizeof(cl_mem), &roots);
+		rc |= clSetKernelArg(c->kih, 2, lbytes, NULL);
+		rc |= clSetKernelArg(c->kih, 3, sizeof(cl_uint), &logN);
+		rc |= clSetKernelArg(c->kih, 4, sizeof(cl_uint), &logL);
+		rc |= clSetKernelArg(c->kih, 5, sizeof(cl_ulong), &q);
+		rc |= clSetKernelArg(c->kih, 6, sizeof(cl_ulong), &mredc);
+		rc |= clSetKernelArg(c->kih, 7, sizeof(cl_ulong), &ninv);
+		rc |= clSetKernelArg(c->kih, 8, sizeof(cl_uint), &fin);
+		if (rc != CL_SUCCESS) return fg_err(eb, ebn, "clSetKernelArg inv_head", rc);
+		rc = clEnqueueNDRangeKernel(c->q, c->kih, 1, NULL, &gh, &lh, 0, NULL, NULL);
+		if (rc != CL_SUCCESS) return fg_err(eb, ebn, "clEnqueueNDRangeKernel inv_head", rc);
 	}
-	if (rc != CL_SUCCESS) return fg_err(eb, ebn, "clEnqueueNDRangeKernel final", rc);
+	if ((r = fg_cl_stages(c, inverse ? c->kis : c->kfs, data, roots, logN, stages, nstages, q, mredc, half_total, eb, ebn)) != 0) {
+		return r;
+	}
+	if (!inverse && logL > 0) {
+		rc = clSetKernelArg(c->kft, 0, sizeof(cl_mem), &data);
+		rc |= clSetKernelArg(c->kft, 1, sizeof(cl_mem), &roots);
+		rc |= clSetKernelArg(c->kft, 2, lbytes, NULL);
+		rc |= clSetKernelArg(c->kft, 3, sizeof(cl_uint), &logN);
+		rc |= clSetKernelArg(c->kft, 4, sizeof(cl_uint), &logL);
+		rc |= clSetKernelArg(c->kft, 5, sizeof(cl_uint), &reduce_mask);
+		rc |= clSetKernelArg(c->kft, 6, sizeof(cl_ulong), &q);
+		rc |= clSetKernelArg(c->kft, 7, sizeof(cl_ulong), &mredc);
+		rc |= clSetKernelArg(c->kft, 8, sizeof(cl_ulong), &bred0);
+		if (rc != CL_SUCCESS) return fg_err(eb, ebn, "clSetKernelArg fwd_tail", rc);
+		rc = clEnqueueNDRangeKernel(c->q, c->kft, 1, NULL, &gh, &lh, 0, NULL, NULL);
+		if (rc != CL_SUCCESS) return fg_err(eb, ebn, "clEnqueueNDRangeKernel fwd_tail", rc);
+	}
+	int need_final = logL == 0 || (inverse && logL < logN);
+	if (need_final) {
+		cl_uint total = (cl_uint)words;
+		size_t gf = words;
+		if (inverse) {
+			rc = clSetKernelArg(c->kif, 0, sizeof(cl_mem), &data);
+			rc |= clSetKernelArg(c->kif, 1, sizeof(cl_ulong), &ninv);
+			rc |= clSetKernelArg(c->kif, 2, sizeof(cl_ulong), &q);
+			rc |= clSetKernelArg(c->kif, 3, sizeof(cl_ulong), &mredc);
+			rc |= clSetKernelArg(c->kif, 4, sizeof(cl_uint), &total);
+			if (rc != CL_SUCCESS) return fg_err(eb, ebn, "clSetKernelArg inv_final", rc);
+			rc = clEnqueueNDRangeKernel(c->q, c->kif, 1, NULL, &gf, NULL, 0, NULL, NULL);
+		} else {
+			rc = clSetKernelArg(c->kff, 0, sizeof(cl_mem), &data);
+			rc |= clSetKernelArg(c->kff, 1, sizeof(cl_ulong), &q);
+			rc |= clSetKernelArg(c->kff, 2, sizeof(cl_ulong), &bred0);
+			rc |= clSetKernelArg(c->kff, 3, sizeof(cl_uint), &total);
+			if (rc != CL_SUCCESS) return fg_err(eb, ebn, "clSetKernelArg fwd_final", rc);
+			rc = clEnqueueNDRangeKernel(c->q, c->kff, 1, NULL, &gf, NULL, 0, NULL, NULL);
+		}
+		if (rc != CL_SUCCESS) return fg_err(eb, ebn, "clEnqueueNDRangeKernel final", rc);
+	}
 	rc = clEnqueueReadBuffer(c->q, data, CL_TRUE, 0, words * 8, host, 0, NULL, NULL);
 	if (rc != CL_SUCCESS) return fg_err(eb, ebn, "clEnqueueReadBuffer", rc);
 	return 0;
@@ -191,6 +257,10 @@ type roots struct{ fwd, bwd C.cl_mem }
 
 // Backend is the OpenCL gpu.Backend.
 type Backend struct {
+	// NoFusion disables the local-memory kernels (one launch per stage);
+	// set before first use, for tests and comparison.
+	NoFusion bool
+
 	mu     sync.Mutex
 	c      C.fg_cl
 	info   gpu.DeviceInfo
@@ -238,6 +308,10 @@ func New() (gpu.Backend, error) {
 
 // Name implements gpu.Backend.
 func (b *Backend) Name() string { return Name }
+
+// FusedLogL is log2 of the largest coefficient block the device runs in
+// local memory (0 or 1: no fusion).
+func (b *Backend) FusedLogL() int { return min(int(b.c.max_logl), kernels.MaxFusedLogL) }
 
 // Info implements gpu.Backend.
 func (b *Backend) Info() gpu.DeviceInfo { return b.info }
@@ -294,20 +368,31 @@ func (b *Backend) NTT(dir gpu.Direction, p *gpu.Params, src, dst [][]uint64) err
 	for i := range src {
 		copy(host[i*p.N:], src[i])
 	}
+	logN := p.LogN()
+	// Fused block: the largest the device takes, at most N; stages inside it
+	// run in local memory, the others one launch each.
+	logL := min(int(b.c.max_logl), kernels.MaxFusedLogL, logN)
+	if b.NoFusion || logL < 2 {
+		logL = 0
+	}
 	var st []kernels.Stage
 	roots, inv := r.fwd, C.int(0)
 	if dir == gpu.Inverse {
-		st, roots, inv = kernels.InverseStages(p.LogN()), r.bwd, 1
+		st, roots, inv = kernels.InverseStages(logN), r.bwd, 1
 	} else {
-		st = kernels.ForwardStages(p.LogN())
+		st = kernels.ForwardStages(logN)
 	}
-	flat := make([]C.cl_uint, 2*len(st))
-	for i, s := range st {
-		flat[2*i], flat[2*i+1] = C.cl_uint(s.LogT), C.cl_uint(s.Reduce)
+	flat := make([]C.cl_uint, 0, 2*len(st)+2)
+	for _, s := range st {
+		if logL > 0 && int(s.LogT) < logL {
+			continue // inside the fused block
+		}
+		flat = append(flat, C.cl_uint(s.LogT), C.cl_uint(s.Reduce))
 	}
-	rc := C.fg_cl_run(&b.c, inv, b.data, roots, (*C.uint64_t)(unsafe.Pointer(&host[0])), C.cl_uint(p.LogN()),
-		C.cl_uint(len(src)), &flat[0], C.cl_uint(len(st)), C.cl_ulong(p.Q), C.cl_ulong(p.MRedConstant),
-		C.cl_ulong(p.BRedConstant[0]), C.cl_ulong(p.NInv), ebp, ebn)
+	flat = append(flat, 0, 0) // never empty (cgo needs an element to point at)
+	rc := C.fg_cl_run(&b.c, inv, b.data, roots, (*C.uint64_t)(unsafe.Pointer(&host[0])), C.cl_uint(logN),
+		C.cl_uint(len(src)), &flat[0], C.cl_uint(len(flat)/2-1), C.cl_uint(logL), C.cl_uint(kernels.ReduceMask(logN)),
+		C.cl_ulong(p.Q), C.cl_ulong(p.MRedConstant), C.cl_ulong(p.BRedConstant[0]), C.cl_ulong(p.NInv), ebp, ebn)
 	if rc != 0 {
 		return fmt.Errorf("opencl: %s", cerr(eb))
 	}

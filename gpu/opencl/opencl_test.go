@@ -45,3 +45,16 @@ func TestOpenCLFHEByteIdentical(t *testing.T) { gputest.RunFHE(t, open(t)) }
 // TestOpenCLWorkloadsByteIdentical: every fhe/workloads workload gives the
 // same output bytes with every NTT on OpenCL.
 func TestOpenCLWorkloadsByteIdentical(t *testing.T) { gputest.RunWorkloads(t, open(t)) }
+
+// TestOpenCLConformanceUnfused runs the one-launch-per-stage path too.
+func TestOpenCLConformanceUnfused(t *testing.T) {
+	b := open(t).(*opencl.Backend)
+	b.NoFusion = true
+	gputest.Run(t, b)
+}
+
+func TestOpenCLFusesStages(t *testing.T) {
+	b := open(t).(*opencl.Backend)
+	t.Logf("fused block 2^%d coefficients", b.FusedLogL())
+	require.GreaterOrEqual(t, b.FusedLogL(), 2, "PoCL offers large work groups and local memory")
+}
