@@ -4,7 +4,9 @@
 //   - ntt_arith.h: the modular arithmetic (Montgomery MRedLazy/MRed, Barrett
 //     BRedAdd, the forward and inverse butterflies and the stage index map),
 //     written once and spliced into both dialects below.
-//   - ntt.cl: OpenCL C kernels (gpu/opencl).
+//   - ntt.cl: OpenCL C kernels (gpu/opencl): per-stage kernels, epilogues,
+//     and the local-memory kernels that fuse the stages inside 2^11-word
+//     blocks.
 //   - ntt.metal: Metal Shading Language kernels (gpu/metal); also compiled as
 //     C++ with a shim on Linux by gpu/metal's tests.
 //
