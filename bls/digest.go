@@ -4,7 +4,7 @@ import (
 	"encoding/binary"
 	"math/big"
 
-	"golang.org/x/crypto/sha3"
+	keccakpkg "github.com/fhegate/fhegate/internal/keccak"
 )
 
 // Domain tags. They are the first bytes hashed into each digest, so a
@@ -14,15 +14,7 @@ const (
 	InputDomain   = "fhegate/input/v1"
 )
 
-func keccak(parts ...[]byte) [32]byte {
-	h := sha3.NewLegacyKeccak256()
-	for _, p := range parts {
-		h.Write(p)
-	}
-	var out [32]byte
-	h.Sum(out[:0])
-	return out
-}
+var keccak = keccakpkg.Sum
 
 // word encodes a non-negative integer as a 32-byte big-endian word (like
 // abi.encode(uint256)); nil and negative values encode as zero, and values

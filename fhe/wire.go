@@ -7,7 +7,8 @@ import (
 	"math"
 
 	"github.com/luxfi/lattice/v7/ring"
-	"golang.org/x/crypto/sha3"
+
+	keccakpkg "github.com/fhegate/fhegate/internal/keccak"
 )
 
 // Wire-format constants.
@@ -62,13 +63,7 @@ type Handle [32]byte
 func (h Handle) String() string { return fmt.Sprintf("0x%x", h[:]) }
 
 // HandleOf returns keccak256(b).
-func HandleOf(b []byte) Handle {
-	var h Handle
-	k := sha3.NewLegacyKeccak256()
-	k.Write(b)
-	k.Sum(h[:0])
-	return h
-}
+func HandleOf(b []byte) Handle { return Handle(keccakpkg.Sum(b)) }
 
 // DecodeErrorKind classifies why bytes were rejected.
 type DecodeErrorKind uint8

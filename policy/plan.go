@@ -5,7 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 
-	"golang.org/x/crypto/sha3"
+	keccakpkg "github.com/fhegate/fhegate/internal/keccak"
 )
 
 // Public presets, mirroring fhe.BGVN13 and fhe.BGVN14 (policy/eval's tests
@@ -401,12 +401,7 @@ func boolByte(b bool) int {
 	return 0
 }
 
-func keccak(b []byte) (h [32]byte) {
-	k := sha3.NewLegacyKeccak256()
-	k.Write(b)
-	k.Sum(h[:0])
-	return h
-}
+func keccak(b []byte) [32]byte { return keccakpkg.Sum(b) }
 
 // CanonicalBytes is the deterministic encoding of the plan (what Hash hashes).
 func (p *Plan) CanonicalBytes() []byte { return append([]byte(nil), p.canon...) }

@@ -5,7 +5,7 @@ import (
 	"encoding/hex"
 	"math/big"
 
-	"golang.org/x/crypto/sha3"
+	keccakpkg "github.com/fhegate/fhegate/internal/keccak"
 )
 
 // Address is a 20-byte account address.
@@ -55,15 +55,7 @@ func bigWord(x *big.Int) Hash {
 }
 
 // Keccak256 hashes the concatenation of parts.
-func Keccak256(parts ...[]byte) Hash {
-	k := sha3.NewLegacyKeccak256()
-	for _, p := range parts {
-		k.Write(p)
-	}
-	var h Hash
-	k.Sum(h[:0])
-	return h
-}
+func Keccak256(parts ...[]byte) Hash { return Hash(keccakpkg.Sum(parts...)) }
 
 // slot derives a storage key: keccak256(tag || parts...). Tags are distinct
 // per record kind so records never collide.

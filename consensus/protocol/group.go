@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"go.uber.org/zap"
-	"golang.org/x/crypto/sha3"
 
 	"github.com/fhegate/fhegate/consensus/transport"
+	keccakpkg "github.com/fhegate/fhegate/internal/keccak"
 )
 
 // Group is the view a protocol run has of the committee: the message mux,
@@ -109,15 +109,7 @@ func sortedIDs[V any](m map[transport.MemberID]V) []transport.MemberID {
 	return out
 }
 
-func keccak(parts ...[]byte) [32]byte {
-	h := sha3.NewLegacyKeccak256()
-	for _, p := range parts {
-		h.Write(p)
-	}
-	var out [32]byte
-	h.Sum(out[:0])
-	return out
-}
+var keccak = keccakpkg.Sum
 
 // safe runs f and turns a panic from Lattigo (e.g. on a malformed share)
 // into an error.
