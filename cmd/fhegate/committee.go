@@ -227,6 +227,7 @@ func newCommitteeServeCmd(a *app) *cobra.Command {
 	var dir, rpc, api, relayerKey string
 	var id uint32
 	var timeout time.Duration
+	var gpu gpuFlags
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve as a committee member: answer peers, the client API, and requests from a chain",
@@ -235,6 +236,11 @@ func newCommitteeServeCmd(a *app) *cobra.Command {
 			log := a.Log().With(zap.Uint32("member", id))
 			ctx, cancel := signalContext(cmd.Context())
 			defer cancel()
+			stopGPU, err := gpu.install(log)
+			if err != nil {
+				return err
+			}
+			defer stopGPU()
 			m, st, err := openMember(dir, id, timeout, log)
 			if err != nil {
 				return err
@@ -290,6 +296,7 @@ func newCommitteeServeCmd(a *app) *cobra.Command {
 	cmd.Flags().StringVar(&api, "api", "", "serve the client API (POST /v1/inputs, GET /v1/publickey, GET /v1/status) on this address")
 	cmd.Flags().StringVar(&relayerKey, "relayer-key", "", "hex secp256k1 key paying for FHEVerdict.submit")
 	cmd.Flags().DurationVar(&timeout, "round-timeout", 30*time.Second, "per-round deadline")
+	gpu.register(cmd)
 	_ = cmd.MarkFlagRequired("member")
 	return cmd
 }

@@ -70,6 +70,7 @@ type devnetOptions struct {
 
 func newDevnetCmd(a *app) *cobra.Command {
 	var o devnetOptions
+	var gpu gpuFlags
 	cmd := &cobra.Command{
 		Use:   "devnet",
 		Short: "Run a local fhegate chain (subnet-evm, precompiles active) with JSON-RPC on 127.0.0.1:8545",
@@ -84,9 +85,17 @@ State lives in a temporary directory removed on exit, unless --datadir is given
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			if !o.noCommittee && !o.devCommittee { // the in-process MPC committee evaluates FHE here
+				stopGPU, err := gpu.install(a.Log())
+				if err != nil {
+					return err
+				}
+				defer stopGPU()
+			}
 			return runDevnet(ctx, a.Log(), cmd.OutOrStdout(), o)
 		},
 	}
+	gpu.register(cmd)
 	f := cmd.Flags()
 	f.StringVar(&o.host, "http-host", "127.0.0.1", "JSON-RPC listen host (0.0.0.0 exposes the dev keys' chain to the network)")
 	f.IntVar(&o.port, "http-port", 8545, "JSON-RPC listen port (HTTP and WebSocket); 0 picks a free port")
