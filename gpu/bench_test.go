@@ -18,7 +18,7 @@ import (
 // BenchmarkDispatcherOverhead compares plain Lattigo ("plain": no dispatcher)
 // with a dispatcher installed but no accelerator armed ("installed"), on a
 // bare SubRing.NTT and on an FHE multiply through package fhe. The claim in
-// docs/LP-137-gpu.md (≤ 2 %) comes from:
+// docs/LP-137.md ("GPU gate") (≤ 2 %) comes from:
 //
 //	go test -run '^$' -bench DispatcherOverhead -benchtime 200x -count 5 ./gpu/
 func BenchmarkDispatcherOverhead(b *testing.B) {
