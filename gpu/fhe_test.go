@@ -18,3 +18,9 @@ func TestFHEByteIdenticalEmulator(t *testing.T) {
 func TestWorkloadsByteIdenticalEmulator(t *testing.T) {
 	gputest.RunWorkloads(t, kernels.Emulator{})
 }
+
+// TestPolicyByteIdenticalEmulator: the committee's policy evaluation gives the
+// same result bytes with every NTT on the kernel emulator.
+func TestPolicyByteIdenticalEmulator(t *testing.T) {
+	gputest.RunPolicy(t, kernels.Emulator{})
+}

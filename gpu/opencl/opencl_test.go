@@ -46,6 +46,10 @@ func TestOpenCLFHEByteIdentical(t *testing.T) { gputest.RunFHE(t, open(t)) }
 // same output bytes with every NTT on OpenCL.
 func TestOpenCLWorkloadsByteIdentical(t *testing.T) { gputest.RunWorkloads(t, open(t)) }
 
+// TestOpenCLPolicyByteIdentical: the committee's policy evaluation (KYC/AML,
+// depth 9) gives the same result bytes with every NTT on OpenCL.
+func TestOpenCLPolicyByteIdentical(t *testing.T) { gputest.RunPolicy(t, open(t)) }
+
 // TestOpenCLConformanceUnfused runs the one-launch-per-stage path too.
 func TestOpenCLConformanceUnfused(t *testing.T) {
 	b := open(t).(*opencl.Backend)
