@@ -29,6 +29,11 @@ type Request struct {
 	Inputs   []fhe.Handle
 	Block    uint64 // accepted block that carried the event
 	LogIndex uint
+	// KindCRDT only: the state's CRDT kind (meta.Type) and its canonical
+	// public metadata (fhe/crdt/meta), as FHECRDT.stateOf returned them at
+	// Block; Inputs are then the metadata's handles (meta.State.Handles).
+	CRDTKind uint8
+	CRDTMeta []byte
 }
 
 // Verdict is what the committee posts to FHEVerdict.submit.

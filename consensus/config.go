@@ -141,8 +141,26 @@ func (c *CommitteeConfig) BLSCommittee() (*bls.Committee, [][]byte, error) {
 
 // GaloisElements returns the Galois elements for the configured rotations
 // (default: every power of two below the row length, which covers
-// InnerSum and the rotations of the bundled plans).
+// InnerSum and the rotations of the bundled plans), followed by the
+// elements FHECRDT value reads need that are not already listed
+// (CRDTGaloisElements: for BGV the power-of-two rotations and the row
+// rotation).
 func (c *CommitteeConfig) GaloisElements(p *fhe.Params) []uint64 {
+	out := c.rotationElements(p)
+	have := make(map[uint64]bool, len(out))
+	for _, g := range out {
+		have[g] = true
+	}
+	for _, g := range CRDTGaloisElements(p) {
+		if !have[g] {
+			have[g] = true
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+func (c *CommitteeConfig) rotationElements(p *fhe.Params) []uint64 {
 	rot := c.Rotations
 	if len(rot) == 0 {
 		row := p.Slots()

@@ -34,6 +34,13 @@
 //     ChainAdapter (lowest signer first; the others after a stagger if it
 //     has not landed).
 //
+// FHECRDT.ValueRequested requests (KindCRDT) carry the state's public
+// metadata (fhe/crdt/meta); their circuit materialises the state's aggregate
+// from the writer ciphertexts the metadata names (package fhe/crdt: masked
+// contributions summed exactly, hence byte-identical on every member) and
+// reads the value its type implies — a counter's total, an LWW register's
+// value, a set's cardinality — at level 0; steps 2–5 are the same.
+//
 // Run drives this from a ChainAdapter's request stream in batches and keeps
 // a persisted block cursor; StartLocalCommittee runs n members in one process
 // over loopback TLS (for `fhegate devnet` and tests). docs/committee.md

@@ -625,7 +625,12 @@ func (m *Member) Process(ctx context.Context, req Request) (*Verdict, error) {
 	t := m.cfg.Committee.Threshold
 	base := fmt.Sprintf("req/%x/%d", req.ID[:], ks.km.Epoch)
 	log := m.log.With(zap.String("request", fmt.Sprintf("%x", req.ID[:6])))
-	circuit, err := m.cfg.Circuits.Lookup(req.PolicyID)
+	var circuit Circuit
+	if req.Kind == KindCRDT {
+		circuit, err = newCRDTCircuit(req, m.params)
+	} else {
+		circuit, err = m.cfg.Circuits.Lookup(req.PolicyID)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -31,6 +31,7 @@ import (
 
 	"github.com/fhegate/fhegate/consensus"
 	"github.com/fhegate/fhegate/fhe"
+	"github.com/fhegate/fhegate/fhe/crdt/meta"
 	"github.com/fhegate/fhegate/precompiles"
 )
 
@@ -120,6 +121,7 @@ func (a *Adapter) Requests(ctx context.Context, from uint64) (<-chan consensus.R
 					Topics:    [][]common.Hash{{evalEv.ID, regEv.ID, valEv.ID}}}
 				logs, ferr := a.client.FilterLogs(ctx, q)
 				if ferr == nil {
+				logs:
 					for _, l := range logs {
 						if l.Removed {
 							continue
@@ -128,7 +130,13 @@ func (a *Adapter) Requests(ctx context.Context, from uint64) (<-chan consensus.R
 						case regEv.ID:
 							a.onPolicy(l)
 						case evalEv.ID, valEv.ID:
-							r, derr := a.decodeRequest(l)
+							r, derr := a.decodeRequest(ctx, l)
+							if errors.Is(derr, errRPC) {
+								// stateOf failed: poll this range again
+								// (re-delivery is allowed).
+								ferr = derr
+								break logs
+							}
 							if derr != nil {
 								a.cfg.Log.Warn("undecodable request event", zap.Error(derr))
 								continue
@@ -140,6 +148,8 @@ func (a *Adapter) Requests(ctx context.Context, from uint64) (<-chan consensus.R
 							}
 						}
 					}
+				}
+				if ferr == nil {
 					next = head + 1
 				} else {
 					err = ferr
@@ -175,7 +185,7 @@ func (a *Adapter) onPolicy(l types.Log) {
 	a.cfg.OnPolicy([32]byte(l.Topics[1]), spec)
 }
 
-func (a *Adapter) decodeRequest(l types.Log) (consensus.Request, error) {
+func (a *Adapter) decodeRequest(ctx context.Context, l types.Log) (consensus.Request, error) {
 	r := consensus.Request{Block: l.BlockNumber, LogIndex: l.Index}
 	if len(l.Topics) < 3 {
 		return r, errors.New("chain: request event without indexed ids")
@@ -198,9 +208,51 @@ func (a *Adapter) decodeRequest(l types.Log) (consensus.Request, error) {
 	}
 	r.Kind, r.PolicyID = consensus.KindCRDT, [32]byte(precompiles.CRDTValuePolicyID)
 	// ValueRequested(requestId, stateId, requester, policyId): the state's
-	// ciphertext is resolved by the CRDT materialisation (not wired yet).
-	r.Inputs = []fhe.Handle{fhe.Handle(l.Topics[2])}
+	// kind and public metadata are read with FHECRDT.stateOf at the event's
+	// block; the committee materialises the value from the writer
+	// ciphertexts the metadata references (consensus' CRDT circuit).
+	kind, md, err := a.stateOf(ctx, [32]byte(l.Topics[2]), l.BlockNumber)
+	if err != nil {
+		return r, err
+	}
+	s, err := meta.Decode(md)
+	if err != nil {
+		return r, fmt.Errorf("chain: state %x metadata: %w", l.Topics[2][:4], err)
+	}
+	r.CRDTKind, r.CRDTMeta = kind, md
+	for _, h := range s.Handles() {
+		r.Inputs = append(r.Inputs, fhe.Handle(h))
+	}
 	return r, nil
+}
+
+// errRPC marks a failed chain call while decoding a request (retried).
+var errRPC = errors.New("chain: rpc")
+
+// stateOf calls FHECRDT.stateOf(stateId) at a block and returns the state's
+// kind and metadata.
+func (a *Adapter) stateOf(ctx context.Context, id [32]byte, block uint64) (uint8, []byte, error) {
+	data, err := a.crdt.Pack("stateOf", id)
+	if err != nil {
+		return 0, nil, err
+	}
+	to := addr(precompiles.FHECRDTAddress)
+	res, err := a.client.CallContract(ctx, ethereum.CallMsg{To: &to, Data: data}, new(big.Int).SetUint64(block))
+	if err != nil {
+		return 0, nil, fmt.Errorf("%w: FHECRDT.stateOf: %v", errRPC, err)
+	}
+	vals, err := a.crdt.Unpack("stateOf", res)
+	if err != nil || len(vals) != 7 {
+		return 0, nil, fmt.Errorf("chain: FHECRDT.stateOf: %d values, %v", len(vals), err)
+	}
+	// (exists, kind, owner, handle, parentA, parentB, metadata)
+	exists, _ := vals[0].(bool)
+	kind, ok1 := vals[1].(uint8)
+	md, ok2 := vals[6].([]byte)
+	if !exists || !ok1 || !ok2 {
+		return 0, nil, fmt.Errorf("chain: FHECRDT.stateOf %x: no such state", id[:4])
+	}
+	return kind, md, nil
 }
 
 // VerdictPosted implements consensus.ChainAdapter (FHEVerdict.verdictOf).
