@@ -22,6 +22,7 @@ import (
 	"github.com/fhegate/fhegate/consensus"
 	"github.com/fhegate/fhegate/consensus/chain"
 	"github.com/fhegate/fhegate/fhe"
+	"github.com/fhegate/fhegate/fhe/crdt/meta"
 	"github.com/fhegate/fhegate/fhe/fhetest"
 	"github.com/fhegate/fhegate/policy"
 	"github.com/fhegate/fhegate/precompiles"
@@ -49,7 +50,8 @@ output:
 // subnet-evm chain over JSON-RPC: a policy registered on chain is compiled by
 // the members, inputs uploaded to the committee are registered with its
 // attestation, FHEPolicy.evaluate queues a request, and the committee posts a
-// verdict that FHEVerdict accepts and that equals the plaintext reference.
+// verdict that FHEVerdict accepts and that equals the plaintext reference;
+// an FHECRDT G-Counter's value request is answered with its plaintext total.
 func TestCommitteeOnDevchain(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
@@ -178,5 +180,53 @@ func TestCommitteeOnDevchain(t *testing.T) {
 			require.NoError(t, ctx.Err(), "verdict for request %d not accepted", i)
 			time.Sleep(200 * time.Millisecond)
 		}
+	}
+
+	// 5. An encrypted G-Counter: three replicas upload and register their
+	// block's ciphertext, FHECRDT.create records the public metadata,
+	// FHECRDT.value queues a request; the adapter reads the metadata with
+	// stateOf and the committee posts the total.
+	l := meta.Layout{Type: meta.TypeGCounter, Preset: uint8(fhetest.InsecureBGVN10), Level: 0, Blocks: 3, Width: 2}
+	st, err := meta.New(l)
+	require.NoError(t, err)
+	counts := []int64{4, 11, 9}
+	for r, n := range counts {
+		lanes := make([]int64, l.Lanes())
+		lo, _ := l.BlockLanes(uint32(r))
+		lanes[lo] = n
+		ct, err := enc.EncryptInts(lanes)
+		require.NoError(t, err)
+		b, err := ct.MarshalBinary()
+		require.NoError(t, err)
+		att, err := lc.Member(1).Upload(ctx, b, alice.Address, 1)
+		require.NoError(t, err)
+		send(precompiles.FHEInputAddress, suite.Input.ABI(), "register", [32]byte(att.Handle), alice.Address, att.Preset, att.CType, att.Signature, att.Signers)
+		st, err = st.Put(meta.Entry{Block: uint32(r), Clock: 1, Replica: uint32(r), Handle: meta.Handle(att.Handle)})
+		require.NoError(t, err)
+	}
+	rc = send(precompiles.FHECRDTAddress, suite.CRDT.ABI(), "create", uint8(l.Type), [32]byte(st.Entries[0].Handle), st.Encode())
+	var stateID [32]byte
+	for _, lg := range rc.Logs {
+		if lg.Topics[0] == suite.CRDT.ABI().Events["StateCreated"].ID {
+			stateID = lg.Topics[1]
+		}
+	}
+	require.NotEqual(t, [32]byte{}, stateID)
+	rc = send(precompiles.FHECRDTAddress, suite.CRDT.ABI(), "value", stateID)
+	var valueReq [32]byte
+	for _, lg := range rc.Logs {
+		if lg.Topics[0] == suite.CRDT.ABI().Events["ValueRequested"].ID {
+			valueReq = lg.Topics[1]
+		}
+	}
+	require.NotEqual(t, [32]byte{}, valueReq)
+	for {
+		ready, result := verdictOf(valueReq)
+		if ready {
+			require.Equal(t, int64(4+11+9), result.Int64())
+			break
+		}
+		require.NoError(t, ctx.Err(), "CRDT value verdict not accepted")
+		time.Sleep(200 * time.Millisecond)
 	}
 }
