@@ -28,7 +28,12 @@ const (
 	// PoP check per key at setCommittee: a full single-signature verification.
 	GasBLSPoP uint64 = 75_000
 
-	// Policy compile, per byte of spec (stand-in compiler; re-derive when policy/ is wired).
+	// Policy compile. policy.Compile bounds its work by a deterministic budget
+	// (policy.MaxCompileWork); the worst adversarial document measured at that
+	// budget takes ≈60 ms of CPU (docs/gas-policy.md), so every registration
+	// pays that worst case up front (60 ms × 60 gas/µs) plus a per-byte charge
+	// for parsing and the event data. Registration is a one-off per policy.
+	GasCompileBase uint64 = 3_600_000
 	GasCompileByte uint64 = 16
 	// CRDT metadata merge, per byte of metadata (both sides).
 	GasMergeByte uint64 = 8

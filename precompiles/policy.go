@@ -113,7 +113,7 @@ func (s *Suite) bindPolicy() {
 			return nil, revertf("FHEPolicy.registerPolicy: spec length %d outside [1,%d]", len(spec), MaxSpecBytes)
 		}
 		// compile and event data are proportional to the spec size
-		if err := cl.charge(GasCompileByte*uint64(len(spec)) + GasLogByte*32*words(len(spec))); err != nil {
+		if err := cl.charge(GasCompileBase + GasCompileByte*uint64(len(spec)) + GasLogByte*32*words(len(spec))); err != nil {
 			return nil, err
 		}
 		info, err := s.compiler.Compile(spec)

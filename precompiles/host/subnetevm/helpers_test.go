@@ -23,8 +23,14 @@ import (
 	"github.com/fhegate/fhegate/precompiles/host/subnetevm"
 )
 
+// TestMain starts every test on the core's deterministic stand-in compiler
+// and merger (the package default is the real pair): the flow tests use
+// stand-in specs, and backends_test.go switches to the real backends itself.
 func TestMain(m *testing.M) {
 	evm.RegisterAllLibEVMExtras()
+	if err := subnetevm.SetBackends(nil, nil); err != nil {
+		panic(err)
+	}
 	os.Exit(m.Run())
 }
 
