@@ -10,6 +10,7 @@ import (
 
 	"github.com/fhegate/fhegate/bls"
 	"github.com/fhegate/fhegate/fhe"
+	"github.com/fhegate/fhegate/internal/keccak"
 )
 
 // RequestKind says which precompile queued a request.
@@ -40,11 +41,39 @@ type Request struct {
 type Verdict struct {
 	RequestID    [32]byte
 	PolicyID     [32]byte
-	Result       *big.Int // the decrypted verdict (slot 0, in [0, t))
-	ResultDigest [32]byte // handle of the result ciphertext the members agreed on
+	Result       *big.Int // the decrypted verdict (slot 0, in [0, t)), or ResultUnevaluable
+	ResultDigest [32]byte // handle of the result ciphertext the members agreed on (UnevaluableDigest for ResultUnevaluable)
 	Epoch        uint64
 	Signature    []byte // aggregate BLS signature over bls.VerdictDigest
 	Signers      []byte // signer bitmap (bit i = member i+1)
+}
+
+// UnevaluableDomain prefixes the result digest of an unevaluable verdict.
+const UnevaluableDomain = "fhegate/unevaluable/v1"
+
+// ResultUnevaluable is the verdict result the committee signs and posts when
+// a policy request cannot be evaluated at all: the policy's on-chain spec
+// (accepted by FHEPolicy.registerPolicy, which compiles it for whatever
+// preset the plan needs) does not compile for the committee's own preset.
+// It is 2^256 − 1 (Solidity type(uint256).max): every real verdict is a
+// decrypted plaintext in [0, t) with t < 2^64, so the sentinel can never be
+// a genuine result, and a contract that approves only on verdict == 1
+// denies. Its ResultDigest is UnevaluableDigest(policyID), not a ciphertext
+// handle. Compilation is deterministic, so every honest member reaches the
+// same outcome; the members still agree on the digest and threshold-sign
+// the verdict (bls.VerdictDigest) like any other, skipping evaluation and
+// decryption. The verdict is persisted once made, like every verdict.
+var ResultUnevaluable = new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 256), big.NewInt(1))
+
+// UnevaluableDigest is the ResultDigest of an unevaluable verdict:
+// keccak256("fhegate/unevaluable/v1" || policyId).
+func UnevaluableDigest(policyID [32]byte) [32]byte {
+	return keccak.Sum([]byte(UnevaluableDomain), policyID[:])
+}
+
+// IsUnevaluable reports whether a verdict is the unevaluable sentinel.
+func (v *Verdict) IsUnevaluable() bool {
+	return v.Result != nil && v.Result.Cmp(ResultUnevaluable) == 0
 }
 
 // Digest returns the message the members sign.

@@ -622,7 +622,6 @@ func (m *Member) Process(ctx context.Context, req Request) (*Verdict, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := m.cfg.Committee.Threshold
 	base := fmt.Sprintf("req/%x/%d", req.ID[:], ks.km.Epoch)
 	log := m.log.With(zap.String("request", fmt.Sprintf("%x", req.ID[:6])))
 	var circuit Circuit
@@ -630,6 +629,9 @@ func (m *Member) Process(ctx context.Context, req Request) (*Verdict, error) {
 		circuit, err = newCRDTCircuit(req, m.params)
 	} else {
 		circuit, err = m.cfg.Circuits.Lookup(req.PolicyID)
+		if errors.Is(err, ErrUnevaluable) {
+			return m.processUnevaluable(ctx, req, ks, base, log, err)
+		}
 	}
 	if err != nil {
 		return nil, err
@@ -668,6 +670,67 @@ func (m *Member) Process(ctx context.Context, req Request) (*Verdict, error) {
 	phase("eval")
 
 	// Result-digest agreement.
+	participants, err := m.agreeDigest(ctx, base, rd, log)
+	if err != nil {
+		return nil, err
+	}
+	phase("digest")
+
+	// Refresh if the result has no level left for the mask above the
+	// decryption level, then keep only slot 0.
+	ct := result
+	if ct.Level() < ks.plan.Level+1 {
+		if ct, err = m.refresh(ctx, ks, base+"/final-refresh", ct, participants); err != nil {
+			return nil, err
+		}
+		phase("refresh")
+	}
+	mask := make([]int64, 1)
+	mask[0] = 1
+	if ct, err = ks.ev.MulInts(ct, mask); err != nil {
+		return nil, err
+	}
+	phase("mask")
+
+	led := protocol.Ledger(m.led)
+	if m.Faults.CorruptShares {
+		led = corruptingLedger{m.led}
+	}
+	dres, err := protocol.ThresholdDecrypt(ctx, m.group(), ks.key, ks.plan, ks.ev, led,
+		protocol.DecryptRequest{Session: base + "/dec", Ciphertext: ct, Participants: participants, Valid: verdictShape})
+	if err != nil {
+		return nil, err
+	}
+	m.markDown(dres.Missing)
+	if len(dres.Bad) > 0 {
+		log.Warn("excluded: decryption share disagrees with the quorum", zap.Any("members", dres.Bad))
+	}
+	for _, v := range dres.Values[1:] {
+		if v != 0 {
+			return nil, ErrBadDecryption
+		}
+	}
+	phase("decrypt")
+	v := &Verdict{RequestID: req.ID, PolicyID: req.PolicyID, Result: new(big.Int).SetUint64(dres.Values[0]), ResultDigest: [32]byte(rd), Epoch: ks.km.Epoch}
+	nsigs, err := m.signVerdict(ctx, base, v, without(participants, dres.Bad), log)
+	if err != nil {
+		return nil, err
+	}
+	if err := m.saveVerdict(v); err != nil {
+		return nil, err
+	}
+	phase("sign")
+	log.Debug("verdict", zap.String("result", v.Result.String()), zap.Int("signers", nsigs), zap.Bool("checked", dres.Checked))
+	return v, nil
+}
+
+// agreeDigest announces this member's result digest rd for the request
+// session base, collects the others' and returns the members that announced
+// the majority digest (sorted). It fails with ErrNoQuorum when no digest has
+// a threshold of votes (or on a tie) and with ErrDigestMismatch when this
+// member is not in the majority.
+func (m *Member) agreeDigest(ctx context.Context, base string, rd [32]byte, log *zap.Logger) ([]transport.MemberID, error) {
+	t := m.cfg.Committee.Threshold
 	live := m.live()
 	announce := rd
 	if m.Faults.WrongDigest {
@@ -708,47 +771,16 @@ func (m *Member) Process(ctx context.Context, req Request) (*Verdict, error) {
 	if major != announce {
 		return nil, ErrDigestMismatch
 	}
-	phase("digest")
+	return participants, nil
+}
 
-	// Refresh if the result has no level left for the mask above the
-	// decryption level, then keep only slot 0.
-	ct := result
-	if ct.Level() < ks.plan.Level+1 {
-		if ct, err = m.refresh(ctx, ks, base+"/final-refresh", ct, participants); err != nil {
-			return nil, err
-		}
-		phase("refresh")
-	}
-	mask := make([]int64, 1)
-	mask[0] = 1
-	if ct, err = ks.ev.MulInts(ct, mask); err != nil {
-		return nil, err
-	}
-	phase("mask")
-
-	led := protocol.Ledger(m.led)
-	if m.Faults.CorruptShares {
-		led = corruptingLedger{m.led}
-	}
-	dres, err := protocol.ThresholdDecrypt(ctx, m.group(), ks.key, ks.plan, ks.ev, led,
-		protocol.DecryptRequest{Session: base + "/dec", Ciphertext: ct, Participants: participants, Valid: verdictShape})
-	if err != nil {
-		return nil, err
-	}
-	m.markDown(dres.Missing)
-	if len(dres.Bad) > 0 {
-		log.Warn("excluded: decryption share disagrees with the quorum", zap.Any("members", dres.Bad))
-	}
-	for _, v := range dres.Values[1:] {
-		if v != 0 {
-			return nil, ErrBadDecryption
-		}
-	}
-	phase("decrypt")
-	v := &Verdict{RequestID: req.ID, PolicyID: req.PolicyID, Result: new(big.Int).SetUint64(dres.Values[0]), ResultDigest: [32]byte(rd), Epoch: ks.km.Epoch}
+// signVerdict exchanges BLS signatures over v's digest with signers and
+// sets v's aggregate signature and signer bitmap; it returns the number of
+// valid signatures aggregated.
+func (m *Member) signVerdict(ctx context.Context, base string, v *Verdict, signers []transport.MemberID, log *zap.Logger) (int, error) {
+	var err error
 	vd := v.Digest(m.chain())
 	sigs := map[transport.MemberID][]byte{m.id: m.cfg.BLSKey.Sign(vd[:])}
-	signers := without(participants, dres.Bad)
 	sctx, cancel := context.WithTimeout(ctx, m.cfg.RoundTimeout)
 	defer cancel()
 	_ = m.mux.Broadcast(sctx, signers, transport.Message{Type: transport.TypeVerdictSig, Session: base + "/sig", Payload: sigs[m.id]})
@@ -762,13 +794,33 @@ func (m *Member) Process(ctx context.Context, req Request) (*Verdict, error) {
 		}
 	}
 	if v.Signature, v.Signers, err = m.aggregate(sigs); err != nil {
+		return 0, err
+	}
+	return len(sigs), nil
+}
+
+// processUnevaluable answers a policy request whose policy definitely does
+// not compile for the committee preset (cause wraps ErrUnevaluable) with the
+// ResultUnevaluable verdict: no evaluation, refresh or decryption, but the
+// same digest agreement (over UnevaluableDigest) and BLS signing as an
+// evaluated verdict. The verdict is persisted, so the request's outcome is
+// decided once.
+func (m *Member) processUnevaluable(ctx context.Context, req Request, ks keySnap, base string, log *zap.Logger, cause error) (*Verdict, error) {
+	log.Warn("policy not compiled for the committee preset: answering unevaluable", zap.Error(cause))
+	rd := UnevaluableDigest(req.PolicyID)
+	participants, err := m.agreeDigest(ctx, base, rd, log)
+	if err != nil {
+		return nil, err
+	}
+	v := &Verdict{RequestID: req.ID, PolicyID: req.PolicyID, Result: new(big.Int).Set(ResultUnevaluable), ResultDigest: rd, Epoch: ks.km.Epoch}
+	n, err := m.signVerdict(ctx, base, v, participants, log)
+	if err != nil {
 		return nil, err
 	}
 	if err := m.saveVerdict(v); err != nil {
 		return nil, err
 	}
-	phase("sign")
-	log.Debug("verdict", zap.String("result", v.Result.String()), zap.Int("signers", len(sigs)), zap.Bool("checked", dres.Checked))
+	log.Debug("verdict", zap.String("result", "unevaluable"), zap.Int("signers", n))
 	return v, nil
 }
 

@@ -2,6 +2,7 @@ package consensus
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -10,41 +11,80 @@ import (
 	"github.com/fhegate/fhegate/policy/eval"
 )
 
+// ErrUnevaluable is returned by PolicyCircuits.Lookup for a policy whose
+// on-chain spec definitely does not compile for the committee preset (see
+// ResultUnevaluable). A policy that was never registered is not unevaluable:
+// its lookup fails with ErrUnknownPolicy and the request is retried.
+var ErrUnevaluable = errors.New("consensus: policy not compilable for the committee preset")
+
 // PolicyCircuits resolves policy ids to compiled policy plans (package
 // policy), evaluated with policy/eval, falling back to the built-in
 // circuits. The chain adapter registers every PolicyRegistered spec.
+//
+// A spec that FHEPolicy.registerPolicy accepted (policy.Compile, which picks
+// the preset the plan needs) may still fail to compile for the committee's
+// own preset (e.g. a comparison polynomial too deep for it). Register records
+// that compile error under the policy id; compilation is deterministic, so
+// every honest member records the same error and Member.Process answers the
+// policy's requests with the signed ResultUnevaluable verdict. The errors
+// live in memory only, like the plans (both come from the PolicyRegistered
+// events the chain adapter delivers); an answered request's verdict is
+// persisted by the member, so its outcome is decided once.
 type PolicyCircuits struct {
 	Preset fhe.PresetID // the committee's preset: plans are compiled for it
 
-	mu    sync.RWMutex
-	plans map[[32]byte]*policy.Plan
+	mu     sync.RWMutex
+	plans  map[[32]byte]*policy.Plan
+	failed map[[32]byte]error // policy id → compile error for Preset
 }
 
 // NewPolicyCircuits returns an empty registry for the committee preset.
 func NewPolicyCircuits(preset fhe.PresetID) *PolicyCircuits {
-	return &PolicyCircuits{Preset: preset, plans: map[[32]byte]*policy.Plan{}}
+	return &PolicyCircuits{Preset: preset, plans: map[[32]byte]*policy.Plan{}, failed: map[[32]byte]error{}}
 }
 
 // Register compiles a policy spec (the bytes FHEPolicy.register stored) for
-// the committee preset under the on-chain policy id.
+// the committee preset under the on-chain policy id. A compile error is
+// returned and also recorded: Lookup then reports ErrUnevaluable for the id.
 func (pc *PolicyCircuits) Register(policyID [32]byte, spec []byte) error {
 	plan, err := policy.CompileWith(spec, PolicyOptions(pc.Preset))
-	if err != nil {
-		return fmt.Errorf("consensus: policy %x: %w", policyID[:4], err)
-	}
 	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	if pc.failed == nil {
+		pc.failed = map[[32]byte]error{}
+	}
+	if err != nil {
+		err = fmt.Errorf("consensus: policy %x: %w", policyID[:4], err)
+		if _, ok := pc.plans[policyID]; !ok {
+			pc.failed[policyID] = err
+		}
+		return err
+	}
 	pc.plans[policyID] = plan
-	pc.mu.Unlock()
+	delete(pc.failed, policyID)
 	return nil
 }
 
-// Lookup implements Circuits.
+// CompileError returns the recorded compile error of a policy id (nil if
+// it compiled or was never registered).
+func (pc *PolicyCircuits) CompileError(id [32]byte) error {
+	pc.mu.RLock()
+	defer pc.mu.RUnlock()
+	return pc.failed[id]
+}
+
+// Lookup implements Circuits. For a policy whose spec did not compile for
+// the committee preset the error wraps ErrUnevaluable.
 func (pc *PolicyCircuits) Lookup(id [32]byte) (Circuit, error) {
 	pc.mu.RLock()
 	plan, ok := pc.plans[id]
+	cerr := pc.failed[id]
 	pc.mu.RUnlock()
 	if ok {
 		return planCircuit{plan}, nil
+	}
+	if cerr != nil {
+		return nil, fmt.Errorf("%w: %w", ErrUnevaluable, cerr)
 	}
 	return BuiltinCircuits{}.Lookup(id)
 }

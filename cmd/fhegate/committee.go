@@ -280,7 +280,9 @@ func newCommitteeServeCmd(a *app) *cobra.Command {
 			ad, err := chain.Dial(ctx, chain.Config{URL: rpc, ChainID: cfg.ChainIDBig(), Key: key, Log: log.Named("chain"),
 				OnPolicy: func(pid [32]byte, spec []byte) {
 					if err := m.RegisterPolicy(pid, spec); err != nil {
-						log.Warn("policy not compiled for the committee", zap.Error(err))
+						// Recorded by PolicyCircuits: this policy's requests are
+						// answered with the signed consensus.ResultUnevaluable verdict.
+						log.Warn("policy not compiled for the committee; its requests will be answered unevaluable", zap.Error(err))
 					}
 				}})
 			if err != nil {

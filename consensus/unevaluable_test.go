@@ -1,0 +1,105 @@
+package consensus
+
+import (
+	"context"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.uber.org/zap/zaptest"
+
+	"github.com/fhegate/fhegate/fhe"
+	"github.com/fhegate/fhegate/fhe/fhetest"
+	"github.com/fhegate/fhegate/internal/keccak"
+	"github.com/fhegate/fhegate/policy"
+)
+
+// wideCompare compiles on chain (policy.Compile picks a preset deep enough)
+// but not for InsecureBGVN10 (depth 4): a comparison over 256 values needs a
+// single polynomial deeper than the preset, which no refresh can split.
+const wideCompare = `fhegate_policy: 1
+name: wide-compare
+inputs:
+  - {name: x, min: 0, max: 255}
+output:
+  type: bool
+  expr: "x >= 100"
+`
+
+// TestUnevaluablePolicy: a policy that FHEPolicy.registerPolicy accepts but
+// that does not compile for the committee preset is answered with a signed,
+// chain-accepted ResultUnevaluable verdict (digest keccak256(domain ||
+// policyId)); a request for a policy never registered is not.
+func TestUnevaluablePolicy(t *testing.T) {
+	_, err := policy.Compile([]byte(wideCompare))
+	require.NoError(t, err, "the spec must compile on chain")
+	_, err = policy.CompileWith([]byte(wideCompare), PolicyOptions(fhetest.InsecureBGVN10))
+	require.Error(t, err, "the spec must not compile for the committee preset")
+
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	pc := NewPolicyCircuits(fhetest.InsecureBGVN10)
+	lc, err := StartLocal(ctx, LocalOptions{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10", Rotations: []int{1},
+		Circuits: pc, RoundTimeout: 10 * time.Second, BatchSize: 1, Serve: true, Log: zaptest.NewLogger(t)})
+	require.NoError(t, err)
+	t.Cleanup(lc.Close)
+
+	pid := keccak.Sum([]byte(wideCompare))
+	for id := uint32(1); id <= 3; id++ { // every member's OnPolicy hook
+		require.Error(t, lc.Member(id).RegisterPolicy(pid, []byte(wideCompare)))
+	}
+	require.Error(t, pc.CompileError(pid))
+	_, err = pc.Lookup(pid)
+	require.ErrorIs(t, err, ErrUnevaluable)
+
+	// A policy never seen (OnPolicy missed) is unknown, not unevaluable:
+	// the request fails (and the serving loop retries it).
+	unseen := [32]byte{0x77}
+	require.NoError(t, pc.CompileError(unseen))
+	_, err = pc.Lookup(unseen)
+	require.ErrorIs(t, err, ErrUnknownPolicy)
+	require.NotErrorIs(t, err, ErrUnevaluable)
+	_, err = lc.Member(1).Process(ctx, Request{ID: [32]byte{0xbb, 1}, PolicyID: unseen, Kind: KindPolicy})
+	require.ErrorIs(t, err, ErrUnknownPolicy)
+
+	// One real input, uploaded and attested as for any request.
+	enc := fhe.NewEncryptor(lc.Keys)
+	ct, err := enc.EncryptInts(append([]int64{150}, fhetest.RandInts(rand.New(rand.NewPCG(1, 2)), 7, 50)...))
+	require.NoError(t, err)
+	b, err := ct.MarshalBinary()
+	require.NoError(t, err)
+	att, err := lc.Member(1).Upload(ctx, b, [20]byte{1}, 1)
+	require.NoError(t, err)
+
+	req := lc.Chain.Post(Request{ID: [32]byte{0xbb, 2}, PolicyID: pid, Kind: KindPolicy, Inputs: []fhe.Handle{att.Handle}})
+	deadline := time.Now().Add(time.Minute) // bound, not an assertion on speed
+	var v *Verdict
+	for {
+		var ok bool
+		if v, ok = lc.Chain.Verdict(req.ID); ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no verdict accepted for the unevaluable request")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	want := keccak.Sum([]byte("fhegate/unevaluable/v1"), pid[:])
+	require.Equal(t, 0, v.Result.Cmp(ResultUnevaluable))
+	require.Equal(t, "115792089237316195423570985008687907853269984665640564039457584007913129639935", v.Result.String())
+	require.True(t, v.IsUnevaluable())
+	require.Equal(t, want, v.ResultDigest)
+	require.Equal(t, pid, v.PolicyID)
+	// Evaluation and decryption were skipped: no member issued a share for
+	// it (the ledger holds only the DKG self-test share).
+	for id := uint32(1); id <= 3; id++ {
+		require.Equal(t, 1, lc.Member(id).Ledger().Count(), "member %d", id)
+	}
+	// The outcome is decided once: it is persisted, and a member asked again
+	// returns the stored verdict even if the policy compiled later.
+	sv, ok := lc.Member(2).StoredVerdict(req.ID)
+	require.True(t, ok)
+	require.Equal(t, 0, sv.Result.Cmp(ResultUnevaluable))
+	require.Equal(t, want, sv.ResultDigest)
+}
