@@ -1,6 +1,7 @@
 package bls
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 
@@ -99,7 +100,7 @@ func ParsePublicKey(b []byte) (*PublicKey, error) {
 	case PublicKeyLen:
 		p = new(blst.P1Affine).Uncompress(b)
 	case PublicKeyRawLen:
-		p = new(blst.P1Affine).Deserialize(b)
+		p = deserializeRaw(b)
 	}
 	if p == nil || !p.KeyValidate() {
 		return nil, ErrBadPublicKey
@@ -115,11 +116,25 @@ func PublicKeyFromTrustedRaw(b []byte) (*PublicKey, error) {
 	if len(b) != PublicKeyRawLen {
 		return nil, ErrBadPublicKey
 	}
-	p := new(blst.P1Affine).Deserialize(b)
+	p := deserializeRaw(b)
 	if p == nil {
 		return nil, ErrBadPublicKey
 	}
 	return &PublicKey{p: p}, nil
+}
+
+// deserializeRaw decodes a 96-byte uncompressed G1 point, accepting only the
+// canonical encoding. blst's Deserialize alone is not enough: a 96-byte input
+// with the compression flag (0x80) set is decoded as a compressed point from
+// its first 48 bytes, whatever the other 48 hold, so many byte strings would
+// name the same key. Re-encoding and comparing rejects them (and any other
+// non-canonical form).
+func deserializeRaw(b []byte) *blst.P1Affine {
+	p := new(blst.P1Affine).Deserialize(b)
+	if p == nil || !bytes.Equal(p.Serialize(), b) {
+		return nil
+	}
+	return p
 }
 
 // Compressed returns the 48-byte encoding.

@@ -121,6 +121,16 @@ func TestParsePublicKey(t *testing.T) {
 	bad[95] ^= 1
 	_, err = PublicKeyFromTrustedRaw(bad)
 	require.ErrorIs(t, err, ErrBadPublicKey)
+	// 96 bytes that start with the compressed key (compression flag set):
+	// blst would decode the first half and ignore the rest, so this is not a
+	// raw encoding of anything and both decoders refuse it (found by FuzzDecode).
+	for _, tail := range [][]byte{make([]byte, PublicKeyLen), raw[:PublicKeyLen], k.PublicKey()} {
+		odd := append(append([]byte(nil), k.PublicKey()...), tail...)
+		_, err = ParsePublicKey(odd)
+		require.ErrorIs(t, err, ErrBadPublicKey)
+		_, err = PublicKeyFromTrustedRaw(odd)
+		require.ErrorIs(t, err, ErrBadPublicKey)
+	}
 }
 
 // TestRogueKeyNeedsPoP shows why registration requires a PoP: an attacker who
