@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -593,20 +594,26 @@ func (m *Member) StoredVerdict(id [32]byte) (*Verdict, bool) {
 	if json.Unmarshal(b, &s) != nil {
 		return nil, false
 	}
-	v := &Verdict{Epoch: s.Epoch, Signature: s.Signature, Signers: s.Signers, Result: new(big.Int)}
-	v.Result.SetString(s.Result, 10)
-	copy(v.RequestID[:], unhex(s.RequestID))
-	copy(v.PolicyID[:], unhex(s.PolicyID))
-	copy(v.ResultDigest[:], unhex(s.ResultDigest))
+	v := &Verdict{Epoch: s.Epoch, Signature: s.Signature, Signers: s.Signers}
+	var ok [4]bool
+	v.Result, ok[0] = new(big.Int).SetString(s.Result, 10)
+	v.RequestID, ok[1] = unhex32(s.RequestID)
+	v.PolicyID, ok[2] = unhex32(s.PolicyID)
+	v.ResultDigest, ok[3] = unhex32(s.ResultDigest)
+	if ok != [4]bool{true, true, true, true} || v.RequestID != id {
+		return nil, false // not a verdict this member wrote for id
+	}
 	return v, true
 }
 
-func unhex(s string) []byte {
-	out := make([]byte, len(s)/2)
-	for i := range out {
-		fmt.Sscanf(s[2*i:2*i+2], "%02x", &out[i])
+// unhex32 decodes the 64-hex-digit form saveVerdict writes.
+func unhex32(s string) (out [32]byte, ok bool) {
+	b, err := hex.DecodeString(s)
+	if err != nil || len(b) != len(out) {
+		return out, false
 	}
-	return out
+	copy(out[:], b)
+	return out, true
 }
 
 // Process runs one request end to end on this member: deterministic
