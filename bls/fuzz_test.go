@@ -7,7 +7,8 @@ import (
 
 // FuzzDecode feeds arbitrary bytes to every decoder in the package (public
 // keys, signatures, PoPs, bitmaps, aggregate verification): no panic, inputs
-// never mutated, and anything accepted as a public key re-encodes to itself.
+// never mutated, and anything accepted as a public key or signature
+// re-encodes to itself.
 func FuzzDecode(f *testing.F) {
 	k, _ := Keygen(make([]byte, 32))
 	pk := k.PublicKey()
@@ -25,7 +26,12 @@ func FuzzDecode(f *testing.F) {
 				t.Fatal("raw key does not round-trip")
 			}
 		}
-		_, _ = PublicKeyFromTrustedRaw(a)
+		if s, err := parseSig(b); err == nil && !bytes.Equal(s.Compress(), b) {
+			t.Fatal("signature does not round-trip")
+		}
+		if p, err := PublicKeyFromTrustedRaw(a); err == nil && !bytes.Equal(p.Raw(), a) {
+			t.Fatal("trusted raw key does not round-trip")
+		}
 		_ = PopVerify(a, b)
 		_ = Verify(a, msg, b)
 		_, _ = Aggregate([][]byte{a, b})
