@@ -33,6 +33,7 @@ while read -r f; do
   pkg="./$(dirname "$f")"
   for target in $(grep -o '^func Fuzz[A-Za-z0-9_]*' "$f" | cut -d' ' -f2); do
     rc=0
+    how=fuzzed
     fuzz "$pkg" "$target" || rc=$?
     if [ "$rc" -eq 2 ]; then
       echo "  $pkg $target: fuzz coordinator shutdown race (no input written), running it again"
@@ -41,11 +42,16 @@ while read -r f; do
       if [ "$rc" -eq 2 ]; then
         echo "  $pkg $target: shutdown race again; replaying its corpus instead"
         go test -count=1 -run "^$target\$" "$pkg" >"$out" 2>&1 && rc=0 || rc=1
+        how=replayed
       fi
     fi
     if [ "$rc" -eq 0 ]; then
       passed=$((passed + 1))
-      echo "  $pkg $target: ok ($(grep -Eo 'execs: [0-9]+' "$out" | tail -1 | cut -d' ' -f2 || echo 0) execs)"
+      if [ "$how" = fuzzed ]; then
+        echo "  $pkg $target: ok ($(grep -Eo 'execs: [0-9]+' "$out" | tail -1 | cut -d' ' -f2) execs)"
+      else
+        echo "  $pkg $target: ok (corpus replayed)"
+      fi
     else
       failed=$((failed + 1))
       echo "  $pkg $target: FAILED"
