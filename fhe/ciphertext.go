@@ -3,8 +3,6 @@ package fhe
 import (
 	"encoding/binary"
 	"fmt"
-	"math"
-	"math/big"
 
 	"github.com/luxfi/lattice/v7/core/rlwe"
 	"github.com/luxfi/lattice/v7/ring"
@@ -212,11 +210,3 @@ func regenerateUniform(p *Params, level int, seed [seedSize]byte, c1 ring.Poly) 
 	ringqp.NewUniformSampler(prng, *p.rlwe.RingQP()).AtLevel(level, -1).Read(ringqp.Poly{Q: c1})
 }
 
-// scaleFloat returns the scale of a CKKS ciphertext as a float64.
-func scaleFloat(s rlwe.Scale) float64 {
-	f, _ := new(big.Float).Set(&s.Value).Float64()
-	if math.IsInf(f, 0) {
-		return math.MaxFloat64
-	}
-	return f
-}

@@ -31,8 +31,6 @@ func interval(lo, hi int64) vset { return vset{lo: lo, hi: hi} }
 
 func single(v int64) vset { return vset{lo: v, hi: v} }
 
-func (s vset) dense() bool { return s.bits == nil }
-
 // small reports whether the values are distinct modulo t.
 func (s vset) small() bool { return s.hi-s.lo < PlaintextModulus }
 
