@@ -209,4 +209,3 @@ func regenerateUniform(p *Params, level int, seed [seedSize]byte, c1 ring.Poly) 
 	}
 	ringqp.NewUniformSampler(prng, *p.rlwe.RingQP()).AtLevel(level, -1).Read(ringqp.Poly{Q: c1})
 }
-
