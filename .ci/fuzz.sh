@@ -18,6 +18,8 @@ passed=0
 failed=0
 
 # fuzz PKG TARGET: 0 = ran clean, 1 = finding or other failure, 2 = bare shutdown-race failure.
+# -fuzzminimizetime 5x: a short run must not spend its time minimizing a newly interesting input
+# (minimizing a multi-kilobyte key encoding can outlast -fuzztime).
 fuzz() {
   if go test -run '^$' -fuzz "^$2\$" -fuzztime "${seconds}s" -fuzzminimizetime 5x "$1" >"$out" 2>&1; then
     return 0
