@@ -33,6 +33,7 @@ func startTest(t *testing.T, n, th int, serve bool) *LocalCommittee {
 type testReq struct {
 	req  Request
 	want uint64
+	vals []int64 // the plaintext inputs (slot 0)
 }
 
 // makeRequests encrypts random inputs under the committee key, uploads them
@@ -64,7 +65,7 @@ func makeRequests(t *testing.T, lc *LocalCommittee, via uint32, count int, seed 
 		}
 		id := [32]byte{0xaa, byte(seed), byte(k), byte(k >> 8)}
 		out = append(out, testReq{req: Request{ID: id, PolicyID: PolicyProductSum, Kind: KindPolicy, Inputs: hs},
-			want: productSum{}.Reference(p, vals)})
+			want: productSum{}.Reference(p, vals), vals: vals})
 	}
 	return out
 }

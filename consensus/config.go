@@ -244,6 +244,15 @@ func SaveJSON(path string, v any, mode os.FileMode) error {
 	return os.WriteFile(path, append(b, '\n'), mode)
 }
 
+// DefaultPreset is the preset a committee is created with unless told
+// otherwise (fhegate committee init, fhegate devnet): BGV N=2^14, t=65537,
+// depth 9. Every plan FHEPolicy.registerPolicy accepts compiles for it —
+// the on-chain compiler picks BGVN13 or BGVN14 by depth and places refresh
+// points for BGVN14 beyond depth 9, and a plan that fits BGVN13 fits BGVN14
+// with the same plaintext modulus — so no shipped or registered policy is
+// answered "unevaluable" (docs/committee.md, "Presets and refresh").
+const DefaultPreset = "bgv-n14-t65537"
+
 // MemberConfig configures one member.
 type MemberConfig struct {
 	Committee CommitteeConfig
@@ -264,6 +273,17 @@ type MemberConfig struct {
 	// Trace, if set, receives the duration of each phase of Process
 	// ("eval", "digest", "refresh", "mask", "decrypt", "sign") — for benchmarks.
 	Trace func(request [32]byte, phase string, d time.Duration)
+	// Knobs are hooks for tests only; production leaves them zero.
+	Knobs TestingKnobs
+}
+
+// TestingKnobs let tests act at points inside a member's protocol rounds
+// (e.g. kill a peer between two refreshes of one request). Zero in production.
+type TestingKnobs struct {
+	// AfterRefresh is called when this member has completed a collective
+	// refresh inside a request's evaluation (not the final refresh before
+	// decryption); refreshes counts the request's refreshes so far.
+	AfterRefresh func(request [32]byte, refreshes int)
 }
 
 func (c *MemberConfig) defaults() {

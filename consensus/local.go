@@ -22,7 +22,7 @@ import (
 type LocalOptions struct {
 	N, T    int
 	Dir     string // each member keeps dir/member-<id>/member.db
-	Preset  string // default "bgv-n13-t65537"
+	Preset  string // default DefaultPreset
 	ChainID *big.Int
 	Epoch   uint64 // default 1
 	// Rotations: Galois keys to generate (nil: powers of two, see CommitteeConfig.GaloisElements).
@@ -33,6 +33,7 @@ type LocalOptions struct {
 	BatchSize    int
 	Trace        func(member uint32, request [32]byte, phase string, d time.Duration)
 	Circuits     Circuits
+	Knobs        TestingKnobs // every member's test hooks
 	// Serve starts each member's Run loop on its chain adapter (default true
 	// through StartLocalCommittee).
 	Serve bool
@@ -57,36 +58,21 @@ type LocalCommittee struct {
 }
 
 // StartLocalCommittee starts an n-member, t-threshold committee over real
-// loopback TLS sockets with the BGVN13 preset, runs the DKG, and serves
+// loopback TLS sockets with DefaultPreset, runs the DKG, and serves
 // requests from an in-memory chain (LocalCommittee.Chain). For the devnet,
 // use StartLocal with LocalOptions.Chain returning JSON-RPC adapters.
 func StartLocalCommittee(ctx context.Context, n, t int, dir string) (*LocalCommittee, error) {
 	return StartLocal(ctx, LocalOptions{N: n, T: t, Dir: dir, Serve: true})
 }
 
-// StartLocal starts an in-process committee as configured.
+// StartLocal starts an in-process committee as configured: fresh member
+// secrets (saved under o.Dir, so ResumeLocal can bring the committee back),
+// then the DKG.
 func StartLocal(ctx context.Context, o LocalOptions) (*LocalCommittee, error) {
-	if o.Preset == "" {
-		o.Preset = "bgv-n13-t65537"
-	}
-	if o.ChainID == nil {
-		o.ChainID = big.NewInt(1337)
-	}
-	if o.Epoch == 0 {
-		o.Epoch = 1
-	}
-	if o.Log == nil {
-		o.Log = zap.NewNop()
-	}
-	lns := make([]net.Listener, o.N)
-	addrs := make([]string, o.N)
-	for i := range lns {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			closeAll(lns)
-			return nil, err
-		}
-		lns[i], addrs[i] = ln, ln.Addr().String()
+	o.defaults()
+	lns, addrs, err := listenLoopback(o.N)
+	if err != nil {
+		return nil, err
 	}
 	cfg, secrets, err := GenerateCommittee(o.ChainID, o.Epoch, o.Preset, o.T, addrs)
 	if err != nil {
@@ -94,28 +80,13 @@ func StartLocal(ctx context.Context, o LocalOptions) (*LocalCommittee, error) {
 		return nil, err
 	}
 	cfg.Rotations = o.Rotations
-	lc := &LocalCommittee{Config: cfg, Secrets: secrets, opts: o, ctx: ctx}
-	if o.Chain == nil {
-		if lc.Chain, err = NewMemChain(cfg); err != nil {
-			closeAll(lns)
-			return nil, err
-		}
-	}
-	if err := os.MkdirAll(o.Dir, 0o700); err != nil {
+	if err := saveLocalState(o.Dir, cfg, secrets); err != nil {
 		closeAll(lns)
 		return nil, err
 	}
-	_ = SaveJSON(filepath.Join(o.Dir, "committee.json"), cfg, 0o644)
-	lc.Members = make([]*Member, o.N)
-	lc.stores = make([]*store.Store, o.N)
-	lc.transports = make([]*transport.TLS, o.N)
-	lc.cancel = make([]context.CancelFunc, o.N)
-	for i := 0; i < o.N; i++ {
-		if err := lc.start(i, lns[i]); err != nil {
-			lc.Close()
-			closeAll(lns[i+1:])
-			return nil, err
-		}
+	lc, err := newLocal(ctx, o, cfg, secrets, lns)
+	if err != nil {
+		return nil, err
 	}
 	errs := make([]error, o.N)
 	var wg sync.WaitGroup
@@ -128,17 +99,161 @@ func StartLocal(ctx context.Context, o LocalOptions) (*LocalCommittee, error) {
 		lc.Close()
 		return nil, fmt.Errorf("consensus: local DKG: %w", err)
 	}
-	km, _ := lc.Members[0].Keys()
+	if err := lc.ready(); err != nil {
+		return nil, err
+	}
+	return lc, nil
+}
+
+// HasLocalState reports whether dir holds an in-process committee that
+// StartLocal created (its config and every member's secrets).
+func HasLocalState(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, "committee.json"))
+	return err == nil
+}
+
+// ResumeLocal brings back the in-process committee saved under o.Dir by
+// StartLocal: the same members, secrets and DKG keys (from each member's
+// store), on fresh loopback ports, without a new DKG. o.N, o.T, o.Preset,
+// o.ChainID, o.Epoch and o.Rotations come from the saved config.
+func ResumeLocal(ctx context.Context, o LocalOptions) (*LocalCommittee, error) {
+	var cfg CommitteeConfig
+	if err := LoadJSON(filepath.Join(o.Dir, "committee.json"), &cfg); err != nil {
+		return nil, err
+	}
+	if _, err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	secrets := make([]*MemberSecrets, len(cfg.Members))
+	for i, mi := range cfg.Members {
+		secrets[i] = new(MemberSecrets)
+		if err := LoadJSON(localSecretsPath(o.Dir, mi.ID), secrets[i]); err != nil {
+			return nil, err
+		}
+		if secrets[i].ID != mi.ID {
+			return nil, fmt.Errorf("consensus: %s is member %d's, not %d's", localSecretsPath(o.Dir, mi.ID), secrets[i].ID, mi.ID)
+		}
+	}
+	o.N, o.T, o.Preset, o.Epoch, o.Rotations = len(cfg.Members), cfg.Threshold, cfg.Preset, cfg.Epoch, cfg.Rotations
+	o.ChainID = cfg.ChainIDBig()
+	o.defaults()
+	lns, addrs, err := listenLoopback(o.N)
+	if err != nil {
+		return nil, err
+	}
+	for i := range cfg.Members {
+		cfg.Members[i].Addr = addrs[i]
+	}
+	if err := SaveJSON(filepath.Join(o.Dir, "committee.json"), &cfg, 0o644); err != nil {
+		closeAll(lns)
+		return nil, err
+	}
+	lc, err := newLocal(ctx, o, &cfg, secrets, lns)
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range lc.Members {
+		if _, err := m.Keys(); err != nil {
+			lc.Close()
+			return nil, fmt.Errorf("consensus: resume member %d: %w", m.ID(), err)
+		}
+	}
+	if err := lc.ready(); err != nil {
+		return nil, err
+	}
+	return lc, nil
+}
+
+func (o *LocalOptions) defaults() {
+	if o.Preset == "" {
+		o.Preset = DefaultPreset
+	}
+	if o.ChainID == nil {
+		o.ChainID = big.NewInt(1337)
+	}
+	if o.Epoch == 0 {
+		o.Epoch = 1
+	}
+	if o.Log == nil {
+		o.Log = zap.NewNop()
+	}
+}
+
+func localSecretsPath(dir string, id uint32) string {
+	return filepath.Join(dir, fmt.Sprintf("member-%d", id), "secrets.json")
+}
+
+// saveLocalState writes the committee config and each member's secrets
+// (0600) under dir.
+func saveLocalState(dir string, cfg *CommitteeConfig, secrets []*MemberSecrets) error {
+	for _, sec := range secrets {
+		p := localSecretsPath(dir, sec.ID)
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			return err
+		}
+		if err := SaveJSON(p, sec, 0o600); err != nil {
+			return err
+		}
+	}
+	return SaveJSON(filepath.Join(dir, "committee.json"), cfg, 0o644)
+}
+
+func listenLoopback(n int) ([]net.Listener, []string, error) {
+	lns := make([]net.Listener, n)
+	addrs := make([]string, n)
+	for i := range lns {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			closeAll(lns)
+			return nil, nil, err
+		}
+		lns[i], addrs[i] = ln, ln.Addr().String()
+	}
+	return lns, addrs, nil
+}
+
+// newLocal starts every member of cfg on its listener (not yet serving).
+func newLocal(ctx context.Context, o LocalOptions, cfg *CommitteeConfig, secrets []*MemberSecrets, lns []net.Listener) (*LocalCommittee, error) {
+	lc := &LocalCommittee{Config: cfg, Secrets: secrets, opts: o, ctx: ctx}
+	if o.Chain == nil {
+		var err error
+		if lc.Chain, err = NewMemChain(cfg); err != nil {
+			closeAll(lns)
+			return nil, err
+		}
+	}
+	lc.Members = make([]*Member, o.N)
+	lc.stores = make([]*store.Store, o.N)
+	lc.transports = make([]*transport.TLS, o.N)
+	lc.cancel = make([]context.CancelFunc, o.N)
+	for i := 0; i < o.N; i++ {
+		if err := lc.start(i, lns[i]); err != nil {
+			lc.Close()
+			closeAll(lns[i+1:])
+			return nil, err
+		}
+	}
+	return lc, nil
+}
+
+// ready publishes the public key (lc.Keys, dir/committee.pk) and starts
+// serving if configured.
+func (lc *LocalCommittee) ready() error {
+	km, err := lc.Members[0].Keys()
+	if err != nil {
+		lc.Close()
+		return err
+	}
 	lc.Keys = km.Public
 	if pkb, err := km.Public.MarshalBinary(); err == nil {
-		_ = os.WriteFile(filepath.Join(o.Dir, "committee.pk"), pkb, 0o644)
+		_ = os.WriteFile(filepath.Join(lc.opts.Dir, "committee.pk"), pkb, 0o644)
 	}
-	if o.Serve {
+	if lc.opts.Serve {
 		for i := range lc.Members {
 			lc.serve(i)
 		}
 	}
-	return lc, nil
+	return nil
 }
 
 func closeAll(lns []net.Listener) {
@@ -181,7 +296,7 @@ func (lc *LocalCommittee) start(i int, ln net.Listener) error {
 		return err
 	}
 	mc := MemberConfig{Committee: *lc.Config, Self: sec.ID, BLSKey: bk, RoundTimeout: o.RoundTimeout,
-		BatchSize: o.BatchSize, Circuits: o.Circuits}
+		BatchSize: o.BatchSize, Circuits: o.Circuits, Knobs: o.Knobs}
 	if o.Trace != nil {
 		id := sec.ID
 		mc.Trace = func(r [32]byte, ph string, d time.Duration) { o.Trace(id, r, ph, d) }

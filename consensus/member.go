@@ -12,6 +12,7 @@ import (
 	"math/big"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
@@ -65,6 +66,8 @@ type Member struct {
 
 	liveMu sync.Mutex
 	down   map[transport.MemberID]uint64
+
+	refreshes atomic.Uint64 // collective refreshes completed (Status.Refreshes)
 
 	wg     sync.WaitGroup
 	closed chan struct{}
@@ -662,9 +665,15 @@ func (m *Member) Process(ctx context.Context, req Request) (*Verdict, error) {
 	}
 	nRefresh := 0
 	refresh := func(ctx context.Context, ct *fhe.Ciphertext) (*fhe.Ciphertext, error) {
-		k := nRefresh
+		out, err := m.refreshLive(ctx, ks, base, ct)
+		if err != nil {
+			return nil, err
+		}
 		nRefresh++
-		return m.refresh(ctx, ks, fmt.Sprintf("%s/refresh/%d", base, k), ct, m.live())
+		if hook := m.cfg.Knobs.AfterRefresh; hook != nil {
+			hook(req.ID, nRefresh)
+		}
+		return out, nil
 	}
 	result, err := circuit.Evaluate(ctx, ks.ev, inputs, refresh)
 	if err != nil {
@@ -855,14 +864,41 @@ func without(ids, bad []transport.MemberID) []transport.MemberID {
 	return out
 }
 
+// refreshLive runs a collective refresh of ct inside a request's evaluation
+// (a plan's refresh point) with the members this member believes live. The
+// session is named by the ciphertext's digest, not by a call counter, so
+// every member names the same refresh the same way whatever order its
+// evaluator reaches the plan's refresh points in. When an active member does
+// not answer, it is marked down and the refresh is run once more with the
+// next t live members (a new session: a member killed between two refreshes
+// of one request costs one round timeout, not the request).
+func (m *Member) refreshLive(ctx context.Context, ks keySnap, base string, ct *fhe.Ciphertext) (*fhe.Ciphertext, error) {
+	d := protocol.ShareDigest(ct)
+	session := fmt.Sprintf("%s/refresh/%x", base, d[:8])
+	out, err := m.refresh(ctx, ks, session, ct, m.live())
+	var miss *protocol.ErrMissing
+	if errors.As(err, &miss) && ctx.Err() == nil {
+		m.markDown(miss.Missing)
+		out, err = m.refresh(ctx, ks, session, ct, m.live())
+	}
+	return out, err
+}
+
+// refresh runs one collective refresh with the first t participants active
+// and every participant receiving (protocol.Refresh); it counts the
+// refreshes this member completed (Status.Refreshes).
 func (m *Member) refresh(ctx context.Context, ks keySnap, session string, ct *fhe.Ciphertext, participants []transport.MemberID) (*fhe.Ciphertext, error) {
 	t := m.cfg.Committee.Threshold
 	if len(participants) < t {
 		return nil, fmt.Errorf("%w: %d live members for a refresh, threshold %d", ErrNoQuorum, len(participants), t)
 	}
 	active := participants[:t]
-	return protocol.Refresh(ctx, m.group(), ks.key, m.led, protocol.RefreshRequest{Session: fmt.Sprintf("%s/%v", session, active),
+	out, err := protocol.Refresh(ctx, m.group(), ks.key, m.led, protocol.RefreshRequest{Session: fmt.Sprintf("%s/%v", session, active),
 		Ciphertext: ct, Active: active, Receivers: participants})
+	if err == nil {
+		m.refreshes.Add(1)
+	}
+	return out, err
 }
 
 type corruptingLedger struct{ l *ledger.Ledger }
@@ -1012,13 +1048,17 @@ type Status struct {
 	Ciphertexts  int      `json:"ciphertexts"`
 	SharesIssued int      `json:"sharesIssued"`
 	Verdicts     int      `json:"verdicts"`
+	// Refreshes counts the collective refreshes (MPC bootstraps) this member
+	// completed since it started: a plan's refresh points and the refresh
+	// before a decryption when a result has no level left.
+	Refreshes uint64   `json:"refreshes"`
 	Down         []uint32 `json:"down,omitempty"`
 }
 
 // Status returns the member's status.
 func (m *Member) Status() Status {
 	s := Status{ID: uint32(m.id), Epoch: m.cfg.Committee.Epoch, Preset: m.params.Preset.Name, Ciphertexts: m.st.Count(),
-		SharesIssued: m.led.Count(), Verdicts: len(m.st.MetaKeys("verdict/"))}
+		SharesIssued: m.led.Count(), Verdicts: len(m.st.MetaKeys("verdict/")), Refreshes: m.refreshes.Load()}
 	if km, err := m.Keys(); err == nil {
 		s.HaveKeys, s.KeyDigest = true, fmt.Sprintf("%x", km.Digest)
 		p := m.NoisePlan()

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
 
+	"github.com/fhegate/fhegate/consensus"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/policy"
 	"github.com/fhegate/fhegate/policy/eval"
@@ -29,7 +30,7 @@ func newPolicyCmd(a *app) *cobra.Command {
 		Use:   "policy",
 		Short: "Compile, inspect and (with a local development key) evaluate encrypted policies",
 		Long: `Policies are YAML/JSON documents (schema: policy/doc.go; examples: policy/examples).
-FILE is a path, "-" for stdin, or example:NAME (` + strings.Join(examples.Names(), ", ") + `).`,
+FILE is a path, "-" for stdin, or example:NAME (` + strings.Join(examples.AllNames(), ", ") + `).`,
 	}
 	cmd.AddCommand(newPolicyCompileCmd(a), newPolicyInspectCmd(a), newPolicyEvalCmd(a))
 	return cmd
@@ -198,13 +199,19 @@ func newPolicyEvalCmd(a *app) *cobra.Command {
 		random    int
 		seed      uint64
 		parallel  int
+		committee bool
 	)
 	cmd := &cobra.Command{
 		Use:   "eval FILE",
-		Short: "Evaluate a policy on encrypted inputs under a locally generated key (development only)",
+		Short: "Evaluate a policy on encrypted inputs under throw-away keys (a local key, or an in-process MPC committee for deep plans)",
 		Long: `Generates a throw-away key for the plan's preset, encrypts the decisions (slot i of input j =
 input j of decision i), evaluates the plan homomorphically, decrypts the verdicts and checks them
 against the plaintext reference. Production evaluation runs in the committee under the collective key.
+
+A plan with refresh points (a policy deeper than its preset) is evaluated by an in-process MPC
+committee instead (n=3, t=2, throw-away keys, TLS on loopback): the same protocol code as a committee
+serving a chain runs the distributed key generation, the collective refresh at each of the plan's
+refresh points and the threshold decryption. --committee does the same for any plan.
 
   fhegate policy eval example:kyc_aml -d age=30,country=5,pep=0,adverse_media=0,tx_volume=3,cash_ratio=1,account_age=12,jurisdiction_risk=0
   fhegate policy eval example:credit_limit --random 1000`,
@@ -236,35 +243,15 @@ against the plaintext reference. Production evaluation runs in the committee und
 			if len(rows) == 0 {
 				return errors.New("no decisions: give -d name=value,… or --random N")
 			}
-			if p.NeedsRefresh {
-				return fmt.Errorf("plan %q needs %d MPC refreshes: only the committee can evaluate it", p.Name, p.Counts.Refreshes)
-			}
-			params, err := fhe.NewParams(fhe.PresetID(p.Preset))
-			if err != nil {
-				return err
-			}
-			t0 := time.Now()
-			keys := fhe.GenKeys(params, p.GaloisRotations())
-			ev, err := fhe.NewEvaluator(params, fhe.EvaluationKeys{Relin: keys.Relin, Galois: keys.Galois})
-			if err != nil {
-				return err
-			}
-			log.Info("generated a development key", zap.String("preset", params.Preset.Name), zap.Duration("took", time.Since(t0)))
 			packed, err := p.PackInputs(rows)
 			if err != nil {
 				return err
 			}
-			cts, err := eval.EncryptSlots(fhe.NewEncryptor(keys.Public), packed)
-			if err != nil {
-				return err
+			evalFn := evalLocalKey
+			if p.NeedsRefresh || committee {
+				evalFn = evalInProcessCommittee
 			}
-			t1 := time.Now()
-			out, err := eval.EvaluateWith(context.Background(), p, ev, cts, eval.Options{Parallel: parallel})
-			if err != nil {
-				return err
-			}
-			took := time.Since(t1)
-			got, err := eval.DecryptVerdicts(fhe.NewDecryptor(keys.Secret), out, len(rows))
+			got, took, err := evalFn(cmd.Context(), log, cmd.OutOrStdout(), p, packed, len(rows), parallel)
 			if err != nil {
 				return err
 			}
@@ -296,7 +283,102 @@ against the plaintext reference. Production evaluation runs in the committee und
 	cmd.Flags().IntVar(&random, "random", 0, "add N random in-range decisions")
 	cmd.Flags().Uint64Var(&seed, "seed", 1, "seed for --random")
 	cmd.Flags().IntVar(&parallel, "parallel", 1, "evaluate independent ops concurrently")
+	cmd.Flags().BoolVar(&committee, "committee", false, "evaluate with an in-process MPC committee even if the plan needs no refresh")
 	return cmd
+}
+
+// evalFunc evaluates a plan on packed inputs (slot i of input j = input j of
+// decision i) and returns the first n decrypted verdicts (centred mod t) and
+// the evaluation time.
+type evalFunc func(ctx context.Context, log *zap.Logger, out io.Writer, p *policy.Plan, packed [][]int64, n, parallel int) ([]int64, time.Duration, error)
+
+// evalLocalKey evaluates under a throw-away single-party key.
+func evalLocalKey(ctx context.Context, log *zap.Logger, _ io.Writer, p *policy.Plan, packed [][]int64, n, parallel int) ([]int64, time.Duration, error) {
+	params, err := fhe.NewParams(fhe.PresetID(p.Preset))
+	if err != nil {
+		return nil, 0, err
+	}
+	t0 := time.Now()
+	keys := fhe.GenKeys(params, p.GaloisRotations())
+	ev, err := fhe.NewEvaluator(params, fhe.EvaluationKeys{Relin: keys.Relin, Galois: keys.Galois})
+	if err != nil {
+		return nil, 0, err
+	}
+	log.Info("generated a development key", zap.String("preset", params.Preset.Name), zap.Duration("took", time.Since(t0)))
+	cts, err := eval.EncryptSlots(fhe.NewEncryptor(keys.Public), packed)
+	if err != nil {
+		return nil, 0, err
+	}
+	t1 := time.Now()
+	res, err := eval.EvaluateWith(ctx, p, ev, cts, eval.Options{Parallel: parallel})
+	if err != nil {
+		return nil, 0, err
+	}
+	took := time.Since(t1)
+	got, err := eval.DecryptVerdicts(fhe.NewDecryptor(keys.Secret), res, n)
+	return got, took, err
+}
+
+// evalInProcessCommittee evaluates with an in-process n=3, t=2 committee
+// (consensus.StartLocal over loopback TLS): DKG, the plan under the
+// collective evaluation keys with a collective refresh at every refresh
+// point, and a threshold decryption of the verdict slots.
+func evalInProcessCommittee(ctx context.Context, log *zap.Logger, out io.Writer, p *policy.Plan, packed [][]int64, n, parallel int) ([]int64, time.Duration, error) {
+	params, err := fhe.NewParams(fhe.PresetID(p.Preset))
+	if err != nil {
+		return nil, 0, err
+	}
+	dir, err := os.MkdirTemp("", "fhegate-policy-eval-")
+	if err != nil {
+		return nil, 0, err
+	}
+	defer os.RemoveAll(dir)
+	fmt.Fprintf(out, "plan %q has %d refresh points: evaluating with an in-process MPC committee (n=3, t=2, preset %s, throw-away keys)\n",
+		p.Name, p.Counts.Refreshes, params.Preset.Name)
+	t0 := time.Now()
+	lc, err := consensus.StartLocal(ctx, consensus.LocalOptions{N: 3, T: 2, Dir: dir, Preset: params.Preset.Name,
+		Rotations: []int{1}, RoundTimeout: 2 * time.Minute, Log: log.Named("committee")})
+	if err != nil {
+		return nil, 0, err
+	}
+	defer lc.Close()
+	fmt.Fprintf(out, "committee DKG done in %.1f s\n", time.Since(t0).Seconds())
+	ev, err := lc.Evaluator()
+	if err != nil {
+		return nil, 0, err
+	}
+	cts, err := eval.EncryptSlots(fhe.NewEncryptor(lc.Keys), packed)
+	if err != nil {
+		return nil, 0, err
+	}
+	refreshes := 0
+	refresh := func(ctx context.Context, ct *fhe.Ciphertext) (*fhe.Ciphertext, error) {
+		refreshes++
+		return lc.Refresh(ctx, ct)
+	}
+	t1 := time.Now()
+	res, err := eval.EvaluateWith(ctx, p, ev, cts, eval.Options{Parallel: parallel, Refresh: refresh})
+	if err != nil {
+		return nil, 0, err
+	}
+	took := time.Since(t1)
+	vals, err := lc.DecryptSlots(ctx, res)
+	if err != nil {
+		return nil, 0, err
+	}
+	if n > len(vals) {
+		return nil, 0, fmt.Errorf("%d decisions, %d slots", n, len(vals))
+	}
+	fmt.Fprintf(out, "committee ran %d collective refreshes and one threshold decryption\n", refreshes)
+	tm := params.PlaintextModulus()
+	got := make([]int64, n)
+	for i, v := range vals[:n] {
+		got[i] = int64(v)
+		if v > tm/2 {
+			got[i] = int64(v) - int64(tm)
+		}
+	}
+	return got, took, nil
 }
 
 func parseDecision(p *policy.Plan, s string) ([]int64, error) {

@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -34,6 +35,21 @@ func RefreshSigma(p *fhe.Params, level, t int) float64 {
 		bits = 2
 	}
 	return math.Exp2(bits)
+}
+
+// refreshDigest is the ledger key of a refresh share: the ciphertext's
+// digest and the active set. A member issues at most one refresh share per
+// (ciphertext, active set, epoch) — so at most C(n−1, t−1) for one
+// ciphertext — and a refresh whose active member died can be run again with
+// another active set. A refresh share reveals no plaintext: the receivers
+// learn the re-encryption, masked by each share's uniform mask.
+func refreshDigest(ct *fhe.Ciphertext, active []transport.MemberID) [32]byte {
+	d := ShareDigest(ct)
+	ids := make([]byte, 0, 4*len(active))
+	for _, id := range active {
+		ids = binary.BigEndian.AppendUint32(ids, uint32(id))
+	}
+	return keccak([]byte("fhegate/refresh/ledger/v1"), d[:], ids)
 }
 
 // RefreshRequest is one collective refresh (MPC bootstrapping).
@@ -76,7 +92,7 @@ func Refresh(ctx context.Context, g Group, key *ThresholdKey, led Ledger, req Re
 	defer cancel()
 	shares := map[transport.MemberID][]byte{}
 	if contains(req.Active, g.Self()) {
-		digest := ShareDigest(ct)
+		digest := refreshDigest(ct, req.Active)
 		b, err := led.Issue("refresh", digest, key.Epoch, req.Session, func() ([]byte, error) {
 			points := make([]multiparty.ShamirPublicPoint, len(g.Members))
 			for i, id := range g.Members {

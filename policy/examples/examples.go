@@ -9,6 +9,15 @@
 //     (depth 4, BGVN13).
 //
 // Their plan hashes are pinned in policy/testdata/golden_hashes.json.
+//
+// deep/ holds policies deeper than every preset, whose plans carry refresh
+// points (collective MPC refreshes in the committee; `fhegate policy eval`
+// runs them through an in-process committee):
+//
+//   - deep/nested_checks.yaml: nested comparisons over four amounts
+//     (2 refreshes on BGVN14);
+//   - deep/set_screening.yaml: two list memberships over 0..511 each
+//     (4 refreshes on BGVN14).
 package examples
 
 import (
@@ -19,15 +28,27 @@ import (
 	"strings"
 )
 
-//go:embed *.yaml
+//go:embed *.yaml deep/*.yaml
 var files embed.FS
 
-// Names lists the examples (file names without .yaml), sorted.
-func Names() []string {
-	entries, _ := fs.ReadDir(files, ".")
+// Names lists the examples that evaluate without a refresh (file names
+// without .yaml), sorted.
+func Names() []string { return list(".", "") }
+
+// DeepNames lists the examples whose plans need collective refreshes
+// ("deep/NAME"), sorted.
+func DeepNames() []string { return list("deep", "deep/") }
+
+// AllNames is Names followed by DeepNames.
+func AllNames() []string { return append(Names(), DeepNames()...) }
+
+func list(dir, prefix string) []string {
+	entries, _ := fs.ReadDir(files, dir)
 	var out []string
 	for _, e := range entries {
-		out = append(out, strings.TrimSuffix(e.Name(), ".yaml"))
+		if !e.IsDir() {
+			out = append(out, prefix+strings.TrimSuffix(e.Name(), ".yaml"))
+		}
 	}
 	sort.Strings(out)
 	return out
@@ -37,7 +58,7 @@ func Names() []string {
 func Get(name string) ([]byte, error) {
 	b, err := files.ReadFile(name + ".yaml")
 	if err != nil {
-		return nil, fmt.Errorf("policy/examples: no example %q (have %v)", name, Names())
+		return nil, fmt.Errorf("policy/examples: no example %q (have %v)", name, AllNames())
 	}
 	return b, nil
 }

@@ -1,0 +1,227 @@
+package consensus
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.uber.org/zap/zaptest"
+
+	"github.com/fhegate/fhegate/fhe"
+	"github.com/fhegate/fhegate/fhe/fhetest"
+	"github.com/fhegate/fhegate/internal/keccak"
+	"github.com/fhegate/fhegate/policy"
+)
+
+// Policies over four inputs in 0..7 whose plans need collective refreshes on
+// the test preset (depth 4): each comparison is a degree-14 polynomial
+// (depth 4), so every && / || above them runs on refreshed operands.
+const (
+	refresh2Spec = `fhegate_policy: 1
+name: refresh-two
+inputs:
+  - {name: a, min: 0, max: 7}
+  - {name: b, min: 0, max: 7}
+  - {name: c, min: 0, max: 7}
+  - {name: d, min: 0, max: 7}
+output:
+  type: bool
+  expr: "a > b && c > d"
+`
+	refresh4Spec = `fhegate_policy: 1
+name: refresh-four
+inputs:
+  - {name: a, min: 0, max: 7}
+  - {name: b, min: 0, max: 7}
+  - {name: c, min: 0, max: 7}
+  - {name: d, min: 0, max: 7}
+output:
+  type: bool
+  expr: "(a > b && c > d) && (a > d || b > c)"
+`
+)
+
+// The plaintext references, written from the specs' text, not from the
+// compiler's plan.
+func refTwo(v []int64) uint64 { return b2u(v[0] > v[1] && v[2] > v[3]) }
+func refFour(v []int64) uint64 {
+	return b2u((v[0] > v[1] && v[2] > v[3]) && (v[0] > v[3] || v[1] > v[2]))
+}
+
+func b2u(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+type refreshPolicy struct {
+	name      string
+	spec      string
+	refreshes int // at least this many refresh points in the plan
+	ref       func([]int64) uint64
+}
+
+var refreshPolicies = []refreshPolicy{
+	{"two refreshes", refresh2Spec, 2, refTwo},
+	{"four refreshes", refresh4Spec, 4, refFour},
+}
+
+// registerRefreshPolicies registers the refresh policies on pc (as the
+// chain adapter's OnPolicy hook does) and returns their ids.
+func registerRefreshPolicies(t *testing.T, pc *PolicyCircuits) [][32]byte {
+	t.Helper()
+	ids := make([][32]byte, len(refreshPolicies))
+	for i, rp := range refreshPolicies {
+		plan, err := policy.CompileWith([]byte(rp.spec), PolicyOptions(pc.Preset))
+		require.NoError(t, err, rp.name)
+		require.GreaterOrEqual(t, plan.Counts.Refreshes, rp.refreshes, rp.name)
+		ids[i] = keccak.Sum([]byte(rp.spec))
+		require.NoError(t, pc.Register(ids[i], []byte(rp.spec)))
+	}
+	return ids
+}
+
+// policyRequest uploads one random in-range value per input (slot 0; the
+// other slots carry out-of-range noise that the verdict mask must drop) and
+// returns the request with its reference verdict.
+func policyRequest(t *testing.T, lc *LocalCommittee, r *rand.Rand, policyID [32]byte, k int, ref func([]int64) uint64) testReq {
+	t.Helper()
+	m := lc.Member(1)
+	enc := fhe.NewEncryptor(lc.Keys)
+	vals := make([]int64, 4)
+	hs := make([]fhe.Handle, len(vals))
+	for i := range vals {
+		vals[i] = r.Int64N(8)
+		ct, err := enc.EncryptInts(append([]int64{vals[i]}, fhetest.RandInts(r, 7, 50)...))
+		require.NoError(t, err)
+		b, err := ct.MarshalBinary()
+		require.NoError(t, err)
+		att, err := m.Upload(context.Background(), b, [20]byte{0xee, byte(k)}, 1)
+		require.NoError(t, err)
+		hs[i] = att.Handle
+	}
+	id := [32]byte{0xcc, policyID[0], byte(k), byte(k >> 8)}
+	return testReq{req: Request{ID: id, PolicyID: policyID, Kind: KindPolicy, Inputs: hs}, want: ref(vals)}
+}
+
+// sameDigests checks that every listed member stored the request's verdict
+// with one result digest (bounded wait: the chain accepts the first
+// submission before the others persist theirs).
+func sameDigests(t *testing.T, lc *LocalCommittee, members []uint32, reqs []testReq) {
+	t.Helper()
+	for _, r := range reqs {
+		var digest [32]byte
+		for k, id := range members {
+			var v *Verdict
+			require.Eventually(t, func() bool {
+				var ok bool
+				v, ok = lc.Member(id).StoredVerdict(r.req.ID)
+				return ok
+			}, time.Minute, 20*time.Millisecond, "member %d never stored verdict %x", id, r.req.ID[:4])
+			require.Equal(t, r.want, v.Result.Uint64(), "member %d", id)
+			if k == 0 {
+				digest = v.ResultDigest
+			}
+			require.Equal(t, digest, v.ResultDigest, "member %d recorded another result digest", id)
+		}
+	}
+}
+
+// TestPolicyRefreshes: compiled plans with two and four refresh points are
+// evaluated by an n=3, t=2 committee over TLS sockets, the collective refresh
+// (MPC bootstrap) running at each refresh point; every verdict equals the
+// plaintext reference on fresh random inputs and every member records the
+// same result digest.
+func TestPolicyRefreshes(t *testing.T) {
+	seed := testSeed(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	pc := NewPolicyCircuits(fhetest.InsecureBGVN10)
+	lc, err := StartLocal(ctx, LocalOptions{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10", Rotations: []int{1},
+		Circuits: pc, RoundTimeout: 10 * time.Second, BatchSize: 4, Serve: true, Log: zaptest.NewLogger(t)})
+	require.NoError(t, err)
+	t.Cleanup(lc.Close)
+	ids := registerRefreshPolicies(t, pc)
+
+	r := rand.New(rand.NewPCG(seed, 17))
+	var reqs []testReq
+	for i, rp := range refreshPolicies {
+		for k := 0; k < 3; k++ {
+			reqs = append(reqs, policyRequest(t, lc, r, ids[i], 10*i+k, rp.ref))
+		}
+	}
+	for _, q := range reqs {
+		lc.Chain.Post(q.req)
+	}
+	waitVerdicts(t, lc.Chain, reqs)
+	sameDigests(t, lc, []uint32{1, 2, 3}, reqs)
+	minRefreshes := uint64(0)
+	for _, rp := range refreshPolicies {
+		minRefreshes += 3 * uint64(rp.refreshes)
+	}
+	for id := uint32(1); id <= 3; id++ {
+		require.GreaterOrEqual(t, lc.Member(id).Status().Refreshes, minRefreshes, "member %d", id)
+	}
+}
+
+// TestPolicyRefreshSurvivesKill: a member of the refresh's active set dies
+// between two refreshes of one request; the surviving t members mark it
+// down, refresh again with each other and answer the request with the
+// reference verdict and one result digest.
+func TestPolicyRefreshSurvivesKill(t *testing.T) {
+	seed := testSeed(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	var (
+		lc       *LocalCommittee
+		killOnce sync.Once
+		killed   = make(chan struct{})
+	)
+	knobs := TestingKnobs{AfterRefresh: func(_ [32]byte, n int) {
+		if n == 1 {
+			killOnce.Do(func() { lc.Kill(2); close(killed) })
+		}
+	}}
+	pc := NewPolicyCircuits(fhetest.InsecureBGVN10)
+	var err error
+	lc, err = StartLocal(ctx, LocalOptions{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10", Rotations: []int{1},
+		Circuits: pc, RoundTimeout: 5 * time.Second, BatchSize: 1, Serve: true, Knobs: knobs, Log: zaptest.NewLogger(t)})
+	require.NoError(t, err)
+	t.Cleanup(lc.Close)
+	ids := registerRefreshPolicies(t, pc)
+
+	r := rand.New(rand.NewPCG(seed, 23))
+	q := policyRequest(t, lc, r, ids[1], 1, refFour)
+	lc.Chain.Post(q.req)
+	waitVerdicts(t, lc.Chain, []testReq{q})
+	select {
+	case <-killed:
+	default:
+		t.Fatal("member 2 was never killed: the request needed no refresh")
+	}
+	sameDigests(t, lc, []uint32{1, 3}, []testReq{q})
+	for _, id := range []uint32{1, 3} {
+		require.Contains(t, lc.Member(id).Status().Down, uint32(2), "member %d did not mark the dead member down", id)
+	}
+}
+
+// testSeed returns the seed of a randomised test: FHEGATE_TEST_SEED if set
+// (to replay a failure), else a fresh one; it is logged either way.
+func testSeed(t *testing.T) uint64 {
+	t.Helper()
+	var seed uint64
+	if s := os.Getenv("FHEGATE_TEST_SEED"); s != "" {
+		_, err := fmt.Sscan(s, &seed)
+		require.NoError(t, err, "FHEGATE_TEST_SEED")
+	} else {
+		seed = rand.Uint64()
+	}
+	t.Logf("seed %d (replay with FHEGATE_TEST_SEED=%d)", seed, seed)
+	return seed
+}
