@@ -1038,21 +1038,21 @@ func (m *Member) submit(ctx context.Context, chain ChainAdapter, v *Verdict) {
 
 // Status summarises the member.
 type Status struct {
-	ID           uint32   `json:"id"`
-	Epoch        uint64   `json:"epoch"`
-	Preset       string   `json:"preset"`
-	HaveKeys     bool     `json:"haveKeys"`
-	KeyDigest    string   `json:"keyDigest,omitempty"`
-	DecryptLevel int      `json:"decryptLevel"`
-	SigmaBits    float64  `json:"floodingSigmaLog2"`
-	Ciphertexts  int      `json:"ciphertexts"`
-	SharesIssued int      `json:"sharesIssued"`
-	Verdicts     int      `json:"verdicts"`
+	ID           uint32  `json:"id"`
+	Epoch        uint64  `json:"epoch"`
+	Preset       string  `json:"preset"`
+	HaveKeys     bool    `json:"haveKeys"`
+	KeyDigest    string  `json:"keyDigest,omitempty"`
+	DecryptLevel int     `json:"decryptLevel"`
+	SigmaBits    float64 `json:"floodingSigmaLog2"`
+	Ciphertexts  int     `json:"ciphertexts"`
+	SharesIssued int     `json:"sharesIssued"`
+	Verdicts     int     `json:"verdicts"`
 	// Refreshes counts the collective refreshes (MPC bootstraps) this member
 	// completed since it started: a plan's refresh points and the refresh
 	// before a decryption when a result has no level left.
 	Refreshes uint64   `json:"refreshes"`
-	Down         []uint32 `json:"down,omitempty"`
+	Down      []uint32 `json:"down,omitempty"`
 }
 
 // Status returns the member's status.
