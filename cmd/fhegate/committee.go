@@ -93,7 +93,7 @@ func newCommitteeInitCmd(a *app) *cobra.Command {
 	cmd.Flags().StringVar(&dir, "dir", "committee", "output directory")
 	cmd.Flags().IntVar(&n, "n", 5, "members")
 	cmd.Flags().IntVar(&t, "t", 3, "threshold")
-	cmd.Flags().StringVar(&preset, "preset", "bgv-n13-t65537", "FHE preset")
+	cmd.Flags().StringVar(&preset, "preset", consensus.DefaultPreset, "FHE preset the committee holds keys for (policies deeper than its depth run through collective refreshes)")
 	cmd.Flags().StringVar(&chainID, "chain-id", "1337", "chain id bound into attestations and verdicts")
 	cmd.Flags().Uint64Var(&epoch, "epoch", 1, "key epoch")
 	cmd.Flags().StringVar(&host, "host", "127.0.0.1", "member transport host")
@@ -289,6 +289,11 @@ func newCommitteeServeCmd(a *app) *cobra.Command {
 				return err
 			}
 			defer ad.Close()
+			if n, err := ad.ReplayPolicies(ctx, 0); err != nil {
+				return err
+			} else if n > 0 {
+				log.Info("policies registered before this start compiled", zap.Int("policies", n))
+			}
 			return m.Run(ctx, ad)
 		},
 	}
@@ -308,7 +313,7 @@ func newCommitteeStatusCmd(a *app) *cobra.Command {
 	var id uint32
 	cmd := &cobra.Command{
 		Use:   "status",
-		Short: "Show a member's status (keys, stored ciphertexts, shares issued, verdicts)",
+		Short: "Show a member's status (keys, stored ciphertexts, shares issued, refreshes served, verdicts)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			out := cmd.OutOrStdout()

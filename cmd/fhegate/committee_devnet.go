@@ -21,35 +21,66 @@ import (
 	"github.com/fhegate/fhegate/fhe"
 )
 
-// The devnet's in-process committee (the seam declared in devnet.go).
-func init() { newDevCommittee = newLocalDevCommittee }
-
-// devCommitteePreset is the preset the devnet committee keys are generated for.
-const devCommitteePreset = "bgv-n13-t65537"
-
 type devCommittee struct {
 	log      *zap.Logger
 	lc       *consensus.LocalCommittee
 	circuits *consensus.PolicyCircuits
 	dir      string
+	resumed  bool
 }
 
+// newLocalDevCommittee starts the devnet's in-process committee under
+// dir/committee: resumed from the keys saved there by an earlier start
+// (--datadir: a warm start runs no DKG), else fresh keys through a DKG for
+// consensus.DefaultPreset.
 func newLocalDevCommittee(log *zap.Logger, n, t int, dir string) (DevCommittee, error) {
 	cdir := filepath.Join(dir, "committee")
-	_ = os.RemoveAll(cdir) // a devnet starts from a fresh genesis: fresh keys too
-	preset, err := fhe.PresetByName(devCommitteePreset)
+	opts := consensus.LocalOptions{N: n, T: t, Dir: cdir, Preset: consensus.DefaultPreset, ChainID: big.NewInt(1337),
+		RoundTimeout: 60 * time.Second, Log: log.Named("committee")}
+	start, resumed := consensus.StartLocal, consensus.HasLocalState(cdir)
+	if resumed {
+		start = consensus.ResumeLocal
+		log.Info("committee: resuming with the keys in the data directory (no DKG)", zap.String("dir", cdir))
+	} else {
+		_ = os.RemoveAll(cdir)
+		log.Info("committee: running distributed key generation", zap.Int("n", n), zap.Int("t", t), zap.String("preset", opts.Preset))
+	}
+	presetName := opts.Preset
+	if resumed {
+		var saved consensus.CommitteeConfig
+		if err := consensus.LoadJSON(filepath.Join(cdir, "committee.json"), &saved); err != nil {
+			return nil, err
+		}
+		presetName = saved.Preset
+	}
+	preset, err := fhe.PresetByName(presetName)
 	if err != nil {
 		return nil, err
 	}
 	pc := consensus.NewPolicyCircuits(preset.ID)
-	log.Info("committee: running distributed key generation", zap.Int("n", n), zap.Int("t", t), zap.String("preset", devCommitteePreset))
-	lc, err := consensus.StartLocal(context.Background(), consensus.LocalOptions{N: n, T: t, Dir: cdir, Preset: devCommitteePreset,
-		ChainID: big.NewInt(1337), Circuits: pc, RoundTimeout: 60 * time.Second, Log: log.Named("committee")})
+	opts.Circuits = pc
+	lc, err := start(context.Background(), opts)
 	if err != nil {
 		return nil, err
 	}
-	log.Info("committee: keys ready", zap.String("publicKey", filepath.Join(cdir, "committee.pk")))
-	return &devCommittee{log: log, lc: lc, circuits: pc, dir: cdir}, nil
+	if resumed && (len(lc.Config.Members) != n || lc.Config.Threshold != t) {
+		log.Warn("committee: the saved committee's size wins over --committee-n/-t",
+			zap.Int("n", len(lc.Config.Members)), zap.Int("t", lc.Config.Threshold))
+	}
+	log.Info("committee: keys ready", zap.String("preset", preset.Name), zap.String("publicKey", filepath.Join(cdir, "committee.pk")))
+	return &devCommittee{log: log, lc: lc, circuits: pc, dir: cdir, resumed: resumed}, nil
+}
+
+// Describe implements DevCommittee.
+func (d *devCommittee) Describe() string {
+	cfg := d.lc.Config
+	p, _ := fhe.PresetByName(cfg.Preset)
+	how := "keys from a fresh DKG"
+	if d.resumed {
+		how = "keys resumed from the data directory"
+	}
+	return fmt.Sprintf("in-process MPC committee, n=%d t=%d, preset %s (depth %d; deeper policies run through collective refreshes), %s",
+		len(cfg.Members), cfg.Threshold, cfg.Preset, p.Depth, how)
 }
 
 type registryMember struct {
@@ -104,6 +135,13 @@ func (d *devCommittee) Serve(ctx context.Context, rpcURL string, chainID *big.In
 		return err
 	}
 	defer ad.Close()
+	// Policies registered before a warm start (--datadir): compiled plans
+	// live in memory, the request cursor resumes after them.
+	if n, err := ad.ReplayPolicies(ctx, 0); err != nil {
+		return err
+	} else if n > 0 {
+		d.log.Info("committee: policies registered before this start compiled", zap.Int("policies", n))
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err

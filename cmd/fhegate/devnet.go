@@ -23,6 +23,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/fhegate/fhegate/configs"
+	"github.com/fhegate/fhegate/consensus"
 	"github.com/fhegate/fhegate/precompiles/backends"
 	"github.com/fhegate/fhegate/precompiles/host/subnetevm"
 	"github.com/fhegate/fhegate/precompiles/host/subnetevm/devchain"
@@ -36,9 +37,8 @@ func init() { registerCommand(newDevnetCmd) }
 // evm.RegisterAllLibEVMExtras directly.
 var registerEVMExtras = sync.OnceFunc(evm.RegisterAllLibEVMExtras)
 
-// DevCommittee is the seam for the in-process MPC committee that `fhegate
-// devnet` runs beside the chain. consensus/ provides it by setting
-// newDevCommittee (from an init function in its own file in this package).
+// DevCommittee is the in-process MPC committee that `fhegate devnet` runs
+// beside the chain (committee_devnet.go).
 type DevCommittee interface {
 	// Registry is the committee as FHEVerdict's genesis config expects it:
 	// the JSON value of "fheVerdictConfig"."committee" (epoch, threshold,
@@ -47,13 +47,12 @@ type DevCommittee interface {
 	// Serve runs the committee against the chain's JSON-RPC endpoint
 	// (watching requests, posting verdicts) until ctx is cancelled.
 	Serve(ctx context.Context, rpcURL string, chainID *big.Int) error
+	// Describe says what the committee is for the banner: size, threshold,
+	// the preset it holds keys for, and whether the keys were resumed.
+	Describe() string
 	// Close releases the committee's resources.
 	Close() error
 }
-
-// newDevCommittee builds an n-member, t-threshold committee with its state
-// under dir (the devnet's data directory). Nil until consensus/ is wired in.
-var newDevCommittee func(log *zap.Logger, n, t int, dir string) (DevCommittee, error)
 
 type devnetOptions struct {
 	host          string
@@ -145,7 +144,7 @@ func runDevnet(ctx context.Context, log *zap.Logger, out io.Writer, o devnetOpti
 	committeeNote := "none (--no-committee): FHEVerdict has only its governance address"
 	switch {
 	case o.noCommittee:
-	case o.devCommittee || newDevCommittee == nil:
+	case o.devCommittee:
 		// The well-known development committee: public keys, so clients
 		// attest inputs and post verdicts themselves (examples/go).
 		dev := devchain.DevCommittee()
@@ -157,19 +156,19 @@ func runDevnet(ctx context.Context, log *zap.Logger, out io.Writer, o devnetOpti
 			"INSECURE public keys — clients sign attestations and verdicts themselves, see examples/go", dev.Epoch, dev.Size(), dev.Threshold)
 	default:
 		if o.dataDir != "" {
-			if _, err := os.Stat(filepath.Join(o.dataDir, "chaindata")); err == nil {
-				// The in-process committee runs a fresh DKG on every start, and its
-				// keys are part of the genesis state: the old chain cannot resume.
-				return fmt.Errorf("--datadir %s holds a chain, but the in-process MPC committee generates new keys on "+
-					"every start, which changes the genesis: use a new --datadir, or resume this one with --dev-committee "+
-					"or --no-committee if it was created with that flag", o.dataDir)
+			_, chainErr := os.Stat(filepath.Join(o.dataDir, "chaindata"))
+			if chainErr == nil && !consensus.HasLocalState(filepath.Join(o.dataDir, "committee")) {
+				// The committee's keys are part of the genesis state: a chain
+				// without the committee that made it cannot resume with one.
+				return fmt.Errorf("--datadir %s holds a chain but no in-process committee state: resume it with "+
+					"--dev-committee or --no-committee if it was created with that flag, or use a new --datadir", o.dataDir)
 			}
 		}
 		if o.committeeT < 1 || o.committeeT > o.committeeN {
 			return fmt.Errorf("committee threshold %d out of range for %d members", o.committeeT, o.committeeN)
 		}
 		var err error
-		committee, err = newDevCommittee(log, o.committeeN, o.committeeT, dataDir)
+		committee, err = newLocalDevCommittee(log, o.committeeN, o.committeeT, dataDir)
 		if err != nil {
 			return fmt.Errorf("committee: %w", err)
 		}
@@ -181,8 +180,8 @@ func runDevnet(ctx context.Context, log *zap.Logger, out io.Writer, o devnetOpti
 		if genesis, err = configs.WithCommittee(genesis, reg); err != nil {
 			return err
 		}
-		committeeNote = fmt.Sprintf("in-process MPC committee, n=%d t=%d, registered in FHEVerdict at genesis; "+
-			"client API address in %s", o.committeeN, o.committeeT, filepath.Join(dataDir, "committee", "api.addr"))
+		committeeNote = committee.Describe() + "; registered in FHEVerdict at genesis; client API address in " +
+			filepath.Join(dataDir, "committee", "api.addr")
 	}
 
 	chain, err := devchain.New(devchain.Config{
@@ -225,7 +224,7 @@ func runDevnet(ctx context.Context, log *zap.Logger, out io.Writer, o devnetOpti
 			time.Sleep(100 * time.Millisecond)
 		}
 		if committeeAPI != "" {
-			committeeNote = fmt.Sprintf("in-process MPC committee, n=%d t=%d, registered in FHEVerdict at genesis", o.committeeN, o.committeeT)
+			committeeNote = committee.Describe() + "; registered in FHEVerdict at genesis"
 		}
 	}
 	printBanner(out, chain, o, committeeNote, committeeAPI, dataDir)
@@ -291,7 +290,7 @@ func printBanner(out io.Writer, chain *devchain.Chain, o devnetOptions, committe
 			filepath.Join(dataDir, "committee", "committee.pk"), committeeAPI)
 		fmt.Fprintf(out, "  go run ./examples/go --rpc %s --committee-api %s\n", chain.URL(), committeeAPI)
 		fmt.Fprintf(out, "  (cd examples/js && npm ci && RPC_URL=%s FHEGATE_DATADIR=%s npm start)\n", chain.URL(), dataDir)
-	case o.devCommittee || (newDevCommittee == nil && !o.noCommittee):
+	case o.devCommittee:
 		fmt.Fprintf(out, "  go run ./examples/go --rpc %s --dev-committee\n", chain.URL())
 	}
 	fmt.Fprintf(out, "\nBlocks are produced as transactions arrive. Ctrl-C stops the devnet.\n")
