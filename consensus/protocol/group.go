@@ -111,6 +111,41 @@ func sortedIDs[V any](m map[transport.MemberID]V) []transport.MemberID {
 
 var keccak = keccakpkg.Sum
 
+// share is a Lattigo protocol share S whose pointer decodes from bytes.
+type share[S any] interface {
+	*S
+	UnmarshalBinary([]byte) error
+}
+
+// aggregateShares decodes every member's share from payloads, in the order of
+// members, checks each with check (if not nil) and sums them with add: the
+// first decoded share becomes the aggregate. A decoding or aggregation error
+// — or a Lattigo panic, reported as "protocol: <what> share" or "<what>
+// aggregate" — names the member.
+func aggregateShares[S any, PS share[S]](what string, members []transport.MemberID, payloads map[transport.MemberID][]byte,
+	alloc func() S, check func(transport.MemberID, S) error, add func(a, b S, out *S) error) (S, error) {
+	agg := alloc()
+	for i, id := range members {
+		sh := alloc()
+		if err := safe(what+" share", func() error { return PS(&sh).UnmarshalBinary(payloads[id]) }); err != nil {
+			return agg, fmt.Errorf("member %d: %w", id, err)
+		}
+		if check != nil {
+			if err := check(id, sh); err != nil {
+				return agg, err
+			}
+		}
+		if i == 0 {
+			agg = sh
+			continue
+		}
+		if err := safe(what+" aggregate", func() error { return add(agg, sh, &agg) }); err != nil {
+			return agg, fmt.Errorf("member %d: %w", id, err)
+		}
+	}
+	return agg, nil
+}
+
 // safe runs f and turns a panic from Lattigo (e.g. on a malformed share)
 // into an error.
 func safe(what string, f func() error) (err error) {
