@@ -57,13 +57,25 @@ func (g Group) log() *zap.Logger {
 	return g.Log
 }
 
+// ShareKind says what a share is a share of. A Ledger keys its entries on
+// (kind, digest, epoch) and persists the kind's string as the first part of
+// the key, so these values are part of the on-disk format and never change.
+type ShareKind string
+
+// The kinds of share the protocols issue.
+const (
+	KindDecryption ShareKind = "dec"     // ThresholdDecrypt: d_j = c1·tsk_j + e_j
+	KindRefresh    ShareKind = "refresh" // Refresh: masked decryption and re-encryption share
+)
+
 // Ledger is what the protocols need from the share ledger.
 type Ledger interface {
 	// Issue returns the share this member gives for (kind, digest, epoch) in
 	// session: the stored bytes if this same session already issued it, a
 	// fresh share from gen — persisted and fsync'd before Issue returns — if
 	// none was ever issued, and an error wrapping ErrAlreadyShared if another
-	// session did.
+	// session did. kind is a ShareKind as a string (the parameter stays a
+	// string so that existing implementations keep compiling).
 	Issue(kind string, digest [32]byte, epoch uint64, session string, gen func() ([]byte, error)) ([]byte, error)
 }
 
