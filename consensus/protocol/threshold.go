@@ -36,8 +36,9 @@ const (
 	// DefaultFloodingBits is log2(σ_flood / B_ct): each share carries fresh
 	// Gaussian noise 2^30 times larger than the ciphertext noise it hides.
 	DefaultFloodingBits = 30
-	// tailSigmas bounds a Gaussian sample (rejection at 6σ... we use 8σ for
-	// the correctness bound: P[|x| > 8σ] < 2^-48 per coefficient).
+	// tailSigmas is the tail bound of the correctness bounds: floodSampler
+	// rejects samples beyond 8σ (P[|x| > 8σ] < 2^-48 per coefficient), and
+	// the refresh's Lattigo sampler cuts off at 6σ, inside it.
 	tailSigmas = 8
 	// maxSigmaBits keeps σ·tail inside float64's 53-bit mantissa.
 	maxSigmaBits = 48
@@ -196,7 +197,8 @@ type NoisePlan struct {
 
 // PlanNoise chooses the lowest level at which t-of-n shares carrying
 // Gaussian flooding noise σ = 2^floodingBits · B_ct still combine to a
-// correct decryption: t·(8σ·Σ|Δλ| + Δ·B_ct) < Q_ℓ/2 with a bit of margin.
+// correct decryption: (8σ·Σ|Δλ| + Δ·B_ct)·t_p < Q_ℓ/2, Σ|Δλ| the largest over
+// t-subsets (LagrangeBound), with ≥ 2 bits of headroom.
 func PlanNoise(p *fhe.Params, n, t, floodingBits int) (NoisePlan, error) {
 	if p.Scheme() != fhe.SchemeBGV {
 		return NoisePlan{}, fmt.Errorf("protocol: threshold decryption is implemented for BGV presets, %s is %v", p.Preset.Name, p.Scheme())
