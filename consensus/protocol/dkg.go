@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	crand "crypto/rand"
+	"encoding"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -133,6 +134,16 @@ func (s *dkgSession) exchange(round string, typ transport.Type, payload []byte) 
 	return exchangeAll(s.ctx, s.g, s.g.Members, s.session(round), typ, payload)
 }
 
+// exchangeShare is an n-of-n round of protocol shares: this member's own
+// share to every member, every member's encoded share back.
+func (s *dkgSession) exchangeShare(round string, typ transport.Type, own encoding.BinaryMarshaler) (map[transport.MemberID][]byte, error) {
+	b, err := own.MarshalBinary()
+	if err != nil {
+		return nil, err
+	}
+	return s.exchange(round, typ, b)
+}
+
 // commonReference runs the commit and reveal rounds of the CRS seed: every
 // member commits to 32 random bytes, then reveals them; the seed is keccak
 // of the epoch, the preset and every contribution in member order.
@@ -173,11 +184,7 @@ func (s *dkgSession) publicKey() error {
 	crp := ckg.SampleCRP(s.crs)
 	own := ckg.AllocateShare()
 	ckg.GenShare(s.sk, crp, &own)
-	b, err := own.MarshalBinary()
-	if err != nil {
-		return err
-	}
-	all, err := s.exchange("pk", transport.TypePKShare, b)
+	all, err := s.exchangeShare("pk", transport.TypePKShare, own)
 	if err != nil {
 		return err
 	}
@@ -221,11 +228,7 @@ func (s *dkgSession) relinearizationKey() error {
 // and returns the aggregate of every member's.
 func (s *dkgSession) relinRound(rkg multiparty.RelinearizationKeyGenProtocol, round string, typ transport.Type,
 	own multiparty.RelinearizationKeyGenShare) (multiparty.RelinearizationKeyGenShare, error) {
-	b, err := own.MarshalBinary()
-	if err != nil {
-		return own, err
-	}
-	all, err := s.exchange(round, typ, b)
+	all, err := s.exchangeShare(round, typ, own)
 	if err != nil {
 		return own, err
 	}
@@ -264,11 +267,7 @@ func (s *dkgSession) galoisKey(gkg multiparty.GaloisKeyGenProtocol, el uint64) (
 	if err := gkg.GenShare(s.sk, el, crp, &own); err != nil {
 		return nil, err
 	}
-	b, err := own.MarshalBinary()
-	if err != nil {
-		return nil, err
-	}
-	all, err := s.exchange(fmt.Sprintf("gal/%d", el), transport.TypeGaloisShare, b)
+	all, err := s.exchangeShare(fmt.Sprintf("gal/%d", el), transport.TypeGaloisShare, own)
 	if err != nil {
 		return nil, err
 	}

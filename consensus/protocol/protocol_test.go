@@ -85,12 +85,23 @@ func all(n int) []int {
 	return out
 }
 
+// newCommittee runs an epoch-1 DKG among n members on an in-memory hub.
 func newCommittee(t *testing.T, p *fhe.Params, n, th int, gal []uint64) *testCommittee {
+	return newCommitteeOn(t, p, n, th, 1, gal, nil)
+}
+
+// newCommitteeOn is newCommittee for an epoch, with each member's transport
+// passed through wrap if it is not nil.
+func newCommitteeOn(t *testing.T, p *fhe.Params, n, th int, epoch uint64, gal []uint64, wrap func(transport.Transport) transport.Transport) *testCommittee {
 	hub := transport.NewHub(n)
 	c := &testCommittee{n: n, t: th}
 	for i := 1; i <= n; i++ {
+		tr := hub.Endpoint(transport.MemberID(i))
+		if wrap != nil {
+			tr = wrap(tr)
+		}
 		c.members = append(c.members, transport.MemberID(i))
-		c.muxes = append(c.muxes, transport.NewMux(hub.Endpoint(transport.MemberID(i)), zaptest.NewLogger(t)))
+		c.muxes = append(c.muxes, transport.NewMux(tr, zaptest.NewLogger(t)))
 		c.ledgers = append(c.ledgers, newMemLedger())
 	}
 	t.Cleanup(func() {
@@ -101,7 +112,7 @@ func newCommittee(t *testing.T, p *fhe.Params, n, th int, gal []uint64) *testCom
 	c.kms = make([]*KeyMaterial, n)
 	c.keys = make([]*ThresholdKey, n)
 	errs := parallel(all(n), func(i int) error {
-		km, k, err := RunDKG(context.Background(), c.group(i, t), DKGConfig{Params: p, Epoch: 1, GaloisElements: gal})
+		km, k, err := RunDKG(context.Background(), c.group(i, t), DKGConfig{Params: p, Epoch: epoch, GaloisElements: gal})
 		c.kms[i], c.keys[i] = km, k
 		return err
 	})

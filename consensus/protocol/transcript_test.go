@@ -9,10 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
-	"go.uber.org/zap/zaptest"
 
 	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
@@ -37,41 +35,22 @@ func (r *recorder) Send(ctx context.Context, to transport.MemberID, msg transpor
 }
 
 // TestProtocolTranscript pins the messages each member sends, in order, in a
-// DKG (3-of-4, two Galois elements given unsorted and repeated), a collective refresh and a threshold
-// decryption: the wire protocol, not just its outcome.
+// DKG (3-of-4, two Galois elements given unsorted and repeated), a
+// collective refresh and a threshold decryption: the wire protocol, not just
+// its outcome.
 func TestProtocolTranscript(t *testing.T) {
 	t.Parallel()
 	p := fhe.MustParams(fhetest.InsecureBGVN10)
 	const n, th = 4, 3
-	hub := transport.NewHub(n)
-	recs := make([]*recorder, n)
-	c := &testCommittee{n: n, t: th}
-	for i := range recs {
-		id := transport.MemberID(i + 1)
-		recs[i] = &recorder{Transport: hub.Endpoint(id)}
-		c.members = append(c.members, id)
-		c.muxes = append(c.muxes, transport.NewMux(recs[i], zaptest.NewLogger(t)))
-		c.ledgers = append(c.ledgers, newMemLedger())
-	}
-	t.Cleanup(func() {
-		for _, m := range c.muxes {
-			m.Close()
-		}
-	})
-	group := func(i int) Group {
-		return Group{Mux: c.muxes[i], Members: c.members, Threshold: th, Timeout: 20 * time.Second, Log: zaptest.NewLogger(t)}
-	}
-	ctx := context.Background()
-	c.kms, c.keys = make([]*KeyMaterial, n), make([]*ThresholdKey, n)
 	gal := p.GaloisElementsForRotations([]int{2, 1})
 	gal = append(gal, gal[0]) // RunDKG sorts and deduplicates
-	for _, err := range parallel(all(n), func(i int) error {
-		var err error
-		c.kms[i], c.keys[i], err = RunDKG(ctx, group(i), DKGConfig{Params: p, Epoch: 3, GaloisElements: gal})
-		return err
-	}) {
-		require.NoError(t, err)
-	}
+	recs := make([]*recorder, n)
+	c := newCommitteeOn(t, p, n, th, 3, gal, func(tr transport.Transport) transport.Transport {
+		recs[tr.Self()-1] = &recorder{Transport: tr}
+		return recs[tr.Self()-1]
+	})
+	group := func(i int) Group { return c.group(i, t) }
+	ctx := context.Background()
 	ev, err := fhe.NewEvaluator(p, fhe.EvaluationKeys{Relin: c.kms[0].Relin, Galois: c.kms[0].Galois})
 	require.NoError(t, err)
 	ct, err := fhe.NewEncryptor(c.kms[0].Public).EncryptInts([]int64{5, 6, 7})
