@@ -19,6 +19,16 @@ import (
 	"github.com/fhegate/fhegate/consensus/protocol"
 )
 
+// The on-disk format. Bucket "share-ledger" maps
+//
+//	kind ‖ 0x00 ‖ digest (32 bytes) ‖ epoch (uint64, big-endian)
+//
+// to
+//
+//	len(session) (uint16, big-endian) ‖ session ‖ share
+//
+// where kind is a protocol.ShareKind ("dec", "refresh"). Entries are never
+// rewritten or deleted.
 var bucket = []byte("share-ledger")
 
 // Ledger implements protocol.Ledger over bbolt.
@@ -41,6 +51,7 @@ func New(db *bolt.DB) (*Ledger, error) {
 	return &Ledger{db: db}, nil
 }
 
+// key is the bucket key of (kind, digest, epoch).
 func key(kind string, digest [32]byte, epoch uint64) []byte {
 	k := make([]byte, 0, len(kind)+1+32+8)
 	k = append(k, kind...)
@@ -55,6 +66,13 @@ type Entry struct {
 	Share   []byte
 }
 
+// encode is the bucket value of an entry.
+func encode(e Entry) []byte {
+	v := binary.BigEndian.AppendUint16(nil, uint16(len(e.Session)))
+	v = append(v, e.Session...)
+	return append(v, e.Share...)
+}
+
 func decode(v []byte) (Entry, error) {
 	if len(v) < 2 {
 		return Entry{}, errors.New("ledger: corrupt entry")
@@ -66,7 +84,7 @@ func decode(v []byte) (Entry, error) {
 	return Entry{Session: string(v[2 : 2+sl]), Share: append([]byte(nil), v[2+sl:]...)}, nil
 }
 
-// Issue implements protocol.Ledger.
+// Issue implements protocol.Ledger; kind is a protocol.ShareKind.
 func (l *Ledger) Issue(kind string, digest [32]byte, epoch uint64, session string, gen func() ([]byte, error)) ([]byte, error) {
 	if len(session) > 0xffff {
 		return nil, errors.New("ledger: session name too long")
@@ -97,16 +115,15 @@ func (l *Ledger) Issue(kind string, digest [32]byte, epoch uint64, session strin
 	if err != nil {
 		return nil, err
 	}
-	v := binary.BigEndian.AppendUint16(nil, uint16(len(session)))
-	v = append(v, session...)
-	v = append(v, share...)
+	v := encode(Entry{Session: session, Share: share})
 	if err := l.db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bucket).Put(k, v) }); err != nil {
 		return nil, fmt.Errorf("ledger: persist: %w", err)
 	}
 	return share, nil
 }
 
-// Lookup returns the entry for (kind, digest, epoch), if any.
+// Lookup returns the entry for (kind, digest, epoch), if any; kind is a
+// protocol.ShareKind.
 func (l *Ledger) Lookup(kind string, digest [32]byte, epoch uint64) (Entry, bool, error) {
 	var e Entry
 	found := false

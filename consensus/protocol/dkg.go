@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	crand "crypto/rand"
+	"encoding"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -60,242 +61,301 @@ func MaterialDigest(pk *fhe.PublicKey, rlk *fhe.RelinKey, gks *fhe.GaloisKeys) (
 // Errors") followed by the t-of-n thresholdisation of Mouchet, Bertrand and
 // Hubaux (ePrint 2022/780). Every member of g must take part.
 //
-// Rounds: seed commit, seed reveal (CRS = keccak of all contributions, so no
-// member chooses it); public-key shares; relinearisation-key shares (two
-// rounds); one round per Galois element; private Shamir shares of every
-// member's secret; a final comparison of the digest of the public material.
-// Each member's own RLWE secret s_i is dropped at the end: only its Shamir
-// share tsk_i = Σ_k P_k(i) of s = Σ s_k remains.
+// Rounds, one dkgSession method each and in this order: seed commit and
+// reveal (CRS = keccak of all contributions, so no member chooses it);
+// public-key shares; relinearisation-key shares (two rounds); one round per
+// Galois element; private Shamir shares of every member's secret; a final
+// comparison of the digest of the public material. Each member's own RLWE
+// secret s_i is dropped at the end: only its Shamir share tsk_i = Σ_k P_k(i)
+// of s = Σ s_k remains. RunDKG does not run SelfTest; the caller does.
 func RunDKG(ctx context.Context, g Group, cfg DKGConfig) (*KeyMaterial, *ThresholdKey, error) {
-	p := cfg.Params
+	s, err := newDKGSession(ctx, g, cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := s.commonReference(); err != nil {
+		return nil, nil, err
+	}
+	s.sk = rlwe.NewKeyGenerator(s.rp).GenSecretKeyNew()
+	for _, round := range []func() error{s.publicKey, s.relinearizationKey, s.galoisKeys, s.thresholdize} {
+		if err := round(); err != nil {
+			return nil, nil, err
+		}
+	}
+	km, err := s.checkDigest()
+	if err != nil {
+		return nil, nil, err
+	}
+	key := &ThresholdKey{Params: s.p, Epoch: cfg.Epoch, ID: g.Self(), N: s.n, T: s.t, Threshold: s.t, Share: s.tsk, PKDigest: km.PKDigest}
+	s.log.Info("dkg complete", zap.String("digest", fmt.Sprintf("%x", km.Digest[:8])))
+	return km, key, nil
+}
+
+// dkgSession is one member's state in a RunDKG. Its methods are the rounds,
+// as Lattigo's multiparty package splits key generation into one protocol
+// per key; each fills in the fields the later rounds read.
+type dkgSession struct {
+	ctx  context.Context
+	g    Group
+	cfg  DKGConfig
+	p    *fhe.Params
+	rp   rlwe.Parameters
+	n, t int
+	log  *zap.Logger
+
+	crsSeed [32]byte            // commonReference
+	crs     *sampling.KeyedPRNG // commonReference; every round draws its CRPs from it, in round order
+	sk      *rlwe.SecretKey     // s_i, zeroed by thresholdize
+	pk      *rlwe.PublicKey
+	rlk     *rlwe.RelinearizationKey
+	gks     []*rlwe.GaloisKey
+	tsk     multiparty.ShamirSecretShare // tsk_i = Σ_k P_k(i)
+}
+
+func newDKGSession(ctx context.Context, g Group, cfg DKGConfig) (*dkgSession, error) {
 	n, t := g.N(), g.Threshold
 	if t < 1 || t > n || n > MaxMembers {
-		return nil, nil, fmt.Errorf("protocol: dkg: %d-of-%d committee outside 1 ≤ t ≤ n ≤ %d", t, n, MaxMembers)
+		return nil, fmt.Errorf("protocol: dkg: %d-of-%d committee outside 1 ≤ t ≤ n ≤ %d", t, n, MaxMembers)
 	}
 	if !contains(g.Members, g.Self()) {
-		return nil, nil, errors.New("protocol: dkg: self is not a member")
+		return nil, errors.New("protocol: dkg: self is not a member")
 	}
-	rp := p.RLWE()
-	sess := func(s string) string { return fmt.Sprintf("dkg/%d/%s", cfg.Epoch, s) }
-	log := g.log().With(zap.Uint64("epoch", cfg.Epoch))
+	return &dkgSession{ctx: ctx, g: g, cfg: cfg, p: cfg.Params, rp: cfg.Params.RLWE(), n: n, t: t,
+		log: g.log().With(zap.Uint64("epoch", cfg.Epoch))}, nil
+}
 
-	// 1. CRS seed: commit, then reveal.
+// session names a round: "dkg/<epoch>/<round>".
+func (s *dkgSession) session(round string) string {
+	return fmt.Sprintf("dkg/%d/%s", s.cfg.Epoch, round)
+}
+
+// exchange is an n-of-n round: payload to every member, one answer from each.
+func (s *dkgSession) exchange(round string, typ transport.Type, payload []byte) (map[transport.MemberID][]byte, error) {
+	return exchangeAll(s.ctx, s.g, s.g.Members, s.session(round), typ, payload)
+}
+
+// exchangeShare is an n-of-n round of protocol shares: this member's own
+// share to every member, every member's encoded share back.
+func (s *dkgSession) exchangeShare(round string, typ transport.Type, own encoding.BinaryMarshaler) (map[transport.MemberID][]byte, error) {
+	b, err := own.MarshalBinary()
+	if err != nil {
+		return nil, err
+	}
+	return s.exchange(round, typ, b)
+}
+
+// commonReference runs the commit and reveal rounds of the CRS seed: every
+// member commits to 32 random bytes, then reveals them; the seed is keccak
+// of the epoch, the preset and every contribution in member order.
+func (s *dkgSession) commonReference() error {
 	var contrib [32]byte
 	if _, err := crand.Read(contrib[:]); err != nil {
-		return nil, nil, err
+		return err
 	}
 	commit := keccak([]byte("fhegate/dkg/commit"), contrib[:])
-	commits, err := exchangeAll(ctx, g, g.Members, sess("commit"), transport.TypeSeedCommit, commit[:])
+	commits, err := s.exchange("commit", transport.TypeSeedCommit, commit[:])
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
-	reveals, err := exchangeAll(ctx, g, g.Members, sess("reveal"), transport.TypeSeedReveal, contrib[:])
+	reveals, err := s.exchange("reveal", transport.TypeSeedReveal, contrib[:])
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
 	var ep [8]byte
-	binary.BigEndian.PutUint64(ep[:], cfg.Epoch)
-	parts := [][]byte{[]byte("fhegate/dkg/crs"), ep[:], {byte(p.Preset.ID)}}
-	for _, id := range g.Members {
+	binary.BigEndian.PutUint64(ep[:], s.cfg.Epoch)
+	parts := [][]byte{[]byte("fhegate/dkg/crs"), ep[:], {byte(s.p.Preset.ID)}}
+	for _, id := range s.g.Members {
 		r := reveals[id]
 		c := keccak([]byte("fhegate/dkg/commit"), r)
 		if len(r) != 32 || !bytes.Equal(c[:], commits[id]) {
-			return nil, nil, fmt.Errorf("protocol: dkg: member %d revealed a seed that does not match its commitment", id)
+			return fmt.Errorf("protocol: dkg: member %d revealed a seed that does not match its commitment", id)
 		}
 		parts = append(parts, r)
 	}
-	crsSeed := keccak(parts...)
-	crs, err := sampling.NewKeyedPRNG(crsSeed[:])
-	if err != nil {
-		return nil, nil, err
-	}
+	s.crsSeed = keccak(parts...)
+	s.crs, err = sampling.NewKeyedPRNG(s.crsSeed[:])
+	return err
+}
 
-	// 2. Local secret.
-	sk := rlwe.NewKeyGenerator(rp).GenSecretKeyNew()
-
-	// 3. Collective public key.
-	ckg := multiparty.NewPublicKeyGenProtocol(rp)
-	pkCRP := ckg.SampleCRP(crs)
-	ownPK := ckg.AllocateShare()
-	ckg.GenShare(sk, pkCRP, &ownPK)
-	b, err := ownPK.MarshalBinary()
+// publicKey is the collective public-key round (PublicKeyGenProtocol):
+// pk = (Σ_i (−a·s_i + e_i), a) for a common a.
+func (s *dkgSession) publicKey() error {
+	ckg := multiparty.NewPublicKeyGenProtocol(s.rp)
+	crp := ckg.SampleCRP(s.crs)
+	own := ckg.AllocateShare()
+	ckg.GenShare(s.sk, crp, &own)
+	all, err := s.exchangeShare("pk", transport.TypePKShare, own)
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
-	all, err := exchangeAll(ctx, g, g.Members, sess("pk"), transport.TypePKShare, b)
+	agg, err := aggregateShares("pk", s.g.Members, all, ckg.AllocateShare, nil,
+		func(a, b multiparty.PublicKeyGenShare, out *multiparty.PublicKeyGenShare) error {
+			ckg.AggregateShares(a, b, out)
+			return nil
+		})
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
-	aggPK := ckg.AllocateShare()
-	first := true
-	for _, id := range g.Members {
-		sh := ckg.AllocateShare()
-		if err := safe("pk share", func() error { return sh.UnmarshalBinary(all[id]) }); err != nil {
-			return nil, nil, fmt.Errorf("member %d: %w", id, err)
-		}
-		if first {
-			aggPK, first = sh, false
-			continue
-		}
-		if err := safe("pk aggregate", func() error { ckg.AggregateShares(aggPK, sh, &aggPK); return nil }); err != nil {
-			return nil, nil, fmt.Errorf("member %d: %w", id, err)
-		}
-	}
-	pk := rlwe.NewPublicKey(rp)
-	ckg.GenPublicKey(aggPK, pkCRP, pk)
-	log.Debug("dkg: public key")
+	s.pk = rlwe.NewPublicKey(s.rp)
+	ckg.GenPublicKey(agg, crp, s.pk)
+	s.log.Debug("dkg: public key")
+	return nil
+}
 
-	// 4. Relinearisation key (two rounds).
-	rkg := multiparty.NewRelinearizationKeyGenProtocol(rp)
-	rlkCRP := rkg.SampleCRP(crs)
+// relinearizationKey is the two-round RelinearizationKeyGenProtocol: round
+// one uses an ephemeral secret, round two the aggregate of round one.
+func (s *dkgSession) relinearizationKey() error {
+	rkg := multiparty.NewRelinearizationKeyGenProtocol(s.rp)
+	crp := rkg.SampleCRP(s.crs)
 	eph, r1, r2 := rkg.AllocateShare()
-	rkg.GenShareRoundOne(sk, rlkCRP, eph, &r1)
-	if b, err = r1.MarshalBinary(); err != nil {
-		return nil, nil, err
+	rkg.GenShareRoundOne(s.sk, crp, eph, &r1)
+	agg1, err := s.relinRound(rkg, "rlk1", transport.TypeRLKShare1, r1)
+	if err != nil {
+		return err
 	}
-	if all, err = exchangeAll(ctx, g, g.Members, sess("rlk1"), transport.TypeRLKShare1, b); err != nil {
-		return nil, nil, err
+	rkg.GenShareRoundTwo(eph, s.sk, agg1, &r2)
+	agg2, err := s.relinRound(rkg, "rlk2", transport.TypeRLKShare2, r2)
+	if err != nil {
+		return err
 	}
-	_, agg1, _ := rkg.AllocateShare()
-	if err := aggregateRLK(rkg, g.Members, all, &agg1); err != nil {
-		return nil, nil, err
-	}
-	rkg.GenShareRoundTwo(eph, sk, agg1, &r2)
-	if b, err = r2.MarshalBinary(); err != nil {
-		return nil, nil, err
-	}
-	if all, err = exchangeAll(ctx, g, g.Members, sess("rlk2"), transport.TypeRLKShare2, b); err != nil {
-		return nil, nil, err
-	}
-	_, _, agg2 := rkg.AllocateShare()
-	if err := aggregateRLK(rkg, g.Members, all, &agg2); err != nil {
-		return nil, nil, err
-	}
-	rlk := rlwe.NewRelinearizationKey(rp)
-	rkg.GenRelinearizationKey(agg1, agg2, rlk)
-	log.Debug("dkg: relinearization key")
+	s.rlk = rlwe.NewRelinearizationKey(s.rp)
+	rkg.GenRelinearizationKey(agg1, agg2, s.rlk)
+	s.log.Debug("dkg: relinearization key")
+	return nil
+}
 
-	// 5. Galois keys, one round per element.
-	els := append([]uint64(nil), cfg.GaloisElements...)
+// relinRound sends own, this member's share of one relinearisation round,
+// and returns the aggregate of every member's.
+func (s *dkgSession) relinRound(rkg multiparty.RelinearizationKeyGenProtocol, round string, typ transport.Type,
+	own multiparty.RelinearizationKeyGenShare) (multiparty.RelinearizationKeyGenShare, error) {
+	all, err := s.exchangeShare(round, typ, own)
+	if err != nil {
+		return own, err
+	}
+	alloc := func() multiparty.RelinearizationKeyGenShare { _, sh, _ := rkg.AllocateShare(); return sh }
+	return aggregateShares("rlk", s.g.Members, all, alloc, nil,
+		func(a, b multiparty.RelinearizationKeyGenShare, out *multiparty.RelinearizationKeyGenShare) error {
+			rkg.AggregateShares(a, b, out)
+			return nil
+		})
+}
+
+// galoisKeys runs one GaloisKeyGenProtocol round per Galois element the
+// plans need, in ascending order without repeats.
+func (s *dkgSession) galoisKeys() error {
+	els := append([]uint64(nil), s.cfg.GaloisElements...)
 	sort.Slice(els, func(i, j int) bool { return els[i] < els[j] })
 	els = uniq(els)
-	gkg := multiparty.NewGaloisKeyGenProtocol(rp)
-	gks := make([]*rlwe.GaloisKey, 0, len(els))
+	gkg := multiparty.NewGaloisKeyGenProtocol(s.rp)
+	s.gks = make([]*rlwe.GaloisKey, 0, len(els))
 	for _, el := range els {
-		crp := gkg.SampleCRP(crs)
-		own := gkg.AllocateShare()
-		if err := gkg.GenShare(sk, el, crp, &own); err != nil {
-			return nil, nil, err
+		gk, err := s.galoisKey(gkg, el)
+		if err != nil {
+			return err
 		}
-		if b, err = own.MarshalBinary(); err != nil {
-			return nil, nil, err
-		}
-		if all, err = exchangeAll(ctx, g, g.Members, sess(fmt.Sprintf("gal/%d", el)), transport.TypeGaloisShare, b); err != nil {
-			return nil, nil, err
-		}
-		agg := gkg.AllocateShare()
-		firstG := true
-		for _, id := range g.Members {
-			sh := gkg.AllocateShare()
-			if err := safe("galois share", func() error { return sh.UnmarshalBinary(all[id]) }); err != nil {
-				return nil, nil, fmt.Errorf("member %d: %w", id, err)
-			}
-			if sh.GaloisElement != el {
-				return nil, nil, fmt.Errorf("protocol: dkg: member %d sent a share for element %d, want %d", id, sh.GaloisElement, el)
-			}
-			if firstG {
-				agg, firstG = sh, false
-				continue
-			}
-			if err := safe("galois aggregate", func() error { return gkg.AggregateShares(agg, sh, &agg) }); err != nil {
-				return nil, nil, fmt.Errorf("member %d: %w", id, err)
-			}
-		}
-		gk := rlwe.NewGaloisKey(rp)
-		if err := gkg.GenGaloisKey(agg, crp, gk); err != nil {
-			return nil, nil, err
-		}
-		gks = append(gks, gk)
+		s.gks = append(s.gks, gk)
 	}
-	log.Debug("dkg: galois keys", zap.Int("count", len(gks)))
+	s.log.Debug("dkg: galois keys", zap.Int("count", len(s.gks)))
+	return nil
+}
 
-	// 6. Thresholdise: private Shamir shares of s_i to every member.
-	thr := multiparty.NewThresholdizer(rp)
-	poly, err := thr.GenShamirPolynomial(t, sk)
+// galoisKey is the round for one Galois element el; a share for another
+// element is refused.
+func (s *dkgSession) galoisKey(gkg multiparty.GaloisKeyGenProtocol, el uint64) (*rlwe.GaloisKey, error) {
+	crp := gkg.SampleCRP(s.crs)
+	own := gkg.AllocateShare()
+	if err := gkg.GenShare(s.sk, el, crp, &own); err != nil {
+		return nil, err
+	}
+	all, err := s.exchangeShare(fmt.Sprintf("gal/%d", el), transport.TypeGaloisShare, own)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
+	}
+	check := func(id transport.MemberID, sh multiparty.GaloisKeyGenShare) error {
+		if sh.GaloisElement != el {
+			return fmt.Errorf("protocol: dkg: member %d sent a share for element %d, want %d", id, sh.GaloisElement, el)
+		}
+		return nil
+	}
+	alloc := func() multiparty.GaloisKeyGenShare { return gkg.AllocateShare() }
+	agg, err := aggregateShares("galois", s.g.Members, all, alloc, check, gkg.AggregateShares)
+	if err != nil {
+		return nil, err
+	}
+	gk := rlwe.NewGaloisKey(s.rp)
+	if err := gkg.GenGaloisKey(agg, crp, gk); err != nil {
+		return nil, err
+	}
+	return gk, nil
+}
+
+// thresholdize is the Thresholdizer round: this member draws a degree t−1
+// polynomial P_i with P_i(0) = s_i, sends P_i(j) privately to each member j,
+// and sums what it receives into tsk_i = Σ_k P_k(i). s_i is zeroed after.
+func (s *dkgSession) thresholdize() error {
+	thr := multiparty.NewThresholdizer(s.rp)
+	poly, err := thr.GenShamirPolynomial(s.t, s.sk)
+	if err != nil {
+		return err
 	}
 	own := thr.AllocateThresholdSecretShare()
-	rctx, cancel := context.WithTimeout(ctx, g.timeout())
+	rctx, cancel := context.WithTimeout(s.ctx, s.g.timeout())
 	defer cancel()
-	for _, id := range g.Members {
+	session := s.session("shamir")
+	for _, id := range s.g.Members {
 		share := thr.AllocateThresholdSecretShare()
 		thr.GenShamirSecretShare(multiparty.ShamirPublicPoint(id), poly, &share)
-		if id == g.Self() {
+		if id == s.g.Self() {
 			own = share
 			continue
 		}
 		sb, err := share.MarshalBinary()
 		if err != nil {
-			return nil, nil, err
+			return err
 		}
-		if err := g.Mux.Send(rctx, id, transport.Message{Type: transport.TypeShamirShare, Session: sess("shamir"), Payload: sb}); err != nil {
-			return nil, nil, fmt.Errorf("protocol: dkg: shamir share to %d: %w", id, err)
+		if err := s.g.Mux.Send(rctx, id, transport.Message{Type: transport.TypeShamirShare, Session: session, Payload: sb}); err != nil {
+			return fmt.Errorf("protocol: dkg: shamir share to %d: %w", id, err)
 		}
 	}
-	got := g.Mux.Collect(rctx, sess("shamir"), transport.TypeShamirShare, g.Members)
+	got := s.g.Mux.Collect(rctx, session, transport.TypeShamirShare, s.g.Members)
 	if len(got.Missing) > 0 {
-		return nil, nil, &ErrMissing{Session: sess("shamir"), Missing: got.Missing}
+		return &ErrMissing{Session: session, Missing: got.Missing}
 	}
-	tsk := own
+	s.tsk = own
 	for _, id := range sortedIDs(got.Got) {
 		sh := thr.AllocateThresholdSecretShare()
 		if err := safe("shamir share", func() error { return sh.UnmarshalBinary(got.Got[id].Payload) }); err != nil {
-			return nil, nil, fmt.Errorf("member %d: %w", id, err)
+			return fmt.Errorf("member %d: %w", id, err)
 		}
-		if err := safe("shamir aggregate", func() error { return thr.AggregateShares(tsk, sh, &tsk) }); err != nil {
-			return nil, nil, fmt.Errorf("member %d: %w", id, err)
+		if err := safe("shamir aggregate", func() error { return thr.AggregateShares(s.tsk, sh, &s.tsk) }); err != nil {
+			return fmt.Errorf("member %d: %w", id, err)
 		}
 	}
 	// The member's own secret and polynomial are dropped here.
-	zero(sk)
+	zero(s.sk)
+	return nil
+}
 
-	// 7. Compare digests of the public material.
-	km := &KeyMaterial{Params: p, Epoch: cfg.Epoch, N: n, T: t, Public: fhe.WrapPublicKey(p, pk), Relin: fhe.WrapRelinKey(p, rlk),
-		Galois: fhe.WrapGaloisKeys(p, gks), CRSSeed: crsSeed}
+// checkDigest wraps the public material and compares its digest with every
+// member's: all must have derived the same keys.
+func (s *dkgSession) checkDigest() (*KeyMaterial, error) {
+	p := s.p
+	km := &KeyMaterial{Params: p, Epoch: s.cfg.Epoch, N: s.n, T: s.t, Public: fhe.WrapPublicKey(p, s.pk), Relin: fhe.WrapRelinKey(p, s.rlk),
+		Galois: fhe.WrapGaloisKeys(p, s.gks), CRSSeed: s.crsSeed}
+	var err error
 	if km.PKDigest, km.Digest, err = MaterialDigest(km.Public, km.Relin, km.Galois); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	digests, err := exchangeAll(ctx, g, g.Members, sess("digest"), transport.TypeKeyDigest, km.Digest[:])
+	digests, err := s.exchange("digest", transport.TypeKeyDigest, km.Digest[:])
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	for id, d := range digests {
 		if !bytes.Equal(d, km.Digest[:]) {
-			return nil, nil, fmt.Errorf("protocol: dkg: member %d derived different public key material", id)
+			return nil, fmt.Errorf("protocol: dkg: member %d derived different public key material", id)
 		}
 	}
-	key := &ThresholdKey{Params: p, Epoch: cfg.Epoch, ID: g.Self(), N: n, T: t, Threshold: t, Share: tsk, PKDigest: km.PKDigest}
-	log.Info("dkg complete", zap.String("digest", fmt.Sprintf("%x", km.Digest[:8])))
-	return km, key, nil
-}
-
-func aggregateRLK(rkg multiparty.RelinearizationKeyGenProtocol, members []transport.MemberID, all map[transport.MemberID][]byte, agg *multiparty.RelinearizationKeyGenShare) error {
-	first := true
-	for _, id := range members {
-		_, sh, _ := rkg.AllocateShare()
-		if err := safe("rlk share", func() error { return sh.UnmarshalBinary(all[id]) }); err != nil {
-			return fmt.Errorf("member %d: %w", id, err)
-		}
-		if first {
-			*agg, first = sh, false
-			continue
-		}
-		if err := safe("rlk aggregate", func() error { rkg.AggregateShares(*agg, sh, agg); return nil }); err != nil {
-			return fmt.Errorf("member %d: %w", id, err)
-		}
-	}
-	return nil
+	return km, nil
 }
 
 func uniq(v []uint64) []uint64 {

@@ -5,18 +5,42 @@
 //
 // The n members run the n-of-n protocols of Mouchet, Troncoso-Pastoriza,
 // Bossuat and Hubaux, "Multiparty Homomorphic Encryption from
-// Ring-Learning-with-Errors" (PETS 2021): collective public key
-// (PublicKeyGenProtocol), relinearisation key (two-round
-// RelinearizationKeyGenProtocol) and the Galois keys the plans need
-// (GaloisKeyGenProtocol), with common random polynomials drawn from a CRS
-// whose seed is keccak256 of commit-then-reveal contributions of every member.
-// Each member then thresholdises its secret s_i (Thresholdizer: a random
-// degree t−1 polynomial P_i with P_i(0) = s_i, share P_i(j) sent privately to
-// member j over the authenticated, encrypted transport) and keeps only
-// tsk_j = Σ_i P_i(j), a Shamir share of s = Σ s_i (Mouchet, Bertrand, Hubaux,
-// "An Efficient Threshold Access-Structure for RLWE-Based Multiparty
-// Homomorphic Encryption", ePrint 2022/780). The members compare the digest of
-// the public material before accepting it.
+// Ring-Learning-with-Errors" (PETS 2021, no. 4, pp. 291–311; ePrint
+// 2020/304), as Lattigo's multiparty package implements them, one protocol
+// per key (and in RunDKG one method per round). Member i draws its own
+// secret s_i; the collective secret s = Σ_i s_i is never assembled. Because
+// RLWE is linear in the secret, sums of per-member shares are keys under s:
+//
+//   - public key (PublicKeyGenProtocol): member i sends −a·s_i + e_i for a
+//     common a, and pk = (Σ_i(−a·s_i + e_i), a) = (−a·s + e, a);
+//   - relinearisation key (RelinearizationKeyGenProtocol): a key-switching
+//     key from s² to s; s² = Σ_i Σ_j s_i·s_j is not linear in the shares, so
+//     it takes two rounds, the first with ephemeral secrets;
+//   - Galois keys (GaloisKeyGenProtocol), one round per element k the plans
+//     need: key-switching keys between s and its automorphism σ_k(s), again
+//     sums of per-member gadget encryptions built from s_i and σ_k^{-1}(s_i).
+//
+// The common polynomials a are drawn, round by round, from a PRNG keyed by a
+// CRS seed: keccak256 of the epoch, the preset and the contributions every
+// member committed to (keccak of 32 random bytes) and then revealed, so no
+// member chooses it.
+//
+// Each member then thresholdises its secret (Thresholdizer): it draws a
+// random polynomial P_i of degree t−1 over the ring with P_i(0) = s_i and
+// sends P_i(j) privately to member j over the authenticated, encrypted
+// transport (the member ID j is its Shamir point). It keeps only
+//
+//	tsk_j = Σ_i P_i(j) = P(j),  P = Σ_i P_i,  P(0) = s,
+//
+// a Shamir share of s (Mouchet, Bertrand, Hubaux, "An Efficient Threshold
+// Access-Structure for RLWE-Based Multiparty Homomorphic Encryption", ePrint
+// 2022/780, the t-of-n scheme of Lattigo's Thresholdizer and Combiner), and
+// zeroes s_i. Any set S of t members recovers s linearly,
+// s = Σ_{j∈S} λ_j^S·tsk_j with λ_j^S = Π_{k∈S, k≠j} k/(k−j), without
+// anyone holding it. Finally the members compare the digest of the public
+// material (pk, relinearisation and Galois keys) and fail on any
+// difference. SelfTest, run by the caller afterwards, threshold-decrypts a
+// public test ciphertext to catch inconsistent Shamir shares.
 //
 // # Threshold decryption (ThresholdDecrypt)
 //
@@ -57,23 +81,31 @@
 // We set σ_flood = 2^30 · B_ct with B_ct = 2^16 (CiphertextNoiseBits: the
 // measured noise of a Lattigo BGV result is ≈2^4.4 std / 2^6.6 max at
 // N=2^13; 2^16 covers sums of hundreds of them), i.e. σ_flood = 2^46, and
-// choose the lowest level ℓ at which t·(8σ·Σ|Δλ| + Δ·B_ct)·t_p < Q_ℓ/2 still
-// holds with ≥ 2 bits of headroom. For BGVN13, 3-of-5, that is level 2
+// choose the lowest level ℓ at which (8σ·Σ_{j∈S}|Δλ_j| + Δ·B_ct)·t_p < Q_ℓ/2
+// holds for every t-subset S with ≥ 2 bits of headroom (PlanNoise; samples
+// are rejected beyond 8σ, and the sum is bounded by twice its larger term). For BGVN13, 3-of-5, that is level 2
 // (Q_2 ≈ 2^108); for BGVN14 level 1 (Q_1 ≈ 2^84). Ciphertexts below ℓ are
 // first refreshed collectively. The σ is a deployment parameter
-// (MemberConfig.FloodingBits): it trades decryption level against the
-// statistical distance 2^-30-ish per share that the flooding buys.
+// (FloodingBits of the consensus package's CommitteeConfig): it trades
+// decryption level against the statistical distance 2^-30-ish per share that
+// the flooding buys.
 //
 // # Collective refresh (Refresh)
 //
-// For plans that run out of depth, Lattigo's mpbgv RefreshProtocol (masked
-// decryption to additive shares, re-encryption at the top level) runs among
-// exactly t active members, each using its Lagrange-weighted additive share
-// of s from the Combiner. Every receiver computes the same output ciphertext;
-// the caller compares digests. The refresh flooding σ (RefreshSigma) is bounded
-// by the input level's modulus; the message itself is hidden by a uniform mask.
+// For plans that run out of depth, Lattigo's mpbgv RefreshProtocol (the
+// collective bootstrapping of Mouchet et al.: masked decryption to additive
+// shares, re-encryption at the top level) runs among exactly t active
+// members S, each using its additive share λ_j^S·tsk_j of s from the
+// Combiner. Member j masks its decryption share of c1 at the input level
+// with a uniform plaintext M_j and re-encrypts M_j at the top level under a
+// common a, drawn from a PRNG keyed by keccak of the session name; the
+// masked sum decodes to m − Σ M_j, which re-encoded and added to the
+// re-encryption of Σ M_j gives a fresh encryption of m. Every receiver
+// computes the same output ciphertext; the caller compares digests. The
+// refresh flooding σ (RefreshSigma) is bounded by the input level's modulus;
+// the message itself is hidden by the mask.
 //
 // Every share that reveals anything about s·c1 — decryption or refresh — goes
-// through a Ledger that issues at most one share per (kind, c1 digest, key
-// epoch), persisted before the share leaves the process.
+// through a Ledger that issues at most one share per (ShareKind, c1 digest,
+// key epoch), persisted before the share leaves the process.
 package protocol

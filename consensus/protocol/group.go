@@ -57,13 +57,25 @@ func (g Group) log() *zap.Logger {
 	return g.Log
 }
 
+// ShareKind says what a share is a share of. A Ledger keys its entries on
+// (kind, digest, epoch) and persists the kind's string as the first part of
+// the key, so these values are part of the on-disk format and never change.
+type ShareKind string
+
+// The kinds of share the protocols issue.
+const (
+	KindDecryption ShareKind = "dec"     // ThresholdDecrypt: d_j = c1·tsk_j + e_j
+	KindRefresh    ShareKind = "refresh" // Refresh: masked decryption and re-encryption share
+)
+
 // Ledger is what the protocols need from the share ledger.
 type Ledger interface {
 	// Issue returns the share this member gives for (kind, digest, epoch) in
 	// session: the stored bytes if this same session already issued it, a
 	// fresh share from gen — persisted and fsync'd before Issue returns — if
 	// none was ever issued, and an error wrapping ErrAlreadyShared if another
-	// session did.
+	// session did. kind is a ShareKind as a string (the parameter stays a
+	// string so that existing implementations keep compiling).
 	Issue(kind string, digest [32]byte, epoch uint64, session string, gen func() ([]byte, error)) ([]byte, error)
 }
 
@@ -110,6 +122,41 @@ func sortedIDs[V any](m map[transport.MemberID]V) []transport.MemberID {
 }
 
 var keccak = keccakpkg.Sum
+
+// share is a Lattigo protocol share S whose pointer decodes from bytes.
+type share[S any] interface {
+	*S
+	UnmarshalBinary([]byte) error
+}
+
+// aggregateShares decodes every member's share from payloads, in the order of
+// members, checks each with check (if not nil) and sums them with add: the
+// first decoded share becomes the aggregate. A decoding or aggregation error
+// — or a Lattigo panic, reported as "protocol: <what> share" or "<what>
+// aggregate" — names the member.
+func aggregateShares[S any, PS share[S]](what string, members []transport.MemberID, payloads map[transport.MemberID][]byte,
+	alloc func() S, check func(transport.MemberID, S) error, add func(a, b S, out *S) error) (S, error) {
+	agg := alloc()
+	for i, id := range members {
+		sh := alloc()
+		if err := safe(what+" share", func() error { return PS(&sh).UnmarshalBinary(payloads[id]) }); err != nil {
+			return agg, fmt.Errorf("member %d: %w", id, err)
+		}
+		if check != nil {
+			if err := check(id, sh); err != nil {
+				return agg, err
+			}
+		}
+		if i == 0 {
+			agg = sh
+			continue
+		}
+		if err := safe(what+" aggregate", func() error { return add(agg, sh, &agg) }); err != nil {
+			return agg, fmt.Errorf("member %d: %w", id, err)
+		}
+	}
+	return agg, nil
+}
 
 // safe runs f and turns a panic from Lattigo (e.g. on a malformed share)
 // into an error.

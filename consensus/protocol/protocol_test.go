@@ -85,12 +85,23 @@ func all(n int) []int {
 	return out
 }
 
+// newCommittee runs an epoch-1 DKG among n members on an in-memory hub.
 func newCommittee(t *testing.T, p *fhe.Params, n, th int, gal []uint64) *testCommittee {
+	return newCommitteeOn(t, p, n, th, 1, gal, nil)
+}
+
+// newCommitteeOn is newCommittee for an epoch, with each member's transport
+// passed through wrap if it is not nil.
+func newCommitteeOn(t *testing.T, p *fhe.Params, n, th int, epoch uint64, gal []uint64, wrap func(transport.Transport) transport.Transport) *testCommittee {
 	hub := transport.NewHub(n)
 	c := &testCommittee{n: n, t: th}
 	for i := 1; i <= n; i++ {
+		tr := hub.Endpoint(transport.MemberID(i))
+		if wrap != nil {
+			tr = wrap(tr)
+		}
 		c.members = append(c.members, transport.MemberID(i))
-		c.muxes = append(c.muxes, transport.NewMux(hub.Endpoint(transport.MemberID(i)), zaptest.NewLogger(t)))
+		c.muxes = append(c.muxes, transport.NewMux(tr, zaptest.NewLogger(t)))
 		c.ledgers = append(c.ledgers, newMemLedger())
 	}
 	t.Cleanup(func() {
@@ -101,7 +112,7 @@ func newCommittee(t *testing.T, p *fhe.Params, n, th int, gal []uint64) *testCom
 	c.kms = make([]*KeyMaterial, n)
 	c.keys = make([]*ThresholdKey, n)
 	errs := parallel(all(n), func(i int) error {
-		km, k, err := RunDKG(context.Background(), c.group(i, t), DKGConfig{Params: p, Epoch: 1, GaloisElements: gal})
+		km, k, err := RunDKG(context.Background(), c.group(i, t), DKGConfig{Params: p, Epoch: epoch, GaloisElements: gal})
 		c.kms[i], c.keys[i] = km, k
 		return err
 	})
@@ -115,128 +126,159 @@ func newCommittee(t *testing.T, p *fhe.Params, n, th int, gal []uint64) *testCom
 }
 
 func TestDKGThresholdDecrypt(t *testing.T) {
-	p := fhe.MustParams(fhetest.InsecureBGVN10)
-	gal := p.GaloisElementsForRotations([]int{1})
-	c := newCommittee(t, p, 5, 3, gal)
-	km := c.kms[0]
-	ev, err := fhe.NewEvaluator(p, fhe.EvaluationKeys{Relin: km.Relin, Galois: km.Galois})
-	require.NoError(t, err)
-	plan, err := PlanNoise(p, 5, 3, 0)
-	require.NoError(t, err)
-	t.Logf("noise plan: %+v", plan)
-
-	r := rand.New(rand.NewPCG(7, 8))
-	a := fhetest.RandInts(r, p.Slots(), 100)
-	b := fhetest.RandInts(r, p.Slots(), 100)
-	enc := fhe.NewEncryptor(km.Public)
-	ca, err := enc.EncryptInts(a)
-	require.NoError(t, err)
-	cb, err := enc.EncryptInts(b)
-	require.NoError(t, err)
-	prod, err := ev.Mul(ca, cb) // relinearisation key from the DKG
-	require.NoError(t, err)
-	rot, err := ev.Rotate(prod, 1) // Galois key from the DKG
-	require.NoError(t, err)
-	want := make([]int64, p.Slots())
-	half := p.Slots() / 2
-	for i := range want {
-		j := (i%half+1)%half + (i/half)*half
-		want[i] = a[j] * b[j]
-	}
-
-	decryptWith := func(ct *fhe.Ciphertext, session string, parts []int, corrupt map[int]bool) []*DecryptResult {
-		ids := make([]transport.MemberID, len(parts))
-		for k, i := range parts {
-			ids[k] = c.members[i]
-		}
-		out := make([]*DecryptResult, len(parts))
-		errs := parallel(parts, func(i int) error {
-			led := Ledger(c.ledgers[i])
-			if corrupt[i] {
-				led = corruptLedger{c.ledgers[i]}
-			}
-			res, err := ThresholdDecrypt(context.Background(), c.group(i, t), c.keys[i], plan, ev, led, DecryptRequest{Session: session, Ciphertext: ct, Participants: ids})
-			for k, j := range parts {
-				if j == i {
-					out[k] = res
-				}
-			}
-			return err
-		})
-		for _, err := range errs {
-			require.NoError(t, err)
-		}
-		return out
-	}
-	check := func(res *DecryptResult) {
-		got := fhe.Centre(res.Values, p.PlaintextModulus())
-		require.Equal(t, want, got)
-	}
-
+	t.Parallel()
+	f := newDecryptFixture(t)
 	t.Run("all five, cross-checked", func(t *testing.T) {
-		for _, res := range decryptWith(rot, "dec/1", all(5), nil) {
-			check(res)
+		for _, res := range f.decrypt(t, f.rot, "dec/1", all(5), nil) {
+			f.check(t, res)
 			require.True(t, res.Checked)
 			require.Empty(t, res.Bad)
 		}
 	})
 	t.Run("second share for the same ciphertext refused", func(t *testing.T) {
-		_, err := ThresholdDecrypt(context.Background(), c.group(0, t), c.keys[0], plan, ev, c.ledgers[0],
-			DecryptRequest{Session: "dec/other", Ciphertext: rot, Participants: c.members})
+		c := f.c
+		_, err := ThresholdDecrypt(context.Background(), c.group(0, t), c.keys[0], f.plan, f.ev, c.ledgers[0],
+			DecryptRequest{Session: "dec/other", Ciphertext: f.rot, Participants: c.members})
 		require.ErrorIs(t, err, ErrAlreadyShared)
 	})
 	t.Run("exactly t members", func(t *testing.T) {
-		ct2, err := ev.Add(rot, mustEnc(t, enc, make([]int64, 1)))
-		require.NoError(t, err)
-		for _, res := range decryptWith(ct2, "dec/2", []int{1, 3, 4}, nil) {
-			check(res)
+		for _, res := range f.decrypt(t, f.reRandomised(t), "dec/2", []int{1, 3, 4}, nil) {
+			f.check(t, res)
 			require.False(t, res.Checked)
 		}
 	})
 	t.Run("corrupt share detected and excluded", func(t *testing.T) {
 		// inside the first subset (first and last position) and outside it
 		for _, bad := range []int{0, 2, 4} {
-			ct3, err := ev.Add(rot, mustEnc(t, enc, make([]int64, 1)))
-			require.NoError(t, err)
-			res := decryptWith(ct3, fmt.Sprintf("dec/3/%d", bad), all(5), map[int]bool{bad: true})
+			res := f.decrypt(t, f.reRandomised(t), fmt.Sprintf("dec/3/%d", bad), all(5), map[int]bool{bad: true})
 			for k, r := range res {
 				if k == bad {
 					continue
 				}
-				check(r)
+				f.check(t, r)
 				require.Equal(t, []transport.MemberID{transport.MemberID(bad + 1)}, r.Bad)
 			}
 		}
 	})
-	t.Run("refresh then decrypt", func(t *testing.T) {
-		low, err := ev.DropLevels(rot, rot.Level())
-		require.NoError(t, err)
-		_, err = PrepareForDecryption(ev, plan, low)
-		if plan.Level > 0 {
-			require.ErrorIs(t, err, ErrNeedsRefresh)
+	t.Run("refresh then decrypt", f.testRefreshThenDecrypt)
+}
+
+// decryptFixture is a 3-of-5 committee after a DKG, with rot, a ciphertext
+// computed with the DKG's relinearisation and Galois keys, and want, what rot
+// decrypts to.
+type decryptFixture struct {
+	c    *testCommittee
+	p    *fhe.Params
+	ev   *fhe.Evaluator
+	enc  *fhe.Encryptor
+	plan NoisePlan
+	rot  *fhe.Ciphertext
+	want []int64
+}
+
+func newDecryptFixture(t *testing.T) *decryptFixture {
+	p := fhe.MustParams(fhetest.InsecureBGVN10)
+	gal := p.GaloisElementsForRotations([]int{1})
+	f := &decryptFixture{c: newCommittee(t, p, 5, 3, gal), p: p}
+	km := f.c.kms[0]
+	var err error
+	f.ev, err = fhe.NewEvaluator(p, fhe.EvaluationKeys{Relin: km.Relin, Galois: km.Galois})
+	require.NoError(t, err)
+	f.plan, err = PlanNoise(p, 5, 3, 0)
+	require.NoError(t, err)
+	t.Logf("noise plan: %+v", f.plan)
+
+	r := rand.New(rand.NewPCG(7, 8))
+	a := fhetest.RandInts(r, p.Slots(), 100)
+	b := fhetest.RandInts(r, p.Slots(), 100)
+	f.enc = fhe.NewEncryptor(km.Public)
+	ca, err := f.enc.EncryptInts(a)
+	require.NoError(t, err)
+	cb, err := f.enc.EncryptInts(b)
+	require.NoError(t, err)
+	prod, err := f.ev.Mul(ca, cb) // relinearisation key from the DKG
+	require.NoError(t, err)
+	f.rot, err = f.ev.Rotate(prod, 1) // Galois key from the DKG
+	require.NoError(t, err)
+	f.want = make([]int64, p.Slots())
+	half := p.Slots() / 2
+	for i := range f.want {
+		j := (i%half+1)%half + (i/half)*half
+		f.want[i] = a[j] * b[j]
+	}
+	return f
+}
+
+// reRandomised is rot plus a fresh encryption of zero: a new ciphertext (new
+// ledger digest) with the same plaintext.
+func (f *decryptFixture) reRandomised(t *testing.T) *fhe.Ciphertext {
+	ct, err := f.ev.Add(f.rot, mustEnc(t, f.enc, make([]int64, 1)))
+	require.NoError(t, err)
+	return ct
+}
+
+// decrypt threshold-decrypts ct among the members at indexes parts; those
+// in corrupt send a share with one flipped bit.
+func (f *decryptFixture) decrypt(t *testing.T, ct *fhe.Ciphertext, session string, parts []int, corrupt map[int]bool) []*DecryptResult {
+	c := f.c
+	ids := make([]transport.MemberID, len(parts))
+	for k, i := range parts {
+		ids[k] = c.members[i]
+	}
+	out := make([]*DecryptResult, len(parts))
+	errs := parallel(parts, func(i int) error {
+		led := Ledger(c.ledgers[i])
+		if corrupt[i] {
+			led = corruptLedger{c.ledgers[i]}
 		}
-		outs := make([]*fhe.Ciphertext, 5)
-		errs := parallel(all(5), func(i int) error {
-			o, err := Refresh(context.Background(), c.group(i, t), c.keys[i], c.ledgers[i], RefreshRequest{Session: "ref/1", Ciphertext: low,
-				Active: []transport.MemberID{1, 2, 4}, Receivers: c.members})
-			outs[i] = o
-			return err
-		})
-		for _, err := range errs {
-			require.NoError(t, err)
+		res, err := ThresholdDecrypt(context.Background(), c.group(i, t), c.keys[i], f.plan, f.ev, led, DecryptRequest{Session: session, Ciphertext: ct, Participants: ids})
+		for k, j := range parts {
+			if j == i {
+				out[k] = res
+			}
 		}
-		d0, err := outs[0].Handle()
-		require.NoError(t, err)
-		for _, o := range outs[1:] {
-			d, err := o.Handle()
-			require.NoError(t, err)
-			require.Equal(t, d0, d)
-		}
-		require.Equal(t, p.MaxLevel(), outs[0].Level())
-		for _, res := range decryptWith(outs[0], "dec/4", all(5), nil) {
-			check(res)
-		}
+		return err
 	})
+	for _, err := range errs {
+		require.NoError(t, err)
+	}
+	return out
+}
+
+func (f *decryptFixture) check(t *testing.T, res *DecryptResult) {
+	got := fhe.Centre(res.Values, f.p.PlaintextModulus())
+	require.Equal(t, f.want, got)
+}
+
+func (f *decryptFixture) testRefreshThenDecrypt(t *testing.T) {
+	c, ev := f.c, f.ev
+	low, err := ev.DropLevels(f.rot, f.rot.Level())
+	require.NoError(t, err)
+	_, err = PrepareForDecryption(ev, f.plan, low)
+	if f.plan.Level > 0 {
+		require.ErrorIs(t, err, ErrNeedsRefresh)
+	}
+	outs := make([]*fhe.Ciphertext, 5)
+	errs := parallel(all(5), func(i int) error {
+		o, err := Refresh(context.Background(), c.group(i, t), c.keys[i], c.ledgers[i], RefreshRequest{Session: "ref/1", Ciphertext: low,
+			Active: []transport.MemberID{1, 2, 4}, Receivers: c.members})
+		outs[i] = o
+		return err
+	})
+	for _, err := range errs {
+		require.NoError(t, err)
+	}
+	d0, err := outs[0].Handle()
+	require.NoError(t, err)
+	for _, o := range outs[1:] {
+		d, err := o.Handle()
+		require.NoError(t, err)
+		require.Equal(t, d0, d)
+	}
+	require.Equal(t, f.p.MaxLevel(), outs[0].Level())
+	for _, res := range f.decrypt(t, outs[0], "dec/4", all(5), nil) {
+		f.check(t, res)
+	}
 }
 
 type corruptLedger struct{ l *memLedger }
@@ -258,6 +300,7 @@ func mustEnc(t *testing.T, enc *fhe.Encryptor, v []int64) *fhe.Ciphertext {
 }
 
 func TestPlanNoise(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		id   fhe.PresetID
 		n, t int
@@ -274,6 +317,7 @@ func TestPlanNoise(t *testing.T) {
 }
 
 func TestIntegerLagrange(t *testing.T) {
+	t.Parallel()
 	l, err := IntegerLagrange(5, []transport.MemberID{1, 2, 3})
 	require.NoError(t, err)
 	// λ = (3, -3, 1); Δ = 120
@@ -283,6 +327,7 @@ func TestIntegerLagrange(t *testing.T) {
 }
 
 func TestDKGSelfTest(t *testing.T) {
+	t.Parallel()
 	p := fhe.MustParams(fhetest.InsecureBGVN10)
 	c := newCommittee(t, p, 4, 2, nil)
 	plan, err := PlanNoise(p, 4, 2, 0)

@@ -93,26 +93,8 @@ func Refresh(ctx context.Context, g Group, key *ThresholdKey, led Ledger, req Re
 	shares := map[transport.MemberID][]byte{}
 	if contains(req.Active, g.Self()) {
 		digest := refreshDigest(ct, req.Active)
-		b, err := led.Issue("refresh", digest, key.Epoch, req.Session, func() ([]byte, error) {
-			points := make([]multiparty.ShamirPublicPoint, len(g.Members))
-			for i, id := range g.Members {
-				points[i] = multiparty.ShamirPublicPoint(id)
-			}
-			active := make([]multiparty.ShamirPublicPoint, len(req.Active))
-			for i, id := range req.Active {
-				active[i] = multiparty.ShamirPublicPoint(id)
-			}
-			cmb := multiparty.NewCombiner(p.RLWE(), multiparty.ShamirPublicPoint(g.Self()), points, key.T)
-			add := rlwe.NewSecretKey(p.RLWE())
-			if err := cmb.GenAdditiveShare(active, multiparty.ShamirPublicPoint(g.Self()), key.Share, add); err != nil {
-				return nil, err
-			}
-			share := rfp.AllocateShare(ct.Level(), maxLevel)
-			if err := rfp.GenShare(add, ct.Lattigo(), crp, &share); err != nil {
-				return nil, err
-			}
-			zero(add)
-			return share.MarshalBinary()
+		b, err := led.Issue(string(KindRefresh), digest, key.Epoch, req.Session, func() ([]byte, error) {
+			return genRefreshShare(g, key, rfp, ct, crp, req.Active)
 		})
 		if err != nil {
 			return nil, err
@@ -130,20 +112,10 @@ func Refresh(ctx context.Context, g Group, key *ThresholdKey, led Ledger, req Re
 	for id, m := range got.Got {
 		shares[id] = m.Payload
 	}
-	agg := rfp.AllocateShare(ct.Level(), maxLevel)
-	first := true
-	for _, id := range req.Active {
-		sh := rfp.AllocateShare(ct.Level(), maxLevel)
-		if err := safe("refresh share", func() error { return sh.UnmarshalBinary(shares[id]) }); err != nil {
-			return nil, fmt.Errorf("member %d: %w", id, err)
-		}
-		if first {
-			agg, first = sh, false
-			continue
-		}
-		if err := safe("refresh aggregate", func() error { return rfp.AggregateShares(agg, sh, &agg) }); err != nil {
-			return nil, fmt.Errorf("member %d: %w", id, err)
-		}
+	alloc := func() multiparty.RefreshShare { return rfp.AllocateShare(ct.Level(), maxLevel) }
+	agg, err := aggregateShares("refresh", req.Active, shares, alloc, nil, rfp.AggregateShares)
+	if err != nil {
+		return nil, err
 	}
 	out := rlwe.NewCiphertext(p.RLWE(), 1, maxLevel)
 	*out.MetaData = *ct.Lattigo().MetaData
@@ -151,4 +123,30 @@ func Refresh(ctx context.Context, g Group, key *ThresholdKey, led Ledger, req Re
 		return nil, err
 	}
 	return fhe.WrapCiphertext(p, out)
+}
+
+// genRefreshShare is this member's refresh share of ct: its Shamir share
+// turned into an additive share of s for the active set (Combiner, Lagrange
+// weights), then mpbgv's masked-decryption-and-re-encryption share.
+func genRefreshShare(g Group, key *ThresholdKey, rfp mpbgv.RefreshProtocol, ct *fhe.Ciphertext, crp multiparty.KeySwitchCRP, activeIDs []transport.MemberID) ([]byte, error) {
+	p := key.Params
+	points := make([]multiparty.ShamirPublicPoint, len(g.Members))
+	for i, id := range g.Members {
+		points[i] = multiparty.ShamirPublicPoint(id)
+	}
+	active := make([]multiparty.ShamirPublicPoint, len(activeIDs))
+	for i, id := range activeIDs {
+		active[i] = multiparty.ShamirPublicPoint(id)
+	}
+	cmb := multiparty.NewCombiner(p.RLWE(), multiparty.ShamirPublicPoint(g.Self()), points, key.T)
+	add := rlwe.NewSecretKey(p.RLWE())
+	if err := cmb.GenAdditiveShare(active, multiparty.ShamirPublicPoint(g.Self()), key.Share, add); err != nil {
+		return nil, err
+	}
+	share := rfp.AllocateShare(ct.Level(), p.MaxLevel())
+	if err := rfp.GenShare(add, ct.Lattigo(), crp, &share); err != nil {
+		return nil, err
+	}
+	zero(add)
+	return share.MarshalBinary()
 }

@@ -10,7 +10,6 @@ import (
 	"math/big"
 	"math/bits"
 	mrand "math/rand/v2"
-	"sort"
 
 	"github.com/luxfi/lattice/v7/core/rlwe"
 	"github.com/luxfi/lattice/v7/multiparty"
@@ -37,8 +36,9 @@ const (
 	// DefaultFloodingBits is log2(σ_flood / B_ct): each share carries fresh
 	// Gaussian noise 2^30 times larger than the ciphertext noise it hides.
 	DefaultFloodingBits = 30
-	// tailSigmas bounds a Gaussian sample (rejection at 6σ... we use 8σ for
-	// the correctness bound: P[|x| > 8σ] < 2^-48 per coefficient).
+	// tailSigmas is the tail bound of the correctness bounds: floodSampler
+	// rejects samples beyond 8σ (P[|x| > 8σ] < 2^-48 per coefficient), and
+	// the refresh's Lattigo sampler cuts off at 6σ, inside it.
 	tailSigmas = 8
 	// maxSigmaBits keeps σ·tail inside float64's 53-bit mantissa.
 	maxSigmaBits = 48
@@ -197,7 +197,8 @@ type NoisePlan struct {
 
 // PlanNoise chooses the lowest level at which t-of-n shares carrying
 // Gaussian flooding noise σ = 2^floodingBits · B_ct still combine to a
-// correct decryption: t·(8σ·Σ|Δλ| + Δ·B_ct) < Q_ℓ/2 with a bit of margin.
+// correct decryption: (8σ·Σ|Δλ| + Δ·B_ct)·t_p < Q_ℓ/2, Σ|Δλ| the largest over
+// t-subsets (LagrangeBound), with ≥ 2 bits of headroom.
 func PlanNoise(p *fhe.Params, n, t, floodingBits int) (NoisePlan, error) {
 	if p.Scheme() != fhe.SchemeBGV {
 		return NoisePlan{}, fmt.Errorf("protocol: threshold decryption is implemented for BGV presets, %s is %v", p.Preset.Name, p.Scheme())
@@ -456,52 +457,84 @@ var (
 // non-adaptive corruption then cannot tie with the honest value, and f bad
 // shares are identified with r ≥ t + f.
 func RobustCombine(p *fhe.Params, n, t int, ct *fhe.Ciphertext, shares map[transport.MemberID]DecryptionShare, valid func([]uint64) bool) (CombineResult, error) {
-	ids := make([]transport.MemberID, 0, len(shares))
-	for id := range shares {
-		ids = append(ids, id)
-	}
-	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	ids := sortedIDs(shares)
 	if len(ids) < t {
 		return CombineResult{}, fmt.Errorf("%w: %d of %d", ErrTooFewShares, len(ids), t)
 	}
-	// Fast path: S0 = the first t members, and for every other member k,
-	// S0 with its last member replaced by k. Every member is then in a
-	// checked subset, and a bad share from a member of S0 enters the other
-	// subsets with a different Lagrange weight (λ_j changes when one other
-	// point changes), so its plaintext shift cannot be the same in all of
-	// them: if these r−t+1 decryptions agree (and are well-formed), no share
-	// is bad. Otherwise fall through to the full enumeration.
 	if len(ids) > t {
-		s0 := append([]transport.MemberID(nil), ids[:t]...)
-		v0, err := CombineSubset(p, n, ct, s0, shares)
+		if res, ok, err := combineFast(p, n, t, ct, ids, shares, valid); err != nil || ok {
+			return res, err
+		}
+	}
+	tally, err := tallySubsets(p, n, t, ct, ids, shares)
+	if err != nil {
+		return CombineResult{}, err
+	}
+	best, bestMask, ok := tally.majority(t, len(ids), valid)
+	if !ok {
+		return CombineResult{}, ErrAmbiguous
+	}
+	res := CombineResult{Values: best.vals, Checked: len(ids) > t}
+	for k, id := range ids {
+		if bestMask&(1<<uint(k)) != 0 {
+			res.Good = append(res.Good, id)
+		} else {
+			res.Bad = append(res.Bad, id)
+		}
+	}
+	return res, nil
+}
+
+// combineFast is RobustCombine's fast path for r = len(ids) > t shares (ids
+// ascending): S0 = the first t members, and for every other member k, S0
+// with its last member replaced by k. Every member is then in a checked
+// subset, and a bad share from a member of S0 enters the other subsets with a
+// different Lagrange weight (λ_j changes when one other point changes), so
+// its plaintext shift cannot be the same in all of them: if these r−t+1
+// decryptions agree (and are well-formed), no share is bad and ok is true.
+// Otherwise the caller falls through to the full enumeration.
+func combineFast(p *fhe.Params, n, t int, ct *fhe.Ciphertext, ids []transport.MemberID, shares map[transport.MemberID]DecryptionShare, valid func([]uint64) bool) (res CombineResult, ok bool, err error) {
+	s0 := append([]transport.MemberID(nil), ids[:t]...)
+	v0, err := CombineSubset(p, n, ct, s0, shares)
+	if err != nil {
+		return CombineResult{}, false, err
+	}
+	agree := valid == nil || valid(v0)
+	h0 := hashValues(v0)
+	for _, k := range ids[t:] {
+		if !agree {
+			break
+		}
+		sk := append(append([]transport.MemberID(nil), ids[:t-1]...), k)
+		vk, err := CombineSubset(p, n, ct, sk, shares)
 		if err != nil {
-			return CombineResult{}, err
+			return CombineResult{}, false, err
 		}
-		agree := valid == nil || valid(v0)
-		h0 := hashValues(v0)
-		for _, k := range ids[t:] {
-			if !agree {
-				break
-			}
-			sk := append(append([]transport.MemberID(nil), ids[:t-1]...), k)
-			vk, err := CombineSubset(p, n, ct, sk, shares)
-			if err != nil {
-				return CombineResult{}, err
-			}
-			agree = hashValues(vk) == h0
-		}
-		if agree {
-			return CombineResult{Values: v0, Good: ids, Checked: true}, nil
-		}
+		agree = hashValues(vk) == h0
 	}
-	type outcome struct {
-		vals    []uint64
-		members uint64 // bitmask over ids index
-		subsets int
+	if !agree {
+		return CombineResult{}, false, nil
 	}
-	byHash := map[[32]byte]*outcome{}
-	var order [][32]byte
-	subsetHash := map[uint64][32]byte{}
+	return CombineResult{Values: v0, Good: ids, Checked: true}, true, nil
+}
+
+// outcome is one decrypted value and the t-subsets that decode to it.
+type outcome struct {
+	vals    []uint64
+	members uint64 // union of those subsets, a bitmask over the ids index
+	subsets int
+}
+
+// subsetTally is the decryption of every t-subset of the shares.
+type subsetTally struct {
+	byHash     map[[32]byte]*outcome
+	order      [][32]byte          // values in order of first appearance
+	subsetHash map[uint64][32]byte // subset bitmask → hash of its value
+}
+
+// tallySubsets decrypts from every t-subset of ids, in lexicographic order.
+func tallySubsets(p *fhe.Params, n, t int, ct *fhe.Ciphertext, ids []transport.MemberID, shares map[transport.MemberID]DecryptionShare) (*subsetTally, error) {
+	st := &subsetTally{byHash: map[[32]byte]*outcome{}, subsetHash: map[uint64][32]byte{}}
 	var err error
 	forSubsets(len(ids), t, func(idx []int) bool {
 		set := make([]transport.MemberID, t)
@@ -516,34 +549,38 @@ func RobustCombine(p *fhe.Params, n, t int, ct *fhe.Ciphertext, shares map[trans
 			return false
 		}
 		h := hashValues(vals)
-		subsetHash[mask] = h
-		o, ok := byHash[h]
+		st.subsetHash[mask] = h
+		o, ok := st.byHash[h]
 		if !ok {
 			o = &outcome{vals: vals}
-			byHash[h] = o
-			order = append(order, h)
+			st.byHash[h] = o
+			st.order = append(st.order, h)
 		}
 		o.members |= mask
 		o.subsets++
 		return true
 	})
 	if err != nil {
-		return CombineResult{}, err
+		return nil, err
 	}
-	// For each value, its consistent support: the largest member set all of
-	// whose t-subsets decode to the value. Start from the union of agreeing
-	// subsets and drop members until consistent.
+	return st, nil
+}
+
+// majority finds, for each valid value, its consistent support — the largest
+// member set all of whose t-subsets decode to the value, found by starting
+// from the union of agreeing subsets and dropping members until consistent —
+// and returns the value whose support (of at least t out of r members) is
+// strictly the largest, with that support; ok is false if there is none.
+func (st *subsetTally) majority(t, r int, valid func([]uint64) bool) (best *outcome, bestMask uint64, ok bool) {
 	bestSize, second := -1, -1
-	var best *outcome
-	var bestMask uint64
-	for _, h := range order {
-		o := byHash[h]
+	for _, h := range st.order {
+		o := st.byHash[h]
 		if valid != nil && !valid(o.vals) {
 			continue
 		}
 		mask := o.members
-		for bits.OnesCount64(mask) >= t && !consistent(mask, t, len(ids), subsetHash, h) {
-			mask = dropWorst(mask, t, len(ids), subsetHash, h)
+		for bits.OnesCount64(mask) >= t && !consistent(mask, t, r, st.subsetHash, h) {
+			mask = dropWorst(mask, t, r, st.subsetHash, h)
 		}
 		size := bits.OnesCount64(mask)
 		if size < t {
@@ -555,18 +592,7 @@ func RobustCombine(p *fhe.Params, n, t int, ct *fhe.Ciphertext, shares map[trans
 			second = size
 		}
 	}
-	if best == nil || bestSize == second {
-		return CombineResult{}, ErrAmbiguous
-	}
-	res := CombineResult{Values: best.vals, Checked: len(ids) > t}
-	for k, id := range ids {
-		if bestMask&(1<<uint(k)) != 0 {
-			res.Good = append(res.Good, id)
-		} else {
-			res.Bad = append(res.Bad, id)
-		}
-	}
-	return res, nil
+	return best, bestMask, best != nil && bestSize != second
 }
 
 func consistent(mask uint64, t, r int, subsetHash map[uint64][32]byte, h [32]byte) bool {

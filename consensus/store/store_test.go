@@ -11,6 +11,7 @@ import (
 )
 
 func TestStorePersistsAndValidates(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "m.db")
 	s, err := Open(path)
 	require.NoError(t, err)

@@ -35,6 +35,7 @@ func tlsNet(t *testing.T, n int, max int) ([]*TLS, []ed25519.PrivateKey) {
 }
 
 func TestTLSTransport(t *testing.T) {
+	t.Parallel()
 	ts, _ := tlsNet(t, 3, 1<<20)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -60,6 +61,7 @@ func TestTLSTransport(t *testing.T) {
 }
 
 func TestTLSRejectsUnpinnedKey(t *testing.T) {
+	t.Parallel()
 	ts, _ := tlsNet(t, 2, 0)
 	// An impostor with its own key claims to be member 1 (pins member 1's public key for itself).
 	imp, err := NewIdentityKey()
@@ -85,6 +87,7 @@ func TestTLSRejectsUnpinnedKey(t *testing.T) {
 }
 
 func TestFrameRoundTrip(t *testing.T) {
+	t.Parallel()
 	// readFrame refuses oversize frames before allocating.
 	_, err := readFrame(bytesReader([]byte{0xff, 0xff, 0xff, 0xff, 1, 0, 0}), 1024)
 	require.ErrorIs(t, err, ErrTooLarge)
@@ -105,6 +108,8 @@ func (r *br) Read(p []byte) (int, error) {
 
 func bytesReader(b []byte) *br { return &br{b: b} }
 
+// TestTLSPeerRestart is not parallel: it listens again on a port it has
+// just freed, which a parallel test could take meanwhile.
 func TestTLSPeerRestart(t *testing.T) {
 	ts, keys := tlsNet(t, 2, 0)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
