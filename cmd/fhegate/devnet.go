@@ -23,7 +23,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/fhegate/fhegate/configs"
-	"github.com/fhegate/fhegate/precompiles/backends"
+	backends "github.com/fhegate/fhegate/precompiles/corebackends"
 	"github.com/fhegate/fhegate/precompiles/host/subnetevm"
 	"github.com/fhegate/fhegate/precompiles/host/subnetevm/devchain"
 )
