@@ -25,7 +25,7 @@ import (
 	"github.com/fhegate/fhegate/configs"
 	backends "github.com/fhegate/fhegate/precompiles/corebackends"
 	"github.com/fhegate/fhegate/precompiles/host/subnetevm"
-	"github.com/fhegate/fhegate/precompiles/host/subnetevm/devchain"
+	"github.com/fhegate/fhegate/internal/devchain"
 )
 
 func init() { registerCommand(newDevnetCmd) }

@@ -20,7 +20,7 @@ import (
 	"github.com/fhegate/fhegate/configs"
 	"github.com/fhegate/fhegate/consensus"
 	"github.com/fhegate/fhegate/precompiles/host/subnetevm"
-	"github.com/fhegate/fhegate/precompiles/host/subnetevm/devchain"
+	"github.com/fhegate/fhegate/internal/devchain"
 )
 
 // pluginPackage is the Go package of the VM plugin binary.

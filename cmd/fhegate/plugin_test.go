@@ -17,7 +17,7 @@ import (
 	"github.com/fhegate/fhegate/configs"
 	"github.com/fhegate/fhegate/consensus"
 	"github.com/fhegate/fhegate/precompiles/host/subnetevm"
-	"github.com/fhegate/fhegate/precompiles/host/subnetevm/devchain"
+	"github.com/fhegate/fhegate/internal/devchain"
 )
 
 func TestPluginVMID(t *testing.T) {

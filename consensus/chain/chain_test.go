@@ -27,7 +27,7 @@ import (
 	"github.com/fhegate/fhegate/policy"
 	"github.com/fhegate/fhegate/precompiles"
 	"github.com/fhegate/fhegate/precompiles/host/subnetevm"
-	"github.com/fhegate/fhegate/precompiles/host/subnetevm/devchain"
+	"github.com/fhegate/fhegate/internal/devchain"
 )
 
 func TestMain(m *testing.M) {

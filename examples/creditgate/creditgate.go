@@ -50,7 +50,7 @@ import (
 	"github.com/fhegate/fhegate/contracts/bindings"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/precompiles/host/subnetevm"
-	"github.com/fhegate/fhegate/precompiles/host/subnetevm/devchain"
+	"github.com/fhegate/fhegate/internal/devchain"
 )
 
 // Options configures Run.

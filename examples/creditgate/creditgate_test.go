@@ -16,7 +16,7 @@ import (
 	"github.com/fhegate/fhegate/policy"
 	backends "github.com/fhegate/fhegate/precompiles/corebackends"
 	"github.com/fhegate/fhegate/precompiles/host/subnetevm"
-	"github.com/fhegate/fhegate/precompiles/host/subnetevm/devchain"
+	"github.com/fhegate/fhegate/internal/devchain"
 )
 
 func TestMain(m *testing.M) {
