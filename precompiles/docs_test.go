@@ -47,6 +47,7 @@ func eventRows(s *Suite) []string {
 // TestDocsInSync: docs/precompiles.md lists every selector, static gas and
 // event topic exactly as the code has them. Print the rows with -v.
 func TestDocsInSync(t *testing.T) {
+	t.Parallel()
 	s, err := NewSuite(Options{})
 	require.NoError(t, err)
 	raw, err := os.ReadFile("../docs/precompiles.md")
