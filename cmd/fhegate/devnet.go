@@ -23,9 +23,9 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/fhegate/fhegate/configs"
+	"github.com/fhegate/fhegate/internal/devchain"
 	backends "github.com/fhegate/fhegate/precompiles/corebackends"
 	"github.com/fhegate/fhegate/precompiles/host/subnetevm"
-	"github.com/fhegate/fhegate/internal/devchain"
 )
 
 func init() { registerCommand(newDevnetCmd) }
