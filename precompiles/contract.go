@@ -18,7 +18,6 @@ type Contract struct {
 	addr    Address
 	abi     abi.ABI
 	methods []*method // sorted by selector (see newContract)
-	suite   *Suite
 }
 
 // handler runs one ABI method on decoded arguments and returns its outputs.
@@ -45,16 +44,16 @@ type method struct {
 // newContract loads the ABI I<name> and binds specs to it. Every ABI method
 // needs exactly one spec and every spec an ABI method; anything else is an
 // error naming the method.
-func newContract(s *Suite, name string, addr Address, specs []methodSpec) (*Contract, error) {
+func newContract(name string, addr Address, specs []methodSpec) (*Contract, error) {
 	a, err := precompileabi.Parse("I" + name)
 	if err != nil {
 		return nil, fmt.Errorf("precompiles: load ABI %s: %w", name, err)
 	}
-	return bindContract(s, name, addr, a, specs)
+	return bindContract(name, addr, a, specs)
 }
 
-func bindContract(s *Suite, name string, addr Address, a abi.ABI, specs []methodSpec) (*Contract, error) {
-	c := &Contract{name: name, addr: addr, abi: a, suite: s}
+func bindContract(name string, addr Address, a abi.ABI, specs []methodSpec) (*Contract, error) {
+	c := &Contract{name: name, addr: addr, abi: a}
 	bound := make(map[string]bool, len(specs)) // membership only; never iterated
 	for _, sp := range specs {
 		if bound[sp.name] {

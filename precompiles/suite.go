@@ -82,7 +82,7 @@ func (s *Suite) contractDefs() []contractDef {
 
 func (s *Suite) build(defs []contractDef) error {
 	for _, d := range defs {
-		c, err := newContract(s, d.name, d.addr, d.methods)
+		c, err := newContract(d.name, d.addr, d.methods)
 		if err != nil {
 			return err
 		}
