@@ -165,7 +165,9 @@ func threadCPU() time.Duration {
 	return time.Duration(ts.Nano())
 }
 
-// TestGasReport writes docs/results/precompiles.json (with -report):
+// TestGasReport is a report generator, not a check: it measures gas and CPU
+// time per method and writes docs/results/precompiles.json. A plain go test
+// skips it and writes nothing; run it explicitly with -report:
 //
 //	go test ./precompiles -run TestGasReport -count=1 -report ../docs/results/precompiles.json
 func TestGasReport(t *testing.T) {

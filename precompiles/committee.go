@@ -1,7 +1,6 @@
 package precompiles
 
 import (
-	"bytes"
 	"encoding/binary"
 	"fmt"
 	"math/big"
@@ -179,5 +178,3 @@ func chainIDWord(id *big.Int) *big.Int {
 	}
 	return id
 }
-
-var _ = bytes.Equal

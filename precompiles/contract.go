@@ -2,42 +2,103 @@ package precompiles
 
 import (
 	"bytes"
-	"embed"
+	"errors"
 	"fmt"
-	"strings"
+	"slices"
 
 	"github.com/ava-labs/libevm/accounts/abi"
+
+	precompileabi "github.com/fhegate/fhegate/precompiles/abi"
 )
 
-//go:embed abi/*.abi.json
-var abiFS embed.FS
-
-func loadABI(name string) (abi.ABI, error) {
-	raw, err := abiFS.ReadFile("abi/" + name + ".abi.json")
-	if err != nil {
-		return abi.ABI{}, err
-	}
-	return abi.JSON(bytes.NewReader(raw))
-}
-
-// Contract is one fhegate precompile: an address, its ABI and a selector table.
+// Contract is one fhegate precompile: an address, its ABI and its method
+// table sorted by selector.
 type Contract struct {
 	name    string
 	addr    Address
 	abi     abi.ABI
-	methods map[[4]byte]*method
-	suite   *Suite
+	methods []*method // sorted by selector (see newContract)
 }
 
-// method is one ABI method with its gas and handler.
-type method struct {
-	name  string
-	abi   abi.Method
-	write bool
+// handler runs one ABI method on decoded arguments and returns its outputs.
+type handler func(cl *call, args []any) ([]any, error)
+
+// methodSpec is one row of a precompile's method table (the shape of
+// subnet-evm's precompile function tables): ABI method name, handler,
+// read-only flag and static gas.
+type methodSpec struct {
+	name     string
+	readOnly bool // a view: allowed in static calls; false means it writes state
 	// static gas charged before anything is decoded (the method's fixed reads,
 	// writes and logs); calldata words are added on top.
 	gas uint64
-	run func(c *call, args []any) ([]any, error)
+	run handler
+}
+
+// method is a methodSpec bound to its ABI method.
+type method struct {
+	methodSpec
+	abi abi.Method
+}
+
+// newContract loads the ABI I<name> and binds specs to it. Every ABI method
+// needs exactly one spec and every spec an ABI method; anything else is an
+// error naming the method.
+func newContract(name string, addr Address, specs []methodSpec) (*Contract, error) {
+	a, err := precompileabi.Parse("I" + name)
+	if err != nil {
+		return nil, fmt.Errorf("precompiles: load ABI %s: %w", name, err)
+	}
+	return bindContract(name, addr, a, specs)
+}
+
+func bindContract(name string, addr Address, a abi.ABI, specs []methodSpec) (*Contract, error) {
+	c := &Contract{name: name, addr: addr, abi: a}
+	bound := make(map[string]bool, len(specs)) // membership only; never iterated
+	for _, sp := range specs {
+		if bound[sp.name] {
+			return nil, fmt.Errorf("precompiles: %s: method %s registered twice", name, sp.name)
+		}
+		bound[sp.name] = true
+		m, ok := a.Methods[sp.name]
+		if !ok {
+			return nil, fmt.Errorf("precompiles: %s: handler %s has no method in the ABI", name, sp.name)
+		}
+		if sp.run == nil {
+			return nil, fmt.Errorf("precompiles: %s: method %s has a nil handler", name, sp.name)
+		}
+		c.methods = append(c.methods, &method{methodSpec: sp, abi: m})
+	}
+	for _, n := range sortedKeys(a.Methods) {
+		if !bound[n] {
+			return nil, fmt.Errorf("precompiles: %s: ABI method %s has no handler", name, n)
+		}
+	}
+	slices.SortFunc(c.methods, func(x, y *method) int { return bytes.Compare(x.abi.ID, y.abi.ID) })
+	for i := 1; i < len(c.methods); i++ {
+		if bytes.Equal(c.methods[i-1].abi.ID, c.methods[i].abi.ID) {
+			return nil, fmt.Errorf("precompiles: %s: methods %s and %s share selector 0x%x", name, c.methods[i-1].name, c.methods[i].name, c.methods[i].abi.ID)
+		}
+	}
+	return c, nil
+}
+
+// lookup finds the method with selector sel (binary search of the sorted table).
+func (c *Contract) lookup(sel []byte) (*method, bool) {
+	i, ok := slices.BinarySearchFunc(c.methods, sel, func(m *method, sel []byte) int { return bytes.Compare(m.abi.ID, sel) })
+	if !ok {
+		return nil, false
+	}
+	return c.methods[i], true
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // Name returns the precompile's name (FHEInput, FHEPolicy, FHECRDT, FHEVerdict).
@@ -49,14 +110,10 @@ func (c *Contract) Address() Address { return c.addr }
 // ABI returns the precompile's ABI (from the Solidity interface).
 func (c *Contract) ABI() abi.ABI { return c.abi }
 
-// Methods lists the method names in selector order (deterministic).
+// Methods lists the method names in name order (deterministic; FuzzPrecompiles
+// and its corpus in testdata/fuzz index methods in this order).
 func (c *Contract) Methods() []string {
-	out := make([]string, 0, len(c.methods))
-	for _, m := range c.abi.Methods {
-		out = append(out, m.Name)
-	}
-	sortStrings(out)
-	return out
+	return sortedKeys(c.abi.Methods)
 }
 
 // StaticGas returns the fixed gas of a method (before calldata and dynamic parts).
@@ -65,15 +122,8 @@ func (c *Contract) StaticGas(name string) (uint64, bool) {
 	if !ok {
 		return 0, false
 	}
-	return c.methods[[4]byte(m.ID)].gas, true
-}
-
-func (c *Contract) bind(name string, write bool, gas uint64, run func(*call, []any) ([]any, error)) {
-	m, ok := c.abi.Methods[name]
-	if !ok {
-		panic(fmt.Sprintf("precompiles: %s has no method %s in its ABI", c.name, name)) // init-time programming error
-	}
-	c.methods[[4]byte(m.ID)] = &method{name: name, abi: m, write: write, gas: gas, run: run}
+	cm, _ := c.lookup(m.ID)
+	return cm.gas, true
 }
 
 // call is the per-invocation context.
@@ -141,7 +191,7 @@ func (c *Contract) Run(env Env, input []byte, suppliedGas uint64) (ret []byte, r
 	if len(in) < 4 {
 		return nil, cl.gas, revertf("%s: input shorter than a 4-byte selector", c.name)
 	}
-	m, ok := c.methods[[4]byte(in[:4])]
+	m, ok := c.lookup(in[:4])
 	if !ok {
 		return nil, cl.gas, revertf("%s: unknown selector 0x%x", c.name, in[:4])
 	}
@@ -149,7 +199,7 @@ func (c *Contract) Run(env Env, input []byte, suppliedGas uint64) (ret []byte, r
 	if err := cl.charge(m.gas + GasInputWord*words(len(in)-4)); err != nil {
 		return nil, 0, err
 	}
-	if m.write && env.ReadOnly() {
+	if !m.readOnly && env.ReadOnly() {
 		return nil, cl.gas, revertf("%s.%s: state change refused in a read-only (static) call", c.name, m.name)
 	}
 	args, err := m.abi.Inputs.Unpack(in[4:])
@@ -161,10 +211,11 @@ func (c *Contract) Run(env Env, input []byte, suppliedGas uint64) (ret []byte, r
 	}
 	outs, err := m.run(cl, args)
 	if err != nil {
-		if err == ErrOutOfGas {
+		if errors.Is(err, ErrOutOfGas) {
 			return nil, 0, err
 		}
-		if _, ok := err.(*RevertError); !ok {
+		var rev *RevertError
+		if !errors.As(err, &rev) {
 			err = revertf("%s.%s: %v", c.name, m.name, err)
 		}
 		return nil, cl.gas, err
@@ -175,12 +226,4 @@ func (c *Contract) Run(env Env, input []byte, suppliedGas uint64) (ret []byte, r
 	}
 	cl.st.commit()
 	return ret, cl.gas, nil
-}
-
-func sortStrings(s []string) {
-	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && strings.Compare(s[j-1], s[j]) > 0; j-- {
-			s[j-1], s[j] = s[j], s[j-1]
-		}
-	}
 }

@@ -9,6 +9,7 @@ import (
 )
 
 func TestWorldFixture(t *testing.T) {
+	t.Parallel()
 	w := newWorld(t)
 	out := w.must(w.s.Verdict, w.bob, "verdictOf", [32]byte(w.req3))
 	require.Equal(t, true, out[0])

@@ -13,7 +13,8 @@ import (
 //	slot("cr.s", id)+4     metadata length
 //	slot("cr.s", id)+5…    metadata, 32 bytes per slot
 //	slot("cr.acl", id, a)  1 if a may merge / request the value of id
-//	slot("cr.n")           nonce for created states and requests
+//	slot("cr.n")           nonce for created states
+//	slot("cr.rn")          nonce for value requests
 //	slot("cr.r", req)+0    request header; +1 state id
 
 // CRDTValuePolicyID is the policy id bound into verdicts for FHECRDT.value requests.
@@ -112,187 +113,207 @@ var (
 	gasCRDTReqOf   = 2 * GasRead
 )
 
-func (s *Suite) bindCRDT() {
-	c := s.CRDT
-	c.bind("create", true, gasCRDTCreate, func(cl *call, a []any) ([]any, error) {
-		kind, err := argU8(a[0])
-		if err != nil {
-			return nil, err
+// crdtMethods is FHECRDT's method table.
+func (s *Suite) crdtMethods() []methodSpec {
+	return []methodSpec{
+		{name: "create", gas: gasCRDTCreate, run: s.crdtCreate},
+		{name: "merge", gas: gasCRDTMerge, run: s.crdtMerge},
+		{name: "value", gas: gasCRDTValue, run: s.crdtValue},
+		{name: "allow", gas: gasCRDTAllow, run: s.crdtAllow},
+		{name: "stateOf", readOnly: true, gas: gasCRDTStateOf, run: s.crdtStateOf},
+		{name: "requestOf", readOnly: true, gas: gasCRDTReqOf, run: s.crdtRequestOf},
+	}
+}
+
+// crdtCreate implements FHECRDT.create.
+func (s *Suite) crdtCreate(cl *call, a []any) ([]any, error) {
+	kind, err := argU8(a[0])
+	if err != nil {
+		return nil, err
+	}
+	h, err := argHash(a[1])
+	if err != nil {
+		return nil, err
+	}
+	meta, err := argBytes(a[2])
+	if err != nil {
+		return nil, err
+	}
+	if kind == 0 {
+		return nil, revertf("FHECRDT.create: kind 0 is reserved")
+	}
+	if len(meta) > MaxMetadataBytes {
+		return nil, revertf("FHECRDT.create: metadata %d bytes, max %d", len(meta), MaxMetadataBytes)
+	}
+	if err := cl.charge(GasMergeByte*uint64(len(meta)) + GasLogByte*32*words(len(meta))); err != nil {
+		return nil, err
+	}
+	get := func(k Hash) Hash { return cl.env.PeerState(FHEInputAddress, k) }
+	getT := func(k Hash) Hash { return cl.env.PeerTransientState(FHEInputAddress, k) }
+	if !allowedOn(get, getT, h, cl.caller) {
+		return nil, revertf("FHECRDT.create: caller %s is not allowed on handle %s", cl.caller, h)
+	}
+	if err := s.merger.Validate(kind, meta); err != nil {
+		return nil, revertf("FHECRDT.create: metadata: %v", err)
+	}
+	refs, err := s.merger.Handles(kind, meta)
+	if err != nil {
+		return nil, revertf("FHECRDT.create: metadata: %v", err)
+	}
+	if len(refs) > MaxHandles {
+		return nil, revertf("FHECRDT.create: metadata references %d handles, max %d", len(refs), MaxHandles)
+	}
+	if err := cl.charge(gasPolicyPerHandle * uint64(len(refs))); err != nil {
+		return nil, err
+	}
+	for i, r := range refs {
+		if r != h && !allowedOn(get, getT, r, cl.caller) {
+			return nil, revertf("FHECRDT.create: caller %s is not allowed on metadata handle %d (%s)", cl.caller, i, r)
 		}
-		h, err := argHash(a[1])
-		if err != nil {
-			return nil, err
-		}
-		meta, err := argBytes(a[2])
-		if err != nil {
-			return nil, err
-		}
-		if kind == 0 {
-			return nil, revertf("FHECRDT.create: kind 0 is reserved")
-		}
-		if len(meta) > MaxMetadataBytes {
-			return nil, revertf("FHECRDT.create: metadata %d bytes, max %d", len(meta), MaxMetadataBytes)
-		}
-		if err := cl.charge(GasMergeByte*uint64(len(meta)) + GasLogByte*32*words(len(meta))); err != nil {
-			return nil, err
-		}
-		get := func(k Hash) Hash { return cl.env.PeerState(FHEInputAddress, k) }
-		getT := func(k Hash) Hash { return cl.env.PeerTransientState(FHEInputAddress, k) }
-		if !allowedOn(get, getT, h, cl.caller) {
-			return nil, revertf("FHECRDT.create: caller %s is not allowed on handle %s", cl.caller, h)
-		}
-		if err := s.merger.Validate(kind, meta); err != nil {
-			return nil, revertf("FHECRDT.create: metadata: %v", err)
-		}
-		refs, err := s.merger.Handles(kind, meta)
-		if err != nil {
-			return nil, revertf("FHECRDT.create: metadata: %v", err)
-		}
-		if len(refs) > MaxHandles {
-			return nil, revertf("FHECRDT.create: metadata references %d handles, max %d", len(refs), MaxHandles)
-		}
-		if err := cl.charge(gasPolicyPerHandle * uint64(len(refs))); err != nil {
-			return nil, err
-		}
-		for i, r := range refs {
-			if r != h && !allowedOn(get, getT, r, cl.caller) {
-				return nil, revertf("FHECRDT.create: caller %s is not allowed on metadata handle %d (%s)", cl.caller, i, r)
-			}
-		}
-		n := cl.st.get(crdtNonceSlot)
-		cid := bigWord(chainIDWord(cl.env.ChainID()))
-		id := Keccak256([]byte("fhegate/crdt/state/v1"), cid[:], n[:])
-		cl.st.set(crdtNonceSlot, u64Word(binary.BigEndian.Uint64(n[24:])+1))
-		if err := storeState(cl, id, stateRec{exists: true, kind: kind, owner: cl.caller, handle: h, meta: meta}); err != nil {
-			return nil, err
-		}
-		if err := cl.emit("StateCreated", [32]byte(id), outAddr(cl.caller), kind, [32]byte(h), meta); err != nil {
-			return nil, err
-		}
-		return []any{outHash(id)}, nil
-	})
-	c.bind("merge", true, gasCRDTMerge, func(cl *call, a []any) ([]any, error) {
-		x, err := argHash(a[0])
-		if err != nil {
-			return nil, err
-		}
-		y, err := argHash(a[1])
-		if err != nil {
-			return nil, err
-		}
-		lo, hi := x, y
-		if bytes.Compare(lo[:], hi[:]) > 0 {
-			lo, hi = hi, lo
-		}
-		ra, err := loadState(cl, cl.st.get, lo)
-		if err != nil {
-			return nil, err
-		}
-		rb, err := loadState(cl, cl.st.get, hi)
-		if err != nil {
-			return nil, err
-		}
-		if !ra.exists || !rb.exists {
-			return nil, revertf("FHECRDT.merge: unknown state")
-		}
-		if ra.kind != rb.kind {
-			return nil, revertf("FHECRDT.merge: kinds differ (%d, %d)", ra.kind, rb.kind)
-		}
-		if !stateAllowed(cl.st.get, ra, lo, cl.caller) || !stateAllowed(cl.st.get, rb, hi, cl.caller) {
-			return nil, revertf("FHECRDT.merge: caller %s is not allowed on both states", cl.caller)
-		}
-		if lo == hi {
-			return []any{outHash(lo)}, nil // merge is idempotent
-		}
-		id := Keccak256([]byte("fhegate/crdt/merge/v1"), lo[:], hi[:])
-		if loadStateHeader(cl.st.get, id).exists {
-			return []any{outHash(id)}, nil // already merged
-		}
-		if err := cl.charge(GasMergeByte * uint64(len(ra.meta)+len(rb.meta))); err != nil {
-			return nil, err
-		}
-		meta, err := s.merger.Merge(ra.kind, ra.meta, rb.meta)
-		if err != nil {
-			return nil, revertf("FHECRDT.merge: metadata: %v", err)
-		}
-		if len(meta) > MaxMetadataBytes {
-			return nil, revertf("FHECRDT.merge: merged metadata %d bytes, max %d", len(meta), MaxMetadataBytes)
-		}
-		if err := cl.charge(GasLogByte * 32 * words(len(meta))); err != nil {
-			return nil, err
-		}
-		if err := storeState(cl, id, stateRec{exists: true, kind: ra.kind, owner: cl.caller, pa: lo, pb: hi, meta: meta}); err != nil {
-			return nil, err
-		}
-		if err := cl.emit("StateMerged", [32]byte(id), [32]byte(lo), [32]byte(hi), ra.kind, meta); err != nil {
-			return nil, err
-		}
-		return []any{outHash(id)}, nil
-	})
-	c.bind("value", true, gasCRDTValue, func(cl *call, a []any) ([]any, error) {
-		id, err := argHash(a[0])
-		if err != nil {
-			return nil, err
-		}
-		r := loadStateHeader(cl.st.get, id)
-		if !r.exists {
-			return nil, revertf("FHECRDT.value: unknown state %s", id)
-		}
-		if !stateAllowed(cl.st.get, r, id, cl.caller) {
-			return nil, revertf("FHECRDT.value: caller %s is not allowed on state %s", cl.caller, id)
-		}
-		req := newRequestID(cl, crdtReqNonceSlot)
-		base := crdtReqSlot(req)
-		cl.st.set(base, encodeReqHeader(cl.env.BlockNumber(), cl.caller))
-		cl.st.set(addOffset(base, 1), id)
-		if err := cl.emit("ValueRequested", [32]byte(req), [32]byte(id), outAddr(cl.caller), [32]byte(CRDTValuePolicyID)); err != nil {
-			return nil, err
-		}
-		return []any{outHash(req)}, nil
-	})
-	c.bind("allow", true, gasCRDTAllow, func(cl *call, a []any) ([]any, error) {
-		id, err := argHash(a[0])
-		if err != nil {
-			return nil, err
-		}
-		acct, err := argAddr(a[1])
-		if err != nil {
-			return nil, err
-		}
-		r := loadStateHeader(cl.st.get, id)
-		if !r.exists {
-			return nil, revertf("FHECRDT.allow: unknown state %s", id)
-		}
-		if r.owner != cl.caller {
-			return nil, revertf("FHECRDT.allow: only the owner of state %s may allow others", id)
-		}
-		if acct == (Address{}) {
-			return nil, revertf("FHECRDT.allow: zero account")
-		}
-		cl.st.set(stateACLSlot(id, acct), one)
-		return nil, cl.emit("StateAllowed", [32]byte(id), outAddr(acct))
-	})
-	c.bind("stateOf", false, gasCRDTStateOf, func(cl *call, a []any) ([]any, error) {
-		id, err := argHash(a[0])
-		if err != nil {
-			return nil, err
-		}
-		r, err := loadState(cl, cl.st.get, id)
-		if err != nil {
-			return nil, err
-		}
-		meta := r.meta
-		if meta == nil {
-			meta = []byte{}
-		}
-		return []any{r.exists, r.kind, outAddr(r.owner), outHash(r.handle), outHash(r.pa), outHash(r.pb), meta}, nil
-	})
-	c.bind("requestOf", false, gasCRDTReqOf, func(cl *call, a []any) ([]any, error) {
-		id, err := argHash(a[0])
-		if err != nil {
-			return nil, err
-		}
-		r := loadRequest(cl.st.get, crdtReqSlot(id))
-		return []any{r.exists, outHash(r.ref), outAddr(r.requester), r.block}, nil
-	})
+	}
+	n := cl.st.get(crdtNonceSlot)
+	cid := bigWord(chainIDWord(cl.env.ChainID()))
+	id := Keccak256([]byte("fhegate/crdt/state/v1"), cid[:], n[:])
+	cl.st.set(crdtNonceSlot, u64Word(binary.BigEndian.Uint64(n[24:])+1))
+	if err := storeState(cl, id, stateRec{exists: true, kind: kind, owner: cl.caller, handle: h, meta: meta}); err != nil {
+		return nil, err
+	}
+	if err := cl.emit("StateCreated", [32]byte(id), outAddr(cl.caller), kind, [32]byte(h), meta); err != nil {
+		return nil, err
+	}
+	return []any{outHash(id)}, nil
+}
+
+// crdtMerge implements FHECRDT.merge.
+func (s *Suite) crdtMerge(cl *call, a []any) ([]any, error) {
+	x, err := argHash(a[0])
+	if err != nil {
+		return nil, err
+	}
+	y, err := argHash(a[1])
+	if err != nil {
+		return nil, err
+	}
+	lo, hi := x, y
+	if bytes.Compare(lo[:], hi[:]) > 0 {
+		lo, hi = hi, lo
+	}
+	ra, err := loadState(cl, cl.st.get, lo)
+	if err != nil {
+		return nil, err
+	}
+	rb, err := loadState(cl, cl.st.get, hi)
+	if err != nil {
+		return nil, err
+	}
+	if !ra.exists || !rb.exists {
+		return nil, revertf("FHECRDT.merge: unknown state")
+	}
+	if ra.kind != rb.kind {
+		return nil, revertf("FHECRDT.merge: kinds differ (%d, %d)", ra.kind, rb.kind)
+	}
+	if !stateAllowed(cl.st.get, ra, lo, cl.caller) || !stateAllowed(cl.st.get, rb, hi, cl.caller) {
+		return nil, revertf("FHECRDT.merge: caller %s is not allowed on both states", cl.caller)
+	}
+	if lo == hi {
+		return []any{outHash(lo)}, nil // merge is idempotent
+	}
+	id := Keccak256([]byte("fhegate/crdt/merge/v1"), lo[:], hi[:])
+	if loadStateHeader(cl.st.get, id).exists {
+		return []any{outHash(id)}, nil // already merged
+	}
+	if err := cl.charge(GasMergeByte * uint64(len(ra.meta)+len(rb.meta))); err != nil {
+		return nil, err
+	}
+	meta, err := s.merger.Merge(ra.kind, ra.meta, rb.meta)
+	if err != nil {
+		return nil, revertf("FHECRDT.merge: metadata: %v", err)
+	}
+	if len(meta) > MaxMetadataBytes {
+		return nil, revertf("FHECRDT.merge: merged metadata %d bytes, max %d", len(meta), MaxMetadataBytes)
+	}
+	if err := cl.charge(GasLogByte * 32 * words(len(meta))); err != nil {
+		return nil, err
+	}
+	if err := storeState(cl, id, stateRec{exists: true, kind: ra.kind, owner: cl.caller, pa: lo, pb: hi, meta: meta}); err != nil {
+		return nil, err
+	}
+	if err := cl.emit("StateMerged", [32]byte(id), [32]byte(lo), [32]byte(hi), ra.kind, meta); err != nil {
+		return nil, err
+	}
+	return []any{outHash(id)}, nil
+}
+
+// crdtValue implements FHECRDT.value.
+func (s *Suite) crdtValue(cl *call, a []any) ([]any, error) {
+	id, err := argHash(a[0])
+	if err != nil {
+		return nil, err
+	}
+	r := loadStateHeader(cl.st.get, id)
+	if !r.exists {
+		return nil, revertf("FHECRDT.value: unknown state %s", id)
+	}
+	if !stateAllowed(cl.st.get, r, id, cl.caller) {
+		return nil, revertf("FHECRDT.value: caller %s is not allowed on state %s", cl.caller, id)
+	}
+	req := newRequestID(cl, crdtReqNonceSlot)
+	base := crdtReqSlot(req)
+	cl.st.set(base, encodeReqHeader(cl.env.BlockNumber(), cl.caller))
+	cl.st.set(addOffset(base, 1), id)
+	if err := cl.emit("ValueRequested", [32]byte(req), [32]byte(id), outAddr(cl.caller), [32]byte(CRDTValuePolicyID)); err != nil {
+		return nil, err
+	}
+	return []any{outHash(req)}, nil
+}
+
+// crdtAllow implements FHECRDT.allow.
+func (s *Suite) crdtAllow(cl *call, a []any) ([]any, error) {
+	id, err := argHash(a[0])
+	if err != nil {
+		return nil, err
+	}
+	acct, err := argAddr(a[1])
+	if err != nil {
+		return nil, err
+	}
+	r := loadStateHeader(cl.st.get, id)
+	if !r.exists {
+		return nil, revertf("FHECRDT.allow: unknown state %s", id)
+	}
+	if r.owner != cl.caller {
+		return nil, revertf("FHECRDT.allow: only the owner of state %s may allow others", id)
+	}
+	if acct == (Address{}) {
+		return nil, revertf("FHECRDT.allow: zero account")
+	}
+	cl.st.set(stateACLSlot(id, acct), one)
+	return nil, cl.emit("StateAllowed", [32]byte(id), outAddr(acct))
+}
+
+// crdtStateOf implements FHECRDT.stateOf.
+func (s *Suite) crdtStateOf(cl *call, a []any) ([]any, error) {
+	id, err := argHash(a[0])
+	if err != nil {
+		return nil, err
+	}
+	r, err := loadState(cl, cl.st.get, id)
+	if err != nil {
+		return nil, err
+	}
+	meta := r.meta
+	if meta == nil {
+		meta = []byte{}
+	}
+	return []any{r.exists, r.kind, outAddr(r.owner), outHash(r.handle), outHash(r.pa), outHash(r.pb), meta}, nil
+}
+
+// crdtRequestOf implements FHECRDT.requestOf.
+func (s *Suite) crdtRequestOf(cl *call, a []any) ([]any, error) {
+	id, err := argHash(a[0])
+	if err != nil {
+		return nil, err
+	}
+	r := loadRequest(cl.st.get, crdtReqSlot(id))
+	return []any{r.exists, outHash(r.ref), outAddr(r.requester), r.block}, nil
 }

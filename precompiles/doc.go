@@ -24,9 +24,10 @@
 //
 // Determinism: nothing here reads the clock, crypto/rand or iterates a map; the
 // only time is Env.BlockTime. Policy compilation and CRDT metadata merges come
-// through the PolicyCompiler and CRDTMerger interfaces (policy/ and fhe/crdt
-// provide the real ones; StandInCompiler and StandInMerger are deterministic
-// stand-ins used until they are wired).
+// through the PolicyCompiler and CRDTMerger interfaces (policy/ and
+// fhe/crdt/meta provide the real ones, wired by precompiles/corebackends;
+// StandInCompiler and StandInMerger are deterministic stand-ins for tests and
+// the default when Options leaves them nil).
 //
 // Committee signatures: BLS12-381 aggregate signatures with a signer bitmap,
 // keys registered with proofs of possession (package bls; IETF

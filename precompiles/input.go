@@ -1,6 +1,8 @@
 package precompiles
 
 import (
+	"errors"
+
 	"github.com/fhegate/fhegate/bls"
 )
 
@@ -58,112 +60,130 @@ var (
 	gasInputHandleInfo = GasRead
 )
 
-func (s *Suite) bindInput() {
-	c := s.Input
-	c.bind("register", true, gasInputRegister, func(cl *call, a []any) ([]any, error) {
-		h, err := argHash(a[0])
-		if err != nil {
-			return nil, err
-		}
-		owner, err := argAddr(a[1])
-		if err != nil {
-			return nil, err
-		}
-		preset, err := argU8(a[2])
-		if err != nil {
-			return nil, err
-		}
-		ctype, err := argU8(a[3])
-		if err != nil {
-			return nil, err
-		}
-		sig, err := argBytes(a[4])
-		if err != nil {
-			return nil, err
-		}
-		signers, err := argBytes(a[5])
-		if err != nil {
-			return nil, err
-		}
-		if h.IsZero() {
-			return nil, revertf("FHEInput.register: zero handle")
-		}
-		if owner == (Address{}) {
-			return nil, revertf("FHEInput.register: zero owner")
-		}
-		if decodeHandle(cl.st.get(handleSlot(h))).exists {
-			return nil, revertf("FHEInput.register: handle %s already registered", h)
-		}
-		chainID := chainIDWord(cl.env.ChainID())
-		peer := func(k Hash) Hash { return cl.env.PeerState(FHEVerdictAddress, k) }
-		hdr, _, err := verifyCommitteeSig(cl, peer, func(epoch uint64) [32]byte {
-			return bls.InputDigest(chainID, epoch, h, owner, preset, ctype)
-		}, sig, signers)
-		if err != nil {
-			if err == ErrOutOfGas {
-				return nil, err
-			}
-			return nil, revertf("FHEInput.register: attestation: %s", reasonOf(err))
-		}
-		cl.st.set(handleSlot(h), handleRec{exists: true, preset: preset, ctype: ctype, owner: owner}.encode())
-		return nil, cl.emit("InputRegistered", [32]byte(h), outAddr(owner), preset, ctype, hdr.Epoch)
-	})
-	allow := func(transient bool) func(cl *call, a []any) ([]any, error) {
-		name := "allow"
-		if transient {
-			name = "allowTransient"
-		}
-		return func(cl *call, a []any) ([]any, error) {
-			h, err := argHash(a[0])
-			if err != nil {
-				return nil, err
-			}
-			acct, err := argAddr(a[1])
-			if err != nil {
-				return nil, err
-			}
-			if acct == (Address{}) {
-				return nil, revertf("FHEInput.%s: zero account", name)
-			}
-			if !decodeHandle(cl.st.get(handleSlot(h))).exists {
-				return nil, revertf("FHEInput.%s: unknown handle %s", name, h)
-			}
-			if !allowedOn(cl.st.get, cl.st.getT, h, cl.caller) {
-				return nil, revertf("FHEInput.%s: caller %s is not allowed on handle %s", name, cl.caller, h)
-			}
-			if transient {
-				cl.st.setT(transientACLSlot(h, acct), one)
-			} else {
-				cl.st.set(aclSlot(h, acct), one)
-			}
-			return nil, cl.emit("Allowed", [32]byte(h), outAddr(acct), transient)
-		}
+// inputMethods is FHEInput's method table.
+func (s *Suite) inputMethods() []methodSpec {
+	return []methodSpec{
+		{name: "register", gas: gasInputRegister, run: s.inputRegister},
+		{name: "allow", gas: gasInputAllow, run: s.inputAllow},
+		{name: "allowTransient", gas: gasInputAllowT, run: s.inputAllowTransient},
+		{name: "isAllowed", readOnly: true, gas: gasInputIsAllowed, run: s.inputIsAllowed},
+		{name: "handleInfo", readOnly: true, gas: gasInputHandleInfo, run: s.inputHandleInfo},
 	}
-	c.bind("allow", true, gasInputAllow, allow(false))
-	c.bind("allowTransient", true, gasInputAllowT, allow(true))
-	c.bind("isAllowed", false, gasInputIsAllowed, func(cl *call, a []any) ([]any, error) {
-		h, err := argHash(a[0])
-		if err != nil {
+}
+
+// inputRegister implements FHEInput.register.
+func (s *Suite) inputRegister(cl *call, a []any) ([]any, error) {
+	h, err := argHash(a[0])
+	if err != nil {
+		return nil, err
+	}
+	owner, err := argAddr(a[1])
+	if err != nil {
+		return nil, err
+	}
+	preset, err := argU8(a[2])
+	if err != nil {
+		return nil, err
+	}
+	ctype, err := argU8(a[3])
+	if err != nil {
+		return nil, err
+	}
+	sig, err := argBytes(a[4])
+	if err != nil {
+		return nil, err
+	}
+	signers, err := argBytes(a[5])
+	if err != nil {
+		return nil, err
+	}
+	if h.IsZero() {
+		return nil, revertf("FHEInput.register: zero handle")
+	}
+	if owner == (Address{}) {
+		return nil, revertf("FHEInput.register: zero owner")
+	}
+	if decodeHandle(cl.st.get(handleSlot(h))).exists {
+		return nil, revertf("FHEInput.register: handle %s already registered", h)
+	}
+	chainID := chainIDWord(cl.env.ChainID())
+	peer := func(k Hash) Hash { return cl.env.PeerState(FHEVerdictAddress, k) }
+	hdr, _, err := verifyCommitteeSig(cl, peer, func(epoch uint64) [32]byte {
+		return bls.InputDigest(chainID, epoch, h, owner, preset, ctype)
+	}, sig, signers)
+	if err != nil {
+		if errors.Is(err, ErrOutOfGas) {
 			return nil, err
 		}
-		acct, err := argAddr(a[1])
-		if err != nil {
-			return nil, err
-		}
-		return []any{allowedOn(cl.st.get, cl.st.getT, h, acct)}, nil
-	})
-	c.bind("handleInfo", false, gasInputHandleInfo, func(cl *call, a []any) ([]any, error) {
-		h, err := argHash(a[0])
-		if err != nil {
-			return nil, err
-		}
-		r := decodeHandle(cl.st.get(handleSlot(h)))
-		return []any{r.exists, outAddr(r.owner), r.preset, r.ctype}, nil
-	})
+		return nil, revertf("FHEInput.register: attestation: %s", reasonOf(err))
+	}
+	cl.st.set(handleSlot(h), handleRec{exists: true, preset: preset, ctype: ctype, owner: owner}.encode())
+	return nil, cl.emit("InputRegistered", [32]byte(h), outAddr(owner), preset, ctype, hdr.Epoch)
+}
+
+// inputAllow implements FHEInput.allow.
+func (s *Suite) inputAllow(cl *call, a []any) ([]any, error) { return grant(cl, a, false) }
+
+// inputAllowTransient implements FHEInput.allowTransient.
+func (s *Suite) inputAllowTransient(cl *call, a []any) ([]any, error) { return grant(cl, a, true) }
+
+// grant is allow (persistent ACL) and allowTransient (transient ACL).
+func grant(cl *call, a []any, transient bool) ([]any, error) {
+	name := "allow"
+	if transient {
+		name = "allowTransient"
+	}
+	h, err := argHash(a[0])
+	if err != nil {
+		return nil, err
+	}
+	acct, err := argAddr(a[1])
+	if err != nil {
+		return nil, err
+	}
+	if acct == (Address{}) {
+		return nil, revertf("FHEInput.%s: zero account", name)
+	}
+	if !decodeHandle(cl.st.get(handleSlot(h))).exists {
+		return nil, revertf("FHEInput.%s: unknown handle %s", name, h)
+	}
+	if !allowedOn(cl.st.get, cl.st.getT, h, cl.caller) {
+		return nil, revertf("FHEInput.%s: caller %s is not allowed on handle %s", name, cl.caller, h)
+	}
+	if transient {
+		cl.st.setT(transientACLSlot(h, acct), one)
+	} else {
+		cl.st.set(aclSlot(h, acct), one)
+	}
+	return nil, cl.emit("Allowed", [32]byte(h), outAddr(acct), transient)
+}
+
+// inputIsAllowed implements FHEInput.isAllowed.
+func (s *Suite) inputIsAllowed(cl *call, a []any) ([]any, error) {
+	h, err := argHash(a[0])
+	if err != nil {
+		return nil, err
+	}
+	acct, err := argAddr(a[1])
+	if err != nil {
+		return nil, err
+	}
+	return []any{allowedOn(cl.st.get, cl.st.getT, h, acct)}, nil
+}
+
+// inputHandleInfo implements FHEInput.handleInfo.
+func (s *Suite) inputHandleInfo(cl *call, a []any) ([]any, error) {
+	h, err := argHash(a[0])
+	if err != nil {
+		return nil, err
+	}
+	r := decodeHandle(cl.st.get(handleSlot(h)))
+	return []any{r.exists, outAddr(r.owner), r.preset, r.ctype}, nil
 }
 
 func reasonOf(err error) string {
-	if r, ok := err.(*RevertError); ok {
+	var r *RevertError
+	if errors.As(err, &r) {
 		return r.Reason
 	}
 	return err.Error()

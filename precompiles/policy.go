@@ -102,113 +102,127 @@ var (
 	gasPolicyRequestOf = 3 * GasRead
 )
 
-func (s *Suite) bindPolicy() {
-	c := s.Policy
-	c.bind("registerPolicy", true, gasPolicyRegister, func(cl *call, a []any) ([]any, error) {
-		spec, err := argBytes(a[0])
-		if err != nil {
-			return nil, err
+// policyMethods is FHEPolicy's method table.
+func (s *Suite) policyMethods() []methodSpec {
+	return []methodSpec{
+		{name: "registerPolicy", gas: gasPolicyRegister, run: s.policyRegister},
+		{name: "evaluate", gas: gasPolicyEvaluate, run: s.policyEvaluate},
+		{name: "policyOf", readOnly: true, gas: gasPolicyOf, run: s.policyOf},
+		{name: "requestOf", readOnly: true, gas: gasPolicyRequestOf, run: s.policyRequestOf},
+	}
+}
+
+// policyRegister implements FHEPolicy.registerPolicy.
+func (s *Suite) policyRegister(cl *call, a []any) ([]any, error) {
+	spec, err := argBytes(a[0])
+	if err != nil {
+		return nil, err
+	}
+	if len(spec) == 0 || len(spec) > MaxSpecBytes {
+		return nil, revertf("FHEPolicy.registerPolicy: spec length %d outside [1,%d]", len(spec), MaxSpecBytes)
+	}
+	// compile and event data are proportional to the spec size
+	if err := cl.charge(GasCompileBase + GasCompileByte*uint64(len(spec)) + GasLogByte*32*words(len(spec))); err != nil {
+		return nil, err
+	}
+	info, err := s.compiler.Compile(spec)
+	if err != nil {
+		return nil, revertf("FHEPolicy.registerPolicy: compile: %v", err)
+	}
+	if info.PlanHash.IsZero() {
+		return nil, revertf("FHEPolicy.registerPolicy: compiler returned a zero plan hash")
+	}
+	if info.Cost > MaxPlanCost {
+		return nil, revertf("FHEPolicy.registerPolicy: plan cost %d exceeds %d", info.Cost, MaxPlanCost)
+	}
+	if info.Inputs > MaxHandles {
+		return nil, revertf("FHEPolicy.registerPolicy: plan takes %d inputs, max %d", info.Inputs, MaxHandles)
+	}
+	id := info.PlanHash
+	if loadPolicy(cl.st.get, id).exists {
+		return []any{outHash(id)}, nil // idempotent
+	}
+	base := policySlot(id)
+	var w Hash
+	w[0] = 1
+	binary.BigEndian.PutUint32(w[4:8], info.Depth)
+	binary.BigEndian.PutUint32(w[8:12], info.Inputs)
+	copy(w[12:], cl.caller[:])
+	cl.st.set(base, w)
+	cl.st.set(addOffset(base, 1), u64Word(info.Cost))
+	cl.st.set(addOffset(base, 2), info.PlanHash)
+	if err := cl.emit("PolicyRegistered", [32]byte(id), outAddr(cl.caller), [32]byte(info.PlanHash), info.Depth, info.Cost, info.Inputs, spec); err != nil {
+		return nil, err
+	}
+	return []any{outHash(id)}, nil
+}
+
+// policyEvaluate implements FHEPolicy.evaluate.
+func (s *Suite) policyEvaluate(cl *call, a []any) ([]any, error) {
+	id, err := argHash(a[0])
+	if err != nil {
+		return nil, err
+	}
+	hs, err := argHashes(a[1])
+	if err != nil {
+		return nil, err
+	}
+	if len(hs) == 0 || len(hs) > MaxHandles {
+		return nil, revertf("FHEPolicy.evaluate: %d handles outside [1,%d]", len(hs), MaxHandles)
+	}
+	if err := cl.charge(gasPolicyPerHandle * uint64(len(hs))); err != nil {
+		return nil, err
+	}
+	p := loadPolicy(cl.st.get, id)
+	if !p.exists {
+		return nil, revertf("FHEPolicy.evaluate: unknown policy %s", id)
+	}
+	if p.inputs != 0 && int(p.inputs) != len(hs) {
+		return nil, revertf("FHEPolicy.evaluate: policy takes %d handles, got %d", p.inputs, len(hs))
+	}
+	if err := cl.charge(p.cost); err != nil {
+		return nil, err
+	}
+	get := func(k Hash) Hash { return cl.env.PeerState(FHEInputAddress, k) }
+	getT := func(k Hash) Hash { return cl.env.PeerTransientState(FHEInputAddress, k) }
+	packed := make([]byte, 0, 32*len(hs))
+	for i, h := range hs {
+		if !allowedOn(get, getT, h, cl.caller) {
+			return nil, revertf("FHEPolicy.evaluate: caller %s is not allowed on handle %d (%s)", cl.caller, i, h)
 		}
-		if len(spec) == 0 || len(spec) > MaxSpecBytes {
-			return nil, revertf("FHEPolicy.registerPolicy: spec length %d outside [1,%d]", len(spec), MaxSpecBytes)
-		}
-		// compile and event data are proportional to the spec size
-		if err := cl.charge(GasCompileBase + GasCompileByte*uint64(len(spec)) + GasLogByte*32*words(len(spec))); err != nil {
-			return nil, err
-		}
-		info, err := s.compiler.Compile(spec)
-		if err != nil {
-			return nil, revertf("FHEPolicy.registerPolicy: compile: %v", err)
-		}
-		if info.PlanHash.IsZero() {
-			return nil, revertf("FHEPolicy.registerPolicy: compiler returned a zero plan hash")
-		}
-		if info.Cost > MaxPlanCost {
-			return nil, revertf("FHEPolicy.registerPolicy: plan cost %d exceeds %d", info.Cost, MaxPlanCost)
-		}
-		if info.Inputs > MaxHandles {
-			return nil, revertf("FHEPolicy.registerPolicy: plan takes %d inputs, max %d", info.Inputs, MaxHandles)
-		}
-		id := info.PlanHash
-		if loadPolicy(cl.st.get, id).exists {
-			return []any{outHash(id)}, nil // idempotent
-		}
-		base := policySlot(id)
-		var w Hash
-		w[0] = 1
-		binary.BigEndian.PutUint32(w[4:8], info.Depth)
-		binary.BigEndian.PutUint32(w[8:12], info.Inputs)
-		copy(w[12:], cl.caller[:])
-		cl.st.set(base, w)
-		cl.st.set(addOffset(base, 1), u64Word(info.Cost))
-		cl.st.set(addOffset(base, 2), info.PlanHash)
-		if err := cl.emit("PolicyRegistered", [32]byte(id), outAddr(cl.caller), [32]byte(info.PlanHash), info.Depth, info.Cost, info.Inputs, spec); err != nil {
-			return nil, err
-		}
-		return []any{outHash(id)}, nil
-	})
-	c.bind("evaluate", true, gasPolicyEvaluate, func(cl *call, a []any) ([]any, error) {
-		id, err := argHash(a[0])
-		if err != nil {
-			return nil, err
-		}
-		hs, err := argHashes(a[1])
-		if err != nil {
-			return nil, err
-		}
-		if len(hs) == 0 || len(hs) > MaxHandles {
-			return nil, revertf("FHEPolicy.evaluate: %d handles outside [1,%d]", len(hs), MaxHandles)
-		}
-		if err := cl.charge(gasPolicyPerHandle * uint64(len(hs))); err != nil {
-			return nil, err
-		}
-		p := loadPolicy(cl.st.get, id)
-		if !p.exists {
-			return nil, revertf("FHEPolicy.evaluate: unknown policy %s", id)
-		}
-		if p.inputs != 0 && int(p.inputs) != len(hs) {
-			return nil, revertf("FHEPolicy.evaluate: policy takes %d handles, got %d", p.inputs, len(hs))
-		}
-		if err := cl.charge(p.cost); err != nil {
-			return nil, err
-		}
-		get := func(k Hash) Hash { return cl.env.PeerState(FHEInputAddress, k) }
-		getT := func(k Hash) Hash { return cl.env.PeerTransientState(FHEInputAddress, k) }
-		packed := make([]byte, 0, 32*len(hs))
-		for i, h := range hs {
-			if !allowedOn(get, getT, h, cl.caller) {
-				return nil, revertf("FHEPolicy.evaluate: caller %s is not allowed on handle %d (%s)", cl.caller, i, h)
-			}
-			packed = append(packed, h[:]...)
-		}
-		req := newRequestID(cl, policyNonceSlot)
-		base := policyReqSlot(req)
-		cl.st.set(base, encodeReqHeader(cl.env.BlockNumber(), cl.caller))
-		cl.st.set(addOffset(base, 1), id)
-		cl.st.set(addOffset(base, 2), Keccak256(packed))
-		hsOut := make([][32]byte, len(hs))
-		for i := range hs {
-			hsOut[i] = hs[i]
-		}
-		if err := cl.emit("EvaluationRequested", [32]byte(req), [32]byte(id), outAddr(cl.caller), hsOut, p.cost); err != nil {
-			return nil, err
-		}
-		return []any{outHash(req)}, nil
-	})
-	c.bind("policyOf", false, gasPolicyOf, func(cl *call, a []any) ([]any, error) {
-		id, err := argHash(a[0])
-		if err != nil {
-			return nil, err
-		}
-		p := loadPolicy(cl.st.get, id)
-		return []any{p.exists, outHash(p.planHash), p.depth, p.cost, p.inputs, outAddr(p.registrant)}, nil
-	})
-	c.bind("requestOf", false, gasPolicyRequestOf, func(cl *call, a []any) ([]any, error) {
-		id, err := argHash(a[0])
-		if err != nil {
-			return nil, err
-		}
-		r := loadRequest(cl.st.get, policyReqSlot(id))
-		return []any{r.exists, outHash(r.ref), outAddr(r.requester), r.block, outHash(r.extra)}, nil
-	})
+		packed = append(packed, h[:]...)
+	}
+	req := newRequestID(cl, policyNonceSlot)
+	base := policyReqSlot(req)
+	cl.st.set(base, encodeReqHeader(cl.env.BlockNumber(), cl.caller))
+	cl.st.set(addOffset(base, 1), id)
+	cl.st.set(addOffset(base, 2), Keccak256(packed))
+	hsOut := make([][32]byte, len(hs))
+	for i := range hs {
+		hsOut[i] = hs[i]
+	}
+	if err := cl.emit("EvaluationRequested", [32]byte(req), [32]byte(id), outAddr(cl.caller), hsOut, p.cost); err != nil {
+		return nil, err
+	}
+	return []any{outHash(req)}, nil
+}
+
+// policyOf implements FHEPolicy.policyOf.
+func (s *Suite) policyOf(cl *call, a []any) ([]any, error) {
+	id, err := argHash(a[0])
+	if err != nil {
+		return nil, err
+	}
+	p := loadPolicy(cl.st.get, id)
+	return []any{p.exists, outHash(p.planHash), p.depth, p.cost, p.inputs, outAddr(p.registrant)}, nil
+}
+
+// policyRequestOf implements FHEPolicy.requestOf.
+func (s *Suite) policyRequestOf(cl *call, a []any) ([]any, error) {
+	id, err := argHash(a[0])
+	if err != nil {
+		return nil, err
+	}
+	r := loadRequest(cl.st.get, policyReqSlot(id))
+	return []any{r.exists, outHash(r.ref), outAddr(r.requester), r.block, outHash(r.extra)}, nil
 }

@@ -8,7 +8,7 @@ import (
 )
 
 // StandInCompiler is a deterministic stand-in for policy/'s compiler, used in
-// tests and until the real one is wired: plan hash = keccak256("fhegate/standin-plan/v1" || spec),
+// tests (the real one is wired by precompiles/corebackends): plan hash = keccak256("fhegate/standin-plan/v1" || spec),
 // depth = number of '*' bytes, cost = 1000 + 10 per byte, inputs = 0 (any).
 // A spec starting with "fail" is rejected (to exercise the error path).
 type StandInCompiler struct{}

@@ -1,7 +1,5 @@
 package precompiles
 
-import "fmt"
-
 // PlanInfo is what the policy compiler reports for canonical spec bytes.
 type PlanInfo struct {
 	PlanHash Hash   // hash of the compiled plan; used as the policy id
@@ -46,7 +44,9 @@ type Suite struct {
 	Verdict *Contract
 }
 
-// NewSuite builds the four precompiles.
+// NewSuite builds the four precompiles, each from its method table. It fails
+// when a table and the embedded ABI disagree (an ABI method without a
+// handler, a handler without an ABI method, a method registered twice).
 func NewSuite(o Options) (*Suite, error) {
 	s := &Suite{compiler: o.Compiler, merger: o.Merger}
 	if s.compiler == nil {
@@ -55,30 +55,40 @@ func NewSuite(o Options) (*Suite, error) {
 	if s.merger == nil {
 		s.merger = StandInMerger{}
 	}
-	var err error
-	mk := func(name string, addr Address) *Contract {
-		if err != nil {
-			return nil
-		}
-		a, e := loadABI("I" + name)
-		if e != nil {
-			err = fmt.Errorf("precompiles: load ABI %s: %w", name, e)
-			return nil
-		}
-		return &Contract{name: name, addr: addr, abi: a, methods: map[[4]byte]*method{}, suite: s}
-	}
-	s.Input = mk("FHEInput", FHEInputAddress)
-	s.Policy = mk("FHEPolicy", FHEPolicyAddress)
-	s.CRDT = mk("FHECRDT", FHECRDTAddress)
-	s.Verdict = mk("FHEVerdict", FHEVerdictAddress)
-	if err != nil {
+	if err := s.build(s.contractDefs()); err != nil {
 		return nil, err
 	}
-	s.bindInput()
-	s.bindPolicy()
-	s.bindCRDT()
-	s.bindVerdict()
 	return s, nil
+}
+
+// contractDef is one precompile of the suite: name (its ABI is I<name>),
+// address, the Suite field it fills and its method table.
+type contractDef struct {
+	name    string
+	addr    Address
+	field   **Contract
+	methods []methodSpec
+}
+
+// contractDefs lists the four precompiles in address order.
+func (s *Suite) contractDefs() []contractDef {
+	return []contractDef{
+		{"FHEInput", FHEInputAddress, &s.Input, s.inputMethods()},
+		{"FHEPolicy", FHEPolicyAddress, &s.Policy, s.policyMethods()},
+		{"FHECRDT", FHECRDTAddress, &s.CRDT, s.crdtMethods()},
+		{"FHEVerdict", FHEVerdictAddress, &s.Verdict, s.verdictMethods()},
+	}
+}
+
+func (s *Suite) build(defs []contractDef) error {
+	for _, d := range defs {
+		c, err := newContract(d.name, d.addr, d.methods)
+		if err != nil {
+			return err
+		}
+		*d.field = c
+	}
+	return nil
 }
 
 // Contracts returns the four precompiles in address order.

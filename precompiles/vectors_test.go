@@ -189,6 +189,9 @@ func runCase(w *world, c caseDef) vector {
 }
 
 func TestVectors(t *testing.T) {
+	if !*updateVectors {
+		t.Parallel() // with -update it runs first, so TestVectorsReplay checks the rewritten files
+	}
 	base := newWorld(t)
 	byContract := map[string][]vector{}
 	for _, c := range vectorCases(base) {
@@ -225,6 +228,7 @@ func TestVectors(t *testing.T) {
 // TestVectorsReplay runs the committed vectors from the files alone (input,
 // caller, static, gas limit) — the geth-style check.
 func TestVectorsReplay(t *testing.T) {
+	t.Parallel()
 	base := newWorld(t)
 	for _, c := range base.s.Contracts() {
 		raw, err := os.ReadFile(filepath.Join("testdata", c.Name()+".json"))
@@ -233,6 +237,7 @@ func TestVectorsReplay(t *testing.T) {
 		require.NoError(t, json.Unmarshal(raw, &vs))
 		for _, v := range vs {
 			t.Run(c.Name()+"/"+v.Name, func(t *testing.T) {
+				t.Parallel()
 				in, err := hex.DecodeString(v.Input)
 				require.NoError(t, err)
 				w := base.fork(t)

@@ -2,6 +2,7 @@ package precompiles
 
 import (
 	"encoding/binary"
+	"errors"
 	"math/big"
 
 	"github.com/fhegate/fhegate/bls"
@@ -25,134 +26,151 @@ var (
 	gasVerdictPerMember    = GasBLSPoP + 3*GasWrite
 )
 
-func (s *Suite) bindVerdict() {
-	c := s.Verdict
-	c.bind("submit", true, gasVerdictSubmit, func(cl *call, a []any) ([]any, error) {
-		req, err := argHash(a[0])
-		if err != nil {
+// verdictMethods is FHEVerdict's method table.
+func (s *Suite) verdictMethods() []methodSpec {
+	return []methodSpec{
+		{name: "submit", gas: gasVerdictSubmit, run: s.verdictSubmit},
+		{name: "verdictOf", readOnly: true, gas: gasVerdictOf, run: s.verdictOf},
+		{name: "committee", readOnly: true, gas: gasVerdictCommittee, run: s.verdictCommittee},
+		{name: "memberKey", readOnly: true, gas: gasVerdictMemberKey, run: s.verdictMemberKey},
+		{name: "setCommittee", gas: gasVerdictSetCommittee, run: s.verdictSetCommittee},
+	}
+}
+
+// verdictSubmit implements FHEVerdict.submit.
+func (s *Suite) verdictSubmit(cl *call, a []any) ([]any, error) {
+	req, err := argHash(a[0])
+	if err != nil {
+		return nil, err
+	}
+	result, err := argBig(a[1])
+	if err != nil {
+		return nil, err
+	}
+	digest, err := argHash(a[2])
+	if err != nil {
+		return nil, err
+	}
+	sig, err := argBytes(a[3])
+	if err != nil {
+		return nil, err
+	}
+	signers, err := argBytes(a[4])
+	if err != nil {
+		return nil, err
+	}
+	var policyID Hash
+	pr := loadRequest(func(k Hash) Hash { return cl.env.PeerState(FHEPolicyAddress, k) }, policyReqSlot(req))
+	if pr.exists {
+		policyID = pr.ref
+	} else {
+		cr := loadRequest(func(k Hash) Hash { return cl.env.PeerState(FHECRDTAddress, k) }, crdtReqSlot(req))
+		if !cr.exists {
+			return nil, revertf("FHEVerdict.submit: unknown request %s", req)
+		}
+		policyID = CRDTValuePolicyID
+	}
+	if cl.st.get(verdictSlot(req))[0] == 1 {
+		return nil, revertf("FHEVerdict.submit: verdict for request %s already accepted", req)
+	}
+	chainID := chainIDWord(cl.env.ChainID())
+	hdr, n, err := verifyCommitteeSig(cl, cl.st.get, func(epoch uint64) [32]byte {
+		return bls.VerdictDigest(chainID, epoch, req, policyID, digest, result)
+	}, sig, signers)
+	if err != nil {
+		if errors.Is(err, ErrOutOfGas) {
 			return nil, err
 		}
-		result, err := argBig(a[1])
-		if err != nil {
-			return nil, err
-		}
-		digest, err := argHash(a[2])
-		if err != nil {
-			return nil, err
-		}
-		sig, err := argBytes(a[3])
-		if err != nil {
-			return nil, err
-		}
-		signers, err := argBytes(a[4])
-		if err != nil {
-			return nil, err
-		}
-		var policyID Hash
-		pr := loadRequest(func(k Hash) Hash { return cl.env.PeerState(FHEPolicyAddress, k) }, policyReqSlot(req))
-		if pr.exists {
-			policyID = pr.ref
-		} else {
-			cr := loadRequest(func(k Hash) Hash { return cl.env.PeerState(FHECRDTAddress, k) }, crdtReqSlot(req))
-			if !cr.exists {
-				return nil, revertf("FHEVerdict.submit: unknown request %s", req)
-			}
-			policyID = CRDTValuePolicyID
-		}
-		if cl.st.get(verdictSlot(req))[0] == 1 {
-			return nil, revertf("FHEVerdict.submit: verdict for request %s already accepted", req)
-		}
-		chainID := chainIDWord(cl.env.ChainID())
-		hdr, n, err := verifyCommitteeSig(cl, cl.st.get, func(epoch uint64) [32]byte {
-			return bls.VerdictDigest(chainID, epoch, req, policyID, digest, result)
-		}, sig, signers)
-		if err != nil {
-			if err == ErrOutOfGas {
-				return nil, err
-			}
-			return nil, revertf("FHEVerdict.submit: %s", reasonOf(err))
-		}
-		base := verdictSlot(req)
-		var w Hash
-		w[0] = 1
-		binary.BigEndian.PutUint64(w[8:16], hdr.Epoch)
-		binary.BigEndian.PutUint32(w[16:20], uint32(n))
-		cl.st.set(base, w)
-		cl.st.set(addOffset(base, 1), bigWord(result))
-		cl.st.set(addOffset(base, 2), digest)
-		return nil, cl.emit("VerdictAccepted", [32]byte(req), [32]byte(policyID), result, [32]byte(digest), hdr.Epoch, uint32(n))
-	})
-	c.bind("verdictOf", false, gasVerdictOf, func(cl *call, a []any) ([]any, error) {
-		req, err := argHash(a[0])
-		if err != nil {
-			return nil, err
-		}
-		base := verdictSlot(req)
-		w := cl.st.get(base)
-		if w[0] != 1 {
-			return []any{false, new(big.Int), [32]byte{}, uint64(0)}, nil
-		}
-		r := cl.st.get(addOffset(base, 1))
-		return []any{true, new(big.Int).SetBytes(r[:]), outHash(cl.st.get(addOffset(base, 2))), binary.BigEndian.Uint64(w[8:16])}, nil
-	})
-	c.bind("committee", false, gasVerdictCommittee, func(cl *call, a []any) ([]any, error) {
-		h := decodeHeader(cl.st.get(keyCommittee))
-		g := govOf(cl.st.get)
-		return []any{h.Epoch, h.Threshold, h.Size, outAddr(g)}, nil
-	})
-	c.bind("memberKey", false, gasVerdictMemberKey, func(cl *call, a []any) ([]any, error) {
-		i, err := argU32(a[0])
-		if err != nil {
-			return nil, err
-		}
-		h := decodeHeader(cl.st.get(keyCommittee))
-		if !h.Present || i >= h.Size {
-			return nil, revertf("FHEVerdict.memberKey: no member %d", i)
-		}
-		pk, err := bls.PublicKeyFromTrustedRaw(loadMemberRaw(cl.st.get, h.Epoch, i))
-		if err != nil {
-			return nil, revertf("FHEVerdict.memberKey: key %d unreadable", i)
-		}
-		return []any{pk.Compressed()}, nil
-	})
-	c.bind("setCommittee", true, gasVerdictSetCommittee, func(cl *call, a []any) ([]any, error) {
-		epoch, err := argU64(a[0])
-		if err != nil {
-			return nil, err
-		}
-		threshold, err := argU32(a[1])
-		if err != nil {
-			return nil, err
-		}
-		pks, err := argBytesList(a[2])
-		if err != nil {
-			return nil, err
-		}
-		pops, err := argBytesList(a[3])
-		if err != nil {
-			return nil, err
-		}
-		if len(pks) == 0 || len(pks) > MaxCommitteeSize {
-			return nil, revertf("FHEVerdict.setCommittee: committee size %d outside [1,%d]", len(pks), MaxCommitteeSize)
-		}
-		if err := cl.charge(gasVerdictPerMember * uint64(len(pks))); err != nil {
-			return nil, err
-		}
-		gov := govOf(cl.st.get)
-		if gov == (Address{}) || gov != cl.caller {
-			return nil, revertf("FHEVerdict.setCommittee: caller %s is not the governance address", cl.caller)
-		}
-		h := decodeHeader(cl.st.get(keyCommittee))
-		if h.Present && epoch <= h.Epoch {
-			return nil, revertf("FHEVerdict.setCommittee: epoch %d must exceed current epoch %d", epoch, h.Epoch)
-		}
-		raws, err := CommitteeConfig{Epoch: epoch, Threshold: threshold, PubKeys: pks, PoPs: pops}.validate()
-		if err != nil {
-			return nil, revertf("FHEVerdict.setCommittee: %v", err)
-		}
-		writeCommittee(cl.st.set, epoch, threshold, raws)
-		return nil, cl.emit("CommitteeChanged", epoch, threshold, uint32(len(raws)))
-	})
+		return nil, revertf("FHEVerdict.submit: %s", reasonOf(err))
+	}
+	base := verdictSlot(req)
+	var w Hash
+	w[0] = 1
+	binary.BigEndian.PutUint64(w[8:16], hdr.Epoch)
+	binary.BigEndian.PutUint32(w[16:20], uint32(n))
+	cl.st.set(base, w)
+	cl.st.set(addOffset(base, 1), bigWord(result))
+	cl.st.set(addOffset(base, 2), digest)
+	return nil, cl.emit("VerdictAccepted", [32]byte(req), [32]byte(policyID), result, [32]byte(digest), hdr.Epoch, uint32(n))
+}
+
+// verdictOf implements FHEVerdict.verdictOf.
+func (s *Suite) verdictOf(cl *call, a []any) ([]any, error) {
+	req, err := argHash(a[0])
+	if err != nil {
+		return nil, err
+	}
+	base := verdictSlot(req)
+	w := cl.st.get(base)
+	if w[0] != 1 {
+		return []any{false, new(big.Int), [32]byte{}, uint64(0)}, nil
+	}
+	r := cl.st.get(addOffset(base, 1))
+	return []any{true, new(big.Int).SetBytes(r[:]), outHash(cl.st.get(addOffset(base, 2))), binary.BigEndian.Uint64(w[8:16])}, nil
+}
+
+// verdictCommittee implements FHEVerdict.committee.
+func (s *Suite) verdictCommittee(cl *call, a []any) ([]any, error) {
+	h := decodeHeader(cl.st.get(keyCommittee))
+	g := govOf(cl.st.get)
+	return []any{h.Epoch, h.Threshold, h.Size, outAddr(g)}, nil
+}
+
+// verdictMemberKey implements FHEVerdict.memberKey.
+func (s *Suite) verdictMemberKey(cl *call, a []any) ([]any, error) {
+	i, err := argU32(a[0])
+	if err != nil {
+		return nil, err
+	}
+	h := decodeHeader(cl.st.get(keyCommittee))
+	if !h.Present || i >= h.Size {
+		return nil, revertf("FHEVerdict.memberKey: no member %d", i)
+	}
+	pk, err := bls.PublicKeyFromTrustedRaw(loadMemberRaw(cl.st.get, h.Epoch, i))
+	if err != nil {
+		return nil, revertf("FHEVerdict.memberKey: key %d unreadable", i)
+	}
+	return []any{pk.Compressed()}, nil
+}
+
+// verdictSetCommittee implements FHEVerdict.setCommittee.
+func (s *Suite) verdictSetCommittee(cl *call, a []any) ([]any, error) {
+	epoch, err := argU64(a[0])
+	if err != nil {
+		return nil, err
+	}
+	threshold, err := argU32(a[1])
+	if err != nil {
+		return nil, err
+	}
+	pks, err := argBytesList(a[2])
+	if err != nil {
+		return nil, err
+	}
+	pops, err := argBytesList(a[3])
+	if err != nil {
+		return nil, err
+	}
+	if len(pks) == 0 || len(pks) > MaxCommitteeSize {
+		return nil, revertf("FHEVerdict.setCommittee: committee size %d outside [1,%d]", len(pks), MaxCommitteeSize)
+	}
+	if err := cl.charge(gasVerdictPerMember * uint64(len(pks))); err != nil {
+		return nil, err
+	}
+	gov := govOf(cl.st.get)
+	if gov == (Address{}) || gov != cl.caller {
+		return nil, revertf("FHEVerdict.setCommittee: caller %s is not the governance address", cl.caller)
+	}
+	h := decodeHeader(cl.st.get(keyCommittee))
+	if h.Present && epoch <= h.Epoch {
+		return nil, revertf("FHEVerdict.setCommittee: epoch %d must exceed current epoch %d", epoch, h.Epoch)
+	}
+	raws, err := CommitteeConfig{Epoch: epoch, Threshold: threshold, PubKeys: pks, PoPs: pops}.validate()
+	if err != nil {
+		return nil, revertf("FHEVerdict.setCommittee: %v", err)
+	}
+	writeCommittee(cl.st.set, epoch, threshold, raws)
+	return nil, cl.emit("CommitteeChanged", epoch, threshold, uint32(len(raws)))
 }
 
 func govOf(get reader) Address {

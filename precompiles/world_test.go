@@ -1,6 +1,7 @@
 package precompiles
 
 import (
+	"errors"
 	"fmt"
 	"math/big"
 	"testing"
@@ -66,7 +67,8 @@ func (w *world) run(c *Contract, from Address, static bool, gas uint64, input []
 	env := &MemEnv{State: w.st, Self: c.Address(), From: from, Static: static, Number: w.number, Time: 1_000 + w.number, ChainId: w.chainID}
 	ret, rem, err := c.Run(env, input, gas)
 	r := result{ret: ret, used: gas - rem, err: err}
-	if rv, ok := err.(*RevertError); ok {
+	var rv *RevertError
+	if errors.As(err, &rv) {
 		r.reason = rv.Reason
 	}
 	return r

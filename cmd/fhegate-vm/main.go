@@ -25,7 +25,7 @@ import (
 	"github.com/ava-labs/subnet-evm/plugin/evm"
 
 	"github.com/fhegate/fhegate/configs"
-	"github.com/fhegate/fhegate/precompiles/backends"
+	backends "github.com/fhegate/fhegate/precompiles/corebackends"
 	// Importing it registers the fhegate precompile modules with subnet-evm.
 	"github.com/fhegate/fhegate/precompiles/host/subnetevm"
 )

@@ -24,9 +24,9 @@ import (
 
 	"github.com/fhegate/fhegate/configs"
 	"github.com/fhegate/fhegate/consensus"
-	"github.com/fhegate/fhegate/precompiles/backends"
+	"github.com/fhegate/fhegate/internal/devchain"
+	backends "github.com/fhegate/fhegate/precompiles/corebackends"
 	"github.com/fhegate/fhegate/precompiles/host/subnetevm"
-	"github.com/fhegate/fhegate/precompiles/host/subnetevm/devchain"
 )
 
 func init() { registerCommand(newDevnetCmd) }

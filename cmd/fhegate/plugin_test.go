@@ -16,8 +16,8 @@ import (
 
 	"github.com/fhegate/fhegate/configs"
 	"github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/internal/devchain"
 	"github.com/fhegate/fhegate/precompiles/host/subnetevm"
-	"github.com/fhegate/fhegate/precompiles/host/subnetevm/devchain"
 )
 
 func TestPluginVMID(t *testing.T) {

@@ -33,6 +33,7 @@ import (
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/crdt/meta"
 	"github.com/fhegate/fhegate/precompiles"
+	precompileabi "github.com/fhegate/fhegate/precompiles/abi"
 )
 
 // DevRelayerKey is the well-known Hardhat/Anvil development account #9
@@ -86,13 +87,17 @@ func Dial(ctx context.Context, cfg Config) (*Adapter, error) {
 			return nil, fmt.Errorf("chain: eth_chainId: %w", err)
 		}
 	}
-	s, err := precompiles.NewSuite(precompiles.Options{})
-	if err != nil {
-		c.Close()
-		return nil, err
+	a := &Adapter{cfg: cfg, client: c, from: crypto.PubkeyToAddress(cfg.Key.PublicKey)}
+	for _, p := range []struct {
+		dst  *abi.ABI
+		name string
+	}{{&a.policy, precompileabi.Policy}, {&a.crdt, precompileabi.CRDT}, {&a.verd, precompileabi.Verdict}} {
+		if *p.dst, err = precompileabi.Parse(p.name); err != nil {
+			c.Close()
+			return nil, fmt.Errorf("chain: %w", err)
+		}
 	}
-	return &Adapter{cfg: cfg, client: c, policy: s.Policy.ABI(), crdt: s.CRDT.ABI(), verd: s.Verdict.ABI(),
-		from: crypto.PubkeyToAddress(cfg.Key.PublicKey)}, nil
+	return a, nil
 }
 
 // Close closes the connection.

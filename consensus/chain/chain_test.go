@@ -24,10 +24,10 @@ import (
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/crdt/meta"
 	"github.com/fhegate/fhegate/fhe/fhetest"
+	"github.com/fhegate/fhegate/internal/devchain"
 	"github.com/fhegate/fhegate/policy"
 	"github.com/fhegate/fhegate/precompiles"
 	"github.com/fhegate/fhegate/precompiles/host/subnetevm"
-	"github.com/fhegate/fhegate/precompiles/host/subnetevm/devchain"
 )
 
 func TestMain(m *testing.M) {

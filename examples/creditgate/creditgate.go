@@ -49,8 +49,8 @@ import (
 	"github.com/fhegate/fhegate/consensus"
 	"github.com/fhegate/fhegate/contracts/bindings"
 	"github.com/fhegate/fhegate/fhe"
+	"github.com/fhegate/fhegate/internal/devchain"
 	"github.com/fhegate/fhegate/precompiles/host/subnetevm"
-	"github.com/fhegate/fhegate/precompiles/host/subnetevm/devchain"
 )
 
 // Options configures Run.

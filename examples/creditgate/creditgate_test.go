@@ -13,10 +13,10 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/fhegate/fhegate/configs"
+	"github.com/fhegate/fhegate/internal/devchain"
 	"github.com/fhegate/fhegate/policy"
-	"github.com/fhegate/fhegate/precompiles/backends"
+	backends "github.com/fhegate/fhegate/precompiles/corebackends"
 	"github.com/fhegate/fhegate/precompiles/host/subnetevm"
-	"github.com/fhegate/fhegate/precompiles/host/subnetevm/devchain"
 )
 
 func TestMain(m *testing.M) {

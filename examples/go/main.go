@@ -27,7 +27,7 @@ import (
 	"github.com/ava-labs/libevm/ethclient"
 
 	"github.com/fhegate/fhegate/examples/creditgate"
-	"github.com/fhegate/fhegate/precompiles/host/subnetevm/devchain"
+	"github.com/fhegate/fhegate/internal/devchain"
 )
 
 func main() {

@@ -24,7 +24,7 @@ import (
 
 	"github.com/fhegate/fhegate/configs"
 	"github.com/fhegate/fhegate/examples/creditgate"
-	"github.com/fhegate/fhegate/precompiles/host/subnetevm/devchain"
+	"github.com/fhegate/fhegate/internal/devchain"
 )
 
 const (

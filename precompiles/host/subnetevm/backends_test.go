@@ -12,12 +12,12 @@ import (
 	"github.com/fhegate/fhegate/policy"
 	"github.com/fhegate/fhegate/policy/examples"
 	"github.com/fhegate/fhegate/precompiles"
-	"github.com/fhegate/fhegate/precompiles/backends"
+	"github.com/fhegate/fhegate/precompiles/corebackends"
 	"github.com/fhegate/fhegate/precompiles/host/subnetevm"
 )
 
 func useRealBackends(t *testing.T) {
-	require.NoError(t, subnetevm.SetBackends(backends.Policy{}, backends.CRDTMeta{}))
+	require.NoError(t, subnetevm.SetBackends(corebackends.Policy{}, corebackends.CRDTMeta{}))
 	t.Cleanup(func() { require.NoError(t, subnetevm.SetBackends(nil, nil)) })
 }
 
@@ -36,7 +36,7 @@ func TestRealPolicyBackend(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, p.Exists)
 	require.Equal(t, uint32(plan.Depth), p.Depth)
-	require.Equal(t, backends.PerRequestGas(plan), p.Cost)
+	require.Equal(t, corebackends.PerRequestGas(plan), p.Cost)
 	t.Logf("credit_limit: plan gas %d, slots %d, per-request %d", plan.Gas(), plan.Slots, p.Cost)
 	require.Equal(t, uint32(4), p.Inputs)
 
@@ -48,7 +48,7 @@ func TestRealPolicyBackend(t *testing.T) {
 	}
 	f.failed(f.policy.Evaluate(f.opts(alice, 5_000_000), plan.Hash(), hs[:3]))
 	r := f.ok(f.policy.Evaluate(f.opts(alice, 0), plan.Hash(), hs))
-	require.Greater(t, r.GasUsed, backends.PerRequestGas(plan), "evaluate charges the plan gas")
+	require.Greater(t, r.GasUsed, corebackends.PerRequestGas(plan), "evaluate charges the plan gas")
 }
 
 // TestRealCRDTBackend: the encrypted tally with fhe/crdt/meta PN-counter

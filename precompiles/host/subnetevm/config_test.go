@@ -14,6 +14,7 @@ import (
 // TestConfigJSON: the chain-config JSON of docs/precompiles.md parses into the
 // modules' configs (through subnet-evm's registry), verifies, and round-trips.
 func TestConfigJSON(t *testing.T) {
+	t.Parallel()
 	com := newCommittee(t, "json", 3, 3, 2)
 	cc := com.config()
 	members, err := json.Marshal(cc.Members)

@@ -31,6 +31,6 @@
 // Error(string) revert data with vm.ErrExecutionReverted and the unused gas; an
 // out-of-gas returns vm.ErrOutOfGas (all gas consumed). The policy compiler and
 // CRDT metadata merger are the real ones (policy/ and fhe/crdt/meta through
-// precompiles/backends); tests may swap in the core's stand-ins with
+// precompiles/corebackends); tests may swap in the core's stand-ins with
 // SetBackends(nil, nil).
 package subnetevm

@@ -79,6 +79,7 @@ func readArtifact(t *testing.T, name string) []byte {
 
 // TestArtifactsMatchBindings: the bindings were generated from the committed artifacts.
 func TestArtifactsMatchBindings(t *testing.T) {
+	t.Parallel()
 	require.Equal(t, readArtifact(t, "PrivateCreditGate"), common.FromHex(bindings.PrivateCreditGateMetaData.Bin))
 	require.Equal(t, readArtifact(t, "EncryptedTally"), common.FromHex(bindings.EncryptedTallyMetaData.Bin))
 	require.Equal(t, readArtifact(t, "FHEProbe"), common.FromHex(bindings.FHEProbeMetaData.Bin))

@@ -15,15 +15,21 @@ import (
 	"github.com/fhegate/fhegate/precompiles"
 )
 
-var evmReport = flag.String("evm-report", "", "TestEVMGasTable: write transaction gas of the end-to-end flows to this JSON file")
+// evmGasTable is the committed table TestEVMGasTable compares with.
+const evmGasTable = "../../../docs/results/precompiles-evm.json"
+
+var evmReport = flag.String("evm-report", "", "TestEVMGasTable: regenerate: write transaction gas of the end-to-end flows to this JSON file instead of comparing with "+evmGasTable)
 
 type txGas struct {
 	Step    string `json:"step"`
 	GasUsed uint64 `json:"gas_used"`
 }
 
-// TestEVMGasTable records what a dApp pays per transaction (21k intrinsic +
-// calldata + contract code + precompile gas) on subnet-evm's simulated chain:
+// TestEVMGasTable measures what a dApp pays per transaction (21k intrinsic +
+// calldata + contract code + precompile gas) on subnet-evm's simulated chain
+// and fails unless the result is byte-identical to the committed table
+// docs/results/precompiles-evm.json. After an intended gas change, regenerate
+// the table (and review the diff) with
 //
 //	go test ./precompiles/host/subnetevm -run TestEVMGasTable -count=1 -evm-report ../../../docs/results/precompiles-evm.json
 func TestEVMGasTable(t *testing.T) {
@@ -62,13 +68,18 @@ func TestEVMGasTable(t *testing.T) {
 	for _, r := range rows {
 		t.Logf("%-60s %8d", r.Step, r.GasUsed)
 	}
+	b, err := json.MarshalIndent(map[string]any{
+		"command": "go test ./precompiles/host/subnetevm -run TestEVMGasTable -count=1 -evm-report ../../../docs/results/precompiles-evm.json",
+		"note":    "gasUsed of each transaction on subnet-evm v0.8.0's simulated chain (stand-in policy compiler and CRDT merger)",
+		"txs":     rows,
+	}, "", "  ")
+	require.NoError(t, err)
+	got := string(append(b, '\n'))
 	if *evmReport != "" {
-		b, err := json.MarshalIndent(map[string]any{
-			"command": "go test ./precompiles/host/subnetevm -run TestEVMGasTable -count=1 -evm-report ../../../docs/results/precompiles-evm.json",
-			"note":    "gasUsed of each transaction on subnet-evm v0.8.0's simulated chain (stand-in policy compiler and CRDT merger)",
-			"txs":     rows,
-		}, "", "  ")
-		require.NoError(t, err)
-		require.NoError(t, os.WriteFile(*evmReport, append(b, '\n'), 0o644))
+		require.NoError(t, os.WriteFile(*evmReport, []byte(got), 0o644))
+		return
 	}
+	want, err := os.ReadFile(evmGasTable)
+	require.NoError(t, err, "regenerate with -evm-report %s", evmGasTable)
+	require.Equal(t, string(want), got, "transaction gas differs from %s (if intended: -evm-report %s)", evmGasTable, evmGasTable)
 }

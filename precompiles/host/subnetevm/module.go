@@ -14,7 +14,7 @@ import (
 	"github.com/ava-labs/subnet-evm/precompile/precompileconfig"
 
 	"github.com/fhegate/fhegate/precompiles"
-	"github.com/fhegate/fhegate/precompiles/backends"
+	"github.com/fhegate/fhegate/precompiles/corebackends"
 )
 
 // Config keys of the four modules.
@@ -38,7 +38,7 @@ var suite atomic.Pointer[precompiles.Suite]
 // SetBackends replaces the policy compiler and CRDT metadata merger used by the
 // registered precompiles (nil selects the deterministic stand-ins of package
 // precompiles, for tests only). The default, installed at init, is the real
-// pair: backends.Policy (policy/) and backends.CRDTMeta (fhe/crdt/meta). Call it
+// pair: corebackends.Policy (policy/) and corebackends.CRDTMeta (fhe/crdt/meta). Call it
 // before any chain is created: every validator must run the same backends.
 func SetBackends(compiler precompiles.PolicyCompiler, merger precompiles.CRDTMerger) error {
 	s, err := precompiles.NewSuite(precompiles.Options{Compiler: compiler, Merger: merger})
@@ -56,7 +56,7 @@ func Suite() *precompiles.Suite { return suite.Load() }
 var Modules []modules.Module
 
 func init() {
-	if err := SetBackends(backends.Policy{}, backends.CRDTMeta{}); err != nil {
+	if err := SetBackends(corebackends.Policy{}, corebackends.CRDTMeta{}); err != nil {
 		panic(err) // embedded ABI broken: a build defect, not a runtime condition
 	}
 	pick := []func(*precompiles.Suite) *precompiles.Contract{

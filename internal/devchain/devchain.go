@@ -131,7 +131,8 @@ func New(cfg Config) (_ *Chain, err error) {
 		done:     make(chan struct{}),
 		serveErr: make(chan error, 1),
 	}
-	// Undo whatever was built if a later step fails.
+	// Undo whatever was built if a later step fails: each step registers the
+	// undoing of what it built, even when it fails half-way.
 	var cleanups []func()
 	defer func() {
 		if err != nil {
@@ -140,54 +141,93 @@ func New(cfg Config) (_ *Chain, err error) {
 			}
 		}
 	}()
+	for _, step := range []func() ([]func(), error){
+		func() ([]func(), error) { return c.openDataDir(cfg.DataDir) },
+		c.startEth,
+		func() ([]func(), error) { return c.startRPC(cfg.HTTPAddr) },
+	} {
+		undo, err := step()
+		cleanups = append(cleanups, undo...)
+		if err != nil {
+			return nil, err
+		}
+	}
 
-	if cfg.DataDir == "" {
+	go c.produceLoop(cfg.BlockInterval)
+
+	head := c.eth.BlockChain().LastAcceptedBlock()
+	log.Info("devchain started",
+		zap.String("url", c.URL()),
+		zap.Stringer("chainID", c.chainID),
+		zap.String("datadir", c.dataDir),
+		zap.Bool("temporary", c.tempDir),
+		zap.Uint64("head", head.NumberU64()),
+	)
+	return c, nil
+}
+
+// openDataDir sets c.dataDir: dataDir made absolute and created, or a fresh
+// temporary directory when dataDir is empty.
+func (c *Chain) openDataDir(dataDir string) ([]func(), error) {
+	if dataDir == "" {
 		dir, err := os.MkdirTemp("", "fhegate-devchain-")
 		if err != nil {
 			return nil, fmt.Errorf("devchain: temp dir: %w", err)
 		}
 		c.dataDir, c.tempDir = dir, true
-		cleanups = append(cleanups, func() { _ = os.RemoveAll(dir) })
-	} else {
-		dir, err := filepath.Abs(cfg.DataDir)
-		if err != nil {
-			return nil, fmt.Errorf("devchain: datadir: %w", err)
-		}
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return nil, fmt.Errorf("devchain: datadir: %w", err)
-		}
-		c.dataDir = dir
+		return []func(){func() { _ = os.RemoveAll(dir) }}, nil
 	}
+	dir, err := filepath.Abs(dataDir)
+	if err != nil {
+		return nil, fmt.Errorf("devchain: datadir: %w", err)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("devchain: datadir: %w", err)
+	}
+	c.dataDir = dir
+	return nil, nil
+}
 
+// openDatabase opens the chain database in c.dataDir and returns the block to
+// resume from. Like the VM: the recorded last accepted block, else genesis. A
+// datadir made for another chain id is refused (the genesis block hash does
+// not cover the chain config).
+func (c *Chain) openDatabase() (common.Hash, error) {
+	var err error
 	c.db, err = rawdb.NewLevelDBDatabase(filepath.Join(c.dataDir, "chaindata"), 16, 64, "", false)
 	if err != nil {
-		return nil, fmt.Errorf("devchain: open database in %s: %w", c.dataDir, err)
+		return common.Hash{}, fmt.Errorf("devchain: open database in %s: %w", c.dataDir, err)
 	}
-	dbOwned := true // eth.Stop closes the database once eth.New succeeded
-	cleanups = append(cleanups, func() {
-		if dbOwned {
-			_ = c.db.Close()
-		}
-	})
-
-	// Like the VM: resume from the recorded last accepted block, else start
-	// from genesis. A datadir made for another chain id is refused (the
-	// genesis block hash does not cover the chain config).
+	g := c.genesis
 	lastAccepted := g.ToBlock().Hash()
 	if b, err := c.db.Get(lastAcceptedKey); err == nil && len(b) == common.HashLength {
 		lastAccepted = common.BytesToHash(b)
 	}
 	if stored := rawdb.ReadCanonicalHash(c.db, 0); stored != (common.Hash{}) {
 		if sc := customrawdb.ReadChainConfig(c.db, stored); sc != nil && sc.ChainID != nil && sc.ChainID.Cmp(g.Config.ChainID) != 0 {
-			return nil, fmt.Errorf("devchain: %s holds a chain with chain id %s, not %s: use another datadir", c.dataDir, sc.ChainID, g.Config.ChainID)
+			return common.Hash{}, fmt.Errorf("devchain: %s holds a chain with chain id %s, not %s: use another datadir", c.dataDir, sc.ChainID, g.Config.ChainID)
 		}
 	}
+	return lastAccepted, nil
+}
 
+// startEth opens the database and starts subnet-evm's eth service on it.
+func (c *Chain) startEth() ([]func(), error) {
+	lastAccepted, err := c.openDatabase()
+	dbOwned := true // eth.Stop closes the database once eth.New succeeded
+	undo := []func(){func() {
+		if dbOwned && c.db != nil {
+			_ = c.db.Close()
+		}
+	}}
+	if err != nil {
+		return undo, err
+	}
 	stack, err := node.New(&node.Config{KeyStoreDir: filepath.Join(c.dataDir, "keystore")})
 	if err != nil {
-		return nil, fmt.Errorf("devchain: node: %w", err)
+		return undo, fmt.Errorf("devchain: node: %w", err)
 	}
-
+	g := c.genesis
 	ethCfg := ethconfig.NewDefaultConfig()
 	ethCfg.Genesis = g
 	ethCfg.NetworkId = g.Config.ChainID.Uint64()
@@ -207,51 +247,43 @@ func New(cfg Config) (_ *Chain, err error) {
 	)
 	if err != nil {
 		if strings.Contains(err.Error(), "incompatible genesis") || strings.Contains(err.Error(), "genesis mismatch") {
-			return nil, fmt.Errorf("devchain: %s was created with a different genesis or chain id: %w", c.dataDir, err)
+			return undo, fmt.Errorf("devchain: %s was created with a different genesis or chain id: %w", c.dataDir, err)
 		}
-		return nil, fmt.Errorf("devchain: eth.New: %w", err)
+		return undo, fmt.Errorf("devchain: eth.New: %w", err)
 	}
 	dbOwned = false
 	c.eth.SetEtherbase(constants.BlackholeAddr)
 	c.eth.Start()
-	cleanups = append(cleanups, func() { _ = c.eth.Stop() })
+	return append(undo, func() { _ = c.eth.Stop() }), nil
+}
 
+// startRPC registers the eth and evm APIs on an RPC server and serves it over
+// HTTP on addr (DefaultHTTPAddr when empty).
+func (c *Chain) startRPC(addr string) ([]func(), error) {
 	c.rpc = rpc.NewServer(0)
-	cleanups = append(cleanups, c.rpc.Stop)
+	undo := []func(){c.rpc.Stop}
 	for _, api := range c.eth.APIs() {
 		if err := c.rpc.RegisterName(api.Namespace, api.Service); err != nil {
-			return nil, fmt.Errorf("devchain: register %s API: %w", api.Namespace, err)
+			return undo, fmt.Errorf("devchain: register %s API: %w", api.Namespace, err)
 		}
 	}
 	if err := c.rpc.RegisterName("evm", &evmAPI{c: c}); err != nil {
-		return nil, fmt.Errorf("devchain: register evm API: %w", err)
+		return undo, fmt.Errorf("devchain: register evm API: %w", err)
 	}
-
-	addr := cfg.HTTPAddr
 	if addr == "" {
 		addr = DefaultHTTPAddr
 	}
+	var err error
 	c.ln, err = net.Listen("tcp", addr)
 	if err != nil {
-		return nil, fmt.Errorf("devchain: listen on %s: %w", addr, err)
+		return undo, fmt.Errorf("devchain: listen on %s: %w", addr, err)
 	}
 	c.http = &http.Server{
 		Handler:           c.handler(),
 		ReadHeaderTimeout: 10 * time.Second,
 	}
 	go func() { c.serveErr <- c.http.Serve(c.ln) }()
-
-	go c.produceLoop(cfg.BlockInterval)
-
-	head := c.eth.BlockChain().LastAcceptedBlock()
-	log.Info("devchain started",
-		zap.String("url", c.URL()),
-		zap.Stringer("chainID", c.chainID),
-		zap.String("datadir", c.dataDir),
-		zap.Bool("temporary", c.tempDir),
-		zap.Uint64("head", head.NumberU64()),
-	)
-	return c, nil
+	return undo, nil
 }
 
 // ParseGenesis decodes a subnet-evm genesis the way the subnet-evm VM does

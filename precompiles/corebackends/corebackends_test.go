@@ -1,4 +1,4 @@
-package backends
+package corebackends
 
 import (
 	"testing"
@@ -11,6 +11,7 @@ import (
 )
 
 func TestPolicyCompile(t *testing.T) {
+	t.Parallel()
 	for _, name := range examples.Names() {
 		t.Run(name, func(t *testing.T) {
 			doc := examples.MustGet(name)
@@ -30,6 +31,7 @@ func TestPolicyCompile(t *testing.T) {
 }
 
 func TestCRDTMeta(t *testing.T) {
+	t.Parallel()
 	l := meta.Layout{Type: meta.TypePNCounter, Preset: 1, Blocks: 2, Width: 1}
 	mk := func(b uint32, clock uint64, h byte) []byte {
 		s, err := meta.New(l)
@@ -58,4 +60,15 @@ func TestCRDTMeta(t *testing.T) {
 	require.Len(t, hs, 2)
 	require.Equal(t, byte(0xa), hs[0][0])
 	require.Equal(t, byte(0xb), hs[1][0])
+}
+
+// TestPerRequestGasCreditLimit computes the credit_limit figures quoted in
+// Compile's comment; if policy/costs.json is re-measured, update both.
+func TestPerRequestGasCreditLimit(t *testing.T) {
+	t.Parallel()
+	plan, err := policy.Compile(examples.MustGet("credit_limit"))
+	require.NoError(t, err)
+	require.Equal(t, uint64(40_661_880), plan.Gas())
+	require.Equal(t, 16_384, plan.Slots)
+	require.Equal(t, uint64(2_482), PerRequestGas(plan))
 }

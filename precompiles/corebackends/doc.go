@@ -1,4 +1,4 @@
-// Package backends connects the precompile core's PolicyCompiler and
+// Package corebackends connects the precompile core's PolicyCompiler and
 // CRDTMerger interfaces to fhegate's real implementations: package policy
 // (policy spec → BGV plan: hash, depth, gas, inputs) and package fhe/crdt/meta
 // (public CRDT metadata: canonical encoding and the pointwise-max join, see its
@@ -7,5 +7,5 @@
 //
 // Wire them once at start-up, before any chain is created:
 //
-//	subnetevm.SetBackends(backends.Policy{}, backends.CRDTMeta{})
-package backends
+//	subnetevm.SetBackends(corebackends.Policy{}, corebackends.CRDTMeta{})
+package corebackends
