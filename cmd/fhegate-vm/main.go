@@ -25,7 +25,7 @@ import (
 	"github.com/ava-labs/subnet-evm/plugin/evm"
 
 	"github.com/fhegate/fhegate/configs"
-	backends "github.com/fhegate/fhegate/precompiles/corebackends"
+	"github.com/fhegate/fhegate/precompiles/corebackends"
 	// Importing it registers the fhegate precompile modules with subnet-evm.
 	"github.com/fhegate/fhegate/precompiles/host/subnetevm"
 )
@@ -55,7 +55,7 @@ func main() {
 	evm.RegisterAllLibEVMExtras()
 	// The real policy compiler and CRDT metadata join, before any chain
 	// starts: every validator must run the same backends.
-	if err := subnetevm.SetBackends(backends.Policy{}, backends.CRDTMeta{}); err != nil {
+	if err := subnetevm.SetBackends(corebackends.Policy{}, corebackends.CRDTMeta{}); err != nil {
 		fmt.Fprintln(os.Stderr, "fhegate-vm: precompile backends:", err)
 		os.Exit(1)
 	}

@@ -25,7 +25,7 @@ import (
 	"github.com/fhegate/fhegate/configs"
 	"github.com/fhegate/fhegate/consensus"
 	"github.com/fhegate/fhegate/internal/devchain"
-	backends "github.com/fhegate/fhegate/precompiles/corebackends"
+	"github.com/fhegate/fhegate/precompiles/corebackends"
 	"github.com/fhegate/fhegate/precompiles/host/subnetevm"
 )
 
@@ -113,7 +113,7 @@ State lives in a temporary directory removed on exit, unless --datadir is given
 func runDevnet(ctx context.Context, log *zap.Logger, out io.Writer, o devnetOptions) error {
 	registerEVMExtras()
 	// Same precompile backends as the VM plugin (cmd/fhegate-vm).
-	if err := subnetevm.SetBackends(backends.Policy{}, backends.CRDTMeta{}); err != nil {
+	if err := subnetevm.SetBackends(corebackends.Policy{}, corebackends.CRDTMeta{}); err != nil {
 		return fmt.Errorf("precompile backends: %w", err)
 	}
 	if o.port < 0 || o.port > 65535 {

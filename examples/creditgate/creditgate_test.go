@@ -15,14 +15,14 @@ import (
 	"github.com/fhegate/fhegate/configs"
 	"github.com/fhegate/fhegate/internal/devchain"
 	"github.com/fhegate/fhegate/policy"
-	backends "github.com/fhegate/fhegate/precompiles/corebackends"
+	"github.com/fhegate/fhegate/precompiles/corebackends"
 	"github.com/fhegate/fhegate/precompiles/host/subnetevm"
 )
 
 func TestMain(m *testing.M) {
 	evm.RegisterAllLibEVMExtras()
 	// The backends the VM plugin and `fhegate devnet` use.
-	if err := subnetevm.SetBackends(backends.Policy{}, backends.CRDTMeta{}); err != nil {
+	if err := subnetevm.SetBackends(corebackends.Policy{}, corebackends.CRDTMeta{}); err != nil {
 		panic(err)
 	}
 	os.Exit(m.Run())
