@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs both client examples against a fresh `fhegate devnet` (with its in-process MPC committee), for CI
 # and for people: builds the CLI, starts the devnet on a free loopback port with a temporary --datadir,
-# runs examples/go, then examples/js (npm ci; ethers pinned in package-lock.json), then stops the devnet
+# runs examples/go, examples/policies, then examples/js (npm ci; ethers pinned in package-lock.json), then stops the devnet
 # with SIGTERM and checks that it exited cleanly.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -34,6 +34,9 @@ echo "devnet at $rpc (committee API $(cat "$datadir/committee/api.addr"))"
 echo "--- examples/go"
 go run ./examples/go --rpc "$rpc" --datadir "$datadir"
 go run ./examples/go --rpc "$rpc" --datadir "$datadir" --account 2 --income 2 --debt 1   # denied
+
+echo "--- examples/policies (every shipped policy, KYC/AML and the 2- and 4-refresh ones included, random inputs)"
+go run ./examples/policies --rpc "$rpc" --datadir "$datadir" --count 2
 
 echo "--- examples/js"
 (cd examples/js && npm ci --no-audit --no-fund --silent \

@@ -2,14 +2,19 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"go.uber.org/zap/zaptest"
 
+	"github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/fhe/fhetest"
 	"github.com/fhegate/fhegate/policy"
 	"github.com/fhegate/fhegate/policy/examples"
 )
@@ -62,4 +67,39 @@ func TestPolicyCLI(t *testing.T) {
 	require.ErrorIs(t, err, policy.ErrInput)
 	_, err = runCLI(t, "policy", "eval", "example:allowlist", "-d", "nobody=1")
 	require.Error(t, err)
+}
+
+// TestPolicyEvalInProcessCommittee: a plan with refresh points (four, on the
+// depth-4 test preset) is evaluated by `policy eval`'s in-process committee —
+// DKG, collective refreshes, threshold decryption — and every packed verdict
+// equals the compiler's plaintext evaluation.
+func TestPolicyEvalInProcessCommittee(t *testing.T) {
+	spec := `fhegate_policy: 1
+name: refresh-four
+inputs:
+  - {name: a, min: 0, max: 7}
+  - {name: b, min: 0, max: 7}
+  - {name: c, min: 0, max: 7}
+  - {name: d, min: 0, max: 7}
+output:
+  type: bool
+  expr: "(a > b && c > d) && (a > d || b > c)"
+`
+	p, err := policy.CompileWith([]byte(spec), consensus.PolicyOptions(fhetest.InsecureBGVN10))
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, p.Counts.Refreshes, 4)
+	r := rand.New(rand.NewPCG(3, 4))
+	rows := make([][]int64, 64)
+	for i := range rows {
+		rows[i] = []int64{r.Int64N(8), r.Int64N(8), r.Int64N(8), r.Int64N(8)}
+	}
+	packed, err := p.PackInputs(rows)
+	require.NoError(t, err)
+	var out bytes.Buffer
+	got, _, err := evalInProcessCommittee(context.Background(), zaptest.NewLogger(t), &out, p, packed, len(rows), 1)
+	require.NoError(t, err)
+	want, err := p.EvalPlain(packed)
+	require.NoError(t, err)
+	require.Equal(t, want[:len(rows)], got)
+	require.Contains(t, out.String(), "collective refreshes")
 }

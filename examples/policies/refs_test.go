@@ -1,0 +1,45 @@
+package main
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/fhegate/fhegate/policy"
+	"github.com/fhegate/fhegate/policy/examples"
+)
+
+// TestReferencesAgreeWithCompiler: the hand-written references and the
+// compiler's plaintext evaluation of the same YAML agree on random inputs
+// (two independent readings of each policy), and every shipped example has
+// a reference.
+func TestReferencesAgreeWithCompiler(t *testing.T) {
+	t.Parallel()
+	require.ElementsMatch(t, examples.AllNames(), names0(), "every shipped example needs a hand-written reference")
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, rp := range refPolicies {
+		plan, err := policy.Compile(examples.MustGet(rp.name))
+		require.NoError(t, err, rp.name)
+		require.Len(t, plan.Inputs, len(rp.ranges), rp.name)
+		for j, in := range plan.Inputs {
+			require.Equal(t, [2]int64{in.Min, in.Max}, rp.ranges[j], "%s input %s", rp.name, in.Name)
+		}
+		rows := make([][]int64, 400)
+		approved := 0
+		for k := range rows {
+			rows[k] = rp.draw(r, k)
+		}
+		packed, err := plan.PackInputs(rows)
+		require.NoError(t, err)
+		got, err := plan.EvalPlain(packed)
+		require.NoError(t, err)
+		for k, row := range rows {
+			want := rp.ref(row)
+			require.Equal(t, want, got[k], "%s inputs %v", rp.name, row)
+			approved += int(want)
+		}
+		require.Positive(t, approved, "%s: no approval in 400 draws", rp.name)
+		require.Less(t, approved, len(rows), "%s: no denial in 400 draws", rp.name)
+	}
+}
