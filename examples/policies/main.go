@@ -263,4 +263,3 @@ func (c *client) request(ctx context.Context, policyID [32]byte, vals []int64) (
 		}
 	}
 }
-

@@ -11,7 +11,7 @@ import (
 // A shipped policy with a plaintext reference written from its YAML text by
 // hand (not from the compiler's plan), and the inputs' ranges.
 type refPolicy struct {
-	name   string    // example name (policy/examples)
+	name   string     // example name (policy/examples)
 	ranges [][2]int64 // inclusive [min, max] per input, in the spec's order
 	ref    func(v []int64) int64
 	// approve, if set, moves a uniform draw towards an approval (for
