@@ -8,6 +8,14 @@ import {FHEGate} from "../lib/FHEGate.sol";
 /// slot) with public per-replica metadata. The tally merges every vote into one
 /// CRDT state on chain (symbolically: metadata only; the committee materialises
 /// the ciphertext) and asks the committee to decrypt the total once.
+/// @notice The tally is a deputy: once a voter allows it on their ballot, the
+/// precompiles let the tally use it whoever calls vote. So vote requires that
+/// msg.sender owns `handle` (FHEGate.requireOwned); with one vote per address
+/// each ballot is counted at most once, as its owner's vote.
+/// @dev FHECRDT.create checks that the tally is allowed on every handle
+/// `metadata` references, not who owns them; this contract does not parse
+/// metadata, so a vote's metadata should reference only `handle` (clients
+/// build it that way).
 contract EncryptedTally {
     bytes32 public current;
     uint256 public votes;
@@ -17,12 +25,18 @@ contract EncryptedTally {
     event Voted(address indexed voter, bytes32 indexed state, bytes32 indexed merged);
     event RevealRequested(bytes32 indexed requestId, bytes32 indexed state);
 
+    /// @notice vote: `voter` has already voted.
     error AlreadyVoted(address voter);
+    /// @notice requestReveal: no vote has been cast.
     error NothingToReveal();
 
-    /// The voter must first allow this contract on `handle` (FHEInput.allow).
+    /// @notice Casts the caller's encrypted ballot. The caller must own `handle`
+    /// and have allowed this contract on it (FHEInput.allow).
+    /// @dev Reverts with AlreadyVoted, FHEGate.UnknownHandle or
+    /// FHEGate.NotHandleOwner, or with FHECRDT's reason.
     function vote(bytes32 handle, bytes calldata metadata) external returns (bytes32 merged) {
         if (voted[msg.sender]) revert AlreadyVoted(msg.sender);
+        FHEGate.requireOwned(handle, msg.sender);
         voted[msg.sender] = true;
         bytes32 s = FHEGate.CRDT.create(FHEGate.KIND_PNCOUNTER, handle, metadata);
         merged = current == bytes32(0) ? s : FHEGate.CRDT.merge(current, s);
@@ -38,7 +52,8 @@ contract EncryptedTally {
         emit RevealRequested(requestId, current);
     }
 
-    /// The decrypted tally (two's complement), once the committee has posted it.
+    /// @notice The decrypted tally (two's complement), once the committee has
+    /// posted it; reverts with FHEGate.VerdictNotReady before.
     function total() external view returns (int256) {
         return int256(FHEGate.requireVerdict(revealRequest));
     }

@@ -7,6 +7,13 @@ import {IFHECRDT} from "../interfaces/IFHECRDT.sol";
 import {IFHEVerdict} from "../interfaces/IFHEVerdict.sol";
 
 /// @title FHEGate — addresses of the fhegate precompiles and small helpers.
+/// @notice A contract that acts on handles a caller passes in is a deputy: the
+/// precompiles check that the *contract* is allowed on them, not that the
+/// caller is. Bind every handle to the account you act for with
+/// `requireOwned` (or `requireAllOwned`) before evaluating, accept each handle
+/// set once (`handleSetId`), and act only on verdicts for request ids your own
+/// call returned (`requireVerdict`). See docs/precompiles.md, "What a contract
+/// must check".
 library FHEGate {
     IFHEInput internal constant INPUT = IFHEInput(0x02000000000000000000000000000000000000F0);
     IFHEPolicy internal constant POLICY = IFHEPolicy(0x02000000000000000000000000000000000000f1);
@@ -19,9 +26,59 @@ library FHEGate {
     uint8 internal constant KIND_LWW = 3;
     uint8 internal constant KIND_ORSET = 4;
 
+    /// @notice FHEVerdict has no accepted verdict for `requestId` yet.
     error VerdictNotReady(bytes32 requestId);
+    /// @notice `handle` is not registered with FHEInput.
+    error UnknownHandle(bytes32 handle);
+    /// @notice `account` is not the registered owner of `handle`; `owner` is.
+    error NotHandleOwner(bytes32 handle, address account, address owner);
 
-    /// Returns the accepted result for `requestId` or reverts with VerdictNotReady.
+    /// @notice The registered owner of `handle` (the account the committee
+    /// attested the ciphertext for). Reverts with UnknownHandle when `handle`
+    /// is not registered.
+    function ownerOf(bytes32 handle) internal view returns (address owner) {
+        bool exists;
+        (exists, owner,,) = INPUT.handleInfo(handle);
+        if (!exists) revert UnknownHandle(handle);
+    }
+
+    /// @notice Reverts with NotHandleOwner unless `who` owns `handle` (and with
+    /// UnknownHandle when it is not registered). Call it with the account the
+    /// contract acts for (usually msg.sender) on every handle the caller passes
+    /// in: being allowed on a handle (isAllowed) is not enough, because the
+    /// owner's allowance to this contract is what makes the handle usable here,
+    /// whoever passes it in, and isAllowed is also true for accounts allowed
+    /// transiently or by delegation.
+    function requireOwned(bytes32 handle, address who) internal view {
+        address owner = ownerOf(handle);
+        if (owner != who) revert NotHandleOwner(handle, who, owner);
+    }
+
+    /// @notice requireOwned on every handle of `handles`, in order.
+    function requireAllOwned(bytes32[] memory handles, address who) internal view {
+        for (uint256 i = 0; i < handles.length; i++) {
+            requireOwned(handles[i], who);
+        }
+    }
+
+    /// @notice The id of an ordered handle set: keccak256(abi.encodePacked(handles)),
+    /// equal to the `handlesHash` FHEPolicy.requestOf reports for a request over
+    /// `handles`. Use it to accept each handle set once: the committee decrypts
+    /// a ciphertext once, so a second request over the same handles is never answered.
+    function handleSetId(bytes32[] memory handles) internal pure returns (bytes32) {
+        return keccak256(abi.encodePacked(handles));
+    }
+
+    /// @notice The two-element handle array [a, b].
+    function pair(bytes32 a, bytes32 b) internal pure returns (bytes32[] memory hs) {
+        hs = new bytes32[](2);
+        hs[0] = a;
+        hs[1] = b;
+    }
+
+    /// @notice Returns the accepted result for `requestId` or reverts with
+    /// VerdictNotReady. Pass only request ids your own evaluate/value call
+    /// returned (keep them in storage), never one a caller supplies unchecked.
     function requireVerdict(bytes32 requestId) internal view returns (uint256 result) {
         (bool ready, uint256 r,,) = VERDICT.verdictOf(requestId);
         if (!ready) revert VerdictNotReady(requestId);
@@ -33,11 +90,9 @@ library FHEGate {
         (ready,,,) = VERDICT.verdictOf(requestId);
     }
 
-    /// Requests an evaluation of `policyId` over two handles.
+    /// @notice Requests an evaluation of `policyId` over two handles. It does
+    /// not check who owns them: call requireOwned first.
     function evaluate2(bytes32 policyId, bytes32 a, bytes32 b) internal returns (bytes32 requestId) {
-        bytes32[] memory hs = new bytes32[](2);
-        hs[0] = a;
-        hs[1] = b;
-        return POLICY.evaluate(policyId, hs);
+        return POLICY.evaluate(policyId, pair(a, b));
     }
 }
