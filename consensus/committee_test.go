@@ -21,10 +21,16 @@ import (
 
 func startTest(t *testing.T, n, th int, serve bool) *LocalCommittee {
 	t.Helper()
+	return startTestKnobs(t, n, th, serve, nil)
+}
+
+// startTestKnobs is startTest with per-member test hooks (nil: none).
+func startTestKnobs(t *testing.T, n, th int, serve bool, knobs func(id uint32) TestingKnobs) *LocalCommittee {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	lc, err := StartLocal(ctx, LocalOptions{N: n, T: th, Dir: t.TempDir(), Preset: "InsecureBGVN10", Rotations: []int{1},
-		RoundTimeout: 10 * time.Second, BatchSize: 8, Serve: serve, Log: zaptest.NewLogger(t)})
+		RoundTimeout: 10 * time.Second, BatchSize: 8, Serve: serve, MemberKnobs: knobs, Log: zaptest.NewLogger(t)})
 	require.NoError(t, err)
 	t.Cleanup(lc.Close)
 	return lc
@@ -161,9 +167,9 @@ func TestCommitteeEndToEndKill(t *testing.T) {
 }
 
 func TestCommitteeExcludesFaultyMembers(t *testing.T) {
-	lc := startTest(t, 5, 3, false)
-	lc.Member(2).Faults.WrongDigest = true
-	lc.Member(4).Faults.CorruptShares = true
+	lc := startTestKnobs(t, 5, 3, false, func(id uint32) TestingKnobs {
+		return TestingKnobs{WrongDigest: id == 2, CorruptShares: id == 4}
+	})
 	reqs := makeRequests(t, lc, 1, 3, 4)
 	batch := make([]Request, len(reqs))
 	for i, r := range reqs {

@@ -278,12 +278,18 @@ type MemberConfig struct {
 }
 
 // TestingKnobs let tests act at points inside a member's protocol rounds
-// (e.g. kill a peer between two refreshes of one request). Zero in production.
+// (e.g. kill a peer between two refreshes of one request) or make a member
+// misbehave (for tests of detection and exclusion). Zero in production.
 type TestingKnobs struct {
 	// AfterRefresh is called when this member has completed a collective
 	// refresh inside a request's evaluation (not the final refresh before
 	// decryption); refreshes counts the request's refreshes so far.
 	AfterRefresh func(request [32]byte, refreshes int)
+	// CorruptShares flips a bit of every decryption share this member sends
+	// (a member that detection must exclude).
+	CorruptShares bool
+	// WrongDigest makes this member announce a wrong result digest.
+	WrongDigest bool
 }
 
 func (c *MemberConfig) defaults() {
