@@ -250,7 +250,8 @@ func SaveJSON(path string, v any, mode os.FileMode) error {
 // the on-chain compiler picks BGVN13 or BGVN14 by depth and places refresh
 // points for BGVN14 beyond depth 9, and a plan that fits BGVN13 fits BGVN14
 // with the same plaintext modulus — so no shipped or registered policy is
-// answered "unevaluable" (docs/committee.md, "Presets and refresh").
+// answered "unevaluable" (docs/committee.md, "Request flow", on
+// unevaluable policies).
 const DefaultPreset = "bgv-n14-t65537"
 
 // MemberConfig configures one member.

@@ -1,6 +1,7 @@
 // Package consensus is fhegate's MPC committee: the members that take queued
 // FHE requests off the block path, evaluate them in batches, and post
-// threshold-decrypted, BLS-aggregated verdicts (DESIGN.md steps 1, 4, 5).
+// threshold-decrypted, BLS-aggregated verdicts (docs/design.md, "One request,
+// end to end", steps 1, 4 and 5).
 //
 // A Member (NewMember) owns
 //
