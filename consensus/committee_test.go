@@ -101,6 +101,7 @@ func waitVerdicts(t *testing.T, chain *MemChain, reqs []testReq) {
 }
 
 func TestCommitteeEndToEndKill(t *testing.T) {
+	t.Parallel()
 	lc := startTest(t, 5, 3, true)
 	// Every member holds the same public material.
 	km0, err := lc.Member(1).Keys()
@@ -133,6 +134,13 @@ func TestCommitteeEndToEndKill(t *testing.T) {
 	}
 
 	// A restarted member loses nothing: keys, ciphertexts, ledger, verdicts.
+	// The chain accepts the first signer's verdict; member 3 persists its own
+	// when its round returns, so let it finish the requests in flight before
+	// the snapshot (bounded; the comparisons below decide).
+	settle := time.Now().Add(20 * time.Second)
+	for lc.Member(3).Status().Verdicts < len(reqs)+len(reqs2) && time.Now().Before(settle) {
+		time.Sleep(50 * time.Millisecond)
+	}
 	before := lc.Member(3).Status()
 	lc.Kill(3)
 	require.NoError(t, lc.Restart(3))
@@ -167,6 +175,7 @@ func TestCommitteeEndToEndKill(t *testing.T) {
 }
 
 func TestCommitteeExcludesFaultyMembers(t *testing.T) {
+	t.Parallel()
 	lc := startTestKnobs(t, 5, 3, false, func(id uint32) TestingKnobs {
 		return TestingKnobs{WrongDigest: id == 2, CorruptShares: id == 4}
 	})
