@@ -31,8 +31,9 @@ type Circuits interface {
 // ErrUnknownPolicy is returned for a policy id without a circuit.
 var ErrUnknownPolicy = errors.New("consensus: unknown policy")
 
-// Built-in policy ids (until policy/eval plans are registered): the first
-// byte selects the circuit.
+// Built-in policy ids, for tests and benchmarks (BuiltinCircuits, and
+// PolicyCircuits for an id no registered policy has): the first byte
+// selects the circuit.
 var (
 	// PolicyProductSum: verdict = Σ_k in[2k]·in[2k+1] (+ the last input when
 	// the count is odd) — one multiplication level; e.g. a KYC check

@@ -21,10 +21,16 @@ import (
 
 func startTest(t *testing.T, n, th int, serve bool) *LocalCommittee {
 	t.Helper()
+	return startTestKnobs(t, n, th, serve, nil)
+}
+
+// startTestKnobs is startTest with per-member test hooks (nil: none).
+func startTestKnobs(t *testing.T, n, th int, serve bool, knobs func(id uint32) TestingKnobs) *LocalCommittee {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	lc, err := StartLocal(ctx, LocalOptions{N: n, T: th, Dir: t.TempDir(), Preset: "InsecureBGVN10", Rotations: []int{1},
-		RoundTimeout: 10 * time.Second, BatchSize: 8, Serve: serve, Log: zaptest.NewLogger(t)})
+		RoundTimeout: 10 * time.Second, BatchSize: 8, Serve: serve, MemberKnobs: knobs, Log: zaptest.NewLogger(t)})
 	require.NoError(t, err)
 	t.Cleanup(lc.Close)
 	return lc
@@ -95,6 +101,7 @@ func waitVerdicts(t *testing.T, chain *MemChain, reqs []testReq) {
 }
 
 func TestCommitteeEndToEndKill(t *testing.T) {
+	t.Parallel()
 	lc := startTest(t, 5, 3, true)
 	// Every member holds the same public material.
 	km0, err := lc.Member(1).Keys()
@@ -127,6 +134,13 @@ func TestCommitteeEndToEndKill(t *testing.T) {
 	}
 
 	// A restarted member loses nothing: keys, ciphertexts, ledger, verdicts.
+	// The chain accepts the first signer's verdict; member 3 persists its own
+	// when its round returns, so let it finish the requests in flight before
+	// the snapshot (bounded; the comparisons below decide).
+	settle := time.Now().Add(20 * time.Second)
+	for lc.Member(3).Status().Verdicts < len(reqs)+len(reqs2) && time.Now().Before(settle) {
+		time.Sleep(50 * time.Millisecond)
+	}
 	before := lc.Member(3).Status()
 	lc.Kill(3)
 	require.NoError(t, lc.Restart(3))
@@ -161,9 +175,10 @@ func TestCommitteeEndToEndKill(t *testing.T) {
 }
 
 func TestCommitteeExcludesFaultyMembers(t *testing.T) {
-	lc := startTest(t, 5, 3, false)
-	lc.Member(2).Faults.WrongDigest = true
-	lc.Member(4).Faults.CorruptShares = true
+	t.Parallel()
+	lc := startTestKnobs(t, 5, 3, false, func(id uint32) TestingKnobs {
+		return TestingKnobs{WrongDigest: id == 2, CorruptShares: id == 4}
+	})
 	reqs := makeRequests(t, lc, 1, 3, 4)
 	batch := make([]Request, len(reqs))
 	for i, r := range reqs {

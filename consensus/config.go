@@ -250,7 +250,8 @@ func SaveJSON(path string, v any, mode os.FileMode) error {
 // the on-chain compiler picks BGVN13 or BGVN14 by depth and places refresh
 // points for BGVN14 beyond depth 9, and a plan that fits BGVN13 fits BGVN14
 // with the same plaintext modulus — so no shipped or registered policy is
-// answered "unevaluable" (docs/committee.md, "Presets and refresh").
+// answered "unevaluable" (docs/committee.md, "Request flow", on
+// unevaluable policies).
 const DefaultPreset = "bgv-n14-t65537"
 
 // MemberConfig configures one member.
@@ -278,12 +279,18 @@ type MemberConfig struct {
 }
 
 // TestingKnobs let tests act at points inside a member's protocol rounds
-// (e.g. kill a peer between two refreshes of one request). Zero in production.
+// (e.g. kill a peer between two refreshes of one request) or make a member
+// misbehave (for tests of detection and exclusion). Zero in production.
 type TestingKnobs struct {
 	// AfterRefresh is called when this member has completed a collective
 	// refresh inside a request's evaluation (not the final refresh before
 	// decryption); refreshes counts the request's refreshes so far.
 	AfterRefresh func(request [32]byte, refreshes int)
+	// CorruptShares flips a bit of every decryption share this member sends
+	// (a member that detection must exclude).
+	CorruptShares bool
+	// WrongDigest makes this member announce a wrong result digest.
+	WrongDigest bool
 }
 
 func (c *MemberConfig) defaults() {

@@ -55,6 +55,7 @@ func crdtRequest(t *testing.T, lc *LocalCommittee, id byte, typ meta.Type, width
 // the total, and the verdict MemChain accepts (BLS-checked) is the plaintext
 // total mod t.
 func TestCommitteeValuesCRDT(t *testing.T) {
+	t.Parallel()
 	lc := startTest(t, 3, 2, true)
 	p := lc.Member(1).Params()
 	tmod := p.PlaintextModulus()
@@ -93,6 +94,7 @@ func TestCommitteeValuesCRDT(t *testing.T) {
 // TestCRDTRequestRejected: malformed value requests fail cleanly before any
 // protocol round.
 func TestCRDTRequestRejected(t *testing.T) {
+	t.Parallel()
 	lc := startTest(t, 3, 2, false)
 	good, _ := crdtRequest(t, lc, 9, meta.TypeGCounter, 2, []int64{1, 2})
 	empty, err := meta.New(meta.Layout{Type: meta.TypeGCounter, Preset: good.CRDTMeta[6], Blocks: 2, Width: 2})
@@ -123,6 +125,7 @@ func TestCRDTRequestRejected(t *testing.T) {
 // TestCRDTGaloisElements: the DKG generates every Galois key a CRDT read of
 // the preset can need, whatever rotations the committee was configured with.
 func TestCRDTGaloisElements(t *testing.T) {
+	t.Parallel()
 	lc := startTest(t, 3, 2, false)
 	p := lc.Member(1).Params()
 	have := map[uint64]bool{}

@@ -1,6 +1,7 @@
 // Package consensus is fhegate's MPC committee: the members that take queued
 // FHE requests off the block path, evaluate them in batches, and post
-// threshold-decrypted, BLS-aggregated verdicts (DESIGN.md steps 1, 4, 5).
+// threshold-decrypted, BLS-aggregated verdicts (docs/design.md, "One request,
+// end to end", steps 1, 4 and 5).
 //
 // A Member (NewMember) owns
 //
@@ -9,8 +10,9 @@
 //   - a store (package store, bbolt): content-addressed canonical
 //     ciphertexts, replicated to every member on upload (Member.Upload), with
 //     a quorum input attestation (aggregate BLS over bls.InputDigest);
-//   - a share ledger (package ledger): at most one decryption share per
-//     (ciphertext, key epoch), ever, fsync'd before the share leaves;
+//   - a share ledger (package ledger): at most one share of each kind
+//     (decryption, refresh) per (ciphertext, key epoch), ever, fsync'd
+//     before the share leaves;
 //   - a transport (package transport): TLS 1.3 with pinned ed25519 member
 //     keys, or in-memory for unit tests.
 //
@@ -45,4 +47,11 @@
 // a persisted block cursor; StartLocalCommittee runs n members in one process
 // over loopback TLS (for `fhegate devnet` and tests). docs/committee.md
 // describes the message formats and failure handling.
+//
+// The files follow a member's responsibilities: member.go (the type, its
+// constructor and accessors), keys.go (DKG, key storage, noise plan),
+// liveness.go, replication.go (uploads, store replicas, fetches,
+// attestations), process.go (Process and its phases), verdicts.go (verdict
+// signatures and persisted verdicts), serve.go (the Run loop), status.go;
+// chainadapter.go holds ChainAdapter and MemChain.
 package consensus

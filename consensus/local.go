@@ -34,6 +34,9 @@ type LocalOptions struct {
 	Trace        func(member uint32, request [32]byte, phase string, d time.Duration)
 	Circuits     Circuits
 	Knobs        TestingKnobs // every member's test hooks
+	// MemberKnobs, if set, gives member id (1-based) its test hooks in place
+	// of Knobs (e.g. one faulty member).
+	MemberKnobs func(id uint32) TestingKnobs
 	// Serve starts each member's Run loop on its chain adapter (default true
 	// through StartLocalCommittee).
 	Serve bool
@@ -297,6 +300,9 @@ func (lc *LocalCommittee) start(i int, ln net.Listener) error {
 	}
 	mc := MemberConfig{Committee: *lc.Config, Self: sec.ID, BLSKey: bk, RoundTimeout: o.RoundTimeout,
 		BatchSize: o.BatchSize, Circuits: o.Circuits, Knobs: o.Knobs}
+	if o.MemberKnobs != nil {
+		mc.Knobs = o.MemberKnobs(sec.ID)
+	}
 	if o.Trace != nil {
 		id := sec.ID
 		mc.Trace = func(r [32]byte, ph string, d time.Duration) { o.Trace(id, r, ph, d) }

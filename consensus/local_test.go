@@ -13,6 +13,7 @@ import (
 // directory keeps its members' secrets and DKG keys (no new DKG) and answers
 // requests on fresh ports, for inputs uploaded before and after the restart.
 func TestResumeLocal(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	dir := t.TempDir()

@@ -43,7 +43,7 @@ func NewPolicyCircuits(preset fhe.PresetID) *PolicyCircuits {
 	return &PolicyCircuits{Preset: preset, plans: map[[32]byte]*policy.Plan{}, failed: map[[32]byte]error{}}
 }
 
-// Register compiles a policy spec (the bytes FHEPolicy.register stored) for
+// Register compiles a policy spec (the bytes FHEPolicy.registerPolicy stored) for
 // the committee preset under the on-chain policy id. A compile error is
 // returned and also recorded: Lookup then reports ErrUnevaluable for the id.
 func (pc *PolicyCircuits) Register(policyID [32]byte, spec []byte) error {

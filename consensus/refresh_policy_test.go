@@ -139,6 +139,7 @@ func sameDigests(t *testing.T, lc *LocalCommittee, members []uint32, reqs []test
 // plaintext reference on fresh random inputs and every member records the
 // same result digest.
 func TestPolicyRefreshes(t *testing.T) {
+	t.Parallel()
 	seed := testSeed(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
@@ -175,6 +176,7 @@ func TestPolicyRefreshes(t *testing.T) {
 // down, refresh again with each other and answer the request with the
 // reference verdict and one result digest.
 func TestPolicyRefreshSurvivesKill(t *testing.T) {
+	t.Parallel()
 	seed := testSeed(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)

@@ -32,6 +32,7 @@ output:
 // chain-accepted ResultUnevaluable verdict (digest keccak256(domain ||
 // policyId)); a request for a policy never registered is not.
 func TestUnevaluablePolicy(t *testing.T) {
+	t.Parallel()
 	_, err := policy.Compile([]byte(wideCompare))
 	require.NoError(t, err, "the spec must compile on chain")
 	_, err = policy.CompileWith([]byte(wideCompare), PolicyOptions(fhetest.InsecureBGVN10))
@@ -73,18 +74,7 @@ func TestUnevaluablePolicy(t *testing.T) {
 	require.NoError(t, err)
 
 	req := lc.Chain.Post(Request{ID: [32]byte{0xbb, 2}, PolicyID: pid, Kind: KindPolicy, Inputs: []fhe.Handle{att.Handle}})
-	deadline := time.Now().Add(time.Minute) // bound, not an assertion on speed
-	var v *Verdict
-	for {
-		var ok bool
-		if v, ok = lc.Chain.Verdict(req.ID); ok {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("no verdict accepted for the unevaluable request")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	v := waitChainVerdict(t, lc.Chain, req.ID, "no verdict accepted for the unevaluable request")
 	want := keccak.Sum([]byte("fhegate/unevaluable/v1"), pid[:])
 	require.Equal(t, 0, v.Result.Cmp(ResultUnevaluable))
 	require.Equal(t, "115792089237316195423570985008687907853269984665640564039457584007913129639935", v.Result.String())
@@ -109,5 +99,22 @@ func TestUnevaluablePolicy(t *testing.T) {
 		}, time.Minute, 20*time.Millisecond, "member %d never stored the verdict", id)
 		require.Equal(t, 0, sv.Result.Cmp(ResultUnevaluable), "member %d", id)
 		require.Equal(t, want, sv.ResultDigest, "member %d", id)
+	}
+}
+
+// waitChainVerdict waits for the chain to accept a verdict for id, for a
+// minute at most (a bound, not an assertion on speed), and fails with msg if
+// it does not.
+func waitChainVerdict(t *testing.T, chain *MemChain, id [32]byte, msg string) *Verdict {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		if v, ok := chain.Verdict(id); ok {
+			return v
+		}
+		if time.Now().After(deadline) {
+			t.Fatal(msg)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

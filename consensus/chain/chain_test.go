@@ -54,13 +54,46 @@ output:
 // an FHECRDT G-Counter's value request is answered with its plaintext total.
 func TestCommitteeOnDevchain(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
+	t.Cleanup(cancel) // cancelled last, after the cleanups startDevchain registers
+	d := startDevchain(ctx, t)
+
+	// 1. Register the policy on chain.
+	rc := d.send(precompiles.FHEPolicyAddress, d.suite.Policy.ABI(), "registerPolicy", []byte(allowlist))
+	policyID := d.topic(rc, d.suite.Policy.ABI(), "PolicyRegistered")
+
+	// 2.–4. Encrypted inputs evaluated by the policy; FHEVerdict accepted
+	// the committee's verdicts.
+	d.checkPolicyVerdicts(policyID)
+
+	// 5. An encrypted G-Counter: three replicas upload and register their
+	// block's ciphertext, FHECRDT.create records the public metadata,
+	// FHECRDT.value queues a request; the adapter reads the metadata with
+	// stateOf and the committee posts the total.
+	d.checkCRDTValue()
+}
+
+// chainRig is the committee serving a devchain, and a client of the chain.
+type chainRig struct {
+	t     *testing.T
+	ctx   context.Context
+	lc    *consensus.LocalCommittee
+	ch    *devchain.Chain
+	c     *ethclient.Client
+	suite *precompiles.Suite
+	alice devchain.Account
+	enc   *fhe.Encryptor
+}
+
+// startDevchain starts a committee with policy circuits, a devchain whose
+// genesis registers it, and the committee serving the chain through a
+// chain.Adapter; everything stops when the test ends.
+func startDevchain(ctx context.Context, t *testing.T) *chainRig {
 	log := zaptest.NewLogger(t)
 	pc := consensus.NewPolicyCircuits(fhetest.InsecureBGVN10)
 	lc, err := consensus.StartLocal(ctx, consensus.LocalOptions{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10", Rotations: []int{1},
 		Circuits: pc, RoundTimeout: 20 * time.Second, Log: log})
 	require.NoError(t, err)
-	defer lc.Close()
+	t.Cleanup(lc.Close)
 
 	reg := &subnetevm.Committee{Epoch: lc.Config.Epoch, Threshold: uint32(lc.Config.Threshold)}
 	for _, m := range lc.Config.Members {
@@ -72,7 +105,7 @@ func TestCommitteeOnDevchain(t *testing.T) {
 	require.NoError(t, err)
 	ch, err := devchain.New(devchain.Config{Genesis: genesis, HTTPAddr: "127.0.0.1:0", Logger: log})
 	require.NoError(t, err)
-	defer ch.Close()
+	t.Cleanup(func() { ch.Close() })
 	lc.SetChainID(ch.ChainID())
 
 	relayer, err := crypto.HexToECDSA(chain.DevRelayerKey)
@@ -80,112 +113,131 @@ func TestCommitteeOnDevchain(t *testing.T) {
 	ad, err := chain.Dial(ctx, chain.Config{URL: ch.URL(), Key: relayer, Poll: 100 * time.Millisecond, Log: log,
 		OnPolicy: func(id [32]byte, spec []byte) { require.NoError(t, pc.Register(id, spec)) }})
 	require.NoError(t, err)
-	defer ad.Close()
+	t.Cleanup(func() { ad.Close() })
 	serveCtx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- lc.ServeChain(serveCtx, ad) }()
-	defer func() { stop(); <-done }()
+	t.Cleanup(func() { stop(); <-done })
 
 	c, err := ethclient.DialContext(ctx, ch.URL())
 	require.NoError(t, err)
-	defer c.Close()
+	t.Cleanup(c.Close)
 	suite, err := precompiles.NewSuite(precompiles.Options{})
 	require.NoError(t, err)
-	alice := devchain.DevAccounts()[0]
-	send := func(to precompiles.Address, a abi.ABI, method string, args ...any) *types.Receipt {
-		data, err := a.Pack(method, args...)
-		require.NoError(t, err)
-		toA := common.Address(to)
-		gas, err := c.EstimateGas(ctx, ethereum.CallMsg{From: alice.Address, To: &toA, Data: data})
-		require.NoError(t, err, method)
-		nonce, err := c.PendingNonceAt(ctx, alice.Address)
-		require.NoError(t, err)
-		tip, err := c.SuggestGasTipCap(ctx)
-		require.NoError(t, err)
-		head, err := c.HeaderByNumber(ctx, nil)
-		require.NoError(t, err)
-		tx := types.NewTx(&types.DynamicFeeTx{ChainID: ch.ChainID(), Nonce: nonce, GasTipCap: tip, GasFeeCap: new(big.Int).Add(tip, new(big.Int).Mul(head.BaseFee, big.NewInt(2))),
-			Gas: gas * 2, To: &toA, Data: data})
-		signed, err := types.SignTx(tx, types.LatestSignerForChainID(ch.ChainID()), alice.Key)
-		require.NoError(t, err)
-		require.NoError(t, c.SendTransaction(ctx, signed))
-		for {
-			rc, err := c.TransactionReceipt(ctx, signed.Hash())
-			if err == nil {
-				require.Equal(t, types.ReceiptStatusSuccessful, rc.Status, method)
-				return rc
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
-	}
+	return &chainRig{t: t, ctx: ctx, lc: lc, ch: ch, c: c, suite: suite, alice: devchain.DevAccounts()[0], enc: fhe.NewEncryptor(lc.Keys)}
+}
 
-	// 1. Register the policy on chain.
-	rc := send(precompiles.FHEPolicyAddress, suite.Policy.ABI(), "registerPolicy", []byte(allowlist))
-	var policyID [32]byte
+// send sends a transaction from alice calling method on the precompile at
+// to, waits for its receipt and requires it to succeed.
+func (d *chainRig) send(to precompiles.Address, a abi.ABI, method string, args ...any) *types.Receipt {
+	t, ctx, c := d.t, d.ctx, d.c
+	data, err := a.Pack(method, args...)
+	require.NoError(t, err)
+	toA := common.Address(to)
+	gas, err := c.EstimateGas(ctx, ethereum.CallMsg{From: d.alice.Address, To: &toA, Data: data})
+	require.NoError(t, err, method)
+	nonce, err := c.PendingNonceAt(ctx, d.alice.Address)
+	require.NoError(t, err)
+	tip, err := c.SuggestGasTipCap(ctx)
+	require.NoError(t, err)
+	head, err := c.HeaderByNumber(ctx, nil)
+	require.NoError(t, err)
+	tx := types.NewTx(&types.DynamicFeeTx{ChainID: d.ch.ChainID(), Nonce: nonce, GasTipCap: tip, GasFeeCap: new(big.Int).Add(tip, new(big.Int).Mul(head.BaseFee, big.NewInt(2))),
+		Gas: gas * 2, To: &toA, Data: data})
+	signed, err := types.SignTx(tx, types.LatestSignerForChainID(d.ch.ChainID()), d.alice.Key)
+	require.NoError(t, err)
+	require.NoError(t, c.SendTransaction(ctx, signed))
+	for {
+		rc, err := c.TransactionReceipt(ctx, signed.Hash())
+		if err == nil {
+			require.Equal(t, types.ReceiptStatusSuccessful, rc.Status, method)
+			return rc
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// topic returns the first indexed argument of the receipt's (last) event
+// named event of a, and requires there to be one.
+func (d *chainRig) topic(rc *types.Receipt, a abi.ABI, event string) [32]byte {
+	var id [32]byte
 	for _, l := range rc.Logs {
-		if l.Topics[0] == suite.Policy.ABI().Events["PolicyRegistered"].ID {
-			policyID = l.Topics[1]
+		if l.Topics[0] == a.Events[event].ID {
+			id = l.Topics[1]
 		}
 	}
-	require.NotEqual(t, [32]byte{}, policyID)
+	require.NotEqual(d.t, [32]byte{}, id)
+	return id
+}
 
-	// 2. Encrypt, upload to the committee, register the attested input.
+// uploadAndRegister encrypts lanes, uploads the ciphertext to the committee
+// through member via and registers the attested input on chain.
+func (d *chainRig) uploadAndRegister(via uint32, lanes []int64) *consensus.InputAttestation {
+	ct, err := d.enc.EncryptInts(lanes)
+	require.NoError(d.t, err)
+	b, err := ct.MarshalBinary()
+	require.NoError(d.t, err)
+	att, err := d.lc.Member(via).Upload(d.ctx, b, d.alice.Address, 1)
+	require.NoError(d.t, err)
+	d.send(precompiles.FHEInputAddress, d.suite.Input.ABI(), "register", [32]byte(att.Handle), d.alice.Address, att.Preset, att.CType, att.Signature, att.Signers)
+	return att
+}
+
+// verdictOf calls FHEVerdict.verdictOf(id).
+func (d *chainRig) verdictOf(id [32]byte) (bool, *big.Int) {
+	data, err := d.suite.Verdict.ABI().Pack("verdictOf", id)
+	require.NoError(d.t, err)
+	to := common.Address(precompiles.FHEVerdictAddress)
+	res, err := d.c.CallContract(d.ctx, ethereum.CallMsg{To: &to, Data: data}, nil)
+	require.NoError(d.t, err)
+	vals, err := d.suite.Verdict.ABI().Unpack("verdictOf", res)
+	require.NoError(d.t, err)
+	return vals[0].(bool), vals[1].(*big.Int)
+}
+
+// waitVerdict polls FHEVerdict until it holds a verdict for id and returns
+// its result; it fails with msgAndArgs when the test's context ends first.
+func (d *chainRig) waitVerdict(id [32]byte, msgAndArgs ...any) *big.Int {
+	for {
+		ready, result := d.verdictOf(id)
+		if ready {
+			return result
+		}
+		require.NoError(d.t, d.ctx.Err(), msgAndArgs...)
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// checkPolicyVerdicts encrypts, uploads and registers one input per case
+// (2), queues an evaluation of policyID for each (3), and checks that the
+// committee's verdicts, accepted by FHEVerdict, equal the plaintext
+// reference (4).
+func (d *chainRig) checkPolicyVerdicts(policyID [32]byte) {
+	t := d.t
 	plan, err := policy.CompileWith([]byte(allowlist), consensus.PolicyOptions(fhetest.InsecureBGVN10))
 	require.NoError(t, err)
-	enc := fhe.NewEncryptor(lc.Keys)
 	cases := []int64{5, 6}
 	var reqIDs [][32]byte
 	var wants []int64
 	for _, member := range cases {
-		ct, err := enc.EncryptInts([]int64{member})
-		require.NoError(t, err)
-		b, err := ct.MarshalBinary()
-		require.NoError(t, err)
-		att, err := lc.Member(2).Upload(ctx, b, alice.Address, 1)
-		require.NoError(t, err)
-		send(precompiles.FHEInputAddress, suite.Input.ABI(), "register", [32]byte(att.Handle), alice.Address, att.Preset, att.CType, att.Signature, att.Signers)
-		// 3. Queue the evaluation.
-		rc := send(precompiles.FHEPolicyAddress, suite.Policy.ABI(), "evaluate", policyID, [][32]byte{[32]byte(att.Handle)})
-		var rid [32]byte
-		for _, l := range rc.Logs {
-			if l.Topics[0] == suite.Policy.ABI().Events["EvaluationRequested"].ID {
-				rid = l.Topics[1]
-			}
-		}
-		require.NotEqual(t, [32]byte{}, rid)
-		reqIDs = append(reqIDs, rid)
+		att := d.uploadAndRegister(2, []int64{member})
+		rc := d.send(precompiles.FHEPolicyAddress, d.suite.Policy.ABI(), "evaluate", policyID, [][32]byte{[32]byte(att.Handle)})
+		reqIDs = append(reqIDs, d.topic(rc, d.suite.Policy.ABI(), "EvaluationRequested"))
 		ref, err := plan.EvalPlain([][]int64{{member}})
 		require.NoError(t, err)
 		wants = append(wants, ref[0])
 	}
-
-	// 4. The committee posts the verdicts; FHEVerdict accepted them.
-	verdictOf := func(id [32]byte) (bool, *big.Int) {
-		data, err := suite.Verdict.ABI().Pack("verdictOf", id)
-		require.NoError(t, err)
-		to := common.Address(precompiles.FHEVerdictAddress)
-		res, err := c.CallContract(ctx, ethereum.CallMsg{To: &to, Data: data}, nil)
-		require.NoError(t, err)
-		vals, err := suite.Verdict.ABI().Unpack("verdictOf", res)
-		require.NoError(t, err)
-		return vals[0].(bool), vals[1].(*big.Int)
-	}
 	for i, id := range reqIDs {
-		for {
-			ready, result := verdictOf(id)
-			if ready {
-				require.Equal(t, wants[i], result.Int64(), "member %d", cases[i])
-				break
-			}
-			require.NoError(t, ctx.Err(), "verdict for request %d not accepted", i)
-			time.Sleep(200 * time.Millisecond)
-		}
+		result := d.waitVerdict(id, "verdict for request %d not accepted", i)
+		require.Equal(t, wants[i], result.Int64(), "member %d", cases[i])
 	}
+}
 
-	// 5. An encrypted G-Counter: three replicas upload and register their
-	// block's ciphertext, FHECRDT.create records the public metadata,
-	// FHECRDT.value queues a request; the adapter reads the metadata with
-	// stateOf and the committee posts the total.
+// checkCRDTValue builds an encrypted G-Counter of three replicas' blocks,
+// creates it on FHECRDT, requests its value and checks the committee's
+// verdict is the plaintext total.
+func (d *chainRig) checkCRDTValue() {
+	t := d.t
 	l := meta.Layout{Type: meta.TypeGCounter, Preset: uint8(fhetest.InsecureBGVN10), Level: 0, Blocks: 3, Width: 2}
 	st, err := meta.New(l)
 	require.NoError(t, err)
@@ -194,39 +246,14 @@ func TestCommitteeOnDevchain(t *testing.T) {
 		lanes := make([]int64, l.Lanes())
 		lo, _ := l.BlockLanes(uint32(r))
 		lanes[lo] = n
-		ct, err := enc.EncryptInts(lanes)
-		require.NoError(t, err)
-		b, err := ct.MarshalBinary()
-		require.NoError(t, err)
-		att, err := lc.Member(1).Upload(ctx, b, alice.Address, 1)
-		require.NoError(t, err)
-		send(precompiles.FHEInputAddress, suite.Input.ABI(), "register", [32]byte(att.Handle), alice.Address, att.Preset, att.CType, att.Signature, att.Signers)
+		att := d.uploadAndRegister(1, lanes)
 		st, err = st.Put(meta.Entry{Block: uint32(r), Clock: 1, Replica: uint32(r), Handle: meta.Handle(att.Handle)})
 		require.NoError(t, err)
 	}
-	rc = send(precompiles.FHECRDTAddress, suite.CRDT.ABI(), "create", uint8(l.Type), [32]byte(st.Entries[0].Handle), st.Encode())
-	var stateID [32]byte
-	for _, lg := range rc.Logs {
-		if lg.Topics[0] == suite.CRDT.ABI().Events["StateCreated"].ID {
-			stateID = lg.Topics[1]
-		}
-	}
-	require.NotEqual(t, [32]byte{}, stateID)
-	rc = send(precompiles.FHECRDTAddress, suite.CRDT.ABI(), "value", stateID)
-	var valueReq [32]byte
-	for _, lg := range rc.Logs {
-		if lg.Topics[0] == suite.CRDT.ABI().Events["ValueRequested"].ID {
-			valueReq = lg.Topics[1]
-		}
-	}
-	require.NotEqual(t, [32]byte{}, valueReq)
-	for {
-		ready, result := verdictOf(valueReq)
-		if ready {
-			require.Equal(t, int64(4+11+9), result.Int64())
-			break
-		}
-		require.NoError(t, ctx.Err(), "CRDT value verdict not accepted")
-		time.Sleep(200 * time.Millisecond)
-	}
+	rc := d.send(precompiles.FHECRDTAddress, d.suite.CRDT.ABI(), "create", uint8(l.Type), [32]byte(st.Entries[0].Handle), st.Encode())
+	stateID := d.topic(rc, d.suite.CRDT.ABI(), "StateCreated")
+	rc = d.send(precompiles.FHECRDTAddress, d.suite.CRDT.ABI(), "value", stateID)
+	valueReq := d.topic(rc, d.suite.CRDT.ABI(), "ValueRequested")
+	result := d.waitVerdict(valueReq, "CRDT value verdict not accepted")
+	require.Equal(t, int64(4+11+9), result.Int64())
 }

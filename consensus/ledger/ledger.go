@@ -52,7 +52,7 @@ func New(db *bolt.DB) (*Ledger, error) {
 }
 
 // key is the bucket key of (kind, digest, epoch).
-func key(kind string, digest [32]byte, epoch uint64) []byte {
+func key(kind protocol.ShareKind, digest [32]byte, epoch uint64) []byte {
 	k := make([]byte, 0, len(kind)+1+32+8)
 	k = append(k, kind...)
 	k = append(k, 0)
@@ -84,8 +84,8 @@ func decode(v []byte) (Entry, error) {
 	return Entry{Session: string(v[2 : 2+sl]), Share: append([]byte(nil), v[2+sl:]...)}, nil
 }
 
-// Issue implements protocol.Ledger; kind is a protocol.ShareKind.
-func (l *Ledger) Issue(kind string, digest [32]byte, epoch uint64, session string, gen func() ([]byte, error)) ([]byte, error) {
+// Issue implements protocol.Ledger.
+func (l *Ledger) Issue(kind protocol.ShareKind, digest [32]byte, epoch uint64, session string, gen func() ([]byte, error)) ([]byte, error) {
 	if len(session) > 0xffff {
 		return nil, errors.New("ledger: session name too long")
 	}
@@ -122,9 +122,8 @@ func (l *Ledger) Issue(kind string, digest [32]byte, epoch uint64, session strin
 	return share, nil
 }
 
-// Lookup returns the entry for (kind, digest, epoch), if any; kind is a
-// protocol.ShareKind.
-func (l *Ledger) Lookup(kind string, digest [32]byte, epoch uint64) (Entry, bool, error) {
+// Lookup returns the entry for (kind, digest, epoch), if any.
+func (l *Ledger) Lookup(kind protocol.ShareKind, digest [32]byte, epoch uint64) (Entry, bool, error) {
 	var e Entry
 	found := false
 	err := l.db.View(func(tx *bolt.Tx) error {

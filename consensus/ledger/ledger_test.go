@@ -84,24 +84,24 @@ func TestLedgerFormat(t *testing.T) {
 	l, err := New(s.DB())
 	require.NoError(t, err)
 
-	e, ok, err := l.Lookup(string(protocol.KindDecryption), d, 5)
+	e, ok, err := l.Lookup(protocol.KindDecryption, d, 5)
 	require.NoError(t, err)
 	require.True(t, ok)
 	require.Equal(t, Entry{Session: "dec5", Share: []byte{1, 2}}, e)
-	e, ok, err = l.Lookup(string(protocol.KindRefresh), d, 5)
+	e, ok, err = l.Lookup(protocol.KindRefresh, d, 5)
 	require.NoError(t, err)
 	require.True(t, ok)
 	require.Equal(t, Entry{Session: "r5", Share: []byte{3}}, e)
 	gen := func() ([]byte, error) { return []byte{9, 9}, nil }
-	b, err := l.Issue(string(protocol.KindDecryption), d, 5, "dec5", gen)
+	b, err := l.Issue(protocol.KindDecryption, d, 5, "dec5", gen)
 	require.NoError(t, err)
 	require.Equal(t, []byte{1, 2}, b)
-	_, err = l.Issue(string(protocol.KindRefresh), d, 5, "other", gen)
+	_, err = l.Issue(protocol.KindRefresh, d, 5, "other", gen)
 	require.ErrorIs(t, err, protocol.ErrAlreadyShared)
 
-	_, err = l.Issue(string(protocol.KindDecryption), d, 6, "dec6", gen)
+	_, err = l.Issue(protocol.KindDecryption, d, 6, "dec6", gen)
 	require.NoError(t, err)
-	_, err = l.Issue(string(protocol.KindRefresh), d, 6, "r6", gen)
+	_, err = l.Issue(protocol.KindRefresh, d, 6, "r6", gen)
 	require.NoError(t, err)
 	want := map[string][]byte{
 		string(rawKey("dec", 6)):     append([]byte{0, 4}, "dec6\x09\x09"...),

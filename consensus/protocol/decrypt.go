@@ -71,7 +71,7 @@ func ThresholdDecrypt(ctx context.Context, g Group, key *ThresholdKey, plan Nois
 	rctx, cancel := context.WithTimeout(ctx, g.timeout())
 	defer cancel()
 	if contains(req.Participants, g.Self()) {
-		b, err := led.Issue(string(KindDecryption), res.ShareDigest, key.Epoch, req.Session, func() ([]byte, error) {
+		b, err := led.Issue(KindDecryption, res.ShareDigest, key.Epoch, req.Session, func() ([]byte, error) {
 			s, err := GenDecryptionShare(key, plan, ct)
 			if err != nil {
 				return nil, err

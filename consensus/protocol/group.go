@@ -74,9 +74,8 @@ type Ledger interface {
 	// session: the stored bytes if this same session already issued it, a
 	// fresh share from gen — persisted and fsync'd before Issue returns — if
 	// none was ever issued, and an error wrapping ErrAlreadyShared if another
-	// session did. kind is a ShareKind as a string (the parameter stays a
-	// string so that existing implementations keep compiling).
-	Issue(kind string, digest [32]byte, epoch uint64, session string, gen func() ([]byte, error)) ([]byte, error)
+	// session did.
+	Issue(kind ShareKind, digest [32]byte, epoch uint64, session string, gen func() ([]byte, error)) ([]byte, error)
 }
 
 // ErrAlreadyShared is returned (wrapped) by a Ledger for a second share.

@@ -31,7 +31,7 @@ func newMemLedger() *memLedger {
 	}{}}
 }
 
-func (l *memLedger) Issue(kind string, d [32]byte, epoch uint64, session string, gen func() ([]byte, error)) ([]byte, error) {
+func (l *memLedger) Issue(kind ShareKind, d [32]byte, epoch uint64, session string, gen func() ([]byte, error)) ([]byte, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	k := fmt.Sprintf("%s/%x/%d", kind, d, epoch)
@@ -283,7 +283,7 @@ func (f *decryptFixture) testRefreshThenDecrypt(t *testing.T) {
 
 type corruptLedger struct{ l *memLedger }
 
-func (c corruptLedger) Issue(kind string, d [32]byte, e uint64, s string, gen func() ([]byte, error)) ([]byte, error) {
+func (c corruptLedger) Issue(kind ShareKind, d [32]byte, e uint64, s string, gen func() ([]byte, error)) ([]byte, error) {
 	b, err := c.l.Issue(kind, d, e, s, gen)
 	if err != nil {
 		return nil, err

@@ -93,7 +93,7 @@ func Refresh(ctx context.Context, g Group, key *ThresholdKey, led Ledger, req Re
 	shares := map[transport.MemberID][]byte{}
 	if contains(req.Active, g.Self()) {
 		digest := refreshDigest(ct, req.Active)
-		b, err := led.Issue(string(KindRefresh), digest, key.Epoch, req.Session, func() ([]byte, error) {
+		b, err := led.Issue(KindRefresh, digest, key.Epoch, req.Session, func() ([]byte, error) {
 			return genRefreshShare(g, key, rfp, ct, crp, req.Active)
 		})
 		if err != nil {

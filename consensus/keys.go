@@ -1,0 +1,170 @@
+package consensus
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/fhegate/fhegate/consensus/protocol"
+	"github.com/fhegate/fhegate/fhe"
+)
+
+type keyInfo struct {
+	N, T     int
+	Digest   string
+	PKDigest string
+	CRSSeed  string
+}
+
+func (m *Member) epochKey(s string) string {
+	return fmt.Sprintf("epoch/%d/%s", m.cfg.Committee.Epoch, s)
+}
+
+// DKG runs the distributed key generation with every member (all must call
+// it concurrently), stores the result and installs the keys.
+func (m *Member) DKG(ctx context.Context) (*protocol.KeyMaterial, error) {
+	if km, _ := m.Keys(); km != nil {
+		return km, nil
+	}
+	km, key, err := protocol.RunDKG(ctx, m.group(), protocol.DKGConfig{Params: m.params, Epoch: m.cfg.Committee.Epoch,
+		GaloisElements: m.cfg.Committee.GaloisElements(m.params)})
+	if err != nil {
+		return nil, err
+	}
+	// Install in memory, self-test with every member, then persist.
+	if err := m.install(km, key); err != nil {
+		return nil, err
+	}
+	ks, _ := m.snap()
+	if err := protocol.SelfTest(ctx, m.group(), km, key, ks.plan, ks.ev, m.led); err != nil {
+		m.mu.Lock()
+		m.km, m.key, m.ev = nil, nil, nil
+		m.mu.Unlock()
+		return nil, err
+	}
+	if err := m.saveKeys(km, key); err != nil {
+		return nil, err
+	}
+	return km, nil
+}
+
+func (m *Member) saveKeys(km *protocol.KeyMaterial, key *protocol.ThresholdKey) error {
+	pk, err := km.Public.MarshalBinary()
+	if err != nil {
+		return err
+	}
+	rlk, err := km.Relin.MarshalBinary()
+	if err != nil {
+		return err
+	}
+	gal, err := km.Galois.MarshalBinary()
+	if err != nil {
+		return err
+	}
+	tsk, err := key.MarshalBinary()
+	if err != nil {
+		return err
+	}
+	info, _ := json.Marshal(keyInfo{N: km.N, T: km.T, Digest: fmt.Sprintf("%x", km.Digest), PKDigest: fmt.Sprintf("%x", km.PKDigest), CRSSeed: fmt.Sprintf("%x", km.CRSSeed)})
+	for k, v := range map[string][]byte{"pk": pk, "rlk": rlk, "gal": gal, "tsk": tsk} {
+		if err := m.st.PutMeta(m.epochKey(k), v); err != nil {
+			return err
+		}
+	}
+	return m.st.PutMeta(m.epochKey("info"), info) // written last: marks the set complete
+}
+
+func (m *Member) loadKeys() error {
+	infoB, err := m.st.GetMeta(m.epochKey("info"))
+	if err != nil {
+		return err
+	}
+	var info keyInfo
+	if err := json.Unmarshal(infoB, &info); err != nil {
+		return err
+	}
+	get := func(k string) []byte {
+		b, e := m.st.GetMeta(m.epochKey(k))
+		if e != nil && err == nil {
+			err = e
+		}
+		return b
+	}
+	pkB, rlkB, galB, tskB := get("pk"), get("rlk"), get("gal"), get("tsk")
+	if err != nil {
+		return err
+	}
+	km := &protocol.KeyMaterial{Params: m.params, Epoch: m.cfg.Committee.Epoch, N: info.N, T: info.T}
+	if km.Public, err = fhe.UnmarshalPublicKey(pkB); err != nil {
+		return err
+	}
+	if km.Relin, err = fhe.UnmarshalRelinKey(rlkB); err != nil {
+		return err
+	}
+	if km.Galois, err = fhe.UnmarshalGaloisKeys(galB); err != nil {
+		return err
+	}
+	if km.PKDigest, km.Digest, err = protocol.MaterialDigest(km.Public, km.Relin, km.Galois); err != nil {
+		return err
+	}
+	if fmt.Sprintf("%x", km.Digest) != info.Digest {
+		return errors.New("consensus: stored key material does not match its digest")
+	}
+	key, err := protocol.UnmarshalThresholdKey(tskB)
+	if err != nil {
+		return err
+	}
+	return m.install(km, key)
+}
+
+func (m *Member) install(km *protocol.KeyMaterial, key *protocol.ThresholdKey) error {
+	if km.Public.Params() != m.params || key.Params != m.params {
+		return errors.New("consensus: key material is for another preset")
+	}
+	ev, err := fhe.NewEvaluator(m.params, fhe.EvaluationKeys{Relin: km.Relin, Galois: km.Galois})
+	if err != nil {
+		return err
+	}
+	plan, err := protocol.PlanNoise(m.params, len(m.members), m.cfg.Committee.Threshold, m.cfg.Committee.FloodingBits)
+	if err != nil {
+		return err
+	}
+	m.mu.Lock()
+	m.km, m.key, m.ev, m.plan = km, key, ev, plan
+	m.mu.Unlock()
+	return nil
+}
+
+// Keys returns the installed key material (ErrNoKeys before the DKG).
+func (m *Member) Keys() (*protocol.KeyMaterial, error) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	if m.km == nil {
+		return nil, ErrNoKeys
+	}
+	return m.km, nil
+}
+
+// NoisePlan returns the decryption level and flooding parameters.
+func (m *Member) NoisePlan() protocol.NoisePlan {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return m.plan
+}
+
+type keySnap struct {
+	km   *protocol.KeyMaterial
+	key  *protocol.ThresholdKey
+	ev   *fhe.Evaluator
+	plan protocol.NoisePlan
+}
+
+func (m *Member) snap() (keySnap, error) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	if m.km == nil {
+		return keySnap{}, ErrNoKeys
+	}
+	return keySnap{m.km, m.key, m.ev, m.plan}, nil
+}

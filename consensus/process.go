@@ -1,0 +1,370 @@
+package consensus
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/big"
+	"sort"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/fhegate/fhegate/consensus/ledger"
+	"github.com/fhegate/fhegate/consensus/protocol"
+	"github.com/fhegate/fhegate/consensus/store"
+	"github.com/fhegate/fhegate/consensus/transport"
+	"github.com/fhegate/fhegate/fhe"
+)
+
+// ProcessBatch evaluates and decrypts a batch of requests (Parallel at a
+// time) and returns, per request, the aggregated verdict or the error.
+func (m *Member) ProcessBatch(ctx context.Context, reqs []Request) ([]*Verdict, []error) {
+	out := make([]*Verdict, len(reqs))
+	errs := make([]error, len(reqs))
+	sem := make(chan struct{}, m.cfg.Parallel)
+	var wg sync.WaitGroup
+	for i := range reqs {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(i int) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			out[i], errs[i] = m.Process(ctx, reqs[i])
+		}(i)
+	}
+	wg.Wait()
+	return out, errs
+}
+
+// Process runs one request end to end on this member: deterministic
+// evaluation, result-digest agreement (members with another digest are
+// excluded), collective refresh if the result is below the decryption level,
+// masking to slot 0, threshold decryption (one share, via the ledger),
+// BLS signature exchange and aggregation. The verdict is persisted.
+func (m *Member) Process(ctx context.Context, req Request) (*Verdict, error) {
+	if v, ok := m.StoredVerdict(req.ID); ok {
+		return v, nil
+	}
+	ks, err := m.snap()
+	if err != nil {
+		return nil, err
+	}
+	r := &requestRun{m: m, req: req, ks: ks, base: fmt.Sprintf("req/%x/%d", req.ID[:], ks.km.Epoch),
+		log: m.log.With(zap.String("request", fmt.Sprintf("%x", req.ID[:6])))}
+	var circuit Circuit
+	if req.Kind == KindCRDT {
+		circuit, err = newCRDTCircuit(req, m.params)
+	} else {
+		circuit, err = m.cfg.Circuits.Lookup(req.PolicyID)
+		if errors.Is(err, ErrUnevaluable) {
+			return m.processUnevaluable(ctx, req, ks, r.base, r.log, err)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	inputs, err := m.inputs(ctx, req.Inputs)
+	if err != nil {
+		return nil, err
+	}
+	r.mark = time.Now()
+	return r.run(ctx, circuit, inputs)
+}
+
+// inputs returns a request's input ciphertexts, fetched from the live
+// members where this member lacks one.
+func (m *Member) inputs(ctx context.Context, hs []fhe.Handle) ([]*fhe.Ciphertext, error) {
+	var err error
+	inputs := make([]*fhe.Ciphertext, len(hs))
+	for i, h := range hs {
+		if inputs[i], err = m.st.GetCiphertext(h); errors.Is(err, store.ErrNotFound) {
+			inputs[i], err = m.fetch(ctx, h)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("consensus: input %d: %w", i, err)
+		}
+	}
+	return inputs, nil
+}
+
+// requestRun is one request's way through Process: the key snapshot it
+// started with, its session base name, its log, the clock of its phases
+// (MemberConfig.Trace) and the number of refreshes its evaluation ran.
+type requestRun struct {
+	m         *Member
+	req       Request
+	ks        keySnap
+	base      string
+	log       *zap.Logger
+	mark      time.Time
+	refreshes int
+}
+
+// run takes the request through its phases, in order: evaluate, agree on
+// the result digest, refresh (if needed) and mask, decrypt, sign.
+func (r *requestRun) run(ctx context.Context, circuit Circuit, inputs []*fhe.Ciphertext) (*Verdict, error) {
+	result, rd, err := r.evaluate(ctx, circuit, inputs)
+	if err != nil {
+		return nil, err
+	}
+	participants, err := r.m.agreeDigest(ctx, r.base, rd, r.log)
+	if err != nil {
+		return nil, err
+	}
+	r.phase("digest")
+	ct, err := r.mask(ctx, result, participants)
+	if err != nil {
+		return nil, err
+	}
+	dres, err := r.decrypt(ctx, ct, participants)
+	if err != nil {
+		return nil, err
+	}
+	v := &Verdict{RequestID: r.req.ID, PolicyID: r.req.PolicyID, Result: new(big.Int).SetUint64(dres.Values[0]), ResultDigest: [32]byte(rd), Epoch: r.ks.km.Epoch}
+	nsigs, err := r.m.signVerdict(ctx, r.base, v, without(participants, dres.Bad), r.log)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.m.saveVerdict(v); err != nil {
+		return nil, err
+	}
+	r.phase("sign")
+	r.log.Debug("verdict", zap.String("result", v.Result.String()), zap.Int("signers", nsigs), zap.Bool("checked", dres.Checked))
+	return v, nil
+}
+
+// phase reports the time since the previous phase ended to
+// MemberConfig.Trace, if set.
+func (r *requestRun) phase(name string) {
+	if r.m.cfg.Trace != nil {
+		now := time.Now()
+		r.m.cfg.Trace(r.req.ID, name, now.Sub(r.mark))
+		r.mark = now
+	}
+}
+
+// evaluate runs the circuit (with collective refreshes at its plan's
+// refresh points) and returns the result and its digest.
+func (r *requestRun) evaluate(ctx context.Context, circuit Circuit, inputs []*fhe.Ciphertext) (*fhe.Ciphertext, fhe.Handle, error) {
+	result, err := circuit.Evaluate(ctx, r.ks.ev, inputs, r.refresh)
+	if err != nil {
+		return nil, fhe.Handle{}, fmt.Errorf("consensus: evaluate: %w", err)
+	}
+	rd, err := result.Handle()
+	if err != nil {
+		return nil, fhe.Handle{}, err
+	}
+	r.phase("eval")
+	return result, rd, nil
+}
+
+// refresh is the circuit's refresh function: a collective refresh with the
+// live members, then the AfterRefresh knob.
+func (r *requestRun) refresh(ctx context.Context, ct *fhe.Ciphertext) (*fhe.Ciphertext, error) {
+	out, err := r.m.refreshLive(ctx, r.ks, r.base, ct)
+	if err != nil {
+		return nil, err
+	}
+	r.refreshes++
+	if hook := r.m.cfg.Knobs.AfterRefresh; hook != nil {
+		hook(r.req.ID, r.refreshes)
+	}
+	return out, nil
+}
+
+// mask refreshes the result with the participants if it has no level left
+// for the mask above the decryption level, then keeps only slot 0.
+func (r *requestRun) mask(ctx context.Context, ct *fhe.Ciphertext, participants []transport.MemberID) (*fhe.Ciphertext, error) {
+	var err error
+	if ct.Level() < r.ks.plan.Level+1 {
+		if ct, err = r.m.refresh(ctx, r.ks, r.base+"/final-refresh", ct, participants); err != nil {
+			return nil, err
+		}
+		r.phase("refresh")
+	}
+	mask := make([]int64, 1)
+	mask[0] = 1
+	if ct, err = r.ks.ev.MulInts(ct, mask); err != nil {
+		return nil, err
+	}
+	r.phase("mask")
+	return ct, nil
+}
+
+// decrypt runs the threshold decryption of the masked result with the
+// participants (one share, via the ledger) and checks the verdict shape.
+func (r *requestRun) decrypt(ctx context.Context, ct *fhe.Ciphertext, participants []transport.MemberID) (*protocol.DecryptResult, error) {
+	m := r.m
+	led := protocol.Ledger(m.led)
+	if m.cfg.Knobs.CorruptShares {
+		led = corruptingLedger{m.led}
+	}
+	dres, err := protocol.ThresholdDecrypt(ctx, m.group(), r.ks.key, r.ks.plan, r.ks.ev, led,
+		protocol.DecryptRequest{Session: r.base + "/dec", Ciphertext: ct, Participants: participants, Valid: verdictShape})
+	if err != nil {
+		return nil, err
+	}
+	m.markDown(dres.Missing)
+	if len(dres.Bad) > 0 {
+		r.log.Warn("excluded: decryption share disagrees with the quorum", zap.Any("members", dres.Bad))
+	}
+	for _, v := range dres.Values[1:] {
+		if v != 0 {
+			return nil, ErrBadDecryption
+		}
+	}
+	r.phase("decrypt")
+	return dres, nil
+}
+
+// agreeDigest announces this member's result digest rd for the request
+// session base, collects the others' and returns the members that announced
+// the majority digest (sorted). It fails with ErrNoQuorum when no digest has
+// a threshold of votes (or on a tie) and with ErrDigestMismatch when this
+// member is not in the majority.
+func (m *Member) agreeDigest(ctx context.Context, base string, rd [32]byte, log *zap.Logger) ([]transport.MemberID, error) {
+	t := m.cfg.Committee.Threshold
+	live := m.live()
+	announce := rd
+	if m.cfg.Knobs.WrongDigest {
+		announce[0] ^= 0xff
+	}
+	dctx, cancel := context.WithTimeout(ctx, m.cfg.RoundTimeout)
+	_ = m.mux.Broadcast(dctx, live, transport.Message{Type: transport.TypeResultDigest, Session: base + "/digest", Payload: announce[:]})
+	got := m.mux.CollectQuorum(dctx, base+"/digest", transport.TypeResultDigest, live, m.quorumWant(len(live)-1), m.grace())
+	cancel()
+	m.mux.Forget(base + "/digest")
+	m.markDown(got.Missing)
+	votes := map[[32]byte][]transport.MemberID{announce: {m.id}}
+	for id, msg := range got.Got {
+		if len(msg.Payload) == 32 {
+			votes[[32]byte(msg.Payload)] = append(votes[[32]byte(msg.Payload)], id)
+		}
+	}
+	var major [32]byte
+	best, tie := 0, false
+	for d, ids := range votes {
+		switch {
+		case len(ids) > best:
+			major, best, tie = d, len(ids), false
+		case len(ids) == best:
+			tie = true
+		}
+	}
+	if best < t || tie {
+		return nil, fmt.Errorf("%w: result digests %d-way split, best %d of threshold %d", ErrNoQuorum, len(votes), best, t)
+	}
+	participants := votes[major]
+	sort.Slice(participants, func(i, j int) bool { return participants[i] < participants[j] })
+	for d, ids := range votes {
+		if d != major {
+			log.Warn("excluded: wrong result digest", zap.Any("members", ids))
+		}
+	}
+	if major != announce {
+		return nil, ErrDigestMismatch
+	}
+	return participants, nil
+}
+
+// processUnevaluable answers a policy request whose policy definitely does
+// not compile for the committee preset (cause wraps ErrUnevaluable) with the
+// ResultUnevaluable verdict: no evaluation, refresh or decryption, but the
+// same digest agreement (over UnevaluableDigest) and BLS signing as an
+// evaluated verdict. The verdict is persisted, so the request's outcome is
+// decided once.
+func (m *Member) processUnevaluable(ctx context.Context, req Request, ks keySnap, base string, log *zap.Logger, cause error) (*Verdict, error) {
+	log.Warn("policy not compiled for the committee preset: answering unevaluable", zap.Error(cause))
+	rd := UnevaluableDigest(req.PolicyID)
+	participants, err := m.agreeDigest(ctx, base, rd, log)
+	if err != nil {
+		return nil, err
+	}
+	v := &Verdict{RequestID: req.ID, PolicyID: req.PolicyID, Result: new(big.Int).Set(ResultUnevaluable), ResultDigest: rd, Epoch: ks.km.Epoch}
+	n, err := m.signVerdict(ctx, base, v, participants, log)
+	if err != nil {
+		return nil, err
+	}
+	if err := m.saveVerdict(v); err != nil {
+		return nil, err
+	}
+	log.Debug("verdict", zap.String("result", "unevaluable"), zap.Int("signers", n))
+	return v, nil
+}
+
+// verdictShape accepts a decryption of a ciphertext masked to slot 0.
+func verdictShape(v []uint64) bool {
+	for _, x := range v[1:] {
+		if x != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func without(ids, bad []transport.MemberID) []transport.MemberID {
+	var out []transport.MemberID
+	for _, id := range ids {
+		skip := false
+		for _, b := range bad {
+			skip = skip || b == id
+		}
+		if !skip {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// refreshLive runs a collective refresh of ct inside a request's evaluation
+// (a plan's refresh point) with the members this member believes live. The
+// session is named by the ciphertext's digest, not by a call counter, so
+// every member names the same refresh the same way whatever order its
+// evaluator reaches the plan's refresh points in. When an active member does
+// not answer, it is marked down and the refresh is run once more with the
+// next t live members (a new session: a member killed between two refreshes
+// of one request costs one round timeout, not the request).
+func (m *Member) refreshLive(ctx context.Context, ks keySnap, base string, ct *fhe.Ciphertext) (*fhe.Ciphertext, error) {
+	d := protocol.ShareDigest(ct)
+	session := fmt.Sprintf("%s/refresh/%x", base, d[:8])
+	out, err := m.refresh(ctx, ks, session, ct, m.live())
+	var miss *protocol.ErrMissing
+	if errors.As(err, &miss) && ctx.Err() == nil {
+		m.markDown(miss.Missing)
+		out, err = m.refresh(ctx, ks, session, ct, m.live())
+	}
+	return out, err
+}
+
+// refresh runs one collective refresh with the first t participants active
+// and every participant receiving (protocol.Refresh); it counts the
+// refreshes this member completed (Status.Refreshes).
+func (m *Member) refresh(ctx context.Context, ks keySnap, session string, ct *fhe.Ciphertext, participants []transport.MemberID) (*fhe.Ciphertext, error) {
+	t := m.cfg.Committee.Threshold
+	if len(participants) < t {
+		return nil, fmt.Errorf("%w: %d live members for a refresh, threshold %d", ErrNoQuorum, len(participants), t)
+	}
+	active := participants[:t]
+	out, err := protocol.Refresh(ctx, m.group(), ks.key, m.led, protocol.RefreshRequest{Session: fmt.Sprintf("%s/%v", session, active),
+		Ciphertext: ct, Active: active, Receivers: participants})
+	if err == nil {
+		m.refreshes.Add(1)
+	}
+	return out, err
+}
+
+// corruptingLedger flips a bit of every decryption share it hands out
+// (TestingKnobs.CorruptShares).
+type corruptingLedger struct{ l *ledger.Ledger }
+
+func (c corruptingLedger) Issue(kind protocol.ShareKind, d [32]byte, e uint64, s string, gen func() ([]byte, error)) ([]byte, error) {
+	b, err := c.l.Issue(kind, d, e, s, gen)
+	if err != nil || kind != protocol.KindDecryption || len(b) < 64 {
+		return b, err
+	}
+	b = append([]byte(nil), b...)
+	b[41] ^= 1
+	return b, nil
+}

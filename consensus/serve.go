@@ -1,0 +1,185 @@
+package consensus
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/fhegate/fhegate/bls"
+	"github.com/fhegate/fhegate/consensus/transport"
+)
+
+// maxAttempts is how many times the serve loop processes a request that
+// keeps failing (transiently) before it gives up on it.
+const maxAttempts = 3
+
+// server is one Run loop: the batch being collected, the attempts per failed
+// request, the channel failed requests come back on and the block cursor.
+type server struct {
+	m        *Member
+	chain    ChainAdapter
+	batch    []Request
+	attempts map[[32]byte]int
+	retry    chan Request
+	cursor   uint64 // first block not yet fully answered (persisted as meta "cursor")
+}
+
+// Run serves requests from the chain until ctx ends: it batches them
+// (BatchSize / BatchInterval), processes each batch and posts the verdicts
+// (the lowest signer at once, the k-th signer after k·SubmitStagger if no
+// verdict was accepted meanwhile). Requests already answered are skipped;
+// the block cursor is persisted, so a restart resumes where it stopped.
+func (m *Member) Run(ctx context.Context, chain ChainAdapter) error {
+	if _, err := m.Keys(); err != nil {
+		return err
+	}
+	s := &server{m: m, chain: chain, attempts: map[[32]byte]int{}, retry: make(chan Request, 1024), cursor: m.loadCursor()}
+	reqs, err := chain.Requests(ctx, s.cursor)
+	if err != nil {
+		return err
+	}
+	tick := time.NewTicker(m.cfg.BatchInterval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-m.closed:
+			return nil
+		case r, ok := <-reqs:
+			if !ok {
+				s.flush(ctx)
+				return nil
+			}
+			s.add(ctx, r)
+		case r := <-s.retry:
+			s.batch = append(s.batch, r)
+		case <-tick.C:
+			s.flush(ctx)
+		}
+	}
+}
+
+// loadCursor returns the persisted block cursor (0 if none).
+func (m *Member) loadCursor() uint64 {
+	if b, err := m.st.GetMeta("cursor"); err == nil && len(b) == 8 {
+		return binary.BigEndian.Uint64(b)
+	}
+	return 0
+}
+
+// add queues a request from the chain unless a verdict for it is already
+// posted, and flushes a full batch.
+func (s *server) add(ctx context.Context, r Request) {
+	if posted, err := s.chain.VerdictPosted(ctx, r.ID); err == nil && posted {
+		return
+	}
+	s.batch = append(s.batch, r)
+	if len(s.batch) >= s.m.cfg.BatchSize {
+		s.flush(ctx)
+	}
+}
+
+// flush processes the collected batch, submits its verdicts, schedules its
+// failed requests for a retry and advances the cursor past the batch when
+// every request of it was answered.
+func (s *server) flush(ctx context.Context) {
+	if len(s.batch) == 0 {
+		return
+	}
+	b := s.batch
+	s.batch = nil
+	vs, errs := s.m.ProcessBatch(ctx, b)
+	allOK := true
+	maxBlock := uint64(0)
+	for i, v := range vs {
+		if b[i].Block > maxBlock {
+			maxBlock = b[i].Block
+		}
+		if errs[i] != nil {
+			allOK = false
+			s.failed(ctx, b[i], errs[i])
+			continue
+		}
+		delete(s.attempts, b[i].ID)
+		s.m.wg.Add(1)
+		go func(v *Verdict) { defer s.m.wg.Done(); s.submit(ctx, v) }(v)
+	}
+	if allOK {
+		s.advanceCursor(maxBlock)
+	}
+}
+
+// failed logs a failed request and retries it later, unless it failed
+// maxAttempts times already or this member disagrees with the quorum.
+// Transient failures (a member died mid-round) are retried a few times; the
+// ledger hands back the same shares to the same sessions, so a retry never
+// issues a second share.
+func (s *server) failed(ctx context.Context, r Request, err error) {
+	if ctx.Err() == nil {
+		s.m.log.Warn("request failed", zap.String("request", fmt.Sprintf("%x", r.ID[:6])), zap.Error(err))
+	}
+	if s.attempts[r.ID]++; s.attempts[r.ID] < maxAttempts && !errors.Is(err, ErrDigestMismatch) && ctx.Err() == nil {
+		s.retryLater(ctx, r)
+	}
+}
+
+// retryLater puts r back on the retry channel after the grace period (and
+// drops it if the channel is full or the member stops meanwhile).
+func (s *server) retryLater(ctx context.Context, r Request) {
+	s.m.wg.Add(1)
+	go func() {
+		defer s.m.wg.Done()
+		select {
+		case <-time.After(s.m.grace()):
+			select {
+			case s.retry <- r:
+			default:
+			}
+		case <-ctx.Done():
+		case <-s.m.closed:
+		}
+	}()
+}
+
+// advanceCursor moves the cursor past block maxBlock (if it is not past it
+// already) and persists it.
+func (s *server) advanceCursor(maxBlock uint64) {
+	if maxBlock < s.cursor {
+		return
+	}
+	s.cursor = maxBlock + 1
+	_ = s.m.st.PutMeta("cursor", binary.BigEndian.AppendUint64(nil, s.cursor))
+}
+
+// submit posts v: at once if this member is the lowest signer, otherwise
+// after rank·SubmitStagger and only if no verdict was posted meanwhile.
+func (s *server) submit(ctx context.Context, v *Verdict) {
+	m := s.m
+	signers, _ := bls.Signers(len(m.members), v.Signers)
+	rank := 0
+	for i, sg := range signers {
+		if transport.MemberID(sg+1) == m.id {
+			rank = i
+		}
+	}
+	if rank > 0 {
+		select {
+		case <-time.After(time.Duration(rank) * m.cfg.SubmitStagger):
+		case <-ctx.Done():
+			return
+		case <-m.closed:
+			return
+		}
+		if posted, err := s.chain.VerdictPosted(ctx, v.RequestID); err == nil && posted {
+			return
+		}
+	}
+	if err := s.chain.SubmitVerdict(ctx, v); err != nil && ctx.Err() == nil {
+		m.log.Warn("verdict submission failed", zap.String("request", fmt.Sprintf("%x", v.RequestID[:6])), zap.Error(err))
+	}
+}

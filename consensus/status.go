@@ -1,0 +1,53 @@
+package consensus
+
+import (
+	"fmt"
+
+	"github.com/fhegate/fhegate/consensus/transport"
+)
+
+// Status summarises the member.
+type Status struct {
+	ID           uint32  `json:"id"`
+	Epoch        uint64  `json:"epoch"`
+	Preset       string  `json:"preset"`
+	HaveKeys     bool    `json:"haveKeys"`
+	KeyDigest    string  `json:"keyDigest,omitempty"`
+	DecryptLevel int     `json:"decryptLevel"`
+	SigmaBits    float64 `json:"floodingSigmaLog2"`
+	Ciphertexts  int     `json:"ciphertexts"`
+	SharesIssued int     `json:"sharesIssued"`
+	Verdicts     int     `json:"verdicts"`
+	// Refreshes counts the collective refreshes (MPC bootstraps) this member
+	// completed since it started: a plan's refresh points and the refresh
+	// before a decryption when a result has no level left.
+	Refreshes uint64   `json:"refreshes"`
+	Down      []uint32 `json:"down,omitempty"`
+}
+
+// Status returns the member's status.
+func (m *Member) Status() Status {
+	s := Status{ID: uint32(m.id), Epoch: m.cfg.Committee.Epoch, Preset: m.params.Preset.Name, Ciphertexts: m.st.Count(),
+		SharesIssued: m.led.Count(), Verdicts: len(m.st.MetaKeys("verdict/")), Refreshes: m.refreshes.Load()}
+	if km, err := m.Keys(); err == nil {
+		s.HaveKeys, s.KeyDigest = true, fmt.Sprintf("%x", km.Digest)
+		p := m.NoisePlan()
+		s.DecryptLevel, s.SigmaBits = p.Level, p.SigmaBits
+	}
+	live := m.live()
+	for _, id := range m.members {
+		if !contains(live, id) {
+			s.Down = append(s.Down, uint32(id))
+		}
+	}
+	return s
+}
+
+func contains(ids []transport.MemberID, id transport.MemberID) bool {
+	for _, x := range ids {
+		if x == id {
+			return true
+		}
+	}
+	return false
+}
