@@ -13,6 +13,7 @@ import (
 )
 
 func TestSumSlotsSplit(t *testing.T) {
+	t.Parallel()
 	for n := 1; n <= 4096; n <<= 1 {
 		prod := 1
 		for _, f := range fhe.SumSlotsSplit(n) {
@@ -33,6 +34,7 @@ func cyc(v []int64, i, k, row int) int64 {
 }
 
 func TestFastOpsBGV(t *testing.T) {
+	t.Parallel()
 	const n = 128
 	kit := fhetest.MustKit(fhetest.InsecureBGVN10, append(fhe.SumSlotsRotations(n), 3, 5)...)
 	p := kit.Params
@@ -113,6 +115,7 @@ func TestFastOpsBGV(t *testing.T) {
 }
 
 func TestFastOpsCKKS(t *testing.T) {
+	t.Parallel()
 	const n = 64
 	kit := fhetest.MustKit(fhetest.InsecureCKKSN10, fhe.SumSlotsRotations(n)...)
 	p := kit.Params
@@ -179,6 +182,7 @@ func TestFastOpsCKKS(t *testing.T) {
 }
 
 func TestFastOpsDeterministicAndConcurrent(t *testing.T) {
+	t.Parallel()
 	kit := fhetest.MustKit(fhetest.InsecureCKKSN10, fhe.SumSlotsRotations(64)...)
 	r := rand.New(rand.NewPCG(6, 6))
 	ct, err := kit.Enc.EncryptFloats(fhetest.RandFloats(r, kit.Params.Slots()))
@@ -210,6 +214,7 @@ func TestFastOpsDeterministicAndConcurrent(t *testing.T) {
 }
 
 func TestFastOpsErrors(t *testing.T) {
+	t.Parallel()
 	kit := fhetest.MustKit(fhetest.InsecureCKKSN10) // power-of-two keys only
 	other := fhetest.MustKit(fhetest.InsecureBGVN10)
 	ct, err := kit.Enc.EncryptFloats([]float64{1, 2})
@@ -255,6 +260,7 @@ func TestFastOpsErrors(t *testing.T) {
 }
 
 func TestHoistedRotationSumLattigo(t *testing.T) {
+	t.Parallel()
 	kit := fhetest.MustKit(fhetest.InsecureCKKSN10, 3)
 	p := kit.Params
 	ev := ckks.NewEvaluator(p.CKKS(), rlwe.NewMemEvaluationKeySet(kit.Keys.Relin.Lattigo(), kit.Keys.Galois.Lattigo()...)).Evaluator

@@ -16,6 +16,7 @@ import (
 )
 
 func TestPublicPresetsWithinSecurityBound(t *testing.T) {
+	t.Parallel()
 	for _, p := range fhe.Presets() {
 		if p.Insecure() {
 			continue
@@ -28,6 +29,7 @@ func TestPublicPresetsWithinSecurityBound(t *testing.T) {
 }
 
 func TestPresetLookup(t *testing.T) {
+	t.Parallel()
 	p, err := fhe.PresetByName("bgv-n13-t65537")
 	require.NoError(t, err)
 	require.Equal(t, fhe.BGVN13, p.ID)
@@ -40,6 +42,7 @@ func TestPresetLookup(t *testing.T) {
 // TestPresetDepth checks each preset's documented depth: Depth chained
 // squarings decrypt exactly (BGV) or within 1e-5 (CKKS).
 func TestPresetDepth(t *testing.T) {
+	t.Parallel()
 	ids := []fhe.PresetID{fhetest.InsecureBGVN10, fhetest.InsecureCKKSN10, fhetest.InsecureBGVN10Deep, fhe.BGVN13, fhe.CKKSN13}
 	if !testing.Short() {
 		ids = append(ids, fhe.BGVN14, fhe.CKKSN14)
@@ -247,6 +250,7 @@ func (r bgvRef) innerSum(x []int64, batch, cnt int) []int64 {
 }
 
 func TestCKKSOps(t *testing.T) {
+	t.Parallel()
 	kit := fhetest.MustKit(fhetest.InsecureCKKSN10, 3)
 	p := kit.Params
 	n := p.Slots()
@@ -308,6 +312,7 @@ func TestCKKSOps(t *testing.T) {
 }
 
 func TestEvaluatorErrors(t *testing.T) {
+	t.Parallel()
 	kit := fhetest.MustKit(fhetest.InsecureBGVN10)
 	other := fhetest.MustKit(fhetest.InsecureCKKSN10)
 	ct, err := kit.Enc.EncryptInts([]int64{1, 2, 3})
@@ -339,6 +344,7 @@ func TestEvaluatorErrors(t *testing.T) {
 // TestDeterminism: the same evaluation on the same decoded inputs gives the
 // same bytes, also when run concurrently.
 func TestDeterminism(t *testing.T) {
+	t.Parallel()
 	kit := fhetest.MustKit(fhetest.InsecureBGVN10, 1)
 	r := rand.New(rand.NewPCG(3, 3))
 	ca, err := kit.Enc.EncryptInts(fhetest.RandInts(r, kit.Params.Slots(), 100))
@@ -372,6 +378,7 @@ func TestDeterminism(t *testing.T) {
 }
 
 func TestCiphertextRoundTrip(t *testing.T) {
+	t.Parallel()
 	for _, id := range []fhe.PresetID{fhetest.InsecureBGVN10, fhetest.InsecureCKKSN10} {
 		kit := fhetest.MustKit(id)
 		t.Run(kit.Params.Preset.Name, func(t *testing.T) {
@@ -429,6 +436,7 @@ func mustHandle(t *testing.T, c *fhe.Ciphertext) fhe.Handle {
 }
 
 func TestKeyRoundTrip(t *testing.T) {
+	t.Parallel()
 	kit := fhetest.MustKit(fhetest.InsecureBGVN10, 5)
 	pkb, err := kit.Keys.Public.MarshalBinary()
 	require.NoError(t, err)
@@ -473,6 +481,7 @@ func TestKeyRoundTrip(t *testing.T) {
 }
 
 func TestDecodeRejects(t *testing.T) {
+	t.Parallel()
 	kit := fhetest.MustKit(fhetest.InsecureBGVN10)
 	ct, err := kit.Enc.EncryptInts([]int64{1})
 	require.NoError(t, err)
