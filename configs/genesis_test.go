@@ -7,14 +7,44 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// genesisEdit is one edit of the devnet genesis and what it must give.
+type genesisEdit struct {
+	name    string
+	apply   func([]byte) ([]byte, error)
+	check   func(t *testing.T, cfg map[string]json.RawMessage)
+	wantErr bool
+	errIs   error
+}
+
 func TestGenesisEdits(t *testing.T) {
-	for _, tc := range []struct {
-		name    string
-		apply   func([]byte) ([]byte, error)
-		check   func(t *testing.T, cfg map[string]json.RawMessage)
-		wantErr bool
-		errIs   error
-	}{
+	t.Parallel()
+	for _, tc := range genesisEdits(t) {
+		t.Run(tc.name, func(t *testing.T) {
+			orig := DevnetGenesis()
+			out, err := tc.apply(orig)
+			require.Equal(t, devnetGenesis, orig, "input not mutated")
+			if tc.wantErr {
+				require.Error(t, err)
+				if tc.errIs != nil {
+					require.ErrorIs(t, err, tc.errIs)
+				}
+				return
+			}
+			require.NoError(t, err)
+			var doc struct {
+				Config map[string]json.RawMessage `json:"config"`
+				Alloc  map[string]json.RawMessage `json:"alloc"`
+			}
+			require.NoError(t, json.Unmarshal(out, &doc))
+			require.Len(t, doc.Alloc, 11)
+			tc.check(t, doc.Config)
+		})
+	}
+}
+
+// genesisEdits is the case table of TestGenesisEdits.
+func genesisEdits(t *testing.T) []genesisEdit {
+	return []genesisEdit{
 		{
 			name:  "chain id",
 			apply: func(g []byte) ([]byte, error) { return WithChainID(g, 99999) },
@@ -69,31 +99,11 @@ func TestGenesisEdits(t *testing.T) {
 		{name: "not json", apply: func([]byte) ([]byte, error) { return WithChainID([]byte("["), 1) }, wantErr: true, errIs: ErrBadGenesis},
 		{name: "no config", apply: func([]byte) ([]byte, error) { return WithChainID([]byte(`{"alloc":{}}`), 1) }, wantErr: true, errIs: ErrBadGenesis},
 		{name: "config not object", apply: func([]byte) ([]byte, error) { return WithChainID([]byte(`{"config":3}`), 1) }, wantErr: true, errIs: ErrBadGenesis},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			orig := DevnetGenesis()
-			out, err := tc.apply(orig)
-			require.Equal(t, devnetGenesis, orig, "input not mutated")
-			if tc.wantErr {
-				require.Error(t, err)
-				if tc.errIs != nil {
-					require.ErrorIs(t, err, tc.errIs)
-				}
-				return
-			}
-			require.NoError(t, err)
-			var doc struct {
-				Config map[string]json.RawMessage `json:"config"`
-				Alloc  map[string]json.RawMessage `json:"alloc"`
-			}
-			require.NoError(t, json.Unmarshal(out, &doc))
-			require.Len(t, doc.Alloc, 11)
-			tc.check(t, doc.Config)
-		})
 	}
 }
 
 func TestVMID(t *testing.T) {
+	t.Parallel()
 	// The file name avalanchego looks for in its plugin dir; pinned so that a
 	// rename is a conscious, documented change.
 	require.Equal(t, "n6sSnySnJof67ir3nSGM69scebMbXDzbVHoLsKxmfUZSa5UmW", VMID().String())

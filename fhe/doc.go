@@ -1,6 +1,32 @@
-// Package fhe is fhegate's only door to Lattigo (github.com/luxfi/lattice/v7):
+// Package fhe is fhegate's main door to Lattigo (github.com/luxfi/lattice/v7):
 // parameter presets, the canonical wire format, keys, client-side
-// encryption/decryption and a deterministic evaluator facade.
+// encryption/decryption and a deterministic evaluator facade. Precompiles,
+// policies, CRDTs and clients evaluate through it and never import Lattigo.
+//
+// # The other doors, and the Lattigo types fhe exposes
+//
+// fhe is not the only package that imports Lattigo:
+//
+//   - consensus/protocol is the second door: the committee's threshold
+//     protocols (distributed key generation, threshold decryption, key
+//     refresh) import Lattigo's multiparty, multiparty/mpbgv, schemes/bgv,
+//     ring, core/rlwe and utils/sampling directly, because fhe has no
+//     multiparty facade. It reaches fhe's objects through the wrappers below.
+//   - gpu imports Lattigo's ring package, but only to route ring NTTs to an
+//     accelerator beneath every evaluation; it evaluates nothing itself.
+//
+// For those callers, and for the Lattigo-level baselines of fhe/workloads,
+// fhe exposes raw Lattigo types on purpose: Params.RLWE, Params.BGV and
+// Params.CKKS (rlwe/bgv/ckks.Parameters); Ciphertext.Lattigo and
+// WrapCiphertext (*rlwe.Ciphertext); SecretKey, PublicKey, RelinKey and
+// GaloisKeys .Lattigo with the Wrap… constructors (rlwe.SecretKey,
+// PublicKey, RelinearizationKey, GaloisKey — the inputs and outputs of the
+// multiparty protocols); and HoistedRotationSum, SumSlotsLattigo and
+// NewRotationScratch (*rlwe.Evaluator, rlwe.Parameters — the fast rotation
+// sums as building blocks for fhe subpackages). Objects returned by the
+// Lattigo accessors must not be modified; results computed in Lattigo are
+// wrapped again (WrapCiphertext checks level, degree and ring degree) before
+// they are encoded in the wire format below.
 //
 // # Schemes
 //

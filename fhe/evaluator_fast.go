@@ -63,36 +63,71 @@ func NewRotationScratch(p rlwe.Parameters) *RotationScratch {
 // This is the Lattigo-level building block of Evaluator.SumSlots, exported
 // for fhe subpackages.
 func HoistedRotationSum(ev *rlwe.Evaluator, ct *rlwe.Ciphertext, galEls []uint64, withSelf bool, out *rlwe.Ciphertext, s *RotationScratch) error {
+	p, s, err := checkHoisted(ev, ct, out, s)
+	if err != nil {
+		return err
+	}
+	self, galEls := splitIdentity(galEls, withSelf)
+	levelQ, levelP := ct.Level(), p.MaxLevelP()
+	rq := p.RingQP().AtLevel(levelQ, levelP).RingQ
+
+	out.Resize(1, levelQ)
+	*out.MetaData = *ct.MetaData
+	if len(galEls) == 0 {
+		out.Value[0].Zero()
+		out.Value[1].Zero()
+	} else {
+		ev.DecomposeNTT(levelQ, levelP, levelP+1, ct.Value[1], true, s.decomp)
+		if err := s.accumulate(ev, p, ct, galEls); err != nil {
+			return err
+		}
+		out.IsNTT = true
+		ev.ModDown(levelQ, levelP, s.acc, out)
+		rq.Add(out.Value[0], s.c0, out.Value[0])
+	}
+	for range self {
+		rq.Add(out.Value[0], ct.Value[0], out.Value[0])
+		rq.Add(out.Value[1], ct.Value[1], out.Value[1])
+	}
+	return nil
+}
+
+// checkHoisted validates the operands of HoistedRotationSum and returns the
+// evaluator's parameters and the scratch space (a fresh one when s is nil).
+func checkHoisted(ev *rlwe.Evaluator, ct, out *rlwe.Ciphertext, s *RotationScratch) (rlwe.Parameters, *RotationScratch, error) {
 	if ct == nil || out == nil || ev == nil {
-		return errors.New("fhe: nil operand")
+		return rlwe.Parameters{}, nil, errors.New("fhe: nil operand")
 	}
 	if ct == out {
-		return errors.New("fhe: HoistedRotationSum: out aliases the input")
+		return rlwe.Parameters{}, nil, errors.New("fhe: HoistedRotationSum: out aliases the input")
 	}
 	if ct.Degree() != 1 || !ct.IsNTT {
-		return fmt.Errorf("fhe: HoistedRotationSum: want a degree-1 NTT ciphertext, have degree %d", ct.Degree())
+		return rlwe.Parameters{}, nil, fmt.Errorf("fhe: HoistedRotationSum: want a degree-1 NTT ciphertext, have degree %d", ct.Degree())
 	}
 	p := *ev.GetRLWEParameters()
 	if s == nil {
 		s = NewRotationScratch(p)
 	}
-	levelQ, levelP := ct.Level(), p.MaxLevelP()
-	if levelP < 0 {
-		return errors.New("fhe: HoistedRotationSum needs a special prime P")
+	if p.MaxLevelP() < 0 {
+		return p, nil, errors.New("fhe: HoistedRotationSum needs a special prime P")
 	}
 	if !s.params.Equal(&p) {
-		return errors.New("fhe: HoistedRotationSum: scratch space is for other parameters")
+		return p, nil, errors.New("fhe: HoistedRotationSum: scratch space is for other parameters")
 	}
-	if levelQ > p.MaxLevelQ() || ct.Value[0].N() != p.N() {
-		return errors.New("fhe: HoistedRotationSum: ciphertext does not match the evaluator's parameters")
+	if ct.Level() > p.MaxLevelQ() || ct.Value[0].N() != p.N() {
+		return p, nil, errors.New("fhe: HoistedRotationSum: ciphertext does not match the evaluator's parameters")
 	}
-	// The identity (Galois element 1) needs no key switch: count it with
-	// the input itself.
-	self := 0
+	return p, s, nil
+}
+
+// splitIdentity counts the identity (Galois element 1, which needs no key
+// switch) with the input itself: self is how many times ct is added as is,
+// els the Galois elements that need a key switch.
+func splitIdentity(galEls []uint64, withSelf bool) (self int, els []uint64) {
 	if withSelf {
 		self = 1
 	}
-	els := make([]uint64, 0, len(galEls))
+	els = make([]uint64, 0, len(galEls))
 	for _, g := range galEls {
 		if g == 1 {
 			self++
@@ -100,38 +135,25 @@ func HoistedRotationSum(ev *rlwe.Evaluator, ct *rlwe.Ciphertext, galEls []uint64
 			els = append(els, g)
 		}
 	}
-	galEls = els
+	return self, els
+}
+
+// accumulate sets s.acc to Σ φ_g(P·c0 + KS_g(c1)) in Q∪P over galEls
+// (non-empty, no identity) and s.c0 to Σ φ_g(c0) in Q, from the
+// decomposition of ct's c1 already in s.decomp. Lazy additions: the key
+// products (P-scaled, in Q∪P) are permuted and added without reduction, the
+// c0 parts are permuted and added in Q and joined after the single ModDown —
+// which saves the per-rotation P·c0 product of Lattigo's
+// AutomorphismHoistedLazy. Both accumulators leave reduced.
+func (s *RotationScratch) accumulate(ev *rlwe.Evaluator, p rlwe.Parameters, ct *rlwe.Ciphertext, galEls []uint64) error {
+	levelQ, levelP := ct.Level(), p.MaxLevelP()
 	rqp := p.RingQP().AtLevel(levelQ, levelP)
 	rq, rp := rqp.RingQ, rqp.RingP
-
-	out.Resize(1, levelQ)
-	*out.MetaData = *ct.MetaData
-	addSelf := func() {
-		for range self {
-			rq.Add(out.Value[0], ct.Value[0], out.Value[0])
-			rq.Add(out.Value[1], ct.Value[1], out.Value[1])
-		}
-	}
-	if len(galEls) == 0 {
-		out.Value[0].Zero()
-		out.Value[1].Zero()
-		addSelf()
-		return nil
-	}
-
-	ev.DecomposeNTT(levelQ, levelP, levelP+1, ct.Value[1], true, s.decomp)
-
-	// acc accumulates Σ φ_g(P·c0 + KS_g(c1)) in Q∪P with lazy additions:
-	// the key products (P-scaled, in Q∪P) are permuted and added without
-	// reduction, the c0 parts are permuted and added in Q (c0acc) and joined
-	// after the single ModDown — which saves the per-rotation P·c0 product
-	// of Lattigo's AutomorphismHoistedLazy.
-	acc, tmp := s.acc, s.tmp
+	acc, tmp, c0acc := s.acc, s.tmp, s.c0
 	acc.MetaData = &rlwe.MetaData{}
 	acc.IsNTT = true
 	tmp.MetaData = &rlwe.MetaData{}
 	tmp.IsNTT = true
-	c0acc := s.c0
 	qOver := max(p.QiOverflowMargin(levelQ)-1, 1) // lazy sums of values < q that fit in 64 bits
 	pOver := max(p.PiOverflowMargin(levelP)-1, 1)
 	reduceQ := func() {
@@ -144,19 +166,9 @@ func HoistedRotationSum(ev *rlwe.Evaluator, ct *rlwe.Ciphertext, galEls []uint64
 		rp.Reduce(acc.Value[1].P, acc.Value[1].P)
 	}
 	for i, g := range galEls {
-		evk, err := ev.CheckAndGetGaloisKey(g)
+		index, err := s.keyProduct(ev, g, levelQ, levelP)
 		if err != nil {
-			return fmt.Errorf("fhe: HoistedRotationSum: %w", err)
-		}
-		if evk.LevelP() != levelP || evk.BaseTwoDecomposition != 0 {
-			return fmt.Errorf("fhe: HoistedRotationSum: Galois key %d has an unsupported gadget", g)
-		}
-		index := ev.AutomorphismIndex(g)
-		if index == nil {
-			return fmt.Errorf("fhe: HoistedRotationSum: no automorphism index for %d", g)
-		}
-		if err := ev.GadgetProductHoistedLazy(levelQ, s.decomp, &evk.GadgetCiphertext, tmp); err != nil {
-			return fmt.Errorf("fhe: HoistedRotationSum: %w", err)
+			return err
 		}
 		if i == 0 {
 			rqp.AutomorphismNTTWithIndex(tmp.Value[0], index, acc.Value[0])
@@ -176,11 +188,27 @@ func HoistedRotationSum(ev *rlwe.Evaluator, ct *rlwe.Ciphertext, galEls []uint64
 	}
 	reduceQ()
 	reduceP()
-	out.IsNTT = true
-	ev.ModDown(levelQ, levelP, acc, out)
-	rq.Add(out.Value[0], c0acc, out.Value[0])
-	addSelf()
 	return nil
+}
+
+// keyProduct sets s.tmp to the (P-scaled, Q∪P) product of the decomposed c1
+// in s.decomp with the Galois key of g, and returns g's automorphism index.
+func (s *RotationScratch) keyProduct(ev *rlwe.Evaluator, g uint64, levelQ, levelP int) ([]uint64, error) {
+	evk, err := ev.CheckAndGetGaloisKey(g)
+	if err != nil {
+		return nil, fmt.Errorf("fhe: HoistedRotationSum: %w", err)
+	}
+	if evk.LevelP() != levelP || evk.BaseTwoDecomposition != 0 {
+		return nil, fmt.Errorf("fhe: HoistedRotationSum: Galois key %d has an unsupported gadget", g)
+	}
+	index := ev.AutomorphismIndex(g)
+	if index == nil {
+		return nil, fmt.Errorf("fhe: HoistedRotationSum: no automorphism index for %d", g)
+	}
+	if err := ev.GadgetProductHoistedLazy(levelQ, s.decomp, &evk.GadgetCiphertext, s.tmp); err != nil {
+		return nil, fmt.Errorf("fhe: HoistedRotationSum: %w", err)
+	}
+	return index, nil
 }
 
 // SumSlotsSplit returns the baby-step/giant-step stages SumSlots uses for n

@@ -13,6 +13,7 @@ import (
 )
 
 func TestSumSlotsSplit(t *testing.T) {
+	t.Parallel()
 	for n := 1; n <= 4096; n <<= 1 {
 		prod := 1
 		for _, f := range fhe.SumSlotsSplit(n) {
@@ -33,11 +34,10 @@ func cyc(v []int64, i, k, row int) int64 {
 }
 
 func TestFastOpsBGV(t *testing.T) {
+	t.Parallel()
 	const n = 128
 	kit := fhetest.MustKit(fhetest.InsecureBGVN10, append(fhe.SumSlotsRotations(n), 3, 5)...)
 	p := kit.Params
-	row := p.Slots() / 2
-	tm := int64(p.PlaintextModulus())
 	r := rand.New(rand.NewPCG(4, 4))
 	x := fhetest.RandInts(r, p.Slots(), 100)
 	ct, err := kit.Enc.EncryptInts(x)
@@ -45,7 +45,21 @@ func TestFastOpsBGV(t *testing.T) {
 	before, err := ct.MarshalBinary()
 	require.NoError(t, err)
 
-	// SumSlots, at the top level and after dropping to level 0.
+	checkSumSlotsBGV(t, kit, ct, x, n)
+	checkRotateManyBGV(t, kit, ct, x)
+	checkInnerProductBGV(t, kit, r)
+
+	after, err := ct.MarshalBinary()
+	require.NoError(t, err)
+	require.Equal(t, before, after, "inputs must not change")
+}
+
+// checkSumSlotsBGV: SumSlots of ct (encrypting x) over m ≤ n slots, at the
+// top level and after dropping to level 0.
+func checkSumSlotsBGV(t *testing.T, kit *fhetest.Kit, ct *fhe.Ciphertext, x []int64, n int) {
+	p := kit.Params
+	row := p.Slots() / 2
+	tm := int64(p.PlaintextModulus())
 	for _, drop := range []int{0, p.MaxLevel()} {
 		in, err := kit.Eval.DropLevels(ct, drop)
 		require.NoError(t, err)
@@ -64,8 +78,14 @@ func TestFastOpsBGV(t *testing.T) {
 			}
 		}
 	}
+}
 
-	// RotateMany.
+// checkRotateManyBGV: RotateMany of ct (encrypting x) decrypts to the
+// rotations of x and agrees with single rotations.
+func checkRotateManyBGV(t *testing.T, kit *fhetest.Kit, ct *fhe.Ciphertext, x []int64) {
+	p := kit.Params
+	row := p.Slots() / 2
+	tm := int64(p.PlaintextModulus())
 	steps := []int{0, 1, 3, 5, 8}
 	rots, err := kit.Eval.RotateMany(ct, steps)
 	require.NoError(t, err)
@@ -82,8 +102,13 @@ func TestFastOpsBGV(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, sg, got)
 	}
+}
 
-	// InnerProduct.
+// checkInnerProductBGV: InnerProduct of three pairs of fresh random vectors
+// drawn from r costs one level and decrypts to the slot-wise inner product.
+func checkInnerProductBGV(t *testing.T, kit *fhetest.Kit, r *rand.Rand) {
+	p := kit.Params
+	tm := int64(p.PlaintextModulus())
 	var as, bs []*fhe.Ciphertext
 	var xs, ys [][]int64
 	for range 3 {
@@ -106,13 +131,10 @@ func TestFastOpsBGV(t *testing.T) {
 		}
 		require.Equal(t, mod(want, tm), mod(got[i], tm))
 	}
-
-	after, err := ct.MarshalBinary()
-	require.NoError(t, err)
-	require.Equal(t, before, after, "inputs must not change")
 }
 
 func TestFastOpsCKKS(t *testing.T) {
+	t.Parallel()
 	const n = 64
 	kit := fhetest.MustKit(fhetest.InsecureCKKSN10, fhe.SumSlotsRotations(n)...)
 	p := kit.Params
@@ -179,6 +201,7 @@ func TestFastOpsCKKS(t *testing.T) {
 }
 
 func TestFastOpsDeterministicAndConcurrent(t *testing.T) {
+	t.Parallel()
 	kit := fhetest.MustKit(fhetest.InsecureCKKSN10, fhe.SumSlotsRotations(64)...)
 	r := rand.New(rand.NewPCG(6, 6))
 	ct, err := kit.Enc.EncryptFloats(fhetest.RandFloats(r, kit.Params.Slots()))
@@ -210,6 +233,7 @@ func TestFastOpsDeterministicAndConcurrent(t *testing.T) {
 }
 
 func TestFastOpsErrors(t *testing.T) {
+	t.Parallel()
 	kit := fhetest.MustKit(fhetest.InsecureCKKSN10) // power-of-two keys only
 	other := fhetest.MustKit(fhetest.InsecureBGVN10)
 	ct, err := kit.Enc.EncryptFloats([]float64{1, 2})
@@ -255,6 +279,7 @@ func TestFastOpsErrors(t *testing.T) {
 }
 
 func TestHoistedRotationSumLattigo(t *testing.T) {
+	t.Parallel()
 	kit := fhetest.MustKit(fhetest.InsecureCKKSN10, 3)
 	p := kit.Params
 	ev := ckks.NewEvaluator(p.CKKS(), rlwe.NewMemEvaluationKeySet(kit.Keys.Relin.Lattigo(), kit.Keys.Galois.Lattigo()...)).Evaluator

@@ -16,6 +16,7 @@ import (
 )
 
 func TestPublicPresetsWithinSecurityBound(t *testing.T) {
+	t.Parallel()
 	for _, p := range fhe.Presets() {
 		if p.Insecure() {
 			continue
@@ -28,6 +29,7 @@ func TestPublicPresetsWithinSecurityBound(t *testing.T) {
 }
 
 func TestPresetLookup(t *testing.T) {
+	t.Parallel()
 	p, err := fhe.PresetByName("bgv-n13-t65537")
 	require.NoError(t, err)
 	require.Equal(t, fhe.BGVN13, p.ID)
@@ -40,6 +42,7 @@ func TestPresetLookup(t *testing.T) {
 // TestPresetDepth checks each preset's documented depth: Depth chained
 // squarings decrypt exactly (BGV) or within 1e-5 (CKKS).
 func TestPresetDepth(t *testing.T) {
+	t.Parallel()
 	ids := []fhe.PresetID{fhetest.InsecureBGVN10, fhetest.InsecureCKKSN10, fhetest.InsecureBGVN10Deep, fhe.BGVN13, fhe.CKKSN13}
 	if !testing.Short() {
 		ids = append(ids, fhe.BGVN14, fhe.CKKSN14)
@@ -113,88 +116,23 @@ func requireClose(t *testing.T, want, got []float64, tol float64) {
 
 // TestBGVOps checks every evaluator operation against a plaintext reference.
 func TestBGVOps(t *testing.T) {
+	t.Parallel()
 	kit := fhetest.MustKit(fhetest.InsecureBGVN10, 3, -5)
 	p := kit.Params
-	tm := int64(p.PlaintextModulus())
-	n := p.Slots()
-	half := n / 2
+	ref := bgvRef{n: p.Slots(), t: int64(p.PlaintextModulus())}
 	r := rand.New(rand.NewPCG(7, 7))
-	a := fhetest.RandInts(r, n, 1000)
-	b := fhetest.RandInts(r, n, 1000)
-	v := fhetest.RandInts(r, n, 50)
-	ca, err := kit.Enc.EncryptInts(a)
+	in := bgvOpInputs{
+		a: fhetest.RandInts(r, ref.n, 1000),
+		b: fhetest.RandInts(r, ref.n, 1000),
+		v: fhetest.RandInts(r, ref.n, 50),
+	}
+	var err error
+	in.ca, err = kit.Enc.EncryptInts(in.a)
 	require.NoError(t, err)
-	cb, err := kit.Sym.EncryptInts(b)
+	in.cb, err = kit.Sym.EncryptInts(in.b)
 	require.NoError(t, err)
-	rot := func(x []int64, k int) []int64 { // rotate each row of n/2 left by k
-		out := make([]int64, n)
-		for row := 0; row < 2; row++ {
-			for i := 0; i < half; i++ {
-				out[row*half+i] = x[row*half+((i+k)%half+half)%half]
-			}
-		}
-		return out
-	}
-	zip := func(f func(x, y int64) int64, x, y []int64) []int64 {
-		out := make([]int64, n)
-		for i := range out {
-			out[i] = mod(f(x[i], y[i]), tm)
-		}
-		return out
-	}
-	each := func(f func(x int64) int64, x []int64) []int64 {
-		out := make([]int64, n)
-		for i := range out {
-			out[i] = mod(f(x[i]), tm)
-		}
-		return out
-	}
-	innerSum := func(x []int64, batch, cnt int) []int64 {
-		out := make([]int64, n)
-		for row := 0; row < 2; row++ {
-			for i := 0; i < batch; i++ {
-				var s int64
-				for j := 0; j < cnt; j++ {
-					s += x[row*half+i+j*batch]
-				}
-				out[row*half+i] = mod(s, tm)
-			}
-		}
-		return out
-	}
-	cases := []struct {
-		name string
-		run  func() (*fhe.Ciphertext, error)
-		want []int64
-		// only the first `check` slots of each row are defined (inner sum)
-		check int
-	}{
-		{"add", func() (*fhe.Ciphertext, error) { return kit.Eval.Add(ca, cb) }, zip(func(x, y int64) int64 { return x + y }, a, b), 0},
-		{"sub", func() (*fhe.Ciphertext, error) { return kit.Eval.Sub(ca, cb) }, zip(func(x, y int64) int64 { return x - y }, a, b), 0},
-		{"neg", func() (*fhe.Ciphertext, error) { return kit.Eval.Neg(ca) }, each(func(x int64) int64 { return -x }, a), 0},
-		{"add-plain", func() (*fhe.Ciphertext, error) { return kit.Eval.AddInts(ca, v) }, zip(func(x, y int64) int64 { return x + y }, a, v), 0},
-		{"mul-plain", func() (*fhe.Ciphertext, error) { return kit.Eval.MulInts(ca, v) }, zip(func(x, y int64) int64 { return x * y }, a, v), 0},
-		{"mul-const", func() (*fhe.Ciphertext, error) { return kit.Eval.MulConst(ca, -3) }, each(func(x int64) int64 { return -3 * x }, a), 0},
-		{"add-const", func() (*fhe.Ciphertext, error) { return kit.Eval.AddConst(ca, 42) }, each(func(x int64) int64 { return x + 42 }, a), 0},
-		{"mul", func() (*fhe.Ciphertext, error) { return kit.Eval.Mul(ca, cb) }, zip(func(x, y int64) int64 { return x * y }, a, b), 0},
-		// Scalar operations after a rescale, where the plaintext scale is no longer 1.
-		{"mul-then-add-const", func() (*fhe.Ciphertext, error) {
-			return then(kit.Eval.Mul(ca, cb))(func(x *fhe.Ciphertext) (*fhe.Ciphertext, error) { return kit.Eval.AddConst(x, 1) })
-		},
-			zip(func(x, y int64) int64 { return x*y + 1 }, a, b), 0},
-		{"mul-then-mul-const", func() (*fhe.Ciphertext, error) {
-			return then(kit.Eval.Mul(ca, cb))(func(x *fhe.Ciphertext) (*fhe.Ciphertext, error) { return kit.Eval.MulConst(x, 3) })
-		},
-			zip(func(x, y int64) int64 { return mod(x*y, tm) * 3 }, a, b), 0},
-		{"square", func() (*fhe.Ciphertext, error) { return kit.Eval.Square(ca) }, zip(func(x, y int64) int64 { return x * y }, a, a), 0},
-		{"rotate+3", func() (*fhe.Ciphertext, error) { return kit.Eval.Rotate(ca, 3) }, each(func(x int64) int64 { return x }, rot(a, 3)), 0},
-		{"rotate-5", func() (*fhe.Ciphertext, error) { return kit.Eval.Rotate(ca, -5) }, each(func(x int64) int64 { return x }, rot(a, -5)), 0},
-		{"inner-sum", func() (*fhe.Ciphertext, error) { return kit.Eval.InnerSum(ca, 4, 16) }, innerSum(a, 4, 16), 4},
-		{"drop-level", func() (*fhe.Ciphertext, error) { return kit.Eval.DropLevels(ca, 2) }, each(func(x int64) int64 { return x }, a), 0},
-		{"poly", func() (*fhe.Ciphertext, error) { return kit.Eval.EvalPolyInts(ca, []int64{5, -2, 0, 7}) },
-			each(func(x int64) int64 { return mod(mod(5-2*x, tm)+mod(7*mod(mod(x*x, tm)*x, tm), tm), tm) }, a), 0},
-	}
-	for _, c := range cases {
+	half := ref.n / 2
+	for _, c := range bgvOpCases(kit, ref, in) {
 		t.Run(c.name, func(t *testing.T) {
 			ct, err := c.run()
 			require.NoError(t, err)
@@ -204,13 +142,115 @@ func TestBGVOps(t *testing.T) {
 				if c.check > 0 && i%half >= c.check {
 					continue
 				}
-				require.Equal(t, uint64(mod(c.want[i], tm)), got[i], "slot %d", i)
+				require.Equal(t, uint64(mod(c.want[i], ref.t)), got[i], "slot %d", i)
 			}
 		})
 	}
 }
 
+// bgvOpInputs are the operands of TestBGVOps: two encrypted vectors (a
+// public-key and a symmetric encryption) and a plaintext vector.
+type bgvOpInputs struct {
+	a, b, v []int64
+	ca, cb  *fhe.Ciphertext
+}
+
+// bgvOpCase is one evaluator operation and its plaintext result.
+type bgvOpCase struct {
+	name string
+	run  func() (*fhe.Ciphertext, error)
+	want []int64
+	// only the first `check` slots of each row are defined (inner sum)
+	check int
+}
+
+func bgvOpCases(kit *fhetest.Kit, ref bgvRef, in bgvOpInputs) []bgvOpCase {
+	ev, ca, cb, a, b, v, tm := kit.Eval, in.ca, in.cb, in.a, in.b, in.v, ref.t
+	add := func(x, y int64) int64 { return x + y }
+	mul := func(x, y int64) int64 { return x * y }
+	id := func(x int64) int64 { return x }
+	return []bgvOpCase{
+		{"add", func() (*fhe.Ciphertext, error) { return ev.Add(ca, cb) }, ref.zip(add, a, b), 0},
+		{"sub", func() (*fhe.Ciphertext, error) { return ev.Sub(ca, cb) }, ref.zip(func(x, y int64) int64 { return x - y }, a, b), 0},
+		{"neg", func() (*fhe.Ciphertext, error) { return ev.Neg(ca) }, ref.each(func(x int64) int64 { return -x }, a), 0},
+		{"add-plain", func() (*fhe.Ciphertext, error) { return ev.AddInts(ca, v) }, ref.zip(add, a, v), 0},
+		{"mul-plain", func() (*fhe.Ciphertext, error) { return ev.MulInts(ca, v) }, ref.zip(mul, a, v), 0},
+		{"mul-const", func() (*fhe.Ciphertext, error) { return ev.MulConst(ca, -3) }, ref.each(func(x int64) int64 { return -3 * x }, a), 0},
+		{"add-const", func() (*fhe.Ciphertext, error) { return ev.AddConst(ca, 42) }, ref.each(func(x int64) int64 { return x + 42 }, a), 0},
+		{"mul", func() (*fhe.Ciphertext, error) { return ev.Mul(ca, cb) }, ref.zip(mul, a, b), 0},
+		// Scalar operations after a rescale, where the plaintext scale is no longer 1.
+		{"mul-then-add-const", func() (*fhe.Ciphertext, error) {
+			return then(ev.Mul(ca, cb))(func(x *fhe.Ciphertext) (*fhe.Ciphertext, error) { return ev.AddConst(x, 1) })
+		},
+			ref.zip(func(x, y int64) int64 { return x*y + 1 }, a, b), 0},
+		{"mul-then-mul-const", func() (*fhe.Ciphertext, error) {
+			return then(ev.Mul(ca, cb))(func(x *fhe.Ciphertext) (*fhe.Ciphertext, error) { return ev.MulConst(x, 3) })
+		},
+			ref.zip(func(x, y int64) int64 { return mod(x*y, tm) * 3 }, a, b), 0},
+		{"square", func() (*fhe.Ciphertext, error) { return ev.Square(ca) }, ref.zip(mul, a, a), 0},
+		{"rotate+3", func() (*fhe.Ciphertext, error) { return ev.Rotate(ca, 3) }, ref.each(id, ref.rot(a, 3)), 0},
+		{"rotate-5", func() (*fhe.Ciphertext, error) { return ev.Rotate(ca, -5) }, ref.each(id, ref.rot(a, -5)), 0},
+		{"inner-sum", func() (*fhe.Ciphertext, error) { return ev.InnerSum(ca, 4, 16) }, ref.innerSum(a, 4, 16), 4},
+		{"drop-level", func() (*fhe.Ciphertext, error) { return ev.DropLevels(ca, 2) }, ref.each(id, a), 0},
+		{"poly", func() (*fhe.Ciphertext, error) { return ev.EvalPolyInts(ca, []int64{5, -2, 0, 7}) },
+			ref.each(func(x int64) int64 { return mod(mod(5-2*x, tm)+mod(7*mod(mod(x*x, tm)*x, tm), tm), tm) }, a), 0},
+	}
+}
+
+// bgvRef is the plaintext model of BGV slots: n slots in two rows of n/2,
+// arithmetic mod t.
+type bgvRef struct {
+	n int
+	t int64
+}
+
+// rot rotates each row of n/2 left by k.
+func (r bgvRef) rot(x []int64, k int) []int64 {
+	half := r.n / 2
+	out := make([]int64, r.n)
+	for row := 0; row < 2; row++ {
+		for i := 0; i < half; i++ {
+			out[row*half+i] = x[row*half+((i+k)%half+half)%half]
+		}
+	}
+	return out
+}
+
+func (r bgvRef) zip(f func(x, y int64) int64, x, y []int64) []int64 {
+	out := make([]int64, r.n)
+	for i := range out {
+		out[i] = mod(f(x[i], y[i]), r.t)
+	}
+	return out
+}
+
+func (r bgvRef) each(f func(x int64) int64, x []int64) []int64 {
+	out := make([]int64, r.n)
+	for i := range out {
+		out[i] = mod(f(x[i]), r.t)
+	}
+	return out
+}
+
+// innerSum sums cnt strided blocks of batch slots in each row into the
+// first batch slots of the row.
+func (r bgvRef) innerSum(x []int64, batch, cnt int) []int64 {
+	half := r.n / 2
+	out := make([]int64, r.n)
+	for row := 0; row < 2; row++ {
+		for i := 0; i < batch; i++ {
+			var s int64
+			for j := 0; j < cnt; j++ {
+				s += x[row*half+i+j*batch]
+			}
+			out[row*half+i] = mod(s, r.t)
+		}
+	}
+	return out
+}
+
 func TestCKKSOps(t *testing.T) {
+	t.Parallel()
 	kit := fhetest.MustKit(fhetest.InsecureCKKSN10, 3)
 	p := kit.Params
 	n := p.Slots()
@@ -272,6 +312,7 @@ func TestCKKSOps(t *testing.T) {
 }
 
 func TestEvaluatorErrors(t *testing.T) {
+	t.Parallel()
 	kit := fhetest.MustKit(fhetest.InsecureBGVN10)
 	other := fhetest.MustKit(fhetest.InsecureCKKSN10)
 	ct, err := kit.Enc.EncryptInts([]int64{1, 2, 3})
@@ -303,6 +344,7 @@ func TestEvaluatorErrors(t *testing.T) {
 // TestDeterminism: the same evaluation on the same decoded inputs gives the
 // same bytes, also when run concurrently.
 func TestDeterminism(t *testing.T) {
+	t.Parallel()
 	kit := fhetest.MustKit(fhetest.InsecureBGVN10, 1)
 	r := rand.New(rand.NewPCG(3, 3))
 	ca, err := kit.Enc.EncryptInts(fhetest.RandInts(r, kit.Params.Slots(), 100))
@@ -336,6 +378,7 @@ func TestDeterminism(t *testing.T) {
 }
 
 func TestCiphertextRoundTrip(t *testing.T) {
+	t.Parallel()
 	for _, id := range []fhe.PresetID{fhetest.InsecureBGVN10, fhetest.InsecureCKKSN10} {
 		kit := fhetest.MustKit(id)
 		t.Run(kit.Params.Preset.Name, func(t *testing.T) {
@@ -393,6 +436,7 @@ func mustHandle(t *testing.T, c *fhe.Ciphertext) fhe.Handle {
 }
 
 func TestKeyRoundTrip(t *testing.T) {
+	t.Parallel()
 	kit := fhetest.MustKit(fhetest.InsecureBGVN10, 5)
 	pkb, err := kit.Keys.Public.MarshalBinary()
 	require.NoError(t, err)
@@ -437,6 +481,7 @@ func TestKeyRoundTrip(t *testing.T) {
 }
 
 func TestDecodeRejects(t *testing.T) {
+	t.Parallel()
 	kit := fhetest.MustKit(fhetest.InsecureBGVN10)
 	ct, err := kit.Enc.EncryptInts([]int64{1})
 	require.NoError(t, err)

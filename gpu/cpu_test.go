@@ -10,18 +10,22 @@ import (
 )
 
 func TestCPUConformance(t *testing.T) {
+	t.Parallel()
 	gputest.Run(t, gpu.NewCPU())
 }
 
 func TestCPUErrors(t *testing.T) {
+	t.Parallel()
 	gputest.RunErrors(t, gpu.NewCPU())
 }
 
 func TestCPUSelfTest(t *testing.T) {
+	t.Parallel()
 	require.NoError(t, gpu.SelfTest(gpu.NewCPU(), 1))
 }
 
 func TestParamsOf(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name    string
 		n       int

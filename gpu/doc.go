@@ -22,10 +22,13 @@
 //
 // # Why a gate
 //
-// LP-137 ("Lux GPU acceleration", reference/000) measured on an M1 Max that a
-// single Metal NTT is slower than Go at every N (a ~470 µs command-queue floor)
-// and that only batches of B polynomials win, above a crossover B = 8…32 that
-// depends on N. The WHIR-on-Metal study (reference/001) adds: submit all
+// Lux's LP-137 ("FHE Performance — Cross-Cutting Analysis"; a copy sits
+// outside this repository in ../shared/reference/000_*.txt, and this
+// repository's own measurements are in docs/LP-137.md) measured on an M1 Max
+// that a single Metal NTT is slower than Go at every N (a ~470 µs
+// command-queue floor) and that only batches of B polynomials win, above a
+// crossover B = 8…32 that depends on N. The study "GPU-Accelerated WHIR
+// Proving on Apple Silicon" (../shared/reference/001_*.txt) adds: submit all
 // stages of a batch in one command buffer, keep data resident, batch. So:
 //
 //   - Backend is a batched forward/inverse NTT of B polynomials for one

@@ -16,6 +16,7 @@ import (
 func intp(v int) *int { return &v }
 
 func TestParseTable(t *testing.T) {
+	t.Parallel()
 	valid := `{"version":1,"fingerprint":{"backend":"opencl","device":"d","driver":"v","host_cpu":"c"},
 	  "entries":[{"log_n":10,"crossover":8,"ladder":[{"b":1,"cpu_ns":10,"accel_ns":20,"speedup":0.5},{"b":8,"cpu_ns":80,"accel_ns":40,"speedup":2}]},
 	             {"log_n":12,"crossover":null,"ladder":[]}]}`
@@ -65,6 +66,7 @@ func TestParseTable(t *testing.T) {
 }
 
 func TestDeriveCrossover(t *testing.T) {
+	t.Parallel()
 	c := func(b int, cpu, acc float64) gpu.Cell { return gpu.Cell{B: b, CPUNs: cpu, AccelNs: acc} }
 	for _, tc := range []struct {
 		name   string
@@ -83,6 +85,7 @@ func TestDeriveCrossover(t *testing.T) {
 }
 
 func TestLoadTableWarnsOnce(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	badPath := filepath.Join(dir, "bad.json")
 	require.NoError(t, os.WriteFile(badPath, []byte(`{"version":9}`), 0o600))

@@ -216,6 +216,8 @@ func (c *compiler) errNode(kind error, n *node, format string, args ...any) *Err
 	return c.errAtCol(kind, n.col, format, args...)
 }
 
+// expr compiles n: it dispatches on the operator to the helpers below, each
+// of which compiles its operands left to right.
 func (c *compiler) expr(n *node) (*val, error) {
 	if err := c.overBudget(n); err != nil {
 		return nil, err
@@ -226,103 +228,135 @@ func (c *compiler) expr(n *node) (*val, error) {
 	case "bool":
 		return constVal(n.val, true), nil
 	case "id":
-		if v, ok := c.env[n.name]; ok {
-			return v, nil
-		}
-		if _, ok := c.sets[n.name]; ok {
-			return nil, c.errNode(ErrType, n, "%q is a set; use it with in", n.name)
-		}
-		return nil, c.errNode(ErrUndeclared, n, "%q is not a declared input, constant or earlier let", n.name)
-	case "neg":
-		x, err := c.expr(n.kids[0])
-		if err != nil {
-			return nil, err
-		}
-		return c.affine(n, x, -1, 0, false)
-	case "not":
+		return c.ident(n)
+	case "neg", "not":
+		return c.unary(n)
+	case "+", "-", "*", "==", "!=", "<", "<=", ">", ">=":
+		return c.binary(n)
+	case "in", "notin":
+		return c.membership(n)
+	case "&&", "||":
+		return c.logical(n)
+	case "if":
+		return c.ifExpr(n)
+	}
+	return nil, c.errNode(ErrSyntax, n, "unknown operator %q", n.op)
+}
+
+// ident resolves a name to an input, constant or earlier let.
+func (c *compiler) ident(n *node) (*val, error) {
+	if v, ok := c.env[n.name]; ok {
+		return v, nil
+	}
+	if _, ok := c.sets[n.name]; ok {
+		return nil, c.errNode(ErrType, n, "%q is a set; use it with in", n.name)
+	}
+	return nil, c.errNode(ErrUndeclared, n, "%q is not a declared input, constant or earlier let", n.name)
+}
+
+// unary compiles -x (an integer) and !x (a boolean) as affine maps.
+func (c *compiler) unary(n *node) (*val, error) {
+	if n.op == "not" {
 		x, err := c.boolOperand(n.kids[0])
 		if err != nil {
 			return nil, err
 		}
 		return c.affine(n, x, -1, 1, true)
-	case "+", "-", "*", "==", "!=", "<", "<=", ">", ">=":
-		// Booleans are promoted to the integers 0/1 in arithmetic.
-		x, err := c.expr(n.kids[0])
-		if err != nil {
-			return nil, err
-		}
-		y, err := c.expr(n.kids[1])
-		if err != nil {
-			return nil, err
-		}
-		switch n.op {
-		case "+":
-			return c.linear2(n, x, y, 1)
-		case "-":
-			return c.linear2(n, x, y, -1)
-		case "*":
-			return c.mul(n, x, y)
-		}
-		// a op b is (a − b) op 0, tabulated over the value set of a − b.
-		d, err := c.linear2(n, x, y, -1)
-		if err != nil {
-			return nil, err
-		}
-		sign := cmpSign[n.op]
-		return c.apply(n, d, func(v int64) int64 { return b2i(sign(v)) }, true)
-	case "in", "notin":
-		x, err := c.expr(n.kids[0])
-		if err != nil {
-			return nil, err
-		}
-		set := n.set
-		if set == nil {
-			s, ok := c.sets[n.name]
-			if !ok {
-				if _, isVal := c.env[n.name]; isVal {
-					return nil, c.errNode(ErrType, n, "%q is not a set constant", n.name)
-				}
-				return nil, c.errNode(ErrUndeclared, n, "set %q is not declared under constants", n.name)
-			}
-			set = s
-		}
-		member := map[int64]bool{}
-		for _, s := range set {
-			member[s] = true
-		}
-		want := n.op == "in"
-		return c.apply(n, x, func(v int64) int64 { return b2i(member[v] == want) }, true)
-	case "&&", "||":
-		var leaves []*node
-		flatten(n, n.op, &leaves)
-		vals := make([]*val, len(leaves))
-		for i, l := range leaves {
-			v, err := c.boolOperand(l)
-			if err != nil {
-				return nil, err
-			}
-			vals[i] = v
-		}
-		return c.logic(n, n.op == "&&", vals)
-	case "if":
-		cond, err := c.boolOperand(n.kids[0])
-		if err != nil {
-			return nil, err
-		}
-		a, err := c.expr(n.kids[1])
-		if err != nil {
-			return nil, err
-		}
-		b, err := c.expr(n.kids[2])
-		if err != nil {
-			return nil, err
-		}
-		if a.isBool != b.isBool {
-			return nil, c.errNode(ErrType, n, "if(cond, then, else): then and else must both be booleans or both integers")
-		}
-		return c.ifThenElse(n, cond, a, b)
 	}
-	return nil, c.errNode(ErrSyntax, n, "unknown operator %q", n.op)
+	x, err := c.expr(n.kids[0])
+	if err != nil {
+		return nil, err
+	}
+	return c.affine(n, x, -1, 0, false)
+}
+
+// binary compiles arithmetic and comparisons. Booleans are promoted to the
+// integers 0/1 in arithmetic.
+func (c *compiler) binary(n *node) (*val, error) {
+	x, err := c.expr(n.kids[0])
+	if err != nil {
+		return nil, err
+	}
+	y, err := c.expr(n.kids[1])
+	if err != nil {
+		return nil, err
+	}
+	switch n.op {
+	case "+":
+		return c.linear2(n, x, y, 1)
+	case "-":
+		return c.linear2(n, x, y, -1)
+	case "*":
+		return c.mul(n, x, y)
+	}
+	// a op b is (a − b) op 0, tabulated over the value set of a − b.
+	d, err := c.linear2(n, x, y, -1)
+	if err != nil {
+		return nil, err
+	}
+	sign := cmpSign[n.op]
+	return c.apply(n, d, func(v int64) int64 { return b2i(sign(v)) }, true)
+}
+
+// membership compiles x in S and x notin S, for a literal set or a declared
+// set constant, as a table over x's value set.
+func (c *compiler) membership(n *node) (*val, error) {
+	x, err := c.expr(n.kids[0])
+	if err != nil {
+		return nil, err
+	}
+	set := n.set
+	if set == nil {
+		s, ok := c.sets[n.name]
+		if !ok {
+			if _, isVal := c.env[n.name]; isVal {
+				return nil, c.errNode(ErrType, n, "%q is not a set constant", n.name)
+			}
+			return nil, c.errNode(ErrUndeclared, n, "set %q is not declared under constants", n.name)
+		}
+		set = s
+	}
+	member := map[int64]bool{}
+	for _, s := range set {
+		member[s] = true
+	}
+	want := n.op == "in"
+	return c.apply(n, x, func(v int64) int64 { return b2i(member[v] == want) }, true)
+}
+
+// logical compiles a chain of && or || over its flattened boolean operands.
+func (c *compiler) logical(n *node) (*val, error) {
+	var leaves []*node
+	flatten(n, n.op, &leaves)
+	vals := make([]*val, len(leaves))
+	for i, l := range leaves {
+		v, err := c.boolOperand(l)
+		if err != nil {
+			return nil, err
+		}
+		vals[i] = v
+	}
+	return c.logic(n, n.op == "&&", vals)
+}
+
+// ifExpr compiles if(cond, then, else); both branches have one type.
+func (c *compiler) ifExpr(n *node) (*val, error) {
+	cond, err := c.boolOperand(n.kids[0])
+	if err != nil {
+		return nil, err
+	}
+	a, err := c.expr(n.kids[1])
+	if err != nil {
+		return nil, err
+	}
+	b, err := c.expr(n.kids[2])
+	if err != nil {
+		return nil, err
+	}
+	if a.isBool != b.isBool {
+		return nil, c.errNode(ErrType, n, "if(cond, then, else): then and else must both be booleans or both integers")
+	}
+	return c.ifThenElse(n, cond, a, b)
 }
 
 // cmpSign maps a comparison to its predicate on the difference of the operands.

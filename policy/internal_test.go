@@ -9,6 +9,7 @@ import (
 )
 
 func TestInterpolate(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(1, 1))
 	for _, n := range []int{1, 2, 3, 17, 128, 300} {
 		xs := make([]int64, n)
@@ -44,6 +45,7 @@ func TestInterpolate(t *testing.T) {
 }
 
 func TestVset(t *testing.T) {
+	t.Parallel()
 	a := interval(0, 3)
 	b := fromValues([]int64{0, 10})
 	s, ok := addSets(a, b)
@@ -66,6 +68,7 @@ func TestVset(t *testing.T) {
 }
 
 func TestParseExpr(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ src, want string }{
 		{"1 + 2 * 3", "(+ 1 (* 2 3))"},
 		{"a - b - c", "(- (- a b) c)"},
@@ -125,6 +128,7 @@ func itoa(v int64) string { return strconv.FormatInt(v, 10) }
 
 // PolyCtCt stays close to the Paterson–Stockmeyer bound √(2d) + log2 d.
 func TestPolyCtCt(t *testing.T) {
+	t.Parallel()
 	require.Zero(t, PolyCtCt(1))
 	prev := 0
 	for d := 2; d <= 511; d++ {

@@ -46,6 +46,7 @@ func randomBatch(r *rand.Rand, p *policy.Plan, n int) [][]int64 {
 }
 
 func TestExamplesCompile(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name    string
 		preset  uint8
@@ -80,6 +81,7 @@ func TestExamplesCompile(t *testing.T) {
 }
 
 func TestKYCShape(t *testing.T) {
+	t.Parallel()
 	p, err := policy.Compile(examples.MustGet("kyc_aml"))
 	require.NoError(t, err)
 	require.Len(t, p.Inputs, 8)
@@ -102,6 +104,7 @@ func sumPolyCtCt(p *policy.Plan) int {
 
 // TestGoldenHashes pins the plan hash of every example (run with -update to rewrite).
 func TestGoldenHashes(t *testing.T) {
+	t.Parallel()
 	got := map[string]string{}
 	for _, name := range examples.Names() {
 		p, err := policy.Compile(examples.MustGet(name))
@@ -122,6 +125,7 @@ func TestGoldenHashes(t *testing.T) {
 }
 
 func TestDeterministic(t *testing.T) {
+	t.Parallel()
 	doc := examples.MustGet("kyc_aml")
 	ref, err := policy.Compile(doc)
 	require.NoError(t, err)
@@ -152,6 +156,7 @@ func TestDeterministic(t *testing.T) {
 }
 
 func TestErrors(t *testing.T) {
+	t.Parallel()
 	head := "fhegate_policy: 1\nname: p\ninputs:\n  - {name: x, min: 0, max: 15}\n  - {name: y, min: 0, max: 15}\n"
 	for _, tc := range []struct {
 		name  string
@@ -205,6 +210,7 @@ func TestErrors(t *testing.T) {
 }
 
 func TestColumnInExpression(t *testing.T) {
+	t.Parallel()
 	_, err := policy.Compile([]byte("fhegate_policy: 1\nname: p\ninputs: [{name: x, min: 0, max: 3}]\noutput:\n  expr: x >= zz\n"))
 	var pe *policy.Error
 	require.True(t, errors.As(err, &pe))
@@ -215,6 +221,7 @@ func TestColumnInExpression(t *testing.T) {
 // TestRefreshPlacement: a plan deeper than every preset gets refresh points
 // and still fits the preset between them.
 func TestRefreshPlacement(t *testing.T) {
+	t.Parallel()
 	doc := "fhegate_policy: 1\nname: deep\ninputs:\n  - {name: a, min: 0, max: 255}\n  - {name: b, min: 0, max: 255}\n  - {name: c, min: 0, max: 255}\noutput: {expr: \"a >= 100 && b >= 100 && c >= 100\"}\n"
 	p := compile(t, doc)
 	require.Equal(t, policy.PresetBGVN14, p.Preset)
@@ -232,6 +239,7 @@ func TestRefreshPlacement(t *testing.T) {
 
 // Fusion: predicates on one base cost one polynomial.
 func TestFusion(t *testing.T) {
+	t.Parallel()
 	p := compile(t, "fhegate_policy: 1\nname: f\ninputs: [{name: x, min: 0, max: 63}]\noutput: {expr: \"(x >= 18 && x <= 40) || x in {50, 60} || !(x != 7)\"}\n")
 	require.Equal(t, 1, p.Counts.Polys)
 	require.Equal(t, 6, p.Depth)
@@ -247,6 +255,7 @@ func TestFusion(t *testing.T) {
 // TestOutOfRangePlain: outside the declared range the verdict is the plan's
 // value over Z_t — deterministic, but not necessarily 0/1.
 func TestOutOfRangePlain(t *testing.T) {
+	t.Parallel()
 	p := compile(t, "fhegate_policy: 1\nname: o\ninputs: [{name: x, min: 0, max: 15}]\noutput: {expr: \"x >= 8\"}\n")
 	var xs []int64
 	for x := int64(-50); x < 200; x++ {
@@ -273,6 +282,7 @@ func TestOutOfRangePlain(t *testing.T) {
 }
 
 func TestPlainInputErrors(t *testing.T) {
+	t.Parallel()
 	p := compile(t, "fhegate_policy: 1\nname: o\ninputs: [{name: x, min: 0, max: 15}, {name: y, min: 0, max: 15}]\noutput: {expr: \"x >= y\"}\n")
 	for _, in := range [][][]int64{nil, {{1}}, {{1, 2}, {1}}, {{}, {}}} {
 		_, err := p.EvalPlain(in)
@@ -286,6 +296,7 @@ func TestPlainInputErrors(t *testing.T) {
 }
 
 func TestCostTable(t *testing.T) {
+	t.Parallel()
 	c := policy.Costs()
 	require.NotEmpty(t, c.Command)
 	require.Len(t, c.Presets, len(policy.Presets))
@@ -302,6 +313,7 @@ func TestCostTable(t *testing.T) {
 
 // TestSchemaFile: schema.json parses and names exactly the fields ParseSpec accepts.
 func TestSchemaFile(t *testing.T) {
+	t.Parallel()
 	b, err := os.ReadFile("schema.json")
 	require.NoError(t, err)
 	var s struct {

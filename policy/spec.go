@@ -73,6 +73,23 @@ type OutputDecl struct {
 // ParseSpec parses a YAML (or JSON, which is YAML) policy document and checks
 // its schema. It does not type-check expressions; Compile does.
 func ParseSpec(doc []byte) (*Spec, error) {
+	top, err := decodeTop(doc)
+	if err != nil {
+		return nil, err
+	}
+	p := &specParser{s: &Spec{}}
+	if err := eachKey(top, "", p.field); err != nil {
+		return nil, err
+	}
+	if err := p.complete(top); err != nil {
+		return nil, err
+	}
+	return p.s, nil
+}
+
+// decodeTop decodes doc, which must be one YAML document of at most
+// MaxSpecBytes, and returns its top-level node.
+func decodeTop(doc []byte) (*yaml.Node, error) {
 	if len(doc) > MaxSpecBytes {
 		return nil, errAt(ErrSchema, 0, 0, "", "document is %d bytes, limit %d", len(doc), MaxSpecBytes)
 	}
@@ -88,74 +105,99 @@ func ParseSpec(doc []byte) (*Spec, error) {
 	if root.Kind != yaml.DocumentNode || len(root.Content) != 1 {
 		return nil, errAt(ErrSchema, root.Line, root.Column, "", "empty document")
 	}
-	top := root.Content[0]
-	s := &Spec{}
-	seenVersion, seenOutput := false, false
-	err := eachKey(top, "", func(key string, k, v *yaml.Node) error {
-		switch key {
-		case "fhegate_policy":
-			n, err := intVal(v, key)
-			if err != nil {
-				return err
-			}
-			if n != SchemaVersion {
-				return errAt(ErrSchema, v.Line, v.Column, key, "schema version %d, this build reads %d", n, SchemaVersion)
-			}
-			seenVersion = true
-		case "name":
-			str, err := strVal(v, key)
-			if err != nil {
-				return err
-			}
-			if !validName(str) {
-				return errAt(ErrSchema, v.Line, v.Column, key, "%q is not a name ([a-z_][a-z0-9_-]*, ≤ %d bytes)", str, MaxNameLen)
-			}
-			s.Name = str
-		case "description":
-			str, err := strVal(v, key)
-			if err != nil {
-				return err
-			}
-			s.Description = str
-		case "preset":
-			str, err := strVal(v, key)
-			if err != nil {
-				return err
-			}
-			if str != "auto" {
-				if _, ok := presetByName(str); !ok {
-					return errAt(ErrSchema, v.Line, v.Column, key, "unknown preset %q (auto, bgv-n13-t65537, bgv-n14-t65537)", str)
-				}
-			}
-			s.Preset = str
-		case "inputs":
-			return s.parseInputs(v)
-		case "constants":
-			return s.parseConstants(v)
-		case "let":
-			return s.parseLets(v)
-		case "output":
-			seenOutput = true
-			return s.parseOutput(v)
-		default:
-			return errAt(ErrSchema, k.Line, k.Column, key, "unknown field")
+	return root.Content[0], nil
+}
+
+// specParser fills a Spec from the top-level fields of a document and
+// remembers which required fields it has seen.
+type specParser struct {
+	s                       *Spec
+	seenVersion, seenOutput bool
+}
+
+// field parses one top-level field.
+func (p *specParser) field(key string, k, v *yaml.Node) error {
+	s := p.s
+	switch key {
+	case "fhegate_policy":
+		return p.version(key, v)
+	case "name":
+		return s.parseName(key, v)
+	case "description":
+		str, err := strVal(v, key)
+		if err != nil {
+			return err
 		}
-		return nil
-	})
+		s.Description = str
+	case "preset":
+		return s.parsePreset(key, v)
+	case "inputs":
+		return s.parseInputs(v)
+	case "constants":
+		return s.parseConstants(v)
+	case "let":
+		return s.parseLets(v)
+	case "output":
+		p.seenOutput = true
+		return s.parseOutput(v)
+	default:
+		return errAt(ErrSchema, k.Line, k.Column, key, "unknown field")
+	}
+	return nil
+}
+
+// version checks the schema version.
+func (p *specParser) version(key string, v *yaml.Node) error {
+	n, err := intVal(v, key)
 	if err != nil {
-		return nil, err
+		return err
 	}
+	if n != SchemaVersion {
+		return errAt(ErrSchema, v.Line, v.Column, key, "schema version %d, this build reads %d", n, SchemaVersion)
+	}
+	p.seenVersion = true
+	return nil
+}
+
+// complete reports the first missing required field.
+func (p *specParser) complete(top *yaml.Node) error {
 	switch {
-	case !seenVersion:
-		return nil, errAt(ErrSchema, top.Line, top.Column, "fhegate_policy", "missing (must be %d)", SchemaVersion)
-	case s.Name == "":
-		return nil, errAt(ErrSchema, top.Line, top.Column, "name", "missing")
-	case len(s.Inputs) == 0:
-		return nil, errAt(ErrSchema, top.Line, top.Column, "inputs", "at least one encrypted input is required")
-	case !seenOutput:
-		return nil, errAt(ErrSchema, top.Line, top.Column, "output", "missing")
+	case !p.seenVersion:
+		return errAt(ErrSchema, top.Line, top.Column, "fhegate_policy", "missing (must be %d)", SchemaVersion)
+	case p.s.Name == "":
+		return errAt(ErrSchema, top.Line, top.Column, "name", "missing")
+	case len(p.s.Inputs) == 0:
+		return errAt(ErrSchema, top.Line, top.Column, "inputs", "at least one encrypted input is required")
+	case !p.seenOutput:
+		return errAt(ErrSchema, top.Line, top.Column, "output", "missing")
 	}
-	return s, nil
+	return nil
+}
+
+func (s *Spec) parseName(key string, v *yaml.Node) error {
+	str, err := strVal(v, key)
+	if err != nil {
+		return err
+	}
+	if !validName(str) {
+		return errAt(ErrSchema, v.Line, v.Column, key, "%q is not a name ([a-z_][a-z0-9_-]*, ≤ %d bytes)", str, MaxNameLen)
+	}
+	s.Name = str
+	return nil
+}
+
+func (s *Spec) parsePreset(key string, v *yaml.Node) error {
+	str, err := strVal(v, key)
+	if err != nil {
+		return err
+	}
+	if str != "auto" {
+		if _, ok := presetByName(str); !ok {
+			return errAt(ErrSchema, v.Line, v.Column, key, "unknown preset %q (auto, bgv-n13-t65537, bgv-n14-t65537)", str)
+		}
+	}
+	s.Preset = str
+	return nil
 }
 
 func yamlErr(err error) error {

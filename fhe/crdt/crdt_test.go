@@ -273,6 +273,7 @@ func insecureLayouts() []meta.Layout {
 // idempotence over random states, on the metadata bytes, on the aggregate
 // ciphertext bytes and on the decrypted value against the plaintext model.
 func TestLawsOnDecryptedValueAndMetadata(t *testing.T) {
+	t.Parallel()
 	ls := insecureLayouts()
 	e := newEnv(t, fhetest.InsecureBGVN10, true, ls...)
 	for i, l := range ls {
@@ -298,6 +299,7 @@ func TestLawsOnDecryptedValueAndMetadata(t *testing.T) {
 // shapes; every order converges to the model state, the same ciphertext bytes
 // and the model's decrypted value.
 func TestRandomMergeOrders(t *testing.T) {
+	t.Parallel()
 	ls := insecureLayouts()
 	e := newEnv(t, fhetest.InsecureBGVN10, true, ls...)
 	for i, l := range ls {
@@ -340,6 +342,7 @@ func TestRandomMergeOrders(t *testing.T) {
 }
 
 func TestDeterminism(t *testing.T) {
+	t.Parallel()
 	l := insecureLayouts()[0]
 	e := newEnv(t, fhetest.InsecureBGVN10, false, l)
 	w := newWorld(t, e, l, 9, 1)
@@ -360,6 +363,7 @@ func TestDeterminism(t *testing.T) {
 }
 
 func TestErrors(t *testing.T) {
+	t.Parallel()
 	l := insecureLayouts()[0]
 	e := newEnv(t, fhetest.InsecureBGVN10, false, l)
 	raw, err := e.enc.EncryptInts([]int64{1, 2, 3})
@@ -401,6 +405,7 @@ func TestErrors(t *testing.T) {
 }
 
 func TestMembershipPoly(t *testing.T) {
+	t.Parallel()
 	const q = 65537
 	for r := 1; r <= 12; r++ {
 		c := membershipPoly(r, q)
@@ -424,6 +429,7 @@ func TestMembershipPoly(t *testing.T) {
 // full 16384-lane layouts (counters spanning both BGV rows, a set over the
 // whole universe).
 func TestRealPresetBGVN14(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("real preset: keygen and encryption at N=2^14")
 	}
@@ -453,6 +459,7 @@ func TestRealPresetBGVN14(t *testing.T) {
 // aggregate — the noise is that of the current contributions, not of the
 // history.
 func TestStoreAndLongChain(t *testing.T) {
+	t.Parallel()
 	l := meta.Layout{Type: meta.TypePNCounter, Preset: uint8(fhetest.InsecureBGVN10), Level: 0, Blocks: 8, Width: 16}
 	e := newEnv(t, fhetest.InsecureBGVN10, false, l)
 	st := NewStore(e.eng)
@@ -511,6 +518,7 @@ func TestStoreAndLongChain(t *testing.T) {
 // TestLinearSumMatchesAddSub: the lazy-reduction LinearSum equals the
 // facade's reduced Add/Sub chain byte for byte, and refuses mixed levels.
 func TestLinearSumMatchesAddSub(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, fhetest.InsecureBGVN10, false)
 	ev := e.eng.Evaluator()
 	r := rand.New(rand.NewPCG(5, 6))

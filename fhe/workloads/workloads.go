@@ -466,108 +466,151 @@ func newDot(env *Env, rng *rand.Rand, packed bool) (*Case, error) {
 // ≡ i mod 64) — the same ciphertext for both variants; the baseline does not
 // need the tiling, fhegate uses it to place the four rows side by side.
 func newDense(env *Env, rng *rand.Rand, packed bool) (*Case, error) {
-	const in, outs = 64, 4
-	const block = in * outs // 256 slots per instance
-	p := env.P
-	slots := p.Slots()
-	if slots < block {
-		return nil, fmt.Errorf("workloads: dense_64x4 needs ≥ %d slots", block)
+	slots := env.P.Slots()
+	if slots < denseBlock {
+		return nil, fmt.Errorf("workloads: dense_64x4 needs ≥ %d slots", denseBlock)
 	}
 	batch := 1
 	if packed {
-		batch = slots / block
+		batch = slots / denseBlock
 	}
-	xs := make([][]float64, batch)
-	for m := range xs {
-		xs[m] = randFloats(rng, in)
-	}
-	W := make([][]float64, outs)
-	for j := range W {
-		W[j] = randFloats(rng, in)
-	}
-	bias := randFloats(rng, outs)
-
-	// Input: unpacked, x tiled over all slots; packed, instance m tiled over
-	// its block of 256 slots.
-	xv := make([]float64, slots)
-	for s := range xv {
-		m := s / block
-		if !packed {
-			m = 0
-		}
-		if m < batch {
-			xv[s] = xs[m][s%in]
-		}
-	}
-	x, err := env.encryptFloats(xv)
+	d := drawDense(rng, batch)
+	x, err := env.encryptFloats(d.tiled(slots, packed))
 	if err != nil {
 		return nil, err
 	}
-	want := make([]float64, batch*outs)
-	for m := range batch {
-		for j := range outs {
-			y := bias[j]
-			for i := range in {
-				y += W[j][i] * xs[m][i]
-			}
-			want[m*outs+j] = y
+	c := &Case{Name: "dense_64x4", Batch: batch, env: env, want: d.want()}
+	if !packed {
+		if c.impls[Baseline], err = denseBaseline(env, x, d); err != nil {
+			return nil, err
 		}
 	}
+	if c.impls[Fhegate], err = denseFhegate(env, x, d); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// The dense_64x4 shape: 64 inputs, 4 outputs, 256 slots per instance.
+const (
+	denseIn    = 64
+	denseOuts  = 4
+	denseBlock = denseIn * denseOuts
+)
+
+// denseData is the plaintext of dense_64x4: batch input vectors, the weights
+// and the bias.
+type denseData struct {
+	batch int
+	xs    [][]float64 // batch × denseIn
+	w     [][]float64 // denseOuts × denseIn
+	bias  []float64   // denseOuts
+}
+
+// drawDense draws the inputs, then the weights, then the bias.
+func drawDense(rng *rand.Rand, batch int) *denseData {
+	d := &denseData{batch: batch, xs: make([][]float64, batch), w: make([][]float64, denseOuts)}
+	for m := range d.xs {
+		d.xs[m] = randFloats(rng, denseIn)
+	}
+	for j := range d.w {
+		d.w[j] = randFloats(rng, denseIn)
+	}
+	d.bias = randFloats(rng, denseOuts)
+	return d
+}
+
+// tiled is the input encoding: unpacked, x tiled over all slots; packed,
+// instance m tiled over its block of 256 slots.
+func (d *denseData) tiled(slots int, packed bool) []float64 {
+	xv := make([]float64, slots)
+	for s := range xv {
+		m := s / denseBlock
+		if !packed {
+			m = 0
+		}
+		if m < d.batch {
+			xv[s] = d.xs[m][s%denseIn]
+		}
+	}
+	return xv
+}
+
+// want is the plaintext reference: y_j of instance m at m·4 + j.
+func (d *denseData) want() []float64 {
+	want := make([]float64, d.batch*denseOuts)
+	for m := range d.batch {
+		for j := range denseOuts {
+			y := d.bias[j]
+			for i := range denseIn {
+				y += d.w[j][i] * d.xs[m][i]
+			}
+			want[m*denseOuts+j] = y
+		}
+	}
+	return want
+}
+
+// denseBaseline is the unpacked baseline. Setup (not timed): one plaintext
+// per row at the top level and default scale.
+func denseBaseline(env *Env, x *rlwe.Ciphertext, d *denseData) (*impl, error) {
+	ev := env.CKKS
+	top := env.P.MaxLevel()
+	rows := make([]*rlwe.Plaintext, denseOuts)
+	for j := range denseOuts {
+		var err error
+		if rows[j], err = env.ptFloats(d.w[j], top, env.P.CKKS().DefaultScale()); err != nil {
+			return nil, err
+		}
+	}
+	bout := make([]slotRef, denseOuts)
+	for j := range bout {
+		bout[j] = slotRef{j, 0}
+	}
+	return &impl{
+		desc: "per output j: MulNew(x, W_j) + Rescale (level 3 → 2), 6 × (RotateNew + AddNew), AddNew(b_j); 4 output ciphertexts, y_j in slot 0",
+		out:  bout,
+		run: func() ([]*rlwe.Ciphertext, error) {
+			res := make([]*rlwe.Ciphertext, denseOuts)
+			for j := range denseOuts {
+				ct, err := ev.MulNew(x, rows[j])
+				if err != nil {
+					return nil, err
+				}
+				if err := ev.Rescale(ct, ct); err != nil {
+					return nil, err
+				}
+				if ct, err = rotSumNaiveCKKS(ev, ct, denseIn); err != nil {
+					return nil, err
+				}
+				if res[j], err = ev.AddNew(ct, d.bias[j]); err != nil {
+					return nil, err
+				}
+			}
+			return res, nil
+		},
+	}, nil
+}
+
+// denseFhegate is fhegate's variant. Setup (not timed): the four rows side
+// by side in one plaintext at level 1 with scale q_1 (so the rescaled
+// product keeps x's scale exactly), the bias at the block heads at level 0.
+func denseFhegate(env *Env, x *rlwe.Ciphertext, d *denseData) (*impl, error) {
+	p := env.P
 	ev := env.CKKS
 	cp := p.CKKS()
-	top := p.MaxLevel()
-	c := &Case{Name: "dense_64x4", Batch: batch, env: env, want: want}
-
-	if !packed {
-		// Baseline setup (not timed): one plaintext per row at the top
-		// level and default scale.
-		rows := make([]*rlwe.Plaintext, outs)
-		for j := range outs {
-			if rows[j], err = env.ptFloats(W[j], top, cp.DefaultScale()); err != nil {
-				return nil, err
-			}
-		}
-		bout := make([]slotRef, outs)
-		for j := range bout {
-			bout[j] = slotRef{j, 0}
-		}
-		c.impls[Baseline] = &impl{
-			desc: "per output j: MulNew(x, W_j) + Rescale (level 3 → 2), 6 × (RotateNew + AddNew), AddNew(b_j); 4 output ciphertexts, y_j in slot 0",
-			out:  bout,
-			run: func() ([]*rlwe.Ciphertext, error) {
-				res := make([]*rlwe.Ciphertext, outs)
-				for j := range outs {
-					ct, err := ev.MulNew(x, rows[j])
-					if err != nil {
-						return nil, err
-					}
-					if err := ev.Rescale(ct, ct); err != nil {
-						return nil, err
-					}
-					if ct, err = rotSumNaiveCKKS(ev, ct, in); err != nil {
-						return nil, err
-					}
-					if res[j], err = ev.AddNew(ct, bias[j]); err != nil {
-						return nil, err
-					}
-				}
-				return res, nil
-			},
-		}
-	}
-
-	// Fhegate setup (not timed): the four rows side by side in one
-	// plaintext at level 1 with scale q_1 (so the rescaled product keeps
-	// x's scale exactly), the bias at the block heads at level 0.
-	if top < 1 {
+	if p.MaxLevel() < 1 {
 		return nil, fhe.ErrLevel
 	}
+	slots := p.Slots()
 	wcat := make([]float64, slots)
 	bv := make([]float64, slots)
-	for m := range batch {
-		for j := range outs {
-			copy(wcat[m*block+j*in:], W[j])
-			bv[m*block+j*in] = bias[j]
+	fout := make([]slotRef, d.batch*denseOuts)
+	for m := range d.batch {
+		for j := range denseOuts {
+			copy(wcat[m*denseBlock+j*denseIn:], d.w[j])
+			bv[m*denseBlock+j*denseIn] = d.bias[j]
+			fout[m*denseOuts+j] = slotRef{0, m*denseBlock + j*denseIn}
 		}
 	}
 	wpt, err := env.ptFloats(wcat, 1, rlwe.NewScale(p.Q()[1]))
@@ -578,18 +621,12 @@ func newDense(env *Env, rng *rand.Rand, packed bool) (*Case, error) {
 	if err != nil {
 		return nil, err
 	}
-	fout := make([]slotRef, batch*outs)
-	for m := range batch {
-		for j := range outs {
-			fout[m*outs+j] = slotRef{0, m*block + j*in}
-		}
-	}
 	t1 := ckks.NewCiphertext(cp, 1, 1)
 	prod := ckks.NewCiphertext(cp, 1, 0)
 	acc := ckks.NewCiphertext(cp, 1, 0)
 	tmp := ckks.NewCiphertext(cp, 1, 0)
 	scr := fhe.NewRotationScratch(p.RLWE())
-	c.impls[Fhegate] = &impl{
+	return &impl{
 		desc: "x viewed at level 1 × one plaintext holding the 4 rows side by side, rescale → level 0, hoisted baby-step/giant-step sum of each 64-block (8·8) at level 0, + bias plaintext; 1 output ciphertext, y_j in slot 64j",
 		out:  fout,
 		run: func() ([]*rlwe.Ciphertext, error) {
@@ -599,7 +636,7 @@ func newDense(env *Env, rng *rand.Rand, packed bool) (*Case, error) {
 			if err := ev.Rescale(t1, prod); err != nil {
 				return nil, err
 			}
-			if err := fhe.SumSlotsLattigo(p, ev.Evaluator, prod, in, acc, tmp, scr); err != nil {
+			if err := fhe.SumSlotsLattigo(p, ev.Evaluator, prod, denseIn, acc, tmp, scr); err != nil {
 				return nil, err
 			}
 			if err := ev.Add(acc, bpt, acc); err != nil {
@@ -607,25 +644,25 @@ func newDense(env *Env, rng *rand.Rand, packed bool) (*Case, error) {
 			}
 			return []*rlwe.Ciphertext{acc}, nil
 		},
-	}
-	return c, nil
+	}, nil
 }
 
 // ---------------------------------------------------------------------------
 // bgv_dot_128.
 
+// newBGVDot builds the dot product of an encrypted query q ∈ [-15,15]^128
+// with a plaintext weight vector w (tiled over the batch when packed).
 func newBGVDot(env *Env, rng *rand.Rand, packed bool) (*Case, error) {
-	const width = 128
 	p := env.P
 	batch := 1
 	if packed {
-		batch = p.Slots() / width // both rows
+		batch = p.Slots() / bgvDotWidth // both rows
 	}
-	qv := randInts(rng, batch*width, 15)
-	w := randInts(rng, width, 15)
-	wv := make([]int64, batch*width)
+	qv := randInts(rng, batch*bgvDotWidth, 15)
+	w := randInts(rng, bgvDotWidth, 15)
+	wv := make([]int64, batch*bgvDotWidth)
 	for i := range wv {
-		wv[i] = w[i%width]
+		wv[i] = w[i%bgvDotWidth]
 	}
 	q, err := env.encryptInts(qv)
 	if err != nil {
@@ -635,43 +672,63 @@ func newBGVDot(env *Env, rng *rand.Rand, packed bool) (*Case, error) {
 	out := make([]slotRef, batch)
 	for j := range batch {
 		var s int64
-		for i := range width {
-			s += qv[j*width+i] * w[i]
+		for i := range bgvDotWidth {
+			s += qv[j*bgvDotWidth+i] * w[i]
 		}
 		want[j] = float64(s)
-		out[j] = slotRef{0, j * width}
+		out[j] = slotRef{0, j * bgvDotWidth}
 	}
-	ev := env.BGV
-	bp := p.BGV()
-	top := p.MaxLevel()
 	c := &Case{Name: "bgv_dot_128", Batch: batch, env: env, want: want, exact: true}
 	if !packed {
-		wtop, err := env.ptInts(wv, top)
-		if err != nil {
+		if c.impls[Baseline], err = bgvDotBaseline(env, q, wv, out); err != nil {
 			return nil, err
 		}
-		c.impls[Baseline] = &impl{
-			desc: "MulNew(q, w) at the input level (4), then 7 × (RotateColumnsNew by 1,…,64 + AddNew) at level 4",
-			out:  out,
-			run: func() ([]*rlwe.Ciphertext, error) {
-				acc, err := ev.MulNew(q, wtop)
+	}
+	if c.impls[Fhegate], err = bgvDotFhegate(env, q, wv, out); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// bgvDotWidth is the length of one bgv_dot_128 dot product.
+const bgvDotWidth = 128
+
+// bgvDotBaseline multiplies at the input level and sums with rotations there.
+func bgvDotBaseline(env *Env, q *rlwe.Ciphertext, wv []int64, out []slotRef) (*impl, error) {
+	ev := env.BGV
+	wtop, err := env.ptInts(wv, env.P.MaxLevel())
+	if err != nil {
+		return nil, err
+	}
+	return &impl{
+		desc: "MulNew(q, w) at the input level (4), then 7 × (RotateColumnsNew by 1,…,64 + AddNew) at level 4",
+		out:  out,
+		run: func() ([]*rlwe.Ciphertext, error) {
+			acc, err := ev.MulNew(q, wtop)
+			if err != nil {
+				return nil, err
+			}
+			for k := 1; k < bgvDotWidth; k <<= 1 {
+				r, err := ev.RotateColumnsNew(acc, k)
 				if err != nil {
 					return nil, err
 				}
-				for k := 1; k < width; k <<= 1 {
-					r, err := ev.RotateColumnsNew(acc, k)
-					if err != nil {
-						return nil, err
-					}
-					if acc, err = ev.AddNew(acc, r); err != nil {
-						return nil, err
-					}
+				if acc, err = ev.AddNew(acc, r); err != nil {
+					return nil, err
 				}
-				return []*rlwe.Ciphertext{acc}, nil
-			},
-		}
-	}
-	if top < 1 {
+			}
+			return []*rlwe.Ciphertext{acc}, nil
+		},
+	}, nil
+}
+
+// bgvDotFhegate multiplies at level 1, switches to level 0 and sums there
+// with hoisted rotations into reused buffers.
+func bgvDotFhegate(env *Env, q *rlwe.Ciphertext, wv []int64, out []slotRef) (*impl, error) {
+	p := env.P
+	ev := env.BGV
+	bp := p.BGV()
+	if p.MaxLevel() < 1 {
 		return nil, fhe.ErrLevel
 	}
 	w1, err := env.ptInts(wv, 1)
@@ -683,7 +740,7 @@ func newBGVDot(env *Env, rng *rand.Rand, packed bool) (*Case, error) {
 	acc := bgv.NewCiphertext(bp, 1, 0)
 	tmp := bgv.NewCiphertext(bp, 1, 0)
 	scr := fhe.NewRotationScratch(p.RLWE())
-	c.impls[Fhegate] = &impl{
+	return &impl{
 		desc: "q viewed at level 1 × w (plaintext at level 1), modulus-switch to level 0 (divides the noise by q_1), hoisted baby-step/giant-step sum (8·16) at level 0, reused buffers",
 		out:  out,
 		run: func() ([]*rlwe.Ciphertext, error) {
@@ -693,11 +750,10 @@ func newBGVDot(env *Env, rng *rand.Rand, packed bool) (*Case, error) {
 			if err := ev.Rescale(t1, prod); err != nil {
 				return nil, err
 			}
-			if err := fhe.SumSlotsLattigo(p, ev.Evaluator, prod, width, acc, tmp, scr); err != nil {
+			if err := fhe.SumSlotsLattigo(p, ev.Evaluator, prod, bgvDotWidth, acc, tmp, scr); err != nil {
 				return nil, err
 			}
 			return []*rlwe.Ciphertext{acc}, nil
 		},
-	}
-	return c, nil
+	}, nil
 }

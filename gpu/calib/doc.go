@@ -5,7 +5,8 @@
 // an LP-137-style text table, a speedup plot (gonum.org/v1/plot), and the
 // --verify check that routed time ≤ 1.05 × min(cpu, accelerator) per cell.
 //
-// LP-137 (reference/000) measured the M1 Max ladder this reproduces per
+// Lux's LP-137 (../shared/reference/000_*.txt, outside this repository;
+// docs/LP-137.md has ours) measured the M1 Max ladder this reproduces per
 // machine; the reading of a ladder is the user's: on PoCL the "accelerator"
 // is the same CPU running OpenCL C, so no GPU speed can be inferred from it.
 package calib

@@ -12,18 +12,22 @@ import (
 )
 
 func TestEmulatorConformance(t *testing.T) {
+	t.Parallel()
 	gputest.Run(t, kernels.Emulator{})
 }
 
 func TestEmulatorErrors(t *testing.T) {
+	t.Parallel()
 	gputest.RunErrors(t, kernels.Emulator{})
 }
 
 func TestEmulatorSelfTest(t *testing.T) {
+	t.Parallel()
 	require.NoError(t, gpu.SelfTest(kernels.Emulator{}, 7))
 }
 
 func TestSourcesSpliceOneHeader(t *testing.T) {
+	t.Parallel()
 	for name, src := range map[string]string{"opencl": kernels.OpenCLSource(), "metal": kernels.MetalSource()} {
 		t.Run(name, func(t *testing.T) {
 			require.NotContains(t, src, `#include "ntt_arith.h"`)
@@ -36,6 +40,7 @@ func TestSourcesSpliceOneHeader(t *testing.T) {
 }
 
 func TestSchedule(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		logN int
 		fwd  []uint32 // reduce flags

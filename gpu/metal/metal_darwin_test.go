@@ -30,6 +30,5 @@ func TestMetalErrors(t *testing.T) { gputest.RunErrors(t, open(t)) }
 
 func TestMetalSelfTest(t *testing.T) { require.NoError(t, gpu.SelfTest(open(t), 5)) }
 
-func TestMetalFHEByteIdentical(t *testing.T) { gputest.RunFHE(t, open(t)) }
-
-func TestMetalWorkloadsByteIdentical(t *testing.T) { gputest.RunWorkloads(t, open(t)) }
+// The byte-identity checks of FHE and workload evaluations on Metal
+// (TestMetal*ByteIdentical) are in gpu/fhecheck.

@@ -38,17 +38,8 @@ func TestOpenCLClosed(t *testing.T) {
 	require.ErrorIs(t, b.NTT(gpu.Forward, p, x, x), gpu.ErrClosed)
 }
 
-// TestOpenCLFHEByteIdentical: FHE outputs through package fhe are
-// byte-identical with every NTT on OpenCL (threshold forced to 1).
-func TestOpenCLFHEByteIdentical(t *testing.T) { gputest.RunFHE(t, open(t)) }
-
-// TestOpenCLWorkloadsByteIdentical: every fhe/workloads workload gives the
-// same output bytes with every NTT on OpenCL.
-func TestOpenCLWorkloadsByteIdentical(t *testing.T) { gputest.RunWorkloads(t, open(t)) }
-
-// TestOpenCLPolicyByteIdentical: the committee's policy evaluation (KYC/AML,
-// depth 9) gives the same result bytes with every NTT on OpenCL.
-func TestOpenCLPolicyByteIdentical(t *testing.T) { gputest.RunPolicy(t, open(t)) }
+// The byte-identity checks of FHE, workload and policy evaluations on OpenCL
+// (TestOpenCL*ByteIdentical) are in gpu/fhecheck.
 
 // TestOpenCLConformanceUnfused runs the one-launch-per-stage path too.
 func TestOpenCLConformanceUnfused(t *testing.T) {

@@ -27,22 +27,25 @@ var (
 )
 
 // kit returns single-party keys for a preset (relinearisation key only: plans
-// need no rotations).
+// need no rotations). The keys and the evaluator (safe for concurrent use)
+// are generated once per preset and shared; every call gets its own
+// Encryptor and Decryptor, which are one per goroutine, so that tests can
+// run in parallel.
 func kit(t testing.TB, id fhe.PresetID) *fhetest.Kit {
 	t.Helper()
 	kitMu.Lock()
 	defer kitMu.Unlock()
-	if k, ok := kits[id]; ok {
-		return k
+	k, ok := kits[id]
+	if !ok {
+		p, err := fhe.NewParams(id)
+		require.NoError(t, err)
+		keys := fhe.GenKeys(p, nil)
+		ev, err := fhe.NewEvaluator(p, fhe.EvaluationKeys{Relin: keys.Relin})
+		require.NoError(t, err)
+		k = &fhetest.Kit{Params: p, Keys: keys, Eval: ev}
+		kits[id] = k
 	}
-	p, err := fhe.NewParams(id)
-	require.NoError(t, err)
-	keys := fhe.GenKeys(p, nil)
-	ev, err := fhe.NewEvaluator(p, fhe.EvaluationKeys{Relin: keys.Relin})
-	require.NoError(t, err)
-	k := &fhetest.Kit{Params: p, Keys: keys, Eval: ev, Enc: fhe.NewEncryptor(keys.Public), Dec: fhe.NewDecryptor(keys.Secret)}
-	kits[id] = k
-	return k
+	return &fhetest.Kit{Params: k.Params, Keys: k.Keys, Eval: k.Eval, Enc: fhe.NewEncryptor(k.Keys.Public), Dec: fhe.NewDecryptor(k.Keys.Secret)}
 }
 
 // randomInputs draws n decisions: uniform in the declared ranges, with both
@@ -81,6 +84,7 @@ func encrypted(t *testing.T, plan *policy.Plan, k *fhetest.Kit, slots [][]int64,
 // plaintext reference (EvalPlain) and the document's semantics (EvalSpec) on
 // random in-range inputs including the range boundaries.
 func TestOperators(t *testing.T) {
+	t.Parallel()
 	k := kit(t, fhetest.InsecureBGVN10Deep)
 	x := "{name: x, min: 0, max: 31}"
 	y := "{name: y, min: 0, max: 31}"
@@ -144,6 +148,7 @@ func TestOperators(t *testing.T) {
 }
 
 func TestExamples(t *testing.T) {
+	t.Parallel()
 	k := kit(t, fhetest.InsecureBGVN10Deep)
 	for _, name := range examples.Names() {
 		t.Run(name, func(t *testing.T) {
@@ -174,6 +179,7 @@ func TestExamples(t *testing.T) {
 // declared range the encrypted verdict equals EvalPlain (the plan over Z_t),
 // and is not always 0/1.
 func TestOutOfRange(t *testing.T) {
+	t.Parallel()
 	k := kit(t, fhetest.InsecureBGVN10Deep)
 	plan, err := policy.CompileWith(examples.MustGet("kyc_aml"), deep)
 	require.NoError(t, err)
@@ -203,6 +209,7 @@ func TestOutOfRange(t *testing.T) {
 // (here: decrypt and re-encrypt with the test key, standing in for the
 // committee's collective bootstrapping).
 func TestRefresh(t *testing.T) {
+	t.Parallel()
 	k := kit(t, fhetest.InsecureBGVN10Deep)
 	doc := "fhegate_policy: 1\nname: deep\ninputs:\n  - {name: a, min: 0, max: 255}\n  - {name: b, min: 0, max: 255}\n  - {name: c, min: 0, max: 255}\noutput: {expr: \"a >= 100 && b < 200 && c != 7\"}\n"
 	plan, err := policy.CompileWith([]byte(doc), deep)
@@ -234,6 +241,7 @@ func TestRefresh(t *testing.T) {
 }
 
 func TestBadInputs(t *testing.T) {
+	t.Parallel()
 	k := kit(t, fhetest.InsecureBGVN10Deep)
 	k4 := kit(t, fhetest.InsecureBGVN10)
 	plan, err := policy.CompileWith(examples.MustGet("credit_limit"), deep)
@@ -288,6 +296,7 @@ func TestBadInputs(t *testing.T) {
 }
 
 func TestBatch(t *testing.T) {
+	t.Parallel()
 	k := kit(t, fhetest.InsecureBGVN10Deep)
 	plan, err := policy.CompileWith(examples.MustGet("credit_limit"), deep)
 	require.NoError(t, err)
@@ -319,6 +328,7 @@ func TestBatch(t *testing.T) {
 
 // TestPresetsMirrorFHE: policy's preset table matches package fhe.
 func TestPresetsMirrorFHE(t *testing.T) {
+	t.Parallel()
 	for _, pi := range policy.Presets {
 		p, err := fhe.NewParams(fhe.PresetID(pi.ID))
 		require.NoError(t, err)
@@ -333,6 +343,7 @@ func TestPresetsMirrorFHE(t *testing.T) {
 // TestKYCOnBGVN14 runs the KYC example on the real preset with 16384 packed
 // decisions (slow: skipped with -short).
 func TestKYCOnBGVN14(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("BGVN14: key generation and a depth-9 evaluation at N=2^14")
 	}
@@ -351,6 +362,7 @@ func TestKYCOnBGVN14(t *testing.T) {
 // Σ|w| = NoiseBudget feeding a degree-448 polynomial (depth 9) decrypts
 // correctly without a rescale; one more unit of weight inserts the rescale.
 func TestNoiseBudget(t *testing.T) {
+	t.Parallel()
 	k := kit(t, fhetest.InsecureBGVN10Deep)
 	head := "fhegate_policy: 1\nname: nb\ninputs: [{name: a, min: 0, max: 63}, {name: b, min: 0, max: 7}]\n"
 	plan, err := policy.CompileWith([]byte(head+"output: {expr: \"7*a + b >= 200\"}\n"), deep)
@@ -373,6 +385,7 @@ func TestNoiseBudget(t *testing.T) {
 // sums: 32·x (noise ×32) into a degree-255 polynomial no longer decrypts on
 // the test preset, while x itself does.
 func TestNoiseBudgetIsNeeded(t *testing.T) {
+	t.Parallel()
 	k := kit(t, fhetest.InsecureBGVN10Deep)
 	r := rand.New(rand.NewPCG(6, 6))
 	x := make([]int64, 64)

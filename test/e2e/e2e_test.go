@@ -88,33 +88,60 @@ func pluginDir(t *testing.T) string {
 func TestFHEGateVMInRealNode(t *testing.T) {
 	avago := avalanchegoPath(t)
 	plugins := pluginDir(t)
-	standin := os.Getenv("FHEGATE_E2E_COMMITTEE") == "standin"
-
-	var (
-		genesis  []byte
-		stand    *devchain.Committee
-		members  *committeeProcs
-		err      error
-		cliBin   string
-		workRoot = t.TempDir()
-	)
-	if standin {
-		// The devnet genesis (chain id 1337, dev accounts funded, precompiles
-		// enabled) with the stand-in committee registered in FHEVerdict.
-		stand, err = devchain.NewCommittee("e2e", 1, 3, 2)
-		require.NoError(t, err)
-		genesis, err = configs.WithCommittee(configs.DevnetGenesis(), stand.Registry())
-		require.NoError(t, err)
-	} else {
-		cliBin = fhegateCLI(t)
-		members = newCommittee(t, cliBin, filepath.Join(workRoot, "committee"))
-		genesis = members.genesis(t)
-	}
+	workRoot := t.TempDir()
+	genesis, stand, members := e2eGenesis(t, os.Getenv("FHEGATE_E2E_COMMITTEE") == "standin", workRoot)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
-	log := logging.NewLogger("tmpnet", logging.NewWrappedCore(logging.Info, os.Stderr, logging.Plain.ConsoleEncoder()))
+	bootCtx, bootCancel := context.WithTimeout(ctx, bootTimeout)
+	defer bootCancel()
+	start := time.Now()
+	n := bootNode(t, bootCtx, genesis, avago, plugins, filepath.Join(workRoot, "network"))
+	t.Logf("node up in %s; fhegate chain %s at %s", time.Since(start).Round(time.Second), n.chainID, n.rpcURL)
+	require.True(t, strings.HasPrefix(n.rpcURL, "http://127.0.0.1:"), "loopback only: %s", n.rpcURL)
 
+	cl, err := ethclient.Dial(n.rpcURL)
+	require.NoError(t, err)
+	defer cl.Close()
+	id := n.waitChainRPC(t, ctx, cl)
+	t.Logf("chain RPC up %s after start", time.Since(start).Round(time.Second))
+	require.Equal(t, big.NewInt(1337), id)
+
+	opts := creditgate.Options{Committee: stand, Logf: t.Logf}
+	if members != nil {
+		opts.CommitteeAPI = members.serve(t, ctx, n.rpcURL)
+	}
+	runCreditFlows(t, ctx, cl, opts, members)
+}
+
+// e2eGenesis returns the chain's genesis and its committee: with standin,
+// the devnet genesis (chain id 1337, dev accounts funded, precompiles
+// enabled) with a stand-in committee registered in FHEVerdict; otherwise a
+// real committee of fhegate processes under workRoot/committee.
+func e2eGenesis(t *testing.T, standin bool, workRoot string) ([]byte, *devchain.Committee, *committeeProcs) {
+	if !standin {
+		members := newCommittee(t, fhegateCLI(t), filepath.Join(workRoot, "committee"))
+		return members.genesis(t), nil, members
+	}
+	stand, err := devchain.NewCommittee("e2e", 1, 3, 2)
+	require.NoError(t, err)
+	genesis, err := configs.WithCommittee(configs.DevnetGenesis(), stand.Registry())
+	require.NoError(t, err)
+	return genesis, stand, nil
+}
+
+// e2eNode is a booted one-node network with the fhegate chain.
+type e2eNode struct {
+	network *tmpnet.Network
+	node    *tmpnet.Node
+	chainID ids.ID
+	rpcURL  string
+}
+
+// bootNode bootstraps a one-node tmpnet network (under dir) whose subnet
+// runs the fhegate VM on genesis, and stops it when the test ends.
+func bootNode(t *testing.T, ctx context.Context, genesis []byte, avago, plugins, dir string) *e2eNode {
+	log := logging.NewLogger("tmpnet", logging.NewWrappedCore(logging.Info, os.Stderr, logging.Plain.ConsoleEncoder()))
 	node := tmpnet.NewNode()
 	require.NoError(t, node.EnsureKeys())
 	subnet := &tmpnet.Subnet{
@@ -143,48 +170,41 @@ func TestFHEGateVMInRealNode(t *testing.T) {
 		},
 		Subnets: []*tmpnet.Subnet{subnet},
 	}
-	bootCtx, bootCancel := context.WithTimeout(ctx, bootTimeout)
-	defer bootCancel()
-	start := time.Now()
-	require.NoError(t, tmpnet.BootstrapNewNetwork(bootCtx, log, network, filepath.Join(workRoot, "network")))
+	require.NoError(t, tmpnet.BootstrapNewNetwork(ctx, log, network, dir))
 	t.Cleanup(func() {
 		stopCtx, c := context.WithTimeout(context.Background(), time.Minute)
 		defer c()
 		require.NoError(t, network.Stop(stopCtx))
 	})
 	chainID := subnet.Chains[0].ChainID
-	rpcURL := fmt.Sprintf("%s/ext/bc/%s/rpc", node.GetAccessibleURI(), chainID)
-	t.Logf("node up in %s; fhegate chain %s at %s", time.Since(start).Round(time.Second), chainID, rpcURL)
-	require.True(t, strings.HasPrefix(rpcURL, "http://127.0.0.1:"), "loopback only: %s", rpcURL)
+	return &e2eNode{network: network, node: node, chainID: chainID,
+		rpcURL: fmt.Sprintf("%s/ext/bc/%s/rpc", node.GetAccessibleURI(), chainID)}
+}
 
-	cl, err := ethclient.Dial(rpcURL)
-	require.NoError(t, err)
-	defer cl.Close()
-	// The node serves the chain's RPC once the VM has started and the chain
-	// has bootstrapped (404 until then).
-	var id *big.Int
+// waitChainRPC waits (up to bootTimeout) until the node serves the chain's
+// RPC — once the VM has started and the chain has bootstrapped (404 until
+// then) — and returns the chain id.
+func (n *e2eNode) waitChainRPC(t *testing.T, ctx context.Context, cl *ethclient.Client) *big.Int {
 	waitCtx, waitCancel := context.WithTimeout(ctx, bootTimeout)
 	defer waitCancel()
-	for id == nil {
-		if id, err = cl.ChainID(waitCtx); err == nil {
-			break
+	for {
+		id, err := cl.ChainID(waitCtx)
+		if err == nil {
+			return id
 		}
 		select {
 		case <-waitCtx.Done():
-			t.Fatalf("chain RPC not up: %v\n%s", err, chainLogTail(network, node, chainID.String()))
+			t.Fatalf("chain RPC not up: %v\n%s", err, chainLogTail(n.network, n.node, n.chainID.String()))
 		case <-time.After(500 * time.Millisecond):
 		}
 	}
-	t.Logf("chain RPC up %s after start", time.Since(start).Round(time.Second))
-	require.Equal(t, big.NewInt(1337), id)
+}
 
-	opts := creditgate.Options{Committee: stand, Logf: t.Logf}
-	if members != nil {
-		opts.CommitteeAPI = members.serve(t, ctx, rpcURL)
-	}
-	// Precompiles active, a plain deploy, then Solidity to verdict with the
-	// example contracts (examples/creditgate), on the real VM: one approval
-	// and one denial (2 > 3·1 is false), from different accounts.
+// runCreditFlows runs, on the real VM, precompiles active, a plain deploy,
+// then Solidity to verdict with the example contracts
+// (examples/creditgate): one approval and one denial (2 > 3·1 is false),
+// from different accounts.
+func runCreditFlows(t *testing.T, ctx context.Context, cl *ethclient.Client, opts creditgate.Options, members *committeeProcs) {
 	accts := devchain.DevAccounts()
 	for _, tc := range []struct {
 		name         string

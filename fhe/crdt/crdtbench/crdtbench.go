@@ -164,17 +164,53 @@ func Run(opts Options, log *zap.Logger) ([]Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	type spec struct {
-		l         meta.Layout
-		populated int  // blocks with an entry
-		changed   int  // blocks B is newer on; A is newer on as many others (mixed plan)
-		put       bool // B is a single newer entry: the precompile's Put of one write
-		note      string
-		readKeys  bool
+	specs := mergeSpecs(opts.Quick)
+	b, err := newBench(opts, log, p, specs[0].l)
+	if err != nil {
+		return nil, err
 	}
+	defer runtime.GOMAXPROCS(b.prev)
+
+	for _, sp := range specs {
+		if err := b.mergeRows(sp); err != nil {
+			return nil, err
+		}
+	}
+	if err := b.contributionRow(counterLayout()); err != nil {
+		return nil, err
+	}
+	if err := b.maskChainRows(); err != nil {
+		return nil, err
+	}
+	if err := b.setRows(setLayout(specs)); err != nil {
+		return nil, err
+	}
+	return b.out, nil
+}
+
+// mergeSpec is one measured merge: a layout, how many blocks hold an entry
+// and how the two states differ.
+type mergeSpec struct {
+	l         meta.Layout
+	populated int  // blocks with an entry
+	changed   int  // blocks B is newer on; A is newer on as many others (mixed plan)
+	put       bool // B is a single newer entry: the precompile's Put of one write
+	note      string
+	readKeys  bool // also measure the counter read and the mask-select baseline on this row
+}
+
+// counterLayout is the G-Counter of the first merge row, the counter read and
+// the contribution row: 16 replicas × 1024 counters at level 0.
+func counterLayout() meta.Layout {
+	return meta.Layout{Type: meta.TypeGCounter, Preset: uint8(fhe.BGVN14), Level: 0, Blocks: 16, Width: 1024}
+}
+
+// mergeSpecs lists the merge rows; the first is on counterLayout and carries
+// the read keys. Quick drops the 128-replica row.
+func mergeSpecs(quick bool) []mergeSpec {
 	pid := uint8(fhe.BGVN14)
-	counter := meta.Layout{Type: meta.TypeGCounter, Preset: pid, Level: 0, Blocks: 16, Width: 1024}
-	specs := []spec{
+	counter := counterLayout()
+	specs := []mergeSpec{
 		{counter, 16, 4, false, "16 replicas × 1024 counters; A newer on 4 replicas, B on 4 others", true},
 		{counter, 16, 1, true, "16 replicas × 1024 counters; merge with one replica's new write (Put)", false},
 		{meta.Layout{Type: meta.TypePNCounter, Preset: pid, Level: 0, Blocks: 16384, Width: 1}, 16, 4, false, "16384 replica slots × 1 lane, 16 populated; A newer on 4, B on 4", false},
@@ -182,15 +218,41 @@ func Run(opts Options, log *zap.Logger) ([]Result, error) {
 		{meta.Layout{Type: meta.TypeLWW, Preset: pid, Level: 0, Blocks: 16, Width: 1024}, 16, 4, false, "LWW map: 16 keys × 1024 lanes; A newer on 4 keys, B on 4", false},
 		{meta.Layout{Type: meta.TypeSet, Preset: pid, Level: 4, Blocks: 8, Width: 16384}, 8, 2, false, "add-wins set, universe 16384, 8 replicas; A newer on 2, B on 2", false},
 	}
-	if !opts.Quick {
-		specs = append(specs, spec{meta.Layout{Type: meta.TypeGCounter, Preset: pid, Level: 0, Blocks: 128, Width: 128}, 128, 32, false, "128 replicas × 128 counters; A newer on 32, B on 32", false})
+	if !quick {
+		specs = append(specs, mergeSpec{meta.Layout{Type: meta.TypeGCounter, Preset: pid, Level: 0, Blocks: 128, Width: 128}, 128, 32, false, "128 replicas × 128 counters; A newer on 32, B on 32", false})
 	}
+	return specs
+}
 
-	// Keys: relinearisation (set read, OR baseline) and the rotations of the
-	// first counter's read.
+// setLayout is the layout of the set row of specs (the last one when several).
+func setLayout(specs []mergeSpec) meta.Layout {
+	var setL meta.Layout
+	for _, sp := range specs {
+		if sp.l.Type == meta.TypeSet {
+			setL = sp.l
+		}
+	}
+	return setL
+}
+
+// bench holds the keys and the world of one Run and collects its rows.
+type bench struct {
+	opts Options
+	log  *zap.Logger
+	p    *fhe.Params
+	ev   *fhe.Evaluator
+	eng  *crdt.Engine
+	w    *world
+	prev int // GOMAXPROCS outside timing
+	out  []Result
+}
+
+// newBench generates the keys: relinearisation (set read, OR baseline) and
+// the rotations of the read of readL.
+func newBench(opts Options, log *zap.Logger, p *fhe.Params, readL meta.Layout) (*bench, error) {
 	log.Info("generating BGVN14 keys")
 	keys := fhe.GenKeys(p, nil)
-	gal, err := fhe.GenGaloisKeys(keys.Secret, crdt.ReadGaloisElements(p, specs[0].l))
+	gal, err := fhe.GenGaloisKeys(keys.Secret, crdt.ReadGaloisElements(p, readL))
 	if err != nil {
 		return nil, err
 	}
@@ -204,229 +266,283 @@ func Run(opts Options, log *zap.Logger) ([]Result, error) {
 	}
 	w := &world{p: p, eng: eng, enc: fhe.NewEncryptor(keys.Public), dec: fhe.NewDecryptor(keys.Secret),
 		contrib: map[meta.Handle]*fhe.Ciphertext{}, vals: map[meta.Handle][]int64{}, r: rand.New(rand.NewPCG(1, 2))}
+	return &bench{opts: opts, log: log, p: p, ev: ev, eng: eng, w: w, prev: runtime.GOMAXPROCS(0)}, nil
+}
 
-	prev := runtime.GOMAXPROCS(0)
-	defer runtime.GOMAXPROCS(prev)
-
-	var out []Result
-	for _, sp := range specs {
-		l := sp.l
-		log.Info("preparing", zap.String("type", l.Type.String()), zap.Uint32("blocks", l.Blocks), zap.Uint32("width", l.Width))
-		populated := sp.populated
-		a, _ := meta.New(l)
-		b, _ := meta.New(l)
-		for k := 0; k < populated; k++ {
-			blk := uint32(k * (int(l.Blocks) / populated))
-			lo, hi := l.BlockLanes(blk)
-			mk := func() []int64 {
-				v := make([]int64, hi-lo)
-				for i := range v {
-					if l.Type == meta.TypeSet {
-						v[i] = w.r.Int64N(2)
-					} else {
-						v[i] = w.r.Int64N(1000)
-					}
-				}
-				return v
-			}
-			rep := blk
-			if l.Type == meta.TypeLWW {
-				rep = uint32(k % 3)
-			}
-			e1, d, err := w.write(l, blk, 1, rep, mk())
-			if err != nil {
-				return nil, err
-			}
-			_ = d
-			if a, err = a.Put(e1); err != nil {
-				return nil, err
-			}
-			if !sp.put {
-				if b, err = b.Put(e1); err != nil {
-					return nil, err
-				}
-			}
-			if k < sp.changed || (!sp.put && k < 2*sp.changed) {
-				e2, d, err := w.write(l, blk, 2, rep, mk())
-				if err != nil {
-					return nil, err
-				}
-				_ = d
-				dst := &b
-				if k >= sp.changed {
-					dst = &a
-				}
-				if *dst, err = (*dst).Put(e2); err != nil {
-					return nil, err
-				}
-			}
-		}
-		aggA, err := eng.Aggregate(a, w.resolve)
-		if err != nil {
-			return nil, err
-		}
-		aggB, err := eng.Aggregate(b, w.resolve)
-		if err != nil {
-			return nil, err
-		}
-		ab, bb := a.Encode(), b.Encode()
-		merged, plan, err := meta.MergePlan(ab, bb)
-		if err != nil {
-			return nil, err
-		}
-		ms, _ := meta.Decode(merged)
-		// Check once, by decryption, against the model.
-		res, err := eng.Materialise(plan, aggA, aggB, w.resolve)
-		if err != nil {
-			return nil, err
-		}
-		if err := w.check(ms, res); err != nil {
-			return nil, fmt.Errorf("%v: %w", l.Type, err)
-		}
-		_, changes := plan.Base()
-		runtime.GOMAXPROCS(1)
-		metaMS, err := timeIt(opts.Runs, func() error { _, _, err := meta.MergePlan(ab, bb); return err })
-		if err != nil {
-			return nil, err
-		}
-		mergeMS, err := timeIt(opts.Runs, func() error { _, err := eng.Materialise(plan, aggA, aggB, w.resolve); return err })
-		runtime.GOMAXPROCS(prev)
-		if err != nil {
-			return nil, err
-		}
-		ctBytes := res.EncodedSize()
-		total := mergeMS.wall + metaMS.wall
-		out = append(out, Result{Type: l.Type.String(), Lanes: l.Lanes(), MergeMS: mergeMS.wall, CPUMS: mergeMS.cpu, Case: sp.note,
-			Preset: p.Preset.Name, Blocks: int(l.Blocks), Width: int(l.Width), Level: int(l.Level),
-			ChangedBlocks: len(changes), MetaMergeMS: metaMS.wall, MergesPerS: 1000 / total, MergesPerSCPU: 1000 / (mergeMS.cpu + metaMS.wall), CtBytes: ctBytes,
-			MetaBytes: len(merged), Runs: opts.Runs,
-		})
-		log.Info("measured", zap.String("type", l.Type.String()), zap.Float64("merge_ms", mergeMS.wall), zap.Float64("cpu_ms", mergeMS.cpu), zap.Float64("meta_ms", metaMS.wall))
-
-		if sp.readKeys {
-			runtime.GOMAXPROCS(1)
-			readMS, err := timeIt(opts.Runs, func() error { _, err := eng.CounterTotals(l, res); return err })
-			runtime.GOMAXPROCS(prev)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, Result{Type: "read-counter-totals", Lanes: l.Lanes(), MergeMS: readMS.wall, CPUMS: readMS.cpu, Case: "InnerSum over 16 replica blocks (3 rotations + row rotation), level 0",
-				Preset: p.Preset.Name, Blocks: int(l.Blocks), Width: int(l.Width), Level: 0, Runs: opts.Runs, CtBytes: res.EncodedSize()})
-			// Baseline: mask select of the two packed aggregates.
-			maskA := make([]bool, p.Slots())
-			for _, pk := range plan.Picks {
-				if pk.From != meta.SideB {
-					for i := pk.Lo; i < pk.Hi; i++ {
-						maskA[i] = true
-					}
-				}
-			}
-			sel, err := ev.MaskSelect(aggA, aggB, maskA)
-			if err != nil {
-				return nil, err
-			}
-			if err := w.check(ms, sel); err != nil {
-				return nil, fmt.Errorf("mask select: %w", err)
-			}
-			runtime.GOMAXPROCS(1)
-			selMS, err := timeIt(opts.Runs, func() error { _, err := ev.MaskSelect(aggA, aggB, maskA); return err })
-			runtime.GOMAXPROCS(prev)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, Result{Type: "baseline-mask-select", Lanes: l.Lanes(), MergeMS: selMS.wall, CPUMS: selMS.cpu,
-				Case:   "A⊙m + B⊙(1−m) of the two packed level-0 aggregates, masks encoded per merge, no rescale (noise ×≈2^24 per merge: chains bounded)",
-				Preset: p.Preset.Name, Level: 0, MergesPerS: 1000 / selMS.wall, MergesPerSCPU: 1000 / selMS.cpu, Runs: opts.Runs, CtBytes: sel.EncodedSize()})
-		}
-	}
-	raw, err := w.enc.EncryptIntsAtLevel(make([]int64, 1024), int(counter.Level)+1)
-	if err != nil {
-		return nil, err
-	}
+// timed is timeIt with GOMAXPROCS(1) for its duration.
+func (b *bench) timed(runs int, f func() error) (timing, error) {
 	runtime.GOMAXPROCS(1)
-	conT, err := timeIt(opts.Runs, func() error { _, err := eng.Contribution(counter, 0, raw); return err })
-	runtime.GOMAXPROCS(prev)
-	if err != nil {
+	defer runtime.GOMAXPROCS(b.prev)
+	return timeIt(runs, f)
+}
+
+// populate builds the two metadata states of sp: every populated block has a
+// first write in A (and in B unless sp.put); B is newer on the first
+// sp.changed of them and, for mixed plans, A on as many others.
+func (b *bench) populate(sp mergeSpec) (sa, sb *meta.State, err error) {
+	l, w := sp.l, b.w
+	sa, _ = meta.New(l)
+	sb, _ = meta.New(l)
+	for k := 0; k < sp.populated; k++ {
+		blk := uint32(k * (int(l.Blocks) / sp.populated))
+		lo, hi := l.BlockLanes(blk)
+		mk := func() []int64 {
+			v := make([]int64, hi-lo)
+			for i := range v {
+				if l.Type == meta.TypeSet {
+					v[i] = w.r.Int64N(2)
+				} else {
+					v[i] = w.r.Int64N(1000)
+				}
+			}
+			return v
+		}
+		rep := blk
+		if l.Type == meta.TypeLWW {
+			rep = uint32(k % 3)
+		}
+		e1, _, err := w.write(l, blk, 1, rep, mk())
+		if err != nil {
+			return nil, nil, err
+		}
+		if sa, err = sa.Put(e1); err != nil {
+			return nil, nil, err
+		}
+		if !sp.put {
+			if sb, err = sb.Put(e1); err != nil {
+				return nil, nil, err
+			}
+		}
+		if k < sp.changed || (!sp.put && k < 2*sp.changed) {
+			e2, _, err := w.write(l, blk, 2, rep, mk())
+			if err != nil {
+				return nil, nil, err
+			}
+			dst := &sb
+			if k >= sp.changed {
+				dst = &sa
+			}
+			if *dst, err = (*dst).Put(e2); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	return sa, sb, nil
+}
+
+// merged is one merge ready to time: both states' encodings and aggregates,
+// the merge plan, the merged state and its checked materialisation.
+type merged struct {
+	ab, bb     []byte
+	aggA, aggB *fhe.Ciphertext
+	enc        []byte
+	plan       *meta.Plan
+	state      *meta.State
+	res        *fhe.Ciphertext
+}
+
+// prepare aggregates both states, plans their merge and checks the
+// materialised merge once, by decryption, against the model.
+func (b *bench) prepare(sa, sb *meta.State) (*merged, error) {
+	m := &merged{}
+	var err error
+	if m.aggA, err = b.eng.Aggregate(sa, b.w.resolve); err != nil {
 		return nil, err
 	}
-	out = append(out, Result{Type: "contribution", Lanes: p.Slots(), MergeMS: conT.wall, CPUMS: conT.cpu,
+	if m.aggB, err = b.eng.Aggregate(sb, b.w.resolve); err != nil {
+		return nil, err
+	}
+	m.ab, m.bb = sa.Encode(), sb.Encode()
+	if m.enc, m.plan, err = meta.MergePlan(m.ab, m.bb); err != nil {
+		return nil, err
+	}
+	m.state, _ = meta.Decode(m.enc)
+	if m.res, err = b.eng.Materialise(m.plan, m.aggA, m.aggB, b.w.resolve); err != nil {
+		return nil, err
+	}
+	if err := b.w.check(m.state, m.res); err != nil {
+		return nil, fmt.Errorf("%v: %w", sa.Layout.Type, err)
+	}
+	return m, nil
+}
+
+// mergeRows measures the merge of sp (metadata merge and materialisation)
+// and, for the read-keys row, the counter read and the mask-select baseline.
+func (b *bench) mergeRows(sp mergeSpec) error {
+	l := sp.l
+	b.log.Info("preparing", zap.String("type", l.Type.String()), zap.Uint32("blocks", l.Blocks), zap.Uint32("width", l.Width))
+	sa, sb, err := b.populate(sp)
+	if err != nil {
+		return err
+	}
+	m, err := b.prepare(sa, sb)
+	if err != nil {
+		return err
+	}
+	_, changes := m.plan.Base()
+	var metaMS, mergeMS timing
+	runtime.GOMAXPROCS(1)
+	metaMS, err = timeIt(b.opts.Runs, func() error { _, _, err := meta.MergePlan(m.ab, m.bb); return err })
+	if err != nil {
+		return err
+	}
+	mergeMS, err = timeIt(b.opts.Runs, func() error { _, err := b.eng.Materialise(m.plan, m.aggA, m.aggB, b.w.resolve); return err })
+	runtime.GOMAXPROCS(b.prev)
+	if err != nil {
+		return err
+	}
+	total := mergeMS.wall + metaMS.wall
+	b.out = append(b.out, Result{Type: l.Type.String(), Lanes: l.Lanes(), MergeMS: mergeMS.wall, CPUMS: mergeMS.cpu, Case: sp.note,
+		Preset: b.p.Preset.Name, Blocks: int(l.Blocks), Width: int(l.Width), Level: int(l.Level),
+		ChangedBlocks: len(changes), MetaMergeMS: metaMS.wall, MergesPerS: 1000 / total, MergesPerSCPU: 1000 / (mergeMS.cpu + metaMS.wall), CtBytes: m.res.EncodedSize(),
+		MetaBytes: len(m.enc), Runs: b.opts.Runs,
+	})
+	b.log.Info("measured", zap.String("type", l.Type.String()), zap.Float64("merge_ms", mergeMS.wall), zap.Float64("cpu_ms", mergeMS.cpu), zap.Float64("meta_ms", metaMS.wall))
+	if !sp.readKeys {
+		return nil
+	}
+	if err := b.counterReadRow(l, m.res); err != nil {
+		return err
+	}
+	return b.maskSelectRow(l, m)
+}
+
+// counterReadRow measures the counter totals read of the merged counter res.
+func (b *bench) counterReadRow(l meta.Layout, res *fhe.Ciphertext) error {
+	readMS, err := b.timed(b.opts.Runs, func() error { _, err := b.eng.CounterTotals(l, res); return err })
+	if err != nil {
+		return err
+	}
+	b.out = append(b.out, Result{Type: "read-counter-totals", Lanes: l.Lanes(), MergeMS: readMS.wall, CPUMS: readMS.cpu, Case: "InnerSum over 16 replica blocks (3 rotations + row rotation), level 0",
+		Preset: b.p.Preset.Name, Blocks: int(l.Blocks), Width: int(l.Width), Level: 0, Runs: b.opts.Runs, CtBytes: res.EncodedSize()})
+	return nil
+}
+
+// maskSelectRow is the baseline: a mask select of the two packed aggregates
+// of m, checked against the model before timing.
+func (b *bench) maskSelectRow(l meta.Layout, m *merged) error {
+	maskA := make([]bool, b.p.Slots())
+	for _, pk := range m.plan.Picks {
+		if pk.From != meta.SideB {
+			for i := pk.Lo; i < pk.Hi; i++ {
+				maskA[i] = true
+			}
+		}
+	}
+	sel, err := b.ev.MaskSelect(m.aggA, m.aggB, maskA)
+	if err != nil {
+		return err
+	}
+	if err := b.w.check(m.state, sel); err != nil {
+		return fmt.Errorf("mask select: %w", err)
+	}
+	selMS, err := b.timed(b.opts.Runs, func() error { _, err := b.ev.MaskSelect(m.aggA, m.aggB, maskA); return err })
+	if err != nil {
+		return err
+	}
+	b.out = append(b.out, Result{Type: "baseline-mask-select", Lanes: l.Lanes(), MergeMS: selMS.wall, CPUMS: selMS.cpu,
+		Case:   "A⊙m + B⊙(1−m) of the two packed level-0 aggregates, masks encoded per merge, no rescale (noise ×≈2^24 per merge: chains bounded)",
+		Preset: b.p.Preset.Name, Level: 0, MergesPerS: 1000 / selMS.wall, MergesPerSCPU: 1000 / selMS.cpu, Runs: b.opts.Runs, CtBytes: sel.EncodedSize()})
+	return nil
+}
+
+// contributionRow measures the normalisation of one writer ciphertext of
+// the counter layout.
+func (b *bench) contributionRow(counter meta.Layout) error {
+	raw, err := b.w.enc.EncryptIntsAtLevel(make([]int64, 1024), int(counter.Level)+1)
+	if err != nil {
+		return err
+	}
+	conT, err := b.timed(b.opts.Runs, func() error { _, err := b.eng.Contribution(counter, 0, raw); return err })
+	if err != nil {
+		return err
+	}
+	b.out = append(b.out, Result{Type: "contribution", Lanes: b.p.Slots(), MergeMS: conT.wall, CPUMS: conT.cpu,
 		Case:   "normalise one writer ciphertext (committee, once per write, not per merge): drop to level 1, 0/1 mask product, one mod switch",
-		Preset: p.Preset.Name, Runs: opts.Runs, CtBytes: raw.EncodedSize()})
+		Preset: b.p.Preset.Name, Runs: b.opts.Runs, CtBytes: raw.EncodedSize()})
+	return nil
+}
 
-	// Noise budget of the mask-select baseline: chain merges until decryption fails.
-	for _, level := range []int{0, p.MaxLevel()} {
-		n, err := w.maskChain(ev, level, 40)
+// maskChainRows is the noise budget of the mask-select baseline: chain
+// merges until decryption fails, from level 0 and from the top level.
+func (b *bench) maskChainRows() error {
+	for _, level := range []int{0, b.p.MaxLevel()} {
+		n, err := b.w.maskChain(b.ev, level, 40)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		out = append(out, Result{Type: "baseline-mask-select-chain", Lanes: p.Slots(), Level: level, MaxChain: n,
+		b.out = append(b.out, Result{Type: "baseline-mask-select-chain", Lanes: b.p.Slots(), Level: level, MaxChain: n,
 			Case:   fmt.Sprintf("chained mask selects (no rescale) from fresh ciphertexts at level %d that still decrypt correctly (cap 40)", level),
-			Preset: p.Preset.Name})
-		log.Info("mask-select chain", zap.Int("level", level), zap.Int("max_chain", n))
+			Preset: b.p.Preset.Name})
+		b.log.Info("mask-select chain", zap.Int("level", level), zap.Int("max_chain", n))
 	}
+	return nil
+}
 
-	// Set read and the OR-union baseline.
-	var setL meta.Layout
-	for _, sp := range specs {
-		if sp.l.Type == meta.TypeSet {
-			setL = sp.l
-		}
+// randomBits is one random 0/1 value per slot.
+func (b *bench) randomBits() []int64 {
+	v := make([]int64, b.p.Slots())
+	for i := range v {
+		v[i] = b.w.r.Int64N(2)
 	}
-	bits := func() []int64 {
-		v := make([]int64, p.Slots())
-		for i := range v {
-			v[i] = w.r.Int64N(2)
-		}
-		return v
-	}
-	e1, _, err := w.write(setL, 0, 1, 0, bits())
+	return v
+}
+
+// setRows measures the set membership read and, unless Quick, the OR-union
+// baseline.
+func (b *bench) setRows(setL meta.Layout) error {
+	e1, _, err := b.w.write(setL, 0, 1, 0, b.randomBits())
 	if err != nil {
-		return nil, err
+		return err
 	}
-	agg := w.contrib[e1.Handle]
-	runtime.GOMAXPROCS(1)
-	memMS, err := timeIt(opts.Runs, func() error { _, err := eng.Membership(setL, agg); return err })
-	runtime.GOMAXPROCS(prev)
+	agg := b.w.contrib[e1.Handle]
+	memMS, err := b.timed(b.opts.Runs, func() error { _, err := b.eng.Membership(setL, agg); return err })
 	if err != nil {
-		return nil, err
+		return err
 	}
-	out = append(out, Result{Type: "read-set-membership", Lanes: p.Slots(), MergeMS: memMS.wall, CPUMS: memMS.cpu,
-		Case: "membership polynomial of degree 8 (8 replicas) at level 4", Preset: p.Preset.Name, Level: 4, Runs: opts.Runs})
-	if !opts.Quick {
-		x, err := w.enc.EncryptInts(bits())
-		if err != nil {
-			return nil, err
-		}
-		y, err := w.enc.EncryptInts(bits())
-		if err != nil {
-			return nil, err
-		}
-		orUnion := func() (*fhe.Ciphertext, error) {
-			s, err := ev.Add(x, y)
-			if err != nil {
-				return nil, err
-			}
-			m, err := ev.Mul(x, y)
-			if err != nil {
-				return nil, err
-			}
-			s, err = ev.DropLevels(s, 1)
-			if err != nil {
-				return nil, err
-			}
-			return ev.Sub(s, m)
-		}
-		runtime.GOMAXPROCS(1)
-		orMS, err := timeIt(max(1, opts.Runs/2), func() error { _, err := orUnion(); return err })
-		runtime.GOMAXPROCS(prev)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, Result{Type: "baseline-or-union", Lanes: p.Slots(), MergeMS: orMS.wall, CPUMS: orMS.cpu,
-			Case:   "a + b − a·b of two fresh 16384-bit vectors (one ct×ct product + relinearise + rescale: one level per merge)",
-			Preset: p.Preset.Name, Level: p.MaxLevel(), MergesPerS: 1000 / orMS.wall, MergesPerSCPU: 1000 / orMS.cpu, Runs: max(1, opts.Runs/2), CtBytes: x.EncodedSize()})
+	b.out = append(b.out, Result{Type: "read-set-membership", Lanes: b.p.Slots(), MergeMS: memMS.wall, CPUMS: memMS.cpu,
+		Case: "membership polynomial of degree 8 (8 replicas) at level 4", Preset: b.p.Preset.Name, Level: 4, Runs: b.opts.Runs})
+	if b.opts.Quick {
+		return nil
 	}
-	return out, nil
+	return b.orUnionRow()
+}
+
+// orUnionRow is the baseline: a + b − a·b of two fresh encrypted bit vectors.
+func (b *bench) orUnionRow() error {
+	x, err := b.w.enc.EncryptInts(b.randomBits())
+	if err != nil {
+		return err
+	}
+	y, err := b.w.enc.EncryptInts(b.randomBits())
+	if err != nil {
+		return err
+	}
+	ev := b.ev
+	orUnion := func() (*fhe.Ciphertext, error) {
+		s, err := ev.Add(x, y)
+		if err != nil {
+			return nil, err
+		}
+		m, err := ev.Mul(x, y)
+		if err != nil {
+			return nil, err
+		}
+		s, err = ev.DropLevels(s, 1)
+		if err != nil {
+			return nil, err
+		}
+		return ev.Sub(s, m)
+	}
+	runs := max(1, b.opts.Runs/2)
+	orMS, err := b.timed(runs, func() error { _, err := orUnion(); return err })
+	if err != nil {
+		return err
+	}
+	b.out = append(b.out, Result{Type: "baseline-or-union", Lanes: b.p.Slots(), MergeMS: orMS.wall, CPUMS: orMS.cpu,
+		Case:   "a + b − a·b of two fresh 16384-bit vectors (one ct×ct product + relinearise + rescale: one level per merge)",
+		Preset: b.p.Preset.Name, Level: b.p.MaxLevel(), MergesPerS: 1000 / orMS.wall, MergesPerSCPU: 1000 / orMS.cpu, Runs: runs, CtBytes: x.EncodedSize()})
+	return nil
 }
 
 // maskChain merges a fresh ciphertext into an accumulator with MaskSelect

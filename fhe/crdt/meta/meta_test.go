@@ -46,6 +46,7 @@ func mustJoin(t *testing.T, a, b *State) *State {
 }
 
 func TestMergeLaws(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(1, 2))
 	for _, l := range testLayouts() {
 		t.Run(l.Type.String(), func(t *testing.T) {
@@ -71,6 +72,7 @@ func TestMergeLaws(t *testing.T) {
 // and checks every order converges to the same bytes as the model (pointwise
 // max of all entries ever produced).
 func TestRandomMergeOrders(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(3, 4))
 	for _, l := range testLayouts() {
 		t.Run(l.Type.String(), func(t *testing.T) {
@@ -110,6 +112,7 @@ func TestRandomMergeOrders(t *testing.T) {
 }
 
 func TestPlan(t *testing.T) {
+	t.Parallel()
 	l := Layout{Type: TypeGCounter, Preset: 2, Blocks: 4, Width: 10}
 	h := func(x byte) Handle { var h Handle; h[0] = x; return h }
 	a := &State{Layout: l, Entries: []Entry{
@@ -139,6 +142,7 @@ func TestPlan(t *testing.T) {
 }
 
 func TestPut(t *testing.T) {
+	t.Parallel()
 	l := Layout{Type: TypeLWW, Preset: 2, Blocks: 2, Width: 8}
 	s, err := New(l)
 	require.NoError(t, err)
@@ -155,6 +159,7 @@ func TestPut(t *testing.T) {
 }
 
 func TestDecodeErrors(t *testing.T) {
+	t.Parallel()
 	l := Layout{Type: TypeGCounter, Preset: 2, Blocks: 4, Width: 10}
 	var h Handle
 	h[0] = 1
@@ -196,6 +201,7 @@ func TestDecodeErrors(t *testing.T) {
 }
 
 func TestMergeErrors(t *testing.T) {
+	t.Parallel()
 	a, _ := New(Layout{Type: TypeGCounter, Preset: 2, Blocks: 4, Width: 10})
 	b, _ := New(Layout{Type: TypePNCounter, Preset: 2, Blocks: 4, Width: 10})
 	_, err := Merge(a.Encode(), b.Encode())

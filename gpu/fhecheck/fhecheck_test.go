@@ -1,26 +1,26 @@
-package gpu_test
+package fhecheck_test
 
 import (
 	"testing"
 
-	"github.com/fhegate/fhegate/gpu/gputest"
+	"github.com/fhegate/fhegate/gpu/fhecheck"
 	"github.com/fhegate/fhegate/gpu/kernels"
 )
 
 // TestFHEByteIdenticalEmulator: FHE outputs are identical with every NTT
 // routed to the kernel emulator (the device-free model of the GPU kernels).
 func TestFHEByteIdenticalEmulator(t *testing.T) {
-	gputest.RunFHE(t, kernels.Emulator{})
+	fhecheck.RunFHE(t, kernels.Emulator{})
 }
 
 // TestWorkloadsByteIdenticalEmulator: every fhe/workloads workload gives the
 // same output bytes with every NTT on the kernel emulator.
 func TestWorkloadsByteIdenticalEmulator(t *testing.T) {
-	gputest.RunWorkloads(t, kernels.Emulator{})
+	fhecheck.RunWorkloads(t, kernels.Emulator{})
 }
 
 // TestPolicyByteIdenticalEmulator: the committee's policy evaluation gives the
 // same result bytes with every NTT on the kernel emulator.
 func TestPolicyByteIdenticalEmulator(t *testing.T) {
-	gputest.RunPolicy(t, kernels.Emulator{})
+	fhecheck.RunPolicy(t, kernels.Emulator{})
 }

@@ -1,17 +1,15 @@
-package gputest
+package fhecheck
 
 import (
 	"context"
-	"math/rand/v2"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
-	"go.uber.org/zap/zaptest"
 
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/fhetest"
 	"github.com/fhegate/fhegate/gpu"
+	"github.com/fhegate/fhegate/internal/testseed"
 	"github.com/fhegate/fhegate/policy"
 	"github.com/fhegate/fhegate/policy/eval"
 	"github.com/fhegate/fhegate/policy/examples"
@@ -32,7 +30,7 @@ func RunPolicy(t *testing.T, acc gpu.Backend) {
 	keys := fhe.GenKeys(p, nil)
 	ev, err := fhe.NewEvaluator(p, fhe.EvaluationKeys{Relin: keys.Relin})
 	require.NoError(t, err)
-	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 11))
+	rng := testseed.Rand(t, 11)
 	const n = 64
 	slots := make([][]int64, len(plan.Inputs))
 	for j, in := range plan.Inputs {
@@ -52,8 +50,7 @@ func RunPolicy(t *testing.T, acc gpu.Backend) {
 	}
 	want := run()
 
-	d := gpu.NewDispatcher(gpu.Options{Log: zaptest.NewLogger(t), Accelerator: acc, ForceThreshold: 1})
-	require.True(t, d.Status().Armed, d.Status().Reason)
+	d := forced(t, acc)
 	require.NoError(t, d.Install())
 	got := run()
 	d.Uninstall()
