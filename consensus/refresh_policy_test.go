@@ -2,9 +2,7 @@ package consensus
 
 import (
 	"context"
-	"fmt"
 	"math/rand/v2"
-	"os"
 	"sync"
 	"testing"
 	"time"
@@ -15,6 +13,7 @@ import (
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/fhetest"
 	"github.com/fhegate/fhegate/internal/keccak"
+	"github.com/fhegate/fhegate/internal/testseed"
 	"github.com/fhegate/fhegate/policy"
 )
 
@@ -140,7 +139,7 @@ func sameDigests(t *testing.T, lc *LocalCommittee, members []uint32, reqs []test
 // same result digest.
 func TestPolicyRefreshes(t *testing.T) {
 	t.Parallel()
-	seed := testSeed(t)
+	seed := testseed.Seed(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	pc := NewPolicyCircuits(fhetest.InsecureBGVN10)
@@ -177,7 +176,7 @@ func TestPolicyRefreshes(t *testing.T) {
 // reference verdict and one result digest.
 func TestPolicyRefreshSurvivesKill(t *testing.T) {
 	t.Parallel()
-	seed := testSeed(t)
+	seed := testseed.Seed(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	var (
@@ -211,19 +210,4 @@ func TestPolicyRefreshSurvivesKill(t *testing.T) {
 	for _, id := range []uint32{1, 3} {
 		require.Contains(t, lc.Member(id).Status().Down, uint32(2), "member %d did not mark the dead member down", id)
 	}
-}
-
-// testSeed returns the seed of a randomised test: FHEGATE_TEST_SEED if set
-// (to replay a failure), else a fresh one; it is logged either way.
-func testSeed(t *testing.T) uint64 {
-	t.Helper()
-	var seed uint64
-	if s := os.Getenv("FHEGATE_TEST_SEED"); s != "" {
-		_, err := fmt.Sscan(s, &seed)
-		require.NoError(t, err, "FHEGATE_TEST_SEED")
-	} else {
-		seed = rand.Uint64()
-	}
-	t.Logf("seed %d (replay with FHEGATE_TEST_SEED=%d)", seed, seed)
-	return seed
 }

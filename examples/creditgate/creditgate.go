@@ -26,29 +26,22 @@ package creditgate
 import (
 	"bytes"
 	"context"
-	"crypto/ecdsa"
 	_ "embed"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math/big"
-	"net/http"
-	"strings"
 	"time"
 
 	"github.com/ava-labs/libevm/accounts/abi"
 	"github.com/ava-labs/libevm/accounts/abi/bind"
 	"github.com/ava-labs/libevm/common"
-	"github.com/ava-labs/libevm/common/hexutil"
 	"github.com/ava-labs/libevm/core/types"
 	"github.com/ava-labs/libevm/crypto"
 	"github.com/ava-labs/libevm/ethclient"
 
 	"github.com/fhegate/fhegate/bls"
-	"github.com/fhegate/fhegate/consensus"
 	"github.com/fhegate/fhegate/contracts/bindings"
-	"github.com/fhegate/fhegate/fhe"
+	"github.com/fhegate/fhegate/examples/fheclient"
 	"github.com/fhegate/fhegate/internal/devchain"
 	"github.com/fhegate/fhegate/precompiles/host/subnetevm"
 )
@@ -121,7 +114,9 @@ func Run(ctx context.Context, cl *ethclient.Client, o Options) (*Result, error) 
 		f.awaitVerdict,
 		f.settle,
 	} {
-		if err := step(); err != nil {
+		err := step()
+		f.res.Transactions = f.t.Count
+		if err != nil {
 			return nil, err
 		}
 	}
@@ -148,7 +143,8 @@ type flow struct {
 	verdicts     *bindings.IFHEVerdict
 	chainID      *big.Int
 	res          *Result
-	t            *txer
+	t            *fheclient.Sender
+	committee    *fheclient.Committee
 	gate         *bindings.PrivateCreditGate
 	call         *bind.CallOpts
 }
@@ -196,7 +192,8 @@ func newFlow(ctx context.Context, cl *ethclient.Client, o Options) (*flow, error
 		return nil, fmt.Errorf("creditgate: chain id: %w", err)
 	}
 	f.res = &Result{ChainID: f.chainID}
-	f.t = &txer{ctx: ctx, cl: cl, key: f.from.Key, chainID: f.chainID, res: f.res}
+	f.committee = &fheclient.Committee{API: o.CommitteeAPI}
+	f.t = &fheclient.Sender{Client: cl, Key: f.from.Key, ChainID: f.chainID}
 	return f, nil
 }
 
@@ -216,7 +213,7 @@ func (f *flow) checkPrecompiles() error {
 
 // deployPlain: a plain deploy works.
 func (f *flow) deployPlain() error {
-	if err := f.t.send(func(o *bind.TransactOpts) (*types.Transaction, error) {
+	if err := f.t.Send(f.ctx, func(o *bind.TransactOpts) (*types.Transaction, error) {
 		var tx *types.Transaction
 		var err error
 		f.res.PlainAddress, tx, _, err = bind.DeployContract(o, abi.ABI{}, PlainStoreInit, f.cl)
@@ -236,7 +233,7 @@ func (f *flow) registerInputs() error {
 	}
 	for i, a := range atts {
 		f.res.Handles[i] = a.Handle
-		if err := f.t.send(func(o *bind.TransactOpts) (*types.Transaction, error) {
+		if err := f.t.Send(f.ctx, func(o *bind.TransactOpts) (*types.Transaction, error) {
 			return f.input.Register(o, a.Handle, a.Owner, a.Preset, a.CType, a.Signature, a.Signers)
 		}); err != nil {
 			return fmt.Errorf("creditgate: FHEInput.register(%s): %w", a.Handle, err)
@@ -249,12 +246,12 @@ func (f *flow) registerInputs() error {
 // attest returns the attestations of income and debt: from the committee
 // (encrypted under the committee key; the handle is the ciphertext's hash)
 // or, with the stand-in, fresh opaque handles per run attested locally.
-func (f *flow) attest() ([2]*attestation, error) {
-	var atts [2]*attestation
+func (f *flow) attest() ([2]*fheclient.Attestation, error) {
+	var atts [2]*fheclient.Attestation
 	var err error
 	if f.o.CommitteeAPI != "" {
 		for i, v := range []int64{f.income, f.debt} {
-			if atts[i], err = upload(f.ctx, f.o.CommitteeAPI, v, f.from.Address); err != nil {
+			if atts[i], err = f.committee.Upload(f.ctx, v, f.from.Address); err != nil {
 				return atts, err
 			}
 		}
@@ -266,7 +263,7 @@ func (f *flow) attest() ([2]*attestation, error) {
 	}
 	c := f.o.Committee
 	for i, name := range []string{"income", "debt"} {
-		a := &attestation{Preset: 1, CType: 1, Owner: f.from.Address}
+		a := &fheclient.Attestation{Preset: 1, CType: 1, Owner: f.from.Address}
 		a.Handle = crypto.Keccak256Hash([]byte("fhegate/creditgate/"+name), f.from.Address[:], new(big.Int).SetUint64(nonce).Bytes(), f.chainID.Bytes())
 		if a.Signature, a.Signers, err = c.Sign(bls.InputDigest(f.chainID, c.Epoch, a.Handle, a.Owner, a.Preset, a.CType)); err != nil {
 			return atts, err
@@ -279,7 +276,7 @@ func (f *flow) attest() ([2]*attestation, error) {
 // deployGate deploys PrivateCreditGate, which registers the policy in its
 // constructor.
 func (f *flow) deployGate() error {
-	if err := f.t.send(func(o *bind.TransactOpts) (*types.Transaction, error) {
+	if err := f.t.Send(f.ctx, func(o *bind.TransactOpts) (*types.Transaction, error) {
 		var tx *types.Transaction
 		var err error
 		f.res.GateAddress, tx, f.gate, err = bindings.DeployPrivateCreditGate(o, f.cl, f.spec, f.limit)
@@ -298,16 +295,16 @@ func (f *flow) deployGate() error {
 // apply allows the gate on both handles and calls applyFor → request id.
 func (f *flow) apply() error {
 	for _, h := range f.res.Handles {
-		if err := f.t.send(func(o *bind.TransactOpts) (*types.Transaction, error) { return f.input.Allow(o, h, f.res.GateAddress) }); err != nil {
+		if err := f.t.Send(f.ctx, func(o *bind.TransactOpts) (*types.Transaction, error) { return f.input.Allow(o, h, f.res.GateAddress) }); err != nil {
 			return fmt.Errorf("creditgate: FHEInput.allow: %w", err)
 		}
 	}
-	if err := f.t.send(func(o *bind.TransactOpts) (*types.Transaction, error) {
+	if err := f.t.Send(f.ctx, func(o *bind.TransactOpts) (*types.Transaction, error) {
 		return f.gate.ApplyFor(o, f.res.Handles[0], f.res.Handles[1])
 	}); err != nil {
 		return fmt.Errorf("creditgate: applyFor: %w", err)
 	}
-	for _, l := range f.t.last.Logs {
+	for _, l := range f.t.Last.Logs {
 		if ev, err := f.gate.ParseApplied(*l); err == nil {
 			f.res.RequestID = ev.RequestId
 		}
@@ -329,7 +326,7 @@ func (f *flow) settleTooEarly() error {
 	if f.o.CommitteeAPI != "" {
 		return nil
 	}
-	if err := f.t.send(f.settleTx); err == nil {
+	if err := f.t.Send(f.ctx, f.settleTx); err == nil {
 		return errors.New("creditgate: settle succeeded before any verdict")
 	}
 	return nil
@@ -351,10 +348,10 @@ func (f *flow) postVerdict() error {
 	submit := func(o *bind.TransactOpts) (*types.Transaction, error) {
 		return f.verdicts.Submit(o, req, f.verdict, resultDigest, sig, bm)
 	}
-	if err := f.t.send(submit); err != nil {
+	if err := f.t.Send(f.ctx, submit); err != nil {
 		return fmt.Errorf("creditgate: FHEVerdict.submit: %w", err)
 	}
-	if err := f.t.send(submit); err == nil {
+	if err := f.t.Send(f.ctx, submit); err == nil {
 		return errors.New("creditgate: a replayed verdict was accepted")
 	}
 	return nil
@@ -382,7 +379,7 @@ func (f *flow) awaitVerdict() error {
 
 // settle settles the request and reads the applicant's credit line.
 func (f *flow) settle() error {
-	if err := f.t.send(f.settleTx); err != nil {
+	if err := f.t.Send(f.ctx, f.settleTx); err != nil {
 		return fmt.Errorf("creditgate: settle: %w", err)
 	}
 	line, err := f.gate.CreditLine(f.call, f.from.Address)
@@ -398,118 +395,3 @@ func (f *flow) settle() error {
 // PlainStoreInit deploys a 32-byte contract with no Solidity behind it: empty
 // calldata returns slot 0; 32 bytes of calldata are stored in slot 0.
 var PlainStoreInit = common.FromHex("602080600b6000396000f3" + "36600f576000546000526020" + "6000f35b600035806000556000526020" + "6000a000")
-
-// txer sends transactions from one key and waits for their receipts.
-type txer struct {
-	ctx     context.Context
-	cl      *ethclient.Client
-	key     *ecdsa.PrivateKey
-	chainID *big.Int
-	res     *Result
-	last    *types.Receipt
-}
-
-// send builds a transaction with fresh options and waits until it is mined. A
-// revert is an error: gas estimation runs the call first and reports the
-// reason; a mined failure is reported by status.
-func (t *txer) send(build func(*bind.TransactOpts) (*types.Transaction, error)) error {
-	o, err := bind.NewKeyedTransactorWithChainID(t.key, t.chainID)
-	if err != nil {
-		return err
-	}
-	o.Context = t.ctx
-	tx, err := build(o)
-	if err != nil {
-		return err
-	}
-	r, err := bind.WaitMined(t.ctx, t.cl, tx)
-	if err != nil {
-		return err
-	}
-	t.res.Transactions++
-	t.last = r
-	if r.Status != types.ReceiptStatusSuccessful {
-		return fmt.Errorf("transaction %s reverted", tx.Hash())
-	}
-	return nil
-}
-
-// attestation is a committee's quorum attestation of one input: the arguments
-// of FHEInput.register.
-type attestation struct {
-	Handle    common.Hash
-	Owner     common.Address
-	Preset    uint8
-	CType     uint8
-	Signature []byte
-	Signers   []byte
-}
-
-// upload encrypts value (slot 0) under the committee's public key and posts
-// it to the committee API (POST /v1/inputs), which stores and replicates the
-// ciphertext and returns the quorum attestation.
-func upload(ctx context.Context, api string, value int64, owner common.Address) (*attestation, error) {
-	api = strings.TrimRight(api, "/")
-	pkBytes, err := httpDo(ctx, http.MethodGet, api+"/v1/publickey", nil)
-	if err != nil {
-		return nil, fmt.Errorf("creditgate: committee public key: %w", err)
-	}
-	pk, err := fhe.UnmarshalPublicKey(pkBytes)
-	if err != nil {
-		return nil, fmt.Errorf("creditgate: committee public key: %w", err)
-	}
-	ct, err := fhe.NewEncryptor(pk).EncryptInts([]int64{value})
-	if err != nil {
-		return nil, err
-	}
-	ctBytes, err := ct.MarshalBinary()
-	if err != nil {
-		return nil, err
-	}
-	body, err := json.Marshal(consensus.UploadRequest{Ciphertext: hexutil.Encode(ctBytes), Owner: owner.Hex(), CType: 1})
-	if err != nil {
-		return nil, err
-	}
-	rb, err := httpDo(ctx, http.MethodPost, api+"/v1/inputs", body)
-	if err != nil {
-		return nil, fmt.Errorf("creditgate: upload: %w", err)
-	}
-	var aj consensus.AttestationJSON
-	if err := json.Unmarshal(rb, &aj); err != nil {
-		return nil, fmt.Errorf("creditgate: attestation: %w", err)
-	}
-	a := &attestation{Handle: common.HexToHash(aj.Handle), Owner: common.HexToAddress(aj.Owner), Preset: aj.Preset, CType: aj.CType}
-	if a.Signature, err = hexutil.Decode(aj.Signature); err != nil {
-		return nil, fmt.Errorf("creditgate: attestation signature: %w", err)
-	}
-	if a.Signers, err = hexutil.Decode(aj.Signers); err != nil {
-		return nil, fmt.Errorf("creditgate: attestation signers: %w", err)
-	}
-	if want := common.Hash(fhe.HandleOf(ctBytes)); a.Handle != want || a.Owner != owner {
-		return nil, fmt.Errorf("creditgate: committee attested %s for %s, expected %s for %s", a.Handle, a.Owner, want, owner)
-	}
-	return a, nil
-}
-
-func httpDo(ctx context.Context, method, url string, body []byte) ([]byte, error) {
-	req, err := http.NewRequestWithContext(ctx, method, url, bytes.NewReader(body))
-	if err != nil {
-		return nil, err
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("%s %s: %s: %s", method, url, resp.Status, strings.TrimSpace(string(b)))
-	}
-	return b, nil
-}
