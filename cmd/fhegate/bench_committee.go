@@ -109,8 +109,9 @@ each with its own bbolt store and share ledger, and measures on each preset:
              session name per message) and TLS record overhead are not counted. Every refreshed
              ciphertext is threshold-decrypted (all slots) and compared with the encrypted vector.
 
-The refresh stage starts its own committee for each size other than (n, t) when the other stages run
-too, and its dkg row (note "refresh stage committee") is reported. Every verdict is checked against the
+The refresh stage reuses the (n, t) committee of the other stages where its size matches and one is
+running; otherwise it starts its own, whose dkg row (note "refresh stage committee") is reported too.
+--stages picks stages (the dkg of each committee always runs); --refresh-only is --stages refresh. Every verdict is checked against the
 plaintext reference. All members share this machine's cores, so the times include n-fold CPU
 contention.`
 
