@@ -3,14 +3,19 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"math/big"
 	"os"
 	"runtime"
+	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"text/tabwriter"
 	"time"
 
+	"github.com/luxfi/lattice/v7/multiparty/mpbgv"
+	"github.com/luxfi/lattice/v7/ring"
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
 
@@ -35,21 +40,51 @@ type committeeRow struct {
 	DecryptLevel  int     `json:"decrypt_level"`
 	FloodSigmaLog float64 `json:"flood_sigma_log2"`
 	Note          string  `json:"note,omitempty"`
+	// Refresh stage only: runs measured (ms and cpu_ms are their medians),
+	// the marshalled refresh share and the bytes each active member sends.
+	Runs           int `json:"runs,omitempty"`
+	ShareBytes     int `json:"share_bytes,omitempty"`
+	BytesPerMember int `json:"bytes_per_member,omitempty"`
 }
 
-func newBenchCommitteeCmd(a *app) *cobra.Command {
-	var (
-		jsonPath string
-		quick    bool
-		n, t     int
-		batch    int
-		kyc      int
-		presets  []string
-	)
-	cmd := &cobra.Command{
-		Use:   "committee",
-		Short: "MPC committee: DKG, one verdict end to end, a batch of requests end to end (n members over loopback TLS)",
-		Long: `Starts an in-process committee of n members (default 5, threshold 3) talking TLS 1.3 over loopback,
+// The stages of `fhegate bench committee`, in the order they run.
+const (
+	stageDKG      = "dkg"
+	stageUpload   = "upload"
+	stageVerdict  = "verdict"
+	stageBatch    = "batch"
+	stageKYCBatch = "kyc-batch"
+	stageRefresh  = "refresh"
+)
+
+var committeeStages = []string{stageDKG, stageUpload, stageVerdict, stageBatch, stageKYCBatch, stageRefresh}
+
+// benchCommitteeOptions configure `fhegate bench committee`.
+type benchCommitteeOptions struct {
+	Presets  []string
+	N, T     int      // committee of the dkg … kyc-batch stages
+	Batch    int      // requests in the batch stage
+	KYCBatch int      // requests in the kyc-batch stage (0: skip)
+	Stages   []string // subset of committeeStages
+	// RefreshN are the committee sizes of the refresh stage (t = ⌊n/2⌋+1);
+	// RefreshK the refreshes measured per (preset, n).
+	RefreshN []int
+	RefreshK int
+	Log      *zap.Logger
+}
+
+func (o *benchCommitteeOptions) has(stage string) bool { return slices.Contains(o.Stages, stage) }
+
+// mainStages reports whether any stage that runs on the (N, T) committee
+// after its DKG is selected.
+func (o *benchCommitteeOptions) mainStages() bool {
+	return o.has(stageUpload) || o.has(stageVerdict) || o.has(stageBatch) || o.has(stageKYCBatch)
+}
+
+// refreshThreshold is the threshold of the refresh stage's committee of n.
+func refreshThreshold(n int) int { return n/2 + 1 }
+
+const benchCommitteeLong = `Starts an in-process committee of n members (default 5, threshold 3) talking TLS 1.3 over loopback,
 each with its own bbolt store and share ledger, and measures on each preset:
 
   dkg        distributed key generation: collective public key, relinearisation key, the default
@@ -62,243 +97,484 @@ each with its own bbolt store and share ledger, and measures on each preset:
   kyc-batch  --kyc-batch requests (default 16) of the KYC/AML policy (policy/examples/kyc_aml.yaml,
              8 encrypted attributes) compiled for the preset and evaluated with policy/eval
              (skipped where the plan does not compile, e.g. BGVN13)
+  refresh    one collective refresh (MPC bootstrap, Lattigo mpbgv.RefreshProtocol) of a ciphertext at
+             level 0 — what a plan's refresh point hands the committee — back to the top level, on
+             committees of each --refresh-n size (default 3 and 5; t = ⌊n/2⌋+1), every member
+             receiving and the first t active (consensus.LocalCommittee.Refresh). ms and cpu ms are
+             the medians over --refresh-k refreshes (default 7, --quick 3), each of a fresh ciphertext
+             (a member issues one refresh share per ciphertext). share_bytes is the length of one
+             marshalled refresh share for that ciphertext (the payload of a refresh-share message);
+             bytes_per_member = (n−1) × share_bytes is what each of the t active members sends (one
+             share to every other member); the n−t others send nothing. Frame headers (7 bytes + the
+             session name per message) and TLS record overhead are not counted. Every refreshed
+             ciphertext is threshold-decrypted (all slots) and compared with the encrypted vector.
 
-Every verdict is checked against the plaintext reference. All members share this machine's cores,
-so the times include n-fold CPU contention.`,
-		Args: cobra.NoArgs,
+The refresh stage reuses the (n, t) committee of the other stages where its size matches and one is
+running; otherwise it starts its own, whose dkg row (note "refresh stage committee") is reported too.
+--stages picks stages (the dkg of each committee always runs); --refresh-only is --stages refresh. Every verdict is checked against the
+plaintext reference. All members share this machine's cores, so the times include n-fold CPU
+contention.`
+
+// benchCommitteeFlags are the command line of `fhegate bench committee`.
+type benchCommitteeFlags struct {
+	o           benchCommitteeOptions
+	jsonPath    string
+	quick       bool
+	refreshOnly bool
+}
+
+// flagSet is the part of a cobra command's flag set that options reads
+// (*pflag.FlagSet).
+type flagSet interface{ Changed(name string) bool }
+
+func (f *benchCommitteeFlags) register(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.jsonPath, "json", "", "write results as JSON to FILE (- for stdout)")
+	fl.BoolVar(&f.quick, "quick", false, "BGVN13 only, batch of 16, no KYC/AML batch, refresh at n=3 with 3 runs")
+	fl.IntVar(&f.o.N, "n", 5, "committee size")
+	fl.IntVar(&f.o.T, "t", 3, "threshold")
+	fl.IntVar(&f.o.Batch, "batch", 64, "requests in the batch stage")
+	fl.IntVar(&f.o.KYCBatch, "kyc-batch", 16, "requests in the KYC/AML policy stage (0: skip; needs a preset deep enough, i.e. BGVN14)")
+	fl.StringSliceVar(&f.o.Presets, "preset", []string{"bgv-n13-t65537", "bgv-n14-t65537"}, "presets to measure")
+	fl.StringSliceVar(&f.o.Stages, "stages", committeeStages, "stages to run, comma-separated (the dkg of each committee always runs)")
+	fl.BoolVar(&f.refreshOnly, "refresh-only", false, "only the refresh stage (--stages refresh)")
+	fl.IntSliceVar(&f.o.RefreshN, "refresh-n", []int{3, 5}, "committee sizes of the refresh stage (t = n/2+1)")
+	fl.IntVar(&f.o.RefreshK, "refresh-k", 7, "refreshes measured per preset and committee size (median)")
+}
+
+// options applies --quick and --refresh-only to the parsed flags (a flag
+// given explicitly wins over --quick) and validates the result.
+func (f *benchCommitteeFlags) options(fl flagSet, log *zap.Logger) (*benchCommitteeOptions, error) {
+	o := f.o
+	o.Log = log
+	if f.quick {
+		if !fl.Changed("batch") {
+			o.Batch = 16
+		}
+		if !fl.Changed("kyc-batch") {
+			o.KYCBatch = 0
+		}
+		if !fl.Changed("preset") {
+			o.Presets = []string{"bgv-n13-t65537"}
+		}
+		if !fl.Changed("refresh-n") {
+			o.RefreshN = []int{3}
+		}
+		if !fl.Changed("refresh-k") {
+			o.RefreshK = 3
+		}
+	}
+	if f.refreshOnly {
+		if fl.Changed("stages") {
+			return nil, fmt.Errorf("--refresh-only and --stages are exclusive")
+		}
+		o.Stages = []string{stageRefresh}
+	}
+	if err := o.validate(); err != nil {
+		return nil, err
+	}
+	return &o, nil
+}
+
+func newBenchCommitteeCmd(a *app) *cobra.Command {
+	var f benchCommitteeFlags
+	cmd := &cobra.Command{
+		Use:   "committee",
+		Short: "MPC committee: DKG, one verdict end to end, a batch of requests end to end, collective refresh (n members over loopback TLS)",
+		Long:  benchCommitteeLong,
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			log := a.Log()
-			if quick {
-				if !cmd.Flags().Changed("batch") {
-					batch = 16
-				}
-				if !cmd.Flags().Changed("kyc-batch") {
-					kyc = 0
-				}
-				if !cmd.Flags().Changed("preset") {
-					presets = []string{"bgv-n13-t65537"}
-				}
+			o, err := f.options(cmd.Flags(), a.Log())
+			if err != nil {
+				return err
 			}
-			var rows []committeeRow
-			for _, name := range presets {
-				r, err := benchCommittee(cmd.Context(), log, name, n, t, batch, kyc)
-				if err != nil {
-					return fmt.Errorf("%s: %w", name, err)
-				}
-				rows = append(rows, r...)
+			rows, err := benchCommittee(cmd.Context(), o)
+			if err != nil {
+				return err
 			}
 			out := cmd.OutOrStdout()
-			if jsonPath == "-" {
+			if f.jsonPath == "-" {
 				out = cmd.ErrOrStderr()
 			}
-			tw := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
-			fmt.Fprintf(tw, "stage\tpreset\tn\tt\tbatch\tms\tcpu ms\tverdicts/s\tdec level\tlog2 σ\n")
-			for _, r := range rows {
-				fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%.1f\t%.1f\t%.2f\t%d\t%.0f\n", r.Stage, r.Preset, r.N, r.T, r.Batch, r.Ms, r.CPUMs, r.VerdictsPerS, r.DecryptLevel, r.FloodSigmaLog)
-			}
-			tw.Flush()
-			fmt.Fprintf(out, "machine: %s/%s, %d CPUs (GOMAXPROCS %d), %s\n", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version())
-			if jsonPath != "" {
-				if err := writeJSON(jsonPath, rows); err != nil {
+			printCommitteeRows(out, rows)
+			if f.jsonPath != "" {
+				if err := writeJSON(f.jsonPath, rows); err != nil {
 					return err
 				}
-				log.Info("wrote committee results", zap.String("file", jsonPath))
+				o.Log.Info("wrote committee results", zap.String("file", f.jsonPath))
 			}
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&jsonPath, "json", "", "write results as JSON to FILE (- for stdout)")
-	cmd.Flags().BoolVar(&quick, "quick", false, "BGVN13 only, batch of 16")
-	cmd.Flags().IntVar(&n, "n", 5, "committee size")
-	cmd.Flags().IntVar(&t, "t", 3, "threshold")
-	cmd.Flags().IntVar(&batch, "batch", 64, "requests in the batch stage")
-	cmd.Flags().IntVar(&kyc, "kyc-batch", 16, "requests in the KYC/AML policy stage (0: skip; needs a preset deep enough, i.e. BGVN14)")
-	cmd.Flags().StringSliceVar(&presets, "preset", []string{"bgv-n13-t65537", "bgv-n14-t65537"}, "presets to measure")
+	f.register(cmd)
 	return cmd
 }
 
-func benchCommittee(ctx context.Context, log *zap.Logger, preset string, n, t, batch, kycBatch int) ([]committeeRow, error) {
-	dir, err := os.MkdirTemp("", "fhegate-bench-committee-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(dir)
-	c0 := cpuTime()
-	t0 := time.Now()
-	var traceMu sync.Mutex
-	phases := map[string]time.Duration{} // member 1's phases of the verdict stage
-	var tracing bool
-	trace := func(member uint32, _ [32]byte, ph string, d time.Duration) {
-		traceMu.Lock()
-		defer traceMu.Unlock()
-		if tracing && member == 1 {
-			phases[ph] += d
+func (o *benchCommitteeOptions) validate() error {
+	for _, s := range o.Stages {
+		if !slices.Contains(committeeStages, s) {
+			return fmt.Errorf("unknown stage %q (stages: %s)", s, strings.Join(committeeStages, ","))
 		}
 	}
+	for _, n := range o.RefreshN {
+		if n < 2 {
+			return fmt.Errorf("--refresh-n %d: a committee has at least 2 members", n)
+		}
+	}
+	if o.has(stageRefresh) && o.RefreshK < 1 {
+		return fmt.Errorf("--refresh-k %d: at least one refresh", o.RefreshK)
+	}
+	return nil
+}
+
+// printCommitteeRows prints the result table (and, when the refresh stage
+// ran, its bytes on the wire) and the machine line.
+func printCommitteeRows(out io.Writer, rows []committeeRow) {
+	tw := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "stage\tpreset\tn\tt\tbatch\tms\tcpu ms\tverdicts/s\tdec level\tlog2 σ\n")
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%.1f\t%.1f\t%.2f\t%d\t%.0f\n", r.Stage, r.Preset, r.N, r.T, r.Batch, r.Ms, r.CPUMs, r.VerdictsPerS, r.DecryptLevel, r.FloodSigmaLog)
+	}
+	tw.Flush()
+	var refresh []committeeRow
+	for _, r := range rows {
+		if r.Stage == stageRefresh {
+			refresh = append(refresh, r)
+		}
+	}
+	if len(refresh) > 0 {
+		fmt.Fprintln(out)
+		fmt.Fprintf(tw, "refresh\tpreset\tn\tt\truns\tmedian ms\tmedian cpu ms\tshare bytes\tbytes/active member\n")
+		for _, r := range refresh {
+			fmt.Fprintf(tw, "\t%s\t%d\t%d\t%d\t%.1f\t%.1f\t%d\t%d\n", r.Preset, r.N, r.T, r.Runs, r.Ms, r.CPUMs, r.ShareBytes, r.BytesPerMember)
+		}
+		tw.Flush()
+	}
+	fmt.Fprintf(out, "machine: %s/%s, %d CPUs (GOMAXPROCS %d), %s\n", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version())
+}
+
+// benchCommittee runs the selected stages on every preset.
+func benchCommittee(ctx context.Context, o *benchCommitteeOptions) ([]committeeRow, error) {
+	var rows []committeeRow
+	for _, name := range o.Presets {
+		r, err := benchCommitteePreset(ctx, o, name)
+		if err != nil {
+			return rows, fmt.Errorf("%s: %w", name, err)
+		}
+		rows = append(rows, r...)
+	}
+	return rows, nil
+}
+
+// benchCommitteePreset runs the stages on one preset: dkg … kyc-batch on the
+// (N, T) committee, then the refresh stage on each --refresh-n committee
+// (reusing the (N, T) one when it is running anyway).
+func benchCommitteePreset(ctx context.Context, o *benchCommitteeOptions, preset string) ([]committeeRow, error) {
+	var rows []committeeRow
+	var main *committeeBench
+	if o.has(stageDKG) || o.mainStages() {
+		b, row, err := startCommitteeBench(ctx, o, preset, o.N, o.T)
+		if err != nil {
+			return nil, err
+		}
+		defer b.close()
+		main = b
+		rows = append(rows, row)
+		for _, st := range []struct {
+			name string
+			run  func() ([]committeeRow, error)
+		}{{stageUpload, b.stageUpload}, {stageVerdict, b.stageVerdict}, {stageBatch, b.stageBatch}, {stageKYCBatch, b.stageKYCBatch}} {
+			if !o.has(st.name) {
+				continue
+			}
+			r, err := st.run()
+			if err != nil {
+				return rows, fmt.Errorf("%s: %w", st.name, err)
+			}
+			rows = append(rows, r...)
+		}
+	}
+	if !o.has(stageRefresh) {
+		return rows, nil
+	}
+	for _, n := range o.RefreshN {
+		t := refreshThreshold(n)
+		b := main
+		if b == nil || b.n != n || b.t != t {
+			var row committeeRow
+			var err error
+			if b, row, err = startCommitteeBench(ctx, o, preset, n, t); err != nil {
+				return rows, fmt.Errorf("refresh committee n=%d: %w", n, err)
+			}
+			row.Note += " (refresh stage committee)"
+			rows = append(rows, row)
+		}
+		r, err := b.stageRefresh()
+		if b != main {
+			b.close()
+		}
+		if err != nil {
+			return rows, fmt.Errorf("refresh n=%d: %w", n, err)
+		}
+		rows = append(rows, r)
+	}
+	return rows, nil
+}
+
+// committeeBench is one running committee and what its stages share.
+type committeeBench struct {
+	ctx      context.Context
+	o        *benchCommitteeOptions
+	log      *zap.Logger
+	preset   string
+	pr       *fhe.Preset
+	n, t     int
+	dir      string
+	lc       *consensus.LocalCommittee
+	circuits *consensus.PolicyCircuits
+	m1       *consensus.Member
+	p        *fhe.Params
+	enc      *fhe.Encryptor
+	common   *fhe.Handle // the shared second input of the product-sum requests (upload stage)
+
+	traceMu sync.Mutex
+	tracing bool
+	phases  map[string]time.Duration // member 1's phases of the verdict stage
+}
+
+// startCommitteeBench starts an n-member committee on preset (the dkg stage)
+// and returns it with the dkg row.
+func startCommitteeBench(ctx context.Context, o *benchCommitteeOptions, preset string, n, t int) (*committeeBench, committeeRow, error) {
 	pr, err := fhe.PresetByName(preset)
 	if err != nil {
-		return nil, err
+		return nil, committeeRow{}, err
 	}
-	circuits := consensus.NewPolicyCircuits(pr.ID)
-	lc, err := consensus.StartLocal(ctx, consensus.LocalOptions{N: n, T: t, Dir: dir, Preset: preset, RoundTimeout: 120 * time.Second, Log: log, Trace: trace, Circuits: circuits})
+	dir, err := os.MkdirTemp("", "fhegate-bench-committee-")
 	if err != nil {
-		return nil, err
+		return nil, committeeRow{}, err
 	}
-	defer lc.Close()
+	b := &committeeBench{ctx: ctx, o: o, log: o.Log, preset: preset, pr: pr, n: n, t: t, dir: dir, phases: map[string]time.Duration{}}
+	c0 := cpuTime()
+	t0 := time.Now()
+	b.circuits = consensus.NewPolicyCircuits(pr.ID)
+	b.lc, err = consensus.StartLocal(ctx, consensus.LocalOptions{N: n, T: t, Dir: dir, Preset: preset, RoundTimeout: 120 * time.Second,
+		Log: o.Log, Trace: b.trace, Circuits: b.circuits})
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, committeeRow{}, err
+	}
 	dkg := time.Since(t0)
 	dkgCPU := cpuTime() - c0
-	m1 := lc.Member(1)
-	plan := m1.NoisePlan()
-	row := func(stage string, b int, d, cpu time.Duration, note string) committeeRow {
-		r := committeeRow{Stage: stage, Preset: preset, N: n, T: t, Batch: b, Ms: float64(d.Microseconds()) / 1000, CPUMs: float64(cpu.Microseconds()) / 1000,
-			DecryptLevel: plan.Level, FloodSigmaLog: plan.SigmaBits, Note: note}
-		if stage != "dkg" && stage != "upload" && d > 0 {
-			r.VerdictsPerS = float64(b) / d.Seconds()
-		}
-		return r
-	}
-	galois := len(lc.Config.GaloisElements(m1.Params()))
-	rows := []committeeRow{row("dkg", 0, dkg, dkgCPU, fmt.Sprintf("pk + rlk + %d galois keys + thresholdisation", galois))}
-	log.Info("committee dkg done", zap.String("preset", preset), zap.Duration("took", dkg))
+	b.m1 = b.lc.Member(1)
+	b.p = b.m1.Params()
+	b.enc = fhe.NewEncryptor(b.lc.Keys)
+	galois := len(b.lc.Config.GaloisElements(b.p))
+	b.log.Info("committee dkg done", zap.String("preset", preset), zap.Int("n", n), zap.Duration("took", dkg))
+	return b, b.row(stageDKG, 0, dkg, dkgCPU, fmt.Sprintf("pk + rlk + %d galois keys + thresholdisation", galois)), nil
+}
 
-	p := m1.Params()
-	enc := fhe.NewEncryptor(lc.Keys)
-	upload := func(v int64) (fhe.Handle, time.Duration, error) {
-		ct, err := enc.EncryptInts([]int64{v})
-		if err != nil {
-			return fhe.Handle{}, 0, err
-		}
-		b, err := ct.MarshalBinary()
-		if err != nil {
-			return fhe.Handle{}, 0, err
-		}
-		s := time.Now()
-		att, err := m1.Upload(ctx, b, [20]byte{1}, 1)
-		if err != nil {
-			return fhe.Handle{}, 0, err
-		}
-		return att.Handle, time.Since(s), nil
+func (b *committeeBench) close() {
+	b.lc.Close()
+	os.RemoveAll(b.dir)
+}
+
+func (b *committeeBench) trace(member uint32, _ [32]byte, ph string, d time.Duration) {
+	b.traceMu.Lock()
+	defer b.traceMu.Unlock()
+	if b.tracing && member == 1 {
+		b.phases[ph] += d
 	}
-	c1 := cpuTime()
-	common, up, err := upload(3)
+}
+
+func (b *committeeBench) setTracing(on bool) {
+	b.traceMu.Lock()
+	b.tracing = on
+	b.traceMu.Unlock()
+}
+
+func (b *committeeBench) row(stage string, batch int, d, cpu time.Duration, note string) committeeRow {
+	plan := b.m1.NoisePlan()
+	r := committeeRow{Stage: stage, Preset: b.preset, N: b.n, T: b.t, Batch: batch, Ms: float64(d.Microseconds()) / 1000, CPUMs: float64(cpu.Microseconds()) / 1000,
+		DecryptLevel: plan.Level, FloodSigmaLog: plan.SigmaBits, Note: note}
+	if stage != stageDKG && stage != stageUpload && stage != stageRefresh && d > 0 {
+		r.VerdictsPerS = float64(batch) / d.Seconds()
+	}
+	return r
+}
+
+// upload encrypts v, uploads it through member 1 and returns its handle and
+// the upload's wall time.
+func (b *committeeBench) upload(v int64) (fhe.Handle, time.Duration, error) {
+	ct, err := b.enc.EncryptInts([]int64{v})
+	if err != nil {
+		return fhe.Handle{}, 0, err
+	}
+	raw, err := ct.MarshalBinary()
+	if err != nil {
+		return fhe.Handle{}, 0, err
+	}
+	s := time.Now()
+	att, err := b.m1.Upload(b.ctx, raw, [20]byte{1}, 1)
+	if err != nil {
+		return fhe.Handle{}, 0, err
+	}
+	return att.Handle, time.Since(s), nil
+}
+
+// commonInput uploads the product-sum requests' shared input (3) once.
+func (b *committeeBench) commonInput() (fhe.Handle, time.Duration, time.Duration, error) {
+	if b.common != nil {
+		return *b.common, 0, 0, nil
+	}
+	c := cpuTime()
+	h, d, err := b.upload(3)
+	if err != nil {
+		return fhe.Handle{}, 0, 0, err
+	}
+	b.common = &h
+	return h, d, cpuTime() - c, nil
+}
+
+// stageUpload: one ciphertext uploaded, replicated and attested.
+func (b *committeeBench) stageUpload() ([]committeeRow, error) {
+	_, d, cpu, err := b.commonInput()
 	if err != nil {
 		return nil, err
 	}
-	rows = append(rows, row("upload", 1, up, cpuTime()-c1, "validate, store, replicate to n−1, quorum BLS attestation"))
-	mkReqs := func(tag byte, count int) ([]consensus.Request, []uint64, error) {
-		reqs := make([]consensus.Request, count)
-		want := make([]uint64, count)
-		for k := range reqs {
-			v := int64(k%200 - 100)
-			h, _, err := upload(v)
-			if err != nil {
-				return nil, nil, err
-			}
-			reqs[k] = consensus.Request{ID: [32]byte{tag, byte(k), byte(k >> 8)}, PolicyID: consensus.PolicyProductSum, Kind: consensus.KindPolicy,
-				Inputs: []fhe.Handle{h, common}}
-			want[k] = uint64((v*3%int64(p.PlaintextModulus()) + int64(p.PlaintextModulus())) % int64(p.PlaintextModulus()))
-		}
-		return reqs, want, nil
+	return []committeeRow{b.row(stageUpload, 1, d, cpu, "validate, store, replicate to n−1, quorum BLS attestation")}, nil
+}
+
+// productSumRequests uploads count inputs and returns product-sum requests
+// (input × 3) with their plaintext references.
+func (b *committeeBench) productSumRequests(tag byte, count int) ([]consensus.Request, []uint64, error) {
+	common, _, _, err := b.commonInput()
+	if err != nil {
+		return nil, nil, err
 	}
-	run := func(reqs []consensus.Request, want []uint64) (time.Duration, time.Duration, error) {
-		c := cpuTime()
-		var wg sync.WaitGroup
-		errs := make([]error, n)
-		start := time.Now()
-		for i := 1; i <= n; i++ {
-			wg.Add(1)
-			go func(i int) {
-				defer wg.Done()
-				vs, es := lc.Member(uint32(i)).ProcessBatch(ctx, reqs)
-				for k := range vs {
-					if es[k] != nil {
-						errs[i-1] = es[k]
-						return
-					}
-					if vs[k].Result.Cmp(new(big.Int).SetUint64(want[k])) != 0 {
-						errs[i-1] = fmt.Errorf("request %d: verdict %s, plaintext reference %d", k, vs[k].Result, want[k])
-						return
-					}
+	tm := int64(b.p.PlaintextModulus())
+	reqs := make([]consensus.Request, count)
+	want := make([]uint64, count)
+	for k := range reqs {
+		v := int64(k%200 - 100)
+		h, _, err := b.upload(v)
+		if err != nil {
+			return nil, nil, err
+		}
+		reqs[k] = consensus.Request{ID: [32]byte{tag, byte(k), byte(k >> 8)}, PolicyID: consensus.PolicyProductSum, Kind: consensus.KindPolicy,
+			Inputs: []fhe.Handle{h, common}}
+		want[k] = uint64((v*3%tm + tm) % tm)
+	}
+	return reqs, want, nil
+}
+
+// process runs reqs end to end on every member and checks every verdict
+// against want; it returns the wall and process CPU time.
+func (b *committeeBench) process(reqs []consensus.Request, want []uint64) (time.Duration, time.Duration, error) {
+	c := cpuTime()
+	var wg sync.WaitGroup
+	errs := make([]error, b.n)
+	start := time.Now()
+	for i := 1; i <= b.n; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			vs, es := b.lc.Member(uint32(i)).ProcessBatch(b.ctx, reqs)
+			for k := range vs {
+				if es[k] != nil {
+					errs[i-1] = es[k]
+					return
 				}
-			}(i)
-		}
-		wg.Wait()
-		d := time.Since(start)
-		cpu := cpuTime() - c
-		for _, e := range errs {
-			if e != nil {
-				return d, cpu, e
+				if vs[k].Result.Cmp(new(big.Int).SetUint64(want[k])) != 0 {
+					errs[i-1] = fmt.Errorf("request %d: verdict %s, plaintext reference %d", k, vs[k].Result, want[k])
+					return
+				}
 			}
+		}(i)
+	}
+	wg.Wait()
+	d := time.Since(start)
+	cpu := cpuTime() - c
+	for _, e := range errs {
+		if e != nil {
+			return d, cpu, e
 		}
-		return d, cpu, nil
 	}
-	reqs, want, err := mkReqs(1, 1)
+	return d, cpu, nil
+}
+
+// stageVerdict: one request end to end, with member 1's phases.
+func (b *committeeBench) stageVerdict() ([]committeeRow, error) {
+	reqs, want, err := b.productSumRequests(1, 1)
 	if err != nil {
 		return nil, err
 	}
-	traceMu.Lock()
-	tracing = true
-	traceMu.Unlock()
-	d, cpu, err := run(reqs, want)
+	b.setTracing(true)
+	d, cpu, err := b.process(reqs, want)
+	b.setTracing(false)
 	if err != nil {
 		return nil, err
 	}
-	traceMu.Lock()
-	tracing = false
-	traceMu.Unlock()
-	rows = append(rows, row("verdict", 1, d, cpu, "evaluate + digest agreement + masked threshold decryption + BLS aggregate, all members"))
+	rows := []committeeRow{b.row(stageVerdict, 1, d, cpu, "evaluate + digest agreement + masked threshold decryption + BLS aggregate, all members")}
 	for _, ph := range []string{"eval", "digest", "mask", "decrypt", "sign"} {
-		if dd, ok := phases[ph]; ok {
-			r := row("verdict/"+ph, 1, dd, 0, "member 1's share of the verdict stage")
+		if dd, ok := b.phases[ph]; ok {
+			r := b.row(stageVerdict+"/"+ph, 1, dd, 0, "member 1's share of the verdict stage")
 			r.VerdictsPerS = 0
 			rows = append(rows, r)
 		}
 	}
-	log.Info("committee verdict done", zap.Duration("took", d))
-	reqs, want, err = mkReqs(2, batch)
-	if err != nil {
-		return nil, err
-	}
-	d, cpu, err = run(reqs, want)
-	if err != nil {
-		return nil, err
-	}
-	rows = append(rows, row("batch", batch, d, cpu, "requests end to end on all members, 8 in flight per member"))
-	log.Info("committee batch done", zap.Duration("took", d))
+	b.log.Info("committee verdict done", zap.Duration("took", d))
+	return rows, nil
+}
 
-	// KYC/AML policy (policy/examples/kyc_aml.yaml, 8 encrypted attributes)
-	// compiled for the preset and evaluated with policy/eval; on BGVN13 the
-	// plan is deeper than the preset, so every request also runs collective
-	// refreshes. Inputs: two uploaded ciphertexts per attribute, request k
-	// takes bit j of k to choose attribute j's.
-	if kycBatch <= 0 {
-		return rows, nil
+// stageBatch: --batch product-sum requests end to end.
+func (b *committeeBench) stageBatch() ([]committeeRow, error) {
+	reqs, want, err := b.productSumRequests(2, b.o.Batch)
+	if err != nil {
+		return nil, err
+	}
+	d, cpu, err := b.process(reqs, want)
+	if err != nil {
+		return nil, err
+	}
+	b.log.Info("committee batch done", zap.Duration("took", d))
+	return []committeeRow{b.row(stageBatch, b.o.Batch, d, cpu, "requests end to end on all members, 8 in flight per member")}, nil
+}
+
+// stageKYCBatch: the KYC/AML policy (policy/examples/kyc_aml.yaml, 8
+// encrypted attributes) compiled for the preset and evaluated with
+// policy/eval; on BGVN13 the plan is deeper than the preset, so every
+// request also runs collective refreshes. Inputs: two uploaded ciphertexts
+// per attribute, request k takes bit j of k to choose attribute j's.
+func (b *committeeBench) stageKYCBatch() ([]committeeRow, error) {
+	if b.o.KYCBatch <= 0 {
+		return nil, nil
 	}
 	spec, err := examples.Get("kyc_aml")
 	if err != nil {
 		return nil, err
 	}
 	kycID := [32]byte{0xc0, 0x01}
-	if err := circuits.Register(kycID, spec); err != nil {
-		log.Warn("kyc-aml policy does not compile for this preset: stage skipped", zap.String("preset", preset), zap.Error(err))
-		return rows, nil
+	if err := b.circuits.Register(kycID, spec); err != nil {
+		b.log.Warn("kyc-aml policy does not compile for this preset: stage skipped", zap.String("preset", b.preset), zap.Error(err))
+		return nil, nil
 	}
-	kplan, err := policy.CompileWith(spec, consensus.PolicyOptions(pr.ID))
+	kplan, err := policy.CompileWith(spec, consensus.PolicyOptions(b.pr.ID))
 	if err != nil {
 		return nil, err
 	}
 	vals := [8][2]int64{{17, 40}, {7, 12}, {0, 1}, {0, 3}, {3, 15}, {1, 7}, {2, 15}, {0, 3}}
 	var pool [8][2]fhe.Handle
 	for j := range vals {
-		for b := range vals[j] {
-			if pool[j][b], _, err = upload(vals[j][b]); err != nil {
+		for v := range vals[j] {
+			if pool[j][v], _, err = b.upload(vals[j][v]); err != nil {
 				return nil, err
 			}
 		}
 	}
-	kreqs := make([]consensus.Request, kycBatch)
-	kwant := make([]uint64, kycBatch)
-	for k := range kreqs {
+	tm := int64(b.p.PlaintextModulus())
+	reqs := make([]consensus.Request, b.o.KYCBatch)
+	want := make([]uint64, b.o.KYCBatch)
+	for k := range reqs {
 		hs := make([]fhe.Handle, 8)
 		col := make([][]int64, 8)
 		for j := range hs {
@@ -310,18 +586,16 @@ func benchCommittee(ctx context.Context, log *zap.Logger, preset string, n, t, b
 		if err != nil {
 			return nil, err
 		}
-		kreqs[k] = consensus.Request{ID: [32]byte{3, byte(k), byte(k >> 8)}, PolicyID: kycID, Kind: consensus.KindPolicy, Inputs: hs}
-		tm := int64(p.PlaintextModulus())
-		kwant[k] = uint64((ref[0]%tm + tm) % tm)
+		reqs[k] = consensus.Request{ID: [32]byte{3, byte(k), byte(k >> 8)}, PolicyID: kycID, Kind: consensus.KindPolicy, Inputs: hs}
+		want[k] = uint64((ref[0]%tm + tm) % tm)
 	}
-	d, cpu, err = run(kreqs, kwant)
+	d, cpu, err := b.process(reqs, want)
 	if err != nil {
 		return nil, err
 	}
+	b.log.Info("committee kyc batch done", zap.Duration("took", d))
 	note := fmt.Sprintf("KYC/AML policy (8 inputs, plan depth %d, refresh=%v), all members", kplan.UnrefreshedDepth, kplan.NeedsRefresh)
-	rows = append(rows, row("kyc-batch", kycBatch, d, cpu, note))
-	log.Info("committee kyc batch done", zap.Duration("took", d))
-	return rows, nil
+	return []committeeRow{b.row(stageKYCBatch, b.o.KYCBatch, d, cpu, note)}, nil
 }
 
 // cpuTime is this process's user+system CPU time.
@@ -331,4 +605,142 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// stageRefresh: --refresh-k collective refreshes (consensus.LocalCommittee.Refresh:
+// every member receives, the first t are active) of fresh ciphertexts at
+// level 0 back to the top level; ms and cpu_ms are the medians. Each
+// refreshed ciphertext is threshold-decrypted and compared with the
+// encrypted vector, and the members' ledgers must have issued exactly t
+// refresh shares per refresh. Bytes: each active member sends its marshalled
+// share (share_bytes, refreshShareBytes) to the n−1 others.
+func (b *committeeBench) stageRefresh() (committeeRow, error) {
+	ev, err := b.lc.Evaluator()
+	if err != nil {
+		return committeeRow{}, err
+	}
+	k := b.o.RefreshK
+	walls := make([]time.Duration, 0, k)
+	cpus := make([]time.Duration, 0, k)
+	shareBytes := 0
+	for run := range k {
+		want := refreshVector(b.p, run)
+		ct, err := b.enc.EncryptInts(want)
+		if err != nil {
+			return committeeRow{}, err
+		}
+		if ct, err = ev.DropLevels(ct, ct.Level()); err != nil {
+			return committeeRow{}, err
+		}
+		sb, err := refreshShareBytes(b.p, ct)
+		if err != nil {
+			return committeeRow{}, err
+		}
+		if shareBytes != 0 && sb != shareBytes {
+			return committeeRow{}, fmt.Errorf("refresh share of run %d is %d bytes, of run 0 %d", run, sb, shareBytes)
+		}
+		shareBytes = sb
+		issued0, refreshes0 := b.ledgerCounts()
+		c := cpuTime()
+		s := time.Now()
+		out, err := b.lc.Refresh(b.ctx, ct)
+		d, cpu := time.Since(s), cpuTime()-c
+		if err != nil {
+			return committeeRow{}, err
+		}
+		issued1, refreshes1 := b.ledgerCounts()
+		if issued1-issued0 != b.t || refreshes1-refreshes0 != uint64(b.n) {
+			return committeeRow{}, fmt.Errorf("refresh %d: %d shares issued (want t=%d), %d member refreshes (want n=%d)", run, issued1-issued0, b.t, refreshes1-refreshes0, b.n)
+		}
+		if err := b.checkRefreshed(out, want); err != nil {
+			return committeeRow{}, fmt.Errorf("refresh %d: %w", run, err)
+		}
+		walls = append(walls, d)
+		cpus = append(cpus, cpu)
+	}
+	r := b.row(stageRefresh, 1, medianDuration(walls), medianDuration(cpus),
+		fmt.Sprintf("level 0 → %d, all %d members receive, %d active; median of %d (wall %s … %s); bytes_per_member = (n−1) × share_bytes sent by each active member",
+			b.p.MaxLevel(), b.n, b.t, k, slices.Min(walls).Round(time.Millisecond), slices.Max(walls).Round(time.Millisecond)))
+	r.Runs, r.ShareBytes, r.BytesPerMember = k, shareBytes, (b.n-1)*shareBytes
+	b.log.Info("committee refresh done", zap.String("preset", b.preset), zap.Int("n", b.n), zap.Float64("median_ms", r.Ms))
+	return r, nil
+}
+
+// ledgerCounts sums the shares issued and the refreshes completed over the
+// live members.
+func (b *committeeBench) ledgerCounts() (issued int, refreshes uint64) {
+	for i := 1; i <= b.n; i++ {
+		if m := b.lc.Member(uint32(i)); m != nil {
+			s := m.Status()
+			issued += s.SharesIssued
+			refreshes += s.Refreshes
+		}
+	}
+	return issued, refreshes
+}
+
+// checkRefreshed checks that out is at the top level and threshold-decrypts
+// (every slot) to want.
+func (b *committeeBench) checkRefreshed(out *fhe.Ciphertext, want []int64) error {
+	if out.Level() != b.p.MaxLevel() {
+		return fmt.Errorf("refreshed ciphertext at level %d, want %d", out.Level(), b.p.MaxLevel())
+	}
+	got, err := b.lc.DecryptSlots(b.ctx, out)
+	if err != nil {
+		return err
+	}
+	if len(got) < len(want) {
+		return fmt.Errorf("decrypted %d slots, encrypted %d", len(got), len(want))
+	}
+	for i, w := range want {
+		if got[i] != uint64(w) {
+			return fmt.Errorf("slot %d decrypts to %d after the refresh, encrypted %d", i, got[i], w)
+		}
+	}
+	return nil
+}
+
+// refreshVector is the plaintext of refresh run `run`: every slot set,
+// values in [0, t) that differ between runs.
+func refreshVector(p *fhe.Params, run int) []int64 {
+	tm := int64(p.PlaintextModulus())
+	v := make([]int64, p.Slots())
+	for i := range v {
+		v[i] = (int64(i)*7919 + int64(run)*104729 + 1) % tm
+	}
+	return v
+}
+
+// refreshShareBytes is the length of one marshalled refresh share
+// (multiparty.RefreshShare, as protocol.Refresh sends it) for refreshing ct
+// to the top level: the masked-decryption share at ct's level, the
+// re-encryption share at the top level and ct's metadata. The polynomial
+// parts have a fixed size, so an allocated share with ct's metadata has the
+// length of a generated one (checked by TestRefreshShareBytes).
+func refreshShareBytes(p *fhe.Params, ct *fhe.Ciphertext) (int, error) {
+	rfp, err := mpbgv.NewRefreshProtocol(p.BGV(), ring.DiscreteGaussian{Sigma: 3.2, Bound: 19.2})
+	if err != nil {
+		return 0, err
+	}
+	share := rfp.AllocateShare(ct.Level(), p.MaxLevel())
+	share.MetaData = *ct.Lattigo().MetaData
+	raw, err := share.MarshalBinary()
+	if err != nil {
+		return 0, err
+	}
+	return len(raw), nil
+}
+
+// medianDuration is the median of ds (the mean of the middle two for an
+// even count); ds is sorted in place.
+func medianDuration(ds []time.Duration) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	slices.Sort(ds)
+	m := len(ds) / 2
+	if len(ds)%2 == 0 {
+		return (ds[m-1] + ds[m]) / 2
+	}
+	return ds[m]
 }
