@@ -43,7 +43,7 @@ type CostTable struct {
 	Command     string    `json:"command"`
 	Machine     string    `json:"machine"`
 	Date        string    `json:"date"`
-	RefreshUS   int64     `json:"refresh_us"` // per refresh (committee MPC bootstrap): the committee's CPU time measured by `fhegate bench committee` (RefreshNote)
+	RefreshUS   int64     `json:"refresh_us"` // per refresh (committee MPC bootstrap): one member's share of the committee's CPU time measured by `fhegate bench committee` (RefreshNote)
 	RefreshNote string    `json:"refresh_note"`
 	Presets     []OpCosts `json:"presets"`
 }
