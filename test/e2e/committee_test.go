@@ -105,11 +105,13 @@ func newCommittee(t *testing.T, cli, dir string) *committeeProcs {
 }
 
 // genesis is the devnet genesis with the committee registered
-// (`fhegate plugin genesis --committee`).
+// (`fhegate plugin genesis --dev --committee`: a development chain, chain id
+// 1337, governed by dev0).
 func (c *committeeProcs) genesis(t *testing.T) []byte {
 	t.Helper()
 	out := filepath.Join(c.dir, "genesis.json")
-	c.run(t, "plugin", "genesis", "--committee", filepath.Join(c.dir, "committee.json"), "--out", out, "--log-level", "error")
+	c.run(t, "plugin", "genesis", "--dev", "--chain-id", "1337", "--governance", devchain.DevAccounts()[0].Address.Hex(),
+		"--committee", filepath.Join(c.dir, "committee.json"), "--out", out, "--log-level", "error")
 	b, err := os.ReadFile(out)
 	require.NoError(t, err)
 	return b
