@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/ecdsa"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -224,15 +225,24 @@ func newCommitteeDKGCmd(a *app) *cobra.Command {
 }
 
 func newCommitteeServeCmd(a *app) *cobra.Command {
-	var dir, rpc, api, relayerKey string
+	var dir, rpc, api, relayerKey, relayerKeyFile string
 	var id uint32
 	var timeout time.Duration
 	var gpu gpuFlags
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve as a committee member: answer peers, the client API, and requests from a chain",
-		Args:  cobra.NoArgs,
+		Long: `Serve as a committee member: answer peers, the client API (--api), and requests from a
+chain (--rpc). With --rpc, the member posts verdicts from a relayer account whose key is read
+from --relayer-key-file (hex, a file only its owner may read: chmod 600) or the
+FHEGATE_RELAYER_KEY environment variable — never from the command line, which every user
+of the machine can read.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if cmd.Flags().Changed("relayer-key") {
+				return errors.New("--relayer-key is no longer accepted: a key on the command line is visible to every user (ps, /proc); " +
+					"write it to a file (chmod 600) and pass --relayer-key-file, or set FHEGATE_RELAYER_KEY")
+			}
 			log := a.Log().With(zap.Uint32("member", id))
 			ctx, cancel := signalContext(cmd.Context())
 			defer cancel()
@@ -265,15 +275,9 @@ func newCommitteeServeCmd(a *app) *cobra.Command {
 				<-ctx.Done()
 				return nil
 			}
-			if relayerKey == "" {
-				relayerKey = os.Getenv("FHEGATE_RELAYER_KEY")
-			}
-			if relayerKey == "" {
-				return errors.New("--relayer-key (or FHEGATE_RELAYER_KEY) is required with --rpc")
-			}
-			key, err := crypto.HexToECDSA(strings.TrimPrefix(relayerKey, "0x"))
+			key, err := loadRelayerKey(relayerKeyFile, os.Getenv)
 			if err != nil {
-				return fmt.Errorf("--relayer-key: %w", err)
+				return err
 			}
 			var cfg consensus.CommitteeConfig
 			_ = consensus.LoadJSON(filepath.Join(dir, "committee.json"), &cfg)
@@ -301,11 +305,53 @@ func newCommitteeServeCmd(a *app) *cobra.Command {
 	cmd.Flags().Uint32Var(&id, "member", 0, "this member's id")
 	cmd.Flags().StringVar(&rpc, "rpc", "", "chain JSON-RPC URL (watch requests, post verdicts)")
 	cmd.Flags().StringVar(&api, "api", "", "serve the client API (POST /v1/inputs, GET /v1/publickey, GET /v1/status) on this address")
-	cmd.Flags().StringVar(&relayerKey, "relayer-key", "", "hex secp256k1 key paying for FHEVerdict.submit")
+	cmd.Flags().StringVar(&relayerKeyFile, "relayer-key-file", "", "file holding the hex secp256k1 key paying for FHEVerdict.submit "+
+		"(mode 0600 or stricter; default: the FHEGATE_RELAYER_KEY environment variable)")
+	cmd.Flags().StringVar(&relayerKey, "relayer-key", "", "removed: use --relayer-key-file")
+	_ = cmd.Flags().MarkHidden("relayer-key")
 	cmd.Flags().DurationVar(&timeout, "round-timeout", 30*time.Second, "per-round deadline")
 	gpu.register(cmd)
 	_ = cmd.MarkFlagRequired("member")
 	return cmd
+}
+
+// loadRelayerKey reads the relayer's secp256k1 key from path (hex, optional
+// 0x, surrounding whitespace ignored), or, when path is empty, from the
+// FHEGATE_RELAYER_KEY environment variable. The file must be a regular file
+// that neither its group nor others may access. Errors never quote the key.
+func loadRelayerKey(path string, getenv func(string) string) (*ecdsa.PrivateKey, error) {
+	var text, from string
+	if path != "" {
+		from = "--relayer-key-file " + path
+		st, err := os.Stat(path)
+		if err != nil {
+			return nil, fmt.Errorf("--relayer-key-file: %w", err)
+		}
+		if !st.Mode().IsRegular() {
+			return nil, fmt.Errorf("%s: not a regular file", from)
+		}
+		if perm := st.Mode().Perm(); perm&0o077 != 0 {
+			return nil, fmt.Errorf("%s is accessible to its group or others (mode %04o): it holds a private key; chmod 600 %s", from, perm, path)
+		}
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("--relayer-key-file: %w", err)
+		}
+		text = string(raw)
+	} else {
+		from = "FHEGATE_RELAYER_KEY"
+		text = getenv("FHEGATE_RELAYER_KEY")
+		if strings.TrimSpace(text) == "" {
+			return nil, errors.New("--relayer-key-file (or FHEGATE_RELAYER_KEY) is required with --rpc: the key of the account paying for FHEVerdict.submit")
+		}
+	}
+	text = strings.TrimPrefix(strings.TrimSpace(text), "0x")
+	key, err := crypto.HexToECDSA(text)
+	if err != nil {
+		// HexToECDSA's errors may quote the input: say only what is wrong.
+		return nil, fmt.Errorf("%s: not a hex secp256k1 private key (64 hex digits)", from)
+	}
+	return key, nil
 }
 
 func newCommitteeStatusCmd(a *app) *cobra.Command {
