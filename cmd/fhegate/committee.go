@@ -59,9 +59,12 @@ func newCommitteeInitCmd(a *app) *cobra.Command {
 		Short: "Create a committee config and every member's secrets (TLS identity + BLS key)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cid, ok := new(big.Int).SetString(chainID, 10)
-			if !ok {
-				return fmt.Errorf("--chain-id %q", chainID)
+			cid, err := parseCommitteeChainID(chainID)
+			if err != nil {
+				return err
+			}
+			if err := checkCommitteeEpoch(epoch); err != nil {
+				return err
 			}
 			addrs := make([]string, n)
 			for i := range addrs {
@@ -96,11 +99,37 @@ func newCommitteeInitCmd(a *app) *cobra.Command {
 	cmd.Flags().IntVar(&t, "t", 3, "threshold")
 	cmd.Flags().StringVar(&preset, "preset", consensus.DefaultPreset, "FHE preset the committee holds keys for (policies deeper than its depth run through collective refreshes)")
 	cmd.Flags().StringVar(&chainID, "chain-id", "1337", "chain id bound into attestations and verdicts")
-	cmd.Flags().Uint64Var(&epoch, "epoch", 1, "key epoch")
+	cmd.Flags().Uint64Var(&epoch, "epoch", 1, "key epoch: 1 for a first committee, the current epoch + 1 for a rotation (1 … 2^63−1)")
 	cmd.Flags().StringVar(&host, "host", "127.0.0.1", "member transport host")
 	cmd.Flags().IntVar(&basePort, "base-port", 9700, "member i listens on base-port+i")
 	cmd.Flags().IntSliceVar(&rotations, "rotations", nil, "Galois rotations the plans need (default: powers of two)")
 	return cmd
+}
+
+// maxCommitteeEpoch is the largest epoch `committee init` accepts. FHEVerdict
+// only lets the epoch move forward; an epoch near 2^64 (e.g. a chain id or
+// -1 typed by mistake) would leave no room for any later rotation.
+const maxCommitteeEpoch = 1<<63 - 1
+
+func checkCommitteeEpoch(epoch uint64) error {
+	switch {
+	case epoch == 0:
+		return errors.New("--epoch 0: epochs start at 1 (0 means no committee on chain)")
+	case epoch > maxCommitteeEpoch:
+		return fmt.Errorf("--epoch %d: must be below 2^63 (epochs only move forward, one rotation at a time; "+
+			"a first committee has epoch 1, a rotation the current epoch + 1)", epoch)
+	}
+	return nil
+}
+
+// parseCommitteeChainID parses --chain-id: a positive integer that fits an
+// EVM chain id (uint64).
+func parseCommitteeChainID(s string) (*big.Int, error) {
+	id, ok := new(big.Int).SetString(s, 10)
+	if !ok || id.Sign() <= 0 || !id.IsUint64() {
+		return nil, fmt.Errorf("--chain-id %q: want the chain's EVM chain id, a positive integer below 2^64", s)
+	}
+	return id, nil
 }
 
 func memberDir(dir string, id uint32) string { return filepath.Join(dir, fmt.Sprintf("member-%d", id)) }

@@ -75,3 +75,41 @@ func TestRelayerKeyNotOnCommandLine(t *testing.T) {
 	require.ErrorContains(t, err, "--relayer-key-file")
 	require.NotContains(t, err.Error(), acct.KeyHex()[2:])
 }
+
+// TestCommitteeInitRefusesBadEpochAndChainID: epoch 0 (no committee has it
+// on chain), epochs from 2^63 up (2^64−1 leaves no successor: the registry
+// only moves forward) and chain ids that are not a positive uint64 are
+// refused before any key is made.
+func TestCommitteeInitRefusesBadEpochAndChainID(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--epoch", "0"}, "--epoch 0"},
+		{[]string{"--epoch", "9223372036854775808"}, "--epoch 9223372036854775808"}, // 2^63
+		{[]string{"--epoch", "18446744073709551615"}, "--epoch 18446744073709551615"},
+		{[]string{"--chain-id", "0"}, "--chain-id"},
+		{[]string{"--chain-id", "-1"}, "--chain-id"},
+		{[]string{"--chain-id", "18446744073709551616"}, "--chain-id"}, // 2^64
+		{[]string{"--chain-id", "x"}, "--chain-id"},
+	} {
+		dir := filepath.Join(t.TempDir(), "c")
+		root, _ := newRootCmd()
+		root.SetOut(&bytes.Buffer{})
+		root.SetArgs(append([]string{"committee", "init", "--dir", dir, "--n", "3", "--t", "2", "--log-level", "error"}, tc.args...))
+		require.ErrorContains(t, root.Execute(), tc.want, tc.args)
+		_, err := os.Stat(dir)
+		require.True(t, os.IsNotExist(err), "nothing written for %v", tc.args)
+	}
+
+	// The largest accepted epoch, and a typical one, work.
+	for _, epoch := range []string{"1", "9223372036854775807"} {
+		dir := filepath.Join(t.TempDir(), "c")
+		root, _ := newRootCmd()
+		root.SetOut(&bytes.Buffer{})
+		root.SetArgs([]string{"committee", "init", "--dir", dir, "--n", "3", "--t", "2", "--epoch", epoch, "--chain-id", "43117", "--log-level", "error"})
+		require.NoError(t, root.Execute(), epoch)
+		_, err := os.Stat(filepath.Join(dir, "committee.json"))
+		require.NoError(t, err)
+	}
+}
