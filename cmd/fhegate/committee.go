@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/ecdsa"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -58,9 +59,12 @@ func newCommitteeInitCmd(a *app) *cobra.Command {
 		Short: "Create a committee config and every member's secrets (TLS identity + BLS key)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cid, ok := new(big.Int).SetString(chainID, 10)
-			if !ok {
-				return fmt.Errorf("--chain-id %q", chainID)
+			cid, err := parseCommitteeChainID(chainID)
+			if err != nil {
+				return err
+			}
+			if err := checkCommitteeEpoch(epoch); err != nil {
+				return err
 			}
 			addrs := make([]string, n)
 			for i := range addrs {
@@ -95,11 +99,37 @@ func newCommitteeInitCmd(a *app) *cobra.Command {
 	cmd.Flags().IntVar(&t, "t", 3, "threshold")
 	cmd.Flags().StringVar(&preset, "preset", consensus.DefaultPreset, "FHE preset the committee holds keys for (policies deeper than its depth run through collective refreshes)")
 	cmd.Flags().StringVar(&chainID, "chain-id", "1337", "chain id bound into attestations and verdicts")
-	cmd.Flags().Uint64Var(&epoch, "epoch", 1, "key epoch")
+	cmd.Flags().Uint64Var(&epoch, "epoch", 1, "key epoch: 1 for a first committee, the current epoch + 1 for a rotation (1 … 2^63−1)")
 	cmd.Flags().StringVar(&host, "host", "127.0.0.1", "member transport host")
 	cmd.Flags().IntVar(&basePort, "base-port", 9700, "member i listens on base-port+i")
 	cmd.Flags().IntSliceVar(&rotations, "rotations", nil, "Galois rotations the plans need (default: powers of two)")
 	return cmd
+}
+
+// maxCommitteeEpoch is the largest epoch `committee init` accepts. FHEVerdict
+// only lets the epoch move forward; an epoch near 2^64 (e.g. a chain id or
+// -1 typed by mistake) would leave no room for any later rotation.
+const maxCommitteeEpoch = 1<<63 - 1
+
+func checkCommitteeEpoch(epoch uint64) error {
+	switch {
+	case epoch == 0:
+		return errors.New("--epoch 0: epochs start at 1 (0 means no committee on chain)")
+	case epoch > maxCommitteeEpoch:
+		return fmt.Errorf("--epoch %d: must be below 2^63 (epochs only move forward, one rotation at a time; "+
+			"a first committee has epoch 1, a rotation the current epoch + 1)", epoch)
+	}
+	return nil
+}
+
+// parseCommitteeChainID parses --chain-id: a positive integer that fits an
+// EVM chain id (uint64).
+func parseCommitteeChainID(s string) (*big.Int, error) {
+	id, ok := new(big.Int).SetString(s, 10)
+	if !ok || id.Sign() <= 0 || !id.IsUint64() {
+		return nil, fmt.Errorf("--chain-id %q: want the chain's EVM chain id, a positive integer below 2^64", s)
+	}
+	return id, nil
 }
 
 func memberDir(dir string, id uint32) string { return filepath.Join(dir, fmt.Sprintf("member-%d", id)) }
@@ -224,15 +254,24 @@ func newCommitteeDKGCmd(a *app) *cobra.Command {
 }
 
 func newCommitteeServeCmd(a *app) *cobra.Command {
-	var dir, rpc, api, relayerKey string
+	var dir, rpc, api, relayerKey, relayerKeyFile string
 	var id uint32
 	var timeout time.Duration
 	var gpu gpuFlags
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve as a committee member: answer peers, the client API, and requests from a chain",
-		Args:  cobra.NoArgs,
+		Long: `Serve as a committee member: answer peers, the client API (--api), and requests from a
+chain (--rpc). With --rpc, the member posts verdicts from a relayer account whose key is read
+from --relayer-key-file (hex, a file only its owner may read: chmod 600) or the
+FHEGATE_RELAYER_KEY environment variable — never from the command line, which every user
+of the machine can read.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if cmd.Flags().Changed("relayer-key") {
+				return errors.New("--relayer-key is no longer accepted: a key on the command line is visible to every user (ps, /proc); " +
+					"write it to a file (chmod 600) and pass --relayer-key-file, or set FHEGATE_RELAYER_KEY")
+			}
 			log := a.Log().With(zap.Uint32("member", id))
 			ctx, cancel := signalContext(cmd.Context())
 			defer cancel()
@@ -265,15 +304,9 @@ func newCommitteeServeCmd(a *app) *cobra.Command {
 				<-ctx.Done()
 				return nil
 			}
-			if relayerKey == "" {
-				relayerKey = os.Getenv("FHEGATE_RELAYER_KEY")
-			}
-			if relayerKey == "" {
-				return errors.New("--relayer-key (or FHEGATE_RELAYER_KEY) is required with --rpc")
-			}
-			key, err := crypto.HexToECDSA(strings.TrimPrefix(relayerKey, "0x"))
+			key, err := loadRelayerKey(relayerKeyFile, os.Getenv)
 			if err != nil {
-				return fmt.Errorf("--relayer-key: %w", err)
+				return err
 			}
 			var cfg consensus.CommitteeConfig
 			_ = consensus.LoadJSON(filepath.Join(dir, "committee.json"), &cfg)
@@ -301,11 +334,53 @@ func newCommitteeServeCmd(a *app) *cobra.Command {
 	cmd.Flags().Uint32Var(&id, "member", 0, "this member's id")
 	cmd.Flags().StringVar(&rpc, "rpc", "", "chain JSON-RPC URL (watch requests, post verdicts)")
 	cmd.Flags().StringVar(&api, "api", "", "serve the client API (POST /v1/inputs, GET /v1/publickey, GET /v1/status) on this address")
-	cmd.Flags().StringVar(&relayerKey, "relayer-key", "", "hex secp256k1 key paying for FHEVerdict.submit")
+	cmd.Flags().StringVar(&relayerKeyFile, "relayer-key-file", "", "file holding the hex secp256k1 key paying for FHEVerdict.submit "+
+		"(mode 0600 or stricter; default: the FHEGATE_RELAYER_KEY environment variable)")
+	cmd.Flags().StringVar(&relayerKey, "relayer-key", "", "removed: use --relayer-key-file")
+	_ = cmd.Flags().MarkHidden("relayer-key")
 	cmd.Flags().DurationVar(&timeout, "round-timeout", 30*time.Second, "per-round deadline")
 	gpu.register(cmd)
 	_ = cmd.MarkFlagRequired("member")
 	return cmd
+}
+
+// loadRelayerKey reads the relayer's secp256k1 key from path (hex, optional
+// 0x, surrounding whitespace ignored), or, when path is empty, from the
+// FHEGATE_RELAYER_KEY environment variable. The file must be a regular file
+// that neither its group nor others may access. Errors never quote the key.
+func loadRelayerKey(path string, getenv func(string) string) (*ecdsa.PrivateKey, error) {
+	var text, from string
+	if path != "" {
+		from = "--relayer-key-file " + path
+		st, err := os.Stat(path)
+		if err != nil {
+			return nil, fmt.Errorf("--relayer-key-file: %w", err)
+		}
+		if !st.Mode().IsRegular() {
+			return nil, fmt.Errorf("%s: not a regular file", from)
+		}
+		if perm := st.Mode().Perm(); perm&0o077 != 0 {
+			return nil, fmt.Errorf("%s is accessible to its group or others (mode %04o): it holds a private key; chmod 600 %s", from, perm, path)
+		}
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("--relayer-key-file: %w", err)
+		}
+		text = string(raw)
+	} else {
+		from = "FHEGATE_RELAYER_KEY"
+		text = getenv("FHEGATE_RELAYER_KEY")
+		if strings.TrimSpace(text) == "" {
+			return nil, errors.New("--relayer-key-file (or FHEGATE_RELAYER_KEY) is required with --rpc: the key of the account paying for FHEVerdict.submit")
+		}
+	}
+	text = strings.TrimPrefix(strings.TrimSpace(text), "0x")
+	key, err := crypto.HexToECDSA(text)
+	if err != nil {
+		// HexToECDSA's errors may quote the input: say only what is wrong.
+		return nil, fmt.Errorf("%s: not a hex secp256k1 private key (64 hex digits)", from)
+	}
+	return key, nil
 }
 
 func newCommitteeStatusCmd(a *app) *cobra.Command {

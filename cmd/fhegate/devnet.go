@@ -65,6 +65,7 @@ type devnetOptions struct {
 	committeeT    int
 	noCommittee   bool
 	devCommittee  bool
+	allowOrigins  []string
 }
 
 func newDevnetCmd(a *app) *cobra.Command {
@@ -77,6 +78,12 @@ func newDevnetCmd(a *app) *cobra.Command {
 precompiles active, served over HTTP and WebSocket JSON-RPC, producing a block as
 soon as a transaction arrives. Funded development accounts (well-known keys) are
 printed at start. No node, no docker.
+
+The JSON-RPC serves the eth, net, web3 and txpool namespaces (and evm_mine), not admin,
+debug or personal. Browser pages may call it only from localhost origins
+(http://localhost:*, http://127.0.0.1:*, http://[::1]:*) unless --rpc-allow-origin adds
+others (e.g. a dApp dev server on another host name); clients that send no Origin
+header (Go, node, curl) are not affected.
 
 State lives in a temporary directory removed on exit, unless --datadir is given
 (then the chain resumes on the next start). Ctrl-C or SIGTERM stops cleanly.`,
@@ -104,6 +111,8 @@ State lives in a temporary directory removed on exit, unless --datadir is given
 	f.DurationVar(&o.blockInterval, "block-interval", 0, "also produce (empty) blocks at this interval; 0 = only when transactions arrive")
 	f.IntVar(&o.committeeN, "committee-n", 3, "in-process committee size")
 	f.IntVar(&o.committeeT, "committee-t", 2, "in-process committee threshold")
+	f.StringSliceVar(&o.allowOrigins, "rpc-allow-origin", nil, "also accept JSON-RPC (HTTP CORS and WebSocket) from these browser origins, "+
+		"scheme://host[:port] with port * for any (repeatable; localhost origins are always accepted; '*' accepts every web page — avoid)")
 	f.BoolVar(&o.noCommittee, "no-committee", false, "do not start the in-process committee (FHEVerdict gets only its governance address)")
 	f.BoolVar(&o.devCommittee, "dev-committee", false, "register the well-known, insecure development committee (public BLS keys, devchain.DevCommittee) "+
 		"instead of running the MPC committee: clients attest inputs and sign verdicts themselves (examples/go)")
@@ -118,6 +127,9 @@ func runDevnet(ctx context.Context, log *zap.Logger, out io.Writer, o devnetOpti
 	}
 	if o.port < 0 || o.port > 65535 {
 		return fmt.Errorf("--http-port %d: out of range", o.port)
+	}
+	if err := devchain.ValidateOrigins(o.allowOrigins); err != nil {
+		return fmt.Errorf("--rpc-allow-origin: %w", err)
 	}
 	genesis := configs.DevnetGenesis()
 	if o.genesisFile != "" {
@@ -190,6 +202,7 @@ func runDevnet(ctx context.Context, log *zap.Logger, out io.Writer, o devnetOpti
 		DataDir:       dataDir,
 		HTTPAddr:      net.JoinHostPort(o.host, strconv.Itoa(o.port)),
 		BlockInterval: o.blockInterval,
+		AllowOrigins:  o.allowOrigins,
 		Logger:        log,
 	})
 	if err != nil {
@@ -254,6 +267,8 @@ func printBanner(out io.Writer, chain *devchain.Chain, o devnetOptions, committe
 	fmt.Fprintf(out, "\nfhegate devnet — subnet-evm v0.8.0 chain with the fhegate precompiles\n\n")
 	fmt.Fprintf(out, "  JSON-RPC   %s\n", chain.URL())
 	fmt.Fprintf(out, "  WebSocket  %s\n", chain.WSURL())
+	fmt.Fprintf(out, "  Origins    %s (browser pages; --rpc-allow-origin adds)\n",
+		strings.Join(append(append([]string(nil), devchain.DefaultAllowOrigins...), o.allowOrigins...), ", "))
 	fmt.Fprintf(out, "  Chain ID   %s (0x%x)\n", id, id)
 	fmt.Fprintf(out, "  Head       block %d\n", chain.Head().NumberU64())
 	fmt.Fprintf(out, "  State      %s\n", state)

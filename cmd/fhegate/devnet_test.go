@@ -113,6 +113,7 @@ func TestDevnetRejectsBadFlags(t *testing.T) {
 	}{
 		{"port", devnetOptions{host: "127.0.0.1", port: 70000}, "out of range"},
 		{"genesis file", devnetOptions{host: "127.0.0.1", genesisFile: filepath.Join(t.TempDir(), "missing.json")}, "--genesis"},
+		{"allowed origin", devnetOptions{host: "127.0.0.1", allowOrigins: []string{"localhost:3000"}}, "--rpc-allow-origin"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := runDevnet(context.Background(), zaptest.NewLogger(t), &bytes.Buffer{}, tc.o)

@@ -162,14 +162,19 @@ func copyExecutable(src, dst string) error {
 func newPluginGenesisCmd(a *app) *cobra.Command {
 	var o genesisOptions
 	cmd := &cobra.Command{
-		Use:   "genesis",
+		Use:   "genesis --genesis FILE --governance ADDR --chain-id ID [--committee committee.json]",
 		Short: "Write a chain genesis for the fhegate VM: precompiles enabled, committee registered",
 		Long: `Write a subnet-evm genesis for a chain running the fhegate VM plugin: the four fhegate
 precompiles enabled from genesis, FHEVerdict's governance address, and the committee's BLS keys
 (from the committee.json written by 'fhegate committee init') registered in FHEVerdict.
 
-The base document is --genesis, or configs/genesis-devnet.json (chain id 1337, well-known dev keys
-funded: test networks only — give your own --genesis with your own alloc for anything else).
+--governance (the only address that may call FHEVerdict.setCommittee) and --chain-id are
+required. --genesis is the base document, with your network's own alloc.
+
+Development values are refused unless --dev says the chain is a development chain: a
+well-known development address (the Hardhat/Anvil default accounts, ewoq: their private keys
+are public) as governance or anywhere in the genesis, chain id 1337 or 31337, and the embedded
+devnet base genesis (configs/genesis-devnet.json, which funds those accounts).
 The result is checked the way the VM will parse it (committee keys against their proofs of
 possession) before it is written.`,
 		Args: cobra.NoArgs,
@@ -186,10 +191,11 @@ possession) before it is written.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.base, "genesis", "", "base genesis JSON (default: the embedded devnet genesis — test networks only)")
-	f.StringVar(&o.committee, "committee", "", "committee.json from `fhegate committee init` (public part: epoch, threshold, members' BLS keys)")
-	f.Uint64Var(&o.chainID, "chain-id", 0, "EVM chain id (default: committee.json's chainId, else the base genesis's)")
-	f.StringVar(&o.governance, "governance", "", "FHEVerdict governance address (may call setCommittee); default: the base genesis's")
+	f.StringVar(&o.base, "genesis", "", "base genesis JSON with your network's alloc (required unless --dev; with --dev the default is the embedded devnet genesis)")
+	f.StringVar(&o.committee, "committee", "", "committee.json from `fhegate committee init` (public part: epoch, threshold, members' BLS keys); its chainId must be --chain-id")
+	f.Uint64Var(&o.chainID, "chain-id", 0, "EVM chain id (required; 1337 and 31337 only with --dev)")
+	f.StringVar(&o.governance, "governance", "", "FHEVerdict governance address, the only one that may call setCommittee (required; a well-known dev account only with --dev)")
+	f.BoolVar(&o.dev, "dev", false, "this is a development chain: allow the devnet base genesis, dev chain ids and well-known dev accounts")
 	f.StringVar(&o.out, "out", "", "write here instead of stdout")
 	return cmd
 }
@@ -197,9 +203,80 @@ possession) before it is written.`,
 type genesisOptions struct {
 	base, committee, governance, out string
 	chainID                          uint64
+	dev                              bool
+}
+
+// devChainIDs are the chain ids development tools use by default: the devnet's
+// and Hardhat's/Anvil's.
+var devChainIDs = map[uint64]string{1337: "the devnet's", 31337: "Hardhat's and Anvil's"}
+
+// checkGenesisOptions refuses missing or development values for a production
+// genesis (everything but the base genesis's content, see checkNoDevAccounts).
+func checkGenesisOptions(o genesisOptions) error {
+	if o.governance == "" {
+		return errors.New("--governance is required: the address that may call FHEVerdict.setCommittee " +
+			"(a multisig or a key you control; see docs/operators.md)")
+	}
+	if o.chainID == 0 {
+		return errors.New("--chain-id is required: your network's EVM chain id")
+	}
+	if !common.IsHexAddress(o.governance) {
+		return fmt.Errorf("--governance %q is not an address", o.governance)
+	}
+	if o.dev {
+		return nil
+	}
+	if name, ok := devchain.IsWellKnownAddress(common.HexToAddress(o.governance)); ok {
+		return fmt.Errorf("--governance %s is the well-known development account %s: its private key is public, "+
+			"so anyone could call setCommittee; use an address you control (or --dev for a development chain)", o.governance, name)
+	}
+	if what, ok := devChainIDs[o.chainID]; ok {
+		return fmt.Errorf("--chain-id %d is %s development chain id: choose your network's own (or --dev for a development chain)", o.chainID, what)
+	}
+	if o.base == "" {
+		return errors.New("--genesis is required: the embedded devnet genesis funds well-known development keys; " +
+			"give your network's base genesis (or --dev for a development chain)")
+	}
+	return nil
+}
+
+// checkNoDevAccounts refuses a genesis that funds, or names anywhere (e.g. as
+// a precompile admin), a well-known development account.
+func checkNoDevAccounts(genesis []byte) error {
+	var doc struct {
+		Alloc map[string]json.RawMessage `json:"alloc"`
+	}
+	if err := json.Unmarshal(genesis, &doc); err != nil {
+		return fmt.Errorf("genesis: %w", err)
+	}
+	funded := make(map[common.Address]bool, len(doc.Alloc))
+	for k := range doc.Alloc {
+		if common.IsHexAddress(k) {
+			funded[common.HexToAddress(k)] = true
+		}
+	}
+	for _, addr := range devchain.WellKnownAddresses() {
+		if funded[addr] {
+			name, _ := devchain.IsWellKnownAddress(addr)
+			return fmt.Errorf("the base genesis funds the well-known development account %s (%s), whose private key is public: "+
+				"remove it from --genesis's alloc (or --dev for a development chain)", name, addr.Hex())
+		}
+	}
+	text := strings.ToLower(string(genesis))
+	for _, addr := range devchain.WellKnownAddresses() {
+		if strings.Contains(text, strings.ToLower(addr.Hex()[2:])) {
+			name, _ := devchain.IsWellKnownAddress(addr)
+			return fmt.Errorf("the genesis names the well-known development account %s (%s), whose private key is public "+
+				"(an admin or allow-list entry?): remove it from --genesis (or --dev for a development chain)", name, addr.Hex())
+		}
+	}
+	return nil
 }
 
 func buildPluginGenesis(log *zap.Logger, o genesisOptions) ([]byte, error) {
+	if err := checkGenesisOptions(o); err != nil {
+		return nil, err
+	}
 	genesis := configs.DevnetGenesis()
 	if o.base != "" {
 		var err error
@@ -207,9 +284,8 @@ func buildPluginGenesis(log *zap.Logger, o genesisOptions) ([]byte, error) {
 			return nil, fmt.Errorf("--genesis: %w", err)
 		}
 	} else {
-		log.Warn("base genesis is the devnet's: it funds well-known development keys; use --genesis for a real network")
+		log.Warn("--dev: base genesis is the devnet's: it funds well-known development keys")
 	}
-	chainID := o.chainID
 	if o.committee != "" {
 		raw, err := os.ReadFile(o.committee)
 		if err != nil {
@@ -231,26 +307,28 @@ func buildPluginGenesis(log *zap.Logger, o genesisOptions) ([]byte, error) {
 		if genesis, err = configs.WithCommittee(genesis, reg); err != nil {
 			return nil, err
 		}
-		if chainID == 0 && cc.ChainID != "" {
+		// The committee binds its chain id into attestations and verdicts:
+		// a committee made for another chain could not serve this one.
+		if cc.ChainID != "" {
 			id, ok := new(big.Int).SetString(cc.ChainID, 10)
 			if !ok || !id.IsUint64() {
 				return nil, fmt.Errorf("--committee: chainId %q", cc.ChainID)
 			}
-			chainID = id.Uint64()
+			if id.Uint64() != o.chainID {
+				return nil, fmt.Errorf("--committee %s was made for chainId %s, not --chain-id %d: "+
+					"run `fhegate committee init --chain-id %d`", o.committee, cc.ChainID, o.chainID, o.chainID)
+			}
 		}
 	}
-	if chainID != 0 {
-		var err error
-		if genesis, err = configs.WithChainID(genesis, chainID); err != nil {
-			return nil, err
-		}
+	var err error
+	if genesis, err = configs.WithChainID(genesis, o.chainID); err != nil {
+		return nil, err
 	}
-	if o.governance != "" {
-		if !common.IsHexAddress(o.governance) {
-			return nil, fmt.Errorf("--governance %q is not an address", o.governance)
-		}
-		var err error
-		if genesis, err = configs.WithGovernance(genesis, common.HexToAddress(o.governance).Hex()); err != nil {
+	if genesis, err = configs.WithGovernance(genesis, common.HexToAddress(o.governance).Hex()); err != nil {
+		return nil, err
+	}
+	if !o.dev {
+		if err := checkNoDevAccounts(genesis); err != nil {
 			return nil, err
 		}
 	}

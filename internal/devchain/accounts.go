@@ -2,6 +2,7 @@ package devchain
 
 import (
 	"crypto/ecdsa"
+	"fmt"
 
 	"github.com/ava-labs/libevm/common"
 	"github.com/ava-labs/libevm/crypto"
@@ -50,4 +51,51 @@ func DevAccounts() []Account {
 		out[i] = Account{Name: k.name, Key: key, Address: crypto.PubkeyToAddress(key.PublicKey)}
 	}
 	return out
+}
+
+// hardhatExtra are Hardhat's default accounts 10–19 (same mnemonic and path
+// as dev0…dev9; Anvil makes only 0–9). Nothing funds them here, but their keys
+// are as public as the others'.
+var hardhatExtra = []string{
+	"0xBcd4042DE499D14e55001CcbB24a551F3b954096",
+	"0x71bE63f3384f5fb98995898A86B02Fb2426c5788",
+	"0xFABB0ac9d68B0B445fB7357272Ff202C5651694a",
+	"0x1CBd3b2770909D4e10f157cABC84C7264073C9Ec",
+	"0xdF3e18d64BC6A983f673Ab319CCaE4f1a57C7097",
+	"0xcd3B766CCDd6AE721141F452C550Ca635964ce71",
+	"0x2546BcD3c84621e976D8185a91A922aE77ECEc30",
+	"0xbDA5747bFD65F08deb54cb465eB87D40e51B197E",
+	"0xdD2FD4581271e230360230F9337D5c0430Bf44C0",
+	"0x8626f6940E2eb28930eFb4CeF49B2d1F2C9C1199",
+}
+
+// WellKnownAddresses returns every address whose private key is public and
+// which development tools fund: Hardhat/Anvil's default accounts 0–19 (dev0…
+// dev9 among them) and ewoq. A production genesis must give none of them a
+// role (fhegate plugin genesis refuses them without --dev).
+func WellKnownAddresses() []common.Address {
+	var out []common.Address
+	for _, a := range DevAccounts() {
+		out = append(out, a.Address)
+	}
+	for _, h := range hardhatExtra {
+		out = append(out, common.HexToAddress(h))
+	}
+	return out
+}
+
+// IsWellKnownAddress reports whether addr is one of WellKnownAddresses, and
+// names it (dev0…dev9, hardhat10…hardhat19, ewoq).
+func IsWellKnownAddress(addr common.Address) (string, bool) {
+	for _, a := range DevAccounts() {
+		if a.Address == addr {
+			return a.Name, true
+		}
+	}
+	for i, h := range hardhatExtra {
+		if common.HexToAddress(h) == addr {
+			return fmt.Sprintf("hardhat%d", 10+i), true
+		}
+	}
+	return "", false
 }

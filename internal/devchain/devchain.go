@@ -77,6 +77,11 @@ type Config struct {
 	// verified and committed. This is the seam through which the fhegate
 	// precompiles and the committee registry are enabled.
 	PrepareGenesis func(g *core.Genesis) error
+	// AllowOrigins are browser origins (scheme://host[:port], port may be
+	// "*"; "*" alone allows every origin) that may call the JSON-RPC endpoint
+	// besides DefaultAllowOrigins (localhost pages). Requests without an
+	// Origin header (not from a browser) are always served.
+	AllowOrigins []string
 	// Logger receives the chain's own events; nil means no logging.
 	Logger *zap.Logger
 }
@@ -90,6 +95,7 @@ type Chain struct {
 	rpc     *rpc.Server
 	http    *http.Server
 	ln      net.Listener
+	origins *originPolicy
 	genesis *core.Genesis
 	chainID *big.Int
 	dataDir string
@@ -121,12 +127,17 @@ func New(cfg Config) (_ *Chain, err error) {
 	if err != nil {
 		return nil, err
 	}
+	origins, err := newOriginPolicy(cfg.AllowOrigins)
+	if err != nil {
+		return nil, err
+	}
 
 	c := &Chain{
 		log:      log,
 		clock:    &mockable.Clock{},
 		genesis:  g,
 		chainID:  new(big.Int).Set(g.Config.ChainID),
+		origins:  origins,
 		quit:     make(chan struct{}),
 		done:     make(chan struct{}),
 		serveErr: make(chan error, 1),
@@ -257,12 +268,16 @@ func (c *Chain) startEth() ([]func(), error) {
 	return append(undo, func() { _ = c.eth.Stop() }), nil
 }
 
-// startRPC registers the eth and evm APIs on an RPC server and serves it over
-// HTTP on addr (DefaultHTTPAddr when empty).
+// startRPC registers the public eth APIs (servedNamespaces) and evm_mine on an
+// RPC server and serves it over HTTP and WebSocket on addr (DefaultHTTPAddr
+// when empty).
 func (c *Chain) startRPC(addr string) ([]func(), error) {
 	c.rpc = rpc.NewServer(0)
 	undo := []func(){c.rpc.Stop}
 	for _, api := range c.eth.APIs() {
+		if !servedNamespaces[api.Namespace] {
+			continue
+		}
 		if err := c.rpc.RegisterName(api.Namespace, api.Service); err != nil {
 			return undo, fmt.Errorf("devchain: register %s API: %w", api.Namespace, err)
 		}
@@ -334,24 +349,12 @@ func ParseGenesis(genesisJSON []byte, chainID uint64, prepare func(*core.Genesis
 }
 
 // handler serves JSON-RPC over HTTP POST and over WebSocket on the same port,
-// with permissive CORS so browser dApps on other local ports can call it.
+// to clients without an Origin (not browsers) and to pages from the allowed
+// origins (localhost by default) only.
 func (c *Chain) handler() http.Handler {
-	ws := c.rpc.WebsocketHandler([]string{"*"})
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.EqualFold(r.Header.Get("Upgrade"), "websocket") {
-			ws.ServeHTTP(w, r)
-			return
-		}
-		h := w.Header()
-		h.Set("Access-Control-Allow-Origin", "*")
-		h.Set("Access-Control-Allow-Methods", "POST, GET, OPTIONS")
-		h.Set("Access-Control-Allow-Headers", "Content-Type, Authorization")
-		if r.Method == http.MethodOptions {
-			w.WriteHeader(http.StatusNoContent)
-			return
-		}
-		c.rpc.ServeHTTP(w, r)
-	})
+	// The origin was checked by the guard; the WebSocket handler's own check
+	// (exact origins only) is not needed.
+	return c.origins.guard(c.rpc, c.rpc.WebsocketHandler([]string{"*"}))
 }
 
 // URL is the HTTP JSON-RPC endpoint (also a WebSocket endpoint with ws://).

@@ -7,8 +7,11 @@
 //
 // There is no avalanchego node and no consensus engine: the chain is
 // subnet-evm's own eth.Ethereum service (eth.New) over a LevelDB database,
-// with the ethapi/filter/debug services registered on a subnet-evm rpc.Server,
-// which is an http.Handler. The node normally decides when to build a block
+// with its eth, net, web3 and txpool services (not admin, debug or personal)
+// registered on a subnet-evm rpc.Server, which is an http.Handler. Browser
+// pages may call it only from localhost origins, or from Config.AllowOrigins
+// (CORS and WebSocket upgrades alike); clients that send no Origin header are
+// served as usual. The node normally decides when to build a block
 // (snowman + proposervm); here a single producer goroutine does it, following
 // the same steps as subnet-evm's ethclient/simulated backend:
 //

@@ -105,11 +105,13 @@ func newCommittee(t *testing.T, cli, dir string) *committeeProcs {
 }
 
 // genesis is the devnet genesis with the committee registered
-// (`fhegate plugin genesis --committee`).
+// (`fhegate plugin genesis --dev --committee`: a development chain, chain id
+// 1337, governed by dev0).
 func (c *committeeProcs) genesis(t *testing.T) []byte {
 	t.Helper()
 	out := filepath.Join(c.dir, "genesis.json")
-	c.run(t, "plugin", "genesis", "--committee", filepath.Join(c.dir, "committee.json"), "--out", out, "--log-level", "error")
+	c.run(t, "plugin", "genesis", "--dev", "--chain-id", "1337", "--governance", devchain.DevAccounts()[0].Address.Hex(),
+		"--committee", filepath.Join(c.dir, "committee.json"), "--out", out, "--log-level", "error")
 	b, err := os.ReadFile(out)
 	require.NoError(t, err)
 	return b
@@ -122,9 +124,11 @@ func (c *committeeProcs) serve(t *testing.T, ctx context.Context, rpcURL string)
 	api := "127.0.0.1:" + strconv.Itoa(freePort(t))
 	accts := devchain.DevAccounts()
 	for i := 1; i <= committeeN; i++ {
-		// Each member pays for its submissions from its own dev account.
-		relayer := common.Bytes2Hex(crypto.FromECDSA(accts[4+i].Key))
-		args := []string{"committee", "serve", "--dir", c.dir, "--member", strconv.Itoa(i), "--rpc", rpcURL, "--relayer-key", relayer}
+		// Each member pays for its submissions from its own dev account,
+		// whose key it reads from a file only its owner can read.
+		keyFile := filepath.Join(c.dir, fmt.Sprintf("relayer-%d.key", i))
+		require.NoError(t, os.WriteFile(keyFile, []byte(common.Bytes2Hex(crypto.FromECDSA(accts[4+i].Key))+"\n"), 0o600))
+		args := []string{"committee", "serve", "--dir", c.dir, "--member", strconv.Itoa(i), "--rpc", rpcURL, "--relayer-key-file", keyFile}
 		if i == 1 {
 			args = append(args, "--api", api)
 		}
