@@ -109,7 +109,9 @@ func sortHandles(hs []fhe.Handle) {
 // the first t live members issue one share per input (protocol.Reencrypt,
 // via the ledger, which pins the target key per input and epoch) and every
 // live member computes the results. A round whose active member does not
-// answer is retried once with the next t live members.
+// answer is retried once with the next t live members. A member lacking an
+// input fetches it from its peers first. It returns the inputs it
+// re-encrypted and the errors of the others.
 //
 // The caller must make sure target is the key the chain installed with
 // setCommittee for the next epoch: re-encrypting to a key someone holds is
@@ -144,16 +146,22 @@ func (m *Member) Reencrypt(ctx context.Context, target *fhe.PublicKey, handles [
 		}(i, h)
 	}
 	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
+	done := out[:0]
+	for i := range out {
+		if errs[i] == nil {
+			done = append(done, out[i])
+		}
 	}
-	return out, nil
+	return done, errors.Join(errs...)
 }
 
 func (m *Member) reencryptOne(ctx context.Context, ks keySnap, target *fhe.PublicKey, tpd [32]byte, h fhe.Handle) (Reencrypted, error) {
 	ct, err := m.currentInput(h, ks.km.Epoch)
+	if errors.Is(err, store.ErrNotFound) {
+		ct, err = m.fetch(ctx, h)
+	}
 	if err != nil {
-		return Reencrypted{}, err
+		return Reencrypted{}, fmt.Errorf("consensus: re-encrypt %s: %w", h, err)
 	}
 	t := m.cfg.Committee.Threshold
 	run := func() (*fhe.Ciphertext, error) {
