@@ -1,0 +1,110 @@
+package consensus
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.uber.org/zap/zaptest"
+
+	"github.com/fhegate/fhegate/consensus/protocol"
+	"github.com/fhegate/fhegate/fhe"
+)
+
+// TestRotationKeepsInputs is issue 12's rotation test: inputs uploaded to a
+// 2-of-3 committee before a rotation to epoch 2 (new DKG, new members)
+// still evaluate after it, under their original handles; a ciphertext still
+// under the old key is refused; an old member refuses to re-encrypt an
+// input to a second target key.
+func TestRotationKeepsInputs(t *testing.T) {
+	t.Parallel()
+	old := startTest(t, 3, 2, true)
+	reqs := makeRequests(t, old, 1, 3, 12)
+	old.Chain.Post(reqs[0].req)
+	waitVerdicts(t, old.Chain, reqs[:1])
+
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	nc, err := RotateLocal(ctx, old, LocalOptions{Dir: t.TempDir(), RoundTimeout: 10 * time.Second, BatchSize: 8, Serve: true, Log: zaptest.NewLogger(t)})
+	require.NoError(t, err)
+	t.Cleanup(nc.Close)
+	require.Equal(t, uint64(2), nc.Config.Epoch)
+	require.Same(t, old.Chain, nc.Chain)
+	oldKM, err := old.Member(1).Keys()
+	require.NoError(t, err)
+	newKM, err := nc.Member(1).Keys()
+	require.NoError(t, err)
+	require.NotEqual(t, oldKM.PKDigest, newKM.PKDigest)
+
+	// Every new member holds every input under its original handle, under
+	// epoch 2, with the same (re-encrypted, refreshed) bytes.
+	var handles []fhe.Handle
+	for _, r := range reqs {
+		handles = append(handles, r.req.Inputs...)
+	}
+	for _, h := range handles {
+		b0, e0, err := nc.Member(1).Store().GetAt(h)
+		require.NoError(t, err)
+		require.Equal(t, uint64(2), e0)
+		require.NotEqual(t, h, fhe.HandleOf(b0), "re-encrypted bytes differ from the upload")
+		for id := uint32(2); id <= 3; id++ {
+			b, e, err := nc.Member(id).Store().GetAt(h)
+			require.NoError(t, err)
+			require.Equal(t, uint64(2), e)
+			require.Equal(t, b0, b)
+		}
+	}
+
+	// Requests over the pre-rotation handles, posted after the rotation
+	// (one of them reusing the already-evaluated request's inputs under a
+	// new request id), get verdicts from the new committee equal to the
+	// plaintext reference, signed under epoch 2.
+	again := reqs[0]
+	again.req.ID[31] ^= 0xff
+	after := []testReq{reqs[1], reqs[2], again}
+	for _, r := range after {
+		nc.Chain.Post(r.req)
+	}
+	waitVerdicts(t, nc.Chain, after)
+	for _, r := range after {
+		v, _ := nc.Chain.Verdict(r.req.ID)
+		require.Equal(t, uint64(2), v.Epoch)
+	}
+
+	// A ciphertext under the old key is refused by the new committee: a
+	// re-upload of the old bytes keeps the re-encrypted ciphertext (newest
+	// epoch wins), and an input stored under epoch 1 is not evaluated.
+	m := nc.Member(1)
+	oldBytes, e, err := old.Member(1).Store().GetAt(reqs[1].req.Inputs[0])
+	require.NoError(t, err)
+	require.Equal(t, uint64(1), e)
+	stored, err := m.Store().PutAt(reqs[1].req.Inputs[0], oldBytes, 1)
+	require.NoError(t, err)
+	require.False(t, stored)
+	h, _, err := m.Store().Put(oldBytes)
+	require.NoError(t, err)
+	e, err = m.Store().Epoch(h)
+	require.NoError(t, err)
+	require.Equal(t, uint64(2), e)
+
+	stale, err := fhe.NewEncryptor(old.Keys).EncryptInts([]int64{7})
+	require.NoError(t, err)
+	sb, err := stale.MarshalBinary()
+	require.NoError(t, err)
+	sh := fhe.HandleOf(sb)
+	stored, err = m.Store().PutAt(sh, sb, 1)
+	require.NoError(t, err)
+	require.True(t, stored)
+	_, err = m.Process(ctx, Request{ID: [32]byte{0x5e}, PolicyID: PolicyProductSum, Kind: KindPolicy, Inputs: []fhe.Handle{sh, handles[0]}})
+	require.ErrorIs(t, err, ErrStaleKey)
+	_, err = m.servable(sh)
+	require.ErrorIs(t, err, ErrStaleKey, "a stale ciphertext is not served to a peer's fetch")
+
+	// An old member that re-encrypted an input to the new key refuses a
+	// share for it towards any other key (the ledger pins the target).
+	other := fhe.GenKeys(m.Params(), nil)
+	_, err = old.Member(1).Reencrypt(ctx, other.Public, handles[:1])
+	require.ErrorIs(t, err, protocol.ErrTargetPinned)
+	require.ErrorIs(t, err, protocol.ErrAlreadyShared)
+}
