@@ -1,7 +1,9 @@
 package consensus
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"sort"
@@ -312,3 +314,60 @@ func (c *MemChain) SetCommittee(cfg *CommitteeConfig) error {
 	c.committee, c.threshold, c.epoch = com, cfg.Threshold, cfg.Epoch
 	return nil
 }
+
+// reencryptedMagic starts a re-encryption bundle (MarshalReencrypted).
+var reencryptedMagic = []byte("FHEGRE1\n")
+
+// MarshalReencrypted encodes an old member's re-encryption results for the
+// new committee (`fhegate committee rotate reencrypt` writes it, `rotate
+// adopt` reads it): magic ‖ source epoch (8) ‖ keccak of the target public
+// key (32) ‖ count (4) ‖ per input: handle (32) ‖ length (4) ‖ canonical
+// ciphertext, integers big-endian.
+func MarshalReencrypted(fromEpoch uint64, target [32]byte, rs []Reencrypted) []byte {
+	b := append([]byte(nil), reencryptedMagic...)
+	b = binary.BigEndian.AppendUint64(b, fromEpoch)
+	b = append(b, target[:]...)
+	b = binary.BigEndian.AppendUint32(b, uint32(len(rs)))
+	for _, r := range rs {
+		b = append(b, r.Handle[:]...)
+		b = binary.BigEndian.AppendUint32(b, uint32(len(r.Ciphertext)))
+		b = append(b, r.Ciphertext...)
+	}
+	return b
+}
+
+// UnmarshalReencrypted decodes a bundle of MarshalReencrypted.
+func UnmarshalReencrypted(b []byte) (fromEpoch uint64, target [32]byte, rs []Reencrypted, err error) {
+	bad := errors.New("consensus: malformed re-encryption bundle")
+	hl := len(reencryptedMagic) + 8 + 32 + 4
+	if len(b) < hl || !bytes.Equal(b[:len(reencryptedMagic)], reencryptedMagic) {
+		return 0, target, nil, bad
+	}
+	o := len(reencryptedMagic)
+	fromEpoch = binary.BigEndian.Uint64(b[o:])
+	copy(target[:], b[o+8:o+40])
+	n := int(binary.BigEndian.Uint32(b[o+40:]))
+	o = hl
+	for i := 0; i < n; i++ {
+		if len(b)-o < 36 {
+			return 0, target, nil, bad
+		}
+		var r Reencrypted
+		copy(r.Handle[:], b[o:o+32])
+		l := int(binary.BigEndian.Uint32(b[o+32:]))
+		o += 36
+		if l > store.MaxCiphertext || len(b)-o < l {
+			return 0, target, nil, bad
+		}
+		r.Ciphertext = append([]byte(nil), b[o:o+l]...)
+		o += l
+		rs = append(rs, r)
+	}
+	if o != len(b) {
+		return 0, target, nil, bad
+	}
+	return fromEpoch, target, rs, nil
+}
+
+// Epoch returns the member's committee epoch.
+func (m *Member) Epoch() uint64 { return m.cfg.Committee.Epoch }
