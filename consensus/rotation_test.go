@@ -108,3 +108,35 @@ func TestRotationKeepsInputs(t *testing.T) {
 	require.ErrorIs(t, err, protocol.ErrTargetPinned)
 	require.ErrorIs(t, err, protocol.ErrAlreadyShared)
 }
+
+// TestRotationOldMemberDown: t of the old committee suffice. Old member 1
+// is killed before the rotation; the others' first re-encryption rounds
+// (active set {1, 2}) time out, they mark it down and re-run with {2, 3};
+// the new members take the copies the two agree on, and a pre-rotation
+// input evaluates under epoch 2. The re-encryption bundle round-trips.
+func TestRotationOldMemberDown(t *testing.T) {
+	t.Parallel()
+	old := startTest(t, 3, 2, true)
+	reqs := makeRequests(t, old, 1, 1, 13)
+	old.Kill(1)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	nc, err := RotateLocal(ctx, old, LocalOptions{Dir: t.TempDir(), RoundTimeout: 10 * time.Second, BatchSize: 8, Serve: true, Log: zaptest.NewLogger(t)})
+	require.NoError(t, err)
+	t.Cleanup(nc.Close)
+	nc.Chain.Post(reqs[0].req)
+	waitVerdicts(t, nc.Chain, reqs)
+
+	h := reqs[0].req.Inputs[0]
+	b, _, err := nc.Member(2).Store().GetAt(h)
+	require.NoError(t, err)
+	rs := []Reencrypted{{Handle: h, Ciphertext: b}, {Handle: reqs[0].req.Inputs[1], Ciphertext: b[:10]}}
+	enc := MarshalReencrypted(1, [32]byte{9}, rs)
+	e, tg, got, err := UnmarshalReencrypted(enc)
+	require.NoError(t, err)
+	require.Equal(t, uint64(1), e)
+	require.Equal(t, [32]byte{9}, tg)
+	require.Equal(t, rs, got)
+	_, _, _, err = UnmarshalReencrypted(enc[:len(enc)-1])
+	require.Error(t, err)
+}
