@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"go.uber.org/zap"
 
@@ -210,11 +211,7 @@ func (m *Member) AdoptReencrypted(ctx context.Context, copies [][]Reencrypted, q
 	if quorum < 1 {
 		return 0, errors.New("consensus: adopting re-encrypted inputs needs a quorum ≥ 1")
 	}
-	type vote struct {
-		b []byte
-		n int
-	}
-	votes := map[fhe.Handle]map[[32]byte]*vote{}
+	votes := map[fhe.Handle]map[[32]byte]*copyVote{}
 	for _, from := range copies {
 		seen := map[fhe.Handle]bool{}
 		for _, r := range from {
@@ -223,13 +220,13 @@ func (m *Member) AdoptReencrypted(ctx context.Context, copies [][]Reencrypted, q
 			}
 			seen[r.Handle] = true
 			if votes[r.Handle] == nil {
-				votes[r.Handle] = map[[32]byte]*vote{}
+				votes[r.Handle] = map[[32]byte]*copyVote{}
 			}
 			d := fhe.HandleOf(r.Ciphertext)
 			if v := votes[r.Handle][d]; v != nil {
 				v.n++
 			} else {
-				votes[r.Handle][d] = &vote{b: r.Ciphertext, n: 1}
+				votes[r.Handle][d] = &copyVote{b: r.Ciphertext, n: 1}
 			}
 		}
 	}
@@ -238,33 +235,57 @@ func (m *Member) AdoptReencrypted(ctx context.Context, copies [][]Reencrypted, q
 		handles = append(handles, h)
 	}
 	sortHandles(handles)
-	var errs []error
-	stored := 0
-	for _, h := range handles {
-		var pick []byte
-		best, tie := 0, false
-		for _, v := range votes[h] {
-			switch {
-			case v.n > best:
-				pick, best, tie = v.b, v.n, false
-			case v.n == best:
-				tie = true
-			}
-		}
-		if best < quorum || tie {
-			errs = append(errs, fmt.Errorf("consensus: input %s: no %d old members agree on its re-encryption", h, quorum))
-			continue
-		}
-		ok, err := m.adoptOne(ctx, ks, h, pick)
+	errs := make([]error, len(handles))
+	var stored atomic.Int64
+	sem := make(chan struct{}, m.cfg.Parallel)
+	var wg sync.WaitGroup
+	for i, h := range handles {
+		pick, err := pickCopy(votes[h], quorum)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("consensus: input %s: %w", h, err))
+			errs[i] = fmt.Errorf("consensus: input %s: %w", h, err)
 			continue
 		}
-		if ok {
-			stored++
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(i int, h fhe.Handle) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			ok, err := m.adoptOne(ctx, ks, h, pick)
+			if err != nil {
+				errs[i] = fmt.Errorf("consensus: input %s: %w", h, err)
+			} else if ok {
+				stored.Add(1)
+			}
+		}(i, h)
+	}
+	wg.Wait()
+	return int(stored.Load()), errors.Join(errs...)
+}
+
+// pickCopy returns the re-encryption delivered byte-identically by the most
+// old members, if they are at least quorum and no other copy ties.
+func pickCopy(votes map[[32]byte]*copyVote, quorum int) ([]byte, error) {
+	var pick []byte
+	best, tie := 0, false
+	for _, v := range votes {
+		switch {
+		case v.n > best:
+			pick, best, tie = v.b, v.n, false
+		case v.n == best:
+			tie = true
 		}
 	}
-	return stored, errors.Join(errs...)
+	if best < quorum || tie {
+		return nil, fmt.Errorf("no %d old members agree on its re-encryption (best %d, tie %v)", quorum, best, tie)
+	}
+	return pick, nil
+}
+
+// copyVote is one distinct re-encrypted ciphertext and how many old members
+// delivered it.
+type copyVote struct {
+	b []byte
+	n int
 }
 
 func (m *Member) adoptOne(ctx context.Context, ks keySnap, h fhe.Handle, b []byte) (bool, error) {
