@@ -30,12 +30,13 @@ const KindReencrypt ShareKind = "reenc"
 // The σ is the threshold decryption's: σ = 2^SigmaBits of the committee's
 // NoisePlan (PlanNoise), by default 2^(CiphertextNoiseBits+DefaultFloodingBits)
 // = 2^46, i.e. 2^30 times the noise bound B_ct of the ciphertext whose
-// phase the share exposes. The reason is the same: anyone holding the target
-// secret (t colluding members of the new committee, or the target key's
-// owner) can strip the public-key encryption of zero from the aggregate and
-// read c0 + Σ_j c1·s_j + e_j = Δm + e_ct + Σ_j e_j, so the old key's
-// ciphertext noise e_ct — a function of the old secret — must be hidden by
-// the flooding exactly as in a decryption share. Unlike decryption, the
+// phase the share exposes. The reason is the same: the switched ciphertext's
+// noise is e_ct + Σ_j E_j (+ small terms), and it is exposed — to every new
+// member by the collective refresh that follows (whose masked decryption
+// reveals its input's noise up to the refresh's own, smaller flooding), and
+// to anyone holding the target secret — so the old key's ciphertext noise
+// e_ct, a function of the old secret, must be hidden by the flooding exactly
+// as in a decryption share. Unlike decryption, the
 // shares are not combined with Lagrange weights (the Combiner has already
 // folded λ_j into the secret), so the flooding adds up to t·8σ, not
 // 8σ·Σ|Δλ_j|; correctness needs (t·8σ + B_ct)·t_p < Q_level/2, checked with
