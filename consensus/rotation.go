@@ -131,10 +131,10 @@ func (m *Member) Reencrypt(ctx context.Context, target *fhe.PublicKey, handles [
 	if err != nil {
 		return nil, err
 	}
-	if keccakpkg.Sum(pkb) == ks.km.PKDigest {
+	tpd := keccakpkg.Sum(pkb)
+	if tpd == ks.km.PKDigest {
 		return nil, errors.New("consensus: re-encryption target is this committee's own key")
 	}
-	tpd := keccakpkg.Sum(pkb)
 	out := make([]Reencrypted, len(handles))
 	errs := make([]error, len(handles))
 	sem := make(chan struct{}, m.cfg.Parallel)
