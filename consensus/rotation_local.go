@@ -30,7 +30,8 @@ import (
 //
 // The caller closes the old committee when it no longer needs it. o.Chain,
 // if set, is the new committee's chain (the caller switches its committee);
-// otherwise the new committee shares old.Chain.
+// otherwise the new committee shares old.Chain, or, if the old committee had
+// none either, gets a fresh MemChain of its own.
 func RotateLocal(ctx context.Context, old *LocalCommittee, o LocalOptions) (*LocalCommittee, error) {
 	if o.Dir == "" || filepath.Clean(o.Dir) == filepath.Clean(old.opts.Dir) {
 		return nil, errors.New("consensus: the rotated committee needs its own directory")
@@ -77,7 +78,7 @@ func RotateLocal(ctx context.Context, old *LocalCommittee, o LocalOptions) (*Loc
 		nc.Close()
 		return nil, err
 	}
-	if nc.Chain != nil {
+	if shared {
 		if err := nc.Chain.SetCommittee(nc.Config); err != nil {
 			nc.Close()
 			return nil, err
