@@ -7,12 +7,13 @@
 //
 //   - its t-of-n Shamir share of the collective secret and the public key
 //     material, from the DKG in package protocol (Lattigo multiparty);
-//   - a store (package store, bbolt): content-addressed canonical
-//     ciphertexts, replicated to every member on upload (Member.Upload), with
-//     a quorum input attestation (aggregate BLS over bls.InputDigest);
+//   - a store (package store, bbolt): canonical ciphertexts by handle, each
+//     with the key epoch it is encrypted under, replicated to every member on
+//     upload (Member.Upload), with a quorum input attestation (aggregate BLS
+//     over bls.InputDigest);
 //   - a share ledger (package ledger): at most one share of each kind
-//     (decryption, refresh) per (ciphertext, key epoch), ever, fsync'd
-//     before the share leaves;
+//     (decryption, refresh, re-encryption) per (ciphertext, key epoch), ever,
+//     fsync'd before the share leaves;
 //   - a transport (package transport): TLS 1.3 with pinned ed25519 member
 //     keys, or in-memory for unit tests.
 //
@@ -43,6 +44,14 @@
 // reads the value its type implies — a counter's total, an LWW register's
 // value, a set's cardinality — at level 0; steps 2–5 are the same.
 //
+// A committee rotation (epoch e → e+1, rotation.go, docs/committee.md
+// "Rotation") re-encrypts every stored input from the old collective key to
+// the new committee's (Member.Reencrypt on t old members, collective
+// public-key switching; Member.AdoptReencrypted on the new members, which
+// refresh and compare the results); handles do not change, and evaluation
+// refuses an input stored under another epoch (ErrStaleKey). RotateLocal
+// drives it for an in-process committee.
+//
 // Run drives this from a ChainAdapter's request stream in batches and keeps
 // a persisted block cursor; StartLocalCommittee runs n members in one process
 // over loopback TLS (for `fhegate devnet` and tests). docs/committee.md
@@ -52,6 +61,8 @@
 // constructor and accessors), keys.go (DKG, key storage, noise plan),
 // liveness.go, replication.go (uploads, store replicas, fetches,
 // attestations), process.go (Process and its phases), verdicts.go (verdict
-// signatures and persisted verdicts), serve.go (the Run loop), status.go;
-// chainadapter.go holds ChainAdapter and MemChain.
+// signatures and persisted verdicts), serve.go (the Run loop), status.go,
+// rotation.go (re-encryption of the stored inputs for a new committee) and
+// rotation_local.go (RotateLocal); chainadapter.go holds ChainAdapter and
+// MemChain.
 package consensus

@@ -91,6 +91,9 @@ func NewMember(cfg MemberConfig, tr transport.Transport, st *store.Store, log *z
 	m := &Member{cfg: cfg, id: transport.MemberID(cfg.Self), log: log.With(zap.Uint32("member", cfg.Self)), st: st, led: led,
 		params: params, chainID: cfg.Committee.ChainIDBig(), committee: committee, members: cfg.Committee.IDs(),
 		down: map[transport.MemberID]uint64{}, closed: make(chan struct{})}
+	if err := m.prepareStore(); err != nil {
+		return nil, err
+	}
 	m.mux = transport.NewMux(tr, m.log)
 	m.mux.Handle(transport.TypeStorePut, m.onStorePut)
 	m.mux.Handle(transport.TypeFetch, m.onFetch)

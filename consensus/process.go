@@ -65,7 +65,7 @@ func (m *Member) Process(ctx context.Context, req Request) (*Verdict, error) {
 	if err != nil {
 		return nil, err
 	}
-	inputs, err := m.inputs(ctx, req.Inputs)
+	inputs, err := m.inputs(ctx, req.Inputs, ks.km.Epoch)
 	if err != nil {
 		return nil, err
 	}
@@ -74,12 +74,13 @@ func (m *Member) Process(ctx context.Context, req Request) (*Verdict, error) {
 }
 
 // inputs returns a request's input ciphertexts, fetched from the live
-// members where this member lacks one.
-func (m *Member) inputs(ctx context.Context, hs []fhe.Handle) ([]*fhe.Ciphertext, error) {
+// members where this member lacks one. An input stored under another key
+// epoch than the committee's is refused (ErrStaleKey).
+func (m *Member) inputs(ctx context.Context, hs []fhe.Handle, epoch uint64) ([]*fhe.Ciphertext, error) {
 	var err error
 	inputs := make([]*fhe.Ciphertext, len(hs))
 	for i, h := range hs {
-		if inputs[i], err = m.st.GetCiphertext(h); errors.Is(err, store.ErrNotFound) {
+		if inputs[i], err = m.currentInput(h, epoch); errors.Is(err, store.ErrNotFound) {
 			inputs[i], err = m.fetch(ctx, h)
 		}
 		if err != nil {

@@ -65,7 +65,7 @@ func (m *Member) onFetch(msg transport.Message) {
 		defer m.wg.Done()
 		var reply []byte
 		if len(msg.Payload) == 32 {
-			if b, err := m.st.Get(fhe.Handle(msg.Payload)); err == nil {
+			if b, err := m.servable(fhe.Handle(msg.Payload)); err == nil {
 				reply = b
 			}
 		}

@@ -43,9 +43,10 @@ FHEVerdict. See docs/committee.md.
   fhegate committee dkg    --dir D --member i             run member i's part (all members at once)
   fhegate committee dkg    --dir D --all                  run every member of D in this process
   fhegate committee serve  --dir D --member i --rpc URL   serve requests from a chain
-  fhegate committee status --dir D --member i | --api URL`,
+  fhegate committee status --dir D --member i | --api URL
+  fhegate committee rotate reencrypt|adopt ...            move stored inputs to the next epoch's key`,
 	}
-	cmd.AddCommand(newCommitteeInitCmd(a), newCommitteeDKGCmd(a), newCommitteeServeCmd(a), newCommitteeStatusCmd(a))
+	cmd.AddCommand(newCommitteeInitCmd(a), newCommitteeDKGCmd(a), newCommitteeServeCmd(a), newCommitteeStatusCmd(a), newCommitteeRotateCmd(a))
 	return cmd
 }
 

@@ -27,7 +27,7 @@ import (
 //
 //	len(session) (uint16, big-endian) ‖ session ‖ share
 //
-// where kind is a protocol.ShareKind ("dec", "refresh"). Entries are never
+// where kind is a protocol.ShareKind ("dec", "refresh", "reenc"). Entries are never
 // rewritten or deleted.
 var bucket = []byte("share-ledger")
 

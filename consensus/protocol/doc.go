@@ -105,7 +105,21 @@
 // refresh flooding σ (RefreshSigma) is bounded by the input level's modulus;
 // the message itself is hidden by the mask.
 //
-// Every share that reveals anything about s·c1 — decryption or refresh — goes
-// through a Ledger that issues at most one share per (ShareKind, c1 digest,
-// key epoch), persisted before the share leaves the process.
+// # Re-encryption to a new committee's key (Reencrypt)
+//
+// When the committee rotates, t members switch each stored ciphertext from
+// the collective secret s to the next committee's public key pk' with
+// Lattigo's PublicKeySwitchProtocol (collective public-key switching, PETS
+// 2021 §IV-C): member j, with its Combiner additive share s_j, sends
+// (c1·s_j + u_j·pk'0 + e0_j + E_j, u_j·pk'1 + e1_j) and (c0 + Σh0, Σh1)
+// encrypts m under pk'. E_j is flooding noise with the decryption's σ
+// (ReencryptSigmaBits): the holders of the target secret see
+// Δm + e_ct + ΣE_j, and e_ct depends on s. The output carries that noise,
+// so the new committee refreshes it before use. The ledger pins one target
+// key per (ciphertext, epoch) (KindReencrypt).
+//
+// Every share that reveals anything about s·c1 — decryption, refresh or
+// re-encryption — goes through a Ledger that issues at most one share per
+// (ShareKind, c1 digest, key epoch), persisted before the share leaves the
+// process.
 package protocol

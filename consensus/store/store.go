@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -20,6 +21,9 @@ import (
 var (
 	bucketCT   = []byte("ciphertexts")
 	bucketMeta = []byte("meta")
+	// bucketEpoch maps a handle to the key epoch of the ciphertext stored
+	// under it (8 bytes, big-endian); see epoch.go.
+	bucketEpoch = []byte("ciphertext-epochs")
 )
 
 // Errors.
@@ -34,7 +38,8 @@ const MaxCiphertext = 8 << 20
 
 // Store is a member's database.
 type Store struct {
-	db *bolt.DB
+	db    *bolt.DB
+	epoch atomic.Uint64 // key epoch Put records (SetEpoch)
 }
 
 // Open opens (creating if needed) the database at path with mode 0600.
@@ -47,7 +52,7 @@ func Open(path string) (*Store, error) {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
 	if err := db.Update(func(tx *bolt.Tx) error {
-		for _, b := range [][]byte{bucketCT, bucketMeta} {
+		for _, b := range [][]byte{bucketCT, bucketMeta, bucketEpoch} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
 			}
@@ -78,19 +83,25 @@ func Validate(b []byte) (fhe.Handle, *fhe.Ciphertext, error) {
 	return fhe.HandleOf(b), ct, nil
 }
 
-// Put validates and stores a canonical ciphertext; storing the same bytes
-// twice is a no-op. It returns the handle.
+// Put validates and stores a canonical ciphertext under its handle,
+// recording the store's current key epoch (SetEpoch) with it; storing a
+// handle that is already stored (the same bytes, or a re-encryption of
+// them) is a no-op. It returns the handle.
 func (s *Store) Put(b []byte) (fhe.Handle, *fhe.Ciphertext, error) {
 	h, ct, err := Validate(b)
 	if err != nil {
 		return h, nil, err
 	}
+	epoch := s.epoch.Load()
 	err = s.db.Update(func(tx *bolt.Tx) error {
 		bk := tx.Bucket(bucketCT)
 		if bk.Get(h[:]) != nil {
 			return nil
 		}
-		return bk.Put(h[:], append([]byte(nil), b...))
+		if err := bk.Put(h[:], append([]byte(nil), b...)); err != nil {
+			return err
+		}
+		return tx.Bucket(bucketEpoch).Put(h[:], epochBytes(epoch))
 	})
 	return h, ct, err
 }

@@ -43,6 +43,8 @@ const (
 	TypePing         Type = 17
 	TypeFetch        Type = 18 // store sync: a handle this member lacks
 	TypeFetchReply   Type = 19 // store sync: its canonical bytes (empty if unknown)
+	// TypeReencryptShare is a collective public-key-switch share (rotation).
+	TypeReencryptShare Type = 20
 )
 
 // Message is one typed message. Session names the protocol instance (e.g.

@@ -1,0 +1,394 @@
+package consensus
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"sync/atomic"
+
+	"go.uber.org/zap"
+
+	"github.com/fhegate/fhegate/consensus/protocol"
+	"github.com/fhegate/fhegate/consensus/store"
+	"github.com/fhegate/fhegate/fhe"
+	keccakpkg "github.com/fhegate/fhegate/internal/keccak"
+)
+
+// Committee rotation (see docs/committee.md, "Rotation").
+//
+// The chain switches committees with FHEVerdict.setCommittee (epoch e → e+1,
+// new BLS keys, new FHE public key). Inputs registered under epoch e are
+// encrypted under the old collective key, so before the new committee
+// serves, t members of the old committee re-encrypt every stored input to
+// the new public key (Member.Reencrypt: collective public-key switching with
+// decryption-sized noise flooding, protocol.Reencrypt), hand the results to
+// the new members, and each new member takes the copy at least t old
+// members agree on, refreshes it collectively under the new key (the
+// switched ciphertext carries the flooding noise) and checks with its peers
+// that the refreshed digests agree (Member.AdoptReencrypted). The handle of
+// an input never changes: the stores map handle → (key epoch, ciphertext)
+// and evaluation refuses a ciphertext whose key epoch is not the committee's
+// (ErrStaleKey).
+
+// ErrStaleKey is returned for an input whose stored ciphertext is under
+// another key epoch than the committee's current one (e.g. uploaded before a
+// rotation and never re-encrypted): evaluating it would produce garbage.
+var ErrStaleKey = errors.New("consensus: input ciphertext is under another committee key epoch (not re-encrypted)")
+
+// Reencrypted is one input re-encrypted by the old committee to the next
+// committee's public key.
+type Reencrypted struct {
+	Handle     fhe.Handle // the input's handle (unchanged by rotation)
+	Ciphertext []byte     // canonical bytes under the target key
+}
+
+// prepareStore labels the store's new ciphertexts with the member's epoch
+// and adopts pre-epoch (legacy) records into it.
+func (m *Member) prepareStore() error {
+	m.st.SetEpoch(m.cfg.Committee.Epoch)
+	n, err := m.st.AdoptLegacy(m.cfg.Committee.Epoch)
+	if n > 0 {
+		m.log.Info("labelled legacy ciphertexts with the committee epoch", zap.Int("count", n), zap.Uint64("epoch", m.cfg.Committee.Epoch))
+	}
+	return err
+}
+
+// currentInput returns the stored ciphertext of h if it is under the key
+// of `epoch`, ErrStaleKey otherwise.
+func (m *Member) currentInput(h fhe.Handle, epoch uint64) (*fhe.Ciphertext, error) {
+	ct, e, err := m.st.GetCiphertextAt(h)
+	if err != nil {
+		return nil, err
+	}
+	if e != epoch {
+		return nil, fmt.Errorf("%w: %s is under epoch %d, committee epoch %d", ErrStaleKey, h, e, epoch)
+	}
+	return ct, nil
+}
+
+// servable returns the bytes of h for a peer's fetch: only an original
+// upload (bytes hashing to h, the only thing the fetcher can check) of the
+// current epoch. Re-encrypted inputs are not served: a member that missed a
+// rotation's re-encryption cannot check them, and its peers answer for it.
+func (m *Member) servable(h fhe.Handle) ([]byte, error) {
+	b, e, err := m.st.GetAt(h)
+	if err != nil {
+		return nil, err
+	}
+	if e != m.cfg.Committee.Epoch || fhe.HandleOf(b) != h {
+		return nil, fmt.Errorf("%w: %s", ErrStaleKey, h)
+	}
+	return b, nil
+}
+
+// CurrentHandles lists the stored inputs under this member's current key
+// epoch, sorted (what a rotation re-encrypts).
+func (m *Member) CurrentHandles() ([]fhe.Handle, error) {
+	all, err := m.st.Handles()
+	if err != nil {
+		return nil, err
+	}
+	var out []fhe.Handle
+	for h, e := range all {
+		if e == m.cfg.Committee.Epoch {
+			out = append(out, h)
+		}
+	}
+	sortHandles(out)
+	return out, nil
+}
+
+func sortHandles(hs []fhe.Handle) {
+	sort.Slice(hs, func(i, j int) bool { return string(hs[i][:]) < string(hs[j][:]) })
+}
+
+// Reencrypt re-encrypts the stored inputs `handles` (under this member's
+// current key epoch) to target, the next committee's collective public key,
+// with its live peers: every live member calls it with the same arguments;
+// the first t live members issue one share per input (protocol.Reencrypt,
+// via the ledger, which pins the target key per input and epoch) and every
+// live member computes the results. A round whose active member does not
+// answer is retried once with the next t live members. A member lacking an
+// input fetches it from its peers first. It returns the inputs it
+// re-encrypted and the errors of the others.
+//
+// The caller must make sure target is the key the chain installed with
+// setCommittee for the next epoch: re-encrypting to a key someone holds is
+// a decryption for them.
+func (m *Member) Reencrypt(ctx context.Context, target *fhe.PublicKey, handles []fhe.Handle) ([]Reencrypted, error) {
+	ks, err := m.snap()
+	if err != nil {
+		return nil, err
+	}
+	if target == nil || target.Params() != m.params {
+		return nil, errors.New("consensus: re-encryption target key is for another preset")
+	}
+	pkb, err := target.MarshalBinary()
+	if err != nil {
+		return nil, err
+	}
+	tpd := keccakpkg.Sum(pkb)
+	if tpd == ks.km.PKDigest {
+		return nil, errors.New("consensus: re-encryption target is this committee's own key")
+	}
+	out := make([]Reencrypted, len(handles))
+	errs := make([]error, len(handles))
+	sem := make(chan struct{}, m.cfg.Parallel)
+	var wg sync.WaitGroup
+	for i, h := range handles {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(i int, h fhe.Handle) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			out[i], errs[i] = m.reencryptOne(ctx, ks, target, tpd, h)
+		}(i, h)
+	}
+	wg.Wait()
+	done := out[:0]
+	for i := range out {
+		if errs[i] == nil {
+			done = append(done, out[i])
+		}
+	}
+	return done, errors.Join(errs...)
+}
+
+func (m *Member) reencryptOne(ctx context.Context, ks keySnap, target *fhe.PublicKey, tpd [32]byte, h fhe.Handle) (Reencrypted, error) {
+	ct, err := m.currentInput(h, ks.km.Epoch)
+	if errors.Is(err, store.ErrNotFound) {
+		ct, err = m.fetch(ctx, h)
+	}
+	if err != nil {
+		return Reencrypted{}, fmt.Errorf("consensus: re-encrypt %s: %w", h, err)
+	}
+	t := m.cfg.Committee.Threshold
+	run := func() (*fhe.Ciphertext, error) {
+		live := m.live()
+		if len(live) < t {
+			return nil, fmt.Errorf("%w: %d live members for a re-encryption, threshold %d", ErrNoQuorum, len(live), t)
+		}
+		active := live[:t]
+		return protocol.Reencrypt(ctx, m.group(), ks.key, ks.plan, m.led, protocol.ReencryptRequest{
+			Session:    fmt.Sprintf("reenc/%d/%x/%x/%v", ks.km.Epoch, tpd[:8], h[:8], active),
+			Ciphertext: ct, Target: target, Active: active, Receivers: live})
+	}
+	res, err := run()
+	var miss *protocol.ErrMissing
+	if errors.As(err, &miss) && ctx.Err() == nil {
+		m.markDown(miss.Missing)
+		res, err = run()
+	}
+	if err != nil {
+		return Reencrypted{}, fmt.Errorf("consensus: re-encrypt %s: %w", h, err)
+	}
+	b, err := res.MarshalBinary()
+	if err != nil {
+		return Reencrypted{}, err
+	}
+	return Reencrypted{Handle: h, Ciphertext: b}, nil
+}
+
+// AdoptReencrypted installs a rotation's re-encrypted inputs on a member of
+// the new committee. copies holds what each old member delivered; an input
+// is taken only when at least quorum (the old committee's threshold) old
+// members delivered byte-identical ciphertexts. Every live new member calls
+// it with its copies at the same time: for each input they run a collective
+// refresh under the new key (removing the re-encryption's flooding noise and
+// restoring the top level), agree on the refreshed ciphertext's digest (a
+// member in the minority fails with ErrDigestMismatch), and store it under
+// the input's handle with this member's key epoch. It returns the number of
+// inputs stored.
+func (m *Member) AdoptReencrypted(ctx context.Context, copies [][]Reencrypted, quorum int) (int, error) {
+	ks, err := m.snap()
+	if err != nil {
+		return 0, err
+	}
+	if quorum < 1 {
+		return 0, errors.New("consensus: adopting re-encrypted inputs needs a quorum ≥ 1")
+	}
+	votes := map[fhe.Handle]map[[32]byte]*copyVote{}
+	for _, from := range copies {
+		seen := map[fhe.Handle]bool{}
+		for _, r := range from {
+			if seen[r.Handle] {
+				continue // one vote per old member and input
+			}
+			seen[r.Handle] = true
+			if votes[r.Handle] == nil {
+				votes[r.Handle] = map[[32]byte]*copyVote{}
+			}
+			d := fhe.HandleOf(r.Ciphertext)
+			if v := votes[r.Handle][d]; v != nil {
+				v.n++
+			} else {
+				votes[r.Handle][d] = &copyVote{b: r.Ciphertext, n: 1}
+			}
+		}
+	}
+	handles := make([]fhe.Handle, 0, len(votes))
+	for h := range votes {
+		handles = append(handles, h)
+	}
+	sortHandles(handles)
+	errs := make([]error, len(handles))
+	var stored atomic.Int64
+	sem := make(chan struct{}, m.cfg.Parallel)
+	var wg sync.WaitGroup
+	for i, h := range handles {
+		pick, err := pickCopy(votes[h], quorum)
+		if err != nil {
+			errs[i] = fmt.Errorf("consensus: input %s: %w", h, err)
+			continue
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(i int, h fhe.Handle) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			ok, err := m.adoptOne(ctx, ks, h, pick)
+			if err != nil {
+				errs[i] = fmt.Errorf("consensus: input %s: %w", h, err)
+			} else if ok {
+				stored.Add(1)
+			}
+		}(i, h)
+	}
+	wg.Wait()
+	return int(stored.Load()), errors.Join(errs...)
+}
+
+// pickCopy returns the re-encryption delivered byte-identically by the most
+// old members, if they are at least quorum and no other copy ties.
+func pickCopy(votes map[[32]byte]*copyVote, quorum int) ([]byte, error) {
+	var pick []byte
+	best, tie := 0, false
+	for _, v := range votes {
+		switch {
+		case v.n > best:
+			pick, best, tie = v.b, v.n, false
+		case v.n == best:
+			tie = true
+		}
+	}
+	if best < quorum || tie {
+		return nil, fmt.Errorf("no %d old members agree on its re-encryption (best %d, tie %v)", quorum, best, tie)
+	}
+	return pick, nil
+}
+
+// copyVote is one distinct re-encrypted ciphertext and how many old members
+// delivered it.
+type copyVote struct {
+	b []byte
+	n int
+}
+
+func (m *Member) adoptOne(ctx context.Context, ks keySnap, h fhe.Handle, b []byte) (bool, error) {
+	_, ct, err := store.Validate(b)
+	if err != nil {
+		return false, err
+	}
+	if ct.Params() != m.params {
+		return false, errors.New("re-encrypted ciphertext is for another preset")
+	}
+	base := fmt.Sprintf("rot/%d/%x", ks.km.Epoch, h[:8])
+	fresh, err := m.refreshLive(ctx, ks, base, ct)
+	if err != nil {
+		return false, fmt.Errorf("refresh under the new key: %w", err)
+	}
+	rd, err := fresh.Handle()
+	if err != nil {
+		return false, err
+	}
+	if _, err := m.agreeDigest(ctx, base, rd, m.log); err != nil {
+		return false, err
+	}
+	fb, err := fresh.MarshalBinary()
+	if err != nil {
+		return false, err
+	}
+	return m.st.PutAt(h, fb, ks.km.Epoch)
+}
+
+// SetCommittee switches the in-memory chain to the next committee, as
+// FHEVerdict.setCommittee does on chain: the new config's epoch must be the
+// current one plus one; verdicts are then accepted only under the new
+// epoch and BLS keys.
+func (c *MemChain) SetCommittee(cfg *CommitteeConfig) error {
+	com, _, err := cfg.BLSCommittee()
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if cfg.Epoch != c.epoch+1 {
+		return fmt.Errorf("%w: committee epoch %d after %d", ErrVerdictRejected, cfg.Epoch, c.epoch)
+	}
+	if cfg.ChainIDBig().Cmp(c.chainID) != 0 {
+		return fmt.Errorf("%w: committee for chain %s", ErrVerdictRejected, cfg.ChainID)
+	}
+	c.committee, c.threshold, c.epoch = com, cfg.Threshold, cfg.Epoch
+	return nil
+}
+
+// reencryptedMagic starts a re-encryption bundle (MarshalReencrypted).
+var reencryptedMagic = []byte("FHEGRE1\n")
+
+// MarshalReencrypted encodes an old member's re-encryption results for the
+// new committee (`fhegate committee rotate reencrypt` writes it, `rotate
+// adopt` reads it): magic ‖ source epoch (8) ‖ keccak of the target public
+// key (32) ‖ count (4) ‖ per input: handle (32) ‖ length (4) ‖ canonical
+// ciphertext, integers big-endian.
+func MarshalReencrypted(fromEpoch uint64, target [32]byte, rs []Reencrypted) []byte {
+	b := append([]byte(nil), reencryptedMagic...)
+	b = binary.BigEndian.AppendUint64(b, fromEpoch)
+	b = append(b, target[:]...)
+	b = binary.BigEndian.AppendUint32(b, uint32(len(rs)))
+	for _, r := range rs {
+		b = append(b, r.Handle[:]...)
+		b = binary.BigEndian.AppendUint32(b, uint32(len(r.Ciphertext)))
+		b = append(b, r.Ciphertext...)
+	}
+	return b
+}
+
+// UnmarshalReencrypted decodes a bundle of MarshalReencrypted.
+func UnmarshalReencrypted(b []byte) (fromEpoch uint64, target [32]byte, rs []Reencrypted, err error) {
+	bad := errors.New("consensus: malformed re-encryption bundle")
+	hl := len(reencryptedMagic) + 8 + 32 + 4
+	if len(b) < hl || !bytes.Equal(b[:len(reencryptedMagic)], reencryptedMagic) {
+		return 0, target, nil, bad
+	}
+	o := len(reencryptedMagic)
+	fromEpoch = binary.BigEndian.Uint64(b[o:])
+	copy(target[:], b[o+8:o+40])
+	n := int(binary.BigEndian.Uint32(b[o+40:]))
+	o = hl
+	for i := 0; i < n; i++ {
+		if len(b)-o < 36 {
+			return 0, target, nil, bad
+		}
+		var r Reencrypted
+		copy(r.Handle[:], b[o:o+32])
+		l := int(binary.BigEndian.Uint32(b[o+32:]))
+		o += 36
+		if l > store.MaxCiphertext || len(b)-o < l {
+			return 0, target, nil, bad
+		}
+		r.Ciphertext = append([]byte(nil), b[o:o+l]...)
+		o += l
+		rs = append(rs, r)
+	}
+	if o != len(b) {
+		return 0, target, nil, bad
+	}
+	return fromEpoch, target, rs, nil
+}
+
+// Epoch returns the member's committee epoch.
+func (m *Member) Epoch() uint64 { return m.cfg.Committee.Epoch }

@@ -1,0 +1,158 @@
+package consensus
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.uber.org/zap/zaptest"
+
+	"github.com/fhegate/fhegate/consensus/protocol"
+	"github.com/fhegate/fhegate/fhe"
+)
+
+// TestRotationKeepsInputs is issue 12's rotation test: inputs uploaded to a
+// 2-of-3 committee before a rotation to epoch 2 (new DKG, new members)
+// still evaluate after it, under their original handles; a ciphertext still
+// under the old key is refused; an old member refuses to re-encrypt an
+// input to a second target key.
+func TestRotationKeepsInputs(t *testing.T) {
+	t.Parallel()
+	old := startTest(t, 3, 2, true)
+	reqs := makeRequests(t, old, 1, 3, 12)
+	old.Chain.Post(reqs[0].req)
+	waitVerdicts(t, old.Chain, reqs[:1])
+
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	nc, err := RotateLocal(ctx, old, LocalOptions{Dir: t.TempDir(), RoundTimeout: 10 * time.Second, BatchSize: 8, Serve: true, Log: zaptest.NewLogger(t)})
+	require.NoError(t, err)
+	t.Cleanup(nc.Close)
+	require.Equal(t, uint64(2), nc.Config.Epoch)
+	require.Same(t, old.Chain, nc.Chain)
+	oldKM, err := old.Member(1).Keys()
+	require.NoError(t, err)
+	newKM, err := nc.Member(1).Keys()
+	require.NoError(t, err)
+	require.NotEqual(t, oldKM.PKDigest, newKM.PKDigest)
+
+	// Every new member holds every input under its original handle, under
+	// epoch 2, with the same (re-encrypted, refreshed) bytes.
+	var handles []fhe.Handle
+	for _, r := range reqs {
+		handles = append(handles, r.req.Inputs...)
+	}
+	for _, h := range handles {
+		b0, e0, err := nc.Member(1).Store().GetAt(h)
+		require.NoError(t, err)
+		require.Equal(t, uint64(2), e0)
+		require.NotEqual(t, h, fhe.HandleOf(b0), "re-encrypted bytes differ from the upload")
+		for id := uint32(2); id <= 3; id++ {
+			b, e, err := nc.Member(id).Store().GetAt(h)
+			require.NoError(t, err)
+			require.Equal(t, uint64(2), e)
+			require.Equal(t, b0, b)
+		}
+	}
+
+	// Requests over the pre-rotation handles, posted after the rotation
+	// (one of them reusing the already-evaluated request's inputs under a
+	// new request id), get verdicts from the new committee equal to the
+	// plaintext reference, signed under epoch 2.
+	again := reqs[0]
+	again.req.ID[31] ^= 0xff
+	after := []testReq{reqs[1], reqs[2], again}
+	for _, r := range after {
+		nc.Chain.Post(r.req)
+	}
+	waitVerdicts(t, nc.Chain, after)
+	for _, r := range after {
+		v, _ := nc.Chain.Verdict(r.req.ID)
+		require.Equal(t, uint64(2), v.Epoch)
+	}
+
+	// A ciphertext under the old key is refused by the new committee: a
+	// re-upload of the old bytes keeps the re-encrypted ciphertext (newest
+	// epoch wins), and an input stored under epoch 1 is not evaluated.
+	m := nc.Member(1)
+	oldBytes, e, err := old.Member(1).Store().GetAt(reqs[1].req.Inputs[0])
+	require.NoError(t, err)
+	require.Equal(t, uint64(1), e)
+	stored, err := m.Store().PutAt(reqs[1].req.Inputs[0], oldBytes, 1)
+	require.NoError(t, err)
+	require.False(t, stored)
+	h, _, err := m.Store().Put(oldBytes)
+	require.NoError(t, err)
+	e, err = m.Store().Epoch(h)
+	require.NoError(t, err)
+	require.Equal(t, uint64(2), e)
+
+	stale, err := fhe.NewEncryptor(old.Keys).EncryptInts([]int64{7})
+	require.NoError(t, err)
+	sb, err := stale.MarshalBinary()
+	require.NoError(t, err)
+	sh := fhe.HandleOf(sb)
+	stored, err = m.Store().PutAt(sh, sb, 1)
+	require.NoError(t, err)
+	require.True(t, stored)
+	_, err = m.Process(ctx, Request{ID: [32]byte{0x5e}, PolicyID: PolicyProductSum, Kind: KindPolicy, Inputs: []fhe.Handle{sh, handles[0]}})
+	require.ErrorIs(t, err, ErrStaleKey)
+	_, err = m.servable(sh)
+	require.ErrorIs(t, err, ErrStaleKey, "a stale ciphertext is not served to a peer's fetch")
+
+	// An old member that re-encrypted an input to the new key refuses a
+	// share for it towards any other key (the ledger pins the target).
+	other := fhe.GenKeys(m.Params(), nil)
+	_, err = old.Member(1).Reencrypt(ctx, other.Public, handles[:1])
+	require.ErrorIs(t, err, protocol.ErrTargetPinned)
+	require.ErrorIs(t, err, protocol.ErrAlreadyShared)
+}
+
+// TestRotationOldMemberDown: t of the old committee suffice. Old member 1
+// is killed before the rotation; the others' first re-encryption rounds
+// (active set {1, 2}) time out, they mark it down and re-run with {2, 3};
+// the new members take the copies the two agree on, and a pre-rotation
+// input evaluates under epoch 2. The re-encryption bundle round-trips.
+func TestRotationOldMemberDown(t *testing.T) {
+	t.Parallel()
+	old := startTest(t, 3, 2, true)
+	reqs := makeRequests(t, old, 1, 1, 13)
+	old.Kill(1)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	nc, err := RotateLocal(ctx, old, LocalOptions{Dir: t.TempDir(), RoundTimeout: 10 * time.Second, BatchSize: 8, Serve: true, Log: zaptest.NewLogger(t)})
+	require.NoError(t, err)
+	t.Cleanup(nc.Close)
+	nc.Chain.Post(reqs[0].req)
+	waitVerdicts(t, nc.Chain, reqs)
+
+	h := reqs[0].req.Inputs[0]
+	b, _, err := nc.Member(2).Store().GetAt(h)
+	require.NoError(t, err)
+	rs := []Reencrypted{{Handle: h, Ciphertext: b}, {Handle: reqs[0].req.Inputs[1], Ciphertext: b[:10]}}
+	enc := MarshalReencrypted(1, [32]byte{9}, rs)
+	e, tg, got, err := UnmarshalReencrypted(enc)
+	require.NoError(t, err)
+	require.Equal(t, uint64(1), e)
+	require.Equal(t, [32]byte{9}, tg)
+	require.Equal(t, rs, got)
+	_, _, _, err = UnmarshalReencrypted(enc[:len(enc)-1])
+	require.Error(t, err)
+}
+
+// TestPickCopy: a new member takes the re-encryption t old members
+// delivered identically, never a tie or a minority copy.
+func TestPickCopy(t *testing.T) {
+	t.Parallel()
+	good, bad := []byte("good"), []byte("bad")
+	v := map[[32]byte]*copyVote{{1}: {b: good, n: 2}, {2}: {b: bad, n: 1}}
+	b, err := pickCopy(v, 2)
+	require.NoError(t, err)
+	require.Equal(t, good, b)
+	_, err = pickCopy(v, 3)
+	require.Error(t, err)
+	v[[32]byte{2}].n = 2
+	_, err = pickCopy(v, 2)
+	require.Error(t, err, "tie")
+}
