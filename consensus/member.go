@@ -98,6 +98,9 @@ func NewMember(cfg MemberConfig, tr transport.Transport, st *store.Store, log *z
 		m.mux.Close()
 		return nil, err
 	}
+	if n := m.LoadPolicies(); n > 0 {
+		m.log.Info("policies restored from the store", zap.Int("policies", n))
+	}
 	return m, nil
 }
 
@@ -113,16 +116,6 @@ func (m *Member) chain() *big.Int {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	return m.chainID
-}
-
-// RegisterPolicy compiles an on-chain policy spec for this member's
-// circuits (when they are PolicyCircuits).
-func (m *Member) RegisterPolicy(policyID [32]byte, spec []byte) error {
-	pc, ok := m.cfg.Circuits.(*PolicyCircuits)
-	if !ok {
-		return errors.New("consensus: member circuits do not accept policy specs")
-	}
-	return pc.Register(policyID, spec)
 }
 
 // ID returns the member's ID.

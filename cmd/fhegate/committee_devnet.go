@@ -127,7 +127,7 @@ func (d *devCommittee) Serve(ctx context.Context, rpcURL string, chainID *big.In
 	}
 	ad, err := chain.Dial(ctx, chain.Config{URL: rpcURL, ChainID: chainID, Key: key, Log: d.log.Named("chain"),
 		OnPolicy: func(id [32]byte, spec []byte) {
-			if err := d.circuits.Register(id, spec); err != nil {
+			if err := d.lc.RegisterPolicy(id, spec); err != nil { // persisted in every member's store
 				d.log.Warn("policy not compiled for the committee", zap.Error(err))
 			}
 		}})
