@@ -44,7 +44,7 @@ type TLSConfig struct {
 	// A connection accepted beyond it is closed at once; each pending one
 	// is closed after DialTimeout.
 	MaxHandshakes int
-	Log          *zap.Logger
+	Log           *zap.Logger
 }
 
 // TLS is a Transport over TCP with TLS 1.3 and mutual authentication by
