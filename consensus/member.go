@@ -52,6 +52,8 @@ type Member struct {
 
 	refreshes atomic.Uint64 // collective refreshes completed (Status.Refreshes)
 
+	putSem chan struct{} // StorePut handlers in flight (MaxConcurrentStorePuts)
+
 	wg     sync.WaitGroup
 	closed chan struct{}
 	once   sync.Once
@@ -90,7 +92,8 @@ func NewMember(cfg MemberConfig, tr transport.Transport, st *store.Store, log *z
 	}
 	m := &Member{cfg: cfg, id: transport.MemberID(cfg.Self), log: log.With(zap.Uint32("member", cfg.Self)), st: st, led: led,
 		params: params, chainID: cfg.Committee.ChainIDBig(), committee: committee, members: cfg.Committee.IDs(),
-		down: map[transport.MemberID]uint64{}, closed: make(chan struct{})}
+		down: map[transport.MemberID]uint64{}, closed: make(chan struct{}),
+		putSem: make(chan struct{}, MaxConcurrentStorePuts)}
 	m.mux = transport.NewMux(tr, m.log)
 	m.mux.Handle(transport.TypeStorePut, m.onStorePut)
 	m.mux.Handle(transport.TypeFetch, m.onFetch)
