@@ -225,6 +225,7 @@ func newCommitteeDKGCmd(a *app) *cobra.Command {
 
 func newCommitteeServeCmd(a *app) *cobra.Command {
 	var dir, rpc, api, relayerKey string
+	var apiTokens, apiCert, apiKey string
 	var id uint32
 	var timeout time.Duration
 	var gpu gpuFlags
@@ -251,14 +252,30 @@ func newCommitteeServeCmd(a *app) *cobra.Command {
 				return err
 			}
 			if api != "" {
+				ao := consensus.APIOptions{TLSCert: apiCert, TLSKey: apiKey}
+				if apiTokens != "" {
+					if ao.Tokens, err = consensus.LoadAPITokens(apiTokens); err != nil {
+						return fmt.Errorf("--api-tokens: %w", err)
+					}
+				} else if consensus.IsLoopback(api) {
+					ao.NoAuth = true // development: loopback only (NewAPIServer refuses it elsewhere)
+					log.Warn("client API without --api-tokens: unauthenticated, loopback only")
+				}
+				srv, err := consensus.NewAPIServer(m, api, ao)
+				if err != nil {
+					return err
+				}
 				ln, err := net.Listen("tcp", api)
 				if err != nil {
 					return err
 				}
-				srv := &http.Server{Handler: consensus.APIHandler(m), ReadHeaderTimeout: 10 * time.Second}
-				go func() { _ = srv.Serve(ln) }()
+				go func() { _ = consensus.ServeAPI(srv, ln) }()
 				defer srv.Close()
-				log.Info("client API", zap.String("url", "http://"+ln.Addr().String()))
+				scheme := "http://"
+				if srv.TLSConfig != nil {
+					scheme = "https://"
+				}
+				log.Info("client API", zap.String("url", scheme+ln.Addr().String()), zap.Bool("auth", !ao.NoAuth))
 			}
 			if rpc == "" {
 				log.Info("no --rpc: answering peers and the API only")
@@ -301,6 +318,9 @@ func newCommitteeServeCmd(a *app) *cobra.Command {
 	cmd.Flags().Uint32Var(&id, "member", 0, "this member's id")
 	cmd.Flags().StringVar(&rpc, "rpc", "", "chain JSON-RPC URL (watch requests, post verdicts)")
 	cmd.Flags().StringVar(&api, "api", "", "serve the client API (POST /v1/inputs, GET /v1/publickey, GET /v1/status) on this address")
+	cmd.Flags().StringVar(&apiTokens, "api-tokens", "", "file of client API bearer tokens, one per line (required off loopback; without it a loopback API is unauthenticated)")
+	cmd.Flags().StringVar(&apiCert, "api-tls-cert", "", "PEM certificate of the client API (HTTPS; required off loopback)")
+	cmd.Flags().StringVar(&apiKey, "api-tls-key", "", "PEM key of --api-tls-cert")
 	cmd.Flags().StringVar(&relayerKey, "relayer-key", "", "hex secp256k1 key paying for FHEVerdict.submit")
 	cmd.Flags().DurationVar(&timeout, "round-timeout", 30*time.Second, "per-round deadline")
 	gpu.register(cmd)
@@ -318,7 +338,14 @@ func newCommitteeStatusCmd(a *app) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			out := cmd.OutOrStdout()
 			if api != "" {
-				resp, err := (&http.Client{Timeout: 10 * time.Second}).Get(strings.TrimRight(api, "/") + "/v1/status")
+				req, err := http.NewRequestWithContext(cmd.Context(), http.MethodGet, strings.TrimRight(api, "/")+"/v1/status", nil)
+				if err != nil {
+					return err
+				}
+				if tok := os.Getenv("FHEGATE_API_TOKEN"); tok != "" {
+					req.Header.Set("Authorization", "Bearer "+tok)
+				}
+				resp, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
 				if err != nil {
 					return err
 				}
