@@ -52,6 +52,7 @@
 // constructor and accessors), keys.go (DKG, key storage, noise plan),
 // liveness.go, replication.go (uploads, store replicas, fetches,
 // attestations), process.go (Process and its phases), verdicts.go (verdict
-// signatures and persisted verdicts), serve.go (the Run loop), status.go;
-// chainadapter.go holds ChainAdapter and MemChain.
+// signatures and persisted verdicts), serve.go (the Run loop), status.go,
+// policy_store.go (persisted policy specs), api.go (the client API and its
+// guards); chainadapter.go holds ChainAdapter and MemChain.
 package consensus
