@@ -95,6 +95,7 @@ func NewMember(cfg MemberConfig, tr transport.Transport, st *store.Store, log *z
 		down: map[transport.MemberID]uint64{}, closed: make(chan struct{}),
 		putSem: make(chan struct{}, MaxConcurrentStorePuts)}
 	m.mux = transport.NewMux(tr, m.log)
+	m.mux.SetBufferLimits(0, earlyBytesBudget(len(m.members)))
 	m.mux.Handle(transport.TypeStorePut, m.onStorePut)
 	m.mux.Handle(transport.TypeFetch, m.onFetch)
 	if err := m.loadKeys(); err != nil && !errors.Is(err, store.ErrNotFound) {

@@ -39,6 +39,19 @@ func (m *Member) inputDigest(h fhe.Handle, owner [20]byte, preset, ctype uint8) 
 // API) could pin unbounded memory and disk bandwidth on every member.
 const MaxConcurrentStorePuts = 16
 
+// earlyBytesPerPeer is what a member lets each peer have buffered in its mux
+// before anyone waits for it: a peer can be at most one protocol round
+// ahead, so its early messages are its shares of the current and the next
+// round, the largest being a BGVN14 relinearisation-key share (≈ 16 MB).
+const earlyBytesPerPeer = 32 << 20
+
+// earlyBytesBudget is the mux's early-message byte budget for a committee of
+// n members: transport.MaxBufferedBytes, raised for large committees so
+// that honest DKG rounds are never dropped.
+func earlyBytesBudget(n int) int64 {
+	return max(int64(transport.MaxBufferedBytes), int64(n-1)*earlyBytesPerPeer)
+}
+
 func (m *Member) onStorePut(msg transport.Message) {
 	select {
 	case m.putSem <- struct{}{}:
