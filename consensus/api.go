@@ -1,15 +1,25 @@
 package consensus
 
 import (
+	"bufio"
+	"crypto/sha256"
+	"crypto/subtle"
+	"crypto/tls"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
+	"math"
+	"net"
 	"net/http"
+	"os"
+	"strconv"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/fhegate/fhegate/consensus/store"
+	"github.com/fhegate/fhegate/fhe"
 )
 
 // UploadRequest is the body of POST /v1/inputs.
@@ -49,30 +59,235 @@ func ParseOwner(s string) ([20]byte, error) {
 	return out, nil
 }
 
-// maxUploadBody bounds an upload request (hex doubles the ciphertext).
-const maxUploadBody = 2*store.MaxCiphertext + 4096
+// MaxCanonicalCiphertext is the largest canonical ciphertext of a preset:
+// degree 2 (the most UnmarshalCiphertext accepts) at the top level, plus
+// the header and scale (capped by store.MaxCiphertext).
+func MaxCanonicalCiphertext(p *fhe.Params) int {
+	n := 12 + 8 + 3*(p.MaxLevel()+1)*p.N()*8
+	return min(n, store.MaxCiphertext)
+}
+
+// UploadBodyLimit bounds a POST /v1/inputs body for a preset: the hex of
+// its largest canonical ciphertext plus the JSON around it.
+func UploadBodyLimit(p *fhe.Params) int64 {
+	return int64(2*MaxCanonicalCiphertext(p)) + 1024
+}
+
+// API defaults (APIOptions).
+const (
+	DefaultAPIReadHeaderTimeout = 5 * time.Second
+	DefaultAPIReadTimeout       = 60 * time.Second
+	DefaultAPIWriteTimeout      = 2 * time.Minute // covers ReadTimeout plus the replication round
+	DefaultAPIIdleTimeout       = 60 * time.Second
+	DefaultOwnerRate            = 1.0 // uploads per second per owner, sustained
+	DefaultOwnerBurst           = 30  // uploads per owner at once
+	maxAPIHeaderBytes           = 16 << 10
+	maxQuotaOwners              = 1 << 16 // quota buckets kept before full ones are forgotten
+)
+
+// APIOptions configure a member's client API (APIHandler, NewAPIServer).
+type APIOptions struct {
+	// Tokens are the accepted bearer tokens ("Authorization: Bearer <t>"),
+	// e.g. from LoadAPITokens. Every route but GET /v1/publickey needs one.
+	Tokens []string
+	// NoAuth serves without tokens. It is for development only (the
+	// devnet, a loopback `committee serve` without --api-tokens):
+	// NewAPIServer refuses it off loopback.
+	NoAuth bool
+	// OwnerRate and OwnerBurst are the per-owner upload quota, a token
+	// bucket keyed by UploadRequest.Owner (0: DefaultOwnerRate,
+	// DefaultOwnerBurst; OwnerRate < 0: no quota). Every upload is
+	// replicated and fsynced on all n members, so one owner's uploads are
+	// bounded on the whole committee; beyond the quota the API answers 429
+	// with Retry-After.
+	OwnerRate  float64
+	OwnerBurst int
+	// TLSCert and TLSKey (PEM files) serve HTTPS; required off loopback.
+	TLSCert, TLSKey string
+	// Timeouts of the http.Server (0: the Default… constants above).
+	ReadHeaderTimeout, ReadTimeout, WriteTimeout, IdleTimeout time.Duration
+
+	now func() time.Time // tests
+}
+
+// DevAPIOptions are the devnet's API options: no token and no quota. The
+// devnet listens on loopback only (NewAPIServer enforces it), for
+// `fhegate encrypt --submit` and the examples on the same machine.
+func DevAPIOptions() APIOptions { return APIOptions{NoAuth: true, OwnerRate: -1} }
+
+func (o *APIOptions) defaults() {
+	if o.OwnerRate == 0 {
+		o.OwnerRate = DefaultOwnerRate
+	}
+	if o.OwnerBurst <= 0 {
+		o.OwnerBurst = DefaultOwnerBurst
+	}
+	if o.ReadHeaderTimeout <= 0 {
+		o.ReadHeaderTimeout = DefaultAPIReadHeaderTimeout
+	}
+	if o.ReadTimeout <= 0 {
+		o.ReadTimeout = DefaultAPIReadTimeout
+	}
+	if o.WriteTimeout <= 0 {
+		o.WriteTimeout = DefaultAPIWriteTimeout
+	}
+	if o.IdleTimeout <= 0 {
+		o.IdleTimeout = DefaultAPIIdleTimeout
+	}
+	if o.now == nil {
+		o.now = time.Now
+	}
+}
+
+// LoadAPITokens reads bearer tokens from a file: one per line, blank lines
+// and lines starting with # ignored. Tokens shorter than 16 characters are
+// refused (they would be guessable).
+func LoadAPITokens(path string) ([]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []string
+	sc := bufio.NewScanner(f)
+	for ln := 1; sc.Scan(); ln++ {
+		tok := strings.TrimSpace(sc.Text())
+		if tok == "" || strings.HasPrefix(tok, "#") {
+			continue
+		}
+		if len(tok) < 16 {
+			return nil, fmt.Errorf("%s:%d: API token shorter than 16 characters", path, ln)
+		}
+		out = append(out, tok)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no API tokens", path)
+	}
+	return out, nil
+}
+
+// IsLoopback reports whether a listen address (host:port) binds loopback
+// only ("localhost", 127.0.0.0/8, ::1); an empty host binds every
+// interface and is not loopback.
+func IsLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// NewAPIServer returns the http.Server of a member's client API for a
+// listen address, with read-header/read/write/idle timeouts and a header
+// size bound. Off loopback it requires TLS (o.TLSCert, o.TLSKey) and
+// tokens; without tokens o.NoAuth must say so, and only on loopback. Serve
+// it with ServeAPI.
+func NewAPIServer(m *Member, addr string, o APIOptions) (*http.Server, error) {
+	o.defaults()
+	loop := IsLoopback(addr)
+	if (o.TLSCert == "") != (o.TLSKey == "") {
+		return nil, errors.New("consensus: API TLS needs both a certificate and a key")
+	}
+	if !loop && o.TLSCert == "" {
+		return nil, fmt.Errorf("consensus: the client API on %s (not loopback) requires TLS (--api-tls-cert, --api-tls-key)", addr)
+	}
+	if o.NoAuth && !loop {
+		return nil, fmt.Errorf("consensus: the client API on %s (not loopback) requires bearer tokens (--api-tokens)", addr)
+	}
+	h, err := APIHandler(m, o)
+	if err != nil {
+		return nil, err
+	}
+	srv := &http.Server{Addr: addr, Handler: h, ReadHeaderTimeout: o.ReadHeaderTimeout, ReadTimeout: o.ReadTimeout,
+		WriteTimeout: o.WriteTimeout, IdleTimeout: o.IdleTimeout, MaxHeaderBytes: maxAPIHeaderBytes}
+	if o.TLSCert != "" {
+		cert, err := tls.LoadX509KeyPair(o.TLSCert, o.TLSKey)
+		if err != nil {
+			return nil, fmt.Errorf("consensus: API TLS: %w", err)
+		}
+		srv.TLSConfig = &tls.Config{MinVersion: tls.VersionTLS12, Certificates: []tls.Certificate{cert}}
+	}
+	return srv, nil
+}
+
+// ServeAPI serves srv (from NewAPIServer) on ln, over TLS when srv has a
+// TLS configuration.
+func ServeAPI(srv *http.Server, ln net.Listener) error {
+	if srv.TLSConfig != nil {
+		ln = tls.NewListener(ln, srv.TLSConfig)
+	}
+	return srv.Serve(ln)
+}
 
 // APIHandler serves a member's client API:
 //
-//	POST /v1/inputs     UploadRequest → AttestationJSON (store, replicate, attest)
-//	GET  /v1/publickey  the collective public key, canonical bytes
-//	GET  /v1/status     Status
-func APIHandler(m *Member) http.Handler {
-	mux := http.NewServeMux()
-	mux.HandleFunc("POST /v1/inputs", func(w http.ResponseWriter, r *http.Request) {
-		var req UploadRequest
-		if err := json.NewDecoder(io.LimitReader(r.Body, maxUploadBody)).Decode(&req); err != nil {
-			http.Error(w, "bad request body: "+err.Error(), http.StatusBadRequest)
-			return
+//	POST /v1/inputs     UploadRequest → AttestationJSON (store, replicate, attest); token, quota
+//	GET  /v1/publickey  the collective public key, canonical bytes; public
+//	GET  /v1/status     Status; token
+//
+// Bodies are bounded per route (UploadBodyLimit of the member's preset for
+// uploads, none for the GET routes): 413 beyond. A missing or unknown
+// token is 401; an owner over its quota is 429 with Retry-After.
+func APIHandler(m *Member, o APIOptions) (http.Handler, error) {
+	o.defaults()
+	if !o.NoAuth && len(o.Tokens) == 0 {
+		return nil, errors.New("consensus: the client API needs bearer tokens (or NoAuth for a loopback devnet)")
+	}
+	auth := newTokenSet(o.Tokens)
+	var quota *quotas
+	if o.OwnerRate > 0 {
+		quota = &quotas{rate: o.OwnerRate, burst: float64(o.OwnerBurst), now: o.now, b: map[[20]byte]*bucket{}}
+	}
+	uploadLimit := UploadBodyLimit(m.params)
+	guard := func(limit int64, needAuth bool, f http.HandlerFunc) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			if needAuth && !o.NoAuth && !auth.ok(r.Header.Get("Authorization")) {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="fhegate-committee"`)
+				http.Error(w, "missing or unknown bearer token", http.StatusUnauthorized)
+				return
+			}
+			if r.ContentLength > limit {
+				http.Error(w, fmt.Sprintf("body of %d bytes over this route's limit of %d", r.ContentLength, limit), http.StatusRequestEntityTooLarge)
+				return
+			}
+			r.Body = http.MaxBytesReader(w, r.Body, limit)
+			f(w, r)
 		}
-		ct, err := hex.DecodeString(strings.TrimPrefix(req.Ciphertext, "0x"))
-		if err != nil {
-			http.Error(w, "ciphertext is not hex", http.StatusBadRequest)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /v1/inputs", guard(uploadLimit, true, func(w http.ResponseWriter, r *http.Request) {
+		var req UploadRequest
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+			var mbe *http.MaxBytesError
+			if errors.As(err, &mbe) {
+				http.Error(w, fmt.Sprintf("body over this route's limit of %d bytes", mbe.Limit), http.StatusRequestEntityTooLarge)
+				return
+			}
+			http.Error(w, "bad request body: "+err.Error(), http.StatusBadRequest)
 			return
 		}
 		owner, err := ParseOwner(req.Owner)
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		if quota != nil {
+			if wait, ok := quota.take(owner); !ok {
+				w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
+				http.Error(w, fmt.Sprintf("upload quota of owner %s exhausted: retry in %s", req.Owner, wait.Round(time.Millisecond)), http.StatusTooManyRequests)
+				return
+			}
+		}
+		ct, err := hex.DecodeString(strings.TrimPrefix(req.Ciphertext, "0x"))
+		if err != nil {
+			http.Error(w, "ciphertext is not hex", http.StatusBadRequest)
 			return
 		}
 		att, err := m.Upload(r.Context(), ct, owner, req.CType)
@@ -85,8 +300,8 @@ func APIHandler(m *Member) http.Handler {
 			return
 		}
 		writeJSONResp(w, att.JSON())
-	})
-	mux.HandleFunc("GET /v1/publickey", func(w http.ResponseWriter, r *http.Request) {
+	}))
+	mux.HandleFunc("GET /v1/publickey", guard(0, false, func(w http.ResponseWriter, r *http.Request) {
 		km, err := m.Keys()
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusServiceUnavailable)
@@ -99,9 +314,86 @@ func APIHandler(m *Member) http.Handler {
 		}
 		w.Header().Set("Content-Type", "application/octet-stream")
 		_, _ = w.Write(b)
-	})
-	mux.HandleFunc("GET /v1/status", func(w http.ResponseWriter, r *http.Request) { writeJSONResp(w, m.Status()) })
-	return mux
+	}))
+	mux.HandleFunc("GET /v1/status", guard(0, true, func(w http.ResponseWriter, r *http.Request) { writeJSONResp(w, m.Status()) }))
+	return mux, nil
+}
+
+// tokenSet checks bearer tokens in constant time: the presented token and
+// every configured one are hashed to 32 bytes and all are compared, so the
+// time taken reveals neither a prefix nor which token matched.
+type tokenSet [][32]byte
+
+func newTokenSet(tokens []string) tokenSet {
+	out := make(tokenSet, len(tokens))
+	for i, t := range tokens {
+		out[i] = sha256.Sum256([]byte(t))
+	}
+	return out
+}
+
+func (s tokenSet) ok(header string) bool {
+	tok, found := strings.CutPrefix(header, "Bearer ")
+	if !found || tok == "" {
+		return false
+	}
+	h := sha256.Sum256([]byte(tok))
+	match := 0
+	for i := range s {
+		match |= subtle.ConstantTimeCompare(h[:], s[i][:])
+	}
+	return match == 1
+}
+
+// quotas is a token bucket per owner.
+type quotas struct {
+	rate, burst float64
+	now         func() time.Time
+	mu          sync.Mutex
+	b           map[[20]byte]*bucket
+}
+
+type bucket struct {
+	tokens float64
+	last   time.Time
+}
+
+// take spends one upload of owner's bucket, or returns how long until one
+// is available.
+func (q *quotas) take(owner [20]byte) (time.Duration, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	now := q.now()
+	b, ok := q.b[owner]
+	if !ok {
+		if len(q.b) >= maxQuotaOwners {
+			q.forgetFull(now)
+			if len(q.b) >= maxQuotaOwners {
+				// maxQuotaOwners owners all mid-quota: a flood over
+				// fresh owners; refuse new ones until buckets refill.
+				return time.Duration(float64(time.Second) / q.rate), false
+			}
+		}
+		b = &bucket{tokens: q.burst, last: now}
+		q.b[owner] = b
+	}
+	b.tokens = math.Min(q.burst, b.tokens+now.Sub(b.last).Seconds()*q.rate)
+	b.last = now
+	if b.tokens < 1 {
+		return time.Duration((1 - b.tokens) / q.rate * float64(time.Second)), false
+	}
+	b.tokens--
+	return 0, true
+}
+
+// forgetFull drops the buckets that have refilled (a fresh bucket is full,
+// so forgetting them changes no answer) to bound the map.
+func (q *quotas) forgetFull(now time.Time) {
+	for k, b := range q.b {
+		if b.tokens+now.Sub(b.last).Seconds()*q.rate >= q.burst {
+			delete(q.b, k)
+		}
+	}
 }
 
 func writeJSONResp(w http.ResponseWriter, v any) {

@@ -291,6 +291,9 @@ type TestingKnobs struct {
 	CorruptShares bool
 	// WrongDigest makes this member announce a wrong result digest.
 	WrongDigest bool
+	// InStorePut is called by each StorePut handler while it holds its
+	// MaxConcurrentStorePuts slot, before it stores the ciphertext.
+	InStorePut func()
 }
 
 func (c *MemberConfig) defaults() {

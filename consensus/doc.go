@@ -62,7 +62,8 @@
 // liveness.go, replication.go (uploads, store replicas, fetches,
 // attestations), process.go (Process and its phases), verdicts.go (verdict
 // signatures and persisted verdicts), serve.go (the Run loop), status.go,
-// rotation.go (re-encryption of the stored inputs for a new committee) and
-// rotation_local.go (RotateLocal); chainadapter.go holds ChainAdapter and
-// MemChain.
+// policy_store.go (persisted policy specs), api.go (the client API and its
+// guards), rotation.go (re-encryption of the stored inputs for a new
+// committee) and rotation_local.go (RotateLocal); chainadapter.go holds
+// ChainAdapter and MemChain.
 package consensus

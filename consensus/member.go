@@ -52,6 +52,8 @@ type Member struct {
 
 	refreshes atomic.Uint64 // collective refreshes completed (Status.Refreshes)
 
+	putSem chan struct{} // StorePut handlers in flight (MaxConcurrentStorePuts)
+
 	wg     sync.WaitGroup
 	closed chan struct{}
 	once   sync.Once
@@ -90,16 +92,21 @@ func NewMember(cfg MemberConfig, tr transport.Transport, st *store.Store, log *z
 	}
 	m := &Member{cfg: cfg, id: transport.MemberID(cfg.Self), log: log.With(zap.Uint32("member", cfg.Self)), st: st, led: led,
 		params: params, chainID: cfg.Committee.ChainIDBig(), committee: committee, members: cfg.Committee.IDs(),
-		down: map[transport.MemberID]uint64{}, closed: make(chan struct{})}
+		down: map[transport.MemberID]uint64{}, closed: make(chan struct{}),
+		putSem: make(chan struct{}, MaxConcurrentStorePuts)}
 	if err := m.prepareStore(); err != nil {
 		return nil, err
 	}
 	m.mux = transport.NewMux(tr, m.log)
+	m.mux.SetBufferLimits(0, earlyBytesBudget(len(m.members)))
 	m.mux.Handle(transport.TypeStorePut, m.onStorePut)
 	m.mux.Handle(transport.TypeFetch, m.onFetch)
 	if err := m.loadKeys(); err != nil && !errors.Is(err, store.ErrNotFound) {
 		m.mux.Close()
 		return nil, err
+	}
+	if n := m.LoadPolicies(); n > 0 {
+		m.log.Info("policies restored from the store", zap.Int("policies", n))
 	}
 	return m, nil
 }
@@ -116,16 +123,6 @@ func (m *Member) chain() *big.Int {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	return m.chainID
-}
-
-// RegisterPolicy compiles an on-chain policy spec for this member's
-// circuits (when they are PolicyCircuits).
-func (m *Member) RegisterPolicy(policyID [32]byte, spec []byte) error {
-	pc, ok := m.cfg.Circuits.(*PolicyCircuits)
-	if !ok {
-		return errors.New("consensus: member circuits do not accept policy specs")
-	}
-	return pc.Register(policyID, spec)
 }
 
 // ID returns the member's ID.

@@ -26,9 +26,11 @@ var ErrUnevaluable = errors.New("consensus: policy not compilable for the commit
 // own preset (e.g. a comparison polynomial too deep for it). Register records
 // that compile error under the policy id; compilation is deterministic, so
 // every honest member records the same error and Member.Process answers the
-// policy's requests with the signed ResultUnevaluable verdict. The errors
-// live in memory only, like the plans (both come from the PolicyRegistered
-// events the chain adapter delivers); an answered request's verdict is
+// policy's requests with the signed ResultUnevaluable verdict. Plans and
+// errors live in memory; the specs they come from are persisted by
+// Member.RegisterPolicy (store key "policy/<id hex>") and recompiled when
+// the member starts (Member.LoadPolicies), besides the PolicyRegistered
+// events the chain adapter replays. An answered request's verdict is
 // persisted by the member, so its outcome is decided once.
 type PolicyCircuits struct {
 	Preset fhe.PresetID // the committee's preset: plans are compiled for it

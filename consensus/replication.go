@@ -29,10 +29,44 @@ func (m *Member) inputDigest(h fhe.Handle, owner [20]byte, preset, ctype uint8) 
 	return bls.InputDigest(m.chain(), m.cfg.Committee.Epoch, [32]byte(h), owner, preset, ctype)
 }
 
+// MaxConcurrentStorePuts bounds the StorePut requests a member handles at
+// once (each validates and fsyncs a ciphertext of up to
+// store.MaxCiphertext). A StorePut arriving beyond the bound is dropped
+// with a log and never acknowledged: the uploader's CollectQuorum counts the
+// member as missing and attests with the other members' signatures, as it
+// does for a slow or dead member. Without the bound every received message
+// spawned a goroutine, so a peer (or an upload flood through the client
+// API) could pin unbounded memory and disk bandwidth on every member.
+const MaxConcurrentStorePuts = 16
+
+// earlyBytesPerPeer is what a member lets each peer have buffered in its mux
+// before anyone waits for it: a peer can be at most one protocol round
+// ahead, so its early messages are its shares of the current and the next
+// round, the largest being a BGVN14 relinearisation-key share (≈ 16 MB).
+const earlyBytesPerPeer = 32 << 20
+
+// earlyBytesBudget is the mux's early-message byte budget for a committee of
+// n members: transport.MaxBufferedBytes, raised for large committees so
+// that honest DKG rounds are never dropped.
+func earlyBytesBudget(n int) int64 {
+	return max(int64(transport.MaxBufferedBytes), int64(n-1)*earlyBytesPerPeer)
+}
+
 func (m *Member) onStorePut(msg transport.Message) {
+	select {
+	case m.putSem <- struct{}{}:
+	default:
+		m.log.Warn("too many concurrent StorePut requests: dropped (the uploader counts this member as missing)",
+			zap.Uint32("from", uint32(msg.From)), zap.Int("bytes", len(msg.Payload)))
+		return
+	}
 	m.wg.Add(1)
 	go func() {
 		defer m.wg.Done()
+		defer func() { <-m.putSem }()
+		if k := m.cfg.Knobs.InStorePut; k != nil {
+			k()
+		}
 		reply := []byte{0}
 		if len(msg.Payload) < 21 {
 			reply = append(reply, "short payload"...)

@@ -256,6 +256,7 @@ func newCommitteeDKGCmd(a *app) *cobra.Command {
 
 func newCommitteeServeCmd(a *app) *cobra.Command {
 	var dir, rpc, api, relayerKey, relayerKeyFile string
+	var apiTokens, apiCert, apiKey string
 	var id uint32
 	var timeout time.Duration
 	var gpu gpuFlags
@@ -291,14 +292,30 @@ of the machine can read.`,
 				return err
 			}
 			if api != "" {
+				ao := consensus.APIOptions{TLSCert: apiCert, TLSKey: apiKey}
+				if apiTokens != "" {
+					if ao.Tokens, err = consensus.LoadAPITokens(apiTokens); err != nil {
+						return fmt.Errorf("--api-tokens: %w", err)
+					}
+				} else if consensus.IsLoopback(api) {
+					ao.NoAuth = true // development: loopback only (NewAPIServer refuses it elsewhere)
+					log.Warn("client API without --api-tokens: unauthenticated, loopback only")
+				}
+				srv, err := consensus.NewAPIServer(m, api, ao)
+				if err != nil {
+					return err
+				}
 				ln, err := net.Listen("tcp", api)
 				if err != nil {
 					return err
 				}
-				srv := &http.Server{Handler: consensus.APIHandler(m), ReadHeaderTimeout: 10 * time.Second}
-				go func() { _ = srv.Serve(ln) }()
+				go func() { _ = consensus.ServeAPI(srv, ln) }()
 				defer srv.Close()
-				log.Info("client API", zap.String("url", "http://"+ln.Addr().String()))
+				scheme := "http://"
+				if srv.TLSConfig != nil {
+					scheme = "https://"
+				}
+				log.Info("client API", zap.String("url", scheme+ln.Addr().String()), zap.Bool("auth", !ao.NoAuth))
 			}
 			if rpc == "" {
 				log.Info("no --rpc: answering peers and the API only")
@@ -339,6 +356,9 @@ of the machine can read.`,
 		"(mode 0600 or stricter; default: the FHEGATE_RELAYER_KEY environment variable)")
 	cmd.Flags().StringVar(&relayerKey, "relayer-key", "", "removed: use --relayer-key-file")
 	_ = cmd.Flags().MarkHidden("relayer-key")
+	cmd.Flags().StringVar(&apiTokens, "api-tokens", "", "file of client API bearer tokens, one per line (required off loopback; without it a loopback API is unauthenticated)")
+	cmd.Flags().StringVar(&apiCert, "api-tls-cert", "", "PEM certificate of the client API (HTTPS; required off loopback)")
+	cmd.Flags().StringVar(&apiKey, "api-tls-key", "", "PEM key of --api-tls-cert")
 	cmd.Flags().DurationVar(&timeout, "round-timeout", 30*time.Second, "per-round deadline")
 	gpu.register(cmd)
 	_ = cmd.MarkFlagRequired("member")
@@ -394,7 +414,14 @@ func newCommitteeStatusCmd(a *app) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			out := cmd.OutOrStdout()
 			if api != "" {
-				resp, err := (&http.Client{Timeout: 10 * time.Second}).Get(strings.TrimRight(api, "/") + "/v1/status")
+				req, err := http.NewRequestWithContext(cmd.Context(), http.MethodGet, strings.TrimRight(api, "/")+"/v1/status", nil)
+				if err != nil {
+					return err
+				}
+				if tok := os.Getenv("FHEGATE_API_TOKEN"); tok != "" {
+					req.Header.Set("Authorization", "Bearer "+tok)
+				}
+				resp, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
 				if err != nil {
 					return err
 				}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math/big"
 	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"time"
@@ -127,7 +126,7 @@ func (d *devCommittee) Serve(ctx context.Context, rpcURL string, chainID *big.In
 	}
 	ad, err := chain.Dial(ctx, chain.Config{URL: rpcURL, ChainID: chainID, Key: key, Log: d.log.Named("chain"),
 		OnPolicy: func(id [32]byte, spec []byte) {
-			if err := d.circuits.Register(id, spec); err != nil {
+			if err := d.lc.RegisterPolicy(id, spec); err != nil { // persisted in every member's store
 				d.log.Warn("policy not compiled for the committee", zap.Error(err))
 			}
 		}})
@@ -146,8 +145,14 @@ func (d *devCommittee) Serve(ctx context.Context, rpcURL string, chainID *big.In
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: consensus.APIHandler(d.lc.Member(1)), ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = srv.Serve(ln) }()
+	// Development API: no token, no quota, loopback only (DevAPIOptions;
+	// NewAPIServer refuses it on any other address).
+	srv, err := consensus.NewAPIServer(d.lc.Member(1), ln.Addr().String(), consensus.DevAPIOptions())
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	go func() { _ = consensus.ServeAPI(srv, ln) }()
 	defer srv.Close()
 	api := "http://" + ln.Addr().String()
 	_ = os.WriteFile(filepath.Join(d.dir, "api.addr"), []byte(api+"\n"), 0o644)

@@ -100,7 +100,15 @@ attestation is printed (the arguments of FHEInput.register).`,
 			}
 			body, _ := json.Marshal(consensus.UploadRequest{Ciphertext: "0x" + hex.EncodeToString(b), Owner: owner, CType: ctype})
 			client := &http.Client{Timeout: 2 * time.Minute}
-			resp, err := client.Post(strings.TrimRight(submit, "/")+"/v1/inputs", "application/json", bytes.NewReader(body))
+			req, err := http.NewRequestWithContext(cmd.Context(), http.MethodPost, strings.TrimRight(submit, "/")+"/v1/inputs", bytes.NewReader(body))
+			if err != nil {
+				return err
+			}
+			req.Header.Set("Content-Type", "application/json")
+			if tok := os.Getenv("FHEGATE_API_TOKEN"); tok != "" { // committee API bearer token
+				req.Header.Set("Authorization", "Bearer "+tok)
+			}
+			resp, err := client.Do(req)
 			if err != nil {
 				return err
 			}

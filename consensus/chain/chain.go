@@ -213,10 +213,22 @@ func (a *Adapter) decodeRequest(ctx context.Context, l types.Log) (consensus.Req
 	}
 	r.Kind, r.PolicyID = consensus.KindCRDT, [32]byte(precompiles.CRDTValuePolicyID)
 	// ValueRequested(requestId, stateId, requester, policyId): the state's
-	// kind and public metadata are read with FHECRDT.stateOf at the event's
-	// block; the committee materialises the value from the writer
-	// ciphertexts the metadata references (consensus' CRDT circuit).
-	kind, md, err := a.stateOf(ctx, [32]byte(l.Topics[2]), l.BlockNumber)
+	// kind and public metadata are read with FHECRDT.stateOf; the committee
+	// materialises the value from the writer ciphertexts the metadata
+	// references (consensus' CRDT circuit).
+	//
+	// stateOf is read at the latest block, not at the event's block: a
+	// pruning node has no state for old blocks ("missing trie node"), and
+	// an adapter catching up after downtime would retry that read forever.
+	// Reading at latest returns the same answer because a CRDT state record
+	// is immutable once it exists (precompiles/crdt.go): storeState is only
+	// called by create, under a fresh nonce-derived id, and by merge, under
+	// keccak(lo, hi) and only when that record does not exist yet ("already
+	// merged" returns early); nothing deletes or rewrites a record, and
+	// allow only adds ACL slots, which stateOf does not return. value
+	// requires the state to exist, so it exists at every block from the
+	// event's on, and accepted blocks are final (no reorg can remove it).
+	kind, md, err := a.stateOf(ctx, [32]byte(l.Topics[2]))
 	if err != nil {
 		return r, err
 	}
@@ -234,15 +246,15 @@ func (a *Adapter) decodeRequest(ctx context.Context, l types.Log) (consensus.Req
 // errRPC marks a failed chain call while decoding a request (retried).
 var errRPC = errors.New("chain: rpc")
 
-// stateOf calls FHECRDT.stateOf(stateId) at a block and returns the state's
-// kind and metadata.
-func (a *Adapter) stateOf(ctx context.Context, id [32]byte, block uint64) (uint8, []byte, error) {
+// stateOf calls FHECRDT.stateOf(stateId) at the latest block and returns
+// the state's kind and metadata (immutable: see decodeRequest).
+func (a *Adapter) stateOf(ctx context.Context, id [32]byte) (uint8, []byte, error) {
 	data, err := a.crdt.Pack("stateOf", id)
 	if err != nil {
 		return 0, nil, err
 	}
 	to := addr(precompiles.FHECRDTAddress)
-	res, err := a.client.CallContract(ctx, ethereum.CallMsg{To: &to, Data: data}, new(big.Int).SetUint64(block))
+	res, err := a.client.CallContract(ctx, ethereum.CallMsg{To: &to, Data: data}, nil) // latest
 	if err != nil {
 		return 0, nil, fmt.Errorf("%w: FHECRDT.stateOf: %v", errRPC, err)
 	}

@@ -17,9 +17,14 @@ type Key struct {
 }
 
 // Mux demultiplexes a Transport's incoming messages by (session, type,
-// sender). Messages that arrive before anyone waits for them are buffered
-// (bounded: at most MaxBuffered in total; beyond that the oldest session's
-// messages are dropped). Handlers registered with Handle receive every
+// sender). Messages that arrive before anyone waits for them are buffered,
+// bounded both by count (MaxBuffered) and by total session+payload bytes
+// (MaxBufferedBytes): a peer may send frames of up to DefaultMaxMessage
+// (64 MiB) for sessions nobody will ever wait for, and 8192 of them would
+// be 512 GiB. Beyond either bound the oldest session's messages are dropped
+// (with a log) until the buffer fits again; a protocol step whose early
+// messages were dropped sees the sender as missing, like a slow peer.
+// Handlers registered with Handle receive every
 // message of a type instead (for request-style traffic such as store
 // replication).
 type Mux struct {
@@ -31,6 +36,9 @@ type Mux struct {
 	waiters  map[Key]chan struct{}
 	order    []Key
 	buffered int
+	bufBytes int64
+	maxMsgs  int
+	maxBytes int64
 	handlers map[Type]func(Message)
 	seen     map[MemberID]uint64
 	recvd    uint64
@@ -41,12 +49,43 @@ type Mux struct {
 // MaxBuffered bounds the messages a Mux holds for which nobody waits yet.
 const MaxBuffered = 8192
 
+// MaxBufferedBytes bounds the bytes (session + payload) of the messages a
+// Mux holds for which nobody waits yet: 256 MiB, four maximal frames, and
+// far above what the protocol's rounds buffer (decryption and refresh
+// shares of a batch are a few MiB at the production presets).
+const MaxBufferedBytes = 256 << 20
+
+// msgBytes is what a buffered message counts against MaxBufferedBytes.
+func msgBytes(msg Message) int64 { return int64(len(msg.Session) + len(msg.Payload)) }
+
 // NewMux starts a receive loop over t. Close the Mux to stop it (it closes t).
 func NewMux(t Transport, log *zap.Logger) *Mux {
 	m := &Mux{t: t, log: log, queues: map[Key][]Message{}, waiters: map[Key]chan struct{}{},
-		handlers: map[Type]func(Message){}, seen: map[MemberID]uint64{}, done: make(chan struct{})}
+		handlers: map[Type]func(Message){}, seen: map[MemberID]uint64{}, done: make(chan struct{}),
+		maxMsgs: MaxBuffered, maxBytes: MaxBufferedBytes}
 	go m.loop()
 	return m
+}
+
+// SetBufferLimits changes the early-message bounds (messages ≤ 0 or
+// bytes ≤ 0 keep the current bound); tests shrink them.
+func (m *Mux) SetBufferLimits(messages int, bytes int64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if messages > 0 {
+		m.maxMsgs = messages
+	}
+	if bytes > 0 {
+		m.maxBytes = bytes
+	}
+}
+
+// Buffered returns the number and total bytes of the messages buffered for
+// which nobody waits yet.
+func (m *Mux) Buffered() (messages int, bytes int64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.buffered, m.bufBytes
 }
 
 // Transport returns the underlying transport.
@@ -99,14 +138,20 @@ func (m *Mux) deliver(msg Message) {
 	}
 	m.queues[k] = append(m.queues[k], msg)
 	m.buffered++
-	for m.buffered > MaxBuffered && len(m.order) > 0 {
+	m.bufBytes += msgBytes(msg)
+	for (m.buffered > m.maxMsgs || m.bufBytes > m.maxBytes) && len(m.order) > 0 {
 		old := m.order[0]
 		m.order = m.order[1:]
-		m.buffered -= len(m.queues[old])
+		q := m.queues[old]
+		m.buffered -= len(q)
+		for _, d := range q {
+			m.bufBytes -= msgBytes(d)
+		}
 		delete(m.queues, old)
-		m.log.Warn("mux buffer full: dropped messages", zap.String("session", old.Session), zap.Uint8("type", uint8(old.Type)))
+		m.log.Warn("mux buffer full: dropped messages", zap.String("session", old.Session), zap.Uint8("type", uint8(old.Type)),
+			zap.Uint32("from", uint32(old.From)), zap.Int("messages", len(q)))
 	}
-	if w, ok := m.waiters[k]; ok {
+	if w, ok := m.waiters[k]; ok && m.queues[k] != nil {
 		close(w)
 		delete(m.waiters, k)
 	}
@@ -135,6 +180,7 @@ func (m *Mux) Recv(ctx context.Context, k Key) (Message, error) {
 				m.queues[k] = q[1:]
 			}
 			m.buffered--
+			m.bufBytes -= msgBytes(msg)
 			m.mu.Unlock()
 			return msg, nil
 		}
@@ -172,6 +218,9 @@ func (m *Mux) Forget(session string) {
 	for k, q := range m.queues {
 		if k.Session == session {
 			m.buffered -= len(q)
+			for _, d := range q {
+				m.bufBytes -= msgBytes(d)
+			}
 			delete(m.queues, k)
 			m.removeOrder(k)
 		}

@@ -39,7 +39,12 @@ type TLSConfig struct {
 	MaxMessage   int           // 0: DefaultMaxMessage
 	DialTimeout  time.Duration // 0: 5 s (connect + handshake)
 	WriteTimeout time.Duration // 0: 60 s per message unless the context is shorter
-	Log          *zap.Logger
+	// MaxHandshakes bounds the accepted connections that have not yet
+	// completed the TLS handshake and the pin check (0: DefaultMaxHandshakes).
+	// A connection accepted beyond it is closed at once; each pending one
+	// is closed after DialTimeout.
+	MaxHandshakes int
+	Log           *zap.Logger
 }
 
 // TLS is a Transport over TCP with TLS 1.3 and mutual authentication by
@@ -61,7 +66,18 @@ type TLS struct {
 	mu     sync.Mutex
 	out    map[MemberID]*outConn
 	inConn map[net.Conn]struct{}
+	// pending holds one token per accepted connection still in its
+	// handshake (cap MaxHandshakes).
+	pending chan struct{}
 }
+
+// DefaultMaxHandshakes bounds the concurrent unauthenticated inbound
+// connections of a TLS transport: a committee has at most a few dozen
+// members, each with one outgoing connection per peer, so honest traffic
+// needs a handful at once, while anyone who can reach the port could
+// otherwise hold unbounded goroutines and TLS state by connecting and
+// stalling (each still dropped after DialTimeout).
+const DefaultMaxHandshakes = 64
 
 type outConn struct {
 	mu   sync.Mutex
@@ -109,11 +125,15 @@ func ListenTLS(cfg TLSConfig) (*TLS, error) {
 	if cfg.Log == nil {
 		cfg.Log = zap.NewNop()
 	}
+	if cfg.MaxHandshakes <= 0 {
+		cfg.MaxHandshakes = DefaultMaxHandshakes
+	}
 	if len(cfg.Key) != ed25519.PrivateKeySize {
 		return nil, errors.New("transport: TLS identity key must be ed25519")
 	}
 	t := &TLS{cfg: cfg, byKey: map[string]MemberID{}, peers: map[MemberID]Peer{}, inbox: make(chan Message, 1024),
-		done: make(chan struct{}), out: map[MemberID]*outConn{}, inConn: map[net.Conn]struct{}{}}
+		done: make(chan struct{}), out: map[MemberID]*outConn{}, inConn: map[net.Conn]struct{}{},
+		pending: make(chan struct{}, cfg.MaxHandshakes)}
 	var self *Peer
 	for i := range cfg.Peers {
 		p := cfg.Peers[i]
@@ -217,10 +237,21 @@ func (t *TLS) acceptLoop() {
 			t.cfg.Log.Warn("accept failed", zap.Error(err))
 			return
 		}
+		select {
+		case t.pending <- struct{}{}:
+		default:
+			t.cfg.Log.Debug("too many pending TLS handshakes: connection refused", zap.Stringer("remote", c.RemoteAddr()))
+			c.Close()
+			continue
+		}
 		t.wg.Add(1)
 		go t.serve(c.(*tls.Conn))
 	}
 }
+
+// PendingHandshakes returns the accepted connections still in their
+// handshake.
+func (t *TLS) PendingHandshakes() int { return len(t.pending) }
 
 func (t *TLS) serve(c *tls.Conn) {
 	defer t.wg.Done()
@@ -233,18 +264,8 @@ func (t *TLS) serve(c *tls.Conn) {
 		t.mu.Unlock()
 		c.Close()
 	}()
-	_ = c.SetDeadline(time.Now().Add(t.cfg.DialTimeout))
-	if err := c.Handshake(); err != nil {
-		t.cfg.Log.Debug("handshake failed", zap.Error(err))
-		return
-	}
-	_ = c.SetDeadline(time.Time{})
-	st := c.ConnectionState()
-	if len(st.PeerCertificates) != 1 {
-		return
-	}
-	from, err := t.pinned([][]byte{st.PeerCertificates[0].Raw})
-	if err != nil {
+	from, ok := t.authenticate(c)
+	if !ok {
 		return
 	}
 	br := bufio.NewReaderSize(c, 1<<16)
@@ -263,6 +284,24 @@ func (t *TLS) serve(c *tls.Conn) {
 			return
 		}
 	}
+}
+
+// authenticate runs the handshake under DialTimeout and the pin check,
+// holding one of the MaxHandshakes tokens until it is done.
+func (t *TLS) authenticate(c *tls.Conn) (MemberID, bool) {
+	defer func() { <-t.pending }()
+	_ = c.SetDeadline(time.Now().Add(t.cfg.DialTimeout))
+	if err := c.Handshake(); err != nil {
+		t.cfg.Log.Debug("handshake failed", zap.Error(err))
+		return 0, false
+	}
+	_ = c.SetDeadline(time.Time{})
+	st := c.ConnectionState()
+	if len(st.PeerCertificates) != 1 {
+		return 0, false
+	}
+	from, err := t.pinned([][]byte{st.PeerCertificates[0].Raw})
+	return from, err == nil
 }
 
 // Self implements Transport.

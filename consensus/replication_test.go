@@ -1,0 +1,82 @@
+package consensus
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.uber.org/zap/zaptest"
+
+	"github.com/fhegate/fhegate/consensus/transport"
+	"github.com/fhegate/fhegate/fhe"
+)
+
+// TestStorePutConcurrencyBound — attack: "replication flood". Every
+// StorePut a member received spawned its own goroutine (validate, fsync,
+// sign), so a peer — or a client flooding the API, whose every upload is
+// replicated to all n members — could run unboundedly many at once. A
+// member now runs at most MaxConcurrentStorePuts and drops the excess with
+// a log; the uploader's quorum logic treats the silent member as missing
+// and still attests with the others' signatures.
+func TestStorePutConcurrencyBound(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	var inflight, peak, entered atomic.Int64
+	gate := make(chan struct{})
+	var release sync.Once
+	open := func() { release.Do(func() { close(gate) }) }
+	t.Cleanup(open)
+	knobs := func(id uint32) TestingKnobs {
+		if id != 2 {
+			return TestingKnobs{}
+		}
+		return TestingKnobs{InStorePut: func() {
+			n := inflight.Add(1)
+			for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
+			}
+			entered.Add(1)
+			<-gate
+			inflight.Add(-1)
+		}}
+	}
+	lc, err := StartLocal(ctx, LocalOptions{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10", Rotations: []int{1},
+		RoundTimeout: 3 * time.Second, MemberKnobs: knobs, Log: zaptest.NewLogger(t)})
+	require.NoError(t, err)
+	t.Cleanup(lc.Close)
+
+	ct, err := fhe.NewEncryptor(lc.Keys).EncryptInts([]int64{1})
+	require.NoError(t, err)
+	b, err := ct.MarshalBinary()
+	require.NoError(t, err)
+	payload := append(append(make([]byte, 20), 1), b...)
+	m1 := lc.Member(1)
+	const flood = 4 * MaxConcurrentStorePuts
+	for i := 0; i < flood; i++ {
+		require.NoError(t, m1.mux.Send(ctx, 2, transport.Message{Type: transport.TypeStorePut, Session: fmt.Sprintf("flood/%d", i), Payload: payload}))
+	}
+	require.Eventually(t, func() bool { return lc.Member(2).mux.Seen(1) > 0 && entered.Load() == MaxConcurrentStorePuts },
+		10*time.Second, 5*time.Millisecond, "member 2 never filled its StorePut slots")
+	time.Sleep(200 * time.Millisecond) // the rest of the flood is dropped, not queued
+	require.Equal(t, int64(MaxConcurrentStorePuts), peak.Load())
+
+	// While member 2 is saturated an upload still gets its attestation
+	// from members 1 and 3 (member 2's ack is missing).
+	ct2, err := fhe.NewEncryptor(lc.Keys).EncryptInts([]int64{2})
+	require.NoError(t, err)
+	b2, err := ct2.MarshalBinary()
+	require.NoError(t, err)
+	att, err := m1.Upload(ctx, b2, [20]byte{0xaa}, 1)
+	require.NoError(t, err)
+	require.Equal(t, []byte{0b101}, att.Signers, "attested by members 1 and 3")
+	require.LessOrEqual(t, peak.Load(), int64(MaxConcurrentStorePuts))
+
+	open()
+	require.Eventually(t, func() bool { return inflight.Load() == 0 }, 10*time.Second, 5*time.Millisecond)
+	require.Equal(t, int64(MaxConcurrentStorePuts), entered.Load(), "the excess StorePuts must be dropped, not run later")
+	require.LessOrEqual(t, peak.Load(), int64(MaxConcurrentStorePuts))
+}
