@@ -30,11 +30,11 @@ type devCommittee struct {
 
 // newLocalDevCommittee starts the devnet's in-process committee under
 // dir/committee: resumed from the keys saved there by an earlier start
-// (--datadir: a warm start runs no DKG), else fresh keys through a DKG for
-// consensus.DefaultPreset.
-func newLocalDevCommittee(log *zap.Logger, n, t int, dir string) (DevCommittee, error) {
+// (--datadir: a warm start runs no DKG; the saved preset wins), else fresh
+// keys through a DKG for preset (default consensus.DefaultPreset).
+func newLocalDevCommittee(log *zap.Logger, n, t int, preset, dir string) (DevCommittee, error) {
 	cdir := filepath.Join(dir, "committee")
-	opts := consensus.LocalOptions{N: n, T: t, Dir: cdir, Preset: consensus.DefaultPreset, ChainID: big.NewInt(1337),
+	opts := consensus.LocalOptions{N: n, T: t, Dir: cdir, Preset: preset, ChainID: big.NewInt(1337),
 		RoundTimeout: 60 * time.Second, Log: log.Named("committee")}
 	start, resumed := consensus.StartLocal, consensus.HasLocalState(cdir)
 	if resumed {
@@ -52,11 +52,11 @@ func newLocalDevCommittee(log *zap.Logger, n, t int, dir string) (DevCommittee, 
 		}
 		presetName = saved.Preset
 	}
-	preset, err := fhe.PresetByName(presetName)
+	ps, err := fhe.PresetByName(presetName)
 	if err != nil {
 		return nil, err
 	}
-	pc := consensus.NewPolicyCircuits(preset.ID)
+	pc := consensus.NewPolicyCircuits(ps.ID)
 	opts.Circuits = pc
 	lc, err := start(context.Background(), opts)
 	if err != nil {
@@ -66,7 +66,7 @@ func newLocalDevCommittee(log *zap.Logger, n, t int, dir string) (DevCommittee, 
 		log.Warn("committee: the saved committee's size wins over --committee-n/-t",
 			zap.Int("n", len(lc.Config.Members)), zap.Int("t", lc.Config.Threshold))
 	}
-	log.Info("committee: keys ready", zap.String("preset", preset.Name), zap.String("publicKey", filepath.Join(cdir, "committee.pk")))
+	log.Info("committee: keys ready", zap.String("preset", ps.Name), zap.String("publicKey", filepath.Join(cdir, "committee.pk")))
 	return &devCommittee{log: log, lc: lc, circuits: pc, dir: cdir, resumed: resumed}, nil
 }
 

@@ -63,6 +63,7 @@ type devnetOptions struct {
 	blockInterval time.Duration
 	committeeN    int
 	committeeT    int
+	committeePre  string
 	noCommittee   bool
 	devCommittee  bool
 	allowOrigins  []string
@@ -111,6 +112,8 @@ State lives in a temporary directory removed on exit, unless --datadir is given
 	f.DurationVar(&o.blockInterval, "block-interval", 0, "also produce (empty) blocks at this interval; 0 = only when transactions arrive")
 	f.IntVar(&o.committeeN, "committee-n", 3, "in-process committee size")
 	f.IntVar(&o.committeeT, "committee-t", 2, "in-process committee threshold")
+	f.StringVar(&o.committeePre, "committee-preset", consensus.DefaultPreset, "preset the in-process committee holds keys for "+
+		"(bgv-n13-t65537: a 4× faster DKG and cheaper verdicts, but comparisons over more than 16 values are unevaluable)")
 	f.StringSliceVar(&o.allowOrigins, "rpc-allow-origin", nil, "also accept JSON-RPC (HTTP CORS and WebSocket) from these browser origins, "+
 		"scheme://host[:port] with port * for any (repeatable; localhost origins are always accepted; '*' accepts every web page — avoid)")
 	f.BoolVar(&o.noCommittee, "no-committee", false, "do not start the in-process committee (FHEVerdict gets only its governance address)")
@@ -180,7 +183,7 @@ func runDevnet(ctx context.Context, log *zap.Logger, out io.Writer, o devnetOpti
 			return fmt.Errorf("committee threshold %d out of range for %d members", o.committeeT, o.committeeN)
 		}
 		var err error
-		committee, err = newLocalDevCommittee(log, o.committeeN, o.committeeT, dataDir)
+		committee, err = newLocalDevCommittee(log, o.committeeN, o.committeeT, o.committeePre, dataDir)
 		if err != nil {
 			return fmt.Errorf("committee: %w", err)
 		}
