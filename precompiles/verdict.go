@@ -33,7 +33,7 @@ func (s *Suite) verdictMethods() []methodSpec {
 		{name: "verdictOf", readOnly: true, gas: gasVerdictOf, run: s.verdictOf},
 		{name: "committee", readOnly: true, gas: gasVerdictCommittee, run: s.verdictCommittee},
 		{name: "memberKey", readOnly: true, gas: gasVerdictMemberKey, run: s.verdictMemberKey},
-		{name: "setCommittee", gas: gasVerdictSetCommittee, run: s.verdictSetCommittee},
+		{name: "setCommittee", gas: gasVerdictSetCommittee, maxInput: maxSetCommitteeInput, auth: onlyGovernance("setCommittee"), run: s.verdictSetCommittee},
 	}
 }
 
@@ -157,10 +157,6 @@ func (s *Suite) verdictSetCommittee(cl *call, a []any) ([]any, error) {
 	if err := cl.charge(gasVerdictPerMember * uint64(len(pks))); err != nil {
 		return nil, err
 	}
-	gov := govOf(cl.st.get)
-	if gov == (Address{}) || gov != cl.caller {
-		return nil, revertf("FHEVerdict.setCommittee: caller %s is not the governance address", cl.caller)
-	}
 	h := decodeHeader(cl.st.get(keyCommittee))
 	if h.Present && epoch <= h.Epoch {
 		return nil, revertf("FHEVerdict.setCommittee: epoch %d must exceed current epoch %d", epoch, h.Epoch)
@@ -171,6 +167,23 @@ func (s *Suite) verdictSetCommittee(cl *call, a []any) ([]any, error) {
 	}
 	writeCommittee(cl.st.set, epoch, threshold, raws)
 	return nil, cl.emit("CommitteeChanged", epoch, threshold, uint32(len(raws)))
+}
+
+// maxSetCommitteeInput bounds setCommittee's calldata (after the selector):
+// four head words and two bytes[] of MaxCommitteeSize elements, each an
+// offset, a length and at most 96 bytes (an uncompressed key or a PoP).
+const maxSetCommitteeInput = 4*32 + 2*(32+MaxCommitteeSize*(32+32+96))
+
+// onlyGovernance authorises the governance address before any argument is
+// decoded (the method's size cap has already run).
+func onlyGovernance(method string) func(cl *call) error {
+	return func(cl *call) error {
+		gov := govOf(cl.st.get)
+		if gov == (Address{}) || gov != cl.caller {
+			return revertf("FHEVerdict.%s: caller %s is not the governance address", method, cl.caller)
+		}
+		return nil
+	}
 }
 
 func govOf(get reader) Address {
