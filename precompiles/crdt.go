@@ -105,7 +105,7 @@ func stateAllowed(get reader, r stateRec, id Hash, a Address) bool {
 }
 
 var (
-	gasCRDTCreate  = 2*GasRead + GasTRead /*handle ACL*/ + 2*GasRead + GasWrite /*nonce*/ + 5*GasWrite + logGas(3, 4*32)
+	gasCRDTCreate  = 2*GasRead /*handle, ACL*/ + 2*GasRead + GasWrite /*nonce*/ + 5*GasWrite + logGas(3, 4*32)
 	gasCRDTMerge   = 2*(5*GasRead) + GasRead + 2*GasRead /*ACLs*/ + 5*GasWrite + logGas(4, 3*32)
 	gasCRDTValue   = 2*GasRead + GasRead + GasWrite /*nonce*/ + 2*GasWrite + logGas(4, 32)
 	gasCRDTAllow   = GasRead + GasWrite + logGas(3, 0)
@@ -148,10 +148,11 @@ func (s *Suite) crdtCreate(cl *call, a []any) ([]any, error) {
 	if err := cl.charge(GasMergeByte*uint64(len(meta)) + GasLogByte*32*words(len(meta))); err != nil {
 		return nil, err
 	}
+	// a state outlives the transaction, so capturing a handle in one is a
+	// grant: the owner or a persistent ACL entry, never transient access
 	get := func(k Hash) Hash { return cl.env.PeerState(FHEInputAddress, k) }
-	getT := func(k Hash) Hash { return cl.env.PeerTransientState(FHEInputAddress, k) }
-	if !allowedOn(get, getT, h, cl.caller) {
-		return nil, revertf("FHECRDT.create: caller %s is not allowed on handle %s", cl.caller, h)
+	if !grantableOn(get, h, cl.caller) {
+		return nil, revertf("FHECRDT.create: caller %s is not allowed to grant handle %s (owner or persistent ACL only)", cl.caller, h)
 	}
 	if err := s.merger.Validate(kind, meta); err != nil {
 		return nil, revertf("FHECRDT.create: metadata: %v", err)
@@ -167,8 +168,8 @@ func (s *Suite) crdtCreate(cl *call, a []any) ([]any, error) {
 		return nil, err
 	}
 	for i, r := range refs {
-		if r != h && !allowedOn(get, getT, r, cl.caller) {
-			return nil, revertf("FHECRDT.create: caller %s is not allowed on metadata handle %d (%s)", cl.caller, i, r)
+		if r != h && !grantableOn(get, r, cl.caller) {
+			return nil, revertf("FHECRDT.create: caller %s is not allowed to grant metadata handle %d (%s) (owner or persistent ACL only)", cl.caller, i, r)
 		}
 	}
 	n := cl.st.get(crdtNonceSlot)
