@@ -40,3 +40,57 @@ func TestTransientAccessCannotRegrant(t *testing.T) {
 	w.must(w.s.Input, w.gate, "allow", [32]byte(w.hA), common.Address(w.carol))
 	w.must(w.s.CRDT, w.gate, "create", uint8(2), [32]byte(w.hA), EncodeVersionVector([2]uint64{9, 1}))
 }
+
+// TestGovernanceTransfer. Attack/defect: the governance address was fixed at
+// genesis — a compromised or lost governance key could never be replaced —
+// and a one-step transfer to a mistyped address would lose governance for
+// ever. transferGovernance (by governance) proposes, acceptGovernance (by the
+// proposed address) completes; nobody else can do either.
+func TestGovernanceTransfer(t *testing.T) {
+	w := newWorld(t)
+	next := acct("next-governance")
+	w.mustFail(w.s.Verdict, w.alice, "not the governance address", "transferGovernance", common.Address(w.alice))
+	w.mustFail(w.s.Verdict, next, "not the pending governance address", "acceptGovernance")
+
+	w.must(w.s.Verdict, w.gov, "transferGovernance", common.Address(next))
+	require.Equal(t, common.Address(next), w.must(w.s.Verdict, w.bob, "pendingGovernance")[0])
+	require.Equal(t, common.Address(w.gov), w.must(w.s.Verdict, w.bob, "committee")[3], "unchanged until accepted")
+	w.mustFail(w.s.Verdict, w.alice, "not the pending governance address", "acceptGovernance")
+
+	w.must(w.s.Verdict, next, "acceptGovernance")
+	require.Equal(t, common.Address(next), w.must(w.s.Verdict, w.bob, "committee")[3])
+	require.Equal(t, common.Address{}, w.must(w.s.Verdict, w.bob, "pendingGovernance")[0])
+	w.mustFail(w.s.Verdict, next, "not the pending governance address", "acceptGovernance")
+	// the old governance lost its powers, the new one has them
+	cc := committeeConfig(committeeKeys(t, "gov2", 3), 2, 2)
+	w.mustFail(w.s.Verdict, w.gov, "not the governance address", "setCommittee", uint64(2), uint32(2), cc.PubKeys, cc.PoPs)
+	w.mustFail(w.s.Verdict, w.gov, "not the governance address", "transferGovernance", common.Address(w.gov))
+	w.must(w.s.Verdict, next, "setCommittee", uint64(2), uint32(2), cc.PubKeys, cc.PoPs)
+
+	// a pending proposal can be cancelled with the zero address
+	w.must(w.s.Verdict, next, "transferGovernance", common.Address(w.alice))
+	w.must(w.s.Verdict, next, "transferGovernance", common.Address{})
+	w.mustFail(w.s.Verdict, w.alice, "not the pending governance address", "acceptGovernance")
+	w.mustFail(w.s.Verdict, Address{}, "not the pending governance address", "acceptGovernance")
+}
+
+// TestSetCommitteeEpochStepsByOne. Attack: governance (or a compromised
+// governance key) sets the epoch to 2^64-1; no later epoch can exceed it, so
+// the committee can never be rotated again (and skipped epochs confuse
+// committee members that sign for "the next" epoch). setCommittee must move
+// the epoch forward by exactly one.
+func TestSetCommitteeEpochStepsByOne(t *testing.T) {
+	w := newWorld(t) // epoch 1
+	cc := committeeConfig(committeeKeys(t, "epochs", 3), 0, 2)
+	for _, e := range []uint64{^uint64(0), 3, 1, 0} {
+		w.mustFail(w.s.Verdict, w.gov, "must be the current epoch 1 plus one", "setCommittee", e, uint32(2), cc.PubKeys, cc.PoPs)
+	}
+	w.must(w.s.Verdict, w.gov, "setCommittee", uint64(2), uint32(2), cc.PubKeys, cc.PoPs)
+	w.mustFail(w.s.Verdict, w.gov, "must be the current epoch 2 plus one", "setCommittee", uint64(2), uint32(2), cc.PubKeys, cc.PoPs)
+	w.must(w.s.Verdict, w.gov, "setCommittee", uint64(3), uint32(2), cc.PubKeys, cc.PoPs)
+	require.Equal(t, uint64(3), w.must(w.s.Verdict, w.bob, "committee")[0])
+
+	// genesis cannot start at the last epoch either
+	cc.Epoch = ^uint64(0)
+	require.Error(t, ConfigureVerdict(NewMemState().Store(FHEVerdictAddress), w.gov, cc))
+}

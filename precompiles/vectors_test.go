@@ -162,6 +162,12 @@ func vectorCases(w *world) []caseDef {
 	dupPoPs := append([][]byte{cc.PoPs[1]}, cc.PoPs[1:]...)
 	add("fail/setCommittee-duplicate-key", s.Verdict, "gov", w.pack(s.Verdict, "setCommittee", uint64(2), uint32(4), dup, dupPoPs))
 	add("fail/setCommittee-threshold", s.Verdict, "gov", w.pack(s.Verdict, "setCommittee", uint64(2), uint32(6), cc.PubKeys, cc.PoPs))
+	add("fail/setCommittee-epoch-skip", s.Verdict, "gov", w.pack(s.Verdict, "setCommittee", uint64(3), uint32(4), cc.PubKeys, cc.PoPs))
+	add("fail/setCommittee-epoch-max", s.Verdict, "gov", w.pack(s.Verdict, "setCommittee", ^uint64(0), uint32(4), cc.PubKeys, cc.PoPs))
+	add("ok/transferGovernance", s.Verdict, "gov", w.pack(s.Verdict, "transferGovernance", common.Address(w.carol)))
+	add("fail/transferGovernance-not-governance", s.Verdict, "alice", w.pack(s.Verdict, "transferGovernance", common.Address(w.alice)))
+	add("fail/acceptGovernance-not-pending", s.Verdict, "carol", w.pack(s.Verdict, "acceptGovernance"))
+	add("ok/pendingGovernance", s.Verdict, "bob", w.pack(s.Verdict, "pendingGovernance"))
 	return cs
 }
 
