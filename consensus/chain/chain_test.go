@@ -28,6 +28,7 @@ import (
 	"github.com/fhegate/fhegate/policy"
 	"github.com/fhegate/fhegate/precompiles"
 	"github.com/fhegate/fhegate/precompiles/host/subnetevm"
+	"github.com/fhegate/fhegate/precompiles/precompilestest"
 )
 
 func TestMain(m *testing.M) {
@@ -89,7 +90,7 @@ func TestCommitteeOnDevchain(t *testing.T) {
 	c, err := ethclient.DialContext(ctx, ch.URL())
 	require.NoError(t, err)
 	defer c.Close()
-	suite, err := precompiles.NewSuite(precompiles.Options{})
+	suite, err := precompilestest.NewSuite()
 	require.NoError(t, err)
 	alice := devchain.DevAccounts()[0]
 	send := func(to precompiles.Address, a abi.ABI, method string, args ...any) *types.Receipt {

@@ -16,6 +16,7 @@ import (
 	"github.com/fhegate/fhegate/contracts/bindings"
 	"github.com/fhegate/fhegate/precompiles"
 	"github.com/fhegate/fhegate/precompiles/host/subnetevm"
+	"github.com/fhegate/fhegate/precompiles/precompilestest"
 )
 
 const (
@@ -361,7 +362,7 @@ func TestEncryptedTally(t *testing.T) {
 	for i, v := range voters {
 		h := f.registerInput(v, "vote-"+string(rune('a'+i)))
 		f.ok(f.input.Allow(f.opts(v, 0), h, addr))
-		meta := precompiles.EncodeVersionVector([2]uint64{uint64(i + 1), 1})
+		meta := precompilestest.EncodeVersionVector([2]uint64{uint64(i + 1), 1})
 		r := f.ok(tally.Vote(f.opts(v, 0), h, meta))
 		ev, err := tally.ParseVoted(*r.Logs[len(r.Logs)-1])
 		require.NoError(t, err)
@@ -376,7 +377,7 @@ func TestEncryptedTally(t *testing.T) {
 	require.True(t, st.Exists)
 	require.Equal(t, uint8(2), st.Kind)
 	require.Equal(t, addr, st.Owner)
-	require.Equal(t, precompiles.EncodeVersionVector([2]uint64{1, 1}, [2]uint64{2, 1}, [2]uint64{3, 1}), st.Metadata)
+	require.Equal(t, precompilestest.EncodeVersionVector([2]uint64{1, 1}, [2]uint64{2, 1}, [2]uint64{3, 1}), st.Metadata)
 
 	r := f.ok(tally.RequestReveal(f.opts(bob, 0)))
 	ev, err := tally.ParseRevealRequested(*r.Logs[len(r.Logs)-1])

@@ -13,6 +13,7 @@ import (
 	"github.com/fhegate/fhegate/bls"
 	"github.com/fhegate/fhegate/contracts/bindings"
 	"github.com/fhegate/fhegate/precompiles"
+	"github.com/fhegate/fhegate/precompiles/precompilestest"
 )
 
 // evmGasTable is the committed table TestEVMGasTable compares with.
@@ -62,7 +63,7 @@ func TestEVMGasTable(t *testing.T) {
 		if i > 0 {
 			step = "EncryptedTally.vote (create + merge)"
 		}
-		rec(step, f.ok(tally.Vote(f.opts(v, 0), h, precompiles.EncodeVersionVector([2]uint64{uint64(i + 1), 1}))))
+		rec(step, f.ok(tally.Vote(f.opts(v, 0), h, precompilestest.EncodeVersionVector([2]uint64{uint64(i + 1), 1}))))
 	}
 	rec("EncryptedTally.requestReveal (→ FHECRDT.value)", f.ok(tally.RequestReveal(f.opts(bob, 0))))
 	for _, r := range rows {
