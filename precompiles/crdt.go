@@ -105,8 +105,9 @@ func stateAllowed(get reader, r stateRec, id Hash, a Address) bool {
 }
 
 var (
-	gasCRDTCreate  = 2*GasRead /*handle, ACL*/ + 2*GasRead + GasWrite /*nonce*/ + 5*GasWrite + logGas(3, 4*32)
-	gasCRDTMerge   = 2*(5*GasRead) + GasRead + 2*GasRead /*ACLs*/ + 5*GasWrite + logGas(4, 3*32)
+	gasCRDTCreate = 2*GasRead /*handle, ACL*/ + 2*GasRead + GasWrite /*nonce*/ + 5*GasWrite + logGas(3, 4*32)
+	// + 1 read of the caller's ACL entry on the merged state (grantMerged charges its write)
+	gasCRDTMerge   = 2*(5*GasRead) + GasRead + 2*GasRead /*ACLs*/ + GasRead + 5*GasWrite + logGas(4, 3*32)
 	gasCRDTValue   = 2*GasRead + GasRead + GasWrite /*nonce*/ + 2*GasWrite + logGas(4, 32)
 	gasCRDTAllow   = GasRead + GasWrite + logGas(3, 0)
 	gasCRDTStateOf = 5 * GasRead
@@ -219,8 +220,25 @@ func (s *Suite) crdtMerge(cl *call, a []any) ([]any, error) {
 	if lo == hi {
 		return []any{outHash(lo)}, nil // merge is idempotent
 	}
+	// Ownership of the merged state must not depend on who merged first (its
+	// id is keccak(lo, hi), so the first merger could otherwise squat it and
+	// hand both inputs' data to anyone). Rule: the merged state's owner is the
+	// inputs' common owner when both have the same one (that owner could read
+	// both anyway), otherwise nobody; access is granted to every caller
+	// allowed on both inputs when it calls merge — first or later, so the
+	// resulting ACL is the same whatever the order. Owners of the inputs are
+	// not granted automatically: an owner of one input was never allowed on
+	// the other. A state without an owner cannot be shared further (allow
+	// needs the owner); whoever may read both inputs merges to gain access.
 	id := Keccak256([]byte("fhegate/crdt/merge/v1"), lo[:], hi[:])
+	owner := Address{}
+	if ra.owner == rb.owner {
+		owner = ra.owner
+	}
 	if loadStateHeader(cl.st.get, id).exists {
+		if err := grantMerged(cl, id, owner); err != nil {
+			return nil, err
+		}
 		return []any{outHash(id)}, nil // already merged
 	}
 	if err := cl.charge(GasMergeByte * uint64(len(ra.meta)+len(rb.meta))); err != nil {
@@ -236,13 +254,30 @@ func (s *Suite) crdtMerge(cl *call, a []any) ([]any, error) {
 	if err := cl.charge(GasLogByte * 32 * words(len(meta))); err != nil {
 		return nil, err
 	}
-	if err := storeState(cl, id, stateRec{exists: true, kind: ra.kind, owner: cl.caller, pa: lo, pb: hi, meta: meta}); err != nil {
+	if err := storeState(cl, id, stateRec{exists: true, kind: ra.kind, owner: owner, pa: lo, pb: hi, meta: meta}); err != nil {
 		return nil, err
 	}
 	if err := cl.emit("StateMerged", [32]byte(id), [32]byte(lo), [32]byte(hi), ra.kind, meta); err != nil {
 		return nil, err
 	}
+	if err := grantMerged(cl, id, owner); err != nil {
+		return nil, err
+	}
 	return []any{outHash(id)}, nil
+}
+
+// grantMerged records the caller (allowed on both inputs) in the merged
+// state's ACL unless it is the owner or already recorded; one write and one
+// StateAllowed log, charged here.
+func grantMerged(cl *call, id Hash, owner Address) error {
+	if cl.caller == owner || cl.st.get(stateACLSlot(id, cl.caller)) == one {
+		return nil
+	}
+	if err := cl.charge(GasWrite + logGas(3, 0)); err != nil {
+		return err
+	}
+	cl.st.set(stateACLSlot(id, cl.caller), one)
+	return cl.emit("StateAllowed", [32]byte(id), outAddr(cl.caller))
 }
 
 // crdtValue implements FHECRDT.value.
@@ -258,7 +293,7 @@ func (s *Suite) crdtValue(cl *call, a []any) ([]any, error) {
 	if !stateAllowed(cl.st.get, r, id, cl.caller) {
 		return nil, revertf("FHECRDT.value: caller %s is not allowed on state %s", cl.caller, id)
 	}
-	req := newRequestID(cl, crdtReqNonceSlot)
+	req := newRequestID(cl, crdtReqNonceSlot, id, CRDTValuePolicyID)
 	base := crdtReqSlot(req)
 	cl.st.set(base, encodeReqHeader(cl.env.BlockNumber(), cl.caller))
 	cl.st.set(addOffset(base, 1), id)

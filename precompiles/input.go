@@ -18,6 +18,15 @@ func transientACLSlot(h Hash, a Address) Hash { return slot("in.tacl", h[:], a[:
 
 var one = Hash{31: 1}
 
+// Ciphertext type tags (ctype) FHEInput.register accepts. The committee signs
+// the tag the uploader chose; the precompile checks it so that contracts can
+// rely on handleInfo's ctype. CTypeCiphertext is a canonical fhe ciphertext
+// (fhe.KindCiphertext in the wire format) — the only type the committee's
+// upload path stores today. Add a tag here when a new ciphertext type exists.
+const CTypeCiphertext uint8 = 1
+
+func allowedCType(ctype uint8) bool { return ctype == CTypeCiphertext }
+
 type handleRec struct {
 	exists        bool
 	preset, ctype uint8
@@ -112,6 +121,9 @@ func (s *Suite) inputRegister(cl *call, a []any) ([]any, error) {
 	}
 	if owner == (Address{}) {
 		return nil, revertf("FHEInput.register: zero owner")
+	}
+	if !allowedCType(ctype) {
+		return nil, revertf("FHEInput.register: ciphertext type %d not allowed (allowed: %d)", ctype, CTypeCiphertext)
 	}
 	if decodeHandle(cl.st.get(handleSlot(h))).exists {
 		return nil, revertf("FHEInput.register: handle %s already registered", h)

@@ -114,8 +114,8 @@ func aggSign(t testing.TB, keys []*bls.SecretKey, d [32]byte, idx ...int) ([]byt
 func handle(tag string) Hash { return Keccak256([]byte("ciphertext/" + tag)) }
 
 func (w *world) registerHandle(h Hash, owner Address) {
-	sig, bm := w.attest(h, owner, 1, 2, w.com, w.epoch, w.quorum()...)
-	w.must(w.s.Input, w.alice, "register", [32]byte(h), common.Address(owner), uint8(1), uint8(2), sig, bm)
+	sig, bm := w.attest(h, owner, 1, 1, w.com, w.epoch, w.quorum()...)
+	w.must(w.s.Input, w.alice, "register", [32]byte(h), common.Address(owner), uint8(1), uint8(1), sig, bm)
 }
 
 func newWorld(t testing.TB) *world { return newWorldN(t, 4, 3) }
