@@ -100,8 +100,10 @@ func storeState(cl *call, id Hash, r stateRec) error {
 	return nil
 }
 
+// stateAllowed: the owner (merged states of different owners have none: the
+// zero address is never an owner) or an ACL entry.
 func stateAllowed(get reader, r stateRec, id Hash, a Address) bool {
-	return r.exists && (r.owner == a || get(stateACLSlot(id, a)) == one)
+	return r.exists && ((r.owner != Address{} && r.owner == a) || get(stateACLSlot(id, a)) == one)
 }
 
 var (
@@ -270,7 +272,7 @@ func (s *Suite) crdtMerge(cl *call, a []any) ([]any, error) {
 // state's ACL unless it is the owner or already recorded; one write and one
 // StateAllowed log, charged here.
 func grantMerged(cl *call, id Hash, owner Address) error {
-	if cl.caller == owner || cl.st.get(stateACLSlot(id, cl.caller)) == one {
+	if (owner != Address{} && cl.caller == owner) || cl.st.get(stateACLSlot(id, cl.caller)) == one {
 		return nil
 	}
 	if err := cl.charge(GasWrite + logGas(3, 0)); err != nil {
@@ -317,7 +319,7 @@ func (s *Suite) crdtAllow(cl *call, a []any) ([]any, error) {
 	if !r.exists {
 		return nil, revertf("FHECRDT.allow: unknown state %s", id)
 	}
-	if r.owner != cl.caller {
+	if r.owner == (Address{}) || r.owner != cl.caller {
 		return nil, revertf("FHECRDT.allow: only the owner of state %s may allow others", id)
 	}
 	if acct == (Address{}) {

@@ -146,6 +146,9 @@ func TestCRDTMergeIDSquatting(t *testing.T) {
 		w.mustFail(w.s.CRDT, w.bob, "not allowed on both states", "merge", [32]byte(sA), [32]byte(sB))
 		w.mustFail(w.s.CRDT, w.bob, "not allowed on state", "value", [32]byte(id))
 		w.mustFail(w.s.CRDT, mallory, "not allowed on state", "value", [32]byte(id))
+		// the zero address (eth_call's default sender) is not the owner of an ownerless state
+		w.mustFail(w.s.CRDT, Address{}, "not allowed on state", "value", [32]byte(id))
+		w.mustFail(w.s.CRDT, Address{}, "only the owner", "allow", [32]byte(id), common.Address(mallory))
 	}
 
 	// states with one owner: the merged state keeps that owner, whoever merges
