@@ -76,7 +76,8 @@ func TestAliasedSetCommitteeEthCall(t *testing.T) {
 			require.Error(t, errN)
 			require.ErrorContains(t, errB, "execution reverted")
 			t.Logf("from %s, %d bytes: canonical %d B allocated (heap +%d), aliased %d B (heap +%d): %v", from, size, totN, heapN, totB, heapB, errB)
-			require.LessOrEqual(t, totB, totN*3/2, "aliased eth_call allocated %d bytes, a canonical one %d", totB, totN)
+			// 1.5× plus 1 MiB for the node's own goroutines (the attack: ≈ 70 MB at 64 KiB, ≈ 16 GiB at 1 MiB)
+			require.LessOrEqual(t, totB, totN*3/2+1<<20, "aliased eth_call allocated %d bytes, a canonical one %d", totB, totN)
 		}
 	}
 }

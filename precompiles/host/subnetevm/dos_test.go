@@ -16,6 +16,11 @@ import (
 	"github.com/fhegate/fhegate/precompiles/host/subnetevm"
 )
 
+// noise is the allocation slack allowed for the simulated node's own
+// goroutines (block building, RPC); the attack allocated ≈ 64 MB at 64 KiB
+// and ≈ 16 GiB at 1 MiB.
+const noise = 1 << 20
+
 func w32(x uint64) []byte {
 	var w [32]byte
 	binary.BigEndian.PutUint64(w[24:], x)
@@ -108,8 +113,9 @@ func TestAliasedSetCommitteeThroughEVM(t *testing.T) {
 			require.Error(t, errB)
 			require.Contains(t, errB.Error(), "execution reverted")
 			t.Logf("eth_call size %d from %d: normal %d B allocated (heap +%d), aliased %d B (heap +%d): %v", len(bomb), from, totN, heapN, totB, heapB, errB)
-			require.LessOrEqual(t, totB, totN*3/2, "aliased eth_call allocated %d bytes, a normal one %d", totB, totN)
-			require.LessOrEqual(t, heapB, max(heapN*3/2, 1<<20), "aliased eth_call grew the heap by %d bytes, a normal one by %d", heapB, heapN)
+			// 1.5× plus a small constant for the simulated node's background work
+			require.LessOrEqual(t, totB, totN*3/2+noise, "aliased eth_call allocated %d bytes, a normal one %d", totB, totN)
+			require.LessOrEqual(t, heapB, heapN*3/2+4*noise, "aliased eth_call grew the heap by %d bytes, a normal one by %d", heapB, heapN)
 		}
 	}
 
@@ -124,7 +130,7 @@ func TestAliasedSetCommitteeThroughEVM(t *testing.T) {
 	require.Equal(t, types.ReceiptStatusFailed, rN.Status)
 	require.Equal(t, types.ReceiptStatusFailed, rB.Status)
 	t.Logf("transaction size %d: normal %d B allocated, aliased %d B", len(bomb), totN, totB)
-	require.LessOrEqual(t, totB, totN*3/2, "aliased transaction allocated %d bytes, a normal one %d", totB, totN)
+	require.LessOrEqual(t, totB, totN*3/2+noise, "aliased transaction allocated %d bytes, a normal one %d", totB, totN)
 	ci, err := f.verdict.Committee(nil)
 	require.NoError(t, err)
 	require.Equal(t, uint64(1), ci.Epoch, "committee unchanged")
