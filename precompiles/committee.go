@@ -3,6 +3,7 @@ package precompiles
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 	"math/big"
 
 	"github.com/fhegate/fhegate/bls"
@@ -12,10 +13,13 @@ import (
 //
 //	slot("vd.c")              header: [0]=1, epoch at [8:16], threshold at [16:20], size at [20:24]
 //	slot("vd.g")              governance address (low 20 bytes)
+//	slot("vd.pg")             pending governance address (transferGovernance → acceptGovernance)
 //	slot("vd.k", epoch, i)+j  member i's 96-byte uncompressed key, j = 0..2
 var (
 	keyCommittee  = slot("vd.c")
 	keyGovernance = slot("vd.g")
+	// keyPendingGovernance holds the address proposed by transferGovernance.
+	keyPendingGovernance = slot("vd.pg")
 )
 
 func memberKeySlot(epoch uint64, i uint32) Hash {
@@ -80,6 +84,9 @@ func (cc CommitteeConfig) validate() ([][]byte, error) {
 	}
 	if len(cc.PoPs) != n {
 		return nil, fmt.Errorf("%d proofs of possession for %d keys", len(cc.PoPs), n)
+	}
+	if cc.Epoch == math.MaxUint64 {
+		return nil, fmt.Errorf("epoch %d leaves no successor", cc.Epoch)
 	}
 	if cc.Threshold == 0 || int(cc.Threshold) > n {
 		return nil, fmt.Errorf("threshold %d outside [1,%d]", cc.Threshold, n)

@@ -32,7 +32,13 @@ type methodSpec struct {
 	// static gas charged before anything is decoded (the method's fixed reads,
 	// writes and logs); calldata words are added on top.
 	gas uint64
-	run handler
+	// maxInput, when non-zero, caps the calldata after the selector: larger
+	// inputs revert before anything is decoded.
+	maxInput int
+	// auth, when set, authorises the caller before any argument is decoded
+	// (for methods whose authorisation does not depend on their arguments).
+	auth func(cl *call) error
+	run  handler
 }
 
 // method is a methodSpec bound to its ABI method.
@@ -174,8 +180,9 @@ func (c *call) emit(event string, args ...any) error {
 	return nil
 }
 
-// Run executes one call: charge gas → refuse writes when read-only → decode →
-// authorise → act. It never panics; any residual panic becomes a revert that
+// Run executes one call: charge gas → refuse writes when read-only → size cap
+// and argument-free authorisation → bounded pre-pass over the encoding →
+// decode → authorise → act. It never panics; any residual panic becomes a revert that
 // consumes all supplied gas.
 func (c *Contract) Run(env Env, input []byte, suppliedGas uint64) (ret []byte, remaining uint64, err error) {
 	defer func() {
@@ -201,6 +208,19 @@ func (c *Contract) Run(env Env, input []byte, suppliedGas uint64) (ret []byte, r
 	}
 	if !m.readOnly && env.ReadOnly() {
 		return nil, cl.gas, revertf("%s.%s: state change refused in a read-only (static) call", c.name, m.name)
+	}
+	if m.maxInput > 0 && len(in)-4 > m.maxInput {
+		return nil, cl.gas, revertf("%s.%s: input of %d bytes exceeds the method's %d", c.name, m.name, len(in)-4, m.maxInput)
+	}
+	if m.auth != nil {
+		if err := m.auth(cl); err != nil {
+			return nil, cl.gas, err
+		}
+	}
+	// bounded pre-pass: Unpack allocates per decoded element, so counts,
+	// lengths and offsets are checked against the input size first (decode.go)
+	if err := checkEncoding(m.abi.Inputs, in[4:]); err != nil {
+		return nil, cl.gas, revertf("%s.%s: malformed input: %v", c.name, m.name, err)
 	}
 	args, err := m.abi.Inputs.Unpack(in[4:])
 	if err != nil {

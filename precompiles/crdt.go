@@ -100,13 +100,16 @@ func storeState(cl *call, id Hash, r stateRec) error {
 	return nil
 }
 
+// stateAllowed: the owner (merged states of different owners have none: the
+// zero address is never an owner) or an ACL entry.
 func stateAllowed(get reader, r stateRec, id Hash, a Address) bool {
-	return r.exists && (r.owner == a || get(stateACLSlot(id, a)) == one)
+	return r.exists && ((r.owner != Address{} && r.owner == a) || get(stateACLSlot(id, a)) == one)
 }
 
 var (
-	gasCRDTCreate  = 2*GasRead + GasTRead /*handle ACL*/ + 2*GasRead + GasWrite /*nonce*/ + 5*GasWrite + logGas(3, 4*32)
-	gasCRDTMerge   = 2*(5*GasRead) + GasRead + 2*GasRead /*ACLs*/ + 5*GasWrite + logGas(4, 3*32)
+	gasCRDTCreate = 2*GasRead /*handle, ACL*/ + 2*GasRead + GasWrite /*nonce*/ + 5*GasWrite + logGas(3, 4*32)
+	// + 1 read of the caller's ACL entry on the merged state (grantMerged charges its write)
+	gasCRDTMerge   = 2*(5*GasRead) + GasRead + 2*GasRead /*ACLs*/ + GasRead + 5*GasWrite + logGas(4, 3*32)
 	gasCRDTValue   = 2*GasRead + GasRead + GasWrite /*nonce*/ + 2*GasWrite + logGas(4, 32)
 	gasCRDTAllow   = GasRead + GasWrite + logGas(3, 0)
 	gasCRDTStateOf = 5 * GasRead
@@ -148,10 +151,11 @@ func (s *Suite) crdtCreate(cl *call, a []any) ([]any, error) {
 	if err := cl.charge(GasMergeByte*uint64(len(meta)) + GasLogByte*32*words(len(meta))); err != nil {
 		return nil, err
 	}
+	// a state outlives the transaction, so capturing a handle in one is a
+	// grant: the owner or a persistent ACL entry, never transient access
 	get := func(k Hash) Hash { return cl.env.PeerState(FHEInputAddress, k) }
-	getT := func(k Hash) Hash { return cl.env.PeerTransientState(FHEInputAddress, k) }
-	if !allowedOn(get, getT, h, cl.caller) {
-		return nil, revertf("FHECRDT.create: caller %s is not allowed on handle %s", cl.caller, h)
+	if !grantableOn(get, h, cl.caller) {
+		return nil, revertf("FHECRDT.create: caller %s is not allowed to grant handle %s (owner or persistent ACL only)", cl.caller, h)
 	}
 	if err := s.merger.Validate(kind, meta); err != nil {
 		return nil, revertf("FHECRDT.create: metadata: %v", err)
@@ -167,8 +171,8 @@ func (s *Suite) crdtCreate(cl *call, a []any) ([]any, error) {
 		return nil, err
 	}
 	for i, r := range refs {
-		if r != h && !allowedOn(get, getT, r, cl.caller) {
-			return nil, revertf("FHECRDT.create: caller %s is not allowed on metadata handle %d (%s)", cl.caller, i, r)
+		if r != h && !grantableOn(get, r, cl.caller) {
+			return nil, revertf("FHECRDT.create: caller %s is not allowed to grant metadata handle %d (%s) (owner or persistent ACL only)", cl.caller, i, r)
 		}
 	}
 	n := cl.st.get(crdtNonceSlot)
@@ -218,8 +222,25 @@ func (s *Suite) crdtMerge(cl *call, a []any) ([]any, error) {
 	if lo == hi {
 		return []any{outHash(lo)}, nil // merge is idempotent
 	}
+	// Ownership of the merged state must not depend on who merged first (its
+	// id is keccak(lo, hi), so the first merger could otherwise squat it and
+	// hand both inputs' data to anyone). Rule: the merged state's owner is the
+	// inputs' common owner when both have the same one (that owner could read
+	// both anyway), otherwise nobody; access is granted to every caller
+	// allowed on both inputs when it calls merge — first or later, so the
+	// resulting ACL is the same whatever the order. Owners of the inputs are
+	// not granted automatically: an owner of one input was never allowed on
+	// the other. A state without an owner cannot be shared further (allow
+	// needs the owner); whoever may read both inputs merges to gain access.
 	id := Keccak256([]byte("fhegate/crdt/merge/v1"), lo[:], hi[:])
+	owner := Address{}
+	if ra.owner == rb.owner {
+		owner = ra.owner
+	}
 	if loadStateHeader(cl.st.get, id).exists {
+		if err := grantMerged(cl, id, owner); err != nil {
+			return nil, err
+		}
 		return []any{outHash(id)}, nil // already merged
 	}
 	if err := cl.charge(GasMergeByte * uint64(len(ra.meta)+len(rb.meta))); err != nil {
@@ -235,13 +256,30 @@ func (s *Suite) crdtMerge(cl *call, a []any) ([]any, error) {
 	if err := cl.charge(GasLogByte * 32 * words(len(meta))); err != nil {
 		return nil, err
 	}
-	if err := storeState(cl, id, stateRec{exists: true, kind: ra.kind, owner: cl.caller, pa: lo, pb: hi, meta: meta}); err != nil {
+	if err := storeState(cl, id, stateRec{exists: true, kind: ra.kind, owner: owner, pa: lo, pb: hi, meta: meta}); err != nil {
 		return nil, err
 	}
 	if err := cl.emit("StateMerged", [32]byte(id), [32]byte(lo), [32]byte(hi), ra.kind, meta); err != nil {
 		return nil, err
 	}
+	if err := grantMerged(cl, id, owner); err != nil {
+		return nil, err
+	}
 	return []any{outHash(id)}, nil
+}
+
+// grantMerged records the caller (allowed on both inputs) in the merged
+// state's ACL unless it is the owner or already recorded; one write and one
+// StateAllowed log, charged here.
+func grantMerged(cl *call, id Hash, owner Address) error {
+	if (owner != Address{} && cl.caller == owner) || cl.st.get(stateACLSlot(id, cl.caller)) == one {
+		return nil
+	}
+	if err := cl.charge(GasWrite + logGas(3, 0)); err != nil {
+		return err
+	}
+	cl.st.set(stateACLSlot(id, cl.caller), one)
+	return cl.emit("StateAllowed", [32]byte(id), outAddr(cl.caller))
 }
 
 // crdtValue implements FHECRDT.value.
@@ -257,7 +295,7 @@ func (s *Suite) crdtValue(cl *call, a []any) ([]any, error) {
 	if !stateAllowed(cl.st.get, r, id, cl.caller) {
 		return nil, revertf("FHECRDT.value: caller %s is not allowed on state %s", cl.caller, id)
 	}
-	req := newRequestID(cl, crdtReqNonceSlot)
+	req := newRequestID(cl, crdtReqNonceSlot, id, CRDTValuePolicyID)
 	base := crdtReqSlot(req)
 	cl.st.set(base, encodeReqHeader(cl.env.BlockNumber(), cl.caller))
 	cl.st.set(addOffset(base, 1), id)
@@ -281,7 +319,7 @@ func (s *Suite) crdtAllow(cl *call, a []any) ([]any, error) {
 	if !r.exists {
 		return nil, revertf("FHECRDT.allow: unknown state %s", id)
 	}
-	if r.owner != cl.caller {
+	if r.owner == (Address{}) || r.owner != cl.caller {
 		return nil, revertf("FHECRDT.allow: only the owner of state %s may allow others", id)
 	}
 	if acct == (Address{}) {

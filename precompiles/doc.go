@@ -26,8 +26,8 @@
 // only time is Env.BlockTime. Policy compilation and CRDT metadata merges come
 // through the PolicyCompiler and CRDTMerger interfaces (policy/ and
 // fhe/crdt/meta provide the real ones, wired by precompiles/corebackends;
-// StandInCompiler and StandInMerger are deterministic stand-ins for tests and
-// the default when Options leaves them nil).
+// NewSuite refuses nil backends; deterministic stand-ins for tests are in
+// precompiles/precompilestest).
 //
 // Committee signatures: BLS12-381 aggregate signatures with a signer bitmap,
 // keys registered with proofs of possession (package bls; IETF

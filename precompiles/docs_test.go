@@ -48,7 +48,7 @@ func eventRows(s *Suite) []string {
 // event topic exactly as the code has them. Print the rows with -v.
 func TestDocsInSync(t *testing.T) {
 	t.Parallel()
-	s, err := NewSuite(Options{})
+	s, err := NewSuite(testOptions())
 	require.NoError(t, err)
 	raw, err := os.ReadFile("../docs/precompiles.md")
 	if os.IsNotExist(err) {

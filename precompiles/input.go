@@ -18,6 +18,15 @@ func transientACLSlot(h Hash, a Address) Hash { return slot("in.tacl", h[:], a[:
 
 var one = Hash{31: 1}
 
+// Ciphertext type tags (ctype) FHEInput.register accepts. The committee signs
+// the tag the uploader chose; the precompile checks it so that contracts can
+// rely on handleInfo's ctype. CTypeCiphertext is a canonical fhe ciphertext
+// (fhe.KindCiphertext in the wire format) — the only type the committee's
+// upload path stores today. Add a tag here when a new ciphertext type exists.
+const CTypeCiphertext uint8 = 1
+
+func allowedCType(ctype uint8) bool { return ctype == CTypeCiphertext }
+
 type handleRec struct {
 	exists        bool
 	preset, ctype uint8
@@ -51,11 +60,21 @@ func allowedOn(get, getT reader, h Hash, acct Address) bool {
 	return getT(transientACLSlot(h, acct)) == one
 }
 
+// grantableOn reports whether acct may grant access to handle or capture it
+// in a CRDT state: the owner or a persistent ACL entry. Transient access
+// (allowTransient) only lets acct use the handle within the transaction; were
+// it enough to grant, a transient grantee could allow itself and keep access
+// for ever.
+func grantableOn(get reader, h Hash, acct Address) bool {
+	rec := decodeHandle(get(handleSlot(h)))
+	return rec.exists && (rec.owner == acct || get(aclSlot(h, acct)) == one)
+}
+
 // Gas of FHEInput methods (static part; see docs/gas.md).
 var (
 	gasInputRegister   = GasRead /*handle*/ + GasRead /*committee header*/ + GasWrite + logGas(3, 96)
-	gasInputAllow      = 3*GasRead + GasTRead + GasWrite + logGas(3, 32)
-	gasInputAllowT     = 3*GasRead + GasTRead + GasTWrite + logGas(3, 32)
+	gasInputAllow      = 3*GasRead + GasWrite + logGas(3, 32)
+	gasInputAllowT     = 3*GasRead + GasTWrite + logGas(3, 32)
 	gasInputIsAllowed  = 2*GasRead + GasTRead
 	gasInputHandleInfo = GasRead
 )
@@ -103,6 +122,9 @@ func (s *Suite) inputRegister(cl *call, a []any) ([]any, error) {
 	if owner == (Address{}) {
 		return nil, revertf("FHEInput.register: zero owner")
 	}
+	if !allowedCType(ctype) {
+		return nil, revertf("FHEInput.register: ciphertext type %d not allowed (allowed: %d)", ctype, CTypeCiphertext)
+	}
 	if decodeHandle(cl.st.get(handleSlot(h))).exists {
 		return nil, revertf("FHEInput.register: handle %s already registered", h)
 	}
@@ -147,8 +169,8 @@ func grant(cl *call, a []any, transient bool) ([]any, error) {
 	if !decodeHandle(cl.st.get(handleSlot(h))).exists {
 		return nil, revertf("FHEInput.%s: unknown handle %s", name, h)
 	}
-	if !allowedOn(cl.st.get, cl.st.getT, h, cl.caller) {
-		return nil, revertf("FHEInput.%s: caller %s is not allowed on handle %s", name, cl.caller, h)
+	if !grantableOn(cl.st.get, h, cl.caller) {
+		return nil, revertf("FHEInput.%s: caller %s is not allowed to grant handle %s (owner or persistent ACL only)", name, cl.caller, h)
 	}
 	if transient {
 		cl.st.setT(transientACLSlot(h, acct), one)

@@ -11,6 +11,7 @@ import (
 //	slot("po.p", id)+1   cost (uint64 word)
 //	slot("po.p", id)+2   plan hash
 //	slot("po.n")         request nonce
+//	slot("po.s", keccak256(spec))  policy id registered for that spec (spec-hash index)
 //	slot("po.r", req)+0  [0]=1, block number at [4:12], requester at [12:32]
 //	slot("po.r", req)+1  policy id
 //	slot("po.r", req)+2  keccak256(abi.encodePacked(handles))
@@ -19,6 +20,8 @@ func policySlot(id Hash) Hash    { return slot("po.p", id[:]) }
 func policyReqSlot(id Hash) Hash { return slot("po.r", id[:]) }
 
 var policyNonceSlot = slot("po.n")
+
+func policySpecSlot(specHash Hash) Hash { return slot("po.s", specHash[:]) }
 
 type policyRec struct {
 	exists     bool
@@ -77,24 +80,46 @@ func loadRequest(get reader, base Hash) requestRec {
 }
 
 // RequestID is the id of the nonce-th request issued by precompile (FHEPolicy
-// or FHECRDT) on chain chainID:
-// keccak256("fhegate/request/v1" || chainId(32) || precompile(20) || nonce(32)).
-func RequestID(chainID *big.Int, precompile Address, nonce uint64) Hash {
+// or FHECRDT) on chain chainID, binding what was requested:
+//
+//	keccak256("fhegate/request/v2" || chainId(32) || precompile(20) ||
+//	          nonce(32) || requester(20) || ref(32) || extra(32))
+//
+// For FHEPolicy.evaluate ref is the policy id and extra HandlesHash(handles);
+// for FHECRDT.value ref is the state id and extra CRDTValuePolicyID. Two chains
+// sharing a chain id and a committee therefore get different ids for
+// different requests, and a verdict signed for one request cannot be
+// submitted for another that merely has the same nonce.
+func RequestID(chainID *big.Int, precompile Address, nonce uint64, requester Address, ref, extra Hash) Hash {
 	cid := bigWord(chainIDWord(chainID))
 	nw := u64Word(nonce)
-	return Keccak256([]byte("fhegate/request/v1"), cid[:], precompile[:], nw[:])
+	return Keccak256([]byte("fhegate/request/v2"), cid[:], precompile[:], nw[:], requester[:], ref[:], extra[:])
 }
 
-func newRequestID(cl *call, nonceSlot Hash) Hash {
+// HandlesHash is keccak256(abi.encodePacked(handles)): the handles of an
+// evaluation request, in order (stored with the request and bound into its id).
+func HandlesHash(handles []Hash) Hash {
+	packed := make([]byte, 0, 32*len(handles))
+	for _, h := range handles {
+		packed = append(packed, h[:]...)
+	}
+	return Keccak256(packed)
+}
+
+func newRequestID(cl *call, nonceSlot Hash, ref, extra Hash) Hash {
 	n := cl.st.get(nonceSlot)
 	nonce := binary.BigEndian.Uint64(n[24:])
-	id := RequestID(cl.env.ChainID(), cl.c.addr, nonce)
+	id := RequestID(cl.env.ChainID(), cl.c.addr, nonce, cl.caller, ref, extra)
 	cl.st.set(nonceSlot, u64Word(nonce+1))
 	return id
 }
 
 var (
-	gasPolicyRegister = 3*GasRead + 3*GasWrite + logGas(3, 7*32)
+	// static: the spec-hash index and the policy record (the cost of
+	// re-registering a known spec); a compile, the index write and
+	// gasPolicyRecord are charged only when the spec is new
+	gasPolicyRegister = GasRead + 3*GasRead
+	gasPolicyRecord   = 3*GasWrite + logGas(3, 7*32)
 	gasPolicyEvaluate = 3*GasRead /*policy*/ + GasRead + GasWrite /*nonce*/ + 3*GasWrite + logGas(4, 3*32)
 	// per handle: ACL check (handle, acl, transient) + log word
 	gasPolicyPerHandle = 2*GasRead + GasTRead + GasLogByte*32
@@ -121,6 +146,13 @@ func (s *Suite) policyRegister(cl *call, a []any) ([]any, error) {
 	if len(spec) == 0 || len(spec) > MaxSpecBytes {
 		return nil, revertf("FHEPolicy.registerPolicy: spec length %d outside [1,%d]", len(spec), MaxSpecBytes)
 	}
+	// A spec registered before is found through the spec-hash index and costs
+	// the static reads only: re-registration never runs the compiler (the
+	// policy id is the plan hash, known only after compiling).
+	specKey := policySpecSlot(Keccak256(spec))
+	if known := cl.st.get(specKey); !known.IsZero() && loadPolicy(cl.st.get, known).exists {
+		return []any{outHash(known)}, nil // idempotent
+	}
 	// compile and event data are proportional to the spec size
 	if err := cl.charge(GasCompileBase + GasCompileByte*uint64(len(spec)) + GasLogByte*32*words(len(spec))); err != nil {
 		return nil, err
@@ -139,8 +171,15 @@ func (s *Suite) policyRegister(cl *call, a []any) ([]any, error) {
 		return nil, revertf("FHEPolicy.registerPolicy: plan takes %d inputs, max %d", info.Inputs, MaxHandles)
 	}
 	id := info.PlanHash
+	if err := cl.charge(GasWrite); err != nil { // the spec-hash index
+		return nil, err
+	}
+	cl.st.set(specKey, id)
 	if loadPolicy(cl.st.get, id).exists {
-		return []any{outHash(id)}, nil // idempotent
+		return []any{outHash(id)}, nil // idempotent (another spec with the same plan)
+	}
+	if err := cl.charge(gasPolicyRecord); err != nil {
+		return nil, err
 	}
 	base := policySlot(id)
 	var w Hash
@@ -185,18 +224,17 @@ func (s *Suite) policyEvaluate(cl *call, a []any) ([]any, error) {
 	}
 	get := func(k Hash) Hash { return cl.env.PeerState(FHEInputAddress, k) }
 	getT := func(k Hash) Hash { return cl.env.PeerTransientState(FHEInputAddress, k) }
-	packed := make([]byte, 0, 32*len(hs))
 	for i, h := range hs {
 		if !allowedOn(get, getT, h, cl.caller) {
 			return nil, revertf("FHEPolicy.evaluate: caller %s is not allowed on handle %d (%s)", cl.caller, i, h)
 		}
-		packed = append(packed, h[:]...)
 	}
-	req := newRequestID(cl, policyNonceSlot)
+	hh := HandlesHash(hs)
+	req := newRequestID(cl, policyNonceSlot, id, hh)
 	base := policyReqSlot(req)
 	cl.st.set(base, encodeReqHeader(cl.env.BlockNumber(), cl.caller))
 	cl.st.set(addOffset(base, 1), id)
-	cl.st.set(addOffset(base, 2), Keccak256(packed))
+	cl.st.set(addOffset(base, 2), hh)
 	hsOut := make([][32]byte, len(hs))
 	for i := range hs {
 		hsOut[i] = hs[i]

@@ -1,5 +1,7 @@
 package precompiles
 
+import "errors"
+
 // PlanInfo is what the policy compiler reports for canonical spec bytes.
 type PlanInfo struct {
 	PlanHash Hash   // hash of the compiled plan; used as the policy id
@@ -29,8 +31,8 @@ type CRDTMerger interface {
 
 // Options configures a Suite.
 type Options struct {
-	Compiler PolicyCompiler // nil: StandInCompiler
-	Merger   CRDTMerger     // nil: StandInMerger
+	Compiler PolicyCompiler // required (corebackends.Policy on a chain)
+	Merger   CRDTMerger     // required (corebackends.CRDTMeta on a chain)
 }
 
 // Suite is the set of four fhegate precompiles sharing one compiler and merger.
@@ -45,16 +47,15 @@ type Suite struct {
 }
 
 // NewSuite builds the four precompiles, each from its method table. It fails
-// when a table and the embedded ABI disagree (an ABI method without a
+// when a backend is nil (there is no default: the real pair is in
+// precompiles/corebackends, test stand-ins in precompiles/precompilestest)
+// and when a table and the embedded ABI disagree (an ABI method without a
 // handler, a handler without an ABI method, a method registered twice).
 func NewSuite(o Options) (*Suite, error) {
+	if o.Compiler == nil || o.Merger == nil {
+		return nil, errors.New("precompiles: NewSuite needs a policy compiler and a CRDT merger (precompiles/corebackends; stand-ins for tests in precompiles/precompilestest)")
+	}
 	s := &Suite{compiler: o.Compiler, merger: o.Merger}
-	if s.compiler == nil {
-		s.compiler = StandInCompiler{}
-	}
-	if s.merger == nil {
-		s.merger = StandInMerger{}
-	}
 	if err := s.build(s.contractDefs()); err != nil {
 		return nil, err
 	}

@@ -11,7 +11,7 @@ import (
 // buildWith builds a suite whose FHEPolicy table is edited by edit.
 func buildWith(t *testing.T, edit func([]methodSpec) []methodSpec) error {
 	t.Helper()
-	s := &Suite{compiler: StandInCompiler{}, merger: StandInMerger{}}
+	s := &Suite{compiler: standInCompiler{}, merger: standInMerger{}}
 	defs := s.contractDefs()
 	require.Equal(t, "FHEPolicy", defs[1].name)
 	defs[1].methods = edit(slices.Clone(defs[1].methods))
@@ -53,7 +53,7 @@ func TestSuiteRejectsNilHandler(t *testing.T) {
 // every ABI method, and Methods lists the names in name order.
 func TestMethodTables(t *testing.T) {
 	t.Parallel()
-	s, err := NewSuite(Options{})
+	s, err := NewSuite(testOptions())
 	require.NoError(t, err)
 	for _, c := range s.Contracts() {
 		require.Len(t, c.methods, len(c.abi.Methods), c.Name())
@@ -67,4 +67,21 @@ func TestMethodTables(t *testing.T) {
 		require.False(t, ok)
 		require.True(t, slices.IsSorted(c.Methods()), c.Name())
 	}
+}
+
+// TestNewSuiteRefusesNilBackends. Attack/defect: NewSuite silently installed
+// the stand-in compiler and merger when a host passed nil, so a validator
+// wired without backends (e.g. SetBackends(nil, nil) left over from a test)
+// would run test stand-ins on a real chain and disagree with every other
+// validator. NewSuite must refuse a nil compiler or merger.
+func TestNewSuiteRefusesNilBackends(t *testing.T) {
+	t.Parallel()
+	for _, o := range []Options{{}, {Compiler: standInCompiler{}}, {Merger: standInMerger{}}} {
+		s, err := NewSuite(o)
+		require.Error(t, err)
+		require.Nil(t, s)
+	}
+	s, err := NewSuite(testOptions())
+	require.NoError(t, err)
+	require.NotNil(t, s)
 }

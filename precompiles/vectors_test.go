@@ -55,20 +55,22 @@ func vectorCases(w *world) []caseDef {
 
 	// FHEInput
 	hN := handle("new")
-	sig, bm := w.attest(hN, w.carol, 1, 2, w.com, w.epoch, 0, 1, 2)
-	add("ok/register", s.Input, "carol", w.pack(s.Input, "register", h(hN), a(w.carol), uint8(1), uint8(2), sig, bm))
-	add("ok/register-by-relayer", s.Input, "bob", w.pack(s.Input, "register", h(hN), a(w.carol), uint8(1), uint8(2), sig, bm))
+	sig, bm := w.attest(hN, w.carol, 1, 1, w.com, w.epoch, 0, 1, 2)
+	add("ok/register", s.Input, "carol", w.pack(s.Input, "register", h(hN), a(w.carol), uint8(1), uint8(1), sig, bm))
+	add("ok/register-by-relayer", s.Input, "bob", w.pack(s.Input, "register", h(hN), a(w.carol), uint8(1), uint8(1), sig, bm))
 	add("fail/register-wrong-type", s.Input, "carol", w.pack(s.Input, "register", h(hN), a(w.carol), uint8(1), uint8(3), sig, bm))
-	add("fail/register-wrong-owner", s.Input, "carol", w.pack(s.Input, "register", h(hN), a(w.bob), uint8(1), uint8(2), sig, bm))
-	sigU, bmU := w.attest(hN, w.carol, 1, 2, w.com, w.epoch, 0, 1)
-	add("fail/register-under-quorum", s.Input, "carol", w.pack(s.Input, "register", h(hN), a(w.carol), uint8(1), uint8(2), sigU, bmU))
-	sigE, bmE := w.attest(hN, w.carol, 1, 2, w.com, w.epoch+1, 0, 1, 2)
-	add("fail/register-wrong-epoch", s.Input, "carol", w.pack(s.Input, "register", h(hN), a(w.carol), uint8(1), uint8(2), sigE, bmE))
-	sigR, bmR := w.attest(w.hA, w.alice, 1, 2, w.com, w.epoch, 0, 1, 2)
-	add("fail/register-twice", s.Input, "alice", w.pack(s.Input, "register", h(w.hA), a(w.alice), uint8(1), uint8(2), sigR, bmR))
-	add("fail/register-zero-handle", s.Input, "alice", w.pack(s.Input, "register", [32]byte{}, a(w.alice), uint8(1), uint8(2), sig, bm))
-	add("fail/register-static", s.Input, "carol", w.pack(s.Input, "register", h(hN), a(w.carol), uint8(1), uint8(2), sig, bm)).static = true
-	add("fail/register-out-of-gas", s.Input, "carol", w.pack(s.Input, "register", h(hN), a(w.carol), uint8(1), uint8(2), sig, bm)).gas = 50_000
+	add("fail/register-wrong-owner", s.Input, "carol", w.pack(s.Input, "register", h(hN), a(w.bob), uint8(1), uint8(1), sig, bm))
+	sigU, bmU := w.attest(hN, w.carol, 1, 1, w.com, w.epoch, 0, 1)
+	add("fail/register-under-quorum", s.Input, "carol", w.pack(s.Input, "register", h(hN), a(w.carol), uint8(1), uint8(1), sigU, bmU))
+	sigE, bmE := w.attest(hN, w.carol, 1, 1, w.com, w.epoch+1, 0, 1, 2)
+	add("fail/register-wrong-epoch", s.Input, "carol", w.pack(s.Input, "register", h(hN), a(w.carol), uint8(1), uint8(1), sigE, bmE))
+	sigR, bmR := w.attest(w.hA, w.alice, 1, 1, w.com, w.epoch, 0, 1, 2)
+	add("fail/register-twice", s.Input, "alice", w.pack(s.Input, "register", h(w.hA), a(w.alice), uint8(1), uint8(1), sigR, bmR))
+	sigT, bmT := w.attest(hN, w.carol, 1, 2, w.com, w.epoch, 0, 1, 2)
+	add("fail/register-unknown-ctype", s.Input, "carol", w.pack(s.Input, "register", h(hN), a(w.carol), uint8(1), uint8(2), sigT, bmT))
+	add("fail/register-zero-handle", s.Input, "alice", w.pack(s.Input, "register", [32]byte{}, a(w.alice), uint8(1), uint8(1), sig, bm))
+	add("fail/register-static", s.Input, "carol", w.pack(s.Input, "register", h(hN), a(w.carol), uint8(1), uint8(1), sig, bm)).static = true
+	add("fail/register-out-of-gas", s.Input, "carol", w.pack(s.Input, "register", h(hN), a(w.carol), uint8(1), uint8(1), sig, bm)).gas = 50_000
 	add("ok/allow", s.Input, "alice", w.pack(s.Input, "allow", h(w.hA), a(w.bob)))
 	add("ok/allow-by-allowed", s.Input, "gate", w.pack(s.Input, "allow", h(w.hA), a(w.carol)))
 	add("fail/allow-not-allowed", s.Input, "carol", w.pack(s.Input, "allow", h(w.hA), a(w.carol)))
@@ -162,6 +164,12 @@ func vectorCases(w *world) []caseDef {
 	dupPoPs := append([][]byte{cc.PoPs[1]}, cc.PoPs[1:]...)
 	add("fail/setCommittee-duplicate-key", s.Verdict, "gov", w.pack(s.Verdict, "setCommittee", uint64(2), uint32(4), dup, dupPoPs))
 	add("fail/setCommittee-threshold", s.Verdict, "gov", w.pack(s.Verdict, "setCommittee", uint64(2), uint32(6), cc.PubKeys, cc.PoPs))
+	add("fail/setCommittee-epoch-skip", s.Verdict, "gov", w.pack(s.Verdict, "setCommittee", uint64(3), uint32(4), cc.PubKeys, cc.PoPs))
+	add("fail/setCommittee-epoch-max", s.Verdict, "gov", w.pack(s.Verdict, "setCommittee", ^uint64(0), uint32(4), cc.PubKeys, cc.PoPs))
+	add("ok/transferGovernance", s.Verdict, "gov", w.pack(s.Verdict, "transferGovernance", common.Address(w.carol)))
+	add("fail/transferGovernance-not-governance", s.Verdict, "alice", w.pack(s.Verdict, "transferGovernance", common.Address(w.alice)))
+	add("fail/acceptGovernance-not-pending", s.Verdict, "carol", w.pack(s.Verdict, "acceptGovernance"))
+	add("ok/pendingGovernance", s.Verdict, "bob", w.pack(s.Verdict, "pendingGovernance"))
 	return cs
 }
 

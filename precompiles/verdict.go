@@ -3,6 +3,7 @@ package precompiles
 import (
 	"encoding/binary"
 	"errors"
+	"math"
 	"math/big"
 
 	"github.com/fhegate/fhegate/bls"
@@ -24,6 +25,11 @@ var (
 	gasVerdictMemberKey    = 4 * GasRead
 	gasVerdictSetCommittee = 2*GasRead + GasWrite + logGas(2, 2*32)
 	gasVerdictPerMember    = GasBLSPoP + 3*GasWrite
+	// governance read (auth), pending write, log
+	gasVerdictTransferGov = GasRead + GasWrite + logGas(3, 0)
+	// pending and governance reads, two writes, log
+	gasVerdictAcceptGov  = 2*GasRead + 2*GasWrite + logGas(3, 0)
+	gasVerdictPendingGov = GasRead
 )
 
 // verdictMethods is FHEVerdict's method table.
@@ -33,7 +39,10 @@ func (s *Suite) verdictMethods() []methodSpec {
 		{name: "verdictOf", readOnly: true, gas: gasVerdictOf, run: s.verdictOf},
 		{name: "committee", readOnly: true, gas: gasVerdictCommittee, run: s.verdictCommittee},
 		{name: "memberKey", readOnly: true, gas: gasVerdictMemberKey, run: s.verdictMemberKey},
-		{name: "setCommittee", gas: gasVerdictSetCommittee, run: s.verdictSetCommittee},
+		{name: "setCommittee", gas: gasVerdictSetCommittee, maxInput: maxSetCommitteeInput, auth: onlyGovernance("setCommittee"), run: s.verdictSetCommittee},
+		{name: "transferGovernance", gas: gasVerdictTransferGov, auth: onlyGovernance("transferGovernance"), run: s.verdictTransferGovernance},
+		{name: "acceptGovernance", gas: gasVerdictAcceptGov, run: s.verdictAcceptGovernance},
+		{name: "pendingGovernance", readOnly: true, gas: gasVerdictPendingGov, run: s.verdictPendingGovernance},
 	}
 }
 
@@ -157,13 +166,18 @@ func (s *Suite) verdictSetCommittee(cl *call, a []any) ([]any, error) {
 	if err := cl.charge(gasVerdictPerMember * uint64(len(pks))); err != nil {
 		return nil, err
 	}
-	gov := govOf(cl.st.get)
-	if gov == (Address{}) || gov != cl.caller {
-		return nil, revertf("FHEVerdict.setCommittee: caller %s is not the governance address", cl.caller)
-	}
+	// the epoch moves forward by exactly one (1 when no committee is
+	// registered): a jump to 2^64-1 would freeze the committee for ever
 	h := decodeHeader(cl.st.get(keyCommittee))
-	if h.Present && epoch <= h.Epoch {
-		return nil, revertf("FHEVerdict.setCommittee: epoch %d must exceed current epoch %d", epoch, h.Epoch)
+	var cur uint64
+	if h.Present {
+		cur = h.Epoch
+	}
+	if cur == math.MaxUint64 {
+		return nil, revertf("FHEVerdict.setCommittee: epoch %d is the last one", cur)
+	}
+	if epoch != cur+1 {
+		return nil, revertf("FHEVerdict.setCommittee: epoch %d must be the current epoch %d plus one", epoch, cur)
 	}
 	raws, err := CommitteeConfig{Epoch: epoch, Threshold: threshold, PubKeys: pks, PoPs: pops}.validate()
 	if err != nil {
@@ -171,6 +185,51 @@ func (s *Suite) verdictSetCommittee(cl *call, a []any) ([]any, error) {
 	}
 	writeCommittee(cl.st.set, epoch, threshold, raws)
 	return nil, cl.emit("CommitteeChanged", epoch, threshold, uint32(len(raws)))
+}
+
+// verdictTransferGovernance implements FHEVerdict.transferGovernance (step 1
+// of 2; governance was checked before decoding). The zero address cancels.
+func (s *Suite) verdictTransferGovernance(cl *call, a []any) ([]any, error) {
+	next, err := argAddr(a[0])
+	if err != nil {
+		return nil, err
+	}
+	cl.st.set(keyPendingGovernance, addrWord(next))
+	return nil, cl.emit("GovernanceTransferStarted", outAddr(cl.caller), outAddr(next))
+}
+
+// verdictAcceptGovernance implements FHEVerdict.acceptGovernance (step 2 of 2).
+func (s *Suite) verdictAcceptGovernance(cl *call, a []any) ([]any, error) {
+	pending := addrFromLow(cl.st.get(keyPendingGovernance).Bytes())
+	if pending == (Address{}) || pending != cl.caller {
+		return nil, revertf("FHEVerdict.acceptGovernance: caller %s is not the pending governance address", cl.caller)
+	}
+	prev := govOf(cl.st.get)
+	cl.st.set(keyGovernance, addrWord(pending))
+	cl.st.set(keyPendingGovernance, Hash{})
+	return nil, cl.emit("GovernanceTransferred", outAddr(prev), outAddr(pending))
+}
+
+// verdictPendingGovernance implements FHEVerdict.pendingGovernance.
+func (s *Suite) verdictPendingGovernance(cl *call, a []any) ([]any, error) {
+	return []any{outAddr(addrFromLow(cl.st.get(keyPendingGovernance).Bytes()))}, nil
+}
+
+// maxSetCommitteeInput bounds setCommittee's calldata (after the selector):
+// four head words and two bytes[] of MaxCommitteeSize elements, each an
+// offset, a length and at most 96 bytes (an uncompressed key or a PoP).
+const maxSetCommitteeInput = 4*32 + 2*(32+MaxCommitteeSize*(32+32+96))
+
+// onlyGovernance authorises the governance address before any argument is
+// decoded (the method's size cap has already run).
+func onlyGovernance(method string) func(cl *call) error {
+	return func(cl *call) error {
+		gov := govOf(cl.st.get)
+		if gov == (Address{}) || gov != cl.caller {
+			return revertf("FHEVerdict.%s: caller %s is not the governance address", method, cl.caller)
+		}
+		return nil
+	}
 }
 
 func govOf(get reader) Address {

@@ -114,8 +114,8 @@ func aggSign(t testing.TB, keys []*bls.SecretKey, d [32]byte, idx ...int) ([]byt
 func handle(tag string) Hash { return Keccak256([]byte("ciphertext/" + tag)) }
 
 func (w *world) registerHandle(h Hash, owner Address) {
-	sig, bm := w.attest(h, owner, 1, 2, w.com, w.epoch, w.quorum()...)
-	w.must(w.s.Input, w.alice, "register", [32]byte(h), common.Address(owner), uint8(1), uint8(2), sig, bm)
+	sig, bm := w.attest(h, owner, 1, 1, w.com, w.epoch, w.quorum()...)
+	w.must(w.s.Input, w.alice, "register", [32]byte(h), common.Address(owner), uint8(1), uint8(1), sig, bm)
 }
 
 func newWorld(t testing.TB) *world { return newWorldN(t, 4, 3) }
@@ -123,7 +123,7 @@ func newWorld(t testing.TB) *world { return newWorldN(t, 4, 3) }
 // newWorldN builds the fixture with an n-member committee and threshold thr
 // (the fixture's own signatures use members 0..thr-1 or the first three).
 func newWorldN(t testing.TB, n int, thr uint32) *world {
-	s, err := NewSuite(Options{})
+	s, err := NewSuite(testOptions())
 	require.NoError(t, err)
 	w := &world{t: t, s: s, st: NewMemState(), chainID: big.NewInt(1337), number: 10, epoch: 1, thr: thr,
 		alice: acct("alice"), bob: acct("bob"), carol: acct("carol"), gov: acct("gov"), gate: acct("gate")}

@@ -28,6 +28,7 @@ import (
 	"github.com/fhegate/fhegate/policy"
 	"github.com/fhegate/fhegate/precompiles"
 	"github.com/fhegate/fhegate/precompiles/host/subnetevm"
+	"github.com/fhegate/fhegate/precompiles/precompilestest"
 )
 
 func TestMain(m *testing.M) {
@@ -122,7 +123,7 @@ func startDevchain(ctx context.Context, t *testing.T) *chainRig {
 	c, err := ethclient.DialContext(ctx, ch.URL())
 	require.NoError(t, err)
 	t.Cleanup(c.Close)
-	suite, err := precompiles.NewSuite(precompiles.Options{})
+	suite, err := precompilestest.NewSuite()
 	require.NoError(t, err)
 	return &chainRig{t: t, ctx: ctx, lc: lc, ch: ch, c: c, suite: suite, alice: devchain.DevAccounts()[0], enc: fhe.NewEncryptor(lc.Keys)}
 }

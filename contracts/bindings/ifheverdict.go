@@ -31,7 +31,7 @@ var (
 
 // IFHEVerdictMetaData contains all meta data concerning the IFHEVerdict contract.
 var IFHEVerdictMetaData = &bind.MetaData{
-	ABI: "[{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"uint64\",\"name\":\"epoch\",\"type\":\"uint64\"},{\"indexed\":false,\"internalType\":\"uint32\",\"name\":\"threshold\",\"type\":\"uint32\"},{\"indexed\":false,\"internalType\":\"uint32\",\"name\":\"size\",\"type\":\"uint32\"}],\"name\":\"CommitteeChanged\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"requestId\",\"type\":\"bytes32\"},{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"policyId\",\"type\":\"bytes32\"},{\"indexed\":false,\"internalType\":\"uint256\",\"name\":\"result\",\"type\":\"uint256\"},{\"indexed\":false,\"internalType\":\"bytes32\",\"name\":\"resultDigest\",\"type\":\"bytes32\"},{\"indexed\":false,\"internalType\":\"uint64\",\"name\":\"epoch\",\"type\":\"uint64\"},{\"indexed\":false,\"internalType\":\"uint32\",\"name\":\"signers\",\"type\":\"uint32\"}],\"name\":\"VerdictAccepted\",\"type\":\"event\"},{\"inputs\":[],\"name\":\"committee\",\"outputs\":[{\"internalType\":\"uint64\",\"name\":\"epoch\",\"type\":\"uint64\"},{\"internalType\":\"uint32\",\"name\":\"threshold\",\"type\":\"uint32\"},{\"internalType\":\"uint32\",\"name\":\"size\",\"type\":\"uint32\"},{\"internalType\":\"address\",\"name\":\"governance\",\"type\":\"address\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint32\",\"name\":\"index\",\"type\":\"uint32\"}],\"name\":\"memberKey\",\"outputs\":[{\"internalType\":\"bytes\",\"name\":\"pubkey\",\"type\":\"bytes\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint64\",\"name\":\"epoch\",\"type\":\"uint64\"},{\"internalType\":\"uint32\",\"name\":\"threshold\",\"type\":\"uint32\"},{\"internalType\":\"bytes[]\",\"name\":\"pubkeys\",\"type\":\"bytes[]\"},{\"internalType\":\"bytes[]\",\"name\":\"pops\",\"type\":\"bytes[]\"}],\"name\":\"setCommittee\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"requestId\",\"type\":\"bytes32\"},{\"internalType\":\"uint256\",\"name\":\"result\",\"type\":\"uint256\"},{\"internalType\":\"bytes32\",\"name\":\"resultDigest\",\"type\":\"bytes32\"},{\"internalType\":\"bytes\",\"name\":\"signature\",\"type\":\"bytes\"},{\"internalType\":\"bytes\",\"name\":\"signers\",\"type\":\"bytes\"}],\"name\":\"submit\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"requestId\",\"type\":\"bytes32\"}],\"name\":\"verdictOf\",\"outputs\":[{\"internalType\":\"bool\",\"name\":\"ready\",\"type\":\"bool\"},{\"internalType\":\"uint256\",\"name\":\"result\",\"type\":\"uint256\"},{\"internalType\":\"bytes32\",\"name\":\"resultDigest\",\"type\":\"bytes32\"},{\"internalType\":\"uint64\",\"name\":\"epoch\",\"type\":\"uint64\"}],\"stateMutability\":\"view\",\"type\":\"function\"}]",
+	ABI: "[{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"uint64\",\"name\":\"epoch\",\"type\":\"uint64\"},{\"indexed\":false,\"internalType\":\"uint32\",\"name\":\"threshold\",\"type\":\"uint32\"},{\"indexed\":false,\"internalType\":\"uint32\",\"name\":\"size\",\"type\":\"uint32\"}],\"name\":\"CommitteeChanged\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"address\",\"name\":\"governance\",\"type\":\"address\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"pendingGovernance\",\"type\":\"address\"}],\"name\":\"GovernanceTransferStarted\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"address\",\"name\":\"previousGovernance\",\"type\":\"address\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"newGovernance\",\"type\":\"address\"}],\"name\":\"GovernanceTransferred\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"requestId\",\"type\":\"bytes32\"},{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"policyId\",\"type\":\"bytes32\"},{\"indexed\":false,\"internalType\":\"uint256\",\"name\":\"result\",\"type\":\"uint256\"},{\"indexed\":false,\"internalType\":\"bytes32\",\"name\":\"resultDigest\",\"type\":\"bytes32\"},{\"indexed\":false,\"internalType\":\"uint64\",\"name\":\"epoch\",\"type\":\"uint64\"},{\"indexed\":false,\"internalType\":\"uint32\",\"name\":\"signers\",\"type\":\"uint32\"}],\"name\":\"VerdictAccepted\",\"type\":\"event\"},{\"inputs\":[],\"name\":\"acceptGovernance\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"committee\",\"outputs\":[{\"internalType\":\"uint64\",\"name\":\"epoch\",\"type\":\"uint64\"},{\"internalType\":\"uint32\",\"name\":\"threshold\",\"type\":\"uint32\"},{\"internalType\":\"uint32\",\"name\":\"size\",\"type\":\"uint32\"},{\"internalType\":\"address\",\"name\":\"governance\",\"type\":\"address\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint32\",\"name\":\"index\",\"type\":\"uint32\"}],\"name\":\"memberKey\",\"outputs\":[{\"internalType\":\"bytes\",\"name\":\"pubkey\",\"type\":\"bytes\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"pendingGovernance\",\"outputs\":[{\"internalType\":\"address\",\"name\":\"\",\"type\":\"address\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint64\",\"name\":\"epoch\",\"type\":\"uint64\"},{\"internalType\":\"uint32\",\"name\":\"threshold\",\"type\":\"uint32\"},{\"internalType\":\"bytes[]\",\"name\":\"pubkeys\",\"type\":\"bytes[]\"},{\"internalType\":\"bytes[]\",\"name\":\"pops\",\"type\":\"bytes[]\"}],\"name\":\"setCommittee\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"requestId\",\"type\":\"bytes32\"},{\"internalType\":\"uint256\",\"name\":\"result\",\"type\":\"uint256\"},{\"internalType\":\"bytes32\",\"name\":\"resultDigest\",\"type\":\"bytes32\"},{\"internalType\":\"bytes\",\"name\":\"signature\",\"type\":\"bytes\"},{\"internalType\":\"bytes\",\"name\":\"signers\",\"type\":\"bytes\"}],\"name\":\"submit\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"newGovernance\",\"type\":\"address\"}],\"name\":\"transferGovernance\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"requestId\",\"type\":\"bytes32\"}],\"name\":\"verdictOf\",\"outputs\":[{\"internalType\":\"bool\",\"name\":\"ready\",\"type\":\"bool\"},{\"internalType\":\"uint256\",\"name\":\"result\",\"type\":\"uint256\"},{\"internalType\":\"bytes32\",\"name\":\"resultDigest\",\"type\":\"bytes32\"},{\"internalType\":\"uint64\",\"name\":\"epoch\",\"type\":\"uint64\"}],\"stateMutability\":\"view\",\"type\":\"function\"}]",
 }
 
 // IFHEVerdictABI is the input ABI used to generate the binding from.
@@ -266,6 +266,37 @@ func (_IFHEVerdict *IFHEVerdictCallerSession) MemberKey(index uint32) ([]byte, e
 	return _IFHEVerdict.Contract.MemberKey(&_IFHEVerdict.CallOpts, index)
 }
 
+// PendingGovernance is a free data retrieval call binding the contract method 0xf39c38a0.
+//
+// Solidity: function pendingGovernance() view returns(address)
+func (_IFHEVerdict *IFHEVerdictCaller) PendingGovernance(opts *bind.CallOpts) (common.Address, error) {
+	var out []interface{}
+	err := _IFHEVerdict.contract.Call(opts, &out, "pendingGovernance")
+
+	if err != nil {
+		return *new(common.Address), err
+	}
+
+	out0 := *abi.ConvertType(out[0], new(common.Address)).(*common.Address)
+
+	return out0, err
+
+}
+
+// PendingGovernance is a free data retrieval call binding the contract method 0xf39c38a0.
+//
+// Solidity: function pendingGovernance() view returns(address)
+func (_IFHEVerdict *IFHEVerdictSession) PendingGovernance() (common.Address, error) {
+	return _IFHEVerdict.Contract.PendingGovernance(&_IFHEVerdict.CallOpts)
+}
+
+// PendingGovernance is a free data retrieval call binding the contract method 0xf39c38a0.
+//
+// Solidity: function pendingGovernance() view returns(address)
+func (_IFHEVerdict *IFHEVerdictCallerSession) PendingGovernance() (common.Address, error) {
+	return _IFHEVerdict.Contract.PendingGovernance(&_IFHEVerdict.CallOpts)
+}
+
 // VerdictOf is a free data retrieval call binding the contract method 0x7b96882b.
 //
 // Solidity: function verdictOf(bytes32 requestId) view returns(bool ready, uint256 result, bytes32 resultDigest, uint64 epoch)
@@ -321,6 +352,27 @@ func (_IFHEVerdict *IFHEVerdictCallerSession) VerdictOf(requestId [32]byte) (str
 	return _IFHEVerdict.Contract.VerdictOf(&_IFHEVerdict.CallOpts, requestId)
 }
 
+// AcceptGovernance is a paid mutator transaction binding the contract method 0x238efcbc.
+//
+// Solidity: function acceptGovernance() returns()
+func (_IFHEVerdict *IFHEVerdictTransactor) AcceptGovernance(opts *bind.TransactOpts) (*types.Transaction, error) {
+	return _IFHEVerdict.contract.Transact(opts, "acceptGovernance")
+}
+
+// AcceptGovernance is a paid mutator transaction binding the contract method 0x238efcbc.
+//
+// Solidity: function acceptGovernance() returns()
+func (_IFHEVerdict *IFHEVerdictSession) AcceptGovernance() (*types.Transaction, error) {
+	return _IFHEVerdict.Contract.AcceptGovernance(&_IFHEVerdict.TransactOpts)
+}
+
+// AcceptGovernance is a paid mutator transaction binding the contract method 0x238efcbc.
+//
+// Solidity: function acceptGovernance() returns()
+func (_IFHEVerdict *IFHEVerdictTransactorSession) AcceptGovernance() (*types.Transaction, error) {
+	return _IFHEVerdict.Contract.AcceptGovernance(&_IFHEVerdict.TransactOpts)
+}
+
 // SetCommittee is a paid mutator transaction binding the contract method 0x7fa7b91d.
 //
 // Solidity: function setCommittee(uint64 epoch, uint32 threshold, bytes[] pubkeys, bytes[] pops) returns()
@@ -361,6 +413,27 @@ func (_IFHEVerdict *IFHEVerdictSession) Submit(requestId [32]byte, result *big.I
 // Solidity: function submit(bytes32 requestId, uint256 result, bytes32 resultDigest, bytes signature, bytes signers) returns()
 func (_IFHEVerdict *IFHEVerdictTransactorSession) Submit(requestId [32]byte, result *big.Int, resultDigest [32]byte, signature []byte, signers []byte) (*types.Transaction, error) {
 	return _IFHEVerdict.Contract.Submit(&_IFHEVerdict.TransactOpts, requestId, result, resultDigest, signature, signers)
+}
+
+// TransferGovernance is a paid mutator transaction binding the contract method 0xd38bfff4.
+//
+// Solidity: function transferGovernance(address newGovernance) returns()
+func (_IFHEVerdict *IFHEVerdictTransactor) TransferGovernance(opts *bind.TransactOpts, newGovernance common.Address) (*types.Transaction, error) {
+	return _IFHEVerdict.contract.Transact(opts, "transferGovernance", newGovernance)
+}
+
+// TransferGovernance is a paid mutator transaction binding the contract method 0xd38bfff4.
+//
+// Solidity: function transferGovernance(address newGovernance) returns()
+func (_IFHEVerdict *IFHEVerdictSession) TransferGovernance(newGovernance common.Address) (*types.Transaction, error) {
+	return _IFHEVerdict.Contract.TransferGovernance(&_IFHEVerdict.TransactOpts, newGovernance)
+}
+
+// TransferGovernance is a paid mutator transaction binding the contract method 0xd38bfff4.
+//
+// Solidity: function transferGovernance(address newGovernance) returns()
+func (_IFHEVerdict *IFHEVerdictTransactorSession) TransferGovernance(newGovernance common.Address) (*types.Transaction, error) {
+	return _IFHEVerdict.Contract.TransferGovernance(&_IFHEVerdict.TransactOpts, newGovernance)
 }
 
 // IFHEVerdictCommitteeChangedIterator is returned from FilterCommitteeChanged and is used to iterate over the raw logs and unpacked data for CommitteeChanged events raised by the IFHEVerdict contract.
@@ -503,6 +576,312 @@ func (_IFHEVerdict *IFHEVerdictFilterer) WatchCommitteeChanged(opts *bind.WatchO
 func (_IFHEVerdict *IFHEVerdictFilterer) ParseCommitteeChanged(log types.Log) (*IFHEVerdictCommitteeChanged, error) {
 	event := new(IFHEVerdictCommitteeChanged)
 	if err := _IFHEVerdict.contract.UnpackLog(event, "CommitteeChanged", log); err != nil {
+		return nil, err
+	}
+	event.Raw = log
+	return event, nil
+}
+
+// IFHEVerdictGovernanceTransferStartedIterator is returned from FilterGovernanceTransferStarted and is used to iterate over the raw logs and unpacked data for GovernanceTransferStarted events raised by the IFHEVerdict contract.
+type IFHEVerdictGovernanceTransferStartedIterator struct {
+	Event *IFHEVerdictGovernanceTransferStarted // Event containing the contract specifics and raw log
+
+	contract *bind.BoundContract // Generic contract to use for unpacking event data
+	event    string              // Event name to use for unpacking event data
+
+	logs chan types.Log        // Log channel receiving the found contract events
+	sub  ethereum.Subscription // Subscription for errors, completion and termination
+	done bool                  // Whether the subscription completed delivering logs
+	fail error                 // Occurred error to stop iteration
+}
+
+// Next advances the iterator to the subsequent event, returning whether there
+// are any more events found. In case of a retrieval or parsing error, false is
+// returned and Error() can be queried for the exact failure.
+func (it *IFHEVerdictGovernanceTransferStartedIterator) Next() bool {
+	// If the iterator failed, stop iterating
+	if it.fail != nil {
+		return false
+	}
+	// If the iterator completed, deliver directly whatever's available
+	if it.done {
+		select {
+		case log := <-it.logs:
+			it.Event = new(IFHEVerdictGovernanceTransferStarted)
+			if err := it.contract.UnpackLog(it.Event, it.event, log); err != nil {
+				it.fail = err
+				return false
+			}
+			it.Event.Raw = log
+			return true
+
+		default:
+			return false
+		}
+	}
+	// Iterator still in progress, wait for either a data or an error event
+	select {
+	case log := <-it.logs:
+		it.Event = new(IFHEVerdictGovernanceTransferStarted)
+		if err := it.contract.UnpackLog(it.Event, it.event, log); err != nil {
+			it.fail = err
+			return false
+		}
+		it.Event.Raw = log
+		return true
+
+	case err := <-it.sub.Err():
+		it.done = true
+		it.fail = err
+		return it.Next()
+	}
+}
+
+// Error returns any retrieval or parsing error occurred during filtering.
+func (it *IFHEVerdictGovernanceTransferStartedIterator) Error() error {
+	return it.fail
+}
+
+// Close terminates the iteration process, releasing any pending underlying
+// resources.
+func (it *IFHEVerdictGovernanceTransferStartedIterator) Close() error {
+	it.sub.Unsubscribe()
+	return nil
+}
+
+// IFHEVerdictGovernanceTransferStarted represents a GovernanceTransferStarted event raised by the IFHEVerdict contract.
+type IFHEVerdictGovernanceTransferStarted struct {
+	Governance        common.Address
+	PendingGovernance common.Address
+	Raw               types.Log // Blockchain specific contextual infos
+}
+
+// FilterGovernanceTransferStarted is a free log retrieval operation binding the contract event 0x1c4bb4e3cab7b72da7eb9f0ae62554dda85dc7fb907c946ad2776095b95ac1ad.
+//
+// Solidity: event GovernanceTransferStarted(address indexed governance, address indexed pendingGovernance)
+func (_IFHEVerdict *IFHEVerdictFilterer) FilterGovernanceTransferStarted(opts *bind.FilterOpts, governance []common.Address, pendingGovernance []common.Address) (*IFHEVerdictGovernanceTransferStartedIterator, error) {
+
+	var governanceRule []interface{}
+	for _, governanceItem := range governance {
+		governanceRule = append(governanceRule, governanceItem)
+	}
+	var pendingGovernanceRule []interface{}
+	for _, pendingGovernanceItem := range pendingGovernance {
+		pendingGovernanceRule = append(pendingGovernanceRule, pendingGovernanceItem)
+	}
+
+	logs, sub, err := _IFHEVerdict.contract.FilterLogs(opts, "GovernanceTransferStarted", governanceRule, pendingGovernanceRule)
+	if err != nil {
+		return nil, err
+	}
+	return &IFHEVerdictGovernanceTransferStartedIterator{contract: _IFHEVerdict.contract, event: "GovernanceTransferStarted", logs: logs, sub: sub}, nil
+}
+
+// WatchGovernanceTransferStarted is a free log subscription operation binding the contract event 0x1c4bb4e3cab7b72da7eb9f0ae62554dda85dc7fb907c946ad2776095b95ac1ad.
+//
+// Solidity: event GovernanceTransferStarted(address indexed governance, address indexed pendingGovernance)
+func (_IFHEVerdict *IFHEVerdictFilterer) WatchGovernanceTransferStarted(opts *bind.WatchOpts, sink chan<- *IFHEVerdictGovernanceTransferStarted, governance []common.Address, pendingGovernance []common.Address) (event.Subscription, error) {
+
+	var governanceRule []interface{}
+	for _, governanceItem := range governance {
+		governanceRule = append(governanceRule, governanceItem)
+	}
+	var pendingGovernanceRule []interface{}
+	for _, pendingGovernanceItem := range pendingGovernance {
+		pendingGovernanceRule = append(pendingGovernanceRule, pendingGovernanceItem)
+	}
+
+	logs, sub, err := _IFHEVerdict.contract.WatchLogs(opts, "GovernanceTransferStarted", governanceRule, pendingGovernanceRule)
+	if err != nil {
+		return nil, err
+	}
+	return event.NewSubscription(func(quit <-chan struct{}) error {
+		defer sub.Unsubscribe()
+		for {
+			select {
+			case log := <-logs:
+				// New log arrived, parse the event and forward to the user
+				event := new(IFHEVerdictGovernanceTransferStarted)
+				if err := _IFHEVerdict.contract.UnpackLog(event, "GovernanceTransferStarted", log); err != nil {
+					return err
+				}
+				event.Raw = log
+
+				select {
+				case sink <- event:
+				case err := <-sub.Err():
+					return err
+				case <-quit:
+					return nil
+				}
+			case err := <-sub.Err():
+				return err
+			case <-quit:
+				return nil
+			}
+		}
+	}), nil
+}
+
+// ParseGovernanceTransferStarted is a log parse operation binding the contract event 0x1c4bb4e3cab7b72da7eb9f0ae62554dda85dc7fb907c946ad2776095b95ac1ad.
+//
+// Solidity: event GovernanceTransferStarted(address indexed governance, address indexed pendingGovernance)
+func (_IFHEVerdict *IFHEVerdictFilterer) ParseGovernanceTransferStarted(log types.Log) (*IFHEVerdictGovernanceTransferStarted, error) {
+	event := new(IFHEVerdictGovernanceTransferStarted)
+	if err := _IFHEVerdict.contract.UnpackLog(event, "GovernanceTransferStarted", log); err != nil {
+		return nil, err
+	}
+	event.Raw = log
+	return event, nil
+}
+
+// IFHEVerdictGovernanceTransferredIterator is returned from FilterGovernanceTransferred and is used to iterate over the raw logs and unpacked data for GovernanceTransferred events raised by the IFHEVerdict contract.
+type IFHEVerdictGovernanceTransferredIterator struct {
+	Event *IFHEVerdictGovernanceTransferred // Event containing the contract specifics and raw log
+
+	contract *bind.BoundContract // Generic contract to use for unpacking event data
+	event    string              // Event name to use for unpacking event data
+
+	logs chan types.Log        // Log channel receiving the found contract events
+	sub  ethereum.Subscription // Subscription for errors, completion and termination
+	done bool                  // Whether the subscription completed delivering logs
+	fail error                 // Occurred error to stop iteration
+}
+
+// Next advances the iterator to the subsequent event, returning whether there
+// are any more events found. In case of a retrieval or parsing error, false is
+// returned and Error() can be queried for the exact failure.
+func (it *IFHEVerdictGovernanceTransferredIterator) Next() bool {
+	// If the iterator failed, stop iterating
+	if it.fail != nil {
+		return false
+	}
+	// If the iterator completed, deliver directly whatever's available
+	if it.done {
+		select {
+		case log := <-it.logs:
+			it.Event = new(IFHEVerdictGovernanceTransferred)
+			if err := it.contract.UnpackLog(it.Event, it.event, log); err != nil {
+				it.fail = err
+				return false
+			}
+			it.Event.Raw = log
+			return true
+
+		default:
+			return false
+		}
+	}
+	// Iterator still in progress, wait for either a data or an error event
+	select {
+	case log := <-it.logs:
+		it.Event = new(IFHEVerdictGovernanceTransferred)
+		if err := it.contract.UnpackLog(it.Event, it.event, log); err != nil {
+			it.fail = err
+			return false
+		}
+		it.Event.Raw = log
+		return true
+
+	case err := <-it.sub.Err():
+		it.done = true
+		it.fail = err
+		return it.Next()
+	}
+}
+
+// Error returns any retrieval or parsing error occurred during filtering.
+func (it *IFHEVerdictGovernanceTransferredIterator) Error() error {
+	return it.fail
+}
+
+// Close terminates the iteration process, releasing any pending underlying
+// resources.
+func (it *IFHEVerdictGovernanceTransferredIterator) Close() error {
+	it.sub.Unsubscribe()
+	return nil
+}
+
+// IFHEVerdictGovernanceTransferred represents a GovernanceTransferred event raised by the IFHEVerdict contract.
+type IFHEVerdictGovernanceTransferred struct {
+	PreviousGovernance common.Address
+	NewGovernance      common.Address
+	Raw                types.Log // Blockchain specific contextual infos
+}
+
+// FilterGovernanceTransferred is a free log retrieval operation binding the contract event 0x5f56bee8cffbe9a78652a74a60705edede02af10b0bbb888ca44b79a0d42ce80.
+//
+// Solidity: event GovernanceTransferred(address indexed previousGovernance, address indexed newGovernance)
+func (_IFHEVerdict *IFHEVerdictFilterer) FilterGovernanceTransferred(opts *bind.FilterOpts, previousGovernance []common.Address, newGovernance []common.Address) (*IFHEVerdictGovernanceTransferredIterator, error) {
+
+	var previousGovernanceRule []interface{}
+	for _, previousGovernanceItem := range previousGovernance {
+		previousGovernanceRule = append(previousGovernanceRule, previousGovernanceItem)
+	}
+	var newGovernanceRule []interface{}
+	for _, newGovernanceItem := range newGovernance {
+		newGovernanceRule = append(newGovernanceRule, newGovernanceItem)
+	}
+
+	logs, sub, err := _IFHEVerdict.contract.FilterLogs(opts, "GovernanceTransferred", previousGovernanceRule, newGovernanceRule)
+	if err != nil {
+		return nil, err
+	}
+	return &IFHEVerdictGovernanceTransferredIterator{contract: _IFHEVerdict.contract, event: "GovernanceTransferred", logs: logs, sub: sub}, nil
+}
+
+// WatchGovernanceTransferred is a free log subscription operation binding the contract event 0x5f56bee8cffbe9a78652a74a60705edede02af10b0bbb888ca44b79a0d42ce80.
+//
+// Solidity: event GovernanceTransferred(address indexed previousGovernance, address indexed newGovernance)
+func (_IFHEVerdict *IFHEVerdictFilterer) WatchGovernanceTransferred(opts *bind.WatchOpts, sink chan<- *IFHEVerdictGovernanceTransferred, previousGovernance []common.Address, newGovernance []common.Address) (event.Subscription, error) {
+
+	var previousGovernanceRule []interface{}
+	for _, previousGovernanceItem := range previousGovernance {
+		previousGovernanceRule = append(previousGovernanceRule, previousGovernanceItem)
+	}
+	var newGovernanceRule []interface{}
+	for _, newGovernanceItem := range newGovernance {
+		newGovernanceRule = append(newGovernanceRule, newGovernanceItem)
+	}
+
+	logs, sub, err := _IFHEVerdict.contract.WatchLogs(opts, "GovernanceTransferred", previousGovernanceRule, newGovernanceRule)
+	if err != nil {
+		return nil, err
+	}
+	return event.NewSubscription(func(quit <-chan struct{}) error {
+		defer sub.Unsubscribe()
+		for {
+			select {
+			case log := <-logs:
+				// New log arrived, parse the event and forward to the user
+				event := new(IFHEVerdictGovernanceTransferred)
+				if err := _IFHEVerdict.contract.UnpackLog(event, "GovernanceTransferred", log); err != nil {
+					return err
+				}
+				event.Raw = log
+
+				select {
+				case sink <- event:
+				case err := <-sub.Err():
+					return err
+				case <-quit:
+					return nil
+				}
+			case err := <-sub.Err():
+				return err
+			case <-quit:
+				return nil
+			}
+		}
+	}), nil
+}
+
+// ParseGovernanceTransferred is a log parse operation binding the contract event 0x5f56bee8cffbe9a78652a74a60705edede02af10b0bbb888ca44b79a0d42ce80.
+//
+// Solidity: event GovernanceTransferred(address indexed previousGovernance, address indexed newGovernance)
+func (_IFHEVerdict *IFHEVerdictFilterer) ParseGovernanceTransferred(log types.Log) (*IFHEVerdictGovernanceTransferred, error) {
+	event := new(IFHEVerdictGovernanceTransferred)
+	if err := _IFHEVerdict.contract.UnpackLog(event, "GovernanceTransferred", log); err != nil {
 		return nil, err
 	}
 	event.Raw = log

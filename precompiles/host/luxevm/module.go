@@ -18,6 +18,7 @@ import (
 	"github.com/luxfi/geth/core/vm"
 
 	"github.com/fhegate/fhegate/precompiles"
+	"github.com/fhegate/fhegate/precompiles/corebackends"
 )
 
 // Config keys (identical to the subnet-evm adapter's).
@@ -33,7 +34,8 @@ var (
 	chainID atomic.Pointer[big.Int]
 )
 
-// SetBackends installs the policy compiler and CRDT merger (nil: stand-ins).
+// SetBackends installs the policy compiler and CRDT merger. Both are required
+// (nil is an error); init installs the real pair from precompiles/corebackends.
 func SetBackends(c precompiles.PolicyCompiler, m precompiles.CRDTMerger) error {
 	s, err := precompiles.NewSuite(precompiles.Options{Compiler: c, Merger: m})
 	if err != nil {
@@ -43,11 +45,31 @@ func SetBackends(c precompiles.PolicyCompiler, m precompiles.CRDTMerger) error {
 	return nil
 }
 
-// SetChainID sets the EVM chain id bound into verdict and input digests.
-func SetChainID(id *big.Int) { chainID.Store(new(big.Int).Set(id)) }
+// SetChainID sets the EVM chain id bound into verdict and input digests. The
+// VM must call it at start-up, before activation: until it does, activation
+// fails and every call reverts (a zero chain id would let verdicts and input
+// attestations replay across chains). A nil or non-positive id is ignored
+// (the precompiles stay disabled).
+func SetChainID(id *big.Int) {
+	if id == nil || id.Sign() <= 0 {
+		return
+	}
+	chainID.Store(new(big.Int).Set(id))
+}
+
+// notReady reports why the precompiles cannot run yet ("" when they can).
+func notReady() string {
+	if suite.Load() == nil {
+		return "fhegate: precompile backends not set (luxevm.SetBackends)"
+	}
+	if chainID.Load() == nil {
+		return "fhegate: chain id not set (luxevm.SetChainID)"
+	}
+	return ""
+}
 
 func init() {
-	if err := SetBackends(nil, nil); err != nil {
+	if err := SetBackends(corebackends.Policy{}, corebackends.CRDTMeta{}); err != nil {
 		panic(err)
 	}
 	keys := []string{InputConfigKey, PolicyConfigKey, CRDTConfigKey, VerdictConfigKey}
@@ -78,6 +100,12 @@ func (p *stateful) Run(as contract.AccessibleState, caller, addr common.Address,
 			ret, remaining, err = precompiles.EncodeRevert("fhegate: internal error"), 0, vm.ErrExecutionReverted
 		}
 	}()
+	if why := notReady(); why != "" {
+		if gas < precompiles.GasMinimum {
+			return nil, 0, vm.ErrOutOfGas
+		}
+		return precompiles.EncodeRevert(why), gas - precompiles.GasMinimum, vm.ErrExecutionReverted
+	}
 	c := p.pick(suite.Load())
 	if addr != p.addr {
 		if gas < precompiles.GasMinimum {
@@ -224,6 +252,9 @@ func (c *configurator) MakeConfig() precompileconfig.Config {
 }
 
 func (c *configurator) Configure(_ precompileconfig.ChainConfig, cfg precompileconfig.Config, state contract.StateDB, _ contract.ConfigurationBlockContext) error {
+	if why := notReady(); why != "" {
+		return errors.New(why)
+	}
 	if state.GetNonce(c.addr) == 0 { // EIP-158: keep the account (and its storage) alive
 		state.SetNonce(c.addr, 1)
 	}

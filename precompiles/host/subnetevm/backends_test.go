@@ -14,11 +14,14 @@ import (
 	"github.com/fhegate/fhegate/precompiles"
 	"github.com/fhegate/fhegate/precompiles/corebackends"
 	"github.com/fhegate/fhegate/precompiles/host/subnetevm"
+	"github.com/fhegate/fhegate/precompiles/precompilestest"
 )
 
 func useRealBackends(t *testing.T) {
 	require.NoError(t, subnetevm.SetBackends(corebackends.Policy{}, corebackends.CRDTMeta{}))
-	t.Cleanup(func() { require.NoError(t, subnetevm.SetBackends(nil, nil)) })
+	t.Cleanup(func() {
+		require.NoError(t, subnetevm.SetBackends(precompilestest.Compiler{}, precompilestest.Merger{}))
+	})
 }
 
 // TestRealPolicyBackend: a policy document from policy/examples registered on

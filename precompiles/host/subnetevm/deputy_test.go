@@ -15,6 +15,7 @@ import (
 
 	"github.com/fhegate/fhegate/contracts/bindings"
 	"github.com/fhegate/fhegate/precompiles"
+	"github.com/fhegate/fhegate/precompiles/precompilestest"
 )
 
 // customError runs eth_call of method(args…) on contract `to` (ABI meta) from
@@ -84,7 +85,9 @@ func TestCreditGateConfusedDeputy(t *testing.T) {
 	require.Equal(t, []any{ctHandle("never-registered")}, args)
 	// mined, the front-run fails and leaves no request
 	f.failed(gate.ApplyFor(f.opts(bob, 1_000_000), income, debt))
-	first := [32]byte(precompiles.RequestID(f.chainID, precompiles.FHEPolicyAddress, 0))
+	// request 0 of the gate for (policy, income‖debt): ids bind the requester, policy and handles
+	first := [32]byte(precompiles.RequestID(f.chainID, precompiles.FHEPolicyAddress, 0, precompiles.Address(gateAddr),
+		precompiles.Hash(policyID), precompiles.HandlesHash([]precompiles.Hash{precompiles.Hash(income), precompiles.Hash(debt)})))
 	req, err := f.policy.RequestOf(nil, first)
 	require.NoError(t, err)
 	require.False(t, req.Exists, "the attacker's applyFor must not create a request")
@@ -156,7 +159,7 @@ func TestTallyConfusedDeputy(t *testing.T) {
 	h := f.registerInput(alice, "vote-a")
 	f.ok(f.input.Allow(f.opts(alice, 0), h, addr))
 	meta := bindings.EncryptedTallyMetaData
-	vv := precompiles.EncodeVersionVector([2]uint64{1, 1})
+	vv := precompilestest.EncodeVersionVector([2]uint64{1, 1})
 
 	name, args := f.customError(meta, bob, addr, "vote", h, vv)
 	require.Equal(t, "NotHandleOwner", name)

@@ -31,6 +31,8 @@
 // Error(string) revert data with vm.ErrExecutionReverted and the unused gas; an
 // out-of-gas returns vm.ErrOutOfGas (all gas consumed). The policy compiler and
 // CRDT metadata merger are the real ones (policy/ and fhe/crdt/meta through
-// precompiles/corebackends); tests may swap in the core's stand-ins with
-// SetBackends(nil, nil).
+// precompiles/corebackends); tests may swap in the stand-ins of
+// precompiles/precompilestest with SetBackends. SetBackends refuses nil
+// backends, and without an installed suite activation fails and every call
+// reverts.
 package subnetevm

@@ -16,6 +16,7 @@ import (
 	"github.com/fhegate/fhegate/contracts/bindings"
 	"github.com/fhegate/fhegate/precompiles"
 	"github.com/fhegate/fhegate/precompiles/host/subnetevm"
+	"github.com/fhegate/fhegate/precompiles/precompilestest"
 )
 
 const (
@@ -53,6 +54,16 @@ func newFixture(t *testing.T) *fixture {
 	return f
 }
 
+// reqID is the id of the nonce-th FHEPolicy request by requester for policy
+// over handles.
+func reqID(chainID *big.Int, nonce uint64, requester common.Address, policy [32]byte, handles ...[32]byte) precompiles.Hash {
+	hs := make([]precompiles.Hash, len(handles))
+	for i := range handles {
+		hs[i] = handles[i]
+	}
+	return precompiles.RequestID(chainID, precompiles.FHEPolicyAddress, nonce, precompiles.Address(requester), policy, precompiles.HandlesHash(hs))
+}
+
 func ctHandle(tag string) [32]byte {
 	return [32]byte(crypto.Keccak256Hash([]byte("ciphertext/" + tag)))
 }
@@ -60,9 +71,9 @@ func ctHandle(tag string) [32]byte {
 // registerInput registers a committee-attested handle for owner (sent by owner).
 func (f *fixture) registerInput(owner int, tag string) [32]byte {
 	h := ctHandle(tag)
-	d := bls.InputDigest(f.chainID, f.com.epoch, h, f.addrs[owner], 1, 2)
+	d := bls.InputDigest(f.chainID, f.com.epoch, h, f.addrs[owner], 1, 1)
 	sig, bm := f.com.sign(f.t, d, 0, 1, 2)
-	f.ok(f.input.Register(f.opts(owner, 0), h, f.addrs[owner], 1, 2, sig, bm))
+	f.ok(f.input.Register(f.opts(owner, 0), h, f.addrs[owner], 1, 1, sig, bm))
 	return h
 }
 
@@ -127,7 +138,7 @@ func TestCreditGate(t *testing.T) {
 	require.Equal(t, gateAddr, ev.Requester)
 	require.Equal(t, [][32]byte{income, debt}, ev.Handles)
 	require.Equal(t, rcpt.BlockNumber.Uint64(), ev.Raw.BlockNumber)
-	require.Equal(t, [32]byte(precompiles.RequestID(f.chainID, precompiles.FHEPolicyAddress, 0)), ev.RequestId)
+	require.Equal(t, [32]byte(reqID(f.chainID, 0, gateAddr, policyID, income, debt)), ev.RequestId)
 	applicant, err := gate.ApplicantOf(nil, ev.RequestId)
 	require.NoError(t, err)
 	require.Equal(t, f.addrs[alice], applicant)
@@ -167,7 +178,7 @@ func TestVerdictRejections(t *testing.T) {
 	f.ok(f.input.Allow(f.opts(alice, 0), income, gateAddr))
 	f.ok(f.input.Allow(f.opts(alice, 0), debt, gateAddr))
 	f.ok(gate.ApplyFor(f.opts(alice, 0), income, debt))
-	req := [32]byte(precompiles.RequestID(f.chainID, precompiles.FHEPolicyAddress, 0))
+	req := [32]byte(reqID(f.chainID, 0, gateAddr, policyID, income, debt))
 	digest := ctHandle("result-ct")
 	one := big.NewInt(1)
 	outsiders := newCommittee(t, "outsiders", 1, 4, 3)
@@ -227,12 +238,12 @@ func TestCommitteeRotation(t *testing.T) {
 	require.Equal(t, uint32(5), ci.Size)
 
 	h := ctHandle("x")
-	old := bls.InputDigest(f.chainID, 1, h, f.addrs[alice], 1, 2)
+	old := bls.InputDigest(f.chainID, 1, h, f.addrs[alice], 1, 1)
 	sig, bm := f.com.sign(t, old, 0, 1, 2)
-	f.failed(f.input.Register(f.opts(alice, 500_000), h, f.addrs[alice], 1, 2, sig, bm))
-	nd := bls.InputDigest(f.chainID, 2, h, f.addrs[alice], 1, 2)
+	f.failed(f.input.Register(f.opts(alice, 500_000), h, f.addrs[alice], 1, 1, sig, bm))
+	nd := bls.InputDigest(f.chainID, 2, h, f.addrs[alice], 1, 1)
 	sig, bm = next.sign(t, nd, 0, 1, 2, 4)
-	f.ok(f.input.Register(f.opts(alice, 0), h, f.addrs[alice], 1, 2, sig, bm))
+	f.ok(f.input.Register(f.opts(alice, 0), h, f.addrs[alice], 1, 1, sig, bm))
 }
 
 // TestRevertLeavesNoTrace: a contract that calls evaluate and then reverts
@@ -248,7 +259,7 @@ func TestRevertLeavesNoTrace(t *testing.T) {
 
 	r := f.failed(probe.EvaluateThenRevert(f.opts(alice, 1_000_000), policyID, [][32]byte{a, b}))
 	require.Empty(t, r.Logs)
-	first := [32]byte(precompiles.RequestID(f.chainID, precompiles.FHEPolicyAddress, 0))
+	first := [32]byte(reqID(f.chainID, 0, probeAddr, policyID, a, b))
 	req, err := f.policy.RequestOf(nil, first)
 	require.NoError(t, err)
 	require.False(t, req.Exists)
@@ -361,7 +372,7 @@ func TestEncryptedTally(t *testing.T) {
 	for i, v := range voters {
 		h := f.registerInput(v, "vote-"+string(rune('a'+i)))
 		f.ok(f.input.Allow(f.opts(v, 0), h, addr))
-		meta := precompiles.EncodeVersionVector([2]uint64{uint64(i + 1), 1})
+		meta := precompilestest.EncodeVersionVector([2]uint64{uint64(i + 1), 1})
 		r := f.ok(tally.Vote(f.opts(v, 0), h, meta))
 		ev, err := tally.ParseVoted(*r.Logs[len(r.Logs)-1])
 		require.NoError(t, err)
@@ -376,7 +387,7 @@ func TestEncryptedTally(t *testing.T) {
 	require.True(t, st.Exists)
 	require.Equal(t, uint8(2), st.Kind)
 	require.Equal(t, addr, st.Owner)
-	require.Equal(t, precompiles.EncodeVersionVector([2]uint64{1, 1}, [2]uint64{2, 1}, [2]uint64{3, 1}), st.Metadata)
+	require.Equal(t, precompilestest.EncodeVersionVector([2]uint64{1, 1}, [2]uint64{2, 1}, [2]uint64{3, 1}), st.Metadata)
 
 	r := f.ok(tally.RequestReveal(f.opts(bob, 0)))
 	ev, err := tally.ParseRevealRequested(*r.Logs[len(r.Logs)-1])

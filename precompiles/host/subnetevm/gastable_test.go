@@ -12,7 +12,7 @@ import (
 
 	"github.com/fhegate/fhegate/bls"
 	"github.com/fhegate/fhegate/contracts/bindings"
-	"github.com/fhegate/fhegate/precompiles"
+	"github.com/fhegate/fhegate/precompiles/precompilestest"
 )
 
 // evmGasTable is the committed table TestEVMGasTable compares with.
@@ -40,15 +40,15 @@ func TestEVMGasTable(t *testing.T) {
 	gateAddr, tx, gate, err := bindings.DeployPrivateCreditGate(f.opts(bob, 0), f.be(), creditSpec, big.NewInt(10_000))
 	rec("deploy PrivateCreditGate (registers its policy)", f.ok(tx, err))
 	income := ctHandle("income")
-	d := bls.InputDigest(f.chainID, 1, income, f.addrs[alice], 1, 2)
+	d := bls.InputDigest(f.chainID, 1, income, f.addrs[alice], 1, 1)
 	sig, bm := f.com.sign(t, d, 0, 1, 2)
-	rec("FHEInput.register (3-of-4 attestation)", f.ok(f.input.Register(f.opts(alice, 0), income, f.addrs[alice], 1, 2, sig, bm)))
+	rec("FHEInput.register (3-of-4 attestation)", f.ok(f.input.Register(f.opts(alice, 0), income, f.addrs[alice], 1, 1, sig, bm)))
 	debt := f.registerInput(alice, "debt")
 	rec("FHEInput.allow", f.ok(f.input.Allow(f.opts(alice, 0), income, gateAddr)))
 	f.ok(f.input.Allow(f.opts(alice, 0), debt, gateAddr))
 	rec("PrivateCreditGate.applyFor (→ FHEPolicy.evaluate, 2 handles)", f.ok(gate.ApplyFor(f.opts(alice, 0), income, debt)))
 	policyID, _ := gate.PolicyId(nil)
-	req := [32]byte(precompiles.RequestID(f.chainID, precompiles.FHEPolicyAddress, 0))
+	req := [32]byte(reqID(f.chainID, 0, gateAddr, policyID, income, debt))
 	sig, bm = f.signVerdict(f.com, 1, req, policyID, ctHandle("r"), big.NewInt(1), 0, 1, 2)
 	rec("FHEVerdict.submit (3-of-4)", f.ok(f.verdict.Submit(f.opts(relayer, 0), req, big.NewInt(1), ctHandle("r"), sig, bm)))
 	rec("PrivateCreditGate.settle (reads the verdict)", f.ok(gate.Settle(f.opts(bob, 0), req)))
@@ -62,7 +62,7 @@ func TestEVMGasTable(t *testing.T) {
 		if i > 0 {
 			step = "EncryptedTally.vote (create + merge)"
 		}
-		rec(step, f.ok(tally.Vote(f.opts(v, 0), h, precompiles.EncodeVersionVector([2]uint64{uint64(i + 1), 1}))))
+		rec(step, f.ok(tally.Vote(f.opts(v, 0), h, precompilestest.EncodeVersionVector([2]uint64{uint64(i + 1), 1}))))
 	}
 	rec("EncryptedTally.requestReveal (→ FHECRDT.value)", f.ok(tally.RequestReveal(f.opts(bob, 0))))
 	for _, r := range rows {

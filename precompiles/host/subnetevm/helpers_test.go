@@ -21,6 +21,7 @@ import (
 
 	"github.com/fhegate/fhegate/bls"
 	"github.com/fhegate/fhegate/precompiles/host/subnetevm"
+	"github.com/fhegate/fhegate/precompiles/precompilestest"
 )
 
 // TestMain starts every test on the core's deterministic stand-in compiler
@@ -28,7 +29,7 @@ import (
 // stand-in specs, and backends_test.go switches to the real backends itself.
 func TestMain(m *testing.M) {
 	evm.RegisterAllLibEVMExtras()
-	if err := subnetevm.SetBackends(nil, nil); err != nil {
+	if err := subnetevm.SetBackends(precompilestest.Compiler{}, precompilestest.Merger{}); err != nil {
 		panic(err)
 	}
 	os.Exit(m.Run())

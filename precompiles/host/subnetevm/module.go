@@ -36,18 +36,24 @@ var (
 var suite atomic.Pointer[precompiles.Suite]
 
 // SetBackends replaces the policy compiler and CRDT metadata merger used by the
-// registered precompiles (nil selects the deterministic stand-ins of package
-// precompiles, for tests only). The default, installed at init, is the real
-// pair: corebackends.Policy (policy/) and corebackends.CRDTMeta (fhe/crdt/meta). Call it
-// before any chain is created: every validator must run the same backends.
+// registered precompiles. Both are required: nil is an error and leaves the
+// current suite in place (there is no silent default; test stand-ins are in
+// precompiles/precompilestest and must be installed explicitly). The default,
+// installed at init, is the real pair: corebackends.Policy (policy/) and
+// corebackends.CRDTMeta (fhe/crdt/meta). Call it before any chain is created:
+// every validator must run the same backends.
 func SetBackends(compiler precompiles.PolicyCompiler, merger precompiles.CRDTMerger) error {
 	s, err := precompiles.NewSuite(precompiles.Options{Compiler: compiler, Merger: merger})
 	if err != nil {
-		return err
+		return fmt.Errorf("subnetevm.SetBackends: %w", err)
 	}
 	suite.Store(s)
 	return nil
 }
+
+// errNoBackends is returned (activation) or reverted with (calls) when no
+// suite is installed: never run the precompiles without their backends.
+const errNoBackends = "fhegate: precompile backends not set (subnetevm.SetBackends)"
 
 // Suite returns the core precompiles currently registered.
 func Suite() *precompiles.Suite { return suite.Load() }
@@ -95,7 +101,14 @@ func (p *statefulContract) Run(as contract.AccessibleState, caller, addr common.
 			ret, remaining, err = precompiles.EncodeRevert("fhegate: internal error"), 0, vm.ErrExecutionReverted
 		}
 	}()
-	c := p.pick(suite.Load())
+	st := suite.Load()
+	if st == nil {
+		if suppliedGas < precompiles.GasMinimum {
+			return nil, 0, vm.ErrOutOfGas
+		}
+		return precompiles.EncodeRevert(errNoBackends), suppliedGas - precompiles.GasMinimum, vm.ErrExecutionReverted
+	}
+	c := p.pick(st)
 	if addr != p.addr {
 		// delegatecall / callcode would scope storage to the caller: refuse.
 		if suppliedGas < precompiles.GasMinimum {
@@ -207,6 +220,9 @@ func (c *configurator) MakeConfig() precompileconfig.Config {
 }
 
 func (c *configurator) Configure(_ precompileconfig.ChainConfig, cfg precompileconfig.Config, state contract.StateDB, _ contract.ConfigurationBlockContext) error {
+	if suite.Load() == nil {
+		return errors.New(errNoBackends)
+	}
 	// EIP-158: make sure the account is never "empty" so its storage survives.
 	if state.GetNonce(c.addr) == 0 {
 		state.SetNonce(c.addr, 1)

@@ -1,22 +1,34 @@
-package precompiles
+// Package standin holds the deterministic stand-in policy compiler and CRDT
+// metadata merger used by fhegate's tests. It does not import package
+// precompiles, so precompiles' own (internal) tests and
+// precompiles/precompilestest both wrap it. Never wire it into a chain: the
+// real backends are in precompiles/corebackends.
+package standin
 
 import (
 	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
+
+	"github.com/fhegate/fhegate/internal/keccak"
 )
 
-// StandInCompiler is a deterministic stand-in for policy/'s compiler, used in
-// tests (the real one is wired by precompiles/corebackends): plan hash = keccak256("fhegate/standin-plan/v1" || spec),
-// depth = number of '*' bytes, cost = 1000 + 10 per byte, inputs = 0 (any).
-// A spec starting with "fail" is rejected (to exercise the error path).
-type StandInCompiler struct{}
+// Plan is what Compile reports (the fields of precompiles.PlanInfo).
+type Plan struct {
+	PlanHash [32]byte
+	Depth    uint32
+	Cost     uint64
+	Inputs   uint32
+}
 
-// Compile implements PolicyCompiler.
-func (StandInCompiler) Compile(spec []byte) (PlanInfo, error) {
+// Compile: plan hash = keccak256("fhegate/standin-plan/v1" || spec),
+// depth = number of '*' bytes, cost = 1000 + 10 per byte, inputs = the digit
+// after "inputs=" (0 = any). A spec starting with "fail" is rejected (to
+// exercise the error path).
+func Compile(spec []byte) (Plan, error) {
 	if bytes.HasPrefix(spec, []byte("fail")) {
-		return PlanInfo{}, errors.New("stand-in: spec rejected")
+		return Plan{}, errors.New("stand-in: spec rejected")
 	}
 	inputs := uint32(0)
 	if i := bytes.Index(spec, []byte("inputs=")); i >= 0 && i+7 < len(spec) {
@@ -25,20 +37,18 @@ func (StandInCompiler) Compile(spec []byte) (PlanInfo, error) {
 			inputs = uint32(d - '0')
 		}
 	}
-	return PlanInfo{
-		PlanHash: Keccak256([]byte("fhegate/standin-plan/v1"), spec),
+	return Plan{
+		PlanHash: keccak.Sum([]byte("fhegate/standin-plan/v1"), spec),
 		Depth:    uint32(bytes.Count(spec, []byte("*"))),
 		Cost:     1000 + 10*uint64(len(spec)),
 		Inputs:   inputs,
 	}, nil
 }
 
-// StandInMerger is a deterministic stand-in for fhe/crdt's metadata merge:
-// metadata is a sequence of 16-byte entries (replica id uint64, version
-// uint64, big-endian) with strictly increasing replica ids; merge takes the
+// Metadata is a sequence of 16-byte entries (replica id uint64, version
+// uint64, big-endian) with strictly increasing replica ids; Merge takes the
 // per-replica maximum version (a version-vector join: commutative,
 // associative, idempotent).
-type StandInMerger struct{}
 
 func parseVV(meta []byte) ([][2]uint64, error) {
 	if len(meta)%16 != 0 {
@@ -63,17 +73,14 @@ func encodeVV(vv [][2]uint64) []byte {
 	return out
 }
 
-// Validate implements CRDTMerger.
-func (StandInMerger) Validate(kind uint8, meta []byte) error {
+// Validate checks stand-in metadata.
+func Validate(meta []byte) error {
 	_, err := parseVV(meta)
 	return err
 }
 
-// Handles implements CRDTMerger: stand-in metadata references no handles.
-func (StandInMerger) Handles(kind uint8, meta []byte) ([]Hash, error) { return nil, nil }
-
-// Merge implements CRDTMerger.
-func (StandInMerger) Merge(kind uint8, a, b []byte) ([]byte, error) {
+// Merge joins two version vectors.
+func Merge(a, b []byte) ([]byte, error) {
 	x, err := parseVV(a)
 	if err != nil {
 		return nil, err
@@ -106,5 +113,5 @@ func (StandInMerger) Merge(kind uint8, a, b []byte) ([]byte, error) {
 }
 
 // EncodeVersionVector builds stand-in metadata from (replica, version) pairs
-// (sorted by replica). Exposed for tests and examples.
+// (sorted by replica).
 func EncodeVersionVector(pairs ...[2]uint64) []byte { return encodeVV(pairs) }
