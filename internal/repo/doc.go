@@ -1,0 +1,3 @@
+// Package repo holds repository-wide checks that belong to no one package:
+// its tests keep docs/design.md's package map in step with the tree.
+package repo
