@@ -33,7 +33,9 @@ type Features struct {
 }
 
 // IFMA reports whether the IFMA path can run here.
-func (f Features) IFMA() bool { return f.IFMABuilt && f.AVX512F && f.AVX512DQ && f.AVX512IFMA && f.OSZMM }
+func (f Features) IFMA() bool {
+	return f.IFMABuilt && f.AVX512F && f.AVX512DQ && f.AVX512IFMA && f.OSZMM
+}
 
 func (f Features) String() string {
 	var s []string
@@ -134,7 +136,9 @@ func (b *Backend) Close() error {
 
 // PathCounts returns how many polynomials ran on the vector path and on the
 // scalar path since the backend was opened.
-func (b *Backend) PathCounts() (vector, scalar uint64) { return b.vecPolys.Load(), b.scalarPolys.Load() }
+func (b *Backend) PathCounts() (vector, scalar uint64) {
+	return b.vecPolys.Load(), b.scalarPolys.Load()
+}
 
 func (b *Backend) table(p *gpu.Params) (*C.fg_table, error) {
 	k := p.Key()
