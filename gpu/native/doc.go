@@ -77,7 +77,8 @@
 //
 // # Tests
 //
-// native_test.go runs gpu/gputest (N = 2^10…2^16 × B ∈ {1, 3, 8, 64} × 30-,
+// native_test.go runs gpu/gputest (N = 2^10…2^16 × B ∈ {1, 3, 8, 64} — every
+// cell with FHEGATE_GPU_FULL=1, B·N ≤ 2^20 by default — × 30-,
 // 36-, 50-bit (the largest NTT prime below 2^50) and 61-bit primes; fresh
 // random inputs with a logged seed (internal/testseed), one polynomial of
 // raw 64-bit words per batch, poisoned outputs, in place and out of place,

@@ -4,6 +4,7 @@ package native_test
 
 import (
 	"fmt"
+	"os"
 	"testing"
 
 	"github.com/luxfi/lattice/v7/ring"
@@ -43,12 +44,18 @@ func open(t testing.TB, p native.Path) *native.Backend {
 }
 
 // grid is the conformance grid: N = 2^10…2^16 × B ∈ {1, 3, 8, 64} × the test
-// primes (-short: fewer cells).
+// primes. FHEGATE_GPU_FULL=1 runs every cell (about a minute per path on two
+// cores); the default skips the batches of more than 2^20 coefficients
+// (B = 64 at N ≥ 2^15), -short more.
 func grid(t testing.TB) gputest.Config {
-	if testing.Short() {
+	all := []int{10, 11, 12, 13, 14, 15, 16}
+	switch {
+	case os.Getenv(gputest.FullEnv) != "":
+		return gputest.Config{LogNs: all, Batches: []int{1, 3, 8, 64}, Primes: testPrimes(t)}
+	case testing.Short():
 		return gputest.Config{LogNs: []int{10, 13, 16}, Batches: []int{1, 3, 8, 64}, Primes: testPrimes(t), MaxCoeffs: 1 << 18}
 	}
-	return gputest.Config{LogNs: []int{10, 11, 12, 13, 14, 15, 16}, Batches: []int{1, 3, 8, 64}, Primes: testPrimes(t)}
+	return gputest.Config{LogNs: all, Batches: []int{1, 3, 8, 64}, Primes: testPrimes(t), MaxCoeffs: 1 << 20}
 }
 
 // paths are the paths runnable here: scalar and emulated always, IFMA where
