@@ -122,6 +122,20 @@ fg_table *fg_table_new(uint32_t logN, uint64_t q, uint64_t mredc, uint64_t bred0
 	return t;
 }
 
+/* One forward stage; red is a constant at each call site, so the compiler
+ * emits a folding and a non-folding loop. */
+static inline __attribute__((always_inline)) void fwd_stage(uint64_t *a, size_t m, size_t h, const uint64_t *roots,
+							    uint64_t q, uint64_t mc, unsigned red)
+{
+	for (size_t i = 0; i < m; i++) {
+		uint64_t psi = roots[m + i];
+		uint64_t *x = a + 2 * i * h, *y = x + h;
+		for (size_t j = 0; j < h; j++) {
+			fg_fwd_butterfly(&x[j], &y[j], psi, q, mc, red);
+		}
+	}
+}
+
 /* Lattigo's forward schedule (kernels.ForwardStages): stage s has m = 2^s
  * groups of half-span t = N/2m; it folds iff s > 0 and (t == 1 or s even). */
 static void scalar_fwd(const fg_table *t, uint64_t *a)
@@ -131,13 +145,10 @@ static void scalar_fwd(const fg_table *t, uint64_t *a)
 	const uint64_t q = t->q, mc = t->mredc;
 	for (uint32_t s = 0; s < logN; s++) {
 		size_t m = (size_t)1 << s, h = n / (2 * m);
-		unsigned red = (s > 0 && (h == 1 || s % 2 == 0)) ? 1u : 0u;
-		for (size_t i = 0; i < m; i++) {
-			uint64_t psi = t->rootsF[m + i];
-			uint64_t *x = a + 2 * i * h, *y = x + h;
-			for (size_t j = 0; j < h; j++) {
-				fg_fwd_butterfly(&x[j], &y[j], psi, q, mc, red);
-			}
+		if (s > 0 && (h == 1 || s % 2 == 0)) {
+			fwd_stage(a, m, h, t->rootsF, q, mc, 1u);
+		} else {
+			fwd_stage(a, m, h, t->rootsF, q, mc, 0u);
 		}
 	}
 	for (size_t j = 0; j < n; j++) {
