@@ -34,7 +34,8 @@
 //   - Backend is a batched forward/inverse NTT of B polynomials for one
 //     (N, q). The cpu backend (this package) runs Lattigo's own NTT, in
 //     parallel across cores when B > 1. gpu/opencl and gpu/metal are the
-//     accelerators; they are the only packages that import "C".
+//     accelerators, gpu/native the C backend (AVX-512 IFMA where the CPU has
+//     it, else scalar C); they are the only packages that import "C".
 //   - Dispatcher is installed into ring.SetGPUDispatchers. It coalesces
 //     concurrent SubRing.NTT / SubRing.INTT calls on the same SubRing into one
 //     batch (bounded wait; a lone caller never waits) and routes the batch to

@@ -145,7 +145,7 @@ fails unless the routed time ≤ 1.05 × min(cpu, accelerator) in every cell.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&backend, "backend", "", "accelerator to calibrate: opencl, metal, or cpu (default: first available)")
+	f.StringVar(&backend, "backend", "", "accelerator to calibrate: opencl, metal, native, or cpu (default: first available)")
 	f.DurationVar(&budget, "budget", 2*time.Minute, "time budget of the measurement (--quick: 20s unless set)")
 	f.BoolVar(&quick, "quick", false, "small ladder: N 2^10, 2^12, 2^14; B ≤ 256; best of 3")
 	f.IntVar(&k, "k", 0, "timed rounds per cell, best-of (default 5, --quick 3)")

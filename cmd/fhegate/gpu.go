@@ -112,7 +112,7 @@ func newGPUCmd(a *app) *cobra.Command {
 		},
 	}
 	info.Flags().StringVar(&tablePath, "table", "", "crossover table file (default: the embedded configs/crossover.json)")
-	info.Flags().StringVar(&backend, "backend", "", "accelerator to arm: opencl, metal, cpu (default: the table's, else first available)")
+	info.Flags().StringVar(&backend, "backend", "", "accelerator to arm: opencl, metal, native, cpu (default: the table's, else first available)")
 	info.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	cmd.AddCommand(info)
 	return cmd

@@ -8,11 +8,12 @@ import (
 
 	"github.com/fhegate/fhegate/gpu"
 	"github.com/fhegate/fhegate/gpu/metal"
+	"github.com/fhegate/fhegate/gpu/native"
 	"github.com/fhegate/fhegate/gpu/opencl"
 )
 
 // Names lists every backend fhegate knows, accelerators in preference order.
-var Names = []string{gpu.CPUName, metal.Name, opencl.Name}
+var Names = []string{gpu.CPUName, metal.Name, opencl.Name, native.Name}
 
 // Built reports whether a backend is compiled into this binary.
 func Built(name string) bool {
@@ -23,6 +24,8 @@ func Built(name string) bool {
 		return opencl.Built
 	case metal.Name:
 		return metal.Built
+	case native.Name:
+		return native.Built
 	}
 	return false
 }
@@ -36,6 +39,8 @@ func Open(name string) (gpu.Backend, error) {
 		return opencl.New()
 	case metal.Name:
 		return metal.New()
+	case native.Name:
+		return native.New()
 	}
 	return nil, fmt.Errorf("gpu: unknown backend %q (known: %v)", name, Names)
 }
@@ -59,7 +64,7 @@ func ProbeAll() []Probe {
 }
 
 // OpenAccelerator opens the accelerator named want, or with want == "" the
-// first available one (metal, then opencl). It returns (nil, reason) when
+// first available one (metal, then opencl, then native). It returns (nil, reason) when
 // there is none; want == "cpu" means none on purpose.
 func OpenAccelerator(want string) (gpu.Backend, error) {
 	if want == gpu.CPUName {

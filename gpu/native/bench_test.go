@@ -1,0 +1,70 @@
+//go:build cgo
+
+package native_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/fhegate/fhegate/gpu"
+	"github.com/fhegate/fhegate/gpu/native"
+)
+
+// BenchmarkNativeNTT compares the pure-Go Lattigo NTT (gpu.CPU: NTTStandard /
+// INTTStandard, goroutines over the batch) with the native backend (its
+// automatic path, plus the scalar path when the automatic one is IFMA) for
+// N = 2^12…2^16, B ∈ {1, 16}, one 50-bit prime (< 2^50: the vector path
+// where the CPU has IFMA), forward and inverse, reduced inputs. The numbers
+// in the package doc (minimum of the 6 runs per cell) come from
+//
+//	go test -run '^$' -bench NativeNTT -benchtime 0.5s -count 6 ./gpu/native/
+func BenchmarkNativeNTT(b *testing.B) {
+	q := testPrimes(b)[2]
+	nat, err := native.NewPath(native.PathAuto)
+	require.NoError(b, err)
+	defer nat.Close()
+	impls := []struct {
+		name string
+		be   gpu.Backend
+	}{{"go", gpu.NewCPU()}, {"native-" + nat.Path().String(), nat}}
+	if nat.Path() != native.PathScalar {
+		sc, err := native.NewPath(native.PathScalar)
+		require.NoError(b, err)
+		defer sc.Close()
+		impls = append(impls, struct {
+			name string
+			be   gpu.Backend
+		}{"native-scalar", sc})
+	}
+	b.Logf("cpu %s; features %s", gpu.HostCPU(), native.DetectFeatures())
+	rng := rand.New(rand.NewPCG(1, 2))
+	for logN := 12; logN <= 16; logN++ {
+		p, err := gpu.NewParams(1<<logN, q)
+		require.NoError(b, err)
+		for _, bsz := range []int{1, 16} {
+			src := make([][]uint64, bsz)
+			dst := make([][]uint64, bsz)
+			for i := range src {
+				src[i] = make([]uint64, p.N)
+				dst[i] = make([]uint64, p.N)
+				for j := range src[i] {
+					src[i][j] = rng.Uint64N(q)
+				}
+			}
+			for _, dir := range []gpu.Direction{gpu.Forward, gpu.Inverse} {
+				for _, im := range impls {
+					b.Run(fmt.Sprintf("N=2^%d/B=%d/%s/%s", logN, bsz, dir, im.name), func(b *testing.B) {
+						for b.Loop() {
+							if err := im.be.NTT(dir, p, src, dst); err != nil {
+								b.Fatal(err)
+							}
+						}
+					})
+				}
+			}
+		}
+	}
+}

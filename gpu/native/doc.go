@@ -1,0 +1,139 @@
+// Package native is fhegate's native NTT backend (gpu.Backend "native"): the
+// batched negacyclic NTT in C through cgo, with AVX-512 IFMA vector kernels
+// where the CPU has them, byte-identical to Lattigo's SubRing.NTT / INTT for
+// every input.
+//
+// # Paths
+//
+// One backend, three implementations, chosen per polynomial:
+//
+//   - IFMA (x86-64 with avx512f, avx512dq and avx512ifma, and an OS that
+//     saves the opmask/zmm state — cpuid leaf 7 plus XGETBV, read once in C):
+//     primes q < 2^50 and polynomials whose words are all < q. Eight 64-bit
+//     lanes per zmm register, vpmadd52luq/vpmadd52huq for the modular
+//     products, vpermt2q for the three stages whose butterfly span is below
+//     a register (t = 4, 2, 1).
+//   - Scalar C: every other case — primes ≥ 2^50 (CKKSN14's 55-bit Q0 and
+//     61-bit P, the 60/61-bit self-test primes), any polynomial with a word
+//     ≥ q (unreduced input), and every polynomial on a CPU without IFMA. It
+//     is Lattigo's own lazy schedule, run through the same arithmetic header
+//     as the OpenCL and Metal kernels (gpu/kernels/ntt_arith.h: MRedLazy,
+//     BRedAdd, the two butterflies, including wrap-around on 64-bit overflow).
+//   - Pure Go: without cgo (CGO_ENABLED=0) the package builds, Built is false
+//     and New returns gpu.ErrNotBuilt; the cpu backend (Lattigo's Go NTT)
+//     does the work, as it does for every batch the dispatcher keeps on the
+//     CPU.
+//
+// All BGV preset primes (32…50 bits) and the CKKS presets' 40/45/50-bit
+// primes take the IFMA path; CKKSN14's 55- and 61-bit primes take scalar C.
+// Info().Device names the path in force; `fhegate gpu info` prints it.
+// FHEGATE_NATIVE_PATH=scalar forces the scalar path.
+//
+// B > 1: the batch is spread over GOMAXPROCS goroutines, one cgo call per
+// polynomial (Backend.Workers bounds it).
+//
+// # The math of the vector path
+//
+// The kernels (vec_kernel.inc) follow Intel HEXL (F. Boemer, S. Kim, G.
+// Seifu, F. de Souza, V. Gopal: "Intel HEXL: Accelerating Homomorphic
+// Encryption with Intel AVX512-IFMA52", WAHC 2021): Shoup multiplication in
+// 52-bit limbs. For a twiddle w < q < 2^50 the table holds w and
+// w' = ⌊w·2^52/q⌋; for y < 2^52, Q = hi52(y·w') (vpmadd52huq) and
+// r = (lo52(w·y) + lo52(Q·(−q))) mod 2^52 (two vpmadd52luq and a mask) is
+// w·y − Q·q ∈ [0, 2q), ≡ w·y (mod q). The forward transform is the same
+// Cooley–Tukey network as Lattigo (stage m = 1…N/2, pairs (j, j+t) with
+// t = N/2m, twiddle of group i = RootsForward[m+i] converted out of
+// Montgomery form by MRed(w, 1)), butterflies X ← (X mod 2q) + T,
+// Y ← (X mod 2q) + 2q − T with T = w·Y mod q, words kept in [0, 4q) (4q <
+// 2^52 is why q < 2^50); the epilogue reduces into [0, q). The inverse is the
+// Gentleman–Sande network of Lattigo (t = 1…N/2, RootsBackward[N/2t + i]),
+// X ← (X + Y) mod 2q, Y ← w·(X + 2q − Y) mod q, words in [0, 2q), then
+// multiplication by N^{-1} (Shoup) and reduction into [0, q).
+//
+// # Why the bytes are Lattigo's
+//
+// The vector path does not replay Lattigo's Montgomery schedule; it computes
+// the exact transform and reduces it fully, and it only runs where Lattigo's
+// output is that same fully reduced exact transform:
+//
+//   - Forward, q < 2^50, all words < q: every Lattigo butterfly adds less
+//     than 2q to a word (U + V, U + 2q − V with V = MRedLazy(·) ∈ [0, 2q)),
+//     and the fold subtracts 4q only from words ≥ 4q, so over log2 N ≤ 17
+//     stages every word stays below 35q < 2^56: nothing wraps, each step is
+//     congruent mod q to the exact butterfly, and the final BRedAdd is an
+//     exact reduction for every 64-bit word (its quotient estimate
+//     ⌊a·⌊2^64/q⌋/2^64⌋ is ⌊a/q⌋ or one less, then one conditional
+//     subtraction). Output: the exact NTT in [0, q).
+//   - Inverse, q < 2^50, all words < q (⊂ [0, 2q)): Lattigo keeps X + Y in
+//     [0, 2q) by one conditional subtraction, U + 4q − V ∈ (2q, 6q) never
+//     wraps, MRedLazy is congruent mod q for any 64-bit operand, and the
+//     final MRed by N^{-1} lands in [0, q). Output: the exact INTT in [0, q).
+//
+// Fully reduced representatives are unique, so both agree byte for byte.
+// Where a word is ≥ q Lattigo's wrap-arounds make the output a function of
+// the raw words that is not the transform of (a mod q): those polynomials
+// (one vectorised max per polynomial decides) take the scalar path, which is
+// Lattigo's schedule. The conformance suite checks all of it against Lattigo.
+//
+// # Tests
+//
+// native_test.go runs gpu/gputest (N = 2^10…2^16 × B ∈ {1, 3, 8, 64} — every
+// cell with FHEGATE_GPU_FULL=1, B·N ≤ 2^20 by default — × 30-,
+// 36-, 50-bit (the largest NTT prime below 2^50) and 61-bit primes; fresh
+// random inputs with a logged seed (internal/testseed), one polynomial of
+// raw 64-bit words per batch, poisoned outputs, in place and out of place,
+// round trips), every prime of the four presets at its own N, extreme inputs
+// (all q−1, zero, q, 2^64−1, N = 16 and 32), SelfTest and the error cases, on
+// each path runnable on the host. The vector kernel source is also compiled
+// against a portable C model of the eight-lane intrinsics (emu.c,
+// PathEmulated), so the vector algorithm — lane maps, 52-bit Shoup products,
+// lazy bounds — is proved byte-identical on any host; the IFMA build differs
+// only in the one-line intrinsic macros of ifma.c. The development host of
+// this package (AMD EPYC, AVX2, no AVX-512) could not execute the IFMA
+// instructions: there the IFMA path was compiled but only its emulated
+// model was run. On an IFMA host the same tests run the real kernels, and
+// the dispatcher arms the backend only after gpu.SelfTest passes.
+//
+// # Measured
+//
+// BenchmarkNativeNTT (one 50-bit prime, the largest NTT prime below 2^50;
+// reduced inputs; "go" is the cpu backend, i.e. Lattigo's NTTStandard /
+// INTTStandard with goroutines over the batch):
+//
+//	go test -run '^$' -bench NativeNTT -benchtime 0.5s -count 6 ./gpu/native/
+//
+// Development host: AMD EPYC (AVX2, no AVX-512, so the automatic path is
+// scalar C), 2 vCPUs shared with other builds (load average 2–10 during the
+// runs). Minimum of the 6 runs per cell, commit 69c2799:
+//
+//	N=2^12 B=1  forward  go     52,818 ns/op  native-scalar     57,281 ns/op  go/native 0.92
+//	N=2^12 B=1  inverse  go     71,907 ns/op  native-scalar     62,283 ns/op  go/native 1.15
+//	N=2^12 B=16 forward  go    862,718 ns/op  native-scalar  1,570,681 ns/op  go/native 0.55
+//	N=2^12 B=16 inverse  go    820,815 ns/op  native-scalar  1,827,816 ns/op  go/native 0.45
+//	N=2^13 B=1  forward  go    151,274 ns/op  native-scalar    130,944 ns/op  go/native 1.16
+//	N=2^13 B=1  inverse  go    104,036 ns/op  native-scalar    119,765 ns/op  go/native 0.87
+//	N=2^13 B=16 forward  go    911,635 ns/op  native-scalar  1,767,414 ns/op  go/native 0.52
+//	N=2^13 B=16 inverse  go  1,831,667 ns/op  native-scalar  2,178,201 ns/op  go/native 0.84
+//	N=2^14 B=1  forward  go    574,294 ns/op  native-scalar    357,803 ns/op  go/native 1.61
+//	N=2^14 B=1  inverse  go    458,157 ns/op  native-scalar    298,730 ns/op  go/native 1.53
+//	N=2^14 B=16 forward  go  3,781,405 ns/op  native-scalar  5,036,219 ns/op  go/native 0.75
+//	N=2^14 B=16 inverse  go  4,850,187 ns/op  native-scalar  5,034,496 ns/op  go/native 0.96
+//	N=2^15 B=1  forward  go    702,600 ns/op  native-scalar    569,872 ns/op  go/native 1.23
+//	N=2^15 B=1  inverse  go    679,166 ns/op  native-scalar    552,032 ns/op  go/native 1.23
+//	N=2^15 B=16 forward  go 13,422,062 ns/op  native-scalar  7,212,967 ns/op  go/native 1.86
+//	N=2^15 B=16 inverse  go 11,035,703 ns/op  native-scalar  8,852,756 ns/op  go/native 1.25
+//	N=2^16 B=1  forward  go  1,110,016 ns/op  native-scalar  1,157,298 ns/op  go/native 0.96
+//	N=2^16 B=1  inverse  go  2,487,114 ns/op  native-scalar  1,103,591 ns/op  go/native 2.25
+//	N=2^16 B=16 forward  go 46,354,976 ns/op  native-scalar 39,961,637 ns/op  go/native 1.16
+//	N=2^16 B=16 inverse  go 41,450,961 ns/op  native-scalar 42,254,901 ns/op  go/native 0.98
+//
+// Under that load single cells move by up to 2× between runs (an earlier run
+// of the same benchmark, before the fold-flag specialisation, gave a
+// geometric mean of 0.93× over the 20 cells; this one 1.03×): the scalar C
+// path is at parity with Lattigo's Go NTT, as expected of the same algorithm
+// (Lattigo's Go is already unrolled), and is not a reason to route batches.
+// The IFMA path could not be timed here (no AVX-512 host); HEXL reports 4–7×
+// over scalar code for q < 2^50. On an IFMA host this benchmark adds the
+// native-ifma and native-scalar rows, and `fhegate calibrate --backend
+// native` measures the crossover ladder that decides routing.
+package native

@@ -1,0 +1,90 @@
+/*
+ * emu.c — the vector kernels (vec_kernel.inc) on a portable C model of the
+ * eight-lane AVX-512 operations they use, following the instruction
+ * definitions in Intel's SDM (VPMADD52LUQ/HUQ: the low 52 bits of each
+ * operand, 104-bit product, low resp. high 52 bits added to the 64-bit
+ * accumulator; VPERMT2Q: index bit 3 selects the second table). It lets the
+ * vector algorithm be tested byte for byte on any host; it is not fast.
+ */
+#include "native.h"
+
+typedef struct {
+	uint64_t l[8];
+} emu_v;
+
+#define EMU_OP(name, expr)                                \
+	static inline emu_v name(emu_v a, emu_v b)         \
+	{                                                  \
+		emu_v r;                                   \
+		for (int i = 0; i < 8; i++) {              \
+			uint64_t x = a.l[i], y = b.l[i];   \
+			r.l[i] = (expr);                   \
+		}                                          \
+		return r;                                  \
+	}
+EMU_OP(emu_add, x + y)
+EMU_OP(emu_sub, x - y)
+EMU_OP(emu_min, x < y ? x : y)
+EMU_OP(emu_and, x &y)
+
+static inline emu_v emu_load(const uint64_t *p)
+{
+	emu_v r;
+	for (int i = 0; i < 8; i++) {
+		r.l[i] = p[i];
+	}
+	return r;
+}
+
+static inline void emu_store(uint64_t *p, emu_v x)
+{
+	for (int i = 0; i < 8; i++) {
+		p[i] = x.l[i];
+	}
+}
+
+static inline emu_v emu_set1(uint64_t x)
+{
+	emu_v r;
+	for (int i = 0; i < 8; i++) {
+		r.l[i] = x;
+	}
+	return r;
+}
+
+static inline emu_v emu_madd52(emu_v a, emu_v b, emu_v c, int hi)
+{
+	const uint64_t m = (1ULL << 52) - 1;
+	emu_v r;
+	for (int i = 0; i < 8; i++) {
+		unsigned __int128 p = (unsigned __int128)(b.l[i] & m) * (c.l[i] & m);
+		uint64_t part = hi ? (uint64_t)(p >> 52) & m : (uint64_t)p & m;
+		r.l[i] = a.l[i] + part;
+	}
+	return r;
+}
+
+static inline emu_v emu_perm2(emu_v a, emu_v idx, emu_v b)
+{
+	emu_v r;
+	for (int i = 0; i < 8; i++) {
+		uint64_t k = idx.l[i] & 15;
+		r.l[i] = k < 8 ? a.l[k] : b.l[k - 8];
+	}
+	return r;
+}
+
+#define VT emu_v
+#define VFN(name) name##_emu
+#define VATTR
+#define v_load emu_load
+#define v_store emu_store
+#define v_set1 emu_set1
+#define v_add emu_add
+#define v_sub emu_sub
+#define v_min emu_min
+#define v_and emu_and
+#define v_madd52lo(a, b, c) emu_madd52(a, b, c, 0)
+#define v_madd52hi(a, b, c) emu_madd52(a, b, c, 1)
+#define v_perm2 emu_perm2
+#include "vec_kernel.inc"

@@ -1,0 +1,33 @@
+/*
+ * ifma.c — the vector kernels (vec_kernel.inc) on AVX-512F + AVX-512 IFMA
+ * intrinsics (x86-64 only). The functions carry a target attribute, so the
+ * rest of the package builds for any x86-64; they are called only after
+ * fg_cpu_features reported avx512f, avx512dq, avx512ifma and OS zmm state.
+ */
+#include "native.h"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+
+int fg_ifma_built(void) { return 1; }
+
+#define VT __m512i
+#define VFN(name) name##_ifma
+#define VATTR __attribute__((target("avx512f,avx512dq,avx512ifma")))
+#define v_load(p) _mm512_loadu_si512((const void *)(p))
+#define v_store(p, x) _mm512_storeu_si512((void *)(p), (x))
+#define v_set1(x) _mm512_set1_epi64((long long)(x))
+#define v_add _mm512_add_epi64
+#define v_sub _mm512_sub_epi64
+#define v_min _mm512_min_epu64
+#define v_and _mm512_and_si512
+#define v_madd52lo _mm512_madd52lo_epu64
+#define v_madd52hi _mm512_madd52hi_epu64
+#define v_perm2 _mm512_permutex2var_epi64
+#include "vec_kernel.inc"
+
+#else
+int fg_ifma_built(void) { return 0; }
+void fg_vec_fwd_ifma(const fg_table *t, uint64_t *a) { (void)t; (void)a; }
+void fg_vec_inv_ifma(const fg_table *t, uint64_t *a) { (void)t; (void)a; }
+#endif

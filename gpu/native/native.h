@@ -1,0 +1,65 @@
+/*
+ * native.h — C side of fhegate's native NTT backend (gpu/native).
+ *
+ * Three implementations of the same batched transform, one polynomial per
+ * call:
+ *   scalar  Lattigo's exact lazy schedule (gpu/kernels/ntt_arith.h, the
+ *           arithmetic every fhegate kernel shares), any q < 2^62, any input;
+ *   ifma    AVX-512 IFMA (vpmadd52luq/huq) Shoup butterflies in 52-bit limbs,
+ *           q < 2^50 and fully reduced input only (see doc.go for why the
+ *           bytes are Lattigo's);
+ *   emu     the ifma kernel source compiled against a portable C model of the
+ *           eight-lane intrinsics, for testing the vector algorithm on hosts
+ *           without AVX-512.
+ */
+#ifndef FHEGATE_NATIVE_H
+#define FHEGATE_NATIVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum { FG_PATH_SCALAR = 0, FG_PATH_IFMA = 1, FG_PATH_EMU = 2 };
+
+/* Largest modulus (exclusive) of the vector paths: 4q must fit in 52 bits. */
+#define FG_VEC_QBOUND (1ULL << 50)
+
+typedef struct fg_table {
+	uint32_t logN;
+	uint64_t q, mredc, bred0, ninvMont;
+	uint64_t *rootsF; /* [N] copy of Lattigo's RootsForward (Montgomery form) */
+	uint64_t *rootsB; /* [N] copy of Lattigo's RootsBackward (Montgomery form) */
+	/* Vector tables (only when q < FG_VEC_QBOUND), plain form and Shoup
+	 * precomputations floor(w * 2^52 / q). */
+	int vec;
+	uint64_t *wF, *wpF;    /* [N] forward twiddles by Lattigo root index */
+	uint64_t *wB, *wpB;    /* [N] inverse twiddles by Lattigo root index */
+	uint64_t *lF[3], *lpF[3]; /* [N/2] lane-expanded forward twiddles, t = 4, 2, 1 */
+	uint64_t *lB[3], *lpB[3]; /* [N/2] lane-expanded inverse twiddles, t = 4, 2, 1 */
+	uint64_t ninv, ninvp;  /* plain N^-1 and its Shoup constant */
+} fg_table;
+
+fg_table *fg_table_new(uint32_t logN, uint64_t q, uint64_t mredc, uint64_t bred0, uint64_t ninvMont,
+		       const uint64_t *rootsF, const uint64_t *rootsB);
+void fg_table_free(fg_table *t);
+
+/*
+ * One polynomial: dst = NTT(src) (dir 0) or INTT(src) (dir 1); dst may equal
+ * src. path selects the vector implementation to try; the scalar schedule
+ * runs when path is FG_PATH_SCALAR, q ≥ 2^50 or some src word is ≥ q.
+ * Returns the path that ran.
+ */
+int fg_ntt(int dir, int path, const fg_table *t, const uint64_t *src, uint64_t *dst);
+
+/* CPU features: bit 0 avx512f, 1 avx512dq, 2 avx512ifma, 3 avx512vl,
+ * 4 avx512bw, 5 avx512vbmi, 6 OS saves zmm/opmask state (XCR0). */
+unsigned fg_cpu_features(void);
+/* 1 iff the ifma kernels were compiled into this binary (x86-64). */
+int fg_ifma_built(void);
+
+/* Internal: the vector kernels, in place on a reduced polynomial. */
+void fg_vec_fwd_ifma(const fg_table *t, uint64_t *a);
+void fg_vec_inv_ifma(const fg_table *t, uint64_t *a);
+void fg_vec_fwd_emu(const fg_table *t, uint64_t *a);
+void fg_vec_inv_emu(const fg_table *t, uint64_t *a);
+
+#endif
