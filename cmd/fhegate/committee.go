@@ -66,7 +66,7 @@ All secrets on this machine: development only. Whoever runs it holds every membe
 could forge verdicts and attestations alone; production committees use 'committee keygen' on
 each member's machine and 'committee assemble' (docs/operators.md, "Per-member key generation").
 The secrets are encrypted if $FHEGATE_KEY_PASSPHRASE or --key-file is given, else plain JSON.`,
-		Args:  cobra.NoArgs,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cid, err := parseCommitteeChainID(chainID)
 			if err != nil {
