@@ -58,6 +58,7 @@ func (k SecretsKey) IsZero() bool { return k.Passphrase == "" && k.KeyFile == ""
 var (
 	ErrSecretsLocked   = errors.New("consensus: the secrets file is encrypted: set FHEGATE_KEY_PASSPHRASE or pass --key-file")
 	ErrWrongSecretsKey = errors.New("consensus: cannot decrypt the secrets file: wrong passphrase (FHEGATE_KEY_PASSPHRASE) or key file (--key-file)")
+	ErrNoSecretsKey    = errors.New("consensus: no passphrase or key file: member secrets are never written unencrypted (SaveMemberSecretsPlaintext is for development)")
 	ErrSecretsExposed  = errors.New("consensus: the secrets file is readable by its group or others")
 )
 
@@ -236,7 +237,7 @@ func DecryptSecrets(b []byte, k SecretsKey) (*MemberSecrets, error) {
 // SaveMemberSecretsPlaintext for development committees.
 func SaveMemberSecrets(path string, s *MemberSecrets, k SecretsKey) error {
 	if k.IsZero() {
-		return ErrSecretsLocked
+		return ErrNoSecretsKey
 	}
 	b, err := EncryptSecrets(s, k)
 	if err != nil {
