@@ -212,7 +212,12 @@ func DecryptSecrets(b []byte, k SecretsKey) (*MemberSecrets, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, err := age.Decrypt(armor.NewReader(bytes.NewReader(bytes.TrimLeft(b, " \t\r\n"))), ids...)
+	b = bytes.TrimLeft(b, " \t\r\n")
+	var src io.Reader = bytes.NewReader(b)
+	if bytes.HasPrefix(b, []byte(armor.Header)) {
+		src = armor.NewReader(src)
+	} // else a binary age file (e.g. re-encrypted with the age CLI)
+	r, err := age.Decrypt(src, ids...)
 	if err != nil {
 		var nm *age.NoIdentityMatchError
 		if errors.As(err, &nm) || errors.Is(err, age.ErrIncorrectIdentity) {

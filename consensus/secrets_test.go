@@ -3,6 +3,7 @@ package consensus
 import (
 	"bytes"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"math/big"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"filippo.io/age"
 	"github.com/stretchr/testify/require"
 
 	"github.com/fhegate/fhegate/consensus/store"
@@ -204,4 +206,25 @@ func TestThresholdShareSealedInStore(t *testing.T) {
 	require.NoError(t, st.PutMeta("epoch/1/tsk", m2rec))
 	require.NoError(t, st.Close())
 	require.ErrorContains(t, lc.Restart(1), "cannot open the stored threshold key share")
+}
+
+// TestSecretsBinaryAge: a binary (unarmored) age file, e.g. re-encrypted by
+// an operator with the age CLI, loads too.
+func TestSecretsBinaryAge(t *testing.T) {
+	t.Parallel()
+	sec, _, err := GenerateMemberSecrets(1, "127.0.0.1:1")
+	require.NoError(t, err)
+	r, err := age.NewScryptRecipient("pw")
+	require.NoError(t, err)
+	r.SetWorkFactor(10)
+	var buf bytes.Buffer
+	w, err := age.Encrypt(&buf, r)
+	require.NoError(t, err)
+	require.NoError(t, json.NewEncoder(w).Encode(sec))
+	require.NoError(t, w.Close())
+	p := filepath.Join(t.TempDir(), "secrets.json")
+	require.NoError(t, os.WriteFile(p, buf.Bytes(), 0o600))
+	got, err := LoadMemberSecrets(p, SecretsKey{Passphrase: "pw"}, nil)
+	require.NoError(t, err)
+	require.Equal(t, sec, got)
 }
