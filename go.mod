@@ -3,6 +3,7 @@ module github.com/fhegate/fhegate
 go 1.26.3
 
 require (
+	filippo.io/age v1.2.1
 	github.com/ava-labs/avalanchego v1.14.0
 	github.com/ava-labs/libevm v1.13.15-0.20251016142715-1bccf4f2ddb2
 	github.com/ava-labs/subnet-evm v0.8.0

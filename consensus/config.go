@@ -2,7 +2,6 @@ package consensus
 
 import (
 	"crypto/ed25519"
-	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -38,7 +37,9 @@ type CommitteeConfig struct {
 	Members      []MemberInfo `json:"members"`
 }
 
-// MemberSecrets are one member's private keys (a 0600 file on its machine).
+// MemberSecrets are one member's private keys: a 0600 file on its machine,
+// encrypted under a passphrase or key file (SaveMemberSecrets,
+// LoadMemberSecrets).
 type MemberSecrets struct {
 	ID     uint32 `json:"id"`
 	TLSKey string `json:"tlsKey"` // hex ed25519 seed (32 bytes)
@@ -193,29 +194,21 @@ func (s *MemberSecrets) BLSSecretKey() (*bls.SecretKey, error) {
 }
 
 // GenerateCommittee creates a committee config and every member's secrets
-// (for `fhegate committee init` and local committees). addrs[i] is member
-// i+1's transport address.
+// on one machine: development only (`fhegate committee init`, in-process
+// committees). Production committees generate each member's secrets on its
+// own machine (GenerateMemberSecrets, `fhegate committee keygen`) and
+// assemble the config from the public parts (AssembleCommittee). addrs[i]
+// is member i+1's transport address.
 func GenerateCommittee(chainID *big.Int, epoch uint64, preset string, t int, addrs []string) (*CommitteeConfig, []*MemberSecrets, error) {
 	cfg := &CommitteeConfig{ChainID: chainID.String(), Epoch: epoch, Preset: preset, Threshold: t}
 	var secrets []*MemberSecrets
 	for i, addr := range addrs {
-		var seed [32]byte
-		if _, err := rand.Read(seed[:]); err != nil {
-			return nil, nil, err
-		}
-		tk := ed25519.NewKeyFromSeed(seed[:])
-		var bseed [32]byte
-		if _, err := rand.Read(bseed[:]); err != nil {
-			return nil, nil, err
-		}
-		bk, err := bls.Keygen(bseed[:])
+		sec, info, err := GenerateMemberSecrets(uint32(i+1), addr)
 		if err != nil {
 			return nil, nil, err
 		}
-		cfg.Members = append(cfg.Members, MemberInfo{ID: uint32(i + 1), Addr: addr,
-			TLSKey: hex.EncodeToString(tk.Public().(ed25519.PublicKey)),
-			BLSKey: hex.EncodeToString(bk.PublicKey()), BLSPoP: hex.EncodeToString(bk.ProvePossession())})
-		secrets = append(secrets, &MemberSecrets{ID: uint32(i + 1), TLSKey: hex.EncodeToString(seed[:]), BLSKey: hex.EncodeToString(bk.Bytes())})
+		cfg.Members = append(cfg.Members, info)
+		secrets = append(secrets, sec)
 	}
 	if _, err := cfg.Validate(); err != nil {
 		return nil, nil, err

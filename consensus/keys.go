@@ -62,7 +62,12 @@ func (m *Member) saveKeys(km *protocol.KeyMaterial, key *protocol.ThresholdKey) 
 	if err != nil {
 		return err
 	}
-	tsk, err := key.MarshalBinary()
+	plainTSK, err := key.MarshalBinary()
+	if err != nil {
+		return err
+	}
+	tsk, err := m.sealShare(plainTSK) // never stored in plain (share_seal.go)
+	clear(plainTSK)
 	if err != nil {
 		return err
 	}
@@ -111,9 +116,31 @@ func (m *Member) loadKeys() error {
 	if fmt.Sprintf("%x", km.Digest) != info.Digest {
 		return errors.New("consensus: stored key material does not match its digest")
 	}
-	key, err := protocol.UnmarshalThresholdKey(tskB)
-	if err != nil {
-		return err
+	var key *protocol.ThresholdKey
+	if shareSealed(tskB) {
+		plain, err := m.openShare(tskB)
+		if err != nil {
+			return err
+		}
+		key, err = protocol.UnmarshalThresholdKey(plain)
+		clear(plain)
+		if err != nil {
+			return err
+		}
+	} else {
+		// Written before shares were sealed: load it, then seal it in place.
+		if key, err = protocol.UnmarshalThresholdKey(tskB); err != nil {
+			return err
+		}
+		m.log.Warn("this member's threshold key share was stored unencrypted; sealing it now " +
+			"(copy the store with `bbolt compact` to drop the freed plaintext page)")
+		sealed, err := m.sealShare(tskB)
+		if err != nil {
+			return err
+		}
+		if err := m.st.PutMeta(m.epochKey("tsk"), sealed); err != nil {
+			return fmt.Errorf("consensus: sealing the stored threshold key share: %w", err)
+		}
 	}
 	return m.install(km, key)
 }

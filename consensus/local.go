@@ -129,10 +129,12 @@ func ResumeLocal(ctx context.Context, o LocalOptions) (*LocalCommittee, error) {
 	}
 	secrets := make([]*MemberSecrets, len(cfg.Members))
 	for i, mi := range cfg.Members {
-		secrets[i] = new(MemberSecrets)
-		if err := LoadJSON(localSecretsPath(o.Dir, mi.ID), secrets[i]); err != nil {
+		// Development: in-process committees keep plain secrets (see saveLocalState).
+		sec, err := LoadMemberSecrets(localSecretsPath(o.Dir, mi.ID), SecretsKey{}, nil)
+		if err != nil {
 			return nil, err
 		}
+		secrets[i] = sec
 		if secrets[i].ID != mi.ID {
 			return nil, fmt.Errorf("consensus: %s is member %d's, not %d's", localSecretsPath(o.Dir, mi.ID), secrets[i].ID, mi.ID)
 		}
@@ -187,14 +189,14 @@ func localSecretsPath(dir string, id uint32) string {
 }
 
 // saveLocalState writes the committee config and each member's secrets
-// (0600) under dir.
+// (0600, in 0700 directories) under dir. The secrets are plain JSON: an
+// in-process committee (tests, the devnet) is a development tool whose
+// every member lives in this one directory of one machine, so a passphrase
+// would protect nothing from whoever can read it. (Each member's threshold
+// key share is still sealed in its store, share_seal.go.)
 func saveLocalState(dir string, cfg *CommitteeConfig, secrets []*MemberSecrets) error {
 	for _, sec := range secrets {
-		p := localSecretsPath(dir, sec.ID)
-		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-			return err
-		}
-		if err := SaveJSON(p, sec, 0o600); err != nil {
+		if err := SaveMemberSecretsPlaintext(localSecretsPath(dir, sec.ID), sec); err != nil {
 			return err
 		}
 	}

@@ -34,12 +34,14 @@ func init() { registerCommand(newCommitteeCmd) }
 func newCommitteeCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "committee",
-		Short: "MPC committee member: init, distributed key generation, serve, status",
+		Short: "MPC committee member: keygen, assemble, distributed key generation, serve, status",
 		Long: `A committee member evaluates queued FHE requests off the block path, threshold-decrypts only the
 verdicts (noise flooding, one share per ciphertext ever) and posts BLS-aggregated verdicts to
 FHEVerdict. See docs/committee.md.
 
-  fhegate committee init   --dir D --n 5 --t 3            committee.json + member-<i>/secrets.json
+  fhegate committee keygen --dir D --member i --addr H:P  on member i's machine: its secrets (encrypted), member-i.pub.json
+  fhegate committee assemble --t 3 member-1.pub.json ...  committee.json from the public parts (checks every BLS PoP)
+  fhegate committee init   --dir D --n 5 --t 3            all secrets on this machine: development only
   fhegate committee dkg    --dir D --member i             run member i's part (all members at once)
   fhegate committee dkg    --dir D --all                  run every member of D in this process
   fhegate committee serve  --dir D --member i --rpc URL   serve requests from a chain
@@ -47,6 +49,7 @@ FHEVerdict. See docs/committee.md.
   fhegate committee rotate reencrypt|adopt ...            move stored inputs to the next epoch's key`,
 	}
 	cmd.AddCommand(newCommitteeInitCmd(a), newCommitteeDKGCmd(a), newCommitteeServeCmd(a), newCommitteeStatusCmd(a), newCommitteeRotateCmd(a))
+	addCommitteeKeyCommands(cmd, a) // keygen, assemble, --key-file (committee_keygen.go)
 	return cmd
 }
 
@@ -57,8 +60,13 @@ func newCommitteeInitCmd(a *app) *cobra.Command {
 	var rotations []int
 	cmd := &cobra.Command{
 		Use:   "init",
-		Short: "Create a committee config and every member's secrets (TLS identity + BLS key)",
-		Args:  cobra.NoArgs,
+		Short: "Create a committee config and every member's secrets — all secrets on this machine: development only",
+		Long: `Create a committee config and every member's secrets (TLS identity + BLS key) in one directory.
+All secrets on this machine: development only. Whoever runs it holds every member's keys and
+could forge verdicts and attestations alone; production committees use 'committee keygen' on
+each member's machine and 'committee assemble' (docs/operators.md, "Per-member key generation").
+The secrets are encrypted if $FHEGATE_KEY_PASSPHRASE or --key-file is given, else plain JSON.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cid, err := parseCommitteeChainID(chainID)
 			if err != nil {
@@ -76,6 +84,7 @@ func newCommitteeInitCmd(a *app) *cobra.Command {
 				return err
 			}
 			cfg.Rotations = rotations
+			var encrypted bool
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				return err
 			}
@@ -87,11 +96,14 @@ func newCommitteeInitCmd(a *app) *cobra.Command {
 				if err := os.MkdirAll(md, 0o700); err != nil {
 					return err
 				}
-				if err := consensus.SaveJSON(filepath.Join(md, "secrets.json"), s, 0o600); err != nil {
+				if encrypted, err = saveInitSecrets(filepath.Join(md, "secrets.json"), s); err != nil {
 					return err
 				}
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "committee of %d (threshold %d, %s) in %s; distribute member-<i>/secrets.json privately\n", n, t, preset, dir)
+			if !encrypted {
+				fmt.Fprintln(cmd.ErrOrStderr(), "development only: every member's secrets are on this machine, unencrypted (see `fhegate committee keygen`)")
+			}
 			return nil
 		},
 	}
@@ -142,8 +154,8 @@ func openMember(dir string, id uint32, timeout time.Duration, log *zap.Logger) (
 	if err := consensus.LoadJSON(filepath.Join(dir, "committee.json"), &cfg); err != nil {
 		return nil, nil, err
 	}
-	var sec consensus.MemberSecrets
-	if err := consensus.LoadJSON(filepath.Join(memberDir(dir, id), "secrets.json"), &sec); err != nil {
+	sec, err := loadMemberSecrets(dir, id, log)
+	if err != nil {
 		return nil, nil, err
 	}
 	tk, err := sec.TLSPrivateKey()
@@ -436,8 +448,8 @@ func newCommitteeStatusCmd(a *app) *cobra.Command {
 			if err := consensus.LoadJSON(filepath.Join(dir, "committee.json"), &cfg); err != nil {
 				return err
 			}
-			var sec consensus.MemberSecrets
-			if err := consensus.LoadJSON(filepath.Join(memberDir(dir, id), "secrets.json"), &sec); err != nil {
+			sec, err := loadMemberSecrets(dir, id, a.Log())
+			if err != nil {
 				return err
 			}
 			bk, err := sec.BLSSecretKey()
