@@ -25,7 +25,6 @@ import (
 	"github.com/fhegate/fhegate/policy/examples"
 )
 
-func init() { registerBench(newBenchCommitteeCmd) }
 
 // committeeRow is one measurement of `fhegate bench committee`.
 type committeeRow struct {
@@ -198,7 +197,7 @@ func newBenchCommitteeCmd(a *app) *cobra.Command {
 			}
 			printCommitteeRows(out, rows)
 			if f.jsonPath != "" {
-				if err := writeJSON(f.jsonPath, rows); err != nil {
+				if err := writeJSON(cmd.OutOrStdout(), f.jsonPath, rows); err != nil {
 					return err
 				}
 				o.Log.Info("wrote committee results", zap.String("file", f.jsonPath))

@@ -11,7 +11,6 @@ import (
 	"github.com/fhegate/fhegate/fhe/crdt/crdtbench"
 )
 
-func init() { registerBench(newBenchCRDTCmd) }
 
 // luxFHECRDTMergesPerS is Lux fheCRDT's published rate (< 1 merge/s, 136 KB
 // per LWW ciphertext): the anchor the CRDT rows are read against.
@@ -51,7 +50,7 @@ timed. Medians of --runs runs (default 21, --quick 7); merges_per_s counts metad
 			}
 			printCRDT(out, res)
 			if jsonPath != "" {
-				if err := writeJSON(jsonPath, res); err != nil {
+				if err := writeJSON(cmd.OutOrStdout(), jsonPath, res); err != nil {
 					return err
 				}
 				log.Info("wrote crdt results", zap.String("file", jsonPath))

@@ -18,7 +18,6 @@ import (
 	"github.com/fhegate/fhegate/policy/examples"
 )
 
-func init() { registerBench(newBenchPolicyCmd) }
 
 // luxPolicyMs is Lux's TFHE policy bundle: 5.41 s per decision (M1 Max, LP-137).
 const luxPolicyMs = 5410.0

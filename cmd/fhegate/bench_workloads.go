@@ -15,7 +15,6 @@ import (
 	"github.com/fhegate/fhegate/fhe/workloads"
 )
 
-func init() { registerBench(newBenchWorkloadsCmd) }
 
 // workloadAnchors are the published per-core figures the workloads are read
 // against: H33-CKKS on Graviton4 (c8g.metal-48xl, per core, N=8192) and
@@ -81,7 +80,7 @@ operands and decryption are not.`,
 			}
 			printWorkloads(tableOut, results)
 			if jsonPath != "" {
-				if err := writeJSON(jsonPath, results); err != nil {
+				if err := writeJSON(cmd.OutOrStdout(), jsonPath, results); err != nil {
 					return err
 				}
 				log.Info("wrote workload results", zap.String("file", jsonPath))

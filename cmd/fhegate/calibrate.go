@@ -20,7 +20,6 @@ import (
 	"github.com/fhegate/fhegate/gpu/calib"
 )
 
-func init() { registerCommand(newCalibrateCmd) }
 
 func newCalibrateCmd(a *app) *cobra.Command {
 	var (

@@ -29,7 +29,6 @@ import (
 	"github.com/fhegate/fhegate/fhe"
 )
 
-func init() { registerCommand(newCommitteeCmd) }
 
 func newCommitteeCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{

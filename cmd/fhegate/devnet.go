@@ -29,7 +29,6 @@ import (
 	"github.com/fhegate/fhegate/precompiles/host/subnetevm"
 )
 
-func init() { registerCommand(newDevnetCmd) }
 
 // registerEVMExtras registers subnet-evm's libevm extras (header, block and
 // chain-config payloads). libevm allows it once per process; every command in

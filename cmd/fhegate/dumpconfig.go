@@ -12,7 +12,6 @@ import (
 	"github.com/fhegate/fhegate/fhe"
 )
 
-func init() { registerCommand(newDumpConfigCmd) }
 
 // embeddedConfigs are the defaults compiled into the binary, by name.
 func embeddedConfigs() map[string]func() ([]byte, error) {

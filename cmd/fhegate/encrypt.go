@@ -19,12 +19,6 @@ import (
 	"github.com/fhegate/fhegate/fhe"
 )
 
-func init() {
-	registerCommand(newEncryptCmd)
-	registerCommand(newDecryptCmd)
-	registerCommand(newKeysCmd)
-}
-
 func parseInts(s string) ([]int64, error) {
 	var out []int64
 	for _, f := range strings.Split(s, ",") {

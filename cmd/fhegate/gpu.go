@@ -13,7 +13,6 @@ import (
 	"github.com/fhegate/fhegate/gpu/backends"
 )
 
-func init() { registerCommand(newGPUCmd) }
 
 func newGPUCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{Use: "gpu", Short: "GPU gate: NTT backends, arming and the crossover table"}
