@@ -25,7 +25,6 @@ import (
 	"github.com/fhegate/fhegate/policy/examples"
 )
 
-
 // committeeRow is one measurement of `fhegate bench committee`.
 type committeeRow struct {
 	Stage         string  `json:"stage"`

@@ -11,7 +11,6 @@ import (
 	"github.com/fhegate/fhegate/fhe/crdt/crdtbench"
 )
 
-
 // luxFHECRDTMergesPerS is Lux fheCRDT's published rate (< 1 merge/s, 136 KB
 // per LWW ciphertext): the anchor the CRDT rows are read against.
 const luxFHECRDTMergesPerS = 1.0

@@ -15,7 +15,6 @@ import (
 	"github.com/fhegate/fhegate/fhe/workloads"
 )
 
-
 // workloadAnchors are the published per-core figures the workloads are read
 // against: H33-CKKS on Graviton4 (c8g.metal-48xl, per core, N=8192) and
 // Opaque-Go's Lattigo BFV dot-128 on an Apple M4 Pro.

@@ -29,7 +29,6 @@ import (
 	"github.com/fhegate/fhegate/fhe"
 )
 
-
 func newCommitteeCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "committee",

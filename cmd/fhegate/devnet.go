@@ -29,7 +29,6 @@ import (
 	"github.com/fhegate/fhegate/precompiles/host/subnetevm"
 )
 
-
 // registerEVMExtras registers subnet-evm's libevm extras (header, block and
 // chain-config payloads). libevm allows it once per process; every command in
 // this binary that builds or reads subnet-evm types must call this, never

@@ -12,7 +12,6 @@ import (
 	"github.com/fhegate/fhegate/fhe"
 )
 
-
 // embeddedConfigs are the defaults compiled into the binary, by name.
 func embeddedConfigs() map[string]func() ([]byte, error) {
 	return map[string]func() ([]byte, error){

@@ -26,7 +26,6 @@ import (
 // pluginPackage is the Go package of the VM plugin binary.
 const pluginPackage = "github.com/fhegate/fhegate/cmd/fhegate-vm"
 
-
 func newPluginCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "plugin",

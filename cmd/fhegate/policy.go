@@ -23,7 +23,6 @@ import (
 	"github.com/fhegate/fhegate/policy/examples"
 )
 
-
 func newPolicyCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "policy",

@@ -12,7 +12,6 @@ import (
 // module version from the build info is used.
 var version = ""
 
-
 func newVersionCmd(_ *app) *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
