@@ -48,8 +48,7 @@ func newRotateReencryptCmd(a *app) *cobra.Command {
 				return errors.New("--member, --to and --out are required")
 			}
 			log := a.Log().With(zap.Uint32("member", id))
-			ctx, cancel := signalContext(cmd.Context())
-			defer cancel()
+			ctx := cmd.Context()
 			pkb, err := os.ReadFile(to)
 			if err != nil {
 				return err
@@ -99,8 +98,7 @@ func newRotateAdoptCmd(a *app) *cobra.Command {
 				return errors.New("--member, --from and --quorum are required")
 			}
 			log := a.Log().With(zap.Uint32("member", id))
-			ctx, cancel := signalContext(cmd.Context())
-			defer cancel()
+			ctx := cmd.Context()
 			m, st, err := openMember(dir, id, timeout, log)
 			if err != nil {
 				return err
