@@ -180,7 +180,11 @@ func newBenchCommitteeCmd(a *app) *cobra.Command {
 		Use:   "committee",
 		Short: "MPC committee: DKG, one verdict end to end, a batch of requests end to end, collective refresh (n members over loopback TLS)",
 		Long:  benchCommitteeLong,
-		Args:  cobra.NoArgs,
+		Example: `  fhegate bench committee --json docs/results/committee.json
+  fhegate bench committee --preset bgv-n14-t65537 --kyc-batch 64 --json docs/results/committee-kyc64.json
+  fhegate bench committee --refresh-only --refresh-k 15 --json docs/results/committee-refresh.json
+  fhegate bench committee --quick`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o, err := f.options(cmd.Flags(), a.Log())
 			if err != nil {

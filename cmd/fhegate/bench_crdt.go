@@ -30,6 +30,8 @@ set), the on-chain metadata merge (meta.MergePlan), the normalisation of one wri
 counter and set reads, and two baselines: a mask select of two packed ciphertexts and an OR union
 (a + b − a·b). Each merge is checked once by decryption against a plaintext model before it is
 timed. Medians of --runs runs (default 21, --quick 7); merges_per_s counts metadata + ciphertext.`,
+		Example: `  fhegate bench crdt --json docs/results/crdt.json
+  fhegate bench crdt --quick`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			log := a.Log()

@@ -49,6 +49,9 @@ absolute error against a plaintext reference (BGV: exact), and for the reduction
 amortised time per instance when the ciphertext is packed with independent instances (throughput,
 not latency). Only the evaluation is timed: key generation, encryption, encoding of plaintext
 operands and decryption are not.`,
+		Example: `  fhegate bench workloads --json docs/results/workloads.json
+  fhegate bench workloads --only bgv_dot_128 --bgv-preset bgv-n14-t65537 --json docs/results/workloads_bgv_n14.json
+  fhegate bench workloads --quick --only square,dot_64`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			log := a.Log()

@@ -54,7 +54,9 @@ func newCommitteeInitCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "init",
 		Short: "Create a committee config and every member's secrets (TLS identity + BLS key)",
-		Args:  cobra.NoArgs,
+		Example: `  fhegate committee init --dir c --n 5 --t 3 --chain-id 1337 --base-port 9700
+  fhegate committee init --dir new --epoch 2 --n 5 --t 3 --chain-id 43117 --host 10.0.0.5`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cid, err := parseCommitteeChainID(chainID)
 			if err != nil {
@@ -184,7 +186,9 @@ func newCommitteeDKGCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "dkg",
 		Short: "Run the distributed key generation (every member must run it at the same time)",
-		Args:  cobra.NoArgs,
+		Example: `  fhegate committee dkg --dir c --member 1
+  fhegate committee dkg --dir c --all`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			log := a.Log()
 			ctx := cmd.Context()
@@ -264,9 +268,9 @@ chain (--rpc). With --rpc, the member posts verdicts from a relayer account whos
 from --relayer-key-file (hex, a file only its owner may read: chmod 600) or the
 FHEGATE_RELAYER_KEY environment variable — never from the command line, which every user
 of the machine can read.`,
-		Example: `  fhegate committee serve --dir c --member 1 --api 127.0.0.1:9800
+		Example: `  fhegate committee serve --dir c --member 1 --api 127.0.0.1:8600
   fhegate committee serve --dir c --member 1 --rpc http://node:9650/ext/bc/<id>/rpc \
-      --relayer-key-file relayer.key --api 0.0.0.0:9800 --api-tokens tokens.txt \
+      --relayer-key-file relayer.key --api 0.0.0.0:8600 --api-tokens tokens.txt \
       --api-tls-cert api.crt --api-tls-key api.key`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -431,7 +435,9 @@ func newCommitteeStatusCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "status",
 		Short: "Show a member's status (keys, stored ciphertexts, shares issued, refreshes served, verdicts)",
-		Args:  cobra.NoArgs,
+		Example: `  fhegate committee status --dir c --member 1
+  FHEGATE_API_TOKEN=$(head -1 tokens.txt) fhegate committee status --api https://10.0.0.5:8600`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			out := cmd.OutOrStdout()
 			if api != "" {

@@ -57,7 +57,7 @@ ciphertext). Prints the handle (keccak256 of the canonical bytes). With --submit
 is uploaded to a committee member's API, replicated to the committee, and the quorum input
 attestation is printed (the arguments of FHEInput.register).`,
 		Example: `  fhegate encrypt --key public.key --values 1,2,3 --out ct.bin
-  fhegate encrypt --key committee/committee.pk --values 5 --submit http://127.0.0.1:9800 \
+  fhegate encrypt --key committee/committee.pk --values 5 --submit http://127.0.0.1:8600 \
       --owner 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
