@@ -164,7 +164,7 @@ func (f *benchCommitteeFlags) options(fl flagSet, log *zap.Logger) (*benchCommit
 	}
 	if f.refreshOnly {
 		if fl.Changed("stages") {
-			return nil, fmt.Errorf("--refresh-only and --stages are exclusive")
+			return nil, usageErrorf("--refresh-only and --stages are exclusive")
 		}
 		o.Stages = []string{stageRefresh}
 	}

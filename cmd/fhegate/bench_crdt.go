@@ -39,7 +39,7 @@ timed. Medians of --runs runs (default 21, --quick 7); merges_per_s counts metad
 				runs = 7
 			}
 			if runs < 1 {
-				return fmt.Errorf("--runs must be ≥ 1")
+				return usageErrorf("--runs must be ≥ 1")
 			}
 			res, err := crdtbench.Run(crdtbench.Options{Runs: runs, Quick: quick}, log)
 			if err != nil {

@@ -59,7 +59,7 @@ operands and decryption are not.`,
 				runs = 5
 			}
 			if runs < 1 {
-				return fmt.Errorf("--runs must be ≥ 1")
+				return usageErrorf("--runs must be ≥ 1")
 			}
 			names := workloads.Names
 			if len(only) > 0 {
@@ -70,7 +70,7 @@ operands and decryption are not.`,
 				return err
 			}
 			if bgvPreset.Scheme != fhe.SchemeBGV {
-				return fmt.Errorf("--bgv-preset %s is not a BGV preset", bgvName)
+				return usageErrorf("--bgv-preset %s is not a BGV preset", bgvName)
 			}
 			results, err := runWorkloads(log, names, runs, bgvPreset.ID)
 			if err != nil {

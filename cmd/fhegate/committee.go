@@ -203,7 +203,7 @@ func newCommitteeDKGCmd(a *app) *cobra.Command {
 					ids = append(ids, m.ID)
 				}
 			} else if id == 0 {
-				return errors.New("--member or --all is required")
+				return usageErrorf("--member or --all is required")
 			}
 			start := time.Now()
 			errs := make([]error, len(ids))
@@ -457,7 +457,7 @@ func newCommitteeStatusCmd(a *app) *cobra.Command {
 				return err
 			}
 			if id == 0 {
-				return errors.New("--member or --api is required")
+				return usageErrorf("--member or --api is required")
 			}
 			var cfg consensus.CommitteeConfig
 			if err := consensus.LoadJSON(filepath.Join(dir, "committee.json"), &cfg); err != nil {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -46,7 +45,7 @@ func newRotateReencryptCmd(a *app) *cobra.Command {
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if id == 0 || to == "" || out == "" {
-				return errors.New("--member, --to and --out are required")
+				return usageErrorf("--member, --to and --out are required")
 			}
 			log := a.Log().With(zap.Uint32("member", id))
 			ctx := cmd.Context()
@@ -97,7 +96,7 @@ func newRotateAdoptCmd(a *app) *cobra.Command {
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if id == 0 || len(from) == 0 || quorum < 1 {
-				return errors.New("--member, --from and --quorum are required")
+				return usageErrorf("--member, --from and --quorum are required")
 			}
 			log := a.Log().With(zap.Uint32("member", id))
 			ctx := cmd.Context()

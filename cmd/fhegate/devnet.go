@@ -194,7 +194,7 @@ func devnetGenesis(o devnetOptions) ([]byte, error) {
 		return nil, fmt.Errorf("precompile backends: %w", err)
 	}
 	if o.port < 0 || o.port > 65535 {
-		return nil, fmt.Errorf("--http-port %d: out of range", o.port)
+		return nil, usageErrorf("--http-port %d: out of range", o.port)
 	}
 	if err := devchain.ValidateOrigins(o.allowOrigins); err != nil {
 		return nil, fmt.Errorf("--rpc-allow-origin: %w", err)

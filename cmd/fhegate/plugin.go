@@ -222,11 +222,11 @@ var devChainIDs = map[uint64]string{1337: "the devnet's", 31337: "Hardhat's and 
 // genesis (everything but the base genesis's content, see checkNoDevAccounts).
 func checkGenesisOptions(o genesisOptions) error {
 	if o.governance == "" {
-		return errors.New("--governance is required: the address that may call FHEVerdict.setCommittee " +
+		return usageErrorf("--governance is required: the address that may call FHEVerdict.setCommittee " +
 			"(a multisig or a key you control; see docs/operators.md)")
 	}
 	if o.chainID == 0 {
-		return errors.New("--chain-id is required: your network's EVM chain id")
+		return usageErrorf("--chain-id is required: your network's EVM chain id")
 	}
 	if !common.IsHexAddress(o.governance) {
 		return fmt.Errorf("--governance %q is not an address", o.governance)

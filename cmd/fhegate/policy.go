@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -261,7 +260,7 @@ func policyEvalRows(p *policy.Plan, o policyEvalOptions) ([][]int64, error) {
 		}
 	}
 	if len(rows) == 0 {
-		return nil, errors.New("no decisions: give -d name=value,… or --random N")
+		return nil, usageErrorf("no decisions: give -d name=value,… or --random N")
 	}
 	return rows, nil
 }
