@@ -58,8 +58,9 @@ func newLocalDevCommittee(ctx context.Context, log *zap.Logger, n, t int, preset
 	}
 	pc := consensus.NewPolicyCircuits(ps.ID)
 	opts.Circuits = pc
-	// The committee lives until Close, not until ctx is cancelled: it is
-	// stopped after the chain (as before the context was threaded through).
+	// The committee's background work is bound to Close, not to ctx:
+	// runDevnet closes it after the chain on shutdown, so a cancelled ctx
+	// (Ctrl-C) must not tear it down underneath the chain.
 	lc, err := start(context.WithoutCancel(ctx), opts)
 	if err != nil {
 		return nil, err
