@@ -3,18 +3,11 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/spf13/cobra"
 )
-
-// benchFactories are the `fhegate bench <area>` subcommands; each area's file
-// registers its own with registerBench from init.
-var benchFactories []func(*app) *cobra.Command
-
-func registerBench(f func(*app) *cobra.Command) { benchFactories = append(benchFactories, f) }
-
-func init() { registerCommand(newBenchCmd) }
 
 func newBenchCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
@@ -24,21 +17,25 @@ func newBenchCmd(a *app) *cobra.Command {
 writes machine-readable results. Baselines are measured in the same run: compare ratios, not
 absolute times, across machines.`,
 	}
-	for _, f := range benchFactories {
-		cmd.AddCommand(f(a))
-	}
+	cmd.AddCommand(
+		newBenchCommitteeCmd(a),
+		newBenchCRDTCmd(a),
+		newBenchPolicyCmd(a),
+		newBenchWorkloadsCmd(a),
+	)
 	return cmd
 }
 
-// writeJSON writes v as indented JSON to path ("-" is stdout).
-func writeJSON(path string, v any) error {
+// writeJSON writes v as indented JSON to path ("-" is stdout, the command's
+// output writer).
+func writeJSON(stdout io.Writer, path string, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
 	b = append(b, '\n')
 	if path == "-" {
-		_, err = os.Stdout.Write(b)
+		_, err = stdout.Write(b)
 		return err
 	}
 	if err := os.WriteFile(path, b, 0o644); err != nil {

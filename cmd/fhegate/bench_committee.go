@@ -25,8 +25,6 @@ import (
 	"github.com/fhegate/fhegate/policy/examples"
 )
 
-func init() { registerBench(newBenchCommitteeCmd) }
-
 // committeeRow is one measurement of `fhegate bench committee`.
 type committeeRow struct {
 	Stage         string  `json:"stage"`
@@ -166,7 +164,7 @@ func (f *benchCommitteeFlags) options(fl flagSet, log *zap.Logger) (*benchCommit
 	}
 	if f.refreshOnly {
 		if fl.Changed("stages") {
-			return nil, fmt.Errorf("--refresh-only and --stages are exclusive")
+			return nil, usageErrorf("--refresh-only and --stages are exclusive")
 		}
 		o.Stages = []string{stageRefresh}
 	}
@@ -182,7 +180,11 @@ func newBenchCommitteeCmd(a *app) *cobra.Command {
 		Use:   "committee",
 		Short: "MPC committee: DKG, one verdict end to end, a batch of requests end to end, collective refresh (n members over loopback TLS)",
 		Long:  benchCommitteeLong,
-		Args:  cobra.NoArgs,
+		Example: `  fhegate bench committee --json docs/results/committee.json
+  fhegate bench committee --preset bgv-n14-t65537 --kyc-batch 64 --json docs/results/committee-kyc64.json
+  fhegate bench committee --refresh-only --refresh-k 15 --json docs/results/committee-refresh.json
+  fhegate bench committee --quick`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o, err := f.options(cmd.Flags(), a.Log())
 			if err != nil {
@@ -198,7 +200,7 @@ func newBenchCommitteeCmd(a *app) *cobra.Command {
 			}
 			printCommitteeRows(out, rows)
 			if f.jsonPath != "" {
-				if err := writeJSON(f.jsonPath, rows); err != nil {
+				if err := writeJSON(cmd.OutOrStdout(), f.jsonPath, rows); err != nil {
 					return err
 				}
 				o.Log.Info("wrote committee results", zap.String("file", f.jsonPath))

@@ -11,8 +11,6 @@ import (
 	"github.com/fhegate/fhegate/fhe/crdt/crdtbench"
 )
 
-func init() { registerBench(newBenchCRDTCmd) }
-
 // luxFHECRDTMergesPerS is Lux fheCRDT's published rate (< 1 merge/s, 136 KB
 // per LWW ciphertext): the anchor the CRDT rows are read against.
 const luxFHECRDTMergesPerS = 1.0
@@ -32,6 +30,8 @@ set), the on-chain metadata merge (meta.MergePlan), the normalisation of one wri
 counter and set reads, and two baselines: a mask select of two packed ciphertexts and an OR union
 (a + b − a·b). Each merge is checked once by decryption against a plaintext model before it is
 timed. Medians of --runs runs (default 21, --quick 7); merges_per_s counts metadata + ciphertext.`,
+		Example: `  fhegate bench crdt --json docs/results/crdt.json
+  fhegate bench crdt --quick`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			log := a.Log()
@@ -39,7 +39,7 @@ timed. Medians of --runs runs (default 21, --quick 7); merges_per_s counts metad
 				runs = 7
 			}
 			if runs < 1 {
-				return fmt.Errorf("--runs must be ≥ 1")
+				return usageErrorf("--runs must be ≥ 1")
 			}
 			res, err := crdtbench.Run(crdtbench.Options{Runs: runs, Quick: quick}, log)
 			if err != nil {
@@ -51,7 +51,7 @@ timed. Medians of --runs runs (default 21, --quick 7); merges_per_s counts metad
 			}
 			printCRDT(out, res)
 			if jsonPath != "" {
-				if err := writeJSON(jsonPath, res); err != nil {
+				if err := writeJSON(cmd.OutOrStdout(), jsonPath, res); err != nil {
 					return err
 				}
 				log.Info("wrote crdt results", zap.String("file", jsonPath))

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"runtime"
 	"syscall"
@@ -17,8 +18,6 @@ import (
 	"github.com/fhegate/fhegate/policy/eval"
 	"github.com/fhegate/fhegate/policy/examples"
 )
-
-func init() { registerBench(newBenchPolicyCmd) }
 
 // luxPolicyMs is Lux's TFHE policy bundle: 5.41 s per decision (M1 Max, LP-137).
 const luxPolicyMs = 5410.0
@@ -41,12 +40,15 @@ type policyRow struct {
 	Reps           int     `json:"reps"`
 }
 
+// benchPolicyOptions are the flags of `fhegate bench policy`.
+type benchPolicyOptions struct {
+	jsonPath string
+	quick    bool
+	names    []string
+}
+
 func newBenchPolicyCmd(a *app) *cobra.Command {
-	var (
-		jsonPath string
-		quick    bool
-		names    []string
-	)
+	var o benchPolicyOptions
 	cmd := &cobra.Command{
 		Use:   "policy",
 		Short: "Policy engine: one request and per packed decision for the example policies, against Lux's 5.41 s",
@@ -56,43 +58,49 @@ decision i: 8192 on BGVN13, 16384 on BGVN14) and time one evaluation single-thre
 (GOMAXPROCS=1): request_ms is the wall time of that evaluation, which is also the cost of a single
 request (the plan is slot-wise), and per_decision_ms = request_ms / decisions_per_ct. Best of 3
 (--quick: 1). Every verdict is decrypted and checked against plan.EvalPlain.`,
+		Example: `  fhegate bench policy --json docs/results/policy.json
+  fhegate bench policy --quick --policy kyc_aml,credit_limit`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			log := a.Log()
-			if len(names) == 0 {
-				names = examples.Names()
-			}
-			reps := 3
-			if quick {
-				reps = 1
-			}
-			var rows []policyRow
-			for _, name := range names {
-				row, err := benchPolicy(log, name, reps)
-				if err != nil {
-					return fmt.Errorf("%s: %w", name, err)
-				}
-				rows = append(rows, row)
-			}
-			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', tabwriter.AlignRight)
-			fmt.Fprintln(w, "policy\tpreset\tdepth\tct×ct\trequest ms\tcpu ms\test. ms\tdecisions/ct\tms/decision\tvs Lux 5.41 s\tgas\tgas/decision\t")
-			for _, r := range rows {
-				fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%.1f\t%.1f\t%.1f\t%d\t%.4f\t%.0f×\t%d\t%d\t\n", r.Policy, r.Preset, r.Depth, r.CtCt,
-					r.RequestMs, r.RequestCPUMs, r.EstimatedMs, r.DecisionsPerCt, r.PerDecisionMs, r.SpeedupVsLux, r.Gas, r.GasPerDecision)
-			}
-			if err := w.Flush(); err != nil {
-				return err
-			}
-			if jsonPath != "" {
-				return writeJSON(jsonPath, rows)
-			}
-			return nil
+			return runBenchPolicy(cmd.Context(), a.Log(), cmd.OutOrStdout(), o)
 		},
 	}
-	cmd.Flags().StringVar(&jsonPath, "json", "", "write the results as JSON to this file (- for stdout)")
-	cmd.Flags().BoolVar(&quick, "quick", false, "one repetition instead of best of 3")
-	cmd.Flags().StringSliceVar(&names, "policy", nil, "example policies to run (default: all)")
+	cmd.Flags().StringVar(&o.jsonPath, "json", "", "write the results as JSON to this file (- for stdout)")
+	cmd.Flags().BoolVar(&o.quick, "quick", false, "one repetition instead of best of 3")
+	cmd.Flags().StringSliceVar(&o.names, "policy", nil, "example policies to run (default: all)")
 	return cmd
+}
+
+func runBenchPolicy(ctx context.Context, log *zap.Logger, out io.Writer, o benchPolicyOptions) error {
+	names := o.names
+	if len(names) == 0 {
+		names = examples.Names()
+	}
+	reps := 3
+	if o.quick {
+		reps = 1
+	}
+	var rows []policyRow
+	for _, name := range names {
+		row, err := benchPolicy(ctx, log, name, reps)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		rows = append(rows, row)
+	}
+	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(w, "policy\tpreset\tdepth\tct×ct\trequest ms\tcpu ms\test. ms\tdecisions/ct\tms/decision\tvs Lux 5.41 s\tgas\tgas/decision\t")
+	for _, r := range rows {
+		fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%.1f\t%.1f\t%.1f\t%d\t%.4f\t%.0f×\t%d\t%d\t\n", r.Policy, r.Preset, r.Depth, r.CtCt,
+			r.RequestMs, r.RequestCPUMs, r.EstimatedMs, r.DecisionsPerCt, r.PerDecisionMs, r.SpeedupVsLux, r.Gas, r.GasPerDecision)
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if o.jsonPath != "" {
+		return writeJSON(out, o.jsonPath, rows)
+	}
+	return nil
 }
 
 func policyCPUTime() time.Duration {
@@ -103,7 +111,10 @@ func policyCPUTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-func benchPolicy(log *zap.Logger, name string, reps int) (policyRow, error) {
+// benchPolicy measures one example policy: a full ciphertext set of random
+// in-range decisions evaluated reps times single-threaded (best of), every
+// verdict checked against the plaintext reference.
+func benchPolicy(ctx context.Context, log *zap.Logger, name string, reps int) (policyRow, error) {
 	doc, err := examples.Get(name)
 	if err != nil {
 		return policyRow{}, err
@@ -136,25 +147,9 @@ func benchPolicy(log *zap.Logger, name string, reps int) (policyRow, error) {
 	if err != nil {
 		return policyRow{}, err
 	}
-	prev := runtime.GOMAXPROCS(1)
-	defer runtime.GOMAXPROCS(prev)
-	var best, bestCPU time.Duration
-	var out *fhe.Ciphertext
-	for k := 0; k < reps; k++ {
-		runtime.GC()
-		c0, t0 := policyCPUTime(), time.Now()
-		out, err = eval.Evaluate(context.Background(), p, ev, cts)
-		wall, cpu := time.Since(t0), policyCPUTime()-c0
-		if err != nil {
-			return policyRow{}, err
-		}
-		if k == 0 || wall < best {
-			best = wall
-		}
-		if k == 0 || cpu < bestCPU {
-			bestCPU = cpu
-		}
-		log.Info("policy evaluation", zap.String("policy", name), zap.Int("rep", k), zap.Duration("wall", wall), zap.Duration("cpu", cpu))
+	out, best, bestCPU, err := timePolicy(ctx, log, name, p, ev, cts, reps)
+	if err != nil {
+		return policyRow{}, err
 	}
 	got, err := eval.DecryptVerdicts(fhe.NewDecryptor(keys.Secret), out, p.Slots)
 	if err != nil {
@@ -182,4 +177,31 @@ func benchPolicy(log *zap.Logger, name string, reps int) (policyRow, error) {
 		SpeedupVsLux: float64(int64(luxPolicyMs/per + 0.5)), EstimatedMs: round2(p.EstimatedMillis()),
 		Gas: p.Gas(), GasPerDecision: p.GasPerDecision(), CtCt: p.Counts.CtCt, Verified: true, Reps: reps,
 	}, nil
+}
+
+// timePolicy evaluates p on cts reps times with GOMAXPROCS(1) and returns
+// the last result and the best wall and CPU times.
+func timePolicy(ctx context.Context, log *zap.Logger, name string, p *policy.Plan, ev *fhe.Evaluator, cts []*fhe.Ciphertext, reps int) (*fhe.Ciphertext, time.Duration, time.Duration, error) {
+	prev := runtime.GOMAXPROCS(1)
+	defer runtime.GOMAXPROCS(prev)
+	var best, bestCPU time.Duration
+	var out *fhe.Ciphertext
+	for k := 0; k < reps; k++ {
+		runtime.GC()
+		c0, t0 := policyCPUTime(), time.Now()
+		var err error
+		out, err = eval.Evaluate(ctx, p, ev, cts)
+		wall, cpu := time.Since(t0), policyCPUTime()-c0
+		if err != nil {
+			return nil, 0, 0, err
+		}
+		if k == 0 || wall < best {
+			best = wall
+		}
+		if k == 0 || cpu < bestCPU {
+			bestCPU = cpu
+		}
+		log.Info("policy evaluation", zap.String("policy", name), zap.Int("rep", k), zap.Duration("wall", wall), zap.Duration("cpu", cpu))
+	}
+	return out, best, bestCPU, nil
 }

@@ -15,8 +15,6 @@ import (
 	"github.com/fhegate/fhegate/fhe/workloads"
 )
 
-func init() { registerBench(newBenchWorkloadsCmd) }
-
 // workloadAnchors are the published per-core figures the workloads are read
 // against: H33-CKKS on Graviton4 (c8g.metal-48xl, per core, N=8192) and
 // Opaque-Go's Lattigo BFV dot-128 on an Apple M4 Pro.
@@ -51,6 +49,9 @@ absolute error against a plaintext reference (BGV: exact), and for the reduction
 amortised time per instance when the ciphertext is packed with independent instances (throughput,
 not latency). Only the evaluation is timed: key generation, encryption, encoding of plaintext
 operands and decryption are not.`,
+		Example: `  fhegate bench workloads --json docs/results/workloads.json
+  fhegate bench workloads --only bgv_dot_128 --bgv-preset bgv-n14-t65537 --json docs/results/workloads_bgv_n14.json
+  fhegate bench workloads --quick --only square,dot_64`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			log := a.Log()
@@ -58,7 +59,7 @@ operands and decryption are not.`,
 				runs = 5
 			}
 			if runs < 1 {
-				return fmt.Errorf("--runs must be ≥ 1")
+				return usageErrorf("--runs must be ≥ 1")
 			}
 			names := workloads.Names
 			if len(only) > 0 {
@@ -69,7 +70,7 @@ operands and decryption are not.`,
 				return err
 			}
 			if bgvPreset.Scheme != fhe.SchemeBGV {
-				return fmt.Errorf("--bgv-preset %s is not a BGV preset", bgvName)
+				return usageErrorf("--bgv-preset %s is not a BGV preset", bgvName)
 			}
 			results, err := runWorkloads(log, names, runs, bgvPreset.ID)
 			if err != nil {
@@ -81,7 +82,7 @@ operands and decryption are not.`,
 			}
 			printWorkloads(tableOut, results)
 			if jsonPath != "" {
-				if err := writeJSON(jsonPath, results); err != nil {
+				if err := writeJSON(cmd.OutOrStdout(), jsonPath, results); err != nil {
 					return err
 				}
 				log.Info("wrote workload results", zap.String("file", jsonPath))

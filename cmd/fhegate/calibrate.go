@@ -20,15 +20,17 @@ import (
 	"github.com/fhegate/fhegate/gpu/calib"
 )
 
-func init() { registerCommand(newCalibrateCmd) }
+// calibrateOptions are the flags of `fhegate calibrate`.
+type calibrateOptions struct {
+	backend, out, plotFmt, tablePath, report string
+	budget                                   time.Duration
+	budgetSet                                bool // --budget given explicitly
+	quick, verify                            bool
+	k                                        int
+}
 
 func newCalibrateCmd(a *app) *cobra.Command {
-	var (
-		backend, out, plotFmt, tablePath, report string
-		budget                                   time.Duration
-		quick, verify                            bool
-		k                                        int
-	)
+	var o calibrateOptions
 	cmd := &cobra.Command{
 		Use:   "calibrate",
 		Short: "Measure the NTT crossover table (CPU vs accelerator) or --verify it",
@@ -42,119 +44,134 @@ crossovers, so every NTT stays on the CPU.
 
 --verify re-measures every cell of the table (--table, default DIR/crossover.json) and
 fails unless the routed time ≤ 1.05 × min(cpu, accelerator) in every cell.`,
+		Example: `  fhegate calibrate
+  fhegate calibrate --quick --out docs/results/gpu-cpu
+  fhegate calibrate --verify --table configs/crossover.json --report verify.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			log := a.Log()
-			o := calib.Defaults(quick)
-			if cmd.Flags().Changed("budget") || !quick {
-				o.Budget = budget
+			o.budgetSet = cmd.Flags().Changed("budget")
+			bar := newProgressBar(cmd.ErrOrStderr())
+			co := o.calibOptions(a.Log(), bar)
+			if o.verify {
+				return runVerify(cmd.Context(), cmd.OutOrStdout(), bar, o, co)
 			}
-			if k > 0 {
-				o.K = k
-			}
-			o.Log = log
-			o.Command = "fhegate " + strings.Join(os.Args[1:], " ")
-			stdout := cmd.OutOrStdout()
-			bar := newProgressBar(os.Stderr)
-			o.Progress = bar.update
-			ctx := cmd.Context()
-			if ctx == nil {
-				ctx = context.Background()
-			}
-
-			if verify {
-				if tablePath == "" {
-					tablePath = filepath.Join(out, configs.CrossoverFile)
-				}
-				data, err := os.ReadFile(tablePath)
-				if err != nil {
-					return fmt.Errorf("--verify: %w", err)
-				}
-				tab, err := gpu.ParseTable(data)
-				if err != nil {
-					return fmt.Errorf("--verify %s: %w", tablePath, err)
-				}
-				want := backend
-				if want == "" && tab.Fingerprint.Backend != "" && tab.Fingerprint.Backend != gpu.CPUName {
-					want = tab.Fingerprint.Backend
-				}
-				if want != "" && want != gpu.CPUName {
-					acc, err := backends.Open(want)
-					if err != nil {
-						return fmt.Errorf("--verify: the table is for %q: %w", want, err)
-					}
-					defer acc.Close()
-					o.Accel = acc
-				}
-				cells, ok, err := calib.Verify(ctx, o, tab)
-				bar.done()
-				if err != nil {
-					return err
-				}
-				fmt.Fprintf(stdout, "verify %s (%d cells, tolerance routed ≤ %.2f × min(cpu, accelerator)):\n", tablePath, len(cells), calib.Tolerance)
-				calib.WriteVerify(stdout, cells)
-				if report != "" {
-					if err := writeCalibJSON(report, map[string]any{"table": tablePath, "tolerance": calib.Tolerance, "ok": ok, "cells": cells, "command": o.Command}); err != nil {
-						return err
-					}
-				}
-				if !ok {
-					return errors.New("calibrate --verify: routed time above 1.05 × min(cpu, accelerator) in at least one cell")
-				}
-				fmt.Fprintln(stdout, "verify: OK")
-				return nil
-			}
-
-			acc, err := backends.OpenAccelerator(backend)
-			switch {
-			case err != nil && backend != "" && backend != gpu.CPUName:
-				return fmt.Errorf("--backend %s: %w", backend, err)
-			case err != nil:
-				fmt.Fprintf(stdout, "no accelerator (%v)\nnothing to calibrate against: measuring the CPU ladder only; the table will have no crossovers (every NTT stays on the CPU)\n", err)
-			default:
-				defer acc.Close()
-				o.Accel = acc
-				i := acc.Info()
-				fmt.Fprintf(stdout, "calibrating %s (%s; %s) against the cpu backend; self-test first\n", acc.Name(), i.Device, i.Driver)
-			}
-			t0 := time.Now()
-			tab, err := calib.Measure(ctx, o)
-			bar.done()
-			if err != nil {
-				return err
-			}
-			log.Info("calibrate: measured", zap.Duration("elapsed", time.Since(t0).Round(time.Millisecond)))
-			calib.WriteLadder(stdout, tab)
-			if err := os.MkdirAll(out, 0o755); err != nil {
-				return err
-			}
-			data, err := tab.Marshal()
-			if err != nil {
-				return err
-			}
-			jp := filepath.Join(out, configs.CrossoverFile)
-			if err := os.WriteFile(jp, data, 0o644); err != nil {
-				return err
-			}
-			pp := filepath.Join(out, "crossover."+plotFmt)
-			if err := calib.Plot(tab, pp); err != nil {
-				return err
-			}
-			fmt.Fprintf(stdout, "wrote %s and %s (%.1fs)\n", jp, pp, time.Since(t0).Seconds())
-			return nil
+			return runCalibrate(cmd.Context(), a.Log(), cmd.OutOrStdout(), bar, o, co)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&backend, "backend", "", "accelerator to calibrate: opencl, metal, native, or cpu (default: first available)")
-	f.DurationVar(&budget, "budget", 2*time.Minute, "time budget of the measurement (--quick: 20s unless set)")
-	f.BoolVar(&quick, "quick", false, "small ladder: N 2^10, 2^12, 2^14; B ≤ 256; best of 3")
-	f.IntVar(&k, "k", 0, "timed rounds per cell, best-of (default 5, --quick 3)")
-	f.StringVar(&out, "out", "configs", "output directory for crossover.json and the plot")
-	f.StringVar(&plotFmt, "plot", "png", "plot format: png or svg")
-	f.BoolVar(&verify, "verify", false, "re-measure the table's cells and fail unless routing is within 5% of the best backend")
-	f.StringVar(&tablePath, "table", "", "--verify: table to check (default DIR/crossover.json)")
-	f.StringVar(&report, "report", "", "--verify: also write the cells as JSON to this file")
+	f.StringVar(&o.backend, "backend", "", "accelerator to calibrate: opencl, metal, native, or cpu (default: first available)")
+	f.DurationVar(&o.budget, "budget", 2*time.Minute, "time budget of the measurement (--quick: 20s unless set)")
+	f.BoolVar(&o.quick, "quick", false, "small ladder: N 2^10, 2^12, 2^14; B ≤ 256; best of 3")
+	f.IntVar(&o.k, "k", 0, "timed rounds per cell, best-of (default 5, --quick 3)")
+	f.StringVar(&o.out, "out", "configs", "output directory for crossover.json and the plot")
+	f.StringVar(&o.plotFmt, "plot", "png", "plot format: png or svg")
+	f.BoolVar(&o.verify, "verify", false, "re-measure the table's cells and fail unless routing is within 5% of the best backend")
+	f.StringVar(&o.tablePath, "table", "", "--verify: table to check (default DIR/crossover.json)")
+	f.StringVar(&o.report, "report", "", "--verify: also write the cells as JSON to this file")
 	return cmd
+}
+
+// calibOptions are the measurement options the flags select.
+func (o calibrateOptions) calibOptions(log *zap.Logger, bar *progressBar) calib.Options {
+	co := calib.Defaults(o.quick)
+	if o.budgetSet || !o.quick {
+		co.Budget = o.budget
+	}
+	if o.k > 0 {
+		co.K = o.k
+	}
+	co.Log = log
+	co.Command = "fhegate " + strings.Join(os.Args[1:], " ")
+	co.Progress = bar.update
+	return co
+}
+
+// runVerify is `fhegate calibrate --verify`: re-measure every cell of the
+// table and fail unless routing is within calib.Tolerance of the best backend.
+func runVerify(ctx context.Context, stdout io.Writer, bar *progressBar, o calibrateOptions, co calib.Options) error {
+	tablePath := o.tablePath
+	if tablePath == "" {
+		tablePath = filepath.Join(o.out, configs.CrossoverFile)
+	}
+	data, err := os.ReadFile(tablePath)
+	if err != nil {
+		return fmt.Errorf("--verify: %w", err)
+	}
+	tab, err := gpu.ParseTable(data)
+	if err != nil {
+		return fmt.Errorf("--verify %s: %w", tablePath, err)
+	}
+	want := o.backend
+	if want == "" && tab.Fingerprint.Backend != "" && tab.Fingerprint.Backend != gpu.CPUName {
+		want = tab.Fingerprint.Backend
+	}
+	if want != "" && want != gpu.CPUName {
+		acc, err := backends.Open(want)
+		if err != nil {
+			return fmt.Errorf("--verify: the table is for %q: %w", want, err)
+		}
+		defer acc.Close()
+		co.Accel = acc
+	}
+	cells, ok, err := calib.Verify(ctx, co, tab)
+	bar.done()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "verify %s (%d cells, tolerance routed ≤ %.2f × min(cpu, accelerator)):\n", tablePath, len(cells), calib.Tolerance)
+	calib.WriteVerify(stdout, cells)
+	if o.report != "" {
+		if err := writeCalibJSON(o.report, map[string]any{"table": tablePath, "tolerance": calib.Tolerance, "ok": ok, "cells": cells, "command": co.Command}); err != nil {
+			return err
+		}
+	}
+	if !ok {
+		return errors.New("calibrate --verify: routed time above 1.05 × min(cpu, accelerator) in at least one cell")
+	}
+	fmt.Fprintln(stdout, "verify: OK")
+	return nil
+}
+
+// runCalibrate is `fhegate calibrate`: measure the ladder and write the
+// crossover table and its plot to --out.
+func runCalibrate(ctx context.Context, log *zap.Logger, stdout io.Writer, bar *progressBar, o calibrateOptions, co calib.Options) error {
+	acc, err := backends.OpenAccelerator(o.backend)
+	switch {
+	case err != nil && o.backend != "" && o.backend != gpu.CPUName:
+		return fmt.Errorf("--backend %s: %w", o.backend, err)
+	case err != nil:
+		fmt.Fprintf(stdout, "no accelerator (%v)\nnothing to calibrate against: measuring the CPU ladder only; the table will have no crossovers (every NTT stays on the CPU)\n", err)
+	default:
+		defer acc.Close()
+		co.Accel = acc
+		i := acc.Info()
+		fmt.Fprintf(stdout, "calibrating %s (%s; %s) against the cpu backend; self-test first\n", acc.Name(), i.Device, i.Driver)
+	}
+	t0 := time.Now()
+	tab, err := calib.Measure(ctx, co)
+	bar.done()
+	if err != nil {
+		return err
+	}
+	log.Info("calibrate: measured", zap.Duration("elapsed", time.Since(t0).Round(time.Millisecond)))
+	calib.WriteLadder(stdout, tab)
+	if err := os.MkdirAll(o.out, 0o755); err != nil {
+		return err
+	}
+	data, err := tab.Marshal()
+	if err != nil {
+		return err
+	}
+	jp := filepath.Join(o.out, configs.CrossoverFile)
+	if err := os.WriteFile(jp, data, 0o644); err != nil {
+		return err
+	}
+	pp := filepath.Join(o.out, "crossover."+o.plotFmt)
+	if err := calib.Plot(tab, pp); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote %s and %s (%.1fs)\n", jp, pp, time.Since(t0).Seconds())
+	return nil
 }
 
 func writeCalibJSON(path string, v any) error {
@@ -165,16 +182,21 @@ func writeCalibJSON(path string, v any) error {
 	return os.WriteFile(path, append(b, '\n'), 0o644)
 }
 
-// progressBar draws on a terminal only (stderr a character device).
+// progressBar draws on a terminal only (w a character device, e.g. the
+// command's stderr on a terminal).
 type progressBar struct {
 	w     io.Writer
 	on    bool
 	drawn bool
 }
 
-func newProgressBar(f *os.File) *progressBar {
+func newProgressBar(w io.Writer) *progressBar {
+	f, ok := w.(*os.File)
+	if !ok {
+		return &progressBar{w: w}
+	}
 	st, err := f.Stat()
-	return &progressBar{w: f, on: err == nil && st.Mode()&os.ModeCharDevice != 0}
+	return &progressBar{w: w, on: err == nil && st.Mode()&os.ModeCharDevice != 0}
 }
 
 func (p *progressBar) update(done, total int, label string) {

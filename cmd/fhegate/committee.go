@@ -11,11 +11,9 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/ava-labs/libevm/crypto"
@@ -28,8 +26,6 @@ import (
 	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
 )
-
-func init() { registerCommand(newCommitteeCmd) }
 
 func newCommitteeCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
@@ -66,6 +62,8 @@ All secrets on this machine: development only. Whoever runs it holds every membe
 could forge verdicts and attestations alone; production committees use 'committee keygen' on
 each member's machine and 'committee assemble' (docs/operators.md, "Per-member key generation").
 The secrets are encrypted if $FHEGATE_KEY_PASSPHRASE or --key-file is given, else plain JSON.`,
+		Example: `  fhegate committee init --dir c --n 5 --t 3 --chain-id 1337 --base-port 9700
+  fhegate committee init --dir new --epoch 2 --n 5 --t 3 --chain-id 43117 --host 10.0.0.5`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cid, err := parseCommitteeChainID(chainID)
@@ -192,10 +190,6 @@ func openMember(dir string, id uint32, timeout time.Duration, log *zap.Logger) (
 	return m, st, nil
 }
 
-func signalContext(parent context.Context) (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
-}
-
 func newCommitteeDKGCmd(a *app) *cobra.Command {
 	var dir string
 	var id uint32
@@ -204,11 +198,12 @@ func newCommitteeDKGCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "dkg",
 		Short: "Run the distributed key generation (every member must run it at the same time)",
-		Args:  cobra.NoArgs,
+		Example: `  fhegate committee dkg --dir c --member 1
+  fhegate committee dkg --dir c --all`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			log := a.Log()
-			ctx, cancel := signalContext(cmd.Context())
-			defer cancel()
+			ctx := cmd.Context()
 			var cfg consensus.CommitteeConfig
 			if err := consensus.LoadJSON(filepath.Join(dir, "committee.json"), &cfg); err != nil {
 				return err
@@ -220,7 +215,7 @@ func newCommitteeDKGCmd(a *app) *cobra.Command {
 					ids = append(ids, m.ID)
 				}
 			} else if id == 0 {
-				return errors.New("--member or --all is required")
+				return usageErrorf("--member or --all is required")
 			}
 			start := time.Now()
 			errs := make([]error, len(ids))
@@ -266,12 +261,17 @@ func newCommitteeDKGCmd(a *app) *cobra.Command {
 	return cmd
 }
 
+// committeeServeOptions are the flags of `fhegate committee serve`.
+type committeeServeOptions struct {
+	dir, rpc, api, relayerKey, relayerKeyFile string
+	apiTokens, apiCert, apiKey                string
+	id                                        uint32
+	timeout                                   time.Duration
+	gpu                                       gpuFlags
+}
+
 func newCommitteeServeCmd(a *app) *cobra.Command {
-	var dir, rpc, api, relayerKey, relayerKeyFile string
-	var apiTokens, apiCert, apiKey string
-	var id uint32
-	var timeout time.Duration
-	var gpu gpuFlags
+	var o committeeServeOptions
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve as a committee member: answer peers, the client API, and requests from a chain",
@@ -280,101 +280,126 @@ chain (--rpc). With --rpc, the member posts verdicts from a relayer account whos
 from --relayer-key-file (hex, a file only its owner may read: chmod 600) or the
 FHEGATE_RELAYER_KEY environment variable — never from the command line, which every user
 of the machine can read.`,
+		Example: `  fhegate committee serve --dir c --member 1 --api 127.0.0.1:8600
+  fhegate committee serve --dir c --member 1 --rpc http://node:9650/ext/bc/<id>/rpc \
+      --relayer-key-file relayer.key --api 0.0.0.0:8600 --api-tokens tokens.txt \
+      --api-tls-cert api.crt --api-tls-key api.key`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if cmd.Flags().Changed("relayer-key") {
 				return errors.New("--relayer-key is no longer accepted: a key on the command line is visible to every user (ps, /proc); " +
 					"write it to a file (chmod 600) and pass --relayer-key-file, or set FHEGATE_RELAYER_KEY")
 			}
-			log := a.Log().With(zap.Uint32("member", id))
-			ctx, cancel := signalContext(cmd.Context())
-			defer cancel()
-			stopGPU, err := gpu.install(log)
-			if err != nil {
-				return err
-			}
-			defer stopGPU()
-			m, st, err := openMember(dir, id, timeout, log)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			defer m.Close()
-			if _, err := m.Keys(); err != nil {
-				return err
-			}
-			if api != "" {
-				ao := consensus.APIOptions{TLSCert: apiCert, TLSKey: apiKey}
-				if apiTokens != "" {
-					if ao.Tokens, err = consensus.LoadAPITokens(apiTokens); err != nil {
-						return fmt.Errorf("--api-tokens: %w", err)
-					}
-				} else if consensus.IsLoopback(api) {
-					ao.NoAuth = true // development: loopback only (NewAPIServer refuses it elsewhere)
-					log.Warn("client API without --api-tokens: unauthenticated, loopback only")
-				}
-				srv, err := consensus.NewAPIServer(m, api, ao)
-				if err != nil {
-					return err
-				}
-				ln, err := net.Listen("tcp", api)
-				if err != nil {
-					return err
-				}
-				go func() { _ = consensus.ServeAPI(srv, ln) }()
-				defer srv.Close()
-				scheme := "http://"
-				if srv.TLSConfig != nil {
-					scheme = "https://"
-				}
-				log.Info("client API", zap.String("url", scheme+ln.Addr().String()), zap.Bool("auth", !ao.NoAuth))
-			}
-			if rpc == "" {
-				log.Info("no --rpc: answering peers and the API only")
-				<-ctx.Done()
-				return nil
-			}
-			key, err := loadRelayerKey(relayerKeyFile, os.Getenv)
-			if err != nil {
-				return err
-			}
-			var cfg consensus.CommitteeConfig
-			_ = consensus.LoadJSON(filepath.Join(dir, "committee.json"), &cfg)
-			ad, err := chain.Dial(ctx, chain.Config{URL: rpc, ChainID: cfg.ChainIDBig(), Key: key, Log: log.Named("chain"),
-				OnPolicy: func(pid [32]byte, spec []byte) {
-					if err := m.RegisterPolicy(pid, spec); err != nil {
-						// Recorded by PolicyCircuits: this policy's requests are
-						// answered with the signed consensus.ResultUnevaluable verdict.
-						log.Warn("policy not compiled for the committee; its requests will be answered unevaluable", zap.Error(err))
-					}
-				}})
-			if err != nil {
-				return err
-			}
-			defer ad.Close()
-			if n, err := ad.ReplayPolicies(ctx, 0); err != nil {
-				return err
-			} else if n > 0 {
-				log.Info("policies registered before this start compiled", zap.Int("policies", n))
-			}
-			return m.Run(ctx, ad)
+			return runCommitteeServe(cmd.Context(), a.Log().With(zap.Uint32("member", o.id)), o)
 		},
 	}
-	cmd.Flags().StringVar(&dir, "dir", "committee", "committee directory")
-	cmd.Flags().Uint32Var(&id, "member", 0, "this member's id")
-	cmd.Flags().StringVar(&rpc, "rpc", "", "chain JSON-RPC URL (watch requests, post verdicts)")
-	cmd.Flags().StringVar(&api, "api", "", "serve the client API (POST /v1/inputs, GET /v1/publickey, GET /v1/status) on this address")
-	cmd.Flags().StringVar(&relayerKeyFile, "relayer-key-file", "", "file holding the hex secp256k1 key paying for FHEVerdict.submit "+
+	f := cmd.Flags()
+	f.StringVar(&o.dir, "dir", "committee", "committee directory")
+	f.Uint32Var(&o.id, "member", 0, "this member's id")
+	f.StringVar(&o.rpc, "rpc", "", "chain JSON-RPC URL (watch requests, post verdicts)")
+	f.StringVar(&o.api, "api", "", "serve the client API (POST /v1/inputs, GET /v1/publickey, GET /v1/status) on this address")
+	f.StringVar(&o.relayerKeyFile, "relayer-key-file", "", "file holding the hex secp256k1 key paying for FHEVerdict.submit "+
 		"(mode 0600 or stricter; default: the FHEGATE_RELAYER_KEY environment variable)")
-	cmd.Flags().StringVar(&relayerKey, "relayer-key", "", "removed: use --relayer-key-file")
-	_ = cmd.Flags().MarkHidden("relayer-key")
-	cmd.Flags().StringVar(&apiTokens, "api-tokens", "", "file of client API bearer tokens, one per line (required off loopback; without it a loopback API is unauthenticated)")
-	cmd.Flags().StringVar(&apiCert, "api-tls-cert", "", "PEM certificate of the client API (HTTPS; required off loopback)")
-	cmd.Flags().StringVar(&apiKey, "api-tls-key", "", "PEM key of --api-tls-cert")
-	cmd.Flags().DurationVar(&timeout, "round-timeout", 30*time.Second, "per-round deadline")
-	gpu.register(cmd)
+	f.StringVar(&o.relayerKey, "relayer-key", "", "removed: use --relayer-key-file")
+	_ = f.MarkHidden("relayer-key")
+	f.StringVar(&o.apiTokens, "api-tokens", "", "file of client API bearer tokens, one per line (required off loopback; without it a loopback API is unauthenticated)")
+	f.StringVar(&o.apiCert, "api-tls-cert", "", "PEM certificate of the client API (HTTPS; required off loopback)")
+	f.StringVar(&o.apiKey, "api-tls-key", "", "PEM key of --api-tls-cert")
+	f.DurationVar(&o.timeout, "round-timeout", 30*time.Second, "per-round deadline")
+	o.gpu.register(cmd)
 	_ = cmd.MarkFlagRequired("member")
 	return cmd
+}
+
+// runCommitteeServe runs one member until ctx is cancelled: peers, the
+// client API (--api) and, with --rpc, the requests of a chain.
+func runCommitteeServe(ctx context.Context, log *zap.Logger, o committeeServeOptions) error {
+	stopGPU, err := o.gpu.install(log)
+	if err != nil {
+		return err
+	}
+	defer stopGPU()
+	m, st, err := openMember(o.dir, o.id, o.timeout, log)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	defer m.Close()
+	if _, err := m.Keys(); err != nil {
+		return err
+	}
+	if o.api != "" {
+		closeAPI, err := serveCommitteeAPI(log, m, o)
+		if err != nil {
+			return err
+		}
+		defer closeAPI()
+	}
+	if o.rpc == "" {
+		log.Info("no --rpc: answering peers and the API only")
+		<-ctx.Done()
+		return nil
+	}
+	return serveCommitteeChain(ctx, log, m, o)
+}
+
+// serveCommitteeAPI starts the member's client API on --api and returns the
+// function that stops it.
+func serveCommitteeAPI(log *zap.Logger, m *consensus.Member, o committeeServeOptions) (func(), error) {
+	ao := consensus.APIOptions{TLSCert: o.apiCert, TLSKey: o.apiKey}
+	if o.apiTokens != "" {
+		var err error
+		if ao.Tokens, err = consensus.LoadAPITokens(o.apiTokens); err != nil {
+			return nil, fmt.Errorf("--api-tokens: %w", err)
+		}
+	} else if consensus.IsLoopback(o.api) {
+		ao.NoAuth = true // development: loopback only (NewAPIServer refuses it elsewhere)
+		log.Warn("client API without --api-tokens: unauthenticated, loopback only")
+	}
+	srv, err := consensus.NewAPIServer(m, o.api, ao)
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", o.api)
+	if err != nil {
+		return nil, err
+	}
+	go func() { _ = consensus.ServeAPI(srv, ln) }()
+	scheme := "http://"
+	if srv.TLSConfig != nil {
+		scheme = "https://"
+	}
+	log.Info("client API", zap.String("url", scheme+ln.Addr().String()), zap.Bool("auth", !ao.NoAuth))
+	return func() { _ = srv.Close() }, nil
+}
+
+// serveCommitteeChain watches --rpc's chain for requests and posts verdicts
+// until ctx is cancelled.
+func serveCommitteeChain(ctx context.Context, log *zap.Logger, m *consensus.Member, o committeeServeOptions) error {
+	key, err := loadRelayerKey(o.relayerKeyFile, os.Getenv)
+	if err != nil {
+		return err
+	}
+	var cfg consensus.CommitteeConfig
+	_ = consensus.LoadJSON(filepath.Join(o.dir, "committee.json"), &cfg)
+	ad, err := chain.Dial(ctx, chain.Config{URL: o.rpc, ChainID: cfg.ChainIDBig(), Key: key, Log: log.Named("chain"),
+		OnPolicy: func(pid [32]byte, spec []byte) {
+			if err := m.RegisterPolicy(pid, spec); err != nil {
+				// Recorded by PolicyCircuits: this policy's requests are
+				// answered with the signed consensus.ResultUnevaluable verdict.
+				log.Warn("policy not compiled for the committee; its requests will be answered unevaluable", zap.Error(err))
+			}
+		}})
+	if err != nil {
+		return err
+	}
+	defer ad.Close()
+	if n, err := ad.ReplayPolicies(ctx, 0); err != nil {
+		return err
+	} else if n > 0 {
+		log.Info("policies registered before this start compiled", zap.Int("policies", n))
+	}
+	return m.Run(ctx, ad)
 }
 
 // loadRelayerKey reads the relayer's secp256k1 key from path (hex, optional
@@ -422,7 +447,9 @@ func newCommitteeStatusCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "status",
 		Short: "Show a member's status (keys, stored ciphertexts, shares issued, refreshes served, verdicts)",
-		Args:  cobra.NoArgs,
+		Example: `  fhegate committee status --dir c --member 1
+  FHEGATE_API_TOKEN=$(head -1 tokens.txt) fhegate committee status --api https://10.0.0.5:8600`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			out := cmd.OutOrStdout()
 			if api != "" {
@@ -442,7 +469,7 @@ func newCommitteeStatusCmd(a *app) *cobra.Command {
 				return err
 			}
 			if id == 0 {
-				return errors.New("--member or --api is required")
+				return usageErrorf("--member or --api is required")
 			}
 			var cfg consensus.CommitteeConfig
 			if err := consensus.LoadJSON(filepath.Join(dir, "committee.json"), &cfg); err != nil {

@@ -32,7 +32,7 @@ type devCommittee struct {
 // dir/committee: resumed from the keys saved there by an earlier start
 // (--datadir: a warm start runs no DKG; the saved preset wins), else fresh
 // keys through a DKG for preset (default consensus.DefaultPreset).
-func newLocalDevCommittee(log *zap.Logger, n, t int, preset, dir string) (DevCommittee, error) {
+func newLocalDevCommittee(ctx context.Context, log *zap.Logger, n, t int, preset, dir string) (DevCommittee, error) {
 	cdir := filepath.Join(dir, "committee")
 	opts := consensus.LocalOptions{N: n, T: t, Dir: cdir, Preset: preset, ChainID: big.NewInt(1337),
 		RoundTimeout: 60 * time.Second, Log: log.Named("committee")}
@@ -58,7 +58,10 @@ func newLocalDevCommittee(log *zap.Logger, n, t int, preset, dir string) (DevCom
 	}
 	pc := consensus.NewPolicyCircuits(ps.ID)
 	opts.Circuits = pc
-	lc, err := start(context.Background(), opts)
+	// The committee's background work is bound to Close, not to ctx:
+	// runDevnet closes it after the chain on shutdown, so a cancelled ctx
+	// (Ctrl-C) must not tear it down underneath the chain.
+	lc, err := start(context.WithoutCancel(ctx), opts)
 	if err != nil {
 		return nil, err
 	}

@@ -117,6 +117,8 @@ func newCommitteeKeygenCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "keygen",
 		Short: "Generate this member's TLS and BLS secrets here (encrypted) and print its public part",
+		Example: `  FHEGATE_KEY_PASSPHRASE=… fhegate committee keygen --dir c --member 2 --addr 10.0.0.2:9702
+  fhegate committee --key-file ~/.fhegate/member-2.key keygen --dir c --member 2 --addr 10.0.0.2:9702`,
 		Long: `Run on each member's own machine. Generates the member's TLS identity (ed25519) and BLS key,
 writes them encrypted to DIR/member-I/secrets.json (mode 0600, directory 0700) and writes the
 public part (id, addr, tlsKey, blsKey, blsPop) to DIR/member-I.pub.json and stdout. Send only
@@ -198,6 +200,8 @@ func newCommitteeAssembleCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "assemble member-1.pub.json member-2.pub.json ...",
 		Short: "Build committee.json from the members' public parts (verifies every BLS proof of possession)",
+		Example: `  fhegate committee assemble --chain-id 43117 --epoch 1 --t 3 -o c/committee.json \
+    member-1.pub.json member-2.pub.json member-3.pub.json member-4.pub.json member-5.pub.json`,
 		Long: `Build the committee config from the public parts that each member's 'committee keygen' wrote,
 given in member-id order 1..n. Every BLS proof of possession is verified; duplicate keys or
 addresses and ids out of order are refused. Needs no secrets: anyone can run it, and every

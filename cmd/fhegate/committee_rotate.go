@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -40,16 +39,16 @@ func newRotateReencryptCmd(a *app) *cobra.Command {
 	var id uint32
 	var timeout time.Duration
 	cmd := &cobra.Command{
-		Use:   "reencrypt",
-		Short: "Re-encrypt this old member's stored inputs to the next committee's public key (t old members at once)",
-		Args:  cobra.NoArgs,
+		Use:     "reencrypt",
+		Short:   "Re-encrypt this old member's stored inputs to the next committee's public key (t old members at once)",
+		Example: "  fhegate committee rotate reencrypt --dir old --member 1 --to new/committee.pk --out reenc-1.bin",
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if id == 0 || to == "" || out == "" {
-				return errors.New("--member, --to and --out are required")
+				return usageErrorf("--member, --to and --out are required")
 			}
 			log := a.Log().With(zap.Uint32("member", id))
-			ctx, cancel := signalContext(cmd.Context())
-			defer cancel()
+			ctx := cmd.Context()
 			pkb, err := os.ReadFile(to)
 			if err != nil {
 				return err
@@ -91,16 +90,16 @@ func newRotateAdoptCmd(a *app) *cobra.Command {
 	var quorum int
 	var timeout time.Duration
 	cmd := &cobra.Command{
-		Use:   "adopt",
-		Short: "Install the old committee's re-encrypted inputs on a new member (every new member at once)",
-		Args:  cobra.NoArgs,
+		Use:     "adopt",
+		Short:   "Install the old committee's re-encrypted inputs on a new member (every new member at once)",
+		Example: "  fhegate committee rotate adopt --dir new --member 1 --from reenc-1.bin,reenc-2.bin,reenc-3.bin --quorum 3",
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if id == 0 || len(from) == 0 || quorum < 1 {
-				return errors.New("--member, --from and --quorum are required")
+				return usageErrorf("--member, --from and --quorum are required")
 			}
 			log := a.Log().With(zap.Uint32("member", id))
-			ctx, cancel := signalContext(cmd.Context())
-			defer cancel()
+			ctx := cmd.Context()
 			m, st, err := openMember(dir, id, timeout, log)
 			if err != nil {
 				return err

@@ -8,12 +8,10 @@ import (
 	"math/big"
 	"net"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/ava-labs/libevm/common"
@@ -28,8 +26,6 @@ import (
 	"github.com/fhegate/fhegate/precompiles/corebackends"
 	"github.com/fhegate/fhegate/precompiles/host/subnetevm"
 )
-
-func init() { registerCommand(newDevnetCmd) }
 
 // registerEVMExtras registers subnet-evm's libevm extras (header, block and
 // chain-config payloads). libevm allows it once per process; every command in
@@ -88,10 +84,12 @@ header (Go, node, curl) are not affected.
 
 State lives in a temporary directory removed on exit, unless --datadir is given
 (then the chain resumes on the next start). Ctrl-C or SIGTERM stops cleanly.`,
+		Example: `  fhegate devnet
+  fhegate devnet --datadir ~/.fhegate/devnet --http-port 8545
+  fhegate devnet --dev-committee --block-interval 2s
+  fhegate devnet --committee-preset bgv-n13-t65537 --rpc-allow-origin http://myhost:5173`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
 			if !o.noCommittee && !o.devCommittee { // the in-process MPC committee evaluates FHE here
 				stopGPU, err := gpu.install(a.Log())
 				if err != nil {
@@ -99,7 +97,7 @@ State lives in a temporary directory removed on exit, unless --datadir is given
 				}
 				defer stopGPU()
 			}
-			return runDevnet(ctx, a.Log(), cmd.OutOrStdout(), o)
+			return runDevnet(cmd.Context(), a.Log(), cmd.OutOrStdout(), o)
 		},
 	}
 	gpu.register(cmd)
@@ -122,26 +120,14 @@ State lives in a temporary directory removed on exit, unless --datadir is given
 	return cmd
 }
 
+// runDevnet runs the devnet until ctx is cancelled: the in-process
+// committee (unless --no-committee or --dev-committee), the chain, and the
+// banner on out.
 func runDevnet(ctx context.Context, log *zap.Logger, out io.Writer, o devnetOptions) error {
-	registerEVMExtras()
-	// Same precompile backends as the VM plugin (cmd/fhegate-vm).
-	if err := subnetevm.SetBackends(corebackends.Policy{}, corebackends.CRDTMeta{}); err != nil {
-		return fmt.Errorf("precompile backends: %w", err)
+	genesis, err := devnetGenesis(o)
+	if err != nil {
+		return err
 	}
-	if o.port < 0 || o.port > 65535 {
-		return fmt.Errorf("--http-port %d: out of range", o.port)
-	}
-	if err := devchain.ValidateOrigins(o.allowOrigins); err != nil {
-		return fmt.Errorf("--rpc-allow-origin: %w", err)
-	}
-	genesis := configs.DevnetGenesis()
-	if o.genesisFile != "" {
-		var err error
-		if genesis, err = os.ReadFile(o.genesisFile); err != nil {
-			return fmt.Errorf("--genesis: %w", err)
-		}
-	}
-
 	// One directory holds the chain database and the committee's state:
 	// --datadir, or a temporary directory removed on exit.
 	dataDir := o.dataDir
@@ -153,52 +139,14 @@ func runDevnet(ctx context.Context, log *zap.Logger, out io.Writer, o devnetOpti
 		defer os.RemoveAll(tmp)
 		dataDir = tmp
 	}
-
 	// Committee first: its keys go into FHEVerdict's genesis registry.
-	var committee DevCommittee
-	committeeNote := "none (--no-committee): FHEVerdict has only its governance address"
-	switch {
-	case o.noCommittee:
-	case o.devCommittee:
-		// The well-known development committee: public keys, so clients
-		// attest inputs and post verdicts themselves (examples/go).
-		dev := devchain.DevCommittee()
-		var err error
-		if genesis, err = configs.WithCommittee(genesis, dev.Registry()); err != nil {
-			return err
-		}
-		committeeNote = fmt.Sprintf("well-known DEV committee (epoch %d, %d BLS keys, t=%d; devchain.DevCommittee): "+
-			"INSECURE public keys — clients sign attestations and verdicts themselves, see examples/go", dev.Epoch, dev.Size(), dev.Threshold)
-	default:
-		if o.dataDir != "" {
-			_, chainErr := os.Stat(filepath.Join(o.dataDir, "chaindata"))
-			if chainErr == nil && !consensus.HasLocalState(filepath.Join(o.dataDir, "committee")) {
-				// The committee's keys are part of the genesis state: a chain
-				// without the committee that made it cannot resume with one.
-				return fmt.Errorf("--datadir %s holds a chain but no in-process committee state: resume it with "+
-					"--dev-committee or --no-committee if it was created with that flag, or use a new --datadir", o.dataDir)
-			}
-		}
-		if o.committeeT < 1 || o.committeeT > o.committeeN {
-			return fmt.Errorf("committee threshold %d out of range for %d members", o.committeeT, o.committeeN)
-		}
-		var err error
-		committee, err = newLocalDevCommittee(log, o.committeeN, o.committeeT, o.committeePre, dataDir)
-		if err != nil {
-			return fmt.Errorf("committee: %w", err)
-		}
-		defer committee.Close()
-		reg, err := committee.Registry()
-		if err != nil {
-			return fmt.Errorf("committee registry: %w", err)
-		}
-		if genesis, err = configs.WithCommittee(genesis, reg); err != nil {
-			return err
-		}
-		committeeNote = committee.Describe() + "; registered in FHEVerdict at genesis; client API address in " +
-			filepath.Join(dataDir, "committee", "api.addr")
+	committee, genesis, committeeNote, err := devnetCommittee(ctx, log, o, genesis, dataDir)
+	if err != nil {
+		return err
 	}
-
+	if committee != nil {
+		defer committee.Close()
+	}
 	chain, err := devchain.New(devchain.Config{
 		Genesis:       genesis,
 		ChainID:       o.chainID,
@@ -216,8 +164,8 @@ func runDevnet(ctx context.Context, log *zap.Logger, out io.Writer, o devnetOpti
 			log.Error("devnet shutdown", zap.Error(cerr))
 		}
 	}()
-
 	var wg sync.WaitGroup
+	committeeAPI := ""
 	if committee != nil {
 		wg.Add(1)
 		go func() {
@@ -226,20 +174,7 @@ func runDevnet(ctx context.Context, log *zap.Logger, out io.Writer, o devnetOpti
 				log.Error("committee stopped", zap.Error(err))
 			}
 		}()
-	}
-
-	// The committee writes its client API address once it serves.
-	committeeAPI := ""
-	if committee != nil {
-		addrFile := filepath.Join(dataDir, "committee", "api.addr")
-		for i := 0; i < 100 && ctx.Err() == nil; i++ {
-			if b, err := os.ReadFile(addrFile); err == nil && len(b) > 0 {
-				committeeAPI = strings.TrimSpace(string(b))
-				break
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-		if committeeAPI != "" {
+		if committeeAPI = waitCommitteeAPI(ctx, dataDir); committeeAPI != "" {
 			committeeNote = committee.Describe() + "; registered in FHEVerdict at genesis"
 		}
 	}
@@ -248,6 +183,93 @@ func runDevnet(ctx context.Context, log *zap.Logger, out io.Writer, o devnetOpti
 	fmt.Fprintln(out, "\nstopping devnet…")
 	wg.Wait()
 	return nil
+}
+
+// devnetGenesis checks the devnet's flags, installs the precompile backends
+// and returns the base genesis (--genesis, or the embedded one).
+func devnetGenesis(o devnetOptions) ([]byte, error) {
+	registerEVMExtras()
+	// Same precompile backends as the VM plugin (cmd/fhegate-vm).
+	if err := subnetevm.SetBackends(corebackends.Policy{}, corebackends.CRDTMeta{}); err != nil {
+		return nil, fmt.Errorf("precompile backends: %w", err)
+	}
+	if o.port < 0 || o.port > 65535 {
+		return nil, usageErrorf("--http-port %d: out of range", o.port)
+	}
+	if err := devchain.ValidateOrigins(o.allowOrigins); err != nil {
+		return nil, fmt.Errorf("--rpc-allow-origin: %w", err)
+	}
+	genesis := configs.DevnetGenesis()
+	if o.genesisFile != "" {
+		var err error
+		if genesis, err = os.ReadFile(o.genesisFile); err != nil {
+			return nil, fmt.Errorf("--genesis: %w", err)
+		}
+	}
+	return genesis, nil
+}
+
+// devnetCommittee sets up the devnet's committee and registers it in
+// genesis: none (--no-committee), the well-known development committee
+// (--dev-committee), or the in-process MPC committee under dataDir (nil
+// otherwise). It returns the committee to serve (nil for the first two), the
+// genesis and the banner's note.
+func devnetCommittee(ctx context.Context, log *zap.Logger, o devnetOptions, genesis []byte, dataDir string) (DevCommittee, []byte, string, error) {
+	switch {
+	case o.noCommittee:
+		return nil, genesis, "none (--no-committee): FHEVerdict has only its governance address", nil
+	case o.devCommittee:
+		// The well-known development committee: public keys, so clients
+		// attest inputs and post verdicts themselves (examples/go).
+		dev := devchain.DevCommittee()
+		genesis, err := configs.WithCommittee(genesis, dev.Registry())
+		if err != nil {
+			return nil, nil, "", err
+		}
+		return nil, genesis, fmt.Sprintf("well-known DEV committee (epoch %d, %d BLS keys, t=%d; devchain.DevCommittee): "+
+			"INSECURE public keys — clients sign attestations and verdicts themselves, see examples/go", dev.Epoch, dev.Size(), dev.Threshold), nil
+	}
+	if o.dataDir != "" {
+		_, chainErr := os.Stat(filepath.Join(o.dataDir, "chaindata"))
+		if chainErr == nil && !consensus.HasLocalState(filepath.Join(o.dataDir, "committee")) {
+			// The committee's keys are part of the genesis state: a chain
+			// without the committee that made it cannot resume with one.
+			return nil, nil, "", fmt.Errorf("--datadir %s holds a chain but no in-process committee state: resume it with "+
+				"--dev-committee or --no-committee if it was created with that flag, or use a new --datadir", o.dataDir)
+		}
+	}
+	if o.committeeT < 1 || o.committeeT > o.committeeN {
+		return nil, nil, "", fmt.Errorf("committee threshold %d out of range for %d members", o.committeeT, o.committeeN)
+	}
+	committee, err := newLocalDevCommittee(ctx, log, o.committeeN, o.committeeT, o.committeePre, dataDir)
+	if err != nil {
+		return nil, nil, "", fmt.Errorf("committee: %w", err)
+	}
+	reg, err := committee.Registry()
+	if err == nil {
+		genesis, err = configs.WithCommittee(genesis, reg)
+	} else {
+		err = fmt.Errorf("committee registry: %w", err)
+	}
+	if err != nil {
+		committee.Close()
+		return nil, nil, "", err
+	}
+	return committee, genesis, committee.Describe() + "; registered in FHEVerdict at genesis; client API address in " +
+		filepath.Join(dataDir, "committee", "api.addr"), nil
+}
+
+// waitCommitteeAPI waits (up to 10 s) for the in-process committee to write
+// its client API address under dataDir and returns it ("" if it did not).
+func waitCommitteeAPI(ctx context.Context, dataDir string) string {
+	addrFile := filepath.Join(dataDir, "committee", "api.addr")
+	for i := 0; i < 100 && ctx.Err() == nil; i++ {
+		if b, err := os.ReadFile(addrFile); err == nil && len(b) > 0 {
+			return strings.TrimSpace(string(b))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return ""
 }
 
 // The precompiles and their genesis config keys (docs/precompiles.md).

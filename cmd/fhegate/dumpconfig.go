@@ -12,8 +12,6 @@ import (
 	"github.com/fhegate/fhegate/fhe"
 )
 
-func init() { registerCommand(newDumpConfigCmd) }
-
 // embeddedConfigs are the defaults compiled into the binary, by name.
 func embeddedConfigs() map[string]func() ([]byte, error) {
 	return map[string]func() ([]byte, error){
@@ -31,6 +29,9 @@ func newDumpConfigCmd(_ *app) *cobra.Command {
   genesis    the devnet chain genesis (precompiles enabled, dev accounts funded)
   crossover  the GPU crossover table in force when no calibrated table is found
   presets    the FHE parameter presets (id, name, scheme, ring degree, moduli, depth)`,
+		Example: `  fhegate dumpconfig
+  fhegate dumpconfig genesis > genesis.json
+  fhegate dumpconfig presets`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			all := embeddedConfigs()

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -18,12 +19,6 @@ import (
 	"github.com/fhegate/fhegate/consensus"
 	"github.com/fhegate/fhegate/fhe"
 )
-
-func init() {
-	registerCommand(newEncryptCmd)
-	registerCommand(newDecryptCmd)
-	registerCommand(newKeysCmd)
-}
 
 func parseInts(s string) ([]int64, error) {
 	var out []int64
@@ -44,9 +39,14 @@ func parseInts(s string) ([]int64, error) {
 	return out, nil
 }
 
+// encryptOptions are the flags of `fhegate encrypt`.
+type encryptOptions struct {
+	keyPath, values, outPath, submit, owner string
+	ctype                                   uint8
+}
+
 func newEncryptCmd(a *app) *cobra.Command {
-	var keyPath, values, outPath, submit, owner string
-	var ctype uint8
+	var o encryptOptions
 	cmd := &cobra.Command{
 		Use:   "encrypt",
 		Short: "Encrypt integers (BGV slots) under the committee public key or your own key",
@@ -56,88 +56,106 @@ or your own public.key from 'fhegate keys gen') or your own secret.key (seeded, 
 ciphertext). Prints the handle (keccak256 of the canonical bytes). With --submit URL the ciphertext
 is uploaded to a committee member's API, replicated to the committee, and the quorum input
 attestation is printed (the arguments of FHEInput.register).`,
+		Example: `  fhegate encrypt --key public.key --values 1,2,3 --out ct.bin
+  fhegate encrypt --key committee/committee.pk --values 5 --submit http://127.0.0.1:8600 \
+      --owner 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			vals, err := parseInts(values)
-			if err != nil {
-				return err
-			}
-			kb, err := os.ReadFile(keyPath)
-			if err != nil {
-				return err
-			}
-			var enc *fhe.Encryptor
-			if pk, err := fhe.UnmarshalPublicKey(kb); err == nil {
-				enc = fhe.NewEncryptor(pk)
-			} else if sk, err2 := fhe.UnmarshalSecretKey(kb); err2 == nil {
-				if enc, err = fhe.NewSymmetricEncryptor(sk); err != nil {
-					return err
-				}
-			} else {
-				return fmt.Errorf("%s is neither a public nor a secret key: %v", keyPath, err)
-			}
-			ct, err := enc.EncryptInts(vals)
-			if err != nil {
-				return err
-			}
-			b, err := ct.MarshalBinary()
-			if err != nil {
-				return err
-			}
-			h := fhe.HandleOf(b)
-			if outPath != "" {
-				if err := os.WriteFile(outPath, b, 0o644); err != nil {
-					return err
-				}
-			}
-			out := cmd.OutOrStdout()
-			if submit == "" {
-				fmt.Fprintf(out, "%s\n", h)
-				return nil
-			}
-			if _, err := consensus.ParseOwner(owner); err != nil {
-				return fmt.Errorf("--owner: %w", err)
-			}
-			body, _ := json.Marshal(consensus.UploadRequest{Ciphertext: "0x" + hex.EncodeToString(b), Owner: owner, CType: ctype})
-			client := &http.Client{Timeout: 2 * time.Minute}
-			req, err := http.NewRequestWithContext(cmd.Context(), http.MethodPost, strings.TrimRight(submit, "/")+"/v1/inputs", bytes.NewReader(body))
-			if err != nil {
-				return err
-			}
-			req.Header.Set("Content-Type", "application/json")
-			if tok := os.Getenv("FHEGATE_API_TOKEN"); tok != "" { // committee API bearer token
-				req.Header.Set("Authorization", "Bearer "+tok)
-			}
-			resp, err := client.Do(req)
-			if err != nil {
-				return err
-			}
-			defer resp.Body.Close()
-			rb, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-			if resp.StatusCode != http.StatusOK {
-				return fmt.Errorf("committee refused the upload (%s): %s", resp.Status, strings.TrimSpace(string(rb)))
-			}
-			var att consensus.AttestationJSON
-			if err := json.Unmarshal(rb, &att); err != nil {
-				return err
-			}
-			if att.Handle != h.String() {
-				return fmt.Errorf("committee attested handle %s, expected %s", att.Handle, h)
-			}
-			enc2 := json.NewEncoder(out)
-			enc2.SetIndent("", "  ")
-			return enc2.Encode(att)
+			return runEncrypt(cmd.Context(), cmd.OutOrStdout(), o)
 		},
 	}
-	cmd.Flags().StringVar(&keyPath, "key", "", "public key (committee or own) or own secret key file")
-	cmd.Flags().StringVar(&values, "values", "", "comma-separated integers, slot 0 first")
-	cmd.Flags().StringVar(&outPath, "out", "", "write the canonical ciphertext here")
-	cmd.Flags().StringVar(&submit, "submit", "", "committee member API URL: upload and print the input attestation")
-	cmd.Flags().StringVar(&owner, "owner", "", "0x account that may use the input (with --submit)")
-	cmd.Flags().Uint8Var(&ctype, "ctype", 1, "ciphertext type tag recorded by FHEInput (with --submit)")
+	cmd.Flags().StringVar(&o.keyPath, "key", "", "public key (committee or own) or own secret key file")
+	cmd.Flags().StringVar(&o.values, "values", "", "comma-separated integers, slot 0 first")
+	cmd.Flags().StringVar(&o.outPath, "out", "", "write the canonical ciphertext here")
+	cmd.Flags().StringVar(&o.submit, "submit", "", "committee member API URL: upload and print the input attestation")
+	cmd.Flags().StringVar(&o.owner, "owner", "", "0x account that may use the input (with --submit)")
+	cmd.Flags().Uint8Var(&o.ctype, "ctype", 1, "ciphertext type tag recorded by FHEInput (with --submit)")
 	_ = cmd.MarkFlagRequired("key")
 	_ = cmd.MarkFlagRequired("values")
 	return cmd
+}
+
+// runEncrypt encrypts --values under --key, prints the handle or, with
+// --submit, uploads the ciphertext and prints the committee's attestation.
+func runEncrypt(ctx context.Context, out io.Writer, o encryptOptions) error {
+	vals, err := parseInts(o.values)
+	if err != nil {
+		return err
+	}
+	kb, err := os.ReadFile(o.keyPath)
+	if err != nil {
+		return err
+	}
+	var enc *fhe.Encryptor
+	if pk, err := fhe.UnmarshalPublicKey(kb); err == nil {
+		enc = fhe.NewEncryptor(pk)
+	} else if sk, err2 := fhe.UnmarshalSecretKey(kb); err2 == nil {
+		if enc, err = fhe.NewSymmetricEncryptor(sk); err != nil {
+			return err
+		}
+	} else {
+		return fmt.Errorf("%s is neither a public nor a secret key: %v", o.keyPath, err)
+	}
+	ct, err := enc.EncryptInts(vals)
+	if err != nil {
+		return err
+	}
+	b, err := ct.MarshalBinary()
+	if err != nil {
+		return err
+	}
+	h := fhe.HandleOf(b)
+	if o.outPath != "" {
+		if err := os.WriteFile(o.outPath, b, 0o644); err != nil {
+			return err
+		}
+	}
+	if o.submit == "" {
+		fmt.Fprintf(out, "%s\n", h)
+		return nil
+	}
+	att, err := submitCiphertext(ctx, o, b, h)
+	if err != nil {
+		return err
+	}
+	enc2 := json.NewEncoder(out)
+	enc2.SetIndent("", "  ")
+	return enc2.Encode(att)
+}
+
+// submitCiphertext uploads the canonical ciphertext b (handle h) to the
+// committee member at --submit and returns the input attestation.
+func submitCiphertext(ctx context.Context, o encryptOptions, b []byte, h fhe.Handle) (*consensus.AttestationJSON, error) {
+	if _, err := consensus.ParseOwner(o.owner); err != nil {
+		return nil, fmt.Errorf("--owner: %w", err)
+	}
+	body, _ := json.Marshal(consensus.UploadRequest{Ciphertext: "0x" + hex.EncodeToString(b), Owner: o.owner, CType: o.ctype})
+	client := &http.Client{Timeout: 2 * time.Minute}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(o.submit, "/")+"/v1/inputs", bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if tok := os.Getenv("FHEGATE_API_TOKEN"); tok != "" { // committee API bearer token
+		req.Header.Set("Authorization", "Bearer "+tok)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	rb, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("committee refused the upload (%s): %s", resp.Status, strings.TrimSpace(string(rb)))
+	}
+	var att consensus.AttestationJSON
+	if err := json.Unmarshal(rb, &att); err != nil {
+		return nil, err
+	}
+	if att.Handle != h.String() {
+		return nil, fmt.Errorf("committee attested handle %s, expected %s", att.Handle, h)
+	}
+	return &att, nil
 }
 
 func newDecryptCmd(a *app) *cobra.Command {
@@ -146,7 +164,9 @@ func newDecryptCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "decrypt",
 		Short: "Decrypt a ciphertext with your own secret key",
-		Args:  cobra.NoArgs,
+		Example: `  fhegate decrypt --key secret.key --in ct.bin
+  fhegate decrypt --key secret.key --in ct.bin --slots 0`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			kb, err := os.ReadFile(keyPath)
 			if err != nil {
@@ -196,7 +216,9 @@ func newKeysCmd(a *app) *cobra.Command {
 	gen := &cobra.Command{
 		Use:   "gen",
 		Short: "Generate your own key pair (secret.key 0600, public.key) for a preset",
-		Args:  cobra.NoArgs,
+		Example: `  fhegate keys gen --out ./mykeys
+  fhegate keys gen --preset bgv-n14-t65537 --out ./mykeys`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			pr, err := fhe.PresetByName(preset)
 			if err != nil {

@@ -2,14 +2,31 @@
 // fhegate: the local devnet, the VM plugin installer, the MPC committee, GPU
 // calibration, benchmarks and client-side encryption.
 //
-// Every subcommand lives in its own file and registers itself with
-// registerCommand from an init function; each receives the *app, which carries
-// the zap logger built from the persistent --log-level/--log-format flags.
+// The command tree is built in one place, newRootCmd (gh's NewCmdRoot shape):
+// every subcommand has a constructor newXxxCmd(*app) in its own file, and
+// newRootCmd adds them explicitly (newBenchCmd adds the bench areas the same
+// way). There are no init-time registries or package-level command state.
+// Each constructor receives the *app, which carries the zap logger built from
+// the persistent --log-level/--log-format flags. Long commands keep their
+// flags in an options struct and run in a runXxx(ctx, opts, …) function.
+//
+// main installs one signal.NotifyContext (SIGINT, SIGTERM) and runs the tree
+// with ExecuteContext: commands read cancellation from cmd.Context() and write
+// their output to cmd.OutOrStdout()/cmd.ErrOrStderr(); logs go to the zap
+// logger (stderr). Every leaf command has an Example.
+//
+// Exit status: 0 on success, 2 for a usage error (unknown command or flag,
+// wrong number of arguments, missing required flag, bad flag value: see
+// usage.go), 1 for any other error.
 package main
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
@@ -27,15 +44,7 @@ type app struct {
 // Log returns the logger; it is valid inside a command's RunE.
 func (a *app) Log() *zap.Logger { return a.log }
 
-// commandFactories are the subcommands, in registration order (file-name order
-// within this package, so the help output is stable).
-var commandFactories []func(*app) *cobra.Command
-
-// registerCommand adds a subcommand constructor to the root command.
-func registerCommand(f func(*app) *cobra.Command) {
-	commandFactories = append(commandFactories, f)
-}
-
+// newRootCmd builds the whole command tree.
 func newRootCmd() (*cobra.Command, *app) {
 	a := &app{log: zap.NewNop()}
 	root := &cobra.Command{
@@ -46,7 +55,7 @@ func newRootCmd() (*cobra.Command, *app) {
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
 			l, err := newLogger(a.logLevel, a.logFormat)
 			if err != nil {
-				return err
+				return usageError{err}
 			}
 			a.log = l
 			return nil
@@ -54,9 +63,21 @@ func newRootCmd() (*cobra.Command, *app) {
 	}
 	root.PersistentFlags().StringVar(&a.logLevel, "log-level", "info", "log level: debug, info, warn, error")
 	root.PersistentFlags().StringVar(&a.logFormat, "log-format", "console", "log format: console or json")
-	for _, f := range commandFactories {
-		root.AddCommand(f(a))
-	}
+	root.AddCommand(
+		newBenchCmd(a),
+		newCalibrateCmd(a),
+		newCommitteeCmd(a),
+		newDevnetCmd(a),
+		newDumpConfigCmd(a),
+		newEncryptCmd(a),
+		newDecryptCmd(a),
+		newKeysCmd(a),
+		newGPUCmd(a),
+		newPluginCmd(a),
+		newPolicyCmd(a),
+		newVersionCmd(a),
+	)
+	markUsageErrors(root)
 	return root, a
 }
 
@@ -84,11 +105,25 @@ func newLogger(level, format string) (*zap.Logger, error) {
 }
 
 func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := mainRun(ctx, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// mainRun executes the command line under ctx, reports an error on stderr
+// and returns the process exit status (exitCode).
+func mainRun(ctx context.Context, stderr io.Writer) int {
 	root, a := newRootCmd()
-	err := root.Execute()
+	cmd, err := root.ExecuteContextC(ctx)
 	_ = a.log.Sync()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "fhegate:", err)
-		os.Exit(1)
+	if err == nil {
+		return exitOK
 	}
+	fmt.Fprintln(stderr, "fhegate:", err)
+	code := exitCode(err)
+	if code == exitUsage && cmd != nil {
+		fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
+	}
+	return code
 }

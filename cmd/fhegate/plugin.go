@@ -26,8 +26,6 @@ import (
 // pluginPackage is the Go package of the VM plugin binary.
 const pluginPackage = "github.com/fhegate/fhegate/cmd/fhegate-vm"
 
-func init() { registerCommand(newPluginCmd) }
-
 func newPluginCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "plugin",
@@ -41,7 +39,9 @@ func newPluginVMIDCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "vmid",
 		Short: "Print the fhegate VM ID (CB58), the plugin's file name in the plugin directory",
-		Args:  cobra.NoArgs,
+		Example: `  fhegate plugin vmid
+  go build -o ~/.avalanchego/plugins/$(fhegate plugin vmid) ./cmd/fhegate-vm`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			_, err := fmt.Fprintln(cmd.OutOrStdout(), configs.VMID())
 			return err
@@ -60,9 +60,11 @@ looks for it (its --plugin-dir, default ~/.avalanchego/plugins).
 
 The chain's genesis must enable the fhegate precompiles; see docs/operators.md.
 Run the node with --fd-limit at or below the process's hard open-file limit.`,
+		Example: `  fhegate plugin install --plugin-dir ~/.avalanchego/plugins
+  fhegate plugin install --plugin-dir ~/.avalanchego/plugins --binary ./build/fhegate-vm`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			dst, err := installPlugin(a.Log(), pluginDir, binary)
+			dst, err := installPlugin(a.Log(), cmd.ErrOrStderr(), pluginDir, binary)
 			if err != nil {
 				return err
 			}
@@ -78,8 +80,9 @@ Run the node with --fd-limit at or below the process's hard open-file limit.`,
 
 // installPlugin places the plugin at pluginDir/<VM ID> and returns that path.
 // The file appears atomically (written beside it, then renamed), so a node
-// scanning the directory never sees a partial binary.
-func installPlugin(log *zap.Logger, pluginDir, binary string) (string, error) {
+// scanning the directory never sees a partial binary. The go build's output
+// goes to stderr.
+func installPlugin(log *zap.Logger, stderr io.Writer, pluginDir, binary string) (string, error) {
 	if pluginDir == "" {
 		return "", errors.New("--plugin-dir is required")
 	}
@@ -95,7 +98,7 @@ func installPlugin(log *zap.Logger, pluginDir, binary string) (string, error) {
 			return "", err
 		}
 	} else {
-		if err := buildPlugin(log, tmp); err != nil {
+		if err := buildPlugin(log, stderr, tmp); err != nil {
 			return "", err
 		}
 	}
@@ -110,8 +113,9 @@ func installPlugin(log *zap.Logger, pluginDir, binary string) (string, error) {
 }
 
 // buildPlugin runs `go build -o out github.com/fhegate/fhegate/cmd/fhegate-vm`
-// inside the fhegate module the current directory belongs to.
-func buildPlugin(log *zap.Logger, out string) error {
+// inside the fhegate module the current directory belongs to; its output goes
+// to stderr.
+func buildPlugin(log *zap.Logger, stderr io.Writer, out string) error {
 	goBin, err := exec.LookPath("go")
 	if err != nil {
 		return errors.New("building the plugin needs the Go toolchain on PATH (or pass --binary)")
@@ -132,7 +136,7 @@ func buildPlugin(log *zap.Logger, out string) error {
 	log.Info("building the VM plugin (first build takes a few minutes)", zap.String("package", pluginPackage))
 	build := exec.Command(goBin, "build", "-o", abs, pluginPackage)
 	build.Dir = modDir
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	build.Stdout, build.Stderr = stderr, stderr
 	if err := build.Run(); err != nil {
 		return fmt.Errorf("go build %s: %w", pluginPackage, err)
 	}
@@ -177,6 +181,10 @@ are public) as governance or anywhere in the genesis, chain id 1337 or 31337, an
 devnet base genesis (configs/genesis-devnet.json, which funds those accounts).
 The result is checked the way the VM will parse it (committee keys against their proofs of
 possession) before it is written.`,
+		Example: `  fhegate plugin genesis --genesis base.json --chain-id 43117 \
+      --governance 0x1234567890abcdef1234567890abcdef12345678 --committee committee/committee.json > genesis.json
+  fhegate plugin genesis --dev --chain-id 1337 --governance 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266 \
+      --committee committee/committee.json --out genesis.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			out, err := buildPluginGenesis(a.Log(), o)
@@ -214,11 +222,11 @@ var devChainIDs = map[uint64]string{1337: "the devnet's", 31337: "Hardhat's and 
 // genesis (everything but the base genesis's content, see checkNoDevAccounts).
 func checkGenesisOptions(o genesisOptions) error {
 	if o.governance == "" {
-		return errors.New("--governance is required: the address that may call FHEVerdict.setCommittee " +
+		return usageErrorf("--governance is required: the address that may call FHEVerdict.setCommittee " +
 			"(a multisig or a key you control; see docs/operators.md)")
 	}
 	if o.chainID == 0 {
-		return errors.New("--chain-id is required: your network's EVM chain id")
+		return usageErrorf("--chain-id is required: your network's EVM chain id")
 	}
 	if !common.IsHexAddress(o.governance) {
 		return fmt.Errorf("--governance %q is not an address", o.governance)

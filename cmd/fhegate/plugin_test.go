@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/hex"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -34,7 +35,7 @@ func TestPluginInstallCopiesBinary(t *testing.T) {
 	require.NoError(t, os.WriteFile(src, []byte("#!/bin/sh\n"), 0o644))
 	dir := filepath.Join(t.TempDir(), "plugins")
 
-	dst, err := installPlugin(zaptest.NewLogger(t), dir, src)
+	dst, err := installPlugin(zaptest.NewLogger(t), io.Discard, dir, src)
 	require.NoError(t, err)
 	require.Equal(t, filepath.Join(dir, configs.VMID().String()), dst)
 	st, err := os.Stat(dst)
@@ -45,17 +46,17 @@ func TestPluginInstallCopiesBinary(t *testing.T) {
 	require.Len(t, entries, 1, "no temporary file left")
 
 	// Reinstalling replaces the plugin in place.
-	_, err = installPlugin(zaptest.NewLogger(t), dir, src)
+	_, err = installPlugin(zaptest.NewLogger(t), io.Discard, dir, src)
 	require.NoError(t, err)
 }
 
 func TestPluginInstallErrors(t *testing.T) {
 	log := zaptest.NewLogger(t)
-	_, err := installPlugin(log, "", "x")
+	_, err := installPlugin(log, io.Discard, "", "x")
 	require.ErrorContains(t, err, "--plugin-dir")
-	_, err = installPlugin(log, t.TempDir(), filepath.Join(t.TempDir(), "missing"))
+	_, err = installPlugin(log, io.Discard, t.TempDir(), filepath.Join(t.TempDir(), "missing"))
 	require.ErrorContains(t, err, "--binary")
-	_, err = installPlugin(log, t.TempDir(), t.TempDir())
+	_, err = installPlugin(log, io.Discard, t.TempDir(), t.TempDir())
 	require.ErrorContains(t, err, "not a file")
 }
 

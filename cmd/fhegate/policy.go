@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -23,8 +22,6 @@ import (
 	"github.com/fhegate/fhegate/policy/examples"
 )
 
-func init() { registerCommand(newPolicyCmd) }
-
 func newPolicyCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "policy",
@@ -36,19 +33,19 @@ FILE is a path, "-" for stdin, or example:NAME (` + strings.Join(examples.AllNam
 	return cmd
 }
 
-// readPolicy reads FILE, "-" or example:NAME.
-func readPolicy(arg string) ([]byte, error) {
+// readPolicy reads FILE, "-" (stdin, the command's input) or example:NAME.
+func readPolicy(stdin io.Reader, arg string) ([]byte, error) {
 	if name, ok := strings.CutPrefix(arg, "example:"); ok {
 		return examples.Get(name)
 	}
 	if arg == "-" {
-		return io.ReadAll(io.LimitReader(os.Stdin, policy.MaxSpecBytes+1))
+		return io.ReadAll(io.LimitReader(stdin, policy.MaxSpecBytes+1))
 	}
 	return os.ReadFile(arg)
 }
 
-func compilePolicy(arg string) (*policy.Plan, error) {
-	doc, err := readPolicy(arg)
+func compilePolicy(stdin io.Reader, arg string) (*policy.Plan, error) {
+	doc, err := readPolicy(stdin, arg)
 	if err != nil {
 		return nil, err
 	}
@@ -91,9 +88,12 @@ func newPolicyCompileCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "compile FILE",
 		Short: "Compile a policy; print its hash, preset, depth and gas; optionally write the canonical plan bytes",
-		Args:  cobra.ExactArgs(1),
+		Example: `  fhegate policy compile example:kyc_aml
+  fhegate policy compile my-policy.yaml -o my-policy.plan
+  cat my-policy.yaml | fhegate policy compile -`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			p, err := compilePolicy(args[0])
+			p, err := compilePolicy(cmd.InOrStdin(), args[0])
 			if err != nil {
 				return err
 			}
@@ -116,9 +116,12 @@ func newPolicyInspectCmd(_ *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "inspect FILE",
 		Short: "Print a compiled policy's depth, op counts, preset, estimated ms and gas (and, with --ops, the plan)",
-		Args:  cobra.ExactArgs(1),
+		Example: `  fhegate policy inspect example:kyc_aml
+  fhegate policy inspect example:kyc_aml --ops
+  fhegate policy inspect example:deep/set_screening --json`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			p, err := compilePolicy(args[0])
+			p, err := compilePolicy(cmd.InOrStdin(), args[0])
 			if err != nil {
 				return err
 			}
@@ -193,14 +196,17 @@ func describeOp(op policy.Op) string {
 	return s
 }
 
+// policyEvalOptions are the flags of `fhegate policy eval`.
+type policyEvalOptions struct {
+	decisions []string
+	random    int
+	seed      uint64
+	parallel  int
+	committee bool
+}
+
 func newPolicyEvalCmd(a *app) *cobra.Command {
-	var (
-		decisions []string
-		random    int
-		seed      uint64
-		parallel  int
-		committee bool
-	)
+	var o policyEvalOptions
 	cmd := &cobra.Command{
 		Use:   "eval FILE",
 		Short: "Evaluate a policy on encrypted inputs under throw-away keys (a local key, or an in-process MPC committee for deep plans)",
@@ -211,80 +217,94 @@ against the plaintext reference. Production evaluation runs in the committee und
 A plan with refresh points (a policy deeper than its preset) is evaluated by an in-process MPC
 committee instead (n=3, t=2, throw-away keys, TLS on loopback): the same protocol code as a committee
 serving a chain runs the distributed key generation, the collective refresh at each of the plan's
-refresh points and the threshold decryption. --committee does the same for any plan.
-
-  fhegate policy eval example:kyc_aml -d age=30,country=5,pep=0,adverse_media=0,tx_volume=3,cash_ratio=1,account_age=12,jurisdiction_risk=0
-  fhegate policy eval example:credit_limit --random 1000`,
+refresh points and the threshold decryption. --committee does the same for any plan.`,
+		Example: `  fhegate policy eval example:kyc_aml -d age=30,country=5,pep=0,adverse_media=0,tx_volume=3,cash_ratio=1,account_age=12,jurisdiction_risk=0
+  fhegate policy eval example:credit_limit --random 1000
+  fhegate policy eval example:kyc_aml --random 100 --committee`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			log := a.Log()
-			p, err := compilePolicy(args[0])
+			p, err := compilePolicy(cmd.InOrStdin(), args[0])
 			if err != nil {
 				return err
 			}
-			var rows [][]int64
-			for _, d := range decisions {
-				row, err := parseDecision(p, d)
-				if err != nil {
-					return err
-				}
-				rows = append(rows, row)
-			}
-			if random > 0 {
-				r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-				for i := 0; i < random; i++ {
-					row := make([]int64, len(p.Inputs))
-					for j, in := range p.Inputs {
-						row[j] = in.Min + r.Int64N(in.Max-in.Min+1)
-					}
-					rows = append(rows, row)
-				}
-			}
-			if len(rows) == 0 {
-				return errors.New("no decisions: give -d name=value,… or --random N")
-			}
-			packed, err := p.PackInputs(rows)
-			if err != nil {
-				return err
-			}
-			evalFn := evalLocalKey
-			if p.NeedsRefresh || committee {
-				evalFn = evalInProcessCommittee
-			}
-			got, took, err := evalFn(cmd.Context(), log, cmd.OutOrStdout(), p, packed, len(rows), parallel)
-			if err != nil {
-				return err
-			}
-			want, err := p.EvalPlain(packed)
-			if err != nil {
-				return err
-			}
-			w := cmd.OutOrStdout()
-			approved := 0
-			for i, v := range got {
-				if policy.Approved(v) {
-					approved++
-				}
-				if i < 20 {
-					fmt.Fprintf(w, "decision %d: %v → verdict %d\n", i, rows[i], v)
-				}
-			}
-			for i := range got {
-				if got[i] != want[i] {
-					return fmt.Errorf("decision %d: encrypted verdict %d ≠ plaintext reference %d", i, got[i], want[i])
-				}
-			}
-			fmt.Fprintf(w, "%d decisions, %d approved; evaluation %.1f ms (%.4f ms per decision); all verdicts match the plaintext reference\n",
-				len(rows), approved, float64(took.Microseconds())/1e3, float64(took.Microseconds())/1e3/float64(len(rows)))
-			return nil
+			return runPolicyEval(cmd.Context(), a.Log(), cmd.OutOrStdout(), p, o)
 		},
 	}
-	cmd.Flags().StringArrayVarP(&decisions, "decision", "d", nil, "a decision as name=value,… (repeatable)")
-	cmd.Flags().IntVar(&random, "random", 0, "add N random in-range decisions")
-	cmd.Flags().Uint64Var(&seed, "seed", 1, "seed for --random")
-	cmd.Flags().IntVar(&parallel, "parallel", 1, "evaluate independent ops concurrently")
-	cmd.Flags().BoolVar(&committee, "committee", false, "evaluate with an in-process MPC committee even if the plan needs no refresh")
+	cmd.Flags().StringArrayVarP(&o.decisions, "decision", "d", nil, "a decision as name=value,… (repeatable)")
+	cmd.Flags().IntVar(&o.random, "random", 0, "add N random in-range decisions")
+	cmd.Flags().Uint64Var(&o.seed, "seed", 1, "seed for --random")
+	cmd.Flags().IntVar(&o.parallel, "parallel", 1, "evaluate independent ops concurrently")
+	cmd.Flags().BoolVar(&o.committee, "committee", false, "evaluate with an in-process MPC committee even if the plan needs no refresh")
 	return cmd
+}
+
+// policyEvalRows are the decisions of `policy eval`: the -d ones, then
+// --random in-range ones.
+func policyEvalRows(p *policy.Plan, o policyEvalOptions) ([][]int64, error) {
+	var rows [][]int64
+	for _, d := range o.decisions {
+		row, err := parseDecision(p, d)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, row)
+	}
+	if o.random > 0 {
+		r := rand.New(rand.NewPCG(o.seed, o.seed^0x9e3779b97f4a7c15))
+		for i := 0; i < o.random; i++ {
+			row := make([]int64, len(p.Inputs))
+			for j, in := range p.Inputs {
+				row[j] = in.Min + r.Int64N(in.Max-in.Min+1)
+			}
+			rows = append(rows, row)
+		}
+	}
+	if len(rows) == 0 {
+		return nil, usageErrorf("no decisions: give -d name=value,… or --random N")
+	}
+	return rows, nil
+}
+
+// runPolicyEval evaluates p on the decisions encrypted, checks every verdict
+// against the plaintext reference and prints them (the first 20) and a summary.
+func runPolicyEval(ctx context.Context, log *zap.Logger, w io.Writer, p *policy.Plan, o policyEvalOptions) error {
+	rows, err := policyEvalRows(p, o)
+	if err != nil {
+		return err
+	}
+	packed, err := p.PackInputs(rows)
+	if err != nil {
+		return err
+	}
+	evalFn := evalLocalKey
+	if p.NeedsRefresh || o.committee {
+		evalFn = evalInProcessCommittee
+	}
+	got, took, err := evalFn(ctx, log, w, p, packed, len(rows), o.parallel)
+	if err != nil {
+		return err
+	}
+	want, err := p.EvalPlain(packed)
+	if err != nil {
+		return err
+	}
+	approved := 0
+	for i, v := range got {
+		if policy.Approved(v) {
+			approved++
+		}
+		if i < 20 {
+			fmt.Fprintf(w, "decision %d: %v → verdict %d\n", i, rows[i], v)
+		}
+	}
+	for i := range got {
+		if got[i] != want[i] {
+			return fmt.Errorf("decision %d: encrypted verdict %d ≠ plaintext reference %d", i, got[i], want[i])
+		}
+	}
+	fmt.Fprintf(w, "%d decisions, %d approved; evaluation %.1f ms (%.4f ms per decision); all verdicts match the plaintext reference\n",
+		len(rows), approved, float64(took.Microseconds())/1e3, float64(took.Microseconds())/1e3/float64(len(rows)))
+	return nil
 }
 
 // evalFunc evaluates a plan on packed inputs (slot i of input j = input j of

@@ -12,13 +12,12 @@ import (
 // module version from the build info is used.
 var version = ""
 
-func init() { registerCommand(newVersionCmd) }
-
 func newVersionCmd(_ *app) *cobra.Command {
 	return &cobra.Command{
-		Use:   "version",
-		Short: "Print the fhegate version and the versions of its core dependencies",
-		Args:  cobra.NoArgs,
+		Use:     "version",
+		Short:   "Print the fhegate version and the versions of its core dependencies",
+		Example: "  fhegate version",
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			v := version
 			deps := map[string]string{}
