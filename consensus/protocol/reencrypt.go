@@ -109,7 +109,7 @@ var ErrTargetPinned = fmt.Errorf("protocol: ciphertext already re-encrypted to a
 //
 // where pk' = Target, u_j, e0_j, e1_j are the fresh public-key encryption of
 // zero Lattigo draws and E_j is flooding noise of σ = 2^ReencryptSigmaBits,
-// drawn by floodSampler (Lattigo's sampler does not reduce samples larger
+// drawn by GaussianSampler (Lattigo's sampler does not reduce samples larger
 // than a prime). Every receiver computes (c0 + Σh0_j, Σh1_j), an encryption
 // of the same plaintext under Target at the input level, whose noise is
 // e_ct + Σ_j (E_j + e0_j + u_j·e' + e1_j·s') ≈ t·2^46: the result carries
@@ -223,13 +223,13 @@ func genReencryptShare(g Group, key *ThresholdKey, pcks multiparty.PublicKeySwit
 	if err := safe("re-encryption share", func() error { pcks.GenShare(add, target.Lattigo(), c, &share); return nil }); err != nil {
 		return nil, err
 	}
-	fs, err := newFloodSampler(sigmaBits)
+	fs, err := NewGaussianSampler(sigmaBits)
 	if err != nil {
 		return nil, err
 	}
 	ringQ := p.RLWE().RingQ().AtLevel(level)
 	e := ringQ.NewPoly()
-	fs.readNTT(ringQ, e)
+	fs.ReadNTT(ringQ, e)
 	ringQ.Add(share.Value[0], e, share.Value[0])
 	return share.MarshalBinary()
 }

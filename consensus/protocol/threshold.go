@@ -2,14 +2,12 @@ package protocol
 
 import (
 	"bytes"
-	crand "crypto/rand"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
 	"math/big"
 	"math/bits"
-	mrand "math/rand/v2"
 
 	"github.com/luxfi/lattice/v7/core/rlwe"
 	"github.com/luxfi/lattice/v7/multiparty"
@@ -36,8 +34,8 @@ const (
 	// DefaultFloodingBits is log2(σ_flood / B_ct): each share carries fresh
 	// Gaussian noise 2^30 times larger than the ciphertext noise it hides.
 	DefaultFloodingBits = 30
-	// tailSigmas is the tail bound of the correctness bounds: floodSampler
-	// rejects samples beyond 8σ (P[|x| > 8σ] < 2^-48 per coefficient), and
+	// tailSigmas is the tail bound of the correctness bounds: the
+	// GaussianSampler rejects samples beyond 8σ (P[|x| > 8σ] < 2^-48 per coefficient), and
 	// the refresh's Lattigo sampler cuts off at 6σ, inside it.
 	tailSigmas = 8
 	// maxSigmaBits keeps σ·tail inside float64's 53-bit mantissa.
@@ -246,49 +244,6 @@ func CiphertextDigest(ct *fhe.Ciphertext) ([32]byte, error) {
 	return [32]byte(h), err
 }
 
-// floodSampler draws rounded Gaussian integers of standard deviation σ from a
-// ChaCha8 stream keyed by crypto/rand and reduces them modulo each prime.
-// (Lattigo's sampler does not reduce samples larger than a 30-bit prime.)
-type floodSampler struct {
-	r     *mrand.Rand
-	sigma float64
-	bound float64
-}
-
-func newFloodSampler(sigmaBits float64) (*floodSampler, error) {
-	var seed [32]byte
-	if _, err := crand.Read(seed[:]); err != nil {
-		return nil, fmt.Errorf("protocol: flooding seed: %w", err)
-	}
-	s := math.Exp2(sigmaBits)
-	return &floodSampler{r: mrand.New(mrand.NewChaCha8(seed)), sigma: s, bound: tailSigmas * s}, nil
-}
-
-// readNTT writes a fresh flooding polynomial, in the NTT domain, into p at
-// ringQ's level.
-func (f *floodSampler) readNTT(ringQ *ring.Ring, p ring.Poly) {
-	moduli := ringQ.ModuliChain()[:ringQ.Level()+1]
-	n := ringQ.N()
-	for i := 0; i < n; i++ {
-		var v float64
-		for {
-			v = math.Round(f.r.NormFloat64() * f.sigma)
-			if math.Abs(v) <= f.bound {
-				break
-			}
-		}
-		x := int64(v)
-		for j, q := range moduli {
-			m := x % int64(q)
-			if m < 0 {
-				m += int64(q)
-			}
-			p.Coeffs[j][i] = uint64(m)
-		}
-	}
-	ringQ.NTT(p, p)
-}
-
 // DecryptionShare is d_j = c1·tsk_j + e_j at the plan's level (NTT domain).
 type DecryptionShare struct {
 	Level int
@@ -377,12 +332,12 @@ func GenDecryptionShare(key *ThresholdKey, plan NoisePlan, ct *fhe.Ciphertext) (
 	ringQ := key.Params.RLWE().RingQ().AtLevel(plan.Level)
 	out := ringQ.NewPoly()
 	ringQ.MulCoeffsMontgomery(c.Value[1], key.Share.Q, out)
-	fs, err := newFloodSampler(plan.SigmaBits)
+	fs, err := NewGaussianSampler(plan.SigmaBits)
 	if err != nil {
 		return DecryptionShare{}, err
 	}
 	e := ringQ.NewPoly()
-	fs.readNTT(ringQ, e)
+	fs.ReadNTT(ringQ, e)
 	ringQ.Add(out, e, out)
 	return DecryptionShare{Level: plan.Level, Value: out}, nil
 }
