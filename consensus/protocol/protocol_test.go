@@ -330,7 +330,9 @@ func TestPlanNoise(t *testing.T) {
 		plan, err := PlanNoise(p, tc.n, tc.t, 0)
 		require.NoError(t, err)
 		require.GreaterOrEqual(t, plan.HeadroomBits, 2.0)
-		require.Equal(t, float64(DefaultFloodingBits), plan.FloodingBits)
+		require.GreaterOrEqual(t, plan.FloodingBits, float64(DefaultFloodingBits))
+		require.Equal(t, float64(CiphertextNoiseBits+DefaultFloodingBits), plan.BaseSigmaBits)
+		require.LessOrEqual(t, plan.SigmaBits, float64(maxPlanSigmaBits))
 		t.Logf("%s %d-of-%d: %+v", p.Preset.Name, tc.t, tc.n, plan)
 	}
 	_, err := LagrangeBound(17, 3)

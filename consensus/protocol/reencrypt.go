@@ -27,8 +27,9 @@ const KindReencrypt ShareKind = "reenc"
 // share carries, and checks that t shares still decrypt correctly under the
 // target key at `level`.
 //
-// The σ is the threshold decryption's: σ = 2^SigmaBits of the committee's
-// NoisePlan (PlanNoise), by default 2^(CiphertextNoiseBits+DefaultFloodingBits)
+// The σ is the threshold decryption's configured one: σ = 2^BaseSigmaBits
+// of the committee's NoisePlan (PlanNoise; a decryption may raise it with
+// its level's headroom, a re-encryption does not), by default 2^(CiphertextNoiseBits+DefaultFloodingBits)
 // = 2^46, i.e. 2^30 times the noise bound B_ct of the ciphertext whose
 // phase the share exposes. The reason is the same: the switched ciphertext's
 // noise is e_ct + Σ_j E_j (+ small terms), and it is exposed — to every new
@@ -45,7 +46,7 @@ func ReencryptSigmaBits(p *fhe.Params, plan NoisePlan, level, t int) (float64, e
 	if level < 0 || level > p.MaxLevel() {
 		return 0, fmt.Errorf("protocol: re-encryption level %d outside 0..%d", level, p.MaxLevel())
 	}
-	sigmaBits := plan.SigmaBits
+	sigmaBits := plan.BaseSigmaBits
 	if sigmaBits <= 0 {
 		sigmaBits = CiphertextNoiseBits + DefaultFloodingBits
 	}

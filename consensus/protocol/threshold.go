@@ -38,8 +38,13 @@ const (
 	// GaussianSampler rejects samples beyond 8σ (P[|x| > 8σ] < 2^-48 per coefficient), and
 	// the refresh's Lattigo sampler cuts off at 6σ, inside it.
 	tailSigmas = 8
-	// maxSigmaBits keeps σ·tail inside float64's 53-bit mantissa.
+	// maxSigmaBits bounds the configured flooding σ (floodingBits) and the
+	// re-encryption's σ; the headroom can raise a decryption's σ further, up
+	// to maxPlanSigmaBits.
 	maxSigmaBits = 48
+	// maxPlanSigmaBits keeps the 8σ tail cut inside an int64 (the
+	// GaussianSampler is exact up to 2^60).
+	maxPlanSigmaBits = 59
 )
 
 // ThresholdKey is a member's t-of-n Shamir share of the collective secret,
@@ -183,7 +188,8 @@ func LagrangeBound(n, t int) (*big.Int, error) {
 // NoisePlan is the decryption level and flooding noise for a committee.
 type NoisePlan struct {
 	Level          int     // ciphertexts are dropped to this level before sharing
-	SigmaBits      float64 // log2 σ_flood of each share's Gaussian
+	SigmaBits      float64 // log2 σ_flood of each share's Gaussian (BaseSigmaBits raised by the headroom)
+	BaseSigmaBits  float64 // log2 of the configured σ = 2^floodingBits·B_ct (re-encryption floods with it)
 	FloodingBits   float64 // log2(σ_flood / B_ct) actually achieved
 	LogQ           float64 // log2 of the modulus at Level
 	CombineBits    float64 // log2 of the worst-case total noise after combining
@@ -196,7 +202,8 @@ type NoisePlan struct {
 // PlanNoise chooses the lowest level at which t-of-n shares carrying
 // Gaussian flooding noise σ = 2^floodingBits · B_ct still combine to a
 // correct decryption: (8σ·Σ|Δλ| + Δ·B_ct)·t_p < Q_ℓ/2, Σ|Δλ| the largest over
-// t-subsets (LagrangeBound), with ≥ 2 bits of headroom.
+// t-subsets (LagrangeBound), with ≥ 2 bits of headroom; then raises σ by the
+// whole bits of headroom above 2 (at most to 2^59).
 func PlanNoise(p *fhe.Params, n, t, floodingBits int) (NoisePlan, error) {
 	if p.Scheme() != fhe.SchemeBGV {
 		return NoisePlan{}, fmt.Errorf("protocol: threshold decryption is implemented for BGV presets, %s is %v", p.Preset.Name, p.Scheme())
@@ -223,7 +230,19 @@ func PlanNoise(p *fhe.Params, n, t, floodingBits int) (NoisePlan, error) {
 		total := math.Max(flood, ct) + 1
 		head := logQ - 1 - logT - total
 		if head >= 2 {
-			return NoisePlan{Level: lvl, SigmaBits: sigmaBits, FloodingBits: sigmaBits - CiphertextNoiseBits, LogQ: logQ,
+			// The lowest level that carries the configured σ keeps shares
+			// small; the headroom left above 2 bits raises σ (whole bits,
+			// up to 2^59), which only strengthens the flooding.
+			base := sigmaBits
+			sb := math.Min(sigmaBits+math.Floor(head-2), maxPlanSigmaBits)
+			if sb > sigmaBits && sb+math.Log2(tailSigmas)+lbBits > ct {
+				flood := sb + math.Log2(tailSigmas) + lbBits
+				total = math.Max(flood, ct) + 1
+				head = logQ - 1 - logT - total
+			} else {
+				sb = sigmaBits
+			}
+			return NoisePlan{Level: lvl, SigmaBits: sb, BaseSigmaBits: base, FloodingBits: sb - CiphertextNoiseBits, LogQ: logQ,
 				CombineBits: total, HeadroomBits: head, DeltaBits: dBits, LagrangeBits: lbBits, RequireRefresh: lvl > 0}, nil
 		}
 	}
