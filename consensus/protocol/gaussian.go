@@ -30,9 +30,10 @@ import (
 //     φ_σ(k)·(1 + (k²/σ² − 1)/(24σ²) + O(σ^−4)) and D_{Z,σ}'s is
 //     φ_σ(k)·(1 + O(e^{−2π²σ²})), so on |k| ≤ 8σ their ratio is within
 //     1 ± 3/σ² (max-log distance δ ≤ 3σ^−2). float64 arithmetic adds a
-//     relative error ≤ 2^−50 to σ_b·X, i.e. ≤ 8σ_b·2^−50 ≤ 2^−7 absolute:
-//     it moves only the boundary of each integer cell, changing the mass
-//     ratio by ≤ 2^−6·8/σ_b more (≤ 2^−31 at σ_b = 2^20).
+//     relative error ≤ 2^−50 to σ_b·X, i.e. ≤ 8σ_b·2^−50 absolute: it moves
+//     only the boundaries of the integer cells, changing a cell's mass by a
+//     relative ≤ 8σ_b·2^−50 · 8/σ_b = 2^−44 (the density's log-slope is
+//     ≤ 8/σ_b on the support).
 //   - σ > 2^40: the convolution z = z1 + k·z2, k = 2^20, z1 from the base
 //     sampler at σ1 = 2^28, z2 at σ2 = √(σ² − σ1²)/k ∈ (2^20, 2^40]. For
 //     exact discrete Gaussians, P[z] ∝ ρ_σ(z)·ρ_{σ3}(kZ − c(z)) with
@@ -42,15 +43,17 @@ import (
 //     Thm 3.1; Micciancio–Walter, CRYPTO 2017). Its own δ is the sum of
 //     the two base samplers' (≤ 3·2^−56 + 3·2^−40).
 //
-// Stated bound: every sample is within max-log distance δ(σ) ≤ 3σ^−2 +
-// 2^−31·(2^20/σ) of D_{Z,σ} cut at τσ (δ ≤ 2^−38 at σ = 2^20, δ ≤ 2^−78 at
-// σ = 2^46 where the convolution's base parts dominate: 3·2^−52), and the
-// cut itself removes mass P[|x| > 8σ] < 2^−48 per sample. A max-log
-// distance δ bounds, for m samples, the statistical distance by ≈ mδ and
-// the Rényi divergence of any order by (1+δ)^m, so a search adversary's
-// success probability (key recovery) grows by at most that factor relative
-// to the ideal discrete Gaussian; see docs/committee.md for the σ per
-// preset and the resulting per-query bound.
+// Stated bound: every sample is within max-log distance
+// δ(σ) ≤ 3σ^−2 + 2^−44 of D_{Z,σ} cut at τσ for σ ≤ 2^40 (δ ≤ 2^−38.3 at
+// σ = 2^20), and δ ≤ 2·(3·2^−40 + 2^−44) < 2^−37.3 for σ > 2^40 (the two
+// base samples, σ1 = 2^28 and σ2 ∈ (2^20, 2^40], dominate; the convolution
+// itself is exact to 2^−1000). The cut removes mass
+// P[|x| > 8σ] < 2^−48. A max-log distance δ gives, per sample, statistical
+// distance ≤ δ/2 and Rényi divergence R_2 ≤ 1 + δ² (R_2 − 1 = E_Q[(P/Q − 1)²]),
+// so over m samples log R_2 ≤ m·δ²: for the N = 2^14 coefficients of 2^50
+// shares, m·δ² < 2^−10 — the sampler costs nothing against a search
+// adversary (key recovery: ε_real ≤ √(ε_ideal·R_2)). See docs/committee.md
+// for the σ per preset and the flooding's own Rényi bound per query.
 //
 // # Side channels
 //
