@@ -2,8 +2,6 @@ package consensus
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"math/rand/v2"
 	"sync"
 	"testing"
@@ -13,7 +11,6 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/fhegate/fhegate/bls"
-	"github.com/fhegate/fhegate/consensus/protocol"
 	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/fhetest"
@@ -127,10 +124,11 @@ func TestCommitteeEndToEndKill(t *testing.T) {
 		}
 	}
 	waitVerdicts(t, lc.Chain, reqs2)
-	// No member issued more than one decryption share per request (+1: the
-	// DKG self-test decryption).
+	// No member issued more than one decryption share per request attempt
+	// (+2: the DKG self-test's decryptions). A retried request is sanitised
+	// anew, so a retry is a new share on a new ciphertext.
 	for _, id := range []uint32{1, 2, 3} {
-		require.LessOrEqual(t, lc.Member(id).Ledger().Count(), len(reqs)+len(reqs2)+1)
+		require.LessOrEqual(t, lc.Member(id).Ledger().Count(), len(reqs)+len(reqs2)+2)
 	}
 
 	// A restarted member loses nothing: keys, ciphertexts, ledger, verdicts.
@@ -214,27 +212,46 @@ func TestCommitteeExcludesFaultyMembers(t *testing.T) {
 			require.NoError(t, lc.Chain.SubmitVerdict(context.Background(), v))
 		}
 	}
-	// No honest member issued a second share (one per request, plus the DKG
-	// self-test); a new session for the same ciphertext is refused.
+	// One share per request, plus the DKG self-test's two (product and
+	// rotations): no honest member issued a second share for a request.
 	for _, id := range []uint32{1, 3, 5} {
-		require.Equal(t, len(reqs)+1, lc.Member(id).Ledger().Count(), "member %d", id)
+		require.Equal(t, len(reqs)+2, lc.Member(id).Ledger().Count(), "member %d", id)
 	}
-	m := lc.Member(1)
-	ks, err := m.snap()
-	require.NoError(t, err)
-	in, err := m.Store().GetCiphertext(reqs[0].req.Inputs[0])
-	require.NoError(t, err)
-	res, err := productSum{}.Evaluate(context.Background(), ks.ev, []*fhe.Ciphertext{in, in}, nil)
-	require.NoError(t, err)
-	masked, err := ks.ev.MulInts(res, []int64{1})
-	require.NoError(t, err)
-	// Share once in session A, then a different session is refused.
-	g := m.group()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	_, _ = protocol.ThresholdDecrypt(ctx, g, ks.key, ks.plan, ks.ev, m.Ledger(), protocol.DecryptRequest{Session: "x/a", Ciphertext: masked, Participants: []transportID{1}})
-	_, err = protocol.ThresholdDecrypt(ctx, g, ks.key, ks.plan, ks.ev, m.Ledger(), protocol.DecryptRequest{Session: "x/b", Ciphertext: masked, Participants: []transportID{1}})
-	require.True(t, errors.Is(err, protocol.ErrAlreadyShared), fmt.Sprint(err))
+}
+
+// TestIdenticalRequestsAnswered is attack (4) of issue 11: evaluation is
+// deterministic, so two requests for the same policy on the same handles
+// produce the same result ciphertext (same c1); the ledger used to refuse
+// the second request's share forever. Each decryption is now sanitised with
+// its own coin toss, so both requests get verdicts (and the ciphertexts
+// whose shares were given differ).
+func TestIdenticalRequestsAnswered(t *testing.T) {
+	t.Parallel()
+	lc := startTest(t, 3, 2, false)
+	reqs := makeRequests(t, lc, 1, 1, 11)
+	twin := reqs[0]
+	twin.req.ID[31] ^= 1 // another request id, the same policy and handles
+	batch := []Request{lc.Chain.Post(reqs[0].req), lc.Chain.Post(twin.req)}
+	var wg sync.WaitGroup
+	results := make([][]*Verdict, 3)
+	errs := make([][]error, 3)
+	for i := 0; i < 3; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			results[i], errs[i] = lc.Member(uint32(i+1)).ProcessBatch(context.Background(), batch)
+		}(i)
+	}
+	wg.Wait()
+	for i := 0; i < 3; i++ {
+		for k := range batch {
+			require.NoError(t, errs[i][k], "member %d request %d", i+1, k)
+			require.Equal(t, reqs[0].want, results[i][k].Result.Uint64())
+		}
+		require.Equal(t, results[i][0].ResultDigest, results[i][1].ResultDigest, "same evaluated result")
+		// self-test's two shares plus one per request: both were shared
+		require.Equal(t, 2+2, lc.Member(uint32(i+1)).Ledger().Count())
+	}
 }
 
 type transportID = transport.MemberID

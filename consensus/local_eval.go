@@ -81,7 +81,7 @@ func (lc *LocalCommittee) DecryptSlots(ctx context.Context, ct *fhe.Ciphertext) 
 			}
 		}
 		r, err := protocol.ThresholdDecrypt(ctx, m.group(), ks.key, ks.plan, ks.ev, m.led,
-			protocol.DecryptRequest{Session: session, Ciphertext: in, Participants: ids})
+			protocol.DecryptRequest{Session: session, Ciphertext: in, Participants: ids, PublicKey: ks.km.Public})
 		if err != nil {
 			return nil, err
 		}

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 
+	"github.com/fhegate/fhegate/consensus/protocol"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/policy"
 	"github.com/fhegate/fhegate/policy/eval"
@@ -34,6 +36,10 @@ var ErrUnevaluable = errors.New("consensus: policy not compilable for the commit
 // persisted by the member, so its outcome is decided once.
 type PolicyCircuits struct {
 	Preset fhe.PresetID // the committee's preset: plans are compiled for it
+	// NoiseLimitBits is the largest estimated decryption noise (log2) a plan
+	// may have (policy.Plan.CheckNoise with PolicyNoiseModel); 0 means
+	// protocol.CiphertextNoiseBits, the B_ct the flooding is sized for.
+	NoiseLimitBits float64
 
 	mu     sync.RWMutex
 	plans  map[[32]byte]*policy.Plan
@@ -50,6 +56,9 @@ func NewPolicyCircuits(preset fhe.PresetID) *PolicyCircuits {
 // returned and also recorded: Lookup then reports ErrUnevaluable for the id.
 func (pc *PolicyCircuits) Register(policyID [32]byte, spec []byte) error {
 	plan, err := policy.CompileWith(spec, PolicyOptions(pc.Preset))
+	if err == nil {
+		err = pc.checkNoise(plan)
+	}
 	pc.mu.Lock()
 	defer pc.mu.Unlock()
 	if pc.failed == nil {
@@ -65,6 +74,44 @@ func (pc *PolicyCircuits) Register(policyID [32]byte, spec []byte) error {
 	pc.plans[policyID] = plan
 	delete(pc.failed, policyID)
 	return nil
+}
+
+// checkNoise refuses a plan whose estimated decryption noise exceeds what
+// the flooding hides (issue 11: the flooding σ = 2^floodingBits·B_ct only
+// hides a result noise ≤ B_ct). Deterministic: every member refuses alike.
+func (pc *PolicyCircuits) checkNoise(plan *policy.Plan) error {
+	p, err := fhe.NewParams(pc.Preset)
+	if err != nil {
+		return err
+	}
+	limit := pc.NoiseLimitBits
+	if limit <= 0 {
+		limit = protocol.CiphertextNoiseBits
+	}
+	_, err = plan.CheckNoise(PolicyNoiseModel(p), limit)
+	return err
+}
+
+// PolicyNoiseModel is the noise model of a preset's plans for a committee of
+// at most protocol.MaxMembers members (policy.NoiseModel): a fresh
+// encryption 6·3.2·√(4/3·N·16) (u·e_pk + e0 + e1·s, e_pk and s sums of up to
+// 16 members' Gaussian and ternary secrets), the measured rescale floor 2^7,
+// a refresh's 6·2^20·√16 (RefreshSigma ≤ 2^20, a sum of ≤ 16 independent
+// Gaussian shares: 6 standard deviations, heuristic like the fresh bound),
+// and the mask's
+// √N·t/2 divided by the smallest prime it may drop.
+func PolicyNoiseModel(p *fhe.Params) policy.NoiseModel {
+	n := float64(p.N())
+	minQ := math.Inf(1)
+	for _, q := range p.Q()[1:] {
+		minQ = math.Min(minQ, math.Log2(float64(q)))
+	}
+	return policy.NoiseModel{
+		FreshBits:    math.Log2(6 * 3.2 * math.Sqrt(4.0/3*n*protocol.MaxMembers)),
+		FloorBits:    7,
+		RefreshBits:  math.Log2(6 * math.Exp2(20) * math.Sqrt(protocol.MaxMembers)),
+		MaskGainBits: math.Log2(math.Sqrt(n)*float64(p.PlaintextModulus())/2) - minQ,
+	}
 }
 
 // CompileError returns the recorded compile error of a policy id (nil if

@@ -203,7 +203,8 @@ func (r *requestRun) decrypt(ctx context.Context, ct *fhe.Ciphertext, participan
 		led = corruptingLedger{m.led}
 	}
 	dres, err := protocol.ThresholdDecrypt(ctx, m.group(), r.ks.key, r.ks.plan, r.ks.ev, led,
-		protocol.DecryptRequest{Session: r.base + "/dec", Ciphertext: ct, Participants: participants, Valid: verdictShape})
+		protocol.DecryptRequest{Session: r.base + "/dec", Ciphertext: ct, Participants: participants, Valid: verdictShape,
+			PublicKey: r.ks.km.Public})
 	if err != nil {
 		return nil, err
 	}
@@ -349,7 +350,7 @@ func (m *Member) refresh(ctx context.Context, ks keySnap, session string, ct *fh
 	}
 	active := participants[:t]
 	out, err := protocol.Refresh(ctx, m.group(), ks.key, m.led, protocol.RefreshRequest{Session: fmt.Sprintf("%s/%v", session, active),
-		Ciphertext: ct, Active: active, Receivers: participants})
+		Ciphertext: ct, Active: active, Receivers: participants, PublicKey: ks.km.Public})
 	if err == nil {
 		m.refreshes.Add(1)
 	}

@@ -43,18 +43,26 @@ type DecryptRequest struct {
 	Participants []transport.MemberID
 	// Valid, if set, rejects impossible plaintexts (see RobustCombine).
 	Valid func([]uint64) bool
+	// PublicKey is the collective public key (required): the ciphertext is
+	// sanitised with an encryption of zero under it, seeded by a coin toss
+	// among the participants, before any share is computed (sanitise.go).
+	PublicKey *fhe.PublicKey
 }
 
 // DecryptResult is the outcome on one member.
 type DecryptResult struct {
 	CombineResult
-	Digest      [32]byte // handle of the ciphertext as decrypted (at the plan level)
+	Digest      [32]byte // handle of the ciphertext as decrypted (sanitised, at the plan level)
 	ShareDigest [32]byte
 	Missing     []transport.MemberID
+	Coin        Coin   // the coin toss that seeded the sanitisation
+	Session     string // the share round's session: req.Session/<seed[:6]>
 }
 
-// ThresholdDecrypt runs one round: the member drops the ciphertext to the
-// plan's level, asks the ledger for its single share (persisted before it is
+// ThresholdDecrypt runs a coin toss and one share round: the member drops
+// the ciphertext to the plan's level, sanitises it (adds an encryption of
+// zero seeded by a commit-reveal coin toss among the participants, see
+// Sanitise), asks the ledger for its single share (persisted before it is
 // sent), sends it to every other participant, collects theirs until the
 // round deadline, and decodes robustly. It returns an error if fewer than t
 // valid shares arrive or no consistent majority exists.
@@ -63,7 +71,12 @@ func ThresholdDecrypt(ctx context.Context, g Group, key *ThresholdKey, plan Nois
 	if err != nil {
 		return nil, err
 	}
-	res := &DecryptResult{ShareDigest: ShareDigest(ct)}
+	ct, session, coin, err := sanitiseFor(ctx, g, key, req.PublicKey, req.Session, req.Participants, ct)
+	if err != nil {
+		return nil, err
+	}
+	req.Session = session
+	res := &DecryptResult{ShareDigest: ShareDigest(ct), Coin: coin, Session: session}
 	if res.Digest, err = CiphertextDigest(ct); err != nil {
 		return nil, err
 	}

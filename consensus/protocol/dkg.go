@@ -24,6 +24,22 @@ type DKGConfig struct {
 	Params         *fhe.Params
 	Epoch          uint64
 	GaloisElements []uint64 // rotation keys the plans need (deduplicated, sorted here)
+	// Knobs make this member misbehave (tests only).
+	Knobs DKGKnobs
+}
+
+// DKGKnobs are test-only misbehaviours of one member in a DKG: each sends a
+// key share that is well-formed but wrong, which only the self-test catches.
+type DKGKnobs struct {
+	CorruptRelinShare  bool // perturb one coefficient of the round-2 relinearisation-key share
+	CorruptGaloisShare bool // perturb one coefficient of every Galois-key share
+}
+
+// perturb adds 1 to the first NTT coefficient of a gadget ciphertext's first
+// polynomial: a dense error in the coefficient domain.
+func perturb(gc *rlwe.GadgetCiphertext, q uint64) {
+	c := &gc.Value[0][0][0].Q.Coeffs[0][0]
+	*c = (*c + 1) % q
 }
 
 // KeyMaterial is the public output of a DKG, identical on every member.
@@ -214,6 +230,9 @@ func (s *dkgSession) relinearizationKey() error {
 		return err
 	}
 	rkg.GenShareRoundTwo(eph, s.sk, agg1, &r2)
+	if s.cfg.Knobs.CorruptRelinShare {
+		perturb(&r2.GadgetCiphertext, s.p.Q()[0])
+	}
 	agg2, err := s.relinRound(rkg, "rlk2", transport.TypeRLKShare2, r2)
 	if err != nil {
 		return err
@@ -266,6 +285,9 @@ func (s *dkgSession) galoisKey(gkg multiparty.GaloisKeyGenProtocol, el uint64) (
 	own := gkg.AllocateShare()
 	if err := gkg.GenShare(s.sk, el, crp, &own); err != nil {
 		return nil, err
+	}
+	if s.cfg.Knobs.CorruptGaloisShare {
+		perturb(&own.GadgetCiphertext, s.p.Q()[0])
 	}
 	all, err := s.exchangeShare(fmt.Sprintf("gal/%d", el), transport.TypeGaloisShare, own)
 	if err != nil {

@@ -47,9 +47,12 @@
 // A result ciphertext (c0, c1) is first dropped to the plan's decryption level
 // ℓ (PlanNoise): Lattigo's BGV keeps the noise at its floor through rescales,
 // so the remaining secret-dependent value is c1·s modulo the smallest modulus
-// that still holds the flooding noise. Member j's share is
+// that still holds the flooding noise. It is then sanitised (sanitise.go): a
+// commit-reveal coin toss among the participants seeds an encryption of zero
+// under the collective key that everyone adds, so the c1 below is
+// c1 + u·a, chosen by nobody. Member j's share is
 //
-//	d_j = c1·tsk_j + e_j,  e_j ← rounded Gaussian of std σ_flood,
+//	d_j = c1·tsk_j + e_j,  e_j ← D_{Z,σ_flood} (GaussianSampler, gaussian.go),
 //
 // which does not depend on who else takes part. Any t shares combine with
 // Shoup's integer Lagrange trick (EUROCRYPT 2000): with Δ = n! every Δ·λ_j is
@@ -78,17 +81,18 @@
 // flooding can be far smaller than 2^λ, Boudgoust–Scholl, ASIACRYPT 2023) and
 // never to share the same ciphertext twice (the share ledger).
 //
-// We set σ_flood = 2^30 · B_ct with B_ct = 2^16 (CiphertextNoiseBits: the
+// We set σ_flood ≥ 2^30 · B_ct with B_ct = 2^16 (CiphertextNoiseBits: the
 // measured noise of a Lattigo BGV result is ≈2^4.4 std / 2^6.6 max at
 // N=2^13; 2^16 covers sums of hundreds of them), i.e. σ_flood = 2^46, and
 // choose the lowest level ℓ at which (8σ·Σ_{j∈S}|Δλ_j| + Δ·B_ct)·t_p < Q_ℓ/2
 // holds for every t-subset S with ≥ 2 bits of headroom (PlanNoise; samples
 // are rejected beyond 8σ, and the sum is bounded by twice its larger term). For BGVN13, 3-of-5, that is level 2
 // (Q_2 ≈ 2^108); for BGVN14 level 1 (Q_1 ≈ 2^84). Ciphertexts below ℓ are
-// first refreshed collectively. The σ is a deployment parameter
-// (FloodingBits of the consensus package's CommitteeConfig): it trades
-// decryption level against the statistical distance 2^-30-ish per share that
-// the flooding buys.
+// first refreshed collectively. The headroom left above 2 bits at ℓ then
+// raises σ (whole bits, up to 2^59: 2^49 for BGVN14 3-of-5, 2^59 for BGVN13
+// 3-of-5). The base σ is a deployment parameter (FloodingBits of the
+// consensus package's CommitteeConfig); docs/committee.md gives the Rényi
+// bound per preset: log R_2 ≤ Q·N·(t·B_ct/σ)² over Q decryptions.
 //
 // # Collective refresh (Refresh)
 //

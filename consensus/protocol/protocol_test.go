@@ -93,6 +93,13 @@ func newCommittee(t *testing.T, p *fhe.Params, n, th int, gal []uint64) *testCom
 // newCommitteeOn is newCommittee for an epoch, with each member's transport
 // passed through wrap if it is not nil.
 func newCommitteeOn(t *testing.T, p *fhe.Params, n, th int, epoch uint64, gal []uint64, wrap func(transport.Transport) transport.Transport) *testCommittee {
+	return newCommitteeKnobs(t, p, n, th, epoch, gal, wrap, nil)
+}
+
+// newCommitteeKnobs is newCommitteeOn with per-member DKG knobs (index i:
+// member i+1); it runs the DKG but does not require it to succeed when knobs
+// are set (c.dkgErrs).
+func newCommitteeKnobs(t *testing.T, p *fhe.Params, n, th int, epoch uint64, gal []uint64, wrap func(transport.Transport) transport.Transport, knobs map[int]DKGKnobs) *testCommittee {
 	hub := transport.NewHub(n)
 	c := &testCommittee{n: n, t: th}
 	for i := 1; i <= n; i++ {
@@ -112,10 +119,13 @@ func newCommitteeOn(t *testing.T, p *fhe.Params, n, th int, epoch uint64, gal []
 	c.kms = make([]*KeyMaterial, n)
 	c.keys = make([]*ThresholdKey, n)
 	errs := parallel(all(n), func(i int) error {
-		km, k, err := RunDKG(context.Background(), c.group(i, t), DKGConfig{Params: p, Epoch: epoch, GaloisElements: gal})
+		km, k, err := RunDKG(context.Background(), c.group(i, t), DKGConfig{Params: p, Epoch: epoch, GaloisElements: gal, Knobs: knobs[i]})
 		c.kms[i], c.keys[i] = km, k
 		return err
 	})
+	if knobs != nil {
+		return c
+	}
 	for _, err := range errs {
 		require.NoError(t, err)
 	}
@@ -135,10 +145,21 @@ func TestDKGThresholdDecrypt(t *testing.T) {
 			require.Empty(t, res.Bad)
 		}
 	})
-	t.Run("second share for the same ciphertext refused", func(t *testing.T) {
+	t.Run("same ciphertext again: sanitised anew and answered", func(t *testing.T) {
+		// Attack (4) of issue 11: a second decryption of the same ciphertext
+		// (an identical request) used to be refused forever by the ledger.
+		// It is now a new sanitised ciphertext, and answered.
+		first := f.decrypt(t, f.rot, "dec/1b", all(5), nil)
+		second := f.decrypt(t, f.rot, "dec/1c", all(5), nil)
+		f.check(t, first[0])
+		f.check(t, second[0])
+		require.NotEqual(t, first[0].ShareDigest, second[0].ShareDigest)
+		for _, r := range first[1:] {
+			require.Equal(t, first[0].ShareDigest, r.ShareDigest, "every member sanitises the same way")
+		}
+		// the ledger still refuses a second share for one sanitised ciphertext
 		c := f.c
-		_, err := ThresholdDecrypt(context.Background(), c.group(0, t), c.keys[0], f.plan, f.ev, c.ledgers[0],
-			DecryptRequest{Session: "dec/other", Ciphertext: f.rot, Participants: c.members})
+		_, err := c.ledgers[0].Issue(KindDecryption, first[0].ShareDigest, c.keys[0].Epoch, "dec/other", func() ([]byte, error) { return []byte{1}, nil })
 		require.ErrorIs(t, err, ErrAlreadyShared)
 	})
 	t.Run("exactly t members", func(t *testing.T) {
@@ -231,7 +252,7 @@ func (f *decryptFixture) decrypt(t *testing.T, ct *fhe.Ciphertext, session strin
 		if corrupt[i] {
 			led = corruptLedger{c.ledgers[i]}
 		}
-		res, err := ThresholdDecrypt(context.Background(), c.group(i, t), c.keys[i], f.plan, f.ev, led, DecryptRequest{Session: session, Ciphertext: ct, Participants: ids})
+		res, err := ThresholdDecrypt(context.Background(), c.group(i, t), c.keys[i], f.plan, f.ev, led, DecryptRequest{Session: session, Ciphertext: ct, Participants: ids, PublicKey: c.kms[i].Public})
 		for k, j := range parts {
 			if j == i {
 				out[k] = res
@@ -261,7 +282,7 @@ func (f *decryptFixture) testRefreshThenDecrypt(t *testing.T) {
 	outs := make([]*fhe.Ciphertext, 5)
 	errs := parallel(all(5), func(i int) error {
 		o, err := Refresh(context.Background(), c.group(i, t), c.keys[i], c.ledgers[i], RefreshRequest{Session: "ref/1", Ciphertext: low,
-			Active: []transport.MemberID{1, 2, 4}, Receivers: c.members})
+			Active: []transport.MemberID{1, 2, 4}, Receivers: c.members, PublicKey: c.kms[i].Public})
 		outs[i] = o
 		return err
 	})
@@ -309,7 +330,9 @@ func TestPlanNoise(t *testing.T) {
 		plan, err := PlanNoise(p, tc.n, tc.t, 0)
 		require.NoError(t, err)
 		require.GreaterOrEqual(t, plan.HeadroomBits, 2.0)
-		require.Equal(t, float64(DefaultFloodingBits), plan.FloodingBits)
+		require.GreaterOrEqual(t, plan.FloodingBits, float64(DefaultFloodingBits))
+		require.Equal(t, float64(CiphertextNoiseBits+DefaultFloodingBits), plan.BaseSigmaBits)
+		require.LessOrEqual(t, plan.SigmaBits, float64(maxPlanSigmaBits))
 		t.Logf("%s %d-of-%d: %+v", p.Preset.Name, tc.t, tc.n, plan)
 	}
 	_, err := LagrangeBound(17, 3)
@@ -334,6 +357,11 @@ func TestDKGSelfTest(t *testing.T) {
 	require.NoError(t, err)
 	ev, err := fhe.NewEvaluator(p, fhe.EvaluationKeys{Relin: c.kms[0].Relin})
 	require.NoError(t, err)
+	for _, err := range parallel(all(4), func(i int) error {
+		return SelfTest(context.Background(), c.group(i, t), c.kms[i], c.keys[i], plan, ev, c.ledgers[i])
+	}) {
+		require.NoError(t, err, "an honest DKG passes")
+	}
 	// Member 3's share is corrupted (as if a dealer had sent it a bad Shamir share).
 	c.keys[2].Share.Q.Coeffs[0][0] ^= 1
 	errs := parallel(all(4), func(i int) error {
@@ -343,4 +371,34 @@ func TestDKGSelfTest(t *testing.T) {
 		require.Error(t, err, "member %d", i+1)
 	}
 	require.Contains(t, errs[0].Error(), "[3]")
+}
+
+// TestDKGSelfTestCatchesBadEvalKeyShare: a member that sends a corrupted
+// relinearisation-key share (or Galois-key share) in an otherwise honest DKG
+// makes the self-test — hence the DKG — fail on every member.
+func TestDKGSelfTestCatchesBadEvalKeyShare(t *testing.T) {
+	t.Parallel()
+	p := fhe.MustParams(fhetest.InsecureBGVN10)
+	gal := p.GaloisElementsForRotations([]int{1, 2})
+	for name, knob := range map[string]DKGKnobs{"relinearisation key": {CorruptRelinShare: true}, "Galois keys": {CorruptGaloisShare: true}} {
+		t.Run(name, func(t *testing.T) {
+			c := newCommitteeKnobs(t, p, 4, 2, 1, gal, nil, map[int]DKGKnobs{1: knob})
+			for i := 1; i < 4; i++ {
+				require.NotNil(t, c.kms[i], "the DKG itself completes")
+				require.Equal(t, c.kms[0].Digest, c.kms[i].Digest)
+			}
+			plan, err := PlanNoise(p, 4, 2, 0)
+			require.NoError(t, err)
+			ev, err := fhe.NewEvaluator(p, fhe.EvaluationKeys{Relin: c.kms[0].Relin, Galois: c.kms[0].Galois})
+			require.NoError(t, err)
+			errs := parallel(all(4), func(i int) error {
+				return SelfTest(context.Background(), c.group(i, t), c.kms[i], c.keys[i], plan, ev, c.ledgers[i])
+			})
+			for i, err := range errs {
+				require.Error(t, err, "member %d", i+1)
+				require.Contains(t, err.Error(), name)
+			}
+			t.Log(errs[0])
+		})
+	}
 }

@@ -27,8 +27,9 @@ const KindReencrypt ShareKind = "reenc"
 // share carries, and checks that t shares still decrypt correctly under the
 // target key at `level`.
 //
-// The σ is the threshold decryption's: σ = 2^SigmaBits of the committee's
-// NoisePlan (PlanNoise), by default 2^(CiphertextNoiseBits+DefaultFloodingBits)
+// The σ is the threshold decryption's configured one: σ = 2^BaseSigmaBits
+// of the committee's NoisePlan (PlanNoise; a decryption may raise it with
+// its level's headroom, a re-encryption does not), by default 2^(CiphertextNoiseBits+DefaultFloodingBits)
 // = 2^46, i.e. 2^30 times the noise bound B_ct of the ciphertext whose
 // phase the share exposes. The reason is the same: the switched ciphertext's
 // noise is e_ct + Σ_j E_j (+ small terms), and it is exposed — to every new
@@ -45,7 +46,7 @@ func ReencryptSigmaBits(p *fhe.Params, plan NoisePlan, level, t int) (float64, e
 	if level < 0 || level > p.MaxLevel() {
 		return 0, fmt.Errorf("protocol: re-encryption level %d outside 0..%d", level, p.MaxLevel())
 	}
-	sigmaBits := plan.SigmaBits
+	sigmaBits := plan.BaseSigmaBits
 	if sigmaBits <= 0 {
 		sigmaBits = CiphertextNoiseBits + DefaultFloodingBits
 	}
@@ -109,7 +110,7 @@ var ErrTargetPinned = fmt.Errorf("protocol: ciphertext already re-encrypted to a
 //
 // where pk' = Target, u_j, e0_j, e1_j are the fresh public-key encryption of
 // zero Lattigo draws and E_j is flooding noise of σ = 2^ReencryptSigmaBits,
-// drawn by floodSampler (Lattigo's sampler does not reduce samples larger
+// drawn by GaussianSampler (Lattigo's sampler does not reduce samples larger
 // than a prime). Every receiver computes (c0 + Σh0_j, Σh1_j), an encryption
 // of the same plaintext under Target at the input level, whose noise is
 // e_ct + Σ_j (E_j + e0_j + u_j·e' + e1_j·s') ≈ t·2^46: the result carries
@@ -223,13 +224,13 @@ func genReencryptShare(g Group, key *ThresholdKey, pcks multiparty.PublicKeySwit
 	if err := safe("re-encryption share", func() error { pcks.GenShare(add, target.Lattigo(), c, &share); return nil }); err != nil {
 		return nil, err
 	}
-	fs, err := newFloodSampler(sigmaBits)
+	fs, err := NewGaussianSampler(sigmaBits)
 	if err != nil {
 		return nil, err
 	}
 	ringQ := p.RLWE().RingQ().AtLevel(level)
 	e := ringQ.NewPoly()
-	fs.readNTT(ringQ, e)
+	fs.ReadNTT(ringQ, e)
 	ringQ.Add(share.Value[0], e, share.Value[0])
 	return share.MarshalBinary()
 }

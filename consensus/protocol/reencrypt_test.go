@@ -26,7 +26,7 @@ func TestReencrypt(t *testing.T) {
 	require.NoError(t, err)
 	sigma, err := ReencryptSigmaBits(p, plan, p.MaxLevel(), 2)
 	require.NoError(t, err)
-	require.Equal(t, plan.SigmaBits, sigma, "re-encryption floods like the decryption")
+	require.Equal(t, plan.BaseSigmaBits, sigma, "re-encryption floods like the decryption")
 
 	r := rand.New(rand.NewPCG(3, 4))
 	want := fhetest.RandInts(r, p.Slots(), 1000)

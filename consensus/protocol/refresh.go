@@ -60,13 +60,18 @@ type RefreshRequest struct {
 	// Receivers (a superset) get the shares and compute the result too.
 	Active    []transport.MemberID
 	Receivers []transport.MemberID
+	// PublicKey is the collective public key (required): the input is
+	// sanitised first (coin toss among the receivers, see Sanitise).
+	PublicKey *fhe.PublicKey
 }
 
 // Refresh runs Lattigo's mpbgv RefreshProtocol (Mouchet et al., PETS 2021,
 // §IV-D: masked decryption to additive shares and re-encryption at the top
 // level) with t-of-t additive secrets obtained from the Shamir shares by the
-// Combiner (Lagrange weights for the active set). Every receiver computes the
-// same refreshed ciphertext; its digest is compared by the caller.
+// Combiner (Lagrange weights for the active set), on the input sanitised
+// with a coin-toss-seeded encryption of zero (Sanitise: a refresh share
+// exposes c1·s_j under a uniform mask, so c1 must not be chosen by anyone).
+// Every receiver computes the same refreshed ciphertext; its digest is compared by the caller.
 func Refresh(ctx context.Context, g Group, key *ThresholdKey, led Ledger, req RefreshRequest) (*fhe.Ciphertext, error) {
 	p := key.Params
 	if len(req.Active) != key.T {
@@ -76,6 +81,11 @@ func Refresh(ctx context.Context, g Group, key *ThresholdKey, led Ledger, req Re
 	if ct.Degree() != 1 {
 		return nil, errors.New("protocol: refresh needs a degree-1 ciphertext")
 	}
+	ct, session, _, err := sanitiseFor(ctx, g, key, req.PublicKey, req.Session, req.Receivers, ct)
+	if err != nil {
+		return nil, err
+	}
+	req.Session = session
 	sigma := RefreshSigma(p, ct.Level(), key.T)
 	rfp, err := mpbgv.NewRefreshProtocol(p.BGV(), ring.DiscreteGaussian{Sigma: sigma, Bound: 6 * sigma})
 	if err != nil {

@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 
@@ -12,39 +13,127 @@ import (
 	"github.com/fhegate/fhegate/fhe"
 )
 
-// SelfTest checks a fresh key set end to end before it is used: every
-// member derives the same test ciphertext — a public vector encrypted under
-// the collective public key with randomness from a PRNG keyed by the CRS
-// seed — and all n members threshold-decrypt it. The decryption must give
-// the vector, and with n ≥ t+1 every share is cross-checked, so a member
-// whose Shamir share is inconsistent (a dealer cheated in the
-// thresholdisation, or storage corrupted it) is caught before any user data
-// is encrypted under the key. The ciphertext's plaintext and randomness are
-// public, and its shares are flooded like any other.
+// SelfTest checks a fresh key set end to end before it is used, every key
+// of it: all n members run a coin toss (commit-reveal, CoinToss) that starts
+// after the DKG's digest round, and derive from its seed two random vectors
+// a, b, a random constant c and the encryptions of a, b and the constant
+// vector (c, …, c) under the collective public key — fresh randomness no
+// member knew or chose while sending its key shares (the old test used
+// CRS-derived randomness, fixed before the DKG's last rounds). Then two
+// threshold decryptions with all n members (each sanitised, each share
+// cross-checked):
+//
+//   - a·b: a product with the relinearisation key (tensor, relinearise,
+//     rescale) — checks pk, rlk and the Shamir shares;
+//   - Σ_g φ_g(c, …, c) over every Galois element g of the key set: a
+//     constant vector is fixed by every slot permutation, so the sum is
+//     |G|·c in every slot; a bad Galois key turns its term into noise.
+//
+// A member that sent a bad public-key, relinearisation-key or Galois-key
+// share, or an inconsistent Shamir share, therefore fails the DKG before any
+// user data is encrypted under the key (TestDKGSelfTestCatchesBadRelinShare).
 func SelfTest(ctx context.Context, g Group, km *KeyMaterial, key *ThresholdKey, plan NoisePlan, ev *fhe.Evaluator, led Ledger) error {
 	p := km.Params
-	seed := keccak([]byte("fhegate/dkg/selftest"), km.CRSSeed[:], km.Digest[:])
+	base := fmt.Sprintf("dkg/%d/selftest", km.Epoch)
+	coin, err := CoinToss(ctx, g, g.N(), base+"/coin", g.Members)
+	if err != nil {
+		return fmt.Errorf("protocol: dkg self-test: %w", err)
+	}
+	seed := keccak([]byte("fhegate/dkg/selftest/v2"), coin.Seed[:], km.Digest[:])
 	prng, err := sampling.NewKeyedPRNG(seed[:])
 	if err != nil {
 		return err
 	}
-	want := make([]uint64, p.Slots())
-	for i := range want {
-		want[i] = uint64(i*7+1) % p.PlaintextModulus()
+	tmod := p.PlaintextModulus()
+	draw := func() uint64 {
+		var b [8]byte
+		_, _ = prng.Read(b[:])
+		return binary.LittleEndian.Uint64(b[:]) % tmod
 	}
-	pt := bgv.NewPlaintext(p.BGV(), p.MaxLevel())
-	if err := bgv.NewEncoder(p.BGV()).Encode(want, pt); err != nil {
-		return err
+	slots := p.Slots()
+	a, b, cv := make([]uint64, slots), make([]uint64, slots), make([]uint64, slots)
+	for i := range a {
+		a[i], b[i] = draw(), draw()
 	}
-	var ct *rlwe.Ciphertext
+	c := draw()%(tmod-1) + 1
+	for i := range cv {
+		cv[i] = c
+	}
+	ecd := bgv.NewEncoder(p.BGV())
+	var cts [3]*rlwe.Ciphertext
 	if err := safe("self-test encryption", func() error {
-		var e error
-		ct, e = rlwe.NewEncryptorFromPRNG(p.RLWE(), km.Public.Lattigo(), prng).EncryptNew(pt)
-		return e
+		enc := rlwe.NewEncryptorFromPRNG(p.RLWE(), km.Public.Lattigo(), prng)
+		for i, v := range [][]uint64{a, b, cv} {
+			pt := bgv.NewPlaintext(p.BGV(), p.MaxLevel())
+			if err := ecd.Encode(v, pt); err != nil {
+				return err
+			}
+			ct, err := enc.EncryptNew(pt)
+			if err != nil {
+				return err
+			}
+			cts[i] = ct
+		}
+		return nil
 	}); err != nil {
 		return err
 	}
-	c, err := fhe.WrapCiphertext(p, ct)
+	gks := km.Galois.Lattigo()
+	evl := bgv.NewEvaluator(p.BGV(), rlwe.NewMemEvaluationKeySet(km.Relin.Lattigo(), gks...))
+
+	// pk + rlk + Shamir shares: a ⊙ b.
+	var prod *rlwe.Ciphertext
+	if err := safe("self-test product", func() error {
+		var e error
+		if prod, e = evl.MulRelinNew(cts[0], cts[1]); e != nil {
+			return e
+		}
+		return evl.Rescale(prod, prod)
+	}); err != nil {
+		return err
+	}
+	wantProd := make([]uint64, slots)
+	for i := range wantProd {
+		wantProd[i] = a[i] * b[i] % tmod
+	}
+	if err := selfTestDecrypt(ctx, g, key, plan, ev, led, km, base+"/rlk", prod, wantProd, "relinearisation key"); err != nil {
+		return err
+	}
+	if len(gks) == 0 {
+		return nil
+	}
+	// Galois keys: Σ_g φ_g(c·1) = |G|·c·1.
+	var acc *rlwe.Ciphertext
+	if err := safe("self-test rotations", func() error {
+		tmp := rlwe.NewCiphertext(p.RLWE(), 1, cts[2].Level())
+		for _, gk := range gks {
+			if err := evl.Automorphism(cts[2], gk.GaloisElement, tmp); err != nil {
+				return fmt.Errorf("element %d: %w", gk.GaloisElement, err)
+			}
+			if acc == nil {
+				acc = tmp.CopyNew()
+				continue
+			}
+			if err := evl.Add(acc, tmp, acc); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	wantRot := make([]uint64, slots)
+	for i := range wantRot {
+		wantRot[i] = uint64(len(gks)) % tmod * c % tmod
+	}
+	return selfTestDecrypt(ctx, g, key, plan, ev, led, km, base+"/galois", acc, wantRot, "Galois keys")
+}
+
+// selfTestDecrypt threshold-decrypts ct with every member and requires the
+// expected plaintext from every share subset.
+func selfTestDecrypt(ctx context.Context, g Group, key *ThresholdKey, plan NoisePlan, ev *fhe.Evaluator, led Ledger, km *KeyMaterial,
+	session string, ct *rlwe.Ciphertext, want []uint64, what string) error {
+	c, err := fhe.WrapCiphertext(km.Params, ct)
 	if err != nil {
 		return err
 	}
@@ -56,16 +145,16 @@ func SelfTest(ctx context.Context, g Group, km *KeyMaterial, key *ThresholdKey, 
 		}
 		return true
 	}
-	res, err := ThresholdDecrypt(ctx, g, key, plan, ev, led, DecryptRequest{Session: fmt.Sprintf("dkg/%d/selftest", km.Epoch),
-		Ciphertext: c, Participants: g.Members, Valid: valid})
+	res, err := ThresholdDecrypt(ctx, g, key, plan, ev, led, DecryptRequest{Session: session,
+		Ciphertext: c, Participants: g.Members, Valid: valid, PublicKey: km.Public})
 	if err != nil {
 		if errors.Is(err, ErrAmbiguous) {
-			return fmt.Errorf("protocol: dkg self-test: no share subset decrypts the test vector (inconsistent threshold shares): %w", err)
+			return fmt.Errorf("protocol: dkg self-test (%s): no share subset decrypts the expected vector (a bad key share or inconsistent threshold shares): %w", what, err)
 		}
-		return fmt.Errorf("protocol: dkg self-test: %w", err)
+		return fmt.Errorf("protocol: dkg self-test (%s): %w", what, err)
 	}
 	if len(res.Bad) > 0 || len(res.Missing) > 0 {
-		return fmt.Errorf("protocol: dkg self-test: members %v hold shares inconsistent with the rest, %v did not answer: re-key", res.Bad, res.Missing)
+		return fmt.Errorf("protocol: dkg self-test (%s): members %v hold shares inconsistent with the rest, %v did not answer: re-key", what, res.Bad, res.Missing)
 	}
 	return nil
 }

@@ -2,14 +2,12 @@ package protocol
 
 import (
 	"bytes"
-	crand "crypto/rand"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
 	"math/big"
 	"math/bits"
-	mrand "math/rand/v2"
 
 	"github.com/luxfi/lattice/v7/core/rlwe"
 	"github.com/luxfi/lattice/v7/multiparty"
@@ -36,12 +34,17 @@ const (
 	// DefaultFloodingBits is log2(σ_flood / B_ct): each share carries fresh
 	// Gaussian noise 2^30 times larger than the ciphertext noise it hides.
 	DefaultFloodingBits = 30
-	// tailSigmas is the tail bound of the correctness bounds: floodSampler
-	// rejects samples beyond 8σ (P[|x| > 8σ] < 2^-48 per coefficient), and
+	// tailSigmas is the tail bound of the correctness bounds: the
+	// GaussianSampler rejects samples beyond 8σ (P[|x| > 8σ] < 2^-48 per coefficient), and
 	// the refresh's Lattigo sampler cuts off at 6σ, inside it.
 	tailSigmas = 8
-	// maxSigmaBits keeps σ·tail inside float64's 53-bit mantissa.
+	// maxSigmaBits bounds the configured flooding σ (floodingBits) and the
+	// re-encryption's σ; the headroom can raise a decryption's σ further, up
+	// to maxPlanSigmaBits.
 	maxSigmaBits = 48
+	// maxPlanSigmaBits keeps the 8σ tail cut inside an int64 (the
+	// GaussianSampler is exact up to 2^60).
+	maxPlanSigmaBits = 59
 )
 
 // ThresholdKey is a member's t-of-n Shamir share of the collective secret,
@@ -185,7 +188,8 @@ func LagrangeBound(n, t int) (*big.Int, error) {
 // NoisePlan is the decryption level and flooding noise for a committee.
 type NoisePlan struct {
 	Level          int     // ciphertexts are dropped to this level before sharing
-	SigmaBits      float64 // log2 σ_flood of each share's Gaussian
+	SigmaBits      float64 // log2 σ_flood of each share's Gaussian (BaseSigmaBits raised by the headroom)
+	BaseSigmaBits  float64 // log2 of the configured σ = 2^floodingBits·B_ct (re-encryption floods with it)
 	FloodingBits   float64 // log2(σ_flood / B_ct) actually achieved
 	LogQ           float64 // log2 of the modulus at Level
 	CombineBits    float64 // log2 of the worst-case total noise after combining
@@ -198,7 +202,8 @@ type NoisePlan struct {
 // PlanNoise chooses the lowest level at which t-of-n shares carrying
 // Gaussian flooding noise σ = 2^floodingBits · B_ct still combine to a
 // correct decryption: (8σ·Σ|Δλ| + Δ·B_ct)·t_p < Q_ℓ/2, Σ|Δλ| the largest over
-// t-subsets (LagrangeBound), with ≥ 2 bits of headroom.
+// t-subsets (LagrangeBound), with ≥ 2 bits of headroom; then raises σ by the
+// whole bits of headroom above 2 (at most to 2^59).
 func PlanNoise(p *fhe.Params, n, t, floodingBits int) (NoisePlan, error) {
 	if p.Scheme() != fhe.SchemeBGV {
 		return NoisePlan{}, fmt.Errorf("protocol: threshold decryption is implemented for BGV presets, %s is %v", p.Preset.Name, p.Scheme())
@@ -225,7 +230,19 @@ func PlanNoise(p *fhe.Params, n, t, floodingBits int) (NoisePlan, error) {
 		total := math.Max(flood, ct) + 1
 		head := logQ - 1 - logT - total
 		if head >= 2 {
-			return NoisePlan{Level: lvl, SigmaBits: sigmaBits, FloodingBits: sigmaBits - CiphertextNoiseBits, LogQ: logQ,
+			// The lowest level that carries the configured σ keeps shares
+			// small; the headroom left above 2 bits raises σ (whole bits,
+			// up to 2^59), which only strengthens the flooding.
+			base := sigmaBits
+			sb := math.Min(sigmaBits+math.Floor(head-2), maxPlanSigmaBits)
+			if sb > sigmaBits && sb+math.Log2(tailSigmas)+lbBits > ct {
+				flood := sb + math.Log2(tailSigmas) + lbBits
+				total = math.Max(flood, ct) + 1
+				head = logQ - 1 - logT - total
+			} else {
+				sb = sigmaBits
+			}
+			return NoisePlan{Level: lvl, SigmaBits: sb, BaseSigmaBits: base, FloodingBits: sb - CiphertextNoiseBits, LogQ: logQ,
 				CombineBits: total, HeadroomBits: head, DeltaBits: dBits, LagrangeBits: lbBits, RequireRefresh: lvl > 0}, nil
 		}
 	}
@@ -244,49 +261,6 @@ func bigLog2(x *big.Int) float64 {
 func CiphertextDigest(ct *fhe.Ciphertext) ([32]byte, error) {
 	h, err := ct.Handle()
 	return [32]byte(h), err
-}
-
-// floodSampler draws rounded Gaussian integers of standard deviation σ from a
-// ChaCha8 stream keyed by crypto/rand and reduces them modulo each prime.
-// (Lattigo's sampler does not reduce samples larger than a 30-bit prime.)
-type floodSampler struct {
-	r     *mrand.Rand
-	sigma float64
-	bound float64
-}
-
-func newFloodSampler(sigmaBits float64) (*floodSampler, error) {
-	var seed [32]byte
-	if _, err := crand.Read(seed[:]); err != nil {
-		return nil, fmt.Errorf("protocol: flooding seed: %w", err)
-	}
-	s := math.Exp2(sigmaBits)
-	return &floodSampler{r: mrand.New(mrand.NewChaCha8(seed)), sigma: s, bound: tailSigmas * s}, nil
-}
-
-// readNTT writes a fresh flooding polynomial, in the NTT domain, into p at
-// ringQ's level.
-func (f *floodSampler) readNTT(ringQ *ring.Ring, p ring.Poly) {
-	moduli := ringQ.ModuliChain()[:ringQ.Level()+1]
-	n := ringQ.N()
-	for i := 0; i < n; i++ {
-		var v float64
-		for {
-			v = math.Round(f.r.NormFloat64() * f.sigma)
-			if math.Abs(v) <= f.bound {
-				break
-			}
-		}
-		x := int64(v)
-		for j, q := range moduli {
-			m := x % int64(q)
-			if m < 0 {
-				m += int64(q)
-			}
-			p.Coeffs[j][i] = uint64(m)
-		}
-	}
-	ringQ.NTT(p, p)
 }
 
 // DecryptionShare is d_j = c1·tsk_j + e_j at the plan's level (NTT domain).
@@ -377,12 +351,12 @@ func GenDecryptionShare(key *ThresholdKey, plan NoisePlan, ct *fhe.Ciphertext) (
 	ringQ := key.Params.RLWE().RingQ().AtLevel(plan.Level)
 	out := ringQ.NewPoly()
 	ringQ.MulCoeffsMontgomery(c.Value[1], key.Share.Q, out)
-	fs, err := newFloodSampler(plan.SigmaBits)
+	fs, err := NewGaussianSampler(plan.SigmaBits)
 	if err != nil {
 		return DecryptionShare{}, err
 	}
 	e := ringQ.NewPoly()
-	fs.readNTT(ringQ, e)
+	fs.ReadNTT(ringQ, e)
 	ringQ.Add(out, e, out)
 	return DecryptionShare{Level: plan.Level, Value: out}, nil
 }

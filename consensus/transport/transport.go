@@ -45,6 +45,12 @@ const (
 	TypeFetchReply   Type = 19 // store sync: its canonical bytes (empty if unknown)
 	// TypeReencryptShare is a collective public-key-switch share (rotation).
 	TypeReencryptShare Type = 20
+	// TypeCoinCommit / TypeCoinReveal are the commit-reveal coin toss that
+	// seeds the sanitisation (an encryption of zero) added to a ciphertext
+	// before a threshold decryption or a refresh: keccak commitment to 32
+	// random bytes, then the bytes.
+	TypeCoinCommit Type = 21
+	TypeCoinReveal Type = 22
 )
 
 // Message is one typed message. Session names the protocol instance (e.g.

@@ -1,0 +1,196 @@
+package protocol
+
+import (
+	"bytes"
+	"context"
+	crand "crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/luxfi/lattice/v7/core/rlwe"
+	"github.com/luxfi/lattice/v7/utils/sampling"
+	"go.uber.org/zap"
+
+	"github.com/fhegate/fhegate/consensus/transport"
+	"github.com/fhegate/fhegate/fhe"
+)
+
+// Sanitisation (issue 11, attacks 1 and 4).
+//
+// A threshold decryption share is d_j = c1·tsk_j + e_j and a refresh share
+// exposes c1·s_j under a uniform mask; both are safe only if nobody chose
+// c1. Uploads are arbitrary canonical ciphertexts and evaluation is
+// deterministic, so a member (or a user) could pick the c1 that reaches the
+// decryption — e.g. a constant c, making d_j = c·tsk_j + e_j a
+// one-dimensional LWE sample per coefficient that two or three queries
+// solve. Before every decryption and every refresh the participants
+// therefore add an encryption of zero under the collective public key,
+// (u·pk0 + e0, u·pk1 + e1), whose randomness (u ternary, e0, e1 Gaussian,
+// Lattigo's standard distributions) comes from a PRNG keyed by a coin toss
+// that starts only once the ciphertext is fixed (after the result-digest
+// agreement): each participant commits to keccak(session ‖ id ‖ r_i), then
+// reveals r_i; the seed is keccak(session ‖ (id ‖ r_id) for every
+// contributor in member order). A contributor whose reveal does not match
+// its commitment is excluded; at least t contributors are required, so one
+// of them is honest when fewer than t members are corrupt, and the seed is
+// uniform to everyone else until the reveals. The decrypted c1 becomes
+// c1 + u·a (a = pk1, the CRS): an RLWE-pseudorandom element nobody chose.
+//
+// The share ledger keys on the sanitised ciphertext (its c1), and the
+// decryption/refresh session carries the seed, so two identical requests —
+// the same policy on the same handles, hence the same evaluated c1 — are
+// two different, answerable decryptions (attack 4), and participants that
+// ended up with different seeds (a member revealing to some and not to
+// others) never mix their shares: only the group of ≥ t members that agree
+// on the seed completes.
+//
+// Known limit: the last member to reveal sees the others' reveals and can
+// withhold its own, choosing between two seeds (1 bit of bias per corrupt
+// member); it cannot choose c1.
+
+// Coin is the outcome of a commit-reveal coin toss.
+type Coin struct {
+	Seed         [32]byte
+	Contributors []transport.MemberID // ascending
+	Excluded     []transport.MemberID // revealed a value that did not match the commitment
+}
+
+func coinCommitment(session string, id transport.MemberID, r []byte) [32]byte {
+	var b [4]byte
+	binary.BigEndian.PutUint32(b[:], uint32(id))
+	return keccak([]byte("fhegate/coin/commit/v1"), []byte(session), b[:], r)
+}
+
+// ErrCoinToss is returned when fewer than t participants contributed to a
+// coin toss.
+var ErrCoinToss = errors.New("protocol: coin toss: fewer than t valid contributions")
+
+// CoinToss runs a commit-reveal coin toss among participants (a member
+// outside participants only listens): commit round, then reveal round, each
+// waiting for t answers plus the group's grace period. It needs t valid
+// contributions (own included).
+func CoinToss(ctx context.Context, g Group, t int, session string, participants []transport.MemberID) (Coin, error) {
+	rctx, cancel := context.WithTimeout(ctx, g.timeout())
+	defer cancel()
+	self := g.Self()
+	in := contains(participants, self)
+	var r [32]byte
+	others := 0
+	for _, id := range participants {
+		if id != self {
+			others++
+		}
+	}
+	want := t
+	if in {
+		want = t - 1
+	}
+	if want > others {
+		want = others
+	}
+	if in {
+		if _, err := crand.Read(r[:]); err != nil {
+			return Coin{}, fmt.Errorf("protocol: coin toss: %w", err)
+		}
+		c := coinCommitment(session, self, r[:])
+		if err := g.Mux.Broadcast(rctx, participants, transport.Message{Type: transport.TypeCoinCommit, Session: session, Payload: c[:]}); err != nil {
+			g.log().Debug("coin commit broadcast incomplete", zap.String("session", session), zap.Error(err))
+		}
+	}
+	commits := g.Mux.CollectQuorum(rctx, session, transport.TypeCoinCommit, participants, want, g.grace())
+	committed := sortedIDs(commits.Got)
+	if in {
+		if err := g.Mux.Broadcast(rctx, participants, transport.Message{Type: transport.TypeCoinReveal, Session: session, Payload: r[:]}); err != nil {
+			g.log().Debug("coin reveal broadcast incomplete", zap.String("session", session), zap.Error(err))
+		}
+	}
+	wantR := want
+	if wantR > len(committed) {
+		wantR = len(committed)
+	}
+	reveals := g.Mux.CollectQuorum(rctx, session, transport.TypeCoinReveal, committed, wantR, g.grace())
+	g.Mux.Forget(session)
+	vals := map[transport.MemberID][]byte{}
+	if in {
+		vals[self] = r[:]
+	}
+	var coin Coin
+	for _, id := range committed {
+		m, ok := reveals.Got[id]
+		if !ok {
+			continue
+		}
+		c := coinCommitment(session, id, m.Payload)
+		if len(m.Payload) != 32 || !bytes.Equal(c[:], commits.Got[id].Payload) {
+			coin.Excluded = append(coin.Excluded, id)
+			continue
+		}
+		vals[id] = m.Payload
+	}
+	coin.Contributors = sortedIDs(vals)
+	if len(coin.Contributors) < t {
+		return Coin{}, fmt.Errorf("%w: %d of %d (session %s)", ErrCoinToss, len(coin.Contributors), t, session)
+	}
+	parts := [][]byte{[]byte("fhegate/coin/seed/v1"), []byte(session)}
+	for _, id := range coin.Contributors {
+		var b [4]byte
+		binary.BigEndian.PutUint32(b[:], uint32(id))
+		parts = append(parts, b[:], vals[id])
+	}
+	coin.Seed = keccak(parts...)
+	if len(coin.Excluded) > 0 {
+		g.log().Warn("coin toss: reveal does not match the commitment, excluded", zap.String("session", session), zap.Any("members", coin.Excluded))
+	}
+	return coin, nil
+}
+
+// Sanitise returns ct + Enc_pk(0) at ct's level, the encryption's
+// randomness (u, e0, e1) drawn from a PRNG keyed by seed: every member with
+// the same seed computes the same bytes. ct is not modified.
+func Sanitise(p *fhe.Params, pk *fhe.PublicKey, ct *fhe.Ciphertext, seed [32]byte) (*fhe.Ciphertext, error) {
+	if pk == nil {
+		return nil, errors.New("protocol: sanitisation needs the collective public key")
+	}
+	if ct.Degree() != 1 {
+		return nil, fmt.Errorf("protocol: sanitisation needs a degree-1 ciphertext, got %d", ct.Degree())
+	}
+	k := keccak([]byte("fhegate/sanitise/prng/v1"), seed[:])
+	prng, err := sampling.NewKeyedPRNG(k[:])
+	if err != nil {
+		return nil, err
+	}
+	in := ct.Lattigo()
+	z := rlwe.NewCiphertext(p.RLWE(), 1, ct.Level())
+	if err := safe("sanitisation", func() error {
+		return rlwe.NewEncryptorFromPRNG(p.RLWE(), pk.Lattigo(), prng).EncryptZero(z)
+	}); err != nil {
+		return nil, err
+	}
+	if z.IsNTT != in.IsNTT {
+		return nil, errors.New("protocol: sanitisation: NTT domain mismatch")
+	}
+	out := in.CopyNew()
+	ringQ := p.RLWE().RingQ().AtLevel(ct.Level())
+	ringQ.Add(out.Value[0], z.Value[0], out.Value[0])
+	ringQ.Add(out.Value[1], z.Value[1], out.Value[1])
+	return fhe.WrapCiphertext(p, out)
+}
+
+// sanitiseFor runs the coin toss of session among participants and returns
+// the sanitised ciphertext and the session name its shares use (session
+// plus the seed's first 6 bytes).
+func sanitiseFor(ctx context.Context, g Group, key *ThresholdKey, pk *fhe.PublicKey, session string, participants []transport.MemberID, ct *fhe.Ciphertext) (*fhe.Ciphertext, string, Coin, error) {
+	if pk == nil {
+		return nil, "", Coin{}, errors.New("protocol: sanitisation needs the collective public key")
+	}
+	coin, err := CoinToss(ctx, g, key.T, session+"/coin", participants)
+	if err != nil {
+		return nil, "", Coin{}, err
+	}
+	out, err := Sanitise(key.Params, pk, ct, coin.Seed)
+	if err != nil {
+		return nil, "", Coin{}, err
+	}
+	return out, fmt.Sprintf("%s/%x", session, coin.Seed[:6]), coin, nil
+}
