@@ -26,6 +26,28 @@ func TestRotationKeepsInputs(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
+	nc := rotateToEpoch2(ctx, t, old)
+
+	var handles []fhe.Handle
+	for _, r := range reqs {
+		handles = append(handles, r.req.Inputs...)
+	}
+	requireInputsCarried(t, nc, handles)
+	requireVerdictsAfterRotation(t, nc, reqs)
+	requireOldKeyRefused(ctx, t, old, nc, reqs[1].req.Inputs[0], handles[0])
+
+	// An old member that re-encrypted an input to the new key refuses a
+	// share for it towards any other key (the ledger pins the target).
+	other := fhe.GenKeys(nc.Member(1).Params(), nil)
+	_, err := old.Member(1).Reencrypt(ctx, other.Public, handles[:1])
+	require.ErrorIs(t, err, protocol.ErrTargetPinned)
+	require.ErrorIs(t, err, protocol.ErrAlreadyShared)
+}
+
+// rotateToEpoch2 rotates old to a new committee under epoch 2, on the same
+// chain and with a new key, and returns it (closed when the test ends).
+func rotateToEpoch2(ctx context.Context, t *testing.T, old *LocalCommittee) *LocalCommittee {
+	t.Helper()
 	nc, err := RotateLocal(ctx, old, LocalOptions{Dir: t.TempDir(), RoundTimeout: 10 * time.Second, BatchSize: 8, Serve: true, Log: zaptest.NewLogger(t)})
 	require.NoError(t, err)
 	t.Cleanup(nc.Close)
@@ -36,13 +58,14 @@ func TestRotationKeepsInputs(t *testing.T) {
 	newKM, err := nc.Member(1).Keys()
 	require.NoError(t, err)
 	require.NotEqual(t, oldKM.PKDigest, newKM.PKDigest)
+	return nc
+}
 
-	// Every new member holds every input under its original handle, under
-	// epoch 2, with the same (re-encrypted, refreshed) bytes.
-	var handles []fhe.Handle
-	for _, r := range reqs {
-		handles = append(handles, r.req.Inputs...)
-	}
+// requireInputsCarried: every new member holds every input under its
+// original handle, under epoch 2, with the same (re-encrypted, refreshed)
+// bytes.
+func requireInputsCarried(t *testing.T, nc *LocalCommittee, handles []fhe.Handle) {
+	t.Helper()
 	for _, h := range handles {
 		b0, e0, err := nc.Member(1).Store().GetAt(h)
 		require.NoError(t, err)
@@ -55,11 +78,14 @@ func TestRotationKeepsInputs(t *testing.T) {
 			require.Equal(t, b0, b)
 		}
 	}
+}
 
-	// Requests over the pre-rotation handles, posted after the rotation
-	// (one of them reusing the already-evaluated request's inputs under a
-	// new request id), get verdicts from the new committee equal to the
-	// plaintext reference, signed under epoch 2.
+// requireVerdictsAfterRotation: requests over the pre-rotation handles,
+// posted after the rotation (one of them reusing the already-evaluated
+// request's inputs under a new request id), get verdicts from the new
+// committee equal to the plaintext reference, signed under epoch 2.
+func requireVerdictsAfterRotation(t *testing.T, nc *LocalCommittee, reqs []testReq) {
+	t.Helper()
 	again := reqs[0]
 	again.req.ID[31] ^= 0xff
 	after := []testReq{reqs[1], reqs[2], again}
@@ -71,15 +97,20 @@ func TestRotationKeepsInputs(t *testing.T) {
 		v, _ := nc.Chain.Verdict(r.req.ID)
 		require.Equal(t, uint64(2), v.Epoch)
 	}
+}
 
-	// A ciphertext under the old key is refused by the new committee: a
-	// re-upload of the old bytes keeps the re-encrypted ciphertext (newest
-	// epoch wins), and an input stored under epoch 1 is not evaluated.
+// requireOldKeyRefused: a ciphertext under the old key is refused by the
+// new committee: a re-upload of input's old bytes keeps the re-encrypted
+// ciphertext (newest epoch wins), and an input stored under epoch 1 is not
+// evaluated (in a request with the carried input carried) nor served to a
+// peer's fetch.
+func requireOldKeyRefused(ctx context.Context, t *testing.T, old, nc *LocalCommittee, input, carried fhe.Handle) {
+	t.Helper()
 	m := nc.Member(1)
-	oldBytes, e, err := old.Member(1).Store().GetAt(reqs[1].req.Inputs[0])
+	oldBytes, e, err := old.Member(1).Store().GetAt(input)
 	require.NoError(t, err)
 	require.Equal(t, uint64(1), e)
-	stored, err := m.Store().PutAt(reqs[1].req.Inputs[0], oldBytes, 1)
+	stored, err := m.Store().PutAt(input, oldBytes, 1)
 	require.NoError(t, err)
 	require.False(t, stored)
 	h, _, err := m.Store().Put(oldBytes)
@@ -96,17 +127,10 @@ func TestRotationKeepsInputs(t *testing.T) {
 	stored, err = m.Store().PutAt(sh, sb, 1)
 	require.NoError(t, err)
 	require.True(t, stored)
-	_, err = m.Process(ctx, Request{ID: [32]byte{0x5e}, PolicyID: PolicyProductSum, Kind: KindPolicy, Inputs: []fhe.Handle{sh, handles[0]}})
+	_, err = m.Process(ctx, Request{ID: [32]byte{0x5e}, PolicyID: PolicyProductSum, Kind: KindPolicy, Inputs: []fhe.Handle{sh, carried}})
 	require.ErrorIs(t, err, ErrStaleKey)
 	_, err = m.servable(sh)
 	require.ErrorIs(t, err, ErrStaleKey, "a stale ciphertext is not served to a peer's fetch")
-
-	// An old member that re-encrypted an input to the new key refuses a
-	// share for it towards any other key (the ledger pins the target).
-	other := fhe.GenKeys(m.Params(), nil)
-	_, err = old.Member(1).Reencrypt(ctx, other.Public, handles[:1])
-	require.ErrorIs(t, err, protocol.ErrTargetPinned)
-	require.ErrorIs(t, err, protocol.ErrAlreadyShared)
 }
 
 // TestRotationOldMemberDown: t of the old committee suffice. Old member 1

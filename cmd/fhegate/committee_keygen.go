@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -110,10 +111,15 @@ func saveInitSecrets(path string, s *consensus.MemberSecrets) (encrypted bool, e
 	return true, consensus.SaveMemberSecrets(path, s, k)
 }
 
+// keygenOptions holds `committee keygen`'s flags.
+type keygenOptions struct {
+	dir, addr  string
+	id         uint32
+	workFactor int
+}
+
 func newCommitteeKeygenCmd(a *app) *cobra.Command {
-	var dir, addr string
-	var id uint32
-	var workFactor int
+	var o keygenOptions
 	cmd := &cobra.Command{
 		Use:   "keygen",
 		Short: "Generate this member's TLS and BLS secrets here (encrypted) and print its public part",
@@ -131,65 +137,104 @@ key file and secrets.json: they are this member's identity; lose them and the co
 replace the member.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if id < 1 {
-				return errors.New("--member is required (this member's id, 1..n, as agreed with the other operators)")
-			}
-			if _, _, err := net.SplitHostPort(addr); err != nil || addr == "" {
-				return fmt.Errorf("--addr %q: want host:port, where the other members reach this member's committee transport", addr)
-			}
-			k := memberSecretsKey()
-			if k.IsZero() {
-				return errors.New("set " + envKeyPassphrase + " or pass --key-file: member secrets are never written unencrypted")
-			}
-			if k.Passphrase != "" && k.KeyFile != "" {
-				return errors.New("give " + envKeyPassphrase + " or --key-file, not both")
-			}
-			k.WorkFactor = workFactor
-			secPath := filepath.Join(memberDir(dir, id), "secrets.json")
-			if _, err := os.Stat(secPath); err == nil {
-				return fmt.Errorf("%s exists: refusing to replace a member's keys (move it away first)", secPath)
-			}
-			if err := os.MkdirAll(dir, 0o700); err != nil {
-				return err
-			}
-			if k.KeyFile != "" {
-				if _, err := os.Stat(k.KeyFile); errors.Is(err, os.ErrNotExist) {
-					ident, err := consensus.GenerateKeyFile(k.KeyFile)
-					if err != nil {
-						return err
-					}
-					fmt.Fprintf(cmd.ErrOrStderr(), "created key file %s (age %s): keep it private and backed up\n", k.KeyFile, ident.Recipient())
-				}
-			}
-			sec, pub, err := consensus.GenerateMemberSecrets(id, addr)
-			if err != nil {
-				return err
-			}
-			if err := consensus.SaveMemberSecrets(secPath, sec, k); err != nil {
-				return err
-			}
-			b, err := json.MarshalIndent(pub, "", "  ")
-			if err != nil {
-				return err
-			}
-			b = append(b, '\n')
-			pubPath := filepath.Join(dir, fmt.Sprintf("member-%d.pub.json", id))
-			if err := os.WriteFile(pubPath, b, 0o644); err != nil {
-				return err
-			}
-			if _, err := cmd.OutOrStdout().Write(b); err != nil {
-				return err
-			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "member %d: secrets in %s (encrypted); public part in %s — send only that file\n", id, secPath, pubPath)
-			return nil
+			return runKeygen(cmd.OutOrStdout(), cmd.ErrOrStderr(), o)
 		},
 	}
-	cmd.Flags().StringVar(&dir, "dir", "committee", "this member's committee directory")
-	cmd.Flags().Uint32Var(&id, "member", 0, "this member's id (1..n, agreed among the operators)")
-	cmd.Flags().StringVar(&addr, "addr", "", "host:port of this member's committee transport, as the other members reach it")
-	cmd.Flags().IntVar(&workFactor, "scrypt-work-factor", consensus.DefaultScryptWorkFactor, "log2 scrypt cost of a passphrase (tests lower it)")
+	cmd.Flags().StringVar(&o.dir, "dir", "committee", "this member's committee directory")
+	cmd.Flags().Uint32Var(&o.id, "member", 0, "this member's id (1..n, agreed among the operators)")
+	cmd.Flags().StringVar(&o.addr, "addr", "", "host:port of this member's committee transport, as the other members reach it")
+	cmd.Flags().IntVar(&o.workFactor, "scrypt-work-factor", consensus.DefaultScryptWorkFactor, "log2 scrypt cost of a passphrase (tests lower it)")
 	_ = cmd.Flags().MarkHidden("scrypt-work-factor")
 	return cmd
+}
+
+// runKeygen generates member o.id's secrets into o.dir (encrypted), writes
+// its public part to o.dir/member-I.pub.json and stdout, and reports on
+// stderr where each went.
+func runKeygen(stdout, stderr io.Writer, o keygenOptions) error {
+	k, err := o.secretsKey()
+	if err != nil {
+		return err
+	}
+	secPath := filepath.Join(memberDir(o.dir, o.id), "secrets.json")
+	if _, err := os.Stat(secPath); err == nil {
+		return fmt.Errorf("%s exists: refusing to replace a member's keys (move it away first)", secPath)
+	}
+	if err := os.MkdirAll(o.dir, 0o700); err != nil {
+		return err
+	}
+	if err := ensureKeyFile(stderr, k.KeyFile); err != nil {
+		return err
+	}
+	sec, pub, err := consensus.GenerateMemberSecrets(o.id, o.addr)
+	if err != nil {
+		return err
+	}
+	if err := consensus.SaveMemberSecrets(secPath, sec, k); err != nil {
+		return err
+	}
+	pubPath, b, err := writeMemberPub(o.dir, o.id, pub)
+	if err != nil {
+		return err
+	}
+	if _, err := stdout.Write(b); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "member %d: secrets in %s (encrypted); public part in %s — send only that file\n", o.id, secPath, pubPath)
+	return nil
+}
+
+// secretsKey validates keygen's flags and returns the key that will encrypt
+// the member's secrets: exactly one of a passphrase or a key file, never
+// none.
+func (o keygenOptions) secretsKey() (consensus.SecretsKey, error) {
+	if o.id < 1 {
+		return consensus.SecretsKey{}, errors.New("--member is required (this member's id, 1..n, as agreed with the other operators)")
+	}
+	if _, _, err := net.SplitHostPort(o.addr); err != nil || o.addr == "" {
+		return consensus.SecretsKey{}, fmt.Errorf("--addr %q: want host:port, where the other members reach this member's committee transport", o.addr)
+	}
+	k := memberSecretsKey()
+	if k.IsZero() {
+		return consensus.SecretsKey{}, errors.New("set " + envKeyPassphrase + " or pass --key-file: member secrets are never written unencrypted")
+	}
+	if k.Passphrase != "" && k.KeyFile != "" {
+		return consensus.SecretsKey{}, errors.New("give " + envKeyPassphrase + " or --key-file, not both")
+	}
+	k.WorkFactor = o.workFactor
+	return k, nil
+}
+
+// ensureKeyFile creates the age identity file path (0600) if it is given and
+// does not exist yet, and tells the operator on stderr.
+func ensureKeyFile(stderr io.Writer, path string) error {
+	if path == "" {
+		return nil
+	}
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	ident, err := consensus.GenerateKeyFile(path)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "created key file %s (age %s): keep it private and backed up\n", path, ident.Recipient())
+	return nil
+}
+
+// writeMemberPub writes member id's public part as indented JSON to
+// dir/member-I.pub.json and returns the path and the bytes written.
+func writeMemberPub(dir string, id uint32, pub consensus.MemberInfo) (string, []byte, error) {
+	b, err := json.MarshalIndent(pub, "", "  ")
+	if err != nil {
+		return "", nil, err
+	}
+	b = append(b, '\n')
+	pubPath := filepath.Join(dir, fmt.Sprintf("member-%d.pub.json", id))
+	if err := os.WriteFile(pubPath, b, 0o644); err != nil {
+		return "", nil, err
+	}
+	return pubPath, b, nil
 }
 
 func newCommitteeAssembleCmd(a *app) *cobra.Command {

@@ -49,6 +49,41 @@ func (f *fixture) customError(meta *bind.MetaData, from int, to common.Address, 
 	return e.Name, vals
 }
 
+// gateScene is TestCreditGateConfusedDeputy's setting: a credit gate, and
+// alice's income and debt inputs, registered and allowed to the gate.
+type gateScene struct {
+	f            *fixture
+	gateAddr     common.Address
+	gate         *bindings.PrivateCreditGate
+	policyID     [32]byte
+	income, debt [32]byte
+}
+
+func newGateScene(t *testing.T) gateScene {
+	f := newFixture(t)
+	gateAddr, gate := f.deployGate()
+	policyID, err := gate.PolicyId(nil)
+	require.NoError(t, err)
+	income, debt := f.registerInput(alice, "income"), f.registerInput(alice, "debt")
+	f.ok(f.input.Allow(f.opts(alice, 0), income, gateAddr))
+	f.ok(f.input.Allow(f.opts(alice, 0), debt, gateAddr))
+	return gateScene{f: f, gateAddr: gateAddr, gate: gate, policyID: policyID, income: income, debt: debt}
+}
+
+// applyForError requires applyFor(h1, h2) from account `from` to revert and
+// returns the custom error's name and arguments.
+func (s gateScene) applyForError(from int, h1, h2 [32]byte) (string, []any) {
+	s.f.t.Helper()
+	return s.f.customError(bindings.PrivateCreditGateMetaData, from, s.gateAddr, "applyFor", h1, h2)
+}
+
+// settleError requires settle(id) from bob to revert and returns the custom
+// error's name and arguments.
+func (s gateScene) settleError(id [32]byte) (string, []any) {
+	s.f.t.Helper()
+	return s.f.customError(bindings.PrivateCreditGateMetaData, bob, s.gateAddr, "settle", id)
+}
+
 // TestCreditGateConfusedDeputy: alice registers her inputs and allows the
 // gate on them; bob front-runs her applyFor with her handles. Against the
 // original gate (which recorded msg.sender without checking the handles) bob
@@ -57,61 +92,70 @@ func (f *fixture) customError(meta *bind.MetaData, from int, to common.Address, 
 // ciphertexts that the committee never answers. The gate now requires that the
 // applicant owns every handle and accepts a handle pair once.
 func TestCreditGateConfusedDeputy(t *testing.T) {
-	f := newFixture(t)
-	gateAddr, gate := f.deployGate()
-	policyID, err := gate.PolicyId(nil)
-	require.NoError(t, err)
-	income, debt := f.registerInput(alice, "income"), f.registerInput(alice, "debt")
-	f.ok(f.input.Allow(f.opts(alice, 0), income, gateAddr))
-	f.ok(f.input.Allow(f.opts(alice, 0), debt, gateAddr))
-	meta := bindings.PrivateCreditGateMetaData
+	s := newGateScene(t)
+	first := s.frontRunRefused(t)
+	s.aliceApplies(t, first)
+	s.settleCreditsAlice(t, first)
+	s.settleBound(t, first)
+}
 
+// frontRunRefused: bob's applyFor with (any of) alice's handles reverts, and
+// mined it fails and leaves no request. It returns the id that request 0 of
+// the gate for (policy, income‖debt) will have.
+func (s gateScene) frontRunRefused(t *testing.T) [32]byte {
+	f := s.f
 	// bob front-runs with alice's handles: refused, naming the handle, bob and its owner
-	name, args := f.customError(meta, bob, gateAddr, "applyFor", income, debt)
+	name, args := s.applyForError(bob, s.income, s.debt)
 	require.Equal(t, "NotHandleOwner", name)
-	require.Equal(t, []any{income, f.addrs[bob], f.addrs[alice]}, args)
+	require.Equal(t, []any{s.income, f.addrs[bob], f.addrs[alice]}, args)
 	// …also when only one of the handles is alice's
 	own := f.registerInput(bob, "bob-debt")
-	f.ok(f.input.Allow(f.opts(bob, 0), own, gateAddr))
-	name, args = f.customError(meta, bob, gateAddr, "applyFor", income, own)
+	f.ok(f.input.Allow(f.opts(bob, 0), own, s.gateAddr))
+	name, args = s.applyForError(bob, s.income, own)
 	require.Equal(t, "NotHandleOwner", name)
-	require.Equal(t, income, args[0])
-	name, args = f.customError(meta, bob, gateAddr, "applyFor", own, debt)
+	require.Equal(t, s.income, args[0])
+	name, args = s.applyForError(bob, own, s.debt)
 	require.Equal(t, "NotHandleOwner", name)
-	require.Equal(t, debt, args[0])
+	require.Equal(t, s.debt, args[0])
 	// a handle nobody registered
-	name, args = f.customError(meta, bob, gateAddr, "applyFor", ctHandle("never-registered"), own)
+	name, args = s.applyForError(bob, ctHandle("never-registered"), own)
 	require.Equal(t, "UnknownHandle", name)
 	require.Equal(t, []any{ctHandle("never-registered")}, args)
 	// mined, the front-run fails and leaves no request
-	f.failed(gate.ApplyFor(f.opts(bob, 1_000_000), income, debt))
+	f.failed(s.gate.ApplyFor(f.opts(bob, 1_000_000), s.income, s.debt))
 	// request 0 of the gate for (policy, income‖debt): ids bind the requester, policy and handles
-	first := [32]byte(precompiles.RequestID(f.chainID, precompiles.FHEPolicyAddress, 0, precompiles.Address(gateAddr),
-		precompiles.Hash(policyID), precompiles.HandlesHash([]precompiles.Hash{precompiles.Hash(income), precompiles.Hash(debt)})))
+	first := [32]byte(precompiles.RequestID(f.chainID, precompiles.FHEPolicyAddress, 0, precompiles.Address(s.gateAddr),
+		precompiles.Hash(s.policyID), precompiles.HandlesHash([]precompiles.Hash{precompiles.Hash(s.income), precompiles.Hash(s.debt)})))
 	req, err := f.policy.RequestOf(nil, first)
 	require.NoError(t, err)
 	require.False(t, req.Exists, "the attacker's applyFor must not create a request")
+	return first
+}
 
+// aliceApplies: alice's own application is request 0, recorded under its
+// handle set; the same handles again are refused.
+func (s gateScene) aliceApplies(t *testing.T, first [32]byte) {
+	f := s.f
 	// alice's own application is request 0 and is answered
-	r := f.ok(gate.ApplyFor(f.opts(alice, 0), income, debt))
-	ev, err := gate.ParseApplied(*r.Logs[len(r.Logs)-1])
+	r := f.ok(s.gate.ApplyFor(f.opts(alice, 0), s.income, s.debt))
+	ev, err := s.gate.ParseApplied(*r.Logs[len(r.Logs)-1])
 	require.NoError(t, err)
 	require.Equal(t, first, ev.RequestId)
 	require.Equal(t, f.addrs[alice], ev.Applicant)
-	req, err = f.policy.RequestOf(nil, first)
+	req, err := f.policy.RequestOf(nil, first)
 	require.NoError(t, err)
 	require.True(t, req.Exists)
-	require.Equal(t, gateAddr, req.Requester)
-	setID := crypto.Keccak256Hash(income[:], debt[:])
+	require.Equal(t, s.gateAddr, req.Requester)
+	setID := crypto.Keccak256Hash(s.income[:], s.debt[:])
 	require.Equal(t, [32]byte(setID), req.HandlesHash, "handle set id = FHEPolicy.requestOf's handlesHash")
-	got, err := gate.RequestOfHandles(nil, setID)
+	got, err := s.gate.RequestOfHandles(nil, setID)
 	require.NoError(t, err)
 	require.Equal(t, first, got)
 
 	// the same handles again (a replay, a double click, or bob now that alice
 	// has applied): refused, naming the request they went to
 	for _, who := range []int{alice, bob} {
-		name, args = f.customError(meta, who, gateAddr, "applyFor", income, debt)
+		name, args := s.applyForError(who, s.income, s.debt)
 		if who == alice {
 			require.Equal(t, "HandlesAlreadyUsed", name)
 			require.Equal(t, []any{[32]byte(setID), first}, args)
@@ -119,32 +163,43 @@ func TestCreditGateConfusedDeputy(t *testing.T) {
 			require.Equal(t, "NotHandleOwner", name)
 		}
 	}
+}
 
+// settleCreditsAlice: verdict 1 on request first, settled by anyone, gives
+// alice the credit line and bob nothing.
+func (s gateScene) settleCreditsAlice(t *testing.T, first [32]byte) {
+	f := s.f
 	digest := ctHandle("result-ct")
-	sig, bm := f.signVerdict(f.com, 1, first, policyID, digest, big.NewInt(1), 0, 1, 2)
+	sig, bm := f.signVerdict(f.com, 1, first, s.policyID, digest, big.NewInt(1), 0, 1, 2)
 	f.ok(f.verdict.Submit(f.opts(relayer, 0), first, big.NewInt(1), digest, sig, bm))
-	f.ok(gate.Settle(f.opts(bob, 0), first))
-	line, err := gate.CreditLine(nil, f.addrs[alice])
+	f.ok(s.gate.Settle(f.opts(bob, 0), first))
+	line, err := s.gate.CreditLine(nil, f.addrs[alice])
 	require.NoError(t, err)
 	require.Equal(t, int64(10_000), line.Int64())
-	line, err = gate.CreditLine(nil, f.addrs[bob])
+	line, err = s.gate.CreditLine(nil, f.addrs[bob])
 	require.NoError(t, err)
 	require.Zero(t, line.Sign(), "the attacker got nothing")
+}
 
+// settleBound: settle is bound to the gate's own requests and acts once;
+// alice may apply again with fresh inputs, and before the verdict settle
+// says so.
+func (s gateScene) settleBound(t *testing.T, first [32]byte) {
+	f := s.f
 	// settle is bound to the gate's own requests and acts once
-	name, _ = f.customError(meta, bob, gateAddr, "settle", first)
+	name, _ := s.settleError(first)
 	require.Equal(t, "AlreadySettled", name)
-	name, args = f.customError(meta, bob, gateAddr, "settle", ctHandle("not-a-request"))
+	name, args := s.settleError(ctHandle("not-a-request"))
 	require.Equal(t, "UnknownRequest", name)
 	require.Equal(t, []any{ctHandle("not-a-request")}, args)
 
 	// alice may apply again with fresh inputs; before the verdict settle says so
 	income2 := f.registerInput(alice, "income-2")
-	f.ok(f.input.Allow(f.opts(alice, 0), income2, gateAddr))
-	r = f.ok(gate.ApplyFor(f.opts(alice, 0), income2, debt))
-	ev, err = gate.ParseApplied(*r.Logs[len(r.Logs)-1])
+	f.ok(f.input.Allow(f.opts(alice, 0), income2, s.gateAddr))
+	r := f.ok(s.gate.ApplyFor(f.opts(alice, 0), income2, s.debt))
+	ev, err := s.gate.ParseApplied(*r.Logs[len(r.Logs)-1])
 	require.NoError(t, err)
-	name, args = f.customError(meta, bob, gateAddr, "settle", ev.RequestId)
+	name, args = s.settleError(ev.RequestId)
 	require.Equal(t, "VerdictNotReady", name)
 	require.Equal(t, []any{ev.RequestId}, args)
 }
