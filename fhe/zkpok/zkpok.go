@@ -562,3 +562,8 @@ func (r *bitReader) rest() byte {
 	}
 	return r.buf[r.bit>>3] >> (r.bit & 7)
 }
+
+// MaxProofSize bounds a proof of any preset (transport framing checks it
+// before slicing): the N=2^14 proof is ≈ 221 KB; 2^16-coefficient rings
+// would need ≈ 1 MB.
+const MaxProofSize = 1 << 20
