@@ -26,7 +26,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap/zaptest"
-
 )
 
 const testToken = "test-token-0123456789abcdef"
