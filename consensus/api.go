@@ -56,6 +56,13 @@ func (a *InputAttestation) JSON() AttestationJSON {
 		ProofDigest: "0x" + hex.EncodeToString(a.ProofDigest[:])}
 }
 
+// Headers of GET /v1/publickey: the key epoch and chain id an input proof
+// (fhe/zkpok Context) must be bound to.
+const (
+	HeaderEpoch   = "X-Fhegate-Epoch"
+	HeaderChainID = "X-Fhegate-Chain-Id"
+)
+
 // ParseOwner parses a 0x-prefixed 20-byte address.
 func ParseOwner(s string) ([20]byte, error) {
 	var out [20]byte
@@ -333,6 +340,12 @@ func APIHandler(m *Member, o APIOptions) (http.Handler, error) {
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
+		}
+		// What an input proof must be bound to besides the key (fhe/zkpok).
+		pc := m.ProofContext([20]byte{})
+		w.Header().Set(HeaderEpoch, strconv.FormatUint(pc.Epoch, 10))
+		if pc.ChainID != nil {
+			w.Header().Set(HeaderChainID, pc.ChainID.String())
 		}
 		w.Header().Set("Content-Type", "application/octet-stream")
 		_, _ = w.Write(b)

@@ -54,8 +54,10 @@ func newEncryptCmd(a *app) *cobra.Command {
 committee's collective key, e.g. <dir>/committee.pk from 'fhegate committee dkg' or GET /v1/publickey,
 or your own public.key from 'fhegate keys gen') or your own secret.key (seeded, half-size
 ciphertext). Prints the handle (keccak256 of the canonical bytes). With --submit URL the ciphertext
-is uploaded to a committee member's API, replicated to the committee, and the quorum input
-attestation is printed (the arguments of FHEInput.register).`,
+is uploaded to a committee member's API with a proof of plaintext knowledge bound to --owner and
+the chain id and key epoch the member announces (fhe/zkpok; --key must be the committee key),
+replicated to the committee, and the quorum input attestation is printed (the arguments of
+FHEInput.register).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			vals, err := parseInts(values)
@@ -67,8 +69,20 @@ attestation is printed (the arguments of FHEInput.register).`,
 				return err
 			}
 			var enc *fhe.Encryptor
-			if pk, err := fhe.UnmarshalPublicKey(kb); err == nil {
+			var b, proof []byte
+			if pk, err := fhe.UnmarshalPublicKey(kb); err == nil && submit != "" {
+				// Uploads carry a proof of plaintext knowledge (fhe/zkpok).
+				ownerAddr, err := consensus.ParseOwner(owner)
+				if err != nil {
+					return fmt.Errorf("--owner: %w", err)
+				}
+				if b, proof, err = encryptWithProof(cmd.Context(), submit, pk, ownerAddr, vals); err != nil {
+					return err
+				}
+			} else if err == nil {
 				enc = fhe.NewEncryptor(pk)
+			} else if submit != "" {
+				return fmt.Errorf("--submit needs the committee public key as --key: %v", err)
 			} else if sk, err2 := fhe.UnmarshalSecretKey(kb); err2 == nil {
 				if enc, err = fhe.NewSymmetricEncryptor(sk); err != nil {
 					return err
@@ -76,13 +90,14 @@ attestation is printed (the arguments of FHEInput.register).`,
 			} else {
 				return fmt.Errorf("%s is neither a public nor a secret key: %v", keyPath, err)
 			}
-			ct, err := enc.EncryptInts(vals)
-			if err != nil {
-				return err
-			}
-			b, err := ct.MarshalBinary()
-			if err != nil {
-				return err
+			if enc != nil {
+				ct, err := enc.EncryptInts(vals)
+				if err != nil {
+					return err
+				}
+				if b, err = ct.MarshalBinary(); err != nil {
+					return err
+				}
 			}
 			h := fhe.HandleOf(b)
 			if outPath != "" {
@@ -98,7 +113,7 @@ attestation is printed (the arguments of FHEInput.register).`,
 			if _, err := consensus.ParseOwner(owner); err != nil {
 				return fmt.Errorf("--owner: %w", err)
 			}
-			body, _ := json.Marshal(consensus.UploadRequest{Ciphertext: "0x" + hex.EncodeToString(b), Owner: owner, CType: ctype})
+			body, _ := json.Marshal(consensus.UploadRequest{Ciphertext: "0x" + hex.EncodeToString(b), Owner: owner, CType: ctype, Proof: "0x" + hex.EncodeToString(proof)})
 			client := &http.Client{Timeout: 2 * time.Minute}
 			req, err := http.NewRequestWithContext(cmd.Context(), http.MethodPost, strings.TrimRight(submit, "/")+"/v1/inputs", bytes.NewReader(body))
 			if err != nil {
