@@ -44,8 +44,10 @@ type AttestationJSON struct {
 	Epoch     uint64 `json:"epoch"`
 	Signature string `json:"signature"`
 	Signers   string `json:"signers"`
-	// ProofDigest is keccak256 of the verified input proof.
-	ProofDigest string `json:"proofDigest"`
+	// ProofDigest is keccak256 of the verified input proof; ProofSignature
+	// the Signers' aggregate over consensus.InputProofDigest (off chain).
+	ProofDigest    string `json:"proofDigest"`
+	ProofSignature string `json:"proofSignature"`
 }
 
 // JSON converts the attestation.
@@ -53,7 +55,7 @@ func (a *InputAttestation) JSON() AttestationJSON {
 	return AttestationJSON{Handle: "0x" + hex.EncodeToString(a.Handle[:]), Owner: "0x" + hex.EncodeToString(a.Owner[:]),
 		Preset: a.Preset, CType: a.CType, Epoch: a.Epoch,
 		Signature: "0x" + hex.EncodeToString(a.Signature), Signers: "0x" + hex.EncodeToString(a.Signers),
-		ProofDigest: "0x" + hex.EncodeToString(a.ProofDigest[:])}
+		ProofDigest: "0x" + hex.EncodeToString(a.ProofDigest[:]), ProofSignature: "0x" + hex.EncodeToString(a.ProofSignature)}
 }
 
 // Headers of GET /v1/publickey: the key epoch and chain id an input proof

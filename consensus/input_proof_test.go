@@ -44,6 +44,11 @@ func TestInputProofs(t *testing.T) {
 	require.NoError(t, err)
 	require.GreaterOrEqual(t, n, lc.Config.Threshold)
 	require.Equal(t, zkpok.Digest(vproof), att.ProofDigest)
+	// The same signers bind the verified proof's digest (off chain).
+	pd := InputProofDigest(d, att.ProofDigest)
+	pn, err := committee.VerifyAggregate(att.Signers, pd[:], att.ProofSignature)
+	require.NoError(t, err)
+	require.Equal(t, n, pn)
 
 	// Attack: copy the victim's ciphertext bytes and upload them with
 	// yourself as owner, replaying the victim's proof: refused.

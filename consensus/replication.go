@@ -27,12 +27,48 @@ type InputAttestation struct {
 	Signature []byte // aggregate BLS over bls.InputDigest
 	Signers   []byte // bitmap
 	// ProofDigest is keccak256 of the proof of plaintext knowledge the
-	// members verified before signing (see fhe/zkpok).
-	ProofDigest [32]byte
+	// members verified before signing (see fhe/zkpok), and ProofSignature
+	// the aggregate BLS signature of the same Signers over
+	// InputProofDigest(bls.InputDigest(…), ProofDigest): the off-chain
+	// binding of the attestation to that proof (FHEInput.register checks
+	// Signature only; see InputProofDigest).
+	ProofDigest    [32]byte
+	ProofSignature []byte
+}
+
+// InputProofDomain separates InputProofDigest.
+const InputProofDomain = "fhegate/input-proof/v1"
+
+// InputProofDigest is what each member signs besides bls.InputDigest once
+// it has verified an upload's proof of plaintext knowledge:
+//
+//	keccak256("fhegate/input-proof/v1" ‖ inputDigest ‖ keccak256(proof))
+//
+// What binds what. The proof's Fiat–Shamir transcript binds (chain id, key
+// epoch, owner, public-key digest, ciphertext handle); bls.InputDigest, the
+// message FHEInput.register verifies on chain, binds (chain id, epoch,
+// handle, owner, preset, ctype) — the same statement (the epoch fixes the
+// key). An honest member signs InputDigest only after verifying a proof for
+// exactly that (handle, owner, chain, epoch), so the on-chain attestation
+// already certifies that a quorum saw a valid proof for that owner: a copier
+// who registers a victim's handle under its own address needs t signatures
+// over an InputDigest with its owner, which honest members give only for a
+// proof it cannot make without the victim's randomness. The proof-digest
+// signature adds the proof bytes themselves (auditable: anyone holding the
+// proof can check which one the quorum accepted). Putting it on chain
+// needs FHEInput.register to take the proof digest (an ABI change).
+func InputProofDigest(inputDigest, proofDigest [32]byte) [32]byte {
+	return [32]byte(fhe.HandleOf(append(append([]byte(InputProofDomain), inputDigest[:]...), proofDigest[:]...)))
 }
 
 func (m *Member) inputDigest(h fhe.Handle, owner [20]byte, preset, ctype uint8) [32]byte {
 	return bls.InputDigest(m.chain(), m.cfg.Committee.Epoch, [32]byte(h), owner, preset, ctype)
+}
+
+// signInput signs an accepted upload: bls.InputDigest ‖ InputProofDigest.
+func (m *Member) signInput(d [32]byte, proof []byte) []byte {
+	pd := InputProofDigest(d, zkpok.Digest(proof))
+	return append(m.cfg.BLSKey.Sign(d[:]), m.cfg.BLSKey.Sign(pd[:])...)
 }
 
 // MaxConcurrentStorePuts bounds the StorePut requests a member handles at
@@ -80,7 +116,7 @@ func (m *Member) onStorePut(msg transport.Message) {
 			reply = append(reply, err.Error()...)
 		} else {
 			d := m.inputDigest(h, owner, uint8(m.params.Preset.ID), ctype)
-			reply = append([]byte{1}, m.cfg.BLSKey.Sign(d[:])...)
+			reply = append([]byte{1}, m.signInput(d, proof)...)
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), m.cfg.RoundTimeout)
 		defer cancel()
@@ -249,7 +285,10 @@ func (m *Member) Upload(ctx context.Context, ct, proof []byte, owner [20]byte, c
 	}
 	preset := uint8(m.params.Preset.ID)
 	d := m.inputDigest(h, owner, preset, ctype)
-	sigs := map[transport.MemberID][]byte{m.id: m.cfg.BLSKey.Sign(d[:])}
+	pd := InputProofDigest(d, zkpok.Digest(proof))
+	own := m.signInput(d, proof)
+	sigs := map[transport.MemberID][]byte{m.id: own[:bls.SignatureLen]}
+	psigs := map[transport.MemberID][]byte{m.id: own[bls.SignatureLen:]}
 	session := fmt.Sprintf("put/%x/%x/%d/%x", h[:], owner[:], ctype, randTag())
 	payload := storePut(owner, ctype, proof, ct)
 	live := m.live()
@@ -259,10 +298,11 @@ func (m *Member) Upload(ctx context.Context, ct, proof []byte, owner [20]byte, c
 	got := m.mux.CollectQuorum(rctx, session, transport.TypeStoreAck, live, m.quorumWant(len(live)-1), m.grace())
 	m.mux.Forget(session)
 	for id, msg := range got.Got {
-		if len(msg.Payload) == 1+bls.SignatureLen && msg.Payload[0] == 1 {
-			sig := msg.Payload[1:]
-			if bls.Verify(m.committee.Keys[id-1].Compressed(), d[:], sig) == nil {
-				sigs[id] = sig
+		if len(msg.Payload) == 1+2*bls.SignatureLen && msg.Payload[0] == 1 {
+			sig, psig := msg.Payload[1:1+bls.SignatureLen], msg.Payload[1+bls.SignatureLen:]
+			pub := m.committee.Keys[id-1].Compressed()
+			if bls.Verify(pub, d[:], sig) == nil && bls.Verify(pub, pd[:], psig) == nil {
+				sigs[id], psigs[id] = sig, psig
 				continue
 			}
 		}
@@ -271,6 +311,9 @@ func (m *Member) Upload(ctx context.Context, ct, proof []byte, owner [20]byte, c
 	m.markDown(got.Missing)
 	att := &InputAttestation{Handle: h, Owner: owner, Preset: preset, CType: ctype, Epoch: m.cfg.Committee.Epoch, ProofDigest: zkpok.Digest(proof)}
 	if att.Signature, att.Signers, err = m.aggregate(sigs); err != nil {
+		return nil, err
+	}
+	if att.ProofSignature, _, err = m.aggregate(psigs); err != nil {
 		return nil, err
 	}
 	return att, nil
