@@ -66,40 +66,61 @@
 // relaxed opening: a c̄ = c − c′ ≠ 0 with ‖c̄‖∞ ≤ 2 and at most 2κ non-zero
 // coefficients, and z̄ = z − z′ with
 //
-//	A·z̄ = c̄·(t·c0, c1),   ‖z̄_i‖∞ ≤ 2·Z_i < 2·B_i ≈ 8·N·κ·β_i.
+//	A·z̄ = c̄·(t·c0, c1),   ‖z̄_i‖∞ ≤ 2·Z_i < 2^{k_i+1}.
 //
-// So the slack against the honest witness is the factor c̄ on the statement
-// and ≈ 8·N·κ ≈ 2^{19.5} (N=2^13) / 2^{20.3} (N=2^14) on every norm: the
-// extracted u, e0, e1 have ‖·‖∞ < 2^{21} / 2^{26}; the extracted plaintext
-// z̄_m (‖·‖∞ < 2^{37}, far below every q_i·… of Q so it is unique) is
-// c̄·m in the honest case. What this stops: the copier of a victim's
-// ciphertext, or of it plus an encryption of 0, would have to output (c̄, z̄)
-// with c̄·ct_victim = A·z̄, i.e. a short opening of a multiple of the victim's
-// ciphertext, which decrypts (times t) to z̄_m + t·(small) and so reveals
-// c̄·m_victim mod t — the plaintext it set out to learn; producing that from
-// ct alone is breaking RLWE. A replayed proof fails because the owner, chain
-// id, epoch and ciphertext handle are inside h.
+// Honest vs extracted (‖·‖∞): u 1 vs 2^20, e0/e1 19 vs 2^24, m 2^16 vs 2^36
+// for bgv-n13-t65537 (κ = 11, k = [19 23 23 35]); one bit more each for
+// bgv-n14-t65537 (κ = 10, k = [20 24 24 36]). So the slack is the factor c̄
+// on the statement and ≈ 8·N·κ ≈ 2^20 (N = 2^13) / 2^21 (N = 2^14) on every
+// norm. z̄_m < 2^37 is far below q0 (2^44 / 2^50), so it is unique mod Q.
+//
+// Why that stops the attack: the copier of a victim's ciphertext (or of it
+// plus an encryption of 0) would have to output (c̄, z̄) with
+// c̄·ct = A·z̄, a short opening of a small multiple of a ciphertext it did
+// not make; decrypting shows z̄_m ≡ c̄·m_victim (mod t), i.e. it would know
+// the plaintext it set out to learn — producing that from ct alone is
+// breaking RLWE. A replayed proof fails because the owner, chain id, epoch,
+// key digest and ciphertext handle are inside h.
 //
 // What the committee must assume of an accepted input: only the relaxed
-// relation. Its noise is bounded through c̄, not directly: c̄·(c0 + c1·s)·t =
-// z̄_m + t·(z̄_e0 + z̄_e1·s + z̄_u·e_pk), whose noise is at most
-// 2Z_e + 2N·Z_u·βe·2 + … ≈ 2^{26} + N·2^{22}·19 ≈ 2^{40} (N=2^13) rather than
-// the honest ≈ 2^{10}. Circuits, noise-flooding at decryption (the flooding
-// noise must statistically hide ≥ 2^{40}·‖c̄^{-1}‖ worst-case input noise, not
-// the honest bound) and correctness claims for evaluations mixing several
-// users' inputs must be sized for that slack; an input with more noise than
-// the parameters absorb can only corrupt verdicts it takes part in. Tightening
-// it (exact ternary/ℓ2 proofs, Lyubashevsky–Nguyen–Plançon CRYPTO 2022,
-// ≈ 20–40 KB) is future work.
+// relation. With the collective key pk0 + pk1·s = e_pk (‖e_pk‖∞ ≤ n·19 for
+// n members),
 //
-// # Published figures beside ours
+//	c̄·t·(c0 + c1·s) = z̄_m + t·(z̄_e0 + z̄_u·e_pk + s·z̄_e1)   (mod Q)
 //
-// BCKLN14 reports proofs for Ring-LWE encryption of a few tens of KB for
-// N = 1024-ish rings; the amortised relaxed proofs of Baum–Damgård–Larsen–
-// Nielsen (CRYPTO 2017) and TopGear (Baum–Cozzo–Smart, SAC 2019, SPDZ
-// ZKPoPK, N = 2^15-2^16) are in the 0.5–1 MB per ciphertext range with
-// prover ≈ 0.1–1 s per ciphertext; LNP22 reports ≈ 15–20 KB for exact
-// proofs over N = 2^11-ish. Ours (see BenchmarkProve/BenchmarkVerify and
-// `fhegate bench inputs`): bgv-n13-t65537 ≈ 115 KB, bgv-n14-t65537 ≈ 232 KB
-// per ciphertext (the ciphertexts are 655 KB and 2.6 MB).
+// whose noise term is ‖·‖∞ ≤ 2^24 + N·2^20·19n + N·2^24 ≈ N·2^24 ≈ 2^37
+// (N = 2^13) / 2^39 (N = 2^14), against ≈ N·19·2 ≈ 2^18 for the worst honest
+// fresh encryption: a malicious input may cost ≈ 20 bits more of the noise
+// budget, and its own noise is bounded only through c̄ (c̄ has no short
+// inverse in general). Circuits mixing several users' inputs, and the
+// flooding noise at threshold decryption (which must statistically hide the
+// worst-case result noise, not the honest one), must be sized for that;
+// an input beyond what the parameters absorb can only corrupt verdicts it
+// takes part in. Exact proofs that remove the slack (ternary/ℓ2 bounds,
+// Lyubashevsky–Nguyen–Plançon, CRYPTO 2022) are future work.
+//
+// Scope: BGV presets only (CKKS committees cannot accept uploads until a
+// CKKS variant exists — the relation is the same with m the rounded
+// Δ-scaled encoding and no t); fresh top-level degree-1 public-key
+// encryptions only (the prover must know u, so fhe.Encryptor's ciphertexts,
+// whose randomness Lattigo keeps, cannot be proven: use Key.EncryptInts).
+//
+// # Measured, and published figures beside them
+//
+// go test ./fhe/zkpok -run '^$' -bench . -benchtime 5x (2 shared cores,
+// AMD EPYC, GOMAXPROCS 2), one ciphertext, proof covering all N slots:
+//
+//	preset           κ   proof     ciphertext  encrypt+prove  verify
+//	bgv-n13-t65537   11  106530 B  655380 B    ≈ 115–130 ms   ≈ 10–50 ms
+//	bgv-n14-t65537   10  221218 B  2621460 B   ≈ 155–210 ms   ≈ 45–65 ms
+//
+// (plain encryption ≈ 20 / 42 ms; `fhegate bench inputs --json FILE`
+// reproduces the table.) Published figures of the protocol family, quoted
+// from memory and not re-checked in this change (no paper access here):
+// BCKLN14 and the amortised relaxed proofs used by SPDZ (Baum–Damgård–
+// Larsen–Nielsen CRYPTO 2017; TopGear, Baum–Cozzo–Smart SAC 2019) give
+// proofs of the same order as ours per ciphertext — tens to hundreds of KB,
+// sub-second proving — with the same kind of slack; LNP22's exact proofs
+// are reported around 15–20 KB for much smaller rings. Treat these as
+// orientation, not as a benchmark comparison.
 package zkpok
