@@ -57,8 +57,8 @@
 //     h = SHAKE256(… ‖ A·z − c·(t·c0, c1)).
 //
 // B_i = 2^{k_i} − 1 with k_i = ⌈log2(4·N·κ·β_i)⌉, so the acceptance
-// probability is ≥ ∏ exp(−N·κ·β_i/B_i) ≥ e^{−1} (≈ 2.7 attempts expected;
-// measured ≈ 1.5–2).
+// probability is ≈ ∏ exp(−N·κ·β_i/B_i) ≥ e^{−1} (at most ≈ 2.7 attempts
+// expected; the prover gives up after 1000).
 //
 // # Soundness slack
 //

@@ -34,12 +34,16 @@ const (
 
 var compNames = [nComp]string{"u", "e0", "e1", "m"}
 
-// Honest witness bounds (‖·‖∞): ternary u, Lattigo's Gaussian truncated at
-// ⌊6σ⌋ = 19, and the lifted plaintext below t.
-const (
-	BetaU = 1
-	BetaE = 19
-)
+// BetaU bounds the honest u (ternary).
+const BetaU = 1
+
+// BetaE is the honest bound on the noise of the rounded relation for ring
+// degree n: e′ = (ρ·u + e − [pk·u + e]_P)/P with ρ = [pk]_P uniform in
+// [−P/2, P/2], u ternary and e Gaussian (σ = 3.2, |e| ≤ 19 ≪ P), so each e′
+// coefficient is a sum of ≤ n independent terms of variance ≤ 1/12 plus ≤ 1:
+// standard deviation ≤ √(n/12). BetaE is 12 standard deviations plus 2; the
+// prover re-encrypts in the (≈ 2^-100) event it is exceeded.
+func BetaE(n int) uint64 { return uint64(math.Ceil(math.Sqrt(12*float64(n)))) + 2 }
 
 // ErrInvalid is wrapped by every verification failure.
 var ErrInvalid = errors.New("zkpok: invalid proof")
@@ -73,7 +77,8 @@ func ParamsFor(p *fhe.Params) (*Params, error) {
 	n := p.N()
 	pp := &Params{FHE: p, N: n}
 	pp.Kappa, pp.ChallengeBits = challengeWeight(n)
-	pp.Beta = [nComp]uint64{BetaU, BetaE, BetaE, p.PlaintextModulus() - 1}
+	be := BetaE(n)
+	pp.Beta = [nComp]uint64{BetaU, be, be, p.PlaintextModulus() - 1}
 	for i := range nComp {
 		k := int(math.Ceil(math.Log2(4 * float64(n) * float64(pp.Kappa) * float64(pp.Beta[i]))))
 		pp.LogB[i] = k
@@ -164,16 +169,23 @@ func (pp *Params) Unmarshal(b []byte) (*Proof, error) {
 func Digest(proof []byte) [32]byte { return [32]byte(fhe.HandleOf(proof)) }
 
 // Key is the committee public key prepared for proving and verifying.
+//
+// Lattigo encrypts over QP and divides by P (ModDown), which keeps the fresh
+// noise small (the presets' depth is measured with it). The relation is
+// therefore stated for the rounded key K_i = ModDown(pk_i) = (pk_i −
+// [pk_i]_P)/P mod Q, which anyone computes from pk: ModDown(pk·u + e) =
+// K·u + e′ exactly, with e′ small (BetaE).
 type Key struct {
-	PP       *Params
-	PK       *fhe.PublicKey
-	Digest   [32]byte // keccak256 of the canonical public-key encoding
-	pk0, pk1 ring.Poly
-	ringQ    *ring.Ring
-	t        uint64
+	PP     *Params
+	PK     *fhe.PublicKey
+	Digest [32]byte // keccak256 of the canonical public-key encoding
+	k0, k1 ring.Poly
+	ringQ  *ring.Ring
+	ringP  *ring.Ring // nil without an auxiliary modulus
+	t      uint64
 }
 
-// NewKey prepares a BGV public key (computes its digest once).
+// NewKey prepares a BGV public key (computes its digest and rounded key once).
 func NewKey(pk *fhe.PublicKey) (*Key, error) {
 	pp, err := ParamsFor(pk.Params())
 	if err != nil {
@@ -184,13 +196,32 @@ func NewKey(pk *fhe.PublicKey) (*Key, error) {
 		return nil, err
 	}
 	p := pk.Params()
-	level := p.MaxLevel()
+	rp := p.RLWE()
+	k := &Key{PP: pp, PK: pk, Digest: [32]byte(fhe.HandleOf(b)), ringQ: rp.RingQ().AtLevel(p.MaxLevel()), t: p.PlaintextModulus()}
+	if rp.PCount() > 0 {
+		k.ringP = rp.RingP().AtLevel(rp.MaxLevelP())
+	}
 	lpk := pk.Lattigo()
-	return &Key{
-		PP: pp, PK: pk, Digest: [32]byte(fhe.HandleOf(b)),
-		pk0: lpk.Value[0].Q, pk1: lpk.Value[1].Q,
-		ringQ: p.RLWE().RingQ().AtLevel(level), t: p.PlaintextModulus(),
-	}, nil
+	var be *ring.BasisExtender
+	if k.ringP != nil {
+		be = ring.NewBasisExtender(rp.RingQ(), rp.RingP())
+	}
+	for i, out := range []*ring.Poly{&k.k0, &k.k1} {
+		q := lpk.Value[i].Q.CopyNew()
+		k.ringQ.IMForm(*q, *q)
+		k.ringQ.INTT(*q, *q)
+		if k.ringP != nil {
+			pp := lpk.Value[i].P.CopyNew()
+			k.ringP.IMForm(*pp, *pp)
+			k.ringP.INTT(*pp, *pp)
+			r := k.ringQ.NewPoly()
+			be.ModDownQPtoQ(k.ringQ.Level(), k.ringP.Level(), *q, *pp, r)
+			q = &r
+		}
+		k.ringQ.NTT(*q, *q)
+		*out = *q
+	}
+	return k, nil
 }
 
 // EncryptInts encrypts integers (reduced mod t) at the top level under the
@@ -245,32 +276,55 @@ func (k *Key) EncryptInts(values []int64, ctx Context) (*fhe.Ciphertext, []byte,
 		return nil, nil, err
 	}
 	tmp := rq.NewPoly()
-	for _, c := range []struct {
-		i int
-		s ring.Sampler
-	}{{compU, xs}, {compE0, xe}, {compE1, xe}} {
+	sample := func(s ring.Sampler, bound int64) []int64 {
 		for {
-			c.s.Read(tmp)
-			w[c.i] = centred(tmp.Coeffs[0], rq.SubRings[0].Modulus)
-			if infNorm(w[c.i]) <= int64(k.PP.Beta[c.i]) {
-				break
+			s.Read(tmp)
+			if v := centred(tmp.Coeffs[0], rq.SubRings[0].Modulus); infNorm(v) <= bound {
+				return v
 			}
 		}
 	}
-	// c0 = pk0·u + e0 + t^{-1}·m, c1 = pk1·u + e1 (NTT domain).
+	var be *ring.BasisExtender
+	if k.ringP != nil {
+		be = ring.NewBasisExtender(p.RLWE().RingQ(), p.RLWE().RingP())
+	}
+	// (c0, c1) = ModDown(pk·u + (e0, e1)) + (t^{-1}·m, 0), exactly as
+	// Lattigo's public-key encryption; then e′_i = c_i − K_i·u.
 	ct := rlwe.NewCiphertext(p.RLWE(), 1, level)
 	*ct.MetaData = *pt.MetaData
 	ct.IsNTT, ct.IsMontgomery = true, false
-	tc0 := rq.NewPoly() // t·c0 = t·pk0·u + t·e0 + m
-	k.apply(w, tc0, ct.Value[1])
-	tinv := rq.NewPoly()
-	for i, s := range rq.SubRings {
-		inv := ring.ModExp(k.t%s.Modulus, s.Modulus-2, s.Modulus)
-		for j := range tinv.Coeffs[i] {
-			tinv.Coeffs[i][j] = inv
+	uN := rq.NewPoly()
+	for attempt := 0; ; attempt++ {
+		if attempt == 100 {
+			return nil, nil, fmt.Errorf("zkpok: encryption noise above the proof bound 100 times (internal)")
+		}
+		w[compU] = sample(xs, BetaU)
+		e0, e1 := sample(xe, 19), sample(xe, 19)
+		k.encryptZero(be, w[compU], [2][]int64{e0, e1}, ct.Value[0], ct.Value[1])
+		setSigned(rq, uN, w[compU])
+		rq.NTT(uN, uN)
+		ok := true
+		for i, kk := range []ring.Poly{k.k0, k.k1} {
+			rq.MulCoeffsBarrett(uN, kk, tmp)
+			rq.Sub(ct.Value[i], tmp, tmp)
+			rq.INTT(tmp, tmp)
+			ep := centred(tmp.Coeffs[0], rq.SubRings[0].Modulus)
+			if infNorm(ep) > int64(k.PP.Beta[compE0+i]) {
+				ok = false
+				break
+			}
+			w[compE0+i] = ep
+		}
+		if ok {
+			break
 		}
 	}
-	rq.MulCoeffsBarrett(tc0, tinv, ct.Value[0])
+	if pt.IsNTT {
+		rq.Add(ct.Value[0], pt.Value, ct.Value[0])
+	} else {
+		rq.NTT(pt.Value, tmp)
+		rq.Add(ct.Value[0], tmp, ct.Value[0])
+	}
 	out, err := fhe.WrapCiphertext(p, ct)
 	if err != nil {
 		return nil, nil, err
@@ -286,7 +340,44 @@ func (k *Key) EncryptInts(values []int64, ctx Context) (*fhe.Ciphertext, []byte,
 	return out, proof, nil
 }
 
-// apply computes A·w = (t·pk0·w_u + t·w_e0 + w_m, pk1·w_u + w_e1) in the NTT
+// encryptZero writes ModDown(pk·u + e) (NTT domain) to c0, c1: Lattigo's
+// public-key encryption of zero with the given randomness (over Q alone
+// when the preset has no auxiliary modulus P).
+func (k *Key) encryptZero(be *ring.BasisExtender, u []int64, e [2][]int64, c0, c1 ring.Poly) {
+	rq, rp := k.ringQ, k.ringP
+	lpk := k.PK.Lattigo()
+	uQ := rq.NewPoly()
+	setSigned(rq, uQ, u)
+	rq.NTT(uQ, uQ)
+	var uP, bufP, eP ring.Poly
+	if rp != nil {
+		uP, bufP, eP = rp.NewPoly(), rp.NewPoly(), rp.NewPoly()
+		setSigned(rp, uP, u)
+		rp.NTT(uP, uP)
+	}
+	eQ := rq.NewPoly()
+	for i, out := range []ring.Poly{c0, c1} {
+		setSigned(rq, eQ, e[i])
+		if rp == nil {
+			rq.MulCoeffsMontgomery(uQ, lpk.Value[i].Q, out)
+			rq.NTT(eQ, eQ)
+			rq.Add(out, eQ, out)
+			continue
+		}
+		bufQ := rq.NewPoly()
+		rq.MulCoeffsMontgomery(uQ, lpk.Value[i].Q, bufQ)
+		rp.MulCoeffsMontgomery(uP, lpk.Value[i].P, bufP)
+		rq.INTT(bufQ, bufQ)
+		rp.INTT(bufP, bufP)
+		setSigned(rp, eP, e[i])
+		rq.Add(bufQ, eQ, bufQ)
+		rp.Add(bufP, eP, bufP)
+		be.ModDownQPtoQ(rq.Level(), rp.Level(), bufQ, bufP, out)
+		rq.NTT(out, out)
+	}
+}
+
+// apply computes A·w = (t·K0·w_u + t·w_e0 + w_m, K1·w_u + w_e1) in the NTT
 // domain.
 func (k *Key) apply(w [nComp][]int64, out0, out1 ring.Poly) {
 	rq := k.ringQ
@@ -296,11 +387,11 @@ func (k *Key) apply(w [nComp][]int64, out0, out1 ring.Poly) {
 		setSigned(rq, polys[i], w[i])
 		rq.NTT(polys[i], polys[i])
 	}
-	rq.MulCoeffsMontgomery(polys[compU], k.pk0, out0)
+	rq.MulCoeffsBarrett(polys[compU], k.k0, out0)
 	rq.Add(out0, polys[compE0], out0)
 	rq.MulScalar(out0, k.t, out0)
 	rq.Add(out0, polys[compM], out0)
-	rq.MulCoeffsMontgomery(polys[compU], k.pk1, out1)
+	rq.MulCoeffsBarrett(polys[compU], k.k1, out1)
 	rq.Add(out1, polys[compE1], out1)
 }
 

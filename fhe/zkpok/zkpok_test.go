@@ -215,3 +215,45 @@ func TestChallengeSpace(t *testing.T) {
 		t.Logf("%s: κ=%d 2^%.1f challenges, logB=%v, proof %d bytes", p.Preset.Name, pp.Kappa, pp.ChallengeBits, pp.LogB, pp.Size())
 	}
 }
+
+// TestProvenInputDepth: the prover's own encryption (over Q, no auxiliary
+// P) has a larger fresh noise than Lattigo's; the presets' full depth still
+// decrypts correctly from it.
+func TestProvenInputDepth(t *testing.T) {
+	ids := []fhe.PresetID{fhetest.InsecureBGVN10Deep, fhe.BGVN13}
+	if !testing.Short() {
+		ids = append(ids, fhe.BGVN14)
+	}
+	for _, id := range ids {
+		k := getKit(t, id)
+		p := k.p
+		tmod := int64(p.PlaintextModulus())
+		x := make([]int64, p.Slots())
+		for i := range x {
+			x[i] = int64(i*7919+13) % tmod
+		}
+		ct, _, proof := encrypt(t, k, x, victim)
+		_ = proof
+		ev, err := fhe.NewEvaluator(p, fhe.EvaluationKeys{Relin: k.keys.Relin})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for d := 0; d < p.Preset.Depth; d++ {
+			if ct, err = ev.Square(ct); err != nil {
+				t.Fatal(err)
+			}
+			for i := range x {
+				x[i] = x[i] * x[i] % tmod
+			}
+		}
+		got, err := fhe.NewDecryptor(k.keys.Secret).DecryptUints(ct)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range x {
+			if got[i] != uint64(x[i]) {
+				t.Fatalf("%s: slot %d after depth %d: %d, want %d", p.Preset.Name, i, p.Preset.Depth, got[i], x[i])
+			}
+		}
+	}
+}
