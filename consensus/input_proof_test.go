@@ -136,3 +136,20 @@ func TestInputProofs(t *testing.T) {
 	code, msg = post(act, aproof, attacker)
 	require.Equal(t, http.StatusOK, code, msg)
 }
+
+// FuzzParseStorePut: the StorePut framing never panics and never slices
+// past the payload, whatever a peer sends.
+func FuzzParseStorePut(f *testing.F) {
+	f.Add(storePut([20]byte{1}, 1, []byte{1, 2, 3}, []byte{4, 5}))
+	f.Add([]byte{})
+	f.Add(make([]byte, 25))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		owner, ctype, proof, ct, err := parseStorePut(b)
+		if err != nil {
+			return
+		}
+		if got := storePut(owner, ctype, proof, ct); !bytes.Equal(got, b) {
+			t.Fatal("re-framing differs")
+		}
+	})
+}
