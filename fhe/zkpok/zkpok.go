@@ -56,6 +56,13 @@ type Context struct {
 	Owner   [20]byte
 }
 
+func (c Context) check() error {
+	if c.ChainID != nil && c.ChainID.BitLen() > 256 {
+		return fmt.Errorf("%w: chain id of %d bits", ErrInvalid, c.ChainID.BitLen())
+	}
+	return nil
+}
+
 // Params are the proof parameters of one preset.
 type Params struct {
 	FHE   *fhe.Params
@@ -229,6 +236,9 @@ func NewKey(pk *fhe.PublicKey) (*Key, error) {
 // and the encoded proof.
 func (k *Key) EncryptInts(values []int64, ctx Context) (*fhe.Ciphertext, []byte, error) {
 	p := k.PK.Params()
+	if err := ctx.check(); err != nil {
+		return nil, nil, err
+	}
 	if len(values) > p.Slots() {
 		return nil, nil, fmt.Errorf("zkpok: %d values exceed the %d slots of %s", len(values), p.Slots(), p.Preset.Name)
 	}
@@ -448,6 +458,9 @@ func (k *Key) Verify(ct *fhe.Ciphertext, h fhe.Handle, ctx Context, proof []byte
 	}
 	if ct.Level() != p.MaxLevel() || ct.Degree() != 1 {
 		return fmt.Errorf("%w: ciphertext level %d degree %d, want a fresh encryption (level %d, degree 1)", ErrInvalid, ct.Level(), ct.Degree(), p.MaxLevel())
+	}
+	if err := ctx.check(); err != nil {
+		return err
 	}
 	pp := k.PP
 	pr, err := pp.Unmarshal(proof)
