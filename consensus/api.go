@@ -20,6 +20,7 @@ import (
 
 	"github.com/fhegate/fhegate/consensus/store"
 	"github.com/fhegate/fhegate/fhe"
+	"github.com/fhegate/fhegate/fhe/zkpok"
 )
 
 // UploadRequest is the body of POST /v1/inputs.
@@ -27,6 +28,10 @@ type UploadRequest struct {
 	Ciphertext string `json:"ciphertext"` // hex (0x optional) canonical ciphertext
 	Owner      string `json:"owner"`      // 0x-prefixed 20-byte account allowed to use it
 	CType      uint8  `json:"ctype"`      // ciphertext type tag recorded by FHEInput
+	// Proof is the hex (0x optional) of an fhe/zkpok proof of plaintext
+	// knowledge bound to (chain id, key epoch, owner, public-key digest,
+	// ciphertext handle). Required: a missing or invalid proof is a 400.
+	Proof string `json:"proof"`
 }
 
 // AttestationJSON is an InputAttestation as JSON (hex fields, 0x-prefixed),
@@ -39,14 +44,26 @@ type AttestationJSON struct {
 	Epoch     uint64 `json:"epoch"`
 	Signature string `json:"signature"`
 	Signers   string `json:"signers"`
+	// ProofDigest is keccak256 of the verified input proof; ProofSignature
+	// the Signers' aggregate over consensus.InputProofDigest (off chain).
+	ProofDigest    string `json:"proofDigest"`
+	ProofSignature string `json:"proofSignature"`
 }
 
 // JSON converts the attestation.
 func (a *InputAttestation) JSON() AttestationJSON {
 	return AttestationJSON{Handle: "0x" + hex.EncodeToString(a.Handle[:]), Owner: "0x" + hex.EncodeToString(a.Owner[:]),
 		Preset: a.Preset, CType: a.CType, Epoch: a.Epoch,
-		Signature: "0x" + hex.EncodeToString(a.Signature), Signers: "0x" + hex.EncodeToString(a.Signers)}
+		Signature: "0x" + hex.EncodeToString(a.Signature), Signers: "0x" + hex.EncodeToString(a.Signers),
+		ProofDigest: "0x" + hex.EncodeToString(a.ProofDigest[:]), ProofSignature: "0x" + hex.EncodeToString(a.ProofSignature)}
 }
+
+// Headers of GET /v1/publickey: the key epoch and chain id an input proof
+// (fhe/zkpok Context) must be bound to.
+const (
+	HeaderEpoch   = "X-Fhegate-Epoch"
+	HeaderChainID = "X-Fhegate-Chain-Id"
+)
 
 // ParseOwner parses a 0x-prefixed 20-byte address.
 func ParseOwner(s string) ([20]byte, error) {
@@ -68,9 +85,14 @@ func MaxCanonicalCiphertext(p *fhe.Params) int {
 }
 
 // UploadBodyLimit bounds a POST /v1/inputs body for a preset: the hex of
-// its largest canonical ciphertext plus the JSON around it.
+// its largest canonical ciphertext and of its input proof, plus the JSON
+// around them.
 func UploadBodyLimit(p *fhe.Params) int64 {
-	return int64(2*MaxCanonicalCiphertext(p)) + 1024
+	proof := 0
+	if pp, err := zkpok.ParamsFor(p); err == nil {
+		proof = pp.Size()
+	}
+	return int64(2*MaxCanonicalCiphertext(p)+2*proof) + 1024
 }
 
 // API defaults (APIOptions).
@@ -290,7 +312,16 @@ func APIHandler(m *Member, o APIOptions) (http.Handler, error) {
 			http.Error(w, "ciphertext is not hex", http.StatusBadRequest)
 			return
 		}
-		att, err := m.Upload(r.Context(), ct, owner, req.CType)
+		if req.Proof == "" {
+			http.Error(w, "missing proof: POST /v1/inputs needs \"proof\", the hex of an fhe/zkpok proof of plaintext knowledge bound to owner, chain, epoch and ciphertext", http.StatusBadRequest)
+			return
+		}
+		proof, err := hex.DecodeString(strings.TrimPrefix(req.Proof, "0x"))
+		if err != nil {
+			http.Error(w, "proof is not hex", http.StatusBadRequest)
+			return
+		}
+		att, err := m.Upload(r.Context(), ct, proof, owner, req.CType)
 		if err != nil {
 			code := http.StatusBadRequest
 			if errors.Is(err, ErrNoQuorum) {
@@ -311,6 +342,12 @@ func APIHandler(m *Member, o APIOptions) (http.Handler, error) {
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
+		}
+		// What an input proof must be bound to besides the key (fhe/zkpok).
+		pc := m.ProofContext([20]byte{})
+		w.Header().Set(HeaderEpoch, strconv.FormatUint(pc.Epoch, 10))
+		if pc.ChainID != nil {
+			w.Header().Set(HeaderChainID, pc.ChainID.String())
 		}
 		w.Header().Set("Content-Type", "application/octet-stream")
 		_, _ = w.Write(b)

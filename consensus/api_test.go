@@ -26,8 +26,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap/zaptest"
-
-	"github.com/fhegate/fhegate/fhe"
 )
 
 const testToken = "test-token-0123456789abcdef"
@@ -65,11 +63,11 @@ func (a *apiRig) do(method, path, token string, body io.Reader) *http.Response {
 
 func (a *apiRig) upload(token string, owner string, v int64) *http.Response {
 	a.t.Helper()
-	ct, err := fhe.NewEncryptor(a.lc.Keys).EncryptInts([]int64{v})
+	o, err := ParseOwner(owner)
 	require.NoError(a.t, err)
-	b, err := ct.MarshalBinary()
+	b, proof, err := a.lc.Member(1).EncryptInput([]int64{v}, o)
 	require.NoError(a.t, err)
-	body, _ := json.Marshal(UploadRequest{Ciphertext: "0x" + hex.EncodeToString(b), Owner: owner, CType: 1})
+	body, _ := json.Marshal(UploadRequest{Ciphertext: "0x" + hex.EncodeToString(b), Owner: owner, CType: 1, Proof: "0x" + hex.EncodeToString(proof)})
 	return a.do(http.MethodPost, "/v1/inputs", token, bytes.NewReader(body))
 }
 

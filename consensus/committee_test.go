@@ -44,7 +44,6 @@ type testReq struct {
 func makeRequests(t *testing.T, lc *LocalCommittee, via uint32, count int, seed uint64) []testReq {
 	m := lc.Member(via)
 	p := m.Params()
-	enc := fhe.NewEncryptor(lc.Keys)
 	r := rand.New(rand.NewPCG(seed, 99))
 	committee, _, err := lc.Config.BLSCommittee()
 	require.NoError(t, err)
@@ -53,12 +52,10 @@ func makeRequests(t *testing.T, lc *LocalCommittee, via uint32, count int, seed 
 		vals := []int64{r.Int64N(200) - 100, r.Int64N(200) - 100}
 		var hs []fhe.Handle
 		for _, v := range vals {
-			ct, err := enc.EncryptInts(append([]int64{v}, fhetest.RandInts(r, 7, 50)...))
-			require.NoError(t, err)
-			b, err := ct.MarshalBinary()
-			require.NoError(t, err)
 			owner := [20]byte{byte(k)}
-			att, err := m.Upload(context.Background(), b, owner, 1)
+			b, proof, err := m.EncryptInput(append([]int64{v}, fhetest.RandInts(r, 7, 50)...), owner)
+			require.NoError(t, err)
+			att, err := m.Upload(context.Background(), b, proof, owner, 1)
 			require.NoError(t, err)
 			d := bls.InputDigest(lc.Config.ChainIDBig(), att.Epoch, [32]byte(att.Handle), owner, att.Preset, att.CType)
 			n, err := committee.VerifyAggregate(att.Signers, d[:], att.Signature)

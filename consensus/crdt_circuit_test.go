@@ -23,7 +23,6 @@ func crdtRequest(t *testing.T, lc *LocalCommittee, id byte, typ meta.Type, width
 	t.Helper()
 	m := lc.Member(1)
 	p := m.Params()
-	enc := fhe.NewEncryptor(lc.Keys)
 	l := meta.Layout{Type: typ, Preset: uint8(p.Preset.ID), Level: 0, Blocks: uint32(len(vals)), Width: width}
 	s, err := meta.New(l)
 	require.NoError(t, err)
@@ -34,11 +33,9 @@ func crdtRequest(t *testing.T, lc *LocalCommittee, id byte, typ meta.Type, width
 		}
 		lo, _ := l.BlockLanes(uint32(r))
 		lanes[lo] = v
-		ct, err := enc.EncryptInts(lanes)
+		b, proof, err := m.EncryptInput(lanes, [20]byte{id})
 		require.NoError(t, err)
-		b, err := ct.MarshalBinary()
-		require.NoError(t, err)
-		att, err := m.Upload(context.Background(), b, [20]byte{id}, 1)
+		att, err := m.Upload(context.Background(), b, proof, [20]byte{id}, 1)
 		require.NoError(t, err)
 		s, err = s.Put(meta.Entry{Block: uint32(r), Clock: uint64(r + 1), Replica: uint32(r), Handle: meta.Handle(att.Handle)})
 		require.NoError(t, err)

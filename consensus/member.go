@@ -16,6 +16,7 @@ import (
 	"github.com/fhegate/fhegate/consensus/store"
 	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
+	"github.com/fhegate/fhegate/fhe/zkpok"
 )
 
 // Errors returned by a member.
@@ -53,6 +54,8 @@ type Member struct {
 	refreshes atomic.Uint64 // collective refreshes completed (Status.Refreshes)
 
 	putSem chan struct{} // StorePut handlers in flight (MaxConcurrentStorePuts)
+
+	zkKey atomic.Pointer[zkpok.Key] // input-proof key of the current public key (proofKey)
 
 	wg     sync.WaitGroup
 	closed chan struct{}

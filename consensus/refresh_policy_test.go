@@ -92,16 +92,14 @@ func registerRefreshPolicies(t *testing.T, pc *PolicyCircuits) [][32]byte {
 func policyRequest(t *testing.T, lc *LocalCommittee, r *rand.Rand, policyID [32]byte, k int, ref func([]int64) uint64) testReq {
 	t.Helper()
 	m := lc.Member(1)
-	enc := fhe.NewEncryptor(lc.Keys)
 	vals := make([]int64, 4)
 	hs := make([]fhe.Handle, len(vals))
 	for i := range vals {
 		vals[i] = r.Int64N(8)
-		ct, err := enc.EncryptInts(append([]int64{vals[i]}, fhetest.RandInts(r, 7, 50)...))
+		owner := [20]byte{0xee, byte(k)}
+		b, proof, err := m.EncryptInput(append([]int64{vals[i]}, fhetest.RandInts(r, 7, 50)...), owner)
 		require.NoError(t, err)
-		b, err := ct.MarshalBinary()
-		require.NoError(t, err)
-		att, err := m.Upload(context.Background(), b, [20]byte{0xee, byte(k)}, 1)
+		att, err := m.Upload(context.Background(), b, proof, owner, 1)
 		require.NoError(t, err)
 		hs[i] = att.Handle
 	}

@@ -3,6 +3,8 @@ package consensus
 import (
 	"context"
 	"crypto/rand"
+	"encoding/binary"
+	"errors"
 	"fmt"
 	"sort"
 
@@ -12,6 +14,7 @@ import (
 	"github.com/fhegate/fhegate/consensus/store"
 	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
+	"github.com/fhegate/fhegate/fhe/zkpok"
 )
 
 // InputAttestation is the quorum attestation FHEInput.register checks.
@@ -23,10 +26,49 @@ type InputAttestation struct {
 	Epoch     uint64
 	Signature []byte // aggregate BLS over bls.InputDigest
 	Signers   []byte // bitmap
+	// ProofDigest is keccak256 of the proof of plaintext knowledge the
+	// members verified before signing (see fhe/zkpok), and ProofSignature
+	// the aggregate BLS signature of the same Signers over
+	// InputProofDigest(bls.InputDigest(…), ProofDigest): the off-chain
+	// binding of the attestation to that proof (FHEInput.register checks
+	// Signature only; see InputProofDigest).
+	ProofDigest    [32]byte
+	ProofSignature []byte
+}
+
+// InputProofDomain separates InputProofDigest.
+const InputProofDomain = "fhegate/input-proof/v1"
+
+// InputProofDigest is what each member signs besides bls.InputDigest once
+// it has verified an upload's proof of plaintext knowledge:
+//
+//	keccak256("fhegate/input-proof/v1" ‖ inputDigest ‖ keccak256(proof))
+//
+// What binds what. The proof's Fiat–Shamir transcript binds (chain id, key
+// epoch, owner, public-key digest, ciphertext handle); bls.InputDigest, the
+// message FHEInput.register verifies on chain, binds (chain id, epoch,
+// handle, owner, preset, ctype) — the same statement (the epoch fixes the
+// key). An honest member signs InputDigest only after verifying a proof for
+// exactly that (handle, owner, chain, epoch), so the on-chain attestation
+// already certifies that a quorum saw a valid proof for that owner: a copier
+// who registers a victim's handle under its own address needs t signatures
+// over an InputDigest with its owner, which honest members give only for a
+// proof it cannot make without the victim's randomness. The proof-digest
+// signature adds the proof bytes themselves (auditable: anyone holding the
+// proof can check which one the quorum accepted). Putting it on chain
+// needs FHEInput.register to take the proof digest (an ABI change).
+func InputProofDigest(inputDigest, proofDigest [32]byte) [32]byte {
+	return [32]byte(fhe.HandleOf(append(append([]byte(InputProofDomain), inputDigest[:]...), proofDigest[:]...)))
 }
 
 func (m *Member) inputDigest(h fhe.Handle, owner [20]byte, preset, ctype uint8) [32]byte {
 	return bls.InputDigest(m.chain(), m.cfg.Committee.Epoch, [32]byte(h), owner, preset, ctype)
+}
+
+// signInput signs an accepted upload: bls.InputDigest ‖ InputProofDigest.
+func (m *Member) signInput(d [32]byte, proof []byte) []byte {
+	pd := InputProofDigest(d, zkpok.Digest(proof))
+	return append(m.cfg.BLSKey.Sign(d[:]), m.cfg.BLSKey.Sign(pd[:])...)
 }
 
 // MaxConcurrentStorePuts bounds the StorePut requests a member handles at
@@ -68,22 +110,13 @@ func (m *Member) onStorePut(msg transport.Message) {
 			k()
 		}
 		reply := []byte{0}
-		if len(msg.Payload) < 21 {
-			reply = append(reply, "short payload"...)
+		if owner, ctype, proof, ct, err := parseStorePut(msg.Payload); err != nil {
+			reply = append(reply, err.Error()...)
+		} else if h, err := m.acceptInput(ct, proof, owner); err != nil {
+			reply = append(reply, err.Error()...)
 		} else {
-			var owner [20]byte
-			copy(owner[:], msg.Payload[:20])
-			ctype := msg.Payload[20]
-			h, ct, err := m.st.Put(msg.Payload[21:])
-			switch {
-			case err != nil:
-				reply = append(reply, err.Error()...)
-			case ct.Params() != m.params:
-				reply = append(reply, "wrong preset"...)
-			default:
-				d := m.inputDigest(h, owner, uint8(m.params.Preset.ID), ctype)
-				reply = append([]byte{1}, m.cfg.BLSKey.Sign(d[:])...)
-			}
+			d := m.inputDigest(h, owner, uint8(m.params.Preset.ID), ctype)
+			reply = append([]byte{1}, m.signInput(d, proof)...)
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), m.cfg.RoundTimeout)
 		defer cancel()
@@ -140,22 +173,124 @@ func sortedKeys(m map[transport.MemberID]transport.Message) []transport.MemberID
 	return out
 }
 
-// Upload validates a canonical ciphertext, stores it, replicates it to every
-// live member and returns the quorum input attestation (≥ t BLS signatures
-// over bls.InputDigest).
-func (m *Member) Upload(ctx context.Context, ct []byte, owner [20]byte, ctype uint8) (*InputAttestation, error) {
-	h, c, err := m.st.Put(ct)
+// ErrBadProof is wrapped by every upload refused for its proof of
+// plaintext knowledge (missing, malformed or not verifying): the client API
+// answers 400.
+var ErrBadProof = errors.New("consensus: input proof of plaintext knowledge refused")
+
+// ProofContext is what an input proof for owner must be bound to on this
+// member: the chain id, the committee's key epoch and the owner (the proof
+// also binds the public-key digest and the ciphertext handle).
+func (m *Member) ProofContext(owner [20]byte) zkpok.Context {
+	return zkpok.Context{ChainID: m.chain(), Epoch: m.cfg.Committee.Epoch, Owner: owner}
+}
+
+// ProofKey returns the committee public key prepared for input proofs
+// (cached until the key material changes).
+func (m *Member) ProofKey() (*zkpok.Key, error) {
+	km, err := m.Keys()
 	if err != nil {
 		return nil, err
 	}
+	if k := m.zkKey.Load(); k != nil && k.PK == km.Public {
+		return k, nil
+	}
+	k, err := zkpok.NewKey(km.Public)
+	if err != nil {
+		return nil, err
+	}
+	m.zkKey.Store(k)
+	return k, nil
+}
+
+// EncryptInput encrypts values under the committee key for owner and proves
+// plaintext knowledge for this member's chain and epoch: the canonical
+// ciphertext and the proof, as a client uploads them (tests, benchmarks).
+func (m *Member) EncryptInput(values []int64, owner [20]byte) (ct, proof []byte, err error) {
+	k, err := m.ProofKey()
+	if err != nil {
+		return nil, nil, err
+	}
+	c, proof, err := k.EncryptInts(values, m.ProofContext(owner))
+	if err != nil {
+		return nil, nil, err
+	}
+	if ct, err = c.MarshalBinary(); err != nil {
+		return nil, nil, err
+	}
+	return ct, proof, nil
+}
+
+// acceptInput validates a canonical ciphertext, verifies its proof of
+// plaintext knowledge for owner and only then stores it. Issue 11 attack (2):
+// without the proof anyone could upload a copy (or a re-randomisation) of a
+// victim's ciphertext as their own and have a policy reveal it.
+func (m *Member) acceptInput(b, proof []byte, owner [20]byte) (fhe.Handle, error) {
+	h, c, err := store.Validate(b)
+	if err != nil {
+		return h, err
+	}
 	if c.Params() != m.params {
-		return nil, fmt.Errorf("consensus: ciphertext is %s, committee uses %s", c.Params().Preset.Name, m.params.Preset.Name)
+		return h, fmt.Errorf("consensus: ciphertext is %s, committee uses %s", c.Params().Preset.Name, m.params.Preset.Name)
+	}
+	if len(proof) == 0 {
+		return h, fmt.Errorf("%w: missing proof (POST /v1/inputs needs \"proof\": the hex of a zkpok proof bound to owner, chain, epoch and ciphertext)", ErrBadProof)
+	}
+	k, err := m.ProofKey()
+	if err != nil {
+		return h, err
+	}
+	if err := k.Verify(c, h, m.ProofContext(owner), proof); err != nil {
+		return h, fmt.Errorf("%w: %v", ErrBadProof, err)
+	}
+	if _, _, err := m.st.Put(b); err != nil {
+		return h, err
+	}
+	return h, nil
+}
+
+// storePut encodes a StorePut payload: owner(20) ‖ ctype(1) ‖
+// len(proof)(4, big-endian) ‖ proof ‖ ciphertext.
+func storePut(owner [20]byte, ctype uint8, proof, ct []byte) []byte {
+	out := make([]byte, 0, 25+len(proof)+len(ct))
+	out = append(append(out, owner[:]...), ctype)
+	out = binary.BigEndian.AppendUint32(out, uint32(len(proof)))
+	return append(append(out, proof...), ct...)
+}
+
+// parseStorePut decodes a StorePut payload, checking every length first.
+func parseStorePut(b []byte) (owner [20]byte, ctype uint8, proof, ct []byte, err error) {
+	if len(b) < 25 {
+		return owner, 0, nil, nil, fmt.Errorf("short payload")
+	}
+	copy(owner[:], b[:20])
+	ctype = b[20]
+	n := binary.BigEndian.Uint32(b[21:25])
+	rest := b[25:]
+	if uint64(n) > uint64(len(rest)) || n > zkpok.MaxProofSize {
+		return owner, 0, nil, nil, fmt.Errorf("proof length %d exceeds the payload (%d bytes) or %d", n, len(rest), zkpok.MaxProofSize)
+	}
+	return owner, ctype, rest[:n], rest[n:], nil
+}
+
+// Upload verifies the proof of plaintext knowledge of a canonical ciphertext
+// for owner, stores it, replicates it (with the proof: every member verifies
+// it before it stores or signs) to every live member and returns the quorum
+// input attestation (≥ t BLS signatures over bls.InputDigest). A missing or
+// invalid proof is an error wrapping ErrBadProof.
+func (m *Member) Upload(ctx context.Context, ct, proof []byte, owner [20]byte, ctype uint8) (*InputAttestation, error) {
+	h, err := m.acceptInput(ct, proof, owner)
+	if err != nil {
+		return nil, err
 	}
 	preset := uint8(m.params.Preset.ID)
 	d := m.inputDigest(h, owner, preset, ctype)
-	sigs := map[transport.MemberID][]byte{m.id: m.cfg.BLSKey.Sign(d[:])}
+	pd := InputProofDigest(d, zkpok.Digest(proof))
+	own := m.signInput(d, proof)
+	sigs := map[transport.MemberID][]byte{m.id: own[:bls.SignatureLen]}
+	psigs := map[transport.MemberID][]byte{m.id: own[bls.SignatureLen:]}
 	session := fmt.Sprintf("put/%x/%x/%d/%x", h[:], owner[:], ctype, randTag())
-	payload := append(append(owner[:], ctype), ct...)
+	payload := storePut(owner, ctype, proof, ct)
 	live := m.live()
 	rctx, cancel := context.WithTimeout(ctx, m.cfg.RoundTimeout)
 	defer cancel()
@@ -163,18 +298,22 @@ func (m *Member) Upload(ctx context.Context, ct []byte, owner [20]byte, ctype ui
 	got := m.mux.CollectQuorum(rctx, session, transport.TypeStoreAck, live, m.quorumWant(len(live)-1), m.grace())
 	m.mux.Forget(session)
 	for id, msg := range got.Got {
-		if len(msg.Payload) == 1+bls.SignatureLen && msg.Payload[0] == 1 {
-			sig := msg.Payload[1:]
-			if bls.Verify(m.committee.Keys[id-1].Compressed(), d[:], sig) == nil {
-				sigs[id] = sig
+		if len(msg.Payload) == 1+2*bls.SignatureLen && msg.Payload[0] == 1 {
+			sig, psig := msg.Payload[1:1+bls.SignatureLen], msg.Payload[1+bls.SignatureLen:]
+			pub := m.committee.Keys[id-1].Compressed()
+			if bls.Verify(pub, d[:], sig) == nil && bls.Verify(pub, pd[:], psig) == nil {
+				sigs[id], psigs[id] = sig, psig
 				continue
 			}
 		}
 		m.log.Warn("store replica refused or bad signature", zap.Uint32("peer", uint32(id)), zap.ByteString("reply", tail(msg.Payload)))
 	}
 	m.markDown(got.Missing)
-	att := &InputAttestation{Handle: h, Owner: owner, Preset: preset, CType: ctype, Epoch: m.cfg.Committee.Epoch}
+	att := &InputAttestation{Handle: h, Owner: owner, Preset: preset, CType: ctype, Epoch: m.cfg.Committee.Epoch, ProofDigest: zkpok.Digest(proof)}
 	if att.Signature, att.Signers, err = m.aggregate(sigs); err != nil {
+		return nil, err
+	}
+	if att.ProofSignature, _, err = m.aggregate(psigs); err != nil {
 		return nil, err
 	}
 	return att, nil

@@ -12,7 +12,6 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/fhegate/fhegate/consensus/transport"
-	"github.com/fhegate/fhegate/fhe"
 )
 
 // TestStorePutConcurrencyBound — attack: "replication flood". Every
@@ -49,11 +48,9 @@ func TestStorePutConcurrencyBound(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(lc.Close)
 
-	ct, err := fhe.NewEncryptor(lc.Keys).EncryptInts([]int64{1})
+	b, proof, err := lc.Member(1).EncryptInput([]int64{1}, [20]byte{})
 	require.NoError(t, err)
-	b, err := ct.MarshalBinary()
-	require.NoError(t, err)
-	payload := append(append(make([]byte, 20), 1), b...)
+	payload := storePut([20]byte{}, 1, proof, b)
 	m1 := lc.Member(1)
 	const flood = 4 * MaxConcurrentStorePuts
 	for i := 0; i < flood; i++ {
@@ -66,11 +63,9 @@ func TestStorePutConcurrencyBound(t *testing.T) {
 
 	// While member 2 is saturated an upload still gets its attestation
 	// from members 1 and 3 (member 2's ack is missing).
-	ct2, err := fhe.NewEncryptor(lc.Keys).EncryptInts([]int64{2})
+	b2, proof2, err := m1.EncryptInput([]int64{2}, [20]byte{0xaa})
 	require.NoError(t, err)
-	b2, err := ct2.MarshalBinary()
-	require.NoError(t, err)
-	att, err := m1.Upload(ctx, b2, [20]byte{0xaa}, 1)
+	att, err := m1.Upload(ctx, b2, proof2, [20]byte{0xaa}, 1)
 	require.NoError(t, err)
 	require.Equal(t, []byte{0b101}, att.Signers, "attested by members 1 and 3")
 	require.LessOrEqual(t, peak.Load(), int64(MaxConcurrentStorePuts))

@@ -65,12 +65,9 @@ func TestUnevaluablePolicy(t *testing.T) {
 	require.ErrorIs(t, err, ErrUnknownPolicy)
 
 	// One real input, uploaded and attested as for any request.
-	enc := fhe.NewEncryptor(lc.Keys)
-	ct, err := enc.EncryptInts(append([]int64{150}, fhetest.RandInts(rand.New(rand.NewPCG(1, 2)), 7, 50)...))
+	b, proof, err := lc.Member(1).EncryptInput(append([]int64{150}, fhetest.RandInts(rand.New(rand.NewPCG(1, 2)), 7, 50)...), [20]byte{1})
 	require.NoError(t, err)
-	b, err := ct.MarshalBinary()
-	require.NoError(t, err)
-	att, err := lc.Member(1).Upload(ctx, b, [20]byte{1}, 1)
+	att, err := lc.Member(1).Upload(ctx, b, proof, [20]byte{1}, 1)
 	require.NoError(t, err)
 
 	req := lc.Chain.Post(Request{ID: [32]byte{0xbb, 2}, PolicyID: pid, Kind: KindPolicy, Inputs: []fhe.Handle{att.Handle}})

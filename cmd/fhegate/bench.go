@@ -12,7 +12,7 @@ import (
 func newBenchCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "bench",
-		Short: "Reproduce the measurements in docs/LP-137.md (workloads, policy, crdt, committee, …)",
+		Short: "Reproduce the measurements in docs/LP-137.md (workloads, policy, crdt, committee, inputs)",
 		Long: `Each bench subcommand measures one area in this process, prints a table and, with --json FILE,
 writes machine-readable results. Baselines are measured in the same run: compare ratios, not
 absolute times, across machines.`,
@@ -20,6 +20,7 @@ absolute times, across machines.`,
 	cmd.AddCommand(
 		newBenchCommitteeCmd(a),
 		newBenchCRDTCmd(a),
+		newBenchInputsCmd(a),
 		newBenchPolicyCmd(a),
 		newBenchWorkloadsCmd(a),
 	)

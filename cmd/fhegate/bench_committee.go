@@ -407,16 +407,12 @@ func (b *committeeBench) row(stage string, batch int, d, cpu time.Duration, note
 // upload encrypts v, uploads it through member 1 and returns its handle and
 // the upload's wall time.
 func (b *committeeBench) upload(v int64) (fhe.Handle, time.Duration, error) {
-	ct, err := b.enc.EncryptInts([]int64{v})
-	if err != nil {
-		return fhe.Handle{}, 0, err
-	}
-	raw, err := ct.MarshalBinary()
+	raw, proof, err := b.m1.EncryptInput([]int64{v}, [20]byte{1})
 	if err != nil {
 		return fhe.Handle{}, 0, err
 	}
 	s := time.Now()
-	att, err := b.m1.Upload(b.ctx, raw, [20]byte{1}, 1)
+	att, err := b.m1.Upload(b.ctx, raw, proof, [20]byte{1}, 1)
 	if err != nil {
 		return fhe.Handle{}, 0, err
 	}

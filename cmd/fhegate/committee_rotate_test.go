@@ -74,13 +74,11 @@ func TestCommitteeRotateCLI(t *testing.T) {
 		}
 		km, err := ms[0].Keys()
 		require.NoError(t, err)
-		enc := fhe.NewEncryptor(km.Public)
+		_ = km
 		for _, v := range []int64{5, -7} {
-			ct, err := enc.EncryptInts([]int64{v})
+			b, proof, err := ms[0].EncryptInput([]int64{v}, [20]byte{1})
 			require.NoError(t, err)
-			b, err := ct.MarshalBinary()
-			require.NoError(t, err)
-			att, err := ms[0].Upload(context.Background(), b, [20]byte{1}, 1)
+			att, err := ms[0].Upload(context.Background(), b, proof, [20]byte{1}, 1)
 			require.NoError(t, err)
 			handles = append(handles, att.Handle)
 		}

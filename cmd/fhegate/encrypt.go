@@ -54,8 +54,10 @@ func newEncryptCmd(a *app) *cobra.Command {
 committee's collective key, e.g. <dir>/committee.pk from 'fhegate committee dkg' or GET /v1/publickey,
 or your own public.key from 'fhegate keys gen') or your own secret.key (seeded, half-size
 ciphertext). Prints the handle (keccak256 of the canonical bytes). With --submit URL the ciphertext
-is uploaded to a committee member's API, replicated to the committee, and the quorum input
-attestation is printed (the arguments of FHEInput.register).`,
+is uploaded to a committee member's API with a proof of plaintext knowledge bound to --owner and
+the chain id and key epoch the member announces (fhe/zkpok; --key must be the committee key),
+replicated to the committee, and the quorum input attestation is printed (the arguments of
+FHEInput.register).`,
 		Example: `  fhegate encrypt --key public.key --values 1,2,3 --out ct.bin
   fhegate encrypt --key committee/committee.pk --values 5 --submit http://127.0.0.1:8600 \
       --owner 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266`,
@@ -87,8 +89,20 @@ func runEncrypt(ctx context.Context, out io.Writer, o encryptOptions) error {
 		return err
 	}
 	var enc *fhe.Encryptor
-	if pk, err := fhe.UnmarshalPublicKey(kb); err == nil {
+	var b, proof []byte
+	if pk, err := fhe.UnmarshalPublicKey(kb); err == nil && o.submit != "" {
+		// Uploads carry a proof of plaintext knowledge (fhe/zkpok).
+		ownerAddr, err := consensus.ParseOwner(o.owner)
+		if err != nil {
+			return fmt.Errorf("--owner: %w", err)
+		}
+		if b, proof, err = encryptWithProof(ctx, o.submit, pk, ownerAddr, vals); err != nil {
+			return err
+		}
+	} else if err == nil {
 		enc = fhe.NewEncryptor(pk)
+	} else if o.submit != "" {
+		return fmt.Errorf("--submit needs the committee public key as --key: %v", err)
 	} else if sk, err2 := fhe.UnmarshalSecretKey(kb); err2 == nil {
 		if enc, err = fhe.NewSymmetricEncryptor(sk); err != nil {
 			return err
@@ -96,13 +110,14 @@ func runEncrypt(ctx context.Context, out io.Writer, o encryptOptions) error {
 	} else {
 		return fmt.Errorf("%s is neither a public nor a secret key: %v", o.keyPath, err)
 	}
-	ct, err := enc.EncryptInts(vals)
-	if err != nil {
-		return err
-	}
-	b, err := ct.MarshalBinary()
-	if err != nil {
-		return err
+	if enc != nil {
+		ct, err := enc.EncryptInts(vals)
+		if err != nil {
+			return err
+		}
+		if b, err = ct.MarshalBinary(); err != nil {
+			return err
+		}
 	}
 	h := fhe.HandleOf(b)
 	if o.outPath != "" {
@@ -114,7 +129,7 @@ func runEncrypt(ctx context.Context, out io.Writer, o encryptOptions) error {
 		fmt.Fprintf(out, "%s\n", h)
 		return nil
 	}
-	att, err := submitCiphertext(ctx, o, b, h)
+	att, err := submitCiphertext(ctx, o, b, proof, h)
 	if err != nil {
 		return err
 	}
@@ -123,13 +138,14 @@ func runEncrypt(ctx context.Context, out io.Writer, o encryptOptions) error {
 	return enc2.Encode(att)
 }
 
-// submitCiphertext uploads the canonical ciphertext b (handle h) to the
-// committee member at --submit and returns the input attestation.
-func submitCiphertext(ctx context.Context, o encryptOptions, b []byte, h fhe.Handle) (*consensus.AttestationJSON, error) {
+// submitCiphertext uploads the canonical ciphertext b (handle h) with its
+// proof of plaintext knowledge to the committee member at --submit and
+// returns the input attestation.
+func submitCiphertext(ctx context.Context, o encryptOptions, b, proof []byte, h fhe.Handle) (*consensus.AttestationJSON, error) {
 	if _, err := consensus.ParseOwner(o.owner); err != nil {
 		return nil, fmt.Errorf("--owner: %w", err)
 	}
-	body, _ := json.Marshal(consensus.UploadRequest{Ciphertext: "0x" + hex.EncodeToString(b), Owner: o.owner, CType: o.ctype})
+	body, _ := json.Marshal(consensus.UploadRequest{Ciphertext: "0x" + hex.EncodeToString(b), Owner: o.owner, CType: o.ctype, Proof: "0x" + hex.EncodeToString(proof)})
 	client := &http.Client{Timeout: 2 * time.Minute}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(o.submit, "/")+"/v1/inputs", bytes.NewReader(body))
 	if err != nil {

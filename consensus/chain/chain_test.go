@@ -174,11 +174,9 @@ func (d *chainRig) topic(rc *types.Receipt, a abi.ABI, event string) [32]byte {
 // uploadAndRegister encrypts lanes, uploads the ciphertext to the committee
 // through member via and registers the attested input on chain.
 func (d *chainRig) uploadAndRegister(via uint32, lanes []int64) *consensus.InputAttestation {
-	ct, err := d.enc.EncryptInts(lanes)
+	b, proof, err := d.lc.Member(via).EncryptInput(lanes, d.alice.Address)
 	require.NoError(d.t, err)
-	b, err := ct.MarshalBinary()
-	require.NoError(d.t, err)
-	att, err := d.lc.Member(via).Upload(d.ctx, b, d.alice.Address, 1)
+	att, err := d.lc.Member(via).Upload(d.ctx, b, proof, d.alice.Address, 1)
 	require.NoError(d.t, err)
 	d.send(precompiles.FHEInputAddress, d.suite.Input.ABI(), "register", [32]byte(att.Handle), d.alice.Address, att.Preset, att.CType, att.Signature, att.Signers)
 	return att

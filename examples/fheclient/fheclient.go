@@ -15,6 +15,7 @@ import (
 	"io"
 	"math/big"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -26,6 +27,7 @@ import (
 
 	"github.com/fhegate/fhegate/consensus"
 	"github.com/fhegate/fhegate/fhe"
+	"github.com/fhegate/fhegate/fhe/zkpok"
 )
 
 // Attestation is a committee's quorum attestation of one input: the
@@ -46,6 +48,8 @@ type Committee struct {
 
 	once sync.Once
 	pk   *fhe.PublicKey
+	key  *zkpok.Key
+	ctx  zkpok.Context // chain id and key epoch from GET /v1/publickey
 	err  error
 }
 
@@ -53,26 +57,42 @@ type Committee struct {
 func (c *Committee) PublicKey(ctx context.Context) (*fhe.PublicKey, error) {
 	c.once.Do(func() {
 		var b []byte
-		if b, c.err = HTTP(ctx, http.MethodGet, strings.TrimRight(c.API, "/")+"/v1/publickey", nil); c.err != nil {
+		var h http.Header
+		if b, h, c.err = httpDo(ctx, http.MethodGet, strings.TrimRight(c.API, "/")+"/v1/publickey", nil); c.err != nil {
 			c.err = fmt.Errorf("fheclient: committee public key: %w", c.err)
 			return
 		}
 		if c.pk, c.err = fhe.UnmarshalPublicKey(b); c.err != nil {
 			c.err = fmt.Errorf("fheclient: committee public key: %w", c.err)
+			return
 		}
+		if c.key, c.err = zkpok.NewKey(c.pk); c.err != nil {
+			c.err = fmt.Errorf("fheclient: committee public key: %w", c.err)
+			return
+		}
+		epoch, err1 := strconv.ParseUint(h.Get(consensus.HeaderEpoch), 10, 64)
+		chain, ok := new(big.Int).SetString(h.Get(consensus.HeaderChainID), 10)
+		if err1 != nil || !ok {
+			c.err = fmt.Errorf("fheclient: committee public key: no %s / %s headers (the proof of plaintext knowledge binds them)", consensus.HeaderEpoch, consensus.HeaderChainID)
+			return
+		}
+		c.ctx = zkpok.Context{ChainID: chain, Epoch: epoch}
 	})
 	return c.pk, c.err
 }
 
-// Upload encrypts value (slot 0) under the committee's public key and posts
-// it to the committee API, which stores and replicates the ciphertext and
-// returns the quorum attestation; the attested handle and owner are checked.
+// Upload encrypts value (slot 0) under the committee's public key with a
+// proof of plaintext knowledge bound to owner, the chain and the key epoch
+// (fhe/zkpok), and posts both to the committee API, which verifies the proof,
+// stores and replicates the ciphertext and returns the quorum attestation;
+// the attested handle and owner are checked.
 func (c *Committee) Upload(ctx context.Context, value int64, owner common.Address) (*Attestation, error) {
-	pk, err := c.PublicKey(ctx)
-	if err != nil {
+	if _, err := c.PublicKey(ctx); err != nil {
 		return nil, err
 	}
-	ct, err := fhe.NewEncryptor(pk).EncryptInts([]int64{value})
+	pctx := c.ctx
+	pctx.Owner = owner
+	ct, proof, err := c.key.EncryptInts([]int64{value}, pctx)
 	if err != nil {
 		return nil, err
 	}
@@ -80,7 +100,7 @@ func (c *Committee) Upload(ctx context.Context, value int64, owner common.Addres
 	if err != nil {
 		return nil, err
 	}
-	body, err := json.Marshal(consensus.UploadRequest{Ciphertext: hexutil.Encode(ctBytes), Owner: owner.Hex(), CType: 1})
+	body, err := json.Marshal(consensus.UploadRequest{Ciphertext: hexutil.Encode(ctBytes), Owner: owner.Hex(), CType: 1, Proof: hexutil.Encode(proof)})
 	if err != nil {
 		return nil, err
 	}
@@ -108,26 +128,31 @@ func (c *Committee) Upload(ctx context.Context, value int64, owner common.Addres
 // HTTP does one request and returns the body of a 200 answer (at most 8 MiB);
 // any other status is an error carrying the body.
 func HTTP(ctx context.Context, method, url string, body []byte) ([]byte, error) {
+	b, _, err := httpDo(ctx, method, url, body)
+	return b, err
+}
+
+func httpDo(ctx context.Context, method, url string, body []byte) ([]byte, http.Header, error) {
 	req, err := http.NewRequestWithContext(ctx, method, url, bytes.NewReader(body))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("%s %s: %s: %s", method, url, resp.Status, strings.TrimSpace(string(b)))
+		return nil, nil, fmt.Errorf("%s %s: %s: %s", method, url, resp.Status, strings.TrimSpace(string(b)))
 	}
-	return b, nil
+	return b, resp.Header, nil
 }
 
 // Sender sends transactions from one key and waits for their receipts.

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.uber.org/zap"
+
+	"github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/fhe"
+)
+
+// TestEncryptSubmitProof: `fhegate encrypt --submit` attaches a proof of
+// plaintext knowledge (issue 11 attack (2)) bound to --owner and the chain
+// and epoch the member announces; the committee verifies and attests it. A
+// key that is not the committee's is refused before anything is uploaded.
+func TestEncryptSubmitProof(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	lc, err := consensus.StartLocal(ctx, consensus.LocalOptions{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10", Rotations: []int{1},
+		RoundTimeout: 5 * time.Second, Log: zap.NewNop()})
+	require.NoError(t, err)
+	t.Cleanup(lc.Close)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	srv, err := consensus.NewAPIServer(lc.Member(1), ln.Addr().String(), consensus.APIOptions{Tokens: []string{"tok-0123456789abcdef"}})
+	require.NoError(t, err)
+	go func() { _ = consensus.ServeAPI(srv, ln) }()
+	t.Cleanup(func() { srv.Close() })
+	t.Setenv("FHEGATE_API_TOKEN", "tok-0123456789abcdef")
+
+	dir := t.TempDir()
+	pkb, err := lc.Keys.MarshalBinary()
+	require.NoError(t, err)
+	pkPath := filepath.Join(dir, "committee.pk")
+	require.NoError(t, os.WriteFile(pkPath, pkb, 0o644))
+	owner := "0x00000000000000000000000000000000000000a1"
+	run := func(key string) (string, error) {
+		root, _ := newRootCmd()
+		var out bytes.Buffer
+		root.SetOut(&out)
+		root.SetArgs([]string{"encrypt", "--key", key, "--values", "5,6", "--submit", "http://" + ln.Addr().String(), "--owner", owner})
+		err := root.Execute()
+		return out.String(), err
+	}
+	out, err := run(pkPath)
+	require.NoError(t, err)
+	var att consensus.AttestationJSON
+	require.NoError(t, json.Unmarshal([]byte(out), &att))
+	require.Equal(t, owner, att.Owner)
+	require.Len(t, att.ProofDigest, 66)
+
+	other, err := fhe.GenKeys(lc.Member(1).Params(), nil).Public.MarshalBinary()
+	require.NoError(t, err)
+	otherPath := filepath.Join(dir, "other.pk")
+	require.NoError(t, os.WriteFile(otherPath, other, 0o644))
+	_, err = run(otherPath)
+	require.ErrorContains(t, err, "not the public key of the committee")
+}
