@@ -254,17 +254,18 @@ func startServe(t *testing.T, dir string, id uint32) (url string, stop func()) {
 	return url, stop
 }
 
-// uploadUntilAttested encrypts 42 under the committee key pkb and posts it
-// to the API at url until it is attested, returning the attestation.
+// uploadUntilAttested encrypts 42 under the committee key pkb with a proof
+// of plaintext knowledge (as `fhegate encrypt --submit` does) and posts it to
+// the API at url until it is attested, returning the attestation.
 func uploadUntilAttested(t *testing.T, url string, pkb []byte) consensus.AttestationJSON {
 	t.Helper()
 	pk, err := fhe.UnmarshalPublicKey(pkb)
 	require.NoError(t, err)
-	ct, err := fhe.NewEncryptor(pk).EncryptInts([]int64{42})
+	var owner [20]byte
+	ctb, proof, err := encryptWithProof(context.Background(), url, pk, owner, []int64{42})
 	require.NoError(t, err)
-	ctb, err := ct.MarshalBinary()
-	require.NoError(t, err)
-	body, _ := json.Marshal(consensus.UploadRequest{Ciphertext: hex.EncodeToString(ctb), Owner: "0x" + hex.EncodeToString(make([]byte, 20))})
+	body, _ := json.Marshal(consensus.UploadRequest{Ciphertext: hex.EncodeToString(ctb), Owner: "0x" + hex.EncodeToString(owner[:]),
+		Proof: "0x" + hex.EncodeToString(proof)})
 	var att consensus.AttestationJSON
 	require.Eventually(t, func() bool {
 		resp, err := http.Post(url+"/v1/inputs", "application/json", bytes.NewReader(body))
