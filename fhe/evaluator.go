@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"sync"
 
-	bgvpoly "github.com/luxfi/lattice/v7/circuits/bgv/polynomial"
-	ckkspoly "github.com/luxfi/lattice/v7/circuits/ckks/polynomial"
-	"github.com/luxfi/lattice/v7/core/rlwe"
-	"github.com/luxfi/lattice/v7/schemes/bgv"
-	"github.com/luxfi/lattice/v7/schemes/ckks"
-	"github.com/luxfi/lattice/v7/utils/bignum"
+	bgvpoly "github.com/tuneinsight/lattigo/v6/circuits/bgv/polynomial"
+	ckkspoly "github.com/tuneinsight/lattigo/v6/circuits/ckks/polynomial"
+	"github.com/tuneinsight/lattigo/v6/core/rlwe"
+	"github.com/tuneinsight/lattigo/v6/schemes/bgv"
+	"github.com/tuneinsight/lattigo/v6/schemes/ckks"
+	"github.com/tuneinsight/lattigo/v6/utils/bignum"
+
+	"github.com/fhegate/fhegate/fhe/engine"
 )
 
 // ErrLevel is returned when a ciphertext has too few levels left for an
@@ -40,6 +42,26 @@ type worker struct {
 	ecd   *encoder
 	bpoly *bgvpoly.Evaluator
 	cpoly *ckkspoly.Evaluator
+	ks    *engine.KeySwitcher // fhegate's key switch (routed transforms); built on first use
+}
+
+// keySwitcher returns w's engine key switcher.
+func (w *worker) keySwitcher() *engine.KeySwitcher {
+	if w.ks == nil {
+		w.ks = engine.NewKeySwitcher(w.ecd.p.rlwe, w.rlweEval())
+	}
+	return w.ks
+}
+
+// relinearize relinearises the degree-2 ct with the engine's key switch:
+// byte-identical to Lattigo's Relinearize (fhe/engine's tests prove it),
+// with the key switch's transforms batched through the engine's router.
+func (w *worker) relinearize(ct *rlwe.Ciphertext, rlk *rlwe.RelinearizationKey) (*rlwe.Ciphertext, error) {
+	out := rlwe.NewCiphertext(w.ecd.p.rlwe, 1, ct.Level())
+	if err := w.keySwitcher().Relinearize(ct, rlk, out); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // NewEvaluator returns an evaluator for p with the given keys (either may be
@@ -66,12 +88,15 @@ func NewEvaluator(p *Params, keys EvaluationKeys) (*Evaluator, error) {
 	e := &Evaluator{p: p, evk: rlwe.NewMemEvaluationKeySet(rlk, gks...), gal: gal}
 	e.pool.New = func() any {
 		w := &worker{ecd: newEncoder(p)}
+		// The polynomial evaluators relinearise through the engine.
 		if p.Scheme() == SchemeBGV {
 			w.bgv = bgv.NewEvaluator(p.bgv, e.evk)
 			w.bpoly = bgvpoly.NewEvaluator(p.bgv, w.bgv)
+			w.bpoly.Evaluator.Evaluator = routedBGV{Evaluator: w.bgv, w: w, rlk: rlk}
 		} else {
 			w.ckks = ckks.NewEvaluator(p.ckks, e.evk)
 			w.cpoly = ckkspoly.NewEvaluator(p.ckks, w.ckks)
+			w.cpoly.Evaluator.Evaluator = routedCKKS{Evaluator: w.ckks, w: w, rlk: rlk}
 		}
 		return w
 	}
@@ -282,17 +307,23 @@ func (e *Evaluator) Mul(a, b *Ciphertext) (*Ciphertext, error) {
 		if a.Level() == 0 || b.Level() == 0 {
 			return nil, ErrLevel
 		}
+		// Tensor (degree 2), then relinearise with the engine: the same
+		// bytes as Lattigo's MulRelinNew, with the key switch routed.
 		var prod *rlwe.Ciphertext
 		var err error
 		if w.bgv != nil {
-			prod, err = w.bgv.MulRelinNew(a.ct, b.ct)
+			prod, err = w.bgv.MulNew(a.ct, b.ct)
 		} else {
-			prod, err = w.ckks.MulRelinNew(a.ct, b.ct)
+			prod, err = w.ckks.MulNew(a.ct, b.ct)
 		}
 		if err != nil {
 			return nil, err
 		}
-		return w.rescale(prod)
+		lin, err := w.relinearize(prod, e.evk.RelinearizationKey)
+		if err != nil {
+			return nil, err
+		}
+		return w.rescale(lin)
 	}, a, b)
 }
 

@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/luxfi/lattice/v7/core/rlwe"
-	"github.com/luxfi/lattice/v7/schemes/bgv"
-	"github.com/luxfi/lattice/v7/utils/sampling"
+	"github.com/tuneinsight/lattigo/v6/core/rlwe"
+	"github.com/tuneinsight/lattigo/v6/schemes/bgv"
+	"github.com/tuneinsight/lattigo/v6/utils/sampling"
 
 	"github.com/fhegate/fhegate/fhe"
 )
@@ -39,7 +39,7 @@ func SelfTest(ctx context.Context, g Group, km *KeyMaterial, key *ThresholdKey, 
 	var ct *rlwe.Ciphertext
 	if err := safe("self-test encryption", func() error {
 		var e error
-		ct, e = rlwe.NewEncryptorFromPRNG(p.RLWE(), km.Public.Lattigo(), prng).EncryptNew(pt)
+		ct, e = encryptFromPRNG(p.RLWE(), km.Public.Lattigo(), pt, prng)
 		return e
 	}); err != nil {
 		return err
