@@ -337,10 +337,13 @@ func (e *Evaluator) Rotate(a *Ciphertext, k int) (*Ciphertext, error) {
 		if el := e.p.GaloisElementsForRotations([]int{k})[0]; !e.gal[el] && el != 1 {
 			return nil, fmt.Errorf("no galois key for rotation %d (element %d)", k, el)
 		}
-		if w.bgv != nil {
-			return w.bgv.RotateColumnsNew(a.ct, k)
+		// Lattigo's RotateColumnsNew / RotateNew (Automorphism by
+		// GaloisElement(k)), with the engine's key switch.
+		out := rlwe.NewCiphertext(e.p.rlwe, a.ct.Degree(), a.ct.Level())
+		if err := w.keySwitcher().Automorphism(a.ct, e.p.rlwe.GaloisElement(k), out); err != nil {
+			return nil, err
 		}
-		return w.ckks.RotateNew(a.ct, k)
+		return out, nil
 	}, a)
 }
 

@@ -24,10 +24,11 @@ func (r *reducedRouter) Transform(inverse, _ bool, jobs []engine.Job) {
 	engine.RunLattigo(inverse, false, jobs)
 }
 
-// TestMulEngineMatchesLattigo: Evaluator.Mul, whose relinearisation is the
-// engine's key switch, gives the canonical bytes of Lattigo's MulRelinNew +
-// Rescale on every public preset at every level ≥ 1, with Lattigo's own
-// transforms and with a router standing in for an accelerator.
+// TestMulEngineMatchesLattigo: Evaluator.Mul and Evaluator.Rotate, whose key
+// switches are the engine's, give the canonical bytes of Lattigo's
+// MulRelinNew + Rescale and RotateColumnsNew / RotateNew on every public
+// preset at every level ≥ 1, with Lattigo's own transforms and with a router
+// standing in for an accelerator.
 func TestMulEngineMatchesLattigo(t *testing.T) {
 	rng := testseed.Rand(t, 14)
 	for _, pr := range fhe.Presets() {
@@ -37,11 +38,11 @@ func TestMulEngineMatchesLattigo(t *testing.T) {
 		t.Run(pr.Name, func(t *testing.T) {
 			p, err := fhe.NewParams(pr.ID)
 			require.NoError(t, err)
-			keys := fhe.GenKeys(p, nil)
-			ev, err := fhe.NewEvaluator(p, fhe.EvaluationKeys{Relin: keys.Relin})
-			require.NoError(t, err)
+			keys := fhe.GenKeys(p, []int{1})
 			enc := fhe.NewEncryptor(keys.Public)
-			evk := rlwe.NewMemEvaluationKeySet(keys.Relin.Lattigo())
+			ev, err := fhe.NewEvaluator(p, fhe.EvaluationKeys{Relin: keys.Relin, Galois: keys.Galois})
+			require.NoError(t, err)
+			evk := rlwe.NewMemEvaluationKeySet(keys.Relin.Lattigo(), keys.Galois.Lattigo()...)
 			var a, b *fhe.Ciphertext
 			if p.Scheme() == fhe.SchemeBGV {
 				a, err = enc.EncryptInts(fhetest.RandInts(rng, p.Slots(), 100))
@@ -93,6 +94,28 @@ func TestMulEngineMatchesLattigo(t *testing.T) {
 				require.NoError(t, err)
 				require.True(t, bytes.Equal(want, gotB), "level %d: engine Mul with a reduced router differs from Lattigo", level)
 				require.Positive(t, r.jobs)
+
+				// Rotate by one: Lattigo's RotateColumnsNew / RotateNew.
+				var rot *rlwe.Ciphertext
+				if p.Scheme() == fhe.SchemeBGV {
+					rot, err = bgv.NewEvaluator(p.BGV(), evk).RotateColumnsNew(al.Lattigo(), 1)
+				} else {
+					rot, err = ckks.NewEvaluator(p.CKKS(), evk).RotateNew(al.Lattigo(), 1)
+				}
+				require.NoError(t, err)
+				ref, err = fhe.WrapCiphertext(p, rot)
+				require.NoError(t, err)
+				want, err = ref.MarshalBinary()
+				require.NoError(t, err)
+				for _, router := range []engine.Router{nil, &reducedRouter{}} {
+					engine.SetRouter(router)
+					got, err = ev.Rotate(al, 1)
+					engine.SetRouter(nil)
+					require.NoError(t, err)
+					gotB, err = got.MarshalBinary()
+					require.NoError(t, err)
+					require.True(t, bytes.Equal(want, gotB), "level %d: engine Rotate differs from Lattigo (router %v)", level, router != nil)
+				}
 			}
 		})
 	}

@@ -392,7 +392,7 @@ func (e *Evaluator) RotateMany(a *Ciphertext, steps []int) (outs []*Ciphertext, 
 			out.Copy(a.ct)
 		} else {
 			if !decomposed {
-				ev.DecomposeNTT(level, levelP, levelP+1, a.ct.Value[1], a.ct.IsNTT, s.decomp)
+				engine.DecomposeNTT(ev, level, levelP, levelP+1, a.ct.Value[1], a.ct.IsNTT, s.decomp)
 				decomposed = true
 			}
 			if err := ev.AutomorphismHoisted(level, a.ct, s.decomp, el, out); err != nil {

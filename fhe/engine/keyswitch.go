@@ -181,3 +181,41 @@ func (k *KeySwitcher) gadgetProductLazyNTT(levelQ, levelP int, cxNTT ring.Poly, 
 		ringP.Reduce(c1.P, c1.P)
 	}
 }
+
+// Automorphism is rlwe.Evaluator.Automorphism (a slot rotation or the
+// conjugation) with the engine's gadget product: opOut = φ_galEl(ctIn)
+// under the Galois key the evaluator holds for galEl. Byte-identical to
+// Lattigo's.
+func (k *KeySwitcher) Automorphism(ctIn *rlwe.Ciphertext, galEl uint64, opOut *rlwe.Ciphertext) error {
+	if ctIn.Degree() != 1 || opOut.Degree() != 1 {
+		return fmt.Errorf("cannot apply Automorphism: input and output Ciphertext must be of degree 1")
+	}
+	if galEl == 1 {
+		if opOut != ctIn {
+			opOut.Copy(ctIn)
+		}
+		return nil
+	}
+	evk, err := k.ev.CheckAndGetGaloisKey(galEl)
+	if err != nil {
+		return fmt.Errorf("cannot apply Automorphism: %w", err)
+	}
+	level := utils.Min(ctIn.Level(), opOut.Level())
+	opOut.Resize(opOut.Degree(), level)
+	ringQ := k.params.RingQ().AtLevel(level)
+
+	ctTmp := rlwe.NewCiphertext(k.params, 1, level)
+	ctTmp.MetaData = ctIn.MetaData
+	k.GadgetProduct(level, ctIn.Value[1], &evk.GadgetCiphertext, ctTmp)
+	ringQ.Add(ctTmp.Value[0], ctIn.Value[0], ctTmp.Value[0])
+	if ctIn.IsNTT {
+		index := k.ev.AutomorphismIndex(galEl)
+		ringQ.AutomorphismNTTWithIndex(ctTmp.Value[0], index, opOut.Value[0])
+		ringQ.AutomorphismNTTWithIndex(ctTmp.Value[1], index, opOut.Value[1])
+	} else {
+		ringQ.Automorphism(ctTmp.Value[0], galEl, opOut.Value[0])
+		ringQ.Automorphism(ctTmp.Value[1], galEl, opOut.Value[1])
+	}
+	*opOut.MetaData = *ctIn.MetaData
+	return nil
+}

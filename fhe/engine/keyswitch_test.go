@@ -135,3 +135,46 @@ func TestDecomposeNTTByteIdentical(t *testing.T) {
 		})
 	}
 }
+
+// TestAutomorphismByteIdentical proves the engine's rotation key switch
+// byte-identical to rlwe.Evaluator.Automorphism on every preset at every
+// level (rotation by 1 and by 5), with Lattigo's transforms and with a
+// reduced router.
+func TestAutomorphismByteIdentical(t *testing.T) {
+	rng := testseed.Rand(t, 16)
+	for _, pr := range fhe.Presets() {
+		t.Run(pr.Name, func(t *testing.T) {
+			p, err := fhe.NewParams(pr.ID)
+			require.NoError(t, err)
+			params := p.RLWE()
+			kgen := rlwe.NewKeyGenerator(params)
+			sk := kgen.GenSecretKeyNew()
+			els := []uint64{params.GaloisElement(1), params.GaloisElement(5)}
+			var gks []*rlwe.GaloisKey
+			for _, g := range els {
+				gks = append(gks, kgen.GenGaloisKeyNew(g, sk))
+			}
+			evk := rlwe.NewMemEvaluationKeySet(nil, gks...)
+			ref := rlwe.NewEvaluator(params, evk)
+			ks := engine.NewKeySwitcher(params, rlwe.NewEvaluator(params, evk))
+			for level := 0; level <= params.MaxLevel(); level++ {
+				c := randomCiphertext(rng, params, level)
+				ct := rlwe.NewCiphertext(params, 1, level)
+				ct.Value[0], ct.Value[1] = c.Value[0], c.Value[1]
+				for _, g := range els {
+					want := rlwe.NewCiphertext(params, 1, level)
+					require.NoError(t, ref.Automorphism(ct, g, want))
+					wantB := marshal(t, want)
+					for _, router := range []engine.Router{nil, &reducedRouter{}} {
+						got := rlwe.NewCiphertext(params, 1, level)
+						engine.SetRouter(router)
+						err := ks.Automorphism(ct, g, got)
+						engine.SetRouter(nil)
+						require.NoError(t, err)
+						require.True(t, bytes.Equal(wantB, marshal(t, got)), "level %d galEl %d router %v: differs from Automorphism", level, g, router != nil)
+					}
+				}
+			}
+		})
+	}
+}
