@@ -84,7 +84,7 @@ func HoistedRotationSum(ev *rlwe.Evaluator, ct *rlwe.Ciphertext, galEls []uint64
 			return err
 		}
 		out.IsNTT = true
-		ev.ModDown(levelQ, levelP, s.acc, out)
+		engine.ModDown(ev, levelQ, levelP, s.acc, out) // Lattigo's ModDown, transforms batched
 		rq.Add(out.Value[0], s.c0, out.Value[0])
 	}
 	for range self {

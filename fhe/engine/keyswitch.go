@@ -19,10 +19,13 @@ import (
 //     Q∪P (one batch of digits × (L+1+#P) jobs, lazy where Lattigo uses
 //     NTTLazy).
 //
-// The multiply-accumulate, its reduction schedule and the final ModDown
-// are Lattigo's own, in Lattigo's order, so the output is byte-identical to
+//   - ModDown's lazy INTTs of the P part and lazy NTTs back into Q, both
+//     polynomials in one batch each (engine.ModDown).
+//
+// The multiply-accumulate and its reduction schedule are Lattigo's own, in
+// Lattigo's order, so the output is byte-identical to
 // rlwe.Evaluator.GadgetProduct / Relinearize (proved by the tests on every
-// preset at every level). ModDown's transforms are not routed yet.
+// preset at every level).
 //
 // A KeySwitcher owns buffers and is not safe for concurrent use; fhe keeps
 // one per pooled worker.
@@ -83,7 +86,7 @@ func (k *KeySwitcher) GadgetProduct(levelQ int, cx ring.Poly, gadgetCt *rlwe.Gad
 	}
 	ctQP.MetaData = ct.MetaData
 	k.gadgetProductLazyNTT(levelQ, levelP, cx, gadgetCt, ctQP)
-	k.ev.ModDown(levelQ, levelP, ctQP, ct)
+	ModDown(k.ev, levelQ, levelP, ctQP, ct)
 }
 
 // buffers sizes the decomposition buffers for (levelQ, levelP, digits).

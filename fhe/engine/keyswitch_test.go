@@ -82,7 +82,7 @@ func TestRelinearizeByteIdentical(t *testing.T) {
 				engine.SetRouter(nil)
 				require.NoError(t, err)
 				require.True(t, bytes.Equal(wantB, marshal(t, got2)), "level %d: engine (reduced router) differs from Relinearize", level)
-				require.EqualValues(t, 2, r.batches.Load(), "one INTT batch and one NTT batch per key switch")
+				require.EqualValues(t, 4, r.batches.Load(), "per key switch: decomposition INTT, digit NTTs, ModDown INTT, ModDown NTT")
 				t.Logf("level %d: %d transforms routed in %d batches, byte-identical", level, r.jobs.Load(), r.batches.Load())
 			}
 		})
@@ -177,4 +177,52 @@ func TestAutomorphismByteIdentical(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestModDownByteIdentical proves engine.ModDown byte-identical to
+// rlwe.Evaluator.ModDown (NTT → NTT) on every preset at every level, with
+// Lattigo's lazy transforms and with a router answering them reduced.
+func TestModDownByteIdentical(t *testing.T) {
+	rng := testseed.Rand(t, 17)
+	for _, pr := range fhe.Presets() {
+		t.Run(pr.Name, func(t *testing.T) {
+			p, err := fhe.NewParams(pr.ID)
+			require.NoError(t, err)
+			params := p.RLWE()
+			ev := rlwe.NewEvaluator(params, nil)
+			levelP := params.MaxLevelP()
+			for level := 0; level <= params.MaxLevel(); level++ {
+				el := rlwe.NewElementExtended(params, 1, level, levelP)
+				el.IsNTT = true
+				rqp := params.RingQP().AtLevel(level, levelP)
+				for _, v := range el.Value {
+					for x, s := range rqp.RingQ.SubRings[:level+1] {
+						for j := range v.Q.Coeffs[x] {
+							v.Q.Coeffs[x][j] = rng.Uint64N(s.Modulus)
+						}
+					}
+					for x, s := range rqp.RingP.SubRings[:levelP+1] {
+						for j := range v.P.Coeffs[x] {
+							v.P.Coeffs[x][j] = rng.Uint64N(s.Modulus)
+						}
+					}
+				}
+				want := rlwe.NewCiphertext(params, 1, level)
+				ev.ModDown(level, levelP, copyElement(el), want)
+				wantB := marshal(t, want)
+				for _, router := range []engine.Router{nil, &reducedRouter{}} {
+					got := rlwe.NewCiphertext(params, 1, level)
+					engine.SetRouter(router)
+					engine.ModDown(ev, level, levelP, copyElement(el), got)
+					engine.SetRouter(nil)
+					require.True(t, bytes.Equal(wantB, marshal(t, got)), "level %d router %v: differs from ModDown", level, router != nil)
+				}
+			}
+		})
+	}
+}
+
+func copyElement(el *rlwe.Element[ringqp.Poly]) *rlwe.Element[ringqp.Poly] {
+	c := el.CopyNew()
+	return c
 }
