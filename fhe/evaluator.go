@@ -53,15 +53,15 @@ func (w *worker) keySwitcher() *engine.KeySwitcher {
 	return w.ks
 }
 
-// relinearize relinearises the degree-2 ct with the engine's key switch:
-// byte-identical to Lattigo's Relinearize (fhe/engine's tests prove it),
-// with the key switch's transforms batched through the engine's router.
+// relinearize relinearises the degree-2 ct in place (the caller owns it)
+// with the engine's key switch: byte-identical to Lattigo's Relinearize
+// (fhe/engine's tests prove it), with the key switch's transforms batched
+// through the engine's router.
 func (w *worker) relinearize(ct *rlwe.Ciphertext, rlk *rlwe.RelinearizationKey) (*rlwe.Ciphertext, error) {
-	out := rlwe.NewCiphertext(w.ecd.p.rlwe, 1, ct.Level())
-	if err := w.keySwitcher().Relinearize(ct, rlk, out); err != nil {
+	if err := w.keySwitcher().Relinearize(ct, rlk, ct); err != nil {
 		return nil, err
 	}
-	return out, nil
+	return ct, nil
 }
 
 // NewEvaluator returns an evaluator for p with the given keys (either may be
@@ -150,13 +150,55 @@ func (w *worker) rescale(ct *rlwe.Ciphertext) (*rlwe.Ciphertext, error) {
 		return nil, ErrLevel
 	}
 	out := rlwe.NewCiphertext(w.ecd.p.rlwe, 1, ct.Level()-1)
-	var err error
-	if w.bgv != nil {
-		err = w.bgv.Rescale(ct, out)
-	} else {
-		err = w.ckks.Rescale(ct, out)
+	return out, w.rescaleInto(ct, out)
+}
+
+// rescaleInto is Lattigo's bgv/ckks Evaluator.Rescale (checks, metadata,
+// scale) with the division by the last prime done by
+// engine.DivRoundByLastModulusNTT, whose forward transforms are routed:
+// byte-identical to Lattigo's (fhe/engine's tests and
+// TestMulEngineMatchesLattigo). Cases the engine does not cover (BGV
+// scale-invariant, CKKS consuming several primes per rescale) run Lattigo's.
+func (w *worker) rescaleInto(op0, opOut *rlwe.Ciphertext) error {
+	if op0.MetaData == nil || opOut.MetaData == nil {
+		return errors.New("cannot Rescale: op0.MetaData or opOut.MetaData is nil")
 	}
-	return out, err
+	level := op0.Level()
+	if level == 0 {
+		return errors.New("cannot rescale: op0 already at level 0")
+	}
+	ringQ := w.ecd.p.rlwe.RingQ().AtLevel(level)
+	qL := ringQ.SubRings[level].Modulus
+	if w.bgv != nil {
+		if w.bgv.ScaleInvariant {
+			return w.bgv.Rescale(op0, opOut)
+		}
+		if opOut.Level() < level-1 {
+			return errors.New("cannot rescale: opOut.Level() < op0.Level()-1")
+		}
+		n := len(opOut.Value)
+		if len(op0.Value) < n {
+			return w.bgv.Rescale(op0, opOut) // let Lattigo report it
+		}
+		engine.DivRoundByLastModulusNTT(ringQ, op0.Value[:n], opOut.Value)
+		opOut.Resize(opOut.Degree(), level-1)
+		*opOut.MetaData = *op0.MetaData
+		opOut.Scale = op0.Scale.Div(w.ecd.p.bgv.NewScale(qL))
+		return nil
+	}
+	if w.ecd.p.ckks.LevelsConsumedPerRescaling() != 1 || !op0.IsNTT {
+		return w.ckks.Rescale(op0, opOut)
+	}
+	if op0 != opOut {
+		opOut.Resize(op0.Degree(), level-1)
+	}
+	*opOut.MetaData = *op0.MetaData
+	opOut.Scale = opOut.Scale.Div(rlwe.NewScale(qL))
+	engine.DivRoundByLastModulusNTT(ringQ, op0.Value[:len(opOut.Value)], opOut.Value)
+	if op0 == opOut {
+		opOut.Resize(op0.Degree(), level-1)
+	}
+	return nil
 }
 
 // Add returns a + b.

@@ -9,8 +9,9 @@ import (
 // routedBGV and routedCKKS are the scheme evaluators the polynomial
 // evaluators (EvalPolyInts, EvalPolyFloats) run on: Lattigo's, except that
 // every ciphertext × ciphertext relinearisation — MulRelin, MulRelinNew,
-// Relinearize — is the engine's key switch, so the power basis and the
-// giant steps of a polynomial route their transforms too. Mul followed by
+// Relinearize — is the engine's key switch and Rescale is the engine's
+// rescale, so the power basis and the giant steps of a polynomial route
+// their transforms too. Mul followed by
 // the engine's Relinearize gives the bytes of Lattigo's MulRelin (the
 // tensor is the same; the relinearisation is byte-identical, see
 // fhe/engine's tests and the golden policy results).
@@ -55,6 +56,10 @@ func (r routedBGV) MulRelinNew(op0 *rlwe.Ciphertext, op1 rlwe.Operand) (*rlwe.Ci
 	}
 	return prod, r.w.keySwitcher().Relinearize(prod, r.rlk, prod)
 }
+
+func (r routedBGV) Rescale(op0, op1 *rlwe.Ciphertext) error { return r.w.rescaleInto(op0, op1) }
+
+func (r routedCKKS) Rescale(op0, op1 *rlwe.Ciphertext) error { return r.w.rescaleInto(op0, op1) }
 
 func (r routedBGV) Relinearize(op0, op1 *rlwe.Ciphertext) error {
 	if r.rlk == nil {

@@ -57,8 +57,9 @@ func (k *KeySwitcher) Relinearize(ctIn *rlwe.Ciphertext, rlk *rlwe.Relinearizati
 	level := utils.Min(ctIn.Level(), opOut.Level())
 	ringQ := k.params.RingQ().AtLevel(level)
 
-	ctTmp := rlwe.NewCiphertext(k.params, 1, level)
-	ctTmp.MetaData = ctIn.MetaData
+	sc := newScratch(k.params.N())
+	defer sc.release()
+	ctTmp := &rlwe.Ciphertext{Element: rlwe.Element[ring.Poly]{MetaData: ctIn.MetaData, Value: []ring.Poly{sc.poly(level), sc.poly(level)}}}
 
 	k.GadgetProduct(level, ctIn.Value[2], &rlk.GadgetCiphertext, ctTmp)
 	ringQ.Add(ctIn.Value[0], ctTmp.Value[0], opOut.Value[0])
@@ -80,10 +81,12 @@ func (k *KeySwitcher) GadgetProduct(levelQ int, cx ring.Poly, gadgetCt *rlwe.Gad
 		k.ev.GadgetProduct(levelQ, cx, gadgetCt, ct)
 		return
 	}
+	sc := newScratch(k.params.N())
+	defer sc.release()
 	ctQP := &rlwe.Element[ringqp.Poly]{}
 	ctQP.Value = []ringqp.Poly{
-		{Q: ct.Value[0], P: k.params.RingP().AtLevel(levelP).NewPoly()},
-		{Q: ct.Value[1], P: k.params.RingP().AtLevel(levelP).NewPoly()},
+		{Q: ct.Value[0], P: sc.poly(levelP)},
+		{Q: ct.Value[1], P: sc.poly(levelP)},
 	}
 	ctQP.MetaData = ct.MetaData
 	k.gadgetProductLazyNTT(levelQ, levelP, cx, gadgetCt, ctQP)
@@ -208,8 +211,9 @@ func (k *KeySwitcher) Automorphism(ctIn *rlwe.Ciphertext, galEl uint64, opOut *r
 	opOut.Resize(opOut.Degree(), level)
 	ringQ := k.params.RingQ().AtLevel(level)
 
-	ctTmp := rlwe.NewCiphertext(k.params, 1, level)
-	ctTmp.MetaData = ctIn.MetaData
+	sc := newScratch(k.params.N())
+	defer sc.release()
+	ctTmp := &rlwe.Ciphertext{Element: rlwe.Element[ring.Poly]{MetaData: ctIn.MetaData, Value: []ring.Poly{sc.poly(level), sc.poly(level)}}}
 	k.GadgetProduct(level, ctIn.Value[1], &evk.GadgetCiphertext, ctTmp)
 	ringQ.Add(ctTmp.Value[0], ctIn.Value[0], ctTmp.Value[0])
 	if ctIn.IsNTT {

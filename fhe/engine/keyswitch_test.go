@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"github.com/tuneinsight/lattigo/v6/core/rlwe"
+	"github.com/tuneinsight/lattigo/v6/ring"
 	"github.com/tuneinsight/lattigo/v6/ring/ringqp"
 
 	"github.com/fhegate/fhegate/fhe"
@@ -225,4 +226,42 @@ func TestModDownByteIdentical(t *testing.T) {
 func copyElement(el *rlwe.Element[ringqp.Poly]) *rlwe.Element[ringqp.Poly] {
 	c := el.CopyNew()
 	return c
+}
+
+// TestDivRoundByLastModulusNTTByteIdentical proves the engine's rescale
+// kernel byte-identical to ring.Ring.DivRoundByLastModulusNTT on every
+// preset at every level ≥ 1 (two polynomials, in place and not), with
+// Lattigo's lazy transforms and with a router answering them reduced.
+func TestDivRoundByLastModulusNTTByteIdentical(t *testing.T) {
+	rng := testseed.Rand(t, 18)
+	for _, pr := range fhe.Presets() {
+		t.Run(pr.Name, func(t *testing.T) {
+			p, err := fhe.NewParams(pr.ID)
+			require.NoError(t, err)
+			params := p.RLWE()
+			for level := 1; level <= params.MaxLevel(); level++ {
+				r := params.RingQ().AtLevel(level)
+				ct := randomCiphertext(rng, params, level)
+				in := []ring.Poly{ct.Value[0], ct.Value[1]}
+				want := []ring.Poly{r.NewPoly(), r.NewPoly()}
+				for k := range in {
+					r.DivRoundByLastModulusNTT(in[k], want[k])
+				}
+				for _, router := range []engine.Router{nil, &reducedRouter{}} {
+					got := []ring.Poly{r.NewPoly(), r.NewPoly()}
+					inPlace := []ring.Poly{*in[0].CopyNew(), *in[1].CopyNew()}
+					engine.SetRouter(router)
+					engine.DivRoundByLastModulusNTT(r, in, got)
+					engine.DivRoundByLastModulusNTT(r, inPlace, inPlace)
+					engine.SetRouter(nil)
+					for k := range in {
+						for i := 0; i < level; i++ {
+							require.Equal(t, want[k].Coeffs[i], got[k].Coeffs[i], "level %d poly %d limb %d router %v", level, k, i, router != nil)
+							require.Equal(t, want[k].Coeffs[i], inPlace[k].Coeffs[i], "in place: level %d poly %d limb %d router %v", level, k, i, router != nil)
+						}
+					}
+				}
+			}
+		})
+	}
 }

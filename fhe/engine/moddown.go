@@ -22,11 +22,13 @@ func ModDown(ev *rlwe.Evaluator, levelQ, levelP int, ctQP *rlwe.Element[ringqp.P
 	}
 	ringQ := params.RingQ().AtLevel(levelQ)
 	ringP := params.RingP().AtLevel(levelP)
+	sc := newScratch(params.N())
+	defer sc.release()
 	var buffP, buffQ [2]ring.Poly
 	jobs := make([]Job, 0, 2*(levelQ+1))
 	for k := range buffP {
-		buffP[k] = ringP.NewPoly()
-		buffQ[k] = ringQ.NewPoly()
+		buffP[k] = sc.poly(levelP)
+		buffQ[k] = sc.poly(levelQ)
 		for x, s := range ringP.SubRings[:levelP+1] {
 			jobs = append(jobs, Job{S: s, Src: ctQP.Value[k].P.Coeffs[x], Dst: buffP[k].Coeffs[x]})
 		}
