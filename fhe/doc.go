@@ -13,12 +13,15 @@
 //     refresh) import Lattigo's multiparty, multiparty/mpbgv, schemes/bgv,
 //     ring, core/rlwe and utils/sampling directly, because fhe has no
 //     multiparty facade. It reaches fhe's objects through the wrappers below.
-//   - fhe/engine is fhegate's own key switch over Lattigo's exported ring and
-//     rlwe building blocks: relinearisation (KeySwitcher, byte-identical to
-//     rlwe.Evaluator.Relinearize) and the hoisted decomposition of rotations
-//     (DecomposeNTT). It gathers the per-limb NTT/INTTs of a key switch into
-//     batches for a Router; Evaluator.Mul, InnerProduct, the polynomial
-//     evaluators and SumSlots use it.
+//   - fhe/engine is fhegate's own key switching and rescale over Lattigo's
+//     exported ring and rlwe building blocks: relinearisation and rotation
+//     (KeySwitcher.Relinearize / Automorphism), the hoisted decomposition of
+//     rotations (DecomposeNTT), ModDown and the rescale
+//     (DivRoundByLastModulusNTT), each byte-identical to Lattigo's. It
+//     gathers their per-limb NTT/INTTs into batches for a Router;
+//     Evaluator.Mul, Rotate, RotateMany, InnerProduct, SumSlots and the
+//     polynomial evaluators (EvalPolyInts/Floats) use it. InnerSum,
+//     encryption and decryption are still Lattigo's own.
 //   - gpu imports Lattigo's ring package to run the engine's batches on an
 //     accelerator (its Dispatcher is the engine's Router); it evaluates
 //     nothing itself.

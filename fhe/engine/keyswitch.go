@@ -15,11 +15,9 @@ import (
 // gathered into batches for the Router:
 //
 //   - the INTT of the switched polynomial over its L+1 moduli (one batch);
-//
 //   - the forward NTTs of every decomposition digit over every modulus of
 //     Q∪P (one batch of digits × (L+1+#P) jobs, lazy where Lattigo uses
-//     NTTLazy).
-//
+//     NTTLazy);
 //   - ModDown's lazy INTTs of the P part and lazy NTTs back into Q, both
 //     polynomials in one batch each (engine.ModDown).
 //
