@@ -197,6 +197,17 @@ func (d *Dispatcher) RouterStats() RouterStats {
 		MedianBatch: med, P95Batch: p95}
 }
 
+// ResetRouterStats zeroes the seam counters (RouterStats), e.g. between
+// benchmark cases. Counts of batches running meanwhile may be split.
+func (d *Dispatcher) ResetRouterStats() {
+	d.batches.Store(0)
+	d.transforms.Store(0)
+	d.routed.Store(0)
+	for i := range d.sizes.n {
+		d.sizes.n[i].Store(0)
+	}
+}
+
 // maxTrackedBatch bounds the exact part of the batch-size histogram; larger
 // batches are counted as maxTrackedBatch.
 const maxTrackedBatch = 4096

@@ -341,3 +341,12 @@ func TestSubRingStateIsBounded(t *testing.T) {
 	}
 	require.LessOrEqual(t, d.KeyCount(), 1024)
 }
+
+func TestResetRouterStats(t *testing.T) {
+	d := gpu.NewDispatcher(gpu.Options{Log: zaptest.NewLogger(t)})
+	s := newRing(t, 1<<10, false).SubRings[0]
+	transform(d, s, false, false, randPoly(s, 1), randPoly(s, 2))
+	require.Equal(t, gpu.RouterStats{Batches: 1, Transforms: 2, MedianBatch: 2, P95Batch: 2}, d.RouterStats())
+	d.ResetRouterStats()
+	require.Equal(t, gpu.RouterStats{}, d.RouterStats())
+}

@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/fhegate/fhegate/fhe"
+	"github.com/fhegate/fhegate/gpu"
 	"github.com/fhegate/fhegate/policy"
 	"github.com/fhegate/fhegate/policy/eval"
 	"github.com/fhegate/fhegate/policy/examples"
@@ -39,6 +40,15 @@ type policyRow struct {
 	CtCt           int     `json:"ct_ct"`
 	Verified       bool    `json:"verified"` // every packed verdict decrypted and checked against the plaintext reference
 	Reps           int     `json:"reps"`
+	// Engine counters of one evaluation (the NTT dispatcher behind fhe/engine,
+	// --gpu-backend / --gpu-table): per-limb transforms the engine batched,
+	// how many the accelerator ran, the batches and their size.
+	EngineTransforms uint64 `json:"engine_transforms"`
+	Routed           uint64 `json:"routed"`
+	EngineBatches    uint64 `json:"engine_batches"`
+	MedianBatch      int    `json:"median_batch"`
+	P95Batch         int    `json:"p95_batch"`
+	Backend          string `json:"gpu_backend"`
 }
 
 func newBenchPolicyCmd(a *app) *cobra.Command {
@@ -46,6 +56,7 @@ func newBenchPolicyCmd(a *app) *cobra.Command {
 		jsonPath string
 		quick    bool
 		names    []string
+		gpu      gpuFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "policy",
@@ -66,6 +77,11 @@ request (the plan is slot-wise), and per_decision_ms = request_ms / decisions_pe
 			if quick {
 				reps = 1
 			}
+			stopGPU, err := gpu.install(log)
+			if err != nil {
+				return err
+			}
+			defer stopGPU()
 			var rows []policyRow
 			for _, name := range names {
 				row, err := benchPolicy(log, name, reps)
@@ -75,10 +91,11 @@ request (the plan is slot-wise), and per_decision_ms = request_ms / decisions_pe
 				rows = append(rows, row)
 			}
 			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', tabwriter.AlignRight)
-			fmt.Fprintln(w, "policy\tpreset\tdepth\tct×ct\trequest ms\tcpu ms\test. ms\tdecisions/ct\tms/decision\tvs Lux 5.41 s\tgas\tgas/decision\t")
+			fmt.Fprintln(w, "policy\tpreset\tdepth\tct×ct\trequest ms\tcpu ms\test. ms\tdecisions/ct\tms/decision\tvs Lux 5.41 s\tgas\tgas/decision\ttransforms\trouted\tbatch p50/p95\t")
 			for _, r := range rows {
-				fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%.1f\t%.1f\t%.1f\t%d\t%.4f\t%.0f×\t%d\t%d\t\n", r.Policy, r.Preset, r.Depth, r.CtCt,
-					r.RequestMs, r.RequestCPUMs, r.EstimatedMs, r.DecisionsPerCt, r.PerDecisionMs, r.SpeedupVsLux, r.Gas, r.GasPerDecision)
+				fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%.1f\t%.1f\t%.1f\t%d\t%.4f\t%.0f×\t%d\t%d\t%d\t%d\t%d/%d\t\n", r.Policy, r.Preset, r.Depth, r.CtCt,
+					r.RequestMs, r.RequestCPUMs, r.EstimatedMs, r.DecisionsPerCt, r.PerDecisionMs, r.SpeedupVsLux, r.Gas, r.GasPerDecision,
+					r.EngineTransforms, r.Routed, r.MedianBatch, r.P95Batch)
 			}
 			if err := w.Flush(); err != nil {
 				return err
@@ -92,6 +109,7 @@ request (the plan is slot-wise), and per_decision_ms = request_ms / decisions_pe
 	cmd.Flags().StringVar(&jsonPath, "json", "", "write the results as JSON to this file (- for stdout)")
 	cmd.Flags().BoolVar(&quick, "quick", false, "one repetition instead of best of 3")
 	cmd.Flags().StringSliceVar(&names, "policy", nil, "example policies to run (default: all)")
+	gpu.register(cmd)
 	return cmd
 }
 
@@ -140,6 +158,10 @@ func benchPolicy(log *zap.Logger, name string, reps int) (policyRow, error) {
 	defer runtime.GOMAXPROCS(prev)
 	var best, bestCPU time.Duration
 	var out *fhe.Ciphertext
+	d := gpu.Installed()
+	if d != nil {
+		d.ResetRouterStats()
+	}
 	for k := 0; k < reps; k++ {
 		runtime.GC()
 		c0, t0 := policyCPUTime(), time.Now()
@@ -175,11 +197,25 @@ func benchPolicy(log *zap.Logger, name string, reps int) (policyRow, error) {
 	}
 	ms := float64(best.Microseconds()) / 1e3
 	per := ms / float64(p.Slots)
+	var rs gpu.RouterStats
+	backend := "none"
+	if d != nil {
+		rs = d.RouterStats() // this policy's reps only
+		rs.Transforms /= uint64(reps)
+		rs.Routed /= uint64(reps)
+		rs.Batches /= uint64(reps)
+		backend = gpu.CPUName
+		if st := d.Status(); st.Armed {
+			backend = st.Accelerator
+		}
+	}
 	return policyRow{
 		Policy: p.Name, Preset: p.PresetName, Depth: p.Depth,
 		RequestMs: round2(ms), RequestCPUMs: round2(float64(bestCPU.Microseconds()) / 1e3),
 		PerDecisionMs: float64(int64(per*1e5+0.5)) / 1e5, DecisionsPerCt: p.Slots,
 		SpeedupVsLux: float64(int64(luxPolicyMs/per + 0.5)), EstimatedMs: round2(p.EstimatedMillis()),
 		Gas: p.Gas(), GasPerDecision: p.GasPerDecision(), CtCt: p.Counts.CtCt, Verified: true, Reps: reps,
+		EngineTransforms: rs.Transforms, Routed: rs.Routed, EngineBatches: rs.Batches,
+		MedianBatch: rs.MedianBatch, P95Batch: rs.P95Batch, Backend: backend,
 	}, nil
 }
