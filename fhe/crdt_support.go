@@ -7,7 +7,7 @@ package fhe
 import (
 	"fmt"
 
-	"github.com/luxfi/lattice/v7/core/rlwe"
+	"github.com/tuneinsight/lattigo/v6/core/rlwe"
 )
 
 // ScaleModT returns a BGV ciphertext's plaintext scale (an element of Z_t; 1

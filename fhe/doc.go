@@ -1,4 +1,5 @@
-// Package fhe is fhegate's main door to Lattigo (github.com/luxfi/lattice/v7):
+// Package fhe is fhegate's main door to Lattigo (github.com/tuneinsight/lattigo/v6,
+// v6.2.0, Apache-2.0):
 // parameter presets, the canonical wire format, keys, client-side
 // encryption/decryption and a deterministic evaluator facade. Precompiles,
 // policies, CRDTs and clients evaluate through it and never import Lattigo.
@@ -12,8 +13,18 @@
 //     refresh) import Lattigo's multiparty, multiparty/mpbgv, schemes/bgv,
 //     ring, core/rlwe and utils/sampling directly, because fhe has no
 //     multiparty facade. It reaches fhe's objects through the wrappers below.
-//   - gpu imports Lattigo's ring package, but only to route ring NTTs to an
-//     accelerator beneath every evaluation; it evaluates nothing itself.
+//   - fhe/engine is fhegate's own key switching and rescale over Lattigo's
+//     exported ring and rlwe building blocks: relinearisation and rotation
+//     (KeySwitcher.Relinearize / Automorphism), the hoisted decomposition of
+//     rotations (DecomposeNTT), ModDown and the rescale
+//     (DivRoundByLastModulusNTT), each byte-identical to Lattigo's. It
+//     gathers their per-limb NTT/INTTs into batches for a Router;
+//     Evaluator.Mul, Rotate, RotateMany, InnerProduct, SumSlots and the
+//     polynomial evaluators (EvalPolyInts/Floats) use it. InnerSum,
+//     encryption and decryption are still Lattigo's own.
+//   - gpu imports Lattigo's ring package to run the engine's batches on an
+//     accelerator (its Dispatcher is the engine's Router); it evaluates
+//     nothing itself.
 //
 // For those callers, and for the Lattigo-level baselines of fhe/workloads,
 // fhe exposes raw Lattigo types on purpose: Params.RLWE, Params.BGV and

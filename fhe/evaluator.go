@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"sync"
 
-	bgvpoly "github.com/luxfi/lattice/v7/circuits/bgv/polynomial"
-	ckkspoly "github.com/luxfi/lattice/v7/circuits/ckks/polynomial"
-	"github.com/luxfi/lattice/v7/core/rlwe"
-	"github.com/luxfi/lattice/v7/schemes/bgv"
-	"github.com/luxfi/lattice/v7/schemes/ckks"
-	"github.com/luxfi/lattice/v7/utils/bignum"
+	bgvpoly "github.com/tuneinsight/lattigo/v6/circuits/bgv/polynomial"
+	ckkspoly "github.com/tuneinsight/lattigo/v6/circuits/ckks/polynomial"
+	"github.com/tuneinsight/lattigo/v6/core/rlwe"
+	"github.com/tuneinsight/lattigo/v6/schemes/bgv"
+	"github.com/tuneinsight/lattigo/v6/schemes/ckks"
+	"github.com/tuneinsight/lattigo/v6/utils/bignum"
+
+	"github.com/fhegate/fhegate/fhe/engine"
 )
 
 // ErrLevel is returned when a ciphertext has too few levels left for an
@@ -40,6 +42,26 @@ type worker struct {
 	ecd   *encoder
 	bpoly *bgvpoly.Evaluator
 	cpoly *ckkspoly.Evaluator
+	ks    *engine.KeySwitcher // fhegate's key switch (routed transforms); built on first use
+}
+
+// keySwitcher returns w's engine key switcher.
+func (w *worker) keySwitcher() *engine.KeySwitcher {
+	if w.ks == nil {
+		w.ks = engine.NewKeySwitcher(w.ecd.p.rlwe, w.rlweEval())
+	}
+	return w.ks
+}
+
+// relinearize relinearises the degree-2 ct in place (the caller owns it)
+// with the engine's key switch: byte-identical to Lattigo's Relinearize
+// (fhe/engine's tests prove it), with the key switch's transforms batched
+// through the engine's router.
+func (w *worker) relinearize(ct *rlwe.Ciphertext, rlk *rlwe.RelinearizationKey) (*rlwe.Ciphertext, error) {
+	if err := w.keySwitcher().Relinearize(ct, rlk, ct); err != nil {
+		return nil, err
+	}
+	return ct, nil
 }
 
 // NewEvaluator returns an evaluator for p with the given keys (either may be
@@ -66,12 +88,15 @@ func NewEvaluator(p *Params, keys EvaluationKeys) (*Evaluator, error) {
 	e := &Evaluator{p: p, evk: rlwe.NewMemEvaluationKeySet(rlk, gks...), gal: gal}
 	e.pool.New = func() any {
 		w := &worker{ecd: newEncoder(p)}
+		// The polynomial evaluators relinearise through the engine.
 		if p.Scheme() == SchemeBGV {
 			w.bgv = bgv.NewEvaluator(p.bgv, e.evk)
 			w.bpoly = bgvpoly.NewEvaluator(p.bgv, w.bgv)
+			w.bpoly.Evaluator.Evaluator = routedBGV{Evaluator: w.bgv, w: w, rlk: rlk}
 		} else {
 			w.ckks = ckks.NewEvaluator(p.ckks, e.evk)
 			w.cpoly = ckkspoly.NewEvaluator(p.ckks, w.ckks)
+			w.cpoly.Evaluator.Evaluator = routedCKKS{Evaluator: w.ckks, w: w, rlk: rlk}
 		}
 		return w
 	}
@@ -125,13 +150,55 @@ func (w *worker) rescale(ct *rlwe.Ciphertext) (*rlwe.Ciphertext, error) {
 		return nil, ErrLevel
 	}
 	out := rlwe.NewCiphertext(w.ecd.p.rlwe, 1, ct.Level()-1)
-	var err error
-	if w.bgv != nil {
-		err = w.bgv.Rescale(ct, out)
-	} else {
-		err = w.ckks.Rescale(ct, out)
+	return out, w.rescaleInto(ct, out)
+}
+
+// rescaleInto is Lattigo's bgv/ckks Evaluator.Rescale (checks, metadata,
+// scale) with the division by the last prime done by
+// engine.DivRoundByLastModulusNTT, whose forward transforms are routed:
+// byte-identical to Lattigo's (fhe/engine's tests and
+// TestMulEngineMatchesLattigo). Cases the engine does not cover (BGV
+// scale-invariant, CKKS consuming several primes per rescale) run Lattigo's.
+func (w *worker) rescaleInto(op0, opOut *rlwe.Ciphertext) error {
+	if op0.MetaData == nil || opOut.MetaData == nil {
+		return errors.New("cannot Rescale: op0.MetaData or opOut.MetaData is nil")
 	}
-	return out, err
+	level := op0.Level()
+	if level == 0 {
+		return errors.New("cannot rescale: op0 already at level 0")
+	}
+	ringQ := w.ecd.p.rlwe.RingQ().AtLevel(level)
+	qL := ringQ.SubRings[level].Modulus
+	if w.bgv != nil {
+		if w.bgv.ScaleInvariant {
+			return w.bgv.Rescale(op0, opOut)
+		}
+		if opOut.Level() < level-1 {
+			return errors.New("cannot rescale: opOut.Level() < op0.Level()-1")
+		}
+		n := len(opOut.Value)
+		if len(op0.Value) < n {
+			return w.bgv.Rescale(op0, opOut) // let Lattigo report it
+		}
+		engine.DivRoundByLastModulusNTT(ringQ, op0.Value[:n], opOut.Value)
+		opOut.Resize(opOut.Degree(), level-1)
+		*opOut.MetaData = *op0.MetaData
+		opOut.Scale = op0.Scale.Div(w.ecd.p.bgv.NewScale(qL))
+		return nil
+	}
+	if w.ecd.p.ckks.LevelsConsumedPerRescaling() != 1 || !op0.IsNTT {
+		return w.ckks.Rescale(op0, opOut)
+	}
+	if op0 != opOut {
+		opOut.Resize(op0.Degree(), level-1)
+	}
+	*opOut.MetaData = *op0.MetaData
+	opOut.Scale = opOut.Scale.Div(rlwe.NewScale(qL))
+	engine.DivRoundByLastModulusNTT(ringQ, op0.Value[:len(opOut.Value)], opOut.Value)
+	if op0 == opOut {
+		opOut.Resize(op0.Degree(), level-1)
+	}
+	return nil
 }
 
 // Add returns a + b.
@@ -282,17 +349,23 @@ func (e *Evaluator) Mul(a, b *Ciphertext) (*Ciphertext, error) {
 		if a.Level() == 0 || b.Level() == 0 {
 			return nil, ErrLevel
 		}
+		// Tensor (degree 2), then relinearise with the engine: the same
+		// bytes as Lattigo's MulRelinNew, with the key switch routed.
 		var prod *rlwe.Ciphertext
 		var err error
 		if w.bgv != nil {
-			prod, err = w.bgv.MulRelinNew(a.ct, b.ct)
+			prod, err = w.bgv.MulNew(a.ct, b.ct)
 		} else {
-			prod, err = w.ckks.MulRelinNew(a.ct, b.ct)
+			prod, err = w.ckks.MulNew(a.ct, b.ct)
 		}
 		if err != nil {
 			return nil, err
 		}
-		return w.rescale(prod)
+		lin, err := w.relinearize(prod, e.evk.RelinearizationKey)
+		if err != nil {
+			return nil, err
+		}
+		return w.rescale(lin)
 	}, a, b)
 }
 
@@ -306,10 +379,13 @@ func (e *Evaluator) Rotate(a *Ciphertext, k int) (*Ciphertext, error) {
 		if el := e.p.GaloisElementsForRotations([]int{k})[0]; !e.gal[el] && el != 1 {
 			return nil, fmt.Errorf("no galois key for rotation %d (element %d)", k, el)
 		}
-		if w.bgv != nil {
-			return w.bgv.RotateColumnsNew(a.ct, k)
+		// Lattigo's RotateColumnsNew / RotateNew (Automorphism by
+		// GaloisElement(k)), with the engine's key switch.
+		out := rlwe.NewCiphertext(e.p.rlwe, a.ct.Degree(), a.ct.Level())
+		if err := w.keySwitcher().Automorphism(a.ct, e.p.rlwe.GaloisElement(k), out); err != nil {
+			return nil, err
 		}
-		return w.ckks.RotateNew(a.ct, k)
+		return out, nil
 	}, a)
 }
 

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/luxfi/lattice/v7/core/rlwe"
-	"github.com/luxfi/lattice/v7/ring"
-	"github.com/luxfi/lattice/v7/ring/ringqp"
+	"github.com/tuneinsight/lattigo/v6/core/rlwe"
+	"github.com/tuneinsight/lattigo/v6/ring"
+	"github.com/tuneinsight/lattigo/v6/ring/ringqp"
+
+	"github.com/fhegate/fhegate/fhe/engine"
 )
 
 // Fast evaluation paths: hoisted and lazy key switching.
@@ -77,12 +79,12 @@ func HoistedRotationSum(ev *rlwe.Evaluator, ct *rlwe.Ciphertext, galEls []uint64
 		out.Value[0].Zero()
 		out.Value[1].Zero()
 	} else {
-		ev.DecomposeNTT(levelQ, levelP, levelP+1, ct.Value[1], true, s.decomp)
+		engine.DecomposeNTT(ev, levelQ, levelP, levelP+1, ct.Value[1], true, s.decomp) // Lattigo's DecomposeNTT, transforms batched
 		if err := s.accumulate(ev, p, ct, galEls); err != nil {
 			return err
 		}
 		out.IsNTT = true
-		ev.ModDown(levelQ, levelP, s.acc, out)
+		engine.ModDown(ev, levelQ, levelP, s.acc, out) // Lattigo's ModDown, transforms batched
 		rq.Add(out.Value[0], s.c0, out.Value[0])
 	}
 	for range self {
@@ -390,7 +392,7 @@ func (e *Evaluator) RotateMany(a *Ciphertext, steps []int) (outs []*Ciphertext, 
 			out.Copy(a.ct)
 		} else {
 			if !decomposed {
-				ev.DecomposeNTT(level, levelP, levelP+1, a.ct.Value[1], a.ct.IsNTT, s.decomp)
+				engine.DecomposeNTT(ev, level, levelP, levelP+1, a.ct.Value[1], a.ct.IsNTT, s.decomp)
 				decomposed = true
 			}
 			if err := ev.AutomorphismHoisted(level, a.ct, s.decomp, el, out); err != nil {
@@ -448,8 +450,8 @@ func (e *Evaluator) InnerProduct(as, bs []*Ciphertext) (*Ciphertext, error) {
 				return nil, err
 			}
 		}
-		lin := rlwe.NewCiphertext(e.p.rlwe, 1, level)
-		if err := w.rlweEval().Relinearize(acc, lin); err != nil {
+		lin, err := w.relinearize(acc, e.evk.RelinearizationKey)
+		if err != nil {
 			return nil, err
 		}
 		return w.rescale(lin)

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/luxfi/lattice/v7/core/rlwe"
-	"github.com/luxfi/lattice/v7/ring"
-	"github.com/luxfi/lattice/v7/ring/ringqp"
+	"github.com/tuneinsight/lattigo/v6/core/rlwe"
+	"github.com/tuneinsight/lattigo/v6/ring"
+	"github.com/tuneinsight/lattigo/v6/ring/ringqp"
 )
 
 // SecretKey is a party's RLWE secret. It never leaves its owner's machine

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/luxfi/lattice/v7/ring"
+	"github.com/tuneinsight/lattigo/v6/ring"
 
 	keccakpkg "github.com/fhegate/fhegate/internal/keccak"
 )

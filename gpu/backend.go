@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/luxfi/lattice/v7/ring"
+	"github.com/tuneinsight/lattigo/v6/ring"
 )
 
 // Direction selects the forward (SubRing.NTT) or inverse (SubRing.INTT)

@@ -10,14 +10,17 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/fhegate/fhegate/fhe"
+	"github.com/fhegate/fhegate/fhe/engine"
 	"github.com/fhegate/fhegate/fhe/fhetest"
 	"github.com/fhegate/fhegate/fhe/workloads"
 	"github.com/fhegate/fhegate/gpu"
 )
 
 // BenchmarkDispatcherOverhead compares plain Lattigo ("plain": no dispatcher)
-// with a dispatcher installed but no accelerator armed ("installed"), on a
-// bare SubRing.NTT and on an FHE multiply through package fhe. The claim in
+// with a dispatcher installed but no accelerator armed ("installed"), on one
+// engine batch of a single transform (the dispatcher's per-batch cost) and
+// on an FHE multiply through package fhe (whose relinearisation is the
+// engine's key switch). The claim in
 // docs/LP-137.md ("GPU gate") (≤ 2 %) comes from:
 //
 //	go test -run '^$' -bench DispatcherOverhead -benchtime 200x -count 5 ./gpu/
@@ -30,17 +33,17 @@ func BenchmarkDispatcherOverhead(b *testing.B) {
 
 	for _, logN := range []int{4, 12, 14} {
 		s := newRing(b, 1<<logN, false).SubRings[0]
-		in := randPoly(s, 1)
-		out := make([]uint64, s.N)
+		x := randPoly(s, 1)
+		jobs := []engine.Job{{S: s, Src: x, Dst: x}}
 		for _, m := range modes {
 			b.Run("NTT/N=2^"+itoa(logN)+"/"+m.name, func(b *testing.B) {
+				route := engine.RunLattigo
 				if m.install {
-					require.NoError(b, d.Install())
-					defer d.Uninstall()
+					route = d.Transform
 				}
 				for i := 0; i < b.N; i++ {
-					s.NTT(in, out)
-					s.INTT(out, out)
+					route(false, false, jobs)
+					route(true, false, jobs)
 				}
 			})
 		}
@@ -80,8 +83,8 @@ func itoa(n int) string {
 // variant, insecure N=2^10 presets), plain Lattigo vs a dispatcher installed
 // with no accelerator armed, alternating the two every iteration (a shared
 // machine drifts; interleaving keeps drift out of the comparison). Reported:
-// the fastest plain and installed run, their ratio, and the hooked NTT calls
-// per run:
+// the fastest plain and installed run, their ratio, and the engine
+// transforms per run:
 //
 //	go test -run '^$' -bench WorkloadsOverhead -benchtime 40x ./gpu/
 func BenchmarkWorkloadsOverhead(b *testing.B) {
@@ -117,7 +120,7 @@ func BenchmarkWorkloadsOverhead(b *testing.B) {
 			b.ReportMetric(float64(plain.Nanoseconds()), "plain-best-ns")
 			b.ReportMetric(float64(inst.Nanoseconds()), "installed-best-ns")
 			b.ReportMetric(100*(float64(inst)/float64(plain)-1), "overhead-%")
-			b.ReportMetric(float64(d.Stats()[0].Polys)/float64(b.N), "hooked-NTTs/op")
+			b.ReportMetric(float64(d.RouterStats().Transforms)/float64(b.N), "engine-transforms/op")
 		})
 	}
 }

@@ -4,7 +4,7 @@ import (
 	"runtime"
 	"sync"
 
-	"github.com/luxfi/lattice/v7/ring"
+	"github.com/tuneinsight/lattigo/v6/ring"
 )
 
 // CPUName is the name of the always-available CPU backend.

@@ -5,20 +5,11 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
-	"time"
 
-	"github.com/luxfi/lattice/v7/ring"
+	"github.com/tuneinsight/lattigo/v6/ring"
 	"go.uber.org/zap"
-)
 
-// Default coalescing parameters.
-const (
-	// DefaultWindow bounds how long a batch leader waits for concurrent
-	// callers to join. Only callers that found other NTTs in flight on the
-	// same SubRing ever wait; a lone caller never does.
-	DefaultWindow = 200 * time.Microsecond
-	// DefaultMaxBatch closes a batch early.
-	DefaultMaxBatch = 2048
+	"github.com/fhegate/fhegate/fhe/engine"
 )
 
 // Options configure a Dispatcher.
@@ -35,9 +26,6 @@ type Options struct {
 	// polynomials to the (armed) accelerator regardless of the table; for
 	// tests and calibration only.
 	ForceThreshold int
-	// Window and MaxBatch tune coalescing (0: defaults).
-	Window   time.Duration
-	MaxBatch int
 	// SelfTestSeed seeds the arming self-test vectors.
 	SelfTestSeed uint64
 }
@@ -66,9 +54,11 @@ type Status struct {
 	Table          *Table         `json:"table,omitempty"`
 	ForceThreshold int            `json:"force_threshold,omitempty"`
 	Stats          []BackendStats `json:"stats"`
+	Router         RouterStats    `json:"router"`
 }
 
-// Dispatcher routes Lattigo's SubRing NTTs: see the package documentation.
+// Dispatcher is the router behind fhegate's engine seam (engine.Router):
+// see the package documentation.
 type Dispatcher struct {
 	log      *zap.Logger
 	cpu      *CPU
@@ -80,39 +70,17 @@ type Dispatcher struct {
 	tableSrc string
 	rawTable *Table
 	force    int
-	window   time.Duration
-	maxBatch int
 
 	routing atomic.Bool // armed && some N has a threshold
 
 	mu       sync.Mutex
-	keys     map[subKey]*keyState
-	verified map[Key]int8 // 0 unknown, 1 proved on first use, -1 mismatch (CPU forever)
+	params   map[*ring.SubRing]*Params // nil entry: unsupported SubRing
+	verified map[Key]int8              // 0 unknown, 1 proved on first use, -1 mismatch (CPU forever)
 
 	cpuStats, accelStats counters
-}
-
-type subKey struct {
-	s   *ring.SubRing
-	dir Direction
-}
-
-type keyState struct {
-	dir       Direction
-	params    *Params
-	threshold int // 0: never accelerate
-	active    int // callers inside the dispatcher for this key
-	open      *group
-}
-
-type call struct{ src, dst []uint64 }
-
-type group struct {
-	calls    []call
-	isClosed bool
-	closed   chan struct{} // closed when no more members may join
-	done     chan struct{} // closed when handled is final
-	handled  bool          // true: dst written; false: each member runs Lattigo itself
+	batches, transforms  atomic.Uint64
+	routed               atomic.Uint64
+	sizes                sizeHistogram
 }
 
 // NewDispatcher arms the accelerator (if any) by SelfTest and decides which
@@ -125,19 +93,11 @@ func NewDispatcher(o Options) *Dispatcher {
 		tableSrc: o.TableSource,
 		rawTable: o.Table,
 		force:    o.ForceThreshold,
-		window:   o.Window,
-		maxBatch: o.MaxBatch,
-		keys:     map[subKey]*keyState{},
+		params:   map[*ring.SubRing]*Params{},
 		verified: map[Key]int8{},
 	}
 	if d.log == nil {
 		d.log = zap.NewNop()
-	}
-	if d.window <= 0 {
-		d.window = DefaultWindow
-	}
-	if d.maxBatch <= 0 {
-		d.maxBatch = DefaultMaxBatch
 	}
 	switch a := o.Accelerator; {
 	case a == nil:
@@ -197,7 +157,7 @@ func (d *Dispatcher) Threshold(n int) (int, bool) {
 func (d *Dispatcher) Status() Status {
 	return Status{
 		Accelerator: d.accelNm, Armed: d.armed, Routing: d.routing.Load(), Reason: d.reason,
-		TableSource: d.tableSrc, Table: d.rawTable, ForceThreshold: d.force, Stats: d.Stats(),
+		TableSource: d.tableSrc, Table: d.rawTable, ForceThreshold: d.force, Stats: d.Stats(), Router: d.RouterStats(),
 	}
 }
 
@@ -211,36 +171,100 @@ func (d *Dispatcher) Stats() []BackendStats {
 	return s
 }
 
-// Pending returns how many callers are waiting in open (not yet closed)
-// batches; for tests and diagnostics.
-func (d *Dispatcher) Pending() int {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	n := 0
-	for _, ks := range d.keys {
-		if ks.open != nil {
-			n += len(ks.open.calls)
-		}
-	}
-	return n
+// RouterStats are the counters of the engine seam: every batch the engine
+// handed over, how many per-limb transforms it held, how many of those the
+// accelerator ran, and the batch size (transforms per batch) distribution.
+type RouterStats struct {
+	Batches     uint64 `json:"batches"`
+	Transforms  uint64 `json:"transforms"`
+	Routed      uint64 `json:"routed"`
+	MedianBatch int    `json:"median_batch"`
+	P95Batch    int    `json:"p95_batch"`
 }
 
-// ----- the process-global ring hook ------------------------------------------
+// RoutedFraction is Routed / Transforms (0 when nothing was seen).
+func (s RouterStats) RoutedFraction() float64 {
+	if s.Transforms == 0 {
+		return 0
+	}
+	return float64(s.Routed) / float64(s.Transforms)
+}
+
+// RouterStats returns the seam counters.
+func (d *Dispatcher) RouterStats() RouterStats {
+	med, p95 := d.sizes.quantiles()
+	return RouterStats{Batches: d.batches.Load(), Transforms: d.transforms.Load(), Routed: d.routed.Load(),
+		MedianBatch: med, P95Batch: p95}
+}
+
+// ResetRouterStats zeroes the seam counters (RouterStats), e.g. between
+// benchmark cases. Counts of batches running meanwhile may be split.
+func (d *Dispatcher) ResetRouterStats() {
+	d.batches.Store(0)
+	d.transforms.Store(0)
+	d.routed.Store(0)
+	for i := range d.sizes.n {
+		d.sizes.n[i].Store(0)
+	}
+}
+
+// maxTrackedBatch bounds the exact part of the batch-size histogram; larger
+// batches are counted as maxTrackedBatch.
+const maxTrackedBatch = 4096
+
+type sizeHistogram struct {
+	n [maxTrackedBatch + 1]atomic.Uint64
+}
+
+func (h *sizeHistogram) record(b int) {
+	if b > maxTrackedBatch {
+		b = maxTrackedBatch
+	}
+	h.n[b].Add(1)
+}
+
+// quantiles returns the median and the 95th percentile (nearest rank).
+func (h *sizeHistogram) quantiles() (med, p95 int) {
+	var counts [maxTrackedBatch + 1]uint64
+	var total uint64
+	for i := range counts {
+		counts[i] = h.n[i].Load()
+		total += counts[i]
+	}
+	if total == 0 {
+		return 0, 0
+	}
+	rank := func(q float64) int {
+		want := uint64(q*float64(total) + 0.999999)
+		if want == 0 {
+			want = 1
+		}
+		var acc uint64
+		for i, c := range counts {
+			acc += c
+			if acc >= want {
+				return i
+			}
+		}
+		return maxTrackedBatch
+	}
+	return rank(0.5), rank(0.95)
+}
+
+// ----- installation ---------------------------------------------------------
 
 var (
-	hookOnce  sync.Once
 	installMu sync.Mutex
 	current   atomic.Pointer[Dispatcher]
 )
 
-// ErrInstalled is returned by Install when another dispatcher owns the hook.
+// ErrInstalled is returned by Install when another dispatcher is installed.
 var ErrInstalled = errors.New("gpu: another dispatcher is installed")
 
-// Install makes d the process's NTT dispatcher. Lattigo's hook is a
-// process-global, set once (the first Install) to a trampoline that reads
-// the current dispatcher atomically, so Install/Uninstall are race-free with
-// concurrent NTTs afterwards; call the first Install before NTT work starts.
-// Exactly one dispatcher may be installed; its owner must Uninstall it.
+// Install makes d the router of fhegate's engine (engine.SetRouter): the
+// batched transforms of every key switch the engine runs go through d from
+// now on. Exactly one dispatcher may be installed; its owner must Uninstall
+// it. Install and Uninstall are safe while evaluations run.
 func (d *Dispatcher) Install() error {
 	installMu.Lock()
 	defer installMu.Unlock()
@@ -250,17 +274,18 @@ func (d *Dispatcher) Install() error {
 		}
 		return ErrInstalled
 	}
-	hookOnce.Do(func() { ring.SetGPUDispatchers(hookForward, hookInverse) })
 	current.Store(d)
+	engine.SetRouter(d)
 	return nil
 }
 
 // Uninstall removes d if it is installed (else it is a no-op). Afterwards
-// every NTT runs Lattigo's Go path; the trampoline costs one atomic load.
+// the engine runs Lattigo's own per-limb transforms.
 func (d *Dispatcher) Uninstall() {
 	installMu.Lock()
 	defer installMu.Unlock()
 	if current.Load() == d {
+		engine.SetRouter(nil)
 		current.Store(nil)
 	}
 }
@@ -268,143 +293,107 @@ func (d *Dispatcher) Uninstall() {
 // Installed returns the installed dispatcher, or nil.
 func Installed() *Dispatcher { return current.Load() }
 
-func hookForward(s *ring.SubRing, src, dst []uint64) bool {
-	if d := current.Load(); d != nil {
-		return d.handle(Forward, s, src, dst)
-	}
-	return false
-}
+// ----- routing ---------------------------------------------------------------
 
-func hookInverse(s *ring.SubRing, src, dst []uint64) bool {
-	if d := current.Load(); d != nil {
-		return d.handle(Inverse, s, src, dst)
-	}
-	return false
-}
-
-// ----- coalescing --------------------------------------------------------------
-
-// handle is the ring hook: true means dst holds the result; false means the
-// caller runs Lattigo's Go NTT (the CPU route).
-func (d *Dispatcher) handle(dir Direction, s *ring.SubRing, src, dst []uint64) bool {
-	if !d.routing.Load() || s == nil || len(src) != s.N || len(dst) != s.N {
-		d.cpuStats.batches.Add(1)
-		d.cpuStats.polys.Add(1)
-		return false
-	}
-	d.mu.Lock()
-	k := subKey{s, dir}
-	ks := d.keys[k]
-	if ks == nil {
-		if len(d.keys) >= maxKeys {
-			d.pruneLocked()
-		}
-		ks = &keyState{dir: dir}
-		if p, err := ParamsOf(s); err == nil {
-			ks.params = p
-			ks.threshold = d.threshold(p.N)
-		}
-		d.keys[k] = ks
-	}
-	if ks.threshold == 0 || d.verified[ks.params.Key()] < 0 {
-		d.mu.Unlock()
-		d.cpuStats.batches.Add(1)
-		d.cpuStats.polys.Add(1)
-		return false
-	}
-	ks.active++
-	me := call{src, dst}
-	if g := ks.open; g != nil { // join the batch being formed
-		g.calls = append(g.calls, me)
-		if len(g.calls) >= d.maxBatch || len(g.calls) == ks.active {
-			closeGroup(ks, g)
-		}
-		d.mu.Unlock()
-		<-g.done
-		d.leave(ks)
-		return g.handled
-	}
-	g := &group{calls: []call{me}, closed: make(chan struct{}), done: make(chan struct{})}
-	if ks.active == 1 || ks.active < ks.threshold {
-		// A lone caller (or too few callers in flight to ever reach the
-		// threshold) never waits.
-		g.isClosed = true
-		d.mu.Unlock()
-	} else {
-		ks.open = g
-		d.mu.Unlock()
-		t := time.NewTimer(d.window)
-		select {
-		case <-g.closed:
-		case <-t.C:
-		}
-		t.Stop()
-		d.mu.Lock()
-		if !g.isClosed {
-			closeGroup(ks, g)
-		}
-		d.mu.Unlock()
-	}
-	g.handled = d.runGroup(ks, g)
-	close(g.done)
-	d.leave(ks)
-	return g.handled
-}
-
-// maxKeys bounds the per-SubRing state: rings that come and go (temporary
+// maxKeys bounds the per-SubRing cache: rings that come and go (temporary
 // rings built by callers) must not pin memory forever.
 const maxKeys = 1024
 
-// pruneLocked forgets idle SubRings; their state is rebuilt on next use.
-func (d *Dispatcher) pruneLocked() {
-	for k, ks := range d.keys {
-		if ks.active == 0 && ks.open == nil {
-			delete(d.keys, k)
-		}
-	}
-}
-
-func closeGroup(ks *keyState, g *group) {
-	g.isClosed = true
-	if ks.open == g {
-		ks.open = nil
-	}
-	close(g.closed)
-}
-
-func (d *Dispatcher) leave(ks *keyState) {
+// paramsOf returns the cached NTT constants of s (nil: unsupported).
+func (d *Dispatcher) paramsOf(s *ring.SubRing) *Params {
 	d.mu.Lock()
-	ks.active--
-	if g := ks.open; g != nil && len(g.calls) >= ks.active {
-		closeGroup(ks, g) // everyone still inside has joined: no one left to wait for
+	defer d.mu.Unlock()
+	p, ok := d.params[s]
+	if !ok {
+		if len(d.params) >= maxKeys {
+			clear(d.params)
+		}
+		p, _ = ParamsOf(s)
+		d.params[s] = p
 	}
-	d.mu.Unlock()
+	return p
 }
 
-func (d *Dispatcher) runGroup(ks *keyState, g *group) bool {
-	src := make([][]uint64, len(g.calls))
-	dst := make([][]uint64, len(g.calls))
-	for i, c := range g.calls {
-		src[i], dst[i] = c.src, c.dst
+// Transform implements engine.Router. The batch is split by modulus; each
+// modulus's B transforms go to the armed accelerator iff B reaches the
+// threshold for N (crossover table, or the forced threshold), else they run
+// Lattigo's own per-limb transform (NTTLazy/INTTLazy where the engine asked
+// for lazy). Nothing waits for other callers: a batch is what the engine
+// formed.
+func (d *Dispatcher) Transform(inverse, lazy bool, jobs []engine.Job) {
+	n := uint64(len(jobs))
+	if n == 0 {
+		return
 	}
-	if len(src) < ks.threshold {
+	d.batches.Add(1)
+	d.transforms.Add(n)
+	d.sizes.record(len(jobs))
+	if !d.routing.Load() {
+		engine.RunLattigo(inverse, lazy, jobs)
 		d.cpuStats.batches.Add(1)
-		d.cpuStats.polys.Add(uint64(len(src)))
-		return false
+		d.cpuStats.polys.Add(n)
+		return
 	}
-	return d.accelerate(ks.dir, ks.params, src, dst)
+	dir := Forward
+	if inverse {
+		dir = Inverse
+	}
+	// Group by SubRing in order of first appearance.
+	type group struct {
+		s   *ring.SubRing
+		idx []int
+	}
+	var groups []group
+	at := map[*ring.SubRing]int{}
+	for i, j := range jobs {
+		g, ok := at[j.S]
+		if !ok {
+			g = len(groups)
+			at[j.S] = g
+			groups = append(groups, group{s: j.S})
+		}
+		groups[g].idx = append(groups[g].idx, i)
+	}
+	for _, g := range groups {
+		if p := d.paramsOf(g.s); p != nil {
+			if t := d.threshold(p.N); t > 0 && len(g.idx) >= t {
+				src := make([][]uint64, len(g.idx))
+				dst := make([][]uint64, len(g.idx))
+				for k, i := range g.idx {
+					src[k], dst[k] = jobs[i].Src, jobs[i].Dst
+				}
+				if CheckBatch(p, src, dst) == nil {
+					if handled, onAccel := d.accelerate(dir, p, src, dst); handled {
+						if onAccel {
+							d.routed.Add(uint64(len(g.idx)))
+						}
+						continue
+					}
+				}
+			}
+		}
+		sub := make([]engine.Job, len(g.idx))
+		for k, i := range g.idx {
+			sub[k] = jobs[i]
+		}
+		engine.RunLattigo(inverse, lazy, sub)
+		d.cpuStats.batches.Add(1)
+		d.cpuStats.polys.Add(uint64(len(sub)))
+	}
 }
 
 // accelerate runs one batch on the armed accelerator. The first batch of
 // every (N, q) is also computed on the CPU and compared; a mismatch turns the
 // accelerator off for that (N, q) for the life of the dispatcher. It returns
-// false, with dst untouched, when the caller must compute on the CPU.
-func (d *Dispatcher) accelerate(dir Direction, p *Params, src, dst [][]uint64) bool {
+// handled=false, with dst untouched, when the caller must compute on the
+// CPU; onAccel reports whether dst holds the accelerator's output (false
+// when a first-use mismatch left the CPU result there).
+func (d *Dispatcher) accelerate(dir Direction, p *Params, src, dst [][]uint64) (handled, onAccel bool) {
 	d.mu.Lock()
 	state := d.verified[p.Key()]
 	d.mu.Unlock()
 	if state < 0 {
-		return false
+		return false, false
 	}
 	var ref [][]uint64
 	if state == 0 {
@@ -413,14 +402,14 @@ func (d *Dispatcher) accelerate(dir Direction, p *Params, src, dst [][]uint64) b
 			ref[i] = make([]uint64, p.N)
 		}
 		if err := d.cpu.NTT(dir, p, src, ref); err != nil {
-			return false
+			return false, false
 		}
 	}
 	if err := d.accel.NTT(dir, p, src, dst); err != nil {
 		d.accelStats.fallbacks.Add(1)
 		d.log.Warn("gpu: accelerator batch failed; CPU fallback", zap.String("backend", d.accelNm),
 			zap.Int("n", p.N), zap.Int("batch", len(src)), zap.Error(err))
-		return false
+		return false, false
 	}
 	if ref != nil {
 		ok := true
@@ -441,24 +430,27 @@ func (d *Dispatcher) accelerate(dir Direction, p *Params, src, dst [][]uint64) b
 			d.accelStats.fallbacks.Add(1)
 			d.log.Error("gpu: accelerator output differs from Lattigo; disabled for this modulus",
 				zap.String("backend", d.accelNm), zap.Int("n", p.N), zap.Uint64("q", p.Q), zap.Stringer("dir", dir))
-			return true
+			return true, false
 		}
 	}
 	d.accelStats.batches.Add(1)
 	d.accelStats.polys.Add(uint64(len(src)))
-	return true
+	return true, true
 }
 
-// RouteBatch transforms an explicit batch, routed exactly as a coalesced
-// batch of the same size would be: accelerator iff armed and
+// RouteBatch transforms an explicit batch of one (N, q), routed exactly as
+// an engine batch with B transforms of that modulus would be: accelerator iff armed and
 // len(src) ≥ threshold(N), else the CPU backend. It returns the backend used.
 func (d *Dispatcher) RouteBatch(dir Direction, p *Params, src, dst [][]uint64) (string, error) {
 	if err := CheckBatch(p, src, dst); err != nil {
 		return "", err
 	}
 	if t := d.threshold(p.N); t > 0 && len(src) >= t {
-		if d.accelerate(dir, p, src, dst) {
-			return d.accelNm, nil
+		if handled, onAccel := d.accelerate(dir, p, src, dst); handled {
+			if onAccel {
+				return d.accelNm, nil
+			}
+			return CPUName, nil
 		}
 	}
 	d.cpuStats.batches.Add(1)

@@ -3,16 +3,15 @@ package gpu_test
 import (
 	"errors"
 	"sync"
-	"sync/atomic"
 	"testing"
-	"time"
 
-	"github.com/luxfi/lattice/v7/ring"
 	"github.com/stretchr/testify/require"
+	"github.com/tuneinsight/lattigo/v6/ring"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/fhegate/fhegate/fhe/engine"
 	"github.com/fhegate/fhegate/gpu"
 	"github.com/fhegate/fhegate/gpu/kernels"
 )
@@ -23,20 +22,13 @@ type fake struct {
 	corruptAll bool
 	corruptQ   uint64 // corrupt output only for this modulus
 	fail       bool
-	gate       chan struct{} // if set, the first call blocks until closed
-	once       sync.Once
 	mu         sync.Mutex
 	sizes      []int
-	entered    atomic.Int32
 }
 
 func (f *fake) Name() string { return "fake" }
 
 func (f *fake) NTT(dir gpu.Direction, p *gpu.Params, src, dst [][]uint64) error {
-	f.entered.Add(1)
-	if f.gate != nil {
-		f.once.Do(func() { <-f.gate })
-	}
 	if f.fail {
 		return errors.New("injected device error")
 	}
@@ -151,22 +143,31 @@ func TestInstallOwnership(t *testing.T) {
 	b.Uninstall()
 }
 
-func TestLoneCallerForcedToAccelerator(t *testing.T) {
+// transform hands d one engine batch: the NTT (or INTT) of every poly in
+// place, on SubRing s.
+func transform(d *gpu.Dispatcher, s *ring.SubRing, inverse, lazy bool, polys ...[]uint64) {
+	jobs := make([]engine.Job, len(polys))
+	for i, p := range polys {
+		jobs[i] = engine.Job{S: s, Src: p, Dst: p}
+	}
+	d.Transform(inverse, lazy, jobs)
+}
+
+func TestSingleTransformForcedToAccelerator(t *testing.T) {
 	f := &fake{}
-	d := gpu.NewDispatcher(gpu.Options{Log: zaptest.NewLogger(t), Accelerator: f, ForceThreshold: 1, Window: time.Hour})
+	d := gpu.NewDispatcher(gpu.Options{Log: zaptest.NewLogger(t), Accelerator: f, ForceThreshold: 1})
 	f.reset()
-	install(t, d)
-	r := newRing(t, 1<<10, false)
-	s := r.SubRings[0]
+	s := newRing(t, 1<<10, false).SubRings[0]
 	in := randPoly(s, 1)
-	out := make([]uint64, s.N)
-	s.NTT(in, out) // a lone caller: would deadlock with a one-hour window if it waited
-	require.Equal(t, lattigoNTT(s, gpu.Forward, in), out)
-	back := make([]uint64, s.N)
-	s.INTT(out, back)
-	require.Equal(t, in, back)
+	x := append([]uint64(nil), in...)
+	transform(d, s, false, false, x) // a lone batch of one runs at once: nothing to wait for
+	require.Equal(t, lattigoNTT(s, gpu.Forward, in), x)
+	transform(d, s, true, false, x)
+	require.Equal(t, in, x)
 	require.Equal(t, []int{1, 1}, f.batchSizes())
 	require.Equal(t, uint64(2), stat(d, "fake").Polys)
+	rs := d.RouterStats()
+	require.Equal(t, gpu.RouterStats{Batches: 2, Transforms: 2, Routed: 2, MedianBatch: 1, P95Batch: 1}, rs)
 }
 
 func TestBelowThresholdStaysOnCPU(t *testing.T) {
@@ -175,56 +176,67 @@ func TestBelowThresholdStaysOnCPU(t *testing.T) {
 	tab := &gpu.Table{Version: 1, Fingerprint: fp, Entries: []gpu.Entry{{LogN: 10, Crossover: intp(8)}}}
 	d := gpu.NewDispatcher(gpu.Options{Log: zaptest.NewLogger(t), Accelerator: f, Table: tab})
 	f.reset()
-	install(t, d)
 	for _, n := range []int{1 << 10, 1 << 11} { // 2^11: no entry → CPU
 		s := newRing(t, n, false).SubRings[0]
 		in := randPoly(s, 2)
-		out := make([]uint64, n)
-		s.NTT(in, out)
-		require.Equal(t, lattigoNTT(s, gpu.Forward, in), out)
+		x := append([]uint64(nil), in...)
+		transform(d, s, false, false, x)
+		require.Equal(t, lattigoNTT(s, gpu.Forward, in), x)
 	}
 	require.Empty(t, f.batchSizes())
 	require.Equal(t, uint64(2), stat(d, gpu.CPUName).Polys)
+	require.Zero(t, d.RouterStats().Routed)
 }
 
-// TestCoalescing: caller 1 occupies the accelerator (blocked inside it);
-// callers 2..K arrive meanwhile and form one group, which closes exactly when
-// caller 1 leaves (everyone left inside has joined). No timing assumptions:
-// the window is an hour.
-func TestCoalescing(t *testing.T) {
-	const K = 6
+// TestBatchSplitByModulus: one engine batch over two moduli reaches the
+// accelerator as one call per modulus, each with that modulus's polynomials;
+// a modulus whose share is below the crossover stays on the CPU.
+func TestBatchSplitByModulus(t *testing.T) {
 	f := &fake{}
-	d := gpu.NewDispatcher(gpu.Options{Log: zaptest.NewLogger(t), Accelerator: f, ForceThreshold: 1, Window: time.Hour})
-	install(t, d)
-	s := newRing(t, 1<<10, false).SubRings[0]
-	// Prove the (N, q) on first use before the gated call.
-	warm := make([]uint64, s.N)
-	s.NTT(randPoly(s, 99), warm)
+	fp := gpu.FingerprintOf(f)
+	tab := &gpu.Table{Version: 1, Fingerprint: fp, Entries: []gpu.Entry{{LogN: 10, Crossover: intp(3)}}}
+	d := gpu.NewDispatcher(gpu.Options{Log: zaptest.NewLogger(t), Accelerator: f, Table: tab})
 	f.reset()
-	f.entered.Store(0)
-	f.gate = make(chan struct{})
+	primes := gpu.SelfTestPrimes()
+	r, err := ring.NewRing(1<<10, primes[:2])
+	require.NoError(t, err)
+	s0, s1 := r.SubRings[0], r.SubRings[1]
+	var jobs []engine.Job
+	var want [][]uint64
+	for i := 0; i < 5; i++ { // 3 on s0, 2 on s1, interleaved
+		s := s0
+		if i%2 == 1 {
+			s = s1
+		}
+		x := randPoly(s, uint64(40+i))
+		want = append(want, lattigoNTT(s, gpu.Forward, x))
+		jobs = append(jobs, engine.Job{S: s, Src: x, Dst: x})
+	}
+	d.Transform(false, true, jobs) // lazy: outputs are only defined mod q
+	for i := range jobs {
+		q := jobs[i].S.Modulus
+		for k, v := range jobs[i].Dst {
+			require.Equal(t, want[i][k], v%q, "job %d coefficient %d", i, k)
+		}
+	}
+	require.Equal(t, []int{3}, f.batchSizes())
+	rs := d.RouterStats()
+	require.Equal(t, uint64(5), rs.Transforms)
+	require.Equal(t, uint64(3), rs.Routed)
+	require.Equal(t, 5, rs.MedianBatch)
+}
 
-	ins := make([][]uint64, K)
-	outs := make([][]uint64, K)
-	for i := range ins {
-		ins[i] = randPoly(s, uint64(i+10))
-		outs[i] = make([]uint64, s.N)
-	}
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() { defer wg.Done(); s.NTT(ins[0], outs[0]) }()
-	require.Eventually(t, func() bool { return f.entered.Load() == 1 }, 10*time.Second, time.Millisecond)
-	for i := 1; i < K; i++ {
-		wg.Add(1)
-		go func(i int) { defer wg.Done(); s.NTT(ins[i], outs[i]) }(i)
-	}
-	require.Eventually(t, func() bool { return d.Pending() == K-1 }, 10*time.Second, time.Millisecond)
-	close(f.gate)
-	wg.Wait()
-	for i := range ins {
-		require.Equal(t, lattigoNTT(s, gpu.Forward, ins[i]), outs[i], "caller %d", i)
-	}
-	require.Equal(t, []int{1, K - 1}, f.batchSizes())
+// TestLazyOnCPUIsLattigoLazy: with nothing armed, a lazy batch runs
+// SubRing.NTTLazy, byte for byte.
+func TestLazyOnCPUIsLattigoLazy(t *testing.T) {
+	d := gpu.NewDispatcher(gpu.Options{Log: zaptest.NewLogger(t)})
+	s := newRing(t, 1<<10, false).SubRings[0]
+	in := randPoly(s, 8)
+	want := make([]uint64, s.N)
+	s.NTTLazy(in, want)
+	x := append([]uint64(nil), in...)
+	transform(d, s, false, true, x)
+	require.Equal(t, want, x)
 }
 
 func TestFirstUseMismatchDisablesModulus(t *testing.T) {
@@ -235,16 +247,16 @@ func TestFirstUseMismatchDisablesModulus(t *testing.T) {
 	d := gpu.NewDispatcher(gpu.Options{Log: zap.New(core), Accelerator: f, ForceThreshold: 1})
 	require.True(t, d.Status().Armed)
 	f.reset()
-	install(t, d)
 	for i := 0; i < 3; i++ {
 		in := randPoly(s, uint64(i))
-		out := make([]uint64, s.N)
-		s.NTT(in, out)
-		require.Equal(t, lattigoNTT(s, gpu.Forward, in), out)
+		x := append([]uint64(nil), in...)
+		transform(d, s, false, false, x)
+		require.Equal(t, lattigoNTT(s, gpu.Forward, in), x)
 	}
 	require.Equal(t, []int{1}, f.batchSizes(), "only the first-use probe reaches the device")
 	require.Equal(t, uint64(1), stat(d, "fake").Fallbacks)
 	require.Equal(t, 1, logs.FilterLevelExact(zap.ErrorLevel).Len())
+	require.Zero(t, d.RouterStats().Routed)
 }
 
 func TestDeviceErrorFallsBack(t *testing.T) {
@@ -252,13 +264,23 @@ func TestDeviceErrorFallsBack(t *testing.T) {
 	d := gpu.NewDispatcher(gpu.Options{Log: zaptest.NewLogger(t), Accelerator: f, ForceThreshold: 1})
 	require.True(t, d.Status().Armed)
 	f.fail = true
-	install(t, d)
 	s := newRing(t, 1<<10, false).SubRings[0]
 	in := randPoly(s, 5)
-	out := make([]uint64, s.N)
-	s.NTT(in, out)
-	require.Equal(t, lattigoNTT(s, gpu.Forward, in), out)
+	x := append([]uint64(nil), in...)
+	transform(d, s, false, false, x)
+	require.Equal(t, lattigoNTT(s, gpu.Forward, in), x)
 	require.Equal(t, uint64(1), stat(d, "fake").Fallbacks)
+}
+
+// TestInstallSetsEngineRouter: Install makes the dispatcher the engine's
+// router, Uninstall gives the engine back its own transforms.
+func TestInstallSetsEngineRouter(t *testing.T) {
+	d := gpu.NewDispatcher(gpu.Options{Log: zaptest.NewLogger(t)})
+	require.Nil(t, engine.CurrentRouter())
+	install(t, d)
+	require.Same(t, d, engine.CurrentRouter())
+	d.Uninstall()
+	require.Nil(t, engine.CurrentRouter())
 }
 
 func TestRouteBatch(t *testing.T) {
@@ -296,15 +318,13 @@ func TestConjugateInvariantAndSmallRingsUntouched(t *testing.T) {
 	f := &fake{}
 	d := gpu.NewDispatcher(gpu.Options{Log: zaptest.NewLogger(t), Accelerator: f, ForceThreshold: 1})
 	f.reset()
-	install(t, d)
 	for _, r := range []*ring.Ring{newRing(t, 1<<10, true), newRing(t, 8, false)} {
 		s := r.SubRings[0]
 		in := randPoly(s, 3)
-		out := make([]uint64, s.N)
-		s.NTT(in, out)
-		back := make([]uint64, s.N)
-		s.INTT(out, back)
-		require.Equal(t, in, back)
+		x := append([]uint64(nil), in...)
+		transform(d, s, false, false, x)
+		transform(d, s, true, false, x)
+		require.Equal(t, in, x)
 	}
 	require.Empty(t, f.batchSizes())
 }
@@ -312,13 +332,21 @@ func TestConjugateInvariantAndSmallRingsUntouched(t *testing.T) {
 func TestSubRingStateIsBounded(t *testing.T) {
 	f := &fake{}
 	d := gpu.NewDispatcher(gpu.Options{Log: zaptest.NewLogger(t), Accelerator: f, ForceThreshold: 1})
-	install(t, d)
 	for i := 0; i < 1100; i++ {
 		s := newRing(t, 16, false).SubRings[0] // a fresh SubRing each time
 		in := randPoly(s, uint64(i))
-		out := make([]uint64, s.N)
-		s.NTT(in, out)
-		require.Equal(t, lattigoNTT(s, gpu.Forward, in), out)
+		x := append([]uint64(nil), in...)
+		transform(d, s, false, false, x)
+		require.Equal(t, lattigoNTT(s, gpu.Forward, in), x)
 	}
 	require.LessOrEqual(t, d.KeyCount(), 1024)
+}
+
+func TestResetRouterStats(t *testing.T) {
+	d := gpu.NewDispatcher(gpu.Options{Log: zaptest.NewLogger(t)})
+	s := newRing(t, 1<<10, false).SubRings[0]
+	transform(d, s, false, false, randPoly(s, 1), randPoly(s, 2))
+	require.Equal(t, gpu.RouterStats{Batches: 1, Transforms: 2, MedianBatch: 2, P95Batch: 2}, d.RouterStats())
+	d.ResetRouterStats()
+	require.Equal(t, gpu.RouterStats{}, d.RouterStats())
 }

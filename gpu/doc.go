@@ -1,11 +1,11 @@
 // Package gpu is fhegate's GPU gate: it decides, per batch, whether the
-// negacyclic number-theoretic transforms (NTTs) that Lattigo's ring layer
-// performs run on the CPU or on an accelerator, without ever changing one
-// output byte.
+// negacyclic number-theoretic transforms (NTTs) that fhegate's engine
+// (fhe/engine) gathers from a key switch run on the CPU or on an
+// accelerator, without ever changing one output byte.
 //
 // # The math
 //
-// Lattigo (github.com/luxfi/lattice/v7, ring package) represents a polynomial
+// Lattigo (github.com/tuneinsight/lattigo/v6, ring package) represents a polynomial
 // of Z_q[X]/(X^N+1) by its N coefficients and multiplies polynomials in the
 // evaluation domain. SubRing.NTT maps coefficients a_0..a_{N-1} to the
 // evaluations a(ψ^{2·brv(i)+1}) where ψ is a primitive 2N-th root of unity mod
@@ -36,11 +36,21 @@
 //     parallel across cores when B > 1. gpu/opencl and gpu/metal are the
 //     accelerators, gpu/native the C backend (AVX-512 IFMA where the CPU has
 //     it, else scalar C); they are the only packages that import "C".
-//   - Dispatcher is installed into ring.SetGPUDispatchers. It coalesces
-//     concurrent SubRing.NTT / SubRing.INTT calls on the same SubRing into one
-//     batch (bounded wait; a lone caller never waits) and routes the batch to
-//     the accelerator iff the accelerator is armed and B ≥ crossover(N) from
-//     the Table; otherwise every caller runs Lattigo's Go NTT itself.
+//   - Dispatcher is the router behind fhegate's engine seam (engine.Router;
+//     Install calls engine.SetRouter — upstream Lattigo has no ring hook, and
+//     a per-limb hook never formed a batch). The engine hands it whole
+//     batches: every per-limb transform of one key-switch step, all
+//     decomposition digits × all moduli of Q∪P. The dispatcher splits a batch
+//     by modulus and sends a modulus's B transforms to the accelerator iff
+//     the accelerator is armed and B ≥ crossover(N) from the Table;
+//     otherwise it runs Lattigo's own per-limb transform (NTTLazy/INTTLazy
+//     where the engine asked for lazy ones). No caller ever waits for a batch
+//     that will not form. RouterStats counts transforms seen and routed and
+//     the median and p95 batch size.
+//   - Lazy batches: the engine consumes them only through lazy Montgomery
+//     multiply-accumulates that end in a full reduction, so the reduced
+//     output of an accelerator gives the same bytes as Lattigo's NTTLazy
+//     (fhe/engine's tests prove it on every preset and level).
 //   - An accelerator is armed only after SelfTest proved it byte-identical to
 //     Lattigo on random vectors; the first accelerated batch of every new
 //     (N, q) is additionally checked against the CPU before its result is used.

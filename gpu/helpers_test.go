@@ -3,8 +3,8 @@ package gpu_test
 import (
 	"testing"
 
-	"github.com/luxfi/lattice/v7/ring"
 	"github.com/stretchr/testify/require"
+	"github.com/tuneinsight/lattigo/v6/ring"
 
 	"github.com/fhegate/fhegate/gpu"
 )

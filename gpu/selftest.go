@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
-	"github.com/luxfi/lattice/v7/ring"
+	"github.com/tuneinsight/lattigo/v6/ring"
 )
 
 // SelfTestPrimes are NTT-friendly primes (q ≡ 1 mod 2^18, so valid for every

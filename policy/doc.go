@@ -106,7 +106,7 @@
 //   - M. S. Paterson, L. J. Stockmeyer, SIAM J. Comput. 2(1):60–66, 1973.
 //   - I. Iliashenko, V. Zucca, "Faster homomorphic comparison operations for
 //     BGV and BFV", PoPETs 2021(3):246–264 (ePrint 2021/315).
-//   - Lattigo v6 (luxfi/lattice/v7 fork): circuits/common/polynomial,
+//   - Lattigo v6 (tuneinsight/lattigo/v6 v6.2.0): circuits/common/polynomial,
 //     baby-step giant-step evaluation with bignum.OptimalSplit.
 //   - Z. Brakerski, C. Gentry, V. Vaikuntanathan, "(Leveled) fully
 //     homomorphic encryption without bootstrapping", ITCS 2012 (BGV).

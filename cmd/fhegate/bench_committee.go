@@ -14,8 +14,8 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/luxfi/lattice/v7/multiparty/mpbgv"
-	"github.com/luxfi/lattice/v7/ring"
+	"github.com/tuneinsight/lattigo/v6/multiparty/mpbgv"
+	"github.com/tuneinsight/lattigo/v6/ring"
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
 

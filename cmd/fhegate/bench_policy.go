@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/fhegate/fhegate/fhe"
+	"github.com/fhegate/fhegate/gpu"
 	"github.com/fhegate/fhegate/policy"
 	"github.com/fhegate/fhegate/policy/eval"
 	"github.com/fhegate/fhegate/policy/examples"
@@ -38,6 +39,15 @@ type policyRow struct {
 	CtCt           int     `json:"ct_ct"`
 	Verified       bool    `json:"verified"` // every packed verdict decrypted and checked against the plaintext reference
 	Reps           int     `json:"reps"`
+	// Engine counters of one evaluation (the NTT dispatcher behind fhe/engine,
+	// --gpu-backend / --gpu-table): per-limb transforms the engine batched,
+	// how many the accelerator ran, the batches and their size.
+	EngineTransforms uint64 `json:"engine_transforms"`
+	Routed           uint64 `json:"routed"`
+	EngineBatches    uint64 `json:"engine_batches"`
+	MedianBatch      int    `json:"median_batch"`
+	P95Batch         int    `json:"p95_batch"`
+	Backend          string `json:"gpu_backend"`
 }
 
 // benchPolicyOptions are the flags of `fhegate bench policy`.
@@ -45,6 +55,7 @@ type benchPolicyOptions struct {
 	jsonPath string
 	quick    bool
 	names    []string
+	gpu      gpuFlags
 }
 
 func newBenchPolicyCmd(a *app) *cobra.Command {
@@ -68,6 +79,7 @@ request (the plan is slot-wise), and per_decision_ms = request_ms / decisions_pe
 	cmd.Flags().StringVar(&o.jsonPath, "json", "", "write the results as JSON to this file (- for stdout)")
 	cmd.Flags().BoolVar(&o.quick, "quick", false, "one repetition instead of best of 3")
 	cmd.Flags().StringSliceVar(&o.names, "policy", nil, "example policies to run (default: all)")
+	o.gpu.register(cmd)
 	return cmd
 }
 
@@ -80,6 +92,11 @@ func runBenchPolicy(ctx context.Context, log *zap.Logger, out io.Writer, o bench
 	if o.quick {
 		reps = 1
 	}
+	stopGPU, err := o.gpu.install(log)
+	if err != nil {
+		return err
+	}
+	defer stopGPU()
 	var rows []policyRow
 	for _, name := range names {
 		row, err := benchPolicy(ctx, log, name, reps)
@@ -89,10 +106,11 @@ func runBenchPolicy(ctx context.Context, log *zap.Logger, out io.Writer, o bench
 		rows = append(rows, row)
 	}
 	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(w, "policy\tpreset\tdepth\tct×ct\trequest ms\tcpu ms\test. ms\tdecisions/ct\tms/decision\tvs Lux 5.41 s\tgas\tgas/decision\t")
+	fmt.Fprintln(w, "policy\tpreset\tdepth\tct×ct\trequest ms\tcpu ms\test. ms\tdecisions/ct\tms/decision\tvs Lux 5.41 s\tgas\tgas/decision\ttransforms\trouted\tbatch p50/p95\t")
 	for _, r := range rows {
-		fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%.1f\t%.1f\t%.1f\t%d\t%.4f\t%.0f×\t%d\t%d\t\n", r.Policy, r.Preset, r.Depth, r.CtCt,
-			r.RequestMs, r.RequestCPUMs, r.EstimatedMs, r.DecisionsPerCt, r.PerDecisionMs, r.SpeedupVsLux, r.Gas, r.GasPerDecision)
+		fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%.1f\t%.1f\t%.1f\t%d\t%.4f\t%.0f×\t%d\t%d\t%d\t%d\t%d/%d\t\n", r.Policy, r.Preset, r.Depth, r.CtCt,
+			r.RequestMs, r.RequestCPUMs, r.EstimatedMs, r.DecisionsPerCt, r.PerDecisionMs, r.SpeedupVsLux, r.Gas, r.GasPerDecision,
+			r.EngineTransforms, r.Routed, r.MedianBatch, r.P95Batch)
 	}
 	if err := w.Flush(); err != nil {
 		return err
@@ -147,6 +165,10 @@ func benchPolicy(ctx context.Context, log *zap.Logger, name string, reps int) (p
 	if err != nil {
 		return policyRow{}, err
 	}
+	d := gpu.Installed()
+	if d != nil {
+		d.ResetRouterStats()
+	}
 	out, best, bestCPU, err := timePolicy(ctx, log, name, p, ev, cts, reps)
 	if err != nil {
 		return policyRow{}, err
@@ -170,13 +192,35 @@ func benchPolicy(ctx context.Context, log *zap.Logger, name string, reps int) (p
 	}
 	ms := float64(best.Microseconds()) / 1e3
 	per := ms / float64(p.Slots)
+	rs, backend := routerStats(d, reps)
 	return policyRow{
 		Policy: p.Name, Preset: p.PresetName, Depth: p.Depth,
 		RequestMs: round2(ms), RequestCPUMs: round2(float64(bestCPU.Microseconds()) / 1e3),
 		PerDecisionMs: float64(int64(per*1e5+0.5)) / 1e5, DecisionsPerCt: p.Slots,
 		SpeedupVsLux: float64(int64(luxPolicyMs/per + 0.5)), EstimatedMs: round2(p.EstimatedMillis()),
 		Gas: p.Gas(), GasPerDecision: p.GasPerDecision(), CtCt: p.Counts.CtCt, Verified: true, Reps: reps,
+		EngineTransforms: rs.Transforms, Routed: rs.Routed, EngineBatches: rs.Batches,
+		MedianBatch: rs.MedianBatch, P95Batch: rs.P95Batch, Backend: backend,
 	}, nil
+}
+
+// routerStats returns the dispatcher's counters per evaluation (reps of
+// them since the last reset) and the backend in force ("none" without a
+// dispatcher).
+func routerStats(d *gpu.Dispatcher, reps int) (gpu.RouterStats, string) {
+	var rs gpu.RouterStats
+	if d == nil {
+		return rs, "none"
+	}
+	rs = d.RouterStats()
+	rs.Transforms /= uint64(reps)
+	rs.Routed /= uint64(reps)
+	rs.Batches /= uint64(reps)
+	backend := gpu.CPUName
+	if st := d.Status(); st.Armed {
+		backend = st.Accelerator
+	}
+	return rs, backend
 }
 
 // timePolicy evaluates p on cts reps times with GOMAXPROCS(1) and returns

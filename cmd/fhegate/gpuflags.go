@@ -20,8 +20,8 @@ func (g *gpuFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&g.table, "gpu-table", "", "crossover table from fhegate calibrate (default: the embedded one, which routes everything to the CPU)")
 }
 
-// install puts the coalescing NTT dispatcher on Lattigo's ring hook for the
-// life of the process. An accelerator is used only if it passes its
+// install makes the NTT dispatcher the router of fhegate's engine
+// (engine.SetRouter) for the life of the process. An accelerator is used only if it passes its
 // self-test and only for batches at or above the table's crossover, so the
 // results are byte-identical either way.
 func (g *gpuFlags) install(log *zap.Logger) (func(), error) {

@@ -34,7 +34,7 @@ func newVersionCmd(_ *app) *cobra.Command {
 			}
 			out := cmd.OutOrStdout()
 			fmt.Fprintf(out, "fhegate %s (%s %s/%s)\n", v, runtime.Version(), runtime.GOOS, runtime.GOARCH)
-			for _, p := range []string{"github.com/luxfi/lattice/v7", "github.com/ava-labs/subnet-evm", "github.com/ava-labs/avalanchego", "github.com/ava-labs/libevm"} {
+			for _, p := range []string{"github.com/tuneinsight/lattigo/v6", "github.com/ava-labs/subnet-evm", "github.com/ava-labs/avalanchego", "github.com/ava-labs/libevm"} {
 				if dv, ok := deps[p]; ok {
 					fmt.Fprintf(out, "  %s %s\n", p, dv)
 				}

@@ -10,9 +10,9 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/luxfi/lattice/v7/core/rlwe"
-	"github.com/luxfi/lattice/v7/multiparty"
-	"github.com/luxfi/lattice/v7/utils/sampling"
+	"github.com/tuneinsight/lattigo/v6/core/rlwe"
+	"github.com/tuneinsight/lattigo/v6/multiparty"
+	"github.com/tuneinsight/lattigo/v6/utils/sampling"
 	"go.uber.org/zap"
 
 	"github.com/fhegate/fhegate/consensus/transport"

@@ -7,7 +7,7 @@ import (
 	"math/bits"
 	mrand "math/rand/v2"
 
-	"github.com/luxfi/lattice/v7/ring"
+	"github.com/tuneinsight/lattigo/v6/ring"
 )
 
 // The flooding sampler (one for every flooded share: threshold decryption

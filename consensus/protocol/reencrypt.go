@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/luxfi/lattice/v7/core/rlwe"
-	"github.com/luxfi/lattice/v7/multiparty"
-	"github.com/luxfi/lattice/v7/ring"
+	"github.com/tuneinsight/lattigo/v6/core/rlwe"
+	"github.com/tuneinsight/lattigo/v6/multiparty"
+	"github.com/tuneinsight/lattigo/v6/ring"
 	"go.uber.org/zap"
 
 	"github.com/fhegate/fhegate/consensus/transport"

@@ -8,8 +8,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/luxfi/lattice/v7/core/rlwe"
-	"github.com/luxfi/lattice/v7/utils/sampling"
+	"github.com/tuneinsight/lattigo/v6/core/rlwe"
+	"github.com/tuneinsight/lattigo/v6/utils/sampling"
 	"go.uber.org/zap"
 
 	"github.com/fhegate/fhegate/consensus/transport"
@@ -161,9 +161,11 @@ func Sanitise(p *fhe.Params, pk *fhe.PublicKey, ct *fhe.Ciphertext, seed [32]byt
 		return nil, err
 	}
 	in := ct.Lattigo()
-	z := rlwe.NewCiphertext(p.RLWE(), 1, ct.Level())
+	var z *rlwe.Ciphertext
 	if err := safe("sanitisation", func() error {
-		return rlwe.NewEncryptorFromPRNG(p.RLWE(), pk.Lattigo(), prng).EncryptZero(z)
+		var e error
+		z, e = encryptFromPRNG(p.RLWE(), pk.Lattigo(), rlwe.NewPlaintext(p.RLWE(), ct.Level()), prng)
+		return e
 	}); err != nil {
 		return nil, err
 	}

@@ -6,9 +6,9 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/luxfi/lattice/v7/core/rlwe"
-	"github.com/luxfi/lattice/v7/schemes/bgv"
-	"github.com/luxfi/lattice/v7/utils/sampling"
+	"github.com/tuneinsight/lattigo/v6/core/rlwe"
+	"github.com/tuneinsight/lattigo/v6/schemes/bgv"
+	"github.com/tuneinsight/lattigo/v6/utils/sampling"
 
 	"github.com/fhegate/fhegate/fhe"
 )
@@ -62,13 +62,12 @@ func SelfTest(ctx context.Context, g Group, km *KeyMaterial, key *ThresholdKey, 
 	ecd := bgv.NewEncoder(p.BGV())
 	var cts [3]*rlwe.Ciphertext
 	if err := safe("self-test encryption", func() error {
-		enc := rlwe.NewEncryptorFromPRNG(p.RLWE(), km.Public.Lattigo(), prng)
 		for i, v := range [][]uint64{a, b, cv} {
 			pt := bgv.NewPlaintext(p.BGV(), p.MaxLevel())
 			if err := ecd.Encode(v, pt); err != nil {
 				return err
 			}
-			ct, err := enc.EncryptNew(pt)
+			ct, err := encryptFromPRNG(p.RLWE(), km.Public.Lattigo(), pt, prng)
 			if err != nil {
 				return err
 			}

@@ -9,10 +9,10 @@ import (
 	"math/big"
 	"math/bits"
 
-	"github.com/luxfi/lattice/v7/core/rlwe"
-	"github.com/luxfi/lattice/v7/multiparty"
-	"github.com/luxfi/lattice/v7/ring"
-	"github.com/luxfi/lattice/v7/schemes/bgv"
+	"github.com/tuneinsight/lattigo/v6/core/rlwe"
+	"github.com/tuneinsight/lattigo/v6/multiparty"
+	"github.com/tuneinsight/lattigo/v6/ring"
+	"github.com/tuneinsight/lattigo/v6/schemes/bgv"
 	"golang.org/x/crypto/sha3"
 
 	"github.com/fhegate/fhegate/consensus/transport"

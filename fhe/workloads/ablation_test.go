@@ -4,7 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/luxfi/lattice/v7/schemes/ckks"
+	"github.com/tuneinsight/lattigo/v6/schemes/ckks"
 
 	"github.com/fhegate/fhegate/fhe"
 )

@@ -7,7 +7,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/luxfi/lattice/v7/core/rlwe"
+	"github.com/tuneinsight/lattigo/v6/core/rlwe"
 )
 
 // Result is one row of `fhegate bench workloads --json`.

@@ -6,11 +6,12 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"github.com/luxfi/lattice/v7/core/rlwe"
-	"github.com/luxfi/lattice/v7/schemes/bgv"
-	"github.com/luxfi/lattice/v7/schemes/ckks"
+	"github.com/tuneinsight/lattigo/v6/core/rlwe"
+	"github.com/tuneinsight/lattigo/v6/schemes/bgv"
+	"github.com/tuneinsight/lattigo/v6/schemes/ckks"
 
 	"github.com/fhegate/fhegate/fhe"
+	"github.com/fhegate/fhegate/fhe/engine"
 )
 
 // Variant selects one of the two implementations of a workload.
@@ -198,6 +199,7 @@ type mulLow struct {
 	t1  *rlwe.Ciphertext // degree 1, level 1
 	t2  *rlwe.Ciphertext // degree 2, level 1
 	t2r *rlwe.Ciphertext // degree 2, level 0
+	ks  *engine.KeySwitcher
 }
 
 func newMulLow(p ckks.Parameters) *mulLow {
@@ -224,19 +226,28 @@ func ckksMulLow(ev *ckks.Evaluator, b *mulLow, x, y, out *rlwe.Ciphertext, relin
 	if y != x {
 		yv = atLevel(y, 1)
 	}
-	if relinFirst {
-		if err := ev.MulRelin(xv, yv, b.t1); err != nil {
-			return err
-		}
-		return ev.Rescale(b.t1, out)
+	// Relinearisation is fhegate's engine key switch (byte-identical to
+	// Lattigo's MulRelin / Relinearize, transforms batched and routed).
+	rlk, err := ev.CheckAndGetRelinearizationKey()
+	if err != nil {
+		return err
+	}
+	if b.ks == nil {
+		b.ks = engine.NewKeySwitcher(*ev.GetRLWEParameters(), ev.Evaluator)
 	}
 	if err := ev.Mul(xv, yv, b.t2); err != nil {
 		return err
 	}
+	if relinFirst {
+		if err := b.ks.Relinearize(b.t2, rlk, b.t1); err != nil {
+			return err
+		}
+		return ev.Rescale(b.t1, out)
+	}
 	if err := ev.Rescale(b.t2, b.t2r); err != nil {
 		return err
 	}
-	return ev.Relinearize(b.t2r, out)
+	return b.ks.Relinearize(b.t2r, rlk, out)
 }
 
 // rotSumCKKS replaces acc by Σ_{k<n} rot(acc, k) with the log2(n)-step

@@ -6,8 +6,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/luxfi/lattice/v7/core/rlwe"
 	"github.com/stretchr/testify/require"
+	"github.com/tuneinsight/lattigo/v6/core/rlwe"
 
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/fhetest"

@@ -121,7 +121,7 @@ func NewDispatcher(c Config) (*gpu.Dispatcher, gpu.Backend) {
 }
 
 // Install builds the dispatcher (NewDispatcher) and installs it as the
-// process's NTT hook. The returned stop function uninstalls it and closes
+// router of fhegate's engine (engine.SetRouter). The returned stop function uninstalls it and closes
 // the accelerator; call it once, at shutdown. Use it from a process's main
 // (VM plugin, committee server), before any FHE work starts.
 func Install(c Config) (*gpu.Dispatcher, func(), error) {

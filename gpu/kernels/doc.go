@@ -11,6 +11,6 @@
 //     C++ with a shim on Linux by gpu/metal's tests.
 //
 // Schedule mirrors Lattigo's nttUnrolled16Lazy / inttLazyUnrolled16
-// (luxfi/lattice/v7 ring/ntt.go) stage by stage, and Emulator runs the exact
+// (tuneinsight/lattigo/v6 ring/ntt.go) stage by stage, and Emulator runs the exact
 // kernel code path in Go, so the schedule is tested without any device.
 package kernels

@@ -7,9 +7,9 @@ import (
 	"os"
 	"testing"
 
-	"github.com/luxfi/lattice/v7/ring"
-	"github.com/luxfi/lattice/v7/schemes/bgv"
-	"github.com/luxfi/lattice/v7/schemes/ckks"
+	"github.com/tuneinsight/lattigo/v6/ring"
+	"github.com/tuneinsight/lattigo/v6/schemes/bgv"
+	"github.com/tuneinsight/lattigo/v6/schemes/ckks"
 	"github.com/stretchr/testify/require"
 
 	"github.com/fhegate/fhegate/gpu"

@@ -1,0 +1,83 @@
+package engine
+
+import (
+	"sync/atomic"
+
+	"github.com/tuneinsight/lattigo/v6/ring"
+)
+
+// Job is one per-limb transform of a batch: S's NTT (or INTT) of Src into
+// Dst. Dst may alias Src; distinct jobs of one batch never overlap.
+type Job struct {
+	S        *ring.SubRing
+	Src, Dst []uint64
+}
+
+// Router receives the batched transforms of the engine. A batch is every
+// independent per-limb transform of one step of a key switch (all
+// decomposition digits × all moduli of Q∪P), in one direction.
+//
+// inverse selects SubRing.INTT (else SubRing.NTT). lazy means the engine
+// consumes the outputs only through lazy Montgomery multiply-accumulates
+// that end in a full reduction, so any output congruent mod q that is no
+// larger than Lattigo's lazy output is acceptable: Lattigo's
+// NTTLazy/INTTLazy, or the reduced transform (in [0, q)) that an accelerator proved
+// byte-identical to SubRing.NTT/INTT computes. Both give the same bytes once
+// the engine reduces (TestRelinearizeByteIdentical checks it on every preset
+// and level). A router must write every
+// Dst before it returns, and must not keep the slices.
+type Router interface {
+	Transform(inverse, lazy bool, jobs []Job)
+}
+
+type routerBox struct{ r Router }
+
+var current atomic.Pointer[routerBox]
+
+// SetRouter installs r as the process's router (nil: Lattigo's own per-limb
+// transforms). It is safe to call while evaluations run; a batch in flight
+// finishes on the router it started with.
+func SetRouter(r Router) {
+	if r == nil {
+		current.Store(nil)
+		return
+	}
+	current.Store(&routerBox{r})
+}
+
+// CurrentRouter returns the installed router, or nil.
+func CurrentRouter() Router {
+	if b := current.Load(); b != nil {
+		return b.r
+	}
+	return nil
+}
+
+// RunLattigo runs jobs exactly as Lattigo does when no router is installed:
+// one SubRing.NTT/NTTLazy/INTT/INTTLazy per job, in order.
+func RunLattigo(inverse, lazy bool, jobs []Job) {
+	for _, j := range jobs {
+		switch {
+		case !inverse && !lazy:
+			j.S.NTT(j.Src, j.Dst)
+		case !inverse && lazy:
+			j.S.NTTLazy(j.Src, j.Dst)
+		case inverse && !lazy:
+			j.S.INTT(j.Src, j.Dst)
+		default:
+			j.S.INTTLazy(j.Src, j.Dst)
+		}
+	}
+}
+
+// transform hands jobs to the installed router, or runs them as Lattigo does.
+func transform(inverse, lazy bool, jobs []Job) {
+	if len(jobs) == 0 {
+		return
+	}
+	if r := CurrentRouter(); r != nil {
+		r.Transform(inverse, lazy, jobs)
+		return
+	}
+	RunLattigo(inverse, lazy, jobs)
+}
