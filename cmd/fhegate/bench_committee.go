@@ -14,9 +14,9 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/spf13/cobra"
 	"github.com/tuneinsight/lattigo/v6/multiparty/mpbgv"
 	"github.com/tuneinsight/lattigo/v6/ring"
-	"github.com/spf13/cobra"
 	"go.uber.org/zap"
 
 	"github.com/fhegate/fhegate/consensus"

@@ -8,12 +8,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/cobra"
+	"github.com/stretchr/testify/require"
 	"github.com/tuneinsight/lattigo/v6/core/rlwe"
 	"github.com/tuneinsight/lattigo/v6/multiparty/mpbgv"
 	"github.com/tuneinsight/lattigo/v6/ring"
 	"github.com/tuneinsight/lattigo/v6/utils/sampling"
-	"github.com/spf13/cobra"
-	"github.com/stretchr/testify/require"
 	"go.uber.org/zap"
 
 	"github.com/fhegate/fhegate/fhe"

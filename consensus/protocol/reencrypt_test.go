@@ -5,9 +5,9 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"github.com/tuneinsight/lattigo/v6/core/rlwe"
 	"github.com/tuneinsight/lattigo/v6/schemes/bgv"
-	"github.com/stretchr/testify/require"
 
 	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"

@@ -7,10 +7,10 @@ import (
 	"os"
 	"testing"
 
+	"github.com/stretchr/testify/require"
 	"github.com/tuneinsight/lattigo/v6/ring"
 	"github.com/tuneinsight/lattigo/v6/schemes/bgv"
 	"github.com/tuneinsight/lattigo/v6/schemes/ckks"
-	"github.com/stretchr/testify/require"
 
 	"github.com/fhegate/fhegate/gpu"
 	"github.com/fhegate/fhegate/gpu/gputest"
