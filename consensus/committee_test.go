@@ -11,7 +11,6 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/fhegate/fhegate/bls"
-	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/fhetest"
 )
@@ -251,4 +250,3 @@ func TestIdenticalRequestsAnswered(t *testing.T) {
 	}
 }
 
-type transportID = transport.MemberID

@@ -276,7 +276,7 @@ func runPolicyEval(ctx context.Context, log *zap.Logger, w io.Writer, p *policy.
 	if err != nil {
 		return err
 	}
-	evalFn := evalLocalKey
+	var evalFn evalFunc = evalLocalKey
 	if p.NeedsRefresh || o.committee {
 		evalFn = evalInProcessCommittee
 	}
