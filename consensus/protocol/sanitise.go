@@ -164,8 +164,14 @@ func Sanitise(p *fhe.Params, pk *fhe.PublicKey, ct *fhe.Ciphertext, seed [32]byt
 	var z *rlwe.Ciphertext
 	if err := safe("sanitisation", func() error {
 		var e error
-		z, e = encryptFromPRNG(p.RLWE(), pk.Lattigo(), rlwe.NewPlaintext(p.RLWE(), ct.Level()), prng)
-		return e
+		// An encryption of zero at the top level (encryptFromPRNG is the
+		// public-key encryption step for step), its moduli above the
+		// ciphertext's level dropped: an RNS truncation, same noise.
+		if z, e = encryptFromPRNG(p.RLWE(), pk.Lattigo(), rlwe.NewPlaintext(p.RLWE(), p.MaxLevel()), prng); e != nil {
+			return e
+		}
+		z.Resize(1, ct.Level())
+		return nil
 	}); err != nil {
 		return nil, err
 	}
