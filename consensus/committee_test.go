@@ -249,4 +249,3 @@ func TestIdenticalRequestsAnswered(t *testing.T) {
 		require.Equal(t, 2+2, lc.Member(uint32(i+1)).Ledger().Count())
 	}
 }
-

@@ -7,8 +7,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/fhegate/fhegate/consensus/protocol"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/policy"
+	"github.com/fhegate/fhegate/policy/eval"
 	"github.com/fhegate/fhegate/policy/examples"
 )
 
@@ -63,3 +65,13 @@ output:
   max: 32000
   expr: "4000*a + 4000*b + 4000*c + 4000*d + 4000*e + 4000*f + 4000*g + 4000*h"
 `
+
+// TestChainAndCommitteeNoiseModelsAgree: FHEPolicy.registerPolicy's
+// compiler (precompiles/corebackends) refuses noisy plans with policy/eval's
+// constants; they must be the committee's, or the chain would accept plans
+// the committee answers with the unevaluable sentinel.
+func TestChainAndCommitteeNoiseModelsAgree(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, protocol.MaxMembers, eval.MaxCommitteeMembers)
+	require.Equal(t, float64(protocol.CiphertextNoiseBits), float64(eval.NoiseLimitBits))
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"sync"
 
 	"github.com/fhegate/fhegate/consensus/protocol"
@@ -93,25 +92,11 @@ func (pc *PolicyCircuits) checkNoise(plan *policy.Plan) error {
 }
 
 // PolicyNoiseModel is the noise model of a preset's plans for a committee of
-// at most protocol.MaxMembers members (policy.NoiseModel): a fresh
-// encryption 6·3.2·√(4/3·N·16) (u·e_pk + e0 + e1·s, e_pk and s sums of up to
-// 16 members' Gaussian and ternary secrets), the measured rescale floor 2^7,
-// a refresh's 6·2^20·√16 (RefreshSigma ≤ 2^20, a sum of ≤ 16 independent
-// Gaussian shares: 6 standard deviations, heuristic like the fresh bound),
-// and the mask's
-// √N·t/2 divided by the smallest prime it may drop.
+// at most protocol.MaxMembers members: eval.CommitteeNoiseModel, the same
+// model the chain's compiler (precompiles/corebackends) checks at
+// registerPolicy, so the chain refuses what the committee would refuse.
 func PolicyNoiseModel(p *fhe.Params) policy.NoiseModel {
-	n := float64(p.N())
-	minQ := math.Inf(1)
-	for _, q := range p.Q()[1:] {
-		minQ = math.Min(minQ, math.Log2(float64(q)))
-	}
-	return policy.NoiseModel{
-		FreshBits:    math.Log2(6 * 3.2 * math.Sqrt(4.0/3*n*protocol.MaxMembers)),
-		FloorBits:    7,
-		RefreshBits:  math.Log2(6 * math.Exp2(20) * math.Sqrt(protocol.MaxMembers)),
-		MaskGainBits: math.Log2(math.Sqrt(n)*float64(p.PlaintextModulus())/2) - minQ,
-	}
+	return eval.CommitteeNoiseModel(p, protocol.MaxMembers)
 }
 
 // CompileError returns the recorded compile error of a policy id (nil if

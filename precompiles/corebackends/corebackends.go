@@ -3,8 +3,10 @@ package corebackends
 import (
 	"fmt"
 
+	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/crdt/meta"
 	"github.com/fhegate/fhegate/policy"
+	"github.com/fhegate/fhegate/policy/eval"
 	"github.com/fhegate/fhegate/precompiles"
 )
 
@@ -32,6 +34,21 @@ func (p Policy) Compile(spec []byte) (precompiles.PlanInfo, error) {
 	}
 	if plan.Depth < 0 || len(plan.Inputs) == 0 {
 		return precompiles.PlanInfo{}, fmt.Errorf("policy: plan has depth %d and %d inputs", plan.Depth, len(plan.Inputs))
+	}
+	// A plan whose result noise the committee's flooding cannot hide is one
+	// the committee refuses (consensus.PolicyCircuits, the same model):
+	// refuse it here, at registration, instead of accepting it for the
+	// "unevaluable" sentinel. The chain's bound sits 1/256 bit below the
+	// committee's, so what the chain accepts the committee evaluates; the
+	// estimate is float arithmetic on public values (log2 of sums), and a
+	// spec landing within an ulp of the bound — where two architectures'
+	// math.Log could disagree — would need ~2^40 crafted attempts.
+	params, err := fhe.NewParams(fhe.PresetID(plan.Preset))
+	if err != nil {
+		return precompiles.PlanInfo{}, err
+	}
+	if _, err := plan.CheckNoise(eval.CommitteeNoiseModel(params, eval.MaxCommitteeMembers), eval.NoiseLimitBits-1.0/256); err != nil {
+		return precompiles.PlanInfo{}, err
 	}
 	return precompiles.PlanInfo{
 		PlanHash: precompiles.Hash(plan.Hash()),

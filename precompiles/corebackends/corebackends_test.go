@@ -72,3 +72,34 @@ func TestPerRequestGasCreditLimit(t *testing.T) {
 	require.Equal(t, 16_384, plan.Slots)
 	require.Equal(t, uint64(2_482), PerRequestGas(plan))
 }
+
+// TestCompileRefusesTooNoisyPlans: registerPolicy's compiler refuses a plan
+// whose result noise the committee's flooding cannot hide (the committee
+// would answer it with the unevaluable sentinel), and accepts every shipped
+// example.
+func TestCompileRefusesTooNoisyPlans(t *testing.T) {
+	t.Parallel()
+	noisy := []byte(`fhegate_policy: 1
+name: too-noisy
+inputs:
+  - {name: a, min: 0, max: 1}
+  - {name: b, min: 0, max: 1}
+  - {name: c, min: 0, max: 1}
+  - {name: d, min: 0, max: 1}
+  - {name: e, min: 0, max: 1}
+  - {name: f, min: 0, max: 1}
+  - {name: g, min: 0, max: 1}
+  - {name: h, min: 0, max: 1}
+output:
+  type: score
+  min: 0
+  max: 32000
+  expr: "4000*a + 4000*b + 4000*c + 4000*d + 4000*e + 4000*f + 4000*g + 4000*h"
+`)
+	_, err := Policy{}.Compile(noisy)
+	require.ErrorIs(t, err, policy.ErrTooNoisy)
+	for _, name := range examples.AllNames() {
+		_, err := Policy{}.Compile(examples.MustGet(name))
+		require.NoError(t, err, name)
+	}
+}

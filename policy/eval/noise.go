@@ -1,0 +1,41 @@
+package eval
+
+import (
+	"math"
+
+	"github.com/fhegate/fhegate/fhe"
+	"github.com/fhegate/fhegate/policy"
+)
+
+// NoiseLimitBits is the largest result noise (log2, at decryption) that the
+// committee's flooding hides (consensus/protocol.CiphertextNoiseBits: the
+// flooding σ is 2^floodingBits above it). Plans estimated above it are
+// refused — by FHEPolicy.registerPolicy and by the committee alike.
+const NoiseLimitBits = 16
+
+// MaxCommitteeMembers is the committee size the noise model assumes
+// (consensus/protocol.MaxMembers): collective keys are sums of up to this
+// many members' secrets.
+const MaxCommitteeMembers = 16
+
+// CommitteeNoiseModel is the noise model of a preset's plans for a committee
+// of at most maxMembers members (policy.NoiseModel): a fresh
+// encryption 6·3.2·√(4/3·N·16) (u·e_pk + e0 + e1·s, e_pk and s sums of up to
+// 16 members' Gaussian and ternary secrets), the measured rescale floor 2^7,
+// a refresh's 6·2^20·√16 (RefreshSigma ≤ 2^20, a sum of ≤ 16 independent
+// Gaussian shares: 6 standard deviations, heuristic like the fresh bound),
+// and the mask's
+// √N·t/2 divided by the smallest prime it may drop.
+func CommitteeNoiseModel(p *fhe.Params, maxMembers int) policy.NoiseModel {
+	n := float64(p.N())
+	minQ := math.Inf(1)
+	for _, q := range p.Q()[1:] {
+		minQ = math.Min(minQ, math.Log2(float64(q)))
+	}
+	return policy.NoiseModel{
+		FreshBits:    math.Log2(6 * 3.2 * math.Sqrt(4.0/3*n*float64(maxMembers))),
+		FloorBits:    7,
+		RefreshBits:  math.Log2(6 * math.Exp2(20) * math.Sqrt(float64(maxMembers))),
+		MaskGainBits: math.Log2(math.Sqrt(n)*float64(p.PlaintextModulus())/2) - minQ,
+	}
+}
