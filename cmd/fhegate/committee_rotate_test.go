@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"path/filepath"
 	"strings"
@@ -19,16 +20,29 @@ import (
 	"github.com/fhegate/fhegate/fhe/fhetest"
 )
 
-// freeBase returns a base port whose next few ports are probably free.
+// freeBase returns a base port whose next 8 ports were free a moment ago.
+// It draws from 20000–29999, below Linux's ephemeral range (32768–60999),
+// so that the 127.0.0.1:0 listeners and outgoing connections of tests
+// running in parallel cannot take them between this check and their use.
 func freeBase(t *testing.T) int {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	p := ln.Addr().(*net.TCPAddr).Port
-	require.NoError(t, ln.Close())
-	if p > 65000 {
-		p -= 1000
+	t.Helper()
+	for range 100 {
+		base := 20000 + rand.IntN(10000-16)
+		free := true
+		for p := base + 1; p <= base+8 && free; p++ {
+			ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p))
+			if err != nil {
+				free = false
+				continue
+			}
+			_ = ln.Close()
+		}
+		if free {
+			return base
+		}
 	}
-	return p
+	t.Fatal("no 8 consecutive free loopback ports in 20000-29999")
+	return 0
 }
 
 // runAll runs one CLI invocation per member id at the same time.
