@@ -262,98 +262,124 @@ func APIHandler(m *Member, o APIOptions) (http.Handler, error) {
 	if !o.NoAuth && len(o.Tokens) == 0 {
 		return nil, errors.New("consensus: the client API needs bearer tokens (or NoAuth for a loopback devnet)")
 	}
-	auth := newTokenSet(o.Tokens)
-	var quota *quotas
+	s := &apiServer{m: m, o: o, auth: newTokenSet(o.Tokens)}
 	if o.OwnerRate > 0 {
-		quota = &quotas{rate: o.OwnerRate, burst: float64(o.OwnerBurst), now: o.now, b: map[[20]byte]*bucket{}}
-	}
-	uploadLimit := UploadBodyLimit(m.params)
-	guard := func(limit int64, needAuth bool, f http.HandlerFunc) http.HandlerFunc {
-		return func(w http.ResponseWriter, r *http.Request) {
-			if needAuth && !o.NoAuth && !auth.ok(r.Header.Get("Authorization")) {
-				w.Header().Set("WWW-Authenticate", `Bearer realm="fhegate-committee"`)
-				http.Error(w, "missing or unknown bearer token", http.StatusUnauthorized)
-				return
-			}
-			if r.ContentLength > limit {
-				http.Error(w, fmt.Sprintf("body of %d bytes over this route's limit of %d", r.ContentLength, limit), http.StatusRequestEntityTooLarge)
-				return
-			}
-			r.Body = http.MaxBytesReader(w, r.Body, limit)
-			f(w, r)
-		}
+		s.quota = &quotas{rate: o.OwnerRate, burst: float64(o.OwnerBurst), now: o.now, b: map[[20]byte]*bucket{}}
 	}
 	mux := http.NewServeMux()
-	mux.HandleFunc("POST /v1/inputs", guard(uploadLimit, true, func(w http.ResponseWriter, r *http.Request) {
-		var req UploadRequest
-		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-			var mbe *http.MaxBytesError
-			if errors.As(err, &mbe) {
-				http.Error(w, fmt.Sprintf("body over this route's limit of %d bytes", mbe.Limit), http.StatusRequestEntityTooLarge)
-				return
-			}
-			http.Error(w, "bad request body: "+err.Error(), http.StatusBadRequest)
-			return
-		}
-		owner, err := ParseOwner(req.Owner)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		if quota != nil {
-			if wait, ok := quota.take(owner); !ok {
-				w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
-				http.Error(w, fmt.Sprintf("upload quota of owner %s exhausted: retry in %s", req.Owner, wait.Round(time.Millisecond)), http.StatusTooManyRequests)
-				return
-			}
-		}
-		ct, err := hex.DecodeString(strings.TrimPrefix(req.Ciphertext, "0x"))
-		if err != nil {
-			http.Error(w, "ciphertext is not hex", http.StatusBadRequest)
-			return
-		}
-		if req.Proof == "" {
-			http.Error(w, "missing proof: POST /v1/inputs needs \"proof\", the hex of an fhe/zkpok proof of plaintext knowledge bound to owner, chain, epoch and ciphertext", http.StatusBadRequest)
-			return
-		}
-		proof, err := hex.DecodeString(strings.TrimPrefix(req.Proof, "0x"))
-		if err != nil {
-			http.Error(w, "proof is not hex", http.StatusBadRequest)
-			return
-		}
-		att, err := m.Upload(r.Context(), ct, proof, owner, req.CType)
-		if err != nil {
-			code := http.StatusBadRequest
-			if errors.Is(err, ErrNoQuorum) {
-				code = http.StatusServiceUnavailable
-			}
-			http.Error(w, err.Error(), code)
-			return
-		}
-		writeJSONResp(w, att.JSON())
-	}))
-	mux.HandleFunc("GET /v1/publickey", guard(0, false, func(w http.ResponseWriter, r *http.Request) {
-		km, err := m.Keys()
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusServiceUnavailable)
-			return
-		}
-		b, err := km.Public.MarshalBinary()
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusInternalServerError)
-			return
-		}
-		// What an input proof must be bound to besides the key (fhe/zkpok).
-		pc := m.ProofContext([20]byte{})
-		w.Header().Set(HeaderEpoch, strconv.FormatUint(pc.Epoch, 10))
-		if pc.ChainID != nil {
-			w.Header().Set(HeaderChainID, pc.ChainID.String())
-		}
-		w.Header().Set("Content-Type", "application/octet-stream")
-		_, _ = w.Write(b)
-	}))
-	mux.HandleFunc("GET /v1/status", guard(0, true, func(w http.ResponseWriter, r *http.Request) { writeJSONResp(w, m.Status()) }))
+	mux.HandleFunc("POST /v1/inputs", s.guard(UploadBodyLimit(m.params), true, s.upload))
+	mux.HandleFunc("GET /v1/publickey", s.guard(0, false, s.publicKey))
+	mux.HandleFunc("GET /v1/status", s.guard(0, true, s.status))
 	return mux, nil
+}
+
+// apiServer holds what APIHandler's routes share: the member, the
+// options, the bearer tokens and the per-owner upload quotas (nil when
+// uploads are unmetered).
+type apiServer struct {
+	m     *Member
+	o     APIOptions
+	auth  tokenSet
+	quota *quotas
+}
+
+// guard wraps a route: it checks the bearer token when needAuth (unless
+// NoAuth), refuses a declared body over limit with 413 and bounds the body
+// read to limit.
+func (s *apiServer) guard(limit int64, needAuth bool, f http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if needAuth && !s.o.NoAuth && !s.auth.ok(r.Header.Get("Authorization")) {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="fhegate-committee"`)
+			http.Error(w, "missing or unknown bearer token", http.StatusUnauthorized)
+			return
+		}
+		if r.ContentLength > limit {
+			http.Error(w, fmt.Sprintf("body of %d bytes over this route's limit of %d", r.ContentLength, limit), http.StatusRequestEntityTooLarge)
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, limit)
+		f(w, r)
+	}
+}
+
+// upload serves POST /v1/inputs: decode, meter the owner, decode the
+// ciphertext and proof, then store, replicate and attest.
+func (s *apiServer) upload(w http.ResponseWriter, r *http.Request) {
+	var req UploadRequest
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			http.Error(w, fmt.Sprintf("body over this route's limit of %d bytes", mbe.Limit), http.StatusRequestEntityTooLarge)
+			return
+		}
+		http.Error(w, "bad request body: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	owner, err := ParseOwner(req.Owner)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	if s.quota != nil {
+		if wait, ok := s.quota.take(owner); !ok {
+			w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
+			http.Error(w, fmt.Sprintf("upload quota of owner %s exhausted: retry in %s", req.Owner, wait.Round(time.Millisecond)), http.StatusTooManyRequests)
+			return
+		}
+	}
+	ct, err := hex.DecodeString(strings.TrimPrefix(req.Ciphertext, "0x"))
+	if err != nil {
+		http.Error(w, "ciphertext is not hex", http.StatusBadRequest)
+		return
+	}
+	if req.Proof == "" {
+		http.Error(w, "missing proof: POST /v1/inputs needs \"proof\", the hex of an fhe/zkpok proof of plaintext knowledge bound to owner, chain, epoch and ciphertext", http.StatusBadRequest)
+		return
+	}
+	proof, err := hex.DecodeString(strings.TrimPrefix(req.Proof, "0x"))
+	if err != nil {
+		http.Error(w, "proof is not hex", http.StatusBadRequest)
+		return
+	}
+	att, err := s.m.Upload(r.Context(), ct, proof, owner, req.CType)
+	if err != nil {
+		code := http.StatusBadRequest
+		if errors.Is(err, ErrNoQuorum) {
+			code = http.StatusServiceUnavailable
+		}
+		http.Error(w, err.Error(), code)
+		return
+	}
+	writeJSONResp(w, att.JSON())
+}
+
+// publicKey serves GET /v1/publickey: the collective public key's
+// canonical bytes, with the epoch and chain an input proof must be bound to
+// in headers.
+func (s *apiServer) publicKey(w http.ResponseWriter, r *http.Request) {
+	km, err := s.m.Keys()
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusServiceUnavailable)
+		return
+	}
+	b, err := km.Public.MarshalBinary()
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	// What an input proof must be bound to besides the key (fhe/zkpok).
+	pc := s.m.ProofContext([20]byte{})
+	w.Header().Set(HeaderEpoch, strconv.FormatUint(pc.Epoch, 10))
+	if pc.ChainID != nil {
+		w.Header().Set(HeaderChainID, pc.ChainID.String())
+	}
+	w.Header().Set("Content-Type", "application/octet-stream")
+	_, _ = w.Write(b)
+}
+
+// status serves GET /v1/status: the member's Status as JSON.
+func (s *apiServer) status(w http.ResponseWriter, r *http.Request) {
+	writeJSONResp(w, s.m.Status())
 }
 
 // tokenSet checks bearer tokens in constant time: the presented token and

@@ -27,54 +27,83 @@ import (
 func TestInputProofs(t *testing.T) {
 	t.Parallel()
 	lc := apiCommittee(t)
-	m1, m2 := lc.Member(1), lc.Member(2)
-	ctx := context.Background()
-	victim, attacker := [20]byte{0xa1}, [20]byte{0xbb}
+	s := &inputProofScenario{t: t, lc: lc, m1: lc.Member(1), m2: lc.Member(2), ctx: context.Background(),
+		victim: [20]byte{0xa1}, attacker: [20]byte{0xbb}}
+	s.honestUpload()
+	s.copiedCiphertexts()
+	s.rerandomised()
+	s.missingProof()
+	s.storePutVerifies()
+	s.clientAPI()
+}
 
-	// Honest upload: accepted, attested over bls.InputDigest, the verified
-	// proof's digest reported.
-	vct, vproof, err := m1.EncryptInput([]int64{4242}, victim)
+// inputProofScenario is TestInputProofs's state, its steps run in order:
+// the victim's upload (vct, vproof) and the attacker's own (act, aproof).
+type inputProofScenario struct {
+	t                *testing.T
+	lc               *LocalCommittee
+	m1, m2           *Member
+	ctx              context.Context
+	victim, attacker [20]byte
+	vct, vproof      []byte
+	act, aproof      []byte
+}
+
+// honestUpload: accepted, attested over bls.InputDigest, the verified
+// proof's digest reported.
+func (s *inputProofScenario) honestUpload() {
+	t, lc := s.t, s.lc
+	var err error
+	s.vct, s.vproof, err = s.m1.EncryptInput([]int64{4242}, s.victim)
 	require.NoError(t, err)
-	att, err := m1.Upload(ctx, vct, vproof, victim, 1)
+	att, err := s.m1.Upload(s.ctx, s.vct, s.vproof, s.victim, 1)
 	require.NoError(t, err)
 	committee, _, err := lc.Config.BLSCommittee()
 	require.NoError(t, err)
-	d := bls.InputDigest(lc.Config.ChainIDBig(), att.Epoch, [32]byte(att.Handle), victim, att.Preset, att.CType)
+	d := bls.InputDigest(lc.Config.ChainIDBig(), att.Epoch, [32]byte(att.Handle), s.victim, att.Preset, att.CType)
 	n, err := committee.VerifyAggregate(att.Signers, d[:], att.Signature)
 	require.NoError(t, err)
 	require.GreaterOrEqual(t, n, lc.Config.Threshold)
-	require.Equal(t, zkpok.Digest(vproof), att.ProofDigest)
+	require.Equal(t, zkpok.Digest(s.vproof), att.ProofDigest)
 	// The same signers bind the verified proof's digest (off chain).
 	pd := InputProofDigest(d, att.ProofDigest)
 	pn, err := committee.VerifyAggregate(att.Signers, pd[:], att.ProofSignature)
 	require.NoError(t, err)
 	require.Equal(t, n, pn)
+}
 
+// copiedCiphertexts: the victim's ciphertext or proof reused under the
+// attacker's name.
+func (s *inputProofScenario) copiedCiphertexts() {
+	t, m1 := s.t, s.m1
 	// Attack: copy the victim's ciphertext bytes and upload them with
 	// yourself as owner, replaying the victim's proof: refused.
-	_, err = m1.Upload(ctx, vct, vproof, attacker, 1)
+	_, err := m1.Upload(s.ctx, s.vct, s.vproof, s.attacker, 1)
 	require.ErrorIs(t, err, ErrBadProof)
 
 	// Attack: copy with a proof of the attacker's own (for another
 	// ciphertext): refused, the handle is in the transcript.
-	act, aproof, err := m1.EncryptInput([]int64{1}, attacker)
+	s.act, s.aproof, err = m1.EncryptInput([]int64{1}, s.attacker)
 	require.NoError(t, err)
-	_, err = m1.Upload(ctx, vct, aproof, attacker, 1)
+	_, err = m1.Upload(s.ctx, s.vct, s.aproof, s.attacker, 1)
 	require.ErrorIs(t, err, ErrBadProof)
 
 	// Attack: replay the victim's proof with another owner on the
 	// attacker's own ciphertext: refused.
-	_, err = m1.Upload(ctx, act, vproof, attacker, 1)
+	_, err = m1.Upload(s.ctx, s.act, s.vproof, s.attacker, 1)
 	require.ErrorIs(t, err, ErrBadProof)
+}
 
-	// Attack: re-randomise — victim ct + a fresh encryption of 0 whose
-	// proof the attacker can make. The sum has a new handle and the
-	// attacker does not know its full randomness: no proof verifies.
-	zct, zproof, err := m1.EncryptInput(nil, attacker)
+// rerandomised — victim ct + a fresh encryption of 0 whose proof the
+// attacker can make. The sum has a new handle and the attacker does not
+// know its full randomness: no proof verifies.
+func (s *inputProofScenario) rerandomised() {
+	t, m1 := s.t, s.m1
+	zct, zproof, err := m1.EncryptInput(nil, s.attacker)
 	require.NoError(t, err)
 	ev, err := fhe.NewEvaluator(m1.Params(), fhe.EvaluationKeys{})
 	require.NoError(t, err)
-	a, err := fhe.UnmarshalCiphertext(vct)
+	a, err := fhe.UnmarshalCiphertext(s.vct)
 	require.NoError(t, err)
 	z, err := fhe.UnmarshalCiphertext(zct)
 	require.NoError(t, err)
@@ -82,28 +111,33 @@ func TestInputProofs(t *testing.T) {
 	require.NoError(t, err)
 	rr, err := sum.MarshalBinary()
 	require.NoError(t, err)
-	for _, pr := range [][]byte{zproof, vproof, aproof} {
-		_, err = m1.Upload(ctx, rr, pr, attacker, 1)
+	for _, pr := range [][]byte{zproof, s.vproof, s.aproof} {
+		_, err = m1.Upload(s.ctx, rr, pr, s.attacker, 1)
 		require.ErrorIs(t, err, ErrBadProof)
 	}
 	require.False(t, m1.Store().Has(fhe.HandleOf(rr)), "a refused upload is not stored")
+}
 
-	// Missing proof: refused.
-	_, err = m1.Upload(ctx, act, nil, attacker, 1)
-	require.ErrorIs(t, err, ErrBadProof)
+// missingProof: refused.
+func (s *inputProofScenario) missingProof() {
+	_, err := s.m1.Upload(s.ctx, s.act, nil, s.attacker, 1)
+	require.ErrorIs(s.t, err, ErrBadProof)
+}
 
-	// A member that skips the check (or a peer) cannot get others to store
-	// and sign: StorePut verifies the proof too.
-	fresh, _, err := m1.EncryptInput([]int64{7}, victim) // never uploaded
+// storePutVerifies: a member that skips the check (or a peer) cannot get
+// others to store and sign: StorePut verifies the proof too.
+func (s *inputProofScenario) storePutVerifies() {
+	t, m1, attacker := s.t, s.m1, s.attacker
+	fresh, _, err := m1.EncryptInput([]int64{7}, s.victim) // never uploaded
 	require.NoError(t, err)
 	for _, payload := range [][]byte{
-		storePut(attacker, 1, vproof, fresh),
+		storePut(attacker, 1, s.vproof, fresh),
 		storePut(attacker, 1, nil, fresh),
 		append(append(attacker[:], 1), fresh...), // the old framing
 		storePut(attacker, 1, make([]byte, zkpok.MaxProofSize+1), nil),
 	} {
 		session := "put/attack/" + hex.EncodeToString(payload[len(payload)-8:])
-		rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		rctx, cancel := context.WithTimeout(s.ctx, 5*time.Second)
 		require.NoError(t, m1.mux.Send(rctx, 2, transport.Message{Type: transport.TypeStorePut, Session: session, Payload: payload}))
 		got := m1.mux.CollectQuorum(rctx, session, transport.TypeStoreAck, []transport.MemberID{2}, 1, 0)
 		cancel()
@@ -112,11 +146,14 @@ func TestInputProofs(t *testing.T) {
 		reply := got.Got[2].Payload
 		require.Equal(t, byte(0), reply[0], "refused: %s", reply[1:])
 	}
-	require.False(t, m2.Store().Has(fhe.HandleOf(fresh)))
+	require.False(t, s.m2.Store().Has(fhe.HandleOf(fresh)))
+}
 
-	// Through the client API: 400 with a clear error for a missing or a
-	// bad proof, 200 for an honest upload.
-	api := startAPI(t, lc, APIOptions{Tokens: []string{testToken}})
+// clientAPI: through the client API, 400 with a clear error for a missing
+// or a bad proof, 200 for an honest upload.
+func (s *inputProofScenario) clientAPI() {
+	t := s.t
+	api := startAPI(t, s.lc, APIOptions{Tokens: []string{testToken}})
 	post := func(ct, proof []byte, owner [20]byte) (int, string) {
 		req := UploadRequest{Ciphertext: hex.EncodeToString(ct), Owner: "0x" + hex.EncodeToString(owner[:]), CType: 1}
 		if proof != nil {
@@ -127,13 +164,13 @@ func TestInputProofs(t *testing.T) {
 		b, _ := io.ReadAll(resp.Body)
 		return resp.StatusCode, string(b)
 	}
-	code, msg := post(vct, nil, attacker)
+	code, msg := post(s.vct, nil, s.attacker)
 	require.Equal(t, http.StatusBadRequest, code)
 	require.Contains(t, msg, "missing proof")
-	code, msg = post(vct, vproof, attacker)
+	code, msg = post(s.vct, s.vproof, s.attacker)
 	require.Equal(t, http.StatusBadRequest, code)
 	require.Contains(t, msg, "proof")
-	code, msg = post(act, aproof, attacker)
+	code, msg = post(s.act, s.aproof, s.attacker)
 	require.Equal(t, http.StatusOK, code, msg)
 }
 

@@ -2,6 +2,7 @@ package fhe_test
 
 import (
 	"bytes"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -38,89 +39,104 @@ func TestMulEngineMatchesLattigo(t *testing.T) {
 		if pr.Insecure() {
 			continue
 		}
-		t.Run(pr.Name, func(t *testing.T) {
-			p, err := fhe.NewParams(pr.ID)
-			require.NoError(t, err)
-			keys := fhe.GenKeys(p, []int{1})
-			enc := fhe.NewEncryptor(keys.Public)
-			ev, err := fhe.NewEvaluator(p, fhe.EvaluationKeys{Relin: keys.Relin, Galois: keys.Galois})
-			require.NoError(t, err)
-			evk := rlwe.NewMemEvaluationKeySet(keys.Relin.Lattigo(), keys.Galois.Lattigo()...)
-			var a, b *fhe.Ciphertext
-			if p.Scheme() == fhe.SchemeBGV {
-				a, err = enc.EncryptInts(fhetest.RandInts(rng, p.Slots(), 100))
-				require.NoError(t, err)
-				b, err = enc.EncryptInts(fhetest.RandInts(rng, p.Slots(), 100))
-			} else {
-				a, err = enc.EncryptFloats(fhetest.RandFloats(rng, p.Slots()))
-				require.NoError(t, err)
-				b, err = enc.EncryptFloats(fhetest.RandFloats(rng, p.Slots()))
-			}
-			require.NoError(t, err)
-			for level := p.MaxLevel(); level >= 1; level-- {
-				al, err := ev.DropLevels(a, p.MaxLevel()-level)
-				require.NoError(t, err)
-				bl, err := ev.DropLevels(b, p.MaxLevel()-level)
-				require.NoError(t, err)
+		t.Run(pr.Name, func(t *testing.T) { mulEngineMatchesLattigo(t, rng, pr.ID) })
+	}
+}
 
-				// Lattigo: MulRelinNew, Rescale.
-				var prod *rlwe.Ciphertext
-				out := rlwe.NewCiphertext(p.RLWE(), 1, level-1)
-				if p.Scheme() == fhe.SchemeBGV {
-					lev := bgv.NewEvaluator(p.BGV(), evk)
-					prod, err = lev.MulRelinNew(al.Lattigo(), bl.Lattigo())
-					require.NoError(t, err)
-					require.NoError(t, lev.Rescale(prod, out))
-				} else {
-					lev := ckks.NewEvaluator(p.CKKS(), evk)
-					prod, err = lev.MulRelinNew(al.Lattigo(), bl.Lattigo())
-					require.NoError(t, err)
-					require.NoError(t, lev.Rescale(prod, out))
-				}
-				ref, err := fhe.WrapCiphertext(p, out)
-				require.NoError(t, err)
-				want, err := ref.MarshalBinary()
-				require.NoError(t, err)
+// mulEngineMatchesLattigo is TestMulEngineMatchesLattigo on one preset:
+// two random ciphertexts, compared at every level ≥ 1.
+func mulEngineMatchesLattigo(t *testing.T, rng *rand.Rand, id fhe.PresetID) {
+	p, err := fhe.NewParams(id)
+	require.NoError(t, err)
+	keys := fhe.GenKeys(p, []int{1})
+	enc := fhe.NewEncryptor(keys.Public)
+	ev, err := fhe.NewEvaluator(p, fhe.EvaluationKeys{Relin: keys.Relin, Galois: keys.Galois})
+	require.NoError(t, err)
+	evk := rlwe.NewMemEvaluationKeySet(keys.Relin.Lattigo(), keys.Galois.Lattigo()...)
+	var a, b *fhe.Ciphertext
+	if p.Scheme() == fhe.SchemeBGV {
+		a, err = enc.EncryptInts(fhetest.RandInts(rng, p.Slots(), 100))
+		require.NoError(t, err)
+		b, err = enc.EncryptInts(fhetest.RandInts(rng, p.Slots(), 100))
+	} else {
+		a, err = enc.EncryptFloats(fhetest.RandFloats(rng, p.Slots()))
+		require.NoError(t, err)
+		b, err = enc.EncryptFloats(fhetest.RandFloats(rng, p.Slots()))
+	}
+	require.NoError(t, err)
+	for level := p.MaxLevel(); level >= 1; level-- {
+		al, err := ev.DropLevels(a, p.MaxLevel()-level)
+		require.NoError(t, err)
+		bl, err := ev.DropLevels(b, p.MaxLevel()-level)
+		require.NoError(t, err)
+		mulMatchesLattigo(t, p, ev, evk, al, bl, level)
+		rotateMatchesLattigo(t, p, ev, evk, al, level)
+	}
+}
 
-				got, err := ev.Mul(al, bl)
-				require.NoError(t, err)
-				gotB, err := got.MarshalBinary()
-				require.NoError(t, err)
-				require.True(t, bytes.Equal(want, gotB), "level %d: engine Mul differs from Lattigo", level)
+// mulMatchesLattigo: ev.Mul(al, bl), without and with a reduced router,
+// gives the bytes of Lattigo's MulRelinNew + Rescale.
+func mulMatchesLattigo(t *testing.T, p *fhe.Params, ev *fhe.Evaluator, evk *rlwe.MemEvaluationKeySet, al, bl *fhe.Ciphertext, level int) {
+	// Lattigo: MulRelinNew, Rescale.
+	var prod *rlwe.Ciphertext
+	var err error
+	out := rlwe.NewCiphertext(p.RLWE(), 1, level-1)
+	if p.Scheme() == fhe.SchemeBGV {
+		lev := bgv.NewEvaluator(p.BGV(), evk)
+		prod, err = lev.MulRelinNew(al.Lattigo(), bl.Lattigo())
+		require.NoError(t, err)
+		require.NoError(t, lev.Rescale(prod, out))
+	} else {
+		lev := ckks.NewEvaluator(p.CKKS(), evk)
+		prod, err = lev.MulRelinNew(al.Lattigo(), bl.Lattigo())
+		require.NoError(t, err)
+		require.NoError(t, lev.Rescale(prod, out))
+	}
+	ref, err := fhe.WrapCiphertext(p, out)
+	require.NoError(t, err)
+	want, err := ref.MarshalBinary()
+	require.NoError(t, err)
 
-				r := &reducedRouter{}
-				engine.SetRouter(r)
-				got, err = ev.Mul(al, bl)
-				engine.SetRouter(nil)
-				require.NoError(t, err)
-				gotB, err = got.MarshalBinary()
-				require.NoError(t, err)
-				require.True(t, bytes.Equal(want, gotB), "level %d: engine Mul with a reduced router differs from Lattigo", level)
-				require.Positive(t, r.jobs)
+	got, err := ev.Mul(al, bl)
+	require.NoError(t, err)
+	gotB, err := got.MarshalBinary()
+	require.NoError(t, err)
+	require.True(t, bytes.Equal(want, gotB), "level %d: engine Mul differs from Lattigo", level)
 
-				// Rotate by one: Lattigo's RotateColumnsNew / RotateNew.
-				var rot *rlwe.Ciphertext
-				if p.Scheme() == fhe.SchemeBGV {
-					rot, err = bgv.NewEvaluator(p.BGV(), evk).RotateColumnsNew(al.Lattigo(), 1)
-				} else {
-					rot, err = ckks.NewEvaluator(p.CKKS(), evk).RotateNew(al.Lattigo(), 1)
-				}
-				require.NoError(t, err)
-				ref, err = fhe.WrapCiphertext(p, rot)
-				require.NoError(t, err)
-				want, err = ref.MarshalBinary()
-				require.NoError(t, err)
-				for _, router := range []engine.Router{nil, &reducedRouter{}} {
-					engine.SetRouter(router)
-					got, err = ev.Rotate(al, 1)
-					engine.SetRouter(nil)
-					require.NoError(t, err)
-					gotB, err = got.MarshalBinary()
-					require.NoError(t, err)
-					require.True(t, bytes.Equal(want, gotB), "level %d: engine Rotate differs from Lattigo (router %v)", level, router != nil)
-				}
-			}
-		})
+	r := &reducedRouter{}
+	engine.SetRouter(r)
+	got, err = ev.Mul(al, bl)
+	engine.SetRouter(nil)
+	require.NoError(t, err)
+	gotB, err = got.MarshalBinary()
+	require.NoError(t, err)
+	require.True(t, bytes.Equal(want, gotB), "level %d: engine Mul with a reduced router differs from Lattigo", level)
+	require.Positive(t, r.jobs)
+}
+
+// rotateMatchesLattigo: ev.Rotate(al, 1), without and with a reduced
+// router, gives the bytes of Lattigo's RotateColumnsNew / RotateNew.
+func rotateMatchesLattigo(t *testing.T, p *fhe.Params, ev *fhe.Evaluator, evk *rlwe.MemEvaluationKeySet, al *fhe.Ciphertext, level int) {
+	var rot *rlwe.Ciphertext
+	var err error
+	if p.Scheme() == fhe.SchemeBGV {
+		rot, err = bgv.NewEvaluator(p.BGV(), evk).RotateColumnsNew(al.Lattigo(), 1)
+	} else {
+		rot, err = ckks.NewEvaluator(p.CKKS(), evk).RotateNew(al.Lattigo(), 1)
+	}
+	require.NoError(t, err)
+	ref, err := fhe.WrapCiphertext(p, rot)
+	require.NoError(t, err)
+	want, err := ref.MarshalBinary()
+	require.NoError(t, err)
+	for _, router := range []engine.Router{nil, &reducedRouter{}} {
+		engine.SetRouter(router)
+		got, err := ev.Rotate(al, 1)
+		engine.SetRouter(nil)
+		require.NoError(t, err)
+		gotB, err := got.MarshalBinary()
+		require.NoError(t, err)
+		require.True(t, bytes.Equal(want, gotB), "level %d: engine Rotate differs from Lattigo (router %v)", level, router != nil)
 	}
 }
 

@@ -35,34 +35,85 @@ import (
 func SelfTest(ctx context.Context, g Group, km *KeyMaterial, key *ThresholdKey, plan NoisePlan, ev *fhe.Evaluator, led Ledger) error {
 	p := km.Params
 	base := fmt.Sprintf("dkg/%d/selftest", km.Epoch)
-	coin, err := CoinToss(ctx, g, g.N(), base+"/coin", g.Members)
-	if err != nil {
-		return fmt.Errorf("protocol: dkg self-test: %w", err)
-	}
-	seed := keccak([]byte("fhegate/dkg/selftest/v2"), coin.Seed[:], km.Digest[:])
-	prng, err := sampling.NewKeyedPRNG(seed[:])
+	prng, err := selfTestPRNG(ctx, g, km, base)
 	if err != nil {
 		return err
 	}
 	tmod := p.PlaintextModulus()
+	a, b, cv, c := selfTestVectors(prng, tmod, p.Slots())
+	cts, err := selfTestEncrypt(km, prng, [3][]uint64{a, b, cv})
+	if err != nil {
+		return err
+	}
+	gks := km.Galois.Lattigo()
+	evl := bgv.NewEvaluator(p.BGV(), rlwe.NewMemEvaluationKeySet(km.Relin.Lattigo(), gks...))
+
+	// pk + rlk + Shamir shares: a ⊙ b.
+	prod, err := selfTestProduct(evl, cts[0], cts[1])
+	if err != nil {
+		return err
+	}
+	wantProd := make([]uint64, len(a))
+	for i := range wantProd {
+		wantProd[i] = a[i] * b[i] % tmod
+	}
+	if err := selfTestDecrypt(ctx, g, key, plan, ev, led, km, base+"/rlk", prod, wantProd, "relinearisation key"); err != nil {
+		return err
+	}
+	if len(gks) == 0 {
+		return nil
+	}
+	// Galois keys: Σ_g φ_g(c·1) = |G|·c·1.
+	acc, err := selfTestRotations(p, evl, gks, cts[2])
+	if err != nil {
+		return err
+	}
+	wantRot := make([]uint64, len(a))
+	for i := range wantRot {
+		wantRot[i] = uint64(len(gks)) % tmod * c % tmod
+	}
+	return selfTestDecrypt(ctx, g, key, plan, ev, led, km, base+"/galois", acc, wantRot, "Galois keys")
+}
+
+// selfTestPRNG runs the self-test's coin toss with all n members and keys a
+// PRNG with its seed and the DKG's digest.
+func selfTestPRNG(ctx context.Context, g Group, km *KeyMaterial, base string) (*sampling.KeyedPRNG, error) {
+	coin, err := CoinToss(ctx, g, g.N(), base+"/coin", g.Members)
+	if err != nil {
+		return nil, fmt.Errorf("protocol: dkg self-test: %w", err)
+	}
+	seed := keccak([]byte("fhegate/dkg/selftest/v2"), coin.Seed[:], km.Digest[:])
+	return sampling.NewKeyedPRNG(seed[:])
+}
+
+// selfTestVectors draws from prng, in this order, the random vectors a, b
+// (interleaved, slot by slot) and the constant c ∈ [1, t), and returns them
+// with the constant vector (c, …, c).
+func selfTestVectors(prng *sampling.KeyedPRNG, tmod uint64, slots int) (a, b, cv []uint64, c uint64) {
 	draw := func() uint64 {
 		var b [8]byte
 		_, _ = prng.Read(b[:])
 		return binary.LittleEndian.Uint64(b[:]) % tmod
 	}
-	slots := p.Slots()
-	a, b, cv := make([]uint64, slots), make([]uint64, slots), make([]uint64, slots)
+	a, b, cv = make([]uint64, slots), make([]uint64, slots), make([]uint64, slots)
 	for i := range a {
 		a[i], b[i] = draw(), draw()
 	}
-	c := draw()%(tmod-1) + 1
+	c = draw()%(tmod-1) + 1
 	for i := range cv {
 		cv[i] = c
 	}
+	return a, b, cv, c
+}
+
+// selfTestEncrypt encrypts the vectors at the top level under the
+// collective public key with randomness from prng, in order.
+func selfTestEncrypt(km *KeyMaterial, prng *sampling.KeyedPRNG, vs [3][]uint64) ([3]*rlwe.Ciphertext, error) {
+	p := km.Params
 	ecd := bgv.NewEncoder(p.BGV())
 	var cts [3]*rlwe.Ciphertext
-	if err := safe("self-test encryption", func() error {
-		for i, v := range [][]uint64{a, b, cv} {
+	err := safe("self-test encryption", func() error {
+		for i, v := range vs {
 			pt := bgv.NewPlaintext(p.BGV(), p.MaxLevel())
 			if err := ecd.Encode(v, pt); err != nil {
 				return err
@@ -74,39 +125,32 @@ func SelfTest(ctx context.Context, g Group, km *KeyMaterial, key *ThresholdKey, 
 			cts[i] = ct
 		}
 		return nil
-	}); err != nil {
-		return err
-	}
-	gks := km.Galois.Lattigo()
-	evl := bgv.NewEvaluator(p.BGV(), rlwe.NewMemEvaluationKeySet(km.Relin.Lattigo(), gks...))
+	})
+	return cts, err
+}
 
-	// pk + rlk + Shamir shares: a ⊙ b.
+// selfTestProduct is a ⊙ b with the relinearisation key, rescaled.
+func selfTestProduct(evl *bgv.Evaluator, a, b *rlwe.Ciphertext) (*rlwe.Ciphertext, error) {
 	var prod *rlwe.Ciphertext
 	if err := safe("self-test product", func() error {
 		var e error
-		if prod, e = evl.MulRelinNew(cts[0], cts[1]); e != nil {
+		if prod, e = evl.MulRelinNew(a, b); e != nil {
 			return e
 		}
 		return evl.Rescale(prod, prod)
 	}); err != nil {
-		return err
+		return nil, err
 	}
-	wantProd := make([]uint64, slots)
-	for i := range wantProd {
-		wantProd[i] = a[i] * b[i] % tmod
-	}
-	if err := selfTestDecrypt(ctx, g, key, plan, ev, led, km, base+"/rlk", prod, wantProd, "relinearisation key"); err != nil {
-		return err
-	}
-	if len(gks) == 0 {
-		return nil
-	}
-	// Galois keys: Σ_g φ_g(c·1) = |G|·c·1.
+	return prod, nil
+}
+
+// selfTestRotations is Σ_g φ_g(ct) over the Galois keys gks.
+func selfTestRotations(p *fhe.Params, evl *bgv.Evaluator, gks []*rlwe.GaloisKey, ct *rlwe.Ciphertext) (*rlwe.Ciphertext, error) {
 	var acc *rlwe.Ciphertext
 	if err := safe("self-test rotations", func() error {
-		tmp := rlwe.NewCiphertext(p.RLWE(), 1, cts[2].Level())
+		tmp := rlwe.NewCiphertext(p.RLWE(), 1, ct.Level())
 		for _, gk := range gks {
-			if err := evl.Automorphism(cts[2], gk.GaloisElement, tmp); err != nil {
+			if err := evl.Automorphism(ct, gk.GaloisElement, tmp); err != nil {
 				return fmt.Errorf("element %d: %w", gk.GaloisElement, err)
 			}
 			if acc == nil {
@@ -119,13 +163,9 @@ func SelfTest(ctx context.Context, g Group, km *KeyMaterial, key *ThresholdKey, 
 		}
 		return nil
 	}); err != nil {
-		return err
+		return nil, err
 	}
-	wantRot := make([]uint64, slots)
-	for i := range wantRot {
-		wantRot[i] = uint64(len(gks)) % tmod * c % tmod
-	}
-	return selfTestDecrypt(ctx, g, key, plan, ev, led, km, base+"/galois", acc, wantRot, "Galois keys")
+	return acc, nil
 }
 
 // selfTestDecrypt threshold-decrypts ct with every member and requires the

@@ -235,12 +235,47 @@ func NewKey(pk *fhe.PublicKey) (*Key, error) {
 // key and proves plaintext knowledge bound to ctx. It returns the ciphertext
 // and the encoded proof.
 func (k *Key) EncryptInts(values []int64, ctx Context) (*fhe.Ciphertext, []byte, error) {
-	p := k.PK.Params()
 	if err := ctx.check(); err != nil {
 		return nil, nil, err
 	}
+	pt, err := k.encodeInts(values)
+	if err != nil {
+		return nil, nil, err
+	}
+	e := &encryption{k: k, rq: k.ringQ, pt: pt}
+	// m = t·pt mod Q, an integer polynomial with |m_i| < t (read centred
+	// from the first modulus).
+	if e.w[compM], err = k.liftPlaintext(pt); err != nil {
+		return nil, nil, err
+	}
+	if err := e.newSamplers(); err != nil {
+		return nil, nil, err
+	}
+	if err := e.encryptBounded(); err != nil {
+		return nil, nil, err
+	}
+	e.addPlaintext()
+	out, err := fhe.WrapCiphertext(k.PK.Params(), e.ct)
+	if err != nil {
+		return nil, nil, err
+	}
+	h, err := out.Handle()
+	if err != nil {
+		return nil, nil, err
+	}
+	proof, err := k.prove(e.w, h, ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	return out, proof, nil
+}
+
+// encodeInts reduces values mod t into the slots and encodes them in a
+// top-level plaintext.
+func (k *Key) encodeInts(values []int64) (*rlwe.Plaintext, error) {
+	p := k.PK.Params()
 	if len(values) > p.Slots() {
-		return nil, nil, fmt.Errorf("zkpok: %d values exceed the %d slots of %s", len(values), p.Slots(), p.Preset.Name)
+		return nil, fmt.Errorf("zkpok: %d values exceed the %d slots of %s", len(values), p.Slots(), p.Preset.Name)
 	}
 	t := int64(k.t)
 	v := make([]uint64, p.Slots())
@@ -251,14 +286,17 @@ func (k *Key) EncryptInts(values []int64, ctx Context) (*fhe.Ciphertext, []byte,
 		}
 		v[i] = uint64(x)
 	}
-	level := p.MaxLevel()
-	pt := bgv.NewPlaintext(p.BGV(), level)
+	pt := bgv.NewPlaintext(p.BGV(), p.MaxLevel())
 	if err := bgv.NewEncoder(p.BGV()).Encode(v, pt); err != nil {
-		return nil, nil, fmt.Errorf("zkpok: encode: %w", err)
+		return nil, fmt.Errorf("zkpok: encode: %w", err)
 	}
-	// m = t·pt mod Q, an integer polynomial with |m_i| < t (read centred
-	// from the first modulus).
-	rq := k.ringQ
+	return pt, nil
+}
+
+// liftPlaintext is m = t·pt mod Q read centred from the first modulus,
+// checked to have |m_i| < t.
+func (k *Key) liftPlaintext(pt *rlwe.Plaintext) ([]int64, error) {
+	rq, t := k.ringQ, int64(k.t)
 	mp := rq.NewPoly()
 	if pt.IsNTT {
 		rq.INTT(pt.Value, mp)
@@ -266,88 +304,112 @@ func (k *Key) EncryptInts(values []int64, ctx Context) (*fhe.Ciphertext, []byte,
 		mp.Copy(pt.Value)
 	}
 	rq.MulScalar(mp, k.t, mp)
-	var w [nComp][]int64
-	w[compM] = centred(mp.Coeffs[0], rq.SubRings[0].Modulus)
-	for _, x := range w[compM] {
+	m := centred(mp.Coeffs[0], rq.SubRings[0].Modulus)
+	for _, x := range m {
 		if x >= t || x <= -t {
-			return nil, nil, fmt.Errorf("zkpok: lifted plaintext out of range (internal)")
+			return nil, fmt.Errorf("zkpok: lifted plaintext out of range (internal)")
 		}
 	}
+	return m, nil
+}
+
+// encryption is EncryptInts's prover state: the witness w (u, e′0, e′1,
+// m), the plaintext and the ciphertext being built, the secret and error
+// samplers and a scratch polynomial.
+type encryption struct {
+	k      *Key
+	rq     *ring.Ring
+	w      [nComp][]int64
+	pt     *rlwe.Plaintext
+	ct     *rlwe.Ciphertext
+	xs, xe ring.Sampler
+	tmp    ring.Poly
+}
+
+// newSamplers draws a fresh PRNG and builds the secret (Xs) and error (Xe)
+// samplers on it.
+func (e *encryption) newSamplers() error {
+	p := e.k.PK.Params()
 	prng, err := sampling.NewPRNG()
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
-	xs, err := ring.NewSampler(prng, rq, p.RLWE().Xs(), false)
-	if err != nil {
-		return nil, nil, err
+	if e.xs, err = ring.NewSampler(prng, e.rq, p.RLWE().Xs(), false); err != nil {
+		return err
 	}
-	xe, err := ring.NewSampler(prng, rq, p.RLWE().Xe(), false)
-	if err != nil {
-		return nil, nil, err
+	if e.xe, err = ring.NewSampler(prng, e.rq, p.RLWE().Xe(), false); err != nil {
+		return err
 	}
-	tmp := rq.NewPoly()
-	sample := func(s ring.Sampler, bound int64) []int64 {
-		for {
-			s.Read(tmp)
-			if v := centred(tmp.Coeffs[0], rq.SubRings[0].Modulus); infNorm(v) <= bound {
-				return v
-			}
+	e.tmp = e.rq.NewPoly()
+	return nil
+}
+
+// sample reads from s until the centred first row has ‖·‖∞ ≤ bound.
+func (e *encryption) sample(s ring.Sampler, bound int64) []int64 {
+	for {
+		s.Read(e.tmp)
+		if v := centred(e.tmp.Coeffs[0], e.rq.SubRings[0].Modulus); infNorm(v) <= bound {
+			return v
 		}
 	}
+}
+
+// encryptBounded sets (c0, c1) = ModDown(pk·u + (e0, e1)), exactly as
+// Lattigo's public-key encryption (the plaintext is added by
+// addPlaintext); then e′_i = c_i − K_i·u, redrawing u, e0, e1 until every
+// e′_i is within the proof's bound.
+func (e *encryption) encryptBounded() error {
+	k, rq, p := e.k, e.rq, e.k.PK.Params()
 	var be *ring.BasisExtender
 	if k.ringP != nil {
 		be = ring.NewBasisExtender(p.RLWE().RingQ(), p.RLWE().RingP())
 	}
-	// (c0, c1) = ModDown(pk·u + (e0, e1)) + (t^{-1}·m, 0), exactly as
-	// Lattigo's public-key encryption; then e′_i = c_i − K_i·u.
-	ct := rlwe.NewCiphertext(p.RLWE(), 1, level)
-	*ct.MetaData = *pt.MetaData
-	ct.IsNTT, ct.IsMontgomery = true, false
+	e.ct = rlwe.NewCiphertext(p.RLWE(), 1, p.MaxLevel())
+	*e.ct.MetaData = *e.pt.MetaData
+	e.ct.IsNTT, e.ct.IsMontgomery = true, false
 	uN := rq.NewPoly()
 	for attempt := 0; ; attempt++ {
 		if attempt == 100 {
-			return nil, nil, fmt.Errorf("zkpok: encryption noise above the proof bound 100 times (internal)")
+			return fmt.Errorf("zkpok: encryption noise above the proof bound 100 times (internal)")
 		}
-		w[compU] = sample(xs, BetaU)
-		e0, e1 := sample(xe, 19), sample(xe, 19)
-		k.encryptZero(be, w[compU], [2][]int64{e0, e1}, ct.Value[0], ct.Value[1])
-		setSigned(rq, uN, w[compU])
+		e.w[compU] = e.sample(e.xs, BetaU)
+		e0, e1 := e.sample(e.xe, 19), e.sample(e.xe, 19)
+		k.encryptZero(be, e.w[compU], [2][]int64{e0, e1}, e.ct.Value[0], e.ct.Value[1])
+		setSigned(rq, uN, e.w[compU])
 		rq.NTT(uN, uN)
-		ok := true
-		for i, kk := range []ring.Poly{k.k0, k.k1} {
-			rq.MulCoeffsBarrett(uN, kk, tmp)
-			rq.Sub(ct.Value[i], tmp, tmp)
-			rq.INTT(tmp, tmp)
-			ep := centred(tmp.Coeffs[0], rq.SubRings[0].Modulus)
-			if infNorm(ep) > int64(k.PP.Beta[compE0+i]) {
-				ok = false
-				break
-			}
-			w[compE0+i] = ep
-		}
-		if ok {
-			break
+		if e.noiseWithinBound(uN) {
+			return nil
 		}
 	}
+}
+
+// noiseWithinBound computes e′_i = c_i − K_i·u into w (uN is u in the NTT
+// domain) and reports whether each is within its proof bound, stopping at
+// the first that is not.
+func (e *encryption) noiseWithinBound(uN ring.Poly) bool {
+	rq, tmp := e.rq, e.tmp
+	for i, kk := range []ring.Poly{e.k.k0, e.k.k1} {
+		rq.MulCoeffsBarrett(uN, kk, tmp)
+		rq.Sub(e.ct.Value[i], tmp, tmp)
+		rq.INTT(tmp, tmp)
+		ep := centred(tmp.Coeffs[0], rq.SubRings[0].Modulus)
+		if infNorm(ep) > int64(e.k.PP.Beta[compE0+i]) {
+			return false
+		}
+		e.w[compE0+i] = ep
+	}
+	return true
+}
+
+// addPlaintext adds t^{-1}·m (the plaintext, NTT domain) to c0.
+func (e *encryption) addPlaintext() {
+	rq, ct, pt := e.rq, e.ct, e.pt
 	if pt.IsNTT {
 		rq.Add(ct.Value[0], pt.Value, ct.Value[0])
 	} else {
-		rq.NTT(pt.Value, tmp)
-		rq.Add(ct.Value[0], tmp, ct.Value[0])
+		rq.NTT(pt.Value, e.tmp)
+		rq.Add(ct.Value[0], e.tmp, ct.Value[0])
 	}
-	out, err := fhe.WrapCiphertext(p, ct)
-	if err != nil {
-		return nil, nil, err
-	}
-	h, err := out.Handle()
-	if err != nil {
-		return nil, nil, err
-	}
-	proof, err := k.prove(w, h, ctx)
-	if err != nil {
-		return nil, nil, err
-	}
-	return out, proof, nil
 }
 
 // encryptZero writes ModDown(pk·u + e) (NTT domain) to c0, c1: Lattigo's
