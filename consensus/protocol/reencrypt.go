@@ -10,7 +10,6 @@ import (
 	"github.com/tuneinsight/lattigo/v6/core/rlwe"
 	"github.com/tuneinsight/lattigo/v6/multiparty"
 	"github.com/tuneinsight/lattigo/v6/ring"
-	"go.uber.org/zap"
 
 	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
@@ -148,10 +147,7 @@ func Reencrypt(ctx context.Context, g Group, key *ThresholdKey, plan NoisePlan, 
 	if err != nil {
 		return nil, err
 	}
-	rctx, cancel := context.WithTimeout(ctx, g.timeout())
-	defer cancel()
-	shares := map[transport.MemberID][]byte{}
-	if contains(req.Active, g.Self()) {
+	shares, err := exchangeActive(ctx, g, transport.TypeReencryptShare, req.Session, req.Active, req.Receivers, "re-encryption", func() ([]byte, error) {
 		pin := fmt.Sprintf("reenc/target/%x", target)
 		if _, err := led.Issue(KindReencrypt, reencryptTargetDigest(ct), key.Epoch, pin, func() ([]byte, error) { return target[:], nil }); err != nil {
 			if errors.Is(err, ErrAlreadyShared) {
@@ -159,24 +155,12 @@ func Reencrypt(ctx context.Context, g Group, key *ThresholdKey, plan NoisePlan, 
 			}
 			return nil, err
 		}
-		b, err := led.Issue(KindReencrypt, reencryptShareDigest(ct, target, req.Active), key.Epoch, req.Session, func() ([]byte, error) {
+		return led.Issue(KindReencrypt, reencryptShareDigest(ct, target, req.Active), key.Epoch, req.Session, func() ([]byte, error) {
 			return genReencryptShare(g, key, pcks, sigmaBits, ct, req.Target, req.Active)
 		})
-		if err != nil {
-			return nil, err
-		}
-		shares[g.Self()] = b
-		if err := g.Mux.Broadcast(rctx, req.Receivers, transport.Message{Type: transport.TypeReencryptShare, Session: req.Session, Payload: b}); err != nil {
-			g.log().Debug("re-encryption broadcast incomplete", zap.Error(err))
-		}
-	}
-	got := g.Mux.Collect(rctx, req.Session, transport.TypeReencryptShare, req.Active)
-	g.Mux.Forget(req.Session)
-	if len(got.Missing) > 0 {
-		return nil, &ErrMissing{Session: req.Session, Missing: got.Missing}
-	}
-	for id, m := range got.Got {
-		shares[id] = m.Payload
+	})
+	if err != nil {
+		return nil, err
 	}
 	level := ct.Level()
 	alloc := func() multiparty.PublicKeySwitchShare { return pcks.AllocateShare(level) }

@@ -98,29 +98,13 @@ func Refresh(ctx context.Context, g Group, key *ThresholdKey, led Ledger, req Re
 	}
 	maxLevel := p.MaxLevel()
 	crp := rfp.SampleCRP(maxLevel, crs)
-	rctx, cancel := context.WithTimeout(ctx, g.timeout())
-	defer cancel()
-	shares := map[transport.MemberID][]byte{}
-	if contains(req.Active, g.Self()) {
-		digest := refreshDigest(ct, req.Active)
-		b, err := led.Issue(KindRefresh, digest, key.Epoch, req.Session, func() ([]byte, error) {
+	shares, err := exchangeActive(ctx, g, transport.TypeRefreshShare, req.Session, req.Active, req.Receivers, "refresh", func() ([]byte, error) {
+		return led.Issue(KindRefresh, refreshDigest(ct, req.Active), key.Epoch, req.Session, func() ([]byte, error) {
 			return genRefreshShare(g, key, rfp, ct, crp, req.Active)
 		})
-		if err != nil {
-			return nil, err
-		}
-		shares[g.Self()] = b
-		if err := g.Mux.Broadcast(rctx, req.Receivers, transport.Message{Type: transport.TypeRefreshShare, Session: req.Session, Payload: b}); err != nil {
-			g.log().Debug("refresh broadcast incomplete", zap.Error(err))
-		}
-	}
-	got := g.Mux.Collect(rctx, req.Session, transport.TypeRefreshShare, req.Active)
-	g.Mux.Forget(req.Session)
-	if len(got.Missing) > 0 {
-		return nil, &ErrMissing{Session: req.Session, Missing: got.Missing}
-	}
-	for id, m := range got.Got {
-		shares[id] = m.Payload
+	})
+	if err != nil {
+		return nil, err
 	}
 	alloc := func() multiparty.RefreshShare { return rfp.AllocateShare(ct.Level(), maxLevel) }
 	agg, err := aggregateShares("refresh", req.Active, shares, alloc, nil, rfp.AggregateShares)
@@ -159,4 +143,34 @@ func genRefreshShare(g Group, key *ThresholdKey, rfp mpbgv.RefreshProtocol, ct *
 	}
 	zero(add)
 	return share.MarshalBinary()
+}
+
+// exchangeActive is the share round of the protocols in which the t active
+// members each send one share to every receiver (refresh, re-encryption): an
+// active member issues its share through issue (the share ledger) and
+// broadcasts it; every member collects the active members' shares. A
+// missing active member fails the round with ErrMissing.
+func exchangeActive(ctx context.Context, g Group, typ transport.Type, session string, active, receivers []transport.MemberID, what string, issue func() ([]byte, error)) (map[transport.MemberID][]byte, error) {
+	rctx, cancel := context.WithTimeout(ctx, g.timeout())
+	defer cancel()
+	shares := map[transport.MemberID][]byte{}
+	if contains(active, g.Self()) {
+		b, err := issue()
+		if err != nil {
+			return nil, err
+		}
+		shares[g.Self()] = b
+		if err := g.Mux.Broadcast(rctx, receivers, transport.Message{Type: typ, Session: session, Payload: b}); err != nil {
+			g.log().Debug(what+" broadcast incomplete", zap.Error(err))
+		}
+	}
+	got := g.Mux.Collect(rctx, session, typ, active)
+	g.Mux.Forget(session)
+	if len(got.Missing) > 0 {
+		return nil, &ErrMissing{Session: session, Missing: got.Missing}
+	}
+	for id, m := range got.Got {
+		shares[id] = m.Payload
+	}
+	return shares, nil
 }
