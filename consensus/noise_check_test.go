@@ -12,6 +12,7 @@ import (
 	"github.com/fhegate/fhegate/policy"
 	"github.com/fhegate/fhegate/policy/eval"
 	"github.com/fhegate/fhegate/policy/examples"
+	"github.com/fhegate/fhegate/policy/policytest"
 )
 
 // TestPolicyNoiseBound: every shipped example is within the noise the
@@ -38,33 +39,12 @@ func TestPolicyNoiseBound(t *testing.T) {
 	pc := NewPolicyCircuits(fhe.BGVN14)
 	var id [32]byte
 	id[0] = 7
-	err := pc.Register(id, []byte(noisySpec))
+	err := pc.Register(id, []byte(policytest.TooNoisy))
 	require.ErrorIs(t, err, policy.ErrTooNoisy)
 	_, err = pc.Lookup(id)
 	require.True(t, errors.Is(err, ErrUnevaluable), fmt.Sprint(err))
 	t.Log(err)
 }
-
-// noisySpec's verdict is Σ 4000·x_i over eight fresh inputs: its noise is
-// 2^15 times a fresh encryption's (2^28.5), 2^16.5 after the mask: past B_ct.
-const noisySpec = `fhegate_policy: 1
-name: noisy
-description: a heavily weighted sum of fresh inputs
-inputs:
-  - {name: a, min: 0, max: 1}
-  - {name: b, min: 0, max: 1}
-  - {name: c, min: 0, max: 1}
-  - {name: d, min: 0, max: 1}
-  - {name: e, min: 0, max: 1}
-  - {name: f, min: 0, max: 1}
-  - {name: g, min: 0, max: 1}
-  - {name: h, min: 0, max: 1}
-output:
-  type: score
-  min: 0
-  max: 32000
-  expr: "4000*a + 4000*b + 4000*c + 4000*d + 4000*e + 4000*f + 4000*g + 4000*h"
-`
 
 // TestChainAndCommitteeNoiseModelsAgree: FHEPolicy.registerPolicy's
 // compiler (precompiles/corebackends) refuses noisy plans with policy/eval's

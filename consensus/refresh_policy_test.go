@@ -15,34 +15,7 @@ import (
 	"github.com/fhegate/fhegate/internal/keccak"
 	"github.com/fhegate/fhegate/internal/testseed"
 	"github.com/fhegate/fhegate/policy"
-)
-
-// Policies over four inputs in 0..7 whose plans need collective refreshes on
-// the test preset (depth 4): each comparison is a degree-14 polynomial
-// (depth 4), so every && / || above them runs on refreshed operands.
-const (
-	refresh2Spec = `fhegate_policy: 1
-name: refresh-two
-inputs:
-  - {name: a, min: 0, max: 7}
-  - {name: b, min: 0, max: 7}
-  - {name: c, min: 0, max: 7}
-  - {name: d, min: 0, max: 7}
-output:
-  type: bool
-  expr: "a > b && c > d"
-`
-	refresh4Spec = `fhegate_policy: 1
-name: refresh-four
-inputs:
-  - {name: a, min: 0, max: 7}
-  - {name: b, min: 0, max: 7}
-  - {name: c, min: 0, max: 7}
-  - {name: d, min: 0, max: 7}
-output:
-  type: bool
-  expr: "(a > b && c > d) && (a > d || b > c)"
-`
+	"github.com/fhegate/fhegate/policy/policytest"
 )
 
 // The plaintext references, written from the specs' text, not from the
@@ -67,8 +40,8 @@ type refreshPolicy struct {
 }
 
 var refreshPolicies = []refreshPolicy{
-	{"two refreshes", refresh2Spec, 2, refTwo},
-	{"four refreshes", refresh4Spec, 4, refFour},
+	{"two refreshes", policytest.RefreshTwo, 2, refTwo},
+	{"four refreshes", policytest.RefreshFour, 4, refFour},
 }
 
 // registerRefreshPolicies registers the refresh policies on pc (as the

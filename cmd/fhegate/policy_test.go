@@ -17,6 +17,7 @@ import (
 	"github.com/fhegate/fhegate/fhe/fhetest"
 	"github.com/fhegate/fhegate/policy"
 	"github.com/fhegate/fhegate/policy/examples"
+	"github.com/fhegate/fhegate/policy/policytest"
 )
 
 func runCLI(t *testing.T, args ...string) (string, error) {
@@ -74,17 +75,7 @@ func TestPolicyCLI(t *testing.T) {
 // DKG, collective refreshes, threshold decryption — and every packed verdict
 // equals the compiler's plaintext evaluation.
 func TestPolicyEvalInProcessCommittee(t *testing.T) {
-	spec := `fhegate_policy: 1
-name: refresh-four
-inputs:
-  - {name: a, min: 0, max: 7}
-  - {name: b, min: 0, max: 7}
-  - {name: c, min: 0, max: 7}
-  - {name: d, min: 0, max: 7}
-output:
-  type: bool
-  expr: "(a > b && c > d) && (a > d || b > c)"
-`
+	spec := policytest.RefreshFour
 	p, err := policy.CompileWith([]byte(spec), consensus.PolicyOptions(fhetest.InsecureBGVN10))
 	require.NoError(t, err)
 	require.GreaterOrEqual(t, p.Counts.Refreshes, 4)

@@ -8,6 +8,7 @@ import (
 	"github.com/fhegate/fhegate/fhe/crdt/meta"
 	"github.com/fhegate/fhegate/policy"
 	"github.com/fhegate/fhegate/policy/examples"
+	"github.com/fhegate/fhegate/policy/policytest"
 )
 
 func TestPolicyCompile(t *testing.T) {
@@ -79,23 +80,7 @@ func TestPerRequestGasCreditLimit(t *testing.T) {
 // example.
 func TestCompileRefusesTooNoisyPlans(t *testing.T) {
 	t.Parallel()
-	noisy := []byte(`fhegate_policy: 1
-name: too-noisy
-inputs:
-  - {name: a, min: 0, max: 1}
-  - {name: b, min: 0, max: 1}
-  - {name: c, min: 0, max: 1}
-  - {name: d, min: 0, max: 1}
-  - {name: e, min: 0, max: 1}
-  - {name: f, min: 0, max: 1}
-  - {name: g, min: 0, max: 1}
-  - {name: h, min: 0, max: 1}
-output:
-  type: score
-  min: 0
-  max: 32000
-  expr: "4000*a + 4000*b + 4000*c + 4000*d + 4000*e + 4000*f + 4000*g + 4000*h"
-`)
+	noisy := []byte(policytest.TooNoisy)
 	_, err := Policy{}.Compile(noisy)
 	require.ErrorIs(t, err, policy.ErrTooNoisy)
 	for _, name := range examples.AllNames() {
