@@ -15,7 +15,6 @@ import (
 	"io"
 	"math/big"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -56,13 +55,12 @@ type Committee struct {
 // PublicKey fetches (once) the committee's public key.
 func (c *Committee) PublicKey(ctx context.Context) (*fhe.PublicKey, error) {
 	c.once.Do(func() {
-		var b []byte
-		var h http.Header
-		if b, h, c.err = httpDo(ctx, http.MethodGet, strings.TrimRight(c.API, "/")+"/v1/publickey", nil); c.err != nil {
-			c.err = fmt.Errorf("fheclient: committee public key: %w", c.err)
+		var ann *consensus.KeyAnnouncement
+		if ann, c.err = consensus.FetchKeyAnnouncement(ctx, c.API); c.err != nil {
+			c.err = fmt.Errorf("fheclient: %w", c.err)
 			return
 		}
-		if c.pk, c.err = fhe.UnmarshalPublicKey(b); c.err != nil {
+		if c.pk, c.err = fhe.UnmarshalPublicKey(ann.PublicKey); c.err != nil {
 			c.err = fmt.Errorf("fheclient: committee public key: %w", c.err)
 			return
 		}
@@ -70,13 +68,7 @@ func (c *Committee) PublicKey(ctx context.Context) (*fhe.PublicKey, error) {
 			c.err = fmt.Errorf("fheclient: committee public key: %w", c.err)
 			return
 		}
-		epoch, err1 := strconv.ParseUint(h.Get(consensus.HeaderEpoch), 10, 64)
-		chain, ok := new(big.Int).SetString(h.Get(consensus.HeaderChainID), 10)
-		if err1 != nil || !ok {
-			c.err = fmt.Errorf("fheclient: committee public key: no %s / %s headers (the proof of plaintext knowledge binds them)", consensus.HeaderEpoch, consensus.HeaderChainID)
-			return
-		}
-		c.ctx = zkpok.Context{ChainID: chain, Epoch: epoch}
+		c.ctx = ann.Proof
 	})
 	return c.pk, c.err
 }
@@ -128,31 +120,26 @@ func (c *Committee) Upload(ctx context.Context, value int64, owner common.Addres
 // HTTP does one request and returns the body of a 200 answer (at most 8 MiB);
 // any other status is an error carrying the body.
 func HTTP(ctx context.Context, method, url string, body []byte) ([]byte, error) {
-	b, _, err := httpDo(ctx, method, url, body)
-	return b, err
-}
-
-func httpDo(ctx context.Context, method, url string, body []byte) ([]byte, http.Header, error) {
 	req, err := http.NewRequestWithContext(ctx, method, url, bytes.NewReader(body))
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, nil, fmt.Errorf("%s %s: %s: %s", method, url, resp.Status, strings.TrimSpace(string(b)))
+		return nil, fmt.Errorf("%s %s: %s: %s", method, url, resp.Status, strings.TrimSpace(string(b)))
 	}
-	return b, resp.Header, nil
+	return b, nil
 }
 
 // Sender sends transactions from one key and waits for their receipts.
