@@ -329,6 +329,7 @@ func printBanner(out io.Writer, chain *devchain.Chain, o devnetOptions, committe
 		fmt.Fprintf(out, "  go run ./cmd/fhegate encrypt --key %s --values 5 --submit %s --owner 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266\n",
 			filepath.Join(dataDir, "committee", "committee.pk"), committeeAPI)
 		fmt.Fprintf(out, "  go run ./examples/go --rpc %s --committee-api %s\n", chain.URL(), committeeAPI)
+		fmt.Fprintf(out, "  go run ./examples/policies --rpc %s --committee-api %s   # every shipped policy, KYC/AML and deep ones included\n", chain.URL(), committeeAPI)
 		fmt.Fprintf(out, "  (cd examples/js && npm ci && RPC_URL=%s FHEGATE_DATADIR=%s npm start)\n", chain.URL(), dataDir)
 	case o.devCommittee:
 		fmt.Fprintf(out, "  go run ./examples/go --rpc %s --dev-committee\n", chain.URL())
