@@ -3,6 +3,7 @@ package gpu
 import (
 	"fmt"
 	"math/rand/v2"
+	"sync"
 
 	"github.com/tuneinsight/lattigo/v6/ring"
 )
@@ -12,22 +13,22 @@ import (
 // NTTFriendlyPrimesGenerator.
 func SelfTestPrimes() []uint64 { return selfTestPrimes() }
 
+// selfTestPrimes computes the primes once; concurrent callers (tests run in
+// parallel) wait for the one computation and each get a copy.
 var selfTestPrimes = func() func() []uint64 {
-	var cached []uint64
-	return func() []uint64 {
-		if cached != nil {
-			return append([]uint64(nil), cached...)
-		}
+	primes := sync.OnceValue(func() []uint64 {
+		var out []uint64
 		for _, bits := range []uint64{61, 60, 50, 40, 30} {
 			g := ring.NewNTTFriendlyPrimesGenerator(bits, 1<<18)
 			q, err := g.NextAlternatingPrime()
 			if err != nil {
 				panic(fmt.Sprintf("gpu: no %d-bit NTT prime: %v", bits, err)) // static parameters; cannot happen
 			}
-			cached = append(cached, q)
+			out = append(out, q)
 		}
-		return append([]uint64(nil), cached...)
-	}
+		return out
+	})
+	return func() []uint64 { return append([]uint64(nil), primes()...) }
 }()
 
 // NewParams builds the Params of a fresh Lattigo ring of degree n and
