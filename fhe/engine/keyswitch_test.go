@@ -55,39 +55,34 @@ func marshal(t *testing.T, ct *rlwe.Ciphertext) []byte {
 // the lazy transforms with reduced ones, as an accelerator does.
 func TestRelinearizeByteIdentical(t *testing.T) {
 	rng := testseed.Rand(t, 14)
-	for _, pr := range fhe.Presets() {
-		t.Run(pr.Name, func(t *testing.T) {
-			p, err := fhe.NewParams(pr.ID)
+	forEachPreset(t, func(t *testing.T, params rlwe.Parameters) {
+		kgen := rlwe.NewKeyGenerator(params)
+		sk := kgen.GenSecretKeyNew()
+		rlk := kgen.GenRelinearizationKeyNew(sk)
+		evk := rlwe.NewMemEvaluationKeySet(rlk)
+		ref := rlwe.NewEvaluator(params, evk)
+		ks := engine.NewKeySwitcher(params, rlwe.NewEvaluator(params, evk))
+		for level := 0; level <= params.MaxLevel(); level++ {
+			ct := randomCiphertext(rng, params, level)
+			want := rlwe.NewCiphertext(params, 1, level)
+			require.NoError(t, ref.Relinearize(ct, want))
+			wantB := marshal(t, want)
+
+			got := rlwe.NewCiphertext(params, 1, level)
+			require.NoError(t, ks.Relinearize(ct, rlk, got))
+			require.True(t, bytes.Equal(wantB, marshal(t, got)), "level %d: engine (Lattigo transforms) differs from Relinearize", level)
+
+			r := &reducedRouter{}
+			engine.SetRouter(r)
+			got2 := rlwe.NewCiphertext(params, 1, level)
+			err := ks.Relinearize(ct, rlk, got2)
+			engine.SetRouter(nil)
 			require.NoError(t, err)
-			params := p.RLWE()
-			kgen := rlwe.NewKeyGenerator(params)
-			sk := kgen.GenSecretKeyNew()
-			rlk := kgen.GenRelinearizationKeyNew(sk)
-			evk := rlwe.NewMemEvaluationKeySet(rlk)
-			ref := rlwe.NewEvaluator(params, evk)
-			ks := engine.NewKeySwitcher(params, rlwe.NewEvaluator(params, evk))
-			for level := 0; level <= params.MaxLevel(); level++ {
-				ct := randomCiphertext(rng, params, level)
-				want := rlwe.NewCiphertext(params, 1, level)
-				require.NoError(t, ref.Relinearize(ct, want))
-				wantB := marshal(t, want)
-
-				got := rlwe.NewCiphertext(params, 1, level)
-				require.NoError(t, ks.Relinearize(ct, rlk, got))
-				require.True(t, bytes.Equal(wantB, marshal(t, got)), "level %d: engine (Lattigo transforms) differs from Relinearize", level)
-
-				r := &reducedRouter{}
-				engine.SetRouter(r)
-				got2 := rlwe.NewCiphertext(params, 1, level)
-				err := ks.Relinearize(ct, rlk, got2)
-				engine.SetRouter(nil)
-				require.NoError(t, err)
-				require.True(t, bytes.Equal(wantB, marshal(t, got2)), "level %d: engine (reduced router) differs from Relinearize", level)
-				require.EqualValues(t, 4, r.batches.Load(), "per key switch: decomposition INTT, digit NTTs, ModDown INTT, ModDown NTT")
-				t.Logf("level %d: %d transforms routed in %d batches, byte-identical", level, r.jobs.Load(), r.batches.Load())
-			}
-		})
-	}
+			require.True(t, bytes.Equal(wantB, marshal(t, got2)), "level %d: engine (reduced router) differs from Relinearize", level)
+			require.EqualValues(t, 4, r.batches.Load(), "per key switch: decomposition INTT, digit NTTs, ModDown INTT, ModDown NTT")
+			t.Logf("level %d: %d transforms routed in %d batches, byte-identical", level, r.jobs.Load(), r.batches.Load())
+		}
+	})
 }
 
 // TestDecomposeNTTByteIdentical proves engine.DecomposeNTT (the hoisted
@@ -96,45 +91,40 @@ func TestRelinearizeByteIdentical(t *testing.T) {
 // transforms and with a reduced router.
 func TestDecomposeNTTByteIdentical(t *testing.T) {
 	rng := testseed.Rand(t, 15)
-	for _, pr := range fhe.Presets() {
-		t.Run(pr.Name, func(t *testing.T) {
-			p, err := fhe.NewParams(pr.ID)
-			require.NoError(t, err)
-			params := p.RLWE()
-			ev := rlwe.NewEvaluator(params, nil)
-			levelP := params.MaxLevelP()
-			digits := params.BaseRNSDecompositionVectorSize(params.MaxLevelQ(), levelP)
-			newDecomp := func() []ringqp.Poly {
-				d := make([]ringqp.Poly, digits)
-				for i := range d {
-					d[i] = params.RingQP().NewPoly()
-				}
-				return d
+	forEachPreset(t, func(t *testing.T, params rlwe.Parameters) {
+		ev := rlwe.NewEvaluator(params, nil)
+		levelP := params.MaxLevelP()
+		digits := params.BaseRNSDecompositionVectorSize(params.MaxLevelQ(), levelP)
+		newDecomp := func() []ringqp.Poly {
+			d := make([]ringqp.Poly, digits)
+			for i := range d {
+				d[i] = params.RingQP().NewPoly()
 			}
-			for level := 0; level <= params.MaxLevel(); level++ {
-				for _, isNTT := range []bool{true, false} {
-					c2 := randomCiphertext(rng, params, level).Value[2]
-					want := newDecomp()
-					ev.DecomposeNTT(level, levelP, levelP+1, c2, isNTT, want)
-					for _, router := range []engine.Router{nil, &reducedRouter{}} {
-						got := newDecomp()
-						engine.SetRouter(router)
-						engine.DecomposeNTT(ev, level, levelP, levelP+1, c2, isNTT, got)
-						engine.SetRouter(nil)
-						n := params.BaseRNSDecompositionVectorSize(level, levelP)
-						for i := 0; i < n; i++ {
-							for x := 0; x <= level; x++ {
-								require.Equal(t, want[i].Q.Coeffs[x], got[i].Q.Coeffs[x], "level %d ntt=%v digit %d Q limb %d", level, isNTT, i, x)
-							}
-							for x := 0; x <= levelP; x++ {
-								require.Equal(t, want[i].P.Coeffs[x], got[i].P.Coeffs[x], "level %d ntt=%v digit %d P limb %d", level, isNTT, i, x)
-							}
+			return d
+		}
+		for level := 0; level <= params.MaxLevel(); level++ {
+			for _, isNTT := range []bool{true, false} {
+				c2 := randomCiphertext(rng, params, level).Value[2]
+				want := newDecomp()
+				ev.DecomposeNTT(level, levelP, levelP+1, c2, isNTT, want)
+				for _, router := range []engine.Router{nil, &reducedRouter{}} {
+					got := newDecomp()
+					engine.SetRouter(router)
+					engine.DecomposeNTT(ev, level, levelP, levelP+1, c2, isNTT, got)
+					engine.SetRouter(nil)
+					n := params.BaseRNSDecompositionVectorSize(level, levelP)
+					for i := 0; i < n; i++ {
+						for x := 0; x <= level; x++ {
+							require.Equal(t, want[i].Q.Coeffs[x], got[i].Q.Coeffs[x], "level %d ntt=%v digit %d Q limb %d", level, isNTT, i, x)
+						}
+						for x := 0; x <= levelP; x++ {
+							require.Equal(t, want[i].P.Coeffs[x], got[i].P.Coeffs[x], "level %d ntt=%v digit %d P limb %d", level, isNTT, i, x)
 						}
 					}
 				}
 			}
-		})
-	}
+		}
+	})
 }
 
 // TestAutomorphismByteIdentical proves the engine's rotation key switch
@@ -143,41 +133,36 @@ func TestDecomposeNTTByteIdentical(t *testing.T) {
 // reduced router.
 func TestAutomorphismByteIdentical(t *testing.T) {
 	rng := testseed.Rand(t, 16)
-	for _, pr := range fhe.Presets() {
-		t.Run(pr.Name, func(t *testing.T) {
-			p, err := fhe.NewParams(pr.ID)
-			require.NoError(t, err)
-			params := p.RLWE()
-			kgen := rlwe.NewKeyGenerator(params)
-			sk := kgen.GenSecretKeyNew()
-			els := []uint64{params.GaloisElement(1), params.GaloisElement(5)}
-			var gks []*rlwe.GaloisKey
+	forEachPreset(t, func(t *testing.T, params rlwe.Parameters) {
+		kgen := rlwe.NewKeyGenerator(params)
+		sk := kgen.GenSecretKeyNew()
+		els := []uint64{params.GaloisElement(1), params.GaloisElement(5)}
+		var gks []*rlwe.GaloisKey
+		for _, g := range els {
+			gks = append(gks, kgen.GenGaloisKeyNew(g, sk))
+		}
+		evk := rlwe.NewMemEvaluationKeySet(nil, gks...)
+		ref := rlwe.NewEvaluator(params, evk)
+		ks := engine.NewKeySwitcher(params, rlwe.NewEvaluator(params, evk))
+		for level := 0; level <= params.MaxLevel(); level++ {
+			c := randomCiphertext(rng, params, level)
+			ct := rlwe.NewCiphertext(params, 1, level)
+			ct.Value[0], ct.Value[1] = c.Value[0], c.Value[1]
 			for _, g := range els {
-				gks = append(gks, kgen.GenGaloisKeyNew(g, sk))
-			}
-			evk := rlwe.NewMemEvaluationKeySet(nil, gks...)
-			ref := rlwe.NewEvaluator(params, evk)
-			ks := engine.NewKeySwitcher(params, rlwe.NewEvaluator(params, evk))
-			for level := 0; level <= params.MaxLevel(); level++ {
-				c := randomCiphertext(rng, params, level)
-				ct := rlwe.NewCiphertext(params, 1, level)
-				ct.Value[0], ct.Value[1] = c.Value[0], c.Value[1]
-				for _, g := range els {
-					want := rlwe.NewCiphertext(params, 1, level)
-					require.NoError(t, ref.Automorphism(ct, g, want))
-					wantB := marshal(t, want)
-					for _, router := range []engine.Router{nil, &reducedRouter{}} {
-						got := rlwe.NewCiphertext(params, 1, level)
-						engine.SetRouter(router)
-						err := ks.Automorphism(ct, g, got)
-						engine.SetRouter(nil)
-						require.NoError(t, err)
-						require.True(t, bytes.Equal(wantB, marshal(t, got)), "level %d galEl %d router %v: differs from Automorphism", level, g, router != nil)
-					}
+				want := rlwe.NewCiphertext(params, 1, level)
+				require.NoError(t, ref.Automorphism(ct, g, want))
+				wantB := marshal(t, want)
+				for _, router := range []engine.Router{nil, &reducedRouter{}} {
+					got := rlwe.NewCiphertext(params, 1, level)
+					engine.SetRouter(router)
+					err := ks.Automorphism(ct, g, got)
+					engine.SetRouter(nil)
+					require.NoError(t, err)
+					require.True(t, bytes.Equal(wantB, marshal(t, got)), "level %d galEl %d router %v: differs from Automorphism", level, g, router != nil)
 				}
 			}
-		})
-	}
+		}
+	})
 }
 
 // TestModDownByteIdentical proves engine.ModDown byte-identical to
@@ -185,47 +170,49 @@ func TestAutomorphismByteIdentical(t *testing.T) {
 // Lattigo's lazy transforms and with a router answering them reduced.
 func TestModDownByteIdentical(t *testing.T) {
 	rng := testseed.Rand(t, 17)
+	forEachPreset(t, func(t *testing.T, params rlwe.Parameters) {
+		ev := rlwe.NewEvaluator(params, nil)
+		levelP := params.MaxLevelP()
+		for level := 0; level <= params.MaxLevel(); level++ {
+			el := rlwe.NewElementExtended(params, 1, level, levelP)
+			el.IsNTT = true
+			rqp := params.RingQP().AtLevel(level, levelP)
+			for _, v := range el.Value {
+				for x, s := range rqp.RingQ.SubRings[:level+1] {
+					for j := range v.Q.Coeffs[x] {
+						v.Q.Coeffs[x][j] = rng.Uint64N(s.Modulus)
+					}
+				}
+				for x, s := range rqp.RingP.SubRings[:levelP+1] {
+					for j := range v.P.Coeffs[x] {
+						v.P.Coeffs[x][j] = rng.Uint64N(s.Modulus)
+					}
+				}
+			}
+			want := rlwe.NewCiphertext(params, 1, level)
+			ev.ModDown(level, levelP, el.CopyNew(), want)
+			wantB := marshal(t, want)
+			for _, router := range []engine.Router{nil, &reducedRouter{}} {
+				got := rlwe.NewCiphertext(params, 1, level)
+				engine.SetRouter(router)
+				engine.ModDown(ev, level, levelP, el.CopyNew(), got)
+				engine.SetRouter(nil)
+				require.True(t, bytes.Equal(wantB, marshal(t, got)), "level %d router %v: differs from ModDown", level, router != nil)
+			}
+		}
+	})
+}
+
+// forEachPreset runs f as a subtest per registered preset with its RLWE
+// parameters.
+func forEachPreset(t *testing.T, f func(t *testing.T, params rlwe.Parameters)) {
 	for _, pr := range fhe.Presets() {
 		t.Run(pr.Name, func(t *testing.T) {
 			p, err := fhe.NewParams(pr.ID)
 			require.NoError(t, err)
-			params := p.RLWE()
-			ev := rlwe.NewEvaluator(params, nil)
-			levelP := params.MaxLevelP()
-			for level := 0; level <= params.MaxLevel(); level++ {
-				el := rlwe.NewElementExtended(params, 1, level, levelP)
-				el.IsNTT = true
-				rqp := params.RingQP().AtLevel(level, levelP)
-				for _, v := range el.Value {
-					for x, s := range rqp.RingQ.SubRings[:level+1] {
-						for j := range v.Q.Coeffs[x] {
-							v.Q.Coeffs[x][j] = rng.Uint64N(s.Modulus)
-						}
-					}
-					for x, s := range rqp.RingP.SubRings[:levelP+1] {
-						for j := range v.P.Coeffs[x] {
-							v.P.Coeffs[x][j] = rng.Uint64N(s.Modulus)
-						}
-					}
-				}
-				want := rlwe.NewCiphertext(params, 1, level)
-				ev.ModDown(level, levelP, copyElement(el), want)
-				wantB := marshal(t, want)
-				for _, router := range []engine.Router{nil, &reducedRouter{}} {
-					got := rlwe.NewCiphertext(params, 1, level)
-					engine.SetRouter(router)
-					engine.ModDown(ev, level, levelP, copyElement(el), got)
-					engine.SetRouter(nil)
-					require.True(t, bytes.Equal(wantB, marshal(t, got)), "level %d router %v: differs from ModDown", level, router != nil)
-				}
-			}
+			f(t, p.RLWE())
 		})
 	}
-}
-
-func copyElement(el *rlwe.Element[ringqp.Poly]) *rlwe.Element[ringqp.Poly] {
-	c := el.CopyNew()
-	return c
 }
 
 // TestDivRoundByLastModulusNTTByteIdentical proves the engine's rescale
@@ -234,34 +221,29 @@ func copyElement(el *rlwe.Element[ringqp.Poly]) *rlwe.Element[ringqp.Poly] {
 // Lattigo's lazy transforms and with a router answering them reduced.
 func TestDivRoundByLastModulusNTTByteIdentical(t *testing.T) {
 	rng := testseed.Rand(t, 18)
-	for _, pr := range fhe.Presets() {
-		t.Run(pr.Name, func(t *testing.T) {
-			p, err := fhe.NewParams(pr.ID)
-			require.NoError(t, err)
-			params := p.RLWE()
-			for level := 1; level <= params.MaxLevel(); level++ {
-				r := params.RingQ().AtLevel(level)
-				ct := randomCiphertext(rng, params, level)
-				in := []ring.Poly{ct.Value[0], ct.Value[1]}
-				want := []ring.Poly{r.NewPoly(), r.NewPoly()}
+	forEachPreset(t, func(t *testing.T, params rlwe.Parameters) {
+		for level := 1; level <= params.MaxLevel(); level++ {
+			r := params.RingQ().AtLevel(level)
+			ct := randomCiphertext(rng, params, level)
+			in := []ring.Poly{ct.Value[0], ct.Value[1]}
+			want := []ring.Poly{r.NewPoly(), r.NewPoly()}
+			for k := range in {
+				r.DivRoundByLastModulusNTT(in[k], want[k])
+			}
+			for _, router := range []engine.Router{nil, &reducedRouter{}} {
+				got := []ring.Poly{r.NewPoly(), r.NewPoly()}
+				inPlace := []ring.Poly{*in[0].CopyNew(), *in[1].CopyNew()}
+				engine.SetRouter(router)
+				engine.DivRoundByLastModulusNTT(r, in, got)
+				engine.DivRoundByLastModulusNTT(r, inPlace, inPlace)
+				engine.SetRouter(nil)
 				for k := range in {
-					r.DivRoundByLastModulusNTT(in[k], want[k])
-				}
-				for _, router := range []engine.Router{nil, &reducedRouter{}} {
-					got := []ring.Poly{r.NewPoly(), r.NewPoly()}
-					inPlace := []ring.Poly{*in[0].CopyNew(), *in[1].CopyNew()}
-					engine.SetRouter(router)
-					engine.DivRoundByLastModulusNTT(r, in, got)
-					engine.DivRoundByLastModulusNTT(r, inPlace, inPlace)
-					engine.SetRouter(nil)
-					for k := range in {
-						for i := 0; i < level; i++ {
-							require.Equal(t, want[k].Coeffs[i], got[k].Coeffs[i], "level %d poly %d limb %d router %v", level, k, i, router != nil)
-							require.Equal(t, want[k].Coeffs[i], inPlace[k].Coeffs[i], "in place: level %d poly %d limb %d router %v", level, k, i, router != nil)
-						}
+					for i := 0; i < level; i++ {
+						require.Equal(t, want[k].Coeffs[i], got[k].Coeffs[i], "level %d poly %d limb %d router %v", level, k, i, router != nil)
+						require.Equal(t, want[k].Coeffs[i], inPlace[k].Coeffs[i], "in place: level %d poly %d limb %d router %v", level, k, i, router != nil)
 					}
 				}
 			}
-		})
-	}
+		}
+	})
 }
