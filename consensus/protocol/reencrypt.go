@@ -185,20 +185,11 @@ func Reencrypt(ctx context.Context, g Group, key *ThresholdKey, plan NoisePlan, 
 // its additive secret for the active set and flooding noise 2^sigmaBits.
 func genReencryptShare(g Group, key *ThresholdKey, pcks multiparty.PublicKeySwitchProtocol, sigmaBits float64, ct *fhe.Ciphertext, target *fhe.PublicKey, activeIDs []transport.MemberID) ([]byte, error) {
 	p := key.Params
-	points := make([]multiparty.ShamirPublicPoint, len(g.Members))
-	for i, id := range g.Members {
-		points[i] = multiparty.ShamirPublicPoint(id)
-	}
-	active := make([]multiparty.ShamirPublicPoint, len(activeIDs))
-	for i, id := range activeIDs {
-		active[i] = multiparty.ShamirPublicPoint(id)
-	}
-	cmb := multiparty.NewCombiner(p.RLWE(), multiparty.ShamirPublicPoint(g.Self()), points, key.T)
-	add := rlwe.NewSecretKey(p.RLWE())
-	defer zero(add)
-	if err := cmb.GenAdditiveShare(active, multiparty.ShamirPublicPoint(g.Self()), key.Share, add); err != nil {
+	add, err := additiveShare(g, key, activeIDs)
+	if err != nil {
 		return nil, err
 	}
+	defer zero(add)
 	c := ct.Lattigo()
 	if !c.IsNTT {
 		return nil, errors.New("protocol: ciphertext not in the NTT domain")

@@ -124,17 +124,8 @@ func Refresh(ctx context.Context, g Group, key *ThresholdKey, led Ledger, req Re
 // weights), then mpbgv's masked-decryption-and-re-encryption share.
 func genRefreshShare(g Group, key *ThresholdKey, rfp mpbgv.RefreshProtocol, ct *fhe.Ciphertext, crp multiparty.KeySwitchCRP, activeIDs []transport.MemberID) ([]byte, error) {
 	p := key.Params
-	points := make([]multiparty.ShamirPublicPoint, len(g.Members))
-	for i, id := range g.Members {
-		points[i] = multiparty.ShamirPublicPoint(id)
-	}
-	active := make([]multiparty.ShamirPublicPoint, len(activeIDs))
-	for i, id := range activeIDs {
-		active[i] = multiparty.ShamirPublicPoint(id)
-	}
-	cmb := multiparty.NewCombiner(p.RLWE(), multiparty.ShamirPublicPoint(g.Self()), points, key.T)
-	add := rlwe.NewSecretKey(p.RLWE())
-	if err := cmb.GenAdditiveShare(active, multiparty.ShamirPublicPoint(g.Self()), key.Share, add); err != nil {
+	add, err := additiveShare(g, key, activeIDs)
+	if err != nil {
 		return nil, err
 	}
 	share := rfp.AllocateShare(ct.Level(), p.MaxLevel())
@@ -143,6 +134,27 @@ func genRefreshShare(g Group, key *ThresholdKey, rfp mpbgv.RefreshProtocol, ct *
 	}
 	zero(add)
 	return share.MarshalBinary()
+}
+
+// additiveShare turns this member's Shamir share of the collective secret
+// into its additive share for the active set (Lattigo's Combiner: Lagrange
+// weights over the committee's points), as the t-of-t protocols need. The
+// caller zeroes it after use.
+func additiveShare(g Group, key *ThresholdKey, activeIDs []transport.MemberID) (*rlwe.SecretKey, error) {
+	points := make([]multiparty.ShamirPublicPoint, len(g.Members))
+	for i, id := range g.Members {
+		points[i] = multiparty.ShamirPublicPoint(id)
+	}
+	active := make([]multiparty.ShamirPublicPoint, len(activeIDs))
+	for i, id := range activeIDs {
+		active[i] = multiparty.ShamirPublicPoint(id)
+	}
+	cmb := multiparty.NewCombiner(key.Params.RLWE(), multiparty.ShamirPublicPoint(g.Self()), points, key.T)
+	add := rlwe.NewSecretKey(key.Params.RLWE())
+	if err := cmb.GenAdditiveShare(active, multiparty.ShamirPublicPoint(g.Self()), key.Share, add); err != nil {
+		return nil, err
+	}
+	return add, nil
 }
 
 // exchangeActive is the share round of the protocols in which the t active
