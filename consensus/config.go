@@ -65,16 +65,8 @@ func (c *CommitteeConfig) Validate() (*fhe.Params, error) {
 		if k, err := hex.DecodeString(m.TLSKey); err != nil || len(k) != ed25519.PublicKeySize {
 			return nil, fmt.Errorf("consensus: member %d: tlsKey must be 32 hex bytes", m.ID)
 		}
-		pk, err := hex.DecodeString(m.BLSKey)
-		if err != nil {
-			return nil, fmt.Errorf("consensus: member %d: blsKey: %w", m.ID, err)
-		}
-		pop, err := hex.DecodeString(m.BLSPoP)
-		if err != nil {
-			return nil, fmt.Errorf("consensus: member %d: blsPop: %w", m.ID, err)
-		}
-		if err := bls.PopVerify(pk, pop); err != nil {
-			return nil, fmt.Errorf("consensus: member %d: %w", m.ID, err)
+		if err := m.verifyBLS(); err != nil {
+			return nil, err
 		}
 	}
 	preset, err := fhe.PresetByName(c.Preset)
@@ -173,6 +165,24 @@ func (c *CommitteeConfig) rotationElements(p *fhe.Params) []uint64 {
 		}
 	}
 	return p.GaloisElementsForRotations(rot)
+}
+
+// verifyBLS decodes the member's BLS key and proof of possession and checks
+// the proof (a key without one could be a rogue-key attack on the
+// aggregate).
+func (m MemberInfo) verifyBLS() error {
+	pk, err := hex.DecodeString(m.BLSKey)
+	if err != nil {
+		return fmt.Errorf("consensus: member %d: blsKey: %w", m.ID, err)
+	}
+	pop, err := hex.DecodeString(m.BLSPoP)
+	if err != nil {
+		return fmt.Errorf("consensus: member %d: blsPop: %w", m.ID, err)
+	}
+	if err := bls.PopVerify(pk, pop); err != nil {
+		return fmt.Errorf("consensus: member %d: BLS proof of possession: %w", m.ID, err)
+	}
+	return nil
 }
 
 // TLSPrivateKey decodes the member's TLS identity key.

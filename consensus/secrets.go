@@ -366,16 +366,8 @@ func AssembleCommittee(chainID string, epoch uint64, preset string, t int, rotat
 		if strings.TrimSpace(m.Addr) == "" {
 			return nil, fmt.Errorf("consensus: member %d has no address", m.ID)
 		}
-		pk, err := hex.DecodeString(m.BLSKey)
-		if err != nil {
-			return nil, fmt.Errorf("consensus: member %d: blsKey: %w", m.ID, err)
-		}
-		pop, err := hex.DecodeString(m.BLSPoP)
-		if err != nil {
-			return nil, fmt.Errorf("consensus: member %d: blsPop: %w", m.ID, err)
-		}
-		if err := bls.PopVerify(pk, pop); err != nil {
-			return nil, fmt.Errorf("consensus: member %d: BLS proof of possession: %w", m.ID, err)
+		if err := m.verifyBLS(); err != nil {
+			return nil, err
 		}
 		tk, bk, ad := strings.ToLower(m.TLSKey), strings.ToLower(m.BLSKey), strings.ToLower(m.Addr)
 		if o, dup := tls[tk]; dup {
