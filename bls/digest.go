@@ -60,3 +60,77 @@ func VerdictDigest(chainID *big.Int, epoch uint64, requestID, policyID, resultDi
 func InputDigest(chainID *big.Int, epoch uint64, handle [32]byte, owner [20]byte, preset, ctype uint8) [32]byte {
 	return keccak([]byte(InputDomain), word(chainID), u64(epoch), handle[:], owner[:], []byte{preset, ctype})
 }
+
+// Batch domain tags (issue 13): one BLS aggregate covers a whole batch of
+// verdicts, or a whole upload of input handles.
+const (
+	VerdictBatchDomain = "fhegate/verdict-batch/v1"
+	InputBatchDomain   = "fhegate/input-batch/v1"
+	VerdictLeafDomain  = "fhegate/verdict-leaf/v1"
+	InputLeafDomain    = "fhegate/input-leaf/v1"
+)
+
+// VerdictItem is one (request id, result) pair of a verdict batch.
+type VerdictItem struct {
+	RequestID [32]byte
+	Result    *big.Int
+}
+
+// VerdictBatchRoot is the root of a verdict batch's (request id, result)
+// pairs, in the order they are submitted:
+//
+//	leaf_i = keccak256("fhegate/verdict-leaf/v1" || requestId_i(32) || result_i(32))
+//	root   = keccak256(count(8) || leaf_0 || … || leaf_{n-1})
+//
+// A flat hash, not a Merkle tree: FHEVerdict.submitBatch recomputes it over
+// every pair it stores anyway, so no inclusion proofs are needed.
+func VerdictBatchRoot(items []VerdictItem) [32]byte {
+	parts := make([][]byte, 0, len(items)+1)
+	parts = append(parts, u64(uint64(len(items))))
+	for _, it := range items {
+		leaf := keccak([]byte(VerdictLeafDomain), it.RequestID[:], word(it.Result))
+		parts = append(parts, leaf[:])
+	}
+	return keccak(parts...)
+}
+
+// VerdictBatchDigest is the message committee members sign for a batch of
+// verdicts of one policy, evaluated together in one packed ciphertext set
+// whose (masked) result ciphertext hashes to resultDigest:
+//
+//	keccak256("fhegate/verdict-batch/v1" || chainId(32) || epoch(8) ||
+//	          policyId(32) || resultDigest(32) || root(32))
+func VerdictBatchDigest(chainID *big.Int, epoch uint64, policyID, resultDigest, root [32]byte) [32]byte {
+	return keccak([]byte(VerdictBatchDomain), word(chainID), u64(epoch), policyID[:], resultDigest[:], root[:])
+}
+
+// InputItem is one handle of an upload attested as a set.
+type InputItem struct {
+	Handle      [32]byte
+	CType       uint8
+	ProofDigest [32]byte // keccak256 of the handle's proof of plaintext knowledge (fhe/zkpok)
+}
+
+// InputBatchRoot is the root of an upload's handles, in order:
+//
+//	leaf_i = keccak256("fhegate/input-leaf/v1" || handle_i(32) || ctype_i(1) || proofDigest_i(32))
+//	root   = keccak256(count(8) || leaf_0 || … || leaf_{n-1})
+func InputBatchRoot(items []InputItem) [32]byte {
+	parts := make([][]byte, 0, len(items)+1)
+	parts = append(parts, u64(uint64(len(items))))
+	for _, it := range items {
+		leaf := keccak([]byte(InputLeafDomain), it.Handle[:], []byte{it.CType}, it.ProofDigest[:])
+		parts = append(parts, leaf[:])
+	}
+	return keccak(parts...)
+}
+
+// InputBatchDigest is the message committee members sign to attest a set of
+// input handles of one owner and preset (one BLS verification registers them
+// all: FHEInput.registerBatch):
+//
+//	keccak256("fhegate/input-batch/v1" || chainId(32) || epoch(8) || owner(20) ||
+//	          preset(1) || root(32))
+func InputBatchDigest(chainID *big.Int, epoch uint64, owner [20]byte, preset uint8, root [32]byte) [32]byte {
+	return keccak([]byte(InputBatchDomain), word(chainID), u64(epoch), owner[:], []byte{preset}, root[:])
+}
