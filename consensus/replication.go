@@ -42,6 +42,34 @@ func (a *InputAttestation) Digest(chainID *big.Int) [32]byte {
 	return bls.InputBatchDigest(chainID, a.Epoch, a.Owner, a.Preset, bls.InputBatchRoot(a.Items))
 }
 
+// Handles, CTypes and ProofDigests are the attestation's items as
+// FHEInput.registerBatch's array arguments.
+func (a *InputAttestation) Handles() [][32]byte {
+	out := make([][32]byte, len(a.Items))
+	for i, it := range a.Items {
+		out[i] = it.Handle
+	}
+	return out
+}
+
+// CTypes: see Handles.
+func (a *InputAttestation) CTypes() []uint8 {
+	out := make([]uint8, len(a.Items))
+	for i, it := range a.Items {
+		out[i] = it.CType
+	}
+	return out
+}
+
+// ProofDigests: see Handles.
+func (a *InputAttestation) ProofDigests() [][32]byte {
+	out := make([][32]byte, len(a.Items))
+	for i, it := range a.Items {
+		out[i] = it.ProofDigest
+	}
+	return out
+}
+
 // InputUpload is one ciphertext of an upload: canonical bytes, its proof of
 // plaintext knowledge bound to the upload's owner, and the ctype tag
 // FHEInput records.
