@@ -10,8 +10,9 @@
 //
 // For each policy it registers the spec with FHEPolicy.registerPolicy (a read
 // if it is registered already), then for each request: encrypts each input
-// under the committee's key, uploads it for a quorum attestation,
-// registers the handles with one FHEInput.registerBatch (the sender owns them), calls
+// under the committee's key (the value in every slot), uploads them as one
+// set for one quorum attestation, registers the handles with one
+// FHEInput.registerBatch (the sender owns them), calls
 // FHEPolicy.evaluate from the owner and polls FHEVerdict.verdictOf until the
 // committee's verdict is on chain. The latency printed is from the evaluate
 // transaction's receipt to the verdict.
