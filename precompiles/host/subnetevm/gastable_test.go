@@ -2,8 +2,8 @@ package subnetevm_test
 
 import (
 	"encoding/json"
-	"fmt"
 	"flag"
+	"fmt"
 	"math/big"
 	"os"
 	"testing"
