@@ -11,6 +11,7 @@ import (
 //	slot("po.p", id)+1   cost (uint64 word)
 //	slot("po.p", id)+2   plan hash
 //	slot("po.n")         request nonce
+//	slot("po.q")         queue counter: block number at [16:24], requests queued in it at [24:32]
 //	slot("po.s", keccak256(spec))  policy id registered for that spec (spec-hash index)
 //	slot("po.r", req)+0  [0]=1, block number at [4:12], requester at [12:32]
 //	slot("po.r", req)+1  policy id
@@ -19,7 +20,10 @@ import (
 func policySlot(id Hash) Hash    { return slot("po.p", id[:]) }
 func policyReqSlot(id Hash) Hash { return slot("po.r", id[:]) }
 
-var policyNonceSlot = slot("po.n")
+var (
+	policyNonceSlot = slot("po.n")
+	policyQueueSlot = slot("po.q")
+)
 
 func policySpecSlot(specHash Hash) Hash { return slot("po.s", specHash[:]) }
 
@@ -106,6 +110,16 @@ func HandlesHash(handles []Hash) Hash {
 	return Keccak256(packed)
 }
 
+// chargedRequestID charges the nonce write (GasWrite the first time,
+// GasUpdate after; the read is in the caller's static gas) and returns
+// newRequestID.
+func chargedRequestID(cl *call, nonceSlot Hash, ref, extra Hash) (Hash, error) {
+	if err := cl.chargeStore(nonceSlot); err != nil {
+		return Hash{}, err
+	}
+	return newRequestID(cl, nonceSlot, ref, extra), nil
+}
+
 func newRequestID(cl *call, nonceSlot Hash, ref, extra Hash) Hash {
 	n := cl.st.get(nonceSlot)
 	nonce := binary.BigEndian.Uint64(n[24:])
@@ -120,7 +134,9 @@ var (
 	// gasPolicyRecord are charged only when the spec is new
 	gasPolicyRegister = GasRead + 3*GasRead
 	gasPolicyRecord   = 3*GasWrite + logGas(3, 7*32)
-	gasPolicyEvaluate = 3*GasRead /*policy*/ + GasRead + GasWrite /*nonce*/ + 3*GasWrite + logGas(4, 3*32)
+	// policy record, nonce read (its write is charged by chargeStore), the
+	// request's 3 writes, queue counter read (write by chargeStore), log
+	gasPolicyEvaluate = 3*GasRead /*policy*/ + GasRead /*nonce*/ + 3*GasWrite + GasRead /*queue*/ + logGas(4, 3*32)
 	// per handle: ACL check (handle, acl, transient) + log word
 	gasPolicyPerHandle = 2*GasRead + GasTRead + GasLogByte*32
 	gasPolicyOf        = 3 * GasRead
@@ -222,6 +238,9 @@ func (s *Suite) policyEvaluate(cl *call, a []any) ([]any, error) {
 	if err := cl.charge(p.cost); err != nil {
 		return nil, err
 	}
+	if err := queueRequest(cl); err != nil {
+		return nil, err
+	}
 	get := func(k Hash) Hash { return cl.env.PeerState(FHEInputAddress, k) }
 	getT := func(k Hash) Hash { return cl.env.PeerTransientState(FHEInputAddress, k) }
 	for i, h := range hs {
@@ -230,7 +249,10 @@ func (s *Suite) policyEvaluate(cl *call, a []any) ([]any, error) {
 		}
 	}
 	hh := HandlesHash(hs)
-	req := newRequestID(cl, policyNonceSlot, id, hh)
+	req, err := chargedRequestID(cl, policyNonceSlot, id, hh)
+	if err != nil {
+		return nil, err
+	}
 	base := policyReqSlot(req)
 	cl.st.set(base, encodeReqHeader(cl.env.BlockNumber(), cl.caller))
 	cl.st.set(addOffset(base, 1), id)
@@ -243,6 +265,29 @@ func (s *Suite) policyEvaluate(cl *call, a []any) ([]any, error) {
 		return nil, err
 	}
 	return []any{outHash(req)}, nil
+}
+
+// queueRequest counts one more request in this block and refuses it with
+// ErrQueueFull when the block already holds MaxRequestsPerBlock (the counter
+// is one slot: a new block resets it, so state never grows with blocks).
+func queueRequest(cl *call) error {
+	if err := cl.chargeStore(policyQueueSlot); err != nil {
+		return err
+	}
+	w := cl.st.get(policyQueueSlot)
+	now := cl.env.BlockNumber()
+	var n uint64
+	if binary.BigEndian.Uint64(w[16:24]) == now {
+		n = binary.BigEndian.Uint64(w[24:32])
+	}
+	if n >= MaxRequestsPerBlock {
+		return revertWith(ErrQueueFull, "FHEPolicy.evaluate", "block %d already queued %d requests (MaxRequestsPerBlock); retry in a later block", now, n)
+	}
+	var out Hash
+	binary.BigEndian.PutUint64(out[16:24], now)
+	binary.BigEndian.PutUint64(out[24:32], n+1)
+	cl.st.set(policyQueueSlot, out)
+	return nil
 }
 
 // policyOf implements FHEPolicy.policyOf.
