@@ -47,7 +47,10 @@ const (
 	MaxHandles       = 64
 	MaxMetadataBytes = 8192
 	MaxCommitteeSize = 256
-	MaxPlanCost      = 30_000_000
+	// MaxPlanCost caps a policy's per-request cost: a batch of it (cost ×
+	// BatchOccupancy, ≈ one packed evaluation) must fit the committee's
+	// per-block budget, or no block could ever queue it (234,375).
+	MaxPlanCost = CommitteeGasPerBlock / BatchOccupancy
 	// MaxVerdictBatch caps FHEVerdict.submitBatch's item count: one packed
 	// evaluation on BGVN14 decides at most 16,384 requests (its slots). The
 	// block gas limit binds first in practice (docs/gas.md: ≈ 1,100 items fit
@@ -59,10 +62,24 @@ const (
 	// blocks ≈ 34 min at 2 s blocks, far above a committee batch window.
 	ExpiryBlocks = 1_024
 
-	// MaxRequestsPerBlock bounds FHEPolicy.evaluate calls per block (the
-	// queue bound; docs/gas.md derives it from the committee's evaluations
-	// per block at full batches). Above it evaluate reverts with ErrQueueFull.
+	// MaxRequestsPerBlock bounds FHEPolicy.evaluate calls per block: one
+	// target-occupancy batch (4,096 of BGVN14's 16,384 slots; half of
+	// BGVN13's 8,192), so all requests of one policy queued in one block fit
+	// one packed evaluation. Above it evaluate reverts with ErrQueueFull.
 	MaxRequestsPerBlock = 4_096
+
+	// CommitteeGasPerBlock is the committee CPU one block may queue, in gas
+	// at GasPerMicrosecond: 8 cores per member × 2 s (the chain's target
+	// block rate) × 60 gas/µs. The first request of a policy in a block opens
+	// a packed evaluation and books cost × BatchOccupancy (≈ the whole
+	// evaluation's plan gas) against it; later requests of that policy in the
+	// block share that evaluation. When the booking would exceed the budget,
+	// evaluate reverts with ErrQueueFull (docs/gas.md derives both bounds).
+	CommitteeGasPerBlock = 8 * 2_000_000 * GasPerMicrosecond
+	// BatchOccupancy is the target occupancy the plan cost is amortised
+	// over (corebackends.TargetOccupancy on BGVN14): cost × BatchOccupancy is
+	// one evaluation's plan gas (2× above it for BGVN13 plans: conservative).
+	BatchOccupancy = 4_096
 )
 
 // Batch verdict costs. One item of FHEVerdict.submitBatch: the request's

@@ -11,7 +11,9 @@ import (
 //	slot("po.p", id)+1   cost (uint64 word)
 //	slot("po.p", id)+2   plan hash
 //	slot("po.n")         request nonce
-//	slot("po.q")         queue counter: block number at [16:24], requests queued in it at [24:32]
+//	slot("po.q")         queue: block number at [0:8], requests queued in it at [8:16],
+//	                     committee gas booked in it at [16:24]
+//	slot("po.b", id)     last block in which a request of policy id opened a batch
 //	slot("po.s", keccak256(spec))  policy id registered for that spec (spec-hash index)
 //	slot("po.r", req)+0  [0]=1, block number at [4:12], requester at [12:32]
 //	slot("po.r", req)+1  policy id
@@ -24,6 +26,8 @@ var (
 	policyNonceSlot = slot("po.n")
 	policyQueueSlot = slot("po.q")
 )
+
+func policyBatchSlot(id Hash) Hash { return slot("po.b", id[:]) }
 
 func policySpecSlot(specHash Hash) Hash { return slot("po.s", specHash[:]) }
 
@@ -135,8 +139,9 @@ var (
 	gasPolicyRegister = GasRead + 3*GasRead
 	gasPolicyRecord   = 3*GasWrite + logGas(3, 7*32)
 	// policy record, nonce read (its write is charged by chargeStore), the
-	// request's 3 writes, queue counter read (write by chargeStore), log
-	gasPolicyEvaluate = 3*GasRead /*policy*/ + GasRead /*nonce*/ + 3*GasWrite + GasRead /*queue*/ + logGas(4, 3*32)
+	// request's 3 writes, queue and policy-batch reads (writes by
+	// chargeStore), log
+	gasPolicyEvaluate = 3*GasRead /*policy*/ + GasRead /*nonce*/ + 3*GasWrite + 2*GasRead /*queue*/ + logGas(4, 3*32)
 	// per handle: ACL check (handle, acl, transient) + log word
 	gasPolicyPerHandle = 2*GasRead + GasTRead + GasLogByte*32
 	gasPolicyOf        = 3 * GasRead
@@ -238,7 +243,7 @@ func (s *Suite) policyEvaluate(cl *call, a []any) ([]any, error) {
 	if err := cl.charge(p.cost); err != nil {
 		return nil, err
 	}
-	if err := queueRequest(cl); err != nil {
+	if err := queueRequest(cl, id, p.cost); err != nil {
 		return nil, err
 	}
 	get := func(k Hash) Hash { return cl.env.PeerState(FHEInputAddress, k) }
@@ -267,25 +272,43 @@ func (s *Suite) policyEvaluate(cl *call, a []any) ([]any, error) {
 	return []any{outHash(req)}, nil
 }
 
-// queueRequest counts one more request in this block and refuses it with
-// ErrQueueFull when the block already holds MaxRequestsPerBlock (the counter
-// is one slot: a new block resets it, so state never grows with blocks).
-func queueRequest(cl *call) error {
+// queueRequest books one request of policy id (per-request cost) in this
+// block's queue: at most MaxRequestsPerBlock requests, and at most
+// CommitteeGasPerBlock of committee work, where the first request of a policy
+// in the block books its whole packed evaluation (cost × BatchOccupancy) and
+// later ones share it. Over either bound it reverts with ErrQueueFull. Both
+// counters are single slots overwritten per block: state never grows with
+// blocks.
+func queueRequest(cl *call, id Hash, cost uint64) error {
 	if err := cl.chargeStore(policyQueueSlot); err != nil {
 		return err
 	}
-	w := cl.st.get(policyQueueSlot)
 	now := cl.env.BlockNumber()
-	var n uint64
-	if binary.BigEndian.Uint64(w[16:24]) == now {
-		n = binary.BigEndian.Uint64(w[24:32])
+	w := cl.st.get(policyQueueSlot)
+	var n, booked uint64
+	if binary.BigEndian.Uint64(w[0:8]) == now {
+		n, booked = binary.BigEndian.Uint64(w[8:16]), binary.BigEndian.Uint64(w[16:24])
 	}
 	if n >= MaxRequestsPerBlock {
 		return revertWith(ErrQueueFull, "FHEPolicy.evaluate", "block %d already queued %d requests (MaxRequestsPerBlock); retry in a later block", now, n)
 	}
+	bslot := policyBatchSlot(id)
+	if u64FromWord(cl.st.get(bslot)) != now+1 { // stored as block+1: block 0 is a block too
+		evalGas := cost * BatchOccupancy // cost ≤ MaxPlanCost: no overflow
+		if booked+evalGas > CommitteeGasPerBlock {
+			return revertWith(ErrQueueFull, "FHEPolicy.evaluate", "block %d already booked %d of the committee's %d gas; a new evaluation of policy %s needs %d; retry in a later block",
+				now, booked, uint64(CommitteeGasPerBlock), id, evalGas)
+		}
+		if err := cl.chargeStore(bslot); err != nil {
+			return err
+		}
+		booked += evalGas
+		cl.st.set(bslot, u64Word(now+1))
+	}
 	var out Hash
-	binary.BigEndian.PutUint64(out[16:24], now)
-	binary.BigEndian.PutUint64(out[24:32], n+1)
+	binary.BigEndian.PutUint64(out[0:8], now)
+	binary.BigEndian.PutUint64(out[8:16], n+1)
+	binary.BigEndian.PutUint64(out[16:24], booked)
 	cl.st.set(policyQueueSlot, out)
 	return nil
 }

@@ -304,15 +304,57 @@ func TestQueueFull(t *testing.T) {
 }
 
 // TestEvaluateGas pins evaluate's charge: static + per handle + plan cost +
-// the nonce and queue-counter writes (GasUpdate once they are non-zero).
+// the nonce and queue writes (GasUpdate once they are non-zero) + the
+// policy's batch marker when the request opens this block's evaluation of
+// the policy (not for later requests of the same policy in the block).
 func TestEvaluateGas(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
 	p := loadPolicy(w.st.Store(FHEPolicyAddress).GetState, w.policy)
 	in := w.pack(w.s.Policy, "evaluate", [32]byte(w.policy), [][32]byte{w.hA, w.hB})
-	r := w.run(w.s.Policy, w.gate, false, 10_000_000, in)
-	require.NoError(t, r.err, r.reason)
-	require.Equal(t, GasMinimum+GasInputWord*words(len(in)-4)+gasPolicyEvaluate+2*gasPolicyPerHandle+p.cost+2*GasUpdate, r.used)
+	base := GasMinimum + GasInputWord*words(len(in)-4) + gasPolicyEvaluate + 2*gasPolicyPerHandle + p.cost + 2*GasUpdate
+	for i, want := range []uint64{base + GasUpdate, base} {
+		r := w.run(w.s.Policy, w.gate, false, 10_000_000, in)
+		require.NoError(t, r.err, r.reason)
+		require.Equal(t, want, r.used, "request %d of the block", i)
+	}
+}
+
+// TestCommitteeBudget: attack — spread one block's requests over many
+// expensive policies so that each opens its own packed evaluation and the
+// block buys more committee CPU than the committee has (gas prices each
+// request at the target occupancy, which such requests never reach). The
+// first request of a policy books cost × BatchOccupancy against
+// CommitteeGasPerBlock; the request that would exceed it reverts with
+// ErrQueueFull (no state change), while more requests of an already-booked
+// policy still join its evaluation, and the next block has a fresh budget.
+func TestCommitteeBudget(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	heavy := func(tag string) Hash {
+		spec := append([]byte("heavy: income*1 > 0; inputs=2 # "+tag+" "), make([]byte, MaxSpecBytes-64)...)
+		for i := len(spec) - (MaxSpecBytes - 64); i < len(spec); i++ {
+			spec[i] = ' '
+		}
+		return Hash(w.must(w.s.Policy, w.alice, "registerPolicy", spec)[0].([32]byte))
+	}
+	p1, p2 := heavy("one"), heavy("two")
+	c1 := loadPolicy(w.st.Store(FHEPolicyAddress).GetState, p1).cost
+	require.Greater(t, c1*BatchOccupancy, uint64(CommitteeGasPerBlock/2), "two heavy evaluations must exceed the budget")
+	w.number = 77
+	eval := func(id Hash) result {
+		return w.run(w.s.Policy, w.gate, false, 10_000_000, w.pack(w.s.Policy, "evaluate", [32]byte(id), [][32]byte{w.hA, w.hB}))
+	}
+	require.NoError(t, eval(p1).err)
+	before := w.st.Fingerprint()
+	r := eval(p2)
+	require.True(t, errors.Is(r.err, ErrQueueFull), "%v", r.err)
+	require.Contains(t, r.reason, "request queue full for this block: block 77 already booked")
+	require.Equal(t, before, w.st.Fingerprint())
+	require.NoError(t, eval(p1).err, "a booked policy's evaluation takes more requests")
+	require.NoError(t, eval(w.policy).err, "a cheap policy still fits")
+	w.number++
+	require.NoError(t, eval(p2).err)
 }
 
 // TestPackedVerdictForms: the one-word verdict encoding round-trips every

@@ -9,6 +9,7 @@ import (
 	"github.com/fhegate/fhegate/policy"
 	"github.com/fhegate/fhegate/policy/examples"
 	"github.com/fhegate/fhegate/policy/policytest"
+	"github.com/fhegate/fhegate/precompiles"
 )
 
 func TestPolicyCompile(t *testing.T) {
@@ -86,6 +87,17 @@ func TestPerRequestGasModel(t *testing.T) {
 			require.Equal(t, uint64(tc.target), TargetOccupancy(plan))
 			require.Equal(t, tc.perRequest, PerRequestGas(plan))
 		})
+	}
+	// the chain's committee budget books cost × precompiles.BatchOccupancy
+	// per evaluation: the same occupancy as the price on BGVN14, and every
+	// shipped policy's cost is under MaxPlanCost (one evaluation fits a block's budget)
+	kyc, err := policy.Compile(examples.MustGet("kyc_aml"))
+	require.NoError(t, err)
+	require.Equal(t, uint64(precompiles.BatchOccupancy), TargetOccupancy(kyc))
+	for _, name := range examples.AllNames() {
+		plan, err := policy.Compile(examples.MustGet(name))
+		require.NoError(t, err)
+		require.LessOrEqual(t, PerRequestGas(plan), uint64(precompiles.MaxPlanCost), name)
 	}
 	// the floor: a plan too cheap to amortise still pays RequestGasFloor
 	tiny := &policy.Plan{Slots: 16_384}
