@@ -172,3 +172,34 @@ func u64FromWord(w Hash) uint64 {
 	}
 	return x
 }
+
+// SubmitBatchGas is the most gas FHEVerdict.submitBatch charges for a batch
+// of items verdicts under a committee of committeeSize members (≤ 256),
+// every result below 2^128 or a sentinel (a result in between costs one
+// more GasWrite): the call minimum, 2·items + 14 calldata words, the static
+// part, the BLS verification, GasVerdictItem per item and the batch
+// counter's first write.
+func SubmitBatchGas(items, committeeSize int) uint64 {
+	n, m := uint64(items), uint64(committeeSize)
+	return GasMinimum + GasInputWord*(2*n+14) + gasVerdictSubmitBatch + GasBLSVerify + GasBLSPerMember*m + GasVerdictItem*n + GasWrite
+}
+
+// submitBatchTxGas bounds a whole submitBatch transaction: 21,000 intrinsic
+// gas, every calldata byte at the non-zero rate (16) and SubmitBatchGas.
+func submitBatchTxGas(items, committeeSize int) uint64 {
+	return 21_000 + 16*(4+32*(2*uint64(items)+14)) + SubmitBatchGas(items, committeeSize)
+}
+
+// MaxBatchItems is the largest batch whose submitBatch transaction fits
+// gasLimit (a block gas limit) with a committee of committeeSize members,
+// at most MaxVerdictBatch (0 when not even one item fits). The committee
+// splits a packed evaluation's verdicts into batches of this size, each
+// signed on its own.
+func MaxBatchItems(gasLimit uint64, committeeSize int) int {
+	fixed := submitBatchTxGas(0, committeeSize)
+	if gasLimit <= fixed {
+		return 0
+	}
+	per := submitBatchTxGas(1, committeeSize) - fixed
+	return int(min((gasLimit-fixed)/per, MaxVerdictBatch))
+}

@@ -385,3 +385,30 @@ func TestPackedVerdictForms(t *testing.T) {
 		require.Equal(t, uint64(3), ep)
 	}
 }
+
+// TestSubmitBatchGasBound: SubmitBatchGas is exactly what a batch of small
+// results costs the first time (batch counter written from zero) and an
+// upper bound afterwards; MaxBatchItems fits a 30M-gas block.
+func TestSubmitBatchGasBound(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	ids := w.evaluateN(64)
+	w.number++
+	for i, part := range [][]Hash{ids[:40], ids[40:]} {
+		items := batchItems(part, func(i int) *big.Int { return big.NewInt(int64(i % 2)) })
+		sig, bm := w.batchSig(w.policy, handle("d"), items, w.com, w.epoch, w.quorum()...)
+		r := w.run(w.s.Verdict, w.carol, false, 100_000_000, w.packBatch(w.policy, handle("d"), items, sig, bm))
+		require.NoError(t, r.err, r.reason)
+		want := SubmitBatchGas(len(part), 4)
+		if i > 0 {
+			want -= GasWrite - GasUpdate
+		}
+		require.Equal(t, want, r.used, "batch %d", i)
+	}
+	n := MaxBatchItems(30_000_000, 4)
+	require.Greater(t, n, 1000)
+	require.LessOrEqual(t, submitBatchTxGas(n, 4), uint64(30_000_000))
+	require.Greater(t, submitBatchTxGas(n+1, 4), uint64(30_000_000))
+	require.Equal(t, MaxVerdictBatch, MaxBatchItems(1<<40, 4))
+	require.Zero(t, MaxBatchItems(50_000, 4))
+}
