@@ -292,15 +292,19 @@ func queueRequest(cl *call, id Hash, cost uint64) error {
 	if n >= MaxRequestsPerBlock {
 		return revertWith(ErrQueueFull, "FHEPolicy.evaluate", "block %d already queued %d requests (MaxRequestsPerBlock); retry in a later block", now, n)
 	}
+	// the batch marker's write is charged whether or not this request opens
+	// the policy's evaluation in this block: eth_estimateGas runs at the head
+	// block, the transaction in the next, and its gas must not depend on
+	// which block it lands in
 	bslot := policyBatchSlot(id)
+	if err := cl.chargeStore(bslot); err != nil {
+		return err
+	}
 	if u64FromWord(cl.st.get(bslot)) != now+1 { // stored as block+1: block 0 is a block too
 		evalGas := cost * BatchOccupancy // cost ≤ MaxPlanCost: no overflow
 		if booked+evalGas > CommitteeGasPerBlock {
 			return revertWith(ErrQueueFull, "FHEPolicy.evaluate", "block %d already booked %d of the committee's %d gas; a new evaluation of policy %s needs %d; retry in a later block",
 				now, booked, uint64(CommitteeGasPerBlock), id, evalGas)
-		}
-		if err := cl.chargeStore(bslot); err != nil {
-			return err
 		}
 		booked += evalGas
 		cl.st.set(bslot, u64Word(now+1))
