@@ -213,7 +213,8 @@ func TestSubmitBatchEVMRejections(t *testing.T) {
 	for i := 0; i < precompiles.ExpiryBlocks; i++ {
 		f.backend.Commit(true)
 	}
-	f.ok(f.verdict.Expire(f.opts(bob, 0), ids[2]))
+	rc := f.ok(f.verdict.Expire(f.opts(bob, 0), ids[2]))
+	t.Logf("FHEVerdict.expire transaction: %d gas", rc.GasUsed)
 	// the genuine batch lands; the expired item keeps ResultExpired
 	f.ok(s.submitBatch(relayer, 2_000_000, s.policy, digest, items, good, goodBM))
 	v, err := f.verdict.VerdictOf(nil, ids[2])
