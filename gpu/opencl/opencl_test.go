@@ -23,6 +23,14 @@ func open(t *testing.T) gpu.Backend {
 
 func TestOpenCLConformance(t *testing.T) { gputest.Run(t, open(t)) }
 
+// TestOpenCLMultiConformance: OpenCL has no NTTMulti of its own; the
+// generic adapter (one launch per modulus) must meet the same suite.
+func TestOpenCLMultiConformance(t *testing.T) {
+	b := open(t)
+	gputest.RunMulti(t, b)
+	gputest.RunMultiErrors(t, b)
+}
+
 func TestOpenCLErrors(t *testing.T) { gputest.RunErrors(t, open(t)) }
 
 func TestOpenCLSelfTest(t *testing.T) { require.NoError(t, gpu.SelfTest(open(t), 3)) }
