@@ -90,7 +90,7 @@ type Dispatcher struct {
 func NewDispatcher(o Options) *Dispatcher {
 	d := &Dispatcher{
 		log:      o.Log,
-		cpu:      NewCPU(),
+		cpu:      &CPU{Workers: 1}, // serial, as the engine's own unrouted transforms
 		tableSrc: o.TableSource,
 		rawTable: o.Table,
 		force:    o.ForceThreshold,
@@ -209,8 +209,10 @@ func (d *Dispatcher) ResetRouterStats() {
 	for i := range d.sizes.n {
 		d.sizes.n[i].Store(0)
 	}
-	d.shapes.reset()
 }
+
+// ResetShapes forgets the batch shapes counted so far (Shapes).
+func (d *Dispatcher) ResetShapes() { d.shapes.reset() }
 
 // maxTrackedBatch bounds the exact part of the batch-size histogram; larger
 // batches are counted as maxTrackedBatch.

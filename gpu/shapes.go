@@ -42,8 +42,8 @@ func (c *shapeCounter) reset() {
 	c.n, c.other = nil, 0
 }
 
-// Shapes returns the batch shapes the engine handed over since the last
-// ResetRouterStats, most frequent first (ties: by N, moduli, B, direction),
+// Shapes returns the batch shapes the engine handed over since the
+// dispatcher was made or ResetShapes was last called, most frequent first (ties: by N, moduli, B, direction),
 // and the count of batches whose shape was not tracked (beyond maxShapes).
 func (d *Dispatcher) Shapes() ([]ShapeCount, uint64) {
 	c := &d.shapes
