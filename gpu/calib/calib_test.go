@@ -122,7 +122,7 @@ func TestRowsFromShapes(t *testing.T) {
 		{Shape: gpu.Shape{LogN: 14, Moduli: 6, B: 4, Dir: gpu.Forward}, Batches: 20},
 		{Shape: gpu.Shape{LogN: 13, Moduli: 3, B: 3, Dir: gpu.Forward}, Batches: 10},
 		{Shape: gpu.Shape{LogN: 40, Moduli: 3, B: 3, Dir: gpu.Forward}, Batches: 9}, // out of range: dropped
-		{Shape: gpu.Shape{LogN: 14, Moduli: 9, B: 5, Dir: gpu.Forward}, Batches: 1},   // beyond max rows
+		{Shape: gpu.Shape{LogN: 14, Moduli: 9, B: 5, Dir: gpu.Forward}, Batches: 1}, // beyond max rows
 	}
 	rows, ladder := calib.RowsFromShapes(shapes, 3)
 	require.Equal(t, []calib.Row{{LogN: 13, Moduli: 3, Dir: gpu.Forward}, {LogN: 14, Moduli: 2, Dir: gpu.Inverse}, {LogN: 14, Moduli: 6, Dir: gpu.Forward}}, rows)
