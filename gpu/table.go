@@ -245,14 +245,20 @@ func (t *Table) Marshal() ([]byte, error) {
 	return append(b, '\n'), nil
 }
 
+// MinSpeedup is the margin DeriveCrossover asks of the accelerator: a cell
+// counts as a win only if cpu/accel ≥ MinSpeedup. Cells within a few per
+// cent are noise on a loaded machine, and routing them buys nothing.
+const MinSpeedup = 1.05
+
 // DeriveCrossover picks the threshold from a ladder: the smallest measured B
-// such that the accelerator was strictly faster at B and at every larger
-// measured B. Cells without an accelerator time break the chain.
+// such that the accelerator was at least MinSpeedup× faster at B and at
+// every larger measured B. Cells without an accelerator time break the
+// chain.
 func DeriveCrossover(ladder []Cell) *int {
 	var best *int
 	for i := len(ladder) - 1; i >= 0; i-- {
 		c := ladder[i]
-		if c.AccelNs <= 0 || c.CPUNs <= 0 || c.AccelNs >= c.CPUNs {
+		if c.AccelNs <= 0 || c.CPUNs <= 0 || c.CPUNs < MinSpeedup*c.AccelNs {
 			break
 		}
 		b := c.B

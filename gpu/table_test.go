@@ -84,6 +84,7 @@ func TestDeriveCrossover(t *testing.T) {
 		{"dip above breaks chain", []gpu.Cell{c(1, 1, 0.5), c(8, 8, 9), c(64, 64, 10)}, intp(64)},
 		{"always", []gpu.Cell{c(1, 2, 1), c(2, 4, 1)}, intp(1)},
 		{"unmeasured", []gpu.Cell{c(1, 2, 0)}, nil},
+		{"within the margin is no win", []gpu.Cell{c(1, 1, 2), c(8, 8, 7), c(64, 64, 62)}, nil},
 		{"empty", nil, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) { require.Equal(t, tc.want, gpu.DeriveCrossover(tc.ladder)) })

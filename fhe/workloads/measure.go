@@ -56,8 +56,9 @@ type Result struct {
 	// FhegateGoMS is the Fhegate variant with every engine transform on
 	// Lattigo's Go NTT (no router), measured in the same process when
 	// Options.PureGo is set (0 otherwise): the pure-Go baseline of the
-	// backend in force.
-	FhegateGoMS     float64 `json:"baseline_go_ms,omitempty"`
+	// backend in force. Not in this JSON: `fhegate bench workloads` reports
+	// it as baseline_go_ms next to the backend and counters.
+	FhegateGoMS     float64 `json:"-"`
 	FhegateGoWallMS float64 `json:"baseline_go_wall_ms,omitempty"`
 	FhegateGoErr    float64 `json:"baseline_go_err,omitempty"`
 }
