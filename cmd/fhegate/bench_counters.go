@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
+
+	"go.uber.org/zap"
 
 	"github.com/fhegate/fhegate/fhe/engine"
 	"github.com/fhegate/fhegate/gpu"
@@ -110,4 +113,42 @@ func printGateLine(w io.Writer, what string, c gateCounters, ms float64) {
 	}
 	fmt.Fprintf(w, "  %s: backend %s, routed %d/%d transforms (%.1f%%), batch median %d p95 %d, pure-Go %.1f ms vs %.1f ms (go/routed %s)\n",
 		what, c.Backend, c.Routed, c.Transforms, 100*c.RoutedFraction, c.MedianBatch, c.P95Batch, c.BaselineGoMs, ms, ratio)
+}
+
+// gateStage runs one `bench committee` stage with the gate's counters reset
+// before and stamped on each of its rows after. baseline_go_ms: where no
+// transform was routed, the stage itself ran every transform on Lattigo's
+// Go NTT, so it is the stage's own time; where some were, it stays 0 — a
+// stage cannot be replayed in the same process (its request ids are spent,
+// and a member issues at most one decryption share per ciphertext), so the
+// pure-Go figure is a second run with --gpu-backend cpu.
+func gateStage(run func() ([]committeeRow, error)) ([]committeeRow, error) {
+	gateResetCounters()
+	rows, err := run()
+	g := gateCountersNow(1)
+	for i := range rows {
+		rows[i].gateCounters = g
+		if g.Routed == 0 {
+			rows[i].BaselineGoMs = rows[i].Ms
+		}
+	}
+	return rows, err
+}
+
+// installCommitteeGate installs the dispatcher for `bench committee` (the
+// in-process members share it) and returns its stop function.
+func installCommitteeGate(g *gpuFlags, log *zap.Logger) (func(), error) {
+	return g.install(log)
+}
+
+// printCommitteeGate prints the gate line of every stage row that carries
+// counters.
+func printCommitteeGate(out io.Writer, rows []committeeRow) {
+	fmt.Fprintln(out, "NTT gate per stage (counters over all members):")
+	for _, r := range rows {
+		if r.Backend == "" || strings.Contains(r.Stage, "/") {
+			continue
+		}
+		printGateLine(out, r.Stage+" "+r.Preset, r.gateCounters, r.Ms)
+	}
 }
