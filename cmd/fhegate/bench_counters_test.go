@@ -1,6 +1,10 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -66,4 +70,41 @@ func TestWithPureGo(t *testing.T) {
 	require.Same(t, d, engine.CurrentRouter())
 	require.Zero(t, d.RouterStats().Transforms)
 	require.Equal(t, "none", gateBackend(nil))
+}
+
+// TestBenchPolicyGateColumns: `bench policy --json` rows carry the backend
+// in force, the pure-Go baseline of the same run, the routed fraction and
+// the batch sizes; --shapes writes the engine's batch shapes.
+func TestBenchPolicyGateColumns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("BGVN14 key generation and two evaluations: slow")
+	}
+	dir := t.TempDir()
+	jsonPath, shapesPath := filepath.Join(dir, "p.json"), filepath.Join(dir, "shapes.json")
+	root, _ := newRootCmd()
+	var out bytes.Buffer
+	root.SetOut(&out)
+	root.SetArgs([]string{"bench", "policy", "--quick", "--policy", "credit_limit", "--json", jsonPath, "--shapes", shapesPath})
+	require.NoError(t, root.Execute())
+	require.Contains(t, out.String(), "pure-Go ms")
+	var rows []map[string]any
+	b, err := os.ReadFile(jsonPath)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &rows))
+	require.Len(t, rows, 1)
+	r := rows[0]
+	require.Equal(t, "cpu", r["backend"])
+	require.Positive(t, r["baseline_go_ms"])
+	require.Contains(t, r, "routed_fraction")
+	require.Positive(t, r["median_batch"])
+	require.Positive(t, r["engine_transforms"])
+	var shapes []gpu.ShapeCount
+	b, err = os.ReadFile(shapesPath)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &shapes))
+	require.NotEmpty(t, shapes)
+	for _, s := range shapes {
+		require.Equal(t, 14, s.LogN, "BGVN14")
+		require.Positive(t, s.Moduli)
+	}
 }
