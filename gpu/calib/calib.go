@@ -59,8 +59,8 @@ func (r Row) String() string { return fmt.Sprintf("N=2^%d L=%d %s", r.LogN, r.Mo
 // `fhegate bench workloads --shapes`): KYC/AML on BGVN14 hands over N=2^14
 // batches of 1…12 moduli (forward: digits × Q∪P; inverse: ModDown's P
 // limbs and the decomposition's Q limbs) with B = 1…5 polynomials per
-// modulus; the CKKS N=2^13 workloads and BGVN13, N=2^13 batches of 1…5
-// moduli with B = 1…4.
+// modulus; the CKKS N=2^13 workloads (at level 0 and 1) N=2^13 batches of
+// 1…3 moduli with B = 1…2 (L = 5 covers BGVN13's top level).
 func EngineRows() []Row {
 	var rows []Row
 	for _, l := range []int{1, 2, 3, 5} {
