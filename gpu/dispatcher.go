@@ -340,11 +340,19 @@ func (d *Dispatcher) Transform(inverse, lazy bool, jobs []engine.Job) {
 	if inverse {
 		dir = Inverse
 	}
+	if !d.routing.Load() {
+		// Fast path: count the shape without building the Batch.
+		if s, ok := shapeOf(dir, jobs); ok {
+			d.shapes.record(s)
+		}
+		d.runLattigo(inverse, lazy, jobs)
+		return
+	}
 	batch, rest := d.group(dir, lazy, jobs)
 	if len(batch.Limbs) > 0 {
 		d.shapes.record(batch.Shape())
 	}
-	if d.routing.Load() && len(batch.Limbs) > 0 {
+	if len(batch.Limbs) > 0 {
 		if t := d.thresholdFor(batch.Shape()); t > 0 && batch.Shape().B >= t && CheckMulti(batch) == nil {
 			if handled, onAccel := d.accelerate(batch); handled {
 				if onAccel {
@@ -356,6 +364,41 @@ func (d *Dispatcher) Transform(inverse, lazy bool, jobs []engine.Job) {
 		}
 	}
 	d.runLattigo(inverse, lazy, jobs)
+}
+
+// shapeOf is the shape of an engine batch (Batch.Shape of the batch group
+// would build), computed without allocating for up to 64 moduli; ok is
+// false beyond that or for rings below MinN.
+func shapeOf(dir Direction, jobs []engine.Job) (Shape, bool) {
+	var subs [64]*ring.SubRing
+	var cnt [64]int
+	l := 0
+	for _, j := range jobs {
+		i := 0
+		for i < l && subs[i] != j.S {
+			i++
+		}
+		if i == l {
+			if l == len(subs) {
+				return Shape{}, false
+			}
+			subs[l] = j.S
+			l++
+		}
+		cnt[i]++
+	}
+	n := jobs[0].S.N
+	if n < MinN {
+		return Shape{}, false
+	}
+	s := Shape{Moduli: l, Dir: dir}
+	for m := n; m > 1; m >>= 1 {
+		s.LogN++
+	}
+	for _, c := range cnt[:l] {
+		s.B = max(s.B, c)
+	}
+	return s, true
 }
 
 func (d *Dispatcher) runLattigo(inverse, lazy bool, jobs []engine.Job) {

@@ -377,3 +377,21 @@ func TestResetRouterStats(t *testing.T) {
 	d.ResetRouterStats()
 	require.Equal(t, gpu.RouterStats{}, d.RouterStats())
 }
+
+// TestShapesCountedWithoutRouting: a CPU-only dispatcher still counts the
+// engine's shapes (what calibrate must measure), through the allocation-free
+// path, with the same shape the routing path would compute.
+func TestShapesCountedWithoutRouting(t *testing.T) {
+	d := gpu.NewDispatcher(gpu.Options{Log: zaptest.NewLogger(t)})
+	jobs, want := twoModuliJobs(t)
+	d.Transform(false, false, jobs)
+	for i := range jobs {
+		require.Equal(t, want[i], jobs[i].Dst)
+	}
+	shapes, other := d.Shapes()
+	require.Zero(t, other)
+	require.Equal(t, []gpu.ShapeCount{{Shape: gpu.Shape{LogN: 10, Moduli: 2, B: 3, Dir: gpu.Forward}, Batches: 1}}, shapes)
+	d.ResetShapes()
+	shapes, _ = d.Shapes()
+	require.Empty(t, shapes)
+}
