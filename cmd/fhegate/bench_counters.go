@@ -80,13 +80,6 @@ func withPureGo(f func() error) error {
 	return f()
 }
 
-// gateRouting reports whether an accelerator can take batches now, i.e.
-// whether a pure-Go rerun can differ from the run itself.
-func gateRouting() bool {
-	d := gpu.Installed()
-	return d != nil && d.Status().Routing
-}
-
 // gateShapes writes the multi-modulus batch shapes the engine handed the
 // dispatcher since the last reset (most frequent first) as JSON to path:
 // what `fhegate calibrate --shapes` measures. Empty path: nothing.
