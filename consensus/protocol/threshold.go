@@ -313,11 +313,17 @@ func b0(b []byte) int {
 	return int(b[0])
 }
 
-// PrepareForDecryption drops ct to the plan's level (Lattigo BGV keeps the
-// noise at its floor through rescales, so dropping primes leaves a
-// ciphertext whose only secret-dependent part is c1·s at the smallest
-// modulus the flooding budget allows). It refuses degree ≠ 1 and
-// ciphertexts already below the level (they need a collective refresh).
+// PrepareForDecryption switches ct down to the plan's level by modulus
+// switching — one rescale per level, each dividing the noise by the prime it
+// drops and adding the rounding floor (≈2^6–2^7) — rather than by discarding
+// limbs, which would keep the noise as it is. Whatever a result carries above
+// the floor is thus divided by Q_top-of-ct/Q_ℓ before any share reveals it:
+// in particular the soundness slack of an accepted input
+// (zkpok.AcceptedNoiseBits, up to 2^45.4 on BGVN13), which reaches a linear
+// policy's result unchanged (TestAttackNoisyInputIdentity). Rescales are
+// deterministic, so every member prepares the same bytes. It refuses degree
+// ≠ 1 and ciphertexts already below the level (they need a collective
+// refresh).
 func PrepareForDecryption(ev *fhe.Evaluator, plan NoisePlan, ct *fhe.Ciphertext) (*fhe.Ciphertext, error) {
 	if ct.Degree() != 1 {
 		return nil, fmt.Errorf("protocol: decryption needs a degree-1 ciphertext, got %d", ct.Degree())
@@ -328,7 +334,18 @@ func PrepareForDecryption(ev *fhe.Evaluator, plan NoisePlan, ct *fhe.Ciphertext)
 	if ct.Level() == plan.Level {
 		return ct, nil
 	}
-	return ev.DropLevels(ct, ct.Level()-plan.Level)
+	ones := make([]int64, ct.Params().Slots())
+	for i := range ones {
+		ones[i] = 1
+	}
+	for ct.Level() > plan.Level {
+		var err error
+		// a ⊙ 1 is the constant polynomial 1 (no noise growth), then a rescale
+		if ct, err = ev.MulInts(ct, ones); err != nil {
+			return nil, fmt.Errorf("protocol: modulus switch to level %d: %w", plan.Level, err)
+		}
+	}
+	return ct, nil
 }
 
 // ErrNeedsRefresh is returned for a ciphertext below the decryption level.
