@@ -116,5 +116,6 @@ func TestAcceptedInputNoise(t *testing.T) {
 func TestChainAndCommitteeNoiseModelsAgree(t *testing.T) {
 	t.Parallel()
 	require.Equal(t, protocol.MaxMembers, eval.MaxCommitteeMembers)
+	require.Equal(t, protocol.MaxSwitchRescales, eval.CommitteeNoiseModel(fhe.MustParams(fhe.BGVN14), 16).SwitchRescales)
 	require.Equal(t, float64(protocol.CiphertextNoiseBits), float64(eval.NoiseLimitBits))
 }

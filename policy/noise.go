@@ -44,6 +44,9 @@ type NoiseModel struct {
 	// between them.
 	QBits        []float64
 	DecryptLevel int
+	// SwitchRescales bounds how many of those primes the switch divides by
+	// (protocol.MaxSwitchRescales; the rest are dropped as limbs).
+	SwitchRescales int
 }
 
 // NoiseEstimate is a plan's estimated noise.
@@ -145,7 +148,8 @@ func log2Sum(b ...float64) float64 {
 //     in the refresh exposure.
 //
 // The result, at level PresetDepth − Depth, is masked (MaskWorstGain, one
-// level) and switched down to DecryptLevel (minus the primes in between); a
+// level) and switched down to DecryptLevel (minus the first SwitchRescales
+// primes in between); a
 // result with no level left for the mask is refreshed first.
 func (p *Plan) adversarialNoise(m NoiseModel) (dec, refresh float64) {
 	in := m.InputBits
@@ -207,7 +211,7 @@ func (p *Plan) adversarialNoise(m NoiseModel) (dec, refresh float64) {
 		return math.Max(m.FloorBits, m.RefreshBits+m.MaskGainBits), math.Max(refresh, res)
 	}
 	masked := res + m.MaskWorstGainBits
-	for l := level - 1; m.DecryptLevel >= 0 && l > m.DecryptLevel && l < len(m.QBits); l-- {
+	for l, k := level-1, 0; m.DecryptLevel >= 0 && l > m.DecryptLevel && l < len(m.QBits) && k < m.SwitchRescales; l, k = l-1, k+1 {
 		masked -= m.QBits[l]
 	}
 	return math.Max(m.FloorBits, log2Sum(m.FloorBits, masked)), refresh

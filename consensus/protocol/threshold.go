@@ -314,9 +314,10 @@ func b0(b []byte) int {
 }
 
 // PrepareForDecryption switches ct down to the plan's level by modulus
-// switching — one rescale per level, each dividing the noise by the prime it
-// drops and adding the rounding floor (≈2^6–2^7) — rather than by discarding
-// limbs, which would keep the noise as it is. Whatever a result carries above
+// switching — up to MaxSwitchRescales rescales, each dividing the noise by
+// the prime it drops and adding the rounding floor (≈2^6–2^7), then a limb
+// drop for any level left — rather than by discarding limbs only, which
+// would keep the noise as it is. Whatever a result carries above
 // the floor is thus divided by Q_top-of-ct/Q_ℓ before any share reveals it:
 // in particular the soundness slack of an accepted input
 // (zkpok.AcceptedNoiseBits, up to 2^45.4 on BGVN13), which reaches a linear
@@ -338,15 +339,25 @@ func PrepareForDecryption(ev *fhe.Evaluator, plan NoisePlan, ct *fhe.Ciphertext)
 	for i := range ones {
 		ones[i] = 1
 	}
-	for ct.Level() > plan.Level {
+	for k := 0; k < MaxSwitchRescales && ct.Level() > plan.Level; k++ {
 		var err error
 		// a ⊙ 1 is the constant polynomial 1 (no noise growth), then a rescale
 		if ct, err = ev.MulInts(ct, ones); err != nil {
 			return nil, fmt.Errorf("protocol: modulus switch to level %d: %w", plan.Level, err)
 		}
 	}
-	return ct, nil
+	if ct.Level() == plan.Level {
+		return ct, nil
+	}
+	return ev.DropLevels(ct, ct.Level()-plan.Level)
 }
+
+// MaxSwitchRescales bounds the rescales of PrepareForDecryption: two primes
+// (≥ 64 bits) take any noise up to 2^71 to the floor, and the rest of the
+// way is a free limb drop (on BGVN14 3-of-5 the full switch 8 → 1 would
+// cost seven encode-multiply-rescales, ≈50 ms per member on this VM).
+// policy.NoiseModel.SwitchRescales is the same number.
+const MaxSwitchRescales = 2
 
 // ErrNeedsRefresh is returned for a ciphertext below the decryption level.
 var ErrNeedsRefresh = errors.New("protocol: ciphertext needs a collective refresh before decryption")

@@ -55,6 +55,7 @@ func CommitteeNoiseModel(p *fhe.Params, maxMembers int) policy.NoiseModel {
 		MinQBits:          minQ,
 		QBits:             qBits,
 		DecryptLevel:      -1,
+		SwitchRescales:    2, // consensus/protocol.MaxSwitchRescales
 	}
 	m.InputBits = m.FreshBits
 	if b, err := zkpok.AcceptedNoiseBits(p, maxMembers); err == nil {
