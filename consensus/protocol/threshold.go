@@ -8,6 +8,7 @@ import (
 	"math"
 	"math/big"
 	"math/bits"
+	"sync"
 
 	"github.com/tuneinsight/lattigo/v6/core/rlwe"
 	"github.com/tuneinsight/lattigo/v6/multiparty"
@@ -335,21 +336,41 @@ func PrepareForDecryption(ev *fhe.Evaluator, plan NoisePlan, ct *fhe.Ciphertext)
 	if ct.Level() == plan.Level {
 		return ct, nil
 	}
-	ones := make([]int64, ct.Params().Slots())
-	for i := range ones {
-		ones[i] = 1
+	p := ct.Params()
+	if p.Scheme() != fhe.SchemeBGV {
+		return nil, fmt.Errorf("protocol: decryption is implemented for BGV presets, %s is %v", p.Preset.Name, p.Scheme())
 	}
-	for k := 0; k < MaxSwitchRescales && ct.Level() > plan.Level; k++ {
-		var err error
-		// a ⊙ 1 is the constant polynomial 1 (no noise growth), then a rescale
-		if ct, err = ev.MulInts(ct, ones); err != nil {
+	// Lattigo's BGV rescale (divide-and-round by the last prime, scale
+	// times q^{-1} mod t): no plaintext to encode, deterministic.
+	bev := switchEvaluator(p)
+	cur := ct.Lattigo()
+	for k := 0; k < MaxSwitchRescales && cur.Level() > plan.Level; k++ {
+		out := rlwe.NewCiphertext(p.RLWE(), 1, cur.Level()-1)
+		if err := safe("modulus switch", func() error { return bev.Rescale(cur, out) }); err != nil {
 			return nil, fmt.Errorf("protocol: modulus switch to level %d: %w", plan.Level, err)
 		}
+		cur = out
+	}
+	var err error
+	if ct, err = fhe.WrapCiphertext(p, cur); err != nil {
+		return nil, err
 	}
 	if ct.Level() == plan.Level {
 		return ct, nil
 	}
 	return ev.DropLevels(ct, ct.Level()-plan.Level)
+}
+
+// switchEvaluators caches one key-less BGV evaluator per preset for the
+// modulus switch (building one allocates its buffers: ≈ 25 ms on BGVN14).
+var switchEvaluators sync.Map // *fhe.Params → *bgv.Evaluator
+
+func switchEvaluator(p *fhe.Params) *bgv.Evaluator {
+	if e, ok := switchEvaluators.Load(p); ok {
+		return e.(*bgv.Evaluator)
+	}
+	e, _ := switchEvaluators.LoadOrStore(p, bgv.NewEvaluator(p.BGV(), nil))
+	return e.(*bgv.Evaluator)
 }
 
 // MaxSwitchRescales bounds the rescales of PrepareForDecryption: two primes
