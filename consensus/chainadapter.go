@@ -167,6 +167,27 @@ func (c *MemChain) Post(r Request) Request {
 	return r
 }
 
+// PostBlock queues several requests in one new block (log indices 0, 1, …),
+// as a block carrying several FHEPolicy events.
+func (c *MemChain) PostBlock(rs ...Request) []Request {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.block++
+	out := make([]Request, len(rs))
+	for i, r := range rs {
+		r.Block, r.LogIndex = c.block, uint(i)
+		c.requests = append(c.requests, r)
+		out[i] = r
+		for _, s := range c.subs {
+			select {
+			case s <- r:
+			default:
+			}
+		}
+	}
+	return out
+}
+
 // Requests implements ChainAdapter.
 func (c *MemChain) Requests(ctx context.Context, from uint64) (<-chan Request, error) {
 	ch := make(chan Request, 1<<14)
