@@ -18,6 +18,17 @@ package consensus
 // is masked to slots 0 … B−1, threshold-decrypted in one round, and one BLS
 // aggregate over bls.VerdictBatchDigest covers all B verdicts.
 //
+// Refresh noise. A collective refresh returns a top-level ciphertext whose
+// noise is the refresh's flooding (≈ 2^24.6, policy/eval.CommitteeNoiseModel
+// RefreshBits), not a fresh encryption's (≈ 2^12): a plan that uses every
+// level of the preset on such inputs (KYC/AML, depth 9 on BGVN14) decrypts
+// to garbage (TestPackedPolicyPlan). So in a packed batch every refresh — of
+// a packed input, or at a plan's refresh point — is followed by a rescale by
+// the top prime (a product with the all-ones plaintext, the constant 1),
+// which divides the flooding by q_L and leaves the rescale floor, and the
+// policy runs as compiled with MaxLevel − 1 levels (PolicyCircuits.LookupPacked;
+// refresh points where it needs more).
+//
 // Mask level ℓ (PackLevel): the product is taken on the first ℓ+1 limbs of
 // each input (dropping levels is free; the product costs 2·(ℓ+1)·N
 // multiply-adds per input), so ℓ is the lowest level at which the WORST noise
@@ -152,13 +163,20 @@ func (m *Member) ProcessPacked(ctx context.Context, b PackedBatch) ([]*Verdict, 
 	if err != nil {
 		return nil, err
 	}
-	circuit, err := m.cfg.Circuits.Lookup(b.PolicyID)
+	var circuit Circuit
+	if pc, ok := m.cfg.Circuits.(interface {
+		LookupPacked([32]byte) (Circuit, error)
+	}); ok {
+		circuit, err = pc.LookupPacked(b.PolicyID)
+	} else {
+		circuit, err = m.cfg.Circuits.Lookup(b.PolicyID)
+	}
 	if err != nil {
 		return nil, err
 	}
 	id := keccak.Sum([]byte("fhegate/packed-batch/v1"), []byte(b.Session))
 	r := &requestRun{m: m, req: Request{ID: id, PolicyID: b.PolicyID, Kind: KindPolicy}, ks: ks,
-		base: fmt.Sprintf("%s/%d", b.Session, ks.km.Epoch), slots: len(b.Requests),
+		base: fmt.Sprintf("%s/%d", b.Session, ks.km.Epoch), slots: len(b.Requests), rescale: true,
 		log: m.log.With(zap.String("batch", b.Session), zap.Int("requests", len(b.Requests))), mark: time.Now()}
 	packed, err := r.pack(ctx, b.Requests)
 	if err != nil {
@@ -208,7 +226,9 @@ func (r *requestRun) pack(ctx context.Context, reqs []Request) ([]*fhe.Ciphertex
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			out[j], errs[j] = m.refreshLive(ctx, r.ks, fmt.Sprintf("%s/in%d", r.base, j), low[j])
+			if out[j], errs[j] = m.refreshLive(ctx, r.ks, fmt.Sprintf("%s/in%d", r.base, j), low[j]); errs[j] == nil {
+				out[j], errs[j] = r.dropRefreshNoise(out[j])
+			}
 		}()
 	}
 	wg.Wait()
@@ -258,4 +278,15 @@ func (r *requestRun) runPacked(ctx context.Context, circuit Circuit, packed []*f
 	r.phase("sign")
 	r.log.Debug("packed verdicts", zap.Int("signers", n), zap.Bool("checked", dres.Checked))
 	return vs, nil
+}
+
+// dropRefreshNoise rescales a refreshed ciphertext by one prime (a product
+// with the constant-1 plaintext): the refresh's flooding noise is divided by
+// the prime, the message is unchanged (see "Refresh noise" above).
+func (r *requestRun) dropRefreshNoise(ct *fhe.Ciphertext) (*fhe.Ciphertext, error) {
+	ones := make([]int64, r.m.params.Slots())
+	for i := range ones {
+		ones[i] = 1
+	}
+	return r.ks.ev.MulInts(ct, ones)
 }

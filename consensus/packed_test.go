@@ -8,11 +8,15 @@ import (
 	"math/rand/v2"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
+	"go.uber.org/zap/zaptest"
 
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/fhetest"
+	"github.com/fhegate/fhegate/policy"
+	"github.com/fhegate/fhegate/policy/examples"
 )
 
 // packFixture is a non-serving test committee with helpers to place inputs
@@ -124,9 +128,10 @@ func TestPackedVerdicts(t *testing.T) {
 	issued0 := f.lc.Member(1).Status().SharesIssued
 	vs := f.process(batchOf("test/pack/80", reqs))
 	f.checkVerdicts(reqs, vs)
-	// One decryption share for the whole batch (plus one refresh share per
-	// packed input where member 1 was active), not one per request.
-	require.LessOrEqual(t, f.lc.Member(1).Status().SharesIssued-issued0, 1+3)
+	// One decryption share for the whole batch (plus at most one refresh
+	// share per packed input and one for a final refresh before the mask),
+	// not one per request.
+	require.LessOrEqual(t, f.lc.Member(1).Status().SharesIssued-issued0, 1+3+1)
 	sv, ok := f.lc.Member(2).StoredVerdict(reqs[5].req.ID)
 	require.True(t, ok)
 	require.NotNil(t, sv.Batch)
@@ -253,4 +258,50 @@ func TestPackLevel(t *testing.T) {
 		}
 		t.Log(fmt.Sprintf("%s: accepted input noise 2^%.1f, pack level %d", p.Preset.Name, eBits, l))
 	}
+}
+
+// TestPackedPolicyPlan packs requests of a compiled policy plan (the
+// shipped KYC/AML example, policy/eval) on the deep test preset: every
+// packed verdict equals the plan's plaintext reference.
+func TestPackedPolicyPlan(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	circuits := NewPolicyCircuits(fhetest.InsecureBGVN10Deep)
+	lc, err := StartLocal(ctx, LocalOptions{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10Deep", Rotations: []int{1},
+		RoundTimeout: 20 * time.Second, Circuits: circuits, Log: zaptest.NewLogger(t)})
+	require.NoError(t, err)
+	t.Cleanup(lc.Close)
+	f := &packFixture{t: t, lc: lc, p: lc.Member(1).Params(), enc: fhe.NewEncryptor(lc.Keys)}
+	spec, err := examples.Get("kyc_aml")
+	require.NoError(t, err)
+	id := [32]byte{0xc0, 0x0c}
+	require.NoError(t, circuits.Register(id, spec))
+	plan, err := policy.CompileWith(spec, PolicyOptions(fhetest.InsecureBGVN10Deep))
+	require.NoError(t, err)
+	vals := [8][2]int64{{17, 40}, {7, 12}, {0, 1}, {0, 3}, {3, 15}, {1, 7}, {2, 15}, {0, 3}}
+	var pool [8][2]fhe.Handle
+	for j := range vals {
+		for v := range vals[j] {
+			pool[j][v] = f.replicated(vals[j][v])
+		}
+	}
+	var reqs []testReq
+	for k := range 12 {
+		pattern := (k * 37) & 0xff
+		hs := make([]fhe.Handle, 8)
+		col := make([][]int64, 8)
+		for j := range hs {
+			hs[j] = pool[j][(pattern>>uint(j))&1]
+			col[j] = []int64{vals[j][(pattern>>uint(j))&1]}
+		}
+		ref, err := plan.EvalPlain(col)
+		require.NoError(t, err)
+		r := lc.Chain.Post(Request{ID: [32]byte{0xcc, byte(k)}, PolicyID: id, Kind: KindPolicy, Inputs: hs})
+		reqs = append(reqs, testReq{req: r, want: mod(ref[0], f.p.PlaintextModulus())})
+	}
+	b := PackedBatch{PolicyID: id, Session: "test/pack/kyc"}
+	for _, r := range reqs {
+		b.Requests = append(b.Requests, r.req)
+	}
+	f.checkVerdicts(reqs, f.process(b))
 }

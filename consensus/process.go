@@ -105,6 +105,7 @@ type requestRun struct {
 	mark      time.Time
 	refreshes int
 	slots     int
+	rescale   bool // packed batches: rescale after every refresh (packed.go, "Refresh noise")
 }
 
 // run takes the request through its phases, in order: evaluate, agree on
@@ -169,6 +170,9 @@ func (r *requestRun) evaluate(ctx context.Context, circuit Circuit, inputs []*fh
 // live members, then the AfterRefresh knob.
 func (r *requestRun) refresh(ctx context.Context, ct *fhe.Ciphertext) (*fhe.Ciphertext, error) {
 	out, err := r.m.refreshLive(ctx, r.ks, r.base, ct)
+	if err == nil && r.rescale {
+		out, err = r.dropRefreshNoise(out)
+	}
 	if err != nil {
 		return nil, err
 	}

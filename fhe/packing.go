@@ -28,6 +28,7 @@ package fhe
 
 import (
 	"fmt"
+	"math/bits"
 	"sync"
 
 	"github.com/tuneinsight/lattigo/v6/core/rlwe"
@@ -41,14 +42,20 @@ type maskKey struct {
 	level int
 }
 
-var slotMasks sync.Map // maskKey → [][]uint64 (per limb)
+var slotMasks sync.Map // maskKey → *slotMask
 
-// slotMask0 returns lift(L_0) at level, per limb, in the NTT domain and in
-// Montgomery form (so MRed(mask, c) = L_0·c mod q).
-func slotMask0(p *Params, level int) ([][]uint64, error) {
+// slotMask is lift(L_0) at one level, per limb, in the NTT domain, with the
+// Shoup constants ⌊w·2^64/q⌋ of its coefficients (one 64×64→128 high
+// product and two low products per modular multiplication).
+type slotMask struct {
+	w, shoup [][]uint64
+}
+
+// slotMask0 returns the cached slotMask of a preset and level.
+func slotMask0(p *Params, level int) (*slotMask, error) {
 	k := maskKey{p, level}
 	if v, ok := slotMasks.Load(k); ok {
-		return v.([][]uint64), nil
+		return v.(*slotMask), nil
 	}
 	// EmbedScale without the scale-up: the plaintext is lift(L_0) itself,
 	// not the t⁻¹·m an encryption carries (bgv.Encoder.Encode).
@@ -62,16 +69,17 @@ func slotMask0(p *Params, level int) ([][]uint64, error) {
 		return nil, fmt.Errorf("fhe: slot mask not in the plain NTT domain")
 	}
 	r := p.rlwe.RingQ().AtLevel(level)
-	out := make([][]uint64, level+1)
+	out := &slotMask{w: make([][]uint64, level+1), shoup: make([][]uint64, level+1)}
 	for i := 0; i <= level; i++ {
-		sr := r.SubRings[i]
-		out[i] = make([]uint64, p.N())
-		for j, c := range pt.Value.Coeffs[i] {
-			out[i][j] = ring.MForm(c, sr.Modulus, sr.BRedConstant)
+		q := r.SubRings[i].Modulus
+		out.w[i] = append([]uint64(nil), pt.Value.Coeffs[i]...)
+		out.shoup[i] = make([]uint64, p.N())
+		for j, w := range out.w[i] {
+			out.shoup[i][j], _ = bits.Div64(w, 0, q) // w < q
 		}
 	}
 	cached, _ := slotMasks.LoadOrStore(k, out)
-	return cached.([][]uint64), nil
+	return cached.(*slotMask), nil
 }
 
 // SlotGaloisElement returns the Galois element g with σ_g(L_0) = L_s: a
@@ -95,13 +103,23 @@ func (p *Params) SlotGaloisElement(s int) (uint64, error) {
 // SlotPacker accumulates Width packed ciphertexts at one level:
 // acc_j = Σ L_{s} ⊙ ct_j over the (slot, inputs) pairs added. Not safe for
 // concurrent use.
+//
+// The accumulators are kept lazily reduced: each product adds a value in
+// [0, 2q), and all coefficients are reduced mod q every `budget` additions
+// (before a uint64 could overflow) and when the result is read.
 type SlotPacker struct {
-	p     *Params
-	level int
-	mask  [][]uint64
-	acc   []*rlwe.Ciphertext
-	meta  *rlwe.MetaData
-	used  map[int]bool
+	p       *Params
+	level   int
+	mask    *slotMask
+	acc     []*rlwe.Ciphertext
+	meta    *rlwe.MetaData
+	used    map[int]bool
+	pending uint64   // additions since the last reduction
+	budget  uint64   // additions allowed between reductions
+	perm    slotMask // L_s of the slot last added
+	next    slotMask // scratch for the next L_s
+	last    int      // slot last added (−1: none)
+	step    []uint64 // NTT index table of σ_{5⁻¹}: L_{s+1} from L_s within a row
 }
 
 // NewSlotPacker returns a packer of width packed ciphertexts at level.
@@ -119,7 +137,19 @@ func NewSlotPacker(p *Params, level, width int) (*SlotPacker, error) {
 	if err != nil {
 		return nil, err
 	}
-	sp := &SlotPacker{p: p, level: level, mask: mask, acc: make([]*rlwe.Ciphertext, width), used: map[int]bool{}}
+	sp := &SlotPacker{p: p, level: level, mask: mask, acc: make([]*rlwe.Ciphertext, width), used: map[int]bool{}, budget: ^uint64(0)}
+	sp.perm = slotMask{w: make([][]uint64, level+1), shoup: make([][]uint64, level+1)}
+	sp.next = slotMask{w: make([][]uint64, level+1), shoup: make([][]uint64, level+1)}
+	for i, q := range p.Q()[:level+1] {
+		sp.budget = min(sp.budget, (^uint64(0)-q)/(2*q))
+		sp.perm.w[i], sp.perm.shoup[i] = make([]uint64, p.N()), make([]uint64, p.N())
+		sp.next.w[i], sp.next.shoup[i] = make([]uint64, p.N()), make([]uint64, p.N())
+	}
+	r := p.rlwe.RingQ()
+	if sp.step, err = ring.AutomorphismNTTIndex(r.N(), r.NthRoot(), p.rlwe.GaloisElement(-1)); err != nil {
+		return nil, err
+	}
+	sp.last = -1
 	for j := range sp.acc {
 		sp.acc[j] = rlwe.NewCiphertext(p.rlwe, 1, level)
 	}
@@ -137,6 +167,9 @@ func (sp *SlotPacker) Add(s int, ins []*Ciphertext) error {
 	if len(ins) != len(sp.acc) {
 		return fmt.Errorf("fhe: pack: %d inputs, packer width %d", len(ins), len(sp.acc))
 	}
+	if s < 0 || s >= sp.p.Slots() {
+		return fmt.Errorf("fhe: pack: slot %d outside [0, %d)", s, sp.p.Slots())
+	}
 	if sp.used[s] {
 		return fmt.Errorf("fhe: pack: slot %d used twice", s)
 	}
@@ -145,28 +178,72 @@ func (sp *SlotPacker) Add(s int, ins []*Ciphertext) error {
 			return fmt.Errorf("fhe: pack: input %d: %w", j, err)
 		}
 	}
-	g, err := sp.p.SlotGaloisElement(s)
-	if err != nil {
+	if err := sp.slotMask(s); err != nil {
 		return err
 	}
 	r := sp.p.rlwe.RingQ().AtLevel(sp.level)
-	idx, err := ring.AutomorphismNTTIndex(r.N(), r.NthRoot(), g)
-	if err != nil {
-		return err
-	}
 	if sp.meta == nil {
 		sp.meta = ins[0].ct.MetaData.CopyNew()
+	}
+	if sp.pending == sp.budget {
+		sp.reduce()
 	}
 	for j, c := range ins {
 		for k := 0; k < 2; k++ {
 			for i := 0; i <= sp.level; i++ {
-				sr := r.SubRings[i]
-				mulAddPermuted(sp.acc[j].Value[k].Coeffs[i], c.ct.Value[k].Coeffs[i], sp.mask[i], idx, sr.Modulus, sr.MRedConstant)
+				mulAdd(sp.acc[j].Value[k].Coeffs[i], c.ct.Value[k].Coeffs[i], sp.perm.w[i], sp.perm.shoup[i], r.SubRings[i].Modulus)
 			}
 		}
 	}
+	sp.pending++
 	sp.used[s] = true
 	return nil
+}
+
+// slotMask sets sp.perm to L_s in the NTT domain: a permutation of L_0's
+// NTT form (σ_g, g = SlotGaloisElement(s)), or of L_{s−1}'s by the fixed
+// σ_{5⁻¹} when slots are added in order within a row (no index table to
+// compute per request).
+func (sp *SlotPacker) slotMask(s int) error {
+	src, idx := sp.mask, sp.step
+	if s != sp.last+1 || s == sp.p.Slots()/2 || sp.last < 0 {
+		g, err := sp.p.SlotGaloisElement(s)
+		if err != nil {
+			return err
+		}
+		r := sp.p.rlwe.RingQ()
+		if idx, err = ring.AutomorphismNTTIndex(r.N(), r.NthRoot(), g); err != nil {
+			return err
+		}
+	} else {
+		src = &sp.perm
+	}
+	for i := 0; i <= sp.level; i++ {
+		w, sh, pw, psh := src.w[i], src.shoup[i], sp.next.w[i], sp.next.shoup[i]
+		for j, x := range idx {
+			pw[j], psh[j] = w[x], sh[x]
+		}
+	}
+	sp.perm, sp.next = sp.next, sp.perm
+	sp.last = s
+	return nil
+}
+
+// reduce brings every accumulator coefficient back into [0, q).
+func (sp *SlotPacker) reduce() {
+	r := sp.p.rlwe.RingQ().AtLevel(sp.level)
+	for _, a := range sp.acc {
+		for k := 0; k < 2; k++ {
+			for i := 0; i <= sp.level; i++ {
+				sr := r.SubRings[i]
+				row := a.Value[k].Coeffs[i]
+				for j, x := range row {
+					row[j] = ring.BRedAdd(x, sr.Modulus, sr.BRedConstant)
+				}
+			}
+		}
+	}
+	sp.pending = 0
 }
 
 // check validates one input of Add.
@@ -188,17 +265,14 @@ func (sp *SlotPacker) check(c *Ciphertext) error {
 	return nil
 }
 
-// mulAddPermuted sets acc[j] += mask[idx[j]]·c[j] mod q for every j (mask in
-// Montgomery form; acc and c reduced).
-func mulAddPermuted(acc, c, mask, idx []uint64, q, mredConst uint64) {
-	c = c[:len(acc)]
-	idx = idx[:len(acc)]
+// mulAdd adds w[j]·c[j] mod q, lazily in [0, 2q), to acc[j] for every j,
+// with shoup[j] = ⌊w[j]·2^64/q⌋ (Shoup's multiplication: w·c −
+// ⌊shoup·c/2^64⌋·q ∈ [0, 2q) for c < q).
+func mulAdd(acc, c, w, shoup []uint64, q uint64) {
+	c, w, shoup = c[:len(acc)], w[:len(acc)], shoup[:len(acc)]
 	for j := range acc {
-		v := acc[j] + ring.MRed(mask[idx[j]], c[j], q, mredConst)
-		if v >= q {
-			v -= q
-		}
-		acc[j] = v
+		hi, _ := bits.Mul64(shoup[j], c[j])
+		acc[j] += w[j]*c[j] - hi*q
 	}
 }
 
@@ -208,6 +282,7 @@ func (sp *SlotPacker) Ciphertexts() ([]*Ciphertext, error) {
 	if sp.meta == nil {
 		return nil, fmt.Errorf("fhe: pack: no input added")
 	}
+	sp.reduce()
 	out := make([]*Ciphertext, len(sp.acc))
 	for j, a := range sp.acc {
 		c := a.CopyNew()
