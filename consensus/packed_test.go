@@ -305,3 +305,32 @@ func TestPackedPolicyPlan(t *testing.T) {
 	}
 	f.checkVerdicts(reqs, f.process(b))
 }
+
+// TestPackedMemberKilled: a member dies as the batch starts and never
+// answers (the attack: up to n−t members stop answering); the t survivors
+// finish the batch — packed-input refreshes, digest, decryption, signature
+// — with every verdict equal to its reference. (A kill at a chosen later
+// phase is not covered here.)
+func TestPackedMemberKilled(t *testing.T) {
+	f := newPackFixture(t)
+	r := rand.New(rand.NewPCG(13, 9))
+	var reqs []testReq
+	for k := range 20 {
+		reqs = append(reqs, f.packedReq(k, r.Int64N(200)-100, r.Int64N(200)-100))
+	}
+	b := batchOf("test/pack/kill", reqs)
+	survivors := []*Member{f.lc.Member(1), f.lc.Member(2)}
+	out := make([][]*Verdict, 2)
+	errs := make([]error, 2)
+	var wg sync.WaitGroup
+	for i, m := range survivors {
+		wg.Add(1)
+		go func() { defer wg.Done(); out[i], errs[i] = m.ProcessPacked(context.Background(), b) }()
+	}
+	f.lc.Kill(3)
+	wg.Wait()
+	for i := range survivors {
+		require.NoError(t, errs[i])
+	}
+	f.checkVerdicts(reqs, out[0])
+}

@@ -159,7 +159,8 @@ func (b *committeeBench) runPackedBatch(batch consensus.PackedBatch, want []uint
 		return nil, err
 	}
 	size := len(batch.Requests)
-	b.log.Info("committee packed batch done", zap.Int("batch", size), zap.Duration("took", d))
+	b.log.Info("committee packed batch done", zap.Int("batch", size), zap.Duration("took", d), zap.Duration("cpu", cpu),
+		zap.Float64("verdicts_per_s", float64(size)/d.Seconds()), zap.Float64("cpu_ms_per_verdict", float64(cpu.Microseconds())/1000/float64(size)))
 	rows := []committeeRow{b.row(stagePacked, size, d, cpu, fmt.Sprintf(
 		"KYC/AML (8 inputs, plan depth %d) packed: mask at level %d, %d refreshes of packed inputs, ONE evaluation, one decryption, one BLS aggregate; all members, every verdict = plaintext reference",
 		kplan.UnrefreshedDepth, level, len(batch.Requests[0].Inputs)))}
