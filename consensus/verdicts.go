@@ -28,33 +28,36 @@ type storedVerdict struct {
 }
 
 func (m *Member) saveVerdict(v *Verdict) error {
+	return m.st.PutMeta(verdictKey(v.RequestID), encodeVerdict(v))
+}
+
+// encodeVerdict is the stored form of v.
+func encodeVerdict(v *Verdict) []byte {
 	sv := storedVerdict{RequestID: fmt.Sprintf("%x", v.RequestID), PolicyID: fmt.Sprintf("%x", v.PolicyID),
 		ResultDigest: fmt.Sprintf("%x", v.ResultDigest), Result: v.Result.String(), Epoch: v.Epoch, Signature: v.Signature, Signers: v.Signers}
 	if v.Batch != nil {
 		sv.Batch = batchKey(v.Batch.Root())
 	}
 	b, _ := json.Marshal(sv)
-	return m.st.PutMeta(verdictKey(v.RequestID), b)
+	return b
 }
 
 func batchKey(root [32]byte) string { return fmt.Sprintf("vbatch/%x", root[:]) }
 
 // saveBatch persists a verdict batch and the verdict of each of its
-// requests (pointing at the batch).
+// requests (pointing at the batch), in one store transaction.
 func (m *Member) saveBatch(b *VerdictBatch, vs []*Verdict) error {
 	raw, err := json.Marshal(b)
 	if err != nil {
 		return err
 	}
-	if err := m.st.PutMeta(batchKey(b.Root()), raw); err != nil {
-		return err
-	}
+	keys := make([]string, 0, len(vs)+1)
+	vals := make([][]byte, 0, len(vs)+1)
+	keys, vals = append(keys, batchKey(b.Root())), append(vals, raw)
 	for _, v := range vs {
-		if err := m.saveVerdict(v); err != nil {
-			return err
-		}
+		keys, vals = append(keys, verdictKey(v.RequestID)), append(vals, encodeVerdict(v))
 	}
-	return nil
+	return m.st.PutMetaBatch(keys, vals)
 }
 
 // loadBatch reads a verdict batch saved by saveBatch.
