@@ -28,16 +28,20 @@ type storedVerdict struct {
 }
 
 func (m *Member) saveVerdict(v *Verdict) error {
-	return m.st.PutMeta(verdictKey(v.RequestID), encodeVerdict(v))
+	bk := ""
+	if v.Batch != nil {
+		bk = batchKey(v.Batch.Root())
+	}
+	return m.st.PutMeta(verdictKey(v.RequestID), encodeVerdict(v, bk))
 }
 
-// encodeVerdict is the stored form of v.
-func encodeVerdict(v *Verdict) []byte {
+// encodeVerdict is the stored form of v; bk is the store key of its batch
+// ("" for a verdict decided alone), computed once per batch by the caller
+// (the batch root hashes every item).
+func encodeVerdict(v *Verdict, bk string) []byte {
 	sv := storedVerdict{RequestID: fmt.Sprintf("%x", v.RequestID), PolicyID: fmt.Sprintf("%x", v.PolicyID),
 		ResultDigest: fmt.Sprintf("%x", v.ResultDigest), Result: v.Result.String(), Epoch: v.Epoch, Signature: v.Signature, Signers: v.Signers}
-	if v.Batch != nil {
-		sv.Batch = batchKey(v.Batch.Root())
-	}
+	sv.Batch = bk
 	b, _ := json.Marshal(sv)
 	return b
 }
@@ -53,9 +57,10 @@ func (m *Member) saveBatch(b *VerdictBatch, vs []*Verdict) error {
 	}
 	keys := make([]string, 0, len(vs)+1)
 	vals := make([][]byte, 0, len(vs)+1)
-	keys, vals = append(keys, batchKey(b.Root())), append(vals, raw)
+	bk := batchKey(b.Root())
+	keys, vals = append(keys, bk), append(vals, raw)
 	for _, v := range vs {
-		keys, vals = append(keys, verdictKey(v.RequestID)), append(vals, encodeVerdict(v))
+		keys, vals = append(keys, verdictKey(v.RequestID)), append(vals, encodeVerdict(v, bk))
 	}
 	return m.st.PutMetaBatch(keys, vals)
 }
