@@ -27,19 +27,19 @@ import (
 
 // committeeRow is one measurement of `fhegate bench committee`.
 type committeeRow struct {
-	Stage         string  `json:"stage"`
-	Preset        string  `json:"preset"`
-	N             int     `json:"n"`
-	T             int     `json:"t"`
-	Batch         int     `json:"batch"`
-	Ms            float64 `json:"ms"`
-	CPUMs         float64 `json:"cpu_ms"` // process user+sys CPU time during the stage (all members)
-	VerdictsPerS  float64 `json:"verdicts_per_s,omitempty"`
+	Stage        string  `json:"stage"`
+	Preset       string  `json:"preset"`
+	N            int     `json:"n"`
+	T            int     `json:"t"`
+	Batch        int     `json:"batch"`
+	Ms           float64 `json:"ms"`
+	CPUMs        float64 `json:"cpu_ms"` // process user+sys CPU time during the stage (all members)
+	VerdictsPerS float64 `json:"verdicts_per_s,omitempty"`
 	// CPUMsPerVerdict is cpu_ms / batch for the stages that produce verdicts.
 	CPUMsPerVerdict float64 `json:"cpu_ms_per_verdict,omitempty"`
-	DecryptLevel  int     `json:"decrypt_level"`
-	FloodSigmaLog float64 `json:"flood_sigma_log2"`
-	Note          string  `json:"note,omitempty"`
+	DecryptLevel    int     `json:"decrypt_level"`
+	FloodSigmaLog   float64 `json:"flood_sigma_log2"`
+	Note            string  `json:"note,omitempty"`
 	// Refresh stage only: runs measured (ms and cpu_ms are their medians),
 	// the marshalled refresh share and the bytes each active member sends.
 	Runs           int `json:"runs,omitempty"`
@@ -63,13 +63,13 @@ var committeeStages = []string{stageDKG, stageUpload, stageVerdict, stageBatch, 
 // benchCommitteeOptions configure `fhegate bench committee`.
 type benchCommitteeOptions struct {
 	Presets  []string
-	N, T     int      // committee of the dkg … kyc-batch stages
-	Batch    int      // requests in the batch stage
-	KYCBatch int      // requests in the kyc-batch stage (0: skip)
+	N, T     int // committee of the dkg … kyc-batch stages
+	Batch    int // requests in the batch stage
+	KYCBatch int // requests in the kyc-batch stage (0: skip)
 	// Packed are the batch sizes of the packed-kyc stage (each capped at the
 	// preset's slot count; none: skip).
 	Packed []int
-	Stages   []string // subset of committeeStages
+	Stages []string // subset of committeeStages
 	// RefreshN are the committee sizes of the refresh stage (t = ⌊n/2⌋+1);
 	// RefreshK the refreshes measured per (preset, n).
 	RefreshN []int
