@@ -242,20 +242,7 @@ func (r *requestRun) pack(ctx context.Context, reqs []Request) ([]*fhe.Ciphertex
 // runPacked is run for a packed batch: evaluate once, agree on the digest,
 // mask to the batch's slots, decrypt them together, sign the batch digest.
 func (r *requestRun) runPacked(ctx context.Context, circuit Circuit, packed []*fhe.Ciphertext, reqs []Request) ([]*Verdict, error) {
-	result, rd, err := r.evaluate(ctx, circuit, packed)
-	if err != nil {
-		return nil, err
-	}
-	participants, err := r.m.agreeDigest(ctx, r.base, rd, r.log)
-	if err != nil {
-		return nil, err
-	}
-	r.phase("digest")
-	ct, err := r.mask(ctx, result, participants)
-	if err != nil {
-		return nil, err
-	}
-	dres, err := r.decrypt(ctx, ct, participants)
+	rd, participants, dres, err := r.evaluateAndDecrypt(ctx, circuit, packed)
 	if err != nil {
 		return nil, err
 	}

@@ -111,20 +111,7 @@ type requestRun struct {
 // run takes the request through its phases, in order: evaluate, agree on
 // the result digest, refresh (if needed) and mask, decrypt, sign.
 func (r *requestRun) run(ctx context.Context, circuit Circuit, inputs []*fhe.Ciphertext) (*Verdict, error) {
-	result, rd, err := r.evaluate(ctx, circuit, inputs)
-	if err != nil {
-		return nil, err
-	}
-	participants, err := r.m.agreeDigest(ctx, r.base, rd, r.log)
-	if err != nil {
-		return nil, err
-	}
-	r.phase("digest")
-	ct, err := r.mask(ctx, result, participants)
-	if err != nil {
-		return nil, err
-	}
-	dres, err := r.decrypt(ctx, ct, participants)
+	rd, participants, dres, err := r.evaluateAndDecrypt(ctx, circuit, inputs)
 	if err != nil {
 		return nil, err
 	}
@@ -139,6 +126,28 @@ func (r *requestRun) run(ctx context.Context, circuit Circuit, inputs []*fhe.Cip
 	r.phase("sign")
 	r.log.Debug("verdict", zap.String("result", v.Result.String()), zap.Int("signers", nsigs), zap.Bool("checked", dres.Checked))
 	return v, nil
+}
+
+// evaluateAndDecrypt is the phases a single request and a packed batch
+// share: evaluate, agree on the result digest, refresh (if needed) and mask,
+// threshold-decrypt. It returns the agreed digest, the participants and the
+// decryption.
+func (r *requestRun) evaluateAndDecrypt(ctx context.Context, circuit Circuit, inputs []*fhe.Ciphertext) (fhe.Handle, []transport.MemberID, *protocol.DecryptResult, error) {
+	result, rd, err := r.evaluate(ctx, circuit, inputs)
+	if err != nil {
+		return rd, nil, nil, err
+	}
+	participants, err := r.m.agreeDigest(ctx, r.base, rd, r.log)
+	if err != nil {
+		return rd, nil, nil, err
+	}
+	r.phase("digest")
+	ct, err := r.mask(ctx, result, participants)
+	if err != nil {
+		return rd, nil, nil, err
+	}
+	dres, err := r.decrypt(ctx, ct, participants)
+	return rd, participants, dres, err
 }
 
 // phase reports the time since the previous phase ended to
