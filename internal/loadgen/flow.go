@@ -1,0 +1,201 @@
+package loadgen
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/ava-labs/libevm/accounts/abi/bind"
+	"github.com/ava-labs/libevm/common"
+	"github.com/ava-labs/libevm/core/types"
+)
+
+// pending is a sent transaction and the request it belongs to.
+type pending struct {
+	r *request
+	h common.Hash
+}
+
+// window keeps up to InFlight transactions of one account in flight; flush
+// waits for their receipts and hands each to done.
+type window struct {
+	g    *gen
+	txs  []pending
+	done func(*request, *types.Receipt) error
+}
+
+func (w *window) add(ctx context.Context, r *request, h common.Hash) error {
+	w.txs = append(w.txs, pending{r, h})
+	if len(w.txs) >= w.g.cfg.InFlight {
+		return w.flush(ctx)
+	}
+	return nil
+}
+
+func (w *window) flush(ctx context.Context) error {
+	hs := make([]common.Hash, len(w.txs))
+	for i, p := range w.txs {
+		hs[i] = p.h
+	}
+	rs, err := w.g.receipts(ctx, hs)
+	if err != nil {
+		return err
+	}
+	for i, rc := range rs {
+		if err := w.done(w.txs[i].r, rc); err != nil {
+			return err
+		}
+	}
+	w.txs = w.txs[:0]
+	return nil
+}
+
+// sendInputs is phase 1 for one account: encrypt, upload and register every
+// input of its requests.
+func (g *gen) sendInputs(ctx context.Context, a *account, mine []*request) error {
+	w := &window{g: g, done: func(r *request, rc *types.Receipt) error {
+		r.gas.Register += rc.GasUsed
+		return nil
+	}}
+	for _, r := range mine {
+		hs, err := g.registerInputs(ctx, a, r)
+		if err != nil {
+			return fmt.Errorf("request %d: %w", r.idx, err)
+		}
+		for _, h := range hs {
+			if err := w.add(ctx, r, h); err != nil {
+				return err
+			}
+		}
+		g.inputsDone.Add(1)
+	}
+	return w.flush(ctx)
+}
+
+// registerInputs uploads the request's inputs for attestations and sends
+// their registrations; it returns the transactions. This is the one place
+// that knows how inputs reach the chain (today one upload and one
+// FHEInput.register per input, through examples/fheclient).
+func (g *gen) registerInputs(ctx context.Context, a *account, r *request) ([]common.Hash, error) {
+	r.handles = make([][32]byte, len(r.vals))
+	hs := make([]common.Hash, len(r.vals))
+	for i, v := range r.vals {
+		at, err := g.api.Upload(ctx, v, a.addr)
+		if err != nil {
+			return nil, err
+		}
+		r.handles[i] = at.Handle
+		if hs[i], err = g.transact(a, func(o *bind.TransactOpts) (*types.Transaction, error) {
+			return g.input.Register(o, at.Handle, at.Owner, at.Preset, at.CType, at.Signature, at.Signers)
+		}); err != nil {
+			return nil, fmt.Errorf("FHEInput.register: %w", err)
+		}
+	}
+	return hs, nil
+}
+
+// sendEvaluates is phase 2 for one account: FHEPolicy.evaluate for each of
+// its requests, recording the request id and the gas.
+func (g *gen) sendEvaluates(ctx context.Context, a *account, mine []*request) error {
+	w := &window{g: g, done: func(r *request, rc *types.Receipt) error {
+		for _, l := range rc.Logs {
+			if ev, err := g.policy.ParseEvaluationRequested(*l); err == nil {
+				r.id = ev.RequestId
+			}
+		}
+		if r.id == ([32]byte{}) {
+			return fmt.Errorf("request %d: evaluate %s emitted no EvaluationRequested event", r.idx, rc.TxHash)
+		}
+		r.gas.Evaluate = rc.GasUsed
+		g.evalsDone.Add(1)
+		return nil
+	}}
+	for _, r := range mine {
+		h, err := g.transact(a, func(o *bind.TransactOpts) (*types.Transaction, error) {
+			return g.policy.Evaluate(o, g.policyID, r.handles)
+		})
+		if err != nil {
+			return fmt.Errorf("request %d: FHEPolicy.evaluate: %w", r.idx, err)
+		}
+		if err := w.add(ctx, r, h); err != nil {
+			return err
+		}
+	}
+	return w.flush(ctx)
+}
+
+// waitVerdicts waits until the watcher has seen a VerdictAccepted event for
+// every request.
+func (g *gen) waitVerdicts(ctx context.Context) error {
+	ids := make([][32]byte, len(g.reqs))
+	for i, r := range g.reqs {
+		ids[i] = r.id
+	}
+	for {
+		missing := g.w.missing(ids)
+		if missing == 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("loadgen: %d of %d requests have no verdict: %w", missing, len(ids), ctx.Err())
+		case <-time.After(g.cfg.Poll):
+		}
+	}
+}
+
+// readVerdicts reads every verdict with FHEVerdict.verdictOf and compares it
+// with the plaintext reference.
+func (g *gen) readVerdicts(ctx context.Context) error {
+	for _, r := range g.reqs {
+		v, err := g.verdict.VerdictOf(&bind.CallOpts{Context: ctx}, r.id)
+		if err != nil {
+			return fmt.Errorf("loadgen: verdictOf(%x): %w", r.id[:8], err)
+		}
+		if !v.Ready {
+			return fmt.Errorf("loadgen: request %x: VerdictAccepted seen but verdictOf is not ready", r.id[:8])
+		}
+		r.verdict = decodeVerdict(v.Result)
+	}
+	return nil
+}
+
+// verdictGas gives each request its share of the transaction that carried
+// its verdict: that transaction's gas ÷ the VerdictAccepted events in it.
+func (g *gen) verdictGas(ctx context.Context) error {
+	share := map[common.Hash]uint64{}
+	for _, r := range g.reqs {
+		s, ok := g.w.verdictOf(r.id)
+		if !ok {
+			return errors.New("loadgen: verdict vanished") // waitVerdicts saw them all
+		}
+		if _, done := share[s.tx]; !done {
+			rc, err := g.cl.TransactionReceipt(ctx, s.tx)
+			if err != nil {
+				return fmt.Errorf("loadgen: verdict transaction %s: %w", s.tx, err)
+			}
+			share[s.tx] = perItem(rc.GasUsed, countTopic(rc.Logs, g.w.verdictTopic))
+		}
+		r.gas.Verdict = share[s.tx]
+	}
+	return nil
+}
+
+func countTopic(logs []*types.Log, topic common.Hash) int {
+	n := 0
+	for _, l := range logs {
+		if len(l.Topics) > 0 && l.Topics[0] == topic {
+			n++
+		}
+	}
+	return n
+}
+
+// perItem is gas ÷ items (rounded), the whole gas when items is 0.
+func perItem(gas uint64, items int) uint64 {
+	if items <= 1 {
+		return gas
+	}
+	return (gas + uint64(items)/2) / uint64(items)
+}
