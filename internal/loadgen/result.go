@@ -224,6 +224,10 @@ func bottleneck(res *Result) (string, string) {
 		"inputs %.3g req/s (encrypt+prove, committee API, register); RPC round trip p50 %.1f ms, p95 %.1f ms",
 		name, lo, c.Committee, res.cpuNote(), c.Chain, res.GasPerRequest.Total, res.GasLimit, res.PeakGas,
 		100*float64(res.PeakGas)/float64(max(res.GasLimit, 1)), res.BlockIntervS, c.Inputs, res.RPC.P50, res.RPC.P95)
+	if name == "committee" && res.Committee.CPUSource != "" && res.Committee.Utilisation < 0.5 {
+		why += fmt.Sprintf("; the committee used %.2f cores over phase 2: it waits (sequential requests, "+
+			"rounds, verdict transactions), it is not CPU-bound", res.Committee.Utilisation)
+	}
 	return name, why
 }
 
