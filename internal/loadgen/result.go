@@ -9,6 +9,10 @@ import (
 	"time"
 )
 
+// GasGoal is issue 13's end-to-end goal for one KYC/AML request: inputs +
+// evaluate + its share of the verdict batch.
+const GasGoal = 150_000
+
 // StepGas is the gas of one request, by step.
 type StepGas struct {
 	Register uint64 `json:"register"` // FHEInput.register of its inputs
@@ -249,7 +253,12 @@ func (res *Result) Summary() string {
 	fmt.Fprintf(&b, "  verdicts          %.3g /s (%d verdict txs, %.1f verdicts each)\n", res.VerdictsPerS, res.VerdictTxs, res.ItemsPerTx)
 	fmt.Fprintf(&b, "  latency           p50 %.0f ms  p95 %.0f ms  p99 %.0f ms  max %.0f ms (evaluate → verdictOf)\n",
 		res.Latency.P50, res.Latency.P95, res.Latency.P99, res.Latency.Max)
-	fmt.Fprintf(&b, "  gas per request   %.0f = register %.0f + evaluate %.0f + verdict share %.0f\n", gp.Total, gp.Register, gp.Evaluate, gp.Verdict)
+	goal := "met"
+	if gp.Total > GasGoal {
+		goal = fmt.Sprintf("%.1f× over", gp.Total/GasGoal)
+	}
+	fmt.Fprintf(&b, "  gas per request   %.0f = register %.0f + evaluate %.0f + verdict share %.0f (goal ≤ %d: %s)\n",
+		gp.Total, gp.Register, gp.Evaluate, gp.Verdict, GasGoal, goal)
 	fmt.Fprintf(&b, "  blocks            %d, gas limit %d, peak %d, mean %.0f, interval %.2f s\n",
 		res.Blocks, res.GasLimit, res.PeakGas, res.MeanGas, res.BlockIntervS)
 	if res.Committee.CPUSource != "" {
