@@ -23,39 +23,71 @@ import (
 	"github.com/fhegate/fhegate/fhe/zkpok"
 )
 
-// UploadRequest is the body of POST /v1/inputs.
+// UploadRequest is the body of POST /v1/inputs: one owner's upload of
+// 1…MaxUploadItems ciphertexts, attested as one set. Inputs lists them; the
+// top-level Ciphertext, CType and Proof are the shorthand for a one-input
+// upload (not both).
 type UploadRequest struct {
+	Owner  string        `json:"owner"` // 0x-prefixed 20-byte account allowed to use them
+	Inputs []UploadInput `json:"inputs,omitempty"`
+
+	Ciphertext string `json:"ciphertext,omitempty"`
+	CType      uint8  `json:"ctype,omitempty"`
+	Proof      string `json:"proof,omitempty"`
+}
+
+// UploadInput is one ciphertext of an UploadRequest.
+type UploadInput struct {
 	Ciphertext string `json:"ciphertext"` // hex (0x optional) canonical ciphertext
-	Owner      string `json:"owner"`      // 0x-prefixed 20-byte account allowed to use it
-	CType      uint8  `json:"ctype"`      // ciphertext type tag recorded by FHEInput
+	CType      uint8  `json:"ctype"`      // ciphertext type tag recorded by FHEInput (1)
 	// Proof is the hex (0x optional) of an fhe/zkpok proof of plaintext
 	// knowledge bound to (chain id, key epoch, owner, public-key digest,
 	// ciphertext handle). Required: a missing or invalid proof is a 400.
 	Proof string `json:"proof"`
 }
 
-// AttestationJSON is an InputAttestation as JSON (hex fields, 0x-prefixed),
-// ready for FHEInput.register(handle, owner, preset, ctype, signature, signers).
-type AttestationJSON struct {
-	Handle    string `json:"handle"`
-	Owner     string `json:"owner"`
-	Preset    uint8  `json:"preset"`
-	CType     uint8  `json:"ctype"`
-	Epoch     uint64 `json:"epoch"`
-	Signature string `json:"signature"`
-	Signers   string `json:"signers"`
-	// ProofDigest is keccak256 of the verified input proof; ProofSignature
-	// the Signers' aggregate over consensus.InputProofDigest (off chain).
-	ProofDigest    string `json:"proofDigest"`
-	ProofSignature string `json:"proofSignature"`
+// inputs returns the request's ciphertexts (the shorthand as one input).
+func (r *UploadRequest) inputs() ([]UploadInput, error) {
+	single := r.Ciphertext != "" || r.Proof != "" || r.CType != 0
+	switch {
+	case single && len(r.Inputs) > 0:
+		return nil, errors.New("give either \"inputs\" or one \"ciphertext\"/\"proof\"/\"ctype\", not both")
+	case single:
+		return []UploadInput{{Ciphertext: r.Ciphertext, CType: r.CType, Proof: r.Proof}}, nil
+	case len(r.Inputs) == 0:
+		return nil, errors.New("no ciphertext: \"inputs\" is empty")
+	case len(r.Inputs) > MaxUploadItems:
+		return nil, fmt.Errorf("%d ciphertexts in one upload, at most %d", len(r.Inputs), MaxUploadItems)
+	}
+	return r.Inputs, nil
 }
+
+// AttestationJSON is an InputAttestation as JSON (hex fields, 0x-prefixed):
+// the arguments of FHEInput.registerBatch(owner, preset, handles, ctypes,
+// proofDigests, signature, signers), in upload order, plus the epoch.
+type AttestationJSON struct {
+	Owner        string   `json:"owner"`
+	Preset       uint8    `json:"preset"`
+	Epoch        uint64   `json:"epoch"`
+	Handles      []string `json:"handles"`
+	CTypes       []uint8  `json:"ctypes"`
+	ProofDigests []string `json:"proofDigests"` // keccak256 of each verified proof
+	Signature    string   `json:"signature"`    // aggregate over bls.InputBatchDigest
+	Signers      string   `json:"signers"`
+}
+
+func hex0x(b []byte) string { return "0x" + hex.EncodeToString(b) }
 
 // JSON converts the attestation.
 func (a *InputAttestation) JSON() AttestationJSON {
-	return AttestationJSON{Handle: "0x" + hex.EncodeToString(a.Handle[:]), Owner: "0x" + hex.EncodeToString(a.Owner[:]),
-		Preset: a.Preset, CType: a.CType, Epoch: a.Epoch,
-		Signature: "0x" + hex.EncodeToString(a.Signature), Signers: "0x" + hex.EncodeToString(a.Signers),
-		ProofDigest: "0x" + hex.EncodeToString(a.ProofDigest[:]), ProofSignature: "0x" + hex.EncodeToString(a.ProofSignature)}
+	j := AttestationJSON{Owner: hex0x(a.Owner[:]), Preset: a.Preset, Epoch: a.Epoch,
+		Signature: hex0x(a.Signature), Signers: hex0x(a.Signers), CTypes: make([]uint8, len(a.Items))}
+	for i, it := range a.Items {
+		j.Handles = append(j.Handles, hex0x(it.Handle[:]))
+		j.CTypes[i] = it.CType
+		j.ProofDigests = append(j.ProofDigests, hex0x(it.ProofDigest[:]))
+	}
+	return j
 }
 
 // Headers of GET /v1/publickey: the key epoch and chain id an input proof
@@ -85,14 +117,16 @@ func MaxCanonicalCiphertext(p *fhe.Params) int {
 }
 
 // UploadBodyLimit bounds a POST /v1/inputs body for a preset: the hex of
-// its largest canonical ciphertext and of its input proof, plus the JSON
-// around them.
+// MaxUploadItems of its largest canonical ciphertexts with their input
+// proofs, capped at the hex of MaxUploadBytes, plus the JSON around them.
+// The decoded upload is checked again against MaxUploadBytes.
 func UploadBodyLimit(p *fhe.Params) int64 {
 	proof := 0
 	if pp, err := zkpok.ParamsFor(p); err == nil {
 		proof = pp.Size()
 	}
-	return int64(2*MaxCanonicalCiphertext(p)+2*proof) + 1024
+	raw := min(MaxUploadItems*(MaxCanonicalCiphertext(p)+proof), MaxUploadBytes)
+	return int64(2*raw) + 256*MaxUploadItems + 1024
 }
 
 // API defaults (APIOptions).
@@ -117,7 +151,7 @@ type APIOptions struct {
 	// NewAPIServer refuses it off loopback.
 	NoAuth bool
 	// OwnerRate and OwnerBurst are the per-owner upload quota, a token
-	// bucket keyed by UploadRequest.Owner (0: DefaultOwnerRate,
+	// bucket keyed by UploadRequest.Owner, one token per ciphertext (0: DefaultOwnerRate,
 	// DefaultOwnerBurst; OwnerRate < 0: no quota). Every upload is
 	// replicated and fsynced on all n members, so one owner's uploads are
 	// bounded on the whole committee; beyond the quota the API answers 429
@@ -250,7 +284,8 @@ func ServeAPI(srv *http.Server, ln net.Listener) error {
 
 // APIHandler serves a member's client API:
 //
-//	POST /v1/inputs     UploadRequest → AttestationJSON (store, replicate, attest); token, quota
+//	POST /v1/inputs     UploadRequest (1…MaxUploadItems ciphertexts of one owner) → AttestationJSON
+//	                    (verify every proof, store, replicate, attest the set); token, quota per ciphertext
 //	GET  /v1/publickey  the collective public key, canonical bytes; public
 //	GET  /v1/status     Status; token
 //
@@ -320,28 +355,20 @@ func (s *apiServer) upload(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	if s.quota != nil {
-		if wait, ok := s.quota.take(owner); !ok {
-			w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
-			http.Error(w, fmt.Sprintf("upload quota of owner %s exhausted: retry in %s", req.Owner, wait.Round(time.Millisecond)), http.StatusTooManyRequests)
-			return
-		}
-	}
-	ct, err := hex.DecodeString(strings.TrimPrefix(req.Ciphertext, "0x"))
+	ins, err := req.inputs()
 	if err != nil {
-		http.Error(w, "ciphertext is not hex", http.StatusBadRequest)
+		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	if req.Proof == "" {
-		http.Error(w, "missing proof: POST /v1/inputs needs \"proof\", the hex of an fhe/zkpok proof of plaintext knowledge bound to owner, chain, epoch and ciphertext", http.StatusBadRequest)
-		return
-	}
-	proof, err := hex.DecodeString(strings.TrimPrefix(req.Proof, "0x"))
+	ups, err := decodeUploads(ins)
 	if err != nil {
-		http.Error(w, "proof is not hex", http.StatusBadRequest)
+		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	att, err := s.m.Upload(r.Context(), ct, proof, owner, req.CType)
+	if s.quota != nil && !s.meter(w, owner, req.Owner, len(ups)) {
+		return
+	}
+	att, err := s.m.UploadBatch(r.Context(), owner, ups)
 	if err != nil {
 		code := http.StatusBadRequest
 		if errors.Is(err, ErrNoQuorum) {
@@ -351,6 +378,43 @@ func (s *apiServer) upload(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSONResp(w, att.JSON())
+}
+
+// decodeUploads decodes the hex of every input; a missing proof is refused
+// here, before anything is verified.
+func decodeUploads(ins []UploadInput) ([]InputUpload, error) {
+	ups := make([]InputUpload, len(ins))
+	for i, in := range ins {
+		ct, err := hex.DecodeString(strings.TrimPrefix(in.Ciphertext, "0x"))
+		if err != nil || len(ct) == 0 {
+			return nil, fmt.Errorf("input %d: ciphertext is not hex", i)
+		}
+		if in.Proof == "" {
+			return nil, fmt.Errorf("input %d: missing proof: POST /v1/inputs needs \"proof\", the hex of an fhe/zkpok proof of plaintext knowledge bound to owner, chain, epoch and ciphertext", i)
+		}
+		proof, err := hex.DecodeString(strings.TrimPrefix(in.Proof, "0x"))
+		if err != nil {
+			return nil, fmt.Errorf("input %d: proof is not hex", i)
+		}
+		ups[i] = InputUpload{Ciphertext: ct, Proof: proof, CType: in.CType}
+	}
+	return ups, nil
+}
+
+// meter spends n uploads of owner's quota (one per ciphertext: each is
+// verified, replicated and fsynced on every member) or answers 429 with
+// Retry-After — or 400 when n exceeds the burst, which no wait would cure.
+func (s *apiServer) meter(w http.ResponseWriter, owner [20]byte, name string, n int) bool {
+	if float64(n) > s.quota.burst {
+		http.Error(w, fmt.Sprintf("upload of %d ciphertexts exceeds the per-owner burst of %v: split it", n, s.quota.burst), http.StatusBadRequest)
+		return false
+	}
+	wait, ok := s.quota.take(owner, n)
+	if !ok {
+		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
+		http.Error(w, fmt.Sprintf("upload quota of owner %s exhausted: retry in %s", name, wait.Round(time.Millisecond)), http.StatusTooManyRequests)
+	}
+	return ok
 }
 
 // publicKey serves GET /v1/publickey: the collective public key's
@@ -421,9 +485,9 @@ type bucket struct {
 	last   time.Time
 }
 
-// take spends one upload of owner's bucket, or returns how long until one
-// is available.
-func (q *quotas) take(owner [20]byte) (time.Duration, bool) {
+// take spends n uploads of owner's bucket, or returns how long until n
+// are available (n ≤ burst: the caller checks).
+func (q *quotas) take(owner [20]byte, n int) (time.Duration, bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	now := q.now()
@@ -442,10 +506,10 @@ func (q *quotas) take(owner [20]byte) (time.Duration, bool) {
 	}
 	b.tokens = math.Min(q.burst, b.tokens+now.Sub(b.last).Seconds()*q.rate)
 	b.last = now
-	if b.tokens < 1 {
-		return time.Duration((1 - b.tokens) / q.rate * float64(time.Second)), false
+	if need := float64(n); b.tokens < need {
+		return time.Duration((need - b.tokens) / q.rate * float64(time.Second)), false
 	}
-	b.tokens--
+	b.tokens -= float64(n)
 	return 0, true
 }
 

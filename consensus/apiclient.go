@@ -1,7 +1,10 @@
 package consensus
 
 import (
+	"bytes"
 	"context"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math/big"
@@ -9,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fhegate/fhegate/bls"
+	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/zkpok"
 )
 
@@ -46,4 +51,121 @@ func FetchKeyAnnouncement(ctx context.Context, api string) (*KeyAnnouncement, er
 		return nil, fmt.Errorf("committee at %s did not announce %s / %s (the proof of plaintext knowledge binds them)", api, HeaderEpoch, HeaderChainID)
 	}
 	return &KeyAnnouncement{PublicKey: kb, Proof: zkpok.Context{ChainID: chain, Epoch: epoch}}, nil
+}
+
+// ReplicatedInts is v in every slot of p: how clients encrypt an input.
+// The committee's packed evaluation multiplies each input by a slot mask
+// (one request per slot), so a value only in slot 0 would be lost; a
+// replicated value is also correct for the slot-0 path.
+func ReplicatedInts(p *fhe.Params, v int64) []int64 {
+	out := make([]int64, p.Slots())
+	for i := range out {
+		out[i] = v
+	}
+	return out
+}
+
+// UploadInputs is the client side of POST /v1/inputs: it uploads one
+// owner's ciphertexts (with their proofs) as one set to the member API at
+// api (with "Authorization: Bearer token" unless token is empty) and
+// returns the quorum attestation, checked against what was sent (owner,
+// handles, ctypes and proof digests in order) — the arguments of
+// FHEInput.registerBatch.
+func UploadInputs(ctx context.Context, api, token string, owner [20]byte, ups []InputUpload) (*InputAttestation, error) {
+	if len(ups) == 0 || len(ups) > MaxUploadItems {
+		return nil, fmt.Errorf("upload of %d ciphertexts outside [1,%d]", len(ups), MaxUploadItems)
+	}
+	req := UploadRequest{Owner: hex0x(owner[:])}
+	want := make([]bls.InputItem, len(ups))
+	for i, u := range ups {
+		req.Inputs = append(req.Inputs, UploadInput{Ciphertext: hex0x(u.Ciphertext), CType: u.CType, Proof: hex0x(u.Proof)})
+		want[i] = bls.InputItem{Handle: fhe.HandleOf(u.Ciphertext), CType: u.CType, ProofDigest: zkpok.Digest(u.Proof)}
+	}
+	body, err := json.Marshal(req)
+	if err != nil {
+		return nil, err
+	}
+	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(api, "/")+"/v1/inputs", bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	hr.Header.Set("Content-Type", "application/json")
+	if token != "" {
+		hr.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(hr)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	rb, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("committee refused the upload (%s): %s", resp.Status, strings.TrimSpace(string(rb)))
+	}
+	var aj AttestationJSON
+	if err := json.Unmarshal(rb, &aj); err != nil {
+		return nil, fmt.Errorf("attestation: %w", err)
+	}
+	att, err := aj.Attestation()
+	if err != nil {
+		return nil, err
+	}
+	if att.Owner != owner || !equalItems(att.Items, want) {
+		return nil, fmt.Errorf("committee attested another set (owner %x, %d items) than the one uploaded", att.Owner, len(att.Items))
+	}
+	return att, nil
+}
+
+func equalItems(a, b []bls.InputItem) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// Attestation decodes the JSON form (lengths checked).
+func (j *AttestationJSON) Attestation() (*InputAttestation, error) {
+	owner, err := ParseOwner(j.Owner)
+	if err != nil {
+		return nil, err
+	}
+	n := len(j.Handles)
+	if n == 0 || n > MaxUploadItems || len(j.CTypes) != n || len(j.ProofDigests) != n {
+		return nil, fmt.Errorf("attestation lists %d handles, %d ctypes and %d proof digests", n, len(j.CTypes), len(j.ProofDigests))
+	}
+	a := &InputAttestation{Owner: owner, Preset: j.Preset, Epoch: j.Epoch, Items: make([]bls.InputItem, n)}
+	for i := range a.Items {
+		h, err1 := word32(j.Handles[i])
+		pd, err2 := word32(j.ProofDigests[i])
+		if err1 != nil || err2 != nil {
+			return nil, fmt.Errorf("attestation item %d: handle or proof digest is not 32-byte hex", i)
+		}
+		a.Items[i] = bls.InputItem{Handle: h, CType: j.CTypes[i], ProofDigest: pd}
+	}
+	a.Handle = a.Items[0].Handle
+	if a.Signature, err = hex.DecodeString(strings.TrimPrefix(j.Signature, "0x")); err != nil {
+		return nil, fmt.Errorf("attestation signature: %w", err)
+	}
+	if a.Signers, err = hex.DecodeString(strings.TrimPrefix(j.Signers, "0x")); err != nil {
+		return nil, fmt.Errorf("attestation signers: %w", err)
+	}
+	return a, nil
+}
+
+func word32(s string) ([32]byte, error) {
+	var w [32]byte
+	b, err := hex.DecodeString(strings.TrimPrefix(s, "0x"))
+	if err != nil || len(b) != 32 {
+		return w, fmt.Errorf("not 32-byte hex")
+	}
+	copy(w[:], b)
+	return w, nil
 }

@@ -56,7 +56,7 @@ func makeRequests(t *testing.T, lc *LocalCommittee, via uint32, count int, seed 
 			require.NoError(t, err)
 			att, err := m.Upload(context.Background(), b, proof, owner, 1)
 			require.NoError(t, err)
-			d := bls.InputDigest(lc.Config.ChainIDBig(), att.Epoch, [32]byte(att.Handle), owner, att.Preset, att.CType)
+			d := att.Digest(lc.Config.ChainIDBig())
 			n, err := committee.VerifyAggregate(att.Signers, d[:], att.Signature)
 			require.NoError(t, err)
 			require.GreaterOrEqual(t, n, lc.Config.Threshold)

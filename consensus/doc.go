@@ -9,10 +9,12 @@
 //     material, from the DKG in package protocol (Lattigo multiparty);
 //   - a store (package store, bbolt): canonical ciphertexts by handle, each
 //     with the key epoch it is encrypted under, replicated to every member on
-//     upload (Member.Upload) once every member has verified the upload's
-//     proof of plaintext knowledge (fhe/zkpok, bound to chain, epoch, owner,
-//     key and handle), with a quorum input attestation (aggregate BLS over
-//     bls.InputDigest, and over InputProofDigest off chain);
+//     upload (Member.UploadBatch: 1…MaxUploadItems ciphertexts of one owner)
+//     once every member has verified each ciphertext's proof of plaintext
+//     knowledge (fhe/zkpok, bound to chain, epoch, owner, key and handle),
+//     with one quorum input attestation for the set (aggregate BLS over
+//     bls.InputBatchDigest, whose root binds every handle, ctype and proof
+//     digest: FHEInput.registerBatch checks it with one pairing);
 //   - a share ledger (package ledger): at most one share of each kind
 //     (decryption, refresh, re-encryption) per (ciphertext, key epoch), ever,
 //     fsync'd before the share leaves;

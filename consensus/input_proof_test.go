@@ -49,8 +49,8 @@ type inputProofScenario struct {
 	act, aproof      []byte
 }
 
-// honestUpload: accepted, attested over bls.InputDigest, the verified
-// proof's digest reported.
+// honestUpload: accepted, attested over bls.InputBatchDigest with the
+// verified proof's digest in the root (what FHEInput.registerBatch checks).
 func (s *inputProofScenario) honestUpload() {
 	t, lc := s.t, s.lc
 	var err error
@@ -60,16 +60,12 @@ func (s *inputProofScenario) honestUpload() {
 	require.NoError(t, err)
 	committee, _, err := lc.Config.BLSCommittee()
 	require.NoError(t, err)
-	d := bls.InputDigest(lc.Config.ChainIDBig(), att.Epoch, [32]byte(att.Handle), s.victim, att.Preset, att.CType)
+	require.Equal(t, []bls.InputItem{{Handle: att.Handle, CType: 1, ProofDigest: zkpok.Digest(s.vproof)}}, att.Items)
+	d := bls.InputBatchDigest(lc.Config.ChainIDBig(), att.Epoch, s.victim, att.Preset, bls.InputBatchRoot(att.Items))
+	require.Equal(t, d, att.Digest(lc.Config.ChainIDBig()))
 	n, err := committee.VerifyAggregate(att.Signers, d[:], att.Signature)
 	require.NoError(t, err)
 	require.GreaterOrEqual(t, n, lc.Config.Threshold)
-	require.Equal(t, zkpok.Digest(s.vproof), att.ProofDigest)
-	// The same signers bind the verified proof's digest (off chain).
-	pd := InputProofDigest(d, att.ProofDigest)
-	pn, err := committee.VerifyAggregate(att.Signers, pd[:], att.ProofSignature)
-	require.NoError(t, err)
-	require.Equal(t, n, pn)
 }
 
 // copiedCiphertexts: the victim's ciphertext or proof reused under the
@@ -131,10 +127,12 @@ func (s *inputProofScenario) storePutVerifies() {
 	fresh, _, err := m1.EncryptInput([]int64{7}, s.victim) // never uploaded
 	require.NoError(t, err)
 	for _, payload := range [][]byte{
-		storePut(attacker, 1, s.vproof, fresh),
-		storePut(attacker, 1, nil, fresh),
-		append(append(attacker[:], 1), fresh...), // the old framing
-		storePut(attacker, 1, make([]byte, zkpok.MaxProofSize+1), nil),
+		storePut(attacker, []InputUpload{{Ciphertext: fresh, Proof: s.vproof, CType: 1}}),
+		storePut(attacker, []InputUpload{{Ciphertext: fresh, CType: 1}}),
+		append(append(attacker[:], 1), fresh...), // the first framing
+		storePut(attacker, []InputUpload{{Proof: make([]byte, zkpok.MaxProofSize+1), CType: 1}}),
+		// the attacker's own valid upload with the victim's copied ciphertext beside it
+		storePut(attacker, []InputUpload{{Ciphertext: s.act, Proof: s.aproof, CType: 1}, {Ciphertext: fresh, Proof: s.vproof, CType: 1}}),
 	} {
 		session := "put/attack/" + hex.EncodeToString(payload[len(payload)-8:])
 		rctx, cancel := context.WithTimeout(s.ctx, 5*time.Second)
@@ -177,15 +175,19 @@ func (s *inputProofScenario) clientAPI() {
 // FuzzParseStorePut: the StorePut framing never panics and never slices
 // past the payload, whatever a peer sends.
 func FuzzParseStorePut(f *testing.F) {
-	f.Add(storePut([20]byte{1}, 1, []byte{1, 2, 3}, []byte{4, 5}))
+	f.Add(storePut([20]byte{1}, []InputUpload{{Ciphertext: []byte{4, 5}, Proof: []byte{1, 2, 3}, CType: 1}}))
+	f.Add(storePut([20]byte{1}, []InputUpload{{Ciphertext: []byte{4}, Proof: []byte{1}, CType: 1}, {Ciphertext: []byte{6}, CType: 1}}))
 	f.Add([]byte{})
 	f.Add(make([]byte, 25))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		owner, ctype, proof, ct, err := parseStorePut(b)
+		owner, ups, err := parseStorePut(b)
 		if err != nil {
 			return
 		}
-		if got := storePut(owner, ctype, proof, ct); !bytes.Equal(got, b) {
+		if len(ups) == 0 || len(ups) > MaxUploadItems {
+			t.Fatalf("%d ciphertexts accepted", len(ups))
+		}
+		if got := storePut(owner, ups); !bytes.Equal(got, b) {
 			t.Fatal("re-framing differs")
 		}
 	})

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/big"
 	"sort"
 
 	"go.uber.org/zap"
@@ -17,58 +18,81 @@ import (
 	"github.com/fhegate/fhegate/fhe/zkpok"
 )
 
-// InputAttestation is the quorum attestation FHEInput.register checks.
+// InputAttestation is the quorum attestation of one upload that
+// FHEInput.registerBatch checks: the members' aggregate BLS signature over
+// bls.InputBatchDigest(chainId, Epoch, Owner, Preset,
+// bls.InputBatchRoot(Items)).
 type InputAttestation struct {
-	Handle    fhe.Handle
-	Owner     [20]byte
-	Preset    uint8
-	CType     uint8
-	Epoch     uint64
-	Signature []byte // aggregate BLS over bls.InputDigest
+	Owner  [20]byte
+	Preset uint8
+	Epoch  uint64
+	// Items are the upload's (handle, ctype, proof digest) in upload order —
+	// registerBatch's handles, ctypes and proofDigests. ProofDigest is
+	// keccak256 of the proof of plaintext knowledge (fhe/zkpok) every signer
+	// verified before signing; the chain binds it through the root.
+	Items     []bls.InputItem
+	Signature []byte // aggregate BLS over bls.InputBatchDigest
 	Signers   []byte // bitmap
-	// ProofDigest is keccak256 of the proof of plaintext knowledge the
-	// members verified before signing (see fhe/zkpok), and ProofSignature
-	// the aggregate BLS signature of the same Signers over
-	// InputProofDigest(bls.InputDigest(…), ProofDigest): the off-chain
-	// binding of the attestation to that proof (FHEInput.register checks
-	// Signature only; see InputProofDigest).
-	ProofDigest    [32]byte
-	ProofSignature []byte
+	// Handle is Items[0].Handle, the handle of a one-ciphertext Upload.
+	Handle fhe.Handle
 }
 
-// InputProofDomain separates InputProofDigest.
-const InputProofDomain = "fhegate/input-proof/v1"
-
-// InputProofDigest is what each member signs besides bls.InputDigest once
-// it has verified an upload's proof of plaintext knowledge:
-//
-//	keccak256("fhegate/input-proof/v1" ‖ inputDigest ‖ keccak256(proof))
-//
-// What binds what. The proof's Fiat–Shamir transcript binds (chain id, key
-// epoch, owner, public-key digest, ciphertext handle); bls.InputDigest, the
-// message FHEInput.register verifies on chain, binds (chain id, epoch,
-// handle, owner, preset, ctype) — the same statement (the epoch fixes the
-// key). An honest member signs InputDigest only after verifying a proof for
-// exactly that (handle, owner, chain, epoch), so the on-chain attestation
-// already certifies that a quorum saw a valid proof for that owner: a copier
-// who registers a victim's handle under its own address needs t signatures
-// over an InputDigest with its owner, which honest members give only for a
-// proof it cannot make without the victim's randomness. The proof-digest
-// signature adds the proof bytes themselves (auditable: anyone holding the
-// proof can check which one the quorum accepted). Putting it on chain
-// needs FHEInput.register to take the proof digest (an ABI change).
-func InputProofDigest(inputDigest, proofDigest [32]byte) [32]byte {
-	return [32]byte(fhe.HandleOf(append(append([]byte(InputProofDomain), inputDigest[:]...), proofDigest[:]...)))
+// Digest is the message the attestation signs for chainID.
+func (a *InputAttestation) Digest(chainID *big.Int) [32]byte {
+	return bls.InputBatchDigest(chainID, a.Epoch, a.Owner, a.Preset, bls.InputBatchRoot(a.Items))
 }
 
-func (m *Member) inputDigest(h fhe.Handle, owner [20]byte, preset, ctype uint8) [32]byte {
-	return bls.InputDigest(m.chain(), m.cfg.Committee.Epoch, [32]byte(h), owner, preset, ctype)
+// Handles, CTypes and ProofDigests are the attestation's items as
+// FHEInput.registerBatch's array arguments.
+func (a *InputAttestation) Handles() [][32]byte {
+	out := make([][32]byte, len(a.Items))
+	for i, it := range a.Items {
+		out[i] = it.Handle
+	}
+	return out
 }
 
-// signInput signs an accepted upload: bls.InputDigest ‖ InputProofDigest.
-func (m *Member) signInput(d [32]byte, proof []byte) []byte {
-	pd := InputProofDigest(d, zkpok.Digest(proof))
-	return append(m.cfg.BLSKey.Sign(d[:]), m.cfg.BLSKey.Sign(pd[:])...)
+// CTypes: see Handles.
+func (a *InputAttestation) CTypes() []uint8 {
+	out := make([]uint8, len(a.Items))
+	for i, it := range a.Items {
+		out[i] = it.CType
+	}
+	return out
+}
+
+// ProofDigests: see Handles.
+func (a *InputAttestation) ProofDigests() [][32]byte {
+	out := make([][32]byte, len(a.Items))
+	for i, it := range a.Items {
+		out[i] = it.ProofDigest
+	}
+	return out
+}
+
+// InputUpload is one ciphertext of an upload: canonical bytes, its proof of
+// plaintext knowledge bound to the upload's owner, and the ctype tag
+// FHEInput records.
+type InputUpload struct {
+	Ciphertext, Proof []byte
+	CType             uint8
+}
+
+// Upload bounds. MaxUploadItems ciphertexts at most per upload (so one
+// request can carry the 8 attributes of the KYC/AML policy, with room), and
+// MaxUploadBytes of ciphertexts and proofs together: 16 fresh BGVN14
+// ciphertexts with their proofs (≈ 2.9 MB each) fit, and one StorePut stays
+// under transport.DefaultMaxMessage. FHEInput.registerBatch takes up to
+// precompiles.MaxInputBatch (64) handles.
+const (
+	MaxUploadItems = 16
+	MaxUploadBytes = 48 << 20
+)
+
+// inputBatchDigest is the message members sign for an upload of items by
+// owner under this member's chain, epoch and preset.
+func (m *Member) inputBatchDigest(owner [20]byte, items []bls.InputItem) [32]byte {
+	return bls.InputBatchDigest(m.chain(), m.cfg.Committee.Epoch, owner, uint8(m.params.Preset.ID), bls.InputBatchRoot(items))
 }
 
 // MaxConcurrentStorePuts bounds the StorePut requests a member handles at
@@ -110,13 +134,13 @@ func (m *Member) onStorePut(msg transport.Message) {
 			k()
 		}
 		reply := []byte{0}
-		if owner, ctype, proof, ct, err := parseStorePut(msg.Payload); err != nil {
+		if owner, ups, err := parseStorePut(msg.Payload); err != nil {
 			reply = append(reply, err.Error()...)
-		} else if h, err := m.acceptInput(ct, proof, owner); err != nil {
+		} else if items, err := m.acceptInputs(owner, ups); err != nil {
 			reply = append(reply, err.Error()...)
 		} else {
-			d := m.inputDigest(h, owner, uint8(m.params.Preset.ID), ctype)
-			reply = append([]byte{1}, m.signInput(d, proof)...)
+			d := m.inputBatchDigest(owner, items)
+			reply = append([]byte{1}, m.cfg.BLSKey.Sign(d[:])...)
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), m.cfg.RoundTimeout)
 		defer cancel()
@@ -221,99 +245,181 @@ func (m *Member) EncryptInput(values []int64, owner [20]byte) (ct, proof []byte,
 	return ct, proof, nil
 }
 
-// acceptInput validates a canonical ciphertext, verifies its proof of
-// plaintext knowledge for owner and only then stores it. Issue 11 attack (2):
-// without the proof anyone could upload a copy (or a re-randomisation) of a
-// victim's ciphertext as their own and have a policy reveal it.
-func (m *Member) acceptInput(b, proof []byte, owner [20]byte) (fhe.Handle, error) {
-	h, c, err := store.Validate(b)
+// acceptInputs validates every ciphertext of an upload, verifies each proof
+// of plaintext knowledge for owner and only then stores them all; it
+// returns the upload's items in order. Issue 11 attack (2): without the
+// proof anyone could upload a copy (or a re-randomisation) of a victim's
+// ciphertext as their own and have a policy reveal it. An upload is refused
+// whole: over MaxUploadItems or MaxUploadBytes, a handle twice, a ctype
+// other than 1 (precompiles.CTypeCiphertext), or any proof failing.
+func (m *Member) acceptInputs(owner [20]byte, ups []InputUpload) ([]bls.InputItem, error) {
+	if len(ups) == 0 || len(ups) > MaxUploadItems {
+		return nil, fmt.Errorf("consensus: upload of %d ciphertexts outside [1,%d]", len(ups), MaxUploadItems)
+	}
+	total := 0
+	for _, u := range ups {
+		total += len(u.Ciphertext) + len(u.Proof)
+	}
+	if total > MaxUploadBytes {
+		return nil, fmt.Errorf("consensus: upload of %d bytes over the limit of %d", total, MaxUploadBytes)
+	}
+	items := make([]bls.InputItem, len(ups))
+	for i, u := range ups {
+		h, err := m.verifyInput(u, owner)
+		if err != nil {
+			return nil, fmt.Errorf("ciphertext %d: %w", i, err)
+		}
+		for j := range i {
+			if items[j].Handle == h {
+				return nil, fmt.Errorf("consensus: ciphertext %d repeats ciphertext %d (handle %s)", i, j, h)
+			}
+		}
+		items[i] = bls.InputItem{Handle: h, CType: u.CType, ProofDigest: zkpok.Digest(u.Proof)}
+	}
+	for _, u := range ups {
+		if _, _, err := m.st.Put(u.Ciphertext); err != nil {
+			return nil, err
+		}
+	}
+	return items, nil
+}
+
+// ctypeCiphertext is the only ctype FHEInput accepts today
+// (precompiles.CTypeCiphertext: a canonical fhe ciphertext).
+const ctypeCiphertext = 1
+
+// verifyInput validates one canonical ciphertext of the committee's preset
+// and verifies its proof of plaintext knowledge for owner.
+func (m *Member) verifyInput(u InputUpload, owner [20]byte) (fhe.Handle, error) {
+	h, c, err := store.Validate(u.Ciphertext)
 	if err != nil {
 		return h, err
+	}
+	if u.CType != ctypeCiphertext {
+		return h, fmt.Errorf("consensus: ctype %d not accepted (FHEInput accepts %d, a canonical ciphertext)", u.CType, ctypeCiphertext)
 	}
 	if c.Params() != m.params {
 		return h, fmt.Errorf("consensus: ciphertext is %s, committee uses %s", c.Params().Preset.Name, m.params.Preset.Name)
 	}
-	if len(proof) == 0 {
+	if len(u.Proof) == 0 {
 		return h, fmt.Errorf("%w: missing proof (POST /v1/inputs needs \"proof\": the hex of a zkpok proof bound to owner, chain, epoch and ciphertext)", ErrBadProof)
 	}
 	k, err := m.ProofKey()
 	if err != nil {
 		return h, err
 	}
-	if err := k.Verify(c, h, m.ProofContext(owner), proof); err != nil {
+	if err := k.Verify(c, h, m.ProofContext(owner), u.Proof); err != nil {
 		return h, fmt.Errorf("%w: %v", ErrBadProof, err)
-	}
-	if _, _, err := m.st.Put(b); err != nil {
-		return h, err
 	}
 	return h, nil
 }
 
-// storePut encodes a StorePut payload: owner(20) ‖ ctype(1) ‖
-// len(proof)(4, big-endian) ‖ proof ‖ ciphertext.
-func storePut(owner [20]byte, ctype uint8, proof, ct []byte) []byte {
-	out := make([]byte, 0, 25+len(proof)+len(ct))
-	out = append(append(out, owner[:]...), ctype)
-	out = binary.BigEndian.AppendUint32(out, uint32(len(proof)))
-	return append(append(out, proof...), ct...)
+// storePut encodes a StorePut payload: owner(20) ‖ count(1) ‖ per
+// ciphertext: ctype(1) ‖ len(proof)(4) ‖ proof ‖ len(ct)(4) ‖ ct (lengths
+// big-endian).
+func storePut(owner [20]byte, ups []InputUpload) []byte {
+	n := 21
+	for _, u := range ups {
+		n += 9 + len(u.Proof) + len(u.Ciphertext)
+	}
+	out := make([]byte, 0, n)
+	out = append(append(out, owner[:]...), byte(len(ups)))
+	for _, u := range ups {
+		out = append(out, u.CType)
+		out = binary.BigEndian.AppendUint32(out, uint32(len(u.Proof)))
+		out = append(out, u.Proof...)
+		out = binary.BigEndian.AppendUint32(out, uint32(len(u.Ciphertext)))
+		out = append(out, u.Ciphertext...)
+	}
+	return out
 }
 
-// parseStorePut decodes a StorePut payload, checking every length first.
-func parseStorePut(b []byte) (owner [20]byte, ctype uint8, proof, ct []byte, err error) {
-	if len(b) < 25 {
-		return owner, 0, nil, nil, fmt.Errorf("short payload")
+// parseStorePut decodes a StorePut payload, checking the count and every
+// length before slicing (the parts alias b: nothing is copied).
+func parseStorePut(b []byte) (owner [20]byte, ups []InputUpload, err error) {
+	if len(b) < 21 {
+		return owner, nil, fmt.Errorf("short payload")
 	}
 	copy(owner[:], b[:20])
-	ctype = b[20]
-	n := binary.BigEndian.Uint32(b[21:25])
-	rest := b[25:]
-	if uint64(n) > uint64(len(rest)) || n > zkpok.MaxProofSize {
-		return owner, 0, nil, nil, fmt.Errorf("proof length %d exceeds the payload (%d bytes) or %d", n, len(rest), zkpok.MaxProofSize)
+	n := int(b[20])
+	if n == 0 || n > MaxUploadItems {
+		return owner, nil, fmt.Errorf("upload of %d ciphertexts outside [1,%d]", n, MaxUploadItems)
 	}
-	return owner, ctype, rest[:n], rest[n:], nil
+	rest := b[21:]
+	ups = make([]InputUpload, n)
+	for i := range ups {
+		if len(rest) < 5 {
+			return owner, nil, fmt.Errorf("ciphertext %d: short payload", i)
+		}
+		ups[i].CType = rest[0]
+		var part []byte
+		if part, rest, err = lengthPrefixed(rest[1:], zkpok.MaxProofSize); err != nil {
+			return owner, nil, fmt.Errorf("ciphertext %d: proof: %w", i, err)
+		}
+		ups[i].Proof = part
+		if part, rest, err = lengthPrefixed(rest, store.MaxCiphertext); err != nil {
+			return owner, nil, fmt.Errorf("ciphertext %d: %w", i, err)
+		}
+		ups[i].Ciphertext = part
+	}
+	if len(rest) != 0 {
+		return owner, nil, fmt.Errorf("%d trailing bytes", len(rest))
+	}
+	return owner, ups, nil
 }
 
-// Upload verifies the proof of plaintext knowledge of a canonical ciphertext
-// for owner, stores it, replicates it (with the proof: every member verifies
-// it before it stores or signs) to every live member and returns the quorum
-// input attestation (≥ t BLS signatures over bls.InputDigest). A missing or
-// invalid proof is an error wrapping ErrBadProof.
+// lengthPrefixed splits len(4, big-endian) ‖ part ‖ rest, with len ≤ limit.
+func lengthPrefixed(b []byte, limit int) (part, rest []byte, err error) {
+	if len(b) < 4 {
+		return nil, nil, fmt.Errorf("short payload")
+	}
+	n := binary.BigEndian.Uint32(b[:4])
+	b = b[4:]
+	if uint64(n) > uint64(len(b)) || uint64(n) > uint64(limit) {
+		return nil, nil, fmt.Errorf("length %d exceeds the payload (%d bytes) or %d", n, len(b), limit)
+	}
+	return b[:n], b[n:], nil
+}
+
+// Upload is UploadBatch of one ciphertext with its proof.
 func (m *Member) Upload(ctx context.Context, ct, proof []byte, owner [20]byte, ctype uint8) (*InputAttestation, error) {
-	h, err := m.acceptInput(ct, proof, owner)
+	return m.UploadBatch(ctx, owner, []InputUpload{{Ciphertext: ct, Proof: proof, CType: ctype}})
+}
+
+// UploadBatch verifies the proof of plaintext knowledge of every canonical
+// ciphertext of one upload for owner, stores them, replicates them (with
+// the proofs: every member verifies them all before it stores or signs) to
+// every live member and returns the quorum attestation of the set (≥ t BLS
+// signatures over bls.InputBatchDigest), which FHEInput.registerBatch checks
+// with one pairing. A missing or invalid proof is an error wrapping
+// ErrBadProof; the upload is refused whole.
+func (m *Member) UploadBatch(ctx context.Context, owner [20]byte, ups []InputUpload) (*InputAttestation, error) {
+	items, err := m.acceptInputs(owner, ups)
 	if err != nil {
 		return nil, err
 	}
-	preset := uint8(m.params.Preset.ID)
-	d := m.inputDigest(h, owner, preset, ctype)
-	pd := InputProofDigest(d, zkpok.Digest(proof))
-	own := m.signInput(d, proof)
-	sigs := map[transport.MemberID][]byte{m.id: own[:bls.SignatureLen]}
-	psigs := map[transport.MemberID][]byte{m.id: own[bls.SignatureLen:]}
-	session := fmt.Sprintf("put/%x/%x/%d/%x", h[:], owner[:], ctype, randTag())
-	payload := storePut(owner, ctype, proof, ct)
+	d := m.inputBatchDigest(owner, items)
+	sigs := map[transport.MemberID][]byte{m.id: m.cfg.BLSKey.Sign(d[:])}
+	session := fmt.Sprintf("put/%x/%x/%x", d[:], owner[:], randTag())
 	live := m.live()
 	rctx, cancel := context.WithTimeout(ctx, m.cfg.RoundTimeout)
 	defer cancel()
-	_ = m.mux.Broadcast(rctx, live, transport.Message{Type: transport.TypeStorePut, Session: session, Payload: payload})
+	_ = m.mux.Broadcast(rctx, live, transport.Message{Type: transport.TypeStorePut, Session: session, Payload: storePut(owner, ups)})
 	got := m.mux.CollectQuorum(rctx, session, transport.TypeStoreAck, live, m.quorumWant(len(live)-1), m.grace())
 	m.mux.Forget(session)
 	for id, msg := range got.Got {
-		if len(msg.Payload) == 1+2*bls.SignatureLen && msg.Payload[0] == 1 {
-			sig, psig := msg.Payload[1:1+bls.SignatureLen], msg.Payload[1+bls.SignatureLen:]
-			pub := m.committee.Keys[id-1].Compressed()
-			if bls.Verify(pub, d[:], sig) == nil && bls.Verify(pub, pd[:], psig) == nil {
-				sigs[id], psigs[id] = sig, psig
+		if len(msg.Payload) == 1+bls.SignatureLen && msg.Payload[0] == 1 {
+			sig := msg.Payload[1:]
+			if bls.Verify(m.committee.Keys[id-1].Compressed(), d[:], sig) == nil {
+				sigs[id] = sig
 				continue
 			}
 		}
 		m.log.Warn("store replica refused or bad signature", zap.Uint32("peer", uint32(id)), zap.ByteString("reply", tail(msg.Payload)))
 	}
 	m.markDown(got.Missing)
-	att := &InputAttestation{Handle: h, Owner: owner, Preset: preset, CType: ctype, Epoch: m.cfg.Committee.Epoch, ProofDigest: zkpok.Digest(proof)}
+	att := &InputAttestation{Owner: owner, Preset: uint8(m.params.Preset.ID), Epoch: m.cfg.Committee.Epoch, Items: items, Handle: items[0].Handle}
 	if att.Signature, att.Signers, err = m.aggregate(sigs); err != nil {
-		return nil, err
-	}
-	if att.ProofSignature, _, err = m.aggregate(psigs); err != nil {
 		return nil, err
 	}
 	return att, nil

@@ -50,7 +50,7 @@ func TestStorePutConcurrencyBound(t *testing.T) {
 
 	b, proof, err := lc.Member(1).EncryptInput([]int64{1}, [20]byte{})
 	require.NoError(t, err)
-	payload := storePut([20]byte{}, 1, proof, b)
+	payload := storePut([20]byte{}, []InputUpload{{Ciphertext: b, Proof: proof, CType: 1}})
 	m1 := lc.Member(1)
 	const flood = 4 * MaxConcurrentStorePuts
 	for i := 0; i < flood; i++ {

@@ -33,6 +33,14 @@ func argU8(v any) (uint8, error) {
 	return x, nil
 }
 
+func argU8s(v any) ([]uint8, error) {
+	l, ok := v.([]uint8)
+	if !ok {
+		return nil, revertf("internal: argument is %T, want uint8[]", v)
+	}
+	return append([]uint8(nil), l...), nil
+}
+
 func argU32(v any) (uint32, error) {
 	x, ok := v.(uint32)
 	if !ok {

@@ -18,7 +18,8 @@ var reportPath = flag.String("report", "", "TestGasReport: write gas/op, ns/op, 
 
 // benchCases is one successful call per method (vector names in testdata).
 var benchCases = []struct{ contract, vector, method string }{
-	{"FHEInput", "ok/register", "register"},
+	{"FHEInput", "ok/registerBatch-1", "registerBatch"},
+	{"FHEInput", "ok/registerBatch-8", "registerBatch-8"},
 	{"FHEInput", "ok/allow", "allow"},
 	{"FHEInput", "ok/allowTransient", "allowTransient"},
 	{"FHEInput", "ok/isAllowed-acl", "isAllowed"},

@@ -192,18 +192,18 @@ func TestRequestIDBindsRequest(t *testing.T) {
 // TestRegisterRejectsUnknownCType. Defect: the ciphertext type tag is
 // attested by the committee but was never checked, so a handle could be
 // registered under any tag and contracts reading handleInfo could not rely
-// on it. register must refuse tags outside the allowed ciphertext types,
+// on it. registerBatch must refuse tags outside the allowed ciphertext types,
 // before paying for signature verification.
 func TestRegisterRejectsUnknownCType(t *testing.T) {
 	w := newWorld(t)
 	for _, ct := range []uint8{0, 2, 3, 255} {
 		h := handle(fmt.Sprintf("ctype-%d", ct))
 		sig, bm := w.attest(h, w.alice, 1, ct, w.com, w.epoch, w.quorum()...)
-		w.mustFail(w.s.Input, w.alice, "ciphertext type", "register", [32]byte(h), common.Address(w.alice), uint8(1), ct, sig, bm)
+		w.mustFail(w.s.Input, w.alice, "ciphertext type", "registerBatch", registerArgs(h, w.alice, 1, ct, sig, bm)...)
 	}
 	h := handle("ctype-ok")
 	sig, bm := w.attest(h, w.alice, 1, CTypeCiphertext, w.com, w.epoch, w.quorum()...)
-	w.must(w.s.Input, w.alice, "register", [32]byte(h), common.Address(w.alice), uint8(1), CTypeCiphertext, sig, bm)
+	w.must(w.s.Input, w.alice, "registerBatch", registerArgs(h, w.alice, 1, CTypeCiphertext, sig, bm)...)
 	require.Equal(t, uint8(fhe.KindCiphertext), CTypeCiphertext)
 }
 

@@ -1,6 +1,7 @@
 package precompiles
 
 import (
+	"encoding/binary"
 	"errors"
 
 	"github.com/fhegate/fhegate/bls"
@@ -8,9 +9,13 @@ import (
 
 // FHEInput storage:
 //
-//	slot("in.h", handle)          [0]=1, [1]=preset, [2]=ctype, owner at [12:32]
+//	slot("in.h", handle)          [0]=1, [1]=preset, [2]=ctype, [3:11]=epoch, owner at [12:32]
 //	slot("in.acl", handle, acct)  1 if acct may use handle
 //	transient slot("in.tacl", handle, acct)  1 for the rest of the transaction
+//
+// One packed slot per registered handle: the owner needs no ACL slot of its
+// own, so registering a handle costs one cold read (is it new?) and one
+// write.
 
 func handleSlot(h Hash) Hash                  { return slot("in.h", h[:]) }
 func aclSlot(h Hash, a Address) Hash          { return slot("in.acl", h[:], a[:]) }
@@ -18,11 +23,12 @@ func transientACLSlot(h Hash, a Address) Hash { return slot("in.tacl", h[:], a[:
 
 var one = Hash{31: 1}
 
-// Ciphertext type tags (ctype) FHEInput.register accepts. The committee signs
-// the tag the uploader chose; the precompile checks it so that contracts can
-// rely on handleInfo's ctype. CTypeCiphertext is a canonical fhe ciphertext
-// (fhe.KindCiphertext in the wire format) — the only type the committee's
-// upload path stores today. Add a tag here when a new ciphertext type exists.
+// Ciphertext type tags (ctype) FHEInput.registerBatch accepts. The committee
+// signs the tag the uploader chose; the precompile checks it so that
+// contracts can rely on handleInfo's ctype. CTypeCiphertext is a canonical
+// fhe ciphertext (fhe.KindCiphertext in the wire format) — the only type the
+// committee's upload path stores today. Add a tag here when a new ciphertext
+// type exists.
 const CTypeCiphertext uint8 = 1
 
 func allowedCType(ctype uint8) bool { return ctype == CTypeCiphertext }
@@ -30,16 +36,18 @@ func allowedCType(ctype uint8) bool { return ctype == CTypeCiphertext }
 type handleRec struct {
 	exists        bool
 	preset, ctype uint8
+	epoch         uint64 // committee epoch of the attestation that registered it
 	owner         Address
 }
 
 func decodeHandle(w Hash) handleRec {
-	return handleRec{exists: w[0] == 1, preset: w[1], ctype: w[2], owner: addrFromLow(w[:])}
+	return handleRec{exists: w[0] == 1, preset: w[1], ctype: w[2], epoch: binary.BigEndian.Uint64(w[3:11]), owner: addrFromLow(w[:])}
 }
 
 func (r handleRec) encode() Hash {
 	var w Hash
 	w[0], w[1], w[2] = 1, r.preset, r.ctype
+	binary.BigEndian.PutUint64(w[3:11], r.epoch)
 	copy(w[12:], r.owner[:])
 	return w
 }
@@ -70,19 +78,33 @@ func grantableOn(get reader, h Hash, acct Address) bool {
 	return rec.exists && (rec.owner == acct || get(aclSlot(h, acct)) == one)
 }
 
-// Gas of FHEInput methods (static part; see docs/gas.md).
+// MaxInputBatch bounds the handles of one FHEInput.registerBatch (the
+// committee's upload API accepts fewer per request: consensus.MaxUploadItems).
+const MaxInputBatch = MaxHandles
+
+// maxRegisterBatchInput bounds registerBatch's calldata (after the selector):
+// seven head words, three arrays of at most MaxInputBatch words with their
+// length words, the 96-byte signature and a signer bitmap of at most
+// MaxCommitteeSize bits, each with its length word.
+const maxRegisterBatchInput = 7*32 + 3*(32+32*MaxInputBatch) + (32 + 96) + (32 + MaxCommitteeSize/8)
+
+// Gas of FHEInput methods (static part; see docs/gas.md). registerBatch
+// charges gasInputPerHandle per handle once the counts are checked, and the
+// BLS verification (GasBLSVerify + GasBLSPerMember per member) before it
+// verifies.
 var (
-	gasInputRegister   = GasRead /*handle*/ + GasRead /*committee header*/ + GasWrite + logGas(3, 96)
-	gasInputAllow      = 3*GasRead + GasWrite + logGas(3, 32)
-	gasInputAllowT     = 3*GasRead + GasTWrite + logGas(3, 32)
-	gasInputIsAllowed  = 2*GasRead + GasTRead
-	gasInputHandleInfo = GasRead
+	gasInputRegisterBatch = GasRead /*committee header*/
+	gasInputPerHandle     = GasRead /*handle*/ + GasWrite + logGas(3, 96)
+	gasInputAllow         = 3*GasRead + GasWrite + logGas(3, 32)
+	gasInputAllowT        = 3*GasRead + GasTWrite + logGas(3, 32)
+	gasInputIsAllowed     = 2*GasRead + GasTRead
+	gasInputHandleInfo    = GasRead
 )
 
 // inputMethods is FHEInput's method table.
 func (s *Suite) inputMethods() []methodSpec {
 	return []methodSpec{
-		{name: "register", gas: gasInputRegister, run: s.inputRegister},
+		{name: "registerBatch", gas: gasInputRegisterBatch, maxInput: maxRegisterBatchInput, run: s.inputRegisterBatch},
 		{name: "allow", gas: gasInputAllow, run: s.inputAllow},
 		{name: "allowTransient", gas: gasInputAllowT, run: s.inputAllowTransient},
 		{name: "isAllowed", readOnly: true, gas: gasInputIsAllowed, run: s.inputIsAllowed},
@@ -90,57 +112,109 @@ func (s *Suite) inputMethods() []methodSpec {
 	}
 }
 
-// inputRegister implements FHEInput.register.
-func (s *Suite) inputRegister(cl *call, a []any) ([]any, error) {
-	h, err := argHash(a[0])
+// inputBatch is registerBatch's decoded arguments.
+type inputBatch struct {
+	owner        Address
+	preset       uint8
+	items        []bls.InputItem
+	sig, signers []byte
+}
+
+// decodeInputBatch converts registerBatch's arguments and checks them
+// without reading state: 1 ≤ count ≤ MaxInputBatch, equal lengths, no zero
+// handle or owner, every ctype allowed, no handle twice.
+func decodeInputBatch(a []any) (*inputBatch, error) {
+	var b inputBatch
+	var err error
+	if b.owner, err = argAddr(a[0]); err != nil {
+		return nil, err
+	}
+	if b.preset, err = argU8(a[1]); err != nil {
+		return nil, err
+	}
+	hs, err := argHashes(a[2])
 	if err != nil {
 		return nil, err
 	}
-	owner, err := argAddr(a[1])
+	cts, err := argU8s(a[3])
 	if err != nil {
 		return nil, err
 	}
-	preset, err := argU8(a[2])
+	pds, err := argHashes(a[4])
 	if err != nil {
 		return nil, err
 	}
-	ctype, err := argU8(a[3])
+	if b.sig, err = argBytes(a[5]); err != nil {
+		return nil, err
+	}
+	if b.signers, err = argBytes(a[6]); err != nil {
+		return nil, err
+	}
+	if len(hs) == 0 || len(hs) > MaxInputBatch {
+		return nil, revertf("FHEInput.registerBatch: %d handles outside [1,%d]", len(hs), MaxInputBatch)
+	}
+	if len(cts) != len(hs) || len(pds) != len(hs) {
+		return nil, revertf("FHEInput.registerBatch: %d handles, %d ctypes and %d proof digests (lengths must agree)", len(hs), len(cts), len(pds))
+	}
+	if b.owner == (Address{}) {
+		return nil, revertf("FHEInput.registerBatch: zero owner")
+	}
+	b.items = make([]bls.InputItem, len(hs))
+	for i, h := range hs {
+		if h.IsZero() {
+			return nil, revertf("FHEInput.registerBatch: zero handle at %d", i)
+		}
+		if !allowedCType(cts[i]) {
+			return nil, revertf("FHEInput.registerBatch: ciphertext type %d at %d not allowed (allowed: %d)", cts[i], i, CTypeCiphertext)
+		}
+		for j := range i { // ≤ MaxInputBatch²/2 comparisons
+			if hs[j] == h {
+				return nil, revertf("FHEInput.registerBatch: handle %s at %d and %d", h, j, i)
+			}
+		}
+		b.items[i] = bls.InputItem{Handle: h, CType: cts[i], ProofDigest: pds[i]}
+	}
+	return &b, nil
+}
+
+// inputRegisterBatch implements FHEInput.registerBatch: decode and check
+// the set → charge per handle → refuse it whole if any handle exists → one
+// aggregate verification over bls.InputBatchDigest (the proof digests are
+// in the root, so the chain binds the proofs the members verified) → store
+// one packed slot and emit InputRegistered per handle.
+func (s *Suite) inputRegisterBatch(cl *call, a []any) ([]any, error) {
+	b, err := decodeInputBatch(a)
 	if err != nil {
 		return nil, err
 	}
-	sig, err := argBytes(a[4])
-	if err != nil {
+	if err := cl.charge(gasInputPerHandle * uint64(len(b.items))); err != nil {
 		return nil, err
 	}
-	signers, err := argBytes(a[5])
-	if err != nil {
-		return nil, err
-	}
-	if h.IsZero() {
-		return nil, revertf("FHEInput.register: zero handle")
-	}
-	if owner == (Address{}) {
-		return nil, revertf("FHEInput.register: zero owner")
-	}
-	if !allowedCType(ctype) {
-		return nil, revertf("FHEInput.register: ciphertext type %d not allowed (allowed: %d)", ctype, CTypeCiphertext)
-	}
-	if decodeHandle(cl.st.get(handleSlot(h))).exists {
-		return nil, revertf("FHEInput.register: handle %s already registered", h)
+	for _, it := range b.items {
+		if decodeHandle(cl.st.get(handleSlot(it.Handle))).exists {
+			return nil, revertf("FHEInput.registerBatch: handle %s already registered (nothing registered)", Hash(it.Handle))
+		}
 	}
 	chainID := chainIDWord(cl.env.ChainID())
+	root := bls.InputBatchRoot(b.items)
 	peer := func(k Hash) Hash { return cl.env.PeerState(FHEVerdictAddress, k) }
 	hdr, _, err := verifyCommitteeSig(cl, peer, func(epoch uint64) [32]byte {
-		return bls.InputDigest(chainID, epoch, h, owner, preset, ctype)
-	}, sig, signers)
+		return bls.InputBatchDigest(chainID, epoch, b.owner, b.preset, root)
+	}, b.sig, b.signers)
 	if err != nil {
 		if errors.Is(err, ErrOutOfGas) {
 			return nil, err
 		}
-		return nil, revertf("FHEInput.register: attestation: %s", reasonOf(err))
+		return nil, revertf("FHEInput.registerBatch: attestation: %s", reasonOf(err))
 	}
-	cl.st.set(handleSlot(h), handleRec{exists: true, preset: preset, ctype: ctype, owner: owner}.encode())
-	return nil, cl.emit("InputRegistered", [32]byte(h), outAddr(owner), preset, ctype, hdr.Epoch)
+	for _, it := range b.items {
+		rec := handleRec{exists: true, preset: b.preset, ctype: it.CType, epoch: hdr.Epoch, owner: b.owner}
+		cl.st.set(handleSlot(it.Handle), rec.encode())
+		if err := cl.emit("InputRegistered", it.Handle, outAddr(b.owner), b.preset, it.CType, hdr.Epoch); err != nil {
+			return nil, err
+		}
+	}
+	return nil, nil
 }
 
 // inputAllow implements FHEInput.allow.

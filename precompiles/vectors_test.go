@@ -4,6 +4,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"math/big"
 	"os"
 	"path/filepath"
@@ -12,6 +13,8 @@ import (
 
 	"github.com/ava-labs/libevm/common"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fhegate/fhegate/bls"
 )
 
 var updateVectors = flag.Bool("update", false, "rewrite testdata/*.json vectors")
@@ -56,21 +59,40 @@ func vectorCases(w *world) []caseDef {
 	// FHEInput
 	hN := handle("new")
 	sig, bm := w.attest(hN, w.carol, 1, 1, w.com, w.epoch, 0, 1, 2)
-	add("ok/register", s.Input, "carol", w.pack(s.Input, "register", h(hN), a(w.carol), uint8(1), uint8(1), sig, bm))
-	add("ok/register-by-relayer", s.Input, "bob", w.pack(s.Input, "register", h(hN), a(w.carol), uint8(1), uint8(1), sig, bm))
-	add("fail/register-wrong-type", s.Input, "carol", w.pack(s.Input, "register", h(hN), a(w.carol), uint8(1), uint8(3), sig, bm))
-	add("fail/register-wrong-owner", s.Input, "carol", w.pack(s.Input, "register", h(hN), a(w.bob), uint8(1), uint8(1), sig, bm))
+	add("ok/registerBatch-1", s.Input, "carol", w.pack(s.Input, "registerBatch", registerArgs(hN, w.carol, 1, 1, sig, bm)...))
+	add("ok/registerBatch-by-relayer", s.Input, "bob", w.pack(s.Input, "registerBatch", registerArgs(hN, w.carol, 1, 1, sig, bm)...))
+	add("fail/registerBatch-wrong-type", s.Input, "carol", w.pack(s.Input, "registerBatch", registerArgs(hN, w.carol, 1, 3, sig, bm)...))
+	add("fail/registerBatch-wrong-owner", s.Input, "carol", w.pack(s.Input, "registerBatch", registerArgs(hN, w.bob, 1, 1, sig, bm)...))
 	sigU, bmU := w.attest(hN, w.carol, 1, 1, w.com, w.epoch, 0, 1)
-	add("fail/register-under-quorum", s.Input, "carol", w.pack(s.Input, "register", h(hN), a(w.carol), uint8(1), uint8(1), sigU, bmU))
+	add("fail/registerBatch-under-quorum", s.Input, "carol", w.pack(s.Input, "registerBatch", registerArgs(hN, w.carol, 1, 1, sigU, bmU)...))
 	sigE, bmE := w.attest(hN, w.carol, 1, 1, w.com, w.epoch+1, 0, 1, 2)
-	add("fail/register-wrong-epoch", s.Input, "carol", w.pack(s.Input, "register", h(hN), a(w.carol), uint8(1), uint8(1), sigE, bmE))
+	add("fail/registerBatch-wrong-epoch", s.Input, "carol", w.pack(s.Input, "registerBatch", registerArgs(hN, w.carol, 1, 1, sigE, bmE)...))
 	sigR, bmR := w.attest(w.hA, w.alice, 1, 1, w.com, w.epoch, 0, 1, 2)
-	add("fail/register-twice", s.Input, "alice", w.pack(s.Input, "register", h(w.hA), a(w.alice), uint8(1), uint8(1), sigR, bmR))
+	add("fail/registerBatch-twice", s.Input, "alice", w.pack(s.Input, "registerBatch", registerArgs(w.hA, w.alice, 1, 1, sigR, bmR)...))
 	sigT, bmT := w.attest(hN, w.carol, 1, 2, w.com, w.epoch, 0, 1, 2)
-	add("fail/register-unknown-ctype", s.Input, "carol", w.pack(s.Input, "register", h(hN), a(w.carol), uint8(1), uint8(2), sigT, bmT))
-	add("fail/register-zero-handle", s.Input, "alice", w.pack(s.Input, "register", [32]byte{}, a(w.alice), uint8(1), uint8(1), sig, bm))
-	add("fail/register-static", s.Input, "carol", w.pack(s.Input, "register", h(hN), a(w.carol), uint8(1), uint8(1), sig, bm)).static = true
-	add("fail/register-out-of-gas", s.Input, "carol", w.pack(s.Input, "register", h(hN), a(w.carol), uint8(1), uint8(1), sig, bm)).gas = 50_000
+	add("fail/registerBatch-unknown-ctype", s.Input, "carol", w.pack(s.Input, "registerBatch", registerArgs(hN, w.carol, 1, 2, sigT, bmT)...))
+	add("fail/registerBatch-zero-handle", s.Input, "alice", w.pack(s.Input, "registerBatch", registerArgs(Hash{}, w.alice, 1, 1, sig, bm)...))
+	add("fail/registerBatch-static", s.Input, "carol", w.pack(s.Input, "registerBatch", registerArgs(hN, w.carol, 1, 1, sig, bm)...)).static = true
+	add("fail/registerBatch-out-of-gas", s.Input, "carol", w.pack(s.Input, "registerBatch", registerArgs(hN, w.carol, 1, 1, sig, bm)...)).gas = 50_000
+	hs8 := make([]Hash, 8)
+	for i := range hs8 {
+		hs8[i] = handle(fmt.Sprintf("batch/%d", i))
+	}
+	it8 := inputItems(hs8...)
+	sig8, bm8 := w.attestBatch(w.carol, 1, it8, w.com, w.epoch, 0, 1, 2)
+	add("ok/registerBatch-8", s.Input, "carol", w.pack(s.Input, "registerBatch", batchArgs(w.carol, 1, it8, sig8, bm8)...))
+	add("fail/registerBatch-8-truncated", s.Input, "carol", w.pack(s.Input, "registerBatch", batchArgs(w.carol, 1, it8[:7], sig8, bm8)...))
+	add("fail/registerBatch-8-reordered", s.Input, "carol", w.pack(s.Input, "registerBatch", batchArgs(w.carol, 1, append([]bls.InputItem{it8[1], it8[0]}, it8[2:]...), sig8, bm8)...))
+	bad := append([]bls.InputItem(nil), it8...)
+	bad[3].ProofDigest = Keccak256([]byte("another proof"))
+	add("fail/registerBatch-8-proof-digest", s.Input, "carol", w.pack(s.Input, "registerBatch", batchArgs(w.carol, 1, bad, sig8, bm8)...))
+	lens := batchArgs(w.carol, 1, it8, sig8, bm8)
+	lens[3] = lens[3].([]uint8)[:7]
+	add("fail/registerBatch-8-lengths", s.Input, "carol", w.pack(s.Input, "registerBatch", lens...))
+	add("fail/registerBatch-empty", s.Input, "carol", w.pack(s.Input, "registerBatch", batchArgs(w.carol, 1, nil, sig8, bm8)...))
+	old := bls.InputDigest(w.chainID, w.epoch, hN, w.carol, 1, 1)
+	sigO, bmO := aggSign(w.t, w.com, old, 0, 1, 2)
+	add("fail/registerBatch-old-style-attestation", s.Input, "carol", w.pack(s.Input, "registerBatch", registerArgs(hN, w.carol, 1, 1, sigO, bmO)...))
 	add("ok/allow", s.Input, "alice", w.pack(s.Input, "allow", h(w.hA), a(w.bob)))
 	add("ok/allow-by-allowed", s.Input, "gate", w.pack(s.Input, "allow", h(w.hA), a(w.carol)))
 	add("fail/allow-not-allowed", s.Input, "carol", w.pack(s.Input, "allow", h(w.hA), a(w.carol)))

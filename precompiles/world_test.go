@@ -89,9 +89,43 @@ func (w *world) must(c *Contract, from Address, method string, args ...any) []an
 	return out
 }
 
-func (w *world) attest(h Hash, owner Address, preset, ctype uint8, keys []*bls.SecretKey, epoch uint64, idx ...int) ([]byte, []byte) {
-	d := bls.InputDigest(w.chainID, epoch, h, owner, preset, ctype)
+// proofDigestOf is the fixture's stand-in for keccak256 of h's input proof.
+func proofDigestOf(h Hash) Hash { return Keccak256([]byte("proof/"), h[:]) }
+
+// inputItems are the registerBatch items of handles hs: ctype 1 and the
+// fixture's proof digests.
+func inputItems(hs ...Hash) []bls.InputItem {
+	out := make([]bls.InputItem, len(hs))
+	for i, h := range hs {
+		out[i] = bls.InputItem{Handle: h, CType: CTypeCiphertext, ProofDigest: proofDigestOf(h)}
+	}
+	return out
+}
+
+// attestBatch signs bls.InputBatchDigest of items for owner and preset with
+// the members idx of keys at epoch.
+func (w *world) attestBatch(owner Address, preset uint8, items []bls.InputItem, keys []*bls.SecretKey, epoch uint64, idx ...int) ([]byte, []byte) {
+	d := bls.InputBatchDigest(w.chainID, epoch, owner, preset, bls.InputBatchRoot(items))
 	return aggSign(w.t, keys, d, idx...)
+}
+
+// attest signs the one-item batch (h, ctype, proofDigestOf(h)).
+func (w *world) attest(h Hash, owner Address, preset, ctype uint8, keys []*bls.SecretKey, epoch uint64, idx ...int) ([]byte, []byte) {
+	return w.attestBatch(owner, preset, []bls.InputItem{{Handle: h, CType: ctype, ProofDigest: proofDigestOf(h)}}, keys, epoch, idx...)
+}
+
+// batchArgs are registerBatch's arguments for items.
+func batchArgs(owner Address, preset uint8, items []bls.InputItem, sig, bm []byte) []any {
+	hs, cts, pds := make([][32]byte, len(items)), make([]uint8, len(items)), make([][32]byte, len(items))
+	for i, it := range items {
+		hs[i], cts[i], pds[i] = it.Handle, it.CType, it.ProofDigest
+	}
+	return []any{common.Address(owner), preset, hs, cts, pds, sig, bm}
+}
+
+// registerArgs are registerBatch's arguments for the one-item batch of attest.
+func registerArgs(h Hash, owner Address, preset, ctype uint8, sig, bm []byte) []any {
+	return batchArgs(owner, preset, []bls.InputItem{{Handle: h, CType: ctype, ProofDigest: proofDigestOf(h)}}, sig, bm)
 }
 
 func (w *world) verdictSig(req, policy, digest Hash, result *big.Int, keys []*bls.SecretKey, epoch uint64, idx ...int) ([]byte, []byte) {
@@ -115,7 +149,7 @@ func handle(tag string) Hash { return Keccak256([]byte("ciphertext/" + tag)) }
 
 func (w *world) registerHandle(h Hash, owner Address) {
 	sig, bm := w.attest(h, owner, 1, 1, w.com, w.epoch, w.quorum()...)
-	w.must(w.s.Input, w.alice, "register", [32]byte(h), common.Address(owner), uint8(1), uint8(1), sig, bm)
+	w.must(w.s.Input, w.alice, "registerBatch", registerArgs(h, owner, 1, 1, sig, bm)...)
 }
 
 func newWorld(t testing.TB) *world { return newWorldN(t, 4, 3) }

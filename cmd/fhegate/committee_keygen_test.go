@@ -262,10 +262,10 @@ func uploadUntilAttested(t *testing.T, url string, pkb []byte) consensus.Attesta
 	pk, err := fhe.UnmarshalPublicKey(pkb)
 	require.NoError(t, err)
 	var owner [20]byte
-	ctb, proof, err := encryptWithProof(context.Background(), url, pk, owner, []int64{42})
+	ups, err := encryptInputs(context.Background(), url, pk, owner, 1, []int64{42})
 	require.NoError(t, err)
-	body, _ := json.Marshal(consensus.UploadRequest{Ciphertext: hex.EncodeToString(ctb), Owner: "0x" + hex.EncodeToString(owner[:]),
-		Proof: "0x" + hex.EncodeToString(proof)})
+	body, _ := json.Marshal(consensus.UploadRequest{Owner: "0x" + hex.EncodeToString(owner[:]),
+		Inputs: []consensus.UploadInput{{Ciphertext: hex.EncodeToString(ups[0].Ciphertext), CType: 1, Proof: "0x" + hex.EncodeToString(ups[0].Proof)}}})
 	var att consensus.AttestationJSON
 	require.Eventually(t, func() bool {
 		resp, err := http.Post(url+"/v1/inputs", "application/json", bytes.NewReader(body))

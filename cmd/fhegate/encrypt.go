@@ -1,13 +1,10 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -53,13 +50,17 @@ func newEncryptCmd(a *app) *cobra.Command {
 		Long: `Encrypts --values (slot 0, 1, …; BGV integers mod 65537) under --key: a public key file (the
 committee's collective key, e.g. <dir>/committee.pk from 'fhegate committee dkg' or GET /v1/publickey,
 or your own public.key from 'fhegate keys gen') or your own secret.key (seeded, half-size
-ciphertext). Prints the handle (keccak256 of the canonical bytes). With --submit URL the ciphertext
-is uploaded to a committee member's API with a proof of plaintext knowledge bound to --owner and
-the chain id and key epoch the member announces (fhe/zkpok; --key must be the committee key),
-replicated to the committee, and the quorum input attestation is printed (the arguments of
-FHEInput.register).`,
+ciphertext). Prints the handle (keccak256 of the canonical bytes).
+
+With --submit URL each of --values is one input instead: encrypted alone, replicated in every slot
+(the committee's packed evaluation masks one slot per request), with a proof of plaintext
+knowledge bound to --owner and the chain id and key epoch the member announces (fhe/zkpok; --key
+must be the committee key). The inputs are uploaded to the member's API as one set (at most 16),
+replicated to the committee, and the one quorum attestation of the set is printed as JSON: the
+arguments of FHEInput.registerBatch(owner, preset, handles, ctypes, proofDigests, signature,
+signers). FHEGATE_API_TOKEN, if set, is sent as the API's bearer token.`,
 		Example: `  fhegate encrypt --key public.key --values 1,2,3 --out ct.bin
-  fhegate encrypt --key committee/committee.pk --values 5 --submit http://127.0.0.1:8600 \
+  fhegate encrypt --key committee/committee.pk --values 5,1 --submit http://127.0.0.1:8600 \
       --owner 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -77,8 +78,9 @@ FHEInput.register).`,
 	return cmd
 }
 
-// runEncrypt encrypts --values under --key, prints the handle or, with
-// --submit, uploads the ciphertext and prints the committee's attestation.
+// runEncrypt encrypts --values under --key and prints the handle or, with
+// --submit, uploads one replicated ciphertext per value as one set and
+// prints the committee's attestation.
 func runEncrypt(ctx context.Context, out io.Writer, o encryptOptions) error {
 	vals, err := parseInts(o.values)
 	if err != nil {
@@ -88,21 +90,12 @@ func runEncrypt(ctx context.Context, out io.Writer, o encryptOptions) error {
 	if err != nil {
 		return err
 	}
+	if o.submit != "" {
+		return submitInputs(ctx, out, o, kb, vals)
+	}
 	var enc *fhe.Encryptor
-	var b, proof []byte
-	if pk, err := fhe.UnmarshalPublicKey(kb); err == nil && o.submit != "" {
-		// Uploads carry a proof of plaintext knowledge (fhe/zkpok).
-		ownerAddr, err := consensus.ParseOwner(o.owner)
-		if err != nil {
-			return fmt.Errorf("--owner: %w", err)
-		}
-		if b, proof, err = encryptWithProof(ctx, o.submit, pk, ownerAddr, vals); err != nil {
-			return err
-		}
-	} else if err == nil {
+	if pk, err := fhe.UnmarshalPublicKey(kb); err == nil {
 		enc = fhe.NewEncryptor(pk)
-	} else if o.submit != "" {
-		return fmt.Errorf("--submit needs the committee public key as --key: %v", err)
 	} else if sk, err2 := fhe.UnmarshalSecretKey(kb); err2 == nil {
 		if enc, err = fhe.NewSymmetricEncryptor(sk); err != nil {
 			return err
@@ -110,68 +103,60 @@ func runEncrypt(ctx context.Context, out io.Writer, o encryptOptions) error {
 	} else {
 		return fmt.Errorf("%s is neither a public nor a secret key: %v", o.keyPath, err)
 	}
-	if enc != nil {
-		ct, err := enc.EncryptInts(vals)
-		if err != nil {
-			return err
-		}
-		if b, err = ct.MarshalBinary(); err != nil {
-			return err
-		}
+	ct, err := enc.EncryptInts(vals)
+	if err != nil {
+		return err
 	}
-	h := fhe.HandleOf(b)
+	b, err := ct.MarshalBinary()
+	if err != nil {
+		return err
+	}
 	if o.outPath != "" {
 		if err := os.WriteFile(o.outPath, b, 0o644); err != nil {
 			return err
 		}
 	}
-	if o.submit == "" {
-		fmt.Fprintf(out, "%s\n", h)
-		return nil
+	fmt.Fprintf(out, "%s\n", fhe.HandleOf(b))
+	return nil
+}
+
+// submitInputs encrypts each value replicated in every slot under the
+// committee key kb with its proof for --owner, uploads them as one set to
+// --submit and prints the attestation (FHEInput.registerBatch's arguments).
+// With --out, a single input's ciphertext is also written there.
+func submitInputs(ctx context.Context, out io.Writer, o encryptOptions, kb []byte, vals []int64) error {
+	pk, err := fhe.UnmarshalPublicKey(kb)
+	if err != nil {
+		return fmt.Errorf("--submit needs the committee public key as --key: %v", err)
 	}
-	att, err := submitCiphertext(ctx, o, b, proof, h)
+	owner, err := consensus.ParseOwner(o.owner)
+	if err != nil {
+		return fmt.Errorf("--owner: %w", err)
+	}
+	if len(vals) > consensus.MaxUploadItems {
+		return fmt.Errorf("--values: %d inputs, one upload takes at most %d", len(vals), consensus.MaxUploadItems)
+	}
+	if o.outPath != "" && len(vals) != 1 {
+		return fmt.Errorf("--out with --submit writes one ciphertext: give one value")
+	}
+	ups, err := encryptInputs(ctx, o.submit, pk, owner, o.ctype, vals)
 	if err != nil {
 		return err
 	}
-	enc2 := json.NewEncoder(out)
-	enc2.SetIndent("", "  ")
-	return enc2.Encode(att)
-}
-
-// submitCiphertext uploads the canonical ciphertext b (handle h) with its
-// proof of plaintext knowledge to the committee member at --submit and
-// returns the input attestation.
-func submitCiphertext(ctx context.Context, o encryptOptions, b, proof []byte, h fhe.Handle) (*consensus.AttestationJSON, error) {
-	if _, err := consensus.ParseOwner(o.owner); err != nil {
-		return nil, fmt.Errorf("--owner: %w", err)
+	if o.outPath != "" {
+		if err := os.WriteFile(o.outPath, ups[0].Ciphertext, 0o644); err != nil {
+			return err
+		}
 	}
-	body, _ := json.Marshal(consensus.UploadRequest{Ciphertext: "0x" + hex.EncodeToString(b), Owner: o.owner, CType: o.ctype, Proof: "0x" + hex.EncodeToString(proof)})
-	client := &http.Client{Timeout: 2 * time.Minute}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(o.submit, "/")+"/v1/inputs", bytes.NewReader(body))
+	uctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	att, err := consensus.UploadInputs(uctx, o.submit, os.Getenv("FHEGATE_API_TOKEN"), owner, ups)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	req.Header.Set("Content-Type", "application/json")
-	if tok := os.Getenv("FHEGATE_API_TOKEN"); tok != "" { // committee API bearer token
-		req.Header.Set("Authorization", "Bearer "+tok)
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	rb, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("committee refused the upload (%s): %s", resp.Status, strings.TrimSpace(string(rb)))
-	}
-	var att consensus.AttestationJSON
-	if err := json.Unmarshal(rb, &att); err != nil {
-		return nil, err
-	}
-	if att.Handle != h.String() {
-		return nil, fmt.Errorf("committee attested handle %s, expected %s", att.Handle, h)
-	}
-	return &att, nil
+	enc := json.NewEncoder(out)
+	enc.SetIndent("", "  ")
+	return enc.Encode(att.JSON())
 }
 
 func newDecryptCmd(a *app) *cobra.Command {

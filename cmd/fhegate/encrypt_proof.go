@@ -11,36 +11,51 @@ import (
 	"github.com/fhegate/fhegate/fhe/zkpok"
 )
 
-// encryptWithProof encrypts vals under pk with a proof of plaintext
-// knowledge (fhe/zkpok) for owner, bound to the chain id and key epoch the
-// committee at api announces with its public key (GET /v1/publickey); pk
-// must be that committee key. It returns the canonical ciphertext and the
-// proof (what POST /v1/inputs requires).
-func encryptWithProof(ctx context.Context, api string, pk *fhe.PublicKey, owner [20]byte, vals []int64) ([]byte, []byte, error) {
+// proofKey prepares input proofs for the committee at api: it checks that
+// pk is the public key the member announces (GET /v1/publickey) and returns
+// the proof key and the context (chain id, key epoch) proofs for owner must
+// be bound to.
+func proofKey(ctx context.Context, api string, pk *fhe.PublicKey, owner [20]byte) (*zkpok.Key, zkpok.Context, error) {
 	rctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	ann, err := consensus.FetchKeyAnnouncement(rctx, api)
 	if err != nil {
-		return nil, nil, err
+		return nil, zkpok.Context{}, err
 	}
 	mine, err := pk.MarshalBinary()
 	if err != nil {
-		return nil, nil, err
+		return nil, zkpok.Context{}, err
 	}
 	if !bytes.Equal(ann.PublicKey, mine) {
-		return nil, nil, fmt.Errorf("--key is not the public key of the committee at %s (its key epoch changed?)", api)
+		return nil, zkpok.Context{}, fmt.Errorf("--key is not the public key of the committee at %s (its key epoch changed?)", api)
 	}
 	key, err := zkpok.NewKey(pk)
 	if err != nil {
-		return nil, nil, err
+		return nil, zkpok.Context{}, err
 	}
-	ct, proof, err := key.EncryptInts(vals, zkpok.Context{ChainID: ann.Proof.ChainID, Epoch: ann.Proof.Epoch, Owner: owner})
+	return key, zkpok.Context{ChainID: ann.Proof.ChainID, Epoch: ann.Proof.Epoch, Owner: owner}, nil
+}
+
+// encryptInputs encrypts each of vals replicated in every slot under the
+// committee key pk, each with a proof of plaintext knowledge for owner bound
+// to the chain id and key epoch the committee at api announces: the uploads
+// of one POST /v1/inputs.
+func encryptInputs(ctx context.Context, api string, pk *fhe.PublicKey, owner [20]byte, ctype uint8, vals []int64) ([]consensus.InputUpload, error) {
+	key, pctx, err := proofKey(ctx, api, pk, owner)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	b, err := ct.MarshalBinary()
-	if err != nil {
-		return nil, nil, err
+	ups := make([]consensus.InputUpload, len(vals))
+	for i, v := range vals {
+		ct, proof, err := key.EncryptInts(consensus.ReplicatedInts(pk.Params(), v), pctx)
+		if err != nil {
+			return nil, err
+		}
+		b, err := ct.MarshalBinary()
+		if err != nil {
+			return nil, err
+		}
+		ups[i] = consensus.InputUpload{Ciphertext: b, Proof: proof, CType: ctype}
 	}
-	return b, proof, nil
+	return ups, nil
 }

@@ -17,9 +17,11 @@ import (
 	"github.com/fhegate/fhegate/fhe"
 )
 
-// TestEncryptSubmitProof: `fhegate encrypt --submit` attaches a proof of
-// plaintext knowledge (issue 11 attack (2)) bound to --owner and the chain
-// and epoch the member announces; the committee verifies and attests it. A
+// TestEncryptSubmitProof: `fhegate encrypt --submit` encrypts each value as
+// its own input (replicated in every slot) with a proof of plaintext
+// knowledge (issue 11 attack (2)) bound to --owner and the chain and epoch
+// the member announces, uploads them as one set, and the committee attests
+// the set with one aggregate over bls.InputBatchDigest. A
 // key that is not the committee's is refused before anything is uploaded.
 func TestEncryptSubmitProof(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
@@ -55,7 +57,17 @@ func TestEncryptSubmitProof(t *testing.T) {
 	var att consensus.AttestationJSON
 	require.NoError(t, json.Unmarshal([]byte(out), &att))
 	require.Equal(t, owner, att.Owner)
-	require.Len(t, att.ProofDigest, 66)
+	require.Len(t, att.Handles, 2, "one input per value")
+	require.Equal(t, []uint8{1, 1}, att.CTypes)
+	require.Len(t, att.ProofDigests, 2)
+	require.Len(t, att.ProofDigests[0], 66)
+	a, err := att.Attestation()
+	require.NoError(t, err)
+	committee, _, err := lc.Config.BLSCommittee()
+	require.NoError(t, err)
+	d := a.Digest(lc.Config.ChainIDBig())
+	_, err = committee.VerifyAggregate(a.Signers, d[:], a.Signature)
+	require.NoError(t, err)
 
 	other, err := fhe.GenKeys(lc.Member(1).Params(), nil).Public.MarshalBinary()
 	require.NoError(t, err)

@@ -178,7 +178,7 @@ func (d *chainRig) uploadAndRegister(via uint32, lanes []int64) *consensus.Input
 	require.NoError(d.t, err)
 	att, err := d.lc.Member(via).Upload(d.ctx, b, proof, d.alice.Address, 1)
 	require.NoError(d.t, err)
-	d.send(precompiles.FHEInputAddress, d.suite.Input.ABI(), "register", [32]byte(att.Handle), d.alice.Address, att.Preset, att.CType, att.Signature, att.Signers)
+	d.send(precompiles.FHEInputAddress, d.suite.Input.ABI(), "registerBatch", common.Address(att.Owner), att.Preset, att.Handles(), att.CTypes(), att.ProofDigests(), att.Signature, att.Signers)
 	return att
 }
 

@@ -8,8 +8,10 @@
 //
 //  1. check the four precompiles are active (subnet-evm marks each activated
 //     address with code 0x01) and deploy a plain contract;
-//  2. register two input handles with FHEInput.register, each attested by a
-//     t-of-n BLS aggregate over bls.InputDigest, and allow the gate on them;
+//  2. register the two input handles (income, debt: one upload, each value
+//     replicated in every slot) with one FHEInput.registerBatch, attested by
+//     one t-of-n BLS aggregate over bls.InputBatchDigest (the proofs'
+//     digests in its root), and allow the gate on them;
 //  3. deploy PrivateCreditGate (its constructor registers the policy through
 //     FHEPolicy) and call applyFor(income, debt) → a request id (Applied event);
 //  4. post the committee's verdict with FHEVerdict.submit (t-of-n aggregate
@@ -225,52 +227,46 @@ func (f *flow) deployPlain() error {
 	return nil
 }
 
-// registerInputs registers two attested inputs owned by the applicant.
+// registerInputs registers the applicant's two attested inputs with one
+// FHEInput.registerBatch.
 func (f *flow) registerInputs() error {
-	atts, err := f.attest()
+	a, err := f.attest()
 	if err != nil {
 		return err
 	}
-	for i, a := range atts {
-		f.res.Handles[i] = a.Handle
-		if err := f.t.Send(f.ctx, func(o *bind.TransactOpts) (*types.Transaction, error) {
-			return f.input.Register(o, a.Handle, a.Owner, a.Preset, a.CType, a.Signature, a.Signers)
-		}); err != nil {
-			return fmt.Errorf("creditgate: FHEInput.register(%s): %w", a.Handle, err)
-		}
+	if len(a.Handles) != 2 {
+		return fmt.Errorf("creditgate: attestation of %d handles, want 2", len(a.Handles))
 	}
-	f.logf("inputs registered: %s, %s", f.res.Handles[0], f.res.Handles[1])
+	f.res.Handles = [2]common.Hash{a.Handles[0], a.Handles[1]}
+	if err := f.t.Send(f.ctx, func(o *bind.TransactOpts) (*types.Transaction, error) { return a.Register(o, f.input) }); err != nil {
+		return fmt.Errorf("creditgate: FHEInput.registerBatch: %w", err)
+	}
+	f.logf("inputs registered: %s, %s (gas %d)", f.res.Handles[0], f.res.Handles[1], f.t.Last.GasUsed)
 	return nil
 }
 
-// attest returns the attestations of income and debt: from the committee
-// (encrypted under the committee key; the handle is the ciphertext's hash)
-// or, with the stand-in, fresh opaque handles per run attested locally.
-func (f *flow) attest() ([2]*fheclient.Attestation, error) {
-	var atts [2]*fheclient.Attestation
-	var err error
+// attest returns the attestation of the upload (income, debt): from the
+// committee (encrypted under the committee key, each value in every slot;
+// the handle is the ciphertext's hash) or, with the stand-in, fresh opaque
+// handles per run with stand-in proof digests, attested locally.
+func (f *flow) attest() (*fheclient.Attestation, error) {
 	if f.o.CommitteeAPI != "" {
-		for i, v := range []int64{f.income, f.debt} {
-			if atts[i], err = f.committee.Upload(f.ctx, v, f.from.Address); err != nil {
-				return atts, err
-			}
-		}
-		return atts, nil
+		return f.committee.Upload(f.ctx, f.from.Address, f.income, f.debt)
 	}
 	nonce, err := f.cl.NonceAt(f.ctx, f.from.Address, nil)
 	if err != nil {
-		return atts, err
+		return nil, err
 	}
 	c := f.o.Committee
+	a := &fheclient.Attestation{Preset: 1, Owner: f.from.Address}
+	items := make([]bls.InputItem, 2)
 	for i, name := range []string{"income", "debt"} {
-		a := &fheclient.Attestation{Preset: 1, CType: 1, Owner: f.from.Address}
-		a.Handle = crypto.Keccak256Hash([]byte("fhegate/creditgate/"+name), f.from.Address[:], new(big.Int).SetUint64(nonce).Bytes(), f.chainID.Bytes())
-		if a.Signature, a.Signers, err = c.Sign(bls.InputDigest(f.chainID, c.Epoch, a.Handle, a.Owner, a.Preset, a.CType)); err != nil {
-			return atts, err
-		}
-		atts[i] = a
+		h := crypto.Keccak256Hash([]byte("fhegate/creditgate/"+name), f.from.Address[:], new(big.Int).SetUint64(nonce).Bytes(), f.chainID.Bytes())
+		items[i] = bls.InputItem{Handle: h, CType: 1, ProofDigest: crypto.Keccak256Hash([]byte("fhegate/creditgate/proof"), h[:])}
+		a.Handles, a.CTypes, a.ProofDigests = append(a.Handles, items[i].Handle), append(a.CTypes, 1), append(a.ProofDigests, items[i].ProofDigest)
 	}
-	return atts, nil
+	a.Signature, a.Signers, err = c.Sign(bls.InputBatchDigest(f.chainID, c.Epoch, a.Owner, a.Preset, bls.InputBatchRoot(items)))
+	return a, err
 }
 
 // deployGate deploys PrivateCreditGate, which registers the policy in its

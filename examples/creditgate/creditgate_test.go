@@ -74,5 +74,5 @@ func TestFlowRejectsWrongCommittee(t *testing.T) {
 	impostor, err := devchain.NewCommittee("impostor", 1, 3, 2)
 	require.NoError(t, err)
 	_, err = Run(context.Background(), cl, Options{Committee: impostor})
-	require.ErrorContains(t, err, "FHEInput.register")
+	require.ErrorContains(t, err, "FHEInput.registerBatch")
 }

@@ -1,6 +1,7 @@
 // Package fheclient is the small client library the examples share: it
-// encrypts a value under an fhegate committee's public key and uploads it to
-// the committee's client API for a quorum attestation, and it sends
+// encrypts values (each replicated in every slot) under an fhegate
+// committee's public key and uploads them as one set to the committee's
+// client API for one quorum attestation (FHEInput.registerBatch), and it sends
 // transactions from one key and waits for their receipts. It uses only
 // public APIs (the committee's HTTP API, ethclient, the abigen bindings), so
 // it is what a dApp would write.
@@ -10,7 +11,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/ecdsa"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math/big"
@@ -20,30 +20,38 @@ import (
 
 	"github.com/ava-labs/libevm/accounts/abi/bind"
 	"github.com/ava-labs/libevm/common"
-	"github.com/ava-labs/libevm/common/hexutil"
 	"github.com/ava-labs/libevm/core/types"
 	"github.com/ava-labs/libevm/ethclient"
 
 	"github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/contracts/bindings"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/zkpok"
 )
 
-// Attestation is a committee's quorum attestation of one input: the
-// arguments of FHEInput.register.
+// Attestation is a committee's quorum attestation of one upload: the
+// arguments of FHEInput.registerBatch.
 type Attestation struct {
-	Handle    common.Hash
-	Owner     common.Address
-	Preset    uint8
-	CType     uint8
-	Signature []byte
-	Signers   []byte
+	Owner        common.Address
+	Preset       uint8
+	Handles      [][32]byte
+	CTypes       []uint8
+	ProofDigests [][32]byte // keccak256 of each input's proof, bound on chain
+	Signature    []byte
+	Signers      []byte
+}
+
+// Register sends FHEInput.registerBatch(a) with opts: one transaction and
+// one BLS verification for every handle of the upload.
+func (a *Attestation) Register(opts *bind.TransactOpts, input *bindings.IFHEInput) (*types.Transaction, error) {
+	return input.RegisterBatch(opts, a.Owner, a.Preset, a.Handles, a.CTypes, a.ProofDigests, a.Signature, a.Signers)
 }
 
 // Committee is a committee member's client API (GET /v1/publickey,
 // POST /v1/inputs).
 type Committee struct {
-	API string
+	API   string
+	Token string // bearer token of the API ("" on a loopback devnet)
 
 	once sync.Once
 	pk   *fhe.PublicKey
@@ -73,48 +81,38 @@ func (c *Committee) PublicKey(ctx context.Context) (*fhe.PublicKey, error) {
 	return c.pk, c.err
 }
 
-// Upload encrypts value (slot 0) under the committee's public key with a
-// proof of plaintext knowledge bound to owner, the chain and the key epoch
-// (fhe/zkpok), and posts both to the committee API, which verifies the proof,
-// stores and replicates the ciphertext and returns the quorum attestation;
-// the attested handle and owner are checked.
-func (c *Committee) Upload(ctx context.Context, value int64, owner common.Address) (*Attestation, error) {
-	if _, err := c.PublicKey(ctx); err != nil {
+// Upload encrypts each of values replicated in every slot (one ciphertext
+// per value: the committee's packed evaluation masks the slot of each
+// request, so every slot must hold the value) under the committee's public
+// key, each with a proof of plaintext knowledge bound to owner, the chain
+// and the key epoch (fhe/zkpok), and posts them as one set to the committee
+// API, which verifies every proof, stores and replicates the ciphertexts
+// and returns one quorum attestation for the set; the attested owner,
+// handles and proof digests are checked against what was sent.
+func (c *Committee) Upload(ctx context.Context, owner common.Address, values ...int64) (*Attestation, error) {
+	pk, err := c.PublicKey(ctx)
+	if err != nil {
 		return nil, err
 	}
 	pctx := c.ctx
 	pctx.Owner = owner
-	ct, proof, err := c.key.EncryptInts([]int64{value}, pctx)
-	if err != nil {
-		return nil, err
+	ups := make([]consensus.InputUpload, len(values))
+	for i, v := range values {
+		ct, proof, err := c.key.EncryptInts(consensus.ReplicatedInts(pk.Params(), v), pctx)
+		if err != nil {
+			return nil, err
+		}
+		if ups[i].Ciphertext, err = ct.MarshalBinary(); err != nil {
+			return nil, err
+		}
+		ups[i].Proof, ups[i].CType = proof, 1
 	}
-	ctBytes, err := ct.MarshalBinary()
-	if err != nil {
-		return nil, err
-	}
-	body, err := json.Marshal(consensus.UploadRequest{Ciphertext: hexutil.Encode(ctBytes), Owner: owner.Hex(), CType: 1, Proof: hexutil.Encode(proof)})
-	if err != nil {
-		return nil, err
-	}
-	rb, err := HTTP(ctx, http.MethodPost, strings.TrimRight(c.API, "/")+"/v1/inputs", body)
+	att, err := consensus.UploadInputs(ctx, c.API, c.Token, owner, ups)
 	if err != nil {
 		return nil, fmt.Errorf("fheclient: upload: %w", err)
 	}
-	var aj consensus.AttestationJSON
-	if err := json.Unmarshal(rb, &aj); err != nil {
-		return nil, fmt.Errorf("fheclient: attestation: %w", err)
-	}
-	a := &Attestation{Handle: common.HexToHash(aj.Handle), Owner: common.HexToAddress(aj.Owner), Preset: aj.Preset, CType: aj.CType}
-	if a.Signature, err = hexutil.Decode(aj.Signature); err != nil {
-		return nil, fmt.Errorf("fheclient: attestation signature: %w", err)
-	}
-	if a.Signers, err = hexutil.Decode(aj.Signers); err != nil {
-		return nil, fmt.Errorf("fheclient: attestation signers: %w", err)
-	}
-	if want := common.Hash(fhe.HandleOf(ctBytes)); a.Handle != want || a.Owner != owner {
-		return nil, fmt.Errorf("fheclient: committee attested %s for %s, expected %s for %s", a.Handle, a.Owner, want, owner)
-	}
-	return a, nil
+	return &Attestation{Owner: common.Address(att.Owner), Preset: att.Preset, Handles: att.Handles(), CTypes: att.CTypes(),
+		ProofDigests: att.ProofDigests(), Signature: att.Signature, Signers: att.Signers}, nil
 }
 
 // HTTP does one request and returns the body of a 200 answer (at most 8 MiB);

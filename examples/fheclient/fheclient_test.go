@@ -2,6 +2,7 @@ package fheclient
 
 import (
 	"context"
+	"math/big"
 	"net"
 	"testing"
 	"time"
@@ -12,12 +13,15 @@ import (
 
 	"github.com/fhegate/fhegate/bls"
 	"github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/fhe"
 	_ "github.com/fhegate/fhegate/fhe/fhetest" // registers the Insecure test presets
+	"github.com/fhegate/fhegate/fhe/zkpok"
 )
 
 // TestUploadAttachesProof: Upload proves plaintext knowledge for the owner
-// (issue 11 attack (2)) with the chain id and epoch the committee announces
-// with its key, and the committee attests the input.
+// (issue 11 attack (2)) of each value with the chain id and epoch the
+// committee announces with its key, and the committee attests the set with
+// one aggregate over bls.InputBatchDigest (proof digests in the root).
 func TestUploadAttachesProof(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
@@ -34,11 +38,41 @@ func TestUploadAttachesProof(t *testing.T) {
 
 	c := &Committee{API: "http://" + ln.Addr().String()}
 	owner := common.HexToAddress("0x00000000000000000000000000000000000000a1")
-	a, err := c.Upload(ctx, 42, owner)
+	a, err := c.Upload(ctx, owner, 42, 7, 0)
 	require.NoError(t, err)
+	require.Len(t, a.Handles, 3)
+	require.Equal(t, []uint8{1, 1, 1}, a.CTypes)
 	committee, _, err := lc.Config.BLSCommittee()
 	require.NoError(t, err)
-	d := bls.InputDigest(lc.Config.ChainIDBig(), lc.Config.Epoch, [32]byte(a.Handle), owner, a.Preset, a.CType)
+	items := make([]bls.InputItem, len(a.Handles))
+	for i := range items {
+		items[i] = bls.InputItem{Handle: a.Handles[i], CType: a.CTypes[i], ProofDigest: a.ProofDigests[i]}
+		require.True(t, lc.Member(1).Store().Has(a.Handles[i]))
+	}
+	d := bls.InputBatchDigest(lc.Config.ChainIDBig(), lc.Config.Epoch, owner, a.Preset, bls.InputBatchRoot(items))
 	_, err = committee.VerifyAggregate(a.Signers, d[:], a.Signature)
 	require.NoError(t, err)
+}
+
+// TestReplicatedEncryptionDecrypts: the way Upload encrypts a value (every
+// slot = v, with its proof) decrypts to v in every slot — checked with a
+// key pair of our own, since no one holds the committee's secret.
+func TestReplicatedEncryptionDecrypts(t *testing.T) {
+	pr, err := fhe.PresetByName("InsecureBGVN10")
+	require.NoError(t, err)
+	p, err := fhe.NewParams(pr.ID)
+	require.NoError(t, err)
+	ks := fhe.GenKeys(p, nil)
+	key, err := zkpok.NewKey(ks.Public)
+	require.NoError(t, err)
+	for _, v := range []int64{0, 42, -3} {
+		ct, _, err := key.EncryptInts(consensus.ReplicatedInts(p, v), zkpok.Context{ChainID: big.NewInt(1), Epoch: 1, Owner: [20]byte{1}})
+		require.NoError(t, err)
+		got, err := fhe.NewDecryptor(ks.Secret).DecryptInts(ct)
+		require.NoError(t, err)
+		require.Len(t, got, p.Slots())
+		for i, x := range got {
+			require.Equal(t, v, x, "slot %d", i)
+		}
+	}
 }

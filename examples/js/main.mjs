@@ -6,9 +6,10 @@
 //   cd examples/js && npm ci && FHEGATE_DATADIR=/tmp/fhegate npm start
 //
 // There is no FHE library for JavaScript here: the two inputs are encrypted
-// under the committee's public key and uploaded for a quorum attestation by
-// the fhegate CLI (`fhegate encrypt --submit`, Lattigo underneath). Everything
-// on chain — registering the attested inputs, allowing the contract, deploying
+// under the committee's public key (each value in every slot) and uploaded as
+// one set for one quorum attestation by the fhegate CLI (`fhegate encrypt
+// --submit`, Lattigo underneath). Everything on chain — registering the
+// attested inputs with one FHEInput.registerBatch, allowing the contract, deploying
 // PrivateCreditGate, applying, waiting for the verdict the committee posts,
 // settling — is plain ethers.
 //
@@ -59,11 +60,13 @@ function committeeEndpoints() {
   return { api: readFileSync(path.join(dir, "api.addr"), "utf8").trim(), pk: path.join(dir, "committee.pk") };
 }
 
-// encryptAndAttest encrypts value under the committee key and returns the
-// committee's attestation: {handle, owner, preset, ctype, epoch, signature, signers}.
-function encryptAndAttest(value, owner, { api, pk }) {
+// encryptAndAttest encrypts each of values (one input per value, replicated
+// in every slot) under the committee key, uploads them as one set and returns
+// the committee's attestation — FHEInput.registerBatch's arguments:
+// {owner, preset, epoch, handles, ctypes, proofDigests, signature, signers}.
+function encryptAndAttest(values, owner, { api, pk }) {
   const cli = env.FHEGATE_BIN ? [env.FHEGATE_BIN] : ["go", "run", "./cmd/fhegate"];
-  const out = execFileSync(cli[0], [...cli.slice(1), "encrypt", "--key", pk, "--values", String(value),
+  const out = execFileSync(cli[0], [...cli.slice(1), "encrypt", "--key", pk, "--values", values.join(","),
     "--submit", api, "--owner", owner, "--log-level", "warn"], { cwd: repo, encoding: "utf8" });
   return JSON.parse(out);
 }
@@ -90,13 +93,10 @@ async function main() {
 
   // 1. Encrypted inputs, attested by the committee, registered on chain.
   const committee = committeeEndpoints();
-  const handles = [];
-  for (const [name, value] of [["income", INCOME], ["debt", DEBT]]) {
-    const a = encryptAndAttest(value, applicant, committee);
-    await (await input.register(a.handle, a.owner, a.preset, a.ctype, a.signature, a.signers)).wait();
-    log(`${name}: handle ${a.handle} registered (epoch ${a.epoch})`);
-    handles.push(a.handle);
-  }
+  const a = encryptAndAttest([INCOME, DEBT], applicant, committee);
+  const rc = await (await input.registerBatch(a.owner, a.preset, a.handles, a.ctypes, a.proofDigests, a.signature, a.signers)).wait();
+  const handles = a.handles;
+  log(`income, debt: handles ${handles.join(", ")} registered with one registerBatch (epoch ${a.epoch}, gas ${rc.gasUsed})`);
 
   // 2. The gate registers the policy; it may use the applicant's inputs.
   const factory = new ethers.ContractFactory(abi("PrivateCreditGate"), bytecode("PrivateCreditGate"), wallet);

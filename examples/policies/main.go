@@ -10,8 +10,9 @@
 //
 // For each policy it registers the spec with FHEPolicy.registerPolicy (a read
 // if it is registered already), then for each request: encrypts each input
-// under the committee's key, uploads it for a quorum attestation,
-// registers the handle with FHEInput.register (the sender owns it), calls
+// under the committee's key (the value in every slot), uploads them as one
+// set for one quorum attestation, registers the handles with one
+// FHEInput.registerBatch (the sender owns them), calls
 // FHEPolicy.evaluate from the owner and polls FHEVerdict.verdictOf until the
 // committee's verdict is on chain. The latency printed is from the evaluate
 // transaction's receipt to the verdict.
@@ -215,23 +216,19 @@ func (c *client) register(ctx context.Context, name string) ([32]byte, error) {
 	return id, nil
 }
 
-// request uploads and registers one handle per input, asks for an
+// request uploads the inputs as one set (each value in every slot),
+// registers their handles with one FHEInput.registerBatch, asks for an
 // evaluation and waits for the verdict; it returns the verdict and the time
 // from the evaluate receipt to the verdict.
 func (c *client) request(ctx context.Context, policyID [32]byte, vals []int64) (int64, time.Duration, error) {
-	handles := make([][32]byte, len(vals))
-	for i, v := range vals {
-		a, err := c.committee.Upload(ctx, v, c.owner)
-		if err != nil {
-			return 0, 0, err
-		}
-		if err := c.tx.Send(ctx, func(o *bind.TransactOpts) (*types.Transaction, error) {
-			return c.input.Register(o, a.Handle, a.Owner, a.Preset, a.CType, a.Signature, a.Signers)
-		}); err != nil {
-			return 0, 0, fmt.Errorf("FHEInput.register: %w", err)
-		}
-		handles[i] = a.Handle
+	a, err := c.committee.Upload(ctx, c.owner, vals...)
+	if err != nil {
+		return 0, 0, err
 	}
+	if err := c.tx.Send(ctx, func(o *bind.TransactOpts) (*types.Transaction, error) { return a.Register(o, c.input) }); err != nil {
+		return 0, 0, fmt.Errorf("FHEInput.registerBatch: %w", err)
+	}
+	handles := a.Handles
 	if err := c.tx.Send(ctx, func(o *bind.TransactOpts) (*types.Transaction, error) { return c.policy.Evaluate(o, policyID, handles) }); err != nil {
 		return 0, 0, fmt.Errorf("evaluate: %w", err)
 	}

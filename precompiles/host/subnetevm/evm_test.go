@@ -2,6 +2,7 @@ package subnetevm_test
 
 import (
 	"context"
+	"fmt"
 	"math/big"
 	"os"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/ava-labs/libevm/accounts/abi/bind"
 	"github.com/ava-labs/libevm/common"
+	"github.com/ava-labs/libevm/core/types"
 	"github.com/ava-labs/libevm/crypto"
 	"github.com/stretchr/testify/require"
 
@@ -70,11 +72,48 @@ func ctHandle(tag string) [32]byte {
 
 // registerInput registers a committee-attested handle for owner (sent by owner).
 func (f *fixture) registerInput(owner int, tag string) [32]byte {
-	h := ctHandle(tag)
-	d := bls.InputDigest(f.chainID, f.com.epoch, h, f.addrs[owner], 1, 1)
-	sig, bm := f.com.sign(f.t, d, 0, 1, 2)
-	f.ok(f.input.Register(f.opts(owner, 0), h, f.addrs[owner], 1, 1, sig, bm))
-	return h
+	return f.registerInputs(owner, tag)[0]
+}
+
+// inputBatch is one upload of handles with ctype 1 and stand-in proof
+// digests, ready for FHEInput.registerBatch.
+type inputBatch struct {
+	handles, proofs [][32]byte
+	ctypes          []uint8
+}
+
+func newInputBatch(tags ...string) *inputBatch {
+	b := &inputBatch{}
+	for _, tag := range tags {
+		h := ctHandle(tag)
+		b.handles = append(b.handles, h)
+		b.ctypes = append(b.ctypes, 1)
+		b.proofs = append(b.proofs, [32]byte(crypto.Keccak256Hash([]byte("proof/"), h[:])))
+	}
+	return b
+}
+
+// digest is bls.InputBatchDigest of the batch for owner at epoch.
+func (b *inputBatch) digest(chainID *big.Int, epoch uint64, owner common.Address) [32]byte {
+	items := make([]bls.InputItem, len(b.handles))
+	for i := range items {
+		items[i] = bls.InputItem{Handle: b.handles[i], CType: b.ctypes[i], ProofDigest: b.proofs[i]}
+	}
+	return bls.InputBatchDigest(chainID, epoch, owner, 1, bls.InputBatchRoot(items))
+}
+
+// register sends FHEInput.registerBatch of b for owner with opts.
+func (f *fixture) register(opts *bind.TransactOpts, owner common.Address, b *inputBatch, sig, bm []byte) (*types.Transaction, error) {
+	return f.input.RegisterBatch(opts, owner, 1, b.handles, b.ctypes, b.proofs, sig, bm)
+}
+
+// registerInputs registers one committee-attested upload of handles for
+// owner (sent by owner) and returns the handles.
+func (f *fixture) registerInputs(owner int, tags ...string) [][32]byte {
+	b := newInputBatch(tags...)
+	sig, bm := f.com.sign(f.t, b.digest(f.chainID, f.com.epoch, f.addrs[owner]), 0, 1, 2)
+	f.ok(f.register(f.opts(owner, 0), f.addrs[owner], b, sig, bm))
+	return b.handles
 }
 
 func (f *fixture) signVerdict(com *testCommittee, epoch uint64, req, policy [32]byte, digest [32]byte, result *big.Int, idx ...int) ([]byte, []byte) {
@@ -237,13 +276,11 @@ func TestCommitteeRotation(t *testing.T) {
 	require.Equal(t, uint32(4), ci.Threshold)
 	require.Equal(t, uint32(5), ci.Size)
 
-	h := ctHandle("x")
-	old := bls.InputDigest(f.chainID, 1, h, f.addrs[alice], 1, 1)
-	sig, bm := f.com.sign(t, old, 0, 1, 2)
-	f.failed(f.input.Register(f.opts(alice, 500_000), h, f.addrs[alice], 1, 1, sig, bm))
-	nd := bls.InputDigest(f.chainID, 2, h, f.addrs[alice], 1, 1)
-	sig, bm = next.sign(t, nd, 0, 1, 2, 4)
-	f.ok(f.input.Register(f.opts(alice, 0), h, f.addrs[alice], 1, 1, sig, bm))
+	b := newInputBatch("x")
+	sig, bm := f.com.sign(t, b.digest(f.chainID, 1, f.addrs[alice]), 0, 1, 2)
+	f.failed(f.register(f.opts(alice, 500_000), f.addrs[alice], b, sig, bm))
+	sig, bm = next.sign(t, b.digest(f.chainID, 2, f.addrs[alice]), 0, 1, 2, 4)
+	f.ok(f.register(f.opts(alice, 0), f.addrs[alice], b, sig, bm))
 }
 
 // TestRevertLeavesNoTrace: a contract that calls evaluate and then reverts
@@ -413,5 +450,50 @@ func TestPrecompileAccountsPersist(t *testing.T) {
 		n, err := f.client.NonceAt(context.Background(), a, nil)
 		require.NoError(t, err)
 		require.Equal(t, uint64(1), n, "EIP-158: precompile account %s must not be empty", a)
+	}
+}
+
+// TestRegisterBatchOnEVM: FHEInput.registerBatch on subnet-evm with 1 and 8
+// handles, sent by a relayer: every handle is registered for the attested
+// owner (one InputRegistered log each), and a second submission of the same
+// set reverts. Attacks through real transactions: the same set with one
+// proof digest changed, reordered, or claimed for another owner is refused
+// and registers nothing.
+func TestRegisterBatchOnEVM(t *testing.T) {
+	f := newFixture(t)
+	for _, n := range []int{1, 8} {
+		tags := make([]string, n)
+		for i := range tags {
+			tags[i] = fmt.Sprintf("evm-batch-%d/%d", n, i)
+		}
+		b := newInputBatch(tags...)
+		sig, bm := f.com.sign(t, b.digest(f.chainID, 1, f.addrs[alice]), 0, 1, 2)
+
+		bad := newInputBatch(tags...)
+		bad.proofs[n-1][0] ^= 1
+		f.failed(f.register(f.opts(relayer, 3_000_000), f.addrs[alice], bad, sig, bm))
+		f.failed(f.register(f.opts(relayer, 3_000_000), f.addrs[bob], b, sig, bm))
+		if n > 1 {
+			swapped := newInputBatch(tags...)
+			swapped.handles[0], swapped.handles[1] = swapped.handles[1], swapped.handles[0]
+			f.failed(f.register(f.opts(relayer, 3_000_000), f.addrs[alice], swapped, sig, bm))
+		}
+		for _, h := range b.handles {
+			info, err := f.input.HandleInfo(nil, h)
+			require.NoError(t, err)
+			require.False(t, info.Exists)
+		}
+
+		r := f.ok(f.register(f.opts(relayer, 0), f.addrs[alice], b, sig, bm))
+		require.Len(t, r.Logs, n)
+		t.Logf("registerBatch of %d handles: %d gas", n, r.GasUsed)
+		for _, h := range b.handles {
+			info, err := f.input.HandleInfo(nil, h)
+			require.NoError(t, err)
+			require.True(t, info.Exists)
+			require.Equal(t, f.addrs[alice], info.Owner)
+			require.Equal(t, uint8(1), info.Ctype)
+		}
+		f.failed(f.register(f.opts(relayer, 3_000_000), f.addrs[alice], b, sig, bm))
 	}
 }

@@ -3,6 +3,7 @@ package subnetevm_test
 import (
 	"encoding/json"
 	"flag"
+	"fmt"
 	"math/big"
 	"os"
 	"testing"
@@ -10,7 +11,6 @@ import (
 	"github.com/ava-labs/libevm/core/types"
 	"github.com/stretchr/testify/require"
 
-	"github.com/fhegate/fhegate/bls"
 	"github.com/fhegate/fhegate/contracts/bindings"
 	"github.com/fhegate/fhegate/precompiles/precompilestest"
 )
@@ -39,17 +39,24 @@ func TestEVMGasTable(t *testing.T) {
 
 	gateAddr, tx, gate, err := bindings.DeployPrivateCreditGate(f.opts(bob, 0), f.be(), creditSpec, big.NewInt(10_000))
 	rec("deploy PrivateCreditGate (registers its policy)", f.ok(tx, err))
-	income := ctHandle("income")
-	d := bls.InputDigest(f.chainID, 1, income, f.addrs[alice], 1, 1)
-	sig, bm := f.com.sign(t, d, 0, 1, 2)
-	rec("FHEInput.register (3-of-4 attestation)", f.ok(f.input.Register(f.opts(alice, 0), income, f.addrs[alice], 1, 1, sig, bm)))
-	debt := f.registerInput(alice, "debt")
+	for _, n := range []int{1, 2, 4, 8} {
+		tags := make([]string, n)
+		for i := range tags {
+			tags[i] = fmt.Sprintf("table-%d/%d", n, i)
+		}
+		b := newInputBatch(tags...)
+		sig, bm := f.com.sign(t, b.digest(f.chainID, 1, f.addrs[alice]), 0, 1, 2)
+		rec(fmt.Sprintf("FHEInput.registerBatch (%d handle%s, 3-of-4 attestation)", n, map[bool]string{true: "s"}[n > 1]),
+			f.ok(f.register(f.opts(alice, 0), f.addrs[alice], b, sig, bm)))
+	}
+	hs := f.registerInputs(alice, "income", "debt")
+	income, debt := hs[0], hs[1]
 	rec("FHEInput.allow", f.ok(f.input.Allow(f.opts(alice, 0), income, gateAddr)))
 	f.ok(f.input.Allow(f.opts(alice, 0), debt, gateAddr))
 	rec("PrivateCreditGate.applyFor (→ FHEPolicy.evaluate, 2 handles)", f.ok(gate.ApplyFor(f.opts(alice, 0), income, debt)))
 	policyID, _ := gate.PolicyId(nil)
 	req := [32]byte(reqID(f.chainID, 0, gateAddr, policyID, income, debt))
-	sig, bm = f.signVerdict(f.com, 1, req, policyID, ctHandle("r"), big.NewInt(1), 0, 1, 2)
+	sig, bm := f.signVerdict(f.com, 1, req, policyID, ctHandle("r"), big.NewInt(1), 0, 1, 2)
 	rec("FHEVerdict.submit (3-of-4)", f.ok(f.verdict.Submit(f.opts(relayer, 0), req, big.NewInt(1), ctHandle("r"), sig, bm)))
 	rec("PrivateCreditGate.settle (reads the verdict)", f.ok(gate.Settle(f.opts(bob, 0), req)))
 

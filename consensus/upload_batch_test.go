@@ -1,0 +1,182 @@
+package consensus
+
+import (
+	"bytes"
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/fhegate/fhegate/bls"
+	"github.com/fhegate/fhegate/fhe"
+	"github.com/fhegate/fhegate/fhe/zkpok"
+)
+
+// TestUploadBatch: one owner's upload of several ciphertexts (each value
+// replicated in every slot, as the clients encrypt them) gets one quorum
+// attestation over bls.InputBatchDigest whose root lists every (handle,
+// ctype, proof digest) in upload order, and every member stores every
+// ciphertext. The attacks below are refused whole, with nothing stored.
+func TestUploadBatch(t *testing.T) {
+	t.Parallel()
+	lc := apiCommittee(t)
+	m1 := lc.Member(1)
+	owner, victim := [20]byte{0xa1}, [20]byte{0xb2}
+	enc := func(v int64, who [20]byte) InputUpload {
+		ct, proof, err := m1.EncryptInput(ReplicatedInts(m1.Params(), v), who)
+		require.NoError(t, err)
+		return InputUpload{Ciphertext: ct, Proof: proof, CType: 1}
+	}
+	ups := []InputUpload{enc(30, owner), enc(4, owner), enc(1, owner)}
+	att, err := m1.UploadBatch(context.Background(), owner, ups)
+	require.NoError(t, err)
+	require.Len(t, att.Items, len(ups))
+	for i, u := range ups {
+		require.Equal(t, bls.InputItem{Handle: fhe.HandleOf(u.Ciphertext), CType: 1, ProofDigest: zkpok.Digest(u.Proof)}, att.Items[i])
+	}
+	require.Equal(t, owner, att.Owner)
+	committee, _, err := lc.Config.BLSCommittee()
+	require.NoError(t, err)
+	d := bls.InputBatchDigest(lc.Config.ChainIDBig(), lc.Config.Epoch, owner, att.Preset, bls.InputBatchRoot(att.Items))
+	n, err := committee.VerifyAggregate(att.Signers, d[:], att.Signature)
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, n, lc.Config.Threshold)
+	require.Eventually(t, func() bool {
+		for _, m := range lc.Members {
+			for _, it := range att.Items {
+				if !m.Store().Has(it.Handle) {
+					return false
+				}
+			}
+		}
+		return true
+	}, 10*time.Second, 10*time.Millisecond, "every member stores every ciphertext of the upload")
+
+	t.Run("attacks", func(t *testing.T) { uploadBatchAttacks(t, lc, owner, victim, enc) })
+}
+
+// uploadBatchAttacks — each refused whole: no attestation, and the honest
+// ciphertexts of the set are not stored either.
+//
+//   - "one bad apple": an honest ciphertext with a copy of the victim's
+//     ciphertext and proof beside it, claimed for the attacker (issue 11
+//     attack (2) hidden in a set);
+//   - a proof made for another owner inside the set;
+//   - the same ciphertext twice (it would register once and be counted twice);
+//   - a ctype FHEInput would refuse (the members would attest a set the chain
+//     cannot register);
+//   - more than MaxUploadItems ciphertexts or MaxUploadBytes in one upload
+//     (a member's memory, CPU and fsyncs per request are bounded).
+func uploadBatchAttacks(t *testing.T, lc *LocalCommittee, attacker, victim [20]byte, enc func(int64, [20]byte) InputUpload) {
+	m1 := lc.Member(1)
+	fresh := enc(9, attacker)
+	stolen := enc(77, victim)
+	other := enc(5, victim)
+	tooMany := make([]InputUpload, MaxUploadItems+1)
+	for i := range tooMany {
+		tooMany[i] = fresh
+	}
+	badType := fresh
+	badType.CType = 2
+	for _, tc := range []struct {
+		name string
+		ups  []InputUpload
+		want string
+	}{
+		{"copied ciphertext in the set", []InputUpload{fresh, stolen}, "proof of plaintext knowledge refused"},
+		{"proof for another owner", []InputUpload{other, fresh}, "proof of plaintext knowledge refused"},
+		{"ciphertext twice", []InputUpload{fresh, fresh}, "repeats ciphertext 0"},
+		{"ctype", []InputUpload{badType}, "ctype 2 not accepted"},
+		{"too many", tooMany, "outside [1,16]"},
+		{"empty", nil, "outside [1,16]"},
+		{"too many bytes", []InputUpload{{Ciphertext: make([]byte, MaxUploadBytes+1), Proof: fresh.Proof, CType: 1}}, "over the limit"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := m1.UploadBatch(context.Background(), attacker, tc.ups)
+			require.ErrorContains(t, err, tc.want)
+		})
+	}
+	require.False(t, m1.Store().Has(fhe.HandleOf(fresh.Ciphertext)), "nothing of a refused set is stored")
+	require.False(t, m1.Store().Has(fhe.HandleOf(other.Ciphertext)))
+}
+
+// TestUploadBatchAPI: POST /v1/inputs with "inputs" uploads a set and
+// answers registerBatch's arguments; the per-owner quota counts
+// ciphertexts, not requests (attack: "upload flood" in one request), and a
+// set larger than the burst is a 400, not a 429 that no wait would cure.
+func TestUploadBatchAPI(t *testing.T) {
+	t.Parallel()
+	lc := apiCommittee(t)
+	now := time.Unix(1_700_000_000, 0)
+	o := APIOptions{Tokens: []string{testToken}, OwnerRate: 0.5, OwnerBurst: 3}
+	o.now = func() time.Time { return now }
+	a := startAPI(t, lc, o)
+	owner := "0x" + hex.EncodeToString(bytes.Repeat([]byte{0xc1}, 20))
+	ob, err := ParseOwner(owner)
+	require.NoError(t, err)
+	inputs := func(vals ...int64) []UploadInput {
+		var out []UploadInput
+		for _, v := range vals {
+			ct, proof, err := lc.Member(1).EncryptInput(ReplicatedInts(lc.Member(1).Params(), v), ob)
+			require.NoError(t, err)
+			out = append(out, UploadInput{Ciphertext: "0x" + hex.EncodeToString(ct), CType: 1, Proof: "0x" + hex.EncodeToString(proof)})
+		}
+		return out
+	}
+	post := func(req UploadRequest) (int, []byte) {
+		body, _ := json.Marshal(req)
+		resp := a.do(http.MethodPost, "/v1/inputs", testToken, bytes.NewReader(body))
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, b
+	}
+
+	code, b := post(UploadRequest{Owner: owner, Inputs: inputs(1, 2, 3, 4)})
+	require.Equal(t, http.StatusBadRequest, code)
+	require.Contains(t, string(b), "exceeds the per-owner burst of 3")
+
+	two := inputs(5, 6)
+	code, b = post(UploadRequest{Owner: owner, Inputs: two})
+	require.Equal(t, http.StatusOK, code, string(b))
+	var att AttestationJSON
+	require.NoError(t, json.Unmarshal(b, &att))
+	require.Len(t, att.Handles, 2)
+	require.Equal(t, []uint8{1, 1}, att.CTypes)
+	require.Len(t, att.ProofDigests, 2)
+	for i, in := range two {
+		ct, _ := hex.DecodeString(in.Ciphertext[2:])
+		require.Equal(t, fhe.HandleOf(ct).String(), att.Handles[i])
+	}
+
+	code, _ = post(UploadRequest{Owner: owner, Inputs: inputs(7, 8)}) // one token left
+	require.Equal(t, http.StatusTooManyRequests, code)
+
+	one := inputs(9)[0]
+	code, b = post(UploadRequest{Owner: owner, Inputs: []UploadInput{one}, Ciphertext: one.Ciphertext, Proof: one.Proof, CType: 1})
+	require.Equal(t, http.StatusBadRequest, code)
+	require.Contains(t, string(b), "not both")
+	code, b = post(UploadRequest{Owner: owner, Ciphertext: one.Ciphertext, Proof: one.Proof, CType: 1}) // the one-input shorthand
+	require.Equal(t, http.StatusOK, code, string(b))
+}
+
+// TestReplicatedInts: every slot holds the value, for each preset size.
+func TestReplicatedInts(t *testing.T) {
+	p := apiCommitteeParams(t)
+	v := ReplicatedInts(p, -7)
+	require.Len(t, v, p.Slots())
+	for _, x := range v {
+		require.Equal(t, int64(-7), x)
+	}
+}
+
+func apiCommitteeParams(t *testing.T) *fhe.Params {
+	pr, err := fhe.PresetByName("InsecureBGVN10")
+	require.NoError(t, err)
+	p, err := fhe.NewParams(pr.ID)
+	require.NoError(t, err)
+	return p
+}
