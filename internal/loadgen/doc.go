@@ -14,7 +14,7 @@
 //  1. inputs: each account, concurrently with the others, encrypts its
 //     requests' random in-range attributes under the committee key with a
 //     proof of plaintext knowledge (examples/fheclient), uploads them for an
-//     attestation and registers the handles (FHEInput.register), keeping up
+//     attestation for the set and registers it (FHEInput.registerBatch), keeping up
 //     to InFlight transactions in flight (explicit nonces, one receipt wait
 //     per window);
 //  2. evaluate → verdict: every account sends its FHEPolicy.evaluate

@@ -73,26 +73,25 @@ func (g *gen) sendInputs(ctx context.Context, a *account, mine []*request) error
 	return w.flush(ctx)
 }
 
-// registerInputs uploads the request's inputs for attestations and sends
-// their registrations; it returns the transactions. This is the one place
-// that knows how inputs reach the chain (today one upload and one
-// FHEInput.register per input, through examples/fheclient).
+// registerInputs uploads the request's inputs as one set (each value
+// replicated in every slot, one proof each, one quorum attestation for the
+// set) and sends one FHEInput.registerBatch for them; it returns the
+// transactions. This is the one place that knows how inputs reach the chain
+// (through examples/fheclient).
 func (g *gen) registerInputs(ctx context.Context, a *account, r *request) ([]common.Hash, error) {
-	r.handles = make([][32]byte, len(r.vals))
-	hs := make([]common.Hash, len(r.vals))
-	for i, v := range r.vals {
-		at, err := g.api.Upload(ctx, v, a.addr)
-		if err != nil {
-			return nil, err
-		}
-		r.handles[i] = at.Handle
-		if hs[i], err = g.transact(a, func(o *bind.TransactOpts) (*types.Transaction, error) {
-			return g.input.Register(o, at.Handle, at.Owner, at.Preset, at.CType, at.Signature, at.Signers)
-		}); err != nil {
-			return nil, fmt.Errorf("FHEInput.register: %w", err)
-		}
+	at, err := g.api.Upload(ctx, a.addr, r.vals...)
+	if err != nil {
+		return nil, err
 	}
-	return hs, nil
+	if len(at.Handles) != len(r.vals) {
+		return nil, fmt.Errorf("committee attested %d handles for %d inputs", len(at.Handles), len(r.vals))
+	}
+	r.handles = at.Handles
+	h, err := g.transact(a, func(o *bind.TransactOpts) (*types.Transaction, error) { return at.Register(o, g.input) })
+	if err != nil {
+		return nil, fmt.Errorf("FHEInput.registerBatch: %w", err)
+	}
+	return []common.Hash{h}, nil
 }
 
 // sendEvaluates is phase 2 for one account: FHEPolicy.evaluate for each of
