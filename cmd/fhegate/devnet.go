@@ -206,6 +206,9 @@ func startDevnet(ctx context.Context, log *zap.Logger, o devnetOptions) (*devnet
 // cancelled or the devnet closes, and waits (up to 10 s) for its client
 // API address.
 func (d *devnet) serveCommittee(ctx context.Context, log *zap.Logger, committee DevCommittee, cleanup *[]func()) {
+	// A warm start (--datadir) finds the last run's address: remove it so
+	// that waitCommitteeAPI sees this run's.
+	_ = os.Remove(filepath.Join(d.dataDir, "committee", "api.addr"))
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	wg.Add(1)
