@@ -25,6 +25,22 @@ func (d Direction) String() string {
 	return "forward"
 }
 
+// MarshalText writes "forward" or "inverse" (JSON of shapes and reports).
+func (d Direction) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
+
+// UnmarshalText reads "forward" or "inverse".
+func (d *Direction) UnmarshalText(b []byte) error {
+	switch string(b) {
+	case "forward":
+		*d = Forward
+	case "inverse":
+		*d = Inverse
+	default:
+		return fmt.Errorf("%w: direction %q", ErrBadBatch, b)
+	}
+	return nil
+}
+
 // MinN is the smallest ring degree the backends handle. Below it Lattigo uses
 // a different (non-unrolled) lazy-reduction schedule; the dispatcher leaves
 // such rings to Lattigo.

@@ -74,3 +74,31 @@ func LatticeNTT(dir Direction, p *Params, src, dst []uint64) {
 	}
 	ring.NTTStandard(src, dst, p.N, p.Q, p.MRedConstant, p.BRedConstant, p.RootsForward)
 }
+
+// NTTMulti implements MultiBackend: every (modulus, polynomial) of b on the
+// worker pool at once. With b.Lazy it runs Lattigo's lazy transforms
+// (NTTStandardLazy / INTTStandardLazy, what SubRing.NTTLazy / INTTLazy run),
+// so its output is byte-identical to Lattigo's in both modes.
+func (c *CPU) NTTMulti(b *Batch) error {
+	if err := CheckMulti(b); err != nil {
+		return err
+	}
+	ParallelJobs(b, c.Workers, func(i, k int) {
+		l := b.Limbs[i]
+		LatticeNTTMode(b.Dir, b.Lazy, l.P, l.Src[k], l.Dst[k])
+	})
+	return nil
+}
+
+// LatticeNTTMode is LatticeNTT, or with lazy Lattigo's lazy transform
+// (SubRing.NTTLazy / SubRing.INTTLazy).
+func LatticeNTTMode(dir Direction, lazy bool, p *Params, src, dst []uint64) {
+	switch {
+	case !lazy:
+		LatticeNTT(dir, p, src, dst)
+	case dir == Inverse:
+		ring.INTTStandardLazy(src, dst, p.N, p.NInv, p.Q, p.MRedConstant, p.RootsBackward)
+	default:
+		ring.NTTStandardLazy(src, dst, p.N, p.Q, p.MRedConstant, p.RootsForward)
+	}
+}

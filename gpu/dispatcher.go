@@ -81,6 +81,7 @@ type Dispatcher struct {
 	batches, transforms  atomic.Uint64
 	routed               atomic.Uint64
 	sizes                sizeHistogram
+	shapes               shapeCounter
 }
 
 // NewDispatcher arms the accelerator (if any) by SelfTest and decides which
@@ -89,7 +90,7 @@ type Dispatcher struct {
 func NewDispatcher(o Options) *Dispatcher {
 	d := &Dispatcher{
 		log:      o.Log,
-		cpu:      NewCPU(),
+		cpu:      &CPU{Workers: 1}, // serial, as the engine's own unrouted transforms
 		tableSrc: o.TableSource,
 		rawTable: o.Table,
 		force:    o.ForceThreshold,
@@ -133,23 +134,25 @@ func NewDispatcher(o Options) *Dispatcher {
 	return d
 }
 
-// threshold returns the smallest batch routed to the accelerator for N.
-func (d *Dispatcher) threshold(n int) int {
+// thresholdFor returns the smallest B (polynomials per modulus) from which
+// a batch of shape s (s.B ignored) goes to the accelerator; 0: never.
+func (d *Dispatcher) thresholdFor(s Shape) int {
 	if !d.armed {
 		return 0
 	}
 	if d.force > 0 {
 		return d.force
 	}
-	if b, ok := d.table.Crossover(n); ok {
+	if b, ok := d.table.Route(s); ok {
 		return b
 	}
 	return 0
 }
 
-// Threshold reports the batch size from which N routes to the accelerator (ok=false: never).
-func (d *Dispatcher) Threshold(n int) (int, bool) {
-	b := d.threshold(n)
+// Threshold reports the batch size (polynomials per modulus) from which
+// batches of shape s route to the accelerator (ok=false: never).
+func (d *Dispatcher) Threshold(s Shape) (int, bool) {
+	b := d.thresholdFor(s)
 	return b, b > 0
 }
 
@@ -207,6 +210,9 @@ func (d *Dispatcher) ResetRouterStats() {
 		d.sizes.n[i].Store(0)
 	}
 }
+
+// ResetShapes forgets the batch shapes counted so far (Shapes).
+func (d *Dispatcher) ResetShapes() { d.shapes.reset() }
 
 // maxTrackedBatch bounds the exact part of the batch-size histogram; larger
 // batches are counted as maxTrackedBatch.
@@ -314,12 +320,14 @@ func (d *Dispatcher) paramsOf(s *ring.SubRing) *Params {
 	return p
 }
 
-// Transform implements engine.Router. The batch is split by modulus; each
-// modulus's B transforms go to the armed accelerator iff B reaches the
-// threshold for N (crossover table, or the forced threshold), else they run
-// Lattigo's own per-limb transform (NTTLazy/INTTLazy where the engine asked
-// for lazy). Nothing waits for other callers: a batch is what the engine
-// formed.
+// Transform implements engine.Router. The batch is grouped by modulus into
+// one multi-modulus Batch (B polynomials × L moduli) and routed whole by its
+// shape (N, L, B = the largest group, direction): to the armed accelerator
+// iff the table's entry for that shape (or the forced threshold) says
+// B ≥ crossover, else Lattigo's own per-limb transform
+// (NTTLazy/INTTLazy where the engine asked for lazy). Jobs on SubRings no
+// backend handles (conjugate-invariant, N < MinN) always run Lattigo's.
+// Nothing waits for other callers: a batch is what the engine formed.
 func (d *Dispatcher) Transform(inverse, lazy bool, jobs []engine.Job) {
 	n := uint64(len(jobs))
 	if n == 0 {
@@ -328,125 +336,204 @@ func (d *Dispatcher) Transform(inverse, lazy bool, jobs []engine.Job) {
 	d.batches.Add(1)
 	d.transforms.Add(n)
 	d.sizes.record(len(jobs))
-	if !d.routing.Load() {
-		engine.RunLattigo(inverse, lazy, jobs)
-		d.cpuStats.batches.Add(1)
-		d.cpuStats.polys.Add(n)
-		return
-	}
 	dir := Forward
 	if inverse {
 		dir = Inverse
 	}
-	// Group by SubRing in order of first appearance.
-	type group struct {
-		s   *ring.SubRing
-		idx []int
-	}
-	var groups []group
-	at := map[*ring.SubRing]int{}
-	for i, j := range jobs {
-		g, ok := at[j.S]
-		if !ok {
-			g = len(groups)
-			at[j.S] = g
-			groups = append(groups, group{s: j.S})
+	if !d.routing.Load() {
+		// Fast path: count the shape without building the Batch.
+		if s, ok := shapeOf(dir, jobs); ok {
+			d.shapes.record(s)
 		}
-		groups[g].idx = append(groups[g].idx, i)
+		d.runLattigo(inverse, lazy, jobs)
+		return
 	}
-	for _, g := range groups {
-		if p := d.paramsOf(g.s); p != nil {
-			if t := d.threshold(p.N); t > 0 && len(g.idx) >= t {
-				src := make([][]uint64, len(g.idx))
-				dst := make([][]uint64, len(g.idx))
-				for k, i := range g.idx {
-					src[k], dst[k] = jobs[i].Src, jobs[i].Dst
+	batch, rest := d.group(dir, lazy, jobs)
+	if len(batch.Limbs) > 0 {
+		d.shapes.record(batch.Shape())
+	}
+	if len(batch.Limbs) > 0 {
+		if t := d.thresholdFor(batch.Shape()); t > 0 && batch.Shape().B >= t && CheckMulti(batch) == nil {
+			if handled, onAccel := d.accelerate(batch); handled {
+				if onAccel {
+					d.routed.Add(uint64(batch.Polys()))
 				}
-				if CheckBatch(p, src, dst) == nil {
-					if handled, onAccel := d.accelerate(dir, p, src, dst); handled {
-						if onAccel {
-							d.routed.Add(uint64(len(g.idx)))
-						}
-						continue
-					}
-				}
+				d.runLattigo(inverse, lazy, rest)
+				return
 			}
 		}
-		sub := make([]engine.Job, len(g.idx))
-		for k, i := range g.idx {
-			sub[k] = jobs[i]
-		}
-		engine.RunLattigo(inverse, lazy, sub)
-		d.cpuStats.batches.Add(1)
-		d.cpuStats.polys.Add(uint64(len(sub)))
 	}
+	d.runLattigo(inverse, lazy, jobs)
 }
 
-// accelerate runs one batch on the armed accelerator. The first batch of
-// every (N, q) is also computed on the CPU and compared; a mismatch turns the
-// accelerator off for that (N, q) for the life of the dispatcher. It returns
-// handled=false, with dst untouched, when the caller must compute on the
-// CPU; onAccel reports whether dst holds the accelerator's output (false
-// when a first-use mismatch left the CPU result there).
-func (d *Dispatcher) accelerate(dir Direction, p *Params, src, dst [][]uint64) (handled, onAccel bool) {
+// shapeOf is the shape of an engine batch (Batch.Shape of the batch group
+// would build), computed without allocating for up to 64 moduli; ok is
+// false beyond that or for rings below MinN.
+func shapeOf(dir Direction, jobs []engine.Job) (Shape, bool) {
+	var subs [64]*ring.SubRing
+	var cnt [64]int
+	l := 0
+	for _, j := range jobs {
+		i := 0
+		for i < l && subs[i] != j.S {
+			i++
+		}
+		if i == l {
+			if l == len(subs) {
+				return Shape{}, false
+			}
+			subs[l] = j.S
+			l++
+		}
+		cnt[i]++
+	}
+	n := jobs[0].S.N
+	if n < MinN {
+		return Shape{}, false
+	}
+	s := Shape{Moduli: l, Dir: dir}
+	for m := n; m > 1; m >>= 1 {
+		s.LogN++
+	}
+	for _, c := range cnt[:l] {
+		s.B = max(s.B, c)
+	}
+	return s, true
+}
+
+func (d *Dispatcher) runLattigo(inverse, lazy bool, jobs []engine.Job) {
+	if len(jobs) == 0 {
+		return
+	}
+	engine.RunLattigo(inverse, lazy, jobs)
+	d.cpuStats.batches.Add(1)
+	d.cpuStats.polys.Add(uint64(len(jobs)))
+}
+
+// group turns the engine's jobs into one multi-modulus Batch (limbs in
+// order of first appearance) plus the jobs no backend handles.
+func (d *Dispatcher) group(dir Direction, lazy bool, jobs []engine.Job) (*Batch, []engine.Job) {
+	b := &Batch{Dir: dir, Lazy: lazy}
+	var rest []engine.Job
+	at := map[*ring.SubRing]int{}
+	for _, j := range jobs {
+		i, ok := at[j.S]
+		if !ok {
+			p := d.paramsOf(j.S)
+			if p == nil {
+				rest = append(rest, j)
+				continue
+			}
+			i = len(b.Limbs)
+			at[j.S] = i
+			b.Limbs = append(b.Limbs, Limb{P: p})
+		}
+		b.Limbs[i].Src = append(b.Limbs[i].Src, j.Src)
+		b.Limbs[i].Dst = append(b.Limbs[i].Dst, j.Dst)
+	}
+	return b, rest
+}
+
+// accelerate runs one batch on the armed accelerator (gpu.NTTMulti: its own
+// multi-modulus entry point or the generic adapter). The first batch that
+// holds a new (N, q) also computes that limb on the CPU and compares; a
+// mismatch turns the accelerator off for that (N, q) for the life of the
+// dispatcher, and a batch holding a disabled (N, q) runs on the CPU. It
+// returns handled=false, with src intact, when the caller must compute on
+// the CPU; onAccel reports whether every limb of dst holds the
+// accelerator's output (false when a first-use mismatch left the CPU result
+// there).
+func (d *Dispatcher) accelerate(b *Batch) (handled, onAccel bool) {
+	refs := make([][][]uint64, len(b.Limbs)) // CPU results of first-use limbs
 	d.mu.Lock()
-	state := d.verified[p.Key()]
-	d.mu.Unlock()
-	if state < 0 {
-		return false, false
-	}
-	var ref [][]uint64
-	if state == 0 {
-		ref = make([][]uint64, len(src))
-		for i := range ref {
-			ref[i] = make([]uint64, p.N)
-		}
-		if err := d.cpu.NTT(dir, p, src, ref); err != nil {
+	for i, l := range b.Limbs {
+		switch d.verified[l.P.Key()] {
+		case -1:
+			d.mu.Unlock()
 			return false, false
+		case 0:
+			refs[i] = [][]uint64{}
 		}
 	}
-	if err := d.accel.NTT(dir, p, src, dst); err != nil {
+	d.mu.Unlock()
+	for i, l := range b.Limbs {
+		if refs[i] == nil {
+			continue
+		}
+		refs[i] = make([][]uint64, len(l.Src))
+		for k := range l.Src {
+			refs[i][k] = make([]uint64, l.P.N)
+			LatticeNTTMode(b.Dir, b.Lazy, l.P, l.Src[k], refs[i][k])
+		}
+	}
+	if err := NTTMulti(d.accel, b); err != nil {
 		d.accelStats.fallbacks.Add(1)
 		d.log.Warn("gpu: accelerator batch failed; CPU fallback", zap.String("backend", d.accelNm),
-			zap.Int("n", p.N), zap.Int("batch", len(src)), zap.Error(err))
+			zap.Stringer("shape", b.Shape()), zap.Error(err))
 		return false, false
 	}
-	if ref != nil {
-		ok := true
-		for i := range ref {
-			if !equalU64(ref[i], dst[i]) {
-				ok = false
+	ok := true
+	for i, l := range b.Limbs {
+		if refs[i] == nil {
+			continue
+		}
+		good := true
+		for k := range refs[i] {
+			if !sameOutput(b.Lazy, l.P.Q, refs[i][k], l.Dst[k]) {
+				good = false
 			}
-			copy(dst[i], ref[i]) // the CPU result is authoritative either way
+			copy(l.Dst[k], refs[i][k]) // the CPU result is authoritative on first use
 		}
 		d.mu.Lock()
-		if ok {
-			d.verified[p.Key()] = 1
+		if good {
+			d.verified[l.P.Key()] = 1
 		} else {
-			d.verified[p.Key()] = -1
+			d.verified[l.P.Key()] = -1
 		}
 		d.mu.Unlock()
-		if !ok {
+		if !good {
+			ok = false
 			d.accelStats.fallbacks.Add(1)
 			d.log.Error("gpu: accelerator output differs from Lattigo; disabled for this modulus",
-				zap.String("backend", d.accelNm), zap.Int("n", p.N), zap.Uint64("q", p.Q), zap.Stringer("dir", dir))
-			return true, false
+				zap.String("backend", d.accelNm), zap.Int("n", l.P.N), zap.Uint64("q", l.P.Q), zap.Stringer("dir", b.Dir))
 		}
 	}
+	if !ok {
+		return true, false
+	}
 	d.accelStats.batches.Add(1)
-	d.accelStats.polys.Add(uint64(len(src)))
+	d.accelStats.polys.Add(uint64(b.Polys()))
 	return true, true
 }
 
-// RouteBatch transforms an explicit batch of one (N, q), routed exactly as
-// an engine batch with B transforms of that modulus would be: accelerator iff armed and
-// len(src) ≥ threshold(N), else the CPU backend. It returns the backend used.
-func (d *Dispatcher) RouteBatch(dir Direction, p *Params, src, dst [][]uint64) (string, error) {
-	if err := CheckBatch(p, src, dst); err != nil {
+// sameOutput compares an accelerator's output with the CPU's: byte equality
+// for reduced transforms; for lazy ones, congruence mod q with the
+// accelerator's word in [0, 2q) (Lattigo's own lazy bound).
+func sameOutput(lazy bool, q uint64, ref, got []uint64) bool {
+	if !lazy {
+		return equalU64(ref, got)
+	}
+	if len(ref) != len(got) {
+		return false
+	}
+	for i := range ref {
+		if got[i] >= 2*q || got[i]%q != ref[i]%q {
+			return false
+		}
+	}
+	return true
+}
+
+// RouteMulti transforms an explicit multi-modulus batch, routed exactly as
+// an engine batch of that shape would be: accelerator iff armed and
+// b.Shape().B ≥ the threshold for the shape, else the CPU backend. It
+// returns the backend used.
+func (d *Dispatcher) RouteMulti(b *Batch) (string, error) {
+	if err := CheckMulti(b); err != nil {
 		return "", err
 	}
-	if t := d.threshold(p.N); t > 0 && len(src) >= t {
-		if handled, onAccel := d.accelerate(dir, p, src, dst); handled {
+	if t := d.thresholdFor(b.Shape()); t > 0 && b.Shape().B >= t {
+		if handled, onAccel := d.accelerate(b); handled {
 			if onAccel {
 				return d.accelNm, nil
 			}
@@ -454,8 +541,16 @@ func (d *Dispatcher) RouteBatch(dir Direction, p *Params, src, dst [][]uint64) (
 		}
 	}
 	d.cpuStats.batches.Add(1)
-	d.cpuStats.polys.Add(uint64(len(src)))
-	return CPUName, d.cpu.NTT(dir, p, src, dst)
+	d.cpuStats.polys.Add(uint64(b.Polys()))
+	return CPUName, d.cpu.NTTMulti(b)
+}
+
+// RouteBatch is RouteMulti for a batch of one modulus.
+func (d *Dispatcher) RouteBatch(dir Direction, p *Params, src, dst [][]uint64) (string, error) {
+	if err := CheckBatch(p, src, dst); err != nil {
+		return "", err
+	}
+	return d.RouteMulti(&Batch{Dir: dir, Limbs: []Limb{{P: p, Src: src, Dst: dst}}})
 }
 
 func equalU64(a, b []uint64) bool {

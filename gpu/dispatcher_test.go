@@ -188,22 +188,17 @@ func TestBelowThresholdStaysOnCPU(t *testing.T) {
 	require.Zero(t, d.RouterStats().Routed)
 }
 
-// TestBatchSplitByModulus: one engine batch over two moduli reaches the
-// accelerator as one call per modulus, each with that modulus's polynomials;
-// a modulus whose share is below the crossover stays on the CPU.
-func TestBatchSplitByModulus(t *testing.T) {
-	f := &fake{}
-	fp := gpu.FingerprintOf(f)
-	tab := &gpu.Table{Version: 1, Fingerprint: fp, Entries: []gpu.Entry{{LogN: 10, Crossover: intp(3)}}}
-	d := gpu.NewDispatcher(gpu.Options{Log: zaptest.NewLogger(t), Accelerator: f, Table: tab})
-	f.reset()
+// twoModuliJobs builds one engine batch over two moduli of N=2^10: three
+// polynomials on the first, two on the second, interleaved, and Lattigo's
+// forward NTT of each.
+func twoModuliJobs(t *testing.T) ([]engine.Job, [][]uint64) {
 	primes := gpu.SelfTestPrimes()
 	r, err := ring.NewRing(1<<10, primes[:2])
 	require.NoError(t, err)
 	s0, s1 := r.SubRings[0], r.SubRings[1]
 	var jobs []engine.Job
 	var want [][]uint64
-	for i := 0; i < 5; i++ { // 3 on s0, 2 on s1, interleaved
+	for i := 0; i < 5; i++ {
 		s := s0
 		if i%2 == 1 {
 			s = s1
@@ -212,18 +207,50 @@ func TestBatchSplitByModulus(t *testing.T) {
 		want = append(want, lattigoNTT(s, gpu.Forward, x))
 		jobs = append(jobs, engine.Job{S: s, Src: x, Dst: x})
 	}
-	d.Transform(false, true, jobs) // lazy: outputs are only defined mod q
-	for i := range jobs {
-		q := jobs[i].S.Modulus
-		for k, v := range jobs[i].Dst {
-			require.Equal(t, want[i][k], v%q, "job %d coefficient %d", i, k)
-		}
+	return jobs, want
+}
+
+// TestBatchRoutedByShape: one engine batch over two moduli is one
+// multi-modulus batch of shape (N=2^10, L=2, B=3): routed whole when B
+// reaches the crossover of that shape (the fake has no NTTMulti, so the
+// generic adapter calls it once per modulus), left whole on the CPU when not.
+func TestBatchRoutedByShape(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		entries   []gpu.Entry
+		wantSizes []int
+		routed    uint64
+	}{
+		{"v1 entry, B=3 ≥ 3", []gpu.Entry{{LogN: 10, Crossover: intp(3)}}, []int{3, 2}, 5},
+		{"v1 entry, B=3 < 4", []gpu.Entry{{LogN: 10, Crossover: intp(4)}}, nil, 0},
+		{"shape entry for L=2 forward", []gpu.Entry{{LogN: 10, Moduli: 2, Dir: "forward", Crossover: intp(2)}}, []int{3, 2}, 5},
+		{"shape entry for inverse only", []gpu.Entry{{LogN: 10, Moduli: 2, Dir: "inverse", Crossover: intp(1)}}, nil, 0},
+		{"nearest moduli (3) says never", []gpu.Entry{{LogN: 10, Moduli: 3}, {LogN: 10, Moduli: 4, Crossover: intp(1)}}, nil, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := &fake{}
+			tab := &gpu.Table{Version: 2, Fingerprint: gpu.FingerprintOf(f), Entries: tc.entries}
+			require.NoError(t, tab.Validate())
+			d := gpu.NewDispatcher(gpu.Options{Log: zaptest.NewLogger(t), Accelerator: f, Table: tab})
+			f.reset()
+			jobs, want := twoModuliJobs(t)
+			d.Transform(false, true, jobs) // lazy: outputs are only defined mod q
+			for i := range jobs {
+				q := jobs[i].S.Modulus
+				for k, v := range jobs[i].Dst {
+					require.Equal(t, want[i][k], v%q, "job %d coefficient %d", i, k)
+				}
+			}
+			require.Equal(t, tc.wantSizes, f.batchSizes())
+			rs := d.RouterStats()
+			require.Equal(t, uint64(5), rs.Transforms)
+			require.Equal(t, tc.routed, rs.Routed)
+			require.Equal(t, 5, rs.MedianBatch)
+			shapes, other := d.Shapes()
+			require.Zero(t, other)
+			require.Equal(t, []gpu.ShapeCount{{Shape: gpu.Shape{LogN: 10, Moduli: 2, B: 3, Dir: gpu.Forward}, Batches: 1}}, shapes)
+		})
 	}
-	require.Equal(t, []int{3}, f.batchSizes())
-	rs := d.RouterStats()
-	require.Equal(t, uint64(5), rs.Transforms)
-	require.Equal(t, uint64(3), rs.Routed)
-	require.Equal(t, 5, rs.MedianBatch)
 }
 
 // TestLazyOnCPUIsLattigoLazy: with nothing armed, a lazy batch runs
@@ -349,4 +376,22 @@ func TestResetRouterStats(t *testing.T) {
 	require.Equal(t, gpu.RouterStats{Batches: 1, Transforms: 2, MedianBatch: 2, P95Batch: 2}, d.RouterStats())
 	d.ResetRouterStats()
 	require.Equal(t, gpu.RouterStats{}, d.RouterStats())
+}
+
+// TestShapesCountedWithoutRouting: a CPU-only dispatcher still counts the
+// engine's shapes (what calibrate must measure), through the allocation-free
+// path, with the same shape the routing path would compute.
+func TestShapesCountedWithoutRouting(t *testing.T) {
+	d := gpu.NewDispatcher(gpu.Options{Log: zaptest.NewLogger(t)})
+	jobs, want := twoModuliJobs(t)
+	d.Transform(false, false, jobs)
+	for i := range jobs {
+		require.Equal(t, want[i], jobs[i].Dst)
+	}
+	shapes, other := d.Shapes()
+	require.Zero(t, other)
+	require.Equal(t, []gpu.ShapeCount{{Shape: gpu.Shape{LogN: 10, Moduli: 2, B: 3, Dir: gpu.Forward}, Batches: 1}}, shapes)
+	d.ResetShapes()
+	shapes, _ = d.Shapes()
+	require.Empty(t, shapes)
 }

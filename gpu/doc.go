@@ -40,11 +40,14 @@
 //     Install calls engine.SetRouter — upstream Lattigo has no ring hook, and
 //     a per-limb hook never formed a batch). The engine hands it whole
 //     batches: every per-limb transform of one key-switch step, all
-//     decomposition digits × all moduli of Q∪P. The dispatcher splits a batch
-//     by modulus and sends a modulus's B transforms to the accelerator iff
-//     the accelerator is armed and B ≥ crossover(N) from the Table;
-//     otherwise it runs Lattigo's own per-limb transform (NTTLazy/INTTLazy
-//     where the engine asked for lazy ones). No caller ever waits for a batch
+//     decomposition digits × all moduli of Q∪P. The dispatcher groups a
+//     batch by modulus into one multi-modulus Batch (B polynomials × L
+//     moduli; Backend.NTT is one modulus, MultiBackend.NTTMulti the whole
+//     batch, NTTMulti adapts any backend) and sends it whole to the
+//     accelerator iff the accelerator is armed and B ≥ the crossover the
+//     Table gives for its shape (N, L, direction); otherwise it runs
+//     Lattigo's own per-limb transform (NTTLazy/INTTLazy where the engine
+//     asked for lazy ones). No caller ever waits for a batch
 //     that will not form. RouterStats counts transforms seen and routed and
 //     the median and p95 batch size.
 //   - Lazy batches: the engine consumes them only through lazy Montgomery
@@ -55,8 +58,8 @@
 //     Lattigo on random vectors; the first accelerated batch of every new
 //     (N, q) is additionally checked against the CPU before its result is used.
 //   - The Table (configs/crossover.json, written by `fhegate calibrate`) holds
-//     the device fingerprint and, per N, the measured speedup ladder and the
-//     crossover. A missing, invalid or foreign table means CPU only.
+//     the device fingerprint and, per shape (N, moduli, direction), the
+//     measured speedup ladder over B and the crossover. A missing, invalid or foreign table means CPU only.
 //
 // Because every route produces the same bytes, routing never affects
 // consensus: it is a pure performance decision.

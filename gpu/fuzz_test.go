@@ -11,6 +11,7 @@ import (
 func FuzzParseTable(f *testing.F) {
 	f.Add([]byte(`{"version":1,"fingerprint":{},"entries":[]}`))
 	f.Add([]byte(`{"version":1,"fingerprint":{"backend":"opencl","device":"d","driver":"v","host_cpu":"c"},"entries":[{"log_n":10,"crossover":8,"ladder":[{"b":8,"cpu_ns":80,"accel_ns":40,"speedup":2}]}]}`))
+	f.Add([]byte(`{"version":2,"fingerprint":{"backend":"native"},"entries":[{"log_n":14,"moduli":6,"dir":"forward","crossover":2,"ladder":[]},{"log_n":14,"moduli":6,"dir":"inverse","crossover":null,"ladder":[]}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		tab, err := gpu.ParseTable(data)
 		if err != nil {
@@ -29,6 +30,16 @@ func FuzzParseTable(f *testing.F) {
 			b2, ok2 := again.Crossover(1 << logN)
 			if b1 != b2 || ok1 != ok2 {
 				t.Fatalf("routing changed at 2^%d", logN)
+			}
+			for _, l := range []int{1, 2, 7, gpu.MaxModuli} {
+				for _, dir := range []gpu.Direction{gpu.Forward, gpu.Inverse} {
+					sh := gpu.Shape{LogN: logN, Moduli: l, B: 1, Dir: dir}
+					b1, ok1 := tab.Route(sh)
+					b2, ok2 := again.Route(sh)
+					if b1 != b2 || ok1 != ok2 {
+						t.Fatalf("shape routing changed at %v", sh)
+					}
+				}
 			}
 		}
 	})

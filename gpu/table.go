@@ -12,11 +12,18 @@ import (
 	"go.uber.org/zap"
 )
 
-// TableVersion is the crossover table schema version this build reads and writes.
-const TableVersion = 1
+// TableVersion is the crossover table schema version this build writes:
+// version 2 keys entries by shape (N, moduli, direction). Version 1 tables
+// (one entry per N, any moduli, any direction) are still read.
+const TableVersion = 2
+
+// minTableVersion is the oldest schema this build reads.
+const minTableVersion = 1
 
 // Table is the crossover table (configs/crossover.json): measured on one
-// device, it says from which batch size B the accelerator beats the CPU, per N.
+// device, it says from which batch size B (polynomials per modulus) the
+// accelerator beats the CPU, per shape (N, number of moduli, direction) —
+// the shapes fhegate's engine hands over in one multi-modulus batch.
 type Table struct {
 	Version     int         `json:"version"`
 	Fingerprint Fingerprint `json:"fingerprint"`
@@ -42,16 +49,21 @@ func FingerprintOf(b Backend) Fingerprint {
 	return Fingerprint{Backend: b.Name(), Device: i.Device, Driver: i.Driver, HostCPU: HostCPU()}
 }
 
-// Entry is the measurement for one ring degree N = 2^LogN.
+// Entry is the measurement for one shape: ring degree N = 2^LogN, Moduli
+// limbs per batch (0: any — version 1 tables) and direction Dir ("forward",
+// "inverse", or "": any).
 type Entry struct {
-	LogN int `json:"log_n"`
+	LogN   int    `json:"log_n"`
+	Moduli int    `json:"moduli,omitempty"`
+	Dir    string `json:"dir,omitempty"`
 	// Crossover is the smallest B from which the accelerator was faster at
 	// every measured B' ≥ B; nil means never (route everything to the CPU).
 	Crossover *int   `json:"crossover"`
 	Ladder    []Cell `json:"ladder"`
 }
 
-// Cell is one measured batch size: best-of-k wall time of one forward batch.
+// Cell is one measured batch size: best-of-k wall time of one batch of B
+// polynomials per modulus × the entry's moduli, in the entry's direction.
 type Cell struct {
 	B       int     `json:"b"`
 	CPUNs   float64 `json:"cpu_ns"`
@@ -89,21 +101,32 @@ func (t *Table) Validate() error {
 	bad := func(format string, a ...any) error {
 		return fmt.Errorf("%w: "+format, append([]any{ErrTableInvalid}, a...)...)
 	}
-	if t.Version != TableVersion {
-		return bad("version %d, this build reads %d", t.Version, TableVersion)
+	if t.Version < minTableVersion || t.Version > TableVersion {
+		return bad("version %d, this build reads %d…%d", t.Version, minTableVersion, TableVersion)
 	}
 	if t.Fingerprint.Backend == "" && len(t.Entries) > 0 {
 		return bad("entries without a fingerprint backend")
 	}
-	prev := 0
+	prev := [3]int{}
 	for i, e := range t.Entries {
 		if e.LogN < 4 || e.LogN > MaxLogN {
 			return bad("entry %d: log_n %d out of [4, %d]", i, e.LogN, MaxLogN)
 		}
-		if e.LogN <= prev {
-			return bad("entry %d: log_n %d not strictly increasing", i, e.LogN)
+		if e.Moduli < 0 || e.Moduli > MaxModuli {
+			return bad("entry %d: moduli %d out of [0, %d]", i, e.Moduli, MaxModuli)
 		}
-		prev = e.LogN
+		dr, ok := dirRank[e.Dir]
+		if !ok {
+			return bad("entry %d: dir %q (want forward, inverse or empty)", i, e.Dir)
+		}
+		if t.Version == 1 && (e.Moduli != 0 || e.Dir != "") {
+			return bad("entry %d: moduli/dir need version 2", i)
+		}
+		key := [3]int{e.LogN, e.Moduli, dr}
+		if i > 0 && !lessKey(prev, key) {
+			return bad("entry %d: (log_n, moduli, dir) = (%d, %d, %q) not strictly increasing", i, e.LogN, e.Moduli, e.Dir)
+		}
+		prev = key
 		if e.Crossover != nil && (*e.Crossover < 1 || *e.Crossover > 1<<20) {
 			return bad("log_n %d: crossover %d out of [1, 2^20]", e.LogN, *e.Crossover)
 		}
@@ -126,9 +149,21 @@ func (t *Table) Validate() error {
 	return nil
 }
 
-// Crossover returns the routing threshold for ring degree n: batches of at
-// least B go to the accelerator. ok is false when the table has no crossover
-// for n (CPU only).
+var dirRank = map[string]int{"": 0, "forward": 1, "inverse": 2}
+
+func lessKey(a, b [3]int) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return a[i] < b[i]
+		}
+	}
+	return false
+}
+
+// Crossover returns the routing threshold of the first entry for ring
+// degree n (a version 1 table's only one): batches of at least B go to the
+// accelerator. ok is false when that entry has no crossover (CPU only).
+// Routing uses Route, which also matches moduli and direction.
 func (t *Table) Crossover(n int) (b int, ok bool) {
 	if t == nil {
 		return 0, false
@@ -144,7 +179,51 @@ func (t *Table) Crossover(n int) (b int, ok bool) {
 	return *t.Entries[i].Crossover, true
 }
 
-// HasCrossover reports whether any N routes to the accelerator.
+// EntryFor returns the entry that governs shape s, or nil: among the
+// entries of s's N whose direction is s.Dir or any, the one whose moduli
+// count is nearest s.Moduli (an entry for any moduli counts as farthest;
+// ties go to the direction-specific entry, then to fewer moduli).
+func (t *Table) EntryFor(s Shape) *Entry {
+	if t == nil {
+		return nil
+	}
+	var best *Entry
+	bestScore := 0
+	for i := range t.Entries {
+		e := &t.Entries[i]
+		if e.LogN != s.LogN || (e.Dir != "" && e.Dir != s.Dir.String()) {
+			continue
+		}
+		dist := MaxModuli + 1
+		if e.Moduli > 0 {
+			dist = e.Moduli - s.Moduli
+			if dist < 0 {
+				dist = -dist
+			}
+		}
+		score := 2 * dist
+		if e.Dir == "" {
+			score++
+		}
+		if best == nil || score < bestScore {
+			best, bestScore = e, score
+		}
+	}
+	return best
+}
+
+// Route returns the routing threshold for shape s (EntryFor's crossover):
+// a batch of that shape with s.B ≥ the threshold goes to the accelerator.
+// ok is false when no entry governs s or it has no crossover (CPU only).
+func (t *Table) Route(s Shape) (b int, ok bool) {
+	e := t.EntryFor(s)
+	if e == nil || e.Crossover == nil {
+		return 0, false
+	}
+	return *e.Crossover, true
+}
+
+// HasCrossover reports whether any shape routes to the accelerator.
 func (t *Table) HasCrossover() bool {
 	if t == nil {
 		return false
@@ -166,14 +245,20 @@ func (t *Table) Marshal() ([]byte, error) {
 	return append(b, '\n'), nil
 }
 
+// MinSpeedup is the margin DeriveCrossover asks of the accelerator: a cell
+// counts as a win only if cpu/accel ≥ MinSpeedup. Cells within a few per
+// cent are noise on a loaded machine, and routing them buys nothing.
+const MinSpeedup = 1.05
+
 // DeriveCrossover picks the threshold from a ladder: the smallest measured B
-// such that the accelerator was strictly faster at B and at every larger
-// measured B. Cells without an accelerator time break the chain.
+// such that the accelerator was at least MinSpeedup× faster at B and at
+// every larger measured B. Cells without an accelerator time break the
+// chain.
 func DeriveCrossover(ladder []Cell) *int {
 	var best *int
 	for i := len(ladder) - 1; i >= 0; i-- {
 		c := ladder[i]
-		if c.AccelNs <= 0 || c.CPUNs <= 0 || c.AccelNs >= c.CPUNs {
+		if c.AccelNs <= 0 || c.CPUNs <= 0 || c.CPUNs < MinSpeedup*c.AccelNs {
 			break
 		}
 		b := c.B

@@ -27,7 +27,13 @@ func TestParseTable(t *testing.T) {
 	}{
 		{"valid", valid, true},
 		{"embedded default", string(configs.CrossoverJSON()), true},
-		{"wrong version", `{"version":2,"fingerprint":{},"entries":[]}`, false},
+		{"wrong version", `{"version":3,"fingerprint":{},"entries":[]}`, false},
+		{"v2 shapes", `{"version":2,"fingerprint":{"backend":"x"},"entries":[{"log_n":13,"moduli":2,"dir":"forward","crossover":4,"ladder":[]},{"log_n":13,"moduli":2,"dir":"inverse","crossover":null,"ladder":[]},{"log_n":13,"moduli":5,"crossover":null,"ladder":[]}]}`, true},
+		{"v1 with moduli", `{"version":1,"fingerprint":{"backend":"x"},"entries":[{"log_n":13,"moduli":2,"crossover":null,"ladder":[]}]}`, false},
+		{"bad dir", `{"version":2,"fingerprint":{"backend":"x"},"entries":[{"log_n":13,"moduli":2,"dir":"up","crossover":null,"ladder":[]}]}`, false},
+		{"shapes not increasing", `{"version":2,"fingerprint":{"backend":"x"},"entries":[{"log_n":13,"moduli":3,"crossover":null,"ladder":[]},{"log_n":13,"moduli":2,"crossover":null,"ladder":[]}]}`, false},
+		{"duplicate shape", `{"version":2,"fingerprint":{"backend":"x"},"entries":[{"log_n":13,"moduli":2,"dir":"forward","crossover":null,"ladder":[]},{"log_n":13,"moduli":2,"dir":"forward","crossover":null,"ladder":[]}]}`, false},
+		{"moduli out of range", `{"version":2,"fingerprint":{"backend":"x"},"entries":[{"log_n":13,"moduli":100000,"crossover":null,"ladder":[]}]}`, false},
 		{"unknown field", `{"version":1,"fingerprint":{},"entries":[],"threshold":3}`, false},
 		{"not json", `{"version":1,`, false},
 		{"trailing data", `{"version":1,"fingerprint":{},"entries":[]} {}`, false},
@@ -78,6 +84,7 @@ func TestDeriveCrossover(t *testing.T) {
 		{"dip above breaks chain", []gpu.Cell{c(1, 1, 0.5), c(8, 8, 9), c(64, 64, 10)}, intp(64)},
 		{"always", []gpu.Cell{c(1, 2, 1), c(2, 4, 1)}, intp(1)},
 		{"unmeasured", []gpu.Cell{c(1, 2, 0)}, nil},
+		{"within the margin is no win", []gpu.Cell{c(1, 1, 2), c(8, 8, 7), c(64, 64, 62)}, nil},
 		{"empty", nil, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) { require.Equal(t, tc.want, gpu.DeriveCrossover(tc.ladder)) })
@@ -113,5 +120,35 @@ func TestLoadTableWarnsOnce(t *testing.T) {
 			require.Nil(t, tab)
 			require.Equal(t, 1, logs.FilterLevelExact(zap.WarnLevel).Len())
 		})
+	}
+}
+
+// TestTableRoute: the entry that governs a shape is the one of its N and
+// direction with the nearest moduli count; version 1 entries match any.
+func TestTableRoute(t *testing.T) {
+	t.Parallel()
+	tab := &gpu.Table{Version: 2, Fingerprint: gpu.Fingerprint{Backend: "x"}, Entries: []gpu.Entry{
+		{LogN: 12, Crossover: intp(64)},
+		{LogN: 13, Moduli: 2, Dir: "forward", Crossover: intp(4)},
+		{LogN: 13, Moduli: 2, Dir: "inverse", Crossover: nil},
+		{LogN: 13, Moduli: 8, Crossover: intp(2)},
+	}}
+	require.NoError(t, tab.Validate())
+	for _, tc := range []struct {
+		s    gpu.Shape
+		b    int
+		ok   bool
+		name string
+	}{
+		{gpu.Shape{LogN: 13, Moduli: 2, B: 1, Dir: gpu.Forward}, 4, true, "exact forward"},
+		{gpu.Shape{LogN: 13, Moduli: 2, B: 1, Dir: gpu.Inverse}, 0, false, "exact inverse: never"},
+		{gpu.Shape{LogN: 13, Moduli: 3, B: 1, Dir: gpu.Forward}, 4, true, "nearest moduli (2)"},
+		{gpu.Shape{LogN: 13, Moduli: 6, B: 1, Dir: gpu.Inverse}, 2, true, "nearest moduli (8, any dir)"},
+		{gpu.Shape{LogN: 12, Moduli: 9, B: 1, Dir: gpu.Inverse}, 64, true, "v1-style entry matches any"},
+		{gpu.Shape{LogN: 14, Moduli: 2, B: 1, Dir: gpu.Forward}, 0, false, "no entry for N"},
+	} {
+		b, ok := tab.Route(tc.s)
+		require.Equal(t, tc.ok, ok, tc.name)
+		require.Equal(t, tc.b, b, tc.name)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"math/big"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -158,6 +159,16 @@ func TestAllocationBound(t *testing.T) {
 			tc{"aliased-setCommittee/gov/" + itoa(size), base.s.Verdict, base.gov, aliasedSetCommittee(sel, size)},
 			tc{"aliased-setCommittee/anyone/" + itoa(size), base.s.Verdict, base.carol, aliasedSetCommittee(sel, size)})
 	}
+	// submitBatch at its caps: the largest batch the calldata cap admits
+	// (16,384 items, all naming one request: decoded, charged per item,
+	// refused as duplicates) and a count word claiming 2^20 items
+	full := make([]Hash, MaxVerdictBatch)
+	one := func(int) *big.Int { return big.NewInt(1) }
+	cases = append(cases, tc{"submitBatch/max-items", base.s.Verdict, base.carol,
+		base.packBatch(base.policy, Hash{}, batchItems(full, one), make([]byte, 96), make([]byte, 1))})
+	lie := base.packBatch(base.policy, Hash{}, batchItems(full[:2], one), make([]byte, 96), make([]byte, 1))
+	copy(lie[4+6*32:4+7*32], word32(1<<20)) // requestIds length word
+	cases = append(cases, tc{"submitBatch/count-lie", base.s.Verdict, base.carol, lie})
 	for _, k := range cases {
 		t.Run(k.name, func(t *testing.T) {
 			w := base.fork(t)

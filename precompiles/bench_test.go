@@ -35,6 +35,7 @@ var benchCases = []struct{ contract, vector, method string }{
 	{"FHECRDT", "ok/stateOf", "stateOf"},
 	{"FHECRDT", "ok/requestOf", "requestOf"},
 	{"FHEVerdict", "ok/submit", "submit"},
+	{"FHEVerdict", "ok/submitBatch", "submitBatch"},
 	{"FHEVerdict", "ok/verdictOf", "verdictOf"},
 	{"FHEVerdict", "ok/committee", "committee"},
 	{"FHEVerdict", "ok/memberKey", "memberKey"},
@@ -115,6 +116,14 @@ type submitResult struct {
 	MsPerOp   float64 `json:"ms_per_op"`
 }
 
+type batchResult struct {
+	Items      int     `json:"items"`
+	Gas        uint64  `json:"gas"`
+	GasPerItem uint64  `json:"gas_per_verdict"`
+	MsPerOp    float64 `json:"ms_per_op"`
+	MgasPerS   float64 `json:"mgas_per_s"`
+}
+
 type gasReport struct {
 	Command      string         `json:"command"`
 	GoVersion    string         `json:"go"`
@@ -123,12 +132,33 @@ type gasReport struct {
 	Note         string         `json:"note"`
 	Methods      []methodResult `json:"methods"`
 	SubmitBySize []submitResult `json:"submit_by_committee_size"`
+	BatchBySize  []batchResult  `json:"submit_batch_by_size"`
+}
+
+// batchSizes are the submitBatch sizes of the report (docs/gas.md).
+var batchSizes = []int{1, 16, 64, 256, 1024}
+
+// batchCase builds a world with n pending requests of w.policy and a valid
+// submitBatch of all of them (4-member committee, 3 signers).
+func batchCase(t testing.TB, n int) (*world, caseDef) {
+	w := newWorld(t)
+	ids := w.evaluateN(n)
+	w.st.EndTransaction()
+	w.number++
+	items := batchItems(ids, func(i int) *big.Int { return big.NewInt(int64(i % 2)) })
+	dg := handle("batch-result")
+	sig, bm := w.batchSig(w.policy, dg, items, w.com, w.epoch, w.quorum()...)
+	return w, caseDef{name: "submitBatch", c: w.s.Verdict, caller: "carol", input: w.packBatch(w.policy, dg, items, sig, bm), gas: 1_000_000_000}
 }
 
 // measureOnce returns gas and the best ns/op of three rounds of reportIters
 // calls, each on a fresh fork (fork outside the timing). The machine is shared;
 // the minimum is the least disturbed estimate.
 func measureOnce(base *world, c caseDef) (uint64, float64) {
+	limit := c.gas
+	if limit == 0 {
+		limit = 10_000_000
+	}
 	from := base.accounts()[c.caller]
 	best := 0.0
 	var gas uint64
@@ -139,7 +169,7 @@ func measureOnce(base *world, c caseDef) (uint64, float64) {
 		for i := 0; i < reportIters; i++ {
 			w := base.fork(base.t)
 			start := threadCPU()
-			r := w.run(c.c, from, false, 10_000_000, c.input)
+			r := w.run(c.c, from, false, limit, c.input)
 			total += threadCPU() - start
 			if r.err != nil {
 				base.t.Fatalf("%s: %v", c.name, r.err)
@@ -194,6 +224,13 @@ func TestGasReport(t *testing.T) {
 		gas, ns := measureOnce(w, c)
 		rep.SubmitBySize = append(rep.SubmitBySize, submitResult{Committee: n, Threshold: uint32(2*n/3 + 1), Gas: gas, MsPerOp: round(ns/1e6*1000) / 1000})
 		t.Logf("submit n=%-3d %8d gas %6.3f ms", n, gas, ns/1e6)
+	}
+	for _, n := range batchSizes {
+		w, c := batchCase(t, n)
+		gas, ns := measureOnce(w, c)
+		rep.BatchBySize = append(rep.BatchBySize, batchResult{Items: n, Gas: gas, GasPerItem: gas / uint64(n),
+			MsPerOp: round(ns/1e6*1000) / 1000, MgasPerS: round(float64(gas) * 1e3 / ns)})
+		t.Logf("submitBatch n=%-4d %10d gas %8d gas/verdict %7.3f ms", n, gas, gas/uint64(n), ns/1e6)
 	}
 	b, err := json.MarshalIndent(rep, "", "  ")
 	require.NoError(t, err)

@@ -38,7 +38,36 @@ type methodSpec struct {
 	// auth, when set, authorises the caller before any argument is decoded
 	// (for methods whose authorisation does not depend on their arguments).
 	auth func(cl *call) error
-	run  handler
+	// items, when set, charges per element of a dynamic array argument
+	// from the count read from calldata, after the bounded pre-pass and
+	// before decoding: gas before work, count bounded before allocating.
+	items *itemGas
+	run   handler
+}
+
+// itemGas is a per-element charge on the array argument arg (index into
+// the method's inputs) of at most max elements.
+type itemGas struct {
+	arg int
+	max int
+	gas uint64
+}
+
+// charge reads arg's element count from data (offsets already validated by
+// checkEncoding), refuses counts above max and charges gas per element.
+func (ig *itemGas) charge(cl *call, data []byte) error {
+	off, err := word(data, uint64(32*ig.arg))
+	if err != nil {
+		return revertf("%s.%s: malformed input: %v", cl.c.name, cl.m.name, err)
+	}
+	n, err := word(data, off)
+	if err != nil {
+		return revertf("%s.%s: malformed input: %v", cl.c.name, cl.m.name, err)
+	}
+	if n == 0 || n > uint64(ig.max) {
+		return revertf("%s.%s: %d items outside [1,%d]", cl.c.name, cl.m.name, n, ig.max)
+	}
+	return cl.charge(ig.gas * n)
 }
 
 // method is a methodSpec bound to its ABI method.
@@ -152,6 +181,16 @@ func (c *call) charge(n uint64) error {
 	return nil
 }
 
+// chargeStore charges for writing key: GasWrite when the slot is still
+// zero, GasUpdate when it already holds a value (the caller's static gas paid
+// the read).
+func (c *call) chargeStore(key Hash) error {
+	if c.st.get(key).IsZero() {
+		return c.charge(GasWrite)
+	}
+	return c.charge(GasUpdate)
+}
+
 func (c *call) emit(event string, args ...any) error {
 	ev, ok := c.c.abi.Events[event]
 	if !ok {
@@ -221,6 +260,14 @@ func (c *Contract) Run(env Env, input []byte, suppliedGas uint64) (ret []byte, r
 	// lengths and offsets are checked against the input size first (decode.go)
 	if err := checkEncoding(m.abi.Inputs, in[4:]); err != nil {
 		return nil, cl.gas, revertf("%s.%s: malformed input: %v", c.name, m.name, err)
+	}
+	if m.items != nil {
+		if err := m.items.charge(cl, in[4:]); err != nil {
+			if errors.Is(err, ErrOutOfGas) {
+				return nil, 0, err
+			}
+			return nil, cl.gas, err
+		}
 	}
 	args, err := m.abi.Inputs.Unpack(in[4:])
 	if err != nil {

@@ -8,7 +8,8 @@
 //	0x02000000000000000000000000000000000000f0  FHEInput    handles + ACL, committee-attested inputs
 //	0x02000000000000000000000000000000000000f1  FHEPolicy   policy registry, evaluate → request id
 //	0x02000000000000000000000000000000000000f2  FHECRDT     encrypted CRDT states, symbolic merge, value → request id
-//	0x02000000000000000000000000000000000000f3  FHEVerdict  committee registry, verdict verification
+//	0x02000000000000000000000000000000000000f3  FHEVerdict  committee registry, verdict verification (one, or a
+//	                                                        packed batch under one aggregate), expiry
 //
 // Protocol: calls are standard Solidity ABI (4-byte selector + abi.encode of
 // the arguments; see docs/precompiles.md). Every method runs in the same order:
@@ -28,6 +29,14 @@
 // fhe/crdt/meta provide the real ones, wired by precompiles/corebackends;
 // NewSuite refuses nil backends; deterministic stand-ins for tests are in
 // precompiles/precompilestest).
+//
+// Issue 13 (verdict_batch.go): one packed evaluation decides up to Slots
+// requests of a policy; submitBatch checks one aggregate over the batch root of
+// its (request id, result) pairs and stores each verdict in one word, so a
+// verdict costs GasVerdictItem + (one pairing check)/n. evaluate prices the
+// committee's work at a target occupancy of Slots/4 and a block may book at
+// most CommitteeGasPerBlock of it (ErrQueueFull); a request without a verdict
+// after ExpiryBlocks can be expired to ResultExpired.
 //
 // Committee signatures: BLS12-381 aggregate signatures with a signer bitmap,
 // keys registered with proofs of possession (package bls; IETF

@@ -13,9 +13,26 @@ var ErrOutOfGas = errors.New("out of gas")
 // EncodeRevert(Reason) as revert data and refunds the gas not yet charged.
 type RevertError struct {
 	Reason string
+	// Err, when set, is the sentinel the revert stands for (errors.Is
+	// finds it: ErrQueueFull).
+	Err error
 }
 
 func (e *RevertError) Error() string { return "execution reverted: " + e.Reason }
+
+// Unwrap returns the sentinel behind the revert (nil for most reverts).
+func (e *RevertError) Unwrap() error { return e.Err }
+
+// ErrQueueFull is the revert of FHEPolicy.evaluate when the block already
+// holds MaxRequestsPerBlock requests: the request is not queued, no state
+// changes, and the caller may retry in a later block.
+var ErrQueueFull = errors.New("request queue full for this block")
+
+// revertWith is a revert standing for sentinel: method, sentinel's text,
+// then the details.
+func revertWith(sentinel error, method, format string, args ...any) error {
+	return &RevertError{Reason: method + ": " + sentinel.Error() + ": " + fmt.Sprintf(format, args...), Err: sentinel}
+}
 
 func revertf(format string, args ...any) error {
 	return &RevertError{Reason: fmt.Sprintf(format, args...)}

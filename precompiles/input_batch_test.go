@@ -39,7 +39,7 @@ func TestRegisterBatchRegistersAll(t *testing.T) {
 			items := inputItems(batchHandles("all", n)...)
 			sig, bm := w.attestBatch(w.carol, 1, items, w.com, w.epoch, w.quorum()...)
 			before := len(w.st.Logs)
-			w.must(w.s.Input, w.bob, "registerBatch", batchArgs(w.carol, 1, items, sig, bm)...) // a relayer may submit
+			w.must(w.s.Input, w.bob, "registerBatch", inputBatchArgs(w.carol, 1, items, sig, bm)...) // a relayer may submit
 			require.Len(t, w.st.Logs[before:], n)
 			for _, it := range items {
 				out := w.must(w.s.Input, w.bob, "handleInfo", it.Handle)
@@ -62,10 +62,10 @@ func TestRegisterBatchOwnerBound(t *testing.T) {
 	w := newWorld(t)
 	items := inputItems(batchHandles("owner", 4)...)
 	sig, bm := w.attestBatch(w.alice, 1, items, w.com, w.epoch, w.quorum()...)
-	w.mustFail(w.s.Input, w.bob, "aggregate signature does not verify", "registerBatch", batchArgs(w.bob, 1, items, sig, bm)...)
-	w.mustFail(w.s.Input, w.alice, "aggregate signature does not verify", "registerBatch", batchArgs(w.alice, 2, items, sig, bm)...) // preset bound too
+	w.mustFail(w.s.Input, w.bob, "aggregate signature does not verify", "registerBatch", inputBatchArgs(w.bob, 1, items, sig, bm)...)
+	w.mustFail(w.s.Input, w.alice, "aggregate signature does not verify", "registerBatch", inputBatchArgs(w.alice, 2, items, sig, bm)...) // preset bound too
 	w.requireUnregistered(items)
-	w.must(w.s.Input, w.alice, "registerBatch", batchArgs(w.alice, 1, items, sig, bm)...)
+	w.must(w.s.Input, w.alice, "registerBatch", inputBatchArgs(w.alice, 1, items, sig, bm)...)
 }
 
 // TestRegisterBatchProofDigestBound. Attack: the uploader registers a
@@ -80,10 +80,10 @@ func TestRegisterBatchProofDigestBound(t *testing.T) {
 	for i := range items {
 		bad := append([]bls.InputItem(nil), items...)
 		bad[i].ProofDigest = Keccak256([]byte("a proof the members never verified"))
-		w.mustFail(w.s.Input, w.alice, "aggregate signature does not verify", "registerBatch", batchArgs(w.alice, 1, bad, sig, bm)...)
+		w.mustFail(w.s.Input, w.alice, "aggregate signature does not verify", "registerBatch", inputBatchArgs(w.alice, 1, bad, sig, bm)...)
 	}
 	w.requireUnregistered(items)
-	w.must(w.s.Input, w.alice, "registerBatch", batchArgs(w.alice, 1, items, sig, bm)...)
+	w.must(w.s.Input, w.alice, "registerBatch", inputBatchArgs(w.alice, 1, items, sig, bm)...)
 }
 
 // TestRegisterBatchSetIsExact. Attack: the uploader (or a front-runner)
@@ -104,11 +104,11 @@ func TestRegisterBatchSetIsExact(t *testing.T) {
 		"extended":  append(append([]bls.InputItem(nil), items...), extra...),
 	} {
 		t.Run(name, func(t *testing.T) {
-			w.mustFail(w.s.Input, w.alice, "aggregate signature does not verify", "registerBatch", batchArgs(w.alice, 1, set, sig, bm)...)
+			w.mustFail(w.s.Input, w.alice, "aggregate signature does not verify", "registerBatch", inputBatchArgs(w.alice, 1, set, sig, bm)...)
 		})
 	}
 	w.requireUnregistered(append(items, extra...))
-	w.must(w.s.Input, w.alice, "registerBatch", batchArgs(w.alice, 1, items, sig, bm)...)
+	w.must(w.s.Input, w.alice, "registerBatch", inputBatchArgs(w.alice, 1, items, sig, bm)...)
 }
 
 // TestRegisterBatchEpochReplay. Attack: an attestation collected under
@@ -123,10 +123,10 @@ func TestRegisterBatchEpochReplay(t *testing.T) {
 	sig1, bm1 := w.attestBatch(w.alice, 1, items, w.com, 1, w.quorum()...)
 	cc := committeeConfig(w.com, 2, w.thr)
 	w.must(w.s.Verdict, w.gov, "setCommittee", uint64(2), w.thr, cc.PubKeys, cc.PoPs)
-	w.mustFail(w.s.Input, w.alice, "aggregate signature does not verify for committee epoch 2", "registerBatch", batchArgs(w.alice, 1, items, sig1, bm1)...)
+	w.mustFail(w.s.Input, w.alice, "aggregate signature does not verify for committee epoch 2", "registerBatch", inputBatchArgs(w.alice, 1, items, sig1, bm1)...)
 	w.requireUnregistered(items)
 	sig2, bm2 := w.attestBatch(w.alice, 1, items, w.com, 2, w.quorum()...)
-	w.must(w.s.Input, w.alice, "registerBatch", batchArgs(w.alice, 1, items, sig2, bm2)...)
+	w.must(w.s.Input, w.alice, "registerBatch", inputBatchArgs(w.alice, 1, items, sig2, bm2)...)
 	require.Equal(t, uint64(2), decodeHandle(w.st.Store(FHEInputAddress).GetState(handleSlot(items[0].Handle))).epoch)
 }
 
@@ -153,13 +153,13 @@ func TestRegisterBatchAllOrNothing(t *testing.T) {
 	w := newWorld(t)
 	items := inputItems(append(batchHandles("atomic", 3), w.hC)...) // hC: registered for bob
 	sig, bm := w.attestBatch(w.alice, 1, items, w.com, w.epoch, w.quorum()...)
-	w.mustFail(w.s.Input, w.alice, "already registered", "registerBatch", batchArgs(w.alice, 1, items, sig, bm)...)
+	w.mustFail(w.s.Input, w.alice, "already registered", "registerBatch", inputBatchArgs(w.alice, 1, items, sig, bm)...)
 	w.requireUnregistered(items[:3])
 	require.Equal(t, common.Address(w.bob), w.must(w.s.Input, w.bob, "handleInfo", w.hC)[1])
 
 	dup := inputItems(handle("dup"), handle("dup2"), handle("dup"))
 	sig, bm = w.attestBatch(w.alice, 1, dup, w.com, w.epoch, w.quorum()...)
-	w.mustFail(w.s.Input, w.alice, "at 0 and 2", "registerBatch", batchArgs(w.alice, 1, dup, sig, bm)...)
+	w.mustFail(w.s.Input, w.alice, "at 0 and 2", "registerBatch", inputBatchArgs(w.alice, 1, dup, sig, bm)...)
 	w.requireUnregistered(dup)
 }
 
@@ -175,14 +175,14 @@ func TestRegisterBatchBounds(t *testing.T) {
 	sig, bm := w.attestBatch(w.alice, 1, over, w.com, w.epoch, w.quorum()...)
 	// 65 handles no longer fit the calldata cap (the count check behind it
 	// is the second line of defence)
-	w.mustFail(w.s.Input, w.alice, "exceeds the method's", "registerBatch", batchArgs(w.alice, 1, over, sig, bm)...)
-	w.mustFail(w.s.Input, w.alice, "0 handles outside [1,64]", "registerBatch", batchArgs(w.alice, 1, nil, sig, bm)...)
-	args := batchArgs(w.alice, 1, over[:4], sig, bm)
+	w.mustFail(w.s.Input, w.alice, "exceeds the method's", "registerBatch", inputBatchArgs(w.alice, 1, over, sig, bm)...)
+	w.mustFail(w.s.Input, w.alice, "0 handles outside [1,64]", "registerBatch", inputBatchArgs(w.alice, 1, nil, sig, bm)...)
+	args := inputBatchArgs(w.alice, 1, over[:4], sig, bm)
 	args[4] = args[4].([][32]byte)[:3]
 	w.mustFail(w.s.Input, w.alice, "lengths must agree", "registerBatch", args...)
-	w.mustFail(w.s.Input, w.alice, "zero owner", "registerBatch", batchArgs(Address{}, 1, over[:1], sig, bm)...)
+	w.mustFail(w.s.Input, w.alice, "zero owner", "registerBatch", inputBatchArgs(Address{}, 1, over[:1], sig, bm)...)
 
-	huge := w.pack(w.s.Input, "registerBatch", batchArgs(w.alice, 1, inputItems(batchHandles("huge", 2*MaxInputBatch)...), sig, bm)...)
+	huge := w.pack(w.s.Input, "registerBatch", inputBatchArgs(w.alice, 1, inputItems(batchHandles("huge", 2*MaxInputBatch)...), sig, bm)...)
 	r := w.run(w.s.Input, w.alice, false, 50_000_000, huge)
 	require.Contains(t, r.reason, "exceeds the method's")
 	require.Equal(t, GasMinimum+gasInputRegisterBatch+GasInputWord*words(len(huge)-4), r.used)
@@ -198,7 +198,7 @@ func TestRegisterBatchGas(t *testing.T) {
 		w := newWorld(t)
 		items := inputItems(batchHandles("gas", n)...)
 		sig, bm := w.attestBatch(w.alice, 1, items, w.com, w.epoch, w.quorum()...)
-		in := w.pack(w.s.Input, "registerBatch", batchArgs(w.alice, 1, items, sig, bm)...)
+		in := w.pack(w.s.Input, "registerBatch", inputBatchArgs(w.alice, 1, items, sig, bm)...)
 		r := w.run(w.s.Input, w.alice, false, 10_000_000, in)
 		require.NoError(t, r.err, r.reason)
 		want := GasMinimum + gasInputRegisterBatch + GasInputWord*words(len(in)-4) + gasInputPerHandle*uint64(n) +

@@ -11,6 +11,9 @@ import (
 //	slot("po.p", id)+1   cost (uint64 word)
 //	slot("po.p", id)+2   plan hash
 //	slot("po.n")         request nonce
+//	slot("po.q")         queue: block number at [0:8], requests queued in it at [8:16],
+//	                     committee gas booked in it at [16:24]
+//	slot("po.b", id)     last block in which a request of policy id opened a batch
 //	slot("po.s", keccak256(spec))  policy id registered for that spec (spec-hash index)
 //	slot("po.r", req)+0  [0]=1, block number at [4:12], requester at [12:32]
 //	slot("po.r", req)+1  policy id
@@ -19,7 +22,12 @@ import (
 func policySlot(id Hash) Hash    { return slot("po.p", id[:]) }
 func policyReqSlot(id Hash) Hash { return slot("po.r", id[:]) }
 
-var policyNonceSlot = slot("po.n")
+var (
+	policyNonceSlot = slot("po.n")
+	policyQueueSlot = slot("po.q")
+)
+
+func policyBatchSlot(id Hash) Hash { return slot("po.b", id[:]) }
 
 func policySpecSlot(specHash Hash) Hash { return slot("po.s", specHash[:]) }
 
@@ -106,6 +114,16 @@ func HandlesHash(handles []Hash) Hash {
 	return Keccak256(packed)
 }
 
+// chargedRequestID charges the nonce write (GasWrite the first time,
+// GasUpdate after; the read is in the caller's static gas) and returns
+// newRequestID.
+func chargedRequestID(cl *call, nonceSlot Hash, ref, extra Hash) (Hash, error) {
+	if err := cl.chargeStore(nonceSlot); err != nil {
+		return Hash{}, err
+	}
+	return newRequestID(cl, nonceSlot, ref, extra), nil
+}
+
 func newRequestID(cl *call, nonceSlot Hash, ref, extra Hash) Hash {
 	n := cl.st.get(nonceSlot)
 	nonce := binary.BigEndian.Uint64(n[24:])
@@ -120,7 +138,10 @@ var (
 	// gasPolicyRecord are charged only when the spec is new
 	gasPolicyRegister = GasRead + 3*GasRead
 	gasPolicyRecord   = 3*GasWrite + logGas(3, 7*32)
-	gasPolicyEvaluate = 3*GasRead /*policy*/ + GasRead + GasWrite /*nonce*/ + 3*GasWrite + logGas(4, 3*32)
+	// policy record, nonce read (its write is charged by chargeStore), the
+	// request's 3 writes, queue and policy-batch reads (writes by
+	// chargeStore), log
+	gasPolicyEvaluate = 3*GasRead /*policy*/ + GasRead /*nonce*/ + 3*GasWrite + 2*GasRead /*queue*/ + logGas(4, 3*32)
 	// per handle: ACL check (handle, acl, transient) + log word
 	gasPolicyPerHandle = 2*GasRead + GasTRead + GasLogByte*32
 	gasPolicyOf        = 3 * GasRead
@@ -222,6 +243,9 @@ func (s *Suite) policyEvaluate(cl *call, a []any) ([]any, error) {
 	if err := cl.charge(p.cost); err != nil {
 		return nil, err
 	}
+	if err := queueRequest(cl, id, p.cost); err != nil {
+		return nil, err
+	}
 	get := func(k Hash) Hash { return cl.env.PeerState(FHEInputAddress, k) }
 	getT := func(k Hash) Hash { return cl.env.PeerTransientState(FHEInputAddress, k) }
 	for i, h := range hs {
@@ -230,7 +254,10 @@ func (s *Suite) policyEvaluate(cl *call, a []any) ([]any, error) {
 		}
 	}
 	hh := HandlesHash(hs)
-	req := newRequestID(cl, policyNonceSlot, id, hh)
+	req, err := chargedRequestID(cl, policyNonceSlot, id, hh)
+	if err != nil {
+		return nil, err
+	}
 	base := policyReqSlot(req)
 	cl.st.set(base, encodeReqHeader(cl.env.BlockNumber(), cl.caller))
 	cl.st.set(addOffset(base, 1), id)
@@ -243,6 +270,51 @@ func (s *Suite) policyEvaluate(cl *call, a []any) ([]any, error) {
 		return nil, err
 	}
 	return []any{outHash(req)}, nil
+}
+
+// queueRequest books one request of policy id (per-request cost) in this
+// block's queue: at most MaxRequestsPerBlock requests, and at most
+// CommitteeGasPerBlock of committee work, where the first request of a policy
+// in the block books its whole packed evaluation (cost × BatchOccupancy) and
+// later ones share it. Over either bound it reverts with ErrQueueFull. Both
+// counters are single slots overwritten per block: state never grows with
+// blocks.
+func queueRequest(cl *call, id Hash, cost uint64) error {
+	if err := cl.chargeStore(policyQueueSlot); err != nil {
+		return err
+	}
+	now := cl.env.BlockNumber()
+	w := cl.st.get(policyQueueSlot)
+	var n, booked uint64
+	if binary.BigEndian.Uint64(w[0:8]) == now {
+		n, booked = binary.BigEndian.Uint64(w[8:16]), binary.BigEndian.Uint64(w[16:24])
+	}
+	if n >= MaxRequestsPerBlock {
+		return revertWith(ErrQueueFull, "FHEPolicy.evaluate", "block %d already queued %d requests (MaxRequestsPerBlock); retry in a later block", now, n)
+	}
+	// the batch marker's write is charged whether or not this request opens
+	// the policy's evaluation in this block: eth_estimateGas runs at the head
+	// block, the transaction in the next, and its gas must not depend on
+	// which block it lands in
+	bslot := policyBatchSlot(id)
+	if err := cl.chargeStore(bslot); err != nil {
+		return err
+	}
+	if u64FromWord(cl.st.get(bslot)) != now+1 { // stored as block+1: block 0 is a block too
+		evalGas := cost * BatchOccupancy // cost ≤ MaxPlanCost: no overflow
+		if booked+evalGas > CommitteeGasPerBlock {
+			return revertWith(ErrQueueFull, "FHEPolicy.evaluate", "block %d already booked %d of the committee's %d gas; a new evaluation of policy %s needs %d; retry in a later block",
+				now, booked, uint64(CommitteeGasPerBlock), id, evalGas)
+		}
+		booked += evalGas
+		cl.st.set(bslot, u64Word(now+1))
+	}
+	var out Hash
+	binary.BigEndian.PutUint64(out[0:8], now)
+	binary.BigEndian.PutUint64(out[8:16], n+1)
+	binary.BigEndian.PutUint64(out[16:24], booked)
+	cl.st.set(policyQueueSlot, out)
+	return nil
 }
 
 // policyOf implements FHEPolicy.policyOf.

@@ -11,11 +11,128 @@ import (
 
 // FHEVerdict storage (committee layout in committee.go):
 //
-//	slot("vd.v", req)+0  [0]=1, epoch at [8:16], signers at [16:20]
+//	slot("vd.v", req)+0  [0]=1 (submit): epoch at [8:16], signers at [16:20]
 //	slot("vd.v", req)+1  result
 //	slot("vd.v", req)+2  result digest
+//
+// or, for a verdict stored by submitBatch or expire, one packed word:
+//
+//	slot("vd.v", req)+0  [0]=2, [1]=form, batch sequence at [2:8], epoch at
+//	                     [8:16], r at [16:32] (128 bits)
+//	slot("vd.v", req)+1  result, form 2 only
+//	slot("vd.bn")        last batch sequence number
+//	slot("vd.b", seq)    result digest of batch seq (seq 0: none, an expired verdict)
+//
+// form 0: result = r; form 1: result = 2^256 − 1 − r (the sentinels
+// ResultUnevaluable and ResultExpired, r = 0 and 1); form 2: any other result
+// (≥ 2^128), in the next slot. Real verdicts are plaintexts mod t < 2^64, so a
+// batch verdict costs one storage write (docs/gas.md).
 
 func verdictSlot(req Hash) Hash { return slot("vd.v", req[:]) }
+
+func batchDigestSlot(seq uint64) Hash { return slot("vd.b", u64Word(seq).Bytes()) }
+
+var batchSeqSlot = slot("vd.bn")
+
+// Verdict sentinels. A real verdict is a decrypted plaintext in [0, t) with
+// t < 2^64, so neither can be a genuine result; a contract that approves only
+// on verdict == 1 denies both.
+var (
+	// ResultUnevaluable (2^256 − 1) is the committee's verdict for a request
+	// it cannot evaluate (consensus.ResultUnevaluable mirrors it; a test in
+	// consensus/chain checks they agree).
+	ResultUnevaluable = new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 256), big.NewInt(1))
+	// ResultExpired (2^256 − 2) is the failure verdict FHEVerdict.expire
+	// stores for a request that got no verdict within ExpiryBlocks.
+	ResultExpired = new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 256), big.NewInt(2))
+)
+
+var two128 = new(big.Int).Lsh(big.NewInt(1), 128)
+
+// packedVerdict is the one-word form of a batch or expired verdict.
+type packedVerdict struct {
+	seq    uint64 // batch sequence (0: no digest)
+	epoch  uint64
+	result *big.Int
+}
+
+// words encodes v: the packed word and, for form 2, the result slot.
+func (v packedVerdict) words() (Hash, *Hash) {
+	var w Hash
+	w[0] = 2
+	var seq [8]byte
+	binary.BigEndian.PutUint64(seq[:], v.seq)
+	copy(w[2:8], seq[2:])
+	binary.BigEndian.PutUint64(w[8:16], v.epoch)
+	switch {
+	case v.result.Cmp(two128) < 0:
+		v.result.FillBytes(w[16:32])
+		return w, nil
+	case new(big.Int).Sub(ResultUnevaluable, v.result).Cmp(two128) < 0:
+		w[1] = 1
+		new(big.Int).Sub(ResultUnevaluable, v.result).FillBytes(w[16:32])
+		return w, nil
+	}
+	w[1] = 2
+	r := bigWord(v.result)
+	return w, &r
+}
+
+// needsExtraSlot reports whether result needs form 2 (a second write).
+func needsExtraSlot(result *big.Int) bool {
+	return result.Cmp(two128) >= 0 && new(big.Int).Sub(ResultUnevaluable, result).Cmp(two128) >= 0
+}
+
+// readVerdict decodes the verdict of req (ready false when none).
+func readVerdict(get reader, req Hash) (ready bool, result *big.Int, digest Hash, epoch uint64) {
+	base := verdictSlot(req)
+	w := get(base)
+	switch w[0] {
+	case 1:
+		r := get(addOffset(base, 1))
+		return true, new(big.Int).SetBytes(r[:]), get(addOffset(base, 2)), binary.BigEndian.Uint64(w[8:16])
+	case 2:
+		r := new(big.Int).SetBytes(w[16:32])
+		switch w[1] {
+		case 1:
+			r.Sub(ResultUnevaluable, r)
+		case 2:
+			x := get(addOffset(base, 1))
+			r.SetBytes(x[:])
+		}
+		var seq [8]byte
+		copy(seq[2:], w[2:8])
+		if s := binary.BigEndian.Uint64(seq[:]); s != 0 {
+			digest = get(batchDigestSlot(s))
+		}
+		return true, r, digest, binary.BigEndian.Uint64(w[8:16])
+	}
+	return false, new(big.Int), Hash{}, 0
+}
+
+// writePacked stores v as req's verdict.
+func writePacked(st *overlay, req Hash, v packedVerdict) {
+	w, extra := v.words()
+	base := verdictSlot(req)
+	st.set(base, w)
+	if extra != nil {
+		st.set(addOffset(base, 1), *extra)
+	}
+}
+
+// pendingRequest finds req in FHEPolicy (then in FHECRDT when crdt is true)
+// and returns its policy id and block; found is false when neither has it.
+func pendingRequest(cl *call, req Hash, crdt bool) (policyID Hash, block uint64, found bool) {
+	pr := loadRequest(func(k Hash) Hash { return cl.env.PeerState(FHEPolicyAddress, k) }, policyReqSlot(req))
+	if pr.exists {
+		return pr.ref, pr.block, true
+	}
+	if !crdt {
+		return Hash{}, 0, false
+	}
+	cr := loadRequest(func(k Hash) Hash { return cl.env.PeerState(FHECRDTAddress, k) }, crdtReqSlot(req))
+	return CRDTValuePolicyID, cr.block, cr.exists
+}
 
 var (
 	// request lookup (policy: 1 header + 1 ref; crdt: 1 header + 1 ref), verdict check, committee header, 3 writes, log
@@ -30,12 +147,27 @@ var (
 	// pending and governance reads, two writes, log
 	gasVerdictAcceptGov  = 2*GasRead + 2*GasWrite + logGas(3, 0)
 	gasVerdictPendingGov = GasRead
+	// committee header, batch counter read; the batch digest write and the
+	// log (3 topics, 5 words). Per item: GasVerdictItem (charged from the
+	// calldata count before decoding); the counter write is GasWrite once,
+	// GasUpdate after.
+	gasVerdictSubmitBatch = 2*GasRead + GasWrite + logGas(3, 5*32)
+	// request lookup (policy, then CRDT), verdict check, one write, log
+	gasVerdictExpire = 4*GasRead + GasRead + GasWrite + logGas(3, 32)
 )
+
+// maxSubmitBatchInput bounds submitBatch's calldata (after the selector): six
+// head words, two arrays of MaxVerdictBatch words, a 96-byte signature and a
+// bitmap of at most 32 bytes (MaxCommitteeSize members).
+const maxSubmitBatchInput = 6*32 + 2*(32+MaxVerdictBatch*32) + (32 + 96) + (32 + 32)
 
 // verdictMethods is FHEVerdict's method table.
 func (s *Suite) verdictMethods() []methodSpec {
 	return []methodSpec{
 		{name: "submit", gas: gasVerdictSubmit, run: s.verdictSubmit},
+		{name: "submitBatch", gas: gasVerdictSubmitBatch, maxInput: maxSubmitBatchInput,
+			items: &itemGas{arg: 2, max: MaxVerdictBatch, gas: GasVerdictItem}, run: s.verdictSubmitBatch},
+		{name: "expire", gas: gasVerdictExpire, run: s.verdictExpire},
 		{name: "verdictOf", readOnly: true, gas: gasVerdictOf, run: s.verdictOf},
 		{name: "committee", readOnly: true, gas: gasVerdictCommittee, run: s.verdictCommittee},
 		{name: "memberKey", readOnly: true, gas: gasVerdictMemberKey, run: s.verdictMemberKey},
@@ -68,18 +200,11 @@ func (s *Suite) verdictSubmit(cl *call, a []any) ([]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var policyID Hash
-	pr := loadRequest(func(k Hash) Hash { return cl.env.PeerState(FHEPolicyAddress, k) }, policyReqSlot(req))
-	if pr.exists {
-		policyID = pr.ref
-	} else {
-		cr := loadRequest(func(k Hash) Hash { return cl.env.PeerState(FHECRDTAddress, k) }, crdtReqSlot(req))
-		if !cr.exists {
-			return nil, revertf("FHEVerdict.submit: unknown request %s", req)
-		}
-		policyID = CRDTValuePolicyID
+	policyID, _, ok := pendingRequest(cl, req, true)
+	if !ok {
+		return nil, revertf("FHEVerdict.submit: unknown request %s", req)
 	}
-	if cl.st.get(verdictSlot(req))[0] == 1 {
+	if decided(cl.st.get, req) {
 		return nil, revertf("FHEVerdict.submit: verdict for request %s already accepted", req)
 	}
 	chainID := chainIDWord(cl.env.ChainID())
@@ -109,14 +234,12 @@ func (s *Suite) verdictOf(cl *call, a []any) ([]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	base := verdictSlot(req)
-	w := cl.st.get(base)
-	if w[0] != 1 {
-		return []any{false, new(big.Int), [32]byte{}, uint64(0)}, nil
-	}
-	r := cl.st.get(addOffset(base, 1))
-	return []any{true, new(big.Int).SetBytes(r[:]), outHash(cl.st.get(addOffset(base, 2))), binary.BigEndian.Uint64(w[8:16])}, nil
+	ready, result, digest, epoch := readVerdict(cl.st.get, req)
+	return []any{ready, result, outHash(digest), epoch}, nil
 }
+
+// decided reports whether req already has a verdict (committee or expired).
+func decided(get reader, req Hash) bool { return get(verdictSlot(req))[0] != 0 }
 
 // verdictCommittee implements FHEVerdict.committee.
 func (s *Suite) verdictCommittee(cl *call, a []any) ([]any, error) {

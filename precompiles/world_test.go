@@ -114,8 +114,8 @@ func (w *world) attest(h Hash, owner Address, preset, ctype uint8, keys []*bls.S
 	return w.attestBatch(owner, preset, []bls.InputItem{{Handle: h, CType: ctype, ProofDigest: proofDigestOf(h)}}, keys, epoch, idx...)
 }
 
-// batchArgs are registerBatch's arguments for items.
-func batchArgs(owner Address, preset uint8, items []bls.InputItem, sig, bm []byte) []any {
+// inputBatchArgs are registerBatch's arguments for items.
+func inputBatchArgs(owner Address, preset uint8, items []bls.InputItem, sig, bm []byte) []any {
 	hs, cts, pds := make([][32]byte, len(items)), make([]uint8, len(items)), make([][32]byte, len(items))
 	for i, it := range items {
 		hs[i], cts[i], pds[i] = it.Handle, it.CType, it.ProofDigest
@@ -125,7 +125,7 @@ func batchArgs(owner Address, preset uint8, items []bls.InputItem, sig, bm []byt
 
 // registerArgs are registerBatch's arguments for the one-item batch of attest.
 func registerArgs(h Hash, owner Address, preset, ctype uint8, sig, bm []byte) []any {
-	return batchArgs(owner, preset, []bls.InputItem{{Handle: h, CType: ctype, ProofDigest: proofDigestOf(h)}}, sig, bm)
+	return inputBatchArgs(owner, preset, []bls.InputItem{{Handle: h, CType: ctype, ProofDigest: proofDigestOf(h)}}, sig, bm)
 }
 
 func (w *world) verdictSig(req, policy, digest Hash, result *big.Int, keys []*bls.SecretKey, epoch uint64, idx ...int) ([]byte, []byte) {

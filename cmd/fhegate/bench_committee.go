@@ -43,6 +43,7 @@ type committeeRow struct {
 	Runs           int `json:"runs,omitempty"`
 	ShareBytes     int `json:"share_bytes,omitempty"`
 	BytesPerMember int `json:"bytes_per_member,omitempty"`
+	gateCounters       // NTT gate columns (bench_counters.go)
 }
 
 // The stages of `fhegate bench committee`, in the order they run.
@@ -119,6 +120,7 @@ type benchCommitteeFlags struct {
 	jsonPath    string
 	quick       bool
 	refreshOnly bool
+	gpu         gpuFlags
 }
 
 // flagSet is the part of a cobra command's flag set that options reads
@@ -128,6 +130,7 @@ type flagSet interface{ Changed(name string) bool }
 func (f *benchCommitteeFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.jsonPath, "json", "", "write results as JSON to FILE (- for stdout)")
+	f.gpu.register(cmd)
 	fl.BoolVar(&f.quick, "quick", false, "BGVN13 only, batch of 16, no KYC/AML batch, refresh at n=3 with 3 runs")
 	fl.IntVar(&f.o.N, "n", 5, "committee size")
 	fl.IntVar(&f.o.T, "t", 3, "threshold")
@@ -190,6 +193,11 @@ func newBenchCommitteeCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			stopGate, err := installCommitteeGate(&f.gpu, o.Log)
+			if err != nil {
+				return err
+			}
+			defer stopGate()
 			rows, err := benchCommittee(cmd.Context(), o)
 			if err != nil {
 				return err
@@ -252,6 +260,7 @@ func printCommitteeRows(out io.Writer, rows []committeeRow) {
 		}
 		tw.Flush()
 	}
+	printCommitteeGate(out, rows)
 	fmt.Fprintf(out, "machine: %s/%s, %d CPUs (GOMAXPROCS %d), %s\n", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version())
 }
 
@@ -289,7 +298,7 @@ func benchCommitteePreset(ctx context.Context, o *benchCommitteeOptions, preset 
 			if !o.has(st.name) {
 				continue
 			}
-			r, err := st.run()
+			r, err := gateStage(st.run)
 			if err != nil {
 				return rows, fmt.Errorf("%s: %w", st.name, err)
 			}

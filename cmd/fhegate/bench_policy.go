@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -39,15 +40,12 @@ type policyRow struct {
 	CtCt           int     `json:"ct_ct"`
 	Verified       bool    `json:"verified"` // every packed verdict decrypted and checked against the plaintext reference
 	Reps           int     `json:"reps"`
-	// Engine counters of one evaluation (the NTT dispatcher behind fhe/engine,
-	// --gpu-backend / --gpu-table): per-limb transforms the engine batched,
-	// how many the accelerator ran, the batches and their size.
-	EngineTransforms uint64 `json:"engine_transforms"`
-	Routed           uint64 `json:"routed"`
-	EngineBatches    uint64 `json:"engine_batches"`
-	MedianBatch      int    `json:"median_batch"`
-	P95Batch         int    `json:"p95_batch"`
-	Backend          string `json:"gpu_backend"`
+	// The NTT gate (the dispatcher behind fhe/engine, --gpu-backend /
+	// --gpu-table): backend in force, per-evaluation counters (per-limb
+	// transforms the engine batched, how many the accelerator ran, the
+	// batches and their size) and baseline_go_ms, the same evaluation with
+	// every transform on Lattigo's Go NTT, best of the same reps, this run.
+	gateCounters
 }
 
 // benchPolicyOptions are the flags of `fhegate bench policy`.
@@ -56,6 +54,7 @@ type benchPolicyOptions struct {
 	quick    bool
 	names    []string
 	gpu      gpuFlags
+	shapes   string
 }
 
 func newBenchPolicyCmd(a *app) *cobra.Command {
@@ -79,6 +78,7 @@ request (the plan is slot-wise), and per_decision_ms = request_ms / decisions_pe
 	cmd.Flags().StringVar(&o.jsonPath, "json", "", "write the results as JSON to this file (- for stdout)")
 	cmd.Flags().BoolVar(&o.quick, "quick", false, "one repetition instead of best of 3")
 	cmd.Flags().StringSliceVar(&o.names, "policy", nil, "example policies to run (default: all)")
+	cmd.Flags().StringVar(&o.shapes, "shapes", "", "write the engine's batch shapes (N, moduli, B, direction) of all runs as JSON to this file (input of fhegate calibrate --shapes)")
 	o.gpu.register(cmd)
 	return cmd
 }
@@ -106,13 +106,16 @@ func runBenchPolicy(ctx context.Context, log *zap.Logger, out io.Writer, o bench
 		rows = append(rows, row)
 	}
 	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(w, "policy\tpreset\tdepth\tct×ct\trequest ms\tcpu ms\test. ms\tdecisions/ct\tms/decision\tvs Lux 5.41 s\tgas\tgas/decision\ttransforms\trouted\tbatch p50/p95\t")
+	fmt.Fprintln(w, "policy\tpreset\tdepth\tct×ct\trequest ms\tcpu ms\test. ms\tdecisions/ct\tms/decision\tvs Lux 5.41 s\tgas\tgas/decision\tbackend\tpure-Go ms\tgo/routed\ttransforms\trouted\tbatch p50/p95\t")
 	for _, r := range rows {
-		fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%.1f\t%.1f\t%.1f\t%d\t%.4f\t%.0f×\t%d\t%d\t%d\t%d\t%d/%d\t\n", r.Policy, r.Preset, r.Depth, r.CtCt,
+		fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%.1f\t%.1f\t%.1f\t%d\t%.4f\t%.0f×\t%d\t%d\t%s\t%.1f\t%.2f×\t%d\t%d\t%d/%d\t\n", r.Policy, r.Preset, r.Depth, r.CtCt,
 			r.RequestMs, r.RequestCPUMs, r.EstimatedMs, r.DecisionsPerCt, r.PerDecisionMs, r.SpeedupVsLux, r.Gas, r.GasPerDecision,
-			r.EngineTransforms, r.Routed, r.MedianBatch, r.P95Batch)
+			r.Backend, r.BaselineGoMs, r.BaselineGoMs/r.RequestMs, r.Transforms, r.Routed, r.MedianBatch, r.P95Batch)
 	}
 	if err := w.Flush(); err != nil {
+		return err
+	}
+	if err := gateShapes(out, o.shapes); err != nil {
 		return err
 	}
 	if o.jsonPath != "" {
@@ -167,12 +170,25 @@ func benchPolicy(ctx context.Context, log *zap.Logger, name string, reps int) (p
 	}
 	d := gpu.Installed()
 	if d != nil {
-		d.ResetRouterStats()
+		d.ResetRouterStats() // not the shapes: --shapes lists every policy's
 	}
 	out, best, bestCPU, err := timePolicy(ctx, log, name, p, ev, cts, reps)
 	if err != nil {
 		return policyRow{}, err
 	}
+	gate := gateCountersNow(reps)
+	var goBest time.Duration
+	if err := withPureGo(func() error {
+		goOut, b, _, err := timePolicy(ctx, log, name+" (pure Go)", p, ev, cts, reps)
+		if err == nil && !sameCiphertext(goOut, out) {
+			err = fmt.Errorf("pure-Go evaluation differs from the routed one")
+		}
+		goBest = b
+		return err
+	}); err != nil {
+		return policyRow{}, err
+	}
+	gate.BaselineGoMs = round2(float64(goBest.Microseconds()) / 1e3)
 	got, err := eval.DecryptVerdicts(fhe.NewDecryptor(keys.Secret), out, p.Slots)
 	if err != nil {
 		return policyRow{}, err
@@ -192,35 +208,14 @@ func benchPolicy(ctx context.Context, log *zap.Logger, name string, reps int) (p
 	}
 	ms := float64(best.Microseconds()) / 1e3
 	per := ms / float64(p.Slots)
-	rs, backend := routerStats(d, reps)
 	return policyRow{
 		Policy: p.Name, Preset: p.PresetName, Depth: p.Depth,
 		RequestMs: round2(ms), RequestCPUMs: round2(float64(bestCPU.Microseconds()) / 1e3),
 		PerDecisionMs: float64(int64(per*1e5+0.5)) / 1e5, DecisionsPerCt: p.Slots,
 		SpeedupVsLux: float64(int64(luxPolicyMs/per + 0.5)), EstimatedMs: round2(p.EstimatedMillis()),
 		Gas: p.Gas(), GasPerDecision: p.GasPerDecision(), CtCt: p.Counts.CtCt, Verified: true, Reps: reps,
-		EngineTransforms: rs.Transforms, Routed: rs.Routed, EngineBatches: rs.Batches,
-		MedianBatch: rs.MedianBatch, P95Batch: rs.P95Batch, Backend: backend,
+		gateCounters: gate,
 	}, nil
-}
-
-// routerStats returns the dispatcher's counters per evaluation (reps of
-// them since the last reset) and the backend in force ("none" without a
-// dispatcher).
-func routerStats(d *gpu.Dispatcher, reps int) (gpu.RouterStats, string) {
-	var rs gpu.RouterStats
-	if d == nil {
-		return rs, "none"
-	}
-	rs = d.RouterStats()
-	rs.Transforms /= uint64(reps)
-	rs.Routed /= uint64(reps)
-	rs.Batches /= uint64(reps)
-	backend := gpu.CPUName
-	if st := d.Status(); st.Armed {
-		backend = st.Accelerator
-	}
-	return rs, backend
 }
 
 // timePolicy evaluates p on cts reps times with GOMAXPROCS(1) and returns
@@ -248,4 +243,11 @@ func timePolicy(ctx context.Context, log *zap.Logger, name string, p *policy.Pla
 		log.Info("policy evaluation", zap.String("policy", name), zap.Int("rep", k), zap.Duration("wall", wall), zap.Duration("cpu", cpu))
 	}
 	return out, best, bestCPU, nil
+}
+
+// sameCiphertext reports whether a and b have the same canonical bytes.
+func sameCiphertext(a, b *fhe.Ciphertext) bool {
+	x, errA := a.MarshalBinary()
+	y, errB := b.MarshalBinary()
+	return errA == nil && errB == nil && bytes.Equal(x, y)
 }

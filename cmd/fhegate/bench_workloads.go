@@ -37,14 +37,22 @@ func newBenchWorkloadsCmd(a *app) *cobra.Command {
 		runs     int
 		only     []string
 		bgvName  string
+		gf       gpuFlags
+		shapes   string
 	)
 	cmd := &cobra.Command{
 		Use:   "workloads",
-		Short: "Six encrypted workloads, baseline Lattigo vs fhegate, single-threaded, with max error vs plaintext",
+		Short: "Six encrypted workloads, baseline Lattigo vs same-level Lattigo vs fhegate, single-threaded, with max error vs plaintext",
 		Long: `Runs mul_pipeline, slot_sum_64, dot_64, square, dense_64x4 (CKKS N=2^13, preset ckks-n13-s40) and
 bgv_dot_128 (BGV N=2^13, preset bgv-n13-t65537), each as "baseline" (straightforward Lattigo calls at the
-preset) and "fhegate" (the engine's best, see fhe/workloads), interleaved in this process with
-GOMAXPROCS(1) during timing. Reports the median of --runs runs (default 15, --quick 5), the maximum
+preset), "same-level" (the same plain Lattigo calls at fhegate's input and output levels, e.g.
+mul_pipeline multiplies at level 1 and ends at level 0 instead of 3 → 2) and "fhegate" (the engine's
+best, see fhe/workloads), plus fhegate once more with every engine transform on Lattigo's Go NTT
+(baseline_go_ms: the pure-Go baseline of the backend in force, --gpu-backend / --gpu-table),
+interleaved in this process with GOMAXPROCS(1) during timing. baseline/same-level is the gain of the
+level choice, same-level/fhegate the gain of fhegate's algorithms at equal levels. Each row also
+carries the backend in force and the engine's counters over the fhegate runs (routed fraction,
+median and p95 batch size). Reports the median of --runs runs (default 15, --quick 5), the maximum
 absolute error against a plaintext reference (BGV: exact), and for the reduction workloads the
 amortised time per instance when the ciphertext is packed with independent instances (throughput,
 not latency). Only the evaluation is timed: key generation, encryption, encoding of plaintext
@@ -72,8 +80,16 @@ operands and decryption are not.`,
 			if bgvPreset.Scheme != fhe.SchemeBGV {
 				return usageErrorf("--bgv-preset %s is not a BGV preset", bgvName)
 			}
+			stop, err := gf.install(log)
+			if err != nil {
+				return err
+			}
+			defer stop()
 			results, err := runWorkloads(log, names, runs, bgvPreset.ID)
 			if err != nil {
+				return err
+			}
+			if err := gateShapes(cmd.ErrOrStderr(), shapes); err != nil {
 				return err
 			}
 			tableOut := cmd.OutOrStdout()
@@ -94,11 +110,21 @@ operands and decryption are not.`,
 	cmd.Flags().BoolVar(&quick, "quick", false, "5 runs per variant instead of 15")
 	cmd.Flags().IntVar(&runs, "runs", 15, "timed runs per variant (median reported)")
 	cmd.Flags().StringSliceVar(&only, "only", nil, "run only these workloads (comma-separated names)")
+	cmd.Flags().StringVar(&shapes, "shapes", "", "write the engine's batch shapes (N, moduli, B, direction) as JSON to this file (input of fhegate calibrate --shapes)")
+	gf.register(cmd)
 	cmd.Flags().StringVar(&bgvName, "bgv-preset", "bgv-n13-t65537", "preset for bgv_dot_128 (bgv-n14-t65537: the ring Opaque-Go's 1.57 MB ciphertexts imply)")
 	return cmd
 }
 
-func runWorkloads(log *zap.Logger, names []string, runs int, bgvID fhe.PresetID) ([]workloads.Result, error) {
+// workloadRow is one row of `fhegate bench workloads --json`: the
+// measurement and the NTT gate's columns (baseline_go_ms is the fhegate
+// variant with every engine transform on Lattigo's Go NTT, same run).
+type workloadRow struct {
+	workloads.Result
+	gateCounters
+}
+
+func runWorkloads(log *zap.Logger, names []string, runs int, bgvID fhe.PresetID) ([]workloadRow, error) {
 	envs := map[fhe.PresetID]*workloads.Env{}
 	getEnv := func(id fhe.PresetID) (*workloads.Env, error) {
 		if e, ok := envs[id]; ok {
@@ -116,7 +142,7 @@ func runWorkloads(log *zap.Logger, names []string, runs int, bgvID fhe.PresetID)
 	// Inputs are random but reproducible (the ciphertexts are not: public-key
 	// encryption reads crypto/rand).
 	rng := rand.New(rand.NewPCG(0x5eed, 137))
-	var out []workloads.Result
+	var out []workloadRow
 	for _, name := range names {
 		id := fhe.CKKSN13
 		if name == "bgv_dot_128" {
@@ -136,18 +162,22 @@ func runWorkloads(log *zap.Logger, names []string, runs int, bgvID fhe.PresetID)
 				return nil, err
 			}
 		}
-		r, err := workloads.Measure(c, packed, runs)
+		gateResetCounters()
+		r, err := workloads.MeasureWith(c, packed, workloads.Options{Runs: runs, PureGo: withPureGo})
 		if err != nil {
 			return nil, err
 		}
+		g := gateCountersNow(1)
+		g.BaselineGoMs = r.FhegateGoMS
 		log.Info("workload measured", zap.String("name", r.Name), zap.Float64("baseline_ms", r.BaselineMS),
-			zap.Float64("fhegate_ms", r.FhegateMS), zap.Float64("max_err", r.MaxErr))
-		out = append(out, r)
+			zap.Float64("same_level_ms", r.SameLevelMS), zap.Float64("fhegate_ms", r.FhegateMS),
+			zap.Float64("baseline_go_ms", r.FhegateGoMS), zap.Float64("max_err", r.MaxErr))
+		out = append(out, workloadRow{Result: r, gateCounters: g})
 	}
 	return out, nil
 }
 
-func printWorkloads(w io.Writer, rs []workloads.Result) {
+func printWorkloads(w io.Writer, rs []workloadRow) {
 	timer := "wall"
 	if len(rs) > 0 {
 		timer = rs[0].Timer
@@ -155,17 +185,20 @@ func printWorkloads(w io.Writer, rs []workloads.Result) {
 	fmt.Fprintf(w, "single-threaded (GOMAXPROCS=1 while timing), %s/%s, %d CPUs visible, %s; median of %d runs; ms = %s time (wall medians in the last columns)\n",
 		runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version(), firstRuns(rs), timer)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "workload\tbaseline ms\tfhegate ms\tbaseline/fhegate\tmax err\tanchor ms\tanchor/fhegate\tanchor\tpacked\tamortised ms\twall base ms\twall fhegate ms\t")
+	fmt.Fprintln(tw, "workload\tbaseline ms\tsame-level ms\tfhegate ms\tbaseline/same-level\tsame-level/fhegate\tbaseline/fhegate\tmax err\tanchor ms\tanchor/fhegate\tanchor\tpacked\tamortised ms\tbackend\tpure-Go ms\tgo/fhegate\trouted\tbatch p50/p95\twall base ms\twall fhegate ms\t")
 	for _, r := range rs {
 		an := workloadAnchors[r.Name]
 		packed, amort := "-", "-"
 		if r.Batch > 0 {
 			packed, amort = fmt.Sprintf("%d/ct", r.Batch), fmt.Sprintf("%.3f", r.AmortizedMS)
 		}
-		fmt.Fprintf(tw, "%s\t%.2f\t%.2f\t%.1f×\t%.1e\t%.0f\t%.1f×\t%s\t%s\t%s\t%.2f\t%.2f\t\n", r.Name, r.BaselineMS, r.FhegateMS,
-			r.BaselineMS/r.FhegateMS, r.MaxErr, an.ms, an.ms/r.FhegateMS, an.what, packed, amort, r.BaselineWallMS, r.FhegateWallMS)
+		fmt.Fprintf(tw, "%s\t%.2f\t%.2f\t%.2f\t%.1f×\t%.1f×\t%.1f×\t%.1e\t%.0f\t%.1f×\t%s\t%s\t%s\t%s\t%.2f\t%.2f×\t%.1f%%\t%d/%d\t%.2f\t%.2f\t\n", r.Name,
+			r.BaselineMS, r.SameLevelMS, r.FhegateMS, r.BaselineMS/r.SameLevelMS, r.SameLevelMS/r.FhegateMS, r.BaselineMS/r.FhegateMS,
+			r.MaxErr, an.ms, an.ms/r.FhegateMS, an.what, packed, amort,
+			r.Backend, r.BaselineGoMs, r.BaselineGoMs/r.FhegateMS, 100*r.RoutedFraction, r.MedianBatch, r.P95Batch, r.BaselineWallMS, r.FhegateWallMS)
 	}
 	_ = tw.Flush()
+	fmt.Fprintln(w, "baseline/same-level = gain of the level choice; same-level/fhegate = gain of fhegate's algorithms at equal levels; go/fhegate = gain of the backend in force over Lattigo's Go NTT (same run)")
 	fmt.Fprintln(w, "targets: fhegate ≤ baseline/2 (same run); CKKS also ≤ H33/20. amortised = packed time / instances (throughput, not latency)")
 	for _, r := range rs {
 		an := workloadAnchors[r.Name]
@@ -182,7 +215,7 @@ func printWorkloads(w io.Writer, rs []workloads.Result) {
 	}
 }
 
-func firstRuns(rs []workloads.Result) int {
+func firstRuns(rs []workloadRow) int {
 	if len(rs) == 0 {
 		return 0
 	}
@@ -191,7 +224,7 @@ func firstRuns(rs []workloads.Result) int {
 
 // checkWorkloads fails the command if any result is wrong (timing misses are
 // reported, not errors).
-func checkWorkloads(rs []workloads.Result) error {
+func checkWorkloads(rs []workloadRow) error {
 	for _, r := range rs {
 		bound := 1e-5
 		if r.Name == "bgv_dot_128" {

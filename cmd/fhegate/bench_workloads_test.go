@@ -34,7 +34,8 @@ func TestBenchWorkloadsCommand(t *testing.T) {
 	require.NoError(t, json.Unmarshal(b, &raw))
 	require.Len(t, raw, 2)
 	for _, r := range raw {
-		for _, k := range []string{"name", "params", "baseline_ms", "fhegate_ms", "max_err", "threads"} {
+		for _, k := range []string{"name", "params", "baseline_ms", "fhegate_ms", "max_err", "threads",
+			"same_level_ms", "backend", "baseline_go_ms", "routed_fraction", "median_batch", "p95_batch"} {
 			require.Contains(t, r, k)
 		}
 	}
@@ -46,6 +47,11 @@ func TestBenchWorkloadsCommand(t *testing.T) {
 	require.LessOrEqual(t, rs[0].MaxErr, 1e-5)
 	require.Zero(t, rs[1].MaxErr)
 	require.Positive(t, rs[1].Batch)
+	for _, r := range raw {
+		require.Positive(t, r["same_level_ms"])
+		require.Positive(t, r["baseline_go_ms"])
+		require.Equal(t, "cpu", r["backend"], "the embedded table routes nothing")
+	}
 }
 
 func TestBenchWorkloadsRejects(t *testing.T) {

@@ -23,6 +23,7 @@ import (
 // calibrateOptions are the flags of `fhegate calibrate`.
 type calibrateOptions struct {
 	backend, out, plotFmt, tablePath, report string
+	shapes                                   string
 	budget                                   time.Duration
 	budgetSet                                bool // --budget given explicitly
 	quick, verify                            bool
@@ -34,24 +35,33 @@ func newCalibrateCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "calibrate",
 		Short: "Measure the NTT crossover table (CPU vs accelerator) or --verify it",
-		Long: `calibrate measures batched forward NTTs on the CPU (Lattigo, all cores) and on the
-accelerator over N = 2^10 … 2^16 and B = 1, 2, 4, … 2048 within --budget (best of k),
-prints the speedup ladder and the crossover per N, and writes DIR/crossover.json and a
-plot DIR/crossover.png (or .svg). The accelerator must pass its byte-equality self-test
-first, or nothing is written. With only the cpu backend built (no -tags opencl, not a
-Mac) there is nothing to compare against: the table records the CPU ladder and no
-crossovers, so every NTT stays on the CPU.
+		Long: `calibrate measures the multi-modulus NTT batches fhegate's engine really hands the
+dispatcher — shapes (N, moduli L, direction), each over B = 1, 2, 3, 4, 6, 8 polynomials
+per modulus (the engine's B is 1…5) — on the CPU (Lattigo's Go NTT, limb after limb: the
+engine's unrouted path) and on the accelerator (its multi-modulus call) within --budget
+(best of k), prints the speedup ladder and the crossover per shape, and writes
+DIR/crossover.json and a plot DIR/crossover.png (or .svg). The default shapes are those
+KYC/AML on BGVN14 and the N=2^13 workloads produce (calib.EngineRows); --shapes FILE
+measures the shapes a run recorded instead (fhegate bench policy/workloads --shapes FILE).
+The accelerator must pass its byte-equality self-test first, or nothing is written. With
+no accelerator available the table records the CPU ladder and no crossovers, so every
+NTT stays on the CPU.
 
---verify re-measures every cell of the table (--table, default DIR/crossover.json) and
-fails unless the routed time ≤ 1.05 × min(cpu, accelerator) in every cell.`,
+--verify re-measures every cell of the table (--table, default DIR/crossover.json),
+routing each batch by its shape exactly as the engine's, and fails unless the routed time
+≤ 1.05 × min(cpu, accelerator) in every cell.`,
 		Example: `  fhegate calibrate
-  fhegate calibrate --quick --out docs/results/gpu-cpu
+  fhegate calibrate --backend native --out configs
+  fhegate calibrate --shapes shapes.json --quick --out /tmp/cal
   fhegate calibrate --verify --table configs/crossover.json --report verify.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.budgetSet = cmd.Flags().Changed("budget")
 			bar := newProgressBar(cmd.ErrOrStderr())
 			co := o.calibOptions(a.Log(), bar)
+			if err := o.applyShapes(&co); err != nil {
+				return err
+			}
 			if o.verify {
 				return runVerify(cmd.Context(), cmd.OutOrStdout(), bar, o, co)
 			}
@@ -61,7 +71,8 @@ fails unless the routed time ≤ 1.05 × min(cpu, accelerator) in every cell.`,
 	f := cmd.Flags()
 	f.StringVar(&o.backend, "backend", "", "accelerator to calibrate: opencl, metal, native, or cpu (default: first available)")
 	f.DurationVar(&o.budget, "budget", 2*time.Minute, "time budget of the measurement (--quick: 20s unless set)")
-	f.BoolVar(&o.quick, "quick", false, "small ladder: N 2^10, 2^12, 2^14; B ≤ 256; best of 3")
+	f.BoolVar(&o.quick, "quick", false, "small ladder: six shapes (N=2^13 L=2, N=2^14 L=6 and 12, both directions), B = 1, 2, 4; best of 3")
+	f.StringVar(&o.shapes, "shapes", "", "measure the shapes recorded in this JSON file (fhegate bench policy/workloads --shapes) instead of the defaults")
 	f.IntVar(&o.k, "k", 0, "timed rounds per cell, best-of (default 5, --quick 3)")
 	f.StringVar(&o.out, "out", "configs", "output directory for crossover.json and the plot")
 	f.StringVar(&o.plotFmt, "plot", "png", "plot format: png or svg")
@@ -84,6 +95,33 @@ func (o calibrateOptions) calibOptions(log *zap.Logger, bar *progressBar) calib.
 	co.Command = "fhegate " + strings.Join(os.Args[1:], " ")
 	co.Progress = bar.update
 	return co
+}
+
+// maxShapeRows bounds the rows taken from a --shapes file.
+const maxShapeRows = 32
+
+// applyShapes replaces the measured rows and ladder by those of --shapes.
+func (o calibrateOptions) applyShapes(co *calib.Options) error {
+	if o.shapes == "" {
+		return nil
+	}
+	data, err := os.ReadFile(o.shapes)
+	if err != nil {
+		return fmt.Errorf("--shapes: %w", err)
+	}
+	if len(data) > 1<<20 {
+		return fmt.Errorf("--shapes %s: larger than 1 MiB", o.shapes)
+	}
+	var shapes []gpu.ShapeCount
+	if err := json.Unmarshal(data, &shapes); err != nil {
+		return fmt.Errorf("--shapes %s: %w", o.shapes, err)
+	}
+	rows, ladder := calib.RowsFromShapes(shapes, maxShapeRows)
+	if len(rows) == 0 {
+		return fmt.Errorf("--shapes %s: no usable shape", o.shapes)
+	}
+	co.Rows, co.Batches = rows, ladder
+	return nil
 }
 
 // runVerify is `fhegate calibrate --verify`: re-measure every cell of the

@@ -131,11 +131,15 @@ func printGPUDispatcher(out io.Writer, d *gpu.Dispatcher, st gpu.Status) {
 			if e.Crossover != nil {
 				x = fmt.Sprintf("B ≥ %d", *e.Crossover)
 			}
+			sh := gpu.Shape{LogN: e.LogN, Moduli: e.Moduli}
+			if e.Dir == "inverse" {
+				sh.Dir = gpu.Inverse
+			}
 			in := ""
-			if b, ok := d.Threshold(1 << e.LogN); ok {
+			if b, ok := d.Threshold(sh); ok {
 				in = fmt.Sprintf(" — in force: B ≥ %d", b)
 			}
-			fmt.Fprintf(out, "  N=2^%-2d crossover %s (%d cells measured)%s\n", e.LogN, x, len(e.Ladder), in)
+			fmt.Fprintf(out, "  N=2^%-2d %s crossover %s (%d cells measured)%s\n", e.LogN, entryShape(e), x, len(e.Ladder), in)
 		}
 	} else {
 		fmt.Fprintln(out, "  (no usable table: CPU only)")
@@ -144,4 +148,16 @@ func printGPUDispatcher(out io.Writer, d *gpu.Dispatcher, st gpu.Status) {
 	for _, s := range st.Stats {
 		fmt.Fprintf(out, "  %-8s batches=%d polys=%d fallbacks=%d\n", s.Backend, s.Batches, s.Polys, s.Fallbacks)
 	}
+}
+
+// entryShape describes the moduli and direction of a table entry.
+func entryShape(e gpu.Entry) string {
+	l, dir := "any L", "any dir"
+	if e.Moduli > 0 {
+		l = fmt.Sprintf("L=%d", e.Moduli)
+	}
+	if e.Dir != "" {
+		dir = e.Dir
+	}
+	return l + " " + dir
 }

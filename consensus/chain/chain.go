@@ -1,7 +1,9 @@
 // Package chain is the JSON-RPC ChainAdapter of the committee: it watches
 // FHEPolicy.EvaluationRequested and FHECRDT.ValueRequested (and
 // FHEPolicy.PolicyRegistered, to compile the plans) in accepted blocks and
-// posts aggregated verdicts with FHEVerdict.submit, using the precompiles'
+// posts aggregated verdicts with FHEVerdict.submit (one request) or
+// FHEVerdict.submitBatch (a packed evaluation's verdicts under one
+// aggregate), and expires stale requests with FHEVerdict.expire, using the precompiles'
 // ABI (precompiles/abi, contracts/src/interfaces).
 //
 // On Avalanche-family chains (subnet-evm, Lux EVM) the "latest" block of
@@ -29,6 +31,7 @@ import (
 	"github.com/ava-labs/libevm/ethclient"
 	"go.uber.org/zap"
 
+	"github.com/fhegate/fhegate/bls"
 	"github.com/fhegate/fhegate/consensus"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/crdt/meta"
@@ -300,15 +303,96 @@ func (a *Adapter) SubmitVerdict(ctx context.Context, v *consensus.Verdict) error
 	if err != nil {
 		return err
 	}
+	return a.transact(ctx, "FHEVerdict.submit", data, "already accepted", func() bool {
+		posted, _ := a.VerdictPosted(ctx, v.RequestID)
+		return posted
+	})
+}
+
+// SubmitVerdictBatch posts the verdicts of one packed evaluation of policyID
+// with FHEVerdict.submitBatch: signature is the committee's aggregate (signer
+// bitmap signers) over bls.VerdictBatchDigest(chainId, epoch, policyID,
+// resultDigest, bls.VerdictBatchRoot(items)). It returns nil once the batch
+// is accepted, or when every item already had a verdict (a resubmission).
+// The batch must fit one transaction: precompiles.MaxBatchItems says how many
+// items a block gas limit admits.
+func (a *Adapter) SubmitVerdictBatch(ctx context.Context, policyID, resultDigest [32]byte, epoch uint64, items []bls.VerdictItem, signature, signers []byte) error {
+	if len(items) == 0 || len(items) > precompiles.MaxVerdictBatch {
+		return fmt.Errorf("chain: verdict batch of %d items outside [1,%d]", len(items), precompiles.MaxVerdictBatch)
+	}
+	if cur, err := a.committeeEpoch(ctx); err == nil && cur != epoch {
+		return fmt.Errorf("chain: verdict batch signed for epoch %d, the chain's committee is at epoch %d", epoch, cur)
+	}
+	ids := make([][32]byte, len(items))
+	results := make([]*big.Int, len(items))
+	for i, it := range items {
+		if it.Result == nil || it.Result.Sign() < 0 || it.Result.BitLen() > 256 {
+			return fmt.Errorf("chain: verdict batch item %d: result is not a uint256", i)
+		}
+		ids[i], results[i] = it.RequestID, it.Result
+	}
+	data, err := a.verd.Pack("submitBatch", policyID, resultDigest, ids, results, signature, signers)
+	if err != nil {
+		return err
+	}
+	last := items[len(items)-1].RequestID
+	return a.transact(ctx, "FHEVerdict.submitBatch", data, "already has a verdict (replay)", func() bool {
+		posted, _ := a.VerdictPosted(ctx, last)
+		return posted
+	})
+}
+
+// Expire calls FHEVerdict.expire(id): the request gets the failure verdict
+// precompiles.ResultExpired. It fails (with the chain's reason) while the
+// request is younger than precompiles.ExpiryBlocks; a request that already
+// has a verdict counts as done.
+func (a *Adapter) Expire(ctx context.Context, id [32]byte) error {
+	data, err := a.verd.Pack("expire", id)
+	if err != nil {
+		return err
+	}
+	return a.transact(ctx, "FHEVerdict.expire", data, "already has a verdict", func() bool {
+		posted, _ := a.VerdictPosted(ctx, id)
+		return posted
+	})
+}
+
+// committeeEpoch reads FHEVerdict.committee's epoch.
+func (a *Adapter) committeeEpoch(ctx context.Context) (uint64, error) {
+	data, err := a.verd.Pack("committee")
+	if err != nil {
+		return 0, err
+	}
+	to := addr(precompiles.FHEVerdictAddress)
+	res, err := a.client.CallContract(ctx, ethereum.CallMsg{To: &to, Data: data}, nil)
+	if err != nil {
+		return 0, err
+	}
+	vals, err := a.verd.Unpack("committee", res)
+	if err != nil || len(vals) == 0 {
+		return 0, fmt.Errorf("chain: committee: %v", err)
+	}
+	e, ok := vals[0].(uint64)
+	if !ok {
+		return 0, fmt.Errorf("chain: committee epoch is %T", vals[0])
+	}
+	return e, nil
+}
+
+// transact sends data to FHEVerdict from the adapter's key and waits for the
+// receipt. A revert whose reason contains done (estimated or mined), or a
+// failed receipt after which posted reports true, counts as success: another
+// relayer got there first.
+func (a *Adapter) transact(ctx context.Context, what string, data []byte, done string, posted func() bool) error {
 	to := addr(precompiles.FHEVerdictAddress)
 	a.txMu.Lock()
 	defer a.txMu.Unlock()
 	gas, err := a.client.EstimateGas(ctx, ethereum.CallMsg{From: a.from, To: &to, Data: data})
 	if err != nil {
-		if strings.Contains(err.Error(), "already accepted") {
+		if strings.Contains(err.Error(), done) {
 			return nil
 		}
-		return fmt.Errorf("chain: FHEVerdict.submit would revert: %w", err)
+		return fmt.Errorf("chain: %s would revert: %w", what, err)
 	}
 	nonce, err := a.client.PendingNonceAt(ctx, a.from)
 	if err != nil {
@@ -330,16 +414,13 @@ func (a *Adapter) SubmitVerdict(ctx context.Context, v *consensus.Verdict) error
 		return err
 	}
 	if err := a.client.SendTransaction(ctx, signed); err != nil {
-		return fmt.Errorf("chain: send FHEVerdict.submit: %w", err)
+		return fmt.Errorf("chain: send %s: %w", what, err)
 	}
 	for {
 		rc, err := a.client.TransactionReceipt(ctx, signed.Hash())
 		if err == nil {
-			if rc.Status != types.ReceiptStatusSuccessful {
-				if posted, _ := a.VerdictPosted(ctx, v.RequestID); posted {
-					return nil
-				}
-				return fmt.Errorf("chain: FHEVerdict.submit reverted (tx %s)", signed.Hash())
+			if rc.Status != types.ReceiptStatusSuccessful && !posted() {
+				return fmt.Errorf("chain: %s reverted (tx %s)", what, signed.Hash())
 			}
 			return nil
 		}

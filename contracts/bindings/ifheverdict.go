@@ -31,7 +31,7 @@ var (
 
 // IFHEVerdictMetaData contains all meta data concerning the IFHEVerdict contract.
 var IFHEVerdictMetaData = &bind.MetaData{
-	ABI: "[{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"uint64\",\"name\":\"epoch\",\"type\":\"uint64\"},{\"indexed\":false,\"internalType\":\"uint32\",\"name\":\"threshold\",\"type\":\"uint32\"},{\"indexed\":false,\"internalType\":\"uint32\",\"name\":\"size\",\"type\":\"uint32\"}],\"name\":\"CommitteeChanged\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"address\",\"name\":\"governance\",\"type\":\"address\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"pendingGovernance\",\"type\":\"address\"}],\"name\":\"GovernanceTransferStarted\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"address\",\"name\":\"previousGovernance\",\"type\":\"address\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"newGovernance\",\"type\":\"address\"}],\"name\":\"GovernanceTransferred\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"requestId\",\"type\":\"bytes32\"},{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"policyId\",\"type\":\"bytes32\"},{\"indexed\":false,\"internalType\":\"uint256\",\"name\":\"result\",\"type\":\"uint256\"},{\"indexed\":false,\"internalType\":\"bytes32\",\"name\":\"resultDigest\",\"type\":\"bytes32\"},{\"indexed\":false,\"internalType\":\"uint64\",\"name\":\"epoch\",\"type\":\"uint64\"},{\"indexed\":false,\"internalType\":\"uint32\",\"name\":\"signers\",\"type\":\"uint32\"}],\"name\":\"VerdictAccepted\",\"type\":\"event\"},{\"inputs\":[],\"name\":\"acceptGovernance\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"committee\",\"outputs\":[{\"internalType\":\"uint64\",\"name\":\"epoch\",\"type\":\"uint64\"},{\"internalType\":\"uint32\",\"name\":\"threshold\",\"type\":\"uint32\"},{\"internalType\":\"uint32\",\"name\":\"size\",\"type\":\"uint32\"},{\"internalType\":\"address\",\"name\":\"governance\",\"type\":\"address\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint32\",\"name\":\"index\",\"type\":\"uint32\"}],\"name\":\"memberKey\",\"outputs\":[{\"internalType\":\"bytes\",\"name\":\"pubkey\",\"type\":\"bytes\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"pendingGovernance\",\"outputs\":[{\"internalType\":\"address\",\"name\":\"\",\"type\":\"address\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint64\",\"name\":\"epoch\",\"type\":\"uint64\"},{\"internalType\":\"uint32\",\"name\":\"threshold\",\"type\":\"uint32\"},{\"internalType\":\"bytes[]\",\"name\":\"pubkeys\",\"type\":\"bytes[]\"},{\"internalType\":\"bytes[]\",\"name\":\"pops\",\"type\":\"bytes[]\"}],\"name\":\"setCommittee\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"requestId\",\"type\":\"bytes32\"},{\"internalType\":\"uint256\",\"name\":\"result\",\"type\":\"uint256\"},{\"internalType\":\"bytes32\",\"name\":\"resultDigest\",\"type\":\"bytes32\"},{\"internalType\":\"bytes\",\"name\":\"signature\",\"type\":\"bytes\"},{\"internalType\":\"bytes\",\"name\":\"signers\",\"type\":\"bytes\"}],\"name\":\"submit\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"newGovernance\",\"type\":\"address\"}],\"name\":\"transferGovernance\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"requestId\",\"type\":\"bytes32\"}],\"name\":\"verdictOf\",\"outputs\":[{\"internalType\":\"bool\",\"name\":\"ready\",\"type\":\"bool\"},{\"internalType\":\"uint256\",\"name\":\"result\",\"type\":\"uint256\"},{\"internalType\":\"bytes32\",\"name\":\"resultDigest\",\"type\":\"bytes32\"},{\"internalType\":\"uint64\",\"name\":\"epoch\",\"type\":\"uint64\"}],\"stateMutability\":\"view\",\"type\":\"function\"}]",
+	ABI: "[{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"uint64\",\"name\":\"epoch\",\"type\":\"uint64\"},{\"indexed\":false,\"internalType\":\"uint32\",\"name\":\"threshold\",\"type\":\"uint32\"},{\"indexed\":false,\"internalType\":\"uint32\",\"name\":\"size\",\"type\":\"uint32\"}],\"name\":\"CommitteeChanged\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"address\",\"name\":\"governance\",\"type\":\"address\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"pendingGovernance\",\"type\":\"address\"}],\"name\":\"GovernanceTransferStarted\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"address\",\"name\":\"previousGovernance\",\"type\":\"address\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"newGovernance\",\"type\":\"address\"}],\"name\":\"GovernanceTransferred\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"requestId\",\"type\":\"bytes32\"},{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"policyId\",\"type\":\"bytes32\"},{\"indexed\":false,\"internalType\":\"uint256\",\"name\":\"result\",\"type\":\"uint256\"},{\"indexed\":false,\"internalType\":\"bytes32\",\"name\":\"resultDigest\",\"type\":\"bytes32\"},{\"indexed\":false,\"internalType\":\"uint64\",\"name\":\"epoch\",\"type\":\"uint64\"},{\"indexed\":false,\"internalType\":\"uint32\",\"name\":\"signers\",\"type\":\"uint32\"}],\"name\":\"VerdictAccepted\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"policyId\",\"type\":\"bytes32\"},{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"root\",\"type\":\"bytes32\"},{\"indexed\":false,\"internalType\":\"bytes32\",\"name\":\"resultDigest\",\"type\":\"bytes32\"},{\"indexed\":false,\"internalType\":\"uint64\",\"name\":\"epoch\",\"type\":\"uint64\"},{\"indexed\":false,\"internalType\":\"uint32\",\"name\":\"signers\",\"type\":\"uint32\"},{\"indexed\":false,\"internalType\":\"uint32\",\"name\":\"count\",\"type\":\"uint32\"},{\"indexed\":false,\"internalType\":\"uint32\",\"name\":\"stored\",\"type\":\"uint32\"}],\"name\":\"VerdictBatchAccepted\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"requestId\",\"type\":\"bytes32\"},{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"policyId\",\"type\":\"bytes32\"},{\"indexed\":false,\"internalType\":\"uint64\",\"name\":\"requestBlock\",\"type\":\"uint64\"}],\"name\":\"VerdictExpired\",\"type\":\"event\"},{\"inputs\":[],\"name\":\"acceptGovernance\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"committee\",\"outputs\":[{\"internalType\":\"uint64\",\"name\":\"epoch\",\"type\":\"uint64\"},{\"internalType\":\"uint32\",\"name\":\"threshold\",\"type\":\"uint32\"},{\"internalType\":\"uint32\",\"name\":\"size\",\"type\":\"uint32\"},{\"internalType\":\"address\",\"name\":\"governance\",\"type\":\"address\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"requestId\",\"type\":\"bytes32\"}],\"name\":\"expire\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint32\",\"name\":\"index\",\"type\":\"uint32\"}],\"name\":\"memberKey\",\"outputs\":[{\"internalType\":\"bytes\",\"name\":\"pubkey\",\"type\":\"bytes\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"pendingGovernance\",\"outputs\":[{\"internalType\":\"address\",\"name\":\"\",\"type\":\"address\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint64\",\"name\":\"epoch\",\"type\":\"uint64\"},{\"internalType\":\"uint32\",\"name\":\"threshold\",\"type\":\"uint32\"},{\"internalType\":\"bytes[]\",\"name\":\"pubkeys\",\"type\":\"bytes[]\"},{\"internalType\":\"bytes[]\",\"name\":\"pops\",\"type\":\"bytes[]\"}],\"name\":\"setCommittee\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"requestId\",\"type\":\"bytes32\"},{\"internalType\":\"uint256\",\"name\":\"result\",\"type\":\"uint256\"},{\"internalType\":\"bytes32\",\"name\":\"resultDigest\",\"type\":\"bytes32\"},{\"internalType\":\"bytes\",\"name\":\"signature\",\"type\":\"bytes\"},{\"internalType\":\"bytes\",\"name\":\"signers\",\"type\":\"bytes\"}],\"name\":\"submit\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"policyId\",\"type\":\"bytes32\"},{\"internalType\":\"bytes32\",\"name\":\"resultDigest\",\"type\":\"bytes32\"},{\"internalType\":\"bytes32[]\",\"name\":\"requestIds\",\"type\":\"bytes32[]\"},{\"internalType\":\"uint256[]\",\"name\":\"results\",\"type\":\"uint256[]\"},{\"internalType\":\"bytes\",\"name\":\"signature\",\"type\":\"bytes\"},{\"internalType\":\"bytes\",\"name\":\"signers\",\"type\":\"bytes\"}],\"name\":\"submitBatch\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"newGovernance\",\"type\":\"address\"}],\"name\":\"transferGovernance\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"requestId\",\"type\":\"bytes32\"}],\"name\":\"verdictOf\",\"outputs\":[{\"internalType\":\"bool\",\"name\":\"ready\",\"type\":\"bool\"},{\"internalType\":\"uint256\",\"name\":\"result\",\"type\":\"uint256\"},{\"internalType\":\"bytes32\",\"name\":\"resultDigest\",\"type\":\"bytes32\"},{\"internalType\":\"uint64\",\"name\":\"epoch\",\"type\":\"uint64\"}],\"stateMutability\":\"view\",\"type\":\"function\"}]",
 }
 
 // IFHEVerdictABI is the input ABI used to generate the binding from.
@@ -373,6 +373,27 @@ func (_IFHEVerdict *IFHEVerdictTransactorSession) AcceptGovernance() (*types.Tra
 	return _IFHEVerdict.Contract.AcceptGovernance(&_IFHEVerdict.TransactOpts)
 }
 
+// Expire is a paid mutator transaction binding the contract method 0xc6441798.
+//
+// Solidity: function expire(bytes32 requestId) returns()
+func (_IFHEVerdict *IFHEVerdictTransactor) Expire(opts *bind.TransactOpts, requestId [32]byte) (*types.Transaction, error) {
+	return _IFHEVerdict.contract.Transact(opts, "expire", requestId)
+}
+
+// Expire is a paid mutator transaction binding the contract method 0xc6441798.
+//
+// Solidity: function expire(bytes32 requestId) returns()
+func (_IFHEVerdict *IFHEVerdictSession) Expire(requestId [32]byte) (*types.Transaction, error) {
+	return _IFHEVerdict.Contract.Expire(&_IFHEVerdict.TransactOpts, requestId)
+}
+
+// Expire is a paid mutator transaction binding the contract method 0xc6441798.
+//
+// Solidity: function expire(bytes32 requestId) returns()
+func (_IFHEVerdict *IFHEVerdictTransactorSession) Expire(requestId [32]byte) (*types.Transaction, error) {
+	return _IFHEVerdict.Contract.Expire(&_IFHEVerdict.TransactOpts, requestId)
+}
+
 // SetCommittee is a paid mutator transaction binding the contract method 0x7fa7b91d.
 //
 // Solidity: function setCommittee(uint64 epoch, uint32 threshold, bytes[] pubkeys, bytes[] pops) returns()
@@ -413,6 +434,27 @@ func (_IFHEVerdict *IFHEVerdictSession) Submit(requestId [32]byte, result *big.I
 // Solidity: function submit(bytes32 requestId, uint256 result, bytes32 resultDigest, bytes signature, bytes signers) returns()
 func (_IFHEVerdict *IFHEVerdictTransactorSession) Submit(requestId [32]byte, result *big.Int, resultDigest [32]byte, signature []byte, signers []byte) (*types.Transaction, error) {
 	return _IFHEVerdict.Contract.Submit(&_IFHEVerdict.TransactOpts, requestId, result, resultDigest, signature, signers)
+}
+
+// SubmitBatch is a paid mutator transaction binding the contract method 0x11594cfa.
+//
+// Solidity: function submitBatch(bytes32 policyId, bytes32 resultDigest, bytes32[] requestIds, uint256[] results, bytes signature, bytes signers) returns()
+func (_IFHEVerdict *IFHEVerdictTransactor) SubmitBatch(opts *bind.TransactOpts, policyId [32]byte, resultDigest [32]byte, requestIds [][32]byte, results []*big.Int, signature []byte, signers []byte) (*types.Transaction, error) {
+	return _IFHEVerdict.contract.Transact(opts, "submitBatch", policyId, resultDigest, requestIds, results, signature, signers)
+}
+
+// SubmitBatch is a paid mutator transaction binding the contract method 0x11594cfa.
+//
+// Solidity: function submitBatch(bytes32 policyId, bytes32 resultDigest, bytes32[] requestIds, uint256[] results, bytes signature, bytes signers) returns()
+func (_IFHEVerdict *IFHEVerdictSession) SubmitBatch(policyId [32]byte, resultDigest [32]byte, requestIds [][32]byte, results []*big.Int, signature []byte, signers []byte) (*types.Transaction, error) {
+	return _IFHEVerdict.Contract.SubmitBatch(&_IFHEVerdict.TransactOpts, policyId, resultDigest, requestIds, results, signature, signers)
+}
+
+// SubmitBatch is a paid mutator transaction binding the contract method 0x11594cfa.
+//
+// Solidity: function submitBatch(bytes32 policyId, bytes32 resultDigest, bytes32[] requestIds, uint256[] results, bytes signature, bytes signers) returns()
+func (_IFHEVerdict *IFHEVerdictTransactorSession) SubmitBatch(policyId [32]byte, resultDigest [32]byte, requestIds [][32]byte, results []*big.Int, signature []byte, signers []byte) (*types.Transaction, error) {
+	return _IFHEVerdict.Contract.SubmitBatch(&_IFHEVerdict.TransactOpts, policyId, resultDigest, requestIds, results, signature, signers)
 }
 
 // TransferGovernance is a paid mutator transaction binding the contract method 0xd38bfff4.
@@ -1039,6 +1081,318 @@ func (_IFHEVerdict *IFHEVerdictFilterer) WatchVerdictAccepted(opts *bind.WatchOp
 func (_IFHEVerdict *IFHEVerdictFilterer) ParseVerdictAccepted(log types.Log) (*IFHEVerdictVerdictAccepted, error) {
 	event := new(IFHEVerdictVerdictAccepted)
 	if err := _IFHEVerdict.contract.UnpackLog(event, "VerdictAccepted", log); err != nil {
+		return nil, err
+	}
+	event.Raw = log
+	return event, nil
+}
+
+// IFHEVerdictVerdictBatchAcceptedIterator is returned from FilterVerdictBatchAccepted and is used to iterate over the raw logs and unpacked data for VerdictBatchAccepted events raised by the IFHEVerdict contract.
+type IFHEVerdictVerdictBatchAcceptedIterator struct {
+	Event *IFHEVerdictVerdictBatchAccepted // Event containing the contract specifics and raw log
+
+	contract *bind.BoundContract // Generic contract to use for unpacking event data
+	event    string              // Event name to use for unpacking event data
+
+	logs chan types.Log        // Log channel receiving the found contract events
+	sub  ethereum.Subscription // Subscription for errors, completion and termination
+	done bool                  // Whether the subscription completed delivering logs
+	fail error                 // Occurred error to stop iteration
+}
+
+// Next advances the iterator to the subsequent event, returning whether there
+// are any more events found. In case of a retrieval or parsing error, false is
+// returned and Error() can be queried for the exact failure.
+func (it *IFHEVerdictVerdictBatchAcceptedIterator) Next() bool {
+	// If the iterator failed, stop iterating
+	if it.fail != nil {
+		return false
+	}
+	// If the iterator completed, deliver directly whatever's available
+	if it.done {
+		select {
+		case log := <-it.logs:
+			it.Event = new(IFHEVerdictVerdictBatchAccepted)
+			if err := it.contract.UnpackLog(it.Event, it.event, log); err != nil {
+				it.fail = err
+				return false
+			}
+			it.Event.Raw = log
+			return true
+
+		default:
+			return false
+		}
+	}
+	// Iterator still in progress, wait for either a data or an error event
+	select {
+	case log := <-it.logs:
+		it.Event = new(IFHEVerdictVerdictBatchAccepted)
+		if err := it.contract.UnpackLog(it.Event, it.event, log); err != nil {
+			it.fail = err
+			return false
+		}
+		it.Event.Raw = log
+		return true
+
+	case err := <-it.sub.Err():
+		it.done = true
+		it.fail = err
+		return it.Next()
+	}
+}
+
+// Error returns any retrieval or parsing error occurred during filtering.
+func (it *IFHEVerdictVerdictBatchAcceptedIterator) Error() error {
+	return it.fail
+}
+
+// Close terminates the iteration process, releasing any pending underlying
+// resources.
+func (it *IFHEVerdictVerdictBatchAcceptedIterator) Close() error {
+	it.sub.Unsubscribe()
+	return nil
+}
+
+// IFHEVerdictVerdictBatchAccepted represents a VerdictBatchAccepted event raised by the IFHEVerdict contract.
+type IFHEVerdictVerdictBatchAccepted struct {
+	PolicyId     [32]byte
+	Root         [32]byte
+	ResultDigest [32]byte
+	Epoch        uint64
+	Signers      uint32
+	Count        uint32
+	Stored       uint32
+	Raw          types.Log // Blockchain specific contextual infos
+}
+
+// FilterVerdictBatchAccepted is a free log retrieval operation binding the contract event 0xc61ba76b302e43c7c7ed5261c87f4e97d446f4a0bb984f229f140e3a2529da9a.
+//
+// Solidity: event VerdictBatchAccepted(bytes32 indexed policyId, bytes32 indexed root, bytes32 resultDigest, uint64 epoch, uint32 signers, uint32 count, uint32 stored)
+func (_IFHEVerdict *IFHEVerdictFilterer) FilterVerdictBatchAccepted(opts *bind.FilterOpts, policyId [][32]byte, root [][32]byte) (*IFHEVerdictVerdictBatchAcceptedIterator, error) {
+
+	var policyIdRule []interface{}
+	for _, policyIdItem := range policyId {
+		policyIdRule = append(policyIdRule, policyIdItem)
+	}
+	var rootRule []interface{}
+	for _, rootItem := range root {
+		rootRule = append(rootRule, rootItem)
+	}
+
+	logs, sub, err := _IFHEVerdict.contract.FilterLogs(opts, "VerdictBatchAccepted", policyIdRule, rootRule)
+	if err != nil {
+		return nil, err
+	}
+	return &IFHEVerdictVerdictBatchAcceptedIterator{contract: _IFHEVerdict.contract, event: "VerdictBatchAccepted", logs: logs, sub: sub}, nil
+}
+
+// WatchVerdictBatchAccepted is a free log subscription operation binding the contract event 0xc61ba76b302e43c7c7ed5261c87f4e97d446f4a0bb984f229f140e3a2529da9a.
+//
+// Solidity: event VerdictBatchAccepted(bytes32 indexed policyId, bytes32 indexed root, bytes32 resultDigest, uint64 epoch, uint32 signers, uint32 count, uint32 stored)
+func (_IFHEVerdict *IFHEVerdictFilterer) WatchVerdictBatchAccepted(opts *bind.WatchOpts, sink chan<- *IFHEVerdictVerdictBatchAccepted, policyId [][32]byte, root [][32]byte) (event.Subscription, error) {
+
+	var policyIdRule []interface{}
+	for _, policyIdItem := range policyId {
+		policyIdRule = append(policyIdRule, policyIdItem)
+	}
+	var rootRule []interface{}
+	for _, rootItem := range root {
+		rootRule = append(rootRule, rootItem)
+	}
+
+	logs, sub, err := _IFHEVerdict.contract.WatchLogs(opts, "VerdictBatchAccepted", policyIdRule, rootRule)
+	if err != nil {
+		return nil, err
+	}
+	return event.NewSubscription(func(quit <-chan struct{}) error {
+		defer sub.Unsubscribe()
+		for {
+			select {
+			case log := <-logs:
+				// New log arrived, parse the event and forward to the user
+				event := new(IFHEVerdictVerdictBatchAccepted)
+				if err := _IFHEVerdict.contract.UnpackLog(event, "VerdictBatchAccepted", log); err != nil {
+					return err
+				}
+				event.Raw = log
+
+				select {
+				case sink <- event:
+				case err := <-sub.Err():
+					return err
+				case <-quit:
+					return nil
+				}
+			case err := <-sub.Err():
+				return err
+			case <-quit:
+				return nil
+			}
+		}
+	}), nil
+}
+
+// ParseVerdictBatchAccepted is a log parse operation binding the contract event 0xc61ba76b302e43c7c7ed5261c87f4e97d446f4a0bb984f229f140e3a2529da9a.
+//
+// Solidity: event VerdictBatchAccepted(bytes32 indexed policyId, bytes32 indexed root, bytes32 resultDigest, uint64 epoch, uint32 signers, uint32 count, uint32 stored)
+func (_IFHEVerdict *IFHEVerdictFilterer) ParseVerdictBatchAccepted(log types.Log) (*IFHEVerdictVerdictBatchAccepted, error) {
+	event := new(IFHEVerdictVerdictBatchAccepted)
+	if err := _IFHEVerdict.contract.UnpackLog(event, "VerdictBatchAccepted", log); err != nil {
+		return nil, err
+	}
+	event.Raw = log
+	return event, nil
+}
+
+// IFHEVerdictVerdictExpiredIterator is returned from FilterVerdictExpired and is used to iterate over the raw logs and unpacked data for VerdictExpired events raised by the IFHEVerdict contract.
+type IFHEVerdictVerdictExpiredIterator struct {
+	Event *IFHEVerdictVerdictExpired // Event containing the contract specifics and raw log
+
+	contract *bind.BoundContract // Generic contract to use for unpacking event data
+	event    string              // Event name to use for unpacking event data
+
+	logs chan types.Log        // Log channel receiving the found contract events
+	sub  ethereum.Subscription // Subscription for errors, completion and termination
+	done bool                  // Whether the subscription completed delivering logs
+	fail error                 // Occurred error to stop iteration
+}
+
+// Next advances the iterator to the subsequent event, returning whether there
+// are any more events found. In case of a retrieval or parsing error, false is
+// returned and Error() can be queried for the exact failure.
+func (it *IFHEVerdictVerdictExpiredIterator) Next() bool {
+	// If the iterator failed, stop iterating
+	if it.fail != nil {
+		return false
+	}
+	// If the iterator completed, deliver directly whatever's available
+	if it.done {
+		select {
+		case log := <-it.logs:
+			it.Event = new(IFHEVerdictVerdictExpired)
+			if err := it.contract.UnpackLog(it.Event, it.event, log); err != nil {
+				it.fail = err
+				return false
+			}
+			it.Event.Raw = log
+			return true
+
+		default:
+			return false
+		}
+	}
+	// Iterator still in progress, wait for either a data or an error event
+	select {
+	case log := <-it.logs:
+		it.Event = new(IFHEVerdictVerdictExpired)
+		if err := it.contract.UnpackLog(it.Event, it.event, log); err != nil {
+			it.fail = err
+			return false
+		}
+		it.Event.Raw = log
+		return true
+
+	case err := <-it.sub.Err():
+		it.done = true
+		it.fail = err
+		return it.Next()
+	}
+}
+
+// Error returns any retrieval or parsing error occurred during filtering.
+func (it *IFHEVerdictVerdictExpiredIterator) Error() error {
+	return it.fail
+}
+
+// Close terminates the iteration process, releasing any pending underlying
+// resources.
+func (it *IFHEVerdictVerdictExpiredIterator) Close() error {
+	it.sub.Unsubscribe()
+	return nil
+}
+
+// IFHEVerdictVerdictExpired represents a VerdictExpired event raised by the IFHEVerdict contract.
+type IFHEVerdictVerdictExpired struct {
+	RequestId    [32]byte
+	PolicyId     [32]byte
+	RequestBlock uint64
+	Raw          types.Log // Blockchain specific contextual infos
+}
+
+// FilterVerdictExpired is a free log retrieval operation binding the contract event 0xfc619d142ee568969b9ac4b68d22471d84839c810e96bd674281b0a92d273c61.
+//
+// Solidity: event VerdictExpired(bytes32 indexed requestId, bytes32 indexed policyId, uint64 requestBlock)
+func (_IFHEVerdict *IFHEVerdictFilterer) FilterVerdictExpired(opts *bind.FilterOpts, requestId [][32]byte, policyId [][32]byte) (*IFHEVerdictVerdictExpiredIterator, error) {
+
+	var requestIdRule []interface{}
+	for _, requestIdItem := range requestId {
+		requestIdRule = append(requestIdRule, requestIdItem)
+	}
+	var policyIdRule []interface{}
+	for _, policyIdItem := range policyId {
+		policyIdRule = append(policyIdRule, policyIdItem)
+	}
+
+	logs, sub, err := _IFHEVerdict.contract.FilterLogs(opts, "VerdictExpired", requestIdRule, policyIdRule)
+	if err != nil {
+		return nil, err
+	}
+	return &IFHEVerdictVerdictExpiredIterator{contract: _IFHEVerdict.contract, event: "VerdictExpired", logs: logs, sub: sub}, nil
+}
+
+// WatchVerdictExpired is a free log subscription operation binding the contract event 0xfc619d142ee568969b9ac4b68d22471d84839c810e96bd674281b0a92d273c61.
+//
+// Solidity: event VerdictExpired(bytes32 indexed requestId, bytes32 indexed policyId, uint64 requestBlock)
+func (_IFHEVerdict *IFHEVerdictFilterer) WatchVerdictExpired(opts *bind.WatchOpts, sink chan<- *IFHEVerdictVerdictExpired, requestId [][32]byte, policyId [][32]byte) (event.Subscription, error) {
+
+	var requestIdRule []interface{}
+	for _, requestIdItem := range requestId {
+		requestIdRule = append(requestIdRule, requestIdItem)
+	}
+	var policyIdRule []interface{}
+	for _, policyIdItem := range policyId {
+		policyIdRule = append(policyIdRule, policyIdItem)
+	}
+
+	logs, sub, err := _IFHEVerdict.contract.WatchLogs(opts, "VerdictExpired", requestIdRule, policyIdRule)
+	if err != nil {
+		return nil, err
+	}
+	return event.NewSubscription(func(quit <-chan struct{}) error {
+		defer sub.Unsubscribe()
+		for {
+			select {
+			case log := <-logs:
+				// New log arrived, parse the event and forward to the user
+				event := new(IFHEVerdictVerdictExpired)
+				if err := _IFHEVerdict.contract.UnpackLog(event, "VerdictExpired", log); err != nil {
+					return err
+				}
+				event.Raw = log
+
+				select {
+				case sink <- event:
+				case err := <-sub.Err():
+					return err
+				case <-quit:
+					return nil
+				}
+			case err := <-sub.Err():
+				return err
+			case <-quit:
+				return nil
+			}
+		}
+	}), nil
+}
+
+// ParseVerdictExpired is a log parse operation binding the contract event 0xfc619d142ee568969b9ac4b68d22471d84839c810e96bd674281b0a92d273c61.
+//
+// Solidity: event VerdictExpired(bytes32 indexed requestId, bytes32 indexed policyId, uint64 requestBlock)
+func (_IFHEVerdict *IFHEVerdictFilterer) ParseVerdictExpired(log types.Log) (*IFHEVerdictVerdictExpired, error) {
+	event := new(IFHEVerdictVerdictExpired)
+	if err := _IFHEVerdict.contract.UnpackLog(event, "VerdictExpired", log); err != nil {
 		return nil, err
 	}
 	event.Raw = log

@@ -27,6 +27,17 @@
 // slots); the dense layer is four such dot products with four output
 // ciphertexts.
 //
+// # Same level
+//
+// The baseline's plain Lattigo calls (MulRelinNew / MulNew + Rescale,
+// RotateNew + AddNew trees) run on the inputs viewed at fhegate's input
+// level, so they end at fhegate's output level: mul_pipeline and square
+// multiply at level 1 and end at level 0 (the baseline: 3 → 2), the sums run
+// at level 0, the dense rows are encoded at level 1, the BGV product is
+// taken at level 1 and rescaled (modulus-switched) to 0. Baseline/SameLevel
+// is then the gain of the level choice alone and SameLevel/Fhegate the gain
+// of fhegate's algorithms at equal levels.
+//
 // # Fhegate
 //
 // The cost of a key switch (relinearisation or rotation) with one special

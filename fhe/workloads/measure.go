@@ -43,6 +43,24 @@ type Result struct {
 
 	BaselineTimed string `json:"baseline_timed"`
 	FhegateTimed  string `json:"fhegate_timed"`
+
+	// SameLevelMS is the third column: the baseline's plain Lattigo calls
+	// at fhegate's input and output levels (Variant SameLevel), same timer.
+	// BaselineMS/SameLevelMS is the gain of the level choice alone,
+	// SameLevelMS/FhegateMS the gain of fhegate's algorithms at equal levels.
+	SameLevelMS     float64 `json:"same_level_ms"`
+	SameLevelWallMS float64 `json:"same_level_wall_ms"`
+	SameLevelErr    float64 `json:"same_level_err"`
+	SameLevelTimed  string  `json:"same_level_timed"`
+
+	// FhegateGoMS is the Fhegate variant with every engine transform on
+	// Lattigo's Go NTT (no router), measured in the same process when
+	// Options.PureGo is set (0 otherwise): the pure-Go baseline of the
+	// backend in force. Not in this JSON: `fhegate bench workloads` reports
+	// it as baseline_go_ms next to the backend and counters.
+	FhegateGoMS     float64 `json:"-"`
+	FhegateGoWallMS float64 `json:"baseline_go_wall_ms,omitempty"`
+	FhegateGoErr    float64 `json:"baseline_go_err,omitempty"`
 }
 
 // ParamsString describes the preset of an environment for reports, e.g.
@@ -77,74 +95,125 @@ func timeRun(c *Case, v Variant) (float64, float64, []*rlwe.Ciphertext, error) {
 	return cpu, wall, outs, err
 }
 
-// Measure runs both variants of c (and of packed, if not nil) runs times
-// each, interleaved (baseline, fhegate, baseline, …) after one warm-up run
-// each, with runtime.GOMAXPROCS(1) for the whole measurement (restored on
-// return), and reports the medians of process CPU time (and of wall time). Errors are measured on the last run's
-// outputs of each variant.
+// Options configure MeasureWith.
+type Options struct {
+	// Runs is the number of timed runs per variant (median reported); < 1
+	// means 1.
+	Runs int
+	// PureGo, if set, adds one more interleaved series: the Fhegate variant
+	// run inside PureGo, which must run its argument with every engine
+	// transform on Lattigo's own Go NTT (no router installed) — the pure-Go
+	// baseline of the same process (FhegateGoMS).
+	PureGo func(run func() error) error
+}
+
+// Measure is MeasureWith(c, packed, Options{Runs: runs}).
 func Measure(c, packed *Case, runs int) (Result, error) {
-	if runs < 1 {
-		runs = 1
-	}
+	return MeasureWith(c, packed, Options{Runs: runs})
+}
+
+// series is one interleaved timing series.
+type series struct {
+	v     Variant
+	wrap  func(func() error) error // nil: run directly
+	times []float64
+	walls []float64
+	err   float64
+}
+
+// MeasureWith runs every variant of c (and the pure-Go series, if
+// o.PureGo is set) o.Runs times each, interleaved (baseline, same-level,
+// fhegate, fhegate-go, baseline, …) after one warm-up run each, with
+// runtime.GOMAXPROCS(1) for the whole measurement (restored on return), and
+// reports the medians of process CPU time (and of wall time). Errors are
+// measured on the last run's outputs of each series. Then packed, if not
+// nil, is timed the same way (Fhegate only).
+func MeasureWith(c, packed *Case, o Options) (Result, error) {
+	runs := max(o.Runs, 1)
 	prev := runtime.GOMAXPROCS(1)
 	defer runtime.GOMAXPROCS(prev)
 
 	r := Result{Name: c.Name, Params: ParamsString(c.env), Threads: 1, Runs: runs,
-		BaselineTimed: c.Timed(Baseline), FhegateTimed: c.Timed(Fhegate)}
+		BaselineTimed: c.Timed(Baseline), FhegateTimed: c.Timed(Fhegate), SameLevelTimed: c.Timed(SameLevel)}
 	r.Timer = "wall"
 	if _, ok := processCPU(); ok {
 		r.Timer = "process-cpu"
 	}
-	var times, walls [2][]float64
+	var ss []*series
+	for _, v := range Variants {
+		if c.Has(v) {
+			ss = append(ss, &series{v: v})
+		}
+	}
+	if o.PureGo != nil && c.Has(Fhegate) {
+		ss = append(ss, &series{v: Fhegate, wrap: o.PureGo})
+	}
 	for i := -1; i < runs; i++ {
-		for _, v := range Variants {
-			cpu, wall, outs, err := timeRun(c, v)
-			if err != nil {
-				return r, fmt.Errorf("%s/%v: %w", c.Name, v, err)
-			}
-			if i < 0 {
-				continue // warm-up
-			}
-			times[v] = append(times[v], cpu)
-			walls[v] = append(walls[v], wall)
-			if i == runs-1 {
-				e, err := c.MaxErr(v, outs)
-				if err != nil {
-					return r, fmt.Errorf("%s/%v: %w", c.Name, v, err)
-				}
-				if v == Baseline {
-					r.BaselineErr = e
-				} else {
-					r.FhegateErr = e
-				}
+		for _, s := range ss {
+			if err := s.once(c, i < 0, i == runs-1); err != nil {
+				return r, err
 			}
 		}
 	}
-	r.BaselineMS, r.FhegateMS = median(times[Baseline]), median(times[Fhegate])
-	r.BaselineWallMS, r.FhegateWallMS = median(walls[Baseline]), median(walls[Fhegate])
-	r.MaxErr = max(r.BaselineErr, r.FhegateErr)
+	for _, s := range ss {
+		ms, wall := median(s.times), median(s.walls)
+		switch {
+		case s.wrap != nil:
+			r.FhegateGoMS, r.FhegateGoWallMS, r.FhegateGoErr = ms, wall, s.err
+		case s.v == Baseline:
+			r.BaselineMS, r.BaselineWallMS, r.BaselineErr = ms, wall, s.err
+		case s.v == SameLevel:
+			r.SameLevelMS, r.SameLevelWallMS, r.SameLevelErr = ms, wall, s.err
+		case s.v == Fhegate:
+			r.FhegateMS, r.FhegateWallMS, r.FhegateErr = ms, wall, s.err
+		}
+	}
+	r.MaxErr = max(r.BaselineErr, r.FhegateErr, r.SameLevelErr, r.FhegateGoErr)
 	if packed == nil {
 		return r, nil
 	}
-	var pt []float64
+	ps := &series{v: Fhegate}
 	for i := -1; i < runs; i++ {
-		cpu, _, outs, err := timeRun(packed, Fhegate)
-		if err != nil {
-			return r, fmt.Errorf("%s/packed: %w", c.Name, err)
-		}
-		if i < 0 {
-			continue
-		}
-		pt = append(pt, cpu)
-		if i == runs-1 {
-			if r.PackedErr, err = packed.MaxErr(Fhegate, outs); err != nil {
-				return r, fmt.Errorf("%s/packed: %w", c.Name, err)
-			}
+		if err := ps.once(packed, i < 0, i == runs-1); err != nil {
+			return r, fmt.Errorf("packed: %w", err)
 		}
 	}
+	r.PackedErr = ps.err
 	r.Batch = packed.Batch
-	r.AmortizedMS = median(pt) / float64(packed.Batch)
+	r.AmortizedMS = median(ps.times) / float64(packed.Batch)
 	return r, nil
+}
+
+// once times one run of the series (kept unless warmUp) and, on the last
+// run, measures its error.
+func (s *series) once(c *Case, warmUp, last bool) error {
+	var cpu, wall float64
+	var outs []*rlwe.Ciphertext
+	run := func() error {
+		var err error
+		cpu, wall, outs, err = timeRun(c, s.v)
+		return err
+	}
+	var err error
+	if s.wrap != nil {
+		err = s.wrap(run)
+	} else {
+		err = run()
+	}
+	if err != nil {
+		return fmt.Errorf("%s/%v: %w", c.Name, s.v, err)
+	}
+	if warmUp {
+		return nil
+	}
+	s.times = append(s.times, cpu)
+	s.walls = append(s.walls, wall)
+	if last {
+		if s.err, err = c.MaxErr(s.v, outs); err != nil {
+			return fmt.Errorf("%s/%v: %w", c.Name, s.v, err)
+		}
+	}
+	return nil
 }
 
 func median(v []float64) float64 {

@@ -25,10 +25,17 @@ const (
 	Baseline Variant = iota
 	// Fhegate is the engine's best exact evaluation (see the package doc).
 	Fhegate
+	// SameLevel is the baseline's plain Lattigo calls run at fhegate's
+	// input and output levels (e.g. mul_pipeline: inputs viewed at level 1,
+	// MulRelinNew, Rescale → level 0). Baseline/SameLevel is the gain of the
+	// level choice alone; SameLevel/Fhegate the gain of fhegate's algorithms
+	// (hoisting, lazy relinearisation, batched key switching, reused buffers)
+	// at equal levels.
+	SameLevel
 )
 
-// Variants lists both variants in measurement order.
-var Variants = []Variant{Baseline, Fhegate}
+// Variants lists the variants in measurement order.
+var Variants = []Variant{Baseline, SameLevel, Fhegate}
 
 func (v Variant) String() string {
 	switch v {
@@ -36,6 +43,8 @@ func (v Variant) String() string {
 		return "baseline"
 	case Fhegate:
 		return "fhegate"
+	case SameLevel:
+		return "same-level"
 	}
 	return fmt.Sprintf("Variant(%d)", int(v))
 }
@@ -61,7 +70,7 @@ type Case struct {
 	// computes (1 for the latency cases; >1 for a Packed case).
 	Batch int
 	env   *Env
-	impls [2]*impl
+	impls [3]*impl
 	want  []float64
 	exact bool
 }
@@ -336,6 +345,25 @@ func newMul(env *Env, rng *rand.Rand, square, packed bool) (*Case, error) {
 			return []*rlwe.Ciphertext{ct}, nil
 		},
 	}
+	c.impls[SameLevel] = &impl{
+		desc: what + ": plain Lattigo at fhegate's levels: inputs viewed at level 1, MulRelinNew, Rescale → level 0",
+		out:  out,
+		run: func() ([]*rlwe.Ciphertext, error) {
+			a1 := atLevel(a, 1)
+			b1 := a1 // keep pointer equality: Lattigo's squaring path
+			if b != a {
+				b1 = atLevel(b, 1)
+			}
+			ct, err := ev.MulRelinNew(a1, b1)
+			if err != nil {
+				return nil, err
+			}
+			if err := ev.Rescale(ct, ct); err != nil {
+				return nil, err
+			}
+			return []*rlwe.Ciphertext{ct}, nil
+		},
+	}
 	c.impls[Fhegate] = &impl{
 		desc: what + ": view inputs at level 1, tensor (degree 2), rescale the degree-2 ciphertext, relinearise at level 0 → level 0 (final); output buffer reused",
 		out:  out,
@@ -384,6 +412,14 @@ func newSlotSum(env *Env, rng *rand.Rand, packed bool) (*Case, error) {
 			out:  out,
 			run: func() ([]*rlwe.Ciphertext, error) {
 				ct, err := rotSumNaiveCKKS(ev, x, width)
+				return []*rlwe.Ciphertext{ct}, err
+			},
+		}
+		c.impls[SameLevel] = &impl{
+			desc: "plain Lattigo at fhegate's level: input viewed at level 0, 6 × (RotateNew + AddNew) there",
+			out:  out,
+			run: func() ([]*rlwe.Ciphertext, error) {
+				ct, err := rotSumNaiveCKKS(ev, atLevel(x, 0), width)
 				return []*rlwe.Ciphertext{ct}, err
 			},
 		}
@@ -452,6 +488,21 @@ func newDot(env *Env, rng *rand.Rand, packed bool) (*Case, error) {
 				return []*rlwe.Ciphertext{ct}, err
 			},
 		}
+		c.impls[SameLevel] = &impl{
+			desc: "plain Lattigo at fhegate's levels: inputs viewed at level 1, MulRelinNew + Rescale → level 0, 6 × (RotateNew + AddNew) at level 0",
+			out:  out,
+			run: func() ([]*rlwe.Ciphertext, error) {
+				ct, err := ev.MulRelinNew(atLevel(a, 1), atLevel(b, 1))
+				if err != nil {
+					return nil, err
+				}
+				if err := ev.Rescale(ct, ct); err != nil {
+					return nil, err
+				}
+				ct, err = rotSumNaiveCKKS(ev, ct, width)
+				return []*rlwe.Ciphertext{ct}, err
+			},
+		}
 	}
 	c.impls[Fhegate] = &impl{
 		desc: "inputs viewed at level 1: tensor + relinearise there, rescale → level 0, hoisted baby-step/giant-step sum (8·8) at level 0, reused buffers",
@@ -492,7 +543,10 @@ func newDense(env *Env, rng *rand.Rand, packed bool) (*Case, error) {
 	}
 	c := &Case{Name: "dense_64x4", Batch: batch, env: env, want: d.want()}
 	if !packed {
-		if c.impls[Baseline], err = denseBaseline(env, x, d); err != nil {
+		if c.impls[Baseline], err = denseBaseline(env, x, d, false); err != nil {
+			return nil, err
+		}
+		if c.impls[SameLevel], err = denseBaseline(env, x, d, true); err != nil {
 			return nil, err
 		}
 	}
@@ -563,10 +617,20 @@ func (d *denseData) want() []float64 {
 }
 
 // denseBaseline is the unpacked baseline. Setup (not timed): one plaintext
-// per row at the top level and default scale.
-func denseBaseline(env *Env, x *rlwe.Ciphertext, d *denseData) (*impl, error) {
+// per row at the top level and default scale. With sameLevel, x is viewed
+// at level 1 (fhegate's input level) and the rows are encoded there, so the
+// products rescale to level 0 as fhegate's does.
+func denseBaseline(env *Env, x *rlwe.Ciphertext, d *denseData, sameLevel bool) (*impl, error) {
 	ev := env.CKKS
 	top := env.P.MaxLevel()
+	desc := "per output j: MulNew(x, W_j) + Rescale (level 3 → 2), 6 × (RotateNew + AddNew), AddNew(b_j); 4 output ciphertexts, y_j in slot 0"
+	if sameLevel {
+		if top < 1 {
+			return nil, fhe.ErrLevel
+		}
+		top, x = 1, atLevel(x, 1)
+		desc = "plain Lattigo at fhegate's levels: x viewed at level 1, per output j: MulNew(x, W_j) + Rescale → level 0, 6 × (RotateNew + AddNew), AddNew(b_j); 4 output ciphertexts"
+	}
 	rows := make([]*rlwe.Plaintext, denseOuts)
 	for j := range denseOuts {
 		var err error
@@ -579,7 +643,7 @@ func denseBaseline(env *Env, x *rlwe.Ciphertext, d *denseData) (*impl, error) {
 		bout[j] = slotRef{j, 0}
 	}
 	return &impl{
-		desc: "per output j: MulNew(x, W_j) + Rescale (level 3 → 2), 6 × (RotateNew + AddNew), AddNew(b_j); 4 output ciphertexts, y_j in slot 0",
+		desc: desc,
 		out:  bout,
 		run: func() ([]*rlwe.Ciphertext, error) {
 			res := make([]*rlwe.Ciphertext, denseOuts)
@@ -694,6 +758,9 @@ func newBGVDot(env *Env, rng *rand.Rand, packed bool) (*Case, error) {
 		if c.impls[Baseline], err = bgvDotBaseline(env, q, wv, out); err != nil {
 			return nil, err
 		}
+		if c.impls[SameLevel], err = bgvDotSameLevel(env, q, wv, out); err != nil {
+			return nil, err
+		}
 	}
 	if c.impls[Fhegate], err = bgvDotFhegate(env, q, wv, out); err != nil {
 		return nil, err
@@ -717,6 +784,43 @@ func bgvDotBaseline(env *Env, q *rlwe.Ciphertext, wv []int64, out []slotRef) (*i
 		run: func() ([]*rlwe.Ciphertext, error) {
 			acc, err := ev.MulNew(q, wtop)
 			if err != nil {
+				return nil, err
+			}
+			for k := 1; k < bgvDotWidth; k <<= 1 {
+				r, err := ev.RotateColumnsNew(acc, k)
+				if err != nil {
+					return nil, err
+				}
+				if acc, err = ev.AddNew(acc, r); err != nil {
+					return nil, err
+				}
+			}
+			return []*rlwe.Ciphertext{acc}, nil
+		},
+	}, nil
+}
+
+// bgvDotSameLevel is the baseline's plain Lattigo calls at fhegate's
+// levels: q viewed at level 1 × w, Rescale (modulus switch) to level 0, then
+// the RotateColumnsNew + AddNew tree there.
+func bgvDotSameLevel(env *Env, q *rlwe.Ciphertext, wv []int64, out []slotRef) (*impl, error) {
+	ev := env.BGV
+	if env.P.MaxLevel() < 1 {
+		return nil, fhe.ErrLevel
+	}
+	w1, err := env.ptInts(wv, 1)
+	if err != nil {
+		return nil, err
+	}
+	return &impl{
+		desc: "plain Lattigo at fhegate's levels: q viewed at level 1, MulNew(q, w), Rescale → level 0, 7 × (RotateColumnsNew + AddNew) at level 0",
+		out:  out,
+		run: func() ([]*rlwe.Ciphertext, error) {
+			acc, err := ev.MulNew(atLevel(q, 1), w1)
+			if err != nil {
+				return nil, err
+			}
+			if err := ev.Rescale(acc, acc); err != nil {
 				return nil, err
 			}
 			for k := 1; k < bgvDotWidth; k <<= 1 {

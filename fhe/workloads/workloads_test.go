@@ -103,13 +103,15 @@ func TestWorkloadsInsecure(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			c, err := New(name, env, rng, false)
 			require.NoError(t, err)
-			require.True(t, c.Has(Baseline) && c.Has(Fhegate))
+			require.True(t, c.Has(Baseline) && c.Has(Fhegate) && c.Has(SameLevel))
 			require.Equal(t, 1, c.Batch)
 			checkCase(t, c)
+			requireSameLevels(t, c)
 			if hasPacked(name) {
 				pc, err := New(name, env, rng, true)
 				require.NoError(t, err)
 				require.False(t, pc.Has(Baseline))
+				require.False(t, pc.Has(SameLevel))
 				require.Greater(t, pc.Batch, 1)
 				checkCase(t, pc)
 			}
@@ -179,6 +181,21 @@ func TestAtLevelLeavesInputAlone(t *testing.T) {
 	require.True(t, ct.Equal(before))
 }
 
+// requireSameLevels: the same-level column really runs at fhegate's output
+// level, and below the baseline's (the column exists to separate the level
+// choice from the algorithms).
+func requireSameLevels(t *testing.T, c *Case) {
+	t.Helper()
+	level := func(v Variant) int {
+		outs, err := c.Run(v)
+		require.NoError(t, err)
+		return outs[0].Level()
+	}
+	fl, sl, bl := level(Fhegate), level(SameLevel), level(Baseline)
+	require.Equal(t, fl, sl, "%s: same-level output level", c.Name)
+	require.Less(t, sl, bl, "%s: same-level runs below the baseline's level", c.Name)
+}
+
 func TestMeasure(t *testing.T) {
 	env := testEnv(t, fhetest.InsecureCKKSN10)
 	rng := rand.New(rand.NewPCG(2, 2))
@@ -186,8 +203,13 @@ func TestMeasure(t *testing.T) {
 	require.NoError(t, err)
 	pc, err := New("dot_64", env, rng, true)
 	require.NoError(t, err)
-	r, err := Measure(c, pc, 3)
+	wrapped := 0
+	r, err := MeasureWith(c, pc, Options{Runs: 3, PureGo: func(f func() error) error { wrapped++; return f() }})
 	require.NoError(t, err)
+	require.Equal(t, 4, wrapped, "warm-up + 3 runs of the pure-Go series")
+	require.Positive(t, r.SameLevelMS)
+	require.Positive(t, r.FhegateGoMS)
+	require.NotEmpty(t, r.SameLevelTimed)
 	require.Equal(t, "dot_64", r.Name)
 	require.Equal(t, 1, r.Threads)
 	require.Equal(t, 3, r.Runs)

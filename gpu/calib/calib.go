@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tuneinsight/lattigo/v6/ring"
 	"go.uber.org/zap"
 
 	"github.com/fhegate/fhegate/gpu"
@@ -22,7 +23,11 @@ var ErrSelfTest = errors.New("calib: accelerator failed its self-test; refusing 
 type Options struct {
 	Log *zap.Logger
 	// Accel is the accelerator to measure against the CPU; nil = CPU ladder only.
-	Accel   gpu.Backend
+	Accel gpu.Backend
+	// Rows are the shapes (N, moduli, direction) measured; each gets a
+	// ladder over Batches (polynomials per modulus). Empty: LogNs × one
+	// modulus × forward (the version 1 ladder).
+	Rows    []Row
 	LogNs   []int
 	Batches []int
 	// Budget bounds the whole measurement (not the self-test).
@@ -40,17 +45,90 @@ type Options struct {
 	Command string
 }
 
-// Defaults returns the ladder of a full (quick=false) or quick run.
-func Defaults(quick bool) Options {
-	o := Options{LogNs: []int{10, 11, 12, 13, 14, 15, 16}, K: 5, Budget: 2 * time.Minute, MaxWords: 1 << 23, MinRound: 10 * time.Millisecond}
-	for b := 1; b <= 2048; b *= 2 {
-		o.Batches = append(o.Batches, b)
+// Row is one measured shape: N = 2^LogN, Moduli limbs, direction Dir.
+type Row struct {
+	LogN   int
+	Moduli int
+	Dir    gpu.Direction
+}
+
+func (r Row) String() string { return fmt.Sprintf("N=2^%d L=%d %s", r.LogN, r.Moduli, r.Dir) }
+
+// EngineRows are the shapes fhegate's engine produces on its presets, read
+// from the dispatcher's shape counters (`fhegate bench policy --shapes`,
+// `fhegate bench workloads --shapes`): KYC/AML on BGVN14 hands over N=2^14
+// batches of 1…12 moduli (forward: digits × Q∪P; inverse: ModDown's P
+// limbs and the decomposition's Q limbs) with B = 1…5 polynomials per
+// modulus; the CKKS N=2^13 workloads (at level 0 and 1) N=2^13 batches of
+// 1…3 moduli with B = 1…2 (L = 5 covers BGVN13's top level).
+func EngineRows() []Row {
+	var rows []Row
+	for _, l := range []int{1, 2, 3, 5} {
+		rows = append(rows, Row{13, l, gpu.Forward}, Row{13, l, gpu.Inverse})
 	}
+	for _, l := range []int{2, 4, 6, 8, 10, 12} {
+		rows = append(rows, Row{14, l, gpu.Forward}, Row{14, l, gpu.Inverse})
+	}
+	return rows
+}
+
+// Defaults returns the measurement of a full (quick=false) or quick run:
+// EngineRows × B ∈ {1, 2, 3, 4, 6, 8} (the engine's B is 1…5), best of 5.
+func Defaults(quick bool) Options {
+	o := Options{Rows: EngineRows(), Batches: []int{1, 2, 3, 4, 6, 8}, K: 5, Budget: 2 * time.Minute, MaxWords: 1 << 23, MinRound: 10 * time.Millisecond}
 	if quick {
-		o.LogNs, o.K, o.Budget, o.MaxWords, o.MinRound = []int{10, 12, 14}, 3, 20*time.Second, 1<<21, 5*time.Millisecond
-		o.Batches = o.Batches[:9] // up to 256
+		o.Rows = []Row{{13, 2, gpu.Forward}, {13, 2, gpu.Inverse}, {14, 6, gpu.Forward}, {14, 6, gpu.Inverse}, {14, 12, gpu.Forward}, {14, 12, gpu.Inverse}}
+		o.Batches, o.K, o.Budget, o.MinRound = []int{1, 2, 4}, 3, 20*time.Second, 5*time.Millisecond
 	}
 	return o
+}
+
+// RowsFromShapes turns the dispatcher's shape counts into rows (distinct
+// (N, moduli, direction), most frequent first, at most max) and the batch
+// ladder (the distinct B, ascending, with 1).
+func RowsFromShapes(shapes []gpu.ShapeCount, max int) ([]Row, []int) {
+	seen := map[Row]bool{}
+	bs := map[int]bool{1: true}
+	var rows []Row
+	for _, s := range shapes {
+		if s.LogN < 4 || s.LogN > gpu.MaxLogN || s.Moduli < 1 || s.Moduli > gpu.MaxModuli || s.B < 1 || s.B > 1<<12 {
+			continue
+		}
+		r := Row{s.LogN, s.Moduli, s.Dir}
+		if !seen[r] && len(rows) < max {
+			seen[r] = true
+			rows = append(rows, r)
+		}
+		if seen[r] {
+			bs[s.B] = true
+		}
+	}
+	var ladder []int
+	for b := range bs {
+		ladder = append(ladder, b)
+	}
+	sortInts(ladder)
+	return sortRows(rows), ladder
+}
+
+// sortRows orders rows as the table's entries: by N, moduli, direction.
+func sortRows(rows []Row) []Row {
+	for i := 1; i < len(rows); i++ {
+		for j := i; j > 0 && rowLess(rows[j], rows[j-1]); j-- {
+			rows[j], rows[j-1] = rows[j-1], rows[j]
+		}
+	}
+	return rows
+}
+
+func rowLess(a, b Row) bool {
+	if a.LogN != b.LogN {
+		return a.LogN < b.LogN
+	}
+	if a.Moduli != b.Moduli {
+		return a.Moduli < b.Moduli
+	}
+	return a.Dir < b.Dir
 }
 
 func (o *Options) fill() {
@@ -58,9 +136,15 @@ func (o *Options) fill() {
 	if o.Log == nil {
 		o.Log = zap.NewNop()
 	}
-	if len(o.LogNs) == 0 {
-		o.LogNs = d.LogNs
+	if len(o.Rows) == 0 && len(o.LogNs) > 0 {
+		for _, n := range o.LogNs {
+			o.Rows = append(o.Rows, Row{LogN: n, Moduli: 1, Dir: gpu.Forward})
+		}
 	}
+	if len(o.Rows) == 0 {
+		o.Rows = d.Rows
+	}
+	o.Rows = sortRows(append([]Row(nil), o.Rows...))
 	if len(o.Batches) == 0 {
 		o.Batches = d.Batches
 	}
@@ -78,25 +162,52 @@ func (o *Options) fill() {
 	}
 }
 
-// Prime is the modulus the ladder is measured with (60 bits; NTT cost does
+// Prime is the modulus of the one-modulus probes (60 bits; NTT cost does
 // not depend on the prime).
 func Prime() uint64 { return gpu.SelfTestPrimes()[1] }
 
-type batch struct {
-	src, dst [][]uint64
+// PrimeBits is the size of the moduli of a measured row: 50 bits, like the
+// BGV presets' (and below the IFMA path's 2^50 bound).
+const PrimeBits = 50
+
+// rowParams returns the constants of L distinct PrimeBits-bit NTT primes
+// for N = 2^logN.
+func rowParams(logN, l int) ([]*gpu.Params, error) {
+	g := ring.NewNTTFriendlyPrimesGenerator(PrimeBits, 2<<logN)
+	out := make([]*gpu.Params, l)
+	for i := range out {
+		q, err := g.NextAlternatingPrime()
+		if err != nil {
+			return nil, fmt.Errorf("calib: %d-bit primes for N=2^%d: %w", PrimeBits, logN, err)
+		}
+		if out[i], err = gpu.NewParams(1<<logN, q); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
-func newBatch(p *gpu.Params, b int, rng *rand.Rand) batch {
-	x := batch{src: make([][]uint64, b), dst: make([][]uint64, b)}
-	for i := range x.src {
-		x.src[i] = make([]uint64, p.N)
-		for j := range x.src[i] {
-			x.src[i][j] = rng.Uint64N(p.Q)
+// newBatch builds a batch of b random reduced polynomials per modulus.
+func newBatch(ps []*gpu.Params, dir gpu.Direction, b int, rng *rand.Rand) *gpu.Batch {
+	x := &gpu.Batch{Dir: dir}
+	for _, p := range ps {
+		l := gpu.Limb{P: p, Src: make([][]uint64, b), Dst: make([][]uint64, b)}
+		for i := range l.Src {
+			l.Src[i] = make([]uint64, p.N)
+			for j := range l.Src[i] {
+				l.Src[i][j] = rng.Uint64N(p.Q)
+			}
+			l.Dst[i] = make([]uint64, p.N)
 		}
-		x.dst[i] = make([]uint64, p.N)
+		x.Limbs = append(x.Limbs, l)
 	}
 	return x
 }
+
+// serialCPU is the CPU side of every cell: Lattigo's Go NTT, one limb after
+// the other on the calling goroutine — what the engine runs for a batch
+// the dispatcher does not route.
+var serialCPU = &gpu.CPU{Workers: 1}
 
 // timer times f in rounds of at least minRound; best is the fastest single
 // call over all rounds.
@@ -150,12 +261,12 @@ func bestOf(ctx context.Context, k int, ts ...*timer) error {
 	return nil
 }
 
-// Measure runs the ladder and returns the table (crossovers derived). With
-// an accelerator it first runs gpu.SelfTest and returns ErrSelfTest on failure.
+// Measure runs the ladder of every row and returns the table (crossovers
+// derived). With an accelerator it first runs gpu.SelfTest and returns
+// ErrSelfTest on failure.
 func Measure(ctx context.Context, o Options) (*gpu.Table, error) {
 	o.fill()
-	cpu := gpu.NewCPU()
-	fp := gpu.FingerprintOf(cpu)
+	fp := gpu.FingerprintOf(serialCPU)
 	if o.Accel != nil {
 		if err := gpu.SelfTest(o.Accel, uint64(time.Now().UnixNano())); err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrSelfTest, err)
@@ -167,58 +278,23 @@ func Measure(ctx context.Context, o Options) (*gpu.Table, error) {
 	if o.Accel == nil {
 		what = "CPU only (no accelerator built or selected): no crossovers"
 	}
-	tab.Note = fmt.Sprintf("fastest single call over %d interleaved rounds (≥%v each) of one forward NTT batch of B polynomials, q = %d (60 bits), cpu = Lattigo NTT on %d goroutines; %s; budget %v",
-		o.K, o.MinRound, Prime(), runtime.GOMAXPROCS(0), what, o.Budget)
-
+	tab.Note = fmt.Sprintf("fastest single call over %d interleaved rounds (≥%v each) of one batch of B polynomials per modulus × the entry's moduli (%d-bit primes) in the entry's direction; cpu = Lattigo's Go NTT limb after limb on one goroutine (the engine's unrouted path), accelerator = its multi-modulus call with GOMAXPROCS=%d; %s; budget %v",
+		o.K, o.MinRound, PrimeBits, runtime.GOMAXPROCS(0), what, o.Budget)
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1))
 	deadline := time.Now().Add(o.Budget)
-	total := len(o.LogNs) * len(o.Batches)
+	total := len(o.Rows) * len(o.Batches)
 	done := 0
-	for ni, logN := range o.LogNs {
-		p, err := gpu.NewParams(1<<logN, Prime())
+	for ri, row := range o.Rows {
+		e, n, err := measureRow(ctx, o, row, time.Until(deadline)/time.Duration(len(o.Rows)-ri), rng, func(label string) {
+			done++
+			if o.Progress != nil {
+				o.Progress(done, total, label)
+			}
+		})
 		if err != nil {
 			return nil, err
 		}
-		e := gpu.Entry{LogN: logN}
-		share := time.Until(deadline) / time.Duration(len(o.LogNs)-ni)
-		nEnd := time.Now().Add(share)
-		var last time.Duration
-		for bi, b := range o.Batches {
-			if b*p.N > o.MaxWords || (bi > 0 && time.Now().Add(last*5/2).After(nEnd)) {
-				o.Log.Debug("calibrate: ladder cut", zap.Int("log_n", logN), zap.Int("from_b", b))
-				done += len(o.Batches) - bi
-				break
-			}
-			t0 := time.Now()
-			x := newBatch(p, b, rng)
-			c, err := newTimer(func() error { return cpu.NTT(gpu.Forward, p, x.src, x.dst) }, o.MinRound)
-			if err != nil {
-				return nil, err
-			}
-			ts := []*timer{c}
-			if o.Accel != nil {
-				a, err := newTimer(func() error { return o.Accel.NTT(gpu.Forward, p, x.src, x.dst) }, o.MinRound)
-				if err != nil {
-					return nil, fmt.Errorf("calib: %s N=2^%d B=%d: %w", o.Accel.Name(), logN, b, err)
-				}
-				ts = append(ts, a)
-			}
-			if err := bestOf(ctx, o.K, ts...); err != nil {
-				return nil, err
-			}
-			cell := gpu.Cell{B: b, CPUNs: round3(c.best)}
-			if o.Accel != nil {
-				cell.AccelNs = round3(ts[1].best)
-				cell.Speedup = cell.CPUNs / cell.AccelNs
-			}
-			e.Ladder = append(e.Ladder, cell)
-			last = time.Since(t0)
-			done++
-			if o.Progress != nil {
-				o.Progress(done, total, fmt.Sprintf("N=2^%d B=%d", logN, b))
-			}
-		}
-		e.Crossover = gpu.DeriveCrossover(e.Ladder)
+		done += len(o.Batches) - n
 		tab.Entries = append(tab.Entries, e)
 	}
 	if err := tab.Validate(); err != nil {
@@ -227,11 +303,58 @@ func Measure(ctx context.Context, o Options) (*gpu.Table, error) {
 	return tab, nil
 }
 
+// measureRow measures one row's ladder within share; it returns the entry
+// and the cells measured.
+func measureRow(ctx context.Context, o Options, row Row, share time.Duration, rng *rand.Rand, tick func(string)) (gpu.Entry, int, error) {
+	e := gpu.Entry{LogN: row.LogN, Moduli: row.Moduli, Dir: row.Dir.String()}
+	ps, err := rowParams(row.LogN, row.Moduli)
+	if err != nil {
+		return e, 0, err
+	}
+	end := time.Now().Add(share)
+	var last time.Duration
+	for bi, b := range o.Batches {
+		if b*row.Moduli<<row.LogN > o.MaxWords || (bi > 0 && time.Now().Add(last*5/2).After(end)) {
+			o.Log.Debug("calibrate: ladder cut", zap.Stringer("row", row), zap.Int("from_b", b))
+			break
+		}
+		t0 := time.Now()
+		x := newBatch(ps, row.Dir, b, rng)
+		c, err := newTimer(func() error { return serialCPU.NTTMulti(x) }, o.MinRound)
+		if err != nil {
+			return e, bi, err
+		}
+		ts := []*timer{c}
+		if o.Accel != nil {
+			a, err := newTimer(func() error { return gpu.NTTMulti(o.Accel, x) }, o.MinRound)
+			if err != nil {
+				return e, bi, fmt.Errorf("calib: %s %v B=%d: %w", o.Accel.Name(), row, b, err)
+			}
+			ts = append(ts, a)
+		}
+		if err := bestOf(ctx, o.K, ts...); err != nil {
+			return e, bi, err
+		}
+		cell := gpu.Cell{B: b, CPUNs: round3(c.best)}
+		if o.Accel != nil {
+			cell.AccelNs = round3(ts[1].best)
+			cell.Speedup = cell.CPUNs / cell.AccelNs
+		}
+		e.Ladder = append(e.Ladder, cell)
+		last = time.Since(t0)
+		tick(fmt.Sprintf("%v B=%d", row, b))
+	}
+	e.Crossover = gpu.DeriveCrossover(e.Ladder)
+	return e, len(e.Ladder), nil
+}
+
 func round3(ns float64) float64 { return float64(int64(ns*1000+0.5)) / 1000 }
 
 // VerifyCell is one re-measured cell.
 type VerifyCell struct {
 	LogN     int     `json:"log_n"`
+	Moduli   int     `json:"moduli"`
+	Dir      string  `json:"dir"`
 	B        int     `json:"b"`
 	CPUNs    float64 `json:"cpu_ns"`
 	AccelNs  float64 `json:"accel_ns,omitempty"`
@@ -247,15 +370,25 @@ const verifyAttempts = 5
 // Tolerance is the --verify bound: routed ≤ Tolerance × min(cpu, accelerator).
 const Tolerance = 1.05
 
+// entryRow is the shape an entry stands for (a version 1 entry: one
+// modulus, forward).
+func entryRow(e gpu.Entry) Row {
+	r := Row{LogN: e.LogN, Moduli: max(e.Moduli, 1)}
+	if e.Dir == "inverse" {
+		r.Dir = gpu.Inverse
+	}
+	return r
+}
+
 // Verify re-measures every ladder cell of tab through a dispatcher built
-// from (o.Accel, tab) and checks routed ≤ 1.05 × min(cpu, accel). A cell
-// out of tolerance gets up to four more, doubling, series of rounds before it counts as
-// failed (noise, not routing: a wrong route is slower in every round). It
-// returns the cells and whether all passed.
+// from (o.Accel, tab) — the batch routed by its shape exactly as an engine
+// batch — and checks routed ≤ 1.05 × min(cpu, accel). A cell out of
+// tolerance gets up to four more, doubling, series of rounds before it
+// counts as failed (noise, not routing: a wrong route is slower in every
+// round). It returns the cells and whether all passed.
 func Verify(ctx context.Context, o Options, tab *gpu.Table) ([]VerifyCell, bool, error) {
 	o.fill()
 	d := gpu.NewDispatcher(gpu.Options{Log: o.Log, Accelerator: o.Accel, Table: tab, SelfTestSeed: uint64(time.Now().UnixNano())})
-	cpu := gpu.NewCPU()
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 2))
 	var cells []VerifyCell
 	all := true
@@ -265,70 +398,81 @@ func Verify(ctx context.Context, o Options, tab *gpu.Table) ([]VerifyCell, bool,
 	}
 	done := 0
 	for _, e := range tab.Entries {
-		p, err := gpu.NewParams(1<<e.LogN, Prime())
+		row := entryRow(e)
+		ps, err := rowParams(row.LogN, row.Moduli)
 		if err != nil {
 			return nil, false, err
 		}
 		for _, c := range e.Ladder {
 			done++
-			if c.B*p.N > o.MaxWords {
+			if c.B*row.Moduli<<row.LogN > o.MaxWords {
 				continue
 			}
-			x := newBatch(p, c.B, rng)
-			vc := VerifyCell{LogN: e.LogN, B: c.B}
-			ct, err := newTimer(func() error { return cpu.NTT(gpu.Forward, p, x.src, x.dst) }, o.MinRound)
+			vc, err := verifyCell(ctx, o, d, newBatch(ps, row.Dir, c.B, rng))
 			if err != nil {
 				return nil, false, err
-			}
-			rt, err := newTimer(func() error {
-				r, err := d.RouteBatch(gpu.Forward, p, x.src, x.dst)
-				vc.Route = r
-				return err
-			}, o.MinRound)
-			if err != nil {
-				return nil, false, err
-			}
-			ts := []*timer{ct, rt}
-			if o.Accel != nil {
-				at, err := newTimer(func() error { return o.Accel.NTT(gpu.Forward, p, x.src, x.dst) }, o.MinRound)
-				if err != nil {
-					return nil, false, err
-				}
-				ts = append(ts, at)
-			}
-			// Best-of-k, extended with 2k, 4k, … more rounds (the timers keep
-			// their best) while the cell is out of tolerance: noise from other
-			// processes only ever adds time, a wrong route is slower in every
-			// round. The round order alternates so no timer always goes first.
-			for attempt := 0; attempt < verifyAttempts; attempt++ {
-				order := ts
-				if attempt%2 == 1 {
-					order = []*timer{ts[1], ts[0]}
-					order = append(order, ts[2:]...)
-				}
-				if err := bestOf(ctx, o.K<<attempt, order...); err != nil {
-					return nil, false, err
-				}
-				vc.CPUNs, vc.RoutedNs = round3(ct.best), round3(rt.best)
-				best := vc.CPUNs
-				if o.Accel != nil {
-					vc.AccelNs = round3(ts[2].best)
-					best = min(best, vc.AccelNs)
-				}
-				vc.Ratio = vc.RoutedNs / best
-				vc.OK = vc.Ratio <= Tolerance
-				if vc.OK {
-					break
-				}
 			}
 			all = all && vc.OK
 			cells = append(cells, vc)
 			if o.Progress != nil {
-				o.Progress(done, total, fmt.Sprintf("verify N=2^%d B=%d", e.LogN, c.B))
+				o.Progress(done, total, fmt.Sprintf("verify %v B=%d", row, c.B))
 			}
 		}
 	}
 	return cells, all, nil
+}
+
+// verifyCell times one batch on the CPU, routed and (if any) on the
+// accelerator until routed is within tolerance or the attempts run out.
+func verifyCell(ctx context.Context, o Options, d *gpu.Dispatcher, x *gpu.Batch) (VerifyCell, error) {
+	sh := x.Shape()
+	vc := VerifyCell{LogN: sh.LogN, Moduli: sh.Moduli, Dir: sh.Dir.String(), B: sh.B}
+	ct, err := newTimer(func() error { return serialCPU.NTTMulti(x) }, o.MinRound)
+	if err != nil {
+		return vc, err
+	}
+	rt, err := newTimer(func() error {
+		r, err := d.RouteMulti(x)
+		vc.Route = r
+		return err
+	}, o.MinRound)
+	if err != nil {
+		return vc, err
+	}
+	ts := []*timer{ct, rt}
+	if o.Accel != nil {
+		at, err := newTimer(func() error { return gpu.NTTMulti(o.Accel, x) }, o.MinRound)
+		if err != nil {
+			return vc, err
+		}
+		ts = append(ts, at)
+	}
+	// Best-of-k, extended with 2k, 4k, … more rounds (the timers keep
+	// their best) while the cell is out of tolerance: noise from other
+	// processes only ever adds time, a wrong route is slower in every
+	// round. The round order alternates so no timer always goes first.
+	for attempt := 0; attempt < verifyAttempts; attempt++ {
+		order := ts
+		if attempt%2 == 1 {
+			order = []*timer{ts[1], ts[0]}
+			order = append(order, ts[2:]...)
+		}
+		if err := bestOf(ctx, o.K<<attempt, order...); err != nil {
+			return vc, err
+		}
+		vc.CPUNs, vc.RoutedNs = round3(ct.best), round3(rt.best)
+		best := vc.CPUNs
+		if o.Accel != nil {
+			vc.AccelNs = round3(ts[2].best)
+			best = min(best, vc.AccelNs)
+		}
+		vc.Ratio = vc.RoutedNs / best
+		vc.OK = vc.Ratio <= Tolerance
+		if vc.OK {
+			break
+		}
+	}
+	return vc, nil
 }
 
 // WriteLadder prints the LP-137-style table: speedup (cpu/accelerator) per
@@ -351,11 +495,11 @@ func WriteLadder(w io.Writer, tab *gpu.Table) {
 		fmt.Fprintf(w, "speedup cpu/%s (>1: %s faster); device %q, driver %q, host %q\n",
 			tab.Fingerprint.Backend, tab.Fingerprint.Backend, tab.Fingerprint.Device, tab.Fingerprint.Driver, tab.Fingerprint.HostCPU)
 	} else {
-		fmt.Fprintf(w, "CPU only: µs per polynomial (forward NTT); host %q\n", tab.Fingerprint.HostCPU)
+		fmt.Fprintf(w, "CPU only: µs per polynomial; host %q\n", tab.Fingerprint.HostCPU)
 	}
 	var hdr strings.Builder
-	hdr.WriteString("| N |")
-	sep := "|---|"
+	hdr.WriteString("| N | L | dir |")
+	sep := "|---|---|---|"
 	for _, b := range bs {
 		fmt.Fprintf(&hdr, " B=%d |", b)
 		sep += "---|"
@@ -364,7 +508,8 @@ func WriteLadder(w io.Writer, tab *gpu.Table) {
 	fmt.Fprintln(w, hdr.String())
 	fmt.Fprintln(w, sep+"---|")
 	for _, e := range tab.Entries {
-		row := fmt.Sprintf("| %d |", 1<<e.LogN)
+		r := entryRow(e)
+		row := fmt.Sprintf("| %d | %d | %s |", 1<<e.LogN, r.Moduli, r.Dir)
 		for _, b := range bs {
 			cell := " – |"
 			for _, c := range e.Ladder {
@@ -372,7 +517,7 @@ func WriteLadder(w io.Writer, tab *gpu.Table) {
 					if accel {
 						cell = fmt.Sprintf(" %.2fx |", c.Speedup)
 					} else {
-						cell = fmt.Sprintf(" %.1f |", c.CPUNs/float64(c.B)/1e3)
+						cell = fmt.Sprintf(" %.1f |", c.CPUNs/float64(c.B*r.Moduli)/1e3)
 					}
 				}
 			}
@@ -389,14 +534,14 @@ func WriteLadder(w io.Writer, tab *gpu.Table) {
 
 // WriteVerify prints the verify cells.
 func WriteVerify(w io.Writer, cells []VerifyCell) {
-	fmt.Fprintln(w, "| N | B | cpu µs | accel µs | routed µs | route | routed/min | ok |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| N | L | dir | B | cpu µs | accel µs | routed µs | route | routed/min | ok |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|")
 	for _, c := range cells {
 		acc := "–"
 		if c.AccelNs > 0 {
 			acc = fmt.Sprintf("%.1f", c.AccelNs/1e3)
 		}
-		fmt.Fprintf(w, "| %d | %d | %.1f | %s | %.1f | %s | %.3f | %v |\n", 1<<c.LogN, c.B, c.CPUNs/1e3, acc, c.RoutedNs/1e3, c.Route, c.Ratio, c.OK)
+		fmt.Fprintf(w, "| %d | %d | %s | %d | %.1f | %s | %.1f | %s | %.3f | %v |\n", 1<<c.LogN, c.Moduli, c.Dir, c.B, c.CPUNs/1e3, acc, c.RoutedNs/1e3, c.Route, c.Ratio, c.OK)
 	}
 }
 

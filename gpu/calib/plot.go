@@ -60,7 +60,7 @@ func Plot(tab *gpu.Table, path string) error {
 		if len(xy) == 0 {
 			continue
 		}
-		label := fmt.Sprintf("N=2^%d", e.LogN)
+		label := entryRow(e).String()
 		if e.Crossover != nil {
 			label += fmt.Sprintf(" (crossover B=%d)", *e.Crossover)
 		} else if accel {

@@ -154,76 +154,84 @@ func (b *Backend) table(p *gpu.Params) (*C.fg_table, error) {
 	return t, nil
 }
 
+// tableOf returns the twiddle tables of p, building them on first use.
+// Called with b.mu not held.
+func (b *Backend) tableOf(p *gpu.Params) (*C.fg_table, error) {
+	b.mu.RLock()
+	closed := b.closed
+	t, ok := b.tables[p.Key()]
+	b.mu.RUnlock()
+	if closed {
+		return nil, gpu.ErrClosed
+	}
+	if ok {
+		return t, nil
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return nil, gpu.ErrClosed
+	}
+	return b.table(p)
+}
+
+func (b *Backend) cpath() C.int {
+	switch b.path {
+	case PathIFMA:
+		return C.FG_PATH_IFMA
+	case PathEmulated:
+		return C.FG_PATH_EMU
+	}
+	return C.FG_PATH_SCALAR
+}
+
+// one transforms one polynomial; it cannot fail once the tables exist.
+func (b *Backend) one(dir gpu.Direction, cpath C.int, t *C.fg_table, src, dst []uint64) {
+	cdir := C.int(0)
+	if dir == gpu.Inverse {
+		cdir = 1
+	}
+	ran := C.fg_ntt(cdir, cpath, t, (*C.uint64_t)(unsafe.Pointer(&src[0])), (*C.uint64_t)(unsafe.Pointer(&dst[0])))
+	if ran == C.FG_PATH_SCALAR {
+		b.scalarPolys.Add(1)
+	} else {
+		b.vecPolys.Add(1)
+	}
+}
+
 // NTT implements gpu.Backend.
 func (b *Backend) NTT(dir gpu.Direction, p *gpu.Params, src, dst [][]uint64) error {
 	if err := gpu.CheckBatch(p, src, dst); err != nil {
 		return err
 	}
-	b.mu.RLock()
-	if b.closed {
-		b.mu.RUnlock()
-		return gpu.ErrClosed
+	return b.NTTMulti(&gpu.Batch{Dir: dir, Limbs: []gpu.Limb{{P: p, Src: src, Dst: dst}}})
+}
+
+// NTTMulti implements gpu.MultiBackend: the tables of every modulus are
+// resolved first (the only step that can fail), then every (modulus,
+// polynomial) of the batch runs on the worker pool at once. The output is
+// always reduced, which also serves lazy batches.
+func (b *Backend) NTTMulti(batch *gpu.Batch) error {
+	if err := gpu.CheckMulti(batch); err != nil {
+		return err
 	}
-	t, ok := b.tables[p.Key()]
-	b.mu.RUnlock()
-	if !ok {
-		b.mu.Lock()
-		if b.closed {
-			b.mu.Unlock()
-			return gpu.ErrClosed
-		}
-		var err error
-		t, err = b.table(p)
-		b.mu.Unlock()
+	ts := make([]*C.fg_table, len(batch.Limbs))
+	for i, l := range batch.Limbs {
+		t, err := b.tableOf(l.P)
 		if err != nil {
 			return err
 		}
+		ts[i] = t
 	}
 	b.mu.RLock() // Close waits for the batch
 	defer b.mu.RUnlock()
 	if b.closed {
 		return gpu.ErrClosed
 	}
-	cdir := C.int(0)
-	if dir == gpu.Inverse {
-		cdir = 1
-	}
-	cpath := C.int(C.FG_PATH_SCALAR)
-	switch b.path {
-	case PathIFMA:
-		cpath = C.FG_PATH_IFMA
-	case PathEmulated:
-		cpath = C.FG_PATH_EMU
-	}
-	one := func(i int) {
-		ran := C.fg_ntt(cdir, cpath, t, (*C.uint64_t)(unsafe.Pointer(&src[i][0])), (*C.uint64_t)(unsafe.Pointer(&dst[i][0])))
-		if ran == C.FG_PATH_SCALAR {
-			b.scalarPolys.Add(1)
-		} else {
-			b.vecPolys.Add(1)
-		}
-	}
-	w := b.Workers
-	if w <= 0 {
-		w = runtime.GOMAXPROCS(0)
-	}
-	w = min(w, len(src))
-	if w <= 1 {
-		for i := range src {
-			one(i)
-		}
-		return nil
-	}
-	var wg sync.WaitGroup
-	for k := 0; k < w; k++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := k; i < len(src); i += w {
-				one(i)
-			}
-		}()
-	}
-	wg.Wait()
+	cpath := b.cpath()
+	gpu.ParallelJobs(batch, b.Workers, func(i, k int) {
+		l := batch.Limbs[i]
+		b.one(batch.Dir, cpath, ts[i], l.Src[k], l.Dst[k])
+	})
 	return nil
 }

@@ -87,6 +87,20 @@ func TestConformance(t *testing.T) {
 	}
 }
 
+// TestMultiConformance runs the multi-modulus suite on every path: the
+// native NTTMulti (all limbs of a batch on the worker pool at once).
+func TestMultiConformance(t *testing.T) {
+	for _, p := range paths(t) {
+		t.Run(p.String(), func(t *testing.T) {
+			b := open(t, p)
+			_, ok := any(b).(gpu.MultiBackend)
+			require.True(t, ok, "native implements NTTMulti itself")
+			gputest.RunMulti(t, b)
+			gputest.RunMultiErrors(t, b)
+		})
+	}
+}
+
 // TestPresetPrimes runs every modulus of fhegate's four presets (fhe/params.go
 // literals) at the preset's own N.
 func TestPresetPrimes(t *testing.T) {

@@ -267,7 +267,7 @@ type Backend struct {
 	roots  map[gpu.Key]roots
 	data   C.cl_mem
 	words  int
-	host   []uint64
+	stage  []uint64 // host staging area of a batch (outputs land here before dst)
 	closed bool
 }
 
@@ -338,7 +338,27 @@ func (b *Backend) NTT(dir gpu.Direction, p *gpu.Params, src, dst [][]uint64) err
 	if err := gpu.CheckBatch(p, src, dst); err != nil {
 		return err
 	}
-	words := len(src) * p.N
+	return b.NTTMulti(&gpu.Batch{Dir: dir, Limbs: []gpu.Limb{{P: p, Src: src, Dst: dst}}})
+}
+
+// NTTMulti implements gpu.MultiBackend. Under one lock it resolves the
+// device-resident twiddles of every modulus, sizes the device buffer once
+// for the largest limb (the buffer and the twiddles stay on the device
+// across calls, i.e. across the stages of a key switch), runs the limbs one
+// launch sequence each (the modulus is a kernel argument) into a host
+// staging area, and copies to dst only when every limb succeeded: on error
+// neither src nor dst has been modified. The output is always reduced,
+// which also serves lazy batches.
+func (b *Backend) NTTMulti(batch *gpu.Batch) error {
+	if err := gpu.CheckMulti(batch); err != nil {
+		return err
+	}
+	words, most := 0, 0
+	for _, l := range batch.Limbs {
+		w := len(l.Src) * l.P.N
+		words += w
+		most = max(most, w)
+	}
 	if words > maxWords {
 		return fmt.Errorf("%w: batch of %d words exceeds %d", gpu.ErrUnsupported, words, maxWords)
 	}
@@ -347,27 +367,62 @@ func (b *Backend) NTT(dir gpu.Direction, p *gpu.Params, src, dst [][]uint64) err
 	if b.closed {
 		return gpu.ErrClosed
 	}
-	eb := make([]byte, 512)
-	ebp, ebn := (*C.char)(unsafe.Pointer(&eb[0])), C.size_t(len(eb))
-	r, err := b.rootsFor(p)
-	if err != nil {
+	rs := make([]roots, len(batch.Limbs))
+	for i, l := range batch.Limbs {
+		r, err := b.rootsFor(l.P)
+		if err != nil {
+			return err
+		}
+		rs[i] = r
+	}
+	if err := b.reserve(most, words); err != nil {
 		return err
 	}
-	if words > b.words {
+	off := 0
+	for i, l := range batch.Limbs {
+		stage := b.stage[off : off+len(l.Src)*l.P.N]
+		for k := range l.Src {
+			copy(stage[k*l.P.N:], l.Src[k])
+		}
+		if err := b.runLimb(batch.Dir, l.P, rs[i], len(l.Src), stage); err != nil {
+			return err
+		}
+		off += len(stage)
+	}
+	off = 0
+	for _, l := range batch.Limbs {
+		for k := range l.Dst {
+			copy(l.Dst[k], b.stage[off:off+l.P.N])
+			off += l.P.N
+		}
+	}
+	return nil
+}
+
+// reserve grows the device buffer to at least most words and the host
+// staging area to at least words. Called with b.mu held.
+func (b *Backend) reserve(most, words int) error {
+	if most > b.words {
 		C.fg_cl_free(b.data)
 		b.data, b.words = nil, 0
 		var rc C.cl_int
-		m := C.fg_cl_alloc(&b.c, C.size_t(words*8), nil, &rc)
+		m := C.fg_cl_alloc(&b.c, C.size_t(most*8), nil, &rc)
 		if rc != C.CL_SUCCESS {
-			return fmt.Errorf("opencl: clCreateBuffer %d bytes: error %d", words*8, int(rc))
+			return fmt.Errorf("opencl: clCreateBuffer %d bytes: error %d", most*8, int(rc))
 		}
-		b.data, b.words = m, words
-		b.host = make([]uint64, words)
+		b.data, b.words = m, most
 	}
-	host := b.host[:words]
-	for i := range src {
-		copy(host[i*p.N:], src[i])
+	if words > len(b.stage) {
+		b.stage = make([]uint64, words)
 	}
+	return nil
+}
+
+// runLimb transforms the bsz polynomials of one modulus, packed in host,
+// in place through the device buffer. Called with b.mu held.
+func (b *Backend) runLimb(dir gpu.Direction, p *gpu.Params, r roots, bsz int, host []uint64) error {
+	eb := make([]byte, 512)
+	ebp, ebn := (*C.char)(unsafe.Pointer(&eb[0])), C.size_t(len(eb))
 	logN := p.LogN()
 	// Fused block: the largest the device takes, at most N; stages inside it
 	// run in local memory, the others one launch each.
@@ -376,9 +431,9 @@ func (b *Backend) NTT(dir gpu.Direction, p *gpu.Params, src, dst [][]uint64) err
 		logL = 0
 	}
 	var st []kernels.Stage
-	roots, inv := r.fwd, C.int(0)
+	rts, inv := r.fwd, C.int(0)
 	if dir == gpu.Inverse {
-		st, roots, inv = kernels.InverseStages(logN), r.bwd, 1
+		st, rts, inv = kernels.InverseStages(logN), r.bwd, 1
 	} else {
 		st = kernels.ForwardStages(logN)
 	}
@@ -390,14 +445,11 @@ func (b *Backend) NTT(dir gpu.Direction, p *gpu.Params, src, dst [][]uint64) err
 		flat = append(flat, C.cl_uint(s.LogT), C.cl_uint(s.Reduce))
 	}
 	flat = append(flat, 0, 0) // never empty (cgo needs an element to point at)
-	rc := C.fg_cl_run(&b.c, inv, b.data, roots, (*C.uint64_t)(unsafe.Pointer(&host[0])), C.cl_uint(logN),
-		C.cl_uint(len(src)), &flat[0], C.cl_uint(len(flat)/2-1), C.cl_uint(logL), C.cl_uint(kernels.ReduceMask(logN)),
+	rc := C.fg_cl_run(&b.c, inv, b.data, rts, (*C.uint64_t)(unsafe.Pointer(&host[0])), C.cl_uint(logN),
+		C.cl_uint(bsz), &flat[0], C.cl_uint(len(flat)/2-1), C.cl_uint(logL), C.cl_uint(kernels.ReduceMask(logN)),
 		C.cl_ulong(p.Q), C.cl_ulong(p.MRedConstant), C.cl_ulong(p.BRedConstant[0]), C.cl_ulong(p.NInv), ebp, ebn)
 	if rc != 0 {
 		return fmt.Errorf("opencl: %s", cerr(eb))
-	}
-	for i := range dst {
-		copy(dst[i], host[i*p.N:(i+1)*p.N])
 	}
 	return nil
 }

@@ -23,6 +23,17 @@ func open(t *testing.T) gpu.Backend {
 
 func TestOpenCLConformance(t *testing.T) { gputest.Run(t, open(t)) }
 
+// TestOpenCLMultiConformance: OpenCL's own NTTMulti (one lock, device
+// buffer and twiddles resident, one launch sequence per modulus, outputs
+// committed only when every limb succeeded) meets the multi-modulus suite.
+func TestOpenCLMultiConformance(t *testing.T) {
+	b := open(t)
+	_, ok := b.(gpu.MultiBackend)
+	require.True(t, ok)
+	gputest.RunMulti(t, b)
+	gputest.RunMultiErrors(t, b)
+}
+
 func TestOpenCLErrors(t *testing.T) { gputest.RunErrors(t, open(t)) }
 
 func TestOpenCLSelfTest(t *testing.T) { require.NoError(t, gpu.SelfTest(open(t), 3)) }

@@ -62,7 +62,7 @@ func (c *Committee) Registry() *subnetevm.Committee {
 }
 
 // Sign returns the aggregate signature of the first Threshold members over
-// digest and the signer bitmap, as FHEInput.register and FHEVerdict.submit
+// digest and the signer bitmap, as FHEInput.registerBatch and FHEVerdict.submit(Batch)
 // take them.
 func (c *Committee) Sign(digest [32]byte) (signature, signers []byte, err error) {
 	sigs := make([][]byte, 0, c.Threshold)

@@ -9,6 +9,7 @@ import (
 	"github.com/fhegate/fhegate/policy"
 	"github.com/fhegate/fhegate/policy/examples"
 	"github.com/fhegate/fhegate/policy/policytest"
+	"github.com/fhegate/fhegate/precompiles"
 )
 
 func TestPolicyCompile(t *testing.T) {
@@ -23,7 +24,7 @@ func TestPolicyCompile(t *testing.T) {
 			require.Equal(t, plan.Hash(), [32]byte(info.PlanHash))
 			require.Equal(t, uint32(len(plan.Inputs)), info.Inputs)
 			require.Equal(t, uint32(plan.Depth), info.Depth)
-			require.Equal(t, (plan.Gas()+uint64(plan.Slots)-1)/uint64(plan.Slots), info.Cost)
+			require.Equal(t, PerRequestGas(plan), info.Cost)
 			require.Positive(t, info.Cost)
 		})
 	}
@@ -63,15 +64,44 @@ func TestCRDTMeta(t *testing.T) {
 	require.Equal(t, byte(0xb), hs[1][0])
 }
 
-// TestPerRequestGasCreditLimit computes the credit_limit figures quoted in
-// Compile's comment; if policy/costs.json is re-measured, update both.
-func TestPerRequestGasCreditLimit(t *testing.T) {
+// TestPerRequestGasModel pins evaluate's gas for the shipped policies (the
+// figures in docs/gas.md): plan gas ÷ (slots / 4), at least the floor. If
+// policy/costs.json is re-measured, update both.
+func TestPerRequestGasModel(t *testing.T) {
 	t.Parallel()
-	plan, err := policy.Compile(examples.MustGet("credit_limit"))
+	for _, tc := range []struct {
+		name          string
+		planGas       uint64
+		slots, target int
+		perRequest    uint64
+	}{
+		{"allowlist", 2_638_500, 8_192, 2_048, 1_289},
+		{"credit_limit", 40_661_880, 16_384, 4_096, 9_928},
+		{"kyc_aml", 115_598_700, 16_384, 4_096, 28_223},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			plan, err := policy.Compile(examples.MustGet(tc.name))
+			require.NoError(t, err)
+			require.Equal(t, tc.planGas, plan.Gas())
+			require.Equal(t, tc.slots, plan.Slots)
+			require.Equal(t, uint64(tc.target), TargetOccupancy(plan))
+			require.Equal(t, tc.perRequest, PerRequestGas(plan))
+		})
+	}
+	// the chain's committee budget books cost × precompiles.BatchOccupancy
+	// per evaluation: the same occupancy as the price on BGVN14, and every
+	// shipped policy's cost is under MaxPlanCost (one evaluation fits a block's budget)
+	kyc, err := policy.Compile(examples.MustGet("kyc_aml"))
 	require.NoError(t, err)
-	require.Equal(t, uint64(40_661_880), plan.Gas())
-	require.Equal(t, 16_384, plan.Slots)
-	require.Equal(t, uint64(2_482), PerRequestGas(plan))
+	require.Equal(t, uint64(precompiles.BatchOccupancy), TargetOccupancy(kyc))
+	for _, name := range examples.AllNames() {
+		plan, err := policy.Compile(examples.MustGet(name))
+		require.NoError(t, err)
+		require.LessOrEqual(t, PerRequestGas(plan), uint64(precompiles.MaxPlanCost), name)
+	}
+	// the floor: a plan too cheap to amortise still pays RequestGasFloor
+	tiny := &policy.Plan{Slots: 16_384}
+	require.Equal(t, RequestGasFloor, PerRequestGas(tiny))
 }
 
 // TestCompileRefusesTooNoisyPlans: registerPolicy's compiler refuses a plan

@@ -15,6 +15,10 @@ interface IFHEPolicy {
     function registerPolicy(bytes calldata spec) external returns (bytes32 policyId);
 
     /// Queue an evaluation of `policyId` over `handles`; the caller must be allowed on every handle.
+    /// At most MAX_REQUESTS_PER_BLOCK (4096) requests are queued per block; above
+    /// that evaluate reverts with "FHEPolicy.evaluate: request queue full for this block: ..." and
+    /// queues nothing (retry in a later block). A request without a verdict
+    /// after 1024 blocks can be expired (IFHEVerdict.expire).
     function evaluate(bytes32 policyId, bytes32[] calldata handles) external returns (bytes32 requestId);
 
     function policyOf(bytes32 policyId) external view returns (bool exists, bytes32 planHash, uint32 depth, uint64 cost, uint32 inputs, address registrant);

@@ -5,14 +5,35 @@ pragma solidity ^0.8.24;
 /// @notice Committee registry and verdict verification. A verdict is accepted
 /// once, if the BLS aggregate signature by at least `threshold` registered
 /// members verifies over bls.VerdictDigest(chainId, epoch, requestId, policyId,
-/// resultDigest, result) for the current epoch.
+/// resultDigest, result) for the current epoch. A batch of verdicts of one
+/// policy is accepted under one aggregate (submitBatch); a request with no
+/// verdict after EXPIRY_BLOCKS (1024) blocks may be expired by anyone, which
+/// stores the failure verdict RESULT_EXPIRED = 2^256 - 2 (type(uint256).max - 1;
+/// type(uint256).max is the committee's "unevaluable" verdict).
 interface IFHEVerdict {
     event VerdictAccepted(bytes32 indexed requestId, bytes32 indexed policyId, uint256 result, bytes32 resultDigest, uint64 epoch, uint32 signers);
+    /// One per submitBatch: `count` items signed, `stored` of them new (items
+    /// already decided, e.g. expired meanwhile, are skipped, never overwritten).
+    event VerdictBatchAccepted(bytes32 indexed policyId, bytes32 indexed root, bytes32 resultDigest, uint64 epoch, uint32 signers, uint32 count, uint32 stored);
+    event VerdictExpired(bytes32 indexed requestId, bytes32 indexed policyId, uint64 requestBlock);
     event CommitteeChanged(uint64 indexed epoch, uint32 threshold, uint32 size);
     event GovernanceTransferStarted(address indexed governance, address indexed pendingGovernance);
     event GovernanceTransferred(address indexed previousGovernance, address indexed newGovernance);
 
     function submit(bytes32 requestId, uint256 result, bytes32 resultDigest, bytes calldata signature, bytes calldata signers) external;
+
+    /// Accept the verdicts of one packed evaluation of `policyId`: the BLS
+    /// aggregate must verify over bls.VerdictBatchDigest(chainId, epoch,
+    /// policyId, resultDigest, bls.VerdictBatchRoot(pairs)) where pairs are
+    /// (requestIds[i], results[i]) in order. Every request must be a pending
+    /// FHEPolicy request of `policyId`, listed once; at most 16384 items.
+    /// Reverts if any item is invalid or if every item is already decided.
+    function submitBatch(bytes32 policyId, bytes32 resultDigest, bytes32[] calldata requestIds, uint256[] calldata results, bytes calldata signature, bytes calldata signers) external;
+
+    /// Anyone: store the failure verdict RESULT_EXPIRED for a request (FHEPolicy
+    /// or FHECRDT) at least EXPIRY_BLOCKS old that has no verdict yet. A later
+    /// committee verdict for it is refused.
+    function expire(bytes32 requestId) external;
 
     function verdictOf(bytes32 requestId) external view returns (bool ready, uint256 result, bytes32 resultDigest, uint64 epoch);
 

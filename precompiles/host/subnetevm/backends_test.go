@@ -114,3 +114,29 @@ func TestRealCRDTBackend(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, int64(-1), total.Int64())
 }
+
+// TestKYCAMLRequestGas measures evaluate for the shipped kyc_aml policy (8
+// encrypted inputs) under the target-occupancy price, through the EVM: the
+// chain's first request (every counter written from zero) and a steady-state
+// one (the next block: nonce, queue and the policy's batch marker updated).
+// The figures are the evaluate rows of docs/gas.md.
+func TestKYCAMLRequestGas(t *testing.T) {
+	useRealBackends(t)
+	f := newFixture(t)
+	doc := examples.MustGet("kyc_aml")
+	plan, err := policy.Compile(doc)
+	require.NoError(t, err)
+	data, err := subnetevm.Suite().Policy.ABI().Pack("registerPolicy", doc)
+	require.NoError(t, err)
+	require.Empty(t, f.callErr(alice, subnetevm.PolicyAddress, data))
+	f.ok(f.policy.RegisterPolicy(f.opts(alice, 8_000_000), doc))
+	var hs [][32]byte
+	for i := 0; i < 8; i++ {
+		hs = append(hs, f.registerInput(alice, "kyc-"+string(rune('a'+i))))
+	}
+	first := f.ok(f.policy.Evaluate(f.opts(alice, 0), plan.Hash(), hs))
+	steady := f.ok(f.policy.Evaluate(f.opts(alice, 0), plan.Hash(), hs))
+	require.Equal(t, uint64(28_223), corebackends.PerRequestGas(plan))
+	require.Less(t, steady.GasUsed, first.GasUsed)
+	t.Logf("kyc_aml evaluate (8 handles, cost %d): first on chain %d gas, steady state %d gas", corebackends.PerRequestGas(plan), first.GasUsed, steady.GasUsed)
+}

@@ -1,0 +1,42 @@
+//go:build cgo
+
+package fhecheck_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/fhegate/fhegate/gpu"
+	"github.com/fhegate/fhegate/gpu/fhecheck"
+	"github.com/fhegate/fhegate/gpu/native"
+)
+
+func openNative(t *testing.T) gpu.Backend {
+	t.Helper()
+	b, err := native.New()
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, b.Close()) })
+	_, multi := b.(gpu.MultiBackend)
+	require.True(t, multi, "native runs whole multi-modulus batches")
+	t.Logf("device %+v", b.Info())
+	return b
+}
+
+// TestNativeFHEByteIdentical: FHE outputs through package fhe are
+// byte-identical with every engine batch on the native backend's NTTMulti
+// (threshold forced to 1; IFMA path where the CPU has it, else scalar C).
+func TestNativeFHEByteIdentical(t *testing.T) { fhecheck.RunFHE(t, openNative(t)) }
+
+// TestNativePolicyByteIdentical: the committee's policy evaluation gives the
+// same result bytes with every engine batch on the native backend.
+func TestNativePolicyByteIdentical(t *testing.T) { fhecheck.RunPolicy(t, openNative(t)) }
+
+// TestNativeWorkloadsByteIdentical: every fhe/workloads workload gives the
+// same output bytes with every engine batch on the native backend.
+func TestNativeWorkloadsByteIdentical(t *testing.T) {
+	if testing.Short() {
+		t.Skip("workloads on native: long")
+	}
+	fhecheck.RunWorkloads(t, openNative(t))
+}
