@@ -23,8 +23,8 @@
 //     and reads each with verdictOf.
 //
 // One watcher goroutine polls the head (every Poll) and, for each new block,
-// reads its header (gas used, gas limit) and the EvaluationRequested and
-// VerdictAccepted logs. A request's latency is the time between the watcher
+// reads its header (gas used, gas limit) and the EvaluationRequested,
+// VerdictAccepted and VerdictBatchAccepted logs. A request's latency is the time between the watcher
 // seeing the block with its EvaluationRequested event and the block with its
 // VerdictAccepted event (same observer, same resolution: Poll), i.e. from
 // `evaluate` being on chain to `verdictOf` answering.
@@ -35,8 +35,10 @@
 // split by step: register (the receipts of the request's input
 // registrations), evaluate (its evaluate receipt) and its verdict share: the
 // gas of the transaction that carried its VerdictAccepted event divided by
-// the number of VerdictAccepted events in that receipt (1 today; the batch
-// size once the committee posts FHEVerdict.submitBatch).
+// the verdicts in that receipt (1 for FHEVerdict.submit; a
+// VerdictBatchAccepted event's count for FHEVerdict.submitBatch, whose
+// request ids the watcher reads from the transaction's calldata, since the
+// event names only the batch root).
 //
 // Throughput: accepted req/s = M ÷ (last EvaluationRequested seen − start of
 // phase 2); verdicts/s = M ÷ (last VerdictAccepted seen − first

@@ -161,7 +161,7 @@ func (g *gen) readVerdicts(ctx context.Context) error {
 }
 
 // verdictGas gives each request its share of the transaction that carried
-// its verdict: that transaction's gas ÷ the VerdictAccepted events in it.
+// its verdict: that transaction's gas ÷ the verdicts in it.
 func (g *gen) verdictGas(ctx context.Context) error {
 	share := map[common.Hash]uint64{}
 	for _, r := range g.reqs {
@@ -174,18 +174,29 @@ func (g *gen) verdictGas(ctx context.Context) error {
 			if err != nil {
 				return fmt.Errorf("loadgen: verdict transaction %s: %w", s.tx, err)
 			}
-			share[s.tx] = perItem(rc.GasUsed, countTopic(rc.Logs, g.w.verdictTopic))
+			share[s.tx] = perItem(rc.GasUsed, g.verdictItems(rc.Logs))
 		}
 		r.gas.Verdict = share[s.tx]
 	}
 	return nil
 }
 
-func countTopic(logs []*types.Log, topic common.Hash) int {
+// verdictItems counts the verdicts a receipt's logs carry: one per
+// VerdictAccepted (FHEVerdict.submit) plus each VerdictBatchAccepted's count
+// (FHEVerdict.submitBatch).
+func (g *gen) verdictItems(logs []*types.Log) int {
 	n := 0
 	for _, l := range logs {
-		if len(l.Topics) > 0 && l.Topics[0] == topic {
+		if len(l.Topics) == 0 {
+			continue
+		}
+		switch l.Topics[0] {
+		case g.w.verdictTopic:
 			n++
+		case g.w.batchTopic:
+			if ev, err := g.verdict.ParseVerdictBatchAccepted(*l); err == nil {
+				n += int(ev.Count)
+			}
 		}
 	}
 	return n

@@ -10,6 +10,7 @@ import (
 	"github.com/ava-labs/libevm/common"
 	"github.com/stretchr/testify/require"
 
+	"github.com/fhegate/fhegate/contracts/bindings"
 	"github.com/fhegate/fhegate/internal/devchain"
 	"github.com/fhegate/fhegate/policy"
 	"github.com/fhegate/fhegate/policy/examples"
@@ -194,4 +195,25 @@ func TestResultCatchesWrongVerdicts(t *testing.T) {
 		})
 	}
 	require.Equal(t, int64(math.MinInt64), decodeVerdict(nil))
+}
+
+// Attack: a verdict batch transaction whose calldata is not a submitBatch
+// call (another method, truncated, empty) must not be read as a list of
+// verdicts: the watcher refuses it instead of crediting requests.
+func TestDecodeBatchIDs(t *testing.T) {
+	va, err := bindings.IFHEVerdictMetaData.GetAbi()
+	require.NoError(t, err)
+	ids := [][32]byte{{1}, {2}, {3}}
+	data, err := va.Pack("submitBatch", [32]byte{9}, [32]byte{8}, ids, []*big.Int{big.NewInt(1), big.NewInt(0), big.NewInt(1)}, []byte{1}, []byte{1})
+	require.NoError(t, err)
+	got, err := decodeBatchIDs(va.Methods["submitBatch"], data)
+	require.NoError(t, err)
+	require.Equal(t, ids, got)
+
+	single, err := va.Pack("submit", [32]byte{1}, big.NewInt(1), [32]byte{8}, []byte{1}, []byte{1})
+	require.NoError(t, err)
+	for name, bad := range map[string][]byte{"submit": single, "truncated": data[:40], "empty": nil, "selector only": data[:4]} {
+		_, err := decodeBatchIDs(va.Methods["submitBatch"], bad)
+		require.Error(t, err, name)
+	}
 }

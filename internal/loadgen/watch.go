@@ -1,13 +1,16 @@
 package loadgen
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"math/big"
 	"sync"
 	"time"
 
 	"github.com/ava-labs/libevm"
+	"github.com/ava-labs/libevm/accounts/abi"
 	"github.com/ava-labs/libevm/common"
 
 	"github.com/fhegate/fhegate/contracts/bindings"
@@ -34,8 +37,9 @@ type blockStat struct {
 // watcher follows the head: block gas, EvaluationRequested and
 // VerdictAccepted sightings, RPC round trips, progress lines.
 type watcher struct {
-	g                       *gen
-	evalTopic, verdictTopic common.Hash
+	g                                   *gen
+	evalTopic, verdictTopic, batchTopic common.Hash
+	submitBatch                         abi.Method
 
 	mu       sync.Mutex
 	head     uint64
@@ -53,6 +57,7 @@ func newWatcher(g *gen) *watcher {
 	pa, _ := bindings.IFHEPolicyMetaData.GetAbi()
 	va, _ := bindings.IFHEVerdictMetaData.GetAbi()
 	return &watcher{g: g, evalTopic: pa.Events["EvaluationRequested"].ID, verdictTopic: va.Events["VerdictAccepted"].ID,
+		batchTopic: va.Events["VerdictBatchAccepted"].ID, submitBatch: va.Methods["submitBatch"],
 		evals: map[[32]byte]sighting{}, verdicts: map[[32]byte]sighting{}, done: make(chan struct{})}
 }
 
@@ -125,23 +130,35 @@ func (w *watcher) poll(ctx context.Context) error {
 	logs, err := w.g.cl.FilterLogs(ctx, ethereum.FilterQuery{
 		FromBlock: new(big.Int).SetUint64(from), ToBlock: new(big.Int).SetUint64(n),
 		Addresses: []common.Address{subnetevm.PolicyAddress, subnetevm.VerdictAddress},
-		Topics:    [][]common.Hash{{w.evalTopic, w.verdictTopic}},
+		Topics:    [][]common.Hash{{w.evalTopic, w.verdictTopic, w.batchTopic}},
 	})
 	if err != nil {
 		return err
 	}
+	batches := map[common.Hash][][32]byte{}
+	for _, l := range logs {
+		if len(l.Topics) > 0 && l.Topics[0] == w.batchTopic && batches[l.TxHash] == nil {
+			if batches[l.TxHash], err = w.batchIDs(ctx, l.TxHash); err != nil {
+				return err
+			}
+		}
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for _, l := range logs {
-		if len(l.Topics) < 2 {
-			continue
-		}
 		s := sighting{at: seen, block: l.BlockNumber, tx: l.TxHash}
-		switch l.Topics[0] {
-		case w.evalTopic:
+		switch {
+		case len(l.Topics) < 2:
+		case l.Topics[0] == w.evalTopic:
 			w.evals[l.Topics[1]] = s
-		case w.verdictTopic:
+		case l.Topics[0] == w.verdictTopic:
 			w.verdicts[l.Topics[1]] = s
+		case l.Topics[0] == w.batchTopic:
+			for _, id := range batches[l.TxHash] {
+				if _, dup := w.verdicts[id]; !dup { // a replayed item is skipped on chain, not overwritten
+					w.verdicts[id] = s
+				}
+			}
 		}
 	}
 	if len(w.blocks)+len(blocks) <= maxSamples {
@@ -149,6 +166,33 @@ func (w *watcher) poll(ctx context.Context) error {
 	}
 	w.head = n
 	return nil
+}
+
+// batchIDs returns the request ids of the FHEVerdict.submitBatch
+// transaction h (its calldata: the VerdictBatchAccepted event names only the
+// batch's root).
+func (w *watcher) batchIDs(ctx context.Context, h common.Hash) ([][32]byte, error) {
+	tx, _, err := w.g.cl.TransactionByHash(ctx, h)
+	if err != nil {
+		return nil, fmt.Errorf("verdict batch transaction %s: %w", h, err)
+	}
+	return decodeBatchIDs(w.submitBatch, tx.Data())
+}
+
+// decodeBatchIDs reads requestIds from submitBatch calldata.
+func decodeBatchIDs(m abi.Method, data []byte) ([][32]byte, error) {
+	if len(data) < 4 || !bytes.Equal(data[:4], m.ID) {
+		return nil, errors.New("verdict batch transaction is not a direct FHEVerdict.submitBatch call")
+	}
+	args, err := m.Inputs.Unpack(data[4:])
+	if err != nil {
+		return nil, fmt.Errorf("submitBatch calldata: %w", err)
+	}
+	ids, ok := args[2].([][32]byte)
+	if !ok || len(ids) == 0 {
+		return nil, fmt.Errorf("submitBatch calldata: request ids are %T", args[2])
+	}
+	return ids, nil
 }
 
 func (w *watcher) progress(d time.Duration) {
