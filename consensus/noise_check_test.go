@@ -3,12 +3,14 @@ package consensus
 import (
 	"errors"
 	"fmt"
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/fhegate/fhegate/consensus/protocol"
 	"github.com/fhegate/fhegate/fhe"
+	"github.com/fhegate/fhegate/fhe/zkpok"
 	"github.com/fhegate/fhegate/policy"
 	"github.com/fhegate/fhegate/policy/eval"
 	"github.com/fhegate/fhegate/policy/examples"
@@ -46,6 +48,67 @@ func TestPolicyNoiseBound(t *testing.T) {
 	t.Log(err)
 }
 
+// linearSpec is an identity-like policy: the verdict is a small weighted sum
+// of two inputs, so an input's noise reaches the decryption unchanged.
+const linearSpec = `fhegate_policy: 1
+name: linear
+inputs:
+  - {name: a, min: 0, max: 100}
+  - {name: b, min: 0, max: 100}
+output:
+  type: score
+  min: 0
+  max: 300
+  expr: "2*a + b"
+`
+
+// TestAcceptedInputNoise runs the model with inputs at the accepted bound
+// (zkpok.AcceptedNoiseBits for 16 members) for a 3-of-5 committee
+// (decryption level from protocol.PlanNoise). Attack: "noisy-input key
+// probe" through the model — an identity-like (linear) policy over inputs
+// at the proof's slack is hidden by the flooding on both presets, because
+// the committee modulus-switches the masked result down to its decryption
+// level (protocol.PrepareForDecryption; measured in
+// protocol.TestAttackNoisyInputIdentity). For every shipped example, whose
+// comparison polynomials multiply the inputs, it reports how far above the
+// flooding bound the worst case lands: issue 11 stays open there (see
+// docs/committee.md, "Threat model"), so registration still gates on the
+// honest estimate.
+func TestAcceptedInputNoise(t *testing.T) {
+	for _, id := range []fhe.PresetID{fhe.BGVN13, fhe.BGVN14} {
+		p := fhe.MustParams(id)
+		np, err := protocol.PlanNoise(p, 5, 3, 0)
+		require.NoError(t, err)
+		m := PolicyNoiseModel(p)
+		require.Equal(t, -1, m.DecryptLevel)
+		m.DecryptLevel = np.Level
+		want, err := zkpok.AcceptedNoiseBits(p, protocol.MaxMembers)
+		require.NoError(t, err)
+		require.Equal(t, want, m.InputBits)
+		require.Greater(t, m.InputBits, m.FreshBits+25)
+
+		plan, err := policy.CompileWith([]byte(linearSpec), PolicyOptions(id))
+		require.NoError(t, err)
+		est, err := plan.CheckNoise(m, protocol.CiphertextNoiseBits)
+		require.NoError(t, err)
+		t.Logf("%s linear: inputs 2^%.1f, at decryption 2^%.1f (level %d), refresh exposure 2^%.1f", p.Preset.Name, m.InputBits, est.InputDecryptBits, np.Level, est.InputRefreshBits)
+		require.LessOrEqual(t, est.InputDecryptBits, float64(protocol.CiphertextNoiseBits))
+		require.True(t, math.IsInf(est.InputRefreshBits, -1))
+
+		for _, name := range append(examples.Names(), examples.DeepNames()...) {
+			spec, err := examples.Get(name)
+			require.NoError(t, err)
+			plan, err := policy.CompileWith(spec, PolicyOptions(id))
+			if err != nil {
+				continue
+			}
+			est := plan.EstimateNoise(m)
+			t.Logf("%s %s: honest at decryption 2^%.1f; accepted inputs: at decryption 2^%.1f, refresh exposure 2^%.1f",
+				p.Preset.Name, name, est.DecryptBits, est.InputDecryptBits, est.InputRefreshBits)
+		}
+	}
+}
+
 // TestChainAndCommitteeNoiseModelsAgree: FHEPolicy.registerPolicy's
 // compiler (precompiles/corebackends) refuses noisy plans with policy/eval's
 // constants; they must be the committee's, or the chain would accept plans
@@ -53,5 +116,6 @@ func TestPolicyNoiseBound(t *testing.T) {
 func TestChainAndCommitteeNoiseModelsAgree(t *testing.T) {
 	t.Parallel()
 	require.Equal(t, protocol.MaxMembers, eval.MaxCommitteeMembers)
+	require.Equal(t, protocol.MaxSwitchRescales, eval.CommitteeNoiseModel(fhe.MustParams(fhe.BGVN14), 16).SwitchRescales)
 	require.Equal(t, float64(protocol.CiphertextNoiseBits), float64(eval.NoiseLimitBits))
 }

@@ -12,14 +12,41 @@ import (
 // every rescale (measured ≈2^4.4 std, 2^6.6 max at N = 2^13), so the model
 // tracks the floor and what weighted sums, polynomial term sums, refreshes and
 // the final slot-0 mask do to it.
+//
+// Inputs come in two bounds. FreshBits is what an honest encryption has;
+// InputBits is what an ACCEPTED input may have — the proof of plaintext
+// knowledge (fhe/zkpok) only bounds a small multiple of the noise, with a
+// soundness slack of ≈2^20 (zkpok.AcceptedNoiseBits: 2^45.4 on BGVN13 and
+// 2^48.3 on BGVN14 for 16 members). EstimateNoise runs the plan twice: the
+// honest estimate (FreshBits, the registration gate) and the adversarial one
+// (InputBits, worst-case rules, reported in NoiseEstimate.Input*).
 type NoiseModel struct {
 	FreshBits   float64 // a fresh encryption under the collective key
+	InputBits   float64 // an accepted input (worst case over the proof's slack); 0: FreshBits
 	FloorBits   float64 // the output of a rescale (product, polynomial step, rescale op)
 	RefreshBits float64 // the output of a collective refresh (its flooding, summed over ≤ 16 shares)
 	// MaskGainBits is what the final slot-0 mask (a plaintext product, then a
 	// rescale) adds: log2(√N · t/2 / q), q the smallest prime it can drop;
 	// negative when the rescale shrinks the noise.
 	MaskGainBits float64
+
+	// Adversarial (worst-case) rules, for noise whose shape an attacker
+	// chose: MulGainBits = log2(t·N) − log2 q_min (a product's t·ν1·ν2 term
+	// after its rescale), MaskWorstGainBits = log2(N·t/2) − log2 q_min (a
+	// plaintext product's m·ν term, N instead of the heuristic √N).
+	MulGainBits       float64
+	MaskWorstGainBits float64
+	MinQBits          float64 // log2 q_min: what one rescale divides by, at least
+	// QBits are log2 q_i of the preset's primes; DecryptLevel is the
+	// committee's decryption level (−1: unknown). The committee switches the
+	// masked result down to DecryptLevel by rescales
+	// (protocol.PrepareForDecryption), dividing its noise by the primes
+	// between them.
+	QBits        []float64
+	DecryptLevel int
+	// SwitchRescales bounds how many of those primes the switch divides by
+	// (protocol.MaxSwitchRescales; the rest are dropped as limbs).
+	SwitchRescales int
 }
 
 // NoiseEstimate is a plan's estimated noise.
@@ -28,6 +55,14 @@ type NoiseEstimate struct {
 	DecryptBits float64 // after the committee's slot-0 mask: what the decryption shares expose
 	WorstOp     int     // register with the largest noise
 	WorstBits   float64
+
+	// With inputs at InputBits (a maliciously noisy but accepted input):
+	// InputDecryptBits is what the decryption shares expose (after the mask
+	// and the modulus switch to DecryptLevel); InputRefreshBits the largest
+	// noise a collective refresh would see (a register marked Refresh, or
+	// the result when it has no level left for the mask), −Inf if none.
+	InputDecryptBits float64
+	InputRefreshBits float64
 }
 
 // EstimateNoise runs the model over the plan's ops:
@@ -88,7 +123,98 @@ func (p *Plan) EstimateNoise(m NoiseModel) NoiseEstimate {
 	// decryption level before the mask, which the plan does not know:
 	// both paths are counted.
 	est.DecryptBits = math.Max(m.FloorBits, math.Max(est.ResultBits, m.RefreshBits)+m.MaskGainBits)
+	est.InputDecryptBits, est.InputRefreshBits = p.adversarialNoise(m)
 	return est
+}
+
+// log2Sum is log2 Σ 2^b_i.
+func log2Sum(b ...float64) float64 {
+	s := 0.0
+	for _, x := range b {
+		s += math.Exp2(x)
+	}
+	return math.Log2(s)
+}
+
+// adversarialNoise runs the worst-case rules from InputBits:
+//
+//   - linear: log2 Σ|w_i|·2^{b_i};
+//   - mul: floor + 2^{b1+b2+MulGain} + 2^{b1+MaskWorstGain} + 2^{b2+MaskWorstGain}
+//     (t·ν1·ν2 and m·ν terms of the tensor, divided by the rescale);
+//   - rescale (a product by 1): floor + 2^{b − log2 q_min};
+//   - poly of degree d: the mul rule squared ⌈log2(d+1)⌉ times, then plus
+//     log2((d+1)·t/2) for the coefficients (≤ t/2) and the term sum;
+//   - a register marked Refresh: RefreshBits afterwards, its noise counted
+//     in the refresh exposure.
+//
+// The result, at level PresetDepth − Depth, is masked (MaskWorstGain, one
+// level) and switched down to DecryptLevel (minus the first SwitchRescales
+// primes in between); a
+// result with no level left for the mask is refreshed first.
+func (p *Plan) adversarialNoise(m NoiseModel) (dec, refresh float64) {
+	in := m.InputBits
+	if in == 0 {
+		in = m.FreshBits
+	}
+	mul := func(a, b float64) float64 {
+		return log2Sum(m.FloorBits, a+b+m.MulGainBits, a+m.MaskWorstGainBits, b+m.MaskWorstGainBits)
+	}
+	// A noise beyond the whole modulus wraps: the phase is then uniform
+	// garbage, and the cap keeps the numbers finite.
+	capBits := math.Inf(1)
+	if len(m.QBits) > 0 {
+		capBits = 0
+		for _, q := range m.QBits {
+			capBits += q
+		}
+	}
+	bits := make([]float64, len(p.Ops))
+	refresh = math.Inf(-1)
+	for r := range p.Ops {
+		op := &p.Ops[r]
+		var b float64
+		switch op.Kind {
+		case OpInput:
+			b = in
+		case OpLinear:
+			s := 0.0
+			for i, a := range op.Args {
+				s += math.Abs(float64(op.Weights[i])) * math.Exp2(bits[a])
+			}
+			b = math.Log2(math.Max(s, 1))
+		case OpMul:
+			b = mul(bits[op.Args[0]], bits[op.Args[1]])
+		case OpRescale:
+			b = log2Sum(m.FloorBits, bits[op.Args[0]]-m.MinQBits)
+		case OpPoly:
+			b = bits[op.Args[0]]
+			for range depthOf(op.Degree()) {
+				b = mul(b, b)
+			}
+			b += math.Log2(float64(op.Degree()+1) * PlaintextModulus / 2)
+		default:
+			b = in
+		}
+		b = math.Min(b, capBits)
+		if op.Refresh {
+			refresh = math.Max(refresh, b)
+			b = m.RefreshBits
+		}
+		bits[r] = b
+	}
+	res := bits[p.Result]
+	level := p.PresetDepth - p.Ops[p.Result].Depth
+	if p.Ops[p.Result].Refresh {
+		level = p.PresetDepth
+	}
+	if level-1 < max(m.DecryptLevel, 0) {
+		return math.Max(m.FloorBits, m.RefreshBits+m.MaskGainBits), math.Max(refresh, res)
+	}
+	masked := res + m.MaskWorstGainBits
+	for l, k := level-1, 0; m.DecryptLevel >= 0 && l > m.DecryptLevel && l < len(m.QBits) && k < m.SwitchRescales; l, k = l-1, k+1 {
+		masked -= m.QBits[l]
+	}
+	return math.Max(m.FloorBits, log2Sum(m.FloorBits, masked)), refresh
 }
 
 // ErrTooNoisy is returned (wrapped) by CheckNoise.

@@ -44,10 +44,13 @@
 //
 // # Threshold decryption (ThresholdDecrypt)
 //
-// A result ciphertext (c0, c1) is first dropped to the plan's decryption level
-// ℓ (PlanNoise): Lattigo's BGV keeps the noise at its floor through rescales,
-// so the remaining secret-dependent value is c1·s modulo the smallest modulus
-// that still holds the flooding noise. It is then sanitised (sanitise.go): a
+// A result ciphertext (c0, c1) is first modulus-switched to the plan's
+// decryption level ℓ (PlanNoise) by rescales (PrepareForDecryption): each
+// divides the noise by the prime it drops, so a result carrying more than
+// the floor — an accepted input's soundness slack reaches a linear policy's
+// result unchanged (fhe/zkpok, AcceptedNoiseBits) — is back near the floor
+// before any share reveals it, and the secret-dependent value is c1·s modulo
+// the smallest modulus that still holds the flooding noise. It is then sanitised (sanitise.go): a
 // commit-reveal coin toss among the participants seeds an encryption of zero
 // under the collective key that everyone adds, so the c1 below is
 // c1 + u·a, chosen by nobody. Member j's share is

@@ -8,6 +8,7 @@ import (
 	"math"
 	"math/big"
 	"math/bits"
+	"sync"
 
 	"github.com/tuneinsight/lattigo/v6/core/rlwe"
 	"github.com/tuneinsight/lattigo/v6/multiparty"
@@ -313,11 +314,18 @@ func b0(b []byte) int {
 	return int(b[0])
 }
 
-// PrepareForDecryption drops ct to the plan's level (Lattigo BGV keeps the
-// noise at its floor through rescales, so dropping primes leaves a
-// ciphertext whose only secret-dependent part is c1·s at the smallest
-// modulus the flooding budget allows). It refuses degree ≠ 1 and
-// ciphertexts already below the level (they need a collective refresh).
+// PrepareForDecryption switches ct down to the plan's level by modulus
+// switching — up to MaxSwitchRescales rescales, each dividing the noise by
+// the prime it drops and adding the rounding floor (≈2^6–2^7), then a limb
+// drop for any level left — rather than by discarding limbs only, which
+// would keep the noise as it is. Whatever a result carries above
+// the floor is thus divided by Q_top-of-ct/Q_ℓ before any share reveals it:
+// in particular the soundness slack of an accepted input
+// (zkpok.AcceptedNoiseBits, up to 2^45.4 on BGVN13), which reaches a linear
+// policy's result unchanged (TestAttackNoisyInputIdentity). Rescales are
+// deterministic, so every member prepares the same bytes. It refuses degree
+// ≠ 1 and ciphertexts already below the level (they need a collective
+// refresh).
 func PrepareForDecryption(ev *fhe.Evaluator, plan NoisePlan, ct *fhe.Ciphertext) (*fhe.Ciphertext, error) {
 	if ct.Degree() != 1 {
 		return nil, fmt.Errorf("protocol: decryption needs a degree-1 ciphertext, got %d", ct.Degree())
@@ -328,8 +336,49 @@ func PrepareForDecryption(ev *fhe.Evaluator, plan NoisePlan, ct *fhe.Ciphertext)
 	if ct.Level() == plan.Level {
 		return ct, nil
 	}
+	p := ct.Params()
+	if p.Scheme() != fhe.SchemeBGV {
+		return nil, fmt.Errorf("protocol: decryption is implemented for BGV presets, %s is %v", p.Preset.Name, p.Scheme())
+	}
+	// Lattigo's BGV rescale (divide-and-round by the last prime, scale
+	// times q^{-1} mod t): no plaintext to encode, deterministic.
+	bev := switchEvaluator(p)
+	cur := ct.Lattigo()
+	for k := 0; k < MaxSwitchRescales && cur.Level() > plan.Level; k++ {
+		out := rlwe.NewCiphertext(p.RLWE(), 1, cur.Level()-1)
+		if err := safe("modulus switch", func() error { return bev.Rescale(cur, out) }); err != nil {
+			return nil, fmt.Errorf("protocol: modulus switch to level %d: %w", plan.Level, err)
+		}
+		cur = out
+	}
+	var err error
+	if ct, err = fhe.WrapCiphertext(p, cur); err != nil {
+		return nil, err
+	}
+	if ct.Level() == plan.Level {
+		return ct, nil
+	}
 	return ev.DropLevels(ct, ct.Level()-plan.Level)
 }
+
+// switchEvaluators caches one key-less BGV evaluator per preset for the
+// modulus switch (building one allocates its buffers: ≈ 25 ms on BGVN14).
+var switchEvaluators sync.Map // *fhe.Params → *bgv.Evaluator
+
+func switchEvaluator(p *fhe.Params) *bgv.Evaluator {
+	if e, ok := switchEvaluators.Load(p); ok {
+		return e.(*bgv.Evaluator)
+	}
+	e, _ := switchEvaluators.LoadOrStore(p, bgv.NewEvaluator(p.BGV(), nil))
+	return e.(*bgv.Evaluator)
+}
+
+// MaxSwitchRescales bounds the rescales of PrepareForDecryption: two primes
+// (≥ 64 bits) take any noise up to 2^71 to the floor, and the rest of the
+// way is a free limb drop (on BGVN14 3-of-5 the full switch 8 → 1 would
+// cost seven encode-multiply-rescales, ≈50 ms per member on this VM).
+// policy.NoiseModel.SwitchRescales is the same number.
+const MaxSwitchRescales = 2
 
 // ErrNeedsRefresh is returned for a ciphertext below the decryption level.
 var ErrNeedsRefresh = errors.New("protocol: ciphertext needs a collective refresh before decryption")

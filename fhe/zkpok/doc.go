@@ -99,7 +99,14 @@
 // deviation of e′0 + u·e_K + s·e′1, ≈ √(2N/3)·√(N/18)) for an honest fresh
 // encryption: a malicious input may cost
 // ≈ 30–35 bits more of the noise budget than an honest one, and its own noise
-// is bounded only through c̄ (c̄ has no short inverse in general). Circuits
+// is bounded only through c̄ (c̄ has no short inverse in general).
+// AcceptedNoiseBits (noise.go) computes this bound exactly from the
+// parameters and the committee size — ‖s‖∞ ≤ members for a collective key —
+// 2^42.2 (BGVN13, one key), 2^45.4 (BGVN13, 16 members), 2^48.3 (BGVN14, 16
+// members); CraftableNoiseBits is what a cheating prover with an oversized
+// but real witness (‖w_i‖∞ ≤ Z_i/κ) always gets accepted, 2^37.7 / 2^40.9 /
+// 2^44.0 (TestAcceptedNoiseBound crafts one: measured 2^31.8 against 2^6.2
+// for an honest encryption). Circuits
 // mixing several users' inputs, and the flooding noise at threshold
 // decryption (which must statistically hide the worst-case result noise,
 // not the honest one), must be sized for that; an input beyond what the

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/fhegate/fhegate/fhe"
+	"github.com/fhegate/fhegate/fhe/zkpok"
 	"github.com/fhegate/fhegate/policy"
 )
 
@@ -24,18 +25,41 @@ const MaxCommitteeMembers = 16
 // 16 members' Gaussian and ternary secrets), the measured rescale floor 2^7,
 // a refresh's 6·2^20·√16 (RefreshSigma ≤ 2^20, a sum of ≤ 16 independent
 // Gaussian shares: 6 standard deviations, heuristic like the fresh bound),
-// and the mask's
-// √N·t/2 divided by the smallest prime it may drop.
+// and the mask's √N·t/2 divided by the smallest prime it may drop.
+//
+// InputBits is the noise bound of an accepted input for BGV presets
+// (zkpok.AcceptedNoiseBits(p, maxMembers): 2^45.4 on BGVN13, 2^48.3 on
+// BGVN14), FreshBits elsewhere; the worst-case rules' gains use N·t instead
+// of the heuristic √N·t. DecryptLevel is −1 (unknown): a caller that knows
+// its committee's decryption level (protocol.PlanNoise) sets it to credit the
+// modulus switch. Everything here is cheap and deterministic: the chain's
+// registerPolicy computes it per registration.
 func CommitteeNoiseModel(p *fhe.Params, maxMembers int) policy.NoiseModel {
 	n := float64(p.N())
+	t := float64(p.PlaintextModulus())
 	minQ := math.Inf(1)
-	for _, q := range p.Q()[1:] {
-		minQ = math.Min(minQ, math.Log2(float64(q)))
+	qBits := make([]float64, len(p.Q()))
+	for i, q := range p.Q() {
+		qBits[i] = math.Log2(float64(q))
+		if i > 0 {
+			minQ = math.Min(minQ, qBits[i])
+		}
 	}
-	return policy.NoiseModel{
-		FreshBits:    math.Log2(6 * 3.2 * math.Sqrt(4.0/3*n*float64(maxMembers))),
-		FloorBits:    7,
-		RefreshBits:  math.Log2(6 * math.Exp2(20) * math.Sqrt(float64(maxMembers))),
-		MaskGainBits: math.Log2(math.Sqrt(n)*float64(p.PlaintextModulus())/2) - minQ,
+	m := policy.NoiseModel{
+		FreshBits:         math.Log2(6 * 3.2 * math.Sqrt(4.0/3*n*float64(maxMembers))),
+		FloorBits:         7,
+		RefreshBits:       math.Log2(6 * math.Exp2(20) * math.Sqrt(float64(maxMembers))),
+		MaskGainBits:      math.Log2(math.Sqrt(n)*t/2) - minQ,
+		MulGainBits:       math.Log2(t*n) - minQ,
+		MaskWorstGainBits: math.Log2(n*t/2) - minQ,
+		MinQBits:          minQ,
+		QBits:             qBits,
+		DecryptLevel:      -1,
+		SwitchRescales:    2, // consensus/protocol.MaxSwitchRescales
 	}
+	m.InputBits = m.FreshBits
+	if b, err := zkpok.AcceptedNoiseBits(p, maxMembers); err == nil {
+		m.InputBits = b
+	}
+	return m
 }

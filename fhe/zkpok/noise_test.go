@@ -1,0 +1,208 @@
+package zkpok
+
+import (
+	"math"
+	"math/big"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"github.com/tuneinsight/lattigo/v6/core/rlwe"
+	"github.com/tuneinsight/lattigo/v6/ring"
+
+	"github.com/fhegate/fhegate/fhe"
+)
+
+// craft builds a top-level ciphertext from a chosen witness, exactly as
+// EncryptInts would from its own: c0 = K0·u + e′0 + t^{-1}·m, c1 = K1·u + e′1.
+func craft(t *testing.T, k *Key, vals []int64, u, e0, e1 []int64) (*fhe.Ciphertext, [nComp][]int64, *rlwe.Plaintext) {
+	t.Helper()
+	pt, err := k.encodeInts(vals)
+	require.NoError(t, err)
+	var w [nComp][]int64
+	w[compU], w[compE0], w[compE1] = u, e0, e1
+	w[compM], err = k.liftPlaintext(pt)
+	require.NoError(t, err)
+	p, rq := k.PK.Params(), k.ringQ
+	ct := rlwe.NewCiphertext(p.RLWE(), 1, p.MaxLevel())
+	*ct.MetaData = *pt.MetaData
+	ct.IsNTT, ct.IsMontgomery = true, false
+	uN, eN := rq.NewPoly(), rq.NewPoly()
+	setSigned(rq, uN, u)
+	rq.NTT(uN, uN)
+	for i, kk := range []struct {
+		key ring.Poly
+		e   []int64
+	}{{k.k0, e0}, {k.k1, e1}} {
+		rq.MulCoeffsBarrett(uN, kk.key, ct.Value[i])
+		setSigned(rq, eN, kk.e)
+		rq.NTT(eN, eN)
+		rq.Add(ct.Value[i], eN, ct.Value[i])
+	}
+	if pt.IsNTT {
+		rq.Add(ct.Value[0], pt.Value, ct.Value[0])
+	} else {
+		rq.NTT(pt.Value, eN)
+		rq.Add(ct.Value[0], eN, ct.Value[0])
+	}
+	out, err := fhe.WrapCiphertext(p, ct)
+	require.NoError(t, err)
+	return out, w, pt
+}
+
+// proveShrunk is a cheating prover: it draws its masks from
+// [−(Z_i − κ‖w_i‖∞), Z_i − κ‖w_i‖∞] (no zero knowledge), so every response
+// is within the verifier's bound whenever κ‖w_i‖∞ ≤ Z_i. With a larger
+// witness it falls back to the honest box and fails like the honest prover.
+func proveShrunk(k *Key, w [nComp][]int64, h fhe.Handle, ctx Context, r *rand.Rand) ([]byte, error) {
+	pp, rq := k.PP, k.ringQ
+	var radius [nComp]int64
+	for i := range nComp {
+		radius[i] = pp.Z[i] - int64(pp.Kappa)*infNorm(w[i])
+		if radius[i] < 0 {
+			radius[i] = int64(1)<<pp.LogB[i] - 1
+		}
+	}
+	w0, w1 := rq.NewPoly(), rq.NewPoly()
+	var y [nComp][]int64
+	for attempt := 0; attempt < 20; attempt++ {
+		for i := range nComp {
+			y[i] = make([]int64, pp.N)
+			for j := range y[i] {
+				y[i][j] = r.Int64N(2*radius[i]+1) - radius[i]
+			}
+		}
+		k.apply(y, w0, w1)
+		hh := k.transcript(ctx, h, w0, w1)
+		c := Challenge(hh, pp.N, pp.Kappa)
+		pr, ok := &Proof{H: hh}, true
+		for i := range nComp {
+			z := sparseMul(c, w[i], pp.N)
+			for j := range z {
+				z[j] += y[i][j]
+				ok = ok && z[j] <= pp.Z[i] && z[j] >= -pp.Z[i]
+			}
+			pr.Z[i] = z
+		}
+		if ok {
+			return pp.Marshal(pr), nil
+		}
+	}
+	return nil, ErrInvalid
+}
+
+// noiseBits is log2 ‖c0 + c1·s − t^{-1}·m‖∞ (test-only secret key).
+func noiseBits(t *testing.T, p *fhe.Params, sk *fhe.SecretKey, ct *fhe.Ciphertext, pt *rlwe.Plaintext) float64 {
+	t.Helper()
+	phase := rlwe.NewDecryptor(p.RLWE(), sk.Lattigo()).DecryptNew(ct.Lattigo())
+	rq := p.RLWE().RingQ().AtLevel(ct.Level())
+	d := rq.NewPoly()
+	want := pt.Value
+	if !pt.IsNTT {
+		want = rq.NewPoly()
+		rq.NTT(pt.Value, want)
+	}
+	rq.Sub(phase.Value, want, d)
+	rq.INTT(d, d)
+	coeffs := make([]*big.Int, p.N())
+	for i := range coeffs {
+		coeffs[i] = new(big.Int)
+	}
+	rq.PolyToBigintCentered(d, 1, coeffs)
+	mx := 0.0
+	for _, c := range coeffs {
+		f, _ := new(big.Float).SetInt(c).Float64()
+		mx = math.Max(mx, math.Abs(f))
+	}
+	return math.Log2(math.Max(mx, 1))
+}
+
+func signs(r *rand.Rand, n int, mag int64) []int64 {
+	v := make([]int64, n)
+	for i := range v {
+		v[i] = mag
+		if r.IntN(2) == 0 {
+			v[i] = -mag
+		}
+	}
+	return v
+}
+
+// TestAcceptedNoiseBound checks AcceptedNoiseBits against the verifier.
+// Attack: "oversized witness" — a user who holds its encryption randomness
+// inflates u and e′ (every coefficient at ±⌊Z_i/κ⌋, the most a cheating
+// prover can always prove) to hand the committee an input far noisier than
+// an honest one. The proof verifies, and the input's measured noise lies
+// above the honest bound and below AcceptedNoiseBits. A witness clearly
+// beyond (e′0 at ±2^40) cannot be proven: no mask hides c·w.
+func TestAcceptedNoiseBound(t *testing.T) {
+	for _, id := range []fhe.PresetID{fhe.BGVN13} {
+		p := fhe.MustParams(id)
+		keys := fhe.GenKeys(p, nil)
+		k, err := NewKey(keys.Public)
+		require.NoError(t, err)
+		pp := k.PP
+		r := rand.New(rand.NewPCG(uint64(id), 11))
+		kappa := int64(pp.Kappa)
+		vals := []int64{1, 2, 3, 65536}
+		ctx := Context{Owner: [20]byte{0xee}}
+
+		u, e0, e1 := signs(r, pp.N, pp.Z[compU]/kappa), signs(r, pp.N, pp.Z[compE0]/kappa), signs(r, pp.N, pp.Z[compE1]/kappa)
+		ct, w, pt := craft(t, k, vals, u, e0, e1)
+		h, err := ct.Handle()
+		require.NoError(t, err)
+		proof, err := proveShrunk(k, w, h, ctx, r)
+		require.NoError(t, err)
+		require.NoError(t, k.Verify(ct, h, ctx, proof), "an oversized witness within Z/κ is accepted")
+		got := noiseBits(t, p, keys.Secret, ct, pt)
+		hct, _, err := k.EncryptInts(vals, ctx)
+		require.NoError(t, err)
+		hpt, err := k.encodeInts(vals)
+		require.NoError(t, err)
+		honest := noiseBits(t, p, keys.Secret, hct, hpt)
+		t.Logf("%s: honest 2^%.1f (bound 2^%.1f), crafted 2^%.1f (craftable ≤ 2^%.1f), accepted ≤ 2^%.1f",
+			p.Preset.Name, honest, pp.HonestNoiseBits(1), got, pp.CraftableNoiseBits(1), pp.AcceptedNoiseBits(1))
+		require.LessOrEqual(t, honest, pp.HonestNoiseBits(1))
+		require.Greater(t, got, honest+20, "the crafted input is far noisier than an honest one")
+		require.LessOrEqual(t, got, pp.CraftableNoiseBits(1))
+		require.LessOrEqual(t, pp.CraftableNoiseBits(1), pp.AcceptedNoiseBits(1))
+		dec, err := fhe.NewDecryptor(keys.Secret).DecryptInts(ct)
+		require.NoError(t, err)
+		require.Equal(t, []int64{1, 2, 3, -1}, dec[:4])
+
+		// Clearly beyond: e′0 at ±2^40. Every c·w has a coefficient ≥ 2^40
+		// (κ is odd, so no ±1 sum of κ terms vanishes), beyond Z + B.
+		ct2, w2, _ := craft(t, k, vals, u, signs(r, pp.N, 1<<40), e1)
+		h2, err := ct2.Handle()
+		require.NoError(t, err)
+		_, err = proveShrunk(k, w2, h2, ctx, r)
+		require.Error(t, err)
+		require.Error(t, k.Verify(ct2, h2, ctx, proof), "the other input's proof does not transfer")
+	}
+}
+
+// TestAcceptedNoiseBits pins the bound per preset and committee size (the
+// numbers docs/committee.md quotes).
+func TestAcceptedNoiseBits(t *testing.T) {
+	for _, tc := range []struct {
+		id      fhe.PresetID
+		members int
+		lo, hi  float64
+	}{
+		{fhe.BGVN13, 1, 42, 43},
+		{fhe.BGVN13, 16, 45, 46},
+		{fhe.BGVN14, 16, 48, 49},
+	} {
+		b, err := AcceptedNoiseBits(fhe.MustParams(tc.id), tc.members)
+		require.NoError(t, err)
+		pp, err := ParamsFor(fhe.MustParams(tc.id))
+		require.NoError(t, err)
+		t.Logf("%v members %d: honest 2^%.1f, craftable 2^%.1f, accepted 2^%.1f", tc.id, tc.members, pp.HonestNoiseBits(tc.members), pp.CraftableNoiseBits(tc.members), b)
+		require.GreaterOrEqual(t, b, tc.lo)
+		require.Less(t, b, tc.hi)
+	}
+	_, err := AcceptedNoiseBits(fhe.MustParams(fhe.BGVN13), 0)
+	require.Error(t, err)
+	_, err = AcceptedNoiseBits(fhe.MustParams(fhe.CKKSN13), 3)
+	require.Error(t, err)
+}
