@@ -44,8 +44,32 @@ type Verdict struct {
 	Result       *big.Int // the decrypted verdict (slot 0, in [0, t)), or ResultUnevaluable
 	ResultDigest [32]byte // handle of the result ciphertext the members agreed on (UnevaluableDigest for ResultUnevaluable)
 	Epoch        uint64
-	Signature    []byte // aggregate BLS signature over bls.VerdictDigest
+	Signature    []byte // aggregate BLS signature over bls.VerdictDigest (of Batch: over its bls.VerdictBatchDigest)
 	Signers      []byte // signer bitmap (bit i = member i+1)
+	// Batch is the packed batch the verdict was decided in (nil for a
+	// verdict decided alone): it is posted with SubmitVerdictBatch.
+	Batch *VerdictBatch `json:"-"`
+}
+
+// VerdictBatch is the verdicts of one packed batch (packed.go), posted with
+// FHEVerdict.submitBatch: one aggregate BLS signature over
+// bls.VerdictBatchDigest(chainId, epoch, policyId, resultDigest,
+// bls.VerdictBatchRoot(items)), items in slot order.
+type VerdictBatch struct {
+	PolicyID     [32]byte
+	ResultDigest [32]byte // handle of the packed result ciphertext the members agreed on
+	Epoch        uint64
+	Items        []bls.VerdictItem
+	Signature    []byte
+	Signers      []byte
+}
+
+// Root is bls.VerdictBatchRoot of the items.
+func (b *VerdictBatch) Root() [32]byte { return bls.VerdictBatchRoot(b.Items) }
+
+// Digest returns the message the members sign for the batch.
+func (b *VerdictBatch) Digest(chainID *big.Int) [32]byte {
+	return bls.VerdictBatchDigest(chainID, b.Epoch, b.PolicyID, b.ResultDigest, b.Root())
 }
 
 // UnevaluableDomain prefixes the result digest of an unevaluable verdict.
@@ -90,6 +114,11 @@ type ChainAdapter interface {
 	Requests(ctx context.Context, fromBlock uint64) (<-chan Request, error)
 	// SubmitVerdict posts an aggregated verdict.
 	SubmitVerdict(ctx context.Context, v *Verdict) error
+	// SubmitVerdictBatch posts the verdicts of a packed batch
+	// (FHEVerdict.submitBatch): items in slot order, one aggregate
+	// signature over bls.VerdictBatchDigest. Items already answered are
+	// skipped by the chain; a batch whose every item is answered is a no-op.
+	SubmitVerdictBatch(ctx context.Context, policyID, resultDigest [32]byte, epoch uint64, items []bls.VerdictItem, signature, signers []byte) error
 	// VerdictPosted reports whether a verdict for the request was accepted.
 	VerdictPosted(ctx context.Context, requestID [32]byte) (bool, error)
 }
@@ -110,6 +139,7 @@ type MemChain struct {
 	subs     []chan Request
 	verdicts map[[32]byte]*Verdict
 	submits  int
+	batches  int
 }
 
 // NewMemChain returns an in-memory chain for the committee.
@@ -135,6 +165,27 @@ func (c *MemChain) Post(r Request) Request {
 		}
 	}
 	return r
+}
+
+// PostBlock queues several requests in one new block (log indices 0, 1, …),
+// as a block carrying several FHEPolicy events.
+func (c *MemChain) PostBlock(rs ...Request) []Request {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.block++
+	out := make([]Request, len(rs))
+	for i, r := range rs {
+		r.Block, r.LogIndex = c.block, uint(i)
+		c.requests = append(c.requests, r)
+		out[i] = r
+		for _, s := range c.subs {
+			select {
+			case s <- r:
+			default:
+			}
+		}
+	}
+	return out
 }
 
 // Requests implements ChainAdapter.
@@ -197,6 +248,57 @@ func (c *MemChain) SubmitVerdict(_ context.Context, v *Verdict) error {
 	cp := *v
 	c.verdicts[v.RequestID] = &cp
 	return nil
+}
+
+// SubmitVerdictBatch implements ChainAdapter: it checks the batch as
+// FHEVerdict.submitBatch does (every item a known request of policyID, the
+// committee epoch, ≥ threshold signers of bls.VerdictBatchDigest over the
+// items' root) and records a verdict for every item not yet answered.
+func (c *MemChain) SubmitVerdictBatch(_ context.Context, policyID, resultDigest [32]byte, epoch uint64, items []bls.VerdictItem, signature, signers []byte) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.submits++
+	if len(items) == 0 {
+		return fmt.Errorf("%w: empty batch", ErrVerdictRejected)
+	}
+	if epoch != c.epoch {
+		return fmt.Errorf("%w: epoch %d, committee epoch %d", ErrVerdictRejected, epoch, c.epoch)
+	}
+	policyOf := make(map[[32]byte][32]byte, len(c.requests))
+	for _, r := range c.requests {
+		policyOf[r.ID] = r.PolicyID
+	}
+	seen := make(map[[32]byte]bool, len(items))
+	for _, it := range items {
+		if p, ok := policyOf[it.RequestID]; !ok || p != policyID || seen[it.RequestID] || it.Result == nil {
+			return fmt.Errorf("%w: item %x: unknown, duplicate or of another policy", ErrVerdictRejected, it.RequestID[:4])
+		}
+		seen[it.RequestID] = true
+	}
+	d := bls.VerdictBatchDigest(c.chainID, epoch, policyID, resultDigest, bls.VerdictBatchRoot(items))
+	n, err := c.committee.VerifyAggregate(signers, d[:], signature)
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrVerdictRejected, err)
+	}
+	if n < c.threshold {
+		return fmt.Errorf("%w: %d signers under threshold %d", ErrVerdictRejected, n, c.threshold)
+	}
+	c.batches++
+	for _, it := range items {
+		if _, ok := c.verdicts[it.RequestID]; ok {
+			continue
+		}
+		c.verdicts[it.RequestID] = &Verdict{RequestID: it.RequestID, PolicyID: policyID, Result: new(big.Int).Set(it.Result),
+			ResultDigest: resultDigest, Epoch: epoch, Signature: signature, Signers: signers}
+	}
+	return nil
+}
+
+// BatchSubmissions counts accepted SubmitVerdictBatch calls.
+func (c *MemChain) BatchSubmissions() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.batches
 }
 
 // VerdictPosted implements ChainAdapter.

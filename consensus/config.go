@@ -274,6 +274,16 @@ type MemberConfig struct {
 	SubmitStagger time.Duration
 	// Circuits resolves policy ids to circuits (nil: BuiltinCircuits).
 	Circuits Circuits
+	// Packing (issue 13, batch.go, packed.go): policy requests are packed
+	// into aligned windows of BatchWindow blocks (0: 2); a window also
+	// closes after BatchIdle without a new request (0: 2 s). A closed
+	// window with at least PackMin requests of one policy is evaluated as
+	// packed batches (0: 16; negative: never pack), smaller ones request by
+	// request. Requests older than ExpiryBlocks blocks are dropped (0: 1024).
+	BatchWindow  uint64
+	BatchIdle    time.Duration
+	PackMin      int
+	ExpiryBlocks uint64
 	// Trace, if set, receives the duration of each phase of Process
 	// ("eval", "digest", "refresh", "mask", "decrypt", "sign") — for benchmarks.
 	Trace func(request [32]byte, phase string, d time.Duration)
@@ -311,6 +321,18 @@ func (c *MemberConfig) defaults() {
 	}
 	if c.Parallel <= 0 {
 		c.Parallel = 8
+	}
+	if c.BatchWindow == 0 {
+		c.BatchWindow = 2
+	}
+	if c.BatchIdle <= 0 {
+		c.BatchIdle = 2 * time.Second
+	}
+	if c.PackMin == 0 {
+		c.PackMin = 16
+	}
+	if c.ExpiryBlocks == 0 {
+		c.ExpiryBlocks = 1024
 	}
 	if c.SubmitStagger <= 0 {
 		c.SubmitStagger = 2 * time.Second

@@ -56,6 +56,14 @@
 // refuses an input stored under another epoch (ErrStaleKey). RotateLocal
 // drives it for an in-process committee.
 //
+// Packed batches (issue 13, packed.go, batch.go): policy requests of one
+// policy that arrive within an aligned window of blocks are evaluated
+// together — request r's inputs masked to slot r (fhe.SlotPacker) and
+// summed, one collective refresh per packed input, one evaluation, one
+// threshold decryption of all verdict slots, one BLS aggregate over
+// bls.VerdictBatchDigest, posted with ChainAdapter.SubmitVerdictBatch.
+// Batch membership is a function of accepted blocks only.
+//
 // Run drives this from a ChainAdapter's request stream in batches and keeps
 // a persisted block cursor; StartLocalCommittee runs n members in one process
 // over loopback TLS (for `fhegate devnet` and tests). docs/committee.md

@@ -31,6 +31,12 @@ type LocalOptions struct {
 	Chain        func(id uint32) ChainAdapter
 	RoundTimeout time.Duration // default 30 s
 	BatchSize    int
+	// Packing knobs (MemberConfig.BatchWindow, BatchIdle, PackMin,
+	// ExpiryBlocks; 0: the member defaults).
+	BatchWindow  uint64
+	BatchIdle    time.Duration
+	PackMin      int
+	ExpiryBlocks uint64
 	Trace        func(member uint32, request [32]byte, phase string, d time.Duration)
 	Circuits     Circuits
 	Knobs        TestingKnobs // every member's test hooks
@@ -301,7 +307,8 @@ func (lc *LocalCommittee) start(i int, ln net.Listener) error {
 		return err
 	}
 	mc := MemberConfig{Committee: *lc.Config, Self: sec.ID, BLSKey: bk, RoundTimeout: o.RoundTimeout,
-		BatchSize: o.BatchSize, Circuits: o.Circuits, Knobs: o.Knobs}
+		BatchSize: o.BatchSize, Circuits: o.Circuits, Knobs: o.Knobs,
+		BatchWindow: o.BatchWindow, BatchIdle: o.BatchIdle, PackMin: o.PackMin, ExpiryBlocks: o.ExpiryBlocks}
 	if o.MemberKnobs != nil {
 		mc.Knobs = o.MemberKnobs(sec.ID)
 	}

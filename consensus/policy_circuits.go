@@ -43,6 +43,8 @@ type PolicyCircuits struct {
 	mu     sync.RWMutex
 	plans  map[[32]byte]*policy.Plan
 	failed map[[32]byte]error // policy id → compile error for Preset
+	specs  map[[32]byte][]byte
+	packed map[[32]byte]*policy.Plan // plans compiled for packed batches (PackedPolicyOptions)
 }
 
 // NewPolicyCircuits returns an empty registry for the committee preset.
@@ -72,7 +74,61 @@ func (pc *PolicyCircuits) Register(policyID [32]byte, spec []byte) error {
 	}
 	pc.plans[policyID] = plan
 	delete(pc.failed, policyID)
+	if pc.specs == nil {
+		pc.specs, pc.packed = map[[32]byte][]byte{}, map[[32]byte]*policy.Plan{}
+	}
+	pc.specs[policyID] = append([]byte(nil), spec...)
+	delete(pc.packed, policyID)
 	return nil
+}
+
+// LookupPacked resolves a policy id to the circuit a packed batch runs: the
+// policy compiled with one level less than the preset has (packedPlan), so
+// that every collective refresh can be followed by a rescale (packed.go,
+// "Refresh noise"). Built-in circuits are returned as Lookup does.
+func (pc *PolicyCircuits) LookupPacked(id [32]byte) (Circuit, error) {
+	pc.mu.RLock()
+	spec, ok := pc.specs[id]
+	plan := pc.packed[id]
+	pc.mu.RUnlock()
+	if plan != nil {
+		return planCircuit{plan}, nil
+	}
+	if !ok {
+		return pc.Lookup(id)
+	}
+	plan, err := packedPlan(spec, pc.Preset)
+	if err != nil {
+		return nil, fmt.Errorf("consensus: policy %x for packed batches: %w", id[:4], err)
+	}
+	pc.mu.Lock()
+	pc.packed[id] = plan
+	pc.mu.Unlock()
+	return planCircuit{plan}, nil
+}
+
+// packedPresetTag is the placeholder preset id under which a packed plan is
+// compiled (policy.Options for a non-public preset take an explicit depth);
+// the plan is then bound to the committee preset.
+const packedPresetTag = 0xfe
+
+// packedPlan compiles spec for the committee preset with MaxLevel − 1
+// levels (refresh points where the plan needs more) and binds it to the
+// preset.
+func packedPlan(spec []byte, id fhe.PresetID) (*policy.Plan, error) {
+	p, err := fhe.NewParams(id)
+	if err != nil {
+		return nil, err
+	}
+	if p.MaxLevel() < 2 {
+		return nil, fmt.Errorf("%s has too few levels for packed plans", p.Preset.Name)
+	}
+	plan, err := policy.CompileWith(spec, policy.Options{Preset: packedPresetTag, Depth: p.MaxLevel() - 1, Slots: p.Slots()})
+	if err != nil {
+		return nil, err
+	}
+	plan.Preset, plan.PresetName, plan.PresetDepth = uint8(id), p.Preset.Name, p.MaxLevel()
+	return plan, nil
 }
 
 // checkNoise refuses a plan whose estimated decryption noise exceeds what

@@ -51,7 +51,7 @@ func (m *Member) Process(ctx context.Context, req Request) (*Verdict, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &requestRun{m: m, req: req, ks: ks, base: fmt.Sprintf("req/%x/%d", req.ID[:], ks.km.Epoch),
+	r := &requestRun{m: m, req: req, ks: ks, base: fmt.Sprintf("req/%x/%d", req.ID[:], ks.km.Epoch), slots: 1,
 		log: m.log.With(zap.String("request", fmt.Sprintf("%x", req.ID[:6])))}
 	var circuit Circuit
 	if req.Kind == KindCRDT {
@@ -93,6 +93,9 @@ func (m *Member) inputs(ctx context.Context, hs []fhe.Handle, epoch uint64) ([]*
 // requestRun is one request's way through Process: the key snapshot it
 // started with, its session base name, its log, the clock of its phases
 // (MemberConfig.Trace) and the number of refreshes its evaluation ran.
+// slots is the number of leading result slots that carry verdicts: 1 for a
+// single request, the batch size for a packed batch (packed.go); every other
+// slot is masked to zero before decryption.
 type requestRun struct {
 	m         *Member
 	req       Request
@@ -101,6 +104,8 @@ type requestRun struct {
 	log       *zap.Logger
 	mark      time.Time
 	refreshes int
+	slots     int
+	rescale   bool // packed batches: rescale after every refresh (packed.go, "Refresh noise")
 }
 
 // run takes the request through its phases, in order: evaluate, agree on
@@ -165,6 +170,9 @@ func (r *requestRun) evaluate(ctx context.Context, circuit Circuit, inputs []*fh
 // live members, then the AfterRefresh knob.
 func (r *requestRun) refresh(ctx context.Context, ct *fhe.Ciphertext) (*fhe.Ciphertext, error) {
 	out, err := r.m.refreshLive(ctx, r.ks, r.base, ct)
+	if err == nil && r.rescale {
+		out, err = r.dropRefreshNoise(out)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -176,7 +184,8 @@ func (r *requestRun) refresh(ctx context.Context, ct *fhe.Ciphertext) (*fhe.Ciph
 }
 
 // mask refreshes the result with the participants if it has no level left
-// for the mask above the decryption level, then keeps only slot 0.
+// for the mask above the decryption level, then keeps only the verdict
+// slots (slot 0 of a single request, slots 0 … B−1 of a packed batch).
 func (r *requestRun) mask(ctx context.Context, ct *fhe.Ciphertext, participants []transport.MemberID) (*fhe.Ciphertext, error) {
 	var err error
 	if ct.Level() < r.ks.plan.Level+1 {
@@ -185,8 +194,10 @@ func (r *requestRun) mask(ctx context.Context, ct *fhe.Ciphertext, participants 
 		}
 		r.phase("refresh")
 	}
-	mask := make([]int64, 1)
-	mask[0] = 1
+	mask := make([]int64, r.slots)
+	for i := range mask {
+		mask[i] = 1
+	}
 	if ct, err = r.ks.ev.MulInts(ct, mask); err != nil {
 		return nil, err
 	}
@@ -203,7 +214,7 @@ func (r *requestRun) decrypt(ctx context.Context, ct *fhe.Ciphertext, participan
 		led = corruptingLedger{m.led}
 	}
 	dres, err := protocol.ThresholdDecrypt(ctx, m.group(), r.ks.key, r.ks.plan, r.ks.ev, led,
-		protocol.DecryptRequest{Session: r.base + "/dec", Ciphertext: ct, Participants: participants, Valid: verdictShape,
+		protocol.DecryptRequest{Session: r.base + "/dec", Ciphertext: ct, Participants: participants, Valid: verdictShape(r.slots),
 			PublicKey: r.ks.km.Public})
 	if err != nil {
 		return nil, err
@@ -212,10 +223,8 @@ func (r *requestRun) decrypt(ctx context.Context, ct *fhe.Ciphertext, participan
 	if len(dres.Bad) > 0 {
 		r.log.Warn("excluded: decryption share disagrees with the quorum", zap.Any("members", dres.Bad))
 	}
-	for _, v := range dres.Values[1:] {
-		if v != 0 {
-			return nil, ErrBadDecryption
-		}
+	if len(dres.Values) < r.slots || !verdictShape(r.slots)(dres.Values) {
+		return nil, ErrBadDecryption
 	}
 	r.phase("decrypt")
 	return dres, nil
@@ -296,14 +305,20 @@ func (m *Member) processUnevaluable(ctx context.Context, req Request, ks keySnap
 	return v, nil
 }
 
-// verdictShape accepts a decryption of a ciphertext masked to slot 0.
-func verdictShape(v []uint64) bool {
-	for _, x := range v[1:] {
-		if x != 0 {
+// verdictShape accepts a decryption of a ciphertext masked to its first
+// `slots` slots (slot 0 for a single request).
+func verdictShape(slots int) func([]uint64) bool {
+	return func(v []uint64) bool {
+		if len(v) < slots {
 			return false
 		}
+		for _, x := range v[slots:] {
+			if x != 0 {
+				return false
+			}
+		}
+		return true
 	}
-	return true
 }
 
 func without(ids, bad []transport.MemberID) []transport.MemberID {

@@ -26,6 +26,7 @@ type server struct {
 	attempts map[[32]byte]int
 	retry    chan Request
 	cursor   uint64 // first block not yet fully answered (persisted as meta "cursor")
+	bat      *batcher
 }
 
 // Run serves requests from the chain until ctx ends: it batches them
@@ -37,7 +38,8 @@ func (m *Member) Run(ctx context.Context, chain ChainAdapter) error {
 	if _, err := m.Keys(); err != nil {
 		return err
 	}
-	s := &server{m: m, chain: chain, attempts: map[[32]byte]int{}, retry: make(chan Request, 1024), cursor: m.loadCursor()}
+	s := &server{m: m, chain: chain, attempts: map[[32]byte]int{}, retry: make(chan Request, 1024), cursor: m.loadCursor(),
+		bat: newBatcher(m.cfg.BatchWindow, m.params.Slots(), m.cfg.ExpiryBlocks)}
 	reqs, err := chain.Requests(ctx, s.cursor)
 	if err != nil {
 		return err
@@ -59,6 +61,9 @@ func (m *Member) Run(ctx context.Context, chain ChainAdapter) error {
 		case r := <-s.retry:
 			s.batch = append(s.batch, r)
 		case <-tick.C:
+			if s.bat.idleFor(m.cfg.BatchIdle, time.Now()) {
+				s.runPacked(ctx, s.bat.due(true))
+			}
 			s.flush(ctx)
 		}
 	}
@@ -73,9 +78,22 @@ func (m *Member) loadCursor() uint64 {
 }
 
 // add queues a request from the chain unless a verdict for it is already
-// posted, and flushes a full batch.
+// posted or it expired: a packable one into its window (batch.go, running
+// the packed batches of the windows it closes), any other into the
+// per-request batch, which is flushed when full.
 func (s *server) add(ctx context.Context, r Request) {
 	if posted, err := s.chain.VerdictPosted(ctx, r.ID); err == nil && posted {
+		return
+	}
+	if s.packable(r) && s.bat.add(r, time.Now()) {
+		s.runPacked(ctx, s.bat.due(false))
+		return
+	}
+	if r.Block > s.bat.head {
+		s.bat.head = r.Block
+	}
+	if s.bat.expired(r) {
+		s.m.log.Warn("request expired: dropped", zap.String("request", fmt.Sprintf("%x", r.ID[:6])), zap.Uint64("block", r.Block))
 		return
 	}
 	s.batch = append(s.batch, r)
@@ -114,6 +132,46 @@ func (s *server) flush(ctx context.Context) {
 	}
 }
 
+// packable reports whether r may go into a packed batch: a policy request
+// with 1 … maxPackWidth inputs whose policy has a circuit (unknown and
+// unevaluable policies are answered one by one), packing enabled.
+func (s *server) packable(r Request) bool {
+	if s.m.cfg.PackMin < 0 || r.Kind != KindPolicy || len(r.Inputs) == 0 || len(r.Inputs) > maxPackWidth {
+		return false
+	}
+	_, err := s.m.cfg.Circuits.Lookup(r.PolicyID)
+	return err == nil
+}
+
+// runPacked evaluates closed windows' batches: a batch smaller than PackMin
+// goes the per-request path, a larger one is processed packed and its
+// verdicts posted with SubmitVerdictBatch; a packed batch that fails falls
+// back to the per-request path (retried there as usual).
+func (s *server) runPacked(ctx context.Context, batches []PackedBatch) {
+	for _, b := range batches {
+		if len(b.Requests) < s.m.cfg.PackMin {
+			s.batch = append(s.batch, b.Requests...)
+			continue
+		}
+		vs, err := s.m.ProcessPacked(ctx, b)
+		if err != nil {
+			if ctx.Err() == nil {
+				s.m.log.Warn("packed batch failed: answering its requests one by one", zap.String("batch", b.Session), zap.Error(err))
+				s.batch = append(s.batch, b.Requests...)
+			}
+			continue
+		}
+		vb := vs[0].Batch
+		s.m.wg.Add(1)
+		go func() { defer s.m.wg.Done(); s.submitBatch(ctx, vb) }()
+		maxBlock := uint64(0)
+		for _, r := range b.Requests {
+			maxBlock = max(maxBlock, r.Block)
+		}
+		s.advanceCursor(maxBlock)
+	}
+}
+
 // failed logs a failed request and retries it later, unless it failed
 // maxAttempts times already or this member disagrees with the quorum.
 // Transient failures (a member died mid-round) are retried a few times; the
@@ -122,6 +180,9 @@ func (s *server) flush(ctx context.Context) {
 func (s *server) failed(ctx context.Context, r Request, err error) {
 	if ctx.Err() == nil {
 		s.m.log.Warn("request failed", zap.String("request", fmt.Sprintf("%x", r.ID[:6])), zap.Error(err))
+	}
+	if s.bat.expired(r) {
+		return // FHEVerdict.expire answers it on chain
 	}
 	if s.attempts[r.ID]++; s.attempts[r.ID] < maxAttempts && !errors.Is(err, ErrDigestMismatch) && ctx.Err() == nil {
 		s.retryLater(ctx, r)
@@ -147,39 +208,73 @@ func (s *server) retryLater(ctx context.Context, r Request) {
 }
 
 // advanceCursor moves the cursor past block maxBlock (if it is not past it
-// already) and persists it.
+// already, and not past a request still waiting in a window or in the
+// per-request batch) and persists it.
 func (s *server) advanceCursor(maxBlock uint64) {
-	if maxBlock < s.cursor {
+	next := maxBlock + 1
+	if lo, ok := s.bat.minBlock(); ok && lo < next {
+		next = lo
+	}
+	for _, r := range s.batch {
+		next = min(next, r.Block)
+	}
+	if next <= s.cursor {
 		return
 	}
-	s.cursor = maxBlock + 1
+	s.cursor = next
 	_ = s.m.st.PutMeta("cursor", binary.BigEndian.AppendUint64(nil, s.cursor))
 }
 
-// submit posts v: at once if this member is the lowest signer, otherwise
-// after rank·SubmitStagger and only if no verdict was posted meanwhile.
+// submit posts v (its batch, if it was decided in one): at once if this
+// member is the lowest signer, otherwise after rank·SubmitStagger and only
+// if no verdict was posted meanwhile.
 func (s *server) submit(ctx context.Context, v *Verdict) {
+	if v.Batch != nil {
+		s.submitBatch(ctx, v.Batch)
+		return
+	}
 	m := s.m
-	signers, _ := bls.Signers(len(m.members), v.Signers)
+	if !s.waitTurn(ctx, v.Signers, v.RequestID) {
+		return
+	}
+	if err := s.chain.SubmitVerdict(ctx, v); err != nil && ctx.Err() == nil {
+		m.log.Warn("verdict submission failed", zap.String("request", fmt.Sprintf("%x", v.RequestID[:6])), zap.Error(err))
+	}
+}
+
+// waitTurn waits rank·SubmitStagger for this member's rank among the
+// signers and reports whether it should still post (the lowest signer
+// always; another only if the request's verdict is not posted by then).
+func (s *server) waitTurn(ctx context.Context, signerBitmap []byte, probe [32]byte) bool {
+	m := s.m
+	signers, _ := bls.Signers(len(m.members), signerBitmap)
 	rank := 0
 	for i, sg := range signers {
 		if transport.MemberID(sg+1) == m.id {
 			rank = i
 		}
 	}
-	if rank > 0 {
-		select {
-		case <-time.After(time.Duration(rank) * m.cfg.SubmitStagger):
-		case <-ctx.Done():
-			return
-		case <-m.closed:
-			return
-		}
-		if posted, err := s.chain.VerdictPosted(ctx, v.RequestID); err == nil && posted {
-			return
-		}
+	if rank == 0 {
+		return true
 	}
-	if err := s.chain.SubmitVerdict(ctx, v); err != nil && ctx.Err() == nil {
-		m.log.Warn("verdict submission failed", zap.String("request", fmt.Sprintf("%x", v.RequestID[:6])), zap.Error(err))
+	select {
+	case <-time.After(time.Duration(rank) * m.cfg.SubmitStagger):
+	case <-ctx.Done():
+		return false
+	case <-m.closed:
+		return false
+	}
+	posted, err := s.chain.VerdictPosted(ctx, probe)
+	return err != nil || !posted
+}
+
+// submitBatch posts a packed batch's verdicts with SubmitVerdictBatch, with
+// the same stagger as a single verdict (probing the batch's last item).
+func (s *server) submitBatch(ctx context.Context, vb *VerdictBatch) {
+	if len(vb.Items) == 0 || !s.waitTurn(ctx, vb.Signers, vb.Items[len(vb.Items)-1].RequestID) {
+		return
+	}
+	if err := s.chain.SubmitVerdictBatch(ctx, vb.PolicyID, vb.ResultDigest, vb.Epoch, vb.Items, vb.Signature, vb.Signers); err != nil && ctx.Err() == nil {
+		s.m.log.Warn("verdict batch submission failed", zap.Int("verdicts", len(vb.Items)), zap.Error(err))
 	}
 }

@@ -16,17 +16,66 @@ import (
 
 func verdictKey(id [32]byte) string { return fmt.Sprintf("verdict/%x", id[:]) }
 
+// storedVerdict is a verdict as persisted. A verdict of a packed batch
+// names its batch (Batch: the store key of the batch, saved once by
+// saveBatch), whose aggregate signature covers every verdict of the batch.
 type storedVerdict struct {
 	RequestID, PolicyID, ResultDigest string
 	Result                            string
 	Epoch                             uint64
 	Signature, Signers                []byte
+	Batch                             string `json:",omitempty"`
 }
 
 func (m *Member) saveVerdict(v *Verdict) error {
-	b, _ := json.Marshal(storedVerdict{RequestID: fmt.Sprintf("%x", v.RequestID), PolicyID: fmt.Sprintf("%x", v.PolicyID),
-		ResultDigest: fmt.Sprintf("%x", v.ResultDigest), Result: v.Result.String(), Epoch: v.Epoch, Signature: v.Signature, Signers: v.Signers})
-	return m.st.PutMeta(verdictKey(v.RequestID), b)
+	bk := ""
+	if v.Batch != nil {
+		bk = batchKey(v.Batch.Root())
+	}
+	return m.st.PutMeta(verdictKey(v.RequestID), encodeVerdict(v, bk))
+}
+
+// encodeVerdict is the stored form of v; bk is the store key of its batch
+// ("" for a verdict decided alone), computed once per batch by the caller
+// (the batch root hashes every item).
+func encodeVerdict(v *Verdict, bk string) []byte {
+	sv := storedVerdict{RequestID: fmt.Sprintf("%x", v.RequestID), PolicyID: fmt.Sprintf("%x", v.PolicyID),
+		ResultDigest: fmt.Sprintf("%x", v.ResultDigest), Result: v.Result.String(), Epoch: v.Epoch, Signature: v.Signature, Signers: v.Signers}
+	sv.Batch = bk
+	b, _ := json.Marshal(sv)
+	return b
+}
+
+func batchKey(root [32]byte) string { return fmt.Sprintf("vbatch/%x", root[:]) }
+
+// saveBatch persists a verdict batch and the verdict of each of its
+// requests (pointing at the batch), in one store transaction.
+func (m *Member) saveBatch(b *VerdictBatch, vs []*Verdict) error {
+	raw, err := json.Marshal(b)
+	if err != nil {
+		return err
+	}
+	keys := make([]string, 0, len(vs)+1)
+	vals := make([][]byte, 0, len(vs)+1)
+	bk := batchKey(b.Root())
+	keys, vals = append(keys, bk), append(vals, raw)
+	for _, v := range vs {
+		keys, vals = append(keys, verdictKey(v.RequestID)), append(vals, encodeVerdict(v, bk))
+	}
+	return m.st.PutMetaBatch(keys, vals)
+}
+
+// loadBatch reads a verdict batch saved by saveBatch.
+func (m *Member) loadBatch(key string) (*VerdictBatch, bool) {
+	raw, err := m.st.GetMeta(key)
+	if err != nil {
+		return nil, false
+	}
+	var b VerdictBatch
+	if json.Unmarshal(raw, &b) != nil || batchKey(b.Root()) != key {
+		return nil, false
+	}
+	return &b, true
 }
 
 // StoredVerdict returns the verdict this member aggregated for a request.
@@ -48,6 +97,11 @@ func (m *Member) StoredVerdict(id [32]byte) (*Verdict, bool) {
 	if ok != [4]bool{true, true, true, true} || v.RequestID != id {
 		return nil, false // not a verdict this member wrote for id
 	}
+	if s.Batch != "" {
+		if v.Batch, ok[0] = m.loadBatch(s.Batch); !ok[0] {
+			return nil, false
+		}
+	}
 	return v, true
 }
 
@@ -65,25 +119,34 @@ func unhex32(s string) (out [32]byte, ok bool) {
 // sets v's aggregate signature and signer bitmap; it returns the number of
 // valid signatures aggregated.
 func (m *Member) signVerdict(ctx context.Context, base string, v *Verdict, signers []transport.MemberID, log *zap.Logger) (int, error) {
+	var n int
 	var err error
-	vd := v.Digest(m.chain())
-	sigs := map[transport.MemberID][]byte{m.id: m.cfg.BLSKey.Sign(vd[:])}
+	v.Signature, v.Signers, n, err = m.signDigest(ctx, base, v.Digest(m.chain()), signers, log)
+	return n, err
+}
+
+// signDigest signs d, exchanges signatures with signers (session base/sig),
+// checks theirs and aggregates ≥ threshold valid ones: the aggregate
+// signature, its signer bitmap and the number of signatures.
+func (m *Member) signDigest(ctx context.Context, base string, d [32]byte, signers []transport.MemberID, log *zap.Logger) ([]byte, []byte, int, error) {
+	sigs := map[transport.MemberID][]byte{m.id: m.cfg.BLSKey.Sign(d[:])}
 	sctx, cancel := context.WithTimeout(ctx, m.cfg.RoundTimeout)
 	defer cancel()
 	_ = m.mux.Broadcast(sctx, signers, transport.Message{Type: transport.TypeVerdictSig, Session: base + "/sig", Payload: sigs[m.id]})
 	gs := m.mux.CollectQuorum(sctx, base+"/sig", transport.TypeVerdictSig, signers, m.quorumWant(len(signers)-1), m.grace())
 	m.mux.Forget(base + "/sig")
 	for id, msg := range gs.Got {
-		if bls.Verify(m.committee.Keys[id-1].Compressed(), vd[:], msg.Payload) == nil {
+		if bls.Verify(m.committee.Keys[id-1].Compressed(), d[:], msg.Payload) == nil {
 			sigs[id] = msg.Payload
 		} else {
 			log.Warn("excluded: bad verdict signature", zap.Uint32("peer", uint32(id)))
 		}
 	}
-	if v.Signature, v.Signers, err = m.aggregate(sigs); err != nil {
-		return 0, err
+	sig, bitmap, err := m.aggregate(sigs)
+	if err != nil {
+		return nil, nil, 0, err
 	}
-	return len(sigs), nil
+	return sig, bitmap, len(sigs), nil
 }
 
 func (m *Member) aggregate(sigs map[transport.MemberID][]byte) (sig, bitmap []byte, err error) {

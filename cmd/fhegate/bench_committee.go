@@ -27,17 +27,19 @@ import (
 
 // committeeRow is one measurement of `fhegate bench committee`.
 type committeeRow struct {
-	Stage         string  `json:"stage"`
-	Preset        string  `json:"preset"`
-	N             int     `json:"n"`
-	T             int     `json:"t"`
-	Batch         int     `json:"batch"`
-	Ms            float64 `json:"ms"`
-	CPUMs         float64 `json:"cpu_ms"` // process user+sys CPU time during the stage (all members)
-	VerdictsPerS  float64 `json:"verdicts_per_s,omitempty"`
-	DecryptLevel  int     `json:"decrypt_level"`
-	FloodSigmaLog float64 `json:"flood_sigma_log2"`
-	Note          string  `json:"note,omitempty"`
+	Stage        string  `json:"stage"`
+	Preset       string  `json:"preset"`
+	N            int     `json:"n"`
+	T            int     `json:"t"`
+	Batch        int     `json:"batch"`
+	Ms           float64 `json:"ms"`
+	CPUMs        float64 `json:"cpu_ms"` // process user+sys CPU time during the stage (all members)
+	VerdictsPerS float64 `json:"verdicts_per_s,omitempty"`
+	// CPUMsPerVerdict is cpu_ms / batch for the stages that produce verdicts.
+	CPUMsPerVerdict float64 `json:"cpu_ms_per_verdict,omitempty"`
+	DecryptLevel    int     `json:"decrypt_level"`
+	FloodSigmaLog   float64 `json:"flood_sigma_log2"`
+	Note            string  `json:"note,omitempty"`
 	// Refresh stage only: runs measured (ms and cpu_ms are their medians),
 	// the marshalled refresh share and the bytes each active member sends.
 	Runs           int `json:"runs,omitempty"`
@@ -54,17 +56,21 @@ const (
 	stageBatch    = "batch"
 	stageKYCBatch = "kyc-batch"
 	stageRefresh  = "refresh"
+	stagePacked   = "packed-kyc"
 )
 
-var committeeStages = []string{stageDKG, stageUpload, stageVerdict, stageBatch, stageKYCBatch, stageRefresh}
+var committeeStages = []string{stageDKG, stageUpload, stageVerdict, stageBatch, stageKYCBatch, stagePacked, stageRefresh}
 
 // benchCommitteeOptions configure `fhegate bench committee`.
 type benchCommitteeOptions struct {
 	Presets  []string
-	N, T     int      // committee of the dkg … kyc-batch stages
-	Batch    int      // requests in the batch stage
-	KYCBatch int      // requests in the kyc-batch stage (0: skip)
-	Stages   []string // subset of committeeStages
+	N, T     int // committee of the dkg … kyc-batch stages
+	Batch    int // requests in the batch stage
+	KYCBatch int // requests in the kyc-batch stage (0: skip)
+	// Packed are the batch sizes of the packed-kyc stage (each capped at the
+	// preset's slot count; none: skip).
+	Packed []int
+	Stages []string // subset of committeeStages
 	// RefreshN are the committee sizes of the refresh stage (t = ⌊n/2⌋+1);
 	// RefreshK the refreshes measured per (preset, n).
 	RefreshN []int
@@ -77,7 +83,7 @@ func (o *benchCommitteeOptions) has(stage string) bool { return slices.Contains(
 // mainStages reports whether any stage that runs on the (N, T) committee
 // after its DKG is selected.
 func (o *benchCommitteeOptions) mainStages() bool {
-	return o.has(stageUpload) || o.has(stageVerdict) || o.has(stageBatch) || o.has(stageKYCBatch)
+	return o.has(stageUpload) || o.has(stageVerdict) || o.has(stageBatch) || o.has(stageKYCBatch) || o.has(stagePacked)
 }
 
 // refreshThreshold is the threshold of the refresh stage's committee of n.
@@ -96,6 +102,16 @@ each with its own bbolt store and share ledger, and measures on each preset:
   kyc-batch  --kyc-batch requests (default 16) of the KYC/AML policy (policy/examples/kyc_aml.yaml,
              8 encrypted attributes) compiled for the preset and evaluated with policy/eval
              (skipped where the plan does not compile, e.g. BGVN13)
+  packed-kyc the KYC/AML policy on packed batches (issue 13) of each --packed size (default 64,1024;
+             capped at the preset's slot count): every member packs the batch's inputs slot-masked
+             at consensus.PackLevel (one ct×pt product per request input, no NTT), refreshes each
+             packed input collectively, evaluates the policy ONCE, agrees on the digest, masks the
+             result to the batch's slots, threshold-decrypts all of them in one round and signs one
+             BLS aggregate over the batch digest (consensus.Member.ProcessPacked). Inputs are
+             proof-checked uploads encrypting each value in every slot; a pool of two per attribute
+             is reused across requests (each request's inputs are still masked and added one by one;
+             only the store read is shared). Rows per phase of member 1 follow (packed-kyc/pack …).
+             verdicts_per_s = batch / wall, cpu_ms_per_verdict = process CPU / batch (all members).
   refresh    one collective refresh (MPC bootstrap, Lattigo mpbgv.RefreshProtocol) of a ciphertext at
              level 0 — what a plan's refresh point hands the committee — back to the top level, on
              committees of each --refresh-n size (default 3 and 5; t = ⌊n/2⌋+1), every member
@@ -136,6 +152,7 @@ func (f *benchCommitteeFlags) register(cmd *cobra.Command) {
 	fl.IntVar(&f.o.T, "t", 3, "threshold")
 	fl.IntVar(&f.o.Batch, "batch", 64, "requests in the batch stage")
 	fl.IntVar(&f.o.KYCBatch, "kyc-batch", 16, "requests in the KYC/AML policy stage (0: skip; needs a preset deep enough, i.e. BGVN14)")
+	fl.IntSliceVar(&f.o.Packed, "packed", []int{64, 1024}, "batch sizes of the packed KYC/AML stage (capped at the preset's slots; needs BGVN14)")
 	fl.StringSliceVar(&f.o.Presets, "preset", []string{"bgv-n13-t65537", "bgv-n14-t65537"}, "presets to measure")
 	fl.StringSliceVar(&f.o.Stages, "stages", committeeStages, "stages to run, comma-separated (the dkg of each committee always runs)")
 	fl.BoolVar(&f.refreshOnly, "refresh-only", false, "only the refresh stage (--stages refresh)")
@@ -154,6 +171,9 @@ func (f *benchCommitteeFlags) options(fl flagSet, log *zap.Logger) (*benchCommit
 		}
 		if !fl.Changed("kyc-batch") {
 			o.KYCBatch = 0
+		}
+		if !fl.Changed("packed") {
+			o.Packed = nil
 		}
 		if !fl.Changed("preset") {
 			o.Presets = []string{"bgv-n13-t65537"}
@@ -226,6 +246,11 @@ func (o *benchCommitteeOptions) validate() error {
 			return fmt.Errorf("unknown stage %q (stages: %s)", s, strings.Join(committeeStages, ","))
 		}
 	}
+	for _, b := range o.Packed {
+		if b < 1 {
+			return fmt.Errorf("--packed %d: a batch has at least one request", b)
+		}
+	}
 	for _, n := range o.RefreshN {
 		if n < 2 {
 			return fmt.Errorf("--refresh-n %d: a committee has at least 2 members", n)
@@ -241,9 +266,9 @@ func (o *benchCommitteeOptions) validate() error {
 // ran, its bytes on the wire) and the machine line.
 func printCommitteeRows(out io.Writer, rows []committeeRow) {
 	tw := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "stage\tpreset\tn\tt\tbatch\tms\tcpu ms\tverdicts/s\tdec level\tlog2 σ\n")
+	fmt.Fprintf(tw, "stage\tpreset\tn\tt\tbatch\tms\tcpu ms\tverdicts/s\tcpu ms/verdict\tdec level\tlog2 σ\n")
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%.1f\t%.1f\t%.2f\t%d\t%.0f\n", r.Stage, r.Preset, r.N, r.T, r.Batch, r.Ms, r.CPUMs, r.VerdictsPerS, r.DecryptLevel, r.FloodSigmaLog)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%.1f\t%.1f\t%.2f\t%.2f\t%d\t%.0f\n", r.Stage, r.Preset, r.N, r.T, r.Batch, r.Ms, r.CPUMs, r.VerdictsPerS, r.CPUMsPerVerdict, r.DecryptLevel, r.FloodSigmaLog)
 	}
 	tw.Flush()
 	var refresh []committeeRow
@@ -294,7 +319,7 @@ func benchCommitteePreset(ctx context.Context, o *benchCommitteeOptions, preset 
 		for _, st := range []struct {
 			name string
 			run  func() ([]committeeRow, error)
-		}{{stageUpload, b.stageUpload}, {stageVerdict, b.stageVerdict}, {stageBatch, b.stageBatch}, {stageKYCBatch, b.stageKYCBatch}} {
+		}{{stageUpload, b.stageUpload}, {stageVerdict, b.stageVerdict}, {stageBatch, b.stageBatch}, {stageKYCBatch, b.stageKYCBatch}, {stagePacked, b.stagePacked}} {
 			if !o.has(st.name) {
 				continue
 			}
@@ -409,6 +434,9 @@ func (b *committeeBench) row(stage string, batch int, d, cpu time.Duration, note
 		DecryptLevel: plan.Level, FloodSigmaLog: plan.SigmaBits, Note: note}
 	if stage != stageDKG && stage != stageUpload && stage != stageRefresh && d > 0 {
 		r.VerdictsPerS = float64(batch) / d.Seconds()
+		if cpu > 0 && batch > 0 {
+			r.CPUMsPerVerdict = r.CPUMs / float64(batch)
+		}
 	}
 	return r
 }

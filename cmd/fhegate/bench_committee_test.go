@@ -42,6 +42,8 @@ func TestBenchCommitteeOptions(t *testing.T) {
 	require.Equal(t, 3, o.T)
 	require.Equal(t, 64, o.Batch)
 	require.Equal(t, 16, o.KYCBatch)
+	require.Equal(t, []int{64, 1024}, o.Packed)
+	require.True(t, o.has(stagePacked))
 
 	o, err = parseBenchCommittee(t, "--quick", "--batch", "8")
 	require.NoError(t, err)
@@ -50,6 +52,7 @@ func TestBenchCommitteeOptions(t *testing.T) {
 	require.Equal(t, 3, o.RefreshK)
 	require.Equal(t, 8, o.Batch)
 	require.Zero(t, o.KYCBatch)
+	require.Empty(t, o.Packed, "--quick skips the packed stage")
 
 	o, err = parseBenchCommittee(t, "--refresh-only", "--preset", "bgv-n14-t65537")
 	require.NoError(t, err)
@@ -69,6 +72,12 @@ func TestBenchCommitteeOptions(t *testing.T) {
 	require.Error(t, err)
 	_, err = parseBenchCommittee(t, "--refresh-n", "1")
 	require.Error(t, err)
+	_, err = parseBenchCommittee(t, "--packed", "0")
+	require.Error(t, err)
+	o, err = parseBenchCommittee(t, "--stages", "packed-kyc", "--packed", "16384")
+	require.NoError(t, err)
+	require.True(t, o.mainStages())
+	require.Equal(t, []int{16384}, o.Packed)
 }
 
 func TestRefreshThresholdAndMedian(t *testing.T) {

@@ -1,0 +1,292 @@
+package consensus
+
+// Packed batches (issue 13): one evaluation for up to Slots() requests of one
+// policy.
+//
+// Slot assignment. A batch's requests are ordered by (block, log index,
+// request id) — a function of accepted blocks only — and request r gets
+// slot s_r = its index. Clients encrypt each input value replicated in every
+// slot; the committee never trusts that: packed input j is
+//
+//	P_j = Σ_r L_{s_r} ⊙ ct_{r,j}
+//
+// (fhe.SlotPacker: L_s is the 0/1 plaintext that is 1 in slot s only), so
+// whatever a request's ciphertext holds outside its own slot is multiplied
+// by zero (the cross-talk attack of TestPackedCrossTalk). Each P_j is then
+// refreshed collectively to the top level (protocol.Refresh, which also
+// sanitises it), the policy circuit runs once on the packed set, the result
+// is masked to slots 0 … B−1, threshold-decrypted in one round, and one BLS
+// aggregate over bls.VerdictBatchDigest covers all B verdicts.
+//
+// Refresh noise. A collective refresh returns a top-level ciphertext whose
+// noise is the refresh's flooding (≈ 2^24.6, policy/eval.CommitteeNoiseModel
+// RefreshBits), not a fresh encryption's (≈ 2^12): a plan that uses every
+// level of the preset on such inputs (KYC/AML, depth 9 on BGVN14) decrypts
+// to garbage (TestPackedPolicyPlan). So in a packed batch every refresh — of
+// a packed input, or at a plan's refresh point — is followed by a rescale by
+// the top prime (a product with the all-ones plaintext, the constant 1),
+// which divides the flooding by q_L and leaves the rescale floor, and the
+// policy runs as compiled with MaxLevel − 1 levels (PolicyCircuits.LookupPacked;
+// refresh points where it needs more).
+//
+// Mask level ℓ (PackLevel): the product is taken on the first ℓ+1 limbs of
+// each input (dropping levels is free; the product costs 2·(ℓ+1)·N
+// multiply-adds per input), so ℓ is the lowest level at which the WORST noise
+// an accepted input may carry still decrypts. In Lattigo's BGV convention a
+// ciphertext decrypts to c0 + c1·s = t⁻¹·m + e (mod Q_ℓ), correctly while
+// |e| < Q_ℓ/(2t). The input proof (fhe/zkpok, "Soundness slack") only bounds
+// an accepted input's noise by
+//
+//	E_in = 2^{k_e+1} + N·2^{k_u+1}·β_e + N·2^{k_e+1}   (≈ 2^45 at N = 2^14; honest ≈ 2^12)
+//
+// The mask's lifted coefficients lie in [0, t), so ‖e·L_s‖∞ ≤ N·t·E_in, and
+// the sum of at most S = Slots() products is ≤ S·N·t·E_in. The refresh adds
+// its flooding (8σ·t ≤ 2^{log Q_ℓ − log t − 2}, protocol.RefreshSigma) and
+// its masks, so PackLevel asks for headroom of 2^3:
+//
+//	log2 E_in + log2 N + log2 t + log2 S + 3  ≤  log2 Q_ℓ − log2 t
+//
+// bgv-n14-t65537: 44.9 + 14 + 16 + 14 + 3 = 91.9 ≤ 118 − 16 = 102 at ℓ = 2
+// (Q_2 = 2^118), not at ℓ = 1 (2^84): ℓ = 2, three of ten limbs.
+// bgv-n13-t65537: 42 + 13 + 16 + 13 + 3 = 87 ≤ 108 − 16 at ℓ = 2. A
+// noise overflow here would corrupt EVERY slot of the batch, which is why
+// the bound uses the accepted, not the honest, noise; TestPackedMaxNoise
+// packs an input crafted at E_in beside honest ones.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/big"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/fhegate/fhegate/bls"
+	"github.com/fhegate/fhegate/fhe"
+	"github.com/fhegate/fhegate/fhe/zkpok"
+	"github.com/fhegate/fhegate/internal/keccak"
+)
+
+// packHeadroomBits is the headroom PackLevel leaves for the refresh's
+// flooding and masks on top of the packed noise bound.
+const packHeadroomBits = 3
+
+// AcceptedInputNoiseBits is log2 of the largest noise ‖e‖∞ an input accepted
+// by its proof of plaintext knowledge may carry (fhe/zkpok doc, "Soundness
+// slack": 2^{k_e+1} + N·2^{k_u+1}·β_e + N·2^{k_e+1}).
+func AcceptedInputNoiseBits(p *fhe.Params) (float64, error) {
+	pp, err := zkpok.ParamsFor(p)
+	if err != nil {
+		return 0, err
+	}
+	n := float64(p.N())
+	ku, ke := float64(pp.LogB[0]), float64(pp.LogB[1]) // components u, e0 (zkpok compNames)
+	be := float64(zkpok.BetaE(p.N()))
+	return math.Log2(math.Exp2(ke+1) + n*math.Exp2(ku+1)*be + n*math.Exp2(ke+1)), nil
+}
+
+// PackLevel is the lowest level at which a packed input of Slots() requests
+// stays decryptable (and refreshable) even if every input carries the
+// accepted worst-case noise (see the package comment above for the bound).
+func PackLevel(p *fhe.Params) (int, error) {
+	eBits, err := AcceptedInputNoiseBits(p)
+	if err != nil {
+		return 0, err
+	}
+	logT := math.Log2(float64(p.PlaintextModulus()))
+	need := eBits + math.Log2(float64(p.N())) + logT + math.Log2(float64(p.Slots())) + packHeadroomBits
+	logQ := 0.0
+	for l, q := range p.Q() {
+		logQ += math.Log2(float64(q))
+		if need <= logQ-logT {
+			return l, nil
+		}
+	}
+	return 0, fmt.Errorf("consensus: %s cannot pack: the noise bound needs 2^%.0f, Q/t is 2^%.0f", p.Preset.Name, need, logQ-logT)
+}
+
+// PackedBatch is one batch of requests evaluated together. Requests are in
+// slot order; Session names the batch identically on every member that
+// formed the same batch (batch.go), and differently on a member that formed
+// another one, so members never mix shares of different batches.
+type PackedBatch struct {
+	PolicyID [32]byte
+	Session  string
+	Requests []Request
+}
+
+// Errors of packed processing.
+var ErrBadBatch = errors.New("consensus: bad packed batch")
+
+// check validates a batch's shape before any work: 1 … Slots() distinct
+// policy requests of b.PolicyID with the same number of inputs.
+func (b *PackedBatch) check(p *fhe.Params) error {
+	if len(b.Requests) == 0 || len(b.Requests) > p.Slots() {
+		return fmt.Errorf("%w: %d requests (1 … %d)", ErrBadBatch, len(b.Requests), p.Slots())
+	}
+	width := len(b.Requests[0].Inputs)
+	if width == 0 || width > maxPackWidth {
+		return fmt.Errorf("%w: %d inputs per request (1 … %d)", ErrBadBatch, width, maxPackWidth)
+	}
+	seen := make(map[[32]byte]bool, len(b.Requests))
+	for i, r := range b.Requests {
+		switch {
+		case r.Kind != KindPolicy || r.PolicyID != b.PolicyID:
+			return fmt.Errorf("%w: request %d is not a request of the batch's policy", ErrBadBatch, i)
+		case len(r.Inputs) != width:
+			return fmt.Errorf("%w: request %d has %d inputs, the batch %d", ErrBadBatch, i, len(r.Inputs), width)
+		case seen[r.ID]:
+			return fmt.Errorf("%w: request %x twice", ErrBadBatch, r.ID[:6])
+		}
+		seen[r.ID] = true
+	}
+	return nil
+}
+
+// maxPackWidth bounds the inputs per request of a packed batch.
+const maxPackWidth = 64
+
+// ProcessPacked runs a packed batch end to end on this member: slot-masked
+// packing of every request's inputs (PackLevel), one collective refresh per
+// packed input, one evaluation, result-digest agreement, masking to the
+// batch's slots, one threshold decryption of all of them, one BLS aggregate
+// over the batch digest. It returns the verdicts in slot order (each with
+// Batch set) and persists them.
+func (m *Member) ProcessPacked(ctx context.Context, b PackedBatch) ([]*Verdict, error) {
+	if err := b.check(m.params); err != nil {
+		return nil, err
+	}
+	ks, err := m.snap()
+	if err != nil {
+		return nil, err
+	}
+	var circuit Circuit
+	if pc, ok := m.cfg.Circuits.(interface {
+		LookupPacked([32]byte) (Circuit, error)
+	}); ok {
+		circuit, err = pc.LookupPacked(b.PolicyID)
+	} else {
+		circuit, err = m.cfg.Circuits.Lookup(b.PolicyID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	id := keccak.Sum([]byte("fhegate/packed-batch/v1"), []byte(b.Session))
+	r := &requestRun{m: m, req: Request{ID: id, PolicyID: b.PolicyID, Kind: KindPolicy}, ks: ks,
+		base: fmt.Sprintf("%s/%d", b.Session, ks.km.Epoch), slots: len(b.Requests), rescale: true,
+		log: m.log.With(zap.String("batch", b.Session), zap.Int("requests", len(b.Requests))), mark: time.Now()}
+	packed, err := r.pack(ctx, b.Requests)
+	if err != nil {
+		return nil, err
+	}
+	return r.runPacked(ctx, circuit, packed, b.Requests)
+}
+
+// pack builds the packed inputs at PackLevel and refreshes each to the top
+// level (in parallel: independent sessions).
+func (r *requestRun) pack(ctx context.Context, reqs []Request) ([]*fhe.Ciphertext, error) {
+	m := r.m
+	level, err := PackLevel(m.params)
+	if err != nil {
+		return nil, err
+	}
+	sp, err := fhe.NewSlotPacker(m.params, level, len(reqs[0].Inputs))
+	if err != nil {
+		return nil, err
+	}
+	cache := map[fhe.Handle]*fhe.Ciphertext{}
+	for s, q := range reqs {
+		ins := make([]*fhe.Ciphertext, len(q.Inputs))
+		for j, h := range q.Inputs {
+			if ins[j] = cache[h]; ins[j] != nil {
+				continue
+			}
+			got, err := m.inputs(ctx, []fhe.Handle{h}, r.ks.km.Epoch)
+			if err != nil {
+				return nil, fmt.Errorf("consensus: request %x: %w", q.ID[:6], err)
+			}
+			ins[j], cache[h] = got[0], got[0]
+		}
+		if err := sp.Add(s, ins); err != nil {
+			return nil, fmt.Errorf("consensus: request %x: %w", q.ID[:6], err)
+		}
+	}
+	low, err := sp.Ciphertexts()
+	if err != nil {
+		return nil, err
+	}
+	r.phase("pack")
+	out := make([]*fhe.Ciphertext, len(low))
+	errs := make([]error, len(low))
+	var wg sync.WaitGroup
+	for j := range low {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if out[j], errs[j] = m.refreshLive(ctx, r.ks, fmt.Sprintf("%s/in%d", r.base, j), low[j]); errs[j] == nil {
+				out[j], errs[j] = r.dropRefreshNoise(out[j])
+			}
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, fmt.Errorf("consensus: refresh of the packed inputs: %w", err)
+	}
+	r.phase("pack-refresh")
+	return out, nil
+}
+
+// runPacked is run for a packed batch: evaluate once, agree on the digest,
+// mask to the batch's slots, decrypt them together, sign the batch digest.
+func (r *requestRun) runPacked(ctx context.Context, circuit Circuit, packed []*fhe.Ciphertext, reqs []Request) ([]*Verdict, error) {
+	result, rd, err := r.evaluate(ctx, circuit, packed)
+	if err != nil {
+		return nil, err
+	}
+	participants, err := r.m.agreeDigest(ctx, r.base, rd, r.log)
+	if err != nil {
+		return nil, err
+	}
+	r.phase("digest")
+	ct, err := r.mask(ctx, result, participants)
+	if err != nil {
+		return nil, err
+	}
+	dres, err := r.decrypt(ctx, ct, participants)
+	if err != nil {
+		return nil, err
+	}
+	vb := &VerdictBatch{PolicyID: r.req.PolicyID, ResultDigest: [32]byte(rd), Epoch: r.ks.km.Epoch, Items: make([]bls.VerdictItem, len(reqs))}
+	for s, q := range reqs {
+		vb.Items[s] = bls.VerdictItem{RequestID: q.ID, Result: new(big.Int).SetUint64(dres.Values[s])}
+	}
+	var n int
+	if vb.Signature, vb.Signers, n, err = r.m.signDigest(ctx, r.base, vb.Digest(r.m.chain()), without(participants, dres.Bad), r.log); err != nil {
+		return nil, err
+	}
+	vs := make([]*Verdict, len(reqs))
+	for s, it := range vb.Items {
+		vs[s] = &Verdict{RequestID: it.RequestID, PolicyID: vb.PolicyID, Result: it.Result, ResultDigest: vb.ResultDigest, Epoch: vb.Epoch,
+			Signature: vb.Signature, Signers: vb.Signers, Batch: vb}
+	}
+	if err := r.m.saveBatch(vb, vs); err != nil {
+		return nil, err
+	}
+	r.phase("sign")
+	r.log.Debug("packed verdicts", zap.Int("signers", n), zap.Bool("checked", dres.Checked))
+	return vs, nil
+}
+
+// dropRefreshNoise rescales a refreshed ciphertext by one prime (a product
+// with the constant-1 plaintext): the refresh's flooding noise is divided by
+// the prime, the message is unchanged (see "Refresh noise" above).
+func (r *requestRun) dropRefreshNoise(ct *fhe.Ciphertext) (*fhe.Ciphertext, error) {
+	ones := make([]int64, r.m.params.Slots())
+	for i := range ones {
+		ones[i] = 1
+	}
+	return r.ks.ev.MulInts(ct, ones)
+}

@@ -1,0 +1,336 @@
+package consensus
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/big"
+	"math/rand/v2"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.uber.org/zap/zaptest"
+
+	"github.com/fhegate/fhegate/fhe"
+	"github.com/fhegate/fhegate/fhe/fhetest"
+	"github.com/fhegate/fhegate/policy"
+	"github.com/fhegate/fhegate/policy/examples"
+)
+
+// packFixture is a non-serving test committee with helpers to place inputs
+// in every member's store directly (the upload path and its proofs are
+// tested elsewhere; packing must hold for whatever an accepted upload is).
+type packFixture struct {
+	t   *testing.T
+	lc  *LocalCommittee
+	p   *fhe.Params
+	enc *fhe.Encryptor
+}
+
+func newPackFixture(t *testing.T) *packFixture {
+	lc := startTest(t, 3, 2, false)
+	return &packFixture{t: t, lc: lc, p: lc.Member(1).Params(), enc: fhe.NewEncryptor(lc.Keys)}
+}
+
+// put stores ct on every live member and returns its handle.
+func (f *packFixture) put(ct *fhe.Ciphertext) fhe.Handle {
+	var h fhe.Handle
+	for _, m := range f.lc.liveMembers() {
+		var err error
+		h, err = m.Store().PutCiphertext(ct)
+		require.NoError(f.t, err)
+	}
+	return h
+}
+
+// replicated encrypts v in every slot (what an honest client sends).
+func (f *packFixture) replicated(v int64) fhe.Handle {
+	vals := make([]int64, f.p.Slots())
+	for i := range vals {
+		vals[i] = v
+	}
+	ct, err := f.enc.EncryptInts(vals)
+	require.NoError(f.t, err)
+	return f.put(ct)
+}
+
+// packedReq is a product-sum request over replicated inputs with its
+// plaintext reference.
+func (f *packFixture) packedReq(k int, vals ...int64) testReq {
+	hs := make([]fhe.Handle, len(vals))
+	for j, v := range vals {
+		hs[j] = f.replicated(v)
+	}
+	r := f.lc.Chain.Post(Request{ID: [32]byte{0xbb, byte(k), byte(k >> 8)}, PolicyID: PolicyProductSum, Kind: KindPolicy, Inputs: hs})
+	return testReq{req: r, want: productSum{}.Reference(f.p, vals), vals: vals}
+}
+
+// process runs the batch on every live member at once and checks that they
+// all return the same verdicts; it returns member 1's.
+func (f *packFixture) process(b PackedBatch) []*Verdict {
+	ms := f.lc.liveMembers()
+	out := make([][]*Verdict, len(ms))
+	errs := make([]error, len(ms))
+	var wg sync.WaitGroup
+	for i, m := range ms {
+		wg.Add(1)
+		go func() { defer wg.Done(); out[i], errs[i] = m.ProcessPacked(context.Background(), b) }()
+	}
+	wg.Wait()
+	for i := range ms {
+		require.NoError(f.t, errs[i], "member %d", ms[i].ID())
+		require.Len(f.t, out[i], len(b.Requests))
+		for s := range out[i] {
+			require.Equal(f.t, out[0][s].Result, out[i][s].Result, "slot %d, member %d", s, ms[i].ID())
+		}
+	}
+	return out[0]
+}
+
+// checkVerdicts compares every verdict with its request's plaintext
+// reference and posts the batch to the in-memory chain.
+func (f *packFixture) checkVerdicts(reqs []testReq, vs []*Verdict) {
+	for s, r := range reqs {
+		require.Equal(f.t, r.req.ID, vs[s].RequestID)
+		require.Equal(f.t, new(big.Int).SetUint64(r.want), vs[s].Result, "slot %d (inputs %v)", s, r.vals)
+	}
+	b := vs[0].Batch
+	require.NotNil(f.t, b)
+	require.NoError(f.t, f.lc.Chain.SubmitVerdictBatch(context.Background(), b.PolicyID, b.ResultDigest, b.Epoch, b.Items, b.Signature, b.Signers))
+	for _, r := range reqs {
+		v, ok := f.lc.Chain.Verdict(r.req.ID)
+		require.True(f.t, ok)
+		require.Equal(f.t, new(big.Int).SetUint64(r.want), v.Result)
+	}
+}
+
+func batchOf(name string, reqs []testReq) PackedBatch {
+	b := PackedBatch{PolicyID: PolicyProductSum, Session: name}
+	for _, r := range reqs {
+		b.Requests = append(b.Requests, r.req)
+	}
+	return b
+}
+
+// TestPackedVerdicts: 80 product-sum requests on random inputs packed into
+// one ciphertext set, evaluated once and decrypted together; every verdict
+// equals its plaintext reference on every member, one signature covers the
+// batch and the chain accepts it. The stored verdicts point at the batch.
+func TestPackedVerdicts(t *testing.T) {
+	f := newPackFixture(t)
+	r := rand.New(rand.NewPCG(13, 80))
+	var reqs []testReq
+	for k := range 80 {
+		reqs = append(reqs, f.packedReq(k, r.Int64N(200)-100, r.Int64N(200)-100, r.Int64N(50)))
+	}
+	issued0 := f.lc.Member(1).Status().SharesIssued
+	vs := f.process(batchOf("test/pack/80", reqs))
+	f.checkVerdicts(reqs, vs)
+	// One decryption share for the whole batch (plus at most one refresh
+	// share per packed input and one for a final refresh before the mask),
+	// not one per request.
+	require.LessOrEqual(t, f.lc.Member(1).Status().SharesIssued-issued0, 1+3+1)
+	sv, ok := f.lc.Member(2).StoredVerdict(reqs[5].req.ID)
+	require.True(t, ok)
+	require.NotNil(t, sv.Batch)
+	require.Equal(t, vs[0].Batch.Root(), sv.Batch.Root())
+	// The chain refuses a batch signature over other results.
+	b := *vs[0].Batch
+	b.Items = append(b.Items[:0:0], b.Items...)
+	b.Items[0].Result = new(big.Int).Add(b.Items[0].Result, big.NewInt(1))
+	require.ErrorIs(t, f.lc.Chain.SubmitVerdictBatch(context.Background(), b.PolicyID, b.ResultDigest, b.Epoch, b.Items, b.Signature, b.Signers), ErrVerdictRejected)
+}
+
+// maxNoiseInput encrypts v in every slot and adds to c0 a noise polynomial
+// whose every coefficient is ±2^⌊AcceptedInputNoiseBits⌋ — the worst noise an
+// input proof accepts (fhe/zkpok, "Soundness slack").
+func (f *packFixture) maxNoiseInput(v int64) fhe.Handle {
+	vals := make([]int64, f.p.Slots())
+	for i := range vals {
+		vals[i] = v
+	}
+	ct, err := f.enc.EncryptInts(vals)
+	require.NoError(f.t, err)
+	bits, err := AcceptedInputNoiseBits(f.p)
+	require.NoError(f.t, err)
+	bound := uint64(1) << uint(math.Floor(bits))
+	rq := f.p.RLWE().RingQ().AtLevel(ct.Level())
+	e := rq.NewPoly()
+	for i, q := range rq.ModuliChain()[:ct.Level()+1] {
+		rs := rand.New(rand.NewPCG(7, 7)) // same signs on every limb: one integer polynomial
+		for j := range e.Coeffs[i] {
+			if rs.IntN(2) == 0 {
+				e.Coeffs[i][j] = bound % q
+			} else {
+				e.Coeffs[i][j] = q - bound%q
+			}
+		}
+	}
+	rq.NTT(e, e)
+	c0 := ct.Lattigo().Value[0]
+	rq.Add(c0, e, c0)
+	return f.put(ct)
+}
+
+// TestPackedCrossTalk is the cross-talk attack: request 3 encrypts random
+// values in EVERY slot (it tries to write into the other requests' slots),
+// and request 7's first input carries the worst noise an input proof
+// accepts (a noise overflow at the mask level would corrupt every slot of
+// the batch). No other request's verdict changes: every verdict equals the
+// plaintext reference of its own slot.
+func TestPackedCrossTalk(t *testing.T) {
+	f := newPackFixture(t)
+	r := rand.New(rand.NewPCG(13, 3))
+	var reqs []testReq
+	for k := range 16 {
+		a, b := r.Int64N(200)-100, r.Int64N(200)-100
+		switch k {
+		case 3:
+			in := make([]fhe.Handle, 2)
+			for j := range in {
+				vals := fhetest.RandInts(r, f.p.Slots(), 30000)
+				ct, err := f.enc.EncryptInts(vals)
+				require.NoError(t, err)
+				in[j] = f.put(ct)
+				if j == 0 {
+					a = vals[k]
+				} else {
+					b = vals[k]
+				}
+			}
+			req := f.lc.Chain.Post(Request{ID: [32]byte{0xbb, byte(k)}, PolicyID: PolicyProductSum, Kind: KindPolicy, Inputs: in})
+			reqs = append(reqs, testReq{req: req, want: productSum{}.Reference(f.p, []int64{a, b}), vals: []int64{a, b}})
+		case 7:
+			in := []fhe.Handle{f.maxNoiseInput(a), f.replicated(b)}
+			req := f.lc.Chain.Post(Request{ID: [32]byte{0xbb, byte(k)}, PolicyID: PolicyProductSum, Kind: KindPolicy, Inputs: in})
+			reqs = append(reqs, testReq{req: req, want: productSum{}.Reference(f.p, []int64{a, b}), vals: []int64{a, b}})
+		default:
+			reqs = append(reqs, f.packedReq(k, a, b))
+		}
+	}
+	f.checkVerdicts(reqs, f.process(batchOf("test/pack/crosstalk", reqs)))
+}
+
+// TestPackedBatchRejects: malformed batches fail before any work.
+func TestPackedBatchRejects(t *testing.T) {
+	p, err := fhe.NewParams(fhetest.InsecureBGVN10)
+	require.NoError(t, err)
+	h := fhe.Handle{1}
+	ok := Request{ID: [32]byte{1}, PolicyID: PolicyProductSum, Kind: KindPolicy, Inputs: []fhe.Handle{h, h}}
+	for name, b := range map[string]PackedBatch{
+		"empty":         {PolicyID: PolicyProductSum},
+		"other policy":  {PolicyID: PolicyDeep, Requests: []Request{ok}},
+		"crdt":          {PolicyID: PolicyProductSum, Requests: []Request{{ID: [32]byte{2}, PolicyID: PolicyProductSum, Kind: KindCRDT, Inputs: ok.Inputs}}},
+		"width differs": {PolicyID: PolicyProductSum, Requests: []Request{ok, {ID: [32]byte{2}, PolicyID: PolicyProductSum, Kind: KindPolicy, Inputs: []fhe.Handle{h}}}},
+		"duplicate":     {PolicyID: PolicyProductSum, Requests: []Request{ok, ok}},
+		"no inputs":     {PolicyID: PolicyProductSum, Requests: []Request{{ID: [32]byte{3}, PolicyID: PolicyProductSum, Kind: KindPolicy}}},
+		"too many":      {PolicyID: PolicyProductSum, Requests: make([]Request, p.Slots()+1)},
+	} {
+		require.ErrorIs(t, b.check(p), ErrBadBatch, name)
+	}
+	require.NoError(t, (&PackedBatch{PolicyID: PolicyProductSum, Requests: []Request{ok}}).check(p))
+}
+
+// TestPackLevel: the mask level of every public BGV preset satisfies the
+// written bound and is the lowest that does.
+func TestPackLevel(t *testing.T) {
+	for _, id := range []fhe.PresetID{fhe.BGVN13, fhe.BGVN14, fhetest.InsecureBGVN10} {
+		p, err := fhe.NewParams(id)
+		require.NoError(t, err)
+		l, err := PackLevel(p)
+		require.NoError(t, err)
+		eBits, err := AcceptedInputNoiseBits(p)
+		require.NoError(t, err)
+		logT := math.Log2(float64(p.PlaintextModulus()))
+		need := eBits + math.Log2(float64(p.N())) + 2*logT + math.Log2(float64(p.Slots())) + packHeadroomBits
+		logQ := func(l int) float64 {
+			s := 0.0
+			for _, q := range p.Q()[:l+1] {
+				s += math.Log2(float64(q))
+			}
+			return s
+		}
+		require.LessOrEqual(t, need, logQ(l), p.Preset.Name)
+		if l > 0 {
+			require.Greater(t, need, logQ(l-1), p.Preset.Name)
+		}
+		t.Log(fmt.Sprintf("%s: accepted input noise 2^%.1f, pack level %d", p.Preset.Name, eBits, l))
+	}
+}
+
+// TestPackedPolicyPlan packs requests of a compiled policy plan (the
+// shipped KYC/AML example, policy/eval) on the deep test preset: every
+// packed verdict equals the plan's plaintext reference.
+func TestPackedPolicyPlan(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	circuits := NewPolicyCircuits(fhetest.InsecureBGVN10Deep)
+	lc, err := StartLocal(ctx, LocalOptions{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10Deep", Rotations: []int{1},
+		RoundTimeout: 20 * time.Second, Circuits: circuits, Log: zaptest.NewLogger(t)})
+	require.NoError(t, err)
+	t.Cleanup(lc.Close)
+	f := &packFixture{t: t, lc: lc, p: lc.Member(1).Params(), enc: fhe.NewEncryptor(lc.Keys)}
+	spec, err := examples.Get("kyc_aml")
+	require.NoError(t, err)
+	id := [32]byte{0xc0, 0x0c}
+	require.NoError(t, circuits.Register(id, spec))
+	plan, err := policy.CompileWith(spec, PolicyOptions(fhetest.InsecureBGVN10Deep))
+	require.NoError(t, err)
+	vals := [8][2]int64{{17, 40}, {7, 12}, {0, 1}, {0, 3}, {3, 15}, {1, 7}, {2, 15}, {0, 3}}
+	var pool [8][2]fhe.Handle
+	for j := range vals {
+		for v := range vals[j] {
+			pool[j][v] = f.replicated(vals[j][v])
+		}
+	}
+	var reqs []testReq
+	for k := range 12 {
+		pattern := (k * 37) & 0xff
+		hs := make([]fhe.Handle, 8)
+		col := make([][]int64, 8)
+		for j := range hs {
+			hs[j] = pool[j][(pattern>>uint(j))&1]
+			col[j] = []int64{vals[j][(pattern>>uint(j))&1]}
+		}
+		ref, err := plan.EvalPlain(col)
+		require.NoError(t, err)
+		r := lc.Chain.Post(Request{ID: [32]byte{0xcc, byte(k)}, PolicyID: id, Kind: KindPolicy, Inputs: hs})
+		reqs = append(reqs, testReq{req: r, want: mod(ref[0], f.p.PlaintextModulus())})
+	}
+	b := PackedBatch{PolicyID: id, Session: "test/pack/kyc"}
+	for _, r := range reqs {
+		b.Requests = append(b.Requests, r.req)
+	}
+	f.checkVerdicts(reqs, f.process(b))
+}
+
+// TestPackedMemberKilled: a member dies as the batch starts and never
+// answers (the attack: up to n−t members stop answering); the t survivors
+// finish the batch — packed-input refreshes, digest, decryption, signature
+// — with every verdict equal to its reference. (A kill at a chosen later
+// phase is not covered here.)
+func TestPackedMemberKilled(t *testing.T) {
+	f := newPackFixture(t)
+	r := rand.New(rand.NewPCG(13, 9))
+	var reqs []testReq
+	for k := range 20 {
+		reqs = append(reqs, f.packedReq(k, r.Int64N(200)-100, r.Int64N(200)-100))
+	}
+	b := batchOf("test/pack/kill", reqs)
+	survivors := []*Member{f.lc.Member(1), f.lc.Member(2)}
+	out := make([][]*Verdict, 2)
+	errs := make([]error, 2)
+	var wg sync.WaitGroup
+	for i, m := range survivors {
+		wg.Add(1)
+		go func() { defer wg.Done(); out[i], errs[i] = m.ProcessPacked(context.Background(), b) }()
+	}
+	f.lc.Kill(3)
+	wg.Wait()
+	for i := range survivors {
+		require.NoError(t, errs[i])
+	}
+	f.checkVerdicts(reqs, out[0])
+}

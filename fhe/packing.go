@@ -1,0 +1,293 @@
+package fhe
+
+// Slot packing for the committee's cross-request batches (issue 13).
+//
+// A batch of requests r = 0 … B−1 of one policy is evaluated on one set of
+// packed input ciphertexts: packed_j = Σ_r L_{s_r} ⊙ ct_{r,j}, where L_s is
+// the 0/1 plaintext with a 1 in slot s only and ct_{r,j} is request r's j-th
+// input. Whatever a request's input holds in its other slots is multiplied by
+// 0 there, so it cannot reach another request's slot (the cross-talk attack).
+//
+// Cost. The product is computed in the NTT domain at a low level ℓ (the input
+// is only read on its first ℓ+1 limbs: dropping levels costs nothing), with
+// the mask's NTT form obtained from L_0's by a Galois automorphism: in the
+// NTT domain an automorphism X → X^g is a permutation of the evaluation
+// points, and σ_g(L_0) = L_s for the g that moves slot 0 to slot s (the
+// slots are the evaluations of the plaintext at the primitive 2N-th roots of
+// unity mod t, on which the Galois group acts transitively; a centred lift
+// to Z_Q commutes with σ_g, a signed permutation of the coefficients). So
+// each (request, input) pair costs 2·(ℓ+1)·N modular multiply-adds and no
+// NTT; L_0 is encoded once per (preset, level). The result is exact
+// arithmetic mod Q_ℓ, independent of the order in which requests are added.
+//
+// Noise: ‖L_s‖∞ < t (Lattigo lifts the plaintext coefficients from [0, t)), so
+// a product's noise is at most N·t times the input's, and a sum of B
+// products at most B·N·t times the largest input noise. The caller chooses ℓ
+// so that this bound stays below Q_ℓ/2 for the worst noise an input proof
+// accepts (consensus.PackLevel writes the bound out).
+
+import (
+	"fmt"
+	"math/bits"
+	"sync"
+
+	"github.com/tuneinsight/lattigo/v6/core/rlwe"
+	"github.com/tuneinsight/lattigo/v6/ring"
+	"github.com/tuneinsight/lattigo/v6/schemes/bgv"
+)
+
+// maskKey names the cached NTT-domain Montgomery form of L_0 at one level.
+type maskKey struct {
+	p     *Params
+	level int
+}
+
+var slotMasks sync.Map // maskKey → *slotMask
+
+// slotMask is lift(L_0) at one level, per limb, in the NTT domain, with the
+// Shoup constants ⌊w·2^64/q⌋ of its coefficients (one 64×64→128 high
+// product and two low products per modular multiplication).
+type slotMask struct {
+	w, shoup [][]uint64
+}
+
+// slotMask0 returns the cached slotMask of a preset and level.
+func slotMask0(p *Params, level int) (*slotMask, error) {
+	k := maskKey{p, level}
+	if v, ok := slotMasks.Load(k); ok {
+		return v.(*slotMask), nil
+	}
+	// EmbedScale without the scale-up: the plaintext is lift(L_0) itself,
+	// not the t⁻¹·m an encryption carries (bgv.Encoder.Encode).
+	pt := bgv.NewPlaintext(p.bgv, level)
+	v := make([]uint64, p.Slots())
+	v[0] = 1
+	if err := bgv.NewEncoder(p.bgv).EmbedScale(v, false, pt.MetaData, pt.Value); err != nil {
+		return nil, fmt.Errorf("fhe: slot mask: %w", err)
+	}
+	if !pt.IsNTT || pt.IsMontgomery {
+		return nil, fmt.Errorf("fhe: slot mask not in the plain NTT domain")
+	}
+	r := p.rlwe.RingQ().AtLevel(level)
+	out := &slotMask{w: make([][]uint64, level+1), shoup: make([][]uint64, level+1)}
+	for i := 0; i <= level; i++ {
+		q := r.SubRings[i].Modulus
+		out.w[i] = append([]uint64(nil), pt.Value.Coeffs[i]...)
+		out.shoup[i] = make([]uint64, p.N())
+		for j, w := range out.w[i] {
+			out.shoup[i][j], _ = bits.Div64(w, 0, q) // w < q
+		}
+	}
+	cached, _ := slotMasks.LoadOrStore(k, out)
+	return cached.(*slotMask), nil
+}
+
+// SlotGaloisElement returns the Galois element g with σ_g(L_0) = L_s: a
+// column rotation by −s within the first row, composed with the row swap
+// for the slots of the second row (BGV's 2 × N/2 slot layout).
+func (p *Params) SlotGaloisElement(s int) (uint64, error) {
+	if p.Scheme() != SchemeBGV {
+		return 0, fmt.Errorf("fhe: slot packing needs a BGV preset")
+	}
+	if s < 0 || s >= p.Slots() {
+		return 0, fmt.Errorf("fhe: slot %d outside [0, %d)", s, p.Slots())
+	}
+	half := p.Slots() / 2
+	if s < half {
+		return p.rlwe.GaloisElement(-s), nil
+	}
+	nth := p.rlwe.RingQ().NthRoot()
+	return p.rlwe.GaloisElementOrderTwoOrthogonalSubgroup() * p.rlwe.GaloisElement(-(s - half)) % nth, nil
+}
+
+// SlotPacker accumulates Width packed ciphertexts at one level:
+// acc_j = Σ L_{s} ⊙ ct_j over the (slot, inputs) pairs added. Not safe for
+// concurrent use.
+//
+// The accumulators are kept lazily reduced: each product adds a value in
+// [0, 2q), and all coefficients are reduced mod q every `budget` additions
+// (before a uint64 could overflow) and when the result is read.
+type SlotPacker struct {
+	p       *Params
+	level   int
+	mask    *slotMask
+	acc     []*rlwe.Ciphertext
+	meta    *rlwe.MetaData
+	used    map[int]bool
+	pending uint64   // additions since the last reduction
+	budget  uint64   // additions allowed between reductions
+	perm    slotMask // L_s of the slot last added
+	next    slotMask // scratch for the next L_s
+	last    int      // slot last added (−1: none)
+	step    []uint64 // NTT index table of σ_{5⁻¹}: L_{s+1} from L_s within a row
+}
+
+// NewSlotPacker returns a packer of width packed ciphertexts at level.
+func NewSlotPacker(p *Params, level, width int) (*SlotPacker, error) {
+	if p.Scheme() != SchemeBGV {
+		return nil, fmt.Errorf("fhe: slot packing needs a BGV preset, %s is %v", p.Preset.Name, p.Scheme())
+	}
+	if level < 0 || level > p.MaxLevel() {
+		return nil, fmt.Errorf("fhe: packing level %d outside [0, %d]", level, p.MaxLevel())
+	}
+	if width < 1 || width > 1<<10 {
+		return nil, fmt.Errorf("fhe: packing width %d outside [1, 1024]", width)
+	}
+	mask, err := slotMask0(p, level)
+	if err != nil {
+		return nil, err
+	}
+	sp := &SlotPacker{p: p, level: level, mask: mask, acc: make([]*rlwe.Ciphertext, width), used: map[int]bool{}, budget: ^uint64(0)}
+	sp.perm = slotMask{w: make([][]uint64, level+1), shoup: make([][]uint64, level+1)}
+	sp.next = slotMask{w: make([][]uint64, level+1), shoup: make([][]uint64, level+1)}
+	for i, q := range p.Q()[:level+1] {
+		sp.budget = min(sp.budget, (^uint64(0)-q)/(2*q))
+		sp.perm.w[i], sp.perm.shoup[i] = make([]uint64, p.N()), make([]uint64, p.N())
+		sp.next.w[i], sp.next.shoup[i] = make([]uint64, p.N()), make([]uint64, p.N())
+	}
+	r := p.rlwe.RingQ()
+	if sp.step, err = ring.AutomorphismNTTIndex(r.N(), r.NthRoot(), p.rlwe.GaloisElement(-1)); err != nil {
+		return nil, err
+	}
+	sp.last = -1
+	for j := range sp.acc {
+		sp.acc[j] = rlwe.NewCiphertext(p.rlwe, 1, level)
+	}
+	return sp, nil
+}
+
+// Level returns the level of the packed ciphertexts.
+func (sp *SlotPacker) Level() int { return sp.level }
+
+// Add puts slot s of L_s ⊙ ins[j] into packed ciphertext j, for every j.
+// Each input must be a degree-1 NTT-domain ciphertext of the packer's preset
+// at a level ≥ the packer's, with the scale of the first input added; a slot
+// is used at most once.
+func (sp *SlotPacker) Add(s int, ins []*Ciphertext) error {
+	if len(ins) != len(sp.acc) {
+		return fmt.Errorf("fhe: pack: %d inputs, packer width %d", len(ins), len(sp.acc))
+	}
+	if s < 0 || s >= sp.p.Slots() {
+		return fmt.Errorf("fhe: pack: slot %d outside [0, %d)", s, sp.p.Slots())
+	}
+	if sp.used[s] {
+		return fmt.Errorf("fhe: pack: slot %d used twice", s)
+	}
+	for j, c := range ins {
+		if err := sp.check(c); err != nil {
+			return fmt.Errorf("fhe: pack: input %d: %w", j, err)
+		}
+	}
+	if err := sp.slotMask(s); err != nil {
+		return err
+	}
+	r := sp.p.rlwe.RingQ().AtLevel(sp.level)
+	if sp.meta == nil {
+		sp.meta = ins[0].ct.MetaData.CopyNew()
+	}
+	if sp.pending == sp.budget {
+		sp.reduce()
+	}
+	for j, c := range ins {
+		for k := 0; k < 2; k++ {
+			for i := 0; i <= sp.level; i++ {
+				mulAdd(sp.acc[j].Value[k].Coeffs[i], c.ct.Value[k].Coeffs[i], sp.perm.w[i], sp.perm.shoup[i], r.SubRings[i].Modulus)
+			}
+		}
+	}
+	sp.pending++
+	sp.used[s] = true
+	return nil
+}
+
+// slotMask sets sp.perm to L_s in the NTT domain: a permutation of L_0's
+// NTT form (σ_g, g = SlotGaloisElement(s)), or of L_{s−1}'s by the fixed
+// σ_{5⁻¹} when slots are added in order within a row (no index table to
+// compute per request).
+func (sp *SlotPacker) slotMask(s int) error {
+	src, idx := sp.mask, sp.step
+	if s != sp.last+1 || s == sp.p.Slots()/2 || sp.last < 0 {
+		g, err := sp.p.SlotGaloisElement(s)
+		if err != nil {
+			return err
+		}
+		r := sp.p.rlwe.RingQ()
+		if idx, err = ring.AutomorphismNTTIndex(r.N(), r.NthRoot(), g); err != nil {
+			return err
+		}
+	} else {
+		src = &sp.perm
+	}
+	for i := 0; i <= sp.level; i++ {
+		w, sh, pw, psh := src.w[i], src.shoup[i], sp.next.w[i], sp.next.shoup[i]
+		for j, x := range idx {
+			pw[j], psh[j] = w[x], sh[x]
+		}
+	}
+	sp.perm, sp.next = sp.next, sp.perm
+	sp.last = s
+	return nil
+}
+
+// reduce brings every accumulator coefficient back into [0, q).
+func (sp *SlotPacker) reduce() {
+	r := sp.p.rlwe.RingQ().AtLevel(sp.level)
+	for _, a := range sp.acc {
+		for k := 0; k < 2; k++ {
+			for i := 0; i <= sp.level; i++ {
+				sr := r.SubRings[i]
+				row := a.Value[k].Coeffs[i]
+				for j, x := range row {
+					row[j] = ring.BRedAdd(x, sr.Modulus, sr.BRedConstant)
+				}
+			}
+		}
+	}
+	sp.pending = 0
+}
+
+// check validates one input of Add.
+func (sp *SlotPacker) check(c *Ciphertext) error {
+	switch {
+	case c == nil || c.ct == nil || c.ct.MetaData == nil:
+		return fmt.Errorf("nil ciphertext")
+	case c.params != sp.p:
+		return fmt.Errorf("preset %s, packer %s", c.params.Preset.Name, sp.p.Preset.Name)
+	case c.ct.Degree() != 1:
+		return fmt.Errorf("degree %d", c.ct.Degree())
+	case c.ct.Level() < sp.level:
+		return fmt.Errorf("level %d below the packing level %d", c.ct.Level(), sp.level)
+	case !c.ct.IsNTT || c.ct.IsMontgomery:
+		return fmt.Errorf("not in the plain NTT domain")
+	case sp.meta != nil && c.ct.Scale.Cmp(sp.meta.Scale) != 0:
+		return fmt.Errorf("scale differs from the first input's")
+	}
+	return nil
+}
+
+// mulAdd adds w[j]·c[j] mod q, lazily in [0, 2q), to acc[j] for every j,
+// with shoup[j] = ⌊w[j]·2^64/q⌋ (Shoup's multiplication: w·c −
+// ⌊shoup·c/2^64⌋·q ∈ [0, 2q) for c < q).
+func mulAdd(acc, c, w, shoup []uint64, q uint64) {
+	c, w, shoup = c[:len(acc)], w[:len(acc)], shoup[:len(acc)]
+	for j := range acc {
+		hi, _ := bits.Mul64(shoup[j], c[j])
+		acc[j] += w[j]*c[j] - hi*q
+	}
+}
+
+// Ciphertexts returns the packed ciphertexts (copies: the packer may go on).
+// With nothing added they encrypt nothing (zero ciphertexts) and fail.
+func (sp *SlotPacker) Ciphertexts() ([]*Ciphertext, error) {
+	if sp.meta == nil {
+		return nil, fmt.Errorf("fhe: pack: no input added")
+	}
+	sp.reduce()
+	out := make([]*Ciphertext, len(sp.acc))
+	for j, a := range sp.acc {
+		c := a.CopyNew()
+		*c.MetaData = *sp.meta.CopyNew()
+		out[j] = &Ciphertext{params: sp.p, ct: c}
+	}
+	return out, nil
+}
