@@ -12,7 +12,7 @@ import (
 func newBenchCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "bench",
-		Short: "Reproduce the measurements in docs/LP-137.md (workloads, policy, crdt, committee, inputs)",
+		Short: "Reproduce the measurements in docs/LP-137.md (workloads, policy, crdt, committee, inputs, load)",
 		Long: `Each bench subcommand measures one area in this process, prints a table and, with --json FILE,
 writes machine-readable results. Baselines are measured in the same run: compare ratios, not
 absolute times, across machines.`,
@@ -21,6 +21,7 @@ absolute times, across machines.`,
 		newBenchCommitteeCmd(a),
 		newBenchCRDTCmd(a),
 		newBenchInputsCmd(a),
+		newBenchLoadCmd(a),
 		newBenchPolicyCmd(a),
 		newBenchWorkloadsCmd(a),
 	)

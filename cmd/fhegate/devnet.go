@@ -124,65 +124,104 @@ State lives in a temporary directory removed on exit, unless --datadir is given
 // committee (unless --no-committee or --dev-committee), the chain, and the
 // banner on out.
 func runDevnet(ctx context.Context, log *zap.Logger, out io.Writer, o devnetOptions) error {
-	genesis, err := devnetGenesis(o)
+	d, err := startDevnet(ctx, log, o)
 	if err != nil {
 		return err
+	}
+	printBanner(out, d.chain, o, d.committeeNote, d.committeeAPI, d.dataDir)
+	<-ctx.Done()
+	fmt.Fprintln(out, "\nstopping devnet…")
+	d.close()
+	return nil
+}
+
+// devnet is a started devnet (runDevnet, and `fhegate bench load` without
+// --rpc).
+type devnet struct {
+	chain                       *devchain.Chain
+	committeeAPI, committeeNote string
+	dataDir                     string
+	close                       func() // stops the committee, then the chain; removes a temporary data directory
+}
+
+// startDevnet starts the devnet's committee and chain; the committee serves
+// until ctx is cancelled or close is called.
+func startDevnet(ctx context.Context, log *zap.Logger, o devnetOptions) (*devnet, error) {
+	genesis, err := devnetGenesis(o)
+	if err != nil {
+		return nil, err
 	}
 	// One directory holds the chain database and the committee's state:
 	// --datadir, or a temporary directory removed on exit.
-	dataDir := o.dataDir
-	if dataDir == "" {
+	d := &devnet{dataDir: o.dataDir}
+	var cleanup []func()
+	d.close = func() {
+		for i := len(cleanup) - 1; i >= 0; i-- {
+			cleanup[i]()
+		}
+	}
+	if d.dataDir == "" {
 		tmp, err := os.MkdirTemp("", "fhegate-devnet-")
 		if err != nil {
-			return err
+			return nil, err
 		}
-		defer os.RemoveAll(tmp)
-		dataDir = tmp
+		cleanup = append(cleanup, func() { os.RemoveAll(tmp) })
+		d.dataDir = tmp
 	}
 	// Committee first: its keys go into FHEVerdict's genesis registry.
-	committee, genesis, committeeNote, err := devnetCommittee(ctx, log, o, genesis, dataDir)
+	committee, genesis, note, err := devnetCommittee(ctx, log, o, genesis, d.dataDir)
 	if err != nil {
-		return err
+		d.close()
+		return nil, err
 	}
+	d.committeeNote = note
 	if committee != nil {
-		defer committee.Close()
+		cleanup = append(cleanup, func() { committee.Close() })
 	}
-	chain, err := devchain.New(devchain.Config{
+	d.chain, err = devchain.New(devchain.Config{
 		Genesis:       genesis,
 		ChainID:       o.chainID,
-		DataDir:       dataDir,
+		DataDir:       d.dataDir,
 		HTTPAddr:      net.JoinHostPort(o.host, strconv.Itoa(o.port)),
 		BlockInterval: o.blockInterval,
 		AllowOrigins:  o.allowOrigins,
 		Logger:        log,
 	})
 	if err != nil {
-		return err
+		d.close()
+		return nil, err
 	}
-	defer func() {
-		if cerr := chain.Close(); cerr != nil {
+	cleanup = append(cleanup, func() {
+		if cerr := d.chain.Close(); cerr != nil {
 			log.Error("devnet shutdown", zap.Error(cerr))
 		}
-	}()
-	var wg sync.WaitGroup
-	committeeAPI := ""
+	})
 	if committee != nil {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := committee.Serve(ctx, chain.URL(), chain.ChainID()); err != nil && ctx.Err() == nil {
-				log.Error("committee stopped", zap.Error(err))
-			}
-		}()
-		if committeeAPI = waitCommitteeAPI(ctx, dataDir); committeeAPI != "" {
-			committeeNote = committee.Describe() + "; registered in FHEVerdict at genesis"
-		}
+		d.serveCommittee(ctx, log, committee, &cleanup)
 	}
-	printBanner(out, chain, o, committeeNote, committeeAPI, dataDir)
-	<-ctx.Done()
-	fmt.Fprintln(out, "\nstopping devnet…")
-	wg.Wait()
-	return nil
+	return d, nil
+}
+
+// serveCommittee runs the committee against the chain until ctx is
+// cancelled or the devnet closes, and waits (up to 10 s) for its client
+// API address.
+func (d *devnet) serveCommittee(ctx context.Context, log *zap.Logger, committee DevCommittee, cleanup *[]func()) {
+	// A warm start (--datadir) finds the last run's address: remove it so
+	// that waitCommitteeAPI sees this run's.
+	_ = os.Remove(filepath.Join(d.dataDir, "committee", "api.addr"))
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		if err := committee.Serve(ctx, d.chain.URL(), d.chain.ChainID()); err != nil && ctx.Err() == nil {
+			log.Error("committee stopped", zap.Error(err))
+		}
+	}()
+	*cleanup = append(*cleanup, func() { cancel(); wg.Wait() })
+	if d.committeeAPI = waitCommitteeAPI(ctx, d.dataDir); d.committeeAPI != "" {
+		d.committeeNote = committee.Describe() + "; registered in FHEVerdict at genesis"
+	}
 }
 
 // devnetGenesis checks the devnet's flags, installs the precompile backends

@@ -91,7 +91,7 @@ func TestFHEGateVMInRealNode(t *testing.T) {
 	workRoot := t.TempDir()
 	genesis, stand, members := e2eGenesis(t, os.Getenv("FHEGATE_E2E_COMMITTEE") == "standin", workRoot)
 
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 25*time.Minute)
 	defer cancel()
 	bootCtx, bootCancel := context.WithTimeout(ctx, bootTimeout)
 	defer bootCancel()
@@ -112,6 +112,9 @@ func TestFHEGateVMInRealNode(t *testing.T) {
 		opts.CommitteeAPI = members.serve(t, ctx, n.rpcURL)
 	}
 	runCreditFlows(t, ctx, cl, opts, members)
+	if members != nil { // the load generator needs the committee's API
+		runLoadBatch(t, ctx, n.rpcURL, opts.CommitteeAPI, members)
+	}
 }
 
 // e2eGenesis returns the chain's genesis and its committee: with standin,

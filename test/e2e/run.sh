@@ -7,7 +7,7 @@
 #      `fhegate plugin install`;
 #   3. runs `go test -tags e2e ./test/e2e/...`: one node via tmpnet, the MPC committee as three
 #      `fhegate committee serve` processes, the example contracts from encrypted inputs to verdicts
-#      (loopback only).
+#      (loopback only), then a load batch of 64 requests from 4 accounts (internal/loadgen).
 # Extra arguments are passed to go test (e.g. -run, -timeout).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -36,4 +36,4 @@ go build -o "$work/fhegate" ./cmd/fhegate
 "$work/fhegate" plugin install --plugin-dir "$work/plugins"
 
 AVALANCHEGO_PATH="$avago" FHEGATE_PLUGIN_DIR="$work/plugins" FHEGATE_BIN="$work/fhegate" \
-  go test -tags e2e -count=1 -v -timeout 20m "$@" ./test/e2e/...
+  go test -tags e2e -count=1 -v -timeout 30m "$@" ./test/e2e/...

@@ -1,0 +1,211 @@
+package loadgen
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/ava-labs/libevm/accounts/abi/bind"
+	"github.com/ava-labs/libevm/common"
+	"github.com/ava-labs/libevm/core/types"
+)
+
+// pending is a sent transaction and the request it belongs to.
+type pending struct {
+	r *request
+	h common.Hash
+}
+
+// window keeps up to InFlight transactions of one account in flight; flush
+// waits for their receipts and hands each to done.
+type window struct {
+	g    *gen
+	txs  []pending
+	done func(*request, *types.Receipt) error
+}
+
+func (w *window) add(ctx context.Context, r *request, h common.Hash) error {
+	w.txs = append(w.txs, pending{r, h})
+	if len(w.txs) >= w.g.cfg.InFlight {
+		return w.flush(ctx)
+	}
+	return nil
+}
+
+func (w *window) flush(ctx context.Context) error {
+	hs := make([]common.Hash, len(w.txs))
+	for i, p := range w.txs {
+		hs[i] = p.h
+	}
+	rs, err := w.g.receipts(ctx, hs)
+	if err != nil {
+		return err
+	}
+	for i, rc := range rs {
+		if err := w.done(w.txs[i].r, rc); err != nil {
+			return err
+		}
+	}
+	w.txs = w.txs[:0]
+	return nil
+}
+
+// sendInputs is phase 1 for one account: encrypt, upload and register every
+// input of its requests.
+func (g *gen) sendInputs(ctx context.Context, a *account, mine []*request) error {
+	w := &window{g: g, done: func(r *request, rc *types.Receipt) error {
+		r.gas.Register += rc.GasUsed
+		return nil
+	}}
+	for _, r := range mine {
+		hs, err := g.registerInputs(ctx, a, r)
+		if err != nil {
+			return fmt.Errorf("request %d: %w", r.idx, err)
+		}
+		for _, h := range hs {
+			if err := w.add(ctx, r, h); err != nil {
+				return err
+			}
+		}
+		g.inputsDone.Add(1)
+	}
+	return w.flush(ctx)
+}
+
+// registerInputs uploads the request's inputs as one set (each value
+// replicated in every slot, one proof each, one quorum attestation for the
+// set) and sends one FHEInput.registerBatch for them; it returns the
+// transactions. This is the one place that knows how inputs reach the chain
+// (through examples/fheclient).
+func (g *gen) registerInputs(ctx context.Context, a *account, r *request) ([]common.Hash, error) {
+	at, err := g.api.Upload(ctx, a.addr, r.vals...)
+	if err != nil {
+		return nil, err
+	}
+	if len(at.Handles) != len(r.vals) {
+		return nil, fmt.Errorf("committee attested %d handles for %d inputs", len(at.Handles), len(r.vals))
+	}
+	r.handles = at.Handles
+	h, err := g.transact(a, func(o *bind.TransactOpts) (*types.Transaction, error) { return at.Register(o, g.input) })
+	if err != nil {
+		return nil, fmt.Errorf("FHEInput.registerBatch: %w", err)
+	}
+	return []common.Hash{h}, nil
+}
+
+// sendEvaluates is phase 2 for one account: FHEPolicy.evaluate for each of
+// its requests, recording the request id and the gas.
+func (g *gen) sendEvaluates(ctx context.Context, a *account, mine []*request) error {
+	w := &window{g: g, done: func(r *request, rc *types.Receipt) error {
+		for _, l := range rc.Logs {
+			if ev, err := g.policy.ParseEvaluationRequested(*l); err == nil {
+				r.id = ev.RequestId
+			}
+		}
+		if r.id == ([32]byte{}) {
+			return fmt.Errorf("request %d: evaluate %s emitted no EvaluationRequested event", r.idx, rc.TxHash)
+		}
+		r.gas.Evaluate = rc.GasUsed
+		g.evalsDone.Add(1)
+		return nil
+	}}
+	for _, r := range mine {
+		h, err := g.transact(a, func(o *bind.TransactOpts) (*types.Transaction, error) {
+			return g.policy.Evaluate(o, g.policyID, r.handles)
+		})
+		if err != nil {
+			return fmt.Errorf("request %d: FHEPolicy.evaluate: %w", r.idx, err)
+		}
+		if err := w.add(ctx, r, h); err != nil {
+			return err
+		}
+	}
+	return w.flush(ctx)
+}
+
+// waitVerdicts waits until the watcher has seen a VerdictAccepted event for
+// every request.
+func (g *gen) waitVerdicts(ctx context.Context) error {
+	ids := make([][32]byte, len(g.reqs))
+	for i, r := range g.reqs {
+		ids[i] = r.id
+	}
+	for {
+		missing := g.w.missing(ids)
+		if missing == 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("loadgen: %d of %d requests have no verdict: %w", missing, len(ids), ctx.Err())
+		case <-time.After(g.cfg.Poll):
+		}
+	}
+}
+
+// readVerdicts reads every verdict with FHEVerdict.verdictOf and compares it
+// with the plaintext reference.
+func (g *gen) readVerdicts(ctx context.Context) error {
+	for _, r := range g.reqs {
+		v, err := g.verdict.VerdictOf(&bind.CallOpts{Context: ctx}, r.id)
+		if err != nil {
+			return fmt.Errorf("loadgen: verdictOf(%x): %w", r.id[:8], err)
+		}
+		if !v.Ready {
+			return fmt.Errorf("loadgen: request %x: VerdictAccepted seen but verdictOf is not ready", r.id[:8])
+		}
+		r.verdict = decodeVerdict(v.Result)
+	}
+	return nil
+}
+
+// verdictGas gives each request its share of the transaction that carried
+// its verdict: that transaction's gas ÷ the verdicts in it.
+func (g *gen) verdictGas(ctx context.Context) error {
+	share := map[common.Hash]uint64{}
+	for _, r := range g.reqs {
+		s, ok := g.w.verdictOf(r.id)
+		if !ok {
+			return errors.New("loadgen: verdict vanished") // waitVerdicts saw them all
+		}
+		if _, done := share[s.tx]; !done {
+			rc, err := g.cl.TransactionReceipt(ctx, s.tx)
+			if err != nil {
+				return fmt.Errorf("loadgen: verdict transaction %s: %w", s.tx, err)
+			}
+			share[s.tx] = perItem(rc.GasUsed, g.verdictItems(rc.Logs))
+		}
+		r.gas.Verdict = share[s.tx]
+	}
+	return nil
+}
+
+// verdictItems counts the verdicts a receipt's logs carry: one per
+// VerdictAccepted (FHEVerdict.submit) plus each VerdictBatchAccepted's count
+// (FHEVerdict.submitBatch).
+func (g *gen) verdictItems(logs []*types.Log) int {
+	n := 0
+	for _, l := range logs {
+		if len(l.Topics) == 0 {
+			continue
+		}
+		switch l.Topics[0] {
+		case g.w.verdictTopic:
+			n++
+		case g.w.batchTopic:
+			if ev, err := g.verdict.ParseVerdictBatchAccepted(*l); err == nil {
+				n += int(ev.Count)
+			}
+		}
+	}
+	return n
+}
+
+// perItem is gas ÷ items (rounded), the whole gas when items is 0.
+func perItem(gas uint64, items int) uint64 {
+	if items <= 1 {
+		return gas
+	}
+	return (gas + uint64(items)/2) / uint64(items)
+}
