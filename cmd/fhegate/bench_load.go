@@ -80,7 +80,7 @@ func runBenchLoad(ctx context.Context, log *zap.Logger, out io.Writer, o benchLo
 		}
 		fmt.Fprintf(out, "load: starting an in-process devnet (committee n=%d t=%d, %s)…\n", o.committeeN, o.committeeT, o.committeePre)
 		d, err := startDevnet(ctx, log, devnetOptions{host: "127.0.0.1", port: 0, dataDir: o.dataDir,
-			committeeN: o.committeeN, committeeT: o.committeeT, committeePre: o.committeePre})
+			committeeN: o.committeeN, committeeT: o.committeeT, committeePre: o.committeePre, batchWindow: devnetBatchWindow})
 		if err != nil {
 			return err
 		}

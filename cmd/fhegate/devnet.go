@@ -50,6 +50,11 @@ type DevCommittee interface {
 	Close() error
 }
 
+// devnetBatchWindow is the devnet committee's default packing window in
+// blocks: the devnet builds one block per transaction, so consensus's
+// default of 2 blocks would never gather enough requests to pack.
+const devnetBatchWindow = 64
+
 type devnetOptions struct {
 	host          string
 	port          int
@@ -60,6 +65,7 @@ type devnetOptions struct {
 	committeeN    int
 	committeeT    int
 	committeePre  string
+	batchWindow   uint64 // the committee's packing window in blocks (consensus.MemberConfig.BatchWindow)
 	noCommittee   bool
 	devCommittee  bool
 	allowOrigins  []string
@@ -114,6 +120,9 @@ State lives in a temporary directory removed on exit, unless --datadir is given
 		"(bgv-n13-t65537: a 4× faster DKG and cheaper verdicts, but comparisons over more than 16 values are unevaluable)")
 	f.StringSliceVar(&o.allowOrigins, "rpc-allow-origin", nil, "also accept JSON-RPC (HTTP CORS and WebSocket) from these browser origins, "+
 		"scheme://host[:port] with port * for any (repeatable; localhost origins are always accepted; '*' accepts every web page — avoid)")
+	f.Uint64Var(&o.batchWindow, "batch-window", devnetBatchWindow, "committee packing window in blocks: a policy's requests in one aligned window are evaluated "+
+		"as one packed batch (the devnet builds a block per transaction, so a window is about that many transactions; "+
+		"an idle window closes after 2 s)")
 	f.BoolVar(&o.noCommittee, "no-committee", false, "do not start the in-process committee (FHEVerdict gets only its governance address)")
 	f.BoolVar(&o.devCommittee, "dev-committee", false, "register the well-known, insecure development committee (public BLS keys, devchain.DevCommittee) "+
 		"instead of running the MPC committee: clients attest inputs and sign verdicts themselves (examples/go)")
@@ -280,7 +289,7 @@ func devnetCommittee(ctx context.Context, log *zap.Logger, o devnetOptions, gene
 	if o.committeeT < 1 || o.committeeT > o.committeeN {
 		return nil, nil, "", fmt.Errorf("committee threshold %d out of range for %d members", o.committeeT, o.committeeN)
 	}
-	committee, err := newLocalDevCommittee(ctx, log, o.committeeN, o.committeeT, o.committeePre, dataDir)
+	committee, err := newLocalDevCommittee(ctx, log, o.committeeN, o.committeeT, o.committeePre, o.batchWindow, dataDir)
 	if err != nil {
 		return nil, nil, "", fmt.Errorf("committee: %w", err)
 	}
