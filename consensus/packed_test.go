@@ -2,7 +2,6 @@ package consensus
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"math/big"
 	"math/rand/v2"
@@ -256,7 +255,7 @@ func TestPackLevel(t *testing.T) {
 		if l > 0 {
 			require.Greater(t, need, logQ(l-1), p.Preset.Name)
 		}
-		t.Log(fmt.Sprintf("%s: accepted input noise 2^%.1f, pack level %d", p.Preset.Name, eBits, l))
+		t.Logf("%s: accepted input noise 2^%.1f, pack level %d", p.Preset.Name, eBits, l)
 	}
 }
 

@@ -129,7 +129,6 @@ func TestSubmitBatchAttacks(t *testing.T) {
 	type tc struct {
 		name, reason string
 		input        []byte
-		gas          uint64
 		static       bool
 		oog          bool
 	}
