@@ -70,7 +70,7 @@ type AttestationJSON struct {
 	Preset       uint8    `json:"preset"`
 	Epoch        uint64   `json:"epoch"`
 	Handles      []string `json:"handles"`
-	CTypes       []uint8  `json:"ctypes"`
+	CTypes       []uint16 `json:"ctypes"` // numbers (a []uint8 would marshal as base64, which ethers.js refuses as uint8[])
 	ProofDigests []string `json:"proofDigests"` // keccak256 of each verified proof
 	Signature    string   `json:"signature"`    // aggregate over bls.InputBatchDigest
 	Signers      string   `json:"signers"`
@@ -81,10 +81,10 @@ func hex0x(b []byte) string { return "0x" + hex.EncodeToString(b) }
 // JSON converts the attestation.
 func (a *InputAttestation) JSON() AttestationJSON {
 	j := AttestationJSON{Owner: hex0x(a.Owner[:]), Preset: a.Preset, Epoch: a.Epoch,
-		Signature: hex0x(a.Signature), Signers: hex0x(a.Signers), CTypes: make([]uint8, len(a.Items))}
+		Signature: hex0x(a.Signature), Signers: hex0x(a.Signers), CTypes: make([]uint16, len(a.Items))}
 	for i, it := range a.Items {
 		j.Handles = append(j.Handles, hex0x(it.Handle[:]))
-		j.CTypes[i] = it.CType
+		j.CTypes[i] = uint16(it.CType)
 		j.ProofDigests = append(j.ProofDigests, hex0x(it.ProofDigest[:]))
 	}
 	return j

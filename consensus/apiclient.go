@@ -148,7 +148,10 @@ func (j *AttestationJSON) Attestation() (*InputAttestation, error) {
 		if err1 != nil || err2 != nil {
 			return nil, fmt.Errorf("attestation item %d: handle or proof digest is not 32-byte hex", i)
 		}
-		a.Items[i] = bls.InputItem{Handle: h, CType: j.CTypes[i], ProofDigest: pd}
+		if j.CTypes[i] > 0xff {
+			return nil, fmt.Errorf("attestation item %d: ctype %d is not a uint8", i, j.CTypes[i])
+		}
+		a.Items[i] = bls.InputItem{Handle: h, CType: uint8(j.CTypes[i]), ProofDigest: pd}
 	}
 	a.Handle = a.Items[0].Handle
 	if a.Signature, err = hex.DecodeString(strings.TrimPrefix(j.Signature, "0x")); err != nil {

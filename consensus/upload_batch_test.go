@@ -145,7 +145,7 @@ func TestUploadBatchAPI(t *testing.T) {
 	var att AttestationJSON
 	require.NoError(t, json.Unmarshal(b, &att))
 	require.Len(t, att.Handles, 2)
-	require.Equal(t, []uint8{1, 1}, att.CTypes)
+	require.Equal(t, []uint16{1, 1}, att.CTypes)
 	require.Len(t, att.ProofDigests, 2)
 	for i, in := range two {
 		ct, _ := hex.DecodeString(in.Ciphertext[2:])

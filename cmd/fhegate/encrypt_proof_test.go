@@ -58,7 +58,7 @@ func TestEncryptSubmitProof(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(out), &att))
 	require.Equal(t, owner, att.Owner)
 	require.Len(t, att.Handles, 2, "one input per value")
-	require.Equal(t, []uint8{1, 1}, att.CTypes)
+	require.Equal(t, []uint16{1, 1}, att.CTypes) // JSON numbers, not base64: ethers.js reads them as uint8[]
 	require.Len(t, att.ProofDigests, 2)
 	require.Len(t, att.ProofDigests[0], 66)
 	a, err := att.Attestation()
