@@ -70,7 +70,7 @@ type AttestationJSON struct {
 	Preset       uint8    `json:"preset"`
 	Epoch        uint64   `json:"epoch"`
 	Handles      []string `json:"handles"`
-	CTypes       []uint16 `json:"ctypes"` // numbers (a []uint8 would marshal as base64, which ethers.js refuses as uint8[])
+	CTypes       []uint16 `json:"ctypes"`       // numbers (a []uint8 would marshal as base64, which ethers.js refuses as uint8[])
 	ProofDigests []string `json:"proofDigests"` // keccak256 of each verified proof
 	Signature    string   `json:"signature"`    // aggregate over bls.InputBatchDigest
 	Signers      string   `json:"signers"`
