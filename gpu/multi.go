@@ -234,3 +234,12 @@ func ParallelJobs(b *Batch, workers int, f func(limb, poly int)) {
 	}
 	wg.Wait()
 }
+
+// NTTAsMulti is Backend.NTT for a MultiBackend: the batch is checked, then
+// run as a one-modulus NTTMulti.
+func NTTAsMulti(b MultiBackend, dir Direction, p *Params, src, dst [][]uint64) error {
+	if err := CheckBatch(p, src, dst); err != nil {
+		return err
+	}
+	return b.NTTMulti(&Batch{Dir: dir, Limbs: []Limb{{P: p, Src: src, Dst: dst}}})
+}

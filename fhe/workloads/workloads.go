@@ -771,6 +771,21 @@ func newBGVDot(env *Env, rng *rand.Rand, packed bool) (*Case, error) {
 // bgvDotWidth is the length of one bgv_dot_128 dot product.
 const bgvDotWidth = 128
 
+// plainRotateSum is the baseline's plain Lattigo slot sum over a
+// bgvDotWidth window: log2(bgvDotWidth) × (RotateColumnsNew + AddNew).
+func plainRotateSum(ev *bgv.Evaluator, acc *rlwe.Ciphertext) ([]*rlwe.Ciphertext, error) {
+	for k := 1; k < bgvDotWidth; k <<= 1 {
+		r, err := ev.RotateColumnsNew(acc, k)
+		if err != nil {
+			return nil, err
+		}
+		if acc, err = ev.AddNew(acc, r); err != nil {
+			return nil, err
+		}
+	}
+	return []*rlwe.Ciphertext{acc}, nil
+}
+
 // bgvDotBaseline multiplies at the input level and sums with rotations there.
 func bgvDotBaseline(env *Env, q *rlwe.Ciphertext, wv []int64, out []slotRef) (*impl, error) {
 	ev := env.BGV
@@ -786,16 +801,7 @@ func bgvDotBaseline(env *Env, q *rlwe.Ciphertext, wv []int64, out []slotRef) (*i
 			if err != nil {
 				return nil, err
 			}
-			for k := 1; k < bgvDotWidth; k <<= 1 {
-				r, err := ev.RotateColumnsNew(acc, k)
-				if err != nil {
-					return nil, err
-				}
-				if acc, err = ev.AddNew(acc, r); err != nil {
-					return nil, err
-				}
-			}
-			return []*rlwe.Ciphertext{acc}, nil
+			return plainRotateSum(ev, acc)
 		},
 	}, nil
 }
@@ -823,16 +829,7 @@ func bgvDotSameLevel(env *Env, q *rlwe.Ciphertext, wv []int64, out []slotRef) (*
 			if err := ev.Rescale(acc, acc); err != nil {
 				return nil, err
 			}
-			for k := 1; k < bgvDotWidth; k <<= 1 {
-				r, err := ev.RotateColumnsNew(acc, k)
-				if err != nil {
-					return nil, err
-				}
-				if acc, err = ev.AddNew(acc, r); err != nil {
-					return nil, err
-				}
-			}
-			return []*rlwe.Ciphertext{acc}, nil
+			return plainRotateSum(ev, acc)
 		},
 	}, nil
 }

@@ -201,10 +201,7 @@ func (b *Backend) one(dir gpu.Direction, cpath C.int, t *C.fg_table, src, dst []
 
 // NTT implements gpu.Backend.
 func (b *Backend) NTT(dir gpu.Direction, p *gpu.Params, src, dst [][]uint64) error {
-	if err := gpu.CheckBatch(p, src, dst); err != nil {
-		return err
-	}
-	return b.NTTMulti(&gpu.Batch{Dir: dir, Limbs: []gpu.Limb{{P: p, Src: src, Dst: dst}}})
+	return gpu.NTTAsMulti(b, dir, p, src, dst)
 }
 
 // NTTMulti implements gpu.MultiBackend: the tables of every modulus are

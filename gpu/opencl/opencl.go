@@ -335,10 +335,7 @@ func (b *Backend) Close() error {
 
 // NTT implements gpu.Backend.
 func (b *Backend) NTT(dir gpu.Direction, p *gpu.Params, src, dst [][]uint64) error {
-	if err := gpu.CheckBatch(p, src, dst); err != nil {
-		return err
-	}
-	return b.NTTMulti(&gpu.Batch{Dir: dir, Limbs: []gpu.Limb{{P: p, Src: src, Dst: dst}}})
+	return gpu.NTTAsMulti(b, dir, p, src, dst)
 }
 
 // NTTMulti implements gpu.MultiBackend. Under one lock it resolves the
