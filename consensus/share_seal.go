@@ -2,6 +2,7 @@ package consensus
 
 import (
 	"bytes"
+	"crypto/cipher"
 	"crypto/hkdf"
 	"crypto/rand"
 	"crypto/sha256"
@@ -42,14 +43,20 @@ func (m *Member) shareAD() []byte {
 	return binary.BigEndian.AppendUint32(ad, m.cfg.Self)
 }
 
-// sealShare encrypts the marshalled threshold key share for the store.
-func (m *Member) sealShare(plain []byte) ([]byte, error) {
+// shareAEAD is the XChaCha20-Poly1305 instance under the share key (the
+// key bytes are cleared once the cipher holds its own copy).
+func (m *Member) shareAEAD() (cipher.AEAD, error) {
 	key, err := m.shareKey()
 	if err != nil {
 		return nil, err
 	}
 	defer clear(key)
-	aead, err := chacha20poly1305.NewX(key)
+	return chacha20poly1305.NewX(key)
+}
+
+// sealShare encrypts the marshalled threshold key share for the store.
+func (m *Member) sealShare(plain []byte) ([]byte, error) {
+	aead, err := m.shareAEAD()
 	if err != nil {
 		return nil, err
 	}
@@ -67,12 +74,7 @@ func shareSealed(rec []byte) bool { return bytes.HasPrefix(rec, sealedShareMagic
 
 // openShare decrypts a sealed share record.
 func (m *Member) openShare(rec []byte) ([]byte, error) {
-	key, err := m.shareKey()
-	if err != nil {
-		return nil, err
-	}
-	defer clear(key)
-	aead, err := chacha20poly1305.NewX(key)
+	aead, err := m.shareAEAD()
 	if err != nil {
 		return nil, err
 	}
