@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -331,7 +332,12 @@ var devnetPrecompiles = []struct {
 	{"FHEVerdict", subnetevm.VerdictConfigKey, subnetevm.VerdictAddress},
 }
 
-func printBanner(out io.Writer, chain *devchain.Chain, o devnetOptions, committeeNote, committeeAPI, dataDir string) {
+func printBanner(w io.Writer, chain *devchain.Chain, o devnetOptions, committeeNote, committeeAPI, dataDir string) {
+	// One Write for the whole banner: whoever reads the output while the
+	// devnet runs (a terminal multiplexer, a test, a supervisor that
+	// scrapes the RPC URL) never sees half of it.
+	out := new(bytes.Buffer)
+	defer func() { _, _ = w.Write(out.Bytes()) }()
 	id := chain.ChainID()
 	state := chain.DataDir() + " (temporary: removed on exit; --datadir keeps it)"
 	if o.dataDir != "" {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -58,11 +59,12 @@ func TestDevnetServesAndStopsCleanly(t *testing.T) {
 	}()
 	var url string
 	require.Eventually(t, func() bool {
-		m := rpcLine.FindStringSubmatch(out.String())
+		s := out.String()
+		m := rpcLine.FindStringSubmatch(s)
 		if m != nil {
 			url = m[1]
 		}
-		return m != nil
+		return m != nil && strings.Contains(s, "Ctrl-C stops the devnet")
 	}, 3*time.Minute, 20*time.Millisecond, "banner with the RPC URL") // a bound, not a speed check
 	banner := out.String()
 	require.Contains(t, banner, "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266")

@@ -63,6 +63,53 @@ type RefreshRequest struct {
 	// PublicKey is the collective public key (required): the input is
 	// sanitised first (coin toss among the receivers, see Sanitise).
 	PublicKey *fhe.PublicKey
+	// NoiseBits is log2 of a bound on the part of the input's phase noise
+	// that must stay hidden from the members (anything that depends on the
+	// secret key or on plaintexts nobody among the attackers knows: honest
+	// encryption noise, rounding noise of rescales, plaintext carries of
+	// products). Every member finalising the refresh sees the input's noise
+	// plus the flooding, so the flooding is sized from it (RefreshFlooding).
+	// 0 means CiphertextNoiseBits.
+	NoiseBits float64
+	// WorstBits is log2 of a bound on the input's whole phase noise,
+	// including parts an attacker knows and therefore need not be hidden
+	// (inputs crafted at the input proof's accepted bound): it only has to
+	// fit the level (RefreshFloorLevel). 0 means NoiseBits.
+	WorstBits float64
+}
+
+// RefreshFlooding returns log2 of the total flooding σ (summed over the t
+// active shares) that hides an input noise of 2^noiseBits with
+// DefaultFloodingBits of statistical margin, as the decryption does.
+func RefreshFlooding(noiseBits float64) float64 {
+	if noiseBits <= 0 {
+		noiseBits = CiphertextNoiseBits
+	}
+	return DefaultFloodingBits + noiseBits
+}
+
+// RefreshFloorLevel is the lowest level at which a refresh of an input with
+// the given noise bounds (see RefreshRequest) has room for its flooding:
+// t_p·(2^worstBits + tailSigmas·σ) < Q_ℓ/4 with log2 σ = RefreshFlooding.
+// It fails when no level of p has room.
+func RefreshFloorLevel(p *fhe.Params, noiseBits, worstBits float64) (int, error) {
+	if noiseBits <= 0 {
+		noiseBits = CiphertextNoiseBits
+	}
+	if worstBits < noiseBits {
+		worstBits = noiseBits
+	}
+	need := math.Log2(float64(p.PlaintextModulus())) + 2 +
+		math.Log2(math.Exp2(worstBits)+tailSigmas*math.Exp2(RefreshFlooding(noiseBits)))
+	logQ := 0.0
+	for l, q := range p.Q() {
+		logQ += math.Log2(float64(q))
+		if need < logQ {
+			return l, nil
+		}
+	}
+	return 0, fmt.Errorf("protocol: no level of %s has room for a refresh flooding of 2^%.1f over noise 2^%.1f (needs %.1f bits of modulus, has %.1f)",
+		p.Preset.Name, RefreshFlooding(noiseBits), worstBits, need, logQ)
 }
 
 // Refresh runs Lattigo's mpbgv RefreshProtocol (Mouchet et al., PETS 2021,
