@@ -56,6 +56,7 @@ type Member struct {
 	putSem chan struct{} // StorePut handlers in flight (MaxConcurrentStorePuts)
 
 	zkKey atomic.Pointer[zkpok.Key] // input-proof key of the current public key (proofKey)
+	coins *protocol.CoinState       // coin-toss contributions and peers' first commitments (protocol.CoinToss, "Retries")
 
 	wg     sync.WaitGroup
 	closed chan struct{}
@@ -97,6 +98,9 @@ func NewMember(cfg MemberConfig, tr transport.Transport, st *store.Store, log *z
 		params: params, chainID: cfg.Committee.ChainIDBig(), committee: committee, members: cfg.Committee.IDs(),
 		down: map[transport.MemberID]uint64{}, closed: make(chan struct{}),
 		putSem: make(chan struct{}, MaxConcurrentStorePuts)}
+	if m.coins, err = protocol.NewCoinState(); err != nil {
+		return nil, err
+	}
 	if err := m.prepareStore(); err != nil {
 		return nil, err
 	}
@@ -149,5 +153,5 @@ func (m *Member) Close() error {
 }
 
 func (m *Member) group() protocol.Group {
-	return protocol.Group{Mux: m.mux, Members: m.members, Threshold: m.cfg.Committee.Threshold, Timeout: m.cfg.RoundTimeout, Grace: m.grace(), Log: m.log}
+	return protocol.Group{Mux: m.mux, Members: m.members, Threshold: m.cfg.Committee.Threshold, Timeout: m.cfg.RoundTimeout, Grace: m.grace(), Log: m.log, Coins: m.coins}
 }

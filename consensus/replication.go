@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
-	"sort"
 
 	"go.uber.org/zap"
 
@@ -166,18 +165,35 @@ func (m *Member) onFetch(msg transport.Message) {
 	}()
 }
 
-// fetch asks the live members for a ciphertext this member lacks (it was
+// fetch asks the other members for a ciphertext this member lacks (it was
 // down during the upload) and stores the first copy whose handle matches.
+// It asks every member, not only those it counts as live: a member that
+// just restarted may have marked the holders down (its first rounds timed
+// out while they still counted it down), and one answer is enough.
 func (m *Member) fetch(ctx context.Context, h fhe.Handle) (*fhe.Ciphertext, error) {
 	session := fmt.Sprintf("fetch/%x/%x", h[:], randTag())
-	live := m.live()
 	rctx, cancel := context.WithTimeout(ctx, m.cfg.RoundTimeout)
 	defer cancel()
-	_ = m.mux.Broadcast(rctx, live, transport.Message{Type: transport.TypeFetch, Session: session, Payload: h[:]})
-	got := m.mux.CollectQuorum(rctx, session, transport.TypeFetchReply, live, 1, 0)
-	m.mux.Forget(session)
-	for _, id := range sortedKeys(got.Got) {
-		b := got.Got[id].Payload
+	defer m.mux.Forget(session)
+	_ = m.mux.Broadcast(rctx, m.members, transport.Message{Type: transport.TypeFetch, Session: session, Payload: h[:]})
+	// The first copy whose handle matches wins; an empty reply (the peer
+	// lacks it too, e.g. it was down as well) or a wrong one does not end
+	// the wait.
+	replies := make(chan []byte, len(m.members))
+	for _, id := range m.members {
+		if id == m.id {
+			continue
+		}
+		go func() {
+			msg, err := m.mux.Recv(rctx, transport.Key{Session: session, Type: transport.TypeFetchReply, From: id})
+			if err != nil {
+				msg.Payload = nil
+			}
+			replies <- msg.Payload
+		}()
+	}
+	for range len(m.members) - 1 {
+		b := <-replies
 		if len(b) == 0 || fhe.HandleOf(b) != h {
 			continue
 		}
@@ -185,16 +201,7 @@ func (m *Member) fetch(ctx context.Context, h fhe.Handle) (*fhe.Ciphertext, erro
 			return ct, nil
 		}
 	}
-	return nil, fmt.Errorf("%w: ciphertext %s not held by any live member", store.ErrNotFound, h)
-}
-
-func sortedKeys(m map[transport.MemberID]transport.Message) []transport.MemberID {
-	out := make([]transport.MemberID, 0, len(m))
-	for id := range m {
-		out = append(out, id)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
-	return out
+	return nil, fmt.Errorf("%w: ciphertext %s not held by any reachable member", store.ErrNotFound, h)
 }
 
 // ErrBadProof is wrapped by every upload refused for its proof of

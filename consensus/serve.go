@@ -14,8 +14,15 @@ import (
 )
 
 // maxAttempts is how many times the serve loop processes a request that
-// keeps failing (transiently) before it gives up on it.
-const maxAttempts = 3
+// keeps failing (transiently) before it gives up on it (FHEVerdict.expire
+// answers it on chain then). Attempt k+1 starts grace·2^(k−1) after attempt
+// k failed, at most one RoundTimeout later (retryDelay): members whose
+// attempts failed at different times (one was slow, restarted or fetching
+// inputs) meet again in a later attempt — the sessions of a request are
+// named alike in every attempt and the coin toss contributes the same value
+// in each (protocol.CoinToss, "Retries") — within about a minute at the
+// default timeouts.
+const maxAttempts = 6
 
 // server is one Run loop: the batch being collected, the attempts per failed
 // request, the channel failed requests come back on and the block cursor.
@@ -185,18 +192,28 @@ func (s *server) failed(ctx context.Context, r Request, err error) {
 		return // FHEVerdict.expire answers it on chain
 	}
 	if s.attempts[r.ID]++; s.attempts[r.ID] < maxAttempts && !errors.Is(err, ErrDigestMismatch) && ctx.Err() == nil {
-		s.retryLater(ctx, r)
+		s.retryLater(ctx, r, s.m.retryDelay(s.attempts[r.ID]))
 	}
 }
 
-// retryLater puts r back on the retry channel after the grace period (and
-// drops it if the channel is full or the member stops meanwhile).
-func (s *server) retryLater(ctx context.Context, r Request) {
+// retryDelay is how long after its failed attempt k (1, 2, …) a request is
+// retried: grace·2^(k−1), at most RoundTimeout.
+func (m *Member) retryDelay(k int) time.Duration {
+	d := m.grace()
+	for i := 1; i < k && d < m.cfg.RoundTimeout; i++ {
+		d *= 2
+	}
+	return min(d, max(m.cfg.RoundTimeout, m.grace()))
+}
+
+// retryLater puts r back on the retry channel after delay (and drops it if
+// the channel is full or the member stops meanwhile).
+func (s *server) retryLater(ctx context.Context, r Request, delay time.Duration) {
 	s.m.wg.Add(1)
 	go func() {
 		defer s.m.wg.Done()
 		select {
-		case <-time.After(s.m.grace()):
+		case <-time.After(delay):
 			select {
 			case s.retry <- r:
 			default:

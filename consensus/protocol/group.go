@@ -24,6 +24,11 @@ type Group struct {
 	// enough answers to proceed (0: Timeout/10, at most 1 s).
 	Grace time.Duration
 	Log   *zap.Logger
+	// Coins makes this member's coin-toss contributions a function of the
+	// session (and remembers the others' first commitments), so that a
+	// retried round commits and reveals what the first attempt did: see
+	// CoinToss. nil: a fresh random contribution per run.
+	Coins *CoinState
 }
 
 func (g Group) grace() time.Duration {

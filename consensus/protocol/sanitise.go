@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/tuneinsight/lattigo/v6/core/rlwe"
 	"github.com/tuneinsight/lattigo/v6/utils/sampling"
@@ -48,6 +49,31 @@ import (
 // Known limit: the last member to reveal sees the others' reveals and can
 // withhold its own, choosing between two seeds (1 bit of bias per corrupt
 // member); it cannot choose c1.
+//
+// Retries. Rounds are asynchronous: a member that was slow (restarted,
+// fetching inputs, on a loaded machine) reaches a coin toss after others
+// gave up on it, and a request is retried under the same session names.
+// With a fresh r_i per attempt, messages of one attempt that arrive after a
+// peer's round ended (buffered by its mux) were read in the next attempt
+// against new commitments, and the members' seeds diverged attempt after
+// attempt. Two rules make the toss converge instead:
+//
+//   - r_i = keccak(k_i ‖ session ‖ digest(ct)) with k_i a 32-byte secret
+//     drawn from crypto/rand when the member starts (CoinState, never
+//     stored or sent): a member commits to and reveals the same value in
+//     every attempt of a session, so a late message of an earlier attempt
+//     is as good as the current one. r_i is still unknown to everyone else
+//     until i reveals it, after the ciphertext is fixed.
+//   - The first commitment seen from each peer for a session (and subject)
+//     is remembered (bounded, CoinState) and a later different one is
+//     ignored: a member
+//     that saw the honest reveals of a failed attempt cannot commit to a new
+//     value in the next one. It can only reveal its first value or withhold
+//     it, the same one bit per corrupt member as in a single attempt.
+//
+// The seed is computed from the t lowest-numbered valid contributors (any t
+// include an honest one), so members that also heard a slower contributor
+// still agree on it.
 
 // Coin is the outcome of a commit-reveal coin toss.
 type Coin struct {
@@ -71,6 +97,12 @@ var ErrCoinToss = errors.New("protocol: coin toss: fewer than t valid contributi
 // waiting for t answers plus the group's grace period. It needs t valid
 // contributions (own included).
 func CoinToss(ctx context.Context, g Group, t int, session string, participants []transport.MemberID) (Coin, error) {
+	return coinToss(ctx, g, t, session, nil, participants)
+}
+
+// coinToss is CoinToss with the digest of what the toss is for (bound into
+// a deterministic contribution, see CoinState).
+func coinToss(ctx context.Context, g Group, t int, session string, subject []byte, participants []transport.MemberID) (Coin, error) {
 	rctx, cancel := context.WithTimeout(ctx, g.timeout())
 	defer cancel()
 	self := g.Self()
@@ -90,7 +122,9 @@ func CoinToss(ctx context.Context, g Group, t int, session string, participants 
 		want = others
 	}
 	if in {
-		if _, err := crand.Read(r[:]); err != nil {
+		if g.Coins != nil {
+			r = g.Coins.contribution(session, subject)
+		} else if _, err := crand.Read(r[:]); err != nil {
 			return Coin{}, fmt.Errorf("protocol: coin toss: %w", err)
 		}
 		c := coinCommitment(session, self, r[:])
@@ -99,6 +133,12 @@ func CoinToss(ctx context.Context, g Group, t int, session string, participants 
 		}
 	}
 	commits := g.Mux.CollectQuorum(rctx, session, transport.TypeCoinCommit, participants, want, g.grace())
+	if g.Coins != nil {
+		for id, m := range commits.Got {
+			m.Payload = g.Coins.firstCommit(session, subject, id, m.Payload)
+			commits.Got[id] = m
+		}
+	}
 	committed := sortedIDs(commits.Got)
 	if in {
 		if err := g.Mux.Broadcast(rctx, participants, transport.Message{Type: transport.TypeCoinReveal, Session: session, Payload: r[:]}); err != nil {
@@ -132,6 +172,7 @@ func CoinToss(ctx context.Context, g Group, t int, session string, participants 
 	if len(coin.Contributors) < t {
 		return Coin{}, fmt.Errorf("%w: %d of %d (session %s)", ErrCoinToss, len(coin.Contributors), t, session)
 	}
+	coin.Contributors = coin.Contributors[:t] // the t lowest: see "Retries"
 	parts := [][]byte{[]byte("fhegate/coin/seed/v1"), []byte(session)}
 	for _, id := range coin.Contributors {
 		var b [4]byte
@@ -192,7 +233,8 @@ func sanitiseFor(ctx context.Context, g Group, key *ThresholdKey, pk *fhe.Public
 	if pk == nil {
 		return nil, "", Coin{}, errors.New("protocol: sanitisation needs the collective public key")
 	}
-	coin, err := CoinToss(ctx, g, key.T, session+"/coin", participants)
+	d := ShareDigest(ct)
+	coin, err := coinToss(ctx, g, key.T, session+"/coin", d[:], participants)
 	if err != nil {
 		return nil, "", Coin{}, err
 	}
@@ -201,4 +243,50 @@ func sanitiseFor(ctx context.Context, g Group, key *ThresholdKey, pk *fhe.Public
 		return nil, "", Coin{}, err
 	}
 	return out, fmt.Sprintf("%s/%x", session, coin.Seed[:6]), coin, nil
+}
+
+// CoinState is one member's coin-toss memory (see "Retries" above): the
+// secret its contributions are derived from and the first commitment seen
+// from each peer per session, at most maxCoinMemory of them (oldest
+// forgotten first). Safe for concurrent use.
+type CoinState struct {
+	key   [32]byte
+	mu    sync.Mutex
+	first map[string][]byte
+	order []string
+}
+
+// maxCoinMemory bounds CoinState's remembered commitments (each ≈ 100 B):
+// far more than the sessions in flight within one request's retries.
+const maxCoinMemory = 1 << 16
+
+// NewCoinState draws a fresh contribution secret from crypto/rand.
+func NewCoinState() (*CoinState, error) {
+	c := &CoinState{first: map[string][]byte{}}
+	if _, err := crand.Read(c.key[:]); err != nil {
+		return nil, fmt.Errorf("protocol: coin state: %w", err)
+	}
+	return c, nil
+}
+
+func (c *CoinState) contribution(session string, subject []byte) [32]byte {
+	return keccak([]byte("fhegate/coin/r/v1"), c.key[:], []byte(session), subject)
+}
+
+// firstCommit returns the first commitment seen from id for the toss of
+// session about subject, remembering commit if it is the first.
+func (c *CoinState) firstCommit(session string, subject []byte, id transport.MemberID, commit []byte) []byte {
+	k := fmt.Sprintf("%s\x00%x\x00%d", session, subject, id)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if f, ok := c.first[k]; ok {
+		return f
+	}
+	c.first[k] = append([]byte(nil), commit...)
+	c.order = append(c.order, k)
+	if len(c.order) > maxCoinMemory {
+		delete(c.first, c.order[0])
+		c.order = c.order[1:]
+	}
+	return commit
 }

@@ -13,6 +13,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 )
 
 // MemberID identifies a committee member. IDs are 1..n; the ID is also the
@@ -107,14 +108,29 @@ func checkMsg(msg Message, max int) error {
 // Broadcast sends msg to every member in `to` except Self and returns the
 // first error (it keeps sending to the others).
 func Broadcast(ctx context.Context, t Transport, to []MemberID, msg Message) error {
-	var first error
-	for _, id := range to {
+	// One goroutine per recipient: a peer whose dial hangs (a dead host
+	// drops SYNs) must not hold back the message to the others until ctx
+	// ends. Each call returns after every send, so one sender's messages
+	// still reach each peer in call order.
+	errs := make([]error, len(to))
+	var wg sync.WaitGroup
+	for i, id := range to {
 		if id == t.Self() {
 			continue
 		}
-		if err := t.Send(ctx, id, msg); err != nil && first == nil {
-			first = fmt.Errorf("send to %d: %w", id, err)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := t.Send(ctx, id, msg); err != nil {
+				errs[i] = fmt.Errorf("send to %d: %w", id, err)
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
 		}
 	}
-	return first
+	return nil
 }
