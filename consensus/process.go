@@ -252,7 +252,9 @@ func (m *Member) agreeDigest(ctx context.Context, base string, rd [32]byte, log 
 		announce[0] ^= 0xff
 	}
 	dctx, cancel := context.WithTimeout(ctx, m.cfg.RoundTimeout)
-	_ = m.mux.Broadcast(dctx, live, transport.Message{Type: transport.TypeResultDigest, Session: base + "/digest", Payload: announce[:]})
+	// Members counted down get it as a late reply when they speak
+	// (transport.Mux.Broadcast, "Late replies").
+	_ = m.mux.BroadcastAllowing(dctx, live, m.members, transport.Message{Type: transport.TypeResultDigest, Session: base + "/digest", Payload: announce[:]})
 	got := m.mux.CollectQuorum(dctx, base+"/digest", transport.TypeResultDigest, live, m.quorumWant(len(live)-1), m.grace())
 	cancel()
 	m.mux.Forget(base + "/digest")

@@ -132,7 +132,7 @@ func (m *Member) signDigest(ctx context.Context, base string, d [32]byte, signer
 	sigs := map[transport.MemberID][]byte{m.id: m.cfg.BLSKey.Sign(d[:])}
 	sctx, cancel := context.WithTimeout(ctx, m.cfg.RoundTimeout)
 	defer cancel()
-	_ = m.mux.Broadcast(sctx, signers, transport.Message{Type: transport.TypeVerdictSig, Session: base + "/sig", Payload: sigs[m.id]})
+	_ = m.mux.BroadcastAllowing(sctx, signers, m.members, transport.Message{Type: transport.TypeVerdictSig, Session: base + "/sig", Payload: sigs[m.id]})
 	gs := m.mux.CollectQuorum(sctx, base+"/sig", transport.TypeVerdictSig, signers, m.quorumWant(len(signers)-1), m.grace())
 	m.mux.Forget(base + "/sig")
 	for id, msg := range gs.Got {

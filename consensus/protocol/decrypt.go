@@ -99,7 +99,7 @@ func ThresholdDecrypt(ctx context.Context, g Group, key *ThresholdKey, plan Nois
 			return nil, err
 		}
 		shares[g.Self()] = own
-		if err := g.Mux.Broadcast(rctx, req.Participants, transport.Message{Type: transport.TypeDecShare, Session: req.Session, Payload: b}); err != nil {
+		if err := g.Mux.BroadcastAllowing(rctx, req.Participants, g.Members, transport.Message{Type: transport.TypeDecShare, Session: req.Session, Payload: b}); err != nil {
 			g.log().Debug("share broadcast incomplete", zap.String("session", req.Session), zap.Error(err))
 		}
 	}

@@ -27,7 +27,7 @@ type Group struct {
 	// Coins makes this member's coin-toss contributions a function of the
 	// session (and remembers the others' first commitments), so that a
 	// retried round commits and reveals what the first attempt did: see
-	// CoinToss. nil: a fresh random contribution per run.
+	// CoinToss. nil: the process's (processCoins).
 	Coins *CoinState
 }
 

@@ -362,10 +362,20 @@ func TestDKGSelfTest(t *testing.T) {
 	}) {
 		require.NoError(t, err, "an honest DKG passes")
 	}
-	// Member 3's share is corrupted (as if a dealer had sent it a bad Shamir share).
+	// Member 3's share is corrupted (as if a dealer had sent it a bad Shamir
+	// share), in what stands for a fresh DKG: fresh ledgers and another
+	// epoch's session names (within one epoch the same self-test would get
+	// the same coin, hence the first run's shares back from the ledgers and
+	// as late replies).
 	c.keys[2].Share.Q.Coeffs[0][0] ^= 1
+	fresh := make([]*memLedger, 4)
+	for i := range fresh {
+		fresh[i] = newMemLedger()
+	}
 	errs := parallel(all(4), func(i int) error {
-		return SelfTest(context.Background(), c.group(i, t), c.kms[i], c.keys[i], plan, ev, c.ledgers[i])
+		km := *c.kms[i]
+		km.Epoch++
+		return SelfTest(context.Background(), c.group(i, t), &km, c.keys[i], plan, ev, fresh[i])
 	})
 	for i, err := range errs {
 		require.Error(t, err, "member %d", i+1)

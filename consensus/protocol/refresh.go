@@ -219,7 +219,7 @@ func exchangeActive(ctx context.Context, g Group, typ transport.Type, session st
 			return nil, err
 		}
 		shares[g.Self()] = b
-		if err := g.Mux.Broadcast(rctx, receivers, transport.Message{Type: typ, Session: session, Payload: b}); err != nil {
+		if err := g.Mux.BroadcastAllowing(rctx, receivers, g.Members, transport.Message{Type: typ, Session: session, Payload: b}); err != nil {
 			g.log().Debug(what+" broadcast incomplete", zap.Error(err))
 		}
 	}

@@ -121,27 +121,28 @@ func coinToss(ctx context.Context, g Group, t int, session string, subject []byt
 	if want > others {
 		want = others
 	}
-	if in {
-		if g.Coins != nil {
-			r = g.Coins.contribution(session, subject)
-		} else if _, err := crand.Read(r[:]); err != nil {
-			return Coin{}, fmt.Errorf("protocol: coin toss: %w", err)
+	coins := g.Coins
+	if coins == nil {
+		var err error
+		if coins, err = processCoins(); err != nil {
+			return Coin{}, err
 		}
+	}
+	if in {
+		r = coins.contribution(session, subject)
 		c := coinCommitment(session, self, r[:])
-		if err := g.Mux.Broadcast(rctx, participants, transport.Message{Type: transport.TypeCoinCommit, Session: session, Payload: c[:]}); err != nil {
+		if err := g.Mux.BroadcastAllowing(rctx, participants, g.Members, transport.Message{Type: transport.TypeCoinCommit, Session: session, Payload: c[:]}); err != nil {
 			g.log().Debug("coin commit broadcast incomplete", zap.String("session", session), zap.Error(err))
 		}
 	}
 	commits := g.Mux.CollectQuorum(rctx, session, transport.TypeCoinCommit, participants, want, g.grace())
-	if g.Coins != nil {
-		for id, m := range commits.Got {
-			m.Payload = g.Coins.firstCommit(session, subject, id, m.Payload)
-			commits.Got[id] = m
-		}
+	for id, m := range commits.Got {
+		m.Payload = coins.firstCommit(session, subject, id, m.Payload)
+		commits.Got[id] = m
 	}
 	committed := sortedIDs(commits.Got)
 	if in {
-		if err := g.Mux.Broadcast(rctx, participants, transport.Message{Type: transport.TypeCoinReveal, Session: session, Payload: r[:]}); err != nil {
+		if err := g.Mux.BroadcastAllowing(rctx, participants, g.Members, transport.Message{Type: transport.TypeCoinReveal, Session: session, Payload: r[:]}); err != nil {
 			g.log().Debug("coin reveal broadcast incomplete", zap.String("session", session), zap.Error(err))
 		}
 	}
@@ -233,8 +234,12 @@ func sanitiseFor(ctx context.Context, g Group, key *ThresholdKey, pk *fhe.Public
 	if pk == nil {
 		return nil, "", Coin{}, errors.New("protocol: sanitisation needs the collective public key")
 	}
+	// The coin's session names what it is for: a session name reused for
+	// another ciphertext (a self-test run twice) is another toss, and a
+	// late reply (transport.Mux, "Late replies") of the old one cannot mix
+	// into it.
 	d := ShareDigest(ct)
-	coin, err := coinToss(ctx, g, key.T, session+"/coin", d[:], participants)
+	coin, err := coinToss(ctx, g, key.T, fmt.Sprintf("%s/coin/%x", session, d[:6]), d[:], participants)
 	if err != nil {
 		return nil, "", Coin{}, err
 	}
@@ -244,6 +249,10 @@ func sanitiseFor(ctx context.Context, g Group, key *ThresholdKey, pk *fhe.Public
 	}
 	return out, fmt.Sprintf("%s/%x", session, coin.Seed[:6]), coin, nil
 }
+
+// processCoins is the CoinState of Groups that have none (tests, tools):
+// one per process.
+var processCoins = sync.OnceValues(NewCoinState)
 
 // CoinState is one member's coin-toss memory (see "Retries" above): the
 // secret its contributions are derived from and the first commitment seen

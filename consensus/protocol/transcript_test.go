@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -39,7 +40,15 @@ func (r *recorder) Send(ctx context.Context, to transport.MemberID, msg transpor
 	return r.Transport.Send(ctx, to, msg)
 }
 
-// TestProtocolTranscript pins the messages each member sends, in order, in a
+// recipient is the receiver of a recorded line ("from->to …").
+func recipient(line string) int {
+	var from, to int
+	_, _ = fmt.Sscanf(line, "%d->%d", &from, &to)
+	return to
+}
+
+// TestProtocolTranscript pins the messages each member sends, in order per
+// recipient, in a
 // DKG (3-of-4, two Galois elements given unsorted and repeated), a
 // collective refresh and a threshold decryption: the wire protocol, not just
 // its outcome.
@@ -86,6 +95,10 @@ func TestProtocolTranscript(t *testing.T) {
 
 	var b strings.Builder
 	for _, r := range recs {
+		// Broadcast sends to its recipients concurrently: the order per
+		// recipient is the protocol's, the interleaving across recipients
+		// is not.
+		sort.SliceStable(r.sent, func(i, j int) bool { return recipient(r.sent[i]) < recipient(r.sent[j]) })
 		for _, line := range r.sent {
 			b.WriteString(line)
 			b.WriteByte('\n')

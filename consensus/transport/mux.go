@@ -3,6 +3,7 @@ package transport
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"time"
 
@@ -44,7 +45,44 @@ type Mux struct {
 	recvd    uint64
 	closed   bool
 	done     chan struct{}
+
+	// sent remembers this member's broadcasts for late replies (see
+	// "Late replies" on Broadcast), oldest first in sentOrder.
+	sent      map[sentKey]*sentEntry
+	sentOrder []sentKey
+	sentBytes int64
 }
+
+type sentKey struct {
+	Session string
+	Type    Type
+}
+
+// sentEntry is one remembered broadcast: the message, who may have it
+// again, and how many messages of the key each peer has sent (a second one
+// means the peer runs the round again and lost what it had).
+type sentEntry struct {
+	msg     Message
+	allowed map[MemberID]bool
+	from    map[MemberID]int
+	replies map[MemberID]int
+}
+
+// maxLateReplies bounds the late replies one remembered broadcast sends to
+// one peer (a peer retries a request a few times, see consensus'
+// maxAttempts).
+const maxLateReplies = 8
+
+// Late-reply bounds: how many broadcasts, and how many payload bytes, a Mux
+// remembers (oldest forgotten first).
+const (
+	MaxRemembered      = 4096
+	MaxRememberedBytes = 64 << 20
+)
+
+// replyMark ends the session name of a late reply: a reply is delivered
+// under the original session, and never answered itself.
+const replyMark = "\x00re"
 
 // MaxBuffered bounds the messages a Mux holds for which nobody waits yet.
 const MaxBuffered = 8192
@@ -61,7 +99,7 @@ func msgBytes(msg Message) int64 { return int64(len(msg.Session) + len(msg.Paylo
 // NewMux starts a receive loop over t. Close the Mux to stop it (it closes t).
 func NewMux(t Transport, log *zap.Logger) *Mux {
 	m := &Mux{t: t, log: log, queues: map[Key][]Message{}, waiters: map[Key]chan struct{}{},
-		handlers: map[Type]func(Message){}, seen: map[MemberID]uint64{}, done: make(chan struct{}),
+		handlers: map[Type]func(Message){}, seen: map[MemberID]uint64{}, done: make(chan struct{}), sent: map[sentKey]*sentEntry{},
 		maxMsgs: MaxBuffered, maxBytes: MaxBufferedBytes}
 	go m.loop()
 	return m
@@ -131,6 +169,11 @@ func (m *Mux) deliver(msg Message) {
 		m.mu.Unlock()
 		h(msg)
 		return
+	}
+	if strings.HasSuffix(msg.Session, replyMark) {
+		msg.Session = strings.TrimSuffix(msg.Session, replyMark)
+	} else {
+		m.lateReply(msg)
 	}
 	k := Key{Session: msg.Session, Type: msg.Type, From: msg.From}
 	if _, ok := m.queues[k]; !ok {
@@ -236,6 +279,93 @@ func (m *Mux) Send(ctx context.Context, to MemberID, msg Message) error {
 func (m *Mux) Broadcast(ctx context.Context, to []MemberID, msg Message) error {
 	return Broadcast(ctx, m.t, to, msg)
 }
+
+// BroadcastAllowing is Broadcast for the rounds of a request (digest, coin
+// toss, decryption, refresh and signature shares), with late replies.
+//
+// Late replies. Rounds are asynchronous and a request's rounds keep their
+// session names when it is retried, but every round forgets its buffered
+// messages when it ends: a member that runs a round after a peer finished
+// it (it was slow, restarted, or counted that peer down and so was not sent
+// to), or that runs it again after a failure, would wait a round timeout
+// for messages nobody sends again. So the Mux remembers these broadcasts
+// (bounded: MaxRemembered, MaxRememberedBytes) and answers a peer's message
+// of the same session and type with its own, once per message (at most
+// maxLateReplies times per peer), when the peer is in `allowed` and was not
+// among the recipients of ours, or when this is the peer's second message
+// of the key (it is running the round again). Answers carry replyMark and
+// are never answered. Only rounds whose message is the same in every
+// attempt of a session may use it (ledger-issued shares, digests,
+// deterministic signatures and coin contributions): a late reply of an
+// attempt's message must be as good as the current one. The DKG, whose
+// retries deal new secrets, uses Broadcast.
+func (m *Mux) BroadcastAllowing(ctx context.Context, to, allowed []MemberID, msg Message) error {
+	m.remember(msg, to, allowed)
+	return Broadcast(ctx, m.t, to, msg)
+}
+
+func (m *Mux) remember(msg Message, to, allowed []MemberID) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.handlers[msg.Type] != nil {
+		return // request-style traffic (store, fetch): answered by handlers
+	}
+	k := sentKey{msg.Session, msg.Type}
+	e := &sentEntry{msg: msg, allowed: map[MemberID]bool{}, from: map[MemberID]int{}, replies: map[MemberID]int{}}
+	for _, id := range allowed {
+		e.allowed[id] = true
+	}
+	for _, id := range to {
+		e.allowed[id] = true
+		e.from[id] = 0
+	}
+	if old, ok := m.sent[k]; ok {
+		m.sentBytes -= msgBytes(old.msg)
+	} else {
+		m.sentOrder = append(m.sentOrder, k)
+	}
+	m.sent[k] = e
+	m.sentBytes += msgBytes(msg)
+	for (len(m.sentOrder) > MaxRemembered || m.sentBytes > MaxRememberedBytes) && len(m.sentOrder) > 0 {
+		old := m.sentOrder[0]
+		m.sentOrder = m.sentOrder[1:]
+		if e, ok := m.sent[old]; ok {
+			m.sentBytes -= msgBytes(e.msg)
+			delete(m.sent, old)
+		}
+	}
+}
+
+// lateReply answers msg with this member's remembered broadcast of the
+// same session and type, if any and if the sender needs it (see
+// Broadcast). Called with m.mu held; the send runs in the background.
+func (m *Mux) lateReply(msg Message) {
+	e, ok := m.sent[sentKey{msg.Session, msg.Type}]
+	if !ok || !e.allowed[msg.From] {
+		return
+	}
+	n, wasRecipient := e.from[msg.From]
+	e.from[msg.From] = n + 1
+	if wasRecipient && n == 0 {
+		return // it got ours with the broadcast
+	}
+	if e.replies[msg.From] >= maxLateReplies {
+		return // a peer's small messages must not buy unbounded large replies
+	}
+	e.replies[msg.From]++
+	reply := e.msg
+	reply.Session += replyMark
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), lateReplyTimeout)
+		defer cancel()
+		if err := m.t.Send(ctx, msg.From, reply); err != nil {
+			m.log.Debug("late reply not delivered", zap.String("session", msg.Session), zap.Uint32("to", uint32(msg.From)), zap.Error(err))
+		}
+	}()
+}
+
+// lateReplyTimeout bounds one late reply's send.
+const lateReplyTimeout = 30 * time.Second
 
 // Close closes the transport and waits for the receive loop to end.
 func (m *Mux) Close() error {
