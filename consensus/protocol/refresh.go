@@ -130,12 +130,15 @@ func RefreshFloorLevel(p *fhe.Params, noiseBits, worstBits float64) (int, error)
 // (rescale rounding, encryption noise times s) and on plaintexts (the
 // carries of products), so each active member floods its h_j with its own
 // E_j ← D_{Z,σ_j} (GaussianSampler, fresh crypto/rand key per share),
-// σ_j = 2^RefreshShareSigmaBits: ΣE_j is D_{Z,σ} up to the sampler's δ
-// with σ = 2^RefreshFlooding(NoiseBits) = 2^30·2^NoiseBits, which hides
-// |e_in| ≤ 2^NoiseBits as the decryption's flooding hides B_ct: R_2 of the
-// shifted to the centred Gaussian is exp(|e_in|²/σ²) per coefficient, so
-// one refresh of N coefficients costs log R_2 ≤ N·2^−60 (see
-// docs/committee.md, "Refresh"). The re-encryption (s2e) half carries only
+// σ_j = 2^RefreshShareSigmaBits = σ/√t, σ = 2^RefreshFlooding(NoiseBits)
+// = 2^30·2^NoiseBits the total. A coalition of the other t−1 active
+// members knows its own E_j, so what hides e_in from it is one honest
+// E_j: with R_2(D_{σ_j,c} ‖ D_{σ_j}) = exp(c²/σ_j²) and |c| ≤ 2^NoiseBits
+// per coefficient, one refresh of N coefficients costs
+// log R_2 ≤ N·t·2^−60 against a simulator that samples the flooding
+// itself (ρ = σ_j/2^NoiseBits = 2^30/√t ≥ 2^28 for t ≤ 16, as the
+// decryption's ρ = σ/(t·B_ct); docs/committee.md, "Refresh"), plus the
+// sampler's δ (gaussian.go). The re-encryption (s2e) half carries only
 // Lattigo's fresh-encryption noise: it becomes the output's noise, hidden in
 // turn by whatever floods that ciphertext's later decryption or refresh.
 // Decoding needs t_p·(2^WorstBits + 8σ) < Q_ℓ/4 (RefreshFloorLevel); a
