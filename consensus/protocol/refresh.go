@@ -166,6 +166,9 @@ func Refresh(ctx context.Context, g Group, key *ThresholdKey, led Ledger, req Re
 			ErrRefreshNoRoom, ct.Level(), floor, noiseBits, worstBits, RefreshFlooding(noiseBits), p.Preset.Name)
 	}
 	sigmaBits := RefreshShareSigmaBits(noiseBits, key.T)
+	if sigmaBits > maxSamplerSigmaBits {
+		return nil, fmt.Errorf("protocol: refresh flooding σ_j = 2^%.1f (noise 2^%.1f) beyond the sampler's 2^%d", sigmaBits, noiseBits, maxSamplerSigmaBits)
+	}
 	ct, session, _, err := sanitiseFor(ctx, g, key, req.PublicKey, req.Session, req.Receivers, ct)
 	if err != nil {
 		return nil, err

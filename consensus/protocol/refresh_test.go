@@ -336,3 +336,39 @@ func TestRefreshMemberView(t *testing.T) {
 		})
 	}
 }
+
+// TestRefreshShareReissued: a refresh share is random (fresh masks and
+// fresh flooding each time it is generated), so a retransmission must come
+// from the ledger: the same (kind, digest, epoch, session) gets the same
+// bytes back, another session is refused.
+func TestRefreshShareReissued(t *testing.T) {
+	t.Parallel()
+	f := newRefreshCommittee(t, fhetest.InsecureBGVN10)
+	floor, err := RefreshFloorLevel(f.p, 0, 0)
+	require.NoError(t, err)
+	ct := f.atLevel(t, floor)
+	rfp, err := newRefreshProtocol(f.p)
+	require.NoError(t, err)
+	crs, err := sampling.NewKeyedPRNG([]byte("reissue"))
+	require.NoError(t, err)
+	crp := rfp.SampleCRP(f.p.MaxLevel(), crs)
+	ids := []transport.MemberID{1, 2}
+	key := f.c.keys[0]
+	gen := func() ([]byte, error) {
+		return genRefreshShare(f.c.group(0, t), key, rfp, ct, crp, ids, RefreshShareSigmaBits(0, 2))
+	}
+	a, err := gen()
+	require.NoError(t, err)
+	b, err := gen()
+	require.NoError(t, err)
+	require.NotEqual(t, a, b, "shares are randomised")
+	led := newMemLedger()
+	d := refreshDigest(ct, ids)
+	first, err := led.Issue(KindRefresh, d, key.Epoch, "ref/x", gen)
+	require.NoError(t, err)
+	again, err := led.Issue(KindRefresh, d, key.Epoch, "ref/x", gen)
+	require.NoError(t, err)
+	require.Equal(t, first, again, "a re-issued share is the stored one")
+	_, err = led.Issue(KindRefresh, d, key.Epoch, "ref/y", gen)
+	require.ErrorIs(t, err, ErrAlreadyShared)
+}
