@@ -109,8 +109,11 @@
 // masked sum decodes to m − Σ M_j, which re-encoded and added to the
 // re-encryption of Σ M_j gives a fresh encryption of m. Every receiver
 // computes the same output ciphertext; the caller compares digests. The
-// refresh flooding σ (RefreshSigma) is bounded by the input level's modulus;
-// the message itself is hidden by the mask.
+// message is hidden by the mask; the masked sum still reveals the input's
+// phase noise to every receiver, so each active member floods its masked
+// decryption with σ_j = 2^RefreshFlooding/√t from GaussianSampler (2^30
+// times the noise bound RefreshRequest.NoiseBits, as the decryption does),
+// and a ciphertext below RefreshFloorLevel is refused (ErrRefreshNoRoom).
 //
 // # Re-encryption to a new committee's key (Reencrypt)
 //

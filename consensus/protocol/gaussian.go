@@ -10,15 +10,15 @@ import (
 	"github.com/tuneinsight/lattigo/v6/ring"
 )
 
-// The flooding sampler (one for every flooded share: threshold decryption
-// and re-encryption).
+// The flooding sampler (one for every flooded share: threshold decryption,
+// re-encryption and the refresh's masked decryption).
 //
 // # Construction
 //
 // GaussianSampler draws integers from D_{Z,σ} (density ∝ exp(−x²/2σ²)),
-// cut at τσ (τ = tailSigmas = 8, or less where 8σ would not fit an int64),
-// for 2^2 ≤ σ ≤ 2^60, from a ChaCha8 stream keyed with 32 bytes of
-// crypto/rand (a CSPRNG).
+// cut at τσ (τ = tailSigmas = 8, or less where 8σ would not fit an int64
+// for σ ≤ 2^60), for 2^2 ≤ σ ≤ 2^99, from a ChaCha8 stream keyed with 32
+// bytes of crypto/rand (a CSPRNG).
 //
 //   - Base sampler, σ_b ≤ 2^40: a continuous normal from Marsaglia's polar
 //     method on two 64-bit uniforms (each uniform in (−1, 1) on a 2^−63
@@ -42,12 +42,29 @@ import (
 //     convolution is exact up to far below 2^−1000 (Peikert, CRYPTO 2010,
 //     Thm 3.1; Micciancio–Walter, CRYPTO 2017). Its own δ is the sum of
 //     the two base samplers' (≤ 3·2^−56 + 3·2^−40).
+//   - σ > 2^60 (the refresh of packed inputs, up to ≈2^90): one more
+//     level, x = lo + K·hi with K = 2^40, lo from the sampler above at
+//     σ1 = 2^50 (itself a convolution) and hi at σ2 = √(σ² − σ1²)/K ∈
+//     (2^20, 2^59]. x exceeds an int64, so it is kept as the pair (Sample),
+//     cut exactly at ⌊8σ⌋ in 128-bit arithmetic, and reduced modulo each
+//     prime as (lo mod q) + (K mod q)·(hi mod q) (ReadNTT). The same
+//     argument applies with σ3 = σ1·Kσ2/σ ≥ σ1·(1 − 2^−20) ≈ 2^10·K: the
+//     convolution is exact up to 1 ± 2·exp(−2π²·2^19.9). The partial cuts
+//     do not bias it: given x (|x| ≤ 8σ), lo is D_{σ3} around
+//     x·σ1²/σ² (|·| ≤ 8σ1·2^−10), so lo's own cut at 8σ1 removes
+//     conditional mass < 2^−47; hi is D_{σ3/K ≈ 2^10} around
+//     x·Kσ2²/σ² ≤ 8σ/K, and its cut is widened to 8σ/K + 2^16 (64 of its
+//     standard deviations: mass < e^−2048; 8σ2 + 2^16 < 2^62.01 still fits
+//     an int64, which is what caps σ2 at 2^59 and σ at 2^99).
 //
 // Stated bound: every sample is within max-log distance
 // δ(σ) ≤ 3σ^−2 + 2^−44 of D_{Z,σ} cut at τσ for σ ≤ 2^40 (δ ≤ 2^−38.3 at
-// σ = 2^20), and δ ≤ 2·(3·2^−40 + 2^−44) < 2^−37.3 for σ > 2^40 (the two
-// base samples, σ1 = 2^28 and σ2 ∈ (2^20, 2^40], dominate; the convolution
-// itself is exact to 2^−1000). The cut removes mass
+// σ = 2^20), δ ≤ 2·(3·2^−40 + 2^−44) < 2^−37.3 for 2^40 < σ ≤ 2^60 (the
+// two base samples, σ1 = 2^28 and σ2 ∈ (2^20, 2^40], dominate; the
+// convolution itself is exact to 2^−1000), and for 2^60 < σ ≤ 2^99
+// δ ≤ δ(2^50) + δ(σ2) + 2^−46 < 2^−42.9 + 2^−37.3 + 2^−46 < 2^−37.2 (max-log
+// distances add under convolution: a ratio of two sums of products is
+// bounded by the largest ratio of their terms). The cut removes mass
 // P[|x| > 8σ] < 2^−48. A max-log distance δ gives, per sample, statistical
 // distance ≤ δ/2 and Rényi divergence R_2 ≤ 1 + δ² (R_2 − 1 = E_Q[(P/Q − 1)²]),
 // so over m samples log R_2 ≤ m·δ²: for the N = 2^14 coefficients of 2^50
@@ -62,8 +79,9 @@ import (
 // discarded, so the number of iterations leaks nothing about an output;
 // log and sqrt run on normal floats (math.Log is a fixed polynomial after
 // Frexp, math.Sqrt is the SQRTSD instruction); rounding is a float add;
-// the sign and the reduction modulo each prime (Barrett with a precomputed
-// ⌊2^64/q⌋ and a masked final subtraction) are branch-free.
+// the sign, the wide sample's 128-bit cut (carry chains) and the reduction
+// modulo each prime (Barrett with a precomputed ⌊2^64/q⌋, Shoup's
+// multiplication by K mod q, masked final subtractions) are branch-free.
 type GaussianSampler struct {
 	r      *mrand.Rand
 	sigma  float64
@@ -72,14 +90,30 @@ type GaussianSampler struct {
 	s1, s2 float64 // base σ of z1 and z2 (conv); s2 = σ when !conv
 	spare  float64
 	have   bool
+	// wide (σ > 2^60): x = lo + 2^40·hi, lo from a narrow sampler at
+	// σ1 = 2^50, hi from one at √(σ² − σ1²)/2^40 whose cut is widened to
+	// tail/2^40 + 2^16; tailHi:tailLo is ⌊tail⌋ as a 128-bit integer.
+	wide           bool
+	lo, hi         *GaussianSampler
+	tailHi, tailLo uint64
 }
 
 const (
-	// maxSamplerSigmaBits is the largest σ the sampler is exact for.
-	maxSamplerSigmaBits = 60
-	baseSigmaMaxBits    = 40
-	convShiftBits       = 20 // k = 2^20
-	convFineSigmaBits   = 28 // σ1 = 2^28
+	// maxSamplerSigmaBits is the largest σ the sampler is exact for (the
+	// wide convolution's σ2 = √(σ² − 2^100)/2^40 stays ≤ 2^59, so its
+	// widened cut, ≈ 8σ2 + 2^16, fits an int64).
+	maxSamplerSigmaBits = 99
+	// narrowSigmaBits is the largest σ whose samples are int64s (Int64).
+	narrowSigmaBits   = 60
+	baseSigmaMaxBits  = 40
+	convShiftBits     = 20 // k = 2^20
+	convFineSigmaBits = 28 // σ1 = 2^28
+	wideShiftBits     = 40 // K = 2^40
+	wideFineSigmaBits = 50 // σ1 = 2^50
+	// wideSlackBits widens the cut of the wide sampler's hi part beyond
+	// tail/K: given x, hi is Gaussian with σ ≈ σ1/K = 2^10 around a centre
+	// ≤ tail/K, so 2^16 is 64 of its standard deviations.
+	wideSlackBits = 16
 )
 
 // NewGaussianSampler returns a sampler of D_{Z,σ}, σ = 2^sigmaBits, keyed from
@@ -96,16 +130,35 @@ func newGaussianSamplerFromSeed(sigmaBits float64, seed [32]byte) (*GaussianSamp
 	if !(sigmaBits >= 2 && sigmaBits <= maxSamplerSigmaBits) {
 		return nil, fmt.Errorf("protocol: flooding σ = 2^%v outside 2^2 … 2^%d", sigmaBits, maxSamplerSigmaBits)
 	}
+	r := mrand.New(mrand.NewChaCha8(seed))
 	s := math.Exp2(sigmaBits)
-	g := &GaussianSampler{r: mrand.New(mrand.NewChaCha8(seed)), sigma: s, tail: math.Min(tailSigmas*s, 0x1p62*1.99)}
-	if sigmaBits > baseSigmaMaxBits {
+	if sigmaBits <= narrowSigmaBits {
+		return newNarrowSampler(r, s, math.Min(tailSigmas*s, 0x1p62*1.99)), nil
+	}
+	g := &GaussianSampler{r: r, sigma: s, tail: tailSigmas * s, wide: true}
+	s1 := math.Exp2(wideFineSigmaBits)
+	s2 := math.Sqrt(s*s-s1*s1) / math.Exp2(wideShiftBits)
+	g.lo = newNarrowSampler(r, s1, tailSigmas*s1)
+	g.hi = newNarrowSampler(r, s2, g.tail*math.Exp2(-wideShiftBits)+math.Exp2(wideSlackBits))
+	// tail ∈ (2^63, 2^102]: its integer part, split exactly (a float64 this
+	// large is an integer; the subtraction only removes high mantissa bits)
+	t := math.Floor(g.tail)
+	hi := math.Floor(t * 0x1p-64)
+	g.tailHi, g.tailLo = uint64(hi), uint64(t-hi*0x1p64)
+	return g, nil
+}
+
+// newNarrowSampler is the sampler for σ ≤ 2^60 with the given cut (< 2^63).
+func newNarrowSampler(r *mrand.Rand, s, tail float64) *GaussianSampler {
+	g := &GaussianSampler{r: r, sigma: s, tail: tail}
+	if s > math.Exp2(baseSigmaMaxBits) {
 		g.conv = true
 		g.s1 = math.Exp2(convFineSigmaBits)
 		g.s2 = math.Sqrt(s*s-g.s1*g.s1) / math.Exp2(convShiftBits)
 	} else {
 		g.s2 = s
 	}
-	return g, nil
+	return g
 }
 
 // Sigma is σ.
@@ -113,6 +166,9 @@ func (g *GaussianSampler) Sigma() float64 { return g.sigma }
 
 // Tail is the cut: every sample has |x| ≤ Tail.
 func (g *GaussianSampler) Tail() float64 { return g.tail }
+
+// Wide reports whether samples exceed an int64 (σ > 2^60): use Sample.
+func (g *GaussianSampler) Wide() bool { return g.wide }
 
 // normal returns a standard normal float64 (Marsaglia polar method).
 func (g *GaussianSampler) normal() float64 {
@@ -139,8 +195,8 @@ func roundInt(x float64) int64 {
 	return int64((x + magic) - magic)
 }
 
-// Int64 returns one sample.
-func (g *GaussianSampler) Int64() int64 {
+// narrow returns one sample of a narrow sampler (σ ≤ 2^60, |x| < 2^63).
+func (g *GaussianSampler) narrow() int64 {
 	for {
 		var x int64
 		if g.conv {
@@ -165,6 +221,33 @@ func (g *GaussianSampler) Int64() int64 {
 	}
 }
 
+// Sample returns one sample x = lo + 2^40·hi (hi = 0 unless Wide).
+func (g *GaussianSampler) Sample() (lo, hi int64) {
+	if !g.wide {
+		return g.narrow(), 0
+	}
+	for {
+		lo, hi = g.lo.narrow(), g.hi.narrow()
+		// the loop repeats only on a rejected (discarded) sample
+		if wideWithin(lo, hi, g.tailHi, g.tailLo) {
+			return lo, hi
+		}
+	}
+}
+
+// wideWithin reports |lo + 2^40·hi| ≤ tailHi·2^64 + tailLo, computed in
+// 128-bit two's complement with carry chains (no branch on the value).
+func wideWithin(lo, hi int64, tailHi, tailLo uint64) bool {
+	xl, c := bits.Add64(uint64(hi)<<wideShiftBits, uint64(lo), 0)
+	xh := uint64(hi>>(64-wideShiftBits)) + uint64(lo>>63) + c
+	m := uint64(int64(xh) >> 63) // all ones if x < 0
+	al, c := bits.Add64(xl^m, m&1, 0)
+	ah := (xh ^ m) + c
+	_, b := bits.Sub64(tailLo, al, 0)
+	_, b = bits.Sub64(tailHi, ah, b)
+	return b == 0
+}
+
 // barrett is x mod q for one prime q < 2^62, constant time.
 type barrett struct{ q, mu uint64 }
 
@@ -186,19 +269,52 @@ func (b barrett) reduce(x int64) uint64 {
 	return r ^ ((r ^ nr) & neg)
 }
 
+// shoup multiplies by a constant w < q modulo q < 2^62 in constant time
+// (Shoup's precomputed ⌊w·2^64/q⌋).
+type shoup struct{ w, wp, q uint64 }
+
+func newShoup(w, q uint64) shoup {
+	wp, _ := bits.Div64(w, 0, q) // w < q
+	return shoup{w: w, wp: wp, q: q}
+}
+
+// mul returns a·w mod q for any a < 2^64.
+func (s shoup) mul(a uint64) uint64 {
+	h, _ := bits.Mul64(a, s.wp)
+	r := a*s.w - h*s.q // in [0, 2q)
+	return r - s.q&^uint64(int64(r-s.q)>>63)
+}
+
+// wideReducer reduces a sample lo + 2^40·hi modulo one prime q < 2^62:
+// (lo mod q) + (2^40 mod q)·(hi mod q) mod q, in constant time.
+type wideReducer struct {
+	b barrett
+	k shoup
+}
+
+func newWideReducer(q uint64) wideReducer {
+	b := newBarrett(q)
+	return wideReducer{b: b, k: newShoup(b.reduce(1<<wideShiftBits), q)}
+}
+
+func (w wideReducer) reduce(lo, hi int64) uint64 {
+	r := w.b.reduce(lo) + w.k.mul(w.b.reduce(hi)) // < 2q
+	return r - w.b.q&^uint64(int64(r-w.b.q)>>63)
+}
+
 // ReadNTT writes a fresh flooding polynomial, in the NTT domain, into p at
 // ringQ's level.
 func (g *GaussianSampler) ReadNTT(ringQ *ring.Ring, p ring.Poly) {
 	moduli := ringQ.ModuliChain()[:ringQ.Level()+1]
-	br := make([]barrett, len(moduli))
+	red := make([]wideReducer, len(moduli))
 	for j, q := range moduli {
-		br[j] = newBarrett(q)
+		red[j] = newWideReducer(q)
 	}
 	n := ringQ.N()
 	for i := 0; i < n; i++ {
-		x := g.Int64()
-		for j := range br {
-			p.Coeffs[j][i] = br[j].reduce(x)
+		lo, hi := g.Sample()
+		for j := range red {
+			p.Coeffs[j][i] = red[j].reduce(lo, hi)
 		}
 	}
 	ringQ.NTT(p, p)

@@ -273,12 +273,17 @@ func (f *decryptFixture) check(t *testing.T, res *DecryptResult) {
 
 func (f *decryptFixture) testRefreshThenDecrypt(t *testing.T) {
 	c, ev := f.c, f.ev
-	low, err := ev.DropLevels(f.rot, f.rot.Level())
+	bottom, err := ev.DropLevels(f.rot, f.rot.Level())
 	require.NoError(t, err)
-	_, err = PrepareForDecryption(ev, f.plan, low)
+	_, err = PrepareForDecryption(ev, f.plan, bottom)
 	if f.plan.Level > 0 {
 		require.ErrorIs(t, err, ErrNeedsRefresh)
 	}
+	// the lowest level a refresh has room for its flooding at
+	floor, err := RefreshFloorLevel(f.p, 0, 0)
+	require.NoError(t, err)
+	low, err := ev.DropLevels(f.rot, f.rot.Level()-floor)
+	require.NoError(t, err)
 	outs := make([]*fhe.Ciphertext, 5)
 	errs := parallel(all(5), func(i int) error {
 		o, err := Refresh(context.Background(), c.group(i, t), c.keys[i], c.ledgers[i], RefreshRequest{Session: "ref/1", Ciphertext: low,

@@ -18,23 +18,16 @@ import (
 	"github.com/fhegate/fhegate/fhe"
 )
 
-// RefreshSigma is the flooding σ of the collective refresh for a ciphertext
-// at `level`: the largest power of two for which t shares still decrypt the
-// masked value correctly at that level (8σ·t < Q_level/(4t_p)), capped at
-// 2^20 so that Lattigo's sampler (which does not reduce samples above a
-// prime) stays exact. A refresh hides the plaintext with a uniform mask, so
-// this σ protects the secret shares, not the message.
-func RefreshSigma(p *fhe.Params, level, t int) float64 {
-	logQ := 0.0
-	for _, q := range p.Q()[:level+1] {
-		logQ += math.Log2(float64(q))
-	}
-	bits := logQ - math.Log2(float64(p.PlaintextModulus())) - 2 - math.Log2(tailSigmas*float64(t)) - CiphertextNoiseBits/2
-	bits = math.Floor(math.Min(bits, 20))
-	if bits < 2 {
-		bits = 2
-	}
-	return math.Exp2(bits)
+// ErrRefreshNoRoom is returned, before any share is issued, for a refresh
+// whose input level is below RefreshFloorLevel: its modulus cannot hold
+// the input noise plus the flooding that hides it.
+var ErrRefreshNoRoom = errors.New("protocol: refresh input level has no room for the flooding")
+
+// RefreshShareSigmaBits is log2 of each active member's flooding σ_j in a
+// refresh among t active members: σ_j = 2^RefreshFlooding(noiseBits)/√t,
+// so the t independent floodings sum to σ = 2^RefreshFlooding(noiseBits).
+func RefreshShareSigmaBits(noiseBits float64, t int) float64 {
+	return RefreshFlooding(noiseBits) - math.Log2(float64(t))/2
 }
 
 // refreshDigest is the ledger key of a refresh share: the ciphertext's
@@ -69,36 +62,46 @@ type RefreshRequest struct {
 	// encryption noise, rounding noise of rescales, plaintext carries of
 	// products). Every member finalising the refresh sees the input's noise
 	// plus the flooding, so the flooding is sized from it (RefreshFlooding).
-	// 0 means CiphertextNoiseBits.
+	// It must also cover the sanitisation's encryption of zero: a value
+	// below CiphertextNoiseBits (0 included) counts as CiphertextNoiseBits.
 	NoiseBits float64
 	// WorstBits is log2 of a bound on the input's whole phase noise,
 	// including parts an attacker knows and therefore need not be hidden
 	// (inputs crafted at the input proof's accepted bound): it only has to
-	// fit the level (RefreshFloorLevel). 0 means NoiseBits.
+	// fit the level (RefreshFloorLevel). A value below NoiseBits (0
+	// included) counts as NoiseBits.
 	WorstBits float64
+}
+
+// refreshBounds applies RefreshRequest's defaults: a hidden-noise bound
+// below CiphertextNoiseBits (0 included) counts as CiphertextNoiseBits —
+// the sanitisation alone adds an encryption of zero whose noise
+// (u·e_pk + e0 + e1·s, ≈2^14 at N = 2^14) depends on s — and the worst
+// bound is at least the hidden one.
+func refreshBounds(noiseBits, worstBits float64) (float64, float64) {
+	noiseBits = math.Max(noiseBits, CiphertextNoiseBits)
+	return noiseBits, math.Max(worstBits, noiseBits)
 }
 
 // RefreshFlooding returns log2 of the total flooding σ (summed over the t
 // active shares) that hides an input noise of 2^noiseBits with
-// DefaultFloodingBits of statistical margin, as the decryption does.
+// DefaultFloodingBits of statistical margin, as the decryption does:
+// 30 + max(noiseBits, CiphertextNoiseBits).
 func RefreshFlooding(noiseBits float64) float64 {
-	if noiseBits <= 0 {
-		noiseBits = CiphertextNoiseBits
-	}
+	noiseBits, _ = refreshBounds(noiseBits, 0)
 	return DefaultFloodingBits + noiseBits
 }
 
 // RefreshFloorLevel is the lowest level at which a refresh of an input with
 // the given noise bounds (see RefreshRequest) has room for its flooding:
 // t_p·(2^worstBits + tailSigmas·σ) < Q_ℓ/4 with log2 σ = RefreshFlooding.
+// Decoding the masked sum needs t_p·(|e| + 1/2) < Q_ℓ/2 for its noise
+// e = e_in + e_san + ΣE_j; the factor 2 covers the sanitisation's ≈2^14,
+// Lattigo's own 3.2-σ share noise and ΣE_j beyond 8σ (each E_j is cut at
+// 8σ_j, so the sum can in principle reach 8σ·√t; P[|ΣE_j| > 16σ] < 2^−180).
 // It fails when no level of p has room.
 func RefreshFloorLevel(p *fhe.Params, noiseBits, worstBits float64) (int, error) {
-	if noiseBits <= 0 {
-		noiseBits = CiphertextNoiseBits
-	}
-	if worstBits < noiseBits {
-		worstBits = noiseBits
-	}
+	noiseBits, worstBits = refreshBounds(noiseBits, worstBits)
 	need := math.Log2(float64(p.PlaintextModulus())) + 2 +
 		math.Log2(math.Exp2(worstBits)+tailSigmas*math.Exp2(RefreshFlooding(noiseBits)))
 	logQ := 0.0
@@ -119,6 +122,28 @@ func RefreshFloorLevel(p *fhe.Params, noiseBits, worstBits float64) (int, error)
 // with a coin-toss-seeded encryption of zero (Sanitise: a refresh share
 // exposes c1·s_j under a uniform mask, so c1 must not be chosen by anyone).
 // Every receiver computes the same refreshed ciphertext; its digest is compared by the caller.
+//
+// Flooding (issue 11: a member learning the refresh input's noise). Every
+// receiver that finalises computes c0 + Σ_j h_j = t⁻¹(m − ΣM_j) + e_in +
+// Σ_j E_j (mod Q_ℓ) from the masked-decryption (e2s) shares h_j; once it
+// has decoded m − ΣM_j it knows e_in + ΣE_j exactly. e_in depends on s
+// (rescale rounding, encryption noise times s) and on plaintexts (the
+// carries of products), so each active member floods its h_j with its own
+// E_j ← D_{Z,σ_j} (GaussianSampler, fresh crypto/rand key per share),
+// σ_j = 2^RefreshShareSigmaBits = σ/√t, σ = 2^RefreshFlooding(NoiseBits)
+// = 2^30·2^NoiseBits the total. A coalition of the other t−1 active
+// members knows its own E_j, so what hides e_in from it is one honest
+// E_j: with R_2(D_{σ_j,c} ‖ D_{σ_j}) = exp(c²/σ_j²) and |c| ≤ 2^NoiseBits
+// per coefficient, one refresh of N coefficients costs
+// log R_2 ≤ N·t·2^−60 against a simulator that samples the flooding
+// itself (ρ = σ_j/2^NoiseBits = 2^30/√t ≥ 2^28 for t ≤ 16, as the
+// decryption's ρ = σ/(t·B_ct); docs/committee.md, "Refresh"), plus the
+// sampler's δ (gaussian.go). The re-encryption (s2e) half carries only
+// Lattigo's fresh-encryption noise: it becomes the output's noise, hidden in
+// turn by whatever floods that ciphertext's later decryption or refresh.
+// Decoding needs t_p·(2^WorstBits + 8σ) < Q_ℓ/4 (RefreshFloorLevel); a
+// ciphertext below that level is refused with ErrRefreshNoRoom before the
+// coin toss, so no share is issued.
 func Refresh(ctx context.Context, g Group, key *ThresholdKey, led Ledger, req RefreshRequest) (*fhe.Ciphertext, error) {
 	p := key.Params
 	if len(req.Active) != key.T {
@@ -128,13 +153,28 @@ func Refresh(ctx context.Context, g Group, key *ThresholdKey, led Ledger, req Re
 	if ct.Degree() != 1 {
 		return nil, errors.New("protocol: refresh needs a degree-1 ciphertext")
 	}
+	if !ct.Lattigo().IsNTT {
+		return nil, errors.New("protocol: refresh input not in the NTT domain")
+	}
+	noiseBits, worstBits := refreshBounds(req.NoiseBits, req.WorstBits)
+	floor, err := RefreshFloorLevel(p, noiseBits, worstBits)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrRefreshNoRoom, err)
+	}
+	if ct.Level() < floor {
+		return nil, fmt.Errorf("%w: ciphertext at level %d, floor %d for noise 2^%.1f (worst 2^%.1f, flooding 2^%.1f) on %s",
+			ErrRefreshNoRoom, ct.Level(), floor, noiseBits, worstBits, RefreshFlooding(noiseBits), p.Preset.Name)
+	}
+	sigmaBits := RefreshShareSigmaBits(noiseBits, key.T)
+	if sigmaBits > maxSamplerSigmaBits {
+		return nil, fmt.Errorf("protocol: refresh flooding σ_j = 2^%.1f (noise 2^%.1f) beyond the sampler's 2^%d", sigmaBits, noiseBits, maxSamplerSigmaBits)
+	}
 	ct, session, _, err := sanitiseFor(ctx, g, key, req.PublicKey, req.Session, req.Receivers, ct)
 	if err != nil {
 		return nil, err
 	}
 	req.Session = session
-	sigma := RefreshSigma(p, ct.Level(), key.T)
-	rfp, err := mpbgv.NewRefreshProtocol(p.BGV(), ring.DiscreteGaussian{Sigma: sigma, Bound: 6 * sigma})
+	rfp, err := newRefreshProtocol(p)
 	if err != nil {
 		return nil, err
 	}
@@ -147,7 +187,7 @@ func Refresh(ctx context.Context, g Group, key *ThresholdKey, led Ledger, req Re
 	crp := rfp.SampleCRP(maxLevel, crs)
 	shares, err := exchangeActive(ctx, g, transport.TypeRefreshShare, req.Session, req.Active, req.Receivers, "refresh", func() ([]byte, error) {
 		return led.Issue(KindRefresh, refreshDigest(ct, req.Active), key.Epoch, req.Session, func() ([]byte, error) {
-			return genRefreshShare(g, key, rfp, ct, crp, req.Active)
+			return genRefreshShare(g, key, rfp, ct, crp, req.Active, sigmaBits)
 		})
 	})
 	if err != nil {
@@ -166,20 +206,45 @@ func Refresh(ctx context.Context, g Group, key *ThresholdKey, led Ledger, req Re
 	return fhe.WrapCiphertext(p, out)
 }
 
+// newRefreshProtocol is mpbgv's RefreshProtocol with no flooding of its
+// own: Lattigo's KeySwitchProtocol then samples the fresh-encryption noise
+// (σ = NoiseFreshSK, 3.2) for both halves; the e2s half gets the large
+// flooding from genRefreshShare instead (Lattigo's sampler does not reduce
+// samples above a prime, so it cannot draw 2^46, let alone 2^90).
+func newRefreshProtocol(p *fhe.Params) (mpbgv.RefreshProtocol, error) {
+	return mpbgv.NewRefreshProtocol(p.BGV(), ring.DiscreteGaussian{Sigma: 0, Bound: 0})
+}
+
 // genRefreshShare is this member's refresh share of ct: its Shamir share
 // turned into an additive share of s for the active set (Combiner, Lagrange
-// weights), then mpbgv's masked-decryption-and-re-encryption share.
-func genRefreshShare(g Group, key *ThresholdKey, rfp mpbgv.RefreshProtocol, ct *fhe.Ciphertext, crp multiparty.KeySwitchCRP, activeIDs []transport.MemberID) ([]byte, error) {
+// weights), then mpbgv's masked-decryption-and-re-encryption share, whose
+// masked-decryption part h_j = c1·s_j − t⁻¹M_j + e_j (NTT domain, at ct's
+// level) gets E_j ← D_{Z,2^sigmaBits} added. sigmaBits = 0 adds nothing
+// (tests only: the view without flooding).
+func genRefreshShare(g Group, key *ThresholdKey, rfp mpbgv.RefreshProtocol, ct *fhe.Ciphertext, crp multiparty.KeySwitchCRP, activeIDs []transport.MemberID, sigmaBits float64) ([]byte, error) {
 	p := key.Params
+	var fs *GaussianSampler
+	if sigmaBits != 0 {
+		var err error
+		if fs, err = NewGaussianSampler(sigmaBits); err != nil {
+			return nil, err
+		}
+	}
 	add, err := additiveShare(g, key, activeIDs)
 	if err != nil {
 		return nil, err
 	}
+	defer zero(add)
 	share := rfp.AllocateShare(ct.Level(), p.MaxLevel())
 	if err := rfp.GenShare(add, ct.Lattigo(), crp, &share); err != nil {
 		return nil, err
 	}
-	zero(add)
+	if fs != nil {
+		ringQ := p.RLWE().RingQ().AtLevel(ct.Level())
+		e := ringQ.NewPoly()
+		fs.ReadNTT(ringQ, e)
+		ringQ.Add(share.EncToShareShare.Value, e, share.EncToShareShare.Value)
+	}
 	return share.MarshalBinary()
 }
 

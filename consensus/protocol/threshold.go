@@ -36,8 +36,9 @@ const (
 	// Gaussian noise 2^30 times larger than the ciphertext noise it hides.
 	DefaultFloodingBits = 30
 	// tailSigmas is the tail bound of the correctness bounds: the
-	// GaussianSampler rejects samples beyond 8σ (P[|x| > 8σ] < 2^-48 per coefficient), and
-	// the refresh's Lattigo sampler cuts off at 6σ, inside it.
+	// GaussianSampler rejects samples beyond 8σ (P[|x| > 8σ] < 2^-48 per
+	// coefficient); Lattigo's share noise in the refresh (σ = 3.2) cuts off
+	// at 6σ.
 	tailSigmas = 8
 	// maxSigmaBits bounds the configured flooding σ (floodingBits) and the
 	// re-encryption's σ; the headroom can raise a decryption's σ further, up

@@ -69,7 +69,9 @@ func TestProtocolTranscript(t *testing.T) {
 	require.NoError(t, err)
 	ct, err := fhe.NewEncryptor(c.kms[0].Public).EncryptInts([]int64{5, 6, 7})
 	require.NoError(t, err)
-	low, err := ev.DropLevels(ct, ct.Level())
+	floor, err := RefreshFloorLevel(p, 0, 0)
+	require.NoError(t, err)
+	low, err := ev.DropLevels(ct, ct.Level()-floor)
 	require.NoError(t, err)
 	refreshed := make([]*fhe.Ciphertext, n)
 	for _, err := range parallel(all(n), func(i int) error {

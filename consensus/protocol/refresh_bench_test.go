@@ -1,0 +1,115 @@
+package protocol
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/fhegate/fhegate/consensus/transport"
+	"github.com/fhegate/fhegate/fhe"
+)
+
+// BenchmarkRefreshBGVN14 is one collective refresh (coin toss,
+// sanitisation, shares, aggregation, finalisation on every member) of a
+// 2-of-3 committee on bgv-n14-t65537 over the in-memory hub, for an input at
+// level 1 and at level 2 (the floors of the default and of the packed noise
+// bounds). One op is the wall time until every member has the output.
+//
+//	go test ./consensus/protocol -run '^$' -bench RefreshBGVN14 -benchtime 10x
+func BenchmarkRefreshBGVN14(b *testing.B) {
+	p := fhe.MustParams(fhe.BGVN14)
+	const n, th = 3, 2
+	hub := transport.NewHub(n)
+	members := make([]transport.MemberID, n)
+	muxes := make([]*transport.Mux, n)
+	for i := range members {
+		members[i] = transport.MemberID(i + 1)
+		muxes[i] = transport.NewMux(hub.Endpoint(members[i]), zap.NewNop())
+	}
+	b.Cleanup(func() {
+		for _, m := range muxes {
+			m.Close()
+		}
+	})
+	group := func(i int) Group {
+		return Group{Mux: muxes[i], Members: members, Threshold: th, Timeout: time.Minute, Log: zap.NewNop()}
+	}
+	kms := make([]*KeyMaterial, n)
+	keys := make([]*ThresholdKey, n)
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for i := range members {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			kms[i], keys[i], errs[i] = RunDKG(context.Background(), group(i), DKGConfig{Params: p, Epoch: 1})
+		}(i)
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	ev, err := fhe.NewEvaluator(p, fhe.EvaluationKeys{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	top, err := fhe.NewEncryptor(kms[0].Public).EncryptInts([]int64{1, 2, 3})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, level := range []int{1, 2} {
+		ct, err := ev.DropLevels(top, top.Level()-level)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("level=%d", level), func(b *testing.B) {
+			for it := 0; it < b.N; it++ {
+				session := fmt.Sprintf("bench/%d/%d", level, it)
+				for i := range members {
+					wg.Add(1)
+					go func(i int) {
+						defer wg.Done()
+						_, errs[i] = Refresh(context.Background(), group(i), keys[i], newMemLedger(), RefreshRequest{Session: session, Ciphertext: ct,
+							Active: members[:th], Receivers: members, PublicKey: kms[i].Public})
+					}(i)
+				}
+				wg.Wait()
+				for _, err := range errs {
+					if err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkRefreshFlooding is the flooding one active member adds to its
+// refresh share on bgv-n14-t65537 (2-of-3): a fresh GaussianSampler and one
+// polynomial at the input level, for the default bound (σ_j = 2^45.5,
+// level 1) and the packed one (σ_j = 2^86.5, level 2, the wide sampler).
+func BenchmarkRefreshFlooding(b *testing.B) {
+	p := fhe.MustParams(fhe.BGVN14)
+	for _, tc := range []struct {
+		noise float64
+		level int
+	}{{0, 1}, {57, 2}} {
+		b.Run(fmt.Sprintf("noise=%v/level=%d", tc.noise, tc.level), func(b *testing.B) {
+			ringQ := p.RLWE().RingQ().AtLevel(tc.level)
+			e := ringQ.NewPoly()
+			for it := 0; it < b.N; it++ {
+				fs, err := NewGaussianSampler(RefreshShareSigmaBits(tc.noise, 2))
+				if err != nil {
+					b.Fatal(err)
+				}
+				fs.ReadNTT(ringQ, e)
+			}
+		})
+	}
+}
