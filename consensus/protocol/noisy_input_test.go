@@ -52,6 +52,12 @@ func noisyInput(t *testing.T, p *fhe.Params, pk *fhe.PublicKey, vals []int64, bi
 func centredCoeffs(rq *ring.Ring, a ring.Poly) []float64 {
 	d := rq.NewPoly()
 	rq.INTT(a, d)
+	return centredFloats(rq, d)
+}
+
+// centredFloats is centredCoeffs for a polynomial already in the
+// coefficient domain.
+func centredFloats(rq *ring.Ring, d ring.Poly) []float64 {
 	bi := make([]*big.Int, rq.N())
 	for i := range bi {
 		bi[i] = new(big.Int)

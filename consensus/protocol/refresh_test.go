@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"math/big"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -136,7 +136,7 @@ func (f *refreshCommittee) decrypt(t *testing.T, session string, ct *fhe.Ciphert
 		if err != nil {
 			return err
 		}
-		if got := fhe.Centre(res.Values, f.p.PlaintextModulus()); !equalInts(got, f.want) {
+		if got := fhe.Centre(res.Values, f.p.PlaintextModulus()); !slices.Equal(got, f.want) {
 			return fmt.Errorf("member %d decrypted %v…, want %v…", i+1, got[:4], f.want[:4])
 		}
 		return nil
@@ -144,18 +144,6 @@ func (f *refreshCommittee) decrypt(t *testing.T, session string, ct *fhe.Ciphert
 	for _, err := range errs {
 		require.NoError(t, err)
 	}
-}
-
-func equalInts(a, b []int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func (l *memLedger) count() int {
@@ -236,16 +224,7 @@ func memberView(t *testing.T, c *testCommittee, ct *fhe.Ciphertext, active []int
 	back := ringQ.NewPoly()
 	ecd.RingT2Q(level, true, masked, back) // t⁻¹(m − ΣM_j)
 	ringQ.Sub(acc, back, acc)
-	coeffs := make([]*big.Int, p.N())
-	for i := range coeffs {
-		coeffs[i] = new(big.Int)
-	}
-	ringQ.PolyToBigintCentered(acc, 1, coeffs)
-	out := make([]float64, len(coeffs))
-	for i, x := range coeffs {
-		out[i], _ = new(big.Float).SetInt(x).Float64()
-	}
-	return out
+	return centredFloats(ringQ, acc)
 }
 
 func meanStd(xs []float64) (float64, float64) {
