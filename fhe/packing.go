@@ -27,6 +27,7 @@ package fhe
 // accepts (consensus.PackLevel writes the bound out).
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math/bits"
 	"sync"
@@ -198,6 +199,163 @@ func (sp *SlotPacker) Add(s int, ins []*Ciphertext) error {
 	sp.pending++
 	sp.used[s] = true
 	return nil
+}
+
+// AddEncoded is Add for inputs in their canonical encoding (MarshalBinary),
+// read in place: only the first ℓ+1 rows (primes) of c0 and c1 are touched,
+// and no ciphertext is decoded. For a BGVN14 input at the top level that is
+// 3 of 10 rows, and it spares the decoder's copy of the whole 2.6 MB
+// (decoding eight inputs costs ~10× their masking). Every input is checked
+// before anything is added (header, preset, level ≥ the packer's, degree 1,
+// NTT domain, exact length, scale, and every row read reduced modulo its
+// prime), so a bad one leaves the packer as it was. A seeded input
+// (FlagSeeded: c1 regenerated from a seed) is decoded and added as in Add.
+func (sp *SlotPacker) AddEncoded(s int, raws [][]byte) error {
+	if len(raws) != len(sp.acc) {
+		return fmt.Errorf("fhe: pack: %d inputs, packer width %d", len(raws), len(sp.acc))
+	}
+	if s < 0 || s >= sp.p.Slots() {
+		return fmt.Errorf("fhe: pack: slot %d outside [0, %d)", s, sp.p.Slots())
+	}
+	if sp.used[s] {
+		return fmt.Errorf("fhe: pack: slot %d used twice", s)
+	}
+	n, rows := sp.p.N(), sp.level+1
+	src := make([][2][][]byte, len(raws)) // input, poly, row → n little-endian coefficients
+	decoded := make([]*Ciphertext, len(raws))
+	var meta *rlwe.MetaData
+	for j, b := range raws {
+		h, p, err := parseHeader(b, KindCiphertext)
+		if err != nil {
+			return fmt.Errorf("fhe: pack: input %d: %w", j, err)
+		}
+		if h.flags&FlagSeeded != 0 {
+			c, err := UnmarshalCiphertext(b)
+			if err == nil {
+				err = sp.check(c)
+			}
+			if err != nil {
+				return fmt.Errorf("fhe: pack: input %d: %w", j, err)
+			}
+			if meta == nil {
+				meta = c.ct.MetaData
+			}
+			if c.ct.Scale.Cmp(meta.Scale) != 0 {
+				return fmt.Errorf("fhe: pack: input %d: scale differs from the first input's", j)
+			}
+			decoded[j] = c
+			continue
+		}
+		level := int(h.level)
+		switch {
+		case p != sp.p:
+			return fmt.Errorf("fhe: pack: input %d: preset %s, packer %s", j, p.Preset.Name, sp.p.Preset.Name)
+		case h.degree != 1:
+			return fmt.Errorf("fhe: pack: input %d: degree %d", j, h.degree)
+		case level > p.MaxLevel() || level < sp.level:
+			return fmt.Errorf("fhe: pack: input %d: level %d, packing level %d (max %d)", j, level, sp.level, p.MaxLevel())
+		case h.flags != FlagNTT:
+			return fmt.Errorf("fhe: pack: input %d: flags %#x, want the plain NTT domain", j, h.flags)
+		case len(b) != headerSize+8+2*(level+1)*n*8:
+			return fmt.Errorf("fhe: pack: input %d: %d bytes, want %d", j, len(b), headerSize+8+2*(level+1)*n*8)
+		}
+		sbits := binary.LittleEndian.Uint64(b[headerSize:])
+		if sbits == 0 || sbits >= p.PlaintextModulus() {
+			return fmt.Errorf("fhe: pack: input %d: BGV scale %d not in [1, t)", j, sbits)
+		}
+		md := &rlwe.MetaData{}
+		md.IsNTT, md.IsBatched, md.LogDimensions = true, true, p.logMaxDimensions()
+		md.Scale = rlwe.NewScaleModT(sbits, p.PlaintextModulus())
+		if meta == nil {
+			meta = md
+			if sp.meta != nil {
+				meta = sp.meta
+			}
+		}
+		if md.Scale.Cmp(meta.Scale) != 0 {
+			return fmt.Errorf("fhe: pack: input %d: scale differs from the first input's", j)
+		}
+		body := b[headerSize+8:]
+		for k := 0; k < 2; k++ {
+			poly := body[k*(level+1)*n*8:]
+			src[j][k] = make([][]byte, rows)
+			for i := range rows {
+				src[j][k][i] = poly[i*n*8 : (i+1)*n*8]
+			}
+		}
+	}
+	if err := sp.slotMask(s); err != nil {
+		return err
+	}
+	if sp.meta == nil {
+		sp.meta = meta.CopyNew()
+	}
+	if sp.pending == sp.budget {
+		sp.reduce()
+	}
+	// One pass over the bytes: each row is checked (every coefficient < q)
+	// as it is multiplied in; if one is not, the rows added so far are
+	// subtracted again (the lazy sums are exact uint64 arithmetic, so that
+	// restores them bit for bit) and the call fails.
+	r := sp.p.rlwe.RingQ().AtLevel(sp.level)
+	type done struct{ j, k, i int }
+	var added []done
+	for j := range raws {
+		for k := 0; k < 2; k++ {
+			for i := 0; i < rows; i++ {
+				q := r.SubRings[i].Modulus
+				if c := decoded[j]; c != nil {
+					mulAdd(sp.acc[j].Value[k].Coeffs[i], c.ct.Value[k].Coeffs[i], sp.perm.w[i], sp.perm.shoup[i], q)
+					continue
+				}
+				ok := mulAddLE(sp.acc[j].Value[k].Coeffs[i], src[j][k][i], sp.perm.w[i], sp.perm.shoup[i], q, 1)
+				added = append(added, done{j, k, i})
+				if !ok {
+					for _, d := range added {
+						mulAddLE(sp.acc[d.j].Value[d.k].Coeffs[d.i], src[d.j][d.k][d.i], sp.perm.w[d.i], sp.perm.shoup[d.i], r.SubRings[d.i].Modulus, ^uint64(0))
+					}
+					for jj := 0; jj < j; jj++ { // decoded inputs before j were added whole
+						if c := decoded[jj]; c != nil {
+							for kk := 0; kk < 2; kk++ {
+								for ii := 0; ii < rows; ii++ {
+									mulSub(sp.acc[jj].Value[kk].Coeffs[ii], c.ct.Value[kk].Coeffs[ii], sp.perm.w[ii], sp.perm.shoup[ii], r.SubRings[ii].Modulus)
+								}
+							}
+						}
+					}
+					return fmt.Errorf("fhe: pack: input %d: c%d, prime %d: a coefficient is not reduced", j, k, i)
+				}
+			}
+		}
+	}
+	sp.pending++
+	sp.used[s] = true
+	return nil
+}
+
+// mulAddLE is mulAdd with c read from little-endian bytes, the product
+// added (sign 1) or subtracted (sign 2^64−1, undoing an earlier call
+// exactly). It reports whether every c read was < q.
+func mulAddLE(acc []uint64, c []byte, w, shoup []uint64, q, sign uint64) bool {
+	c, w, shoup = c[:8*len(acc)], w[:len(acc)], shoup[:len(acc)]
+	var bad uint64
+	for j := range acc {
+		x := binary.LittleEndian.Uint64(c[8*j : 8*j+8])
+		_, lt := bits.Sub64(x, q, 0) // borrow 1 ⇔ x < q
+		bad |= lt ^ 1
+		hi, _ := bits.Mul64(shoup[j], x)
+		acc[j] += sign * (w[j]*x - hi*q)
+	}
+	return bad == 0
+}
+
+// mulSub undoes mulAdd exactly.
+func mulSub(acc, c, w, shoup []uint64, q uint64) {
+	c, w, shoup = c[:len(acc)], w[:len(acc)], shoup[:len(acc)]
+	for j := range acc {
+		hi, _ := bits.Mul64(shoup[j], c[j])
+		acc[j] -= w[j]*c[j] - hi*q
+	}
 }
 
 // slotMask sets sp.perm to L_s in the NTT domain: a permutation of L_0's

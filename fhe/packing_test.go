@@ -119,3 +119,163 @@ func BenchmarkSlotPackerAdd(b *testing.B) {
 		}
 	}
 }
+
+// TestSlotPackerAddEncoded: masking straight from the canonical bytes gives
+// the packed ciphertexts Add gives (byte for byte), for public-key inputs at
+// the top level and below it and for seeded (secret-key) inputs, on fresh
+// random values in every slot; a bad encoding is refused before anything
+// is added, so the packer's result is unchanged by the failed call.
+func TestSlotPackerAddEncoded(t *testing.T) {
+	k := fhetest.MustKit(fhetest.InsecureBGVN10)
+	p := k.Params
+	r := rand.New(rand.NewPCG(17, 3))
+	for _, level := range []int{1, p.MaxLevel()} {
+		viaCt, err := fhe.NewSlotPacker(p, level, 3)
+		require.NoError(t, err)
+		viaBytes, err := fhe.NewSlotPacker(p, level, 3)
+		require.NoError(t, err)
+		for _, s := range r.Perm(p.Slots())[:24] {
+			ins := make([]*fhe.Ciphertext, 3)
+			raws := make([][]byte, 3)
+			for j := range ins {
+				vals := fhetest.RandInts(r, p.Slots(), 1000)
+				switch j {
+				case 0:
+					ins[j], err = k.Enc.EncryptInts(vals)
+				case 1:
+					ins[j], err = k.Sym.EncryptInts(vals)
+				default:
+					ct, e := k.Enc.EncryptInts(vals)
+					require.NoError(t, e)
+					ins[j], err = k.Eval.DropLevels(ct, (ct.Level()-level)/2) // above the packing level
+				}
+				require.NoError(t, err)
+				raws[j], err = ins[j].MarshalBinary()
+				require.NoError(t, err)
+			}
+			require.Equal(t, ins[1].Seeded(), true)
+			require.NoError(t, viaCt.Add(s, ins))
+			require.NoError(t, viaBytes.AddEncoded(s, raws))
+		}
+		want := packedBytes(t, viaCt)
+		require.Equal(t, want, packedBytes(t, viaBytes), "level %d", level)
+
+		// Refused encodings leave the packer as it was.
+		good, err := k.Enc.EncryptInts([]int64{1})
+		require.NoError(t, err)
+		gb, err := good.MarshalBinary()
+		require.NoError(t, err)
+		low, err := k.Eval.DropLevels(good, good.Level()-level+1)
+		require.NoError(t, err)
+		lb, err := low.MarshalBinary()
+		require.NoError(t, err)
+		rows := func(b []byte) []byte { // first row of c0 → all ones (a row the packer reads; rows above
+			// the packing level are not read: the store validated them on upload)
+			c := append([]byte(nil), b...)
+			for i := 20; i < 20+8*p.N() && i < len(c); i++ {
+				c[i] = 0xff
+			}
+			return c
+		}
+		other := fhetest.MustKit(fhetest.InsecureBGVN10Deep)
+		ob, err := other.Enc.EncryptInts([]int64{1})
+		require.NoError(t, err)
+		obb, err := ob.MarshalBinary()
+		require.NoError(t, err)
+		for name, bad := range map[string][]byte{
+			"truncated":     gb[:len(gb)-1],
+			"trailing":      append(append([]byte(nil), gb...), 0),
+			"unreduced row": rows(gb),
+			"other preset":  obb,
+			"garbage":       []byte("not a ciphertext"),
+		} {
+			err := viaBytes.AddEncoded(p.Slots()-1, [][]byte{gb, bad, gb})
+			require.Error(t, err, name)
+		}
+		if level > 0 && low.Level() < level {
+			require.ErrorContains(t, viaBytes.AddEncoded(p.Slots()-1, [][]byte{gb, lb, gb}), "level")
+		}
+		require.Equal(t, want, packedBytes(t, viaBytes), "level %d: a refused call changed the packer", level)
+	}
+}
+
+// packedBytes is the canonical encoding of a packer's result.
+func packedBytes(t *testing.T, sp *fhe.SlotPacker) [][]byte {
+	t.Helper()
+	out, err := sp.Ciphertexts()
+	require.NoError(t, err)
+	b := make([][]byte, len(out))
+	for i, c := range out {
+		b[i], err = c.MarshalBinary()
+		require.NoError(t, err)
+	}
+	return b
+}
+
+// BenchmarkSlotPackerAddEncoded is BenchmarkSlotPackerAdd from the stored
+// bytes (what the committee holds), against decoding them first.
+func BenchmarkSlotPackerAddEncoded(b *testing.B) {
+	p, err := fhe.NewParams(fhe.BGVN14)
+	require.NoError(b, err)
+	ks := fhe.GenKeys(p, nil)
+	ct, err := fhe.NewEncryptor(ks.Public).EncryptInts([]int64{1})
+	require.NoError(b, err)
+	raw, err := ct.MarshalBinary()
+	require.NoError(b, err)
+	raws := [][]byte{raw, raw, raw, raw, raw, raw, raw, raw}
+	b.Run("encoded", func(b *testing.B) {
+		sp, err := fhe.NewSlotPacker(p, 2, len(raws))
+		require.NoError(b, err)
+		for i := 0; i < b.N; i++ {
+			if err := sp.AddEncoded(i%p.Slots(), raws); err != nil && i < p.Slots() {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("decode-then-add", func(b *testing.B) {
+		sp, err := fhe.NewSlotPacker(p, 2, len(raws))
+		require.NoError(b, err)
+		for i := 0; i < b.N; i++ {
+			ins := make([]*fhe.Ciphertext, len(raws))
+			for j, r := range raws {
+				if ins[j], err = fhe.UnmarshalCiphertext(r); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if err := sp.Add(i%p.Slots(), ins); err != nil && i < p.Slots() {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// FuzzSlotPackerAddEncoded: AddEncoded reads untrusted bytes in place; it
+// must never panic, and a refused input must leave the packer unchanged.
+func FuzzSlotPackerAddEncoded(f *testing.F) {
+	k := fhetest.MustKit(fhetest.InsecureBGVN10)
+	p := k.Params
+	ct, err := k.Enc.EncryptInts([]int64{3})
+	require.NoError(f, err)
+	good, err := ct.MarshalBinary()
+	require.NoError(f, err)
+	sym, err := k.Sym.EncryptInts([]int64{4})
+	require.NoError(f, err)
+	seeded, err := sym.MarshalBinary()
+	require.NoError(f, err)
+	f.Add(good, 0, byte(0))
+	f.Add(seeded, 30, byte(0xff))
+	f.Add(good[:40], 5, byte(1))
+	f.Fuzz(func(t *testing.T, b []byte, at int, x byte) {
+		sp, err := fhe.NewSlotPacker(p, 1, 2)
+		require.NoError(t, err)
+		require.NoError(t, sp.AddEncoded(0, [][]byte{good, good}))
+		before := packedBytes(t, sp)
+		mut := append([]byte(nil), b...)
+		if len(mut) > 0 {
+			mut[(at%len(mut)+len(mut))%len(mut)] ^= x
+		}
+		if err := sp.AddEncoded(1, [][]byte{good, mut}); err != nil {
+			require.Equal(t, before, packedBytes(t, sp), "a refused input changed the packer")
+		}
+	})
+}

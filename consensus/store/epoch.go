@@ -68,6 +68,20 @@ func (s *Store) GetAt(h fhe.Handle) ([]byte, uint64, error) {
 	return out, e, err
 }
 
+// ViewAt calls fn with the bytes stored under h and their key epoch, in
+// place (no copy: the committee's packer reads a few rows of inputs of
+// megabytes). The bytes are valid only during fn, which must not keep or
+// modify them.
+func (s *Store) ViewAt(h fhe.Handle, fn func(b []byte, epoch uint64) error) error {
+	return s.db.View(func(tx *bolt.Tx) error {
+		v := tx.Bucket(bucketCT).Get(h[:])
+		if v == nil {
+			return fmt.Errorf("%w: ciphertext %s", ErrNotFound, h)
+		}
+		return fn(v, readEpoch(tx.Bucket(bucketEpoch).Get(h[:])))
+	})
+}
+
 // GetCiphertextAt returns the decoded ciphertext stored under h and its key
 // epoch.
 func (s *Store) GetCiphertextAt(h fhe.Handle) (*fhe.Ciphertext, uint64, error) {

@@ -84,6 +84,12 @@ func TestStoreEpochs(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, uint64(2), e)
 	require.Equal(t, reenc, b)
+	require.NoError(t, s.ViewAt(hf, func(v []byte, ve uint64) error {
+		require.Equal(t, reenc, v)
+		require.Equal(t, uint64(2), ve)
+		return nil
+	}))
+	require.ErrorIs(t, s.ViewAt(fhe.Handle{1}, func([]byte, uint64) error { return nil }), ErrNotFound)
 	_, err = s.PutAt(hf, []byte("junk"), 3)
 	require.Error(t, err)
 
