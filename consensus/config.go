@@ -299,6 +299,11 @@ type TestingKnobs struct {
 	// refresh inside a request's evaluation (not the final refresh before
 	// decryption); refreshes counts the request's refreshes so far.
 	AfterRefresh func(request [32]byte, refreshes int)
+	// BeforeRefresh is called before every collective refresh this member
+	// takes part in (plan refresh points, final refreshes, packed inputs,
+	// rotation) with the input's level and the noise bounds the refresh is
+	// sized for; tests check the level against protocol.RefreshFloorLevel.
+	BeforeRefresh func(level int, b RefreshBounds)
 	// CorruptShares flips a bit of every decryption share this member sends
 	// (a member that detection must exclude).
 	CorruptShares bool

@@ -28,8 +28,15 @@ type packFixture struct {
 	enc *fhe.Encryptor
 }
 
+// newPackFixture starts an n=3, t=2 committee on InsecureBGVN10 whose
+// members check that every refresh they run is at a level with room for its
+// flooding (floorChecker).
 func newPackFixture(t *testing.T) *packFixture {
-	lc := startTest(t, 3, 2, false)
+	p, err := fhe.NewParams(fhetest.InsecureBGVN10)
+	require.NoError(t, err)
+	fc := newFloorChecker(p)
+	lc := startTestKnobs(t, 3, 2, false, func(uint32) TestingKnobs { return fc.knobs() })
+	t.Cleanup(func() { fc.check(t, 0) })
 	return &packFixture{t: t, lc: lc, p: lc.Member(1).Params(), enc: fhe.NewEncryptor(lc.Keys)}
 }
 
@@ -266,8 +273,9 @@ func TestPackedPolicyPlan(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	circuits := NewPolicyCircuits(fhetest.InsecureBGVN10Deep)
+	fc := newFloorChecker(fhe.MustParams(fhetest.InsecureBGVN10Deep))
 	lc, err := StartLocal(ctx, LocalOptions{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10Deep", Rotations: []int{1},
-		RoundTimeout: 20 * time.Second, Circuits: circuits, Log: zaptest.NewLogger(t)})
+		RoundTimeout: 20 * time.Second, Circuits: circuits, Knobs: fc.knobs(), Log: zaptest.NewLogger(t)})
 	require.NoError(t, err)
 	t.Cleanup(lc.Close)
 	f := &packFixture{t: t, lc: lc, p: lc.Member(1).Params(), enc: fhe.NewEncryptor(lc.Keys)}
@@ -303,6 +311,9 @@ func TestPackedPolicyPlan(t *testing.T) {
 		b.Requests = append(b.Requests, r.req)
 	}
 	f.checkVerdicts(reqs, f.process(b))
+	// Every member refreshed the 8 packed inputs and the plan's refresh
+	// points, each at a level with room for its flooding.
+	fc.check(t, 3*(8+plan.Counts.Refreshes))
 }
 
 // TestPackedMemberKilled: a member dies as the batch starts and never

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 
 	"github.com/fhegate/fhegate/consensus/protocol"
@@ -44,12 +45,13 @@ type PolicyCircuits struct {
 	plans  map[[32]byte]*policy.Plan
 	failed map[[32]byte]error // policy id → compile error for Preset
 	specs  map[[32]byte][]byte
-	packed map[[32]byte]*policy.Plan // plans compiled for packed batches (PackedPolicyOptions)
+	packed map[[32]byte]planCircuit // plans compiled for packed batches (packedPlan)
+	bounds map[[32]byte]RefreshBounds
 }
 
 // NewPolicyCircuits returns an empty registry for the committee preset.
 func NewPolicyCircuits(preset fhe.PresetID) *PolicyCircuits {
-	return &PolicyCircuits{Preset: preset, plans: map[[32]byte]*policy.Plan{}, failed: map[[32]byte]error{}}
+	return &PolicyCircuits{Preset: preset, plans: map[[32]byte]*policy.Plan{}, failed: map[[32]byte]error{}, bounds: map[[32]byte]RefreshBounds{}}
 }
 
 // Register compiles a policy spec (the bytes FHEPolicy.registerPolicy stored) for
@@ -57,13 +59,14 @@ func NewPolicyCircuits(preset fhe.PresetID) *PolicyCircuits {
 // returned and also recorded: Lookup then reports ErrUnevaluable for the id.
 func (pc *PolicyCircuits) Register(policyID [32]byte, spec []byte) error {
 	plan, err := policy.CompileWith(spec, PolicyOptions(pc.Preset))
+	var bounds RefreshBounds
 	if err == nil {
-		err = pc.checkNoise(plan)
+		bounds, err = pc.checkNoise(plan)
 	}
 	pc.mu.Lock()
 	defer pc.mu.Unlock()
 	if pc.failed == nil {
-		pc.failed = map[[32]byte]error{}
+		pc.failed, pc.bounds = map[[32]byte]error{}, map[[32]byte]RefreshBounds{}
 	}
 	if err != nil {
 		err = fmt.Errorf("consensus: policy %x: %w", policyID[:4], err)
@@ -73,9 +76,10 @@ func (pc *PolicyCircuits) Register(policyID [32]byte, spec []byte) error {
 		return err
 	}
 	pc.plans[policyID] = plan
+	pc.bounds[policyID] = bounds
 	delete(pc.failed, policyID)
 	if pc.specs == nil {
-		pc.specs, pc.packed = map[[32]byte][]byte{}, map[[32]byte]*policy.Plan{}
+		pc.specs, pc.packed = map[[32]byte][]byte{}, map[[32]byte]planCircuit{}
 	}
 	pc.specs[policyID] = append([]byte(nil), spec...)
 	delete(pc.packed, policyID)
@@ -89,22 +93,26 @@ func (pc *PolicyCircuits) Register(policyID [32]byte, spec []byte) error {
 func (pc *PolicyCircuits) LookupPacked(id [32]byte) (Circuit, error) {
 	pc.mu.RLock()
 	spec, ok := pc.specs[id]
-	plan := pc.packed[id]
+	c, done := pc.packed[id]
 	pc.mu.RUnlock()
-	if plan != nil {
-		return planCircuit{plan}, nil
+	if done {
+		return c, nil
 	}
 	if !ok {
 		return pc.Lookup(id)
 	}
 	plan, err := packedPlan(spec, pc.Preset)
+	if err == nil {
+		c.plan = plan
+		c.bounds, err = pc.checkNoise(plan)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("consensus: policy %x for packed batches: %w", id[:4], err)
 	}
 	pc.mu.Lock()
-	pc.packed[id] = plan
+	pc.packed[id] = c
 	pc.mu.Unlock()
-	return planCircuit{plan}, nil
+	return c, nil
 }
 
 // packedPresetTag is the placeholder preset id under which a packed plan is
@@ -113,17 +121,22 @@ func (pc *PolicyCircuits) LookupPacked(id [32]byte) (Circuit, error) {
 const packedPresetTag = 0xfe
 
 // packedPlan compiles spec for the committee preset with MaxLevel − 1
-// levels (refresh points where the plan needs more) and binds it to the
-// preset.
+// levels above the preset's refresh floor (refresh points where the plan
+// needs more: a refreshed register is rescaled to MaxLevel − 1, and every
+// register stays at level ≥ the floor) and binds it to the preset.
 func packedPlan(spec []byte, id fhe.PresetID) (*policy.Plan, error) {
 	p, err := fhe.NewParams(id)
 	if err != nil {
 		return nil, err
 	}
-	if p.MaxLevel() < 2 {
-		return nil, fmt.Errorf("%s has too few levels for packed plans", p.Preset.Name)
+	floor, err := protocol.RefreshFloorLevel(p, 0, 0)
+	if err != nil {
+		return nil, err
 	}
-	plan, err := policy.CompileWith(spec, policy.Options{Preset: packedPresetTag, Depth: p.MaxLevel() - 1, Slots: p.Slots()})
+	if p.MaxLevel()-1 <= floor {
+		return nil, fmt.Errorf("%s has too few levels above its refresh floor %d for packed plans", p.Preset.Name, floor)
+	}
+	plan, err := policy.CompileWith(spec, policy.Options{Preset: packedPresetTag, Depth: p.MaxLevel() - 1, Slots: p.Slots(), RefreshFloor: floor})
 	if err != nil {
 		return nil, err
 	}
@@ -133,18 +146,47 @@ func packedPlan(spec []byte, id fhe.PresetID) (*policy.Plan, error) {
 
 // checkNoise refuses a plan whose estimated decryption noise exceeds what
 // the flooding hides (issue 11: the flooding σ = 2^floodingBits·B_ct only
-// hides a result noise ≤ B_ct). Deterministic: every member refuses alike.
-func (pc *PolicyCircuits) checkNoise(plan *policy.Plan) error {
+// hides a result noise ≤ B_ct), or whose refreshes would have no room for
+// their flooding at the plan's refresh floor (PlanRefreshBounds), and
+// returns the bounds its refreshes are sized for. Deterministic: every
+// member refuses alike.
+func (pc *PolicyCircuits) checkNoise(plan *policy.Plan) (RefreshBounds, error) {
 	p, err := fhe.NewParams(pc.Preset)
 	if err != nil {
-		return err
+		return RefreshBounds{}, err
 	}
 	limit := pc.NoiseLimitBits
 	if limit <= 0 {
 		limit = protocol.CiphertextNoiseBits
 	}
-	_, err = plan.CheckNoise(PolicyNoiseModel(p), limit)
-	return err
+	if _, err = plan.CheckNoise(PolicyNoiseModel(p), limit); err != nil {
+		return RefreshBounds{}, err
+	}
+	return PlanRefreshBounds(p, plan)
+}
+
+// PlanRefreshBounds returns the noise bounds of the ciphertexts a plan's
+// collective refreshes take (its refresh points and, when the result has no
+// level left above the decryption level, the result): NoiseBits is the
+// plan's honest estimate (policy.NoiseEstimate.RefreshInputBits under
+// PolicyNoiseModel — e.g. 2^22.6 for KYC/AML on BGVN14: a product of a
+// refreshed register), at least protocol.CiphertextNoiseBits. WorstBits is
+// left to NoiseBits: the adversarial estimate of a register behind a
+// polynomial of a crafted input exceeds every modulus (it wraps, which
+// corrupts only that input's own verdict), so no level could promise room
+// for it. It fails (wrapping policy.ErrTooNoisy) when the bound needs a
+// level above the plan's refresh floor.
+func PlanRefreshBounds(p *fhe.Params, plan *policy.Plan) (RefreshBounds, error) {
+	est := plan.EstimateNoise(PolicyNoiseModel(p))
+	b := RefreshBounds{NoiseBits: math.Max(protocol.CiphertextNoiseBits, est.RefreshInputBits)}
+	floor, err := protocol.RefreshFloorLevel(p, b.NoiseBits, b.WorstBits)
+	if err != nil {
+		return RefreshBounds{}, fmt.Errorf("%w: %w", policy.ErrTooNoisy, err)
+	}
+	if floor > plan.RefreshFloor {
+		return RefreshBounds{}, fmt.Errorf("%w: a refresh of noise 2^%.1f needs level %d, the plan keeps its registers at level ≥ %d", policy.ErrTooNoisy, b.NoiseBits, floor, plan.RefreshFloor)
+	}
+	return b, nil
 }
 
 // PolicyNoiseModel is the noise model of a preset's plans for a committee of
@@ -169,9 +211,10 @@ func (pc *PolicyCircuits) Lookup(id [32]byte) (Circuit, error) {
 	pc.mu.RLock()
 	plan, ok := pc.plans[id]
 	cerr := pc.failed[id]
+	b := pc.bounds[id]
 	pc.mu.RUnlock()
 	if ok {
-		return planCircuit{plan}, nil
+		return planCircuit{plan: plan, bounds: b}, nil
 	}
 	if cerr != nil {
 		return nil, fmt.Errorf("%w: %w", ErrUnevaluable, cerr)
@@ -180,16 +223,36 @@ func (pc *PolicyCircuits) Lookup(id [32]byte) (Circuit, error) {
 }
 
 // PolicyOptions are the compile options that target a preset (insecure
-// test presets need their depth and slot count spelled out).
+// test presets need their depth, slot count and refresh floor spelled out;
+// the public presets' floors are policy.Presets' RefreshFloor, which
+// TestPresetRefreshFloors checks against protocol.RefreshFloorLevel).
 func PolicyOptions(id fhe.PresetID) policy.Options {
 	o := policy.Options{Preset: uint8(id)}
 	if p, err := fhe.NewParams(id); err == nil && p.Preset.Insecure() {
 		o.Depth, o.Slots = p.MaxLevel(), p.Slots()
+		if o.RefreshFloor, err = protocol.RefreshFloorLevel(p, 0, 0); err != nil {
+			o.RefreshFloor = p.MaxLevel() // no level has room: compiling fails
+		}
 	}
 	return o
 }
 
-type planCircuit struct{ plan *policy.Plan }
+// planCircuit is a compiled plan and the noise bounds its refreshes are
+// sized for (PlanRefreshBounds).
+type planCircuit struct {
+	plan   *policy.Plan
+	bounds RefreshBounds
+}
+
+// circuitBounds returns the refresh bounds of a circuit: a compiled plan's,
+// the defaults for the built-in circuits (fresh inputs, products at the
+// rescale floor: within CiphertextNoiseBits).
+func circuitBounds(c Circuit) RefreshBounds {
+	if pc, ok := c.(planCircuit); ok {
+		return pc.bounds
+	}
+	return RefreshBounds{}
+}
 
 func (c planCircuit) Evaluate(ctx context.Context, ev *fhe.Evaluator, in []*fhe.Ciphertext, refresh RefreshFunc) (*fhe.Ciphertext, error) {
 	return eval.EvaluateWith(ctx, c.plan, ev, in, eval.Options{Refresh: eval.RefreshFunc(refresh)})

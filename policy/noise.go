@@ -63,6 +63,13 @@ type NoiseEstimate struct {
 	// the result when it has no level left for the mask), −Inf if none.
 	InputDecryptBits float64
 	InputRefreshBits float64
+	// RefreshInputBits is the honest estimate of the largest noise a
+	// collective refresh of this plan sees: a register marked Refresh, or
+	// the result (which the committee refreshes before the mask when it has
+	// no level left above its decryption level). Every member finalising a
+	// refresh sees its input's noise, so the committee sizes the refresh
+	// flooding from it (consensus: RefreshRequest.NoiseBits).
+	RefreshInputBits float64
 }
 
 // EstimateNoise runs the model over the plan's ops:
@@ -114,11 +121,13 @@ func (p *Plan) EstimateNoise(m NoiseModel) NoiseEstimate {
 			est.WorstOp, est.WorstBits = r, b
 		}
 		if op.Refresh {
+			est.RefreshInputBits = math.Max(est.RefreshInputBits, b)
 			b = m.RefreshBits
 		}
 		bits[r] = b
 	}
 	est.ResultBits = bits[p.Result]
+	est.RefreshInputBits = math.Max(est.RefreshInputBits, est.ResultBits)
 	// The committee refreshes a result with no level left above its
 	// decryption level before the mask, which the plan does not know:
 	// both paths are counted.
