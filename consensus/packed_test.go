@@ -239,33 +239,6 @@ func TestPackedBatchRejects(t *testing.T) {
 	require.NoError(t, (&PackedBatch{PolicyID: PolicyProductSum, Requests: []Request{ok}}).check(p))
 }
 
-// TestPackLevel: the mask level of every public BGV preset satisfies the
-// written bound and is the lowest that does.
-func TestPackLevel(t *testing.T) {
-	for _, id := range []fhe.PresetID{fhe.BGVN13, fhe.BGVN14, fhetest.InsecureBGVN10} {
-		p, err := fhe.NewParams(id)
-		require.NoError(t, err)
-		l, err := PackLevel(p)
-		require.NoError(t, err)
-		eBits, err := AcceptedInputNoiseBits(p)
-		require.NoError(t, err)
-		logT := math.Log2(float64(p.PlaintextModulus()))
-		need := eBits + math.Log2(float64(p.N())) + 2*logT + math.Log2(float64(p.Slots())) + packHeadroomBits
-		logQ := func(l int) float64 {
-			s := 0.0
-			for _, q := range p.Q()[:l+1] {
-				s += math.Log2(float64(q))
-			}
-			return s
-		}
-		require.LessOrEqual(t, need, logQ(l), p.Preset.Name)
-		if l > 0 {
-			require.Greater(t, need, logQ(l-1), p.Preset.Name)
-		}
-		t.Logf("%s: accepted input noise 2^%.1f, pack level %d", p.Preset.Name, eBits, l)
-	}
-}
-
 // TestPackedPolicyPlan packs requests of a compiled policy plan (the
 // shipped KYC/AML example, policy/eval) on the deep test preset: every
 // packed verdict equals the plan's plaintext reference.

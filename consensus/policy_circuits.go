@@ -46,12 +46,12 @@ type PolicyCircuits struct {
 	failed map[[32]byte]error // policy id → compile error for Preset
 	specs  map[[32]byte][]byte
 	packed map[[32]byte]planCircuit // plans compiled for packed batches (packedPlan)
-	bounds map[[32]byte]RefreshBounds
+	bounds map[[32]byte]PlanBounds
 }
 
 // NewPolicyCircuits returns an empty registry for the committee preset.
 func NewPolicyCircuits(preset fhe.PresetID) *PolicyCircuits {
-	return &PolicyCircuits{Preset: preset, plans: map[[32]byte]*policy.Plan{}, failed: map[[32]byte]error{}, bounds: map[[32]byte]RefreshBounds{}}
+	return &PolicyCircuits{Preset: preset, plans: map[[32]byte]*policy.Plan{}, failed: map[[32]byte]error{}, bounds: map[[32]byte]PlanBounds{}}
 }
 
 // Register compiles a policy spec (the bytes FHEPolicy.registerPolicy stored) for
@@ -59,14 +59,14 @@ func NewPolicyCircuits(preset fhe.PresetID) *PolicyCircuits {
 // returned and also recorded: Lookup then reports ErrUnevaluable for the id.
 func (pc *PolicyCircuits) Register(policyID [32]byte, spec []byte) error {
 	plan, err := policy.CompileWith(spec, PolicyOptions(pc.Preset))
-	var bounds RefreshBounds
+	var bounds PlanBounds
 	if err == nil {
-		bounds, err = pc.checkNoise(plan)
+		bounds, err = pc.checkNoise(plan, plan.PresetDepth)
 	}
 	pc.mu.Lock()
 	defer pc.mu.Unlock()
 	if pc.failed == nil {
-		pc.failed, pc.bounds = map[[32]byte]error{}, map[[32]byte]RefreshBounds{}
+		pc.failed, pc.bounds = map[[32]byte]error{}, map[[32]byte]PlanBounds{}
 	}
 	if err != nil {
 		err = fmt.Errorf("consensus: policy %x: %w", policyID[:4], err)
@@ -104,7 +104,7 @@ func (pc *PolicyCircuits) LookupPacked(id [32]byte) (Circuit, error) {
 	plan, err := packedPlan(spec, pc.Preset)
 	if err == nil {
 		c.plan = plan
-		c.bounds, err = pc.checkNoise(plan)
+		c.bounds, err = pc.checkNoise(plan, plan.PresetDepth-1) // refreshed registers are rescaled once
 	}
 	if err != nil {
 		return nil, fmt.Errorf("consensus: policy %x for packed batches: %w", id[:4], err)
@@ -150,41 +150,68 @@ func packedPlan(spec []byte, id fhe.PresetID) (*policy.Plan, error) {
 // their flooding at the plan's refresh floor (PlanRefreshBounds), and
 // returns the bounds its refreshes are sized for. Deterministic: every
 // member refuses alike.
-func (pc *PolicyCircuits) checkNoise(plan *policy.Plan) (RefreshBounds, error) {
+func (pc *PolicyCircuits) checkNoise(plan *policy.Plan, top int) (PlanBounds, error) {
 	p, err := fhe.NewParams(pc.Preset)
 	if err != nil {
-		return RefreshBounds{}, err
+		return PlanBounds{}, err
 	}
 	limit := pc.NoiseLimitBits
 	if limit <= 0 {
 		limit = protocol.CiphertextNoiseBits
 	}
 	if _, err = plan.CheckNoise(PolicyNoiseModel(p), limit); err != nil {
-		return RefreshBounds{}, err
+		return PlanBounds{}, err
 	}
-	return PlanRefreshBounds(p, plan)
+	return PlanRefreshBounds(p, plan, top)
+}
+
+// PlanBounds are the noise bounds of a compiled plan's refreshes: Points
+// for its refresh points, Final for the refresh of its result before the
+// mask (when the result has no level left above the decryption level).
+type PlanBounds struct {
+	Points, Final RefreshBounds
 }
 
 // PlanRefreshBounds returns the noise bounds of the ciphertexts a plan's
-// collective refreshes take (its refresh points and, when the result has no
-// level left above the decryption level, the result): NoiseBits is the
-// plan's honest estimate (policy.NoiseEstimate.RefreshInputBits under
-// PolicyNoiseModel — e.g. 2^22.6 for KYC/AML on BGVN14: a product of a
-// refreshed register), at least protocol.CiphertextNoiseBits. WorstBits is
-// left to NoiseBits: the adversarial estimate of a register behind a
-// polynomial of a crafted input exceeds every modulus (it wraps, which
-// corrupts only that input's own verdict), so no level could promise room
-// for it. It fails (wrapping policy.ErrTooNoisy) when the bound needs a
-// level above the plan's refresh floor.
-func PlanRefreshBounds(p *fhe.Params, plan *policy.Plan) (RefreshBounds, error) {
+// collective refreshes take, and checks that each has room for its flooding
+// where the plan takes it: NoiseBits is the plan's honest estimate under
+// PolicyNoiseModel (policy.NoiseEstimate.RefreshInputBits for the refresh
+// points, ResultBits for the result — e.g. 2^22.6 for KYC/AML on BGVN14,
+// a product of refreshed registers), at least protocol.CiphertextNoiseBits;
+// a refresh point sits at level ≥ the plan's refresh floor, the result at
+// top − its depth (top: the level of fresh, or refreshed, registers —
+// PresetDepth, one less for packed plans). WorstBits is left to NoiseBits:
+// the adversarial estimate of a register behind a polynomial of a crafted
+// input exceeds every modulus (it wraps, which corrupts only that input's
+// own verdict), so no level could promise room for it. It fails (wrapping
+// policy.ErrTooNoisy) when a bound needs a higher level than the plan
+// leaves.
+func PlanRefreshBounds(p *fhe.Params, plan *policy.Plan, top int) (PlanBounds, error) {
 	est := plan.EstimateNoise(PolicyNoiseModel(p))
-	b := RefreshBounds{NoiseBits: math.Max(protocol.CiphertextNoiseBits, est.RefreshInputBits)}
-	floor, err := protocol.RefreshFloorLevel(p, b.NoiseBits, b.WorstBits)
-	if err != nil {
-		return RefreshBounds{}, fmt.Errorf("%w: %w", policy.ErrTooNoisy, err)
+	b := PlanBounds{
+		Points: RefreshBounds{NoiseBits: math.Max(protocol.CiphertextNoiseBits, est.RefreshInputBits)},
+		Final:  RefreshBounds{NoiseBits: math.Max(protocol.CiphertextNoiseBits, est.ResultBits)},
 	}
-	if floor > plan.RefreshFloor {
-		return RefreshBounds{}, fmt.Errorf("%w: a refresh of noise 2^%.1f needs level %d, the plan keeps its registers at level ≥ %d", policy.ErrTooNoisy, b.NoiseBits, floor, plan.RefreshFloor)
+	resultLevel := top - plan.Ops[plan.Result].Depth
+	for _, c := range []struct {
+		what  string
+		b     RefreshBounds
+		level int
+		used  bool
+	}{
+		{"refresh point", b.Points, plan.RefreshFloor, plan.NeedsRefresh},
+		{"final refresh of the result", b.Final, resultLevel, !plan.Ops[plan.Result].Refresh},
+	} {
+		if !c.used {
+			continue
+		}
+		floor, err := protocol.RefreshFloorLevel(p, c.b.NoiseBits, c.b.WorstBits)
+		if err != nil {
+			return PlanBounds{}, fmt.Errorf("%w: %w", policy.ErrTooNoisy, err)
+		}
+		if floor > c.level {
+			return PlanBounds{}, fmt.Errorf("%w: a %s of noise 2^%.1f needs level %d, the plan takes it at level %d", policy.ErrTooNoisy, c.what, c.b.NoiseBits, floor, c.level)
+		}
 	}
 	return b, nil
 }
@@ -241,17 +268,17 @@ func PolicyOptions(id fhe.PresetID) policy.Options {
 // sized for (PlanRefreshBounds).
 type planCircuit struct {
 	plan   *policy.Plan
-	bounds RefreshBounds
+	bounds PlanBounds
 }
 
 // circuitBounds returns the refresh bounds of a circuit: a compiled plan's,
 // the defaults for the built-in circuits (fresh inputs, products at the
 // rescale floor: within CiphertextNoiseBits).
-func circuitBounds(c Circuit) RefreshBounds {
+func circuitBounds(c Circuit) PlanBounds {
 	if pc, ok := c.(planCircuit); ok {
 		return pc.bounds
 	}
-	return RefreshBounds{}
+	return PlanBounds{}
 }
 
 func (c planCircuit) Evaluate(ctx context.Context, ev *fhe.Evaluator, in []*fhe.Ciphertext, refresh RefreshFunc) (*fhe.Ciphertext, error) {

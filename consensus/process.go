@@ -108,9 +108,9 @@ type requestRun struct {
 	slots     int
 	rescale   bool // packed batches: rescale after every refresh (packed.go, "Refresh noise")
 	// bounds are the noise bounds of the ciphertexts the circuit refreshes
-	// (at its refresh points and before the mask): the plan's estimate for a
-	// compiled policy (planCircuit.refreshBits), the defaults otherwise.
-	bounds RefreshBounds
+	// (at its refresh points and before the mask): the plan's estimates for
+	// a compiled policy (PlanRefreshBounds), the defaults otherwise.
+	bounds PlanBounds
 }
 
 // RefreshBounds are the noise bounds a collective refresh is sized from
@@ -195,7 +195,7 @@ func (r *requestRun) evaluate(ctx context.Context, circuit Circuit, inputs []*fh
 // refresh is the circuit's refresh function: a collective refresh with the
 // live members, then the AfterRefresh knob.
 func (r *requestRun) refresh(ctx context.Context, ct *fhe.Ciphertext) (*fhe.Ciphertext, error) {
-	out, err := r.m.refreshLive(ctx, r.ks, r.base, ct, r.bounds)
+	out, err := r.m.refreshLive(ctx, r.ks, r.base, ct, r.bounds.Points)
 	if err == nil && r.rescale {
 		out, err = r.dropRefreshNoise(out)
 	}
@@ -217,7 +217,7 @@ func (r *requestRun) refresh(ctx context.Context, ct *fhe.Ciphertext) (*fhe.Ciph
 func (r *requestRun) mask(ctx context.Context, ct *fhe.Ciphertext, participants []transport.MemberID) (*fhe.Ciphertext, error) {
 	var err error
 	if ct.Level() < r.ks.plan.Level+1 {
-		if ct, err = r.m.refresh(ctx, r.ks, r.base+"/final-refresh", ct, participants, r.bounds); err != nil {
+		if ct, err = r.m.refresh(ctx, r.ks, r.base+"/final-refresh", ct, participants, r.bounds.Final); err != nil {
 			return nil, err
 		}
 		r.phase("refresh")

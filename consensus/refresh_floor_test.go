@@ -81,8 +81,9 @@ func TestPresetRefreshFloors(t *testing.T) {
 
 // TestPlanRefreshBounds: every shipped policy compiled for the committee
 // presets (per request and packed) refreshes within its floor: its
-// registers stay at level ≥ the floor, and the floor of the bounds its
-// refreshes are sized for (PlanRefreshBounds) is at most the plan's floor.
+// registers stay at level ≥ the floor, the floor of the bounds its refresh
+// points are sized for (PlanRefreshBounds) is at most the plan's floor, and
+// that of its result's bounds at most the result's level.
 func TestPlanRefreshBounds(t *testing.T) {
 	t.Parallel()
 	for _, id := range []fhe.PresetID{fhe.BGVN13, fhe.BGVN14, fhetest.InsecureBGVN10, fhetest.InsecureBGVN10Deep} {
@@ -108,11 +109,14 @@ func TestPlanRefreshBounds(t *testing.T) {
 				for i, op := range plan.Ops {
 					require.GreaterOrEqual(t, top-op.Depth, plan.RefreshFloor, "%s %s register %d", p.Preset.Name, name, i)
 				}
-				b, err := PlanRefreshBounds(p, plan)
+				b, err := PlanRefreshBounds(p, plan, top)
 				require.NoError(t, err, "%s %s", p.Preset.Name, name)
-				floor, err := protocol.RefreshFloorLevel(p, b.NoiseBits, b.WorstBits)
+				floor, err := protocol.RefreshFloorLevel(p, b.Points.NoiseBits, b.Points.WorstBits)
 				require.NoError(t, err)
 				require.LessOrEqual(t, floor, plan.RefreshFloor, "%s %s", p.Preset.Name, name)
+				floor, err = protocol.RefreshFloorLevel(p, b.Final.NoiseBits, b.Final.WorstBits)
+				require.NoError(t, err)
+				require.LessOrEqual(t, floor, top-plan.Ops[plan.Result].Depth, "%s %s", p.Preset.Name, name)
 			}
 		}
 	}

@@ -64,11 +64,12 @@ type NoiseEstimate struct {
 	InputDecryptBits float64
 	InputRefreshBits float64
 	// RefreshInputBits is the honest estimate of the largest noise a
-	// collective refresh of this plan sees: a register marked Refresh, or
-	// the result (which the committee refreshes before the mask when it has
-	// no level left above its decryption level). Every member finalising a
-	// refresh sees its input's noise, so the committee sizes the refresh
-	// flooding from it (consensus: RefreshRequest.NoiseBits).
+	// refresh point of this plan sees (a register marked Refresh; −Inf if
+	// none), ResultBits that of the result, which the committee refreshes
+	// before the mask when it has no level left above its decryption level.
+	// Every member finalising a refresh sees its input's noise, so the
+	// committee sizes the refresh flooding from them (consensus:
+	// RefreshRequest.NoiseBits).
 	RefreshInputBits float64
 }
 
@@ -97,7 +98,7 @@ func (p *Plan) EstimateNoise(m NoiseModel) NoiseEstimate {
 		}
 		return e
 	}
-	est := NoiseEstimate{WorstOp: -1, WorstBits: math.Inf(-1)}
+	est := NoiseEstimate{WorstOp: -1, WorstBits: math.Inf(-1), RefreshInputBits: math.Inf(-1)}
 	for r := range p.Ops {
 		op := &p.Ops[r]
 		var b float64
@@ -127,7 +128,6 @@ func (p *Plan) EstimateNoise(m NoiseModel) NoiseEstimate {
 		bits[r] = b
 	}
 	est.ResultBits = bits[p.Result]
-	est.RefreshInputBits = math.Max(est.RefreshInputBits, est.ResultBits)
 	// The committee refreshes a result with no level left above its
 	// decryption level before the mask, which the plan does not know:
 	// both paths are counted.
