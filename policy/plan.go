@@ -274,7 +274,8 @@ func (c *compiler) finish(t target, result int, lo, hi int64) (*Plan, error) {
 
 // depthPass assigns Op.Depth and Op.Refresh for a budget of maxDepth levels
 // and returns the plan depth. A refresh resets a register to depth 0; it is
-// placed on the operands of the first op that would exceed the budget.
+// placed on the operands of the first op that would exceed the budget,
+// deepest first, until the op fits.
 func depthPass(ops []Op, maxDepth int) int {
 	eff := func(r int) int {
 		if ops[r].Refresh {
@@ -302,12 +303,19 @@ func depthPass(ops []Op, maxDepth int) int {
 	for i := range ops {
 		op := &ops[i]
 		d := opDepth(op)
-		if d > maxDepth {
+		// Refresh the deepest operands first, one at a time, until the op
+		// fits (a shallow operand beside a deep one is left alone).
+		for d > maxDepth {
+			deepest := -1
 			for _, a := range op.Args {
-				if eff(a) > 0 {
-					ops[a].Refresh = true
+				if eff(a) > 0 && (deepest < 0 || eff(a) > eff(deepest)) {
+					deepest = a
 				}
 			}
+			if deepest < 0 {
+				break
+			}
+			ops[deepest].Refresh = true
 			d = opDepth(op)
 		}
 		op.Depth = d

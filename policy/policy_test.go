@@ -245,6 +245,18 @@ func TestRefreshPlacement(t *testing.T) {
 	// levels, BGVN13 has 3 above level 1).
 	_, err = policy.CompileWith([]byte("fhegate_policy: 1\nname: q\ninputs: [{name: a, min: 0, max: 15}]\noutput: {expr: \"a >= 3\"}\n"), policy.Options{Preset: policy.PresetBGVN13})
 	require.ErrorIs(t, err, policy.ErrTooDeep)
+	// Only the deep operand is refreshed: (a >= 3) is a depth-3 polynomial,
+	// c·d a depth-1 product; their product would need depth 4 > 3, and
+	// refreshing the polynomial alone brings it to 2.
+	m, err := policy.CompileWith([]byte("fhegate_policy: 1\nname: m\ninputs: [{name: a, min: 0, max: 7}, {name: c, min: 0, max: 7}, {name: d, min: 0, max: 7}]\noutput: {type: score, min: 0, max: 49, expr: \"if(a >= 3, c * d, 0)\"}\n"), policy.Options{Preset: policy.PresetBGVN13})
+	require.NoError(t, err)
+	require.Equal(t, 1, m.Counts.Refreshes)
+	for _, op := range m.Ops {
+		if op.Refresh {
+			require.Equal(t, policy.OpPoly, op.Kind)
+		}
+	}
+	requireAboveFloor(t, m)
 }
 
 // requireAboveFloor checks that every register of p stays at level ≥ the
