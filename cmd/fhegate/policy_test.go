@@ -39,7 +39,7 @@ func TestPolicyCLI(t *testing.T) {
 	var s planSummary
 	require.NoError(t, json.Unmarshal([]byte(out), &s))
 	require.Equal(t, want.HashHex(), s.Hash)
-	require.Equal(t, 4, s.Depth)
+	require.Equal(t, 3, s.Depth) // BGVN13's 3 levels above its refresh floor
 	require.Equal(t, want.Gas(), s.Gas)
 
 	plan := filepath.Join(t.TempDir(), "plan.bin")
