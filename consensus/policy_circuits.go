@@ -176,8 +176,9 @@ type PlanBounds struct {
 // collective refreshes take, and checks that each has room for its flooding
 // where the plan takes it: NoiseBits is the plan's honest estimate under
 // PolicyNoiseModel (policy.NoiseEstimate.RefreshInputBits for the refresh
-// points, ResultBits for the result — e.g. 2^22.6 for KYC/AML on BGVN14,
-// a product of refreshed registers), at least protocol.CiphertextNoiseBits;
+// points, ResultBits for the result — KYC/AML on BGVN14: 2^20.6 at its
+// refresh points, 2^22.6 for its result, a product of refreshed registers),
+// at least protocol.CiphertextNoiseBits;
 // a refresh point sits at level ≥ the plan's refresh floor, the result at
 // top − its depth (top: the level of fresh, or refreshed, registers —
 // PresetDepth, one less for packed plans). WorstBits is left to NoiseBits:
