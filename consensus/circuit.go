@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/fhegate/fhegate/consensus/protocol"
 	"github.com/fhegate/fhegate/fhe"
 )
 
@@ -39,8 +40,9 @@ var (
 	// the count is odd) — one multiplication level; e.g. a KYC check
 	// "age_ok·residency_ok + override".
 	PolicyProductSum = [32]byte{1}
-	// PolicyDeep: verdict = (in0·in1)² ·in1 … — uses every level of the
-	// preset and needs a collective refresh before decryption.
+	// PolicyDeep: verdict = 2·(in0·in1)^(2^k) — squares down to the
+	// preset's refresh floor and needs a collective refresh before
+	// decryption.
 	PolicyDeep = [32]byte{2}
 )
 
@@ -104,7 +106,19 @@ func (productSum) Reference(p *fhe.Params, in []int64) uint64 {
 
 type deep struct{}
 
-// Evaluate squares in0·in1 until one level is left, then asks for a refresh.
+// deepFloor is the level the deep circuit squares down to: the preset's
+// refresh floor (protocol.RefreshFloorLevel for fresh-input noise), the
+// lowest level at which its refresh has room for the flooding.
+func deepFloor(p *fhe.Params) int {
+	l, err := protocol.RefreshFloorLevel(p, 0, 0)
+	if err != nil {
+		return 0
+	}
+	return min(l, p.MaxLevel()-1)
+}
+
+// Evaluate squares in0·in1 down to the refresh floor (deepFloor), then
+// asks for a refresh.
 func (deep) Evaluate(ctx context.Context, ev *fhe.Evaluator, in []*fhe.Ciphertext, refresh RefreshFunc) (*fhe.Ciphertext, error) {
 	if len(in) != 2 {
 		return nil, errors.New("consensus: deep circuit needs 2 inputs")
@@ -113,7 +127,7 @@ func (deep) Evaluate(ctx context.Context, ev *fhe.Evaluator, in []*fhe.Ciphertex
 	if err != nil {
 		return nil, err
 	}
-	for x.Level() > 0 {
+	for floor := deepFloor(ev.Params()); x.Level() > floor; {
 		if x, err = ev.Mul(x, x); err != nil {
 			return nil, err
 		}
@@ -127,14 +141,14 @@ func (deep) Evaluate(ctx context.Context, ev *fhe.Evaluator, in []*fhe.Ciphertex
 	return ev.Add(x, x) // one more (level-free) step after the refresh
 }
 
-// Reference: x = a·b, squared MaxLevel−1 times, doubled.
+// Reference: x = a·b, squared MaxLevel−1−deepFloor times, doubled.
 func (deep) Reference(p *fhe.Params, in []int64) uint64 {
 	if len(in) != 2 {
 		return 0
 	}
 	t := p.PlaintextModulus()
 	x := mod(in[0]*in[1], t)
-	for l := p.MaxLevel() - 1; l > 0; l-- {
+	for l := p.MaxLevel() - 1; l > deepFloor(p); l-- {
 		x = x * x % t
 	}
 	return 2 * x % t

@@ -251,7 +251,8 @@ func SaveJSON(path string, v any, mode os.FileMode) error {
 // otherwise (fhegate committee init, fhegate devnet): BGV N=2^14, t=65537,
 // depth 9. Every plan FHEPolicy.registerPolicy accepts compiles for it —
 // the on-chain compiler picks BGVN13 or BGVN14 by depth and places refresh
-// points for BGVN14 beyond depth 9, and a plan that fits BGVN13 fits BGVN14
+// points for BGVN14 beyond depth 8 (the levels above its refresh floor,
+// policy.PresetInfo.RefreshFloor), and a plan that fits BGVN13 fits BGVN14
 // with the same plaintext modulus — so no shipped or registered policy is
 // answered "unevaluable" (docs/committee.md, "Request flow", on
 // unevaluable policies).
@@ -299,6 +300,11 @@ type TestingKnobs struct {
 	// refresh inside a request's evaluation (not the final refresh before
 	// decryption); refreshes counts the request's refreshes so far.
 	AfterRefresh func(request [32]byte, refreshes int)
+	// BeforeRefresh is called before every collective refresh this member
+	// takes part in (plan refresh points, final refreshes, packed inputs,
+	// rotation) with the input's level and the noise bounds the refresh is
+	// sized for; tests check the level against protocol.RefreshFloorLevel.
+	BeforeRefresh func(level int, b RefreshBounds)
 	// CorruptShares flips a bit of every decryption share this member sends
 	// (a member that detection must exclude).
 	CorruptShares bool

@@ -35,12 +35,19 @@ func (lc *LocalCommittee) Evaluator() (*fhe.Evaluator, error) {
 // Refresh re-encrypts ct at the top level through the committee's collective
 // refresh (Member.refresh on every live member, the first t active), and
 // checks that every member computed the same ciphertext. It has the
-// signature of policy/eval.RefreshFunc.
+// signature of policy/eval.RefreshFunc and sizes the refresh for the default
+// noise bounds (RefreshWith for a plan's).
 func (lc *LocalCommittee) Refresh(ctx context.Context, ct *fhe.Ciphertext) (*fhe.Ciphertext, error) {
+	return lc.RefreshWith(ctx, ct, RefreshBounds{})
+}
+
+// RefreshWith is Refresh sized for the noise bounds b (e.g. a plan's
+// PlanRefreshBounds).
+func (lc *LocalCommittee) RefreshWith(ctx context.Context, ct *fhe.Ciphertext, b RefreshBounds) (*fhe.Ciphertext, error) {
 	d := protocol.ShareDigest(ct)
 	session := fmt.Sprintf("local/refresh/%x", d[:8])
 	outs, err := lc.onEveryMember(func(m *Member, ks keySnap, ids []transport.MemberID) (*fhe.Ciphertext, error) {
-		return m.refresh(ctx, ks, session, ct, ids)
+		return m.refresh(ctx, ks, session, ct, ids, b)
 	})
 	if err != nil {
 		return nil, err
@@ -76,7 +83,7 @@ func (lc *LocalCommittee) DecryptSlots(ctx context.Context, ct *fhe.Ciphertext) 
 		in := ct
 		if in.Level() < ks.plan.Level {
 			var err error
-			if in, err = m.refresh(ctx, ks, session+"/refresh", in, ids); err != nil {
+			if in, err = m.refresh(ctx, ks, session+"/refresh", in, ids, RefreshBounds{}); err != nil {
 				return nil, err
 			}
 		}

@@ -27,31 +27,56 @@ package consensus
 // the top prime (a product with the all-ones plaintext, the constant 1),
 // which divides the flooding by q_L and leaves the rescale floor, and the
 // policy runs as compiled with MaxLevel − 1 levels (PolicyCircuits.LookupPacked;
-// refresh points where it needs more).
+// refresh points where it needs more, every register at a level ≥ the
+// preset's refresh floor).
 //
 // Mask level ℓ (PackLevel): the product is taken on the first ℓ+1 limbs of
 // each input (dropping levels is free; the product costs 2·(ℓ+1)·N
-// multiply-adds per input), so ℓ is the lowest level at which the WORST noise
-// an accepted input may carry still decrypts. In Lattigo's BGV convention a
-// ciphertext decrypts to c0 + c1·s = t⁻¹·m + e (mod Q_ℓ), correctly while
-// |e| < Q_ℓ/(2t). The input proof (fhe/zkpok, "Soundness slack") only bounds
-// an accepted input's noise by
+// multiply-adds per input), so ℓ is the lowest level at which the packed
+// input both decrypts and has room for its refresh's flooding, even if
+// every input carries the worst noise an input proof accepts. In Lattigo's
+// BGV convention a ciphertext decrypts to c0 + c1·s = t⁻¹·m + e (mod Q_ℓ),
+// correctly while |e| < Q_ℓ/(2t). Multiplying by the mask L_s (lifted
+// coefficients in [0, t)) gives L_s·t⁻¹·m + L_s·e = t⁻¹·[L_s·m]_t + k + L_s·e
+// with the carry k = (L_s·m − [L_s·m]_t)/t, ‖k‖∞ < N·t, and
+// ‖L_s·e‖∞ ≤ N·t·‖e‖∞. Summed over at most S = Slots() requests (and the
+// carry of the sum itself, < S), the packed input's noise is at most
 //
-//	E_in = 2^{k_e+1} + N·2^{k_u+1}·β_e + N·2^{k_e+1}   (≈ 2^45 at N = 2^14; honest ≈ 2^12)
+//	S·N·t·(‖e‖∞ + 1) + S                                  (PackBounds)
 //
-// The mask's lifted coefficients lie in [0, t), so ‖e·L_s‖∞ ≤ N·t·E_in, and
-// the sum of at most S = Slots() products is ≤ S·N·t·E_in. The refresh adds
-// its flooding (8σ·t ≤ 2^{log Q_ℓ − log t − 2}, protocol.RefreshSigma) and
-// its masks, so PackLevel asks for headroom of 2^3:
+// with two bounds on ‖e‖∞ (fhe/zkpok, "Soundness slack"):
 //
-//	log2 E_in + log2 N + log2 t + log2 S + 3  ≤  log2 Q_ℓ − log2 t
+//   - honest, E_h = B_ct = 2^16 (protocol.CiphertextNoiseBits: the bound on
+//     an honest ciphertext's noise that the threshold decryption's flooding
+//     is sized for; a fresh encryption under a 16-member key is ≈ 2^13.5 at
+//     6σ): the secret-dependent part (honest inputs' noise, carries of
+//     plaintexts nobody among the attackers knows), which the refresh must
+//     hide — RefreshBounds.NoiseBits. (zkpok's deterministic HonestNoiseBits,
+//     2^25.6 / 2^27 with every coefficient of u·e_K aligned, would move
+//     BGVN14 to ℓ = 3 too; the typical packed noise √S·√N·t·σ_e is ≈ 2^41.)
+//   - accepted, E_in = zkpok.AcceptedNoiseBits(p, 16) (2^48.3 on BGVN14,
+//     2^45.4 on BGVN13): crafted inputs, known to the attacker, which only
+//     have to fit — RefreshBounds.WorstBits.
 //
-// bgv-n14-t65537: 44.9 + 14 + 16 + 14 + 3 = 91.9 ≤ 118 − 16 = 102 at ℓ = 2
-// (Q_2 = 2^118), not at ℓ = 1 (2^84): ℓ = 2, three of ten limbs.
-// bgv-n13-t65537: 42 + 13 + 16 + 13 + 3 = 87 ≤ 108 − 16 at ℓ = 2. A
-// noise overflow here would corrupt EVERY slot of the batch, which is why
-// the bound uses the accepted, not the honest, noise; TestPackedMaxNoise
-// packs an input crafted at E_in beside honest ones.
+// PackLevel is the lowest ℓ that satisfies both the no-overflow rule with
+// 2^3 of headroom for the refresh's masks
+//
+//	log2 W + log2 t + 3  ≤  log2 Q_ℓ          (W the worst packed bound)
+//
+// and the refresh floor of those bounds, protocol.RefreshFloorLevel(p, H, W)
+// (t·(W + 8σ) < Q_ℓ/4 with σ = 2^30·H, H the honest packed bound):
+//
+//	bgv-n14-t65537: H = 2^60.0, W = 2^92.3; the floor needs
+//	  16 + 2 + log2(W + 8·2^90) = 111.7 bits ≤ Q_2 = 2^118: ℓ = 2
+//	  (Q_1 = 2^84 would not even hold W).
+//	bgv-n13-t65537: H = 2^58.0, W = 2^87.4; 16 + 2 + log2(W + 8·2^88) =
+//	  109.2 bits > Q_2 = 2^108, ≤ Q_3 = 2^140: ℓ = 3 (ℓ = 2 before the
+//	  refresh flooding was sized from the packed noise).
+//
+// TestPackLevelFloor checks these numbers. A noise overflow here would corrupt
+// EVERY slot of the batch, which is why the level also fits the accepted,
+// not only the honest, noise; TestPackedMaxNoise packs an input crafted at
+// E_in beside honest ones.
 
 import (
 	"context"
@@ -65,47 +90,62 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/fhegate/fhegate/bls"
+	"github.com/fhegate/fhegate/consensus/protocol"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/zkpok"
 	"github.com/fhegate/fhegate/internal/keccak"
 )
 
 // packHeadroomBits is the headroom PackLevel leaves for the refresh's
-// flooding and masks on top of the packed noise bound.
+// masks on top of the worst packed noise bound.
 const packHeadroomBits = 3
 
 // AcceptedInputNoiseBits is log2 of the largest noise ‖e‖∞ an input accepted
-// by its proof of plaintext knowledge may carry (fhe/zkpok doc, "Soundness
-// slack": 2^{k_e+1} + N·2^{k_u+1}·β_e + N·2^{k_e+1}).
+// by its proof of plaintext knowledge may carry for a committee of up to
+// protocol.MaxMembers members (zkpok.AcceptedNoiseBits, fhe/zkpok doc,
+// "Soundness slack").
 func AcceptedInputNoiseBits(p *fhe.Params) (float64, error) {
-	pp, err := zkpok.ParamsFor(p)
+	return zkpok.AcceptedNoiseBits(p, protocol.MaxMembers)
+}
+
+// PackBounds returns the noise bounds of a packed input of up to Slots()
+// requests (see "Mask level" above): NoiseBits = log2(S·N·t·(E_h + 1) + S)
+// for honest inputs (E_h = B_ct = 2^protocol.CiphertextNoiseBits), WorstBits
+// the same with the accepted bound E_in.
+func PackBounds(p *fhe.Params) (RefreshBounds, error) {
+	honest := float64(protocol.CiphertextNoiseBits)
+	accepted, err := AcceptedInputNoiseBits(p)
 	if err != nil {
-		return 0, err
+		return RefreshBounds{}, err
 	}
-	n := float64(p.N())
-	ku, ke := float64(pp.LogB[0]), float64(pp.LogB[1]) // components u, e0 (zkpok compNames)
-	be := float64(zkpok.BetaE(p.N()))
-	return math.Log2(math.Exp2(ke+1) + n*math.Exp2(ku+1)*be + n*math.Exp2(ke+1)), nil
+	snt := float64(p.Slots()) * float64(p.N()) * float64(p.PlaintextModulus())
+	packed := func(e float64) float64 { return math.Log2(snt*(math.Exp2(e)+1) + float64(p.Slots())) }
+	return RefreshBounds{NoiseBits: packed(honest), WorstBits: packed(accepted)}, nil
 }
 
 // PackLevel is the lowest level at which a packed input of Slots() requests
-// stays decryptable (and refreshable) even if every input carries the
-// accepted worst-case noise (see the package comment above for the bound).
+// stays decryptable even if every input carries the accepted worst-case
+// noise, and its refresh has room for a flooding that hides the honest
+// noise (protocol.RefreshFloorLevel of PackBounds; see "Mask level" above).
 func PackLevel(p *fhe.Params) (int, error) {
-	eBits, err := AcceptedInputNoiseBits(p)
+	b, err := PackBounds(p)
 	if err != nil {
 		return 0, err
 	}
+	floor, err := protocol.RefreshFloorLevel(p, b.NoiseBits, b.WorstBits)
+	if err != nil {
+		return 0, fmt.Errorf("consensus: %s cannot pack: %w", p.Preset.Name, err)
+	}
 	logT := math.Log2(float64(p.PlaintextModulus()))
-	need := eBits + math.Log2(float64(p.N())) + logT + math.Log2(float64(p.Slots())) + packHeadroomBits
+	need := b.WorstBits + logT + packHeadroomBits
 	logQ := 0.0
 	for l, q := range p.Q() {
 		logQ += math.Log2(float64(q))
-		if need <= logQ-logT {
+		if need <= logQ && l >= floor {
 			return l, nil
 		}
 	}
-	return 0, fmt.Errorf("consensus: %s cannot pack: the noise bound needs 2^%.0f, Q/t is 2^%.0f", p.Preset.Name, need, logQ-logT)
+	return 0, fmt.Errorf("consensus: %s cannot pack: the noise bound needs 2^%.0f, Q is 2^%.0f", p.Preset.Name, need, logQ)
 }
 
 // PackedBatch is one batch of requests evaluated together. Requests are in
@@ -175,7 +215,7 @@ func (m *Member) ProcessPacked(ctx context.Context, b PackedBatch) ([]*Verdict, 
 		return nil, err
 	}
 	id := keccak.Sum([]byte("fhegate/packed-batch/v1"), []byte(b.Session))
-	r := &requestRun{m: m, req: Request{ID: id, PolicyID: b.PolicyID, Kind: KindPolicy}, ks: ks,
+	r := &requestRun{m: m, req: Request{ID: id, PolicyID: b.PolicyID, Kind: KindPolicy}, ks: ks, bounds: circuitBounds(circuit),
 		base: fmt.Sprintf("%s/%d", b.Session, ks.km.Epoch), slots: len(b.Requests), rescale: true,
 		log: m.log.With(zap.String("batch", b.Session), zap.Int("requests", len(b.Requests))), mark: time.Now()}
 	packed, err := r.pack(ctx, b.Requests)
@@ -190,6 +230,10 @@ func (m *Member) ProcessPacked(ctx context.Context, b PackedBatch) ([]*Verdict, 
 func (r *requestRun) pack(ctx context.Context, reqs []Request) ([]*fhe.Ciphertext, error) {
 	m := r.m
 	level, err := PackLevel(m.params)
+	if err != nil {
+		return nil, err
+	}
+	bounds, err := PackBounds(m.params)
 	if err != nil {
 		return nil, err
 	}
@@ -226,7 +270,7 @@ func (r *requestRun) pack(ctx context.Context, reqs []Request) ([]*fhe.Ciphertex
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if out[j], errs[j] = m.refreshLive(ctx, r.ks, fmt.Sprintf("%s/in%d", r.base, j), low[j]); errs[j] == nil {
+			if out[j], errs[j] = m.refreshLive(ctx, r.ks, fmt.Sprintf("%s/in%d", r.base, j), low[j], bounds); errs[j] == nil {
 				out[j], errs[j] = r.dropRefreshNoise(out[j])
 			}
 		}()

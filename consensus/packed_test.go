@@ -28,8 +28,15 @@ type packFixture struct {
 	enc *fhe.Encryptor
 }
 
+// newPackFixture starts an n=3, t=2 committee on InsecureBGVN10 whose
+// members check that every refresh they run is at a level with room for its
+// flooding (floorChecker).
 func newPackFixture(t *testing.T) *packFixture {
-	lc := startTest(t, 3, 2, false)
+	p, err := fhe.NewParams(fhetest.InsecureBGVN10)
+	require.NoError(t, err)
+	fc := newFloorChecker(p)
+	lc := startTestKnobs(t, 3, 2, false, func(uint32) TestingKnobs { return fc.knobs() })
+	t.Cleanup(func() { fc.check(t, 0) })
 	return &packFixture{t: t, lc: lc, p: lc.Member(1).Params(), enc: fhe.NewEncryptor(lc.Keys)}
 }
 
@@ -232,33 +239,6 @@ func TestPackedBatchRejects(t *testing.T) {
 	require.NoError(t, (&PackedBatch{PolicyID: PolicyProductSum, Requests: []Request{ok}}).check(p))
 }
 
-// TestPackLevel: the mask level of every public BGV preset satisfies the
-// written bound and is the lowest that does.
-func TestPackLevel(t *testing.T) {
-	for _, id := range []fhe.PresetID{fhe.BGVN13, fhe.BGVN14, fhetest.InsecureBGVN10} {
-		p, err := fhe.NewParams(id)
-		require.NoError(t, err)
-		l, err := PackLevel(p)
-		require.NoError(t, err)
-		eBits, err := AcceptedInputNoiseBits(p)
-		require.NoError(t, err)
-		logT := math.Log2(float64(p.PlaintextModulus()))
-		need := eBits + math.Log2(float64(p.N())) + 2*logT + math.Log2(float64(p.Slots())) + packHeadroomBits
-		logQ := func(l int) float64 {
-			s := 0.0
-			for _, q := range p.Q()[:l+1] {
-				s += math.Log2(float64(q))
-			}
-			return s
-		}
-		require.LessOrEqual(t, need, logQ(l), p.Preset.Name)
-		if l > 0 {
-			require.Greater(t, need, logQ(l-1), p.Preset.Name)
-		}
-		t.Logf("%s: accepted input noise 2^%.1f, pack level %d", p.Preset.Name, eBits, l)
-	}
-}
-
 // TestPackedPolicyPlan packs requests of a compiled policy plan (the
 // shipped KYC/AML example, policy/eval) on the deep test preset: every
 // packed verdict equals the plan's plaintext reference.
@@ -266,8 +246,9 @@ func TestPackedPolicyPlan(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	circuits := NewPolicyCircuits(fhetest.InsecureBGVN10Deep)
+	fc := newFloorChecker(fhe.MustParams(fhetest.InsecureBGVN10Deep))
 	lc, err := StartLocal(ctx, LocalOptions{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10Deep", Rotations: []int{1},
-		RoundTimeout: 20 * time.Second, Circuits: circuits, Log: zaptest.NewLogger(t)})
+		RoundTimeout: 20 * time.Second, Circuits: circuits, Knobs: fc.knobs(), Log: zaptest.NewLogger(t)})
 	require.NoError(t, err)
 	t.Cleanup(lc.Close)
 	f := &packFixture{t: t, lc: lc, p: lc.Member(1).Params(), enc: fhe.NewEncryptor(lc.Keys)}
@@ -303,6 +284,9 @@ func TestPackedPolicyPlan(t *testing.T) {
 		b.Requests = append(b.Requests, r.req)
 	}
 	f.checkVerdicts(reqs, f.process(b))
+	// Every member refreshed the 8 packed inputs and the plan's refresh
+	// points, each at a level with room for its flooding.
+	fc.check(t, 3*(8+plan.Counts.Refreshes))
 }
 
 // TestPackedMemberKilled: a member dies as the batch starts and never

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 
 	"github.com/fhegate/fhegate/consensus/protocol"
@@ -44,12 +45,13 @@ type PolicyCircuits struct {
 	plans  map[[32]byte]*policy.Plan
 	failed map[[32]byte]error // policy id → compile error for Preset
 	specs  map[[32]byte][]byte
-	packed map[[32]byte]*policy.Plan // plans compiled for packed batches (PackedPolicyOptions)
+	packed map[[32]byte]planCircuit // plans compiled for packed batches (packedPlan)
+	bounds map[[32]byte]PlanBounds
 }
 
 // NewPolicyCircuits returns an empty registry for the committee preset.
 func NewPolicyCircuits(preset fhe.PresetID) *PolicyCircuits {
-	return &PolicyCircuits{Preset: preset, plans: map[[32]byte]*policy.Plan{}, failed: map[[32]byte]error{}}
+	return &PolicyCircuits{Preset: preset, plans: map[[32]byte]*policy.Plan{}, failed: map[[32]byte]error{}, bounds: map[[32]byte]PlanBounds{}}
 }
 
 // Register compiles a policy spec (the bytes FHEPolicy.registerPolicy stored) for
@@ -57,13 +59,14 @@ func NewPolicyCircuits(preset fhe.PresetID) *PolicyCircuits {
 // returned and also recorded: Lookup then reports ErrUnevaluable for the id.
 func (pc *PolicyCircuits) Register(policyID [32]byte, spec []byte) error {
 	plan, err := policy.CompileWith(spec, PolicyOptions(pc.Preset))
+	var bounds PlanBounds
 	if err == nil {
-		err = pc.checkNoise(plan)
+		bounds, err = pc.checkNoise(plan, plan.PresetDepth)
 	}
 	pc.mu.Lock()
 	defer pc.mu.Unlock()
 	if pc.failed == nil {
-		pc.failed = map[[32]byte]error{}
+		pc.failed, pc.bounds = map[[32]byte]error{}, map[[32]byte]PlanBounds{}
 	}
 	if err != nil {
 		err = fmt.Errorf("consensus: policy %x: %w", policyID[:4], err)
@@ -73,9 +76,10 @@ func (pc *PolicyCircuits) Register(policyID [32]byte, spec []byte) error {
 		return err
 	}
 	pc.plans[policyID] = plan
+	pc.bounds[policyID] = bounds
 	delete(pc.failed, policyID)
 	if pc.specs == nil {
-		pc.specs, pc.packed = map[[32]byte][]byte{}, map[[32]byte]*policy.Plan{}
+		pc.specs, pc.packed = map[[32]byte][]byte{}, map[[32]byte]planCircuit{}
 	}
 	pc.specs[policyID] = append([]byte(nil), spec...)
 	delete(pc.packed, policyID)
@@ -89,22 +93,26 @@ func (pc *PolicyCircuits) Register(policyID [32]byte, spec []byte) error {
 func (pc *PolicyCircuits) LookupPacked(id [32]byte) (Circuit, error) {
 	pc.mu.RLock()
 	spec, ok := pc.specs[id]
-	plan := pc.packed[id]
+	c, done := pc.packed[id]
 	pc.mu.RUnlock()
-	if plan != nil {
-		return planCircuit{plan}, nil
+	if done {
+		return c, nil
 	}
 	if !ok {
 		return pc.Lookup(id)
 	}
 	plan, err := packedPlan(spec, pc.Preset)
+	if err == nil {
+		c.plan = plan
+		c.bounds, err = pc.checkNoise(plan, plan.PresetDepth-1) // refreshed registers are rescaled once
+	}
 	if err != nil {
 		return nil, fmt.Errorf("consensus: policy %x for packed batches: %w", id[:4], err)
 	}
 	pc.mu.Lock()
-	pc.packed[id] = plan
+	pc.packed[id] = c
 	pc.mu.Unlock()
-	return planCircuit{plan}, nil
+	return c, nil
 }
 
 // packedPresetTag is the placeholder preset id under which a packed plan is
@@ -113,17 +121,22 @@ func (pc *PolicyCircuits) LookupPacked(id [32]byte) (Circuit, error) {
 const packedPresetTag = 0xfe
 
 // packedPlan compiles spec for the committee preset with MaxLevel − 1
-// levels (refresh points where the plan needs more) and binds it to the
-// preset.
+// levels above the preset's refresh floor (refresh points where the plan
+// needs more: a refreshed register is rescaled to MaxLevel − 1, and every
+// register stays at level ≥ the floor) and binds it to the preset.
 func packedPlan(spec []byte, id fhe.PresetID) (*policy.Plan, error) {
 	p, err := fhe.NewParams(id)
 	if err != nil {
 		return nil, err
 	}
-	if p.MaxLevel() < 2 {
-		return nil, fmt.Errorf("%s has too few levels for packed plans", p.Preset.Name)
+	floor, err := protocol.RefreshFloorLevel(p, 0, 0)
+	if err != nil {
+		return nil, err
 	}
-	plan, err := policy.CompileWith(spec, policy.Options{Preset: packedPresetTag, Depth: p.MaxLevel() - 1, Slots: p.Slots()})
+	if p.MaxLevel()-1 <= floor {
+		return nil, fmt.Errorf("%s has too few levels above its refresh floor %d for packed plans", p.Preset.Name, floor)
+	}
+	plan, err := policy.CompileWith(spec, policy.Options{Preset: packedPresetTag, Depth: p.MaxLevel() - 1, Slots: p.Slots(), RefreshFloor: floor})
 	if err != nil {
 		return nil, err
 	}
@@ -133,18 +146,75 @@ func packedPlan(spec []byte, id fhe.PresetID) (*policy.Plan, error) {
 
 // checkNoise refuses a plan whose estimated decryption noise exceeds what
 // the flooding hides (issue 11: the flooding σ = 2^floodingBits·B_ct only
-// hides a result noise ≤ B_ct). Deterministic: every member refuses alike.
-func (pc *PolicyCircuits) checkNoise(plan *policy.Plan) error {
+// hides a result noise ≤ B_ct), or whose refreshes would have no room for
+// their flooding at the plan's refresh floor (PlanRefreshBounds), and
+// returns the bounds its refreshes are sized for. Deterministic: every
+// member refuses alike.
+func (pc *PolicyCircuits) checkNoise(plan *policy.Plan, top int) (PlanBounds, error) {
 	p, err := fhe.NewParams(pc.Preset)
 	if err != nil {
-		return err
+		return PlanBounds{}, err
 	}
 	limit := pc.NoiseLimitBits
 	if limit <= 0 {
 		limit = protocol.CiphertextNoiseBits
 	}
-	_, err = plan.CheckNoise(PolicyNoiseModel(p), limit)
-	return err
+	if _, err = plan.CheckNoise(PolicyNoiseModel(p), limit); err != nil {
+		return PlanBounds{}, err
+	}
+	return PlanRefreshBounds(p, plan, top)
+}
+
+// PlanBounds are the noise bounds of a compiled plan's refreshes: Points
+// for its refresh points, Final for the refresh of its result before the
+// mask (when the result has no level left above the decryption level).
+type PlanBounds struct {
+	Points, Final RefreshBounds
+}
+
+// PlanRefreshBounds returns the noise bounds of the ciphertexts a plan's
+// collective refreshes take, and checks that each has room for its flooding
+// where the plan takes it: NoiseBits is the plan's honest estimate under
+// PolicyNoiseModel (policy.NoiseEstimate.RefreshInputBits for the refresh
+// points, ResultBits for the result — KYC/AML on BGVN14: 2^20.6 at its
+// refresh points, 2^22.6 for its result, a product of refreshed registers),
+// at least protocol.CiphertextNoiseBits;
+// a refresh point sits at level ≥ the plan's refresh floor, the result at
+// top − its depth (top: the level of fresh, or refreshed, registers —
+// PresetDepth, one less for packed plans). WorstBits is left to NoiseBits:
+// the adversarial estimate of a register behind a polynomial of a crafted
+// input exceeds every modulus (it wraps, which corrupts only that input's
+// own verdict), so no level could promise room for it. It fails (wrapping
+// policy.ErrTooNoisy) when a bound needs a higher level than the plan
+// leaves.
+func PlanRefreshBounds(p *fhe.Params, plan *policy.Plan, top int) (PlanBounds, error) {
+	est := plan.EstimateNoise(PolicyNoiseModel(p))
+	b := PlanBounds{
+		Points: RefreshBounds{NoiseBits: math.Max(protocol.CiphertextNoiseBits, est.RefreshInputBits)},
+		Final:  RefreshBounds{NoiseBits: math.Max(protocol.CiphertextNoiseBits, est.ResultBits)},
+	}
+	resultLevel := top - plan.Ops[plan.Result].Depth
+	for _, c := range []struct {
+		what  string
+		b     RefreshBounds
+		level int
+		used  bool
+	}{
+		{"refresh point", b.Points, plan.RefreshFloor, plan.NeedsRefresh},
+		{"final refresh of the result", b.Final, resultLevel, !plan.Ops[plan.Result].Refresh},
+	} {
+		if !c.used {
+			continue
+		}
+		floor, err := protocol.RefreshFloorLevel(p, c.b.NoiseBits, c.b.WorstBits)
+		if err != nil {
+			return PlanBounds{}, fmt.Errorf("%w: %w", policy.ErrTooNoisy, err)
+		}
+		if floor > c.level {
+			return PlanBounds{}, fmt.Errorf("%w: a %s of noise 2^%.1f needs level %d, the plan takes it at level %d", policy.ErrTooNoisy, c.what, c.b.NoiseBits, floor, c.level)
+		}
+	}
+	return b, nil
 }
 
 // PolicyNoiseModel is the noise model of a preset's plans for a committee of
@@ -169,9 +239,10 @@ func (pc *PolicyCircuits) Lookup(id [32]byte) (Circuit, error) {
 	pc.mu.RLock()
 	plan, ok := pc.plans[id]
 	cerr := pc.failed[id]
+	b := pc.bounds[id]
 	pc.mu.RUnlock()
 	if ok {
-		return planCircuit{plan}, nil
+		return planCircuit{plan: plan, bounds: b}, nil
 	}
 	if cerr != nil {
 		return nil, fmt.Errorf("%w: %w", ErrUnevaluable, cerr)
@@ -180,16 +251,36 @@ func (pc *PolicyCircuits) Lookup(id [32]byte) (Circuit, error) {
 }
 
 // PolicyOptions are the compile options that target a preset (insecure
-// test presets need their depth and slot count spelled out).
+// test presets need their depth, slot count and refresh floor spelled out;
+// the public presets' floors are policy.Presets' RefreshFloor, which
+// TestPresetRefreshFloors checks against protocol.RefreshFloorLevel).
 func PolicyOptions(id fhe.PresetID) policy.Options {
 	o := policy.Options{Preset: uint8(id)}
 	if p, err := fhe.NewParams(id); err == nil && p.Preset.Insecure() {
 		o.Depth, o.Slots = p.MaxLevel(), p.Slots()
+		if o.RefreshFloor, err = protocol.RefreshFloorLevel(p, 0, 0); err != nil {
+			o.RefreshFloor = p.MaxLevel() // no level has room: compiling fails
+		}
 	}
 	return o
 }
 
-type planCircuit struct{ plan *policy.Plan }
+// planCircuit is a compiled plan and the noise bounds its refreshes are
+// sized for (PlanRefreshBounds).
+type planCircuit struct {
+	plan   *policy.Plan
+	bounds PlanBounds
+}
+
+// circuitBounds returns the refresh bounds of a circuit: a compiled plan's,
+// the defaults for the built-in circuits (fresh inputs, products at the
+// rescale floor: within CiphertextNoiseBits).
+func circuitBounds(c Circuit) PlanBounds {
+	if pc, ok := c.(planCircuit); ok {
+		return pc.bounds
+	}
+	return PlanBounds{}
+}
 
 func (c planCircuit) Evaluate(ctx context.Context, ev *fhe.Evaluator, in []*fhe.Ciphertext, refresh RefreshFunc) (*fhe.Ciphertext, error) {
 	return eval.EvaluateWith(ctx, c.plan, ev, in, eval.Options{Refresh: eval.RefreshFunc(refresh)})

@@ -65,6 +65,7 @@ func (m *Member) Process(ctx context.Context, req Request) (*Verdict, error) {
 	if err != nil {
 		return nil, err
 	}
+	r.bounds = circuitBounds(circuit)
 	inputs, err := m.inputs(ctx, req.Inputs, ks.km.Epoch)
 	if err != nil {
 		return nil, err
@@ -106,6 +107,22 @@ type requestRun struct {
 	refreshes int
 	slots     int
 	rescale   bool // packed batches: rescale after every refresh (packed.go, "Refresh noise")
+	// bounds are the noise bounds of the ciphertexts the circuit refreshes
+	// (at its refresh points and before the mask): the plan's estimates for
+	// a compiled policy (PlanRefreshBounds), the defaults otherwise.
+	bounds PlanBounds
+}
+
+// RefreshBounds are the noise bounds a collective refresh is sized from
+// (protocol.RefreshRequest.NoiseBits and WorstBits; 0 means the protocol's
+// defaults: CiphertextNoiseBits, and WorstBits = NoiseBits). NoiseBits bounds
+// the part of the input's noise that must stay hidden from the members,
+// WorstBits the whole noise, attacker-known parts included; the refresh
+// floods with σ = 2^30·2^NoiseBits and needs the input at a level ≥
+// protocol.RefreshFloorLevel(p, NoiseBits, WorstBits).
+type RefreshBounds struct {
+	NoiseBits float64
+	WorstBits float64
 }
 
 // run takes the request through its phases, in order: evaluate, agree on
@@ -178,7 +195,7 @@ func (r *requestRun) evaluate(ctx context.Context, circuit Circuit, inputs []*fh
 // refresh is the circuit's refresh function: a collective refresh with the
 // live members, then the AfterRefresh knob.
 func (r *requestRun) refresh(ctx context.Context, ct *fhe.Ciphertext) (*fhe.Ciphertext, error) {
-	out, err := r.m.refreshLive(ctx, r.ks, r.base, ct)
+	out, err := r.m.refreshLive(ctx, r.ks, r.base, ct, r.bounds.Points)
 	if err == nil && r.rescale {
 		out, err = r.dropRefreshNoise(out)
 	}
@@ -194,11 +211,13 @@ func (r *requestRun) refresh(ctx context.Context, ct *fhe.Ciphertext) (*fhe.Ciph
 
 // mask refreshes the result with the participants if it has no level left
 // for the mask above the decryption level, then keeps only the verdict
-// slots (slot 0 of a single request, slots 0 … B−1 of a packed batch).
+// slots (slot 0 of a single request, slots 0 … B−1 of a packed batch). A
+// compiled plan keeps its result at a level ≥ its refresh floor
+// (policy.Plan.RefreshFloor), so this refresh has room for its flooding.
 func (r *requestRun) mask(ctx context.Context, ct *fhe.Ciphertext, participants []transport.MemberID) (*fhe.Ciphertext, error) {
 	var err error
 	if ct.Level() < r.ks.plan.Level+1 {
-		if ct, err = r.m.refresh(ctx, r.ks, r.base+"/final-refresh", ct, participants); err != nil {
+		if ct, err = r.m.refresh(ctx, r.ks, r.base+"/final-refresh", ct, participants, r.bounds.Final); err != nil {
 			return nil, err
 		}
 		r.phase("refresh")
@@ -354,29 +373,33 @@ func without(ids, bad []transport.MemberID) []transport.MemberID {
 // not answer, it is marked down and the refresh is run once more with the
 // next t live members (a new session: a member killed between two refreshes
 // of one request costs one round timeout, not the request).
-func (m *Member) refreshLive(ctx context.Context, ks keySnap, base string, ct *fhe.Ciphertext) (*fhe.Ciphertext, error) {
+func (m *Member) refreshLive(ctx context.Context, ks keySnap, base string, ct *fhe.Ciphertext, b RefreshBounds) (*fhe.Ciphertext, error) {
 	d := protocol.ShareDigest(ct)
 	session := fmt.Sprintf("%s/refresh/%x", base, d[:8])
-	out, err := m.refresh(ctx, ks, session, ct, m.live())
+	out, err := m.refresh(ctx, ks, session, ct, m.live(), b)
 	var miss *protocol.ErrMissing
 	if errors.As(err, &miss) && ctx.Err() == nil {
 		m.markDown(miss.Missing)
-		out, err = m.refresh(ctx, ks, session, ct, m.live())
+		out, err = m.refresh(ctx, ks, session, ct, m.live(), b)
 	}
 	return out, err
 }
 
 // refresh runs one collective refresh with the first t participants active
-// and every participant receiving (protocol.Refresh); it counts the
-// refreshes this member completed (Status.Refreshes).
-func (m *Member) refresh(ctx context.Context, ks keySnap, session string, ct *fhe.Ciphertext, participants []transport.MemberID) (*fhe.Ciphertext, error) {
+// and every participant receiving (protocol.Refresh), sized for the noise
+// bounds b; it counts the refreshes this member completed
+// (Status.Refreshes).
+func (m *Member) refresh(ctx context.Context, ks keySnap, session string, ct *fhe.Ciphertext, participants []transport.MemberID, b RefreshBounds) (*fhe.Ciphertext, error) {
 	t := m.cfg.Committee.Threshold
 	if len(participants) < t {
 		return nil, fmt.Errorf("%w: %d live members for a refresh, threshold %d", ErrNoQuorum, len(participants), t)
 	}
+	if hook := m.cfg.Knobs.BeforeRefresh; hook != nil {
+		hook(ct.Level(), b)
+	}
 	active := participants[:t]
 	out, err := protocol.Refresh(ctx, m.group(), ks.key, m.led, protocol.RefreshRequest{Session: fmt.Sprintf("%s/%v", session, active),
-		Ciphertext: ct, Active: active, Receivers: participants, PublicKey: ks.km.Public})
+		Ciphertext: ct, Active: active, Receivers: participants, PublicKey: ks.km.Public, NoiseBits: b.NoiseBits, WorstBits: b.WorstBits})
 	if err == nil {
 		m.refreshes.Add(1)
 	}

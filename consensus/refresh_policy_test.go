@@ -68,7 +68,7 @@ func policyRequest(t *testing.T, lc *LocalCommittee, r *rand.Rand, policyID [32]
 	vals := make([]int64, 4)
 	hs := make([]fhe.Handle, len(vals))
 	for i := range vals {
-		vals[i] = r.Int64N(8)
+		vals[i] = r.Int64N(4)
 		owner := [20]byte{0xee, byte(k)}
 		b, proof, err := m.EncryptInput(append([]int64{vals[i]}, fhetest.RandInts(r, 7, 50)...), owner)
 		require.NoError(t, err)
@@ -114,8 +114,9 @@ func TestPolicyRefreshes(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	pc := NewPolicyCircuits(fhetest.InsecureBGVN10)
+	fc := newFloorChecker(fhe.MustParams(fhetest.InsecureBGVN10))
 	lc, err := StartLocal(ctx, LocalOptions{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10", Rotations: []int{1},
-		Circuits: pc, RoundTimeout: 10 * time.Second, BatchSize: 4, Serve: true, Log: zaptest.NewLogger(t)})
+		Circuits: pc, RoundTimeout: 10 * time.Second, BatchSize: 4, Serve: true, Knobs: fc.knobs(), Log: zaptest.NewLogger(t)})
 	require.NoError(t, err)
 	t.Cleanup(lc.Close)
 	ids := registerRefreshPolicies(t, pc)
@@ -139,6 +140,9 @@ func TestPolicyRefreshes(t *testing.T) {
 	for id := uint32(1); id <= 3; id++ {
 		require.GreaterOrEqual(t, lc.Member(id).Status().Refreshes, minRefreshes, "member %d", id)
 	}
+	// Every refresh (refresh points and final refreshes) ran at a level
+	// with room for the flooding of the plan's bounds.
+	fc.check(t, 3*int(minRefreshes))
 }
 
 // TestPolicyRefreshSurvivesKill: a member of the refresh's active set dies

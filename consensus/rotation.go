@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -297,7 +298,11 @@ func (m *Member) adoptOne(ctx context.Context, ks keySnap, h fhe.Handle, b []byt
 		return false, errors.New("re-encrypted ciphertext is for another preset")
 	}
 	base := fmt.Sprintf("rot/%d/%x", ks.km.Epoch, h[:8])
-	fresh, err := m.refreshLive(ctx, ks, base, ct)
+	bounds, err := reencryptedBounds(m.params, ks.plan, m.cfg.Committee.Threshold)
+	if err != nil {
+		return false, err
+	}
+	fresh, err := m.refreshLive(ctx, ks, base, ct, bounds)
 	if err != nil {
 		return false, fmt.Errorf("refresh under the new key: %w", err)
 	}
@@ -392,3 +397,35 @@ func UnmarshalReencrypted(b []byte) (fromEpoch uint64, target [32]byte, rs []Ree
 
 // Epoch returns the member's committee epoch.
 func (m *Member) Epoch() uint64 { return m.cfg.Committee.Epoch }
+
+// reencryptedBounds are the noise bounds of a re-encrypted input
+// (protocol.Reencrypt: e_ct + Σ_j (E_j + e0_j + u_j·e′ + e1_j·s′) over t old
+// members, at the input's level) for its refresh under the new key.
+// WorstBits is the whole noise: t floodings cut at 8σ (σ = 2^BaseSigmaBits of
+// the old committee's NoisePlan, protocol.ReencryptSigmaBits), t
+// public-key encryptions of zero under the new key and an input noise e_ct up
+// to the accepted bound. NoiseBits is what the refresh must hide beyond
+// that: the re-encryption's flooding is itself the noise that hides e_ct
+// from everyone who sees the switched ciphertext's phase (protocol doc of
+// ReencryptSigmaBits: the refresh that follows reveals it "up to the
+// refresh's own, smaller flooding"), so what is left are the t + 1
+// honest-encryption-sized terms (e_ct of an honest input, and each share's
+// encryption of zero under the new key), (t + 1)·B_ct with B_ct =
+// 2^protocol.CiphertextNoiseBits. The input is at the
+// stored input's (top) level, far above the floor either bound needs.
+func reencryptedBounds(p *fhe.Params, plan protocol.NoisePlan, t int) (RefreshBounds, error) {
+	honest := float64(protocol.CiphertextNoiseBits)
+	accepted, err := AcceptedInputNoiseBits(p)
+	if err != nil {
+		return RefreshBounds{}, err
+	}
+	sigma := plan.BaseSigmaBits
+	if sigma <= 0 {
+		sigma = protocol.CiphertextNoiseBits + protocol.DefaultFloodingBits
+	}
+	tt := float64(t)
+	return RefreshBounds{
+		NoiseBits: math.Log2((tt + 1) * math.Exp2(honest)),
+		WorstBits: math.Log2(tt*8*math.Exp2(sigma) + tt*math.Exp2(honest) + math.Exp2(accepted)),
+	}, nil
+}

@@ -48,9 +48,13 @@ func TestRotationKeepsInputs(t *testing.T) {
 // chain and with a new key, and returns it (closed when the test ends).
 func rotateToEpoch2(ctx context.Context, t *testing.T, old *LocalCommittee) *LocalCommittee {
 	t.Helper()
-	nc, err := RotateLocal(ctx, old, LocalOptions{Dir: t.TempDir(), RoundTimeout: 10 * time.Second, BatchSize: 8, Serve: true, Log: zaptest.NewLogger(t)})
+	// The new committee's refreshes of the re-encrypted inputs (and of
+	// everything after) run at a level with room for their flooding.
+	fc := newFloorChecker(old.liveMembers()[0].Params())
+	nc, err := RotateLocal(ctx, old, LocalOptions{Dir: t.TempDir(), RoundTimeout: 10 * time.Second, BatchSize: 8, Serve: true, Knobs: fc.knobs(), Log: zaptest.NewLogger(t)})
 	require.NoError(t, err)
 	t.Cleanup(nc.Close)
+	t.Cleanup(func() { fc.check(t, 1) })
 	require.Equal(t, uint64(2), nc.Config.Epoch)
 	require.Same(t, old.Chain, nc.Chain)
 	oldKM, err := old.Member(1).Keys()
@@ -145,9 +149,13 @@ func TestRotationOldMemberDown(t *testing.T) {
 	old.Kill(1)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	nc, err := RotateLocal(ctx, old, LocalOptions{Dir: t.TempDir(), RoundTimeout: 10 * time.Second, BatchSize: 8, Serve: true, Log: zaptest.NewLogger(t)})
+	// The new committee's refreshes of the re-encrypted inputs (and of
+	// everything after) run at a level with room for their flooding.
+	fc := newFloorChecker(old.liveMembers()[0].Params())
+	nc, err := RotateLocal(ctx, old, LocalOptions{Dir: t.TempDir(), RoundTimeout: 10 * time.Second, BatchSize: 8, Serve: true, Knobs: fc.knobs(), Log: zaptest.NewLogger(t)})
 	require.NoError(t, err)
 	t.Cleanup(nc.Close)
+	t.Cleanup(func() { fc.check(t, 1) })
 	nc.Chain.Post(reqs[0].req)
 	waitVerdicts(t, nc.Chain, reqs)
 

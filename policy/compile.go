@@ -13,10 +13,12 @@ import (
 type Options struct {
 	// Preset forces a preset id (an fhe.PresetID as a plain uint8). With a
 	// preset that is not one of Presets (e.g. an fhetest insecure preset),
-	// Depth and Slots must be given too.
-	Preset uint8
-	Depth  int
-	Slots  int
+	// Depth and Slots must be given too, and RefreshFloor (the lowest level
+	// a collective refresh has room at; 0 allows refreshes at level 0).
+	Preset       uint8
+	Depth        int
+	Slots        int
+	RefreshFloor int
 }
 
 // Compile parses and compiles a policy document for the automatically chosen
@@ -121,7 +123,7 @@ func (s *Spec) Compile(opt Options) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &compiler{spec: s, cse: map[string]int{}, env: map[string]*val{}, sets: map[string][]int64{}, maxDeg: 1<<target.Depth - 1}
+	c := &compiler{spec: s, cse: map[string]int{}, env: map[string]*val{}, sets: map[string][]int64{}, maxDeg: 1<<target.Budget() - 1}
 	declared := map[string]string{}
 	declare := func(name, what string, line int, field string) error {
 		if prev, dup := declared[name]; dup {

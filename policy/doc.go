@@ -68,18 +68,28 @@
 //     and rescales (OpRescale, one level) before it enters a polynomial or a
 //     product; below it costs nothing.
 //
-// Wide integers: a single comparison polynomial is limited to 512 values
-// (degree 511, depth 9). Larger quantities are encrypted as digits, compared
+// Refresh floor: the committee's collective refresh floods its input's
+// masked decryption and needs the input at a level with room for that
+// flooding (consensus/protocol.RefreshFloorLevel: level 1 on both public
+// presets, PresetInfo.RefreshFloor). Every register of a plan therefore
+// stays at level ≥ the floor: a segment between refreshes (or from the
+// inputs) consumes at most Depth − RefreshFloor levels (PresetInfo.Budget:
+// 3 on BGVN13, 8 on BGVN14), which covers the refresh points and the
+// committee's refresh of the result before its mask alike.
+//
+// Wide integers: a single comparison polynomial is limited to 256 values
+// (degree 255, depth 8). Larger quantities are encrypted as digits, compared
 // lexicographically as in Iliashenko–Zucca: amount ≥ 12·256 + 34 with 8-bit
 // digits hi, lo is "if(hi == 12, lo >= 34, hi > 12)" — three degree-255
-// polynomials and one product, depth 9 (tested in policy/eval).
+// polynomials and one product, depth 9: one refresh on BGVN14.
 //
 // The plan records its depth, the ct×ct / ct×constant / ct×plaintext /
 // rotation counts (Counts), and the preset it needs: BGVN13 if the depth is
-// ≤ 4, BGVN14 if ≤ 9, else BGVN14 with refresh points: the registers marked
+// ≤ 3, BGVN14 if ≤ 8, else BGVN14 with refresh points: the registers marked
 // Op.Refresh must be refreshed (the committee's MPC bootstrap) before use.
-// A single polynomial deeper than the deepest preset (operand value set of
-// more than 512 values) cannot be split and is rejected with ErrTooDeep.
+// A single polynomial deeper than the deepest preset's budget (operand value
+// set of more than 256 values) cannot be split and is rejected with
+// ErrTooDeep.
 //
 // Determinism: the plan is built by a deterministic walk of the document (no
 // map iteration, no floats), and its canonical bytes (CanonicalBytes) contain

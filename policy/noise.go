@@ -63,6 +63,14 @@ type NoiseEstimate struct {
 	// the result when it has no level left for the mask), −Inf if none.
 	InputDecryptBits float64
 	InputRefreshBits float64
+	// RefreshInputBits is the honest estimate of the largest noise a
+	// refresh point of this plan sees (a register marked Refresh; −Inf if
+	// none), ResultBits that of the result, which the committee refreshes
+	// before the mask when it has no level left above its decryption level.
+	// Every member finalising a refresh sees its input's noise, so the
+	// committee sizes the refresh flooding from them (consensus:
+	// RefreshRequest.NoiseBits).
+	RefreshInputBits float64
 }
 
 // EstimateNoise runs the model over the plan's ops:
@@ -90,7 +98,7 @@ func (p *Plan) EstimateNoise(m NoiseModel) NoiseEstimate {
 		}
 		return e
 	}
-	est := NoiseEstimate{WorstOp: -1, WorstBits: math.Inf(-1)}
+	est := NoiseEstimate{WorstOp: -1, WorstBits: math.Inf(-1), RefreshInputBits: math.Inf(-1)}
 	for r := range p.Ops {
 		op := &p.Ops[r]
 		var b float64
@@ -114,6 +122,7 @@ func (p *Plan) EstimateNoise(m NoiseModel) NoiseEstimate {
 			est.WorstOp, est.WorstBits = r, b
 		}
 		if op.Refresh {
+			est.RefreshInputBits = math.Max(est.RefreshInputBits, b)
 			b = m.RefreshBits
 		}
 		bits[r] = b

@@ -21,13 +21,29 @@ type PresetInfo struct {
 	Name  string
 	Depth int // levels of a fresh ciphertext
 	Slots int // SIMD slots: decisions per ciphertext set
+	// RefreshFloor is the lowest level at which the committee's collective
+	// refresh of a plan register has room for its flooding
+	// (consensus/protocol.RefreshFloorLevel for the default noise bound
+	// B_ct = 2^16: a refresh floods with σ = 2^30·B_ct, and
+	// t·(B_ct + 8σ) must stay below Q_ℓ/4). Every register of a plan stays at
+	// level ≥ RefreshFloor, so at most Depth − RefreshFloor levels are
+	// consumed between refreshes (see Plan.Budget); consensus tests check the
+	// value against the protocol.
+	RefreshFloor int
 }
 
 // Presets lists the public BGV presets a plan can target, shallowest first.
+// Their RefreshFloor is 1: Q_0 (a 44- or 50-bit prime) cannot hold a
+// 2^46 flooding times t = 2^16, Q_0·q_1 (76 or 84 bits) can.
 var Presets = []PresetInfo{
-	{ID: PresetBGVN13, Name: "bgv-n13-t65537", Depth: 4, Slots: 8192},
-	{ID: PresetBGVN14, Name: "bgv-n14-t65537", Depth: 9, Slots: 16384},
+	{ID: PresetBGVN13, Name: "bgv-n13-t65537", Depth: 4, Slots: 8192, RefreshFloor: 1},
+	{ID: PresetBGVN14, Name: "bgv-n14-t65537", Depth: 9, Slots: 16384, RefreshFloor: 1},
 }
+
+// Budget is the number of levels a plan may consume between two refreshes
+// (or from the fresh inputs to the first refresh, or to the result):
+// Depth − RefreshFloor.
+func (pi PresetInfo) Budget() int { return pi.Depth - pi.RefreshFloor }
 
 func presetByName(name string) (PresetInfo, bool) {
 	for _, p := range Presets {
@@ -62,7 +78,10 @@ func (s *Spec) target(opt Options) (target, error) {
 		if opt.Depth < 1 || opt.Depth > 30 || opt.Slots < 1 {
 			return target{}, errAt(ErrSchema, 0, 0, "preset", "preset %d is not public: Options.Depth (1..30) and Options.Slots are required", opt.Preset)
 		}
-		return target{PresetInfo: PresetInfo{ID: opt.Preset, Name: fmt.Sprintf("preset-%d", opt.Preset), Depth: opt.Depth, Slots: opt.Slots}}, nil
+		if opt.RefreshFloor < 0 || opt.RefreshFloor >= opt.Depth {
+			return target{}, errAt(ErrSchema, 0, 0, "preset", "Options.RefreshFloor %d outside 0..%d (Options.Depth − 1)", opt.RefreshFloor, opt.Depth-1)
+		}
+		return target{PresetInfo: PresetInfo{ID: opt.Preset, Name: fmt.Sprintf("preset-%d", opt.Preset), Depth: opt.Depth, Slots: opt.Slots, RefreshFloor: opt.RefreshFloor}}, nil
 	case s.Preset != "" && s.Preset != "auto":
 		p, _ := presetByName(s.Preset)
 		return target{PresetInfo: p}, nil
@@ -169,8 +188,14 @@ type Plan struct {
 	PresetDepth int
 	Slots       int
 	// Depth is the largest number of levels consumed between refreshes; the
-	// inputs must have at least Depth levels.
+	// inputs must be at level ≥ Depth + RefreshFloor.
 	Depth int
+	// RefreshFloor is the target's PresetInfo.RefreshFloor: every register
+	// stays at level ≥ RefreshFloor (Depth ≤ PresetDepth − RefreshFloor), so
+	// every refresh — at a refresh point, or of the result before the mask —
+	// takes a ciphertext with room for its flooding. It is a property of the
+	// preset (not part of CanonicalBytes; the ops' Depth and Refresh are).
+	RefreshFloor int
 	// UnrefreshedDepth is the depth the plan would have without refreshes.
 	UnrefreshedDepth int
 	NeedsRefresh     bool
@@ -222,15 +247,19 @@ func (c *compiler) finish(t target, result int, lo, hi int64) (*Plan, error) {
 	if t.auto {
 		for _, pi := range Presets {
 			t.PresetInfo = pi
-			if p.UnrefreshedDepth <= pi.Depth {
+			if p.UnrefreshedDepth <= pi.Budget() {
 				break
 			}
 		}
 	}
-	p.Preset, p.PresetName, p.PresetDepth, p.Slots = t.ID, t.Name, t.Depth, t.Slots
-	p.Depth = depthPass(p.Ops, t.Depth)
-	if p.Depth > t.Depth {
-		return nil, errAt(ErrTooDeep, c.spec.Output.line, 0, "output", "depth %d exceeds %s's %d even with refreshes", p.Depth, t.Name, t.Depth)
+	p.Preset, p.PresetName, p.PresetDepth, p.Slots, p.RefreshFloor = t.ID, t.Name, t.Depth, t.Slots, t.RefreshFloor
+	// Every segment between refreshes gets Depth − RefreshFloor levels, so no
+	// register (the result included) drops below the refresh floor: the
+	// simplest rule under which every refresh point and the committee's
+	// final refresh before the mask have room for the flooding.
+	p.Depth = depthPass(p.Ops, t.Budget())
+	if p.Depth > t.Budget() {
+		return nil, errAt(ErrTooDeep, c.spec.Output.line, 0, "output", "depth %d exceeds %s's %d levels above its refresh floor (level %d) even with refreshes", p.Depth, t.Name, t.Budget(), t.RefreshFloor)
 	}
 	for i := range p.Ops {
 		if p.Ops[i].Refresh {
@@ -245,7 +274,8 @@ func (c *compiler) finish(t target, result int, lo, hi int64) (*Plan, error) {
 
 // depthPass assigns Op.Depth and Op.Refresh for a budget of maxDepth levels
 // and returns the plan depth. A refresh resets a register to depth 0; it is
-// placed on the operands of the first op that would exceed the budget.
+// placed on the operands of the first op that would exceed the budget,
+// deepest first, until the op fits.
 func depthPass(ops []Op, maxDepth int) int {
 	eff := func(r int) int {
 		if ops[r].Refresh {
@@ -273,12 +303,19 @@ func depthPass(ops []Op, maxDepth int) int {
 	for i := range ops {
 		op := &ops[i]
 		d := opDepth(op)
-		if d > maxDepth {
+		// Refresh the deepest operands first, one at a time, until the op
+		// fits (a shallow operand beside a deep one is left alone).
+		for d > maxDepth {
+			deepest := -1
 			for _, a := range op.Args {
-				if eff(a) > 0 {
-					ops[a].Refresh = true
+				if eff(a) > 0 && (deepest < 0 || eff(a) > eff(deepest)) {
+					deepest = a
 				}
 			}
+			if deepest < 0 {
+				break
+			}
+			ops[deepest].Refresh = true
 			d = opDepth(op)
 		}
 		op.Depth = d

@@ -54,9 +54,11 @@ func TestExamplesCompile(t *testing.T) {
 		polys   int
 		refresh bool
 	}{
-		{"allowlist", policy.PresetBGVN13, 4, 1, false},
-		{"credit_limit", policy.PresetBGVN14, 9, 1, false},
-		{"kyc_aml", policy.PresetBGVN14, 9, 3, false},
+		// Plans consume at most Depth − RefreshFloor levels between
+		// refreshes (BGVN13: 3, BGVN14: 8).
+		{"allowlist", policy.PresetBGVN13, 3, 1, false},
+		{"credit_limit", policy.PresetBGVN14, 8, 1, true},
+		{"kyc_aml", policy.PresetBGVN14, 8, 3, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p, err := policy.Compile(examples.MustGet(tc.name))
@@ -65,6 +67,7 @@ func TestExamplesCompile(t *testing.T) {
 			require.Equal(t, tc.depth, p.Depth)
 			require.Equal(t, tc.polys, p.Counts.Polys)
 			require.Equal(t, tc.refresh, p.NeedsRefresh)
+			require.Equal(t, 1, p.RefreshFloor)
 			require.Zero(t, p.Counts.Rotations)
 			require.Empty(t, p.GaloisRotations())
 			require.Positive(t, p.Gas())
@@ -227,14 +230,62 @@ func TestRefreshPlacement(t *testing.T) {
 	require.Equal(t, policy.PresetBGVN14, p.Preset)
 	require.Equal(t, 10, p.UnrefreshedDepth)
 	require.True(t, p.NeedsRefresh)
-	require.LessOrEqual(t, p.Depth, 9)
+	require.LessOrEqual(t, p.Depth, 9-p.RefreshFloor)
 	require.Positive(t, p.Counts.Refreshes)
+	requireAboveFloor(t, p)
 	// Forcing the shallow preset marks more refreshes.
-	q, err := policy.CompileWith([]byte("fhegate_policy: 1\nname: q\ninputs: [{name: a, min: 0, max: 15}, {name: b, min: 0, max: 15}]\noutput: {expr: \"a >= 3 && b >= 3\"}\n"), policy.Options{Preset: policy.PresetBGVN13})
+	q, err := policy.CompileWith([]byte("fhegate_policy: 1\nname: q\ninputs: [{name: a, min: 0, max: 7}, {name: b, min: 0, max: 7}]\noutput: {expr: \"a >= 3 && b >= 3\"}\n"), policy.Options{Preset: policy.PresetBGVN13})
 	require.NoError(t, err)
-	require.Equal(t, 5, q.UnrefreshedDepth)
+	require.Equal(t, 4, q.UnrefreshedDepth)
 	require.True(t, q.NeedsRefresh)
-	require.Equal(t, 4, q.Depth)
+	require.Equal(t, 3, q.Depth)
+	requireAboveFloor(t, q)
+	// A comparison whose polynomial needs more levels than the preset has
+	// above its refresh floor does not compile for it (degree 15 needs 4
+	// levels, BGVN13 has 3 above level 1).
+	_, err = policy.CompileWith([]byte("fhegate_policy: 1\nname: q\ninputs: [{name: a, min: 0, max: 15}]\noutput: {expr: \"a >= 3\"}\n"), policy.Options{Preset: policy.PresetBGVN13})
+	require.ErrorIs(t, err, policy.ErrTooDeep)
+	// Only the deep operand is refreshed: (a >= 3) is a depth-3 polynomial,
+	// c·d a depth-1 product; their product would need depth 4 > 3, and
+	// refreshing the polynomial alone brings it to 2.
+	m, err := policy.CompileWith([]byte("fhegate_policy: 1\nname: m\ninputs: [{name: a, min: 0, max: 7}, {name: c, min: 0, max: 7}, {name: d, min: 0, max: 7}]\noutput: {type: score, min: 0, max: 49, expr: \"if(a >= 3, c * d, 0)\"}\n"), policy.Options{Preset: policy.PresetBGVN13})
+	require.NoError(t, err)
+	require.Equal(t, 1, m.Counts.Refreshes)
+	for _, op := range m.Ops {
+		if op.Refresh {
+			require.Equal(t, policy.OpPoly, op.Kind)
+		}
+	}
+	requireAboveFloor(t, m)
+}
+
+// requireAboveFloor checks that every register of p stays at level ≥ the
+// refresh floor when the inputs (and every refresh output) are at the top
+// level, so that every refresh — at a refresh point or of the result before
+// the mask — takes a ciphertext at level ≥ the floor.
+func requireAboveFloor(t *testing.T, p *policy.Plan) {
+	t.Helper()
+	for i, op := range p.Ops {
+		require.GreaterOrEqual(t, p.PresetDepth-op.Depth, p.RefreshFloor, "register %d", i)
+	}
+}
+
+// TestShippedPlansAboveFloor: every shipped example (deep ones included),
+// compiled for every public preset it fits, keeps every register — hence
+// every refresh input — at level ≥ the preset's refresh floor.
+func TestShippedPlansAboveFloor(t *testing.T) {
+	t.Parallel()
+	for _, name := range examples.AllNames() {
+		for _, opt := range []policy.Options{{}, {Preset: policy.PresetBGVN13}, {Preset: policy.PresetBGVN14}} {
+			p, err := policy.CompileWith(examples.MustGet(name), opt)
+			if opt.Preset == policy.PresetBGVN13 && errors.Is(err, policy.ErrTooDeep) {
+				continue
+			}
+			require.NoError(t, err, name)
+			require.Equal(t, 1, p.RefreshFloor, name)
+			requireAboveFloor(t, p)
+		}
+	}
 }
 
 // Fusion: predicates on one base cost one polynomial.

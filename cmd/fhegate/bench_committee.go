@@ -20,6 +20,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/protocol"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/policy"
 	"github.com/fhegate/fhegate/policy/examples"
@@ -113,7 +114,8 @@ each with its own bbolt store and share ledger, and measures on each preset:
              only the store read is shared). Rows per phase of member 1 follow (packed-kyc/pack …).
              verdicts_per_s = batch / wall, cpu_ms_per_verdict = process CPU / batch (all members).
   refresh    one collective refresh (MPC bootstrap, Lattigo mpbgv.RefreshProtocol) of a ciphertext at
-             level 0 — what a plan's refresh point hands the committee — back to the top level, on
+             the preset's refresh floor (protocol.RefreshFloorLevel: level 1 on BGVN13/BGVN14, the
+             lowest level a plan's refresh point hands the committee) back to the top level, on
              committees of each --refresh-n size (default 3 and 5; t = ⌊n/2⌋+1), every member
              receiving and the first t active (consensus.LocalCommittee.Refresh). ms and cpu ms are
              the medians over --refresh-k refreshes (default 7, --quick 3), each of a fresh ciphertext
@@ -644,13 +646,18 @@ func cpuTime() time.Duration {
 
 // stageRefresh: --refresh-k collective refreshes (consensus.LocalCommittee.Refresh:
 // every member receives, the first t are active) of fresh ciphertexts at
-// level 0 back to the top level; ms and cpu_ms are the medians. Each
+// the preset's refresh floor (the lowest level a compiled plan refreshes
+// at) back to the top level; ms and cpu_ms are the medians. Each
 // refreshed ciphertext is threshold-decrypted and compared with the
 // encrypted vector, and the members' ledgers must have issued exactly t
 // refresh shares per refresh. Bytes: each active member sends its marshalled
 // share (share_bytes, refreshShareBytes) to the n−1 others.
 func (b *committeeBench) stageRefresh() (committeeRow, error) {
 	ev, err := b.lc.Evaluator()
+	if err != nil {
+		return committeeRow{}, err
+	}
+	floor, err := protocol.RefreshFloorLevel(b.p, 0, 0)
 	if err != nil {
 		return committeeRow{}, err
 	}
@@ -664,7 +671,7 @@ func (b *committeeBench) stageRefresh() (committeeRow, error) {
 		if err != nil {
 			return committeeRow{}, err
 		}
-		if ct, err = ev.DropLevels(ct, ct.Level()); err != nil {
+		if ct, err = ev.DropLevels(ct, ct.Level()-floor); err != nil {
 			return committeeRow{}, err
 		}
 		sb, err := refreshShareBytes(b.p, ct)
@@ -694,8 +701,8 @@ func (b *committeeBench) stageRefresh() (committeeRow, error) {
 		cpus = append(cpus, cpu)
 	}
 	r := b.row(stageRefresh, 1, medianDuration(walls), medianDuration(cpus),
-		fmt.Sprintf("level 0 → %d, all %d members receive, %d active; median of %d (wall %s … %s); bytes_per_member = (n−1) × share_bytes sent by each active member",
-			b.p.MaxLevel(), b.n, b.t, k, slices.Min(walls).Round(time.Millisecond), slices.Max(walls).Round(time.Millisecond)))
+		fmt.Sprintf("level %d (refresh floor) → %d, all %d members receive, %d active; median of %d (wall %s … %s); bytes_per_member = (n−1) × share_bytes sent by each active member",
+			floor, b.p.MaxLevel(), b.n, b.t, k, slices.Min(walls).Round(time.Millisecond), slices.Max(walls).Round(time.Millisecond)))
 	r.Runs, r.ShareBytes, r.BytesPerMember = k, shareBytes, (b.n-1)*shareBytes
 	b.log.Info("committee refresh done", zap.String("preset", b.preset), zap.Int("n", b.n), zap.Float64("median_ms", r.Ms))
 	return r, nil

@@ -371,10 +371,16 @@ func evalInProcessCommittee(ctx context.Context, log *zap.Logger, out io.Writer,
 	if err != nil {
 		return nil, 0, err
 	}
+	// The refreshes are sized for the plan's noise estimate, as a committee
+	// serving a chain sizes them (consensus.PlanRefreshBounds).
+	bounds, err := consensus.PlanRefreshBounds(params, p, p.PresetDepth)
+	if err != nil {
+		return nil, 0, err
+	}
 	refreshes := 0
 	refresh := func(ctx context.Context, ct *fhe.Ciphertext) (*fhe.Ciphertext, error) {
 		refreshes++
-		return lc.Refresh(ctx, ct)
+		return lc.RefreshWith(ctx, ct, bounds.Points)
 	}
 	t1 := time.Now()
 	res, err := eval.EvaluateWith(ctx, p, ev, cts, eval.Options{Parallel: parallel, Refresh: refresh})

@@ -39,7 +39,7 @@ func TestPolicyCLI(t *testing.T) {
 	var s planSummary
 	require.NoError(t, json.Unmarshal([]byte(out), &s))
 	require.Equal(t, want.HashHex(), s.Hash)
-	require.Equal(t, 4, s.Depth)
+	require.Equal(t, 3, s.Depth) // BGVN13's 3 levels above its refresh floor
 	require.Equal(t, want.Gas(), s.Gas)
 
 	plan := filepath.Join(t.TempDir(), "plan.bin")
@@ -82,7 +82,7 @@ func TestPolicyEvalInProcessCommittee(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	rows := make([][]int64, 64)
 	for i := range rows {
-		rows[i] = []int64{r.Int64N(8), r.Int64N(8), r.Int64N(8), r.Int64N(8)}
+		rows[i] = []int64{r.Int64N(4), r.Int64N(4), r.Int64N(4), r.Int64N(4)}
 	}
 	packed, err := p.PackInputs(rows)
 	require.NoError(t, err)

@@ -1,6 +1,6 @@
 // Command policies takes every shipped policy example — KYC/AML (8 encrypted
-// attributes, depth 9), credit limit, allowlist, and the deep ones whose
-// plans need 2 and 4 collective refreshes in the committee — from encrypted
+// attributes, 2 collective refreshes), credit limit (1), allowlist, and the
+// deep ones whose plans need 4 refreshes each in the committee — from encrypted
 // inputs to an on-chain verdict against a running `fhegate devnet`, and
 // checks each verdict against a plaintext reference written by hand from the
 // policy's YAML (refs.go), independently of the compiler.

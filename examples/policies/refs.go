@@ -41,8 +41,8 @@ func creditLimit(v []int64) int64 {
 	return b2i(amount <= 4*income-2*debt+8 && dflt == 0)
 }
 
-// allowlist.yaml: member in [1, 2, 3, 5, 8, 13].
-func allowlist(v []int64) int64 { return b2i(slices.Contains([]int64{1, 2, 3, 5, 8, 13}, v[0])) }
+// allowlist.yaml: member in [1, 2, 3, 5].
+func allowlist(v []int64) int64 { return b2i(slices.Contains([]int64{1, 2, 3, 5}, v[0])) }
 
 // deep/nested_checks.yaml.
 func nestedChecks(v []int64) int64 {
@@ -50,8 +50,8 @@ func nestedChecks(v []int64) int64 {
 	return b2i((offer > reserve && collateral > exposure) && (offer > exposure || reserve > collateral))
 }
 
-// deep/set_screening.yaml: the lists are i·37+11 mod 512 (200 values) and
-// mod 509 (150 values), as the file says.
+// deep/set_screening.yaml: the lists are the values below 256 of
+// i·37+11 mod 512 (i < 200) and mod 509 (i < 150); the ids are in 0..255.
 func setScreening(v []int64) int64 {
 	in := func(x int64, n, m int64) bool {
 		for i := int64(0); i < n; i++ {
@@ -68,11 +68,20 @@ func setScreening(v []int64) int64 {
 var refPolicies = []refPolicy{
 	{"kyc_aml", [][2]int64{{0, 127}, {0, 127}, {0, 1}, {0, 3}, {0, 15}, {0, 7}, {0, 15}, {0, 3}}, kycAML, nil},
 	{"credit_limit", [][2]int64{{0, 63}, {0, 15}, {0, 15}, {0, 1}}, creditLimit, nil},
-	{"allowlist", [][2]int64{{0, 15}}, allowlist, nil},
+	{"allowlist", [][2]int64{{0, 7}}, allowlist, nil},
 	{"deep/nested_checks", [][2]int64{{0, 127}, {0, 127}, {0, 127}, {0, 127}}, nestedChecks, nil},
-	{"deep/set_screening", [][2]int64{{0, 511}, {0, 511}}, setScreening, func(r *rand.Rand, v []int64) {
-		v[0], v[1] = (r.Int64N(200)*37+11)%512, (r.Int64N(200)*37+11)%512 // both cleared
+	{"deep/set_screening", [][2]int64{{0, 255}, {0, 255}}, setScreening, func(r *rand.Rand, v []int64) {
+		v[0], v[1] = cleared(r), cleared(r) // both cleared
 	}},
+}
+
+// cleared draws an id below 256 on set_screening's cleared list.
+func cleared(r *rand.Rand) int64 {
+	for {
+		if v := (r.Int64N(200)*37 + 11) % 512; v < 256 {
+			return v
+		}
+	}
 }
 
 func lookupRef(name string) (refPolicy, error) {

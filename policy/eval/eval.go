@@ -76,8 +76,8 @@ func Check(plan *policy.Plan, ev *fhe.Evaluator, inputs []*fhe.Ciphertext) error
 	if p.Scheme() != fhe.SchemeBGV || p.PlaintextModulus() != policy.PlaintextModulus {
 		return fmt.Errorf("%w: %s is not BGV with t = %d", ErrPreset, p.Preset.Name, policy.PlaintextModulus)
 	}
-	if p.MaxLevel() < plan.Depth {
-		return fmt.Errorf("%w: %s has %d levels, plan needs %d", ErrPreset, p.Preset.Name, p.MaxLevel(), plan.Depth)
+	if need := plan.Depth + plan.RefreshFloor; p.MaxLevel() < need {
+		return fmt.Errorf("%w: %s has %d levels, plan needs %d (depth %d above refresh floor %d)", ErrPreset, p.Preset.Name, p.MaxLevel(), need, plan.Depth, plan.RefreshFloor)
 	}
 	if len(inputs) != len(plan.Inputs) {
 		return fmt.Errorf("%w: %d ciphertexts, plan %q declares %d inputs", ErrArity, len(inputs), plan.Name, len(plan.Inputs))
@@ -91,8 +91,8 @@ func Check(plan *policy.Plan, ev *fhe.Evaluator, inputs []*fhe.Ciphertext) error
 			return &InputError{Index: j, Name: name, Err: ErrPreset, Msg: fmt.Sprintf("ciphertext is %s, plan needs %s", ct.Params().Preset.Name, p.Preset.Name)}
 		case ct.Degree() != 1:
 			return &InputError{Index: j, Name: name, Err: ErrCiphertext, Msg: fmt.Sprintf("degree %d, want 1", ct.Degree())}
-		case ct.Level() < plan.Depth:
-			return &InputError{Index: j, Name: name, Err: fhe.ErrLevel, Msg: fmt.Sprintf("level %d, plan needs %d", ct.Level(), plan.Depth)}
+		case ct.Level() < plan.Depth+plan.RefreshFloor:
+			return &InputError{Index: j, Name: name, Err: fhe.ErrLevel, Msg: fmt.Sprintf("level %d, plan needs %d (depth %d above refresh floor %d)", ct.Level(), plan.Depth+plan.RefreshFloor, plan.Depth, plan.RefreshFloor)}
 		}
 	}
 	return nil
@@ -267,6 +267,12 @@ func (r *run) one(i int) error {
 		return fmt.Errorf("policy/eval: plan %q op %d (%v): %w", r.plan.Name, i, op.Kind, err)
 	}
 	if op.Refresh {
+		// Check guarantees it (inputs at level ≥ Depth + RefreshFloor, at
+		// most Depth levels per segment); a refresh below the floor would
+		// have no room for its flooding.
+		if ct.Level() < r.plan.RefreshFloor {
+			return fmt.Errorf("policy/eval: plan %q op %d: refresh at level %d, below the refresh floor %d", r.plan.Name, i, ct.Level(), r.plan.RefreshFloor)
+		}
 		if ct, err = r.opt.Refresh(r.ctx, ct); err != nil {
 			return fmt.Errorf("policy/eval: refresh of op %d: %w", i, err)
 		}

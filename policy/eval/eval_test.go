@@ -240,6 +240,53 @@ func TestRefresh(t *testing.T) {
 	require.Equal(t, plan.Counts.Refreshes, refreshes)
 }
 
+// TestRefreshFloor: with a refresh floor, the same plan refreshes only at
+// levels ≥ the floor (the refresh function sees it), needs inputs at level
+// ≥ Depth + RefreshFloor, and still decrypts to the reference.
+func TestRefreshFloor(t *testing.T) {
+	t.Parallel()
+	k := kit(t, fhetest.InsecureBGVN10Deep)
+	doc := "fhegate_policy: 1\nname: deep\ninputs:\n  - {name: a, min: 0, max: 255}\n  - {name: b, min: 0, max: 255}\n  - {name: c, min: 0, max: 255}\noutput: {expr: \"a >= 100 && b < 200 && c != 7\"}\n"
+	opt := deep
+	opt.RefreshFloor = 1
+	plan, err := policy.CompileWith([]byte(doc), opt)
+	require.NoError(t, err)
+	require.Equal(t, 1, plan.RefreshFloor)
+	require.LessOrEqual(t, plan.Depth, plan.PresetDepth-plan.RefreshFloor)
+	var mu sync.Mutex
+	var levels []int
+	refresh := func(_ context.Context, ct *fhe.Ciphertext) (*fhe.Ciphertext, error) {
+		mu.Lock()
+		levels = append(levels, ct.Level())
+		mu.Unlock()
+		v, err := k.Dec.DecryptInts(ct)
+		if err != nil {
+			return nil, err
+		}
+		return k.Enc.EncryptInts(v)
+	}
+	r := rand.New(rand.NewPCG(2, 3))
+	in := randomInputs(r, plan, 128)
+	want, err := plan.EvalSpec(in)
+	require.NoError(t, err)
+	require.Equal(t, want, encrypted(t, plan, k, in, eval.Options{Refresh: refresh}))
+	require.Len(t, levels, plan.Counts.Refreshes)
+	require.Positive(t, plan.Counts.Refreshes)
+	for _, l := range levels {
+		require.GreaterOrEqual(t, l, plan.RefreshFloor)
+	}
+	// Inputs too low for Depth + RefreshFloor are refused before any work.
+	cts, err := eval.EncryptSlots(k.Enc, [][]int64{{1}, {1}, {1}})
+	require.NoError(t, err)
+	low, err := k.Eval.DropLevels(cts[0], cts[0].Level()-(plan.Depth+plan.RefreshFloor-1))
+	require.NoError(t, err)
+	require.ErrorIs(t, eval.Check(plan, k.Eval, []*fhe.Ciphertext{low, cts[1], cts[2]}), fhe.ErrLevel)
+	// A floor outside 0 … Depth − 1 is refused.
+	opt.RefreshFloor = opt.Depth
+	_, err = policy.CompileWith([]byte(doc), opt)
+	require.ErrorIs(t, err, policy.ErrSchema)
+}
+
 func TestBadInputs(t *testing.T) {
 	t.Parallel()
 	k := kit(t, fhetest.InsecureBGVN10Deep)
@@ -341,7 +388,9 @@ func TestPresetsMirrorFHE(t *testing.T) {
 }
 
 // TestKYCOnBGVN14 runs the KYC example on the real preset with 16384 packed
-// decisions (slow: skipped with -short).
+// decisions (slow: skipped with -short). Its plan stays above BGVN14's
+// refresh floor (level 1), so it refreshes twice (here by decrypting and
+// re-encrypting with the test key), each time at a level ≥ the floor.
 func TestKYCOnBGVN14(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -351,11 +400,28 @@ func TestKYCOnBGVN14(t *testing.T) {
 	plan, err := policy.Compile(examples.MustGet("kyc_aml"))
 	require.NoError(t, err)
 	require.Equal(t, policy.PresetBGVN14, plan.Preset)
+	require.Equal(t, 1, plan.RefreshFloor)
+	var mu sync.Mutex
+	var levels []int
+	refresh := func(_ context.Context, ct *fhe.Ciphertext) (*fhe.Ciphertext, error) {
+		mu.Lock()
+		levels = append(levels, ct.Level())
+		mu.Unlock()
+		v, err := k.Dec.DecryptInts(ct)
+		if err != nil {
+			return nil, err
+		}
+		return k.Enc.EncryptInts(v)
+	}
 	r := rand.New(rand.NewPCG(14, 14))
 	in := randomInputs(r, plan, plan.Slots)
 	want, err := plan.EvalSpec(in)
 	require.NoError(t, err)
-	require.Equal(t, want, encrypted(t, plan, k, in, eval.Options{}))
+	require.Equal(t, want, encrypted(t, plan, k, in, eval.Options{Refresh: refresh}))
+	require.Len(t, levels, plan.Counts.Refreshes)
+	for _, l := range levels {
+		require.GreaterOrEqual(t, l, plan.RefreshFloor)
+	}
 }
 
 // TestNoiseBudget backs policy.NoiseBudget: a two-input weighted sum with

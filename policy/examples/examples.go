@@ -2,21 +2,24 @@
 //
 //   - kyc_aml.yaml: KYC/AML risk rule — 8 encrypted attributes, a weighted
 //     risk score with a threshold, sanctioned-country membership and an age
-//     check (depth 9, BGVN14, 16384 decisions per ciphertext set);
+//     check (unrefreshed depth 9 on BGVN14, 16384 decisions per ciphertext
+//     set: 2 refreshes, since a plan consumes at most the 8 levels above the
+//     preset's refresh floor, policy.PresetInfo.RefreshFloor);
 //   - credit_limit.yaml: a credit-limit rule comparing an encrypted amount
-//     with a limit computed from encrypted income and debt;
+//     with a limit computed from encrypted income and debt (depth 9 on
+//     BGVN14: 1 refresh);
 //   - allowlist.yaml: membership of an encrypted id in a public allowlist
-//     (depth 4, BGVN13).
+//     (depth 3, BGVN13: the 3 levels above its refresh floor).
 //
 // Their plan hashes are pinned in policy/testdata/golden_hashes.json.
 //
 // deep/ holds policies deeper than every preset, whose plans carry refresh
-// points (collective MPC refreshes in the committee; `fhegate policy eval`
-// runs them through an in-process committee):
+// points by design (collective MPC refreshes in the committee; `fhegate
+// policy eval` runs them through an in-process committee):
 //
 //   - deep/nested_checks.yaml: nested comparisons over four amounts
-//     (2 refreshes on BGVN14);
-//   - deep/set_screening.yaml: two list memberships over 0..511 each
+//     (4 refreshes on BGVN14);
+//   - deep/set_screening.yaml: two list memberships over 0..255 each
 //     (4 refreshes on BGVN14).
 package examples
 
@@ -31,8 +34,9 @@ import (
 //go:embed *.yaml deep/*.yaml
 var files embed.FS
 
-// Names lists the examples that evaluate without a refresh (file names
-// without .yaml), sorted.
+// Names lists the shipped top-level examples (file names without .yaml),
+// sorted. Only allowlist evaluates without a refresh since plans stay above
+// the refresh floor.
 func Names() []string { return list(".", "") }
 
 // DeepNames lists the examples whose plans need collective refreshes

@@ -2,7 +2,9 @@ package corebackends
 
 import (
 	"fmt"
+	"math"
 
+	"github.com/fhegate/fhegate/consensus/protocol"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/crdt/meta"
 	"github.com/fhegate/fhegate/policy"
@@ -41,7 +43,11 @@ func (p Policy) Compile(spec []byte) (precompiles.PlanInfo, error) {
 	if err != nil {
 		return precompiles.PlanInfo{}, err
 	}
-	if _, err := plan.CheckNoise(eval.CommitteeNoiseModel(params, eval.MaxCommitteeMembers), eval.NoiseLimitBits-1.0/256); err != nil {
+	est, err := plan.CheckNoise(eval.CommitteeNoiseModel(params, eval.MaxCommitteeMembers), eval.NoiseLimitBits-1.0/256)
+	if err != nil {
+		return precompiles.PlanInfo{}, err
+	}
+	if err := checkRefreshRoom(params, plan, est); err != nil {
 		return precompiles.PlanInfo{}, err
 	}
 	return precompiles.PlanInfo{
@@ -50,6 +56,41 @@ func (p Policy) Compile(spec []byte) (precompiles.PlanInfo, error) {
 		Cost:     PerRequestGas(plan),
 		Inputs:   uint32(len(plan.Inputs)),
 	}, nil
+}
+
+// checkRefreshRoom refuses, as the committee does (consensus.PlanRefreshBounds,
+// the same estimate), a plan whose collective refreshes would have no room
+// for their flooding where the plan takes them: its refresh points at its
+// refresh floor, its result (refreshed before the mask when it has no level
+// left above the decryption level) at its own level. The flooding hides the
+// honest noise estimate, at least B_ct (protocol.RefreshFloorLevel). As for
+// the noise bound, the chain's side is 1/256 bit stricter, so what the chain
+// accepts the committee evaluates.
+func checkRefreshRoom(params *fhe.Params, plan *policy.Plan, est policy.NoiseEstimate) error {
+	const margin = 1.0 / 256
+	res := plan.Ops[plan.Result]
+	for _, c := range []struct {
+		what  string
+		bits  float64
+		level int
+		used  bool
+	}{
+		{"refresh point", est.RefreshInputBits, plan.RefreshFloor, plan.NeedsRefresh},
+		{"final refresh of the result", est.ResultBits, plan.PresetDepth - res.Depth, !res.Refresh},
+	} {
+		if !c.used {
+			continue
+		}
+		bits := math.Max(protocol.CiphertextNoiseBits, c.bits) + margin
+		floor, err := protocol.RefreshFloorLevel(params, bits, 0)
+		if err != nil {
+			return fmt.Errorf("%w: %w", policy.ErrTooNoisy, err)
+		}
+		if floor > c.level {
+			return fmt.Errorf("%w: a %s of noise 2^%.1f needs level %d, the plan takes it at level %d", policy.ErrTooNoisy, c.what, bits, floor, c.level)
+		}
+	}
+	return nil
 }
 
 // Evaluate's gas model (docs/gas.md, "Gas that matches the work").

@@ -5,8 +5,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/crdt/meta"
 	"github.com/fhegate/fhegate/policy"
+	"github.com/fhegate/fhegate/policy/eval"
 	"github.com/fhegate/fhegate/policy/examples"
 	"github.com/fhegate/fhegate/policy/policytest"
 	"github.com/fhegate/fhegate/precompiles"
@@ -75,9 +77,11 @@ func TestPerRequestGasModel(t *testing.T) {
 		slots, target int
 		perRequest    uint64
 	}{
-		{"allowlist", 2_638_500, 8_192, 2_048, 1_289},
-		{"credit_limit", 40_661_880, 16_384, 4_096, 9_928},
-		{"kyc_aml", 115_598_700, 16_384, 4_096, 28_223},
+		// credit_limit and kyc_aml include 1 and 2 refreshes at refresh_us
+		// (plans stay above the refresh floor, policy.PresetInfo.RefreshFloor).
+		{"allowlist", 2_251_440, 8_192, 2_048, 1_100},
+		{"credit_limit", 43_579_080, 16_384, 4_096, 10_640},
+		{"kyc_aml", 121_433_100, 16_384, 4_096, 29_647},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			plan, err := policy.Compile(examples.MustGet(tc.name))
@@ -117,4 +121,28 @@ func TestCompileRefusesTooNoisyPlans(t *testing.T) {
 		_, err := Policy{}.Compile(examples.MustGet(name))
 		require.NoError(t, err, name)
 	}
+}
+
+// TestCheckRefreshRoom: registerPolicy refuses, as the committee does
+// (consensus.PlanRefreshBounds), a plan whose result would be refreshed
+// before the mask without room for the flooding: the allowlist's result sits
+// at level 1 of BGVN13 (Q_1 = 2^76), where a refresh hides at most
+// 2^(76 − 16 − 2 − 33) = 2^25 of noise; 2^25.5 passes the decryption bound
+// (−10.5 bits of mask gain) but not the refresh's.
+func TestCheckRefreshRoom(t *testing.T) {
+	t.Parallel()
+	plan, err := policy.Compile(examples.MustGet("allowlist"))
+	require.NoError(t, err)
+	require.Equal(t, policy.PresetBGVN13, plan.Preset)
+	require.Equal(t, 1, plan.PresetDepth-plan.Ops[plan.Result].Depth)
+	p, err := fhe.NewParams(fhe.BGVN13)
+	require.NoError(t, err)
+	est := plan.EstimateNoise(eval.CommitteeNoiseModel(p, eval.MaxCommitteeMembers))
+	require.NoError(t, checkRefreshRoom(p, plan, est))
+	est.ResultBits = 24.5
+	require.NoError(t, checkRefreshRoom(p, plan, est))
+	est.ResultBits = 25.5
+	err = checkRefreshRoom(p, plan, est)
+	require.ErrorIs(t, err, policy.ErrTooNoisy)
+	require.ErrorContains(t, err, "final refresh")
 }

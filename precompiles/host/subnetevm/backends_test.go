@@ -136,7 +136,7 @@ func TestKYCAMLRequestGas(t *testing.T) {
 	}
 	first := f.ok(f.policy.Evaluate(f.opts(alice, 0), plan.Hash(), hs))
 	steady := f.ok(f.policy.Evaluate(f.opts(alice, 0), plan.Hash(), hs))
-	require.Equal(t, uint64(28_223), corebackends.PerRequestGas(plan))
+	require.Equal(t, uint64(29_647), corebackends.PerRequestGas(plan))
 	require.Less(t, steady.GasUsed, first.GasUsed)
 	t.Logf("kyc_aml evaluate (8 handles, cost %d): first on chain %d gas, steady state %d gas", corebackends.PerRequestGas(plan), first.GasUsed, steady.GasUsed)
 }
