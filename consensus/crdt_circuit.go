@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 
+	"github.com/fhegate/fhegate/consensus/protocol"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/crdt"
 	"github.com/fhegate/fhegate/fhe/crdt/meta"
@@ -28,8 +30,20 @@ var ErrBadCRDTRequest = errors.New("consensus: bad CRDT value request")
 //     of counter 0 mod t (a PN-Counter's negative total is t − |total|);
 //   - LWW: Register, slot 0 = lane 0 of key 0's winning write;
 //   - Set: Cardinality, slot 0 = the number of elements in the set.
+//
+// Working level. The layout's level is where contributions land for reads
+// decrypted at that level; the committee instead refreshes a read result
+// collectively before its threshold decryption, and a refresh needs a level
+// with room for its flooding (protocol.RefreshFloorLevel — level 0 has
+// none). Every writer ciphertext is an upload at the top level, so the
+// committee normalises the contributions to its own working level
+// max(layout level, refresh floor for the aggregate's bounds) (sets: the
+// membership polynomial's depth above that), deterministically on every
+// member, and leaves the read there: the result is refreshed (at ≥ the
+// floor) only if it has no level left for the mask.
 type crdtCircuit struct {
-	state *meta.State
+	state  *meta.State // the state, its layout at the working level
+	bounds RefreshBounds
 }
 
 // newCRDTCircuit checks a KindCRDT request against the committee preset: the
@@ -58,7 +72,52 @@ func newCRDTCircuit(req Request, p *fhe.Params) (crdtCircuit, error) {
 			return crdtCircuit{}, fmt.Errorf("%w: input %d is not the handle of entry %d", ErrBadCRDTRequest, i, i)
 		}
 	}
-	return crdtCircuit{state: s}, nil
+	work := *s
+	bounds, level, err := crdtWorkingLevel(p, s)
+	if err != nil {
+		return crdtCircuit{}, err
+	}
+	work.Layout.Level = uint8(level)
+	return crdtCircuit{state: &work, bounds: bounds}, nil
+}
+
+// crdtWorkingLevel returns the refresh bounds of a state's read result and
+// the level the committee normalises its contributions to (see crdtCircuit).
+// NoiseBits: CiphertextNoiseBits per contribution, summed over the entries
+// (a contribution is a masked, modulus-switched upload). WorstBits: an
+// upload at the input proof's accepted noise, times the block mask (‖L‖∞ <
+// t over N coefficients), divided by the switched prime, summed — it only
+// needs room. A set's read is a polynomial of the aggregate, whose
+// adversarial bound exceeds every modulus (as for policies, a crafted input
+// only corrupts that value); its bounds are the defaults.
+func crdtWorkingLevel(p *fhe.Params, s *meta.State) (RefreshBounds, int, error) {
+	l := s.Layout
+	var b RefreshBounds
+	extra := 0
+	if l.Type == meta.TypeSet {
+		extra = fhe.PolyDepth(int(l.Blocks))
+	} else {
+		accepted, err := AcceptedInputNoiseBits(p)
+		if err != nil {
+			return b, 0, err
+		}
+		sum := math.Log2(float64(len(s.Entries)))
+		minQ := math.Inf(1)
+		for _, q := range p.Q() {
+			minQ = math.Min(minQ, math.Log2(float64(q)))
+		}
+		b.NoiseBits = protocol.CiphertextNoiseBits + sum
+		b.WorstBits = math.Max(b.NoiseBits, accepted+math.Log2(float64(p.N())*float64(p.PlaintextModulus())/2)-minQ+sum)
+	}
+	floor, err := protocol.RefreshFloorLevel(p, b.NoiseBits, b.WorstBits)
+	if err != nil {
+		return b, 0, fmt.Errorf("%w: %v", ErrBadCRDTRequest, err)
+	}
+	level := max(int(l.Level), floor+extra)
+	if level >= p.MaxLevel() {
+		return b, 0, fmt.Errorf("%w: the committee values this %s at level %d (refresh floor %d), %s has %d levels", ErrBadCRDTRequest, l.Type, level, floor, p.Preset.Name, p.MaxLevel())
+	}
+	return b, level, nil
 }
 
 // Evaluate implements Circuit: inputs[i] is the writer ciphertext of entry i.
@@ -70,6 +129,7 @@ func (c crdtCircuit) Evaluate(_ context.Context, ev *fhe.Evaluator, in []*fhe.Ci
 	if err != nil {
 		return nil, err
 	}
+	eng = eng.WithReadLevel(ev.Params().MaxLevel()) // the read stays at its level (see crdtCircuit)
 	l := c.state.Layout
 	st := crdt.NewStore(eng)
 	for i, e := range c.state.Entries {

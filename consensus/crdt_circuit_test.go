@@ -6,9 +6,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/fhegate/fhegate/consensus/protocol"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/crdt"
 	"github.com/fhegate/fhegate/fhe/crdt/meta"
+	"github.com/fhegate/fhegate/fhe/fhetest"
 )
 
 // crdtValuePolicy stands for precompiles.CRDTValuePolicyID (the chain adapter
@@ -53,7 +55,8 @@ func crdtRequest(t *testing.T, lc *LocalCommittee, id byte, typ meta.Type, width
 // total mod t.
 func TestCommitteeValuesCRDT(t *testing.T) {
 	t.Parallel()
-	lc := startTest(t, 3, 2, true)
+	fc := newFloorChecker(fhe.MustParams(fhetest.InsecureBGVN10))
+	lc := startTestKnobs(t, 3, 2, true, func(uint32) TestingKnobs { return fc.knobs() })
 	p := lc.Member(1).Params()
 	tmod := p.PlaintextModulus()
 	cases := []struct {
@@ -71,6 +74,9 @@ func TestCommitteeValuesCRDT(t *testing.T) {
 		circ, err := newCRDTCircuit(req, p)
 		require.NoError(t, err, c.name)
 		require.Equal(t, s.Entries, circ.state.Entries)
+		floor, err := protocol.RefreshFloorLevel(p, circ.bounds.NoiseBits, circ.bounds.WorstBits)
+		require.NoError(t, err)
+		require.GreaterOrEqual(t, int(circ.state.Layout.Level), floor, c.name)
 		var total int64
 		for _, v := range c.vals {
 			total += v
@@ -86,6 +92,9 @@ func TestCommitteeValuesCRDT(t *testing.T) {
 	// A PN-Counter's negative total is posted as t − |total|.
 	v, _ := lc.Chain.Verdict(reqs[1].req.ID)
 	require.Equal(t, tmod-25, v.Result.Uint64())
+	// The layouts are at level 0; the committee valued them at its working
+	// level, and every refresh (of a read result) had room for its flooding.
+	fc.check(t, 0)
 }
 
 // TestCRDTRequestRejected: malformed value requests fail cleanly before any

@@ -276,8 +276,11 @@ type planCircuit struct {
 // the defaults for the built-in circuits (fresh inputs, products at the
 // rescale floor: within CiphertextNoiseBits).
 func circuitBounds(c Circuit) PlanBounds {
-	if pc, ok := c.(planCircuit); ok {
-		return pc.bounds
+	switch c := c.(type) {
+	case planCircuit:
+		return c.bounds
+	case crdtCircuit:
+		return PlanBounds{Final: c.bounds}
 	}
 	return PlanBounds{}
 }

@@ -30,8 +30,20 @@ type Resolver func(b uint32, h meta.Handle) (*fhe.Ciphertext, error)
 // Engine applies metadata merges to ciphertexts. It is safe for concurrent
 // use (the evaluator is) and deterministic.
 type Engine struct {
-	eval *fhe.Evaluator
-	p    *fhe.Params
+	eval      *fhe.Evaluator
+	p         *fhe.Params
+	readLevel int // reads drop their result to this level (0: ready for decryption at level 0)
+}
+
+// WithReadLevel returns an engine whose reads leave their result at level
+// `level` (or where it is, if lower) instead of dropping it to level 0: the
+// committee refreshes a read result collectively before its threshold
+// decryption, and a refresh needs a level with room for its flooding
+// (protocol.RefreshFloorLevel).
+func (e *Engine) WithReadLevel(level int) *Engine {
+	c := *e
+	c.readLevel = max(level, 0)
+	return &c
 }
 
 // NewEngine returns an engine on a BGV evaluator.

@@ -128,11 +128,13 @@ func (e *Engine) Cardinality(l meta.Layout, agg *fhe.Ciphertext) (*fhe.Ciphertex
 	return e.eval.InnerSum(m, batch, n)
 }
 
+// toLevel0 drops a read's result to level 0, or to the engine's read level
+// (WithReadLevel) if it is above it.
 func (e *Engine) toLevel0(c *fhe.Ciphertext) (*fhe.Ciphertext, error) {
-	if c.Level() == 0 {
+	if c.Level() <= e.readLevel {
 		return c, nil
 	}
-	return e.eval.DropLevels(c, c.Level())
+	return e.eval.DropLevels(c, c.Level()-e.readLevel)
 }
 
 // membershipPoly returns the coefficients (mod t, ascending) of
