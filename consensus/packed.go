@@ -241,20 +241,27 @@ func (r *requestRun) pack(ctx context.Context, reqs []Request) ([]*fhe.Ciphertex
 	if err != nil {
 		return nil, err
 	}
-	cache := map[fhe.Handle]*fhe.Ciphertext{}
+	// Each request's inputs are masked straight from the store's bytes
+	// (fhe.SlotPacker.AddEncoded: the ℓ+1 rows it needs, no decoding), in
+	// one read transaction per request; a missing input is fetched from the
+	// peers first.
 	for s, q := range reqs {
-		ins := make([]*fhe.Ciphertext, len(q.Inputs))
-		for j, h := range q.Inputs {
-			if ins[j] = cache[h]; ins[j] != nil {
-				continue
+		for _, h := range q.Inputs {
+			if !m.st.Has(h) {
+				if _, err := m.fetch(ctx, h); err != nil {
+					return nil, fmt.Errorf("consensus: request %x: %w", q.ID[:6], err)
+				}
 			}
-			got, err := m.inputs(ctx, []fhe.Handle{h}, r.ks.km.Epoch)
-			if err != nil {
-				return nil, fmt.Errorf("consensus: request %x: %w", q.ID[:6], err)
-			}
-			ins[j], cache[h] = got[0], got[0]
 		}
-		if err := sp.Add(s, ins); err != nil {
+		err := m.st.ViewAll(q.Inputs, func(raws [][]byte, epochs []uint64) error {
+			for j, e := range epochs {
+				if e != r.ks.km.Epoch {
+					return fmt.Errorf("%w: %s is under epoch %d, committee epoch %d", ErrStaleKey, q.Inputs[j], e, r.ks.km.Epoch)
+				}
+			}
+			return sp.AddEncoded(s, raws)
+		})
+		if err != nil {
 			return nil, fmt.Errorf("consensus: request %x: %w", q.ID[:6], err)
 		}
 	}

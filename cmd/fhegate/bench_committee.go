@@ -110,8 +110,9 @@ each with its own bbolt store and share ledger, and measures on each preset:
              result to the batch's slots, threshold-decrypts all of them in one round and signs one
              BLS aggregate over the batch digest (consensus.Member.ProcessPacked). Inputs are
              proof-checked uploads encrypting each value in every slot; a pool of two per attribute
-             is reused across requests (each request's inputs are still masked and added one by one;
-             only the store read is shared). Rows per phase of member 1 follow (packed-kyc/pack …).
+             is reused across requests (proving 8 inputs per request would dominate the set-up), but
+             every request's inputs are read from each member's store and masked from their bytes
+             one by one, as distinct inputs would be. Rows per phase of member 1 follow (packed-kyc/pack …).
              verdicts_per_s = batch / wall, cpu_ms_per_verdict = process CPU / batch (all members).
   refresh    one collective refresh (MPC bootstrap, Lattigo mpbgv.RefreshProtocol) of a ciphertext at
              the preset's refresh floor (protocol.RefreshFloorLevel: level 1 on BGVN13/BGVN14, the

@@ -68,17 +68,22 @@ func (s *Store) GetAt(h fhe.Handle) ([]byte, uint64, error) {
 	return out, e, err
 }
 
-// ViewAt calls fn with the bytes stored under h and their key epoch, in
-// place (no copy: the committee's packer reads a few rows of inputs of
-// megabytes). The bytes are valid only during fn, which must not keep or
-// modify them.
-func (s *Store) ViewAt(h fhe.Handle, fn func(b []byte, epoch uint64) error) error {
+// ViewAll calls fn with the bytes stored under each of hs and their key
+// epochs, in place, in one read transaction (no copy: the committee's packer
+// reads a few rows of inputs of megabytes). The bytes are valid only during
+// fn, which must not keep or modify them. A missing handle fails with
+// ErrNotFound before fn runs.
+func (s *Store) ViewAll(hs []fhe.Handle, fn func(bs [][]byte, epochs []uint64) error) error {
 	return s.db.View(func(tx *bolt.Tx) error {
-		v := tx.Bucket(bucketCT).Get(h[:])
-		if v == nil {
-			return fmt.Errorf("%w: ciphertext %s", ErrNotFound, h)
+		bk, be := tx.Bucket(bucketCT), tx.Bucket(bucketEpoch)
+		bs, es := make([][]byte, len(hs)), make([]uint64, len(hs))
+		for i, h := range hs {
+			if bs[i] = bk.Get(h[:]); bs[i] == nil {
+				return fmt.Errorf("%w: ciphertext %s", ErrNotFound, h)
+			}
+			es[i] = readEpoch(be.Get(h[:]))
 		}
-		return fn(v, readEpoch(tx.Bucket(bucketEpoch).Get(h[:])))
+		return fn(bs, es)
 	})
 }
 

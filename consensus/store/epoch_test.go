@@ -84,12 +84,15 @@ func TestStoreEpochs(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, uint64(2), e)
 	require.Equal(t, reenc, b)
-	require.NoError(t, s.ViewAt(hf, func(v []byte, ve uint64) error {
-		require.Equal(t, reenc, v)
-		require.Equal(t, uint64(2), ve)
+	require.NoError(t, s.ViewAll([]fhe.Handle{hf, hl}, func(v [][]byte, ve []uint64) error {
+		require.Equal(t, reenc, v[0])
+		require.Equal(t, []uint64{2, 1}, ve)
 		return nil
 	}))
-	require.ErrorIs(t, s.ViewAt(fhe.Handle{1}, func([]byte, uint64) error { return nil }), ErrNotFound)
+	require.ErrorIs(t, s.ViewAll([]fhe.Handle{hf, {1}}, func([][]byte, []uint64) error {
+		t.Fatal("fn ran with a handle missing")
+		return nil
+	}), ErrNotFound)
 	_, err = s.PutAt(hf, []byte("junk"), 3)
 	require.Error(t, err)
 

@@ -15,7 +15,7 @@ import (
 )
 
 // Load batch defaults: 64 requests from 4 accounts. The policy is the
-// allowlist (1 input, depth 4) rather than KYC/AML (8 inputs, depth 9):
+// allowlist (1 input, depth 3 after the refresh floor) rather than KYC/AML (8 inputs, depth 9):
 // without packed evaluation the committee evaluates and posts each KYC/AML
 // request on its own (seconds each on 2 cores, ≈2 s blocks for every
 // verdict), which would take the e2e far past its budget;
