@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"sync"
 
 	"github.com/fhegate/fhegate/consensus/protocol"
@@ -189,32 +188,12 @@ type PlanBounds struct {
 // leaves.
 func PlanRefreshBounds(p *fhe.Params, plan *policy.Plan, top int) (PlanBounds, error) {
 	est := plan.EstimateNoise(PolicyNoiseModel(p))
-	b := PlanBounds{
-		Points: RefreshBounds{NoiseBits: math.Max(protocol.CiphertextNoiseBits, est.RefreshInputBits)},
-		Final:  RefreshBounds{NoiseBits: math.Max(protocol.CiphertextNoiseBits, est.ResultBits)},
+	floor := func(bits float64) (int, error) { return protocol.RefreshFloorLevel(p, bits, 0) }
+	points, final, err := plan.CheckRefreshRoom(est, top, protocol.CiphertextNoiseBits, 0, floor)
+	if err != nil {
+		return PlanBounds{}, err
 	}
-	resultLevel := top - plan.Ops[plan.Result].Depth
-	for _, c := range []struct {
-		what  string
-		b     RefreshBounds
-		level int
-		used  bool
-	}{
-		{"refresh point", b.Points, plan.RefreshFloor, plan.NeedsRefresh},
-		{"final refresh of the result", b.Final, resultLevel, !plan.Ops[plan.Result].Refresh},
-	} {
-		if !c.used {
-			continue
-		}
-		floor, err := protocol.RefreshFloorLevel(p, c.b.NoiseBits, c.b.WorstBits)
-		if err != nil {
-			return PlanBounds{}, fmt.Errorf("%w: %w", policy.ErrTooNoisy, err)
-		}
-		if floor > c.level {
-			return PlanBounds{}, fmt.Errorf("%w: a %s of noise 2^%.1f needs level %d, the plan takes it at level %d", policy.ErrTooNoisy, c.what, c.b.NoiseBits, floor, c.level)
-		}
-	}
-	return b, nil
+	return PlanBounds{Points: RefreshBounds{NoiseBits: points}, Final: RefreshBounds{NoiseBits: final}}, nil
 }
 
 // PolicyNoiseModel is the noise model of a preset's plans for a committee of

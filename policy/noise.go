@@ -240,3 +240,40 @@ func (p *Plan) CheckNoise(m NoiseModel, limitBits float64) (NoiseEstimate, error
 	}
 	return est, nil
 }
+
+// CheckRefreshRoom checks that each of the plan's collective refreshes has
+// room for its flooding where the plan takes it, with floor the committee's
+// lowest level for a refresh of a given noise (protocol.RefreshFloorLevel):
+// its refresh points, of noise est.RefreshInputBits, at its refresh floor;
+// its result, of noise est.ResultBits, refreshed before the mask (unless it
+// is a refresh point itself) at level top − its depth (top: the level of
+// fresh registers, PresetDepth; one less for packed plans). Each noise is
+// at least minBits, plus margin (the chain checks a little stricter than
+// the committee). It returns the two noise bounds (before the margin) and
+// fails, wrapping ErrTooNoisy, when a bound needs a higher level than the
+// plan leaves.
+func (p *Plan) CheckRefreshRoom(est NoiseEstimate, top int, minBits, margin float64, floor func(noiseBits float64) (int, error)) (points, final float64, err error) {
+	points, final = math.Max(minBits, est.RefreshInputBits), math.Max(minBits, est.ResultBits)
+	res := p.Ops[p.Result]
+	for _, c := range []struct {
+		what  string
+		bits  float64
+		level int
+		used  bool
+	}{
+		{"refresh point", points + margin, p.RefreshFloor, p.NeedsRefresh},
+		{"final refresh of the result", final + margin, top - res.Depth, !res.Refresh},
+	} {
+		if !c.used {
+			continue
+		}
+		need, err := floor(c.bits)
+		if err != nil {
+			return 0, 0, fmt.Errorf("%w: %w", ErrTooNoisy, err)
+		}
+		if need > c.level {
+			return 0, 0, fmt.Errorf("%w: a %s of noise 2^%.1f needs level %d, the plan takes it at level %d", ErrTooNoisy, c.what, c.bits, need, c.level)
+		}
+	}
+	return points, final, nil
+}

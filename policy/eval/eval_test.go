@@ -253,26 +253,15 @@ func TestRefreshFloor(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 1, plan.RefreshFloor)
 	require.LessOrEqual(t, plan.Depth, plan.PresetDepth-plan.RefreshFloor)
-	var mu sync.Mutex
-	var levels []int
-	refresh := func(_ context.Context, ct *fhe.Ciphertext) (*fhe.Ciphertext, error) {
-		mu.Lock()
-		levels = append(levels, ct.Level())
-		mu.Unlock()
-		v, err := k.Dec.DecryptInts(ct)
-		if err != nil {
-			return nil, err
-		}
-		return k.Enc.EncryptInts(v)
-	}
+	refresh, levels := recordingRefresh(k)
 	r := rand.New(rand.NewPCG(2, 3))
 	in := randomInputs(r, plan, 128)
 	want, err := plan.EvalSpec(in)
 	require.NoError(t, err)
 	require.Equal(t, want, encrypted(t, plan, k, in, eval.Options{Refresh: refresh}))
-	require.Len(t, levels, plan.Counts.Refreshes)
+	require.Len(t, levels(), plan.Counts.Refreshes)
 	require.Positive(t, plan.Counts.Refreshes)
-	for _, l := range levels {
+	for _, l := range levels() {
 		require.GreaterOrEqual(t, l, plan.RefreshFloor)
 	}
 	// Inputs too low for Depth + RefreshFloor are refused before any work.
@@ -401,25 +390,14 @@ func TestKYCOnBGVN14(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, policy.PresetBGVN14, plan.Preset)
 	require.Equal(t, 1, plan.RefreshFloor)
-	var mu sync.Mutex
-	var levels []int
-	refresh := func(_ context.Context, ct *fhe.Ciphertext) (*fhe.Ciphertext, error) {
-		mu.Lock()
-		levels = append(levels, ct.Level())
-		mu.Unlock()
-		v, err := k.Dec.DecryptInts(ct)
-		if err != nil {
-			return nil, err
-		}
-		return k.Enc.EncryptInts(v)
-	}
+	refresh, levels := recordingRefresh(k)
 	r := rand.New(rand.NewPCG(14, 14))
 	in := randomInputs(r, plan, plan.Slots)
 	want, err := plan.EvalSpec(in)
 	require.NoError(t, err)
 	require.Equal(t, want, encrypted(t, plan, k, in, eval.Options{Refresh: refresh}))
-	require.Len(t, levels, plan.Counts.Refreshes)
-	for _, l := range levels {
+	require.Len(t, levels(), plan.Counts.Refreshes)
+	for _, l := range levels() {
 		require.GreaterOrEqual(t, l, plan.RefreshFloor)
 	}
 }
@@ -489,4 +467,26 @@ func TestNoiseBudgetIsNeeded(t *testing.T) {
 		require.NoError(t, err)
 	}
 	require.Greater(t, wrong(heavy, 32), len(x)/2)
+}
+
+// recordingRefresh is a stand-in for the committee's refresh (decrypt and
+// re-encrypt with the test keys) that records the level of every ciphertext
+// it refreshes.
+func recordingRefresh(k *fhetest.Kit) (func(context.Context, *fhe.Ciphertext) (*fhe.Ciphertext, error), func() []int) {
+	var mu sync.Mutex
+	var levels []int
+	return func(_ context.Context, ct *fhe.Ciphertext) (*fhe.Ciphertext, error) {
+			mu.Lock()
+			levels = append(levels, ct.Level())
+			mu.Unlock()
+			v, err := k.Dec.DecryptInts(ct)
+			if err != nil {
+				return nil, err
+			}
+			return k.Enc.EncryptInts(v)
+		}, func() []int {
+			mu.Lock()
+			defer mu.Unlock()
+			return append([]int(nil), levels...)
+		}
 }

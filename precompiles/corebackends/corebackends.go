@@ -2,7 +2,6 @@ package corebackends
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/fhegate/fhegate/consensus/protocol"
 	"github.com/fhegate/fhegate/fhe"
@@ -67,30 +66,9 @@ func (p Policy) Compile(spec []byte) (precompiles.PlanInfo, error) {
 // the noise bound, the chain's side is 1/256 bit stricter, so what the chain
 // accepts the committee evaluates.
 func checkRefreshRoom(params *fhe.Params, plan *policy.Plan, est policy.NoiseEstimate) error {
-	const margin = 1.0 / 256
-	res := plan.Ops[plan.Result]
-	for _, c := range []struct {
-		what  string
-		bits  float64
-		level int
-		used  bool
-	}{
-		{"refresh point", est.RefreshInputBits, plan.RefreshFloor, plan.NeedsRefresh},
-		{"final refresh of the result", est.ResultBits, plan.PresetDepth - res.Depth, !res.Refresh},
-	} {
-		if !c.used {
-			continue
-		}
-		bits := math.Max(protocol.CiphertextNoiseBits, c.bits) + margin
-		floor, err := protocol.RefreshFloorLevel(params, bits, 0)
-		if err != nil {
-			return fmt.Errorf("%w: %w", policy.ErrTooNoisy, err)
-		}
-		if floor > c.level {
-			return fmt.Errorf("%w: a %s of noise 2^%.1f needs level %d, the plan takes it at level %d", policy.ErrTooNoisy, c.what, bits, floor, c.level)
-		}
-	}
-	return nil
+	floor := func(bits float64) (int, error) { return protocol.RefreshFloorLevel(params, bits, 0) }
+	_, _, err := plan.CheckRefreshRoom(est, plan.PresetDepth, protocol.CiphertextNoiseBits, 1.0/256, floor)
+	return err
 }
 
 // Evaluate's gas model (docs/gas.md, "Gas that matches the work").
