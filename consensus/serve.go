@@ -10,6 +10,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/fhegate/fhegate/bls"
+	"github.com/fhegate/fhegate/consensus/protocol"
 	"github.com/fhegate/fhegate/consensus/transport"
 )
 
@@ -191,9 +192,17 @@ func (s *server) failed(ctx context.Context, r Request, err error) {
 	if s.bat.expired(r) {
 		return // FHEVerdict.expire answers it on chain
 	}
-	if s.attempts[r.ID]++; s.attempts[r.ID] < maxAttempts && !errors.Is(err, ErrDigestMismatch) && ctx.Err() == nil {
+	if s.attempts[r.ID]++; s.attempts[r.ID] < maxAttempts && !permanent(err) && ctx.Err() == nil {
 		s.retryLater(ctx, r, s.m.retryDelay(s.attempts[r.ID]))
 	}
+}
+
+// permanent reports whether a request's failure would recur on every
+// attempt, so retrying it only costs work: this member disagrees with the
+// quorum's digest, the CRDT request does not fit the committee, or a
+// refresh has no room at the level the evaluation reaches it.
+func permanent(err error) bool {
+	return errors.Is(err, ErrDigestMismatch) || errors.Is(err, ErrBadCRDTRequest) || errors.Is(err, protocol.ErrRefreshNoRoom)
 }
 
 // retryDelay is how long after its failed attempt k (1, 2, …) a request is

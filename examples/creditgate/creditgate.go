@@ -77,9 +77,10 @@ type Options struct {
 
 // DefaultPolicySpec is the credit policy the flow registers
 // (credit_policy.yaml, also read by examples/js): a policy/ document with the
-// two inputs PrivateCreditGate.applyFor passes, small enough for the
-// committee's depth-4 preset (income − 3·debt spans 14 values, so the
-// comparison is a degree ≤ 15 polynomial).
+// two inputs PrivateCreditGate.applyFor passes (income − 3·debt spans 14
+// values, so the comparison is a degree-15 polynomial, depth 4: the default
+// BGVN14 committee evaluates it; BGVN13 keeps only 3 levels per segment
+// above its refresh floor).
 //
 //go:embed credit_policy.yaml
 var DefaultPolicySpec []byte
