@@ -9,6 +9,7 @@ import (
 	"io"
 	"math/big"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -113,22 +114,10 @@ func UploadInputs(ctx context.Context, api, token string, owner [20]byte, ups []
 	if err != nil {
 		return nil, err
 	}
-	if att.Owner != owner || !equalItems(att.Items, want) {
+	if att.Owner != owner || !slices.Equal(att.Items, want) {
 		return nil, fmt.Errorf("committee attested another set (owner %x, %d items) than the one uploaded", att.Owner, len(att.Items))
 	}
 	return att, nil
-}
-
-func equalItems(a, b []bls.InputItem) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // Attestation decodes the JSON form (lengths checked).

@@ -165,14 +165,8 @@ func (sp *SlotPacker) Level() int { return sp.level }
 // at a level ≥ the packer's, with the scale of the first input added; a slot
 // is used at most once.
 func (sp *SlotPacker) Add(s int, ins []*Ciphertext) error {
-	if len(ins) != len(sp.acc) {
-		return fmt.Errorf("fhe: pack: %d inputs, packer width %d", len(ins), len(sp.acc))
-	}
-	if s < 0 || s >= sp.p.Slots() {
-		return fmt.Errorf("fhe: pack: slot %d outside [0, %d)", s, sp.p.Slots())
-	}
-	if sp.used[s] {
-		return fmt.Errorf("fhe: pack: slot %d used twice", s)
+	if err := sp.checkSlot(s, len(ins)); err != nil {
+		return err
 	}
 	for j, c := range ins {
 		if err := sp.check(c); err != nil {
@@ -205,20 +199,15 @@ func (sp *SlotPacker) Add(s int, ins []*Ciphertext) error {
 // read in place: only the first ℓ+1 rows (primes) of c0 and c1 are touched,
 // and no ciphertext is decoded. For a BGVN14 input at the top level that is
 // 3 of 10 rows, and it spares the decoder's copy of the whole 2.6 MB
-// (decoding eight inputs costs ~10× their masking). Every input is checked
-// before anything is added (header, preset, level ≥ the packer's, degree 1,
-// NTT domain, exact length, scale, and every row read reduced modulo its
-// prime), so a bad one leaves the packer as it was. A seeded input
+// (decoding eight inputs costs several times their masking). Every input's
+// header, preset, level (≥ the packer's), degree 1, NTT domain, exact
+// length and scale are checked before anything is added, and every row
+// read is checked reduced modulo its prime as it is added (a bad one undoes
+// the call's rows), so a refused call leaves the packer as it was. A seeded input
 // (FlagSeeded: c1 regenerated from a seed) is decoded and added as in Add.
 func (sp *SlotPacker) AddEncoded(s int, raws [][]byte) error {
-	if len(raws) != len(sp.acc) {
-		return fmt.Errorf("fhe: pack: %d inputs, packer width %d", len(raws), len(sp.acc))
-	}
-	if s < 0 || s >= sp.p.Slots() {
-		return fmt.Errorf("fhe: pack: slot %d outside [0, %d)", s, sp.p.Slots())
-	}
-	if sp.used[s] {
-		return fmt.Errorf("fhe: pack: slot %d used twice", s)
+	if err := sp.checkSlot(s, len(raws)); err != nil {
+		return err
 	}
 	n, rows := sp.p.N(), sp.level+1
 	src := make([][2][][]byte, len(raws)) // input, poly, row → n little-endian coefficients
@@ -298,30 +287,34 @@ func (sp *SlotPacker) AddEncoded(s int, raws [][]byte) error {
 	// subtracted again (the lazy sums are exact uint64 arithmetic, so that
 	// restores them bit for bit) and the call fails.
 	r := sp.p.rlwe.RingQ().AtLevel(sp.level)
+	// row is input j's poly k, prime i, as uint64 (read from the bytes
+	// into scratch for an encoded input: only the rare undo needs it).
+	scratch := make([]uint64, n)
+	row := func(j, k, i int) []uint64 {
+		if c := decoded[j]; c != nil {
+			return c.ct.Value[k].Coeffs[i]
+		}
+		for x := range scratch {
+			scratch[x] = binary.LittleEndian.Uint64(src[j][k][i][8*x:])
+		}
+		return scratch
+	}
 	type done struct{ j, k, i int }
 	var added []done
 	for j := range raws {
 		for k := 0; k < 2; k++ {
 			for i := 0; i < rows; i++ {
-				q := r.SubRings[i].Modulus
+				q, acc := r.SubRings[i].Modulus, sp.acc[j].Value[k].Coeffs[i]
+				ok := true
 				if c := decoded[j]; c != nil {
-					mulAdd(sp.acc[j].Value[k].Coeffs[i], c.ct.Value[k].Coeffs[i], sp.perm.w[i], sp.perm.shoup[i], q)
-					continue
+					mulAdd(acc, c.ct.Value[k].Coeffs[i], sp.perm.w[i], sp.perm.shoup[i], q)
+				} else {
+					ok = mulAddLE(acc, src[j][k][i], sp.perm.w[i], sp.perm.shoup[i], q)
 				}
-				ok := mulAddLE(sp.acc[j].Value[k].Coeffs[i], src[j][k][i], sp.perm.w[i], sp.perm.shoup[i], q, 1)
 				added = append(added, done{j, k, i})
 				if !ok {
 					for _, d := range added {
-						mulAddLE(sp.acc[d.j].Value[d.k].Coeffs[d.i], src[d.j][d.k][d.i], sp.perm.w[d.i], sp.perm.shoup[d.i], r.SubRings[d.i].Modulus, ^uint64(0))
-					}
-					for jj := 0; jj < j; jj++ { // decoded inputs before j were added whole
-						if c := decoded[jj]; c != nil {
-							for kk := 0; kk < 2; kk++ {
-								for ii := 0; ii < rows; ii++ {
-									mulSub(sp.acc[jj].Value[kk].Coeffs[ii], c.ct.Value[kk].Coeffs[ii], sp.perm.w[ii], sp.perm.shoup[ii], r.SubRings[ii].Modulus)
-								}
-							}
-						}
+						mulSub(sp.acc[d.j].Value[d.k].Coeffs[d.i], row(d.j, d.k, d.i), sp.perm.w[d.i], sp.perm.shoup[d.i], r.SubRings[d.i].Modulus)
 					}
 					return fmt.Errorf("fhe: pack: input %d: c%d, prime %d: a coefficient is not reduced", j, k, i)
 				}
@@ -333,10 +326,23 @@ func (sp *SlotPacker) AddEncoded(s int, raws [][]byte) error {
 	return nil
 }
 
-// mulAddLE is mulAdd with c read from little-endian bytes, the product
-// added (sign 1) or subtracted (sign 2^64−1, undoing an earlier call
-// exactly). It reports whether every c read was < q.
-func mulAddLE(acc []uint64, c []byte, w, shoup []uint64, q, sign uint64) bool {
+// checkSlot validates the slot and the number of inputs of an Add.
+func (sp *SlotPacker) checkSlot(s, inputs int) error {
+	if inputs != len(sp.acc) {
+		return fmt.Errorf("fhe: pack: %d inputs, packer width %d", inputs, len(sp.acc))
+	}
+	if s < 0 || s >= sp.p.Slots() {
+		return fmt.Errorf("fhe: pack: slot %d outside [0, %d)", s, sp.p.Slots())
+	}
+	if sp.used[s] {
+		return fmt.Errorf("fhe: pack: slot %d used twice", s)
+	}
+	return nil
+}
+
+// mulAddLE is mulAdd with c read from little-endian bytes. It reports
+// whether every c read was < q (mulSub undoes it either way).
+func mulAddLE(acc []uint64, c []byte, w, shoup []uint64, q uint64) bool {
 	c, w, shoup = c[:8*len(acc)], w[:len(acc)], shoup[:len(acc)]
 	var bad uint64
 	for j := range acc {
@@ -344,18 +350,9 @@ func mulAddLE(acc []uint64, c []byte, w, shoup []uint64, q, sign uint64) bool {
 		_, lt := bits.Sub64(x, q, 0) // borrow 1 ⇔ x < q
 		bad |= lt ^ 1
 		hi, _ := bits.Mul64(shoup[j], x)
-		acc[j] += sign * (w[j]*x - hi*q)
+		acc[j] += w[j]*x - hi*q
 	}
 	return bad == 0
-}
-
-// mulSub undoes mulAdd exactly.
-func mulSub(acc, c, w, shoup []uint64, q uint64) {
-	c, w, shoup = c[:len(acc)], w[:len(acc)], shoup[:len(acc)]
-	for j := range acc {
-		hi, _ := bits.Mul64(shoup[j], c[j])
-		acc[j] -= w[j]*c[j] - hi*q
-	}
 }
 
 // slotMask sets sp.perm to L_s in the NTT domain: a permutation of L_0's
@@ -431,6 +428,16 @@ func mulAdd(acc, c, w, shoup []uint64, q uint64) {
 	for j := range acc {
 		hi, _ := bits.Mul64(shoup[j], c[j])
 		acc[j] += w[j]*c[j] - hi*q
+	}
+}
+
+// mulSub undoes mulAdd (or mulAddLE on the same values) exactly: the lazy
+// sums are uint64 arithmetic modulo 2^64.
+func mulSub(acc, c, w, shoup []uint64, q uint64) {
+	c, w, shoup = c[:len(acc)], w[:len(acc)], shoup[:len(acc)]
+	for j := range acc {
+		hi, _ := bits.Mul64(shoup[j], c[j])
+		acc[j] -= w[j]*c[j] - hi*q
 	}
 }
 

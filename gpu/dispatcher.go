@@ -3,6 +3,7 @@ package gpu
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -511,7 +512,7 @@ func (d *Dispatcher) accelerate(b *Batch) (handled, onAccel bool) {
 // accelerator's word in [0, 2q) (Lattigo's own lazy bound).
 func sameOutput(lazy bool, q uint64, ref, got []uint64) bool {
 	if !lazy {
-		return equalU64(ref, got)
+		return slices.Equal(ref, got)
 	}
 	if len(ref) != len(got) {
 		return false
@@ -551,16 +552,4 @@ func (d *Dispatcher) RouteBatch(dir Direction, p *Params, src, dst [][]uint64) (
 		return "", err
 	}
 	return d.RouteMulti(&Batch{Dir: dir, Limbs: []Limb{{P: p, Src: src, Dst: dst}}})
-}
-
-func equalU64(a, b []uint64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
