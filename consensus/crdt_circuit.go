@@ -102,12 +102,10 @@ func crdtWorkingLevel(p *fhe.Params, s *meta.State) (RefreshBounds, int, error) 
 			return b, 0, err
 		}
 		sum := math.Log2(float64(len(s.Entries)))
-		minQ := math.Inf(1)
-		for _, q := range p.Q() {
-			minQ = math.Min(minQ, math.Log2(float64(q)))
-		}
 		b.NoiseBits = protocol.CiphertextNoiseBits + sum
-		b.WorstBits = math.Max(b.NoiseBits, accepted+math.Log2(float64(p.N())*float64(p.PlaintextModulus())/2)-minQ+sum)
+		// MaskWorstGainBits = log2(N·t/2) − log2 q_min: the block mask's
+		// product and the switch to the working level.
+		b.WorstBits = math.Max(b.NoiseBits, accepted+PolicyNoiseModel(p).MaskWorstGainBits+sum)
 	}
 	floor, err := protocol.RefreshFloorLevel(p, b.NoiseBits, b.WorstBits)
 	if err != nil {

@@ -255,8 +255,8 @@ func (r *requestRun) pack(ctx context.Context, reqs []Request) ([]*fhe.Ciphertex
 		}
 		err := m.st.ViewAll(q.Inputs, func(raws [][]byte, epochs []uint64) error {
 			for j, e := range epochs {
-				if e != r.ks.km.Epoch {
-					return fmt.Errorf("%w: %s is under epoch %d, committee epoch %d", ErrStaleKey, q.Inputs[j], e, r.ks.km.Epoch)
+				if err := checkEpoch(q.Inputs[j], e, r.ks.km.Epoch); err != nil {
+					return err
 				}
 			}
 			return sp.AddEncoded(s, raws)

@@ -272,7 +272,7 @@ func (m *Member) agreeDigest(ctx context.Context, base string, rd [32]byte, log 
 	}
 	dctx, cancel := context.WithTimeout(ctx, m.cfg.RoundTimeout)
 	// Members counted down get it as a late reply when they speak
-	// (transport.Mux.Broadcast, "Late replies").
+	// (transport.Mux.BroadcastAllowing, "Late replies").
 	_ = m.mux.BroadcastAllowing(dctx, live, m.members, transport.Message{Type: transport.TypeResultDigest, Session: base + "/digest", Payload: announce[:]})
 	got := m.mux.CollectQuorum(dctx, base+"/digest", transport.TypeResultDigest, live, m.quorumWant(len(live)-1), m.grace())
 	cancel()

@@ -175,10 +175,14 @@ func (m *Member) fetch(ctx context.Context, h fhe.Handle) (*fhe.Ciphertext, erro
 	rctx, cancel := context.WithTimeout(ctx, m.cfg.RoundTimeout)
 	defer cancel()
 	defer m.mux.Forget(session)
-	_ = m.mux.Broadcast(rctx, m.members, transport.Message{Type: transport.TypeFetch, Session: session, Payload: h[:]})
 	// The first copy whose handle matches wins; an empty reply (the peer
 	// lacks it too, e.g. it was down as well) or a wrong one does not end
-	// the wait.
+	// the wait. The request goes out in the background: Broadcast returns
+	// only when every send has, and a send to a member whose host is gone
+	// can hang until rctx ends while the others have answered.
+	go func() {
+		_ = m.mux.Broadcast(rctx, m.members, transport.Message{Type: transport.TypeFetch, Session: session, Payload: h[:]})
+	}()
 	replies := make(chan []byte, len(m.members))
 	for _, id := range m.members {
 		if id == m.id {

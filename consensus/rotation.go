@@ -65,10 +65,19 @@ func (m *Member) currentInput(h fhe.Handle, epoch uint64) (*fhe.Ciphertext, erro
 	if err != nil {
 		return nil, err
 	}
-	if e != epoch {
-		return nil, fmt.Errorf("%w: %s is under epoch %d, committee epoch %d", ErrStaleKey, h, e, epoch)
+	if err := checkEpoch(h, e, epoch); err != nil {
+		return nil, err
 	}
 	return ct, nil
+}
+
+// checkEpoch refuses an input stored under key epoch e for a committee at
+// epoch (ErrStaleKey).
+func checkEpoch(h fhe.Handle, e, epoch uint64) error {
+	if e != epoch {
+		return fmt.Errorf("%w: %s is under epoch %d, committee epoch %d", ErrStaleKey, h, e, epoch)
+	}
+	return nil
 }
 
 // servable returns the bytes of h for a peer's fetch: only an original

@@ -66,10 +66,10 @@ import (
 //     until i reveals it, after the ciphertext is fixed.
 //   - The first commitment seen from each peer for a session (and subject)
 //     is remembered (bounded, CoinState) and a later different one is
-//     ignored: a member
-//     that saw the honest reveals of a failed attempt cannot commit to a new
-//     value in the next one. It can only reveal its first value or withhold
-//     it, the same one bit per corrupt member as in a single attempt.
+//     ignored: a member that saw the honest reveals of a failed attempt
+//     cannot commit to a new value in the next one. It can only reveal its
+//     first value or withhold it, the same one bit per corrupt member as in
+//     a single attempt.
 //
 // The seed is computed from the t lowest-numbered valid contributors (any t
 // include an honest one), so members that also heard a slower contributor

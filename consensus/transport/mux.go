@@ -47,7 +47,7 @@ type Mux struct {
 	done     chan struct{}
 
 	// sent remembers this member's broadcasts for late replies (see
-	// "Late replies" on Broadcast), oldest first in sentOrder.
+	// "Late replies" on BroadcastAllowing), oldest first in sentOrder.
 	sent      map[sentKey]*sentEntry
 	sentOrder []sentKey
 	sentBytes int64
@@ -338,7 +338,8 @@ func (m *Mux) remember(msg Message, to, allowed []MemberID) {
 
 // lateReply answers msg with this member's remembered broadcast of the
 // same session and type, if any and if the sender needs it (see
-// Broadcast). Called with m.mu held; the send runs in the background.
+// BroadcastAllowing). Called with m.mu held; the send runs in the
+// background.
 func (m *Mux) lateReply(msg Message) {
 	e, ok := m.sent[sentKey{msg.Session, msg.Type}]
 	if !ok || !e.allowed[msg.From] {

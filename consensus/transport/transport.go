@@ -105,8 +105,9 @@ func checkMsg(msg Message, max int) error {
 	return nil
 }
 
-// Broadcast sends msg to every member in `to` except Self and returns the
-// first error (it keeps sending to the others).
+// Broadcast sends msg to every member in `to` except Self, to all of them
+// at once, and returns the error of the first member in `to` whose send
+// failed (the others are sent to regardless).
 func Broadcast(ctx context.Context, t Transport, to []MemberID, msg Message) error {
 	// One goroutine per recipient: a peer whose dial hangs (a dead host
 	// drops SYNs) must not hold back the message to the others until ctx
