@@ -85,7 +85,7 @@ func TestAcceptedInputNoise(t *testing.T) {
 		want, err := zkpok.AcceptedNoiseBits(p, protocol.MaxMembers)
 		require.NoError(t, err)
 		require.Equal(t, want, m.InputBits)
-		require.Greater(t, m.InputBits, m.FreshBits+25)
+		require.Greater(t, m.InputBits, m.FreshBits+5)
 
 		plan, err := policy.CompileWith([]byte(linearSpec), PolicyOptions(id))
 		require.NoError(t, err)

@@ -80,12 +80,13 @@ type InputUpload struct {
 // Upload bounds. MaxUploadItems ciphertexts at most per upload (so one
 // request can carry the 8 attributes of the KYC/AML policy, with room), and
 // MaxUploadBytes of ciphertexts and proofs together: 16 fresh BGVN14
-// ciphertexts with their proofs (≈ 2.9 MB each) fit, and one StorePut stays
-// under transport.DefaultMaxMessage. FHEInput.registerBatch takes up to
+// ciphertexts with their proofs (≈ 3.2 MB each: 2.6 MB of ciphertext and a
+// 0.56 MB proof that carries the upload's residues mod P) fit, and one
+// StorePut stays under transport.DefaultMaxMessage. FHEInput.registerBatch takes up to
 // precompiles.MaxInputBatch (64) handles.
 const (
 	MaxUploadItems = 16
-	MaxUploadBytes = 48 << 20
+	MaxUploadBytes = 56 << 20
 )
 
 // inputBatchDigest is the message members sign for an upload of items by

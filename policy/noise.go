@@ -16,10 +16,16 @@ import (
 // Inputs come in two bounds. FreshBits is what an honest encryption has;
 // InputBits is what an ACCEPTED input may have — the proof of plaintext
 // knowledge (fhe/zkpok) only bounds a small multiple of the noise, with a
-// soundness slack of ≈2^20 (zkpok.AcceptedNoiseBits: 2^45.4 on BGVN13 and
-// 2^48.3 on BGVN14 for 16 members). EstimateNoise runs the plan twice: the
-// honest estimate (FreshBits, the registration gate) and the adversarial one
-// (InputBits, worst-case rules, reported in NoiseEstimate.Input*).
+// soundness slack of ≈ 8Nκ on every norm. The proof is over QP and the
+// committee stores ModDown_P of the upload, which divides that slack by P
+// except on the message's carry (zkpok.AcceptedNoiseBits: 2^20.1 on BGVN13
+// and 2^21.1 on BGVN14 for 16 members; an honest input ≈ 2^6). What an
+// uploader can shape is that carry, chosen without knowledge of s: the
+// heuristic per-op rules that bound honest noise hold for it, so
+// EstimateNoise — the registration gate and the refresh sizing — starts
+// every input at max(FreshBits, InputBits). It also runs the worst-case
+// ∞-norm rules from InputBits (reported in NoiseEstimate.Input*; they
+// diverge for any product, honest inputs included).
 type NoiseModel struct {
 	FreshBits   float64 // a fresh encryption under the collective key
 	InputBits   float64 // an accepted input (worst case over the proof's slack); 0: FreshBits
@@ -75,7 +81,7 @@ type NoiseEstimate struct {
 
 // EstimateNoise runs the model over the plan's ops:
 //
-//   - input: FreshBits;
+//   - input: max(FreshBits, InputBits) (an accepted input);
 //   - linear: log2 Σ|w_i|·2^{b_i} (a constant adds none) — exact worst case;
 //   - mul, rescale: FloorBits + 1, plus whatever the operands exceed the
 //     NoiseBudget by (the rescale divides the product noise by the prime,
@@ -104,7 +110,7 @@ func (p *Plan) EstimateNoise(m NoiseModel) NoiseEstimate {
 		var b float64
 		switch op.Kind {
 		case OpInput:
-			b = m.FreshBits
+			b = m.inputBits()
 		case OpLinear:
 			s := 0.0
 			for i, a := range op.Args {
@@ -116,7 +122,7 @@ func (p *Plan) EstimateNoise(m NoiseModel) NoiseEstimate {
 		case OpPoly:
 			b = m.FloorBits + math.Log2(float64(op.Degree()+1)) + excess(op.Args)
 		default:
-			b = m.FreshBits
+			b = m.inputBits()
 		}
 		if b > est.WorstBits {
 			est.WorstOp, est.WorstBits = r, b
@@ -135,6 +141,11 @@ func (p *Plan) EstimateNoise(m NoiseModel) NoiseEstimate {
 	est.InputDecryptBits, est.InputRefreshBits = p.adversarialNoise(m)
 	return est
 }
+
+// inputBits is the bound an input starts from: the accepted bound when it
+// is the larger (it always is for committee models; FreshBits alone when
+// InputBits is unset).
+func (m NoiseModel) inputBits() float64 { return math.Max(m.FreshBits, m.InputBits) }
 
 // log2Sum is log2 Σ 2^b_i.
 func log2Sum(b ...float64) float64 {

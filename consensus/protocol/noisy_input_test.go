@@ -106,16 +106,17 @@ func shamirKeys(t *testing.T, p *fhe.Params, sk *fhe.SecretKey, n, th int) []*Th
 
 // TestAttackNoisyInputIdentity: attack "noisy-input key probe". A user
 // uploads an input whose noise sits at the bound an accepted proof allows
-// (2^AcceptedNoiseBits for a 16-member committee, ≈2^45.4 on BGVN13 — the
-// proof's slack lets it) to the identity policy, hoping the verdict's
-// threshold decryption exposes the phase noise, which contains s·e1 + u·e_K.
-// After the committee's slot-0 mask (a plaintext product and a rescale, as
-// Member.Process does) that noise is still ≈2^40 — dropping limbs to the
-// decryption level would keep it, 2^24 above the B_ct = 2^16 the flooding is
-// sized for. PrepareForDecryption's modulus switch divides it by the dropped
-// prime: the prepared ciphertext's noise is back at the floor (≤ B_ct), the
-// 3-of-5 decryption is right, and the combined decryption error Δ·ν + ΣΔλ_j e_j
-// has the same first two moments for two different crafted noises.
+// (2^AcceptedNoiseBits for a 16-member committee, ≈2^20.1 on BGVN13 since
+// the proof is over QP and the committee divides by P; it was 2^45.4 with
+// the proof over Q) to the identity policy, hoping the verdict's threshold
+// decryption exposes the phase noise. After the committee's slot-0 mask (a
+// plaintext product and a rescale, as Member.Process does) that noise is
+// ≈2^14.5, within the B_ct = 2^16 the flooding is sized for even if the
+// committee only dropped limbs (with the old proof it was 2^40);
+// PrepareForDecryption's modulus switch divides it further by the dropped
+// prime, to the floor. The 3-of-5 decryption is right, and the combined
+// decryption error Δ·ν + ΣΔλ_j e_j has the same first two moments for two
+// different crafted noises.
 func TestAttackNoisyInputIdentity(t *testing.T) {
 	p := fhe.MustParams(fhe.BGVN13)
 	keys := fhe.GenKeys(p, nil)
@@ -146,7 +147,8 @@ func TestAttackNoisyInputIdentity(t *testing.T) {
 		nIn, nDrop, nLow := phaseNoiseBits(t, p, keys.Secret, in, []uint64{42, 7, 9}), phaseNoiseBits(t, p, keys.Secret, dropped, want), phaseNoiseBits(t, p, keys.Secret, low, want)
 		t.Logf("seed %d: input noise 2^%.1f (accepted ≤ 2^%.1f); masked and dropped 2^%.1f; modulus-switched 2^%.1f (B_ct 2^%d, σ 2^%.0f)",
 			seed, nIn, accepted, nDrop, nLow, CiphertextNoiseBits, plan.SigmaBits)
-		require.Greater(t, nDrop, float64(CiphertextNoiseBits), "without the modulus switch the flooding would not hide it")
+		require.LessOrEqual(t, nDrop, float64(CiphertextNoiseBits), "the flooding hides it even without the modulus switch")
+		require.Less(t, nLow, nDrop-4, "the modulus switch divides it by the dropped prime")
 		require.LessOrEqual(t, nLow, float64(CiphertextNoiseBits))
 
 		shares := map[transport.MemberID]DecryptionShare{}

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"math/bits"
+	"slices"
 
 	"github.com/tuneinsight/lattigo/v6/core/rlwe"
 	"github.com/tuneinsight/lattigo/v6/ring"
@@ -18,10 +20,10 @@ import (
 )
 
 // Version is the first byte of every proof.
-const Version = 1
+const Version = 2
 
 // Domain separates the Fiat–Shamir hash.
-const Domain = "fhegate/zkpok/v1"
+const Domain = "fhegate/zkpok/v2"
 
 // Witness component indices.
 const (
@@ -37,13 +39,10 @@ var compNames = [nComp]string{"u", "e0", "e1", "m"}
 // BetaU bounds the honest u (ternary).
 const BetaU = 1
 
-// BetaE is the honest bound on the noise of the rounded relation for ring
-// degree n: e′ = (ρ·u + e − [pk·u + e]_P)/P with ρ = [pk]_P uniform in
-// [−P/2, P/2], u ternary and e Gaussian (σ = 3.2, |e| ≤ 19 ≪ P), so each e′
-// coefficient is a sum of ≤ n independent terms of variance ≤ 1/12 plus ≤ 1:
-// standard deviation ≤ √(n/12). BetaE is 12 standard deviations plus 2; the
-// prover re-encrypts in the (≈ 2^-100) event it is exceeded.
-func BetaE(n int) uint64 { return uint64(math.Ceil(math.Sqrt(12*float64(n)))) + 2 }
+// BetaE bounds the honest encryption errors e0, e1: Lattigo's error
+// distribution is the discrete Gaussian of σ = 3.2, and the prover redraws
+// any coefficient beyond 19 (≈ 6σ).
+const BetaE = 19
 
 // ErrInvalid is wrapped by every verification failure.
 var ErrInvalid = errors.New("zkpok: invalid proof")
@@ -72,6 +71,10 @@ type Params struct {
 	LogB  [nComp]int    // B_i = 2^LogB_i − 1
 	Z     [nComp]int64  // response bounds B_i − κβ_i
 	Bits  [nComp]int    // encoded bits per coefficient
+	// PModuli are the auxiliary primes p_j (P = ∏ p_j, empty when the preset
+	// has none) and PBits the bits each residue of ρ = ĉ mod P is encoded in.
+	PModuli []uint64
+	PBits   []int
 	// ChallengeBits is log2(C(N,κ)·2^κ).
 	ChallengeBits float64
 }
@@ -84,13 +87,16 @@ func ParamsFor(p *fhe.Params) (*Params, error) {
 	n := p.N()
 	pp := &Params{FHE: p, N: n}
 	pp.Kappa, pp.ChallengeBits = challengeWeight(n)
-	be := BetaE(n)
-	pp.Beta = [nComp]uint64{BetaU, be, be, p.PlaintextModulus() - 1}
+	pp.Beta = [nComp]uint64{BetaU, BetaE, BetaE, p.PlaintextModulus() - 1}
 	for i := range nComp {
 		k := int(math.Ceil(math.Log2(4 * float64(n) * float64(pp.Kappa) * float64(pp.Beta[i]))))
 		pp.LogB[i] = k
 		pp.Z[i] = int64(1)<<k - 1 - int64(pp.Kappa)*int64(pp.Beta[i])
 		pp.Bits[i] = k + 1 // z + Z ∈ [0, 2Z] < 2^{k+1}
+	}
+	pp.PModuli = p.RLWE().P()
+	for _, q := range pp.PModuli {
+		pp.PBits = append(pp.PBits, bits.Len64(q-1))
 	}
 	return pp, nil
 }
@@ -116,17 +122,25 @@ func (pp *Params) Size() int {
 	for i := range nComp {
 		total += pp.Bits[i] * pp.N
 	}
+	for _, b := range pp.PBits {
+		total += 2 * b * pp.N
+	}
 	return 2 + 32 + (total+7)/8
 }
 
-// Proof is a decoded proof: the challenge hash and the responses.
+// Proof is a decoded proof: the challenge hash, the responses and the
+// P-residues ρ_i = ĉ_i mod P of the uploaded QP ciphertext (Rho[i][j] is
+// the row of p_j, coefficient domain), from which the verifier rebuilds ĉ
+// around the canonical ciphertext (see Key).
 type Proof struct {
-	H [32]byte
-	Z [nComp][]int64
+	H   [32]byte
+	Z   [nComp][]int64
+	Rho [2][][]uint64
 }
 
 // Marshal encodes the proof: version, preset id, h, then z_u, z_e0, z_e1,
-// z_m, each coefficient as z+Z_i in Bits_i bits, little-endian bit order.
+// z_m, each coefficient as z+Z_i in Bits_i bits, then ρ0 and ρ1, row by
+// row, each residue in PBits_j bits; little-endian bit order.
 func (pp *Params) Marshal(pr *Proof) []byte {
 	out := make([]byte, pp.Size())
 	out[0], out[1] = Version, byte(pp.FHE.Preset.ID)
@@ -135,6 +149,13 @@ func (pp *Params) Marshal(pr *Proof) []byte {
 	for i := range nComp {
 		for _, v := range pr.Z[i] {
 			w.put(uint64(v+pp.Z[i]), pp.Bits[i])
+		}
+	}
+	for i := range pr.Rho {
+		for j, row := range pr.Rho[i] {
+			for _, v := range row {
+				w.put(v, pp.PBits[j])
+			}
 		}
 	}
 	return out
@@ -166,6 +187,18 @@ func (pp *Params) Unmarshal(b []byte) (*Proof, error) {
 			pr.Z[i][j] = int64(v) - pp.Z[i]
 		}
 	}
+	for i := range pr.Rho {
+		pr.Rho[i] = make([][]uint64, len(pp.PModuli))
+		for j, q := range pp.PModuli {
+			row := make([]uint64, pp.N)
+			for l := range row {
+				if row[l] = r.get(pp.PBits[j]); row[l] >= q {
+					return nil, fmt.Errorf("%w: ρ%d[%d][%d] not reduced mod p_%d", ErrInvalid, i, j, l, j)
+				}
+			}
+			pr.Rho[i][j] = row
+		}
+	}
 	if r.rest() != 0 {
 		return nil, fmt.Errorf("%w: non-zero padding bits", ErrInvalid)
 	}
@@ -177,22 +210,33 @@ func Digest(proof []byte) [32]byte { return [32]byte(fhe.HandleOf(proof)) }
 
 // Key is the committee public key prepared for proving and verifying.
 //
-// Lattigo encrypts over QP and divides by P (ModDown), which keeps the fresh
-// noise small (the presets' depth is measured with it). The relation is
-// therefore stated for the rounded key K_i = ModDown(pk_i) = (pk_i −
-// [pk_i]_P)/P mod Q, which anyone computes from pk: ModDown(pk·u + e) =
-// K·u + e′ exactly, with e′ small (BetaE).
+// Lattigo encrypts over QP and divides by P (ModDown), which keeps the
+// fresh noise small. The relation is stated over R_QP, before that
+// division: the prover keeps ĉ = pk·u + (e0, e1) + (P·[t^{-1}m]_Q, 0) over
+// QP, publishes the canonical ciphertext ct = ModDown_P(ĉ) and, inside the
+// proof, ĉ's residues ρ = ĉ mod P. ModDown_P here is exact and integer-only
+// (centred lift of ρ by mixed-radix conversion; no floating point, so every
+// platform computes the same ct): ct = (ĉ − [ρ]_P)·P^{-1} mod Q. The
+// verifier rebuilds ĉ = P·ct + [ρ]_P (mod Q), ρ (mod P), which is the
+// prover's ĉ exactly, and checks the proof over R_QP. Whatever slack the
+// proof leaves on ĉ is divided by P in ct (see the package doc, "Soundness
+// slack").
 type Key struct {
 	PP     *Params
 	PK     *fhe.PublicKey
 	Digest [32]byte // keccak256 of the canonical public-key encoding
-	k0, k1 ring.Poly
-	ringQ  *ring.Ring
-	ringP  *ring.Ring // nil without an auxiliary modulus
+	rq     *ring.Ring
+	rqp    *ring.Ring // the moduli of Q (top level), then those of P
+	nQ     int
+	pk     [2]ring.Poly // pk over QP, NTT domain, standard form
+	bigP   *big.Int     // P (1 without an auxiliary modulus)
+	ptInv  *big.Int     // P·[t^{-1}]_Q
+	lift   *lifter
 	t      uint64
 }
 
-// NewKey prepares a BGV public key (computes its digest and rounded key once).
+// NewKey prepares a BGV public key (computes its digest and its QP form
+// once).
 func NewKey(pk *fhe.PublicKey) (*Key, error) {
 	pp, err := ParamsFor(pk.Params())
 	if err != nil {
@@ -204,36 +248,53 @@ func NewKey(pk *fhe.PublicKey) (*Key, error) {
 	}
 	p := pk.Params()
 	rp := p.RLWE()
-	k := &Key{PP: pp, PK: pk, Digest: [32]byte(fhe.HandleOf(b)), ringQ: rp.RingQ().AtLevel(p.MaxLevel()), t: p.PlaintextModulus()}
-	if rp.PCount() > 0 {
-		k.ringP = rp.RingP().AtLevel(rp.MaxLevelP())
+	rq := rp.RingQ().AtLevel(p.MaxLevel())
+	qs := rq.ModuliChain()[:rq.Level()+1]
+	rqp, err := ring.NewRing(p.N(), append(slices.Clone(qs), pp.PModuli...))
+	if err != nil {
+		return nil, fmt.Errorf("zkpok: ring over QP: %w", err)
 	}
+	k := &Key{PP: pp, PK: pk, Digest: [32]byte(fhe.HandleOf(b)), rq: rq, rqp: rqp, nQ: len(qs), t: p.PlaintextModulus()}
+	if k.lift, err = newLifter(qs, pp.PModuli); err != nil {
+		return nil, err
+	}
+	k.bigP = k.lift.bigP
+	bigQ := big.NewInt(1)
+	for _, q := range qs {
+		bigQ.Mul(bigQ, new(big.Int).SetUint64(q))
+	}
+	tInv := new(big.Int).ModInverse(new(big.Int).SetUint64(k.t), bigQ)
+	if tInv == nil {
+		return nil, fmt.Errorf("zkpok: t is not invertible mod Q")
+	}
+	k.ptInv = tInv.Mul(tInv, k.bigP)
 	lpk := pk.Lattigo()
-	var be *ring.BasisExtender
-	if k.ringP != nil {
-		be = ring.NewBasisExtender(rp.RingQ(), rp.RingP())
-	}
-	for i, out := range []*ring.Poly{&k.k0, &k.k1} {
+	for i := range k.pk {
+		poly := rqp.NewPoly()
 		q := lpk.Value[i].Q.CopyNew()
-		k.ringQ.IMForm(*q, *q)
-		k.ringQ.INTT(*q, *q)
-		if k.ringP != nil {
-			pp := lpk.Value[i].P.CopyNew()
-			k.ringP.IMForm(*pp, *pp)
-			k.ringP.INTT(*pp, *pp)
-			r := k.ringQ.NewPoly()
-			be.ModDownQPtoQ(k.ringQ.Level(), k.ringP.Level(), *q, *pp, r)
-			q = &r
+		rq.IMForm(*q, *q)
+		rq.INTT(*q, *q)
+		for r := range k.nQ {
+			copy(poly.Coeffs[r], q.Coeffs[r])
 		}
-		k.ringQ.NTT(*q, *q)
-		*out = *q
+		if len(pp.PModuli) > 0 {
+			ringP := rp.RingP().AtLevel(rp.MaxLevelP())
+			pq := lpk.Value[i].P.CopyNew()
+			ringP.IMForm(*pq, *pq)
+			ringP.INTT(*pq, *pq)
+			for r := range pp.PModuli {
+				copy(poly.Coeffs[k.nQ+r], pq.Coeffs[r])
+			}
+		}
+		rqp.NTT(poly, poly)
+		k.pk[i] = poly
 	}
 	return k, nil
 }
 
 // EncryptInts encrypts integers (reduced mod t) at the top level under the
-// key and proves plaintext knowledge bound to ctx. It returns the ciphertext
-// and the encoded proof.
+// key and proves plaintext knowledge bound to ctx. It returns the canonical
+// ciphertext and the encoded proof (which carries ρ = ĉ mod P).
 func (k *Key) EncryptInts(values []int64, ctx Context) (*fhe.Ciphertext, []byte, error) {
 	if err := ctx.check(); err != nil {
 		return nil, nil, err
@@ -242,20 +303,31 @@ func (k *Key) EncryptInts(values []int64, ctx Context) (*fhe.Ciphertext, []byte,
 	if err != nil {
 		return nil, nil, err
 	}
-	e := &encryption{k: k, rq: k.ringQ, pt: pt}
+	var w [nComp][]int64
 	// m = t·pt mod Q, an integer polynomial with |m_i| < t (read centred
 	// from the first modulus).
-	if e.w[compM], err = k.liftPlaintext(pt); err != nil {
+	if w[compM], err = k.liftPlaintext(pt); err != nil {
 		return nil, nil, err
 	}
-	if err := e.newSamplers(); err != nil {
+	p := k.PK.Params()
+	prng, err := sampling.NewPRNG()
+	if err != nil {
 		return nil, nil, err
 	}
-	if err := e.encryptBounded(); err != nil {
+	xs, err := ring.NewSampler(prng, k.rq, p.RLWE().Xs(), false)
+	if err != nil {
 		return nil, nil, err
 	}
-	e.addPlaintext()
-	out, err := fhe.WrapCiphertext(k.PK.Params(), e.ct)
+	xe, err := ring.NewSampler(prng, k.rq, p.RLWE().Xe(), false)
+	if err != nil {
+		return nil, nil, err
+	}
+	tmp := k.rq.NewPoly()
+	w[compU] = sampleBounded(xs, tmp, k.rq, BetaU)
+	w[compE0] = sampleBounded(xe, tmp, k.rq, BetaE)
+	w[compE1] = sampleBounded(xe, tmp, k.rq, BetaE)
+	ct, rho := k.encryptQP(w, pt.MetaData)
+	out, err := fhe.WrapCiphertext(p, ct)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -263,7 +335,7 @@ func (k *Key) EncryptInts(values []int64, ctx Context) (*fhe.Ciphertext, []byte,
 	if err != nil {
 		return nil, nil, err
 	}
-	proof, err := k.prove(e.w, h, ctx)
+	proof, err := k.prove(w, rho, h, ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -296,7 +368,7 @@ func (k *Key) encodeInts(values []int64) (*rlwe.Plaintext, error) {
 // liftPlaintext is m = t·pt mod Q read centred from the first modulus,
 // checked to have |m_i| < t.
 func (k *Key) liftPlaintext(pt *rlwe.Plaintext) ([]int64, error) {
-	rq, t := k.ringQ, int64(k.t)
+	rq, t := k.rq, int64(k.t)
 	mp := rq.NewPoly()
 	if pt.IsNTT {
 		rq.INTT(pt.Value, mp)
@@ -313,161 +385,99 @@ func (k *Key) liftPlaintext(pt *rlwe.Plaintext) ([]int64, error) {
 	return m, nil
 }
 
-// encryption is EncryptInts's prover state: the witness w (u, e′0, e′1,
-// m), the plaintext and the ciphertext being built, the secret and error
-// samplers and a scratch polynomial.
-type encryption struct {
-	k      *Key
-	rq     *ring.Ring
-	w      [nComp][]int64
-	pt     *rlwe.Plaintext
-	ct     *rlwe.Ciphertext
-	xs, xe ring.Sampler
-	tmp    ring.Poly
-}
-
-// newSamplers draws a fresh PRNG and builds the secret (Xs) and error (Xe)
-// samplers on it.
-func (e *encryption) newSamplers() error {
-	p := e.k.PK.Params()
-	prng, err := sampling.NewPRNG()
-	if err != nil {
-		return err
-	}
-	if e.xs, err = ring.NewSampler(prng, e.rq, p.RLWE().Xs(), false); err != nil {
-		return err
-	}
-	if e.xe, err = ring.NewSampler(prng, e.rq, p.RLWE().Xe(), false); err != nil {
-		return err
-	}
-	e.tmp = e.rq.NewPoly()
-	return nil
-}
-
-// sample reads from s until the centred first row has ‖·‖∞ ≤ bound.
-func (e *encryption) sample(s ring.Sampler, bound int64) []int64 {
+// sampleBounded reads from s until the centred first row has
+// ‖·‖∞ ≤ bound.
+func sampleBounded(s ring.Sampler, tmp ring.Poly, rq *ring.Ring, bound int64) []int64 {
 	for {
-		s.Read(e.tmp)
-		if v := centred(e.tmp.Coeffs[0], e.rq.SubRings[0].Modulus); infNorm(v) <= bound {
+		s.Read(tmp)
+		if v := centred(tmp.Coeffs[0], rq.SubRings[0].Modulus); infNorm(v) <= bound {
 			return v
 		}
 	}
 }
 
-// encryptBounded sets (c0, c1) = ModDown(pk·u + (e0, e1)), exactly as
-// Lattigo's public-key encryption (the plaintext is added by
-// addPlaintext); then e′_i = c_i − K_i·u, redrawing u, e0, e1 until every
-// e′_i is within the proof's bound.
-func (e *encryption) encryptBounded() error {
-	k, rq, p := e.k, e.rq, e.k.PK.Params()
-	var be *ring.BasisExtender
-	if k.ringP != nil {
-		be = ring.NewBasisExtender(p.RLWE().RingQ(), p.RLWE().RingP())
-	}
-	e.ct = rlwe.NewCiphertext(p.RLWE(), 1, p.MaxLevel())
-	*e.ct.MetaData = *e.pt.MetaData
-	e.ct.IsNTT, e.ct.IsMontgomery = true, false
-	uN := rq.NewPoly()
-	for attempt := 0; ; attempt++ {
-		if attempt == 100 {
-			return fmt.Errorf("zkpok: encryption noise above the proof bound 100 times (internal)")
+// encryptQP computes ĉ = pk·u + (e0, e1) + (P·[t^{-1}m]_Q, 0) over QP from
+// the witness and returns
+// ct = ModDown_P(ĉ) (NTT domain, Lattigo's layout, with meta) and
+// ρ = ĉ mod P.
+func (k *Key) encryptQP(w [nComp][]int64, meta *rlwe.MetaData) (*rlwe.Ciphertext, [2][][]uint64) {
+	rqp, rq := k.rqp, k.rq
+	p := k.PK.Params()
+	ct := rlwe.NewCiphertext(p.RLWE(), 1, p.MaxLevel())
+	*ct.MetaData = *meta
+	ct.IsNTT, ct.IsMontgomery = true, false
+	uN, c, tmp := rqp.NewPoly(), rqp.NewPoly(), rqp.NewPoly()
+	setSigned(rqp, uN, w[compU])
+	rqp.NTT(uN, uN)
+	pq := rq.NewPoly()
+	setSigned(rq, pq, w[compM])
+	rq.MulScalarBigint(pq, k.ptInv, pq)
+	var rho [2][][]uint64
+	for i := range 2 {
+		rqp.MulCoeffsBarrett(uN, k.pk[i], c)
+		rqp.INTT(c, c)
+		setSigned(rqp, tmp, w[compE0+i])
+		rqp.Add(c, tmp, c)
+		if i == 0 {
+			for r := range k.nQ {
+				q := rqp.SubRings[r].Modulus
+				row, add := c.Coeffs[r], pq.Coeffs[r]
+				for j := range row {
+					row[j] = addMod(row[j], add[j], q)
+				}
+			}
 		}
-		e.w[compU] = e.sample(e.xs, BetaU)
-		e0, e1 := e.sample(e.xe, 19), e.sample(e.xe, 19)
-		k.encryptZero(be, e.w[compU], [2][]int64{e0, e1}, e.ct.Value[0], e.ct.Value[1])
-		setSigned(rq, uN, e.w[compU])
-		rq.NTT(uN, uN)
-		if e.noiseWithinBound(uN) {
-			return nil
+		rho[i] = make([][]uint64, len(k.PP.PModuli))
+		for j := range rho[i] {
+			rho[i][j] = slices.Clone(c.Coeffs[k.nQ+j])
 		}
+		k.lift.modDown(c.Coeffs[:k.nQ], rho[i], ct.Value[i].Coeffs)
+		rq.NTT(ct.Value[i], ct.Value[i])
 	}
+	return ct, rho
 }
 
-// noiseWithinBound computes e′_i = c_i − K_i·u into w (uN is u in the NTT
-// domain) and reports whether each is within its proof bound, stopping at
-// the first that is not.
-func (e *encryption) noiseWithinBound(uN ring.Poly) bool {
-	rq, tmp := e.rq, e.tmp
-	for i, kk := range []ring.Poly{e.k.k0, e.k.k1} {
-		rq.MulCoeffsBarrett(uN, kk, tmp)
-		rq.Sub(e.ct.Value[i], tmp, tmp)
-		rq.INTT(tmp, tmp)
-		ep := centred(tmp.Coeffs[0], rq.SubRings[0].Modulus)
-		if infNorm(ep) > int64(e.k.PP.Beta[compE0+i]) {
-			return false
+// rebuild returns ĉ = P·ct + [ρ]_P (mod Q), ρ (mod P) over QP, NTT domain.
+func (k *Key) rebuild(ct *rlwe.Ciphertext, rho [2][][]uint64) [2]ring.Poly {
+	rqp, rq := k.rqp, k.rq
+	var out [2]ring.Poly
+	cq := rq.NewPoly()
+	for i := range out {
+		if ct.IsNTT {
+			rq.INTT(ct.Value[i], cq)
+		} else {
+			cq.Copy(ct.Value[i])
 		}
-		e.w[compE0+i] = ep
-	}
-	return true
-}
-
-// addPlaintext adds t^{-1}·m (the plaintext, NTT domain) to c0.
-func (e *encryption) addPlaintext() {
-	rq, ct, pt := e.rq, e.ct, e.pt
-	if pt.IsNTT {
-		rq.Add(ct.Value[0], pt.Value, ct.Value[0])
-	} else {
-		rq.NTT(pt.Value, e.tmp)
-		rq.Add(ct.Value[0], e.tmp, ct.Value[0])
-	}
-}
-
-// encryptZero writes ModDown(pk·u + e) (NTT domain) to c0, c1: Lattigo's
-// public-key encryption of zero with the given randomness (over Q alone
-// when the preset has no auxiliary modulus P).
-func (k *Key) encryptZero(be *ring.BasisExtender, u []int64, e [2][]int64, c0, c1 ring.Poly) {
-	rq, rp := k.ringQ, k.ringP
-	lpk := k.PK.Lattigo()
-	uQ := rq.NewPoly()
-	setSigned(rq, uQ, u)
-	rq.NTT(uQ, uQ)
-	var uP, bufP, eP ring.Poly
-	if rp != nil {
-		uP, bufP, eP = rp.NewPoly(), rp.NewPoly(), rp.NewPoly()
-		setSigned(rp, uP, u)
-		rp.NTT(uP, uP)
-	}
-	eQ := rq.NewPoly()
-	for i, out := range []ring.Poly{c0, c1} {
-		setSigned(rq, eQ, e[i])
-		if rp == nil {
-			rq.MulCoeffsMontgomery(uQ, lpk.Value[i].Q, out)
-			rq.NTT(eQ, eQ)
-			rq.Add(out, eQ, out)
-			continue
+		c := rqp.NewPoly()
+		k.lift.modUp(cq.Coeffs, rho[i], c.Coeffs[:k.nQ])
+		for j := range rho[i] {
+			copy(c.Coeffs[k.nQ+j], rho[i][j])
 		}
-		bufQ := rq.NewPoly()
-		rq.MulCoeffsMontgomery(uQ, lpk.Value[i].Q, bufQ)
-		rp.MulCoeffsMontgomery(uP, lpk.Value[i].P, bufP)
-		rq.INTT(bufQ, bufQ)
-		rp.INTT(bufP, bufP)
-		setSigned(rp, eP, e[i])
-		rq.Add(bufQ, eQ, bufQ)
-		rp.Add(bufP, eP, bufP)
-		be.ModDownQPtoQ(rq.Level(), rp.Level(), bufQ, bufP, out)
-		rq.NTT(out, out)
+		rqp.NTT(c, c)
+		out[i] = c
 	}
+	return out
 }
 
-// apply computes A·w = (t·K0·w_u + t·w_e0 + w_m, K1·w_u + w_e1) in the NTT
-// domain.
+// apply computes A·w = (t·(pk0·w_u + w_e0) + P·w_m, pk1·w_u + w_e1) over
+// QP in the NTT domain.
 func (k *Key) apply(w [nComp][]int64, out0, out1 ring.Poly) {
-	rq := k.ringQ
+	rqp := k.rqp
 	var polys [nComp]ring.Poly
 	for i := range nComp {
-		polys[i] = rq.NewPoly()
-		setSigned(rq, polys[i], w[i])
-		rq.NTT(polys[i], polys[i])
+		polys[i] = rqp.NewPoly()
+		setSigned(rqp, polys[i], w[i])
+		rqp.NTT(polys[i], polys[i])
 	}
-	rq.MulCoeffsBarrett(polys[compU], k.k0, out0)
-	rq.Add(out0, polys[compE0], out0)
-	rq.MulScalar(out0, k.t, out0)
-	rq.Add(out0, polys[compM], out0)
-	rq.MulCoeffsBarrett(polys[compU], k.k1, out1)
-	rq.Add(out1, polys[compE1], out1)
+	rqp.MulCoeffsBarrett(polys[compU], k.pk[0], out0)
+	rqp.Add(out0, polys[compE0], out0)
+	rqp.MulScalar(out0, k.t, out0)
+	rqp.MulScalarBigintThenAdd(polys[compM], k.bigP, out0)
+	rqp.MulCoeffsBarrett(polys[compU], k.pk[1], out1)
+	rqp.Add(out1, polys[compE1], out1)
 }
 
-func (k *Key) prove(w [nComp][]int64, h fhe.Handle, ctx Context) ([]byte, error) {
+func (k *Key) prove(w [nComp][]int64, rho [2][][]uint64, h fhe.Handle, ctx Context) ([]byte, error) {
 	pp := k.PP
 	var seed [32]byte
 	if _, err := rand.Read(seed[:]); err != nil {
@@ -475,8 +485,7 @@ func (k *Key) prove(w [nComp][]int64, h fhe.Handle, ctx Context) ([]byte, error)
 	}
 	xof := sha3.NewSHAKE256()
 	_, _ = xof.Write(seed[:])
-	rq := k.ringQ
-	w0, w1 := rq.NewPoly(), rq.NewPoly()
+	w0, w1 := k.rqp.NewPoly(), k.rqp.NewPoly()
 	var y [nComp][]int64
 	for i := range nComp {
 		y[i] = make([]int64, pp.N)
@@ -486,9 +495,9 @@ func (k *Key) prove(w [nComp][]int64, h fhe.Handle, ctx Context) ([]byte, error)
 			sampleUniform(xof, y[i], pp.LogB[i])
 		}
 		k.apply(y, w0, w1)
-		hh := k.transcript(ctx, h, w0, w1)
+		hh := k.transcript(ctx, h, rho, w0, w1)
 		c := Challenge(hh, pp.N, pp.Kappa)
-		pr := &Proof{H: hh}
+		pr := &Proof{H: hh, Rho: rho}
 		ok := true
 		for i := range nComp {
 			z := sparseMul(c, w[i], pp.N)
@@ -529,28 +538,29 @@ func (k *Key) Verify(ct *fhe.Ciphertext, h fhe.Handle, ctx Context, proof []byte
 	if err != nil {
 		return err
 	}
-	rq := k.ringQ
-	w0, w1 := rq.NewPoly(), rq.NewPoly()
+	rqp := k.rqp
+	w0, w1 := rqp.NewPoly(), rqp.NewPoly()
 	k.apply(pr.Z, w0, w1)
 	c := Challenge(pr.H, pp.N, pp.Kappa)
-	cp := rq.NewPoly()
-	setSigned(rq, cp, c)
-	rq.NTT(cp, cp)
-	lct := ct.Lattigo()
-	tmp := rq.NewPoly()
-	rq.MulCoeffsBarrett(cp, lct.Value[0], tmp)
-	rq.MulScalar(tmp, k.t, tmp)
-	rq.Sub(w0, tmp, w0)
-	rq.MulCoeffsBarrett(cp, lct.Value[1], tmp)
-	rq.Sub(w1, tmp, w1)
-	if k.transcript(ctx, h, w0, w1) != pr.H {
+	cp := rqp.NewPoly()
+	setSigned(rqp, cp, c)
+	rqp.NTT(cp, cp)
+	hat := k.rebuild(ct.Lattigo(), pr.Rho)
+	tmp := rqp.NewPoly()
+	rqp.MulCoeffsBarrett(cp, hat[0], tmp)
+	rqp.MulScalar(tmp, k.t, tmp)
+	rqp.Sub(w0, tmp, w0)
+	rqp.MulCoeffsBarrett(cp, hat[1], tmp)
+	rqp.Sub(w1, tmp, w1)
+	if k.transcript(ctx, h, pr.Rho, w0, w1) != pr.H {
 		return fmt.Errorf("%w: transcript mismatch (the proof is not for this ciphertext, owner, chain, epoch and key)", ErrInvalid)
 	}
 	return nil
 }
 
-// transcript is the Fiat–Shamir hash.
-func (k *Key) transcript(ctx Context, h fhe.Handle, w0, w1 ring.Poly) [32]byte {
+// transcript is the Fiat–Shamir hash: the context, the key digest, the
+// canonical ciphertext's handle, ρ (the rest of the statement ĉ) and W.
+func (k *Key) transcript(ctx Context, h fhe.Handle, rho [2][][]uint64, w0, w1 ring.Poly) [32]byte {
 	x := sha3.NewSHAKE256()
 	_, _ = x.Write([]byte(Domain))
 	_, _ = x.Write([]byte{byte(k.PK.Params().Preset.ID)})
@@ -566,14 +576,18 @@ func (k *Key) transcript(ctx Context, h fhe.Handle, w0, w1 ring.Poly) [32]byte {
 	_, _ = x.Write(k.Digest[:])
 	_, _ = x.Write(h[:])
 	buf := make([]byte, 8*k.PP.N)
-	for _, poly := range []ring.Poly{w0, w1} {
-		for _, row := range poly.Coeffs {
+	writeRows := func(rows [][]uint64) {
+		for _, row := range rows {
 			for j, v := range row {
 				binary.LittleEndian.PutUint64(buf[8*j:], v)
 			}
 			_, _ = x.Write(buf)
 		}
 	}
+	writeRows(rho[0])
+	writeRows(rho[1])
+	writeRows(w0.Coeffs)
+	writeRows(w1.Coeffs)
 	var out [32]byte
 	_, _ = x.Read(out[:])
 	return out
