@@ -45,6 +45,12 @@ type Mux struct {
 	recvd    uint64
 	closed   bool
 	done     chan struct{}
+	// closing stops new late replies; bg counts the ones in flight, which
+	// Close waits for (ctx, cancelled by Close, ends their sends).
+	closing bool
+	bg      sync.WaitGroup
+	ctx     context.Context
+	cancel  context.CancelFunc
 
 	// sent remembers this member's broadcasts for late replies (see
 	// "Late replies" on BroadcastAllowing), oldest first in sentOrder.
@@ -101,6 +107,7 @@ func NewMux(t Transport, log *zap.Logger) *Mux {
 	m := &Mux{t: t, log: log, queues: map[Key][]Message{}, waiters: map[Key]chan struct{}{},
 		handlers: map[Type]func(Message){}, seen: map[MemberID]uint64{}, done: make(chan struct{}), sent: map[sentKey]*sentEntry{},
 		maxMsgs: MaxBuffered, maxBytes: MaxBufferedBytes}
+	m.ctx, m.cancel = context.WithCancel(context.Background())
 	go m.loop()
 	return m
 }
@@ -353,11 +360,16 @@ func (m *Mux) lateReply(msg Message) {
 	if e.replies[msg.From] >= maxLateReplies {
 		return // a peer's small messages must not buy unbounded large replies
 	}
+	if m.closing {
+		return
+	}
 	e.replies[msg.From]++
 	reply := e.msg
 	reply.Session += replyMark
+	m.bg.Add(1)
 	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), lateReplyTimeout)
+		defer m.bg.Done()
+		ctx, cancel := context.WithTimeout(m.ctx, lateReplyTimeout)
 		defer cancel()
 		if err := m.t.Send(ctx, msg.From, reply); err != nil {
 			m.log.Debug("late reply not delivered", zap.String("session", msg.Session), zap.Uint32("to", uint32(msg.From)), zap.Error(err))
@@ -368,10 +380,16 @@ func (m *Mux) lateReply(msg Message) {
 // lateReplyTimeout bounds one late reply's send.
 const lateReplyTimeout = 30 * time.Second
 
-// Close closes the transport and waits for the receive loop to end.
+// Close closes the transport and waits for the receive loop and the late
+// replies in flight to end (none logs after Close returns).
 func (m *Mux) Close() error {
+	m.mu.Lock()
+	m.closing = true
+	m.mu.Unlock()
+	m.cancel()
 	err := m.t.Close()
 	<-m.done
+	m.bg.Wait()
 	return err
 }
 

@@ -21,19 +21,28 @@
 //
 //	(c0, c1) = ModDown_P(pk·u + (e0, e1)) + ([t^{-1}]_Q·m, 0)   (mod Q)
 //
-// with ModDown_P(x) = (x − [x]_P)/P. The prover does exactly that (so the
-// noise, and the presets' measured depth, are unchanged: TestProvenInputDepth)
-// while keeping (u, e0, e1, m). With the public rounded key
-// K_i = ModDown_P(pk_i) mod Q, ModDown_P(pk_i·u + e_i) = K_i·u + e′_i
-// exactly, where e′_i = (ρ_i·u + e_i − [pk_i·u + e_i]_P)/P, ρ_i = [pk_i]_P, is
-// an integer polynomial with ‖e′_i‖∞ ≤ βe = ⌈√(12N)⌉ + 2 (12 standard
-// deviations; the prover re-samples beyond it). The proven relation is
+// with ModDown_P(x) = (x − [x]_P)/P. The prover computes the same thing with
+// the plaintext added before the division (ModDown_P(x + P·y) =
+// ModDown_P(x) + y, so the ciphertext is distributed exactly as Lattigo's):
 //
-//	A·w = (t·c0, c1),  A = [[t·K0, t, 0, 1], [K1, 0, 1, 0]],  w = (u, e′0, e′1, m)
+//	ĉ = pk·u + (e0, e1) + (P·[t^{-1}]_Q·m, 0)   over R_QP,   ct = ModDown_P(ĉ).
 //
-// over R_Q = Z_Q[X]/(X^N+1) at the top level, with ‖u‖∞ ≤ 1,
-// ‖e′_i‖∞ ≤ βe (316 for N = 2^13, 446 for N = 2^14) and ‖m‖∞ ≤ t − 1 (m is
-// the lifted plaintext polynomial, t·[t^{-1}m]_Q read centred).
+// The upload is the canonical ct (what every member stores and the chain
+// registers; its handle is unchanged) and, inside the proof, ĉ's residues
+// ρ = ĉ mod P. The verifier rebuilds ĉ = P·ct + [ρ]_P (mod Q), ρ (mod P) —
+// exactly the prover's ĉ, because ModDown_P here is an exact integer map
+// (the centred lift [ρ]_P by mixed-radix conversion, moddown.go; no floating
+// point, so every machine computes the same ct). The proven relation is
+//
+//	A·w = (t·ĉ0, ĉ1),  A = [[t·pk0, t, 0, P], [pk1, 0, 1, 0]],  w = (u, e0, e1, m)
+//
+// over R_QP = Z_QP[X]/(X^N+1), with ‖u‖∞ ≤ 1, ‖e_i‖∞ ≤ βe = 19 and
+// ‖m‖∞ ≤ t − 1 (m is the lifted plaintext polynomial, t·[t^{-1}m]_Q read
+// centred). Stating it over QP, before the division, is what makes the
+// proof's slack harmless: whatever an accepted witness may add to ĉ is
+// divided by P (2^45 on BGVN13, 2^80 on BGVN14) in the ciphertext the
+// committee evaluates (see "Soundness slack"). For presets without an
+// auxiliary modulus (insecure test rings) P = 1, ρ is empty and ct = ĉ.
 //
 // # Protocol
 //
@@ -51,15 +60,16 @@
 //  1. Prover samples y_i uniform in [−B_i, B_i]^N (i ∈ {u, e0, e1, m}),
 //     computes W = A·y mod Q (two polynomials at the top level, NTT form).
 //  2. h = SHAKE256(domain ‖ preset ‖ chainId ‖ epoch ‖ owner ‖ pkDigest ‖
-//     ctHandle ‖ W) (32 bytes); c = Challenge(h), a ternary polynomial with
+//     ctHandle ‖ ρ ‖ W) (32 bytes); c = Challenge(h), a ternary polynomial with
 //     exactly κ non-zero coefficients (±1), κ minimal with C(N,κ)·2^κ ≥ 2^128
 //     (N=2^13: κ=11; N=2^14: κ=10).
 //  3. z_i = y_i + c·w_i over Z[X]/(X^N+1); restart unless every
 //     ‖z_i‖∞ ≤ Z_i = B_i − κ·β_i (then z is uniform on its box, independent of
 //     the witness: zero knowledge).
-//  4. Proof = (h, z): 2 + 32 bytes and z_i packed in k_i + 1 bits per
-//     coefficient. The verifier checks ‖z_i‖∞ ≤ Z_i (while decoding) and
-//     h = SHAKE256(… ‖ A·z − c·(t·c0, c1)).
+//  4. Proof = (h, z, ρ): 2 + 32 bytes, z_i packed in k_i + 1 bits per
+//     coefficient, then ρ0, ρ1 (each residue mod p_j in ⌈log2 p_j⌉ bits).
+//     The verifier checks ‖z_i‖∞ ≤ Z_i and ρ < p_j (while decoding),
+//     rebuilds ĉ and checks h = SHAKE256(… ‖ A·z − c·(t·ĉ0, ĉ1)).
 //
 // B_i = 2^{k_i} − 1 with k_i = ⌈log2(4·N·κ·β_i)⌉, so the acceptance
 // probability is ≈ ∏ exp(−N·κ·β_i/B_i) ≥ e^{−1} (at most ≈ 2.7 attempts
@@ -71,48 +81,50 @@
 // relaxed opening: a c̄ = c − c′ ≠ 0 with ‖c̄‖∞ ≤ 2 and at most 2κ non-zero
 // coefficients, and z̄ = z − z′ with
 //
-//	A·z̄ = c̄·(t·c0, c1),   ‖z̄_i‖∞ ≤ 2·Z_i < 2^{k_i+1}.
+//	A·z̄ = c̄·(t·ĉ0, ĉ1),   ‖z̄_i‖∞ ≤ 2·Z_i < 2^{k_i+1}.
 //
-// Honest vs extracted (‖·‖∞), bgv-n13-t65537 (κ = 11, k = [19 27 27 35]):
-// u 1 vs 2^20, e′ 316 vs 2^28, m 2^16 vs 2^36; bgv-n14-t65537 (κ = 10,
-// k = [20 29 29 36]): u 1 vs 2^21, e′ 446 vs 2^30, m 2^16 vs 2^37. So the
+// Honest vs extracted (‖·‖∞), bgv-n13-t65537 (κ = 11, k = [19 23 23 35]):
+// u 1 vs 2^20, e 19 vs 2^24, m 2^16 vs 2^36; bgv-n14-t65537 (κ = 10,
+// k = [20 24 24 36]): u 1 vs 2^21, e 19 vs 2^25, m 2^16 vs 2^37. So the
 // slack is the factor c̄ on the statement and ≈ 8·N·κ ≈ 2^20 (N = 2^13) /
 // 2^21 (N = 2^14) on every norm. z̄_m < 2^37 is far below q0 (2^44 / 2^50),
 // so it is unique mod Q.
 //
 // Why that stops the attack: the copier of a victim's ciphertext (or of it
 // plus an encryption of 0) would have to output (c̄, z̄) with
-// c̄·ct = A·z̄, a short opening of a small multiple of a ciphertext it did
+// c̄·ĉ = A·z̄, a short opening of a small multiple of a ciphertext it did
 // not make; decrypting shows z̄_m ≡ c̄·m_victim (mod t), i.e. it would know
 // the plaintext it set out to learn — producing that from ct alone is
 // breaking RLWE. A replayed proof fails because the owner, chain id, epoch,
-// key digest and ciphertext handle are inside h.
+// key digest, ciphertext handle and ρ are inside h.
 //
-// What the committee must assume of an accepted input: only the relaxed
-// relation. With e_K = K0 + K1·s (‖e_K‖∞ ≲ βe: the rounded key is a
-// key with noise (e_pk − ρ0 − ρ1·s)/P),
+// What the committee may assume of an accepted input: only the relaxed
+// relation. With e_pk = pk0 + pk1·s (‖e_pk‖∞ ≤ members·βe, the sum of the
+// members' key errors) and ĉ = P·ct + [ρ]_P, dividing the relation by P·t
+// gives
 //
-//	c̄·t·(c0 + c1·s) = z̄_m + t·(z̄_e0 + z̄_u·e_K + s·z̄_e1)   (mod Q)
+//	c̄·(ct0 + ct1·s) = t^{-1}·z̄_m + (z̄_e0 + z̄_u·e_pk + s·z̄_e1 − c̄·([ρ0]_P + [ρ1]_P·s))/P   (mod Q)
 //
-// whose noise term is ‖·‖∞ ≤ 2^{k_e+1} + N·2^{k_u+1}·‖e_K‖∞ + N·2^{k_e+1}
-// ≈ 2^42 (N = 2^13) / 2^45 (N = 2^14), against ≈ 2^11–2^12 (standard
-// deviation of e′0 + u·e_K + s·e′1, ≈ √(2N/3)·√(N/18)) for an honest fresh
-// encryption: a malicious input may cost
-// ≈ 30–35 bits more of the noise budget than an honest one, and its own noise
-// is bounded only through c̄ (c̄ has no short inverse in general).
-// AcceptedNoiseBits (noise.go) computes this bound exactly from the
-// parameters and the committee size — ‖s‖∞ ≤ members for a collective key —
-// 2^42.2 (BGVN13, one key), 2^45.4 (BGVN13, 16 members), 2^48.3 (BGVN14, 16
-// members); CraftableNoiseBits is what a cheating prover with an oversized
-// but real witness (‖w_i‖∞ ≤ Z_i/κ) always gets accepted, 2^37.7 / 2^40.9 /
-// 2^44.0 (TestAcceptedNoiseBound crafts one: measured 2^31.8 against 2^6.2
-// for an honest encryption). Circuits
-// mixing several users' inputs, and the flooding noise at threshold
-// decryption (which must statistically hide the worst-case result noise,
-// not the honest one), must be sized for that; an input beyond what the
-// parameters absorb can only corrupt verdicts it takes part in. Exact proofs
-// that remove the slack (ternary/ℓ2 bounds, Lyubashevsky–Nguyen–Plançon,
-// CRYPTO 2022) are future work.
+// so the noise of c̄·ct is at most (2Z_e0 + N·2Z_u·members·βe +
+// N·members·2Z_e1)/P (below 1 on both presets: the slack on u and e is
+// divided away) plus 4κ·(1/2 + 6·√(2N·members/3)) (the rounding, ≈ 2^16)
+// plus 2Z_m/t ≈ 2^20 — the message's carry: the extractor knows c̄·m only up
+// to 2Z_m, and its multiples of t are noise. AcceptedNoiseBits (noise.go)
+// computes this bound from the parameters and the committee size: 2^20.0
+// (BGVN13, one key), 2^20.1 (BGVN13, 16 members), 2^21.1 (BGVN14, 16
+// members) — it was 2^42.2 / 2^45.4 / 2^48.3 with the relation over Q after
+// the division, where the slack on u and e was not divided by anything.
+// CraftableNoiseBits is what a cheating prover with an oversized but real
+// witness (‖w_i‖∞ ≤ Z_i/κ) always gets accepted: 2^15.6 on BGVN13, all of it
+// the message carry m = v + t·k (TestAcceptedNoiseBound crafts one:
+// measured 2^15.5 against 2^6.4 for an honest encryption, and 2^6.4 for u
+// and e at Z/κ without the carry). The carry is chosen by the uploader
+// without knowledge of s, so the heuristic noise rules that bound honest
+// noise apply to it: the committee's noise model starts every input at
+// AcceptedNoiseBits (policy.NoiseModel.InputBits), and registration refuses
+// a plan whose estimate from there exceeds what the flooding hides. Exact
+// proofs that remove the slack (ternary/ℓ2 bounds, Lyubashevsky–Nguyen–
+// Plançon, CRYPTO 2022) would remove the carry too.
 //
 // Scope: BGV presets only (CKKS committees cannot accept uploads until a
 // CKKS variant exists — the relation is the same with m the rounded
