@@ -135,14 +135,16 @@
 //
 // # Measured, and published figures beside them
 //
-// `fhegate bench inputs --runs 11` (medians; 2 shared cores, AMD EPYC,
-// GOMAXPROCS 2, noisy: repeated runs vary by up to 2×), one ciphertext, one
-// proof covering all N slots:
+// `fhegate bench inputs --runs 11` (medians of three runs; 2 shared cores,
+// AMD EPYC, GOMAXPROCS 2, load ≈ 1.1–1.5), one ciphertext, one proof
+// covering all N slots (docs/LP-137.md has the runs, and the proof over Q
+// it replaced beside them):
 //
 //	preset           κ   proof     ciphertext  encrypt+prove  plain encrypt  verify
-//	bgv-n13-t65537   11  114722 B  655380 B    40 ms          9 ms           11 ms
-//	bgv-n14-t65537   10  241698 B  2621460 B   113 ms         34 ms          43 ms
+//	bgv-n13-t65537   11  200738 B  655380 B    32 ms          9 ms           16 ms
+//	bgv-n14-t65537   10  557090 B  2621460 B   123 ms         26 ms          77 ms
 //
+// Of each proof, ĉ mod P is 92160 B (N13) and 327680 B (N14).
 // (go test ./fhe/zkpok -run '^$' -bench . gives the same sizes; it
 // reproduces the table.) Published figures of the protocol family, quoted
 // from memory and not re-checked in this change (no paper access here):

@@ -101,12 +101,12 @@ func (l *lifter) digits(r, a []uint64) (negative bool) {
 	return false
 }
 
-// lifted is [x]_P mod q_i from x's digits.
+// lifted is [x]_P mod q_i from x's digits (radix[i][0] = 1).
 func (l *lifter) lifted(a []uint64, negative bool, i int) uint64 {
 	q, c := l.q[i], l.qbred[i]
-	var v uint64
-	for j, d := range a {
-		v = addMod(v, ring.BRed(ring.BRedAdd(d, q, c), l.radix[i][j], q, c), q)
+	v := ring.BRedAdd(a[0], q, c)
+	for j := 1; j < len(a); j++ {
+		v = addMod(v, ring.BRed(ring.BRedAdd(a[j], q, c), l.radix[i][j], q, c), q)
 	}
 	if negative {
 		v = subMod(v, l.pModQ[i], q)
@@ -117,36 +117,48 @@ func (l *lifter) lifted(a []uint64, negative bool, i int) uint64 {
 // modDown writes (c − [ρ]_P)·P^{-1} mod q_i to out (coefficient domain;
 // c and out have one row per q_i, ρ one per p_j).
 func (l *lifter) modDown(c, rho, out [][]uint64) {
-	l.each(rho, len(c[0]), func(i, j int, lift uint64) {
-		q := l.q[i]
-		out[i][j] = ring.BRed(subMod(c[i][j], lift, q), l.pInv[i], q, l.qbred[i])
-	})
+	if len(l.p) == 0 { // P = 1
+		for i := range l.q {
+			copy(out[i], c[i])
+		}
+		return
+	}
+	r, a := make([]uint64, len(l.p)), make([]uint64, len(l.p))
+	for j := range c[0] {
+		neg := l.load(rho, j, r, a)
+		for i, q := range l.q {
+			out[i][j] = ring.BRed(subMod(c[i][j], l.lifted(a, neg, i), q), l.pInv[i], q, l.qbred[i])
+		}
+	}
 }
 
 // modUp writes P·ct + [ρ]_P mod q_i to out: the Q part of the ĉ that
 // modDown maps to ct.
 func (l *lifter) modUp(ct, rho, out [][]uint64) {
-	l.each(rho, len(ct[0]), func(i, j int, lift uint64) {
-		q := l.q[i]
-		out[i][j] = addMod(ring.BRed(ct[i][j], l.pModQ[i], q, l.qbred[i]), lift, q)
-	})
-}
-
-// each calls f(i, j, [ρ_j]_P mod q_i) for every q_i and coefficient j.
-func (l *lifter) each(rho [][]uint64, n int, f func(i, j int, lift uint64)) {
-	r, a := make([]uint64, len(l.p)), make([]uint64, len(l.p))
-	for j := range n {
-		for k := range r {
-			r[k] = rho[k][j]
-		}
-		neg := l.digits(r, a)
+	if len(l.p) == 0 { // P = 1
 		for i := range l.q {
-			f(i, j, l.lifted(a, neg, i))
+			copy(out[i], ct[i])
+		}
+		return
+	}
+	r, a := make([]uint64, len(l.p)), make([]uint64, len(l.p))
+	for j := range ct[0] {
+		neg := l.load(rho, j, r, a)
+		for i, q := range l.q {
+			out[i][j] = addMod(ring.BRed(ct[i][j], l.pModQ[i], q, l.qbred[i]), l.lifted(a, neg, i), q)
 		}
 	}
 }
 
-// addMod is a + b mod q for a, b < q < 2^63.
+// load reads coefficient j of ρ into r and its digits into a; it reports
+// whether the centred representative is negative.
+func (l *lifter) load(rho [][]uint64, j int, r, a []uint64) bool {
+	for k := range r {
+		r[k] = rho[k][j]
+	}
+	return l.digits(r, a)
+}
+
 func addMod(a, b, q uint64) uint64 {
 	s := a + b
 	if s >= q {

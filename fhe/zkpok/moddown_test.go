@@ -66,6 +66,19 @@ func TestLifterExact(t *testing.T) {
 	}
 }
 
+// TestLifterWithoutP: P = 1 (a preset without an auxiliary modulus):
+// ModDown is the identity.
+func TestLifterWithoutP(t *testing.T) {
+	l, err := newLifter([]uint64{97, 193}, nil)
+	require.NoError(t, err)
+	c := [][]uint64{{1, 96}, {2, 192}}
+	out := [][]uint64{make([]uint64, 2), make([]uint64, 2)}
+	l.modDown(c, nil, out)
+	require.Equal(t, c, out)
+	l.modUp(c, nil, out)
+	require.Equal(t, c, out)
+}
+
 // TestTamperedRho: ρ is part of the statement — changing one residue (still
 // reduced) changes the rebuilt ĉ and the transcript, and the proof fails.
 func TestTamperedRho(t *testing.T) {
