@@ -744,6 +744,7 @@ func (r *bitReader) rest() byte {
 }
 
 // MaxProofSize bounds a proof of any preset (transport framing checks it
-// before slicing): the N=2^14 proof is ≈ 221 KB; 2^16-coefficient rings
-// would need ≈ 1 MB.
-const MaxProofSize = 1 << 20
+// before slicing): the N=2^14 proof is 557,090 B (of which ĉ mod P, 80
+// bits a coefficient, is 328 KB); a 2^16-coefficient ring with a 120-bit P
+// would need ≈ 2.9 MB.
+const MaxProofSize = 4 << 20
