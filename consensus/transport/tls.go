@@ -69,6 +69,9 @@ type TLS struct {
 	// pending holds one token per accepted connection still in its
 	// handshake (cap MaxHandshakes).
 	pending chan struct{}
+	// ctx ends when the transport closes (it stops background redials).
+	ctx    context.Context
+	cancel context.CancelFunc
 }
 
 // DefaultMaxHandshakes bounds the concurrent unauthenticated inbound
@@ -84,7 +87,24 @@ type outConn struct {
 	conn *tls.Conn
 	bw   *bufio.Writer
 	dead chan struct{} // closed when the peer closes the connection
+	// down is set when a dial times out (a host that does not answer):
+	// Sends then fail at once with ErrPeerDown instead of each waiting up to
+	// DialTimeout — a protocol round that broadcasts to a hung host would
+	// otherwise pay the timeout in every round — while one background
+	// redial retries with backoff and clears it. A dial that fails fast
+	// (connection refused: the process is down, the host is up) leaves it
+	// clear: the next Send dials again at no cost, as a restarting member
+	// needs.
+	down    bool
+	downErr error
 }
+
+// Backoff of the background redial of a peer that is down: the first retry
+// after probeMinBackoff, doubling up to probeMaxBackoff.
+const (
+	probeMinBackoff = 100 * time.Millisecond
+	probeMaxBackoff = 2 * time.Second
+)
 
 // NewIdentityKey returns a fresh ed25519 key for a member's TLS identity.
 func NewIdentityKey() (ed25519.PrivateKey, error) {
@@ -134,6 +154,7 @@ func ListenTLS(cfg TLSConfig) (*TLS, error) {
 	t := &TLS{cfg: cfg, byKey: map[string]MemberID{}, peers: map[MemberID]Peer{}, inbox: make(chan Message, 1024),
 		done: make(chan struct{}), out: map[MemberID]*outConn{}, inConn: map[net.Conn]struct{}{},
 		pending: make(chan struct{}, cfg.MaxHandshakes)}
+	t.ctx, t.cancel = context.WithCancel(context.Background())
 	var self *Peer
 	for i := range cfg.Peers {
 		p := cfg.Peers[i]
@@ -335,7 +356,8 @@ func (t *TLS) dial(ctx context.Context, to MemberID) (*tls.Conn, error) {
 }
 
 // Send implements Transport. A failed write drops the connection and is
-// retried once on a fresh one.
+// retried once on a fresh one. A failed dial marks the peer down: until a
+// background redial reconnects, Sends to it fail at once (ErrPeerDown).
 func (t *TLS) Send(ctx context.Context, to MemberID, msg Message) error {
 	select {
 	case <-t.done:
@@ -368,19 +390,17 @@ func (t *TLS) Send(ctx context.Context, to MemberID, msg Message) error {
 			}
 		}
 		if oc.conn == nil {
+			if oc.down {
+				return fmt.Errorf("%w: member %d (%v; redialling in the background)", ErrPeerDown, to, oc.downErr)
+			}
 			c, derr := t.dial(ctx, to)
 			if derr != nil {
+				if ctx.Err() == nil && isTimeout(derr) { // a hung host, not the caller's deadline
+					t.markDown(oc, to, derr)
+				}
 				return derr
 			}
-			oc.conn, oc.bw, oc.dead = c, bufio.NewWriterSize(c, 1<<16), make(chan struct{})
-			// The peer never writes on this connection; a read returns only
-			// when it closes, which tells the next Send to redial instead of
-			// writing into a socket nobody reads.
-			go func(c *tls.Conn, dead chan struct{}) {
-				var b [1]byte
-				_, _ = c.Read(b[:])
-				close(dead)
-			}(c, oc.dead)
+			install(oc, c)
 		}
 		dl := time.Now().Add(t.cfg.WriteTimeout)
 		if d, ok := ctx.Deadline(); ok && d.Before(dl) {
@@ -401,6 +421,80 @@ func (t *TLS) Send(ctx context.Context, to MemberID, msg Message) error {
 	return fmt.Errorf("transport: send to member %d: %w", to, err)
 }
 
+// install makes c the connection of oc (oc.mu held).
+func install(oc *outConn, c *tls.Conn) {
+	oc.conn, oc.bw, oc.dead = c, bufio.NewWriterSize(c, 1<<16), make(chan struct{})
+	// The peer never writes on this connection; a read returns only when it
+	// closes, which tells the next Send to redial instead of writing into a
+	// socket nobody reads.
+	go func(c *tls.Conn, dead chan struct{}) {
+		var b [1]byte
+		_, _ = c.Read(b[:])
+		close(dead)
+	}(c, oc.dead)
+}
+
+// markDown marks a peer down after a failed dial and starts its background
+// redial (oc.mu held; no-op once the transport is closing — Close takes
+// oc.mu after closing done, so the WaitGroup's Add precedes its Wait).
+func (t *TLS) markDown(oc *outConn, to MemberID, err error) {
+	oc.downErr = err
+	if oc.down {
+		return
+	}
+	select {
+	case <-t.done:
+		return
+	default:
+	}
+	oc.down = true
+	t.wg.Add(1)
+	go t.redial(oc, to)
+}
+
+// redial retries the dial of a down peer with backoff until it connects,
+// fails fast (the host answers again: Sends dial themselves from then on)
+// or the transport closes; a connection it makes serves the next Send.
+func (t *TLS) redial(oc *outConn, to MemberID) {
+	defer t.wg.Done()
+	backoff := probeMinBackoff
+	for {
+		select {
+		case <-t.ctx.Done():
+			return
+		case <-time.After(backoff):
+		}
+		c, err := t.dial(t.ctx, to)
+		oc.mu.Lock()
+		if err == nil {
+			if oc.conn == nil && t.ctx.Err() == nil {
+				install(oc, c)
+			} else {
+				c.Close()
+			}
+			oc.down, oc.downErr = false, nil
+			oc.mu.Unlock()
+			t.cfg.Log.Debug("transport: peer reachable again", zap.Uint32("member", uint32(to)))
+			return
+		}
+		if !isTimeout(err) {
+			oc.down, oc.downErr = false, nil
+			oc.mu.Unlock()
+			return
+		}
+		oc.downErr = err
+		oc.mu.Unlock()
+		backoff = min(2*backoff, probeMaxBackoff)
+	}
+}
+
+// isTimeout reports whether a dial failed by running out of time (the peer
+// did not answer) rather than being refused.
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
+}
+
 // Recv implements Transport.
 func (t *TLS) Recv(ctx context.Context) (Message, error) {
 	select {
@@ -417,6 +511,7 @@ func (t *TLS) Recv(ctx context.Context) (Message, error) {
 func (t *TLS) Close() error {
 	t.once.Do(func() {
 		close(t.done)
+		t.cancel()
 		t.ln.Close()
 		t.mu.Lock()
 		for _, oc := range t.out {

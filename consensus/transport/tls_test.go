@@ -145,3 +145,78 @@ func TestTLSPeerRestart(t *testing.T) {
 	}
 	require.True(t, got)
 }
+
+// TestTLSPeerDownFailsFast: a member whose host accepts TCP but never
+// answers (a hung machine) costs one DialTimeout, not one per Send — every
+// protocol round broadcasts to it, and each round would otherwise wait the
+// timeout. After the first failed dial, Sends fail at once with
+// ErrPeerDown; a background redial reconnects once the member is back, and
+// messages flow again. Not parallel: it listens again on a port it has
+// just freed.
+func TestTLSPeerDownFailsFast(t *testing.T) {
+	keys := make([]ed25519.PrivateKey, 2)
+	for i := range keys {
+		k, err := NewIdentityKey()
+		require.NoError(t, err)
+		keys[i] = k
+	}
+	ln1, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	hung, err := net.Listen("tcp", "127.0.0.1:0") // accepts into the backlog, never answers
+	require.NoError(t, err)
+	addr := hung.Addr().String()
+	peers := []Peer{
+		{ID: 1, Addr: ln1.Addr().String(), PubKey: keys[0].Public().(ed25519.PublicKey)},
+		{ID: 2, Addr: addr, PubKey: keys[1].Public().(ed25519.PublicKey)},
+	}
+	a, err := ListenTLS(TLSConfig{Self: 1, Key: keys[0], Peers: peers, Listener: ln1, DialTimeout: 300 * time.Millisecond, Log: zaptest.NewLogger(t)})
+	require.NoError(t, err)
+	defer a.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+
+	err = a.Send(ctx, 2, Message{Type: TypePing, Payload: []byte("lost")})
+	require.Error(t, err)
+	require.NotErrorIs(t, err, ErrPeerDown, "the first send dials (and times out)")
+	for range 5 {
+		require.ErrorIs(t, a.Send(ctx, 2, Message{Type: TypePing}), ErrPeerDown, "later sends do not wait for another dial")
+	}
+
+	hung.Close()
+	var ln2 net.Listener
+	for range 50 {
+		if ln2, err = net.Listen("tcp", addr); err == nil {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	require.NoError(t, err)
+	b, err := ListenTLS(TLSConfig{Self: 2, Key: keys[1], Peers: peers, Listener: ln2, Log: zaptest.NewLogger(t)})
+	require.NoError(t, err)
+	defer b.Close()
+	for {
+		err = a.Send(ctx, 2, Message{Type: TypePing, Payload: []byte("back")})
+		if err == nil {
+			break
+		}
+		require.ErrorIs(t, err, ErrPeerDown)
+		require.NoError(t, ctx.Err(), "the redial never reconnected")
+		time.Sleep(20 * time.Millisecond)
+	}
+	m, err := b.Recv(ctx)
+	require.NoError(t, err)
+	require.Equal(t, "back", string(m.Payload))
+
+	// A refused dial (process down, host up) is not a hung host: every
+	// Send dials again (cheaply), so a restarted member is reached at once.
+	b.Close()
+	for a.Send(ctx, 2, Message{Type: TypePing}) == nil { // writes into the closed connection may still "succeed"
+		require.NoError(t, ctx.Err())
+		time.Sleep(20 * time.Millisecond)
+	}
+	for range 3 {
+		err := a.Send(ctx, 2, Message{Type: TypePing})
+		require.Error(t, err)
+		require.NotErrorIs(t, err, ErrPeerDown)
+	}
+}

@@ -83,7 +83,10 @@ type Transport interface {
 var (
 	ErrClosed      = errors.New("transport: closed")
 	ErrUnknownPeer = errors.New("transport: unknown peer")
-	ErrTooLarge    = errors.New("transport: message too large")
+	// ErrPeerDown: the last dial to the peer failed and a background
+	// redial has not reconnected yet (TLS transport).
+	ErrPeerDown = errors.New("transport: peer down")
+	ErrTooLarge = errors.New("transport: message too large")
 )
 
 // Limits shared by the implementations.

@@ -41,8 +41,12 @@
 // centred). Stating it over QP, before the division, is what makes the
 // proof's slack harmless: whatever an accepted witness may add to ĉ is
 // divided by P (2^45 on BGVN13, 2^80 on BGVN14) in the ciphertext the
-// committee evaluates (see "Soundness slack"). For presets without an
-// auxiliary modulus (insecure test rings) P = 1, ρ is empty and ct = ĉ.
+// committee evaluates (see "Soundness slack"). Publishing ρ hides
+// nothing that needs hiding: (ct, ρ) determines ĉ, which is itself a
+// public-key RLWE encryption over QP — the modulus the presets' security is
+// sized for (their logQP), with the same u, e distributions. For presets
+// without an auxiliary modulus (insecure test rings) P = 1, ρ is empty and
+// ct = ĉ.
 //
 // # Protocol
 //
