@@ -108,6 +108,22 @@ func (r *br) Read(p []byte) (int, error) {
 
 func bytesReader(b []byte) *br { return &br{b: b} }
 
+// relisten listens on addr again once its old listener is closed (the
+// port is free a moment later).
+func relisten(t *testing.T, addr string) net.Listener {
+	t.Helper()
+	var err error
+	for range 50 {
+		var ln net.Listener
+		if ln, err = net.Listen("tcp", addr); err == nil {
+			return ln
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	require.NoError(t, err)
+	return nil
+}
+
 // TestTLSPeerRestart is not parallel: it listens again on a port it has
 // just freed, which a parallel test could take meanwhile.
 func TestTLSPeerRestart(t *testing.T) {
@@ -121,14 +137,7 @@ func TestTLSPeerRestart(t *testing.T) {
 	addr := ts[1].Addr().String()
 	peers := []Peer{{ID: 1, Addr: ts[0].Addr().String(), PubKey: keys[0].Public().(ed25519.PublicKey)}, {ID: 2, Addr: addr, PubKey: keys[1].Public().(ed25519.PublicKey)}}
 	ts[1].Close()
-	var ln net.Listener
-	for i := 0; i < 50; i++ { // the port is free again once the old listener is closed
-		if ln, err = net.Listen("tcp", addr); err == nil {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	require.NoError(t, err)
+	ln := relisten(t, addr)
 	re, err := ListenTLS(TLSConfig{Self: 2, Key: keys[1], Peers: peers, Listener: ln, Log: zaptest.NewLogger(t)})
 	require.NoError(t, err)
 	defer re.Close()
@@ -183,14 +192,7 @@ func TestTLSPeerDownFailsFast(t *testing.T) {
 	}
 
 	hung.Close()
-	var ln2 net.Listener
-	for range 50 {
-		if ln2, err = net.Listen("tcp", addr); err == nil {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	require.NoError(t, err)
+	ln2 := relisten(t, addr)
 	b, err := ListenTLS(TLSConfig{Self: 2, Key: keys[1], Peers: peers, Listener: ln2, Log: zaptest.NewLogger(t)})
 	require.NoError(t, err)
 	defer b.Close()
