@@ -167,7 +167,7 @@ func (s *Suite) crdtCreate(cl *call, a []any) ([]any, error) {
 	if len(refs) > MaxHandles {
 		return nil, revertf("FHECRDT.create: metadata references %d handles, max %d", len(refs), MaxHandles)
 	}
-	if err := cl.charge(gasPolicyPerHandle * uint64(len(refs))); err != nil {
+	if err := cl.charge((gasPolicyPerHandle + gasPolicyHandleACL) * uint64(len(refs))); err != nil {
 		return nil, err
 	}
 	for i, r := range refs {

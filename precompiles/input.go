@@ -12,12 +12,18 @@ import (
 //	slot("in.h", handle)          [0]=1, [1]=preset, [2]=ctype, [3:11]=epoch, owner at [12:32]
 //	slot("in.acl", handle, acct)  1 if acct may use handle
 //	transient slot("in.tacl", handle, acct)  1 for the rest of the transaction
+//	slot("in.set", setId)         [0]=1, [1]=preset, [2:4]=count, [4:12]=epoch, owner at [12:32]
+//	slot("in.sacl", setId, acct)  1 if acct may evaluate on the set
 //
 // One packed slot per registered handle: the owner needs no ACL slot of its
 // own, so registering a handle costs one cold read (is it new?) and one
-// write.
+// write. registerSet stores one slot for a whole upload instead (setId =
+// HandlesHash of its handles): FHEPolicy.evaluate with exactly that list
+// checks one slot, not one per handle.
 
 func handleSlot(h Hash) Hash                  { return slot("in.h", h[:]) }
+func setSlot(id Hash) Hash                    { return slot("in.set", id[:]) }
+func setACLSlot(id Hash, a Address) Hash      { return slot("in.sacl", id[:], a[:]) }
 func aclSlot(h Hash, a Address) Hash          { return slot("in.acl", h[:], a[:]) }
 func transientACLSlot(h Hash, a Address) Hash { return slot("in.tacl", h[:], a[:]) }
 
@@ -48,6 +54,27 @@ func (r handleRec) encode() Hash {
 	var w Hash
 	w[0], w[1], w[2] = 1, r.preset, r.ctype
 	binary.BigEndian.PutUint64(w[3:11], r.epoch)
+	copy(w[12:], r.owner[:])
+	return w
+}
+
+type setRec struct {
+	exists bool
+	preset uint8
+	count  uint16
+	epoch  uint64
+	owner  Address
+}
+
+func decodeSet(w Hash) setRec {
+	return setRec{exists: w[0] == 1, preset: w[1], count: binary.BigEndian.Uint16(w[2:4]), epoch: binary.BigEndian.Uint64(w[4:12]), owner: addrFromLow(w[:])}
+}
+
+func (r setRec) encode() Hash {
+	var w Hash
+	w[0], w[1] = 1, r.preset
+	binary.BigEndian.PutUint16(w[2:4], r.count)
+	binary.BigEndian.PutUint64(w[4:12], r.epoch)
 	copy(w[12:], r.owner[:])
 	return w
 }
@@ -95,6 +122,10 @@ const maxRegisterBatchInput = 7*32 + 3*(32+32*MaxInputBatch) + (32 + 96) + (32 +
 var (
 	gasInputRegisterBatch = GasRead /*committee header*/
 	gasInputPerHandle     = GasRead /*handle*/ + GasWrite + logGas(3, 96)
+	gasInputRegisterSet   = 2*GasRead /*committee header, set*/ + GasWrite + logGas(3, 128)
+	gasInputSetPerHandle  = GasLogByte * 32 // the handle in the event
+	gasInputAllowSet      = 2*GasRead + GasWrite + logGas(3, 0)
+	gasInputSetInfo       = GasRead
 	gasInputAllow         = 3*GasRead + GasWrite + logGas(3, 32)
 	gasInputAllowT        = 3*GasRead + GasTWrite + logGas(3, 32)
 	gasInputIsAllowed     = 2*GasRead + GasTRead
@@ -105,6 +136,9 @@ var (
 func (s *Suite) inputMethods() []methodSpec {
 	return []methodSpec{
 		{name: "registerBatch", gas: gasInputRegisterBatch, maxInput: maxRegisterBatchInput, run: s.inputRegisterBatch},
+		{name: "registerSet", gas: gasInputRegisterSet, maxInput: maxRegisterBatchInput, run: s.inputRegisterSet},
+		{name: "allowSet", gas: gasInputAllowSet, run: s.inputAllowSet},
+		{name: "setInfo", readOnly: true, gas: gasInputSetInfo, run: s.inputSetInfo},
 		{name: "allow", gas: gasInputAllow, run: s.inputAllow},
 		{name: "allowTransient", gas: gasInputAllowT, run: s.inputAllowTransient},
 		{name: "isAllowed", readOnly: true, gas: gasInputIsAllowed, run: s.inputIsAllowed},
@@ -123,7 +157,7 @@ type inputBatch struct {
 // decodeInputBatch converts registerBatch's arguments and checks them
 // without reading state: 1 ≤ count ≤ MaxInputBatch, equal lengths, no zero
 // handle or owner, every ctype allowed, no handle twice.
-func decodeInputBatch(a []any) (*inputBatch, error) {
+func decodeInputBatch(a []any, method string) (*inputBatch, error) {
 	var b inputBatch
 	var err error
 	if b.owner, err = argAddr(a[0]); err != nil {
@@ -151,25 +185,25 @@ func decodeInputBatch(a []any) (*inputBatch, error) {
 		return nil, err
 	}
 	if len(hs) == 0 || len(hs) > MaxInputBatch {
-		return nil, revertf("FHEInput.registerBatch: %d handles outside [1,%d]", len(hs), MaxInputBatch)
+		return nil, revertf("FHEInput.%s: %d handles outside [1,%d]", method, len(hs), MaxInputBatch)
 	}
 	if len(cts) != len(hs) || len(pds) != len(hs) {
-		return nil, revertf("FHEInput.registerBatch: %d handles, %d ctypes and %d proof digests (lengths must agree)", len(hs), len(cts), len(pds))
+		return nil, revertf("FHEInput.%s: %d handles, %d ctypes and %d proof digests (lengths must agree)", method, len(hs), len(cts), len(pds))
 	}
 	if b.owner == (Address{}) {
-		return nil, revertf("FHEInput.registerBatch: zero owner")
+		return nil, revertf("FHEInput.%s: zero owner", method)
 	}
 	b.items = make([]bls.InputItem, len(hs))
 	for i, h := range hs {
 		if h.IsZero() {
-			return nil, revertf("FHEInput.registerBatch: zero handle at %d", i)
+			return nil, revertf("FHEInput.%s: zero handle at %d", method, i)
 		}
 		if !allowedCType(cts[i]) {
-			return nil, revertf("FHEInput.registerBatch: ciphertext type %d at %d not allowed (allowed: %d)", cts[i], i, CTypeCiphertext)
+			return nil, revertf("FHEInput.%s: ciphertext type %d at %d not allowed (allowed: %d)", method, cts[i], i, CTypeCiphertext)
 		}
 		for j := range i { // ≤ MaxInputBatch²/2 comparisons
 			if hs[j] == h {
-				return nil, revertf("FHEInput.registerBatch: handle %s at %d and %d", h, j, i)
+				return nil, revertf("FHEInput.%s: handle %s at %d and %d", method, h, j, i)
 			}
 		}
 		b.items[i] = bls.InputItem{Handle: h, CType: cts[i], ProofDigest: pds[i]}
@@ -183,7 +217,7 @@ func decodeInputBatch(a []any) (*inputBatch, error) {
 // in the root, so the chain binds the proofs the members verified) → store
 // one packed slot and emit InputRegistered per handle.
 func (s *Suite) inputRegisterBatch(cl *call, a []any) ([]any, error) {
-	b, err := decodeInputBatch(a)
+	b, err := decodeInputBatch(a, "registerBatch")
 	if err != nil {
 		return nil, err
 	}
@@ -195,6 +229,24 @@ func (s *Suite) inputRegisterBatch(cl *call, a []any) ([]any, error) {
 			return nil, revertf("FHEInput.registerBatch: handle %s already registered (nothing registered)", Hash(it.Handle))
 		}
 	}
+	epoch, err := b.verify(cl, "registerBatch")
+	if err != nil {
+		return nil, err
+	}
+	for _, it := range b.items {
+		rec := handleRec{exists: true, preset: b.preset, ctype: it.CType, epoch: epoch, owner: b.owner}
+		cl.st.set(handleSlot(it.Handle), rec.encode())
+		if err := cl.emit("InputRegistered", it.Handle, outAddr(b.owner), b.preset, it.CType, epoch); err != nil {
+			return nil, err
+		}
+	}
+	return nil, nil
+}
+
+// verify checks the committee's aggregate attestation of the upload
+// (bls.InputBatchDigest over bls.InputBatchRoot of its items, one pairing
+// check) and returns the epoch it was made in.
+func (b *inputBatch) verify(cl *call, method string) (uint64, error) {
 	chainID := chainIDWord(cl.env.ChainID())
 	root := bls.InputBatchRoot(b.items)
 	peer := func(k Hash) Hash { return cl.env.PeerState(FHEVerdictAddress, k) }
@@ -203,18 +255,86 @@ func (s *Suite) inputRegisterBatch(cl *call, a []any) ([]any, error) {
 	}, b.sig, b.signers)
 	if err != nil {
 		if errors.Is(err, ErrOutOfGas) {
-			return nil, err
+			return 0, err
 		}
-		return nil, revertf("FHEInput.registerBatch: attestation: %s", reasonOf(err))
+		return 0, revertf("FHEInput.%s: attestation: %s", method, reasonOf(err))
 	}
-	for _, it := range b.items {
-		rec := handleRec{exists: true, preset: b.preset, ctype: it.CType, epoch: hdr.Epoch, owner: b.owner}
-		cl.st.set(handleSlot(it.Handle), rec.encode())
-		if err := cl.emit("InputRegistered", it.Handle, outAddr(b.owner), b.preset, it.CType, hdr.Epoch); err != nil {
-			return nil, err
-		}
+	return hdr.Epoch, nil
+}
+
+// inputRegisterSet implements FHEInput.registerSet: the checks and the
+// attestation of registerBatch (the committee signs the same digest), then
+// one slot for the set, keyed by HandlesHash of its handles, and one
+// InputSetRegistered event.
+func (s *Suite) inputRegisterSet(cl *call, a []any) ([]any, error) {
+	b, err := decodeInputBatch(a, "registerSet")
+	if err != nil {
+		return nil, err
 	}
-	return nil, nil
+	if err := cl.charge(gasInputSetPerHandle * uint64(len(b.items))); err != nil {
+		return nil, err
+	}
+	hs := make([]Hash, len(b.items))
+	for i, it := range b.items {
+		hs[i] = it.Handle
+	}
+	id := HandlesHash(hs)
+	if decodeSet(cl.st.get(setSlot(id))).exists {
+		return nil, revertf("FHEInput.registerSet: set %s already registered", id)
+	}
+	epoch, err := b.verify(cl, "registerSet")
+	if err != nil {
+		return nil, err
+	}
+	cl.st.set(setSlot(id), setRec{exists: true, preset: b.preset, count: uint16(len(hs)), epoch: epoch, owner: b.owner}.encode())
+	out := make([][32]byte, len(hs))
+	for i, h := range hs {
+		out[i] = h
+	}
+	if err := cl.emit("InputSetRegistered", [32]byte(id), outAddr(b.owner), b.preset, epoch, out); err != nil {
+		return nil, err
+	}
+	return []any{outHash(id)}, nil
+}
+
+// setAllowedOn reports whether acct may evaluate on input set id: its owner
+// or an account allowed on it. get reads FHEInput's storage.
+func setAllowedOn(get reader, id Hash, acct Address) bool {
+	rec := decodeSet(get(setSlot(id)))
+	return rec.exists && (rec.owner == acct || get(setACLSlot(id, acct)) == one)
+}
+
+// inputAllowSet implements FHEInput.allowSet.
+func (s *Suite) inputAllowSet(cl *call, a []any) ([]any, error) {
+	id, err := argHash(a[0])
+	if err != nil {
+		return nil, err
+	}
+	acct, err := argAddr(a[1])
+	if err != nil {
+		return nil, err
+	}
+	if acct == (Address{}) {
+		return nil, revertf("FHEInput.allowSet: zero account")
+	}
+	if !decodeSet(cl.st.get(setSlot(id))).exists {
+		return nil, revertf("FHEInput.allowSet: unknown set %s", id)
+	}
+	if !setAllowedOn(cl.st.get, id, cl.caller) {
+		return nil, revertf("FHEInput.allowSet: caller %s is not allowed to grant set %s (owner or an allowed account only)", cl.caller, id)
+	}
+	cl.st.set(setACLSlot(id, acct), one)
+	return nil, cl.emit("SetAllowed", [32]byte(id), outAddr(acct))
+}
+
+// inputSetInfo implements FHEInput.setInfo.
+func (s *Suite) inputSetInfo(cl *call, a []any) ([]any, error) {
+	id, err := argHash(a[0])
+	if err != nil {
+		return nil, err
+	}
+	r := decodeSet(cl.st.get(setSlot(id)))
+	return []any{r.exists, outAddr(r.owner), r.preset, r.epoch, r.count}, nil
 }
 
 // inputAllow implements FHEInput.allow.

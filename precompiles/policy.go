@@ -142,8 +142,14 @@ var (
 	// request's 3 writes, queue and policy-batch reads (writes by
 	// chargeStore), log
 	gasPolicyEvaluate = 3*GasRead /*policy*/ + GasRead /*nonce*/ + 3*GasWrite + 2*GasRead /*queue*/ + logGas(4, 3*32)
-	// per handle: ACL check (handle, acl, transient) + log word
-	gasPolicyPerHandle = 2*GasRead + GasTRead + GasLogByte*32
+	// per handle: the log word; the input-set check once (its slot, and its
+	// ACL when the set exists and the caller is not its owner); and, when
+	// the handles are not one registered set the caller may use, the
+	// per-handle ACL check (handle, acl, transient)
+	gasPolicyPerHandle = GasLogByte * 32
+	gasPolicySetCheck  = GasRead
+	gasPolicySetACL    = GasRead
+	gasPolicyHandleACL = 2*GasRead + GasTRead
 	gasPolicyOf        = 3 * GasRead
 	gasPolicyRequestOf = 3 * GasRead
 )
@@ -230,7 +236,7 @@ func (s *Suite) policyEvaluate(cl *call, a []any) ([]any, error) {
 	if len(hs) == 0 || len(hs) > MaxHandles {
 		return nil, revertf("FHEPolicy.evaluate: %d handles outside [1,%d]", len(hs), MaxHandles)
 	}
-	if err := cl.charge(gasPolicyPerHandle * uint64(len(hs))); err != nil {
+	if err := cl.charge(gasPolicyPerHandle*uint64(len(hs)) + gasPolicySetCheck); err != nil {
 		return nil, err
 	}
 	p := loadPolicy(cl.st.get, id)
@@ -248,12 +254,21 @@ func (s *Suite) policyEvaluate(cl *call, a []any) ([]any, error) {
 	}
 	get := func(k Hash) Hash { return cl.env.PeerState(FHEInputAddress, k) }
 	getT := func(k Hash) Hash { return cl.env.PeerTransientState(FHEInputAddress, k) }
-	for i, h := range hs {
-		if !allowedOn(get, getT, h, cl.caller) {
-			return nil, revertf("FHEPolicy.evaluate: caller %s is not allowed on handle %d (%s)", cl.caller, i, h)
+	hh := HandlesHash(hs)
+	ok, err := setAllowedCharged(cl, get, hh)
+	if err != nil {
+		return nil, err
+	}
+	if !ok { // not one input set the caller may use: every handle
+		if err := cl.charge(gasPolicyHandleACL * uint64(len(hs))); err != nil {
+			return nil, err
+		}
+		for i, h := range hs {
+			if !allowedOn(get, getT, h, cl.caller) {
+				return nil, revertf("FHEPolicy.evaluate: caller %s is not allowed on handle %d (%s)", cl.caller, i, h)
+			}
 		}
 	}
-	hh := HandlesHash(hs)
 	req, err := chargedRequestID(cl, policyNonceSlot, id, hh)
 	if err != nil {
 		return nil, err
@@ -270,6 +285,23 @@ func (s *Suite) policyEvaluate(cl *call, a []any) ([]any, error) {
 		return nil, err
 	}
 	return []any{outHash(req)}, nil
+}
+
+// setAllowedCharged is setAllowedOn for the caller, charging the set ACL
+// read only when it happens (the set exists and the caller is not its
+// owner; the set slot's read is in gasPolicySetCheck).
+func setAllowedCharged(cl *call, get reader, id Hash) (bool, error) {
+	rec := decodeSet(get(setSlot(id)))
+	if !rec.exists {
+		return false, nil
+	}
+	if rec.owner == cl.caller {
+		return true, nil
+	}
+	if err := cl.charge(gasPolicySetACL); err != nil {
+		return false, err
+	}
+	return get(setACLSlot(id, cl.caller)) == one, nil
 }
 
 // queueRequest books one request of policy id (per-request cost) in this

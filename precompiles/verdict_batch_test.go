@@ -311,7 +311,7 @@ func TestEvaluateGas(t *testing.T) {
 	w := newWorld(t)
 	p := loadPolicy(w.st.Store(FHEPolicyAddress).GetState, w.policy)
 	in := w.pack(w.s.Policy, "evaluate", [32]byte(w.policy), [][32]byte{w.hA, w.hB})
-	base := GasMinimum + GasInputWord*words(len(in)-4) + gasPolicyEvaluate + 2*gasPolicyPerHandle + p.cost + 3*GasUpdate
+	base := GasMinimum + GasInputWord*words(len(in)-4) + gasPolicyEvaluate + 2*(gasPolicyPerHandle+gasPolicyHandleACL) + gasPolicySetCheck + p.cost + 3*GasUpdate
 	for i, want := range []uint64{base, base} {
 		r := w.run(w.s.Policy, w.gate, false, 10_000_000, in)
 		require.NoError(t, r.err, r.reason)

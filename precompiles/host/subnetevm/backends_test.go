@@ -139,4 +139,17 @@ func TestKYCAMLRequestGas(t *testing.T) {
 	require.Equal(t, uint64(29_647), corebackends.PerRequestGas(plan))
 	require.Less(t, steady.GasUsed, first.GasUsed)
 	t.Logf("kyc_aml evaluate (8 handles, cost %d): first on chain %d gas, steady state %d gas", corebackends.PerRequestGas(plan), first.GasUsed, steady.GasUsed)
+
+	// The same request on an input set (FHEInput.registerSet): one slot for
+	// the upload and one check in evaluate.
+	tags := make([]string, 8)
+	for i := range tags {
+		tags[i] = "kyc-set-" + string(rune('a'+i))
+	}
+	b := newInputBatch(tags...)
+	sig, bm := f.com.sign(t, b.digest(f.chainID, f.com.epoch, f.addrs[alice]), 0, 1, 2)
+	reg := f.ok(f.input.RegisterSet(f.opts(alice, 0), f.addrs[alice], 1, b.handles, b.ctypes, b.proofs, sig, bm))
+	onSet := f.ok(f.policy.Evaluate(f.opts(alice, 0), plan.Hash(), b.handles))
+	require.Less(t, onSet.GasUsed, steady.GasUsed)
+	t.Logf("kyc_aml on an input set: registerSet %d gas, evaluate %d gas (steady state)", reg.GasUsed, onSet.GasUsed)
 }

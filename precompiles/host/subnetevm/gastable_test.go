@@ -49,6 +49,16 @@ func TestEVMGasTable(t *testing.T) {
 		rec(fmt.Sprintf("FHEInput.registerBatch (%d handle%s, 3-of-4 attestation)", n, map[bool]string{true: "s"}[n > 1]),
 			f.ok(f.register(f.opts(alice, 0), f.addrs[alice], b, sig, bm)))
 	}
+	{
+		tags := make([]string, 8)
+		for i := range tags {
+			tags[i] = fmt.Sprintf("table-set/%d", i)
+		}
+		b := newInputBatch(tags...)
+		sig, bm := f.com.sign(t, b.digest(f.chainID, 1, f.addrs[alice]), 0, 1, 2)
+		rec("FHEInput.registerSet (8 handles, 3-of-4 attestation)",
+			f.ok(f.input.RegisterSet(f.opts(alice, 0), f.addrs[alice], 1, b.handles, b.ctypes, b.proofs, sig, bm)))
+	}
 	hs := f.registerInputs(alice, "income", "debt")
 	income, debt := hs[0], hs[1]
 	rec("FHEInput.allow", f.ok(f.input.Allow(f.opts(alice, 0), income, gateAddr)))
