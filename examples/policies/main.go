@@ -217,16 +217,17 @@ func (c *client) register(ctx context.Context, name string) ([32]byte, error) {
 }
 
 // request uploads the inputs as one set (each value in every slot),
-// registers their handles with one FHEInput.registerBatch, asks for an
-// evaluation and waits for the verdict; it returns the verdict and the time
+// registers them as one input set (FHEInput.registerSet: the client
+// evaluates on its own inputs, so one slot and one check serve them all),
+// asks for an evaluation and waits for the verdict; it returns the verdict and the time
 // from the evaluate receipt to the verdict.
 func (c *client) request(ctx context.Context, policyID [32]byte, vals []int64) (int64, time.Duration, error) {
 	a, err := c.committee.Upload(ctx, c.owner, vals...)
 	if err != nil {
 		return 0, 0, err
 	}
-	if err := c.tx.Send(ctx, func(o *bind.TransactOpts) (*types.Transaction, error) { return a.Register(o, c.input) }); err != nil {
-		return 0, 0, fmt.Errorf("FHEInput.registerBatch: %w", err)
+	if err := c.tx.Send(ctx, func(o *bind.TransactOpts) (*types.Transaction, error) { return a.RegisterSet(o, c.input) }); err != nil {
+		return 0, 0, fmt.Errorf("FHEInput.registerSet: %w", err)
 	}
 	handles := a.Handles
 	if err := c.tx.Send(ctx, func(o *bind.TransactOpts) (*types.Transaction, error) { return c.policy.Evaluate(o, policyID, handles) }); err != nil {

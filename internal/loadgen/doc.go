@@ -14,8 +14,9 @@
 //  1. inputs: each account, concurrently with the others, encrypts its
 //     requests' random in-range attributes under the committee key with a
 //     proof of plaintext knowledge (examples/fheclient), uploads them for an
-//     attestation for the set and registers it (FHEInput.registerBatch), keeping up
-//     to InFlight transactions in flight (explicit nonces, one receipt wait
+//     attestation for the set and registers it as one input set
+//     (FHEInput.registerSet; FHEInput.registerBatch, one slot per handle,
+//     with PerHandleInputs), keeping up to InFlight transactions in flight (explicit nonces, one receipt wait
 //     per window);
 //  2. evaluate → verdict: every account sends its FHEPolicy.evaluate
 //     transactions at once (a burst: the offered load is the whole batch),

@@ -75,8 +75,8 @@ func (g *gen) sendInputs(ctx context.Context, a *account, mine []*request) error
 
 // registerInputs uploads the request's inputs as one set (each value
 // replicated in every slot, one proof each, one quorum attestation for the
-// set) and sends one FHEInput.registerBatch for them; it returns the
-// transactions. This is the one place that knows how inputs reach the chain
+// set) and sends one FHEInput.registerSet for them (registerBatch with
+// Config.PerHandleInputs); it returns the transactions. This is the one place that knows how inputs reach the chain
 // (through examples/fheclient).
 func (g *gen) registerInputs(ctx context.Context, a *account, r *request) ([]common.Hash, error) {
 	at, err := g.api.Upload(ctx, a.addr, r.vals...)
@@ -87,9 +87,13 @@ func (g *gen) registerInputs(ctx context.Context, a *account, r *request) ([]com
 		return nil, fmt.Errorf("committee attested %d handles for %d inputs", len(at.Handles), len(r.vals))
 	}
 	r.handles = at.Handles
-	h, err := g.transact(a, func(o *bind.TransactOpts) (*types.Transaction, error) { return at.Register(o, g.input) })
+	register, name := at.RegisterSet, "FHEInput.registerSet"
+	if g.cfg.PerHandleInputs {
+		register, name = at.Register, "FHEInput.registerBatch"
+	}
+	h, err := g.transact(a, func(o *bind.TransactOpts) (*types.Transaction, error) { return register(o, g.input) })
 	if err != nil {
-		return nil, fmt.Errorf("FHEInput.registerBatch: %w", err)
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return []common.Hash{h}, nil
 }

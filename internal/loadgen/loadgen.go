@@ -44,6 +44,11 @@ type Config struct {
 	InFlight     int    // transactions in flight per account (default 16)
 	Poll         time.Duration
 	Timeout      time.Duration // for the whole run (default 30 min)
+	// PerHandleInputs registers each request's inputs with
+	// FHEInput.registerBatch (one slot per handle) instead of as one input
+	// set (FHEInput.registerSet, the default: one slot, one check in
+	// evaluate).
+	PerHandleInputs bool
 	// Funder pays the load accounts' gas (default dev0, which the devnet
 	// genesis funds).
 	Funder *ecdsa.PrivateKey

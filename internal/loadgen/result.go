@@ -15,7 +15,7 @@ const GasGoal = 150_000
 
 // StepGas is the gas of one request, by step.
 type StepGas struct {
-	Register uint64 `json:"register"` // FHEInput.registerBatch of its inputs
+	Register uint64 `json:"register"` // FHEInput.registerSet (or registerBatch) of its inputs
 	Evaluate uint64 `json:"evaluate"` // FHEPolicy.evaluate
 	Verdict  uint64 `json:"verdict"`  // its share of the verdict transaction
 }
