@@ -63,7 +63,7 @@
 //
 //  1. Prover samples y_i uniform in [−B_i, B_i]^N (i ∈ {u, e0, e1, m}),
 //     computes W = A·y mod Q (two polynomials at the top level, NTT form).
-//  2. h = SHAKE256(domain ‖ preset ‖ chainId ‖ epoch ‖ owner ‖ pkDigest ‖
+//  2. h = SHA-256(domain ‖ preset ‖ chainId ‖ epoch ‖ owner ‖ pkDigest ‖
 //     ctHandle ‖ ρ ‖ W) (32 bytes); c = Challenge(h), a ternary polynomial with
 //     exactly κ non-zero coefficients (±1), κ minimal with C(N,κ)·2^κ ≥ 2^128
 //     (N=2^13: κ=11; N=2^14: κ=10).
@@ -73,7 +73,7 @@
 //  4. Proof = (h, z, ρ): 2 + 32 bytes, z_i packed in k_i + 1 bits per
 //     coefficient, then ρ0, ρ1 (each residue mod p_j in ⌈log2 p_j⌉ bits).
 //     The verifier checks ‖z_i‖∞ ≤ Z_i and ρ < p_j (while decoding),
-//     rebuilds ĉ and checks h = SHAKE256(… ‖ A·z − c·(t·ĉ0, ĉ1)).
+//     rebuilds ĉ and checks h = SHA-256(… ‖ A·z − c·(t·ĉ0, ĉ1)).
 //
 // B_i = 2^{k_i} − 1 with k_i = ⌈log2(4·N·κ·β_i)⌉, so the acceptance
 // probability is ≈ ∏ exp(−N·κ·β_i/B_i) ≥ e^{−1} (at most ≈ 2.7 attempts
@@ -145,8 +145,8 @@
 // it replaced beside them):
 //
 //	preset           κ   proof     ciphertext  encrypt+prove  plain encrypt  verify
-//	bgv-n13-t65537   11  200738 B  655380 B    32 ms          9 ms           16 ms
-//	bgv-n14-t65537   10  557090 B  2621460 B   123 ms         26 ms          77 ms
+//	bgv-n13-t65537   11  200738 B  655380 B    34 ms          9 ms           15 ms
+//	bgv-n14-t65537   10  557090 B  2621460 B   112 ms         32 ms          61 ms
 //
 // Of each proof, ĉ mod P is 92160 B (N13) and 327680 B (N14).
 // (go test ./fhe/zkpok -run '^$' -bench . gives the same sizes; it

@@ -115,30 +115,38 @@ func (l *lifter) lifted(a []uint64, negative bool, i int) uint64 {
 }
 
 // modDown writes (c − [ρ]_P)·P^{-1} mod q_i to out (coefficient domain;
-// c and out have one row per q_i, ρ one per p_j).
-func (l *lifter) modDown(c, rho, out [][]uint64) { l.convert(c, rho, out, true) }
-
-// modUp writes P·ct + [ρ]_P mod q_i to out: the Q part of the ĉ that
-// modDown maps to ct.
-func (l *lifter) modUp(ct, rho, out [][]uint64) { l.convert(ct, rho, out, false) }
-
-func (l *lifter) convert(in, rho, out [][]uint64, down bool) {
-	if len(l.p) == 0 { // P = 1: both are the identity
+// c and out have one row per q_i, ρ one per p_j): the prover's ct.
+func (l *lifter) modDown(c, rho, out [][]uint64) {
+	if len(l.p) == 0 { // P = 1: the identity
 		for i := range l.q {
-			copy(out[i], in[i])
+			copy(out[i], c[i])
 		}
 		return
 	}
 	r, a := make([]uint64, len(l.p)), make([]uint64, len(l.p))
-	for j := range in[0] {
+	for j := range c[0] {
 		neg := l.load(rho, j, r, a)
 		for i, q := range l.q {
-			lift := l.lifted(a, neg, i)
-			if down {
-				out[i][j] = ring.BRed(subMod(in[i][j], lift, q), l.pInv[i], q, l.qbred[i])
-			} else {
-				out[i][j] = addMod(ring.BRed(in[i][j], l.pModQ[i], q, l.qbred[i]), lift, q)
-			}
+			out[i][j] = ring.BRed(subMod(c[i][j], l.lifted(a, neg, i), q), l.pInv[i], q, l.qbred[i])
+		}
+	}
+}
+
+// lift writes [ρ]_P mod q_i to out (n coefficients a row; zero when
+// P = 1): with P·ct it rebuilds the Q part of the ĉ that modDown maps to
+// ct, ĉ = P·ct + [ρ]_P (the verifier adds P·ct in the NTT domain).
+func (l *lifter) lift(rho [][]uint64, n int, out [][]uint64) {
+	if len(l.p) == 0 {
+		for i := range l.q {
+			clear(out[i][:n])
+		}
+		return
+	}
+	r, a := make([]uint64, len(l.p)), make([]uint64, len(l.p))
+	for j := range n {
+		neg := l.load(rho, j, r, a)
+		for i := range l.q {
+			out[i][j] = l.lifted(a, neg, i)
 		}
 	}
 }

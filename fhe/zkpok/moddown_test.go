@@ -13,7 +13,8 @@ import (
 // TestLifterExact compares the integer-only ModDown_P with a big.Int
 // reference — (c − [ρ]_P)·P^{-1} mod q_i, [ρ]_P the centred representative
 // — on random residues and on the edges of the centring ((P−1)/2 is
-// positive, (P+1)/2 negative), for both presets' Q and P; modUp inverts it.
+// positive, (P+1)/2 negative), for both presets' Q and P; P·ct + lift
+// inverts it.
 func TestLifterExact(t *testing.T) {
 	for _, id := range []fhe.PresetID{fhe.BGVN13, fhe.BGVN14} {
 		p := fhe.MustParams(id)
@@ -49,7 +50,12 @@ func TestLifterExact(t *testing.T) {
 			}
 		}
 		l.modDown(c, rho, out)
-		l.modUp(out, rho, back)
+		l.lift(rho, n, back)
+		for i, q := range qs { // P·ct + [ρ]_P
+			for k := range back[i] {
+				back[i][k] = addMod(back[i][k], new(big.Int).Mod(new(big.Int).Mul(new(big.Int).SetUint64(out[i][k]), bigP), new(big.Int).SetUint64(q)).Uint64(), q)
+			}
+		}
 		for k, x := range xs {
 			centred := new(big.Int).Set(x)
 			if x.Cmp(half) > 0 {
@@ -60,7 +66,7 @@ func TestLifterExact(t *testing.T) {
 				want := new(big.Int).Sub(new(big.Int).SetUint64(c[i][k]), centred)
 				want.Mul(want, new(big.Int).ModInverse(bigP, bq)).Mod(want, bq)
 				require.Equal(t, want.Uint64(), out[i][k], "%s: q_%d, x=%s", p.Preset.Name, i, x)
-				require.Equal(t, c[i][k], back[i][k], "modUp inverts modDown")
+				require.Equal(t, c[i][k], back[i][k], "P·ct + [ρ]_P inverts modDown")
 			}
 		}
 	}
@@ -75,8 +81,8 @@ func TestLifterWithoutP(t *testing.T) {
 	out := [][]uint64{make([]uint64, 2), make([]uint64, 2)}
 	l.modDown(c, nil, out)
 	require.Equal(t, c, out)
-	l.modUp(c, nil, out)
-	require.Equal(t, c, out)
+	l.lift(nil, 2, out)
+	require.Equal(t, [][]uint64{{0, 0}, {0, 0}}, out)
 }
 
 // TestTamperedRho: ρ is part of the statement — changing one residue (still
