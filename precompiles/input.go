@@ -154,7 +154,8 @@ type inputBatch struct {
 	sig, signers []byte
 }
 
-// decodeInputBatch converts registerBatch's arguments and checks them
+// decodeInputBatch converts registerBatch's arguments (for method, named
+// Contract.method in its reverts) and checks them
 // without reading state: 1 ≤ count ≤ MaxInputBatch, equal lengths, no zero
 // handle or owner, every ctype allowed, no handle twice.
 func decodeInputBatch(a []any, method string) (*inputBatch, error) {
@@ -185,25 +186,25 @@ func decodeInputBatch(a []any, method string) (*inputBatch, error) {
 		return nil, err
 	}
 	if len(hs) == 0 || len(hs) > MaxInputBatch {
-		return nil, revertf("FHEInput.%s: %d handles outside [1,%d]", method, len(hs), MaxInputBatch)
+		return nil, revertf("%s: %d handles outside [1,%d]", method, len(hs), MaxInputBatch)
 	}
 	if len(cts) != len(hs) || len(pds) != len(hs) {
-		return nil, revertf("FHEInput.%s: %d handles, %d ctypes and %d proof digests (lengths must agree)", method, len(hs), len(cts), len(pds))
+		return nil, revertf("%s: %d handles, %d ctypes and %d proof digests (lengths must agree)", method, len(hs), len(cts), len(pds))
 	}
 	if b.owner == (Address{}) {
-		return nil, revertf("FHEInput.%s: zero owner", method)
+		return nil, revertf("%s: zero owner", method)
 	}
 	b.items = make([]bls.InputItem, len(hs))
 	for i, h := range hs {
 		if h.IsZero() {
-			return nil, revertf("FHEInput.%s: zero handle at %d", method, i)
+			return nil, revertf("%s: zero handle at %d", method, i)
 		}
 		if !allowedCType(cts[i]) {
-			return nil, revertf("FHEInput.%s: ciphertext type %d at %d not allowed (allowed: %d)", method, cts[i], i, CTypeCiphertext)
+			return nil, revertf("%s: ciphertext type %d at %d not allowed (allowed: %d)", method, cts[i], i, CTypeCiphertext)
 		}
 		for j := range i { // ≤ MaxInputBatch²/2 comparisons
 			if hs[j] == h {
-				return nil, revertf("FHEInput.%s: handle %s at %d and %d", method, h, j, i)
+				return nil, revertf("%s: handle %s at %d and %d", method, h, j, i)
 			}
 		}
 		b.items[i] = bls.InputItem{Handle: h, CType: cts[i], ProofDigest: pds[i]}
@@ -217,7 +218,7 @@ func decodeInputBatch(a []any, method string) (*inputBatch, error) {
 // in the root, so the chain binds the proofs the members verified) → store
 // one packed slot and emit InputRegistered per handle.
 func (s *Suite) inputRegisterBatch(cl *call, a []any) ([]any, error) {
-	b, err := decodeInputBatch(a, "registerBatch")
+	b, err := decodeInputBatch(a, "FHEInput.registerBatch")
 	if err != nil {
 		return nil, err
 	}
@@ -229,7 +230,7 @@ func (s *Suite) inputRegisterBatch(cl *call, a []any) ([]any, error) {
 			return nil, revertf("FHEInput.registerBatch: handle %s already registered (nothing registered)", Hash(it.Handle))
 		}
 	}
-	epoch, err := b.verify(cl, "registerBatch")
+	epoch, err := b.verify(cl, "FHEInput", "registerBatch")
 	if err != nil {
 		return nil, err
 	}
@@ -246,7 +247,7 @@ func (s *Suite) inputRegisterBatch(cl *call, a []any) ([]any, error) {
 // verify checks the committee's aggregate attestation of the upload
 // (bls.InputBatchDigest over bls.InputBatchRoot of its items, one pairing
 // check) and returns the epoch it was made in.
-func (b *inputBatch) verify(cl *call, method string) (uint64, error) {
+func (b *inputBatch) verify(cl *call, contract, method string) (uint64, error) {
 	chainID := chainIDWord(cl.env.ChainID())
 	root := bls.InputBatchRoot(b.items)
 	peer := func(k Hash) Hash { return cl.env.PeerState(FHEVerdictAddress, k) }
@@ -257,7 +258,7 @@ func (b *inputBatch) verify(cl *call, method string) (uint64, error) {
 		if errors.Is(err, ErrOutOfGas) {
 			return 0, err
 		}
-		return 0, revertf("FHEInput.%s: attestation: %s", method, reasonOf(err))
+		return 0, revertf("%s.%s: attestation: %s", contract, method, reasonOf(err))
 	}
 	return hdr.Epoch, nil
 }
@@ -267,7 +268,7 @@ func (b *inputBatch) verify(cl *call, method string) (uint64, error) {
 // one slot for the set, keyed by HandlesHash of its handles, and one
 // InputSetRegistered event.
 func (s *Suite) inputRegisterSet(cl *call, a []any) ([]any, error) {
-	b, err := decodeInputBatch(a, "registerSet")
+	b, err := decodeInputBatch(a, "FHEInput.registerSet")
 	if err != nil {
 		return nil, err
 	}
@@ -282,7 +283,7 @@ func (s *Suite) inputRegisterSet(cl *call, a []any) ([]any, error) {
 	if decodeSet(cl.st.get(setSlot(id))).exists {
 		return nil, revertf("FHEInput.registerSet: set %s already registered", id)
 	}
-	epoch, err := b.verify(cl, "registerSet")
+	epoch, err := b.verify(cl, "FHEInput", "registerSet")
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package precompiles
 
 import (
 	"encoding/binary"
+	"github.com/ava-labs/libevm/common"
 	"math/big"
 )
 
@@ -159,6 +160,7 @@ func (s *Suite) policyMethods() []methodSpec {
 	return []methodSpec{
 		{name: "registerPolicy", gas: gasPolicyRegister, run: s.policyRegister},
 		{name: "evaluate", gas: gasPolicyEvaluate, run: s.policyEvaluate},
+		{name: "evaluateAttested", gas: gasPolicyEvaluate, maxInput: 32 + maxRegisterBatchInput, run: s.policyEvaluateAttested},
 		{name: "policyOf", readOnly: true, gas: gasPolicyOf, run: s.policyOf},
 		{name: "requestOf", readOnly: true, gas: gasPolicyRequestOf, run: s.policyRequestOf},
 	}
@@ -223,7 +225,8 @@ func (s *Suite) policyRegister(cl *call, a []any) ([]any, error) {
 	return []any{outHash(id)}, nil
 }
 
-// policyEvaluate implements FHEPolicy.evaluate.
+// policyEvaluate implements FHEPolicy.evaluate: the caller must be allowed
+// on the inputs — one registered input set it may use, or every handle.
 func (s *Suite) policyEvaluate(cl *call, a []any) ([]any, error) {
 	id, err := argHash(a[0])
 	if err != nil {
@@ -233,18 +236,80 @@ func (s *Suite) policyEvaluate(cl *call, a []any) ([]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(hs) == 0 || len(hs) > MaxHandles {
-		return nil, revertf("FHEPolicy.evaluate: %d handles outside [1,%d]", len(hs), MaxHandles)
+	if err := checkRequestHandles("evaluate", len(hs)); err != nil {
+		return nil, err
 	}
-	if err := cl.charge(gasPolicyPerHandle*uint64(len(hs)) + gasPolicySetCheck); err != nil {
+	if err := cl.charge(gasPolicySetCheck); err != nil {
+		return nil, err
+	}
+	return s.request(cl, "evaluate", id, hs, func(hh Hash) error {
+		get := func(k Hash) Hash { return cl.env.PeerState(FHEInputAddress, k) }
+		getT := func(k Hash) Hash { return cl.env.PeerTransientState(FHEInputAddress, k) }
+		ok, err := setAllowedCharged(cl, get, hh)
+		if err != nil || ok {
+			return err
+		}
+		// not one input set the caller may use: every handle
+		if err := cl.charge(gasPolicyHandleACL * uint64(len(hs))); err != nil {
+			return err
+		}
+		for i, h := range hs {
+			if !allowedOn(get, getT, h, cl.caller) {
+				return revertf("FHEPolicy.evaluate: caller %s is not allowed on handle %d (%s)", cl.caller, i, h)
+			}
+		}
+		return nil
+	})
+}
+
+// policyEvaluateAttested implements FHEPolicy.evaluateAttested: the inputs
+// are authorised by the committee's attestation of the caller's upload
+// (FHEInput.registerBatch's arguments with owner = caller, one pairing),
+// not by FHEInput state, and nothing is stored for them.
+func (s *Suite) policyEvaluateAttested(cl *call, a []any) ([]any, error) {
+	id, err := argHash(a[0])
+	if err != nil {
+		return nil, err
+	}
+	b, err := decodeInputBatch(append([]any{common.Address(cl.caller)}, a[1:]...), "FHEPolicy.evaluateAttested")
+	if err != nil {
+		return nil, err
+	}
+	if err := checkRequestHandles("evaluateAttested", len(b.items)); err != nil {
+		return nil, err
+	}
+	hs := make([]Hash, len(b.items))
+	for i, it := range b.items {
+		hs[i] = it.Handle
+	}
+	return s.request(cl, "evaluateAttested", id, hs, func(Hash) error {
+		_, err := b.verify(cl, "FHEPolicy", "evaluateAttested")
+		return err
+	})
+}
+
+// checkRequestHandles bounds a request's handle count.
+func checkRequestHandles(method string, n int) error {
+	if n == 0 || n > MaxHandles {
+		return revertf("FHEPolicy.%s: %d handles outside [1,%d]", method, n, MaxHandles)
+	}
+	return nil
+}
+
+// request is evaluate's common path once the handles are decoded: charge
+// the log words, check the policy and its input count, charge its cost,
+// book the queue, authorise the inputs (authorize gets their handlesHash),
+// record the request and emit EvaluationRequested.
+func (s *Suite) request(cl *call, method string, id Hash, hs []Hash, authorize func(hh Hash) error) ([]any, error) {
+	if err := cl.charge(gasPolicyPerHandle * uint64(len(hs))); err != nil {
 		return nil, err
 	}
 	p := loadPolicy(cl.st.get, id)
 	if !p.exists {
-		return nil, revertf("FHEPolicy.evaluate: unknown policy %s", id)
+		return nil, revertf("FHEPolicy.%s: unknown policy %s", method, id)
 	}
 	if p.inputs != 0 && int(p.inputs) != len(hs) {
-		return nil, revertf("FHEPolicy.evaluate: policy takes %d handles, got %d", p.inputs, len(hs))
+		return nil, revertf("FHEPolicy.%s: policy takes %d handles, got %d", method, p.inputs, len(hs))
 	}
 	if err := cl.charge(p.cost); err != nil {
 		return nil, err
@@ -252,22 +317,9 @@ func (s *Suite) policyEvaluate(cl *call, a []any) ([]any, error) {
 	if err := queueRequest(cl, id, p.cost); err != nil {
 		return nil, err
 	}
-	get := func(k Hash) Hash { return cl.env.PeerState(FHEInputAddress, k) }
-	getT := func(k Hash) Hash { return cl.env.PeerTransientState(FHEInputAddress, k) }
 	hh := HandlesHash(hs)
-	ok, err := setAllowedCharged(cl, get, hh)
-	if err != nil {
+	if err := authorize(hh); err != nil {
 		return nil, err
-	}
-	if !ok { // not one input set the caller may use: every handle
-		if err := cl.charge(gasPolicyHandleACL * uint64(len(hs))); err != nil {
-			return nil, err
-		}
-		for i, h := range hs {
-			if !allowedOn(get, getT, h, cl.caller) {
-				return nil, revertf("FHEPolicy.evaluate: caller %s is not allowed on handle %d (%s)", cl.caller, i, h)
-			}
-		}
 	}
 	req, err := chargedRequestID(cl, policyNonceSlot, id, hh)
 	if err != nil {

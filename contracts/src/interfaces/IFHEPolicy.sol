@@ -21,6 +21,24 @@ interface IFHEPolicy {
     /// after 1024 blocks can be expired (IFHEVerdict.expire).
     function evaluate(bytes32 policyId, bytes32[] calldata handles) external returns (bytes32 requestId);
 
+    /// evaluate, with the inputs' committee attestation inline instead of a
+    /// prior FHEInput registration — one transaction for inputs and request.
+    /// The arguments after policyId are FHEInput.registerBatch's without the
+    /// owner: the attestation must be for msg.sender (bls.InputBatchDigest
+    /// with owner = caller), so nobody else can spend it. Nothing is stored
+    /// for the inputs: they serve this request (register them with FHEInput to
+    /// reuse them or to let a contract use them). Same queue bound and
+    /// EvaluationRequested event as evaluate.
+    function evaluateAttested(
+        bytes32 policyId,
+        uint8 preset,
+        bytes32[] calldata handles,
+        uint8[] calldata ctypes,
+        bytes32[] calldata proofDigests,
+        bytes calldata signature,
+        bytes calldata signers
+    ) external returns (bytes32 requestId);
+
     function policyOf(bytes32 policyId) external view returns (bool exists, bytes32 planHash, uint32 depth, uint64 cost, uint32 inputs, address registrant);
 
     function requestOf(bytes32 requestId) external view returns (bool exists, bytes32 policyId, address requester, uint64 blockNumber, bytes32 handlesHash);

@@ -152,4 +152,15 @@ func TestKYCAMLRequestGas(t *testing.T) {
 	onSet := f.ok(f.policy.Evaluate(f.opts(alice, 0), plan.Hash(), b.handles))
 	require.Less(t, onSet.GasUsed, steady.GasUsed)
 	t.Logf("kyc_aml on an input set: registerSet %d gas, evaluate %d gas (steady state)", reg.GasUsed, onSet.GasUsed)
+
+	// The same request with the attestation inline (FHEPolicy.evaluateAttested):
+	// one transaction, nothing stored for the inputs.
+	for i := range tags {
+		tags[i] = "kyc-inline-" + string(rune('a'+i))
+	}
+	b = newInputBatch(tags...)
+	sig, bm = f.com.sign(t, b.digest(f.chainID, f.com.epoch, f.addrs[alice]), 0, 1, 2)
+	inline := f.ok(f.policy.EvaluateAttested(f.opts(alice, 0), plan.Hash(), 1, b.handles, b.ctypes, b.proofs, sig, bm))
+	require.Less(t, inline.GasUsed, reg.GasUsed+onSet.GasUsed)
+	t.Logf("kyc_aml with the attestation inline: evaluateAttested %d gas (steady state)", inline.GasUsed)
 }
