@@ -60,7 +60,7 @@ processes whose CPU (/proc/<pid>/stat) is measured.`,
 	f.StringVar(&o.cfg.Policy, "policy", "kyc_aml", "shipped policy example (fhegate policy list)")
 	f.Uint64Var(&o.cfg.Seed, "seed", 0, "seed for the random inputs (0: a fresh one, printed)")
 	f.IntVar(&o.cfg.InFlight, "inflight", 16, "transactions in flight per account")
-	f.BoolVar(&o.cfg.PerHandleInputs, "per-handle-inputs", false, "register inputs with FHEInput.registerBatch (one slot per handle) instead of as one input set (registerSet)")
+	f.StringVar((*string)(&o.cfg.Inputs), "inputs", string(loadgen.InputsSet), "how inputs reach the chain: set (FHEInput.registerSet, then evaluate), per-handle (registerBatch, then evaluate) or inline (FHEPolicy.evaluateAttested, one transaction)")
 	f.DurationVar(&o.cfg.Timeout, "timeout", 30*time.Minute, "give up after this long")
 	f.IntSliceVar(&o.pids, "committee-pid", nil, "with --rpc: committee member process ids whose CPU to measure (repeatable)")
 	f.StringVar(&o.jsonPath, "json", "", "also write the result as JSON to this file (- for stdout)")

@@ -16,7 +16,9 @@
 //     proof of plaintext knowledge (examples/fheclient), uploads them for an
 //     attestation for the set and registers it as one input set
 //     (FHEInput.registerSet; FHEInput.registerBatch, one slot per handle,
-//     with PerHandleInputs), keeping up to InFlight transactions in flight (explicit nonces, one receipt wait
+//     with InputsPerHandle; no transaction with InputsInline, whose
+//     FHEPolicy.evaluateAttested carries the attestation), keeping up to
+//     InFlight transactions in flight (explicit nonces, one receipt wait
 //     per window);
 //  2. evaluate → verdict: every account sends its FHEPolicy.evaluate
 //     transactions at once (a burst: the offered load is the whole batch),

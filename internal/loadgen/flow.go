@@ -76,7 +76,8 @@ func (g *gen) sendInputs(ctx context.Context, a *account, mine []*request) error
 // registerInputs uploads the request's inputs as one set (each value
 // replicated in every slot, one proof each, one quorum attestation for the
 // set) and sends one FHEInput.registerSet for them (registerBatch with
-// Config.PerHandleInputs); it returns the transactions. This is the one place that knows how inputs reach the chain
+// InputsPerHandle; nothing with InputsInline, whose evaluation carries the
+// attestation); it returns the transactions. This is the one place that knows how inputs reach the chain
 // (through examples/fheclient).
 func (g *gen) registerInputs(ctx context.Context, a *account, r *request) ([]common.Hash, error) {
 	at, err := g.api.Upload(ctx, a.addr, r.vals...)
@@ -88,7 +89,11 @@ func (g *gen) registerInputs(ctx context.Context, a *account, r *request) ([]com
 	}
 	r.handles = at.Handles
 	register, name := at.RegisterSet, "FHEInput.registerSet"
-	if g.cfg.PerHandleInputs {
+	switch g.cfg.Inputs {
+	case InputsInline:
+		r.at = at
+		return nil, nil
+	case InputsPerHandle:
 		register, name = at.Register, "FHEInput.registerBatch"
 	}
 	h, err := g.transact(a, func(o *bind.TransactOpts) (*types.Transaction, error) { return register(o, g.input) })
@@ -116,6 +121,9 @@ func (g *gen) sendEvaluates(ctx context.Context, a *account, mine []*request) er
 	}}
 	for _, r := range mine {
 		h, err := g.transact(a, func(o *bind.TransactOpts) (*types.Transaction, error) {
+			if at := r.at; at != nil {
+				return g.policy.EvaluateAttested(o, g.policyID, at.Preset, at.Handles, at.CTypes, at.ProofDigests, at.Signature, at.Signers)
+			}
 			return g.policy.Evaluate(o, g.policyID, r.handles)
 		})
 		if err != nil {

@@ -44,11 +44,9 @@ type Config struct {
 	InFlight     int    // transactions in flight per account (default 16)
 	Poll         time.Duration
 	Timeout      time.Duration // for the whole run (default 30 min)
-	// PerHandleInputs registers each request's inputs with
-	// FHEInput.registerBatch (one slot per handle) instead of as one input
-	// set (FHEInput.registerSet, the default: one slot, one check in
-	// evaluate).
-	PerHandleInputs bool
+	// Inputs is how each request's attested inputs reach the chain:
+	// InputsSet (default), InputsPerHandle or InputsInline.
+	Inputs InputMode
 	// Funder pays the load accounts' gas (default dev0, which the devnet
 	// genesis funds).
 	Funder *ecdsa.PrivateKey
@@ -61,7 +59,29 @@ type Config struct {
 	ProgressEvery time.Duration
 }
 
+// InputMode is how the load generator's requests carry their inputs.
+type InputMode string
+
+// Input modes (docs/gas.md, "Per KYC/AML request").
+const (
+	// InputsSet registers the upload as one input set (FHEInput.registerSet)
+	// and evaluates on it: one slot, one check in evaluate.
+	InputsSet InputMode = "set"
+	// InputsPerHandle registers every handle (FHEInput.registerBatch).
+	InputsPerHandle InputMode = "per-handle"
+	// InputsInline sends no registration: FHEPolicy.evaluateAttested
+	// carries the attestation (one transaction per request).
+	InputsInline InputMode = "inline"
+)
+
 func (c *Config) defaults() error {
+	switch c.Inputs {
+	case "":
+		c.Inputs = InputsSet
+	case InputsSet, InputsPerHandle, InputsInline:
+	default:
+		return fmt.Errorf("inputs mode %q: want %s, %s or %s", c.Inputs, InputsSet, InputsPerHandle, InputsInline)
+	}
 	if c.Policy == "" {
 		c.Policy = "kyc_aml"
 	}
@@ -104,6 +124,7 @@ type request struct {
 	vals    []int64
 	want    int64
 	handles [][32]byte
+	at      *fheclient.Attestation // InputsInline: sent with the evaluation
 	id      [32]byte
 	gas     StepGas
 	verdict int64
