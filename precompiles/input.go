@@ -307,16 +307,9 @@ func setAllowedOn(get reader, id Hash, acct Address) bool {
 
 // inputAllowSet implements FHEInput.allowSet.
 func (s *Suite) inputAllowSet(cl *call, a []any) ([]any, error) {
-	id, err := argHash(a[0])
+	id, acct, err := grantArgs(a, "allowSet")
 	if err != nil {
 		return nil, err
-	}
-	acct, err := argAddr(a[1])
-	if err != nil {
-		return nil, err
-	}
-	if acct == (Address{}) {
-		return nil, revertf("FHEInput.allowSet: zero account")
 	}
 	if !decodeSet(cl.st.get(setSlot(id))).exists {
 		return nil, revertf("FHEInput.allowSet: unknown set %s", id)
@@ -350,16 +343,9 @@ func grant(cl *call, a []any, transient bool) ([]any, error) {
 	if transient {
 		name = "allowTransient"
 	}
-	h, err := argHash(a[0])
+	h, acct, err := grantArgs(a, name)
 	if err != nil {
 		return nil, err
-	}
-	acct, err := argAddr(a[1])
-	if err != nil {
-		return nil, err
-	}
-	if acct == (Address{}) {
-		return nil, revertf("FHEInput.%s: zero account", name)
 	}
 	if !decodeHandle(cl.st.get(handleSlot(h))).exists {
 		return nil, revertf("FHEInput.%s: unknown handle %s", name, h)
@@ -373,6 +359,23 @@ func grant(cl *call, a []any, transient bool) ([]any, error) {
 		cl.st.set(aclSlot(h, acct), one)
 	}
 	return nil, cl.emit("Allowed", [32]byte(h), outAddr(acct), transient)
+}
+
+// grantArgs decodes the (bytes32, address account) of an FHEInput grant
+// method and refuses the zero account.
+func grantArgs(a []any, method string) (Hash, Address, error) {
+	id, err := argHash(a[0])
+	if err != nil {
+		return Hash{}, Address{}, err
+	}
+	acct, err := argAddr(a[1])
+	if err != nil {
+		return Hash{}, Address{}, err
+	}
+	if acct == (Address{}) {
+		return Hash{}, Address{}, revertf("FHEInput.%s: zero account", method)
+	}
+	return id, acct, nil
 }
 
 // inputIsAllowed implements FHEInput.isAllowed.
