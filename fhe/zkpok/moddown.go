@@ -25,7 +25,7 @@ type lifter struct {
 	radix  [][]uint64 // radix[i][j] = p_0···p_{j−1} mod q_i
 	pModQ  []uint64   // P mod q_i
 	pInv   []uint64   // P^{-1} mod q_i
-	bigP   *big.Int
+	bigP   *big.Int   // P (1 without an auxiliary modulus)
 }
 
 func newLifter(qs, ps []uint64) (*lifter, error) {
@@ -117,17 +117,10 @@ func (l *lifter) lifted(a []uint64, negative bool, i int) uint64 {
 // modDown writes (c − [ρ]_P)·P^{-1} mod q_i to out (coefficient domain;
 // c and out have one row per q_i, ρ one per p_j): the prover's ct.
 func (l *lifter) modDown(c, rho, out [][]uint64) {
-	if len(l.p) == 0 { // P = 1: the identity
-		for i := range l.q {
-			copy(out[i], c[i])
-		}
-		return
-	}
-	r, a := make([]uint64, len(l.p)), make([]uint64, len(l.p))
-	for j := range c[0] {
-		neg := l.load(rho, j, r, a)
-		for i, q := range l.q {
-			out[i][j] = ring.BRed(subMod(c[i][j], l.lifted(a, neg, i), q), l.pInv[i], q, l.qbred[i])
+	l.lift(rho, len(c[0]), out)
+	for i, q := range l.q {
+		for j, x := range c[i] {
+			out[i][j] = ring.BRed(subMod(x, out[i][j], q), l.pInv[i], q, l.qbred[i])
 		}
 	}
 }

@@ -230,7 +230,6 @@ type Key struct {
 	rqp    *ring.Ring // the moduli of Q (top level), then those of P
 	nQ     int
 	pk     [2]ring.Poly // pk over QP, NTT domain, standard form
-	bigP   *big.Int     // P (1 without an auxiliary modulus)
 	ptInv  *big.Int     // P·[t^{-1}]_Q
 	lift   *lifter
 	t      uint64
@@ -259,7 +258,6 @@ func NewKey(pk *fhe.PublicKey) (*Key, error) {
 	if k.lift, err = newLifter(qs, pp.PModuli); err != nil {
 		return nil, err
 	}
-	k.bigP = k.lift.bigP
 	bigQ := big.NewInt(1)
 	for _, q := range qs {
 		bigQ.Mul(bigQ, new(big.Int).SetUint64(q))
@@ -268,7 +266,7 @@ func NewKey(pk *fhe.PublicKey) (*Key, error) {
 	if tInv == nil {
 		return nil, fmt.Errorf("zkpok: t is not invertible mod Q")
 	}
-	k.ptInv = tInv.Mul(tInv, k.bigP)
+	k.ptInv = tInv.Mul(tInv, k.lift.bigP)
 	lpk := pk.Lattigo()
 	for i := range k.pk {
 		poly := rqp.NewPoly()
@@ -410,23 +408,16 @@ func (k *Key) encryptQP(w [nComp][]int64, meta *rlwe.MetaData) (*rlwe.Ciphertext
 	uN, c, tmp := rqp.NewPoly(), rqp.NewPoly(), rqp.NewPoly()
 	setSigned(rqp, uN, w[compU])
 	rqp.NTT(uN, uN)
-	pq := rq.NewPoly()
-	setSigned(rq, pq, w[compM])
-	rq.MulScalarBigint(pq, k.ptInv, pq)
+	m := rq.NewPoly()
+	setSigned(rq, m, w[compM])
 	var rho [2][][]uint64
 	for i := range 2 {
 		rqp.MulCoeffsBarrett(uN, k.pk[i], c)
 		rqp.INTT(c, c)
 		setSigned(rqp, tmp, w[compE0+i])
 		rqp.Add(c, tmp, c)
-		if i == 0 {
-			for r := range k.nQ {
-				q := rqp.SubRings[r].Modulus
-				row, add := c.Coeffs[r], pq.Coeffs[r]
-				for j := range row {
-					row[j] = addMod(row[j], add[j], q)
-				}
-			}
+		if i == 0 { // + P·[t^{-1}m]_Q: R_Q's operations act on Q's rows of c
+			rq.MulScalarBigintThenAdd(m, k.ptInv, c)
 		}
 		rho[i] = make([][]uint64, len(k.PP.PModuli))
 		for j := range rho[i] {
@@ -439,33 +430,26 @@ func (k *Key) encryptQP(w [nComp][]int64, meta *rlwe.MetaData) (*rlwe.Ciphertext
 }
 
 // rebuild returns ĉ = P·ct + [ρ]_P (mod Q), ρ (mod P) over QP, NTT domain:
-// [ρ]_P and ρ are transformed, and P·ct is added in the NTT domain (R_QP's
-// first rows are R_Q's moduli, with the same transforms: ring.NewRing
-// derives each row's tables from its modulus alone).
+// [ρ]_P and ρ are transformed, and P·ct is added in the NTT domain by R_Q's
+// operations, which act on Q's rows of a QP polynomial (R_QP's first rows
+// are R_Q's moduli, with the same transforms: ring.NewRing derives each
+// row's tables from its modulus alone).
 func (k *Key) rebuild(ct *rlwe.Ciphertext, rho [2][][]uint64) [2]ring.Poly {
 	rqp, rq := k.rqp, k.rq
 	var out [2]ring.Poly
-	ctN := rq.NewPoly()
 	for i := range out {
-		if ct.IsNTT {
-			ctN.Copy(ct.Value[i])
-		} else {
-			rq.NTT(ct.Value[i], ctN)
-		}
 		c := rqp.NewPoly()
 		k.lift.lift(rho[i], rqp.N(), c.Coeffs[:k.nQ])
 		for j := range rho[i] {
 			copy(c.Coeffs[k.nQ+j], rho[i][j])
 		}
 		rqp.NTT(c, c)
-		l := k.lift
-		for r := range k.nQ {
-			q, pq, brc := l.q[r], l.pModQ[r], l.qbred[r]
-			row, ctRow := c.Coeffs[r], ctN.Coeffs[r]
-			for j := range row {
-				row[j] = addMod(row[j], ring.BRed(ctRow[j], pq, q, brc), q)
-			}
+		ctN := ct.Value[i]
+		if !ct.IsNTT {
+			ctN = rq.NewPoly()
+			rq.NTT(ct.Value[i], ctN)
 		}
+		rq.MulScalarBigintThenAdd(ctN, k.lift.bigP, c)
 		out[i] = c
 	}
 	return out
@@ -484,7 +468,7 @@ func (k *Key) apply(w [nComp][]int64, out0, out1 ring.Poly) {
 	rqp.MulCoeffsBarrett(polys[compU], k.pk[0], out0)
 	rqp.Add(out0, polys[compE0], out0)
 	rqp.MulScalar(out0, k.t, out0)
-	rqp.MulScalarBigintThenAdd(polys[compM], k.bigP, out0)
+	rqp.MulScalarBigintThenAdd(polys[compM], k.lift.bigP, out0)
 	rqp.MulCoeffsBarrett(polys[compU], k.pk[1], out1)
 	rqp.Add(out1, polys[compE1], out1)
 }
