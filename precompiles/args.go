@@ -113,3 +113,12 @@ func topicOf(v any) (Hash, error) {
 
 func outAddr(a Address) common.Address { return common.Address(a) }
 func outHash(h Hash) [32]byte          { return [32]byte(h) }
+
+// outHashes converts hashes to an ABI bytes32[] value.
+func outHashes(hs []Hash) [][32]byte {
+	out := make([][32]byte, len(hs))
+	for i, h := range hs {
+		out[i] = h
+	}
+	return out
+}

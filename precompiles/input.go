@@ -148,6 +148,7 @@ func (s *Suite) inputMethods() []methodSpec {
 
 // inputBatch is registerBatch's decoded arguments.
 type inputBatch struct {
+	method       string // Contract.method, for reverts
 	owner        Address
 	preset       uint8
 	items        []bls.InputItem
@@ -155,11 +156,11 @@ type inputBatch struct {
 }
 
 // decodeInputBatch converts registerBatch's arguments (for method, named
-// Contract.method in its reverts) and checks them
+// Contract.method in reverts) and checks them
 // without reading state: 1 ≤ count ≤ MaxInputBatch, equal lengths, no zero
 // handle or owner, every ctype allowed, no handle twice.
 func decodeInputBatch(a []any, method string) (*inputBatch, error) {
-	var b inputBatch
+	b := inputBatch{method: method}
 	var err error
 	if b.owner, err = argAddr(a[0]); err != nil {
 		return nil, err
@@ -230,7 +231,7 @@ func (s *Suite) inputRegisterBatch(cl *call, a []any) ([]any, error) {
 			return nil, revertf("FHEInput.registerBatch: handle %s already registered (nothing registered)", Hash(it.Handle))
 		}
 	}
-	epoch, err := b.verify(cl, "FHEInput", "registerBatch")
+	epoch, err := b.verify(cl)
 	if err != nil {
 		return nil, err
 	}
@@ -244,10 +245,19 @@ func (s *Suite) inputRegisterBatch(cl *call, a []any) ([]any, error) {
 	return nil, nil
 }
 
+// handles returns the upload's handles in order.
+func (b *inputBatch) handles() []Hash {
+	hs := make([]Hash, len(b.items))
+	for i, it := range b.items {
+		hs[i] = it.Handle
+	}
+	return hs
+}
+
 // verify checks the committee's aggregate attestation of the upload
 // (bls.InputBatchDigest over bls.InputBatchRoot of its items, one pairing
 // check) and returns the epoch it was made in.
-func (b *inputBatch) verify(cl *call, contract, method string) (uint64, error) {
+func (b *inputBatch) verify(cl *call) (uint64, error) {
 	chainID := chainIDWord(cl.env.ChainID())
 	root := bls.InputBatchRoot(b.items)
 	peer := func(k Hash) Hash { return cl.env.PeerState(FHEVerdictAddress, k) }
@@ -258,7 +268,7 @@ func (b *inputBatch) verify(cl *call, contract, method string) (uint64, error) {
 		if errors.Is(err, ErrOutOfGas) {
 			return 0, err
 		}
-		return 0, revertf("%s.%s: attestation: %s", contract, method, reasonOf(err))
+		return 0, revertf("%s: attestation: %s", b.method, reasonOf(err))
 	}
 	return hdr.Epoch, nil
 }
@@ -275,34 +285,41 @@ func (s *Suite) inputRegisterSet(cl *call, a []any) ([]any, error) {
 	if err := cl.charge(gasInputSetPerHandle * uint64(len(b.items))); err != nil {
 		return nil, err
 	}
-	hs := make([]Hash, len(b.items))
-	for i, it := range b.items {
-		hs[i] = it.Handle
-	}
+	hs := b.handles()
 	id := HandlesHash(hs)
 	if decodeSet(cl.st.get(setSlot(id))).exists {
 		return nil, revertf("FHEInput.registerSet: set %s already registered", id)
 	}
-	epoch, err := b.verify(cl, "FHEInput", "registerSet")
+	epoch, err := b.verify(cl)
 	if err != nil {
 		return nil, err
 	}
 	cl.st.set(setSlot(id), setRec{exists: true, preset: b.preset, count: uint16(len(hs)), epoch: epoch, owner: b.owner}.encode())
-	out := make([][32]byte, len(hs))
-	for i, h := range hs {
-		out[i] = h
-	}
-	if err := cl.emit("InputSetRegistered", [32]byte(id), outAddr(b.owner), b.preset, epoch, out); err != nil {
+	if err := cl.emit("InputSetRegistered", [32]byte(id), outAddr(b.owner), b.preset, epoch, outHashes(hs)); err != nil {
 		return nil, err
 	}
 	return []any{outHash(id)}, nil
 }
 
-// setAllowedOn reports whether acct may evaluate on input set id: its owner
-// or an account allowed on it. get reads FHEInput's storage.
-func setAllowedOn(get reader, id Hash, acct Address) bool {
+// setAllowed reports whether acct may evaluate on input set id: its owner
+// or an account allowed on it. get reads FHEInput's storage; beforeACL, if
+// not nil, runs before the set's ACL slot is read (only when the set exists
+// and acct is not its owner) and may refuse (FHEPolicy.evaluate charges
+// that read there).
+func setAllowed(get reader, id Hash, acct Address, beforeACL func() error) (bool, error) {
 	rec := decodeSet(get(setSlot(id)))
-	return rec.exists && (rec.owner == acct || get(setACLSlot(id, acct)) == one)
+	if !rec.exists {
+		return false, nil
+	}
+	if rec.owner == acct {
+		return true, nil
+	}
+	if beforeACL != nil {
+		if err := beforeACL(); err != nil {
+			return false, err
+		}
+	}
+	return get(setACLSlot(id, acct)) == one, nil
 }
 
 // inputAllowSet implements FHEInput.allowSet.
@@ -314,7 +331,7 @@ func (s *Suite) inputAllowSet(cl *call, a []any) ([]any, error) {
 	if !decodeSet(cl.st.get(setSlot(id))).exists {
 		return nil, revertf("FHEInput.allowSet: unknown set %s", id)
 	}
-	if !setAllowedOn(cl.st.get, id, cl.caller) {
+	if ok, _ := setAllowed(cl.st.get, id, cl.caller, nil); !ok {
 		return nil, revertf("FHEInput.allowSet: caller %s is not allowed to grant set %s (owner or an allowed account only)", cl.caller, id)
 	}
 	cl.st.set(setACLSlot(id, acct), one)

@@ -2,8 +2,9 @@ package precompiles
 
 import (
 	"encoding/binary"
-	"github.com/ava-labs/libevm/common"
 	"math/big"
+
+	"github.com/ava-labs/libevm/common"
 )
 
 // FHEPolicy storage:
@@ -236,8 +237,8 @@ func (s *Suite) policyEvaluate(cl *call, a []any) ([]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkRequestHandles("evaluate", len(hs)); err != nil {
-		return nil, err
+	if len(hs) == 0 || len(hs) > MaxHandles {
+		return nil, revertf("FHEPolicy.evaluate: %d handles outside [1,%d]", len(hs), MaxHandles)
 	}
 	if err := cl.charge(gasPolicySetCheck); err != nil {
 		return nil, err
@@ -245,7 +246,9 @@ func (s *Suite) policyEvaluate(cl *call, a []any) ([]any, error) {
 	return s.request(cl, "evaluate", id, hs, func(hh Hash) error {
 		get := func(k Hash) Hash { return cl.env.PeerState(FHEInputAddress, k) }
 		getT := func(k Hash) Hash { return cl.env.PeerTransientState(FHEInputAddress, k) }
-		ok, err := setAllowedCharged(cl, get, hh)
+		// the set slot's read is in gasPolicySetCheck; its ACL slot is read,
+		// and charged, only when the set exists and the caller is not its owner
+		ok, err := setAllowed(get, hh, cl.caller, func() error { return cl.charge(gasPolicySetACL) })
 		if err != nil || ok {
 			return err
 		}
@@ -271,29 +274,15 @@ func (s *Suite) policyEvaluateAttested(cl *call, a []any) ([]any, error) {
 	if err != nil {
 		return nil, err
 	}
+	// decodeInputBatch bounds the handles by MaxInputBatch = MaxHandles
 	b, err := decodeInputBatch(append([]any{common.Address(cl.caller)}, a[1:]...), "FHEPolicy.evaluateAttested")
 	if err != nil {
 		return nil, err
 	}
-	if err := checkRequestHandles("evaluateAttested", len(b.items)); err != nil {
-		return nil, err
-	}
-	hs := make([]Hash, len(b.items))
-	for i, it := range b.items {
-		hs[i] = it.Handle
-	}
-	return s.request(cl, "evaluateAttested", id, hs, func(Hash) error {
-		_, err := b.verify(cl, "FHEPolicy", "evaluateAttested")
+	return s.request(cl, "evaluateAttested", id, b.handles(), func(Hash) error {
+		_, err := b.verify(cl)
 		return err
 	})
-}
-
-// checkRequestHandles bounds a request's handle count.
-func checkRequestHandles(method string, n int) error {
-	if n == 0 || n > MaxHandles {
-		return revertf("FHEPolicy.%s: %d handles outside [1,%d]", method, n, MaxHandles)
-	}
-	return nil
 }
 
 // request is evaluate's common path once the handles are decoded: charge
@@ -329,31 +318,10 @@ func (s *Suite) request(cl *call, method string, id Hash, hs []Hash, authorize f
 	cl.st.set(base, encodeReqHeader(cl.env.BlockNumber(), cl.caller))
 	cl.st.set(addOffset(base, 1), id)
 	cl.st.set(addOffset(base, 2), hh)
-	hsOut := make([][32]byte, len(hs))
-	for i := range hs {
-		hsOut[i] = hs[i]
-	}
-	if err := cl.emit("EvaluationRequested", [32]byte(req), [32]byte(id), outAddr(cl.caller), hsOut, p.cost); err != nil {
+	if err := cl.emit("EvaluationRequested", [32]byte(req), [32]byte(id), outAddr(cl.caller), outHashes(hs), p.cost); err != nil {
 		return nil, err
 	}
 	return []any{outHash(req)}, nil
-}
-
-// setAllowedCharged is setAllowedOn for the caller, charging the set ACL
-// read only when it happens (the set exists and the caller is not its
-// owner; the set slot's read is in gasPolicySetCheck).
-func setAllowedCharged(cl *call, get reader, id Hash) (bool, error) {
-	rec := decodeSet(get(setSlot(id)))
-	if !rec.exists {
-		return false, nil
-	}
-	if rec.owner == cl.caller {
-		return true, nil
-	}
-	if err := cl.charge(gasPolicySetACL); err != nil {
-		return false, err
-	}
-	return get(setACLSlot(id, cl.caller)) == one, nil
 }
 
 // queueRequest books one request of policy id (per-request cost) in this
