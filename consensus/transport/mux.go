@@ -45,12 +45,11 @@ type Mux struct {
 	recvd    uint64
 	closed   bool
 	done     chan struct{}
-	// closing stops new late replies; bg counts the ones in flight, which
-	// Close waits for (ctx, cancelled by Close, ends their sends).
-	closing bool
-	bg      sync.WaitGroup
-	ctx     context.Context
-	cancel  context.CancelFunc
+	// ctx is cancelled by Close (under mu): it ends the late replies in
+	// flight, which bg counts and Close waits for, and stops new ones.
+	bg     sync.WaitGroup
+	ctx    context.Context
+	cancel context.CancelFunc
 
 	// sent remembers this member's broadcasts for late replies (see
 	// "Late replies" on BroadcastAllowing), oldest first in sentOrder.
@@ -360,7 +359,7 @@ func (m *Mux) lateReply(msg Message) {
 	if e.replies[msg.From] >= maxLateReplies {
 		return // a peer's small messages must not buy unbounded large replies
 	}
-	if m.closing {
+	if m.ctx.Err() != nil { // closing
 		return
 	}
 	e.replies[msg.From]++
@@ -384,9 +383,8 @@ const lateReplyTimeout = 30 * time.Second
 // replies in flight to end (none logs after Close returns).
 func (m *Mux) Close() error {
 	m.mu.Lock()
-	m.closing = true
-	m.mu.Unlock()
 	m.cancel()
+	m.mu.Unlock()
 	err := m.t.Close()
 	<-m.done
 	m.bg.Wait()

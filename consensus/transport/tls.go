@@ -356,8 +356,9 @@ func (t *TLS) dial(ctx context.Context, to MemberID) (*tls.Conn, error) {
 }
 
 // Send implements Transport. A failed write drops the connection and is
-// retried once on a fresh one. A failed dial marks the peer down: until a
-// background redial reconnects, Sends to it fail at once (ErrPeerDown).
+// retried once on a fresh one. A dial that times out marks the peer down:
+// until a background redial reconnects, Sends to it fail at once
+// (ErrPeerDown).
 func (t *TLS) Send(ctx context.Context, to MemberID, msg Message) error {
 	select {
 	case <-t.done:
@@ -434,7 +435,7 @@ func install(oc *outConn, c *tls.Conn) {
 	}(c, oc.dead)
 }
 
-// markDown marks a peer down after a failed dial and starts its background
+// markDown marks a peer down after a timed-out dial and starts its background
 // redial (oc.mu held; no-op once the transport is closing — Close takes
 // oc.mu after closing done, so the WaitGroup's Add precedes its Wait).
 func (t *TLS) markDown(oc *outConn, to MemberID, err error) {

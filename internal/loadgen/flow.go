@@ -77,8 +77,8 @@ func (g *gen) sendInputs(ctx context.Context, a *account, mine []*request) error
 // replicated in every slot, one proof each, one quorum attestation for the
 // set) and sends one FHEInput.registerSet for them (registerBatch with
 // InputsPerHandle; nothing with InputsInline, whose evaluation carries the
-// attestation); it returns the transactions. This is the one place that knows how inputs reach the chain
-// (through examples/fheclient).
+// attestation); it returns the transactions. This is the one place that
+// knows how inputs reach the chain (through examples/fheclient).
 func (g *gen) registerInputs(ctx context.Context, a *account, r *request) ([]common.Hash, error) {
 	at, err := g.api.Upload(ctx, a.addr, r.vals...)
 	if err != nil {
