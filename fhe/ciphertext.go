@@ -124,27 +124,39 @@ func (c *Ciphertext) Handle() (Handle, error) {
 	return HandleOf(b), nil
 }
 
-// UnmarshalCiphertext decodes a canonical ciphertext. Every non-canonical
-// input is rejected with a *DecodeError; it never panics.
-func UnmarshalCiphertext(b []byte) (*Ciphertext, error) {
+// ciphertextLayout is a canonical ciphertext's checked header: everything
+// but the polynomials' coefficients.
+type ciphertextLayout struct {
+	p             *Params
+	level, degree int
+	seeded        bool
+	meta          *rlwe.MetaData // NTT, batched, the scale
+	body          []byte         // the polynomials (c0 only, then the seed, when seeded)
+}
+
+// parseCiphertextLayout checks a canonical ciphertext's header, flags,
+// degree and exact length and decodes its scale — all UnmarshalCiphertext
+// checks before it reads the coefficients, and what SlotPacker.AddEncoded
+// checks before it reads rows in place. Errors are *DecodeError.
+func parseCiphertextLayout(b []byte) (ciphertextLayout, error) {
 	h, p, err := parseHeader(b, KindCiphertext)
 	if err != nil {
-		return nil, err
+		return ciphertextLayout{}, err
 	}
 	if int(h.level) > p.MaxLevel() {
-		return nil, decErr(ErrKindLevel, "level %d > max level %d of %s", h.level, p.MaxLevel(), p.Preset.Name)
+		return ciphertextLayout{}, decErr(ErrKindLevel, "level %d > max level %d of %s", h.level, p.MaxLevel(), p.Preset.Name)
 	}
 	if h.flags&^knownCipherFlags != 0 {
-		return nil, decErr(ErrKindFlags, "unknown flags %#x", h.flags)
+		return ciphertextLayout{}, decErr(ErrKindFlags, "unknown flags %#x", h.flags)
 	}
 	seeded := h.flags&FlagSeeded != 0
 	if h.degree < 1 || h.degree > 2 || (seeded && h.degree != 1) {
-		return nil, decErr(ErrKindDegree, "degree %d (seeded=%v)", h.degree, seeded)
+		return ciphertextLayout{}, decErr(ErrKindDegree, "degree %d (seeded=%v)", h.degree, seeded)
 	}
 	// The domain flags are fixed by the scheme: Lattigo keeps BGV and CKKS
 	// ciphertexts in the NTT domain, never in Montgomery form.
 	if h.flags&FlagNTT == 0 || h.flags&FlagMontgomery != 0 {
-		return nil, decErr(ErrKindFlags, "domain flags %#x: want NTT, not Montgomery", h.flags)
+		return ciphertextLayout{}, decErr(ErrKindFlags, "domain flags %#x: want NTT, not Montgomery", h.flags)
 	}
 	level, n := int(h.level), p.N()
 	polys := int(h.degree) + 1
@@ -154,44 +166,55 @@ func UnmarshalCiphertext(b []byte) (*Ciphertext, error) {
 	}
 	want := headerSize + 8 + polys*(level+1)*n*8 + extra
 	if len(b) < want {
-		return nil, decErr(ErrKindLength, "%d bytes, want %d", len(b), want)
+		return ciphertextLayout{}, decErr(ErrKindLength, "%d bytes, want %d", len(b), want)
 	}
 	if len(b) > want {
-		return nil, decErr(ErrKindTrailing, "%d bytes after the ciphertext", len(b)-want)
+		return ciphertextLayout{}, decErr(ErrKindTrailing, "%d bytes after the ciphertext", len(b)-want)
 	}
-	rest := b[headerSize:]
-	sbits := binary.LittleEndian.Uint64(rest)
-	rest = rest[8:]
-	ct := rlwe.NewCiphertext(p.rlwe, int(h.degree), level)
-	ct.MetaData = &rlwe.MetaData{}
-	ct.IsNTT = true
-	ct.IsBatched = true
-	ct.LogDimensions = p.logMaxDimensions()
+	sbits := binary.LittleEndian.Uint64(b[headerSize:])
+	md := &rlwe.MetaData{}
+	md.IsNTT = true
+	md.IsBatched = true
+	md.LogDimensions = p.logMaxDimensions()
 	if p.Scheme() == SchemeBGV {
 		if sbits == 0 || sbits >= p.PlaintextModulus() {
-			return nil, decErr(ErrKindScale, "BGV scale %d not in [1, t)", sbits)
+			return ciphertextLayout{}, decErr(ErrKindScale, "BGV scale %d not in [1, t)", sbits)
 		}
-		ct.Scale = rlwe.NewScaleModT(sbits, p.PlaintextModulus())
+		md.Scale = rlwe.NewScaleModT(sbits, p.PlaintextModulus())
 	} else {
 		f, err := checkScaleCKKS(sbits)
 		if err != nil {
-			return nil, err
+			return ciphertextLayout{}, err
 		}
-		ct.Scale = rlwe.NewScale(f)
+		md.Scale = rlwe.NewScale(f)
 	}
+	return ciphertextLayout{p: p, level: level, degree: int(h.degree), seeded: seeded, meta: md, body: b[headerSize+8:]}, nil
+}
+
+// UnmarshalCiphertext decodes a canonical ciphertext. Every non-canonical
+// input is rejected with a *DecodeError; it never panics.
+func UnmarshalCiphertext(b []byte) (*Ciphertext, error) {
+	l, err := parseCiphertextLayout(b)
+	if err != nil {
+		return nil, err
+	}
+	p, level, n := l.p, l.level, l.p.N()
+	ct := rlwe.NewCiphertext(p.rlwe, l.degree, level)
+	ct.MetaData = l.meta
 	moduli := p.Q()[:level+1]
+	rest := l.body
 	if rest, err = readPoly(rest, ct.Value[0], moduli, n, "c0"); err != nil {
 		return nil, err
 	}
 	out := &Ciphertext{params: p, ct: ct}
-	if seeded {
+	if l.seeded {
 		var seed [seedSize]byte
 		copy(seed[:], rest)
 		regenerateUniform(p, level, seed, ct.Value[1])
 		out.seed = &seed
 		return out, nil
 	}
-	for i := 1; i < polys; i++ {
+	for i := 1; i <= l.degree; i++ {
 		if rest, err = readPoly(rest, ct.Value[i], moduli, n, fmt.Sprintf("c%d", i)); err != nil {
 			return nil, err
 		}

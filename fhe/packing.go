@@ -201,7 +201,8 @@ func (sp *SlotPacker) Add(s int, ins []*Ciphertext) error {
 // 3 of 10 rows, and it spares the decoder's copy of the whole 2.6 MB
 // (decoding eight inputs costs several times their masking). Every input's
 // header, preset, level (≥ the packer's), degree 1, NTT domain, exact
-// length and scale are checked before anything is added, and every row
+// length and scale are checked (the header checks UnmarshalCiphertext
+// makes) before anything is added, and every row
 // read is checked reduced modulo its prime as it is added (a bad one undoes
 // the call's rows), so a refused call leaves the packer as it was. A seeded input
 // (FlagSeeded: c1 regenerated from a seed) is decoded and added as in Add.
@@ -214,11 +215,11 @@ func (sp *SlotPacker) AddEncoded(s int, raws [][]byte) error {
 	decoded := make([]*Ciphertext, len(raws))
 	var meta *rlwe.MetaData
 	for j, b := range raws {
-		h, p, err := parseHeader(b, KindCiphertext)
+		l, err := parseCiphertextLayout(b)
 		if err != nil {
 			return fmt.Errorf("fhe: pack: input %d: %w", j, err)
 		}
-		if h.flags&FlagSeeded != 0 {
+		if l.seeded {
 			c, err := UnmarshalCiphertext(b)
 			if err == nil {
 				err = sp.check(c)
@@ -235,38 +236,25 @@ func (sp *SlotPacker) AddEncoded(s int, raws [][]byte) error {
 			decoded[j] = c
 			continue
 		}
-		level := int(h.level)
 		switch {
-		case p != sp.p:
-			return fmt.Errorf("fhe: pack: input %d: preset %s, packer %s", j, p.Preset.Name, sp.p.Preset.Name)
-		case h.degree != 1:
-			return fmt.Errorf("fhe: pack: input %d: degree %d", j, h.degree)
-		case level > p.MaxLevel() || level < sp.level:
-			return fmt.Errorf("fhe: pack: input %d: level %d, packing level %d (max %d)", j, level, sp.level, p.MaxLevel())
-		case h.flags != FlagNTT:
-			return fmt.Errorf("fhe: pack: input %d: flags %#x, want the plain NTT domain", j, h.flags)
-		case len(b) != headerSize+8+2*(level+1)*n*8:
-			return fmt.Errorf("fhe: pack: input %d: %d bytes, want %d", j, len(b), headerSize+8+2*(level+1)*n*8)
+		case l.p != sp.p:
+			return fmt.Errorf("fhe: pack: input %d: preset %s, packer %s", j, l.p.Preset.Name, sp.p.Preset.Name)
+		case l.degree != 1:
+			return fmt.Errorf("fhe: pack: input %d: degree %d", j, l.degree)
+		case l.level < sp.level:
+			return fmt.Errorf("fhe: pack: input %d: level %d, packing level %d (max %d)", j, l.level, sp.level, l.p.MaxLevel())
 		}
-		sbits := binary.LittleEndian.Uint64(b[headerSize:])
-		if sbits == 0 || sbits >= p.PlaintextModulus() {
-			return fmt.Errorf("fhe: pack: input %d: BGV scale %d not in [1, t)", j, sbits)
-		}
-		md := &rlwe.MetaData{}
-		md.IsNTT, md.IsBatched, md.LogDimensions = true, true, p.logMaxDimensions()
-		md.Scale = rlwe.NewScaleModT(sbits, p.PlaintextModulus())
 		if meta == nil {
-			meta = md
+			meta = l.meta
 			if sp.meta != nil {
 				meta = sp.meta
 			}
 		}
-		if md.Scale.Cmp(meta.Scale) != 0 {
+		if l.meta.Scale.Cmp(meta.Scale) != 0 {
 			return fmt.Errorf("fhe: pack: input %d: scale differs from the first input's", j)
 		}
-		body := b[headerSize+8:]
 		for k := 0; k < 2; k++ {
-			poly := body[k*(level+1)*n*8:]
+			poly := l.body[k*(l.level+1)*n*8:]
 			src[j][k] = make([][]byte, rows)
 			for i := range rows {
 				src[j][k][i] = poly[i*n*8 : (i+1)*n*8]
