@@ -297,7 +297,7 @@ func (s *Suite) crdtValue(cl *call, a []any) ([]any, error) {
 	}
 	req := newRequestID(cl, crdtReqNonceSlot, id, CRDTValuePolicyID)
 	base := crdtReqSlot(req)
-	cl.st.set(base, encodeReqHeader(cl.env.BlockNumber(), cl.caller))
+	cl.st.set(base, encodeReqHeader(0, cl.env.BlockNumber(), cl.caller))
 	cl.st.set(addOffset(base, 1), id)
 	if err := cl.emit("ValueRequested", [32]byte(req), [32]byte(id), outAddr(cl.caller), [32]byte(CRDTValuePolicyID)); err != nil {
 		return nil, err
@@ -352,6 +352,7 @@ func (s *Suite) crdtRequestOf(cl *call, a []any) ([]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := loadRequest(cl.st.get, crdtReqSlot(id))
-	return []any{r.exists, outHash(r.ref), outAddr(r.requester), r.block}, nil
+	base := crdtReqSlot(id)
+	r := decodeReqHeader(cl.st.get(base))
+	return []any{r.exists, outHash(cl.st.get(addOffset(base, 1))), outAddr(r.requester), r.block}, nil
 }

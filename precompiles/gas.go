@@ -83,12 +83,13 @@ const (
 )
 
 // Batch verdict costs. One item of FHEVerdict.submitBatch: the request's
-// header and policy id (2 peer reads), the verdict slot (1 read), one packed
+// one-slot record, which names its policy by index (1 peer read), the
+// verdict slot (1 read), one packed
 // verdict word (1 write) and the CPU of its leaf hash and duplicate check
 // (≈ 2 µs measured, priced at 60 gas/µs, rounded up).
 const (
 	GasVerdictItemCPU uint64 = 200
-	GasVerdictItem           = 3*GasRead + GasWrite + GasVerdictItemCPU
+	GasVerdictItem           = 2*GasRead + GasWrite + GasVerdictItemCPU
 )
 
 func logGas(topics, dataBytes int) uint64 {

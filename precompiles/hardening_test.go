@@ -186,7 +186,7 @@ func TestRequestIDBindsRequest(t *testing.T) {
 	require.NotEqual(t, r1, r2)
 	require.Equal(t, RequestID(cid, FHEPolicyAddress, 2, w.gate, w.policy, hs), r1)
 	rq := w.must(w.s.Policy, w.bob, "requestOf", [32]byte(r1))
-	require.Equal(t, [32]byte(hs), rq[4])
+	require.Equal(t, []any{true, [32]byte(w.policy), common.Address(w.gate), w.number}, rq, "the one-slot record")
 }
 
 // TestRegisterRejectsUnknownCType. Defect: the ciphertext type tag is

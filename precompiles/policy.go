@@ -2,24 +2,33 @@ package precompiles
 
 import (
 	"encoding/binary"
+	"errors"
 	"math/big"
 
 	"github.com/ava-labs/libevm/common"
+
+	"github.com/fhegate/fhegate/bls"
 )
 
 // FHEPolicy storage:
 //
-//	slot("po.p", id)+0   [0]=1, depth at [4:8], inputs at [8:12], registrant at [12:32]
+//	slot("po.p", id)+0   [0]=1, policy index at [1:4], depth at [4:8], inputs at [8:12],
+//	                     registrant at [12:32]
 //	slot("po.p", id)+1   cost (uint64 word)
 //	slot("po.p", id)+2   plan hash
+//	slot("po.c")         policies registered (the last policy index)
+//	slot("po.i", index)  policy id of policy index (1, 2, …)
 //	slot("po.n")         request nonce
 //	slot("po.q")         queue: block number at [0:8], requests queued in it at [8:16],
 //	                     committee gas booked in it at [16:24]
 //	slot("po.b", id)     last block in which a request of policy id opened a batch
 //	slot("po.s", keccak256(spec))  policy id registered for that spec (spec-hash index)
-//	slot("po.r", req)+0  [0]=1, block number at [4:12], requester at [12:32]
-//	slot("po.r", req)+1  policy id
-//	slot("po.r", req)+2  keccak256(abi.encodePacked(handles))
+//	slot("po.rt", root)  epoch + 1 of the committee epoch in which input root
+//	                     root's signature was verified (evaluateRooted)
+//	slot("po.r", req)    [0]=1, policy index at [1:4], block number at [4:12],
+//	                     requester at [12:32]: one slot per request (issue 13:
+//	                     the handles hash is bound into the request id and
+//	                     logged with EvaluationRequested, not stored)
 
 func policySlot(id Hash) Hash    { return slot("po.p", id[:]) }
 func policyReqSlot(id Hash) Hash { return slot("po.r", id[:]) }
@@ -27,14 +36,33 @@ func policyReqSlot(id Hash) Hash { return slot("po.r", id[:]) }
 var (
 	policyNonceSlot = slot("po.n")
 	policyQueueSlot = slot("po.q")
+	policyCountSlot = slot("po.c")
 )
 
+// MaxPolicies is the number of policies a chain can register: a request
+// record names its policy by a 24-bit index.
+const MaxPolicies = 1<<24 - 1
+
+func policyIndexSlot(index uint32) Hash {
+	w := u64Word(uint64(index))
+	return slot("po.i", w[:])
+}
+
 func policyBatchSlot(id Hash) Hash { return slot("po.b", id[:]) }
+
+// policyRootSlot remembers a verified input root: epoch + 1.
+func policyRootSlot(root Hash) Hash { return slot("po.rt", root[:]) }
+
+// maxEvaluateRootedInput bounds evaluateRooted's calldata: evaluateAttested's
+// with the root, index and path head words and a path of at most
+// bls.MaxInputRootDepth words with its length word.
+const maxEvaluateRootedInput = 32 + maxRegisterBatchInput + 3*32 + 32 + 32*bls.MaxInputRootDepth
 
 func policySpecSlot(specHash Hash) Hash { return slot("po.s", specHash[:]) }
 
 type policyRec struct {
 	exists     bool
+	index      uint32 // 1-based registration index
 	depth      uint32
 	inputs     uint32
 	registrant Address
@@ -44,49 +72,68 @@ type policyRec struct {
 
 func loadPolicy(get reader, id Hash) policyRec {
 	base := policySlot(id)
-	w := get(base)
+	r := decodePolicyWord(get(base))
+	if !r.exists {
+		return r
+	}
+	c := get(addOffset(base, 1))
+	r.cost = binary.BigEndian.Uint64(c[24:])
+	r.planHash = get(addOffset(base, 2))
+	return r
+}
+
+// decodePolicyWord decodes a policy record's first slot.
+func decodePolicyWord(w Hash) policyRec {
 	if w[0] != 1 {
 		return policyRec{}
 	}
-	c := get(addOffset(base, 1))
 	return policyRec{
 		exists:     true,
+		index:      uint24(w[1:4]),
 		depth:      binary.BigEndian.Uint32(w[4:8]),
 		inputs:     binary.BigEndian.Uint32(w[8:12]),
 		registrant: addrFromLow(w[:]),
-		cost:       binary.BigEndian.Uint64(c[24:]),
-		planHash:   get(addOffset(base, 2)),
 	}
 }
 
+// requestRec is a request record's header slot: FHEPolicy's whole record
+// (tag = the policy index), FHECRDT's first slot (tag 0; the state id
+// follows).
 type requestRec struct {
 	exists    bool
+	tag       uint32
 	block     uint64
 	requester Address
-	ref       Hash // policy id (FHEPolicy) or state id (FHECRDT)
-	extra     Hash // handles hash (FHEPolicy)
 }
 
-func encodeReqHeader(block uint64, requester Address) Hash {
+func encodeReqHeader(tag uint32, block uint64, requester Address) Hash {
 	var w Hash
 	w[0] = 1
+	putUint24(w[1:4], tag)
 	binary.BigEndian.PutUint64(w[4:12], block)
 	copy(w[12:], requester[:])
 	return w
 }
 
-func loadRequest(get reader, base Hash) requestRec {
-	w := get(base)
+func decodeReqHeader(w Hash) requestRec {
 	if w[0] != 1 {
 		return requestRec{}
 	}
-	return requestRec{
-		exists:    true,
-		block:     binary.BigEndian.Uint64(w[4:12]),
-		requester: addrFromLow(w[:]),
-		ref:       get(addOffset(base, 1)),
-		extra:     get(addOffset(base, 2)),
+	return requestRec{exists: true, tag: uint24(w[1:4]), block: binary.BigEndian.Uint64(w[4:12]), requester: addrFromLow(w[:])}
+}
+
+func uint24(b []byte) uint32 { return uint32(b[0])<<16 | uint32(b[1])<<8 | uint32(b[2]) }
+
+func putUint24(b []byte, v uint32) { b[0], b[1], b[2] = byte(v>>16), byte(v>>8), byte(v) }
+
+// loadPolicyRequest reads FHEPolicy request req and the id of its policy (two
+// reads).
+func loadPolicyRequest(get reader, req Hash) (requestRec, Hash) {
+	r := decodeReqHeader(get(policyReqSlot(req)))
+	if !r.exists {
+		return r, Hash{}
 	}
+	return r, get(policyIndexSlot(r.tag))
 }
 
 // RequestID is the id of the nonce-th request issued by precompile (FHEPolicy
@@ -139,11 +186,13 @@ var (
 	// re-registering a known spec); a compile, the index write and
 	// gasPolicyRecord are charged only when the spec is new
 	gasPolicyRegister = GasRead + 3*GasRead
-	gasPolicyRecord   = 3*GasWrite + logGas(3, 7*32)
+	// the record's 3 writes, the index slot's write (the counter's read; its
+	// write is charged by chargeStore), log
+	gasPolicyRecord = 4*GasWrite + GasRead + logGas(3, 7*32)
 	// policy record, nonce read (its write is charged by chargeStore), the
-	// request's 3 writes, queue and policy-batch reads (writes by
+	// request's one write, queue and policy-batch reads (writes by
 	// chargeStore), log
-	gasPolicyEvaluate = 3*GasRead /*policy*/ + GasRead /*nonce*/ + 3*GasWrite + 2*GasRead /*queue*/ + logGas(4, 3*32)
+	gasPolicyEvaluate = 3*GasRead /*policy*/ + GasRead /*nonce*/ + GasWrite + 2*GasRead /*queue*/ + logGas(4, 3*32)
 	// per handle: the log word; the input-set check once (its slot, and its
 	// ACL when the set exists and the caller is not its owner); and, when
 	// the handles are not one registered set the caller may use, the
@@ -152,8 +201,14 @@ var (
 	gasPolicySetCheck  = GasRead
 	gasPolicySetACL    = GasRead
 	gasPolicyHandleACL = 2*GasRead + GasTRead
+	// evaluateRooted: the committee header and the root slot (its write,
+	// when a signature is verified, by chargeStore; the pairing by
+	// verifyCommitteeSig); per path level one keccak of 65 bytes and its
+	// calldata word, rounded up
+	gasPolicyRooted    = 2 * GasRead
+	gasPolicyRootLevel = uint64(100)
 	gasPolicyOf        = 3 * GasRead
-	gasPolicyRequestOf = 3 * GasRead
+	gasPolicyRequestOf = 2 * GasRead
 )
 
 // policyMethods is FHEPolicy's method table.
@@ -162,6 +217,7 @@ func (s *Suite) policyMethods() []methodSpec {
 		{name: "registerPolicy", gas: gasPolicyRegister, run: s.policyRegister},
 		{name: "evaluate", gas: gasPolicyEvaluate, run: s.policyEvaluate},
 		{name: "evaluateAttested", gas: gasPolicyEvaluate, maxInput: 32 + maxRegisterBatchInput, run: s.policyEvaluateAttested},
+		{name: "evaluateRooted", gas: gasPolicyEvaluate + gasPolicyRooted, maxInput: maxEvaluateRootedInput, run: s.policyEvaluateRooted},
 		{name: "policyOf", readOnly: true, gas: gasPolicyOf, run: s.policyOf},
 		{name: "requestOf", readOnly: true, gas: gasPolicyRequestOf, run: s.policyRequestOf},
 	}
@@ -211,9 +267,19 @@ func (s *Suite) policyRegister(cl *call, a []any) ([]any, error) {
 	if err := cl.charge(gasPolicyRecord); err != nil {
 		return nil, err
 	}
+	if err := cl.chargeStore(policyCountSlot); err != nil {
+		return nil, err
+	}
+	index := u64FromWord(cl.st.get(policyCountSlot)) + 1
+	if index > MaxPolicies {
+		return nil, revertf("FHEPolicy.registerPolicy: %d policies registered, the most a chain can hold", MaxPolicies)
+	}
+	cl.st.set(policyCountSlot, u64Word(index))
+	cl.st.set(policyIndexSlot(uint32(index)), id)
 	base := policySlot(id)
 	var w Hash
 	w[0] = 1
+	putUint24(w[1:4], uint32(index))
 	binary.BigEndian.PutUint32(w[4:8], info.Depth)
 	binary.BigEndian.PutUint32(w[8:12], info.Inputs)
 	copy(w[12:], cl.caller[:])
@@ -285,6 +351,92 @@ func (s *Suite) policyEvaluateAttested(cl *call, a []any) ([]any, error) {
 	})
 }
 
+// policyEvaluateRooted implements FHEPolicy.evaluateRooted: the inputs are
+// authorised like evaluateAttested's, but by the committee's signature over a
+// Merkle root of many uploads' attestation digests (bls.InputRootDigest;
+// consensus: rooted uploads). The leaf is the caller's own upload digest,
+// bls.InputBatchDigest(chainId, epoch, caller, preset, InputBatchRoot(items))
+// for the current committee epoch, and its path must lead to root. A root is
+// verified (one pairing) by the first request that uses it in an epoch and
+// remembered (slot("po.rt", root) = epoch + 1); later requests under the
+// same root pass an empty signature and pay two reads and the path's hashes.
+func (s *Suite) policyEvaluateRooted(cl *call, a []any) ([]any, error) {
+	const method = "FHEPolicy.evaluateRooted"
+	id, err := argHash(a[0])
+	if err != nil {
+		return nil, err
+	}
+	root, err := argHash(a[5])
+	if err != nil {
+		return nil, err
+	}
+	index, err := argU32(a[6])
+	if err != nil {
+		return nil, err
+	}
+	path, err := argHashes(a[7])
+	if err != nil {
+		return nil, err
+	}
+	if len(path) > bls.MaxInputRootDepth || uint64(index)>>uint(len(path)) != 0 {
+		return nil, revertf("%s: index %d and %d path siblings (at most %d) do not describe a leaf", method, index, len(path), bls.MaxInputRootDepth)
+	}
+	if err := cl.charge(gasPolicyRootLevel * uint64(len(path))); err != nil {
+		return nil, err
+	}
+	// decodeInputBatch bounds the handles by MaxInputBatch = MaxHandles
+	b, err := decodeInputBatch([]any{common.Address(cl.caller), a[1], a[2], a[3], a[4], a[8], a[9]}, method)
+	if err != nil {
+		return nil, err
+	}
+	return s.request(cl, "evaluateRooted", id, b.handles(), func(Hash) error {
+		return b.verifyRooted(cl, root, index, path)
+	})
+}
+
+// verifyRooted checks that the upload's digest under the current committee
+// epoch is leaf index of root, and that root is signed: remembered from an
+// earlier request of this epoch, or verified now against b.sig and
+// remembered.
+func (b *inputBatch) verifyRooted(cl *call, root Hash, index uint32, path []Hash) error {
+	peer := func(k Hash) Hash { return cl.env.PeerState(FHEVerdictAddress, k) }
+	h := decodeHeader(peer(keyCommittee))
+	if !h.Present || h.Size == 0 {
+		return revertf("%s: no committee registered", b.method)
+	}
+	chainID := chainIDWord(cl.env.ChainID())
+	leaf := bls.InputBatchDigest(chainID, h.Epoch, b.owner, b.preset, bls.InputBatchRoot(b.items))
+	sibs := make([][32]byte, len(path))
+	for i, p := range path {
+		sibs[i] = p
+	}
+	got, err := bls.InputRootFromPath(leaf, uint64(index), sibs)
+	if err != nil || Hash(got) != root {
+		return revertf("%s: the upload of %s (epoch %d) is not leaf %d of root %s", b.method, b.owner, h.Epoch, index, root)
+	}
+	rslot := policyRootSlot(root)
+	if u64FromWord(cl.st.get(rslot)) == h.Epoch+1 {
+		return nil // signed, and verified by an earlier request of this epoch
+	}
+	if len(b.sig) == 0 {
+		return revertf("%s: root %s is not yet verified in epoch %d: pass the committee's signature over it", b.method, root, h.Epoch)
+	}
+	hdr, _, err := verifyCommitteeSig(cl, peer, func(epoch uint64) [32]byte {
+		return bls.InputRootDigest(chainID, epoch, root)
+	}, b.sig, b.signers)
+	if err != nil {
+		if errors.Is(err, ErrOutOfGas) {
+			return err
+		}
+		return revertf("%s: root attestation: %s", b.method, reasonOf(err))
+	}
+	if err := cl.chargeStore(rslot); err != nil {
+		return err
+	}
+	cl.st.set(rslot, u64Word(hdr.Epoch+1))
+	return nil
+}
+
 // request is evaluate's common path once the handles are decoded: charge
 // the log words, check the policy and its input count, charge its cost,
 // book the queue, authorise the inputs (authorize gets their handlesHash),
@@ -314,10 +466,7 @@ func (s *Suite) request(cl *call, method string, id Hash, hs []Hash, authorize f
 	if err != nil {
 		return nil, err
 	}
-	base := policyReqSlot(req)
-	cl.st.set(base, encodeReqHeader(cl.env.BlockNumber(), cl.caller))
-	cl.st.set(addOffset(base, 1), id)
-	cl.st.set(addOffset(base, 2), hh)
+	cl.st.set(policyReqSlot(req), encodeReqHeader(p.index, cl.env.BlockNumber(), cl.caller))
 	if err := cl.emit("EvaluationRequested", [32]byte(req), [32]byte(id), outAddr(cl.caller), outHashes(hs), p.cost); err != nil {
 		return nil, err
 	}
@@ -385,6 +534,6 @@ func (s *Suite) policyRequestOf(cl *call, a []any) ([]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := loadRequest(cl.st.get, policyReqSlot(id))
-	return []any{r.exists, outHash(r.ref), outAddr(r.requester), r.block, outHash(r.extra)}, nil
+	r, pid := loadPolicyRequest(cl.st.get, id)
+	return []any{r.exists, outHash(pid), outAddr(r.requester), r.block}, nil
 }

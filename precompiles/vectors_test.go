@@ -123,7 +123,7 @@ func vectorCases(w *world) []caseDef {
 	add("fail/evaluate-unknown-policy", s.Policy, "gate", w.pack(s.Policy, "evaluate", h(hN), [][32]byte{w.hA, w.hB}))
 	add("fail/evaluate-wrong-arity", s.Policy, "gate", w.pack(s.Policy, "evaluate", h(w.policy), [][32]byte{w.hA}))
 	add("fail/evaluate-no-handles", s.Policy, "gate", w.pack(s.Policy, "evaluate", h(w.policy), [][32]byte{}))
-	add("fail/evaluate-out-of-gas", s.Policy, "gate", w.pack(s.Policy, "evaluate", h(w.policy), [][32]byte{w.hA, w.hB})).gas = 60_000
+	add("fail/evaluate-out-of-gas", s.Policy, "gate", w.pack(s.Policy, "evaluate", h(w.policy), [][32]byte{w.hA, w.hB})).gas = 30_000
 	add("ok/policyOf", s.Policy, "bob", w.pack(s.Policy, "policyOf", h(w.policy)))
 	add("ok/requestOf", s.Policy, "bob", w.pack(s.Policy, "requestOf", h(w.req1)))
 	add("ok/requestOf-unknown", s.Policy, "bob", w.pack(s.Policy, "requestOf", h(hN)))

@@ -123,20 +123,20 @@ func writePacked(st *overlay, req Hash, v packedVerdict) {
 // pendingRequest finds req in FHEPolicy (then in FHECRDT when crdt is true)
 // and returns its policy id and block; found is false when neither has it.
 func pendingRequest(cl *call, req Hash, crdt bool) (policyID Hash, block uint64, found bool) {
-	pr := loadRequest(func(k Hash) Hash { return cl.env.PeerState(FHEPolicyAddress, k) }, policyReqSlot(req))
+	pr, pid := loadPolicyRequest(func(k Hash) Hash { return cl.env.PeerState(FHEPolicyAddress, k) }, req)
 	if pr.exists {
-		return pr.ref, pr.block, true
+		return pid, pr.block, true
 	}
 	if !crdt {
 		return Hash{}, 0, false
 	}
-	cr := loadRequest(func(k Hash) Hash { return cl.env.PeerState(FHECRDTAddress, k) }, crdtReqSlot(req))
+	cr := decodeReqHeader(cl.env.PeerState(FHECRDTAddress, crdtReqSlot(req)))
 	return CRDTValuePolicyID, cr.block, cr.exists
 }
 
 var (
-	// request lookup (policy: 1 header + 1 ref; crdt: 1 header + 1 ref), verdict check, committee header, 3 writes, log
-	gasVerdictSubmit       = 4*GasRead + GasRead + GasRead + 3*GasWrite + logGas(3, 4*32)
+	// request lookup (policy: header + policy index; crdt: header), verdict check, committee header, 3 writes, log
+	gasVerdictSubmit       = 3*GasRead + GasRead + GasRead + 3*GasWrite + logGas(3, 4*32)
 	gasVerdictOf           = 3 * GasRead
 	gasVerdictCommittee    = 2 * GasRead
 	gasVerdictMemberKey    = 4 * GasRead
@@ -147,13 +147,14 @@ var (
 	// pending and governance reads, two writes, log
 	gasVerdictAcceptGov  = 2*GasRead + 2*GasWrite + logGas(3, 0)
 	gasVerdictPendingGov = GasRead
-	// committee header, batch counter read; the batch digest write and the
+	// committee header, the batch policy's record word (its index), batch
+	// counter read; the batch digest write and the
 	// log (3 topics, 5 words). Per item: GasVerdictItem (charged from the
 	// calldata count before decoding); the counter write is GasWrite once,
 	// GasUpdate after.
-	gasVerdictSubmitBatch = 2*GasRead + GasWrite + logGas(3, 5*32)
+	gasVerdictSubmitBatch = 3*GasRead + GasWrite + logGas(3, 5*32)
 	// request lookup (policy, then CRDT), verdict check, one write, log
-	gasVerdictExpire = 4*GasRead + GasRead + GasWrite + logGas(3, 32)
+	gasVerdictExpire = 3*GasRead + GasRead + GasWrite + logGas(3, 32)
 )
 
 // maxSubmitBatchInput bounds submitBatch's calldata (after the selector): six

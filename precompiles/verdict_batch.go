@@ -71,6 +71,13 @@ func decodeBatchArgs(a []any) (batchArgs, error) {
 // checkBatchItems checks every item (pending FHEPolicy request of policyID,
 // listed once) and returns which are new (not yet decided).
 func checkBatchItems(cl *call, policyID Hash, items []bls.VerdictItem) ([]bool, int, error) {
+	get := func(k Hash) Hash { return cl.env.PeerState(FHEPolicyAddress, k) }
+	// one read of the batch policy's record word; each item's header then
+	// names its policy by index
+	pol := decodePolicyWord(get(policySlot(policyID)))
+	if !pol.exists {
+		return nil, 0, revertf("FHEVerdict.submitBatch: unknown policy %s", policyID)
+	}
 	seen := make(map[Hash]int, len(items)) // membership only; never iterated
 	fresh := make([]bool, len(items))
 	n := 0
@@ -80,12 +87,12 @@ func checkBatchItems(cl *call, policyID Hash, items []bls.VerdictItem) ([]bool, 
 			return nil, 0, revertf("FHEVerdict.submitBatch: item %d repeats request %s (item %d)", i, req, j)
 		}
 		seen[req] = i
-		pid, _, ok := pendingRequest(cl, req, false)
-		if !ok {
+		r := decodeReqHeader(get(policyReqSlot(req)))
+		if !r.exists {
 			return nil, 0, revertf("FHEVerdict.submitBatch: item %d: unknown policy request %s", i, req)
 		}
-		if pid != policyID {
-			return nil, 0, revertf("FHEVerdict.submitBatch: item %d: request %s is for policy %s, not %s", i, req, pid, policyID)
+		if r.tag != pol.index {
+			return nil, 0, revertf("FHEVerdict.submitBatch: item %d: request %s is for policy %s, not %s", i, req, get(policyIndexSlot(r.tag)), policyID)
 		}
 		if !decided(cl.st.get, req) {
 			fresh[i] = true

@@ -31,7 +31,7 @@ var (
 
 // IFHEPolicyMetaData contains all meta data concerning the IFHEPolicy contract.
 var IFHEPolicyMetaData = &bind.MetaData{
-	ABI: "[{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"requestId\",\"type\":\"bytes32\"},{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"policyId\",\"type\":\"bytes32\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"requester\",\"type\":\"address\"},{\"indexed\":false,\"internalType\":\"bytes32[]\",\"name\":\"handles\",\"type\":\"bytes32[]\"},{\"indexed\":false,\"internalType\":\"uint64\",\"name\":\"cost\",\"type\":\"uint64\"}],\"name\":\"EvaluationRequested\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"policyId\",\"type\":\"bytes32\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"registrant\",\"type\":\"address\"},{\"indexed\":false,\"internalType\":\"bytes32\",\"name\":\"planHash\",\"type\":\"bytes32\"},{\"indexed\":false,\"internalType\":\"uint32\",\"name\":\"depth\",\"type\":\"uint32\"},{\"indexed\":false,\"internalType\":\"uint64\",\"name\":\"cost\",\"type\":\"uint64\"},{\"indexed\":false,\"internalType\":\"uint32\",\"name\":\"inputs\",\"type\":\"uint32\"},{\"indexed\":false,\"internalType\":\"bytes\",\"name\":\"spec\",\"type\":\"bytes\"}],\"name\":\"PolicyRegistered\",\"type\":\"event\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"policyId\",\"type\":\"bytes32\"},{\"internalType\":\"bytes32[]\",\"name\":\"handles\",\"type\":\"bytes32[]\"}],\"name\":\"evaluate\",\"outputs\":[{\"internalType\":\"bytes32\",\"name\":\"requestId\",\"type\":\"bytes32\"}],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"policyId\",\"type\":\"bytes32\"},{\"internalType\":\"uint8\",\"name\":\"preset\",\"type\":\"uint8\"},{\"internalType\":\"bytes32[]\",\"name\":\"handles\",\"type\":\"bytes32[]\"},{\"internalType\":\"uint8[]\",\"name\":\"ctypes\",\"type\":\"uint8[]\"},{\"internalType\":\"bytes32[]\",\"name\":\"proofDigests\",\"type\":\"bytes32[]\"},{\"internalType\":\"bytes\",\"name\":\"signature\",\"type\":\"bytes\"},{\"internalType\":\"bytes\",\"name\":\"signers\",\"type\":\"bytes\"}],\"name\":\"evaluateAttested\",\"outputs\":[{\"internalType\":\"bytes32\",\"name\":\"requestId\",\"type\":\"bytes32\"}],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"policyId\",\"type\":\"bytes32\"}],\"name\":\"policyOf\",\"outputs\":[{\"internalType\":\"bool\",\"name\":\"exists\",\"type\":\"bool\"},{\"internalType\":\"bytes32\",\"name\":\"planHash\",\"type\":\"bytes32\"},{\"internalType\":\"uint32\",\"name\":\"depth\",\"type\":\"uint32\"},{\"internalType\":\"uint64\",\"name\":\"cost\",\"type\":\"uint64\"},{\"internalType\":\"uint32\",\"name\":\"inputs\",\"type\":\"uint32\"},{\"internalType\":\"address\",\"name\":\"registrant\",\"type\":\"address\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes\",\"name\":\"spec\",\"type\":\"bytes\"}],\"name\":\"registerPolicy\",\"outputs\":[{\"internalType\":\"bytes32\",\"name\":\"policyId\",\"type\":\"bytes32\"}],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"requestId\",\"type\":\"bytes32\"}],\"name\":\"requestOf\",\"outputs\":[{\"internalType\":\"bool\",\"name\":\"exists\",\"type\":\"bool\"},{\"internalType\":\"bytes32\",\"name\":\"policyId\",\"type\":\"bytes32\"},{\"internalType\":\"address\",\"name\":\"requester\",\"type\":\"address\"},{\"internalType\":\"uint64\",\"name\":\"blockNumber\",\"type\":\"uint64\"},{\"internalType\":\"bytes32\",\"name\":\"handlesHash\",\"type\":\"bytes32\"}],\"stateMutability\":\"view\",\"type\":\"function\"}]",
+	ABI: "[{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"requestId\",\"type\":\"bytes32\"},{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"policyId\",\"type\":\"bytes32\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"requester\",\"type\":\"address\"},{\"indexed\":false,\"internalType\":\"bytes32[]\",\"name\":\"handles\",\"type\":\"bytes32[]\"},{\"indexed\":false,\"internalType\":\"uint64\",\"name\":\"cost\",\"type\":\"uint64\"}],\"name\":\"EvaluationRequested\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"policyId\",\"type\":\"bytes32\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"registrant\",\"type\":\"address\"},{\"indexed\":false,\"internalType\":\"bytes32\",\"name\":\"planHash\",\"type\":\"bytes32\"},{\"indexed\":false,\"internalType\":\"uint32\",\"name\":\"depth\",\"type\":\"uint32\"},{\"indexed\":false,\"internalType\":\"uint64\",\"name\":\"cost\",\"type\":\"uint64\"},{\"indexed\":false,\"internalType\":\"uint32\",\"name\":\"inputs\",\"type\":\"uint32\"},{\"indexed\":false,\"internalType\":\"bytes\",\"name\":\"spec\",\"type\":\"bytes\"}],\"name\":\"PolicyRegistered\",\"type\":\"event\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"policyId\",\"type\":\"bytes32\"},{\"internalType\":\"bytes32[]\",\"name\":\"handles\",\"type\":\"bytes32[]\"}],\"name\":\"evaluate\",\"outputs\":[{\"internalType\":\"bytes32\",\"name\":\"requestId\",\"type\":\"bytes32\"}],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"policyId\",\"type\":\"bytes32\"},{\"internalType\":\"uint8\",\"name\":\"preset\",\"type\":\"uint8\"},{\"internalType\":\"bytes32[]\",\"name\":\"handles\",\"type\":\"bytes32[]\"},{\"internalType\":\"uint8[]\",\"name\":\"ctypes\",\"type\":\"uint8[]\"},{\"internalType\":\"bytes32[]\",\"name\":\"proofDigests\",\"type\":\"bytes32[]\"},{\"internalType\":\"bytes\",\"name\":\"signature\",\"type\":\"bytes\"},{\"internalType\":\"bytes\",\"name\":\"signers\",\"type\":\"bytes\"}],\"name\":\"evaluateAttested\",\"outputs\":[{\"internalType\":\"bytes32\",\"name\":\"requestId\",\"type\":\"bytes32\"}],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"policyId\",\"type\":\"bytes32\"},{\"internalType\":\"uint8\",\"name\":\"preset\",\"type\":\"uint8\"},{\"internalType\":\"bytes32[]\",\"name\":\"handles\",\"type\":\"bytes32[]\"},{\"internalType\":\"uint8[]\",\"name\":\"ctypes\",\"type\":\"uint8[]\"},{\"internalType\":\"bytes32[]\",\"name\":\"proofDigests\",\"type\":\"bytes32[]\"},{\"internalType\":\"bytes32\",\"name\":\"root\",\"type\":\"bytes32\"},{\"internalType\":\"uint32\",\"name\":\"index\",\"type\":\"uint32\"},{\"internalType\":\"bytes32[]\",\"name\":\"path\",\"type\":\"bytes32[]\"},{\"internalType\":\"bytes\",\"name\":\"signature\",\"type\":\"bytes\"},{\"internalType\":\"bytes\",\"name\":\"signers\",\"type\":\"bytes\"}],\"name\":\"evaluateRooted\",\"outputs\":[{\"internalType\":\"bytes32\",\"name\":\"requestId\",\"type\":\"bytes32\"}],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"policyId\",\"type\":\"bytes32\"}],\"name\":\"policyOf\",\"outputs\":[{\"internalType\":\"bool\",\"name\":\"exists\",\"type\":\"bool\"},{\"internalType\":\"bytes32\",\"name\":\"planHash\",\"type\":\"bytes32\"},{\"internalType\":\"uint32\",\"name\":\"depth\",\"type\":\"uint32\"},{\"internalType\":\"uint64\",\"name\":\"cost\",\"type\":\"uint64\"},{\"internalType\":\"uint32\",\"name\":\"inputs\",\"type\":\"uint32\"},{\"internalType\":\"address\",\"name\":\"registrant\",\"type\":\"address\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes\",\"name\":\"spec\",\"type\":\"bytes\"}],\"name\":\"registerPolicy\",\"outputs\":[{\"internalType\":\"bytes32\",\"name\":\"policyId\",\"type\":\"bytes32\"}],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"requestId\",\"type\":\"bytes32\"}],\"name\":\"requestOf\",\"outputs\":[{\"internalType\":\"bool\",\"name\":\"exists\",\"type\":\"bool\"},{\"internalType\":\"bytes32\",\"name\":\"policyId\",\"type\":\"bytes32\"},{\"internalType\":\"address\",\"name\":\"requester\",\"type\":\"address\"},{\"internalType\":\"uint64\",\"name\":\"blockNumber\",\"type\":\"uint64\"}],\"stateMutability\":\"view\",\"type\":\"function\"}]",
 }
 
 // IFHEPolicyABI is the input ABI used to generate the binding from.
@@ -247,13 +247,12 @@ func (_IFHEPolicy *IFHEPolicyCallerSession) PolicyOf(policyId [32]byte) (struct 
 
 // RequestOf is a free data retrieval call binding the contract method 0xeacb1408.
 //
-// Solidity: function requestOf(bytes32 requestId) view returns(bool exists, bytes32 policyId, address requester, uint64 blockNumber, bytes32 handlesHash)
+// Solidity: function requestOf(bytes32 requestId) view returns(bool exists, bytes32 policyId, address requester, uint64 blockNumber)
 func (_IFHEPolicy *IFHEPolicyCaller) RequestOf(opts *bind.CallOpts, requestId [32]byte) (struct {
 	Exists      bool
 	PolicyId    [32]byte
 	Requester   common.Address
 	BlockNumber uint64
-	HandlesHash [32]byte
 }, error) {
 	var out []interface{}
 	err := _IFHEPolicy.contract.Call(opts, &out, "requestOf", requestId)
@@ -263,7 +262,6 @@ func (_IFHEPolicy *IFHEPolicyCaller) RequestOf(opts *bind.CallOpts, requestId [3
 		PolicyId    [32]byte
 		Requester   common.Address
 		BlockNumber uint64
-		HandlesHash [32]byte
 	})
 	if err != nil {
 		return *outstruct, err
@@ -273,7 +271,6 @@ func (_IFHEPolicy *IFHEPolicyCaller) RequestOf(opts *bind.CallOpts, requestId [3
 	outstruct.PolicyId = *abi.ConvertType(out[1], new([32]byte)).(*[32]byte)
 	outstruct.Requester = *abi.ConvertType(out[2], new(common.Address)).(*common.Address)
 	outstruct.BlockNumber = *abi.ConvertType(out[3], new(uint64)).(*uint64)
-	outstruct.HandlesHash = *abi.ConvertType(out[4], new([32]byte)).(*[32]byte)
 
 	return *outstruct, err
 
@@ -281,26 +278,24 @@ func (_IFHEPolicy *IFHEPolicyCaller) RequestOf(opts *bind.CallOpts, requestId [3
 
 // RequestOf is a free data retrieval call binding the contract method 0xeacb1408.
 //
-// Solidity: function requestOf(bytes32 requestId) view returns(bool exists, bytes32 policyId, address requester, uint64 blockNumber, bytes32 handlesHash)
+// Solidity: function requestOf(bytes32 requestId) view returns(bool exists, bytes32 policyId, address requester, uint64 blockNumber)
 func (_IFHEPolicy *IFHEPolicySession) RequestOf(requestId [32]byte) (struct {
 	Exists      bool
 	PolicyId    [32]byte
 	Requester   common.Address
 	BlockNumber uint64
-	HandlesHash [32]byte
 }, error) {
 	return _IFHEPolicy.Contract.RequestOf(&_IFHEPolicy.CallOpts, requestId)
 }
 
 // RequestOf is a free data retrieval call binding the contract method 0xeacb1408.
 //
-// Solidity: function requestOf(bytes32 requestId) view returns(bool exists, bytes32 policyId, address requester, uint64 blockNumber, bytes32 handlesHash)
+// Solidity: function requestOf(bytes32 requestId) view returns(bool exists, bytes32 policyId, address requester, uint64 blockNumber)
 func (_IFHEPolicy *IFHEPolicyCallerSession) RequestOf(requestId [32]byte) (struct {
 	Exists      bool
 	PolicyId    [32]byte
 	Requester   common.Address
 	BlockNumber uint64
-	HandlesHash [32]byte
 }, error) {
 	return _IFHEPolicy.Contract.RequestOf(&_IFHEPolicy.CallOpts, requestId)
 }
@@ -345,6 +340,27 @@ func (_IFHEPolicy *IFHEPolicySession) EvaluateAttested(policyId [32]byte, preset
 // Solidity: function evaluateAttested(bytes32 policyId, uint8 preset, bytes32[] handles, uint8[] ctypes, bytes32[] proofDigests, bytes signature, bytes signers) returns(bytes32 requestId)
 func (_IFHEPolicy *IFHEPolicyTransactorSession) EvaluateAttested(policyId [32]byte, preset uint8, handles [][32]byte, ctypes []uint8, proofDigests [][32]byte, signature []byte, signers []byte) (*types.Transaction, error) {
 	return _IFHEPolicy.Contract.EvaluateAttested(&_IFHEPolicy.TransactOpts, policyId, preset, handles, ctypes, proofDigests, signature, signers)
+}
+
+// EvaluateRooted is a paid mutator transaction binding the contract method 0x71e962a0.
+//
+// Solidity: function evaluateRooted(bytes32 policyId, uint8 preset, bytes32[] handles, uint8[] ctypes, bytes32[] proofDigests, bytes32 root, uint32 index, bytes32[] path, bytes signature, bytes signers) returns(bytes32 requestId)
+func (_IFHEPolicy *IFHEPolicyTransactor) EvaluateRooted(opts *bind.TransactOpts, policyId [32]byte, preset uint8, handles [][32]byte, ctypes []uint8, proofDigests [][32]byte, root [32]byte, index uint32, path [][32]byte, signature []byte, signers []byte) (*types.Transaction, error) {
+	return _IFHEPolicy.contract.Transact(opts, "evaluateRooted", policyId, preset, handles, ctypes, proofDigests, root, index, path, signature, signers)
+}
+
+// EvaluateRooted is a paid mutator transaction binding the contract method 0x71e962a0.
+//
+// Solidity: function evaluateRooted(bytes32 policyId, uint8 preset, bytes32[] handles, uint8[] ctypes, bytes32[] proofDigests, bytes32 root, uint32 index, bytes32[] path, bytes signature, bytes signers) returns(bytes32 requestId)
+func (_IFHEPolicy *IFHEPolicySession) EvaluateRooted(policyId [32]byte, preset uint8, handles [][32]byte, ctypes []uint8, proofDigests [][32]byte, root [32]byte, index uint32, path [][32]byte, signature []byte, signers []byte) (*types.Transaction, error) {
+	return _IFHEPolicy.Contract.EvaluateRooted(&_IFHEPolicy.TransactOpts, policyId, preset, handles, ctypes, proofDigests, root, index, path, signature, signers)
+}
+
+// EvaluateRooted is a paid mutator transaction binding the contract method 0x71e962a0.
+//
+// Solidity: function evaluateRooted(bytes32 policyId, uint8 preset, bytes32[] handles, uint8[] ctypes, bytes32[] proofDigests, bytes32 root, uint32 index, bytes32[] path, bytes signature, bytes signers) returns(bytes32 requestId)
+func (_IFHEPolicy *IFHEPolicyTransactorSession) EvaluateRooted(policyId [32]byte, preset uint8, handles [][32]byte, ctypes []uint8, proofDigests [][32]byte, root [32]byte, index uint32, path [][32]byte, signature []byte, signers []byte) (*types.Transaction, error) {
+	return _IFHEPolicy.Contract.EvaluateRooted(&_IFHEPolicy.TransactOpts, policyId, preset, handles, ctypes, proofDigests, root, index, path, signature, signers)
 }
 
 // RegisterPolicy is a paid mutator transaction binding the contract method 0xa2ea1376.

@@ -39,7 +39,31 @@ interface IFHEPolicy {
         bytes calldata signers
     ) external returns (bytes32 requestId);
 
+    /// evaluateAttested, with the inputs authorised by the committee's
+    /// signature over a Merkle root of many uploads' attestation digests
+    /// (an upload made with "rooted": true; see docs/precompiles.md): the
+    /// leaf is msg.sender's upload digest under the current committee epoch,
+    /// `index` and `path` (at most 16 siblings, leaf first) lead it to `root`.
+    /// The first request under a root in an epoch passes the root's aggregate
+    /// `signature` and `signers` and pays its one pairing; later requests pass
+    /// empty bytes and pay two reads and the path's hashes.
+    function evaluateRooted(
+        bytes32 policyId,
+        uint8 preset,
+        bytes32[] calldata handles,
+        uint8[] calldata ctypes,
+        bytes32[] calldata proofDigests,
+        bytes32 root,
+        uint32 index,
+        bytes32[] calldata path,
+        bytes calldata signature,
+        bytes calldata signers
+    ) external returns (bytes32 requestId);
+
     function policyOf(bytes32 policyId) external view returns (bool exists, bytes32 planHash, uint32 depth, uint64 cost, uint32 inputs, address registrant);
 
-    function requestOf(bytes32 requestId) external view returns (bool exists, bytes32 policyId, address requester, uint64 blockNumber, bytes32 handlesHash);
+    /// A request's record: one storage slot. Its handles are in its
+    /// EvaluationRequested event and bound into requestId
+    /// (keccak256(abi.encodePacked(handles)) is one of the id's inputs).
+    function requestOf(bytes32 requestId) external view returns (bool exists, bytes32 policyId, address requester, uint64 blockNumber);
 }

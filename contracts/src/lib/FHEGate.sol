@@ -62,8 +62,8 @@ library FHEGate {
     }
 
     /// @notice The id of an ordered handle set: keccak256(abi.encodePacked(handles)),
-    /// equal to the `handlesHash` FHEPolicy.requestOf reports for a request over
-    /// `handles`. Use it to accept each handle set once: the committee decrypts
+    /// the handles hash bound into the id of a request over `handles` and the
+    /// id of an FHEInput input set. Use it to accept each handle set once: the committee decrypts
     /// a ciphertext once, so a second request over the same handles is never answered.
     function handleSetId(bytes32[] memory handles) internal pure returns (bytes32) {
         return keccak256(abi.encodePacked(handles));

@@ -1,6 +1,7 @@
 package subnetevm_test
 
 import (
+	"fmt"
 	"math/big"
 	"testing"
 
@@ -163,4 +164,32 @@ func TestKYCAMLRequestGas(t *testing.T) {
 	inline := f.ok(f.policy.EvaluateAttested(f.opts(alice, 0), plan.Hash(), 1, b.handles, b.ctypes, b.proofs, sig, bm))
 	require.Less(t, inline.GasUsed, reg.GasUsed+onSet.GasUsed)
 	t.Logf("kyc_aml with the attestation inline: evaluateAttested %d gas (steady state)", inline.GasUsed)
+
+	// The same request under an input root (FHEPolicy.evaluateRooted): the
+	// committee signed one root over 16 uploads; the first request under it
+	// verifies and stores it, the others walk their 4-sibling paths.
+	const uploads = 16
+	batches := make([]*inputBatch, uploads)
+	leaves := make([][32]byte, uploads)
+	for u := range batches {
+		for i := range tags {
+			tags[i] = fmt.Sprintf("kyc-rooted-%d-%d", u, i)
+		}
+		batches[u] = newInputBatch(tags...)
+		leaves[u] = batches[u].digest(f.chainID, f.com.epoch, f.addrs[alice])
+	}
+	root, paths, err := bls.InputRootTree(leaves)
+	require.NoError(t, err)
+	rsig, rbm := f.com.sign(t, bls.InputRootDigest(f.chainID, f.com.epoch, root), 0, 1, 2)
+	var rooted []uint64
+	for u, b := range batches {
+		sig, bm := rsig, rbm
+		if u > 0 {
+			sig, bm = nil, nil
+		}
+		r := f.ok(f.policy.EvaluateRooted(f.opts(alice, 0), plan.Hash(), 1, b.handles, b.ctypes, b.proofs, root, uint32(u), paths[u], sig, bm))
+		rooted = append(rooted, r.GasUsed)
+	}
+	require.Less(t, rooted[1], inline.GasUsed)
+	t.Logf("kyc_aml under an input root of %d uploads: evaluateRooted first %d gas (verifies and stores the root), then %d (steady state)", uploads, rooted[0], rooted[uploads-1])
 }

@@ -147,7 +147,6 @@ func (s gateScene) aliceApplies(t *testing.T, first [32]byte) {
 	require.True(t, req.Exists)
 	require.Equal(t, s.gateAddr, req.Requester)
 	setID := crypto.Keccak256Hash(s.income[:], s.debt[:])
-	require.Equal(t, [32]byte(setID), req.HandlesHash, "handle set id = FHEPolicy.requestOf's handlesHash")
 	got, err := s.gate.RequestOfHandles(nil, setID)
 	require.NoError(t, err)
 	require.Equal(t, first, got)
