@@ -30,4 +30,10 @@ int fg_ifma_built(void) { return 1; }
 int fg_ifma_built(void) { return 0; }
 void fg_vec_fwd_ifma(const fg_table *t, uint64_t *a) { (void)t; (void)a; }
 void fg_vec_inv_ifma(const fg_table *t, uint64_t *a) { (void)t; (void)a; }
+int fg_vec_muladd_ifma(uint64_t *acc, const uint64_t *c, const uint64_t *w, const uint64_t *wp, uint64_t q,
+		       size_t n, int sub)
+{
+	(void)acc; (void)c; (void)w; (void)wp; (void)q; (void)n; (void)sub;
+	return 0;
+}
 #endif

@@ -62,4 +62,12 @@ void fg_vec_inv_ifma(const fg_table *t, uint64_t *a);
 void fg_vec_fwd_emu(const fg_table *t, uint64_t *a);
 void fg_vec_inv_emu(const fg_table *t, uint64_t *a);
 
+/* Slot packing's multiply-add (vec_kernel.inc), q < 2^50, n a multiple of 8:
+ * acc ±= w·c mod q in [0, 2q) (Shoup, wp = floor(w·2^52/q)); returns 1 iff
+ * every c[j] < q. */
+int fg_vec_muladd_ifma(uint64_t *acc, const uint64_t *c, const uint64_t *w, const uint64_t *wp, uint64_t q,
+		       size_t n, int sub);
+int fg_vec_muladd_emu(uint64_t *acc, const uint64_t *c, const uint64_t *w, const uint64_t *wp, uint64_t q,
+		      size_t n, int sub);
+
 #endif
