@@ -31,30 +31,53 @@ import (
 	"fmt"
 	"math/bits"
 	"sync"
+	"sync/atomic"
+	"unsafe"
 
 	"github.com/tuneinsight/lattigo/v6/core/rlwe"
 	"github.com/tuneinsight/lattigo/v6/ring"
 	"github.com/tuneinsight/lattigo/v6/schemes/bgv"
+
+	"github.com/fhegate/fhegate/gpu/native"
 )
 
-// maskKey names the cached NTT-domain Montgomery form of L_0 at one level.
+// maskKey names the cached NTT-domain form of L_0 at one level, with the
+// Shoup constants of one multiply-add path.
 type maskKey struct {
 	p     *Params
 	level int
+	vec   native.Path
 }
 
 var slotMasks sync.Map // maskKey → *slotMask
 
 // slotMask is lift(L_0) at one level, per limb, in the NTT domain, with the
-// Shoup constants ⌊w·2^64/q⌋ of its coefficients (one 64×64→128 high
-// product and two low products per modular multiplication).
+// Shoup constants of its coefficients: ⌊w·2^64/q⌋ for the Go loop (one
+// 64×64→128 high product and two low products per modular multiplication),
+// ⌊w·2^52/q⌋ for the vector kernel (gpu/native.MulAdd: AVX-512 IFMA, eight
+// lanes of 52-bit products).
 type slotMask struct {
 	w, shoup [][]uint64
 }
 
-// slotMask0 returns the cached slotMask of a preset and level.
-func slotMask0(p *Params, level int) (*slotMask, error) {
-	k := maskKey{p, level}
+// packPathOverride, when ≥ 0, is the multiply-add path new packers use in
+// place of native.MulAddPath() (the IFMA kernel where the CPU has it, else
+// PathScalar: the Go loop); tests set it to compare the paths.
+var packPathOverride atomic.Int32
+
+func init() { packPathOverride.Store(-1) }
+
+func packVecPath() native.Path {
+	if o := packPathOverride.Load(); o >= 0 {
+		return native.Path(o)
+	}
+	return native.MulAddPath()
+}
+
+// slotMask0 returns the cached slotMask of a preset and level for path vec
+// (PathScalar: the Go loop's constants).
+func slotMask0(p *Params, level int, vec native.Path) (*slotMask, error) {
+	k := maskKey{p, level, vec}
 	if v, ok := slotMasks.Load(k); ok {
 		return v.(*slotMask), nil
 	}
@@ -76,7 +99,11 @@ func slotMask0(p *Params, level int) (*slotMask, error) {
 		out.w[i] = append([]uint64(nil), pt.Value.Coeffs[i]...)
 		out.shoup[i] = make([]uint64, p.N())
 		for j, w := range out.w[i] {
-			out.shoup[i][j], _ = bits.Div64(w, 0, q) // w < q
+			if vec == native.PathScalar {
+				out.shoup[i][j], _ = bits.Div64(w, 0, q) // w < q
+			} else {
+				out.shoup[i][j], _ = bits.Div64(w>>12, w<<52, q) // ⌊w·2^52/q⌋, w < q < 2^50
+			}
 		}
 	}
 	cached, _ := slotMasks.LoadOrStore(k, out)
@@ -121,6 +148,8 @@ type SlotPacker struct {
 	next    slotMask // scratch for the next L_s
 	last    int      // slot last added (−1: none)
 	step    []uint64 // NTT index table of σ_{5⁻¹}: L_{s+1} from L_s within a row
+	vec     native.Path // the multiply-add's path (PathScalar: the Go loop)
+	le      []byte      // scratch: a decoded row as little-endian bytes (big-endian hosts)
 }
 
 // NewSlotPacker returns a packer of width packed ciphertexts at level.
@@ -134,11 +163,17 @@ func NewSlotPacker(p *Params, level, width int) (*SlotPacker, error) {
 	if width < 1 || width > 1<<10 {
 		return nil, fmt.Errorf("fhe: packing width %d outside [1, 1024]", width)
 	}
-	mask, err := slotMask0(p, level)
+	vec := packVecPath()
+	for _, q := range p.Q()[:level+1] {
+		if q >= native.VecQBound || p.N()%8 != 0 {
+			vec = native.PathScalar
+		}
+	}
+	mask, err := slotMask0(p, level, vec)
 	if err != nil {
 		return nil, err
 	}
-	sp := &SlotPacker{p: p, level: level, mask: mask, acc: make([]*rlwe.Ciphertext, width), used: map[int]bool{}, budget: ^uint64(0)}
+	sp := &SlotPacker{p: p, level: level, mask: mask, acc: make([]*rlwe.Ciphertext, width), used: map[int]bool{}, budget: ^uint64(0), vec: vec}
 	sp.perm = slotMask{w: make([][]uint64, level+1), shoup: make([][]uint64, level+1)}
 	sp.next = slotMask{w: make([][]uint64, level+1), shoup: make([][]uint64, level+1)}
 	for i, q := range p.Q()[:level+1] {
@@ -186,7 +221,7 @@ func (sp *SlotPacker) Add(s int, ins []*Ciphertext) error {
 	for j, c := range ins {
 		for k := 0; k < 2; k++ {
 			for i := 0; i <= sp.level; i++ {
-				mulAdd(sp.acc[j].Value[k].Coeffs[i], c.ct.Value[k].Coeffs[i], sp.perm.w[i], sp.perm.shoup[i], r.SubRings[i].Modulus)
+				sp.mulAddWords(sp.acc[j].Value[k].Coeffs[i], c.ct.Value[k].Coeffs[i], i, r.SubRings[i].Modulus, false)
 			}
 		}
 	}
@@ -295,14 +330,14 @@ func (sp *SlotPacker) AddEncoded(s int, raws [][]byte) error {
 				q, acc := r.SubRings[i].Modulus, sp.acc[j].Value[k].Coeffs[i]
 				ok := true
 				if c := decoded[j]; c != nil {
-					mulAdd(acc, c.ct.Value[k].Coeffs[i], sp.perm.w[i], sp.perm.shoup[i], q)
+					sp.mulAddWords(acc, c.ct.Value[k].Coeffs[i], i, q, false)
 				} else {
-					ok = mulAddLE(acc, src[j][k][i], sp.perm.w[i], sp.perm.shoup[i], q)
+					ok = sp.mulAddLE(acc, src[j][k][i], i, q, false)
 				}
 				added = append(added, done{j, k, i})
 				if !ok {
 					for _, d := range added {
-						mulSub(sp.acc[d.j].Value[d.k].Coeffs[d.i], row(d.j, d.k, d.i), sp.perm.w[d.i], sp.perm.shoup[d.i], r.SubRings[d.i].Modulus)
+						sp.mulAddWords(sp.acc[d.j].Value[d.k].Coeffs[d.i], row(d.j, d.k, d.i), d.i, r.SubRings[d.i].Modulus, true)
 					}
 					return fmt.Errorf("fhe: pack: input %d: c%d, prime %d: a coefficient is not reduced", j, k, i)
 				}
@@ -328,8 +363,72 @@ func (sp *SlotPacker) checkSlot(s, inputs int) error {
 	return nil
 }
 
+// mulAddLE adds (sub: subtracts) L_s·c on limb i to acc, with c read from
+// little-endian bytes, on the packer's path, and reports whether every c
+// read was < q. An add and a sub of the same row on the same path cancel
+// exactly; the two paths' lazy sums may differ by multiples of q, never
+// once reduced (Ciphertexts), so a packer's result is the same bytes on
+// every machine.
+func (sp *SlotPacker) mulAddLE(acc []uint64, c []byte, i int, q uint64, sub bool) bool {
+	if sp.vec != native.PathScalar {
+		if ok, err := native.MulAdd(sp.vec, acc, c, sp.perm.w[i], sp.perm.shoup[i], q, sub); err == nil {
+			return ok
+		}
+		// unreachable: NewSlotPacker checked q, N and the host
+	}
+	if sub {
+		return mulSubLE(acc, c, sp.perm.w[i], sp.perm.shoup[i], q)
+	}
+	return mulAddLE(acc, c, sp.perm.w[i], sp.perm.shoup[i], q)
+}
+
+// mulAddWords is mulAddLE on a decoded row (whose words are < q).
+func (sp *SlotPacker) mulAddWords(acc, c []uint64, i int, q uint64, sub bool) {
+	if sp.vec == native.PathScalar {
+		if sub {
+			mulSub(acc, c, sp.perm.w[i], sp.perm.shoup[i], q)
+		} else {
+			mulAdd(acc, c, sp.perm.w[i], sp.perm.shoup[i], q)
+		}
+		return
+	}
+	sp.mulAddLE(acc, wordsLE(c, &sp.le), i, q, sub)
+}
+
+// wordsLE views c as little-endian bytes (a copy into *scratch on a
+// big-endian host).
+func wordsLE(c []uint64, scratch *[]byte) []byte {
+	if len(c) == 0 {
+		return nil
+	}
+	if hostLittleEndian {
+		return unsafe.Slice((*byte)(unsafe.Pointer(&c[0])), 8*len(c))
+	}
+	if cap(*scratch) < 8*len(c) {
+		*scratch = make([]byte, 8*len(c))
+	}
+	b := (*scratch)[:8*len(c)]
+	for j, x := range c {
+		binary.LittleEndian.PutUint64(b[8*j:], x)
+	}
+	return b
+}
+
+var hostLittleEndian = func() bool { x := uint16(1); return *(*byte)(unsafe.Pointer(&x)) == 1 }()
+
+// mulSubLE undoes mulAddLE's Go loop on the same values exactly.
+func mulSubLE(acc []uint64, c []byte, w, shoup []uint64, q uint64) bool {
+	c, w, shoup = c[:8*len(acc)], w[:len(acc)], shoup[:len(acc)]
+	for j := range acc {
+		x := binary.LittleEndian.Uint64(c[8*j : 8*j+8])
+		hi, _ := bits.Mul64(shoup[j], x)
+		acc[j] -= w[j]*x - hi*q
+	}
+	return true
+}
+
 // mulAddLE is mulAdd with c read from little-endian bytes. It reports
-// whether every c read was < q (mulSub undoes it either way).
+// whether every c read was < q (mulSubLE undoes it either way).
 func mulAddLE(acc []uint64, c []byte, w, shoup []uint64, q uint64) bool {
 	c, w, shoup = c[:8*len(acc)], w[:len(acc)], shoup[:len(acc)]
 	var bad uint64

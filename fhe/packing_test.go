@@ -8,6 +8,7 @@ import (
 
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/fhetest"
+	"github.com/fhegate/fhegate/gpu/native"
 )
 
 // TestSlotPackerEverySlot fills every slot of a packed pair from its own
@@ -125,15 +126,37 @@ func BenchmarkSlotPackerAdd(b *testing.B) {
 // the top level and below it and for seeded (secret-key) inputs, on fresh
 // random values in every slot; a bad encoding is refused before anything
 // is added, so the packer's result is unchanged by the failed call.
+//
+// Each multiply-add path runs it — the Go loop, the vector kernel's C model
+// and, where the CPU has it, the AVX-512 IFMA kernel — and all give the
+// same bytes (the lazy sums may differ by multiples of q; the result is
+// reduced).
 func TestSlotPackerAddEncoded(t *testing.T) {
+	paths := []native.Path{native.PathScalar, native.PathEmulated}
+	if native.MulAddPath() == native.PathIFMA {
+		paths = append(paths, native.PathIFMA)
+	}
+	for _, path := range paths {
+		slotPackerAddEncoded(t, path)
+	}
+}
+
+// slotPackerAddEncoded packs the same inputs with Add on the Go loop and
+// with AddEncoded on path.
+func slotPackerAddEncoded(t *testing.T, path native.Path) {
 	k := fhetest.MustKit(fhetest.InsecureBGVN10)
 	p := k.Params
 	r := rand.New(rand.NewPCG(17, 3))
 	for _, level := range []int{1, p.MaxLevel()} {
+		undo := fhe.UsePackPath(native.PathScalar)
 		viaCt, err := fhe.NewSlotPacker(p, level, 3)
+		undo()
 		require.NoError(t, err)
+		undo = fhe.UsePackPath(path)
 		viaBytes, err := fhe.NewSlotPacker(p, level, 3)
+		undo()
 		require.NoError(t, err)
+		require.Equal(t, path, viaBytes.PackPath())
 		for _, s := range r.Perm(p.Slots())[:24] {
 			ins := make([]*fhe.Ciphertext, 3)
 			raws := make([][]byte, 3)
@@ -158,7 +181,7 @@ func TestSlotPackerAddEncoded(t *testing.T) {
 			require.NoError(t, viaBytes.AddEncoded(s, raws))
 		}
 		want := packedBytes(t, viaCt)
-		require.Equal(t, want, packedBytes(t, viaBytes), "level %d", level)
+		require.Equal(t, want, packedBytes(t, viaBytes), "level %d, path %s", level, path)
 
 		// Refused encodings leave the packer as it was.
 		good, err := k.Enc.EncryptInts([]int64{1})
