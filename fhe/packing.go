@@ -142,12 +142,12 @@ type SlotPacker struct {
 	acc     []*rlwe.Ciphertext
 	meta    *rlwe.MetaData
 	used    map[int]bool
-	pending uint64   // additions since the last reduction
-	budget  uint64   // additions allowed between reductions
-	perm    slotMask // L_s of the slot last added
-	next    slotMask // scratch for the next L_s
-	last    int      // slot last added (−1: none)
-	step    []uint64 // NTT index table of σ_{5⁻¹}: L_{s+1} from L_s within a row
+	pending uint64      // additions since the last reduction
+	budget  uint64      // additions allowed between reductions
+	perm    slotMask    // L_s of the slot last added
+	next    slotMask    // scratch for the next L_s
+	last    int         // slot last added (−1: none)
+	step    []uint64    // NTT index table of σ_{5⁻¹}: L_{s+1} from L_s within a row
 	vec     native.Path // the multiply-add's path (PathScalar: the Go loop)
 	le      []byte      // scratch: a decoded row as little-endian bytes (big-endian hosts)
 }
