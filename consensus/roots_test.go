@@ -4,8 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
+	"io"
 	"math"
+	"net/http"
 	"runtime"
 	"sync"
 	"testing"
@@ -65,16 +69,19 @@ func checkRoot(t *testing.T, lc *LocalCommittee, att *InputAttestation) {
 }
 
 // TestInputRoots (issue 13): concurrent rooted uploads of different owners
-// through one member (Member.UploadBatchRooted) share one root the committee signed, each with the path of its own
+// through one member — by Member.UploadBatchRooted and by the HTTP client —
+// share one root the committee signed, each with the path of its own
 // digest; the attacks below get refusals, a waiter that gives up does not
 // break the batch, and a plain upload is unchanged.
 func TestInputRoots(t *testing.T) {
 	t.Parallel()
 	lc := startRootCommittee(t, 5, 3, 2*time.Second, nil)
 	m1 := lc.Member(1)
+	api := startAPI(t, lc, DevAPIOptions())
 	chain := lc.Config.ChainIDBig()
 
-	atts := make([]*InputAttestation, 5)
+	const viaMember, viaAPI = 3, 2
+	atts := make([]*InputAttestation, viaMember+viaAPI)
 	errs := make([]error, len(atts))
 	ups := make([][]InputUpload, len(atts))
 	for i := range ups {
@@ -83,7 +90,12 @@ func TestInputRoots(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range atts {
 		wg.Go(func() {
-			atts[i], errs[i] = m1.UploadBatchRooted(context.Background(), [20]byte{0xd0, byte(i)}, ups[i])
+			owner := [20]byte{0xd0, byte(i)}
+			if i < viaMember {
+				atts[i], errs[i] = m1.UploadBatchRooted(context.Background(), owner, ups[i])
+			} else {
+				atts[i], errs[i] = UploadInputsRooted(context.Background(), api.url, "", chain, owner, ups[i])
+			}
 		})
 	}
 	wg.Wait()
@@ -107,7 +119,22 @@ func TestInputRoots(t *testing.T) {
 		att, err := m1.UploadBatch(context.Background(), [20]byte{0xd9}, rootUpload(t, m1, [20]byte{0xd9}, 9))
 		require.NoError(t, err)
 		require.Nil(t, att.Root)
+		require.NotContains(t, rawUpload(t, api, [20]byte{0xda}, false), `"root"`)
+		require.Contains(t, rawUpload(t, api, [20]byte{0xdb}, true), `"root"`)
 	})
+}
+
+// rawUpload posts one upload of owner to the API and returns the answer.
+func rawUpload(t *testing.T, a *apiRig, owner [20]byte, rooted bool) string {
+	t.Helper()
+	u := rootUpload(t, a.lc.Member(1), owner, 1)[0]
+	body, err := json.Marshal(UploadRequest{Owner: hex0x(owner[:]), Ciphertext: hex0x(u.Ciphertext), Proof: hex0x(u.Proof), CType: 1, Rooted: rooted})
+	require.NoError(t, err)
+	resp := a.do(http.MethodPost, "/v1/inputs", "", bytes.NewReader(body))
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode, string(b))
+	return string(b)
 }
 
 // rootAttacks — member 1 acts as a dishonest coordinator and sends its own
@@ -215,8 +242,9 @@ func rootWaiterGivesUp(t *testing.T, lc *LocalCommittee) {
 
 // TestInputRootNoQuorum: members 2 and 3 refuse every root, so a root round
 // at member 1 has one signature of the two needed; rooted uploads are
-// still answered, with their own attestation and no root. A member closed
-// while a batch collects ends it and its waiters at once.
+// still answered, with their own attestation and no root (over the API:
+// no "root" field). A member closed while a batch collects ends it and
+// its waiters at once.
 func TestInputRootNoQuorum(t *testing.T) {
 	t.Parallel()
 	lc := startRootCommittee(t, 3, 2, time.Second, func(id uint32) TestingKnobs {
@@ -235,6 +263,12 @@ func TestInputRootNoQuorum(t *testing.T) {
 	require.GreaterOrEqual(t, n, lc.Config.Threshold)
 	_, err = att.RootDigest(lc.Config.ChainIDBig())
 	require.ErrorIs(t, err, ErrNoRoot)
+
+	api := startAPI(t, lc, DevAPIOptions())
+	require.NotContains(t, rawUpload(t, api, [20]byte{0xe2}, true), `"root"`)
+	catt, err := UploadInputsRooted(context.Background(), api.url, "", lc.Config.ChainIDBig(), [20]byte{0xe3}, rootUpload(t, m1, [20]byte{0xe3}, 4))
+	require.NoError(t, err)
+	require.Nil(t, catt.Root)
 
 	// Close while a batch collects: the waiter returns, Close does not hang.
 	m1.signed.add([32]byte{0xc0})
@@ -386,4 +420,62 @@ func FuzzParseRootSign(f *testing.F) {
 			t.Fatal("re-framing differs")
 		}
 	})
+}
+
+// TestInputRootJSON: a rooted attestation survives JSON both ways; a plain
+// one has no "root"; a malformed root is refused.
+func TestInputRootJSON(t *testing.T) {
+	t.Parallel()
+	att := &InputAttestation{Owner: [20]byte{1}, Preset: 2, Epoch: 3, Items: []bls.InputItem{{Handle: [32]byte{4}, CType: 1, ProofDigest: [32]byte{5}}},
+		Signature: bytes.Repeat([]byte{6}, bls.SignatureLen), Signers: []byte{7}}
+	att.Handle = att.Items[0].Handle
+	plain, err := json.Marshal(att.JSON())
+	require.NoError(t, err)
+	require.NotContains(t, string(plain), `"root"`)
+
+	att.Root = &InputRootAttestation{Root: [32]byte{8}, Index: 5, Path: [][32]byte{{9}, {10}, {11}},
+		Signature: bytes.Repeat([]byte{12}, bls.SignatureLen), Signers: []byte{0b111}}
+	b, err := json.Marshal(att.JSON())
+	require.NoError(t, err)
+	var j AttestationJSON
+	require.NoError(t, json.Unmarshal(b, &j))
+	require.Equal(t, uint64(5), j.Root.Index)
+	require.Len(t, j.Root.Path, 3)
+	back, err := j.Attestation()
+	require.NoError(t, err)
+	require.Equal(t, att, back)
+
+	one := &InputAttestation{Owner: att.Owner, Items: att.Items, Handle: att.Handle, Signature: att.Signature, Signers: att.Signers,
+		Root: &InputRootAttestation{Root: [32]byte{1}, Path: [][32]byte{}, Signature: att.Root.Signature, Signers: []byte{1}}}
+	b, err = json.Marshal(one.JSON())
+	require.NoError(t, err)
+	require.Contains(t, string(b), `"path":[]`, "a one-leaf root has an empty path, not null")
+
+	sib := hex0x(make([]byte, 32))
+	for _, tc := range []struct {
+		name string
+		mod  func(r *InputRootJSON)
+		want string
+	}{
+		{"path too long", func(r *InputRootJSON) {
+			r.Path = make([]string, bls.MaxInputRootDepth+1)
+			for i := range r.Path {
+				r.Path[i] = sib
+			}
+		}, "path of 17 siblings"},
+		{"index outside the tree", func(r *InputRootJSON) { r.Index = 8 }, "index 8 outside a tree of depth 3"},
+		{"root not 32 bytes", func(r *InputRootJSON) { r.Root = "0x01" }, "root: not 32-byte hex"},
+		{"sibling not hex", func(r *InputRootJSON) { r.Path[1] = "0xzz" }, "path sibling 1"},
+		{"signature length", func(r *InputRootJSON) { r.Signature = "0x0102" }, "signature is not 96-byte hex"},
+		{"no signers", func(r *InputRootJSON) { r.Signers = "0x" }, "signers is not a hex bitmap"},
+		{"signers too long", func(r *InputRootJSON) { r.Signers = "0x010203" }, "signers is not a hex bitmap"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			jj := att.JSON()
+			tc.mod(jj.Root)
+			_, err := jj.Attestation()
+			require.ErrorContains(t, err, tc.want)
+		})
+	}
+	require.Equal(t, "0x"+hex.EncodeToString(att.Root.Root[:]), att.JSON().Root.Root)
 }
