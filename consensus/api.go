@@ -34,6 +34,12 @@ type UploadRequest struct {
 	Ciphertext string `json:"ciphertext,omitempty"`
 	CType      uint8  `json:"ctype,omitempty"`
 	Proof      string `json:"proof,omitempty"`
+
+	// Rooted asks for an input root as well (Member.UploadBatchRooted): the
+	// answer's "root" places the upload in a Merkle root the committee
+	// signed once for many uploads (FHEPolicy.evaluateRooted). The upload
+	// is answered without "root" if the root round fails.
+	Rooted bool `json:"rooted,omitempty"`
 }
 
 // UploadInput is one ciphertext of an UploadRequest.
@@ -74,6 +80,20 @@ type AttestationJSON struct {
 	ProofDigests []string `json:"proofDigests"` // keccak256 of each verified proof
 	Signature    string   `json:"signature"`    // aggregate over bls.InputBatchDigest
 	Signers      string   `json:"signers"`
+	// Root is set for a rooted upload whose root round reached a quorum.
+	Root *InputRootJSON `json:"root,omitempty"`
+}
+
+// InputRootJSON is an InputRootAttestation as JSON (hex fields,
+// 0x-prefixed): FHEPolicy.evaluateRooted's root, index, path, signature
+// (aggregate over bls.InputRootDigest(chainId, epoch, root), epoch being the
+// attestation's) and signers.
+type InputRootJSON struct {
+	Root      string   `json:"root"`
+	Index     uint64   `json:"index"`
+	Path      []string `json:"path"` // siblings from the leaf up
+	Signature string   `json:"signature"`
+	Signers   string   `json:"signers"`
 }
 
 func hex0x(b []byte) string { return "0x" + hex.EncodeToString(b) }
@@ -86,6 +106,13 @@ func (a *InputAttestation) JSON() AttestationJSON {
 		j.Handles = append(j.Handles, hex0x(it.Handle[:]))
 		j.CTypes[i] = uint16(it.CType)
 		j.ProofDigests = append(j.ProofDigests, hex0x(it.ProofDigest[:]))
+	}
+	if r := a.Root; r != nil {
+		j.Root = &InputRootJSON{Root: hex0x(r.Root[:]), Index: r.Index, Path: make([]string, len(r.Path)),
+			Signature: hex0x(r.Signature), Signers: hex0x(r.Signers)}
+		for i, s := range r.Path {
+			j.Root.Path[i] = hex0x(s[:])
+		}
 	}
 	return j
 }
@@ -285,7 +312,8 @@ func ServeAPI(srv *http.Server, ln net.Listener) error {
 // APIHandler serves a member's client API:
 //
 //	POST /v1/inputs     UploadRequest (1…MaxUploadItems ciphertexts of one owner) → AttestationJSON
-//	                    (verify every proof, store, replicate, attest the set); token, quota per ciphertext
+//	                    (verify every proof, store, replicate, attest the set; with "rooted", also
+//	                    an input root shared with other uploads); token, quota per ciphertext
 //	GET  /v1/publickey  the collective public key, canonical bytes; public
 //	GET  /v1/status     Status; token
 //
@@ -368,7 +396,11 @@ func (s *apiServer) upload(w http.ResponseWriter, r *http.Request) {
 	if s.quota != nil && !s.meter(w, owner, req.Owner, len(ups)) {
 		return
 	}
-	att, err := s.m.UploadBatch(r.Context(), owner, ups)
+	upload := s.m.UploadBatch
+	if req.Rooted {
+		upload = s.m.UploadBatchRooted
+	}
+	att, err := upload(r.Context(), owner, ups)
 	if err != nil {
 		code := http.StatusBadRequest
 		if errors.Is(err, ErrNoQuorum) {

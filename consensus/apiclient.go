@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/fhegate/fhegate/bls"
+	"github.com/fhegate/fhegate/consensus/protocol"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/zkpok"
 )
@@ -73,10 +74,35 @@ func ReplicatedInts(p *fhe.Params, v int64) []int64 {
 // handles, ctypes and proof digests in order) — the arguments of
 // FHEInput.registerBatch.
 func UploadInputs(ctx context.Context, api, token string, owner [20]byte, ups []InputUpload) (*InputAttestation, error) {
+	return uploadInputs(ctx, api, token, owner, ups, false)
+}
+
+// UploadInputsRooted is UploadInputs asking for an input root as well
+// ("rooted": true): the attestation's Root, when the committee's root round
+// reached a quorum, places the upload in a root signed once for many
+// uploads (FHEPolicy.evaluateRooted's root, index, path, signature,
+// signers); without one (the round failed) Root is nil and the per-upload
+// attestation stands. chainID is the chain the proofs were bound to
+// (KeyAnnouncement.Proof.ChainID): the upload's leaf is its digest for
+// that chain, and the path must lead from it to the root
+// (InputAttestation.RootDigest); with a nil chainID only the path's shape
+// is checked here and the chain checks the rest.
+func UploadInputsRooted(ctx context.Context, api, token string, chainID *big.Int, owner [20]byte, ups []InputUpload) (*InputAttestation, error) {
+	att, err := uploadInputs(ctx, api, token, owner, ups, true)
+	if err != nil || att.Root == nil || chainID == nil {
+		return att, err
+	}
+	if _, err := att.RootDigest(chainID); err != nil {
+		return nil, fmt.Errorf("committee answered an input root that does not hold the upload: %w", err)
+	}
+	return att, nil
+}
+
+func uploadInputs(ctx context.Context, api, token string, owner [20]byte, ups []InputUpload, rooted bool) (*InputAttestation, error) {
 	if len(ups) == 0 || len(ups) > MaxUploadItems {
 		return nil, fmt.Errorf("upload of %d ciphertexts outside [1,%d]", len(ups), MaxUploadItems)
 	}
-	req := UploadRequest{Owner: hex0x(owner[:])}
+	req := UploadRequest{Owner: hex0x(owner[:]), Rooted: rooted}
 	want := make([]bls.InputItem, len(ups))
 	for i, u := range ups {
 		req.Inputs = append(req.Inputs, UploadInput{Ciphertext: hex0x(u.Ciphertext), CType: u.CType, Proof: hex0x(u.Proof)})
@@ -149,7 +175,42 @@ func (j *AttestationJSON) Attestation() (*InputAttestation, error) {
 	if a.Signers, err = hex.DecodeString(strings.TrimPrefix(j.Signers, "0x")); err != nil {
 		return nil, fmt.Errorf("attestation signers: %w", err)
 	}
+	if j.Root != nil {
+		if a.Root, err = j.Root.rootAttestation(); err != nil {
+			return nil, fmt.Errorf("attestation root: %w", err)
+		}
+	}
 	return a, nil
+}
+
+// rootAttestation decodes an input root: a 32-byte root, at most
+// bls.MaxInputRootDepth 32-byte siblings, an index inside the tree the
+// path describes, a signature of bls.SignatureLen bytes and a signer
+// bitmap of at most protocol.MaxMembers bits.
+func (j *InputRootJSON) rootAttestation() (*InputRootAttestation, error) {
+	if len(j.Path) > bls.MaxInputRootDepth {
+		return nil, fmt.Errorf("path of %d siblings, at most %d", len(j.Path), bls.MaxInputRootDepth)
+	}
+	if j.Index>>uint(len(j.Path)) != 0 {
+		return nil, fmt.Errorf("index %d outside a tree of depth %d", j.Index, len(j.Path))
+	}
+	r := &InputRootAttestation{Index: j.Index, Path: make([][32]byte, len(j.Path))}
+	var err error
+	if r.Root, err = word32(j.Root); err != nil {
+		return nil, fmt.Errorf("root: %w", err)
+	}
+	for i, s := range j.Path {
+		if r.Path[i], err = word32(s); err != nil {
+			return nil, fmt.Errorf("path sibling %d: %w", i, err)
+		}
+	}
+	if r.Signature, err = hex.DecodeString(strings.TrimPrefix(j.Signature, "0x")); err != nil || len(r.Signature) != bls.SignatureLen {
+		return nil, fmt.Errorf("signature is not %d-byte hex", bls.SignatureLen)
+	}
+	if r.Signers, err = hex.DecodeString(strings.TrimPrefix(j.Signers, "0x")); err != nil || len(r.Signers) == 0 || len(r.Signers) > bls.BitmapLen(protocol.MaxMembers) {
+		return nil, fmt.Errorf("signers is not a hex bitmap of 1…%d bytes", bls.BitmapLen(protocol.MaxMembers))
+	}
+	return r, nil
 }
 
 func word32(s string) ([32]byte, error) {

@@ -285,6 +285,10 @@ type MemberConfig struct {
 	BatchIdle    time.Duration
 	PackMin      int
 	ExpiryBlocks uint64
+	// RootWindow is how long the rooted uploads this member receives are
+	// collected into one input root before the committee signs it (issue
+	// 13, roots.go; ≤ 0: DefaultRootWindow, 100 ms).
+	RootWindow time.Duration
 	// Trace, if set, receives the duration of each phase of Process
 	// ("eval", "digest", "refresh", "mask", "decrypt", "sign") — for benchmarks.
 	Trace func(request [32]byte, phase string, d time.Duration)
@@ -313,6 +317,9 @@ type TestingKnobs struct {
 	// InStorePut is called by each StorePut handler while it holds its
 	// MaxConcurrentStorePuts slot, before it stores the ciphertext.
 	InStorePut func()
+	// RefuseRootSign makes this member refuse every input-root request
+	// (a root round that cannot reach quorum).
+	RefuseRootSign bool
 }
 
 func (c *MemberConfig) defaults() {

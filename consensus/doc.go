@@ -64,6 +64,15 @@
 // bls.VerdictBatchDigest, posted with ChainAdapter.SubmitVerdictBatch.
 // Batch membership is a function of accepted blocks only.
 //
+// Input roots (issue 13, roots.go): a rooted upload
+// (Member.UploadBatchRooted, "rooted" in POST /v1/inputs) also gets a place
+// in one Merkle root over the digests of the rooted uploads its member
+// receives within RootWindow (bls.InputRootTree); the members sign
+// bls.InputRootDigest once for all of them, each only over upload digests
+// it signed itself in the last SignedDigestTTL, so the chain pays one
+// pairing per root (FHEPolicy.evaluateRooted). A root round that fails
+// leaves the uploads with their own attestations.
+//
 // Run drives this from a ChainAdapter's request stream in batches and keeps
 // a persisted block cursor; StartLocalCommittee runs n members in one process
 // over loopback TLS (for `fhegate devnet` and tests). docs/committee.md
@@ -72,7 +81,7 @@
 // The files follow a member's responsibilities: member.go (the type, its
 // constructor and accessors), keys.go (DKG, key storage, noise plan),
 // liveness.go, replication.go (uploads, store replicas, fetches,
-// attestations), process.go (Process and its phases), verdicts.go (verdict
+// attestations), roots.go (input roots), process.go (Process and its phases), verdicts.go (verdict
 // signatures and persisted verdicts), serve.go (the Run loop), status.go,
 // policy_store.go (persisted policy specs), api.go (the client API and its
 // guards), rotation.go (re-encryption of the stored inputs for a new

@@ -37,6 +37,7 @@ type LocalOptions struct {
 	BatchIdle    time.Duration
 	PackMin      int
 	ExpiryBlocks uint64
+	RootWindow   time.Duration // MemberConfig.RootWindow (0: DefaultRootWindow)
 	Trace        func(member uint32, request [32]byte, phase string, d time.Duration)
 	Circuits     Circuits
 	Knobs        TestingKnobs // every member's test hooks
@@ -308,7 +309,7 @@ func (lc *LocalCommittee) start(i int, ln net.Listener) error {
 	}
 	mc := MemberConfig{Committee: *lc.Config, Self: sec.ID, BLSKey: bk, RoundTimeout: o.RoundTimeout,
 		BatchSize: o.BatchSize, Circuits: o.Circuits, Knobs: o.Knobs,
-		BatchWindow: o.BatchWindow, BatchIdle: o.BatchIdle, PackMin: o.PackMin, ExpiryBlocks: o.ExpiryBlocks}
+		BatchWindow: o.BatchWindow, BatchIdle: o.BatchIdle, PackMin: o.PackMin, ExpiryBlocks: o.ExpiryBlocks, RootWindow: o.RootWindow}
 	if o.MemberKnobs != nil {
 		mc.Knobs = o.MemberKnobs(sec.ID)
 	}

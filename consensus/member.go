@@ -55,6 +55,10 @@ type Member struct {
 
 	putSem chan struct{} // StorePut handlers in flight (MaxConcurrentStorePuts)
 
+	signed  *signedLog    // upload digests this member signed (input roots, roots.go)
+	roots   rootBatcher   // rooted uploads waiting for their root round
+	rootSem chan struct{} // TypeRootSign handlers in flight (MaxConcurrentRootSigns)
+
 	zkKey atomic.Pointer[zkpok.Key] // input-proof key of the current public key (proofKey)
 	coins *protocol.CoinState       // coin-toss contributions and peers' first commitments (protocol.CoinToss, "Retries")
 
@@ -97,7 +101,9 @@ func NewMember(cfg MemberConfig, tr transport.Transport, st *store.Store, log *z
 	m := &Member{cfg: cfg, id: transport.MemberID(cfg.Self), log: log.With(zap.Uint32("member", cfg.Self)), st: st, led: led,
 		params: params, chainID: cfg.Committee.ChainIDBig(), committee: committee, members: cfg.Committee.IDs(),
 		down: map[transport.MemberID]uint64{}, closed: make(chan struct{}),
-		putSem: make(chan struct{}, MaxConcurrentStorePuts)}
+		putSem: make(chan struct{}, MaxConcurrentStorePuts),
+		signed: newSignedLog(SignedDigestTTL, MaxSignedDigests), rootSem: make(chan struct{}, MaxConcurrentRootSigns),
+		roots: rootBatcher{rounds: make(chan struct{}, maxRootRounds)}}
 	if m.coins, err = protocol.NewCoinState(); err != nil {
 		return nil, err
 	}
@@ -108,6 +114,7 @@ func NewMember(cfg MemberConfig, tr transport.Transport, st *store.Store, log *z
 	m.mux.SetBufferLimits(0, earlyBytesBudget(len(m.members)))
 	m.mux.Handle(transport.TypeStorePut, m.onStorePut)
 	m.mux.Handle(transport.TypeFetch, m.onFetch)
+	m.mux.Handle(transport.TypeRootSign, m.onRootSign)
 	if err := m.loadKeys(); err != nil && !errors.Is(err, store.ErrNotFound) {
 		m.mux.Close()
 		return nil, err
@@ -147,6 +154,7 @@ func (m *Member) Ledger() *ledger.Ledger { return m.led }
 // Close stops the member (its transport included); the store stays open.
 func (m *Member) Close() error {
 	m.once.Do(func() { close(m.closed) })
+	m.roots.close()
 	err := m.mux.Close()
 	m.wg.Wait()
 	return err

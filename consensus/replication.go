@@ -34,6 +34,10 @@ type InputAttestation struct {
 	Signers   []byte // bitmap
 	// Handle is Items[0].Handle, the handle of a one-ciphertext Upload.
 	Handle fhe.Handle
+	// Root, set for a rooted upload (UploadBatchRooted) whose root round
+	// reached a quorum, places Digest(chainId) in an input root the
+	// committee signed for Epoch (FHEPolicy.evaluateRooted); nil otherwise.
+	Root *InputRootAttestation
 }
 
 // Digest is the message the attestation signs for chainID.
@@ -140,6 +144,7 @@ func (m *Member) onStorePut(msg transport.Message) {
 			reply = append(reply, err.Error()...)
 		} else {
 			d := m.inputBatchDigest(owner, items)
+			m.signed.add(d) // before the ack: a root round may follow it at once
 			reply = append([]byte{1}, m.cfg.BLSKey.Sign(d[:])...)
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), m.cfg.RoundTimeout)
@@ -406,11 +411,27 @@ func (m *Member) Upload(ctx context.Context, ct, proof []byte, owner [20]byte, c
 // with one pairing. A missing or invalid proof is an error wrapping
 // ErrBadProof; the upload is refused whole.
 func (m *Member) UploadBatch(ctx context.Context, owner [20]byte, ups []InputUpload) (*InputAttestation, error) {
+	return m.uploadBatch(ctx, owner, ups, false)
+}
+
+// UploadBatchRooted is UploadBatch that also places the upload in an input
+// root (roots.go): once the upload is attested, its digest joins the
+// rooted uploads this member receives within RootWindow, the committee
+// signs their Merkle root and the attestation's Root carries the upload's
+// index, path and the root's aggregate signature. If the root round fails
+// (no quorum, timeout) or ctx ends while it runs, the upload is still
+// answered, with its own attestation and Root nil.
+func (m *Member) UploadBatchRooted(ctx context.Context, owner [20]byte, ups []InputUpload) (*InputAttestation, error) {
+	return m.uploadBatch(ctx, owner, ups, true)
+}
+
+func (m *Member) uploadBatch(ctx context.Context, owner [20]byte, ups []InputUpload, rooted bool) (*InputAttestation, error) {
 	items, err := m.acceptInputs(owner, ups)
 	if err != nil {
 		return nil, err
 	}
 	d := m.inputBatchDigest(owner, items)
+	m.signed.add(d)
 	sigs := map[transport.MemberID][]byte{m.id: m.cfg.BLSKey.Sign(d[:])}
 	session := fmt.Sprintf("put/%x/%x/%x", d[:], owner[:], randTag())
 	live := m.live()
@@ -433,6 +454,11 @@ func (m *Member) UploadBatch(ctx context.Context, owner [20]byte, ups []InputUpl
 	att := &InputAttestation{Owner: owner, Preset: uint8(m.params.Preset.ID), Epoch: m.cfg.Committee.Epoch, Items: items, Handle: items[0].Handle}
 	if att.Signature, att.Signers, err = m.aggregate(sigs); err != nil {
 		return nil, err
+	}
+	if rooted {
+		if att.Root, err = m.awaitRoot(ctx, d); err != nil {
+			m.log.Warn("no input root for this upload: answered with its own attestation only", zap.Binary("digest", d[:]), zap.Error(err))
+		}
 	}
 	return att, nil
 }

@@ -52,6 +52,13 @@ const (
 	// random bytes, then the bytes.
 	TypeCoinCommit Type = 21
 	TypeCoinReveal Type = 22
+	// TypeRootSign / TypeRootAck are an input-root round (issue 13): the
+	// member that received a window of uploads asks the others to sign
+	// one Merkle root over those uploads' attestation digests
+	// (epoch(8) ‖ count(4) ‖ count×32-byte leaves); each answers 1 ‖ a
+	// BLS signature, or 0 ‖ the reason it refuses.
+	TypeRootSign Type = 23
+	TypeRootAck  Type = 24
 )
 
 // Message is one typed message. Session names the protocol instance (e.g.

@@ -1,0 +1,432 @@
+package consensus
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math/big"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/fhegate/fhegate/bls"
+	"github.com/fhegate/fhegate/consensus/transport"
+)
+
+// Input roots (issue 13). Every upload gets its own quorum attestation over
+// bls.InputBatchDigest (one pairing on chain per upload). A rooted upload
+// (UploadBatchRooted, POST /v1/inputs with "rooted": true) also gets a
+// second, optional attestation: the member whose API received it collects
+// the digests of the rooted uploads that complete within RootWindow, and
+// the committee signs one Merkle root over them (bls.InputRootTree), so the
+// chain verifies one pairing per root (FHEPolicy.evaluateRooted). A member
+// signs a root only over digests it signed itself, per upload, within
+// SignedDigestTTL: a root attests nothing the members did not attest one
+// by one.
+
+// Input-root bounds.
+const (
+	// MaxRootLeaves bounds the uploads of one root (a round's payload is
+	// 12 + 32·MaxRootLeaves bytes; the path is 10 siblings).
+	MaxRootLeaves = 1024
+	// DefaultRootWindow is how long a root's batch collects uploads
+	// (MemberConfig.RootWindow).
+	DefaultRootWindow = 100 * time.Millisecond
+	// SignedDigestTTL is how long a member remembers an upload digest it
+	// signed, i.e. how long after an upload a root may include it.
+	SignedDigestTTL = 10 * time.Minute
+	// MaxSignedDigests bounds the digests a member remembers (the oldest
+	// are forgotten first), whatever its peers and clients send.
+	MaxSignedDigests = 1 << 16
+	// MaxConcurrentRootSigns bounds the TypeRootSign requests a member
+	// handles at once; beyond it they are dropped with a log (the
+	// coordinator counts the member as missing), like StorePut.
+	MaxConcurrentRootSigns = 16
+	// maxRootRounds bounds the root rounds a coordinator runs at once;
+	// beyond it a batch is answered without a root.
+	maxRootRounds = 16
+)
+
+// InputRootAttestation is an upload's place in an input root and the
+// committee's aggregate signature over
+// bls.InputRootDigest(chainId, epoch, Root), epoch being the enclosing
+// InputAttestation's Epoch: FHEPolicy.evaluateRooted's root, index, path,
+// signature and signers.
+type InputRootAttestation struct {
+	Root      [32]byte
+	Index     uint64
+	Path      [][32]byte // siblings from the leaf up (≤ bls.MaxInputRootDepth)
+	Signature []byte     // aggregate BLS over bls.InputRootDigest
+	Signers   []byte     // bitmap
+}
+
+// ErrNoRoot is returned by InputAttestation.RootDigest for an attestation
+// without a root, or whose path does not lead from its digest to its root.
+var ErrNoRoot = errors.New("consensus: attestation has no input root for this chain")
+
+// RootDigest checks that the attestation's own digest for chainID (its
+// leaf) reaches a.Root.Root along a.Root.Path, and returns the message the
+// root signature signs: bls.InputRootDigest(chainID, a.Epoch, root).
+func (a *InputAttestation) RootDigest(chainID *big.Int) ([32]byte, error) {
+	if a.Root == nil {
+		return [32]byte{}, ErrNoRoot
+	}
+	got, err := bls.InputRootFromPath(a.Digest(chainID), a.Root.Index, a.Root.Path)
+	if err != nil {
+		return [32]byte{}, err
+	}
+	if got != a.Root.Root {
+		return [32]byte{}, fmt.Errorf("%w: the path of leaf %d leads to %x, not to %x", ErrNoRoot, a.Root.Index, got[:8], a.Root.Root[:8])
+	}
+	return bls.InputRootDigest(chainID, a.Epoch, a.Root.Root), nil
+}
+
+// signedLog remembers the upload digests a member signed, for
+// SignedDigestTTL and at most MaxSignedDigests of them (oldest forgotten
+// first). Safe for concurrent use.
+type signedLog struct {
+	mu  sync.Mutex
+	ttl time.Duration
+	max int
+	now func() time.Time
+	at  map[[32]byte]signedAt
+	q   []signedEntry // insertion order; an entry whose seq is stale is skipped
+	seq uint64
+}
+
+type signedAt struct {
+	t   time.Time
+	seq uint64
+}
+
+type signedEntry struct {
+	d   [32]byte
+	seq uint64
+}
+
+func newSignedLog(ttl time.Duration, max int) *signedLog {
+	return &signedLog{ttl: ttl, max: max, now: time.Now, at: map[[32]byte]signedAt{}}
+}
+
+// add records d as signed now (again: its lifetime restarts).
+func (l *signedLog) add(d [32]byte) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	now := l.now()
+	l.seq++
+	l.at[d] = signedAt{t: now, seq: l.seq}
+	l.q = append(l.q, signedEntry{d: d, seq: l.seq})
+	l.prune(now)
+}
+
+// has reports whether d was signed less than ttl ago (and not forgotten).
+func (l *signedLog) has(d [32]byte) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	now := l.now()
+	l.prune(now)
+	a, ok := l.at[d]
+	return ok && now.Sub(a.t) < l.ttl
+}
+
+// len returns how many digests are remembered.
+func (l *signedLog) len() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.at)
+}
+
+// prune forgets the oldest digests while more than max are remembered or
+// the oldest has expired, and drops the queue entries of digests signed
+// again since (compacting the queue when they make up half of it, so that
+// re-signing one digest over and over cannot grow it). Called with l.mu
+// held.
+func (l *signedLog) prune(now time.Time) {
+	for len(l.q) > 0 {
+		e := l.q[0]
+		a, live := l.at[e.d]
+		current := live && a.seq == e.seq
+		if current && len(l.at) <= l.max && now.Sub(a.t) < l.ttl {
+			break
+		}
+		if current {
+			delete(l.at, e.d)
+		}
+		l.q[0] = signedEntry{}
+		l.q = l.q[1:]
+	}
+	if len(l.q) == 0 {
+		l.q = nil // release the backing array
+		return
+	}
+	if len(l.q) > 2*l.max {
+		q := make([]signedEntry, 0, len(l.at))
+		for _, e := range l.q {
+			if a, ok := l.at[e.d]; ok && a.seq == e.seq {
+				q = append(q, e)
+			}
+		}
+		l.q = q
+	}
+}
+
+// rootSign encodes a TypeRootSign payload: epoch(8) ‖ count(4) ‖
+// count×32-byte leaves (big-endian).
+func rootSign(epoch uint64, leaves [][32]byte) []byte {
+	out := make([]byte, 0, 12+32*len(leaves))
+	out = binary.BigEndian.AppendUint64(out, epoch)
+	out = binary.BigEndian.AppendUint32(out, uint32(len(leaves)))
+	for _, l := range leaves {
+		out = append(out, l[:]...)
+	}
+	return out
+}
+
+// parseRootSign decodes a TypeRootSign payload. The count is checked
+// against [1, MaxRootLeaves] and the payload's exact length before any
+// allocation.
+func parseRootSign(b []byte) (epoch uint64, leaves [][32]byte, err error) {
+	if len(b) < 12 {
+		return 0, nil, fmt.Errorf("root request of %d bytes, shorter than its 12-byte header", len(b))
+	}
+	epoch = binary.BigEndian.Uint64(b[:8])
+	n := binary.BigEndian.Uint32(b[8:12])
+	if n == 0 || n > MaxRootLeaves {
+		return 0, nil, fmt.Errorf("root request of %d leaves outside [1,%d]", n, MaxRootLeaves)
+	}
+	if want := 12 + 32*int(n); len(b) != want {
+		return 0, nil, fmt.Errorf("root request of %d leaves is %d bytes, want %d", n, len(b), want)
+	}
+	leaves = make([][32]byte, n)
+	for i := range leaves {
+		copy(leaves[i][:], b[12+32*i:])
+	}
+	return epoch, leaves, nil
+}
+
+// signRoot is this member's signature over the root of leaves for epoch,
+// given only if epoch is the committee's and every leaf is an upload
+// digest this member signed within SignedDigestTTL.
+func (m *Member) signRoot(epoch uint64, leaves [][32]byte) ([]byte, error) {
+	if epoch != m.cfg.Committee.Epoch {
+		return nil, fmt.Errorf("root for epoch %d, this committee's epoch is %d", epoch, m.cfg.Committee.Epoch)
+	}
+	if len(leaves) == 0 || len(leaves) > MaxRootLeaves {
+		return nil, fmt.Errorf("root of %d leaves outside [1,%d]", len(leaves), MaxRootLeaves)
+	}
+	for i, l := range leaves {
+		if !m.signed.has(l) {
+			return nil, fmt.Errorf("leaf %d (%x…) is not an upload digest this member signed in the last %s", i, l[:8], m.signed.ttl)
+		}
+	}
+	root, _, err := bls.InputRootTree(leaves)
+	if err != nil {
+		return nil, err
+	}
+	d := bls.InputRootDigest(m.chain(), epoch, root)
+	return m.cfg.BLSKey.Sign(d[:]), nil
+}
+
+// onRootSign answers a peer's TypeRootSign with a TypeRootAck: 1 ‖ this
+// member's signature, or 0 ‖ why it refuses. At most
+// MaxConcurrentRootSigns run at once; the excess is dropped with a log.
+func (m *Member) onRootSign(msg transport.Message) {
+	select {
+	case m.rootSem <- struct{}{}:
+	default:
+		m.log.Warn("too many concurrent root requests: dropped (the coordinator counts this member as missing)",
+			zap.Uint32("from", uint32(msg.From)), zap.Int("bytes", len(msg.Payload)))
+		return
+	}
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		defer func() { <-m.rootSem }()
+		reply := []byte{0}
+		if m.cfg.Knobs.RefuseRootSign {
+			reply = append(reply, "refused (test knob)"...)
+		} else if epoch, leaves, err := parseRootSign(msg.Payload); err != nil {
+			reply = append(reply, err.Error()...)
+		} else if sig, err := m.signRoot(epoch, leaves); err != nil {
+			reply = append(reply, err.Error()...)
+		} else {
+			reply = append([]byte{1}, sig...)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), m.cfg.RoundTimeout)
+		defer cancel()
+		if err := m.mux.Send(ctx, msg.From, transport.Message{Type: transport.TypeRootAck, Session: msg.Session, Payload: reply}); err != nil {
+			m.log.Debug("root ack not delivered", zap.Error(err))
+		}
+	}()
+}
+
+// rootResult is a finished root round: the root, every leaf's path and
+// the aggregate signature with its signer bitmap.
+type rootResult struct {
+	root      [32]byte
+	paths     [][][32]byte
+	signature []byte
+	signers   []byte
+}
+
+// rootBatch is the leaves one root round signs. Leaves are appended while
+// it is the batcher's open batch; done is closed when res or err is set.
+type rootBatch struct {
+	leaves [][32]byte
+	full   chan struct{} // closed when MaxRootLeaves leaves are in
+	done   chan struct{}
+	res    *rootResult
+	err    error
+}
+
+// rootBatcher coalesces rooted uploads at the member that received them:
+// the first leaf opens a batch, which closes after the window or at
+// MaxRootLeaves; a goroutine (counted in Member.wg) then runs its round.
+type rootBatcher struct {
+	mu     sync.Mutex
+	open   *rootBatch
+	closed bool
+	rounds chan struct{} // root rounds in flight (maxRootRounds)
+}
+
+// close stops new batches (Member.Close, before it waits for m.wg).
+func (b *rootBatcher) close() {
+	b.mu.Lock()
+	b.closed = true
+	b.mu.Unlock()
+}
+
+// rootWindow is MemberConfig.RootWindow, DefaultRootWindow when ≤ 0.
+func (m *Member) rootWindow() time.Duration {
+	if m.cfg.RootWindow <= 0 {
+		return DefaultRootWindow
+	}
+	return m.cfg.RootWindow
+}
+
+// enqueueRoot adds leaf to the open batch (opening one if needed) and
+// returns the batch and the leaf's index in it.
+func (m *Member) enqueueRoot(leaf [32]byte) (*rootBatch, int, error) {
+	b := &m.roots
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return nil, 0, errors.New("member closed")
+	}
+	if b.open == nil {
+		nb := &rootBatch{full: make(chan struct{}), done: make(chan struct{})}
+		b.open = nb
+		m.wg.Add(1)
+		go m.runRootBatch(nb)
+	}
+	rb := b.open
+	rb.leaves = append(rb.leaves, leaf)
+	if len(rb.leaves) == MaxRootLeaves {
+		close(rb.full)
+		b.open = nil
+	}
+	return rb, len(rb.leaves) - 1, nil
+}
+
+// runRootBatch waits for the batch to close, runs its round and publishes
+// the result to its waiters.
+func (m *Member) runRootBatch(rb *rootBatch) {
+	defer m.wg.Done()
+	defer close(rb.done)
+	t := time.NewTimer(m.rootWindow())
+	defer t.Stop()
+	closing := false
+	select {
+	case <-t.C:
+	case <-rb.full:
+	case <-m.closed:
+		closing = true
+	}
+	b := &m.roots
+	b.mu.Lock()
+	if b.open == rb {
+		b.open = nil
+	}
+	leaves := rb.leaves // no more appends: rb is no longer open
+	b.mu.Unlock()
+	if closing {
+		rb.err = errors.New("member closed")
+		return
+	}
+	select {
+	case b.rounds <- struct{}{}:
+		defer func() { <-b.rounds }()
+	default:
+		rb.err = fmt.Errorf("%d root rounds already in flight", maxRootRounds)
+		return
+	}
+	rb.res, rb.err = m.rootRound(leaves)
+}
+
+// rootRound asks the live members to sign the root of leaves (all signed
+// by this member, per upload) and aggregates the signatures that verify,
+// with the quorum logic of UploadBatch.
+func (m *Member) rootRound(leaves [][32]byte) (*rootResult, error) {
+	epoch := m.cfg.Committee.Epoch
+	root, paths, err := bls.InputRootTree(leaves)
+	if err != nil {
+		return nil, err
+	}
+	d := bls.InputRootDigest(m.chain(), epoch, root)
+	sigs := map[transport.MemberID][]byte{}
+	if sig, err := m.signRoot(epoch, leaves); err == nil {
+		sigs[m.id] = sig
+	} else {
+		m.log.Warn("this member does not sign its own root", zap.Error(err))
+	}
+	session := fmt.Sprintf("root/%d/%x/%x", epoch, root[:], randTag())
+	live := m.live()
+	ctx, cancel := context.WithTimeout(context.Background(), m.cfg.RoundTimeout)
+	defer cancel()
+	_ = m.mux.Broadcast(ctx, live, transport.Message{Type: transport.TypeRootSign, Session: session, Payload: rootSign(epoch, leaves)})
+	got := m.mux.CollectQuorum(ctx, session, transport.TypeRootAck, live, m.quorumWant(len(live)-1), m.grace())
+	m.mux.Forget(session)
+	for id, msg := range got.Got {
+		if len(msg.Payload) == 1+bls.SignatureLen && msg.Payload[0] == 1 {
+			sig := msg.Payload[1:]
+			if bls.Verify(m.committee.Keys[id-1].Compressed(), d[:], sig) == nil {
+				sigs[id] = sig
+				continue
+			}
+		}
+		m.log.Warn("root refused or bad signature", zap.Uint32("peer", uint32(id)), zap.ByteString("reply", tail(msg.Payload)))
+	}
+	m.markDown(got.Missing)
+	res := &rootResult{root: root, paths: paths}
+	if res.signature, res.signers, err = m.aggregate(sigs); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// awaitRoot puts an upload's digest (this member signed it) into the open
+// root batch and waits for the batch's round: the upload's root
+// attestation, or why there is none. A waiter that gives up (ctx) leaves
+// the batch and its round to the others.
+func (m *Member) awaitRoot(ctx context.Context, leaf [32]byte) (*InputRootAttestation, error) {
+	rb, i, err := m.enqueueRoot(leaf)
+	if err != nil {
+		return nil, err
+	}
+	select {
+	case <-rb.done:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-m.closed:
+		return nil, errors.New("member closed")
+	}
+	if rb.err != nil {
+		return nil, rb.err
+	}
+	r := rb.res
+	return &InputRootAttestation{Root: r.root, Index: uint64(i), Path: r.paths[i],
+		Signature: bytes.Clone(r.signature), Signers: bytes.Clone(r.signers)}, nil
+}
