@@ -21,6 +21,7 @@ type benchLoadOptions struct {
 	committeePre string
 	committeeN   int
 	committeeT   int
+	rootWindow   time.Duration
 }
 
 func newBenchLoadCmd(a *app) *cobra.Command {
@@ -60,7 +61,8 @@ processes whose CPU (/proc/<pid>/stat) is measured.`,
 	f.StringVar(&o.cfg.Policy, "policy", "kyc_aml", "shipped policy example (fhegate policy list)")
 	f.Uint64Var(&o.cfg.Seed, "seed", 0, "seed for the random inputs (0: a fresh one, printed)")
 	f.IntVar(&o.cfg.InFlight, "inflight", 16, "transactions in flight per account")
-	f.StringVar((*string)(&o.cfg.Inputs), "inputs", string(loadgen.InputsSet), "how inputs reach the chain: set (FHEInput.registerSet, then evaluate), per-handle (registerBatch, then evaluate) or inline (FHEPolicy.evaluateAttested, one transaction)")
+	f.StringVar((*string)(&o.cfg.Inputs), "inputs", string(loadgen.InputsRooted), "how inputs reach the chain: rooted (uploads under a committee-signed input root, FHEPolicy.evaluateRooted, one transaction), set (FHEInput.registerSet, then evaluate), per-handle (registerBatch, then evaluate) or inline (FHEPolicy.evaluateAttested, one transaction)")
+	f.DurationVar(&o.rootWindow, "root-window", consensus.DefaultRootWindow, "in-process devnet: how long the committee's member collects uploads into one input root (each root costs its first request one pairing)")
 	f.DurationVar(&o.cfg.Timeout, "timeout", 30*time.Minute, "give up after this long")
 	f.IntSliceVar(&o.pids, "committee-pid", nil, "with --rpc: committee member process ids whose CPU to measure (repeatable)")
 	f.StringVar(&o.jsonPath, "json", "", "also write the result as JSON to this file (- for stdout)")
@@ -81,7 +83,8 @@ func runBenchLoad(ctx context.Context, log *zap.Logger, out io.Writer, o benchLo
 		}
 		fmt.Fprintf(out, "load: starting an in-process devnet (committee n=%d t=%d, %s)…\n", o.committeeN, o.committeeT, o.committeePre)
 		d, err := startDevnet(ctx, log, devnetOptions{host: "127.0.0.1", port: 0, dataDir: o.dataDir,
-			committeeN: o.committeeN, committeeT: o.committeeT, committeePre: o.committeePre, batchWindow: devnetBatchWindow})
+			committeeN: o.committeeN, committeeT: o.committeeT, committeePre: o.committeePre, batchWindow: devnetBatchWindow,
+			rootWindow: o.rootWindow})
 		if err != nil {
 			return err
 		}

@@ -32,10 +32,11 @@ type devCommittee struct {
 // dir/committee: resumed from the keys saved there by an earlier start
 // (--datadir: a warm start runs no DKG; the saved preset wins), else fresh
 // keys through a DKG for preset (default consensus.DefaultPreset).
-func newLocalDevCommittee(ctx context.Context, log *zap.Logger, n, t int, preset string, batchWindow uint64, dir string) (DevCommittee, error) {
+func newLocalDevCommittee(ctx context.Context, log *zap.Logger, o devnetOptions, dir string) (DevCommittee, error) {
+	n, t := o.committeeN, o.committeeT
 	cdir := filepath.Join(dir, "committee")
-	opts := consensus.LocalOptions{N: n, T: t, Dir: cdir, Preset: preset, ChainID: big.NewInt(1337),
-		RoundTimeout: 60 * time.Second, Log: log.Named("committee"), BatchWindow: batchWindow}
+	opts := consensus.LocalOptions{N: n, T: t, Dir: cdir, Preset: o.committeePre, ChainID: big.NewInt(1337),
+		RoundTimeout: 60 * time.Second, Log: log.Named("committee"), BatchWindow: o.batchWindow, RootWindow: o.rootWindow}
 	start, resumed := consensus.StartLocal, consensus.HasLocalState(cdir)
 	if resumed {
 		start = consensus.ResumeLocal

@@ -66,7 +66,8 @@ type devnetOptions struct {
 	committeeN    int
 	committeeT    int
 	committeePre  string
-	batchWindow   uint64 // the committee's packing window in blocks (consensus.MemberConfig.BatchWindow)
+	batchWindow   uint64        // the committee's packing window in blocks (consensus.MemberConfig.BatchWindow)
+	rootWindow    time.Duration // how long a member collects uploads into one input root (consensus.MemberConfig.RootWindow)
 	noCommittee   bool
 	devCommittee  bool
 	allowOrigins  []string
@@ -124,6 +125,8 @@ State lives in a temporary directory removed on exit, unless --datadir is given
 	f.Uint64Var(&o.batchWindow, "batch-window", devnetBatchWindow, "committee packing window in blocks: a policy's requests in one aligned window are evaluated "+
 		"as one packed batch (the devnet builds a block per transaction, so a window is about that many transactions; "+
 		"an idle window closes after 2 s)")
+	f.DurationVar(&o.rootWindow, "root-window", consensus.DefaultRootWindow, "how long the committee's member collects rooted uploads into one input root "+
+		"(FHEPolicy.evaluateRooted: each root costs its first request one pairing, the others none)")
 	f.BoolVar(&o.noCommittee, "no-committee", false, "do not start the in-process committee (FHEVerdict gets only its governance address)")
 	f.BoolVar(&o.devCommittee, "dev-committee", false, "register the well-known, insecure development committee (public BLS keys, devchain.DevCommittee) "+
 		"instead of running the MPC committee: clients attest inputs and sign verdicts themselves (examples/go)")
@@ -290,7 +293,7 @@ func devnetCommittee(ctx context.Context, log *zap.Logger, o devnetOptions, gene
 	if o.committeeT < 1 || o.committeeT > o.committeeN {
 		return nil, nil, "", fmt.Errorf("committee threshold %d out of range for %d members", o.committeeT, o.committeeN)
 	}
-	committee, err := newLocalDevCommittee(ctx, log, o.committeeN, o.committeeT, o.committeePre, o.batchWindow, dataDir)
+	committee, err := newLocalDevCommittee(ctx, log, o, dataDir)
 	if err != nil {
 		return nil, nil, "", fmt.Errorf("committee: %w", err)
 	}

@@ -13,6 +13,7 @@ import (
 	"crypto/ecdsa"
 	"fmt"
 	"io"
+	"math"
 	"math/big"
 	"net/http"
 	"strings"
@@ -39,6 +40,41 @@ type Attestation struct {
 	ProofDigests [][32]byte // keccak256 of each input's proof, bound on chain
 	Signature    []byte
 	Signers      []byte
+	// Root places the upload in an input root the committee signed once for
+	// many uploads (UploadRooted; nil for Upload, or when the committee's
+	// root round failed): FHEPolicy.evaluateRooted's root, index, path,
+	// signature and signers.
+	Root *consensus.InputRootAttestation
+}
+
+// Evaluate requests an evaluation of policyID on the upload's inputs, by
+// their owner (opts.From), with the committee's attestation inline — no
+// FHEInput registration, one transaction:
+//
+//   - with a Root, FHEPolicy.evaluateRooted. The root's signature is left
+//     out when the chain already verified the root in this epoch (the gas
+//     estimate without it succeeds: the request pays two reads instead of
+//     the pairing) and sent otherwise; with opts.GasLimit set there is no
+//     estimate and it is always sent (the chain skips verifying a known
+//     root either way).
+//   - without one, FHEPolicy.evaluateAttested (one pairing).
+func (a *Attestation) Evaluate(opts *bind.TransactOpts, policy *bindings.IFHEPolicy, policyID [32]byte) (*types.Transaction, error) {
+	r := a.Root
+	if r == nil {
+		return policy.EvaluateAttested(opts, policyID, a.Preset, a.Handles, a.CTypes, a.ProofDigests, a.Signature, a.Signers)
+	}
+	if r.Index > math.MaxUint32 {
+		return nil, fmt.Errorf("fheclient: root index %d", r.Index)
+	}
+	send := func(sig, signers []byte) (*types.Transaction, error) {
+		return policy.EvaluateRooted(opts, policyID, a.Preset, a.Handles, a.CTypes, a.ProofDigests, r.Root, uint32(r.Index), r.Path, sig, signers)
+	}
+	if opts.GasLimit == 0 {
+		if tx, err := send(nil, nil); err == nil || !strings.Contains(err.Error(), "is not yet verified") {
+			return tx, err
+		}
+	}
+	return send(r.Signature, r.Signers)
 }
 
 // Register sends FHEInput.registerBatch(a) with opts: one transaction and
@@ -101,6 +137,22 @@ func (c *Committee) PublicKey(ctx context.Context) (*fhe.PublicKey, error) {
 // and returns one quorum attestation for the set; the attested owner,
 // handles and proof digests are checked against what was sent.
 func (c *Committee) Upload(ctx context.Context, owner common.Address, values ...int64) (*Attestation, error) {
+	return c.upload(ctx, owner, false, values)
+}
+
+// UploadRooted is Upload asking the committee for an input root as well
+// (POST /v1/inputs with "rooted": true): the member puts the upload's
+// attestation digest into one Merkle root with the other uploads it
+// receives within its root window, and the committee signs that root once,
+// so the chain verifies one pairing per root instead of one per upload
+// (Attestation.Evaluate → FHEPolicy.evaluateRooted). The path from this
+// upload's digest to the root is checked here. Root is nil when the
+// committee's root round failed; the per-upload attestation still stands.
+func (c *Committee) UploadRooted(ctx context.Context, owner common.Address, values ...int64) (*Attestation, error) {
+	return c.upload(ctx, owner, true, values)
+}
+
+func (c *Committee) upload(ctx context.Context, owner common.Address, rooted bool, values []int64) (*Attestation, error) {
 	pk, err := c.PublicKey(ctx)
 	if err != nil {
 		return nil, err
@@ -118,12 +170,17 @@ func (c *Committee) Upload(ctx context.Context, owner common.Address, values ...
 		}
 		ups[i].Proof, ups[i].CType = proof, 1
 	}
-	att, err := consensus.UploadInputs(ctx, c.API, c.Token, owner, ups)
+	var att *consensus.InputAttestation
+	if rooted {
+		att, err = consensus.UploadInputsRooted(ctx, c.API, c.Token, c.ctx.ChainID, owner, ups)
+	} else {
+		att, err = consensus.UploadInputs(ctx, c.API, c.Token, owner, ups)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("fheclient: upload: %w", err)
 	}
 	return &Attestation{Owner: common.Address(att.Owner), Preset: att.Preset, Handles: att.Handles(), CTypes: att.CTypes(),
-		ProofDigests: att.ProofDigests(), Signature: att.Signature, Signers: att.Signers}, nil
+		ProofDigests: att.ProofDigests(), Signature: att.Signature, Signers: att.Signers, Root: att.Root}, nil
 }
 
 // HTTP does one request and returns the body of a 200 answer (at most 8 MiB);

@@ -216,21 +216,19 @@ func (c *client) register(ctx context.Context, name string) ([32]byte, error) {
 	return id, nil
 }
 
-// request uploads the inputs as one set (each value in every slot),
-// registers them as one input set (FHEInput.registerSet: the client
-// evaluates on its own inputs, so one slot and one check serve them all),
-// asks for an evaluation and waits for the verdict; it returns the verdict and the time
-// from the evaluate receipt to the verdict.
+// request uploads the inputs as one set (each value in every slot) with
+// "rooted": true, asks for an evaluation in one transaction with the
+// attestation inline (FHEPolicy.evaluateRooted under the input root the
+// committee signed for this and concurrent uploads — the client evaluates
+// on its own inputs once, so nothing is registered for them; evaluateAttested
+// if no root came back) and waits for the verdict; it returns the verdict
+// and the time from the evaluate receipt to the verdict.
 func (c *client) request(ctx context.Context, policyID [32]byte, vals []int64) (int64, time.Duration, error) {
-	a, err := c.committee.Upload(ctx, c.owner, vals...)
+	a, err := c.committee.UploadRooted(ctx, c.owner, vals...)
 	if err != nil {
 		return 0, 0, err
 	}
-	if err := c.tx.Send(ctx, func(o *bind.TransactOpts) (*types.Transaction, error) { return a.RegisterSet(o, c.input) }); err != nil {
-		return 0, 0, fmt.Errorf("FHEInput.registerSet: %w", err)
-	}
-	handles := a.Handles
-	if err := c.tx.Send(ctx, func(o *bind.TransactOpts) (*types.Transaction, error) { return c.policy.Evaluate(o, policyID, handles) }); err != nil {
+	if err := c.tx.Send(ctx, func(o *bind.TransactOpts) (*types.Transaction, error) { return a.Evaluate(o, c.policy, policyID) }); err != nil {
 		return 0, 0, fmt.Errorf("evaluate: %w", err)
 	}
 	start := time.Now()

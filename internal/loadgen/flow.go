@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/ava-labs/libevm/accounts/abi/bind"
@@ -58,6 +59,9 @@ func (g *gen) sendInputs(ctx context.Context, a *account, mine []*request) error
 		r.gas.Register += rc.GasUsed
 		return nil
 	}}
+	if g.cfg.Inputs == InputsRooted {
+		return g.uploadConcurrently(ctx, a, mine)
+	}
 	for _, r := range mine {
 		hs, err := g.registerInputs(ctx, a, r)
 		if err != nil {
@@ -73,14 +77,50 @@ func (g *gen) sendInputs(ctx context.Context, a *account, mine []*request) error
 	return w.flush(ctx)
 }
 
+// uploadConcurrently is phase 1 with InputsRooted: no transactions, so an
+// account's uploads go out uploadsInFlight at a time, and the uploads that
+// complete within the member's root window share a root.
+func (g *gen) uploadConcurrently(ctx context.Context, a *account, mine []*request) error {
+	sem := make(chan struct{}, uploadsInFlight)
+	errs := make([]error, len(mine))
+	var wg sync.WaitGroup
+	for i, r := range mine {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+			errs[i] = ctx.Err()
+		}
+		if errs[i] != nil {
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			if _, err := g.registerInputs(ctx, a, r); err != nil {
+				errs[i] = fmt.Errorf("request %d: %w", r.idx, err)
+				return
+			}
+			g.inputsDone.Add(1)
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
 // registerInputs uploads the request's inputs as one set (each value
 // replicated in every slot, one proof each, one quorum attestation for the
-// set) and sends one FHEInput.registerSet for them (registerBatch with
-// InputsPerHandle; nothing with InputsInline, whose evaluation carries the
+// set; with InputsRooted also its place in an input root) and sends one
+// FHEInput.registerSet for them (registerBatch with InputsPerHandle;
+// nothing with InputsInline and InputsRooted, whose evaluation carries the
 // attestation); it returns the transactions. This is the one place that
 // knows how inputs reach the chain (through examples/fheclient).
 func (g *gen) registerInputs(ctx context.Context, a *account, r *request) ([]common.Hash, error) {
-	at, err := g.api.Upload(ctx, a.addr, r.vals...)
+	upload := g.api.Upload
+	if g.cfg.Inputs == InputsRooted {
+		upload = g.api.UploadRooted
+	}
+	at, err := upload(ctx, a.addr, r.vals...)
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +130,7 @@ func (g *gen) registerInputs(ctx context.Context, a *account, r *request) ([]com
 	r.handles = at.Handles
 	register, name := at.RegisterSet, "FHEInput.registerSet"
 	switch g.cfg.Inputs {
-	case InputsInline:
+	case InputsInline, InputsRooted:
 		r.at = at
 		return nil, nil
 	case InputsPerHandle:
@@ -122,7 +162,7 @@ func (g *gen) sendEvaluates(ctx context.Context, a *account, mine []*request) er
 	for _, r := range mine {
 		h, err := g.transact(a, func(o *bind.TransactOpts) (*types.Transaction, error) {
 			if at := r.at; at != nil {
-				return g.policy.EvaluateAttested(o, g.policyID, at.Preset, at.Handles, at.CTypes, at.ProofDigests, at.Signature, at.Signers)
+				return at.Evaluate(o, g.policy, g.policyID) // evaluateRooted, or evaluateAttested without a root
 			}
 			return g.policy.Evaluate(o, g.policyID, r.handles)
 		})

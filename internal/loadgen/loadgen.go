@@ -45,7 +45,7 @@ type Config struct {
 	Poll         time.Duration
 	Timeout      time.Duration // for the whole run (default 30 min)
 	// Inputs is how each request's attested inputs reach the chain:
-	// InputsSet (default), InputsPerHandle or InputsInline.
+	// InputsRooted (default), InputsSet, InputsPerHandle or InputsInline.
 	Inputs InputMode
 	// Funder pays the load accounts' gas (default dev0, which the devnet
 	// genesis funds).
@@ -72,15 +72,26 @@ const (
 	// InputsInline sends no registration: FHEPolicy.evaluateAttested
 	// carries the attestation (one transaction per request).
 	InputsInline InputMode = "inline"
+	// InputsRooted uploads with "rooted": true and sends no registration:
+	// FHEPolicy.evaluateRooted carries the upload's place in an input root
+	// the committee signed once for many uploads (one pairing per root, paid
+	// by the root's first request); evaluateAttested when the committee's
+	// root round failed.
+	InputsRooted InputMode = "rooted"
 )
+
+// uploadsInFlight bounds the uploads one account has in flight with
+// InputsRooted (each is up to consensus.MaxUploadBytes of JSON): uploads
+// that complete within the member's root window share a root.
+const uploadsInFlight = 4
 
 func (c *Config) defaults() error {
 	switch c.Inputs {
 	case "":
-		c.Inputs = InputsSet
-	case InputsSet, InputsPerHandle, InputsInline:
+		c.Inputs = InputsRooted
+	case InputsRooted, InputsSet, InputsPerHandle, InputsInline:
 	default:
-		return fmt.Errorf("inputs mode %q: want %s, %s or %s", c.Inputs, InputsSet, InputsPerHandle, InputsInline)
+		return fmt.Errorf("inputs mode %q: want %s, %s, %s or %s", c.Inputs, InputsRooted, InputsSet, InputsPerHandle, InputsInline)
 	}
 	if c.Policy == "" {
 		c.Policy = "kyc_aml"
@@ -124,7 +135,7 @@ type request struct {
 	vals    []int64
 	want    int64
 	handles [][32]byte
-	at      *fheclient.Attestation // InputsInline: sent with the evaluation
+	at      *fheclient.Attestation // InputsInline, InputsRooted: sent with the evaluation
 	id      [32]byte
 	gas     StepGas
 	verdict int64

@@ -74,15 +74,21 @@ type Result struct {
 		Verdict  float64 `json:"verdict_share"`
 		Total    float64 `json:"total"`
 	} `json:"gas_per_request"`
-	VerdictTxs   int     `json:"verdict_txs"`
-	ItemsPerTx   float64 `json:"verdicts_per_verdict_tx"`
-	Blocks       int     `json:"blocks"`
-	GasLimit     uint64  `json:"block_gas_limit"`
-	PeakGas      uint64  `json:"peak_block_gas"`
-	MeanGas      float64 `json:"mean_block_gas"`
-	BlockIntervS float64 `json:"block_interval_s"`
-	RPC          Latency `json:"rpc_round_trip"` // eth_blockNumber, watcher
-	Committee    struct {
+	// InputRoots is the number of distinct input roots the requests' inputs
+	// came under (InputsRooted), RootedRequests the requests that had one:
+	// each root's one pairing is shared by RootedRequests / InputRoots
+	// requests on average.
+	InputRoots     int     `json:"input_roots,omitempty"`
+	RootedRequests int     `json:"rooted_requests,omitempty"`
+	VerdictTxs     int     `json:"verdict_txs"`
+	ItemsPerTx     float64 `json:"verdicts_per_verdict_tx"`
+	Blocks         int     `json:"blocks"`
+	GasLimit       uint64  `json:"block_gas_limit"`
+	PeakGas        uint64  `json:"peak_block_gas"`
+	MeanGas        float64 `json:"mean_block_gas"`
+	BlockIntervS   float64 `json:"block_interval_s"`
+	RPC            Latency `json:"rpc_round_trip"` // eth_blockNumber, watcher
+	Committee      struct {
 		CPUSource       string  `json:"cpu_source,omitempty"`
 		CPUPerVerdictMs float64 `json:"cpu_per_verdict_ms,omitempty"`
 		Utilisation     float64 `json:"cpu_over_wall,omitempty"` // CPU ÷ phase 2 wall (cores busy)
@@ -114,7 +120,12 @@ func (g *gen) result(t0, t1, t2 time.Time) *Result {
 	defer w.mu.Unlock()
 	var firstEval, lastEval, lastVerdict time.Time
 	txs := map[[32]byte]bool{}
+	roots := map[[32]byte]bool{}
 	for _, r := range g.reqs {
+		if r.at != nil && r.at.Root != nil {
+			roots[r.at.Root.Root] = true
+			res.RootedRequests++
+		}
 		e, v := w.evals[r.id], w.verdicts[r.id]
 		if firstEval.IsZero() || e.at.Before(firstEval) {
 			firstEval = e.at
@@ -130,6 +141,7 @@ func (g *gen) result(t0, t1, t2 time.Time) *Result {
 			res.Approved++
 		}
 	}
+	res.InputRoots = len(roots)
 	res.AcceptedPerS = rate(len(g.reqs), lastEval.Sub(t1))
 	res.VerdictsPerS = rate(len(g.reqs), lastVerdict.Sub(firstEval))
 	res.VerdictTxs = len(txs)
@@ -249,6 +261,10 @@ func (res *Result) Summary() string {
 	fmt.Fprintf(&b, "load: %s, %d requests from %d accounts (seed %d): %d approved, %d mismatches vs the plaintext reference\n",
 		res.Policy, res.Requests, res.Accounts, res.Seed, res.Approved, res.Mismatches)
 	fmt.Fprintf(&b, "  inputs phase      %.1f s\n", res.InputsWallS)
+	if res.InputRoots > 0 {
+		fmt.Fprintf(&b, "  input roots       %d for %d requests (%.1f each: one pairing per root)\n",
+			res.InputRoots, res.RootedRequests, float64(res.RootedRequests)/float64(res.InputRoots))
+	}
 	fmt.Fprintf(&b, "  accepted          %.3g req/s (evaluate on chain)\n", res.AcceptedPerS)
 	fmt.Fprintf(&b, "  verdicts          %.3g /s (%d verdict txs, %.1f verdicts each)\n", res.VerdictsPerS, res.VerdictTxs, res.ItemsPerTx)
 	fmt.Fprintf(&b, "  latency           p50 %.0f ms  p95 %.0f ms  p99 %.0f ms  max %.0f ms (evaluate → verdictOf)\n",
