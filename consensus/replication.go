@@ -434,23 +434,8 @@ func (m *Member) uploadBatch(ctx context.Context, owner [20]byte, ups []InputUpl
 	m.signed.add(d)
 	sigs := map[transport.MemberID][]byte{m.id: m.cfg.BLSKey.Sign(d[:])}
 	session := fmt.Sprintf("put/%x/%x/%x", d[:], owner[:], randTag())
-	live := m.live()
-	rctx, cancel := context.WithTimeout(ctx, m.cfg.RoundTimeout)
-	defer cancel()
-	_ = m.mux.Broadcast(rctx, live, transport.Message{Type: transport.TypeStorePut, Session: session, Payload: storePut(owner, ups)})
-	got := m.mux.CollectQuorum(rctx, session, transport.TypeStoreAck, live, m.quorumWant(len(live)-1), m.grace())
-	m.mux.Forget(session)
-	for id, msg := range got.Got {
-		if len(msg.Payload) == 1+bls.SignatureLen && msg.Payload[0] == 1 {
-			sig := msg.Payload[1:]
-			if bls.Verify(m.committee.Keys[id-1].Compressed(), d[:], sig) == nil {
-				sigs[id] = sig
-				continue
-			}
-		}
-		m.log.Warn("store replica refused or bad signature", zap.Uint32("peer", uint32(id)), zap.ByteString("reply", tail(msg.Payload)))
-	}
-	m.markDown(got.Missing)
+	m.collectSignatures(ctx, transport.Message{Type: transport.TypeStorePut, Session: session, Payload: storePut(owner, ups)},
+		transport.TypeStoreAck, d, sigs, "store replica")
 	att := &InputAttestation{Owner: owner, Preset: uint8(m.params.Preset.ID), Epoch: m.cfg.Committee.Epoch, Items: items, Handle: items[0].Handle}
 	if att.Signature, att.Signers, err = m.aggregate(sigs); err != nil {
 		return nil, err
@@ -461,6 +446,31 @@ func (m *Member) uploadBatch(ctx context.Context, owner [20]byte, ups []InputUpl
 		}
 	}
 	return att, nil
+}
+
+// collectSignatures broadcasts req to the live members and collects, within
+// RoundTimeout, a quorum of their answers of type ack — 1 ‖ a BLS signature
+// over d, or 0 ‖ why they refuse — adding each signature that verifies
+// under its member's key to sigs; it logs the others (as what) and marks
+// the members that did not answer down.
+func (m *Member) collectSignatures(ctx context.Context, req transport.Message, ack transport.Type, d [32]byte, sigs map[transport.MemberID][]byte, what string) {
+	live := m.live()
+	ctx, cancel := context.WithTimeout(ctx, m.cfg.RoundTimeout)
+	defer cancel()
+	_ = m.mux.Broadcast(ctx, live, req)
+	got := m.mux.CollectQuorum(ctx, req.Session, ack, live, m.quorumWant(len(live)-1), m.grace())
+	m.mux.Forget(req.Session)
+	for id, msg := range got.Got {
+		if len(msg.Payload) == 1+bls.SignatureLen && msg.Payload[0] == 1 {
+			sig := msg.Payload[1:]
+			if bls.Verify(m.committee.Keys[id-1].Compressed(), d[:], sig) == nil {
+				sigs[id] = sig
+				continue
+			}
+		}
+		m.log.Warn(what+" refused or bad signature", zap.Uint32("peer", uint32(id)), zap.ByteString("reply", tail(msg.Payload)))
+	}
+	m.markDown(got.Missing)
 }
 
 func tail(b []byte) []byte {

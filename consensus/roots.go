@@ -383,23 +383,8 @@ func (m *Member) rootRound(leaves [][32]byte) (*rootResult, error) {
 		m.log.Warn("this member does not sign its own root", zap.Error(err))
 	}
 	session := fmt.Sprintf("root/%d/%x/%x", epoch, root[:], randTag())
-	live := m.live()
-	ctx, cancel := context.WithTimeout(context.Background(), m.cfg.RoundTimeout)
-	defer cancel()
-	_ = m.mux.Broadcast(ctx, live, transport.Message{Type: transport.TypeRootSign, Session: session, Payload: rootSign(epoch, leaves)})
-	got := m.mux.CollectQuorum(ctx, session, transport.TypeRootAck, live, m.quorumWant(len(live)-1), m.grace())
-	m.mux.Forget(session)
-	for id, msg := range got.Got {
-		if len(msg.Payload) == 1+bls.SignatureLen && msg.Payload[0] == 1 {
-			sig := msg.Payload[1:]
-			if bls.Verify(m.committee.Keys[id-1].Compressed(), d[:], sig) == nil {
-				sigs[id] = sig
-				continue
-			}
-		}
-		m.log.Warn("root refused or bad signature", zap.Uint32("peer", uint32(id)), zap.ByteString("reply", tail(msg.Payload)))
-	}
-	m.markDown(got.Missing)
+	m.collectSignatures(context.Background(), transport.Message{Type: transport.TypeRootSign, Session: session, Payload: rootSign(epoch, leaves)},
+		transport.TypeRootAck, d, sigs, "root")
 	res := &rootResult{root: root, paths: paths}
 	if res.signature, res.signers, err = m.aggregate(sigs); err != nil {
 		return nil, err
