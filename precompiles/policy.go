@@ -71,6 +71,16 @@ type policyRec struct {
 }
 
 func loadPolicy(get reader, id Hash) policyRec {
+	r := loadPolicyCost(get, id)
+	if r.exists {
+		r.planHash = get(addOffset(policySlot(id), 2))
+	}
+	return r
+}
+
+// loadPolicyCost is loadPolicy without the plan hash (two reads): what a
+// request needs.
+func loadPolicyCost(get reader, id Hash) policyRec {
 	base := policySlot(id)
 	r := decodePolicyWord(get(base))
 	if !r.exists {
@@ -78,7 +88,6 @@ func loadPolicy(get reader, id Hash) policyRec {
 	}
 	c := get(addOffset(base, 1))
 	r.cost = binary.BigEndian.Uint64(c[24:])
-	r.planHash = get(addOffset(base, 2))
 	return r
 }
 
@@ -192,7 +201,7 @@ var (
 	// policy record, nonce read (its write is charged by chargeStore), the
 	// request's one write, queue and policy-batch reads (writes by
 	// chargeStore), log
-	gasPolicyEvaluate = 3*GasRead /*policy*/ + GasRead /*nonce*/ + GasWrite + 2*GasRead /*queue*/ + logGas(4, 3*32)
+	gasPolicyEvaluate = 2*GasRead /*policy word, cost*/ + GasRead /*nonce*/ + GasWrite + 2*GasRead /*queue*/ + logGas(4, 3*32)
 	// per handle: the log word; the input-set check once (its slot, and its
 	// ACL when the set exists and the caller is not its owner); and, when
 	// the handles are not one registered set the caller may use, the
@@ -445,7 +454,7 @@ func (s *Suite) request(cl *call, method string, id Hash, hs []Hash, authorize f
 	if err := cl.charge(gasPolicyPerHandle * uint64(len(hs))); err != nil {
 		return nil, err
 	}
-	p := loadPolicy(cl.st.get, id)
+	p := loadPolicyCost(cl.st.get, id)
 	if !p.exists {
 		return nil, revertf("FHEPolicy.%s: unknown policy %s", method, id)
 	}

@@ -30,6 +30,10 @@ const (
 // `fhegate bench load --rpc` runs) and checks every verdict against the
 // plaintext reference; committee CPU is read from the member processes.
 //
+// The inputs reach the chain under input roots (loadgen.InputsRooted:
+// uploads with "rooted": true, FHEPolicy.evaluateRooted), so the real node
+// runs the root's one pairing and every other request's path.
+//
 // Attack covered: a committee that answers some requests wrongly, or not at
 // all, under load (concurrent requests from several accounts, verdicts for
 // each other's requests in flight): every verdict is read with verdictOf and
@@ -51,7 +55,7 @@ func runLoadBatch(t *testing.T, ctx context.Context, rpcURL, api string, members
 	}
 	start := time.Now()
 	res, err := loadgen.Run(ctx, loadgen.Config{RPC: rpcURL, CommitteeAPI: api, Accounts: loadAccounts, Requests: requests,
-		Policy: policy, Seed: 64, Timeout: 10 * time.Minute, Progress: testWriter{t},
+		Policy: policy, Seed: 64, Timeout: 10 * time.Minute, Progress: testWriter{t}, Inputs: loadgen.InputsRooted,
 		CommitteeCPU: loadgen.ProcessCPU(pids), CPUSource: "/proc CPU of the committee serve processes"})
 	if err != nil {
 		t.Logf("committee logs:\n%s", members.logTail())
@@ -60,7 +64,11 @@ func runLoadBatch(t *testing.T, ctx context.Context, rpcURL, api string, members
 	t.Logf("load batch: %d %s requests from %d accounts in %s", res.Requests, policy, res.Accounts, time.Since(start).Round(time.Second))
 	require.Equal(t, requests, res.Requests)
 	require.Zero(t, res.Mismatches)
-	require.Positive(t, res.GasPerRequest.Register)
+	// inputs under committee-signed input roots (FHEPolicy.evaluateRooted):
+	// no registration transaction, one pairing per root
+	require.Zero(t, res.GasPerRequest.Register)
+	require.Equal(t, requests, res.RootedRequests, "every upload got a place in an input root")
+	require.Positive(t, res.InputRoots)
 	require.Positive(t, res.GasPerRequest.Evaluate)
 	require.Positive(t, res.GasPerRequest.Verdict)
 	require.Positive(t, res.Committee.CPUPerVerdictMs, "committee CPU measured")
