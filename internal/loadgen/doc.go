@@ -13,13 +13,17 @@
 //
 //  1. inputs: each account, concurrently with the others, encrypts its
 //     requests' random in-range attributes under the committee key with a
-//     proof of plaintext knowledge (examples/fheclient), uploads them for an
-//     attestation for the set and registers it as one input set
-//     (FHEInput.registerSet; FHEInput.registerBatch, one slot per handle,
-//     with InputsPerHandle; no transaction with InputsInline, whose
-//     FHEPolicy.evaluateAttested carries the attestation), keeping up to
-//     InFlight transactions in flight (explicit nonces, one receipt wait
-//     per window);
+//     proof of plaintext knowledge (examples/fheclient) and uploads them for
+//     an attestation for the set. With InputsRooted (the default) the upload
+//     asks for an input root too and nothing is sent on chain: up to
+//     InFlight uploads per account run at once, and those the member
+//     attests within its root window share one root (FHEPolicy.evaluateRooted
+//     then carries the upload's path; one pairing per root). Otherwise it
+//     registers the set (FHEInput.registerSet with InputsSet;
+//     FHEInput.registerBatch, one slot per handle, with InputsPerHandle; no
+//     transaction with InputsInline, whose FHEPolicy.evaluateAttested carries
+//     the attestation), keeping up to InFlight transactions in flight
+//     (explicit nonces, one receipt wait per window);
 //  2. evaluate → verdict: every account sends its FHEPolicy.evaluate
 //     transactions at once (a burst: the offered load is the whole batch),
 //     then the run waits until FHEVerdict holds a verdict for every request

@@ -78,10 +78,11 @@ func (g *gen) sendInputs(ctx context.Context, a *account, mine []*request) error
 }
 
 // uploadConcurrently is phase 1 with InputsRooted: no transactions, so an
-// account's uploads go out uploadsInFlight at a time, and the uploads that
-// complete within the member's root window share a root.
+// account's uploads go out InFlight at a time (each waits for its root, so
+// a window holds at most Accounts × InFlight of this run's uploads), and the
+// uploads that complete within the member's root window share a root.
 func (g *gen) uploadConcurrently(ctx context.Context, a *account, mine []*request) error {
-	sem := make(chan struct{}, uploadsInFlight)
+	sem := make(chan struct{}, g.cfg.InFlight)
 	errs := make([]error, len(mine))
 	var wg sync.WaitGroup
 	for i, r := range mine {

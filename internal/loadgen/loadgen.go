@@ -80,11 +80,6 @@ const (
 	InputsRooted InputMode = "rooted"
 )
 
-// uploadsInFlight bounds the uploads one account has in flight with
-// InputsRooted (each is up to consensus.MaxUploadBytes of JSON): uploads
-// that complete within the member's root window share a root.
-const uploadsInFlight = 4
-
 func (c *Config) defaults() error {
 	switch c.Inputs {
 	case "":
