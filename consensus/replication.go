@@ -425,7 +425,17 @@ func (m *Member) UploadBatchRooted(ctx context.Context, owner [20]byte, ups []In
 	return m.uploadBatch(ctx, owner, ups, true)
 }
 
-func (m *Member) uploadBatch(ctx context.Context, owner [20]byte, ups []InputUpload, rooted bool) (*InputAttestation, error) {
+func (m *Member) uploadBatch(ctx context.Context, owner [20]byte, ups []InputUpload, rooted bool) (att *InputAttestation, err error) {
+	if rooted {
+		// counted until it joins the open root batch (awaitRoot) or fails:
+		// the batch closes early once no counted upload is left
+		m.roots.begin()
+		defer func() {
+			if err != nil {
+				m.roots.abandon()
+			}
+		}()
+	}
 	items, err := m.acceptInputs(owner, ups)
 	if err != nil {
 		return nil, err
@@ -436,13 +446,16 @@ func (m *Member) uploadBatch(ctx context.Context, owner [20]byte, ups []InputUpl
 	session := fmt.Sprintf("put/%x/%x/%x", d[:], owner[:], randTag())
 	m.collectSignatures(ctx, transport.Message{Type: transport.TypeStorePut, Session: session, Payload: storePut(owner, ups)},
 		transport.TypeStoreAck, d, sigs, "store replica")
-	att := &InputAttestation{Owner: owner, Preset: uint8(m.params.Preset.ID), Epoch: m.cfg.Committee.Epoch, Items: items, Handle: items[0].Handle}
+	att = &InputAttestation{Owner: owner, Preset: uint8(m.params.Preset.ID), Epoch: m.cfg.Committee.Epoch, Items: items, Handle: items[0].Handle}
 	if att.Signature, att.Signers, err = m.aggregate(sigs); err != nil {
 		return nil, err
 	}
 	if rooted {
-		if att.Root, err = m.awaitRoot(ctx, d); err != nil {
-			m.log.Warn("no input root for this upload: answered with its own attestation only", zap.Binary("digest", d[:]), zap.Error(err))
+		// awaitRoot uncounts the upload as it joins a batch (or the member
+		// is closing); either way the upload is answered
+		var rerr error
+		if att.Root, rerr = m.awaitRoot(ctx, d); rerr != nil {
+			m.log.Warn("no input root for this upload: answered with its own attestation only", zap.Binary("digest", d[:]), zap.Error(rerr))
 		}
 	}
 	return att, nil

@@ -20,8 +20,9 @@ import (
 // bls.InputBatchDigest (one pairing on chain per upload). A rooted upload
 // (UploadBatchRooted, POST /v1/inputs with "rooted": true) also gets a
 // second, optional attestation: the member whose API received it collects
-// the digests of the rooted uploads that complete within RootWindow, and
-// the committee signs one Merkle root over them (bls.InputRootTree), so the
+// the digests of the rooted uploads it attests until RootWindow has passed
+// or none is left in progress there, and the committee signs one Merkle
+// root over them (bls.InputRootTree), so the
 // chain verifies one pairing per root (FHEPolicy.evaluateRooted). A member
 // signs a root only over digests it signed itself, per upload, within
 // SignedDigestTTL: a root attests nothing the members did not attest one
@@ -276,20 +277,50 @@ type rootResult struct {
 // it is the batcher's open batch; done is closed when res or err is set.
 type rootBatch struct {
 	leaves [][32]byte
-	full   chan struct{} // closed when MaxRootLeaves leaves are in
+	ready  chan struct{} // closed (once, under rootBatcher.mu) when it may close before its window
+	early  bool          // ready is closed
 	done   chan struct{}
 	res    *rootResult
 	err    error
 }
 
+// closeEarly lets the batch's round start now. Called with rootBatcher.mu held.
+func (rb *rootBatch) closeEarly() {
+	if !rb.early {
+		rb.early = true
+		close(rb.ready)
+	}
+}
+
 // rootBatcher coalesces rooted uploads at the member that received them:
-// the first leaf opens a batch, which closes after the window or at
-// MaxRootLeaves; a goroutine (counted in Member.wg) then runs its round.
+// the first leaf opens a batch, which closes after the window, at
+// MaxRootLeaves, or as soon as no rooted upload is still being verified
+// and replicated here (every upload that could join has joined: a quiet
+// member does not hold its uploads for the whole window); a goroutine
+// (counted in Member.wg) then runs its round.
 type rootBatcher struct {
-	mu     sync.Mutex
-	open   *rootBatch
-	closed bool
-	rounds chan struct{} // root rounds in flight (maxRootRounds)
+	mu      sync.Mutex
+	open    *rootBatch
+	pending int // rooted uploads begun and not yet enqueued or abandoned
+	closed  bool
+	rounds  chan struct{} // root rounds in flight (maxRootRounds)
+}
+
+// begin counts a rooted upload that may join the open batch.
+func (b *rootBatcher) begin() {
+	b.mu.Lock()
+	b.pending++
+	b.mu.Unlock()
+}
+
+// abandon uncounts a rooted upload that failed before joining.
+func (b *rootBatcher) abandon() {
+	b.mu.Lock()
+	b.pending--
+	if b.pending == 0 && b.open != nil {
+		b.open.closeEarly()
+	}
+	b.mu.Unlock()
 }
 
 // close stops new batches (Member.Close, before it waits for m.wg).
@@ -307,17 +338,18 @@ func (m *Member) rootWindow() time.Duration {
 	return m.cfg.RootWindow
 }
 
-// enqueueRoot adds leaf to the open batch (opening one if needed) and
-// returns the batch and the leaf's index in it.
+// enqueueRoot adds leaf (of an upload counted by begin) to the open batch,
+// opening one if needed, and returns the batch and the leaf's index in it.
 func (m *Member) enqueueRoot(leaf [32]byte) (*rootBatch, int, error) {
 	b := &m.roots
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	b.pending--
 	if b.closed {
 		return nil, 0, errors.New("member closed")
 	}
 	if b.open == nil {
-		nb := &rootBatch{full: make(chan struct{}), done: make(chan struct{})}
+		nb := &rootBatch{ready: make(chan struct{}), done: make(chan struct{})}
 		b.open = nb
 		m.wg.Add(1)
 		go m.runRootBatch(nb)
@@ -325,8 +357,10 @@ func (m *Member) enqueueRoot(leaf [32]byte) (*rootBatch, int, error) {
 	rb := b.open
 	rb.leaves = append(rb.leaves, leaf)
 	if len(rb.leaves) == MaxRootLeaves {
-		close(rb.full)
+		rb.closeEarly()
 		b.open = nil
+	} else if b.pending == 0 {
+		rb.closeEarly()
 	}
 	return rb, len(rb.leaves) - 1, nil
 }
@@ -341,7 +375,7 @@ func (m *Member) runRootBatch(rb *rootBatch) {
 	closing := false
 	select {
 	case <-t.C:
-	case <-rb.full:
+	case <-rb.ready:
 	case <-m.closed:
 		closing = true
 	}

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -75,12 +76,29 @@ func checkRoot(t *testing.T, lc *LocalCommittee, att *InputAttestation) {
 // break the batch, and a plain upload is unchanged.
 func TestInputRoots(t *testing.T) {
 	t.Parallel()
-	lc := startRootCommittee(t, 5, 3, 2*time.Second, nil)
+	const viaMember, viaAPI = 3, 2
+	// Each peer holds its first viaMember+viaAPI StorePuts until all have
+	// arrived: no upload can finish (and, being the last one in progress,
+	// close the batch early) before every upload has begun.
+	knobs := func(id uint32) TestingKnobs {
+		if id == 1 {
+			return TestingKnobs{}
+		}
+		var arrived sync.WaitGroup
+		arrived.Add(viaMember + viaAPI)
+		var entered atomic.Int32
+		return TestingKnobs{InStorePut: func() {
+			if entered.Add(1) <= viaMember+viaAPI {
+				arrived.Done()
+				arrived.Wait()
+			}
+		}}
+	}
+	lc := startRootCommittee(t, 5, 3, time.Minute, knobs)
 	m1 := lc.Member(1)
 	api := startAPI(t, lc, DevAPIOptions())
 	chain := lc.Config.ChainIDBig()
 
-	const viaMember, viaAPI = 3, 2
 	atts := make([]*InputAttestation, viaMember+viaAPI)
 	errs := make([]error, len(atts))
 	ups := make([][]InputUpload, len(atts))
@@ -208,6 +226,11 @@ func rootWaiterGivesUp(t *testing.T, lc *LocalCommittee) {
 			m.signed.add(l) // as if each member had signed these uploads
 		}
 	}
+	// one more upload "in progress" keeps the batch open until it is
+	// abandoned (a batch closes early once none is left)
+	for range len(leaves) + 1 {
+		m1.roots.begin()
+	}
 	quitter, quit := context.WithCancel(context.Background())
 	res := make([]*InputRootAttestation, len(leaves))
 	errs := make([]error, len(leaves))
@@ -219,8 +242,13 @@ func rootWaiterGivesUp(t *testing.T, lc *LocalCommittee) {
 		}
 		wg.Go(func() { res[i], errs[i] = m1.awaitRoot(ctx, l) })
 	}
-	time.Sleep(200 * time.Millisecond) // all three are in the batch (2 s window)
+	require.Eventually(t, func() bool {
+		m1.roots.mu.Lock()
+		defer m1.roots.mu.Unlock()
+		return m1.roots.open != nil && len(m1.roots.open.leaves) == len(leaves)
+	}, 10*time.Second, time.Millisecond, "all three are in the batch")
 	quit()
+	m1.roots.abandon() // the last upload in progress gives up: the batch closes now
 	wg.Wait()
 	require.ErrorIs(t, errs[0], context.Canceled)
 	require.Nil(t, res[0])
@@ -272,6 +300,8 @@ func TestInputRootNoQuorum(t *testing.T) {
 
 	// Close while a batch collects: the waiter returns, Close does not hang.
 	m1.signed.add([32]byte{0xc0})
+	m1.roots.begin()
+	m1.roots.begin() // another upload still in progress: the batch waits for it
 	done := make(chan error, 1)
 	go func() { _, err := m1.awaitRoot(context.Background(), [32]byte{0xc0}); done <- err }()
 	require.Eventually(t, func() bool {
@@ -285,6 +315,32 @@ func TestInputRootNoQuorum(t *testing.T) {
 	require.Less(t, time.Since(start), time.Second, "the batch waits out its window after Close")
 	_, err = m1.awaitRoot(context.Background(), [32]byte{0xc0})
 	require.ErrorContains(t, err, "member closed")
+}
+
+// TestInputRootClosesWhenIdle: a batch does not wait out its window once no
+// rooted upload is still in progress at its member — a lone rooted upload
+// under a one-hour window is answered with a root of one leaf (a quiet
+// member does not hold its uploads), and so are two sequential ones, each
+// in its own root.
+func TestInputRootClosesWhenIdle(t *testing.T) {
+	t.Parallel()
+	lc := startRootCommittee(t, 3, 2, time.Hour, nil)
+	m1 := lc.Member(1)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var roots [][32]byte
+	for i := range 2 {
+		owner := [20]byte{0xe8, byte(i)}
+		att, err := m1.UploadBatchRooted(ctx, owner, rootUpload(t, m1, owner, int64(i)))
+		require.NoError(t, err)
+		checkRoot(t, lc, att)
+		require.Empty(t, att.Root.Path, "a root of one leaf")
+		roots = append(roots, att.Root.Root)
+	}
+	require.NotEqual(t, roots[0], roots[1])
+	m1.roots.mu.Lock()
+	defer m1.roots.mu.Unlock()
+	require.Zero(t, m1.roots.pending)
 }
 
 // TestSignedLog: a member remembers the digests it signed for the TTL and

@@ -15,10 +15,11 @@
 //     requests' random in-range attributes under the committee key with a
 //     proof of plaintext knowledge (examples/fheclient) and uploads them for
 //     an attestation for the set. With InputsRooted (the default) the upload
-//     asks for an input root too and nothing is sent on chain: up to
-//     InFlight uploads per account run at once, and those the member
-//     attests within its root window share one root (FHEPolicy.evaluateRooted
-//     then carries the upload's path; one pairing per root). Otherwise it
+//     asks for an input root too and nothing is sent on chain: several
+//     uploads per account run at once (at most
+//     consensus.MaxConcurrentStorePuts over all accounts), and those the
+//     member attests together share one root (FHEPolicy.evaluateRooted then
+//     carries the upload's path; one pairing per root). Otherwise it
 //     registers the set (FHEInput.registerSet with InputsSet;
 //     FHEInput.registerBatch, one slot per handle, with InputsPerHandle; no
 //     transaction with InputsInline, whose FHEPolicy.evaluateAttested carries
