@@ -40,6 +40,7 @@ func parseInts(s string) ([]int64, error) {
 type encryptOptions struct {
 	keyPath, values, outPath, submit, owner string
 	ctype                                   uint8
+	rooted                                  bool
 }
 
 func newEncryptCmd(a *app) *cobra.Command {
@@ -58,7 +59,11 @@ knowledge bound to --owner and the chain id and key epoch the member announces (
 must be the committee key). The inputs are uploaded to the member's API as one set (at most 16),
 replicated to the committee, and the one quorum attestation of the set is printed as JSON: the
 arguments of FHEInput.registerBatch(owner, preset, handles, ctypes, proofDigests, signature,
-signers). FHEGATE_API_TOKEN, if set, is sent as the API's bearer token.`,
+signers). With --rooted the member also places the upload in an input root the committee signs
+once for the uploads it attests together, and the JSON gains "root" (root, index, path, signature,
+signers): with the fields above, the arguments of FHEPolicy.evaluateRooted, which --owner sends
+(one pairing per root on chain instead of one per upload; docs/gas.md). FHEGATE_API_TOKEN, if set,
+is sent as the API's bearer token.`,
 		Example: `  fhegate encrypt --key public.key --values 1,2,3 --out ct.bin
   fhegate encrypt --key committee/committee.pk --values 5,1 --submit http://127.0.0.1:8600 \
       --owner 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266`,
@@ -73,6 +78,7 @@ signers). FHEGATE_API_TOKEN, if set, is sent as the API's bearer token.`,
 	cmd.Flags().StringVar(&o.submit, "submit", "", "committee member API URL: upload and print the input attestation")
 	cmd.Flags().StringVar(&o.owner, "owner", "", "0x account that may use the input (with --submit)")
 	cmd.Flags().Uint8Var(&o.ctype, "ctype", 1, "ciphertext type tag recorded by FHEInput (with --submit)")
+	cmd.Flags().BoolVar(&o.rooted, "rooted", false, "with --submit: also get the upload's place in an input root (FHEPolicy.evaluateRooted's root, index, path, signature, signers)")
 	_ = cmd.MarkFlagRequired("key")
 	_ = cmd.MarkFlagRequired("values")
 	return cmd
@@ -150,8 +156,20 @@ func submitInputs(ctx context.Context, out io.Writer, o encryptOptions, kb []byt
 	}
 	uctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
-	att, err := consensus.UploadInputs(uctx, o.submit, os.Getenv("FHEGATE_API_TOKEN"), owner, ups)
-	if err != nil {
+	var att *consensus.InputAttestation
+	if o.rooted {
+		ann, err := consensus.FetchKeyAnnouncement(uctx, o.submit)
+		if err != nil {
+			return err
+		}
+		att, err = consensus.UploadInputsRooted(uctx, o.submit, os.Getenv("FHEGATE_API_TOKEN"), ann.Proof.ChainID, owner, ups)
+		if err != nil {
+			return err
+		}
+		if att.Root == nil {
+			fmt.Fprintln(os.Stderr, "encrypt: the committee's root round failed: no \"root\" (use FHEPolicy.evaluateAttested or FHEInput.registerBatch)")
+		}
+	} else if att, err = consensus.UploadInputs(uctx, o.submit, os.Getenv("FHEGATE_API_TOKEN"), owner, ups); err != nil {
 		return err
 	}
 	enc := json.NewEncoder(out)

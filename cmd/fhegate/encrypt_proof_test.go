@@ -21,7 +21,8 @@ import (
 // its own input (replicated in every slot) with a proof of plaintext
 // knowledge (issue 11 attack (2)) bound to --owner and the chain and epoch
 // the member announces, uploads them as one set, and the committee attests
-// the set with one aggregate over bls.InputBatchDigest. A
+// the set with one aggregate over bls.InputBatchDigest; with --rooted the
+// answer also carries the upload's input root, whose aggregate verifies. A
 // key that is not the committee's is refused before anything is uploaded.
 func TestEncryptSubmitProof(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
@@ -44,11 +45,11 @@ func TestEncryptSubmitProof(t *testing.T) {
 	pkPath := filepath.Join(dir, "committee.pk")
 	require.NoError(t, os.WriteFile(pkPath, pkb, 0o644))
 	owner := "0x00000000000000000000000000000000000000a1"
-	run := func(key string) (string, error) {
+	run := func(key string, extra ...string) (string, error) {
 		root, _ := newRootCmd()
 		var out bytes.Buffer
 		root.SetOut(&out)
-		root.SetArgs([]string{"encrypt", "--key", key, "--values", "5,6", "--submit", "http://" + ln.Addr().String(), "--owner", owner})
+		root.SetArgs(append([]string{"encrypt", "--key", key, "--values", "5,6", "--submit", "http://" + ln.Addr().String(), "--owner", owner}, extra...))
 		err := root.Execute()
 		return out.String(), err
 	}
@@ -67,6 +68,22 @@ func TestEncryptSubmitProof(t *testing.T) {
 	require.NoError(t, err)
 	d := a.Digest(lc.Config.ChainIDBig())
 	_, err = committee.VerifyAggregate(a.Signers, d[:], a.Signature)
+	require.NoError(t, err)
+
+	require.Nil(t, att.Root, "no root without --rooted")
+
+	// --rooted: the answer also places the upload in an input root the
+	// committee signed (FHEPolicy.evaluateRooted's arguments)
+	out, err = run(pkPath, "--rooted")
+	require.NoError(t, err)
+	var ratt consensus.AttestationJSON
+	require.NoError(t, json.Unmarshal([]byte(out), &ratt))
+	require.NotNil(t, ratt.Root)
+	ra, err := ratt.Attestation()
+	require.NoError(t, err)
+	rd, err := ra.RootDigest(lc.Config.ChainIDBig())
+	require.NoError(t, err)
+	_, err = committee.VerifyAggregate(ra.Root.Signers, rd[:], ra.Root.Signature)
 	require.NoError(t, err)
 
 	other, err := fhe.GenKeys(lc.Member(1).Params(), nil).Public.MarshalBinary()
