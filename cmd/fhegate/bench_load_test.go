@@ -15,8 +15,9 @@ import (
 )
 
 // `fhegate bench load` without --rpc: an in-process devnet (BGVN13 keeps
-// the DKG short), 8 allowlist requests from 2 accounts, every verdict
-// checked against the plaintext reference, the JSON result written.
+// the DKG short), 8 allowlist requests from 2 accounts under input roots,
+// every verdict checked against the plaintext reference, the JSON result
+// written.
 func TestBenchLoadInProcessDevnet(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
@@ -31,7 +32,11 @@ func TestBenchLoadInProcessDevnet(t *testing.T) {
 	require.NoError(t, json.Unmarshal(b, &res))
 	require.Equal(t, 8, res.Requests)
 	require.Zero(t, res.Mismatches)
-	require.Positive(t, res.GasPerRequest.Register)
+	// the default input path: uploads under committee-signed input roots,
+	// FHEPolicy.evaluateRooted, no registration transaction
+	require.Zero(t, res.GasPerRequest.Register)
+	require.Equal(t, 8, res.RootedRequests)
+	require.Positive(t, res.InputRoots)
 	require.Positive(t, res.GasPerRequest.Evaluate)
 	require.Positive(t, res.GasPerRequest.Verdict)
 	require.Positive(t, res.VerdictTxs)
