@@ -49,6 +49,12 @@ const (
 	// maxRootRounds bounds the root rounds a coordinator runs at once;
 	// beyond it a batch is answered without a root.
 	maxRootRounds = 16
+	// rootLeafWait is how long a member asked to sign a root waits for a
+	// leaf it has not signed yet: the upload's StorePut may still be on its
+	// way or in its handler (the coordinator went on with the other
+	// members' acknowledgements), and a lagging member would otherwise
+	// refuse every root under load.
+	rootLeafWait = 2 * time.Second
 )
 
 // InputRootAttestation is an upload's place in an input root and the
@@ -131,6 +137,30 @@ func (l *signedLog) has(d [32]byte) bool {
 	l.prune(now)
 	a, ok := l.at[d]
 	return ok && now.Sub(a.t) < l.ttl
+}
+
+// awaitAll waits up to wait (or until stop is closed) for every digest of
+// ds to be remembered, and returns true, or false with the index of the
+// first one that is not.
+func (l *signedLog) awaitAll(ds [][32]byte, wait time.Duration, stop <-chan struct{}) (int, bool) {
+	deadline := time.NewTimer(wait)
+	defer deadline.Stop()
+	i := 0
+	for {
+		for i < len(ds) && l.has(ds[i]) {
+			i++
+		}
+		if i == len(ds) {
+			return 0, true
+		}
+		select {
+		case <-deadline.C:
+			return i, false
+		case <-stop:
+			return i, false
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
 }
 
 // len returns how many digests are remembered.
@@ -218,10 +248,8 @@ func (m *Member) signRoot(epoch uint64, leaves [][32]byte) ([]byte, error) {
 	if len(leaves) == 0 || len(leaves) > MaxRootLeaves {
 		return nil, fmt.Errorf("root of %d leaves outside [1,%d]", len(leaves), MaxRootLeaves)
 	}
-	for i, l := range leaves {
-		if !m.signed.has(l) {
-			return nil, fmt.Errorf("leaf %d (%x…) is not an upload digest this member signed in the last %s", i, l[:8], m.signed.ttl)
-		}
+	if i, ok := m.signed.awaitAll(leaves, rootLeafWait, m.closed); !ok {
+		return nil, fmt.Errorf("leaf %d (%x…) is not an upload digest this member signed in the last %s", i, leaves[i][:8], m.signed.ttl)
 	}
 	root, _, err := bls.InputRootTree(leaves)
 	if err != nil {

@@ -343,6 +343,32 @@ func TestInputRootClosesWhenIdle(t *testing.T) {
 	require.Zero(t, m1.roots.pending)
 }
 
+// TestSignRootWaitsForLateLeaf: a root request that reaches a member
+// before the StorePut of one of its uploads (the coordinator went on with
+// the other members' acknowledgements) is signed once the member has
+// signed that upload, within rootLeafWait; a leaf that never comes is
+// refused after it.
+func TestSignRootWaitsForLateLeaf(t *testing.T) {
+	t.Parallel()
+	lc := startRootCommittee(t, 3, 2, time.Second, nil)
+	m2 := lc.Member(2)
+	early, late := [32]byte{0xa1}, [32]byte{0xa2}
+	m2.signed.add(early)
+	go func() {
+		time.Sleep(rootLeafWait / 4)
+		m2.signed.add(late)
+	}()
+	sig, err := m2.signRoot(lc.Config.Epoch, [][32]byte{early, late})
+	require.NoError(t, err)
+	root, _, err := bls.InputRootTree([][32]byte{early, late})
+	require.NoError(t, err)
+	d := bls.InputRootDigest(lc.Config.ChainIDBig(), lc.Config.Epoch, root)
+	require.NoError(t, bls.Verify(m2.cfg.BLSKey.PublicKey(), d[:], sig))
+
+	_, err = m2.signRoot(lc.Config.Epoch, [][32]byte{early, {0xa3}})
+	require.ErrorContains(t, err, "leaf 1")
+}
+
 // TestSignedLog: a member remembers the digests it signed for the TTL and
 // at most max of them, the oldest forgotten first; signing a digest again
 // restarts its lifetime.
