@@ -123,34 +123,48 @@ func earlyBytesBudget(n int) int64 {
 }
 
 func (m *Member) onStorePut(msg transport.Message) {
+	m.answerBounded(msg, m.putSem, "StorePut", "the uploader", transport.TypeStoreAck, func() []byte {
+		if k := m.cfg.Knobs.InStorePut; k != nil {
+			k()
+		}
+		owner, ups, err := parseStorePut(msg.Payload)
+		if err != nil {
+			return append([]byte{0}, err.Error()...)
+		}
+		items, err := m.acceptInputs(owner, ups)
+		if err != nil {
+			return append([]byte{0}, err.Error()...)
+		}
+		d := m.inputBatchDigest(owner, items)
+		m.signed.add(d) // before the ack: a root round may follow it at once
+		return append([]byte{1}, m.cfg.BLSKey.Sign(d[:])...)
+	})
+}
+
+// answerBounded runs answer for a peer's request in a goroutine (counted in
+// m.wg) holding one slot of sem, and sends its reply back to the sender as
+// type ack. With every slot taken the request is dropped with a log and
+// never answered: the asker (what's sender, who) counts this member as
+// missing, as it does a slow or dead one. Without the bound every received
+// message would spawn a goroutine, so a peer could pin unbounded memory and
+// CPU on every member.
+func (m *Member) answerBounded(msg transport.Message, sem chan struct{}, what, who string, ack transport.Type, answer func() []byte) {
 	select {
-	case m.putSem <- struct{}{}:
+	case sem <- struct{}{}:
 	default:
-		m.log.Warn("too many concurrent StorePut requests: dropped (the uploader counts this member as missing)",
+		m.log.Warn("too many concurrent "+what+" requests: dropped ("+who+" counts this member as missing)",
 			zap.Uint32("from", uint32(msg.From)), zap.Int("bytes", len(msg.Payload)))
 		return
 	}
 	m.wg.Add(1)
 	go func() {
 		defer m.wg.Done()
-		defer func() { <-m.putSem }()
-		if k := m.cfg.Knobs.InStorePut; k != nil {
-			k()
-		}
-		reply := []byte{0}
-		if owner, ups, err := parseStorePut(msg.Payload); err != nil {
-			reply = append(reply, err.Error()...)
-		} else if items, err := m.acceptInputs(owner, ups); err != nil {
-			reply = append(reply, err.Error()...)
-		} else {
-			d := m.inputBatchDigest(owner, items)
-			m.signed.add(d) // before the ack: a root round may follow it at once
-			reply = append([]byte{1}, m.cfg.BLSKey.Sign(d[:])...)
-		}
+		defer func() { <-sem }()
+		reply := answer()
 		ctx, cancel := context.WithTimeout(context.Background(), m.cfg.RoundTimeout)
 		defer cancel()
-		if err := m.mux.Send(ctx, msg.From, transport.Message{Type: transport.TypeStoreAck, Session: msg.Session, Payload: reply}); err != nil {
-			m.log.Debug("store ack not delivered", zap.Error(err))
+		if err := m.mux.Send(ctx, msg.From, transport.Message{Type: ack, Session: msg.Session, Payload: reply}); err != nil {
+			m.log.Debug(what+" answer not delivered", zap.Error(err))
 		}
 	}()
 }

@@ -263,33 +263,20 @@ func (m *Member) signRoot(epoch uint64, leaves [][32]byte) ([]byte, error) {
 // member's signature, or 0 ‖ why it refuses. At most
 // MaxConcurrentRootSigns run at once; the excess is dropped with a log.
 func (m *Member) onRootSign(msg transport.Message) {
-	select {
-	case m.rootSem <- struct{}{}:
-	default:
-		m.log.Warn("too many concurrent root requests: dropped (the coordinator counts this member as missing)",
-			zap.Uint32("from", uint32(msg.From)), zap.Int("bytes", len(msg.Payload)))
-		return
-	}
-	m.wg.Add(1)
-	go func() {
-		defer m.wg.Done()
-		defer func() { <-m.rootSem }()
-		reply := []byte{0}
+	m.answerBounded(msg, m.rootSem, "root", "the coordinator", transport.TypeRootAck, func() []byte {
 		if m.cfg.Knobs.RefuseRootSign {
-			reply = append(reply, "refused (test knob)"...)
-		} else if epoch, leaves, err := parseRootSign(msg.Payload); err != nil {
-			reply = append(reply, err.Error()...)
-		} else if sig, err := m.signRoot(epoch, leaves); err != nil {
-			reply = append(reply, err.Error()...)
-		} else {
-			reply = append([]byte{1}, sig...)
+			return append([]byte{0}, "refused (test knob)"...)
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), m.cfg.RoundTimeout)
-		defer cancel()
-		if err := m.mux.Send(ctx, msg.From, transport.Message{Type: transport.TypeRootAck, Session: msg.Session, Payload: reply}); err != nil {
-			m.log.Debug("root ack not delivered", zap.Error(err))
+		epoch, leaves, err := parseRootSign(msg.Payload)
+		if err != nil {
+			return append([]byte{0}, err.Error()...)
 		}
-	}()
+		sig, err := m.signRoot(epoch, leaves)
+		if err != nil {
+			return append([]byte{0}, err.Error()...)
+		}
+		return append([]byte{1}, sig...)
+	})
 }
 
 // rootResult is a finished root round: the root, every leaf's path and
