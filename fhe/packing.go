@@ -430,16 +430,38 @@ func mulSubLE(acc []uint64, c []byte, w, shoup []uint64, q uint64) bool {
 // mulAddLE is mulAdd with c read from little-endian bytes. It reports
 // whether every c read was < q (mulSubLE undoes it either way).
 func mulAddLE(acc []uint64, c []byte, w, shoup []uint64, q uint64) bool {
-	c, w, shoup = c[:8*len(acc)], w[:len(acc)], shoup[:len(acc)]
-	var bad uint64
-	for j := range acc {
+	n := len(acc)
+	c, w, shoup = c[:8*n], w[:n], shoup[:n]
+	var ok uint64 = 1
+	j := 0
+	// four words a step, the slices re-cut to length 4 so that the compiler
+	// drops the bounds checks (≈ 1.2× the one-word loop on this machine)
+	for ; j+4 <= n; j += 4 {
+		a, ww, ss, cc := acc[j:j+4:j+4], w[j:j+4:j+4], shoup[j:j+4:j+4], c[8*j:8*j+32:8*j+32]
+		x0, x1 := binary.LittleEndian.Uint64(cc[0:8]), binary.LittleEndian.Uint64(cc[8:16])
+		x2, x3 := binary.LittleEndian.Uint64(cc[16:24]), binary.LittleEndian.Uint64(cc[24:32])
+		_, l0 := bits.Sub64(x0, q, 0) // borrow 1 ⇔ x < q
+		_, l1 := bits.Sub64(x1, q, 0)
+		_, l2 := bits.Sub64(x2, q, 0)
+		_, l3 := bits.Sub64(x3, q, 0)
+		ok &= l0 & l1 & l2 & l3
+		h0, _ := bits.Mul64(ss[0], x0)
+		h1, _ := bits.Mul64(ss[1], x1)
+		h2, _ := bits.Mul64(ss[2], x2)
+		h3, _ := bits.Mul64(ss[3], x3)
+		a[0] += ww[0]*x0 - h0*q
+		a[1] += ww[1]*x1 - h1*q
+		a[2] += ww[2]*x2 - h2*q
+		a[3] += ww[3]*x3 - h3*q
+	}
+	for ; j < n; j++ {
 		x := binary.LittleEndian.Uint64(c[8*j : 8*j+8])
-		_, lt := bits.Sub64(x, q, 0) // borrow 1 ⇔ x < q
-		bad |= lt ^ 1
+		_, lt := bits.Sub64(x, q, 0)
+		ok &= lt
 		hi, _ := bits.Mul64(shoup[j], x)
 		acc[j] += w[j]*x - hi*q
 	}
-	return bad == 0
+	return ok == 1
 }
 
 // slotMask sets sp.perm to L_s in the NTT domain: a permutation of L_0's
@@ -511,8 +533,21 @@ func (sp *SlotPacker) check(c *Ciphertext) error {
 // with shoup[j] = ⌊w[j]·2^64/q⌋ (Shoup's multiplication: w·c −
 // ⌊shoup·c/2^64⌋·q ∈ [0, 2q) for c < q).
 func mulAdd(acc, c, w, shoup []uint64, q uint64) {
-	c, w, shoup = c[:len(acc)], w[:len(acc)], shoup[:len(acc)]
-	for j := range acc {
+	n := len(acc)
+	c, w, shoup = c[:n], w[:n], shoup[:n]
+	j := 0
+	for ; j+4 <= n; j += 4 { // as mulAddLE
+		a, ww, ss, cc := acc[j:j+4:j+4], w[j:j+4:j+4], shoup[j:j+4:j+4], c[j:j+4:j+4]
+		h0, _ := bits.Mul64(ss[0], cc[0])
+		h1, _ := bits.Mul64(ss[1], cc[1])
+		h2, _ := bits.Mul64(ss[2], cc[2])
+		h3, _ := bits.Mul64(ss[3], cc[3])
+		a[0] += ww[0]*cc[0] - h0*q
+		a[1] += ww[1]*cc[1] - h1*q
+		a[2] += ww[2]*cc[2] - h2*q
+		a[3] += ww[3]*cc[3] - h3*q
+	}
+	for ; j < n; j++ {
 		hi, _ := bits.Mul64(shoup[j], c[j])
 		acc[j] += w[j]*c[j] - hi*q
 	}
