@@ -477,16 +477,17 @@ func (m *Member) uploadBatch(ctx context.Context, owner [20]byte, ups []InputUpl
 
 // collectSignatures broadcasts req to the live members and collects, within
 // RoundTimeout, a quorum of their answers of type ack — 1 ‖ a BLS signature
-// over d, or 0 ‖ why they refuse — adding each signature that verifies
-// under its member's key to sigs; it logs the others (as what) and marks
-// the members that did not answer down.
-func (m *Member) collectSignatures(ctx context.Context, req transport.Message, ack transport.Type, d [32]byte, sigs map[transport.MemberID][]byte, what string) {
+// over d, or another status and why they refuse — adding each signature
+// that verifies under its member's key to sigs; it logs the other answers
+// (as what), returns them, and marks the members that did not answer down.
+func (m *Member) collectSignatures(ctx context.Context, req transport.Message, ack transport.Type, d [32]byte, sigs map[transport.MemberID][]byte, what string) map[transport.MemberID][]byte {
 	live := m.live()
 	ctx, cancel := context.WithTimeout(ctx, m.cfg.RoundTimeout)
 	defer cancel()
 	_ = m.mux.Broadcast(ctx, live, req)
 	got := m.mux.CollectQuorum(ctx, req.Session, ack, live, m.quorumWant(len(live)-1), m.grace())
 	m.mux.Forget(req.Session)
+	others := map[transport.MemberID][]byte{}
 	for id, msg := range got.Got {
 		if len(msg.Payload) == 1+bls.SignatureLen && msg.Payload[0] == 1 {
 			sig := msg.Payload[1:]
@@ -495,9 +496,11 @@ func (m *Member) collectSignatures(ctx context.Context, req transport.Message, a
 				continue
 			}
 		}
+		others[id] = msg.Payload
 		m.log.Warn(what+" refused or bad signature", zap.Uint32("peer", uint32(id)), zap.ByteString("reply", tail(msg.Payload)))
 	}
 	m.markDown(got.Missing)
+	return others
 }
 
 func tail(b []byte) []byte {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"sort"
 	"sync"
 	"time"
 
@@ -249,7 +250,11 @@ func (m *Member) signRoot(epoch uint64, leaves [][32]byte) ([]byte, error) {
 		return nil, fmt.Errorf("root of %d leaves outside [1,%d]", len(leaves), MaxRootLeaves)
 	}
 	if i, ok := m.signed.awaitAll(leaves, rootLeafWait, m.closed); !ok {
-		return nil, fmt.Errorf("leaf %d (%x…) is not an upload digest this member signed in the last %s", i, leaves[i][:8], m.signed.ttl)
+		known := make([]bool, len(leaves))
+		for j, l := range leaves {
+			known[j] = m.signed.has(l)
+		}
+		return nil, &unknownLeavesError{first: i, leaf: leaves[i], ttl: m.signed.ttl, known: known}
 	}
 	root, _, err := bls.InputRootTree(leaves)
 	if err != nil {
@@ -259,8 +264,30 @@ func (m *Member) signRoot(epoch uint64, leaves [][32]byte) ([]byte, error) {
 	return m.cfg.BLSKey.Sign(d[:]), nil
 }
 
+// unknownLeavesError is signRoot's refusal of a root with leaves this
+// member did not sign: known says which of them it did.
+type unknownLeavesError struct {
+	first int
+	leaf  [32]byte
+	ttl   time.Duration
+	known []bool
+}
+
+func (e *unknownLeavesError) Error() string {
+	return fmt.Sprintf("leaf %d (%x…) is not an upload digest this member signed in the last %s", e.first, e.leaf[:8], e.ttl)
+}
+
+// Root acknowledgement statuses (TypeRootAck's first byte).
+const (
+	rootRefused  = 0 // ‖ reason
+	rootSigned   = 1 // ‖ BLS signature
+	rootPartial  = 2 // ‖ bitmap of the leaves this member signed (bit i of byte i/8, LSB first)
+)
+
 // onRootSign answers a peer's TypeRootSign with a TypeRootAck: 1 ‖ this
-// member's signature, or 0 ‖ why it refuses. At most
+// member's signature, 2 ‖ the bitmap of the leaves it knows when it did not
+// sign them all (the coordinator may then ask for the root of a subset),
+// or 0 ‖ why it refuses. At most
 // MaxConcurrentRootSigns run at once; the excess is dropped with a log.
 func (m *Member) onRootSign(msg transport.Message) {
 	m.answerBounded(msg, m.rootSem, "root", "the coordinator", transport.TypeRootAck, func() []byte {
@@ -272,17 +299,30 @@ func (m *Member) onRootSign(msg transport.Message) {
 			return append([]byte{0}, err.Error()...)
 		}
 		sig, err := m.signRoot(epoch, leaves)
-		if err != nil {
-			return append([]byte{0}, err.Error()...)
+		var ule *unknownLeavesError
+		switch {
+		case errors.As(err, &ule):
+			bm := make([]byte, 1+(len(leaves)+7)/8)
+			bm[0] = rootPartial
+			for i, k := range ule.known {
+				if k {
+					bm[1+i/8] |= 1 << (i % 8)
+				}
+			}
+			return bm
+		case err != nil:
+			return append([]byte{rootRefused}, err.Error()...)
 		}
-		return append([]byte{1}, sig...)
+		return append([]byte{rootSigned}, sig...)
 	})
 }
 
-// rootResult is a finished root round: the root, every leaf's path and
-// the aggregate signature with its signer bitmap.
+// rootResult is a finished root round: the root, the batch's leaves'
+// indices in it (−1: left out, not enough members attested that upload),
+// the paths by index and the aggregate signature with its signer bitmap.
 type rootResult struct {
 	root      [32]byte
+	index     []int
 	paths     [][][32]byte
 	signature []byte
 	signers   []byte
@@ -417,12 +457,47 @@ func (m *Member) runRootBatch(rb *rootBatch) {
 
 // rootRound asks the live members to sign the root of leaves (all signed
 // by this member, per upload) and aggregates the signatures that verify,
-// with the quorum logic of UploadBatch.
+// with the quorum logic of UploadBatch. Without a quorum it tries once more
+// over the leaves that enough members know (rootSubset): the uploads some
+// members missed (a StorePut dropped at their bound, a restart) then go
+// without a root instead of taking the whole batch with them.
 func (m *Member) rootRound(leaves [][32]byte) (*rootResult, error) {
+	res, answers, err := m.rootRoundOnce(leaves)
+	if !errors.Is(err, ErrNoQuorum) {
+		return res, err
+	}
+	keep := m.rootSubset(len(leaves), answers)
+	if len(keep) == 0 || len(keep) == len(leaves) {
+		return nil, err
+	}
+	sub := make([][32]byte, len(keep))
+	for j, i := range keep {
+		sub[j] = leaves[i]
+	}
+	m.log.Warn("input root: retrying without the uploads too few members attested",
+		zap.Int("leaves", len(leaves)), zap.Int("kept", len(keep)), zap.Error(err))
+	res, _, err = m.rootRoundOnce(sub)
+	if err != nil {
+		return nil, err
+	}
+	index := make([]int, len(leaves))
+	for i := range index {
+		index[i] = -1
+	}
+	for j, i := range keep {
+		index[i] = j
+	}
+	res.index = index
+	return res, nil
+}
+
+// rootRoundOnce is one root round over leaves; it also returns the
+// members' answers that were not signatures.
+func (m *Member) rootRoundOnce(leaves [][32]byte) (*rootResult, map[transport.MemberID][]byte, error) {
 	epoch := m.cfg.Committee.Epoch
 	root, paths, err := bls.InputRootTree(leaves)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	d := bls.InputRootDigest(m.chain(), epoch, root)
 	sigs := map[transport.MemberID][]byte{}
@@ -432,13 +507,64 @@ func (m *Member) rootRound(leaves [][32]byte) (*rootResult, error) {
 		m.log.Warn("this member does not sign its own root", zap.Error(err))
 	}
 	session := fmt.Sprintf("root/%d/%x/%x", epoch, root[:], randTag())
-	m.collectSignatures(context.Background(), transport.Message{Type: transport.TypeRootSign, Session: session, Payload: rootSign(epoch, leaves)},
+	answers := m.collectSignatures(context.Background(), transport.Message{Type: transport.TypeRootSign, Session: session, Payload: rootSign(epoch, leaves)},
 		transport.TypeRootAck, d, sigs, "root")
-	res := &rootResult{root: root, paths: paths}
-	if res.signature, res.signers, err = m.aggregate(sigs); err != nil {
-		return nil, err
+	index := make([]int, len(leaves))
+	for i := range index {
+		index[i] = i
 	}
-	return res, nil
+	res := &rootResult{root: root, index: index, paths: paths}
+	if res.signature, res.signers, err = m.aggregate(sigs); err != nil {
+		return nil, answers, err
+	}
+	return res, answers, nil
+}
+
+// rootSubset picks, from the members' partial answers (rootPartial ‖ the
+// bitmap of the n leaves each signed), the threshold − 1 members that know
+// the most leaves (this member knows them all) and returns the indices of
+// the leaves all of them know, in order; nil when too few members answered.
+func (m *Member) rootSubset(n int, answers map[transport.MemberID][]byte) []int {
+	type peer struct {
+		id    transport.MemberID
+		known []bool
+		count int
+	}
+	var peers []peer
+	for id, a := range answers {
+		if id == m.id || len(a) != 1+(n+7)/8 || a[0] != rootPartial {
+			continue
+		}
+		p := peer{id: id, known: make([]bool, n)}
+		for i := range n {
+			if a[1+i/8]>>(i%8)&1 == 1 {
+				p.known[i] = true
+				p.count++
+			}
+		}
+		peers = append(peers, p)
+	}
+	need := m.cfg.Committee.Threshold - 1
+	if need < 0 || len(peers) < need {
+		return nil
+	}
+	sort.Slice(peers, func(a, b int) bool {
+		if peers[a].count != peers[b].count {
+			return peers[a].count > peers[b].count
+		}
+		return peers[a].id < peers[b].id
+	})
+	var keep []int
+	for i := range n {
+		all := true
+		for _, p := range peers[:need] {
+			all = all && p.known[i]
+		}
+		if all {
+			keep = append(keep, i)
+		}
+	}
+	return keep
 }
 
 // awaitRoot puts an upload's digest (this member signed it) into the open
@@ -461,6 +587,10 @@ func (m *Member) awaitRoot(ctx context.Context, leaf [32]byte) (*InputRootAttest
 		return nil, rb.err
 	}
 	r := rb.res
-	return &InputRootAttestation{Root: r.root, Index: uint64(i), Path: r.paths[i],
+	j := r.index[i]
+	if j < 0 {
+		return nil, errors.New("too few members attested this upload for the batch's root (it was signed without it)")
+	}
+	return &InputRootAttestation{Root: r.root, Index: uint64(j), Path: r.paths[j],
 		Signature: bytes.Clone(r.signature), Signers: bytes.Clone(r.signers)}, nil
 }

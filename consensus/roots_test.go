@@ -159,8 +159,9 @@ func rawUpload(t *testing.T, a *apiRig, owner [20]byte, rooted bool) string {
 // TypeRootSign requests to the others:
 //
 //   - a root with a leaf no member signed (an upload never attested, or
-//     another statement altogether) — every member refuses: a root signature
-//     must attest nothing the per-upload signatures did not;
+//     another statement altogether) — every member refuses (answering which
+//     leaves it knows, for a round over a subset): a root signature must
+//     attest nothing the per-upload signatures did not;
 //   - the honest leaves for another epoch — refused (the chain checks the
 //     root under its current epoch);
 //   - a count over MaxRootLeaves, or a length that does not match the
@@ -186,7 +187,7 @@ func rootAttacks(t *testing.T, lc *LocalCommittee, leaves [][32]byte) {
 		payload []byte
 		refusal string // "" : signed
 	}{
-		{"leaf nobody signed", rootSign(epoch, forged), "leaf 0 (eeee"},
+		{"leaf nobody signed", rootSign(epoch, forged), "partial"},
 		{"wrong epoch", rootSign(epoch+1, leaves), fmt.Sprintf("root for epoch %d, this committee's epoch is %d", epoch+1, epoch)},
 		{"count over MaxRootLeaves", huge, "outside [1,1024]"},
 		{"length does not match the count", short, "want"},
@@ -203,6 +204,12 @@ func rootAttacks(t *testing.T, lc *LocalCommittee, leaves [][32]byte) {
 			require.Empty(t, got.Missing)
 			for id, msg := range got.Got {
 				require.NotEmpty(t, msg.Payload)
+				if tc.refusal == "partial" {
+					// no signature: the bitmap of the leaves the member
+					// knows (all but the forged leaf 0), for a subset round
+					require.Equal(t, []byte{rootPartial, 0b111110}, msg.Payload, "member %d", id)
+					continue
+				}
 				if tc.refusal != "" {
 					require.Equal(t, byte(0), msg.Payload[0], "member %d signed", id)
 					require.Contains(t, string(msg.Payload[1:]), tc.refusal)
@@ -367,6 +374,61 @@ func TestSignRootWaitsForLateLeaf(t *testing.T) {
 
 	_, err = m2.signRoot(lc.Config.Epoch, [][32]byte{early, {0xa3}})
 	require.ErrorContains(t, err, "leaf 1")
+}
+
+// TestInputRootSubset: when too few members attested some uploads of a
+// batch (a StorePut dropped at a member's bound, a restart), the root
+// round answers with the leaves each member knows and the coordinator
+// signs the root of those that enough members know: the other uploads go
+// without a root (their own attestation stands) instead of the whole batch.
+// n = 3, t = 2: member 2 knows leaves 0 and 1, member 3 only leaf 0, so
+// the root holds leaves 0 and 1 and is signed by members 1 and 2.
+func TestInputRootSubset(t *testing.T) {
+	t.Parallel()
+	lc := startRootCommittee(t, 3, 2, time.Minute, nil)
+	m1 := lc.Member(1)
+	leaves := [][32]byte{{0xb0}, {0xb1}, {0xb2}}
+	for _, l := range leaves {
+		m1.signed.add(l)
+		m1.roots.begin()
+	}
+	lc.Member(2).signed.add(leaves[0])
+	lc.Member(2).signed.add(leaves[1])
+	lc.Member(3).signed.add(leaves[0])
+	res := make([]*InputRootAttestation, len(leaves))
+	errs := make([]error, len(leaves))
+	var wg sync.WaitGroup
+	for i, l := range leaves {
+		wg.Go(func() { res[i], errs[i] = m1.awaitRoot(context.Background(), l) })
+	}
+	wg.Wait()
+	require.ErrorContains(t, errs[2], "too few members attested this upload")
+	require.Nil(t, res[2])
+	committee, _, err := lc.Config.BLSCommittee()
+	require.NoError(t, err)
+	for i := range 2 {
+		require.NoError(t, errs[i])
+		require.Len(t, res[i].Path, 1, "a root of the two leaves enough members know")
+		got, err := bls.InputRootFromPath(leaves[i], res[i].Index, res[i].Path)
+		require.NoError(t, err)
+		require.Equal(t, res[i].Root, got)
+		d := bls.InputRootDigest(lc.Config.ChainIDBig(), lc.Config.Epoch, res[i].Root)
+		n, err := committee.VerifyAggregate(res[i].Signers, d[:], res[i].Signature)
+		require.NoError(t, err)
+		require.GreaterOrEqual(t, n, lc.Config.Threshold)
+	}
+	require.Equal(t, res[0].Root, res[1].Root)
+	require.Equal(t, []int{1, 2}, signerIDs(t, res[0].Signers))
+}
+
+func signerIDs(t *testing.T, bitmap []byte) []int {
+	t.Helper()
+	idx, err := bls.Signers(3, bitmap)
+	require.NoError(t, err)
+	for i := range idx {
+		idx[i]++
+	}
+	return idx
 }
 
 // TestSignedLog: a member remembers the digests it signed for the TTL and
