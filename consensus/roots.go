@@ -279,9 +279,9 @@ func (e *unknownLeavesError) Error() string {
 
 // Root acknowledgement statuses (TypeRootAck's first byte).
 const (
-	rootRefused  = 0 // ‖ reason
-	rootSigned   = 1 // ‖ BLS signature
-	rootPartial  = 2 // ‖ bitmap of the leaves this member signed (bit i of byte i/8, LSB first)
+	rootRefused = 0 // ‖ reason
+	rootSigned  = 1 // ‖ BLS signature
+	rootPartial = 2 // ‖ bitmap of the leaves this member signed (bit i of byte i/8, LSB first)
 )
 
 // onRootSign answers a peer's TypeRootSign with a TypeRootAck: 1 ‖ this
