@@ -57,16 +57,10 @@ func checkRoot(t *testing.T, lc *LocalCommittee, att *InputAttestation) {
 	require.NoError(t, err)
 	require.GreaterOrEqual(t, n, lc.Config.Threshold)
 	require.NotNil(t, att.Root, "rooted upload without a root")
-	got, err := bls.InputRootFromPath(leaf, att.Root.Index, att.Root.Path)
-	require.NoError(t, err)
-	require.Equal(t, att.Root.Root, got)
-	d := bls.InputRootDigest(chain, lc.Config.Epoch, att.Root.Root)
+	checkLeafRoot(t, lc, leaf, att.Root)
 	rd, err := att.RootDigest(chain)
 	require.NoError(t, err)
-	require.Equal(t, d, rd)
-	n, err = committee.VerifyAggregate(att.Root.Signers, d[:], att.Root.Signature)
-	require.NoError(t, err)
-	require.GreaterOrEqual(t, n, lc.Config.Threshold)
+	require.Equal(t, bls.InputRootDigest(chain, lc.Config.Epoch, att.Root.Root), rd)
 }
 
 // TestInputRoots (issue 13): concurrent rooted uploads of different owners
@@ -259,20 +253,27 @@ func rootWaiterGivesUp(t *testing.T, lc *LocalCommittee) {
 	wg.Wait()
 	require.ErrorIs(t, errs[0], context.Canceled)
 	require.Nil(t, res[0])
-	committee, _, err := lc.Config.BLSCommittee()
-	require.NoError(t, err)
 	for i := 1; i < len(leaves); i++ {
 		require.NoError(t, errs[i])
 		require.Len(t, res[i].Path, 2, "the quitter's leaf is still in the tree")
-		got, err := bls.InputRootFromPath(leaves[i], res[i].Index, res[i].Path)
-		require.NoError(t, err)
-		require.Equal(t, res[i].Root, got)
-		d := bls.InputRootDigest(lc.Config.ChainIDBig(), lc.Config.Epoch, res[i].Root)
-		n, err := committee.VerifyAggregate(res[i].Signers, d[:], res[i].Signature)
-		require.NoError(t, err)
-		require.GreaterOrEqual(t, n, lc.Config.Threshold)
+		checkLeafRoot(t, lc, leaves[i], res[i])
 	}
 	require.Equal(t, res[1].Root, res[2].Root)
+}
+
+// checkLeafRoot: leaf's path leads to its root, whose aggregate verifies
+// over bls.InputRootDigest with ≥ t signers.
+func checkLeafRoot(t *testing.T, lc *LocalCommittee, leaf [32]byte, r *InputRootAttestation) {
+	t.Helper()
+	committee, _, err := lc.Config.BLSCommittee()
+	require.NoError(t, err)
+	got, err := bls.InputRootFromPath(leaf, r.Index, r.Path)
+	require.NoError(t, err)
+	require.Equal(t, r.Root, got)
+	d := bls.InputRootDigest(lc.Config.ChainIDBig(), lc.Config.Epoch, r.Root)
+	n, err := committee.VerifyAggregate(r.Signers, d[:], r.Signature)
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, n, lc.Config.Threshold)
 }
 
 // TestInputRootNoQuorum: members 2 and 3 refuse every root, so a root round
@@ -404,18 +405,10 @@ func TestInputRootSubset(t *testing.T) {
 	wg.Wait()
 	require.ErrorContains(t, errs[2], "too few members attested this upload")
 	require.Nil(t, res[2])
-	committee, _, err := lc.Config.BLSCommittee()
-	require.NoError(t, err)
 	for i := range 2 {
 		require.NoError(t, errs[i])
 		require.Len(t, res[i].Path, 1, "a root of the two leaves enough members know")
-		got, err := bls.InputRootFromPath(leaves[i], res[i].Index, res[i].Path)
-		require.NoError(t, err)
-		require.Equal(t, res[i].Root, got)
-		d := bls.InputRootDigest(lc.Config.ChainIDBig(), lc.Config.Epoch, res[i].Root)
-		n, err := committee.VerifyAggregate(res[i].Signers, d[:], res[i].Signature)
-		require.NoError(t, err)
-		require.GreaterOrEqual(t, n, lc.Config.Threshold)
+		checkLeafRoot(t, lc, leaves[i], res[i])
 	}
 	require.Equal(t, res[0].Root, res[1].Root)
 	require.Equal(t, []int{1, 2}, signerIDs(t, res[0].Signers))
