@@ -385,6 +385,10 @@ func (c *Chain) Backend() *eth.Ethereum { return c.eth }
 // returns it once it is accepted.
 func (c *Chain) Mine() (*types.Block, error) { return c.produce(true) }
 
+// pendingPoll is how often produceLoop checks for pending transactions that
+// no event announced.
+const pendingPoll = 250 * time.Millisecond
+
 // produceLoop builds a block whenever transactions become pending, and on the
 // optional interval, until Close.
 func (c *Chain) produceLoop(interval time.Duration) {
@@ -399,11 +403,17 @@ func (c *Chain) produceLoop(interval time.Duration) {
 		defer t.Stop()
 		tick = t.C
 	}
+	// A transaction's event can come before the pool counts it as pending
+	// (then produce finds nothing to do and no later event comes): a slow
+	// poll builds a block for anything left pending (never an empty one).
+	poll := time.NewTicker(pendingPoll)
+	defer poll.Stop()
 	for {
 		var force bool
 		select {
 		case <-c.quit:
 			return
+		case <-poll.C:
 		case err := <-sub.Err():
 			if err != nil {
 				c.log.Error("txpool subscription ended", zap.Error(err))
