@@ -149,7 +149,6 @@ type SlotPacker struct {
 	last    int         // slot last added (−1: none)
 	step    []uint64    // NTT index table of σ_{5⁻¹}: L_{s+1} from L_s within a row
 	vec     native.Path // the multiply-add's path (PathScalar: the Go loop)
-	le      []byte      // scratch: a decoded row as little-endian bytes (big-endian hosts)
 }
 
 // NewSlotPacker returns a packer of width packed ciphertexts at level.
@@ -163,9 +162,15 @@ func NewSlotPacker(p *Params, level, width int) (*SlotPacker, error) {
 	if width < 1 || width > 1<<10 {
 		return nil, fmt.Errorf("fhe: packing width %d outside [1, 1024]", width)
 	}
+	// the vector kernel's conditions (native.MulAdd), checked once here so
+	// that no call of it can fail: q < 2^50, N a multiple of 8, rows read
+	// in place as little-endian words, the path runnable on this host
 	vec := packVecPath()
+	if p.N()%8 != 0 || !hostLittleEndian || (vec == native.PathIFMA && native.MulAddPath() != native.PathIFMA) {
+		vec = native.PathScalar
+	}
 	for _, q := range p.Q()[:level+1] {
-		if q >= native.VecQBound || p.N()%8 != 0 {
+		if q >= native.VecQBound {
 			vec = native.PathScalar
 		}
 	}
@@ -332,7 +337,7 @@ func (sp *SlotPacker) AddEncoded(s int, raws [][]byte) error {
 				if c := decoded[j]; c != nil {
 					sp.mulAddWords(acc, c.ct.Value[k].Coeffs[i], i, q, false)
 				} else {
-					ok = sp.mulAddLE(acc, src[j][k][i], i, q, false)
+					ok = sp.mulAddLE(acc, src[j][k][i], i, q)
 				}
 				added = append(added, done{j, k, i})
 				if !ok {
@@ -363,72 +368,41 @@ func (sp *SlotPacker) checkSlot(s, inputs int) error {
 	return nil
 }
 
-// mulAddLE adds (sub: subtracts) L_s·c on limb i to acc, with c read from
-// little-endian bytes, on the packer's path, and reports whether every c
-// read was < q. An add and a sub of the same row on the same path cancel
-// exactly; the two paths' lazy sums may differ by multiples of q, never
-// once reduced (Ciphertexts), so a packer's result is the same bytes on
-// every machine.
-func (sp *SlotPacker) mulAddLE(acc []uint64, c []byte, i int, q uint64, sub bool) bool {
-	if sp.vec != native.PathScalar {
-		if ok, err := native.MulAdd(sp.vec, acc, c, sp.perm.w[i], sp.perm.shoup[i], q, sub); err == nil {
-			return ok
-		}
-		// unreachable: NewSlotPacker checked q, N and the host
-	}
-	if sub {
-		return mulSubLE(acc, c, sp.perm.w[i], sp.perm.shoup[i], q)
-	}
-	return mulAddLE(acc, c, sp.perm.w[i], sp.perm.shoup[i], q)
-}
-
-// mulAddWords is mulAddLE on a decoded row (whose words are < q).
-func (sp *SlotPacker) mulAddWords(acc, c []uint64, i int, q uint64, sub bool) {
+// mulAddLE adds L_s·c on limb i to acc, with c read from little-endian
+// bytes, on the packer's path, and reports whether every c read was < q
+// (mulAddWords with sub undoes it either way). The two paths' lazy sums
+// may differ by multiples of q, never once reduced (Ciphertexts), so a
+// packer's result is the same bytes on every machine.
+func (sp *SlotPacker) mulAddLE(acc []uint64, c []byte, i int, q uint64) bool {
 	if sp.vec == native.PathScalar {
-		if sub {
-			mulSub(acc, c, sp.perm.w[i], sp.perm.shoup[i], q)
-		} else {
-			mulAdd(acc, c, sp.perm.w[i], sp.perm.shoup[i], q)
-		}
-		return
+		return mulAddLE(acc, c, sp.perm.w[i], sp.perm.shoup[i], q)
 	}
-	sp.mulAddLE(acc, wordsLE(c, &sp.le), i, q, sub)
+	ok, err := native.MulAdd(sp.vec, acc, c, sp.perm.w[i], sp.perm.shoup[i], q, false)
+	return ok && err == nil // err is ruled out by NewSlotPacker's checks
 }
 
-// wordsLE views c as little-endian bytes (a copy into *scratch on a
-// big-endian host).
-func wordsLE(c []uint64, scratch *[]byte) []byte {
-	if len(c) == 0 {
-		return nil
+// mulAddWords adds (sub: subtracts) L_s·c on limb i to acc for a decoded
+// row (whose words are < q) on the packer's path; an add and a sub of the
+// same row cancel exactly.
+func (sp *SlotPacker) mulAddWords(acc, c []uint64, i int, q uint64, sub bool) {
+	w, sh := sp.perm.w[i], sp.perm.shoup[i]
+	switch {
+	case sp.vec != native.PathScalar:
+		// the row's words read in place as little-endian bytes (NewSlotPacker
+		// keeps the vector path to little-endian hosts); no error is possible
+		_, _ = native.MulAdd(sp.vec, acc, unsafe.Slice((*byte)(unsafe.Pointer(&c[0])), 8*len(c)), w, sh, q, sub)
+	case sub:
+		mulSub(acc, c, w, sh, q)
+	default:
+		mulAdd(acc, c, w, sh, q)
 	}
-	if hostLittleEndian {
-		return unsafe.Slice((*byte)(unsafe.Pointer(&c[0])), 8*len(c))
-	}
-	if cap(*scratch) < 8*len(c) {
-		*scratch = make([]byte, 8*len(c))
-	}
-	b := (*scratch)[:8*len(c)]
-	for j, x := range c {
-		binary.LittleEndian.PutUint64(b[8*j:], x)
-	}
-	return b
 }
 
 var hostLittleEndian = func() bool { x := uint16(1); return *(*byte)(unsafe.Pointer(&x)) == 1 }()
 
-// mulSubLE undoes mulAddLE's Go loop on the same values exactly.
-func mulSubLE(acc []uint64, c []byte, w, shoup []uint64, q uint64) bool {
-	c, w, shoup = c[:8*len(acc)], w[:len(acc)], shoup[:len(acc)]
-	for j := range acc {
-		x := binary.LittleEndian.Uint64(c[8*j : 8*j+8])
-		hi, _ := bits.Mul64(shoup[j], x)
-		acc[j] -= w[j]*x - hi*q
-	}
-	return true
-}
-
 // mulAddLE is mulAdd with c read from little-endian bytes. It reports
-// whether every c read was < q (mulSubLE undoes it either way).
+// whether every c read was < q (mulSub undoes it either way, on the same
+// words).
 func mulAddLE(acc []uint64, c []byte, w, shoup []uint64, q uint64) bool {
 	n := len(acc)
 	c, w, shoup = c[:8*n], w[:n], shoup[:n]
