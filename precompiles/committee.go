@@ -143,30 +143,32 @@ func writeCommittee(set func(Hash, Hash), epoch uint64, threshold uint32, raws [
 }
 
 // verifyCommitteeSig charges for and checks an aggregate signature by the
-// current committee over digest, with a quorum check. get reads FHEVerdict's storage.
-func verifyCommitteeSig(c *call, get reader, digestFor func(epoch uint64) [32]byte, sig, signers []byte) (CommitteeHeader, int, error) {
+// current committee over digest, with a quorum check. get reads FHEVerdict's
+// storage. Its reverts start with what ("FHEVerdict.submit", "…: attestation");
+// running out of gas is returned as is.
+func verifyCommitteeSig(c *call, what string, get reader, digestFor func(epoch uint64) [32]byte, sig, signers []byte) (CommitteeHeader, int, error) {
 	h := decodeHeader(get(keyCommittee))
 	if !h.Present || h.Size == 0 {
-		return h, 0, revertf("no committee registered")
+		return h, 0, revertf("%s: no committee registered", what)
 	}
 	if err := c.charge(GasBLSVerify + GasBLSPerMember*uint64(h.Size)); err != nil {
 		return h, 0, err
 	}
 	if len(sig) != bls.SignatureLen {
-		return h, 0, revertf("signature must be %d bytes, got %d", bls.SignatureLen, len(sig))
+		return h, 0, revertf("%s: signature must be %d bytes, got %d", what, bls.SignatureLen, len(sig))
 	}
 	idx, err := bls.Signers(int(h.Size), signers)
 	if err != nil {
-		return h, 0, revertf("signer bitmap must be %d bytes with no bits beyond member %d", bls.BitmapLen(int(h.Size)), h.Size-1)
+		return h, 0, revertf("%s: signer bitmap must be %d bytes with no bits beyond member %d", what, bls.BitmapLen(int(h.Size)), h.Size-1)
 	}
 	if len(idx) < int(h.Threshold) {
-		return h, 0, revertf("under quorum: %d signers, threshold %d of %d (epoch %d)", len(idx), h.Threshold, h.Size, h.Epoch)
+		return h, 0, revertf("%s: under quorum: %d signers, threshold %d of %d (epoch %d)", what, len(idx), h.Threshold, h.Size, h.Epoch)
 	}
 	keys := make([]*bls.PublicKey, h.Size)
 	for _, i := range idx {
 		pk, err := bls.PublicKeyFromTrustedRaw(loadMemberRaw(get, h.Epoch, uint32(i)))
 		if err != nil {
-			return h, 0, revertf("committee key %d unreadable", i)
+			return h, 0, revertf("%s: committee key %d unreadable", what, i)
 		}
 		keys[i] = pk
 	}
@@ -174,7 +176,7 @@ func verifyCommitteeSig(c *call, get reader, digestFor func(epoch uint64) [32]by
 	cm := bls.Committee{Keys: keys}
 	n, err := cm.VerifyAggregate(signers, d[:], sig)
 	if err != nil {
-		return h, 0, revertf("aggregate signature does not verify for committee epoch %d", h.Epoch)
+		return h, 0, revertf("%s: aggregate signature does not verify for committee epoch %d", what, h.Epoch)
 	}
 	return h, n, nil
 }

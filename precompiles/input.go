@@ -2,7 +2,6 @@ package precompiles
 
 import (
 	"encoding/binary"
-	"errors"
 
 	"github.com/fhegate/fhegate/bls"
 )
@@ -261,16 +260,10 @@ func (b *inputBatch) verify(cl *call) (uint64, error) {
 	chainID := chainIDWord(cl.env.ChainID())
 	root := bls.InputBatchRoot(b.items)
 	peer := func(k Hash) Hash { return cl.env.PeerState(FHEVerdictAddress, k) }
-	hdr, _, err := verifyCommitteeSig(cl, peer, func(epoch uint64) [32]byte {
+	hdr, _, err := verifyCommitteeSig(cl, b.method+": attestation", peer, func(epoch uint64) [32]byte {
 		return bls.InputBatchDigest(chainID, epoch, b.owner, b.preset, root)
 	}, b.sig, b.signers)
-	if err != nil {
-		if errors.Is(err, ErrOutOfGas) {
-			return 0, err
-		}
-		return 0, revertf("%s: attestation: %s", b.method, reasonOf(err))
-	}
-	return hdr.Epoch, nil
+	return hdr.Epoch, err
 }
 
 // inputRegisterSet implements FHEInput.registerSet: the checks and the
@@ -416,12 +409,4 @@ func (s *Suite) inputHandleInfo(cl *call, a []any) ([]any, error) {
 	}
 	r := decodeHandle(cl.st.get(handleSlot(h)))
 	return []any{r.exists, outAddr(r.owner), r.preset, r.ctype}, nil
-}
-
-func reasonOf(err error) string {
-	var r *RevertError
-	if errors.As(err, &r) {
-		return r.Reason
-	}
-	return err.Error()
 }

@@ -2,7 +2,6 @@ package precompiles
 
 import (
 	"encoding/binary"
-	"errors"
 	"math/big"
 
 	"github.com/ava-labs/libevm/common"
@@ -415,11 +414,7 @@ func (b *inputBatch) verifyRooted(cl *call, root Hash, index uint32, path []Hash
 	}
 	chainID := chainIDWord(cl.env.ChainID())
 	leaf := bls.InputBatchDigest(chainID, h.Epoch, b.owner, b.preset, bls.InputBatchRoot(b.items))
-	sibs := make([][32]byte, len(path))
-	for i, p := range path {
-		sibs[i] = p
-	}
-	got, err := bls.InputRootFromPath(leaf, uint64(index), sibs)
+	got, err := bls.InputRootFromPath(leaf, uint64(index), outHashes(path))
 	if err != nil || Hash(got) != root {
 		return revertf("%s: the upload of %s (epoch %d) is not leaf %d of root %s", b.method, b.owner, h.Epoch, index, root)
 	}
@@ -430,14 +425,11 @@ func (b *inputBatch) verifyRooted(cl *call, root Hash, index uint32, path []Hash
 	if len(b.sig) == 0 {
 		return revertf("%s: root %s is not yet verified in epoch %d: pass the committee's signature over it", b.method, root, h.Epoch)
 	}
-	hdr, _, err := verifyCommitteeSig(cl, peer, func(epoch uint64) [32]byte {
+	hdr, _, err := verifyCommitteeSig(cl, b.method+": root attestation", peer, func(epoch uint64) [32]byte {
 		return bls.InputRootDigest(chainID, epoch, root)
 	}, b.sig, b.signers)
 	if err != nil {
-		if errors.Is(err, ErrOutOfGas) {
-			return err
-		}
-		return revertf("%s: root attestation: %s", b.method, reasonOf(err))
+		return err
 	}
 	if err := cl.chargeStore(rslot); err != nil {
 		return err

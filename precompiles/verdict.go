@@ -2,7 +2,6 @@ package precompiles
 
 import (
 	"encoding/binary"
-	"errors"
 	"math"
 	"math/big"
 
@@ -209,14 +208,11 @@ func (s *Suite) verdictSubmit(cl *call, a []any) ([]any, error) {
 		return nil, revertf("FHEVerdict.submit: verdict for request %s already accepted", req)
 	}
 	chainID := chainIDWord(cl.env.ChainID())
-	hdr, n, err := verifyCommitteeSig(cl, cl.st.get, func(epoch uint64) [32]byte {
+	hdr, n, err := verifyCommitteeSig(cl, "FHEVerdict.submit", cl.st.get, func(epoch uint64) [32]byte {
 		return bls.VerdictDigest(chainID, epoch, req, policyID, digest, result)
 	}, sig, signers)
 	if err != nil {
-		if errors.Is(err, ErrOutOfGas) {
-			return nil, err
-		}
-		return nil, revertf("FHEVerdict.submit: %s", reasonOf(err))
+		return nil, err
 	}
 	base := verdictSlot(req)
 	var w Hash

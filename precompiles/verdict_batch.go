@@ -1,7 +1,6 @@
 package precompiles
 
 import (
-	"errors"
 	"math/big"
 
 	"github.com/fhegate/fhegate/bls"
@@ -117,14 +116,11 @@ func (s *Suite) verdictSubmitBatch(cl *call, a []any) ([]any, error) {
 	}
 	root := bls.VerdictBatchRoot(b.items)
 	chainID := chainIDWord(cl.env.ChainID())
-	hdr, n, err := verifyCommitteeSig(cl, cl.st.get, func(epoch uint64) [32]byte {
+	hdr, n, err := verifyCommitteeSig(cl, "FHEVerdict.submitBatch", cl.st.get, func(epoch uint64) [32]byte {
 		return bls.VerdictBatchDigest(chainID, epoch, b.policyID, b.resultDigest, root)
 	}, b.sig, b.signers)
 	if err != nil {
-		if errors.Is(err, ErrOutOfGas) {
-			return nil, err
-		}
-		return nil, revertf("FHEVerdict.submitBatch: %s", reasonOf(err))
+		return nil, err
 	}
 	// results ≥ 2^128 other than the sentinels need a second slot
 	for i, it := range b.items {
