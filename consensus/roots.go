@@ -240,21 +240,10 @@ func parseRootSign(b []byte) (epoch uint64, leaves [][32]byte, err error) {
 }
 
 // signRoot is this member's signature over the root of leaves for epoch,
-// given only if epoch is the committee's and every leaf is an upload
-// digest this member signed within SignedDigestTTL.
+// given only if rootSignable.
 func (m *Member) signRoot(epoch uint64, leaves [][32]byte) ([]byte, error) {
-	if epoch != m.cfg.Committee.Epoch {
-		return nil, fmt.Errorf("root for epoch %d, this committee's epoch is %d", epoch, m.cfg.Committee.Epoch)
-	}
-	if len(leaves) == 0 || len(leaves) > MaxRootLeaves {
-		return nil, fmt.Errorf("root of %d leaves outside [1,%d]", len(leaves), MaxRootLeaves)
-	}
-	if i, ok := m.signed.awaitAll(leaves, rootLeafWait, m.closed); !ok {
-		known := make([]bool, len(leaves))
-		for j, l := range leaves {
-			known[j] = m.signed.has(l)
-		}
-		return nil, &unknownLeavesError{first: i, leaf: leaves[i], ttl: m.signed.ttl, known: known}
+	if err := m.rootSignable(epoch, leaves); err != nil {
+		return nil, err
 	}
 	root, _, err := bls.InputRootTree(leaves)
 	if err != nil {
@@ -264,7 +253,28 @@ func (m *Member) signRoot(epoch uint64, leaves [][32]byte) ([]byte, error) {
 	return m.cfg.BLSKey.Sign(d[:]), nil
 }
 
-// unknownLeavesError is signRoot's refusal of a root with leaves this
+// rootSignable checks that this member may sign a root of leaves for
+// epoch: epoch is the committee's and every leaf is an upload digest this
+// member signed within SignedDigestTTL (waiting up to rootLeafWait for
+// late ones); otherwise an *unknownLeavesError says which leaves it knows.
+func (m *Member) rootSignable(epoch uint64, leaves [][32]byte) error {
+	if epoch != m.cfg.Committee.Epoch {
+		return fmt.Errorf("root for epoch %d, this committee's epoch is %d", epoch, m.cfg.Committee.Epoch)
+	}
+	if len(leaves) == 0 || len(leaves) > MaxRootLeaves {
+		return fmt.Errorf("root of %d leaves outside [1,%d]", len(leaves), MaxRootLeaves)
+	}
+	if i, ok := m.signed.awaitAll(leaves, rootLeafWait, m.closed); !ok {
+		known := make([]bool, len(leaves))
+		for j, l := range leaves {
+			known[j] = m.signed.has(l)
+		}
+		return &unknownLeavesError{first: i, leaf: leaves[i], ttl: m.signed.ttl, known: known}
+	}
+	return nil
+}
+
+// unknownLeavesError is rootSignable's refusal of a root with leaves this
 // member did not sign: known says which of them it did.
 type unknownLeavesError struct {
 	first int
@@ -501,8 +511,8 @@ func (m *Member) rootRoundOnce(leaves [][32]byte) (*rootResult, map[transport.Me
 	}
 	d := bls.InputRootDigest(m.chain(), epoch, root)
 	sigs := map[transport.MemberID][]byte{}
-	if sig, err := m.signRoot(epoch, leaves); err == nil {
-		sigs[m.id] = sig
+	if err := m.rootSignable(epoch, leaves); err == nil {
+		sigs[m.id] = m.cfg.BLSKey.Sign(d[:]) // the root just built: no second tree
 	} else {
 		m.log.Warn("this member does not sign its own root", zap.Error(err))
 	}
