@@ -145,7 +145,7 @@ func submitInputs(ctx context.Context, out io.Writer, o encryptOptions, kb []byt
 	if o.outPath != "" && len(vals) != 1 {
 		return fmt.Errorf("--out with --submit writes one ciphertext: give one value")
 	}
-	ups, err := encryptInputs(ctx, o.submit, pk, owner, o.ctype, vals)
+	ups, pctx, err := encryptInputs(ctx, o.submit, pk, owner, o.ctype, vals)
 	if err != nil {
 		return err
 	}
@@ -158,11 +158,7 @@ func submitInputs(ctx context.Context, out io.Writer, o encryptOptions, kb []byt
 	defer cancel()
 	var att *consensus.InputAttestation
 	if o.rooted {
-		ann, err := consensus.FetchKeyAnnouncement(uctx, o.submit)
-		if err != nil {
-			return err
-		}
-		att, err = consensus.UploadInputsRooted(uctx, o.submit, os.Getenv("FHEGATE_API_TOKEN"), ann.Proof.ChainID, owner, ups)
+		att, err = consensus.UploadInputsRooted(uctx, o.submit, os.Getenv("FHEGATE_API_TOKEN"), pctx.ChainID, owner, ups)
 		if err != nil {
 			return err
 		}

@@ -39,23 +39,24 @@ func proofKey(ctx context.Context, api string, pk *fhe.PublicKey, owner [20]byte
 // encryptInputs encrypts each of vals replicated in every slot under the
 // committee key pk, each with a proof of plaintext knowledge for owner bound
 // to the chain id and key epoch the committee at api announces: the uploads
-// of one POST /v1/inputs.
-func encryptInputs(ctx context.Context, api string, pk *fhe.PublicKey, owner [20]byte, ctype uint8, vals []int64) ([]consensus.InputUpload, error) {
+// of one POST /v1/inputs. It also returns that context (the chain id an
+// input root's leaf is computed for).
+func encryptInputs(ctx context.Context, api string, pk *fhe.PublicKey, owner [20]byte, ctype uint8, vals []int64) ([]consensus.InputUpload, zkpok.Context, error) {
 	key, pctx, err := proofKey(ctx, api, pk, owner)
 	if err != nil {
-		return nil, err
+		return nil, pctx, err
 	}
 	ups := make([]consensus.InputUpload, len(vals))
 	for i, v := range vals {
 		ct, proof, err := key.EncryptInts(consensus.ReplicatedInts(pk.Params(), v), pctx)
 		if err != nil {
-			return nil, err
+			return nil, pctx, err
 		}
 		b, err := ct.MarshalBinary()
 		if err != nil {
-			return nil, err
+			return nil, pctx, err
 		}
 		ups[i] = consensus.InputUpload{Ciphertext: b, Proof: proof, CType: ctype}
 	}
-	return ups, nil
+	return ups, pctx, nil
 }
