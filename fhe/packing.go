@@ -163,10 +163,11 @@ func NewSlotPacker(p *Params, level, width int) (*SlotPacker, error) {
 		return nil, fmt.Errorf("fhe: packing width %d outside [1, 1024]", width)
 	}
 	// the vector kernel's conditions (native.MulAdd), checked once here so
-	// that no call of it can fail: q < 2^50, N a multiple of 8, rows read
-	// in place as little-endian words, the path runnable on this host
+	// that no call of it can fail: the path runnable on this host (which
+	// includes reading rows in place as little-endian words), N a multiple
+	// of 8, q < 2^50
 	vec := packVecPath()
-	if p.N()%8 != 0 || !hostLittleEndian || (vec == native.PathIFMA && native.MulAddPath() != native.PathIFMA) {
+	if !native.MulAddRunnable(vec) || p.N()%8 != 0 {
 		vec = native.PathScalar
 	}
 	for _, q := range p.Q()[:level+1] {
@@ -388,8 +389,8 @@ func (sp *SlotPacker) mulAddWords(acc, c []uint64, i int, q uint64, sub bool) {
 	w, sh := sp.perm.w[i], sp.perm.shoup[i]
 	switch {
 	case sp.vec != native.PathScalar:
-		// the row's words read in place as little-endian bytes (NewSlotPacker
-		// keeps the vector path to little-endian hosts); no error is possible
+		// the row's words read in place as little-endian bytes
+		// (native.MulAddRunnable holds: a little-endian host); no error is possible
 		_, _ = native.MulAdd(sp.vec, acc, unsafe.Slice((*byte)(unsafe.Pointer(&c[0])), 8*len(c)), w, sh, q, sub)
 	case sub:
 		mulSub(acc, c, w, sh, q)
@@ -397,8 +398,6 @@ func (sp *SlotPacker) mulAddWords(acc, c []uint64, i int, q uint64, sub bool) {
 		mulAdd(acc, c, w, sh, q)
 	}
 }
-
-var hostLittleEndian = func() bool { x := uint16(1); return *(*byte)(unsafe.Pointer(&x)) == 1 }()
 
 // mulAddLE is mulAdd with c read from little-endian bytes. It reports
 // whether every c read was < q (mulSub undoes it either way, on the same

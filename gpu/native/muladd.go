@@ -26,6 +26,19 @@ var MulAddPath = sync.OnceValue(func() Path {
 	return PathScalar
 })
 
+// MulAddRunnable reports whether MulAdd can run on path here: PathIFMA
+// where MulAddPath is PathIFMA, PathEmulated on any little-endian host
+// (MulAdd reads c as little-endian words in place).
+func MulAddRunnable(path Path) bool {
+	switch path {
+	case PathIFMA:
+		return MulAddPath() == PathIFMA
+	case PathEmulated:
+		return littleEndian
+	}
+	return false
+}
+
 // MulAdd is the vector multiply-add of fhe.SlotPacker (issue 13): for
 // j < len(acc), acc[j] += r_j (acc[j] −= r_j when sub) with
 // r_j = w[j]·c_j − ⌊c_j·wp[j]/2^52⌋·q ∈ [0, 2q), Shoup's product in 52-bit
