@@ -55,11 +55,13 @@ func InputRootTree(leaves [][32]byte) (root [32]byte, paths [][][32]byte, err er
 		depth++
 	}
 	level := make([][32]byte, 1<<depth)
-	for i := range level {
-		if i < len(leaves) {
-			level[i] = rootLeaf(leaves[i])
-		} else {
-			level[i] = rootLeaf([32]byte{})
+	for i, l := range leaves {
+		level[i] = rootLeaf(l)
+	}
+	if len(leaves) < len(level) {
+		pad := rootLeaf([32]byte{})
+		for i := len(leaves); i < len(level); i++ {
+			level[i] = pad
 		}
 	}
 	paths = make([][][32]byte, len(leaves))
