@@ -67,6 +67,28 @@ func ReplicatedInts(p *fhe.Params, v int64) []int64 {
 	return out
 }
 
+// InputSlotVectors returns the slot vectors a client encrypts for one
+// request's attribute values: one replicated vector per value (one handle
+// per attribute: the policy's input count of handles), or, with vector, one
+// vector holding all of them (fhe.Params.VectorInts: one handle, which
+// FHEPolicy accepts for a policy of several inputs; the committee packs it
+// with one mask per request instead of one per attribute, and needs a
+// policy that compiles for packed batches).
+func InputSlotVectors(p *fhe.Params, vector bool, values []int64) ([][]int64, error) {
+	if vector {
+		v, err := p.VectorInts(values)
+		if err != nil {
+			return nil, err
+		}
+		return [][]int64{v}, nil
+	}
+	out := make([][]int64, len(values))
+	for i, v := range values {
+		out[i] = ReplicatedInts(p, v)
+	}
+	return out, nil
+}
+
 // UploadInputs is the client side of POST /v1/inputs: it uploads one
 // owner's ciphertexts (with their proofs) as one set to the member API at
 // api (with "Authorization: Bearer token" unless token is empty) and

@@ -12,7 +12,10 @@ package consensus
 //
 // (fhe.SlotPacker: L_s is the 0/1 plaintext that is 1 in slot s only), so
 // whatever a request's ciphertext holds outside its own slot is multiplied
-// by zero (the cross-talk attack of TestPackedCrossTalk). Each P_j is then
+// by zero (the cross-talk attack of TestPackedCrossTalk). A vector request
+// (one handle holding all K attributes, fhe/vector.go) is packed by one
+// block mask instead of K slot masks, and the accumulators are
+// un-interleaved in their refresh (packVector, TestPackedVectorCrossTalk). Each P_j is then
 // refreshed collectively to the top level (protocol.Refresh, which also
 // sanitises it), the policy circuit runs once on the packed set, the result
 // is masked to slots 0 … B−1, threshold-decrypted in one round, and one BLS
@@ -220,11 +223,119 @@ func (m *Member) ProcessPacked(ctx context.Context, b PackedBatch) ([]*Verdict, 
 	r := &requestRun{m: m, req: Request{ID: id, PolicyID: b.PolicyID, Kind: KindPolicy}, ks: ks, bounds: circuitBounds(circuit),
 		base: fmt.Sprintf("%s/%d", b.Session, ks.km.Epoch), slots: len(b.Requests), rescale: true,
 		log: m.log.With(zap.String("batch", b.Session), zap.Int("requests", len(b.Requests))), mark: time.Now()}
-	packed, err := r.pack(ctx, b.Requests)
+	var packed []*fhe.Ciphertext
+	if k := vectorWidth(circuit, len(b.Requests[0].Inputs)); k > 0 {
+		packed, err = r.packVector(ctx, b.Requests, k)
+	} else {
+		packed, err = r.pack(ctx, b.Requests)
+	}
 	if err != nil {
 		return nil, err
 	}
 	return r.runPacked(ctx, circuit, packed, b.Requests)
+}
+
+// vectorWidth returns K when a request with the given number of input
+// handles is a vector request of circuit c (one ciphertext holding all K > 1
+// attributes of the request, fhe/vector.go), 0 otherwise. Only compiled
+// policies declare their input count; the built-in test circuits take any.
+func vectorWidth(c Circuit, inputs int) int {
+	if pc, ok := c.(planCircuit); ok && inputs == 1 && len(pc.plan.Inputs) > 1 {
+		return len(pc.plan.Inputs)
+	}
+	return 0
+}
+
+// vectorWidthOf is vectorWidth for a request of this member's circuits (0
+// for a request that is not a policy request or whose policy has no
+// circuit).
+func (m *Member) vectorWidthOf(r Request) int {
+	if r.Kind != KindPolicy {
+		return 0
+	}
+	c, err := m.cfg.Circuits.Lookup(r.PolicyID)
+	if err != nil {
+		return 0
+	}
+	return vectorWidth(c, len(r.Inputs))
+}
+
+// viewInputs calls f with the stored bytes of q's inputs (fetching a
+// missing one from the peers first), in one read transaction, after
+// checking that each is stored under the run's key epoch.
+func (r *requestRun) viewInputs(ctx context.Context, q Request, f func(raws [][]byte) error) error {
+	m := r.m
+	for _, h := range q.Inputs {
+		if !m.st.Has(h) {
+			if _, err := m.fetch(ctx, h); err != nil {
+				return fmt.Errorf("consensus: request %x: %w", q.ID[:6], err)
+			}
+		}
+	}
+	err := m.st.ViewAll(q.Inputs, func(raws [][]byte, epochs []uint64) error {
+		for j, e := range epochs {
+			if err := checkEpoch(q.Inputs[j], e, r.ks.km.Epoch); err != nil {
+				return err
+			}
+		}
+		return f(raws)
+	})
+	if err != nil {
+		return fmt.Errorf("consensus: request %x: %w", q.ID[:6], err)
+	}
+	return nil
+}
+
+// packVector packs a batch of vector requests of k attributes (fhe/vector.go):
+// each request's one ciphertext is multiplied by its block mask into its
+// accumulator (fhe.VectorLayout, fhe.SlotPacker.AddEncodedBlock), and one
+// collective refresh of all accumulators un-interleaves them into the k
+// attribute ciphertexts the circuit takes, request r in slot r of each
+// (protocol.RefreshTransform with fhe.VectorLayout.Unpack), each rescaled
+// once like pack's outputs. Whatever a request's ciphertext holds outside
+// its block is multiplied by zero (TestPackedVectorCrossTalk).
+//
+// The noise bound of pack holds: an accumulator sums at most Slots()/K'
+// products, each bounded like a single-slot product (‖M_s‖∞ < t as
+// ‖L_s‖∞ is), so PackBounds and PackLevel apply unchanged.
+func (r *requestRun) packVector(ctx context.Context, reqs []Request, k int) ([]*fhe.Ciphertext, error) {
+	m := r.m
+	level, err := PackLevel(m.params)
+	if err != nil {
+		return nil, err
+	}
+	bounds, err := PackBounds(m.params)
+	if err != nil {
+		return nil, err
+	}
+	layout, err := fhe.NewVectorLayout(m.params, k, len(reqs))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadBatch, err)
+	}
+	sp, err := fhe.NewBlockPacker(m.params, level, layout.Accs, k)
+	if err != nil {
+		return nil, err
+	}
+	for i, q := range reqs {
+		acc, slot := layout.Place(i)
+		if err := r.viewInputs(ctx, q, func(raws [][]byte) error { return sp.AddEncodedBlock(acc, slot, raws[0]) }); err != nil {
+			return nil, err
+		}
+	}
+	low, err := sp.Ciphertexts()
+	if err != nil {
+		return nil, err
+	}
+	r.phase("pack")
+	out, err := m.refreshTransformLive(ctx, r.ks, r.base, low, layout, bounds)
+	if err != nil {
+		return nil, fmt.Errorf("consensus: refresh of the packed vector inputs: %w", err)
+	}
+	if err := r.dropRefreshNoiseAll(out); err != nil {
+		return nil, err
+	}
+	r.phase("pack-refresh")
+	return out, nil
 }
 
 // pack builds the packed inputs at PackLevel and refreshes each to the top
@@ -248,23 +359,8 @@ func (r *requestRun) pack(ctx context.Context, reqs []Request) ([]*fhe.Ciphertex
 	// one read transaction per request; a missing input is fetched from the
 	// peers first.
 	for s, q := range reqs {
-		for _, h := range q.Inputs {
-			if !m.st.Has(h) {
-				if _, err := m.fetch(ctx, h); err != nil {
-					return nil, fmt.Errorf("consensus: request %x: %w", q.ID[:6], err)
-				}
-			}
-		}
-		err := m.st.ViewAll(q.Inputs, func(raws [][]byte, epochs []uint64) error {
-			for j, e := range epochs {
-				if err := checkEpoch(q.Inputs[j], e, r.ks.km.Epoch); err != nil {
-					return err
-				}
-			}
-			return sp.AddEncoded(s, raws)
-		})
-		if err != nil {
-			return nil, fmt.Errorf("consensus: request %x: %w", q.ID[:6], err)
+		if err := r.viewInputs(ctx, q, func(raws [][]byte) error { return sp.AddEncoded(s, raws) }); err != nil {
+			return nil, err
 		}
 	}
 	low, err := sp.Ciphertexts()
@@ -279,17 +375,34 @@ func (r *requestRun) pack(ctx context.Context, reqs []Request) ([]*fhe.Ciphertex
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if out[j], errs[j] = m.refreshLive(ctx, r.ks, fmt.Sprintf("%s/in%d", r.base, j), low[j], bounds); errs[j] == nil {
-				out[j], errs[j] = r.dropRefreshNoise(out[j])
-			}
+			out[j], errs[j] = m.refreshLive(ctx, r.ks, fmt.Sprintf("%s/in%d", r.base, j), low[j], bounds)
 		}()
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
 		return nil, fmt.Errorf("consensus: refresh of the packed inputs: %w", err)
 	}
+	if err := r.dropRefreshNoiseAll(out); err != nil {
+		return nil, err
+	}
 	r.phase("pack-refresh")
 	return out, nil
+}
+
+// dropRefreshNoiseAll applies dropRefreshNoise to every ciphertext of cts
+// in place, in parallel.
+func (r *requestRun) dropRefreshNoiseAll(cts []*fhe.Ciphertext) error {
+	errs := make([]error, len(cts))
+	var wg sync.WaitGroup
+	for j := range cts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cts[j], errs[j] = r.dropRefreshNoise(cts[j])
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // runPacked is run for a packed batch: evaluate once, agree on the digest,

@@ -157,6 +157,11 @@ func (f *packFixture) maxNoiseInput(v int64) fhe.Handle {
 	for i := range vals {
 		vals[i] = v
 	}
+	return f.maxNoiseSlots(vals)
+}
+
+// maxNoiseSlots is maxNoiseInput for the slot vector vals.
+func (f *packFixture) maxNoiseSlots(vals []int64) fhe.Handle {
 	ct, err := f.enc.EncryptInts(vals)
 	require.NoError(f.t, err)
 	bits, err := AcceptedInputNoiseBits(f.p)
@@ -239,10 +244,17 @@ func TestPackedBatchRejects(t *testing.T) {
 	require.NoError(t, (&PackedBatch{PolicyID: PolicyProductSum, Requests: []Request{ok}}).check(p))
 }
 
-// TestPackedPolicyPlan packs requests of a compiled policy plan (the
-// shipped KYC/AML example, policy/eval) on the deep test preset: every
-// packed verdict equals the plan's plaintext reference.
-func TestPackedPolicyPlan(t *testing.T) {
+// kycFixture is a committee on the deep test preset with the shipped
+// KYC/AML policy registered under id (plan: its compiled plan), whose
+// members check every refresh's level (fc).
+type kycFixture struct {
+	*packFixture
+	id   [32]byte
+	plan *policy.Plan
+	fc   *floorChecker
+}
+
+func newKYCFixture(t *testing.T) *kycFixture {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	circuits := NewPolicyCircuits(fhetest.InsecureBGVN10Deep)
@@ -258,7 +270,30 @@ func TestPackedPolicyPlan(t *testing.T) {
 	require.NoError(t, circuits.Register(id, spec))
 	plan, err := policy.CompileWith(spec, PolicyOptions(fhetest.InsecureBGVN10Deep))
 	require.NoError(t, err)
-	vals := [8][2]int64{{17, 40}, {7, 12}, {0, 1}, {0, 3}, {3, 15}, {1, 7}, {2, 15}, {0, 3}}
+	return &kycFixture{packFixture: f, id: id, plan: plan, fc: fc}
+}
+
+// ref is the plan's plaintext verdict on one request's attribute values.
+func (f *kycFixture) ref(vals []int64) uint64 {
+	col := make([][]int64, len(vals))
+	for j, v := range vals {
+		col[j] = []int64{v}
+	}
+	out, err := f.plan.EvalPlain(col)
+	require.NoError(f.t, err)
+	return mod(out[0], f.p.PlaintextModulus())
+}
+
+// kycVals are two in-range values per KYC/AML attribute.
+var kycVals = [8][2]int64{{17, 40}, {7, 12}, {0, 1}, {0, 3}, {3, 15}, {1, 7}, {2, 15}, {0, 3}}
+
+// TestPackedPolicyPlan packs requests of a compiled policy plan (the
+// shipped KYC/AML example, policy/eval) on the deep test preset: every
+// packed verdict equals the plan's plaintext reference.
+func TestPackedPolicyPlan(t *testing.T) {
+	kf := newKYCFixture(t)
+	f, lc, id, plan, fc := kf.packFixture, kf.lc, kf.id, kf.plan, kf.fc
+	vals := kycVals
 	var pool [8][2]fhe.Handle
 	for j := range vals {
 		for v := range vals[j] {
@@ -274,10 +309,8 @@ func TestPackedPolicyPlan(t *testing.T) {
 			hs[j] = pool[j][(pattern>>uint(j))&1]
 			col[j] = []int64{vals[j][(pattern>>uint(j))&1]}
 		}
-		ref, err := plan.EvalPlain(col)
-		require.NoError(t, err)
 		r := lc.Chain.Post(Request{ID: [32]byte{0xcc, byte(k)}, PolicyID: id, Kind: KindPolicy, Inputs: hs})
-		reqs = append(reqs, testReq{req: r, want: mod(ref[0], f.p.PlaintextModulus())})
+		reqs = append(reqs, testReq{req: r, want: kf.ref(col2vals(col))})
 	}
 	b := PackedBatch{PolicyID: id, Session: "test/pack/kyc"}
 	for _, r := range reqs {
@@ -316,4 +349,106 @@ func TestPackedMemberKilled(t *testing.T) {
 		require.NoError(t, errs[i])
 	}
 	f.checkVerdicts(reqs, out[0])
+}
+
+func col2vals(col [][]int64) []int64 {
+	out := make([]int64, len(col))
+	for j, c := range col {
+		out[j] = c[0]
+	}
+	return out
+}
+
+// TestPackedVectorCrossTalk packs 130 KYC/AML requests whose 8 attributes
+// each come in ONE vector input (fhe/vector.go): 130 requests of stride 8 on
+// 1024 slots need two accumulators, which the collective refresh
+// un-interleaves into the policy's 8 inputs. Request 3 encrypts random
+// values in EVERY slot (it tries to write into the other requests' blocks),
+// and request 7's vector carries the worst noise an input proof accepts.
+// Every other verdict equals the plaintext reference of its own attributes,
+// on every member, and the chain accepts the batch.
+func TestPackedVectorCrossTalk(t *testing.T) {
+	kf := newKYCFixture(t)
+	f := kf.packFixture
+	r := rand.New(rand.NewPCG(13, 130))
+	const n = 130
+	layout, err := fhe.NewVectorLayout(f.p, 8, n)
+	require.NoError(t, err)
+	require.Equal(t, 2, layout.Accs)
+	var reqs []testReq
+	b := PackedBatch{PolicyID: kf.id, Session: "test/pack/vector"}
+	for k := range n {
+		vals := make([]int64, 8)
+		for j := range vals {
+			vals[j] = kycVals[j][r.IntN(2)]
+		}
+		slots, err := f.p.VectorInts(vals)
+		require.NoError(t, err)
+		var h fhe.Handle
+		switch k {
+		case 3:
+			junk := fhetest.RandInts(r, f.p.Slots(), 30000)
+			ct, err := f.enc.EncryptInts(junk)
+			require.NoError(t, err)
+			h = f.put(ct)
+		case 7:
+			h = f.maxNoiseSlots(slots)
+		default:
+			ct, err := f.enc.EncryptInts(slots)
+			require.NoError(t, err)
+			h = f.put(ct)
+		}
+		req := f.lc.Chain.Post(Request{ID: [32]byte{0xcd, byte(k)}, PolicyID: kf.id, Kind: KindPolicy, Inputs: []fhe.Handle{h}})
+		b.Requests = append(b.Requests, req)
+		if k != 3 { // the attacker's own verdict is whatever its block held
+			reqs = append(reqs, testReq{req: req, want: kf.ref(vals), vals: vals})
+		}
+	}
+	vs := f.process(b)
+	byID := map[[32]byte]*Verdict{}
+	for _, v := range vs {
+		byID[v.RequestID] = v
+	}
+	for _, q := range reqs {
+		require.Equal(t, new(big.Int).SetUint64(q.want), byID[q.req.ID].Result, "request %x (attributes %v)", q.req.ID[:2], q.vals)
+	}
+	vb := vs[0].Batch
+	require.NoError(t, f.lc.Chain.SubmitVerdictBatch(context.Background(), vb.PolicyID, vb.ResultDigest, vb.Epoch, vb.Items, vb.Signature, vb.Signers))
+	// each member ran ONE refresh of the packed inputs (the un-interleaving
+	// one) and the plan's refresh points, each at a level with room
+	kf.fc.check(t, 3*(1+kf.plan.Counts.Refreshes))
+}
+
+// TestVectorRequestAlone: a vector request that reaches the per-request
+// path (Process) is answered as a packed batch of one — the verdict equals
+// the plaintext reference and carries its batch — and a request with a
+// handle count that is neither 1 nor the policy's input count is not a
+// vector request.
+func TestVectorRequestAlone(t *testing.T) {
+	kf := newKYCFixture(t)
+	f := kf.packFixture
+	vals := []int64{40, 12, 1, 0, 3, 1, 2, 0}
+	slots, err := f.p.VectorInts(vals)
+	require.NoError(t, err)
+	ct, err := f.enc.EncryptInts(slots)
+	require.NoError(t, err)
+	req := f.lc.Chain.Post(Request{ID: [32]byte{0xce}, PolicyID: kf.id, Kind: KindPolicy, Inputs: []fhe.Handle{f.put(ct)}})
+	ms := f.lc.liveMembers()
+	out := make([]*Verdict, len(ms))
+	errs := make([]error, len(ms))
+	var wg sync.WaitGroup
+	for i, m := range ms {
+		wg.Add(1)
+		go func() { defer wg.Done(); out[i], errs[i] = m.Process(context.Background(), req) }()
+	}
+	wg.Wait()
+	for i := range ms {
+		require.NoError(t, errs[i])
+		require.Equal(t, new(big.Int).SetUint64(kf.ref(vals)), out[i].Result)
+		require.NotNil(t, out[i].Batch)
+	}
+	require.Equal(t, 8, f.lc.Member(1).vectorWidthOf(req))
+	two := req
+	two.Inputs = append(two.Inputs, two.Inputs[0])
+	require.Zero(t, f.lc.Member(1).vectorWidthOf(two))
 }

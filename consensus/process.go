@@ -65,6 +65,9 @@ func (m *Member) Process(ctx context.Context, req Request) (*Verdict, error) {
 	if err != nil {
 		return nil, err
 	}
+	if vectorWidth(circuit, len(req.Inputs)) > 0 {
+		return m.processVectorAlone(ctx, req, ks, r.base, r.log)
+	}
 	r.bounds = circuitBounds(circuit)
 	inputs, err := m.inputs(ctx, req.Inputs, ks.km.Epoch)
 	if err != nil {
@@ -72,6 +75,27 @@ func (m *Member) Process(ctx context.Context, req Request) (*Verdict, error) {
 	}
 	r.mark = time.Now()
 	return r.run(ctx, circuit, inputs)
+}
+
+// processVectorAlone answers a vector request (one ciphertext holding all
+// of the policy's attributes, fhe/vector.go) that did not go into a packed
+// batch: as a packed batch of one, whose collective refresh un-interleaves
+// the attributes (packVector); the verdict carries that batch (posted with
+// SubmitVerdictBatch). A policy that does not compile for packed batches
+// cannot take vector inputs and is answered unevaluable.
+func (m *Member) processVectorAlone(ctx context.Context, req Request, ks keySnap, base string, log *zap.Logger) (*Verdict, error) {
+	if pc, ok := m.cfg.Circuits.(interface {
+		LookupPacked([32]byte) (Circuit, error)
+	}); ok {
+		if _, err := pc.LookupPacked(req.PolicyID); err != nil {
+			return m.processUnevaluable(ctx, req, ks, base, log, fmt.Errorf("vector input for a policy without a packed circuit: %w", err))
+		}
+	}
+	vs, err := m.ProcessPacked(ctx, PackedBatch{PolicyID: req.PolicyID, Session: fmt.Sprintf("vec/%x", req.ID[:]), Requests: []Request{req}})
+	if err != nil {
+		return nil, err
+	}
+	return vs[0], nil
 }
 
 // inputs returns a request's input ciphertexts, fetched from the live
@@ -366,23 +390,47 @@ func without(ids, bad []transport.MemberID) []transport.MemberID {
 }
 
 // refreshLive runs a collective refresh of ct inside a request's evaluation
-// (a plan's refresh point) with the members this member believes live. The
-// session is named by the ciphertext's digest, not by a call counter, so
-// every member names the same refresh the same way whatever order its
-// evaluator reaches the plan's refresh points in. When an active member does
-// not answer, it is marked down and the refresh is run once more with the
-// next t live members (a new session: a member killed between two refreshes
-// of one request costs one round timeout, not the request).
+// (a plan's refresh point) with the members this member believes live
+// (onLive). The session is named by the ciphertext's digest, not by a call
+// counter, so every member names the same refresh the same way whatever
+// order its evaluator reaches the plan's refresh points in.
 func (m *Member) refreshLive(ctx context.Context, ks keySnap, base string, ct *fhe.Ciphertext, b RefreshBounds) (*fhe.Ciphertext, error) {
 	d := protocol.ShareDigest(ct)
 	session := fmt.Sprintf("%s/refresh/%x", base, d[:8])
-	out, err := m.refresh(ctx, ks, session, ct, m.live(), b)
+	var out *fhe.Ciphertext
+	err := m.onLive(ctx, func(participants []transport.MemberID) (err error) {
+		out, err = m.refresh(ctx, ks, session, ct, participants, b)
+		return err
+	})
+	return out, err
+}
+
+// onLive runs a round with the members this member believes live. When an
+// active member does not answer, it is marked down and the round is run
+// once more with the next t live members (a new session: a member killed
+// between two refreshes of one request costs one round timeout, not the
+// request).
+func (m *Member) onLive(ctx context.Context, round func(participants []transport.MemberID) error) error {
+	err := round(m.live())
 	var miss *protocol.ErrMissing
 	if errors.As(err, &miss) && ctx.Err() == nil {
 		m.markDown(miss.Missing)
-		out, err = m.refresh(ctx, ks, session, ct, m.live(), b)
+		err = round(m.live())
 	}
-	return out, err
+	return err
+}
+
+// refreshActive returns the t active members of a refresh among
+// participants (the first t) and calls the BeforeRefresh knob.
+func (m *Member) refreshActive(participants []transport.MemberID, level int, b RefreshBounds) ([]transport.MemberID, error) {
+	t := m.cfg.Committee.Threshold
+	if len(participants) < t {
+		return nil, fmt.Errorf("%w: %d live members for a refresh, threshold %d", ErrNoQuorum, len(participants), t)
+	}
+	if hook := m.cfg.Knobs.BeforeRefresh; hook != nil {
+		hook(level, b)
+	}
+	return participants[:t], nil
 }
 
 // refresh runs one collective refresh with the first t participants active
@@ -390,19 +438,38 @@ func (m *Member) refreshLive(ctx context.Context, ks keySnap, base string, ct *f
 // bounds b; it counts the refreshes this member completed
 // (Status.Refreshes).
 func (m *Member) refresh(ctx context.Context, ks keySnap, session string, ct *fhe.Ciphertext, participants []transport.MemberID, b RefreshBounds) (*fhe.Ciphertext, error) {
-	t := m.cfg.Committee.Threshold
-	if len(participants) < t {
-		return nil, fmt.Errorf("%w: %d live members for a refresh, threshold %d", ErrNoQuorum, len(participants), t)
+	active, err := m.refreshActive(participants, ct.Level(), b)
+	if err != nil {
+		return nil, err
 	}
-	if hook := m.cfg.Knobs.BeforeRefresh; hook != nil {
-		hook(ct.Level(), b)
-	}
-	active := participants[:t]
 	out, err := protocol.Refresh(ctx, m.group(), ks.key, m.led, protocol.RefreshRequest{Session: fmt.Sprintf("%s/%v", session, active),
 		Ciphertext: ct, Active: active, Receivers: participants, PublicKey: ks.km.Public, NoiseBits: b.NoiseBits, WorstBits: b.WorstBits})
 	if err == nil {
 		m.refreshes.Add(1)
 	}
+	return out, err
+}
+
+// refreshTransformLive refreshes the accumulators of a packed vector batch
+// and un-interleaves them on the way (protocol.RefreshTransform with
+// l.Unpack): one round among the live members (onLive) that returns the
+// l.K attribute ciphertexts at the top level.
+func (m *Member) refreshTransformLive(ctx context.Context, ks keySnap, base string, ins []*fhe.Ciphertext, l fhe.VectorLayout, b RefreshBounds) ([]*fhe.Ciphertext, error) {
+	var out []*fhe.Ciphertext
+	err := m.onLive(ctx, func(participants []transport.MemberID) error {
+		active, err := m.refreshActive(participants, ins[0].Level(), b)
+		if err != nil {
+			return err
+		}
+		out, err = protocol.RefreshTransform(ctx, m.group(), ks.key, m.led, protocol.TransformRequest{
+			Session: fmt.Sprintf("%s/unpack/%v", base, active), Inputs: ins, Outputs: l.K,
+			TransformID: fmt.Sprintf("fhegate/vector-unpack/v1/k%d/a%d/b%d", l.K, l.Accs, l.Requests), Transform: l.Unpack,
+			Active: active, Receivers: participants, PublicKey: ks.km.Public, NoiseBits: b.NoiseBits, WorstBits: b.WorstBits})
+		if err == nil {
+			m.refreshes.Add(1)
+		}
+		return err
+	})
 	return out, err
 }
 

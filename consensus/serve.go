@@ -157,7 +157,7 @@ func (s *server) packable(r Request) bool {
 // back to the per-request path (retried there as usual).
 func (s *server) runPacked(ctx context.Context, batches []PackedBatch) {
 	for _, b := range batches {
-		if len(b.Requests) < s.m.cfg.PackMin {
+		if len(b.Requests) < s.m.cfg.PackMin && s.m.vectorWidthOf(b.Requests[0]) == 0 { // a vector request alone is a batch of one anyway
 			s.batch = append(s.batch, b.Requests...)
 			continue
 		}

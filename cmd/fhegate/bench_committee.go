@@ -58,9 +58,10 @@ const (
 	stageKYCBatch = "kyc-batch"
 	stageRefresh  = "refresh"
 	stagePacked   = "packed-kyc"
+	stageVector   = "packed-kyc-vector"
 )
 
-var committeeStages = []string{stageDKG, stageUpload, stageVerdict, stageBatch, stageKYCBatch, stagePacked, stageRefresh}
+var committeeStages = []string{stageDKG, stageUpload, stageVerdict, stageBatch, stageKYCBatch, stagePacked, stageVector, stageRefresh}
 
 // benchCommitteeOptions configure `fhegate bench committee`.
 type benchCommitteeOptions struct {
@@ -84,7 +85,7 @@ func (o *benchCommitteeOptions) has(stage string) bool { return slices.Contains(
 // mainStages reports whether any stage that runs on the (N, T) committee
 // after its DKG is selected.
 func (o *benchCommitteeOptions) mainStages() bool {
-	return o.has(stageUpload) || o.has(stageVerdict) || o.has(stageBatch) || o.has(stageKYCBatch) || o.has(stagePacked)
+	return o.has(stageUpload) || o.has(stageVerdict) || o.has(stageBatch) || o.has(stageKYCBatch) || o.has(stagePacked) || o.has(stageVector)
 }
 
 // refreshThreshold is the threshold of the refresh stage's committee of n.
@@ -114,6 +115,12 @@ each with its own bbolt store and share ledger, and measures on each preset:
              every request's inputs are read from each member's store and masked from their bytes
              one by one, as distinct inputs would be. Rows per phase of member 1 follow (packed-kyc/pack …).
              verdicts_per_s = batch / wall, cpu_ms_per_verdict = process CPU / batch (all members).
+  packed-kyc-vector
+             packed-kyc with VECTOR inputs (fhe/vector.go): each request's 8 attributes in ONE
+             proof-checked ciphertext (a pool of 16 is reused across requests), one block-masked
+             product per request, and one collective refresh that un-interleaves the accumulators
+             into the 8 attribute ciphertexts (protocol.RefreshTransform). Same --packed sizes,
+             same checks and rows (packed-kyc-vector/pack …).
   refresh    one collective refresh (MPC bootstrap, Lattigo mpbgv.RefreshProtocol) of a ciphertext at
              the preset's refresh floor (protocol.RefreshFloorLevel: level 1 on BGVN13/BGVN14, the
              lowest level a plan's refresh point hands the committee) back to the top level, on
@@ -322,7 +329,7 @@ func benchCommitteePreset(ctx context.Context, o *benchCommitteeOptions, preset 
 		for _, st := range []struct {
 			name string
 			run  func() ([]committeeRow, error)
-		}{{stageUpload, b.stageUpload}, {stageVerdict, b.stageVerdict}, {stageBatch, b.stageBatch}, {stageKYCBatch, b.stageKYCBatch}, {stagePacked, b.stagePacked}} {
+		}{{stageUpload, b.stageUpload}, {stageVerdict, b.stageVerdict}, {stageBatch, b.stageBatch}, {stageKYCBatch, b.stageKYCBatch}, {stagePacked, b.stagePacked}, {stageVector, b.stageVector}} {
 			if !o.has(st.name) {
 				continue
 			}

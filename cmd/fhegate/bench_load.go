@@ -61,7 +61,7 @@ processes whose CPU (/proc/<pid>/stat) is measured.`,
 	f.StringVar(&o.cfg.Policy, "policy", "kyc_aml", "shipped policy example (fhegate policy list)")
 	f.Uint64Var(&o.cfg.Seed, "seed", 0, "seed for the random inputs (0: a fresh one, printed)")
 	f.IntVar(&o.cfg.InFlight, "inflight", 16, "transactions in flight per account")
-	f.StringVar((*string)(&o.cfg.Inputs), "inputs", string(loadgen.InputsRooted), "how inputs reach the chain: rooted (uploads under a committee-signed input root, FHEPolicy.evaluateRooted, one transaction), set (FHEInput.registerSet, then evaluate), per-handle (registerBatch, then evaluate) or inline (FHEPolicy.evaluateAttested, one transaction)")
+	f.StringVar((*string)(&o.cfg.Inputs), "inputs", string(loadgen.InputsRooted), "how inputs reach the chain: rooted (uploads under a committee-signed input root, FHEPolicy.evaluateRooted, one transaction), vector (rooted, with all of a request's attributes in one vector input: one handle, one proof), set (FHEInput.registerSet, then evaluate), per-handle (registerBatch, then evaluate) or inline (FHEPolicy.evaluateAttested, one transaction)")
 	f.DurationVar(&o.rootWindow, "root-window", consensus.DefaultRootWindow, "in-process devnet: how long the committee's member collects uploads into one input root (each root costs its first request one pairing)")
 	f.DurationVar(&o.cfg.Timeout, "timeout", 30*time.Minute, "give up after this long")
 	f.IntSliceVar(&o.pids, "committee-pid", nil, "with --rpc: committee member process ids whose CPU to measure (repeatable)")

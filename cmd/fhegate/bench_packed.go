@@ -28,10 +28,12 @@ type kycPool struct {
 // uploadReplicated encrypts v in every slot with a proof and uploads it
 // through member 1.
 func (b *committeeBench) uploadReplicated(v int64) (fhe.Handle, error) {
-	vals := make([]int64, b.p.Slots())
-	for i := range vals {
-		vals[i] = v
-	}
+	return b.upload(consensus.ReplicatedInts(b.p, v))
+}
+
+// upload encrypts the slot vector vals with a proof and uploads it through
+// member 1.
+func (b *committeeBench) upload(vals []int64) (fhe.Handle, error) {
 	raw, proof, err := b.m1.EncryptInput(vals, [20]byte{2})
 	if err != nil {
 		return fhe.Handle{}, err
@@ -43,25 +45,37 @@ func (b *committeeBench) uploadReplicated(v int64) (fhe.Handle, error) {
 	return att.Handle, nil
 }
 
+// kycPoolValues are the two values per KYC/AML attribute the packed stages
+// draw requests from.
+var kycPoolValues = [8][2]int64{{17, 40}, {7, 12}, {0, 1}, {0, 3}, {3, 15}, {1, 7}, {2, 15}, {0, 3}}
+
+// kycPolicy registers the KYC/AML policy with the bench's circuits and
+// compiles its plan; ok is false (and the stage skipped) where it does not
+// compile for the preset.
+func (b *committeeBench) kycPolicy(stage string) (kycID [32]byte, kplan *policy.Plan, ok bool, err error) {
+	spec, err := examples.Get("kyc_aml")
+	if err != nil {
+		return kycID, nil, false, err
+	}
+	kycID = [32]byte{0xc0, 0x02}
+	if err := b.circuits.Register(kycID, spec); err != nil {
+		b.log.Warn("kyc-aml policy does not compile for this preset: stage skipped", zap.String("stage", stage), zap.String("preset", b.preset), zap.Error(err))
+		return kycID, nil, false, nil
+	}
+	kplan, err = policy.CompileWith(spec, consensus.PolicyOptions(b.pr.ID))
+	return kycID, kplan, err == nil, err
+}
+
 // stagePacked: the KYC/AML policy on packed batches of each --packed size.
 func (b *committeeBench) stagePacked() ([]committeeRow, error) {
 	if len(b.o.Packed) == 0 {
 		return nil, nil
 	}
-	spec, err := examples.Get("kyc_aml")
-	if err != nil {
+	kycID, kplan, ok, err := b.kycPolicy(stagePacked)
+	if !ok {
 		return nil, err
 	}
-	kycID := [32]byte{0xc0, 0x02}
-	if err := b.circuits.Register(kycID, spec); err != nil {
-		b.log.Warn("kyc-aml policy does not compile for this preset: packed stage skipped", zap.String("preset", b.preset), zap.Error(err))
-		return nil, nil
-	}
-	kplan, err := policy.CompileWith(spec, consensus.PolicyOptions(b.pr.ID))
-	if err != nil {
-		return nil, err
-	}
-	pool := kycPool{vals: [8][2]int64{{17, 40}, {7, 12}, {0, 1}, {0, 3}, {3, 15}, {1, 7}, {2, 15}, {0, 3}}}
+	pool := kycPool{vals: kycPoolValues}
 	for j := range pool.vals {
 		for v := range pool.vals[j] {
 			if pool.handles[j][v], err = b.uploadReplicated(pool.vals[j][v]); err != nil {
@@ -69,20 +83,79 @@ func (b *committeeBench) stagePacked() ([]committeeRow, error) {
 			}
 		}
 	}
+	return b.runPackedSizes(stagePacked, kplan, func(tag, size int) (consensus.PackedBatch, []uint64, error) {
+		return packedKYCBatch(b.p, kplan, kycID, &pool, tag, size)
+	})
+}
+
+// runPackedSizes runs one packed batch of each --packed size, built by
+// build, and returns the stage's rows.
+func (b *committeeBench) runPackedSizes(stage string, kplan *policy.Plan, build func(tag, size int) (consensus.PackedBatch, []uint64, error)) ([]committeeRow, error) {
 	var rows []committeeRow
 	for bi, size := range b.o.Packed {
 		size = min(size, b.p.Slots())
-		batch, want, err := packedKYCBatch(b.p, kplan, kycID, &pool, bi, size)
+		batch, want, err := build(bi, size)
 		if err != nil {
 			return rows, err
 		}
-		r, err := b.runPackedBatch(batch, want, kplan)
+		r, err := b.runPackedBatch(stage, batch, want, kplan)
 		if err != nil {
 			return rows, fmt.Errorf("batch of %d: %w", size, err)
 		}
 		rows = append(rows, r...)
 	}
 	return rows, nil
+}
+
+// vectorPatterns is the number of distinct vector inputs the
+// packed-kyc-vector stage uploads (one proof each) and reuses.
+const vectorPatterns = 16
+
+// stageVector: the KYC/AML policy on packed batches of vector requests
+// (one ciphertext holding a request's 8 attributes) of each --packed size.
+// Pattern p's attribute j takes kycPoolValues[j][bit (j mod 4) of p].
+func (b *committeeBench) stageVector() ([]committeeRow, error) {
+	if len(b.o.Packed) == 0 {
+		return nil, nil
+	}
+	kycID, kplan, ok, err := b.kycPolicy(stageVector)
+	if !ok {
+		return nil, err
+	}
+	tm := int64(b.p.PlaintextModulus())
+	var handles [vectorPatterns]fhe.Handle
+	var refs [vectorPatterns]uint64
+	for pat := range vectorPatterns {
+		vals := make([]int64, len(kycPoolValues))
+		col := make([][]int64, len(vals))
+		for j := range vals {
+			vals[j] = kycPoolValues[j][(pat>>uint(j%4))&1]
+			col[j] = []int64{vals[j]}
+		}
+		slots, err := b.p.VectorInts(vals)
+		if err != nil {
+			return nil, err
+		}
+		if handles[pat], err = b.upload(slots); err != nil {
+			return nil, err
+		}
+		ref, err := kplan.EvalPlain(col)
+		if err != nil {
+			return nil, err
+		}
+		refs[pat] = uint64((ref[0]%tm + tm) % tm)
+	}
+	return b.runPackedSizes(stageVector, kplan, func(tag, size int) (consensus.PackedBatch, []uint64, error) {
+		batch := consensus.PackedBatch{PolicyID: kycID, Session: fmt.Sprintf("bench/vector/%d/%d", tag, size)}
+		want := make([]uint64, size)
+		for k := range size {
+			pat := k % vectorPatterns
+			want[k] = refs[pat]
+			batch.Requests = append(batch.Requests, consensus.Request{ID: [32]byte{5, byte(tag), byte(k), byte(k >> 8)}, PolicyID: kycID,
+				Kind: consensus.KindPolicy, Inputs: []fhe.Handle{handles[pat]}, Block: uint64(k / 64), LogIndex: uint(k % 64)})
+		}
+		return batch, want, nil
+	})
 }
 
 // packedKYCBatch builds a batch of size KYC/AML requests: request k takes
@@ -120,7 +193,7 @@ func packedKYCBatch(p *fhe.Params, kplan *policy.Plan, kycID [32]byte, pool *kyc
 // runPackedBatch runs one packed batch on every member at once, checks
 // every verdict against its plaintext reference and returns the stage row
 // and member 1's phase rows.
-func (b *committeeBench) runPackedBatch(batch consensus.PackedBatch, want []uint64, kplan *policy.Plan) ([]committeeRow, error) {
+func (b *committeeBench) runPackedBatch(stage string, batch consensus.PackedBatch, want []uint64, kplan *policy.Plan) ([]committeeRow, error) {
 	b.traceMu.Lock()
 	b.phases = map[string]time.Duration{}
 	b.traceMu.Unlock()
@@ -161,12 +234,20 @@ func (b *committeeBench) runPackedBatch(batch consensus.PackedBatch, want []uint
 	size := len(batch.Requests)
 	b.log.Info("committee packed batch done", zap.Int("batch", size), zap.Duration("took", d), zap.Duration("cpu", cpu),
 		zap.Float64("verdicts_per_s", float64(size)/d.Seconds()), zap.Float64("cpu_ms_per_verdict", float64(cpu.Microseconds())/1000/float64(size)))
-	rows := []committeeRow{b.row(stagePacked, size, d, cpu, fmt.Sprintf(
-		"KYC/AML (8 inputs, plan depth %d) packed: mask at level %d, %d refreshes of packed inputs, ONE evaluation, one decryption, one BLS aggregate; all members, every verdict = plaintext reference",
-		kplan.UnrefreshedDepth, level, len(batch.Requests[0].Inputs)))}
+	how := fmt.Sprintf("%d refreshes of packed inputs", len(batch.Requests[0].Inputs))
+	if stage == stageVector {
+		l, err := fhe.NewVectorLayout(b.p, len(kplan.Inputs), size)
+		if err != nil {
+			return nil, err
+		}
+		how = fmt.Sprintf("vector inputs (one ciphertext per request), block masks, one refresh of %d accumulators un-interleaving them into %d inputs", l.Accs, l.K)
+	}
+	rows := []committeeRow{b.row(stage, size, d, cpu, fmt.Sprintf(
+		"KYC/AML (8 inputs, plan depth %d) packed: mask at level %d, %s, ONE evaluation, one decryption, one BLS aggregate; all members, every verdict = plaintext reference",
+		kplan.UnrefreshedDepth, level, how))}
 	for _, ph := range packedPhases {
 		if dd, ok := b.phases[ph]; ok {
-			r := b.row(stagePacked+"/"+ph, size, dd, 0, "member 1's wall time in this phase")
+			r := b.row(stage+"/"+ph, size, dd, 0, "member 1's wall time in this phase")
 			r.VerdictsPerS = 0
 			rows = append(rows, r)
 		}

@@ -40,7 +40,7 @@ func parseInts(s string) ([]int64, error) {
 type encryptOptions struct {
 	keyPath, values, outPath, submit, owner string
 	ctype                                   uint8
-	rooted                                  bool
+	rooted, vector                          bool
 }
 
 func newEncryptCmd(a *app) *cobra.Command {
@@ -63,10 +63,19 @@ signers). With --rooted the member also places the upload in an input root the c
 once for the uploads it attests together, and the JSON gains "root" (root, index, path, signature,
 signers): with the fields above, the arguments of FHEPolicy.evaluateRooted, which --owner sends
 (one pairing per root on chain instead of one per upload; docs/gas.md). FHEGATE_API_TOKEN, if set,
-is sent as the API's bearer token.`,
+is sent as the API's bearer token.
+
+With --vector (and --submit) all of --values are one vector input: one ciphertext whose every
+aligned block of K' slots (K' the power of two ≥ the number of values) holds the values in order,
+with one proof. A request names its one handle where the policy takes several
+(FHEPolicy.evaluate*: one handle or one per input); the committee masks one ciphertext per request
+instead of one per input and un-interleaves the attributes in the refresh of its packed batch. The
+policy must compile for packed batches (else the committee answers the request unevaluable).`,
 		Example: `  fhegate encrypt --key public.key --values 1,2,3 --out ct.bin
   fhegate encrypt --key committee/committee.pk --values 5,1 --submit http://127.0.0.1:8600 \
-      --owner 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266`,
+      --owner 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
+  fhegate encrypt --key committee/committee.pk --values 30,1,0,0,3,1,2,0 --vector --rooted \
+      --submit http://127.0.0.1:8600 --owner 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runEncrypt(cmd.Context(), cmd.OutOrStdout(), o)
@@ -78,6 +87,7 @@ is sent as the API's bearer token.`,
 	cmd.Flags().StringVar(&o.submit, "submit", "", "committee member API URL: upload and print the input attestation")
 	cmd.Flags().StringVar(&o.owner, "owner", "", "0x account that may use the input (with --submit)")
 	cmd.Flags().Uint8Var(&o.ctype, "ctype", 1, "ciphertext type tag recorded by FHEInput (with --submit)")
+	cmd.Flags().BoolVar(&o.vector, "vector", false, "with --submit: encrypt all of --values as ONE vector input (one handle and one proof for every attribute of a request; FHEPolicy takes it for a policy of several inputs, and the committee masks one ciphertext per request instead of one per attribute)")
 	cmd.Flags().BoolVar(&o.rooted, "rooted", false, "with --submit: also get the upload's place in an input root (FHEPolicy.evaluateRooted's root, index, path, signature, signers)")
 	_ = cmd.MarkFlagRequired("key")
 	_ = cmd.MarkFlagRequired("values")
@@ -98,6 +108,9 @@ func runEncrypt(ctx context.Context, out io.Writer, o encryptOptions) error {
 	}
 	if o.submit != "" {
 		return submitInputs(ctx, out, o, kb, vals)
+	}
+	if o.vector {
+		return fmt.Errorf("--vector needs --submit (a vector input is uploaded with its proof)")
 	}
 	var enc *fhe.Encryptor
 	if pk, err := fhe.UnmarshalPublicKey(kb); err == nil {
@@ -139,13 +152,13 @@ func submitInputs(ctx context.Context, out io.Writer, o encryptOptions, kb []byt
 	if err != nil {
 		return fmt.Errorf("--owner: %w", err)
 	}
-	if len(vals) > consensus.MaxUploadItems {
+	if len(vals) > consensus.MaxUploadItems && !o.vector {
 		return fmt.Errorf("--values: %d inputs, one upload takes at most %d", len(vals), consensus.MaxUploadItems)
 	}
-	if o.outPath != "" && len(vals) != 1 {
-		return fmt.Errorf("--out with --submit writes one ciphertext: give one value")
+	if o.outPath != "" && len(vals) != 1 && !o.vector {
+		return fmt.Errorf("--out with --submit writes one ciphertext: give one value (or --vector)")
 	}
-	ups, pctx, err := encryptInputs(ctx, o.submit, pk, owner, o.ctype, vals)
+	ups, pctx, err := encryptInputs(ctx, o.submit, pk, owner, o.ctype, o.vector, vals)
 	if err != nil {
 		return err
 	}

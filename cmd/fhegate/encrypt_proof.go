@@ -36,19 +36,24 @@ func proofKey(ctx context.Context, api string, pk *fhe.PublicKey, owner [20]byte
 	return key, zkpok.Context{ChainID: ann.Proof.ChainID, Epoch: ann.Proof.Epoch, Owner: owner}, nil
 }
 
-// encryptInputs encrypts each of vals replicated in every slot under the
+// encryptInputs encrypts each of vals replicated in every slot (with vector,
+// all of vals in one vector input: consensus.InputSlotVectors) under the
 // committee key pk, each with a proof of plaintext knowledge for owner bound
 // to the chain id and key epoch the committee at api announces: the uploads
 // of one POST /v1/inputs. It also returns that context (the chain id an
 // input root's leaf is computed for).
-func encryptInputs(ctx context.Context, api string, pk *fhe.PublicKey, owner [20]byte, ctype uint8, vals []int64) ([]consensus.InputUpload, zkpok.Context, error) {
+func encryptInputs(ctx context.Context, api string, pk *fhe.PublicKey, owner [20]byte, ctype uint8, vector bool, vals []int64) ([]consensus.InputUpload, zkpok.Context, error) {
 	key, pctx, err := proofKey(ctx, api, pk, owner)
 	if err != nil {
 		return nil, pctx, err
 	}
-	ups := make([]consensus.InputUpload, len(vals))
-	for i, v := range vals {
-		ct, proof, err := key.EncryptInts(consensus.ReplicatedInts(pk.Params(), v), pctx)
+	vecs, err := consensus.InputSlotVectors(pk.Params(), vector, vals)
+	if err != nil {
+		return nil, pctx, err
+	}
+	ups := make([]consensus.InputUpload, len(vecs))
+	for i, v := range vecs {
+		ct, proof, err := key.EncryptInts(v, pctx)
 		if err != nil {
 			return nil, pctx, err
 		}

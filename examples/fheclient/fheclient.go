@@ -1,5 +1,6 @@
 // Package fheclient is the small client library the examples share: it
-// encrypts values (each replicated in every slot) under an fhegate
+// encrypts values (each replicated in every slot, or all of them in one
+// vector input) under an fhegate
 // committee's public key and uploads them as one set to the committee's
 // client API for one quorum attestation (FHEInput.registerBatch), and it sends
 // transactions from one key and waits for their receipts. It uses only
@@ -137,7 +138,18 @@ func (c *Committee) PublicKey(ctx context.Context) (*fhe.PublicKey, error) {
 // and returns one quorum attestation for the set; the attested owner,
 // handles and proof digests are checked against what was sent.
 func (c *Committee) Upload(ctx context.Context, owner common.Address, values ...int64) (*Attestation, error) {
-	return c.upload(ctx, owner, false, values)
+	return c.upload(ctx, owner, false, false, values)
+}
+
+// UploadVector is UploadRooted for one vector input: all of values in ONE
+// ciphertext (every aligned block of K' slots holds them in order,
+// fhe.Params.VectorInts) with one proof, so the attestation has one handle.
+// FHEPolicy takes that one handle for a policy of len(values) inputs
+// (Attestation.Evaluate); the committee masks one ciphertext per request
+// instead of one per attribute (the fast path of its packed batches) and
+// answers a policy that does not compile for packed batches unevaluable.
+func (c *Committee) UploadVector(ctx context.Context, owner common.Address, values ...int64) (*Attestation, error) {
+	return c.upload(ctx, owner, true, true, values)
 }
 
 // UploadRooted is Upload asking the committee for an input root as well
@@ -149,19 +161,23 @@ func (c *Committee) Upload(ctx context.Context, owner common.Address, values ...
 // upload's digest to the root is checked here. Root is nil when the
 // committee's root round failed; the per-upload attestation still stands.
 func (c *Committee) UploadRooted(ctx context.Context, owner common.Address, values ...int64) (*Attestation, error) {
-	return c.upload(ctx, owner, true, values)
+	return c.upload(ctx, owner, true, false, values)
 }
 
-func (c *Committee) upload(ctx context.Context, owner common.Address, rooted bool, values []int64) (*Attestation, error) {
+func (c *Committee) upload(ctx context.Context, owner common.Address, rooted, vector bool, values []int64) (*Attestation, error) {
 	pk, err := c.PublicKey(ctx)
 	if err != nil {
 		return nil, err
 	}
 	pctx := c.ctx
 	pctx.Owner = owner
-	ups := make([]consensus.InputUpload, len(values))
-	for i, v := range values {
-		ct, proof, err := c.key.EncryptInts(consensus.ReplicatedInts(pk.Params(), v), pctx)
+	vecs, err := consensus.InputSlotVectors(pk.Params(), vector, values)
+	if err != nil {
+		return nil, fmt.Errorf("fheclient: %w", err)
+	}
+	ups := make([]consensus.InputUpload, len(vecs))
+	for i, v := range vecs {
+		ct, proof, err := c.key.EncryptInts(v, pctx)
 		if err != nil {
 			return nil, err
 		}

@@ -19,7 +19,10 @@
 //     uploads per account run at once (at most
 //     consensus.MaxConcurrentStorePuts over all accounts), and those the
 //     member attests together share one root (FHEPolicy.evaluateRooted then
-//     carries the upload's path; one pairing per root). Otherwise it
+//     carries the upload's path; one pairing per root). InputsVector is
+//     the same with all of a request's attributes in one vector input (one
+//     ciphertext, one proof, one handle: fheclient.Committee.UploadVector).
+//     Otherwise it
 //     registers the set (FHEInput.registerSet with InputsSet;
 //     FHEInput.registerBatch, one slot per handle, with InputsPerHandle; no
 //     transaction with InputsInline, whose FHEPolicy.evaluateAttested carries

@@ -61,7 +61,7 @@ func (g *gen) sendInputs(ctx context.Context, a *account, mine []*request) error
 		r.gas.Register += rc.GasUsed
 		return nil
 	}}
-	if g.cfg.Inputs == InputsRooted {
+	if g.cfg.Inputs.rooted() {
 		return g.uploadConcurrently(ctx, a, mine)
 	}
 	for _, r := range mine {
@@ -79,7 +79,7 @@ func (g *gen) sendInputs(ctx context.Context, a *account, mine []*request) error
 	return w.flush(ctx)
 }
 
-// uploadConcurrently is phase 1 with InputsRooted: no transactions, so an
+// uploadConcurrently is phase 1 with InputsRooted or InputsVector: no transactions, so an
 // account's uploads go out several at a time — InFlight, but at most
 // consensus.MaxConcurrentStorePuts over all accounts, the uploads a member
 // replicates at once (beyond it its peers drop them) — and the uploads
@@ -115,27 +115,31 @@ func (g *gen) uploadConcurrently(ctx context.Context, a *account, mine []*reques
 
 // registerInputs uploads the request's inputs as one set (each value
 // replicated in every slot, one proof each, one quorum attestation for the
-// set; with InputsRooted also its place in an input root) and sends one
+// set; with InputsRooted also its place in an input root; with InputsVector
+// all values in one vector input, under a root) and sends one
 // FHEInput.registerSet for them (registerBatch with InputsPerHandle;
-// nothing with InputsInline and InputsRooted, whose evaluation carries the
+// nothing with InputsInline, InputsRooted and InputsVector, whose evaluation carries the
 // attestation); it returns the transactions. This is the one place that
 // knows how inputs reach the chain (through examples/fheclient).
 func (g *gen) registerInputs(ctx context.Context, a *account, r *request) ([]common.Hash, error) {
-	upload := g.api.Upload
-	if g.cfg.Inputs == InputsRooted {
+	upload, want := g.api.Upload, len(r.vals)
+	switch g.cfg.Inputs {
+	case InputsRooted:
 		upload = g.api.UploadRooted
+	case InputsVector:
+		upload, want = g.api.UploadVector, 1
 	}
 	at, err := upload(ctx, a.addr, r.vals...)
 	if err != nil {
 		return nil, err
 	}
-	if len(at.Handles) != len(r.vals) {
+	if len(at.Handles) != want {
 		return nil, fmt.Errorf("committee attested %d handles for %d inputs", len(at.Handles), len(r.vals))
 	}
 	r.handles = at.Handles
 	register, name := at.RegisterSet, "FHEInput.registerSet"
 	switch g.cfg.Inputs {
-	case InputsInline, InputsRooted:
+	case InputsInline, InputsRooted, InputsVector:
 		r.at = at
 		return nil, nil
 	case InputsPerHandle:

@@ -45,7 +45,7 @@ type Config struct {
 	Poll         time.Duration
 	Timeout      time.Duration // for the whole run (default 30 min)
 	// Inputs is how each request's attested inputs reach the chain:
-	// InputsRooted (default), InputsSet, InputsPerHandle or InputsInline.
+	// InputsRooted (default), InputsVector, InputsSet, InputsPerHandle or InputsInline.
 	Inputs InputMode
 	// Funder pays the load accounts' gas (default dev0, which the devnet
 	// genesis funds).
@@ -78,15 +78,24 @@ const (
 	// by the root's first request); evaluateAttested when the committee's
 	// root round failed.
 	InputsRooted InputMode = "rooted"
+	// InputsVector is InputsRooted with each request's attributes in ONE
+	// vector input (fheclient.Committee.UploadVector: one ciphertext, one
+	// proof, one handle): the committee masks one ciphertext per request
+	// instead of one per attribute.
+	InputsVector InputMode = "vector"
 )
+
+// rooted reports whether uploads ask for an input root (no registration
+// transaction; FHEPolicy.evaluateRooted).
+func (m InputMode) rooted() bool { return m == InputsRooted || m == InputsVector }
 
 func (c *Config) defaults() error {
 	switch c.Inputs {
 	case "":
 		c.Inputs = InputsRooted
-	case InputsRooted, InputsSet, InputsPerHandle, InputsInline:
+	case InputsRooted, InputsVector, InputsSet, InputsPerHandle, InputsInline:
 	default:
-		return fmt.Errorf("inputs mode %q: want %s, %s, %s or %s", c.Inputs, InputsRooted, InputsSet, InputsPerHandle, InputsInline)
+		return fmt.Errorf("inputs mode %q: want %s, %s, %s, %s or %s", c.Inputs, InputsRooted, InputsVector, InputsSet, InputsPerHandle, InputsInline)
 	}
 	if c.Policy == "" {
 		c.Policy = "kyc_aml"
@@ -130,7 +139,7 @@ type request struct {
 	vals    []int64
 	want    int64
 	handles [][32]byte
-	at      *fheclient.Attestation // InputsInline, InputsRooted: sent with the evaluation
+	at      *fheclient.Attestation // InputsInline, InputsRooted, InputsVector: sent with the evaluation
 	id      [32]byte
 	gas     StepGas
 	verdict int64
