@@ -57,7 +57,9 @@ func TestEvaluateRooted(t *testing.T) {
 	w.mustFail(w.s.Policy, w.bob, "is not leaf 0", m, w.args(w.sets[0], 0, w.paths[0], w.sig, w.bm)...)
 	w.mustFail(w.s.Policy, w.alice, "is not leaf 1", m, w.args(w.sets[0], 1, w.paths[0], w.sig, w.bm)...)
 	w.mustFail(w.s.Policy, w.alice, "is not leaf 0", m, w.args([]Hash{w.sets[0][1], w.sets[0][0]}, 0, w.paths[0], w.sig, w.bm)...)
-	w.mustFail(w.s.Policy, w.alice, "policy takes 2 handles, got 1", m, w.args(w.sets[0][:1], 0, w.paths[0], w.sig, w.bm)...)
+	w.mustFail(w.s.Policy, w.alice, "is not leaf 0", m, w.args(w.sets[0][:1], 0, w.paths[0], w.sig, w.bm)...) // 1 handle is a vector input, but not this upload
+	w.mustFail(w.s.Policy, w.alice, "policy takes 2 inputs: pass 2 handles (one ciphertext per input) or 1 (a vector input holding all 2), got 3", m,
+		w.args(append(append([]Hash(nil), w.sets[0]...), w.sets[1][0]), 0, w.paths[0], w.sig, w.bm)...)
 	w.mustFail(w.s.Policy, w.alice, "is not leaf 0", m, w.args([]Hash{w.sets[0][0], w.sets[1][1]}, 0, w.paths[0], w.sig, w.bm)...)
 	under, ubm := aggSign(t, w.com, bls.InputRootDigest(w.chainID, w.epoch, w.root), w.quorum()[:w.thr-1]...)
 	w.mustFail(w.s.Policy, w.alice, "under quorum", m, w.args(w.sets[0], 0, w.paths[0], under, ubm)...)
@@ -94,4 +96,78 @@ func TestEvaluateRooted(t *testing.T) {
 	att := w.run(w.s.Policy, w.alice, false, 50_000_000, w.pack(w.s.Policy, "evaluateAttested", append([]any{[32]byte(w.policy)}, a[1:]...)...))
 	require.NoError(t, att.err, att.reason)
 	require.Less(t, third.used+GasBLSVerify/2, att.used)
+}
+
+// TestEvaluateRootedVectorInput: evaluateRooted of an 8-input policy takes
+// an upload of 8 handles or of 1 (a vector input); uploads of 2 or 7 are
+// refused with nothing recorded (the count is checked before the path and
+// the root), and the caller must be the vector input's uploader (the leaf
+// is the caller's digest). The first request under the root pays its
+// pairing; a later vector input under it walks its path only.
+func TestEvaluateRootedVectorInput(t *testing.T) {
+	base := newWorld(t)
+	pid := base.registerVectorPolicy()
+	const m = "evaluateRooted"
+	owners := []Address{base.alice, base.alice, base.alice, base.alice, base.bob}
+	sets := [][]Hash{
+		batchHandles("vector/rooted/1", 1),
+		batchHandles("vector/rooted/8", 8),
+		batchHandles("vector/rooted/2", 2),
+		batchHandles("vector/rooted/7", 7),
+		batchHandles("vector/rooted/bob", 1),
+	}
+	leaves := make([][32]byte, len(sets))
+	for i, set := range sets {
+		leaves[i] = bls.InputBatchDigest(base.chainID, base.epoch, owners[i], 1, bls.InputBatchRoot(inputItems(set...)))
+	}
+	root, paths, err := bls.InputRootTree(leaves)
+	require.NoError(t, err)
+	sig, bm := aggSign(t, base.com, bls.InputRootDigest(base.chainID, base.epoch, root), base.quorum()...)
+	args := func(leaf int, sig, bm []byte) []any {
+		a := inputBatchArgs(owners[leaf], 1, inputItems(sets[leaf]...), nil, nil)
+		return []any{[32]byte(pid), a[1], a[2], a[3], a[4], root, uint32(leaf), paths[leaf], sig, bm}
+	}
+	const count = "FHEPolicy.evaluateRooted: policy takes 8 inputs: pass 8 handles (one ciphertext per input) or 1 (a vector input holding all 8), got "
+
+	for _, tc := range []struct {
+		name   string
+		caller Address
+		leaf   int
+		fail   string // "" = accepted
+	}{
+		{"1 handle (vector input)", base.alice, 0, ""},
+		{"1 handle (vector input), another owner's upload", base.bob, 0, "is not leaf 0"},
+		{"8 handles (one per input)", base.alice, 1, ""},
+		{"2 handles", base.alice, 2, count + "2"},
+		{"7 handles", base.alice, 3, count + "7"},
+		{"1 handle (vector input) of bob", base.bob, 4, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := base.fork(t)
+			if tc.fail != "" {
+				w.mustFail(w.s.Policy, tc.caller, tc.fail, m, args(tc.leaf, sig, bm)...)
+				return
+			}
+			before, nonce := len(w.st.Logs), w.policyNonce()
+			r := w.run(w.s.Policy, tc.caller, false, 50_000_000, w.pack(w.s.Policy, m, args(tc.leaf, sig, bm)...))
+			w.requireRequested(r, m, before, nonce, tc.caller, pid, sets[tc.leaf])
+			w.requireUnregistered(inputItems(sets[tc.leaf]...))
+		})
+	}
+
+	// under a verified root, a vector input pays no pairing
+	w := base.fork(t)
+	first := w.run(w.s.Policy, w.alice, false, 50_000_000, w.pack(w.s.Policy, m, args(0, sig, bm)...))
+	require.NoError(t, first.err, first.reason)
+	w.st.EndTransaction()
+	w.mustFail(w.s.Policy, w.bob, "is not leaf 0", m, args(0, nil, nil)...)
+	w.mustFail(w.s.Policy, w.alice, count+"7", m, args(3, nil, nil)...)
+	before, nonce := len(w.st.Logs), w.policyNonce()
+	later := w.run(w.s.Policy, w.bob, false, 50_000_000, w.pack(w.s.Policy, m, args(4, nil, nil)...))
+	w.requireRequested(later, m, before, nonce, w.bob, pid, sets[4])
+	require.GreaterOrEqual(t, first.used, later.used+GasBLSVerify, "the first request pays the pairing, later ones do not")
+	eight := w.run(w.s.Policy, w.alice, false, 50_000_000, w.pack(w.s.Policy, m, args(1, nil, nil)...))
+	require.NoError(t, eight.err, eight.reason)
+	require.Less(t, later.used, eight.used)
+	t.Logf("precompile gas: evaluateRooted vector input first %d (pairing, root stored), later %d; 8 handles later %d", first.used, later.used, eight.used)
 }

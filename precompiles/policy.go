@@ -301,7 +301,9 @@ func (s *Suite) policyRegister(cl *call, a []any) ([]any, error) {
 }
 
 // policyEvaluate implements FHEPolicy.evaluate: the caller must be allowed
-// on the inputs — one registered input set it may use, or every handle.
+// on the inputs — one registered input set it may use, or every handle. The
+// handles are the policy's K inputs, one ciphertext each, or for K > 1 one
+// vector input holding all K (request, inputCountAllowed).
 func (s *Suite) policyEvaluate(cl *call, a []any) ([]any, error) {
 	id, err := argHash(a[0])
 	if err != nil {
@@ -342,7 +344,8 @@ func (s *Suite) policyEvaluate(cl *call, a []any) ([]any, error) {
 // policyEvaluateAttested implements FHEPolicy.evaluateAttested: the inputs
 // are authorised by the committee's attestation of the caller's upload
 // (FHEInput.registerBatch's arguments with owner = caller, one pairing),
-// not by FHEInput state, and nothing is stored for them.
+// not by FHEInput state, and nothing is stored for them. Like evaluate's,
+// the handles are K ciphertexts or one vector input (inputCountAllowed).
 func (s *Suite) policyEvaluateAttested(cl *call, a []any) ([]any, error) {
 	id, err := argHash(a[0])
 	if err != nil {
@@ -368,6 +371,8 @@ func (s *Suite) policyEvaluateAttested(cl *call, a []any) ([]any, error) {
 // verified (one pairing) by the first request that uses it in an epoch and
 // remembered (slot("po.rt", root) = epoch + 1); later requests under the
 // same root pass an empty signature and pay two reads and the path's hashes.
+// Like evaluate's, the handles are K ciphertexts or one vector input
+// (inputCountAllowed): a vector input's upload is its one item.
 func (s *Suite) policyEvaluateRooted(cl *call, a []any) ([]any, error) {
 	const method = "FHEPolicy.evaluateRooted"
 	id, err := argHash(a[0])
@@ -438,10 +443,23 @@ func (b *inputBatch) verifyRooted(cl *call, root Hash, index uint32, path []Hash
 	return nil
 }
 
+// inputCountAllowed reports whether a request of a policy of k inputs may
+// name n handles: k handles (one ciphertext per input), or, for k > 1,
+// exactly one (a vector input: one ciphertext holding the k attributes in
+// k slots of every aligned block of VectorStride(k) slots, fhe.VectorInts;
+// the committee tells the two formats apart by the handle count). k = 0 (a
+// plan that does not say) accepts any count.
+func inputCountAllowed(k uint32, n int) bool {
+	return k == 0 || int(k) == n || n == 1
+}
+
 // request is evaluate's common path once the handles are decoded: charge
-// the log words, check the policy and its input count, charge its cost,
-// book the queue, authorise the inputs (authorize gets their handlesHash),
-// record the request and emit EvaluationRequested.
+// the log words, check the policy and its input count (inputCountAllowed:
+// p.inputs handles, or 1 vector-input handle), charge its cost, book the
+// queue, authorise the inputs (authorize gets their handlesHash), record
+// the request and emit EvaluationRequested. A vector input is one handle in
+// every respect: per-handle gas, handlesHash and the event are of the 1
+// handle, and authorize checks it alone.
 func (s *Suite) request(cl *call, method string, id Hash, hs []Hash, authorize func(hh Hash) error) ([]any, error) {
 	if err := cl.charge(gasPolicyPerHandle * uint64(len(hs))); err != nil {
 		return nil, err
@@ -450,8 +468,9 @@ func (s *Suite) request(cl *call, method string, id Hash, hs []Hash, authorize f
 	if !p.exists {
 		return nil, revertf("FHEPolicy.%s: unknown policy %s", method, id)
 	}
-	if p.inputs != 0 && int(p.inputs) != len(hs) {
-		return nil, revertf("FHEPolicy.%s: policy takes %d handles, got %d", method, p.inputs, len(hs))
+	if !inputCountAllowed(p.inputs, len(hs)) {
+		return nil, revertf("FHEPolicy.%s: policy takes %d inputs: pass %d handles (one ciphertext per input) or 1 (a vector input holding all %d), got %d",
+			method, p.inputs, p.inputs, p.inputs, len(hs))
 	}
 	if err := cl.charge(p.cost); err != nil {
 		return nil, err

@@ -121,7 +121,8 @@ func vectorCases(w *world) []caseDef {
 	add("fail/evaluate-acl-denied", s.Policy, "carol", w.pack(s.Policy, "evaluate", h(w.policy), [][32]byte{w.hA, w.hB}))
 	add("fail/evaluate-acl-one-handle", s.Policy, "gate", w.pack(s.Policy, "evaluate", h(w.policy), [][32]byte{w.hA, w.hC}))
 	add("fail/evaluate-unknown-policy", s.Policy, "gate", w.pack(s.Policy, "evaluate", h(hN), [][32]byte{w.hA, w.hB}))
-	add("fail/evaluate-wrong-arity", s.Policy, "gate", w.pack(s.Policy, "evaluate", h(w.policy), [][32]byte{w.hA}))
+	add("ok/evaluate-vector-input", s.Policy, "gate", w.pack(s.Policy, "evaluate", h(w.policy), [][32]byte{w.hA}))
+	add("fail/evaluate-wrong-arity", s.Policy, "gate", w.pack(s.Policy, "evaluate", h(w.policy), [][32]byte{w.hA, w.hB, w.hA}))
 	add("fail/evaluate-no-handles", s.Policy, "gate", w.pack(s.Policy, "evaluate", h(w.policy), [][32]byte{}))
 	add("fail/evaluate-out-of-gas", s.Policy, "gate", w.pack(s.Policy, "evaluate", h(w.policy), [][32]byte{w.hA, w.hB})).gas = 30_000
 	add("ok/policyOf", s.Policy, "bob", w.pack(s.Policy, "policyOf", h(w.policy)))

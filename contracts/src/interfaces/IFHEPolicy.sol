@@ -15,6 +15,10 @@ interface IFHEPolicy {
     function registerPolicy(bytes calldata spec) external returns (bytes32 policyId);
 
     /// Queue an evaluation of `policyId` over `handles`; the caller must be allowed on every handle.
+    /// For a policy of K > 1 inputs, `handles` is either K handles (one ciphertext per input) or
+    /// exactly 1 handle: a vector input, one ciphertext holding all K attributes (see
+    /// docs/precompiles.md); any other count reverts, naming both. The same rule holds for
+    /// evaluateAttested and evaluateRooted. A policy whose input count is 0 takes any count.
     /// At most MAX_REQUESTS_PER_BLOCK (4096) requests are queued per block; above
     /// that evaluate reverts with "FHEPolicy.evaluate: request queue full for this block: ..." and
     /// queues nothing (retry in a later block). A request without a verdict
@@ -27,8 +31,9 @@ interface IFHEPolicy {
     /// owner: the attestation must be for msg.sender (bls.InputBatchDigest
     /// with owner = caller), so nobody else can spend it. Nothing is stored
     /// for the inputs: they serve this request (register them with FHEInput to
-    /// reuse them or to let a contract use them). Same queue bound and
-    /// EvaluationRequested event as evaluate.
+    /// reuse them or to let a contract use them). Same input-count rule
+    /// (K handles or 1 vector input), queue bound and EvaluationRequested
+    /// event as evaluate.
     function evaluateAttested(
         bytes32 policyId,
         uint8 preset,
@@ -46,7 +51,8 @@ interface IFHEPolicy {
     /// `index` and `path` (at most 16 siblings, leaf first) lead it to `root`.
     /// The first request under a root in an epoch passes the root's aggregate
     /// `signature` and `signers` and pays its one pairing; later requests pass
-    /// empty bytes and pay two reads and the path's hashes.
+    /// empty bytes and pay two reads and the path's hashes. Same input-count
+    /// rule as evaluate: the upload is K handles or 1 vector input.
     function evaluateRooted(
         bytes32 policyId,
         uint8 preset,

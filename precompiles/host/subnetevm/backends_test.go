@@ -5,6 +5,7 @@ import (
 	"math/big"
 	"testing"
 
+	"github.com/ava-labs/libevm/core/types"
 	"github.com/stretchr/testify/require"
 
 	"github.com/fhegate/fhegate/bls"
@@ -120,7 +121,8 @@ func TestRealCRDTBackend(t *testing.T) {
 // encrypted inputs) under the target-occupancy price, through the EVM: the
 // chain's first request (every counter written from zero) and a steady-state
 // one (the next block: nonce, queue and the policy's batch marker updated).
-// The figures are the evaluate rows of docs/gas.md.
+// The figures are the evaluate rows of docs/gas.md; the "vector input" lines
+// are the same requests with one handle holding all 8 attributes.
 func TestKYCAMLRequestGas(t *testing.T) {
 	useRealBackends(t)
 	f := newFixture(t)
@@ -192,4 +194,48 @@ func TestKYCAMLRequestGas(t *testing.T) {
 	}
 	require.Less(t, rooted[1], inline.GasUsed)
 	t.Logf("kyc_aml under an input root of %d uploads: evaluateRooted first %d gas (verifies and stores the root), then %d (steady state)", uploads, rooted[0], rooted[uploads-1])
+
+	// Vector inputs: the same requests with ONE handle, a ciphertext holding
+	// all 8 attributes (fhe.VectorInts). Each logs one handle.
+	oneHandle := func(r *types.Receipt) {
+		t.Helper()
+		ev, err := f.policy.ParseEvaluationRequested(*r.Logs[len(r.Logs)-1])
+		require.NoError(t, err)
+		require.Len(t, ev.Handles, 1, "a vector input is one handle")
+	}
+	vec := f.registerInput(alice, "kyc-vector")
+	vEval := f.ok(f.policy.Evaluate(f.opts(alice, 0), plan.Hash(), [][32]byte{vec}))
+	oneHandle(vEval)
+	require.Less(t, vEval.GasUsed, steady.GasUsed)
+	t.Logf("kyc_aml vector input (1 handle): evaluate %d gas (steady state), against %d for 8 handles", vEval.GasUsed, steady.GasUsed)
+
+	vb := newInputBatch("kyc-vector-inline")
+	sig, bm = f.com.sign(t, vb.digest(f.chainID, f.com.epoch, f.addrs[alice]), 0, 1, 2)
+	vInline := f.ok(f.policy.EvaluateAttested(f.opts(alice, 0), plan.Hash(), 1, vb.handles, vb.ctypes, vb.proofs, sig, bm))
+	oneHandle(vInline)
+	require.Less(t, vInline.GasUsed, inline.GasUsed)
+	t.Logf("kyc_aml vector input (1 handle): evaluateAttested %d gas (steady state), against %d for 8 handles", vInline.GasUsed, inline.GasUsed)
+
+	// under a fresh root of 16 one-handle uploads, as above
+	for u := range batches {
+		batches[u] = newInputBatch(fmt.Sprintf("kyc-vector-rooted-%d", u))
+		leaves[u] = batches[u].digest(f.chainID, f.com.epoch, f.addrs[alice])
+	}
+	root, paths, err = bls.InputRootTree(leaves)
+	require.NoError(t, err)
+	rsig, rbm = f.com.sign(t, bls.InputRootDigest(f.chainID, f.com.epoch, root), 0, 1, 2)
+	var vRooted []uint64
+	for u, b := range batches {
+		sig, bm := rsig, rbm
+		if u > 0 {
+			sig, bm = nil, nil
+		}
+		r := f.ok(f.policy.EvaluateRooted(f.opts(alice, 0), plan.Hash(), 1, b.handles, b.ctypes, b.proofs, root, uint32(u), paths[u], sig, bm))
+		oneHandle(r)
+		vRooted = append(vRooted, r.GasUsed)
+	}
+	require.Less(t, vRooted[0], rooted[0])
+	require.Less(t, vRooted[uploads-1], rooted[uploads-1])
+	t.Logf("kyc_aml vector input (1 handle) under an input root of %d uploads: evaluateRooted first %d gas (verifies and stores the root), then %d (steady state); 8 handles: %d, then %d",
+		uploads, vRooted[0], vRooted[uploads-1], rooted[0], rooted[uploads-1])
 }
