@@ -156,18 +156,9 @@ func Refresh(ctx context.Context, g Group, key *ThresholdKey, led Ledger, req Re
 	if !ct.Lattigo().IsNTT {
 		return nil, errors.New("protocol: refresh input not in the NTT domain")
 	}
-	noiseBits, worstBits := refreshBounds(req.NoiseBits, req.WorstBits)
-	floor, err := RefreshFloorLevel(p, noiseBits, worstBits)
+	sigmaBits, err := refreshRoom(p, key.T, ct.Level(), req.NoiseBits, req.WorstBits, "refresh")
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrRefreshNoRoom, err)
-	}
-	if ct.Level() < floor {
-		return nil, fmt.Errorf("%w: ciphertext at level %d, floor %d for noise 2^%.1f (worst 2^%.1f, flooding 2^%.1f) on %s",
-			ErrRefreshNoRoom, ct.Level(), floor, noiseBits, worstBits, RefreshFlooding(noiseBits), p.Preset.Name)
-	}
-	sigmaBits := RefreshShareSigmaBits(noiseBits, key.T)
-	if sigmaBits > maxSamplerSigmaBits {
-		return nil, fmt.Errorf("protocol: refresh flooding σ_j = 2^%.1f (noise 2^%.1f) beyond the sampler's 2^%d", sigmaBits, noiseBits, maxSamplerSigmaBits)
+		return nil, err
 	}
 	ct, session, _, err := sanitiseFor(ctx, g, key, req.PublicKey, req.Session, req.Receivers, ct)
 	if err != nil {
@@ -206,6 +197,47 @@ func Refresh(ctx context.Context, g Group, key *ThresholdKey, led Ledger, req Re
 	return fhe.WrapCiphertext(p, out)
 }
 
+// refreshRoom is the no-room and flooding-size check of a refresh (Refresh,
+// RefreshTransform) of inputs at level among t active members, run before
+// any coin toss or share: it applies refreshBounds, refuses a level below
+// RefreshFloorLevel with ErrRefreshNoRoom, and returns log2 σ_j
+// (RefreshShareSigmaBits), refused beyond the sampler's range.
+func refreshRoom(p *fhe.Params, t, level int, noiseBits, worstBits float64, what string) (float64, error) {
+	noiseBits, worstBits = refreshBounds(noiseBits, worstBits)
+	floor, err := RefreshFloorLevel(p, noiseBits, worstBits)
+	if err != nil {
+		return 0, fmt.Errorf("%w: %w", ErrRefreshNoRoom, err)
+	}
+	if level < floor {
+		return 0, fmt.Errorf("%w: ciphertext at level %d, floor %d for noise 2^%.1f (worst 2^%.1f, flooding 2^%.1f) on %s",
+			ErrRefreshNoRoom, level, floor, noiseBits, worstBits, RefreshFlooding(noiseBits), p.Preset.Name)
+	}
+	sigmaBits := RefreshShareSigmaBits(noiseBits, t)
+	if sigmaBits > maxSamplerSigmaBits {
+		return 0, fmt.Errorf("protocol: %s flooding σ_j = 2^%.1f (noise 2^%.1f) beyond the sampler's 2^%d", what, sigmaBits, noiseBits, maxSamplerSigmaBits)
+	}
+	return sigmaBits, nil
+}
+
+// flood adds E_j ← D_{Z,2^sigmaBits} (NTT domain, at level), drawn by a
+// fresh GaussianSampler (fresh crypto/rand key), to the masked-decryption
+// share h. sigmaBits = 0 adds nothing (tests only: the view without
+// flooding).
+func flood(p *fhe.Params, level int, sigmaBits float64, h ring.Poly) error {
+	if sigmaBits == 0 {
+		return nil
+	}
+	fs, err := NewGaussianSampler(sigmaBits)
+	if err != nil {
+		return err
+	}
+	ringQ := p.RLWE().RingQ().AtLevel(level)
+	e := ringQ.NewPoly()
+	fs.ReadNTT(ringQ, e)
+	ringQ.Add(h, e, h)
+	return nil
+}
+
 // newRefreshProtocol is mpbgv's RefreshProtocol with no flooding of its
 // own: Lattigo's KeySwitchProtocol then samples the fresh-encryption noise
 // (σ = NoiseFreshSK, 3.2) for both halves; the e2s half gets the large
@@ -223,13 +255,6 @@ func newRefreshProtocol(p *fhe.Params) (mpbgv.RefreshProtocol, error) {
 // (tests only: the view without flooding).
 func genRefreshShare(g Group, key *ThresholdKey, rfp mpbgv.RefreshProtocol, ct *fhe.Ciphertext, crp multiparty.KeySwitchCRP, activeIDs []transport.MemberID, sigmaBits float64) ([]byte, error) {
 	p := key.Params
-	var fs *GaussianSampler
-	if sigmaBits != 0 {
-		var err error
-		if fs, err = NewGaussianSampler(sigmaBits); err != nil {
-			return nil, err
-		}
-	}
 	add, err := additiveShare(g, key, activeIDs)
 	if err != nil {
 		return nil, err
@@ -239,11 +264,8 @@ func genRefreshShare(g Group, key *ThresholdKey, rfp mpbgv.RefreshProtocol, ct *
 	if err := rfp.GenShare(add, ct.Lattigo(), crp, &share); err != nil {
 		return nil, err
 	}
-	if fs != nil {
-		ringQ := p.RLWE().RingQ().AtLevel(ct.Level())
-		e := ringQ.NewPoly()
-		fs.ReadNTT(ringQ, e)
-		ringQ.Add(share.EncToShareShare.Value, e, share.EncToShareShare.Value)
+	if err := flood(p, ct.Level(), sigmaBits, share.EncToShareShare.Value); err != nil {
+		return nil, err
 	}
 	return share.MarshalBinary()
 }
