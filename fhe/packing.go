@@ -41,12 +41,14 @@ import (
 	"github.com/fhegate/fhegate/gpu/native"
 )
 
-// maskKey names the cached NTT-domain form of L_0 at one level, with the
-// Shoup constants of one multiply-add path.
+// maskKey names the cached NTT-domain form of the base mask M_0 = Σ_{i<k}
+// L_i (k = 1: L_0, a slot packer's) at one level, with the Shoup constants
+// of one multiply-add path.
 type maskKey struct {
 	p     *Params
 	level int
 	vec   native.Path
+	k     int
 }
 
 var slotMasks sync.Map // maskKey → *slotMask
@@ -74,18 +76,21 @@ func packVecPath() native.Path {
 	return native.MulAddPath()
 }
 
-// slotMask0 returns the cached slotMask of a preset and level for path vec
-// (PathScalar: the Go loop's constants).
-func slotMask0(p *Params, level int, vec native.Path) (*slotMask, error) {
-	k := maskKey{p, level, vec}
+// blockMask0 returns the cached slotMask of M_0 = Σ_{i<k} L_i (ones in
+// slots 0 … k−1) of a preset and level for path vec (PathScalar: the Go
+// loop's constants); k = 1 gives L_0, a slot packer's base mask.
+func blockMask0(p *Params, level int, vec native.Path, width int) (*slotMask, error) {
+	k := maskKey{p, level, vec, width}
 	if v, ok := slotMasks.Load(k); ok {
 		return v.(*slotMask), nil
 	}
-	// EmbedScale without the scale-up: the plaintext is lift(L_0) itself,
+	// EmbedScale without the scale-up: the plaintext is lift(M_0) itself,
 	// not the t⁻¹·m an encryption carries (bgv.Encoder.Encode).
 	pt := bgv.NewPlaintext(p.bgv, level)
 	v := make([]uint64, p.Slots())
-	v[0] = 1
+	for i := range width {
+		v[i] = 1
+	}
 	if err := bgv.NewEncoder(p.bgv).EmbedScale(v, false, pt.MetaData, pt.Value); err != nil {
 		return nil, fmt.Errorf("fhe: slot mask: %w", err)
 	}
@@ -132,27 +137,72 @@ func (p *Params) SlotGaloisElement(s int) (uint64, error) {
 // acc_j = Σ L_{s} ⊙ ct_j over the (slot, inputs) pairs added. Not safe for
 // concurrent use.
 //
+// A block packer (NewBlockPacker) instead accumulates acc_a = Σ M_s ⊙ ct
+// over the (accumulator, block, input) triples added by AddEncodedBlock,
+// with the block mask M_s = Σ_{i<k} L_{s+i}.
+//
 // The accumulators are kept lazily reduced: each product adds a value in
 // [0, 2q), and all coefficients are reduced mod q every `budget` additions
 // (before a uint64 could overflow) and when the result is read.
 type SlotPacker struct {
 	p       *Params
 	level   int
-	mask    *slotMask
+	mask    *slotMask // the base mask: L_0, or M_0 for a block packer
 	acc     []*rlwe.Ciphertext
 	meta    *rlwe.MetaData
-	used    map[int]bool
-	pending uint64      // additions since the last reduction
-	budget  uint64      // additions allowed between reductions
-	perm    slotMask    // L_s of the slot last added
-	next    slotMask    // scratch for the next L_s
-	last    int         // slot last added (−1: none)
-	step    []uint64    // NTT index table of σ_{5⁻¹}: L_{s+1} from L_s within a row
-	vec     native.Path // the multiply-add's path (PathScalar: the Go loop)
+	used    map[int]bool // slot (slot packer) or acc·Slots()+s (block packer) → added
+	pending uint64       // additions since the last reduction (an accumulator gets at most one per call)
+	budget  uint64       // additions allowed between reductions
+	perm    slotMask     // L_s (M_s) of the slot (block) last masked
+	next    slotMask     // scratch for the next L_s (M_s)
+	last    int          // slot (block start) whose mask perm holds (−1: none)
+	step    []uint64     // NTT index table of σ_{5^−stride}: L_{s+1} from L_s (M_{s+stride} from M_s) within a row
+	vec     native.Path  // the multiply-add's path (PathScalar: the Go loop)
+	block   int          // k: the block width of a block packer; 0: a slot packer
+	stride  int          // VectorStride(k); 1 for a slot packer
 }
 
 // NewSlotPacker returns a packer of width packed ciphertexts at level.
 func NewSlotPacker(p *Params, level, width int) (*SlotPacker, error) {
+	return newPacker(p, level, width, 0)
+}
+
+// NewBlockPacker returns a packer of accs packed ciphertexts at level whose
+// masks are blocks of k consecutive ones: AddEncodedBlock(a, s, raw) adds
+// M_s ⊙ ct to accumulator a, M_s = Σ_{i<k} L_{s+i}; s must be a multiple of
+// VectorStride(k) (so a block never straddles a slot row), each (a, s) used
+// at most once. It is the packer of vector requests (VectorLayout.Place
+// gives each request's a and s), and refuses Add and AddEncoded.
+//
+// M_s is a permutation of the cached NTT form of M_0 = Σ_{i<k} L_i, as L_s
+// is of L_0's: σ_g(M_0) = M_s for g = SlotGaloisElement(s). BGV's slots
+// form two rows of Slots()/2; σ_{5^−c} rotates each row cyclically by c
+// (slot i of a row → slot i+c mod Slots()/2 of the same row) and the row
+// swap exchanges the rows, slot for slot; g is σ_{5^−s} for s in the first
+// row, the row swap after σ_{5^−(s−Slots()/2)} for s in the second. So g
+// sends slot i < k of row 0 to slot s+i whenever s mod Slots()/2 + k ≤
+// Slots()/2, which holds for s a multiple of the stride K' ≥ k (a power of
+// two dividing Slots()/2): the block is moved whole, inside one row, and
+// σ_g(M_0) = Σ_{i<k} σ_g(L_i) = Σ_{i<k} L_{s+i} = M_s (σ_g is linear).
+// Likewise σ_{5^−K'}(M_s) = M_{s+K'} when s+K' starts no row, the shortcut
+// the packer takes for consecutive blocks; the same block as the last call
+// reuses its mask. TestVectorPack checks M_s by decryption.
+//
+// Noise: ‖M_s‖∞ < t as ‖L_s‖∞ is (the lift is from [0, t)), and an
+// accumulator sums at most Slots()/K' products, so the bound of the file
+// comment (B·N·t times the largest input noise, B ≤ Slots()) still holds.
+func NewBlockPacker(p *Params, level, accs, k int) (*SlotPacker, error) {
+	if k < 1 || k > MaxVectorWidth {
+		return nil, fmt.Errorf("fhe: block packer of %d attributes (1 … %d)", k, MaxVectorWidth)
+	}
+	if p.Scheme() == SchemeBGV && VectorStride(k) > p.Slots()/2 {
+		return nil, fmt.Errorf("fhe: block stride %d does not fit a slot row of %d", VectorStride(k), p.Slots()/2)
+	}
+	return newPacker(p, level, accs, k)
+}
+
+// newPacker is NewSlotPacker (block = 0) or NewBlockPacker (block = k).
+func newPacker(p *Params, level, width, block int) (*SlotPacker, error) {
 	if p.Scheme() != SchemeBGV {
 		return nil, fmt.Errorf("fhe: slot packing needs a BGV preset, %s is %v", p.Preset.Name, p.Scheme())
 	}
@@ -175,11 +225,15 @@ func NewSlotPacker(p *Params, level, width int) (*SlotPacker, error) {
 			vec = native.PathScalar
 		}
 	}
-	mask, err := slotMask0(p, level, vec)
+	stride := 1
+	if block > 0 {
+		stride = VectorStride(block)
+	}
+	mask, err := blockMask0(p, level, vec, max(block, 1))
 	if err != nil {
 		return nil, err
 	}
-	sp := &SlotPacker{p: p, level: level, mask: mask, acc: make([]*rlwe.Ciphertext, width), used: map[int]bool{}, budget: ^uint64(0), vec: vec}
+	sp := &SlotPacker{p: p, level: level, mask: mask, acc: make([]*rlwe.Ciphertext, width), used: map[int]bool{}, budget: ^uint64(0), vec: vec, block: block, stride: stride}
 	sp.perm = slotMask{w: make([][]uint64, level+1), shoup: make([][]uint64, level+1)}
 	sp.next = slotMask{w: make([][]uint64, level+1), shoup: make([][]uint64, level+1)}
 	for i, q := range p.Q()[:level+1] {
@@ -188,7 +242,7 @@ func NewSlotPacker(p *Params, level, width int) (*SlotPacker, error) {
 		sp.next.w[i], sp.next.shoup[i] = make([]uint64, p.N()), make([]uint64, p.N())
 	}
 	r := p.rlwe.RingQ()
-	if sp.step, err = ring.AutomorphismNTTIndex(r.N(), r.NthRoot(), p.rlwe.GaloisElement(-1)); err != nil {
+	if sp.step, err = ring.AutomorphismNTTIndex(r.N(), r.NthRoot(), p.rlwe.GaloisElement(-stride)); err != nil {
 		return nil, err
 	}
 	sp.last = -1
@@ -251,112 +305,67 @@ func (sp *SlotPacker) AddEncoded(s int, raws [][]byte) error {
 	if err := sp.checkSlot(s, len(raws)); err != nil {
 		return err
 	}
-	n, rows := sp.p.N(), sp.level+1
-	src := make([][2][][]byte, len(raws)) // input, poly, row → n little-endian coefficients
-	decoded := make([]*Ciphertext, len(raws))
-	var meta *rlwe.MetaData
+	ins := make([]packIn, len(raws))
+	accs := make([]int, len(raws))
+	meta := sp.meta // the scale every input must have (nil: the first input's)
 	for j, b := range raws {
-		l, err := parseCiphertextLayout(b)
+		in, err := sp.readEncoded(b, meta)
 		if err != nil {
 			return fmt.Errorf("fhe: pack: input %d: %w", j, err)
 		}
-		if l.seeded {
-			c, err := UnmarshalCiphertext(b)
-			if err == nil {
-				err = sp.check(c)
-			}
-			if err != nil {
-				return fmt.Errorf("fhe: pack: input %d: %w", j, err)
-			}
-			if meta == nil {
-				meta = c.ct.MetaData
-			}
-			if c.ct.Scale.Cmp(meta.Scale) != 0 {
-				return fmt.Errorf("fhe: pack: input %d: scale differs from the first input's", j)
-			}
-			decoded[j] = c
-			continue
-		}
-		switch {
-		case l.p != sp.p:
-			return fmt.Errorf("fhe: pack: input %d: preset %s, packer %s", j, l.p.Preset.Name, sp.p.Preset.Name)
-		case l.degree != 1:
-			return fmt.Errorf("fhe: pack: input %d: degree %d", j, l.degree)
-		case l.level < sp.level:
-			return fmt.Errorf("fhe: pack: input %d: level %d, packing level %d (max %d)", j, l.level, sp.level, l.p.MaxLevel())
-		}
 		if meta == nil {
-			meta = l.meta
-			if sp.meta != nil {
-				meta = sp.meta
-			}
+			meta = in.meta
 		}
-		if l.meta.Scale.Cmp(meta.Scale) != 0 {
-			return fmt.Errorf("fhe: pack: input %d: scale differs from the first input's", j)
-		}
-		for k := 0; k < 2; k++ {
-			poly := l.body[k*(l.level+1)*n*8:]
-			src[j][k] = make([][]byte, rows)
-			for i := range rows {
-				src[j][k][i] = poly[i*n*8 : (i+1)*n*8]
-			}
-		}
+		ins[j], accs[j] = in, j
 	}
-	if err := sp.slotMask(s); err != nil {
-		return err
+	if err := sp.addEncoded(s, ins, accs); err != nil {
+		return fmt.Errorf("fhe: pack: %w", err)
 	}
-	if sp.meta == nil {
-		sp.meta = meta.CopyNew()
-	}
-	if sp.pending == sp.budget {
-		sp.reduce()
-	}
-	// One pass over the bytes: each row is checked (every coefficient < q)
-	// as it is multiplied in; if one is not, the rows added so far are
-	// subtracted again (the lazy sums are exact uint64 arithmetic, so that
-	// restores them bit for bit) and the call fails.
-	r := sp.p.rlwe.RingQ().AtLevel(sp.level)
-	// row is input j's poly k, prime i, as uint64 (read from the bytes
-	// into scratch for an encoded input: only the rare undo needs it).
-	scratch := make([]uint64, n)
-	row := func(j, k, i int) []uint64 {
-		if c := decoded[j]; c != nil {
-			return c.ct.Value[k].Coeffs[i]
-		}
-		for x := range scratch {
-			scratch[x] = binary.LittleEndian.Uint64(src[j][k][i][8*x:])
-		}
-		return scratch
-	}
-	type done struct{ j, k, i int }
-	var added []done
-	for j := range raws {
-		for k := 0; k < 2; k++ {
-			for i := 0; i < rows; i++ {
-				q, acc := r.SubRings[i].Modulus, sp.acc[j].Value[k].Coeffs[i]
-				ok := true
-				if c := decoded[j]; c != nil {
-					sp.mulAddWords(acc, c.ct.Value[k].Coeffs[i], i, q, false)
-				} else {
-					ok = sp.mulAddLE(acc, src[j][k][i], i, q)
-				}
-				added = append(added, done{j, k, i})
-				if !ok {
-					for _, d := range added {
-						sp.mulAddWords(sp.acc[d.j].Value[d.k].Coeffs[d.i], row(d.j, d.k, d.i), d.i, r.SubRings[d.i].Modulus, true)
-					}
-					return fmt.Errorf("fhe: pack: input %d: c%d, prime %d: a coefficient is not reduced", j, k, i)
-				}
-			}
-		}
-	}
-	sp.pending++
 	sp.used[s] = true
+	return nil
+}
+
+// AddEncodedBlock adds M_s ⊙ ct to accumulator acc of a block packer
+// (NewBlockPacker), for the ciphertext ct encoded in raw, read in place as
+// in AddEncoded and checked as each of its inputs is (header, preset, level
+// ≥ the packer's, degree 1, NTT domain, exact length, the scale of the
+// first input added, every row read reduced; a seeded input is decoded): a
+// refused call leaves the packer as it was. s must be a multiple of the
+// packer's stride VectorStride(k) below Slots(), and each (acc, s) is used
+// at most once.
+func (sp *SlotPacker) AddEncodedBlock(acc, s int, raw []byte) error {
+	if sp.block == 0 {
+		return fmt.Errorf("fhe: pack: AddEncodedBlock on a slot packer (NewSlotPacker); use Add or AddEncoded")
+	}
+	if acc < 0 || acc >= len(sp.acc) {
+		return fmt.Errorf("fhe: pack: accumulator %d outside [0, %d)", acc, len(sp.acc))
+	}
+	if s < 0 || s >= sp.p.Slots() {
+		return fmt.Errorf("fhe: pack: block slot %d outside [0, %d)", s, sp.p.Slots())
+	}
+	if s%sp.stride != 0 {
+		return fmt.Errorf("fhe: pack: block slot %d not a multiple of the stride %d", s, sp.stride)
+	}
+	key := acc*sp.p.Slots() + s
+	if sp.used[key] {
+		return fmt.Errorf("fhe: pack: block %d of accumulator %d used twice", s, acc)
+	}
+	in, err := sp.readEncoded(raw, sp.meta)
+	if err != nil {
+		return fmt.Errorf("fhe: pack: accumulator %d, block %d: %w", acc, s, err)
+	}
+	if err := sp.addEncoded(s, []packIn{in}, []int{acc}); err != nil {
+		return fmt.Errorf("fhe: pack: accumulator %d, block %d: %w", acc, s, err)
+	}
+	sp.used[key] = true
 	return nil
 }
 
 // checkSlot validates the slot and the number of inputs of an Add.
 func (sp *SlotPacker) checkSlot(s, inputs int) error {
+	if sp.block != 0 {
+		return fmt.Errorf("fhe: pack: Add or AddEncoded on a block packer (NewBlockPacker); use AddEncodedBlock")
+	}
 	if inputs != len(sp.acc) {
 		return fmt.Errorf("fhe: pack: %d inputs, packer width %d", inputs, len(sp.acc))
 	}
@@ -366,6 +375,120 @@ func (sp *SlotPacker) checkSlot(s, inputs int) error {
 	if sp.used[s] {
 		return fmt.Errorf("fhe: pack: slot %d used twice", s)
 	}
+	return nil
+}
+
+// packIn is one encoded input, checked and ready to be multiplied in: a
+// seeded input decoded (dec), any other read in place (rows[k][i]: poly
+// k's row i, N little-endian coefficients, not yet checked reduced).
+type packIn struct {
+	dec  *Ciphertext
+	rows [2][][]byte
+	meta *rlwe.MetaData
+}
+
+// readEncoded checks one encoded input of AddEncoded or AddEncodedBlock
+// against the packer (header, preset, level ≥ the packer's, degree 1, NTT
+// domain, exact length) and its scale against meta's (nil: any scale), and
+// returns its rows. Nothing is added.
+func (sp *SlotPacker) readEncoded(b []byte, meta *rlwe.MetaData) (packIn, error) {
+	l, err := parseCiphertextLayout(b)
+	if err != nil {
+		return packIn{}, err
+	}
+	if l.seeded {
+		c, err := UnmarshalCiphertext(b)
+		if err == nil {
+			err = sp.check(c)
+		}
+		if err != nil {
+			return packIn{}, err
+		}
+		if meta != nil && c.ct.Scale.Cmp(meta.Scale) != 0 {
+			return packIn{}, fmt.Errorf("scale differs from the first input's")
+		}
+		return packIn{dec: c, meta: c.ct.MetaData}, nil
+	}
+	switch {
+	case l.p != sp.p:
+		return packIn{}, fmt.Errorf("preset %s, packer %s", l.p.Preset.Name, sp.p.Preset.Name)
+	case l.degree != 1:
+		return packIn{}, fmt.Errorf("degree %d", l.degree)
+	case l.level < sp.level:
+		return packIn{}, fmt.Errorf("level %d, packing level %d (max %d)", l.level, sp.level, l.p.MaxLevel())
+	case meta != nil && l.meta.Scale.Cmp(meta.Scale) != 0:
+		return packIn{}, fmt.Errorf("scale differs from the first input's")
+	}
+	n, rows := sp.p.N(), sp.level+1
+	in := packIn{meta: l.meta}
+	for k := 0; k < 2; k++ {
+		poly := l.body[k*(l.level+1)*n*8:]
+		in.rows[k] = make([][]byte, rows)
+		for i := range rows {
+			in.rows[k][i] = poly[i*n*8 : (i+1)*n*8]
+		}
+	}
+	return in, nil
+}
+
+// addEncoded adds mask(s) ⊙ ins[x] to accumulator accs[x] for every x
+// (mask(s): L_s, or M_s for a block packer), the inputs read by
+// readEncoded, in one pass over the bytes: each row is checked (every
+// coefficient < q) as it is multiplied in; if one is not, the rows added
+// so far are subtracted again (the lazy sums are exact uint64 arithmetic,
+// so that restores them bit for bit) and the call fails, leaving the
+// packer's result as it was. It counts one addition (pending) per call:
+// each accumulator gets at most one product.
+func (sp *SlotPacker) addEncoded(s int, ins []packIn, accs []int) error {
+	if err := sp.slotMask(s); err != nil {
+		return err
+	}
+	if sp.pending == sp.budget {
+		sp.reduce()
+	}
+	n, rows := sp.p.N(), sp.level+1
+	r := sp.p.rlwe.RingQ().AtLevel(sp.level)
+	// row is input x's poly k, prime i, as uint64 (read from the bytes
+	// into scratch for an encoded input: only the rare undo needs it).
+	var scratch []uint64
+	row := func(x, k, i int) []uint64 {
+		if c := ins[x].dec; c != nil {
+			return c.ct.Value[k].Coeffs[i]
+		}
+		if scratch == nil {
+			scratch = make([]uint64, n)
+		}
+		for y := range scratch {
+			scratch[y] = binary.LittleEndian.Uint64(ins[x].rows[k][i][8*y:])
+		}
+		return scratch
+	}
+	type done struct{ x, k, i int }
+	var added []done
+	for x, in := range ins {
+		for k := 0; k < 2; k++ {
+			for i := 0; i < rows; i++ {
+				q, acc := r.SubRings[i].Modulus, sp.acc[accs[x]].Value[k].Coeffs[i]
+				ok := true
+				if c := in.dec; c != nil {
+					sp.mulAddWords(acc, c.ct.Value[k].Coeffs[i], i, q, false)
+				} else {
+					ok = sp.mulAddLE(acc, in.rows[k][i], i, q)
+				}
+				added = append(added, done{x, k, i})
+				if !ok {
+					for _, d := range added {
+						sp.mulAddWords(sp.acc[accs[d.x]].Value[d.k].Coeffs[d.i], row(d.x, d.k, d.i), d.i, r.SubRings[d.i].Modulus, true)
+					}
+					return fmt.Errorf("input %d: c%d, prime %d: a coefficient is not reduced", x, k, i)
+				}
+			}
+		}
+	}
+	if sp.meta == nil {
+		sp.meta = ins[0].meta.CopyNew()
+	}
+	sp.pending++
 	return nil
 }
 
@@ -437,13 +560,17 @@ func mulAddLE(acc []uint64, c []byte, w, shoup []uint64, q uint64) bool {
 	return ok == 1
 }
 
-// slotMask sets sp.perm to L_s in the NTT domain: a permutation of L_0's
-// NTT form (σ_g, g = SlotGaloisElement(s)), or of L_{s−1}'s by the fixed
-// σ_{5⁻¹} when slots are added in order within a row (no index table to
-// compute per request).
+// slotMask sets sp.perm to L_s (a block packer: M_s) in the NTT domain: a
+// permutation of the base mask's NTT form (σ_g, g = SlotGaloisElement(s)),
+// or of L_{s−1}'s (M_{s−stride}'s) by the fixed σ_{5^−stride} when slots
+// (blocks) are added in order within a row (no index table to compute per
+// request); the mask of the last call is kept as it is.
 func (sp *SlotPacker) slotMask(s int) error {
+	if s == sp.last {
+		return nil // sp.perm holds it
+	}
 	src, idx := sp.mask, sp.step
-	if s != sp.last+1 || s == sp.p.Slots()/2 || sp.last < 0 {
+	if s != sp.last+sp.stride || s == sp.p.Slots()/2 || sp.last < 0 {
 		g, err := sp.p.SlotGaloisElement(s)
 		if err != nil {
 			return err
