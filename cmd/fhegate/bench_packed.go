@@ -28,12 +28,12 @@ type kycPool struct {
 // uploadReplicated encrypts v in every slot with a proof and uploads it
 // through member 1.
 func (b *committeeBench) uploadReplicated(v int64) (fhe.Handle, error) {
-	return b.upload(consensus.ReplicatedInts(b.p, v))
+	return b.uploadSlots(consensus.ReplicatedInts(b.p, v))
 }
 
-// upload encrypts the slot vector vals with a proof and uploads it through
-// member 1.
-func (b *committeeBench) upload(vals []int64) (fhe.Handle, error) {
+// uploadSlots encrypts the slot vector vals with a proof and uploads it
+// through member 1.
+func (b *committeeBench) uploadSlots(vals []int64) (fhe.Handle, error) {
 	raw, proof, err := b.m1.EncryptInput(vals, [20]byte{2})
 	if err != nil {
 		return fhe.Handle{}, err
@@ -136,7 +136,7 @@ func (b *committeeBench) stageVector() ([]committeeRow, error) {
 		if err != nil {
 			return nil, err
 		}
-		if handles[pat], err = b.upload(slots); err != nil {
+		if handles[pat], err = b.uploadSlots(slots); err != nil {
 			return nil, err
 		}
 		ref, err := kplan.EvalPlain(col)
