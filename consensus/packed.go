@@ -85,10 +85,12 @@ package consensus
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
 	"math/big"
+	"slices"
 	"sync"
 	"time"
 
@@ -96,6 +98,7 @@ import (
 
 	"github.com/fhegate/fhegate/bls"
 	"github.com/fhegate/fhegate/consensus/protocol"
+	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/zkpok"
 	"github.com/fhegate/fhegate/internal/keccak"
@@ -295,6 +298,14 @@ func (r *requestRun) viewInputs(ctx context.Context, q Request, f func(raws [][]
 // once like pack's outputs. Whatever a request's ciphertext holds outside
 // its block is multiplied by zero (TestPackedVectorCrossTalk).
 //
+// Only the t active members of that refresh pack (the active set is
+// rotated by the batch's session, so that consecutive batches spread the
+// packing over the committee); each sends its accumulators to the other
+// members, and a member that did not pack takes them only when all t
+// copies are byte-identical (protocol.AgreedFromActive: one of the t is
+// honest) and packs them itself otherwise. The committee packs each batch
+// t times instead of n.
+//
 // The noise bound of pack holds: an accumulator sums at most Slots()/K'
 // products, each bounded like a single-slot product (‖M_s‖∞ < t as
 // ‖L_s‖∞ is), so PackBounds and PackLevel apply unchanged.
@@ -312,22 +323,46 @@ func (r *requestRun) packVector(ctx context.Context, reqs []Request, k int) ([]*
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBadBatch, err)
 	}
-	sp, err := fhe.NewBlockPacker(m.params, level, layout.Accs, k)
-	if err != nil {
-		return nil, err
-	}
-	for i, q := range reqs {
-		acc, slot := layout.Place(i)
-		if err := r.viewInputs(ctx, q, func(raws [][]byte) error { return sp.AddEncodedBlock(acc, slot, raws[0]) }); err != nil {
+	var own []*fhe.Ciphertext // this member's own packing, done at most once
+	packOwn := func() ([]*fhe.Ciphertext, error) {
+		if own != nil {
+			return own, nil
+		}
+		sp, err := fhe.NewBlockPacker(m.params, level, layout.Accs, k)
+		if err != nil {
 			return nil, err
 		}
+		for i, q := range reqs {
+			acc, slot := layout.Place(i)
+			if err := r.viewInputs(ctx, q, func(raws [][]byte) error { return sp.AddEncodedBlock(acc, slot, raws[0]) }); err != nil {
+				return nil, err
+			}
+		}
+		own, err = sp.Ciphertexts()
+		return own, err
 	}
-	low, err := sp.Ciphertexts()
-	if err != nil {
-		return nil, err
-	}
-	r.phase("pack")
-	out, err := m.refreshTransformLive(ctx, r.ks, r.base, low, layout, bounds)
+	var out []*fhe.Ciphertext
+	err = m.onLive(ctx, func(participants []transport.MemberID) error {
+		active, err := m.refreshActive(rotated(participants, r.base), level, bounds)
+		if err != nil {
+			return err
+		}
+		slices.Sort(active)
+		session := fmt.Sprintf("%s/unpack/%v", r.base, active)
+		low, err := r.agreedAccumulators(ctx, session, active, participants, layout.Accs, packOwn)
+		if err != nil {
+			return err
+		}
+		r.phase("pack")
+		out, err = protocol.RefreshTransform(ctx, m.group(), r.ks.key, m.led, protocol.TransformRequest{
+			Session: session, Inputs: low, Outputs: layout.K,
+			TransformID: fmt.Sprintf("fhegate/vector-unpack/v1/k%d/a%d/b%d", layout.K, layout.Accs, layout.Requests), Transform: layout.Unpack,
+			Active: active, Receivers: participants, PublicKey: r.ks.km.Public, NoiseBits: bounds.NoiseBits, WorstBits: bounds.WorstBits})
+		if err == nil {
+			m.refreshes.Add(1)
+		}
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("consensus: refresh of the packed vector inputs: %w", err)
 	}
@@ -335,6 +370,93 @@ func (r *requestRun) packVector(ctx context.Context, reqs []Request, k int) ([]*
 		return nil, err
 	}
 	r.phase("pack-refresh")
+	return out, nil
+}
+
+// rotated returns ids rotated left by an offset derived from name, so that
+// the first t (a refresh's active set) differ from batch to batch.
+func rotated(ids []transport.MemberID, name string) []transport.MemberID {
+	if len(ids) == 0 {
+		return ids
+	}
+	h := keccak.Sum([]byte("fhegate/packers/v1"), []byte(name))
+	off := int(binary.BigEndian.Uint32(h[:4]) % uint32(len(ids)))
+	return append(append([]transport.MemberID(nil), ids[off:]...), ids[:off]...)
+}
+
+// agreedAccumulators returns a vector batch's accumulators: an active
+// member packs them (packOwn) and sends them to the others; a member that
+// is not active takes the t copies when they agree, and packs them itself
+// when they do not.
+func (r *requestRun) agreedAccumulators(ctx context.Context, session string, active, participants []transport.MemberID, accs int,
+	packOwn func() ([]*fhe.Ciphertext, error)) ([]*fhe.Ciphertext, error) {
+	b, err := protocol.AgreedFromActive(ctx, r.m.group(), transport.TypePackedInputs, session+"/acc", active, participants, "packed accumulators",
+		func() ([]byte, error) {
+			cts, err := packOwn()
+			if err != nil {
+				return nil, err
+			}
+			b, err := marshalCiphertexts(cts)
+			if err == nil && r.m.cfg.Knobs.CorruptAccumulators {
+				b[len(b)/2] ^= 1
+			}
+			return b, err
+		})
+	if errors.Is(err, protocol.ErrCopiesDiffer) {
+		r.log.Warn("the packing members' accumulators differ: packing them here", zap.Error(err))
+		return packOwn()
+	}
+	if err != nil {
+		return nil, err
+	}
+	if slices.Contains(active, r.m.id) {
+		return packOwn() // packed above, by this member
+	}
+	return unmarshalCiphertexts(r.m.params, b, accs)
+}
+
+// marshalCiphertexts encodes cts as count(2) ‖ count × (length(4) ‖
+// canonical ciphertext).
+func marshalCiphertexts(cts []*fhe.Ciphertext) ([]byte, error) {
+	out := binary.BigEndian.AppendUint16(nil, uint16(len(cts)))
+	for _, c := range cts {
+		b, err := c.MarshalBinary()
+		if err != nil {
+			return nil, err
+		}
+		out = binary.BigEndian.AppendUint32(out, uint32(len(b)))
+		out = append(out, b...)
+	}
+	return out, nil
+}
+
+// unmarshalCiphertexts decodes marshalCiphertexts' encoding of exactly want
+// ciphertexts of preset p (the count is checked before anything is
+// allocated, every length against what is left).
+func unmarshalCiphertexts(p *fhe.Params, b []byte, want int) ([]*fhe.Ciphertext, error) {
+	if len(b) < 2 || int(binary.BigEndian.Uint16(b)) != want {
+		return nil, fmt.Errorf("consensus: packed accumulators: want %d ciphertexts", want)
+	}
+	b = b[2:]
+	out := make([]*fhe.Ciphertext, want)
+	for i := range out {
+		if len(b) < 4 || uint64(binary.BigEndian.Uint32(b)) > uint64(len(b)-4) {
+			return nil, fmt.Errorf("consensus: packed accumulators: ciphertext %d truncated", i)
+		}
+		n := binary.BigEndian.Uint32(b)
+		c, err := fhe.UnmarshalCiphertext(b[4 : 4+n])
+		if err != nil {
+			return nil, fmt.Errorf("consensus: packed accumulators: ciphertext %d: %w", i, err)
+		}
+		if c.Params() != p {
+			return nil, fmt.Errorf("consensus: packed accumulators: ciphertext %d is %s, the committee %s", i, c.Params().Preset.Name, p.Preset.Name)
+		}
+		out[i] = c
+		b = b[4+n:]
+	}
+	if len(b) != 0 {
+		return nil, fmt.Errorf("consensus: packed accumulators: %d trailing bytes", len(b))
+	}
 	return out, nil
 }
 

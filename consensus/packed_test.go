@@ -2,9 +2,11 @@ package consensus
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/big"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -12,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap/zaptest"
 
+	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/fhetest"
 	"github.com/fhegate/fhegate/policy"
@@ -451,4 +454,57 @@ func TestVectorRequestAlone(t *testing.T) {
 	two := req
 	two.Inputs = append(two.Inputs, two.Inputs[0])
 	require.Zero(t, f.lc.Member(1).vectorWidthOf(two))
+}
+
+// TestPackedVectorLyingPacker: only the t active members of a vector batch
+// pack it, and one of them sends the others wrong accumulators (the
+// attack: a corrupt packer). The member that did not pack sees copies that
+// differ, packs the batch itself, and every verdict still equals its
+// plaintext reference on every member; with honest packers it takes the
+// agreed copy.
+func TestPackedVectorLyingPacker(t *testing.T) {
+	for _, lying := range []bool{false, true} {
+		t.Run(map[bool]string{false: "honest", true: "lying"}[lying], func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			t.Cleanup(cancel)
+			circuits := NewPolicyCircuits(fhetest.InsecureBGVN10Deep)
+			lc, err := StartLocal(ctx, LocalOptions{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10Deep", Rotations: []int{1},
+				RoundTimeout: 20 * time.Second, Circuits: circuits, Log: zaptest.NewLogger(t),
+				MemberKnobs: func(id uint32) TestingKnobs { return TestingKnobs{CorruptAccumulators: lying && id == 1} }})
+			require.NoError(t, err)
+			t.Cleanup(lc.Close)
+			kf := &kycFixture{packFixture: &packFixture{t: t, lc: lc, p: lc.Member(1).Params(), enc: fhe.NewEncryptor(lc.Keys)}, id: [32]byte{0xc0, 0x0d}}
+			spec, err := examples.Get("kyc_aml")
+			require.NoError(t, err)
+			require.NoError(t, circuits.Register(kf.id, spec))
+			kf.plan, err = policy.CompileWith(spec, PolicyOptions(fhetest.InsecureBGVN10Deep))
+			require.NoError(t, err)
+			// a session whose packers (the refresh's active set) include member 1
+			var session string
+			for i := 0; ; i++ {
+				session = fmt.Sprintf("test/pack/liar/%d", i)
+				act := rotated([]transport.MemberID{1, 2, 3}, fmt.Sprintf("%s/%d", session, lc.Member(1).Status().Epoch))[:2]
+				if slices.Contains(act, 1) {
+					break
+				}
+			}
+			b := PackedBatch{PolicyID: kf.id, Session: session}
+			var reqs []testReq
+			r := rand.New(rand.NewPCG(13, 17))
+			for k := range 12 {
+				vals := make([]int64, 8)
+				for j := range vals {
+					vals[j] = kycVals[j][r.IntN(2)]
+				}
+				slots, err := kf.p.VectorInts(vals)
+				require.NoError(t, err)
+				ct, err := kf.enc.EncryptInts(slots)
+				require.NoError(t, err)
+				req := lc.Chain.Post(Request{ID: [32]byte{0xcf, byte(k)}, PolicyID: kf.id, Kind: KindPolicy, Inputs: []fhe.Handle{kf.put(ct)}})
+				b.Requests = append(b.Requests, req)
+				reqs = append(reqs, testReq{req: req, want: kf.ref(vals), vals: vals})
+			}
+			kf.checkVerdicts(reqs, kf.process(b))
+		})
+	}
 }

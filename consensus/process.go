@@ -450,29 +450,6 @@ func (m *Member) refresh(ctx context.Context, ks keySnap, session string, ct *fh
 	return out, err
 }
 
-// refreshTransformLive refreshes the accumulators of a packed vector batch
-// and un-interleaves them on the way (protocol.RefreshTransform with
-// l.Unpack): one round among the live members (onLive) that returns the
-// l.K attribute ciphertexts at the top level.
-func (m *Member) refreshTransformLive(ctx context.Context, ks keySnap, base string, ins []*fhe.Ciphertext, l fhe.VectorLayout, b RefreshBounds) ([]*fhe.Ciphertext, error) {
-	var out []*fhe.Ciphertext
-	err := m.onLive(ctx, func(participants []transport.MemberID) error {
-		active, err := m.refreshActive(participants, ins[0].Level(), b)
-		if err != nil {
-			return err
-		}
-		out, err = protocol.RefreshTransform(ctx, m.group(), ks.key, m.led, protocol.TransformRequest{
-			Session: fmt.Sprintf("%s/unpack/%v", base, active), Inputs: ins, Outputs: l.K,
-			TransformID: fmt.Sprintf("fhegate/vector-unpack/v1/k%d/a%d/b%d", l.K, l.Accs, l.Requests), Transform: l.Unpack,
-			Active: active, Receivers: participants, PublicKey: ks.km.Public, NoiseBits: b.NoiseBits, WorstBits: b.WorstBits})
-		if err == nil {
-			m.refreshes.Add(1)
-		}
-		return err
-	})
-	return out, err
-}
-
 // corruptingLedger flips a bit of every decryption share it hands out
 // (TestingKnobs.CorruptShares).
 type corruptingLedger struct{ l *ledger.Ledger }

@@ -454,12 +454,18 @@ func (b *committeeBench) row(stage string, batch int, d, cpu time.Duration, note
 // upload encrypts v, uploads it through member 1 and returns its handle and
 // the upload's wall time.
 func (b *committeeBench) upload(v int64) (fhe.Handle, time.Duration, error) {
-	raw, proof, err := b.m1.EncryptInput([]int64{v}, [20]byte{1})
+	return b.uploadAs([]int64{v}, [20]byte{1})
+}
+
+// uploadAs encrypts the slot vector vals with a proof for owner, uploads it
+// through member 1 and returns its handle and the upload's wall time.
+func (b *committeeBench) uploadAs(vals []int64, owner [20]byte) (fhe.Handle, time.Duration, error) {
+	raw, proof, err := b.m1.EncryptInput(vals, owner)
 	if err != nil {
 		return fhe.Handle{}, 0, err
 	}
 	s := time.Now()
-	att, err := b.m1.Upload(b.ctx, raw, proof, [20]byte{1}, 1)
+	att, err := b.m1.Upload(b.ctx, raw, proof, owner, 1)
 	if err != nil {
 		return fhe.Handle{}, 0, err
 	}

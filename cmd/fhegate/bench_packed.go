@@ -34,15 +34,8 @@ func (b *committeeBench) uploadReplicated(v int64) (fhe.Handle, error) {
 // uploadSlots encrypts the slot vector vals with a proof and uploads it
 // through member 1.
 func (b *committeeBench) uploadSlots(vals []int64) (fhe.Handle, error) {
-	raw, proof, err := b.m1.EncryptInput(vals, [20]byte{2})
-	if err != nil {
-		return fhe.Handle{}, err
-	}
-	att, err := b.m1.Upload(b.ctx, raw, proof, [20]byte{2}, 1)
-	if err != nil {
-		return fhe.Handle{}, err
-	}
-	return att.Handle, nil
+	h, _, err := b.uploadAs(vals, [20]byte{2})
+	return h, err
 }
 
 // kycPoolValues are the two values per KYC/AML attribute the packed stages

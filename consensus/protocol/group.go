@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -180,4 +181,43 @@ func contains(ids []transport.MemberID, id transport.MemberID) bool {
 		}
 	}
 	return false
+}
+
+// ErrCopiesDiffer is returned by AgreedFromActive to a receiver that is not
+// active when the active members sent different values.
+var ErrCopiesDiffer = errors.New("protocol: the active members sent different values")
+
+// AgreedFromActive is a round in which the t active members each compute
+// the same value independently and send it to every receiver. An active
+// member computes it with produce, broadcasts it and returns it (it logs
+// a warning when another active member's copy differs). A receiver that
+// is not active returns the value when every active member's copy is
+// byte-identical — with at most t−1 corrupt members, one of the t is
+// honest, so an agreed value is the right one — and ErrCopiesDiffer
+// otherwise (the caller computes the value itself). A missing active
+// member fails the round with ErrMissing.
+func AgreedFromActive(ctx context.Context, g Group, typ transport.Type, session string, active, receivers []transport.MemberID, what string, produce func() ([]byte, error)) ([]byte, error) {
+	copies, err := exchangeActive(ctx, g, typ, session, active, receivers, what, produce)
+	if err != nil {
+		return nil, err
+	}
+	var first []byte
+	same := true
+	for i, id := range active {
+		if i == 0 {
+			first = copies[id]
+		} else if !bytes.Equal(first, copies[id]) {
+			same = false
+		}
+	}
+	if mine, ok := copies[g.Self()]; ok && contains(active, g.Self()) {
+		if !same {
+			g.log().Warn(what+": an active member sent a value that differs from this member's", zap.String("session", session))
+		}
+		return mine, nil
+	}
+	if !same {
+		return nil, fmt.Errorf("%w (%s, session %s)", ErrCopiesDiffer, what, session)
+	}
+	return first, nil
 }

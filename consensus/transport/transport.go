@@ -59,6 +59,11 @@ const (
 	// BLS signature, or 0 ‖ the reason it refuses.
 	TypeRootSign Type = 23
 	TypeRootAck  Type = 24
+	// TypePackedInputs carries a vector batch's packed accumulators from
+	// each of the t members that packed them to the others (issue 13:
+	// count(2) ‖ count × (length(4) ‖ canonical ciphertext)); a member that
+	// did not pack takes them only when all t copies are identical.
+	TypePackedInputs Type = 25
 )
 
 // Message is one typed message. Session names the protocol instance (e.g.
