@@ -312,10 +312,11 @@ type TestingKnobs struct {
 	// CorruptShares flips a bit of every decryption share this member sends
 	// (a member that detection must exclude).
 	CorruptShares bool
-	// CorruptAccumulators flips a bit of the packed accumulators this
-	// member sends to the others of a vector batch (it keeps its own copy
-	// right): a lying packer.
-	CorruptAccumulators bool
+	// CorruptAgreed flips a bit of every value this member sends in a
+	// vector batch's agreed rounds (its packed accumulators and its
+	// evaluation result, protocol.AgreedFromActive), keeping its own copy
+	// right: a lying packer.
+	CorruptAgreed bool
 	// WrongDigest makes this member announce a wrong result digest.
 	WrongDigest bool
 	// InStorePut is called by each StorePut handler while it holds its

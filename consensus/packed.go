@@ -304,7 +304,8 @@ func (r *requestRun) viewInputs(ctx context.Context, q Request, f func(raws [][]
 // members, and a member that did not pack takes them only when all t
 // copies are byte-identical (protocol.AgreedFromActive: one of the t is
 // honest) and packs them itself otherwise. The committee packs each batch
-// t times instead of n.
+// t times instead of n; the same members then evaluate it
+// (requestRun.evaluateShared) when its plan has no refresh point.
 //
 // The noise bound of pack holds: an accumulator sums at most Slots()/K'
 // products, each bounded like a single-slot product (‖M_s‖∞ < t as
@@ -360,6 +361,7 @@ func (r *requestRun) packVector(ctx context.Context, reqs []Request, k int) ([]*
 			Active: active, Receivers: participants, PublicKey: r.ks.km.Public, NoiseBits: bounds.NoiseBits, WorstBits: bounds.WorstBits})
 		if err == nil {
 			m.refreshes.Add(1)
+			r.packers, r.receivers = active, participants
 		}
 		return err
 	})
@@ -390,17 +392,14 @@ func rotated(ids []transport.MemberID, name string) []transport.MemberID {
 // when they do not.
 func (r *requestRun) agreedAccumulators(ctx context.Context, session string, active, participants []transport.MemberID, accs int,
 	packOwn func() ([]*fhe.Ciphertext, error)) ([]*fhe.Ciphertext, error) {
-	b, err := protocol.AgreedFromActive(ctx, r.m.group(), transport.TypePackedInputs, session+"/acc", active, participants, "packed accumulators",
+	b, err := protocol.AgreedFromActive(ctx, r.m.group(), transport.TypeAgreed, session+"/acc", active, participants, "packed accumulators",
 		func() ([]byte, error) {
 			cts, err := packOwn()
 			if err != nil {
 				return nil, err
 			}
 			b, err := marshalCiphertexts(cts)
-			if err == nil && r.m.cfg.Knobs.CorruptAccumulators {
-				b[len(b)/2] ^= 1
-			}
-			return b, err
+			return r.m.agreedPayload(b), err
 		})
 	if errors.Is(err, protocol.ErrCopiesDiffer) {
 		r.log.Warn("the packing members' accumulators differ: packing them here", zap.Error(err))
@@ -413,6 +412,28 @@ func (r *requestRun) agreedAccumulators(ctx context.Context, session string, act
 		return packOwn() // packed above, by this member
 	}
 	return unmarshalCiphertexts(r.m.params, b, accs)
+}
+
+// agreedPayload is what this member sends of a value it computed for an
+// agreed round: b, or b with a bit flipped under the CorruptAgreed knob.
+func (m *Member) agreedPayload(b []byte) []byte {
+	if m.cfg.Knobs.CorruptAgreed && len(b) > 0 {
+		b = append([]byte(nil), b...)
+		b[len(b)/2] ^= 1
+	}
+	return b
+}
+
+// committeeCiphertext decodes a canonical ciphertext of preset p.
+func committeeCiphertext(p *fhe.Params, b []byte) (*fhe.Ciphertext, error) {
+	c, err := fhe.UnmarshalCiphertext(b)
+	if err != nil {
+		return nil, err
+	}
+	if c.Params() != p {
+		return nil, fmt.Errorf("a %s ciphertext, the committee's preset is %s", c.Params().Preset.Name, p.Preset.Name)
+	}
+	return c, nil
 }
 
 // marshalCiphertexts encodes cts as count(2) ‖ count × (length(4) ‖
@@ -444,12 +465,9 @@ func unmarshalCiphertexts(p *fhe.Params, b []byte, want int) ([]*fhe.Ciphertext,
 			return nil, fmt.Errorf("consensus: packed accumulators: ciphertext %d truncated", i)
 		}
 		n := binary.BigEndian.Uint32(b)
-		c, err := fhe.UnmarshalCiphertext(b[4 : 4+n])
+		c, err := committeeCiphertext(p, b[4:4+n])
 		if err != nil {
 			return nil, fmt.Errorf("consensus: packed accumulators: ciphertext %d: %w", i, err)
-		}
-		if c.Params() != p {
-			return nil, fmt.Errorf("consensus: packed accumulators: ciphertext %d is %s, the committee %s", i, c.Params().Preset.Name, p.Preset.Name)
 		}
 		out[i] = c
 		b = b[4+n:]

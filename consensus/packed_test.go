@@ -456,12 +456,25 @@ func TestVectorRequestAlone(t *testing.T) {
 	require.Zero(t, f.lc.Member(1).vectorWidthOf(two))
 }
 
+// vectorTestPolicy is a 3-input policy shallow enough that its packed plan
+// has no refresh point on the deep test preset.
+var vectorTestPolicy = []byte(`fhegate_policy: 1
+name: vector_test
+inputs:
+  - {name: a, min: 0, max: 3}
+  - {name: b, min: 0, max: 3}
+  - {name: c, min: 0, max: 1}
+output:
+  type: bool
+  expr: "a + b >= 3 && not c"
+`)
+
 // TestPackedVectorLyingPacker: only the t active members of a vector batch
-// pack it, and one of them sends the others wrong accumulators (the
-// attack: a corrupt packer). The member that did not pack sees copies that
-// differ, packs the batch itself, and every verdict still equals its
-// plaintext reference on every member; with honest packers it takes the
-// agreed copy.
+// pack and evaluate it (a plan without refresh points), and one of them sends the others wrong
+// accumulators and a wrong result (the attack: a corrupt packer). The
+// member that did not pack sees copies that differ, packs and evaluates
+// the batch itself, and every verdict still equals its plaintext reference
+// on every member; with honest packers it takes the agreed copies.
 func TestPackedVectorLyingPacker(t *testing.T) {
 	for _, lying := range []bool{false, true} {
 		t.Run(map[bool]string{false: "honest", true: "lying"}[lying], func(t *testing.T) {
@@ -470,15 +483,17 @@ func TestPackedVectorLyingPacker(t *testing.T) {
 			circuits := NewPolicyCircuits(fhetest.InsecureBGVN10Deep)
 			lc, err := StartLocal(ctx, LocalOptions{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10Deep", Rotations: []int{1},
 				RoundTimeout: 20 * time.Second, Circuits: circuits, Log: zaptest.NewLogger(t),
-				MemberKnobs: func(id uint32) TestingKnobs { return TestingKnobs{CorruptAccumulators: lying && id == 1} }})
+				MemberKnobs: func(id uint32) TestingKnobs { return TestingKnobs{CorruptAgreed: lying && id == 1} }})
 			require.NoError(t, err)
 			t.Cleanup(lc.Close)
 			kf := &kycFixture{packFixture: &packFixture{t: t, lc: lc, p: lc.Member(1).Params(), enc: fhe.NewEncryptor(lc.Keys)}, id: [32]byte{0xc0, 0x0d}}
-			spec, err := examples.Get("kyc_aml")
+			require.NoError(t, circuits.Register(kf.id, vectorTestPolicy))
+			kf.plan, err = policy.CompileWith(vectorTestPolicy, PolicyOptions(fhetest.InsecureBGVN10Deep))
 			require.NoError(t, err)
-			require.NoError(t, circuits.Register(kf.id, spec))
-			kf.plan, err = policy.CompileWith(spec, PolicyOptions(fhetest.InsecureBGVN10Deep))
+			// no refresh point in its packed plan: only the packers evaluate it
+			pc, err := circuits.LookupPacked(kf.id)
 			require.NoError(t, err)
+			require.Zero(t, pc.(planCircuit).plan.Counts.Refreshes)
 			// a session whose packers (the refresh's active set) include member 1
 			var session string
 			for i := 0; ; i++ {
@@ -492,10 +507,7 @@ func TestPackedVectorLyingPacker(t *testing.T) {
 			var reqs []testReq
 			r := rand.New(rand.NewPCG(13, 17))
 			for k := range 12 {
-				vals := make([]int64, 8)
-				for j := range vals {
-					vals[j] = kycVals[j][r.IntN(2)]
-				}
+				vals := []int64{r.Int64N(4), r.Int64N(4), r.Int64N(2)}
 				slots, err := kf.p.VectorInts(vals)
 				require.NoError(t, err)
 				ct, err := kf.enc.EncryptInts(slots)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -135,6 +136,10 @@ type requestRun struct {
 	// (at its refresh points and before the mask): the plan's estimates for
 	// a compiled policy (PlanRefreshBounds), the defaults otherwise.
 	bounds PlanBounds
+	// packers are the t members that packed a vector batch (packVector) and
+	// receivers the members of that round; with a plan without refresh
+	// points, only the packers evaluate it (evaluateShared).
+	packers, receivers []transport.MemberID
 }
 
 // RefreshBounds are the noise bounds a collective refresh is sized from
@@ -204,7 +209,13 @@ func (r *requestRun) phase(name string) {
 // evaluate runs the circuit (with collective refreshes at its plan's
 // refresh points) and returns the result and its digest.
 func (r *requestRun) evaluate(ctx context.Context, circuit Circuit, inputs []*fhe.Ciphertext) (*fhe.Ciphertext, fhe.Handle, error) {
-	result, err := circuit.Evaluate(ctx, r.ks.ev, inputs, r.refresh)
+	var result *fhe.Ciphertext
+	var err error
+	if pc, ok := circuit.(planCircuit); ok && r.packers != nil && pc.plan.Counts.Refreshes == 0 {
+		result, err = r.evaluateShared(ctx, circuit, inputs)
+	} else {
+		result, err = circuit.Evaluate(ctx, r.ks.ev, inputs, r.refresh)
+	}
 	if err != nil {
 		return nil, fhe.Handle{}, fmt.Errorf("consensus: evaluate: %w", err)
 	}
@@ -214,6 +225,49 @@ func (r *requestRun) evaluate(ctx context.Context, circuit Circuit, inputs []*fh
 	}
 	r.phase("eval")
 	return result, rd, nil
+}
+
+// evaluateShared evaluates a vector batch's circuit (one without refresh
+// points: no collective round inside) on the members that packed it only:
+// each of them sends its result to the others, and a member that did not
+// pack takes it when all t copies are byte-identical (one of the t is
+// honest) and evaluates the circuit itself when they differ
+// (protocol.AgreedFromActive, as the accumulators). The committee
+// evaluates each such batch t times instead of n; the result digest is then
+// agreed by every member as usual.
+func (r *requestRun) evaluateShared(ctx context.Context, circuit Circuit, inputs []*fhe.Ciphertext) (*fhe.Ciphertext, error) {
+	var own *fhe.Ciphertext
+	evalOwn := func() (*fhe.Ciphertext, error) {
+		if own != nil {
+			return own, nil
+		}
+		var err error
+		own, err = circuit.Evaluate(ctx, r.ks.ev, inputs, r.refresh)
+		return own, err
+	}
+	b, err := protocol.AgreedFromActive(ctx, r.m.group(), transport.TypeAgreed, r.base+"/result", r.packers, r.receivers, "packed result",
+		func() ([]byte, error) {
+			ct, err := evalOwn()
+			if err != nil {
+				return nil, err
+			}
+			b, err := ct.MarshalBinary()
+			return r.m.agreedPayload(b), err
+		})
+	switch {
+	case errors.Is(err, protocol.ErrCopiesDiffer):
+		r.log.Warn("the packing members' results differ: evaluating here", zap.Error(err))
+		return evalOwn()
+	case err != nil:
+		return nil, err
+	case slices.Contains(r.packers, r.m.id):
+		return evalOwn()
+	}
+	ct, err := committeeCiphertext(r.m.params, b)
+	if err != nil {
+		return nil, fmt.Errorf("consensus: packed result: %w", err)
+	}
+	return ct, nil
 }
 
 // refresh is the circuit's refresh function: a collective refresh with the

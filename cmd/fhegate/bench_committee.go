@@ -7,6 +7,7 @@ import (
 	"math/big"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"sync"
@@ -144,6 +145,7 @@ contention.`
 type benchCommitteeFlags struct {
 	o           benchCommitteeOptions
 	jsonPath    string
+	cpuProfile  string
 	quick       bool
 	refreshOnly bool
 	gpu         gpuFlags
@@ -156,6 +158,7 @@ type flagSet interface{ Changed(name string) bool }
 func (f *benchCommitteeFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.jsonPath, "json", "", "write results as JSON to FILE (- for stdout)")
+	fl.StringVar(&f.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the whole run to FILE (go tool pprof)")
 	f.gpu.register(cmd)
 	fl.BoolVar(&f.quick, "quick", false, "BGVN13 only, batch of 16, no KYC/AML batch, refresh at n=3 with 3 runs")
 	fl.IntVar(&f.o.N, "n", 5, "committee size")
@@ -228,6 +231,17 @@ func newBenchCommitteeCmd(a *app) *cobra.Command {
 				return err
 			}
 			defer stopGate()
+			if f.cpuProfile != "" {
+				pf, err := os.Create(f.cpuProfile)
+				if err != nil {
+					return err
+				}
+				defer pf.Close()
+				if err := pprof.StartCPUProfile(pf); err != nil {
+					return err
+				}
+				defer pprof.StopCPUProfile()
+			}
 			rows, err := benchCommittee(cmd.Context(), o)
 			if err != nil {
 				return err

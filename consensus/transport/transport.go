@@ -59,11 +59,13 @@ const (
 	// BLS signature, or 0 ‖ the reason it refuses.
 	TypeRootSign Type = 23
 	TypeRootAck  Type = 24
-	// TypePackedInputs carries a vector batch's packed accumulators from
-	// each of the t members that packed them to the others (issue 13:
-	// count(2) ‖ count × (length(4) ‖ canonical ciphertext)); a member that
-	// did not pack takes them only when all t copies are identical.
-	TypePackedInputs Type = 25
+	// TypeAgreed carries a value that each of t active members computed
+	// independently to the others (protocol.AgreedFromActive): a vector
+	// batch's packed accumulators (count(2) ‖ count × (length(4) ‖
+	// canonical ciphertext)) or its evaluation result (a canonical
+	// ciphertext); a member that is not active takes it only when all t
+	// copies are identical (issue 13).
+	TypeAgreed Type = 25
 )
 
 // Message is one typed message. Session names the protocol instance (e.g.
