@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap/zaptest"
 
+	"github.com/fhegate/fhegate/consensus/protocol"
 	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/fhetest"
@@ -418,8 +419,9 @@ func TestPackedVectorCrossTalk(t *testing.T) {
 	vb := vs[0].Batch
 	require.NoError(t, f.lc.Chain.SubmitVerdictBatch(context.Background(), vb.PolicyID, vb.ResultDigest, vb.Epoch, vb.Items, vb.Signature, vb.Signers))
 	// each member ran ONE refresh of the packed inputs (the un-interleaving
-	// one) and the plan's refresh points, each at a level with room
-	kf.fc.check(t, 3*(1+kf.plan.Counts.Refreshes))
+	// one), the two packers the plan's refresh points, each at a level with
+	// room
+	kf.fc.check(t, 3+2*kf.plan.Counts.Refreshes)
 }
 
 // TestVectorRequestAlone: a vector request that reaches the per-request
@@ -470,36 +472,51 @@ output:
 `)
 
 // TestPackedVectorLyingPacker: only the t active members of a vector batch
-// pack and evaluate it (a plan without refresh points), and one of them sends the others wrong
-// accumulators and a wrong result (the attack: a corrupt packer). The
-// member that did not pack sees copies that differ, packs and evaluates
-// the batch itself, and every verdict still equals its plaintext reference
-// on every member; with honest packers it takes the agreed copies.
+// pack and evaluate it (the plan's refresh points among them alone), and
+// one of them sends the others wrong accumulators and a wrong result (the
+// attack: a corrupt packer). The member that did not pack sees copies that
+// differ and packs the batch itself; with a plan without refresh points it
+// also evaluates it itself, and every verdict equals its plaintext
+// reference on every member. With a plan that has refresh points (KYC/AML
+// on the deep preset) it cannot evaluate alone: it fails the batch, and
+// the two packers still answer it (a quorum of t). With honest packers
+// every member takes the agreed copies.
 func TestPackedVectorLyingPacker(t *testing.T) {
-	for _, lying := range []bool{false, true} {
-		t.Run(map[bool]string{false: "honest", true: "lying"}[lying], func(t *testing.T) {
+	kyc, err := examples.Get("kyc_aml")
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name      string
+		spec      []byte
+		refreshes bool
+		lying     bool
+	}{
+		{"shallow/honest", vectorTestPolicy, false, false},
+		{"shallow/lying", vectorTestPolicy, false, true},
+		{"kyc/honest", kyc, true, false},
+		{"kyc/lying", kyc, true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			t.Cleanup(cancel)
 			circuits := NewPolicyCircuits(fhetest.InsecureBGVN10Deep)
 			lc, err := StartLocal(ctx, LocalOptions{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10Deep", Rotations: []int{1},
 				RoundTimeout: 20 * time.Second, Circuits: circuits, Log: zaptest.NewLogger(t),
-				MemberKnobs: func(id uint32) TestingKnobs { return TestingKnobs{CorruptAgreed: lying && id == 1} }})
+				MemberKnobs: func(id uint32) TestingKnobs { return TestingKnobs{CorruptAgreed: tc.lying && id == 1} }})
 			require.NoError(t, err)
 			t.Cleanup(lc.Close)
 			kf := &kycFixture{packFixture: &packFixture{t: t, lc: lc, p: lc.Member(1).Params(), enc: fhe.NewEncryptor(lc.Keys)}, id: [32]byte{0xc0, 0x0d}}
-			require.NoError(t, circuits.Register(kf.id, vectorTestPolicy))
-			kf.plan, err = policy.CompileWith(vectorTestPolicy, PolicyOptions(fhetest.InsecureBGVN10Deep))
+			require.NoError(t, circuits.Register(kf.id, tc.spec))
+			kf.plan, err = policy.CompileWith(tc.spec, PolicyOptions(fhetest.InsecureBGVN10Deep))
 			require.NoError(t, err)
-			// no refresh point in its packed plan: only the packers evaluate it
 			pc, err := circuits.LookupPacked(kf.id)
 			require.NoError(t, err)
-			require.Zero(t, pc.(planCircuit).plan.Counts.Refreshes)
-			// a session whose packers (the refresh's active set) include member 1
+			require.Equal(t, tc.refreshes, pc.(planCircuit).plan.Counts.Refreshes > 0)
+			// a session whose packers (the refresh's active set) are members 1 and 2
 			var session string
 			for i := 0; ; i++ {
 				session = fmt.Sprintf("test/pack/liar/%d", i)
 				act := rotated([]transport.MemberID{1, 2, 3}, fmt.Sprintf("%s/%d", session, lc.Member(1).Status().Epoch))[:2]
-				if slices.Contains(act, 1) {
+				if !slices.Contains(act, 3) {
 					break
 				}
 			}
@@ -507,7 +524,10 @@ func TestPackedVectorLyingPacker(t *testing.T) {
 			var reqs []testReq
 			r := rand.New(rand.NewPCG(13, 17))
 			for k := range 12 {
-				vals := []int64{r.Int64N(4), r.Int64N(4), r.Int64N(2)}
+				vals := make([]int64, len(kf.plan.Inputs))
+				for j := range vals {
+					vals[j] = kf.plan.Inputs[j].Min + r.Int64N(kf.plan.Inputs[j].Max-kf.plan.Inputs[j].Min+1)
+				}
 				slots, err := kf.p.VectorInts(vals)
 				require.NoError(t, err)
 				ct, err := kf.enc.EncryptInts(slots)
@@ -516,7 +536,23 @@ func TestPackedVectorLyingPacker(t *testing.T) {
 				b.Requests = append(b.Requests, req)
 				reqs = append(reqs, testReq{req: req, want: kf.ref(vals), vals: vals})
 			}
-			kf.checkVerdicts(reqs, kf.process(b))
+			if !tc.refreshes || !tc.lying {
+				kf.checkVerdicts(reqs, kf.process(b))
+				return
+			}
+			out := make([][]*Verdict, 3)
+			errs := make([]error, 3)
+			var wg sync.WaitGroup
+			for i := range 3 {
+				wg.Add(1)
+				go func() { defer wg.Done(); out[i], errs[i] = lc.Member(uint32(i+1)).ProcessPacked(ctx, b) }()
+			}
+			wg.Wait()
+			require.ErrorIs(t, errs[2], protocol.ErrCopiesDiffer)
+			for i := range 2 {
+				require.NoError(t, errs[i], "packer %d", i+1)
+			}
+			kf.checkVerdicts(reqs, out[0])
 		})
 	}
 }

@@ -140,6 +140,9 @@ type requestRun struct {
 	// receivers the members of that round; with a plan without refresh
 	// points, only the packers evaluate it (evaluateShared).
 	packers, receivers []transport.MemberID
+	// evalGroup, while the packers evaluate, are the members its refreshes
+	// run among (the packers, every one of them active).
+	evalGroup []transport.MemberID
 }
 
 // RefreshBounds are the noise bounds a collective refresh is sized from
@@ -211,7 +214,7 @@ func (r *requestRun) phase(name string) {
 func (r *requestRun) evaluate(ctx context.Context, circuit Circuit, inputs []*fhe.Ciphertext) (*fhe.Ciphertext, fhe.Handle, error) {
 	var result *fhe.Ciphertext
 	var err error
-	if pc, ok := circuit.(planCircuit); ok && r.packers != nil && pc.plan.Counts.Refreshes == 0 {
+	if r.packers != nil {
 		result, err = r.evaluateShared(ctx, circuit, inputs)
 	} else {
 		result, err = circuit.Evaluate(ctx, r.ks.ev, inputs, r.refresh)
@@ -227,14 +230,17 @@ func (r *requestRun) evaluate(ctx context.Context, circuit Circuit, inputs []*fh
 	return result, rd, nil
 }
 
-// evaluateShared evaluates a vector batch's circuit (one without refresh
-// points: no collective round inside) on the members that packed it only:
-// each of them sends its result to the others, and a member that did not
-// pack takes it when all t copies are byte-identical (one of the t is
-// honest) and evaluates the circuit itself when they differ
-// (protocol.AgreedFromActive, as the accumulators). The committee
-// evaluates each such batch t times instead of n; the result digest is then
-// agreed by every member as usual.
+// evaluateShared evaluates a vector batch's circuit on the members that
+// packed it only (the plan's refresh points, if any, are collective
+// refreshes among them alone): each of them sends its result to the
+// others, and a member that did not pack takes it when all t copies are
+// byte-identical (one of the t is honest; protocol.AgreedFromActive, as the
+// accumulators). When the copies differ, it evaluates the circuit itself if
+// the plan has no refresh point, and fails the batch otherwise (a refresh
+// needs t members; the serve loop retries the batch once with another set
+// of packers, then answers its requests one by one). The committee
+// evaluates each vector batch t times instead of n; the result digest is
+// then agreed by every member as usual.
 func (r *requestRun) evaluateShared(ctx context.Context, circuit Circuit, inputs []*fhe.Ciphertext) (*fhe.Ciphertext, error) {
 	var own *fhe.Ciphertext
 	evalOwn := func() (*fhe.Ciphertext, error) {
@@ -242,7 +248,9 @@ func (r *requestRun) evaluateShared(ctx context.Context, circuit Circuit, inputs
 			return own, nil
 		}
 		var err error
+		r.evalGroup = r.packers
 		own, err = circuit.Evaluate(ctx, r.ks.ev, inputs, r.refresh)
+		r.evalGroup = nil
 		return own, err
 	}
 	b, err := protocol.AgreedFromActive(ctx, r.m.group(), transport.TypeAgreed, r.base+"/result", r.packers, r.receivers, "packed result",
@@ -256,8 +264,11 @@ func (r *requestRun) evaluateShared(ctx context.Context, circuit Circuit, inputs
 		})
 	switch {
 	case errors.Is(err, protocol.ErrCopiesDiffer):
+		if pc, ok := circuit.(planCircuit); !ok || pc.plan.Counts.Refreshes > 0 {
+			return nil, fmt.Errorf("consensus: the packing members' results differ and the plan needs them for its refreshes: %w", err)
+		}
 		r.log.Warn("the packing members' results differ: evaluating here", zap.Error(err))
-		return evalOwn()
+		return circuit.Evaluate(ctx, r.ks.ev, inputs, r.refresh)
 	case err != nil:
 		return nil, err
 	case slices.Contains(r.packers, r.m.id):
@@ -273,7 +284,13 @@ func (r *requestRun) evaluateShared(ctx context.Context, circuit Circuit, inputs
 // refresh is the circuit's refresh function: a collective refresh with the
 // live members, then the AfterRefresh knob.
 func (r *requestRun) refresh(ctx context.Context, ct *fhe.Ciphertext) (*fhe.Ciphertext, error) {
-	out, err := r.m.refreshLive(ctx, r.ks, r.base, ct, r.bounds.Points)
+	var out *fhe.Ciphertext
+	var err error
+	if r.evalGroup != nil { // evaluateShared: among the packers only, all of them active
+		out, err = r.m.refresh(ctx, r.ks, refreshSession(r.base, ct), ct, r.evalGroup, r.bounds.Points)
+	} else {
+		out, err = r.m.refreshLive(ctx, r.ks, r.base, ct, r.bounds.Points)
+	}
 	if err == nil && r.rescale {
 		out, err = r.dropRefreshNoise(out)
 	}
@@ -449,14 +466,20 @@ func without(ids, bad []transport.MemberID) []transport.MemberID {
 // counter, so every member names the same refresh the same way whatever
 // order its evaluator reaches the plan's refresh points in.
 func (m *Member) refreshLive(ctx context.Context, ks keySnap, base string, ct *fhe.Ciphertext, b RefreshBounds) (*fhe.Ciphertext, error) {
-	d := protocol.ShareDigest(ct)
-	session := fmt.Sprintf("%s/refresh/%x", base, d[:8])
+	session := refreshSession(base, ct)
 	var out *fhe.Ciphertext
 	err := m.onLive(ctx, func(participants []transport.MemberID) (err error) {
 		out, err = m.refresh(ctx, ks, session, ct, participants, b)
 		return err
 	})
 	return out, err
+}
+
+// refreshSession names the refresh of ct inside the run base: by the
+// ciphertext's digest, not by a call counter.
+func refreshSession(base string, ct *fhe.Ciphertext) string {
+	d := protocol.ShareDigest(ct)
+	return fmt.Sprintf("%s/refresh/%x", base, d[:8])
 }
 
 // onLive runs a round with the members this member believes live. When an

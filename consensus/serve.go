@@ -162,6 +162,14 @@ func (s *server) runPacked(ctx context.Context, batches []PackedBatch) {
 			continue
 		}
 		vs, err := s.m.ProcessPacked(ctx, b)
+		if err != nil && ctx.Err() == nil && !permanent(err) && s.m.vectorWidthOf(b.Requests[0]) > 0 {
+			// a vector request alone is a whole packed evaluation: retry the
+			// batch once (a new session, with the members now live) before
+			// answering its requests one by one
+			s.m.log.Warn("vector batch failed: retrying it as a batch", zap.String("batch", b.Session), zap.Error(err))
+			b.Session += "/retry"
+			vs, err = s.m.ProcessPacked(ctx, b)
+		}
 		if err != nil {
 			if ctx.Err() == nil {
 				s.m.log.Warn("packed batch failed: answering its requests one by one", zap.String("batch", b.Session), zap.Error(err))
