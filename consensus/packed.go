@@ -156,6 +156,16 @@ func PackLevel(p *fhe.Params) (int, error) {
 	return 0, fmt.Errorf("consensus: %s cannot pack: the noise bound needs 2^%.0f, Q is 2^%.0f", p.Preset.Name, need, logQ)
 }
 
+// packLevelBounds returns PackLevel and PackBounds of p.
+func packLevelBounds(p *fhe.Params) (int, RefreshBounds, error) {
+	level, err := PackLevel(p)
+	if err != nil {
+		return 0, RefreshBounds{}, err
+	}
+	bounds, err := PackBounds(p)
+	return level, bounds, err
+}
+
 // PackedBatch is one batch of requests evaluated together. Requests are in
 // slot order; Session names the batch identically on every member that
 // formed the same batch (batch.go), and differently on a member that formed
@@ -312,11 +322,7 @@ func (r *requestRun) viewInputs(ctx context.Context, q Request, f func(raws [][]
 // ‖L_s‖∞ is), so PackBounds and PackLevel apply unchanged.
 func (r *requestRun) packVector(ctx context.Context, reqs []Request, k int) ([]*fhe.Ciphertext, error) {
 	m := r.m
-	level, err := PackLevel(m.params)
-	if err != nil {
-		return nil, err
-	}
-	bounds, err := PackBounds(m.params)
+	level, bounds, err := packLevelBounds(m.params)
 	if err != nil {
 		return nil, err
 	}
@@ -482,11 +488,7 @@ func unmarshalCiphertexts(p *fhe.Params, b []byte, want int) ([]*fhe.Ciphertext,
 // level (in parallel: independent sessions).
 func (r *requestRun) pack(ctx context.Context, reqs []Request) ([]*fhe.Ciphertext, error) {
 	m := r.m
-	level, err := PackLevel(m.params)
-	if err != nil {
-		return nil, err
-	}
-	bounds, err := PackBounds(m.params)
+	level, bounds, err := packLevelBounds(m.params)
 	if err != nil {
 		return nil, err
 	}
