@@ -315,7 +315,7 @@ func (r *requestRun) viewInputs(ctx context.Context, q Request, f func(raws [][]
 // copies are byte-identical (protocol.AgreedFromActive: one of the t is
 // honest) and packs them itself otherwise. The committee packs each batch
 // t times instead of n; the same members then evaluate it
-// (requestRun.evaluateShared) when its plan has no refresh point.
+// (requestRun.evaluateShared).
 //
 // The noise bound of pack holds: an accumulator sums at most Slots()/K'
 // products, each bounded like a single-slot product (‖M_s‖∞ < t as
