@@ -3,6 +3,7 @@ package protocol
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"sort"
@@ -174,6 +175,17 @@ func safe(what string, f func() error) (err error) {
 	return f()
 }
 
+// memberIDBytes is ids as consecutive 4-byte big-endian words: how the
+// ledger keys of the refresh, refresh-transform and re-encryption shares
+// bind their active set.
+func memberIDBytes(ids []transport.MemberID) []byte {
+	out := make([]byte, 0, 4*len(ids))
+	for _, id := range ids {
+		out = binary.BigEndian.AppendUint32(out, uint32(id))
+	}
+	return out
+}
+
 func contains(ids []transport.MemberID, id transport.MemberID) bool {
 	for _, x := range ids {
 		if x == id {
@@ -210,11 +222,11 @@ func AgreedFromActive(ctx context.Context, g Group, typ transport.Type, session 
 			same = false
 		}
 	}
-	if mine, ok := copies[g.Self()]; ok && contains(active, g.Self()) {
+	if contains(active, g.Self()) {
 		if !same {
 			g.log().Warn(what+": an active member sent a value that differs from this member's", zap.String("session", session))
 		}
-		return mine, nil
+		return copies[g.Self()], nil
 	}
 	if !same {
 		return nil, fmt.Errorf("%w (%s, session %s)", ErrCopiesDiffer, what, session)

@@ -2,7 +2,6 @@ package protocol
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -76,10 +75,7 @@ func reencryptTargetDigest(ct *fhe.Ciphertext) [32]byte {
 // repeated with another set — towards the same target key only).
 func reencryptShareDigest(ct *fhe.Ciphertext, target [32]byte, active []transport.MemberID) [32]byte {
 	d := ShareDigest(ct)
-	ids := make([]byte, 0, 4*len(active))
-	for _, id := range active {
-		ids = binary.BigEndian.AppendUint32(ids, uint32(id))
-	}
+	ids := memberIDBytes(active)
 	return keccak([]byte("fhegate/reencrypt/share/v1"), d[:], target[:], ids)
 }
 

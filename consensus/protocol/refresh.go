@@ -2,7 +2,6 @@ package protocol
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -38,10 +37,7 @@ func RefreshShareSigmaBits(noiseBits float64, t int) float64 {
 // learn the re-encryption, masked by each share's uniform mask.
 func refreshDigest(ct *fhe.Ciphertext, active []transport.MemberID) [32]byte {
 	d := ShareDigest(ct)
-	ids := make([]byte, 0, 4*len(active))
-	for _, id := range active {
-		ids = binary.BigEndian.AppendUint32(ids, uint32(id))
-	}
+	ids := memberIDBytes(active)
 	return keccak([]byte("fhegate/refresh/ledger/v1"), d[:], ids)
 }
 

@@ -233,10 +233,7 @@ func transformDigest(ins []*fhe.Ciphertext, transformID string, outputs int, act
 		parts = append(parts, d[:])
 	}
 	parts = append(parts, lenPrefixed(transformID), binary.BigEndian.AppendUint32(nil, uint32(outputs)))
-	ids := make([]byte, 0, 4*len(active))
-	for _, id := range active {
-		ids = binary.BigEndian.AppendUint32(ids, uint32(id))
-	}
+	ids := memberIDBytes(active)
 	return keccak(append(parts, ids)...)
 }
 
