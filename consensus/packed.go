@@ -221,14 +221,7 @@ func (m *Member) ProcessPacked(ctx context.Context, b PackedBatch) ([]*Verdict, 
 	if err != nil {
 		return nil, err
 	}
-	var circuit Circuit
-	if pc, ok := m.cfg.Circuits.(interface {
-		LookupPacked([32]byte) (Circuit, error)
-	}); ok {
-		circuit, err = pc.LookupPacked(b.PolicyID)
-	} else {
-		circuit, err = m.cfg.Circuits.Lookup(b.PolicyID)
-	}
+	circuit, err := m.packedCircuit(b.PolicyID)
 	if err != nil {
 		return nil, err
 	}
@@ -246,6 +239,17 @@ func (m *Member) ProcessPacked(ctx context.Context, b PackedBatch) ([]*Verdict, 
 		return nil, err
 	}
 	return r.runPacked(ctx, circuit, packed, b.Requests)
+}
+
+// packedCircuit resolves a policy id to the circuit a packed batch runs
+// (PolicyCircuits.LookupPacked; Lookup for circuits without a packed form).
+func (m *Member) packedCircuit(id [32]byte) (Circuit, error) {
+	if pc, ok := m.cfg.Circuits.(interface {
+		LookupPacked([32]byte) (Circuit, error)
+	}); ok {
+		return pc.LookupPacked(id)
+	}
+	return m.cfg.Circuits.Lookup(id)
 }
 
 // vectorWidth returns K when a request with the given number of input
@@ -374,7 +378,11 @@ func (r *requestRun) packVector(ctx context.Context, reqs []Request, k int) ([]*
 	if err != nil {
 		return nil, fmt.Errorf("consensus: refresh of the packed vector inputs: %w", err)
 	}
-	if err := r.dropRefreshNoiseAll(out); err != nil {
+	err = inParallel(len(out), func(j int) (err error) {
+		out[j], err = r.dropRefreshNoise(out[j])
+		return err
+	})
+	if err != nil {
 		return nil, err
 	}
 	r.phase("pack-refresh")
@@ -398,26 +406,40 @@ func rotated(ids []transport.MemberID, name string) []transport.MemberID {
 // when they do not.
 func (r *requestRun) agreedAccumulators(ctx context.Context, session string, active, participants []transport.MemberID, accs int,
 	packOwn func() ([]*fhe.Ciphertext, error)) ([]*fhe.Ciphertext, error) {
-	b, err := protocol.AgreedFromActive(ctx, r.m.group(), transport.TypeAgreed, session+"/acc", active, participants, "packed accumulators",
-		func() ([]byte, error) {
-			cts, err := packOwn()
-			if err != nil {
-				return nil, err
-			}
-			b, err := marshalCiphertexts(cts)
-			return r.m.agreedPayload(b), err
+	return agreedValue(ctx, r, session+"/acc", "packed accumulators", active, participants, packOwn, marshalCiphertexts,
+		func(b []byte) ([]*fhe.Ciphertext, error) { return unmarshalCiphertexts(r.m.params, b, accs) },
+		func(err error) ([]*fhe.Ciphertext, error) {
+			r.log.Warn("the packing members' accumulators differ: packing them here", zap.Error(err))
+			return packOwn()
 		})
-	if errors.Is(err, protocol.ErrCopiesDiffer) {
-		r.log.Warn("the packing members' accumulators differ: packing them here", zap.Error(err))
-		return packOwn()
+}
+
+// agreedValue is an agreed round (protocol.AgreedFromActive, TypeAgreed)
+// for a value this member computes with own (which must compute it once
+// and then return it again) when it is one of the active members: an
+// active member sends encode of own's value (through agreedPayload) and
+// returns that value; any other member returns the agreed copy decoded,
+// or differ's answer when the copies differ.
+func agreedValue[T any](ctx context.Context, r *requestRun, session, what string, active, receivers []transport.MemberID,
+	own func() (T, error), encode func(T) ([]byte, error), decode func([]byte) (T, error), differ func(error) (T, error)) (T, error) {
+	b, err := protocol.AgreedFromActive(ctx, r.m.group(), transport.TypeAgreed, session, active, receivers, what, func() ([]byte, error) {
+		v, err := own()
+		if err != nil {
+			return nil, err
+		}
+		b, err := encode(v)
+		return r.m.agreedPayload(b), err
+	})
+	switch {
+	case errors.Is(err, protocol.ErrCopiesDiffer):
+		return differ(err)
+	case err != nil:
+		var zero T
+		return zero, err
+	case slices.Contains(active, r.m.id):
+		return own() // computed above, by this member
 	}
-	if err != nil {
-		return nil, err
-	}
-	if slices.Contains(active, r.m.id) {
-		return packOwn() // packed above, by this member
-	}
-	return unmarshalCiphertexts(r.m.params, b, accs)
+	return decode(b)
 }
 
 // agreedPayload is what this member sends of a value it computed for an
@@ -511,36 +533,28 @@ func (r *requestRun) pack(ctx context.Context, reqs []Request) ([]*fhe.Ciphertex
 	}
 	r.phase("pack")
 	out := make([]*fhe.Ciphertext, len(low))
-	errs := make([]error, len(low))
-	var wg sync.WaitGroup
-	for j := range low {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			out[j], errs[j] = m.refreshLive(ctx, r.ks, fmt.Sprintf("%s/in%d", r.base, j), low[j], bounds)
-		}()
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	err = inParallel(len(low), func(j int) (err error) {
+		if out[j], err = m.refreshLive(ctx, r.ks, fmt.Sprintf("%s/in%d", r.base, j), low[j], bounds); err == nil {
+			out[j], err = r.dropRefreshNoise(out[j])
+		}
+		return err
+	})
+	if err != nil {
 		return nil, fmt.Errorf("consensus: refresh of the packed inputs: %w", err)
-	}
-	if err := r.dropRefreshNoiseAll(out); err != nil {
-		return nil, err
 	}
 	r.phase("pack-refresh")
 	return out, nil
 }
 
-// dropRefreshNoiseAll applies dropRefreshNoise to every ciphertext of cts
-// in place, in parallel.
-func (r *requestRun) dropRefreshNoiseAll(cts []*fhe.Ciphertext) error {
-	errs := make([]error, len(cts))
+// inParallel runs f(0) … f(n−1) at once and joins their errors.
+func inParallel(n int, f func(j int) error) error {
+	errs := make([]error, n)
 	var wg sync.WaitGroup
-	for j := range cts {
+	for j := range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			cts[j], errs[j] = r.dropRefreshNoise(cts[j])
+			errs[j] = f(j)
 		}()
 	}
 	wg.Wait()

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
-	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -85,12 +84,8 @@ func (m *Member) Process(ctx context.Context, req Request) (*Verdict, error) {
 // SubmitVerdictBatch). A policy that does not compile for packed batches
 // cannot take vector inputs and is answered unevaluable.
 func (m *Member) processVectorAlone(ctx context.Context, req Request, ks keySnap, base string, log *zap.Logger) (*Verdict, error) {
-	if pc, ok := m.cfg.Circuits.(interface {
-		LookupPacked([32]byte) (Circuit, error)
-	}); ok {
-		if _, err := pc.LookupPacked(req.PolicyID); err != nil {
-			return m.processUnevaluable(ctx, req, ks, base, log, fmt.Errorf("vector input for a policy without a packed circuit: %w", err))
-		}
+	if _, err := m.packedCircuit(req.PolicyID); err != nil {
+		return m.processUnevaluable(ctx, req, ks, base, log, fmt.Errorf("vector input for a policy without a packed circuit: %w", err))
 	}
 	vs, err := m.ProcessPacked(ctx, PackedBatch{PolicyID: req.PolicyID, Session: fmt.Sprintf("vec/%x", req.ID[:]), Requests: []Request{req}})
 	if err != nil {
@@ -137,12 +132,9 @@ type requestRun struct {
 	// a compiled policy (PlanRefreshBounds), the defaults otherwise.
 	bounds PlanBounds
 	// packers are the t members that packed a vector batch (packVector) and
-	// receivers the members of that round; with a plan without refresh
-	// points, only the packers evaluate it (evaluateShared).
+	// receivers the members of that round; only the packers evaluate it,
+	// its refresh points among them alone (evaluateShared).
 	packers, receivers []transport.MemberID
-	// evalGroup, while the packers evaluate, are the members its refreshes
-	// run among (the packers, every one of them active).
-	evalGroup []transport.MemberID
 }
 
 // RefreshBounds are the noise bounds a collective refresh is sized from
@@ -248,37 +240,25 @@ func (r *requestRun) evaluateShared(ctx context.Context, circuit Circuit, inputs
 			return own, nil
 		}
 		var err error
-		r.evalGroup = r.packers
 		own, err = circuit.Evaluate(ctx, r.ks.ev, inputs, r.refresh)
-		r.evalGroup = nil
 		return own, err
 	}
-	b, err := protocol.AgreedFromActive(ctx, r.m.group(), transport.TypeAgreed, r.base+"/result", r.packers, r.receivers, "packed result",
-		func() ([]byte, error) {
-			ct, err := evalOwn()
+	return agreedValue(ctx, r, r.base+"/result", "packed result", r.packers, r.receivers, evalOwn,
+		func(ct *fhe.Ciphertext) ([]byte, error) { return ct.MarshalBinary() },
+		func(b []byte) (*fhe.Ciphertext, error) {
+			ct, err := committeeCiphertext(r.m.params, b)
 			if err != nil {
-				return nil, err
+				return nil, fmt.Errorf("consensus: packed result: %w", err)
 			}
-			b, err := ct.MarshalBinary()
-			return r.m.agreedPayload(b), err
+			return ct, nil
+		},
+		func(err error) (*fhe.Ciphertext, error) {
+			if pc, ok := circuit.(planCircuit); !ok || pc.plan.Counts.Refreshes > 0 {
+				return nil, fmt.Errorf("consensus: the packing members' results differ and the plan needs them for its refreshes: %w", err)
+			}
+			r.log.Warn("the packing members' results differ: evaluating here", zap.Error(err))
+			return evalOwn() // no refresh point: nothing to run among the packers
 		})
-	switch {
-	case errors.Is(err, protocol.ErrCopiesDiffer):
-		if pc, ok := circuit.(planCircuit); !ok || pc.plan.Counts.Refreshes > 0 {
-			return nil, fmt.Errorf("consensus: the packing members' results differ and the plan needs them for its refreshes: %w", err)
-		}
-		r.log.Warn("the packing members' results differ: evaluating here", zap.Error(err))
-		return circuit.Evaluate(ctx, r.ks.ev, inputs, r.refresh)
-	case err != nil:
-		return nil, err
-	case slices.Contains(r.packers, r.m.id):
-		return evalOwn()
-	}
-	ct, err := committeeCiphertext(r.m.params, b)
-	if err != nil {
-		return nil, fmt.Errorf("consensus: packed result: %w", err)
-	}
-	return ct, nil
 }
 
 // refresh is the circuit's refresh function: a collective refresh with the
@@ -286,8 +266,8 @@ func (r *requestRun) evaluateShared(ctx context.Context, circuit Circuit, inputs
 func (r *requestRun) refresh(ctx context.Context, ct *fhe.Ciphertext) (*fhe.Ciphertext, error) {
 	var out *fhe.Ciphertext
 	var err error
-	if r.evalGroup != nil { // evaluateShared: among the packers only, all of them active
-		out, err = r.m.refresh(ctx, r.ks, refreshSession(r.base, ct), ct, r.evalGroup, r.bounds.Points)
+	if r.packers != nil { // evaluateShared: among the packers only, all of them active
+		out, err = r.m.refresh(ctx, r.ks, refreshSession(r.base, ct), ct, r.packers, r.bounds.Points)
 	} else {
 		out, err = r.m.refreshLive(ctx, r.ks, r.base, ct, r.bounds.Points)
 	}

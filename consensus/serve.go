@@ -157,12 +157,13 @@ func (s *server) packable(r Request) bool {
 // back to the per-request path (retried there as usual).
 func (s *server) runPacked(ctx context.Context, batches []PackedBatch) {
 	for _, b := range batches {
-		if len(b.Requests) < s.m.cfg.PackMin && s.m.vectorWidthOf(b.Requests[0]) == 0 { // a vector request alone is a batch of one anyway
+		vector := s.m.vectorWidthOf(b.Requests[0]) > 0
+		if len(b.Requests) < s.m.cfg.PackMin && !vector { // a vector request alone is a batch of one anyway
 			s.batch = append(s.batch, b.Requests...)
 			continue
 		}
 		vs, err := s.m.ProcessPacked(ctx, b)
-		if err != nil && ctx.Err() == nil && !permanent(err) && s.m.vectorWidthOf(b.Requests[0]) > 0 {
+		if err != nil && ctx.Err() == nil && !permanent(err) && vector {
 			// a vector request alone is a whole packed evaluation: retry the
 			// batch once (a new session, with the members now live) before
 			// answering its requests one by one
