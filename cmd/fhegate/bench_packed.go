@@ -115,15 +115,12 @@ func (b *committeeBench) stageVector() ([]committeeRow, error) {
 	if !ok {
 		return nil, err
 	}
-	tm := int64(b.p.PlaintextModulus())
 	var handles [vectorPatterns]fhe.Handle
 	var refs [vectorPatterns]uint64
 	for pat := range vectorPatterns {
 		vals := make([]int64, len(kycPoolValues))
-		col := make([][]int64, len(vals))
 		for j := range vals {
 			vals[j] = kycPoolValues[j][(pat>>uint(j%4))&1]
-			col[j] = []int64{vals[j]}
 		}
 		slots, err := b.p.VectorInts(vals)
 		if err != nil {
@@ -132,11 +129,9 @@ func (b *committeeBench) stageVector() ([]committeeRow, error) {
 		if handles[pat], err = b.uploadSlots(slots); err != nil {
 			return nil, err
 		}
-		ref, err := kplan.EvalPlain(col)
-		if err != nil {
+		if refs[pat], err = planReference(b.p, kplan, vals); err != nil {
 			return nil, err
 		}
-		refs[pat] = uint64((ref[0]%tm + tm) % tm)
 	}
 	return b.runPackedSizes(stageVector, kplan, func(tag, size int) (consensus.PackedBatch, []uint64, error) {
 		batch := consensus.PackedBatch{PolicyID: kycID, Session: fmt.Sprintf("bench/vector/%d/%d", tag, size)}
@@ -151,11 +146,25 @@ func (b *committeeBench) stageVector() ([]committeeRow, error) {
 	})
 }
 
+// planReference is the plan's plaintext verdict (policy.Plan.EvalPlain) on
+// one request's attribute values, mod the plaintext modulus of p.
+func planReference(p *fhe.Params, plan *policy.Plan, vals []int64) (uint64, error) {
+	col := make([][]int64, len(vals))
+	for j, v := range vals {
+		col[j] = []int64{v}
+	}
+	ref, err := plan.EvalPlain(col)
+	if err != nil {
+		return 0, err
+	}
+	tm := int64(p.PlaintextModulus())
+	return uint64((ref[0]%tm + tm) % tm), nil
+}
+
 // packedKYCBatch builds a batch of size KYC/AML requests: request k takes
 // bit j of k to choose attribute j's input; want holds the plaintext
 // references (policy.Plan.EvalPlain).
 func packedKYCBatch(p *fhe.Params, kplan *policy.Plan, kycID [32]byte, pool *kycPool, tag, size int) (consensus.PackedBatch, []uint64, error) {
-	tm := int64(p.PlaintextModulus())
 	batch := consensus.PackedBatch{PolicyID: kycID, Session: fmt.Sprintf("bench/packed/%d/%d", tag, size)}
 	want := make([]uint64, size)
 	refs := map[int]uint64{}
@@ -166,15 +175,15 @@ func packedKYCBatch(p *fhe.Params, kplan *policy.Plan, kycID [32]byte, pool *kyc
 			hs[j] = pool.handles[j][(pattern>>uint(j))&1]
 		}
 		if _, ok := refs[pattern]; !ok {
-			col := make([][]int64, 8)
-			for j := range col {
-				col[j] = []int64{pool.vals[j][(pattern>>uint(j))&1]}
+			vals := make([]int64, 8)
+			for j := range vals {
+				vals[j] = pool.vals[j][(pattern>>uint(j))&1]
 			}
-			ref, err := kplan.EvalPlain(col)
+			ref, err := planReference(p, kplan, vals)
 			if err != nil {
 				return batch, nil, err
 			}
-			refs[pattern] = uint64((ref[0]%tm + tm) % tm)
+			refs[pattern] = ref
 		}
 		want[k] = refs[pattern]
 		batch.Requests = append(batch.Requests, consensus.Request{ID: [32]byte{4, byte(tag), byte(k), byte(k >> 8)}, PolicyID: kycID,
