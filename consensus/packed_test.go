@@ -77,9 +77,9 @@ func (f *packFixture) packedReq(k int, vals ...int64) testReq {
 	return testReq{req: r, want: productSum{}.Reference(f.p, vals), vals: vals}
 }
 
-// process runs the batch on every live member at once and checks that they
-// all return the same verdicts; it returns member 1's.
-func (f *packFixture) process(b PackedBatch) []*Verdict {
+// processAll runs the batch on every live member at once and returns each
+// one's verdicts and error, in member order.
+func (f *packFixture) processAll(b PackedBatch) ([][]*Verdict, []error) {
 	ms := f.lc.liveMembers()
 	out := make([][]*Verdict, len(ms))
 	errs := make([]error, len(ms))
@@ -89,6 +89,14 @@ func (f *packFixture) process(b PackedBatch) []*Verdict {
 		go func() { defer wg.Done(); out[i], errs[i] = m.ProcessPacked(context.Background(), b) }()
 	}
 	wg.Wait()
+	return out, errs
+}
+
+// process runs the batch on every live member at once and checks that they
+// all return the same verdicts; it returns member 1's.
+func (f *packFixture) process(b PackedBatch) []*Verdict {
+	ms := f.lc.liveMembers()
+	out, errs := f.processAll(b)
 	for i := range ms {
 		require.NoError(f.t, errs[i], "member %d", ms[i].ID())
 		require.Len(f.t, out[i], len(b.Requests))
@@ -248,9 +256,9 @@ func TestPackedBatchRejects(t *testing.T) {
 	require.NoError(t, (&PackedBatch{PolicyID: PolicyProductSum, Requests: []Request{ok}}).check(p))
 }
 
-// kycFixture is a committee on the deep test preset with the shipped
-// KYC/AML policy registered under id (plan: its compiled plan), whose
-// members check every refresh's level (fc).
+// kycFixture is a committee on the deep test preset with a compiled policy
+// (the shipped KYC/AML one for newKYCFixture) registered under id (plan:
+// its compiled plan), whose members check every refresh's level (fc).
 type kycFixture struct {
 	*packFixture
 	id   [32]byte
@@ -259,18 +267,31 @@ type kycFixture struct {
 }
 
 func newKYCFixture(t *testing.T) *kycFixture {
+	spec, err := examples.Get("kyc_aml")
+	require.NoError(t, err)
+	return newPolicyFixture(t, [32]byte{0xc0, 0x0c}, spec, nil)
+}
+
+// newPolicyFixture starts an n=3, t=2 committee on the deep test preset
+// with spec registered under id; knobs, if set, adds member id's test
+// hooks to the floor checker's.
+func newPolicyFixture(t *testing.T, id [32]byte, spec []byte, knobs func(id uint32, k *TestingKnobs)) *kycFixture {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	circuits := NewPolicyCircuits(fhetest.InsecureBGVN10Deep)
 	fc := newFloorChecker(fhe.MustParams(fhetest.InsecureBGVN10Deep))
 	lc, err := StartLocal(ctx, LocalOptions{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10Deep", Rotations: []int{1},
-		RoundTimeout: 20 * time.Second, Circuits: circuits, Knobs: fc.knobs(), Log: zaptest.NewLogger(t)})
+		RoundTimeout: 20 * time.Second, Circuits: circuits, Log: zaptest.NewLogger(t),
+		MemberKnobs: func(mid uint32) TestingKnobs {
+			k := fc.knobs()
+			if knobs != nil {
+				knobs(mid, &k)
+			}
+			return k
+		}})
 	require.NoError(t, err)
 	t.Cleanup(lc.Close)
 	f := &packFixture{t: t, lc: lc, p: lc.Member(1).Params(), enc: fhe.NewEncryptor(lc.Keys)}
-	spec, err := examples.Get("kyc_aml")
-	require.NoError(t, err)
-	id := [32]byte{0xc0, 0x0c}
 	require.NoError(t, circuits.Register(id, spec))
 	plan, err := policy.CompileWith(spec, PolicyOptions(fhetest.InsecureBGVN10Deep))
 	require.NoError(t, err)
@@ -496,19 +517,9 @@ func TestPackedVectorLyingPacker(t *testing.T) {
 		{"kyc/lying", kyc, true, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ctx, cancel := context.WithCancel(context.Background())
-			t.Cleanup(cancel)
-			circuits := NewPolicyCircuits(fhetest.InsecureBGVN10Deep)
-			lc, err := StartLocal(ctx, LocalOptions{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10Deep", Rotations: []int{1},
-				RoundTimeout: 20 * time.Second, Circuits: circuits, Log: zaptest.NewLogger(t),
-				MemberKnobs: func(id uint32) TestingKnobs { return TestingKnobs{CorruptAgreed: tc.lying && id == 1} }})
-			require.NoError(t, err)
-			t.Cleanup(lc.Close)
-			kf := &kycFixture{packFixture: &packFixture{t: t, lc: lc, p: lc.Member(1).Params(), enc: fhe.NewEncryptor(lc.Keys)}, id: [32]byte{0xc0, 0x0d}}
-			require.NoError(t, circuits.Register(kf.id, tc.spec))
-			kf.plan, err = policy.CompileWith(tc.spec, PolicyOptions(fhetest.InsecureBGVN10Deep))
-			require.NoError(t, err)
-			pc, err := circuits.LookupPacked(kf.id)
+			kf := newPolicyFixture(t, [32]byte{0xc0, 0x0d}, tc.spec, func(id uint32, k *TestingKnobs) { k.CorruptAgreed = tc.lying && id == 1 })
+			lc := kf.lc
+			pc, err := lc.Member(1).packedCircuit(kf.id)
 			require.NoError(t, err)
 			require.Equal(t, tc.refreshes, pc.(planCircuit).plan.Counts.Refreshes > 0)
 			// a session whose packers (the refresh's active set) are members 1 and 2
@@ -540,14 +551,7 @@ func TestPackedVectorLyingPacker(t *testing.T) {
 				kf.checkVerdicts(reqs, kf.process(b))
 				return
 			}
-			out := make([][]*Verdict, 3)
-			errs := make([]error, 3)
-			var wg sync.WaitGroup
-			for i := range 3 {
-				wg.Add(1)
-				go func() { defer wg.Done(); out[i], errs[i] = lc.Member(uint32(i+1)).ProcessPacked(ctx, b) }()
-			}
-			wg.Wait()
+			out, errs := kf.processAll(b)
 			require.ErrorIs(t, errs[2], protocol.ErrCopiesDiffer)
 			for i := range 2 {
 				require.NoError(t, errs[i], "packer %d", i+1)
