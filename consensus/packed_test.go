@@ -77,19 +77,24 @@ func (f *packFixture) packedReq(k int, vals ...int64) testReq {
 	return testReq{req: r, want: productSum{}.Reference(f.p, vals), vals: vals}
 }
 
-// processAll runs the batch on every live member at once and returns each
-// one's verdicts and error, in member order.
-func (f *packFixture) processAll(b PackedBatch) ([][]*Verdict, []error) {
+// onAll runs f on every live member at once and returns each one's
+// verdicts and error, in member order.
+func (f *packFixture) onAll(run func(m *Member) ([]*Verdict, error)) ([][]*Verdict, []error) {
 	ms := f.lc.liveMembers()
 	out := make([][]*Verdict, len(ms))
 	errs := make([]error, len(ms))
 	var wg sync.WaitGroup
 	for i, m := range ms {
 		wg.Add(1)
-		go func() { defer wg.Done(); out[i], errs[i] = m.ProcessPacked(context.Background(), b) }()
+		go func() { defer wg.Done(); out[i], errs[i] = run(m) }()
 	}
 	wg.Wait()
 	return out, errs
+}
+
+// processAll runs the batch on every live member at once (onAll).
+func (f *packFixture) processAll(b PackedBatch) ([][]*Verdict, []error) {
+	return f.onAll(func(m *Member) ([]*Verdict, error) { return m.ProcessPacked(context.Background(), b) })
 }
 
 // process runs the batch on every live member at once and checks that they
@@ -459,19 +464,15 @@ func TestVectorRequestAlone(t *testing.T) {
 	ct, err := f.enc.EncryptInts(slots)
 	require.NoError(t, err)
 	req := f.lc.Chain.Post(Request{ID: [32]byte{0xce}, PolicyID: kf.id, Kind: KindPolicy, Inputs: []fhe.Handle{f.put(ct)}})
-	ms := f.lc.liveMembers()
-	out := make([]*Verdict, len(ms))
-	errs := make([]error, len(ms))
-	var wg sync.WaitGroup
-	for i, m := range ms {
-		wg.Add(1)
-		go func() { defer wg.Done(); out[i], errs[i] = m.Process(context.Background(), req) }()
-	}
-	wg.Wait()
-	for i := range ms {
+	out, errs := f.onAll(func(m *Member) ([]*Verdict, error) {
+		v, err := m.Process(context.Background(), req)
+		return []*Verdict{v}, err
+	})
+	require.Len(t, out, 3)
+	for i := range out {
 		require.NoError(t, errs[i])
-		require.Equal(t, new(big.Int).SetUint64(kf.ref(vals)), out[i].Result)
-		require.NotNil(t, out[i].Batch)
+		require.Equal(t, new(big.Int).SetUint64(kf.ref(vals)), out[i][0].Result)
+		require.NotNil(t, out[i][0].Batch)
 	}
 	require.Equal(t, 8, f.lc.Member(1).vectorWidthOf(req))
 	two := req
