@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -16,8 +17,18 @@ import (
 )
 
 func newGPUCmd(a *app) *cobra.Command {
-	cmd := &cobra.Command{Use: "gpu", Short: "GPU gate: NTT backends, arming and the crossover table"}
-	cmd.AddCommand(newGPUInfoCmd(a))
+	cmd := &cobra.Command{
+		Use:   "gpu",
+		Short: "GPU gate: NTT backends, arming and the crossover table (info, calibrate)",
+		Long: `The GPU gate routes NTT batches to an accelerator only where this machine's own
+measurements say it wins. Subcommands:
+
+  info       list the backends, whether each is armed (and why), and the table in force
+  calibrate  measure the crossover table (the same command as "fhegate calibrate")`,
+	}
+	calibrate := newCalibrateCmd(a)
+	calibrate.Example = strings.ReplaceAll(calibrate.Example, "fhegate calibrate", "fhegate gpu calibrate")
+	cmd.AddCommand(newGPUInfoCmd(a), calibrate)
 	return cmd
 }
 

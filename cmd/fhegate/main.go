@@ -63,22 +63,38 @@ func newRootCmd() (*cobra.Command, *app) {
 	}
 	root.PersistentFlags().StringVar(&a.logLevel, "log-level", "info", "log level: debug, info, warn, error")
 	root.PersistentFlags().StringVar(&a.logFormat, "log-format", "console", "log format: console or json")
-	root.AddCommand(
-		newBenchCmd(a),
-		newCalibrateCmd(a),
-		newCommitteeCmd(a),
-		newDevnetCmd(a),
-		newDumpConfigCmd(a),
-		newEncryptCmd(a),
-		newDecryptCmd(a),
-		newKeysCmd(a),
-		newGPUCmd(a),
-		newPluginCmd(a),
-		newPolicyCmd(a),
-		newVersionCmd(a),
+	// Commands are grouped by who reaches for them (gh's "Core commands",
+	// "Additional commands" shape): a chain operator, a committee member, a
+	// client (a dApp or policy author), someone measuring.
+	root.AddGroup(
+		&cobra.Group{ID: groupChain, Title: "Chain commands:"},
+		&cobra.Group{ID: groupCommittee, Title: "Committee commands:"},
+		&cobra.Group{ID: groupClient, Title: "Client commands:"},
+		&cobra.Group{ID: groupMeasure, Title: "Measurement commands:"},
 	)
+	addGrouped(root, groupChain, newDevnetCmd(a), newPluginCmd(a), newDumpConfigCmd(a))
+	addGrouped(root, groupCommittee, newCommitteeCmd(a))
+	addGrouped(root, groupClient, newEncryptCmd(a), newDecryptCmd(a), newKeysCmd(a), newPolicyCmd(a))
+	addGrouped(root, groupMeasure, newBenchCmd(a), newCalibrateCmd(a), newGPUCmd(a))
+	root.AddCommand(newVersionCmd(a))
 	markUsageErrors(root)
 	return root, a
+}
+
+// The root command's groups (fhegate --help lists commands under these).
+const (
+	groupChain     = "chain"
+	groupCommittee = "committee"
+	groupClient    = "client"
+	groupMeasure   = "measure"
+)
+
+// addGrouped adds cmds to root under the group id.
+func addGrouped(root *cobra.Command, id string, cmds ...*cobra.Command) {
+	for _, c := range cmds {
+		c.GroupID = id
+		root.AddCommand(c)
+	}
 }
 
 // newLogger builds the process logger. Logs go to stderr so that command

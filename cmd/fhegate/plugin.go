@@ -29,7 +29,12 @@ const pluginPackage = "github.com/fhegate/fhegate/cmd/fhegate-vm"
 func newPluginCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "plugin",
-		Short: "Install the fhegate VM plugin into an avalanchego plugin directory",
+		Short: "The fhegate VM plugin: its VM ID, installing it, a genesis with the precompiles",
+		Long: `The fhegate VM plugin for avalanchego (plugin protocol 44). Subcommands:
+
+  vmid      print the VM ID (CB58), the plugin's file name in the plugin directory
+  install   build (or copy) the plugin to DIR/<VM ID>
+  genesis   write a subnet-evm genesis with the fhegate precompiles and the committee`,
 	}
 	cmd.AddCommand(newPluginVMIDCmd(), newPluginInstallCmd(a), newPluginGenesisCmd(a))
 	return cmd
