@@ -2,8 +2,12 @@
 // CRDTMerger interfaces to fhegate's real implementations: package policy
 // (policy spec → BGV plan: hash, depth, gas, inputs) and package fhe/crdt/meta
 // (public CRDT metadata: canonical encoding and the pointwise-max join, see its
-// doc for the lattice argument). Neither imports package fhe or Lattigo, so a
-// validator's precompiles stay free of FHE code.
+// doc for the lattice argument). The precompile core (package precompiles)
+// imports neither fhe nor Lattigo; this package does: registering a policy
+// builds the preset's parameters (package fhe) to check the plan's noise
+// estimate and refresh room with the same noise model the committee uses
+// (policy/eval, and the refresh floor in consensus/protocol). That work is
+// pure arithmetic on parameters — no ciphertext is touched in a block.
 //
 // Wire them once at start-up, before any chain is created:
 //
