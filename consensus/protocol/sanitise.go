@@ -164,7 +164,7 @@ func coinToss(ctx context.Context, g Group, t int, session string, subject []byt
 	}
 	// the committers of this member's first reveal are pinned: a peer whose
 	// first commitment arrives after it is refused in every later attempt
-	committed = coins.pin(session, subject, committed)
+	committed = coins.pin(session, subject, self, committed)
 	if in {
 		if err := g.Mux.BroadcastAllowing(rctx, participants, g.Members, transport.Message{Type: transport.TypeCoinReveal, Session: session, Payload: r[:]}); err != nil {
 			g.log().Debug("coin reveal broadcast incomplete", zap.String("session", session), zap.Error(err))
@@ -331,8 +331,11 @@ func (c *CoinState) firstCommit(session string, subject []byte, id transport.Mem
 // pin returns the committers of the toss of session about subject that may
 // contribute: at the first call, committed itself, remembered; later, those
 // of committed that were pinned then.
-func (c *CoinState) pin(session string, subject []byte, committed []transport.MemberID) []transport.MemberID {
-	k := fmt.Sprintf("%s\x00%x", session, subject)
+//
+// self is part of the key: tools and tests share one CoinState among the
+// members of a process (processCoins), and each member pins its own peers.
+func (c *CoinState) pin(session string, subject []byte, self transport.MemberID, committed []transport.MemberID) []transport.MemberID {
+	k := fmt.Sprintf("%s\x00%x\x00%d", session, subject, self)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if p, ok := c.pins[k]; ok {
