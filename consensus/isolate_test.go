@@ -212,3 +212,40 @@ func TestSplitOutOfRange(t *testing.T) {
 		}
 	}
 }
+
+// TestRequestAloneOutOfRangeRejected: a request evaluated alone (Process,
+// one handle per attribute) whose own attributes are outside their declared
+// ranges decrypts outside the plan's output range and is signed with
+// ResultRejectedInput on every member; the chain accepts it. An in-range
+// request beside it gets its plaintext reference.
+func TestRequestAloneOutOfRangeRejected(t *testing.T) {
+	kf := newPolicyFixture(t, [32]byte{0xc0, 0x0f}, vectorTestPolicy, nil)
+	f := kf.packFixture
+	for _, tc := range []struct {
+		name string
+		vals []int64
+		want *big.Int
+	}{
+		{"out of range", outOfRangeVals(t, kf.plan, f.p.PlaintextModulus()), ResultRejectedInput},
+		{"in range", []int64{2, 1, 0}, new(big.Int).SetUint64(kf.ref([]int64{2, 1, 0}))},
+	} {
+		hs := make([]fhe.Handle, len(tc.vals))
+		for j, v := range tc.vals {
+			hs[j] = f.replicated(v)
+		}
+		req := f.lc.Chain.Post(Request{ID: [32]byte{0xc2, byte(len(tc.name))}, PolicyID: kf.id, Kind: KindPolicy, Inputs: hs})
+		out, errs := f.onAll(func(m *Member) ([]*Verdict, error) {
+			v, err := m.Process(context.Background(), req)
+			return []*Verdict{v}, err
+		})
+		for i := range out {
+			require.NoError(t, errs[i], "%s: member %d", tc.name, i+1)
+			require.Equal(t, tc.want, out[i][0].Result, "%s: member %d", tc.name, i+1)
+			require.Nil(t, out[i][0].Batch)
+		}
+		require.NoError(t, f.lc.Chain.SubmitVerdict(context.Background(), out[0][0]), tc.name)
+		v, ok := f.lc.Chain.Verdict(req.ID)
+		require.True(t, ok)
+		require.Equal(t, tc.want, v.Result, tc.name)
+	}
+}
