@@ -89,6 +89,24 @@ const UnevaluableDomain = "fhegate/unevaluable/v1"
 // decryption. The verdict is persisted once made, like every verdict.
 var ResultUnevaluable = new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 256), big.NewInt(1))
 
+// ResultRejectedInput is the verdict result the committee signs and posts
+// for a request whose own evaluation decrypts outside its plan's declared
+// output range (a bool plan: not 0 or 1; a score plan: outside [min, max]):
+// its input is out of its declared range or is not a valid encryption (a
+// forged input proof). It is 2^256 − 3 (Solidity type(uint256).max − 2),
+// outside every plaintext space like ResultUnevaluable; a contract that
+// approves only on verdict == 1 denies. A packed batch with out-of-range
+// slots is split and re-run until the offending requests are alone
+// (docs/committee.md, "Out-of-range slots"); its ResultDigest is the handle
+// of the request's own result ciphertext, the one that decrypted out of
+// range.
+var ResultRejectedInput = new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 256), big.NewInt(3))
+
+// IsRejectedInput reports whether a verdict is the rejected-input sentinel.
+func (v *Verdict) IsRejectedInput() bool {
+	return v.Result != nil && v.Result.Cmp(ResultRejectedInput) == 0
+}
+
 // UnevaluableDigest is the ResultDigest of an unevaluable verdict:
 // keccak256("fhegate/unevaluable/v1" || policyId).
 func UnevaluableDigest(policyID [32]byte) [32]byte {

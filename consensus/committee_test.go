@@ -12,7 +12,6 @@ import (
 
 	"github.com/fhegate/fhegate/bls"
 	"github.com/fhegate/fhegate/fhe"
-	"github.com/fhegate/fhegate/fhe/fhetest"
 )
 
 func startTest(t *testing.T, n, th int, serve bool) *LocalCommittee {
@@ -38,8 +37,10 @@ type testReq struct {
 	vals []int64 // the plaintext inputs (slot 0)
 }
 
-// makeRequests encrypts random inputs under the committee key, uploads them
-// through member `via` (checking the input attestation) and builds requests.
+// makeRequests encrypts random inputs under the committee key, each
+// replicated in every slot as clients do (a window of ≥ 2 requests is
+// packed, request r reading slot r), uploads them through member `via`
+// (checking the input attestation) and builds requests.
 func makeRequests(t *testing.T, lc *LocalCommittee, via uint32, count int, seed uint64) []testReq {
 	m := lc.Member(via)
 	p := m.Params()
@@ -52,7 +53,7 @@ func makeRequests(t *testing.T, lc *LocalCommittee, via uint32, count int, seed 
 		var hs []fhe.Handle
 		for _, v := range vals {
 			owner := [20]byte{byte(k)}
-			b, proof, err := m.EncryptInput(append([]int64{v}, fhetest.RandInts(r, 7, 50)...), owner)
+			b, proof, err := m.EncryptInput(ReplicatedInts(p, v), owner) // as clients do: the serve loop packs windows of ≥ 2
 			require.NoError(t, err)
 			att, err := m.Upload(context.Background(), b, proof, owner, 1)
 			require.NoError(t, err)
@@ -120,11 +121,14 @@ func TestCommitteeEndToEndKill(t *testing.T) {
 		}
 	}
 	waitVerdicts(t, lc.Chain, reqs2)
-	// No member issued more than one decryption share per request attempt
-	// (+2: the DKG self-test's decryptions). A retried request is sanitised
-	// anew, so a retry is a new share on a new ciphertext.
+	// No member issued more than one share per refresh and decryption of a
+	// request's attempt: one decryption share for a request alone, one
+	// refresh share per packed input (2) and one decryption share for a
+	// packed window of ≥ 2 requests, so at most 3 per request (+2: the DKG
+	// self-test's decryptions). A retried request is sanitised anew, so a
+	// retry is a new share on a new ciphertext.
 	for _, id := range []uint32{1, 2, 3} {
-		require.LessOrEqual(t, lc.Member(id).Ledger().Count(), len(reqs)+len(reqs2)+2)
+		require.LessOrEqual(t, lc.Member(id).Ledger().Count(), 3*(len(reqs)+len(reqs2))+2)
 	}
 
 	// A restarted member loses nothing: keys, ciphertexts, ledger, verdicts.

@@ -279,8 +279,11 @@ type MemberConfig struct {
 	// into aligned windows of BatchWindow blocks (0: 2); a window also
 	// closes after BatchIdle without a new request (0: 2 s). A closed
 	// window with at least PackMin requests of one policy is evaluated as
-	// packed batches (0: 16; negative: never pack), smaller ones request by
-	// request. Requests older than ExpiryBlocks blocks are dropped (0: 1024).
+	// packed batches (0: DefaultPackMin = 2; negative: never pack), smaller
+	// ones request by request. Requests older than ExpiryBlocks blocks are
+	// dropped (0: 1024). The chain books one packed evaluation per policy
+	// and block (docs/gas.md, "Booked work"): a PackMin above 2 evaluates
+	// requests one by one that the chain booked as one evaluation.
 	BatchWindow  uint64
 	BatchIdle    time.Duration
 	PackMin      int
@@ -327,6 +330,12 @@ type TestingKnobs struct {
 	RefuseRootSign bool
 }
 
+// DefaultPackMin is the smallest window of one policy's requests the serve
+// loop packs: every window of ≥ 2 requests is one packed evaluation, which
+// is what FHEPolicy books per policy and block (docs/gas.md, "Booked
+// work"); a window of one request is one evaluation either way.
+const DefaultPackMin = 2
+
 func (c *MemberConfig) defaults() {
 	if c.RoundTimeout <= 0 {
 		c.RoundTimeout = 30 * time.Second
@@ -347,7 +356,7 @@ func (c *MemberConfig) defaults() {
 		c.BatchIdle = 2 * time.Second
 	}
 	if c.PackMin == 0 {
-		c.PackMin = 16
+		c.PackMin = DefaultPackMin
 	}
 	if c.ExpiryBlocks == 0 {
 		c.ExpiryBlocks = 1024

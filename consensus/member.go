@@ -52,6 +52,9 @@ type Member struct {
 	down   map[transport.MemberID]uint64
 
 	refreshes atomic.Uint64 // collective refreshes completed (Status.Refreshes)
+	// evaluations counts the circuit runs (a request's, or a packed
+	// batch's) this member completed (Status.Evaluations)
+	evaluations atomic.Uint64
 
 	putSem chan struct{} // StorePut handlers in flight (MaxConcurrentStorePuts)
 

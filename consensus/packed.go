@@ -213,10 +213,21 @@ const maxPackWidth = 64
 // batch's slots, one threshold decryption of all of them, one BLS aggregate
 // over the batch digest. It returns the verdicts in slot order (each with
 // Batch set) and persists them.
+//
+// A batch whose decrypted verdicts leave the plan's output range is not
+// signed: it is split and re-run until the requests that cause it are
+// alone, and those get ResultRejectedInput (isolate.go).
 func (m *Member) ProcessPacked(ctx context.Context, b PackedBatch) ([]*Verdict, error) {
 	if err := b.check(m.params); err != nil {
 		return nil, err
 	}
+	return m.processIsolating(ctx, b)
+}
+
+// processPackedOnce is one run of a checked packed batch: its verdicts, or
+// an *OutOfRangeError naming the slots that decrypted outside the plan's
+// output range (nothing signed).
+func (m *Member) processPackedOnce(ctx context.Context, b PackedBatch) ([]*Verdict, error) {
 	ks, err := m.snap()
 	if err != nil {
 		return nil, err
@@ -568,9 +579,17 @@ func (r *requestRun) runPacked(ctx context.Context, circuit Circuit, packed []*f
 	if err != nil {
 		return nil, err
 	}
+	bad := outOfRange(circuit, r.m.params, dres.Values[:len(reqs)])
+	if len(bad) > 0 && len(reqs) > 1 {
+		return nil, &OutOfRangeError{Slots: bad, Requests: len(reqs)}
+	}
 	vb := &VerdictBatch{PolicyID: r.req.PolicyID, ResultDigest: [32]byte(rd), Epoch: r.ks.km.Epoch, Items: make([]bls.VerdictItem, len(reqs))}
 	for s, q := range reqs {
 		vb.Items[s] = bls.VerdictItem{RequestID: q.ID, Result: new(big.Int).SetUint64(dres.Values[s])}
+	}
+	if len(bad) > 0 { // a batch of one whose own slot is out of range
+		vb.Items[0].Result = new(big.Int).Set(ResultRejectedInput)
+		r.log.Warn("request rejected: its verdict decrypts outside the plan's output range", zap.String("request", fmt.Sprintf("%x", reqs[0].ID[:6])))
 	}
 	var n int
 	if vb.Signature, vb.Signers, n, err = r.m.signDigest(ctx, r.base, vb.Digest(r.m.chain()), without(participants, dres.Bad), r.log); err != nil {

@@ -157,6 +157,10 @@ func (r *requestRun) run(ctx context.Context, circuit Circuit, inputs []*fhe.Cip
 		return nil, err
 	}
 	v := &Verdict{RequestID: r.req.ID, PolicyID: r.req.PolicyID, Result: new(big.Int).SetUint64(dres.Values[0]), ResultDigest: [32]byte(rd), Epoch: r.ks.km.Epoch}
+	if len(outOfRange(circuit, r.m.params, dres.Values[:1])) > 0 {
+		v.Result = new(big.Int).Set(ResultRejectedInput) // its own inputs: out of their declared ranges, or malformed
+		r.log.Warn("request rejected: its verdict decrypts outside the plan's output range")
+	}
 	nsigs, err := r.m.signVerdict(ctx, r.base, v, without(participants, dres.Bad), r.log)
 	if err != nil {
 		return nil, err
@@ -214,6 +218,7 @@ func (r *requestRun) evaluate(ctx context.Context, circuit Circuit, inputs []*fh
 	if err != nil {
 		return nil, fhe.Handle{}, fmt.Errorf("consensus: evaluate: %w", err)
 	}
+	r.m.evaluations.Add(1)
 	rd, err := result.Handle()
 	if err != nil {
 		return nil, fhe.Handle{}, err

@@ -59,9 +59,9 @@ func registerRefreshPolicies(t *testing.T, pc *PolicyCircuits) [][32]byte {
 	return ids
 }
 
-// policyRequest uploads one random in-range value per input (slot 0; the
-// other slots carry out-of-range noise that the verdict mask must drop) and
-// returns the request with its reference verdict.
+// policyRequest uploads one random in-range value per input, replicated in
+// every slot as clients do (a window of ≥ 2 requests is packed, request r
+// reading slot r), and returns the request with its reference verdict.
 func policyRequest(t *testing.T, lc *LocalCommittee, r *rand.Rand, policyID [32]byte, k int, ref func([]int64) uint64) testReq {
 	t.Helper()
 	m := lc.Member(1)
@@ -70,7 +70,7 @@ func policyRequest(t *testing.T, lc *LocalCommittee, r *rand.Rand, policyID [32]
 	for i := range vals {
 		vals[i] = r.Int64N(4)
 		owner := [20]byte{0xee, byte(k)}
-		b, proof, err := m.EncryptInput(append([]int64{vals[i]}, fhetest.RandInts(r, 7, 50)...), owner)
+		b, proof, err := m.EncryptInput(ReplicatedInts(m.Params(), vals[i]), owner)
 		require.NoError(t, err)
 		att, err := m.Upload(context.Background(), b, proof, owner, 1)
 		require.NoError(t, err)

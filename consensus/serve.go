@@ -178,9 +178,10 @@ func (s *server) runPacked(ctx context.Context, batches []PackedBatch) {
 			}
 			continue
 		}
-		vb := vs[0].Batch
-		s.m.wg.Add(1)
-		go func() { defer s.m.wg.Done(); s.submitBatch(ctx, vb) }()
+		for _, vb := range verdictBatches(vs) { // one, or the parts of an isolated batch (isolate.go)
+			s.m.wg.Add(1)
+			go func() { defer s.m.wg.Done(); s.submitBatch(ctx, vb) }()
+		}
 		maxBlock := uint64(0)
 		for _, r := range b.Requests {
 			maxBlock = max(maxBlock, r.Block)

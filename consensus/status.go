@@ -21,14 +21,19 @@ type Status struct {
 	// Refreshes counts the collective refreshes (MPC bootstraps) this member
 	// completed since it started: a plan's refresh points and the refresh
 	// before a decryption when a result has no level left.
-	Refreshes uint64   `json:"refreshes"`
-	Down      []uint32 `json:"down,omitempty"`
+	Refreshes uint64 `json:"refreshes"`
+	// Evaluations counts the circuit runs this member completed since it
+	// started: one per request evaluated alone, one per packed batch (and
+	// one per re-run of an out-of-range batch's parts, isolate.go).
+	Evaluations uint64   `json:"evaluations"`
+	Down        []uint32 `json:"down,omitempty"`
 }
 
 // Status returns the member's status.
 func (m *Member) Status() Status {
 	s := Status{ID: uint32(m.id), Epoch: m.cfg.Committee.Epoch, Preset: m.params.Preset.Name, Ciphertexts: m.st.Count(),
-		SharesIssued: m.led.Count(), Verdicts: len(m.st.MetaKeys("verdict/")), Refreshes: m.refreshes.Load()}
+		SharesIssued: m.led.Count(), Verdicts: len(m.st.MetaKeys("verdict/")), Refreshes: m.refreshes.Load(),
+		Evaluations: m.evaluations.Load()}
 	if km, err := m.Keys(); err == nil {
 		s.HaveKeys, s.KeyDigest = true, fmt.Sprintf("%x", km.Digest)
 		p := m.NoisePlan()

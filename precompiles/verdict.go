@@ -23,7 +23,8 @@ import (
 //	slot("vd.b", seq)    result digest of batch seq (seq 0: none, an expired verdict)
 //
 // form 0: result = r; form 1: result = 2^256 − 1 − r (the sentinels
-// ResultUnevaluable and ResultExpired, r = 0 and 1); form 2: any other result
+// ResultUnevaluable, ResultExpired and ResultRejectedInput, r = 0, 1 and 2);
+// form 2: any other result
 // (≥ 2^128), in the next slot. Real verdicts are plaintexts mod t < 2^64, so a
 // batch verdict costs one storage write (docs/gas.md).
 
@@ -44,6 +45,11 @@ var (
 	// ResultExpired (2^256 − 2) is the failure verdict FHEVerdict.expire
 	// stores for a request that got no verdict within ExpiryBlocks.
 	ResultExpired = new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 256), big.NewInt(2))
+	// ResultRejectedInput (2^256 − 3) is the committee's verdict for a
+	// request whose own evaluation decrypted outside its plan's declared
+	// output range: an out-of-range or malformed input, isolated from a
+	// packed batch (consensus.ResultRejectedInput mirrors it).
+	ResultRejectedInput = new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 256), big.NewInt(3))
 )
 
 var two128 = new(big.Int).Lsh(big.NewInt(1), 128)

@@ -357,7 +357,7 @@ func TestCommitteeBudget(t *testing.T) {
 }
 
 // TestPackedVerdictForms: the one-word verdict encoding round-trips every
-// boundary (form 0 below 2^128, form 1 near 2^256 including both sentinels,
+// boundary (form 0 below 2^128, form 1 near 2^256 including the three sentinels,
 // form 2 in between).
 func TestPackedVerdictForms(t *testing.T) {
 	t.Parallel()
@@ -369,7 +369,7 @@ func TestPackedVerdictForms(t *testing.T) {
 		extra bool
 	}{
 		{big.NewInt(0), false}, {one, false}, {two128m1, false}, {two128, true},
-		{new(big.Int).Sub(top, one), true}, {top, false}, {ResultExpired, false}, {ResultUnevaluable, false},
+		{new(big.Int).Sub(top, one), true}, {top, false}, {ResultExpired, false}, {ResultUnevaluable, false}, {ResultRejectedInput, false},
 	} {
 		st := NewMemState()
 		o := newOverlay(&MemEnv{State: st, Self: FHEVerdictAddress})

@@ -24,12 +24,15 @@ import (
 	"github.com/fhegate/fhegate/precompiles/precompilestest"
 )
 
-// TestSentinelsAgree: the unevaluable sentinel the committee posts is the one
-// the chain documents, and the chain's expired sentinel differs from it.
+// TestSentinelsAgree: the unevaluable and rejected-input sentinels the
+// committee posts are the ones the chain documents, and the chain's expired
+// sentinel differs from both.
 func TestSentinelsAgree(t *testing.T) {
 	t.Parallel()
 	require.Equal(t, 0, consensus.ResultUnevaluable.Cmp(precompiles.ResultUnevaluable))
 	require.Equal(t, 0, new(big.Int).Sub(precompiles.ResultUnevaluable, big.NewInt(1)).Cmp(precompiles.ResultExpired))
+	require.Equal(t, 0, consensus.ResultRejectedInput.Cmp(precompiles.ResultRejectedInput))
+	require.Equal(t, 0, new(big.Int).Sub(precompiles.ResultUnevaluable, big.NewInt(2)).Cmp(precompiles.ResultRejectedInput))
 }
 
 // batchRig is a devchain with a 3-of-4 test committee in its genesis, an

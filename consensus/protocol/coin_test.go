@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"context"
+	"encoding/binary"
 	"slices"
 	"testing"
 	"time"
@@ -109,4 +110,77 @@ func TestCoinTossSecondCommitmentIgnored(t *testing.T) {
 			require.Equal(t, first[i].Seed, again[i].Seed, "member %d: the cheater counts only with its first value", i+1)
 		}
 	}
+}
+
+// coinSeed is the seed coinToss computes from the contributions vals of the
+// t lowest contributors ids (ascending).
+func coinSeed(session string, ids []transport.MemberID, vals map[transport.MemberID][]byte) [32]byte {
+	parts := [][]byte{[]byte("fhegate/coin/seed/v1"), []byte(session)}
+	for _, id := range ids {
+		parts = append(parts, binary.BigEndian.AppendUint32(nil, uint32(id)), vals[id])
+	}
+	return keccak(parts...)
+}
+
+// TestCoinTossWithholderCannotChoose is the grinding attack on retries:
+// member 1 (the lowest id, so its value would be in every seed over the t
+// lowest contributors) stays silent in attempt 1, reads the honest reveals
+// (the same values in every attempt of a session), grinds a contribution
+// that gives the seed it wants with them, and commits to it and reveals it
+// in attempt 2. The honest members pinned their contributors when they
+// revealed in attempt 1: they refuse its commitment and reach their
+// attempt-1 seed again, never the attacker's.
+func TestCoinTossWithholderCannotChoose(t *testing.T) {
+	gs := coinGroups(t, 3, 2)
+	const session = "req/grind/1/dec/coin"
+	subject := []byte("ciphertext digest")
+	first, errs := toss(gs, []int{1, 2}, session, subject)
+	for _, err := range errs {
+		require.NoError(t, err)
+	}
+	require.Equal(t, first[0].Seed, first[1].Seed)
+	require.Equal(t, []transport.MemberID{2, 3}, first[0].Contributors)
+
+	// The attacker saw the honest reveals: member 2's value.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	rev, err := gs[0].Mux.Recv(ctx, transport.Key{Session: session, Type: transport.TypeCoinReveal, From: 2})
+	require.NoError(t, err)
+	vals := map[transport.MemberID][]byte{2: rev.Payload}
+	// It grinds its value until the seed over {1, 2} starts with a zero byte.
+	var target [32]byte
+	for i := uint64(0); ; i++ {
+		vals[1] = binary.BigEndian.AppendUint64(make([]byte, 24), i)
+		if target = coinSeed(session, []transport.MemberID{1, 2}, vals); target[0] == 0 {
+			break
+		}
+	}
+	commit := coinCommitment(session, 1, vals[1])
+	for _, m := range []transport.Message{
+		{Type: transport.TypeCoinCommit, Session: session, Payload: commit[:]},
+		{Type: transport.TypeCoinReveal, Session: session, Payload: vals[1]},
+	} {
+		require.NoError(t, gs[0].Mux.Broadcast(ctx, []transport.MemberID{2, 3}, m))
+	}
+
+	again, errs := toss(gs, []int{1, 2}, session, subject)
+	for i, err := range errs {
+		require.NoError(t, err, "member %d", i+2)
+		require.NotEqual(t, target, again[i].Seed, "member %d used the attacker's chosen value", i+2)
+		require.Equal(t, first[i].Seed, again[i].Seed, "member %d: the retry reaches the attempt-1 seed", i+2)
+		require.NotContains(t, again[i].Contributors, transport.MemberID(1))
+	}
+}
+
+// TestCoinTossNoRevealWithoutQuorum: a member that holds too few
+// commitments for t contributions fails the toss without revealing its
+// value (a peer that commits later must not see it first).
+func TestCoinTossNoRevealWithoutQuorum(t *testing.T) {
+	gs := coinGroups(t, 3, 3)
+	_, errs := toss(gs, []int{1}, "s/quiet", []byte("d"))
+	require.ErrorIs(t, errs[0], ErrCoinToss)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	_, err := gs[0].Mux.Recv(ctx, transport.Key{Session: "s/quiet", Type: transport.TypeCoinReveal, From: 2})
+	require.Error(t, err, "member 2 revealed without a quorum of commitments")
 }

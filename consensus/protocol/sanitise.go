@@ -70,6 +70,21 @@ import (
 //     cannot commit to a new value in the next one. It can only reveal its
 //     first value or withhold it, the same one bit per corrupt member as in
 //     a single attempt.
+//   - The contributors are pinned at a member's first reveal: a member
+//     reveals only once it holds commitments from enough peers for t
+//     contributions, and remembers which peers those were (CoinState); in
+//     every later attempt of the session it refuses a commitment from any
+//     other peer. Without this, a corrupt member that stays silent in
+//     attempt 1 sees the honest reveals (the same values in every attempt)
+//     and commits in attempt 2 to a value of its choice — with the lowest
+//     id it would choose the whole seed. Now its commitment arrives after
+//     every honest member that revealed pinned its contributors, and is
+//     refused (TestCoinTossWithholderCannotChoose). The price is agreement
+//     under jitter: two honest members that revealed with different
+//     committer sets keep their sets in every retry instead of converging
+//     on the union; the ≥ t members that agree finish the round, and a
+//     late member's own commitment counts only for the members that had
+//     not revealed yet.
 //
 // The seed is computed from the t lowest-numbered valid contributors (any t
 // include an honest one), so members that also heard a slower contributor
@@ -141,6 +156,15 @@ func coinToss(ctx context.Context, g Group, t int, session string, subject []byt
 		commits.Got[id] = m
 	}
 	committed := sortedIDs(commits.Got)
+	if len(committed) < want {
+		// too few commitments for t contributions: the toss cannot succeed,
+		// and revealing now would show r to a peer that has not committed
+		// yet (see "Retries")
+		return Coin{}, fmt.Errorf("%w: %d of %d commitments (session %s)", ErrCoinToss, len(committed), want, session)
+	}
+	// the committers of this member's first reveal are pinned: a peer whose
+	// first commitment arrives after it is refused in every later attempt
+	committed = coins.pin(session, subject, self, committed)
 	if in {
 		if err := g.Mux.BroadcastAllowing(rctx, participants, g.Members, transport.Message{Type: transport.TypeCoinReveal, Session: session, Payload: r[:]}); err != nil {
 			g.log().Debug("coin reveal broadcast incomplete", zap.String("session", session), zap.Error(err))
@@ -263,6 +287,10 @@ type CoinState struct {
 	mu    sync.Mutex
 	first map[string][]byte
 	order []string
+	// pins are the peers whose commitments this member held at its first
+	// reveal of a session (and subject), at most maxCoinMemory of them
+	pins     map[string][]transport.MemberID
+	pinOrder []string
 }
 
 // maxCoinMemory bounds CoinState's remembered commitments (each ≈ 100 B):
@@ -271,7 +299,7 @@ const maxCoinMemory = 1 << 16
 
 // NewCoinState draws a fresh contribution secret from crypto/rand.
 func NewCoinState() (*CoinState, error) {
-	c := &CoinState{first: map[string][]byte{}}
+	c := &CoinState{first: map[string][]byte{}, pins: map[string][]transport.MemberID{}}
 	if _, err := crand.Read(c.key[:]); err != nil {
 		return nil, fmt.Errorf("protocol: coin state: %w", err)
 	}
@@ -298,4 +326,32 @@ func (c *CoinState) firstCommit(session string, subject []byte, id transport.Mem
 		c.order = c.order[1:]
 	}
 	return commit
+}
+
+// pin returns the committers of the toss of session about subject that may
+// contribute: at the first call, committed itself, remembered; later, those
+// of committed that were pinned then.
+//
+// self is part of the key: tools and tests share one CoinState among the
+// members of a process (processCoins), and each member pins its own peers.
+func (c *CoinState) pin(session string, subject []byte, self transport.MemberID, committed []transport.MemberID) []transport.MemberID {
+	k := fmt.Sprintf("%s\x00%x\x00%d", session, subject, self)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if p, ok := c.pins[k]; ok {
+		var out []transport.MemberID
+		for _, id := range committed {
+			if contains(p, id) {
+				out = append(out, id)
+			}
+		}
+		return out
+	}
+	c.pins[k] = append([]transport.MemberID(nil), committed...)
+	c.pinOrder = append(c.pinOrder, k)
+	if len(c.pinOrder) > maxCoinMemory {
+		delete(c.pins, c.pinOrder[0])
+		c.pinOrder = c.pinOrder[1:]
+	}
+	return committed
 }
