@@ -42,6 +42,18 @@ async function artifact(name) {
   return { abi, bytecode: "0x" + bin.trim() };
 }
 
+// deployGate deploys PrivateCreditGate with the credit policy (once per
+// page; after the first registration, as examples/js does: a devnet's
+// eth_estimateGas on its genesis block refuses PUSH0).
+async function deployGate(wallet) {
+  const spec = await fetch("/policy/credit_policy.yaml").then((r) => r.text());
+  const { abi, bytecode } = await artifact("PrivateCreditGate");
+  const gate = await new ethers.ContractFactory(abi, bytecode, wallet).deploy(ethers.toUtf8Bytes(spec), 1000n);
+  await gate.waitForDeployment();
+  log(`PrivateCreditGate at ${await gate.getAddress()}, policy ${(await gate.policyId()).slice(0, 18)}…`);
+  return gate;
+}
+
 async function connect() {
   $("connect").disabled = true;
   try {
@@ -71,12 +83,7 @@ async function connect() {
     log(`committee key ${key.info.preset}, digest ${key.info.keyDigest.slice(0, 18)}…, proofs bound to chain ${key.info.chainId} epoch ${key.info.epoch} (${demo.timings.keyMs.toFixed(0)} ms)`);
     progress("key", 1, 1);
 
-    const spec = await fetch("/policy/credit_policy.yaml").then((r) => r.text());
-    const { abi, bytecode } = await artifact("PrivateCreditGate");
-    const gate = await new ethers.ContractFactory(abi, bytecode, wallet).deploy(ethers.toUtf8Bytes(spec), 1000n);
-    await gate.waitForDeployment();
-    log(`PrivateCreditGate at ${await gate.getAddress()}, policy ${(await gate.policyId()).slice(0, 18)}…`);
-    session = { wallet, address, committee, gate, input, verdict };
+    session = { wallet, address, committee, input, verdict, gate: null };
     $("account").textContent = `connected as ${address}`;
     $("submit").disabled = false;
     $("stage").textContent = "connected";
@@ -98,9 +105,10 @@ async function apply(ev) {
   if (!Number.isInteger(income) || income < 0 || income > 7 || !Number.isInteger(debt) || debt < 0 || debt > 2) {
     return fail(new Error("income must be 0…7 and debt 0…2 (the policy's input ranges)"));
   }
+  if (!session) return fail(new Error("connect first"));
   $("submit").disabled = true;
   document.body.dataset.state = "working";
-  const { committee, address, gate, input, verdict } = session;
+  const { committee, address, input, verdict } = session;
   try {
     let t = performance.now();
     const att = await committee.submit(address, [income, debt], {
@@ -115,6 +123,7 @@ async function apply(ev) {
     log(`2 inputs proven (${demo.timings.proveMs.toFixed(0)} ms each) and attested: ${att.handles.map((h) => h.slice(0, 10) + "…").join(", ")}`);
     progress("register", 0, 1, "registering the attested inputs on chain…");
     await registerBatch(input, att);
+    const gate = session.gate ?? (session.gate = await deployGate(session.wallet));
     const gateAddr = await gate.getAddress();
     for (const h of att.handles) await (await input.allow(h, gateAddr)).wait();
     progress("apply", 0, 1, "applying…");

@@ -83,6 +83,12 @@ async function main() {
     if (!rpc || !api) {
       devnet = await startDevnet(work);
       ({ rpc, api } = devnet);
+      for (const sig of ["SIGINT", "SIGTERM"]) {
+        process.once(sig, () => {
+          devnet.proc.kill("SIGTERM");
+          process.exit(130);
+        });
+      }
     }
     console.log(`devnet at ${rpc}, committee API ${api}`);
     server = createServer();
@@ -98,6 +104,7 @@ async function main() {
     const consoleLines = [];
     page.on("console", (m) => consoleLines.push(`${m.type()}: ${m.text()}`));
     page.on("pageerror", (e) => consoleLines.push(`pageerror: ${e.message}`));
+    page.on("response", (r) => r.status() >= 400 && consoleLines.push(`HTTP ${r.status()} ${r.url()}`));
     const url = `${origin}/?rpc=${encodeURIComponent(rpc)}&api=${encodeURIComponent(api)}`;
 
     const step = async (name, fn) => {
@@ -118,7 +125,7 @@ async function main() {
       }
     };
 
-    await step("page connects: wasm client, committee key, gate deployed", async () => {
+    await step("page connects: wasm client, chain, committee key", async () => {
       await page.goto(url, { waitUntil: "load" });
       await page.click("#connect");
       await page.waitForFunction(() => ["connected", "error"].includes(document.body.dataset.state), { timeout: 120_000 });
