@@ -40,8 +40,9 @@ go run ./examples/go --rpc "$rpc" --datadir "$datadir" --account 2 --income 2 --
 echo "--- examples/policies (every shipped policy, KYC/AML and the 2- and 4-refresh ones included, random inputs)"
 go run ./examples/policies --rpc "$rpc" --datadir "$datadir" --count 2
 
-echo "--- @fhegate/client (clients/js: WebAssembly build)"
-(cd clients/js && npm ci --no-audit --no-fund --silent && npm run --silent build)
+echo "--- @fhegate/client (clients/js: WebAssembly build; every ethers helper on the devnet, vector inputs included)"
+(cd clients/js && npm ci --no-audit --no-fund --silent && npm run --silent build \
+  && FHEGATE_RPC_URL="$rpc" FHEGATE_COMMITTEE_API="$(cat "$datadir/committee/api.addr")" node --test test/devnet.test.mjs)
 
 echo "--- examples/js (on @fhegate/client)"
 (cd examples/js && npm ci --no-audit --no-fund --silent \
