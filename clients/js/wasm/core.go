@@ -197,6 +197,4 @@ func ParseOwner(s string) ([20]byte, error) {
 	return a, nil
 }
 
-func handleOf(b []byte) fhe.Handle { return fhe.HandleOf(b) }
-
 func hex0x(b []byte) string { return "0x" + hex.EncodeToString(b) }

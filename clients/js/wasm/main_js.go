@@ -193,7 +193,7 @@ func main() {
 		if err != nil {
 			return nil, err
 		}
-		h := handleOf(b)
+		h := fhe.HandleOf(b)
 		return "0x" + hex.EncodeToString(h[:]), nil
 	})
 	js.Global().Set("__fhegate", api)
