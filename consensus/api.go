@@ -187,6 +187,14 @@ type APIOptions struct {
 	OwnerBurst int
 	// TLSCert and TLSKey (PEM files) serve HTTPS; required off loopback.
 	TLSCert, TLSKey string
+	// AllowOrigins are the browser origins (scheme://host[:port]; a port
+	// of * matches any port; "*" matches every origin) whose pages may call
+	// the API across origins (CORS): they get Access-Control-Allow-Origin,
+	// the announcement's HeaderChainID and HeaderEpoch exposed, and an
+	// answer to the preflight of a JSON upload. Tokens still apply. Empty:
+	// no cross-origin access (a page can only call an API on its own
+	// origin).
+	AllowOrigins []string
 	// Timeouts of the http.Server (0: the Default… constants above).
 	ReadHeaderTimeout, ReadTimeout, WriteTimeout, IdleTimeout time.Duration
 
@@ -196,7 +204,15 @@ type APIOptions struct {
 // DevAPIOptions are the devnet's API options: no token and no quota. The
 // devnet listens on loopback only (NewAPIServer enforces it), for
 // `fhegate encrypt --submit` and the examples on the same machine.
-func DevAPIOptions() APIOptions { return APIOptions{NoAuth: true, OwnerRate: -1} }
+// Pages served from this machine (DevAllowOrigins) may call it from a
+// browser.
+func DevAPIOptions() APIOptions {
+	return APIOptions{NoAuth: true, OwnerRate: -1, AllowOrigins: DevAllowOrigins}
+}
+
+// DevAllowOrigins are the browser origins of pages served from this
+// machine, on any port.
+var DevAllowOrigins = []string{"http://localhost:*", "http://127.0.0.1:*", "http://[::1]:*"}
 
 func (o *APIOptions) defaults() {
 	if o.OwnerRate == 0 {
@@ -333,7 +349,82 @@ func APIHandler(m *Member, o APIOptions) (http.Handler, error) {
 	mux.HandleFunc("POST /v1/inputs", s.guard(UploadBodyLimit(m.params), true, s.upload))
 	mux.HandleFunc("GET /v1/publickey", s.guard(0, false, s.publicKey))
 	mux.HandleFunc("GET /v1/status", s.guard(0, true, s.status))
-	return mux, nil
+	if len(o.AllowOrigins) == 0 {
+		return mux, nil
+	}
+	allow, err := parseAllowOrigins(o.AllowOrigins)
+	if err != nil {
+		return nil, err
+	}
+	return corsHandler(allow, mux), nil
+}
+
+// parseAllowOrigins checks APIOptions.AllowOrigins: "*", or
+// scheme://host with an optional :port or :* and nothing else.
+func parseAllowOrigins(origins []string) ([]string, error) {
+	out := make([]string, 0, len(origins))
+	for _, o := range origins {
+		o = strings.TrimSpace(o)
+		if o == "*" {
+			out = append(out, o)
+			continue
+		}
+		scheme, rest, ok := strings.Cut(o, "://")
+		if !ok || (scheme != "http" && scheme != "https") || rest == "" || strings.ContainsAny(rest, "/?#@ ") {
+			return nil, fmt.Errorf("consensus: allowed origin %q is not scheme://host[:port|:*]", o)
+		}
+		out = append(out, strings.ToLower(o))
+	}
+	return out, nil
+}
+
+// originAllowed reports whether a request's Origin matches one of the
+// patterns (exactly, or up to a ":*" port wildcard that matches a decimal
+// port).
+func originAllowed(allow []string, origin string) bool {
+	origin = strings.ToLower(origin)
+	for _, a := range allow {
+		if a == "*" || a == origin {
+			return true
+		}
+		if base, ok := strings.CutSuffix(a, ":*"); ok {
+			if port, ok := strings.CutPrefix(origin, base+":"); ok && port != "" && len(port) <= 5 && strings.Trim(port, "0123456789") == "" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// corsHandler lets pages of the allowed origins call next from a browser:
+// the allowed origin is echoed, the announcement headers are exposed and a
+// preflight (OPTIONS with Access-Control-Request-Method) is answered 204.
+// A request from another origin gets no CORS headers, so its browser
+// refuses it (and never sends the preflighted JSON upload).
+func corsHandler(allow []string, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		origin := r.Header.Get("Origin")
+		if origin == "" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		h := w.Header()
+		h.Add("Vary", "Origin")
+		if !originAllowed(allow, origin) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		h.Set("Access-Control-Allow-Origin", origin)
+		h.Set("Access-Control-Expose-Headers", HeaderChainID+", "+HeaderEpoch+", Retry-After")
+		if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
+			h.Set("Access-Control-Allow-Methods", "GET, POST")
+			h.Set("Access-Control-Allow-Headers", "Content-Type, Authorization")
+			h.Set("Access-Control-Max-Age", "600")
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // apiServer holds what APIHandler's routes share: the member, the

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Runs both client examples against a fresh `fhegate devnet` (with its in-process MPC committee), for CI
 # and for people: builds the CLI, starts the devnet on a free loopback port with a temporary --datadir,
-# runs examples/go, examples/policies, then examples/js (npm ci; ethers pinned in package-lock.json), then stops the devnet
-# with SIGTERM and checks that it exited cleanly.
+# runs examples/go, examples/policies, then examples/js and examples/web (npm ci; versions pinned in package-lock.json)
+# on @fhegate/client (clients/js, built here: the Go client compiled to WebAssembly), the page in headless Chromium,
+# then stops the devnet with SIGTERM and checks that it exited cleanly. Without a Chromium (chromium on PATH or
+# $CHROMIUM) the page's test is skipped, except under CI=true, where it is required.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -38,9 +40,23 @@ go run ./examples/go --rpc "$rpc" --datadir "$datadir" --account 2 --income 2 --
 echo "--- examples/policies (every shipped policy, KYC/AML and the 2- and 4-refresh ones included, random inputs)"
 go run ./examples/policies --rpc "$rpc" --datadir "$datadir" --count 2
 
-echo "--- examples/js"
+echo "--- @fhegate/client (clients/js: WebAssembly build; every ethers helper on the devnet, vector inputs included)"
+(cd clients/js && npm ci --no-audit --no-fund --silent && npm run --silent build \
+  && FHEGATE_RPC_URL="$rpc" FHEGATE_COMMITTEE_API="$(cat "$datadir/committee/api.addr")" node --test test/devnet.test.mjs)
+
+echo "--- examples/js (on @fhegate/client)"
 (cd examples/js && npm ci --no-audit --no-fund --silent \
-  && RPC_URL="$rpc" FHEGATE_DATADIR="$datadir" FHEGATE_BIN="$bin" npm start --silent)
+  && RPC_URL="$rpc" FHEGATE_DATADIR="$datadir" npm start --silent)
+
+echo "--- examples/web (headless Chromium: encrypt and prove in the browser, submit, verdict)"
+if [ -n "${CHROMIUM:-}" ] || command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; then
+  (cd examples/web && npm ci --no-audit --no-fund --silent \
+    && RPC_URL="$rpc" COMMITTEE_API="$(cat "$datadir/committee/api.addr")" SCREENSHOT_DIR="${SCREENSHOT_DIR:-}" node test.mjs)
+elif [ "${CI:-}" = true ]; then
+  echo "no Chromium (apt-get install chromium)"; exit 1
+else
+  echo "skipped: no Chromium on PATH (apt-get install chromium, or set CHROMIUM)"
+fi
 
 echo "--- stopping the devnet (SIGTERM)"
 kill -TERM "$devnet_pid"

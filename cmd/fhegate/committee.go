@@ -265,6 +265,7 @@ func newCommitteeDKGCmd(a *app) *cobra.Command {
 type committeeServeOptions struct {
 	dir, rpc, api, relayerKey, relayerKeyFile string
 	apiTokens, apiCert, apiKey                string
+	apiOrigins                                []string
 	id                                        uint32
 	timeout                                   time.Duration
 	gpu                                       gpuFlags
@@ -305,6 +306,7 @@ of the machine can read.`,
 	f.StringVar(&o.apiTokens, "api-tokens", "", "file of client API bearer tokens, one per line (required off loopback; without it a loopback API is unauthenticated)")
 	f.StringVar(&o.apiCert, "api-tls-cert", "", "PEM certificate of the client API (HTTPS; required off loopback)")
 	f.StringVar(&o.apiKey, "api-tls-key", "", "PEM key of --api-tls-cert")
+	f.StringSliceVar(&o.apiOrigins, "api-allow-origin", nil, "browser origins (scheme://host[:port|:*]) whose pages may call the client API (CORS; tokens still apply)")
 	f.DurationVar(&o.timeout, "round-timeout", 30*time.Second, "per-round deadline")
 	o.gpu.register(cmd)
 	_ = cmd.MarkFlagRequired("member")
@@ -346,7 +348,7 @@ func runCommitteeServe(ctx context.Context, log *zap.Logger, o committeeServeOpt
 // serveCommitteeAPI starts the member's client API on --api and returns the
 // function that stops it.
 func serveCommitteeAPI(log *zap.Logger, m *consensus.Member, o committeeServeOptions) (func(), error) {
-	ao := consensus.APIOptions{TLSCert: o.apiCert, TLSKey: o.apiKey}
+	ao := consensus.APIOptions{TLSCert: o.apiCert, TLSKey: o.apiKey, AllowOrigins: o.apiOrigins}
 	if o.apiTokens != "" {
 		var err error
 		if ao.Tokens, err = consensus.LoadAPITokens(o.apiTokens); err != nil {

@@ -1,0 +1,317 @@
+// @fhegate/client: encrypt and prove fhegate inputs in the browser or in
+// Node ≥ 18. The cryptography is the Go client's (fhe, fhe/zkpok) compiled
+// to WebAssembly (clients/js/wasm); this module loads it and wraps the
+// committee's client API (GET /v1/publickey, POST /v1/inputs).
+//
+//   import { Committee } from "@fhegate/client";
+//   const committee = new Committee("http://127.0.0.1:8600");
+//   const att = await committee.submit(owner, [5, 1], { onProgress: console.log });
+//   // att: FHEInput.registerBatch's arguments (see "@fhegate/client/ethers")
+import "./wasm_exec.js"; // the Go toolchain's loader: defines globalThis.Go
+
+/** The committee key a client encrypts under, as the wasm core describes it. */
+export interface KeyInfo {
+  preset: string;
+  presetId: number;
+  slots: number;
+  plaintextModulus: string;
+  /** keccak256 of the canonical public-key bytes (bound by every proof). */
+  keyDigest: string;
+  chainId: string;
+  epoch: string;
+  /** Bytes of one input proof. */
+  proofSize: number;
+  /** Most ciphertexts in one upload. */
+  maxInputs: number;
+  /** Most attributes in one vector input. */
+  maxVector: number;
+}
+
+/** One encrypted input with its proof of plaintext knowledge. */
+export interface EncryptedInput {
+  ciphertext: Uint8Array;
+  proof: Uint8Array;
+  /** keccak256 of the ciphertext: the on-chain handle. */
+  handle: string;
+  /** keccak256 of the proof, bound on chain. */
+  proofDigest: string;
+}
+
+/** An input root the committee signed for many uploads (FHEPolicy.evaluateRooted). */
+export interface InputRoot {
+  root: string;
+  index: number;
+  path: string[];
+  signature: string;
+  signers: string;
+}
+
+/** A quorum attestation of one upload: FHEInput.registerBatch's arguments. */
+export interface Attestation {
+  owner: string;
+  preset: number;
+  epoch: number;
+  handles: string[];
+  ctypes: number[];
+  proofDigests: string[];
+  signature: string;
+  signers: string;
+  root?: InputRoot;
+}
+
+/** Progress of a submission: the key, each proof, the upload. */
+export interface Progress {
+  stage: "key" | "prove" | "upload";
+  done: number;
+  total: number;
+}
+
+export interface EncryptOptions {
+  /** All values in ONE vector input (one handle) instead of one input per value. */
+  vector?: boolean;
+  onProgress?: (p: Progress) => void;
+}
+
+export interface SubmitOptions extends EncryptOptions {
+  /** Ask for an input root as well (FHEPolicy.evaluateRooted). */
+  rooted?: boolean;
+}
+
+/** The announcement of GET /v1/publickey. */
+export interface KeyAnnouncement {
+  publicKey: Uint8Array;
+  chainId: string;
+  epoch: string;
+}
+
+export type Value = number | bigint | string;
+
+/** What wasm/main_js.go installs as globalThis.__fhegate. */
+interface Core {
+  session(pk: Uint8Array, chainId: string, epoch: string): { id: number; info: KeyInfo } | Error;
+  release(id: number): void;
+  inputCount(values: string[], vector: boolean): number | Error;
+  encryptInput(id: number, owner: string, values: string[], vector: boolean, i: number): EncryptedInput | Error;
+  uploadBody(owner: string, inputs: { ciphertext: Uint8Array; proof: Uint8Array }[], rooted: boolean): string | Error;
+  verify(id: number, owner: string, ciphertext: Uint8Array, proof: Uint8Array): null | Error;
+  handleOf(b: Uint8Array): string | Error;
+}
+
+/** Headers of GET /v1/publickey (consensus.HeaderChainID, HeaderEpoch). */
+export const HEADER_CHAIN_ID = "X-Fhegate-Chain-Id";
+export const HEADER_EPOCH = "X-Fhegate-Epoch";
+
+const MAX_KEY_BYTES = 64 << 20;
+
+let core: Core | undefined;
+let loading: Promise<Core> | undefined;
+
+function ok<T>(v: T | Error): T {
+  if (v instanceof Error) throw v;
+  return v;
+}
+
+/**
+ * Loads and starts the WebAssembly core (once; every other call awaits it).
+ * By default it reads fhegate.wasm next to this module: from the file system
+ * in Node, with fetch in a browser. Pass a URL, the bytes or a compiled
+ * module to load it from elsewhere.
+ */
+export function init(wasm?: string | URL | ArrayBuffer | Uint8Array | WebAssembly.Module): Promise<Core> {
+  if (core) return Promise.resolve(core);
+  loading ??= load(wasm).catch((e) => {
+    loading = undefined;
+    throw e;
+  });
+  return loading;
+}
+
+async function load(wasm?: string | URL | ArrayBuffer | Uint8Array | WebAssembly.Module): Promise<Core> {
+  const g = globalThis as any;
+  const go = new g.Go();
+  let instance: WebAssembly.Instance;
+  if (wasm instanceof WebAssembly.Module) {
+    instance = await WebAssembly.instantiate(wasm, go.importObject);
+  } else if (wasm instanceof ArrayBuffer || wasm instanceof Uint8Array) {
+    instance = (await WebAssembly.instantiate(wasm, go.importObject)).instance;
+  } else {
+    const url = new URL(wasm ?? "./fhegate.wasm", import.meta.url);
+    if (url.protocol === "file:") {
+      const fs = await import(/* webpackIgnore: true */ "node:fs/promises" as string);
+      instance = (await WebAssembly.instantiate(await fs.readFile(url), go.importObject)).instance;
+    } else {
+      const resp = await fetch(url);
+      if (!resp.ok) throw new Error(`@fhegate/client: ${url}: ${resp.status} ${resp.statusText}`);
+      instance = resp.headers.get("Content-Type")?.startsWith("application/wasm")
+        ? (await WebAssembly.instantiateStreaming(resp, go.importObject)).instance
+        : (await WebAssembly.instantiate(await resp.arrayBuffer(), go.importObject)).instance;
+    }
+  }
+  const ready = new Promise<void>((resolve) => {
+    g.__fhegateReady = resolve;
+  });
+  go.run(instance); // resolves when the Go program exits: never
+  await ready;
+  core = g.__fhegate as Core;
+  return core;
+}
+
+function decimal(v: Value, what: string): string {
+  if (typeof v === "number" && !Number.isSafeInteger(v)) throw new Error(`${what}: ${v} is not a safe integer`);
+  const s = String(v).trim();
+  if (!/^-?\d+$/.test(s)) throw new Error(`${what}: ${JSON.stringify(v)} is not an integer`);
+  return s;
+}
+
+const yieldToEventLoop = () => new Promise<void>((r) => setTimeout(r, 0));
+
+/** keccak256 of bytes, 0x-hex (a ciphertext's handle, a proof's digest). */
+export async function handleOf(b: Uint8Array): Promise<string> {
+  return ok((await init()).handleOf(b));
+}
+
+/**
+ * The JSON body of POST /v1/inputs for owner's inputs (consensus.UploadRequest),
+ * byte for byte what the Go client sends.
+ */
+export async function uploadBody(owner: string, inputs: EncryptedInput[], rooted = false): Promise<string> {
+  return ok((await init()).uploadBody(owner, inputs.map((i) => ({ ciphertext: i.ciphertext, proof: i.proof })), rooted));
+}
+
+/** A committee public key prepared for proving (its QP form computed once). */
+export class FheKey {
+  private constructor(
+    private readonly core: Core,
+    private id: number,
+    readonly info: KeyInfo,
+  ) {}
+
+  /** Prepares the key of an announcement (GET /v1/publickey). */
+  static async fromAnnouncement(a: KeyAnnouncement): Promise<FheKey> {
+    const c = await init();
+    const s = ok(c.session(a.publicKey, decimal(a.chainId, "chain id"), decimal(a.epoch, "key epoch")));
+    return new FheKey(c, s.id, s.info);
+  }
+
+  /**
+   * Encrypts values for owner: each value replicated in every slot (one input
+   * each), or with vector all of them in one vector input; each input carries
+   * a proof of plaintext knowledge bound to owner, the chain and the key
+   * epoch. Between proofs it yields to the event loop (progress repaints).
+   */
+  async encrypt(owner: string, values: Value[], opts: EncryptOptions = {}): Promise<EncryptedInput[]> {
+    const vals = values.map((v, i) => decimal(v, `value ${i}`));
+    const vector = !!opts.vector;
+    const n = ok(this.core.inputCount(vals, vector));
+    const out: EncryptedInput[] = [];
+    opts.onProgress?.({ stage: "prove", done: 0, total: n });
+    for (let i = 0; i < n; i++) {
+      await yieldToEventLoop();
+      out.push(ok(this.core.encryptInput(this.live(), owner, vals, vector, i)));
+      opts.onProgress?.({ stage: "prove", done: i + 1, total: n });
+    }
+    return out;
+  }
+
+  /** Checks a ciphertext's proof for owner as a committee member does; throws if invalid. */
+  verify(owner: string, ciphertext: Uint8Array, proof: Uint8Array): void {
+    const err = this.core.verify(this.live(), owner, ciphertext, proof);
+    if (err) throw err;
+  }
+
+  /** Frees the prepared key inside the wasm core. */
+  release(): void {
+    if (this.id) this.core.release(this.id);
+    this.id = 0;
+  }
+
+  private live(): number {
+    if (!this.id) throw new Error("@fhegate/client: key released");
+    return this.id;
+  }
+}
+
+export interface CommitteeOptions {
+  /** Bearer token of the API (none on a loopback devnet). */
+  token?: string;
+  fetch?: typeof fetch;
+}
+
+/** A committee member's client API. */
+export class Committee {
+  readonly api: string;
+  private readonly token?: string;
+  private readonly fetch: typeof fetch;
+  private keyP?: Promise<FheKey>;
+
+  constructor(api: string, opts: CommitteeOptions = {}) {
+    this.api = api.replace(/\/+$/, "");
+    this.token = opts.token;
+    this.fetch = opts.fetch ?? globalThis.fetch.bind(globalThis);
+  }
+
+  /** GET /v1/publickey: the collective key and the chain id and epoch proofs bind. */
+  async announcement(): Promise<KeyAnnouncement> {
+    const resp = await this.fetch(`${this.api}/v1/publickey`);
+    const buf = new Uint8Array(await resp.arrayBuffer());
+    if (!resp.ok) throw new Error(`committee public key (${resp.status}): ${new TextDecoder().decode(buf.subarray(0, 512))}`);
+    if (buf.length === 0 || buf.length > MAX_KEY_BYTES) throw new Error(`committee public key of ${buf.length} bytes`);
+    const chainId = resp.headers.get(HEADER_CHAIN_ID);
+    const epoch = resp.headers.get(HEADER_EPOCH);
+    if (chainId == null || epoch == null) {
+      throw new Error(`committee at ${this.api} did not announce ${HEADER_EPOCH} / ${HEADER_CHAIN_ID} (a browser needs them in Access-Control-Expose-Headers)`);
+    }
+    return { publicKey: buf, chainId, epoch };
+  }
+
+  /** The committee key, fetched and prepared once. */
+  key(): Promise<FheKey> {
+    this.keyP ??= this.announcement().then(FheKey.fromAnnouncement).catch((e) => {
+      this.keyP = undefined;
+      throw e;
+    });
+    return this.keyP;
+  }
+
+  async encrypt(owner: string, values: Value[], opts: EncryptOptions = {}): Promise<EncryptedInput[]> {
+    opts.onProgress?.({ stage: "key", done: 0, total: 1 });
+    const key = await this.key();
+    opts.onProgress?.({ stage: "key", done: 1, total: 1 });
+    return key.encrypt(owner, values, opts);
+  }
+
+  /**
+   * POST /v1/inputs: uploads owner's inputs as one set and returns the quorum
+   * attestation, checked against what was sent (owner, handles, ctypes and
+   * proof digests in order).
+   */
+  async upload(owner: string, inputs: EncryptedInput[], opts: { rooted?: boolean } = {}): Promise<Attestation> {
+    const body = await uploadBody(owner, inputs, !!opts.rooted);
+    const headers: Record<string, string> = { "Content-Type": "application/json" };
+    if (this.token) headers.Authorization = `Bearer ${this.token}`;
+    const resp = await this.fetch(`${this.api}/v1/inputs`, { method: "POST", headers, body });
+    const text = await resp.text();
+    if (!resp.ok) throw new Error(`committee refused the upload (${resp.status}): ${text.trim()}`);
+    const a = JSON.parse(text) as Attestation;
+    const same = (x: string, y: string) => x.toLowerCase() === y.toLowerCase();
+    if (
+      !same(a.owner ?? "", owner) ||
+      a.handles?.length !== inputs.length ||
+      a.ctypes?.length !== inputs.length ||
+      a.proofDigests?.length !== inputs.length ||
+      inputs.some((x, i) => !same(a.handles[i], x.handle) || !same(a.proofDigests[i], x.proofDigest) || a.ctypes[i] !== 1)
+    ) {
+      throw new Error("committee attested another set than the one uploaded");
+    }
+    return a;
+  }
+
+  /** encrypt, prove and upload: the attestation of owner's values. */
+  async submit(owner: string, values: Value[], opts: SubmitOptions = {}): Promise<Attestation> {
+    const inputs = await this.encrypt(owner, values, opts);
+    opts.onProgress?.({ stage: "upload", done: 0, total: 1 });
+    const a = await this.upload(owner, inputs, opts);
+    opts.onProgress?.({ stage: "upload", done: 1, total: 1 });
+    return a;
+  }
+}

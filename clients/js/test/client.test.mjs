@@ -1,0 +1,139 @@
+// @fhegate/client against the Go implementation, in Node (node --test):
+// inputs encrypted and proven by the WebAssembly core are read by the
+// committee's own decoder (consensus.UploadRequest), verified by its
+// verifier (zkpok.Key.Verify) and decrypted against the plaintext by a Go
+// helper (test/gohelper); inputs the Go client encrypts verify in the
+// WebAssembly core, with the same handles and the same upload body bytes.
+// Both sides draw fresh randomness (zkpok.Key.EncryptInts offers no seed),
+// so ciphertexts are compared through the verifier and the decryption, and
+// the deterministic parts (handles, digests, body encoding) byte for byte.
+//
+// Needs `npm run build` first. FHEGATE_TEST_PRESET picks the preset
+// (default bgv-n14-t65537, the devnet's).
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { Committee, FheKey, handleOf, init, uploadBody } from "../dist/index.js";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const repo = path.resolve(here, "..", "..", "..");
+const preset = process.env.FHEGATE_TEST_PRESET || "bgv-n14-t65537";
+const owner = "0x70997970c51812dc3a010c7d01b50e0d17dc79c8";
+const chainId = "43114";
+const epoch = "2";
+
+let dir, helper, key;
+const go = (cmd, job) =>
+  JSON.parse(execFileSync(helper, [cmd, dir], { input: JSON.stringify(job), encoding: "utf8", maxBuffer: 256 << 20 }));
+const hex = (b) => "0x" + Buffer.from(b).toString("hex");
+const unhex = (s) => new Uint8Array(Buffer.from(s.replace(/^0x/, ""), "hex"));
+
+before(async () => {
+  dir = mkdtempSync(path.join(tmpdir(), "fhegate-client-"));
+  helper = path.join(dir, "gohelper");
+  execFileSync("go", ["build", "-o", helper, "./clients/js/test/gohelper"], { cwd: repo, stdio: "inherit" });
+  execFileSync(helper, ["keygen", dir, preset], { stdio: "inherit" });
+  const t0 = performance.now();
+  await init();
+  const t1 = performance.now();
+  key = await FheKey.fromAnnouncement({ publicKey: readFileSync(path.join(dir, "pk.bin")), chainId, epoch });
+  const t2 = performance.now();
+  console.log(`# ${preset}: wasm start ${(t1 - t0).toFixed(0)} ms, key prepared in ${(t2 - t1).toFixed(0)} ms, proof ${key.info.proofSize} bytes`);
+});
+
+after(() => {
+  key?.release();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+for (const tc of [
+  { name: "two scalar inputs", values: [5, 1], vector: false, rooted: false },
+  { name: "one vector input of 8 attributes, rooted", values: [30, 1, 0, 0, 3, 1, 2, 0], vector: true, rooted: true },
+  { name: "negative and large values (mod t)", values: ["-3", 65536n, 70000], vector: false, rooted: false },
+]) {
+  test(`wasm → Go: ${tc.name} verify, decrypt and encode as the committee reads them`, async () => {
+    const progress = [];
+    const t0 = performance.now();
+    const inputs = await key.encrypt(owner, tc.values, { vector: tc.vector, onProgress: (p) => progress.push(p.done) });
+    const ms = (performance.now() - t0) / inputs.length;
+    console.log(`# ${preset}: encrypt+prove ${ms.toFixed(0)} ms per input (${inputs.length} inputs, Node ${process.version})`);
+    assert.equal(inputs.length, tc.vector ? 1 : tc.values.length);
+    assert.deepEqual(progress, [...Array(inputs.length + 1).keys()]);
+    const body = await uploadBody(owner, inputs, tc.rooted);
+    const values = tc.values.map((v) => Number(v));
+    const res = go("check", { chainId, epoch: Number(epoch), owner, vector: tc.vector, values, body, rooted: tc.rooted, handles: inputs.map((i) => i.handle) });
+    assert.deepEqual(res.handles, inputs.map((i) => i.handle));
+    assert.deepEqual(res.proofDigests, inputs.map((i) => i.proofDigest));
+    for (const i of inputs) {
+      assert.equal(i.proof.length, key.info.proofSize);
+      key.verify(owner, i.ciphertext, i.proof);
+    }
+  });
+}
+
+test("Go → wasm: the Go client's inputs verify in wasm, with the same handles and body bytes", async () => {
+  for (const vector of [false, true]) {
+    const got = go("encrypt", { chainId, epoch: Number(epoch), owner, vector, values: [7, 0, 2], rooted: vector });
+    const req = JSON.parse(got.body);
+    const inputs = [];
+    for (const [n, x] of req.inputs.entries()) {
+      const ciphertext = unhex(x.ciphertext);
+      const proof = unhex(x.proof);
+      key.verify(owner, ciphertext, proof);
+      assert.equal(await handleOf(ciphertext), got.handles[n]);
+      assert.equal(await handleOf(proof), got.proofDigests[n]);
+      inputs.push({ ciphertext, proof, handle: got.handles[n], proofDigest: got.proofDigests[n] });
+    }
+    assert.equal(await uploadBody(owner, inputs, vector), got.body);
+  }
+});
+
+test("proofs are bound to owner, chain and key epoch; tampering is refused by both verifiers", async () => {
+  const [i] = await key.encrypt(owner, [9]);
+  assert.throws(() => key.verify("0x" + "11".repeat(20), i.ciphertext, i.proof), /invalid proof/);
+  const other = await FheKey.fromAnnouncement({ publicKey: readFileSync(path.join(dir, "pk.bin")), chainId, epoch: "3" });
+  assert.throws(() => other.verify(owner, i.ciphertext, i.proof), /invalid proof/);
+  other.release();
+  assert.throws(() => other.verify(owner, i.ciphertext, i.proof), /released/);
+  const bad = Uint8Array.from(i.proof);
+  bad[bad.length >> 1] ^= 1;
+  assert.throws(() => key.verify(owner, i.ciphertext, bad), /invalid proof/);
+  const body = await uploadBody(owner, [{ ...i, proof: bad }]);
+  assert.throws(() => go("check", { chainId, epoch: Number(epoch), owner, values: [9], body }), /invalid proof/);
+});
+
+test("bad arguments are clear errors", async () => {
+  await assert.rejects(key.encrypt(owner, []), /no values/);
+  await assert.rejects(key.encrypt(owner, [1.5]), /not a safe integer/);
+  await assert.rejects(key.encrypt(owner, ["1e3"]), /not an integer/);
+  await assert.rejects(key.encrypt(owner, Array(17).fill(1)), /at most 16/);
+  await assert.rejects(key.encrypt(owner, Array(65).fill(1), { vector: true }), /at most 64/);
+  await assert.rejects(key.encrypt("0x1234", [1]), /not a 20-byte hex address/);
+  await assert.rejects(FheKey.fromAnnouncement({ publicKey: new Uint8Array([1, 2, 3]), chainId, epoch }), /committee public key/);
+  await assert.rejects(FheKey.fromAnnouncement({ publicKey: readFileSync(path.join(dir, "pk.bin")), chainId: "0x1", epoch }), /not an integer/);
+  await assert.rejects(uploadBody(owner, []), /outside \[1,16\]/);
+});
+
+test("Committee: reads the announcement headers and refuses an attestation of another set", async () => {
+  const pk = readFileSync(path.join(dir, "pk.bin"));
+  const [input] = await key.encrypt(owner, [4]);
+  const att = { owner, preset: key.info.presetId, epoch: 2, handles: [input.handle], ctypes: [1], proofDigests: [input.proofDigest], signature: "0x", signers: "0x" };
+  let posted;
+  const fake = (answer, headers = { "X-Fhegate-Chain-Id": chainId, "X-Fhegate-Epoch": epoch }) => async (url, init) => {
+    if (url.endsWith("/v1/publickey")) return new Response(pk, { headers });
+    posted = init.body;
+    return new Response(JSON.stringify(answer), { status: 200 });
+  };
+  const c = new Committee("http://committee.test/", { fetch: fake(att) });
+  assert.equal((await c.key()).info.chainId, chainId);
+  assert.deepEqual(await c.upload(owner, [input]), att);
+  assert.equal(posted, await uploadBody(owner, [input]));
+  const lying = new Committee("http://committee.test", { fetch: fake({ ...att, handles: ["0x" + "00".repeat(32)] }) });
+  await assert.rejects(lying.upload(owner, [input]), /another set/);
+  const mute = new Committee("http://committee.test", { fetch: fake(att, {}) });
+  await assert.rejects(mute.key(), /did not announce/);
+});

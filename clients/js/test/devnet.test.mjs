@@ -1,0 +1,49 @@
+// @fhegate/client against a running devnet (skipped unless FHEGATE_RPC_URL
+// and FHEGATE_COMMITTEE_API are set; examples/run.sh sets them): every
+// ethers helper on real attestations — registerBatch + evaluate,
+// registerSet + evaluate, evaluateAttested, evaluateRooted with scalar and
+// with vector inputs — each verdict checked against the credit policy on
+// the plaintexts (approved iff income > 3·debt).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { ethers } from "ethers";
+import { Committee } from "../dist/index.js";
+import { evaluate, evaluateAttested, evaluateRooted, precompiles, registerBatch, registerSet, waitForVerdict } from "../dist/ethers.js";
+
+const rpc = process.env.FHEGATE_RPC_URL;
+const api = process.env.FHEGATE_COMMITTEE_API;
+const here = path.dirname(fileURLToPath(import.meta.url));
+const SPEC = readFileSync(path.resolve(here, "..", "..", "..", "examples", "creditgate", "credit_policy.yaml"));
+// Dev account 3 of `fhegate devnet` (examples/js and examples/web use account 1).
+const KEY = "0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6";
+
+test("every ethers helper on a devnet, verdicts checked against the plaintext policy", { skip: !rpc || !api ? "set FHEGATE_RPC_URL and FHEGATE_COMMITTEE_API" : false, timeout: 600_000 }, async () => {
+  const provider = new ethers.JsonRpcProvider(rpc, undefined, { pollingInterval: 250 });
+  const wallet = new ethers.NonceManager(new ethers.Wallet(KEY, provider));
+  const owner = await wallet.getAddress();
+  const { input, policy, verdict } = precompiles(wallet);
+  const committee = new Committee(api);
+  await (await policy.registerPolicy(SPEC)).wait();
+  const policyId = await policy.registerPolicy.staticCall(SPEC);
+  const cases = [
+    { name: "registerBatch + evaluate", income: 5, debt: 1, run: async (a) => (await registerBatch(input, a), evaluate(policy, policyId, a.handles)) },
+    { name: "registerSet + evaluate", income: 2, debt: 1, run: async (a) => (await registerSet(input, a), evaluate(policy, policyId, a.handles)) },
+    { name: "evaluateAttested", income: 7, debt: 2, run: (a) => evaluateAttested(policy, policyId, a) },
+    { name: "evaluateRooted", income: 6, debt: 2, rooted: true, run: (a) => evaluateRooted(policy, policyId, a) },
+    { name: "evaluateRooted, one vector input", income: 4, debt: 1, rooted: true, vector: true, run: (a) => evaluateRooted(policy, policyId, a) },
+  ];
+  const pending = [];
+  for (const c of cases) {
+    const a = await committee.submit(owner, [c.income, c.debt], { rooted: !!c.rooted, vector: !!c.vector });
+    assert.equal(a.handles.length, c.vector ? 1 : 2, c.name);
+    if (c.rooted) assert.ok(a.root, `${c.name}: the committee answered no input root`);
+    const { requestId } = await c.run(a);
+    pending.push(waitForVerdict(verdict, requestId, { timeoutMs: 300_000 }).then((v) => ({ c, v })));
+  }
+  for (const { c, v } of await Promise.all(pending)) {
+    assert.equal(v.result, c.income > 3 * c.debt ? 1n : 0n, `${c.name}: income ${c.income}, debt ${c.debt}`);
+  }
+});

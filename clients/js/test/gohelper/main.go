@@ -1,0 +1,213 @@
+// Command gohelper is the Go side of @fhegate/client's cross-check test
+// (clients/js/test/client.test.mjs): it generates a committee-like key
+// pair, verifies an upload body the WebAssembly client produced with the
+// committee's own decoder and verifier (and decrypts it against the
+// plaintext), and encrypts with the Go client's code path for the
+// WebAssembly verifier to check. Not for production use: it writes a
+// secret key to disk.
+//
+//	gohelper keygen DIR PRESET     writes DIR/pk.bin and DIR/sk.bin
+//	gohelper check DIR < job.json  verifies job.body; prints {"handles","proofDigests"}
+//	gohelper encrypt DIR < job.json encrypts job.values; prints {"body","handles","proofDigests"}
+package main
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/big"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/tuneinsight/lattigo/v6/core/rlwe"
+
+	"github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/fhe"
+	"github.com/fhegate/fhegate/fhe/zkpok"
+)
+
+// job is what the Node test sends on stdin.
+type job struct {
+	ChainID string   `json:"chainId"`
+	Epoch   uint64   `json:"epoch"`
+	Owner   string   `json:"owner"`
+	Vector  bool     `json:"vector"`
+	Values  []int64  `json:"values"`
+	Body    string   `json:"body"` // check: the POST /v1/inputs body
+	Rooted  bool     `json:"rooted"`
+	Handles []string `json:"handles"` // check: what the client claims
+}
+
+type result struct {
+	Body         string   `json:"body,omitempty"`
+	Handles      []string `json:"handles"`
+	ProofDigests []string `json:"proofDigests"`
+}
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "gohelper:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string) error {
+	if len(args) < 2 {
+		return fmt.Errorf("usage: gohelper keygen|check|encrypt DIR [PRESET]")
+	}
+	dir := args[1]
+	if args[0] == "keygen" {
+		if len(args) != 3 {
+			return fmt.Errorf("keygen DIR PRESET")
+		}
+		return keygen(dir, args[2])
+	}
+	var j job
+	if err := json.NewDecoder(io.LimitReader(os.Stdin, 256<<20)).Decode(&j); err != nil {
+		return fmt.Errorf("job: %w", err)
+	}
+	pkb, err := os.ReadFile(filepath.Join(dir, "pk.bin"))
+	if err != nil {
+		return err
+	}
+	pk, err := fhe.UnmarshalPublicKey(pkb)
+	if err != nil {
+		return err
+	}
+	key, err := zkpok.NewKey(pk)
+	if err != nil {
+		return err
+	}
+	owner, err := consensus.ParseOwner(j.Owner)
+	if err != nil {
+		return err
+	}
+	chain, ok := new(big.Int).SetString(j.ChainID, 10)
+	if !ok {
+		return fmt.Errorf("chain id %q", j.ChainID)
+	}
+	pctx := zkpok.Context{ChainID: chain, Epoch: j.Epoch, Owner: owner}
+	want, err := consensus.InputSlotVectors(pk.Params(), j.Vector, j.Values)
+	if err != nil {
+		return err
+	}
+	var res result
+	switch args[0] {
+	case "check":
+		skb, err := os.ReadFile(filepath.Join(dir, "sk.bin"))
+		if err != nil {
+			return err
+		}
+		sk, err := fhe.UnmarshalSecretKey(skb)
+		if err != nil {
+			return err
+		}
+		if res, err = check(key, sk, pctx, j, want); err != nil {
+			return err
+		}
+	case "encrypt":
+		req := consensus.UploadRequest{Owner: j.Owner, Rooted: j.Rooted}
+		for _, v := range want {
+			ct, proof, err := key.EncryptInts(v, pctx)
+			if err != nil {
+				return err
+			}
+			b, err := ct.MarshalBinary()
+			if err != nil {
+				return err
+			}
+			req.Inputs = append(req.Inputs, consensus.UploadInput{Ciphertext: "0x" + hex.EncodeToString(b), CType: 1, Proof: "0x" + hex.EncodeToString(proof)})
+			h, d := fhe.HandleOf(b), zkpok.Digest(proof)
+			res.Handles = append(res.Handles, "0x"+hex.EncodeToString(h[:]))
+			res.ProofDigests = append(res.ProofDigests, "0x"+hex.EncodeToString(d[:]))
+		}
+		body, err := json.Marshal(req)
+		if err != nil {
+			return err
+		}
+		res.Body = string(body)
+	default:
+		return fmt.Errorf("unknown command %q", args[0])
+	}
+	return json.NewEncoder(os.Stdout).Encode(res)
+}
+
+func keygen(dir, preset string) error {
+	pr, err := fhe.PresetByName(preset)
+	if err != nil {
+		return err
+	}
+	p, err := fhe.NewParams(pr.ID)
+	if err != nil {
+		return err
+	}
+	sk, pk := rlwe.NewKeyGenerator(p.RLWE()).GenKeyPairNew()
+	pkb, err := fhe.WrapPublicKey(p, pk).MarshalBinary()
+	if err != nil {
+		return err
+	}
+	skb, err := fhe.WrapSecretKey(p, sk).MarshalBinary()
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "pk.bin"), pkb, 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "sk.bin"), skb, 0o600)
+}
+
+// check reads the body as the member's API does (consensus.UploadRequest),
+// checks that it is byte for byte the Go encoding of the same request,
+// verifies every proof, decrypts every ciphertext against the slot vectors
+// the values make, and returns the handles and proof digests.
+func check(key *zkpok.Key, sk *fhe.SecretKey, pctx zkpok.Context, j job, want [][]int64) (result, error) {
+	var res result
+	var req consensus.UploadRequest
+	if err := json.Unmarshal([]byte(j.Body), &req); err != nil {
+		return res, fmt.Errorf("body: %w", err)
+	}
+	again, err := json.Marshal(req)
+	if err != nil {
+		return res, err
+	}
+	if string(again) != j.Body {
+		return res, fmt.Errorf("body is not the Go client's encoding of the same request:\n got %.200s\nwant %.200s", j.Body, again)
+	}
+	if !strings.EqualFold(req.Owner, j.Owner) || req.Rooted != j.Rooted || len(req.Inputs) != len(want) {
+		return res, fmt.Errorf("body: owner %s rooted %v with %d inputs, want %s %v %d", req.Owner, req.Rooted, len(req.Inputs), j.Owner, j.Rooted, len(want))
+	}
+	dec := fhe.NewDecryptor(sk)
+	for i, in := range req.Inputs {
+		ctb, err1 := hex.DecodeString(strings.TrimPrefix(in.Ciphertext, "0x"))
+		proof, err2 := hex.DecodeString(strings.TrimPrefix(in.Proof, "0x"))
+		if err1 != nil || err2 != nil || in.CType != 1 {
+			return res, fmt.Errorf("input %d: bad hex or ctype %d", i, in.CType)
+		}
+		ct, err := fhe.UnmarshalCiphertext(ctb)
+		if err != nil {
+			return res, fmt.Errorf("input %d: %w", i, err)
+		}
+		h := fhe.HandleOf(ctb)
+		if err := key.Verify(ct, h, pctx, proof); err != nil {
+			return res, fmt.Errorf("input %d: %w", i, err)
+		}
+		got, err := dec.DecryptInts(ct)
+		if err != nil {
+			return res, fmt.Errorf("input %d: %w", i, err)
+		}
+		t := int64(sk.Params().PlaintextModulus())
+		if !slices.EqualFunc(got, want[i], func(a, b int64) bool { return ((a-b)%t+t)%t == 0 }) {
+			return res, fmt.Errorf("input %d decrypts to %v…, want %v…", i, got[:8], want[i][:8])
+		}
+		d := zkpok.Digest(proof)
+		res.Handles = append(res.Handles, "0x"+hex.EncodeToString(h[:]))
+		res.ProofDigests = append(res.ProofDigests, "0x"+hex.EncodeToString(d[:]))
+	}
+	if j.Handles != nil && !slices.EqualFunc(j.Handles, res.Handles, strings.EqualFold) {
+		return res, fmt.Errorf("client handles %v, the member computes %v", j.Handles, res.Handles)
+	}
+	return res, nil
+}

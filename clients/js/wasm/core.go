@@ -1,0 +1,200 @@
+// Command wasm is the WebAssembly core of @fhegate/client: the Go client's
+// input path — the committee key announcement, encryption of scalar and
+// vector inputs under the collective BGV public key, the proof of
+// plaintext knowledge (fhe/zkpok) and the POST /v1/inputs body — compiled
+// with GOOS=js GOARCH=wasm and exported to JavaScript (main_js.go). It
+// calls the same Go functions the Go client (examples/fheclient, `fhegate
+// encrypt --submit`) calls, so a change of the proof or of the wire format
+// reaches the JavaScript client with the next build.
+//
+// It imports only fhe, fhe/zkpok and the standard library: the committee's
+// consensus package (storage, TLS, multiparty protocols) does not build for
+// js/wasm and would not belong in a browser bundle. The few definitions it
+// shares with consensus — the slot layout of an input
+// (consensus.InputSlotVectors) and the upload body
+// (consensus.UploadRequest) — are checked against consensus by
+// core_test.go.
+package main
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+	"strings"
+
+	"github.com/fhegate/fhegate/fhe"
+	"github.com/fhegate/fhegate/fhe/zkpok"
+)
+
+// MaxUploadItems is consensus.MaxUploadItems: the most ciphertexts one
+// POST /v1/inputs carries (checked equal in core_test.go).
+const MaxUploadItems = 16
+
+// maxPublicKeyBytes bounds the key a client accepts (as
+// consensus.FetchKeyAnnouncement does: 64 MiB).
+const maxPublicKeyBytes = 64 << 20
+
+// ctypeInput is the ciphertext type tag FHEInput records for an input.
+const ctypeInput = 1
+
+// Session is one committee key prepared for proving: the key's QP form
+// is computed once (zkpok.NewKey) and every input of every upload reuses it.
+type Session struct {
+	Key     *zkpok.Key
+	ChainID *big.Int
+	Epoch   uint64
+}
+
+// NewSession parses the announcement of GET /v1/publickey: the canonical
+// public key bytes and the X-Fhegate-Chain-Id / X-Fhegate-Epoch headers
+// (decimal), which every input proof binds.
+func NewSession(pk []byte, chainID, epoch string) (*Session, error) {
+	if len(pk) == 0 || len(pk) > maxPublicKeyBytes {
+		return nil, fmt.Errorf("public key of %d bytes (1 … %d)", len(pk), maxPublicKeyBytes)
+	}
+	chain, ok := new(big.Int).SetString(strings.TrimSpace(chainID), 10)
+	if !ok || chain.Sign() < 0 || chain.BitLen() > 256 {
+		return nil, fmt.Errorf("chain id %q is not a decimal uint256", chainID)
+	}
+	var ep uint64
+	if _, err := fmt.Sscan(strings.TrimSpace(epoch), &ep); err != nil {
+		return nil, fmt.Errorf("key epoch %q is not a decimal uint64", epoch)
+	}
+	key, err := fhe.UnmarshalPublicKey(pk)
+	if err != nil {
+		return nil, fmt.Errorf("committee public key: %w", err)
+	}
+	zk, err := zkpok.NewKey(key)
+	if err != nil {
+		return nil, fmt.Errorf("committee public key: %w", err)
+	}
+	return &Session{Key: zk, ChainID: chain, Epoch: ep}, nil
+}
+
+// Info describes the session's key for the JavaScript side.
+type Info struct {
+	Preset    string `json:"preset"`
+	PresetID  uint8  `json:"presetId"`
+	Slots     int    `json:"slots"`
+	T         uint64 `json:"plaintextModulus"`
+	KeyDigest string `json:"keyDigest"`
+	ChainID   string `json:"chainId"`
+	Epoch     uint64 `json:"epoch"`
+	ProofSize int    `json:"proofSize"`
+	MaxInputs int    `json:"maxInputs"`
+	MaxVector int    `json:"maxVector"`
+}
+
+// Info returns the session's description.
+func (s *Session) Info() Info {
+	p := s.Key.PK.Params()
+	return Info{Preset: p.Preset.Name, PresetID: uint8(p.Preset.ID), Slots: p.Slots(), T: p.PlaintextModulus(),
+		KeyDigest: hex0x(s.Key.Digest[:]), ChainID: s.ChainID.String(), Epoch: s.Epoch, ProofSize: s.Key.PP.Size(),
+		MaxInputs: MaxUploadItems, MaxVector: fhe.MaxVectorWidth}
+}
+
+// SlotVectors is consensus.InputSlotVectors: the slot vectors a client
+// encrypts for one request's values — one replicated vector per value, or
+// with vector one vector input holding all of them (fhe.Params.VectorInts).
+func SlotVectors(p *fhe.Params, vector bool, values []int64) ([][]int64, error) {
+	if vector {
+		v, err := p.VectorInts(values)
+		if err != nil {
+			return nil, err
+		}
+		return [][]int64{v}, nil
+	}
+	out := make([][]int64, len(values))
+	for i, v := range values {
+		row := make([]int64, p.Slots())
+		for j := range row {
+			row[j] = v
+		}
+		out[i] = row
+	}
+	return out, nil
+}
+
+// Input is one encrypted, proven input.
+type Input struct {
+	Ciphertext  []byte
+	Proof       []byte
+	Handle      [32]byte // keccak256 of Ciphertext
+	ProofDigest [32]byte // keccak256 of Proof (zkpok.Digest)
+}
+
+// Encrypt encrypts one slot vector under the session's key with a proof of
+// plaintext knowledge bound to owner, the chain and the key epoch.
+func (s *Session) Encrypt(owner [20]byte, slots []int64) (*Input, error) {
+	ct, proof, err := s.Key.EncryptInts(slots, zkpok.Context{ChainID: s.ChainID, Epoch: s.Epoch, Owner: owner})
+	if err != nil {
+		return nil, err
+	}
+	b, err := ct.MarshalBinary()
+	if err != nil {
+		return nil, err
+	}
+	return &Input{Ciphertext: b, Proof: proof, Handle: [32]byte(fhe.HandleOf(b)), ProofDigest: zkpok.Digest(proof)}, nil
+}
+
+// Verify checks a ciphertext and its proof for owner under the session's
+// key and context, as a committee member does before it attests.
+func (s *Session) Verify(owner [20]byte, ciphertext, proof []byte) error {
+	ct, err := fhe.UnmarshalCiphertext(ciphertext)
+	if err != nil {
+		return err
+	}
+	return s.Key.Verify(ct, fhe.HandleOf(ciphertext), zkpok.Context{ChainID: s.ChainID, Epoch: s.Epoch, Owner: owner}, proof)
+}
+
+// Values checks the values of one request before any work: 1 …
+// MaxUploadItems scalar inputs, or 1 … fhe.MaxVectorWidth attributes of
+// one vector input.
+func Values(vector bool, values []int64) error {
+	switch {
+	case len(values) == 0:
+		return errors.New("no values")
+	case !vector && len(values) > MaxUploadItems:
+		return fmt.Errorf("%d inputs in one upload, at most %d", len(values), MaxUploadItems)
+	case vector && len(values) > fhe.MaxVectorWidth:
+		return fmt.Errorf("vector input of %d attributes, at most %d", len(values), fhe.MaxVectorWidth)
+	}
+	return nil
+}
+
+// UploadBody is the JSON of POST /v1/inputs for inputs of owner: the same
+// fields, order and encoding as consensus.UploadRequest with its Inputs.
+func UploadBody(owner [20]byte, inputs []*Input, rooted bool) ([]byte, error) {
+	if len(inputs) == 0 || len(inputs) > MaxUploadItems {
+		return nil, fmt.Errorf("upload of %d ciphertexts outside [1,%d]", len(inputs), MaxUploadItems)
+	}
+	type upload struct {
+		Ciphertext string `json:"ciphertext"`
+		CType      uint8  `json:"ctype"`
+		Proof      string `json:"proof"`
+	}
+	body := struct {
+		Owner  string   `json:"owner"`
+		Inputs []upload `json:"inputs,omitempty"`
+		Rooted bool     `json:"rooted,omitempty"`
+	}{Owner: hex0x(owner[:]), Rooted: rooted}
+	for _, in := range inputs {
+		body.Inputs = append(body.Inputs, upload{Ciphertext: hex0x(in.Ciphertext), CType: ctypeInput, Proof: hex0x(in.Proof)})
+	}
+	return json.Marshal(body)
+}
+
+// ParseOwner reads a 0x-prefixed (or bare) 20-byte hex address.
+func ParseOwner(s string) ([20]byte, error) {
+	var a [20]byte
+	b, err := hex.DecodeString(strings.TrimPrefix(strings.TrimPrefix(s, "0x"), "0X"))
+	if err != nil || len(b) != 20 {
+		return a, fmt.Errorf("owner %q is not a 20-byte hex address", s)
+	}
+	copy(a[:], b)
+	return a, nil
+}
+
+func hex0x(b []byte) string { return "0x" + hex.EncodeToString(b) }

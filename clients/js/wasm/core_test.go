@@ -1,0 +1,193 @@
+//go:build !(js && wasm)
+
+package main
+
+import (
+	"encoding/json"
+	"math/big"
+	"strconv"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"github.com/tuneinsight/lattigo/v6/core/rlwe"
+
+	"github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/fhe"
+	"github.com/fhegate/fhegate/fhe/fhetest"
+	"github.com/fhegate/fhegate/fhe/zkpok"
+)
+
+// testKeys returns a key pair of the insecure N=2^10 BGV test preset and
+// the public key's canonical bytes.
+func testKeys(t *testing.T) (*fhe.SecretKey, *fhe.PublicKey, []byte) {
+	t.Helper()
+	p, err := fhe.NewParams(fhetest.InsecureBGVN10)
+	require.NoError(t, err)
+	sk, pk := rlwe.NewKeyGenerator(p.RLWE()).GenKeyPairNew()
+	pub := fhe.WrapPublicKey(p, pk)
+	b, err := pub.MarshalBinary()
+	require.NoError(t, err)
+	return fhe.WrapSecretKey(p, sk), pub, b
+}
+
+// The constants and layouts the WASM core copies from consensus (which
+// does not build for js/wasm) are consensus's.
+func TestSharedDefinitionsMatchConsensus(t *testing.T) {
+	require.Equal(t, consensus.MaxUploadItems, MaxUploadItems)
+	_, pk, _ := testKeys(t)
+	for _, tc := range []struct {
+		name   string
+		vector bool
+		values []int64
+	}{
+		{"one scalar", false, []int64{7}},
+		{"two scalars", false, []int64{5, -1}},
+		{"vector of 3", true, []int64{30, 1, 0}},
+		{"vector of 8", true, []int64{1, 2, 3, 4, 5, 6, 7, 8}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want, err := consensus.InputSlotVectors(pk.Params(), tc.vector, tc.values)
+			require.NoError(t, err)
+			got, err := SlotVectors(pk.Params(), tc.vector, tc.values)
+			require.NoError(t, err)
+			require.Equal(t, want, got)
+		})
+	}
+}
+
+// An input encrypted by the WASM core verifies with the committee's
+// verifier (zkpok.Key.Verify on a key built from the same bytes),
+// decrypts to the slot vector, and its upload body is byte for byte the
+// JSON consensus.UploadRequest marshals — and what the member's decoder
+// reads back.
+func TestEncryptVerifyAndUploadBody(t *testing.T) {
+	sk, pk, pkb := testKeys(t)
+	s, err := NewSession(pkb, "43114", "3")
+	require.NoError(t, err)
+	require.Equal(t, "43114", s.Info().ChainID)
+	owner, err := ParseOwner("0x70997970C51812dc3A010C7d01b50e0d17dc79C8")
+	require.NoError(t, err)
+	vecs, err := SlotVectors(pk.Params(), false, []int64{5, 1})
+	require.NoError(t, err)
+	var ins []*Input
+	dec := fhe.NewDecryptor(sk)
+	verifier, err := zkpok.NewKey(pk)
+	require.NoError(t, err)
+	pctx := zkpok.Context{ChainID: big.NewInt(43114), Epoch: 3, Owner: owner}
+	for _, v := range vecs {
+		in, err := s.Encrypt(owner, v)
+		require.NoError(t, err)
+		ct, err := fhe.UnmarshalCiphertext(in.Ciphertext)
+		require.NoError(t, err)
+		require.NoError(t, verifier.Verify(ct, fhe.HandleOf(in.Ciphertext), pctx, in.Proof))
+		require.Equal(t, [32]byte(fhe.HandleOf(in.Ciphertext)), in.Handle)
+		require.Equal(t, zkpok.Digest(in.Proof), in.ProofDigest)
+		got, err := dec.DecryptInts(ct)
+		require.NoError(t, err)
+		require.Equal(t, v, got)
+		require.NoError(t, s.Verify(owner, in.Ciphertext, in.Proof))
+		// Bound to the owner, the chain and the epoch.
+		other := owner
+		other[0] ^= 1
+		require.ErrorIs(t, s.Verify(other, in.Ciphertext, in.Proof), zkpok.ErrInvalid)
+		s2, err := NewSession(pkb, "43114", "4")
+		require.NoError(t, err)
+		require.ErrorIs(t, s2.Verify(owner, in.Ciphertext, in.Proof), zkpok.ErrInvalid)
+		ins = append(ins, in)
+	}
+	for _, rooted := range []bool{false, true} {
+		body, err := UploadBody(owner, ins, rooted)
+		require.NoError(t, err)
+		req := consensus.UploadRequest{Owner: hex0x(owner[:]), Rooted: rooted}
+		for _, in := range ins {
+			req.Inputs = append(req.Inputs, consensus.UploadInput{Ciphertext: hex0x(in.Ciphertext), CType: 1, Proof: hex0x(in.Proof)})
+		}
+		want, err := json.Marshal(req)
+		require.NoError(t, err)
+		require.Equal(t, string(want), string(body))
+		var back consensus.UploadRequest
+		require.NoError(t, json.Unmarshal(body, &back))
+		require.Equal(t, req, back)
+	}
+}
+
+func TestBadInputsRefused(t *testing.T) {
+	_, _, pkb := testKeys(t)
+	for _, tc := range []struct {
+		name            string
+		pk              []byte
+		chainID, epoch  string
+		wantErrContains string
+	}{
+		{"empty key", nil, "1", "0", "public key of 0 bytes"},
+		{"garbage key", []byte{1, 2, 3}, "1", "0", "committee public key"},
+		{"chain id not decimal", pkb, "0x1", "0", "chain id"},
+		{"negative chain id", pkb, "-1", "0", "chain id"},
+		{"chain id over 256 bits", pkb, "115792089237316195423570985008687907853269984665640564039457584007913129639936", "0", "chain id"},
+		{"epoch not decimal", pkb, "1", "x", "key epoch"},
+		{"negative epoch", pkb, "1", "-1", "key epoch"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := NewSession(tc.pk, tc.chainID, tc.epoch)
+			require.ErrorContains(t, err, tc.wantErrContains)
+		})
+	}
+	for _, tc := range []struct {
+		name   string
+		vector bool
+		values []int64
+	}{
+		{"no values", false, nil},
+		{"17 scalars", false, make([]int64, MaxUploadItems+1)},
+		{"vector of 65", true, make([]int64, fhe.MaxVectorWidth+1)},
+	} {
+		t.Run(tc.name, func(t *testing.T) { require.Error(t, Values(tc.vector, tc.values)) })
+	}
+	require.NoError(t, Values(true, make([]int64, fhe.MaxVectorWidth)))
+	_, err := UploadBody([20]byte{}, nil, false)
+	require.Error(t, err)
+	_, err = UploadBody([20]byte{}, make([]*Input, MaxUploadItems+1), false)
+	require.Error(t, err)
+	for _, s := range []string{"", "0x", "0x1234", "0x70997970C51812dc3A010C7d01b50e0d17dc79C8aa", "zz997970C51812dc3A010C7d01b50e0d17dc79C8"} {
+		_, err := ParseOwner(s)
+		require.Error(t, err, s)
+	}
+}
+
+// FuzzNewSession feeds arbitrary key bytes and context strings to the
+// announcement decoder: it answers an error or a session, never panics.
+func FuzzNewSession(f *testing.F) {
+	p, err := fhe.NewParams(fhetest.InsecureBGVN10)
+	if err != nil {
+		f.Fatal(err)
+	}
+	_, pk := rlwe.NewKeyGenerator(p.RLWE()).GenKeyPairNew()
+	pkb, err := fhe.WrapPublicKey(p, pk).MarshalBinary()
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(pkb, "1", "0")
+	f.Add(pkb[:len(pkb)/2], "43114", strconv.Itoa(1<<20))
+	f.Add([]byte{}, "", "")
+	f.Fuzz(func(t *testing.T, pk []byte, chain, epoch string) {
+		s, err := NewSession(pk, chain, epoch)
+		if err == nil && s.Info().Slots == 0 {
+			t.Fatal("session without slots")
+		}
+	})
+}
+
+// FuzzParseOwner: a parsed owner re-encodes to the input's hex digits.
+func FuzzParseOwner(f *testing.F) {
+	f.Add("0x70997970C51812dc3A010C7d01b50e0d17dc79C8")
+	f.Add("0x")
+	f.Fuzz(func(t *testing.T, s string) {
+		a, err := ParseOwner(s)
+		if err == nil {
+			b, err2 := ParseOwner(hex0x(a[:]))
+			if err2 != nil || a != b {
+				t.Fatalf("%q: round trip %x / %v", s, b, err2)
+			}
+		}
+	})
+}

@@ -1,0 +1,254 @@
+//go:build js && wasm
+
+package main
+
+import (
+	"encoding/hex"
+	"fmt"
+	"strconv"
+	"strings"
+	"syscall/js"
+
+	"github.com/fhegate/fhegate/fhe"
+)
+
+// The JavaScript interface, installed as globalThis.__fhegate (the
+// TypeScript wrapper in clients/js/src is its only intended caller). Every
+// function is synchronous and returns either its result or a JavaScript
+// Error (never throws into the Go runtime): byte strings are Uint8Array,
+// 32-byte words 0x-hex, values decimal strings (int64).
+//
+//	session(pk, chainId, epoch)                 → {id, info}
+//	release(id)
+//	inputCount(values, vector)                  → number of ciphertexts
+//	encryptInput(id, owner, values, vector, i)  → {ciphertext, proof, handle, proofDigest}
+//	uploadBody(owner, [{ciphertext, proof}], rooted) → JSON string of POST /v1/inputs
+//	verify(id, owner, ciphertext, proof)        → null or Error
+//	handleOf(bytes)                             → 0x-hex keccak256
+func main() {
+	sessions := map[int]*Session{}
+	next := 1
+	api := js.Global().Get("Object").New()
+	fn := func(name string, f func(args []js.Value) (any, error)) {
+		api.Set(name, js.FuncOf(func(_ js.Value, args []js.Value) (out any) {
+			defer func() {
+				if r := recover(); r != nil {
+					out = jsError(fmt.Errorf("fhegate wasm: %s: %v", name, r))
+				}
+			}()
+			v, err := f(args)
+			if err != nil {
+				return jsError(err)
+			}
+			return v
+		}))
+	}
+	session := func(v js.Value) (*Session, error) {
+		s, ok := sessions[v.Int()]
+		if !ok {
+			return nil, fmt.Errorf("no session %d (released?)", v.Int())
+		}
+		return s, nil
+	}
+	fn("session", func(a []js.Value) (any, error) {
+		if err := nargs(a, 3); err != nil {
+			return nil, err
+		}
+		pk, err := bytesArg(a[0], maxPublicKeyBytes)
+		if err != nil {
+			return nil, fmt.Errorf("public key: %w", err)
+		}
+		s, err := NewSession(pk, a[1].String(), a[2].String())
+		if err != nil {
+			return nil, err
+		}
+		id := next
+		next++
+		sessions[id] = s
+		in := s.Info()
+		info := map[string]any{"preset": in.Preset, "presetId": int(in.PresetID), "slots": in.Slots,
+			"plaintextModulus": strconv.FormatUint(in.T, 10), "keyDigest": in.KeyDigest, "chainId": in.ChainID,
+			"epoch": strconv.FormatUint(in.Epoch, 10), "proofSize": in.ProofSize, "maxInputs": in.MaxInputs, "maxVector": in.MaxVector}
+		return map[string]any{"id": id, "info": info}, nil
+	})
+	fn("release", func(a []js.Value) (any, error) {
+		if err := nargs(a, 1); err != nil {
+			return nil, err
+		}
+		delete(sessions, a[0].Int())
+		return nil, nil
+	})
+	fn("inputCount", func(a []js.Value) (any, error) {
+		if err := nargs(a, 2); err != nil {
+			return nil, err
+		}
+		vals, err := valuesArg(a[0])
+		if err != nil {
+			return nil, err
+		}
+		if err := Values(a[1].Truthy(), vals); err != nil {
+			return nil, err
+		}
+		if a[1].Truthy() {
+			return 1, nil
+		}
+		return len(vals), nil
+	})
+	fn("encryptInput", func(a []js.Value) (any, error) {
+		if err := nargs(a, 5); err != nil {
+			return nil, err
+		}
+		s, err := session(a[0])
+		if err != nil {
+			return nil, err
+		}
+		owner, err := ParseOwner(a[1].String())
+		if err != nil {
+			return nil, err
+		}
+		vals, err := valuesArg(a[2])
+		if err != nil {
+			return nil, err
+		}
+		vector := a[3].Truthy()
+		if err := Values(vector, vals); err != nil {
+			return nil, err
+		}
+		vecs, err := SlotVectors(s.Key.PK.Params(), vector, vals)
+		if err != nil {
+			return nil, err
+		}
+		i := a[4].Int()
+		if i < 0 || i >= len(vecs) {
+			return nil, fmt.Errorf("input %d of %d", i, len(vecs))
+		}
+		in, err := s.Encrypt(owner, vecs[i])
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"ciphertext": jsBytes(in.Ciphertext), "proof": jsBytes(in.Proof),
+			"handle": hex0x(in.Handle[:]), "proofDigest": hex0x(in.ProofDigest[:])}, nil
+	})
+	fn("uploadBody", func(a []js.Value) (any, error) {
+		if err := nargs(a, 3); err != nil {
+			return nil, err
+		}
+		owner, err := ParseOwner(a[0].String())
+		if err != nil {
+			return nil, err
+		}
+		n := a[1].Length()
+		if n == 0 || n > MaxUploadItems {
+			return nil, fmt.Errorf("upload of %d ciphertexts outside [1,%d]", n, MaxUploadItems)
+		}
+		ins := make([]*Input, n)
+		for i := range ins {
+			e := a[1].Index(i)
+			ct, err := bytesArg(e.Get("ciphertext"), maxPublicKeyBytes)
+			if err != nil {
+				return nil, fmt.Errorf("input %d ciphertext: %w", i, err)
+			}
+			pr, err := bytesArg(e.Get("proof"), maxPublicKeyBytes)
+			if err != nil {
+				return nil, fmt.Errorf("input %d proof: %w", i, err)
+			}
+			ins[i] = &Input{Ciphertext: ct, Proof: pr}
+		}
+		b, err := UploadBody(owner, ins, a[2].Truthy())
+		if err != nil {
+			return nil, err
+		}
+		return string(b), nil
+	})
+	fn("verify", func(a []js.Value) (any, error) {
+		if err := nargs(a, 4); err != nil {
+			return nil, err
+		}
+		s, err := session(a[0])
+		if err != nil {
+			return nil, err
+		}
+		owner, err := ParseOwner(a[1].String())
+		if err != nil {
+			return nil, err
+		}
+		ct, err := bytesArg(a[2], maxPublicKeyBytes)
+		if err != nil {
+			return nil, err
+		}
+		pr, err := bytesArg(a[3], maxPublicKeyBytes)
+		if err != nil {
+			return nil, err
+		}
+		if err := s.Verify(owner, ct, pr); err != nil {
+			return jsError(err), nil
+		}
+		return nil, nil
+	})
+	fn("handleOf", func(a []js.Value) (any, error) {
+		if err := nargs(a, 1); err != nil {
+			return nil, err
+		}
+		b, err := bytesArg(a[0], maxPublicKeyBytes)
+		if err != nil {
+			return nil, err
+		}
+		h := fhe.HandleOf(b)
+		return "0x" + hex.EncodeToString(h[:]), nil
+	})
+	js.Global().Set("__fhegate", api)
+	if ready := js.Global().Get("__fhegateReady"); ready.Type() == js.TypeFunction {
+		ready.Invoke()
+	}
+	select {}
+}
+
+func nargs(a []js.Value, n int) error {
+	if len(a) != n {
+		return fmt.Errorf("%d arguments, want %d", len(a), n)
+	}
+	return nil
+}
+
+// bytesArg copies a Uint8Array of at most limit bytes.
+func bytesArg(v js.Value, limit int) ([]byte, error) {
+	if v.Type() != js.TypeObject || !v.InstanceOf(js.Global().Get("Uint8Array")) {
+		return nil, fmt.Errorf("not a Uint8Array")
+	}
+	n := v.Get("length").Int()
+	if n > limit {
+		return nil, fmt.Errorf("%d bytes, at most %d", n, limit)
+	}
+	b := make([]byte, n)
+	js.CopyBytesToGo(b, v)
+	return b, nil
+}
+
+func jsBytes(b []byte) js.Value {
+	u := js.Global().Get("Uint8Array").New(len(b))
+	js.CopyBytesToJS(u, b)
+	return u
+}
+
+// valuesArg reads an array of decimal strings (int64; at most
+// fhe.MaxVectorWidth of them, the larger bound of Values).
+func valuesArg(v js.Value) ([]int64, error) {
+	if !v.InstanceOf(js.Global().Get("Array")) {
+		return nil, fmt.Errorf("values: not an array")
+	}
+	n := v.Length()
+	if n > fhe.MaxVectorWidth {
+		return nil, fmt.Errorf("%d values, at most %d", n, fhe.MaxVectorWidth)
+	}
+	out := make([]int64, n)
+	for i := range out {
+		x, err := strconv.ParseInt(strings.TrimSpace(v.Index(i).String()), 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("value %d: %w", i, err)
+		}
+		out[i] = x
+	}
+	return out, nil
+}
+
+func jsError(err error) js.Value { return js.Global().Get("Error").New(err.Error()) }

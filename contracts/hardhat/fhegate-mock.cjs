@@ -1,0 +1,143 @@
+// Mock mode for contract tests: etches the precompile mocks
+// (contracts/src/mocks, compiled into contracts/artifacts) at the fhegate
+// precompile addresses with hardhat_setCode, and gives tests the client's
+// side and the committee's: encrypt (mockEncrypt: an attestation of the same
+// shape as @fhegate/client's), and settle (the verdict the committee would
+// post, computed by the test from the plaintexts).
+//
+//   const { installMocks } = require("../fhegate-mock.cjs");
+//   const fhe = await installMocks(hre);
+//   const att = await fhe.encrypt(alice, [5, 1]);
+//   await fhe.input.connect(alice).registerBatch(...fhe.batchArgs(att));
+//   ... await fhe.settle(requestId, ([income, debt]) => (income > 3n * debt ? 1n : 0n));
+//
+// LIMITS: plaintext on chain, no proofs, no signatures, no policy compiler,
+// no packing and none of the precompiles' gas. A passing mock test says the
+// contract's logic and its use of the interfaces are right; it says nothing
+// about confidentiality or gas (run those against `fhegate devnet`).
+const fs = require("node:fs");
+const path = require("node:path");
+
+const ARTIFACTS = path.resolve(__dirname, "..", "artifacts");
+const ADDRESSES = {
+  input: "0x02000000000000000000000000000000000000f0",
+  policy: "0x02000000000000000000000000000000000000f1",
+  crdt: "0x02000000000000000000000000000000000000f2",
+  verdict: "0x02000000000000000000000000000000000000f3",
+};
+const MOCKS = { input: "MockFHEInput", policy: "MockFHEPolicy", crdt: "MockFHECRDT", verdict: "MockFHEVerdict" };
+
+const abi = (name) => JSON.parse(fs.readFileSync(path.join(ARTIFACTS, `${name}.abi.json`), "utf8"));
+const bin = (name, kind = "bin") => "0x" + fs.readFileSync(path.join(ARTIFACTS, `${name}.${kind}`), "utf8").trim();
+
+/**
+ * Etches the four mocks and returns the test handle on them. With
+ * { reset: true } it first resets the Hardhat chain, so every test starts
+ * with empty precompile state (etching replaces code, not storage).
+ */
+async function installMocks(hre, { reset = false } = {}) {
+  const { ethers, network } = hre;
+  if (reset) await network.provider.send("hardhat_reset");
+  const c = {};
+  for (const [k, name] of Object.entries(MOCKS)) {
+    await network.provider.send("hardhat_setCode", [ADDRESSES[k], bin(name, "bin-runtime")]);
+    c[k] = new ethers.Contract(ADDRESSES[k], abi(name), (await ethers.getSigners())[0]);
+  }
+  return new MockFHE(hre, c);
+}
+
+class MockFHE {
+  constructor(hre, c) {
+    this.hre = hre;
+    Object.assign(this, c);
+  }
+
+  /**
+   * The client side: owner's values as inputs (one per value, or with
+   * vector one vector input), "attested" for owner. Returns the same object
+   * @fhegate/client's Committee.submit does.
+   */
+  async encrypt(owner, values, { vector = false } = {}) {
+    const addr = await owner.getAddress();
+    const groups = vector ? [values] : values.map((v) => [v]);
+    const att = { owner: addr, preset: 0, epoch: 1, handles: [], ctypes: [], proofDigests: [], signature: "0x", signers: "0x" };
+    for (const g of groups) {
+      const r = await (await this.input.mockEncrypt(addr, g.map(BigInt))).wait();
+      const e = r.logs.map((l) => this.input.interface.parseLog(l)).find((x) => x && x.name === "MockEncrypted");
+      att.handles.push(e.args.handle);
+      att.ctypes.push(1);
+      att.proofDigests.push(e.args.proofDigest);
+    }
+    return att;
+  }
+
+  /** FHEInput.registerBatch's arguments from an attestation. */
+  batchArgs(a) {
+    return [a.owner, a.preset, a.handles, a.ctypes, a.proofDigests, a.signature, a.signers];
+  }
+
+  /** The plaintext values of a request's inputs, in order (vector inputs flattened). */
+  async requestInputs(requestId) {
+    const out = [];
+    for (const h of await this.policy.handlesOf(requestId)) out.push(...(await this.input.plaintextOf(h)));
+    return out;
+  }
+
+  /**
+   * The committee's side: posts the verdict of an FHEPolicy request —
+   * `result`, or `result(values)` for the plaintext inputs — with
+   * MockFHEVerdict.settle.
+   */
+  async settle(requestId, result) {
+    const r = typeof result === "function" ? BigInt(await result(await this.requestInputs(requestId))) : BigInt(result);
+    await (await this.verdict.settle(requestId, r)).wait();
+    return r;
+  }
+
+  /** Posts the plaintext value of a counter state's FHECRDT.value request. */
+  async settleValue(requestId) {
+    await (await this.verdict.settleValue(requestId)).wait();
+  }
+
+  /** Deploys a contract of contracts/artifacts. */
+  async deploy(name, args = [], signer) {
+    const { ethers } = this.hre;
+    const f = new ethers.ContractFactory(abi(name), bin(name), signer ?? (await ethers.getSigners())[0]);
+    const c = await f.deploy(...args);
+    await c.waitForDeployment();
+    return c;
+  }
+}
+
+/**
+ * Awaits a transaction (or call) that must revert: with a reason string
+ * matching `want` (a RegExp), or with the custom error `want.error` of
+ * contract `want.on` (and its arguments `want.args`, when given).
+ */
+async function expectRevert(p, want) {
+  let err;
+  try {
+    const tx = await p;
+    if (tx && tx.wait) await tx.wait();
+  } catch (e) {
+    err = e;
+  }
+  if (!err) throw new Error(`expected a revert (${want.error || want})`);
+  if (want instanceof RegExp) {
+    const msg = err.reason || err.shortMessage || err.message;
+    if (!want.test(msg)) throw new Error(`revert "${msg}" does not match ${want}`);
+    return;
+  }
+  const data = err.data || err.error?.data || err.info?.error?.data;
+  const parsed = data && want.on.interface.parseError(data);
+  if (!parsed || parsed.name !== want.error) throw new Error(`expected ${want.error}, got ${parsed ? parsed.name : err.shortMessage || err.message}`);
+  if (want.args) {
+    const got = parsed.args.map((x) => (typeof x === "string" ? x.toLowerCase() : x));
+    const exp = want.args.map((x) => (typeof x === "string" ? x.toLowerCase() : x));
+    if (JSON.stringify(got, (_, v) => (typeof v === "bigint" ? v.toString() : v)) !== JSON.stringify(exp, (_, v) => (typeof v === "bigint" ? v.toString() : v))) {
+      throw new Error(`${want.error}(${got}) , want (${exp})`);
+    }
+  }
+}
+
+module.exports = { installMocks, expectRevert, ADDRESSES, abi, bin };
