@@ -36,9 +36,14 @@ func (p Path) String() string {
 const PathEnv = "FHEGATE_NATIVE_PATH"
 
 // VecQBound is the exclusive bound on q for the narrow vector butterflies
-// (4q < 2^52) and for the slot packer's multiply-add.
+// (4q < 2^52).
 const VecQBound = 1 << 50
 
 // NTTQBound is the exclusive bound on q for the vector NTT (2q < 2^52):
 // 2^50 ≤ q < 2^51 runs the wide butterflies (see doc.go).
 const NTTQBound = 1 << 51
+
+// MulAddQBound is the exclusive bound on q for the slot packer's vector
+// multiply-add (MulAdd): its Shoup product lies in [0, 2q), exact in 52
+// bits for q < 2^51 (BGVN14's 51-bit Q0 included).
+const MulAddQBound = 1 << 51
