@@ -129,7 +129,10 @@
 // this package (AMD EPYC, AVX2, no AVX-512) could not execute the IFMA
 // instructions: there the IFMA path was compiled but only its emulated
 // model was run. On an IFMA host the same tests run the real kernels, and
-// the dispatcher arms the backend only after gpu.SelfTest passes.
+// the dispatcher arms the backend only after gpu.SelfTest passes. The lazy
+// inputs and the wide (51-bit) butterflies were developed on a 2-vCPU
+// Intel Xeon with AVX-512 IFMA: there every test above (TestLazyInputs
+// included, with its path counters) ran on PathIFMA and PathEmulated.
 //
 // # Measured
 //
@@ -173,4 +176,14 @@
 // over scalar code for q < 2^50. On an IFMA host this benchmark adds the
 // native-ifma and native-scalar rows, and `fhegate calibrate --backend
 // native` measures the crossover ladder that decides routing.
+//
+// On the 2-vCPU Intel Xeon with AVX-512 IFMA (shared with other builds,
+// load average 8–25 during the runs, so single numbers move by 2× and
+// only same-run ratios are quoted), `GOMAXPROCS=1 fhegate calibrate
+// --backend native` on the engine's shapes and inputs (forward words in
+// [0, 2q)) measured 1.3–8× Lattigo's Go NTT in every cell of N = 2^13/2^14,
+// L = 1…12, B = 1…8 (most cells 3–5×), crossover B = 1 everywhere; before
+// the lazy inputs the same engine inputs ran every polynomial on scalar C
+// (0.85× per the IFMA-host report that motivated the change). The record
+// is in docs/LP-137.md ("The native gate on an IFMA host").
 package native
