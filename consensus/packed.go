@@ -90,6 +90,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"runtime"
 	"slices"
 	"sync"
 	"time"
@@ -350,17 +351,8 @@ func (r *requestRun) packVector(ctx context.Context, reqs []Request, k int) ([]*
 		if own != nil {
 			return own, nil
 		}
-		sp, err := fhe.NewBlockPacker(m.params, level, layout.Accs, k)
-		if err != nil {
-			return nil, err
-		}
-		for i, q := range reqs {
-			acc, slot := layout.Place(i)
-			if err := r.viewInputs(ctx, q, func(raws [][]byte) error { return sp.AddEncodedBlock(acc, slot, raws[0]) }); err != nil {
-				return nil, err
-			}
-		}
-		own, err = sp.Ciphertexts()
+		var err error
+		own, err = r.packBlocks(ctx, reqs, layout, level)
 		return own, err
 	}
 	var out []*fhe.Ciphertext
@@ -397,6 +389,48 @@ func (r *requestRun) packVector(ctx context.Context, reqs []Request, k int) ([]*
 		return nil, err
 	}
 	r.phase("pack-refresh")
+	return out, nil
+}
+
+// packBlocks is the block packing of packVector: request i's ciphertext
+// times its block mask into accumulator layout.Place(i). The accumulators
+// are independent, so they are spread over up to GOMAXPROCS workers, each
+// with its own packer adding the requests of its accumulators in request
+// order; accumulator a comes from worker a mod W. The bytes do not depend on
+// W (each accumulator's sum is reduced to its canonical residues), and the
+// scale check of one packer — every input's scale equal to the first's —
+// is kept by comparing the workers' first scales.
+func (r *requestRun) packBlocks(ctx context.Context, reqs []Request, layout fhe.VectorLayout, level int) ([]*fhe.Ciphertext, error) {
+	m := r.m
+	w := max(min(runtime.GOMAXPROCS(0), layout.Accs), 1)
+	parts := make([][]*fhe.Ciphertext, w)
+	err := inParallel(w, func(wi int) error {
+		sp, err := fhe.NewBlockPacker(m.params, level, layout.Accs, layout.K)
+		if err != nil {
+			return err
+		}
+		for i := range reqs {
+			acc, slot := layout.Place(i)
+			if acc%w != wi {
+				continue
+			}
+			if err := r.viewInputs(ctx, reqs[i], func(raws [][]byte) error { return sp.AddEncodedBlock(acc, slot, raws[0]) }); err != nil {
+				return err
+			}
+		}
+		parts[wi], err = sp.Ciphertexts()
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*fhe.Ciphertext, layout.Accs)
+	for a := range out {
+		out[a] = parts[a%w][a]
+		if s0, s := parts[0][0].Lattigo().Scale, out[a].Lattigo().Scale; s.Cmp(s0) != 0 {
+			return nil, fmt.Errorf("fhe: pack: accumulator %d: scale differs from the first input's", a)
+		}
+	}
 	return out, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 
 	"github.com/fhegate/fhegate/consensus/protocol"
@@ -102,7 +103,7 @@ func (pc *PolicyCircuits) LookupPacked(id [32]byte) (Circuit, error) {
 	}
 	plan, err := packedPlan(spec, pc.Preset)
 	if err == nil {
-		c.plan = plan
+		c.plan, c.wide = plan, true
 		c.bounds, err = pc.checkNoise(plan, plan.PresetDepth-1) // refreshed registers are rescaled once
 	}
 	if err != nil {
@@ -249,6 +250,12 @@ func PolicyOptions(id fhe.PresetID) policy.Options {
 type planCircuit struct {
 	plan   *policy.Plan
 	bounds PlanBounds
+	// wide: evaluate independent ops concurrently (eval.Options.Parallel =
+	// GOMAXPROCS): a packed batch's one evaluation (LookupPacked), where a
+	// member has no other requests of the batch to keep its cores busy. The
+	// result does not depend on it; refresh points of one wave run as
+	// concurrent collective refreshes (distinct sessions).
+	wide bool
 }
 
 // circuitBounds returns the refresh bounds of a circuit: a compiled plan's,
@@ -265,7 +272,11 @@ func circuitBounds(c Circuit) PlanBounds {
 }
 
 func (c planCircuit) Evaluate(ctx context.Context, ev *fhe.Evaluator, in []*fhe.Ciphertext, refresh RefreshFunc) (*fhe.Ciphertext, error) {
-	return eval.EvaluateWith(ctx, c.plan, ev, in, eval.Options{Refresh: eval.RefreshFunc(refresh)})
+	opt := eval.Options{Refresh: eval.RefreshFunc(refresh)}
+	if c.wide {
+		opt.Parallel = runtime.GOMAXPROCS(0)
+	}
+	return eval.EvaluateWith(ctx, c.plan, ev, in, opt)
 }
 
 func (c planCircuit) Reference(p *fhe.Params, in []int64) uint64 {

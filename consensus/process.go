@@ -7,6 +7,7 @@ import (
 	"math/big"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
@@ -124,7 +125,7 @@ type requestRun struct {
 	base      string
 	log       *zap.Logger
 	mark      time.Time
-	refreshes int
+	refreshes atomic.Int64 // refresh points may run concurrently (a packed plan's waves)
 	slots     int
 	rescale   bool // packed batches: rescale after every refresh (packed.go, "Refresh noise")
 	// bounds are the noise bounds of the ciphertexts the circuit refreshes
@@ -282,9 +283,9 @@ func (r *requestRun) refresh(ctx context.Context, ct *fhe.Ciphertext) (*fhe.Ciph
 	if err != nil {
 		return nil, err
 	}
-	r.refreshes++
+	n := r.refreshes.Add(1)
 	if hook := r.m.cfg.Knobs.AfterRefresh; hook != nil {
-		hook(r.req.ID, r.refreshes)
+		hook(r.req.ID, int(n))
 	}
 	return out, nil
 }

@@ -107,7 +107,7 @@ func blockMask0(p *Params, level int, vec native.Path, width int) (*slotMask, er
 			if vec == native.PathScalar {
 				out.shoup[i][j], _ = bits.Div64(w, 0, q) // w < q
 			} else {
-				out.shoup[i][j], _ = bits.Div64(w>>12, w<<52, q) // ⌊w·2^52/q⌋, w < q < 2^50
+				out.shoup[i][j], _ = bits.Div64(w>>12, w<<52, q) // ⌊w·2^52/q⌋, w < q < 2^51
 			}
 		}
 	}
@@ -215,13 +215,13 @@ func newPacker(p *Params, level, width, block int) (*SlotPacker, error) {
 	// the vector kernel's conditions (native.MulAdd), checked once here so
 	// that no call of it can fail: the path runnable on this host (which
 	// includes reading rows in place as little-endian words), N a multiple
-	// of 8, q < 2^50
+	// of 8, q < 2^51 (native.MulAddQBound)
 	vec := packVecPath()
 	if !native.MulAddRunnable(vec) || p.N()%8 != 0 {
 		vec = native.PathScalar
 	}
 	for _, q := range p.Q()[:level+1] {
-		if q >= native.VecQBound {
+		if q >= native.MulAddQBound {
 			vec = native.PathScalar
 		}
 	}

@@ -342,3 +342,17 @@ func TestBlockPackerRejects(t *testing.T) {
 		require.ErrorContains(t, slot.AddEncodedBlock(0, 0, good), "slot packer")
 	}
 }
+
+// TestPackerVectorPathWidePrime: BGVN14's Q0 is a 51-bit prime; the vector
+// multiply-add covers q < 2^51 (native.MulAddQBound, its Shoup product
+// exact in 52 bits: gpu/native TestMulAdd on 51-bit primes), so a packer at
+// any level of BGVN14 runs the vector path, not the Go loop.
+func TestPackerVectorPathWidePrime(t *testing.T) {
+	p, err := fhe.NewParams(fhe.BGVN14)
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, p.Q()[0], uint64(native.VecQBound), "BGVN14's Q0 is above 2^50")
+	require.Less(t, p.Q()[0], uint64(native.MulAddQBound))
+	for _, level := range []int{0, 2} {
+		newBlockPacker(t, p, native.PathEmulated, level, 2, 8)
+	}
+}

@@ -47,7 +47,9 @@ type committeeRow struct {
 	Runs           int `json:"runs,omitempty"`
 	ShareBytes     int `json:"share_bytes,omitempty"`
 	BytesPerMember int `json:"bytes_per_member,omitempty"`
-	gateCounters       // NTT gate columns (bench_counters.go)
+	// GOMAXPROCS the packed stages ran with (--gomaxprocs; 0: the process's).
+	GOMAXPROCS   int `json:"gomaxprocs,omitempty"`
+	gateCounters     // NTT gate columns (bench_counters.go)
 }
 
 // The stages of `fhegate bench committee`, in the order they run.
@@ -78,7 +80,10 @@ type benchCommitteeOptions struct {
 	// RefreshK the refreshes measured per (preset, n).
 	RefreshN []int
 	RefreshK int
-	Log      *zap.Logger
+	// GOMAXPROCS is the ladder of the packed stages: each batch runs once
+	// per value, on the same committee (empty: once, as the process runs).
+	GOMAXPROCS []int
+	Log        *zap.Logger
 }
 
 func (o *benchCommitteeOptions) has(stage string) bool { return slices.Contains(o.Stages, stage) }
@@ -139,7 +144,9 @@ The refresh stage reuses the (n, t) committee of the other stages where its size
 running; otherwise it starts its own, whose dkg row (note "refresh stage committee") is reported too.
 --stages picks stages (the dkg of each committee always runs); --refresh-only is --stages refresh. Every verdict is checked against the
 plaintext reference. All members share this machine's cores, so the times include n-fold CPU
-contention.`
+contention. --gomaxprocs 1,2,4 runs each packed batch once per value on the same committee
+(verdicts/s against cores; a member spreads its block packing over its cores and evaluates
+independent ops of the packed plan concurrently).`
 
 // benchCommitteeFlags are the command line of `fhegate bench committee`.
 type benchCommitteeFlags struct {
@@ -171,6 +178,7 @@ func (f *benchCommitteeFlags) register(cmd *cobra.Command) {
 	fl.BoolVar(&f.refreshOnly, "refresh-only", false, "only the refresh stage (--stages refresh)")
 	fl.IntSliceVar(&f.o.RefreshN, "refresh-n", []int{3, 5}, "committee sizes of the refresh stage (t = n/2+1)")
 	fl.IntVar(&f.o.RefreshK, "refresh-k", 7, "refreshes measured per preset and committee size (median)")
+	fl.IntSliceVar(&f.o.GOMAXPROCS, "gomaxprocs", nil, "run each packed batch once per GOMAXPROCS value of this ladder (e.g. 1,2,4), on the same committee: verdicts/s against cores")
 }
 
 // options applies --quick and --refresh-only to the parsed flags (a flag
@@ -275,6 +283,11 @@ func (o *benchCommitteeOptions) validate() error {
 			return fmt.Errorf("--packed %d: a batch has at least one request", b)
 		}
 	}
+	for _, g := range o.GOMAXPROCS {
+		if g < 1 || g > 4096 {
+			return fmt.Errorf("--gomaxprocs %d: outside [1, 4096]", g)
+		}
+	}
 	for _, n := range o.RefreshN {
 		if n < 2 {
 			return fmt.Errorf("--refresh-n %d: a committee has at least 2 members", n)
@@ -290,9 +303,13 @@ func (o *benchCommitteeOptions) validate() error {
 // ran, its bytes on the wire) and the machine line.
 func printCommitteeRows(out io.Writer, rows []committeeRow) {
 	tw := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "stage\tpreset\tn\tt\tbatch\tms\tcpu ms\tverdicts/s\tcpu ms/verdict\tdec level\tlog2 σ\n")
+	fmt.Fprintf(tw, "stage\tpreset\tn\tt\tbatch\tGOMAXPROCS\tms\tcpu ms\tverdicts/s\tcpu ms/verdict\tdec level\tlog2 σ\n")
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%.1f\t%.1f\t%.2f\t%.2f\t%d\t%.0f\n", r.Stage, r.Preset, r.N, r.T, r.Batch, r.Ms, r.CPUMs, r.VerdictsPerS, r.CPUMsPerVerdict, r.DecryptLevel, r.FloodSigmaLog)
+		procs := "–"
+		if r.GOMAXPROCS > 0 {
+			procs = fmt.Sprint(r.GOMAXPROCS)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\t%.1f\t%.1f\t%.2f\t%.2f\t%d\t%.0f\n", r.Stage, r.Preset, r.N, r.T, r.Batch, procs, r.Ms, r.CPUMs, r.VerdictsPerS, r.CPUMsPerVerdict, r.DecryptLevel, r.FloodSigmaLog)
 	}
 	tw.Flush()
 	var refresh []committeeRow

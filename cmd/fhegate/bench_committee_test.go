@@ -78,6 +78,11 @@ func TestBenchCommitteeOptions(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, o.mainStages())
 	require.Equal(t, []int{16384}, o.Packed)
+	o, err = parseBenchCommittee(t, "--stages", "packed-kyc-vector", "--gomaxprocs", "1,2")
+	require.NoError(t, err)
+	require.Equal(t, []int{1, 2}, o.GOMAXPROCS)
+	_, err = parseBenchCommittee(t, "--gomaxprocs", "0")
+	require.ErrorContains(t, err, "--gomaxprocs 0")
 }
 
 func TestRefreshThresholdAndMedian(t *testing.T) {

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math/big"
+	"runtime"
 	"sync"
 	"time"
 
@@ -85,17 +86,38 @@ func (b *committeeBench) stagePacked() ([]committeeRow, error) {
 // build, and returns the stage's rows.
 func (b *committeeBench) runPackedSizes(stage string, kplan *policy.Plan, build func(tag, size int) (consensus.PackedBatch, []uint64, error)) ([]committeeRow, error) {
 	var rows []committeeRow
+	ladder := b.o.GOMAXPROCS
+	if len(ladder) == 0 {
+		ladder = []int{0} // as the process runs
+	}
 	for bi, size := range b.o.Packed {
 		size = min(size, b.p.Slots())
-		batch, want, err := build(bi, size)
-		if err != nil {
-			return rows, err
+		for gi, procs := range ladder {
+			// a fresh batch (session, request ids) per run of the ladder
+			batch, want, err := build(bi+16*gi, size)
+			if err != nil {
+				return rows, err
+			}
+			if procs > 0 {
+				prev := runtime.GOMAXPROCS(procs)
+				runtime.GC()
+				r, err := b.runPackedBatch(stage, batch, want, kplan)
+				runtime.GOMAXPROCS(prev)
+				if err != nil {
+					return rows, fmt.Errorf("batch of %d, GOMAXPROCS %d: %w", size, procs, err)
+				}
+				for i := range r {
+					r[i].GOMAXPROCS = procs
+				}
+				rows = append(rows, r...)
+				continue
+			}
+			r, err := b.runPackedBatch(stage, batch, want, kplan)
+			if err != nil {
+				return rows, fmt.Errorf("batch of %d: %w", size, err)
+			}
+			rows = append(rows, r...)
 		}
-		r, err := b.runPackedBatch(stage, batch, want, kplan)
-		if err != nil {
-			return rows, fmt.Errorf("batch of %d: %w", size, err)
-		}
-		rows = append(rows, r...)
 	}
 	return rows, nil
 }

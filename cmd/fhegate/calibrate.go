@@ -37,8 +37,10 @@ func newCalibrateCmd(a *app) *cobra.Command {
 		Short: "Measure the NTT crossover table (CPU vs accelerator) or --verify it",
 		Long: `calibrate measures the multi-modulus NTT batches fhegate's engine really hands the
 dispatcher — shapes (N, moduli L, direction), each over B = 1, 2, 3, 4, 6, 8 polynomials
-per modulus (the engine's B is 1…5) — on the CPU (Lattigo's Go NTT, limb after limb: the
-engine's unrouted path) and on the accelerator (its multi-modulus call) within --budget
+per modulus (the engine's B is 1…5), with input words as the engine hands them (forward:
+Lattigo's lazy outputs in [0, 2q); inverse: [0, q)) — on the CPU (Lattigo's lazy Go NTT,
+limb after limb: the engine's unrouted path) and on the accelerator (its multi-modulus
+call) within --budget
 (best of k), prints the speedup ladder and the crossover per shape, and writes
 DIR/crossover.json and a plot DIR/crossover.png (or .svg). The default shapes are those
 KYC/AML on BGVN14 and the N=2^13 workloads produce (calib.EngineRows); --shapes FILE

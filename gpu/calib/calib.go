@@ -187,15 +187,32 @@ func rowParams(logN, l int) ([]*gpu.Params, error) {
 	return out, nil
 }
 
-// newBatch builds a batch of b random reduced polynomials per modulus.
+// EngineInputBound is the bound (a multiple of q) on the input words of the
+// engine's batches in direction dir: fhe/engine hands the forward transforms
+// Lattigo's lazy outputs (decomposition digits, ModUpPtoQ, the rescale's
+// AddScalarLazy: words in [0, 2q)), and the inverse transforms reduced
+// polynomials (a ciphertext limb, the reduced P part of a key switch).
+// TestCalibrationMatchesEngine checks both against the engine's batches.
+func EngineInputBound(dir gpu.Direction) uint64 {
+	if dir == gpu.Forward {
+		return 2
+	}
+	return 1
+}
+
+// newBatch builds a batch of b random polynomials per modulus as the engine
+// hands them to the gate: words below EngineInputBound(dir)·q, and Lazy, so
+// the CPU side is Lattigo's lazy transform (NTTLazy / INTTLazy: never slower
+// than the reduced one), the cheaper of what the engine runs unrouted.
 func newBatch(ps []*gpu.Params, dir gpu.Direction, b int, rng *rand.Rand) *gpu.Batch {
-	x := &gpu.Batch{Dir: dir}
+	x := &gpu.Batch{Dir: dir, Lazy: true}
 	for _, p := range ps {
 		l := gpu.Limb{P: p, Src: make([][]uint64, b), Dst: make([][]uint64, b)}
+		bound := EngineInputBound(dir) * p.Q
 		for i := range l.Src {
 			l.Src[i] = make([]uint64, p.N)
 			for j := range l.Src[i] {
-				l.Src[i][j] = rng.Uint64N(p.Q)
+				l.Src[i][j] = rng.Uint64N(bound)
 			}
 			l.Dst[i] = make([]uint64, p.N)
 		}
@@ -278,7 +295,7 @@ func Measure(ctx context.Context, o Options) (*gpu.Table, error) {
 	if o.Accel == nil {
 		what = "CPU only (no accelerator built or selected): no crossovers"
 	}
-	tab.Note = fmt.Sprintf("fastest single call over %d interleaved rounds (≥%v each) of one batch of B polynomials per modulus × the entry's moduli (%d-bit primes) in the entry's direction; cpu = Lattigo's Go NTT limb after limb on one goroutine (the engine's unrouted path), accelerator = its multi-modulus call with GOMAXPROCS=%d; %s; budget %v",
+	tab.Note = fmt.Sprintf("fastest single call over %d interleaved rounds (≥%v each) of one batch of B polynomials per modulus × the entry's moduli (%d-bit primes) in the entry's direction, inputs as the engine hands them (forward words in [0, 2q), inverse in [0, q)); cpu = Lattigo's lazy Go NTT limb after limb on one goroutine (the engine's unrouted path), accelerator = its multi-modulus call with GOMAXPROCS=%d; %s; budget %v",
 		o.K, o.MinRound, PrimeBits, runtime.GOMAXPROCS(0), what, o.Budget)
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1))
 	deadline := time.Now().Add(o.Budget)

@@ -1,8 +1,9 @@
 // Package gputest is the conformance suite every gpu.Backend runs: batched
 // forward, inverse and round-trip negacyclic NTTs over a grid of ring degrees
 // N = 2^10 … 2^16, batch sizes B ∈ {1, 3, 8, 64} and NTT-friendly primes of 30
-// to 61 bits, with fresh random inputs (reduced and fully random 64-bit words)
-// and output buffers poisoned with 0xFF…FF before every call, checked for byte
+// to 61 bits, with fresh random inputs (reduced words, fully random 64-bit
+// words, and the lazy bounds an engine hands over: [0, 2q), [0, 2^52) and
+// [2^52, 2^63), one polynomial each in batches of B ≥ 3 … 5) and output buffers poisoned with 0xFF…FF before every call, checked for byte
 // equality with Lattigo's own SubRing NTT (gpu.LatticeNTT). It depends on
 // package gpu alone; the byte-identity checks of whole FHE, workload and
 // policy evaluations with a backend routed in are in gpu/fhecheck.

@@ -74,13 +74,8 @@ func cell(t *testing.T, b gpu.Backend, p *gpu.Params, bsz int, rng *rand.Rand) {
 	src := make([][]uint64, bsz)
 	for i := range src {
 		src[i] = make([]uint64, p.N)
-		wide := i == 1 // one polynomial per batch (B>1) of unreduced 64-bit words
 		for j := range src[i] {
-			if wide {
-				src[i][j] = rng.Uint64()
-			} else {
-				src[i][j] = rng.Uint64N(p.Q)
-			}
+			src[i][j] = inputWord(i, p.Q, rng)
 		}
 	}
 	// Edge values in the first polynomial.
@@ -116,6 +111,25 @@ func cell(t *testing.T, b gpu.Backend, p *gpu.Params, bsz int, rng *rand.Rand) {
 	for i := range red {
 		requireEqual(t, red[i], back[i], "round trip poly %d", i)
 	}
+}
+
+// inputWord is word j of polynomial i of a conformance batch: reduced
+// (i = 0 and i ≥ 5), raw 64-bit (i = 1: Lattigo's wrap-arounds), and the lazy
+// bounds an engine hands over — [0, 2q) (i = 2: Lattigo's lazy outputs),
+// [0, 2^52) (i = 3) and [2^52, 2^63) (i = 4), where Lattigo's forward
+// schedule is still the exact transform of the reduced input.
+func inputWord(i int, q uint64, rng *rand.Rand) uint64 {
+	switch i {
+	case 1:
+		return rng.Uint64()
+	case 2:
+		return rng.Uint64N(2 * q)
+	case 3:
+		return rng.Uint64N(1 << 52)
+	case 4:
+		return 1<<52 + rng.Uint64N(1<<63-1<<52)
+	}
+	return rng.Uint64N(q)
 }
 
 func reference(dir gpu.Direction, p *gpu.Params, src [][]uint64) [][]uint64 {

@@ -64,9 +64,12 @@ func multiCell(t *testing.T, b gpu.Backend, sh MultiShape, dir gpu.Direction, la
 		for k := range src {
 			src[k] = make([]uint64, p.N)
 			for j := range src[k] {
-				if k == bsz-1 && bsz > 1 {
+				switch {
+				case k == bsz-1 && bsz > 1:
 					src[k][j] = rng.Uint64() // unreduced 64-bit words
-				} else {
+				case k == 1 && bsz > 2:
+					src[k][j] = rng.Uint64N(2 * q) // lazy words, [0, 2q)
+				default:
 					src[k][j] = rng.Uint64N(q)
 				}
 			}

@@ -68,3 +68,53 @@ func BenchmarkNativeNTT(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkNativeLazyNTT is the engine's case: N = 2^14, one polynomial,
+// the largest NTT primes below 2^50 (narrow butterflies) and 2^51 (wide:
+// BGVN14's Q0 is a 51-bit prime), inputs reduced ("q") or Lattigo's lazy
+// outputs in [0, 2q) ("2q": reduced on load by the vector path), Lattigo's
+// Go NTT against the native backend's automatic path. LP-137 quotes
+//
+//	GOMAXPROCS=1 go test -run '^$' -bench NativeLazyNTT -benchtime 0.3s -count 3 ./gpu/native/
+func BenchmarkNativeLazyNTT(b *testing.B) {
+	nat, err := native.NewPath(native.PathAuto)
+	require.NoError(b, err)
+	defer nat.Close()
+	b.Logf("cpu %s; native path %s; features %s", gpu.HostCPU(), nat.Path(), native.DetectFeatures())
+	rng := rand.New(rand.NewPCG(3, 4))
+	primes := testPrimes(b)
+	for _, q := range primes[2:4] {
+		p, err := gpu.NewParams(1<<14, q)
+		require.NoError(b, err)
+		for _, bound := range []uint64{1, 2} {
+			src := [][]uint64{make([]uint64, p.N)}
+			dst := [][]uint64{make([]uint64, p.N)}
+			for j := range src[0] {
+				src[0][j] = rng.Uint64N(bound * q)
+			}
+			for _, dir := range []gpu.Direction{gpu.Forward, gpu.Inverse} {
+				for _, im := range []struct {
+					name string
+					be   gpu.Backend
+				}{{"go", gpu.NewCPU()}, {"native-" + nat.Path().String(), nat}} {
+					name := fmt.Sprintf("q=%dbit/in<%dq/%s/%s", bitLen(q), bound, dir, im.name)
+					b.Run(name, func(b *testing.B) {
+						for b.Loop() {
+							if err := im.be.NTT(dir, p, src, dst); err != nil {
+								b.Fatal(err)
+							}
+						}
+					})
+				}
+			}
+		}
+	}
+}
+
+func bitLen(q uint64) int {
+	n := 0
+	for ; q > 0; q >>= 1 {
+		n++
+	}
+	return n
+}

@@ -9,13 +9,15 @@
 //
 //   - IFMA (x86-64 with avx512f, avx512dq and avx512ifma, and an OS that
 //     saves the opmask/zmm state — cpuid leaf 7 plus XGETBV, read once in C):
-//     primes q < 2^50 and polynomials whose words are all < q. Eight 64-bit
-//     lanes per zmm register, vpmadd52luq/vpmadd52huq for the modular
+//     primes q < 2^51 and polynomials whose largest word is below 2^52
+//     (forward) or 2q (inverse), reduced on load (see "Lazy inputs"). Eight
+//     64-bit lanes per zmm register, vpmadd52luq/vpmadd52huq for the modular
 //     products, vpermt2q for the three stages whose butterfly span is below
 //     a register (t = 4, 2, 1).
-//   - Scalar C: every other case — primes ≥ 2^50 (CKKSN14's 55-bit Q0 and
-//     61-bit P, the 60/61-bit self-test primes), any polynomial with a word
-//     ≥ q (unreduced input), and every polynomial on a CPU without IFMA. It
+//   - Scalar C: every other case — primes ≥ 2^51 (CKKSN14's 55-bit Q0 and
+//     61-bit P, the 60/61-bit self-test primes), forward inputs with a word
+//     ≥ 2^52, inverse inputs with a word ≥ 2q, and every polynomial on a CPU
+//     without IFMA. It
 //     is Lattigo's own lazy schedule, run through the same arithmetic header
 //     as the OpenCL and Metal kernels (gpu/kernels/ntt_arith.h: MRedLazy,
 //     BRedAdd, the two butterflies, including wrap-around on 64-bit overflow).
@@ -24,8 +26,9 @@
 //     does the work, as it does for every batch the dispatcher keeps on the
 //     CPU.
 //
-// All BGV preset primes (32…50 bits) and the CKKS presets' 40/45/50-bit
-// primes take the IFMA path; CKKSN14's 55- and 61-bit primes take scalar C.
+// All BGV preset primes (32…51 bits: BGVN14's Q0 is a 51-bit prime) and the
+// CKKS presets' 40/45/50-bit primes take the IFMA path; CKKSN14's 55- and
+// 61-bit primes take scalar C.
 // Info().Device names the path in force; `fhegate gpu info` prints it.
 // FHEGATE_NATIVE_PATH=scalar forces the scalar path.
 //
@@ -40,48 +43,82 @@
 // 52-bit limbs. For a twiddle w < q < 2^50 the table holds w and
 // w' = ⌊w·2^52/q⌋; for y < 2^52, Q = hi52(y·w') (vpmadd52huq) and
 // r = (lo52(w·y) + lo52(Q·(−q))) mod 2^52 (two vpmadd52luq and a mask) is
-// w·y − Q·q ∈ [0, 2q), ≡ w·y (mod q). The forward transform is the same
-// Cooley–Tukey network as Lattigo (stage m = 1…N/2, pairs (j, j+t) with
-// t = N/2m, twiddle of group i = RootsForward[m+i] converted out of
-// Montgomery form by MRed(w, 1)), butterflies X ← (X mod 2q) + T,
-// Y ← (X mod 2q) + 2q − T with T = w·Y mod q, words kept in [0, 4q) (4q <
-// 2^52 is why q < 2^50); the epilogue reduces into [0, q). The inverse is the
+// w·y − Q·q ∈ [0, 2q), ≡ w·y (mod q) (exact, since 2q < 2^52). The forward
+// transform is the same Cooley–Tukey network as Lattigo (stage m = 1…N/2,
+// pairs (j, j+t) with t = N/2m, twiddle of group i = RootsForward[m+i]
+// converted out of Montgomery form by MRed(w, 1)), butterflies
+// X ← (X mod 2q) + T, Y ← (X mod 2q) + 2q − T with T = w·Y mod q. For
+// q < 2^50 ("narrow") words stay in [0, 4q) (4q < 2^52, so every Shoup
+// operand is a valid y); for 2^50 ≤ q < 2^51 ("wide") both outputs are
+// reduced once more into [0, 2q) (2q < 2^52), two extra vpminuq per
+// butterfly. The epilogue reduces into [0, q). The inverse is the
 // Gentleman–Sande network of Lattigo (t = 1…N/2, RootsBackward[N/2t + i]),
-// X ← (X + Y) mod 2q, Y ← w·(X + 2q − Y) mod q, words in [0, 2q), then
-// multiplication by N^{-1} (Shoup) and reduction into [0, q).
+// X ← (X + Y) mod 2q, Y ← w·(X + 2q − Y) mod q (wide: X + 2q − Y ∈ (0, 4q)
+// is first reduced into [0, 2q)), words in [0, 2q), then multiplication by
+// N^{-1} (Shoup) and reduction into [0, q).
 //
 // # Why the bytes are Lattigo's
 //
 // The vector path does not replay Lattigo's Montgomery schedule; it computes
-// the exact transform and reduces it fully, and it only runs where Lattigo's
-// output is that same fully reduced exact transform:
+// the exact transform of (a mod q) and reduces it fully, and it only runs
+// where Lattigo's output is that same fully reduced exact transform. Two
+// facts about Lattigo v6.2.0's ring/ntt.go carry the proof:
 //
-//   - Forward, q < 2^50, all words < q: every Lattigo butterfly adds less
-//     than 2q to a word (U + V, U + 2q − V with V = MRedLazy(·) ∈ [0, 2q)),
-//     and the fold subtracts 4q only from words ≥ 4q, so over log2 N ≤ 17
-//     stages every word stays below 35q < 2^56: nothing wraps, each step is
-//     congruent mod q to the exact butterfly, and the final BRedAdd is an
-//     exact reduction for every 64-bit word (its quotient estimate
-//     ⌊a·⌊2^64/q⌋/2^64⌋ is ⌊a/q⌋ or one less, then one conditional
-//     subtraction). Output: the exact NTT in [0, q).
-//   - Inverse, q < 2^50, all words < q (⊂ [0, 2q)): Lattigo keeps X + Y in
-//     [0, 2q) by one conditional subtraction, U + 4q − V ∈ (2q, 6q) never
-//     wraps, MRedLazy is congruent mod q for any 64-bit operand, and the
-//     final MRed by N^{-1} lands in [0, q). Output: the exact INTT in [0, q).
+//   - MRedLazy(x, y) = ahi − H + q, where x·y = ahi·2^64 + alo and
+//     H = hi(m·q), m = alo·q^{-1} mod 2^64. Since m·q ≡ alo (mod 2^64),
+//     x·y − m·q = (ahi − H)·2^64 exactly, so the result is
+//     (x·y − m·q)/2^64 + q ∈ (0, 2q) — for every 64-bit x and y < q (every
+//     twiddle and N^{-1} is < q) — and ≡ x·y·2^{-64} (mod q).
+//   - BRedAdd(a) (the forward epilogue, reducevec) is an exact reduction for
+//     every 64-bit a: its quotient estimate ⌊a·⌊2^64/q⌋/2^64⌋ is ⌊a/q⌋ or
+//     one less, then one conditional subtraction. The inverse epilogue
+//     MRed(a, N^{-1}) is MRedLazy plus one conditional subtraction: [0, q)
+//     for every 64-bit a.
 //
-// Fully reduced representatives are unique, so both agree byte for byte.
-// Where a word is ≥ q Lattigo's wrap-arounds make the output a function of
-// the raw words that is not the transform of (a mod q): those polynomials
-// (one vectorised max per polynomial decides) take the scalar path, which is
-// Lattigo's schedule. The conformance suite checks all of it against Lattigo.
+// Forward, q < 2^51, every input word < 2^63: the first stage writes
+// U + V and U + 2q − V with V = MRedLazy(·) ∈ (0, 2q); every later butterfly
+// first subtracts 4q from U if U ≥ 4q (on the stages that fold) and writes the
+// same two sums. A word therefore grows by less than 2q per stage and never
+// goes below zero (U + 2q − V > U ≥ 0), so after log2 N ≤ 17 stages every
+// word is below 2^63 + 34q < 2^63 + 2^57 < 2^64: no operation wraps, every
+// step is congruent mod q to the exact butterfly on (a mod q), and BRedAdd
+// returns the exact NTT of (a mod q) in [0, q).
+//
+// Inverse, q < 2^51, every input word < 2q: the first stage writes
+// X = U + V < 4q, minus 2q if ≥ 2q, so X ∈ [0, 2q), and
+// Y = MRedLazy(U + 4q − V) with U + 4q − V ∈ (2q, 6q) (no wrap, V < 2q) in
+// (0, 2q). Every word is again in [0, 2q) and the same holds at every later
+// stage; the final MRed by N^{-1} lands in [0, q). Output: the exact INTT of
+// (a mod q) in [0, q). Above 2q this fails: a first-stage X can reach 6q,
+// and a second-stage U + 4q − V then wraps modulo 2^64, which is not a
+// congruence mod q.
+//
+// # Lazy inputs
+//
+// Hence reduce on load: one vectorised max over the polynomial decides.
+// Largest word < q: the kernels run on the words as they are. < 2q (both
+// directions; Lattigo's lazy outputs, what the engine hands the gate for
+// most forward transforms): one conditional subtraction per word on load.
+// < 2^52 (forward only): Shoup's product by w = 1, w' = ⌊2^52/q⌋, gives
+// y − ⌊y·w'/2^52⌋·q ∈ [0, 2q), then one conditional subtraction. The kernels
+// then compute the exact transform of (a mod q), which by the above is
+// Lattigo's output byte for byte. Everything else — forward words ≥ 2^52
+// (exact in Lattigo too, but not reducible by a 52-bit product), inverse
+// words ≥ 2q (where Lattigo's wrap-arounds make the output a function of
+// the raw words), q ≥ 2^51 — takes the scalar path, which is Lattigo's
+// schedule. Fully reduced representatives are unique, so all paths agree
+// byte for byte; the conformance suite checks it against Lattigo on every
+// bound (gputest's lazy polynomials, TestLazyInputs with path counters).
 //
 // # Tests
 //
 // native_test.go runs gpu/gputest (N = 2^10…2^16 × B ∈ {1, 3, 8, 64} — every
 // cell with FHEGATE_GPU_FULL=1, B·N ≤ 2^20 by default — × 30-,
-// 36-, 50-bit (the largest NTT prime below 2^50) and 61-bit primes; fresh
+// 36-, 50-bit (the largest NTT prime below 2^50), 51-bit (the largest below
+// 2^51: the wide butterflies) and 61-bit primes; fresh
 // random inputs with a logged seed (internal/testseed), one polynomial of
-// raw 64-bit words per batch, poisoned outputs, in place and out of place,
+// raw 64-bit words and one of each lazy bound ([0, 2q), [0, 2^52),
+// [2^52, 2^63)) per batch, poisoned outputs, in place and out of place,
 // round trips), every prime of the four presets at its own N, extreme inputs
 // (all q−1, zero, q, 2^64−1, N = 16 and 32), SelfTest and the error cases, on
 // each path runnable on the host. The vector kernel source is also compiled
@@ -92,7 +129,10 @@
 // this package (AMD EPYC, AVX2, no AVX-512) could not execute the IFMA
 // instructions: there the IFMA path was compiled but only its emulated
 // model was run. On an IFMA host the same tests run the real kernels, and
-// the dispatcher arms the backend only after gpu.SelfTest passes.
+// the dispatcher arms the backend only after gpu.SelfTest passes. The lazy
+// inputs and the wide (51-bit) butterflies were developed on a 2-vCPU
+// Intel Xeon with AVX-512 IFMA: there every test above (TestLazyInputs
+// included, with its path counters) ran on PathIFMA and PathEmulated.
 //
 // # Measured
 //
@@ -136,4 +176,14 @@
 // over scalar code for q < 2^50. On an IFMA host this benchmark adds the
 // native-ifma and native-scalar rows, and `fhegate calibrate --backend
 // native` measures the crossover ladder that decides routing.
+//
+// On the 2-vCPU Intel Xeon with AVX-512 IFMA (shared with other builds,
+// load average 8–25 during the runs, so single numbers move by 2× and
+// only same-run ratios are quoted), `GOMAXPROCS=1 fhegate calibrate
+// --backend native` on the engine's shapes and inputs (forward words in
+// [0, 2q)) measured 1.3–8× Lattigo's Go NTT in every cell of N = 2^13/2^14,
+// L = 1…12, B = 1…8 (most cells 3–5×), crossover B = 1 everywhere; before
+// the lazy inputs the same engine inputs ran every polynomial on scalar C
+// (0.85× per the IFMA-host report that motivated the change). The record
+// is in docs/LP-137.md ("The native gate on an IFMA host").
 package native

@@ -25,6 +25,7 @@ typedef struct {
 EMU_OP(emu_add, x + y)
 EMU_OP(emu_sub, x - y)
 EMU_OP(emu_min, x < y ? x : y)
+EMU_OP(emu_max, x > y ? x : y)
 EMU_OP(emu_and, x &y)
 
 static inline emu_v emu_load(const uint64_t *p)
@@ -83,6 +84,7 @@ static inline emu_v emu_perm2(emu_v a, emu_v idx, emu_v b)
 #define v_add emu_add
 #define v_sub emu_sub
 #define v_min emu_min
+#define v_max emu_max
 #define v_and emu_and
 #define v_madd52lo(a, b, c) emu_madd52(a, b, c, 0)
 #define v_madd52hi(a, b, c) emu_madd52(a, b, c, 1)

@@ -20,6 +20,7 @@ int fg_ifma_built(void) { return 1; }
 #define v_add _mm512_add_epi64
 #define v_sub _mm512_sub_epi64
 #define v_min _mm512_min_epu64
+#define v_max _mm512_max_epu64
 #define v_and _mm512_and_si512
 #define v_madd52lo _mm512_madd52lo_epu64
 #define v_madd52hi _mm512_madd52hi_epu64
@@ -30,6 +31,11 @@ int fg_ifma_built(void) { return 1; }
 int fg_ifma_built(void) { return 0; }
 void fg_vec_fwd_ifma(const fg_table *t, uint64_t *a) { (void)t; (void)a; }
 void fg_vec_inv_ifma(const fg_table *t, uint64_t *a) { (void)t; (void)a; }
+uint64_t fg_vec_max_ifma(const uint64_t *a, size_t n) { (void)a; (void)n; return ~0ULL; }
+void fg_vec_load_ifma(const fg_table *t, const uint64_t *src, uint64_t *dst, int mode)
+{
+	(void)t; (void)src; (void)dst; (void)mode;
+}
 int fg_vec_muladd_ifma(uint64_t *acc, const uint64_t *c, const uint64_t *w, const uint64_t *wp, uint64_t q,
 		       size_t n, int sub)
 {

@@ -48,14 +48,14 @@ func MulAddRunnable(path Path) bool {
 // sub undoes them exactly (64-bit wrapping arithmetic). path is PathIFMA
 // (MulAddPath() must be PathIFMA) or PathEmulated (any host, slow: tests).
 // len(acc) must be a multiple of 8 with len(c) ≥ 8·len(acc), len(w),
-// len(wp) ≥ len(acc) and q < VecQBound.
+// len(wp) ≥ len(acc) and q < MulAddQBound.
 func MulAdd(path Path, acc []uint64, c []byte, w, wp []uint64, q uint64, sub bool) (bool, error) {
 	n := len(acc)
 	switch {
 	case n%8 != 0 || len(c) < 8*n || len(w) < n || len(wp) < n:
 		return false, fmt.Errorf("native: muladd: %d words, %d bytes, %d and %d constants", n, len(c), len(w), len(wp))
-	case q == 0 || q >= VecQBound:
-		return false, fmt.Errorf("native: muladd: q = %d outside (0, 2^50)", q)
+	case q == 0 || q >= MulAddQBound:
+		return false, fmt.Errorf("native: muladd: q = %d outside (0, 2^51)", q)
 	case !littleEndian:
 		return false, fmt.Errorf("native: muladd: big-endian host")
 	case n == 0:

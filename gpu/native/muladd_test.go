@@ -46,7 +46,7 @@ func TestMulAdd(t *testing.T) {
 	} else {
 		t.Logf("no IFMA here (%s): emulated kernel only", DetectFeatures())
 	}
-	for _, qbits := range []uint{20, 34, 42, 49, 50} {
+	for _, qbits := range []uint{20, 34, 42, 49, 50, 51} {
 		for _, n := range []int{8, 64, 1 << 14} {
 			m := newMuladdCase(rng, n, qbits)
 			var outs [][]uint64
@@ -100,7 +100,7 @@ func TestMulAdd(t *testing.T) {
 	require.Error(t, err)
 	_, err = MulAdd(PathEmulated, m.acc, m.c[:60], m.w, m.wp, m.q, false)
 	require.Error(t, err)
-	_, err = MulAdd(PathEmulated, m.acc, m.c, m.w, m.wp, VecQBound, false)
+	_, err = MulAdd(PathEmulated, m.acc, m.c, m.w, m.wp, MulAddQBound, false)
 	require.Error(t, err)
 	_, err = MulAdd(PathScalar, m.acc, m.c, m.w, m.wp, m.q, false)
 	require.Error(t, err)

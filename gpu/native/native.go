@@ -111,9 +111,9 @@ func (b *Backend) Info() gpu.DeviceInfo {
 	var dev string
 	switch b.path {
 	case PathIFMA:
-		dev = "x86-64 AVX-512 IFMA for q < 2^50 (reduced inputs); scalar C for q ≥ 2^50 and unreduced inputs"
+		dev = "x86-64 AVX-512 IFMA for q < 2^51 (inputs reduced on load: forward < 2^52, inverse < 2q); scalar C otherwise"
 	case PathEmulated:
-		dev = "emulated IFMA kernels (test model) for q < 2^50; scalar C otherwise"
+		dev = "emulated IFMA kernels (test model) for q < 2^51; scalar C otherwise"
 	default:
 		dev = "scalar C, Lattigo schedule (" + f.String() + ")"
 	}

@@ -6,8 +6,9 @@
  *   scalar  Lattigo's exact lazy schedule (gpu/kernels/ntt_arith.h, the
  *           arithmetic every fhegate kernel shares), any q < 2^62, any input;
  *   ifma    AVX-512 IFMA (vpmadd52luq/huq) Shoup butterflies in 52-bit limbs,
- *           q < 2^50 and fully reduced input only (see doc.go for why the
- *           bytes are Lattigo's);
+ *           q < 2^51, inputs reduced on load where Lattigo's schedule is
+ *           provably exact (forward: words < 2^52; inverse: words < 2q; see
+ *           doc.go for why the bytes are Lattigo's);
  *   emu     the ifma kernel source compiled against a portable C model of the
  *           eight-lane intrinsics, for testing the vector algorithm on hosts
  *           without AVX-512.
@@ -20,8 +21,12 @@
 
 enum { FG_PATH_SCALAR = 0, FG_PATH_IFMA = 1, FG_PATH_EMU = 2 };
 
-/* Largest modulus (exclusive) of the vector paths: 4q must fit in 52 bits. */
-#define FG_VEC_QBOUND (1ULL << 50)
+/* Largest modulus (exclusive) of the vector NTT: 2q must fit in 52 bits
+ * (q < 2^50 runs the "narrow" butterflies with values in [0, 4q)). */
+#define FG_VEC_QBOUND (1ULL << 51)
+
+/* Reduce-on-load modes of the vector NTT (fg_vec_load). */
+enum { FG_LOAD_NONE = 0, FG_LOAD_2Q = 1, FG_LOAD_52 = 2 };
 
 typedef struct fg_table {
 	uint32_t logN;
@@ -36,6 +41,7 @@ typedef struct fg_table {
 	uint64_t *lF[3], *lpF[3]; /* [N/2] lane-expanded forward twiddles, t = 4, 2, 1 */
 	uint64_t *lB[3], *lpB[3]; /* [N/2] lane-expanded inverse twiddles, t = 4, 2, 1 */
 	uint64_t ninv, ninvp;  /* plain N^-1 and its Shoup constant */
+	uint64_t onep;         /* floor(2^52 / q): Shoup constant of 1 (reduce on load) */
 } fg_table;
 
 fg_table *fg_table_new(uint32_t logN, uint64_t q, uint64_t mredc, uint64_t bred0, uint64_t ninvMont,
@@ -45,8 +51,8 @@ void fg_table_free(fg_table *t);
 /*
  * One polynomial: dst = NTT(src) (dir 0) or INTT(src) (dir 1); dst may equal
  * src. path selects the vector implementation to try; the scalar schedule
- * runs when path is FG_PATH_SCALAR, q ≥ 2^50 or some src word is ≥ q.
- * Returns the path that ran.
+ * runs when path is FG_PATH_SCALAR, q ≥ 2^51, or the largest src word is
+ * ≥ 2^52 (forward) or ≥ 2q (inverse). Returns the path that ran.
  */
 int fg_ntt(int dir, int path, const fg_table *t, const uint64_t *src, uint64_t *dst);
 
@@ -61,8 +67,14 @@ void fg_vec_fwd_ifma(const fg_table *t, uint64_t *a);
 void fg_vec_inv_ifma(const fg_table *t, uint64_t *a);
 void fg_vec_fwd_emu(const fg_table *t, uint64_t *a);
 void fg_vec_inv_emu(const fg_table *t, uint64_t *a);
+uint64_t fg_vec_max_ifma(const uint64_t *a, size_t n);
+uint64_t fg_vec_max_emu(const uint64_t *a, size_t n);
+void fg_vec_load_ifma(const fg_table *t, const uint64_t *src, uint64_t *dst, int mode);
+void fg_vec_load_emu(const fg_table *t, const uint64_t *src, uint64_t *dst, int mode);
+/* The load mode for inputs whose largest word is mx, or -1: scalar path. */
+int fg_load_mode(int dir, uint64_t mx, uint64_t q);
 
-/* Slot packing's multiply-add (vec_kernel.inc), q < 2^50, n a multiple of 8:
+/* Slot packing's multiply-add (vec_kernel.inc), q < 2^51, n a multiple of 8:
  * acc ±= w·c mod q in [0, 2q) (Shoup, wp = floor(w·2^52/q)); returns 1 iff
  * every c[j] < q. */
 int fg_vec_muladd_ifma(uint64_t *acc, const uint64_t *c, const uint64_t *w, const uint64_t *wp, uint64_t q,

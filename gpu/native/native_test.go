@@ -5,6 +5,7 @@ package native_test
 import (
 	"fmt"
 	"os"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -19,18 +20,22 @@ import (
 )
 
 // testPrimes: NTT-friendly primes (q ≡ 1 mod 2^18, valid for every N ≤ 2^17)
-// of 30, 36 and 50 bits taken downwards from 2^bits (so the 50-bit one is the
-// largest such prime below 2^50, the tightest case of the vector path's
-// 4q < 2^52 bound), and a 61-bit one (scalar path).
+// of 30, 36, 50 and 51 bits taken downwards from 2^bits (so the 50-bit one is
+// the largest such prime below 2^50, the tightest case of the narrow
+// butterflies' 4q < 2^52 bound, and the 51-bit one the largest below 2^51,
+// the tightest case of the wide butterflies' 2q < 2^52), and a 61-bit one
+// (scalar path).
 func testPrimes(t testing.TB) []uint64 {
 	var out []uint64
-	for _, bits := range []uint64{30, 36, 50, 61} {
+	for _, bits := range []uint64{30, 36, 50, 51, 61} {
 		g := ring.NewNTTFriendlyPrimesGenerator(bits, 1<<18)
 		q, err := g.NextDownstreamPrime()
 		require.NoError(t, err)
 		out = append(out, q)
 	}
 	require.Less(t, out[2], uint64(native.VecQBound))
+	require.GreaterOrEqual(t, out[3], uint64(native.VecQBound))
+	require.Less(t, out[3], uint64(native.NTTQBound))
 	return out
 }
 
@@ -81,7 +86,7 @@ func TestConformance(t *testing.T) {
 				require.Zero(t, vec)
 			} else {
 				require.NotZero(t, vec, "the vector path ran")
-				require.NotZero(t, sc, "q ≥ 2^50 and unreduced inputs took the scalar path")
+				require.NotZero(t, sc, "q ≥ 2^51 and unreduced inputs took the scalar path")
 			}
 		})
 	}
@@ -217,4 +222,82 @@ func TestAutoPath(t *testing.T) {
 	require.Equal(t, native.PathScalar, s.(*native.Backend).Path())
 	require.Equal(t, native.Name, s.Name())
 	require.Contains(t, fmt.Sprint(s.Info()), "scalar")
+}
+
+// TestLazyInputs: the inputs an engine hands over — Lattigo's lazy outputs
+// in [0, 2q), and forward inputs up to 2^52 — run on the vector path (reduce
+// on load) and give Lattigo's bytes; forward inputs in [2^52, 2^63) and
+// inverse inputs in [2q, 2^64) take the scalar path and give them too. Fresh
+// random inputs, poisoned outputs, out of place and in place, every prime of
+// the test set (narrow, wide and scalar-only moduli) and N = 2^4 … 2^14.
+func TestLazyInputs(t *testing.T) {
+	rng := testseed.Rand(t, 52)
+	type bound struct {
+		name   string
+		word   func(q uint64) uint64
+		vecFwd bool // forward runs on the vector path (q < NTTQBound)
+		vecInv bool
+	}
+	bounds := []bound{
+		{"below q", func(q uint64) uint64 { return rng.Uint64N(q) }, true, true},
+		{"[q, 2q)", func(q uint64) uint64 { return q + rng.Uint64N(q) }, true, true},
+		{"[0, 2q)", func(q uint64) uint64 { return rng.Uint64N(2 * q) }, true, true},
+		{"[2q, 4q)", func(q uint64) uint64 { return 2*q + rng.Uint64N(2*q) }, true, false},
+		{"[0, 2^52)", func(uint64) uint64 { return rng.Uint64N(1 << 52) }, true, false},
+		{"[2^52, 2^63)", func(uint64) uint64 { return 1<<52 + rng.Uint64N(1<<63-1<<52) }, false, false},
+	}
+	for _, path := range paths(t) {
+		if path == native.PathScalar {
+			continue
+		}
+		b := open(t, path)
+		for _, q := range testPrimes(t) {
+			for _, logN := range []int{4, 10, 14} {
+				p, err := gpu.NewParams(1<<logN, q)
+				require.NoError(t, err)
+				for _, bd := range bounds {
+					for _, dir := range []gpu.Direction{gpu.Forward, gpu.Inverse} {
+						name := fmt.Sprintf("%s/q=%d/N=2^%d/%s/%s", path, q, logN, bd.name, dir)
+						src := make([]uint64, p.N)
+						for j := range src {
+							src[j] = bd.word(q)
+						}
+						if bd.name == "[q, 2q)" {
+							src[0], src[p.N-1] = q, 2*q-1 // the edges of the bound
+						}
+						want := make([]uint64, p.N)
+						gpu.LatticeNTT(dir, p, src, want)
+						// The documented bounds: forward words < 2^52, inverse < 2q.
+						mx := slices.Max(src)
+						vec := q < native.NTTQBound && (dir == gpu.Forward && mx < 1<<52 || dir == gpu.Inverse && mx < 2*q)
+						if q < native.VecQBound { // the bound's names hold for every narrow prime
+							require.Equal(t, map[gpu.Direction]bool{gpu.Forward: bd.vecFwd, gpu.Inverse: bd.vecInv}[dir], vec, name)
+						}
+						for _, inPlace := range []bool{false, true} {
+							in := append([]uint64(nil), src...)
+							out := make([]uint64, p.N)
+							for j := range out {
+								out[j] = ^uint64(0) // poison
+							}
+							if inPlace {
+								out = in
+							}
+							v0, s0 := b.PathCounts()
+							require.NoError(t, b.NTT(dir, p, [][]uint64{in}, [][]uint64{out}), name)
+							v1, s1 := b.PathCounts()
+							require.Equal(t, want, out, "%s in place %v: differs from Lattigo", name, inPlace)
+							if !inPlace {
+								require.Equal(t, src, in, "%s: src modified", name)
+							}
+							if vec {
+								require.Equal(t, [2]uint64{1, 0}, [2]uint64{v1 - v0, s1 - s0}, "%s: vector path", name)
+							} else {
+								require.Equal(t, [2]uint64{0, 1}, [2]uint64{v1 - v0, s1 - s0}, "%s: scalar path", name)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
 }

@@ -11,7 +11,8 @@ const (
 	PathAuto Path = iota
 	// PathScalar: Lattigo's exact lazy schedule in scalar C, every q and input.
 	PathScalar
-	// PathIFMA: AVX-512 IFMA vectors for q < 2^50 and reduced inputs, scalar C otherwise.
+	// PathIFMA: AVX-512 IFMA vectors for q < 2^51 and inputs within the
+	// reduce-on-load bounds (doc.go), scalar C otherwise.
 	PathIFMA
 	// PathEmulated: the IFMA kernels on a portable C model of the intrinsics
 	// (tests only: proves the vector algorithm on hosts without AVX-512).
@@ -34,5 +35,15 @@ func (p Path) String() string {
 // IFMA is available (comparison runs, suspected CPU trouble).
 const PathEnv = "FHEGATE_NATIVE_PATH"
 
-// VecQBound is the exclusive bound on q for the vector path (4q < 2^52).
+// VecQBound is the exclusive bound on q for the narrow vector butterflies
+// (4q < 2^52).
 const VecQBound = 1 << 50
+
+// NTTQBound is the exclusive bound on q for the vector NTT (2q < 2^52):
+// 2^50 ≤ q < 2^51 runs the wide butterflies (see doc.go).
+const NTTQBound = 1 << 51
+
+// MulAddQBound is the exclusive bound on q for the slot packer's vector
+// multiply-add (MulAdd): its Shoup product lies in [0, 2q), exact in 52
+// bits for q < 2^51 (BGVN14's 51-bit Q0 included).
+const MulAddQBound = 1 << 51

@@ -13,7 +13,7 @@
 #define FG_PRIV
 #include "ntt_arith.h"
 
-/* floor(w * 2^52 / q) for w < q < 2^50: the Shoup constant of w. */
+/* floor(w * 2^52 / q) for w < q < 2^51: the Shoup constant of w. */
 static uint64_t shoup52(uint64_t w, uint64_t q)
 {
 	return (uint64_t)(((unsigned __int128)w << 52) / q);
@@ -118,6 +118,7 @@ fg_table *fg_table_new(uint32_t logN, uint64_t q, uint64_t mredc, uint64_t bred0
 	lanes(logN, t->wB, t->wpB, t->lB, t->lpB);
 	t->ninv = fg_mred(ninvMont, 1, q, mredc);
 	t->ninvp = shoup52(t->ninv, q);
+	t->onep = shoup52(1, q);
 	t->vec = 1;
 	return t;
 }
@@ -178,13 +179,22 @@ static void scalar_inv(const fg_table *t, uint64_t *a)
 	}
 }
 
-static int reduced(const uint64_t *a, size_t n, uint64_t q)
+/* Reduce on load (doc.go, "Lazy inputs"): Lattigo's forward schedule is the
+ * exact transform of (a mod q) for every word below 2^63 when q < 2^51, the
+ * vector kernels reduce words below 2^52; its inverse schedule is exact for
+ * words below 2q. */
+int fg_load_mode(int dir, uint64_t mx, uint64_t q)
 {
-	uint64_t mx = 0;
-	for (size_t j = 0; j < n; j++) {
-		mx = a[j] > mx ? a[j] : mx;
+	if (mx < q) {
+		return FG_LOAD_NONE;
 	}
-	return mx < q;
+	if (mx - q < q) {
+		return FG_LOAD_2Q;
+	}
+	if (dir == 0 && mx < (1ULL << 52)) {
+		return FG_LOAD_52;
+	}
+	return -1;
 }
 
 int fg_ntt(int dir, int path, const fg_table *t, const uint64_t *src, uint64_t *dst)
@@ -193,35 +203,44 @@ int fg_ntt(int dir, int path, const fg_table *t, const uint64_t *src, uint64_t *
 	if (path == FG_PATH_IFMA && !fg_ifma_built()) {
 		path = FG_PATH_SCALAR;
 	}
-	if (path != FG_PATH_SCALAR && (!t->vec || !reduced(src, n, t->q))) {
-		path = FG_PATH_SCALAR;
+	if (path != FG_PATH_SCALAR && t->vec) {
+		const int ifma = path == FG_PATH_IFMA;
+		const int mode = fg_load_mode(dir, ifma ? fg_vec_max_ifma(src, n) : fg_vec_max_emu(src, n), t->q);
+		if (mode >= 0) {
+			if (mode != FG_LOAD_NONE) {
+				if (ifma) {
+					fg_vec_load_ifma(t, src, dst, mode);
+				} else {
+					fg_vec_load_emu(t, src, dst, mode);
+				}
+			} else if (dst != src) {
+				memcpy(dst, src, n * sizeof(uint64_t));
+			}
+			if (ifma) {
+				if (dir == 0) {
+					fg_vec_fwd_ifma(t, dst);
+				} else {
+					fg_vec_inv_ifma(t, dst);
+				}
+			} else {
+				if (dir == 0) {
+					fg_vec_fwd_emu(t, dst);
+				} else {
+					fg_vec_inv_emu(t, dst);
+				}
+			}
+			return path;
+		}
 	}
 	if (dst != src) {
 		memcpy(dst, src, n * sizeof(uint64_t));
 	}
-	switch (path) {
-	case FG_PATH_IFMA:
-		if (dir == 0) {
-			fg_vec_fwd_ifma(t, dst);
-		} else {
-			fg_vec_inv_ifma(t, dst);
-		}
-		break;
-	case FG_PATH_EMU:
-		if (dir == 0) {
-			fg_vec_fwd_emu(t, dst);
-		} else {
-			fg_vec_inv_emu(t, dst);
-		}
-		break;
-	default:
-		if (dir == 0) {
-			scalar_fwd(t, dst);
-		} else {
-			scalar_inv(t, dst);
-		}
+	if (dir == 0) {
+		scalar_fwd(t, dst);
+	} else {
+		scalar_inv(t, dst);
 	}
-	return path;
+	return FG_PATH_SCALAR;
 }
 
 #if defined(__x86_64__)

@@ -1,0 +1,58 @@
+package consensus
+
+import (
+	"context"
+	"runtime"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"go.uber.org/zap/zaptest"
+
+	"github.com/fhegate/fhegate/fhe"
+)
+
+// TestPackBlocksWorkers: the block packing of a vector batch gives the same
+// bytes whatever the number of workers it spreads the accumulators over
+// (GOMAXPROCS 1, 2 and 3 on a batch of three accumulators, so one worker
+// holds two of them at 2): members with different core counts must agree
+// on the accumulators byte for byte (agreedAccumulators).
+func TestPackBlocksWorkers(t *testing.T) {
+	f := newPackFixture(t)
+	n := 2*f.p.Slots()/fhe.VectorStride(8) + 5
+	layout, err := fhe.NewVectorLayout(f.p, 8, n)
+	require.NoError(t, err)
+	require.Equal(t, 3, layout.Accs)
+	reqs := make([]Request, n)
+	for k := range reqs {
+		slots, err := f.p.VectorInts([]int64{int64(k), 1, 2, 3, 4, 5, 6, int64(k % 7)})
+		require.NoError(t, err)
+		ct, err := f.enc.EncryptInts(slots)
+		require.NoError(t, err)
+		reqs[k] = Request{ID: [32]byte{0xbb, byte(k), byte(k >> 8)}, Kind: KindPolicy, Inputs: []fhe.Handle{f.put(ct)}}
+	}
+	m := f.lc.Member(1)
+	ks, err := m.snap()
+	require.NoError(t, err)
+	level, _, err := packLevelBounds(f.p)
+	require.NoError(t, err)
+	r := &requestRun{m: m, ks: ks, log: zaptest.NewLogger(t)}
+	var want [][]byte
+	for _, procs := range []int{1, 2, 3} {
+		prev := runtime.GOMAXPROCS(procs)
+		cts, err := r.packBlocks(context.Background(), reqs, layout, level)
+		runtime.GOMAXPROCS(prev)
+		require.NoError(t, err)
+		require.Len(t, cts, layout.Accs)
+		got := make([][]byte, len(cts))
+		for a, ct := range cts {
+			require.Equal(t, level, ct.Level())
+			got[a], err = ct.MarshalBinary()
+			require.NoError(t, err)
+		}
+		if want == nil {
+			want = got
+			continue
+		}
+		require.Equal(t, want, got, "GOMAXPROCS=%d: accumulators differ from one worker's", procs)
+	}
+}
