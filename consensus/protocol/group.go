@@ -31,7 +31,24 @@ type Group struct {
 	// retried round commits and reveals what the first attempt did: see
 	// CoinToss. nil: the process's (processCoins).
 	Coins *CoinState
+
+	// hook makes this member misbehave in share rounds (tests only: it is
+	// unexported and no production code sets it). See roundHook.
+	hook roundHook
+	// insecureNoCommit runs the share rounds without commitments, as they
+	// were before commit-before-reveal (tests only: the control runs of the
+	// attacks it stops).
+	insecureNoCommit bool
 }
+
+// roundHook is a test's stand-in for a malicious member in a share round. It
+// is called with the round's session and message type and the payload the
+// honest protocol would send, right before this member sends its share (in
+// a committed round: after every commitment is in, before the reveal), and
+// returns the payload to send instead. peek collects the other members'
+// shares of the round — what a rushing member would wait for — and returns
+// those that arrived (it is cached: later calls return the same map).
+type roundHook func(session string, typ transport.Type, own []byte, peek func() map[transport.MemberID][]byte) []byte
 
 func (g Group) grace() time.Duration {
 	if g.Grace > 0 {
@@ -103,10 +120,22 @@ func (e *ErrMissing) Error() string {
 func exchangeAll(ctx context.Context, g Group, members []transport.MemberID, session string, typ transport.Type, payload []byte) (map[transport.MemberID][]byte, error) {
 	rctx, cancel := context.WithTimeout(ctx, g.timeout())
 	defer cancel()
+	var got transport.Gather
+	if g.hook != nil {
+		peek := func() map[transport.MemberID][]byte {
+			if got.Got == nil {
+				got = g.Mux.Collect(rctx, session, typ, others(members, g.Self()))
+			}
+			return payloads(got)
+		}
+		payload = g.hook(session, typ, payload, peek)
+	}
 	if err := g.Mux.Broadcast(rctx, members, transport.Message{Type: typ, Session: session, Payload: payload}); err != nil {
 		g.log().Warn("broadcast incomplete", zap.String("session", session), zap.Error(err))
 	}
-	got := g.Mux.Collect(rctx, session, typ, members)
+	if got.Got == nil {
+		got = g.Mux.Collect(rctx, session, typ, members)
+	}
 	if len(got.Missing) > 0 {
 		return nil, &ErrMissing{Session: session, Missing: got.Missing}
 	}
@@ -115,6 +144,26 @@ func exchangeAll(ctx context.Context, g Group, members []transport.MemberID, ses
 		out[id] = m.Payload
 	}
 	return out, nil
+}
+
+// others is ids without self.
+func others(ids []transport.MemberID, self transport.MemberID) []transport.MemberID {
+	out := make([]transport.MemberID, 0, len(ids))
+	for _, id := range ids {
+		if id != self {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// payloads is the payload of every message of a gather, by sender.
+func payloads(g transport.Gather) map[transport.MemberID][]byte {
+	out := make(map[transport.MemberID][]byte, len(g.Got))
+	for id, m := range g.Got {
+		out[id] = m.Payload
+	}
+	return out
 }
 
 // sortedIDs returns the keys of m, ascending.
