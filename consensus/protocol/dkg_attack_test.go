@@ -32,19 +32,21 @@ type rushingRelin struct {
 	rp  rlwe.Parameters
 	rkg multiparty.RelinearizationKeyGenProtocol
 	a   ringqp.Poly
+	n   int // committee size
 
 	mu      sync.Mutex
 	stolen  *rlwe.SecretKey // s, NTT and Montgomery form, as Lattigo keeps it
 	rushed1 bool            // it saw every honest round-1 share before sending
+	atSend  []int           // how many honest round-1 shares it saw before it sent (committed: before it committed)
 }
 
-func newRushingRelin(t *testing.T, p *fhe.Params) *rushingRelin {
+func newRushingRelin(t *testing.T, p *fhe.Params, n int) *rushingRelin {
 	rp := p.RLWE()
 	prng, err := sampling.NewPRNG()
 	require.NoError(t, err)
 	a := rp.RingQP().NewPoly()
 	ringqp.NewUniformSampler(prng, *rp.RingQP()).Read(a)
-	return &rushingRelin{rp: rp, rkg: multiparty.NewRelinearizationKeyGenProtocol(rp), a: a}
+	return &rushingRelin{rp: rp, rkg: multiparty.NewRelinearizationKeyGenProtocol(rp), a: a, n: n}
 }
 
 func (r *rushingRelin) share(b []byte) multiparty.RelinearizationKeyGenShare {
@@ -85,10 +87,16 @@ func (r *rushingRelin) constant(x ringqp.Poly, c uint64) {
 	}
 }
 
-func (r *rushingRelin) hook(session string, typ transport.Type, own []byte, peek func() map[transport.MemberID][]byte) []byte {
+func (r *rushingRelin) hook(stage hookStage, session string, typ transport.Type, own []byte, peek func() map[transport.MemberID][]byte) []byte {
 	switch typ {
 	case transport.TypeRLKShare1:
-		return r.round1(own, peek())
+		honest := peek()
+		if stage == hookSend {
+			r.mu.Lock()
+			r.atSend = append(r.atSend, len(honest))
+			r.mu.Unlock()
+		}
+		return r.round1(own, honest)
 	case transport.TypeRLKShare2:
 		return r.round2(own, peek())
 	}
@@ -96,7 +104,7 @@ func (r *rushingRelin) hook(session string, typ transport.Type, own []byte, peek
 }
 
 func (r *rushingRelin) round1(own []byte, honest map[transport.MemberID][]byte) []byte {
-	if len(honest) == 0 {
+	if len(honest) < r.n-1 {
 		return own // nothing to rush on: behave
 	}
 	r.mu.Lock()
@@ -145,7 +153,7 @@ func (r *rushingRelin) readSecret(sh multiparty.RelinearizationKeyGenShare) []in
 func (r *rushingRelin) round2(own []byte, honest map[transport.MemberID][]byte) []byte {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if !r.rushed1 || len(honest) == 0 {
+	if !r.rushed1 || len(honest) < r.n-1 {
 		return own
 	}
 	rq := r.rp.RingQP()
@@ -265,7 +273,7 @@ func TestDKGRushingRelinearisation(t *testing.T) {
 	const n, th, corrupt = 4, 2, 1 // member 2
 
 	t.Run("uncommitted rounds: one member recovers s", func(t *testing.T) {
-		att := newRushingRelin(t, p)
+		att := newRushingRelin(t, p, n)
 		c := newCommitteeHooked(t, p, n, th, 1, map[int]roundHook{corrupt: att.hook}, true)
 		for i := range c.kms {
 			require.NotNil(t, c.kms[i], "member %d: the DKG completes", i+1)
@@ -292,5 +300,22 @@ func TestDKGRushingRelinearisation(t *testing.T) {
 		got, err := fhe.NewDecryptor(fhe.WrapSecretKey(p, att.stolen)).DecryptInts(ct)
 		require.NoError(t, err)
 		require.Equal(t, msg, got, "the stolen s decrypts a user's ciphertext")
+	})
+
+	t.Run("committed rounds: it commits blind, and a different reveal is named", func(t *testing.T) {
+		att := newRushingRelin(t, p, n)
+		c := newCommitteeHooked(t, p, n, th, 1, map[int]roundHook{corrupt: att.hook}, false)
+		require.Equal(t, []int{0}, att.atSend, "no honest round-1 share reaches it before it commits")
+		require.True(t, att.rushed1, "it rigs its reveal once the honest shares are out")
+		require.Nil(t, att.stolen, "the rigged reveal is refused: no round 2")
+		for i, err := range c.dkgErrs {
+			if i == corrupt {
+				continue
+			}
+			var eq *ErrEquivocation
+			require.ErrorAs(t, err, &eq, "member %d", i+1)
+			require.Equal(t, transport.MemberID(corrupt+1), eq.Member, "member %d names the corrupt member", i+1)
+			require.Nil(t, c.kms[i])
+		}
 	})
 }

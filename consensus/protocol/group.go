@@ -31,6 +31,10 @@ type Group struct {
 	// retried round commits and reveals what the first attempt did: see
 	// CoinToss. nil: the process's (processCoins).
 	Coins *CoinState
+	// OnEquivocation, if set, is told of every member caught revealing a
+	// share that does not match its commitment (the identifiable abort of
+	// a committed round; the member's status lists them).
+	OnEquivocation func(ErrEquivocation)
 
 	// hook makes this member misbehave in share rounds (tests only: it is
 	// unexported and no production code sets it). See roundHook.
@@ -42,13 +46,25 @@ type Group struct {
 }
 
 // roundHook is a test's stand-in for a malicious member in a share round. It
-// is called with the round's session and message type and the payload the
-// honest protocol would send, right before this member sends its share (in
-// a committed round: after every commitment is in, before the reveal), and
-// returns the payload to send instead. peek collects the other members'
-// shares of the round — what a rushing member would wait for — and returns
-// those that arrived (it is cached: later calls return the same map).
-type roundHook func(session string, typ transport.Type, own []byte, peek func() map[transport.MemberID][]byte) []byte
+// is called with the stage, the round's session and message type and the
+// payload the honest protocol would send, and returns the payload to send
+// instead: at hookSend for the share this member sends (in a committed
+// round: the share it commits to), at hookReveal for what it reveals (in a
+// committed round, once every commitment is in). peek returns the other
+// senders' shares of the round that have arrived — what a rushing member
+// waits for: at hookSend of an uncommitted round it waits for all of them;
+// at hookSend of a committed round it waits briefly, and nothing can have
+// arrived, since no honest member reveals before it has this member's
+// commitment.
+type roundHook func(stage hookStage, session string, typ transport.Type, own []byte, peek func() map[transport.MemberID][]byte) []byte
+
+// hookStage says where a roundHook is called.
+type hookStage int
+
+const (
+	hookSend   hookStage = iota // the share sent (committed rounds: the one committed to)
+	hookReveal                  // committed rounds: the share revealed
+)
 
 func (g Group) grace() time.Duration {
 	if g.Grace > 0 {
@@ -128,7 +144,7 @@ func exchangeAll(ctx context.Context, g Group, members []transport.MemberID, ses
 			}
 			return payloads(got)
 		}
-		payload = g.hook(session, typ, payload, peek)
+		payload = g.hook(hookSend, session, typ, payload, peek)
 	}
 	if err := g.Mux.Broadcast(rctx, members, transport.Message{Type: typ, Session: session, Payload: payload}); err != nil {
 		g.log().Warn("broadcast incomplete", zap.String("session", session), zap.Error(err))

@@ -68,7 +68,11 @@ type testCommittee struct {
 }
 
 func (c *testCommittee) group(i int, tb testing.TB) Group {
-	return Group{Mux: c.muxes[i], Members: c.members, Threshold: c.t, Timeout: 20 * time.Second, Log: zaptest.NewLogger(tb),
+	timeout := 20 * time.Second
+	if c.hooks != nil {
+		timeout = 3 * time.Second // a member left waiting by an aborted round gives up sooner
+	}
+	return Group{Mux: c.muxes[i], Members: c.members, Threshold: c.t, Timeout: timeout, Log: zaptest.NewLogger(tb),
 		hook: c.hooks[i], insecureNoCommit: c.noCommit}
 }
 

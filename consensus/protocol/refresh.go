@@ -172,7 +172,7 @@ func Refresh(ctx context.Context, g Group, key *ThresholdKey, led Ledger, req Re
 	}
 	maxLevel := p.MaxLevel()
 	crp := rfp.SampleCRP(maxLevel, crs)
-	shares, err := exchangeActive(ctx, g, transport.TypeRefreshShare, req.Session, req.Active, req.Receivers, "refresh", func() ([]byte, error) {
+	shares, err := exchangeShares(ctx, g, transport.TypeRefreshShare, req.Session, req.Active, req.Receivers, "refresh", func() ([]byte, error) {
 		return led.Issue(KindRefresh, refreshDigest(ct, req.Active), key.Epoch, req.Session, func() ([]byte, error) {
 			return genRefreshShare(g, key, rfp, ct, crp, req.Active, sigmaBits)
 		})
@@ -287,6 +287,17 @@ func additiveShare(g Group, key *ThresholdKey, activeIDs []transport.MemberID) (
 	return add, nil
 }
 
+// exchangeShares is the share round of the protocols whose t active
+// members' shares are summed (refresh, refresh transform, re-encryption):
+// exchangeActive with every share committed before it is revealed
+// (exchangeCommitted).
+func exchangeShares(ctx context.Context, g Group, typ transport.Type, session string, active, receivers []transport.MemberID, what string, issue func() ([]byte, error)) (map[transport.MemberID][]byte, error) {
+	if g.insecureNoCommit {
+		return exchangeActive(ctx, g, typ, session, active, receivers, what, issue)
+	}
+	return exchangeCommitted(ctx, g, typ, session, active, receivers, issue)
+}
+
 // exchangeActive is the share round of the protocols in which the t active
 // members each send one share to every receiver (refresh, re-encryption): an
 // active member issues its share through issue (the share ledger) and
@@ -300,6 +311,9 @@ func exchangeActive(ctx context.Context, g Group, typ transport.Type, session st
 		b, err := issue()
 		if err != nil {
 			return nil, err
+		}
+		if g.hook != nil {
+			b = g.hook(hookSend, session, typ, b, func() map[transport.MemberID][]byte { return nil })
 		}
 		shares[g.Self()] = b
 		if err := g.Mux.BroadcastAllowing(rctx, receivers, g.Members, transport.Message{Type: typ, Session: session, Payload: b}); err != nil {

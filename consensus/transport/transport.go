@@ -66,6 +66,10 @@ const (
 	// ciphertext); a member that is not active takes it only when all t
 	// copies are identical (issue 13).
 	TypeAgreed Type = 25
+	// TypeShareCommit is the commitment a member sends before its share in
+	// a committed share round (protocol.exchangeCommitted): keccak256 over
+	// the session, the share's type, the member and the share (32 bytes).
+	TypeShareCommit Type = 26
 )
 
 // Message is one typed message. Session names the protocol instance (e.g.

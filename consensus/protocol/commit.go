@@ -1,0 +1,161 @@
+package protocol
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/fhegate/fhegate/consensus/transport"
+)
+
+// Commit before reveal.
+//
+// Every round in which the members' shares are summed (the DKG's public-key,
+// relinearisation-key and Galois-key rounds; the refresh, refresh-transform
+// and re-encryption rounds) runs through exchangeCommitted. A member that
+// sends a share first broadcasts
+//
+//	C_i = keccak256("fhegate/share-commit/v1" ‖ len(session) ‖ session ‖ type ‖ i ‖ share_i)
+//
+// and reveals share_i only once it holds the commitment of every sender of
+// the round. A reveal that does not hash to its sender's commitment aborts
+// the round with ErrEquivocation naming the sender (identifiable abort).
+//
+// Why: the aggregate of a round is Σ_i share_i. Without commitments a
+// corrupt member can wait for every honest share and send its own as a
+// function of them — in the relinearisation-key protocol of Mouchet et al.
+// (PETS 2021) it can set the round-1 aggregate to a value of its choice and
+// read every s_i from the round-2 shares (TestDKGRushingRelinearisation).
+// With commitments, its share is fixed (binding: keccak256 collision
+// resistance) before it has seen anything of the honest shares (hiding:
+// each share carries fresh RLWE noise of ≥ N·log2(σ√(2πe)) bits of min-entropy,
+// so in the random-oracle model the commitment reveals nothing), so every
+// share of the round is independent of the honest ones, which is the
+// setting in which the protocols' simulation proofs hold. The session, type
+// and member ID are bound in so that a commitment cannot be replayed into
+// another round or attributed to another member.
+
+// ErrEquivocation is the identifiable abort of a committed round: Member
+// revealed a share that does not match its commitment.
+type ErrEquivocation struct {
+	Session string
+	Member  transport.MemberID
+	Reason  string
+}
+
+func (e *ErrEquivocation) Error() string {
+	return fmt.Sprintf("protocol: %s: member %d equivocated: %s", e.Session, e.Member, e.Reason)
+}
+
+// shareCommitment is C_i for a share of (session, typ) by member id.
+func shareCommitment(session string, typ transport.Type, id transport.MemberID, share []byte) [32]byte {
+	var hdr [4 + 1 + 4]byte
+	binary.BigEndian.PutUint32(hdr[:4], uint32(len(session)))
+	hdr[4] = byte(typ)
+	binary.BigEndian.PutUint32(hdr[5:], uint32(id))
+	return keccak([]byte("fhegate/share-commit/v1"), hdr[:4], []byte(session), hdr[4:], share)
+}
+
+// exchangeCommitted is a committed share round: each of senders issues
+// its share (issue, called once, e.g. through the share ledger), commits to
+// it, and reveals it after every sender's commitment is in; every member of
+// receivers ∪ senders that calls it returns every sender's share, checked
+// against its commitment. A sender that does not commit or reveal in time
+// fails the round with ErrMissing; a commitment that is not 32 bytes or a
+// reveal that does not match its commitment fails it with ErrEquivocation,
+// reported to g.OnEquivocation too. Messages are bounded by the transport
+// (DefaultMaxMessage) before they are read; the caller's decoder checks a
+// share's exact shape before it allocates for it.
+func exchangeCommitted(ctx context.Context, g Group, typ transport.Type, session string, senders, receivers []transport.MemberID, issue func() ([]byte, error)) (map[transport.MemberID][]byte, error) {
+	rctx, cancel := context.WithTimeout(ctx, g.timeout())
+	defer cancel()
+	defer g.Mux.Forget(session)
+	to := union(senders, receivers)
+	self := g.Self()
+	sending := contains(senders, self)
+	var own []byte
+	if sending {
+		var err error
+		if own, err = issue(); err != nil {
+			return nil, err
+		}
+		if g.hook != nil {
+			own = g.hook(hookSend, session, typ, own, func() map[transport.MemberID][]byte {
+				pctx, cancel := context.WithTimeout(rctx, 100*time.Millisecond)
+				defer cancel()
+				return payloads(g.Mux.Collect(pctx, session, typ, senders))
+			})
+		}
+		c := shareCommitment(session, typ, self, own)
+		if err := g.Mux.BroadcastAllowing(rctx, to, g.Members, transport.Message{Type: transport.TypeShareCommit, Session: session, Payload: c[:]}); err != nil {
+			g.log().Debug("commitment broadcast incomplete", zap.String("session", session), zap.Error(err))
+		}
+	}
+	commits := g.Mux.Collect(rctx, session, transport.TypeShareCommit, senders)
+	if len(commits.Missing) > 0 {
+		return nil, &ErrMissing{Session: session, Missing: commits.Missing}
+	}
+	for _, id := range sortedIDs(commits.Got) {
+		if len(commits.Got[id].Payload) != 32 {
+			return nil, g.equivocation(&ErrEquivocation{Session: session, Member: id, Reason: "commitment is not 32 bytes"})
+		}
+	}
+	var reveals transport.Gather
+	if sending {
+		reveal := own
+		if g.hook != nil {
+			reveal = g.hook(hookReveal, session, typ, own, func() map[transport.MemberID][]byte {
+				if reveals.Got == nil {
+					reveals = g.Mux.Collect(rctx, session, typ, senders)
+				}
+				return payloads(reveals)
+			})
+		}
+		if err := g.Mux.BroadcastAllowing(rctx, to, g.Members, transport.Message{Type: typ, Session: session, Payload: reveal}); err != nil {
+			g.log().Debug("share broadcast incomplete", zap.String("session", session), zap.Error(err))
+		}
+	}
+	if reveals.Got == nil {
+		reveals = g.Mux.Collect(rctx, session, typ, senders)
+	}
+	if len(reveals.Missing) > 0 {
+		return nil, &ErrMissing{Session: session, Missing: reveals.Missing}
+	}
+	out := make(map[transport.MemberID][]byte, len(senders))
+	if sending {
+		out[self] = own
+	}
+	for _, id := range sortedIDs(reveals.Got) {
+		b := reveals.Got[id].Payload
+		c := shareCommitment(session, typ, id, b)
+		if !bytes.Equal(c[:], commits.Got[id].Payload) {
+			return nil, g.equivocation(&ErrEquivocation{Session: session, Member: id, Reason: "revealed share does not match its commitment"})
+		}
+		out[id] = b
+	}
+	return out, nil
+}
+
+// equivocation logs e, reports it to g.OnEquivocation and returns it.
+func (g Group) equivocation(e *ErrEquivocation) error {
+	g.log().Error("member equivocated: round aborted", zap.String("session", e.Session), zap.Uint32("member", uint32(e.Member)), zap.String("reason", e.Reason))
+	if g.OnEquivocation != nil {
+		g.OnEquivocation(*e)
+	}
+	return e
+}
+
+// union is a ∪ b, in a's order then b's new members.
+func union(a, b []transport.MemberID) []transport.MemberID {
+	out := append([]transport.MemberID(nil), a...)
+	for _, id := range b {
+		if !contains(out, id) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
