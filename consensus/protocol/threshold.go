@@ -195,15 +195,15 @@ func LagrangeBound(n, t int) (*big.Int, error) {
 
 // NoisePlan is the decryption level and flooding noise for a committee.
 type NoisePlan struct {
-	Level          int     // ciphertexts are dropped to this level before sharing
-	SigmaBits      float64 // log2 σ_flood of each share's Gaussian (BaseSigmaBits raised by the headroom)
-	BaseSigmaBits  float64 // log2 of the configured σ = 2^floodingBits·B_ct (re-encryption floods with it)
-	FloodingBits   float64 // log2(σ_flood / B_ct) actually achieved
-	LogQ           float64 // log2 of the modulus at Level
-	CombineBits    float64 // log2 of the worst-case total noise after combining
-	HeadroomBits   float64 // log2(Q/2t) − CombineBits (≥ 1)
-	DeltaBits      float64 // log2(n!)
-	LagrangeBits   float64 // log2 max Σ|Δλ|
+	Level         int     // ciphertexts are dropped to this level before sharing
+	SigmaBits     float64 // log2 σ_flood of each share's Gaussian (BaseSigmaBits raised by the headroom)
+	BaseSigmaBits float64 // log2 of the configured σ = 2^floodingBits·B_ct (re-encryption floods with it)
+	FloodingBits  float64 // log2(σ_flood / B_ct) actually achieved
+	LogQ          float64 // log2 of the modulus at Level
+	CombineBits   float64 // log2 of the worst-case total noise after combining
+	HeadroomBits  float64 // log2(Q/2t) − CombineBits (≥ 1)
+	DeltaBits     float64 // log2(n!)
+	LagrangeBits  float64 // log2 max Σ|Δλ|
 	// CoalitionBits is log2 C(n−1, t−1), the largest factor by which a
 	// coalition of t−1 members sees an honest share's flooding shrunk
 	// (CoalitionAmplification), and RhoBits = SigmaBits − CiphertextNoiseBits
