@@ -70,6 +70,9 @@ const (
 	// a committed share round (protocol.exchangeCommitted): keccak256 over
 	// the session, the share's type, the member and the share (32 bytes).
 	TypeShareCommit Type = 26
+	// TypeMaskSeed is a pairwise mask seed of a cross-committee key switch
+	// (protocol.CrossKeySwitch), sent to one member only (confidential).
+	TypeMaskSeed Type = 27
 )
 
 // Message is one typed message. Session names the protocol instance (e.g.
