@@ -63,11 +63,15 @@ func TestCoalitionAmplification(t *testing.T) {
 // the 2^33 and 2^43 a single share's σ/B_ct suggests; docs/committee.md
 // quotes these.
 func TestPlanNoiseCoalitionRho(t *testing.T) {
-	p := fhe.MustParams(fhe.BGVN14)
 	for _, tc := range []struct {
+		preset     fhe.PresetID
 		t, n       int
 		sigma, rho float64
-	}{{3, 5, 49, 30.42}, {9, 16, 59, 30.35}, {2, 3, 0, 0}, {5, 9, 0, 0}} {
+	}{
+		{fhe.BGVN13, 2, 3, 0, 0}, {fhe.BGVN13, 3, 5, 0, 0}, {fhe.BGVN13, 5, 9, 0, 0},
+		{fhe.BGVN14, 2, 3, 0, 0}, {fhe.BGVN14, 3, 5, 49, 30.42}, {fhe.BGVN14, 4, 7, 0, 0}, {fhe.BGVN14, 9, 16, 59, 30.35},
+	} {
+		p := fhe.MustParams(tc.preset)
 		plan, err := PlanNoise(p, tc.n, tc.t, 0)
 		require.NoError(t, err)
 		amp, err := CoalitionAmplification(tc.n, tc.t)
@@ -79,7 +83,7 @@ func TestPlanNoiseCoalitionRho(t *testing.T) {
 			require.Equal(t, tc.sigma, plan.SigmaBits)
 			require.InDelta(t, tc.rho, plan.RhoBits, 0.01)
 		}
-		t.Logf("%d-of-%d: level %d σ 2^%.0f C(n−1,t−1) 2^%.2f ρ 2^%.2f, decryptions with log R_2 ≤ 1.44: 2^%.1f",
-			tc.t, tc.n, plan.Level, plan.SigmaBits, plan.CoalitionBits, plan.RhoBits, 2*plan.RhoBits-math.Log2(float64(p.N())))
+		t.Logf("%s %d-of-%d: level %d σ 2^%.0f C(n−1,t−1) 2^%.2f ρ 2^%.2f, decryptions with log R_2 ≤ 1.44: 2^%.1f",
+			p.Preset.Name, tc.t, tc.n, plan.Level, plan.SigmaBits, plan.CoalitionBits, plan.RhoBits, 2*plan.RhoBits-math.Log2(float64(p.N())))
 	}
 }
