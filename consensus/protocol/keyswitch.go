@@ -69,11 +69,17 @@ type KeySwitchRequest struct {
 	// pin it for the ciphertext and epoch (the new members check that it is
 	// their key).
 	Target *fhe.PublicKey
-	// Old and New are the two committees' members (their Shamir points),
-	// disjoint; OldActive (t of Old) and NewActive (t′ of New) take part,
-	// all on g's transport.
+	// Old and New are the two committees' members as IDs on g's transport,
+	// disjoint; OldActive (t of Old) and NewActive (t′ of New) take part.
+	// An old member's Shamir point is its ID; a new member's is its ID
+	// minus NewOffset (the committees number their members 1..n each; a
+	// joint transport shifts the new ones).
 	Old, New             []transport.MemberID
 	OldActive, NewActive []transport.MemberID
+	NewOffset            transport.MemberID
+	// Receivers (optional) also compute the output without sending a share
+	// (the new committee's members that are not active).
+	Receivers []transport.MemberID
 }
 
 // CrossKeySwitch runs this member's part of a cross-committee key switch:
@@ -83,15 +89,23 @@ type KeySwitchRequest struct {
 func CrossKeySwitch(ctx context.Context, g Group, key *ThresholdKey, plan NoisePlan, led Ledger, req KeySwitchRequest) (*fhe.Ciphertext, error) {
 	self := g.Self()
 	isOld, isNew := contains(req.OldActive, self), contains(req.NewActive, self)
-	if err := checkKeySwitch(key, req, isOld, isNew); err != nil {
+	receiver := !isOld && !isNew && contains(req.Receivers, self)
+	if err := checkKeySwitch(key, req, isOld, isNew, receiver); err != nil {
 		return nil, err
 	}
-	p := key.Params
+	p := req.Ciphertext.Params()
 	ct := req.Ciphertext
 	level := ct.Level()
 	ringQ := p.RLWE().RingQ().AtLevel(level)
 	parts := union(req.OldActive, req.NewActive)
 	sort.Slice(parts, func(i, j int) bool { return parts[i] < parts[j] })
+	if receiver {
+		shares, err := exchangeCommitted(ctx, g, transport.TypeReencryptShare, req.Session, parts, union(parts, req.Receivers), nil)
+		if err != nil {
+			return nil, err
+		}
+		return keySwitchOutput(g, p, ct, parts, shares, req.Session)
+	}
 	pkb, err := req.Target.MarshalBinary()
 	if err != nil {
 		return nil, err
@@ -123,10 +137,10 @@ func CrossKeySwitch(ctx context.Context, g Group, key *ThresholdKey, plan NoiseP
 		rd := reencryptShareDigest(ct, target, parts)
 		d := keccak([]byte("fhegate/keyswitch/share/v1"), rd[:])
 		unmasked, err = led.Issue(KindReencrypt, d, key.Epoch, req.Session, func() ([]byte, error) {
-			return keySwitchShare(g, key, req.Old, req.OldActive, ct, sigmaBits, false)
+			return keySwitchShare(g, key, req.Old, req.OldActive, self, ct, sigmaBits, false)
 		})
 	} else {
-		unmasked, err = keySwitchShare(g, key, req.New, req.NewActive, ct, 0, true)
+		unmasked, err = keySwitchShare(g, key, shift(req.New, req.NewOffset), shift(req.NewActive, req.NewOffset), self-req.NewOffset, ct, 0, true)
 	}
 	if err != nil {
 		return nil, err
@@ -142,10 +156,17 @@ func CrossKeySwitch(ctx context.Context, g Group, key *ThresholdKey, plan NoiseP
 	if err != nil {
 		return nil, err
 	}
-	shares, err := exchangeCommitted(ctx, g, transport.TypeReencryptShare, req.Session, parts, parts, func() ([]byte, error) { return masked, nil })
+	shares, err := exchangeCommitted(ctx, g, transport.TypeReencryptShare, req.Session, parts, union(parts, req.Receivers), func() ([]byte, error) { return masked, nil })
 	if err != nil {
 		return nil, err
 	}
+	return keySwitchOutput(g, p, ct, parts, shares, req.Session)
+}
+
+// keySwitchOutput is (c0 + Σ shares, c1).
+func keySwitchOutput(g Group, p *fhe.Params, ct *fhe.Ciphertext, parts []transport.MemberID, shares map[transport.MemberID][]byte, session string) (*fhe.Ciphertext, error) {
+	level := ct.Level()
+	ringQ := p.RLWE().RingQ().AtLevel(level)
 	out := rlwe.NewCiphertext(p.RLWE(), 1, level)
 	out.Value[0].CopyLvl(level, ct.Lattigo().Value[0])
 	out.Value[1].CopyLvl(level, ct.Lattigo().Value[1])
@@ -157,13 +178,17 @@ func CrossKeySwitch(ctx context.Context, g Group, key *ThresholdKey, plan NoiseP
 		}
 		ringQ.Add(out.Value[0], sh, out.Value[0])
 	}
-	g.log().Debug("cross-committee key switch", zap.String("session", req.Session), zap.Int("participants", len(parts)))
+	g.log().Debug("cross-committee key switch", zap.String("session", session), zap.Int("participants", len(parts)))
 	return fhe.WrapCiphertext(p, out)
 }
 
-func checkKeySwitch(key *ThresholdKey, req KeySwitchRequest, isOld, isNew bool) error {
-	if isOld == isNew {
-		return errors.New("protocol: a key-switch participant is active in exactly one of the two committees")
+func checkKeySwitch(key *ThresholdKey, req KeySwitchRequest, isOld, isNew, receiver bool) error {
+	if isOld && isNew || !isOld && !isNew && !receiver {
+		return errors.New("protocol: a key-switch participant is active in exactly one of the two committees, or a receiver")
+	}
+	ct := req.Ciphertext
+	if ct == nil || ct.Degree() != 1 || !ct.Lattigo().IsNTT {
+		return errors.New("protocol: key switch needs a degree-1 ciphertext in the NTT domain")
 	}
 	for _, id := range req.Old {
 		if contains(req.New, id) {
@@ -180,6 +205,9 @@ func checkKeySwitch(key *ThresholdKey, req KeySwitchRequest, isOld, isNew bool) 
 			}
 		}
 	}
+	if receiver {
+		return nil
+	}
 	if key == nil {
 		return errors.New("protocol: key switch without a key")
 	}
@@ -188,10 +216,6 @@ func checkKeySwitch(key *ThresholdKey, req KeySwitchRequest, isOld, isNew bool) 
 	}
 	if t := len(req.NewActive); isNew && t != key.T {
 		return fmt.Errorf("protocol: key switch needs exactly t=%d active new members, got %d", key.T, t)
-	}
-	ct := req.Ciphertext
-	if ct == nil || ct.Degree() != 1 || !ct.Lattigo().IsNTT {
-		return errors.New("protocol: key switch needs a degree-1 ciphertext in the NTT domain")
 	}
 	if ct.Params() != key.Params || req.Target == nil || req.Target.Params() != key.Params {
 		return errors.New("protocol: key switch ciphertext, key and target presets differ")
@@ -202,10 +226,8 @@ func checkKeySwitch(key *ThresholdKey, req KeySwitchRequest, isOld, isNew bool) 
 // keySwitchShare is c1·s_j + E_j (old member, E_j of 2^sigmaBits) or
 // −c1·s′_k (new member), s_j this member's additive share for the active
 // set over its committee, encoded.
-func keySwitchShare(g Group, key *ThresholdKey, committee, active []transport.MemberID, ct *fhe.Ciphertext, sigmaBits float64, negate bool) ([]byte, error) {
-	cg := g
-	cg.Members = committee
-	add, err := additiveShare(cg, key, active)
+func keySwitchShare(g Group, key *ThresholdKey, committee, active []transport.MemberID, self transport.MemberID, ct *fhe.Ciphertext, sigmaBits float64, negate bool) ([]byte, error) {
+	add, err := additiveShareAt(key, self, committee, active)
 	if err != nil {
 		return nil, err
 	}
@@ -227,6 +249,15 @@ func keySwitchShare(g Group, key *ThresholdKey, committee, active []transport.Me
 		ringQ.Add(h, e, h)
 	}
 	return h.MarshalBinary()
+}
+
+// shift is ids minus off.
+func shift(ids []transport.MemberID, off transport.MemberID) []transport.MemberID {
+	out := make([]transport.MemberID, len(ids))
+	for i, id := range ids {
+		out[i] = id - off
+	}
+	return out
 }
 
 // exchangeSeeds gives every pair p < q of parts a fresh 32-byte seed: this

@@ -18,57 +18,45 @@ import (
 	"github.com/fhegate/fhegate/fhe/fhetest"
 )
 
-// twoCommittees is an old committee (members 1..n) and a new one (members
-// n+1..2n) on one in-memory hub, each after its own DKG.
+// twoCommittees is an old and a new committee, each after its own DKG
+// among its members 1..n on its own in-memory hub, and a joint hub on
+// which the old members are 1..n and the new ones n+1..2n.
 type twoCommittees struct {
 	old, next *testCommittee
-	muxes     map[transport.MemberID]*transport.Mux
+	joint     map[transport.MemberID]*transport.Mux
 }
 
 func newTwoCommittees(t *testing.T, p *fhe.Params, n, th int) *twoCommittees {
+	tc := &twoCommittees{old: newCommitteeOn(t, p, n, th, 1, nil, nil), next: newCommitteeOn(t, p, n, th, 2, nil, nil),
+		joint: map[transport.MemberID]*transport.Mux{}}
 	hub := transport.NewHub(2 * n)
-	tc := &twoCommittees{muxes: map[transport.MemberID]*transport.Mux{}}
-	mk := func(first int, epoch uint64) *testCommittee {
-		c := &testCommittee{n: n, t: th}
-		for i := 0; i < n; i++ {
-			id := transport.MemberID(first + i)
-			mux := transport.NewMux(hub.Endpoint(id), zaptest.NewLogger(t))
-			t.Cleanup(func() { mux.Close() })
-			tc.muxes[id] = mux
-			c.members = append(c.members, id)
-			c.muxes = append(c.muxes, mux)
-			c.ledgers = append(c.ledgers, newMemLedger())
-		}
-		c.kms = make([]*KeyMaterial, n)
-		c.keys = make([]*ThresholdKey, n)
-		for _, err := range parallel(all(n), func(i int) error {
-			km, k, err := RunDKG(context.Background(), c.group(i, t), DKGConfig{Params: p, Epoch: epoch})
-			c.kms[i], c.keys[i] = km, k
-			return err
-		}) {
-			require.NoError(t, err)
-		}
-		return c
+	for id := transport.MemberID(1); id <= transport.MemberID(2*n); id++ {
+		mux := transport.NewMux(hub.Endpoint(id), zaptest.NewLogger(t))
+		t.Cleanup(func() { mux.Close() })
+		tc.joint[id] = mux
 	}
-	tc.old, tc.next = mk(1, 1), mk(n+1, 2)
 	return tc
 }
 
-// participant is the committee, index and joint group of member id.
+// participant is the committee, index and joint group of joint member id.
 func (tc *twoCommittees) participant(t *testing.T, id transport.MemberID, hook roundHook) (*testCommittee, int, Group) {
-	c := tc.old
-	if id > transport.MemberID(tc.old.n) {
-		c = tc.next
+	c, i := tc.old, int(id)-1
+	if i >= tc.old.n {
+		c, i = tc.next, i-tc.old.n
 	}
-	i := int(id) - int(c.members[0])
-	g := Group{Mux: tc.muxes[id], Members: append(append([]transport.MemberID(nil), tc.old.members...), tc.next.members...),
-		Threshold: c.t, Timeout: 10 * time.Second, Log: zaptest.NewLogger(t), hook: hook}
+	var members []transport.MemberID
+	for id := range tc.joint {
+		members = append(members, id)
+	}
+	g := Group{Mux: tc.joint[id], Members: members, Threshold: c.t, Timeout: 10 * time.Second, Log: zaptest.NewLogger(t), hook: hook}
 	return c, i, g
 }
 
 // TestCrossKeySwitch: the cross-committee key switch moves a ciphertext
 // from a 2-of-3 committee's key to another 2-of-3 committee's, over one
-// in-memory transport; every participant computes the same ciphertext,
+// in-memory transport (the new committee's Shamir points 1..3 are IDs 4..6
+// there, NewOffset 3); every participant and the new committee's inactive
+// member (a receiver) compute the same ciphertext,
 // which decrypts under the new collective secret to the plaintext and
 // keeps the input's c1. A corrupt participant that adds K to what it sends
 // (the K-shift of TestReencryptKShift, which has no c1 to act on here) only
@@ -90,11 +78,12 @@ func TestCrossKeySwitch(t *testing.T) {
 		msg := fhetest.RandInts(r, p.Slots(), 1000)
 		in := mustEnc(t, fhe.NewEncryptor(tc.old.kms[0].Public), msg)
 		req := KeySwitchRequest{Session: session, Ciphertext: in, Target: tc.next.kms[0].Public,
-			Old: tc.old.members, New: tc.next.members, OldActive: []transport.MemberID{1, 3}, NewActive: []transport.MemberID{4, 6}}
-		parts := []transport.MemberID{1, 3, 4, 6}
+			Old: []transport.MemberID{1, 2, 3}, New: []transport.MemberID{4, 5, 6}, OldActive: []transport.MemberID{1, 3}, NewActive: []transport.MemberID{4, 6},
+			NewOffset: 3, Receivers: []transport.MemberID{5}}
+		parts := []transport.MemberID{1, 3, 4, 5, 6}
 		outs := map[transport.MemberID]*fhe.Ciphertext{}
 		var mu sync.Mutex
-		for k, err := range parallel([]int{0, 1, 2, 3}, func(x int) error {
+		for k, err := range parallel(all(len(parts)), func(x int) error {
 			id := parts[x]
 			c, i, g := tc.participant(t, id, hooks[id])
 			o, err := CrossKeySwitch(context.Background(), g, c.keys[i], plan, c.ledgers[i], req)

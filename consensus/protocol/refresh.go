@@ -271,17 +271,23 @@ func genRefreshShare(g Group, key *ThresholdKey, rfp mpbgv.RefreshProtocol, ct *
 // weights over the committee's points), as the t-of-t protocols need. The
 // caller zeroes it after use.
 func additiveShare(g Group, key *ThresholdKey, activeIDs []transport.MemberID) (*rlwe.SecretKey, error) {
-	points := make([]multiparty.ShamirPublicPoint, len(g.Members))
-	for i, id := range g.Members {
+	return additiveShareAt(key, g.Self(), g.Members, activeIDs)
+}
+
+// additiveShareAt is additiveShare for the member at Shamir point self of
+// a committee whose points are members.
+func additiveShareAt(key *ThresholdKey, self transport.MemberID, members, activeIDs []transport.MemberID) (*rlwe.SecretKey, error) {
+	points := make([]multiparty.ShamirPublicPoint, len(members))
+	for i, id := range members {
 		points[i] = multiparty.ShamirPublicPoint(id)
 	}
 	active := make([]multiparty.ShamirPublicPoint, len(activeIDs))
 	for i, id := range activeIDs {
 		active[i] = multiparty.ShamirPublicPoint(id)
 	}
-	cmb := multiparty.NewCombiner(key.Params.RLWE(), multiparty.ShamirPublicPoint(g.Self()), points, key.T)
+	cmb := multiparty.NewCombiner(key.Params.RLWE(), multiparty.ShamirPublicPoint(self), points, key.T)
 	add := rlwe.NewSecretKey(key.Params.RLWE())
-	if err := cmb.GenAdditiveShare(active, multiparty.ShamirPublicPoint(g.Self()), key.Share, add); err != nil {
+	if err := cmb.GenAdditiveShare(active, multiparty.ShamirPublicPoint(self), key.Share, add); err != nil {
 		return nil, err
 	}
 	return add, nil
