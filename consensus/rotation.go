@@ -240,8 +240,27 @@ func (m *Member) AdoptReencrypted(ctx context.Context, copies [][]Reencrypted, q
 			}
 		}
 	}
-	handles := make([]fhe.Handle, 0, len(votes))
-	for h := range votes {
+	picks := map[fhe.Handle][]byte{}
+	var errs []error
+	for h, v := range votes {
+		pick, err := pickCopy(v, quorum)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("consensus: input %s: %w", h, err))
+			continue
+		}
+		picks[h] = pick
+	}
+	n, err := m.adoptAll(ctx, ks, picks, quorum)
+	return n, errors.Join(append(errs, err)...)
+}
+
+// adoptAll refreshes every ciphertext of picks under the new key with the
+// live new members, agrees on its digest and stores it under its handle
+// (adoptOne); oldT is the old committee's threshold (its shares made the
+// noise). Every live new member calls it with the same picks at once.
+func (m *Member) adoptAll(ctx context.Context, ks keySnap, picks map[fhe.Handle][]byte, oldT int) (int, error) {
+	handles := make([]fhe.Handle, 0, len(picks))
+	for h := range picks {
 		handles = append(handles, h)
 	}
 	sortHandles(handles)
@@ -250,17 +269,12 @@ func (m *Member) AdoptReencrypted(ctx context.Context, copies [][]Reencrypted, q
 	sem := make(chan struct{}, m.cfg.Parallel)
 	var wg sync.WaitGroup
 	for i, h := range handles {
-		pick, err := pickCopy(votes[h], quorum)
-		if err != nil {
-			errs[i] = fmt.Errorf("consensus: input %s: %w", h, err)
-			continue
-		}
 		wg.Add(1)
 		sem <- struct{}{}
 		go func(i int, h fhe.Handle) {
 			defer wg.Done()
 			defer func() { <-sem }()
-			ok, err := m.adoptOne(ctx, ks, h, pick, quorum)
+			ok, err := m.adoptOne(ctx, ks, h, picks[h], oldT)
 			if err != nil {
 				errs[i] = fmt.Errorf("consensus: input %s: %w", h, err)
 			} else if ok {
