@@ -101,11 +101,11 @@ func secretCoeffs(p *fhe.Params, s *rlwe.SecretKey) []int64 {
 // the rotation's bounds, ≪ K), and round(view/K) = s′. The control run
 // without the shift reads nothing.
 //
-// This is an OPEN weakness (docs/committee.md, "Rotation against a
-// malicious coalition"): the test pins what the attack achieves today so
-// that the defence — proofs that h1_j is u_j·pk′1 + e1_j with short u_j,
-// e1_j, or the cross-committee key switch described there — turns it into
-// a refusal.
+// PCKS is still what the file hand-over of `fhegate committee rotate` runs
+// (Member.Reencrypt), so this is an open weakness there (docs/committee.md,
+// "Active security"); RotateLocal runs the cross-committee key switch
+// instead, where the same shift reads nothing (TestCrossKeySwitch). The
+// test pins what the attack achieves on PCKS until that path is gone.
 func TestReencryptKShift(t *testing.T) {
 	t.Parallel()
 	p := fhe.MustParams(fhetest.InsecureBGVN10)
