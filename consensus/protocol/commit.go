@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"sort"
 	"time"
 
 	"go.uber.org/zap"
@@ -158,4 +159,72 @@ func union(a, b []transport.MemberID) []transport.MemberID {
 		}
 	}
 	return out
+}
+
+// quorumRound is the result of a committed quorum round.
+type quorumRound struct {
+	Got     map[transport.MemberID][]byte // reveals that match their commitment (own included)
+	Missing []transport.MemberID          // no commitment, or no reveal, in time
+	Bad     []transport.MemberID          // revealed something else than they committed to
+}
+
+// exchangeCommittedQuorum is the committed form of a quorum round (the
+// threshold decryption's share round): every participant that sends (own
+// not nil) commits, then waits for `want` other commitments and a grace
+// period (CollectQuorum), reveals, and takes the reveals of exactly the
+// members whose commitment it held before it revealed, with the same
+// quorum and grace. A member whose commitment came later is missing: its
+// share, whatever it is, was fixed after it could have seen this member's.
+// A reveal that does not match its commitment is not used; its sender is
+// reported (g.OnEquivocation) and listed in Bad, and the round goes on
+// with the others (robust combination needs only t).
+func exchangeCommittedQuorum(ctx context.Context, g Group, typ transport.Type, session string, parts []transport.MemberID, own []byte, want int) quorumRound {
+	self := g.Self()
+	if own != nil {
+		c := shareCommitment(session, typ, self, own)
+		if err := g.Mux.BroadcastAllowing(ctx, parts, g.Members, transport.Message{Type: transport.TypeShareCommit, Session: session, Payload: c[:]}); err != nil {
+			g.log().Debug("commitment broadcast incomplete", zap.String("session", session), zap.Error(err))
+		}
+	}
+	commits := g.Mux.CollectQuorum(ctx, session, transport.TypeShareCommit, parts, want, g.grace())
+	var res quorumRound
+	res.Got = map[transport.MemberID][]byte{}
+	committed := make([]transport.MemberID, 0, len(commits.Got))
+	for _, id := range sortedIDs(commits.Got) {
+		if len(commits.Got[id].Payload) != 32 {
+			res.Bad = append(res.Bad, id)
+			_ = g.equivocation(&ErrEquivocation{Session: session, Member: id, Reason: "commitment is not 32 bytes"})
+			continue
+		}
+		committed = append(committed, id)
+	}
+	for _, id := range parts {
+		if id != self && !contains(committed, id) && !contains(res.Bad, id) {
+			res.Missing = append(res.Missing, id)
+		}
+	}
+	if own != nil {
+		reveal := own
+		if g.hook != nil {
+			reveal = g.hook(hookReveal, session, typ, own, func() map[transport.MemberID][]byte { return nil })
+		}
+		if err := g.Mux.BroadcastAllowing(ctx, parts, g.Members, transport.Message{Type: typ, Session: session, Payload: reveal}); err != nil {
+			g.log().Debug("share broadcast incomplete", zap.String("session", session), zap.Error(err))
+		}
+		res.Got[self] = own
+	}
+	reveals := g.Mux.CollectQuorum(ctx, session, typ, committed, min(want, len(committed)), g.grace())
+	res.Missing = append(res.Missing, reveals.Missing...)
+	for _, id := range sortedIDs(reveals.Got) {
+		b := reveals.Got[id].Payload
+		c := shareCommitment(session, typ, id, b)
+		if !bytes.Equal(c[:], commits.Got[id].Payload) {
+			res.Bad = append(res.Bad, id)
+			_ = g.equivocation(&ErrEquivocation{Session: session, Member: id, Reason: "revealed share does not match its commitment"})
+			continue
+		}
+		res.Got[id] = b
+	}
+	sort.Slice(res.Missing, func(i, j int) bool { return res.Missing[i] < res.Missing[j] })
+	return res
 }
