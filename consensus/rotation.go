@@ -145,6 +145,9 @@ func (m *Member) Reencrypt(ctx context.Context, target *fhe.PublicKey, handles [
 	if tpd == ks.km.PKDigest {
 		return nil, errors.New("consensus: re-encryption target is this committee's own key")
 	}
+	if err := m.pinEpochTarget(ks, tpd); err != nil {
+		return nil, err
+	}
 	out := make([]Reencrypted, len(handles))
 	errs := make([]error, len(handles))
 	sem := make(chan struct{}, m.cfg.Parallel)
@@ -201,6 +204,26 @@ func (m *Member) reencryptOne(ctx context.Context, ks keySnap, target *fhe.Publi
 		return Reencrypted{}, err
 	}
 	return Reencrypted{Handle: h, Ciphertext: b}, nil
+}
+
+// ErrEpochTargetPinned is returned when a member is asked to re-encrypt
+// its inputs to another key than the one it already re-encrypted any input
+// to under the same key epoch: a committee rotates to one key per epoch.
+var ErrEpochTargetPinned = errors.New("consensus: this epoch's inputs are already re-encrypted to another key")
+
+// pinEpochTarget pins, in the share ledger, the one key (digest tpd) this
+// member re-encrypts to from its key epoch: the first call for the epoch
+// records it, a later call with another key fails with
+// ErrEpochTargetPinned (and wraps protocol.ErrAlreadyShared). The ledger
+// pins the target per ciphertext as well; this pin also covers inputs not
+// yet re-encrypted.
+func (m *Member) pinEpochTarget(ks keySnap, tpd [32]byte) error {
+	d := keccakpkg.Sum([]byte("fhegate/rotation/epoch-target/v1"))
+	_, err := m.led.Issue(protocol.KindReencrypt, d, ks.km.Epoch, fmt.Sprintf("reenc/epoch-target/%x", tpd), func() ([]byte, error) { return tpd[:], nil })
+	if errors.Is(err, protocol.ErrAlreadyShared) {
+		return fmt.Errorf("%w (%v)", ErrEpochTargetPinned, err)
+	}
+	return err
 }
 
 // AdoptReencrypted installs a rotation's re-encrypted inputs on a member of

@@ -94,6 +94,16 @@ func keySwitchLocal(ctx context.Context, old, nc *LocalCommittee) error {
 		return err
 	}
 	tpd := keccakpkg.Sum(pkb)
+	for _, id := range oldActive {
+		m := old.Member(uint32(id))
+		ks, err := m.snap()
+		if err != nil {
+			return err
+		}
+		if err := m.pinEpochTarget(ks, tpd); err != nil {
+			return err
+		}
+	}
 	outs := make([]map[fhe.Handle][]byte, n2)
 	for k := range outs {
 		outs[k] = map[fhe.Handle][]byte{}

@@ -40,7 +40,7 @@ func TestRotationKeepsInputs(t *testing.T) {
 	// share for it towards any other key (the ledger pins the target).
 	other := fhe.GenKeys(nc.Member(1).Params(), nil)
 	_, err := old.Member(1).Reencrypt(ctx, other.Public, handles[:1])
-	require.ErrorIs(t, err, protocol.ErrTargetPinned)
+	require.ErrorIs(t, err, ErrEpochTargetPinned, "one target key per epoch, pinned before any share")
 	require.ErrorIs(t, err, protocol.ErrAlreadyShared)
 }
 

@@ -67,7 +67,7 @@ const (
 	// copies are identical (issue 13).
 	TypeAgreed Type = 25
 	// TypeShareCommit is the commitment a member sends before its share in
-	// a committed share round (protocol.exchangeCommitted): keccak256 over
+	// a committed share round (protocol.exchangeCommitted): SHA-256 over
 	// the session, the share's type, the member and the share (32 bytes).
 	TypeShareCommit Type = 26
 	// TypeMaskSeed is a pairwise mask seed of a cross-committee key switch
