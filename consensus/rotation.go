@@ -221,7 +221,7 @@ func (m *Member) pinEpochTarget(ks keySnap, tpd [32]byte) error {
 	d := keccakpkg.Sum([]byte("fhegate/rotation/epoch-target/v1"))
 	_, err := m.led.Issue(protocol.KindReencrypt, d, ks.km.Epoch, fmt.Sprintf("reenc/epoch-target/%x", tpd), func() ([]byte, error) { return tpd[:], nil })
 	if errors.Is(err, protocol.ErrAlreadyShared) {
-		return fmt.Errorf("%w (%v)", ErrEpochTargetPinned, err)
+		return fmt.Errorf("%w: %w", ErrEpochTargetPinned, err)
 	}
 	return err
 }

@@ -36,8 +36,11 @@ import (
 // resistance) before it has seen anything of the honest shares (hiding:
 // each share carries fresh RLWE noise of ≥ N·log2(σ√(2πe)) bits of min-entropy,
 // so in the random-oracle model the commitment reveals nothing), so every
-// share of the round is independent of the honest ones, which is the
-// setting in which the protocols' simulation proofs hold. The session, type
+// corrupt share of the round is independent of the honest ones and no
+// aggregate can be steered to a value of the coalition's choice. (That is
+// not full malicious security: a corrupt share can still be malformed
+// independently; the DKG's self-test catches a wrong key, and
+// docs/committee.md, "Active security", lists the rest.) The session, type
 // and member ID are bound in so that a commitment cannot be replayed into
 // another round or attributed to another member. SHA-256 rather than the
 // keccak256 the chain-facing digests use: the shares are large (a
