@@ -56,6 +56,9 @@ type Member struct {
 	// batch's) this member completed (Status.Evaluations)
 	evaluations atomic.Uint64
 
+	blameMu sync.Mutex
+	blamed  []protocol.ErrEquivocation // members caught equivocating (Status.Equivocations), the last maxBlamed
+
 	putSem chan struct{} // StorePut handlers in flight (MaxConcurrentStorePuts)
 
 	signed  *signedLog    // upload digests this member signed (input roots, roots.go)
@@ -164,5 +167,20 @@ func (m *Member) Close() error {
 }
 
 func (m *Member) group() protocol.Group {
-	return protocol.Group{Mux: m.mux, Members: m.members, Threshold: m.cfg.Committee.Threshold, Timeout: m.cfg.RoundTimeout, Grace: m.grace(), Log: m.log, Coins: m.coins}
+	return protocol.Group{Mux: m.mux, Members: m.members, Threshold: m.cfg.Committee.Threshold, Timeout: m.cfg.RoundTimeout, Grace: m.grace(), Log: m.log, Coins: m.coins,
+		OnEquivocation: m.blame}
+}
+
+// maxBlamed bounds the equivocations a member remembers for its status.
+const maxBlamed = 64
+
+// blame records a member caught revealing a share that does not match its
+// commitment (a committed round's identifiable abort).
+func (m *Member) blame(e protocol.ErrEquivocation) {
+	m.blameMu.Lock()
+	defer m.blameMu.Unlock()
+	m.blamed = append(m.blamed, e)
+	if len(m.blamed) > maxBlamed {
+		m.blamed = m.blamed[len(m.blamed)-maxBlamed:]
+	}
 }

@@ -173,8 +173,16 @@ func TestReencryptedBounds(t *testing.T) {
 	for _, id := range []fhe.PresetID{fhe.BGVN13, fhe.BGVN14, fhetest.InsecureBGVN10} {
 		p, err := fhe.NewParams(id)
 		require.NoError(t, err)
-		b, err := reencryptedBounds(p, protocol.NoisePlan{}, protocol.MaxMembers)
+		b, err := reencryptedBounds(p, protocol.MaxReencryptSigmaBits, protocol.MaxMembers)
 		require.NoError(t, err)
+		// The bounds follow the old committee's t (its shares made the
+		// noise), whatever the new committee's: more old shares, more noise.
+		small, err := reencryptedBounds(p, protocol.MaxReencryptSigmaBits, 2)
+		require.NoError(t, err)
+		require.Greater(t, b.WorstBits, small.WorstBits)
+		require.Greater(t, b.NoiseBits, small.NoiseBits)
+		_, err = reencryptedBounds(p, protocol.MaxReencryptSigmaBits, 0)
+		require.Error(t, err)
 		floor, err := protocol.RefreshFloorLevel(p, b.NoiseBits, b.WorstBits)
 		require.NoError(t, err)
 		require.Less(t, floor, p.MaxLevel(), p.Preset.Name)

@@ -145,6 +145,9 @@ func (m *Member) Reencrypt(ctx context.Context, target *fhe.PublicKey, handles [
 	if tpd == ks.km.PKDigest {
 		return nil, errors.New("consensus: re-encryption target is this committee's own key")
 	}
+	if err := m.pinEpochTarget(ks, tpd); err != nil {
+		return nil, err
+	}
 	out := make([]Reencrypted, len(handles))
 	errs := make([]error, len(handles))
 	sem := make(chan struct{}, m.cfg.Parallel)
@@ -203,6 +206,26 @@ func (m *Member) reencryptOne(ctx context.Context, ks keySnap, target *fhe.Publi
 	return Reencrypted{Handle: h, Ciphertext: b}, nil
 }
 
+// ErrEpochTargetPinned is returned when a member is asked to re-encrypt
+// its inputs to another key than the one it already re-encrypted any input
+// to under the same key epoch: a committee rotates to one key per epoch.
+var ErrEpochTargetPinned = errors.New("consensus: this epoch's inputs are already re-encrypted to another key")
+
+// pinEpochTarget pins, in the share ledger, the one key (digest tpd) this
+// member re-encrypts to from its key epoch: the first call for the epoch
+// records it, a later call with another key fails with
+// ErrEpochTargetPinned (and wraps protocol.ErrAlreadyShared). The ledger
+// pins the target per ciphertext as well; this pin also covers inputs not
+// yet re-encrypted.
+func (m *Member) pinEpochTarget(ks keySnap, tpd [32]byte) error {
+	d := keccakpkg.Sum([]byte("fhegate/rotation/epoch-target/v1"))
+	_, err := m.led.Issue(protocol.KindReencrypt, d, ks.km.Epoch, fmt.Sprintf("reenc/epoch-target/%x", tpd), func() ([]byte, error) { return tpd[:], nil })
+	if errors.Is(err, protocol.ErrAlreadyShared) {
+		return fmt.Errorf("%w: %w", ErrEpochTargetPinned, err)
+	}
+	return err
+}
+
 // AdoptReencrypted installs a rotation's re-encrypted inputs on a member of
 // the new committee. copies holds what each old member delivered; an input
 // is taken only when at least quorum (the old committee's threshold) old
@@ -240,8 +263,27 @@ func (m *Member) AdoptReencrypted(ctx context.Context, copies [][]Reencrypted, q
 			}
 		}
 	}
-	handles := make([]fhe.Handle, 0, len(votes))
-	for h := range votes {
+	picks := map[fhe.Handle][]byte{}
+	var errs []error
+	for h, v := range votes {
+		pick, err := pickCopy(v, quorum)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("consensus: input %s: %w", h, err))
+			continue
+		}
+		picks[h] = pick
+	}
+	n, err := m.adoptAll(ctx, ks, picks, quorum)
+	return n, errors.Join(append(errs, err)...)
+}
+
+// adoptAll refreshes every ciphertext of picks under the new key with the
+// live new members, agrees on its digest and stores it under its handle
+// (adoptOne); oldT is the old committee's threshold (its shares made the
+// noise). Every live new member calls it with the same picks at once.
+func (m *Member) adoptAll(ctx context.Context, ks keySnap, picks map[fhe.Handle][]byte, oldT int) (int, error) {
+	handles := make([]fhe.Handle, 0, len(picks))
+	for h := range picks {
 		handles = append(handles, h)
 	}
 	sortHandles(handles)
@@ -250,17 +292,12 @@ func (m *Member) AdoptReencrypted(ctx context.Context, copies [][]Reencrypted, q
 	sem := make(chan struct{}, m.cfg.Parallel)
 	var wg sync.WaitGroup
 	for i, h := range handles {
-		pick, err := pickCopy(votes[h], quorum)
-		if err != nil {
-			errs[i] = fmt.Errorf("consensus: input %s: %w", h, err)
-			continue
-		}
 		wg.Add(1)
 		sem <- struct{}{}
 		go func(i int, h fhe.Handle) {
 			defer wg.Done()
 			defer func() { <-sem }()
-			ok, err := m.adoptOne(ctx, ks, h, pick)
+			ok, err := m.adoptOne(ctx, ks, h, picks[h], oldT)
 			if err != nil {
 				errs[i] = fmt.Errorf("consensus: input %s: %w", h, err)
 			} else if ok {
@@ -298,7 +335,7 @@ type copyVote struct {
 	n int
 }
 
-func (m *Member) adoptOne(ctx context.Context, ks keySnap, h fhe.Handle, b []byte) (bool, error) {
+func (m *Member) adoptOne(ctx context.Context, ks keySnap, h fhe.Handle, b []byte, oldT int) (bool, error) {
 	_, ct, err := store.Validate(b)
 	if err != nil {
 		return false, err
@@ -307,7 +344,7 @@ func (m *Member) adoptOne(ctx context.Context, ks keySnap, h fhe.Handle, b []byt
 		return false, errors.New("re-encrypted ciphertext is for another preset")
 	}
 	base := fmt.Sprintf("rot/%d/%x", ks.km.Epoch, h[:8])
-	bounds, err := reencryptedBounds(m.params, ks.plan, m.cfg.Committee.Threshold)
+	bounds, err := reencryptedBounds(m.params, protocol.MaxReencryptSigmaBits, oldT)
 	if err != nil {
 		return false, err
 	}
@@ -408,31 +445,37 @@ func UnmarshalReencrypted(b []byte) (fromEpoch uint64, target [32]byte, rs []Ree
 func (m *Member) Epoch() uint64 { return m.cfg.Committee.Epoch }
 
 // reencryptedBounds are the noise bounds of a re-encrypted input
-// (protocol.Reencrypt: e_ct + Σ_j (E_j + e0_j + u_j·e′ + e1_j·s′) over t old
-// members, at the input's level) for its refresh under the new key.
-// WorstBits is the whole noise: t floodings cut at 8σ (σ = 2^BaseSigmaBits of
-// the old committee's NoisePlan, protocol.ReencryptSigmaBits), t
-// public-key encryptions of zero under the new key and an input noise e_ct up
-// to the accepted bound. NoiseBits is what the refresh must hide beyond
-// that: the re-encryption's flooding is itself the noise that hides e_ct
-// from everyone who sees the switched ciphertext's phase (protocol doc of
+// (protocol.Reencrypt: e_ct + Σ_j (E_j + e0_j + u_j·e′ + e1_j·s′) over the
+// OLD committee's t active members, at the input's level) for its refresh
+// under the new key: oldT is the old committee's threshold (the adoption
+// quorum) and oldSigmaBits the old committee's re-encryption σ (the new
+// member does not know the old configuration: it passes
+// protocol.MaxReencryptSigmaBits, the cap every re-encryption σ is under).
+// WorstBits is the whole noise: oldT floodings cut at 8σ, oldT public-key
+// encryptions of zero under the new key and an input noise e_ct up to the
+// accepted bound. NoiseBits is what the refresh must hide beyond that: the
+// re-encryption's flooding is itself the noise that hides e_ct from
+// everyone who sees the switched ciphertext's phase (protocol doc of
 // ReencryptSigmaBits: the refresh that follows reveals it "up to the
-// refresh's own, smaller flooding"), so what is left are the t + 1
+// refresh's own, smaller flooding"), so what is left are the oldT + 1
 // honest-encryption-sized terms (e_ct of an honest input, and each share's
-// encryption of zero under the new key), (t + 1)·B_ct with B_ct =
-// 2^protocol.CiphertextNoiseBits. The input is at the
-// stored input's (top) level, far above the floor either bound needs.
-func reencryptedBounds(p *fhe.Params, plan protocol.NoisePlan, t int) (RefreshBounds, error) {
+// encryption of zero under the new key), (oldT + 1)·B_ct with B_ct =
+// 2^protocol.CiphertextNoiseBits. The input is at the stored input's (top)
+// level, far above the floor either bound needs.
+func reencryptedBounds(p *fhe.Params, oldSigmaBits float64, oldT int) (RefreshBounds, error) {
 	honest := float64(protocol.CiphertextNoiseBits)
 	accepted, err := AcceptedInputNoiseBits(p)
 	if err != nil {
 		return RefreshBounds{}, err
 	}
-	sigma := plan.BaseSigmaBits
+	if oldT < 1 || oldT > protocol.MaxMembers {
+		return RefreshBounds{}, fmt.Errorf("consensus: old committee threshold %d outside 1..%d", oldT, protocol.MaxMembers)
+	}
+	sigma := oldSigmaBits
 	if sigma <= 0 {
 		sigma = protocol.CiphertextNoiseBits + protocol.DefaultFloodingBits
 	}
-	tt := float64(t)
+	tt := float64(oldT)
 	return RefreshBounds{
 		NoiseBits: math.Log2((tt + 1) * math.Exp2(honest)),
 		WorstBits: math.Log2(tt*8*math.Exp2(sigma) + tt*math.Exp2(honest) + math.Exp2(accepted)),

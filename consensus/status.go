@@ -27,6 +27,17 @@ type Status struct {
 	// one per re-run of an out-of-range batch's parts, isolate.go).
 	Evaluations uint64   `json:"evaluations"`
 	Down        []uint32 `json:"down,omitempty"`
+	// Equivocations are the members this member caught revealing a share
+	// that does not match their commitment (each aborted its round), the
+	// most recent last.
+	Equivocations []Equivocation `json:"equivocations,omitempty"`
+}
+
+// Equivocation is one identifiable abort: the member and the round.
+type Equivocation struct {
+	Member  uint32 `json:"member"`
+	Session string `json:"session"`
+	Reason  string `json:"reason"`
 }
 
 // Status returns the member's status.
@@ -39,6 +50,11 @@ func (m *Member) Status() Status {
 		p := m.NoisePlan()
 		s.DecryptLevel, s.SigmaBits = p.Level, p.SigmaBits
 	}
+	m.blameMu.Lock()
+	for _, e := range m.blamed {
+		s.Equivocations = append(s.Equivocations, Equivocation{Member: uint32(e.Member), Session: e.Session, Reason: e.Reason})
+	}
+	m.blameMu.Unlock()
 	live := m.live()
 	for _, id := range m.members {
 		if !contains(live, id) {

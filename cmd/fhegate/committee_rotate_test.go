@@ -110,8 +110,19 @@ func TestCommitteeRotateCLI(t *testing.T) {
 	})
 	from := strings.Join([]string{bundle(1), bundle(2), bundle(3)}, ",")
 	runAll(t, ids, func(id uint32) []string {
-		return []string{"committee", "rotate", "adopt", "--dir", newDir, "--member", fmt.Sprint(id), "--from", from, "--quorum", "2", "--round-timeout", "20s"}
+		return []string{"committee", "rotate", "adopt", "--dir", newDir, "--member", fmt.Sprint(id), "--from", from, "--quorum", "2",
+			"--old-committee", filepath.Join(oldDir, "committee.json"), "--round-timeout", "20s"}
 	})
+	// One old member's bundle twice does not make a quorum of two: bundles
+	// are counted by signer.
+	_, err = runCLI(t, "committee", "rotate", "adopt", "--dir", newDir, "--member", "1", "--from", bundle(1)+","+bundle(1), "--quorum", "2",
+		"--old-committee", filepath.Join(oldDir, "committee.json"), "--round-timeout", "5s")
+	require.ErrorContains(t, err, "both signed by old member 1")
+	// A bundle checked against another committee (the new one's members
+	// hold other BLS keys) is refused.
+	_, err = runCLI(t, "committee", "rotate", "adopt", "--dir", newDir, "--member", "1", "--from", bundle(1), "--quorum", "1",
+		"--old-committee", filepath.Join(newDir, "committee.json"), "--round-timeout", "5s")
+	require.Error(t, err)
 
 	var first [][]byte
 	for _, id := range ids {

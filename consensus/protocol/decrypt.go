@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 
-	"go.uber.org/zap"
-
 	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
 )
@@ -81,6 +79,7 @@ func ThresholdDecrypt(ctx context.Context, g Group, key *ThresholdKey, plan Nois
 		return nil, err
 	}
 	shares := map[transport.MemberID]DecryptionShare{}
+	var ownBytes []byte
 	rctx, cancel := context.WithTimeout(ctx, g.timeout())
 	defer cancel()
 	if contains(req.Participants, g.Self()) {
@@ -99,9 +98,7 @@ func ThresholdDecrypt(ctx context.Context, g Group, key *ThresholdKey, plan Nois
 			return nil, err
 		}
 		shares[g.Self()] = own
-		if err := g.Mux.BroadcastAllowing(rctx, req.Participants, g.Members, transport.Message{Type: transport.TypeDecShare, Session: req.Session, Payload: b}); err != nil {
-			g.log().Debug("share broadcast incomplete", zap.String("session", req.Session), zap.Error(err))
-		}
+		ownBytes = b
 	}
 	// Wait for t+1 shares (one cross-check) or everyone, then a grace period
 	// for the rest: a participant that died since the digest round costs a
@@ -117,12 +114,17 @@ func ThresholdDecrypt(ctx context.Context, g Group, key *ThresholdKey, plan Nois
 	if want > others {
 		want = others
 	}
-	got := g.Mux.CollectQuorum(rctx, req.Session, transport.TypeDecShare, req.Participants, want, g.grace())
+	// Commit before reveal: each participant's share is fixed before it
+	// sees another's (exchangeCommittedQuorum).
+	got := exchangeCommittedQuorum(rctx, g, transport.TypeDecShare, req.Session, req.Participants, ownBytes, want)
 	g.Mux.Forget(req.Session)
 	res.Missing = got.Missing
 	var malformed []transport.MemberID
 	for _, id := range sortedIDs(got.Got) {
-		s, err := UnmarshalDecryptionShare(key.Params, plan.Level, got.Got[id].Payload)
+		if id == g.Self() {
+			continue
+		}
+		s, err := UnmarshalDecryptionShare(key.Params, plan.Level, got.Got[id])
 		if err != nil {
 			malformed = append(malformed, id)
 			continue
@@ -136,7 +138,7 @@ func ThresholdDecrypt(ctx context.Context, g Group, key *ThresholdKey, plan Nois
 		}
 		return nil, err
 	}
-	cr.Bad = append(cr.Bad, malformed...)
+	cr.Bad = append(append(cr.Bad, malformed...), got.Bad...)
 	res.CombineResult = cr
 	return res, nil
 }

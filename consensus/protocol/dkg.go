@@ -151,13 +151,17 @@ func (s *dkgSession) exchange(round string, typ transport.Type, payload []byte) 
 }
 
 // exchangeShare is an n-of-n round of protocol shares: this member's own
-// share to every member, every member's encoded share back.
+// share to every member, every member's encoded share back, committed
+// before it is revealed (exchangeCommitted).
 func (s *dkgSession) exchangeShare(round string, typ transport.Type, own encoding.BinaryMarshaler) (map[transport.MemberID][]byte, error) {
 	b, err := own.MarshalBinary()
 	if err != nil {
 		return nil, err
 	}
-	return s.exchange(round, typ, b)
+	if s.g.insecureNoCommit {
+		return s.exchange(round, typ, b)
+	}
+	return exchangeCommitted(s.ctx, s.g, typ, s.session(round), s.g.Members, s.g.Members, func() ([]byte, error) { return b, nil })
 }
 
 // commonReference runs the commit and reveal rounds of the CRS seed: every

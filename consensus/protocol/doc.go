@@ -128,6 +128,23 @@
 // so the new committee refreshes it before use. The ledger pins one target
 // key per (ciphertext, epoch) (KindReencrypt).
 //
+// A corrupt active old member can add K to its h1_j: the output's phase
+// under s′ then holds K·s′, which the new committee's first refresh shows
+// its members (TestReencryptKShift). CrossKeySwitch avoids it: collective
+// key switching run jointly by t old and t′ new members, whose output
+// keeps the input's c1, with pairwise-masked shares (keyswitch.go).
+//
+// # Commit before reveal
+//
+// The protocols above are simulation-secure against semi-honest parties.
+// Every round whose shares are summed — the DKG's key rounds, refresh,
+// refresh transform, re-encryption, key switch and decryption — commits to
+// each share (SHA-256 over session, type, member and share) and reveals it
+// only once the round's commitments are in, so no corrupt share can depend
+// on an honest one of its round (the rushing relinearisation attack,
+// TestDKGRushingRelinearisation), and a reveal that does not match its
+// commitment names its sender (ErrEquivocation; commit.go).
+//
 // Every share that reveals anything about s·c1 — decryption, refresh or
 // re-encryption — goes through a Ledger that issues at most one share per
 // (ShareKind, c1 digest, key epoch), persisted before the share leaves the

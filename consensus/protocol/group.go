@@ -31,7 +31,40 @@ type Group struct {
 	// retried round commits and reveals what the first attempt did: see
 	// CoinToss. nil: the process's (processCoins).
 	Coins *CoinState
+	// OnEquivocation, if set, is told of every member caught revealing a
+	// share that does not match its commitment (the identifiable abort of
+	// a committed round; the member's status lists them).
+	OnEquivocation func(ErrEquivocation)
+
+	// hook makes this member misbehave in share rounds (tests only: it is
+	// unexported and no production code sets it). See roundHook.
+	hook roundHook
+	// insecureNoCommit runs the share rounds without commitments, as they
+	// were before commit-before-reveal (tests only: the control runs of the
+	// attacks it stops).
+	insecureNoCommit bool
 }
+
+// roundHook is a test's stand-in for a malicious member in a share round. It
+// is called with the stage, the round's session and message type and the
+// payload the honest protocol would send, and returns the payload to send
+// instead: at hookSend for the share this member sends (in a committed
+// round: the share it commits to), at hookReveal for what it reveals (in a
+// committed round, once every commitment is in). peek returns the other
+// senders' shares of the round that have arrived — what a rushing member
+// waits for: at hookSend of an uncommitted round it waits for all of them;
+// at hookSend of a committed round it waits briefly, and nothing can have
+// arrived, since no honest member reveals before it has this member's
+// commitment.
+type roundHook func(stage hookStage, session string, typ transport.Type, own []byte, peek func() map[transport.MemberID][]byte) []byte
+
+// hookStage says where a roundHook is called.
+type hookStage int
+
+const (
+	hookSend   hookStage = iota // the share sent (committed rounds: the one committed to)
+	hookReveal                  // committed rounds: the share revealed
+)
 
 func (g Group) grace() time.Duration {
 	if g.Grace > 0 {
@@ -103,10 +136,22 @@ func (e *ErrMissing) Error() string {
 func exchangeAll(ctx context.Context, g Group, members []transport.MemberID, session string, typ transport.Type, payload []byte) (map[transport.MemberID][]byte, error) {
 	rctx, cancel := context.WithTimeout(ctx, g.timeout())
 	defer cancel()
+	var got transport.Gather
+	if g.hook != nil {
+		peek := func() map[transport.MemberID][]byte {
+			if got.Got == nil {
+				got = g.Mux.Collect(rctx, session, typ, others(members, g.Self()))
+			}
+			return payloads(got)
+		}
+		payload = g.hook(hookSend, session, typ, payload, peek)
+	}
 	if err := g.Mux.Broadcast(rctx, members, transport.Message{Type: typ, Session: session, Payload: payload}); err != nil {
 		g.log().Warn("broadcast incomplete", zap.String("session", session), zap.Error(err))
 	}
-	got := g.Mux.Collect(rctx, session, typ, members)
+	if got.Got == nil {
+		got = g.Mux.Collect(rctx, session, typ, members)
+	}
 	if len(got.Missing) > 0 {
 		return nil, &ErrMissing{Session: session, Missing: got.Missing}
 	}
@@ -115,6 +160,26 @@ func exchangeAll(ctx context.Context, g Group, members []transport.MemberID, ses
 		out[id] = m.Payload
 	}
 	return out, nil
+}
+
+// others is ids without self.
+func others(ids []transport.MemberID, self transport.MemberID) []transport.MemberID {
+	out := make([]transport.MemberID, 0, len(ids))
+	for _, id := range ids {
+		if id != self {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// payloads is the payload of every message of a gather, by sender.
+func payloads(g transport.Gather) map[transport.MemberID][]byte {
+	out := make(map[transport.MemberID][]byte, len(g.Got))
+	for id, m := range g.Got {
+		out[id] = m.Payload
+	}
+	return out
 }
 
 // sortedIDs returns the keys of m, ascending.

@@ -59,10 +59,21 @@ type testCommittee struct {
 	kms     []*KeyMaterial
 	keys    []*ThresholdKey
 	ledgers []*memLedger
+	// hooks make members misbehave (index i: member i+1); noCommit runs
+	// the share rounds uncommitted, as they were before commit-before-
+	// reveal (tests of the attacks it stops).
+	hooks    map[int]roundHook
+	noCommit bool
+	dkgErrs  []error
 }
 
 func (c *testCommittee) group(i int, tb testing.TB) Group {
-	return Group{Mux: c.muxes[i], Members: c.members, Threshold: c.t, Timeout: 20 * time.Second, Log: zaptest.NewLogger(tb)}
+	timeout := 20 * time.Second
+	if c.hooks != nil {
+		timeout = 3 * time.Second // a member left waiting by an aborted round gives up sooner
+	}
+	return Group{Mux: c.muxes[i], Members: c.members, Threshold: c.t, Timeout: timeout, Log: zaptest.NewLogger(tb),
+		hook: c.hooks[i], insecureNoCommit: c.noCommit}
 }
 
 // parallel runs f for every member index in idx concurrently.
@@ -100,8 +111,21 @@ func newCommitteeOn(t *testing.T, p *fhe.Params, n, th int, epoch uint64, gal []
 // member i+1); it runs the DKG but does not require it to succeed when knobs
 // are set (c.dkgErrs).
 func newCommitteeKnobs(t *testing.T, p *fhe.Params, n, th int, epoch uint64, gal []uint64, wrap func(transport.Transport) transport.Transport, knobs map[int]DKGKnobs) *testCommittee {
+	return newCommitteeWith(t, p, n, th, epoch, gal, wrap, knobs, nil, false)
+}
+
+// newCommitteeHooked runs a DKG in which members misbehave through round
+// hooks (index i: member i+1), the share rounds uncommitted if noCommit; it
+// does not require the DKG to succeed (nil key material where it failed,
+// c.dkgErrs the errors).
+func newCommitteeHooked(t *testing.T, p *fhe.Params, n, th int, epoch uint64, hooks map[int]roundHook, noCommit bool) *testCommittee {
+	return newCommitteeWith(t, p, n, th, epoch, nil, nil, nil, hooks, noCommit)
+}
+
+func newCommitteeWith(t *testing.T, p *fhe.Params, n, th int, epoch uint64, gal []uint64, wrap func(transport.Transport) transport.Transport,
+	knobs map[int]DKGKnobs, hooks map[int]roundHook, noCommit bool) *testCommittee {
 	hub := transport.NewHub(n)
-	c := &testCommittee{n: n, t: th}
+	c := &testCommittee{n: n, t: th, hooks: hooks, noCommit: noCommit}
 	for i := 1; i <= n; i++ {
 		tr := hub.Endpoint(transport.MemberID(i))
 		if wrap != nil {
@@ -123,7 +147,8 @@ func newCommitteeKnobs(t *testing.T, p *fhe.Params, n, th int, epoch uint64, gal
 		c.kms[i], c.keys[i] = km, k
 		return err
 	})
-	if knobs != nil {
+	c.dkgErrs = errs
+	if knobs != nil || hooks != nil {
 		return c
 	}
 	for _, err := range errs {

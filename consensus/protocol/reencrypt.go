@@ -143,7 +143,7 @@ func Reencrypt(ctx context.Context, g Group, key *ThresholdKey, plan NoisePlan, 
 	if err != nil {
 		return nil, err
 	}
-	shares, err := exchangeActive(ctx, g, transport.TypeReencryptShare, req.Session, req.Active, req.Receivers, "re-encryption", func() ([]byte, error) {
+	shares, err := exchangeShares(ctx, g, transport.TypeReencryptShare, req.Session, req.Active, req.Receivers, "re-encryption", func() ([]byte, error) {
 		pin := fmt.Sprintf("reenc/target/%x", target)
 		if _, err := led.Issue(KindReencrypt, reencryptTargetDigest(ct), key.Epoch, pin, func() ([]byte, error) { return target[:], nil }); err != nil {
 			if errors.Is(err, ErrAlreadyShared) {

@@ -172,7 +172,7 @@ func Refresh(ctx context.Context, g Group, key *ThresholdKey, led Ledger, req Re
 	}
 	maxLevel := p.MaxLevel()
 	crp := rfp.SampleCRP(maxLevel, crs)
-	shares, err := exchangeActive(ctx, g, transport.TypeRefreshShare, req.Session, req.Active, req.Receivers, "refresh", func() ([]byte, error) {
+	shares, err := exchangeShares(ctx, g, transport.TypeRefreshShare, req.Session, req.Active, req.Receivers, "refresh", func() ([]byte, error) {
 		return led.Issue(KindRefresh, refreshDigest(ct, req.Active), key.Epoch, req.Session, func() ([]byte, error) {
 			return genRefreshShare(g, key, rfp, ct, crp, req.Active, sigmaBits)
 		})
@@ -271,20 +271,37 @@ func genRefreshShare(g Group, key *ThresholdKey, rfp mpbgv.RefreshProtocol, ct *
 // weights over the committee's points), as the t-of-t protocols need. The
 // caller zeroes it after use.
 func additiveShare(g Group, key *ThresholdKey, activeIDs []transport.MemberID) (*rlwe.SecretKey, error) {
-	points := make([]multiparty.ShamirPublicPoint, len(g.Members))
-	for i, id := range g.Members {
+	return additiveShareAt(key, g.Self(), g.Members, activeIDs)
+}
+
+// additiveShareAt is additiveShare for the member at Shamir point self of
+// a committee whose points are members.
+func additiveShareAt(key *ThresholdKey, self transport.MemberID, members, activeIDs []transport.MemberID) (*rlwe.SecretKey, error) {
+	points := make([]multiparty.ShamirPublicPoint, len(members))
+	for i, id := range members {
 		points[i] = multiparty.ShamirPublicPoint(id)
 	}
 	active := make([]multiparty.ShamirPublicPoint, len(activeIDs))
 	for i, id := range activeIDs {
 		active[i] = multiparty.ShamirPublicPoint(id)
 	}
-	cmb := multiparty.NewCombiner(key.Params.RLWE(), multiparty.ShamirPublicPoint(g.Self()), points, key.T)
+	cmb := multiparty.NewCombiner(key.Params.RLWE(), multiparty.ShamirPublicPoint(self), points, key.T)
 	add := rlwe.NewSecretKey(key.Params.RLWE())
-	if err := cmb.GenAdditiveShare(active, multiparty.ShamirPublicPoint(g.Self()), key.Share, add); err != nil {
+	if err := cmb.GenAdditiveShare(active, multiparty.ShamirPublicPoint(self), key.Share, add); err != nil {
 		return nil, err
 	}
 	return add, nil
+}
+
+// exchangeShares is the share round of the protocols whose t active
+// members' shares are summed (refresh, refresh transform, re-encryption):
+// exchangeActive with every share committed before it is revealed
+// (exchangeCommitted).
+func exchangeShares(ctx context.Context, g Group, typ transport.Type, session string, active, receivers []transport.MemberID, what string, issue func() ([]byte, error)) (map[transport.MemberID][]byte, error) {
+	if g.insecureNoCommit {
+		return exchangeActive(ctx, g, typ, session, active, receivers, what, issue)
+	}
+	return exchangeCommitted(ctx, g, typ, session, active, receivers, issue)
 }
 
 // exchangeActive is the share round of the protocols in which the t active
@@ -300,6 +317,9 @@ func exchangeActive(ctx context.Context, g Group, typ transport.Type, session st
 		b, err := issue()
 		if err != nil {
 			return nil, err
+		}
+		if g.hook != nil {
+			b = g.hook(hookSend, session, typ, b, func() map[transport.MemberID][]byte { return nil })
 		}
 		shares[g.Self()] = b
 		if err := g.Mux.BroadcastAllowing(rctx, receivers, g.Members, transport.Message{Type: typ, Session: session, Payload: b}); err != nil {

@@ -49,6 +49,12 @@ const (
 	maxPlanSigmaBits = 59
 )
 
+// MaxReencryptSigmaBits is the largest log2 σ a re-encryption share's
+// flooding can have (ReencryptSigmaBits caps the old committee's
+// configured σ at it): what a new member assumes of an old committee whose
+// configuration it does not know.
+const MaxReencryptSigmaBits = maxSigmaBits
+
 // ThresholdKey is a member's t-of-n Shamir share of the collective secret,
 // tsk_j = Σ_i P_i(j) over the members' Shamir polynomials (Mouchet et al.,
 // ePrint 2022/780). It never leaves the member.
@@ -189,16 +195,42 @@ func LagrangeBound(n, t int) (*big.Int, error) {
 
 // NoisePlan is the decryption level and flooding noise for a committee.
 type NoisePlan struct {
-	Level          int     // ciphertexts are dropped to this level before sharing
-	SigmaBits      float64 // log2 σ_flood of each share's Gaussian (BaseSigmaBits raised by the headroom)
-	BaseSigmaBits  float64 // log2 of the configured σ = 2^floodingBits·B_ct (re-encryption floods with it)
-	FloodingBits   float64 // log2(σ_flood / B_ct) actually achieved
-	LogQ           float64 // log2 of the modulus at Level
-	CombineBits    float64 // log2 of the worst-case total noise after combining
-	HeadroomBits   float64 // log2(Q/2t) − CombineBits (≥ 1)
-	DeltaBits      float64 // log2(n!)
-	LagrangeBits   float64 // log2 max Σ|Δλ|
-	RequireRefresh bool    // a ciphertext below Level needs a collective refresh first
+	Level         int     // ciphertexts are dropped to this level before sharing
+	SigmaBits     float64 // log2 σ_flood of each share's Gaussian (BaseSigmaBits raised by the headroom)
+	BaseSigmaBits float64 // log2 of the configured σ = 2^floodingBits·B_ct (re-encryption floods with it)
+	FloodingBits  float64 // log2(σ_flood / B_ct) actually achieved
+	LogQ          float64 // log2 of the modulus at Level
+	CombineBits   float64 // log2 of the worst-case total noise after combining
+	HeadroomBits  float64 // log2(Q/2t) − CombineBits (≥ 1)
+	DeltaBits     float64 // log2(n!)
+	LagrangeBits  float64 // log2 max Σ|Δλ|
+	// CoalitionBits is log2 C(n−1, t−1), the largest factor by which a
+	// coalition of t−1 members sees an honest share's flooding shrunk
+	// (CoalitionAmplification), and RhoBits = SigmaBits − CiphertextNoiseBits
+	// − CoalitionBits is log2 ρ, the number of the honest flooding's standard
+	// deviations that the secret-dependent ciphertext noise is hidden by, in
+	// the coalition's view (docs/committee.md, "Flooding against a
+	// coalition").
+	CoalitionBits  float64
+	RhoBits        float64
+	RequireRefresh bool // a ciphertext below Level needs a collective refresh first
+}
+
+// CoalitionAmplification returns C(n−1, t−1). A coalition C of t−1
+// members that combines its own shares with one honest member h's
+// decryption share d_h = c1·tsk_h + E_h gets the decryption with the
+// Lagrange coefficient λ_h = L_h(0) = Π_{k∈C} k/(k−h) on d_h, so the
+// ciphertext noise e it learns is hidden by λ_h·E_h; equivalently, d_h
+// reveals e/λ_h + E_h. |1/λ_h| = Π_{k∈C} |h−k|/k is largest for h = n and
+// C = {1, …, t−1}, where it is Π_{k<t} (n−k)/k = C(n−1, t−1): the
+// honest flooding hides e only σ/C(n−1, t−1)-well, not σ-well.
+// TestCoalitionAmplification checks the closed form against every
+// (h, C) for several (t, n).
+func CoalitionAmplification(n, t int) (*big.Int, error) {
+	if n < 1 || n > MaxMembers || t < 1 || t > n {
+		return nil, fmt.Errorf("protocol: committee %d-of-%d outside 1 ≤ t ≤ n ≤ %d", t, n, MaxMembers)
+	}
+	return new(big.Int).Binomial(int64(n-1), int64(t-1)), nil
 }
 
 // PlanNoise chooses the lowest level at which t-of-n shares carrying
@@ -218,6 +250,11 @@ func PlanNoise(p *fhe.Params, n, t, floodingBits int) (NoisePlan, error) {
 		return NoisePlan{}, err
 	}
 	lbBits := bigLog2(lb)
+	amp, err := CoalitionAmplification(n, t)
+	if err != nil {
+		return NoisePlan{}, err
+	}
+	coalBits := bigLog2(amp)
 	dBits := bigLog2(Factorial(n))
 	sigmaBits := float64(CiphertextNoiseBits + floodingBits)
 	if sigmaBits > maxSigmaBits {
@@ -245,7 +282,8 @@ func PlanNoise(p *fhe.Params, n, t, floodingBits int) (NoisePlan, error) {
 				sb = sigmaBits
 			}
 			return NoisePlan{Level: lvl, SigmaBits: sb, BaseSigmaBits: base, FloodingBits: sb - CiphertextNoiseBits, LogQ: logQ,
-				CombineBits: total, HeadroomBits: head, DeltaBits: dBits, LagrangeBits: lbBits, RequireRefresh: lvl > 0}, nil
+				CombineBits: total, HeadroomBits: head, DeltaBits: dBits, LagrangeBits: lbBits,
+				CoalitionBits: coalBits, RhoBits: sb - CiphertextNoiseBits - coalBits, RequireRefresh: lvl > 0}, nil
 		}
 	}
 	return NoisePlan{}, fmt.Errorf("protocol: %s cannot carry %d bits of flooding for a %d-of-%d committee", p.Preset.Name, floodingBits, t, n)

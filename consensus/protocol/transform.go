@@ -122,7 +122,7 @@ func RefreshTransform(ctx context.Context, g Group, key *ThresholdKey, led Ledge
 		}
 		crps[k] = tp.s2e.SampleCRP(maxLevel, crs)
 	}
-	shares, err := exchangeActive(ctx, g, transport.TypeRefreshShare, session, req.Active, req.Receivers, "refresh transform", func() ([]byte, error) {
+	shares, err := exchangeShares(ctx, g, transport.TypeRefreshShare, session, req.Active, req.Receivers, "refresh transform", func() ([]byte, error) {
 		return led.Issue(KindRefresh, transformDigest(ins, req.TransformID, req.Outputs, req.Active), key.Epoch, session, func() ([]byte, error) {
 			return genTransformShare(g, key, tp, ins, crps, req.Transform, req.Active, sigmaBits)
 		})

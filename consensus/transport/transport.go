@@ -66,6 +66,13 @@ const (
 	// ciphertext); a member that is not active takes it only when all t
 	// copies are identical (issue 13).
 	TypeAgreed Type = 25
+	// TypeShareCommit is the commitment a member sends before its share in
+	// a committed share round (protocol.exchangeCommitted): SHA-256 over
+	// the session, the share's type, the member and the share (32 bytes).
+	TypeShareCommit Type = 26
+	// TypeMaskSeed is a pairwise mask seed of a cross-committee key switch
+	// (protocol.CrossKeySwitch), sent to one member only (confidential).
+	TypeMaskSeed Type = 27
 )
 
 // Message is one typed message. Session names the protocol instance (e.g.
