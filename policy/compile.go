@@ -88,6 +88,11 @@ type compiler struct {
 	ops    []Op
 	regSet []vset
 	noise  []int64 // noise growth factor of each register (1 = fresh or just rescaled)
+	// scaleAware (plans over wide integers): registers carry a BGV scale
+	// class (class), and a weighted sum over several classes counts
+	// ScaleMatchNoise per extra class (see ScaleMatchNoise).
+	scaleAware bool
+	class      []int
 	cse    map[string]int
 	env    map[string]*val
 	sets   map[string][]int64
@@ -128,6 +133,9 @@ func (s *Spec) Compile(opt Options) (*Plan, error) {
 		return nil, err
 	}
 	c := &compiler{spec: s, cse: map[string]int{}, env: map[string]*val{}, sets: map[string][]int64{}, maxDeg: 1<<target.Budget() - 1}
+	for _, in := range s.Inputs {
+		c.scaleAware = c.scaleAware || in.Wide()
+	}
 	declared := map[string]string{}
 	declare := func(name, what string, line int, field string) error {
 		if prev, dup := declared[name]; dup {
@@ -881,6 +889,12 @@ func (c *compiler) emit(op Op, set vset) int {
 		}
 		op.Args = args
 	}
+	class := c.scaleClass(&op, len(c.ops))
+	if op.Kind == OpLinear && c.scaleAware {
+		for k := c.classes(op.Args); k > 1; k-- {
+			noise = min(noise*ScaleMatchNoise, MaxAbs)
+		}
+	}
 	switch op.Kind {
 	case OpLinear:
 		for _, a := range op.Args {
@@ -900,6 +914,7 @@ func (c *compiler) emit(op Op, set vset) int {
 	c.ops = append(c.ops, op)
 	c.regSet = append(c.regSet, set)
 	c.noise = append(c.noise, noise)
+	c.class = append(c.class, class)
 	r := len(c.ops) - 1
 	c.cse[key] = r
 	return r

@@ -136,8 +136,68 @@ func (c *compiler) input(in Input) int {
 	c.ops = append(c.ops, Op{Kind: OpInput, Input: len(c.inputs), Min: in.Min, Max: in.Max})
 	c.regSet = append(c.regSet, interval(in.Min, in.Max))
 	c.noise = append(c.noise, 1)
+	c.class = append(c.class, 0)
 	c.inputs = append(c.inputs, in)
 	return r
+}
+
+// ScaleMatchNoise is the noise factor of adding two BGV ciphertexts of
+// different scales. Lattigo's bgv Evaluator.Add multiplies the operands by
+// r0, r1 with scale0·r0 = scale1·r1 (mod t), found by a lattice reduction
+// that keeps |r0|, |r1| ≈ √t = 2^8 (matchScalesBinary); a chain of such
+// additions compounds the factor. Fresh inputs and polynomials of them
+// share the scale of the input (EvalPolyInts evaluates at the input's
+// scale); every product and rescale has a scale of its own (divided by the
+// prime it drops). Plans over wide integers track these classes: their
+// digit trees add products of different histories at every level, and a
+// five-class sum (2^32) decrypts to garbage at the refresh floor.
+const ScaleMatchNoise = 1 << 8
+
+// scaleClass is the BGV scale class of the register op will be: inputs 0,
+// a polynomial its operand's, a sum of one class that class, anything else
+// its own register index r.
+func (c *compiler) scaleClass(op *Op, r int) int {
+	switch op.Kind {
+	case OpInput:
+		return 0
+	case OpPoly:
+		return c.class[op.Args[0]]
+	case OpLinear:
+		if len(op.Args) > 0 && c.classes(op.Args) == 1 {
+			return c.class[op.Args[0]]
+		}
+	}
+	return r
+}
+
+// classes counts the distinct scale classes of regs.
+func (c *compiler) classes(regs []int) int {
+	seen := make(map[int]bool, len(regs))
+	for _, a := range regs {
+		seen[c.class[a]] = true
+	}
+	return len(seen)
+}
+
+// pin materialises v into one register in a plan over wide integers, so
+// that a digit tree adds at most two scale classes at a time instead of
+// flattening every level into one long mixed-scale sum.
+// With rescale, a register whose noise exceeds NoiseBudget is rescaled
+// right away (one level), before sums over it compound the noise further.
+func (c *compiler) pin(v *val, rescale bool) (*val, error) {
+	if !c.scaleAware || v.kind != kLin || len(v.lin.terms) < 2 {
+		return v, nil
+	}
+	r, err := c.register(v.lin, v.set, false)
+	if err != nil {
+		return nil, err
+	}
+	if rescale && c.noise[r] > NoiseBudget {
+		r = c.emit(Op{Kind: OpRescale, Args: []int{r}, Min: v.set.lo, Max: v.set.hi}, v.set)
+	}
+	out := *v
+	out.lin = lin{terms: []term{{reg: r, w: 1}}}
+	return &out, nil
 }
 
 // wideInput declares the digit inputs of a wide input: digit i in [0, 15],
@@ -258,6 +318,9 @@ func (c *compiler) lexCombine(n *node, hi, lo lexPair) (lexPair, error) {
 	}
 	l, err := c.linear2(n, hi.L, m, 1)
 	if err != nil {
+		return lexPair{}, err
+	}
+	if l, err = c.pin(asBool(l), false); err != nil {
 		return lexPair{}, err
 	}
 	e, err := c.mul(n, hi.E, lo.E)
@@ -429,7 +492,9 @@ func (c *compiler) normalize(n *node, w *wide) (*wide, error) {
 		if d.kind != kConst {
 			dd := *d
 			dd.set = interval(0, DigitBase-1)
-			d = &dd
+			if d, err = c.pin(&dd, true); err != nil {
+				return nil, err
+			}
 		}
 		out.digits = append(out.digits, d)
 		carryIn = carryOut
