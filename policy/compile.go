@@ -93,14 +93,14 @@ type compiler struct {
 	// ScaleMatchNoise per extra class (see ScaleMatchNoise).
 	scaleAware bool
 	class      []int
-	cse    map[string]int
-	env    map[string]*val
-	sets   map[string][]int64
-	field  string
-	line   int
-	col    int
-	maxDeg int
-	work   int64 // deterministic work units spent (value-set pairs, table entries, interpolation steps)
+	cse        map[string]int
+	env        map[string]*val
+	sets       map[string][]int64
+	field      string
+	line       int
+	col        int
+	maxDeg     int
+	work       int64 // deterministic work units spent (value-set pairs, table entries, interpolation steps)
 }
 
 // MaxCompileWork bounds the work Compile may do on one document, in
