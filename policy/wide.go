@@ -42,12 +42,14 @@ package policy
 //     whose sum (and the sum over j, shifted by j digits) is k·x.
 //   - Membership x ∈ S for x of at most 16 bits: v = Σ x_i·16^i is a slot
 //     value in [0, 65535] (an affine form, free), S's vanishing polynomial
-//     Π_{s∈S}(v − s) is evaluated in chunks of ≤ 2^Budget − 1 roots whose
-//     product is zero exactly on S (t is prime), and Fermat's little theorem
-//     turns it into a predicate: z^(t−1) = z^65536 (16 squarings) is 1 for
-//     z ≠ 0 and 0 for z = 0, so [v ∈ S] = 1 − z^65536. A 1,000-entry list
-//     costs four degree-≤255 polynomials, three products and 16 squarings,
-//     whatever the list; the planner places its collective refreshes.
+//     Π_{s∈S}(v − s) is evaluated in chunks of ≤ 2^(Budget−1) − 1 roots
+//     (127 on BGVN14, so that v's rescale and a chunk fit one budget) whose
+//     product is zero exactly on S (t is prime), and Fermat's little
+//     theorem turns it into a predicate: z^(t−1) = z^65536 (16 squarings)
+//     is 1 for z ≠ 0 and 0 for z = 0, so [v ∈ S] = 1 − z^65536. A
+//     1,000-entry list costs eight degree-≤127 polynomials, seven products
+//     and 16 squarings, whatever the list; the planner places its
+//     collective refreshes.
 //
 // Digits are plaintext slots mod t, and the input proof proves knowledge of
 // the plaintext, not its range: a client can encrypt a "digit" ≥ 16. Every
@@ -642,11 +644,15 @@ func (c *compiler) wideMember(n *node, xv *val, set []int64, want bool) (*val, e
 	if err != nil {
 		return nil, err
 	}
-	// Chunks of the vanishing polynomial, each of degree ≤ maxDeg.
+	// Chunks of the vanishing polynomial, each of degree ≤ 2^(Budget−1) − 1
+	// (127 on BGVN14): v's rescale (its weights multiply the digits' noise
+	// by up to 4369) and a chunk then fit one budget, so v is never a
+	// refresh point, and every chunk starts from a rescaled, low-noise v.
 	full := interval(-HalfT, HalfT)
+	chunk := max(1, (c.maxDeg+1)/2-1)
 	var chunks []*val
-	for k := 0; k < len(roots); k += c.maxDeg {
-		rs := roots[k:min(k+c.maxDeg, len(roots))]
+	for k := 0; k < len(roots); k += chunk {
+		rs := roots[k:min(k+chunk, len(roots))]
 		c.charge(int64(len(rs)) * int64(len(rs)))
 		if err := c.overBudget(n); err != nil {
 			return nil, err

@@ -219,7 +219,7 @@ func TestWideErrors(t *testing.T) {
 }
 
 // TestLargeList: membership in 1,000 16-bit codes compiles to a bounded
-// plan (four chunk polynomials, products, 16 squarings) and matches a map
+// plan (eight chunk polynomials, products, 16 squarings) and matches a map
 // lookup on every list entry and on random codes.
 func TestLargeList(t *testing.T) {
 	t.Parallel()
@@ -239,8 +239,8 @@ func TestLargeList(t *testing.T) {
 	doc := "fhegate_policy: 1\nname: list\ninputs:\n  - {name: code, type: uint16}\nconstants:\n  sanctioned: [" + set + "]\noutput: {expr: \"code not in sanctioned\"}\n"
 	plan, err := policy.Compile([]byte(doc))
 	require.NoError(t, err)
-	require.Equal(t, 4, plan.Counts.Polys)
-	require.LessOrEqual(t, plan.Counts.MaxPolyDegree, 255)
+	require.Equal(t, 8, plan.Counts.Polys)
+	require.LessOrEqual(t, plan.Counts.MaxPolyDegree, 127)
 	require.True(t, plan.NeedsRefresh)
 	var codes []uint64
 	for v := range list {
