@@ -202,6 +202,28 @@ func (c *compiler) pin(v *val, rescale bool) (*val, error) {
 	return &out, nil
 }
 
+// derived reports whether l sums a register that is not an input.
+func (c *compiler) derived(l lin) bool {
+	for _, t := range l.terms {
+		if c.ops[t.reg].Kind != OpInput {
+			return true
+		}
+	}
+	return false
+}
+
+// pinRescaled materialises v into one register and rescales it (one level).
+func (c *compiler) pinRescaled(v *val) (*val, error) {
+	r, err := c.register(v.lin, v.set, false)
+	if err != nil {
+		return nil, err
+	}
+	r = c.emit(Op{Kind: OpRescale, Args: []int{r}, Min: v.set.lo, Max: v.set.hi}, v.set)
+	out := *v
+	out.lin = lin{terms: []term{{reg: r, w: 1}}}
+	return &out, nil
+}
+
 // wideInput declares the digit inputs of a wide input: digit i in [0, 15],
 // the top digit in [0, UMax's top digit].
 func (c *compiler) wideInput(in InputDecl) (*val, error) {
@@ -455,9 +477,22 @@ func (c *compiler) normalize(n *node, w *wide) (*wide, error) {
 	}
 	nd := len(w.digits)
 	gp := make([]lexPair, nd)
-	for i, s := range w.digits {
+	digits := slices.Clone(w.digits)
+	for i, s := range digits {
 		if s.set.lo < 0 || s.set.hi > 2*(DigitBase-1) {
 			return nil, c.errNode(ErrRange, n, "internal: digit sum in [%d, %d]", s.set.lo, s.set.hi)
+		}
+		// A sum of computed digits (constant multiples' low and high
+		// digits, normalised digits) is rescaled once before its carry
+		// polynomials: behind a refresh those digits carry the refresh's
+		// noise, which every polynomial on them would pass on to its own
+		// refresh points (the committee's noise model counts it).
+		if s.kind == kLin && c.derived(s.lin) {
+			var err error
+			if s, err = c.pinRescaled(s); err != nil {
+				return nil, err
+			}
+			digits[i] = s
 		}
 		g, err := c.apply(n, s, func(v int64) int64 { return b2i(v >= DigitBase) }, true)
 		if err != nil {
@@ -476,8 +511,16 @@ func (c *compiler) normalize(n *node, w *wide) (*wide, error) {
 	}
 	out := &wide{normal: true}
 	carryIn := constVal(0, true)
-	for i, s := range w.digits {
+	for i, s := range digits {
 		carryOut := pre[i].L
+		if carryOut.kind == kLin && c.derived(carryOut.lin) {
+			// The digit below weighs the carry by 16: rescaled first, so
+			// that a carry behind a refresh does not bring 16× the
+			// refresh's noise into the digit's own refresh point.
+			if carryOut, err = c.pinRescaled(carryOut); err != nil {
+				return nil, err
+			}
+		}
 		d, err := c.linear2(n, s, carryIn, 1)
 		if err != nil {
 			return nil, err
