@@ -1,6 +1,9 @@
 // Command policies takes every shipped policy example — KYC/AML (8 encrypted
-// attributes, 2 collective refreshes), credit limit (1), allowlist, and the
-// deep ones whose plans need 4 refreshes each in the committee — from encrypted
+// attributes, 2 collective refreshes), credit limit (1), allowlist, the
+// deep ones whose plans need 4 refreshes each in the committee, and the
+// amounts/ ones over wide unsigned integers (dollars, a 1,000-entry list of
+// 16-bit codes, a 64-bit token balance; their digits travel as ONE vector
+// input per request, fheclient.UploadVector) — from encrypted
 // inputs to an on-chain verdict against a running `fhegate devnet`, and
 // checks each verdict against a plaintext reference written by hand from the
 // policy's YAML (refs.go), independently of the compiler.

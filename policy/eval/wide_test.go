@@ -98,3 +98,43 @@ func TestWideEncrypted(t *testing.T) {
 		})
 	}
 }
+
+// TestWideDigitOutOfRange: a client that encrypts a "digit" ≥ 16 (the input
+// proof proves knowledge of the plaintext, not its range) changes only its
+// own slot: every other decision packed beside it still decrypts to its
+// Go reference, and its own verdict is the plan over Z_t (EvalPlain).
+func TestWideDigitOutOfRange(t *testing.T) {
+	t.Parallel()
+	k := kit(t, fhetest.InsecureBGVN10Deep)
+	opt := deep
+	opt.RefreshFloor = 1
+	doc := "fhegate_policy: 1\nname: oor\ninputs:\n  - {name: bal, type: uint32}\noutput: {expr: \"bal >= 3000000000\"}\n"
+	plan, err := policy.CompileWith([]byte(doc), opt)
+	require.NoError(t, err)
+	r := rand.New(rand.NewPCG(9, 9))
+	const n = 32
+	vals := make([]uint64, n)
+	rows := make([][]int64, n)
+	for i := range rows {
+		vals[i] = r.Uint64N(1 << 32)
+		rows[i], err = plan.DecisionRow([]string{strconv.FormatUint(vals[i], 10)})
+		require.NoError(t, err)
+	}
+	cols, err := plan.PackInputs(rows)
+	require.NoError(t, err)
+	for _, bad := range []int64{16, 300, 65536} {
+		cols[len(cols)-1][0] = bad // decision 0's top digit, out of range
+		refresh, _ := recordingRefresh(k)
+		got := encrypted(t, plan, k, cols, eval.Options{Refresh: refresh})
+		plain, err := plan.EvalPlain(cols)
+		require.NoError(t, err)
+		require.Equal(t, plain[0], got[0], "the crafted decision gets the plan over Z_t")
+		for i := 1; i < n; i++ {
+			want := int64(0)
+			if vals[i] >= 3_000_000_000 {
+				want = 1
+			}
+			require.Equal(t, want, got[i], "decision %d beside a crafted digit %d", i, bad)
+		}
+	}
+}
