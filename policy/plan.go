@@ -161,8 +161,8 @@ func (op *Op) Degree() int { return len(op.Coeffs) - 1 }
 type Input struct {
 	Name     string
 	Min, Max int64
-	Of       string
-	Digit    int
+	Of       string `json:",omitempty"`
+	Digit    int    `json:",omitempty"`
 }
 
 // Output describes the verdict register.
