@@ -827,3 +827,29 @@ func (p *Plan) DecisionRow(values []string) ([]int64, error) {
 	}
 	return row, nil
 }
+
+// DeclaredValues is DecisionRow's inverse: the declared inputs' values of
+// one plan input row, wide ones recombined from their digits (as decimal
+// strings: a uint64 exceeds int64).
+func (p *Plan) DeclaredValues(row []int64) ([]string, error) {
+	if len(row) != len(p.Inputs) {
+		return nil, fmt.Errorf("%w: %d values, plan %q has %d inputs", ErrInput, len(row), p.Name, len(p.Inputs))
+	}
+	var out []string
+	for _, d := range p.Declared() {
+		if d.Type == "" {
+			out = append(out, strconv.FormatInt(row[d.First], 10))
+			continue
+		}
+		var v uint64
+		for i := d.Digits - 1; i >= 0; i-- {
+			x := row[d.First+i]
+			if x < 0 || x >= DigitBase {
+				return nil, fmt.Errorf("%w: %s digit %d = %d outside [0, %d]", ErrInput, d.Name, i, x, DigitBase-1)
+			}
+			v = v<<DigitBits | uint64(x)
+		}
+		out = append(out, strconv.FormatUint(v, 10))
+	}
+	return out, nil
+}

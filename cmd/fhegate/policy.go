@@ -344,7 +344,11 @@ func runPolicyEval(ctx context.Context, log *zap.Logger, w io.Writer, p *policy.
 			approved++
 		}
 		if i < 20 {
-			fmt.Fprintf(w, "decision %d: %v → verdict %d\n", i, rows[i], v)
+			shown := any(rows[i])
+			if vals, err := p.DeclaredValues(rows[i]); err == nil && len(vals) != len(rows[i]) {
+				shown = vals // wide inputs: their values, not their digits
+			}
+			fmt.Fprintf(w, "decision %d: %v → verdict %d\n", i, shown, v)
 		}
 	}
 	for i := range got {
