@@ -20,7 +20,16 @@ type RequestKind uint8
 const (
 	KindPolicy RequestKind = 1 // FHEPolicy.EvaluationRequested
 	KindCRDT   RequestKind = 2 // FHECRDT.ValueRequested
+	// KindBlockSeen is not a request but a block mark: every request of the
+	// accepted blocks ≤ Block has been delivered before it. An adapter
+	// sends one after each range of blocks it read, with or without
+	// requests; it is what closes a packing window (batch.go), so windows
+	// close on the chain's progress and never on a member's clock.
+	KindBlockSeen RequestKind = 3
 )
+
+// BlockSeen is the block mark for block h (KindBlockSeen).
+func BlockSeen(h uint64) Request { return Request{Kind: KindBlockSeen, Block: h} }
 
 // Request is one queued evaluation, as seen in an accepted block.
 type Request struct {
@@ -110,7 +119,9 @@ func (v *Verdict) Digest(chainID *big.Int) [32]byte {
 // idempotent: SubmitVerdict of an already accepted verdict returns nil.
 type ChainAdapter interface {
 	// Requests streams requests from accepted blocks ≥ fromBlock until ctx
-	// ends (re-delivery of already processed requests is allowed).
+	// ends, in block order, each range of blocks followed by its block mark
+	// (BlockSeen of the range's last block); re-delivery of already
+	// processed requests is allowed.
 	Requests(ctx context.Context, fromBlock uint64) (<-chan Request, error)
 	// SubmitVerdict posts an aggregated verdict.
 	SubmitVerdict(ctx context.Context, v *Verdict) error
@@ -158,13 +169,20 @@ func (c *MemChain) Post(r Request) Request {
 	c.block++
 	r.Block = c.block
 	c.requests = append(c.requests, r)
+	c.publish(r)
+	c.publish(BlockSeen(c.block))
+	return r
+}
+
+// publish hands r to every subscriber (a slow subscriber re-reads from its
+// cursor on restart).
+func (c *MemChain) publish(r Request) {
 	for _, s := range c.subs {
 		select {
 		case s <- r:
-		default: // a slow subscriber re-reads from its cursor on restart
+		default:
 		}
 	}
-	return r
 }
 
 // PostBlock queues several requests in one new block (log indices 0, 1, …),
@@ -178,13 +196,9 @@ func (c *MemChain) PostBlock(rs ...Request) []Request {
 		r.Block, r.LogIndex = c.block, uint(i)
 		c.requests = append(c.requests, r)
 		out[i] = r
-		for _, s := range c.subs {
-			select {
-			case s <- r:
-			default:
-			}
-		}
+		c.publish(r)
 	}
+	c.publish(BlockSeen(c.block))
 	return out
 }
 
@@ -196,6 +210,9 @@ func (c *MemChain) Requests(ctx context.Context, from uint64) (<-chan Request, e
 		if r.Block >= from {
 			ch <- r
 		}
+	}
+	if c.block >= from {
+		ch <- BlockSeen(c.block)
 	}
 	c.subs = append(c.subs, ch)
 	c.mu.Unlock()

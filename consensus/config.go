@@ -265,6 +265,10 @@ type MemberConfig struct {
 	BLSKey    *bls.SecretKey
 	// RoundTimeout bounds each protocol round (0: 30 s).
 	RoundTimeout time.Duration
+	// Heartbeat is how often the member tells every peer it is alive and
+	// how far its serve loop got (liveness.go; 0: 1 s): a peer marked
+	// unresponsive is re-admitted by it, no session needed.
+	Heartbeat time.Duration
 	// BatchSize and BatchInterval shape the request batches (0: 64, 200 ms).
 	BatchSize     int
 	BatchInterval time.Duration
@@ -275,14 +279,14 @@ type MemberConfig struct {
 	SubmitStagger time.Duration
 	// Circuits resolves policy ids to circuits (nil: BuiltinCircuits).
 	Circuits Circuits
-	// Packing (issue 13, batch.go, packed.go): policy requests are packed
-	// into aligned windows of BatchWindow blocks (0: 2); a window also
-	// closes after BatchIdle without a new request (0: 2 s). A closed
-	// window with at least PackMin requests of one policy is evaluated as
-	// packed batches (0: 16; negative: never pack), smaller ones request by
-	// request. Requests older than ExpiryBlocks blocks are dropped (0: 1024).
+	// Packing (batch.go, packed.go): policy requests are packed into
+	// aligned windows of BatchWindow blocks (0: 2); a window closes when
+	// the chain adapter has delivered its last block (a block mark), never
+	// on a clock. A closed window with at least PackMin requests of one
+	// policy is evaluated as packed batches (0: 16; negative: never pack),
+	// smaller ones request by request. Requests older than ExpiryBlocks
+	// blocks are dropped (0: 1024).
 	BatchWindow  uint64
-	BatchIdle    time.Duration
 	PackMin      int
 	ExpiryBlocks uint64
 	// RootWindow is how long the rooted uploads this member receives are
@@ -331,6 +335,9 @@ func (c *MemberConfig) defaults() {
 	if c.RoundTimeout <= 0 {
 		c.RoundTimeout = 30 * time.Second
 	}
+	if c.Heartbeat <= 0 {
+		c.Heartbeat = time.Second
+	}
 	if c.BatchSize <= 0 {
 		c.BatchSize = 64
 	}
@@ -342,9 +349,6 @@ func (c *MemberConfig) defaults() {
 	}
 	if c.BatchWindow == 0 {
 		c.BatchWindow = 2
-	}
-	if c.BatchIdle <= 0 {
-		c.BatchIdle = 2 * time.Second
 	}
 	if c.PackMin == 0 {
 		c.PackMin = 16

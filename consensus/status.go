@@ -21,14 +21,22 @@ type Status struct {
 	// Refreshes counts the collective refreshes (MPC bootstraps) this member
 	// completed since it started: a plan's refresh points and the refresh
 	// before a decryption when a result has no level left.
-	Refreshes uint64   `json:"refreshes"`
-	Down      []uint32 `json:"down,omitempty"`
+	Refreshes uint64 `json:"refreshes"`
+	// DecidedDropped counts requests the serve loop dropped instead of
+	// processing or retrying them because their verdict was already on
+	// chain (a member that fell behind catching up).
+	DecidedDropped uint64 `json:"decidedDropped"`
+	// Progress is the highest block whose requests the serve loop handled
+	// (the heartbeat's payload, liveness.go).
+	Progress uint64   `json:"progress"`
+	Down     []uint32 `json:"down,omitempty"`
 }
 
 // Status returns the member's status.
 func (m *Member) Status() Status {
 	s := Status{ID: uint32(m.id), Epoch: m.cfg.Committee.Epoch, Preset: m.params.Preset.Name, Ciphertexts: m.st.Count(),
-		SharesIssued: m.led.Count(), Verdicts: len(m.st.MetaKeys("verdict/")), Refreshes: m.refreshes.Load()}
+		SharesIssued: m.led.Count(), Verdicts: len(m.st.MetaKeys("verdict/")), Refreshes: m.refreshes.Load(),
+		DecidedDropped: m.decidedDropped.Load(), Progress: m.progress.Load()}
 	if km, err := m.Keys(); err == nil {
 		s.HaveKeys, s.KeyDigest = true, fmt.Sprintf("%x", km.Digest)
 		p := m.NoisePlan()

@@ -52,9 +52,12 @@ type DevCommittee interface {
 }
 
 // devnetBatchWindow is the devnet committee's default packing window in
-// blocks: the devnet builds one block per transaction, so consensus's
-// default of 2 blocks would never gather enough requests to pack.
-const devnetBatchWindow = 64
+// blocks: one block. A window closes when its last block is seen (never on
+// a clock, consensus/batch.go), and the devnet builds blocks only when
+// transactions arrive — a burst's transactions coalesce into one block —
+// so a wider window would leave the last requests of a burst waiting for
+// the next transaction.
+const devnetBatchWindow = 1
 
 type devnetOptions struct {
 	host          string
@@ -123,8 +126,8 @@ State lives in a temporary directory removed on exit, unless --datadir is given
 	f.StringSliceVar(&o.allowOrigins, "rpc-allow-origin", nil, "also accept JSON-RPC (HTTP CORS and WebSocket) from these browser origins, "+
 		"scheme://host[:port] with port * for any (repeatable; localhost origins are always accepted; '*' accepts every web page — avoid)")
 	f.Uint64Var(&o.batchWindow, "batch-window", devnetBatchWindow, "committee packing window in blocks: a policy's requests in one aligned window are evaluated "+
-		"as one packed batch (the devnet builds a block per transaction, so a window is about that many transactions; "+
-		"an idle window closes after 2 s)")
+		"as one packed batch; a window closes when its last block is seen (the devnet builds blocks only when transactions arrive, "+
+		"so with more than 1 the last window of a burst waits for the next transaction)")
 	f.DurationVar(&o.rootWindow, "root-window", consensus.DefaultRootWindow, "how long the committee's member collects rooted uploads into one input root "+
 		"(FHEPolicy.evaluateRooted: each root costs its first request one pairing, the others none)")
 	f.BoolVar(&o.noCommittee, "no-committee", false, "do not start the in-process committee (FHEVerdict gets only its governance address)")

@@ -109,7 +109,8 @@ func (a *Adapter) Close() { a.client.Close() }
 func addr(x precompiles.Address) common.Address { return common.Address(x) }
 
 // Requests implements consensus.ChainAdapter: it polls accepted blocks from
-// fromBlock on and streams the request events in (block, log index) order.
+// fromBlock on and streams the request events in (block, log index) order,
+// each polled range followed by its block mark (consensus.BlockSeen).
 func (a *Adapter) Requests(ctx context.Context, from uint64) (<-chan consensus.Request, error) {
 	evalEv, ok1 := a.policy.Events["EvaluationRequested"]
 	regEv, ok2 := a.policy.Events["PolicyRegistered"]
@@ -158,6 +159,13 @@ func (a *Adapter) Requests(ctx context.Context, from uint64) (<-chan consensus.R
 					}
 				}
 				if ferr == nil {
+					// every request of the blocks ≤ head is out: the
+					// block mark closes the packing windows they end
+					select {
+					case out <- consensus.BlockSeen(head):
+					case <-ctx.Done():
+						return
+					}
 					next = head + 1
 				} else {
 					err = ferr
