@@ -280,9 +280,10 @@ type MemberConfig struct {
 	// Circuits resolves policy ids to circuits (nil: BuiltinCircuits).
 	Circuits Circuits
 	// Packing (batch.go, packed.go): policy requests are packed into
-	// aligned windows of BatchWindow blocks (0: 2); a window closes when
+	// aligned windows of BatchWindow blocks (0: 1); a window closes when
 	// the chain adapter has delivered its last block (a block mark), never
-	// on a clock. A closed window with at least PackMin requests of one
+	// on a clock (so on a chain that builds blocks only for transactions, a
+	// wider window's last requests wait for the next transaction). A closed window with at least PackMin requests of one
 	// policy is evaluated as packed batches (0: 16; negative: never pack),
 	// smaller ones request by request. Requests older than ExpiryBlocks
 	// blocks are dropped (0: 1024).
@@ -348,7 +349,7 @@ func (c *MemberConfig) defaults() {
 		c.Parallel = 8
 	}
 	if c.BatchWindow == 0 {
-		c.BatchWindow = 2
+		c.BatchWindow = 1
 	}
 	if c.PackMin == 0 {
 		c.PackMin = 16
