@@ -140,6 +140,38 @@ func (m *Member) beat() {
 	_ = transport.Broadcast(ctx, m.mux.Transport(), m.members, transport.Message{Type: transport.TypePing, Session: heartbeatSession, Payload: payload})
 }
 
+// awaitQuorum waits, before the serve loop starts a batch, until this member
+// sees at least t live members (itself included), at most RoundTimeout. A
+// member that believes it is alone would otherwise fail every window at
+// once ("no quorum: 1 live members") and race ahead of its peers, which
+// then wait a round timeout for it in each of those windows; waiting here
+// lets the heartbeats re-admit its peers first. It reports whether a
+// quorum is live.
+func (m *Member) awaitQuorum(ctx context.Context) bool {
+	t := m.cfg.Committee.Threshold
+	if len(m.live()) >= t {
+		return true
+	}
+	deadline := time.NewTimer(m.cfg.RoundTimeout)
+	defer deadline.Stop()
+	tick := time.NewTicker(m.cfg.Heartbeat / 2)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-m.closed:
+			return false
+		case <-deadline.C:
+			return len(m.live()) >= t
+		case <-tick.C:
+			if len(m.live()) >= t {
+				return true
+			}
+		}
+	}
+}
+
 // grace is how long a round keeps waiting for stragglers once it has a
 // quorum: RoundTimeout/5, at least 1 s (members evaluate at different
 // speeds on a shared machine; a member that misses the digest round only

@@ -13,7 +13,7 @@ import (
 	"github.com/fhegate/fhegate/consensus/transport"
 )
 
-// delayTransport delays every message its member sends by the current
+// delayTransport holds every message its member sends for the current
 // delay: a member slowed down (CPU pressure, a congested link). A send whose
 // context ends first is not delivered, as a real send that times out.
 type delayTransport struct {
@@ -22,9 +22,10 @@ type delayTransport struct {
 }
 
 func (d delayTransport) Send(ctx context.Context, to transport.MemberID, msg transport.Message) error {
-	if w := time.Duration(d.delay.Load()); w > 0 {
+	// held while the delay lasts: clearing it releases held sends at once
+	for start := time.Now(); time.Since(start) < time.Duration(d.delay.Load()); {
 		select {
-		case <-time.After(w):
+		case <-time.After(5 * time.Millisecond):
 		case <-ctx.Done():
 			return ctx.Err()
 		}

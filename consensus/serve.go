@@ -140,6 +140,7 @@ func (s *server) flush(ctx context.Context) {
 	}
 	b := s.batch
 	s.batch = nil
+	s.m.awaitQuorum(ctx)
 	vs, errs := s.m.ProcessBatch(ctx, b)
 	allOK := true
 	maxBlock := uint64(0)
@@ -181,6 +182,7 @@ func (s *server) runPacked(ctx context.Context, batches []PackedBatch) {
 		if s.batchDecided(ctx, b) {
 			continue
 		}
+		s.m.awaitQuorum(ctx)
 		vector := s.m.vectorWidthOf(b.Requests[0]) > 0
 		if len(b.Requests) < s.m.cfg.PackMin && !vector { // a vector request alone is a batch of one anyway
 			s.batch = append(s.batch, b.Requests...)
