@@ -26,6 +26,7 @@ package consensus
 import (
 	"context"
 	"encoding/binary"
+	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
@@ -116,14 +117,17 @@ func (m *Member) setProgress(block uint64) {
 }
 
 // heartbeats sends every peer a heartbeat every MemberConfig.Heartbeat until
-// the member closes. Each send is bounded by the interval, so a peer whose
-// dial hangs delays no other heartbeat.
+// the member closes.
 func (m *Member) heartbeats() {
 	defer m.wg.Done()
 	t := time.NewTicker(m.cfg.Heartbeat)
 	defer t.Stop()
+	busy := make(map[transport.MemberID]*atomic.Bool, len(m.members))
+	for _, id := range m.members {
+		busy[id] = new(atomic.Bool)
+	}
 	for {
-		m.beat()
+		m.beat(busy)
 		select {
 		case <-m.closed:
 			return
@@ -132,12 +136,35 @@ func (m *Member) heartbeats() {
 	}
 }
 
-// beat sends one heartbeat to every peer.
-func (m *Member) beat() {
-	ctx, cancel := context.WithTimeout(context.Background(), m.cfg.Heartbeat)
-	defer cancel()
+// beat sends one heartbeat to every peer that has none in flight. A send
+// gets a whole round timeout: a heartbeat queued behind a large message to
+// the same peer must not hit its deadline, because a transport closes a
+// connection whose write timed out and the messages after it would have to
+// redial. A peer whose heartbeat is still in flight (a hung dial, a slow
+// link) is skipped, so heartbeats never pile up.
+func (m *Member) beat(busy map[transport.MemberID]*atomic.Bool) {
 	payload := binary.BigEndian.AppendUint64(nil, m.progress.Load())
-	_ = transport.Broadcast(ctx, m.mux.Transport(), m.members, transport.Message{Type: transport.TypePing, Session: heartbeatSession, Payload: payload})
+	tr := m.mux.Transport()
+	for _, id := range m.members {
+		if id == m.id || !busy[id].CompareAndSwap(false, true) {
+			continue
+		}
+		m.wg.Add(1)
+		go func() {
+			defer m.wg.Done()
+			defer busy[id].Store(false)
+			ctx, cancel := context.WithTimeout(context.Background(), max(m.cfg.RoundTimeout, m.cfg.Heartbeat))
+			defer cancel()
+			go func() {
+				select {
+				case <-m.closed:
+					cancel()
+				case <-ctx.Done():
+				}
+			}()
+			_ = tr.Send(ctx, id, transport.Message{Type: transport.TypePing, Session: heartbeatSession, Payload: payload})
+		}()
+	}
 }
 
 // awaitQuorum waits, before the serve loop starts a batch, until this member

@@ -40,7 +40,7 @@ func startDelayed(t *testing.T, delays []*atomic.Int64) *LocalCommittee {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	lc, err := StartLocal(ctx, LocalOptions{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10", Rotations: []int{1},
-		RoundTimeout: 3 * time.Second, Heartbeat: 100 * time.Millisecond, BatchSize: 8, Serve: true, Log: zaptest.NewLogger(t),
+		RoundTimeout: 10 * time.Second, Heartbeat: 100 * time.Millisecond, BatchSize: 8, Serve: true, Log: zaptest.NewLogger(t),
 		Transport: func(id uint32, tr transport.Transport) transport.Transport {
 			return delayTransport{Transport: tr, delay: delays[id-1]}
 		}})
@@ -77,7 +77,7 @@ func TestLivenessAllMarkEachOther(t *testing.T) {
 	lc := startDelayed(t, delays)
 	reqs := makeRequests(t, lc, 1, 2, 31)
 	for _, d := range delays {
-		d.Store(int64(5 * time.Second)) // > RoundTimeout: nothing arrives
+		d.Store(int64(time.Hour)) // > RoundTimeout: nothing arrives until cleared
 	}
 	lc.Chain.Post(reqs[0].req)
 	require.Eventually(t, func() bool {
@@ -107,7 +107,7 @@ func TestLivenessSlowMemberReadmitted(t *testing.T) {
 	delays := []*atomic.Int64{{}, {}, {}}
 	lc := startDelayed(t, delays)
 	reqs := makeRequests(t, lc, 1, 4, 32)
-	delays[2].Store(int64(5 * time.Second))
+	delays[2].Store(int64(time.Hour)) // > RoundTimeout: held until cleared
 	lc.Chain.Post(reqs[0].req)
 	waitVerdicts(t, lc.Chain, reqs[:1])
 	require.Eventually(t, func() bool {
@@ -139,7 +139,7 @@ func TestLivenessMarkWaitsForProgress(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	lc, err := StartLocal(ctx, LocalOptions{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10", Rotations: []int{1},
-		RoundTimeout: 3 * time.Second, Heartbeat: 50 * time.Millisecond, Log: zaptest.NewLogger(t)})
+		RoundTimeout: 10 * time.Second, Heartbeat: 50 * time.Millisecond, Log: zaptest.NewLogger(t)})
 	require.NoError(t, err)
 	t.Cleanup(lc.Close)
 	m1, m2 := lc.Member(1), lc.Member(2)
