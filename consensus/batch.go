@@ -19,8 +19,9 @@ package consensus
 //     transactions arrive (devnet, subnet-evm) still closes a window of one
 //     block (W = 1, the devnet's default) as soon as that block is seen;
 //     with W > 1 the last window of a burst waits for the chain to reach
-//     its last block (the committee's own verdict transactions build
-//     blocks).
+//     its last block: a member whose adapter can make blocks (a devnet's
+//     evm_mine, BlockMaker) asks for them after BatchIdle without a new
+//     block — its clock moves the chain, never the window's boundary.
 //   - A closed window's requests are ordered by (block, log index, request
 //     id), deduplicated, stripped of expired requests, and cut into batches
 //     of at most Slots() requests; slot = index in the batch.
@@ -36,6 +37,7 @@ package consensus
 import (
 	"fmt"
 	"sort"
+	"time"
 )
 
 // windowKey names one open window.
@@ -52,8 +54,9 @@ type batcher struct {
 	slots  int
 	expiry uint64
 
-	head     uint64 // highest block seen
-	complete uint64 // every request of the blocks ≤ complete was delivered (0: none known)
+	head     uint64    // highest block seen
+	lastSeen time.Time // when the last request or block mark came (BlockMaker pacing only)
+	complete uint64    // every request of the blocks ≤ complete was delivered (0: none known)
 	open     map[windowKey][]Request
 	closed   map[windowKey]bool
 	expiredN int
@@ -155,6 +158,19 @@ func (b *batcher) close(k windowKey) []PackedBatch {
 			Session: fmt.Sprintf("pack/%x/i%d/w%d/%d-%d/c%d", k.policy[:8], k.width, k.k, from, to, c)})
 	}
 	return out
+}
+
+// waitingFor returns the last block of the oldest open window (ok false
+// when no window is open): the block the chain must build for it to close.
+func (b *batcher) waitingFor() (uint64, bool) {
+	var end uint64
+	ok := false
+	for k := range b.open {
+		if e := (k.k+1)*b.window - 1; !ok || e < end {
+			end, ok = e, true
+		}
+	}
+	return end, ok
 }
 
 // minBlock is the lowest block of a request still waiting in an open window

@@ -121,6 +121,9 @@ func TestBatchWindowClosesOnBlockMark(t *testing.T) {
 			b := newBatcher(4, 64, 1024)
 			require.True(t, b.add(req(8, 1)))
 			require.True(t, b.add(req(9, 2)))
+			end, open := b.waitingFor()
+			require.True(t, open)
+			require.Equal(t, uint64(11), end, "the block the chain must build")
 			b.blockSeen(9)
 			require.Empty(t, b.due(), "block 9 seen: window [8, 11] is still open")
 			b.blockSeen(10)
@@ -172,15 +175,16 @@ func TestBatchCapAndExpiry(t *testing.T) {
 // requests of one policy in one block and a request in a later block close
 // the first window, which is evaluated as ONE packed batch and posted with
 // one SubmitVerdictBatch; the later window holds fewer than PackMin requests
-// and closes when the chain reaches its last block (empty blocks 6–7) into
-// per-request verdicts. Every verdict equals the
+// and closes when the chain reaches its last block — which nobody posts: a
+// member asks the chain for empty blocks 6–7 (BlockMaker) after BatchIdle
+// — into per-request verdicts. Every verdict equals the
 // plaintext reference.
 func TestServePacked(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	lc, err := StartLocal(ctx, LocalOptions{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10", Rotations: []int{1},
 		RoundTimeout: 10 * time.Second, BatchSize: 8, Serve: true, Log: zaptest.NewLogger(t),
-		BatchWindow: 4, PackMin: 4})
+		BatchWindow: 4, BatchIdle: 300 * time.Millisecond, PackMin: 4})
 	require.NoError(t, err)
 	t.Cleanup(lc.Close)
 	f := &packFixture{t: t, lc: lc, p: lc.Member(1).Params(), enc: fhe.NewEncryptor(lc.Keys)}
@@ -203,8 +207,9 @@ func TestServePacked(t *testing.T) {
 	q, w := mk(99)
 	want[q.ID] = w
 	lc.Chain.PostBlock(q) // block 5: closes window 0, opens window 1
-	lc.Chain.PostBlock()  // block 6
-	lc.Chain.PostBlock()  // block 7: closes window 1
+	// no more blocks: after BatchIdle a member asks the chain (a
+	// BlockMaker, as a devnet's evm_mine) for blocks 6–7, and the mark of
+	// block 7 closes window 1
 	deadline := time.Now().Add(3 * time.Minute)
 	for len(lc.Chain.Verdicts()) < len(want) && time.Now().Before(deadline) {
 		time.Sleep(100 * time.Millisecond)

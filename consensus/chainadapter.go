@@ -134,6 +134,32 @@ type ChainAdapter interface {
 	VerdictPosted(ctx context.Context, requestID [32]byte) (bool, error)
 }
 
+// BlockMaker is implemented by chain adapters that can ask their chain for
+// (empty) blocks — a devnet's evm_mine. A member that holds a packing
+// window whose last block the chain has not built yet, and has seen no new
+// block for MemberConfig.BatchIdle, asks for blocks up to that one: the
+// window still closes on its block mark, so its batches stay a function of
+// block numbers (a member's clock only makes the chain move, and every
+// member sees the same blocks). Adapters of chains that build blocks on
+// their own need not implement it.
+type BlockMaker interface {
+	// MakeBlocks builds blocks until the chain's head is at least upTo.
+	MakeBlocks(ctx context.Context, upTo uint64) error
+}
+
+// MakeBlocks implements BlockMaker: empty blocks up to upTo.
+func (c *MemChain) MakeBlocks(_ context.Context, upTo uint64) error {
+	for {
+		c.mu.Lock()
+		done := c.block >= upTo
+		c.mu.Unlock()
+		if done {
+			return nil
+		}
+		c.PostBlock()
+	}
+}
+
 // MemChain is an in-memory ChainAdapter shared by a local committee: it
 // checks submitted verdicts exactly as FHEVerdict.submit does (aggregate
 // BLS signature over bls.VerdictDigest by ≥ threshold registered members,

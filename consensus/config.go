@@ -287,7 +287,12 @@ type MemberConfig struct {
 	// policy is evaluated as packed batches (0: 16; negative: never pack),
 	// smaller ones request by request. Requests older than ExpiryBlocks
 	// blocks are dropped (0: 1024).
-	BatchWindow  uint64
+	BatchWindow uint64
+	// BatchIdle: when a window is open, no block has come for BatchIdle
+	// and the chain adapter is a BlockMaker (a devnet), the member asks
+	// the chain for blocks up to the window's last one (0: 2 s). The
+	// window still closes on its block mark, never on this timer.
+	BatchIdle    time.Duration
 	PackMin      int
 	ExpiryBlocks uint64
 	// RootWindow is how long the rooted uploads this member receives are
@@ -350,6 +355,9 @@ func (c *MemberConfig) defaults() {
 	}
 	if c.BatchWindow == 0 {
 		c.BatchWindow = 1
+	}
+	if c.BatchIdle <= 0 {
+		c.BatchIdle = 2 * time.Second
 	}
 	if c.PackMin == 0 {
 		c.PackMin = 16

@@ -38,6 +38,7 @@ type LocalOptions struct {
 	// Packing knobs (MemberConfig.BatchWindow, PackMin, ExpiryBlocks; 0:
 	// the member defaults).
 	BatchWindow  uint64
+	BatchIdle    time.Duration // MemberConfig.BatchIdle
 	PackMin      int
 	ExpiryBlocks uint64
 	RootWindow   time.Duration // MemberConfig.RootWindow (0: DefaultRootWindow)
@@ -312,7 +313,7 @@ func (lc *LocalCommittee) start(i int, ln net.Listener) error {
 	}
 	mc := MemberConfig{Committee: *lc.Config, Self: sec.ID, BLSKey: bk, RoundTimeout: o.RoundTimeout,
 		BatchSize: o.BatchSize, Circuits: o.Circuits, Knobs: o.Knobs,
-		Heartbeat: o.Heartbeat, BatchWindow: o.BatchWindow, PackMin: o.PackMin, ExpiryBlocks: o.ExpiryBlocks, RootWindow: o.RootWindow}
+		Heartbeat: o.Heartbeat, BatchWindow: o.BatchWindow, BatchIdle: o.BatchIdle, PackMin: o.PackMin, ExpiryBlocks: o.ExpiryBlocks, RootWindow: o.RootWindow}
 	if o.MemberKnobs != nil {
 		mc.Knobs = o.MemberKnobs(sec.ID)
 	}

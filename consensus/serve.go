@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
@@ -35,6 +36,8 @@ type server struct {
 	retry    chan Request
 	cursor   uint64 // first block not yet fully answered (persisted as meta "cursor")
 	bat      *batcher
+	making   atomic.Bool // a BlockMaker call is in flight
+	lastMake time.Time   // when the last one started
 }
 
 // Run serves requests from the chain until ctx ends: it batches them
@@ -73,6 +76,7 @@ func (m *Member) Run(ctx context.Context, chain ChainAdapter) error {
 			}
 		case <-tick.C:
 			s.flush(ctx)
+			s.makeBlocks(ctx)
 		}
 	}
 }
@@ -94,6 +98,32 @@ func (s *server) decided(ctx context.Context, r Request) bool {
 	return false
 }
 
+// makeBlocks asks a chain that can make blocks (BlockMaker) for the blocks
+// up to the oldest open window's last one, when no request or block mark
+// came for BatchIdle; one call in flight at a time. The window then closes
+// on the block mark of its last block, like any other.
+func (s *server) makeBlocks(ctx context.Context) {
+	bm, ok := s.chain.(BlockMaker)
+	idle := s.m.cfg.BatchIdle
+	if !ok || s.making.Load() || time.Since(s.bat.lastSeen) < idle || time.Since(s.lastMake) < idle {
+		return
+	}
+	upTo, open := s.bat.waitingFor()
+	if !open || upTo <= s.bat.complete {
+		return
+	}
+	s.making.Store(true)
+	s.lastMake = time.Now()
+	s.m.wg.Add(1)
+	go func() {
+		defer s.m.wg.Done()
+		defer s.making.Store(false)
+		if err := bm.MakeBlocks(ctx, upTo); err != nil && ctx.Err() == nil {
+			s.m.log.Debug("could not ask the chain for blocks", zap.Uint64("upTo", upTo), zap.Error(err))
+		}
+	}()
+}
+
 // loadCursor returns the persisted block cursor (0 if none).
 func (m *Member) loadCursor() uint64 {
 	if b, err := m.st.GetMeta("cursor"); err == nil && len(b) == 8 {
@@ -107,6 +137,7 @@ func (m *Member) loadCursor() uint64 {
 // other into the per-request batch, which is flushed when full. A block
 // mark closes the windows it completes and runs their packed batches.
 func (s *server) add(ctx context.Context, r Request) {
+	s.bat.lastSeen = time.Now()
 	if r.Kind == KindBlockSeen {
 		s.bat.blockSeen(r.Block)
 		s.runPacked(ctx, s.bat.due())

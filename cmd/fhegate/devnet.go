@@ -52,12 +52,13 @@ type DevCommittee interface {
 }
 
 // devnetBatchWindow is the devnet committee's default packing window in
-// blocks: one block. A window closes when its last block is seen (never on
-// a clock, consensus/batch.go), and the devnet builds blocks only when
-// transactions arrive — a burst's transactions coalesce into one block —
-// so a wider window would leave the last requests of a burst waiting for
-// the next transaction.
-const devnetBatchWindow = 1
+// blocks. A window closes when its last block is seen (never on a clock,
+// consensus/batch.go); the devnet builds blocks only when transactions
+// arrive — a burst's transactions coalesce into a few blocks — so a member
+// holding an open window asks the devnet for empty blocks (evm_mine,
+// consensus.BlockMaker) after 2 s without one. 16 blocks gather a burst
+// into one or two packed batches for ≤ 15 empty blocks per window.
+const devnetBatchWindow = 16
 
 type devnetOptions struct {
 	host          string
@@ -127,7 +128,7 @@ State lives in a temporary directory removed on exit, unless --datadir is given
 		"scheme://host[:port] with port * for any (repeatable; localhost origins are always accepted; '*' accepts every web page — avoid)")
 	f.Uint64Var(&o.batchWindow, "batch-window", devnetBatchWindow, "committee packing window in blocks: a policy's requests in one aligned window are evaluated "+
 		"as one packed batch; a window closes when its last block is seen (the devnet builds blocks only when transactions arrive, "+
-		"so with more than 1 the last window of a burst waits for the next transaction)")
+		"so the committee asks it for empty blocks with evm_mine after 2 s without one)")
 	f.DurationVar(&o.rootWindow, "root-window", consensus.DefaultRootWindow, "how long the committee's member collects rooted uploads into one input root "+
 		"(FHEPolicy.evaluateRooted: each root costs its first request one pairing, the others none)")
 	f.BoolVar(&o.noCommittee, "no-committee", false, "do not start the in-process committee (FHEVerdict gets only its governance address)")

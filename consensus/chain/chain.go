@@ -26,6 +26,7 @@ import (
 	ethereum "github.com/ava-labs/libevm"
 	"github.com/ava-labs/libevm/accounts/abi"
 	"github.com/ava-labs/libevm/common"
+	"github.com/ava-labs/libevm/common/hexutil"
 	"github.com/ava-labs/libevm/core/types"
 	"github.com/ava-labs/libevm/crypto"
 	"github.com/ava-labs/libevm/ethclient"
@@ -101,6 +102,23 @@ func Dial(ctx context.Context, cfg Config) (*Adapter, error) {
 		}
 	}
 	return a, nil
+}
+
+// MakeBlocks implements consensus.BlockMaker on a devnet: evm_mine until the
+// head is at least upTo (at most 256 blocks per call). A chain without
+// evm_mine answers an error and is left alone.
+func (a *Adapter) MakeBlocks(ctx context.Context, upTo uint64) error {
+	for range 256 {
+		head, err := a.client.BlockNumber(ctx)
+		if err != nil || head >= upTo {
+			return err
+		}
+		var n hexutil.Uint64
+		if err := a.client.Client().CallContext(ctx, &n, "evm_mine"); err != nil {
+			return fmt.Errorf("chain: evm_mine: %w", err)
+		}
+	}
+	return nil
 }
 
 // Close closes the connection.
