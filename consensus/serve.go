@@ -247,23 +247,23 @@ func (s *server) runPacked(ctx context.Context, batches []PackedBatch) {
 }
 
 // batchDecided reports whether a packed batch needs no evaluation by this
-// member: every request of it is decided on chain (its peers evaluated and
-// posted it while this member was behind) or expired. A batch decided only
-// in part goes the per-request path for the rest (the chain skips answered
-// items, so its peers never post a batch of it again).
+// member: its requests are decided on chain (its peers evaluated and
+// posted it while this member was behind) or expired. The first request
+// is asked first (a batch's verdicts are posted together, so one chain
+// read settles a current batch); when it is decided, the rest of the
+// batch goes the per-request path (the chain skips answered items, so its
+// peers never post a batch of them again).
 func (s *server) batchDecided(ctx context.Context, b PackedBatch) bool {
+	if !s.decided(ctx, b.Requests[0]) {
+		return false
+	}
 	var open []Request
-	for _, r := range b.Requests {
+	for _, r := range b.Requests[1:] {
 		if !s.decided(ctx, r) {
 			open = append(open, r)
 		}
 	}
-	switch {
-	case len(open) == len(b.Requests):
-		return false
-	case len(open) > 0:
-		s.batch = append(s.batch, open...)
-	}
+	s.batch = append(s.batch, open...)
 	maxBlock := uint64(0)
 	for _, r := range b.Requests {
 		maxBlock = max(maxBlock, r.Block)
