@@ -2,6 +2,7 @@ package consensus
 
 import (
 	"context"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -170,4 +171,57 @@ func contains32(ids []uint32, id uint32) bool {
 		}
 	}
 	return false
+}
+
+// lateView is a chain adapter that reports each request undecided the first
+// time it is asked: the view of a member that took the request in before its
+// peers decided it and got to it only afterwards.
+type lateView struct {
+	ChainAdapter
+	mu    sync.Mutex
+	asked map[[32]byte]bool
+}
+
+func (l *lateView) VerdictPosted(ctx context.Context, id [32]byte) (bool, error) {
+	l.mu.Lock()
+	first := !l.asked[id]
+	l.asked[id] = true
+	l.mu.Unlock()
+	if first {
+		return false, nil
+	}
+	return l.ChainAdapter.VerdictPosted(ctx, id)
+}
+
+// TestLaggingMemberDropsDecided: member 3 starts serving only after members
+// 1 and 2 answered a run of requests (t = 2). It takes each request in as
+// undecided (lateView), but checks the chain again before evaluating it and
+// drops it instead of replaying sessions its peers finished: no request
+// fails on it, it counts every request as dropped, its progress reaches
+// the chain's head, and it answers a new request with its peers.
+func TestLaggingMemberDropsDecided(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	lc, err := StartLocal(ctx, LocalOptions{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10", Rotations: []int{1},
+		RoundTimeout: 10 * time.Second, Heartbeat: 100 * time.Millisecond, BatchSize: 8, Log: zaptest.NewLogger(t)})
+	require.NoError(t, err)
+	t.Cleanup(lc.Close)
+	reqs := makeRequests(t, lc, 1, 5, 33)
+	for i := range 2 {
+		lc.serve(i)
+	}
+	for _, r := range reqs[:4] {
+		lc.Chain.Post(r.req)
+	}
+	waitVerdicts(t, lc.Chain, reqs[:4])
+	m3 := lc.Member(3)
+	late := &lateView{ChainAdapter: lc.Chain, asked: map[[32]byte]bool{}}
+	sctx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- m3.Run(sctx, late) }()
+	t.Cleanup(func() { stop(); <-done })
+	require.Eventually(t, func() bool { return m3.Status().Progress >= 4 }, time.Minute, 20*time.Millisecond)
+	require.Equal(t, uint64(4), m3.Status().DecidedDropped, "every decided request dropped, none replayed")
+	lc.Chain.Post(reqs[4].req)
+	waitVerdicts(t, lc.Chain, reqs)
 }
