@@ -9,21 +9,26 @@ package consensus
 //   - A packable request (a policy request; CRDT requests and unevaluable
 //     policies are answered one by one) falls into the aligned window
 //     k = ⌊block / W⌋ of its (policy id, input count), W = BatchWindow blocks.
-//   - Window k closes when the member sees a request from a block
-//     ≥ (k+1)·W (the chain has moved past it), or, because a devnet or
-//     subnet-evm chain builds blocks only when transactions arrive, after
-//     BatchIdle without any new request (an idle close).
+//   - Window k closes when the member knows it has every request of the
+//     window's last block (k+1)·W − 1: its chain adapter delivered a block
+//     mark (KindBlockSeen) for that block or a later one, or a request from
+//     a later block (adapters deliver in block order). Nothing else closes
+//     a window — in particular no clock: a member slowed by CPU pressure,
+//     or one that reads the blocks minutes late, closes every window over
+//     the same requests as its peers. A chain that builds blocks only when
+//     transactions arrive (devnet, subnet-evm) still closes a window of one
+//     block (W = 1, the devnet's default) as soon as that block is seen;
+//     with W > 1 the last window of a burst waits for the chain to reach
+//     its last block: a member whose adapter can make blocks (a devnet's
+//     evm_mine, BlockMaker) asks for them after BatchIdle without a new
+//     block — its clock moves the chain, never the window's boundary.
 //   - A closed window's requests are ordered by (block, log index, request
 //     id), deduplicated, stripped of expired requests, and cut into batches
 //     of at most Slots() requests; slot = index in the batch.
 //   - A batch's session name carries the policy, the input count, the
-//     window, the block range it covers ([k·W, (k+1)·W − 1], or [k·W, head]
-//     on an idle close, head = the highest block the member saw) and the
-//     chunk index. Members that closed the same window over different ranges
-//     (one closed on idle before a late block arrived) name their batches
-//     differently and never mix shares; the digest agreement and the
-//     threshold do the rest, and a batch that fails falls back to the
-//     per-request path.
+//     window, its block range [k·W, (k+1)·W − 1] and the chunk index: a
+//     function of the chain alone, so every member names the batch alike.
+//     A batch that fails falls back to the per-request path.
 //   - A request for a window that is already closed (delivered out of block
 //     order) goes the per-request path.
 //   - A request older than ExpiryBlocks (head − block ≥ ExpiryBlocks) is
@@ -49,8 +54,9 @@ type batcher struct {
 	slots  int
 	expiry uint64
 
-	head     uint64 // highest block seen
-	lastAdd  time.Time
+	head     uint64    // highest block seen
+	lastSeen time.Time // when the last request or block mark came (BlockMaker pacing only)
+	complete uint64    // every request of the blocks ≤ complete was delivered (0: none known)
 	open     map[windowKey][]Request
 	closed   map[windowKey]bool
 	expiredN int
@@ -71,11 +77,11 @@ func (b *batcher) expired(r Request) bool {
 // add files a packable request into its window. It returns false when the
 // request's window is already closed (the caller answers it alone); an
 // expired request is dropped (and counted) and reported as taken.
-func (b *batcher) add(r Request, now time.Time) bool {
-	if r.Block > b.head {
-		b.head = r.Block
+func (b *batcher) add(r Request) bool {
+	b.saw(r.Block)
+	if r.Block > 0 {
+		b.complete = max(b.complete, r.Block-1) // delivered in block order
 	}
-	b.lastAdd = now
 	if b.expired(r) {
 		b.expiredN++
 		return true
@@ -88,12 +94,25 @@ func (b *batcher) add(r Request, now time.Time) bool {
 	return true
 }
 
-// due returns the batches of every window the head has passed and, when
-// idle is set, of every open window (an idle close), in window order.
-func (b *batcher) due(idle bool) []PackedBatch {
+// saw records that a block up to h exists (a request's block or a block
+// mark): it moves the head that expiry is measured from.
+func (b *batcher) saw(h uint64) {
+	b.head = max(b.head, h)
+}
+
+// blockSeen records a block mark: every request of the blocks ≤ h has been
+// delivered.
+func (b *batcher) blockSeen(h uint64) {
+	b.saw(h)
+	b.complete = max(b.complete, h)
+}
+
+// due returns the batches of every window whose last block is complete, in
+// window order.
+func (b *batcher) due() []PackedBatch {
 	var keys []windowKey
 	for k := range b.open {
-		if idle || b.head >= (k.k+1)*b.window {
+		if b.complete >= (k.k+1)*b.window-1 {
 			keys = append(keys, k)
 		}
 	}
@@ -118,20 +137,12 @@ func (b *batcher) due(idle bool) []PackedBatch {
 	return out
 }
 
-// idleFor reports whether no request arrived for d.
-func (b *batcher) idleFor(d time.Duration, now time.Time) bool {
-	return len(b.open) > 0 && now.Sub(b.lastAdd) >= d
-}
-
 // close closes window k and cuts it into batches.
 func (b *batcher) close(k windowKey) []PackedBatch {
 	reqs := b.open[k]
 	delete(b.open, k)
 	b.closed[k] = true
 	from, to := k.k*b.window, (k.k+1)*b.window-1
-	if b.head < to {
-		to = b.head // idle close: the range this member saw
-	}
 	sort.Slice(reqs, func(i, j int) bool { return requestLess(reqs[i], reqs[j]) })
 	kept := reqs[:0]
 	for i, r := range reqs {
@@ -147,6 +158,19 @@ func (b *batcher) close(k windowKey) []PackedBatch {
 			Session: fmt.Sprintf("pack/%x/i%d/w%d/%d-%d/c%d", k.policy[:8], k.width, k.k, from, to, c)})
 	}
 	return out
+}
+
+// waitingFor returns the last block of the oldest open window (ok false
+// when no window is open): the block the chain must build for it to close.
+func (b *batcher) waitingFor() (uint64, bool) {
+	var end uint64
+	ok := false
+	for k := range b.open {
+		if e := (k.k+1)*b.window - 1; !ok || e < end {
+			end, ok = e, true
+		}
+	}
+	return end, ok
 }
 
 // minBlock is the lowest block of a request still waiting in an open window

@@ -20,7 +20,16 @@ type RequestKind uint8
 const (
 	KindPolicy RequestKind = 1 // FHEPolicy.EvaluationRequested
 	KindCRDT   RequestKind = 2 // FHECRDT.ValueRequested
+	// KindBlockSeen is not a request but a block mark: every request of the
+	// accepted blocks ≤ Block has been delivered before it. An adapter
+	// sends one after each range of blocks it read, with or without
+	// requests; it is what closes a packing window (batch.go), so windows
+	// close on the chain's progress and never on a member's clock.
+	KindBlockSeen RequestKind = 3
 )
+
+// BlockSeen is the block mark for block h (KindBlockSeen).
+func BlockSeen(h uint64) Request { return Request{Kind: KindBlockSeen, Block: h} }
 
 // Request is one queued evaluation, as seen in an accepted block.
 type Request struct {
@@ -128,7 +137,9 @@ func (v *Verdict) Digest(chainID *big.Int) [32]byte {
 // idempotent: SubmitVerdict of an already accepted verdict returns nil.
 type ChainAdapter interface {
 	// Requests streams requests from accepted blocks ≥ fromBlock until ctx
-	// ends (re-delivery of already processed requests is allowed).
+	// ends, in block order, each range of blocks followed by its block mark
+	// (BlockSeen of the range's last block); re-delivery of already
+	// processed requests is allowed.
 	Requests(ctx context.Context, fromBlock uint64) (<-chan Request, error)
 	// SubmitVerdict posts an aggregated verdict.
 	SubmitVerdict(ctx context.Context, v *Verdict) error
@@ -139,6 +150,32 @@ type ChainAdapter interface {
 	SubmitVerdictBatch(ctx context.Context, policyID, resultDigest [32]byte, epoch uint64, items []bls.VerdictItem, signature, signers []byte) error
 	// VerdictPosted reports whether a verdict for the request was accepted.
 	VerdictPosted(ctx context.Context, requestID [32]byte) (bool, error)
+}
+
+// BlockMaker is implemented by chain adapters that can ask their chain for
+// (empty) blocks — a devnet's evm_mine. A member that holds a packing
+// window whose last block the chain has not built yet, and has seen no new
+// block for MemberConfig.BatchIdle, asks for blocks up to that one: the
+// window still closes on its block mark, so its batches stay a function of
+// block numbers (a member's clock only makes the chain move, and every
+// member sees the same blocks). Adapters of chains that build blocks on
+// their own need not implement it.
+type BlockMaker interface {
+	// MakeBlocks builds blocks until the chain's head is at least upTo.
+	MakeBlocks(ctx context.Context, upTo uint64) error
+}
+
+// MakeBlocks implements BlockMaker: empty blocks up to upTo.
+func (c *MemChain) MakeBlocks(_ context.Context, upTo uint64) error {
+	for {
+		c.mu.Lock()
+		done := c.block >= upTo
+		c.mu.Unlock()
+		if done {
+			return nil
+		}
+		c.PostBlock()
+	}
 }
 
 // MemChain is an in-memory ChainAdapter shared by a local committee: it
@@ -176,13 +213,20 @@ func (c *MemChain) Post(r Request) Request {
 	c.block++
 	r.Block = c.block
 	c.requests = append(c.requests, r)
+	c.publish(r)
+	c.publish(BlockSeen(c.block))
+	return r
+}
+
+// publish hands r to every subscriber (a slow subscriber re-reads from its
+// cursor on restart).
+func (c *MemChain) publish(r Request) {
 	for _, s := range c.subs {
 		select {
 		case s <- r:
-		default: // a slow subscriber re-reads from its cursor on restart
+		default:
 		}
 	}
-	return r
 }
 
 // PostBlock queues several requests in one new block (log indices 0, 1, …),
@@ -196,13 +240,9 @@ func (c *MemChain) PostBlock(rs ...Request) []Request {
 		r.Block, r.LogIndex = c.block, uint(i)
 		c.requests = append(c.requests, r)
 		out[i] = r
-		for _, s := range c.subs {
-			select {
-			case s <- r:
-			default:
-			}
-		}
+		c.publish(r)
 	}
+	c.publish(BlockSeen(c.block))
 	return out
 }
 
@@ -214,6 +254,9 @@ func (c *MemChain) Requests(ctx context.Context, from uint64) (<-chan Request, e
 		if r.Block >= from {
 			ch <- r
 		}
+	}
+	if c.block >= from {
+		ch <- BlockSeen(c.block)
 	}
 	c.subs = append(c.subs, ch)
 	c.mu.Unlock()

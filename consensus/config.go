@@ -265,6 +265,10 @@ type MemberConfig struct {
 	BLSKey    *bls.SecretKey
 	// RoundTimeout bounds each protocol round (0: 30 s).
 	RoundTimeout time.Duration
+	// Heartbeat is how often the member tells every peer it is alive and
+	// how far its serve loop got (liveness.go; 0: 1 s): a peer marked
+	// unresponsive is re-admitted by it, no session needed.
+	Heartbeat time.Duration
 	// BatchSize and BatchInterval shape the request batches (0: 64, 200 ms).
 	BatchSize     int
 	BatchInterval time.Duration
@@ -275,16 +279,22 @@ type MemberConfig struct {
 	SubmitStagger time.Duration
 	// Circuits resolves policy ids to circuits (nil: BuiltinCircuits).
 	Circuits Circuits
-	// Packing (issue 13, batch.go, packed.go): policy requests are packed
-	// into aligned windows of BatchWindow blocks (0: 2); a window also
-	// closes after BatchIdle without a new request (0: 2 s). A closed
+	// Packing (batch.go, packed.go): policy requests are packed into
+	// aligned windows of BatchWindow blocks (0: 1); a window closes when
+	// the chain adapter has delivered its last block (a block mark), never
+	// on a clock (so on a chain that builds blocks only for transactions, a
+	// wider window's last requests wait for the next transaction). A closed
 	// window with at least PackMin requests of one policy is evaluated as
 	// packed batches (0: DefaultPackMin = 2; negative: never pack), smaller
 	// ones request by request. Requests older than ExpiryBlocks blocks are
 	// dropped (0: 1024). The chain books one packed evaluation per policy
 	// and block (docs/gas.md, "Booked work"): a PackMin above 2 evaluates
 	// requests one by one that the chain booked as one evaluation.
-	BatchWindow  uint64
+	BatchWindow uint64
+	// BatchIdle: when a window is open, no block has come for BatchIdle
+	// and the chain adapter is a BlockMaker (a devnet), the member asks
+	// the chain for blocks up to the window's last one (0: 2 s). The
+	// window still closes on its block mark, never on this timer.
 	BatchIdle    time.Duration
 	PackMin      int
 	ExpiryBlocks uint64
@@ -340,6 +350,9 @@ func (c *MemberConfig) defaults() {
 	if c.RoundTimeout <= 0 {
 		c.RoundTimeout = 30 * time.Second
 	}
+	if c.Heartbeat <= 0 {
+		c.Heartbeat = time.Second
+	}
 	if c.BatchSize <= 0 {
 		c.BatchSize = 64
 	}
@@ -350,7 +363,7 @@ func (c *MemberConfig) defaults() {
 		c.Parallel = 8
 	}
 	if c.BatchWindow == 0 {
-		c.BatchWindow = 2
+		c.BatchWindow = 1
 	}
 	if c.BatchIdle <= 0 {
 		c.BatchIdle = 2 * time.Second

@@ -30,11 +30,15 @@ type LocalOptions struct {
 	// Chain gives member i (1-based) its chain adapter; nil: one shared MemChain.
 	Chain        func(id uint32) ChainAdapter
 	RoundTimeout time.Duration // default 30 s
-	BatchSize    int
-	// Packing knobs (MemberConfig.BatchWindow, BatchIdle, PackMin,
-	// ExpiryBlocks; 0: the member defaults).
+	Heartbeat    time.Duration // MemberConfig.Heartbeat (0: 1 s)
+	// Transport, if set, wraps member id's transport (tests: injected
+	// delays, dropped messages).
+	Transport func(id uint32, t transport.Transport) transport.Transport
+	BatchSize int
+	// Packing knobs (MemberConfig.BatchWindow, PackMin, ExpiryBlocks; 0:
+	// the member defaults).
 	BatchWindow  uint64
-	BatchIdle    time.Duration
+	BatchIdle    time.Duration // MemberConfig.BatchIdle
 	PackMin      int
 	ExpiryBlocks uint64
 	RootWindow   time.Duration // MemberConfig.RootWindow (0: DefaultRootWindow)
@@ -309,7 +313,7 @@ func (lc *LocalCommittee) start(i int, ln net.Listener) error {
 	}
 	mc := MemberConfig{Committee: *lc.Config, Self: sec.ID, BLSKey: bk, RoundTimeout: o.RoundTimeout,
 		BatchSize: o.BatchSize, Circuits: o.Circuits, Knobs: o.Knobs,
-		BatchWindow: o.BatchWindow, BatchIdle: o.BatchIdle, PackMin: o.PackMin, ExpiryBlocks: o.ExpiryBlocks, RootWindow: o.RootWindow}
+		Heartbeat: o.Heartbeat, BatchWindow: o.BatchWindow, BatchIdle: o.BatchIdle, PackMin: o.PackMin, ExpiryBlocks: o.ExpiryBlocks, RootWindow: o.RootWindow}
 	if o.MemberKnobs != nil {
 		mc.Knobs = o.MemberKnobs(sec.ID)
 	}
@@ -317,7 +321,11 @@ func (lc *LocalCommittee) start(i int, ln net.Listener) error {
 		id := sec.ID
 		mc.Trace = func(r [32]byte, ph string, d time.Duration) { o.Trace(id, r, ph, d) }
 	}
-	m, err := NewMember(mc, tr, st, log)
+	var mt transport.Transport = tr
+	if o.Transport != nil {
+		mt = o.Transport(sec.ID, tr)
+	}
+	m, err := NewMember(mc, mt, st, log)
 	if err != nil {
 		tr.Close()
 		st.Close()

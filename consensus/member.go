@@ -48,8 +48,10 @@ type Member struct {
 	ev   *fhe.Evaluator
 	plan protocol.NoisePlan
 
-	liveMu sync.Mutex
-	down   map[transport.MemberID]uint64
+	liveMu   sync.Mutex
+	down     map[transport.MemberID]downMark // liveness marks (liveness.go)
+	beats    map[transport.MemberID]peerBeat // peers' heartbeats
+	progress atomic.Uint64                   // highest block the serve loop has handled (heartbeat payload)
 
 	refreshes atomic.Uint64 // collective refreshes completed (Status.Refreshes)
 	// evaluations counts the circuit runs (a request's, or a packed
@@ -58,6 +60,10 @@ type Member struct {
 
 	blameMu sync.Mutex
 	blamed  []protocol.ErrEquivocation // members caught equivocating (Status.Equivocations), the last maxBlamed
+
+	// decidedDropped counts requests the serve loop dropped instead of
+	// (re)trying because the chain had decided them (Status.DecidedDropped).
+	decidedDropped atomic.Uint64
 
 	putSem chan struct{} // StorePut handlers in flight (MaxConcurrentStorePuts)
 
@@ -106,7 +112,7 @@ func NewMember(cfg MemberConfig, tr transport.Transport, st *store.Store, log *z
 	}
 	m := &Member{cfg: cfg, id: transport.MemberID(cfg.Self), log: log.With(zap.Uint32("member", cfg.Self)), st: st, led: led,
 		params: params, chainID: cfg.Committee.ChainIDBig(), committee: committee, members: cfg.Committee.IDs(),
-		down: map[transport.MemberID]uint64{}, closed: make(chan struct{}),
+		down: map[transport.MemberID]downMark{}, beats: map[transport.MemberID]peerBeat{}, closed: make(chan struct{}),
 		putSem: make(chan struct{}, MaxConcurrentStorePuts),
 		signed: newSignedLog(SignedDigestTTL, MaxSignedDigests), rootSem: make(chan struct{}, MaxConcurrentRootSigns),
 		roots: rootBatcher{rounds: make(chan struct{}, maxRootRounds)}}
@@ -121,6 +127,7 @@ func NewMember(cfg MemberConfig, tr transport.Transport, st *store.Store, log *z
 	m.mux.Handle(transport.TypeStorePut, m.onStorePut)
 	m.mux.Handle(transport.TypeFetch, m.onFetch)
 	m.mux.Handle(transport.TypeRootSign, m.onRootSign)
+	m.mux.Handle(transport.TypePing, m.onHeartbeat)
 	if err := m.loadKeys(); err != nil && !errors.Is(err, store.ErrNotFound) {
 		m.mux.Close()
 		return nil, err
@@ -128,6 +135,8 @@ func NewMember(cfg MemberConfig, tr transport.Transport, st *store.Store, log *z
 	if n := m.LoadPolicies(); n > 0 {
 		m.log.Info("policies restored from the store", zap.Int("policies", n))
 	}
+	m.wg.Add(1)
+	go m.heartbeats()
 	return m, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
@@ -35,10 +36,13 @@ type server struct {
 	retry    chan Request
 	cursor   uint64 // first block not yet fully answered (persisted as meta "cursor")
 	bat      *batcher
+	making   atomic.Bool // a BlockMaker call is in flight
+	lastMake time.Time   // when the last one started
 }
 
 // Run serves requests from the chain until ctx ends: it batches them
-// (BatchSize / BatchInterval), processes each batch and posts the verdicts
+// (packing windows closed by block marks, batch.go; the per-request batch
+// by BatchSize / BatchInterval), processes each batch and posts the verdicts
 // (the lowest signer at once, the k-th signer after k·SubmitStagger if no
 // verdict was accepted meanwhile). Requests already answered are skipped;
 // the block cursor is persisted, so a restart resumes where it stopped.
@@ -67,14 +71,57 @@ func (m *Member) Run(ctx context.Context, chain ChainAdapter) error {
 			}
 			s.add(ctx, r)
 		case r := <-s.retry:
-			s.batch = append(s.batch, r)
-		case <-tick.C:
-			if s.bat.idleFor(m.cfg.BatchIdle, time.Now()) {
-				s.runPacked(ctx, s.bat.due(true))
+			if !s.decided(ctx, r) {
+				s.batch = append(s.batch, r)
 			}
+		case <-tick.C:
 			s.flush(ctx)
+			s.makeBlocks(ctx)
 		}
 	}
+}
+
+// decided reports whether r needs no more work from this member: its
+// verdict is on chain, or it expired (FHEVerdict.expire answers it). A
+// member that fell behind drops such requests instead of replaying their
+// sessions, which its peers finished long ago.
+func (s *server) decided(ctx context.Context, r Request) bool {
+	if s.bat.expired(r) {
+		delete(s.attempts, r.ID)
+		return true
+	}
+	if posted, err := s.chain.VerdictPosted(ctx, r.ID); err == nil && posted {
+		delete(s.attempts, r.ID)
+		s.m.decidedDropped.Add(1)
+		return true
+	}
+	return false
+}
+
+// makeBlocks asks a chain that can make blocks (BlockMaker) for the blocks
+// up to the oldest open window's last one, when no request or block mark
+// came for BatchIdle; one call in flight at a time. The window then closes
+// on the block mark of its last block, like any other.
+func (s *server) makeBlocks(ctx context.Context) {
+	bm, ok := s.chain.(BlockMaker)
+	idle := s.m.cfg.BatchIdle
+	if !ok || s.making.Load() || time.Since(s.bat.lastSeen) < idle || time.Since(s.lastMake) < idle {
+		return
+	}
+	upTo, open := s.bat.waitingFor()
+	if !open || upTo <= s.bat.complete {
+		return
+	}
+	s.making.Store(true)
+	s.lastMake = time.Now()
+	s.m.wg.Add(1)
+	go func() {
+		defer s.m.wg.Done()
+		defer s.making.Store(false)
+		if err := bm.MakeBlocks(ctx, upTo); err != nil && ctx.Err() == nil {
+			s.m.log.Debug("could not ask the chain for blocks", zap.Uint64("upTo", upTo), zap.Error(err))
+		}
+	}()
 }
 
 // loadCursor returns the persisted block cursor (0 if none).
@@ -86,20 +133,25 @@ func (m *Member) loadCursor() uint64 {
 }
 
 // add queues a request from the chain unless a verdict for it is already
-// posted or it expired: a packable one into its window (batch.go, running
-// the packed batches of the windows it closes), any other into the
-// per-request batch, which is flushed when full.
+// posted or it expired: a packable one into its window (batch.go), any
+// other into the per-request batch, which is flushed when full. A block
+// mark closes the windows it completes and runs their packed batches.
 func (s *server) add(ctx context.Context, r Request) {
+	s.bat.lastSeen = time.Now()
+	if r.Kind == KindBlockSeen {
+		s.bat.blockSeen(r.Block)
+		s.runPacked(ctx, s.bat.due())
+		s.m.setProgress(r.Block)
+		return
+	}
 	if posted, err := s.chain.VerdictPosted(ctx, r.ID); err == nil && posted {
 		return
 	}
-	if s.packable(r) && s.bat.add(r, time.Now()) {
-		s.runPacked(ctx, s.bat.due(false))
+	if s.packable(r) && s.bat.add(r) {
+		s.runPacked(ctx, s.bat.due())
 		return
 	}
-	if r.Block > s.bat.head {
-		s.bat.head = r.Block
-	}
+	s.bat.saw(r.Block)
 	if s.bat.expired(r) {
 		s.m.log.Warn("request expired: dropped", zap.String("request", fmt.Sprintf("%x", r.ID[:6])), zap.Uint64("block", r.Block))
 		return
@@ -119,6 +171,7 @@ func (s *server) flush(ctx context.Context) {
 	}
 	b := s.batch
 	s.batch = nil
+	s.m.awaitQuorum(ctx)
 	vs, errs := s.m.ProcessBatch(ctx, b)
 	allOK := true
 	maxBlock := uint64(0)
@@ -157,6 +210,10 @@ func (s *server) packable(r Request) bool {
 // back to the per-request path (retried there as usual).
 func (s *server) runPacked(ctx context.Context, batches []PackedBatch) {
 	for _, b := range batches {
+		if s.batchDecided(ctx, b) {
+			continue
+		}
+		s.m.awaitQuorum(ctx)
 		vector := s.m.vectorWidthOf(b.Requests[0]) > 0
 		if len(b.Requests) < s.m.cfg.PackMin && !vector { // a vector request alone is a batch of one anyway
 			s.batch = append(s.batch, b.Requests...)
@@ -190,18 +247,48 @@ func (s *server) runPacked(ctx context.Context, batches []PackedBatch) {
 	}
 }
 
+// batchDecided reports whether a packed batch needs no evaluation by this
+// member: its requests are decided on chain (its peers evaluated and
+// posted it while this member was behind) or expired. The first request
+// is asked first (a batch's verdicts are posted together, so one chain
+// read settles a current batch); when it is decided, the rest of the
+// batch goes the per-request path (the chain skips answered items, so its
+// peers never post a batch of them again).
+func (s *server) batchDecided(ctx context.Context, b PackedBatch) bool {
+	if !s.decided(ctx, b.Requests[0]) {
+		return false
+	}
+	var open []Request
+	for _, r := range b.Requests[1:] {
+		if !s.decided(ctx, r) {
+			open = append(open, r)
+		}
+	}
+	s.batch = append(s.batch, open...)
+	maxBlock := uint64(0)
+	for _, r := range b.Requests {
+		maxBlock = max(maxBlock, r.Block)
+	}
+	s.advanceCursor(maxBlock)
+	return true
+}
+
 // failed logs a failed request and retries it later, unless it failed
 // maxAttempts times already or this member disagrees with the quorum.
 // Transient failures (a member died mid-round) are retried a few times; the
 // ledger hands back the same shares to the same sessions, so a retry never
 // issues a second share.
 func (s *server) failed(ctx context.Context, r Request, err error) {
-	if ctx.Err() == nil {
-		s.m.log.Warn("request failed", zap.String("request", fmt.Sprintf("%x", r.ID[:6])), zap.Error(err))
+	if ctx.Err() != nil {
+		return
 	}
-	if s.bat.expired(r) {
-		return // FHEVerdict.expire answers it on chain
+	if s.decided(ctx, r) {
+		// decided without this member (it was late) or expired
+		// (FHEVerdict.expire answers it on chain): nothing to retry
+		s.m.log.Debug("request decided on chain meanwhile: not retried", zap.String("request", fmt.Sprintf("%x", r.ID[:6])), zap.Error(err))
+		return
 	}
+	s.m.log.Warn("request failed", zap.String("request", fmt.Sprintf("%x", r.ID[:6])), zap.Int("attempt", s.attempts[r.ID]+1), zap.Error(err))
 	if s.attempts[r.ID]++; s.attempts[r.ID] < maxAttempts && !permanent(err) && ctx.Err() == nil {
 		s.retryLater(ctx, r, s.m.retryDelay(s.attempts[r.ID]))
 	}

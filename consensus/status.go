@@ -25,8 +25,15 @@ type Status struct {
 	// Evaluations counts the circuit runs this member completed since it
 	// started: one per request evaluated alone, one per packed batch (and
 	// one per re-run of an out-of-range batch's parts, isolate.go).
-	Evaluations uint64   `json:"evaluations"`
-	Down        []uint32 `json:"down,omitempty"`
+	Evaluations uint64 `json:"evaluations"`
+	// DecidedDropped counts requests the serve loop dropped instead of
+	// processing or retrying them because their verdict was already on
+	// chain (a member that fell behind catching up).
+	DecidedDropped uint64 `json:"decidedDropped"`
+	// Progress is the highest block whose requests the serve loop handled
+	// (the heartbeat's payload, liveness.go).
+	Progress uint64   `json:"progress"`
+	Down     []uint32 `json:"down,omitempty"`
 	// Equivocations are the members this member caught revealing a share
 	// that does not match their commitment (each aborted its round), the
 	// most recent last.
@@ -44,7 +51,7 @@ type Equivocation struct {
 func (m *Member) Status() Status {
 	s := Status{ID: uint32(m.id), Epoch: m.cfg.Committee.Epoch, Preset: m.params.Preset.Name, Ciphertexts: m.st.Count(),
 		SharesIssued: m.led.Count(), Verdicts: len(m.st.MetaKeys("verdict/")), Refreshes: m.refreshes.Load(),
-		Evaluations: m.evaluations.Load()}
+		Evaluations: m.evaluations.Load(), DecidedDropped: m.decidedDropped.Load(), Progress: m.progress.Load()}
 	if km, err := m.Keys(); err == nil {
 		s.HaveKeys, s.KeyDigest = true, fmt.Sprintf("%x", km.Digest)
 		p := m.NoisePlan()

@@ -21,15 +21,27 @@ import (
 //
 // A canonical (non-aliased) encoding always passes: its payloads and element
 // heads occupy disjoint ranges of data. So decoding allocates O(len(data)).
+//
+// It also decodes addresses as strictly as Solidity's ABI decoder (which
+// reverts on dirty high-order bits), where abi.Unpack keeps the low 20 bytes
+// of any word: an address word — an argument or an address[] element — whose
+// 12 high bytes are not zero is refused, naming the argument. Unpack already
+// refuses out-of-range uintN and non-0/1 bools.
 // Only the types fhegate's ABIs use are supported (elementary static words,
 // bytes, string, T[] of those); any other type is refused, never skipped.
 func checkEncoding(args abi.Arguments, data []byte) error {
 	b := budget{left: uint64(len(data))}
 	types := make([]*abi.Type, 0, 8)
+	names := make([]string, 0, 8)
 	for i := range args {
 		types = append(types, &args[i].Type)
+		name := args[i].Name
+		if name == "" {
+			name = fmt.Sprintf("#%d", i)
+		}
+		names = append(names, name)
 	}
-	return b.tuple(types, len(types), data)
+	return b.tuple(types, len(types), data, func(i int) string { return names[i] })
 }
 
 var errAliased = errors.New("encoding decodes to more than its own size (aliased or overlapping offsets)")
@@ -63,8 +75,9 @@ func word(r []byte, pos uint64) (uint64, error) {
 }
 
 // tuple checks n heads encoded at the start of r: of types[i] when types
-// lists every head, of types[0] when it is an array's single element type.
-func (b *budget) tuple(types []*abi.Type, n int, r []byte) error {
+// lists every head, of types[0] when it is an array's single element type;
+// name(i) names head i in errors.
+func (b *budget) tuple(types []*abi.Type, n int, r []byte, name func(int) string) error {
 	for i := 0; i < n; i++ {
 		t := types[0]
 		if len(types) > 1 {
@@ -75,8 +88,12 @@ func (b *budget) tuple(types []*abi.Type, n int, r []byte) error {
 			if !elementary(t) {
 				return fmt.Errorf("unsupported ABI type %s", t)
 			}
-			if _, err := wordAny(r, pos); err != nil {
+			w, err := wordAny(r, pos)
+			if err != nil {
 				return err
+			}
+			if t.T == abi.AddressTy && !zero(w[:12]) {
+				return fmt.Errorf("argument %s: address with non-zero high-order bytes %x", name(i), w[:12])
 			}
 			continue
 		}
@@ -84,15 +101,16 @@ func (b *budget) tuple(types []*abi.Type, n int, r []byte) error {
 		if err != nil {
 			return err
 		}
-		if err := b.value(t, r, off); err != nil {
+		if err := b.value(t, r, off, name(i)); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// value checks the dynamic value of type t at r[off:].
-func (b *budget) value(t *abi.Type, r []byte, off uint64) error {
+// value checks the dynamic value of type t at r[off:] (of the argument
+// named name).
+func (b *budget) value(t *abi.Type, r []byte, off uint64, name string) error {
 	n, err := word(r, off)
 	if err != nil {
 		return err
@@ -111,7 +129,7 @@ func (b *budget) value(t *abi.Type, r []byte, off uint64) error {
 		if err := b.consume(32 * n); err != nil {
 			return err
 		}
-		return b.tuple([]*abi.Type{t.Elem}, int(n), r[off+32:])
+		return b.tuple([]*abi.Type{t.Elem}, int(n), r[off+32:], func(i int) string { return fmt.Sprintf("%s[%d]", name, i) })
 	}
 	return fmt.Errorf("unsupported ABI type %s", t)
 }
@@ -122,6 +140,15 @@ func wordAny(r []byte, pos uint64) ([]byte, error) {
 		return nil, fmt.Errorf("word at %d beyond the %d-byte input", pos, len(r))
 	}
 	return r[pos : pos+32], nil
+}
+
+func zero(b []byte) bool {
+	for _, x := range b {
+		if x != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func dynamic(t *abi.Type) bool {

@@ -1,6 +1,7 @@
 package precompiles
 
 import (
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"flag"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ava-labs/libevm/accounts/abi"
 	"github.com/ava-labs/libevm/common"
 	"github.com/stretchr/testify/require"
 
@@ -98,6 +100,7 @@ func vectorCases(w *world) []caseDef {
 	add("fail/allow-not-allowed", s.Input, "carol", w.pack(s.Input, "allow", h(w.hA), a(w.carol)))
 	add("fail/allow-unknown-handle", s.Input, "alice", w.pack(s.Input, "allow", h(hN), a(w.bob)))
 	add("fail/allow-static", s.Input, "alice", w.pack(s.Input, "allow", h(w.hA), a(w.bob))).static = true
+	add("fail/allow-dirty-address", s.Input, "alice", dirtyAddress(w.pack(s.Input, "allow", h(w.hA), a(w.bob)), 1))
 	add("ok/allowTransient", s.Input, "alice", w.pack(s.Input, "allowTransient", h(w.hA), a(w.bob)))
 	add("fail/allowTransient-not-allowed", s.Input, "bob", w.pack(s.Input, "allowTransient", h(w.hA), a(w.bob)))
 	add("ok/isAllowed-owner", s.Input, "bob", w.pack(s.Input, "isAllowed", h(w.hA), a(w.alice)))
@@ -292,4 +295,75 @@ func TestVectorsReplay(t *testing.T) {
 			})
 		}
 	}
+}
+
+// dirtyAddress sets a high-order byte of the address word that is head
+// `arg` of the calldata (after the selector): an encoding Solidity's decoder
+// rejects and abi.Unpack would truncate to the low 20 bytes.
+func dirtyAddress(in []byte, arg int) []byte {
+	out := append([]byte(nil), in...)
+	out[4+32*arg] = 0x01
+	return out
+}
+
+// TestDirtyAddressRejected: every method of every precompile that takes an
+// address argument refuses a word whose 12 high-order bytes are not zero,
+// as Solidity's decoder does, with a revert naming the argument — where
+// abi.Unpack alone would act on the low 20 bytes (another account). Each
+// successful vector of such a method is replayed with each address word
+// dirtied; the state is unchanged.
+func TestDirtyAddressRejected(t *testing.T) {
+	base := newWorld(t)
+	covered := map[string]bool{}
+	for _, c := range vectorCases(base) {
+		if !strings.HasPrefix(c.name, "ok/") || len(c.input) < 4 {
+			continue
+		}
+		cabi := c.c.ABI()
+		m, err := cabi.MethodById(c.input[:4])
+		require.NoError(t, err)
+		for i, arg := range m.Inputs {
+			if arg.Type.T != abi.AddressTy {
+				continue
+			}
+			covered[c.c.Name()+"."+m.Name] = true
+			w := base.fork(t)
+			before := w.st.Fingerprint()
+			acct := w.accounts()[c.caller]
+			r := w.run(c.c, acct, c.static, 10_000_000, dirtyAddress(c.input, i))
+			require.Error(t, r.err, "%s %s", c.name, arg.Name)
+			require.Contains(t, r.reason, fmt.Sprintf("%s.%s: malformed input: argument %s: address with non-zero high-order bytes", c.c.Name(), m.Name, arg.Name), c.name)
+			require.Equal(t, before, w.st.Fingerprint(), "%s changed state", c.name)
+		}
+	}
+	require.NotEmpty(t, covered)
+	// every method of every precompile with an address argument, at the
+	// decoder (the pre-pass every call runs before abi.Unpack): a minimal
+	// encoding (zero static words, empty dynamic values) passes, and fails
+	// naming the argument once its address word is dirtied
+	for _, c := range base.s.Contracts() {
+		for _, m := range c.ABI().Methods {
+			in := minimalEncoding(m.Inputs)
+			for i, arg := range m.Inputs {
+				if arg.Type.T != abi.AddressTy {
+					continue
+				}
+				require.NoError(t, checkEncoding(m.Inputs, in), "%s.%s", c.Name(), m.Name)
+				err := checkEncoding(m.Inputs, dirtyAddress(append([]byte{0, 0, 0, 0}, in...), i)[4:])
+				require.ErrorContains(t, err, "argument "+arg.Name+": address with non-zero high-order bytes", "%s.%s", c.Name(), m.Name)
+			}
+		}
+	}
+}
+
+// minimalEncoding is an ABI encoding of args with every static word zero and
+// every dynamic value empty (all heads point at one zero length word).
+func minimalEncoding(args abi.Arguments) []byte {
+	out := make([]byte, 32*len(args)+32)
+	for i, a := range args {
+		if dynamic(&a.Type) {
+			binary.BigEndian.PutUint64(out[32*i+24:], uint64(32*len(args)))
+		}
+	}
+	return out
 }

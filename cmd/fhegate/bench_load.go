@@ -36,8 +36,12 @@ transactions at once and the run waits for every verdict (phase 2). Every verdic
 verdictOf and checked against the plaintext reference (the policy document evaluated over the
 integers); a mismatch fails the command.
 
+With --rate and --duration phase 2 is paced instead: request k is sent k/rate seconds after the
+phase starts (a steady load; rate × duration requests in all).
+
 It reports accepted requests/s, verdicts/s, the latency from evaluate on chain to verdictOf
-(p50/p95/p99), gas per request by step (register, evaluate, share of the verdict transaction),
+(p50/p95/p99), how many verdicts each committee member signed (from the verdict transactions'
+signer bitmaps), gas per request by step (register, evaluate, share of the verdict transaction),
 committee CPU per verdict and the bottleneck: the stage with the lowest capacity in requests/s
 (chain gas per block, committee, inputs), with the RPC round trip beside them.
 
@@ -47,6 +51,7 @@ loopback port, in-process MPC committee); committee CPU is then this process's C
 processes whose CPU (/proc/<pid>/stat) is measured.`,
 		Example: `  fhegate bench load --accounts 4 --requests 16
   fhegate bench load --policy allowlist --accounts 4 --requests 64 --json docs/results/load-allowlist.json
+  fhegate bench load --policy kyc_aml --accounts 8 --inputs vector --rate 1 --duration 2m
   fhegate bench load --rpc http://127.0.0.1:8545 --committee-api http://127.0.0.1:40123 --accounts 8 --requests 64`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -57,7 +62,9 @@ processes whose CPU (/proc/<pid>/stat) is measured.`,
 	f.StringVar(&o.cfg.RPC, "rpc", "", "JSON-RPC URL of the chain (default: start an in-process devnet)")
 	f.StringVar(&o.cfg.CommitteeAPI, "committee-api", "", "a committee member's client API URL (with --rpc)")
 	f.IntVar(&o.cfg.Accounts, "accounts", 4, "sending accounts (derived keys, funded from dev0)")
-	f.IntVar(&o.cfg.Requests, "requests", 16, "requests in all (request k from account k mod --accounts)")
+	f.IntVar(&o.cfg.Requests, "requests", 16, "requests in all (request k from account k mod --accounts; a paced run sends --rate × --duration instead)")
+	f.Float64Var(&o.cfg.Rate, "rate", 0, "paced mode: send evaluations at this many requests/s (request k at k/rate s) for --duration instead of all at once")
+	f.DurationVar(&o.cfg.Duration, "duration", 0, "paced mode: how long to send at --rate (the run then waits for the last verdicts)")
 	f.StringVar(&o.cfg.Policy, "policy", "kyc_aml", "shipped policy example (fhegate policy list)")
 	f.Uint64Var(&o.cfg.Seed, "seed", 0, "seed for the random inputs (0: a fresh one, printed)")
 	f.IntVar(&o.cfg.InFlight, "inflight", 16, "transactions in flight per account")

@@ -56,6 +56,7 @@ func TestBenchLoadRejectsBadFlags(t *testing.T) {
 		{"pid without rpc", benchLoadOptions{pids: []int{1}}, "need --rpc"},
 		{"rpc without api", benchLoadOptions{cfg: loadgen.Config{RPC: "http://127.0.0.1:1"}}, "--committee-api"},
 		{"bad accounts", benchLoadOptions{cfg: loadgen.Config{RPC: "http://127.0.0.1:1", CommitteeAPI: "http://127.0.0.1:2", Requests: 1}}, "accounts"},
+		{"rate without duration", benchLoadOptions{cfg: loadgen.Config{RPC: "http://127.0.0.1:1", CommitteeAPI: "http://127.0.0.1:2", Accounts: 1, Rate: 2}}, "positive duration"},
 		{"bad inputs mode", benchLoadOptions{cfg: loadgen.Config{RPC: "http://127.0.0.1:1", CommitteeAPI: "http://127.0.0.1:2", Accounts: 1, Requests: 1, Inputs: "bogus"}}, `inputs mode "bogus"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -52,9 +52,13 @@ type DevCommittee interface {
 }
 
 // devnetBatchWindow is the devnet committee's default packing window in
-// blocks: the devnet builds one block per transaction, so consensus's
-// default of 2 blocks would never gather enough requests to pack.
-const devnetBatchWindow = 64
+// blocks. A window closes when its last block is seen (never on a clock,
+// consensus/batch.go); the devnet builds blocks only when transactions
+// arrive — a burst's transactions coalesce into a few blocks — so a member
+// holding an open window asks the devnet for empty blocks (evm_mine,
+// consensus.BlockMaker) after 2 s without one. 16 blocks gather a burst
+// into one or two packed batches for ≤ 15 empty blocks per window.
+const devnetBatchWindow = 16
 
 type devnetOptions struct {
 	host          string
@@ -123,8 +127,8 @@ State lives in a temporary directory removed on exit, unless --datadir is given
 	f.StringSliceVar(&o.allowOrigins, "rpc-allow-origin", nil, "also accept JSON-RPC (HTTP CORS and WebSocket) from these browser origins, "+
 		"scheme://host[:port] with port * for any (repeatable; localhost origins are always accepted; '*' accepts every web page — avoid)")
 	f.Uint64Var(&o.batchWindow, "batch-window", devnetBatchWindow, "committee packing window in blocks: a policy's requests in one aligned window are evaluated "+
-		"as one packed batch (the devnet builds a block per transaction, so a window is about that many transactions; "+
-		"an idle window closes after 2 s)")
+		"as one packed batch; a window closes when its last block is seen (the devnet builds blocks only when transactions arrive, "+
+		"so the committee asks it for empty blocks with evm_mine after 2 s without one)")
 	f.DurationVar(&o.rootWindow, "root-window", consensus.DefaultRootWindow, "how long the committee's member collects rooted uploads into one input root "+
 		"(FHEPolicy.evaluateRooted: each root costs its first request one pairing, the others none)")
 	f.BoolVar(&o.noCommittee, "no-committee", false, "do not start the in-process committee (FHEVerdict gets only its governance address)")

@@ -26,6 +26,7 @@ import (
 	ethereum "github.com/ava-labs/libevm"
 	"github.com/ava-labs/libevm/accounts/abi"
 	"github.com/ava-labs/libevm/common"
+	"github.com/ava-labs/libevm/common/hexutil"
 	"github.com/ava-labs/libevm/core/types"
 	"github.com/ava-labs/libevm/crypto"
 	"github.com/ava-labs/libevm/ethclient"
@@ -103,13 +104,31 @@ func Dial(ctx context.Context, cfg Config) (*Adapter, error) {
 	return a, nil
 }
 
+// MakeBlocks implements consensus.BlockMaker on a devnet: evm_mine until the
+// head is at least upTo (at most 256 blocks per call). A chain without
+// evm_mine answers an error and is left alone.
+func (a *Adapter) MakeBlocks(ctx context.Context, upTo uint64) error {
+	for range 256 {
+		head, err := a.client.BlockNumber(ctx)
+		if err != nil || head >= upTo {
+			return err
+		}
+		var n hexutil.Uint64
+		if err := a.client.Client().CallContext(ctx, &n, "evm_mine"); err != nil {
+			return fmt.Errorf("chain: evm_mine: %w", err)
+		}
+	}
+	return nil
+}
+
 // Close closes the connection.
 func (a *Adapter) Close() { a.client.Close() }
 
 func addr(x precompiles.Address) common.Address { return common.Address(x) }
 
 // Requests implements consensus.ChainAdapter: it polls accepted blocks from
-// fromBlock on and streams the request events in (block, log index) order.
+// fromBlock on and streams the request events in (block, log index) order,
+// each polled range followed by its block mark (consensus.BlockSeen).
 func (a *Adapter) Requests(ctx context.Context, from uint64) (<-chan consensus.Request, error) {
 	evalEv, ok1 := a.policy.Events["EvaluationRequested"]
 	regEv, ok2 := a.policy.Events["PolicyRegistered"]
@@ -158,6 +177,13 @@ func (a *Adapter) Requests(ctx context.Context, from uint64) (<-chan consensus.R
 					}
 				}
 				if ferr == nil {
+					// every request of the blocks ≤ head is out: the
+					// block mark closes the packing windows they end
+					select {
+					case out <- consensus.BlockSeen(head):
+					case <-ctx.Done():
+						return
+					}
 					next = head + 1
 				} else {
 					err = ferr

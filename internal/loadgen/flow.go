@@ -169,6 +169,9 @@ func (g *gen) sendEvaluates(ctx context.Context, a *account, mine []*request) er
 		return nil
 	}}
 	for _, r := range mine {
+		if err := g.pace(ctx, r); err != nil {
+			return err
+		}
 		h, err := g.transact(a, func(o *bind.TransactOpts) (*types.Transaction, error) {
 			if at := r.at; at != nil {
 				return at.Evaluate(o, g.policy, g.policyID) // evaluateRooted, or evaluateAttested without a root
@@ -183,6 +186,24 @@ func (g *gen) sendEvaluates(ctx context.Context, a *account, mine []*request) er
 		}
 	}
 	return w.flush(ctx)
+}
+
+// pace waits, in a paced run (Config.Rate), until request r's send time:
+// r.idx/Rate seconds after phase 2 started.
+func (g *gen) pace(ctx context.Context, r *request) error {
+	if g.cfg.Rate <= 0 {
+		return nil
+	}
+	wait := time.Until(g.paceStart.Add(time.Duration(float64(r.idx) / g.cfg.Rate * float64(time.Second))))
+	if wait <= 0 {
+		return nil
+	}
+	select {
+	case <-time.After(wait):
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // waitVerdicts waits until the watcher has seen a VerdictAccepted event for

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/big"
 	"math/rand/v2"
 	"sync"
@@ -39,11 +40,16 @@ type Config struct {
 	CommitteeAPI string // a committee member's client API URL
 	Accounts     int    // N: sending accounts (1..MaxAccounts)
 	Requests     int    // M: requests in all, request k from account k mod N (1..MaxRequests)
-	Policy       string // shipped example name (policy/examples); default "kyc_aml"
-	Seed         uint64 // random inputs; 0: a fresh seed (Result.Seed has it)
-	InFlight     int    // transactions in flight per account (default 16)
-	Poll         time.Duration
-	Timeout      time.Duration // for the whole run (default 30 min)
+	// Rate, if positive, paces phase 2: request k is sent no earlier than
+	// k/Rate seconds after the phase starts, and Requests becomes
+	// ⌈Rate·Duration⌉ (a steady load instead of one burst).
+	Rate     float64
+	Duration time.Duration
+	Policy   string // shipped example name (policy/examples); default "kyc_aml"
+	Seed     uint64 // random inputs; 0: a fresh seed (Result.Seed has it)
+	InFlight int    // transactions in flight per account (default 16)
+	Poll     time.Duration
+	Timeout  time.Duration // for the whole run (default 30 min)
 	// Inputs is how each request's attested inputs reach the chain:
 	// InputsRooted (default), InputsVector, InputsSet, InputsPerHandle or InputsInline.
 	Inputs InputMode
@@ -119,6 +125,20 @@ func (c *Config) defaults() error {
 		c.Seed = rand.Uint64() | 1
 	}
 	switch {
+	case c.Rate < 0 || c.Rate > MaxRequests:
+		return fmt.Errorf("loadgen: rate %g requests/s: want 0 (one burst) or up to %d", c.Rate, MaxRequests)
+	case c.Rate > 0 && c.Duration <= 0:
+		return errors.New("loadgen: a paced run (rate) needs a positive duration")
+	case c.Rate == 0 && c.Duration != 0:
+		return errors.New("loadgen: a duration needs a rate")
+	case c.Rate > 0:
+		n := math.Ceil(c.Rate * c.Duration.Seconds())
+		if n > MaxRequests {
+			return fmt.Errorf("loadgen: rate %g × duration %s = %.0f requests: at most %d", c.Rate, c.Duration, n, MaxRequests)
+		}
+		c.Requests = int(n)
+	}
+	switch {
 	case c.RPC == "" || c.CommitteeAPI == "":
 		return errors.New("loadgen: need the chain's RPC URL and the committee API URL")
 	case c.Accounts < 1 || c.Accounts > MaxAccounts:
@@ -160,6 +180,8 @@ type gen struct {
 	reqs     []*request
 
 	inputsDone, evalsDone atomic.Int64
+	paceStart             time.Time // phase 2's start (Config.Rate)
+	committeeSize         int       // FHEVerdict.committee().size, for participation
 }
 
 // Run runs the load and returns its measurements. A verdict that differs
@@ -204,6 +226,7 @@ func (g *gen) measure(ctx context.Context, accts []*account) (*Result, error) {
 	}
 	t1 := time.Now()
 	cpu0, cpuErr := g.cpu()
+	g.paceStart = time.Now()
 	if err := g.perAccount(ctx, accts, g.sendEvaluates); err != nil {
 		return nil, fmt.Errorf("evaluate: %w", err)
 	}
@@ -218,6 +241,9 @@ func (g *gen) measure(ctx context.Context, accts []*account) (*Result, error) {
 	}
 	if err := g.verdictGas(ctx); err != nil {
 		return nil, err
+	}
+	if c, err := g.verdict.Committee(&bind.CallOpts{Context: ctx}); err == nil {
+		g.committeeSize = int(c.Size)
 	}
 	res := g.result(t0, t1, t2)
 	if cpuErr == nil && cpuErr1 == nil && g.cfg.CommitteeCPU != nil {

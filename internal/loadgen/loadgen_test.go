@@ -43,6 +43,10 @@ func TestConfigBoundsBeforeAllocating(t *testing.T) {
 		{"huge requests", func(c *Config) { c.Requests = math.MaxInt32 }, "requests"},
 		{"in flight", func(c *Config) { c.InFlight = MaxInFlight + 1 }, "in flight"},
 		{"poll", func(c *Config) { c.Poll = time.Microsecond }, "poll"},
+		{"negative rate", func(c *Config) { c.Rate = -1 }, "rate"},
+		{"rate without duration", func(c *Config) { c.Rate = 2 }, "positive duration"},
+		{"duration without rate", func(c *Config) { c.Duration = time.Minute }, "needs a rate"},
+		{"paced too many", func(c *Config) { c.Rate, c.Duration = 1000, 1000*time.Hour }, "at most"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := base
@@ -55,6 +59,34 @@ func TestConfigBoundsBeforeAllocating(t *testing.T) {
 	c.Policy = "no_such_policy"
 	_, err := Run(context.Background(), c)
 	require.ErrorContains(t, err, "no_such_policy")
+}
+
+// TestPacedRequestCount: a paced run sends ⌈rate·duration⌉ requests.
+func TestPacedRequestCount(t *testing.T) {
+	for _, tc := range []struct {
+		rate float64
+		d    time.Duration
+		want int
+	}{{2, time.Minute, 120}, {0.5, 3 * time.Second, 2}, {10, 150 * time.Millisecond, 2}} {
+		c := Config{RPC: "x", CommitteeAPI: "y", Accounts: 1, Requests: 7, Rate: tc.rate, Duration: tc.d}
+		require.NoError(t, c.defaults())
+		require.Equal(t, tc.want, c.Requests, "%g/s for %s", tc.rate, tc.d)
+	}
+}
+
+// TestParticipation counts each member's signed verdicts from the signer
+// bitmaps (bit i = member i+1), a missing bitmap as unknown, and shares
+// over all requests.
+func TestParticipation(t *testing.T) {
+	got, unknown := participation(3, [][]byte{{0b011}, {0b111}, {0b110}, nil}, 4)
+	require.Equal(t, 1, unknown)
+	require.Equal(t, []MemberParticipation{{1, 2, 0.5}, {2, 3, 0.75}, {3, 2, 0.5}}, got)
+	// bits beyond the committee are ignored; a 9-member bitmap spans 2 bytes
+	got, _ = participation(9, [][]byte{{0xff, 0x01}, {0x00, 0xff}}, 2)
+	require.Equal(t, 1, got[0].Signed)
+	require.Equal(t, 2, got[8].Signed)
+	none, _ := participation(0, [][]byte{{1}}, 1)
+	require.Nil(t, none)
 }
 
 // Attack: a load account whose key anyone can guess must never be a dev
@@ -204,16 +236,17 @@ func TestDecodeBatchIDs(t *testing.T) {
 	va, err := bindings.IFHEVerdictMetaData.GetAbi()
 	require.NoError(t, err)
 	ids := [][32]byte{{1}, {2}, {3}}
-	data, err := va.Pack("submitBatch", [32]byte{9}, [32]byte{8}, ids, []*big.Int{big.NewInt(1), big.NewInt(0), big.NewInt(1)}, []byte{1}, []byte{1})
+	data, err := va.Pack("submitBatch", [32]byte{9}, [32]byte{8}, ids, []*big.Int{big.NewInt(1), big.NewInt(0), big.NewInt(1)}, []byte{1}, []byte{0x05})
 	require.NoError(t, err)
-	got, err := decodeBatchIDs(va.Methods["submitBatch"], data)
+	got, bm, err := decodeBatchIDs(va.Methods["submitBatch"], data)
 	require.NoError(t, err)
 	require.Equal(t, ids, got)
+	require.Equal(t, []byte{0x05}, bm, "the signer bitmap (members 1 and 3)")
 
 	single, err := va.Pack("submit", [32]byte{1}, big.NewInt(1), [32]byte{8}, []byte{1}, []byte{1})
 	require.NoError(t, err)
 	for name, bad := range map[string][]byte{"submit": single, "truncated": data[:40], "empty": nil, "selector only": data[:4]} {
-		_, err := decodeBatchIDs(va.Methods["submitBatch"], bad)
+		_, _, err := decodeBatchIDs(va.Methods["submitBatch"], bad)
 		require.Error(t, err, name)
 	}
 }

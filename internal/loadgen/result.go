@@ -56,12 +56,16 @@ type Capacity struct {
 
 // Result is one load run.
 type Result struct {
-	Policy     string `json:"policy"`
-	Accounts   int    `json:"accounts"`
-	Requests   int    `json:"requests"`
-	Seed       uint64 `json:"seed"`
-	Approved   int    `json:"approved"`   // verdicts that grant (1)
-	Mismatches int    `json:"mismatches"` // verdicts ≠ the plaintext reference
+	Policy   string `json:"policy"`
+	Accounts int    `json:"accounts"`
+	Requests int    `json:"requests"`
+	Seed     uint64 `json:"seed"`
+	// Rate and DurationS describe a paced run (Config.Rate); zero for one
+	// burst.
+	Rate       float64 `json:"paced_rate_per_s,omitempty"`
+	DurationS  float64 `json:"paced_duration_s,omitempty"`
+	Approved   int     `json:"approved"`   // verdicts that grant (1)
+	Mismatches int     `json:"mismatches"` // verdicts ≠ the plaintext reference
 
 	InputsWallS   float64 `json:"inputs_wall_s"`   // phase 1
 	VerdictWallS  float64 `json:"verdicts_wall_s"` // phase 2: evaluates sent → last verdict read
@@ -93,12 +97,53 @@ type Result struct {
 		CPUPerVerdictMs float64 `json:"cpu_per_verdict_ms,omitempty"`
 		Utilisation     float64 `json:"cpu_over_wall,omitempty"` // CPU ÷ phase 2 wall (cores busy)
 	} `json:"committee"`
-	Capacity   Capacity `json:"capacity"`
-	Bottleneck string   `json:"bottleneck"` // chain gas, committee, or inputs (clients + committee API + RPC)
-	Why        string   `json:"bottleneck_line"`
+	// Participation is, per committee member, how many of the run's
+	// verdicts it signed (the signer bitmap of the verdict transaction that
+	// answered each request); ParticipationUnknown counts verdicts whose
+	// transaction was not a direct FHEVerdict call (no bitmap to read).
+	Participation        []MemberParticipation `json:"participation,omitempty"`
+	ParticipationUnknown int                   `json:"participation_unknown,omitempty"`
+	Capacity             Capacity              `json:"capacity"`
+	Bottleneck           string                `json:"bottleneck"` // chain gas, committee, or inputs (clients + committee API + RPC)
+	Why                  string                `json:"bottleneck_line"`
 
 	latMs []float64
 	gas   []StepGas
+}
+
+// MemberParticipation is one member's share of the verdicts.
+type MemberParticipation struct {
+	Member int     `json:"member"` // 1-based
+	Signed int     `json:"signed"`
+	Share  float64 `json:"share"` // Signed ÷ the run's requests
+}
+
+// participation counts, per member 1..n, the verdicts whose signer bitmap
+// has its bit (bit i of byte i/8, LSB first = member i+1).
+func participation(n int, bitmaps [][]byte, requests int) ([]MemberParticipation, int) {
+	if n <= 0 {
+		return nil, 0
+	}
+	out := make([]MemberParticipation, n)
+	unknown := 0
+	for i := range out {
+		out[i].Member = i + 1
+	}
+	for _, bm := range bitmaps {
+		if bm == nil {
+			unknown++
+			continue
+		}
+		for i := range min(n, 8*len(bm)) {
+			if bm[i/8]>>(i%8)&1 == 1 {
+				out[i].Signed++
+			}
+		}
+	}
+	for i := range out {
+		out[i].Share = float64(out[i].Signed) / float64(max(requests, 1))
+	}
+	return out, unknown
 }
 
 // decodeVerdict turns verdictOf's result into an int64; anything out of
@@ -115,9 +160,17 @@ func decodeVerdict(v *big.Int) int64 {
 func (g *gen) result(t0, t1, t2 time.Time) *Result {
 	res := &Result{Policy: g.cfg.Policy, Accounts: g.cfg.Accounts, Requests: len(g.reqs), Seed: g.cfg.Seed,
 		InputsWallS: t1.Sub(t0).Seconds(), VerdictWallS: t2.Sub(t1).Seconds()}
+	if g.cfg.Rate > 0 {
+		res.Rate, res.DurationS = g.cfg.Rate, g.cfg.Duration.Seconds()
+	}
 	w := g.w
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	bitmaps := make([][]byte, 0, len(g.reqs))
+	for _, r := range g.reqs {
+		bitmaps = append(bitmaps, w.signers[r.id])
+	}
+	res.Participation, res.ParticipationUnknown = participation(g.committeeSize, bitmaps, len(g.reqs))
 	var firstEval, lastEval, lastVerdict time.Time
 	txs := map[[32]byte]bool{}
 	roots := map[[32]byte]bool{}
@@ -267,8 +320,22 @@ func (res *Result) Summary() string {
 	}
 	fmt.Fprintf(&b, "  accepted          %.3g req/s (evaluate on chain)\n", res.AcceptedPerS)
 	fmt.Fprintf(&b, "  verdicts          %.3g /s (%d verdict txs, %.1f verdicts each)\n", res.VerdictsPerS, res.VerdictTxs, res.ItemsPerTx)
+	if res.Rate > 0 {
+		fmt.Fprintf(&b, "  paced             %.3g requests/s for %.0f s\n", res.Rate, res.DurationS)
+	}
 	fmt.Fprintf(&b, "  latency           p50 %.0f ms  p95 %.0f ms  p99 %.0f ms  max %.0f ms (evaluate → verdictOf)\n",
 		res.Latency.P50, res.Latency.P95, res.Latency.P99, res.Latency.Max)
+	if len(res.Participation) > 0 {
+		parts := make([]string, len(res.Participation))
+		for i, p := range res.Participation {
+			parts[i] = fmt.Sprintf("member %d %d (%.0f%%)", p.Member, p.Signed, 100*p.Share)
+		}
+		line := strings.Join(parts, ", ")
+		if res.ParticipationUnknown > 0 {
+			line += fmt.Sprintf("; %d verdicts without a readable signer bitmap", res.ParticipationUnknown)
+		}
+		fmt.Fprintf(&b, "  signed verdicts   %s of %d\n", line, res.Requests)
+	}
 	goal := "met"
 	if gp.Total > GasGoal {
 		goal = fmt.Sprintf("%.1f× over", gp.Total/GasGoal)

@@ -3,7 +3,6 @@ package loadgen
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"math/big"
 	"sync"
@@ -39,12 +38,13 @@ type blockStat struct {
 type watcher struct {
 	g                                   *gen
 	evalTopic, verdictTopic, batchTopic common.Hash
-	submitBatch                         abi.Method
+	submit, submitBatch                 abi.Method
 
 	mu       sync.Mutex
 	head     uint64
 	evals    map[[32]byte]sighting
 	verdicts map[[32]byte]sighting
+	signers  map[[32]byte][]byte // signer bitmap of the transaction that answered the request
 	blocks   []blockStat
 	rtts     []time.Duration
 	lastErr  error
@@ -57,8 +57,8 @@ func newWatcher(g *gen) *watcher {
 	pa, _ := bindings.IFHEPolicyMetaData.GetAbi()
 	va, _ := bindings.IFHEVerdictMetaData.GetAbi()
 	return &watcher{g: g, evalTopic: pa.Events["EvaluationRequested"].ID, verdictTopic: va.Events["VerdictAccepted"].ID,
-		batchTopic: va.Events["VerdictBatchAccepted"].ID, submitBatch: va.Methods["submitBatch"],
-		evals: map[[32]byte]sighting{}, verdicts: map[[32]byte]sighting{}, done: make(chan struct{})}
+		batchTopic: va.Events["VerdictBatchAccepted"].ID, submit: va.Methods["submit"], submitBatch: va.Methods["submitBatch"],
+		evals: map[[32]byte]sighting{}, verdicts: map[[32]byte]sighting{}, signers: map[[32]byte][]byte{}, done: make(chan struct{})}
 }
 
 func (w *watcher) start(ctx context.Context) error {
@@ -136,11 +136,20 @@ func (w *watcher) poll(ctx context.Context) error {
 		return err
 	}
 	batches := map[common.Hash][][32]byte{}
+	bitmaps := map[common.Hash][]byte{} // signer bitmaps of the verdict transactions
 	for _, l := range logs {
-		if len(l.Topics) > 0 && l.Topics[0] == w.batchTopic && batches[l.TxHash] == nil {
-			if batches[l.TxHash], err = w.batchIDs(ctx, l.TxHash); err != nil {
+		if len(l.Topics) == 0 {
+			continue
+		}
+		switch {
+		case l.Topics[0] == w.batchTopic && batches[l.TxHash] == nil:
+			if batches[l.TxHash], bitmaps[l.TxHash], err = w.batchIDs(ctx, l.TxHash); err != nil {
 				return err
 			}
+		case l.Topics[0] == w.verdictTopic && bitmaps[l.TxHash] == nil:
+			// participation only: a verdict posted through a contract
+			// (not a direct submit call) has no bitmap to read
+			bitmaps[l.TxHash], _ = w.submitSigners(ctx, l.TxHash)
 		}
 	}
 	w.mu.Lock()
@@ -153,10 +162,14 @@ func (w *watcher) poll(ctx context.Context) error {
 			w.evals[l.Topics[1]] = s
 		case l.Topics[0] == w.verdictTopic:
 			w.verdicts[l.Topics[1]] = s
+			if bm := bitmaps[l.TxHash]; bm != nil {
+				w.signers[l.Topics[1]] = bm
+			}
 		case l.Topics[0] == w.batchTopic:
 			for _, id := range batches[l.TxHash] {
 				if _, dup := w.verdicts[id]; !dup { // a replayed item is skipped on chain, not overwritten
 					w.verdicts[id] = s
+					w.signers[id] = bitmaps[l.TxHash]
 				}
 			}
 		}
@@ -168,31 +181,67 @@ func (w *watcher) poll(ctx context.Context) error {
 	return nil
 }
 
-// batchIDs returns the request ids of the FHEVerdict.submitBatch
-// transaction h (its calldata: the VerdictBatchAccepted event names only the
-// batch's root).
-func (w *watcher) batchIDs(ctx context.Context, h common.Hash) ([][32]byte, error) {
+// batchIDs returns the request ids and the signer bitmap of the
+// FHEVerdict.submitBatch transaction h (its calldata: the
+// VerdictBatchAccepted event names only the batch's root and a signer
+// count).
+func (w *watcher) batchIDs(ctx context.Context, h common.Hash) ([][32]byte, []byte, error) {
 	tx, _, err := w.g.cl.TransactionByHash(ctx, h)
 	if err != nil {
-		return nil, fmt.Errorf("verdict batch transaction %s: %w", h, err)
+		return nil, nil, fmt.Errorf("verdict batch transaction %s: %w", h, err)
 	}
 	return decodeBatchIDs(w.submitBatch, tx.Data())
 }
 
-// decodeBatchIDs reads requestIds from submitBatch calldata.
-func decodeBatchIDs(m abi.Method, data []byte) ([][32]byte, error) {
+// submitSigners returns the signer bitmap of the FHEVerdict.submit
+// transaction h.
+func (w *watcher) submitSigners(ctx context.Context, h common.Hash) ([]byte, error) {
+	tx, _, err := w.g.cl.TransactionByHash(ctx, h)
+	if err != nil {
+		return nil, err
+	}
+	args, err := unpackCall(w.submit, tx.Data())
+	if err != nil {
+		return nil, err
+	}
+	bm, ok := args[4].([]byte)
+	if !ok {
+		return nil, fmt.Errorf("submit calldata: signers are %T", args[4])
+	}
+	return bm, nil
+}
+
+// unpackCall decodes the arguments of a direct call of m.
+func unpackCall(m abi.Method, data []byte) ([]any, error) {
 	if len(data) < 4 || !bytes.Equal(data[:4], m.ID) {
-		return nil, errors.New("verdict batch transaction is not a direct FHEVerdict.submitBatch call")
+		return nil, fmt.Errorf("verdict transaction is not a direct FHEVerdict.%s call", m.Name)
 	}
 	args, err := m.Inputs.Unpack(data[4:])
 	if err != nil {
-		return nil, fmt.Errorf("submitBatch calldata: %w", err)
+		return nil, fmt.Errorf("%s calldata: %w", m.Name, err)
+	}
+	if len(args) != len(m.Inputs) {
+		return nil, fmt.Errorf("%s calldata: %d arguments", m.Name, len(args))
+	}
+	return args, nil
+}
+
+// decodeBatchIDs reads requestIds and the signer bitmap from submitBatch
+// calldata.
+func decodeBatchIDs(m abi.Method, data []byte) ([][32]byte, []byte, error) {
+	args, err := unpackCall(m, data)
+	if err != nil {
+		return nil, nil, err
 	}
 	ids, ok := args[2].([][32]byte)
 	if !ok || len(ids) == 0 {
-		return nil, fmt.Errorf("submitBatch calldata: request ids are %T", args[2])
+		return nil, nil, fmt.Errorf("submitBatch calldata: request ids are %T", args[2])
 	}
-	return ids, nil
+	bm, ok := args[5].([]byte)
+	if !ok {
+		return nil, nil, fmt.Errorf("submitBatch calldata: signers are %T", args[5])
+	}
+	return ids, bm, nil
 }
 
 func (w *watcher) progress(d time.Duration) {
