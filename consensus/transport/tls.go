@@ -380,6 +380,13 @@ func (t *TLS) Send(ctx context.Context, to MemberID, msg Message) error {
 	t.mu.Unlock()
 	oc.mu.Lock()
 	defer oc.mu.Unlock()
+	// Sends to one peer are serialised; one that waited here past its
+	// caller's deadline gives up before writing a byte, so it never starts
+	// a frame it would have to cut (a cut frame costs the connection, and
+	// every other session's frames queued on it).
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	var err error
 	for attempt := 0; attempt < 2; attempt++ {
 		if oc.conn != nil {
