@@ -1,11 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -286,6 +288,48 @@ func newRotateBindKeyCmd(a *app) *cobra.Command {
 	return cmd
 }
 
+// maxKeySignature bounds a `rotate sign-key` file (its JSON is ≈ 330 bytes).
+const maxKeySignature = 4096
+
+// readBounded reads at most limit+1 bytes of a file (parseKeySignature
+// refuses more): a huge or endless file is not read whole.
+func readBounded(path string, limit int) ([]byte, error) {
+	fh, err := os.Open(filepath.Clean(path))
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	return io.ReadAll(io.LimitReader(fh, int64(limit)+1))
+}
+
+// parseKeySignature decodes a `rotate sign-key` file strictly: bounded
+// size, known fields only, a 32-byte digest and a 96-byte signature.
+func parseKeySignature(b []byte) (ks keySignature, pkd [32]byte, sig []byte, err error) {
+	if len(b) > maxKeySignature {
+		return ks, pkd, nil, fmt.Errorf("%d bytes is not a key signature (at most %d)", len(b), maxKeySignature)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&ks); err != nil {
+		return ks, pkd, nil, err
+	}
+	if dec.More() {
+		return ks, pkd, nil, errors.New("trailing data after the key signature")
+	}
+	d, err := hex.DecodeString(ks.PKDigest)
+	if err != nil || len(d) != 32 {
+		return ks, pkd, nil, errors.New("pkDigest must be 32 hex bytes")
+	}
+	sig, err = hex.DecodeString(ks.Signature)
+	if err != nil || len(sig) != bls.SignatureLen {
+		return ks, pkd, nil, fmt.Errorf("signature must be %d hex bytes", bls.SignatureLen)
+	}
+	if ks.Member == 0 {
+		return ks, pkd, nil, errors.New("member must be ≥ 1")
+	}
+	return ks, [32]byte(d), sig, nil
+}
+
 // aggregateKeySignatures reads `rotate sign-key` files, checks each one
 // against its member's BLS key in cfg (same epoch and digest, distinct
 // members, at least the threshold) and aggregates them.
@@ -294,31 +338,20 @@ func aggregateKeySignatures(cfg *consensus.CommitteeConfig, files []string) (pkd
 	var idx []int
 	seen := map[uint32]bool{}
 	for n, f := range files {
-		b, err := os.ReadFile(filepath.Clean(f))
+		b, err := readBounded(f, maxKeySignature)
 		if err != nil {
 			return pkd, nil, nil, err
 		}
-		if len(b) > 4096 {
-			return pkd, nil, nil, fmt.Errorf("%s: %d bytes is not a key signature", f, len(b))
-		}
-		var ks keySignature
-		if err := json.Unmarshal(b, &ks); err != nil {
+		ks, d, sig, err := parseKeySignature(b)
+		if err != nil {
 			return pkd, nil, nil, fmt.Errorf("%s: %w", f, err)
-		}
-		d, err := hex.DecodeString(ks.PKDigest)
-		if err != nil || len(d) != 32 {
-			return pkd, nil, nil, fmt.Errorf("%s: pkDigest must be 32 hex bytes", f)
-		}
-		sig, err := hex.DecodeString(ks.Signature)
-		if err != nil || len(sig) != bls.SignatureLen {
-			return pkd, nil, nil, fmt.Errorf("%s: signature must be %d hex bytes", f, bls.SignatureLen)
 		}
 		if ks.Epoch != cfg.Epoch {
 			return pkd, nil, nil, fmt.Errorf("%s: signed for epoch %d, the committee is epoch %d", f, ks.Epoch, cfg.Epoch)
 		}
 		if n == 0 {
-			copy(pkd[:], d)
-		} else if [32]byte(d) != pkd {
+			pkd = d
+		} else if d != pkd {
 			return pkd, nil, nil, fmt.Errorf("%s: signs key %x, %s signs %x", f, d[:8], files[0], pkd[:8])
 		}
 		if seen[ks.Member] {

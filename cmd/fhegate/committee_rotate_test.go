@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"math/big"
 	"math/rand/v2"
@@ -273,5 +274,58 @@ func sendTx(ctx context.Context, t *testing.T, c *ethclient.Client, chainID *big
 			t.Fatal(ctx.Err())
 		case <-time.After(50 * time.Millisecond):
 		}
+	}
+}
+
+// FuzzParseKeySignature: the `rotate sign-key` file decoder never panics,
+// and what it accepts has a 32-byte digest, a 96-byte signature and a
+// member ≥ 1, and re-encodes to a file it accepts again with the same values.
+func FuzzParseKeySignature(f *testing.F) {
+	good := `{"member":1,"epoch":2,"pkDigest":"` + strings.Repeat("ab", 32) + `","signature":"` + strings.Repeat("cd", 96) + `"}`
+	f.Add([]byte(good))
+	f.Add([]byte(good + good))
+	f.Add([]byte(`{"member":0}`))
+	f.Add([]byte(`{"member":1,"extra":1}`))
+	f.Add([]byte(strings.Repeat(" ", maxKeySignature+1)))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		ks, pkd, sig, err := parseKeySignature(b)
+		if err != nil {
+			return
+		}
+		require.Len(t, sig, 96)
+		require.GreaterOrEqual(t, ks.Member, uint32(1))
+		re, err := json.Marshal(keySignature{Member: ks.Member, Epoch: ks.Epoch, PKDigest: hex.EncodeToString(pkd[:]), Signature: hex.EncodeToString(sig)})
+		require.NoError(t, err)
+		ks2, pkd2, sig2, err := parseKeySignature(re)
+		require.NoError(t, err)
+		require.Equal(t, ks.Member, ks2.Member)
+		require.Equal(t, ks.Epoch, ks2.Epoch)
+		require.Equal(t, pkd, pkd2)
+		require.Equal(t, sig, sig2)
+	})
+}
+
+// TestParseKeySignature: malformed `rotate sign-key` files are refused with
+// a clear error.
+func TestParseKeySignature(t *testing.T) {
+	d, s := strings.Repeat("ab", 32), strings.Repeat("cd", 96)
+	tests := []struct{ name, in, want string }{
+		{"good", `{"member":1,"epoch":2,"pkDigest":"` + d + `","signature":"` + s + `"}`, ""},
+		{"short digest", `{"member":1,"epoch":2,"pkDigest":"ab","signature":"` + s + `"}`, "pkDigest must be 32 hex bytes"},
+		{"short signature", `{"member":1,"epoch":2,"pkDigest":"` + d + `","signature":"cd"}`, "signature must be 96 hex bytes"},
+		{"member zero", `{"member":0,"epoch":2,"pkDigest":"` + d + `","signature":"` + s + `"}`, "member must be"},
+		{"unknown field", `{"member":1,"who":2}`, "unknown field"},
+		{"trailing", `{"member":1,"epoch":2,"pkDigest":"` + d + `","signature":"` + s + `"} {}`, "trailing data"},
+		{"too long", strings.Repeat(" ", maxKeySignature+1), "is not a key signature"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, _, err := parseKeySignature([]byte(tc.in))
+			if tc.want == "" {
+				require.NoError(t, err)
+			} else {
+				require.ErrorContains(t, err, tc.want)
+			}
+		})
 	}
 }
