@@ -22,7 +22,9 @@ import (
 // Committee rotation (see docs/committee.md, "Rotation").
 //
 // The chain switches committees with FHEVerdict.setCommittee (epoch e → e+1,
-// new BLS keys, new FHE public key). Inputs registered under epoch e are
+// new BLS keys) and the new committee binds its FHE public key to e+1 with
+// FHEVerdict.setCommitteeKey (committee_key.go); old members re-encrypt
+// only to that recorded key. Inputs registered under epoch e are
 // encrypted under the old collective key, so before the new committee
 // serves, t members of the old committee re-encrypt every stored input to
 // the new public key (Member.Reencrypt: collective public-key switching with
