@@ -41,3 +41,20 @@ func TestBatchDigestsBindEveryField(t *testing.T) {
 	require.NotEqual(t, id, InputBatchDigest(big.NewInt(7), 1, [20]byte{1}, 3, ir))
 	require.NotEqual(t, d, id)
 }
+
+// TestCommitteeKeyDigest: the committee-key statement binds the chain, the
+// epoch and the key digest, equals its documented keccak preimage, and is
+// domain-separated from a verdict over the same words.
+func TestCommitteeKeyDigest(t *testing.T) {
+	pkd := [32]byte{0xaa, 31: 0xbb}
+	d := CommitteeKeyDigest(big.NewInt(1337), 2, pkd)
+	require.Equal(t, keccak([]byte("fhegate/committee-key/v1"), word(big.NewInt(1337)), u64(2), pkd[:]), d)
+	for name, other := range map[string][32]byte{
+		"chain":          CommitteeKeyDigest(big.NewInt(1338), 2, pkd),
+		"epoch":          CommitteeKeyDigest(big.NewInt(1337), 3, pkd),
+		"key":            CommitteeKeyDigest(big.NewInt(1337), 2, [32]byte{0xab}),
+		"verdict domain": VerdictDigest(big.NewInt(1337), 2, pkd, [32]byte{}, [32]byte{}, nil),
+	} {
+		require.NotEqual(t, d, other, name)
+	}
+}

@@ -134,3 +134,20 @@ func InputBatchRoot(items []InputItem) [32]byte {
 func InputBatchDigest(chainID *big.Int, epoch uint64, owner [20]byte, preset uint8, root [32]byte) [32]byte {
 	return keccak([]byte(InputBatchDomain), word(chainID), u64(epoch), owner[:], []byte{preset}, root[:])
 }
+
+// CommitteeKeyDomain tags the statement a committee makes about its own
+// collective FHE public key.
+const CommitteeKeyDomain = "fhegate/committee-key/v1"
+
+// CommitteeKeyDigest is the message the members of the committee of epoch
+// sign to bind their collective FHE public key to that epoch on chain
+// (FHEVerdict.setCommitteeKey):
+//
+//	keccak256("fhegate/committee-key/v1" || chainId(32) || epoch(8) || pkDigest(32))
+//
+// pkDigest is keccak256 of the canonical public-key bytes (the DKG's
+// PKDigest). The old committee re-encrypts its inputs during a rotation
+// only to a key whose digest the chain recorded for the next epoch.
+func CommitteeKeyDigest(chainID *big.Int, epoch uint64, pkDigest [32]byte) [32]byte {
+	return keccak([]byte(CommitteeKeyDomain), word(chainID), u64(epoch), pkDigest[:])
+}

@@ -193,6 +193,7 @@ type MemChain struct {
 	requests []Request
 	subs     []chan Request
 	verdicts map[[32]byte]*Verdict
+	keys     map[uint64][32]byte // committee key digests (setCommitteeKey)
 	submits  int
 	batches  int
 }

@@ -52,6 +52,10 @@ type LocalOptions struct {
 	// through StartLocalCommittee).
 	Serve bool
 	Log   *zap.Logger
+	// SetCommittee, for RotateLocal on a caller's chain (o.Chain set):
+	// registers the new committee there (FHEVerdict.setCommittee) before
+	// its key is bound (nil with a shared MemChain: MemChain.SetCommittee).
+	SetCommittee func(cfg *CommitteeConfig) error
 }
 
 // LocalCommittee is n members in one process, talking TLS over loopback.

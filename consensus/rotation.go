@@ -22,7 +22,9 @@ import (
 // Committee rotation (see docs/committee.md, "Rotation").
 //
 // The chain switches committees with FHEVerdict.setCommittee (epoch e → e+1,
-// new BLS keys, new FHE public key). Inputs registered under epoch e are
+// new BLS keys) and the new committee binds its FHE public key to e+1 with
+// FHEVerdict.setCommitteeKey (committee_key.go); old members re-encrypt
+// only to that recorded key. Inputs registered under epoch e are
 // encrypted under the old collective key, so before the new committee
 // serves, t members of the old committee re-encrypt every stored input to
 // the new public key (Member.Reencrypt: collective public-key switching with
@@ -126,10 +128,12 @@ func sortHandles(hs []fhe.Handle) {
 // input fetches it from its peers first. It returns the inputs it
 // re-encrypted and the errors of the others.
 //
-// The caller must make sure target is the key the chain installed with
-// setCommittee for the next epoch: re-encrypting to a key someone holds is
-// a decryption for them.
-func (m *Member) Reencrypt(ctx context.Context, target *fhe.PublicKey, handles []fhe.Handle) ([]Reencrypted, error) {
+// Re-encrypting to a key someone holds is a decryption for them, so the
+// member first checks that target's digest is the one the chain recorded
+// for the next epoch (reg: FHEVerdict.committeeKeyOf(epoch+1), bound there
+// by a quorum of the new committee; VerifyTargetKey) and refuses otherwise
+// with ErrTargetKeyNotOnChain, before pinning the target for its epoch.
+func (m *Member) Reencrypt(ctx context.Context, reg CommitteeKeyRegistry, target *fhe.PublicKey, handles []fhe.Handle) ([]Reencrypted, error) {
 	ks, err := m.snap()
 	if err != nil {
 		return nil, err
@@ -144,6 +148,9 @@ func (m *Member) Reencrypt(ctx context.Context, target *fhe.PublicKey, handles [
 	tpd := keccakpkg.Sum(pkb)
 	if tpd == ks.km.PKDigest {
 		return nil, errors.New("consensus: re-encryption target is this committee's own key")
+	}
+	if err := VerifyTargetKey(ctx, reg, ks.km.Epoch+1, tpd); err != nil {
+		return nil, err
 	}
 	if err := m.pinEpochTarget(ks, tpd); err != nil {
 		return nil, err

@@ -15,7 +15,9 @@ import (
 )
 
 // keySwitchLocal moves every stored input of the old committee to the new
-// committee's key with the cross-committee key switch
+// committee's key — after each active old member checked on its chain that
+// the key is the one recorded for the next epoch (VerifyTargetKey) and
+// pinned it for its epoch — with the cross-committee key switch
 // (protocol.CrossKeySwitch: the output keeps the input's c1, so no member
 // can shift it — the K-shift of the public-key switch), then every new
 // member adopts its output (AdoptReencrypted's refresh under the new key,
@@ -99,6 +101,15 @@ func keySwitchLocal(ctx context.Context, old, nc *LocalCommittee) error {
 		ks, err := m.snap()
 		if err != nil {
 			return err
+		}
+		// each old member reads the target's digest from its own chain
+		// adapter: the new committee's quorum bound it there for epoch+1
+		reg, err := registryOf(old.chainFor(int(id) - 1))
+		if err != nil {
+			return err
+		}
+		if err := VerifyTargetKey(ctx, reg, ks.km.Epoch+1, tpd); err != nil {
+			return fmt.Errorf("consensus: old member %d refuses the key switch: %w", id, err)
 		}
 		if err := m.pinEpochTarget(ks, tpd); err != nil {
 			return err

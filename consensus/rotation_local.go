@@ -14,20 +14,27 @@ import (
 //  2. a new committee — fresh member identities under o.Dir, o.N/o.T
 //     (default: the old ones), the same preset and chain id — runs a new
 //     DKG under epoch old+1;
-//  3. t live old members and t′ new members switch every input stored
+//  3. the chain switches committee (LocalOptions.SetCommittee, the
+//     setCommittee of FHEVerdict: epoch+1; with a shared MemChain,
+//     MemChain.SetCommittee) and t′ new members sign their collective
+//     public key's digest for epoch+1, posted with setCommitteeKey
+//     (LocalCommittee.BindKey; docs/committee.md, "The new key bound on
+//     chain");
+//  4. t live old members, each having checked on its chain adapter that
+//     the target key is the one recorded for epoch+1, and t′ new members
+//     switch every input stored
 //     under the old epoch to the new key with the cross-committee key
 //     switch (keySwitchLocal, protocol.CrossKeySwitch: the output keeps the
 //     input's c1, so no member can shift it); t old members must be up;
-//  4. each new member refreshes its outputs under the new key with its
+//  5. each new member refreshes its outputs under the new key with its
 //     peers and checks the digests agree (as Member.AdoptReencrypted);
-//  5. the in-memory chain switches committee (MemChain.SetCommittee, the
-//     setCommittee of FHEVerdict: epoch+1) and, if o.Serve, the new
-//     committee serves it.
+//     then, if o.Serve, the new committee serves the chain.
 //
 // The caller closes the old committee when it no longer needs it. o.Chain,
-// if set, is the new committee's chain (the caller switches its committee);
-// otherwise the new committee shares old.Chain, or, if the old committee had
-// none either, gets a fresh MemChain of its own.
+// if set, is the new committee's chain and o.SetCommittee must register
+// the new committee on it; otherwise the new committee shares old.Chain,
+// or, if the old committee had none either, gets a fresh MemChain of its
+// own (and the old members, reading their own chain, refuse the key).
 func RotateLocal(ctx context.Context, old *LocalCommittee, o LocalOptions) (*LocalCommittee, error) {
 	if o.Dir == "" || filepath.Clean(o.Dir) == filepath.Clean(old.opts.Dir) {
 		return nil, errors.New("consensus: the rotated committee needs its own directory")
@@ -70,15 +77,29 @@ func RotateLocal(ctx context.Context, old *LocalCommittee, o LocalOptions) (*Loc
 	if shared {
 		nc.Chain = old.Chain
 	}
+	register := o.SetCommittee
+	if register == nil && shared {
+		register = nc.Chain.SetCommittee
+	}
+	if register == nil {
+		nc.Close()
+		return nil, errors.New("consensus: rotation on the caller's chain needs LocalOptions.SetCommittee (FHEVerdict.setCommittee before the key binding)")
+	}
+	if err := register(nc.Config); err != nil {
+		nc.Close()
+		return nil, fmt.Errorf("consensus: registering the epoch-%d committee: %w", nc.Config.Epoch, err)
+	}
+	reg, err := registryOf(nc.chainFor(0))
+	if err == nil {
+		_, err = nc.BindKey(ctx, reg)
+	}
+	if err != nil {
+		nc.Close()
+		return nil, fmt.Errorf("consensus: binding the epoch-%d committee key on chain: %w", nc.Config.Epoch, err)
+	}
 	if err := keySwitchLocal(ctx, old, nc); err != nil {
 		nc.Close()
 		return nil, err
-	}
-	if shared {
-		if err := nc.Chain.SetCommittee(nc.Config); err != nil {
-			nc.Close()
-			return nil, err
-		}
 	}
 	nc.opts.Serve = serve
 	if serve {

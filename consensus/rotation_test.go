@@ -10,6 +10,7 @@ import (
 
 	"github.com/fhegate/fhegate/consensus/protocol"
 	"github.com/fhegate/fhegate/fhe"
+	keccakpkg "github.com/fhegate/fhegate/internal/keccak"
 )
 
 // TestRotationKeepsInputs is issue 12's rotation test: inputs uploaded to a
@@ -36,10 +37,17 @@ func TestRotationKeepsInputs(t *testing.T) {
 	requireVerdictsAfterRotation(t, nc, reqs)
 	requireOldKeyRefused(ctx, t, old, nc, reqs[1].req.Inputs[0], handles[0])
 
-	// An old member that re-encrypted an input to the new key refuses a
-	// share for it towards any other key (the ledger pins the target).
+	// An old member refuses to re-encrypt to any other key: it is not the
+	// one the chain recorded for epoch 2 …
 	other := fhe.GenKeys(nc.Member(1).Params(), nil)
-	_, err := old.Member(1).Reencrypt(ctx, other.Public, handles[:1])
+	_, err := old.Member(1).Reencrypt(ctx, old.Chain, other.Public, handles[:1])
+	require.ErrorIs(t, err, ErrTargetKeyNotOnChain)
+	// … and, past that check, the ledger pins one target per epoch.
+	ob, err := other.Public.MarshalBinary()
+	require.NoError(t, err)
+	ks, err := old.Member(1).snap()
+	require.NoError(t, err)
+	err = old.Member(1).pinEpochTarget(ks, keccakpkg.Sum(ob))
 	require.ErrorIs(t, err, ErrEpochTargetPinned, "one target key per epoch, pinned before any share")
 	require.ErrorIs(t, err, protocol.ErrAlreadyShared)
 }
@@ -65,6 +73,10 @@ func rotateToEpoch2(ctx context.Context, t *testing.T, old *LocalCommittee) *Loc
 	newKM, err := nc.Member(1).Keys()
 	require.NoError(t, err)
 	require.NotEqual(t, oldKM.PKDigest, newKM.PKDigest)
+	// the new committee's key is bound on chain for its epoch
+	onChain, err := old.Chain.CommitteeKeyOf(ctx, 2)
+	require.NoError(t, err)
+	require.Equal(t, newKM.PKDigest, onChain)
 	return nc
 }
 

@@ -40,6 +40,7 @@ var benchCases = []struct{ contract, vector, method string }{
 	{"FHEVerdict", "ok/committee", "committee"},
 	{"FHEVerdict", "ok/memberKey", "memberKey"},
 	{"FHEVerdict", "ok/setCommittee", "setCommittee"},
+	{"FHEVerdict", "ok/setCommitteeKey", "setCommitteeKey"},
 }
 
 func findCase(w *world, contract, name string) (caseDef, bool) {

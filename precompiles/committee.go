@@ -15,6 +15,7 @@ import (
 //	slot("vd.g")              governance address (low 20 bytes)
 //	slot("vd.pg")             pending governance address (transferGovernance → acceptGovernance)
 //	slot("vd.k", epoch, i)+j  member i's 96-byte uncompressed key, j = 0..2
+//	slot("vd.pk", epoch)      the FHE public-key digest recorded for epoch (setCommitteeKey)
 var (
 	keyCommittee  = slot("vd.c")
 	keyGovernance = slot("vd.g")

@@ -152,6 +152,11 @@ var (
 	// pending and governance reads, two writes, log
 	gasVerdictAcceptGov  = 2*GasRead + 2*GasWrite + logGas(3, 0)
 	gasVerdictPendingGov = GasRead
+	// committee header, the epoch's key slot (replay), one write, log (2
+	// topics, 2 words); the BLS verification is charged by
+	// verifyCommitteeSig from the registered committee's size.
+	gasVerdictSetCommitteeKey = 2*GasRead + GasWrite + logGas(2, 2*32)
+	gasVerdictCommitteeKeyOf  = GasRead
 	// committee header, the batch policy's record word (its index), batch
 	// counter read; the batch digest write and the
 	// log (3 topics, 5 words). Per item: GasVerdictItem (charged from the
@@ -178,6 +183,8 @@ func (s *Suite) verdictMethods() []methodSpec {
 		{name: "committee", readOnly: true, gas: gasVerdictCommittee, run: s.verdictCommittee},
 		{name: "memberKey", readOnly: true, gas: gasVerdictMemberKey, run: s.verdictMemberKey},
 		{name: "setCommittee", gas: gasVerdictSetCommittee, maxInput: maxSetCommitteeInput, auth: onlyGovernance("setCommittee"), run: s.verdictSetCommittee},
+		{name: "setCommitteeKey", gas: gasVerdictSetCommitteeKey, maxInput: maxSetCommitteeKeyInput, run: s.verdictSetCommitteeKey},
+		{name: "committeeKeyOf", readOnly: true, gas: gasVerdictCommitteeKeyOf, run: s.verdictCommitteeKeyOf},
 		{name: "transferGovernance", gas: gasVerdictTransferGov, auth: onlyGovernance("transferGovernance"), run: s.verdictTransferGovernance},
 		{name: "acceptGovernance", gas: gasVerdictAcceptGov, run: s.verdictAcceptGovernance},
 		{name: "pendingGovernance", readOnly: true, gas: gasVerdictPendingGov, run: s.verdictPendingGovernance},
@@ -311,6 +318,65 @@ func (s *Suite) verdictSetCommittee(cl *call, a []any) ([]any, error) {
 	}
 	writeCommittee(cl.st.set, epoch, threshold, raws)
 	return nil, cl.emit("CommitteeChanged", epoch, threshold, uint32(len(raws)))
+}
+
+// maxSetCommitteeKeyInput bounds setCommitteeKey's calldata (after the
+// selector): four head words, a 96-byte signature and a bitmap of at most
+// 32 bytes (MaxCommitteeSize members), each with its length word.
+const maxSetCommitteeKeyInput = 4*32 + (32 + 96) + (32 + 32)
+
+// committeeKeySlot holds the FHE public-key digest recorded for epoch.
+func committeeKeySlot(epoch uint64) Hash { return slot("vd.pk", u64Word(epoch).Bytes()) }
+
+// verdictSetCommitteeKey implements FHEVerdict.setCommitteeKey: the
+// registered committee binds its collective FHE public key to its epoch,
+// once. Anyone may submit it; the quorum signature is the authority.
+func (s *Suite) verdictSetCommitteeKey(cl *call, a []any) ([]any, error) {
+	const what = "FHEVerdict.setCommitteeKey"
+	epoch, err := argU64(a[0])
+	if err != nil {
+		return nil, err
+	}
+	pkDigest, err := argHash(a[1])
+	if err != nil {
+		return nil, err
+	}
+	sig, err := argBytes(a[2])
+	if err != nil {
+		return nil, err
+	}
+	signers, err := argBytes(a[3])
+	if err != nil {
+		return nil, err
+	}
+	if pkDigest == (Hash{}) {
+		return nil, revertf("%s: the key digest must not be zero", what)
+	}
+	h := decodeHeader(cl.st.get(keyCommittee))
+	if !h.Present || epoch != h.Epoch {
+		return nil, revertf("%s: epoch %d is not the registered committee's epoch %d", what, epoch, h.Epoch)
+	}
+	if prev := cl.st.get(committeeKeySlot(epoch)); prev != (Hash{}) {
+		return nil, revertf("%s: the key of epoch %d is already recorded (%s)", what, epoch, prev)
+	}
+	chainID := chainIDWord(cl.env.ChainID())
+	_, n, err := verifyCommitteeSig(cl, what, cl.st.get, func(e uint64) [32]byte {
+		return bls.CommitteeKeyDigest(chainID, e, pkDigest)
+	}, sig, signers)
+	if err != nil {
+		return nil, err
+	}
+	cl.st.set(committeeKeySlot(epoch), pkDigest)
+	return nil, cl.emit("CommitteeKeySet", epoch, [32]byte(pkDigest), uint32(n))
+}
+
+// verdictCommitteeKeyOf implements FHEVerdict.committeeKeyOf.
+func (s *Suite) verdictCommitteeKeyOf(cl *call, a []any) ([]any, error) {
+	epoch, err := argU64(a[0])
+	if err != nil {
+		return nil, err
+	}
+	return []any{outHash(cl.st.get(committeeKeySlot(epoch)))}, nil
 }
 
 // verdictTransferGovernance implements FHEVerdict.transferGovernance (step 1

@@ -145,6 +145,15 @@ func (d *devCommittee) Serve(ctx context.Context, rpcURL string, chainID *big.In
 	} else if n > 0 {
 		d.log.Info("committee: policies registered before this start compiled", zap.Int("policies", n))
 	}
+	// Bind the committee's FHE public key to its epoch on chain
+	// (FHEVerdict.setCommitteeKey; a warm start finds it recorded): the key
+	// a rotation's old members would check, and clients can compare the
+	// key they encrypt to with committeeKeyOf.
+	if pkd, err := d.lc.BindKey(ctx, ad); err != nil {
+		d.log.Warn("committee key not bound on chain", zap.Error(err))
+	} else {
+		d.log.Info("committee key bound on chain", zap.Uint64("epoch", d.lc.Config.Epoch), zap.String("pkDigest", fmt.Sprintf("%x", pkd)))
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err

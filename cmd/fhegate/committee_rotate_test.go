@@ -2,22 +2,37 @@ package main
 
 import (
 	"context"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
+	"math/big"
 	"math/rand/v2"
 	"net"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	ethereum "github.com/ava-labs/libevm"
+	"github.com/ava-labs/libevm/common"
+	"github.com/ava-labs/libevm/core/types"
+	"github.com/ava-labs/libevm/ethclient"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap"
 
+	"github.com/fhegate/fhegate/configs"
 	"github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/chain"
 	"github.com/fhegate/fhegate/consensus/store"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/fhetest"
+	"github.com/fhegate/fhegate/internal/devchain"
+	keccakpkg "github.com/fhegate/fhegate/internal/keccak"
+	"github.com/fhegate/fhegate/precompiles"
+	precompileabi "github.com/fhegate/fhegate/precompiles/abi"
+	"github.com/fhegate/fhegate/precompiles/host/subnetevm"
 )
 
 // freeBase returns a base port whose next 8 ports were free a moment ago.
@@ -104,9 +119,10 @@ func TestCommitteeRotateCLI(t *testing.T) {
 	require.NoError(t, err)
 
 	bundle := func(id uint32) string { return filepath.Join(dir, fmt.Sprintf("reenc-%d.bin", id)) }
+	rpc := bindNewKeyOnChain(t, dir, oldDir, newDir, bundle(9))
 	runAll(t, ids, func(id uint32) []string {
 		return []string{"committee", "rotate", "reencrypt", "--dir", oldDir, "--member", fmt.Sprint(id),
-			"--to", filepath.Join(newDir, "committee.pk"), "--out", bundle(id), "--round-timeout", "20s"}
+			"--to", filepath.Join(newDir, "committee.pk"), "--rpc", rpc, "--out", bundle(id), "--round-timeout", "20s"}
 	})
 	from := strings.Join([]string{bundle(1), bundle(2), bundle(3)}, ",")
 	runAll(t, ids, func(id uint32) []string {
@@ -144,6 +160,172 @@ func TestCommitteeRotateCLI(t *testing.T) {
 
 	// The old committee's own key is refused as a target.
 	_, err = runCLI(t, "committee", "rotate", "reencrypt", "--dir", oldDir, "--member", "1",
-		"--to", filepath.Join(oldDir, "committee.pk"), "--out", bundle(9), "--round-timeout", "5s")
+		"--to", filepath.Join(oldDir, "committee.pk"), "--rpc", rpc, "--out", bundle(9), "--round-timeout", "5s")
 	require.ErrorContains(t, err, "own key")
+}
+
+// bindNewKeyOnChain starts a devchain whose genesis registers the old
+// committee (governance: dev account 0), and walks the key binding: an old
+// member refuses to re-encrypt to the new key while the chain has recorded
+// none for epoch 2 (and writes no bundle to refused); governance installs
+// the new committee (setCommittee); its members sign their key (`rotate
+// sign-key`); one signature is under the threshold and refused; two are
+// recorded (`rotate bind-key`, FHEVerdict.setCommitteeKey), and binding
+// again is a no-op. It returns the chain's JSON-RPC URL.
+func bindNewKeyOnChain(t *testing.T, dir, oldDir, newDir, refused string) string {
+	t.Helper()
+	registerEVMExtras()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	t.Cleanup(cancel)
+	var oldCfg, newCfg consensus.CommitteeConfig
+	require.NoError(t, consensus.LoadJSON(filepath.Join(oldDir, "committee.json"), &oldCfg))
+	require.NoError(t, consensus.LoadJSON(filepath.Join(newDir, "committee.json"), &newCfg))
+	keys := func(cfg *consensus.CommitteeConfig) (pks, pops [][]byte) {
+		for _, m := range cfg.Members {
+			pk, err := hex.DecodeString(m.BLSKey)
+			require.NoError(t, err)
+			pop, err := hex.DecodeString(m.BLSPoP)
+			require.NoError(t, err)
+			pks, pops = append(pks, pk), append(pops, pop)
+		}
+		return pks, pops
+	}
+	reg := &subnetevm.Committee{Epoch: oldCfg.Epoch, Threshold: uint32(oldCfg.Threshold)}
+	pks, pops := keys(&oldCfg)
+	for i := range pks {
+		reg.Members = append(reg.Members, subnetevm.Member{PublicKey: pks[i], ProofOfPossession: pops[i]})
+	}
+	genesis, err := configs.WithCommittee(configs.DevnetGenesis(), reg)
+	require.NoError(t, err)
+	ch, err := devchain.New(devchain.Config{Genesis: genesis, HTTPAddr: "127.0.0.1:0", Logger: zap.NewNop()})
+	require.NoError(t, err)
+	t.Cleanup(func() { ch.Close() })
+	require.Equal(t, oldCfg.ChainIDBig(), ch.ChainID(), "committee init's default chain id is the devnet's")
+	rpc := ch.URL()
+
+	_, err = runCLI(t, "committee", "rotate", "reencrypt", "--dir", oldDir, "--member", "1",
+		"--to", filepath.Join(newDir, "committee.pk"), "--rpc", rpc, "--out", refused, "--round-timeout", "5s")
+	require.ErrorIs(t, err, consensus.ErrTargetKeyNotOnChain)
+	require.ErrorContains(t, err, "no key recorded for epoch 2")
+	require.NoFileExists(t, refused)
+
+	// governance (dev account 0) installs the epoch-2 committee
+	c, err := ethclient.DialContext(ctx, rpc)
+	require.NoError(t, err)
+	defer c.Close()
+	verdict, err := precompileabi.Parse(precompileabi.Verdict)
+	require.NoError(t, err)
+	npks, npops := keys(&newCfg)
+	data, err := verdict.Pack("setCommittee", newCfg.Epoch, uint32(newCfg.Threshold), npks, npops)
+	require.NoError(t, err)
+	sendTx(ctx, t, c, ch.ChainID(), devchain.DevAccounts()[0], precompiles.FHEVerdictAddress, data)
+
+	sig := func(id uint32) string { return filepath.Join(dir, fmt.Sprintf("key-sig-%d.json", id)) }
+	for _, id := range []uint32{1, 2} {
+		_, err := runCLI(t, "committee", "rotate", "sign-key", "--dir", newDir, "--member", fmt.Sprint(id), "--out", sig(id))
+		require.NoError(t, err)
+	}
+	relayer := filepath.Join(dir, "relayer.key")
+	require.NoError(t, os.WriteFile(relayer, []byte(chain.DevRelayerKey), 0o600))
+	bind := func(sigs ...string) error {
+		_, err := runCLI(t, "committee", "rotate", "bind-key", "--dir", newDir, "--rpc", rpc, "--relayer-key-file", relayer,
+			"--sig", strings.Join(sigs, ","))
+		return err
+	}
+	require.ErrorContains(t, bind(sig(1)), "threshold is 2")
+	require.ErrorContains(t, bind(sig(1), sig(1)), "member 1 signed twice")
+	require.NoError(t, bind(sig(1), sig(2)))
+	require.NoError(t, bind(sig(2), sig(1)), "binding the recorded key again is a no-op")
+
+	ad, err := chain.Dial(ctx, chain.Config{URL: rpc, Key: devchain.DevAccounts()[1].Key})
+	require.NoError(t, err)
+	defer ad.Close()
+	pkb, err := os.ReadFile(filepath.Join(newDir, "committee.pk"))
+	require.NoError(t, err)
+	require.NoError(t, consensus.VerifyTargetKey(ctx, ad, 2, keccakpkg.Sum(pkb)))
+	return rpc
+}
+
+// sendTx sends data to `to` from acct and requires the receipt to succeed.
+func sendTx(ctx context.Context, t *testing.T, c *ethclient.Client, chainID *big.Int, acct devchain.Account, to precompiles.Address, data []byte) {
+	t.Helper()
+	toA := common.Address(to)
+	gas, err := c.EstimateGas(ctx, ethereum.CallMsg{From: acct.Address, To: &toA, Data: data})
+	require.NoError(t, err)
+	nonce, err := c.PendingNonceAt(ctx, acct.Address)
+	require.NoError(t, err)
+	tip, err := c.SuggestGasTipCap(ctx)
+	require.NoError(t, err)
+	head, err := c.HeaderByNumber(ctx, nil)
+	require.NoError(t, err)
+	tx := types.NewTx(&types.DynamicFeeTx{ChainID: chainID, Nonce: nonce, GasTipCap: tip,
+		GasFeeCap: new(big.Int).Add(tip, new(big.Int).Mul(head.BaseFee, big.NewInt(2))), Gas: gas * 2, To: &toA, Data: data})
+	signed, err := types.SignTx(tx, types.LatestSignerForChainID(chainID), acct.Key)
+	require.NoError(t, err)
+	require.NoError(t, c.SendTransaction(ctx, signed))
+	for {
+		rc, err := c.TransactionReceipt(ctx, signed.Hash())
+		if err == nil {
+			require.Equal(t, types.ReceiptStatusSuccessful, rc.Status)
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatal(ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// FuzzParseKeySignature: the `rotate sign-key` file decoder never panics,
+// and what it accepts has a 32-byte digest, a 96-byte signature and a
+// member ≥ 1, and re-encodes to a file it accepts again with the same values.
+func FuzzParseKeySignature(f *testing.F) {
+	good := `{"member":1,"epoch":2,"pkDigest":"` + strings.Repeat("ab", 32) + `","signature":"` + strings.Repeat("cd", 96) + `"}`
+	f.Add([]byte(good))
+	f.Add([]byte(good + good))
+	f.Add([]byte(`{"member":0}`))
+	f.Add([]byte(`{"member":1,"extra":1}`))
+	f.Add([]byte(strings.Repeat(" ", maxKeySignature+1)))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		ks, pkd, sig, err := parseKeySignature(b)
+		if err != nil {
+			return
+		}
+		require.Len(t, sig, 96)
+		require.GreaterOrEqual(t, ks.Member, uint32(1))
+		re, err := json.Marshal(keySignature{Member: ks.Member, Epoch: ks.Epoch, PKDigest: hex.EncodeToString(pkd[:]), Signature: hex.EncodeToString(sig)})
+		require.NoError(t, err)
+		ks2, pkd2, sig2, err := parseKeySignature(re)
+		require.NoError(t, err)
+		require.Equal(t, ks.Member, ks2.Member)
+		require.Equal(t, ks.Epoch, ks2.Epoch)
+		require.Equal(t, pkd, pkd2)
+		require.Equal(t, sig, sig2)
+	})
+}
+
+// TestParseKeySignature: malformed `rotate sign-key` files are refused with
+// a clear error.
+func TestParseKeySignature(t *testing.T) {
+	d, s := strings.Repeat("ab", 32), strings.Repeat("cd", 96)
+	tests := []struct{ name, in, want string }{
+		{"good", `{"member":1,"epoch":2,"pkDigest":"` + d + `","signature":"` + s + `"}`, ""},
+		{"short digest", `{"member":1,"epoch":2,"pkDigest":"ab","signature":"` + s + `"}`, "pkDigest must be 32 hex bytes"},
+		{"short signature", `{"member":1,"epoch":2,"pkDigest":"` + d + `","signature":"cd"}`, "signature must be 96 hex bytes"},
+		{"member zero", `{"member":0,"epoch":2,"pkDigest":"` + d + `","signature":"` + s + `"}`, "member must be"},
+		{"unknown field", `{"member":1,"who":2}`, "unknown field"},
+		{"trailing", `{"member":1,"epoch":2,"pkDigest":"` + d + `","signature":"` + s + `"} {}`, "trailing data"},
+		{"too long", strings.Repeat(" ", maxKeySignature+1), "is not a key signature"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, _, err := parseKeySignature([]byte(tc.in))
+			if tc.want == "" {
+				require.NoError(t, err)
+			} else {
+				require.ErrorContains(t, err, tc.want)
+			}
+		})
+	}
 }

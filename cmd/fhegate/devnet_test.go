@@ -11,12 +11,16 @@ import (
 	"testing"
 	"time"
 
+	ethereum "github.com/ava-labs/libevm"
+	"github.com/ava-labs/libevm/common"
 	"github.com/ava-labs/libevm/ethclient"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap/zaptest"
 
 	"github.com/fhegate/fhegate/configs"
 	"github.com/fhegate/fhegate/examples/creditgate"
+	"github.com/fhegate/fhegate/precompiles"
+	precompileabi "github.com/fhegate/fhegate/precompiles/abi"
 	"github.com/fhegate/fhegate/precompiles/host/subnetevm"
 )
 
@@ -97,6 +101,17 @@ func TestDevnetServesAndStopsCleanly(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, res.Approved)
 	require.Equal(t, int64(31337), res.ChainID.Int64())
+	// The committee bound its FHE public key to epoch 1 on chain.
+	verdict, err := precompileabi.Parse(precompileabi.Verdict)
+	require.NoError(t, err)
+	data, err := verdict.Pack("committeeKeyOf", uint64(1))
+	require.NoError(t, err)
+	to := common.Address(precompiles.FHEVerdictAddress)
+	ret, err := cl.CallContract(ctx, ethereum.CallMsg{To: &to, Data: data}, nil)
+	require.NoError(t, err)
+	vals, err := verdict.Unpack("committeeKeyOf", ret)
+	require.NoError(t, err)
+	require.NotEqual(t, [32]byte{}, vals[0], "committee key digest recorded for epoch 1")
 	cl.Close()
 
 	cancel() // what Ctrl-C / SIGTERM does

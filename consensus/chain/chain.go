@@ -457,3 +457,57 @@ func (a *Adapter) transact(ctx context.Context, what string, data []byte, done s
 		}
 	}
 }
+
+// CommitteeKeyOf implements consensus.CommitteeKeyRegistry with
+// FHEVerdict.committeeKeyOf: the FHE public-key digest recorded for epoch
+// (zero when none).
+func (a *Adapter) CommitteeKeyOf(ctx context.Context, epoch uint64) ([32]byte, error) {
+	data, err := a.verd.Pack("committeeKeyOf", epoch)
+	if err != nil {
+		return [32]byte{}, err
+	}
+	to := addr(precompiles.FHEVerdictAddress)
+	res, err := a.client.CallContract(ctx, ethereum.CallMsg{To: &to, Data: data}, nil)
+	if err != nil {
+		return [32]byte{}, err
+	}
+	vals, err := a.verd.Unpack("committeeKeyOf", res)
+	if err != nil || len(vals) != 1 {
+		return [32]byte{}, fmt.Errorf("chain: committeeKeyOf: %v", err)
+	}
+	d, ok := vals[0].([32]byte)
+	if !ok {
+		return [32]byte{}, fmt.Errorf("chain: committeeKeyOf returned %T", vals[0])
+	}
+	return d, nil
+}
+
+// SubmitCommitteeKey implements consensus.CommitteeKeyRegistry with
+// FHEVerdict.setCommitteeKey: signature is the committee's aggregate
+// (signer bitmap signers) over bls.CommitteeKeyDigest(chainId, epoch,
+// pkDigest). It returns nil once the digest is recorded, also when another
+// relayer recorded the same digest first; another digest already recorded
+// for the epoch is an error.
+func (a *Adapter) SubmitCommitteeKey(ctx context.Context, epoch uint64, pkDigest [32]byte, signature, signers []byte) error {
+	if cur, err := a.CommitteeKeyOf(ctx, epoch); err == nil && cur != ([32]byte{}) {
+		if cur == pkDigest {
+			return nil
+		}
+		return fmt.Errorf("chain: epoch %d already has committee key %x", epoch, cur[:8])
+	}
+	data, err := a.verd.Pack("setCommitteeKey", epoch, pkDigest, signature, signers)
+	if err != nil {
+		return err
+	}
+	recorded := func() bool {
+		cur, err := a.CommitteeKeyOf(ctx, epoch)
+		return err == nil && cur == pkDigest
+	}
+	if err := a.transact(ctx, "FHEVerdict.setCommitteeKey", data, "already recorded", recorded); err != nil {
+		return err
+	}
+	if !recorded() {
+		return fmt.Errorf("chain: epoch %d has another committee key recorded", epoch)
+	}
+	return nil
+}

@@ -71,6 +71,39 @@ func TestCommitteeOnDevchain(t *testing.T) {
 	// FHECRDT.value queues a request; the adapter reads the metadata with
 	// stateOf and the committee posts the total.
 	d.checkCRDTValue()
+
+	// 6. The committee binds its FHE public key to its epoch on chain
+	// (FHEVerdict.setCommitteeKey through the adapter); a resubmission is
+	// a no-op, and the adapter reads the digest back for a rotation's
+	// target check.
+	d.checkCommitteeKey()
+}
+
+// checkCommitteeKey binds the committee's key through a chain.Adapter and
+// reads it back.
+func (d *chainRig) checkCommitteeKey() {
+	t, ctx := d.t, d.ctx
+	relayer, err := crypto.HexToECDSA(chain.DevRelayerKey)
+	require.NoError(t, err)
+	ad, err := chain.Dial(ctx, chain.Config{URL: d.ch.URL(), Key: relayer, Poll: 100 * time.Millisecond, Log: zaptest.NewLogger(t)})
+	require.NoError(t, err)
+	defer ad.Close()
+	epoch := d.lc.Config.Epoch
+	got, err := ad.CommitteeKeyOf(ctx, epoch)
+	require.NoError(t, err)
+	require.Equal(t, [32]byte{}, got, "nothing recorded at genesis")
+	require.ErrorIs(t, consensus.VerifyTargetKey(ctx, ad, epoch, [32]byte{1}), consensus.ErrTargetKeyNotOnChain)
+	pkd, err := d.lc.BindKey(ctx, ad)
+	require.NoError(t, err)
+	km, err := d.lc.Member(1).Keys()
+	require.NoError(t, err)
+	require.Equal(t, km.PKDigest, pkd)
+	got, err = ad.CommitteeKeyOf(ctx, epoch)
+	require.NoError(t, err)
+	require.Equal(t, pkd, got)
+	require.NoError(t, consensus.VerifyTargetKey(ctx, ad, epoch, pkd))
+	_, err = d.lc.BindKey(ctx, ad)
+	require.NoError(t, err, "resubmitting the recorded digest is a no-op")
 }
 
 // chainRig is the committee serving a devchain, and a client of the chain.
@@ -256,3 +289,5 @@ func (d *chainRig) checkCRDTValue() {
 	result := d.waitVerdict(valueReq, "CRDT value verdict not accepted")
 	require.Equal(t, int64(4+11+9), result.Int64())
 }
+
+var _ consensus.CommitteeKeyRegistry = (*chain.Adapter)(nil)

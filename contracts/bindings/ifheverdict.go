@@ -31,7 +31,7 @@ var (
 
 // IFHEVerdictMetaData contains all meta data concerning the IFHEVerdict contract.
 var IFHEVerdictMetaData = &bind.MetaData{
-	ABI: "[{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"uint64\",\"name\":\"epoch\",\"type\":\"uint64\"},{\"indexed\":false,\"internalType\":\"uint32\",\"name\":\"threshold\",\"type\":\"uint32\"},{\"indexed\":false,\"internalType\":\"uint32\",\"name\":\"size\",\"type\":\"uint32\"}],\"name\":\"CommitteeChanged\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"address\",\"name\":\"governance\",\"type\":\"address\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"pendingGovernance\",\"type\":\"address\"}],\"name\":\"GovernanceTransferStarted\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"address\",\"name\":\"previousGovernance\",\"type\":\"address\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"newGovernance\",\"type\":\"address\"}],\"name\":\"GovernanceTransferred\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"requestId\",\"type\":\"bytes32\"},{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"policyId\",\"type\":\"bytes32\"},{\"indexed\":false,\"internalType\":\"uint256\",\"name\":\"result\",\"type\":\"uint256\"},{\"indexed\":false,\"internalType\":\"bytes32\",\"name\":\"resultDigest\",\"type\":\"bytes32\"},{\"indexed\":false,\"internalType\":\"uint64\",\"name\":\"epoch\",\"type\":\"uint64\"},{\"indexed\":false,\"internalType\":\"uint32\",\"name\":\"signers\",\"type\":\"uint32\"}],\"name\":\"VerdictAccepted\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"policyId\",\"type\":\"bytes32\"},{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"root\",\"type\":\"bytes32\"},{\"indexed\":false,\"internalType\":\"bytes32\",\"name\":\"resultDigest\",\"type\":\"bytes32\"},{\"indexed\":false,\"internalType\":\"uint64\",\"name\":\"epoch\",\"type\":\"uint64\"},{\"indexed\":false,\"internalType\":\"uint32\",\"name\":\"signers\",\"type\":\"uint32\"},{\"indexed\":false,\"internalType\":\"uint32\",\"name\":\"count\",\"type\":\"uint32\"},{\"indexed\":false,\"internalType\":\"uint32\",\"name\":\"stored\",\"type\":\"uint32\"}],\"name\":\"VerdictBatchAccepted\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"requestId\",\"type\":\"bytes32\"},{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"policyId\",\"type\":\"bytes32\"},{\"indexed\":false,\"internalType\":\"uint64\",\"name\":\"requestBlock\",\"type\":\"uint64\"}],\"name\":\"VerdictExpired\",\"type\":\"event\"},{\"inputs\":[],\"name\":\"acceptGovernance\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"committee\",\"outputs\":[{\"internalType\":\"uint64\",\"name\":\"epoch\",\"type\":\"uint64\"},{\"internalType\":\"uint32\",\"name\":\"threshold\",\"type\":\"uint32\"},{\"internalType\":\"uint32\",\"name\":\"size\",\"type\":\"uint32\"},{\"internalType\":\"address\",\"name\":\"governance\",\"type\":\"address\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"requestId\",\"type\":\"bytes32\"}],\"name\":\"expire\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint32\",\"name\":\"index\",\"type\":\"uint32\"}],\"name\":\"memberKey\",\"outputs\":[{\"internalType\":\"bytes\",\"name\":\"pubkey\",\"type\":\"bytes\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"pendingGovernance\",\"outputs\":[{\"internalType\":\"address\",\"name\":\"\",\"type\":\"address\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint64\",\"name\":\"epoch\",\"type\":\"uint64\"},{\"internalType\":\"uint32\",\"name\":\"threshold\",\"type\":\"uint32\"},{\"internalType\":\"bytes[]\",\"name\":\"pubkeys\",\"type\":\"bytes[]\"},{\"internalType\":\"bytes[]\",\"name\":\"pops\",\"type\":\"bytes[]\"}],\"name\":\"setCommittee\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"requestId\",\"type\":\"bytes32\"},{\"internalType\":\"uint256\",\"name\":\"result\",\"type\":\"uint256\"},{\"internalType\":\"bytes32\",\"name\":\"resultDigest\",\"type\":\"bytes32\"},{\"internalType\":\"bytes\",\"name\":\"signature\",\"type\":\"bytes\"},{\"internalType\":\"bytes\",\"name\":\"signers\",\"type\":\"bytes\"}],\"name\":\"submit\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"policyId\",\"type\":\"bytes32\"},{\"internalType\":\"bytes32\",\"name\":\"resultDigest\",\"type\":\"bytes32\"},{\"internalType\":\"bytes32[]\",\"name\":\"requestIds\",\"type\":\"bytes32[]\"},{\"internalType\":\"uint256[]\",\"name\":\"results\",\"type\":\"uint256[]\"},{\"internalType\":\"bytes\",\"name\":\"signature\",\"type\":\"bytes\"},{\"internalType\":\"bytes\",\"name\":\"signers\",\"type\":\"bytes\"}],\"name\":\"submitBatch\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"newGovernance\",\"type\":\"address\"}],\"name\":\"transferGovernance\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"requestId\",\"type\":\"bytes32\"}],\"name\":\"verdictOf\",\"outputs\":[{\"internalType\":\"bool\",\"name\":\"ready\",\"type\":\"bool\"},{\"internalType\":\"uint256\",\"name\":\"result\",\"type\":\"uint256\"},{\"internalType\":\"bytes32\",\"name\":\"resultDigest\",\"type\":\"bytes32\"},{\"internalType\":\"uint64\",\"name\":\"epoch\",\"type\":\"uint64\"}],\"stateMutability\":\"view\",\"type\":\"function\"}]",
+	ABI: "[{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"uint64\",\"name\":\"epoch\",\"type\":\"uint64\"},{\"indexed\":false,\"internalType\":\"uint32\",\"name\":\"threshold\",\"type\":\"uint32\"},{\"indexed\":false,\"internalType\":\"uint32\",\"name\":\"size\",\"type\":\"uint32\"}],\"name\":\"CommitteeChanged\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"uint64\",\"name\":\"epoch\",\"type\":\"uint64\"},{\"indexed\":false,\"internalType\":\"bytes32\",\"name\":\"pkDigest\",\"type\":\"bytes32\"},{\"indexed\":false,\"internalType\":\"uint32\",\"name\":\"signers\",\"type\":\"uint32\"}],\"name\":\"CommitteeKeySet\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"address\",\"name\":\"governance\",\"type\":\"address\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"pendingGovernance\",\"type\":\"address\"}],\"name\":\"GovernanceTransferStarted\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"address\",\"name\":\"previousGovernance\",\"type\":\"address\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"newGovernance\",\"type\":\"address\"}],\"name\":\"GovernanceTransferred\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"requestId\",\"type\":\"bytes32\"},{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"policyId\",\"type\":\"bytes32\"},{\"indexed\":false,\"internalType\":\"uint256\",\"name\":\"result\",\"type\":\"uint256\"},{\"indexed\":false,\"internalType\":\"bytes32\",\"name\":\"resultDigest\",\"type\":\"bytes32\"},{\"indexed\":false,\"internalType\":\"uint64\",\"name\":\"epoch\",\"type\":\"uint64\"},{\"indexed\":false,\"internalType\":\"uint32\",\"name\":\"signers\",\"type\":\"uint32\"}],\"name\":\"VerdictAccepted\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"policyId\",\"type\":\"bytes32\"},{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"root\",\"type\":\"bytes32\"},{\"indexed\":false,\"internalType\":\"bytes32\",\"name\":\"resultDigest\",\"type\":\"bytes32\"},{\"indexed\":false,\"internalType\":\"uint64\",\"name\":\"epoch\",\"type\":\"uint64\"},{\"indexed\":false,\"internalType\":\"uint32\",\"name\":\"signers\",\"type\":\"uint32\"},{\"indexed\":false,\"internalType\":\"uint32\",\"name\":\"count\",\"type\":\"uint32\"},{\"indexed\":false,\"internalType\":\"uint32\",\"name\":\"stored\",\"type\":\"uint32\"}],\"name\":\"VerdictBatchAccepted\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"requestId\",\"type\":\"bytes32\"},{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"policyId\",\"type\":\"bytes32\"},{\"indexed\":false,\"internalType\":\"uint64\",\"name\":\"requestBlock\",\"type\":\"uint64\"}],\"name\":\"VerdictExpired\",\"type\":\"event\"},{\"inputs\":[],\"name\":\"acceptGovernance\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"committee\",\"outputs\":[{\"internalType\":\"uint64\",\"name\":\"epoch\",\"type\":\"uint64\"},{\"internalType\":\"uint32\",\"name\":\"threshold\",\"type\":\"uint32\"},{\"internalType\":\"uint32\",\"name\":\"size\",\"type\":\"uint32\"},{\"internalType\":\"address\",\"name\":\"governance\",\"type\":\"address\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint64\",\"name\":\"epoch\",\"type\":\"uint64\"}],\"name\":\"committeeKeyOf\",\"outputs\":[{\"internalType\":\"bytes32\",\"name\":\"pkDigest\",\"type\":\"bytes32\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"requestId\",\"type\":\"bytes32\"}],\"name\":\"expire\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint32\",\"name\":\"index\",\"type\":\"uint32\"}],\"name\":\"memberKey\",\"outputs\":[{\"internalType\":\"bytes\",\"name\":\"pubkey\",\"type\":\"bytes\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"pendingGovernance\",\"outputs\":[{\"internalType\":\"address\",\"name\":\"\",\"type\":\"address\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint64\",\"name\":\"epoch\",\"type\":\"uint64\"},{\"internalType\":\"uint32\",\"name\":\"threshold\",\"type\":\"uint32\"},{\"internalType\":\"bytes[]\",\"name\":\"pubkeys\",\"type\":\"bytes[]\"},{\"internalType\":\"bytes[]\",\"name\":\"pops\",\"type\":\"bytes[]\"}],\"name\":\"setCommittee\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"uint64\",\"name\":\"epoch\",\"type\":\"uint64\"},{\"internalType\":\"bytes32\",\"name\":\"pkDigest\",\"type\":\"bytes32\"},{\"internalType\":\"bytes\",\"name\":\"signature\",\"type\":\"bytes\"},{\"internalType\":\"bytes\",\"name\":\"signers\",\"type\":\"bytes\"}],\"name\":\"setCommitteeKey\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"requestId\",\"type\":\"bytes32\"},{\"internalType\":\"uint256\",\"name\":\"result\",\"type\":\"uint256\"},{\"internalType\":\"bytes32\",\"name\":\"resultDigest\",\"type\":\"bytes32\"},{\"internalType\":\"bytes\",\"name\":\"signature\",\"type\":\"bytes\"},{\"internalType\":\"bytes\",\"name\":\"signers\",\"type\":\"bytes\"}],\"name\":\"submit\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"policyId\",\"type\":\"bytes32\"},{\"internalType\":\"bytes32\",\"name\":\"resultDigest\",\"type\":\"bytes32\"},{\"internalType\":\"bytes32[]\",\"name\":\"requestIds\",\"type\":\"bytes32[]\"},{\"internalType\":\"uint256[]\",\"name\":\"results\",\"type\":\"uint256[]\"},{\"internalType\":\"bytes\",\"name\":\"signature\",\"type\":\"bytes\"},{\"internalType\":\"bytes\",\"name\":\"signers\",\"type\":\"bytes\"}],\"name\":\"submitBatch\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"address\",\"name\":\"newGovernance\",\"type\":\"address\"}],\"name\":\"transferGovernance\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"requestId\",\"type\":\"bytes32\"}],\"name\":\"verdictOf\",\"outputs\":[{\"internalType\":\"bool\",\"name\":\"ready\",\"type\":\"bool\"},{\"internalType\":\"uint256\",\"name\":\"result\",\"type\":\"uint256\"},{\"internalType\":\"bytes32\",\"name\":\"resultDigest\",\"type\":\"bytes32\"},{\"internalType\":\"uint64\",\"name\":\"epoch\",\"type\":\"uint64\"}],\"stateMutability\":\"view\",\"type\":\"function\"}]",
 }
 
 // IFHEVerdictABI is the input ABI used to generate the binding from.
@@ -235,6 +235,37 @@ func (_IFHEVerdict *IFHEVerdictCallerSession) Committee() (struct {
 	return _IFHEVerdict.Contract.Committee(&_IFHEVerdict.CallOpts)
 }
 
+// CommitteeKeyOf is a free data retrieval call binding the contract method 0x3e8d5aa4.
+//
+// Solidity: function committeeKeyOf(uint64 epoch) view returns(bytes32 pkDigest)
+func (_IFHEVerdict *IFHEVerdictCaller) CommitteeKeyOf(opts *bind.CallOpts, epoch uint64) ([32]byte, error) {
+	var out []interface{}
+	err := _IFHEVerdict.contract.Call(opts, &out, "committeeKeyOf", epoch)
+
+	if err != nil {
+		return *new([32]byte), err
+	}
+
+	out0 := *abi.ConvertType(out[0], new([32]byte)).(*[32]byte)
+
+	return out0, err
+
+}
+
+// CommitteeKeyOf is a free data retrieval call binding the contract method 0x3e8d5aa4.
+//
+// Solidity: function committeeKeyOf(uint64 epoch) view returns(bytes32 pkDigest)
+func (_IFHEVerdict *IFHEVerdictSession) CommitteeKeyOf(epoch uint64) ([32]byte, error) {
+	return _IFHEVerdict.Contract.CommitteeKeyOf(&_IFHEVerdict.CallOpts, epoch)
+}
+
+// CommitteeKeyOf is a free data retrieval call binding the contract method 0x3e8d5aa4.
+//
+// Solidity: function committeeKeyOf(uint64 epoch) view returns(bytes32 pkDigest)
+func (_IFHEVerdict *IFHEVerdictCallerSession) CommitteeKeyOf(epoch uint64) ([32]byte, error) {
+	return _IFHEVerdict.Contract.CommitteeKeyOf(&_IFHEVerdict.CallOpts, epoch)
+}
+
 // MemberKey is a free data retrieval call binding the contract method 0xe5e709e2.
 //
 // Solidity: function memberKey(uint32 index) view returns(bytes pubkey)
@@ -413,6 +444,27 @@ func (_IFHEVerdict *IFHEVerdictSession) SetCommittee(epoch uint64, threshold uin
 // Solidity: function setCommittee(uint64 epoch, uint32 threshold, bytes[] pubkeys, bytes[] pops) returns()
 func (_IFHEVerdict *IFHEVerdictTransactorSession) SetCommittee(epoch uint64, threshold uint32, pubkeys [][]byte, pops [][]byte) (*types.Transaction, error) {
 	return _IFHEVerdict.Contract.SetCommittee(&_IFHEVerdict.TransactOpts, epoch, threshold, pubkeys, pops)
+}
+
+// SetCommitteeKey is a paid mutator transaction binding the contract method 0xc70a5d03.
+//
+// Solidity: function setCommitteeKey(uint64 epoch, bytes32 pkDigest, bytes signature, bytes signers) returns()
+func (_IFHEVerdict *IFHEVerdictTransactor) SetCommitteeKey(opts *bind.TransactOpts, epoch uint64, pkDigest [32]byte, signature []byte, signers []byte) (*types.Transaction, error) {
+	return _IFHEVerdict.contract.Transact(opts, "setCommitteeKey", epoch, pkDigest, signature, signers)
+}
+
+// SetCommitteeKey is a paid mutator transaction binding the contract method 0xc70a5d03.
+//
+// Solidity: function setCommitteeKey(uint64 epoch, bytes32 pkDigest, bytes signature, bytes signers) returns()
+func (_IFHEVerdict *IFHEVerdictSession) SetCommitteeKey(epoch uint64, pkDigest [32]byte, signature []byte, signers []byte) (*types.Transaction, error) {
+	return _IFHEVerdict.Contract.SetCommitteeKey(&_IFHEVerdict.TransactOpts, epoch, pkDigest, signature, signers)
+}
+
+// SetCommitteeKey is a paid mutator transaction binding the contract method 0xc70a5d03.
+//
+// Solidity: function setCommitteeKey(uint64 epoch, bytes32 pkDigest, bytes signature, bytes signers) returns()
+func (_IFHEVerdict *IFHEVerdictTransactorSession) SetCommitteeKey(epoch uint64, pkDigest [32]byte, signature []byte, signers []byte) (*types.Transaction, error) {
+	return _IFHEVerdict.Contract.SetCommitteeKey(&_IFHEVerdict.TransactOpts, epoch, pkDigest, signature, signers)
 }
 
 // Submit is a paid mutator transaction binding the contract method 0x957a00df.
@@ -618,6 +670,152 @@ func (_IFHEVerdict *IFHEVerdictFilterer) WatchCommitteeChanged(opts *bind.WatchO
 func (_IFHEVerdict *IFHEVerdictFilterer) ParseCommitteeChanged(log types.Log) (*IFHEVerdictCommitteeChanged, error) {
 	event := new(IFHEVerdictCommitteeChanged)
 	if err := _IFHEVerdict.contract.UnpackLog(event, "CommitteeChanged", log); err != nil {
+		return nil, err
+	}
+	event.Raw = log
+	return event, nil
+}
+
+// IFHEVerdictCommitteeKeySetIterator is returned from FilterCommitteeKeySet and is used to iterate over the raw logs and unpacked data for CommitteeKeySet events raised by the IFHEVerdict contract.
+type IFHEVerdictCommitteeKeySetIterator struct {
+	Event *IFHEVerdictCommitteeKeySet // Event containing the contract specifics and raw log
+
+	contract *bind.BoundContract // Generic contract to use for unpacking event data
+	event    string              // Event name to use for unpacking event data
+
+	logs chan types.Log        // Log channel receiving the found contract events
+	sub  ethereum.Subscription // Subscription for errors, completion and termination
+	done bool                  // Whether the subscription completed delivering logs
+	fail error                 // Occurred error to stop iteration
+}
+
+// Next advances the iterator to the subsequent event, returning whether there
+// are any more events found. In case of a retrieval or parsing error, false is
+// returned and Error() can be queried for the exact failure.
+func (it *IFHEVerdictCommitteeKeySetIterator) Next() bool {
+	// If the iterator failed, stop iterating
+	if it.fail != nil {
+		return false
+	}
+	// If the iterator completed, deliver directly whatever's available
+	if it.done {
+		select {
+		case log := <-it.logs:
+			it.Event = new(IFHEVerdictCommitteeKeySet)
+			if err := it.contract.UnpackLog(it.Event, it.event, log); err != nil {
+				it.fail = err
+				return false
+			}
+			it.Event.Raw = log
+			return true
+
+		default:
+			return false
+		}
+	}
+	// Iterator still in progress, wait for either a data or an error event
+	select {
+	case log := <-it.logs:
+		it.Event = new(IFHEVerdictCommitteeKeySet)
+		if err := it.contract.UnpackLog(it.Event, it.event, log); err != nil {
+			it.fail = err
+			return false
+		}
+		it.Event.Raw = log
+		return true
+
+	case err := <-it.sub.Err():
+		it.done = true
+		it.fail = err
+		return it.Next()
+	}
+}
+
+// Error returns any retrieval or parsing error occurred during filtering.
+func (it *IFHEVerdictCommitteeKeySetIterator) Error() error {
+	return it.fail
+}
+
+// Close terminates the iteration process, releasing any pending underlying
+// resources.
+func (it *IFHEVerdictCommitteeKeySetIterator) Close() error {
+	it.sub.Unsubscribe()
+	return nil
+}
+
+// IFHEVerdictCommitteeKeySet represents a CommitteeKeySet event raised by the IFHEVerdict contract.
+type IFHEVerdictCommitteeKeySet struct {
+	Epoch    uint64
+	PkDigest [32]byte
+	Signers  uint32
+	Raw      types.Log // Blockchain specific contextual infos
+}
+
+// FilterCommitteeKeySet is a free log retrieval operation binding the contract event 0x97f1ae7651f35b52f489feb759468fb8f9158e0876e462693848052d620ea8eb.
+//
+// Solidity: event CommitteeKeySet(uint64 indexed epoch, bytes32 pkDigest, uint32 signers)
+func (_IFHEVerdict *IFHEVerdictFilterer) FilterCommitteeKeySet(opts *bind.FilterOpts, epoch []uint64) (*IFHEVerdictCommitteeKeySetIterator, error) {
+
+	var epochRule []interface{}
+	for _, epochItem := range epoch {
+		epochRule = append(epochRule, epochItem)
+	}
+
+	logs, sub, err := _IFHEVerdict.contract.FilterLogs(opts, "CommitteeKeySet", epochRule)
+	if err != nil {
+		return nil, err
+	}
+	return &IFHEVerdictCommitteeKeySetIterator{contract: _IFHEVerdict.contract, event: "CommitteeKeySet", logs: logs, sub: sub}, nil
+}
+
+// WatchCommitteeKeySet is a free log subscription operation binding the contract event 0x97f1ae7651f35b52f489feb759468fb8f9158e0876e462693848052d620ea8eb.
+//
+// Solidity: event CommitteeKeySet(uint64 indexed epoch, bytes32 pkDigest, uint32 signers)
+func (_IFHEVerdict *IFHEVerdictFilterer) WatchCommitteeKeySet(opts *bind.WatchOpts, sink chan<- *IFHEVerdictCommitteeKeySet, epoch []uint64) (event.Subscription, error) {
+
+	var epochRule []interface{}
+	for _, epochItem := range epoch {
+		epochRule = append(epochRule, epochItem)
+	}
+
+	logs, sub, err := _IFHEVerdict.contract.WatchLogs(opts, "CommitteeKeySet", epochRule)
+	if err != nil {
+		return nil, err
+	}
+	return event.NewSubscription(func(quit <-chan struct{}) error {
+		defer sub.Unsubscribe()
+		for {
+			select {
+			case log := <-logs:
+				// New log arrived, parse the event and forward to the user
+				event := new(IFHEVerdictCommitteeKeySet)
+				if err := _IFHEVerdict.contract.UnpackLog(event, "CommitteeKeySet", log); err != nil {
+					return err
+				}
+				event.Raw = log
+
+				select {
+				case sink <- event:
+				case err := <-sub.Err():
+					return err
+				case <-quit:
+					return nil
+				}
+			case err := <-sub.Err():
+				return err
+			case <-quit:
+				return nil
+			}
+		}
+	}), nil
+}
+
+// ParseCommitteeKeySet is a log parse operation binding the contract event 0x97f1ae7651f35b52f489feb759468fb8f9158e0876e462693848052d620ea8eb.
+//
+// Solidity: event CommitteeKeySet(uint64 indexed epoch, bytes32 pkDigest, uint32 signers)
+func (_IFHEVerdict *IFHEVerdictFilterer) ParseCommitteeKeySet(log types.Log) (*IFHEVerdictCommitteeKeySet, error) {
+	event := new(IFHEVerdictCommitteeKeySet)
+	if err := _IFHEVerdict.contract.UnpackLog(event, "CommitteeKeySet", log); err != nil {
 		return nil, err
 	}
 	event.Raw = log

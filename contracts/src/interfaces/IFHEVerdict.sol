@@ -17,6 +17,9 @@ interface IFHEVerdict {
     event VerdictBatchAccepted(bytes32 indexed policyId, bytes32 indexed root, bytes32 resultDigest, uint64 epoch, uint32 signers, uint32 count, uint32 stored);
     event VerdictExpired(bytes32 indexed requestId, bytes32 indexed policyId, uint64 requestBlock);
     event CommitteeChanged(uint64 indexed epoch, uint32 threshold, uint32 size);
+    /// The committee of `epoch` bound its collective FHE public key (keccak256
+    /// of its canonical bytes) to the epoch; `signers` members signed.
+    event CommitteeKeySet(uint64 indexed epoch, bytes32 pkDigest, uint32 signers);
     event GovernanceTransferStarted(address indexed governance, address indexed pendingGovernance);
     event GovernanceTransferred(address indexed previousGovernance, address indexed newGovernance);
 
@@ -46,6 +49,17 @@ interface IFHEVerdict {
     /// current epoch plus one (1 when none is registered); every key needs its
     /// proof of possession.
     function setCommittee(uint64 epoch, uint32 threshold, bytes[] calldata pubkeys, bytes[] calldata pops) external;
+
+    /// Anyone: record the collective FHE public key of the current
+    /// committee, once per epoch. `epoch` must be the registered committee's
+    /// epoch, `pkDigest` non-zero, and the BLS aggregate by at least
+    /// `threshold` of its members must verify over
+    /// bls.CommitteeKeyDigest(chainId, epoch, pkDigest). A rotation's old
+    /// committee re-encrypts its inputs only to the key recorded here.
+    function setCommitteeKey(uint64 epoch, bytes32 pkDigest, bytes calldata signature, bytes calldata signers) external;
+
+    /// The FHE public-key digest recorded for `epoch` (zero when none).
+    function committeeKeyOf(uint64 epoch) external view returns (bytes32 pkDigest);
 
     /// Governance only, step 1 of 2: propose `newGovernance` (the zero address
     /// cancels a pending proposal). Governance changes only when it accepts.

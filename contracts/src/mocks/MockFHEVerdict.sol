@@ -86,6 +86,14 @@ contract MockFHEVerdict is IFHEVerdict {
         revert("FHEVerdict.setCommittee: mock: the committee is fixed");
     }
 
+    function setCommitteeKey(uint64, bytes32, bytes calldata, bytes calldata) external pure {
+        revert("FHEVerdict.setCommitteeKey: mock: no committee signs here");
+    }
+
+    function committeeKeyOf(uint64) external pure returns (bytes32) {
+        return bytes32(0);
+    }
+
     function transferGovernance(address) external pure {
         revert("FHEVerdict.transferGovernance: mock: no governance");
     }
