@@ -221,6 +221,16 @@ func DecodePrivateRead(p *fhe.Params, body []byte) (*PrivateRead, *fhe.PublicKey
 	return &out, pk, nil
 }
 
+// ParseHandle parses a handle: 0x (optional) and 64 hex digits.
+func ParseHandle(s string) ([32]byte, error) {
+	var h [32]byte
+	s = strings.TrimSpace(s)
+	if err := fixedHex("handle", s, h[:]); err != nil {
+		return h, err
+	}
+	return h, nil
+}
+
 // fixedHex decodes 0x-prefixed (optional) hex of exactly len(dst) bytes.
 func fixedHex(name, s string, dst []byte) error {
 	s = strings.TrimPrefix(s, "0x")
