@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/ecdsa"
 	"errors"
-	"net"
 	"net/http"
 	"testing"
 	"time"
@@ -27,17 +26,10 @@ type privRig struct {
 func newPrivRig(t *testing.T) *privRig {
 	lc := apiCommittee(t)
 	r := &privRig{lc: lc, acl: NewMemACL()}
-	for id := uint32(1); id <= 3; id++ {
-		m := lc.Member(id)
-		m.SetACL(r.acl)
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		require.NoError(t, err)
-		srv, err := NewAPIServer(m, ln.Addr().String(), APIOptions{NoAuth: true, OwnerRate: -1})
-		require.NoError(t, err)
-		go func() { _ = ServeAPI(srv, ln) }()
-		t.Cleanup(func() { srv.Close() })
-		r.apis = append(r.apis, "http://"+ln.Addr().String())
-	}
+	urls, stop, err := lc.ServeMemberAPIs(APIOptions{NoAuth: true, OwnerRate: -1}, r.acl)
+	require.NoError(t, err)
+	t.Cleanup(stop)
+	r.apis = urls
 	return r
 }
 
