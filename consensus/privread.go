@@ -612,3 +612,34 @@ func (lc *LocalCommittee) ServeMemberAPIs(o APIOptions, acl ACL) ([]string, func
 	}
 	return urls, stop, nil
 }
+
+// PrivateReadTypedData is the eth_signTypedData_v4 payload of a private
+// read (what a wallet shows and signs; its hash is PrivateReadDigest).
+func PrivateReadTypedData(chainID *big.Int, handle [32]byte, publicKey []byte, nonce, deadline uint64) map[string]any {
+	pkd := keccak.Sum(publicKey)
+	cid := new(big.Int)
+	if chainID != nil {
+		cid.Set(chainID)
+	}
+	return map[string]any{
+		"types": map[string]any{
+			"EIP712Domain": []map[string]string{
+				{"name": "name", "type": "string"}, {"name": "version", "type": "string"},
+				{"name": "chainId", "type": "uint256"}, {"name": "verifyingContract", "type": "address"},
+			},
+			"PrivateRead": []map[string]string{
+				{"name": "handle", "type": "bytes32"}, {"name": "publicKey", "type": "bytes32"},
+				{"name": "nonce", "type": "uint256"}, {"name": "deadline", "type": "uint256"},
+			},
+		},
+		"primaryType": "PrivateRead",
+		"domain": map[string]any{
+			"name": PrivateReadDomainName, "version": PrivateReadDomainVersion,
+			"chainId": cid.String(), "verifyingContract": hex0x(FHEInputAddress[:]),
+		},
+		"message": map[string]any{
+			"handle": hex0x(handle[:]), "publicKey": hex0x(pkd[:]),
+			"nonce": new(big.Int).SetUint64(nonce).String(), "deadline": new(big.Int).SetUint64(deadline).String(),
+		},
+	}
+}

@@ -2,14 +2,17 @@ package consensus
 
 import (
 	"encoding/json"
+	"math/big"
 	"strings"
 	"testing"
 
 	"github.com/ava-labs/libevm/crypto"
+	"github.com/ava-labs/libevm/signer/core/apitypes"
 	"github.com/stretchr/testify/require"
 
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/fhetest"
+	"github.com/fhegate/fhegate/precompiles"
 )
 
 // FuzzDecodePrivateRead: the request decoder never panics, bounds every
@@ -83,4 +86,28 @@ func TestDecodePrivateRead(t *testing.T) {
 	big := make([]byte, PrivateReadBodyLimit(p)+1)
 	_, _, err = DecodePrivateRead(p, big)
 	require.ErrorContains(t, err, "body")
+}
+
+// TestPrivateReadDigestEIP712: PrivateReadDigest is the EIP-712 digest
+// that go-ethereum's typed-data implementation (what wallets'
+// eth_signTypedData_v4 follows) computes for PrivateReadTypedData, and
+// the domain's verifying contract is the FHEInput precompile.
+func TestPrivateReadDigestEIP712(t *testing.T) {
+	require.Equal(t, [20]byte(precompiles.FHEInputAddress), FHEInputAddress)
+	handle := [32]byte{0xab, 31: 0xcd}
+	pk := []byte("a public key's canonical bytes")
+	for _, tc := range []struct {
+		chain           int64
+		nonce, deadline uint64
+	}{{1, 0, 0}, {43114, 7, 1 << 40}, {99999, 1<<64 - 1, 1<<64 - 1}} {
+		td := PrivateReadTypedData(big.NewInt(tc.chain), handle, pk, tc.nonce, tc.deadline)
+		b, err := json.Marshal(td)
+		require.NoError(t, err)
+		var typed apitypes.TypedData
+		require.NoError(t, json.Unmarshal(b, &typed))
+		want, _, err := apitypes.TypedDataAndHash(typed)
+		require.NoError(t, err)
+		got := PrivateReadDigest(big.NewInt(tc.chain), handle, pk, tc.nonce, tc.deadline)
+		require.Equal(t, want, got[:])
+	}
 }
