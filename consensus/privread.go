@@ -319,6 +319,13 @@ func (r *PrivateRead) recoverSigner(chainID *big.Int) ([20]byte, error) {
 	return crypto.PubkeyToAddress(*pub), nil
 }
 
+// PrivateReadSeed seeds the sanitisation of a private read of handle
+// towards the key whose canonical bytes hash to target, under key epoch
+// epoch: keccak256("fhegate/private-read/seed/v1" ‖ handle ‖ target ‖ epoch).
+func PrivateReadSeed(handle, target [32]byte, epoch uint64) [32]byte {
+	return keccak.Sum([]byte("fhegate/private-read/seed/v1"), handle[:], target[:], binary.BigEndian.AppendUint64(nil, epoch))
+}
+
 // Meta-record prefixes of private reads.
 const (
 	preadNoncePrefix = "pread/nonce/" // + signer hex + "/" + nonce: a used (signer, nonce)
@@ -379,11 +386,20 @@ func (m *Member) PrivateRead(ctx context.Context, r *PrivateRead, pk *fhe.Public
 	if err != nil {
 		return nil, err
 	}
+	// Sanitise, as before every decryption, so that no one chose the c1
+	// the share multiplies by the key: the stored c1 may be a user's
+	// choice (an input), so add an encryption of zero under the collective
+	// key whose randomness comes from PrivateReadSeed. Every member derives
+	// the same seed from public data the requester cannot steer except by
+	// grinding keys or uploads (docs/committee.md, "Private reads").
+	target := keccak.Sum(r.PublicKey)
+	if prepared, err = protocol.Sanitise(m.params, ks.km.Public, prepared, PrivateReadSeed(r.Handle, target, ks.key.Epoch)); err != nil {
+		return nil, err
+	}
 	ctBytes, err := prepared.MarshalBinary()
 	if err != nil {
 		return nil, err
 	}
-	target := keccak.Sum(r.PublicKey)
 
 	s.mu.Lock()
 	defer s.mu.Unlock()

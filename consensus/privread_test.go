@@ -145,12 +145,21 @@ func TestPrivateRead(t *testing.T) {
 		b, err := RequestPrivateRead(ctx, r.apis[0], "", r.sign(t, ownerKey, h, mine.Public, next(), later))
 		require.NoError(t, err)
 		require.Equal(t, a.Share, b.Share, "a repeated (handle, key) must get the stored share")
+		require.Equal(t, a.Ciphertext, b.Ciphertext)
+		stored, err := r.lc.Member(1).Store().GetCiphertext(h)
+		require.NoError(t, err)
+		prepared, err := protocol.PrepareForDecryption(r.lc.Member(1).ev, r.lc.Member(1).NoisePlan(), stored)
+		require.NoError(t, err)
+		pb, err := prepared.MarshalBinary()
+		require.NoError(t, err)
+		require.NotEqual(t, hex0x(pb), a.Ciphertext, "the shared ciphertext must be sanitised (c1 nobody chose)")
 		// mine is one key; MaxPrivateReadKeys−1 more are accepted, then refused.
 		for i := 1; i < MaxPrivateReadKeys; i++ {
 			k := fhe.GenKeys(p, nil)
 			c, err := RequestPrivateRead(ctx, r.apis[0], "", r.sign(t, ownerKey, h, k.Public, next(), later))
 			require.NoError(t, err)
 			require.NotEqual(t, a.Share, c.Share)
+			require.NotEqual(t, a.Ciphertext, c.Ciphertext, "each key gets its own sanitisation")
 		}
 		k := fhe.GenKeys(p, nil)
 		_, err = RequestPrivateRead(ctx, r.apis[0], "", r.sign(t, ownerKey, h, k.Public, next(), later))
