@@ -3,7 +3,6 @@ package protocol
 import (
 	"errors"
 	"fmt"
-	"math/big"
 
 	"github.com/tuneinsight/lattigo/v6/core/rlwe"
 	"github.com/tuneinsight/lattigo/v6/multiparty"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
+	"github.com/fhegate/fhegate/fhe/pkswitch"
 )
 
 // KindPrivateRead is the ledger kind of a private-read share
@@ -74,92 +74,33 @@ func GenPrivateReadShare(key *ThresholdKey, plan NoisePlan, ct *fhe.Ciphertext, 
 	return share.MarshalBinary()
 }
 
-// UnmarshalPrivateReadShare decodes a share at level, checking its shape
-// and that every coefficient is reduced (Lattigo's decoder does not).
+// UnmarshalPrivateReadShare decodes a share at level (pkswitch.UnmarshalShare).
 func UnmarshalPrivateReadShare(p *fhe.Params, level int, b []byte) (multiparty.PublicKeySwitchShare, error) {
-	var s multiparty.PublicKeySwitchShare
-	if level < 0 || level > p.MaxLevel() {
-		return s, fmt.Errorf("protocol: private-read share level %d outside 0..%d", level, p.MaxLevel())
-	}
-	s = multiparty.PublicKeySwitchShare{Element: *rlwe.NewElement(p.RLWE(), 1, level)}
-	if want := s.BinarySize(); len(b) != want {
-		return s, fmt.Errorf("protocol: private-read share of %d bytes, want %d (level %d)", len(b), want, level)
-	}
-	if err := safe("private-read share decode", func() error { return s.UnmarshalBinary(b) }); err != nil {
-		return s, fmt.Errorf("protocol: private-read share: %w", err)
-	}
-	if len(s.Value) != 2 || s.Value[0].Level() != level || s.Value[1].Level() != level {
-		return s, fmt.Errorf("protocol: private-read share not at level %d", level)
-	}
-	for _, v := range s.Value {
-		for i, q := range p.Q()[:level+1] {
-			for _, c := range v.Coeffs[i] {
-				if c >= q {
-					return s, errors.New("protocol: private-read share coefficient not reduced")
-				}
-			}
-		}
-	}
-	return s, nil
+	return pkswitch.UnmarshalShare(p, level, b)
 }
 
-// CombinePrivateRead is the requester's side: from the private-read shares
-// of exactly the t members in set, for ct at the decryption level, it
-// returns
-//
-//	(Δ·c0 + Σ_j Δλ_j·h0_j,  Σ_j Δλ_j·h1_j)
-//
-// (Δ = n!, Δλ_j the integer Lagrange coefficients, IntegerLagrange), an
-// encryption of Δ·m under the requester's key, with the plaintext scale
-// multiplied by Δ mod t so that an ordinary decryption with the
-// requester's secret key (fhe.Decryptor) returns m. Its noise is
-// Δ·e_ct + Σ Δλ_j (E_j + u_j·e' + e0_j + e1_j·s'), the threshold
-// decryption's (8σ·Σ|Δλ| + Δ·B_ct, which PlanNoise keeps under Q_ℓ/(2t_p)
-// with 2 bits of headroom) plus the fresh-encryption terms, ≈ 2^20·Σ|Δλ|,
-// far below the flooding. Fewer than t shares give a uniformly masked
-// value: the missing Shamir share is not determined.
+// CombinePrivateRead is the requester's side (pkswitch.Combine): from the
+// private-read shares of exactly the t members in set, for ct at the
+// decryption level, it returns (Δ·c0 + Σ_j Δλ_j·h0_j, Σ_j Δλ_j·h1_j), an
+// encryption of Δ·m under the requester's key whose plaintext scale is
+// multiplied by Δ mod t, so that an ordinary decryption with the
+// requester's secret key returns m. Its noise is Δ·e_ct + Σ Δλ_j (E_j +
+// u_j·e' + e0_j + e1_j·s'): the threshold decryption's, which PlanNoise
+// keeps under Q_ℓ/(2t_p) with 2 bits of headroom, plus fresh-encryption
+// terms ≈ 2^11·Σ|Δλ|. Fewer than t shares leave a Shamir share
+// undetermined: the value is masked.
 func CombinePrivateRead(p *fhe.Params, n int, ct *fhe.Ciphertext, set []transport.MemberID, shares map[transport.MemberID][]byte) (*fhe.Ciphertext, error) {
-	if ct == nil || ct.Params() != p || ct.Degree() != 1 {
-		return nil, errors.New("protocol: private read needs a degree-1 ciphertext of the preset")
+	ids := make([]uint32, len(set))
+	for i, id := range set {
+		ids[i] = uint32(id)
 	}
-	if len(set) == 0 {
-		return nil, ErrTooFewShares
+	sh := make(map[uint32][]byte, len(shares))
+	for id, b := range shares {
+		sh[uint32(id)] = b
 	}
-	seen := map[transport.MemberID]bool{}
-	for _, j := range set {
-		if j < 1 || int(j) > n || seen[j] {
-			return nil, fmt.Errorf("protocol: private read: member %d invalid or repeated in a %d-member committee", j, n)
-		}
-		seen[j] = true
+	out, err := pkswitch.Combine(p, n, ct, ids, sh)
+	if errors.Is(err, pkswitch.ErrTooFewShares) {
+		return nil, fmt.Errorf("%w: %w", ErrTooFewShares, err)
 	}
-	level := ct.Level()
-	lag, err := IntegerLagrange(n, set)
-	if err != nil {
-		return nil, err
-	}
-	ringQ := p.RLWE().RingQ().AtLevel(level)
-	delta := Factorial(n)
-	out := rlwe.NewCiphertext(p.RLWE(), 1, level)
-	*out.MetaData = *ct.Lattigo().MetaData
-	ringQ.MulScalarBigint(ct.Lattigo().Value[0], delta, out.Value[0])
-	for _, j := range set {
-		b, ok := shares[j]
-		if !ok {
-			return nil, fmt.Errorf("protocol: private read: no share from member %d", j)
-		}
-		s, err := UnmarshalPrivateReadShare(p, level, b)
-		if err != nil {
-			return nil, fmt.Errorf("member %d: %w", j, err)
-		}
-		ringQ.MulScalarBigintThenAdd(s.Value[0], lag[j], out.Value[0])
-		ringQ.MulScalarBigintThenAdd(s.Value[1], lag[j], out.Value[1])
-	}
-	tmod := p.PlaintextModulus()
-	scale := new(big.Int).SetUint64(ct.Lattigo().Scale.Uint64())
-	scale.Mul(scale, delta).Mod(scale, new(big.Int).SetUint64(tmod))
-	if scale.Sign() == 0 {
-		return nil, errors.New("protocol: Δ is a multiple of the plaintext modulus")
-	}
-	out.Scale = rlwe.NewScaleModT(scale.Uint64(), tmod)
-	return fhe.WrapCiphertext(p, out)
+	return out, err
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
+	"github.com/fhegate/fhegate/fhe/pkswitch"
 )
 
 // TestPrivateReadCombine checks the client-driven public-key switch on
@@ -66,4 +67,23 @@ func TestPrivateReadCombine(t *testing.T) {
 	bad := map[transport.MemberID][]byte{1: shares[1][:10], 2: shares[2], 3: shares[3]}
 	_, err = CombinePrivateRead(p, 5, ct, []transport.MemberID{1, 2, 3}, bad)
 	require.Error(t, err)
+}
+
+// TestPrivateReadLagrange: the requester's Lagrange coefficients
+// (pkswitch, shared with the WebAssembly client) are the threshold
+// decryption's.
+func TestPrivateReadLagrange(t *testing.T) {
+	for _, set := range [][]transport.MemberID{{1}, {1, 2, 3}, {2, 5, 7}, {1, 4, 9, 16}} {
+		want, err := IntegerLagrange(16, set)
+		require.NoError(t, err)
+		ids := make([]uint32, len(set))
+		for i, id := range set {
+			ids[i] = uint32(id)
+		}
+		got, err := pkswitch.IntegerLagrange(16, ids)
+		require.NoError(t, err)
+		for _, id := range set {
+			require.Zero(t, want[id].Cmp(got[uint32(id)]), "set %v member %d", set, id)
+		}
+	}
 }
