@@ -530,7 +530,10 @@ func (e *PrivateReadHTTPError) Error() string {
 // (protocol.CombinePrivateRead) and decrypts with sk, the secret key of the
 // public key r names. Each member records r's nonce, so r is good for one
 // read per member; a refusal by one member (down, or its ACL view behind)
-// is skipped as long as t others answer.
+// is skipped as long as t others answer. When more than t members are
+// listed it asks for t + 1 shares and decrypts two t-subsets: a corrupt
+// share (which cannot reveal anything, but can falsify the value) then
+// shows as a disagreement, reported as an error instead of a wrong value.
 func ReadPrivate(ctx context.Context, apis []string, token string, r *PrivateRead, sk *fhe.SecretKey) ([]uint64, error) {
 	p := sk.Params()
 	var (
@@ -542,7 +545,7 @@ func ReadPrivate(ctx context.Context, apis []string, token string, r *PrivateRea
 		errs   []error
 	)
 	for _, api := range apis {
-		if t > 0 && len(set) == t {
+		if t > 0 && len(set) == min(t+1, len(apis)) {
 			break
 		}
 		resp, err := RequestPrivateRead(ctx, api, token, r)
@@ -582,12 +585,29 @@ func ReadPrivate(ctx context.Context, apis []string, token string, r *PrivateRea
 	if t == 0 || len(set) < t {
 		return nil, fmt.Errorf("%w: %d private-read shares, need t=%d: %w", protocol.ErrTooFewShares, len(set), t, errors.Join(errs...))
 	}
-	slices.Sort(set)
-	out, err := protocol.CombinePrivateRead(p, n, ct, set, shares)
+	dec := fhe.NewDecryptor(sk)
+	read := func(sub []transport.MemberID) ([]uint64, error) {
+		sub = slices.Clone(sub)
+		slices.Sort(sub)
+		out, err := protocol.CombinePrivateRead(p, n, ct, sub, shares)
+		if err != nil {
+			return nil, err
+		}
+		return dec.DecryptUints(out)
+	}
+	v, err := read(set[:t])
+	if err != nil || len(set) == t {
+		return v, err
+	}
+	// t+1 shares: the subset without the first member must agree.
+	w, err := read(set[1:])
 	if err != nil {
 		return nil, err
 	}
-	return fhe.NewDecryptor(sk).DecryptUints(out)
+	if !slices.Equal(v, w) {
+		return nil, fmt.Errorf("consensus: private read: members %v and %v decrypt to different values: a member sent a corrupt share", set[:t], set[1:])
+	}
+	return v, nil
 }
 
 // ServeMemberAPIs serves every live member's client API on a loopback port

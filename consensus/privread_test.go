@@ -1,10 +1,16 @@
 package consensus
 
 import (
+	"bytes"
 	"context"
 	"crypto/ecdsa"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -168,6 +174,34 @@ func TestPrivateRead(t *testing.T) {
 	t.Run("fewer than t members do not decrypt", func(t *testing.T) {
 		_, err := ReadPrivate(ctx, r.apis[:1], "", r.sign(t, ownerKey, h, mine.Public, next(), later), mine.Secret)
 		require.ErrorIs(t, err, protocol.ErrTooFewShares)
+	})
+	t.Run("a corrupt share is caught with t+1 members", func(t *testing.T) {
+		// A proxy in front of member 3 flips one bit of its share.
+		proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+			body, _ := io.ReadAll(req.Body)
+			resp, err := http.Post(r.apis[2]+req.URL.Path, "application/json", bytes.NewReader(body))
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusBadGateway)
+				return
+			}
+			defer resp.Body.Close()
+			var a PrivateReadResponse
+			if err := json.NewDecoder(resp.Body).Decode(&a); err != nil {
+				http.Error(w, err.Error(), http.StatusBadGateway)
+				return
+			}
+			b, _ := hex.DecodeString(strings.TrimPrefix(a.Share, "0x"))
+			b[len(b)-8] ^= 1
+			a.Share = hex0x(b)
+			writeJSONResp(w, a)
+		}))
+		t.Cleanup(proxy.Close)
+		_, err := ReadPrivate(ctx, []string{r.apis[0], r.apis[1], proxy.URL}, "", r.sign(t, ownerKey, h, mine.Public, next(), later), mine.Secret)
+		require.ErrorContains(t, err, "corrupt share")
+		// Honest t+1 agree.
+		got, err := ReadPrivate(ctx, r.apis, "", r.sign(t, ownerKey, h, mine.Public, next(), later), mine.Secret)
+		require.NoError(t, err)
+		check(t, got)
 	})
 	t.Run("a revoked grant is refused", func(t *testing.T) {
 		r.acl.Revoke(h, owner)
