@@ -332,6 +332,9 @@ func ServeAPI(srv *http.Server, ln net.Listener) error {
 //	                    an input root shared with other uploads); token, quota per ciphertext
 //	GET  /v1/publickey  the collective public key, canonical bytes; public
 //	GET  /v1/status     Status; token
+//	POST /v1/private-read  PrivateReadRequest (EIP-712 signed by a holder of the handle) →
+//	                    PrivateReadResponse (this member's share of the handle re-encrypted to
+//	                    the requester's key); token, quota per signer
 //
 // Bodies are bounded per route (UploadBodyLimit of the member's preset for
 // uploads, none for the GET routes): 413 beyond. A missing or unknown
@@ -349,6 +352,7 @@ func APIHandler(m *Member, o APIOptions) (http.Handler, error) {
 	mux.HandleFunc("POST /v1/inputs", s.guard(UploadBodyLimit(m.params), true, s.upload))
 	mux.HandleFunc("GET /v1/publickey", s.guard(0, false, s.publicKey))
 	mux.HandleFunc("GET /v1/status", s.guard(0, true, s.status))
+	mux.HandleFunc("POST /v1/private-read", s.guard(PrivateReadBodyLimit(m.params), true, s.privateRead))
 	if len(o.AllowOrigins) == 0 {
 		return mux, nil
 	}

@@ -74,6 +74,8 @@ type Member struct {
 	zkKey atomic.Pointer[zkpok.Key] // input-proof key of the current public key (proofKey)
 	coins *protocol.CoinState       // coin-toss contributions and peers' first commitments (protocol.CoinToss, "Retries")
 
+	pread privateReads // private reads (privread.go): the ACL, the nonce and key-cap lock
+
 	wg     sync.WaitGroup
 	closed chan struct{}
 	once   sync.Once

@@ -396,6 +396,7 @@ func serveCommitteeChain(ctx context.Context, log *zap.Logger, m *consensus.Memb
 		return err
 	}
 	defer ad.Close()
+	m.SetACL(ad) // private reads check FHEInput.isAllowed on this chain
 	if n, err := ad.ReplayPolicies(ctx, 0); err != nil {
 		return err
 	} else if n > 0 {
@@ -409,12 +410,21 @@ func serveCommitteeChain(ctx context.Context, log *zap.Logger, m *consensus.Memb
 // FHEGATE_RELAYER_KEY environment variable. The file must be a regular file
 // that neither its group nor others may access. Errors never quote the key.
 func loadRelayerKey(path string, getenv func(string) string) (*ecdsa.PrivateKey, error) {
+	return loadSecpKey(path, "--relayer-key-file", "FHEGATE_RELAYER_KEY",
+		"--relayer-key-file (or FHEGATE_RELAYER_KEY) is required with --rpc: the key of the account paying for FHEVerdict.submit", getenv)
+}
+
+// loadSecpKey reads a secp256k1 key from path (flag names it), or, when
+// path is empty, from the environment variable env (missing: the error
+// when neither is set). The file must be a regular file that neither its
+// group nor others may access. Errors never quote the key.
+func loadSecpKey(path, flag, env, missing string, getenv func(string) string) (*ecdsa.PrivateKey, error) {
 	var text, from string
 	if path != "" {
-		from = "--relayer-key-file " + path
+		from = flag + " " + path
 		st, err := os.Stat(path)
 		if err != nil {
-			return nil, fmt.Errorf("--relayer-key-file: %w", err)
+			return nil, fmt.Errorf("%s: %w", flag, err)
 		}
 		if !st.Mode().IsRegular() {
 			return nil, fmt.Errorf("%s: not a regular file", from)
@@ -424,14 +434,14 @@ func loadRelayerKey(path string, getenv func(string) string) (*ecdsa.PrivateKey,
 		}
 		raw, err := os.ReadFile(path)
 		if err != nil {
-			return nil, fmt.Errorf("--relayer-key-file: %w", err)
+			return nil, fmt.Errorf("%s: %w", flag, err)
 		}
 		text = string(raw)
 	} else {
-		from = "FHEGATE_RELAYER_KEY"
-		text = getenv("FHEGATE_RELAYER_KEY")
+		from = env
+		text = getenv(env)
 		if strings.TrimSpace(text) == "" {
-			return nil, errors.New("--relayer-key-file (or FHEGATE_RELAYER_KEY) is required with --rpc: the key of the account paying for FHEVerdict.submit")
+			return nil, errors.New(missing)
 		}
 	}
 	text = strings.TrimPrefix(strings.TrimSpace(text), "0x")

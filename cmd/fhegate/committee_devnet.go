@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/ava-labs/libevm/common/hexutil"
@@ -170,6 +171,34 @@ func (d *devCommittee) Serve(ctx context.Context, rpcURL string, chainID *big.In
 	api := "http://" + ln.Addr().String()
 	_ = os.WriteFile(filepath.Join(d.dir, "api.addr"), []byte(api+"\n"), 0o644)
 	d.log.Info("committee API (fhegate encrypt --submit)", zap.String("url", api))
+	// Private reads (fhegate decrypt --handle) need t members' APIs and
+	// every member checking FHEInput's ACL on this chain: member 1's API
+	// above, the others' here, all URLs in apis.addr.
+	apis := []string{api}
+	for i := range d.lc.Members {
+		m := d.lc.Member(uint32(i + 1))
+		if m == nil {
+			continue
+		}
+		m.SetACL(ad)
+		if i == 0 {
+			continue
+		}
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return err
+		}
+		srv, err := consensus.NewAPIServer(m, ln.Addr().String(), consensus.DevAPIOptions())
+		if err != nil {
+			ln.Close()
+			return err
+		}
+		go func() { _ = consensus.ServeAPI(srv, ln) }()
+		defer srv.Close()
+		apis = append(apis, "http://"+ln.Addr().String())
+	}
+	_ = os.WriteFile(filepath.Join(d.dir, "apis.addr"), []byte(strings.Join(apis, ",")+"\n"), 0o644)
+	d.log.Info("member APIs (fhegate decrypt --handle --committee-api)", zap.String("urls", strings.Join(apis, ",")))
 	if err := d.lc.ServeChain(ctx, ad); err != nil && !errors.Is(err, context.Canceled) {
 		return err
 	}

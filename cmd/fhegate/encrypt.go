@@ -212,58 +212,6 @@ func submitInputs(ctx context.Context, out io.Writer, o encryptOptions, kb []byt
 	return enc.Encode(att.JSON())
 }
 
-func newDecryptCmd(a *app) *cobra.Command {
-	var keyPath, inPath string
-	var slots int
-	cmd := &cobra.Command{
-		Use:   "decrypt",
-		Short: "Decrypt a ciphertext with your own secret key",
-		Example: `  fhegate decrypt --key secret.key --in ct.bin
-  fhegate decrypt --key secret.key --in ct.bin --slots 0`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			kb, err := os.ReadFile(keyPath)
-			if err != nil {
-				return err
-			}
-			sk, err := fhe.UnmarshalSecretKey(kb)
-			if err != nil {
-				return fmt.Errorf("%s: %w", keyPath, err)
-			}
-			cb, err := os.ReadFile(inPath)
-			if err != nil {
-				return err
-			}
-			ct, err := fhe.UnmarshalCiphertext(cb)
-			if err != nil {
-				return err
-			}
-			if ct.Params() != sk.Params() {
-				return fmt.Errorf("ciphertext is %s, key is %s", ct.Params().Preset.Name, sk.Params().Preset.Name)
-			}
-			v, err := fhe.NewDecryptor(sk).DecryptInts(ct)
-			if err != nil {
-				return err
-			}
-			if slots > 0 && slots < len(v) {
-				v = v[:slots]
-			}
-			parts := make([]string, len(v))
-			for i, x := range v {
-				parts[i] = strconv.FormatInt(x, 10)
-			}
-			fmt.Fprintln(cmd.OutOrStdout(), strings.Join(parts, ","))
-			return nil
-		},
-	}
-	cmd.Flags().StringVar(&keyPath, "key", "", "your secret key file (fhegate keys gen)")
-	cmd.Flags().StringVar(&inPath, "in", "", "canonical ciphertext file")
-	cmd.Flags().IntVar(&slots, "slots", 8, "slots to print (0: all)")
-	_ = cmd.MarkFlagRequired("key")
-	_ = cmd.MarkFlagRequired("in")
-	return cmd
-}
-
 func newKeysCmd(a *app) *cobra.Command {
 	keys := &cobra.Command{Use: "keys", Short: "Manage your own FHE keys"}
 	var preset, out string

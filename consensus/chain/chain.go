@@ -61,6 +61,7 @@ type Config struct {
 type Adapter struct {
 	cfg    Config
 	client *ethclient.Client
+	input  abi.ABI
 	policy abi.ABI
 	crdt   abi.ABI
 	verd   abi.ABI
@@ -95,7 +96,7 @@ func Dial(ctx context.Context, cfg Config) (*Adapter, error) {
 	for _, p := range []struct {
 		dst  *abi.ABI
 		name string
-	}{{&a.policy, precompileabi.Policy}, {&a.crdt, precompileabi.CRDT}, {&a.verd, precompileabi.Verdict}} {
+	}{{&a.input, precompileabi.Input}, {&a.policy, precompileabi.Policy}, {&a.crdt, precompileabi.CRDT}, {&a.verd, precompileabi.Verdict}} {
 		if *p.dst, err = precompileabi.Parse(p.name); err != nil {
 			c.Close()
 			return nil, fmt.Errorf("chain: %w", err)
@@ -299,6 +300,28 @@ func (a *Adapter) stateOf(ctx context.Context, id [32]byte) (uint8, []byte, erro
 		return 0, nil, fmt.Errorf("chain: FHECRDT.stateOf %x: no such state", id[:4])
 	}
 	return kind, md, nil
+}
+
+var _ consensus.ACL = (*Adapter)(nil)
+
+// IsAllowed implements consensus.ACL: FHEInput.isAllowed(handle, account)
+// at the latest block (eth_call), which private reads check.
+func (a *Adapter) IsAllowed(ctx context.Context, handle [32]byte, account [20]byte) (bool, error) {
+	data, err := a.input.Pack("isAllowed", handle, common.Address(account))
+	if err != nil {
+		return false, err
+	}
+	to := addr(precompiles.FHEInputAddress)
+	res, err := a.client.CallContract(ctx, ethereum.CallMsg{To: &to, Data: data}, nil) // latest
+	if err != nil {
+		return false, fmt.Errorf("%w: FHEInput.isAllowed: %v", errRPC, err)
+	}
+	vals, err := a.input.Unpack("isAllowed", res)
+	if err != nil || len(vals) != 1 {
+		return false, fmt.Errorf("chain: FHEInput.isAllowed: %d values, %v", len(vals), err)
+	}
+	ok, _ := vals[0].(bool)
+	return ok, nil
 }
 
 // VerdictPosted implements consensus.ChainAdapter (FHEVerdict.verdictOf).

@@ -112,6 +112,7 @@ type chainRig struct {
 	ctx   context.Context
 	lc    *consensus.LocalCommittee
 	ch    *devchain.Chain
+	ad    *chain.Adapter
 	c     *ethclient.Client
 	suite *precompiles.Suite
 	alice devchain.Account
@@ -158,7 +159,7 @@ func startDevchain(ctx context.Context, t *testing.T) *chainRig {
 	t.Cleanup(c.Close)
 	suite, err := precompilestest.NewSuite()
 	require.NoError(t, err)
-	return &chainRig{t: t, ctx: ctx, lc: lc, ch: ch, c: c, suite: suite, alice: devchain.DevAccounts()[0], enc: fhe.NewEncryptor(lc.Keys)}
+	return &chainRig{t: t, ctx: ctx, lc: lc, ch: ch, ad: ad, c: c, suite: suite, alice: devchain.DevAccounts()[0], enc: fhe.NewEncryptor(lc.Keys)}
 }
 
 // send sends a transaction from alice calling method on the precompile at

@@ -12,6 +12,8 @@ import (
 	"bytes"
 	"context"
 	"crypto/ecdsa"
+	"crypto/rand"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"math"
@@ -19,6 +21,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/ava-labs/libevm/accounts/abi/bind"
 	"github.com/ava-labs/libevm/common"
@@ -273,4 +276,35 @@ func (s *Sender) Send(ctx context.Context, build func(*bind.TransactOpts) (*type
 		return fmt.Errorf("transaction %s reverted", tx.Hash())
 	}
 	return nil
+}
+
+// ReadPrivate reads handle privately: signer (an account FHEInput's ACL
+// allows on the handle) signs an EIP-712 request towards the reader's own
+// FHE key pair (mine: the key pair of fhe.GenKeys, kept — each member
+// shares a handle towards a few keys only, ever), every member behind
+// apis (at least t of them) re-encrypts its share of the handle to
+// mine.Public, and the shares are combined and decrypted here. It returns
+// the slot values centred in (−t/2, t/2]. c.API supplies the chain id
+// the signature binds.
+func (c *Committee) ReadPrivate(ctx context.Context, apis []string, signer *ecdsa.PrivateKey, handle [32]byte, mine *fhe.KeySet, validFor time.Duration) ([]int64, error) {
+	if _, err := c.PublicKey(ctx); err != nil {
+		return nil, err
+	}
+	pkb, err := mine.Public.MarshalBinary()
+	if err != nil {
+		return nil, err
+	}
+	var nb [8]byte
+	if _, err := rand.Read(nb[:]); err != nil {
+		return nil, err
+	}
+	req, err := consensus.SignPrivateRead(signer, c.ctx.ChainID, handle, pkb, binary.BigEndian.Uint64(nb[:])|1, uint64(time.Now().Add(validFor).Unix()))
+	if err != nil {
+		return nil, err
+	}
+	u, err := consensus.ReadPrivate(ctx, apis, c.Token, req, mine.Secret)
+	if err != nil {
+		return nil, fmt.Errorf("fheclient: %w", err)
+	}
+	return fhe.Centre(u, mine.Secret.Params().PlaintextModulus()), nil
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ava-labs/libevm/common"
+	"github.com/ava-labs/libevm/crypto"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap"
 
@@ -75,4 +76,41 @@ func TestReplicatedEncryptionDecrypts(t *testing.T) {
 			require.Equal(t, v, x, "slot %d", i)
 		}
 	}
+}
+
+// TestReadPrivate: the owner of an uploaded value reads it back privately
+// (Committee.ReadPrivate): t members re-encrypt it to the owner's own key,
+// which decrypts the value in every slot; after the grant is revoked the
+// members refuse.
+func TestReadPrivate(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	lc, err := consensus.StartLocal(ctx, consensus.LocalOptions{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10",
+		RoundTimeout: 5 * time.Second, Log: zap.NewNop()})
+	require.NoError(t, err)
+	t.Cleanup(lc.Close)
+	acl := consensus.NewMemACL()
+	apis, stop, err := lc.ServeMemberAPIs(consensus.DevAPIOptions(), acl)
+	require.NoError(t, err)
+	t.Cleanup(stop)
+
+	signer, err := crypto.GenerateKey()
+	require.NoError(t, err)
+	owner := crypto.PubkeyToAddress(signer.PublicKey)
+	c := &Committee{API: apis[0]}
+	a, err := c.Upload(ctx, owner, -1234)
+	require.NoError(t, err)
+	acl.Allow(a.Handles[0], owner)
+	pk, err := c.PublicKey(ctx)
+	require.NoError(t, err)
+	mine := fhe.GenKeys(pk.Params(), nil)
+
+	got, err := c.ReadPrivate(ctx, apis, signer, a.Handles[0], mine, time.Minute)
+	require.NoError(t, err)
+	for i, v := range got {
+		require.Equal(t, int64(-1234), v, "slot %d", i)
+	}
+	acl.Revoke(a.Handles[0], owner)
+	_, err = c.ReadPrivate(ctx, apis, signer, a.Handles[0], mine, time.Minute)
+	require.ErrorContains(t, err, "not allowed")
 }

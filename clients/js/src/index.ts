@@ -95,6 +95,9 @@ interface Core {
   uploadBody(owner: string, inputs: { ciphertext: Uint8Array; proof: Uint8Array }[], rooted: boolean): string | Error;
   verify(id: number, owner: string, ciphertext: Uint8Array, proof: Uint8Array): null | Error;
   handleOf(b: Uint8Array): string | Error;
+  readerKeys(preset: string): ReaderKeys | Error;
+  privateReadBody(handle: string, pk: Uint8Array, signer: string, nonce: string, deadline: string, signature: string): string | Error;
+  combinePrivateRead(sk: Uint8Array, answers: string[]): string[] | Error;
 }
 
 /** Headers of GET /v1/publickey (consensus.HeaderChainID, HeaderEpoch). */
@@ -314,4 +317,111 @@ export class Committee {
     opts.onProgress?.({ stage: "upload", done: 1, total: 1 });
     return a;
   }
+}
+
+// ---------------------------------------------------------------------------
+// Private reads (docs/committee.md, "Private reads"): an account FHEInput's
+// ACL allows on a handle reads its plaintext under its own FHE key; t
+// committee members each re-encrypt their share of it to that key, and the
+// shares are combined and decrypted here. No member learns the plaintext.
+
+/** The FHEInput precompile: the EIP-712 verifying contract of a private read. */
+export const FHE_INPUT_ADDRESS = "0x02000000000000000000000000000000000000f0";
+
+/** A reader's own FHE key pair (canonical bytes). Keep it: each member shares a handle towards a few keys only, ever. */
+export interface ReaderKeys {
+  secretKey: Uint8Array;
+  publicKey: Uint8Array;
+}
+
+/** Generates a reader's key pair for the committee's preset (e.g. KeyInfo.preset). */
+export async function readerKeys(preset: string): Promise<ReaderKeys> {
+  return ok((await init()).readerKeys(preset));
+}
+
+/** What signs a private read: an ethers v6 Signer (Wallet, JsonRpcSigner) fits. */
+export interface TypedDataSigner {
+  getAddress(): Promise<string>;
+  signTypedData(
+    domain: Record<string, unknown>,
+    types: Record<string, { name: string; type: string }[]>,
+    message: Record<string, unknown>,
+  ): Promise<string>;
+}
+
+/** The EIP-712 payload of a private read (consensus.PrivateReadTypedData); publicKey is keccak256 of the key's bytes. */
+export function privateReadTypedData(chainId: string, handle: string, publicKeyDigest: string, nonce: string, deadline: string) {
+  return {
+    domain: { name: "fhegate", version: "1", chainId, verifyingContract: FHE_INPUT_ADDRESS },
+    types: {
+      PrivateRead: [
+        { name: "handle", type: "bytes32" },
+        { name: "publicKey", type: "bytes32" },
+        { name: "nonce", type: "uint256" },
+        { name: "deadline", type: "uint256" },
+      ],
+    },
+    message: { handle, publicKey: publicKeyDigest, nonce, deadline },
+  };
+}
+
+export interface ReadPrivateOptions {
+  /** The handle to read (0x + 64 hex). */
+  handle: string;
+  /** The reader's key pair (readerKeys). */
+  keys: ReaderKeys;
+  /** An account FHEInput allows on the handle. */
+  signer: TypedDataSigner;
+  /** The chain id (default: announced by the first member's GET /v1/publickey). */
+  chainId?: Value;
+  /** Seconds the signed request stays valid (default 300; members refuse more than a day). */
+  validSeconds?: number;
+  token?: string;
+  fetch?: typeof fetch;
+}
+
+/**
+ * Reads a handle privately through the members behind apis (one URL per
+ * member, at least t): signs one EIP-712 request, posts it to members in
+ * order until t answer, combines their shares and decrypts with keys. Returns
+ * the slot values centred in (−t/2, t/2].
+ */
+export async function readPrivate(apis: string[], opts: ReadPrivateOptions): Promise<bigint[]> {
+  const c = await init();
+  const f = opts.fetch ?? globalThis.fetch.bind(globalThis);
+  if (apis.length === 0) throw new Error("readPrivate: no member APIs");
+  const chainId =
+    opts.chainId != null ? decimal(opts.chainId, "chain id") : (await new Committee(apis[0], { token: opts.token, fetch: f }).announcement()).chainId;
+  const rnd = new Uint32Array(2);
+  globalThis.crypto.getRandomValues(rnd);
+  const nonce = ((BigInt(rnd[0] & 0x1fffff) << 32n) | BigInt(rnd[1]) | 1n).toString(); // < 2^53: a JSON-safe number
+  const deadline = String(Math.floor(Date.now() / 1000) + (opts.validSeconds ?? 300));
+  const pkDigest = ok(c.handleOf(opts.keys.publicKey));
+  const td = privateReadTypedData(chainId, opts.handle, pkDigest, nonce, deadline);
+  const signature = await opts.signer.signTypedData(td.domain, td.types, td.message);
+  const body = ok(c.privateReadBody(opts.handle, opts.keys.publicKey, await opts.signer.getAddress(), nonce, deadline, signature));
+  const headers: Record<string, string> = { "Content-Type": "application/json" };
+  if (opts.token) headers.Authorization = `Bearer ${opts.token}`;
+  const answers: string[] = [];
+  const refusals: string[] = [];
+  let t = 0;
+  for (const api of apis) {
+    if (t > 0 && answers.length >= t) break;
+    try {
+      const resp = await f(`${api.replace(/\/+$/, "")}/v1/private-read`, { method: "POST", headers, body });
+      const text = await resp.text();
+      if (!resp.ok) {
+        refusals.push(`${api}: ${resp.status} ${text.trim()}`);
+        continue;
+      }
+      t ||= Number(JSON.parse(text).threshold);
+      answers.push(text);
+    } catch (e) {
+      refusals.push(`${api}: ${e}`);
+    }
+  }
+  if (answers.length === 0 || answers.length < t) {
+    throw new Error(`readPrivate: ${answers.length} member answers, need t=${t || "?"}: ${refusals.join("; ")}`);
+  }
+  return ok(c.combinePrivateRead(opts.keys.secretKey, answers)).map((v) => BigInt(v));
 }

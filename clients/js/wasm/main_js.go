@@ -10,6 +10,7 @@ import (
 	"syscall/js"
 
 	"github.com/fhegate/fhegate/fhe"
+	"github.com/fhegate/fhegate/fhe/pkswitch"
 )
 
 // The JavaScript interface, installed as globalThis.__fhegate (the
@@ -195,6 +196,61 @@ func main() {
 		}
 		h := fhe.HandleOf(b)
 		return "0x" + hex.EncodeToString(h[:]), nil
+	})
+	fn("readerKeys", func(a []js.Value) (any, error) {
+		if err := nargs(a, 1); err != nil {
+			return nil, err
+		}
+		sk, pk, err := ReaderKeys(a[0].String())
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"secretKey": jsBytes(sk), "publicKey": jsBytes(pk)}, nil
+	})
+	fn("privateReadBody", func(a []js.Value) (any, error) {
+		if err := nargs(a, 6); err != nil {
+			return nil, err
+		}
+		pk, err := bytesArg(a[1], maxPublicKeyBytes)
+		if err != nil {
+			return nil, fmt.Errorf("public key: %w", err)
+		}
+		nonce, err1 := strconv.ParseUint(a[3].String(), 10, 64)
+		deadline, err2 := strconv.ParseUint(a[4].String(), 10, 64)
+		if err1 != nil || err2 != nil {
+			return nil, fmt.Errorf("nonce and deadline must be decimal uint64 strings")
+		}
+		b, err := PrivateReadBody(a[0].String(), pk, a[2].String(), nonce, deadline, a[5].String())
+		if err != nil {
+			return nil, err
+		}
+		return string(b), nil
+	})
+	fn("combinePrivateRead", func(a []js.Value) (any, error) {
+		if err := nargs(a, 2); err != nil {
+			return nil, err
+		}
+		sk, err := bytesArg(a[0], maxPublicKeyBytes)
+		if err != nil {
+			return nil, fmt.Errorf("secret key: %w", err)
+		}
+		n := a[1].Length()
+		if n == 0 || n > pkswitch.MaxMembers {
+			return nil, fmt.Errorf("%d answers outside [1,%d]", n, pkswitch.MaxMembers)
+		}
+		answers := make([]string, n)
+		for i := range answers {
+			answers[i] = a[1].Index(i).String()
+		}
+		v, err := CombinePrivateRead(sk, answers)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]any, len(v))
+		for i, x := range v {
+			out[i] = strconv.FormatInt(x, 10)
+		}
+		return out, nil
 	})
 	js.Global().Set("__fhegate", api)
 	if ready := js.Global().Get("__fhegateReady"); ready.Type() == js.TypeFunction {

@@ -9,6 +9,7 @@
 //	gohelper keygen DIR PRESET     writes DIR/pk.bin and DIR/sk.bin
 //	gohelper check DIR < job.json  verifies job.body; prints {"handles","proofDigests"}
 //	gohelper encrypt DIR < job.json encrypts job.values; prints {"body","handles","proofDigests"}
+//	gohelper committee DIR OWNERKEY  a 2-of-3 committee for private reads (committee.go)
 package main
 
 import (
@@ -59,6 +60,12 @@ func run(args []string) error {
 		return fmt.Errorf("usage: gohelper keygen|check|encrypt DIR [PRESET]")
 	}
 	dir := args[1]
+	if args[0] == "committee" {
+		if len(args) != 3 {
+			return fmt.Errorf("committee DIR OWNERKEY")
+		}
+		return privateReadCommittee(dir, args[2])
+	}
 	if args[0] == "keygen" {
 		if len(args) != 3 {
 			return fmt.Errorf("keygen DIR PRESET")
