@@ -141,6 +141,13 @@ func (deep) Evaluate(ctx context.Context, ev *fhe.Evaluator, in []*fhe.Ciphertex
 	return ev.Add(x, x) // one more (level-free) step after the refresh
 }
 
+// NoPackedForm: the deep circuit squares until its register reaches the
+// refresh floor, so its number of squarings depends on its inputs' level,
+// which packing lowers by one (the mask's rescale); its Reference assumes
+// top-level inputs. It exercises the one-by-one path's refresh, and the
+// serve loop never packs it.
+func (deep) NoPackedForm() bool { return true }
+
 // Reference: x = a·b, squared MaxLevel−1−deepFloor times, doubled.
 func (deep) Reference(p *fhe.Params, in []int64) uint64 {
 	if len(in) != 2 {

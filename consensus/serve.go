@@ -200,8 +200,14 @@ func (s *server) packable(r Request) bool {
 	if s.m.cfg.PackMin < 0 || r.Kind != KindPolicy || len(r.Inputs) == 0 || len(r.Inputs) > maxPackWidth {
 		return false
 	}
-	_, err := s.m.cfg.Circuits.Lookup(r.PolicyID)
-	return err == nil
+	c, err := s.m.cfg.Circuits.Lookup(r.PolicyID)
+	if err != nil {
+		return false
+	}
+	if np, ok := c.(interface{ NoPackedForm() bool }); ok && np.NoPackedForm() {
+		return false
+	}
+	return true
 }
 
 // runPacked evaluates closed windows' batches: a batch smaller than PackMin
