@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash"
 	"math"
 	"math/big"
 	"math/bits"
@@ -400,18 +401,21 @@ func sampleBounded(s ring.Sampler, tmp ring.Poly, rq *ring.Ring, bound int64) []
 // ct = ModDown_P(ĉ) (NTT domain, Lattigo's layout, with meta) and
 // ρ = ĉ mod P.
 func (k *Key) encryptQP(w [nComp][]int64, meta *rlwe.MetaData) (*rlwe.Ciphertext, [2][][]uint64) {
+	return k.finish(k.hatQP(w), meta)
+}
+
+// hatQP computes ĉ = pk·u + (e0, e1) + (P·[t^{-1}m]_Q, 0) over QP
+// (coefficient domain).
+func (k *Key) hatQP(w [nComp][]int64) [2]ring.Poly {
 	rqp, rq := k.rqp, k.rq
-	p := k.PK.Params()
-	ct := rlwe.NewCiphertext(p.RLWE(), 1, p.MaxLevel())
-	*ct.MetaData = *meta
-	ct.IsNTT, ct.IsMontgomery = true, false
-	uN, c, tmp := rqp.NewPoly(), rqp.NewPoly(), rqp.NewPoly()
+	uN, tmp := rqp.NewPoly(), rqp.NewPoly()
 	setSigned(rqp, uN, w[compU])
 	rqp.NTT(uN, uN)
 	m := rq.NewPoly()
 	setSigned(rq, m, w[compM])
-	var rho [2][][]uint64
-	for i := range 2 {
+	var hat [2]ring.Poly
+	for i := range hat {
+		c := rqp.NewPoly()
 		rqp.MulCoeffsBarrett(uN, k.pk[i], c)
 		rqp.INTT(c, c)
 		setSigned(rqp, tmp, w[compE0+i])
@@ -419,12 +423,26 @@ func (k *Key) encryptQP(w [nComp][]int64, meta *rlwe.MetaData) (*rlwe.Ciphertext
 		if i == 0 { // + P·[t^{-1}m]_Q: R_Q's operations act on Q's rows of c
 			rq.MulScalarBigintThenAdd(m, k.ptInv, c)
 		}
+		hat[i] = c
+	}
+	return hat
+}
+
+// finish returns ct = ModDown_P(ĉ) (NTT domain, with meta) and ρ = ĉ mod P
+// for ĉ over QP in the coefficient domain.
+func (k *Key) finish(hat [2]ring.Poly, meta *rlwe.MetaData) (*rlwe.Ciphertext, [2][][]uint64) {
+	p := k.PK.Params()
+	ct := rlwe.NewCiphertext(p.RLWE(), 1, p.MaxLevel())
+	*ct.MetaData = *meta
+	ct.IsNTT, ct.IsMontgomery = true, false
+	var rho [2][][]uint64
+	for i, c := range hat {
 		rho[i] = make([][]uint64, len(k.PP.PModuli))
 		for j := range rho[i] {
 			rho[i][j] = slices.Clone(c.Coeffs[k.nQ+j])
 		}
 		k.lift.modDown(c.Coeffs[:k.nQ], rho[i], ct.Value[i].Coeffs)
-		rq.NTT(ct.Value[i], ct.Value[i])
+		k.rq.NTT(ct.Value[i], ct.Value[i])
 	}
 	return ct, rho
 }
@@ -559,6 +577,15 @@ func (k *Key) Verify(ct *fhe.Ciphertext, h fhe.Handle, ctx Context, proof []byte
 // a verification) of the context, the key digest, the canonical
 // ciphertext's handle, ρ (the rest of the statement ĉ) and W.
 func (k *Key) transcript(ctx Context, h fhe.Handle, rho [2][][]uint64, w0, w1 ring.Poly) [32]byte {
+	x := k.transcriptPrefix(ctx, h, rho)
+	buf := make([]byte, 8*k.PP.N)
+	writeRows(x, buf, w0.Coeffs)
+	writeRows(x, buf, w1.Coeffs)
+	return [32]byte(x.Sum(nil))
+}
+
+// transcriptPrefix is the transcript's hash state after everything but W.
+func (k *Key) transcriptPrefix(ctx Context, h fhe.Handle, rho [2][][]uint64) hash.Hash {
 	x := sha256.New()
 	_, _ = x.Write([]byte(Domain))
 	_, _ = x.Write([]byte{byte(k.PK.Params().Preset.ID)})
@@ -574,19 +601,19 @@ func (k *Key) transcript(ctx Context, h fhe.Handle, rho [2][][]uint64, w0, w1 ri
 	_, _ = x.Write(k.Digest[:])
 	_, _ = x.Write(h[:])
 	buf := make([]byte, 8*k.PP.N)
-	writeRows := func(rows [][]uint64) {
-		for _, row := range rows {
-			for j, v := range row {
-				binary.LittleEndian.PutUint64(buf[8*j:], v)
-			}
-			_, _ = x.Write(buf)
+	writeRows(x, buf, rho[0])
+	writeRows(x, buf, rho[1])
+	return x
+}
+
+// writeRows writes rows of residues, each as N little-endian 64-bit words.
+func writeRows(x hash.Hash, buf []byte, rows [][]uint64) {
+	for _, row := range rows {
+		for j, v := range row {
+			binary.LittleEndian.PutUint64(buf[8*j:], v)
 		}
+		_, _ = x.Write(buf)
 	}
-	writeRows(rho[0])
-	writeRows(rho[1])
-	writeRows(w0.Coeffs)
-	writeRows(w1.Coeffs)
-	return [32]byte(x.Sum(nil))
 }
 
 // Challenge expands h into a ternary polynomial with exactly kappa non-zero
