@@ -168,8 +168,13 @@
 // challenges X^i, X^j with j − i odd (2/(X^i − X^j) then has N non-zero
 // coefficients); a prover answering 2^a + 1 challenges of a repetition
 // answers two whose exponents agree mod 2^a, which divides the factor by
-// 2^a but costs a knowledge error of (2^a/2N)^r — no cheaper rigorous bound
-// is argued here. CraftableNoiseBits is what a cheating prover with an
+// 2^a but costs a knowledge error of (2^a/2N)^r. The bound is close to
+// tight at the 2^-128 level: a statement off the relation by
+// (1 − X^d)^{-1}·b (d odd, b short in the m coordinate) answers the two
+// challenges X^e, X^{e+d} of a repetition with a carry ≈ N·‖b‖∞/t, so a
+// prover that guesses, per repetition, which pair it will get wins with
+// (1/N)^r per hash query (2^-130 on BGVN13, 2^-126 on BGVN14) with an input
+// noise ≈ 2^32 / 2^34. CraftableNoiseBits is what a cheating prover with an
 // oversized but real witness (‖w_i‖∞ ≤ Z_i/2) always gets accepted: 2^19.0
 // on BGVN13 and 2^20.0 on BGVN14, all of it the message carry m = v + t·k
 // (TestAcceptedNoiseBound crafts one: measured 2^19.0 for 2·ct against
@@ -189,14 +194,20 @@
 //
 // # Measured, and published figures beside them
 //
-// `fhegate bench inputs --runs 11` (medians of three runs; 2 shared cores,
-// AMD EPYC, GOMAXPROCS 2, load ≈ 1.1–1.5), one ciphertext, one proof
-// covering all N slots (docs/LP-137.md has the runs, and the proof over Q
-// it replaced beside them):
+// `fhegate bench inputs --runs 3` (medians; version 2 and 3 run
+// alternately, three pairs, on a 2-vCPU Intel Xeon with AVX-512 IFMA
+// shared with other builds, load average 17–20: noisy; docs/LP-137.md,
+// "Input proofs: monomial challenges", has every run), one ciphertext, one
+// proof covering all N slots:
 //
-//	preset           κ   proof     ciphertext  encrypt+prove  plain encrypt  verify
-//	bgv-n13-t65537   11  200738 B  655380 B    34 ms          9 ms           15 ms
-//	bgv-n14-t65537   10  557090 B  2621460 B   112 ms         32 ms          61 ms
+//	preset           r   soundness  proof       ciphertext  encrypt+prove  verify       v2 verify, same pairs
+//	bgv-n13-t65537   10  2^-140     1159203 B   655380 B    361–407 ms     197–415 ms   33–65 ms (200738 B)
+//	bgv-n14-t65537   9   2^-135     2326563 B   2621460 B   1.9–3.3 s      988–1428 ms  208–305 ms (557090 B)
+//
+// Verification costs ≈ 4.4–9.2× version 2 and the proof 5.8× / 4.2×: r full
+// responses instead of one (each as wide as version 2's: the masks hide
+// r·N coefficients instead of κ-fold products), over the 2× aimed at; a
+// single ciphertext has nothing to amortise over.
 //
 // Of each proof, ĉ mod P is 92160 B (N13) and 327680 B (N14).
 // (go test ./fhe/zkpok -run '^$' -bench . gives the same sizes; it
