@@ -194,9 +194,9 @@ func TestAcceptedNoiseBits(t *testing.T) {
 		members int
 		lo, hi  float64
 	}{
-		{fhe.BGVN13, 1, 33, 33.5},
-		{fhe.BGVN13, 16, 33, 33.5},
-		{fhe.BGVN14, 16, 35, 35.5},
+		{fhe.BGVN13, 1, 32.9, 33.5},
+		{fhe.BGVN13, 16, 32.9, 33.5},
+		{fhe.BGVN14, 16, 34.9, 35.5},
 	} {
 		b, err := AcceptedNoiseBits(fhe.MustParams(tc.id), tc.members)
 		require.NoError(t, err)
