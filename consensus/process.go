@@ -95,21 +95,36 @@ func (m *Member) processVectorAlone(ctx context.Context, req Request, ks keySnap
 	return vs[0], nil
 }
 
-// inputs returns a request's input ciphertexts, fetched from the live
-// members where this member lacks one. An input stored under another key
-// epoch than the committee's is refused (ErrStaleKey).
+// inputs returns a request's input ciphertexts as the committee evaluates
+// them (evaluableInput), fetched from the live members where this member
+// lacks one. An input stored under another key epoch than the committee's
+// is refused (ErrStaleKey).
 func (m *Member) inputs(ctx context.Context, hs []fhe.Handle, epoch uint64) ([]*fhe.Ciphertext, error) {
 	var err error
 	inputs := make([]*fhe.Ciphertext, len(hs))
 	for i, h := range hs {
-		if inputs[i], err = m.currentInput(h, epoch); errors.Is(err, store.ErrNotFound) {
-			inputs[i], err = m.fetch(ctx, h)
-		}
-		if err != nil {
+		if inputs[i], err = m.evaluableInput(ctx, h, epoch); err != nil {
 			return nil, fmt.Errorf("consensus: input %d: %w", i, err)
 		}
 	}
 	return inputs, nil
+}
+
+// evaluableInput is the ciphertext the committee evaluates for the stored
+// input h (fetched from the live members where this member lacks it): 2·ct
+// for an upload, whose proof only bounds the noise of 2·ct, the stored
+// ciphertext itself for a committee re-encryption (fhe.Ciphertext.Evaluable,
+// fhe/zkpok "Soundness"). The packed path applies the same rule as it masks
+// the stored bytes (fhe.SlotPacker.AddEncoded).
+func (m *Member) evaluableInput(ctx context.Context, h fhe.Handle, epoch uint64) (*fhe.Ciphertext, error) {
+	ct, err := m.currentInput(h, epoch)
+	if errors.Is(err, store.ErrNotFound) {
+		ct, err = m.fetch(ctx, h)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return ct.Evaluable()
 }
 
 // requestRun is one request's way through Process: the key snapshot it

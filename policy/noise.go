@@ -18,8 +18,9 @@ import (
 // knowledge (fhe/zkpok) only bounds a small multiple of the noise, with a
 // soundness slack of ≈ 8Nκ on every norm. The proof is over QP and the
 // committee stores ModDown_P of the upload, which divides that slack by P
-// except on the message's carry (zkpok.AcceptedNoiseBits: 2^20.1 on BGVN13
-// and 2^21.1 on BGVN14 for 16 members; an honest input ≈ 2^6). What an
+// except on the message's carry (zkpok.AcceptedNoiseBits, for the 2·ct the
+// committee evaluates: 2^33.0 on BGVN13 and 2^35.0 on BGVN14 for 16 members,
+// worst case over monomial challenges; an honest input ≈ 2^7). What an
 // uploader can shape is that carry, chosen without knowledge of s: the
 // heuristic per-op rules that bound honest noise hold for it, so
 // EstimateNoise — the registration gate and the refresh sizing — starts

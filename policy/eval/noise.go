@@ -28,8 +28,8 @@ const MaxCommitteeMembers = 16
 // and the mask's √N·t/2 divided by the smallest prime it may drop.
 //
 // InputBits is the noise bound of an accepted input for BGV presets
-// (zkpok.AcceptedNoiseBits(p, maxMembers): 2^20.1 on BGVN13, 2^21.1 on
-// BGVN14), FreshBits elsewhere; every estimate starts inputs there; the worst-case rules' gains use N·t instead
+// of the evaluated 2·ct (zkpok.AcceptedNoiseBits(p, maxMembers): 2^33.0 on
+// BGVN13, 2^35.0 on BGVN14), FreshBits elsewhere; every estimate starts inputs there; the worst-case rules' gains use N·t instead
 // of the heuristic √N·t. DecryptLevel is −1 (unknown): a caller that knows
 // its committee's decryption level (protocol.PlanNoise) sets it to credit the
 // modulus switch. Everything here is cheap and deterministic: the chain's
