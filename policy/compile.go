@@ -39,6 +39,7 @@ const (
 	kConst = iota
 	kLin
 	kUni
+	kWide // a wide unsigned integer: base-16 digits (wide.go)
 )
 
 type term struct {
@@ -77,21 +78,29 @@ type val struct {
 	base  lin // no constant; a single-term base is a bare register
 	bvals []int64
 	table []int64
+	// kWide
+	w *wide
 }
 
 type compiler struct {
 	spec   *Spec
+	inputs []Input // plan inputs: one per narrow input, one per digit of a wide one
 	ops    []Op
 	regSet []vset
 	noise  []int64 // noise growth factor of each register (1 = fresh or just rescaled)
-	cse    map[string]int
-	env    map[string]*val
-	sets   map[string][]int64
-	field  string
-	line   int
-	col    int
-	maxDeg int
-	work   int64 // deterministic work units spent (value-set pairs, table entries, interpolation steps)
+	// scaleAware (plans over wide integers): registers carry a BGV scale
+	// class (class), and a weighted sum over several classes counts
+	// ScaleMatchNoise per extra class (see ScaleMatchNoise).
+	scaleAware bool
+	class      []int
+	cse        map[string]int
+	env        map[string]*val
+	sets       map[string][]int64
+	field      string
+	line       int
+	col        int
+	maxDeg     int
+	work       int64 // deterministic work units spent (value-set pairs, table entries, interpolation steps)
 }
 
 // MaxCompileWork bounds the work Compile may do on one document, in
@@ -124,6 +133,9 @@ func (s *Spec) Compile(opt Options) (*Plan, error) {
 		return nil, err
 	}
 	c := &compiler{spec: s, cse: map[string]int{}, env: map[string]*val{}, sets: map[string][]int64{}, maxDeg: 1<<target.Budget() - 1}
+	for _, in := range s.Inputs {
+		c.scaleAware = c.scaleAware || in.Wide()
+	}
 	declared := map[string]string{}
 	declare := func(name, what string, line int, field string) error {
 		if prev, dup := declared[name]; dup {
@@ -136,19 +148,30 @@ func (s *Spec) Compile(opt Options) (*Plan, error) {
 		if err := declare(in.Name, "an input", in.line, fmt.Sprintf("inputs[%d].name", i)); err != nil {
 			return nil, err
 		}
-		set := interval(in.Min, in.Max)
-		c.ops = append(c.ops, Op{Kind: OpInput, Input: i, Min: in.Min, Max: in.Max})
-		c.regSet = append(c.regSet, set)
-		c.noise = append(c.noise, 1)
-		c.env[in.Name] = &val{kind: kLin, lin: lin{terms: []term{{reg: i, w: 1}}}, set: set}
+		if in.Wide() {
+			v, err := c.wideInput(in)
+			if err != nil {
+				return nil, err
+			}
+			c.env[in.Name] = v
+			continue
+		}
+		r := c.input(Input{Name: in.Name, Min: in.Min, Max: in.Max})
+		c.env[in.Name] = &val{kind: kLin, lin: lin{terms: []term{{reg: r, w: 1}}}, set: c.regSet[r]}
+	}
+	if len(c.inputs) > MaxInputs {
+		return nil, errAt(ErrSchema, 0, 0, "inputs", "the inputs take %d slots (wide integers take one per base-%d digit), limit %d", len(c.inputs), DigitBase, MaxInputs)
 	}
 	for _, k := range s.Constants {
 		if err := declare(k.Name, "a constant", k.line, "constants."+k.Name); err != nil {
 			return nil, err
 		}
-		if k.Set != nil {
+		switch {
+		case k.Set != nil:
 			c.sets[k.Name] = k.Set
-		} else {
+		case k.Big:
+			c.env[k.Name] = wideConst(k.U)
+		default:
 			c.env[k.Name] = constVal(k.Value, false)
 		}
 	}
@@ -227,6 +250,8 @@ func (c *compiler) expr(n *node) (*val, error) {
 	switch n.op {
 	case "int":
 		return constVal(n.val, false), nil
+	case "uint":
+		return wideConst(n.u), nil
 	case "bool":
 		return constVal(n.val, true), nil
 	case "id":
@@ -269,6 +294,9 @@ func (c *compiler) unary(n *node) (*val, error) {
 	if err != nil {
 		return nil, err
 	}
+	if x.kind == kWide {
+		return nil, c.errNode(ErrType, n, "a wide unsigned integer cannot be negated")
+	}
 	return c.affine(n, x, -1, 0, false)
 }
 
@@ -282,6 +310,9 @@ func (c *compiler) binary(n *node) (*val, error) {
 	y, err := c.expr(n.kids[1])
 	if err != nil {
 		return nil, err
+	}
+	if x.kind == kWide || y.kind == kWide {
+		return c.wideBinary(n, x, y)
 	}
 	switch n.op {
 	case "+":
@@ -308,6 +339,12 @@ func (c *compiler) membership(n *node) (*val, error) {
 		return nil, err
 	}
 	set := n.set
+	if x.kind == kWide && set == nil {
+		set = c.sets[n.name]
+	}
+	if x.kind == kWide && set != nil {
+		return c.wideMember(n, x, set, n.op == "in")
+	}
 	if set == nil {
 		s, ok := c.sets[n.name]
 		if !ok {
@@ -392,6 +429,9 @@ func (c *compiler) boolOperand(n *node) (*val, error) {
 	v, err := c.expr(n)
 	if err != nil {
 		return nil, err
+	}
+	if v.kind == kWide {
+		return nil, c.errNode(ErrType, n, "a boolean is required here (a wide unsigned integer was given; compare it first)")
 	}
 	if !v.isBool {
 		// An integer known to be 0 or 1 (e.g. an input declared 0..1) is a boolean.
@@ -732,6 +772,8 @@ func (c *compiler) materialize(v *val) (lin, error) {
 		return lin{c: v.c}, nil
 	case kLin:
 		return v.lin, nil
+	case kWide:
+		return lin{}, c.errAtCol(ErrType, 0, "a wide unsigned integer can only be compared, added, multiplied by a constant or tested with in; it cannot be used as a one-slot value")
 	}
 	// Base register.
 	var breg int
@@ -847,6 +889,12 @@ func (c *compiler) emit(op Op, set vset) int {
 		}
 		op.Args = args
 	}
+	class := c.scaleClass(&op, len(c.ops))
+	if op.Kind == OpLinear && c.scaleAware {
+		for k := c.classes(op.Args); k > 1; k-- {
+			noise = min(noise*ScaleMatchNoise, MaxAbs)
+		}
+	}
 	switch op.Kind {
 	case OpLinear:
 		for _, a := range op.Args {
@@ -866,6 +914,7 @@ func (c *compiler) emit(op Op, set vset) int {
 	c.ops = append(c.ops, op)
 	c.regSet = append(c.regSet, set)
 	c.noise = append(c.noise, noise)
+	c.class = append(c.class, class)
 	r := len(c.ops) - 1
 	c.cse[key] = r
 	return r

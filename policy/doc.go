@@ -13,6 +13,7 @@
 //	preset: auto                      # optional: auto | bgv-n13-t65537 | bgv-n14-t65537
 //	inputs:                           # encrypted integers with declared ranges, in order
 //	  - {name: age, min: 0, max: 127}
+//	  - {name: income, type: uint32, max: 1000000}  # a wide unsigned integer (uint8 … uint64)
 //	constants:                        # public integers and sets
 //	  adult: 18
 //	  sanctioned: [7, 19, 23]
@@ -77,11 +78,27 @@
 // 3 on BGVN13, 8 on BGVN14), which covers the refresh points and the
 // committee's refresh of the result before its mask alike.
 //
-// Wide integers: a single comparison polynomial is limited to 256 values
-// (degree 255, depth 8). Larger quantities are encrypted as digits, compared
-// lexicographically as in Iliashenko–Zucca: amount ≥ 12·256 + 34 with 8-bit
-// digits hi, lo is "if(hi == 12, lo >= 34, hi > 12)" — three degree-255
-// polynomials and one product, depth 9: one refresh on BGVN14.
+// # Wide integers (uint8 … uint64): amounts, balances, codes
+//
+// A single comparison polynomial is limited to 2^Budget values (256 at
+// depth 8), and digit extraction from one slot costs a degree-(t−1)
+// polynomial, so an input declared {type: uint8 | uint16 | uint32 |
+// uint64, max: M} is encrypted by the client as ⌈bits(M)/4⌉ base-16 digits,
+// each one plan input ("name.0" least significant … "name.k"), all carried in
+// ONE vector input under one proof (Plan.DecisionRow splits a value;
+// `fhegate encrypt --policy … --vector`, fheclient.UploadDecision).
+// Comparisons (with constants up to 2^64 − 1 and with each other) run
+// digit-wise after Iliashenko–Zucca: per digit a degree-≤30 lt/eq pair,
+// combined by a balanced (L, E) tree; sums are exact (carry look-ahead, the
+// width grows by one digit — the overflow rule: never wraps, refused past
+// 128 bits); k·x for a constant k splits nibble products into low and high
+// digits; x ∈ S for x ≤ 16 bits evaluates S's vanishing polynomial in
+// chunks and maps it to 0/1 with z^(t−1). Subtraction and products of two
+// encrypted wide values are refused. wide.go has the math, the costs and
+// what an out-of-range digit (≥ 16) can do: only garble its own request's
+// verdict. Plans over wide integers also track BGV scale classes (a sum of
+// differently rescaled registers costs ≈ √t noise per class, Lattigo's
+// scale matching): see ScaleMatchNoise.
 //
 // The plan records its depth, the ct×ct / ct×constant / ct×plaintext /
 // rotation counts (Counts), and the preset it needs: BGVN13 if the depth is

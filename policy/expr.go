@@ -22,14 +22,16 @@ type node struct {
 	val  int64
 	name string
 	set  []int64 // "in"/"notin" with a literal set
+	u    uint64  // "uint": a literal above MaxAbs (wide integers only)
 	kids []*node
 	col  int // 1-based column in the expression string
 }
 
 type token struct {
-	kind string // "int", "id", "op", "eof"
+	kind string // "int", "uint", "id", "op", "eof"
 	text string
 	val  int64
+	u    uint64
 	col  int
 }
 
@@ -69,7 +71,14 @@ func lex(src string) ([]token, error) {
 			}
 			v, err := strconv.ParseInt(src[i:j], 10, 64)
 			if err != nil || v > MaxAbs {
-				return nil, perr(ErrRange, col, "integer %s exceeds 2^40", src[i:j])
+				// Above 2^40: an unsigned 64-bit literal, for wide integers only.
+				u, uerr := strconv.ParseUint(src[i:j], 10, 64)
+				if uerr != nil {
+					return nil, perr(ErrRange, col, "integer %s exceeds 2^64 − 1", src[i:j])
+				}
+				out = append(out, token{kind: "uint", text: src[i:j], u: u, col: col})
+				i = j
+				continue
 			}
 			out = append(out, token{kind: "int", text: src[i:j], val: v, col: col})
 			i = j
@@ -296,6 +305,9 @@ func (p *exprParser) setInt() (int64, error) {
 		neg = true
 	}
 	t := p.next()
+	if t.kind == "uint" {
+		return 0, perr(ErrRange, t.col, "set element %s exceeds 2^40", t.text)
+	}
 	if t.kind != "int" {
 		return 0, perr(ErrSyntax, t.col, "want an integer in set, got %q", t.text)
 	}
@@ -330,6 +342,13 @@ func (p *exprParser) primary() (*node, error) {
 			return nil, err
 		}
 		n.val = t.val
+		return n, nil
+	case "uint":
+		n, err := p.mk("uint", t.col)
+		if err != nil {
+			return nil, err
+		}
+		n.u = t.u
 		return n, nil
 	case "id":
 		switch t.text {

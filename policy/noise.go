@@ -84,9 +84,14 @@ type NoiseEstimate struct {
 //
 //   - input: max(FreshBits, InputBits) (an accepted input);
 //   - linear: log2 Σ|w_i|·2^{b_i} (a constant adds none) — exact worst case;
-//   - mul, rescale: FloorBits + 1, plus whatever the operands exceed the
+//   - mul: FloorBits + 1, plus whatever the operands exceed the
 //     NoiseBudget by (the rescale divides the product noise by the prime,
 //     which the floor already accounts for up to the budget);
+//   - rescale (a product by the all-ones plaintext, the constant
+//     polynomial 1): max(FloorBits + 1, log2(2^FloorBits + 2^{b − MinQBits}))
+//     — the operand's noise divided by the dropped prime, as the
+//     adversarial estimate counts it (identical to FloorBits + 1 for an
+//     operand within the NoiseBudget);
 //   - poly: FloorBits + log2(deg+1) (the baby-step giant-step sum of up to
 //     deg+1 rescaled terms, each at the floor) plus the operand excess;
 //   - a register marked Refresh: RefreshBits afterwards.
@@ -118,8 +123,14 @@ func (p *Plan) EstimateNoise(m NoiseModel) NoiseEstimate {
 				s += math.Abs(float64(op.Weights[i])) * math.Exp2(bits[a])
 			}
 			b = math.Log2(math.Max(s, 1))
-		case OpMul, OpRescale:
+		case OpMul:
 			b = m.FloorBits + 1 + excess(op.Args)
+		case OpRescale:
+			// A product by the all-ones plaintext (the constant polynomial)
+			// divided by the dropped prime: the operand's noise shrinks by
+			// q ≥ 2^MinQBits, as adversarialNoise counts it, and the result
+			// is at least a rescaled product's floor.
+			b = math.Max(m.FloorBits+1, log2Sum(m.FloorBits, bits[op.Args[0]]-m.MinQBits))
 		case OpPoly:
 			b = m.FloorBits + math.Log2(float64(op.Degree()+1)) + excess(op.Args)
 		default:

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"math/big"
 )
 
 func (p *Plan) checkBatch(inputs [][]int64) (int, error) {
@@ -126,21 +127,24 @@ func (p *Plan) EvalSpec(inputs [][]int64) ([]int64, error) {
 		return nil, err
 	}
 	sets := map[string]map[int64]bool{}
-	consts := map[string]int64{}
+	consts := map[string]*big.Int{}
 	for _, k := range s.Constants {
-		if k.Set != nil {
+		switch {
+		case k.Set != nil:
 			m := map[int64]bool{}
 			for _, v := range k.Set {
 				m[v] = true
 			}
 			sets[k.Name] = m
-		} else {
-			consts[k.Name] = k.Value
+		case k.Big:
+			consts[k.Name] = new(big.Int).SetUint64(k.U)
+		default:
+			consts[k.Name] = big.NewInt(k.Value)
 		}
 	}
 	res := make([]int64, n)
 	for i := 0; i < n; i++ {
-		env := map[string]int64{}
+		env := map[string]*big.Int{}
 		for k, v := range consts {
 			env[k] = v
 		}
@@ -149,62 +153,81 @@ func (p *Plan) EvalSpec(inputs [][]int64) ([]int64, error) {
 			if x < in.Min || x > in.Max {
 				return nil, fmt.Errorf("%w: decision %d: input %q = %d outside [%d, %d]", ErrInput, i, in.Name, x, in.Min, in.Max)
 			}
-			env[in.Name] = x
+			if in.Of == "" {
+				env[in.Name] = big.NewInt(x)
+				continue
+			}
+			// A digit of a wide input: x·16^Digit adds to its value.
+			v, ok := env[in.Of]
+			if !ok {
+				v = new(big.Int)
+				env[in.Of] = v
+			}
+			v.Add(v, new(big.Int).Lsh(big.NewInt(x), uint(DigitBits*in.Digit)))
 		}
 		for k, l := range lets {
 			env[s.Lets[k].Name] = specEval(l, env, sets)
 		}
-		res[i] = specEval(out, env, sets)
+		res[i] = specEval(out, env, sets).Int64()
 	}
 	return res, nil
 }
 
-func specEval(n *node, env map[string]int64, sets map[string]map[int64]bool) int64 {
-	ev := func(k int) int64 { return specEval(n.kids[k], env, sets) }
+// specEval evaluates a node over the integers (math/big: wide values and
+// their sums and multiples exceed int64).
+func specEval(n *node, env map[string]*big.Int, sets map[string]map[int64]bool) *big.Int {
+	ev := func(k int) *big.Int { return specEval(n.kids[k], env, sets) }
+	cmp := func() int { return ev(0).Cmp(ev(1)) }
+	bi := func(b bool) *big.Int { return big.NewInt(b2i(b)) }
+	truth := func(k int) bool { return ev(k).Sign() != 0 }
 	switch n.op {
 	case "int", "bool":
-		return n.val
+		return big.NewInt(n.val)
+	case "uint":
+		return new(big.Int).SetUint64(n.u)
 	case "id":
 		return env[n.name]
 	case "neg":
-		return -ev(0)
+		return new(big.Int).Neg(ev(0))
 	case "not":
-		return 1 - ev(0)
+		return new(big.Int).Sub(big.NewInt(1), ev(0))
 	case "+":
-		return ev(0) + ev(1)
+		return new(big.Int).Add(ev(0), ev(1))
 	case "-":
-		return ev(0) - ev(1)
+		return new(big.Int).Sub(ev(0), ev(1))
 	case "*":
-		return ev(0) * ev(1)
+		return new(big.Int).Mul(ev(0), ev(1))
 	case "==":
-		return b2i(ev(0) == ev(1))
+		return bi(cmp() == 0)
 	case "!=":
-		return b2i(ev(0) != ev(1))
+		return bi(cmp() != 0)
 	case "<":
-		return b2i(ev(0) < ev(1))
+		return bi(cmp() < 0)
 	case "<=":
-		return b2i(ev(0) <= ev(1))
+		return bi(cmp() <= 0)
 	case ">":
-		return b2i(ev(0) > ev(1))
+		return bi(cmp() > 0)
 	case ">=":
-		return b2i(ev(0) >= ev(1))
+		return bi(cmp() >= 0)
 	case "&&":
-		return b2i(ev(0) != 0 && ev(1) != 0)
+		return bi(truth(0) && truth(1))
 	case "||":
-		return b2i(ev(0) != 0 || ev(1) != 0)
+		return bi(truth(0) || truth(1))
 	case "in", "notin":
 		x := ev(0)
 		member := false
-		if n.set != nil {
-			for _, s := range n.set {
-				member = member || s == x
+		if x.IsInt64() {
+			if n.set != nil {
+				for _, s := range n.set {
+					member = member || s == x.Int64()
+				}
+			} else {
+				member = sets[n.name][x.Int64()]
 			}
-		} else {
-			member = sets[n.name][x]
 		}
-		return b2i(member == (n.op == "in"))
+		return bi(member == (n.op == "in"))
 	case "if":
-		if ev(0) != 0 {
+		if truth(0) {
 			return ev(1)
 		}
 		return ev(2)

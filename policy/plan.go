@@ -154,10 +154,15 @@ type Op struct {
 // Degree of an OpPoly.
 func (op *Op) Degree() int { return len(op.Coeffs) - 1 }
 
-// Input is a declared encrypted input.
+// Input is an encrypted input of the plan: a declared one-slot input, or one
+// base-16 digit of a declared wide integer (named "<name>.<digit>", digit 0
+// least significant; Of names the wide input, Digit is the digit's index).
+// Of and Digit follow from Name, so CanonicalBytes does not repeat them.
 type Input struct {
 	Name     string
 	Min, Max int64
+	Of       string `json:",omitempty"`
+	Digit    int    `json:",omitempty"`
 }
 
 // Output describes the verdict register.
@@ -240,9 +245,7 @@ func (c *compiler) finish(t target, result int, lo, hi int64) (*Plan, error) {
 	}
 	p := &Plan{Name: c.spec.Name, Ops: ops, Result: remap[result], spec: c.spec,
 		Output: Output{Type: c.spec.Output.Type, Min: lo, Max: hi}}
-	for _, in := range c.spec.Inputs {
-		p.Inputs = append(p.Inputs, Input{Name: in.Name, Min: in.Min, Max: in.Max})
-	}
+	p.Inputs = c.inputs
 	p.UnrefreshedDepth = depthPass(p.Ops, 1<<30)
 	if t.auto {
 		for _, pi := range Presets {

@@ -37,20 +37,35 @@ type Spec struct {
 	Output      OutputDecl
 }
 
-// InputDecl declares one encrypted input: an integer in [Min, Max].
+// InputDecl declares one encrypted input: an integer in [Min, Max], or
+// (Type "uint8" … "uint64") a wide unsigned integer in [0, UMax] carried as
+// base-16 digits (wide.go).
 type InputDecl struct {
 	Name     string
 	Min, Max int64
 	Doc      string
-	line     int
+	// Type is "" for a one-slot integer, or uint8, uint16, uint32, uint64.
+	Type string
+	// Bits is the width of a wide input (8 … 64), UMax its largest value
+	// (2^Bits − 1 unless the document gives max).
+	Bits int
+	UMax uint64
+	line int
 }
+
+// Wide reports whether the input is a wide unsigned integer (carried as digits).
+func (in InputDecl) Wide() bool { return in.Type != "" }
 
 // ConstDecl is a public constant: an integer or a set of integers.
 type ConstDecl struct {
 	Name  string
 	Value int64
 	Set   []int64 // non-nil for a set
-	line  int
+	// Big is set for an unsigned constant above MaxAbs (up to 2^64 − 1), held
+	// in U: usable only with wide integers.
+	Big  bool
+	U    uint64
+	line int
 }
 
 // LetDecl names an intermediate expression.
@@ -271,6 +286,18 @@ func intVal(v *yaml.Node, field string) (int64, error) {
 	return n, nil
 }
 
+// uintVal reads an unsigned integer up to 2^64 − 1 (wide constants and bounds).
+func uintVal(v *yaml.Node, field string) (uint64, error) {
+	if v.Kind != yaml.ScalarNode || v.Tag != "!!int" {
+		return 0, errAt(ErrSchema, v.Line, v.Column, field, "want an integer, got %s", kindName(v))
+	}
+	var n uint64
+	if err := v.Decode(&n); err != nil {
+		return 0, errAt(ErrSchema, v.Line, v.Column, field, "want an unsigned 64-bit integer: %v", err)
+	}
+	return n, nil
+}
+
 func strVal(v *yaml.Node, field string) (string, error) {
 	if v.Kind != yaml.ScalarNode {
 		return "", errAt(ErrSchema, v.Line, v.Column, field, "want a string, got %s", kindName(v))
@@ -322,6 +349,7 @@ func (s *Spec) parseInputs(v *yaml.Node) error {
 		field := fmt.Sprintf("inputs[%d]", i)
 		in := InputDecl{line: item.Line}
 		var haveMin, haveMax bool
+		var maxNode *yaml.Node
 		err := eachKey(item, field, func(key string, k, val *yaml.Node) error {
 			f := join(field, key)
 			var err error
@@ -337,8 +365,23 @@ func (s *Spec) parseInputs(v *yaml.Node) error {
 				in.Min, err = intVal(val, f)
 				haveMin = true
 			case "max":
-				in.Max, err = intVal(val, f)
+				maxNode = val
 				haveMax = true
+				if u, uerr := uintVal(val, f); uerr == nil && u > uint64(MaxAbs) {
+					in.UMax = u // only a wide input takes it (checked below)
+					return nil
+				}
+				in.Max, err = intVal(val, f)
+			case "type":
+				var t string
+				if t, err = strVal(val, f); err != nil {
+					return err
+				}
+				bits, ok := wideTypes[t]
+				if !ok {
+					return errAt(ErrSchema, val.Line, val.Column, f, "want uint8, uint16, uint32 or uint64, got %q", t)
+				}
+				in.Type, in.Bits = t, bits
 			case "range":
 				if val.Kind != yaml.SequenceNode || len(val.Content) != 2 {
 					return errAt(ErrSchema, val.Line, val.Column, f, "want [min, max]")
@@ -358,9 +401,20 @@ func (s *Spec) parseInputs(v *yaml.Node) error {
 		if err != nil {
 			return err
 		}
-		switch {
-		case in.Name == "":
+		if in.Name == "" {
 			return errAt(ErrSchema, item.Line, item.Column, field+".name", "missing")
+		}
+		if in.Wide() {
+			if err := in.wideBounds(item, maxNode, haveMin, haveMax, field); err != nil {
+				return err
+			}
+			s.Inputs = append(s.Inputs, in)
+			continue
+		}
+		if in.UMax != 0 {
+			return errAt(ErrRange, maxNode.Line, maxNode.Column, field+".max", "%d exceeds ±2^40 (declare type: uint64 for a wide integer)", in.UMax)
+		}
+		switch {
 		case !haveMin || !haveMax:
 			return errAt(ErrSchema, item.Line, item.Column, field, "input %q needs min and max (or range: [min, max])", in.Name)
 		case in.Min > in.Max:
@@ -387,6 +441,10 @@ func (s *Spec) parseConstants(v *yaml.Node) error {
 		c := ConstDecl{Name: key, line: k.Line}
 		switch val.Kind {
 		case yaml.ScalarNode:
+			if u, err := uintVal(val, f); err == nil && u > uint64(MaxAbs) {
+				c.Big, c.U = true, u
+				break
+			}
 			n, err := intVal(val, f)
 			if err != nil {
 				return err

@@ -2,6 +2,8 @@ package precompiles
 
 import (
 	"encoding/binary"
+	"errors"
+	"fmt"
 	"math/big"
 
 	"github.com/ava-labs/libevm/common"
@@ -232,6 +234,28 @@ func (s *Suite) policyMethods() []methodSpec {
 }
 
 // policyRegister implements FHEPolicy.registerPolicy.
+// AdmitPolicy is what FHEPolicy.registerPolicy decides about a spec once
+// its length is within [1, MaxSpecBytes]: it compiles it and refuses a zero
+// plan hash, a per-request cost above MaxPlanCost and more than MaxHandles
+// inputs. `fhegate policy inspect` calls it too, so that the CLI and the
+// chain accept exactly the same specs.
+func AdmitPolicy(c PolicyCompiler, spec []byte) (PlanInfo, error) {
+	info, err := c.Compile(spec)
+	if err != nil {
+		return PlanInfo{}, fmt.Errorf("compile: %w", err)
+	}
+	if info.PlanHash.IsZero() {
+		return PlanInfo{}, errors.New("compiler returned a zero plan hash")
+	}
+	if info.Cost > MaxPlanCost {
+		return PlanInfo{}, fmt.Errorf("plan cost %d exceeds %d", info.Cost, MaxPlanCost)
+	}
+	if info.Inputs > MaxHandles {
+		return PlanInfo{}, fmt.Errorf("plan takes %d inputs, max %d", info.Inputs, MaxHandles)
+	}
+	return info, nil
+}
+
 func (s *Suite) policyRegister(cl *call, a []any) ([]any, error) {
 	spec, err := argBytes(a[0])
 	if err != nil {
@@ -251,18 +275,9 @@ func (s *Suite) policyRegister(cl *call, a []any) ([]any, error) {
 	if err := cl.charge(GasCompileBase + GasCompileByte*uint64(len(spec)) + GasLogByte*32*words(len(spec))); err != nil {
 		return nil, err
 	}
-	info, err := s.compiler.Compile(spec)
+	info, err := AdmitPolicy(s.compiler, spec)
 	if err != nil {
-		return nil, revertf("FHEPolicy.registerPolicy: compile: %v", err)
-	}
-	if info.PlanHash.IsZero() {
-		return nil, revertf("FHEPolicy.registerPolicy: compiler returned a zero plan hash")
-	}
-	if info.Cost > MaxPlanCost {
-		return nil, revertf("FHEPolicy.registerPolicy: plan cost %d exceeds %d", info.Cost, MaxPlanCost)
-	}
-	if info.Inputs > MaxHandles {
-		return nil, revertf("FHEPolicy.registerPolicy: plan takes %d inputs, max %d", info.Inputs, MaxHandles)
+		return nil, revertf("FHEPolicy.registerPolicy: %v", err)
 	}
 	id := info.PlanHash
 	if err := cl.charge(GasWrite); err != nil { // the spec-hash index

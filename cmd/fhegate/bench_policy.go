@@ -9,6 +9,8 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"slices"
+
 	"sync"
 	"syscall"
 	"text/tabwriter"
@@ -22,6 +24,7 @@ import (
 	"github.com/fhegate/fhegate/policy"
 	"github.com/fhegate/fhegate/policy/eval"
 	"github.com/fhegate/fhegate/policy/examples"
+	"github.com/fhegate/fhegate/precompiles/corebackends"
 )
 
 // luxPolicyMs is Lux's TFHE policy bundle: 5.41 s per decision (M1 Max, LP-137).
@@ -41,7 +44,9 @@ type policyRow struct {
 	Gas            uint64  `json:"gas"`
 	GasPerDecision uint64  `json:"gas_per_decision"`
 	CtCt           int     `json:"ct_ct"`
-	Verified       bool    `json:"verified"` // every packed verdict decrypted and checked against the plaintext reference
+	Refreshes      int     `json:"refreshes,omitempty"`   // collective refreshes per evaluation (stood in for here)
+	RequestGas     uint64  `json:"request_gas,omitempty"` // what one evaluate() pays (corebackends.PerRequestGas)
+	Verified       bool    `json:"verified"`              // every packed verdict decrypted and checked against the plaintext reference
 	Reps           int     `json:"reps"`
 	// BaselineGoCPUMs is the pure-Go evaluation's best CPU time (the ratio
 	// of CPU times is the robust one on a shared host).
@@ -62,6 +67,13 @@ type benchPolicyOptions struct {
 	gpu      gpuFlags
 	shapes   string
 	profile  string
+	wide     bool
+}
+
+// benchSpec is a policy document to measure, by name.
+type benchSpec struct {
+	name string
+	doc  []byte
 }
 
 func newBenchPolicyCmd(a *app) *cobra.Command {
@@ -89,6 +101,7 @@ evaluation alone; the collective refresh is priced separately (policy/costs.json
 	cmd.Flags().StringVar(&o.jsonPath, "json", "", "write the results as JSON to this file (- for stdout)")
 	cmd.Flags().BoolVar(&o.quick, "quick", false, "one repetition instead of best of 3")
 	cmd.Flags().StringSliceVar(&o.names, "policy", nil, "example policies to run (default: all)")
+	cmd.Flags().BoolVar(&o.wide, "wide", false, "measure wide unsigned integers instead: 8/16/32/64-bit comparisons with a constant and with each other, and a 1,000-entry 16-bit list (--policy selects among cmp8_const … cmp64_xy, list1000)")
 	cmd.Flags().StringVar(&o.shapes, "shapes", "", "write the engine's batch shapes (N, moduli, B, direction) of all runs as JSON to this file (input of fhegate calibrate --shapes)")
 	cmd.Flags().StringVar(&o.profile, "cpuprofile", "", "write a Go CPU profile of the run to FILE; the routed evaluations carry the pprof label eval=routed, the pure-Go baseline eval=go (go tool pprof -tagfocus eval=routed)")
 	o.gpu.register(cmd)
@@ -96,9 +109,29 @@ evaluation alone; the collective refresh is priced separately (policy/costs.json
 }
 
 func runBenchPolicy(ctx context.Context, log *zap.Logger, out io.Writer, o benchPolicyOptions) error {
-	names := o.names
-	if len(names) == 0 {
-		names = examples.Names()
+	var specs []benchSpec
+	if o.wide {
+		all, err := wideBenchSpecs()
+		if err != nil {
+			return err
+		}
+		for _, s := range all {
+			if len(o.names) == 0 || slices.Contains(o.names, s.name) {
+				specs = append(specs, s)
+			}
+		}
+	} else {
+		names := o.names
+		if len(names) == 0 {
+			names = examples.Names()
+		}
+		for _, name := range names {
+			doc, err := examples.Get(name)
+			if err != nil {
+				return err
+			}
+			specs = append(specs, benchSpec{name: name, doc: doc})
+		}
 	}
 	reps := 3
 	if o.quick {
@@ -121,15 +154,32 @@ func runBenchPolicy(ctx context.Context, log *zap.Logger, out io.Writer, o bench
 		defer pprof.StopCPUProfile()
 	}
 	var rows []policyRow
-	for _, name := range names {
-		row, err := benchPolicy(ctx, log, name, reps)
+	for _, spec := range specs {
+		row, err := benchPolicy(ctx, log, spec.name, spec.doc, reps)
 		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
+			return fmt.Errorf("%s: %w", spec.name, err)
 		}
 		rows = append(rows, row)
 	}
 	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(w, "policy\tpreset\tdepth\tct×ct\trequest ms\tcpu ms\test. ms\tdecisions/ct\tms/decision\tvs Lux 5.41 s\tgas\tgas/decision\tbackend\tpure-Go ms\tpure-Go cpu ms\tgo/routed\tcpu go/routed\ttransforms\trouted\tbatch p50/p95\t")
+	if o.wide {
+		// The wide-integer rows: refreshes and per-request gas beside the time.
+		fmt.Fprintln(w, "policy\tpreset\tdepth\tct×ct\trefreshes\trequest ms\tcpu ms\test. ms\tdecisions/ct\tms/decision\tgas/request\t")
+		for _, r := range rows {
+			fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%d\t%.1f\t%.1f\t%.1f\t%d\t%.4f\t%d\t\n", r.Policy, r.Preset, r.Depth, r.CtCt, r.Refreshes,
+				r.RequestMs, r.RequestCPUMs, r.EstimatedMs, r.DecisionsPerCt, r.PerDecisionMs, r.RequestGas)
+		}
+		if err := w.Flush(); err != nil {
+			return err
+		}
+		if o.jsonPath != "" {
+			return writeJSON(out, o.jsonPath, rows)
+		}
+		return nil
+	}
+	fmt.Fprintln(w, "policy\tpreset\tdepth\tct×ct\trequest ms\tcpu ms\test. ms\tdecisions/ct\tms/decision\tvs Lux 5.41 s\tgas\tgas/decision\tbackend\tpure-Go ms\tgo/routed\ttransforms\trouted\tbatch p50/p95\t")
+
 	for _, r := range rows {
 		fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%.1f\t%.1f\t%.1f\t%d\t%.4f\t%.0f×\t%d\t%d\t%s\t%.1f\t%.1f\t%.2f×\t%.2f×\t%d\t%d\t%d/%d\t\n", r.Policy, r.Preset, r.Depth, r.CtCt,
 			r.RequestMs, r.RequestCPUMs, r.EstimatedMs, r.DecisionsPerCt, r.PerDecisionMs, r.SpeedupVsLux, r.Gas, r.GasPerDecision,
@@ -158,11 +208,7 @@ func policyCPUTime() time.Duration {
 // benchPolicy measures one example policy: a full ciphertext set of random
 // in-range decisions evaluated reps times single-threaded (best of), every
 // verdict checked against the plaintext reference.
-func benchPolicy(ctx context.Context, log *zap.Logger, name string, reps int) (policyRow, error) {
-	doc, err := examples.Get(name)
-	if err != nil {
-		return policyRow{}, err
-	}
+func benchPolicy(ctx context.Context, log *zap.Logger, name string, doc []byte, reps int) (policyRow, error) {
 	p, err := policy.Compile(doc)
 	if err != nil {
 		return policyRow{}, err
@@ -259,6 +305,7 @@ func benchPolicy(ctx context.Context, log *zap.Logger, name string, reps int) (p
 		SpeedupVsLux: float64(int64(luxPolicyMs/per + 0.5)), EstimatedMs: round2(p.EstimatedMillis()),
 		Gas: p.Gas(), GasPerDecision: p.GasPerDecision(), CtCt: p.Counts.CtCt, Verified: true, Reps: reps,
 		BaselineGoCPUMs: round2(float64(goCPU.Microseconds()) / 1e3), gateCounters: gate,
+		Refreshes: p.Counts.Refreshes, RequestGas: corebackends.PerRequestGas(p),
 	}, nil
 }
 

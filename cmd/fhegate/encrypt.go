@@ -39,6 +39,7 @@ func parseInts(s string) ([]int64, error) {
 // encryptOptions are the flags of `fhegate encrypt`.
 type encryptOptions struct {
 	keyPath, values, outPath, submit, owner string
+	policy                                  string
 	ctype                                   uint8
 	rooted, vector                          bool
 }
@@ -70,8 +71,15 @@ aligned block of K' slots (K' the power of two ≥ the number of values) holds t
 with one proof. A request names its one handle where the policy takes several
 (FHEPolicy.evaluate*: one handle or one per input); the committee masks one ciphertext per request
 instead of one per input and un-interleaves the attributes in the refresh of its packed batch. The
-policy must compile for packed batches (else the committee answers the request unevaluable).`,
+policy must compile for packed batches (else the committee answers the request unevaluable).
+
+With --policy, --values are the policy's declared inputs in order, and each wide unsigned
+integer (type uint8 … uint64) is split into its base-16 digits, least significant first, as the
+policy's input slots "<name>.0", "<name>.1", … expect; values outside an input's declared range
+are refused.`,
 		Example: `  fhegate encrypt --key public.key --values 1,2,3 --out ct.bin
+  fhegate encrypt --key committee/committee.pk --policy example:amounts/token_balance \
+      --values 3000000000000000000 --vector --submit http://127.0.0.1:8600 --owner 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
   fhegate encrypt --key committee/committee.pk --values 5,1 --submit http://127.0.0.1:8600 \
       --owner 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266
   fhegate encrypt --key committee/committee.pk --values 30,1,0,0,3,1,2,0 --vector --rooted \
@@ -88,17 +96,35 @@ policy must compile for packed batches (else the committee answers the request u
 	cmd.Flags().StringVar(&o.owner, "owner", "", "0x account that may use the input (with --submit)")
 	cmd.Flags().Uint8Var(&o.ctype, "ctype", 1, "ciphertext type tag recorded by FHEInput (with --submit)")
 	cmd.Flags().BoolVar(&o.vector, "vector", false, "with --submit: encrypt all of --values as ONE vector input (one handle and one proof for every attribute of a request; FHEPolicy takes it for a policy of several inputs, and the committee masks one ciphertext per request instead of one per attribute)")
+	cmd.Flags().StringVar(&o.policy, "policy", "", "a policy (FILE or example:NAME): --values are its declared inputs in order, and a wide unsigned integer (uint8 … uint64, up to 18446744073709551615) is split into its base-16 digits, least significant first — the policy's input slots (use with --vector: one ciphertext, one proof)")
 	cmd.Flags().BoolVar(&o.rooted, "rooted", false, "with --submit: also get the upload's place in an input root (FHEPolicy.evaluateRooted's root, index, path, signature, signers)")
 	_ = cmd.MarkFlagRequired("key")
 	_ = cmd.MarkFlagRequired("values")
 	return cmd
 }
 
+// encryptValues parses --values: plain integers, or with --policy the
+// policy's declared inputs, wide ones split into digits.
+func encryptValues(o encryptOptions) ([]int64, error) {
+	if o.policy == "" {
+		return parseInts(o.values)
+	}
+	p, err := compilePolicy(strings.NewReader(""), o.policy)
+	if err != nil {
+		return nil, err
+	}
+	row, err := p.DecisionRow(strings.Split(o.values, ","))
+	if err != nil {
+		return nil, fmt.Errorf("--values for policy %q: %w", p.Name, err)
+	}
+	return row, nil
+}
+
 // runEncrypt encrypts --values under --key and prints the handle or, with
 // --submit, uploads one replicated ciphertext per value as one set and
 // prints the committee's attestation.
 func runEncrypt(ctx context.Context, out io.Writer, o encryptOptions) error {
-	vals, err := parseInts(o.values)
+	vals, err := encryptValues(o)
 	if err != nil {
 		return err
 	}

@@ -20,6 +20,8 @@ import (
 	"github.com/fhegate/fhegate/policy"
 	"github.com/fhegate/fhegate/policy/eval"
 	"github.com/fhegate/fhegate/policy/examples"
+	"github.com/fhegate/fhegate/precompiles"
+	"github.com/fhegate/fhegate/precompiles/corebackends"
 )
 
 func newPolicyCmd(a *app) *cobra.Command {
@@ -45,15 +47,31 @@ func readPolicy(stdin io.Reader, arg string) ([]byte, error) {
 }
 
 func compilePolicy(stdin io.Reader, arg string) (*policy.Plan, error) {
+	p, _, err := compilePolicyDoc(stdin, arg)
+	return p, err
+}
+
+// compilePolicyDoc is compilePolicy that also returns the document.
+func compilePolicyDoc(stdin io.Reader, arg string) (*policy.Plan, []byte, error) {
 	doc, err := readPolicy(stdin, arg)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	p, err := policy.Compile(doc)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", arg, err)
+		return nil, nil, fmt.Errorf("%s: %w", arg, err)
 	}
-	return p, nil
+	return p, doc, nil
+}
+
+// admission is what FHEPolicy.registerPolicy would answer for doc: the
+// same checks (precompiles.AdmitPolicy with the chain's compiler,
+// corebackends.Policy), so inspect and the chain agree.
+func admission(doc []byte) (precompiles.PlanInfo, error) {
+	if len(doc) == 0 || len(doc) > precompiles.MaxSpecBytes {
+		return precompiles.PlanInfo{}, fmt.Errorf("spec length %d outside [1,%d]", len(doc), precompiles.MaxSpecBytes)
+	}
+	return precompiles.AdmitPolicy(corebackends.Policy{}, doc)
 }
 
 // planSummary is the machine-readable form of inspect/compile.
@@ -72,6 +90,10 @@ type planSummary struct {
 	EstimatedMs      float64        `json:"estimated_ms"`
 	Gas              uint64         `json:"gas"`
 	PlanBytes        int            `json:"plan_bytes"`
+	// RequestGas is what one evaluate() pays on a chain that accepts the
+	// policy; RegisterError why FHEPolicy.registerPolicy would refuse it.
+	RequestGas    uint64 `json:"request_gas,omitempty"`
+	RegisterError string `json:"register_error,omitempty"`
 }
 
 func summarize(p *policy.Plan) planSummary {
@@ -121,13 +143,20 @@ func newPolicyInspectCmd(_ *app) *cobra.Command {
   fhegate policy inspect example:deep/set_screening --json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			p, err := compilePolicy(cmd.InOrStdin(), args[0])
+			p, doc, err := compilePolicyDoc(cmd.InOrStdin(), args[0])
 			if err != nil {
 				return err
 			}
 			out := cmd.OutOrStdout()
+			info, admitErr := admission(doc)
 			if asJSON {
-				b, err := json.MarshalIndent(summarize(p), "", "  ")
+				sum := summarize(p)
+				if admitErr != nil {
+					sum.RegisterError = admitErr.Error()
+				} else {
+					sum.RequestGas = info.Cost
+				}
+				b, err := json.MarshalIndent(sum, "", "  ")
 				if err != nil {
 					return err
 				}
@@ -148,8 +177,17 @@ func newPolicyInspectCmd(_ *app) *cobra.Command {
 			fmt.Fprintf(w, "rotations\t%d\n", c.Rotations)
 			fmt.Fprintf(w, "estimated\t%.1f ms per ciphertext set (%.4f ms per packed decision), single core\n", p.EstimatedMillis(), p.EstimatedMillis()/float64(p.Slots))
 			fmt.Fprintf(w, "gas\t%d (%d gas/µs)\n", p.Gas(), policy.GasPerMicrosecond)
-			for _, in := range p.Inputs {
-				fmt.Fprintf(w, "input\t%s ∈ [%d, %d]\n", in.Name, in.Min, in.Max)
+			if admitErr != nil {
+				fmt.Fprintf(w, "register\trefused by FHEPolicy.registerPolicy: %v\n", admitErr)
+			} else {
+				fmt.Fprintf(w, "register\taccepted by FHEPolicy.registerPolicy: %d gas per request, %d input slots\n", info.Cost, info.Inputs)
+			}
+			for _, d := range p.Declared() {
+				if d.Type != "" {
+					fmt.Fprintf(w, "input\t%s: %s ≤ %d, %d base-%d digits %s.0 … %s.%d (one vector input)\n", d.Name, d.Type, d.UMax, d.Digits, policy.DigitBase, d.Name, d.Name, d.Digits-1)
+					continue
+				}
+				fmt.Fprintf(w, "input\t%s ∈ [%d, %d]\n", d.Name, d.Min, d.Max)
 			}
 			fmt.Fprintf(w, "output\t%s ∈ [%d, %d]\n", p.Output.Type, p.Output.Min, p.Output.Max)
 			if err := w.Flush(); err != nil {
@@ -251,10 +289,22 @@ func policyEvalRows(p *policy.Plan, o policyEvalOptions) ([][]int64, error) {
 	}
 	if o.random > 0 {
 		r := rand.New(rand.NewPCG(o.seed, o.seed^0x9e3779b97f4a7c15))
+		decl := p.Declared()
 		for i := 0; i < o.random; i++ {
-			row := make([]int64, len(p.Inputs))
-			for j, in := range p.Inputs {
-				row[j] = in.Min + r.Int64N(in.Max-in.Min+1)
+			vals := make([]string, len(decl))
+			for k, d := range decl {
+				switch {
+				case d.Type == "":
+					vals[k] = strconv.FormatInt(d.Min+r.Int64N(d.Max-d.Min+1), 10)
+				case d.UMax == ^uint64(0):
+					vals[k] = strconv.FormatUint(r.Uint64(), 10)
+				default:
+					vals[k] = strconv.FormatUint(r.Uint64N(d.UMax+1), 10)
+				}
+			}
+			row, err := p.DecisionRow(vals)
+			if err != nil {
+				return nil, err
 			}
 			rows = append(rows, row)
 		}
@@ -294,7 +344,11 @@ func runPolicyEval(ctx context.Context, log *zap.Logger, w io.Writer, p *policy.
 			approved++
 		}
 		if i < 20 {
-			fmt.Fprintf(w, "decision %d: %v → verdict %d\n", i, rows[i], v)
+			shown := any(rows[i])
+			if vals, err := p.DeclaredValues(rows[i]); err == nil && len(vals) != len(rows[i]) {
+				shown = vals // wide inputs: their values, not their digits
+			}
+			fmt.Fprintf(w, "decision %d: %v → verdict %d\n", i, shown, v)
 		}
 	}
 	for i := range got {
@@ -407,28 +461,35 @@ func evalInProcessCommittee(ctx context.Context, log *zap.Logger, out io.Writer,
 	return got, took, nil
 }
 
+// parseDecision reads name=value,… over the document's declared inputs (a
+// wide integer as one decimal value, split into its digits here).
 func parseDecision(p *policy.Plan, s string) ([]int64, error) {
-	row := make([]int64, len(p.Inputs))
-	seen := make([]bool, len(p.Inputs))
+	decl := p.Declared()
+	vals := make([]string, len(decl))
 	for _, kv := range strings.Split(s, ",") {
 		k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
 		if !ok {
 			return nil, fmt.Errorf("decision %q: want name=value, got %q", s, kv)
 		}
-		j := p.InputIndex(strings.TrimSpace(k))
+		j := -1
+		for i, d := range decl {
+			if d.Name == strings.TrimSpace(k) {
+				j = i
+			}
+		}
 		if j < 0 {
 			return nil, fmt.Errorf("decision %q: policy %q has no input %q", s, p.Name, k)
 		}
-		x, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-		if err != nil {
-			return nil, fmt.Errorf("decision %q: %s: %w", s, k, err)
-		}
-		row[j], seen[j] = x, true
+		vals[j] = strings.TrimSpace(v)
 	}
-	for j, ok := range seen {
-		if !ok {
-			return nil, fmt.Errorf("decision %q: input %q missing", s, p.Inputs[j].Name)
+	for j, v := range vals {
+		if v == "" {
+			return nil, fmt.Errorf("decision %q: input %q missing", s, decl[j].Name)
 		}
+	}
+	row, err := p.DecisionRow(vals)
+	if err != nil {
+		return nil, fmt.Errorf("decision %q: %w", s, err)
 	}
 	return row, nil
 }

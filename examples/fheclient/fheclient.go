@@ -29,6 +29,7 @@ import (
 	"github.com/fhegate/fhegate/contracts/bindings"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/zkpok"
+	"github.com/fhegate/fhegate/policy"
 )
 
 // Attestation is a committee's quorum attestation of one upload: the
@@ -150,6 +151,21 @@ func (c *Committee) Upload(ctx context.Context, owner common.Address, values ...
 // answers a policy that does not compile for packed batches unevaluable.
 func (c *Committee) UploadVector(ctx context.Context, owner common.Address, values ...int64) (*Attestation, error) {
 	return c.upload(ctx, owner, true, true, values)
+}
+
+// UploadDecision uploads one request's inputs for a compiled policy as ONE
+// vector input: values are the policy's declared inputs in order, as
+// decimal strings, and each wide unsigned integer (uint8 … uint64) is split
+// into its base-16 digits, least significant first
+// (policy.Plan.DecisionRow), so a 64-bit amount travels as 16 slots of the
+// same ciphertext under one proof. Values outside an input's declared
+// range are refused before anything is encrypted.
+func (c *Committee) UploadDecision(ctx context.Context, owner common.Address, plan *policy.Plan, values ...string) (*Attestation, error) {
+	row, err := plan.DecisionRow(values)
+	if err != nil {
+		return nil, fmt.Errorf("fheclient: %w", err)
+	}
+	return c.UploadVector(ctx, owner, row...)
 }
 
 // UploadRooted is Upload asking the committee for an input root as well

@@ -1,6 +1,9 @@
 // Command policies takes every shipped policy example — KYC/AML (8 encrypted
-// attributes, 2 collective refreshes), credit limit (1), allowlist, and the
-// deep ones whose plans need 4 refreshes each in the committee — from encrypted
+// attributes, 2 collective refreshes), credit limit (1), allowlist, the
+// deep ones whose plans need 4 refreshes each in the committee, and the
+// amounts/ ones over wide unsigned integers (dollars, a 1,000-entry list of
+// 16-bit codes, a 64-bit token balance; their digits travel as ONE vector
+// input per request, fheclient.UploadVector) — from encrypted
 // inputs to an on-chain verdict against a running `fhegate devnet`, and
 // checks each verdict against a plaintext reference written by hand from the
 // policy's YAML (refs.go), independently of the compiler.
@@ -37,6 +40,7 @@ import (
 	"github.com/fhegate/fhegate/contracts/bindings"
 	"github.com/fhegate/fhegate/examples/fheclient"
 	"github.com/fhegate/fhegate/internal/devchain"
+	"github.com/fhegate/fhegate/policy"
 	"github.com/fhegate/fhegate/policy/examples"
 	"github.com/fhegate/fhegate/precompiles/corebackends"
 	"github.com/fhegate/fhegate/precompiles/host/subnetevm"
@@ -172,10 +176,27 @@ func (c *client) runPolicy(ctx context.Context, rp refPolicy, r *rand.Rand, coun
 		return 0, err
 	}
 	worst := time.Duration(0)
+	var plan *policy.Plan
+	if rp.wide() {
+		if plan, err = policy.Compile(examples.MustGet(rp.name)); err != nil {
+			return 0, err
+		}
+	}
 	for k := 0; k < count; k++ {
-		vals := rp.draw(r, k)
-		want := rp.ref(vals)
-		got, took, err := c.request(ctx, id, vals)
+		var vals any
+		var row []int64
+		var want int64
+		if rp.wide() {
+			v := rp.drawWide(r, k)
+			vals, want = v, rp.uref(v)
+			if row, err = wideRow(plan, v); err != nil {
+				return 0, err
+			}
+		} else {
+			row = rp.draw(r, k)
+			vals, want = row, rp.ref(row)
+		}
+		got, took, err := c.request(ctx, id, row, rp.wide())
 		if err != nil {
 			return 0, err
 		}
@@ -223,8 +244,15 @@ func (c *client) register(ctx context.Context, name string) ([32]byte, error) {
 // on its own inputs once, so nothing is registered for them; evaluateAttested
 // if no root came back) and waits for the verdict; it returns the verdict
 // and the time from the evaluate receipt to the verdict.
-func (c *client) request(ctx context.Context, policyID [32]byte, vals []int64) (int64, time.Duration, error) {
-	a, err := c.committee.UploadRooted(ctx, c.owner, vals...)
+//
+// With vector, the values (a wide policy's digits) go in ONE vector input:
+// one ciphertext, one proof, one handle (fheclient.UploadVector).
+func (c *client) request(ctx context.Context, policyID [32]byte, vals []int64, vector bool) (int64, time.Duration, error) {
+	upload := c.committee.UploadRooted
+	if vector {
+		upload = c.committee.UploadVector
+	}
+	a, err := upload(ctx, c.owner, vals...)
 	if err != nil {
 		return 0, 0, err
 	}

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 
+	"github.com/fhegate/fhegate/policy"
 	"github.com/fhegate/fhegate/policy/examples"
 )
 
@@ -17,6 +19,14 @@ type refPolicy struct {
 	// approve, if set, moves a uniform draw towards an approval (for
 	// policies that uniform inputs almost never satisfy).
 	approve func(r *rand.Rand, v []int64)
+	// Policies over wide unsigned integers (policy/examples/amounts) give,
+	// per declared input, its largest value (umax) and a reference over
+	// the declared values (uref); tweak, if set, moves odd draws (towards
+	// the rarer verdict). Their inputs travel as base-16 digits in one
+	// vector input (policy.Plan.DecisionRow splits them).
+	umax  []uint64
+	uref  func(v []uint64) int64
+	tweak func(r *rand.Rand, v []uint64)
 }
 
 func b2i(b bool) int64 {
@@ -65,14 +75,61 @@ func setScreening(v []int64) int64 {
 	return b2i((in(s, 200, 512) && in(r, 200, 512)) && (in(s, 150, 509) || in(r, 150, 509)))
 }
 
+// amounts/credit_dollars.yaml: 5·(debt + request) ≤ 2·income (a 40 %
+// debt-to-income ratio after the new credit), in dollars.
+func creditDollars(v []uint64) int64 {
+	income, request, debt := v[0], v[1], v[2]
+	return b2i(5*(debt+request) <= 2*income)
+}
+
+// listedCodes is amounts/sanctions_screen.yaml's list, rebuilt from its
+// description: the first 1,000 distinct top-16-bit values of the 64-bit LCG
+// x → 6364136223846793005·x + 1442695040888963407 from x = 20240601.
+var listedCodes = func() map[uint64]bool {
+	m := map[uint64]bool{}
+	x := uint64(20240601)
+	for len(m) < 1000 {
+		x = x*6364136223846793005 + 1442695040888963407
+		m[x>>48] = true
+	}
+	return m
+}()
+
+// amounts/sanctions_screen.yaml: counterparty not listed, and a transfer
+// above 10,000 needs the sender unlisted too.
+func sanctionsScreen(v []uint64) int64 {
+	sender, counterparty, amount := v[0], v[1], v[2]
+	return b2i(!listedCodes[counterparty] && (amount <= 10000 || !listedCodes[sender]))
+}
+
+// listed draws a code on the sanctions list.
+func listed(r *rand.Rand) uint64 {
+	for {
+		if v := r.Uint64N(65536); listedCodes[v] {
+			return v
+		}
+	}
+}
+
+// amounts/token_balance.yaml: balance ≥ 2.5·10^18.
+func tokenBalance(v []uint64) int64 { return b2i(v[0] >= 2_500_000_000_000_000_000) }
+
 var refPolicies = []refPolicy{
-	{"kyc_aml", [][2]int64{{0, 127}, {0, 127}, {0, 1}, {0, 3}, {0, 15}, {0, 7}, {0, 15}, {0, 3}}, kycAML, nil},
-	{"credit_limit", [][2]int64{{0, 63}, {0, 15}, {0, 15}, {0, 1}}, creditLimit, nil},
-	{"allowlist", [][2]int64{{0, 7}}, allowlist, nil},
-	{"deep/nested_checks", [][2]int64{{0, 127}, {0, 127}, {0, 127}, {0, 127}}, nestedChecks, nil},
-	{"deep/set_screening", [][2]int64{{0, 255}, {0, 255}}, setScreening, func(r *rand.Rand, v []int64) {
+	{name: "kyc_aml", ranges: [][2]int64{{0, 127}, {0, 127}, {0, 1}, {0, 3}, {0, 15}, {0, 7}, {0, 15}, {0, 3}}, ref: kycAML},
+	{name: "credit_limit", ranges: [][2]int64{{0, 63}, {0, 15}, {0, 15}, {0, 1}}, ref: creditLimit},
+	{name: "allowlist", ranges: [][2]int64{{0, 7}}, ref: allowlist},
+	{name: "deep/nested_checks", ranges: [][2]int64{{0, 127}, {0, 127}, {0, 127}, {0, 127}}, ref: nestedChecks},
+	{name: "deep/set_screening", ranges: [][2]int64{{0, 255}, {0, 255}}, ref: setScreening, approve: func(r *rand.Rand, v []int64) {
 		v[0], v[1] = cleared(r), cleared(r) // both cleared
 	}},
+	{name: "amounts/credit_dollars", umax: []uint64{1_000_000, 100_000, 1_000_000}, uref: creditDollars,
+		tweak: func(r *rand.Rand, v []uint64) { v[2] = r.Uint64N(v[0]/3 + 1) }}, // low debt
+	{name: "amounts/sanctions_screen", umax: []uint64{65535, 65535, 1_000_000}, uref: sanctionsScreen,
+		tweak: func(r *rand.Rand, v []uint64) { // a listed sender or counterparty
+			v[r.IntN(2)] = listed(r)
+		}},
+	{name: "amounts/token_balance", umax: []uint64{^uint64(0)}, uref: tokenBalance,
+		tweak: func(r *rand.Rand, v []uint64) { v[0] = 2_500_000_000_000_000_000 - 1 + r.Uint64N(3) }}, // at the threshold
 }
 
 // cleared draws an id below 256 on set_screening's cleared list.
@@ -91,6 +148,35 @@ func lookupRef(name string) (refPolicy, error) {
 		}
 	}
 	return refPolicy{}, fmt.Errorf("no reference for policy %q (have %v)", name, examples.AllNames())
+}
+
+// wide reports whether the policy's inputs are wide unsigned integers.
+func (p refPolicy) wide() bool { return p.uref != nil }
+
+// drawWide returns random declared values of a wide policy (odd draws go
+// through p.tweak when set).
+func (p refPolicy) drawWide(r *rand.Rand, k int) []uint64 {
+	v := make([]uint64, len(p.umax))
+	for i, m := range p.umax {
+		if m == ^uint64(0) {
+			v[i] = r.Uint64()
+		} else {
+			v[i] = r.Uint64N(m + 1)
+		}
+	}
+	if p.tweak != nil && k%2 == 1 {
+		p.tweak(r, v)
+	}
+	return v
+}
+
+// wideRow is the plan's input row of declared values v (the digits).
+func wideRow(plan *policy.Plan, v []uint64) ([]int64, error) {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = strconv.FormatUint(x, 10)
+	}
+	return plan.DecisionRow(s)
 }
 
 // draw returns random in-range inputs (draw k: odd draws go through

@@ -21,6 +21,16 @@
 //     (4 refreshes on BGVN14);
 //   - deep/set_screening.yaml: two list memberships over 0..255 each
 //     (4 refreshes on BGVN14).
+//
+// amounts/ holds policies over wide unsigned integers (policy/wide.go),
+// with real units:
+//
+//   - amounts/credit_dollars.yaml: a 40 % debt-to-income rule over 32-bit
+//     dollar amounts (income up to 1,000,000, request up to 100,000);
+//   - amounts/sanctions_screen.yaml: two 16-bit entity codes screened
+//     against a 1,000-entry list, with a 32-bit amount threshold;
+//   - amounts/token_balance.yaml: a 64-bit token balance (18 decimals)
+//     against a 2.5-token threshold.
 package examples
 
 import (
@@ -31,7 +41,7 @@ import (
 	"strings"
 )
 
-//go:embed *.yaml deep/*.yaml
+//go:embed *.yaml deep/*.yaml amounts/*.yaml
 var files embed.FS
 
 // Names lists the shipped top-level examples (file names without .yaml),
@@ -43,8 +53,13 @@ func Names() []string { return list(".", "") }
 // ("deep/NAME"), sorted.
 func DeepNames() []string { return list("deep", "deep/") }
 
-// AllNames is Names followed by DeepNames.
-func AllNames() []string { return append(Names(), DeepNames()...) }
+// AmountNames lists the examples over wide unsigned integers
+// ("amounts/NAME": dollars, 16-bit entity codes, 64-bit token balances),
+// sorted.
+func AmountNames() []string { return list("amounts", "amounts/") }
+
+// AllNames is Names followed by DeepNames and AmountNames.
+func AllNames() []string { return append(append(Names(), DeepNames()...), AmountNames()...) }
 
 func list(dir, prefix string) []string {
 	entries, _ := fs.ReadDir(files, dir)
