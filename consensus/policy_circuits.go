@@ -63,6 +63,20 @@ func (pc *PolicyCircuits) Register(policyID [32]byte, spec []byte) error {
 	if err == nil {
 		bounds, err = pc.checkNoise(plan, plan.PresetDepth)
 	}
+	// Every request of a compiled policy is evaluated packed (a batch of
+	// one when alone: its inputs need their entry refresh), so a policy
+	// whose packed plan does not compile or fails the noise checks is
+	// unevaluable — as the chain's registerPolicy refuses it.
+	var packed *policy.Plan
+	var packedBounds PlanBounds
+	if err == nil {
+		if packed, err = packedPlan(spec, pc.Preset); err == nil {
+			packedBounds, err = pc.checkNoise(packed, packed.PresetDepth-1) // refreshed registers are rescaled once
+		}
+		if err != nil {
+			err = fmt.Errorf("for packed batches: %w", err)
+		}
+	}
 	pc.mu.Lock()
 	defer pc.mu.Unlock()
 	if pc.failed == nil {
@@ -82,7 +96,7 @@ func (pc *PolicyCircuits) Register(policyID [32]byte, spec []byte) error {
 		pc.specs, pc.packed = map[[32]byte][]byte{}, map[[32]byte]planCircuit{}
 	}
 	pc.specs[policyID] = append([]byte(nil), spec...)
-	delete(pc.packed, policyID)
+	pc.packed[policyID] = planCircuit{plan: packed, bounds: packedBounds, wide: true}
 	return nil
 }
 
@@ -115,15 +129,9 @@ func (pc *PolicyCircuits) LookupPacked(id [32]byte) (Circuit, error) {
 	return c, nil
 }
 
-// packedPresetTag is the placeholder preset id under which a packed plan is
-// compiled (policy.Options for a non-public preset take an explicit depth);
-// the plan is then bound to the committee preset.
-const packedPresetTag = 0xfe
-
-// packedPlan compiles spec for the committee preset with MaxLevel − 1
-// levels above the preset's refresh floor (refresh points where the plan
-// needs more: a refreshed register is rescaled to MaxLevel − 1, and every
-// register stays at level ≥ the floor) and binds it to the preset.
+// packedPlan compiles spec for the committee preset as packed batches run
+// it (eval.PackedPlan: MaxLevel − 1 levels above the preset's refresh
+// floor, bound to the preset).
 func packedPlan(spec []byte, id fhe.PresetID) (*policy.Plan, error) {
 	p, err := fhe.NewParams(id)
 	if err != nil {
@@ -133,15 +141,7 @@ func packedPlan(spec []byte, id fhe.PresetID) (*policy.Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if p.MaxLevel()-1 <= floor {
-		return nil, fmt.Errorf("%s has too few levels above its refresh floor %d for packed plans", p.Preset.Name, floor)
-	}
-	plan, err := policy.CompileWith(spec, policy.Options{Preset: packedPresetTag, Depth: p.MaxLevel() - 1, Slots: p.Slots(), RefreshFloor: floor})
-	if err != nil {
-		return nil, err
-	}
-	plan.Preset, plan.PresetName, plan.PresetDepth = uint8(id), p.Preset.Name, p.MaxLevel()
-	return plan, nil
+	return eval.PackedPlan(spec, p, floor)
 }
 
 // checkNoise refuses a plan whose estimated decryption noise exceeds what

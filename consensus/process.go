@@ -66,8 +66,8 @@ func (m *Member) Process(ctx context.Context, req Request) (*Verdict, error) {
 	if err != nil {
 		return nil, err
 	}
-	if vectorWidth(circuit, len(req.Inputs)) > 0 {
-		return m.processVectorAlone(ctx, req, ks, r.base, r.log)
+	if _, compiled := circuit.(planCircuit); compiled && req.Kind == KindPolicy {
+		return m.processAlone(ctx, req, ks, r.base, r.log)
 	}
 	r.bounds = circuitBounds(circuit)
 	inputs, err := m.inputs(ctx, req.Inputs, ks.km.Epoch)
@@ -78,17 +78,29 @@ func (m *Member) Process(ctx context.Context, req Request) (*Verdict, error) {
 	return r.run(ctx, circuit, inputs)
 }
 
-// processVectorAlone answers a vector request (one ciphertext holding all
-// of the policy's attributes, fhe/vector.go) that did not go into a packed
-// batch: as a packed batch of one, whose collective refresh un-interleaves
-// the attributes (packVector); the verdict carries that batch (posted with
-// SubmitVerdictBatch). A policy that does not compile for packed batches
-// cannot take vector inputs and is answered unevaluable.
-func (m *Member) processVectorAlone(ctx context.Context, req Request, ks keySnap, base string, log *zap.Logger) (*Verdict, error) {
+// processAlone answers a compiled policy's request that did not go into a
+// packed batch: as a packed batch of one. No plan ever consumes an upload
+// directly: an accepted upload's noise is only bounded by the input proof's
+// slack (zkpok.AcceptedNoiseBits, 2^35 on BGVN14), far above what a plan's
+// flooding hides, and the packed path refreshes every packed input
+// collectively (its ENTRY REFRESH, sized at PackLevel for that bound as
+// attacker-known noise) before the plan runs from the refresh's output
+// (policy.NoiseModel.InputBits = RefreshBits). A vector request (one
+// ciphertext holding all of the policy's attributes, fhe/vector.go) is
+// un-interleaved by that same refresh (packVector). The verdict carries
+// its batch (posted with SubmitVerdictBatch). A policy that does not
+// compile for packed batches is answered unevaluable. The built-in test
+// circuits (BuiltinCircuits) keep the one-by-one path: no registered
+// policy has their ids.
+func (m *Member) processAlone(ctx context.Context, req Request, ks keySnap, base string, log *zap.Logger) (*Verdict, error) {
 	if _, err := m.packedCircuit(req.PolicyID); err != nil {
-		return m.processUnevaluable(ctx, req, ks, base, log, fmt.Errorf("vector input for a policy without a packed circuit: %w", err))
+		return m.processUnevaluable(ctx, req, ks, base, log, fmt.Errorf("policy without a packed circuit (every input needs its entry refresh): %w", err))
 	}
-	vs, err := m.ProcessPacked(ctx, PackedBatch{PolicyID: req.PolicyID, Session: fmt.Sprintf("vec/%x", req.ID[:]), Requests: []Request{req}})
+	prefix := "one"
+	if m.vectorWidthOf(req) > 0 {
+		prefix = "vec"
+	}
+	vs, err := m.ProcessPacked(ctx, PackedBatch{PolicyID: req.PolicyID, Session: fmt.Sprintf("%s/%x", prefix, req.ID[:]), Requests: []Request{req}})
 	if err != nil {
 		return nil, err
 	}

@@ -25,7 +25,8 @@ import (
 // accepted bound as attacker-known noise that only has to fit the level —
 // consensus.PackLevel), and InputBits — where EstimateNoise starts every
 // input, the registration gate and the refresh sizing alike — is that
-// refresh's output, RefreshBits, for committee models. The worst-case
+// refresh's output (RefreshBits) after the rescale by the top prime that
+// follows every refresh in the packed path, for committee models. The worst-case
 // ∞-norm rules start from InputBits as well (reported in
 // NoiseEstimate.Input*; they diverge for any product, honest inputs
 // included).

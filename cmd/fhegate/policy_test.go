@@ -82,7 +82,7 @@ func TestPolicyEvalInProcessCommittee(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	rows := make([][]int64, 64)
 	for i := range rows {
-		rows[i] = []int64{r.Int64N(4), r.Int64N(4), r.Int64N(4), r.Int64N(4)}
+		rows[i] = []int64{r.Int64N(2), r.Int64N(2), r.Int64N(2), r.Int64N(2)}
 	}
 	packed, err := p.PackInputs(rows)
 	require.NoError(t, err)

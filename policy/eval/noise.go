@@ -28,7 +28,8 @@ const MaxCommitteeMembers = 16
 // and the mask's √N·t/2 divided by the smallest prime it may drop.
 //
 // InputBits is where a plan's inputs start: the output of the ENTRY
-// REFRESH (RefreshBits). An accepted input's own noise bound, for the 2·ct
+// REFRESH (RefreshBits), rescaled once by the top prime as the packed path
+// does (≈ 2^8, the rescale floor). An accepted input's own noise bound, for the 2·ct
 // the committee evaluates (zkpok.AcceptedNoiseBits(p, maxMembers): 2^33.0
 // on BGVN13, 2^35.0 on BGVN14; an attacker reaches ≈ 2^22 with 2^40 work),
 // is far above what any plan's flooding hides, so the committee never
@@ -66,7 +67,11 @@ func CommitteeNoiseModel(p *fhe.Params, maxMembers int) policy.NoiseModel {
 		DecryptLevel:      -1,
 		SwitchRescales:    2, // consensus/protocol.MaxSwitchRescales
 	}
-	m.InputBits = m.RefreshBits
+	// The entry refresh returns a top-level ciphertext at the refresh's
+	// flooding, which the packed path rescales by the top prime at once
+	// (consensus/packed.go, "Refresh noise"): what a plan's input starts
+	// from is that rescale's output, by OpRescale's rule.
+	m.InputBits = math.Max(m.FloorBits+1, math.Log2(math.Exp2(m.FloorBits)+math.Exp2(m.RefreshBits-minQ)))
 	m.AcceptedBits = m.FreshBits
 	if b, err := zkpok.AcceptedNoiseBits(p, maxMembers); err == nil {
 		m.AcceptedBits = b

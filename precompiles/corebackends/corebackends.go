@@ -46,8 +46,11 @@ func (p Policy) Compile(spec []byte) (precompiles.PlanInfo, error) {
 	if err != nil {
 		return precompiles.PlanInfo{}, err
 	}
-	if err := checkRefreshRoom(params, plan, est); err != nil {
+	if err := checkRefreshRoom(params, plan, est, plan.PresetDepth); err != nil {
 		return precompiles.PlanInfo{}, err
+	}
+	if err := checkPacked(params, spec); err != nil {
+		return precompiles.PlanInfo{}, fmt.Errorf("for packed batches: %w", err)
 	}
 	return precompiles.PlanInfo{
 		PlanHash: precompiles.Hash(plan.Hash()),
@@ -65,10 +68,34 @@ func (p Policy) Compile(spec []byte) (precompiles.PlanInfo, error) {
 // honest noise estimate, at least B_ct (protocol.RefreshFloorLevel). As for
 // the noise bound, the chain's side is 1/256 bit stricter, so what the chain
 // accepts the committee evaluates.
-func checkRefreshRoom(params *fhe.Params, plan *policy.Plan, est policy.NoiseEstimate) error {
+func checkRefreshRoom(params *fhe.Params, plan *policy.Plan, est policy.NoiseEstimate, top int) error {
 	floor := func(bits float64) (int, error) { return protocol.RefreshFloorLevel(params, bits, 0) }
-	_, _, err := plan.CheckRefreshRoom(est, plan.PresetDepth, protocol.CiphertextNoiseBits, 1.0/256, floor)
+	_, _, err := plan.CheckRefreshRoom(est, top, protocol.CiphertextNoiseBits, 1.0/256, floor)
 	return err
+}
+
+// checkPacked refuses, as the committee does (consensus.PolicyCircuits.Register),
+// a spec whose packed plan (eval.PackedPlan) does not compile or fails the
+// same noise and refresh-room checks with one level less (refreshed
+// registers are rescaled once). The committee evaluates every request of a
+// compiled policy packed — a request alone as a batch of one — because an
+// accepted upload's noise (zkpok.AcceptedNoiseBits) must go through the
+// packed path's collective refresh (the entry refresh) before any plan
+// consumes it.
+func checkPacked(params *fhe.Params, spec []byte) error {
+	floor, err := protocol.RefreshFloorLevel(params, 0, 0)
+	if err != nil {
+		return err
+	}
+	plan, err := eval.PackedPlan(spec, params, floor)
+	if err != nil {
+		return err
+	}
+	est, err := plan.CheckNoise(eval.CommitteeNoiseModel(params, eval.MaxCommitteeMembers), eval.NoiseLimitBits-1.0/256)
+	if err != nil {
+		return err
+	}
+	return checkRefreshRoom(params, plan, est, plan.PresetDepth-1)
 }
 
 // Evaluate's gas model (docs/gas.md, "Gas that matches the work").
