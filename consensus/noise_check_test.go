@@ -87,7 +87,8 @@ func TestAcceptedInputNoise(t *testing.T) {
 		want, err := zkpok.AcceptedNoiseBits(p, protocol.MaxMembers)
 		require.NoError(t, err)
 		require.Equal(t, want, m.AcceptedBits)
-		require.Less(t, m.InputBits, m.FloorBits+1.01) // the entry refresh, rescaled
+		require.Equal(t, m.RefreshBits, m.InputBits) // one by one: the entry refresh's output
+		require.Less(t, eval.CommitteePackedNoiseModel(p, protocol.MaxMembers).InputBits, m.FloorBits+1.01) // packed: rescaled once
 		require.Greater(t, m.AcceptedBits, m.InputBits+5)
 
 		plan, err := policy.CompileWith([]byte(linearSpec), PolicyOptions(id))

@@ -46,7 +46,10 @@ type PolicyCircuits struct {
 	failed map[[32]byte]error // policy id → compile error for Preset
 	specs  map[[32]byte][]byte
 	packed map[[32]byte]planCircuit // plans compiled for packed batches (packedPlan)
-	bounds map[[32]byte]PlanBounds
+	// packedFailed records why a policy has no packed plan: its requests are
+	// then evaluated one by one, each input refreshed first (entryRefresh).
+	packedFailed map[[32]byte]error
+	bounds       map[[32]byte]PlanBounds
 }
 
 // NewPolicyCircuits returns an empty registry for the committee preset.
@@ -58,23 +61,32 @@ func NewPolicyCircuits(preset fhe.PresetID) *PolicyCircuits {
 // the committee preset under the on-chain policy id. A compile error is
 // returned and also recorded: Lookup then reports ErrUnevaluable for the id.
 func (pc *PolicyCircuits) Register(policyID [32]byte, spec []byte) error {
+	// A compiled policy's request is evaluated packed (a batch of one when
+	// alone) when its packed plan compiles and passes the noise checks,
+	// one by one after an entry refresh of each input otherwise
+	// (Member.Process): the policy is evaluable when either passes — what
+	// the chain's registerPolicy checks (precompiles/corebackends).
 	plan, err := policy.CompileWith(spec, PolicyOptions(pc.Preset))
 	var bounds PlanBounds
 	if err == nil {
 		bounds, err = pc.checkNoise(plan, plan.PresetDepth)
 	}
-	// Every request of a compiled policy is evaluated packed (a batch of
-	// one when alone: its inputs need their entry refresh), so a policy
-	// whose packed plan does not compile or fails the noise checks is
-	// unevaluable — as the chain's registerPolicy refuses it.
 	var packed *policy.Plan
 	var packedBounds PlanBounds
-	if err == nil {
-		if packed, err = packedPlan(spec, pc.Preset); err == nil {
-			packedBounds, err = pc.checkNoise(packed, packed.PresetDepth-1) // refreshed registers are rescaled once
+	var packedErr error
+	if plan != nil {
+		var perr error
+		if packed, perr = packedPlan(spec, pc.Preset); perr == nil {
+			packedBounds, perr = pc.checkNoise(packed, packed.PresetDepth-1) // refreshed registers are rescaled once
 		}
-		if err != nil {
-			err = fmt.Errorf("for packed batches: %w", err)
+		switch {
+		case perr == nil:
+			err = nil
+		case err != nil:
+			err = fmt.Errorf("%w (packed: %w)", err, perr)
+			fallthrough
+		default:
+			packed, packedErr = nil, fmt.Errorf("consensus: policy %x for packed batches: %w", policyID[:4], perr)
 		}
 	}
 	pc.mu.Lock()
@@ -96,7 +108,16 @@ func (pc *PolicyCircuits) Register(policyID [32]byte, spec []byte) error {
 		pc.specs, pc.packed = map[[32]byte][]byte{}, map[[32]byte]planCircuit{}
 	}
 	pc.specs[policyID] = append([]byte(nil), spec...)
-	pc.packed[policyID] = planCircuit{plan: packed, bounds: packedBounds, wide: true}
+	delete(pc.packed, policyID)
+	delete(pc.packedFailed, policyID)
+	if packed != nil {
+		pc.packed[policyID] = planCircuit{plan: packed, bounds: packedBounds, wide: true}
+	} else {
+		if pc.packedFailed == nil {
+			pc.packedFailed = map[[32]byte]error{}
+		}
+		pc.packedFailed[policyID] = packedErr
+	}
 	return nil
 }
 
@@ -108,9 +129,13 @@ func (pc *PolicyCircuits) LookupPacked(id [32]byte) (Circuit, error) {
 	pc.mu.RLock()
 	spec, ok := pc.specs[id]
 	c, done := pc.packed[id]
+	perr := pc.packedFailed[id]
 	pc.mu.RUnlock()
 	if done {
 		return c, nil
+	}
+	if perr != nil {
+		return nil, perr
 	}
 	if !ok {
 		return pc.Lookup(id)
@@ -120,12 +145,17 @@ func (pc *PolicyCircuits) LookupPacked(id [32]byte) (Circuit, error) {
 		c.plan, c.wide = plan, true
 		c.bounds, err = pc.checkNoise(plan, plan.PresetDepth-1) // refreshed registers are rescaled once
 	}
-	if err != nil {
-		return nil, fmt.Errorf("consensus: policy %x for packed batches: %w", id[:4], err)
-	}
 	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	if err != nil {
+		err = fmt.Errorf("consensus: policy %x for packed batches: %w", id[:4], err)
+		if pc.packedFailed == nil {
+			pc.packedFailed = map[[32]byte]error{}
+		}
+		pc.packedFailed[id] = err
+		return nil, err
+	}
 	pc.packed[id] = c
-	pc.mu.Unlock()
 	return c, nil
 }
 
@@ -159,7 +189,7 @@ func (pc *PolicyCircuits) checkNoise(plan *policy.Plan, top int) (PlanBounds, er
 	if limit <= 0 {
 		limit = protocol.CiphertextNoiseBits
 	}
-	if _, err = plan.CheckNoise(PolicyNoiseModel(p), limit); err != nil {
+	if _, err = plan.CheckNoise(noiseModelFor(p, plan, top), limit); err != nil {
 		return PlanBounds{}, err
 	}
 	return PlanRefreshBounds(p, plan, top)
@@ -188,7 +218,7 @@ type PlanBounds struct {
 // policy.ErrTooNoisy) when a bound needs a higher level than the plan
 // leaves.
 func PlanRefreshBounds(p *fhe.Params, plan *policy.Plan, top int) (PlanBounds, error) {
-	est := plan.EstimateNoise(PolicyNoiseModel(p))
+	est := plan.EstimateNoise(noiseModelFor(p, plan, top))
 	floor := func(bits float64) (int, error) { return protocol.RefreshFloorLevel(p, bits, 0) }
 	points, final, err := plan.CheckRefreshRoom(est, top, protocol.CiphertextNoiseBits, 0, floor)
 	if err != nil {
@@ -203,6 +233,17 @@ func PlanRefreshBounds(p *fhe.Params, plan *policy.Plan, top int) (PlanBounds, e
 // registerPolicy, so the chain refuses what the committee would refuse.
 func PolicyNoiseModel(p *fhe.Params) policy.NoiseModel {
 	return eval.CommitteeNoiseModel(p, protocol.MaxMembers)
+}
+
+// noiseModelFor is PolicyNoiseModel for plans evaluated one by one (top =
+// PresetDepth: inputs at the entry refresh's output) and
+// eval.CommitteePackedNoiseModel for packed plans (top = PresetDepth − 1:
+// the refreshed inputs are rescaled once).
+func noiseModelFor(p *fhe.Params, plan *policy.Plan, top int) policy.NoiseModel {
+	if top < plan.PresetDepth {
+		return eval.CommitteePackedNoiseModel(p, protocol.MaxMembers)
+	}
+	return PolicyNoiseModel(p)
 }
 
 // CompileError returns the recorded compile error of a policy id (nil if

@@ -66,16 +66,73 @@ func (m *Member) Process(ctx context.Context, req Request) (*Verdict, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, compiled := circuit.(planCircuit); compiled && req.Kind == KindPolicy {
-		return m.processAlone(ctx, req, ks, r.base, r.log)
+	_, compiled := circuit.(planCircuit)
+	if compiled && req.Kind == KindPolicy {
+		if _, err := m.packedCircuit(req.PolicyID); err == nil {
+			return m.processAlone(ctx, req, ks, r.base, r.log)
+		}
+		if vectorWidth(circuit, len(req.Inputs)) > 0 {
+			return m.processUnevaluable(ctx, req, ks, r.base, r.log, errors.New("vector input for a policy without a packed circuit"))
+		}
 	}
 	r.bounds = circuitBounds(circuit)
 	inputs, err := m.inputs(ctx, req.Inputs, ks.km.Epoch)
 	if err != nil {
 		return nil, err
 	}
+	if compiled && req.Kind == KindPolicy {
+		if inputs, err = r.entryRefresh(ctx, inputs); err != nil {
+			return nil, err
+		}
+	}
 	r.mark = time.Now()
 	return r.run(ctx, circuit, inputs)
+}
+
+// entryRefresh is the entry refresh of a compiled policy's request
+// evaluated one by one (its policy has no packed plan: a polynomial that
+// needs every level of the preset): each input — an accepted upload's 2·ct,
+// whose noise only the input proof's slack bounds (zkpok.AcceptedNoiseBits,
+// 2^35.0 on BGVN14) — is dropped to the lowest level whose modulus holds
+// that noise plus the flooding of an honest input's (RefreshFloorLevel of
+// B_ct and the accepted bound: the slack is attacker-known, so it only has
+// to fit; the flooding hides the secret-dependent part) and refreshed
+// collectively to the top level. The plan then starts from the refresh's
+// output (policy.NoiseModel.InputBits = RefreshBits for unpacked plans,
+// eval.CommitteeNoiseModel), which is what registration checked.
+func (r *requestRun) entryRefresh(ctx context.Context, inputs []*fhe.Ciphertext) ([]*fhe.Ciphertext, error) {
+	p := r.m.params
+	accepted, err := AcceptedInputNoiseBits(p)
+	if err != nil {
+		return nil, err
+	}
+	b := RefreshBounds{NoiseBits: protocol.CiphertextNoiseBits, WorstBits: accepted}
+	floor, err := protocol.RefreshFloorLevel(p, b.NoiseBits, b.WorstBits)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*fhe.Ciphertext, len(inputs))
+	for i, ct := range inputs {
+		if ct.Level() < floor {
+			return nil, fmt.Errorf("consensus: input %d at level %d, below the entry refresh's floor %d", i, ct.Level(), floor)
+		}
+		if ct.Level() > floor {
+			if ct, err = r.ks.ev.DropLevels(ct, ct.Level()-floor); err != nil {
+				return nil, err
+			}
+		}
+		session := refreshSession(r.base+"/entry", ct)
+		err = r.m.onLive(ctx, func(participants []transport.MemberID) error {
+			out[i], err = r.m.refresh(ctx, r.ks, session, ct, participants, b)
+			return err
+		})
+		if err != nil {
+			return nil, fmt.Errorf("consensus: entry refresh of input %d: %w", i, err)
+		}
+		r.refreshes.Add(1)
+	}
+	r.phase("entry-refresh")
+	return out, nil
 }
 
 // processAlone answers a compiled policy's request that did not go into a
@@ -88,8 +145,7 @@ func (m *Member) Process(ctx context.Context, req Request) (*Verdict, error) {
 // (policy.NoiseModel.InputBits = RefreshBits). A vector request (one
 // ciphertext holding all of the policy's attributes, fhe/vector.go) is
 // un-interleaved by that same refresh (packVector). The verdict carries
-// its batch (posted with SubmitVerdictBatch). A policy that does not
-// compile for packed batches is answered unevaluable. The built-in test
+// its batch (posted with SubmitVerdictBatch). The built-in test
 // circuits (BuiltinCircuits) keep the one-by-one path: no registered
 // policy has their ids.
 func (m *Member) processAlone(ctx context.Context, req Request, ks keySnap, base string, log *zap.Logger) (*Verdict, error) {

@@ -25,8 +25,9 @@ import (
 // accepted bound as attacker-known noise that only has to fit the level —
 // consensus.PackLevel), and InputBits — where EstimateNoise starts every
 // input, the registration gate and the refresh sizing alike — is that
-// refresh's output (RefreshBits) after the rescale by the top prime that
-// follows every refresh in the packed path, for committee models. The worst-case
+// refresh's output: RefreshBits for a plan evaluated one by one, the
+// rescale floor for a packed plan (the packed path rescales every refreshed
+// input by the top prime). The worst-case
 // ∞-norm rules start from InputBits as well (reported in
 // NoiseEstimate.Input*; they diverge for any product, honest inputs
 // included).

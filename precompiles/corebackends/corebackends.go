@@ -42,15 +42,15 @@ func (p Policy) Compile(spec []byte) (precompiles.PlanInfo, error) {
 	if err != nil {
 		return precompiles.PlanInfo{}, err
 	}
-	est, err := plan.CheckNoise(eval.CommitteeNoiseModel(params, eval.MaxCommitteeMembers), eval.NoiseLimitBits-1.0/256)
-	if err != nil {
-		return precompiles.PlanInfo{}, err
-	}
-	if err := checkRefreshRoom(params, plan, est, plan.PresetDepth); err != nil {
-		return precompiles.PlanInfo{}, err
-	}
-	if err := checkPacked(params, spec); err != nil {
-		return precompiles.PlanInfo{}, fmt.Errorf("for packed batches: %w", err)
+	//
+	// The committee evaluates a request packed (a batch of one when alone)
+	// when the policy's packed plan passes, one by one after an entry
+	// refresh of each input otherwise (consensus.PolicyCircuits.Register):
+	// either form passing admits the policy.
+	if err := checkUnpacked(params, plan); err != nil {
+		if perr := checkPacked(params, spec); perr != nil {
+			return precompiles.PlanInfo{}, fmt.Errorf("%w (packed: %w)", err, perr)
+		}
 	}
 	return precompiles.PlanInfo{
 		PlanHash: precompiles.Hash(plan.Hash()),
@@ -74,14 +74,25 @@ func checkRefreshRoom(params *fhe.Params, plan *policy.Plan, est policy.NoiseEst
 	return err
 }
 
+// checkUnpacked is the noise bound and the refresh room of plan evaluated
+// one by one, its inputs at the entry refresh's output
+// (eval.CommitteeNoiseModel).
+func checkUnpacked(params *fhe.Params, plan *policy.Plan) error {
+	est, err := plan.CheckNoise(eval.CommitteeNoiseModel(params, eval.MaxCommitteeMembers), eval.NoiseLimitBits-1.0/256)
+	if err != nil {
+		return err
+	}
+	return checkRefreshRoom(params, plan, est, plan.PresetDepth)
+}
+
 // checkPacked refuses, as the committee does (consensus.PolicyCircuits.Register),
 // a spec whose packed plan (eval.PackedPlan) does not compile or fails the
 // same noise and refresh-room checks with one level less (refreshed
-// registers are rescaled once). The committee evaluates every request of a
-// compiled policy packed — a request alone as a batch of one — because an
-// accepted upload's noise (zkpok.AcceptedNoiseBits) must go through the
-// packed path's collective refresh (the entry refresh) before any plan
-// consumes it.
+// registers are rescaled once; inputs at eval.CommitteePackedNoiseModel's
+// start). Every input, an accepted upload's noise being only bounded by
+// zkpok.AcceptedNoiseBits, goes through a collective refresh (the entry
+// refresh) before any plan consumes it: the packed path's, or one of its
+// own when the request is evaluated one by one.
 func checkPacked(params *fhe.Params, spec []byte) error {
 	floor, err := protocol.RefreshFloorLevel(params, 0, 0)
 	if err != nil {
@@ -91,7 +102,7 @@ func checkPacked(params *fhe.Params, spec []byte) error {
 	if err != nil {
 		return err
 	}
-	est, err := plan.CheckNoise(eval.CommitteeNoiseModel(params, eval.MaxCommitteeMembers), eval.NoiseLimitBits-1.0/256)
+	est, err := plan.CheckNoise(eval.CommitteePackedNoiseModel(params, eval.MaxCommitteeMembers), eval.NoiseLimitBits-1.0/256)
 	if err != nil {
 		return err
 	}
