@@ -179,9 +179,17 @@
 // on BGVN13 and 2^20.0 on BGVN14, all of it the message carry m = v + t·k
 // (TestAcceptedNoiseBound crafts one: measured 2^19.0 for 2·ct against
 // 2^7.4 for an honest encryption, and 2^7.4 for u and e at Z/2 without the
-// carry). The committee's noise model starts every input at
-// AcceptedNoiseBits (policy.NoiseModel.InputBits), and registration refuses
-// a plan whose estimate from there exceeds what the flooding hides. Exact
+// carry). What the committee may assume is
+// therefore only this bound, which is far above what any plan's decryption
+// flooding hides (2^16): the committee passes every input through one
+// collective refresh before a plan consumes it (the entry refresh: the
+// packed path's refresh of each packed input at consensus.PackLevel, a
+// request alone as a batch of one, or a refresh of each input of a policy
+// without a packed plan), sized to hide an honest input's noise and to
+// have room for AcceptedNoiseBits as attacker-known noise. Plans start
+// from the refresh's output (policy.NoiseModel.InputBits; AcceptedBits
+// records this bound), and registration refuses a plan whose estimate from
+// there exceeds what the flooding hides. Exact
 // proofs that remove the slack (ternary/ℓ2 bounds, Lyubashevsky–Nguyen–
 // Plançon, CRYPTO 2022) would remove the carry too.
 //
