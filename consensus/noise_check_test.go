@@ -87,7 +87,7 @@ func TestAcceptedInputNoise(t *testing.T) {
 		want, err := zkpok.AcceptedNoiseBits(p, protocol.MaxMembers)
 		require.NoError(t, err)
 		require.Equal(t, want, m.AcceptedBits)
-		require.Equal(t, m.RefreshBits, m.InputBits) // one by one: the entry refresh's output
+		require.Equal(t, m.RefreshBits, m.InputBits)                                                        // one by one: the entry refresh's output
 		require.Less(t, eval.CommitteePackedNoiseModel(p, protocol.MaxMembers).InputBits, m.FloorBits+1.01) // packed: rescaled once
 		require.Greater(t, m.AcceptedBits, m.InputBits+5)
 

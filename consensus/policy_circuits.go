@@ -218,7 +218,22 @@ type PlanBounds struct {
 // policy.ErrTooNoisy) when a bound needs a higher level than the plan
 // leaves.
 func PlanRefreshBounds(p *fhe.Params, plan *policy.Plan, top int) (PlanBounds, error) {
-	est := plan.EstimateNoise(noiseModelFor(p, plan, top))
+	return planRefreshBounds(p, plan, top, noiseModelFor(p, plan, top))
+}
+
+// FreshInputRefreshBounds is PlanRefreshBounds for a plan whose inputs are
+// fresh encryptions under the collective public key rather than uploads
+// (no input proof, no entry refresh: `fhegate policy eval`'s in-process
+// committee and benches that encrypt their own inputs): inputs start at
+// the model's FreshBits.
+func FreshInputRefreshBounds(p *fhe.Params, plan *policy.Plan, top int) (PlanBounds, error) {
+	m := noiseModelFor(p, plan, top)
+	m.InputBits = m.FreshBits
+	return planRefreshBounds(p, plan, top, m)
+}
+
+func planRefreshBounds(p *fhe.Params, plan *policy.Plan, top int, m policy.NoiseModel) (PlanBounds, error) {
+	est := plan.EstimateNoise(m)
 	floor := func(bits float64) (int, error) { return protocol.RefreshFloorLevel(p, bits, 0) }
 	points, final, err := plan.CheckRefreshRoom(est, top, protocol.CiphertextNoiseBits, 0, floor)
 	if err != nil {
