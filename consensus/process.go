@@ -141,8 +141,8 @@ func (r *requestRun) entryRefresh(ctx context.Context, inputs []*fhe.Ciphertext)
 // slack (zkpok.AcceptedNoiseBits, 2^35 on BGVN14), far above what a plan's
 // flooding hides, and the packed path refreshes every packed input
 // collectively (its ENTRY REFRESH, sized at PackLevel for that bound as
-// attacker-known noise) before the plan runs from the refresh's output
-// (policy.NoiseModel.InputBits = RefreshBits). A vector request (one
+// attacker-known noise) and rescales it before the plan runs
+// (eval.CommitteePackedNoiseModel). A vector request (one
 // ciphertext holding all of the policy's attributes, fhe/vector.go) is
 // un-interleaved by that same refresh (packVector). The verdict carries
 // its batch (posted with SubmitVerdictBatch). The built-in test
