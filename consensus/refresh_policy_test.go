@@ -116,7 +116,11 @@ func TestPolicyRefreshes(t *testing.T) {
 	pc := NewPolicyCircuits(fhetest.InsecureBGVN10)
 	fc := newFloorChecker(fhe.MustParams(fhetest.InsecureBGVN10))
 	lc, err := StartLocal(ctx, LocalOptions{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10", Rotations: []int{1},
-		Circuits: pc, RoundTimeout: 10 * time.Second, BatchSize: 4, Serve: true, Knobs: fc.knobs(), Log: zaptest.NewLogger(t)})
+		Circuits: pc, RoundTimeout: 10 * time.Second, BatchSize: 4, Serve: true, Knobs: fc.knobs(), Log: zaptest.NewLogger(t),
+		// windows are not packed: every request is its own packed batch of
+		// one (Member.processAlone), so every member evaluates every request
+		// and the test can require each member's verdict
+		PackMin: -1})
 	require.NoError(t, err)
 	t.Cleanup(lc.Close)
 	ids := registerRefreshPolicies(t, pc)
