@@ -131,7 +131,9 @@ func (c crdtCircuit) Evaluate(_ context.Context, ev *fhe.Evaluator, in []*fhe.Ci
 	l := c.state.Layout
 	st := crdt.NewStore(eng)
 	for i, e := range c.state.Entries {
-		if err := st.Ingest(l, e, in[i]); err != nil {
+		// in[i] was loaded by handle req.Inputs[i] = e.Handle (newCRDTCircuit
+		// checks they match) and is its evaluable form (2·ct for an upload).
+		if err := st.IngestBound(l, e, in[i]); err != nil {
 			return nil, fmt.Errorf("consensus: crdt entry %d (block %d): %w", i, e.Block, err)
 		}
 	}

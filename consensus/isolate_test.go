@@ -214,9 +214,10 @@ func TestSplitOutOfRange(t *testing.T) {
 }
 
 // TestRequestAloneOutOfRangeRejected: a request evaluated alone (Process,
-// one handle per attribute) whose own attributes are outside their declared
+// one handle per attribute: a packed batch of one, so that its inputs get
+// their entry refresh) whose own attributes are outside their declared
 // ranges decrypts outside the plan's output range and is signed with
-// ResultRejectedInput on every member; the chain accepts it. An in-range
+// ResultRejectedInput on every member; the chain accepts its batch. An in-range
 // request beside it gets its plaintext reference.
 func TestRequestAloneOutOfRangeRejected(t *testing.T) {
 	kf := newPolicyFixture(t, [32]byte{0xc0, 0x0f}, vectorTestPolicy, nil)
@@ -241,9 +242,10 @@ func TestRequestAloneOutOfRangeRejected(t *testing.T) {
 		for i := range out {
 			require.NoError(t, errs[i], "%s: member %d", tc.name, i+1)
 			require.Equal(t, tc.want, out[i][0].Result, "%s: member %d", tc.name, i+1)
-			require.Nil(t, out[i][0].Batch)
+			require.NotNil(t, out[i][0].Batch, "a request alone is a packed batch of one")
 		}
-		require.NoError(t, f.lc.Chain.SubmitVerdict(context.Background(), out[0][0]), tc.name)
+		b := out[0][0].Batch
+		require.NoError(t, f.lc.Chain.SubmitVerdictBatch(context.Background(), b.PolicyID, b.ResultDigest, b.Epoch, b.Items, b.Signature, b.Signers), tc.name)
 		v, ok := f.lc.Chain.Verdict(req.ID)
 		require.True(t, ok)
 		require.Equal(t, tc.want, v.Result, tc.name)

@@ -62,13 +62,15 @@ output:
   expr: "2*a + b"
 `
 
-// TestAcceptedInputNoise runs the model with inputs at the accepted bound
-// (zkpok.AcceptedNoiseBits for 16 members) for a 3-of-5 committee
-// (decryption level from protocol.PlanNoise). Attack: "noisy-input key
-// probe" through the model — an identity-like (linear) policy over inputs
-// at the proof's slack is hidden by the flooding on both presets, because
-// the committee modulus-switches the masked result down to its decryption
-// level (protocol.PrepareForDecryption; measured in
+// TestAcceptedInputNoise: the model records the accepted bound
+// (zkpok.AcceptedNoiseBits for 16 members) but starts every plan input at
+// the entry refresh's output (RefreshBits: no plan ever consumes an upload
+// directly, see PackLevel for the refresh that takes the accepted bound),
+// for a 3-of-5 committee (decryption level from protocol.PlanNoise).
+// Attack: "noisy-input key probe" through the model — an identity-like
+// (linear) policy over refreshed inputs is hidden by the flooding on both
+// presets, because the committee modulus-switches the masked result down to
+// its decryption level (protocol.PrepareForDecryption; measured in
 // protocol.TestAttackNoisyInputIdentity). For every shipped example, whose
 // comparison polynomials multiply the inputs, it reports how far above the
 // flooding bound the worst case lands: issue 11 stays open there (see
@@ -84,8 +86,10 @@ func TestAcceptedInputNoise(t *testing.T) {
 		m.DecryptLevel = np.Level
 		want, err := zkpok.AcceptedNoiseBits(p, protocol.MaxMembers)
 		require.NoError(t, err)
-		require.Equal(t, want, m.InputBits)
-		require.Greater(t, m.InputBits, m.FreshBits+5)
+		require.Equal(t, want, m.AcceptedBits)
+		require.Equal(t, m.RefreshBits, m.InputBits)                                                        // one by one: the entry refresh's output
+		require.Less(t, eval.CommitteePackedNoiseModel(p, protocol.MaxMembers).InputBits, m.FloorBits+1.01) // packed: rescaled once
+		require.Greater(t, m.AcceptedBits, m.InputBits+5)
 
 		plan, err := policy.CompileWith([]byte(linearSpec), PolicyOptions(id))
 		require.NoError(t, err)

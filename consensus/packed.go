@@ -57,10 +57,13 @@ package consensus
 //     hide — RefreshBounds.NoiseBits. (zkpok's deterministic HonestNoiseBits,
 //     2^25.6 / 2^27 with every coefficient of u·e_K aligned, would move
 //     BGVN14 to ℓ = 3 too; the typical packed noise √S·√N·t·σ_e is ≈ 2^41.)
-//   - accepted, E_in = zkpok.AcceptedNoiseBits(p, 16) (2^21.1 on BGVN14,
-//     2^20.1 on BGVN13: the proof is over QP and the committee divides the
-//     upload by P, so what is left is the message carry): crafted inputs,
-//     known to the attacker, which only have to fit — RefreshBounds.WorstBits.
+//   - accepted, E_in = zkpok.AcceptedNoiseBits(p, 16) (2^35.0 on BGVN14,
+//     2^33.0 on BGVN13, for the 2·ct the committee evaluates: the proof is
+//     over QP and the committee divides the upload by P, so what is left is
+//     the message carry): crafted inputs, known to the attacker, which only
+//     have to fit — RefreshBounds.WorstBits. This refresh is the inputs'
+//     ENTRY REFRESH: no plan consumes an upload before it (a request alone
+//     is a batch of one; Member.processAlone, docs/committee.md).
 //
 // PackLevel is the lowest ℓ that satisfies both the no-overflow rule with
 // 2^3 of headroom for the refresh's masks
@@ -70,11 +73,11 @@ package consensus
 // and the refresh floor of those bounds, protocol.RefreshFloorLevel(p, H, W)
 // (t·(W + 8σ) < Q_ℓ/4 with σ = 2^30·H, H the honest packed bound):
 //
-//	bgv-n14-t65537: H = 2^60.0, W = 2^65.1; the floor needs
+//	bgv-n14-t65537: H = 2^60.0, W = 2^79.0; the floor needs
 //	  16 + 2 + log2(W + 8·2^90) = 111.0 bits ≤ Q_2 = 2^118, > Q_1 = 2^84:
 //	  ℓ = 2 (the refresh's flooding, sized from H, decides the level; with
 //	  the proof over Q, W was 2^92.3 and would have needed ℓ = 2 as well).
-//	bgv-n13-t65537: H = 2^58.0, W = 2^62.1; 16 + 2 + log2(W + 8·2^88) =
+//	bgv-n13-t65537: H = 2^58.0, W = 2^75.0; 16 + 2 + log2(W + 8·2^88) =
 //	  109.0 bits > Q_2 = 2^108, ≤ Q_3 = 2^140: ℓ = 3 (ℓ = 2 before the
 //	  refresh flooding was sized from the packed noise).
 //

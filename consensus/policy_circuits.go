@@ -46,7 +46,10 @@ type PolicyCircuits struct {
 	failed map[[32]byte]error // policy id → compile error for Preset
 	specs  map[[32]byte][]byte
 	packed map[[32]byte]planCircuit // plans compiled for packed batches (packedPlan)
-	bounds map[[32]byte]PlanBounds
+	// packedFailed records why a policy has no packed plan: its requests are
+	// then evaluated one by one, each input refreshed first (entryRefresh).
+	packedFailed map[[32]byte]error
+	bounds       map[[32]byte]PlanBounds
 }
 
 // NewPolicyCircuits returns an empty registry for the committee preset.
@@ -58,10 +61,33 @@ func NewPolicyCircuits(preset fhe.PresetID) *PolicyCircuits {
 // the committee preset under the on-chain policy id. A compile error is
 // returned and also recorded: Lookup then reports ErrUnevaluable for the id.
 func (pc *PolicyCircuits) Register(policyID [32]byte, spec []byte) error {
+	// A compiled policy's request is evaluated packed (a batch of one when
+	// alone) when its packed plan compiles and passes the noise checks,
+	// one by one after an entry refresh of each input otherwise
+	// (Member.Process): the policy is evaluable when either passes — what
+	// the chain's registerPolicy checks (precompiles/corebackends).
 	plan, err := policy.CompileWith(spec, PolicyOptions(pc.Preset))
 	var bounds PlanBounds
 	if err == nil {
 		bounds, err = pc.checkNoise(plan, plan.PresetDepth)
+	}
+	var packed *policy.Plan
+	var packedBounds PlanBounds
+	var packedErr error
+	if plan != nil {
+		var perr error
+		if packed, perr = packedPlan(spec, pc.Preset); perr == nil {
+			packedBounds, perr = pc.checkNoise(packed, packed.PresetDepth-1) // refreshed registers are rescaled once
+		}
+		switch {
+		case perr == nil:
+			err = nil
+		case err != nil:
+			err = fmt.Errorf("%w (packed: %w)", err, perr)
+			fallthrough
+		default:
+			packed, packedErr = nil, fmt.Errorf("consensus: policy %x for packed batches: %w", policyID[:4], perr)
+		}
 	}
 	pc.mu.Lock()
 	defer pc.mu.Unlock()
@@ -83,6 +109,15 @@ func (pc *PolicyCircuits) Register(policyID [32]byte, spec []byte) error {
 	}
 	pc.specs[policyID] = append([]byte(nil), spec...)
 	delete(pc.packed, policyID)
+	delete(pc.packedFailed, policyID)
+	if packed != nil {
+		pc.packed[policyID] = planCircuit{plan: packed, bounds: packedBounds, wide: true}
+	} else {
+		if pc.packedFailed == nil {
+			pc.packedFailed = map[[32]byte]error{}
+		}
+		pc.packedFailed[policyID] = packedErr
+	}
 	return nil
 }
 
@@ -94,9 +129,13 @@ func (pc *PolicyCircuits) LookupPacked(id [32]byte) (Circuit, error) {
 	pc.mu.RLock()
 	spec, ok := pc.specs[id]
 	c, done := pc.packed[id]
+	perr := pc.packedFailed[id]
 	pc.mu.RUnlock()
 	if done {
 		return c, nil
+	}
+	if perr != nil {
+		return nil, perr
 	}
 	if !ok {
 		return pc.Lookup(id)
@@ -106,24 +145,23 @@ func (pc *PolicyCircuits) LookupPacked(id [32]byte) (Circuit, error) {
 		c.plan, c.wide = plan, true
 		c.bounds, err = pc.checkNoise(plan, plan.PresetDepth-1) // refreshed registers are rescaled once
 	}
-	if err != nil {
-		return nil, fmt.Errorf("consensus: policy %x for packed batches: %w", id[:4], err)
-	}
 	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	if err != nil {
+		err = fmt.Errorf("consensus: policy %x for packed batches: %w", id[:4], err)
+		if pc.packedFailed == nil {
+			pc.packedFailed = map[[32]byte]error{}
+		}
+		pc.packedFailed[id] = err
+		return nil, err
+	}
 	pc.packed[id] = c
-	pc.mu.Unlock()
 	return c, nil
 }
 
-// packedPresetTag is the placeholder preset id under which a packed plan is
-// compiled (policy.Options for a non-public preset take an explicit depth);
-// the plan is then bound to the committee preset.
-const packedPresetTag = 0xfe
-
-// packedPlan compiles spec for the committee preset with MaxLevel − 1
-// levels above the preset's refresh floor (refresh points where the plan
-// needs more: a refreshed register is rescaled to MaxLevel − 1, and every
-// register stays at level ≥ the floor) and binds it to the preset.
+// packedPlan compiles spec for the committee preset as packed batches run
+// it (eval.PackedPlan: MaxLevel − 1 levels above the preset's refresh
+// floor, bound to the preset).
 func packedPlan(spec []byte, id fhe.PresetID) (*policy.Plan, error) {
 	p, err := fhe.NewParams(id)
 	if err != nil {
@@ -133,15 +171,7 @@ func packedPlan(spec []byte, id fhe.PresetID) (*policy.Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if p.MaxLevel()-1 <= floor {
-		return nil, fmt.Errorf("%s has too few levels above its refresh floor %d for packed plans", p.Preset.Name, floor)
-	}
-	plan, err := policy.CompileWith(spec, policy.Options{Preset: packedPresetTag, Depth: p.MaxLevel() - 1, Slots: p.Slots(), RefreshFloor: floor})
-	if err != nil {
-		return nil, err
-	}
-	plan.Preset, plan.PresetName, plan.PresetDepth = uint8(id), p.Preset.Name, p.MaxLevel()
-	return plan, nil
+	return eval.PackedPlan(spec, p, floor)
 }
 
 // checkNoise refuses a plan whose estimated decryption noise exceeds what
@@ -159,7 +189,7 @@ func (pc *PolicyCircuits) checkNoise(plan *policy.Plan, top int) (PlanBounds, er
 	if limit <= 0 {
 		limit = protocol.CiphertextNoiseBits
 	}
-	if _, err = plan.CheckNoise(PolicyNoiseModel(p), limit); err != nil {
+	if _, err = plan.CheckNoise(noiseModelFor(p, plan, top), limit); err != nil {
 		return PlanBounds{}, err
 	}
 	return PlanRefreshBounds(p, plan, top)
@@ -188,7 +218,22 @@ type PlanBounds struct {
 // policy.ErrTooNoisy) when a bound needs a higher level than the plan
 // leaves.
 func PlanRefreshBounds(p *fhe.Params, plan *policy.Plan, top int) (PlanBounds, error) {
-	est := plan.EstimateNoise(PolicyNoiseModel(p))
+	return planRefreshBounds(p, plan, top, noiseModelFor(p, plan, top))
+}
+
+// FreshInputRefreshBounds is PlanRefreshBounds for a plan whose inputs are
+// fresh encryptions under the collective public key rather than uploads
+// (no input proof, no entry refresh: `fhegate policy eval`'s in-process
+// committee and benches that encrypt their own inputs): inputs start at
+// the model's FreshBits.
+func FreshInputRefreshBounds(p *fhe.Params, plan *policy.Plan, top int) (PlanBounds, error) {
+	m := noiseModelFor(p, plan, top)
+	m.InputBits = m.FreshBits
+	return planRefreshBounds(p, plan, top, m)
+}
+
+func planRefreshBounds(p *fhe.Params, plan *policy.Plan, top int, m policy.NoiseModel) (PlanBounds, error) {
+	est := plan.EstimateNoise(m)
 	floor := func(bits float64) (int, error) { return protocol.RefreshFloorLevel(p, bits, 0) }
 	points, final, err := plan.CheckRefreshRoom(est, top, protocol.CiphertextNoiseBits, 0, floor)
 	if err != nil {
@@ -203,6 +248,17 @@ func PlanRefreshBounds(p *fhe.Params, plan *policy.Plan, top int) (PlanBounds, e
 // registerPolicy, so the chain refuses what the committee would refuse.
 func PolicyNoiseModel(p *fhe.Params) policy.NoiseModel {
 	return eval.CommitteeNoiseModel(p, protocol.MaxMembers)
+}
+
+// noiseModelFor is PolicyNoiseModel for plans evaluated one by one (top =
+// PresetDepth: inputs at the entry refresh's output) and
+// eval.CommitteePackedNoiseModel for packed plans (top = PresetDepth − 1:
+// the refreshed inputs are rescaled once).
+func noiseModelFor(p *fhe.Params, plan *policy.Plan, top int) policy.NoiseModel {
+	if top < plan.PresetDepth {
+		return eval.CommitteePackedNoiseModel(p, protocol.MaxMembers)
+	}
+	return PolicyNoiseModel(p)
 }
 
 // CompileError returns the recorded compile error of a policy id (nil if

@@ -66,50 +66,133 @@ func (m *Member) Process(ctx context.Context, req Request) (*Verdict, error) {
 	if err != nil {
 		return nil, err
 	}
-	if vectorWidth(circuit, len(req.Inputs)) > 0 {
-		return m.processVectorAlone(ctx, req, ks, r.base, r.log)
+	_, compiled := circuit.(planCircuit)
+	if compiled && req.Kind == KindPolicy {
+		if _, err := m.packedCircuit(req.PolicyID); err == nil {
+			return m.processAlone(ctx, req, ks, r.base, r.log)
+		}
+		if vectorWidth(circuit, len(req.Inputs)) > 0 {
+			return m.processUnevaluable(ctx, req, ks, r.base, r.log, errors.New("vector input for a policy without a packed circuit"))
+		}
 	}
 	r.bounds = circuitBounds(circuit)
 	inputs, err := m.inputs(ctx, req.Inputs, ks.km.Epoch)
 	if err != nil {
 		return nil, err
 	}
+	if compiled && req.Kind == KindPolicy {
+		if inputs, err = r.entryRefresh(ctx, inputs); err != nil {
+			return nil, err
+		}
+	}
 	r.mark = time.Now()
 	return r.run(ctx, circuit, inputs)
 }
 
-// processVectorAlone answers a vector request (one ciphertext holding all
-// of the policy's attributes, fhe/vector.go) that did not go into a packed
-// batch: as a packed batch of one, whose collective refresh un-interleaves
-// the attributes (packVector); the verdict carries that batch (posted with
-// SubmitVerdictBatch). A policy that does not compile for packed batches
-// cannot take vector inputs and is answered unevaluable.
-func (m *Member) processVectorAlone(ctx context.Context, req Request, ks keySnap, base string, log *zap.Logger) (*Verdict, error) {
-	if _, err := m.packedCircuit(req.PolicyID); err != nil {
-		return m.processUnevaluable(ctx, req, ks, base, log, fmt.Errorf("vector input for a policy without a packed circuit: %w", err))
+// entryRefresh is the entry refresh of a compiled policy's request
+// evaluated one by one (its policy has no packed plan: a polynomial that
+// needs every level of the preset): each input — an accepted upload's 2·ct,
+// whose noise only the input proof's slack bounds (zkpok.AcceptedNoiseBits,
+// 2^35.0 on BGVN14) — is dropped to the lowest level whose modulus holds
+// that noise plus the flooding of an honest input's (RefreshFloorLevel of
+// B_ct and the accepted bound: the slack is attacker-known, so it only has
+// to fit; the flooding hides the secret-dependent part) and refreshed
+// collectively to the top level. The plan then starts from the refresh's
+// output (policy.NoiseModel.InputBits = RefreshBits for unpacked plans,
+// eval.CommitteeNoiseModel), which is what registration checked.
+func (r *requestRun) entryRefresh(ctx context.Context, inputs []*fhe.Ciphertext) ([]*fhe.Ciphertext, error) {
+	p := r.m.params
+	accepted, err := AcceptedInputNoiseBits(p)
+	if err != nil {
+		return nil, err
 	}
-	vs, err := m.ProcessPacked(ctx, PackedBatch{PolicyID: req.PolicyID, Session: fmt.Sprintf("vec/%x", req.ID[:]), Requests: []Request{req}})
+	b := RefreshBounds{NoiseBits: protocol.CiphertextNoiseBits, WorstBits: accepted}
+	floor, err := protocol.RefreshFloorLevel(p, b.NoiseBits, b.WorstBits)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*fhe.Ciphertext, len(inputs))
+	for i, ct := range inputs {
+		if ct.Level() < floor {
+			return nil, fmt.Errorf("consensus: input %d at level %d, below the entry refresh's floor %d", i, ct.Level(), floor)
+		}
+		if ct.Level() > floor {
+			if ct, err = r.ks.ev.DropLevels(ct, ct.Level()-floor); err != nil {
+				return nil, err
+			}
+		}
+		session := refreshSession(r.base+"/entry", ct)
+		err = r.m.onLive(ctx, func(participants []transport.MemberID) error {
+			out[i], err = r.m.refresh(ctx, r.ks, session, ct, participants, b)
+			return err
+		})
+		if err != nil {
+			return nil, fmt.Errorf("consensus: entry refresh of input %d: %w", i, err)
+		}
+		r.refreshes.Add(1)
+	}
+	r.phase("entry-refresh")
+	return out, nil
+}
+
+// processAlone answers a compiled policy's request that did not go into a
+// packed batch: as a packed batch of one. No plan ever consumes an upload
+// directly: an accepted upload's noise is only bounded by the input proof's
+// slack (zkpok.AcceptedNoiseBits, 2^35 on BGVN14), far above what a plan's
+// flooding hides, and the packed path refreshes every packed input
+// collectively (its ENTRY REFRESH, sized at PackLevel for that bound as
+// attacker-known noise) and rescales it before the plan runs
+// (eval.CommitteePackedNoiseModel). A vector request (one
+// ciphertext holding all of the policy's attributes, fhe/vector.go) is
+// un-interleaved by that same refresh (packVector). The verdict carries
+// its batch (posted with SubmitVerdictBatch). The built-in test
+// circuits (BuiltinCircuits) keep the one-by-one path: no registered
+// policy has their ids.
+func (m *Member) processAlone(ctx context.Context, req Request, ks keySnap, base string, log *zap.Logger) (*Verdict, error) {
+	if _, err := m.packedCircuit(req.PolicyID); err != nil {
+		return m.processUnevaluable(ctx, req, ks, base, log, fmt.Errorf("policy without a packed circuit (every input needs its entry refresh): %w", err))
+	}
+	prefix := "one"
+	if m.vectorWidthOf(req) > 0 {
+		prefix = "vec"
+	}
+	vs, err := m.ProcessPacked(ctx, PackedBatch{PolicyID: req.PolicyID, Session: fmt.Sprintf("%s/%x", prefix, req.ID[:]), Requests: []Request{req}})
 	if err != nil {
 		return nil, err
 	}
 	return vs[0], nil
 }
 
-// inputs returns a request's input ciphertexts, fetched from the live
-// members where this member lacks one. An input stored under another key
-// epoch than the committee's is refused (ErrStaleKey).
+// inputs returns a request's input ciphertexts as the committee evaluates
+// them (evaluableInput), fetched from the live members where this member
+// lacks one. An input stored under another key epoch than the committee's
+// is refused (ErrStaleKey).
 func (m *Member) inputs(ctx context.Context, hs []fhe.Handle, epoch uint64) ([]*fhe.Ciphertext, error) {
 	var err error
 	inputs := make([]*fhe.Ciphertext, len(hs))
 	for i, h := range hs {
-		if inputs[i], err = m.currentInput(h, epoch); errors.Is(err, store.ErrNotFound) {
-			inputs[i], err = m.fetch(ctx, h)
-		}
-		if err != nil {
+		if inputs[i], err = m.evaluableInput(ctx, h, epoch); err != nil {
 			return nil, fmt.Errorf("consensus: input %d: %w", i, err)
 		}
 	}
 	return inputs, nil
+}
+
+// evaluableInput is the ciphertext the committee evaluates for the stored
+// input h (fetched from the live members where this member lacks it): 2·ct
+// for an upload, whose proof only bounds the noise of 2·ct, the stored
+// ciphertext itself for a committee re-encryption (fhe.Ciphertext.Evaluable,
+// fhe/zkpok "Soundness"). The packed path applies the same rule as it masks
+// the stored bytes (fhe.SlotPacker.AddEncoded).
+func (m *Member) evaluableInput(ctx context.Context, h fhe.Handle, epoch uint64) (*fhe.Ciphertext, error) {
+	ct, err := m.currentInput(h, epoch)
+	if errors.Is(err, store.ErrNotFound) {
+		ct, err = m.fetch(ctx, h)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return ct.Evaluable()
 }
 
 // requestRun is one request's way through Process: the key snapshot it

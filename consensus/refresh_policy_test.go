@@ -14,7 +14,6 @@ import (
 	"github.com/fhegate/fhegate/fhe/fhetest"
 	"github.com/fhegate/fhegate/internal/keccak"
 	"github.com/fhegate/fhegate/internal/testseed"
-	"github.com/fhegate/fhegate/policy"
 	"github.com/fhegate/fhegate/policy/policytest"
 )
 
@@ -50,7 +49,8 @@ func registerRefreshPolicies(t *testing.T, pc *PolicyCircuits) [][32]byte {
 	t.Helper()
 	ids := make([][32]byte, len(refreshPolicies))
 	for i, rp := range refreshPolicies {
-		plan, err := policy.CompileWith([]byte(rp.spec), PolicyOptions(pc.Preset))
+		// every request runs the packed plan (a batch of one when alone)
+		plan, err := packedPlan([]byte(rp.spec), pc.Preset)
 		require.NoError(t, err, rp.name)
 		require.GreaterOrEqual(t, plan.Counts.Refreshes, rp.refreshes, rp.name)
 		ids[i] = keccak.Sum([]byte(rp.spec))
@@ -68,7 +68,7 @@ func policyRequest(t *testing.T, lc *LocalCommittee, r *rand.Rand, policyID [32]
 	vals := make([]int64, 4)
 	hs := make([]fhe.Handle, len(vals))
 	for i := range vals {
-		vals[i] = r.Int64N(4)
+		vals[i] = r.Int64N(2) // the specs' inputs are in 0..1
 		owner := [20]byte{0xee, byte(k)}
 		b, proof, err := m.EncryptInput(ReplicatedInts(m.Params(), vals[i]), owner)
 		require.NoError(t, err)
@@ -116,7 +116,11 @@ func TestPolicyRefreshes(t *testing.T) {
 	pc := NewPolicyCircuits(fhetest.InsecureBGVN10)
 	fc := newFloorChecker(fhe.MustParams(fhetest.InsecureBGVN10))
 	lc, err := StartLocal(ctx, LocalOptions{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10", Rotations: []int{1},
-		Circuits: pc, RoundTimeout: 10 * time.Second, BatchSize: 4, Serve: true, Knobs: fc.knobs(), Log: zaptest.NewLogger(t)})
+		Circuits: pc, RoundTimeout: 10 * time.Second, BatchSize: 4, Serve: true, Knobs: fc.knobs(), Log: zaptest.NewLogger(t),
+		// windows are not packed: every request is its own packed batch of
+		// one (Member.processAlone), so every member evaluates every request
+		// and the test can require each member's verdict
+		PackMin: -1})
 	require.NoError(t, err)
 	t.Cleanup(lc.Close)
 	ids := registerRefreshPolicies(t, pc)

@@ -83,10 +83,11 @@ type InputUpload struct {
 
 // Upload bounds. MaxUploadItems ciphertexts at most per upload (so one
 // request can carry the 8 attributes of the KYC/AML policy, with room), and
-// MaxUploadBytes of ciphertexts and proofs together: 16 fresh BGVN14
-// ciphertexts with their proofs (≈ 3.2 MB each: 2.6 MB of ciphertext and a
-// 0.56 MB proof that carries the upload's residues mod P) fit, and one
-// StorePut stays under transport.DefaultMaxMessage. FHEInput.registerBatch takes up to
+// MaxUploadBytes of ciphertexts and proofs together, so that one StorePut
+// stays under transport.DefaultMaxMessage: 16 fresh BGVN13 ciphertexts with
+// their proofs (≈ 1.8 MB each: 0.66 MB of ciphertext and a 1.16 MB proof of
+// 10 repetitions that carries the upload's residues mod P), or 11 BGVN14
+// ones (≈ 4.95 MB each: 2.6 MB and 2.33 MB). FHEInput.registerBatch takes up to
 // precompiles.MaxInputBatch (64) handles.
 const (
 	MaxUploadItems = 16

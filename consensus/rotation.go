@@ -179,10 +179,9 @@ func (m *Member) Reencrypt(ctx context.Context, reg CommitteeKeyRegistry, target
 }
 
 func (m *Member) reencryptOne(ctx context.Context, ks keySnap, target *fhe.PublicKey, tpd [32]byte, h fhe.Handle) (Reencrypted, error) {
-	ct, err := m.currentInput(h, ks.km.Epoch)
-	if errors.Is(err, store.ErrNotFound) {
-		ct, err = m.fetch(ctx, h)
-	}
+	// The evaluable form (2·ct for an upload): the re-encryption is stored
+	// at scale 1 and never doubled again.
+	ct, err := m.evaluableInput(ctx, h, ks.km.Epoch)
 	if err != nil {
 		return Reencrypted{}, fmt.Errorf("consensus: re-encrypt %s: %w", h, err)
 	}

@@ -258,7 +258,9 @@ func (sp *SlotPacker) Level() int { return sp.level }
 // Add puts slot s of L_s ⊙ ins[j] into packed ciphertext j, for every j.
 // Each input must be a degree-1 NTT-domain ciphertext of the packer's preset
 // at a level ≥ the packer's, with the scale of the first input added; a slot
-// is used at most once.
+// is used at most once. An upload (Ciphertext.IsUpload) is packed as the
+// committee evaluates it, 2·ct at scale 1 (Ciphertext.Evaluable): its
+// product is added twice, here and in AddEncoded and AddEncodedBlock.
 func (sp *SlotPacker) Add(s int, ins []*Ciphertext) error {
 	if err := sp.checkSlot(s, len(ins)); err != nil {
 		return err
@@ -273,19 +275,28 @@ func (sp *SlotPacker) Add(s int, ins []*Ciphertext) error {
 	}
 	r := sp.p.rlwe.RingQ().AtLevel(sp.level)
 	if sp.meta == nil {
-		sp.meta = ins[0].ct.MetaData.CopyNew()
+		em, _ := sp.p.evaluableMeta(ins[0].ct.MetaData)
+		sp.meta = em.CopyNew()
 	}
-	if sp.pending == sp.budget {
+	adds := uint64(1) // an upload is added twice (evaluated as 2·ct)
+	for _, c := range ins {
+		_, times := sp.p.evaluableMeta(c.ct.MetaData)
+		adds = max(adds, times)
+	}
+	if sp.pending+adds > sp.budget {
 		sp.reduce()
 	}
 	for j, c := range ins {
-		for k := 0; k < 2; k++ {
-			for i := 0; i <= sp.level; i++ {
-				sp.mulAddWords(sp.acc[j].Value[k].Coeffs[i], c.ct.Value[k].Coeffs[i], i, r.SubRings[i].Modulus, false)
+		_, times := sp.p.evaluableMeta(c.ct.MetaData)
+		for range times {
+			for k := 0; k < 2; k++ {
+				for i := 0; i <= sp.level; i++ {
+					sp.mulAddWords(sp.acc[j].Value[k].Coeffs[i], c.ct.Value[k].Coeffs[i], i, r.SubRings[i].Modulus, false)
+				}
 			}
 		}
 	}
-	sp.pending++
+	sp.pending += adds
 	sp.used[s] = true
 	return nil
 }
@@ -382,9 +393,10 @@ func (sp *SlotPacker) checkSlot(s, inputs int) error {
 // seeded input decoded (dec), any other read in place (rows[k][i]: poly
 // k's row i, N little-endian coefficients, not yet checked reduced).
 type packIn struct {
-	dec  *Ciphertext
-	rows [2][][]byte
-	meta *rlwe.MetaData
+	dec   *Ciphertext
+	rows  [2][][]byte
+	meta  *rlwe.MetaData // as evaluated (Params.evaluableMeta)
+	times uint64         // 2 for an upload (evaluated as 2·ct), else 1
 }
 
 // readEncoded checks one encoded input of AddEncoded or AddEncodedBlock
@@ -404,11 +416,13 @@ func (sp *SlotPacker) readEncoded(b []byte, meta *rlwe.MetaData) (packIn, error)
 		if err != nil {
 			return packIn{}, err
 		}
-		if meta != nil && c.ct.Scale.Cmp(meta.Scale) != 0 {
+		em, times := sp.p.evaluableMeta(c.ct.MetaData)
+		if meta != nil && em.Scale.Cmp(meta.Scale) != 0 {
 			return packIn{}, fmt.Errorf("scale differs from the first input's")
 		}
-		return packIn{dec: c, meta: c.ct.MetaData}, nil
+		return packIn{dec: c, meta: em, times: times}, nil
 	}
+	em, times := sp.p.evaluableMeta(l.meta)
 	switch {
 	case l.p != sp.p:
 		return packIn{}, fmt.Errorf("preset %s, packer %s", l.p.Preset.Name, sp.p.Preset.Name)
@@ -416,11 +430,11 @@ func (sp *SlotPacker) readEncoded(b []byte, meta *rlwe.MetaData) (packIn, error)
 		return packIn{}, fmt.Errorf("degree %d", l.degree)
 	case l.level < sp.level:
 		return packIn{}, fmt.Errorf("level %d, packing level %d (max %d)", l.level, sp.level, l.p.MaxLevel())
-	case meta != nil && l.meta.Scale.Cmp(meta.Scale) != 0:
+	case meta != nil && em.Scale.Cmp(meta.Scale) != 0:
 		return packIn{}, fmt.Errorf("scale differs from the first input's")
 	}
 	n, rows := sp.p.N(), sp.level+1
-	in := packIn{meta: l.meta}
+	in := packIn{meta: em, times: times}
 	for k := 0; k < 2; k++ {
 		poly := l.body[k*(l.level+1)*n*8:]
 		in.rows[k] = make([][]byte, rows)
@@ -443,7 +457,11 @@ func (sp *SlotPacker) addEncoded(s int, ins []packIn, accs []int) error {
 	if err := sp.slotMask(s); err != nil {
 		return err
 	}
-	if sp.pending == sp.budget {
+	adds := uint64(1) // products an accumulator gets in this call: 2 for an upload, added twice (2·ct)
+	for _, in := range ins {
+		adds = max(adds, in.times)
+	}
+	if sp.pending+adds > sp.budget {
 		sp.reduce()
 	}
 	n, rows := sp.p.N(), sp.level+1
@@ -466,21 +484,23 @@ func (sp *SlotPacker) addEncoded(s int, ins []packIn, accs []int) error {
 	type done struct{ x, k, i int }
 	var added []done
 	for x, in := range ins {
-		for k := 0; k < 2; k++ {
-			for i := 0; i < rows; i++ {
-				q, acc := r.SubRings[i].Modulus, sp.acc[accs[x]].Value[k].Coeffs[i]
-				ok := true
-				if c := in.dec; c != nil {
-					sp.mulAddWords(acc, c.ct.Value[k].Coeffs[i], i, q, false)
-				} else {
-					ok = sp.mulAddLE(acc, in.rows[k][i], i, q)
-				}
-				added = append(added, done{x, k, i})
-				if !ok {
-					for _, d := range added {
-						sp.mulAddWords(sp.acc[accs[d.x]].Value[d.k].Coeffs[d.i], row(d.x, d.k, d.i), d.i, r.SubRings[d.i].Modulus, true)
+		for range in.times {
+			for k := 0; k < 2; k++ {
+				for i := 0; i < rows; i++ {
+					q, acc := r.SubRings[i].Modulus, sp.acc[accs[x]].Value[k].Coeffs[i]
+					ok := true
+					if c := in.dec; c != nil {
+						sp.mulAddWords(acc, c.ct.Value[k].Coeffs[i], i, q, false)
+					} else {
+						ok = sp.mulAddLE(acc, in.rows[k][i], i, q)
 					}
-					return fmt.Errorf("input %d: c%d, prime %d: a coefficient is not reduced", x, k, i)
+					added = append(added, done{x, k, i})
+					if !ok {
+						for _, d := range added {
+							sp.mulAddWords(sp.acc[accs[d.x]].Value[d.k].Coeffs[d.i], row(d.x, d.k, d.i), d.i, r.SubRings[d.i].Modulus, true)
+						}
+						return fmt.Errorf("input %d: c%d, prime %d: a coefficient is not reduced", x, k, i)
+					}
 				}
 			}
 		}
@@ -488,7 +508,7 @@ func (sp *SlotPacker) addEncoded(s int, ins []packIn, accs []int) error {
 	if sp.meta == nil {
 		sp.meta = ins[0].meta.CopyNew()
 	}
-	sp.pending++
+	sp.pending += adds
 	return nil
 }
 
@@ -623,8 +643,10 @@ func (sp *SlotPacker) check(c *Ciphertext) error {
 		return fmt.Errorf("level %d below the packing level %d", c.ct.Level(), sp.level)
 	case !c.ct.IsNTT || c.ct.IsMontgomery:
 		return fmt.Errorf("not in the plain NTT domain")
-	case sp.meta != nil && c.ct.Scale.Cmp(sp.meta.Scale) != 0:
-		return fmt.Errorf("scale differs from the first input's")
+	case sp.meta != nil:
+		if em, _ := sp.p.evaluableMeta(c.ct.MetaData); em.Scale.Cmp(sp.meta.Scale) != 0 {
+			return fmt.Errorf("scale differs from the first input's")
+		}
 	}
 	return nil
 }

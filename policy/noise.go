@@ -13,24 +13,32 @@ import (
 // tracks the floor and what weighted sums, polynomial term sums, refreshes and
 // the final slot-0 mask do to it.
 //
-// Inputs come in two bounds. FreshBits is what an honest encryption has;
-// InputBits is what an ACCEPTED input may have — the proof of plaintext
-// knowledge (fhe/zkpok) only bounds a small multiple of the noise, with a
-// soundness slack of ≈ 8Nκ on every norm. The proof is over QP and the
-// committee stores ModDown_P of the upload, which divides that slack by P
-// except on the message's carry (zkpok.AcceptedNoiseBits: 2^20.1 on BGVN13
-// and 2^21.1 on BGVN14 for 16 members; an honest input ≈ 2^6). What an
-// uploader can shape is that carry, chosen without knowledge of s: the
-// heuristic per-op rules that bound honest noise hold for it, so
-// EstimateNoise — the registration gate and the refresh sizing — starts
-// every input at max(FreshBits, InputBits). It also runs the worst-case
-// ∞-norm rules from InputBits (reported in NoiseEstimate.Input*; they
-// diverge for any product, honest inputs included).
+// Inputs come in three bounds. FreshBits is what an honest encryption has;
+// AcceptedBits is what an ACCEPTED input may have — the proof of plaintext
+// knowledge (fhe/zkpok) only bounds 2·ct, with a soundness slack dominated
+// by the message's carry (zkpok.AcceptedNoiseBits: 2^33.0 on BGVN13 and
+// 2^35.0 on BGVN14 for 16 members, worst case over monomial challenges; an
+// honest input ≈ 2^7), far above anything a plan's flooding hides. So the
+// committee passes every input through one collective refresh before any
+// plan consumes it (the entry refresh: consensus packs per-input requests,
+// alone as a batch of one, and refreshes each packed input, taking the
+// accepted bound as attacker-known noise that only has to fit the level —
+// consensus.PackLevel), and InputBits — where EstimateNoise starts every
+// input, the registration gate and the refresh sizing alike — is that
+// refresh's output: RefreshBits for a plan evaluated one by one, the
+// rescale floor for a packed plan (the packed path rescales every refreshed
+// input by the top prime). The worst-case
+// ∞-norm rules start from InputBits as well (reported in
+// NoiseEstimate.Input*; they diverge for any product, honest inputs
+// included).
 type NoiseModel struct {
-	FreshBits   float64 // a fresh encryption under the collective key
-	InputBits   float64 // an accepted input (worst case over the proof's slack); 0: FreshBits
-	FloorBits   float64 // the output of a rescale (product, polynomial step, rescale op)
-	RefreshBits float64 // the output of a collective refresh (its flooding, summed over ≤ 16 shares)
+	FreshBits float64 // a fresh encryption under the collective key
+	InputBits float64 // where a plan's inputs start (committee: RefreshBits, the entry refresh's output); 0: FreshBits
+	// AcceptedBits is the noise bound of an accepted upload before the
+	// entry refresh (zkpok.AcceptedNoiseBits); no plan estimate uses it.
+	AcceptedBits float64
+	FloorBits    float64 // the output of a rescale (product, polynomial step, rescale op)
+	RefreshBits  float64 // the output of a collective refresh (its flooding, summed over ≤ 16 shares)
 	// MaskGainBits is what the final slot-0 mask (a plaintext product, then a
 	// rescale) adds: log2(√N · t/2 / q), q the smallest prime it can drop;
 	// negative when the rescale shrinks the noise.
@@ -62,7 +70,7 @@ type NoiseEstimate struct {
 	WorstOp     int     // register with the largest noise
 	WorstBits   float64
 
-	// With inputs at InputBits (a maliciously noisy but accepted input):
+	// With inputs at InputBits under the worst-case rules:
 	// InputDecryptBits is what the decryption shares expose (after the mask
 	// and the modulus switch to DecryptLevel); InputRefreshBits the largest
 	// noise a collective refresh would see (a register marked Refresh, or
@@ -81,7 +89,7 @@ type NoiseEstimate struct {
 
 // EstimateNoise runs the model over the plan's ops:
 //
-//   - input: max(FreshBits, InputBits) (an accepted input);
+//   - input: max(FreshBits, InputBits) (an input after its entry refresh);
 //   - linear: log2 Σ|w_i|·2^{b_i} (a constant adds none) — exact worst case;
 //   - mul: FloorBits + 1, plus whatever the operands exceed the
 //     NoiseBudget by (the rescale divides the product noise by the prime,
@@ -153,9 +161,9 @@ func (p *Plan) EstimateNoise(m NoiseModel) NoiseEstimate {
 	return est
 }
 
-// inputBits is the bound an input starts from: the accepted bound when it
-// is the larger (it always is for committee models; FreshBits alone when
-// InputBits is unset).
+// inputBits is the bound an input starts from: the entry refresh's output
+// when it is the larger (it always is for committee models; FreshBits alone
+// when InputBits is unset).
 func (m NoiseModel) inputBits() float64 { return math.Max(m.FreshBits, m.InputBits) }
 
 // log2Sum is log2 Σ 2^b_i.

@@ -17,10 +17,12 @@ import (
 
 // inputsRow is one preset's input-proof measurement.
 type inputsRow struct {
-	Preset        string  `json:"preset"`
-	N             int     `json:"n"`
-	Kappa         int     `json:"kappa"`
-	ChallengeBits float64 `json:"challenge_bits"`
+	Preset string `json:"preset"`
+	N      int    `json:"n"`
+	// Reps is the number of parallel repetitions of the monomial-challenge
+	// protocol and SoundnessBits −log2 of its knowledge error, r·log2(2N).
+	Reps          int     `json:"reps"`
+	SoundnessBits float64 `json:"soundness_bits"`
 	LogB          []int   `json:"log_b"` // masking bounds of u, e0, e1, m
 	// ProveMs is a plain public-key encryption plus the proof
 	// (zkpok.Key.EncryptInts); EncryptMs is the plain encryption alone
@@ -44,7 +46,8 @@ func newBenchInputsCmd(a *app) *cobra.Command {
 		Short: "Input proofs of plaintext knowledge (fhe/zkpok): prove and verify time, proof size per ciphertext",
 		Long: `Measures, for bgv-n13-t65537 and bgv-n14-t65537, encrypting one ciphertext with its proof of
 plaintext knowledge (client side), verifying the proof (every committee member, per upload) and the
-proof size, beside a plain public-key encryption. Medians of --runs runs. Published figures of the
+proof size, beside a plain public-key encryption; soundness_bits is −log2 of the proof's knowledge
+error (r repetitions of 2N monomial challenges). Medians of --runs runs. Published figures of the
 protocol family are in the fhe/zkpok package doc.`,
 		Example: `  fhegate bench inputs
   fhegate bench inputs --runs 11 --json docs/results/inputs.json`,
@@ -67,9 +70,9 @@ protocol family are in the fhe/zkpok package doc.`,
 				out = cmd.ErrOrStderr()
 			}
 			tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "preset\tκ\tchallenges\tprove_ms\tencrypt_ms\tverify_ms\tproof_bytes\tciphertext_bytes")
+			fmt.Fprintln(tw, "preset\treps\tsoundness_bits\tprove_ms\tencrypt_ms\tverify_ms\tproof_bytes\tciphertext_bytes")
 			for _, r := range rows {
-				fmt.Fprintf(tw, "%s\t%d\t2^%.1f\t%.1f\t%.1f\t%.1f\t%d\t%d\n", r.Preset, r.Kappa, r.ChallengeBits, r.ProveMs, r.EncryptMs, r.VerifyMs, r.ProofBytes, r.CtBytes)
+				fmt.Fprintf(tw, "%s\t%d\t%.1f\t%.1f\t%.1f\t%.1f\t%d\t%d\n", r.Preset, r.Reps, r.SoundnessBits, r.ProveMs, r.EncryptMs, r.VerifyMs, r.ProofBytes, r.CtBytes)
 			}
 			_ = tw.Flush()
 			if jsonPath != "" {
@@ -103,7 +106,7 @@ func benchInputs(id fhe.PresetID, runs int) (inputsRow, error) {
 		return float64(d[len(d)/2].Microseconds()) / 1000
 	}
 	var prove, verify, enc []time.Duration
-	row := inputsRow{Preset: p.Preset.Name, N: p.N(), Kappa: key.PP.Kappa, ChallengeBits: key.PP.ChallengeBits,
+	row := inputsRow{Preset: p.Preset.Name, N: p.N(), Reps: key.PP.Reps, SoundnessBits: key.PP.SoundnessBits,
 		LogB: key.PP.LogB[:], Runs: runs, GOMAXPROCS: runtime.GOMAXPROCS(0)}
 	plain := fhe.NewEncryptor(pk)
 	for range runs {

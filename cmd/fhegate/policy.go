@@ -426,8 +426,10 @@ func evalInProcessCommittee(ctx context.Context, log *zap.Logger, out io.Writer,
 		return nil, 0, err
 	}
 	// The refreshes are sized for the plan's noise estimate, as a committee
-	// serving a chain sizes them (consensus.PlanRefreshBounds).
-	bounds, err := consensus.PlanRefreshBounds(params, p, p.PresetDepth)
+	// serving a chain sizes them, from fresh inputs: these are encrypted
+	// here under the collective key, not uploaded, so they need no entry
+	// refresh (consensus.FreshInputRefreshBounds).
+	bounds, err := consensus.FreshInputRefreshBounds(params, p, p.PresetDepth)
 	if err != nil {
 		return nil, 0, err
 	}

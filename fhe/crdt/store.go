@@ -31,6 +31,18 @@ func NewStore(eng *Engine) *Store {
 // it. The handle must be keccak256 of raw's canonical bytes, which binds the
 // public entry to the ciphertext. Ingesting the same entry twice is a no-op.
 func (s *Store) Ingest(l meta.Layout, e meta.Entry, raw *fhe.Ciphertext) error {
+	return s.ingest(l, e, raw, true)
+}
+
+// IngestBound is Ingest for a ciphertext its caller has already bound to
+// e.Handle: the committee loads every input by its handle (the store's key,
+// the fetch's hash check) and evaluates the evaluable form of an upload,
+// 2·ct (fhe.Ciphertext.Evaluable), which does not hash to the handle.
+func (s *Store) IngestBound(l meta.Layout, e meta.Entry, c *fhe.Ciphertext) error {
+	return s.ingest(l, e, c, false)
+}
+
+func (s *Store) ingest(l meta.Layout, e meta.Entry, raw *fhe.Ciphertext, checkHandle bool) error {
 	if raw == nil {
 		return fmt.Errorf("%w: nil ciphertext", ErrInput)
 	}
@@ -41,12 +53,14 @@ func (s *Store) Ingest(l meta.Layout, e meta.Entry, raw *fhe.Ciphertext) error {
 	if ok {
 		return nil
 	}
-	h, err := raw.Handle()
-	if err != nil {
-		return fmt.Errorf("%w: %v", ErrInput, err)
-	}
-	if meta.Handle(h) != e.Handle {
-		return fmt.Errorf("%w: handle %v does not match the ciphertext (%v)", ErrInput, e.Handle, meta.Handle(h))
+	if checkHandle {
+		h, err := raw.Handle()
+		if err != nil {
+			return fmt.Errorf("%w: %v", ErrInput, err)
+		}
+		if meta.Handle(h) != e.Handle {
+			return fmt.Errorf("%w: handle %v does not match the ciphertext (%v)", ErrInput, e.Handle, meta.Handle(h))
+		}
 	}
 	c, err := s.eng.Contribution(l, e.Block, raw)
 	if err != nil {

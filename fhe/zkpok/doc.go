@@ -15,7 +15,9 @@
 //
 // Lattigo BGV puts the message in the low bits scaled by t^{-1} mod Q (the
 // bgv.Encoder multiplies the lifted plaintext by [t^{-1}]_Q; multiplying a
-// ciphertext by t gives the textbook form t·(c0 + c1·s) = m + t·e). Lattigo's
+// ciphertext by t gives the textbook form t·(c0 + c1·s) = m + t·e). The
+// values are encoded at the upload scale 2^{-1} mod t (see "Soundness":
+// the committee evaluates 2·ct), so m is the lift of 2^{-1}·values. Lattigo's
 // public-key encryption (rlwe.Encryptor.encryptZeroPk) samples u ternary and
 // e0, e1 from the discrete Gaussian (σ = 3.2, |e| ≤ 19) and computes over QP
 //
@@ -54,79 +56,140 @@
 // Fiat–Shamir with aborts: Lyubashevsky, "Fiat-Shamir with Aborts"
 // (ASIACRYPT 2009, uniform masks) and "Lattice Signatures without Trapdoors"
 // (EUROCRYPT 2012); as a proof of knowledge of a short preimage of a linear
-// map over R_q, in the form of Benhamouda–Camenisch–Krenn–Lyubashevsky–Neven,
-// "Better Zero-Knowledge Proofs for Lattice Encryption and Their
-// Application to Group Signatures" (ASIACRYPT 2014), and Baum–Damgård–
-// Lyubashevsky–Oechsner–Peikert, "More Efficient Commitments from Structured
-// Lattice Assumptions" (SCN 2018, the relaxed opening). One repetition proves
-// all N coefficients of the ciphertext at once (ring amortisation).
+// map over R_q with monomial challenges, in the form of Benhamouda–
+// Camenisch–Krenn–Lyubashevsky–Neven, "Better Zero-Knowledge Proofs for
+// Lattice Encryption and Their Application to Group Signatures" (ASIACRYPT
+// 2014), r parallel repetitions under one hash. One repetition proves all N
+// coefficients of the ciphertext at once (ring amortisation).
 //
-//  1. Prover samples y_i uniform in [−B_i, B_i]^N (i ∈ {u, e0, e1, m}),
-//     computes W = A·y mod Q (two polynomials at the top level, NTT form).
-//  2. h = SHA-256(domain ‖ preset ‖ chainId ‖ epoch ‖ owner ‖ pkDigest ‖
-//     ctHandle ‖ ρ ‖ W) (32 bytes); c = Challenge(h), a ternary polynomial with
-//     exactly κ non-zero coefficients (±1), κ minimal with C(N,κ)·2^κ ≥ 2^128
-//     (N=2^13: κ=11; N=2^14: κ=10).
-//  3. z_i = y_i + c·w_i over Z[X]/(X^N+1); restart unless every
-//     ‖z_i‖∞ ≤ Z_i = B_i − κ·β_i (then z is uniform on its box, independent of
-//     the witness: zero knowledge).
-//  4. Proof = (h, z, ρ): 2 + 32 bytes, z_i packed in k_i + 1 bits per
-//     coefficient, then ρ0, ρ1 (each residue mod p_j in ⌈log2 p_j⌉ bits).
-//     The verifier checks ‖z_i‖∞ ≤ Z_i and ρ < p_j (while decoding),
-//     rebuilds ĉ and checks h = SHA-256(… ‖ A·z − c·(t·ĉ0, ĉ1)).
+//  1. Prover samples, for each repetition k < r, y_{k,i} uniform in
+//     [−B_i, B_i]^N (i ∈ {u, e0, e1, m}) and computes W_k = A·y_k over QP
+//     (NTT form).
+//  2. h = SHA-256(domain ‖ preset ‖ r ‖ chainId ‖ epoch ‖ owner ‖ pkDigest ‖
+//     ctHandle ‖ ρ ‖ W_0 ‖ … ‖ W_{r−1}); the challenges are c_k = X^{e_k},
+//     e_k uniform in [0, 2N) from SHAKE256(h) (X^N = −1: c_k ∈ {±X^i}).
+//  3. z_k = y_k + c_k·w over Z[X]/(X^N+1) (a signed rotation: ‖c_k·w_i‖∞ =
+//     ‖w_i‖∞ ≤ β_i); restart unless every ‖z_{k,i}‖∞ ≤ Z_i = B_i − β_i (then
+//     z is uniform on its box, independent of the witness: zero knowledge).
+//  4. Proof = (h, z, ρ): version 3 ‖ preset ‖ r ‖ h, then z_{k,i} packed in
+//     k_i + 1 bits per coefficient, then ρ0, ρ1 (each residue mod p_j in
+//     ⌈log2 p_j⌉ bits). The decoder checks version, preset and r, then the
+//     exact length, before allocating; the verifier checks ‖z_{k,i}‖∞ ≤ Z_i
+//     and ρ < p_j (while decoding), that ct is at the upload scale, rebuilds
+//     ĉ and checks h = SHA-256(… ‖ A·z_k − c_k·(t·ĉ0, ĉ1) for every k).
 //
-// B_i = 2^{k_i} − 1 with k_i = ⌈log2(4·N·κ·β_i)⌉, so the acceptance
-// probability is ≈ ∏ exp(−N·κ·β_i/B_i) ≥ e^{−1} (at most ≈ 2.7 attempts
-// expected; the prover gives up after 1000).
+// B_i = 2^{k_i} − 1 with k_i = ⌈log2(4·r·N·β_i)⌉, so the acceptance
+// probability is ≈ ∏ exp(−r·N·β_i/B_i) ≥ e^{−1} (at most ≈ 2.7 attempts
+// expected; the prover gives up after 1000). r = ⌈128 / log2(2N)⌉: 10 on
+// N = 2^13 (2^-140), 9 on N = 2^14 (2^-135), 12 on the N = 2^10 test rings.
+//
+// # Soundness
+//
+// Why not one sparse challenge (this package's version 2): every prime of
+// QP is NTT-friendly, X^N+1 splits completely mod each, and a difference of
+// two challenges c − c′ vanishes in NTT slot j of prime q whenever
+// c(ζ_j) ≡ c′(ζ_j) (mod q). A prover off the relation in that one slot
+// guesses v, sets W = A·y − v·δ̂ and wins when c(ζ_j) ≡ v: 1/q_min a try,
+// ≈ 2^32 tries on BGVN13 (TestAttackSlotGrinding grinds it on an 18-bit
+// prime in ≈ 2^18). Worse, in O = Z[X]/(X^N+1) (N a power of two),
+// O/(1−X) = F_2, and (1−X)·(1 + X + … + X^{N−1}) = 1 − X^N = 2: over QP,
+// g = (1−X)^{-1} = 2^{-1}·(1 + … + X^{N−1}), every coefficient ≈ QP/2. For
+// any challenge, c·g = c(1)·g + q_c with q_c short, so a ciphertext off
+// the relation by g (garbage in every slot) answers every challenge whose
+// c(1) has a fixed parity — all of version 2's (exactly κ coefficients
+// ±1), all of the monomials ±X^i (c(1) = ±1), and by the same token one
+// parity class of any challenge set: more repetitions of a sparse-challenge
+// protocol cannot refuse it (TestAttackRingInverse: accepted on the first
+// try). Any Σ-protocol over O extracts only c̄·ĉ = A·z̄ with c̄ a difference
+// of challenges, and the committee must evaluate a multiple of ct it knows.
+//
+// Monomial challenges fix both. For i ≠ j (mod 2N), with d = j − i and
+// g_d = gcd(d, 2N) (a power of two), (1 − X^d)·Σ_{l<N/g_d} X^{ld} = 2, so
+// X^i − X^j = X^i·(1 − X^d) is invertible modulo every odd prime (no slot
+// vanishes: ζ^d ≠ 1 for a primitive 2N-th root ζ) and
+// 2/(X^i − X^j) = X^{−i}·Σ_{l<N/g_d} X^{ld} has coefficients in {0, ±1}
+// and ‖·‖₁ = N/g_d ≤ N (TestMonomialInverse checks this for every d on
+// N = 2^10 and 2^13). Two accepting transcripts with the same W_k and
+// challenges X^i ≠ X^j in repetition k give (X^i − X^j)·(t·ĉ0, ĉ1) = A·z̄,
+// ‖z̄_i‖∞ ≤ 2Z_i, hence
+//
+//	2·(t·ĉ0, ĉ1) = A·w′,   w′ = (2/(X^i − X^j))·z̄,   ‖w′_i‖∞ ≤ N·2·Z_i:
+//
+// special soundness for the relaxed relation "2·ĉ has a short preimage"
+// over a challenge set of 2N. Parallel repetition of a special-sound
+// protocol has knowledge error (1/2N)^r (Attema–Fehr, "Parallel
+// Repetition of (k1, …, kμ)-Special-Sound Multi-Round Interactive Proofs",
+// CRYPTO 2022), and Fiat–Shamir keeps it per random-oracle query (a prover
+// making Q hash queries wins with probability ≤ (Q+1)·(2N)^{−r}; Attema–
+// Fehr–Klooß, TCC 2022): 2^-140 on BGVN13, 2^-135 on BGVN14, 2^-132 on the
+// test rings — ≥ 128 bits on every preset, independent of the committee
+// size (which enters only the noise bound below) and of the primes (no
+// challenge difference vanishes mod any odd prime). Params.SoundnessBits
+// is r·log2(2N); `fhegate bench inputs` reports it. The slot grinder now
+// needs every repetition's guess right, (2N)^{−r} a try: TestAttackSlotGrinding
+// makes 2^20 tries without success and the verifier refuses the last.
+//
+// What the relation does not give is ĉ itself: a ciphertext off the
+// relation by g·b (b short) passes whatever the challenges (it is
+// TestAttackRingInverse's forgery). So the committee evaluates 2·ct, which
+// it can bound: the client encodes its values at the upload scale
+// 2^{-1} mod t (Lattigo's BGV encoder multiplies by the plaintext scale:
+// ct carries 2^{-1}·m and decrypts to m), the verifier refuses any other
+// scale, and fhe.Ciphertext.Evaluable (members' loads of stored inputs)
+// and fhe.SlotPacker (the packed path, which masks stored bytes) turn an
+// upload into 2·ct at scale 1, which carries m. The handle stays
+// keccak256 of the upload as sent; a committee re-encryption is stored at
+// scale 1 and is not doubled again. TestAttackRingInverse checks that the
+// forged upload decrypts to garbage while its 2·ct decrypts to the values
+// with the noise of an honest input.
 //
 // # Soundness slack
 //
-// Special soundness gives, from two accepting transcripts with the same W, a
-// relaxed opening: a c̄ = c − c′ ≠ 0 with ‖c̄‖∞ ≤ 2 and at most 2κ non-zero
-// coefficients, and z̄ = z − z′ with
+// Honest vs extracted (‖·‖∞), bgv-n13-t65537 (r = 10, k = [19 23 23 35]):
+// u 1 vs N·2^20 = 2^33, e 19 vs 2^37, m 2^16 vs 2^49; bgv-n14-t65537 (r = 9,
+// k = [20 24 24 36]): u 1 vs 2^35, e 19 vs 2^39, m 2^16 vs 2^51, all far
+// below Q. What the committee may assume of an accepted input is the
+// relaxed relation for 2·ĉ. With e_pk = pk0 + pk1·s (‖e_pk‖∞ ≤
+// members·βe, the sum of the members' key errors) and ĉ = P·ct + [ρ]_P,
+// dividing it by P·t gives
 //
-//	A·z̄ = c̄·(t·ĉ0, ĉ1),   ‖z̄_i‖∞ ≤ 2·Z_i < 2^{k_i+1}.
+//	2·(ct0 + ct1·s) = t^{-1}·w′_m + (w′_e0 + w′_u·e_pk + s·w′_e1 − 2·([ρ0]_P + [ρ1]_P·s))/P   (mod Q)
 //
-// Honest vs extracted (‖·‖∞), bgv-n13-t65537 (κ = 11, k = [19 23 23 35]):
-// u 1 vs 2^20, e 19 vs 2^24, m 2^16 vs 2^36; bgv-n14-t65537 (κ = 10,
-// k = [20 24 24 36]): u 1 vs 2^21, e 19 vs 2^25, m 2^16 vs 2^37. So the
-// slack is the factor c̄ on the statement and ≈ 8·N·κ ≈ 2^20 (N = 2^13) /
-// 2^21 (N = 2^14) on every norm. z̄_m < 2^37 is far below q0 (2^44 / 2^50),
-// so it is unique mod Q.
-//
-// Why that stops the attack: the copier of a victim's ciphertext (or of it
-// plus an encryption of 0) would have to output (c̄, z̄) with
-// c̄·ĉ = A·z̄, a short opening of a small multiple of a ciphertext it did
-// not make; decrypting shows z̄_m ≡ c̄·m_victim (mod t), i.e. it would know
-// the plaintext it set out to learn — producing that from ct alone is
-// breaking RLWE. A replayed proof fails because the owner, chain id, epoch,
-// key digest, ciphertext handle and ρ are inside h.
-//
-// What the committee may assume of an accepted input: only the relaxed
-// relation. With e_pk = pk0 + pk1·s (‖e_pk‖∞ ≤ members·βe, the sum of the
-// members' key errors) and ĉ = P·ct + [ρ]_P, dividing the relation by P·t
-// gives
-//
-//	c̄·(ct0 + ct1·s) = t^{-1}·z̄_m + (z̄_e0 + z̄_u·e_pk + s·z̄_e1 − c̄·([ρ0]_P + [ρ1]_P·s))/P   (mod Q)
-//
-// so the noise of c̄·ct is at most (2Z_e0 + N·2Z_u·members·βe +
-// N·members·2Z_e1)/P (below 1 on both presets: the slack on u and e is
-// divided away) plus 4κ·(1/2 + 6·√(2N·members/3)) (the rounding, ≈ 2^16)
-// plus 2Z_m/t ≈ 2^20 — the message's carry: the extractor knows c̄·m only up
-// to 2Z_m, and its multiples of t are noise. AcceptedNoiseBits (noise.go)
-// computes this bound from the parameters and the committee size: 2^20.0
-// (BGVN13, one key), 2^20.1 (BGVN13, 16 members), 2^21.1 (BGVN14, 16
-// members) — it was 2^42.2 / 2^45.4 / 2^48.3 with the relation over Q after
-// the division, where the slack on u and e was not divided by anything.
-// CraftableNoiseBits is what a cheating prover with an oversized but real
-// witness (‖w_i‖∞ ≤ Z_i/κ) always gets accepted: 2^15.6 on BGVN13, all of it
-// the message carry m = v + t·k (TestAcceptedNoiseBound crafts one:
-// measured 2^15.5 against 2^6.4 for an honest encryption, and 2^6.4 for u
-// and e at Z/κ without the carry). The carry is chosen by the uploader
-// without knowledge of s, so the heuristic noise rules that bound honest
-// noise apply to it: the committee's noise model starts every input at
-// AcceptedNoiseBits (policy.NoiseModel.InputBits), and registration refuses
-// a plan whose estimate from there exceeds what the flooding hides. Exact
+// so the noise of 2·ct is at most N·(2Z_e0 + N·2Z_u·members·βe +
+// N·members·2Z_e1)/P (2^10.7 on BGVN13 with 16 members: the slack on u and
+// e is divided by P) plus 2·(1/2 + 6·√(2N·members/3)) (the rounding,
+// ≈ 2^12) plus N·2Z_m/t — the message's carry: the extractor knows 2m only
+// up to N·2Z_m, and its multiples of t are noise. AcceptedNoiseBits
+// (noise.go) computes this bound from the parameters and the committee
+// size: 2^33.0 on BGVN13 (1 or 16 members) and 2^35.0 on BGVN14 (16
+// members), against 2^20.1 / 2^21.1 claimed for version 2 (a bound on
+// c̄·ct for an unknown c̄, which the committee never evaluated). The carry
+// dominates, and the factor N in it is real for a prover that answers two
+// challenges X^i, X^j with j − i odd (2/(X^i − X^j) then has N non-zero
+// coefficients); a prover answering 2^a + 1 challenges of a repetition
+// answers two whose exponents agree mod 2^a, which divides the factor by
+// 2^a but costs a knowledge error of (2^a/2N)^r. The bound is close to
+// tight at the 2^-128 level: a statement off the relation by
+// (1 − X^d)^{-1}·b (d odd, b short in the m coordinate) answers the two
+// challenges X^e, X^{e+d} of a repetition with a carry ≈ N·‖b‖∞/t, so a
+// prover that guesses, per repetition, which pair it will get wins with
+// (1/N)^r per hash query (2^-130 on BGVN13, 2^-126 on BGVN14) with an input
+// noise ≈ 2^32 / 2^34. CraftableNoiseBits is what a cheating prover with an
+// oversized but real witness (‖w_i‖∞ ≤ Z_i/2) always gets accepted: 2^19.0
+// on BGVN13 and 2^20.0 on BGVN14, all of it the message carry m = v + t·k
+// (TestAcceptedNoiseBound crafts one: measured 2^19.0 for 2·ct against
+// 2^7.4 for an honest encryption, and 2^7.4 for u and e at Z/2 without the
+// carry). What the committee may assume is
+// therefore only this bound, which is far above what any plan's decryption
+// flooding hides (2^16): the committee passes every input through one
+// collective refresh before a plan consumes it (the entry refresh: the
+// packed path's refresh of each packed input at consensus.PackLevel, a
+// request alone as a batch of one, or a refresh of each input of a policy
+// without a packed plan), sized to hide an honest input's noise and to
+// have room for AcceptedNoiseBits as attacker-known noise. Plans start
+// from the refresh's output (policy.NoiseModel.InputBits; AcceptedBits
+// records this bound), and registration refuses a plan whose estimate from
+// there exceeds what the flooding hides. Exact
 // proofs that remove the slack (ternary/ℓ2 bounds, Lyubashevsky–Nguyen–
 // Plançon, CRYPTO 2022) would remove the carry too.
 //
@@ -139,14 +202,20 @@
 //
 // # Measured, and published figures beside them
 //
-// `fhegate bench inputs --runs 11` (medians of three runs; 2 shared cores,
-// AMD EPYC, GOMAXPROCS 2, load ≈ 1.1–1.5), one ciphertext, one proof
-// covering all N slots (docs/LP-137.md has the runs, and the proof over Q
-// it replaced beside them):
+// `fhegate bench inputs --runs 3` (medians; version 2 and 3 run
+// alternately, three pairs, on a 2-vCPU Intel Xeon with AVX-512 IFMA
+// shared with other builds, load average 17–20: noisy; docs/LP-137.md,
+// "Input proofs: monomial challenges", has every run), one ciphertext, one
+// proof covering all N slots:
 //
-//	preset           κ   proof     ciphertext  encrypt+prove  plain encrypt  verify
-//	bgv-n13-t65537   11  200738 B  655380 B    34 ms          9 ms           15 ms
-//	bgv-n14-t65537   10  557090 B  2621460 B   112 ms         32 ms          61 ms
+//	preset           r   soundness  proof       ciphertext  encrypt+prove  verify       v2 verify, same pairs
+//	bgv-n13-t65537   10  2^-140     1159203 B   655380 B    361–407 ms     197–415 ms   33–65 ms (200738 B)
+//	bgv-n14-t65537   9   2^-135     2326563 B   2621460 B   1.9–3.3 s      988–1428 ms  208–305 ms (557090 B)
+//
+// Verification costs ≈ 4.4–9.2× version 2 and the proof 5.8× / 4.2×: r full
+// responses instead of one (each as wide as version 2's: the masks hide
+// r·N coefficients instead of κ-fold products), over the 2× aimed at; a
+// single ciphertext has nothing to amortise over.
 //
 // Of each proof, ĉ mod P is 92160 B (N13) and 327680 B (N14).
 // (go test ./fhe/zkpok -run '^$' -bench . gives the same sizes; it

@@ -8,8 +8,8 @@ import (
 	"github.com/fhegate/fhegate/fhe/zkpok"
 )
 
-// FuzzUnmarshal: the proof decoder never panics, checks the length before
-// allocating, and re-encodes what it accepts to the same bytes; whatever it
+// FuzzUnmarshal: the proof decoder never panics, checks the header
+// (version, preset, repetitions) and the exact length before allocating, and re-encodes what it accepts to the same bytes; whatever it
 // accepts, Verify handles without panicking (and refuses unless it is the
 // real proof).
 func FuzzUnmarshal(f *testing.F) {
@@ -18,10 +18,19 @@ func FuzzUnmarshal(f *testing.F) {
 	ct, h, proof := encrypt(f, k, []int64{3}, victim)
 	f.Add(proof)
 	good := make([]byte, pp.Size())
-	good[0], good[1] = zkpok.Version, byte(fhetest.InsecureBGVN4)
+	good[0], good[1], good[2] = zkpok.Version, byte(fhetest.InsecureBGVN4), byte(pp.Reps)
 	f.Add(good)
 	f.Add([]byte{})
 	f.Add([]byte{zkpok.Version, byte(fhetest.InsecureBGVN4)})
+	f.Add([]byte{zkpok.Version, byte(fhetest.InsecureBGVN4), byte(pp.Reps)})
+	// A header claiming another shape (repetitions) or the previous version
+	// is refused before the length is looked at.
+	other := append([]byte(nil), proof...)
+	other[2]++
+	f.Add(other)
+	old := append([]byte(nil), proof...)
+	old[0] = zkpok.Version - 1
+	f.Add(old)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		pr, err := pp.Unmarshal(b)
 		if err != nil {

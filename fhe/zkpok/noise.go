@@ -7,39 +7,41 @@ import (
 	"github.com/fhegate/fhegate/fhe"
 )
 
-// Noise bounds of an accepted input, in bits (log2 of an ∞-norm of the
-// noise in Lattigo's scaling, c0 + c1·s = [t^{-1}·m]_Q + ν). See the package
-// doc, "Soundness slack", for the derivation; in short, with
-// ct = ModDown_P(ĉ), ĉ = P·ct + [ρ]_P:
+// Noise bounds of an input, in bits (log2 of an ∞-norm of the noise in
+// Lattigo's scaling, c0 + c1·s = [t^{-1}·m]_Q + ν) of the ciphertext the
+// committee evaluates, 2·ct (fhe.Ciphertext.Evaluable). See the package
+// doc, "Soundness slack"; in short, with ct = ModDown_P(ĉ),
+// ĉ = P·ct + [ρ]_P:
 //
-//   - honest (HonestNoiseBits): ν = (e0 + u·e_pk + s·e1)/P + rounding, with
-//     ‖u‖∞ ≤ 1, ‖e_i‖∞ ≤ βe, ‖e_pk‖∞ ≤ members·βe, ‖s‖∞ ≤ members, and the
-//     rounding (ρ0 + ρ1·s)/P with ‖ρ_i‖∞ ≤ P/2;
-//   - accepted (AcceptedNoiseBits): special soundness only gives a c̄ ≠ 0
-//     (‖c̄‖∞ ≤ 2, ≤ 2κ non-zero coefficients, ‖c̄‖₁ ≤ 4κ) and z̄ with
-//     c̄·t·(ĉ0 + ĉ1·s) = P·z̄_m + t·(z̄_e0 + z̄_u·e_pk + s·z̄_e1) over QP,
-//     ‖z̄_i‖∞ ≤ 2·Z_i. Substituting ĉ and dividing by P·t, the noise of
-//     c̄·ct is at most
+//   - honest (HonestNoiseBits): 2ν with ν = (e0 + u·e_pk + s·e1)/P +
+//     rounding, ‖u‖∞ ≤ 1, ‖e_i‖∞ ≤ βe, ‖e_pk‖∞ ≤ members·βe,
+//     ‖s‖∞ ≤ members, and the rounding (ρ0 + ρ1·s)/P with ‖ρ_i‖∞ ≤ P/2;
+//   - accepted (AcceptedNoiseBits): special soundness gives two challenges
+//     X^i ≠ X^j of one repetition and z̄ = z − z′ (‖z̄_i‖∞ ≤ 2·Z_i) with
+//     (X^i − X^j)·(t·ĉ0, ĉ1) = A·z̄; multiplying by 2/(X^i − X^j), whose
+//     coefficients are in {0, ±1} (‖·‖₁ ≤ N), 2·(t·ĉ0, ĉ1) = A·w′ with
+//     ‖w′_i‖∞ ≤ N·2·Z_i. Substituting ĉ and dividing by P·t, the noise of
+//     2·ct is at most
 //
-//     (2Z_e0 + N·2Z_u·members·βe + N·members·2Z_e1)/P + 4κ·(1/2 + R_s) + 2Z_m/t + 1,
+//     N·(2Z_e0 + N·2Z_u·members·βe + N·members·2Z_e1)/P + 2·(1/2 + R_s) + N·2Z_m/t + 1,
 //
 //     where R_s bounds ‖[ρ1]_P·s‖∞/P: a sum of N products of a coefficient
 //     in [−1/2, 1/2] (ρ1 is the uploader's, chosen without s) and one of s
 //     (variance ≤ 2·members/3), 12 standard deviations: 6·√(2N·members/3)
 //     (a high-probability bound over the secret, like any bound on s·e).
-//     The first term is what the proof's slack (≈ 8Nκ on every norm) costs
-//     on the relation over QP — divided by P it is below 1 on both
-//     presets; the last is the carry of the message: the extractor only
-//     knows c̄·m up to 2Z_m ≈ 8Nκ·t, and m's multiples of t are noise.
+//     The first term is the proof's slack on u and e over QP — divided by
+//     P it is small on both presets; the third is the carry of the
+//     message: the extractor only knows 2·m up to N·2Z_m, and its
+//     multiples of t are noise.
 //
 // CraftableNoiseBits is the other side: the largest noise of an input whose
 // witness the attacker really holds and which it can always prove. A prover
-// with ‖w_i‖∞ ≤ ⌊Z_i/κ⌋ that draws its masks from the smaller box
-// [−(Z_i − κ‖w_i‖∞), Z_i − κ‖w_i‖∞] always passes the verifier's
-// ‖z_i‖∞ ≤ Z_i (it gives up zero knowledge, which it does not need), so such
-// inputs are accepted; TestAcceptedNoiseBound crafts them. After the
-// division by P only the message carry m = v + t·k (‖k‖∞ ≤ Z_m/(κ·t))
-// survives.
+// with ‖w_i‖∞ ≤ ⌊Z_i/2⌋ that draws its
+// masks from [−(Z_i − ‖w_i‖∞), Z_i − ‖w_i‖∞] always passes the verifier's
+// ‖z_i‖∞ ≤ Z_i (‖X^e·w‖∞ = ‖w‖∞; it gives up zero knowledge, which it does
+// not need), so such inputs are accepted; TestAcceptedNoiseBound crafts
+// them. After the division by P only the message carry m = v + t·k
+// (‖k‖∞ ≤ Z_m/(2t)), doubled, survives.
 
 // rounding is the bound on the ModDown rounding (ρ0 + ρ1·s)/P (≤ 1/2 +
 // R_s, see above); 0 without an auxiliary modulus (nothing is divided).
@@ -59,34 +61,33 @@ func (pp *Params) p() float64 {
 	return p
 }
 
-// AcceptedNoiseBits is log2 of the noise bound an accepted input has for a
-// committee of `members` members (see above). It depends only on the
-// preset and the committee size, so the chain and the committee compute the
-// same number.
+// AcceptedNoiseBits is log2 of the noise bound of 2·ct for an accepted
+// input ct and a committee of `members` members (see above). It depends
+// only on the preset and the committee size, so the chain and the committee
+// compute the same number.
 func (pp *Params) AcceptedNoiseBits(members int) float64 {
 	n, m, be := float64(pp.N), float64(members), float64(BetaE)
 	t := float64(pp.FHE.PlaintextModulus())
-	qp := 2*float64(pp.Z[compE0]) + n*2*float64(pp.Z[compU])*m*be + n*m*2*float64(pp.Z[compE1])
-	b := qp/pp.p() + 4*float64(pp.Kappa)*pp.rounding(members) + 2*float64(pp.Z[compM])/t + 1
+	qp := n * (2*float64(pp.Z[compE0]) + n*2*float64(pp.Z[compU])*m*be + n*m*2*float64(pp.Z[compE1]))
+	b := qp/pp.p() + 2*pp.rounding(members) + n*2*float64(pp.Z[compM])/t + 1
 	return math.Log2(b)
 }
 
-// HonestNoiseBits is log2 of the noise bound of an honest input
-// (‖u‖∞ ≤ 1, ‖e_i‖∞ ≤ βe) for a committee of `members` members.
+// HonestNoiseBits is log2 of the noise bound of 2·ct for an honest input ct
+// (‖u‖∞ ≤ 1, ‖e_i‖∞ ≤ βe) and a committee of `members` members.
 func (pp *Params) HonestNoiseBits(members int) float64 {
 	n, m, be := float64(pp.N), float64(members), float64(BetaE)
-	return math.Log2((be+2*n*m*be)/pp.p() + pp.rounding(members))
+	return math.Log2(2 * ((be+2*n*m*be)/pp.p() + pp.rounding(members)))
 }
 
-// CraftableNoiseBits is log2 of the noise bound of an input whose witness
-// has ‖w_i‖∞ ≤ ⌊Z_i/κ⌋: the largest witness for which a cheating prover
-// always passes (see above).
+// CraftableNoiseBits is log2 of the noise bound of 2·ct for an input ct
+// whose witness has ‖w_i‖∞ ≤ ⌊Z_i/2⌋: a witness for which a cheating
+// prover always passes (see above).
 func (pp *Params) CraftableNoiseBits(members int) float64 {
 	n, m, be := float64(pp.N), float64(members), float64(BetaE)
-	k := int64(pp.Kappa)
-	u, e := float64(pp.Z[compU]/k), float64(pp.Z[compE0]/k)
+	u, e := float64(pp.Z[compU]/2), float64(pp.Z[compE0]/2)
 	qp := e + n*u*m*be + n*m*e
-	return math.Log2(qp/pp.p() + pp.rounding(members) + float64(pp.Z[compM]/k)/float64(pp.FHE.PlaintextModulus()) + 1)
+	return math.Log2(2 * (qp/pp.p() + pp.rounding(members) + float64(pp.Z[compM]/2)/float64(pp.FHE.PlaintextModulus()) + 1))
 }
 
 // AcceptedNoiseBits is Params.AcceptedNoiseBits for a BGV preset.

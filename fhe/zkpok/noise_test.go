@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"github.com/tuneinsight/lattigo/v6/core/rlwe"
+	"github.com/tuneinsight/lattigo/v6/ring"
 
 	"github.com/fhegate/fhegate/fhe"
 )
@@ -34,38 +35,44 @@ func craft(t *testing.T, k *Key, vals []int64, u, e0, e1, carry []int64) (*fhe.C
 }
 
 // proveShrunk is a cheating prover: it draws its masks from
-// [−(Z_i − κ‖w_i‖∞), Z_i − κ‖w_i‖∞] (no zero knowledge), so every response
-// is within the verifier's bound whenever κ‖w_i‖∞ ≤ Z_i. With a larger
-// witness it falls back to the honest box and fails like the honest prover.
+// [−(Z_i − ‖w_i‖∞), Z_i − ‖w_i‖∞] (no zero knowledge), so every response
+// is within the verifier's bound whenever ‖w_i‖∞ ≤ Z_i (‖X^e·w‖∞ =
+// ‖w‖∞). With a larger witness it falls back to the honest box and fails
+// like the honest prover.
 func proveShrunk(k *Key, w [nComp][]int64, rho [2][][]uint64, h fhe.Handle, ctx Context, r *rand.Rand) ([]byte, error) {
 	pp, rq := k.PP, k.rqp
 	var radius [nComp]int64
 	for i := range nComp {
-		radius[i] = pp.Z[i] - int64(pp.Kappa)*infNorm(w[i])
+		radius[i] = pp.Z[i] - infNorm(w[i])
 		if radius[i] < 0 {
 			radius[i] = int64(1)<<pp.LogB[i] - 1
 		}
 	}
-	w0, w1 := rq.NewPoly(), rq.NewPoly()
-	var y [nComp][]int64
+	ys := make([][nComp][]int64, pp.Reps)
+	ws := make([][2]ring.Poly, pp.Reps)
 	for attempt := 0; attempt < 20; attempt++ {
-		for i := range nComp {
-			y[i] = make([]int64, pp.N)
-			for j := range y[i] {
-				y[i][j] = r.Int64N(2*radius[i]+1) - radius[i]
+		for j := range ys {
+			for i := range nComp {
+				ys[j][i] = make([]int64, pp.N)
+				for l := range ys[j][i] {
+					ys[j][i][l] = r.Int64N(2*radius[i]+1) - radius[i]
+				}
 			}
+			ws[j] = [2]ring.Poly{rq.NewPoly(), rq.NewPoly()}
+			k.apply(ys[j], ws[j][0], ws[j][1])
 		}
-		k.apply(y, w0, w1)
-		hh := k.transcript(ctx, h, rho, w0, w1)
-		c := Challenge(hh, pp.N, pp.Kappa)
-		pr, ok := &Proof{H: hh, Rho: rho}, true
-		for i := range nComp {
-			z := sparseMul(c, w[i], pp.N)
-			for j := range z {
-				z[j] += y[i][j]
-				ok = ok && z[j] <= pp.Z[i] && z[j] >= -pp.Z[i]
+		hh := k.transcript(ctx, h, rho, ws)
+		es := Challenges(hh, pp.N, pp.Reps)
+		pr, ok := &Proof{H: hh, Rho: rho, Z: make([][nComp][]int64, pp.Reps)}, true
+		for j, e := range es {
+			for i := range nComp {
+				z := mulMonomial(e, w[i])
+				for l := range z {
+					z[l] += ys[j][i][l]
+					ok = ok && z[l] <= pp.Z[i] && z[l] >= -pp.Z[i]
+				}
+				pr.Z[j][i] = z
 			}
-			pr.Z[i] = z
 		}
 		if ok {
 			return pp.Marshal(pr), nil
@@ -114,13 +121,13 @@ func signs(r *rand.Rand, n int, mag int64) []int64 {
 // TestAcceptedNoiseBound checks AcceptedNoiseBits against the verifier.
 // Attack: "oversized witness" — a user who holds its encryption randomness
 // inflates u, e and the message polynomial (every coefficient at
-// ±⌊Z_i/κ⌋, the most a cheating prover can always prove; the message as
+// ±⌊Z_i/2⌋, a witness a cheating prover can always prove; the message as
 // m + t·k, which decrypts to the same slots) to hand the committee an input
 // noisier than an honest one. The proof verifies; the division by P removes
-// what u and e add, the message carry k stays, and the input's measured
-// noise lies above the honest one and below CraftableNoiseBits ≤
-// AcceptedNoiseBits. A witness clearly beyond (e0 at ±2^40) cannot be
-// proven: no mask hides c·w.
+// what u and e add, the message carry k stays, and the measured noise of
+// the evaluated 2·ct lies above the honest one and below
+// CraftableNoiseBits ≤ AcceptedNoiseBits. A witness clearly beyond (e0 at
+// ±2^40) cannot be proven: no mask hides X^e·w.
 func TestAcceptedNoiseBound(t *testing.T) {
 	for _, id := range []fhe.PresetID{fhe.BGVN13} {
 		p := fhe.MustParams(id)
@@ -129,27 +136,29 @@ func TestAcceptedNoiseBound(t *testing.T) {
 		require.NoError(t, err)
 		pp := k.PP
 		r := rand.New(rand.NewPCG(uint64(id), 11))
-		kappa := int64(pp.Kappa)
 		vals := []int64{1, 2, 3, 65536}
 		ctx := Context{Owner: [20]byte{0xee}}
+		noise := func(ct *fhe.Ciphertext) float64 {
+			ev, err := ct.Evaluable()
+			require.NoError(t, err)
+			return evaluableNoiseBits(t, p, keys.Secret, ev, vals)
+		}
 
-		// m + t·k stays within ⌊Z_m/κ⌋: |m| < t, so |k| ≤ ⌊Z_m/κ⌋/t − 1.
-		carry := signs(r, pp.N, pp.Z[compM]/kappa/int64(k.t)-1)
-		u, e0, e1 := signs(r, pp.N, pp.Z[compU]/kappa), signs(r, pp.N, pp.Z[compE0]/kappa), signs(r, pp.N, pp.Z[compE1]/kappa)
-		ct, w, rho, pt := craft(t, k, vals, u, e0, e1, carry)
-		require.LessOrEqual(t, infNorm(w[compM]), pp.Z[compM]/kappa)
+		// m + t·k stays within ⌊Z_m/2⌋: |m| < t, so |k| ≤ ⌊Z_m/2⌋/t − 1.
+		carry := signs(r, pp.N, pp.Z[compM]/2/int64(k.t)-1)
+		u, e0, e1 := signs(r, pp.N, pp.Z[compU]/2), signs(r, pp.N, pp.Z[compE0]/2), signs(r, pp.N, pp.Z[compE1]/2)
+		ct, w, rho, _ := craft(t, k, vals, u, e0, e1, carry)
+		require.LessOrEqual(t, infNorm(w[compM]), pp.Z[compM]/2)
 		h, err := ct.Handle()
 		require.NoError(t, err)
 		proof, err := proveShrunk(k, w, rho, h, ctx, r)
 		require.NoError(t, err)
-		require.NoError(t, k.Verify(ct, h, ctx, proof), "an oversized witness within Z/κ is accepted")
-		got := noiseBits(t, p, keys.Secret, ct, pt)
+		require.NoError(t, k.Verify(ct, h, ctx, proof), "an oversized witness within Z/2 is accepted")
+		got := noise(ct)
 		hct, _, err := k.EncryptInts(vals, ctx)
 		require.NoError(t, err)
-		hpt, err := k.encodeInts(vals)
-		require.NoError(t, err)
-		honest := noiseBits(t, p, keys.Secret, hct, hpt)
-		t.Logf("%s: honest 2^%.1f (bound 2^%.1f), crafted 2^%.1f (craftable ≤ 2^%.1f), accepted ≤ 2^%.1f",
+		honest := noise(hct)
+		t.Logf("%s: 2·ct honest 2^%.1f (bound 2^%.1f), crafted 2^%.1f (craftable ≤ 2^%.1f), accepted ≤ 2^%.1f",
 			p.Preset.Name, honest, pp.HonestNoiseBits(1), got, pp.CraftableNoiseBits(1), pp.AcceptedNoiseBits(1))
 		require.LessOrEqual(t, honest, pp.HonestNoiseBits(1))
 		require.Greater(t, got, honest+5, "the crafted input is noisier than an honest one")
@@ -162,12 +171,12 @@ func TestAcceptedNoiseBound(t *testing.T) {
 		// Without the carry, the oversized u and e vanish in the division by
 		// P: the input is as quiet as an honest one.
 		ct3, _, _, _ := craft(t, k, vals, u, e0, e1, nil)
-		quiet := noiseBits(t, p, keys.Secret, ct3, pt)
-		t.Logf("%s: u and e at Z/κ, no carry: 2^%.1f", p.Preset.Name, quiet)
+		quiet := noise(ct3)
+		t.Logf("%s: u and e at Z/2, no carry: 2^%.1f", p.Preset.Name, quiet)
 		require.LessOrEqual(t, quiet, pp.HonestNoiseBits(1)+1)
 
-		// Clearly beyond: e0 at ±2^40. Every c·w has a coefficient ≥ 2^40
-		// (κ is odd, so no ±1 sum of κ terms vanishes), beyond Z + B.
+		// Clearly beyond: e0 at ±2^40 > Z_e0 + B_e0, and ‖X^e·e0‖∞ = 2^40
+		// whatever the challenge.
 		ct2, w2, rho2, _ := craft(t, k, vals, u, signs(r, pp.N, 1<<40), e1, nil)
 		h2, err := ct2.Handle()
 		require.NoError(t, err)
@@ -185,9 +194,9 @@ func TestAcceptedNoiseBits(t *testing.T) {
 		members int
 		lo, hi  float64
 	}{
-		{fhe.BGVN13, 1, 20, 20.5},
-		{fhe.BGVN13, 16, 20, 20.5},
-		{fhe.BGVN14, 16, 21, 21.5},
+		{fhe.BGVN13, 1, 32.9, 33.5},
+		{fhe.BGVN13, 16, 32.9, 33.5},
+		{fhe.BGVN14, 16, 34.9, 35.5},
 	} {
 		b, err := AcceptedNoiseBits(fhe.MustParams(tc.id), tc.members)
 		require.NoError(t, err)

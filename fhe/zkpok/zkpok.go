@@ -7,10 +7,14 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash"
 	"math"
 	"math/big"
 	"math/bits"
+	"runtime"
 	"slices"
+	"sync"
+	"sync/atomic"
 
 	"github.com/tuneinsight/lattigo/v6/core/rlwe"
 	"github.com/tuneinsight/lattigo/v6/ring"
@@ -21,10 +25,17 @@ import (
 )
 
 // Version is the first byte of every proof.
-const Version = 2
+const Version = 3
 
 // Domain separates the Fiat–Shamir hash.
-const Domain = "fhegate/zkpok/v2"
+const Domain = "fhegate/zkpok/v3"
+
+// SoundnessTarget is the least −log2 of the knowledge error of one proof:
+// Params.Reps is ⌈SoundnessTarget / log2(2N)⌉.
+const SoundnessTarget = 128
+
+// headerSize is version ‖ preset id ‖ repetitions ‖ h.
+const headerSize = 3 + 32
 
 // Witness component indices.
 const (
@@ -65,19 +76,22 @@ func (c Context) check() error {
 
 // Params are the proof parameters of one preset.
 type Params struct {
-	FHE   *fhe.Params
-	N     int
-	Kappa int           // challenge weight
-	Beta  [nComp]uint64 // honest bounds
-	LogB  [nComp]int    // B_i = 2^LogB_i − 1
-	Z     [nComp]int64  // response bounds B_i − κβ_i
-	Bits  [nComp]int    // encoded bits per coefficient
+	FHE *fhe.Params
+	N   int
+	// Reps is the number of parallel repetitions r, each with its own
+	// monomial challenge ±X^i (2N of them): r = ⌈128 / log2(2N)⌉.
+	Reps int
+	Beta [nComp]uint64 // honest bounds
+	LogB [nComp]int    // B_i = 2^LogB_i − 1
+	Z    [nComp]int64  // response bounds B_i − β_i
+	Bits [nComp]int    // encoded bits per coefficient
 	// PModuli are the auxiliary primes p_j (P = ∏ p_j, empty when the preset
 	// has none) and PBits the bits each residue of ρ = ĉ mod P is encoded in.
 	PModuli []uint64
 	PBits   []int
-	// ChallengeBits is log2(C(N,κ)·2^κ).
-	ChallengeBits float64
+	// SoundnessBits is r·log2(2N): −log2 of the knowledge error (the
+	// package doc, "Soundness").
+	SoundnessBits float64
 }
 
 // ParamsFor derives the proof parameters of a BGV preset.
@@ -87,12 +101,17 @@ func ParamsFor(p *fhe.Params) (*Params, error) {
 	}
 	n := p.N()
 	pp := &Params{FHE: p, N: n}
-	pp.Kappa, pp.ChallengeBits = challengeWeight(n)
+	logC := math.Log2(2 * float64(n))
+	pp.Reps = int(math.Ceil(SoundnessTarget / logC))
+	pp.SoundnessBits = float64(pp.Reps) * logC
 	pp.Beta = [nComp]uint64{BetaU, BetaE, BetaE, p.PlaintextModulus() - 1}
 	for i := range nComp {
-		k := int(math.Ceil(math.Log2(4 * float64(n) * float64(pp.Kappa) * float64(pp.Beta[i]))))
+		// ‖X^i·w‖∞ = ‖w‖∞ ≤ β_i: a response is accepted with probability
+		// (1 − β_i/B_i) per coefficient, e^{−1} or more over all r·N
+		// coefficients of the four components with B_i ≥ 4·r·N·β_i.
+		k := int(math.Ceil(math.Log2(4 * float64(n) * float64(pp.Reps) * float64(pp.Beta[i]))))
 		pp.LogB[i] = k
-		pp.Z[i] = int64(1)<<k - 1 - int64(pp.Kappa)*int64(pp.Beta[i])
+		pp.Z[i] = int64(1)<<k - 1 - int64(pp.Beta[i])
 		pp.Bits[i] = k + 1 // z + Z ∈ [0, 2Z] < 2^{k+1}
 	}
 	pp.PModuli = p.RLWE().P()
@@ -102,31 +121,16 @@ func ParamsFor(p *fhe.Params) (*Params, error) {
 	return pp, nil
 }
 
-// challengeWeight returns the least κ with log2(C(n,κ)·2^κ) ≥ 128, capped at
-// n/2 for the tiny insecure test rings (whose challenge space is smaller).
-func challengeWeight(n int) (int, float64) {
-	bits := func(k int) float64 {
-		lg := func(x int) float64 { v, _ := math.Lgamma(float64(x) + 1); return v }
-		return (lg(n)-lg(k)-lg(n-k))/math.Ln2 + float64(k)
-	}
-	for k := 1; k <= n/2; k++ {
-		if b := bits(k); b >= 128 {
-			return k, b
-		}
-	}
-	return n / 2, bits(n / 2)
-}
-
 // Size is the encoded proof length in bytes.
 func (pp *Params) Size() int {
 	total := 0
 	for i := range nComp {
-		total += pp.Bits[i] * pp.N
+		total += pp.Reps * pp.Bits[i] * pp.N
 	}
 	for _, b := range pp.PBits {
 		total += 2 * b * pp.N
 	}
-	return 2 + 32 + (total+7)/8
+	return headerSize + (total+7)/8
 }
 
 // Proof is a decoded proof: the challenge hash, the responses and the
@@ -135,21 +139,24 @@ func (pp *Params) Size() int {
 // around the canonical ciphertext (see Key).
 type Proof struct {
 	H   [32]byte
-	Z   [nComp][]int64
+	Z   [][nComp][]int64 // Z[k]: the responses of repetition k
 	Rho [2][][]uint64
 }
 
-// Marshal encodes the proof: version, preset id, h, then z_u, z_e0, z_e1,
-// z_m, each coefficient as z+Z_i in Bits_i bits, then ρ0 and ρ1, row by
-// row, each residue in PBits_j bits; little-endian bit order.
+// Marshal encodes the proof: version, preset id, the number of repetitions
+// r, h, then for each repetition z_u, z_e0, z_e1, z_m, each coefficient as
+// z+Z_i in Bits_i bits, then ρ0 and ρ1, row by row, each residue in PBits_j
+// bits; little-endian bit order.
 func (pp *Params) Marshal(pr *Proof) []byte {
 	out := make([]byte, pp.Size())
-	out[0], out[1] = Version, byte(pp.FHE.Preset.ID)
-	copy(out[2:34], pr.H[:])
-	w := bitWriter{buf: out[34:]}
-	for i := range nComp {
-		for _, v := range pr.Z[i] {
-			w.put(uint64(v+pp.Z[i]), pp.Bits[i])
+	out[0], out[1], out[2] = Version, byte(pp.FHE.Preset.ID), byte(pp.Reps)
+	copy(out[3:headerSize], pr.H[:])
+	w := bitWriter{buf: out[headerSize:]}
+	for _, z := range pr.Z {
+		for i := range nComp {
+			for _, v := range z[i] {
+				w.put(uint64(v+pp.Z[i]), pp.Bits[i])
+			}
 		}
 	}
 	for i := range pr.Rho {
@@ -162,30 +169,40 @@ func (pp *Params) Marshal(pr *Proof) []byte {
 	return out
 }
 
-// Unmarshal decodes a proof for these parameters. It checks the length
-// before allocating and rejects any coefficient outside [−Z_i, Z_i].
+// Unmarshal decodes a proof for these parameters. It checks the header
+// (version, preset, number of repetitions) and the exact length before
+// allocating, and rejects any coefficient outside [−Z_i, Z_i].
 func (pp *Params) Unmarshal(b []byte) (*Proof, error) {
-	if len(b) != pp.Size() {
-		return nil, fmt.Errorf("%w: %d bytes, want %d for %s", ErrInvalid, len(b), pp.Size(), pp.FHE.Preset.Name)
+	if len(b) < headerSize {
+		return nil, fmt.Errorf("%w: %d bytes, shorter than the %d-byte header", ErrInvalid, len(b), headerSize)
 	}
 	if b[0] != Version {
-		return nil, fmt.Errorf("%w: version %d", ErrInvalid, b[0])
+		return nil, fmt.Errorf("%w: version %d, want %d", ErrInvalid, b[0], Version)
 	}
 	if b[1] != byte(pp.FHE.Preset.ID) {
 		return nil, fmt.Errorf("%w: proof for preset %d, ciphertext is %s", ErrInvalid, b[1], pp.FHE.Preset.Name)
 	}
-	pr := &Proof{}
-	copy(pr.H[:], b[2:34])
-	r := bitReader{buf: b[34:]}
-	for i := range nComp {
-		pr.Z[i] = make([]int64, pp.N)
-		lim := uint64(2 * pp.Z[i])
-		for j := range pr.Z[i] {
-			v := r.get(pp.Bits[i])
-			if v > lim {
-				return nil, fmt.Errorf("%w: z_%s[%d] out of range", ErrInvalid, compNames[i], j)
+	if int(b[2]) != pp.Reps {
+		return nil, fmt.Errorf("%w: %d repetitions, %s needs %d", ErrInvalid, b[2], pp.FHE.Preset.Name, pp.Reps)
+	}
+	if len(b) != pp.Size() {
+		return nil, fmt.Errorf("%w: %d bytes, want %d for %s", ErrInvalid, len(b), pp.Size(), pp.FHE.Preset.Name)
+	}
+	pr := &Proof{Z: make([][nComp][]int64, pp.Reps)}
+	copy(pr.H[:], b[3:headerSize])
+	r := bitReader{buf: b[headerSize:]}
+	for k := range pr.Z {
+		for i := range nComp {
+			z := make([]int64, pp.N)
+			lim := uint64(2 * pp.Z[i])
+			for j := range z {
+				v := r.get(pp.Bits[i])
+				if v > lim {
+					return nil, fmt.Errorf("%w: repetition %d: z_%s[%d] out of range", ErrInvalid, k, compNames[i], j)
+				}
+				z[j] = int64(v) - pp.Z[i]
 			}
-			pr.Z[i][j] = int64(v) - pp.Z[i]
+			pr.Z[k][i] = z
 		}
 	}
 	for i := range pr.Rho {
@@ -358,6 +375,7 @@ func (k *Key) encodeInts(values []int64) (*rlwe.Plaintext, error) {
 		v[i] = uint64(x)
 	}
 	pt := bgv.NewPlaintext(p.BGV(), p.MaxLevel())
+	pt.Scale = p.UploadScale() // the committee evaluates 2·ct (fhe.Ciphertext.Evaluable)
 	if err := bgv.NewEncoder(p.BGV()).Encode(v, pt); err != nil {
 		return nil, fmt.Errorf("zkpok: encode: %w", err)
 	}
@@ -400,18 +418,21 @@ func sampleBounded(s ring.Sampler, tmp ring.Poly, rq *ring.Ring, bound int64) []
 // ct = ModDown_P(ĉ) (NTT domain, Lattigo's layout, with meta) and
 // ρ = ĉ mod P.
 func (k *Key) encryptQP(w [nComp][]int64, meta *rlwe.MetaData) (*rlwe.Ciphertext, [2][][]uint64) {
+	return k.finish(k.hatQP(w), meta)
+}
+
+// hatQP computes ĉ = pk·u + (e0, e1) + (P·[t^{-1}m]_Q, 0) over QP
+// (coefficient domain).
+func (k *Key) hatQP(w [nComp][]int64) [2]ring.Poly {
 	rqp, rq := k.rqp, k.rq
-	p := k.PK.Params()
-	ct := rlwe.NewCiphertext(p.RLWE(), 1, p.MaxLevel())
-	*ct.MetaData = *meta
-	ct.IsNTT, ct.IsMontgomery = true, false
-	uN, c, tmp := rqp.NewPoly(), rqp.NewPoly(), rqp.NewPoly()
+	uN, tmp := rqp.NewPoly(), rqp.NewPoly()
 	setSigned(rqp, uN, w[compU])
 	rqp.NTT(uN, uN)
 	m := rq.NewPoly()
 	setSigned(rq, m, w[compM])
-	var rho [2][][]uint64
-	for i := range 2 {
+	var hat [2]ring.Poly
+	for i := range hat {
+		c := rqp.NewPoly()
 		rqp.MulCoeffsBarrett(uN, k.pk[i], c)
 		rqp.INTT(c, c)
 		setSigned(rqp, tmp, w[compE0+i])
@@ -419,12 +440,26 @@ func (k *Key) encryptQP(w [nComp][]int64, meta *rlwe.MetaData) (*rlwe.Ciphertext
 		if i == 0 { // + P·[t^{-1}m]_Q: R_Q's operations act on Q's rows of c
 			rq.MulScalarBigintThenAdd(m, k.ptInv, c)
 		}
+		hat[i] = c
+	}
+	return hat
+}
+
+// finish returns ct = ModDown_P(ĉ) (NTT domain, with meta) and ρ = ĉ mod P
+// for ĉ over QP in the coefficient domain.
+func (k *Key) finish(hat [2]ring.Poly, meta *rlwe.MetaData) (*rlwe.Ciphertext, [2][][]uint64) {
+	p := k.PK.Params()
+	ct := rlwe.NewCiphertext(p.RLWE(), 1, p.MaxLevel())
+	*ct.MetaData = *meta
+	ct.IsNTT, ct.IsMontgomery = true, false
+	var rho [2][][]uint64
+	for i, c := range hat {
 		rho[i] = make([][]uint64, len(k.PP.PModuli))
 		for j := range rho[i] {
 			rho[i][j] = slices.Clone(c.Coeffs[k.nQ+j])
 		}
 		k.lift.modDown(c.Coeffs[:k.nQ], rho[i], ct.Value[i].Coeffs)
-		rq.NTT(ct.Value[i], ct.Value[i])
+		k.rq.NTT(ct.Value[i], ct.Value[i])
 	}
 	return ct, rho
 }
@@ -481,33 +516,38 @@ func (k *Key) prove(w [nComp][]int64, rho [2][][]uint64, h fhe.Handle, ctx Conte
 	}
 	xof := sha3.NewSHAKE256()
 	_, _ = xof.Write(seed[:])
-	w0, w1 := k.rqp.NewPoly(), k.rqp.NewPoly()
-	var y [nComp][]int64
-	for i := range nComp {
-		y[i] = make([]int64, pp.N)
+	r := pp.Reps
+	ys := make([][nComp][]int64, r)
+	ws := make([][2]ring.Poly, r)
+	for j := range r {
+		for i := range nComp {
+			ys[j][i] = make([]int64, pp.N)
+		}
+		ws[j] = [2]ring.Poly{k.rqp.NewPoly(), k.rqp.NewPoly()}
 	}
 	for attempt := 0; attempt < 1000; attempt++ {
-		for i := range nComp {
-			sampleUniform(xof, y[i], pp.LogB[i])
+		for j := range r {
+			for i := range nComp {
+				sampleUniform(xof, ys[j][i], pp.LogB[i])
+			}
 		}
-		k.apply(y, w0, w1)
-		hh := k.transcript(ctx, h, rho, w0, w1)
-		c := Challenge(hh, pp.N, pp.Kappa)
-		pr := &Proof{H: hh, Rho: rho}
+		forEach(r, func(j int) { k.apply(ys[j], ws[j][0], ws[j][1]) })
+		hh := k.transcript(ctx, h, rho, ws)
+		es := Challenges(hh, pp.N, r)
+		pr := &Proof{H: hh, Rho: rho, Z: make([][nComp][]int64, r)}
 		ok := true
-		for i := range nComp {
-			z := sparseMul(c, w[i], pp.N)
-			for j := range z {
-				z[j] += y[i][j]
-				if z[j] > pp.Z[i] || z[j] < -pp.Z[i] {
-					ok = false
-					break
+		for j := 0; j < r && ok; j++ {
+			for i := 0; i < nComp && ok; i++ {
+				z := mulMonomial(es[j], w[i])
+				for l := range z {
+					z[l] += ys[j][i][l]
+					if z[l] > pp.Z[i] || z[l] < -pp.Z[i] {
+						ok = false
+						break
+					}
 				}
+				pr.Z[j][i] = z
 			}
-			if !ok {
-				break
-			}
-			pr.Z[i] = z
 		}
 		if ok {
 			return pp.Marshal(pr), nil
@@ -516,8 +556,34 @@ func (k *Key) prove(w [nComp][]int64, rho [2][][]uint64, h fhe.Handle, ctx Conte
 	return nil, fmt.Errorf("zkpok: rejection sampling did not terminate (witness out of bounds?)")
 }
 
+// forEach runs f(0) … f(n−1) on up to GOMAXPROCS goroutines (the
+// repetitions are independent; Lattigo's ring operations keep no state).
+func forEach(n int, f func(j int)) {
+	workers := min(n, runtime.GOMAXPROCS(0))
+	if workers <= 1 {
+		for j := range n {
+			f(j)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := int(next.Add(1) - 1); j < n; j = int(next.Add(1) - 1) {
+				f(j)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
 // Verify checks a proof for a ciphertext with the given canonical handle
-// under ctx. The ciphertext must be a fresh top-level degree-1 encryption.
+// under ctx. The ciphertext must be a fresh top-level degree-1 encryption at
+// the upload scale (fhe.Params.UploadScale: the committee evaluates 2·ct,
+// see the package doc).
 func (k *Key) Verify(ct *fhe.Ciphertext, h fhe.Handle, ctx Context, proof []byte) error {
 	p := k.PK.Params()
 	if ct.Params() != p {
@@ -525,6 +591,9 @@ func (k *Key) Verify(ct *fhe.Ciphertext, h fhe.Handle, ctx Context, proof []byte
 	}
 	if ct.Level() != p.MaxLevel() || ct.Degree() != 1 {
 		return fmt.Errorf("%w: ciphertext level %d degree %d, want a fresh encryption (level %d, degree 1)", ErrInvalid, ct.Level(), ct.Degree(), p.MaxLevel())
+	}
+	if !ct.IsUpload() {
+		return fmt.Errorf("%w: ciphertext scale is not the upload scale 2^-1 mod t (encrypt with zkpok.Key.EncryptInts)", ErrInvalid)
 	}
 	if err := ctx.check(); err != nil {
 		return err
@@ -535,33 +604,61 @@ func (k *Key) Verify(ct *fhe.Ciphertext, h fhe.Handle, ctx Context, proof []byte
 		return err
 	}
 	rqp := k.rqp
-	w0, w1 := rqp.NewPoly(), rqp.NewPoly()
-	k.apply(pr.Z, w0, w1)
-	c := Challenge(pr.H, pp.N, pp.Kappa)
-	cp := rqp.NewPoly()
-	setSigned(rqp, cp, c)
-	rqp.NTT(cp, cp)
 	hat := k.rebuild(ct.Lattigo(), pr.Rho)
-	tmp := rqp.NewPoly()
-	rqp.MulCoeffsBarrett(cp, hat[0], tmp)
-	rqp.MulScalar(tmp, k.t, tmp)
-	rqp.Sub(w0, tmp, w0)
-	rqp.MulCoeffsBarrett(cp, hat[1], tmp)
-	rqp.Sub(w1, tmp, w1)
-	if k.transcript(ctx, h, pr.Rho, w0, w1) != pr.H {
+	rqp.MulScalar(hat[0], k.t, hat[0]) // the statement (t·ĉ0, ĉ1)
+	es := Challenges(pr.H, pp.N, pp.Reps)
+	ws := make([][2]ring.Poly, pp.Reps)
+	forEach(pp.Reps, func(j int) {
+		w0, w1 := rqp.NewPoly(), rqp.NewPoly()
+		k.apply(pr.Z[j], w0, w1)
+		c, tmp := k.monomialNTT(es[j]), rqp.NewPoly()
+		rqp.MulCoeffsBarrett(c, hat[0], tmp)
+		rqp.Sub(w0, tmp, w0)
+		rqp.MulCoeffsBarrett(c, hat[1], tmp)
+		rqp.Sub(w1, tmp, w1)
+		ws[j] = [2]ring.Poly{w0, w1}
+	})
+	if k.transcript(ctx, h, pr.Rho, ws) != pr.H {
 		return fmt.Errorf("%w: transcript mismatch (the proof is not for this ciphertext, owner, chain, epoch and key)", ErrInvalid)
 	}
 	return nil
 }
 
+// monomialNTT is X^e (e < 2N; X^N = −1) over QP in the NTT domain.
+func (k *Key) monomialNTT(e int) ring.Poly {
+	rqp, n := k.rqp, k.PP.N
+	c := rqp.NewPoly()
+	for i, s := range rqp.SubRings {
+		if e < n {
+			c.Coeffs[i][e] = 1
+		} else {
+			c.Coeffs[i][e-n] = s.Modulus - 1
+		}
+	}
+	rqp.NTT(c, c)
+	return c
+}
+
 // transcript is the Fiat–Shamir hash, SHA-256 (hardware-accelerated where
-// the CPU has it: W is 3 MB on BGVN14, and SHAKE256 over it was a fifth of
-// a verification) of the context, the key digest, the canonical
-// ciphertext's handle, ρ (the rest of the statement ĉ) and W.
-func (k *Key) transcript(ctx Context, h fhe.Handle, rho [2][][]uint64, w0, w1 ring.Poly) [32]byte {
+// the CPU has it: W is 3 MB a repetition on BGVN14, and SHAKE256 over it
+// was a fifth of a verification) of the context, the key digest, the
+// canonical ciphertext's handle, ρ (the rest of the statement ĉ) and every
+// repetition's W.
+func (k *Key) transcript(ctx Context, h fhe.Handle, rho [2][][]uint64, ws [][2]ring.Poly) [32]byte {
+	x := k.transcriptPrefix(ctx, h, rho)
+	buf := make([]byte, 8*k.PP.N)
+	for _, w := range ws {
+		writeRows(x, buf, w[0].Coeffs)
+		writeRows(x, buf, w[1].Coeffs)
+	}
+	return [32]byte(x.Sum(nil))
+}
+
+// transcriptPrefix is the transcript's hash state after everything but W.
+func (k *Key) transcriptPrefix(ctx Context, h fhe.Handle, rho [2][][]uint64) hash.Hash {
 	x := sha256.New()
 	_, _ = x.Write([]byte(Domain))
-	_, _ = x.Write([]byte{byte(k.PK.Params().Preset.ID)})
+	_, _ = x.Write([]byte{byte(k.PK.Params().Preset.ID), byte(k.PP.Reps)})
 	var word [32]byte
 	if ctx.ChainID != nil && ctx.ChainID.Sign() > 0 {
 		ctx.ChainID.FillBytes(word[:])
@@ -574,63 +671,51 @@ func (k *Key) transcript(ctx Context, h fhe.Handle, rho [2][][]uint64, w0, w1 ri
 	_, _ = x.Write(k.Digest[:])
 	_, _ = x.Write(h[:])
 	buf := make([]byte, 8*k.PP.N)
-	writeRows := func(rows [][]uint64) {
-		for _, row := range rows {
-			for j, v := range row {
-				binary.LittleEndian.PutUint64(buf[8*j:], v)
-			}
-			_, _ = x.Write(buf)
-		}
-	}
-	writeRows(rho[0])
-	writeRows(rho[1])
-	writeRows(w0.Coeffs)
-	writeRows(w1.Coeffs)
-	return [32]byte(x.Sum(nil))
+	writeRows(x, buf, rho[0])
+	writeRows(x, buf, rho[1])
+	return x
 }
 
-// Challenge expands h into a ternary polynomial with exactly kappa non-zero
-// coefficients (±1) in Z[X]/(X^n+1), n a power of two.
-func Challenge(h [32]byte, n, kappa int) []int64 {
+// writeRows writes rows of residues, each as N little-endian 64-bit words.
+func writeRows(x hash.Hash, buf []byte, rows [][]uint64) {
+	for _, row := range rows {
+		for j, v := range row {
+			binary.LittleEndian.PutUint64(buf[8*j:], v)
+		}
+		_, _ = x.Write(buf)
+	}
+}
+
+// Challenges expands h into r monomial challenges: exponents e_j uniform in
+// [0, 2n) (n a power of two), the challenge of repetition j being
+// X^{e_j} ∈ {±X^i : 0 ≤ i < n} in Z[X]/(X^n+1).
+func Challenges(h [32]byte, n, r int) []int {
 	x := sha3.NewSHAKE256()
 	_, _ = x.Write([]byte(Domain + "/challenge"))
 	_, _ = x.Write(h[:])
-	c := make([]int64, n)
+	es := make([]int, r)
 	var b [4]byte
-	for placed := 0; placed < kappa; {
+	for j := range es {
 		_, _ = x.Read(b[:])
-		r := binary.LittleEndian.Uint32(b[:])
-		pos := int(r>>1) & (n - 1)
-		if c[pos] != 0 {
-			continue
-		}
-		if r&1 == 0 {
-			c[pos] = 1
-		} else {
-			c[pos] = -1
-		}
-		placed++
+		es[j] = int(binary.LittleEndian.Uint32(b[:]) & uint32(2*n-1))
 	}
-	return c
+	return es
 }
 
-// sparseMul returns c·w in Z[X]/(X^n+1) for a sparse c.
-func sparseMul(c, w []int64, n int) []int64 {
+// mulMonomial returns X^e·w in Z[X]/(X^n+1), n = len(w), 0 ≤ e < 2n: a
+// negacyclic rotation.
+func mulMonomial(e int, w []int64) []int64 {
+	n := len(w)
 	out := make([]int64, n)
-	for p, s := range c {
-		if s == 0 {
-			continue
-		}
-		for i, v := range w {
-			if v == 0 {
-				continue
-			}
-			j := i + p
-			if j >= n {
-				out[j-n] -= s * v
-			} else {
-				out[j] += s * v
-			}
+	sign := int64(1)
+	if e >= n {
+		e, sign = e-n, -1
+	}
+	for i, v := range w {
+		if j := i + e; j >= n {
+			out[j-n] = -sign * v
+		} else {
+			out[j] = sign * v
 		}
 	}
 	return out
@@ -740,7 +825,6 @@ func (r *bitReader) rest() byte {
 }
 
 // MaxProofSize bounds a proof of any preset (transport framing checks it
-// before slicing): the N=2^14 proof is 557,090 B (of which ĉ mod P, 80
-// bits a coefficient, is 328 KB); a 2^16-coefficient ring with a 120-bit P
-// would need ≈ 2.9 MB.
+// before slicing): the N=2^14 proof is 2,326,563 B (9 repetitions of 4
+// responses, 219 KB each, and ĉ mod P, 80 bits a coefficient, 328 KB).
 const MaxProofSize = 4 << 20

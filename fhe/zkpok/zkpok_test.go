@@ -2,6 +2,7 @@ package zkpok_test
 
 import (
 	"errors"
+	"math"
 	"math/big"
 	"sync"
 	"testing"
@@ -87,7 +88,7 @@ func TestHonest(t *testing.T) {
 				t.Fatalf("%s: slot %d = %d, want %d", k.p.Preset.Name, i, got[i], w)
 			}
 		}
-		t.Logf("%s: κ=%d (2^%.1f challenges), logB=%v, proof %d bytes", k.p.Preset.Name, k.key.PP.Kappa, k.key.PP.ChallengeBits, k.key.PP.LogB, len(proof))
+		t.Logf("%s: r=%d (2^-%.1f knowledge error), logB=%v, proof %d bytes", k.p.Preset.Name, k.key.PP.Reps, k.key.PP.SoundnessBits, k.key.PP.LogB, len(proof))
 	}
 }
 
@@ -195,24 +196,34 @@ func TestTamperedProof(t *testing.T) {
 	}
 }
 
-// TestChallengeSpace: one repetition has ≥ 2^128 challenges for the public
-// presets, and the extracted plaintext bound stays far below the first prime.
+// TestChallengeSpace: the repetitions of monomial challenges give a
+// knowledge error ≤ 2^-128 on every BGV preset (test rings included), and
+// the extracted message bound N·2Z_m stays far below Q.
 func TestChallengeSpace(t *testing.T) {
-	for _, id := range []fhe.PresetID{fhe.BGVN13, fhe.BGVN14} {
-		p := fhe.MustParams(id)
+	for _, tc := range []struct {
+		id   fhe.PresetID
+		reps int
+	}{
+		{fhe.BGVN13, 10}, {fhe.BGVN14, 9}, {fhetest.InsecureBGVN10, 12}, {fhetest.InsecureBGVN4, 26},
+	} {
+		p := fhe.MustParams(tc.id)
 		pp, err := zkpok.ParamsFor(p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if pp.ChallengeBits < 128 {
-			t.Fatalf("%s: 2^%.1f challenges", p.Preset.Name, pp.ChallengeBits)
+		if pp.Reps != tc.reps || pp.SoundnessBits < zkpok.SoundnessTarget {
+			t.Fatalf("%s: r=%d, 2^-%.1f", p.Preset.Name, pp.Reps, pp.SoundnessBits)
+		}
+		logQ := 0.0
+		for _, q := range p.Q() {
+			logQ += math.Log2(float64(q))
 		}
 		for i, z := range pp.Z {
-			if uint64(4*z) >= p.Q()[0] {
-				t.Fatalf("%s: component %d: extracted bound 2Z=%d not below q0/2", p.Preset.Name, i, 2*z)
+			if b := math.Log2(float64(pp.N) * 4 * float64(z)); b >= logQ-1 {
+				t.Fatalf("%s: component %d: extracted bound 2^%.1f not below Q/2", p.Preset.Name, i, b)
 			}
 		}
-		t.Logf("%s: κ=%d 2^%.1f challenges, logB=%v, proof %d bytes", p.Preset.Name, pp.Kappa, pp.ChallengeBits, pp.LogB, pp.Size())
+		t.Logf("%s: r=%d 2^-%.1f, logB=%v, proof %d bytes", p.Preset.Name, pp.Reps, pp.SoundnessBits, pp.LogB, pp.Size())
 	}
 }
 

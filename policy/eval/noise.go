@@ -27,10 +27,23 @@ const MaxCommitteeMembers = 16
 // Gaussian shares: 6 standard deviations, heuristic like the fresh bound),
 // and the mask's √N·t/2 divided by the smallest prime it may drop.
 //
-// InputBits is the noise bound of an accepted input for BGV presets
-// (zkpok.AcceptedNoiseBits(p, maxMembers): 2^20.1 on BGVN13, 2^21.1 on
-// BGVN14), FreshBits elsewhere; every estimate starts inputs there; the worst-case rules' gains use N·t instead
-// of the heuristic √N·t. DecryptLevel is −1 (unknown): a caller that knows
+// InputBits is where a plan's inputs start: the output of the ENTRY
+// REFRESH (RefreshBits) at the top level, for a plan evaluated one by one
+// (CommitteePackedNoiseModel: rescaled once by the top prime, as the packed
+// path does). An accepted input's own noise bound, for the 2·ct
+// the committee evaluates (zkpok.AcceptedNoiseBits(p, maxMembers): 2^33.0
+// on BGVN13, 2^35.0 on BGVN14; an attacker reaches ≈ 2^22 with 2^40 work),
+// is far above what any plan's flooding hides, so the committee never
+// evaluates an upload directly: a compiled policy's request goes through
+// the packed path (a batch of one when alone), whose collective refresh of
+// each packed input takes the accepted bound as attacker-known noise that
+// only has to fit its level (consensus.PackLevel), or — when the policy has
+// no packed plan — has each input refreshed alone first
+// (consensus.requestRun.entryRefresh, same bounds); either refresh returns
+// a ciphertext whose noise is the refresh's output. AcceptedBits records the accepted bound
+// (FreshBits on presets without an input proof); it enters no plan
+// estimate. The worst-case rules' gains use N·t instead of the heuristic
+// √N·t. DecryptLevel is −1 (unknown): a caller that knows
 // its committee's decryption level (protocol.PlanNoise) sets it to credit the
 // modulus switch. Everything here is cheap and deterministic: the chain's
 // registerPolicy computes it per registration.
@@ -57,9 +70,21 @@ func CommitteeNoiseModel(p *fhe.Params, maxMembers int) policy.NoiseModel {
 		DecryptLevel:      -1,
 		SwitchRescales:    2, // consensus/protocol.MaxSwitchRescales
 	}
-	m.InputBits = m.FreshBits
+	m.InputBits = m.RefreshBits
+	m.AcceptedBits = m.FreshBits
 	if b, err := zkpok.AcceptedNoiseBits(p, maxMembers); err == nil {
-		m.InputBits = b
+		m.AcceptedBits = b
 	}
+	return m
+}
+
+// CommitteePackedNoiseModel is CommitteeNoiseModel for the plans of packed
+// batches (PackedPlan): every packed input's entry refresh is followed by a
+// rescale by the top prime (consensus/packed.go, "Refresh noise"), so
+// inputs start at that rescale's output, by OpRescale's rule (≈ 2^8, the
+// rescale floor).
+func CommitteePackedNoiseModel(p *fhe.Params, maxMembers int) policy.NoiseModel {
+	m := CommitteeNoiseModel(p, maxMembers)
+	m.InputBits = math.Max(m.FloorBits+1, math.Log2(math.Exp2(m.FloorBits)+math.Exp2(m.RefreshBits-m.MinQBits)))
 	return m
 }

@@ -3,19 +3,20 @@
 // written once.
 package policytest
 
-// RefreshTwo and RefreshFour are policies over four inputs in 0..3 whose
+// RefreshTwo and RefreshFour are policies over four inputs in 0..1 whose
 // plans need collective refreshes on a depth-4 preset (the InsecureBGVN10
-// test preset, BGVN13): each comparison is a degree-6 polynomial (depth 3,
-// every level above the refresh floor, level 1), so every && / || above them
-// runs on refreshed operands — at least 2 and at least 4 refresh points.
+// test preset) in the form the committee evaluates, packed (one level less:
+// every packed input is refreshed and rescaled once): each comparison takes
+// every level above the refresh floor, so every && / || above them runs on
+// refreshed operands — at least 2 and at least 4 refresh points.
 const (
 	RefreshTwo = `fhegate_policy: 1
 name: refresh-two
 inputs:
-  - {name: a, min: 0, max: 3}
-  - {name: b, min: 0, max: 3}
-  - {name: c, min: 0, max: 3}
-  - {name: d, min: 0, max: 3}
+  - {name: a, min: 0, max: 1}
+  - {name: b, min: 0, max: 1}
+  - {name: c, min: 0, max: 1}
+  - {name: d, min: 0, max: 1}
 output:
   type: bool
   expr: "a > b && c > d"
@@ -23,10 +24,10 @@ output:
 	RefreshFour = `fhegate_policy: 1
 name: refresh-four
 inputs:
-  - {name: a, min: 0, max: 3}
-  - {name: b, min: 0, max: 3}
-  - {name: c, min: 0, max: 3}
-  - {name: d, min: 0, max: 3}
+  - {name: a, min: 0, max: 1}
+  - {name: b, min: 0, max: 1}
+  - {name: c, min: 0, max: 1}
+  - {name: d, min: 0, max: 1}
 output:
   type: bool
   expr: "(a > b && c > d) && (a > d || b > c)"

@@ -42,12 +42,15 @@ func (p Policy) Compile(spec []byte) (precompiles.PlanInfo, error) {
 	if err != nil {
 		return precompiles.PlanInfo{}, err
 	}
-	est, err := plan.CheckNoise(eval.CommitteeNoiseModel(params, eval.MaxCommitteeMembers), eval.NoiseLimitBits-1.0/256)
-	if err != nil {
-		return precompiles.PlanInfo{}, err
-	}
-	if err := checkRefreshRoom(params, plan, est); err != nil {
-		return precompiles.PlanInfo{}, err
+	//
+	// The committee evaluates a request packed (a batch of one when alone)
+	// when the policy's packed plan passes, one by one after an entry
+	// refresh of each input otherwise (consensus.PolicyCircuits.Register):
+	// either form passing admits the policy.
+	if err := checkUnpacked(params, plan); err != nil {
+		if perr := checkPacked(params, spec); perr != nil {
+			return precompiles.PlanInfo{}, fmt.Errorf("%w (packed: %w)", err, perr)
+		}
 	}
 	return precompiles.PlanInfo{
 		PlanHash: precompiles.Hash(plan.Hash()),
@@ -65,10 +68,45 @@ func (p Policy) Compile(spec []byte) (precompiles.PlanInfo, error) {
 // honest noise estimate, at least B_ct (protocol.RefreshFloorLevel). As for
 // the noise bound, the chain's side is 1/256 bit stricter, so what the chain
 // accepts the committee evaluates.
-func checkRefreshRoom(params *fhe.Params, plan *policy.Plan, est policy.NoiseEstimate) error {
+func checkRefreshRoom(params *fhe.Params, plan *policy.Plan, est policy.NoiseEstimate, top int) error {
 	floor := func(bits float64) (int, error) { return protocol.RefreshFloorLevel(params, bits, 0) }
-	_, _, err := plan.CheckRefreshRoom(est, plan.PresetDepth, protocol.CiphertextNoiseBits, 1.0/256, floor)
+	_, _, err := plan.CheckRefreshRoom(est, top, protocol.CiphertextNoiseBits, 1.0/256, floor)
 	return err
+}
+
+// checkUnpacked is the noise bound and the refresh room of plan evaluated
+// one by one, its inputs at the entry refresh's output
+// (eval.CommitteeNoiseModel).
+func checkUnpacked(params *fhe.Params, plan *policy.Plan) error {
+	est, err := plan.CheckNoise(eval.CommitteeNoiseModel(params, eval.MaxCommitteeMembers), eval.NoiseLimitBits-1.0/256)
+	if err != nil {
+		return err
+	}
+	return checkRefreshRoom(params, plan, est, plan.PresetDepth)
+}
+
+// checkPacked refuses, as the committee does (consensus.PolicyCircuits.Register),
+// a spec whose packed plan (eval.PackedPlan) does not compile or fails the
+// same noise and refresh-room checks with one level less (refreshed
+// registers are rescaled once; inputs at eval.CommitteePackedNoiseModel's
+// start). Every input, an accepted upload's noise being only bounded by
+// zkpok.AcceptedNoiseBits, goes through a collective refresh (the entry
+// refresh) before any plan consumes it: the packed path's, or one of its
+// own when the request is evaluated one by one.
+func checkPacked(params *fhe.Params, spec []byte) error {
+	floor, err := protocol.RefreshFloorLevel(params, 0, 0)
+	if err != nil {
+		return err
+	}
+	plan, err := eval.PackedPlan(spec, params, floor)
+	if err != nil {
+		return err
+	}
+	est, err := plan.CheckNoise(eval.CommitteePackedNoiseModel(params, eval.MaxCommitteeMembers), eval.NoiseLimitBits-1.0/256)
+	if err != nil {
+		return err
+	}
+	return checkRefreshRoom(params, plan, est, plan.PresetDepth-1)
 }
 
 // Evaluate's gas model (docs/gas.md, "Gas that matches the work").

@@ -138,11 +138,11 @@ func TestCheckRefreshRoom(t *testing.T) {
 	p, err := fhe.NewParams(fhe.BGVN13)
 	require.NoError(t, err)
 	est := plan.EstimateNoise(eval.CommitteeNoiseModel(p, eval.MaxCommitteeMembers))
-	require.NoError(t, checkRefreshRoom(p, plan, est))
+	require.NoError(t, checkRefreshRoom(p, plan, est, plan.PresetDepth))
 	est.ResultBits = 24.5
-	require.NoError(t, checkRefreshRoom(p, plan, est))
+	require.NoError(t, checkRefreshRoom(p, plan, est, plan.PresetDepth))
 	est.ResultBits = 25.5
-	err = checkRefreshRoom(p, plan, est)
+	err = checkRefreshRoom(p, plan, est, plan.PresetDepth)
 	require.ErrorIs(t, err, policy.ErrTooNoisy)
 	require.ErrorContains(t, err, "final refresh")
 }
