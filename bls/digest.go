@@ -61,7 +61,7 @@ func InputDigest(chainID *big.Int, epoch uint64, handle [32]byte, owner [20]byte
 	return keccak([]byte(InputDomain), word(chainID), u64(epoch), handle[:], owner[:], []byte{preset, ctype})
 }
 
-// Batch domain tags (issue 13): one BLS aggregate covers a whole batch of
+// Batch domain tags: one BLS aggregate covers a whole batch of
 // verdicts, or a whole upload of input handles.
 const (
 	VerdictBatchDomain = "fhegate/verdict-batch/v1"

@@ -6,7 +6,7 @@ import (
 	"math/big"
 )
 
-// Input roots (issue 13): one committee aggregate signature over a Merkle
+// Input roots: one committee aggregate signature over a Merkle
 // root of many uploads' attestation digests, so that a chain verifies one
 // pairing for all of them instead of one per upload.
 //

@@ -1,6 +1,6 @@
 package consensus
 
-// Batch formation (issue 13; docs/committee.md, "Packing").
+// Batch formation (docs/committee.md, "Packing").
 //
 // Every member must form the same packed batches from the same accepted
 // blocks, whatever chunks its chain adapter delivered them in. The rule is a

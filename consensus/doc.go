@@ -56,7 +56,7 @@
 // refuses an input stored under another epoch (ErrStaleKey). RotateLocal
 // drives it for an in-process committee.
 //
-// Packed batches (issue 13, packed.go, batch.go): policy requests of one
+// Packed batches (packed.go, batch.go): policy requests of one
 // policy that arrive within an aligned window of blocks are evaluated
 // together — request r's inputs masked to slot r (fhe.SlotPacker) and
 // summed, one collective refresh per packed input, one evaluation, one
@@ -64,7 +64,7 @@
 // bls.VerdictBatchDigest, posted with ChainAdapter.SubmitVerdictBatch.
 // Batch membership is a function of accepted blocks only.
 //
-// Input roots (issue 13, roots.go): a rooted upload
+// Input roots (roots.go): a rooted upload
 // (Member.UploadBatchRooted, "rooted" in POST /v1/inputs) also gets a place
 // in one Merkle root over the digests of the rooted uploads its member
 // receives within RootWindow (bls.InputRootTree); the members sign

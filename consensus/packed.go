@@ -1,6 +1,6 @@
 package consensus
 
-// Packed batches (issue 13): one evaluation for up to Slots() requests of one
+// Packed batches: one evaluation for up to Slots() requests of one
 // policy.
 //
 // Slot assignment. A batch's requests are ordered by (block, log index,

@@ -175,7 +175,7 @@ func packedPlan(spec []byte, id fhe.PresetID) (*policy.Plan, error) {
 }
 
 // checkNoise refuses a plan whose estimated decryption noise exceeds what
-// the flooding hides (issue 11: the flooding σ = 2^floodingBits·B_ct only
+// the flooding hides (the flooding σ = 2^floodingBits·B_ct only
 // hides a result noise ≤ B_ct), or whose refreshes would have no room for
 // their flooding at the plan's refresh floor (PlanRefreshBounds), and
 // returns the bounds its refreshes are sized for. Deterministic: every

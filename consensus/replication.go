@@ -279,7 +279,7 @@ func (m *Member) EncryptInput(values []int64, owner [20]byte) (ct, proof []byte,
 
 // acceptInputs validates every ciphertext of an upload, verifies each proof
 // of plaintext knowledge for owner and only then stores them all; it
-// returns the upload's items in order. Issue 11 attack (2): without the
+// returns the upload's items in order. The "anyone decrypts anyone's data" attack: without the
 // proof anyone could upload a copy (or a re-randomisation) of a victim's
 // ciphertext as their own and have a policy reveal it. An upload is refused
 // whole: over MaxUploadItems or MaxUploadBytes, a handle twice, a ctype

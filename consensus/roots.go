@@ -17,7 +17,7 @@ import (
 	"github.com/fhegate/fhegate/consensus/transport"
 )
 
-// Input roots (issue 13). Every upload gets its own quorum attestation over
+// Input roots. Every upload gets its own quorum attestation over
 // bls.InputBatchDigest (one pairing on chain per upload). A rooted upload
 // (UploadBatchRooted, POST /v1/inputs with "rooted": true) also gets a
 // second, optional attestation: the member whose API received it collects

@@ -63,7 +63,7 @@ func checkRoot(t *testing.T, lc *LocalCommittee, att *InputAttestation) {
 	require.Equal(t, bls.InputRootDigest(chain, lc.Config.Epoch, att.Root.Root), rd)
 }
 
-// TestInputRoots (issue 13): concurrent rooted uploads of different owners
+// TestInputRoots: concurrent rooted uploads of different owners
 // through one member — by Member.UploadBatchRooted and by the HTTP client —
 // share one root the committee signed, each with the path of its own
 // digest; the attacks below get refusals, a waiter that gives up does not

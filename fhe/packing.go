@@ -1,6 +1,6 @@
 package fhe
 
-// Slot packing for the committee's cross-request batches (issue 13).
+// Slot packing for the committee's cross-request batches.
 //
 // A batch of requests r = 0 … B−1 of one policy is evaluated on one set of
 // packed input ciphertexts: packed_j = Σ_r L_{s_r} ⊙ ct_{r,j}, where L_s is

@@ -1,6 +1,6 @@
 package fhe
 
-// Vector inputs (issue 13, docs/LP-137.md "one ciphertext per request"): a
+// Vector inputs (docs/LP-137.md "one ciphertext per request"): a
 // request's K attributes in ONE ciphertext instead of K.
 //
 // Client layout. With stride K' = the smallest power of two ≥ K, the client

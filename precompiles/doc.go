@@ -30,7 +30,7 @@
 // NewSuite refuses nil backends; deterministic stand-ins for tests are in
 // precompiles/precompilestest).
 //
-// Issue 13 (verdict_batch.go): one packed evaluation decides up to Slots
+// Batched verdicts (verdict_batch.go): one packed evaluation decides up to Slots
 // requests of a policy; submitBatch checks one aggregate over the batch root of
 // its (request id, result) pairs and stores each verdict in one word, so a
 // verdict costs GasVerdictItem + (one pairing check)/n. evaluate prices the

@@ -27,7 +27,7 @@ import (
 //	slot("po.rt", root)  epoch + 1 of the committee epoch in which input root
 //	                     root's signature was verified (evaluateRooted)
 //	slot("po.r", req)    [0]=1, policy index at [1:4], block number at [4:12],
-//	                     requester at [12:32]: one slot per request (issue 13:
+//	                     requester at [12:32]: one slot per request (
 //	                     the handles hash is bound into the request id and
 //	                     logged with EvaluationRequested, not stored)
 

@@ -6,7 +6,7 @@ import (
 	"github.com/fhegate/fhegate/bls"
 )
 
-// Batched verdicts (issue 13). The committee evaluates up to Slots requests
+// Batched verdicts. The committee evaluates up to Slots requests
 // of one policy in one packed FHE evaluation, threshold-decrypts all their
 // slots together and signs ONE message for the whole batch:
 //

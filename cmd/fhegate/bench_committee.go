@@ -110,7 +110,7 @@ each with its own bbolt store and share ledger, and measures on each preset:
   kyc-batch  --kyc-batch requests (default 16) of the KYC/AML policy (policy/examples/kyc_aml.yaml,
              8 encrypted attributes) compiled for the preset and evaluated with policy/eval
              (skipped where the plan does not compile, e.g. BGVN13)
-  packed-kyc the KYC/AML policy on packed batches (issue 13) of each --packed size (default 64,1024;
+  packed-kyc the KYC/AML policy on packed batches of each --packed size (default 64,1024;
              capped at the preset's slot count): every member packs the batch's inputs slot-masked
              at consensus.PackLevel (one ct×pt product per request input, no NTT), refreshes each
              packed input collectively, evaluates the policy ONCE, agrees on the digest, masks the

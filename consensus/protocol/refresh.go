@@ -119,7 +119,7 @@ func RefreshFloorLevel(p *fhe.Params, noiseBits, worstBits float64) (int, error)
 // exposes c1·s_j under a uniform mask, so c1 must not be chosen by anyone).
 // Every receiver computes the same refreshed ciphertext; its digest is compared by the caller.
 //
-// Flooding (issue 11: a member learning the refresh input's noise). Every
+// Flooding (a member learning the refresh input's noise). Every
 // receiver that finalises computes c0 + Σ_j h_j = t⁻¹(m − ΣM_j) + e_in +
 // Σ_j E_j (mod Q_ℓ) from the masked-decryption (e2s) shares h_j; once it
 // has decoded m − ΣM_j it knows e_in + ΣE_j exactly. e_in depends on s

@@ -17,7 +17,7 @@ import (
 	"github.com/fhegate/fhegate/fhe"
 )
 
-// Sanitisation (issue 11, attacks 1 and 4).
+// Sanitisation (attacks 1 and 4).
 //
 // A threshold decryption share is d_j = c1·tsk_j + e_j and a refresh share
 // exposes c1·s_j under a uniform mask; both are safe only if nobody chose

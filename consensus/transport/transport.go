@@ -52,7 +52,7 @@ const (
 	// random bytes, then the bytes.
 	TypeCoinCommit Type = 21
 	TypeCoinReveal Type = 22
-	// TypeRootSign / TypeRootAck are an input-root round (issue 13): the
+	// TypeRootSign / TypeRootAck are an input-root round: the
 	// member that received a window of uploads asks the others to sign
 	// one Merkle root over those uploads' attestation digests
 	// (epoch(8) ‖ count(4) ‖ count×32-byte leaves); each answers 1 ‖ a
@@ -64,7 +64,7 @@ const (
 	// batch's packed accumulators (count(2) ‖ count × (length(4) ‖
 	// canonical ciphertext)) or its evaluation result (a canonical
 	// ciphertext); a member that is not active takes it only when all t
-	// copies are identical (issue 13).
+	// copies are identical.
 	TypeAgreed Type = 25
 	// TypeShareCommit is the commitment a member sends before its share in
 	// a committed share round (protocol.exchangeCommitted): SHA-256 over

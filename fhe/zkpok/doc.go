@@ -1,6 +1,5 @@
 // Package zkpok is a non-interactive zero-knowledge proof of plaintext
-// knowledge (ZKPoPK) for fhegate's BGV input ciphertexts. It closes issue 11
-// attack (2), "anyone decrypts anyone's data": without it a user could copy a
+// knowledge (ZKPoPK) for fhegate's BGV input ciphertexts. It closes the attack "anyone decrypts anyone's data": without it a user could copy a
 // victim's ciphertext (or re-randomise it by adding a fresh encryption of 0),
 // upload it as their own, evaluate the identity policy and read the victim's
 // plaintext in a public verdict. Every upload now carries a proof, bound to

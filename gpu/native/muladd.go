@@ -39,7 +39,7 @@ func MulAddRunnable(path Path) bool {
 	return false
 }
 
-// MulAdd is the vector multiply-add of fhe.SlotPacker (issue 13): for
+// MulAdd is the vector multiply-add of fhe.SlotPacker: for
 // j < len(acc), acc[j] += r_j (acc[j] −= r_j when sub) with
 // r_j = w[j]·c_j − ⌊c_j·wp[j]/2^52⌋·q ∈ [0, 2q), Shoup's product in 52-bit
 // limbs (wp[j] = ⌊w[j]·2^52/q⌋, see doc.go), where c_j is the j-th

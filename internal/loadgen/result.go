@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// GasGoal is issue 13's end-to-end goal for one KYC/AML request: inputs +
+// GasGoal is the end-to-end goal for one KYC/AML request: inputs +
 // evaluate + its share of the verdict batch.
 const GasGoal = 150_000
 
