@@ -327,9 +327,19 @@ func addMasks(ringQ *ring.Ring, session string, self transport.MemberID, parts [
 // decodeLevelPoly decodes a polynomial at exactly `level` into out,
 // checking the encoded length before anything is allocated.
 func decodeLevelPoly(p *fhe.Params, level int, b []byte, out *ring.Poly) error {
-	want := p.RLWE().RingQ().AtLevel(level).NewPoly().BinarySize()
-	if len(b) != want {
+	tmpl := p.RLWE().RingQ().AtLevel(level).NewPoly()
+	if want := tmpl.BinarySize(); len(b) != want {
 		return fmt.Errorf("share of %d bytes, want %d", len(b), want)
+	}
+	if err := fhe.SameLattigoShape(b, func(fill uint64) ([]byte, error) {
+		for _, row := range tmpl.Coeffs {
+			for k := range row {
+				row[k] = fill
+			}
+		}
+		return tmpl.MarshalBinary()
+	}); err != nil {
+		return fmt.Errorf("key-switch share: %w", err)
 	}
 	var x ring.Poly
 	if err := safe("key-switch share", func() error { return x.UnmarshalBinary(b) }); err != nil {

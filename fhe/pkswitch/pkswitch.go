@@ -85,6 +85,18 @@ func UnmarshalShare(p *fhe.Params, level int, b []byte) (multiparty.PublicKeySwi
 	if want := s.BinarySize(); len(b) != want {
 		return s, fmt.Errorf("pkswitch: private-read share of %d bytes, want %d (level %d)", len(b), want, level)
 	}
+	if err := fhe.SameLattigoShape(b, func(fill uint64) ([]byte, error) {
+		for _, v := range s.Value {
+			for _, row := range v.Coeffs {
+				for k := range row {
+					row[k] = fill
+				}
+			}
+		}
+		return s.MarshalBinary()
+	}); err != nil {
+		return s, fmt.Errorf("pkswitch: private-read share: %w", err)
+	}
 	if err := safe("private-read share decode", func() error { return s.UnmarshalBinary(b) }); err != nil {
 		return s, fmt.Errorf("pkswitch: private-read share: %w", err)
 	}
