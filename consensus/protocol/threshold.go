@@ -18,6 +18,7 @@ import (
 
 	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
+	"github.com/fhegate/fhegate/fhe/pkswitch"
 )
 
 // MaxMembers bounds the committee size: the combine factor Δ = n! and the
@@ -121,13 +122,7 @@ func UnmarshalThresholdKey(b []byte) (*ThresholdKey, error) {
 }
 
 // Factorial returns n!.
-func Factorial(n int) *big.Int {
-	f := big.NewInt(1)
-	for i := 2; i <= n; i++ {
-		f.Mul(f, big.NewInt(int64(i)))
-	}
-	return f
-}
+func Factorial(n int) *big.Int { return pkswitch.Factorial(n) }
 
 // IntegerLagrange returns Δ·λ_j for every j in set, where λ_j is the
 // Lagrange coefficient at 0 over the Shamir points in set and Δ = n!
@@ -136,23 +131,17 @@ func Factorial(n int) *big.Int {
 // multiplies their flooding noise by a known small factor instead of by a
 // full-size residue mod q.
 func IntegerLagrange(n int, set []transport.MemberID) (map[transport.MemberID]*big.Int, error) {
-	delta := Factorial(n)
-	out := make(map[transport.MemberID]*big.Int, len(set))
-	for _, j := range set {
-		num, den := big.NewInt(1), big.NewInt(1)
-		for _, k := range set {
-			if k == j {
-				continue
-			}
-			num.Mul(num, big.NewInt(int64(k)))
-			den.Mul(den, big.NewInt(int64(k)-int64(j)))
-		}
-		num.Mul(num, delta)
-		q, r := new(big.Int).QuoRem(num, den, new(big.Int))
-		if r.Sign() != 0 {
-			return nil, fmt.Errorf("protocol: Δλ_%d not integral", j)
-		}
-		out[j] = q
+	ids := make([]uint32, len(set))
+	for i, id := range set {
+		ids[i] = uint32(id)
+	}
+	lag, err := pkswitch.IntegerLagrange(n, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[transport.MemberID]*big.Int, len(lag))
+	for j, l := range lag {
+		out[transport.MemberID(j)] = l
 	}
 	return out, nil
 }
