@@ -255,7 +255,15 @@ func (s *dkgSession) relinRound(rkg multiparty.RelinearizationKeyGenProtocol, ro
 	if err != nil {
 		return own, err
 	}
-	alloc := func() multiparty.RelinearizationKeyGenShare { _, sh, _ := rkg.AllocateShare(); return sh }
+	// Round one's shares have degree 1 (two polynomials per gadget entry),
+	// round two's degree 0: each round's shares must have its own shape.
+	alloc := func() multiparty.RelinearizationKeyGenShare {
+		_, r1, r2 := rkg.AllocateShare()
+		if typ == transport.TypeRLKShare2 {
+			return r2
+		}
+		return r1
+	}
 	return aggregateShares("rlk", s.g.Members, all, alloc, nil,
 		func(a, b multiparty.RelinearizationKeyGenShare, out *multiparty.RelinearizationKeyGenShare) error {
 			rkg.AggregateShares(a, b, out)
@@ -303,7 +311,11 @@ func (s *dkgSession) galoisKey(gkg multiparty.GaloisKeyGenProtocol, el uint64) (
 		}
 		return nil
 	}
-	alloc := func() multiparty.GaloisKeyGenShare { return gkg.AllocateShare() }
+	alloc := func() multiparty.GaloisKeyGenShare {
+		sh := gkg.AllocateShare()
+		sh.GaloisElement = el // what an honest share carries: part of its structure
+		return sh
+	}
 	agg, err := aggregateShares("galois", s.g.Members, all, alloc, check, gkg.AggregateShares)
 	if err != nil {
 		return nil, err

@@ -180,7 +180,13 @@ func Refresh(ctx context.Context, g Group, key *ThresholdKey, led Ledger, req Re
 	if err != nil {
 		return nil, err
 	}
-	alloc := func() multiparty.RefreshShare { return rfp.AllocateShare(ct.Level(), maxLevel) }
+	// An honest share carries ct's metadata (mpbgv's GenShare copies it,
+	// Finalize requires it): part of the structure every share must have.
+	alloc := func() multiparty.RefreshShare {
+		sh := rfp.AllocateShare(ct.Level(), maxLevel)
+		sh.MetaData = *ct.Lattigo().MetaData
+		return sh
+	}
 	agg, err := aggregateShares("refresh", req.Active, shares, alloc, nil, rfp.AggregateShares)
 	if err != nil {
 		return nil, err
