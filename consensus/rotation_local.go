@@ -27,7 +27,7 @@ import (
 //     switch (keySwitchLocal, protocol.CrossKeySwitch: the output keeps the
 //     input's c1, so no member can shift it); t old members must be up;
 //  5. each new member refreshes its outputs under the new key with its
-//     peers and checks the digests agree (as Member.AdoptReencrypted);
+//     peers and checks the digests agree (as Member.AdoptFromPrevious);
 //     then, if o.Serve, the new committee serves the chain.
 //
 // The caller closes the old committee when it no longer needs it. o.Chain,

@@ -43,7 +43,7 @@ FHEVerdict. See docs/committee.md.
   fhegate committee dkg    --dir D --all                  run every member of D in this process
   fhegate committee serve  --dir D --member i --rpc URL   serve requests from a chain
   fhegate committee status --dir D --member i | --api URL
-  fhegate committee rotate sign-key|bind-key|reencrypt|adopt ...  bind the next key on chain, move stored inputs to it`,
+  fhegate committee rotate sign-key|bind-key|switch ...       bind the next key on chain, key-switch stored inputs to it`,
 	}
 	cmd.AddCommand(newCommitteeInitCmd(a), newCommitteeDKGCmd(a), newCommitteeServeCmd(a), newCommitteeStatusCmd(a), newCommitteeRotateCmd(a))
 	addCommitteeKeyCommands(cmd, a) // keygen, assemble, --key-file (committee_keygen.go)
