@@ -19,6 +19,7 @@ import (
 	"github.com/tuneinsight/lattigo/v6/ring"
 	"go.uber.org/zap/zaptest"
 
+	"github.com/fhegate/fhegate/consensus/protocol"
 	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/fhetest"
@@ -141,67 +142,10 @@ func TestJointRotationKShiftOverTLS(t *testing.T) {
 	var corrupt *kShiftTransport
 	var outs []map[fhe.Handle][]byte
 
-	overTLS := func(ctx context.Context, old, nc *LocalCommittee) error {
-		n, n2 := len(old.Config.Members), len(nc.Members)
-		trs := jointTLS(t, n+n2)
-		j := JointRotation{Old: old.Config, New: nc.Config, Target: nc.Keys, Wait: time.Minute}
-		p, err := j.plan()
-		if err != nil {
-			return err
-		}
-		muxes := map[transport.MemberID]*transport.Mux{}
-		for id, tr := range trs {
-			var tt transport.Transport = tr
-			if id == JointOldID(nc.Config, 1) {
-				corrupt = &kShiftTransport{Transport: tr, q: old.Member(1).Params().Q(), k: k}
-				tt = corrupt
-			}
-			muxes[id] = transport.NewMux(tt, zaptest.NewLogger(t))
-		}
-		defer func() {
-			for _, mx := range muxes {
-				mx.Close()
-			}
-		}()
-		outs = make([]map[fhe.Handle][]byte, n2)
-		errs := make([]error, 2+n2)
-		var wg sync.WaitGroup
-		for x, id := range []uint32{1, 2} {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				_, errs[x] = old.Member(id).SwitchToNext(ctx, old.Chain, muxes[JointOldID(nc.Config, id)], j)
-			}()
-		}
-		for x, m := range nc.Members {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				mx := muxes[transport.MemberID(x+1)]
-				if errs[2+x] = jointBarrier(ctx, mx, p.participants(), p.base()+"/ready", j.wait()); errs[2+x] != nil {
-					return
-				}
-				outs[x], errs[2+x] = m.switchIn(ctx, p.group(m, mx), p)
-			}()
-		}
-		wg.Wait()
-		if err := errors.Join(errs...); err != nil {
-			return err
-		}
-		for x, m := range nc.Members {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				ks, err := m.snap()
-				if err == nil {
-					_, err = m.adoptAll(ctx, ks, outs[x], p.oldT)
-				}
-				errs[2+x] = err
-			}()
-		}
-		wg.Wait()
-		return errors.Join(errs...)
-	}
+	overTLS := jointOverTLS(t, func(tr transport.Transport) transport.Transport {
+		corrupt = &kShiftTransport{Transport: tr, q: old.Member(1).Params().Q(), k: k}
+		return corrupt
+	}, &outs)
 	fc := newFloorChecker(old.liveMembers()[0].Params())
 	nc, err := rotateLocal(ctx, old, LocalOptions{Dir: t.TempDir(), RoundTimeout: 10 * time.Second, BatchSize: 8, Serve: true, Knobs: fc.knobs(), Log: zaptest.NewLogger(t)}, overTLS)
 	require.NoError(t, err)
@@ -229,6 +173,110 @@ func TestJointRotationKShiftOverTLS(t *testing.T) {
 	}
 	requireInputsCarried(t, nc, handles)
 	requireVerdictsAfterRotation(t, nc, reqs)
+}
+
+// jointOverTLS is a rotateLocal key switch that runs the joint session of
+// `fhegate committee rotate switch` over TLS on loopback (fresh identity
+// keys; old members 1 and 2 active, their SwitchToNext as the CLI runs it;
+// the new members' barrier, switchIn and adoption as AdoptFromPrevious runs
+// them, keeping the key-switched outputs in *outs). corrupt wraps old
+// member 1's joint transport.
+func jointOverTLS(t *testing.T, corrupt func(transport.Transport) transport.Transport, outs *[]map[fhe.Handle][]byte) func(ctx context.Context, old, nc *LocalCommittee) error {
+	return func(ctx context.Context, old, nc *LocalCommittee) error {
+		n, n2 := len(old.Config.Members), len(nc.Members)
+		trs := jointTLS(t, n+n2)
+		j := JointRotation{Old: old.Config, New: nc.Config, Target: nc.Keys, Wait: time.Minute}
+		p, err := j.plan()
+		if err != nil {
+			return err
+		}
+		muxes := map[transport.MemberID]*transport.Mux{}
+		for id, tr := range trs {
+			var tt transport.Transport = tr
+			if id == JointOldID(nc.Config, 1) && corrupt != nil {
+				tt = corrupt(tr)
+			}
+			muxes[id] = transport.NewMux(tt, zaptest.NewLogger(t))
+		}
+		defer func() {
+			for _, mx := range muxes {
+				mx.Close()
+			}
+		}()
+		*outs = make([]map[fhe.Handle][]byte, n2)
+		errs := make([]error, 2+n2)
+		var wg sync.WaitGroup
+		for x, id := range []uint32{1, 2} {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				_, errs[x] = old.Member(id).SwitchToNext(ctx, old.Chain, muxes[JointOldID(nc.Config, id)], j)
+			}()
+		}
+		for x, m := range nc.Members {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				mx := muxes[transport.MemberID(x+1)]
+				if errs[2+x] = jointBarrier(ctx, mx, p.participants(), p.base()+"/ready", j.wait()); errs[2+x] != nil {
+					return
+				}
+				(*outs)[x], errs[2+x] = m.switchIn(ctx, p.group(m, mx), p)
+			}()
+		}
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
+			return err
+		}
+		for x, m := range nc.Members {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				ks, err := m.snap()
+				if err == nil {
+					_, err = m.adoptAll(ctx, ks, (*outs)[x], p.oldT)
+				}
+				errs[2+x] = err
+			}()
+		}
+		wg.Wait()
+		return errors.Join(errs...)
+	}
+}
+
+// ctSwap is a corrupt old member's joint transport that sends the new
+// members another c1 than the stored input's (its last byte changed) in
+// the ciphertext round.
+type ctSwap struct{ transport.Transport }
+
+func (c ctSwap) Send(ctx context.Context, to transport.MemberID, msg transport.Message) error {
+	if msg.Type == transport.TypeAgreed && strings.Contains(msg.Session, "/ct/") && len(msg.Payload) > 0 {
+		b := append([]byte(nil), msg.Payload...)
+		b[len(b)-1] ^= 1
+		msg.Payload = b
+	}
+	return c.Transport.Send(ctx, to, msg)
+}
+
+// TestJointRotationRefusesSwappedCiphertext: an active old member that
+// sends the new members another ciphertext than the stored input's (a c1
+// it chose, which could make the output's c0 reveal s′) is refused: the
+// new members take an input only when all t old members' copies are
+// byte-identical, and the rotation fails (ErrCopiesDiffer) without any new
+// member storing anything.
+func TestJointRotationRefusesSwappedCiphertext(t *testing.T) {
+	t.Parallel()
+	old := startTest(t, 3, 2, false)
+	makeRequests(t, old, 1, 1, 43)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	var outs []map[fhe.Handle][]byte
+	_, err := rotateLocal(ctx, old, LocalOptions{Dir: t.TempDir(), RoundTimeout: 5 * time.Second, BatchSize: 8, Log: zaptest.NewLogger(t)},
+		jointOverTLS(t, func(tr transport.Transport) transport.Transport { return ctSwap{tr} }, &outs))
+	require.ErrorIs(t, err, protocol.ErrCopiesDiffer)
+	for _, o := range outs {
+		require.Empty(t, o, "no output for a swapped input")
+	}
 }
 
 // collectiveSecret reconstructs s′ = Σ λ_i·tsk_i from the members ids of
