@@ -397,9 +397,19 @@ func (m *Member) SwitchToNext(ctx context.Context, reg CommitteeKeyRegistry, joi
 	}
 	g := p.group(m, joint)
 	if err := jointBarrier(ctx, joint, p.participants(), p.base()+"/ready", j.wait()); err != nil {
-		return 0, err
+		return 0, p.named(err)
 	}
-	return m.switchOut(ctx, g, ks, p)
+	n, err := m.switchOut(ctx, g, ks, p)
+	return n, p.named(err)
+}
+
+// named adds to err how to read the member IDs it names: those of the
+// joint transport.
+func (p jointPlan) named(err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%w (member IDs of the joint session: new member k is k, old member i is %d+i)", err, p.oldOff)
 }
 
 // AdoptFromPrevious is a new member's part of a joint rotation: m runs on
@@ -416,11 +426,11 @@ func (m *Member) AdoptFromPrevious(ctx context.Context, j JointRotation) (int, e
 		return 0, fmt.Errorf("consensus: this member is of epoch %d, the new committee's is %d", m.cfg.Committee.Epoch, j.New.Epoch)
 	}
 	if err := jointBarrier(ctx, m.mux, p.participants(), p.base()+"/ready", j.wait()); err != nil {
-		return 0, err
+		return 0, p.named(err)
 	}
 	outs, err := m.switchIn(ctx, p.group(m, m.mux), p)
 	if err != nil {
-		return 0, err
+		return 0, p.named(err)
 	}
 	ks, err := m.snap()
 	if err != nil {
