@@ -49,12 +49,15 @@
 // value, a set's cardinality — at level 0; steps 2–5 are the same.
 //
 // A committee rotation (epoch e → e+1, rotation.go, docs/committee.md
-// "Rotation") re-encrypts every stored input from the old collective key to
-// the new committee's (Member.Reencrypt on t old members, collective
-// public-key switching; Member.AdoptReencrypted on the new members, which
-// refresh and compare the results); handles do not change, and evaluation
-// refuses an input stored under another epoch (ErrStaleKey). RotateLocal
-// drives it for an in-process committee.
+// "Rotation") key-switches every stored input from the old collective key
+// to the new committee's in one joint session of t old and all new members
+// (rotation_joint.go: Member.SwitchToNext on the old members,
+// Member.AdoptFromPrevious on the new ones, which refresh and compare the
+// results; the cross-committee key switch keeps each input's c1, so no
+// member can shift it); handles do not change, and evaluation refuses an
+// input stored under another epoch (ErrStaleKey). RotateLocal drives the
+// same session for an in-process committee, `fhegate committee rotate
+// switch` over the members' TLS transports.
 //
 // Packed batches (packed.go, batch.go): policy requests of one
 // policy that arrive within an aligned window of blocks are evaluated

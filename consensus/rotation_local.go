@@ -27,7 +27,7 @@ import (
 //     switch (keySwitchLocal, protocol.CrossKeySwitch: the output keeps the
 //     input's c1, so no member can shift it); t old members must be up;
 //  5. each new member refreshes its outputs under the new key with its
-//     peers and checks the digests agree (as Member.AdoptReencrypted);
+//     peers and checks the digests agree (as Member.AdoptFromPrevious);
 //     then, if o.Serve, the new committee serves the chain.
 //
 // The caller closes the old committee when it no longer needs it. o.Chain,
@@ -36,6 +36,12 @@ import (
 // or, if the old committee had none either, gets a fresh MemChain of its
 // own (and the old members, reading their own chain, refuse the key).
 func RotateLocal(ctx context.Context, old *LocalCommittee, o LocalOptions) (*LocalCommittee, error) {
+	return rotateLocal(ctx, old, o, keySwitchLocal)
+}
+
+// rotateLocal is RotateLocal with step 4–5 done by keySwitch (tests run
+// the joint session over TLS instead of keySwitchLocal's in-memory hub).
+func rotateLocal(ctx context.Context, old *LocalCommittee, o LocalOptions, keySwitch func(ctx context.Context, old, nc *LocalCommittee) error) (*LocalCommittee, error) {
 	if o.Dir == "" || filepath.Clean(o.Dir) == filepath.Clean(old.opts.Dir) {
 		return nil, errors.New("consensus: the rotated committee needs its own directory")
 	}
@@ -97,7 +103,7 @@ func RotateLocal(ctx context.Context, old *LocalCommittee, o LocalOptions) (*Loc
 		nc.Close()
 		return nil, fmt.Errorf("consensus: binding the epoch-%d committee key on chain: %w", nc.Config.Epoch, err)
 	}
-	if err := keySwitchLocal(ctx, old, nc); err != nil {
+	if err := keySwitch(ctx, old, nc); err != nil {
 		nc.Close()
 		return nil, err
 	}

@@ -101,11 +101,12 @@ func secretCoeffs(p *fhe.Params, s *rlwe.SecretKey) []int64 {
 // the rotation's bounds, ≪ K), and round(view/K) = s′. The control run
 // without the shift reads nothing.
 //
-// PCKS is still what the file hand-over of `fhegate committee rotate` runs
-// (Member.Reencrypt), so this is an open weakness there (docs/committee.md,
-// "Active security"); RotateLocal runs the cross-committee key switch
-// instead, where the same shift reads nothing (TestCrossKeySwitch). The
-// test pins what the attack achieves on PCKS until that path is gone.
+// No rotation runs PCKS any more: RotateLocal and `fhegate committee
+// rotate switch` run the cross-committee key switch, where the same shift
+// reads nothing (TestCrossKeySwitch; over TLS through the CLI's code path,
+// consensus TestJointRotationKShiftOverTLS). The test keeps what the
+// attack achieves on PCKS as the reason (docs/committee.md, "Active
+// security").
 func TestReencryptKShift(t *testing.T) {
 	t.Parallel()
 	p := fhe.MustParams(fhetest.InsecureBGVN10)

@@ -110,7 +110,12 @@ var ErrTargetPinned = fmt.Errorf("protocol: ciphertext already re-encrypted to a
 // of the same plaintext under Target at the input level, whose noise is
 // e_ct + Σ_j (E_j + e0_j + u_j·e' + e1_j·s') ≈ t·2^46: the result carries
 // the flooding and should be refreshed by the target committee before it is
-// evaluated (RotateLocal / Member.AdoptReencrypted do).
+// evaluated.
+//
+// No rotation uses it: one corrupt active member can shift the output's c1
+// (the K-shift, TestReencryptKShift), so committee rotation runs the
+// cross-committee key switch (CrossKeySwitch) instead. Reencrypt stays as
+// the reference that test demonstrates the attack against.
 //
 // Before its first share for ct, a member pins Target for (ct, key epoch)
 // in the ledger; a request for another target is refused with
