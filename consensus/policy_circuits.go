@@ -40,7 +40,7 @@ type PolicyCircuits struct {
 	plans  map[[32]byte]*policy.Plan
 	failed map[[32]byte]error // policy id → compile error for Preset
 	specs  map[[32]byte][]byte
-	packed map[[32]byte]planCircuit // plans compiled for packed batches (packedPlan)
+	packed map[[32]byte]planCircuit // plans compiled for packed batches (eval.PackedPlan)
 	// packedFailed records why a policy has no packed plan: its requests are
 	// then evaluated one by one, each input refreshed first (entryRefresh).
 	packedFailed map[[32]byte]error

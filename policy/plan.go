@@ -27,8 +27,9 @@ type PresetInfo struct {
 	// B_ct = 2^16: a refresh floods with σ = 2^30·B_ct, and
 	// t·(B_ct + 8σ) must stay below Q_ℓ/4). Every register of a plan stays at
 	// level ≥ RefreshFloor, so at most Depth − RefreshFloor levels are
-	// consumed between refreshes (see Plan.Budget); consensus tests check the
-	// value against the protocol.
+	// consumed between refreshes (see Plan.Budget). policy has no
+	// parameters; policy/eval.CompileOptions derives the same row from
+	// them (TestCompileOptionsMatchPresets).
 	RefreshFloor int
 }
 
