@@ -38,8 +38,7 @@ type PolicyCircuits struct {
 
 	mu     sync.RWMutex
 	plans  map[[32]byte]*policy.Plan
-	failed map[[32]byte]error // policy id → compile error for Preset
-	specs  map[[32]byte][]byte
+	failed map[[32]byte]error       // policy id → compile error for Preset
 	packed map[[32]byte]planCircuit // plans compiled for packed batches (eval.PackedPlan)
 	// packedFailed records why a policy has no packed plan: its requests are
 	// then evaluated one by one, each input refreshed first (entryRefresh).
@@ -88,10 +87,9 @@ func (pc *PolicyCircuits) Register(policyID [32]byte, spec []byte) error {
 	pc.plans[policyID] = plan
 	pc.bounds[policyID] = bounds
 	delete(pc.failed, policyID)
-	if pc.specs == nil {
-		pc.specs, pc.packed = map[[32]byte][]byte{}, map[[32]byte]planCircuit{}
+	if pc.packed == nil {
+		pc.packed = map[[32]byte]planCircuit{}
 	}
-	pc.specs[policyID] = append([]byte(nil), spec...)
 	delete(pc.packed, policyID)
 	delete(pc.packedFailed, policyID)
 	if packed != nil {
