@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/fhegate/fhegate/consensus/protocol"
 	"github.com/fhegate/fhegate/fhe"
+	"github.com/fhegate/fhegate/policy/eval"
 )
 
 // RefreshFunc re-encrypts a ciphertext at the top level through the
@@ -107,10 +107,10 @@ func (productSum) Reference(p *fhe.Params, in []int64) uint64 {
 type deep struct{}
 
 // deepFloor is the level the deep circuit squares down to: the preset's
-// refresh floor (protocol.RefreshFloorLevel for fresh-input noise), the
+// refresh floor (eval.RefreshFloorLevel for fresh-input noise), the
 // lowest level at which its refresh has room for the flooding.
 func deepFloor(p *fhe.Params) int {
-	l, err := protocol.RefreshFloorLevel(p, 0, 0)
+	l, err := eval.RefreshFloorLevel(p, 0, 0)
 	if err != nil {
 		return 0
 	}

@@ -6,11 +6,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/fhegate/fhegate/consensus/protocol"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/crdt"
 	"github.com/fhegate/fhegate/fhe/crdt/meta"
 	"github.com/fhegate/fhegate/fhe/fhetest"
+	"github.com/fhegate/fhegate/policy/eval"
 )
 
 // crdtValuePolicy stands for precompiles.CRDTValuePolicyID (the chain adapter
@@ -74,7 +74,7 @@ func TestCommitteeValuesCRDT(t *testing.T) {
 		circ, err := newCRDTCircuit(req, p)
 		require.NoError(t, err, c.name)
 		require.Equal(t, s.Entries, circ.state.Entries)
-		floor, err := protocol.RefreshFloorLevel(p, circ.bounds.NoiseBits, circ.bounds.WorstBits)
+		floor, err := eval.RefreshFloorLevel(p, circ.bounds.NoiseBits, circ.bounds.WorstBits)
 		require.NoError(t, err)
 		require.GreaterOrEqual(t, int(circ.state.Layout.Level), floor, c.name)
 		var total int64

@@ -49,7 +49,7 @@ package consensus
 //
 // with two bounds on ‖e‖∞ (fhe/zkpok, "Soundness slack"):
 //
-//   - honest, E_h = B_ct = 2^16 (protocol.CiphertextNoiseBits: the bound on
+//   - honest, E_h = B_ct = 2^16 (eval.CiphertextNoiseBits: the bound on
 //     an honest ciphertext's noise that the threshold decryption's flooding
 //     is sized for; a fresh encryption under a 16-member key is ≈ 2^13.5 at
 //     6σ): the secret-dependent part (honest inputs' noise, carries of
@@ -70,7 +70,7 @@ package consensus
 //
 //	log2 W + log2 t + 3  ≤  log2 Q_ℓ          (W the worst packed bound)
 //
-// and the refresh floor of those bounds, protocol.RefreshFloorLevel(p, H, W)
+// and the refresh floor of those bounds, eval.RefreshFloorLevel(p, H, W)
 // (t·(W + 8σ) < Q_ℓ/4 with σ = 2^30·H, H the honest packed bound):
 //
 //	bgv-n14-t65537: H = 2^60.0, W = 2^79.0; the floor needs
@@ -106,6 +106,7 @@ import (
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/zkpok"
 	"github.com/fhegate/fhegate/internal/keccak"
+	"github.com/fhegate/fhegate/policy/eval"
 )
 
 // packHeadroomBits is the headroom PackLevel leaves for the refresh's
@@ -114,18 +115,18 @@ const packHeadroomBits = 3
 
 // AcceptedInputNoiseBits is log2 of the largest noise ‖e‖∞ an input accepted
 // by its proof of plaintext knowledge may carry for a committee of up to
-// protocol.MaxMembers members (zkpok.AcceptedNoiseBits, fhe/zkpok doc,
+// eval.MaxMembers members (zkpok.AcceptedNoiseBits, fhe/zkpok doc,
 // "Soundness slack").
 func AcceptedInputNoiseBits(p *fhe.Params) (float64, error) {
-	return zkpok.AcceptedNoiseBits(p, protocol.MaxMembers)
+	return zkpok.AcceptedNoiseBits(p, eval.MaxMembers)
 }
 
 // PackBounds returns the noise bounds of a packed input of up to Slots()
 // requests (see "Mask level" above): NoiseBits = log2(S·N·t·(E_h + 1) + S)
-// for honest inputs (E_h = B_ct = 2^protocol.CiphertextNoiseBits), WorstBits
+// for honest inputs (E_h = B_ct = 2^eval.CiphertextNoiseBits), WorstBits
 // the same with the accepted bound E_in.
 func PackBounds(p *fhe.Params) (RefreshBounds, error) {
-	honest := float64(protocol.CiphertextNoiseBits)
+	honest := float64(eval.CiphertextNoiseBits)
 	accepted, err := AcceptedInputNoiseBits(p)
 	if err != nil {
 		return RefreshBounds{}, err
@@ -138,13 +139,13 @@ func PackBounds(p *fhe.Params) (RefreshBounds, error) {
 // PackLevel is the lowest level at which a packed input of Slots() requests
 // stays decryptable even if every input carries the accepted worst-case
 // noise, and its refresh has room for a flooding that hides the honest
-// noise (protocol.RefreshFloorLevel of PackBounds; see "Mask level" above).
+// noise (eval.RefreshFloorLevel of PackBounds; see "Mask level" above).
 func PackLevel(p *fhe.Params) (int, error) {
 	b, err := PackBounds(p)
 	if err != nil {
 		return 0, err
 	}
-	floor, err := protocol.RefreshFloorLevel(p, b.NoiseBits, b.WorstBits)
+	floor, err := eval.RefreshFloorLevel(p, b.NoiseBits, b.WorstBits)
 	if err != nil {
 		return 0, fmt.Errorf("consensus: %s cannot pack: %w", p.Preset.Name, err)
 	}

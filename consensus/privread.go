@@ -25,6 +25,7 @@ import (
 	"github.com/fhegate/fhegate/consensus/store"
 	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
+	"github.com/fhegate/fhegate/fhe/pkswitch"
 	"github.com/fhegate/fhegate/internal/keccak"
 )
 
@@ -554,7 +555,7 @@ func ReadPrivate(ctx context.Context, apis []string, token string, r *PrivateRea
 			continue
 		}
 		id := transport.MemberID(resp.Member)
-		if _, dup := shares[id]; dup || resp.Threshold < 1 || resp.Members < resp.Threshold || resp.Members > protocol.MaxMembers {
+		if _, dup := shares[id]; dup || resp.Threshold < 1 || resp.Members < resp.Threshold || resp.Members > pkswitch.MaxMembers {
 			errs = append(errs, fmt.Errorf("%s: member %d answered twice or with a bad committee shape", api, resp.Member))
 			continue
 		}

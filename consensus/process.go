@@ -17,6 +17,7 @@ import (
 	"github.com/fhegate/fhegate/consensus/store"
 	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
+	"github.com/fhegate/fhegate/policy/eval"
 )
 
 // ProcessBatch evaluates and decrypts a batch of requests (Parallel at a
@@ -106,8 +107,8 @@ func (r *requestRun) entryRefresh(ctx context.Context, inputs []*fhe.Ciphertext)
 	if err != nil {
 		return nil, err
 	}
-	b := RefreshBounds{NoiseBits: protocol.CiphertextNoiseBits, WorstBits: accepted}
-	floor, err := protocol.RefreshFloorLevel(p, b.NoiseBits, b.WorstBits)
+	b := RefreshBounds{NoiseBits: eval.CiphertextNoiseBits, WorstBits: accepted}
+	floor, err := eval.RefreshFloorLevel(p, b.NoiseBits, b.WorstBits)
 	if err != nil {
 		return nil, err
 	}
@@ -227,7 +228,7 @@ type requestRun struct {
 // the part of the input's noise that must stay hidden from the members,
 // WorstBits the whole noise, attacker-known parts included; the refresh
 // floods with σ = 2^30·2^NoiseBits and needs the input at a level ≥
-// protocol.RefreshFloorLevel(p, NoiseBits, WorstBits).
+// eval.RefreshFloorLevel(p, NoiseBits, WorstBits).
 type RefreshBounds struct {
 	NoiseBits float64
 	WorstBits float64

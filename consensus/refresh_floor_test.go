@@ -12,12 +12,13 @@ import (
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/fhetest"
 	"github.com/fhegate/fhegate/policy"
+	"github.com/fhegate/fhegate/policy/eval"
 	"github.com/fhegate/fhegate/policy/examples"
 )
 
 // floorChecker records every collective refresh a committee runs (through
 // TestingKnobs.BeforeRefresh) and the ones whose input level is below
-// protocol.RefreshFloorLevel for the bounds the refresh was sized for: until
+// eval.RefreshFloorLevel for the bounds the refresh was sized for: until
 // protocol.Refresh refuses such a refresh itself, this is the check that
 // every caller refreshes at a level with room for its flooding.
 type floorChecker struct {
@@ -34,7 +35,7 @@ func newFloorChecker(p *fhe.Params) *floorChecker {
 
 func (c *floorChecker) knobs() TestingKnobs {
 	return TestingKnobs{BeforeRefresh: func(level int, b RefreshBounds) {
-		floor, err := protocol.RefreshFloorLevel(c.p, b.NoiseBits, b.WorstBits)
+		floor, err := eval.RefreshFloorLevel(c.p, b.NoiseBits, b.WorstBits)
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		c.n++
@@ -57,13 +58,13 @@ func (c *floorChecker) check(t *testing.T, min int) {
 
 // TestPresetRefreshFloors: the refresh floor the compiler keeps plans above
 // (policy.PresetInfo.RefreshFloor, PolicyOptions for the test presets) is
-// protocol.RefreshFloorLevel for the default noise bound, on every BGV preset.
+// eval.RefreshFloorLevel for the default noise bound, on every BGV preset.
 func TestPresetRefreshFloors(t *testing.T) {
 	t.Parallel()
 	for _, pi := range policy.Presets {
 		p, err := fhe.NewParams(fhe.PresetID(pi.ID))
 		require.NoError(t, err)
-		floor, err := protocol.RefreshFloorLevel(p, 0, 0)
+		floor, err := eval.RefreshFloorLevel(p, 0, 0)
 		require.NoError(t, err)
 		require.Equal(t, floor, pi.RefreshFloor, pi.Name)
 		plan, err := policy.CompileWith(examples.MustGet("allowlist"), PolicyOptions(fhe.PresetID(pi.ID)))
@@ -73,7 +74,7 @@ func TestPresetRefreshFloors(t *testing.T) {
 	for _, id := range []fhe.PresetID{fhetest.InsecureBGVN10, fhetest.InsecureBGVN10Deep} {
 		p, err := fhe.NewParams(id)
 		require.NoError(t, err)
-		floor, err := protocol.RefreshFloorLevel(p, 0, 0)
+		floor, err := eval.RefreshFloorLevel(p, 0, 0)
 		require.NoError(t, err)
 		require.Equal(t, floor, PolicyOptions(id).RefreshFloor, p.Preset.Name)
 	}
@@ -95,7 +96,7 @@ func TestPlanRefreshBounds(t *testing.T) {
 			for _, packed := range []bool{false, true} {
 				var plan *policy.Plan
 				if packed {
-					plan, err = packedPlan(spec, id)
+					plan, err = eval.PackedPlan(spec, p)
 				} else {
 					plan, err = policy.CompileWith(spec, PolicyOptions(id))
 				}
@@ -118,10 +119,10 @@ func TestPlanRefreshBounds(t *testing.T) {
 					refused[packed] = true
 					continue
 				}
-				floor, err := protocol.RefreshFloorLevel(p, b.Points.NoiseBits, b.Points.WorstBits)
+				floor, err := eval.RefreshFloorLevel(p, b.Points.NoiseBits, b.Points.WorstBits)
 				require.NoError(t, err)
 				require.LessOrEqual(t, floor, plan.RefreshFloor, "%s %s", p.Preset.Name, name)
-				floor, err = protocol.RefreshFloorLevel(p, b.Final.NoiseBits, b.Final.WorstBits)
+				floor, err = eval.RefreshFloorLevel(p, b.Final.NoiseBits, b.Final.WorstBits)
 				require.NoError(t, err)
 				require.LessOrEqual(t, floor, top-plan.Ops[plan.Result].Depth, "%s %s", p.Preset.Name, name)
 			}
@@ -150,14 +151,14 @@ func TestPackLevelFloor(t *testing.T) {
 		require.NoError(t, err)
 		b, err := PackBounds(p)
 		require.NoError(t, err)
-		honest := float64(protocol.CiphertextNoiseBits)
+		honest := float64(eval.CiphertextNoiseBits)
 		accepted, err := AcceptedInputNoiseBits(p)
 		require.NoError(t, err)
 		// S·N·t·E written out.
 		logSNT := math.Log2(float64(p.Slots())) + math.Log2(float64(p.N())) + math.Log2(float64(p.PlaintextModulus()))
 		require.InDelta(t, honest+logSNT, b.NoiseBits, 0.01)
 		require.InDelta(t, accepted+logSNT, b.WorstBits, 0.01)
-		floor, err := protocol.RefreshFloorLevel(p, b.NoiseBits, b.WorstBits)
+		floor, err := eval.RefreshFloorLevel(p, b.NoiseBits, b.WorstBits)
 		require.NoError(t, err)
 		logT := math.Log2(float64(p.PlaintextModulus()))
 		logQ := func(l int) float64 {
@@ -187,7 +188,7 @@ func TestReencryptedBounds(t *testing.T) {
 	for _, id := range []fhe.PresetID{fhe.BGVN13, fhe.BGVN14, fhetest.InsecureBGVN10} {
 		p, err := fhe.NewParams(id)
 		require.NoError(t, err)
-		b, err := reencryptedBounds(p, protocol.MaxReencryptSigmaBits, protocol.MaxMembers)
+		b, err := reencryptedBounds(p, protocol.MaxReencryptSigmaBits, eval.MaxMembers)
 		require.NoError(t, err)
 		// The bounds follow the old committee's t (its shares made the
 		// noise), whatever the new committee's: more old shares, more noise.
@@ -197,7 +198,7 @@ func TestReencryptedBounds(t *testing.T) {
 		require.Greater(t, b.NoiseBits, small.NoiseBits)
 		_, err = reencryptedBounds(p, protocol.MaxReencryptSigmaBits, 0)
 		require.Error(t, err)
-		floor, err := protocol.RefreshFloorLevel(p, b.NoiseBits, b.WorstBits)
+		floor, err := eval.RefreshFloorLevel(p, b.NoiseBits, b.WorstBits)
 		require.NoError(t, err)
 		require.Less(t, floor, p.MaxLevel(), p.Preset.Name)
 		t.Logf("%s: re-encrypted input 2^%.1f hidden, 2^%.1f worst: floor %d of %d", p.Preset.Name, b.NoiseBits, b.WorstBits, floor, p.MaxLevel())

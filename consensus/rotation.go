@@ -15,6 +15,7 @@ import (
 	"github.com/fhegate/fhegate/consensus/store"
 	"github.com/fhegate/fhegate/fhe"
 	keccakpkg "github.com/fhegate/fhegate/internal/keccak"
+	"github.com/fhegate/fhegate/policy/eval"
 )
 
 // Committee rotation (see docs/committee.md, "Rotation").
@@ -231,20 +232,20 @@ func (m *Member) Epoch() uint64 { return m.cfg.Committee.Epoch }
 // refresh's own, smaller flooding"), so what is left are the oldT + 1
 // honest-encryption-sized terms (e_ct of an honest input, and each share's
 // encryption of zero under the new key), (oldT + 1)·B_ct with B_ct =
-// 2^protocol.CiphertextNoiseBits. The input is at the stored input's (top)
+// 2^eval.CiphertextNoiseBits. The input is at the stored input's (top)
 // level, far above the floor either bound needs.
 func reencryptedBounds(p *fhe.Params, oldSigmaBits float64, oldT int) (RefreshBounds, error) {
-	honest := float64(protocol.CiphertextNoiseBits)
+	honest := float64(eval.CiphertextNoiseBits)
 	accepted, err := AcceptedInputNoiseBits(p)
 	if err != nil {
 		return RefreshBounds{}, err
 	}
-	if oldT < 1 || oldT > protocol.MaxMembers {
-		return RefreshBounds{}, fmt.Errorf("consensus: old committee threshold %d outside 1..%d", oldT, protocol.MaxMembers)
+	if oldT < 1 || oldT > eval.MaxMembers {
+		return RefreshBounds{}, fmt.Errorf("consensus: old committee threshold %d outside 1..%d", oldT, eval.MaxMembers)
 	}
 	sigma := oldSigmaBits
 	if sigma <= 0 {
-		sigma = protocol.CiphertextNoiseBits + protocol.DefaultFloodingBits
+		sigma = eval.CiphertextNoiseBits + eval.DefaultFloodingBits
 	}
 	tt := float64(oldT)
 	return RefreshBounds{

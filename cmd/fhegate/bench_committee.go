@@ -21,9 +21,9 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/fhegate/fhegate/consensus"
-	"github.com/fhegate/fhegate/consensus/protocol"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/policy"
+	"github.com/fhegate/fhegate/policy/eval"
 	"github.com/fhegate/fhegate/policy/examples"
 )
 
@@ -128,7 +128,7 @@ each with its own bbolt store and share ledger, and measures on each preset:
              into the 8 attribute ciphertexts (protocol.RefreshTransform). Same --packed sizes,
              same checks and rows (packed-kyc-vector/pack …).
   refresh    one collective refresh (MPC bootstrap, Lattigo mpbgv.RefreshProtocol) of a ciphertext at
-             the preset's refresh floor (protocol.RefreshFloorLevel: level 1 on BGVN13/BGVN14, the
+             the preset's refresh floor (eval.RefreshFloorLevel: level 1 on BGVN13/BGVN14, the
              lowest level a plan's refresh point hands the committee) back to the top level, on
              committees of each --refresh-n size (default 3 and 5; t = ⌊n/2⌋+1), every member
              receiving and the first t active (consensus.LocalCommittee.Refresh). ms and cpu ms are
@@ -702,7 +702,7 @@ func (b *committeeBench) stageRefresh() (committeeRow, error) {
 	if err != nil {
 		return committeeRow{}, err
 	}
-	floor, err := protocol.RefreshFloorLevel(b.p, 0, 0)
+	floor, err := eval.RefreshFloorLevel(b.p, 0, 0)
 	if err != nil {
 		return committeeRow{}, err
 	}

@@ -8,6 +8,8 @@ import (
 	mrand "math/rand/v2"
 
 	"github.com/tuneinsight/lattigo/v6/ring"
+
+	"github.com/fhegate/fhegate/policy/eval"
 )
 
 // The flooding sampler (one for every flooded share: threshold decryption,
@@ -16,7 +18,7 @@ import (
 // # Construction
 //
 // GaussianSampler draws integers from D_{Z,σ} (density ∝ exp(−x²/2σ²)),
-// cut at τσ (τ = tailSigmas = 8, or less where 8σ would not fit an int64
+// cut at τσ (τ = eval.FloodTailSigmas = 8, or less where 8σ would not fit an int64
 // for σ ≤ 2^60), for 2^2 ≤ σ ≤ 2^99, from a ChaCha8 stream keyed with 32
 // bytes of crypto/rand (a CSPRNG).
 //
@@ -133,12 +135,12 @@ func newGaussianSamplerFromSeed(sigmaBits float64, seed [32]byte) (*GaussianSamp
 	r := mrand.New(mrand.NewChaCha8(seed))
 	s := math.Exp2(sigmaBits)
 	if sigmaBits <= narrowSigmaBits {
-		return newNarrowSampler(r, s, math.Min(tailSigmas*s, 0x1p62*1.99)), nil
+		return newNarrowSampler(r, s, math.Min(eval.FloodTailSigmas*s, 0x1p62*1.99)), nil
 	}
-	g := &GaussianSampler{r: r, sigma: s, tail: tailSigmas * s, wide: true}
+	g := &GaussianSampler{r: r, sigma: s, tail: eval.FloodTailSigmas * s, wide: true}
 	s1 := math.Exp2(wideFineSigmaBits)
 	s2 := math.Sqrt(s*s-s1*s1) / math.Exp2(wideShiftBits)
-	g.lo = newNarrowSampler(r, s1, tailSigmas*s1)
+	g.lo = newNarrowSampler(r, s1, eval.FloodTailSigmas*s1)
 	g.hi = newNarrowSampler(r, s2, g.tail*math.Exp2(-wideShiftBits)+math.Exp2(wideSlackBits))
 	// tail ∈ (2^63, 2^102]: its integer part, split exactly (a float64 this
 	// large is an integer; the subtraction only removes high mantissa bits)

@@ -36,10 +36,4 @@ void fg_vec_load_ifma(const fg_table *t, const uint64_t *src, uint64_t *dst, int
 {
 	(void)t; (void)src; (void)dst; (void)mode;
 }
-int fg_vec_muladd_ifma(uint64_t *acc, const uint64_t *c, const uint64_t *w, const uint64_t *wp, uint64_t q,
-		       size_t n, int sub)
-{
-	(void)acc; (void)c; (void)w; (void)wp; (void)q; (void)n; (void)sub;
-	return 0;
-}
 #endif

@@ -74,12 +74,5 @@ void fg_vec_load_emu(const fg_table *t, const uint64_t *src, uint64_t *dst, int 
 /* The load mode for inputs whose largest word is mx, or -1: scalar path. */
 int fg_load_mode(int dir, uint64_t mx, uint64_t q);
 
-/* Slot packing's multiply-add (vec_kernel.inc), q < 2^51, n a multiple of 8:
- * acc ±= w·c mod q in [0, 2q) (Shoup, wp = floor(w·2^52/q)); returns 1 iff
- * every c[j] < q. */
-int fg_vec_muladd_ifma(uint64_t *acc, const uint64_t *c, const uint64_t *w, const uint64_t *wp, uint64_t q,
-		       size_t n, int sub);
-int fg_vec_muladd_emu(uint64_t *acc, const uint64_t *c, const uint64_t *w, const uint64_t *wp, uint64_t q,
-		      size_t n, int sub);
 
 #endif

@@ -1,6 +1,6 @@
 //go:build cgo
 
-package native
+package muladd
 
 import (
 	"encoding/binary"
@@ -41,10 +41,10 @@ func newMuladdCase(rng *rand.Rand, n int, qbits uint) muladdCase {
 func TestMulAdd(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 7))
 	paths := []Path{PathEmulated}
-	if MulAddPath() == PathIFMA {
+	if Best() == PathIFMA {
 		paths = append(paths, PathIFMA)
 	} else {
-		t.Logf("no IFMA here (%s): emulated kernel only", DetectFeatures())
+		t.Log("no IFMA here: emulated kernel only")
 	}
 	for _, qbits := range []uint{20, 34, 42, 49, 50, 51} {
 		for _, n := range []int{8, 64, 1 << 14} {
@@ -100,9 +100,9 @@ func TestMulAdd(t *testing.T) {
 	require.Error(t, err)
 	_, err = MulAdd(PathEmulated, m.acc, m.c[:60], m.w, m.wp, m.q, false)
 	require.Error(t, err)
-	_, err = MulAdd(PathEmulated, m.acc, m.c, m.w, m.wp, MulAddQBound, false)
+	_, err = MulAdd(PathEmulated, m.acc, m.c, m.w, m.wp, QBound, false)
 	require.Error(t, err)
-	_, err = MulAdd(PathScalar, m.acc, m.c, m.w, m.wp, m.q, false)
+	_, err = MulAdd(PathGo, m.acc, m.c, m.w, m.wp, m.q, false)
 	require.Error(t, err)
 }
 
@@ -111,7 +111,7 @@ func TestMulAdd(t *testing.T) {
 func BenchmarkMulAdd(b *testing.B) {
 	m := newMuladdCase(rand.New(rand.NewPCG(1, 2)), 1<<14, 40)
 	b.Run("ifma", func(b *testing.B) {
-		if MulAddPath() != PathIFMA {
+		if Best() != PathIFMA {
 			b.Skip("no IFMA")
 		}
 		for i := 0; i < b.N; i++ {
