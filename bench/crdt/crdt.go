@@ -24,8 +24,8 @@ import (
 	"github.com/fhegate/fhegate/fhe/crdt/meta"
 )
 
-// Result is one measured row. Type, Lanes and MergeMS are the fields the
-// issue fixes; the rest explain the row.
+// Result is one measured row: Type, Lanes and MergeMS are what LP-137's CRDT
+// table reads; the rest explain the row.
 type Result struct {
 	Type    string  `json:"type"`
 	Lanes   int     `json:"lanes"`

@@ -147,40 +147,40 @@ func (c Command) Run(ctx context.Context) error {
 		}
 		rows = append(rows, row)
 	}
-	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(w, "policy\tpreset\tdepth\tct×ct\trequest ms\tcpu ms\test. ms\tdecisions/ct\tms/decision\tvs Lux 5.41 s\tgas\tgas/decision\tbackend\tpure-Go ms\tpure-Go cpu ms\tgo/routed\tcpu go/routed\ttransforms\trouted\tbatch p50/p95\t")
-	if c.Wide {
-		// The wide-integer rows: refreshes and per-request gas beside the time.
-		fmt.Fprintln(w, "policy\tpreset\tdepth\tct×ct\trefreshes\trequest ms\tcpu ms\test. ms\tdecisions/ct\tms/decision\tgas/request\t")
-		for _, r := range rows {
-			fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%d\t%.1f\t%.1f\t%.1f\t%d\t%.4f\t%d\t\n", r.Policy, r.Preset, r.Depth, r.CtCt, r.Refreshes,
-				r.RequestMs, r.RequestCPUMs, r.EstimatedMs, r.DecisionsPerCt, r.PerDecisionMs, r.RequestGas)
-		}
-		if err := w.Flush(); err != nil {
+	if err := Print(out, rows, c.Wide); err != nil {
+		return err
+	}
+	if !c.Wide { // the wide rows list no shapes
+		if err := bench.WriteShapes(out, c.Shapes); err != nil {
 			return err
 		}
-		if c.JSONPath != "" {
-			return bench.WriteJSON(out, c.JSONPath, rows)
-		}
-		return nil
-	}
-	fmt.Fprintln(w, "policy\tpreset\tdepth\tct×ct\trequest ms\tcpu ms\test. ms\tdecisions/ct\tms/decision\tvs Lux 5.41 s\tgas\tgas/decision\tbackend\tpure-Go ms\tgo/routed\ttransforms\trouted\tbatch p50/p95\t")
-
-	for _, r := range rows {
-		fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%.1f\t%.1f\t%.1f\t%d\t%.4f\t%.0f×\t%d\t%d\t%s\t%.1f\t%.1f\t%.2f×\t%.2f×\t%d\t%d\t%d/%d\t\n", r.Policy, r.Preset, r.Depth, r.CtCt,
-			r.RequestMs, r.RequestCPUMs, r.EstimatedMs, r.DecisionsPerCt, r.PerDecisionMs, r.SpeedupVsLux, r.Gas, r.GasPerDecision,
-			r.Backend, r.BaselineGoMs, r.BaselineGoCPUMs, r.BaselineGoMs/r.RequestMs, r.BaselineGoCPUMs/r.RequestCPUMs, r.Transforms, r.Routed, r.MedianBatch, r.P95Batch)
-	}
-	if err := w.Flush(); err != nil {
-		return err
-	}
-	if err := bench.WriteShapes(out, c.Shapes); err != nil {
-		return err
 	}
 	if c.JSONPath != "" {
 		return bench.WriteJSON(out, c.JSONPath, rows)
 	}
 	return nil
+}
+
+// Print prints rows as a table: with wide, the wide-integer columns
+// (refreshes and per-request gas beside the time), else the example
+// policies' columns with the NTT gate's.
+func Print(out io.Writer, rows []Row, wide bool) error {
+	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', tabwriter.AlignRight)
+	if wide {
+		fmt.Fprintln(w, "policy\tpreset\tdepth\tct×ct\trefreshes\trequest ms\tcpu ms\test. ms\tdecisions/ct\tms/decision\tgas/request\t")
+		for _, r := range rows {
+			fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%d\t%.1f\t%.1f\t%.1f\t%d\t%.4f\t%d\t\n", r.Policy, r.Preset, r.Depth, r.CtCt, r.Refreshes,
+				r.RequestMs, r.RequestCPUMs, r.EstimatedMs, r.DecisionsPerCt, r.PerDecisionMs, r.RequestGas)
+		}
+		return w.Flush()
+	}
+	fmt.Fprintln(w, "policy\tpreset\tdepth\tct×ct\trequest ms\tcpu ms\test. ms\tdecisions/ct\tms/decision\tvs Lux 5.41 s\tgas\tgas/decision\tbackend\tpure-Go ms\tpure-Go cpu ms\tgo/routed\tcpu go/routed\ttransforms\trouted\tbatch p50/p95\t")
+	for _, r := range rows {
+		fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%.1f\t%.1f\t%.1f\t%d\t%.4f\t%.0f×\t%d\t%d\t%s\t%.1f\t%.1f\t%.2f×\t%.2f×\t%d\t%d\t%d/%d\t\n", r.Policy, r.Preset, r.Depth, r.CtCt,
+			r.RequestMs, r.RequestCPUMs, r.EstimatedMs, r.DecisionsPerCt, r.PerDecisionMs, r.SpeedupVsLux, r.Gas, r.GasPerDecision,
+			r.Backend, r.BaselineGoMs, r.BaselineGoCPUMs, r.BaselineGoMs/r.RequestMs, r.BaselineGoCPUMs/r.RequestCPUMs, r.Transforms, r.Routed, r.MedianBatch, r.P95Batch)
+	}
+	return w.Flush()
 }
 
 // Measure measures one policy document: a full ciphertext set of random

@@ -6,12 +6,14 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest"
 
+	"github.com/fhegate/fhegate/bench"
 	"github.com/fhegate/fhegate/configs"
 	"github.com/fhegate/fhegate/gpu"
 	"github.com/fhegate/fhegate/gpu/backends"
@@ -82,5 +84,31 @@ func TestCommandGateColumns(t *testing.T) {
 	for _, s := range shapes {
 		require.Equal(t, 14, s.LogN, "BGVN14")
 		require.Positive(t, s.Moduli)
+	}
+}
+
+// TestPrintOneHeader: each table has one header line, the one its rows
+// fill (the example-policy table once printed a stale second header).
+func TestPrintOneHeader(t *testing.T) {
+	rows := []Row{{Policy: "kyc_aml", Preset: "bgv-n14-t65537", Depth: 9, RequestMs: 100, RequestCPUMs: 90,
+		DecisionsPerCt: 16384, PerDecisionMs: 0.0061, RequestGas: 10403, Gate: bench.Gate{Backend: "cpu", BaselineGoMs: 120}, BaselineGoCPUMs: 95}}
+	for _, tc := range []struct {
+		wide       bool
+		has, lacks []string
+	}{
+		{false, []string{"pure-Go cpu ms", "cpu go/routed", "1.20×", "1.06×"}, []string{"gas/request"}},
+		{true, []string{"refreshes", "gas/request", "10403"}, []string{"backend", "pure-Go"}},
+	} {
+		var out bytes.Buffer
+		require.NoError(t, Print(&out, rows, tc.wide))
+		lines := strings.Split(strings.TrimRight(out.String(), "\n"), "\n")
+		require.Len(t, lines, 2, "wide=%v:\n%s", tc.wide, out.String())
+		require.Contains(t, lines[1], "kyc_aml")
+		for _, h := range tc.has {
+			require.Contains(t, out.String(), h, "wide=%v", tc.wide)
+		}
+		for _, h := range tc.lacks {
+			require.NotContains(t, out.String(), h, "wide=%v", tc.wide)
+		}
 	}
 }

@@ -269,6 +269,7 @@ func runBenchLoad(ctx context.Context, log *zap.Logger, out io.Writer, o benchLo
 
 const benchCommitteeLong = `Starts an in-process committee of n members (default 5, threshold 3) talking TLS 1.3 over loopback,
 each with its own bbolt store and share ledger, and measures on each preset:
+
   dkg        distributed key generation: collective public key, relinearisation key, the default
              Galois keys (powers of two), t-of-n thresholdisation, digest comparison
   upload     one ciphertext uploaded, replicated and attested (quorum BLS signature)
@@ -308,6 +309,7 @@ each with its own bbolt store and share ledger, and measures on each preset:
              share to every other member); the n−t others send nothing. Frame headers (7 bytes + the
              session name per message) and TLS record overhead are not counted. Every refreshed
              ciphertext is threshold-decrypted (all slots) and compared with the encrypted vector.
+
 The refresh stage reuses the (n, t) committee of the other stages where its size matches and one is
 running; otherwise it starts its own, whose dkg row (note "refresh stage committee") is reported too.
 --stages picks stages (the dkg of each committee always runs); --refresh-only is --stages refresh. Every verdict is checked against the
