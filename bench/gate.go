@@ -66,6 +66,14 @@ func GateNow(per int) Gate {
 	return c
 }
 
+// GateOf runs f with the installed dispatcher's counters reset before and
+// returns f's error and the counters of f's work alone.
+func GateOf(f func() error) (Gate, error) {
+	ResetGate()
+	err := f()
+	return GateNow(1), err
+}
+
 // WithPureGo runs f with no router installed in fhegate's engine, so every
 // transform runs Lattigo's own Go NTT — the pure-Go baseline of the same
 // process. The router in force is restored afterwards; work running

@@ -2,6 +2,8 @@ package bench
 
 import (
 	"bytes"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -30,6 +32,26 @@ func engineBatch(t *testing.T) {
 		return
 	}
 	engine.RunLattigo(false, false, jobs)
+}
+
+// TestGateOf: the counters are those of f's work alone (a batch handed to
+// the router before is not counted), under the backend in force.
+func TestGateOf(t *testing.T) {
+	d := gpu.NewDispatcher(gpu.Options{Log: zaptest.NewLogger(t)})
+	require.NoError(t, d.Install())
+	defer d.Uninstall()
+	engineBatch(t) // before: not counted
+	g, err := GateOf(func() error {
+		engineBatch(t)
+		return nil
+	})
+	require.NoError(t, err)
+	require.Equal(t, gpu.CPUName, g.Backend)
+	require.Equal(t, uint64(2), g.Transforms)
+	require.Equal(t, uint64(1), g.Batches)
+	require.Zero(t, g.RoutedFraction)
+	require.Equal(t, 2, g.MedianBatch)
+	require.Zero(t, g.BaselineGoMs, "the caller fills the pure-Go baseline")
 }
 
 // TestWithPureGo: inside WithPureGo the engine has no router (every
@@ -90,4 +112,27 @@ func TestCPUTimeAdvances(t *testing.T) {
 	for CPUTime() <= c0 { // getrusage ticks in steps; spin until the next one
 	}
 	require.Greater(t, CPUTime(), c0)
+}
+
+// TestReport: the table goes to stdout, or to stderr when the JSON does;
+// no JSON path writes no JSON.
+func TestReport(t *testing.T) {
+	print := func(w io.Writer) { fmt.Fprintln(w, "table") }
+	var stdout, stderr bytes.Buffer
+	require.NoError(t, Report(&stdout, &stderr, "", nil, "x", []int{1}, print))
+	require.Equal(t, "table\n", stdout.String())
+	require.Zero(t, stderr.Len())
+	stdout.Reset()
+	require.NoError(t, Report(&stdout, &stderr, "-", zaptest.NewLogger(t), "x", []int{1}, print))
+	require.Equal(t, "[\n  1\n]\n", stdout.String())
+	require.Equal(t, "table\n", stderr.String())
+}
+
+// TestInstallStart: a nil Install installs nothing and stops cleanly.
+func TestInstallStart(t *testing.T) {
+	var in Install
+	stop, err := in.Start(zaptest.NewLogger(t))
+	require.NoError(t, err)
+	stop()
+	require.Nil(t, gpu.Installed())
 }

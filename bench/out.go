@@ -17,9 +17,33 @@ import (
 // --gpu-backend / --gpu-table) and returns the function that removes it.
 type Install func(log *zap.Logger) (stop func(), err error)
 
-// NoGate is an Install that installs nothing: every transform stays on
-// Lattigo's Go NTT and the gate columns read backend "none".
-func NoGate(*zap.Logger) (func(), error) { return func() {}, nil }
+// Start installs the dispatcher and returns the function that removes it;
+// a nil Install installs nothing (every transform stays on Lattigo's Go NTT
+// and the gate columns read backend "none").
+func (in Install) Start(log *zap.Logger) (stop func(), err error) {
+	if in == nil {
+		return func() {}, nil
+	}
+	return in(log)
+}
+
+// Report prints a bench's table with print — to stdout, or to stderr when
+// the JSON goes to stdout (jsonPath "-") — and writes rows as JSON to
+// jsonPath (nothing when it is empty), logging the file as "wrote <what>
+// results".
+func Report(stdout, stderr io.Writer, jsonPath string, log *zap.Logger, what string, rows any, print func(io.Writer)) error {
+	print(TableOut(stdout, stderr, jsonPath))
+	if jsonPath == "" {
+		return nil
+	}
+	if err := WriteJSON(stdout, jsonPath, rows); err != nil {
+		return err
+	}
+	if log != nil {
+		log.Info("wrote "+what+" results", zap.String("file", jsonPath))
+	}
+	return nil
+}
 
 // CPUTime is this process's user + system CPU time (0 where the platform
 // does not report it).

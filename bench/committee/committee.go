@@ -160,11 +160,7 @@ func (c Command) Run(ctx context.Context) error {
 	if err := o.Validate(); err != nil {
 		return err
 	}
-	gate := c.Gate
-	if gate == nil {
-		gate = bench.NoGate
-	}
-	stopGate, err := gate(o.Log)
+	stopGate, err := c.Gate.Start(o.Log)
 	if err != nil {
 		return err
 	}
@@ -178,14 +174,7 @@ func (c Command) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	Print(bench.TableOut(c.Stdout, c.Stderr, c.JSONPath), rows)
-	if c.JSONPath != "" {
-		if err := bench.WriteJSON(c.Stdout, c.JSONPath, rows); err != nil {
-			return err
-		}
-		o.Log.Info("wrote committee results", zap.String("file", c.JSONPath))
-	}
-	return nil
+	return bench.Report(c.Stdout, c.Stderr, c.JSONPath, o.Log, "committee", rows, func(w io.Writer) { Print(w, rows) })
 }
 
 // Print prints the result table (and, when the refresh stage
@@ -706,9 +695,11 @@ func refreshShareBytes(p *fhe.Params, ct *fhe.Ciphertext) (int, error) {
 // and a member issues at most one decryption share per ciphertext), so the
 // pure-Go figure is a second run with --gpu-backend cpu.
 func gateStage(run func() ([]Row, error)) ([]Row, error) {
-	bench.ResetGate()
-	rows, err := run()
-	g := bench.GateNow(1)
+	var rows []Row
+	g, err := bench.GateOf(func() (err error) {
+		rows, err = run()
+		return err
+	})
 	for i := range rows {
 		rows[i].Gate = g
 		if g.Routed == 0 {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -16,7 +17,6 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/fhegate/fhegate/fhe"
-	"github.com/fhegate/fhegate/fhe/engine"
 	"github.com/fhegate/fhegate/gpu"
 )
 
@@ -112,42 +112,21 @@ func TestCommandRefreshQuick(t *testing.T) {
 	require.Contains(t, stdout.String(), "bytes/active member")
 }
 
-// engineBatch hands the installed router one batch of two transforms over
-// two moduli, as the engine does.
-func engineBatch(t *testing.T) {
-	t.Helper()
-	r, err := ring.NewRing(1<<10, gpu.SelfTestPrimes()[:2])
-	require.NoError(t, err)
-	jobs := []engine.Job{
-		{S: r.SubRings[0], Src: make([]uint64, r.N()), Dst: make([]uint64, r.N())},
-		{S: r.SubRings[1], Src: make([]uint64, r.N()), Dst: make([]uint64, r.N())},
-	}
-	if rt := engine.CurrentRouter(); rt != nil {
-		rt.Transform(false, false, jobs)
-		return
-	}
-	engine.RunLattigo(false, false, jobs)
-}
-
-// TestGateStage: a committee stage's rows carry the backend in force and
-// the engine counters of that stage only; with nothing routed the stage's
-// own time is its pure-Go baseline.
+// TestGateStage: a committee stage's rows carry the gate's counters of the
+// stage (bench.GateOf); with nothing routed — here no dispatcher at all — the
+// stage's own time is its pure-Go baseline.
 func TestGateStage(t *testing.T) {
-	d := gpu.NewDispatcher(gpu.Options{Log: zaptest.NewLogger(t)})
-	require.NoError(t, d.Install())
-	defer d.Uninstall()
-	engineBatch(t) // before the stage: not counted
+	require.Nil(t, gpu.Installed())
 	rows, err := gateStage(func() ([]Row, error) {
-		engineBatch(t)
-		return []Row{{Stage: StageBatch, Ms: 12.5}}, nil
+		return []Row{{Stage: StageBatch, Ms: 12.5}, {Stage: StageBatch + "/eval", Ms: 3}}, nil
 	})
 	require.NoError(t, err)
-	require.Len(t, rows, 1)
-	g := rows[0].Gate
-	require.Equal(t, gpu.CPUName, g.Backend)
-	require.Equal(t, uint64(2), g.Transforms)
-	require.Equal(t, uint64(1), g.Batches)
-	require.Zero(t, g.RoutedFraction)
-	require.Equal(t, 2, g.MedianBatch)
-	require.Equal(t, 12.5, g.BaselineGoMs)
+	require.Len(t, rows, 2)
+	for _, r := range rows {
+		require.Equal(t, "none", r.Backend)
+		require.Zero(t, r.Transforms)
+		require.Equal(t, r.Ms, r.BaselineGoMs)
+	}
+	_, err = gateStage(func() ([]Row, error) { return nil, errors.New("stage failed") })
+	require.ErrorContains(t, err, "stage failed")
 }

@@ -34,14 +34,7 @@ func (c Command) Run() error {
 	if err != nil {
 		return err
 	}
-	Print(bench.TableOut(c.Stdout, c.Stderr, c.JSONPath), res)
-	if c.JSONPath != "" {
-		if err := bench.WriteJSON(c.Stdout, c.JSONPath, res); err != nil {
-			return err
-		}
-		c.Log.Info("wrote crdt results", zap.String("file", c.JSONPath))
-	}
-	return nil
+	return bench.Report(c.Stdout, c.Stderr, c.JSONPath, c.Log, "crdt", res, func(w io.Writer) { Print(w, res) })
 }
 
 // Print prints the rows as a table, merges per second against Lux

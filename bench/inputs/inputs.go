@@ -68,19 +68,17 @@ func (c Command) Run() error {
 		}
 		rows = append(rows, r)
 	}
-	tw := tabwriter.NewWriter(bench.TableOut(c.Stdout, c.Stderr, c.JSONPath), 0, 0, 2, ' ', 0)
+	return bench.Report(c.Stdout, c.Stderr, c.JSONPath, c.Log, "input-proof", rows, func(w io.Writer) { Print(w, rows) })
+}
+
+// Print prints the rows as a table.
+func Print(w io.Writer, rows []Row) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "preset\treps\tsoundness_bits\tprove_ms\tencrypt_ms\tverify_ms\tproof_bytes\tciphertext_bytes")
 	for _, r := range rows {
 		fmt.Fprintf(tw, "%s\t%d\t%.1f\t%.1f\t%.1f\t%.1f\t%d\t%d\n", r.Preset, r.Reps, r.SoundnessBits, r.ProveMs, r.EncryptMs, r.VerifyMs, r.ProofBytes, r.CtBytes)
 	}
 	_ = tw.Flush()
-	if c.JSONPath != "" {
-		if err := bench.WriteJSON(c.Stdout, c.JSONPath, rows); err != nil {
-			return err
-		}
-		c.Log.Info("wrote input-proof results", zap.String("file", c.JSONPath))
-	}
-	return nil
 }
 
 // Measure is one preset's row: Runs encryptions with a proof, verifications

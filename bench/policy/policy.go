@@ -125,11 +125,7 @@ func (c Command) Run(ctx context.Context) error {
 	if c.Quick {
 		reps = 1
 	}
-	gate := c.Gate
-	if gate == nil {
-		gate = bench.NoGate
-	}
-	stopGPU, err := gate(log)
+	stopGPU, err := c.Gate.Start(log)
 	if err != nil {
 		return err
 	}

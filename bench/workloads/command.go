@@ -54,11 +54,7 @@ func (c Command) Run() error {
 	if len(c.Names) > 0 {
 		names = c.Names
 	}
-	gate := c.Gate
-	if gate == nil {
-		gate = bench.NoGate
-	}
-	stop, err := gate(c.Log)
+	stop, err := c.Gate.Start(c.Log)
 	if err != nil {
 		return err
 	}
@@ -70,12 +66,8 @@ func (c Command) Run() error {
 	if err := bench.WriteShapes(c.Stderr, c.Shapes); err != nil {
 		return err
 	}
-	Print(bench.TableOut(c.Stdout, c.Stderr, c.JSONPath), results)
-	if c.JSONPath != "" {
-		if err := bench.WriteJSON(c.Stdout, c.JSONPath, results); err != nil {
-			return err
-		}
-		c.Log.Info("wrote workload results", zap.String("file", c.JSONPath))
+	if err := bench.Report(c.Stdout, c.Stderr, c.JSONPath, c.Log, "workload", results, func(w io.Writer) { Print(w, results) }); err != nil {
+		return err
 	}
 	return Check(results)
 }
@@ -128,12 +120,14 @@ func RunAll(log *zap.Logger, names []string, runs int, bgvID fhe.PresetID) ([]Ro
 				return nil, err
 			}
 		}
-		bench.ResetGate()
-		r, err := MeasureWith(c, packed, Options{Runs: runs, PureGo: bench.WithPureGo})
+		var r Result
+		g, err := bench.GateOf(func() (err error) {
+			r, err = MeasureWith(c, packed, Options{Runs: runs, PureGo: bench.WithPureGo})
+			return err
+		})
 		if err != nil {
 			return nil, err
 		}
-		g := bench.GateNow(1)
 		g.BaselineGoMs = r.FhegateGoMS
 		log.Info("workload measured", zap.String("name", r.Name), zap.Float64("baseline_ms", r.BaselineMS),
 			zap.Float64("same_level_ms", r.SameLevelMS), zap.Float64("fhegate_ms", r.FhegateMS),
