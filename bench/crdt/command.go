@@ -30,6 +30,9 @@ func (c Command) Run() error {
 	if c.Runs < 1 {
 		return bench.Usagef("--runs must be ≥ 1")
 	}
+	if c.Log == nil {
+		c.Log = zap.NewNop()
+	}
 	res, err := Run(Options{Runs: c.Runs, Quick: c.Quick}, c.Log)
 	if err != nil {
 		return err

@@ -97,6 +97,9 @@ type spec struct {
 // Run measures the selected policies and prints and writes the results.
 func (c Command) Run(ctx context.Context) error {
 	log, out := c.Log, c.Out
+	if log == nil {
+		log = zap.NewNop()
+	}
 	var specs []spec
 	if c.Wide {
 		all, err := wideSpecs()

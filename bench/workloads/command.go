@@ -50,6 +50,9 @@ func (c Command) Run() error {
 	if c.Runs < 1 {
 		return bench.Usagef("--runs must be ≥ 1")
 	}
+	if c.Log == nil {
+		c.Log = zap.NewNop()
+	}
 	names := Names
 	if len(c.Names) > 0 {
 		names = c.Names
