@@ -34,6 +34,9 @@ type Command struct {
 // Run runs the load and writes the result, also when a verdict mismatched
 // (the error then says so).
 func (c Command) Run(ctx context.Context) error {
+	if c.Out == nil {
+		c.Out = io.Discard
+	}
 	cfg := c.Config
 	cfg.Progress = c.Out
 	switch {
