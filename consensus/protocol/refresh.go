@@ -160,7 +160,7 @@ func Refresh(ctx context.Context, g Group, key *ThresholdKey, led Ledger, req Re
 
 // refreshRoom is the no-room and flooding-size check of a refresh (Refresh,
 // RefreshTransform) of inputs at level among t active members, run before
-// any coin toss or share: it applies refreshBounds, refuses a level below
+// any coin toss or share: it applies eval.RefreshNoiseBounds, refuses a level below
 // eval.RefreshFloorLevel with ErrRefreshNoRoom, and returns log2 σ_j
 // (RefreshShareSigmaBits), refused beyond the sampler's range.
 func refreshRoom(p *fhe.Params, t, level int, noiseBits, worstBits float64, what string) (float64, error) {

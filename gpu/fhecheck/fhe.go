@@ -10,9 +10,9 @@ import (
 	"github.com/tuneinsight/lattigo/v6/core/rlwe"
 	"go.uber.org/zap/zaptest"
 
+	"github.com/fhegate/fhegate/bench/workloads"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/fhetest"
-	"github.com/fhegate/fhegate/fhe/workloads"
 	"github.com/fhegate/fhegate/gpu"
 	"github.com/fhegate/fhegate/internal/testseed"
 )
@@ -201,7 +201,7 @@ func (r *fheRun) concurrent() {
 // insecure N=2^10 presets; BGV is exact).
 const WorkloadTolerance = 1e-5
 
-// RunWorkloads runs every encrypted workload of fhe/workloads (both
+// RunWorkloads runs every encrypted workload of bench/workloads (both
 // variants, insecure N=2^10 presets) with no dispatcher and then with acc
 // armed and forced on at threshold 1, and requires byte-identical output
 // ciphertexts; the accelerated outputs are also decrypted against the

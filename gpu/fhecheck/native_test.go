@@ -32,7 +32,7 @@ func TestNativeFHEByteIdentical(t *testing.T) { fhecheck.RunFHE(t, openNative(t)
 // same result bytes with every engine batch on the native backend.
 func TestNativePolicyByteIdentical(t *testing.T) { fhecheck.RunPolicy(t, openNative(t)) }
 
-// TestNativeWorkloadsByteIdentical: every fhe/workloads workload gives the
+// TestNativeWorkloadsByteIdentical: every bench/workloads workload gives the
 // same output bytes with every engine batch on the native backend.
 func TestNativeWorkloadsByteIdentical(t *testing.T) {
 	if testing.Short() {
