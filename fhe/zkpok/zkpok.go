@@ -641,11 +641,11 @@ func (k *Key) Verify(ct *fhe.Ciphertext, h fhe.Handle, ctx Context, proof []byte
 func (k *Key) monomialNTT(e int) ring.Poly {
 	k.monoOnce.Do(func() { k.mono = newMonoTable(k.rqp) })
 	c := k.rqp.NewPoly()
-	n2 := 2 * k.PP.N
+	mask := 2*k.PP.N - 1 // N is a power of two
 	for i := range k.rqp.SubRings {
 		pow, log, row := k.mono.pow[i], k.mono.log[i], c.Coeffs[i]
 		for j, kj := range log {
-			row[j] = pow[(int(kj)*e)%n2]
+			row[j] = pow[(int(kj)*e)&mask]
 		}
 	}
 	return c
@@ -796,11 +796,18 @@ func setSigned(rq *ring.Ring, p ring.Poly, v []int64) {
 		q := int64(s.Modulus)
 		row := p.Coeffs[i]
 		for j, x := range v {
-			r := x % q
-			if r < 0 {
-				r += q
+			switch {
+			case x >= 0 && x < q: // responses are far below every prime: no division
+				row[j] = uint64(x)
+			case x < 0 && x > -q:
+				row[j] = uint64(x + q)
+			default:
+				r := x % q
+				if r < 0 {
+					r += q
+				}
+				row[j] = uint64(r)
 			}
-			row[j] = uint64(r)
 		}
 	}
 }
