@@ -76,3 +76,44 @@ func TestVerifierShortcutsExact(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkRepetitionW: one repetition's W_k = A·z_k − c_k·(t·ĉ0, ĉ1) as
+// the verifier computes it (three transforms, the challenge by table) and
+// by the definition (five transforms), in one process so that the two
+// alternate under the same load:
+// go test ./fhe/zkpok -run '^$' -bench RepetitionW -count 3
+func BenchmarkRepetitionW(b *testing.B) {
+	for _, id := range []fhe.PresetID{fhe.BGVN13, fhe.BGVN14} {
+		p := fhe.MustParams(id)
+		k, err := NewKey(fhe.GenKeys(p, nil).Public)
+		require.NoError(b, err)
+		r := rand.New(rand.NewPCG(uint64(id), 9))
+		var z [nComp][]int64
+		for i := range nComp {
+			z[i] = make([]int64, k.PP.N)
+			for j := range z[i] {
+				z[i][j] = r.Int64N(2*k.PP.Z[i]+1) - k.PP.Z[i]
+			}
+		}
+		hat := [2]ring.Poly{k.rqp.NewPoly(), k.rqp.NewPoly()}
+		k.monomialNTT(0) // the table, once per key
+		for _, v := range []struct {
+			name  string
+			apply func([nComp][]int64, ring.Poly, ring.Poly)
+			mono  func(int) ring.Poly
+		}{{"definition", k.applyByDefinition, k.monomialByNTT}, {"shortcuts", k.apply, k.monomialNTT}} {
+			b.Run(p.Preset.Name+"/"+v.name, func(b *testing.B) {
+				rqp := k.rqp
+				for b.Loop() {
+					w0, w1 := rqp.NewPoly(), rqp.NewPoly()
+					v.apply(z, w0, w1)
+					c, tmp := v.mono(r.IntN(2*k.PP.N)), rqp.NewPoly()
+					rqp.MulCoeffsBarrett(c, hat[0], tmp)
+					rqp.Sub(w0, tmp, w0)
+					rqp.MulCoeffsBarrett(c, hat[1], tmp)
+					rqp.Sub(w1, tmp, w1)
+				}
+			})
+		}
+	}
+}
