@@ -81,3 +81,27 @@ func transform(inverse, lazy bool, jobs []Job) {
 	}
 	RunLattigo(inverse, lazy, jobs)
 }
+
+// MulAccJob is one modulus of the gadget product's multiply-accumulate:
+// Out0 = Σ_i K0[i]·D[i]·2^{-64} mod q and Out1 likewise with K1 (q =
+// S.Modulus), every word of the outputs reduced into [0, q). K0[i], K1[i]
+// are the gadget ciphertext's limbs of digit i (Montgomery form, < q), D[i]
+// the digit's limb in the NTT domain (< 2q: Lattigo's NTTLazy bound). All
+// slices have S.N words; the outputs never alias an input.
+type MulAccJob struct {
+	S          *ring.SubRing
+	K0, K1, D  [][]uint64
+	Out0, Out1 []uint64
+}
+
+// KeySwitchRouter is a Router that can also run the key switch's
+// multiply-accumulate. The canonical residue is what Lattigo's lazy
+// schedule (MulCoeffsMontgomeryLazy, …ThenAddLazy, Reduce at the overflow
+// margins and at the end) ends in, so an answer that meets MulAccJob's
+// contract is byte-identical to it.
+type KeySwitchRouter interface {
+	Router
+	// GadgetMulAcc runs every job and reports true, or reports false (the
+	// engine then runs Lattigo's loop, which overwrites every output).
+	GadgetMulAcc(jobs []MulAccJob) bool
+}

@@ -42,4 +42,12 @@ int fg_vec_muladd_ifma(uint64_t *acc, const uint64_t *c, const uint64_t *w, cons
 	(void)acc; (void)c; (void)w; (void)wp; (void)q; (void)n; (void)sub;
 	return 0;
 }
+int fg_vec_gadget_mac_ifma(uint64_t *out0, uint64_t *out1, const uint64_t *const *k0, const uint64_t *const *k1,
+			   const uint64_t *const *d, size_t digits, size_t n, uint64_t q, uint64_t qinv52,
+			   uint64_t corr, uint64_t corrp)
+{
+	(void)out0; (void)out1; (void)k0; (void)k1; (void)d; (void)digits; (void)n; (void)q; (void)qinv52;
+	(void)corr; (void)corrp;
+	return 0;
+}
 #endif

@@ -82,4 +82,14 @@ int fg_vec_muladd_ifma(uint64_t *acc, const uint64_t *c, const uint64_t *w, cons
 int fg_vec_muladd_emu(uint64_t *acc, const uint64_t *c, const uint64_t *w, const uint64_t *wp, uint64_t q,
 		      size_t n, int sub);
 
+/* Key switching's gadget multiply-accumulate (vec_kernel.inc), one modulus
+ * q < 2^51, n a multiple of 8: out{0,1}[j] = Σ_i k{0,1}[i][j]·d[i][j]·2^-64
+ * mod q in [0, q); returns 1 iff every k < q and every d < 2q. */
+int fg_vec_gadget_mac_ifma(uint64_t *out0, uint64_t *out1, const uint64_t *const *k0, const uint64_t *const *k1,
+			   const uint64_t *const *d, size_t digits, size_t n, uint64_t q, uint64_t qinv52,
+			   uint64_t corr, uint64_t corrp);
+int fg_vec_gadget_mac_emu(uint64_t *out0, uint64_t *out1, const uint64_t *const *k0, const uint64_t *const *k1,
+			  const uint64_t *const *d, size_t digits, size_t n, uint64_t q, uint64_t qinv52,
+			  uint64_t corr, uint64_t corrp);
+
 #endif

@@ -1,0 +1,121 @@
+package gpu
+
+import (
+	"slices"
+
+	"go.uber.org/zap"
+
+	"github.com/fhegate/fhegate/fhe/engine"
+)
+
+// KeySwitchBackend is a Backend that also runs the key switch's gadget
+// multiply-accumulate (engine.MulAccJob). GadgetMulAcc reports false, with
+// no error, when an input lies outside the kernel's bounds or the backend
+// has no kernel on its current path; the caller recomputes the outputs.
+type KeySwitchBackend interface {
+	Backend
+	GadgetMulAcc(jobs []engine.MulAccJob) (bool, error)
+}
+
+// macKey identifies a modulus of the multiply-accumulate for first-use
+// verification (the NTT's Key also holds the root, which the
+// multiply-accumulate does not use).
+type macKey struct {
+	n int
+	q uint64
+}
+
+// GadgetMulAcc implements engine.KeySwitchRouter. The multiply-accumulate
+// of one key switch goes to the armed accelerator iff it is a
+// KeySwitchBackend and the table routes the same key switch's forward
+// NTT batch, shape (N, L+1+#P moduli, B = digits) — the batch whose outputs
+// it consumes; else it reports false and the engine runs Lattigo's loop.
+// The first call that holds a new (N, q) also computes that modulus with
+// Lattigo's reduced Montgomery products and compares (the CPU result is
+// kept); a mismatch disables the accelerator's multiply-accumulate for
+// that (N, q) for the life of the dispatcher.
+func (d *Dispatcher) GadgetMulAcc(jobs []engine.MulAccJob) bool {
+	ks, ok := d.accel.(KeySwitchBackend)
+	if !ok || !d.routing.Load() || len(jobs) == 0 || jobs[0].S == nil {
+		return false
+	}
+	s := Shape{Moduli: len(jobs), B: len(jobs[0].D), Dir: Forward}
+	for n := jobs[0].S.N; n > 1; n >>= 1 {
+		s.LogN++
+	}
+	if t := d.thresholdFor(s); t == 0 || s.B < t {
+		return false
+	}
+	first := make([]bool, len(jobs))
+	d.mu.Lock()
+	if d.macVerified == nil {
+		d.macVerified = map[macKey]int8{}
+	}
+	for i, j := range jobs {
+		if j.S == nil {
+			d.mu.Unlock()
+			return false
+		}
+		switch d.macVerified[macKey{j.S.N, j.S.Modulus}] {
+		case -1:
+			d.mu.Unlock()
+			return false
+		case 0:
+			first[i] = true
+		}
+	}
+	d.mu.Unlock()
+	done, err := ks.GadgetMulAcc(jobs)
+	if err != nil {
+		d.accelStats.fallbacks.Add(1)
+		d.log.Warn("gpu: accelerator multiply-accumulate failed; CPU fallback", zap.String("backend", d.accelNm), zap.Error(err))
+		return false
+	}
+	if !done {
+		return false
+	}
+	for i, j := range jobs {
+		if !first[i] {
+			continue
+		}
+		want0, want1 := lattigoMulAcc(j, j.K0), lattigoMulAcc(j, j.K1)
+		good := slices.Equal(want0, j.Out0[:j.S.N]) && slices.Equal(want1, j.Out1[:j.S.N])
+		copy(j.Out0, want0)
+		copy(j.Out1, want1)
+		d.mu.Lock()
+		if good {
+			d.macVerified[macKey{j.S.N, j.S.Modulus}] = 1
+		} else {
+			d.macVerified[macKey{j.S.N, j.S.Modulus}] = -1
+		}
+		d.mu.Unlock()
+		if !good {
+			d.accelStats.fallbacks.Add(1)
+			d.log.Error("gpu: accelerator multiply-accumulate differs from Lattigo; disabled for this modulus",
+				zap.String("backend", d.accelNm), zap.Int("n", j.S.N), zap.Uint64("q", j.S.Modulus))
+		}
+	}
+	d.mulAcc.Add(uint64(len(jobs)))
+	return true
+}
+
+// lattigoMulAcc is Σ_i key[i]·D[i]·2^{-64} mod q reduced into [0, q) by
+// Lattigo's reduced Montgomery products (the digits reduced first: those
+// products take words < q). It equals the canonical end of the engine's
+// lazy schedule.
+func lattigoMulAcc(j engine.MulAccJob, key [][]uint64) []uint64 {
+	s := j.S
+	out := make([]uint64, s.N)
+	d := make([]uint64, s.N)
+	for i := range j.D {
+		s.Reduce(j.D[i][:s.N], d)
+		if i == 0 {
+			s.MulCoeffsMontgomery(key[i][:s.N], d, out)
+		} else {
+			s.MulCoeffsMontgomeryThenAdd(key[i][:s.N], d, out)
+		}
+	}
+	return out
+}
+
+var _ engine.KeySwitchRouter = (*Dispatcher)(nil)

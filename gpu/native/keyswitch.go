@@ -1,0 +1,166 @@
+//go:build cgo
+
+package native
+
+/*
+#cgo CFLAGS: -O3 -I${SRCDIR}/../kernels
+#include "native.h"
+*/
+import "C"
+
+import (
+	"fmt"
+	"math/bits"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/fhegate/fhegate/fhe/engine"
+	"github.com/fhegate/fhegate/gpu"
+)
+
+// MulAccConstants are the per-modulus constants of GadgetMulAcc: QInv52 =
+// q^{-1} mod 2^52 (Montgomery with R = 2^52) and Corr = 2^{-12} mod q with
+// its Shoup constant CorrP = ⌊Corr·2^52/q⌋ (2^{-52}·2^{-12} is Lattigo's
+// 2^{-64}).
+type MulAccConstants struct{ Q, QInv52, Corr, CorrP uint64 }
+
+// NewMulAccConstants returns the constants for an odd q < NTTQBound.
+func NewMulAccConstants(q uint64) (MulAccConstants, error) {
+	if q&1 == 0 || q < 3 || q >= NTTQBound {
+		return MulAccConstants{}, fmt.Errorf("native: gadget multiply-accumulate: q = %d not odd in [3, 2^51)", q)
+	}
+	inv := q // q·q ≡ 1 (mod 8): 3 bits, doubled by each Newton step
+	for range 5 {
+		inv *= 2 - q*inv
+	}
+	corr := uint64(1)
+	for range 12 { // halve mod q twelve times: 2^{-12}
+		if corr&1 == 1 {
+			corr = corr>>1 + q>>1 + 1 // (corr + q)/2 without overflow, both odd
+		} else {
+			corr >>= 1
+		}
+	}
+	corrP, _ := bits.Div64(corr>>12, corr<<52, q)
+	return MulAccConstants{Q: q, QInv52: inv & (1<<52 - 1), Corr: corr, CorrP: corrP}, nil
+}
+
+// GadgetMulAcc runs key switching's gadget multiply-accumulate
+// (engine.MulAccJob) for every job on path (PathIFMA or PathEmulated) and
+// reports whether every input was within the kernel's bounds (keys < q,
+// digits < 2q); where one is not, the outputs are unspecified and the
+// caller must recompute them. Jobs run on up to workers goroutines (0:
+// GOMAXPROCS). An error means nothing usable was written.
+func GadgetMulAcc(path Path, workers int, jobs []engine.MulAccJob) (bool, error) {
+	if path == PathIFMA && MulAddPath() != PathIFMA {
+		return false, fmt.Errorf("native: gadget multiply-accumulate: IFMA path not available here (%s)", DetectFeatures())
+	}
+	if path != PathIFMA && path != PathEmulated {
+		return false, fmt.Errorf("native: gadget multiply-accumulate: path %s has no kernel", path)
+	}
+	cs := make([]MulAccConstants, len(jobs))
+	for i, j := range jobs {
+		if err := checkMulAccJob(j); err != nil {
+			return false, err
+		}
+		c, err := NewMulAccConstants(j.S.Modulus)
+		if err != nil {
+			return false, err
+		}
+		cs[i] = c
+	}
+	var bad atomic.Bool
+	run := func(i int) {
+		if !mulAccOne(path, &jobs[i], cs[i]) {
+			bad.Store(true)
+		}
+	}
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = min(workers, len(jobs))
+	if workers <= 1 {
+		for i := range jobs {
+			run(i)
+		}
+		return !bad.Load(), nil
+	}
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(jobs); i += workers {
+				run(i)
+			}
+		}()
+	}
+	wg.Wait()
+	return !bad.Load(), nil
+}
+
+func checkMulAccJob(j engine.MulAccJob) error {
+	if j.S == nil {
+		return fmt.Errorf("native: gadget multiply-accumulate: nil SubRing")
+	}
+	n, digits := j.S.N, len(j.D)
+	switch {
+	case n%8 != 0 || n == 0:
+		return fmt.Errorf("native: gadget multiply-accumulate: N = %d not a positive multiple of 8", n)
+	case digits == 0 || len(j.K0) != digits || len(j.K1) != digits:
+		return fmt.Errorf("native: gadget multiply-accumulate: %d digits, %d and %d key limbs", digits, len(j.K0), len(j.K1))
+	case len(j.Out0) < n || len(j.Out1) < n:
+		return fmt.Errorf("native: gadget multiply-accumulate: outputs of %d and %d words, N = %d", len(j.Out0), len(j.Out1), n)
+	}
+	for i := range digits {
+		if len(j.D[i]) < n || len(j.K0[i]) < n || len(j.K1[i]) < n {
+			return fmt.Errorf("native: gadget multiply-accumulate: digit %d shorter than N = %d", i, n)
+		}
+	}
+	return nil
+}
+
+// mulAccOne runs one job; the limb pointers are pinned for the call (cgo's
+// rule for Go memory holding Go pointers).
+func mulAccOne(path Path, j *engine.MulAccJob, c MulAccConstants) bool {
+	digits := len(j.D)
+	ptrs := make([]*C.uint64_t, 3*digits)
+	var pin runtime.Pinner
+	defer pin.Unpin()
+	for i := range digits {
+		for k, s := range [3][]uint64{j.K0[i], j.K1[i], j.D[i]} {
+			pin.Pin(&s[0])
+			ptrs[k*digits+i] = (*C.uint64_t)(unsafe.Pointer(&s[0]))
+		}
+	}
+	k0, k1, d := &ptrs[0], &ptrs[digits], &ptrs[2*digits]
+	o0, o1 := (*C.uint64_t)(unsafe.Pointer(&j.Out0[0])), (*C.uint64_t)(unsafe.Pointer(&j.Out1[0]))
+	n := C.size_t(j.S.N)
+	if path == PathIFMA {
+		return C.fg_vec_gadget_mac_ifma(o0, o1, k0, k1, d, C.size_t(digits), n, C.uint64_t(c.Q), C.uint64_t(c.QInv52),
+			C.uint64_t(c.Corr), C.uint64_t(c.CorrP)) == 1
+	}
+	return C.fg_vec_gadget_mac_emu(o0, o1, k0, k1, d, C.size_t(digits), n, C.uint64_t(c.Q), C.uint64_t(c.QInv52),
+		C.uint64_t(c.Corr), C.uint64_t(c.CorrP)) == 1
+}
+
+// GadgetMulAcc implements gpu.KeySwitchBackend on the backend's path
+// (false on the scalar path: no kernel).
+func (b *Backend) GadgetMulAcc(jobs []engine.MulAccJob) (bool, error) {
+	if b.path != PathIFMA && b.path != PathEmulated {
+		return false, nil
+	}
+	ok, err := GadgetMulAcc(b.path, b.Workers, jobs)
+	if ok && err == nil {
+		b.mulAccMods.Add(uint64(len(jobs)))
+	}
+	return ok, err
+}
+
+// MulAccCount returns how many moduli of key-switch multiply-accumulates the
+// backend's kernels ran since it was opened.
+func (b *Backend) MulAccCount() uint64 { return b.mulAccMods.Load() }
+
+var _ gpu.KeySwitchBackend = (*Backend)(nil)
