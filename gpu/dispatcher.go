@@ -78,12 +78,14 @@ type Dispatcher struct {
 	params   map[*ring.SubRing]*Params // nil entry: unsupported SubRing
 	verified map[Key]int8              // 0 unknown, 1 proved on first use, -1 mismatch (CPU forever)
 	// macVerified: the same for the key switch's multiply-accumulate.
-	macVerified map[macKey]int8
+	macVerified   map[macKey]int8
+	modUpVerified map[modUpKey]int8
 
 	cpuStats, accelStats counters
 	batches, transforms  atomic.Uint64
 	routed               atomic.Uint64
 	mulAcc               atomic.Uint64 // moduli of key-switch multiply-accumulates the accelerator ran
+	modUps               atomic.Uint64 // basis extensions the accelerator ran
 	sizes                sizeHistogram
 	shapes               shapeCounter
 }
@@ -190,6 +192,9 @@ type RouterStats struct {
 	// MulAcc counts the moduli of key-switch multiply-accumulates
 	// (engine.MulAccJob) the accelerator ran.
 	MulAcc uint64 `json:"muladd_routed,omitempty"`
+	// ModUp counts the basis extensions (engine.ModUpJob) the accelerator
+	// ran.
+	ModUp uint64 `json:"modup_routed,omitempty"`
 }
 
 // RoutedFraction is Routed / Transforms (0 when nothing was seen).
@@ -204,7 +209,7 @@ func (s RouterStats) RoutedFraction() float64 {
 func (d *Dispatcher) RouterStats() RouterStats {
 	med, p95 := d.sizes.quantiles()
 	return RouterStats{Batches: d.batches.Load(), Transforms: d.transforms.Load(), Routed: d.routed.Load(),
-		MedianBatch: med, P95Batch: p95, MulAcc: d.mulAcc.Load()}
+		MedianBatch: med, P95Batch: p95, MulAcc: d.mulAcc.Load(), ModUp: d.modUps.Load()}
 }
 
 // ResetRouterStats zeroes the seam counters (RouterStats), e.g. between
@@ -214,6 +219,7 @@ func (d *Dispatcher) ResetRouterStats() {
 	d.transforms.Store(0)
 	d.routed.Store(0)
 	d.mulAcc.Store(0)
+	d.modUps.Store(0)
 	for i := range d.sizes.n {
 		d.sizes.n[i].Store(0)
 	}

@@ -15,6 +15,9 @@ import (
 type KeySwitchBackend interface {
 	Backend
 	GadgetMulAcc(jobs []engine.MulAccJob) (bool, error)
+	// ModUp runs fast exact basis extensions (engine.ModUpJob), with the
+	// same conventions.
+	ModUp(jobs []engine.ModUpJob) (bool, error)
 }
 
 // macKey identifies a modulus of the multiply-accumulate for first-use
@@ -116,6 +119,90 @@ func lattigoMulAcc(j engine.MulAccJob, key [][]uint64) []uint64 {
 		}
 	}
 	return out
+}
+
+// ModUp implements engine.KeySwitchRouter: basis extensions go to the armed
+// accelerator iff it is a KeySwitchBackend and the table routes a forward
+// NTT batch of the extension's shape (N, sources + targets moduli, B = the
+// number of jobs); else false. The first call for a new (N, source moduli,
+// target moduli) also runs engine.ModUpJob.Reference and compares (the Go
+// result is kept); a mismatch disables the accelerator's extension for it.
+func (d *Dispatcher) ModUp(jobs []engine.ModUpJob) bool {
+	ks, ok := d.accel.(KeySwitchBackend)
+	if !ok || !d.routing.Load() || len(jobs) == 0 || jobs[0].C == nil {
+		return false
+	}
+	s := Shape{Moduli: len(jobs[0].C.SrcQ) + len(jobs[0].C.DstQ), B: len(jobs), Dir: Forward}
+	for n := jobs[0].N; n > 1; n >>= 1 {
+		s.LogN++
+	}
+	if t := d.thresholdFor(s); t == 0 || s.B < t {
+		return false
+	}
+	first := make([]bool, len(jobs))
+	d.mu.Lock()
+	if d.modUpVerified == nil {
+		d.modUpVerified = map[modUpKey]int8{}
+	}
+	for i, j := range jobs {
+		if j.C == nil {
+			d.mu.Unlock()
+			return false
+		}
+		switch d.modUpVerified[modUpKey{j.N, j.C}] {
+		case -1:
+			d.mu.Unlock()
+			return false
+		case 0:
+			first[i] = true
+		}
+	}
+	d.mu.Unlock()
+	done, err := ks.ModUp(jobs)
+	if err != nil {
+		d.accelStats.fallbacks.Add(1)
+		d.log.Warn("gpu: accelerator basis extension failed; CPU fallback", zap.String("backend", d.accelNm), zap.Error(err))
+		return false
+	}
+	if !done {
+		return false
+	}
+	for i, j := range jobs {
+		if !first[i] {
+			continue
+		}
+		want := make([][]uint64, len(j.Dst))
+		for t := range want {
+			want[t] = make([]uint64, j.N)
+		}
+		j.Reference(want)
+		good := true
+		for t := range want {
+			good = good && slices.Equal(want[t], j.Dst[t][:j.N])
+			copy(j.Dst[t], want[t])
+		}
+		d.mu.Lock()
+		if good {
+			d.modUpVerified[modUpKey{j.N, j.C}] = 1
+		} else {
+			d.modUpVerified[modUpKey{j.N, j.C}] = -1
+		}
+		d.mu.Unlock()
+		if !good {
+			d.accelStats.fallbacks.Add(1)
+			d.log.Error("gpu: accelerator basis extension differs from the engine's reference; disabled for these moduli",
+				zap.String("backend", d.accelNm), zap.Int("n", j.N), zap.Uint64s("src", j.C.SrcQ), zap.Uint64s("dst", j.C.DstQ))
+		}
+	}
+	d.modUps.Add(uint64(len(jobs)))
+	return true
+}
+
+// modUpKey identifies a basis extension for first-use verification (the
+// engine caches one ModUpConstants per pair of moduli lists).
+type modUpKey struct {
+	n int
+	c *engine.ModUpConstants
 }
 
 var _ engine.KeySwitchRouter = (*Dispatcher)(nil)

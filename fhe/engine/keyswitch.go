@@ -140,7 +140,7 @@ func (k *KeySwitcher) gadgetProductLazyNTT(levelQ, levelP int, cxNTT ring.Poly, 
 		dQ, dP := k.decomp[i].Q, k.decomp[i].P // views at (levelQ, levelP)
 		dQ.Coeffs, dP.Coeffs = dQ.Coeffs[:levelQ+1], dP.Coeffs[:levelP+1]
 		decomp[i] = ringqp.Poly{Q: dQ, P: dP}
-		k.ev.Decomposer.DecomposeAndSplit(levelQ, levelP, nbPi, i, cxInv, dQ, dP)
+		decomposeAndSplit(k.ev.Decomposer, ringQ, ringP, levelQ, levelP, nbPi, i, cxInv, dQ, dP)
 		p0, p1 := i*nbPi, i*nbPi+nbPi
 		for x, s := range ringQ.SubRings[:levelQ+1] {
 			if !singleP && p0 <= x && x < p1 {

@@ -27,6 +27,56 @@ func (r *reducedRouter) Transform(inverse, lazy bool, jobs []engine.Job) {
 	engine.RunLattigo(inverse, false, jobs)
 }
 
+// keySwitchRouter stands in for an accelerator with key-switch kernels: the
+// transforms as reducedRouter, the multiply-accumulate as the canonical
+// residue (Lattigo's reduced Montgomery products) and the basis extensions
+// as engine.ModUpJob.Reference, every output poisoned first.
+type keySwitchRouter struct {
+	reducedRouter
+	macs, modUps atomic.Uint64
+}
+
+func poison(s []uint64) {
+	for i := range s {
+		s[i] = 0xABABABABABABABAB
+	}
+}
+
+func (r *keySwitchRouter) GadgetMulAcc(jobs []engine.MulAccJob) bool {
+	for _, j := range jobs {
+		poison(j.Out0)
+		poison(j.Out1)
+		d := make([]uint64, j.S.N)
+		for i := range j.D {
+			j.S.Reduce(j.D[i], d)
+			if i == 0 {
+				j.S.MulCoeffsMontgomery(j.K0[i], d, j.Out0)
+				j.S.MulCoeffsMontgomery(j.K1[i], d, j.Out1)
+			} else {
+				j.S.MulCoeffsMontgomeryThenAdd(j.K0[i], d, j.Out0)
+				j.S.MulCoeffsMontgomeryThenAdd(j.K1[i], d, j.Out1)
+			}
+		}
+	}
+	r.macs.Add(uint64(len(jobs)))
+	return true
+}
+
+func (r *keySwitchRouter) ModUp(jobs []engine.ModUpJob) bool {
+	for _, j := range jobs {
+		for _, d := range j.Dst {
+			poison(d[:j.N])
+		}
+		j.Reference(j.Dst)
+	}
+	r.modUps.Add(uint64(len(jobs)))
+	return true
+}
+
+// routers are the routers every byte-identity test runs: none, reduced
+// transforms, reduced transforms with the key-switch kernels' models.
+func routers() []engine.Router { return []engine.Router{nil, &reducedRouter{}, &keySwitchRouter{}} }
+
 // randomCiphertext returns a degree-2 ciphertext at level with uniform
 // coefficients (every limb in [0, q)), in the NTT domain.
 func randomCiphertext(rng *rand.Rand, params rlwe.Parameters, level int) *rlwe.Ciphertext {
@@ -81,6 +131,16 @@ func TestRelinearizeByteIdentical(t *testing.T) {
 			require.True(t, bytes.Equal(wantB, marshal(t, got2)), "level %d: engine (reduced router) differs from Relinearize", level)
 			require.EqualValues(t, 4, r.batches.Load(), "per key switch: decomposition INTT, digit NTTs, ModDown INTT, ModDown NTT")
 			t.Logf("level %d: %d transforms routed in %d batches, byte-identical", level, r.jobs.Load(), r.batches.Load())
+
+			kr := &keySwitchRouter{}
+			engine.SetRouter(kr)
+			got3 := rlwe.NewCiphertext(params, 1, level)
+			err = ks.Relinearize(ct, rlk, got3)
+			engine.SetRouter(nil)
+			require.NoError(t, err)
+			require.True(t, bytes.Equal(wantB, marshal(t, got3)), "level %d: engine (key-switch kernels' models) differs from Relinearize", level)
+			require.EqualValues(t, 1, kr.macs.Load()/uint64(level+1+params.PCount()), "one multiply-accumulate call over Q∪P")
+			require.Positive(t, kr.modUps.Load(), "ModDown's extension at least")
 		}
 	})
 }
@@ -107,7 +167,7 @@ func TestDecomposeNTTByteIdentical(t *testing.T) {
 				c2 := randomCiphertext(rng, params, level).Value[2]
 				want := newDecomp()
 				ev.DecomposeNTT(level, levelP, levelP+1, c2, isNTT, want)
-				for _, router := range []engine.Router{nil, &reducedRouter{}} {
+				for _, router := range routers() {
 					got := newDecomp()
 					engine.SetRouter(router)
 					engine.DecomposeNTT(ev, level, levelP, levelP+1, c2, isNTT, got)
@@ -152,7 +212,7 @@ func TestAutomorphismByteIdentical(t *testing.T) {
 				want := rlwe.NewCiphertext(params, 1, level)
 				require.NoError(t, ref.Automorphism(ct, g, want))
 				wantB := marshal(t, want)
-				for _, router := range []engine.Router{nil, &reducedRouter{}} {
+				for _, router := range routers() {
 					got := rlwe.NewCiphertext(params, 1, level)
 					engine.SetRouter(router)
 					err := ks.Automorphism(ct, g, got)
@@ -192,7 +252,7 @@ func TestModDownByteIdentical(t *testing.T) {
 			want := rlwe.NewCiphertext(params, 1, level)
 			ev.ModDown(level, levelP, el.CopyNew(), want)
 			wantB := marshal(t, want)
-			for _, router := range []engine.Router{nil, &reducedRouter{}} {
+			for _, router := range routers() {
 				got := rlwe.NewCiphertext(params, 1, level)
 				engine.SetRouter(router)
 				engine.ModDown(ev, level, levelP, el.CopyNew(), got)
@@ -230,7 +290,7 @@ func TestDivRoundByLastModulusNTTByteIdentical(t *testing.T) {
 			for k := range in {
 				r.DivRoundByLastModulusNTT(in[k], want[k])
 			}
-			for _, router := range []engine.Router{nil, &reducedRouter{}} {
+			for _, router := range routers() {
 				got := []ring.Poly{r.NewPoly(), r.NewPoly()}
 				inPlace := []ring.Poly{*in[0].CopyNew(), *in[1].CopyNew()}
 				engine.SetRouter(router)

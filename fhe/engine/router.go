@@ -104,4 +104,8 @@ type KeySwitchRouter interface {
 	// GadgetMulAcc runs every job and reports true, or reports false (the
 	// engine then runs Lattigo's loop, which overwrites every output).
 	GadgetMulAcc(jobs []MulAccJob) bool
+	// ModUp runs every basis extension (ModUpJob) and reports true, or
+	// reports false (the engine then runs Lattigo's, which writes every
+	// output).
+	ModUp(jobs []ModUpJob) bool
 }

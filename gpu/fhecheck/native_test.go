@@ -54,7 +54,7 @@ func openNativePath(t *testing.T, p native.Path) *native.Backend {
 }
 
 // TestNativeKeySwitchByteIdentical: with the key switch's multiply-accumulate
-// on the native kernels as well as every NTT (threshold forced to 1), FHE
+// and basis extensions (decomposition, ModDown) on the native kernels as well as every NTT (threshold forced to 1), FHE
 // outputs and policy results are byte-identical with the unrouted engine, on
 // the emulated IFMA model (any host) and the real IFMA kernels (where the
 // CPU has them); the kernels did run.
@@ -67,6 +67,7 @@ func TestNativeKeySwitchByteIdentical(t *testing.T) {
 				fhecheck.RunPolicy(t, b)
 			}
 			require.Positive(t, b.MulAccCount(), "no multiply-accumulate reached the kernels")
+			require.Positive(t, b.ModUpCount(), "no basis extension reached the kernels")
 		})
 	}
 }

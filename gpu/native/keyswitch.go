@@ -159,6 +159,146 @@ func (b *Backend) GadgetMulAcc(jobs []engine.MulAccJob) (bool, error) {
 	return ok, err
 }
 
+// ModUp implements gpu.KeySwitchBackend on the backend's path (false on
+// the scalar path: no kernel).
+func (b *Backend) ModUp(jobs []engine.ModUpJob) (bool, error) {
+	if b.path != PathIFMA && b.path != PathEmulated {
+		return false, nil
+	}
+	ok, err := ModUp(b.path, jobs)
+	if ok && err == nil {
+		b.modUps.Add(uint64(len(jobs)))
+	}
+	return ok, err
+}
+
+// ModUpCount returns how many basis extensions the backend's kernels ran
+// since it was opened.
+func (b *Backend) ModUpCount() uint64 { return b.modUps.Load() }
+
+// MaxModUpSources bounds the source moduli of the vector basis extension
+// (its correction table is one 16-word permutation per target).
+const MaxModUpSources = 15
+
+// modUpTables are a ModUpConstants in the kernel's form: Shoup constants
+// next to every multiplier, the correction table padded to 16 words.
+type modUpTables struct {
+	srcQ, add, inv, invp, dstQ, qhat, qhatp, vtab []uint64
+}
+
+var modUpTablesCache sync.Map // *engine.ModUpConstants → *modUpTables
+
+func shoupOf(w, q uint64) uint64 {
+	wp, _ := bits.Div64(w>>12, w<<52, q)
+	return wp
+}
+
+func tablesOf(c *engine.ModUpConstants) (*modUpTables, error) {
+	if t, ok := modUpTablesCache.Load(c); ok {
+		return t.(*modUpTables), nil
+	}
+	ns, nt := len(c.SrcQ), len(c.DstQ)
+	switch {
+	case ns == 0 || ns > MaxModUpSources || nt == 0:
+		return nil, fmt.Errorf("native: basis extension: %d sources (at most %d), %d targets", ns, MaxModUpSources, nt)
+	case len(c.Add) != ns || len(c.Inv) != ns || len(c.QHat) != nt || len(c.VTab) != nt:
+		return nil, fmt.Errorf("native: basis extension: inconsistent constants")
+	}
+	t := &modUpTables{srcQ: c.SrcQ, add: c.Add, inv: c.Inv, dstQ: c.DstQ, vtab: make([]uint64, 16*nt)}
+	for i, q := range c.SrcQ {
+		if q&1 == 0 || q >= NTTQBound || c.Add[i] >= q || c.Inv[i] >= q {
+			return nil, fmt.Errorf("native: basis extension: source modulus %d outside the kernel's range", q)
+		}
+		t.invp = append(t.invp, shoupOf(c.Inv[i], q))
+	}
+	for k, p := range c.DstQ {
+		if p&1 == 0 || p >= NTTQBound || len(c.QHat[k]) != ns || len(c.VTab[k]) != ns+1 {
+			return nil, fmt.Errorf("native: basis extension: target modulus %d outside the kernel's range", p)
+		}
+		for _, w := range c.QHat[k] {
+			if w >= p {
+				return nil, fmt.Errorf("native: basis extension: constant %d ≥ %d", w, p)
+			}
+			t.qhat = append(t.qhat, w)
+			t.qhatp = append(t.qhatp, shoupOf(w, p))
+		}
+		for v, w := range c.VTab[k] {
+			if w >= p {
+				return nil, fmt.Errorf("native: basis extension: constant %d ≥ %d", w, p)
+			}
+			t.vtab[16*k+v] = w
+		}
+	}
+	modUpTablesCache.Store(c, t)
+	return t, nil
+}
+
+// ModUp runs every basis extension (engine.ModUpJob) on path (PathIFMA or
+// PathEmulated) and reports whether every source word was < 2q_i (else the
+// outputs are unspecified and the caller recomputes them). Moduli must be
+// odd and < NTTQBound, at most MaxModUpSources sources, N a multiple of 8.
+func ModUp(path Path, jobs []engine.ModUpJob) (bool, error) {
+	if path == PathIFMA && MulAddPath() != PathIFMA {
+		return false, fmt.Errorf("native: basis extension: IFMA path not available here (%s)", DetectFeatures())
+	}
+	if path != PathIFMA && path != PathEmulated {
+		return false, fmt.Errorf("native: basis extension: path %s has no kernel", path)
+	}
+	ts := make([]*modUpTables, len(jobs))
+	for k, j := range jobs {
+		if j.C == nil {
+			return false, fmt.Errorf("native: basis extension: no constants")
+		}
+		t, err := tablesOf(j.C)
+		if err != nil {
+			return false, err
+		}
+		if j.N <= 0 || j.N%8 != 0 || len(j.Src) != len(t.srcQ) || len(j.Dst) != len(t.dstQ) {
+			return false, fmt.Errorf("native: basis extension: N = %d, %d sources, %d targets", j.N, len(j.Src), len(j.Dst))
+		}
+		for _, l := range j.Src {
+			if len(l) < j.N {
+				return false, fmt.Errorf("native: basis extension: source shorter than N = %d", j.N)
+			}
+		}
+		for _, l := range j.Dst {
+			if len(l) < j.N {
+				return false, fmt.Errorf("native: basis extension: target shorter than N = %d", j.N)
+			}
+		}
+		ts[k] = t
+	}
+	all := true
+	for k := range jobs {
+		if !modUpOne(path, &jobs[k], ts[k]) {
+			all = false
+		}
+	}
+	return all, nil
+}
+
+func modUpOne(path Path, j *engine.ModUpJob, t *modUpTables) bool {
+	ns, nt := len(j.Src), len(j.Dst)
+	ptrs := make([]*C.uint64_t, ns+nt)
+	var pin runtime.Pinner
+	defer pin.Unpin()
+	for i, l := range j.Src {
+		pin.Pin(&l[0])
+		ptrs[nt+i] = (*C.uint64_t)(unsafe.Pointer(&l[0]))
+	}
+	for i, l := range j.Dst {
+		pin.Pin(&l[0])
+		ptrs[i] = (*C.uint64_t)(unsafe.Pointer(&l[0]))
+	}
+	u := func(s []uint64) *C.uint64_t { return (*C.uint64_t)(unsafe.Pointer(&s[0])) }
+	if path == PathIFMA {
+		return C.fg_vec_modup_ifma(&ptrs[0], &ptrs[nt], C.size_t(ns), C.size_t(nt), C.size_t(j.N), u(t.srcQ), u(t.add),
+			u(t.inv), u(t.invp), u(t.dstQ), u(t.qhat), u(t.qhatp), u(t.vtab)) == 1
+	}
+	return C.fg_vec_modup_emu(&ptrs[0], &ptrs[nt], C.size_t(ns), C.size_t(nt), C.size_t(j.N), u(t.srcQ), u(t.add),
+		u(t.inv), u(t.invp), u(t.dstQ), u(t.qhat), u(t.qhatp), u(t.vtab)) == 1
+}
+
 // MulAccCount returns how many moduli of key-switch multiply-accumulates the
 // backend's kernels ran since it was opened.
 func (b *Backend) MulAccCount() uint64 { return b.mulAccMods.Load() }

@@ -73,7 +73,7 @@ type Backend struct {
 	tables map[gpu.Key]*C.fg_table
 
 	vecPolys, scalarPolys atomic.Uint64
-	mulAccMods            atomic.Uint64
+	mulAccMods, modUps    atomic.Uint64
 }
 
 // New opens the backend on the best path for this CPU (PathAuto).

@@ -92,4 +92,13 @@ int fg_vec_gadget_mac_emu(uint64_t *out0, uint64_t *out1, const uint64_t *const 
 			  const uint64_t *const *d, size_t digits, size_t n, uint64_t q, uint64_t qinv52,
 			  uint64_t corr, uint64_t corrp);
 
+/* Fast exact basis extension (vec_kernel.inc), ns ≤ 15 sources, moduli
+ * < 2^51, n a multiple of 8; returns 1 iff every source word < 2q_i. */
+int fg_vec_modup_ifma(uint64_t *const *dst, const uint64_t *const *src, size_t ns, size_t nt, size_t n,
+		      const uint64_t *srcq, const uint64_t *srcadd, const uint64_t *srcinv, const uint64_t *srcinvp,
+		      const uint64_t *dstq, const uint64_t *qhat, const uint64_t *qhatp, const uint64_t *vtab);
+int fg_vec_modup_emu(uint64_t *const *dst, const uint64_t *const *src, size_t ns, size_t nt, size_t n,
+		     const uint64_t *srcq, const uint64_t *srcadd, const uint64_t *srcinv, const uint64_t *srcinvp,
+		     const uint64_t *dstq, const uint64_t *qhat, const uint64_t *qhatp, const uint64_t *vtab);
+
 #endif
