@@ -1,6 +1,7 @@
 package gpu
 
 import (
+	"encoding/binary"
 	"slices"
 
 	"go.uber.org/zap"
@@ -125,8 +126,12 @@ func lattigoMulAcc(j engine.MulAccJob, key [][]uint64) []uint64 {
 // accelerator iff it is a KeySwitchBackend and the table routes a forward
 // NTT batch of the extension's shape (N, sources + targets moduli, B = the
 // number of jobs); else false. The first call for a new (N, source moduli,
-// target moduli) also runs engine.ModUpJob.Reference and compares (the Go
-// result is kept); a mismatch disables the accelerator's extension for it.
+// target moduli) also runs engine.ModUpJob.Reference on the first
+// modUpCheckWords words of every target and compares — a self-test of the
+// kernel, whose every 8-word block runs the same instructions; the proof of
+// every word is the conformance tests' — and on a mismatch it disables the
+// accelerator's extension for those moduli and reports false (the engine
+// recomputes everything with Lattigo).
 func (d *Dispatcher) ModUp(jobs []engine.ModUpJob) bool {
 	ks, ok := d.accel.(KeySwitchBackend)
 	if !ok || !d.routing.Load() || len(jobs) == 0 || jobs[0].C == nil {
@@ -149,7 +154,7 @@ func (d *Dispatcher) ModUp(jobs []engine.ModUpJob) bool {
 			d.mu.Unlock()
 			return false
 		}
-		switch d.modUpVerified[modUpKey{j.N, j.C}] {
+		switch d.modUpVerified[modUpKeyOf(j)] {
 		case -1:
 			d.mu.Unlock()
 			return false
@@ -171,38 +176,54 @@ func (d *Dispatcher) ModUp(jobs []engine.ModUpJob) bool {
 		if !first[i] {
 			continue
 		}
+		words := min(j.N, modUpCheckWords)
 		want := make([][]uint64, len(j.Dst))
 		for t := range want {
-			want[t] = make([]uint64, j.N)
+			want[t] = make([]uint64, words)
 		}
-		j.Reference(want)
+		j.Reference(want, words)
 		good := true
 		for t := range want {
-			good = good && slices.Equal(want[t], j.Dst[t][:j.N])
-			copy(j.Dst[t], want[t])
+			good = good && slices.Equal(want[t], j.Dst[t][:words])
 		}
-		d.mu.Lock()
-		if good {
-			d.modUpVerified[modUpKey{j.N, j.C}] = 1
-		} else {
-			d.modUpVerified[modUpKey{j.N, j.C}] = -1
-		}
-		d.mu.Unlock()
-		if !good {
+		if !good { // nothing of the accelerator's output is kept
+			d.mu.Lock()
+			d.modUpVerified[modUpKeyOf(j)] = -1
+			d.mu.Unlock()
 			d.accelStats.fallbacks.Add(1)
 			d.log.Error("gpu: accelerator basis extension differs from the engine's reference; disabled for these moduli",
 				zap.String("backend", d.accelNm), zap.Int("n", j.N), zap.Uint64s("src", j.C.SrcQ), zap.Uint64s("dst", j.C.DstQ))
+			return false
 		}
+		d.mu.Lock()
+		d.modUpVerified[modUpKeyOf(j)] = 1
+		d.mu.Unlock()
 	}
 	d.modUps.Add(uint64(len(jobs)))
 	return true
 }
 
-// modUpKey identifies a basis extension for first-use verification (the
-// engine caches one ModUpConstants per pair of moduli lists).
+// modUpCheckWords is how many words of a new extension the dispatcher
+// checks against the Go model (which runs ~50× slower than the kernel).
+const modUpCheckWords = 256
+
+// modUpKey identifies a basis extension for first-use verification: N and
+// the source and target moduli.
 type modUpKey struct {
-	n int
-	c *engine.ModUpConstants
+	n      int
+	moduli string
+}
+
+func modUpKeyOf(j engine.ModUpJob) modUpKey {
+	b := make([]byte, 0, 8*(len(j.C.SrcQ)+len(j.C.DstQ)+1))
+	for _, q := range j.C.SrcQ {
+		b = binary.LittleEndian.AppendUint64(b, q)
+	}
+	b = binary.LittleEndian.AppendUint64(b, 0)
+	for _, p := range j.C.DstQ {
+		b = binary.LittleEndian.AppendUint64(b, p)
+	}
+	return modUpKey{j.N, string(b)}
 }
 
 var _ engine.KeySwitchRouter = (*Dispatcher)(nil)

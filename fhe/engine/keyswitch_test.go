@@ -67,7 +67,7 @@ func (r *keySwitchRouter) ModUp(jobs []engine.ModUpJob) bool {
 		for _, d := range j.Dst {
 			poison(d[:j.N])
 		}
-		j.Reference(j.Dst)
+		j.Reference(j.Dst, j.N)
 	}
 	r.modUps.Add(uint64(len(jobs)))
 	return true

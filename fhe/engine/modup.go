@@ -98,13 +98,13 @@ func NewModUpConstants(src, dst []uint64) *ModUpConstants {
 	return c
 }
 
-// Reference computes the job in Go (the definition above, word by word)
-// into dst (len(j.C.DstQ) slices of j.N words): the model the routed
-// kernels are checked against on first use.
-func (j *ModUpJob) Reference(dst [][]uint64) {
+// Reference computes the first words of the job in Go (the definition
+// above, word by word) into dst (len(j.C.DstQ) slices of at least words
+// words, words ≤ j.N): the model the routed kernels are proved against.
+func (j *ModUpJob) Reference(dst [][]uint64, words int) {
 	c := j.C
 	y := make([]uint64, len(c.SrcQ))
-	for x := 0; x < j.N; x++ {
+	for x := 0; x < words; x++ {
 		var vi float64
 		for i, q := range c.SrcQ {
 			a := (j.Src[i][x]%q + c.Add[i]) % q

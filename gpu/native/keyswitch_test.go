@@ -210,7 +210,7 @@ func TestModUp(t *testing.T) {
 		for k := range want {
 			want[k] = make([]uint64, tc.n)
 		}
-		job.Reference(want)
+		job.Reference(want, tc.n)
 		for _, p := range keySwitchPaths(t) {
 			for k := range job.Dst {
 				job.Dst[k] = poisoned(tc.n)
