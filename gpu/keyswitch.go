@@ -2,6 +2,7 @@ package gpu
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"slices"
 
 	"go.uber.org/zap"
@@ -19,6 +20,9 @@ type KeySwitchBackend interface {
 	// ModUp runs fast exact basis extensions (engine.ModUpJob), with the
 	// same conventions.
 	ModUp(jobs []engine.ModUpJob) (bool, error)
+	// ScaleDiff runs ModDown's and the rescale's last step
+	// (engine.ScaleDiffJob); false means nothing was written.
+	ScaleDiff(jobs []engine.ScaleDiffJob) (bool, error)
 }
 
 // macKey identifies a modulus of the multiply-accumulate for first-use
@@ -224,6 +228,95 @@ func modUpKeyOf(j engine.ModUpJob) modUpKey {
 		b = binary.LittleEndian.AppendUint64(b, p)
 	}
 	return modUpKey{j.N, string(b)}
+}
+
+// ScaleDiff implements engine.KeySwitchRouter: ModDown's and the rescale's
+// last step go to the armed accelerator iff it is a KeySwitchBackend and
+// the table routes a forward NTT batch over the same moduli (B = the
+// polynomials); else false. The first call holding a new (N, q) checks
+// that limb against the Go definition on a copy of its inputs taken before
+// the call (the output may alias Y); a mismatch disables the step for that
+// (N, q) and the correct limb is written.
+func (d *Dispatcher) ScaleDiff(jobs []engine.ScaleDiffJob) bool {
+	ks, ok := d.accel.(KeySwitchBackend)
+	if !ok || !d.routing.Load() || len(jobs) == 0 || jobs[0].S == nil {
+		return false
+	}
+	mods := map[uint64]int{}
+	for _, j := range jobs {
+		if j.S == nil {
+			return false
+		}
+		mods[j.S.Modulus]++
+	}
+	s := Shape{Moduli: len(mods), B: len(jobs) / len(mods), Dir: Forward}
+	for n := jobs[0].S.N; n > 1; n >>= 1 {
+		s.LogN++
+	}
+	if t := d.thresholdFor(s); t == 0 || s.B < t {
+		return false
+	}
+	refs := make([][]uint64, len(jobs)) // expected outputs of first-use limbs
+	d.mu.Lock()
+	if d.sdVerified == nil {
+		d.sdVerified = map[macKey]int8{}
+	}
+	for i, j := range jobs {
+		switch d.sdVerified[macKey{j.S.N, j.S.Modulus}] {
+		case -1:
+			d.mu.Unlock()
+			return false
+		case 0:
+			refs[i] = []uint64{}
+		}
+	}
+	d.mu.Unlock()
+	for i, j := range jobs {
+		if refs[i] != nil {
+			refs[i] = scaleDiffRef(j)
+		}
+	}
+	done, err := ks.ScaleDiff(jobs)
+	if err != nil {
+		d.accelStats.fallbacks.Add(1)
+		d.log.Warn("gpu: accelerator scale-difference failed; CPU fallback", zap.String("backend", d.accelNm), zap.Error(err))
+		return false
+	}
+	if !done {
+		return false
+	}
+	for i, j := range jobs {
+		if refs[i] == nil {
+			continue
+		}
+		good := slices.Equal(refs[i], j.Out[:j.S.N])
+		copy(j.Out, refs[i])
+		d.mu.Lock()
+		if good {
+			d.sdVerified[macKey{j.S.N, j.S.Modulus}] = 1
+		} else {
+			d.sdVerified[macKey{j.S.N, j.S.Modulus}] = -1
+		}
+		d.mu.Unlock()
+		if !good {
+			d.accelStats.fallbacks.Add(1)
+			d.log.Error("gpu: accelerator scale-difference differs from its definition; disabled for this modulus",
+				zap.String("backend", d.accelNm), zap.Int("n", j.S.N), zap.Uint64("q", j.S.Modulus))
+		}
+	}
+	d.scaleDiffs.Add(uint64(len(jobs)))
+	return true
+}
+
+// scaleDiffRef is (X − Y)·W mod q word by word, in Go.
+func scaleDiffRef(j engine.ScaleDiffJob) []uint64 {
+	q := j.S.Modulus
+	out := make([]uint64, j.S.N)
+	for x := range out {
+		hi, lo := bits.Mul64((j.X[x]%q+q-j.Y[x]%q)%q, j.W)
+		out[x] = bits.Rem64(hi, lo, q)
+	}
+	return out
 }
 
 var _ engine.KeySwitchRouter = (*Dispatcher)(nil)

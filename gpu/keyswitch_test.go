@@ -1,6 +1,7 @@
 package gpu_test
 
 import (
+	"math/bits"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -48,6 +49,20 @@ func (f *ksFake) ModUp(jobs []engine.ModUpJob) (bool, error) {
 		}
 	}
 	f.modUps++
+	return true, nil
+}
+
+func (f *ksFake) ScaleDiff(jobs []engine.ScaleDiffJob) (bool, error) {
+	for _, j := range jobs {
+		q := j.S.Modulus
+		for x := range j.Out[:j.S.N] {
+			hi, lo := bits.Mul64((j.X[x]%q+q-j.Y[x]%q)%q, j.W)
+			j.Out[x] = bits.Rem64(hi, lo, q)
+		}
+		if f.corrupt {
+			j.Out[2] ^= 1
+		}
+	}
 	return true, nil
 }
 
@@ -120,6 +135,21 @@ func TestKeySwitchRouting(t *testing.T) {
 				}
 			}
 			require.Equal(t, !corrupt, d.ModUp([]engine.ModUpJob{ext}), "corrupt %v call %d", corrupt, call)
+
+			// ScaleDiff in place (Out aliases Y, as in the rescale)
+			s := r.SubRings[1]
+			x, y := randPoly(s, uint64(50+call)), randPoly(s, uint64(60+call))
+			w := randPoly(s, 70)[0]
+			wantSD := make([]uint64, s.N)
+			for i := range wantSD {
+				hi, lo := bits.Mul64((x[i]+s.Modulus-y[i])%s.Modulus, w)
+				wantSD[i] = bits.Rem64(hi, lo, s.Modulus)
+			}
+			routedSD := d.ScaleDiff([]engine.ScaleDiffJob{{S: s, X: x, Y: y, Out: y, W: w}})
+			require.Equal(t, !corrupt || call == 0, routedSD, "corrupt %v call %d", corrupt, call)
+			if routedSD {
+				require.Equal(t, wantSD, y, "corrupt %v call %d", corrupt, call)
+			}
 			if !corrupt {
 				require.Equal(t, wantExt, ext.Dst)
 			}
@@ -143,7 +173,9 @@ func TestKeySwitchRouting(t *testing.T) {
 	plain := gpu.NewDispatcher(gpu.Options{Log: zaptest.NewLogger(t), Accelerator: &fake{}, ForceThreshold: 1})
 	require.False(t, plain.GadgetMulAcc(macs))
 	require.False(t, plain.ModUp([]engine.ModUpJob{ext}))
+	require.False(t, plain.ScaleDiff([]engine.ScaleDiffJob{{S: r.SubRings[0], X: ext.Src[0], Y: ext.Src[0], Out: ext.Dst[0]}}))
 	cpuOnly := gpu.NewDispatcher(gpu.Options{Log: zaptest.NewLogger(t), Accelerator: &ksFake{}})
 	require.False(t, cpuOnly.GadgetMulAcc(macs))
 	require.False(t, cpuOnly.ModUp([]engine.ModUpJob{ext}))
+	require.False(t, cpuOnly.ScaleDiff([]engine.ScaleDiffJob{{S: r.SubRings[0], X: ext.Src[0], Y: ext.Src[0], Out: ext.Dst[0]}}))
 }

@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"bytes"
+	"math/bits"
 	"math/rand/v2"
 	"sync/atomic"
 	"testing"
@@ -33,7 +34,7 @@ func (r *reducedRouter) Transform(inverse, lazy bool, jobs []engine.Job) {
 // as engine.ModUpJob.Reference, every output poisoned first.
 type keySwitchRouter struct {
 	reducedRouter
-	macs, modUps atomic.Uint64
+	macs, modUps, scaleDiffs atomic.Uint64
 }
 
 func poison(s []uint64) {
@@ -70,6 +71,20 @@ func (r *keySwitchRouter) ModUp(jobs []engine.ModUpJob) bool {
 		j.Reference(j.Dst, j.N)
 	}
 	r.modUps.Add(uint64(len(jobs)))
+	return true
+}
+
+func (r *keySwitchRouter) ScaleDiff(jobs []engine.ScaleDiffJob) bool {
+	for _, j := range jobs {
+		q := j.S.Modulus
+		out := make([]uint64, j.S.N)
+		for x := range out {
+			hi, lo := bits.Mul64((j.X[x]%q+q-j.Y[x]%q)%q, j.W)
+			out[x] = bits.Rem64(hi, lo, q)
+		}
+		copy(j.Out, out) // Out may alias Y: written only now
+	}
+	r.scaleDiffs.Add(uint64(len(jobs)))
 	return true
 }
 
@@ -141,6 +156,7 @@ func TestRelinearizeByteIdentical(t *testing.T) {
 			require.True(t, bytes.Equal(wantB, marshal(t, got3)), "level %d: engine (key-switch kernels' models) differs from Relinearize", level)
 			require.EqualValues(t, 1, kr.macs.Load()/uint64(level+1+params.PCount()), "one multiply-accumulate call over Q∪P")
 			require.Positive(t, kr.modUps.Load(), "ModDown's extension at least")
+			require.EqualValues(t, 2*(level+1), kr.scaleDiffs.Load(), "ModDown's last step, both polynomials")
 		}
 	})
 }

@@ -43,11 +43,16 @@ func ModDown(ev *rlwe.Evaluator, levelQ, levelP int, ctQP *rlwe.Element[ringqp.P
 	}
 	transform(false, true, jobs)
 	pInv := modDownConstants(params, levelP)
+	sd := make([]ScaleDiffJob, 0, 2*(levelQ+1))
+	mont := make([]uint64, 0, 2*(levelQ+1))
 	for k := range buffQ {
 		for i, s := range ringQ.SubRings[:levelQ+1] {
-			s.SubThenMulScalarMontgomeryTwoModulus(buffQ[k].Coeffs[i], ctQP.Value[k].Q.Coeffs[i], s.Modulus-pInv[i], ct.Value[k].Coeffs[i])
+			m := s.Modulus - pInv[i]
+			sd = append(sd, ScaleDiffJob{S: s, X: buffQ[k].Coeffs[i], Y: ctQP.Value[k].Q.Coeffs[i], Out: ct.Value[k].Coeffs[i], W: plainOf(s, m)})
+			mont = append(mont, m)
 		}
 	}
+	scaleDiff(sd, mont)
 }
 
 // modDownConstants returns (p_0·…·p_levelP)^{-1} mod q_i in Montgomery

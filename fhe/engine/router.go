@@ -108,4 +108,36 @@ type KeySwitchRouter interface {
 	// reports false (the engine then runs Lattigo's, which writes every
 	// output).
 	ModUp(jobs []ModUpJob) bool
+	// ScaleDiff runs every ScaleDiffJob and reports true, or reports false
+	// (the engine then runs Lattigo's SubThenMulScalarMontgomeryTwoModulus).
+	ScaleDiff(jobs []ScaleDiffJob) bool
+}
+
+// ScaleDiffJob is the last step of ModDown and of the rescale for one limb:
+// Out = (X − Y)·W mod q in [0, q), q = S.Modulus, W < q in plain form, X and
+// Y words < 2q (Lattigo's lazy bounds). Lattigo's
+// SubThenMulScalarMontgomeryTwoModulus(X, Y, m, Out) computes the same
+// residue with W = m·2^{-64} mod q and reduces fully, so the bytes agree.
+// Out may alias Y (the rescale works in place); it never aliases X.
+type ScaleDiffJob struct {
+	S         *ring.SubRing
+	X, Y, Out []uint64
+	W         uint64
+}
+
+// scaleDiff runs jobs on the installed KeySwitchRouter, or Lattigo's
+// SubThenMulScalarMontgomeryTwoModulus with the Montgomery scalars mont.
+func scaleDiff(jobs []ScaleDiffJob, mont []uint64) {
+	if r, ok := CurrentRouter().(KeySwitchRouter); ok && r.ScaleDiff(jobs) {
+		return
+	}
+	for i, j := range jobs {
+		j.S.SubThenMulScalarMontgomeryTwoModulus(j.X, j.Y, mont[i], j.Out)
+	}
+}
+
+// plainOf is m·2^{-64} mod s.Modulus: the plain value of a Montgomery-form
+// scalar.
+func plainOf(s *ring.SubRing, m uint64) uint64 {
+	return ring.MRed(m, 1, s.Modulus, s.MRedConstant)
 }

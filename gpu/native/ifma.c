@@ -64,4 +64,10 @@ int fg_vec_modup_ifma(uint64_t *const *dst, const uint64_t *const *src, size_t n
 	(void)dstq; (void)qhat; (void)qhatp; (void)vtab;
 	return 0;
 }
+int fg_vec_scalediff_ifma(uint64_t *out, const uint64_t *x, const uint64_t *y, size_t n, uint64_t q, uint64_t w,
+			  uint64_t wp, int check)
+{
+	(void)out; (void)x; (void)y; (void)n; (void)q; (void)w; (void)wp; (void)check;
+	return 0;
+}
 #endif

@@ -299,6 +299,64 @@ func modUpOne(path Path, j *engine.ModUpJob, t *modUpTables) bool {
 		u(t.inv), u(t.invp), u(t.dstQ), u(t.qhat), u(t.qhatp), u(t.vtab)) == 1
 }
 
+// ScaleDiff runs every engine.ScaleDiffJob on path (PathIFMA or
+// PathEmulated) and reports whether they ran: every input is checked first
+// (< 2q), and if one is not, nothing is written (an output may alias an
+// input) and the caller recomputes them all.
+func ScaleDiff(path Path, jobs []engine.ScaleDiffJob) (bool, error) {
+	if path == PathIFMA && MulAddPath() != PathIFMA {
+		return false, fmt.Errorf("native: scale-difference: IFMA path not available here (%s)", DetectFeatures())
+	}
+	if path != PathIFMA && path != PathEmulated {
+		return false, fmt.Errorf("native: scale-difference: path %s has no kernel", path)
+	}
+	for _, j := range jobs {
+		switch {
+		case j.S == nil:
+			return false, fmt.Errorf("native: scale-difference: nil SubRing")
+		case j.S.N <= 0 || j.S.N%8 != 0 || len(j.X) < j.S.N || len(j.Y) < j.S.N || len(j.Out) < j.S.N:
+			return false, fmt.Errorf("native: scale-difference: N = %d, limbs of %d, %d, %d words", j.S.N, len(j.X), len(j.Y), len(j.Out))
+		case j.S.Modulus&1 == 0 || j.S.Modulus >= NTTQBound || j.W >= j.S.Modulus:
+			return false, fmt.Errorf("native: scale-difference: q = %d, w = %d outside the kernel's range", j.S.Modulus, j.W)
+		}
+	}
+	for _, check := range []C.int{1, 0} { // every job checked before any is written
+		for _, j := range jobs {
+			q := j.S.Modulus
+			u := func(s []uint64) *C.uint64_t { return (*C.uint64_t)(unsafe.Pointer(&s[0])) }
+			out, x, y, n := u(j.Out), u(j.X), u(j.Y), C.size_t(j.S.N)
+			w, wp := C.uint64_t(j.W), C.uint64_t(shoupOf(j.W, q))
+			var ok C.int
+			if path == PathIFMA {
+				ok = C.fg_vec_scalediff_ifma(out, x, y, n, C.uint64_t(q), w, wp, check)
+			} else {
+				ok = C.fg_vec_scalediff_emu(out, x, y, n, C.uint64_t(q), w, wp, check)
+			}
+			if ok != 1 {
+				return false, nil
+			}
+		}
+	}
+	return true, nil
+}
+
+// ScaleDiff implements gpu.KeySwitchBackend on the backend's path (false on
+// the scalar path: no kernel).
+func (b *Backend) ScaleDiff(jobs []engine.ScaleDiffJob) (bool, error) {
+	if b.path != PathIFMA && b.path != PathEmulated {
+		return false, nil
+	}
+	ok, err := ScaleDiff(b.path, jobs)
+	if ok && err == nil {
+		b.scaleDiffs.Add(uint64(len(jobs)))
+	}
+	return ok, err
+}
+
+// ScaleDiffCount returns how many ModDown/rescale limbs the backend's
+// kernels ran since it was opened.
+func (b *Backend) ScaleDiffCount() uint64 { return b.scaleDiffs.Load() }
+
 // MulAccCount returns how many moduli of key-switch multiply-accumulates the
 // backend's kernels ran since it was opened.
 func (b *Backend) MulAccCount() uint64 { return b.mulAccMods.Load() }

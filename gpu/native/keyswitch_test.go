@@ -246,3 +246,60 @@ func TestModUp(t *testing.T) {
 	_, err := ModUp(PathScalar, []engine.ModUpJob{good})
 	require.Error(t, err)
 }
+
+// TestScaleDiff: ModDown's and the rescale's last step equals (x − y)·w mod q
+// (big.Int) for x, y < 2q with the bounds planted, on 20–51-bit odd moduli,
+// out of place over poisoned outputs and in place over y, on the emulated
+// model and the real IFMA kernels; a word ≥ 2q in any job leaves every job
+// unwritten; misuse is an error.
+func TestScaleDiff(t *testing.T) {
+	rng := rand.New(rand.NewPCG(26, 4))
+	for _, qbits := range []uint{20, 34, 45, 50, 51} {
+		q := randOdd(rng, qbits)
+		n := 256
+		x, y := make([]uint64, n), make([]uint64, n)
+		for i := range x {
+			x[i], y[i] = rng.Uint64N(2*q), rng.Uint64N(2*q)
+		}
+		x[0], y[0], x[1], y[1], x[2], y[2] = 2*q-1, 0, 0, 2*q-1, q, q-1
+		w := rng.Uint64N(q)
+		Q := new(big.Int).SetUint64(q)
+		want := make([]uint64, n)
+		for i := range want {
+			d := new(big.Int).Sub(new(big.Int).SetUint64(x[i]), new(big.Int).SetUint64(y[i]))
+			want[i] = d.Mul(d, new(big.Int).SetUint64(w)).Mod(d, Q).Uint64()
+		}
+		s := &ring.SubRing{N: n, Modulus: q}
+		for _, p := range keySwitchPaths(t) {
+			out := poisoned(n)
+			ok, err := ScaleDiff(p, []engine.ScaleDiffJob{{S: s, X: x, Y: y, Out: out, W: w}})
+			require.NoError(t, err)
+			require.True(t, ok)
+			require.Equal(t, want, out, "%s q %d bits", p, qbits)
+			inPlace := append([]uint64(nil), y...)
+			ok, err = ScaleDiff(p, []engine.ScaleDiffJob{{S: s, X: x, Y: inPlace, Out: inPlace, W: w}})
+			require.NoError(t, err)
+			require.True(t, ok)
+			require.Equal(t, want, inPlace, "%s q %d bits in place", p, qbits)
+
+			// a bad word in the second job: the first is not written either
+			y2 := append([]uint64(nil), y...)
+			bad := append([]uint64(nil), x...)
+			bad[200] = 2 * q
+			ok, err = ScaleDiff(p, []engine.ScaleDiffJob{{S: s, X: x, Y: y2, Out: y2, W: w}, {S: s, X: bad, Y: y, Out: poisoned(n), W: w}})
+			require.NoError(t, err)
+			require.False(t, ok)
+			require.Equal(t, y, y2, "%s: a job was written before every input was checked", p)
+		}
+	}
+	s := &ring.SubRing{N: 64, Modulus: 97}
+	for _, bad := range []engine.ScaleDiffJob{
+		{X: make([]uint64, 64), Y: make([]uint64, 64), Out: make([]uint64, 64)},
+		{S: s, X: make([]uint64, 63), Y: make([]uint64, 64), Out: make([]uint64, 64)},
+		{S: s, X: make([]uint64, 64), Y: make([]uint64, 64), Out: make([]uint64, 64), W: 97},
+		{S: &ring.SubRing{N: 64, Modulus: 1 << 51}, X: make([]uint64, 64), Y: make([]uint64, 64), Out: make([]uint64, 64)},
+	} {
+		_, err := ScaleDiff(PathEmulated, []engine.ScaleDiffJob{bad})
+		require.Error(t, err)
+	}
+}

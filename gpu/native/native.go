@@ -74,6 +74,7 @@ type Backend struct {
 
 	vecPolys, scalarPolys atomic.Uint64
 	mulAccMods, modUps    atomic.Uint64
+	scaleDiffs            atomic.Uint64
 }
 
 // New opens the backend on the best path for this CPU (PathAuto).

@@ -101,4 +101,12 @@ int fg_vec_modup_emu(uint64_t *const *dst, const uint64_t *const *src, size_t ns
 		     const uint64_t *srcq, const uint64_t *srcadd, const uint64_t *srcinv, const uint64_t *srcinvp,
 		     const uint64_t *dstq, const uint64_t *qhat, const uint64_t *qhatp, const uint64_t *vtab);
 
+/* ModDown's and the rescale's last step (vec_kernel.inc): out = (x − y)·w
+ * mod q in [0, q), q < 2^51, n a multiple of 8; returns 0, writing nothing,
+ * unless every x, y < 2q. */
+int fg_vec_scalediff_ifma(uint64_t *out, const uint64_t *x, const uint64_t *y, size_t n, uint64_t q, uint64_t w,
+			  uint64_t wp, int check);
+int fg_vec_scalediff_emu(uint64_t *out, const uint64_t *x, const uint64_t *y, size_t n, uint64_t q, uint64_t w,
+			 uint64_t wp, int check);
+
 #endif
