@@ -22,10 +22,14 @@ import (
 //   - ModDown's lazy INTTs of the P part and lazy NTTs back into Q, both
 //     polynomials in one batch each (engine.ModDown).
 //
-// The multiply-accumulate and its reduction schedule are Lattigo's own, in
-// Lattigo's order, so the output is byte-identical to
-// rlwe.Evaluator.GadgetProduct / Relinearize (proved by the tests on every
-// preset at every level).
+// A router that is a KeySwitchRouter also receives the loops between the
+// transforms: the multiply-accumulate of every modulus (MulAccJob), the
+// decomposition's and ModDown's basis extensions (ModUpJob) and ModDown's
+// last step (ScaleDiffJob). Otherwise — and whenever the router declines —
+// they are Lattigo's own, in Lattigo's order. Either way the output is
+// byte-identical to rlwe.Evaluator.GadgetProduct / Relinearize (proved by
+// the tests on every preset at every level, with a router answering every
+// job from its definition).
 //
 // A KeySwitcher owns buffers and is not safe for concurrent use; fhe keeps
 // one per pooled worker.
