@@ -43,16 +43,13 @@ func ModDown(ev *rlwe.Evaluator, levelQ, levelP int, ctQP *rlwe.Element[ringqp.P
 	}
 	transform(false, true, jobs)
 	pInv := modDownConstants(params, levelP)
-	sd := make([]ScaleDiffJob, 0, 2*(levelQ+1))
-	mont := make([]uint64, 0, 2*(levelQ+1))
+	var sd []ScaleDiffJob
 	for k := range buffQ {
 		for i, s := range ringQ.SubRings[:levelQ+1] {
-			m := s.Modulus - pInv[i]
-			sd = append(sd, ScaleDiffJob{S: s, X: buffQ[k].Coeffs[i], Y: ctQP.Value[k].Q.Coeffs[i], Out: ct.Value[k].Coeffs[i], W: plainOf(s, m)})
-			mont = append(mont, m)
+			sd = append(sd, ScaleDiffJob{S: s, X: buffQ[k].Coeffs[i], Y: ctQP.Value[k].Q.Coeffs[i], Out: ct.Value[k].Coeffs[i], W: s.Modulus - pInv[i]})
 		}
 	}
-	scaleDiff(sd, mont)
+	scaleDiff(sd)
 }
 
 // modDownConstants returns (p_0·…·p_levelP)^{-1} mod q_i in Montgomery
@@ -80,7 +77,7 @@ func modDownConstants(params *rlwe.Parameters, levelP int) []uint64 {
 // outputs are reduced; Lattigo's are lazy and feed the same NTT and full
 // Montgomery reduction), else Lattigo's.
 func modUpPtoQ(ev *rlwe.Evaluator, ringQ, ringP *ring.Ring, levelQ, levelP int, polP, polQ []ring.Poly) {
-	if CurrentRouter() != nil {
+	if _, ok := CurrentRouter().(KeySwitchRouter); ok {
 		src, dst := make([]uint64, levelP+1), make([]uint64, levelQ+1)
 		for x, s := range ringP.SubRings[:levelP+1] {
 			src[x] = s.Modulus

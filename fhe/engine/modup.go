@@ -142,7 +142,7 @@ func modUp(jobs []ModUpJob) bool {
 // basis-extension kernel run Lattigo's.
 func decomposeAndSplit(ev *ring.Decomposer, ringQ, ringP *ring.Ring, levelQ, levelP, nbPi, i int, cxInv, dQ, dP ring.Poly) {
 	p0, p1 := i*nbPi, min(i*nbPi+nbPi, levelQ+1)
-	if ringP == nil || p1-p0 < 2 || CurrentRouter() == nil {
+	if _, ok := CurrentRouter().(KeySwitchRouter); !ok || ringP == nil || p1-p0 < 2 {
 		ev.DecomposeAndSplit(levelQ, levelP, nbPi, i, cxInv, dQ, dP)
 		return
 	}

@@ -41,13 +41,10 @@ func DivRoundByLastModulusNTT(r *ring.Ring, in, out []ring.Poly) {
 	}
 	transform(false, true, jobs)
 	sd := make([]ScaleDiffJob, 0, len(in)*level)
-	mont := make([]uint64, 0, len(in)*level)
 	for k := range in {
 		for i, s := range r.SubRings[:level] {
-			m := r.RescaleConstants[level-1][i]
-			sd = append(sd, ScaleDiffJob{S: s, X: buff1[k][i], Y: in[k].Coeffs[i], Out: out[k].Coeffs[i], W: plainOf(s, m)})
-			mont = append(mont, m)
+			sd = append(sd, ScaleDiffJob{S: s, X: buff1[k][i], Y: in[k].Coeffs[i], Out: out[k].Coeffs[i], W: r.RescaleConstants[level-1][i]})
 		}
 	}
-	scaleDiff(sd, mont)
+	scaleDiff(sd)
 }

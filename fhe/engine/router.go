@@ -125,14 +125,22 @@ type ScaleDiffJob struct {
 	W         uint64
 }
 
-// scaleDiff runs jobs on the installed KeySwitchRouter, or Lattigo's
-// SubThenMulScalarMontgomeryTwoModulus with the Montgomery scalars mont.
-func scaleDiff(jobs []ScaleDiffJob, mont []uint64) {
-	if r, ok := CurrentRouter().(KeySwitchRouter); ok && r.ScaleDiff(jobs) {
-		return
+// scaleDiff runs jobs — built with W in Lattigo's Montgomery form — on
+// the installed KeySwitchRouter (W converted to plain form first), or with
+// Lattigo's SubThenMulScalarMontgomeryTwoModulus.
+func scaleDiff(jobs []ScaleDiffJob) {
+	if r, ok := CurrentRouter().(KeySwitchRouter); ok {
+		plain := make([]ScaleDiffJob, len(jobs))
+		for i, j := range jobs {
+			j.W = plainOf(j.S, j.W)
+			plain[i] = j
+		}
+		if r.ScaleDiff(plain) {
+			return
+		}
 	}
-	for i, j := range jobs {
-		j.S.SubThenMulScalarMontgomeryTwoModulus(j.X, j.Y, mont[i], j.Out)
+	for _, j := range jobs {
+		j.S.SubThenMulScalarMontgomeryTwoModulus(j.X, j.Y, j.W, j.Out)
 	}
 }
 

@@ -152,6 +152,11 @@ func (b *Backend) GadgetMulAcc(jobs []engine.MulAccJob) (bool, error) {
 	if b.path != PathIFMA && b.path != PathEmulated {
 		return false, nil
 	}
+	for _, j := range jobs {
+		if j.S != nil && j.S.Modulus >= NTTQBound {
+			return false, nil // a modulus the kernels do not take: the engine's loop
+		}
+	}
 	ok, err := GadgetMulAcc(b.path, b.Workers, jobs)
 	if ok && err == nil {
 		b.mulAccMods.Add(uint64(len(jobs)))
@@ -165,6 +170,11 @@ func (b *Backend) ModUp(jobs []engine.ModUpJob) (bool, error) {
 	if b.path != PathIFMA && b.path != PathEmulated {
 		return false, nil
 	}
+	for _, j := range jobs {
+		if j.C != nil && !modUpSupported(j.C) {
+			return false, nil // moduli the kernel does not take: the engine's loop
+		}
+	}
 	ok, err := ModUp(b.path, jobs)
 	if ok && err == nil {
 		b.modUps.Add(uint64(len(jobs)))
@@ -175,6 +185,25 @@ func (b *Backend) ModUp(jobs []engine.ModUpJob) (bool, error) {
 // ModUpCount returns how many basis extensions the backend's kernels ran
 // since it was opened.
 func (b *Backend) ModUpCount() uint64 { return b.modUps.Load() }
+
+// modUpSupported reports whether the kernel takes c's shape and moduli
+// (declined, not an error: the engine runs Lattigo's).
+func modUpSupported(c *engine.ModUpConstants) bool {
+	if len(c.SrcQ) > MaxModUpSources {
+		return false
+	}
+	for _, q := range c.SrcQ {
+		if q >= NTTQBound {
+			return false
+		}
+	}
+	for _, p := range c.DstQ {
+		if p >= NTTQBound {
+			return false
+		}
+	}
+	return true
+}
 
 // MaxModUpSources bounds the source moduli of the vector basis extension
 // (its correction table is one 16-word permutation per target).
@@ -345,6 +374,11 @@ func ScaleDiff(path Path, jobs []engine.ScaleDiffJob) (bool, error) {
 func (b *Backend) ScaleDiff(jobs []engine.ScaleDiffJob) (bool, error) {
 	if b.path != PathIFMA && b.path != PathEmulated {
 		return false, nil
+	}
+	for _, j := range jobs {
+		if j.S != nil && j.S.Modulus >= NTTQBound {
+			return false, nil // a modulus the kernel does not take: the engine's loop
+		}
 	}
 	ok, err := ScaleDiff(b.path, jobs)
 	if ok && err == nil {

@@ -303,3 +303,42 @@ func TestScaleDiff(t *testing.T) {
 		require.Error(t, err)
 	}
 }
+
+// TestKeySwitchDeclines: the backend declines (false, no error) jobs over a
+// modulus ≥ 2^51 or with more sources than the kernel takes, so the engine
+// runs Lattigo's loop without a logged failure; the scalar path declines
+// everything.
+func TestKeySwitchDeclines(t *testing.T) {
+	rng := rand.New(rand.NewPCG(26, 5))
+	big61 := uint64(1<<61 - 1)
+	for _, p := range []Path{PathEmulated, PathScalar} {
+		b, err := NewPath(p)
+		require.NoError(t, err)
+		mac := mulAccCase(rng, 64, 2, randOdd(rng, 40))
+		if p == PathEmulated {
+			mac.S = &ring.SubRing{N: 64, Modulus: big61}
+		}
+		ok, err := b.GadgetMulAcc([]engine.MulAccJob{mac})
+		require.NoError(t, err)
+		require.False(t, ok, p)
+
+		ext := modUpCase(t, rng, 64, 2, 2, 40)
+		if p == PathEmulated {
+			ext.C = engine.NewModUpConstants(ext.C.SrcQ, []uint64{ext.C.DstQ[0], big61})
+		}
+		ok, err = b.ModUp([]engine.ModUpJob{ext})
+		require.NoError(t, err)
+		require.False(t, ok, p)
+		many := modUpCase(t, rng, 64, MaxModUpSources+1, 1, 40)
+		ok, err = b.ModUp([]engine.ModUpJob{many})
+		require.NoError(t, err)
+		require.False(t, ok, p)
+
+		sd := engine.ScaleDiffJob{S: &ring.SubRing{N: 64, Modulus: big61}, X: make([]uint64, 64), Y: make([]uint64, 64), Out: make([]uint64, 64)}
+		ok, err = b.ScaleDiff([]engine.ScaleDiffJob{sd})
+		require.NoError(t, err)
+		require.False(t, ok, p)
+		require.Zero(t, b.MulAccCount()+b.ModUpCount()+b.ScaleDiffCount())
+		require.NoError(t, b.Close())
+	}
+}
