@@ -54,7 +54,7 @@ func NewMulAccConstants(q uint64) (MulAccConstants, error) {
 // caller must recompute them. Jobs run on up to workers goroutines (0:
 // GOMAXPROCS). An error means nothing usable was written.
 func GadgetMulAcc(path Path, workers int, jobs []engine.MulAccJob) (bool, error) {
-	if path == PathIFMA && MulAddPath() != PathIFMA {
+	if path == PathIFMA && !DetectFeatures().IFMA() {
 		return false, fmt.Errorf("native: gadget multiply-accumulate: IFMA path not available here (%s)", DetectFeatures())
 	}
 	if path != PathIFMA && path != PathEmulated {
@@ -267,7 +267,7 @@ func tablesOf(c *engine.ModUpConstants) (*modUpTables, error) {
 // outputs are unspecified and the caller recomputes them). Moduli must be
 // odd and < NTTQBound, at most MaxModUpSources sources, N a multiple of 8.
 func ModUp(path Path, jobs []engine.ModUpJob) (bool, error) {
-	if path == PathIFMA && MulAddPath() != PathIFMA {
+	if path == PathIFMA && !DetectFeatures().IFMA() {
 		return false, fmt.Errorf("native: basis extension: IFMA path not available here (%s)", DetectFeatures())
 	}
 	if path != PathIFMA && path != PathEmulated {
@@ -333,7 +333,7 @@ func modUpOne(path Path, j *engine.ModUpJob, t *modUpTables) bool {
 // (< 2q), and if one is not, nothing is written (an output may alias an
 // input) and the caller recomputes them all.
 func ScaleDiff(path Path, jobs []engine.ScaleDiffJob) (bool, error) {
-	if path == PathIFMA && MulAddPath() != PathIFMA {
+	if path == PathIFMA && !DetectFeatures().IFMA() {
 		return false, fmt.Errorf("native: scale-difference: IFMA path not available here (%s)", DetectFeatures())
 	}
 	if path != PathIFMA && path != PathEmulated {
