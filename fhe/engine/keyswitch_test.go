@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"bytes"
+	"math/big"
 	"math/bits"
 	"math/rand/v2"
 	"sync/atomic"
@@ -181,6 +182,9 @@ func TestDecomposeNTTByteIdentical(t *testing.T) {
 		for level := 0; level <= params.MaxLevel(); level++ {
 			for _, isNTT := range []bool{true, false} {
 				c2 := randomCiphertext(rng, params, level).Value[2]
+				if !isNTT {
+					plantCentringBoundary(params, level, levelP+1, c2)
+				}
 				want := newDecomp()
 				ev.DecomposeNTT(level, levelP, levelP+1, c2, isNTT, want)
 				for _, router := range routers() {
@@ -277,6 +281,29 @@ func TestModDownByteIdentical(t *testing.T) {
 			}
 		}
 	})
+}
+
+// plantCentringBoundary writes, in the first words of c2 (coefficient
+// domain), values whose centred lift within the first decomposition digit
+// is within 2 of a multiple of the digit's modulus: there the basis
+// extension's floating-point estimate of v is decided by rounding.
+func plantCentringBoundary(params rlwe.Parameters, level, nbPi int, c2 ring.Poly) {
+	subs := params.RingQ().SubRings[:min(nbPi, level+1)]
+	if len(subs) < 2 {
+		return
+	}
+	Q := big.NewInt(1)
+	for _, s := range subs {
+		Q.Mul(Q, new(big.Int).SetUint64(s.Modulus))
+	}
+	H := new(big.Int).Rsh(Q, 1)
+	for w, eps := range []int64{0, 1, 2, -1, -2} {
+		x := new(big.Int).Sub(Q, H)
+		x.Add(x, big.NewInt(eps)).Mod(x, Q)
+		for i, s := range subs {
+			c2.Coeffs[i][w] = new(big.Int).Mod(x, new(big.Int).SetUint64(s.Modulus)).Uint64()
+		}
+	}
 }
 
 // forEachPreset runs f as a subtest per registered preset with its RLWE

@@ -11,6 +11,7 @@ import (
 	"github.com/tuneinsight/lattigo/v6/ring"
 
 	"github.com/fhegate/fhegate/fhe/engine"
+	"github.com/fhegate/fhegate/internal/testseed"
 )
 
 // keySwitchPaths are the kernel paths runnable here: the emulated model
@@ -73,12 +74,12 @@ func mulAccWant(q uint64, k, d [][]uint64, x int) uint64 {
 // kernels agree, poisoned outputs are overwritten; the same holds against
 // Lattigo's own MulCoeffsMontgomery(ThenAdd) on NTT-friendly primes.
 func TestGadgetMulAcc(t *testing.T) {
-	rng := rand.New(rand.NewPCG(26, 1))
+	rng := testseed.Rand(t, 260+1)
 	for _, tc := range []struct {
 		qbits  uint
 		n      int
 		digits int
-	}{{20, 64, 1}, {30, 64, 3}, {36, 256, 5}, {44, 64, 13}, {49, 128, 4}, {50, 64, 2}, {51, 1024, 5}, {51, 64, 13}} {
+	}{{20, 64, 1}, {30, 64, 3}, {36, 256, 5}, {44, 64, 13}, {49, 128, 4}, {50, 64, 2}, {51, 1024, 5}, {51, 64, 13}, {50, 1 << 14, 5}} {
 		q := randOdd(rng, tc.qbits)
 		job := mulAccCase(rng, tc.n, tc.digits, q)
 		var outs [][]uint64
@@ -140,7 +141,7 @@ func TestGadgetMulAcc(t *testing.T) {
 // TestGadgetMulAccRefusals: an input word out of bounds is reported (the
 // caller recomputes), misuse is an error, not a crash.
 func TestGadgetMulAccRefusals(t *testing.T) {
-	rng := rand.New(rand.NewPCG(26, 2))
+	rng := testseed.Rand(t, 260+2)
 	q := randOdd(rng, 40)
 	for _, p := range keySwitchPaths(t) {
 		for _, plant := range []func(j engine.MulAccJob){
@@ -189,6 +190,22 @@ func modUpCase(t *testing.T, rng *rand.Rand, n, ns, nt int, qbits int) engine.Mo
 		s[0], s[1], s[2], s[3] = 0, q-1, q, 2*q-1
 		j.Src = append(j.Src, s)
 	}
+	// words whose centred lift x + ⌊Q/2⌋ is within 2 of a multiple of Q:
+	// Σ y_i/q_i is then within 2/Q of an integer, where the float64
+	// estimate of v is decided by rounding — the kernel must round as
+	// Lattigo does
+	Q := big.NewInt(1)
+	for _, q := range ps[:ns] {
+		Q.Mul(Q, new(big.Int).SetUint64(q))
+	}
+	H := new(big.Int).Rsh(Q, 1)
+	for w, eps := range []int64{0, 1, 2, -1, -2} {
+		x := new(big.Int).Sub(Q, H)
+		x.Add(x, big.NewInt(eps)).Mod(x, Q)
+		for i, q := range ps[:ns] {
+			j.Src[i][4+w] = new(big.Int).Mod(x, new(big.Int).SetUint64(q)).Uint64()
+		}
+	}
 	for range nt {
 		j.Dst = append(j.Dst, poisoned(n))
 	}
@@ -201,9 +218,9 @@ func modUpCase(t *testing.T, rng *rand.Rand, n, ns, nt int, qbits int) engine.Mo
 // real IFMA kernels, for 2–15 sources and 1–12 targets of 30–51-bit primes;
 // poisoned outputs are overwritten; a source word ≥ 2q is reported.
 func TestModUp(t *testing.T) {
-	rng := rand.New(rand.NewPCG(26, 3))
+	rng := testseed.Rand(t, 260+3)
 	for _, tc := range []struct{ n, ns, nt, qbits int }{
-		{64, 2, 1, 30}, {256, 2, 10, 34}, {128, 3, 4, 40}, {64, 4, 12, 50}, {512, 2, 9, 51}, {64, 15, 3, 45},
+		{64, 2, 1, 30}, {256, 2, 10, 34}, {1 << 14, 2, 10, 51}, {128, 3, 4, 40}, {64, 4, 12, 50}, {512, 2, 9, 51}, {64, 15, 3, 45},
 	} {
 		job := modUpCase(t, rng, tc.n, tc.ns, tc.nt, tc.qbits)
 		want := make([][]uint64, tc.nt)
@@ -253,7 +270,7 @@ func TestModUp(t *testing.T) {
 // model and the real IFMA kernels; a word ≥ 2q in any job leaves every job
 // unwritten; misuse is an error.
 func TestScaleDiff(t *testing.T) {
-	rng := rand.New(rand.NewPCG(26, 4))
+	rng := testseed.Rand(t, 260+4)
 	for _, qbits := range []uint{20, 34, 45, 50, 51} {
 		q := randOdd(rng, qbits)
 		n := 256
@@ -309,7 +326,7 @@ func TestScaleDiff(t *testing.T) {
 // runs Lattigo's loop without a logged failure; the scalar path declines
 // everything.
 func TestKeySwitchDeclines(t *testing.T) {
-	rng := rand.New(rand.NewPCG(26, 5))
+	rng := testseed.Rand(t, 260+5)
 	big61 := uint64(1<<61 - 1)
 	for _, p := range []Path{PathEmulated, PathScalar} {
 		b, err := NewPath(p)
