@@ -50,29 +50,11 @@ func (r routedBGV) MulRelinNew(op0 *rlwe.Ciphertext, op1 rlwe.Operand) (*rlwe.Ci
 	if !ok || r.ScaleInvariant {
 		return r.Evaluator.MulRelinNew(op0, op1)
 	}
-	prod, err := r.mulNew(op0, ct)
+	prod, err := r.Evaluator.MulNew(op0, ct)
 	if err != nil {
 		return nil, err
 	}
 	return prod, r.w.keySwitcher().Relinearize(prod, r.rlk, prod)
-}
-
-// mulNew is bgv.Evaluator.MulNew of two degree-1 ciphertexts with the
-// tensor product through the engine (KeySwitcher.TensorBGV, byte-identical)
-// where the router takes it, else Lattigo's.
-func (r routedBGV) mulNew(op0, op1 *rlwe.Ciphertext) (*rlwe.Ciphertext, error) {
-	params := r.GetParameters()
-	out := bgv.NewCiphertext(*params, 2, min(op0.Level(), op1.Level()))
-	_, level, err := r.InitOutputBinaryOp(op0.El(), op1.El(), 2, out.El())
-	if err != nil {
-		return r.Evaluator.MulNew(op0, op1) // Lattigo's error
-	}
-	out.Resize(2, level)
-	out.Scale = op0.Scale.Mul(op1.Scale)
-	if !r.w.keySwitcher().TensorBGV(level, params.PlaintextModulus(), op0.Value, op1.Value, out.Value) {
-		return r.Evaluator.MulNew(op0, op1)
-	}
-	return out, nil
 }
 
 func (r routedBGV) Rescale(op0, op1 *rlwe.Ciphertext) error { return r.w.rescaleInto(op0, op1) }

@@ -43,10 +43,6 @@ type KeySwitcher struct {
 	// macJobs is reused across calls (the inner slices are rebuilt).
 	macJobs  []MulAccJob
 	macLimbs [][]uint64
-	// TensorBGV's τ = t·2^64 in Montgomery form, for plaintext modulus
-	// tensorT.
-	tensorT    uint64
-	tensorMont ring.RNSScalar
 }
 
 // NewKeySwitcher returns a key switcher over ev (which it uses and must not
