@@ -26,6 +26,11 @@ type Gate struct {
 	Transforms uint64 `json:"engine_transforms"`
 	Routed     uint64 `json:"routed"`
 	Batches    uint64 `json:"engine_batches"`
+	// The key switch's loops the accelerator ran (gpu.RouterStats): moduli
+	// of multiply-accumulates, basis extensions, ModDown/rescale limbs.
+	MulAcc    uint64 `json:"muladd_routed,omitempty"`
+	ModUp     uint64 `json:"modup_routed,omitempty"`
+	ScaleDiff uint64 `json:"scalediff_routed,omitempty"`
 }
 
 // GateBackend names the backend in force of d.
@@ -58,10 +63,14 @@ func GateNow(per int) Gate {
 	c.RoutedFraction = float64(int64(rs.RoutedFraction()*1e4+0.5)) / 1e4
 	c.MedianBatch, c.P95Batch = rs.MedianBatch, rs.P95Batch
 	c.Transforms, c.Routed, c.Batches = rs.Transforms, rs.Routed, rs.Batches
+	c.MulAcc, c.ModUp, c.ScaleDiff = rs.MulAcc, rs.ModUp, rs.ScaleDiff
 	if per > 1 {
 		c.Transforms /= uint64(per)
 		c.Routed /= uint64(per)
 		c.Batches /= uint64(per)
+		c.MulAcc /= uint64(per)
+		c.ModUp /= uint64(per)
+		c.ScaleDiff /= uint64(per)
 	}
 	return c
 }
