@@ -104,3 +104,33 @@ func TestAgreedFromActiveSlowProducer(t *testing.T) {
 		}
 	})
 }
+
+// TestCommittedRoundSlowIssue: a committed share round's deadline starts
+// once the share exists, so senders whose shares take longer than a round
+// to issue (a loaded member, many concurrent refreshes) still exchange
+// them; a member that only receives waits with ProduceWait.
+func TestCommittedRoundSlowIssue(t *testing.T) {
+	t.Parallel()
+	const timeout = 300 * time.Millisecond
+	gs := agreedGroups(t, 3, timeout)
+	senders := []transport.MemberID{1, 2}
+	out := make([]map[transport.MemberID][]byte, len(gs))
+	errs := make([]error, len(gs))
+	done := make(chan struct{})
+	for i := range gs {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			g := gs[i]
+			g.ProduceWait = 10 * timeout
+			out[i], errs[i] = exchangeCommitted(context.Background(), g, transport.TypeAgreed, "slow-issue", senders, []transport.MemberID{3},
+				func() ([]byte, error) { time.Sleep(3 * timeout); return []byte{byte(i + 1)}, nil })
+		}()
+	}
+	for range gs {
+		<-done
+	}
+	for i := range gs {
+		require.NoError(t, errs[i], "member %d", i+1)
+		require.Equal(t, map[transport.MemberID][]byte{1: {1}, 2: {2}}, out[i], "member %d", i+1)
+	}
+}
