@@ -37,10 +37,10 @@ echo "--- examples/go"
 go run ./examples/go --rpc "$rpc" --datadir "$datadir"
 go run ./examples/go --rpc "$rpc" --datadir "$datadir" --account 2 --income 2 --debt 1   # denied
 
-echo "--- examples/policies (every shipped policy, KYC/AML and the 2- and 4-refresh ones included, random inputs)"
+echo "--- examples/policies (every shipped policy, KYC/AML, the deep ones and the wide-integer amounts/ ones included, random inputs)"
 go run ./examples/policies --rpc "$rpc" --datadir "$datadir" --count 2
 
-echo "--- @fhegate/client (clients/js: WebAssembly build; every ethers helper on the devnet, vector inputs included)"
+echo "--- @fhegate/client (clients/js: WebAssembly build; every ethers helper on the devnet, vector inputs and a wide-integer policy included)"
 (cd clients/js && npm ci --no-audit --no-fund --silent && npm run --silent build \
   && FHEGATE_RPC_URL="$rpc" FHEGATE_COMMITTEE_API="$(cat "$datadir/committee/api.addr")" node --test test/devnet.test.mjs)
 
