@@ -47,7 +47,7 @@ func TestAgreedFromActiveSlowProducer(t *testing.T) {
 		err  error
 		took time.Duration
 	}
-	run := func(t *testing.T, session string, produceWait time.Duration, produce func(i int) ([]byte, error)) []outcome {
+	run := func(t *testing.T, session string, produceWait time.Duration, produce func(i int) ([]byte, error), after ...func(i int)) []outcome {
 		gs := agreedGroups(t, 3, timeout)
 		out := make([]outcome, len(gs))
 		done := make(chan struct{})
@@ -60,6 +60,9 @@ func TestAgreedFromActiveSlowProducer(t *testing.T) {
 				v, err := AgreedFromActive(context.Background(), g, transport.TypeAgreed, session, active, receivers, "value",
 					func() ([]byte, error) { return produce(i) })
 				out[i] = outcome{v, err, time.Since(start)}
+				for _, f := range after {
+					f(i)
+				}
 			}()
 		}
 		for range gs {
@@ -88,12 +91,23 @@ func TestAgreedFromActiveSlowProducer(t *testing.T) {
 	})
 	t.Run("an active member fails", func(t *testing.T) {
 		t.Parallel()
+		// Member 1 fails at once; member 2 is still computing, and finishes
+		// only once member 3 has its answer: member 3 must not wait for it.
 		boom := errors.New("evaluation failed")
+		release := make(chan struct{})
 		out := run(t, "abort", time.Minute, func(i int) ([]byte, error) {
 			if i == 0 {
 				return nil, boom
 			}
+			select {
+			case <-release:
+			case <-time.After(time.Minute):
+			}
 			return value, nil
+		}, func(i int) {
+			if i == 2 {
+				close(release)
+			}
 		})
 		require.ErrorIs(t, out[0].err, boom)
 		for i := 1; i < 3; i++ {

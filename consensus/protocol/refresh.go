@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/tuneinsight/lattigo/v6/core/rlwe"
 	"github.com/tuneinsight/lattigo/v6/multiparty"
@@ -317,7 +318,9 @@ func exchangeShares(ctx context.Context, g Group, typ transport.Type, session st
 // produces a value for. A receiver that is not active waits Timeout plus
 // Group.ProduceWait for the active members' values. An active member whose
 // issue fails tells the receivers at once with an empty message
-// (ErrActiveFailed there) instead of letting them wait out the round.
+// (ErrActiveFailed there, returned as soon as it arrives, whatever the other
+// active members are still computing) instead of letting them wait out the
+// round.
 func exchangeActive(ctx context.Context, g Group, typ transport.Type, session string, active, receivers []transport.MemberID, what string, issue func() ([]byte, error)) (map[transport.MemberID][]byte, error) {
 	shares := map[transport.MemberID][]byte{}
 	wait := g.timeout()
@@ -347,18 +350,58 @@ func exchangeActive(ctx context.Context, g Group, typ transport.Type, session st
 	}
 	rctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
-	got := g.Mux.Collect(rctx, session, typ, active)
+	got := collectUntilAbort(rctx, g.Mux, session, typ, active)
 	g.Mux.Forget(session)
-	if len(got.Missing) > 0 {
-		return nil, &ErrMissing{Session: session, Missing: got.Missing}
-	}
 	for _, id := range active {
 		if m, ok := got.Got[id]; ok && len(m.Payload) == 0 {
 			return nil, &ErrActiveFailed{Session: session, Member: id}
 		}
 	}
+	if len(got.Missing) > 0 {
+		return nil, &ErrMissing{Session: session, Missing: got.Missing}
+	}
 	for id, m := range got.Got {
 		shares[id] = m.Payload
 	}
 	return shares, nil
+}
+
+// collectUntilAbort is Mux.Collect that stops waiting as soon as one sender's
+// message is empty (an active member's abort, exchangeActive): the round
+// has failed whatever the others send.
+func collectUntilAbort(ctx context.Context, mux *transport.Mux, session string, typ transport.Type, from []transport.MemberID) transport.Gather {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type res struct {
+		id  transport.MemberID
+		msg transport.Message
+		err error
+	}
+	ch := make(chan res, len(from))
+	n := 0
+	for _, id := range from {
+		if id == mux.Self() {
+			continue
+		}
+		n++
+		go func() {
+			msg, err := mux.Recv(ctx, transport.Key{Session: session, Type: typ, From: id})
+			ch <- res{id, msg, err}
+		}()
+	}
+	out := transport.Gather{Got: map[transport.MemberID]transport.Message{}}
+	for range n {
+		r := <-ch
+		switch {
+		case r.err != nil:
+			out.Missing = append(out.Missing, r.id)
+		default:
+			out.Got[r.id] = r.msg
+			if len(r.msg.Payload) == 0 {
+				cancel()
+			}
+		}
+	}
+	slices.Sort(out.Missing)
+	return out
 }
