@@ -373,7 +373,7 @@ func rotated(ids []transport.MemberID, name string) []transport.MemberID {
 // when they do not.
 func (r *requestRun) agreedAccumulators(ctx context.Context, session string, active, participants []transport.MemberID, accs int,
 	packOwn func() ([]*fhe.Ciphertext, error)) ([]*fhe.Ciphertext, error) {
-	return agreedValue(ctx, r, session+"/acc", "packed accumulators", active, participants, packOwn, marshalCiphertexts,
+	return agreedValue(ctx, r, session+"/acc", "packed accumulators", active, participants, r.m.cfg.RoundTimeout, packOwn, marshalCiphertexts,
 		func(b []byte) ([]*fhe.Ciphertext, error) { return unmarshalCiphertexts(r.m.params, b, accs) },
 		func(err error) ([]*fhe.Ciphertext, error) {
 			r.log.Warn("the packing members' accumulators differ: packing them here", zap.Error(err))
@@ -386,10 +386,14 @@ func (r *requestRun) agreedAccumulators(ctx context.Context, session string, act
 // and then return it again) when it is one of the active members: an
 // active member sends encode of own's value (through agreedPayload) and
 // returns that value; any other member returns the agreed copy decoded,
-// or differ's answer when the copies differ.
-func agreedValue[T any](ctx context.Context, r *requestRun, session, what string, active, receivers []transport.MemberID,
+// or differ's answer when the copies differ. A member that is not active
+// waits a round timeout plus produce (protocol.Group.ProduceWait: how long
+// the active members may take to compute the value).
+func agreedValue[T any](ctx context.Context, r *requestRun, session, what string, active, receivers []transport.MemberID, produce time.Duration,
 	own func() (T, error), encode func(T) ([]byte, error), decode func([]byte) (T, error), differ func(error) (T, error)) (T, error) {
-	b, err := protocol.AgreedFromActive(ctx, r.m.group(), transport.TypeAgreed, session, active, receivers, what, func() ([]byte, error) {
+	g := r.m.group()
+	g.ProduceWait = produce
+	b, err := protocol.AgreedFromActive(ctx, g, transport.TypeAgreed, session, active, receivers, what, func() ([]byte, error) {
 		v, err := own()
 		if err != nil {
 			return nil, err

@@ -333,7 +333,13 @@ func (r *requestRun) evaluateShared(ctx context.Context, circuit Circuit, inputs
 		own, err = circuit.Evaluate(ctx, r.ks.ev, inputs, r.refresh)
 		return own, err
 	}
-	return agreedValue(ctx, r, r.base+"/result", "packed result", r.packers, r.receivers, evalOwn,
+	// The packers' evaluation is one segment per refresh point and one
+	// more, each a round timeout at most for the members that wait for it.
+	segments := 1
+	if pc, ok := circuit.(planCircuit); ok {
+		segments += pc.plan.Counts.Refreshes
+	}
+	return agreedValue(ctx, r, r.base+"/result", "packed result", r.packers, r.receivers, time.Duration(segments)*r.m.cfg.RoundTimeout, evalOwn,
 		func(ct *fhe.Ciphertext) ([]byte, error) { return ct.MarshalBinary() },
 		func(b []byte) (*fhe.Ciphertext, error) {
 			ct, err := committeeCiphertext(r.m.params, b)

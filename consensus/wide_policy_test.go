@@ -2,7 +2,9 @@ package consensus
 
 import (
 	"context"
+	"fmt"
 	"math/big"
+	"math/rand/v2"
 	"strconv"
 	"testing"
 
@@ -116,4 +118,73 @@ func TestChainAcceptsWhatCommitteeEvaluates(t *testing.T) {
 		}
 	}
 	require.GreaterOrEqual(t, accepted, len(examples.AmountNames())+2)
+}
+
+// TestPackedWideDigitIsolated: a client's input proof shows knowledge of
+// its plaintext, not that each base-16 digit of a wide integer is below 16.
+// In a packed batch of amounts/bid_reserve requests (two uint16 amounts,
+// four digits each, ONE vector input per request), one client encrypts a
+// top digit of 16, 300 or 65536 (≡ −1 mod t). Every other request's verdict
+// equals bid ≥ reserve, written by hand; the crafted request gets either
+// ResultRejectedInput (its slot decrypted out of range and the committee
+// isolated it, isolate.go) or the plan over Z_t on its own digits — only
+// its own verdict moves (policy/wide.go, "Digits are plaintext slots").
+func TestPackedWideDigitIsolated(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a committee")
+	}
+	const n, bad = 8, 5
+	spec := examples.MustGet("amounts/bid_reserve")
+	kf := newPolicyFixture(t, [32]byte{0xd1, 0x6e}, spec, nil)
+	f := kf.packFixture
+	r := rand.New(rand.NewPCG(25, 16))
+	for ci, crafted := range []int64{16, 300, 65536} {
+		b := PackedBatch{PolicyID: kf.id, Session: fmt.Sprintf("test/pack/wide-digit/%d", crafted)}
+		want := map[[32]byte]int64{}
+		var badRow []int64
+		for k := range n {
+			bid, reserve := r.Uint64N(65536), r.Uint64N(65536)
+			if k%3 == 0 {
+				reserve = bid
+			}
+			row, err := kf.plan.DecisionRow([]string{strconv.FormatUint(bid, 10), strconv.FormatUint(reserve, 10)})
+			require.NoError(t, err)
+			if k == bad {
+				row[3] = crafted // bid.3, the top digit of bid
+				badRow = row
+			}
+			slots, err := f.p.VectorInts(row)
+			require.NoError(t, err)
+			ct, err := f.enc.EncryptInts(slots)
+			require.NoError(t, err)
+			req := f.lc.Chain.Post(Request{ID: [32]byte{0xd2, byte(ci), byte(k)}, PolicyID: kf.id, Kind: KindPolicy, Inputs: []fhe.Handle{f.put(ct)}})
+			b.Requests = append(b.Requests, req)
+			want[req.ID] = 0
+			if bid >= reserve {
+				want[req.ID] = 1
+			}
+		}
+		out, errs := kf.processAll(b)
+		for i := range out {
+			require.NoError(t, errs[i], "member %d", i+1)
+			require.Len(t, out[i], n)
+			for s, v := range out[i] {
+				if s == bad {
+					continue
+				}
+				require.Equal(t, big.NewInt(want[v.RequestID]), v.Result, "digit %d: member %d, slot %d", crafted, i+1, s)
+			}
+		}
+		offender := out[0][bad]
+		if !offender.IsRejectedInput() {
+			col := make([][]int64, len(badRow))
+			for j, x := range badRow {
+				col[j] = []int64{x}
+			}
+			z, err := kf.plan.EvalPlain(col)
+			require.NoError(t, err)
+			require.Equal(t, new(big.Int).SetUint64(mod(z[0], f.p.PlaintextModulus())), offender.Result, "digit %d: the crafted request's own verdict is the plan over Z_t", crafted)
+		}
+		t.Logf("top digit %d: crafted request's verdict %v (rejected input: %v)", crafted, offender.Result, offender.IsRejectedInput())
+	}
 }

@@ -312,6 +312,9 @@ func (c *compiler) unary(n *node) (*val, error) {
 // binary compiles arithmetic and comparisons. Booleans are promoted to the
 // integers 0/1 in arithmetic.
 func (c *compiler) binary(n *node) (*val, error) {
+	if _, cmp := cmpSign[n.op]; cmp && (c.wideSub(n.kids[0]) || c.wideSub(n.kids[1])) {
+		n = moveSubtrahends(n) // wide.go: a − b op c ⇔ a op b + c, exactly
+	}
 	x, err := c.expr(n.kids[0])
 	if err != nil {
 		return nil, err

@@ -93,7 +93,10 @@
 // width grows by one digit — the overflow rule: never wraps, refused past
 // 128 bits); k·x for a constant k splits nibble products into low and high
 // digits; x ∈ S for x ≤ 16 bits evaluates S's vanishing polynomial in
-// chunks and maps it to 0/1 with z^(t−1). Subtraction and products of two
+// chunks and maps it to 0/1 with z^(t−1). A wide subtraction is
+// compiled only directly in a comparison, by moving the subtracted terms to
+// the other side (a − b ≥ c as a ≥ b + c: exact, a negative difference
+// compares as negative); products of two
 // encrypted wide values are refused. wide.go has the math, the costs and
 // what an out-of-range digit (≥ 16) can do: only garble its own request's
 // verdict. Plans over wide integers also track BGV scale classes (a sum of

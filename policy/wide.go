@@ -36,6 +36,14 @@ package policy
 //     sum gets one more digit: wide sums are exact and never wrap (the
 //     overflow rule: the width grows, up to MaxWideDigits digits; a sum
 //     that would need more is refused at compile time).
+//   - Subtraction: a wide difference could go negative, which no digit
+//     vector represents, so it exists only where it is exact — directly in a
+//     comparison. The compiler moves every subtracted term of a comparison's
+//     two sums to the other side (a − b ≥ c becomes a ≥ b + c; == and the
+//     other comparisons likewise), which is the integer comparison itself:
+//     no wrap, no saturation, a negative difference simply compares as
+//     negative. Elsewhere (a let, a product, a membership) a wide
+//     subtraction is refused.
 //   - x·k for a constant k = Σ k_j·16^j: per nibble k_j the digit products
 //     k_j·x_i split into a low and a high digit ((k_j·x_i) mod 16 and
 //     ⌊k_j·x_i/16⌋, degree-15 polynomials of x_i), two normalised numbers
@@ -316,7 +324,7 @@ func (c *compiler) wideBinary(n *node, x, y *val) (*val, error) {
 		}
 		return c.wideMulConst(n, b, k)
 	case "-":
-		return nil, c.errNode(ErrType, n, "wide unsigned integers have no subtraction (it could go negative): move the term to the other side of the comparison, e.g. a >= b + c")
+		return nil, c.errNode(ErrType, n, "a wide unsigned integer is subtracted only directly in a comparison (a - b >= c is compiled as a >= b + c, exactly); outside one the difference could go negative")
 	}
 	a, err := c.toWide(n, x)
 	if err != nil {
@@ -327,6 +335,74 @@ func (c *compiler) wideBinary(n *node, x, y *val) (*val, error) {
 		return nil, err
 	}
 	return c.wideCompare(n, n.op, a, b)
+}
+
+// wideSub reports whether the sum n (a chain of + and −) subtracts a term
+// that involves a wide value: the case a comparison compiles by moving the
+// subtracted terms across (moveSubtrahends).
+func (c *compiler) wideSub(n *node) bool {
+	switch n.op {
+	case "+":
+		return c.wideSub(n.kids[0]) || c.wideSub(n.kids[1])
+	case "-":
+		return c.hasWide(n) || c.wideSub(n.kids[0])
+	}
+	return false
+}
+
+// hasWide reports whether n mentions a wide value (a wide input, constant
+// or let, or a literal above MaxAbs).
+func (c *compiler) hasWide(n *node) bool {
+	switch n.op {
+	case "uint":
+		return true
+	case "id":
+		v, ok := c.env[n.name]
+		return ok && v.kind == kWide
+	}
+	for _, k := range n.kids {
+		if c.hasWide(k) {
+			return true
+		}
+	}
+	return false
+}
+
+// moveSubtrahends rewrites the comparison n = (L op R), L and R chains of +
+// and −, as (L⁺ + R⁻) op (R⁺ + L⁻): every subtracted term moves to the
+// other side, an exact rewrite over the integers (an empty side is 0).
+func moveSubtrahends(n *node) *node {
+	var left, right []*node
+	var terms func(m *node, pos bool, own, other *[]*node)
+	terms = func(m *node, pos bool, own, other *[]*node) {
+		switch m.op {
+		case "+":
+			terms(m.kids[0], pos, own, other)
+			terms(m.kids[1], pos, own, other)
+		case "-":
+			terms(m.kids[0], pos, own, other)
+			terms(m.kids[1], !pos, own, other)
+		default:
+			if pos {
+				*own = append(*own, m)
+			} else {
+				*other = append(*other, m)
+			}
+		}
+	}
+	terms(n.kids[0], true, &left, &right)
+	terms(n.kids[1], true, &right, &left)
+	sum := func(ts []*node) *node {
+		if len(ts) == 0 {
+			return &node{op: "int", col: n.col}
+		}
+		s := ts[0]
+		for _, t := range ts[1:] {
+			s = &node{op: "+", kids: []*node{s, t}, col: t.col}
+		}
+		return s
+	}
+	return &node{op: n.op, kids: []*node{sum(left), sum(right)}, col: n.col}
 }
 
 // lexPair is (L, E) of a run of digits: L = [x < y] and E = [x = y] on it

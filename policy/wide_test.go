@@ -70,6 +70,14 @@ var wideCases = []wideCase{
 		}},
 	{name: "member-not", inputs: "  - {name: x, type: uint16, max: 1000}\n", expr: "x not in {3, 500..510, 999}",
 		ref: func(v []uint64) bool { return !(v[0] == 3 || v[0] == 999 || (v[0] >= 500 && v[0] <= 510)) }},
+	{name: "sub-xy", inputs: "  - {name: x, type: uint32}\n  - {name: y, type: uint32}\n", expr: "x - y > 0",
+		ref: func(v []uint64) bool { return v[0] > v[1] }},
+	{name: "sub-chain", inputs: "  - {name: income, type: uint32, max: 1000000}\n  - {name: debt, type: uint32, max: 1000000}\n  - {name: rent, type: uint16}\n",
+		expr: "income - debt - rent >= 1000", ref: func(v []uint64) bool { return int64(v[0])-int64(v[1])-int64(v[2]) >= 1000 }},
+	{name: "sub-right", inputs: "  - {name: x, type: uint16}\n  - {name: y, type: uint16}\n", expr: "x + 7 < y - 500",
+		ref: func(v []uint64) bool { return int64(v[0])+7 < int64(v[1])-500 }},
+	{name: "sub-eq", inputs: "  - {name: x, type: uint16}\n  - {name: y, type: uint16}\n", expr: "x - y == 7 || y - x == 65535",
+		ref: func(v []uint64) bool { return int64(v[0])-int64(v[1]) == 7 || int64(v[1])-int64(v[0]) == 65535 }},
 	{name: "mixed", inputs: "  - {name: age, min: 0, max: 127}\n  - {name: bal, type: uint64}\n", expr: "age >= 18 && bal >= 5000000000",
 		ref: func(v []uint64) bool { return v[0] >= 18 && v[1] >= 5_000_000_000 }},
 }
@@ -195,7 +203,9 @@ func TestWideErrors(t *testing.T) {
 		inputs, expr string
 		kind         error
 	}{
-		{u, "x - y > 0", policy.ErrType},
+		{u, "(x - y) * 2 > 0", policy.ErrType},
+		{u, "x - n > 0", policy.ErrType},
+		{"  - {name: x, type: uint32}\n  - {name: y, type: uint32}\nlet:\n  - {name: d, expr: \"x - y\"}\n", "d > 0", policy.ErrType},
 		{u, "x > n", policy.ErrType},
 		{u, "x > -1", policy.ErrRange},
 		{u, "x * y > 3", policy.ErrType},

@@ -84,19 +84,29 @@ func shareCommitment(session string, typ transport.Type, id transport.MemberID, 
 // reported to g.OnEquivocation too. Messages are bounded by the transport
 // (DefaultMaxMessage) before they are read; the caller's decoder checks a
 // share's exact shape before it allocates for it.
+//
+// As in exchangeActive, the round's deadline starts once this member's share
+// exists (issue can be slow on a loaded member: a refresh share's flooding
+// noise, many concurrent refreshes), and a member that does not send waits
+// Timeout plus Group.ProduceWait.
 func exchangeCommitted(ctx context.Context, g Group, typ transport.Type, session string, senders, receivers []transport.MemberID, issue func() ([]byte, error)) (map[transport.MemberID][]byte, error) {
-	rctx, cancel := context.WithTimeout(ctx, g.timeout())
-	defer cancel()
 	defer g.Mux.Forget(session)
 	to := union(senders, receivers)
 	self := g.Self()
 	sending := contains(senders, self)
 	var own []byte
+	wait := g.timeout()
 	if sending {
 		var err error
 		if own, err = issue(); err != nil {
 			return nil, err
 		}
+	} else {
+		wait += g.ProduceWait
+	}
+	rctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	if sending {
 		if g.hook != nil {
 			own = g.hook(hookSend, session, typ, own, func() map[transport.MemberID][]byte {
 				pctx, cancel := context.WithTimeout(rctx, 100*time.Millisecond)

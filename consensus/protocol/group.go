@@ -27,7 +27,13 @@ type Group struct {
 	// Grace is how long a round keeps waiting for stragglers once it has
 	// enough answers to proceed (0: Timeout/10, at most 1 s).
 	Grace time.Duration
-	Log   *zap.Logger
+	// ProduceWait is how much longer than Timeout a member that is not
+	// active in an active-members round (AgreedFromActive, a refresh's
+	// share round) waits for the active members, which compute their values
+	// while it waits: an agreed packed result is the whole plan's
+	// evaluation. 0: no longer.
+	ProduceWait time.Duration
+	Log         *zap.Logger
 	// Coins makes this member's coin-toss contributions a function of the
 	// session (and remembers the others' first commitments), so that a
 	// retried round commits and reveals what the first attempt did: see
@@ -131,6 +137,18 @@ type ErrMissing struct {
 
 func (e *ErrMissing) Error() string {
 	return fmt.Sprintf("protocol: %s: no answer from members %v", e.Session, e.Missing)
+}
+
+// ErrActiveFailed reports an active member that told the receivers of an
+// active-members round that it could not produce its value (its
+// computation or share failed), so they need not wait out the round.
+type ErrActiveFailed struct {
+	Session string
+	Member  transport.MemberID
+}
+
+func (e *ErrActiveFailed) Error() string {
+	return fmt.Sprintf("protocol: %s: active member %d could not produce its value", e.Session, e.Member)
 }
 
 // exchangeAll broadcasts payload to `members` and collects one message of the

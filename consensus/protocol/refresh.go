@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/tuneinsight/lattigo/v6/core/rlwe"
 	"github.com/tuneinsight/lattigo/v6/multiparty"
@@ -270,29 +271,57 @@ func exchangeShares(ctx context.Context, g Group, typ transport.Type, session st
 }
 
 // exchangeActive is the share round of the protocols in which the t active
-// members each send one share to every receiver (refresh, re-encryption): an
-// active member issues its share through issue (the share ledger) and
-// broadcasts it; every member collects the active members' shares. A
-// missing active member fails the round with ErrMissing.
+// members each send one share to every receiver (refresh, re-encryption, an
+// agreed value): an active member issues its share through issue (the share
+// ledger, or a whole computation: AgreedFromActive) and broadcasts it;
+// every member collects the active members' shares. A missing active
+// member fails the round with ErrMissing.
+//
+// The round's deadline (Group.Timeout) bounds the exchange, not issue: an
+// active member starts it once its share exists, so a computation longer
+// than a round (a packed plan under load) does not expire the round it
+// produces a value for. A receiver that is not active waits Timeout plus
+// Group.ProduceWait for the active members' values. An active member whose
+// issue fails tells the receivers at once with an empty message
+// (ErrActiveFailed there, returned as soon as it arrives, whatever the other
+// active members are still computing) instead of letting them wait out the
+// round.
 func exchangeActive(ctx context.Context, g Group, typ transport.Type, session string, active, receivers []transport.MemberID, what string, issue func() ([]byte, error)) (map[transport.MemberID][]byte, error) {
-	rctx, cancel := context.WithTimeout(ctx, g.timeout())
-	defer cancel()
 	shares := map[transport.MemberID][]byte{}
+	wait := g.timeout()
 	if contains(active, g.Self()) {
 		b, err := issue()
 		if err != nil {
+			actx, cancel := context.WithTimeout(ctx, g.grace())
+			if berr := g.Mux.BroadcastAllowing(actx, receivers, g.Members, transport.Message{Type: typ, Session: session}); berr != nil {
+				g.log().Debug(what+" abort broadcast incomplete", zap.Error(berr))
+			}
+			cancel()
+			g.Mux.Forget(session)
 			return nil, err
 		}
 		if g.hook != nil {
 			b = g.hook(hookSend, session, typ, b, func() map[transport.MemberID][]byte { return nil })
 		}
 		shares[g.Self()] = b
-		if err := g.Mux.BroadcastAllowing(rctx, receivers, g.Members, transport.Message{Type: typ, Session: session, Payload: b}); err != nil {
+		bctx, cancel := context.WithTimeout(ctx, wait)
+		err = g.Mux.BroadcastAllowing(bctx, receivers, g.Members, transport.Message{Type: typ, Session: session, Payload: b})
+		cancel()
+		if err != nil {
 			g.log().Debug(what+" broadcast incomplete", zap.Error(err))
 		}
+	} else {
+		wait += g.ProduceWait
 	}
-	got := g.Mux.Collect(rctx, session, typ, active)
+	rctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	got := collectUntilAbort(rctx, g.Mux, session, typ, active)
 	g.Mux.Forget(session)
+	for _, id := range active {
+		if m, ok := got.Got[id]; ok && len(m.Payload) == 0 {
+			return nil, &ErrActiveFailed{Session: session, Member: id}
+		}
+	}
 	if len(got.Missing) > 0 {
 		return nil, &ErrMissing{Session: session, Missing: got.Missing}
 	}
@@ -300,4 +329,44 @@ func exchangeActive(ctx context.Context, g Group, typ transport.Type, session st
 		shares[id] = m.Payload
 	}
 	return shares, nil
+}
+
+// collectUntilAbort is Mux.Collect that stops waiting as soon as one sender's
+// message is empty (an active member's abort, exchangeActive): the round
+// has failed whatever the others send.
+func collectUntilAbort(ctx context.Context, mux *transport.Mux, session string, typ transport.Type, from []transport.MemberID) transport.Gather {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type res struct {
+		id  transport.MemberID
+		msg transport.Message
+		err error
+	}
+	ch := make(chan res, len(from))
+	n := 0
+	for _, id := range from {
+		if id == mux.Self() {
+			continue
+		}
+		n++
+		go func() {
+			msg, err := mux.Recv(ctx, transport.Key{Session: session, Type: typ, From: id})
+			ch <- res{id, msg, err}
+		}()
+	}
+	out := transport.Gather{Got: map[transport.MemberID]transport.Message{}}
+	for range n {
+		r := <-ch
+		switch {
+		case r.err != nil:
+			out.Missing = append(out.Missing, r.id)
+		default:
+			out.Got[r.id] = r.msg
+			if len(r.msg.Payload) == 0 {
+				cancel()
+			}
+		}
+	}
+	slices.Sort(out.Missing)
+	return out
 }

@@ -111,6 +111,9 @@ func listed(r *rand.Rand) uint64 {
 	}
 }
 
+// amounts/bid_reserve.yaml: the bid reaches the reserve (both 16-bit).
+func bidReserve(v []uint64) int64 { return b2i(v[0] >= v[1]) }
+
 // amounts/token_balance.yaml: balance ≥ 2.5·10^18.
 func tokenBalance(v []uint64) int64 { return b2i(v[0] >= 2_500_000_000_000_000_000) }
 
@@ -127,6 +130,15 @@ var refPolicies = []refPolicy{
 	{name: "amounts/sanctions_screen", umax: []uint64{65535, 65535, 1_000_000}, uref: sanctionsScreen,
 		tweak: func(r *rand.Rand, v []uint64) { // a listed sender or counterparty
 			v[r.IntN(2)] = listed(r)
+		}},
+	{name: "amounts/bid_reserve", umax: []uint64{65535, 65535}, uref: bidReserve,
+		tweak: func(r *rand.Rand, v []uint64) { // equal, or one apart, in either order
+			v[1] = v[0]
+			if d := r.IntN(3); d == 1 && v[0] < 65535 {
+				v[1]++
+			} else if d == 2 && v[0] > 0 {
+				v[1]--
+			}
 		}},
 	{name: "amounts/token_balance", umax: []uint64{^uint64(0)}, uref: tokenBalance,
 		tweak: func(r *rand.Rand, v []uint64) { v[0] = 2_500_000_000_000_000_000 - 1 + r.Uint64N(3) }}, // at the threshold

@@ -29,6 +29,8 @@
 //     dollar amounts (income up to 1,000,000, request up to 100,000);
 //   - amounts/sanctions_screen.yaml: two 16-bit entity codes screened
 //     against a 1,000-entry list, with a 32-bit amount threshold;
+//   - amounts/bid_reserve.yaml: an encrypted bid against an encrypted
+//     reserve, both over the whole 16-bit range [0, 65535];
 //   - amounts/token_balance.yaml: a 64-bit token balance (18 decimals)
 //     against a 2.5-token threshold.
 package examples

@@ -69,6 +69,14 @@ export interface Progress {
 export interface EncryptOptions {
   /** All values in ONE vector input (one handle) instead of one input per value. */
   vector?: boolean;
+  /**
+   * A policy document (YAML): the values are its declared inputs in order, and
+   * each wide unsigned integer (type uint8 … uint64; pass a bigint or a decimal
+   * string above 2^53) is split into its base-16 digits, least significant
+   * first (decisionRow). The row goes in ONE vector input with one proof unless
+   * vector is false.
+   */
+  policy?: string | Uint8Array;
   onProgress?: (p: Progress) => void;
 }
 
@@ -95,6 +103,7 @@ interface Core {
   uploadBody(owner: string, inputs: { ciphertext: Uint8Array; proof: Uint8Array }[], rooted: boolean): string | Error;
   verify(id: number, owner: string, ciphertext: Uint8Array, proof: Uint8Array): null | Error;
   handleOf(b: Uint8Array): string | Error;
+  decisionRow(spec: Uint8Array, values: string[]): string[] | Error;
   readerKeys(preset: string): ReaderKeys | Error;
   privateReadBody(handle: string, pk: Uint8Array, signer: string, nonce: string, deadline: string, signature: string): string | Error;
   combinePrivateRead(sk: Uint8Array, answers: string[]): string[] | Error;
@@ -181,6 +190,22 @@ export async function uploadBody(owner: string, inputs: EncryptedInput[], rooted
   return ok((await init()).uploadBody(owner, inputs.map((i) => ({ ciphertext: i.ciphertext, proof: i.proof })), rooted));
 }
 
+/**
+ * The input row of one decision for a policy document (YAML): values are the
+ * policy's declared inputs in order; a one-slot input stays as it is and a
+ * wide unsigned integer (uint8 … uint64, a bigint or decimal string for values
+ * above 2^53) becomes its base-16 digits, least significant first — the
+ * policy's input slots "<name>.0", "<name>.1", … The policy is compiled by the
+ * Go compiler inside the wasm core (policy.Plan.DecisionRow, what the Go
+ * client and `fhegate encrypt --policy` call), so the slots are the Go
+ * client's. A value outside its input's declared range is refused.
+ */
+export async function decisionRow(spec: string | Uint8Array, values: Value[]): Promise<bigint[]> {
+  const doc = typeof spec === "string" ? new TextEncoder().encode(spec) : spec;
+  const vals = values.map((v, i) => decimal(v, `value ${i}`));
+  return ok((await init()).decisionRow(doc, vals)).map((d) => BigInt(d));
+}
+
 /** A committee public key prepared for proving (its QP form computed once). */
 export class FheKey {
   private constructor(
@@ -198,13 +223,18 @@ export class FheKey {
 
   /**
    * Encrypts values for owner: each value replicated in every slot (one input
-   * each), or with vector all of them in one vector input; each input carries
+   * each), or with vector all of them in one vector input (with policy: the
+   * policy's declared inputs, wide integers as digits; decisionRow); each input carries
    * a proof of plaintext knowledge bound to owner, the chain and the key
    * epoch. Between proofs it yields to the event loop (progress repaints).
    */
   async encrypt(owner: string, values: Value[], opts: EncryptOptions = {}): Promise<EncryptedInput[]> {
-    const vals = values.map((v, i) => decimal(v, `value ${i}`));
-    const vector = !!opts.vector;
+    let vals = values.map((v, i) => decimal(v, `value ${i}`));
+    let vector = !!opts.vector;
+    if (opts.policy !== undefined) {
+      vals = (await decisionRow(opts.policy, values)).map(String);
+      vector = opts.vector ?? true;
+    }
     const n = ok(this.core.inputCount(vals, vector));
     const out: EncryptedInput[] = [];
     opts.onProgress?.({ stage: "prove", done: 0, total: n });

@@ -17,7 +17,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { Committee, FheKey, handleOf, init, uploadBody } from "../dist/index.js";
+import { Committee, FheKey, decisionRow, handleOf, init, uploadBody } from "../dist/index.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, "..", "..", "..");
@@ -136,4 +136,61 @@ test("Committee: reads the announcement headers and refuses an attestation of an
   await assert.rejects(lying.upload(owner, [input]), /another set/);
   const mute = new Committee("http://committee.test", { fetch: fake(att, {}) });
   await assert.rejects(mute.key(), /did not announce/);
+});
+
+// A policy over every kind of input: one-slot, uint16, uint32 (max 10^6: 5
+// digits) and uint64 (16 digits).
+const WIDE = `fhegate_policy: 1
+name: wide_mix
+inputs:
+  - {name: age, min: 0, max: 127}
+  - {name: code, type: uint16}
+  - {name: amount, type: uint32, max: 1000000}
+  - {name: balance, type: uint64}
+output:
+  type: bool
+  expr: "age >= 18 && code != 7 && balance >= amount"
+`;
+
+test("wide integers: the policy's digits are the Go client's, in one vector input with one proof", async () => {
+  const U64 = (1n << 64n) - 1n;
+  const rnd = (bits) => {
+    let x = 0n;
+    for (let i = 0; i < bits; i += 16) x = (x << 16n) | BigInt(Math.floor(Math.random() * 65536));
+    return x & ((1n << BigInt(bits)) - 1n);
+  };
+  const decisions = [
+    [0, 0, 0, 0n],
+    [127, 65535, 1000000, U64],
+    [18, "7", "999999", "18446744073709551614"],
+    [Math.floor(Math.random() * 128), rnd(16), rnd(19) % 1000001n, rnd(64)],
+  ];
+  for (const values of decisions) {
+    const declared = values.map(String);
+    const row = await decisionRow(WIDE, values);
+    assert.equal(row.length, 1 + 4 + 5 + 16);
+    // the digits recombine to the values (an independent reading of the layout)
+    const digits = (first, n) => row.slice(first, first + n).reduceRight((acc, d) => (acc << 4n) | d, 0n);
+    assert.deepEqual([row[0], digits(1, 4), digits(5, 5), digits(10, 16)], values.map((v) => BigInt(v)));
+    const inputs = await key.encrypt(owner, values, { policy: WIDE });
+    assert.equal(inputs.length, 1, "one vector input");
+    const body = await uploadBody(owner, inputs);
+    const res = go("check", { chainId, epoch: Number(epoch), owner, vector: true, policy: WIDE, declared, body, handles: inputs.map((i) => i.handle) });
+    assert.deepEqual(res.row.map(BigInt), row, `${declared}: Go's DecisionRow`);
+    key.verify(owner, inputs[0].ciphertext, inputs[0].proof);
+  }
+  // vector: false keeps one input per slot of the row (26 > 16: refused)
+  await assert.rejects(key.encrypt(owner, decisions[1], { policy: WIDE, vector: false }), /at most 16/);
+});
+
+test("wide integers: out-of-range and malformed values are refused before encryption", async () => {
+  await assert.rejects(decisionRow(WIDE, [20, 1, 1000001, 5]), /amount = 1000001 above its max 1000000/);
+  await assert.rejects(decisionRow(WIDE, [20, 65536, 1, 5]), /code = 65536 above its max 65535/);
+  await assert.rejects(decisionRow(WIDE, [20, 1, 1, 1n << 64n]), /balance.*out of range/);
+  await assert.rejects(decisionRow(WIDE, [20, -1, 1, 5]), /code/);
+  await assert.rejects(decisionRow(WIDE, [200, 1, 1, 5]), /age = 200 outside \[0, 127\]/);
+  await assert.rejects(decisionRow(WIDE, [20, 1, 1]), /3 values, policy "wide_mix" declares 4 inputs/);
+  await assert.rejects(decisionRow(WIDE, [20, 1, 1, 2 ** 60]), /not a safe integer/);
+  await assert.rejects(decisionRow("fhegate_policy: 1\nname: x\n", [1]), /policy/);
+  await assert.rejects(key.encrypt(owner, [20, 1, 1000001, 5], { policy: WIDE }), /above its max/);
 });

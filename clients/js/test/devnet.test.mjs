@@ -3,7 +3,9 @@
 // ethers helper on real attestations — registerBatch + evaluate,
 // registerSet + evaluate, evaluateAttested, evaluateRooted with scalar and
 // with vector inputs — each verdict checked against the credit policy on
-// the plaintexts (approved iff income > 3·debt).
+// the plaintexts (approved iff income > 3·debt); and one policy over wide
+// integers (amounts/bid_reserve: two uint16 amounts, each as four base-16
+// digits, in one vector input with one proof), checked against bid ≥ reserve.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -17,6 +19,7 @@ const rpc = process.env.FHEGATE_RPC_URL;
 const api = process.env.FHEGATE_COMMITTEE_API;
 const here = path.dirname(fileURLToPath(import.meta.url));
 const SPEC = readFileSync(path.resolve(here, "..", "..", "..", "examples", "creditgate", "credit_policy.yaml"));
+const WIDE = readFileSync(path.resolve(here, "..", "..", "..", "policy", "examples", "amounts", "bid_reserve.yaml"));
 // Dev account 3 of `fhegate devnet` (examples/js and examples/web use account 1).
 const KEY = "0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6";
 
@@ -45,5 +48,26 @@ test("every ethers helper on a devnet, verdicts checked against the plaintext po
   }
   for (const { c, v } of await Promise.all(pending)) {
     assert.equal(v.result, c.income > 3 * c.debt ? 1n : 0n, `${c.name}: income ${c.income}, debt ${c.debt}`);
+  }
+});
+
+test("a policy over wide integers on a devnet: uint16 digits in one vector input, verdict = bid ≥ reserve", { skip: !rpc || !api ? "set FHEGATE_RPC_URL and FHEGATE_COMMITTEE_API" : false, timeout: 600_000 }, async () => {
+  const provider = new ethers.JsonRpcProvider(rpc, undefined, { pollingInterval: 250 });
+  const wallet = new ethers.NonceManager(new ethers.Wallet(KEY, provider));
+  const owner = await wallet.getAddress();
+  const { policy, verdict } = precompiles(wallet);
+  const committee = new Committee(api);
+  await (await policy.registerPolicy(WIDE)).wait();
+  const policyId = await policy.registerPolicy.staticCall(WIDE);
+  const bid = 1 + Math.floor(Math.random() * 65534); // 1 … 65534: reserve stays in [0, 65535]
+  const pending = [];
+  for (const reserve of [bid, bid - 1 + 2 * Math.floor(Math.random() * 2)]) { // equal; then one apart either way
+    const a = await committee.submit(owner, [bid, reserve], { policy: WIDE, rooted: true });
+    assert.equal(a.handles.length, 1, "one vector input");
+    const { requestId } = await evaluateRooted(policy, policyId, a);
+    pending.push(waitForVerdict(verdict, requestId, { timeoutMs: 300_000 }).then((v) => ({ reserve, v })));
+  }
+  for (const { reserve, v } of await Promise.all(pending)) {
+    assert.equal(v.result, bid >= reserve ? 1n : 0n, `bid ${bid}, reserve ${reserve}`);
   }
 });

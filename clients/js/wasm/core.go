@@ -7,7 +7,9 @@
 // encrypt --submit`) calls, so a change of the proof or of the wire format
 // reaches the JavaScript client with the next build.
 //
-// It imports only fhe, fhe/zkpok and the standard library: the committee's
+// It imports only fhe, fhe/zkpok, fhe/pkswitch, policy (the compiler, for a
+// policy's input layout: wide integers' digits) and the standard library:
+// the committee's
 // consensus package (storage, TLS, multiparty protocols) does not build for
 // js/wasm and would not belong in a browser bundle. The few definitions it
 // shares with consensus — the slot layout of an input
@@ -26,6 +28,7 @@ import (
 
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/zkpok"
+	"github.com/fhegate/fhegate/policy"
 )
 
 // MaxUploadItems is consensus.MaxUploadItems: the most ciphertexts one
@@ -115,6 +118,28 @@ func SlotVectors(p *fhe.Params, vector bool, values []int64) ([][]int64, error) 
 		out[i] = row
 	}
 	return out, nil
+}
+
+// DecisionRow is the input row of one decision for the policy document
+// spec (YAML, at most policy.MaxSpecBytes): values are its declared inputs
+// in order, decimal, and each wide unsigned integer (uint8 … uint64) becomes
+// its base-16 digits, least significant first — policy.Plan.DecisionRow of
+// the compiled spec, the very function the Go client (fheclient
+// UploadDecision, `fhegate encrypt --policy`) calls, so the JavaScript
+// client's slots are the Go client's. Values outside an input's declared
+// range are refused before anything is encrypted.
+func DecisionRow(spec []byte, values []string) ([]int64, error) {
+	if len(spec) == 0 || len(spec) > policy.MaxSpecBytes {
+		return nil, fmt.Errorf("policy document of %d bytes (1 … %d)", len(spec), policy.MaxSpecBytes)
+	}
+	if len(values) == 0 || len(values) > fhe.MaxVectorWidth {
+		return nil, fmt.Errorf("%d values, want 1 … %d", len(values), fhe.MaxVectorWidth)
+	}
+	plan, err := policy.Compile(spec)
+	if err != nil {
+		return nil, err
+	}
+	return plan.DecisionRow(values)
 }
 
 // Input is one encrypted, proven input.

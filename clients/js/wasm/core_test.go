@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"math/big"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -15,6 +16,8 @@ import (
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/fhetest"
 	"github.com/fhegate/fhegate/fhe/zkpok"
+	"github.com/fhegate/fhegate/policy"
+	"github.com/fhegate/fhegate/policy/examples"
 )
 
 // testKeys returns a key pair of the insecure N=2^10 BGV test preset and
@@ -188,6 +191,68 @@ func FuzzParseOwner(f *testing.F) {
 			if err2 != nil || a != b {
 				t.Fatalf("%q: round trip %x / %v", s, b, err2)
 			}
+		}
+	})
+}
+
+// TestDecisionRow: the wasm core's row of a decision is the Go client's
+// (policy.Plan.DecisionRow of the same document), and bad documents and
+// values are refused with clear errors.
+func TestDecisionRow(t *testing.T) {
+	t.Parallel()
+	spec := examples.MustGet("amounts/sanctions_screen")
+	plan, err := policy.Compile(spec)
+	require.NoError(t, err)
+	for _, vals := range [][]string{{"0", "0", "0"}, {"65535", "63", "1000000"}, {"4660", "9", "10001"}} {
+		want, err := plan.DecisionRow(vals)
+		require.NoError(t, err)
+		got, err := DecisionRow(spec, vals)
+		require.NoError(t, err)
+		require.Equal(t, want, got, vals)
+	}
+	got, err := DecisionRow(examples.MustGet("amounts/token_balance"), []string{"18446744073709551615"})
+	require.NoError(t, err)
+	require.Equal(t, []int64{15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15}, got)
+	for _, tc := range []struct {
+		name string
+		spec []byte
+		vals []string
+		want string
+	}{
+		{"empty document", nil, []string{"1"}, "policy document of 0 bytes"},
+		{"document too large", make([]byte, policy.MaxSpecBytes+1), []string{"1"}, "policy document of"},
+		{"no values", spec, nil, "0 values"},
+		{"too many values", spec, make([]string, fhe.MaxVectorWidth+1), "values, want 1"},
+		{"not a policy", []byte("fhegate_policy: 1\nname: x\n"), []string{"1"}, "policy"},
+		{"above the max", spec, []string{"1", "2", "1000001"}, "above its max 1000000"},
+		{"above uint16", spec, []string{"65536", "2", "3"}, "above its max 65535"},
+		{"negative", spec, []string{"-1", "2", "3"}, "sender"},
+		{"count", spec, []string{"1", "2"}, "declares 3 inputs"},
+	} {
+		_, err := DecisionRow(tc.spec, tc.vals)
+		require.ErrorContains(t, err, tc.want, tc.name)
+	}
+}
+
+// FuzzDecisionRow: any values for a shipped wide policy give a row whose
+// digits recombine to them, or an error; never a panic.
+func FuzzDecisionRow(f *testing.F) {
+	spec := examples.MustGet("amounts/credit_dollars")
+	plan, err := policy.Compile(spec)
+	require.NoError(f, err)
+	f.Add("1000000", "100000", "0")
+	f.Add("-1", "18446744073709551616", " 7")
+	f.Fuzz(func(t *testing.T, a, b, c string) {
+		row, err := DecisionRow(spec, []string{a, b, c})
+		if err != nil {
+			return
+		}
+		back, err := plan.DeclaredValues(row)
+		require.NoError(t, err)
+		for i, s := range []string{a, b, c} {
+			v, err := strconv.ParseUint(strings.TrimSpace(s), 10, 64)
+			require.NoError(t, err)
+			require.Equal(t, strconv.FormatUint(v, 10), back[i])
 		}
 	})
 }

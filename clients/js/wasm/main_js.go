@@ -11,6 +11,7 @@ import (
 
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/pkswitch"
+	"github.com/fhegate/fhegate/policy"
 )
 
 // The JavaScript interface, installed as globalThis.__fhegate (the
@@ -26,6 +27,7 @@ import (
 //	uploadBody(owner, [{ciphertext, proof}], rooted) → JSON string of POST /v1/inputs
 //	verify(id, owner, ciphertext, proof)        → null or Error
 //	handleOf(bytes)                             → 0x-hex keccak256
+//	decisionRow(spec, values)                   → the policy's input row (decimal strings: wide values' digits)
 func main() {
 	sessions := map[int]*Session{}
 	next := 1
@@ -196,6 +198,35 @@ func main() {
 		}
 		h := fhe.HandleOf(b)
 		return "0x" + hex.EncodeToString(h[:]), nil
+	})
+	fn("decisionRow", func(a []js.Value) (any, error) {
+		if err := nargs(a, 2); err != nil {
+			return nil, err
+		}
+		spec, err := bytesArg(a[0], policy.MaxSpecBytes)
+		if err != nil {
+			return nil, fmt.Errorf("policy document: %w", err)
+		}
+		if !a[1].InstanceOf(js.Global().Get("Array")) {
+			return nil, fmt.Errorf("values: not an array")
+		}
+		n := a[1].Length()
+		if n == 0 || n > fhe.MaxVectorWidth {
+			return nil, fmt.Errorf("%d values, want 1 … %d", n, fhe.MaxVectorWidth)
+		}
+		vals := make([]string, n)
+		for i := range vals {
+			vals[i] = a[1].Index(i).String()
+		}
+		row, err := DecisionRow(spec, vals)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]any, len(row))
+		for i, x := range row {
+			out[i] = strconv.FormatInt(x, 10)
+		}
+		return out, nil
 	})
 	fn("readerKeys", func(a []js.Value) (any, error) {
 		if err := nargs(a, 1); err != nil {

@@ -7,7 +7,7 @@
 // secret key to disk.
 //
 //	gohelper keygen DIR PRESET     writes DIR/pk.bin and DIR/sk.bin
-//	gohelper check DIR < job.json  verifies job.body; prints {"handles","proofDigests"}
+//	gohelper check DIR < job.json  verifies job.body; prints {"handles","proofDigests"} (and "row" with job.policy)
 //	gohelper encrypt DIR < job.json encrypts job.values; prints {"body","handles","proofDigests"}
 //	gohelper committee DIR OWNERKEY  a 2-of-3 committee for private reads (committee.go)
 package main
@@ -28,6 +28,7 @@ import (
 	"github.com/fhegate/fhegate/consensus"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/zkpok"
+	"github.com/fhegate/fhegate/policy"
 )
 
 // job is what the Node test sends on stdin.
@@ -40,12 +41,18 @@ type job struct {
 	Body    string   `json:"body"` // check: the POST /v1/inputs body
 	Rooted  bool     `json:"rooted"`
 	Handles []string `json:"handles"` // check: what the client claims
+	// Policy (YAML), if set: Values are ignored and the slots are the
+	// policy's input row of Declared (policy.Plan.DecisionRow: wide
+	// integers as base-16 digits), as the Go client encodes them.
+	Policy   string   `json:"policy"`
+	Declared []string `json:"declared"`
 }
 
 type result struct {
 	Body         string   `json:"body,omitempty"`
 	Handles      []string `json:"handles"`
 	ProofDigests []string `json:"proofDigests"`
+	Row          []int64  `json:"row,omitempty"` // with a policy: the Go client's input row
 }
 
 func main() {
@@ -97,11 +104,20 @@ func run(args []string) error {
 		return fmt.Errorf("chain id %q", j.ChainID)
 	}
 	pctx := zkpok.Context{ChainID: chain, Epoch: j.Epoch, Owner: owner}
+	var res result
+	if j.Policy != "" {
+		plan, err := policy.Compile([]byte(j.Policy))
+		if err != nil {
+			return err
+		}
+		if j.Values, err = plan.DecisionRow(j.Declared); err != nil {
+			return err
+		}
+	}
 	want, err := consensus.InputSlotVectors(pk.Params(), j.Vector, j.Values)
 	if err != nil {
 		return err
 	}
-	var res result
 	switch args[0] {
 	case "check":
 		skb, err := os.ReadFile(filepath.Join(dir, "sk.bin"))
@@ -138,6 +154,9 @@ func run(args []string) error {
 		res.Body = string(body)
 	default:
 		return fmt.Errorf("unknown command %q", args[0])
+	}
+	if j.Policy != "" {
+		res.Row = j.Values
 	}
 	return json.NewEncoder(os.Stdout).Encode(res)
 }
