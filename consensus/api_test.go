@@ -26,6 +26,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap/zaptest"
+
+	"github.com/fhegate/fhegate/consensus/api"
 )
 
 const testToken = "test-token-0123456789abcdef"
@@ -63,11 +65,11 @@ func (a *apiRig) do(method, path, token string, body io.Reader) *http.Response {
 
 func (a *apiRig) upload(token string, owner string, v int64) *http.Response {
 	a.t.Helper()
-	o, err := ParseOwner(owner)
+	o, err := api.ParseOwner(owner)
 	require.NoError(a.t, err)
 	b, proof, err := a.lc.Member(1).EncryptInput([]int64{v}, o)
 	require.NoError(a.t, err)
-	body, _ := json.Marshal(UploadRequest{Ciphertext: "0x" + hex.EncodeToString(b), Owner: owner, CType: 1, Proof: "0x" + hex.EncodeToString(proof)})
+	body, _ := json.Marshal(api.UploadRequest{Ciphertext: "0x" + hex.EncodeToString(b), Owner: owner, CType: 1, Proof: "0x" + hex.EncodeToString(proof)})
 	return a.do(http.MethodPost, "/v1/inputs", token, bytes.NewReader(body))
 }
 

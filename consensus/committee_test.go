@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/fhegate/fhegate/bls"
+	"github.com/fhegate/fhegate/consensus/api"
 	"github.com/fhegate/fhegate/fhe"
 )
 
@@ -53,7 +54,7 @@ func makeRequests(t *testing.T, lc *LocalCommittee, via uint32, count int, seed 
 		var hs []fhe.Handle
 		for _, v := range vals {
 			owner := [20]byte{byte(k)}
-			b, proof, err := m.EncryptInput(ReplicatedInts(p, v), owner) // as clients do: the serve loop packs windows of ≥ 2
+			b, proof, err := m.EncryptInput(api.ReplicatedInts(p, v), owner) // as clients do: the serve loop packs windows of ≥ 2
 			require.NoError(t, err)
 			att, err := m.Upload(context.Background(), b, proof, owner, 1)
 			require.NoError(t, err)

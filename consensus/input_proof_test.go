@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fhegate/fhegate/bls"
+	"github.com/fhegate/fhegate/consensus/api"
 	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/zkpok"
@@ -127,12 +128,12 @@ func (s *inputProofScenario) storePutVerifies() {
 	fresh, _, err := m1.EncryptInput([]int64{7}, s.victim) // never uploaded
 	require.NoError(t, err)
 	for _, payload := range [][]byte{
-		storePut(attacker, []InputUpload{{Ciphertext: fresh, Proof: s.vproof, CType: 1}}),
-		storePut(attacker, []InputUpload{{Ciphertext: fresh, CType: 1}}),
+		storePut(attacker, []api.InputUpload{{Ciphertext: fresh, Proof: s.vproof, CType: 1}}),
+		storePut(attacker, []api.InputUpload{{Ciphertext: fresh, CType: 1}}),
 		append(append(attacker[:], 1), fresh...), // the first framing
-		storePut(attacker, []InputUpload{{Proof: make([]byte, zkpok.MaxProofSize+1), CType: 1}}),
+		storePut(attacker, []api.InputUpload{{Proof: make([]byte, zkpok.MaxProofSize+1), CType: 1}}),
 		// the attacker's own valid upload with the victim's copied ciphertext beside it
-		storePut(attacker, []InputUpload{{Ciphertext: s.act, Proof: s.aproof, CType: 1}, {Ciphertext: fresh, Proof: s.vproof, CType: 1}}),
+		storePut(attacker, []api.InputUpload{{Ciphertext: s.act, Proof: s.aproof, CType: 1}, {Ciphertext: fresh, Proof: s.vproof, CType: 1}}),
 	} {
 		session := "put/attack/" + hex.EncodeToString(payload[len(payload)-8:])
 		rctx, cancel := context.WithTimeout(s.ctx, 5*time.Second)
@@ -151,14 +152,14 @@ func (s *inputProofScenario) storePutVerifies() {
 // or a bad proof, 200 for an honest upload.
 func (s *inputProofScenario) clientAPI() {
 	t := s.t
-	api := startAPI(t, s.lc, APIOptions{Tokens: []string{testToken}})
+	srv := startAPI(t, s.lc, APIOptions{Tokens: []string{testToken}})
 	post := func(ct, proof []byte, owner [20]byte) (int, string) {
-		req := UploadRequest{Ciphertext: hex.EncodeToString(ct), Owner: "0x" + hex.EncodeToString(owner[:]), CType: 1}
+		req := api.UploadRequest{Ciphertext: hex.EncodeToString(ct), Owner: "0x" + hex.EncodeToString(owner[:]), CType: 1}
 		if proof != nil {
 			req.Proof = "0x" + hex.EncodeToString(proof)
 		}
 		body, _ := json.Marshal(req)
-		resp := api.do(http.MethodPost, "/v1/inputs", testToken, bytes.NewReader(body))
+		resp := srv.do(http.MethodPost, "/v1/inputs", testToken, bytes.NewReader(body))
 		b, _ := io.ReadAll(resp.Body)
 		return resp.StatusCode, string(b)
 	}
@@ -175,8 +176,8 @@ func (s *inputProofScenario) clientAPI() {
 // FuzzParseStorePut: the StorePut framing never panics and never slices
 // past the payload, whatever a peer sends.
 func FuzzParseStorePut(f *testing.F) {
-	f.Add(storePut([20]byte{1}, []InputUpload{{Ciphertext: []byte{4, 5}, Proof: []byte{1, 2, 3}, CType: 1}}))
-	f.Add(storePut([20]byte{1}, []InputUpload{{Ciphertext: []byte{4}, Proof: []byte{1}, CType: 1}, {Ciphertext: []byte{6}, CType: 1}}))
+	f.Add(storePut([20]byte{1}, []api.InputUpload{{Ciphertext: []byte{4, 5}, Proof: []byte{1, 2, 3}, CType: 1}}))
+	f.Add(storePut([20]byte{1}, []api.InputUpload{{Ciphertext: []byte{4}, Proof: []byte{1}, CType: 1}, {Ciphertext: []byte{6}, CType: 1}}))
 	f.Add([]byte{})
 	f.Add(make([]byte, 25))
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -184,7 +185,7 @@ func FuzzParseStorePut(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if len(ups) == 0 || len(ups) > MaxUploadItems {
+		if len(ups) == 0 || len(ups) > api.MaxUploadItems {
 			t.Fatalf("%d ciphertexts accepted", len(ups))
 		}
 		if got := storePut(owner, ups); !bytes.Equal(got, b) {

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap/zaptest"
 
+	"github.com/fhegate/fhegate/consensus/api"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/fhetest"
 	"github.com/fhegate/fhegate/internal/keccak"
@@ -70,7 +71,7 @@ func policyRequest(t *testing.T, lc *LocalCommittee, r *rand.Rand, policyID [32]
 	for i := range vals {
 		vals[i] = r.Int64N(2) // the specs' inputs are in 0..1
 		owner := [20]byte{0xee, byte(k)}
-		b, proof, err := m.EncryptInput(ReplicatedInts(m.Params(), vals[i]), owner)
+		b, proof, err := m.EncryptInput(api.ReplicatedInts(m.Params(), vals[i]), owner)
 		require.NoError(t, err)
 		att, err := m.Upload(context.Background(), b, proof, owner, 1)
 		require.NoError(t, err)

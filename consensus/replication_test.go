@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap/zaptest"
 
+	"github.com/fhegate/fhegate/consensus/api"
 	"github.com/fhegate/fhegate/consensus/transport"
 )
 
@@ -50,7 +51,7 @@ func TestStorePutConcurrencyBound(t *testing.T) {
 
 	b, proof, err := lc.Member(1).EncryptInput([]int64{1}, [20]byte{})
 	require.NoError(t, err)
-	payload := storePut([20]byte{}, []InputUpload{{Ciphertext: b, Proof: proof, CType: 1}})
+	payload := storePut([20]byte{}, []api.InputUpload{{Ciphertext: b, Proof: proof, CType: 1}})
 	m1 := lc.Member(1)
 	const flood = 4 * MaxConcurrentStorePuts
 	for i := 0; i < flood; i++ {

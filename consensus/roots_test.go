@@ -20,6 +20,7 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/fhegate/fhegate/bls"
+	"github.com/fhegate/fhegate/consensus/api"
 	"github.com/fhegate/fhegate/consensus/transport"
 )
 
@@ -36,17 +37,17 @@ func startRootCommittee(t *testing.T, n, th int, window time.Duration, knobs fun
 	return lc
 }
 
-func rootUpload(t *testing.T, m *Member, owner [20]byte, v int64) []InputUpload {
+func rootUpload(t *testing.T, m *Member, owner [20]byte, v int64) []api.InputUpload {
 	t.Helper()
-	ct, proof, err := m.EncryptInput(ReplicatedInts(m.Params(), v), owner)
+	ct, proof, err := m.EncryptInput(api.ReplicatedInts(m.Params(), v), owner)
 	require.NoError(t, err)
-	return []InputUpload{{Ciphertext: ct, Proof: proof, CType: 1}}
+	return []api.InputUpload{{Ciphertext: ct, Proof: proof, CType: 1}}
 }
 
 // checkRoot: the attestation's per-upload aggregate verifies; its leaf is
 // the upload's bls.InputBatchDigest, its path leads to the root, and the
 // root's aggregate verifies over bls.InputRootDigest with ≥ t signers.
-func checkRoot(t *testing.T, lc *LocalCommittee, att *InputAttestation) {
+func checkRoot(t *testing.T, lc *LocalCommittee, att *api.InputAttestation) {
 	t.Helper()
 	committee, _, err := lc.Config.BLSCommittee()
 	require.NoError(t, err)
@@ -90,12 +91,12 @@ func TestInputRoots(t *testing.T) {
 	}
 	lc := startRootCommittee(t, 5, 3, time.Minute, knobs)
 	m1 := lc.Member(1)
-	api := startAPI(t, lc, DevAPIOptions())
+	srv := startAPI(t, lc, DevAPIOptions())
 	chain := lc.Config.ChainIDBig()
 
-	atts := make([]*InputAttestation, viaMember+viaAPI)
+	atts := make([]*api.InputAttestation, viaMember+viaAPI)
 	errs := make([]error, len(atts))
-	ups := make([][]InputUpload, len(atts))
+	ups := make([][]api.InputUpload, len(atts))
 	for i := range ups {
 		ups[i] = rootUpload(t, m1, [20]byte{0xd0, byte(i)}, int64(i))
 	}
@@ -106,7 +107,7 @@ func TestInputRoots(t *testing.T) {
 			if i < viaMember {
 				atts[i], errs[i] = m1.UploadBatchRooted(context.Background(), owner, ups[i])
 			} else {
-				atts[i], errs[i] = UploadInputsRooted(context.Background(), api.url, "", chain, owner, ups[i])
+				atts[i], errs[i] = api.UploadInputsRooted(context.Background(), srv.url, "", chain, owner, ups[i])
 			}
 		})
 	}
@@ -131,8 +132,8 @@ func TestInputRoots(t *testing.T) {
 		att, err := m1.UploadBatch(context.Background(), [20]byte{0xd9}, rootUpload(t, m1, [20]byte{0xd9}, 9))
 		require.NoError(t, err)
 		require.Nil(t, att.Root)
-		require.NotContains(t, rawUpload(t, api, [20]byte{0xda}, false), `"root"`)
-		require.Contains(t, rawUpload(t, api, [20]byte{0xdb}, true), `"root"`)
+		require.NotContains(t, rawUpload(t, srv, [20]byte{0xda}, false), `"root"`)
+		require.Contains(t, rawUpload(t, srv, [20]byte{0xdb}, true), `"root"`)
 	})
 }
 
@@ -140,7 +141,7 @@ func TestInputRoots(t *testing.T) {
 func rawUpload(t *testing.T, a *apiRig, owner [20]byte, rooted bool) string {
 	t.Helper()
 	u := rootUpload(t, a.lc.Member(1), owner, 1)[0]
-	body, err := json.Marshal(UploadRequest{Owner: hex0x(owner[:]), Ciphertext: hex0x(u.Ciphertext), Proof: hex0x(u.Proof), CType: 1, Rooted: rooted})
+	body, err := json.Marshal(api.UploadRequest{Owner: hex0x(owner[:]), Ciphertext: hex0x(u.Ciphertext), Proof: hex0x(u.Proof), CType: 1, Rooted: rooted})
 	require.NoError(t, err)
 	resp := a.do(http.MethodPost, "/v1/inputs", "", bytes.NewReader(body))
 	b, err := io.ReadAll(resp.Body)
@@ -233,7 +234,7 @@ func rootWaiterGivesUp(t *testing.T, lc *LocalCommittee) {
 		m1.roots.begin()
 	}
 	quitter, quit := context.WithCancel(context.Background())
-	res := make([]*InputRootAttestation, len(leaves))
+	res := make([]*api.InputRootAttestation, len(leaves))
 	errs := make([]error, len(leaves))
 	var wg sync.WaitGroup
 	for i, l := range leaves {
@@ -263,7 +264,7 @@ func rootWaiterGivesUp(t *testing.T, lc *LocalCommittee) {
 
 // checkLeafRoot: leaf's path leads to its root, whose aggregate verifies
 // over bls.InputRootDigest with ≥ t signers.
-func checkLeafRoot(t *testing.T, lc *LocalCommittee, leaf [32]byte, r *InputRootAttestation) {
+func checkLeafRoot(t *testing.T, lc *LocalCommittee, leaf [32]byte, r *api.InputRootAttestation) {
 	t.Helper()
 	committee, _, err := lc.Config.BLSCommittee()
 	require.NoError(t, err)
@@ -298,11 +299,11 @@ func TestInputRootNoQuorum(t *testing.T) {
 	require.NoError(t, err)
 	require.GreaterOrEqual(t, n, lc.Config.Threshold)
 	_, err = att.RootDigest(lc.Config.ChainIDBig())
-	require.ErrorIs(t, err, ErrNoRoot)
+	require.ErrorIs(t, err, api.ErrNoRoot)
 
-	api := startAPI(t, lc, DevAPIOptions())
-	require.NotContains(t, rawUpload(t, api, [20]byte{0xe2}, true), `"root"`)
-	catt, err := UploadInputsRooted(context.Background(), api.url, "", lc.Config.ChainIDBig(), [20]byte{0xe3}, rootUpload(t, m1, [20]byte{0xe3}, 4))
+	srv := startAPI(t, lc, DevAPIOptions())
+	require.NotContains(t, rawUpload(t, srv, [20]byte{0xe2}, true), `"root"`)
+	catt, err := api.UploadInputsRooted(context.Background(), srv.url, "", lc.Config.ChainIDBig(), [20]byte{0xe3}, rootUpload(t, m1, [20]byte{0xe3}, 4))
 	require.NoError(t, err)
 	require.Nil(t, catt.Root)
 
@@ -396,7 +397,7 @@ func TestInputRootSubset(t *testing.T) {
 	lc.Member(2).signed.add(leaves[0])
 	lc.Member(2).signed.add(leaves[1])
 	lc.Member(3).signed.add(leaves[0])
-	res := make([]*InputRootAttestation, len(leaves))
+	res := make([]*api.InputRootAttestation, len(leaves))
 	errs := make([]error, len(leaves))
 	var wg sync.WaitGroup
 	for i, l := range leaves {
@@ -563,18 +564,18 @@ func FuzzParseRootSign(f *testing.F) {
 // one has no "root"; a malformed root is refused.
 func TestInputRootJSON(t *testing.T) {
 	t.Parallel()
-	att := &InputAttestation{Owner: [20]byte{1}, Preset: 2, Epoch: 3, Items: []bls.InputItem{{Handle: [32]byte{4}, CType: 1, ProofDigest: [32]byte{5}}},
+	att := &api.InputAttestation{Owner: [20]byte{1}, Preset: 2, Epoch: 3, Items: []bls.InputItem{{Handle: [32]byte{4}, CType: 1, ProofDigest: [32]byte{5}}},
 		Signature: bytes.Repeat([]byte{6}, bls.SignatureLen), Signers: []byte{7}}
 	att.Handle = att.Items[0].Handle
 	plain, err := json.Marshal(att.JSON())
 	require.NoError(t, err)
 	require.NotContains(t, string(plain), `"root"`)
 
-	att.Root = &InputRootAttestation{Root: [32]byte{8}, Index: 5, Path: [][32]byte{{9}, {10}, {11}},
+	att.Root = &api.InputRootAttestation{Root: [32]byte{8}, Index: 5, Path: [][32]byte{{9}, {10}, {11}},
 		Signature: bytes.Repeat([]byte{12}, bls.SignatureLen), Signers: []byte{0b111}}
 	b, err := json.Marshal(att.JSON())
 	require.NoError(t, err)
-	var j AttestationJSON
+	var j api.AttestationJSON
 	require.NoError(t, json.Unmarshal(b, &j))
 	require.Equal(t, uint64(5), j.Root.Index)
 	require.Len(t, j.Root.Path, 3)
@@ -582,8 +583,8 @@ func TestInputRootJSON(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, att, back)
 
-	one := &InputAttestation{Owner: att.Owner, Items: att.Items, Handle: att.Handle, Signature: att.Signature, Signers: att.Signers,
-		Root: &InputRootAttestation{Root: [32]byte{1}, Path: [][32]byte{}, Signature: att.Root.Signature, Signers: []byte{1}}}
+	one := &api.InputAttestation{Owner: att.Owner, Items: att.Items, Handle: att.Handle, Signature: att.Signature, Signers: att.Signers,
+		Root: &api.InputRootAttestation{Root: [32]byte{1}, Path: [][32]byte{}, Signature: att.Root.Signature, Signers: []byte{1}}}
 	b, err = json.Marshal(one.JSON())
 	require.NoError(t, err)
 	require.Contains(t, string(b), `"path":[]`, "a one-leaf root has an empty path, not null")
@@ -591,21 +592,21 @@ func TestInputRootJSON(t *testing.T) {
 	sib := hex0x(make([]byte, 32))
 	for _, tc := range []struct {
 		name string
-		mod  func(r *InputRootJSON)
+		mod  func(r *api.InputRootJSON)
 		want string
 	}{
-		{"path too long", func(r *InputRootJSON) {
+		{"path too long", func(r *api.InputRootJSON) {
 			r.Path = make([]string, bls.MaxInputRootDepth+1)
 			for i := range r.Path {
 				r.Path[i] = sib
 			}
 		}, "path of 17 siblings"},
-		{"index outside the tree", func(r *InputRootJSON) { r.Index = 8 }, "index 8 outside a tree of depth 3"},
-		{"root not 32 bytes", func(r *InputRootJSON) { r.Root = "0x01" }, "root: not 32-byte hex"},
-		{"sibling not hex", func(r *InputRootJSON) { r.Path[1] = "0xzz" }, "path sibling 1"},
-		{"signature length", func(r *InputRootJSON) { r.Signature = "0x0102" }, "signature is not 96-byte hex"},
-		{"no signers", func(r *InputRootJSON) { r.Signers = "0x" }, "signers is not a hex bitmap"},
-		{"signers too long", func(r *InputRootJSON) { r.Signers = "0x010203" }, "signers is not a hex bitmap"},
+		{"index outside the tree", func(r *api.InputRootJSON) { r.Index = 8 }, "index 8 outside a tree of depth 3"},
+		{"root not 32 bytes", func(r *api.InputRootJSON) { r.Root = "0x01" }, "root: not 32-byte hex"},
+		{"sibling not hex", func(r *api.InputRootJSON) { r.Path[1] = "0xzz" }, "path sibling 1"},
+		{"signature length", func(r *api.InputRootJSON) { r.Signature = "0x0102" }, "signature is not 96-byte hex"},
+		{"no signers", func(r *api.InputRootJSON) { r.Signers = "0x" }, "signers is not a hex bitmap"},
+		{"signers too long", func(r *api.InputRootJSON) { r.Signers = "0x010203" }, "signers is not a hex bitmap"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			jj := att.JSON()

@@ -10,6 +10,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/api"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/policy"
 	"github.com/fhegate/fhegate/policy/examples"
@@ -29,7 +30,7 @@ type kycPool struct {
 // uploadReplicated encrypts v in every slot with a proof and uploads it
 // through member 1.
 func (b *committeeBench) uploadReplicated(v int64) (fhe.Handle, error) {
-	return b.uploadSlots(consensus.ReplicatedInts(b.p, v))
+	return b.uploadSlots(api.ReplicatedInts(b.p, v))
 }
 
 // uploadSlots encrypts the slot vector vals with a proof and uploads it

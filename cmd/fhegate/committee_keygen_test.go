@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/api"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/fhetest"
 )
@@ -257,16 +258,16 @@ func startServe(t *testing.T, dir string, id uint32) (url string, stop func()) {
 // uploadUntilAttested encrypts 42 under the committee key pkb with a proof
 // of plaintext knowledge (as `fhegate encrypt --submit` does) and posts it to
 // the API at url until it is attested, returning the attestation.
-func uploadUntilAttested(t *testing.T, url string, pkb []byte) consensus.AttestationJSON {
+func uploadUntilAttested(t *testing.T, url string, pkb []byte) api.AttestationJSON {
 	t.Helper()
 	pk, err := fhe.UnmarshalPublicKey(pkb)
 	require.NoError(t, err)
 	var owner [20]byte
 	ups, _, err := encryptInputs(context.Background(), url, pk, owner, 1, false, []int64{42})
 	require.NoError(t, err)
-	body, _ := json.Marshal(consensus.UploadRequest{Owner: "0x" + hex.EncodeToString(owner[:]),
-		Inputs: []consensus.UploadInput{{Ciphertext: hex.EncodeToString(ups[0].Ciphertext), CType: 1, Proof: "0x" + hex.EncodeToString(ups[0].Proof)}}})
-	var att consensus.AttestationJSON
+	body, _ := json.Marshal(api.UploadRequest{Owner: "0x" + hex.EncodeToString(owner[:]),
+		Inputs: []api.UploadInput{{Ciphertext: hex.EncodeToString(ups[0].Ciphertext), CType: 1, Proof: "0x" + hex.EncodeToString(ups[0].Proof)}}})
+	var att api.AttestationJSON
 	require.Eventually(t, func() bool {
 		resp, err := http.Post(url+"/v1/inputs", "application/json", bytes.NewReader(body))
 		if err != nil {

@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/api"
 )
 
 // TestDecryptPrivateRead: `fhegate decrypt --handle` reads an input its
@@ -37,7 +38,7 @@ func TestDecryptPrivateRead(t *testing.T) {
 	m := lc.Member(1)
 	ct, proof, err := m.EncryptInput([]int64{42, -7, 1000, 3}, owner)
 	require.NoError(t, err)
-	att, err := m.UploadBatch(ctx, owner, []consensus.InputUpload{{Ciphertext: ct, Proof: proof, CType: 1}})
+	att, err := m.UploadBatch(ctx, owner, []api.InputUpload{{Ciphertext: ct, Proof: proof, CType: 1}})
 	require.NoError(t, err)
 	acl.Allow(att.Handle, owner)
 

@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/api"
 	"github.com/fhegate/fhegate/fhe"
 )
 
@@ -55,7 +56,7 @@ func TestEncryptSubmitProof(t *testing.T) {
 	}
 	out, err := run(pkPath)
 	require.NoError(t, err)
-	var att consensus.AttestationJSON
+	var att api.AttestationJSON
 	require.NoError(t, json.Unmarshal([]byte(out), &att))
 	require.Equal(t, owner, att.Owner)
 	require.Len(t, att.Handles, 2, "one input per value")
@@ -76,7 +77,7 @@ func TestEncryptSubmitProof(t *testing.T) {
 	// committee signed (FHEPolicy.evaluateRooted's arguments)
 	out, err = run(pkPath, "--rooted")
 	require.NoError(t, err)
-	var ratt consensus.AttestationJSON
+	var ratt api.AttestationJSON
 	require.NoError(t, json.Unmarshal([]byte(out), &ratt))
 	require.NotNil(t, ratt.Root)
 	ra, err := ratt.Attestation()

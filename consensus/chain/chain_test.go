@@ -20,6 +20,7 @@ import (
 
 	"github.com/fhegate/fhegate/configs"
 	"github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/api"
 	"github.com/fhegate/fhegate/consensus/chain"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/crdt/meta"
@@ -207,7 +208,7 @@ func (d *chainRig) topic(rc *types.Receipt, a abi.ABI, event string) [32]byte {
 
 // uploadAndRegister encrypts lanes, uploads the ciphertext to the committee
 // through member via and registers the attested input on chain.
-func (d *chainRig) uploadAndRegister(via uint32, lanes []int64) *consensus.InputAttestation {
+func (d *chainRig) uploadAndRegister(via uint32, lanes []int64) *api.InputAttestation {
 	b, proof, err := d.lc.Member(via).EncryptInput(lanes, d.alice.Address)
 	require.NoError(d.t, err)
 	att, err := d.lc.Member(via).Upload(d.ctx, b, proof, d.alice.Address, 1)

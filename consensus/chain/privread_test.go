@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/api"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/internal/devchain"
 	"github.com/fhegate/fhegate/precompiles"
@@ -34,9 +35,9 @@ func TestPrivateReadOnDevchain(t *testing.T) {
 	require.NoError(t, err)
 	deadline := uint64(time.Now().Add(time.Hour).Unix())
 	read := func(acct devchain.Account, nonce uint64) ([]uint64, error) {
-		req, err := consensus.SignPrivateRead(acct.Key, d.ch.ChainID(), h, pkb, nonce, deadline)
+		req, err := api.SignPrivateRead(acct.Key, d.ch.ChainID(), h, pkb, nonce, deadline)
 		require.NoError(t, err)
-		return consensus.ReadPrivate(ctx, apis, "", req, mine.Secret)
+		return api.ReadPrivate(ctx, apis, "", req, mine.Secret)
 	}
 	got, err := read(d.alice, 1)
 	require.NoError(t, err)

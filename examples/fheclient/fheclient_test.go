@@ -14,6 +14,7 @@ import (
 
 	"github.com/fhegate/fhegate/bls"
 	"github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/api"
 	"github.com/fhegate/fhegate/fhe"
 	_ "github.com/fhegate/fhegate/fhe/fhetest" // registers the Insecure test presets
 	"github.com/fhegate/fhegate/fhe/zkpok"
@@ -67,7 +68,7 @@ func TestReplicatedEncryptionDecrypts(t *testing.T) {
 	key, err := zkpok.NewKey(ks.Public)
 	require.NoError(t, err)
 	for _, v := range []int64{0, 42, -3} {
-		ct, _, err := key.EncryptInts(consensus.ReplicatedInts(p, v), zkpok.Context{ChainID: big.NewInt(1), Epoch: 1, Owner: [20]byte{1}})
+		ct, _, err := key.EncryptInts(api.ReplicatedInts(p, v), zkpok.Context{ChainID: big.NewInt(1), Epoch: 1, Owner: [20]byte{1}})
 		require.NoError(t, err)
 		got, err := fhe.NewDecryptor(ks.Secret).DecryptInts(ct)
 		require.NoError(t, err)

@@ -16,6 +16,7 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/api"
 )
 
 // TestPrivateReadCore: the WebAssembly core's private-read path — its own
@@ -40,7 +41,7 @@ func TestPrivateReadCore(t *testing.T) {
 	m := lc.Member(1)
 	ct, proof, err := m.EncryptInput([]int64{5, -6, 77}, owner)
 	require.NoError(t, err)
-	att, err := m.UploadBatch(ctx, owner, []consensus.InputUpload{{Ciphertext: ct, Proof: proof, CType: 1}})
+	att, err := m.UploadBatch(ctx, owner, []api.InputUpload{{Ciphertext: ct, Proof: proof, CType: 1}})
 	require.NoError(t, err)
 	acl.Allow(att.Handle, owner)
 
@@ -48,13 +49,13 @@ func TestPrivateReadCore(t *testing.T) {
 	require.NoError(t, err)
 	deadline := uint64(time.Now().Add(time.Minute).Unix())
 	// What the TypeScript wrapper has ethers sign: the EIP-712 digest.
-	d := consensus.PrivateReadDigest(lc.Config.ChainIDBig(), att.Handle, pk, 9, deadline)
+	d := api.PrivateReadDigest(lc.Config.ChainIDBig(), att.Handle, pk, 9, deadline)
 	sig, err := crypto.Sign(d[:], ownerKey)
 	require.NoError(t, err)
 	sig[64] += 27
 	body, err := PrivateReadBody(hex0x(att.Handle[:]), pk, hex0x(owner[:]), 9, deadline, hex0x(sig))
 	require.NoError(t, err)
-	var cr consensus.PrivateReadRequest
+	var cr api.PrivateReadRequest
 	require.NoError(t, json.Unmarshal(body, &cr))
 	again, err := json.Marshal(cr)
 	require.NoError(t, err)

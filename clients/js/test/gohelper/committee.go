@@ -12,6 +12,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/api"
 )
 
 // privateReadCommittee runs `gohelper committee DIR OWNERKEY`: a 2-of-3
@@ -44,7 +45,7 @@ func privateReadCommittee(dir, ownerHex string) error {
 	if err != nil {
 		return err
 	}
-	att, err := m.UploadBatch(ctx, owner, []consensus.InputUpload{{Ciphertext: ct, Proof: proof, CType: 1}})
+	att, err := m.UploadBatch(ctx, owner, []api.InputUpload{{Ciphertext: ct, Proof: proof, CType: 1}})
 	if err != nil {
 		return err
 	}
