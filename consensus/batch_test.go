@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap/zaptest"
 
+	"github.com/fhegate/fhegate/consensus/circuit"
 	"github.com/fhegate/fhegate/fhe"
 )
 
@@ -191,8 +192,8 @@ func TestServePacked(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 5))
 	mk := func(k int) (Request, uint64) {
 		a, b := r.Int64N(200)-100, r.Int64N(200)-100
-		return Request{ID: [32]byte{0xdd, byte(k)}, PolicyID: PolicyProductSum, Kind: KindPolicy, Inputs: []fhe.Handle{f.replicated(a), f.replicated(b)}},
-			productSum{}.Reference(f.p, []int64{a, b})
+		return Request{ID: [32]byte{0xdd, byte(k)}, PolicyID: circuit.PolicyProductSum, Kind: KindPolicy, Inputs: []fhe.Handle{f.replicated(a), f.replicated(b)}},
+			circuit.ProductSum{}.Reference(f.p, []int64{a, b})
 	}
 	want := map[[32]byte]uint64{}
 	var first []Request

@@ -12,6 +12,7 @@ import (
 
 	"github.com/fhegate/fhegate/bls"
 	"github.com/fhegate/fhegate/consensus/api"
+	"github.com/fhegate/fhegate/consensus/circuit"
 	"github.com/fhegate/fhegate/fhe"
 )
 
@@ -65,8 +66,8 @@ func makeRequests(t *testing.T, lc *LocalCommittee, via uint32, count int, seed 
 			hs = append(hs, att.Handle)
 		}
 		id := [32]byte{0xaa, byte(seed), byte(k), byte(k >> 8)}
-		out = append(out, testReq{req: Request{ID: id, PolicyID: PolicyProductSum, Kind: KindPolicy, Inputs: hs},
-			want: productSum{}.Reference(p, vals), vals: vals})
+		out = append(out, testReq{req: Request{ID: id, PolicyID: circuit.PolicyProductSum, Kind: KindPolicy, Inputs: hs},
+			want: circuit.ProductSum{}.Reference(p, vals), vals: vals})
 	}
 	return out
 }

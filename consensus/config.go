@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/fhegate/fhegate/bls"
+	"github.com/fhegate/fhegate/consensus/circuit"
 	"github.com/fhegate/fhegate/consensus/protocol"
 	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
@@ -144,7 +145,7 @@ func (c *CommitteeConfig) GaloisElements(p *fhe.Params) []uint64 {
 	for _, g := range out {
 		have[g] = true
 	}
-	for _, g := range CRDTGaloisElements(p) {
+	for _, g := range circuit.CRDTGaloisElements(p) {
 		if !have[g] {
 			have[g] = true
 			out = append(out, g)
@@ -278,7 +279,7 @@ type MemberConfig struct {
 	// so that normally only the lowest signer posts (0: 2 s).
 	SubmitStagger time.Duration
 	// Circuits resolves policy ids to circuits (nil: BuiltinCircuits).
-	Circuits Circuits
+	Circuits circuit.Circuits
 	// Packing (batch.go, packed.go): policy requests are packed into
 	// aligned windows of BatchWindow blocks (0: 1); a window closes when
 	// the chain adapter has delivered its last block (a block mark), never
@@ -321,7 +322,7 @@ type TestingKnobs struct {
 	// takes part in (plan refresh points, final refreshes, packed inputs,
 	// rotation) with the input's level and the noise bounds the refresh is
 	// sized for; tests check the level against protocol.RefreshFloorLevel.
-	BeforeRefresh func(level int, b RefreshBounds)
+	BeforeRefresh func(level int, b circuit.RefreshBounds)
 	// CorruptShares flips a bit of every decryption share this member sends
 	// (a member that detection must exclude).
 	CorruptShares bool
@@ -378,6 +379,6 @@ func (c *MemberConfig) defaults() {
 		c.SubmitStagger = 2 * time.Second
 	}
 	if c.Circuits == nil {
-		c.Circuits = BuiltinCircuits{}
+		c.Circuits = circuit.BuiltinCircuits{}
 	}
 }

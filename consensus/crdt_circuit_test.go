@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/fhegate/fhegate/consensus/circuit"
 	"github.com/fhegate/fhegate/consensus/protocol"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/crdt"
@@ -71,12 +72,12 @@ func TestCommitteeValuesCRDT(t *testing.T) {
 	var reqs []testReq
 	for i, c := range cases {
 		req, s := crdtRequest(t, lc, byte(i+1), c.typ, c.width, c.vals)
-		circ, err := newCRDTCircuit(req, p)
+		circ, err := circuit.NewCRDT(req.CRDTKind, req.CRDTMeta, req.Inputs, p)
 		require.NoError(t, err, c.name)
-		require.Equal(t, s.Entries, circ.state.Entries)
-		floor, err := protocol.RefreshFloorLevel(p, circ.bounds.NoiseBits, circ.bounds.WorstBits)
+		require.Equal(t, s.Entries, circ.State().Entries)
+		floor, err := protocol.RefreshFloorLevel(p, circ.Bounds().NoiseBits, circ.Bounds().WorstBits)
 		require.NoError(t, err)
-		require.GreaterOrEqual(t, int(circ.state.Layout.Level), floor, c.name)
+		require.GreaterOrEqual(t, int(circ.State().Layout.Level), floor, c.name)
 		var total int64
 		for _, v := range c.vals {
 			total += v
@@ -123,7 +124,7 @@ func TestCRDTRequestRejected(t *testing.T) {
 			r.Inputs = append([]fhe.Handle(nil), good.Inputs...)
 			tc.edit(&r)
 			_, err := lc.Member(1).Process(context.Background(), r)
-			require.ErrorIs(t, err, ErrBadCRDTRequest)
+			require.ErrorIs(t, err, circuit.ErrBadCRDTRequest)
 		})
 	}
 }

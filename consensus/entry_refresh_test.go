@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/fhegate/fhegate/consensus/circuit"
 	"github.com/fhegate/fhegate/fhe"
 )
 
@@ -70,8 +71,8 @@ func TestPackedRingInverseForgery(t *testing.T) {
 			require.NoError(t, err)
 			hs[j] = f.put(ct)
 		}
-		req := f.lc.Chain.Post(Request{ID: [32]byte{0xb4, byte(k)}, PolicyID: PolicyProductSum, Kind: KindPolicy, Inputs: hs})
-		reqs = append(reqs, testReq{req: req, want: productSum{}.Reference(f.p, vals), vals: vals})
+		req := f.lc.Chain.Post(Request{ID: [32]byte{0xb4, byte(k)}, PolicyID: circuit.PolicyProductSum, Kind: KindPolicy, Inputs: hs})
+		reqs = append(reqs, testReq{req: req, want: circuit.ProductSum{}.Reference(f.p, vals), vals: vals})
 	}
 	vs := f.process(batchOf("test/pack/ring-inverse", reqs))
 	f.checkVerdicts(reqs, vs)

@@ -76,6 +76,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/fhegate/fhegate/consensus/circuit"
 	"github.com/fhegate/fhegate/fhe"
 )
 
@@ -94,15 +95,15 @@ func (e *OutOfRangeError) Error() string {
 // [0, t)) outside the output range of circuit c: 0 or 1 for a bool plan,
 // [Min, Max] centred mod t for a score plan. Circuits without a declared
 // output range (the built-in test circuits) accept every value.
-func outOfRange(c Circuit, p *fhe.Params, vals []uint64) []int {
-	pc, ok := c.(planCircuit)
+func outOfRange(c circuit.Circuit, p *fhe.Params, vals []uint64) []int {
+	plan, ok := circuit.PlanOf(c)
 	if !ok {
 		return nil
 	}
 	t := p.PlaintextModulus()
 	lo, hi := int64(0), int64(1)
-	if pc.plan.Output.Type != "bool" {
-		lo, hi = pc.plan.Output.Min, pc.plan.Output.Max
+	if plan.Output.Type != "bool" {
+		lo, hi = plan.Output.Min, plan.Output.Max
 	}
 	var bad []int
 	for s, v := range vals {

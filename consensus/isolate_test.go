@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/fhegate/fhegate/consensus/circuit"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/fhetest"
 	"github.com/fhegate/fhegate/policy"
@@ -164,11 +165,11 @@ func TestPackedOutOfRangeIsolated(t *testing.T) {
 func TestOutOfRange(t *testing.T) {
 	p := fhe.MustParams(fhetest.InsecureBGVN10)
 	tm := p.PlaintextModulus()
-	boolPlan := planCircuit{plan: &policy.Plan{Output: policy.Output{Type: "bool"}}}
-	score := planCircuit{plan: &policy.Plan{Output: policy.Output{Type: "score", Min: -3, Max: 100}}}
+	boolPlan := circuit.NewPlan(&policy.Plan{Output: policy.Output{Type: "bool"}}, circuit.PlanBounds{})
+	score := circuit.NewPlan(&policy.Plan{Output: policy.Output{Type: "score", Min: -3, Max: 100}}, circuit.PlanBounds{})
 	for _, tc := range []struct {
 		name string
-		c    Circuit
+		c    circuit.Circuit
 		vals []uint64
 		bad  []int
 	}{
@@ -176,7 +177,7 @@ func TestOutOfRange(t *testing.T) {
 		{"bool out", boolPlan, []uint64{0, 2, 1, tm - 1}, []int{1, 3}},
 		{"score in range", score, []uint64{0, 100, tm - 3}, nil},
 		{"score out", score, []uint64{101, tm - 4, tm / 2, 7}, []int{0, 1, 2}},
-		{"builtin", productSum{}, []uint64{5, tm - 1}, nil},
+		{"builtin", circuit.ProductSum{}, []uint64{5, tm - 1}, nil},
 	} {
 		require.Equal(t, tc.bad, outOfRange(tc.c, p, tc.vals), tc.name)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/fhegate/fhegate/consensus/circuit"
 	"github.com/fhegate/fhegate/consensus/store"
 	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
@@ -43,7 +44,7 @@ type LocalOptions struct {
 	ExpiryBlocks uint64
 	RootWindow   time.Duration // MemberConfig.RootWindow (0: DefaultRootWindow)
 	Trace        func(member uint32, request [32]byte, phase string, d time.Duration)
-	Circuits     Circuits
+	Circuits     circuit.Circuits
 	Knobs        TestingKnobs // every member's test hooks
 	// MemberKnobs, if set, gives member id (1-based) its test hooks in place
 	// of Knobs (e.g. one faulty member).

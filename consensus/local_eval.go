@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/fhegate/fhegate/consensus/circuit"
 	"github.com/fhegate/fhegate/consensus/protocol"
 	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
@@ -38,12 +39,12 @@ func (lc *LocalCommittee) Evaluator() (*fhe.Evaluator, error) {
 // signature of policy/eval.RefreshFunc and sizes the refresh for the default
 // noise bounds (RefreshWith for a plan's).
 func (lc *LocalCommittee) Refresh(ctx context.Context, ct *fhe.Ciphertext) (*fhe.Ciphertext, error) {
-	return lc.RefreshWith(ctx, ct, RefreshBounds{})
+	return lc.RefreshWith(ctx, ct, circuit.RefreshBounds{})
 }
 
 // RefreshWith is Refresh sized for the noise bounds b (e.g. a plan's
 // PlanRefreshBounds).
-func (lc *LocalCommittee) RefreshWith(ctx context.Context, ct *fhe.Ciphertext, b RefreshBounds) (*fhe.Ciphertext, error) {
+func (lc *LocalCommittee) RefreshWith(ctx context.Context, ct *fhe.Ciphertext, b circuit.RefreshBounds) (*fhe.Ciphertext, error) {
 	d := protocol.ShareDigest(ct)
 	session := fmt.Sprintf("local/refresh/%x", d[:8])
 	outs, err := lc.onEveryMember(func(m *Member, ks keySnap, ids []transport.MemberID) (*fhe.Ciphertext, error) {
@@ -83,7 +84,7 @@ func (lc *LocalCommittee) DecryptSlots(ctx context.Context, ct *fhe.Ciphertext) 
 		in := ct
 		if in.Level() < ks.plan.Level {
 			var err error
-			if in, err = m.refresh(ctx, ks, session+"/refresh", in, ids, RefreshBounds{}); err != nil {
+			if in, err = m.refresh(ctx, ks, session+"/refresh", in, ids, circuit.RefreshBounds{}); err != nil {
 				return nil, err
 			}
 		}

@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap/zaptest"
+
+	"github.com/fhegate/fhegate/consensus/circuit"
 )
 
 // TestResumeLocal: an in-process committee closed and resumed from its
@@ -41,7 +43,7 @@ func TestResumeLocal(t *testing.T) {
 	late := makeRequests(t, lc2, 2, 2, 6)
 	// An input uploaded before the restart evaluates after it.
 	late[1].req.Inputs[0] = early[0].req.Inputs[0]
-	late[1].want = productSum{}.Reference(lc2.Member(1).Params(), []int64{early[0].vals[0], late[1].vals[1]})
+	late[1].want = circuit.ProductSum{}.Reference(lc2.Member(1).Params(), []int64{early[0].vals[0], late[1].vals[1]})
 	for _, q := range late {
 		lc2.Chain.Post(q.req)
 	}

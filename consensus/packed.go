@@ -1,97 +1,15 @@
 package consensus
 
 // Packed batches: one evaluation for up to Slots() requests of one
-// policy.
-//
-// Slot assignment. A batch's requests are ordered by (block, log index,
-// request id) — a function of accepted blocks only — and request r gets
-// slot s_r = its index. Clients encrypt each input value replicated in every
-// slot; the committee never trusts that: packed input j is
-//
-//	P_j = Σ_r L_{s_r} ⊙ ct_{r,j}
-//
-// (fhe.SlotPacker: L_s is the 0/1 plaintext that is 1 in slot s only), so
-// whatever a request's ciphertext holds outside its own slot is multiplied
-// by zero (the cross-talk attack of TestPackedCrossTalk). A vector request
-// (one handle holding all K attributes, fhe/vector.go) is packed by one
-// block mask instead of K slot masks, and the accumulators are
-// un-interleaved in their refresh (packVector, TestPackedVectorCrossTalk). Each P_j is then
-// refreshed collectively to the top level (protocol.Refresh, which also
-// sanitises it), the policy circuit runs once on the packed set, the result
-// is masked to slots 0 … B−1, threshold-decrypted in one round, and one BLS
-// aggregate over bls.VerdictBatchDigest covers all B verdicts.
-//
-// Refresh noise. A collective refresh returns a top-level ciphertext whose
-// noise is the refresh's flooding (≈ 2^24.6, policy/eval.CommitteeNoiseModel
-// RefreshBits), not a fresh encryption's (≈ 2^12): a plan that uses every
-// level of the preset on such inputs (KYC/AML, depth 9 on BGVN14) decrypts
-// to garbage (TestPackedPolicyPlan). So in a packed batch every refresh — of
-// a packed input, or at a plan's refresh point — is followed by a rescale by
-// the top prime (a product with the all-ones plaintext, the constant 1),
-// which divides the flooding by q_L and leaves the rescale floor, and the
-// policy runs as compiled with MaxLevel − 1 levels (PolicyCircuits.LookupPacked;
-// refresh points where it needs more, every register at a level ≥ the
-// preset's refresh floor).
-//
-// Mask level ℓ (PackLevel): the product is taken on the first ℓ+1 limbs of
-// each input (dropping levels is free; the product costs 2·(ℓ+1)·N
-// multiply-adds per input), so ℓ is the lowest level at which the packed
-// input both decrypts and has room for its refresh's flooding, even if
-// every input carries the worst noise an input proof accepts. In Lattigo's
-// BGV convention a ciphertext decrypts to c0 + c1·s = t⁻¹·m + e (mod Q_ℓ),
-// correctly while |e| < Q_ℓ/(2t). Multiplying by the mask L_s (lifted
-// coefficients in [0, t)) gives L_s·t⁻¹·m + L_s·e = t⁻¹·[L_s·m]_t + k + L_s·e
-// with the carry k = (L_s·m − [L_s·m]_t)/t, ‖k‖∞ < N·t, and
-// ‖L_s·e‖∞ ≤ N·t·‖e‖∞. Summed over at most S = Slots() requests (and the
-// carry of the sum itself, < S), the packed input's noise is at most
-//
-//	S·N·t·(‖e‖∞ + 1) + S                                  (PackBounds)
-//
-// with two bounds on ‖e‖∞ (fhe/zkpok, "Soundness slack"):
-//
-//   - honest, E_h = B_ct = 2^16 (protocol.CiphertextNoiseBits: the bound on
-//     an honest ciphertext's noise that the threshold decryption's flooding
-//     is sized for; a fresh encryption under a 16-member key is ≈ 2^13.5 at
-//     6σ): the secret-dependent part (honest inputs' noise, carries of
-//     plaintexts nobody among the attackers knows), which the refresh must
-//     hide — RefreshBounds.NoiseBits. (zkpok's deterministic HonestNoiseBits,
-//     2^25.6 / 2^27 with every coefficient of u·e_K aligned, would move
-//     BGVN14 to ℓ = 3 too; the typical packed noise √S·√N·t·σ_e is ≈ 2^41.)
-//   - accepted, E_in = zkpok.AcceptedNoiseBits(p, 16) (2^35.0 on BGVN14,
-//     2^33.0 on BGVN13, for the 2·ct the committee evaluates: the proof is
-//     over QP and the committee divides the upload by P, so what is left is
-//     the message carry): crafted inputs, known to the attacker, which only
-//     have to fit — RefreshBounds.WorstBits. This refresh is the inputs'
-//     ENTRY REFRESH: no plan consumes an upload before it (a request alone
-//     is a batch of one; Member.processAlone, docs/committee.md).
-//
-// PackLevel is the lowest ℓ that satisfies both the no-overflow rule with
-// 2^3 of headroom for the refresh's masks
-//
-//	log2 W + log2 t + 3  ≤  log2 Q_ℓ          (W the worst packed bound)
-//
-// and the refresh floor of those bounds, protocol.RefreshFloorLevel(p, H, W)
-// (t·(W + 8σ) < Q_ℓ/4 with σ = 2^30·H, H the honest packed bound):
-//
-//	bgv-n14-t65537: H = 2^60.0, W = 2^79.0; the floor needs
-//	  16 + 2 + log2(W + 8·2^90) = 111.0 bits ≤ Q_2 = 2^118, > Q_1 = 2^84:
-//	  ℓ = 2 (the refresh's flooding, sized from H, decides the level; with
-//	  the proof over Q, W was 2^92.3 and would have needed ℓ = 2 as well).
-//	bgv-n13-t65537: H = 2^58.0, W = 2^75.0; 16 + 2 + log2(W + 8·2^88) =
-//	  109.0 bits > Q_2 = 2^108, ≤ Q_3 = 2^140: ℓ = 3 (ℓ = 2 before the
-//	  refresh flooding was sized from the packed noise).
-//
-// TestPackLevelFloor checks these numbers. A noise overflow here would corrupt
-// EVERY slot of the batch, which is why the level also fits the accepted,
-// not only the honest, noise; TestPackedMaxNoise packs an input crafted at
-// E_in beside honest ones.
+// policy. How requests are placed in slots, why every packed input is
+// refreshed and at which level it is masked (PackLevel, PackBounds) is
+// derived in package circuit's documentation.
 
 import (
 	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"math"
 	"math/big"
 	"runtime"
 	"slices"
@@ -101,74 +19,12 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/fhegate/fhegate/bls"
+	"github.com/fhegate/fhegate/consensus/circuit"
 	"github.com/fhegate/fhegate/consensus/protocol"
 	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
-	"github.com/fhegate/fhegate/fhe/zkpok"
 	"github.com/fhegate/fhegate/internal/keccak"
 )
-
-// packHeadroomBits is the headroom PackLevel leaves for the refresh's
-// masks on top of the worst packed noise bound.
-const packHeadroomBits = 3
-
-// AcceptedInputNoiseBits is log2 of the largest noise ‖e‖∞ an input accepted
-// by its proof of plaintext knowledge may carry for a committee of up to
-// protocol.MaxMembers members (zkpok.AcceptedNoiseBits, fhe/zkpok doc,
-// "Soundness slack").
-func AcceptedInputNoiseBits(p *fhe.Params) (float64, error) {
-	return zkpok.AcceptedNoiseBits(p, protocol.MaxMembers)
-}
-
-// PackBounds returns the noise bounds of a packed input of up to Slots()
-// requests (see "Mask level" above): NoiseBits = log2(S·N·t·(E_h + 1) + S)
-// for honest inputs (E_h = B_ct = 2^protocol.CiphertextNoiseBits), WorstBits
-// the same with the accepted bound E_in.
-func PackBounds(p *fhe.Params) (RefreshBounds, error) {
-	honest := float64(protocol.CiphertextNoiseBits)
-	accepted, err := AcceptedInputNoiseBits(p)
-	if err != nil {
-		return RefreshBounds{}, err
-	}
-	snt := float64(p.Slots()) * float64(p.N()) * float64(p.PlaintextModulus())
-	packed := func(e float64) float64 { return math.Log2(snt*(math.Exp2(e)+1) + float64(p.Slots())) }
-	return RefreshBounds{NoiseBits: packed(honest), WorstBits: packed(accepted)}, nil
-}
-
-// PackLevel is the lowest level at which a packed input of Slots() requests
-// stays decryptable even if every input carries the accepted worst-case
-// noise, and its refresh has room for a flooding that hides the honest
-// noise (protocol.RefreshFloorLevel of PackBounds; see "Mask level" above).
-func PackLevel(p *fhe.Params) (int, error) {
-	b, err := PackBounds(p)
-	if err != nil {
-		return 0, err
-	}
-	floor, err := protocol.RefreshFloorLevel(p, b.NoiseBits, b.WorstBits)
-	if err != nil {
-		return 0, fmt.Errorf("consensus: %s cannot pack: %w", p.Preset.Name, err)
-	}
-	logT := math.Log2(float64(p.PlaintextModulus()))
-	need := b.WorstBits + logT + packHeadroomBits
-	logQ := 0.0
-	for l, q := range p.Q() {
-		logQ += math.Log2(float64(q))
-		if need <= logQ && l >= floor {
-			return l, nil
-		}
-	}
-	return 0, fmt.Errorf("consensus: %s cannot pack: the noise bound needs 2^%.0f, Q is 2^%.0f", p.Preset.Name, need, logQ)
-}
-
-// packLevelBounds returns PackLevel and PackBounds of p.
-func packLevelBounds(p *fhe.Params) (int, RefreshBounds, error) {
-	level, err := PackLevel(p)
-	if err != nil {
-		return 0, RefreshBounds{}, err
-	}
-	bounds, err := PackBounds(p)
-	return level, bounds, err
-}
 
 // PackedBatch is one batch of requests evaluated together. Requests are in
 // slot order; Session names the batch identically on every member that
@@ -236,16 +92,16 @@ func (m *Member) processPackedOnce(ctx context.Context, b PackedBatch) ([]*Verdi
 	if err != nil {
 		return nil, err
 	}
-	circuit, err := m.packedCircuit(b.PolicyID)
+	c, err := m.packedCircuit(b.PolicyID)
 	if err != nil {
 		return nil, err
 	}
 	id := keccak.Sum([]byte("fhegate/packed-batch/v1"), []byte(b.Session))
-	r := &requestRun{m: m, req: Request{ID: id, PolicyID: b.PolicyID, Kind: KindPolicy}, ks: ks, bounds: circuitBounds(circuit),
+	r := &requestRun{m: m, req: Request{ID: id, PolicyID: b.PolicyID, Kind: KindPolicy}, ks: ks, bounds: circuit.BoundsOf(c),
 		base: fmt.Sprintf("%s/%d", b.Session, ks.km.Epoch), slots: len(b.Requests), rescale: true,
 		log: m.log.With(zap.String("batch", b.Session), zap.Int("requests", len(b.Requests))), mark: time.Now()}
 	var packed []*fhe.Ciphertext
-	if k := vectorWidth(circuit, len(b.Requests[0].Inputs)); k > 0 {
+	if k := vectorWidth(c, len(b.Requests[0].Inputs)); k > 0 {
 		packed, err = r.packVector(ctx, b.Requests, k)
 	} else {
 		packed, err = r.pack(ctx, b.Requests)
@@ -253,14 +109,14 @@ func (m *Member) processPackedOnce(ctx context.Context, b PackedBatch) ([]*Verdi
 	if err != nil {
 		return nil, err
 	}
-	return r.runPacked(ctx, circuit, packed, b.Requests)
+	return r.runPacked(ctx, c, packed, b.Requests)
 }
 
 // packedCircuit resolves a policy id to the circuit a packed batch runs
 // (PolicyCircuits.LookupPacked; Lookup for circuits without a packed form).
-func (m *Member) packedCircuit(id [32]byte) (Circuit, error) {
+func (m *Member) packedCircuit(id [32]byte) (circuit.Circuit, error) {
 	if pc, ok := m.cfg.Circuits.(interface {
-		LookupPacked([32]byte) (Circuit, error)
+		LookupPacked([32]byte) (circuit.Circuit, error)
 	}); ok {
 		return pc.LookupPacked(id)
 	}
@@ -271,9 +127,9 @@ func (m *Member) packedCircuit(id [32]byte) (Circuit, error) {
 // handles is a vector request of circuit c (one ciphertext holding all K > 1
 // attributes of the request, fhe/vector.go), 0 otherwise. Only compiled
 // policies declare their input count; the built-in test circuits take any.
-func vectorWidth(c Circuit, inputs int) int {
-	if pc, ok := c.(planCircuit); ok && inputs == 1 && len(pc.plan.Inputs) > 1 {
-		return len(pc.plan.Inputs)
+func vectorWidth(c circuit.Circuit, inputs int) int {
+	if plan, ok := circuit.PlanOf(c); ok && inputs == 1 && len(plan.Inputs) > 1 {
+		return len(plan.Inputs)
 	}
 	return 0
 }
@@ -341,7 +197,7 @@ func (r *requestRun) viewInputs(ctx context.Context, q Request, f func(raws [][]
 // ‖L_s‖∞ is), so PackBounds and PackLevel apply unchanged.
 func (r *requestRun) packVector(ctx context.Context, reqs []Request, k int) ([]*fhe.Ciphertext, error) {
 	m := r.m
-	level, bounds, err := packLevelBounds(m.params)
+	level, bounds, err := circuit.PackLevelBounds(m.params)
 	if err != nil {
 		return nil, err
 	}
@@ -558,7 +414,7 @@ func unmarshalCiphertexts(p *fhe.Params, b []byte, want int) ([]*fhe.Ciphertext,
 // level (in parallel: independent sessions).
 func (r *requestRun) pack(ctx context.Context, reqs []Request) ([]*fhe.Ciphertext, error) {
 	m := r.m
-	level, bounds, err := packLevelBounds(m.params)
+	level, bounds, err := circuit.PackLevelBounds(m.params)
 	if err != nil {
 		return nil, err
 	}
@@ -611,7 +467,7 @@ func inParallel(n int, f func(j int) error) error {
 
 // runPacked is run for a packed batch: evaluate once, agree on the digest,
 // mask to the batch's slots, decrypt them together, sign the batch digest.
-func (r *requestRun) runPacked(ctx context.Context, circuit Circuit, packed []*fhe.Ciphertext, reqs []Request) ([]*Verdict, error) {
+func (r *requestRun) runPacked(ctx context.Context, circuit circuit.Circuit, packed []*fhe.Ciphertext, reqs []Request) ([]*Verdict, error) {
 	rd, participants, dres, err := r.evaluateAndDecrypt(ctx, circuit, packed)
 	if err != nil {
 		return nil, err

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap/zaptest"
 
+	"github.com/fhegate/fhegate/consensus/circuit"
 	"github.com/fhegate/fhegate/fhe"
 )
 
@@ -33,7 +34,7 @@ func TestPackBlocksWorkers(t *testing.T) {
 	m := f.lc.Member(1)
 	ks, err := m.snap()
 	require.NoError(t, err)
-	level, _, err := packLevelBounds(f.p)
+	level, _, err := circuit.PackLevelBounds(f.p)
 	require.NoError(t, err)
 	r := &requestRun{m: m, ks: ks, log: zaptest.NewLogger(t)}
 	var want [][]byte

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"go.uber.org/zap"
+
+	"github.com/fhegate/fhegate/consensus/circuit"
 )
 
 // policyKeyPrefix prefixes a registered policy spec in the member's store
@@ -25,7 +27,7 @@ func policyKey(id [32]byte) string { return policyKeyPrefix + hex.EncodeToString
 // event replay (chain.Adapter.ReplayPolicies) cannot reach the block that
 // registered it (a pruned or rate-limited log index).
 func (m *Member) RegisterPolicy(policyID [32]byte, spec []byte) error {
-	pc, ok := m.cfg.Circuits.(*PolicyCircuits)
+	pc, ok := m.cfg.Circuits.(*circuit.PolicyCircuits)
 	if !ok {
 		return errors.New("consensus: member circuits do not accept policy specs")
 	}
@@ -40,7 +42,7 @@ func (m *Member) RegisterPolicy(policyID [32]byte, spec []byte) error {
 // harmless). It returns how many specs were loaded; a spec that does not
 // compile is recorded as unevaluable, as at registration, and counted.
 func (m *Member) LoadPolicies() int {
-	pc, ok := m.cfg.Circuits.(*PolicyCircuits)
+	pc, ok := m.cfg.Circuits.(*circuit.PolicyCircuits)
 	if !ok {
 		return 0
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap/zaptest"
 
+	"github.com/fhegate/fhegate/consensus/circuit"
 	"github.com/fhegate/fhegate/fhe/fhetest"
 	"github.com/fhegate/fhegate/internal/keccak"
 	"github.com/fhegate/fhegate/internal/testseed"
@@ -33,7 +34,7 @@ func TestPolicySurvivesRestart(t *testing.T) {
 		RoundTimeout: 10 * time.Second, BatchSize: 1, Log: zaptest.NewLogger(t)}
 
 	before := opts
-	before.Circuits = NewPolicyCircuits(fhetest.InsecureBGVN10)
+	before.Circuits = circuit.NewPolicyCircuits(fhetest.InsecureBGVN10)
 	lc, err := StartLocal(ctx, before)
 	require.NoError(t, err)
 	rp := refreshPolicies[0]
@@ -47,7 +48,7 @@ func TestPolicySurvivesRestart(t *testing.T) {
 
 	// The restart: a fresh, empty registry and a fresh MemChain that never
 	// saw the PolicyRegistered events.
-	pc := NewPolicyCircuits(fhetest.InsecureBGVN10)
+	pc := circuit.NewPolicyCircuits(fhetest.InsecureBGVN10)
 	after := opts
 	after.Circuits, after.Serve = pc, true
 	lc, err = ResumeLocal(ctx, after)
@@ -56,7 +57,7 @@ func TestPolicySurvivesRestart(t *testing.T) {
 	_, err = pc.Lookup(pid)
 	require.NoError(t, err, "the restarted members forgot the policy")
 	_, err = pc.Lookup(bad)
-	require.ErrorIs(t, err, ErrUnevaluable, "the restarted members forgot that the policy is unevaluable")
+	require.ErrorIs(t, err, circuit.ErrUnevaluable, "the restarted members forgot that the policy is unevaluable")
 
 	q := policyRequest(t, lc, rand.New(rand.NewPCG(seed, 31)), pid, 1, rp.ref)
 	lc.Chain.Post(q.req)

@@ -12,6 +12,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/fhegate/fhegate/consensus/circuit"
 	"github.com/fhegate/fhegate/consensus/ledger"
 	"github.com/fhegate/fhegate/consensus/protocol"
 	"github.com/fhegate/fhegate/consensus/store"
@@ -54,28 +55,28 @@ func (m *Member) Process(ctx context.Context, req Request) (*Verdict, error) {
 	}
 	r := &requestRun{m: m, req: req, ks: ks, base: fmt.Sprintf("req/%x/%d", req.ID[:], ks.km.Epoch), slots: 1,
 		log: m.log.With(zap.String("request", fmt.Sprintf("%x", req.ID[:6])))}
-	var circuit Circuit
+	var c circuit.Circuit
 	if req.Kind == KindCRDT {
-		circuit, err = newCRDTCircuit(req, m.params)
+		c, err = circuit.NewCRDT(req.CRDTKind, req.CRDTMeta, req.Inputs, m.params)
 	} else {
-		circuit, err = m.cfg.Circuits.Lookup(req.PolicyID)
-		if errors.Is(err, ErrUnevaluable) {
+		c, err = m.cfg.Circuits.Lookup(req.PolicyID)
+		if errors.Is(err, circuit.ErrUnevaluable) {
 			return m.processUnevaluable(ctx, req, ks, r.base, r.log, err)
 		}
 	}
 	if err != nil {
 		return nil, err
 	}
-	_, compiled := circuit.(planCircuit)
+	_, compiled := circuit.PlanOf(c)
 	if compiled && req.Kind == KindPolicy {
 		if _, err := m.packedCircuit(req.PolicyID); err == nil {
 			return m.processAlone(ctx, req, ks, r.base, r.log)
 		}
-		if vectorWidth(circuit, len(req.Inputs)) > 0 {
+		if vectorWidth(c, len(req.Inputs)) > 0 {
 			return m.processUnevaluable(ctx, req, ks, r.base, r.log, errors.New("vector input for a policy without a packed circuit"))
 		}
 	}
-	r.bounds = circuitBounds(circuit)
+	r.bounds = circuit.BoundsOf(c)
 	inputs, err := m.inputs(ctx, req.Inputs, ks.km.Epoch)
 	if err != nil {
 		return nil, err
@@ -86,7 +87,7 @@ func (m *Member) Process(ctx context.Context, req Request) (*Verdict, error) {
 		}
 	}
 	r.mark = time.Now()
-	return r.run(ctx, circuit, inputs)
+	return r.run(ctx, c, inputs)
 }
 
 // entryRefresh is the entry refresh of a compiled policy's request
@@ -102,11 +103,11 @@ func (m *Member) Process(ctx context.Context, req Request) (*Verdict, error) {
 // eval.CommitteeNoiseModel), which is what registration checked.
 func (r *requestRun) entryRefresh(ctx context.Context, inputs []*fhe.Ciphertext) ([]*fhe.Ciphertext, error) {
 	p := r.m.params
-	accepted, err := AcceptedInputNoiseBits(p)
+	accepted, err := circuit.AcceptedInputNoiseBits(p)
 	if err != nil {
 		return nil, err
 	}
-	b := RefreshBounds{NoiseBits: protocol.CiphertextNoiseBits, WorstBits: accepted}
+	b := circuit.RefreshBounds{NoiseBits: protocol.CiphertextNoiseBits, WorstBits: accepted}
 	floor, err := protocol.RefreshFloorLevel(p, b.NoiseBits, b.WorstBits)
 	if err != nil {
 		return nil, err
@@ -214,28 +215,16 @@ type requestRun struct {
 	// bounds are the noise bounds of the ciphertexts the circuit refreshes
 	// (at its refresh points and before the mask): the plan's estimates for
 	// a compiled policy (PlanRefreshBounds), the defaults otherwise.
-	bounds PlanBounds
+	bounds circuit.PlanBounds
 	// packers are the t members that packed a vector batch (packVector) and
 	// receivers the members of that round; only the packers evaluate it,
 	// its refresh points among them alone (evaluateShared).
 	packers, receivers []transport.MemberID
 }
 
-// RefreshBounds are the noise bounds a collective refresh is sized from
-// (protocol.RefreshRequest.NoiseBits and WorstBits; 0 means the protocol's
-// defaults: CiphertextNoiseBits, and WorstBits = NoiseBits). NoiseBits bounds
-// the part of the input's noise that must stay hidden from the members,
-// WorstBits the whole noise, attacker-known parts included; the refresh
-// floods with σ = 2^30·2^NoiseBits and needs the input at a level ≥
-// protocol.RefreshFloorLevel(p, NoiseBits, WorstBits).
-type RefreshBounds struct {
-	NoiseBits float64
-	WorstBits float64
-}
-
 // run takes the request through its phases, in order: evaluate, agree on
 // the result digest, refresh (if needed) and mask, decrypt, sign.
-func (r *requestRun) run(ctx context.Context, circuit Circuit, inputs []*fhe.Ciphertext) (*Verdict, error) {
+func (r *requestRun) run(ctx context.Context, circuit circuit.Circuit, inputs []*fhe.Ciphertext) (*Verdict, error) {
 	rd, participants, dres, err := r.evaluateAndDecrypt(ctx, circuit, inputs)
 	if err != nil {
 		return nil, err
@@ -261,7 +250,7 @@ func (r *requestRun) run(ctx context.Context, circuit Circuit, inputs []*fhe.Cip
 // share: evaluate, agree on the result digest, refresh (if needed) and mask,
 // threshold-decrypt. It returns the agreed digest, the participants and the
 // decryption.
-func (r *requestRun) evaluateAndDecrypt(ctx context.Context, circuit Circuit, inputs []*fhe.Ciphertext) (fhe.Handle, []transport.MemberID, *protocol.DecryptResult, error) {
+func (r *requestRun) evaluateAndDecrypt(ctx context.Context, circuit circuit.Circuit, inputs []*fhe.Ciphertext) (fhe.Handle, []transport.MemberID, *protocol.DecryptResult, error) {
 	result, rd, err := r.evaluate(ctx, circuit, inputs)
 	if err != nil {
 		return rd, nil, nil, err
@@ -291,7 +280,7 @@ func (r *requestRun) phase(name string) {
 
 // evaluate runs the circuit (with collective refreshes at its plan's
 // refresh points) and returns the result and its digest.
-func (r *requestRun) evaluate(ctx context.Context, circuit Circuit, inputs []*fhe.Ciphertext) (*fhe.Ciphertext, fhe.Handle, error) {
+func (r *requestRun) evaluate(ctx context.Context, circuit circuit.Circuit, inputs []*fhe.Ciphertext) (*fhe.Ciphertext, fhe.Handle, error) {
 	var result *fhe.Ciphertext
 	var err error
 	if r.packers != nil {
@@ -322,14 +311,14 @@ func (r *requestRun) evaluate(ctx context.Context, circuit Circuit, inputs []*fh
 // of packers, then answers its requests one by one). The committee
 // evaluates each vector batch t times instead of n; the result digest is
 // then agreed by every member as usual.
-func (r *requestRun) evaluateShared(ctx context.Context, circuit Circuit, inputs []*fhe.Ciphertext) (*fhe.Ciphertext, error) {
+func (r *requestRun) evaluateShared(ctx context.Context, c circuit.Circuit, inputs []*fhe.Ciphertext) (*fhe.Ciphertext, error) {
 	var own *fhe.Ciphertext
 	evalOwn := func() (*fhe.Ciphertext, error) {
 		if own != nil {
 			return own, nil
 		}
 		var err error
-		own, err = circuit.Evaluate(ctx, r.ks.ev, inputs, r.refresh)
+		own, err = c.Evaluate(ctx, r.ks.ev, inputs, r.refresh)
 		return own, err
 	}
 	return agreedValue(ctx, r, r.base+"/result", "packed result", r.packers, r.receivers, evalOwn,
@@ -342,7 +331,7 @@ func (r *requestRun) evaluateShared(ctx context.Context, circuit Circuit, inputs
 			return ct, nil
 		},
 		func(err error) (*fhe.Ciphertext, error) {
-			if pc, ok := circuit.(planCircuit); !ok || pc.plan.Counts.Refreshes > 0 {
+			if plan, ok := circuit.PlanOf(c); !ok || plan.Counts.Refreshes > 0 {
 				return nil, fmt.Errorf("consensus: the packing members' results differ and the plan needs them for its refreshes: %w", err)
 			}
 			r.log.Warn("the packing members' results differ: evaluating here", zap.Error(err))
@@ -534,7 +523,7 @@ func without(ids, bad []transport.MemberID) []transport.MemberID {
 // (onLive). The session is named by the ciphertext's digest, not by a call
 // counter, so every member names the same refresh the same way whatever
 // order its evaluator reaches the plan's refresh points in.
-func (m *Member) refreshLive(ctx context.Context, ks keySnap, base string, ct *fhe.Ciphertext, b RefreshBounds) (*fhe.Ciphertext, error) {
+func (m *Member) refreshLive(ctx context.Context, ks keySnap, base string, ct *fhe.Ciphertext, b circuit.RefreshBounds) (*fhe.Ciphertext, error) {
 	session := refreshSession(base, ct)
 	var out *fhe.Ciphertext
 	err := m.onLive(ctx, func(participants []transport.MemberID) (err error) {
@@ -568,7 +557,7 @@ func (m *Member) onLive(ctx context.Context, round func(participants []transport
 
 // refreshActive returns the t active members of a refresh among
 // participants (the first t) and calls the BeforeRefresh knob.
-func (m *Member) refreshActive(participants []transport.MemberID, level int, b RefreshBounds) ([]transport.MemberID, error) {
+func (m *Member) refreshActive(participants []transport.MemberID, level int, b circuit.RefreshBounds) ([]transport.MemberID, error) {
 	t := m.cfg.Committee.Threshold
 	if len(participants) < t {
 		return nil, fmt.Errorf("%w: %d live members for a refresh, threshold %d", ErrNoQuorum, len(participants), t)
@@ -583,7 +572,7 @@ func (m *Member) refreshActive(participants []transport.MemberID, level int, b R
 // and every participant receiving (protocol.Refresh), sized for the noise
 // bounds b; it counts the refreshes this member completed
 // (Status.Refreshes).
-func (m *Member) refresh(ctx context.Context, ks keySnap, session string, ct *fhe.Ciphertext, participants []transport.MemberID, b RefreshBounds) (*fhe.Ciphertext, error) {
+func (m *Member) refresh(ctx context.Context, ks keySnap, session string, ct *fhe.Ciphertext, participants []transport.MemberID, b circuit.RefreshBounds) (*fhe.Ciphertext, error) {
 	active, err := m.refreshActive(participants, ct.Level(), b)
 	if err != nil {
 		return nil, err

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/fhegate/fhegate/consensus/circuit"
 	"github.com/fhegate/fhegate/consensus/protocol"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/fhetest"
@@ -33,7 +34,7 @@ func newFloorChecker(p *fhe.Params) *floorChecker {
 }
 
 func (c *floorChecker) knobs() TestingKnobs {
-	return TestingKnobs{BeforeRefresh: func(level int, b RefreshBounds) {
+	return TestingKnobs{BeforeRefresh: func(level int, b circuit.RefreshBounds) {
 		floor, err := protocol.RefreshFloorLevel(c.p, b.NoiseBits, b.WorstBits)
 		c.mu.Lock()
 		defer c.mu.Unlock()
@@ -66,7 +67,7 @@ func TestPresetRefreshFloors(t *testing.T) {
 		floor, err := protocol.RefreshFloorLevel(p, 0, 0)
 		require.NoError(t, err)
 		require.Equal(t, floor, pi.RefreshFloor, pi.Name)
-		plan, err := policy.CompileWith(examples.MustGet("allowlist"), PolicyOptions(fhe.PresetID(pi.ID)))
+		plan, err := policy.CompileWith(examples.MustGet("allowlist"), circuit.PolicyOptions(fhe.PresetID(pi.ID)))
 		require.NoError(t, err)
 		require.Equal(t, floor, plan.RefreshFloor, pi.Name)
 	}
@@ -75,7 +76,7 @@ func TestPresetRefreshFloors(t *testing.T) {
 		require.NoError(t, err)
 		floor, err := protocol.RefreshFloorLevel(p, 0, 0)
 		require.NoError(t, err)
-		require.Equal(t, floor, PolicyOptions(id).RefreshFloor, p.Preset.Name)
+		require.Equal(t, floor, circuit.PolicyOptions(id).RefreshFloor, p.Preset.Name)
 	}
 }
 
@@ -95,9 +96,9 @@ func TestPlanRefreshBounds(t *testing.T) {
 			for _, packed := range []bool{false, true} {
 				var plan *policy.Plan
 				if packed {
-					plan, err = packedPlan(spec, id)
+					plan, err = circuit.PackedPlan(spec, id)
 				} else {
-					plan, err = policy.CompileWith(spec, PolicyOptions(id))
+					plan, err = policy.CompileWith(spec, circuit.PolicyOptions(id))
 				}
 				if err != nil {
 					require.ErrorIs(t, err, policy.ErrTooDeep, "%s %s", p.Preset.Name, name)
@@ -111,7 +112,7 @@ func TestPlanRefreshBounds(t *testing.T) {
 				for i, op := range plan.Ops {
 					require.GreaterOrEqual(t, top-op.Depth, plan.RefreshFloor, "%s %s register %d", p.Preset.Name, name, i)
 				}
-				b, err := PlanRefreshBounds(p, plan, top)
+				b, err := circuit.PlanRefreshBounds(p, plan, top)
 				if err != nil {
 					// evaluable when the other form passes (PolicyCircuits.Register)
 					require.ErrorIs(t, err, policy.ErrTooNoisy, "%s %s", p.Preset.Name, name)
@@ -146,12 +147,12 @@ func TestPackLevelFloor(t *testing.T) {
 	for _, id := range []fhe.PresetID{fhe.BGVN13, fhe.BGVN14, fhetest.InsecureBGVN10, fhetest.InsecureBGVN10Deep} {
 		p, err := fhe.NewParams(id)
 		require.NoError(t, err)
-		l, err := PackLevel(p)
+		l, err := circuit.PackLevel(p)
 		require.NoError(t, err)
-		b, err := PackBounds(p)
+		b, err := circuit.PackBounds(p)
 		require.NoError(t, err)
 		honest := float64(protocol.CiphertextNoiseBits)
-		accepted, err := AcceptedInputNoiseBits(p)
+		accepted, err := circuit.AcceptedInputNoiseBits(p)
 		require.NoError(t, err)
 		// S·N·t·E written out.
 		logSNT := math.Log2(float64(p.Slots())) + math.Log2(float64(p.N())) + math.Log2(float64(p.PlaintextModulus()))
@@ -167,7 +168,7 @@ func TestPackLevelFloor(t *testing.T) {
 			}
 			return s
 		}
-		fits := func(l int) bool { return l >= floor && b.WorstBits+logT+packHeadroomBits <= logQ(l) }
+		fits := func(l int) bool { return l >= floor && b.WorstBits+logT+circuit.PackHeadroomBits <= logQ(l) }
 		require.True(t, fits(l), p.Preset.Name)
 		if l > 0 {
 			require.False(t, fits(l-1), p.Preset.Name)

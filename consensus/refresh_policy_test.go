@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/fhegate/fhegate/consensus/api"
+	"github.com/fhegate/fhegate/consensus/circuit"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/fhetest"
 	"github.com/fhegate/fhegate/internal/keccak"
@@ -46,12 +47,12 @@ var refreshPolicies = []refreshPolicy{
 
 // registerRefreshPolicies registers the refresh policies on pc (as the
 // chain adapter's OnPolicy hook does) and returns their ids.
-func registerRefreshPolicies(t *testing.T, pc *PolicyCircuits) [][32]byte {
+func registerRefreshPolicies(t *testing.T, pc *circuit.PolicyCircuits) [][32]byte {
 	t.Helper()
 	ids := make([][32]byte, len(refreshPolicies))
 	for i, rp := range refreshPolicies {
 		// every request runs the packed plan (a batch of one when alone)
-		plan, err := packedPlan([]byte(rp.spec), pc.Preset)
+		plan, err := circuit.PackedPlan([]byte(rp.spec), pc.Preset)
 		require.NoError(t, err, rp.name)
 		require.GreaterOrEqual(t, plan.Counts.Refreshes, rp.refreshes, rp.name)
 		ids[i] = keccak.Sum([]byte(rp.spec))
@@ -114,7 +115,7 @@ func TestPolicyRefreshes(t *testing.T) {
 	seed := testseed.Seed(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	pc := NewPolicyCircuits(fhetest.InsecureBGVN10)
+	pc := circuit.NewPolicyCircuits(fhetest.InsecureBGVN10)
 	fc := newFloorChecker(fhe.MustParams(fhetest.InsecureBGVN10))
 	lc, err := StartLocal(ctx, LocalOptions{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10", Rotations: []int{1},
 		Circuits: pc, RoundTimeout: 10 * time.Second, BatchSize: 4, Serve: true, Knobs: fc.knobs(), Log: zaptest.NewLogger(t),
@@ -169,7 +170,7 @@ func TestPolicyRefreshSurvivesKill(t *testing.T) {
 			killOnce.Do(func() { lc.Kill(2); close(killed) })
 		}
 	}}
-	pc := NewPolicyCircuits(fhetest.InsecureBGVN10)
+	pc := circuit.NewPolicyCircuits(fhetest.InsecureBGVN10)
 	var err error
 	lc, err = StartLocal(ctx, LocalOptions{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10", Rotations: []int{1},
 		Circuits: pc, RoundTimeout: 5 * time.Second, BatchSize: 1, Serve: true, Knobs: knobs, Log: zaptest.NewLogger(t)})

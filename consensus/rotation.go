@@ -13,6 +13,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/fhegate/fhegate/consensus/circuit"
 	"github.com/fhegate/fhegate/consensus/protocol"
 	"github.com/fhegate/fhegate/consensus/store"
 	"github.com/fhegate/fhegate/fhe"
@@ -468,21 +469,21 @@ func (m *Member) Epoch() uint64 { return m.cfg.Committee.Epoch }
 // encryption of zero under the new key), (oldT + 1)·B_ct with B_ct =
 // 2^protocol.CiphertextNoiseBits. The input is at the stored input's (top)
 // level, far above the floor either bound needs.
-func reencryptedBounds(p *fhe.Params, oldSigmaBits float64, oldT int) (RefreshBounds, error) {
+func reencryptedBounds(p *fhe.Params, oldSigmaBits float64, oldT int) (circuit.RefreshBounds, error) {
 	honest := float64(protocol.CiphertextNoiseBits)
-	accepted, err := AcceptedInputNoiseBits(p)
+	accepted, err := circuit.AcceptedInputNoiseBits(p)
 	if err != nil {
-		return RefreshBounds{}, err
+		return circuit.RefreshBounds{}, err
 	}
 	if oldT < 1 || oldT > protocol.MaxMembers {
-		return RefreshBounds{}, fmt.Errorf("consensus: old committee threshold %d outside 1..%d", oldT, protocol.MaxMembers)
+		return circuit.RefreshBounds{}, fmt.Errorf("consensus: old committee threshold %d outside 1..%d", oldT, protocol.MaxMembers)
 	}
 	sigma := oldSigmaBits
 	if sigma <= 0 {
 		sigma = protocol.CiphertextNoiseBits + protocol.DefaultFloodingBits
 	}
 	tt := float64(oldT)
-	return RefreshBounds{
+	return circuit.RefreshBounds{
 		NoiseBits: math.Log2((tt + 1) * math.Exp2(honest)),
 		WorstBits: math.Log2(tt*8*math.Exp2(sigma) + tt*math.Exp2(honest) + math.Exp2(accepted)),
 	}, nil

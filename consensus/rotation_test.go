@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap/zaptest"
 
+	"github.com/fhegate/fhegate/consensus/circuit"
 	"github.com/fhegate/fhegate/consensus/protocol"
 	"github.com/fhegate/fhegate/fhe"
 	keccakpkg "github.com/fhegate/fhegate/internal/keccak"
@@ -146,7 +147,7 @@ func requireOldKeyRefused(ctx context.Context, t *testing.T, old, nc *LocalCommi
 	stored, err = m.Store().PutAt(sh, sb, 1)
 	require.NoError(t, err)
 	require.True(t, stored)
-	_, err = m.Process(ctx, Request{ID: [32]byte{0x5e}, PolicyID: PolicyProductSum, Kind: KindPolicy, Inputs: []fhe.Handle{sh, carried}})
+	_, err = m.Process(ctx, Request{ID: [32]byte{0x5e}, PolicyID: circuit.PolicyProductSum, Kind: KindPolicy, Inputs: []fhe.Handle{sh, carried}})
 	require.ErrorIs(t, err, ErrStaleKey)
 	_, err = m.servable(sh)
 	require.ErrorIs(t, err, ErrStaleKey, "a stale ciphertext is not served to a peer's fetch")

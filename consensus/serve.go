@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/fhegate/fhegate/bls"
+	"github.com/fhegate/fhegate/consensus/circuit"
 	"github.com/fhegate/fhegate/consensus/protocol"
 	"github.com/fhegate/fhegate/consensus/transport"
 )
@@ -305,7 +306,7 @@ func (s *server) failed(ctx context.Context, r Request, err error) {
 // quorum's digest, the CRDT request does not fit the committee, or a
 // refresh has no room at the level the evaluation reaches it.
 func permanent(err error) bool {
-	return errors.Is(err, ErrDigestMismatch) || errors.Is(err, ErrBadCRDTRequest) || errors.Is(err, protocol.ErrRefreshNoRoom)
+	return errors.Is(err, ErrDigestMismatch) || errors.Is(err, circuit.ErrBadCRDTRequest) || errors.Is(err, protocol.ErrRefreshNoRoom)
 }
 
 // retryDelay is how long after its failed attempt k (1, 2, …) a request is

@@ -19,6 +19,7 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/fhegate/fhegate/bls"
+	"github.com/fhegate/fhegate/consensus/circuit"
 	"github.com/fhegate/fhegate/fhe"
 )
 
@@ -186,10 +187,10 @@ func TestSoakUnderCPUPressure(t *testing.T) {
 			hs[j] = pool[vals[j]]
 		}
 		var want uint64
-		if policy == PolicyDeep {
-			want = deep{}.Reference(f.p, vals)
+		if policy == circuit.PolicyDeep {
+			want = circuit.Deep{}.Reference(f.p, vals)
 		} else {
-			want = productSum{}.Reference(f.p, vals)
+			want = circuit.ProductSum{}.Reference(f.p, vals)
 		}
 		n++
 		id := [32]byte{0x50, byte(n >> 8), byte(n), policy[0], byte(width)}
@@ -236,21 +237,21 @@ func TestSoakUnderCPUPressure(t *testing.T) {
 	for b := range bursts {
 		var big []Request
 		for range 20 {
-			big = append(big, mk(PolicyProductSum, 2))
+			big = append(big, mk(circuit.PolicyProductSum, 2))
 		}
 		stamp(big...)
 		lc.Chain.PostBlock(big...)
 		var mixed []Request
 		for range 4 {
-			mixed = append(mixed, mk(PolicyProductSum, 3))
+			mixed = append(mixed, mk(circuit.PolicyProductSum, 3))
 		}
 		for range 2 {
-			mixed = append(mixed, mk(PolicyDeep, 2))
+			mixed = append(mixed, mk(circuit.PolicyDeep, 2))
 		}
 		stamp(mixed...)
 		lc.Chain.PostBlock(mixed...)
 		for range 4 {
-			q := mk(PolicyProductSum, 2)
+			q := mk(circuit.PolicyProductSum, 2)
 			stamp(q)
 			lc.Chain.Post(q)
 		}

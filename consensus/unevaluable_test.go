@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap/zaptest"
 
+	"github.com/fhegate/fhegate/consensus/circuit"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/fhetest"
 	"github.com/fhegate/fhegate/internal/keccak"
@@ -35,12 +36,12 @@ func TestUnevaluablePolicy(t *testing.T) {
 	t.Parallel()
 	_, err := policy.Compile([]byte(wideCompare))
 	require.NoError(t, err, "the spec must compile on chain")
-	_, err = policy.CompileWith([]byte(wideCompare), PolicyOptions(fhetest.InsecureBGVN10))
+	_, err = policy.CompileWith([]byte(wideCompare), circuit.PolicyOptions(fhetest.InsecureBGVN10))
 	require.Error(t, err, "the spec must not compile for the committee preset")
 
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	pc := NewPolicyCircuits(fhetest.InsecureBGVN10)
+	pc := circuit.NewPolicyCircuits(fhetest.InsecureBGVN10)
 	lc, err := StartLocal(ctx, LocalOptions{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10", Rotations: []int{1},
 		Circuits: pc, RoundTimeout: 10 * time.Second, BatchSize: 1, Serve: true, Log: zaptest.NewLogger(t)})
 	require.NoError(t, err)
@@ -52,17 +53,17 @@ func TestUnevaluablePolicy(t *testing.T) {
 	}
 	require.Error(t, pc.CompileError(pid))
 	_, err = pc.Lookup(pid)
-	require.ErrorIs(t, err, ErrUnevaluable)
+	require.ErrorIs(t, err, circuit.ErrUnevaluable)
 
 	// A policy never seen (OnPolicy missed) is unknown, not unevaluable:
 	// the request fails (and the serving loop retries it).
 	unseen := [32]byte{0x77}
 	require.NoError(t, pc.CompileError(unseen))
 	_, err = pc.Lookup(unseen)
-	require.ErrorIs(t, err, ErrUnknownPolicy)
-	require.NotErrorIs(t, err, ErrUnevaluable)
+	require.ErrorIs(t, err, circuit.ErrUnknownPolicy)
+	require.NotErrorIs(t, err, circuit.ErrUnevaluable)
 	_, err = lc.Member(1).Process(ctx, Request{ID: [32]byte{0xbb, 1}, PolicyID: unseen, Kind: KindPolicy})
-	require.ErrorIs(t, err, ErrUnknownPolicy)
+	require.ErrorIs(t, err, circuit.ErrUnknownPolicy)
 
 	// One real input, uploaded and attested as for any request.
 	b, proof, err := lc.Member(1).EncryptInput(append([]int64{150}, fhetest.RandInts(rand.New(rand.NewPCG(1, 2)), 7, 50)...), [20]byte{1})

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/fhegate/fhegate/consensus/circuit"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/policy"
 	"github.com/fhegate/fhegate/policy/examples"
@@ -102,7 +103,7 @@ func TestChainAcceptsWhatCommitteeEvaluates(t *testing.T) {
 	accepted := 0
 	for name, spec := range specs {
 		_, chainErr := precompiles.AdmitPolicy(corebackends.Policy{}, spec)
-		pc := NewPolicyCircuits(fhe.BGVN14)
+		pc := circuit.NewPolicyCircuits(fhe.BGVN14)
 		committeeErr := pc.Register([32]byte{1}, spec)
 		if committeeErr == nil {
 			_, committeeErr = pc.LookupPacked([32]byte{1})

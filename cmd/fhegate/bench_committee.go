@@ -21,6 +21,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/circuit"
 	"github.com/fhegate/fhegate/consensus/protocol"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/policy"
@@ -112,7 +113,7 @@ each with its own bbolt store and share ledger, and measures on each preset:
              (skipped where the plan does not compile, e.g. BGVN13)
   packed-kyc the KYC/AML policy on packed batches of each --packed size (default 64,1024;
              capped at the preset's slot count): every member packs the batch's inputs slot-masked
-             at consensus.PackLevel (one ct×pt product per request input, no NTT), refreshes each
+             at circuit.PackLevel (one ct×pt product per request input, no NTT), refreshes each
              packed input collectively, evaluates the policy ONCE, agrees on the digest, masks the
              result to the batch's slots, threshold-decrypts all of them in one round and signs one
              BLS aggregate over the batch digest (consensus.Member.ProcessPacked). Inputs are
@@ -408,7 +409,7 @@ type committeeBench struct {
 	n, t     int
 	dir      string
 	lc       *consensus.LocalCommittee
-	circuits *consensus.PolicyCircuits
+	circuits *circuit.PolicyCircuits
 	m1       *consensus.Member
 	p        *fhe.Params
 	enc      *fhe.Encryptor
@@ -433,7 +434,7 @@ func startCommitteeBench(ctx context.Context, o *benchCommitteeOptions, preset s
 	b := &committeeBench{ctx: ctx, o: o, log: o.Log, preset: preset, pr: pr, n: n, t: t, dir: dir, phases: map[string]time.Duration{}}
 	c0 := cpuTime()
 	t0 := time.Now()
-	b.circuits = consensus.NewPolicyCircuits(pr.ID)
+	b.circuits = circuit.NewPolicyCircuits(pr.ID)
 	b.lc, err = consensus.StartLocal(ctx, consensus.LocalOptions{N: n, T: t, Dir: dir, Preset: preset, RoundTimeout: 120 * time.Second,
 		Log: o.Log, Trace: b.trace, Circuits: b.circuits})
 	if err != nil {
@@ -542,7 +543,7 @@ func (b *committeeBench) productSumRequests(tag byte, count int) ([]consensus.Re
 		if err != nil {
 			return nil, nil, err
 		}
-		reqs[k] = consensus.Request{ID: [32]byte{tag, byte(k), byte(k >> 8)}, PolicyID: consensus.PolicyProductSum, Kind: consensus.KindPolicy,
+		reqs[k] = consensus.Request{ID: [32]byte{tag, byte(k), byte(k >> 8)}, PolicyID: circuit.PolicyProductSum, Kind: consensus.KindPolicy,
 			Inputs: []fhe.Handle{h, common}}
 		want[k] = uint64((v*3%tm + tm) % tm)
 	}
@@ -640,7 +641,7 @@ func (b *committeeBench) stageKYCBatch() ([]committeeRow, error) {
 		b.log.Warn("kyc-aml policy does not compile for this preset: stage skipped", zap.String("preset", b.preset), zap.Error(err))
 		return nil, nil
 	}
-	kplan, err := policy.CompileWith(spec, consensus.PolicyOptions(b.pr.ID))
+	kplan, err := policy.CompileWith(spec, circuit.PolicyOptions(b.pr.ID))
 	if err != nil {
 		return nil, err
 	}

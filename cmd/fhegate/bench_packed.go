@@ -11,6 +11,7 @@ import (
 
 	"github.com/fhegate/fhegate/consensus"
 	"github.com/fhegate/fhegate/consensus/api"
+	"github.com/fhegate/fhegate/consensus/circuit"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/policy"
 	"github.com/fhegate/fhegate/policy/examples"
@@ -57,7 +58,7 @@ func (b *committeeBench) kycPolicy(stage string) (kycID [32]byte, kplan *policy.
 		b.log.Warn("kyc-aml policy does not compile for this preset: stage skipped", zap.String("stage", stage), zap.String("preset", b.preset), zap.Error(err))
 		return kycID, nil, false, nil
 	}
-	kplan, err = policy.CompileWith(spec, consensus.PolicyOptions(b.pr.ID))
+	kplan, err = policy.CompileWith(spec, circuit.PolicyOptions(b.pr.ID))
 	return kycID, kplan, err == nil, err
 }
 
@@ -252,7 +253,7 @@ func (b *committeeBench) runPackedBatch(stage string, batch consensus.PackedBatc
 			return nil, e
 		}
 	}
-	level, err := consensus.PackLevel(b.p)
+	level, err := circuit.PackLevel(b.p)
 	if err != nil {
 		return nil, err
 	}

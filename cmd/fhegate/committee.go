@@ -22,6 +22,7 @@ import (
 
 	"github.com/fhegate/fhegate/consensus"
 	"github.com/fhegate/fhegate/consensus/chain"
+	"github.com/fhegate/fhegate/consensus/circuit"
 	"github.com/fhegate/fhegate/consensus/store"
 	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
@@ -177,9 +178,9 @@ func openMember(dir string, id uint32, timeout time.Duration, log *zap.Logger) (
 		tr.Close()
 		return nil, nil, err
 	}
-	var circuits consensus.Circuits
+	var circuits circuit.Circuits
 	if pr, err := fhe.PresetByName(cfg.Preset); err == nil {
-		circuits = consensus.NewPolicyCircuits(pr.ID)
+		circuits = circuit.NewPolicyCircuits(pr.ID)
 	}
 	m, err := consensus.NewMember(consensus.MemberConfig{Committee: cfg, Self: id, BLSKey: bk, RoundTimeout: timeout, Circuits: circuits}, tr, st, log)
 	if err != nil {

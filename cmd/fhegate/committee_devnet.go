@@ -18,13 +18,14 @@ import (
 
 	"github.com/fhegate/fhegate/consensus"
 	"github.com/fhegate/fhegate/consensus/chain"
+	"github.com/fhegate/fhegate/consensus/circuit"
 	"github.com/fhegate/fhegate/fhe"
 )
 
 type devCommittee struct {
 	log      *zap.Logger
 	lc       *consensus.LocalCommittee
-	circuits *consensus.PolicyCircuits
+	circuits *circuit.PolicyCircuits
 	dir      string
 	resumed  bool
 }
@@ -58,7 +59,7 @@ func newLocalDevCommittee(ctx context.Context, log *zap.Logger, o devnetOptions,
 	if err != nil {
 		return nil, err
 	}
-	pc := consensus.NewPolicyCircuits(ps.ID)
+	pc := circuit.NewPolicyCircuits(ps.ID)
 	opts.Circuits = pc
 	// The committee's background work is bound to Close, not to ctx:
 	// runDevnet closes it after the chain on shutdown, so a cancelled ctx

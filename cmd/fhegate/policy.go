@@ -16,6 +16,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/circuit"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/policy"
 	"github.com/fhegate/fhegate/policy/eval"
@@ -428,8 +429,8 @@ func evalInProcessCommittee(ctx context.Context, log *zap.Logger, out io.Writer,
 	// The refreshes are sized for the plan's noise estimate, as a committee
 	// serving a chain sizes them, from fresh inputs: these are encrypted
 	// here under the collective key, not uploaded, so they need no entry
-	// refresh (consensus.FreshInputRefreshBounds).
-	bounds, err := consensus.FreshInputRefreshBounds(params, p, p.PresetDepth)
+	// refresh (circuit.FreshInputRefreshBounds).
+	bounds, err := circuit.FreshInputRefreshBounds(params, p, p.PresetDepth)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/fhegate/fhegate/consensus"
 	"github.com/fhegate/fhegate/consensus/api"
 	"github.com/fhegate/fhegate/consensus/chain"
+	"github.com/fhegate/fhegate/consensus/circuit"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/crdt/meta"
 	"github.com/fhegate/fhegate/fhe/fhetest"
@@ -125,7 +126,7 @@ type chainRig struct {
 // chain.Adapter; everything stops when the test ends.
 func startDevchain(ctx context.Context, t *testing.T) *chainRig {
 	log := zaptest.NewLogger(t)
-	pc := consensus.NewPolicyCircuits(fhetest.InsecureBGVN10)
+	pc := circuit.NewPolicyCircuits(fhetest.InsecureBGVN10)
 	lc, err := consensus.StartLocal(ctx, consensus.LocalOptions{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10", Rotations: []int{1},
 		Circuits: pc, RoundTimeout: 20 * time.Second, Log: log})
 	require.NoError(t, err)
@@ -248,7 +249,7 @@ func (d *chainRig) waitVerdict(id [32]byte, msgAndArgs ...any) *big.Int {
 // reference (4).
 func (d *chainRig) checkPolicyVerdicts(policyID [32]byte) {
 	t := d.t
-	plan, err := policy.CompileWith([]byte(allowlist), consensus.PolicyOptions(fhetest.InsecureBGVN10))
+	plan, err := policy.CompileWith([]byte(allowlist), circuit.PolicyOptions(fhetest.InsecureBGVN10))
 	require.NoError(t, err)
 	cases := []int64{3, 2}
 	var reqIDs [][32]byte

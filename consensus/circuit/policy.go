@@ -1,4 +1,4 @@
-package consensus
+package circuit
 
 import (
 	"context"
@@ -45,7 +45,7 @@ type PolicyCircuits struct {
 	plans  map[[32]byte]*policy.Plan
 	failed map[[32]byte]error // policy id → compile error for Preset
 	specs  map[[32]byte][]byte
-	packed map[[32]byte]planCircuit // plans compiled for packed batches (packedPlan)
+	packed map[[32]byte]planCircuit // plans compiled for packed batches (PackedPlan)
 	// packedFailed records why a policy has no packed plan: its requests are
 	// then evaluated one by one, each input refreshed first (entryRefresh).
 	packedFailed map[[32]byte]error
@@ -76,7 +76,7 @@ func (pc *PolicyCircuits) Register(policyID [32]byte, spec []byte) error {
 	var packedErr error
 	if plan != nil {
 		var perr error
-		if packed, perr = packedPlan(spec, pc.Preset); perr == nil {
+		if packed, perr = PackedPlan(spec, pc.Preset); perr == nil {
 			packedBounds, perr = pc.checkNoise(packed, packed.PresetDepth-1) // refreshed registers are rescaled once
 		}
 		switch {
@@ -122,7 +122,7 @@ func (pc *PolicyCircuits) Register(policyID [32]byte, spec []byte) error {
 }
 
 // LookupPacked resolves a policy id to the circuit a packed batch runs: the
-// policy compiled with one level less than the preset has (packedPlan), so
+// policy compiled with one level less than the preset has (PackedPlan), so
 // that every collective refresh can be followed by a rescale (packed.go,
 // "Refresh noise"). Built-in circuits are returned as Lookup does.
 func (pc *PolicyCircuits) LookupPacked(id [32]byte) (Circuit, error) {
@@ -140,7 +140,7 @@ func (pc *PolicyCircuits) LookupPacked(id [32]byte) (Circuit, error) {
 	if !ok {
 		return pc.Lookup(id)
 	}
-	plan, err := packedPlan(spec, pc.Preset)
+	plan, err := PackedPlan(spec, pc.Preset)
 	if err == nil {
 		c.plan, c.wide = plan, true
 		c.bounds, err = pc.checkNoise(plan, plan.PresetDepth-1) // refreshed registers are rescaled once
@@ -159,10 +159,10 @@ func (pc *PolicyCircuits) LookupPacked(id [32]byte) (Circuit, error) {
 	return c, nil
 }
 
-// packedPlan compiles spec for the committee preset as packed batches run
+// PackedPlan compiles spec for the committee preset as packed batches run
 // it (eval.PackedPlan: MaxLevel − 1 levels above the preset's refresh
 // floor, bound to the preset).
-func packedPlan(spec []byte, id fhe.PresetID) (*policy.Plan, error) {
+func PackedPlan(spec []byte, id fhe.PresetID) (*policy.Plan, error) {
 	p, err := fhe.NewParams(id)
 	if err != nil {
 		return nil, err
@@ -314,17 +314,30 @@ type planCircuit struct {
 	wide bool
 }
 
-// circuitBounds returns the refresh bounds of a circuit: a compiled plan's,
+// NewPlan is the circuit of a compiled plan whose refreshes are sized for
+// bounds (PlanRefreshBounds).
+func NewPlan(plan *policy.Plan, bounds PlanBounds) Circuit {
+	return planCircuit{plan: plan, bounds: bounds}
+}
+
+// BoundsOf returns the refresh bounds of a circuit: a compiled plan's,
 // the defaults for the built-in circuits (fresh inputs, products at the
 // rescale floor: within CiphertextNoiseBits).
-func circuitBounds(c Circuit) PlanBounds {
+func BoundsOf(c Circuit) PlanBounds {
 	switch c := c.(type) {
 	case planCircuit:
 		return c.bounds
-	case crdtCircuit:
+	case *CRDT:
 		return PlanBounds{Final: c.bounds}
 	}
 	return PlanBounds{}
+}
+
+// PlanOf returns the compiled policy plan c evaluates, if c is one
+// (PolicyCircuits.Lookup, LookupPacked).
+func PlanOf(c Circuit) (*policy.Plan, bool) {
+	pc, ok := c.(planCircuit)
+	return pc.plan, ok
 }
 
 func (c planCircuit) Evaluate(ctx context.Context, ev *fhe.Evaluator, in []*fhe.Ciphertext, refresh RefreshFunc) (*fhe.Ciphertext, error) {
