@@ -1,4 +1,4 @@
-package consensus
+package consensus_test
 
 import (
 	"bufio"
@@ -24,6 +24,9 @@ import (
 	"testing"
 	"time"
 
+	. "github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/local"
+
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap/zaptest"
 
@@ -35,11 +38,11 @@ const testToken = "test-token-0123456789abcdef"
 // apiRig is a member's client API served on loopback.
 type apiRig struct {
 	t   *testing.T
-	lc  *LocalCommittee
+	lc  *local.Committee
 	url string
 }
 
-func startAPI(t *testing.T, lc *LocalCommittee, o APIOptions) *apiRig {
+func startAPI(t *testing.T, lc *local.Committee, o APIOptions) *apiRig {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
@@ -73,10 +76,10 @@ func (a *apiRig) upload(token string, owner string, v int64) *http.Response {
 	return a.do(http.MethodPost, "/v1/inputs", token, bytes.NewReader(body))
 }
 
-func apiCommittee(t *testing.T) *LocalCommittee {
+func apiCommittee(t *testing.T) *local.Committee {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	lc, err := StartLocal(ctx, LocalOptions{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10", Rotations: []int{1},
+	lc, err := local.Start(ctx, local.Options{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10", Rotations: []int{1},
 		RoundTimeout: 5 * time.Second, Log: zaptest.NewLogger(t)})
 	require.NoError(t, err)
 	t.Cleanup(lc.Close)
@@ -91,7 +94,7 @@ func TestAPIHardening(t *testing.T) {
 	owner := "0x" + strings.Repeat("ab", 20)
 	for _, tc := range []struct {
 		name string
-		run  func(t *testing.T, lc *LocalCommittee, owner string)
+		run  func(t *testing.T, lc *local.Committee, owner string)
 	}{
 		{"401 without a valid token", apiNeedsToken},
 		{"413 over the route's body limit", apiBodyLimit},
@@ -106,7 +109,7 @@ func TestAPIHardening(t *testing.T) {
 // apiNeedsToken — Attack: "anonymous uploads". Anyone who reached the port could make
 // every member store, fsync and sign ciphertexts. Uploads and status
 // need a bearer token; the collective public key stays public.
-func apiNeedsToken(t *testing.T, lc *LocalCommittee, owner string) {
+func apiNeedsToken(t *testing.T, lc *local.Committee, owner string) {
 	a := startAPI(t, lc, APIOptions{Tokens: []string{testToken}})
 	require.Equal(t, http.StatusUnauthorized, a.upload("", owner, 1).StatusCode)
 	require.Equal(t, http.StatusUnauthorized, a.upload(testToken+"x", owner, 1).StatusCode)
@@ -122,7 +125,7 @@ func apiNeedsToken(t *testing.T, lc *LocalCommittee, owner string) {
 // make the member buffer and hex-decode 16 MB per request, whatever the
 // preset. The upload route's limit is the hex of the preset's largest
 // canonical ciphertext; the GET routes take no body.
-func apiBodyLimit(t *testing.T, lc *LocalCommittee, owner string) {
+func apiBodyLimit(t *testing.T, lc *local.Committee, owner string) {
 	a := startAPI(t, lc, APIOptions{Tokens: []string{testToken}})
 	limit := UploadBodyLimit(lc.Member(1).Params())
 	require.Less(t, limit, int64(16<<20))
@@ -139,10 +142,10 @@ func apiBodyLimit(t *testing.T, lc *LocalCommittee, owner string) {
 // apiOwnerQuota — Attack: "upload flood". Every upload is replicated and fsynced on all
 // n members; one owner's uploads are bounded by a token bucket and the
 // excess answered 429 with Retry-After.
-func apiOwnerQuota(t *testing.T, lc *LocalCommittee, owner string) {
+func apiOwnerQuota(t *testing.T, lc *local.Committee, owner string) {
 	now := time.Unix(1_700_000_000, 0)
 	o := APIOptions{Tokens: []string{testToken}, OwnerRate: 0.5, OwnerBurst: 2}
-	o.now = func() time.Time { return now }
+	o.SetClock(func() time.Time { return now })
 	a := startAPI(t, lc, o)
 	require.Equal(t, http.StatusOK, a.upload(testToken, owner, 1).StatusCode)
 	require.Equal(t, http.StatusOK, a.upload(testToken, owner, 2).StatusCode)
@@ -161,7 +164,7 @@ func apiOwnerQuota(t *testing.T, lc *LocalCommittee, owner string) {
 // apiSlowLoris — Attack: "slow loris". A client that sends its headers or body a byte
 // at a time held a connection and a goroutine forever (no read
 // timeout). The server closes it after ReadHeaderTimeout/ReadTimeout.
-func apiSlowLoris(t *testing.T, lc *LocalCommittee, owner string) {
+func apiSlowLoris(t *testing.T, lc *local.Committee, owner string) {
 	a := startAPI(t, lc, APIOptions{Tokens: []string{testToken}, ReadHeaderTimeout: 300 * time.Millisecond, ReadTimeout: 700 * time.Millisecond})
 	addr := strings.TrimPrefix(a.url, "http://")
 	closedWithin := func(send func(c net.Conn) error) time.Duration {
@@ -212,7 +215,7 @@ func apiSlowLoris(t *testing.T, lc *LocalCommittee, owner string) {
 // apiNeedsTLS — Attack: "plaintext API on the network". Tokens and uploads crossed
 // the network in clear HTTP. Off loopback the server needs TLS (and
 // tokens); NoAuth is loopback-only.
-func apiNeedsTLS(t *testing.T, lc *LocalCommittee, owner string) {
+func apiNeedsTLS(t *testing.T, lc *local.Committee, owner string) {
 	m := lc.Member(1)
 	for _, addr := range []string{"0.0.0.0:8600", ":8600", "10.1.2.3:8600", "[::]:8600", "example.com:8600"} {
 		_, err := NewAPIServer(m, addr, APIOptions{Tokens: []string{testToken}})

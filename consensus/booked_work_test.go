@@ -1,10 +1,13 @@
-package consensus
+package consensus_test
 
 import (
 	"context"
 	"math/big"
 	"testing"
 	"time"
+
+	. "github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/local"
 
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap/zaptest"
@@ -33,7 +36,7 @@ func TestServeBookedWork(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	circuits := circuit.NewPolicyCircuits(fhetest.InsecureBGVN10Deep)
-	lc, err := StartLocal(ctx, LocalOptions{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10Deep", Rotations: []int{1},
+	lc, err := local.Start(ctx, local.Options{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10Deep", Rotations: []int{1},
 		RoundTimeout: 20 * time.Second, Circuits: circuits, Serve: true, BatchIdle: 300 * time.Millisecond, Log: zaptest.NewLogger(t)})
 	require.NoError(t, err)
 	t.Cleanup(lc.Close)
@@ -84,7 +87,7 @@ func TestServeBookedWork(t *testing.T) {
 	// per packed evaluation: the 8 packed inputs, the packed plan's refresh
 	// points (it runs with one level less, packed.go "Refresh noise") and
 	// at most one refresh of the result before its mask
-	pc, err := lc.Member(1).packedCircuit(reqs[0].PolicyID)
+	pc, err := lc.Member(1).PackedCircuit(reqs[0].PolicyID)
 	require.NoError(t, err)
 	perEval := uint64(8 + mustPlan(pc).Counts.Refreshes + 1)
 	t.Logf("per packed evaluation: ≤ %d refreshes (plan alone: %d refresh points, packed: %d)", perEval, plan.Counts.Refreshes, mustPlan(pc).Counts.Refreshes)

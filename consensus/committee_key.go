@@ -67,8 +67,8 @@ func VerifyTargetKey(ctx context.Context, reg CommitteeKeyRegistry, epoch uint64
 	return nil
 }
 
-// registryOf returns the adapter's key registry, if it has one.
-func registryOf(c ChainAdapter) (CommitteeKeyRegistry, error) {
+// KeyRegistryOf returns the adapter's key registry, if it has one.
+func KeyRegistryOf(c ChainAdapter) (CommitteeKeyRegistry, error) {
 	reg, ok := c.(CommitteeKeyRegistry)
 	if !ok || reg == nil {
 		return nil, fmt.Errorf("%w: the chain adapter %T cannot read committee keys", ErrTargetKeyNotOnChain, c)
@@ -90,84 +90,4 @@ func (m *Member) SignCommitteeKey() (pkDigest [32]byte, sig []byte, err error) {
 	}
 	d := bls.CommitteeKeyDigest(m.chain(), ks.km.Epoch, ks.km.PKDigest)
 	return ks.km.PKDigest, m.cfg.BLSKey.Sign(d[:]), nil
-}
-
-// BindKey has the committee's first threshold live members sign its
-// collective public key (SignCommitteeKey; they must all report the same
-// digest) and posts the aggregate to reg (FHEVerdict.setCommitteeKey). The
-// chain must already have the committee registered (setCommittee).
-func (lc *LocalCommittee) BindKey(ctx context.Context, reg CommitteeKeyRegistry) ([32]byte, error) {
-	var pkd [32]byte
-	var sigs [][]byte
-	var idx []int
-	for i := range lc.Members {
-		if len(idx) == lc.Config.Threshold {
-			break
-		}
-		m := lc.Member(uint32(i + 1))
-		if m == nil {
-			continue
-		}
-		d, sig, err := m.SignCommitteeKey()
-		if err != nil {
-			return pkd, err
-		}
-		if len(idx) > 0 && d != pkd {
-			return pkd, fmt.Errorf("consensus: members disagree on the committee key digest (%x, %x)", pkd[:8], d[:8])
-		}
-		pkd = d
-		sigs = append(sigs, sig)
-		idx = append(idx, i)
-	}
-	if len(idx) < lc.Config.Threshold {
-		return pkd, fmt.Errorf("%w: %d members up to sign the committee key, threshold %d", ErrNoQuorum, len(idx), lc.Config.Threshold)
-	}
-	agg, err := bls.Aggregate(sigs)
-	if err != nil {
-		return pkd, err
-	}
-	bm, err := bls.NewBitmap(len(lc.Config.Members), idx)
-	if err != nil {
-		return pkd, err
-	}
-	return pkd, reg.SubmitCommitteeKey(ctx, lc.Config.Epoch, pkd, agg, bm)
-}
-
-// SubmitCommitteeKey implements CommitteeKeyRegistry with
-// FHEVerdict.setCommitteeKey's checks.
-func (c *MemChain) SubmitCommitteeKey(_ context.Context, epoch uint64, pkDigest [32]byte, signature, signers []byte) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if pkDigest == ([32]byte{}) {
-		return fmt.Errorf("%w: zero committee key digest", ErrVerdictRejected)
-	}
-	if epoch != c.epoch {
-		return fmt.Errorf("%w: committee key for epoch %d, registered committee epoch %d", ErrVerdictRejected, epoch, c.epoch)
-	}
-	if prev, ok := c.keys[epoch]; ok {
-		if prev == pkDigest {
-			return nil
-		}
-		return fmt.Errorf("%w: the key of epoch %d is already recorded", ErrVerdictRejected, epoch)
-	}
-	d := bls.CommitteeKeyDigest(c.chainID, epoch, pkDigest)
-	n, err := c.committee.VerifyAggregate(signers, d[:], signature)
-	if err != nil {
-		return fmt.Errorf("%w: committee key: %v", ErrVerdictRejected, err)
-	}
-	if n < c.threshold {
-		return fmt.Errorf("%w: committee key: %d signers under threshold %d", ErrVerdictRejected, n, c.threshold)
-	}
-	if c.keys == nil {
-		c.keys = map[uint64][32]byte{}
-	}
-	c.keys[epoch] = pkDigest
-	return nil
-}
-
-// CommitteeKeyOf implements CommitteeKeyRegistry.
-func (c *MemChain) CommitteeKeyOf(_ context.Context, epoch uint64) ([32]byte, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.keys[epoch], nil
 }

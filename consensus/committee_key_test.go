@@ -1,4 +1,4 @@
-package consensus
+package consensus_test
 
 import (
 	"context"
@@ -6,6 +6,9 @@ import (
 	"math/big"
 	"testing"
 	"time"
+
+	. "github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/local"
 
 	"github.com/stretchr/testify/require"
 
@@ -71,18 +74,18 @@ func TestMemChainCommitteeKey(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			c, err := NewMemChain(cfg1)
+			c, err := local.NewMemChain(cfg1)
 			require.NoError(t, err)
 			require.NoError(t, c.SetCommittee(cfg2))
 			sig, bm := tc.sign()
 			err = c.SubmitCommitteeKey(ctx, tc.epoch, tc.pkd, sig, bm)
-			require.ErrorIs(t, err, ErrVerdictRejected)
+			require.ErrorIs(t, err, local.ErrVerdictRejected)
 			require.ErrorContains(t, err, tc.want)
 			require.ErrorIs(t, VerifyTargetKey(ctx, c, 2, pkd), ErrTargetKeyNotOnChain)
 		})
 	}
 
-	c, err := NewMemChain(cfg1)
+	c, err := local.NewMemChain(cfg1)
 	require.NoError(t, err)
 	require.NoError(t, c.SetCommittee(cfg2))
 	require.ErrorIs(t, VerifyTargetKey(ctx, c, 2, pkd), ErrTargetKeyNotOnChain, "nothing recorded yet")
@@ -132,10 +135,10 @@ func TestReencryptRefusesKeyNotOnChain(t *testing.T) {
 	}
 	// no target was pinned by the refused calls: the recorded key passes
 	// the chain check and the pin
-	ks, err := old.Member(1).snap()
+	epoch, err := old.Member(1).KeyEpoch()
 	require.NoError(t, err)
-	require.NoError(t, VerifyTargetKey(ctx, old.Chain, ks.km.Epoch+1, keccakpkg.Sum(hb)))
-	require.NoError(t, old.Member(1).pinEpochTarget(ks, keccakpkg.Sum(hb)))
+	require.NoError(t, VerifyTargetKey(ctx, old.Chain, epoch+1, keccakpkg.Sum(hb)))
+	require.NoError(t, old.Member(1).PinEpochTarget(keccakpkg.Sum(hb)))
 }
 
 // TestKeySwitchLocalRefusesUnboundKey: the in-process rotation's old
@@ -149,7 +152,7 @@ func TestKeySwitchLocalRefusesUnboundKey(t *testing.T) {
 	nc := startTest(t, 3, 2, false)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	err := keySwitchLocal(ctx, old, nc)
+	err := KeySwitch(ctx, old.InProcess(), nc.InProcess())
 	require.ErrorIs(t, err, ErrTargetKeyNotOnChain)
 	require.ErrorContains(t, err, "old member 1 refuses the key switch")
 	hs, err := nc.Member(1).CurrentHandles()

@@ -1,4 +1,4 @@
-package consensus
+package consensus_test
 
 import (
 	"context"
@@ -6,6 +6,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	. "github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/local"
 
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap/zaptest"
@@ -16,17 +19,17 @@ import (
 	"github.com/fhegate/fhegate/fhe"
 )
 
-func startTest(t *testing.T, n, th int, serve bool) *LocalCommittee {
+func startTest(t *testing.T, n, th int, serve bool) *local.Committee {
 	t.Helper()
 	return startTestKnobs(t, n, th, serve, nil)
 }
 
 // startTestKnobs is startTest with per-member test hooks (nil: none).
-func startTestKnobs(t *testing.T, n, th int, serve bool, knobs func(id uint32) TestingKnobs) *LocalCommittee {
+func startTestKnobs(t *testing.T, n, th int, serve bool, knobs func(id uint32) TestingKnobs) *local.Committee {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	lc, err := StartLocal(ctx, LocalOptions{N: n, T: th, Dir: t.TempDir(), Preset: "InsecureBGVN10", Rotations: []int{1},
+	lc, err := local.Start(ctx, local.Options{N: n, T: th, Dir: t.TempDir(), Preset: "InsecureBGVN10", Rotations: []int{1},
 		RoundTimeout: 10 * time.Second, BatchSize: 8, Serve: serve, MemberKnobs: knobs, Log: zaptest.NewLogger(t)})
 	require.NoError(t, err)
 	t.Cleanup(lc.Close)
@@ -43,7 +46,7 @@ type testReq struct {
 // replicated in every slot as clients do (a window of ≥ 2 requests is
 // packed, request r reading slot r), uploads them through member `via`
 // (checking the input attestation) and builds requests.
-func makeRequests(t *testing.T, lc *LocalCommittee, via uint32, count int, seed uint64) []testReq {
+func makeRequests(t *testing.T, lc *local.Committee, via uint32, count int, seed uint64) []testReq {
 	m := lc.Member(via)
 	p := m.Params()
 	r := rand.New(rand.NewPCG(seed, 99))
@@ -72,7 +75,7 @@ func makeRequests(t *testing.T, lc *LocalCommittee, via uint32, count int, seed 
 	return out
 }
 
-func waitVerdicts(t *testing.T, chain *MemChain, reqs []testReq) {
+func waitVerdicts(t *testing.T, chain *local.MemChain, reqs []testReq) {
 	t.Helper()
 	deadline := time.Now().Add(3 * time.Minute) // bound, not an assertion on speed
 	for {

@@ -1,8 +1,11 @@
-package consensus
+package consensus_test
 
 import (
 	"context"
 	"testing"
+
+	. "github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/local"
 
 	"github.com/stretchr/testify/require"
 
@@ -15,14 +18,14 @@ import (
 )
 
 // crdtValuePolicy stands for precompiles.CRDTValuePolicyID (the chain adapter
-// sets the real one; MemChain only checks it matches the request's).
+// sets the real one; local.MemChain only checks it matches the request's).
 var crdtValuePolicy = [32]byte{0xc7, 0xd7}
 
 // crdtRequest encrypts one writer ciphertext per replica (replica r's
 // counter 0 holds vals[r], its other lanes junk the mask removes, and lanes
 // of other blocks junk the normalisation removes), uploads them through
 // member 1 and builds the FHECRDT.ValueRequested request of the state.
-func crdtRequest(t *testing.T, lc *LocalCommittee, id byte, typ meta.Type, width uint32, vals []int64) (Request, *meta.State) {
+func crdtRequest(t *testing.T, lc *local.Committee, id byte, typ meta.Type, width uint32, vals []int64) (Request, *meta.State) {
 	t.Helper()
 	m := lc.Member(1)
 	p := m.Params()
@@ -52,7 +55,7 @@ func crdtRequest(t *testing.T, lc *LocalCommittee, id byte, typ meta.Type, width
 
 // TestCommitteeValuesCRDT: the committee answers FHECRDT.ValueRequested for
 // G- and PN-Counters: every member materialises the same aggregate, reads
-// the total, and the verdict MemChain accepts (BLS-checked) is the plaintext
+// the total, and the verdict local.MemChain accepts (BLS-checked) is the plaintext
 // total mod t.
 func TestCommitteeValuesCRDT(t *testing.T) {
 	t.Parallel()
@@ -153,10 +156,10 @@ func TestCRDTGaloisElements(t *testing.T) {
 		}
 	}
 	// The member's evaluator holds them: a full-width cardinality sum works.
-	ks, err := lc.Member(1).snap()
+	ev, err := lc.Member(1).Evaluator()
 	require.NoError(t, err)
 	ct, err := fhe.NewEncryptor(lc.Keys).EncryptInts([]int64{1, 2, 3})
 	require.NoError(t, err)
-	_, err = ks.ev.InnerSum(ct, 1, p.Slots())
+	_, err = ev.InnerSum(ct, 1, p.Slots())
 	require.NoError(t, err)
 }

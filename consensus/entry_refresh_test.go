@@ -1,8 +1,10 @@
-package consensus
+package consensus_test
 
 import (
 	"math/rand/v2"
 	"testing"
+
+	. "github.com/fhegate/fhegate/consensus"
 
 	"github.com/stretchr/testify/require"
 

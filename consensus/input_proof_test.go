@@ -1,4 +1,4 @@
-package consensus
+package consensus_test
 
 import (
 	"bytes"
@@ -9,6 +9,9 @@ import (
 	"net/http"
 	"testing"
 	"time"
+
+	. "github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/local"
 
 	"github.com/stretchr/testify/require"
 
@@ -42,7 +45,7 @@ func TestInputProofs(t *testing.T) {
 // the victim's upload (vct, vproof) and the attacker's own (act, aproof).
 type inputProofScenario struct {
 	t                *testing.T
-	lc               *LocalCommittee
+	lc               *local.Committee
 	m1, m2           *Member
 	ctx              context.Context
 	victim, attacker [20]byte
@@ -128,19 +131,19 @@ func (s *inputProofScenario) storePutVerifies() {
 	fresh, _, err := m1.EncryptInput([]int64{7}, s.victim) // never uploaded
 	require.NoError(t, err)
 	for _, payload := range [][]byte{
-		storePut(attacker, []api.InputUpload{{Ciphertext: fresh, Proof: s.vproof, CType: 1}}),
-		storePut(attacker, []api.InputUpload{{Ciphertext: fresh, CType: 1}}),
+		StorePut(attacker, []api.InputUpload{{Ciphertext: fresh, Proof: s.vproof, CType: 1}}),
+		StorePut(attacker, []api.InputUpload{{Ciphertext: fresh, CType: 1}}),
 		append(append(attacker[:], 1), fresh...), // the first framing
-		storePut(attacker, []api.InputUpload{{Proof: make([]byte, zkpok.MaxProofSize+1), CType: 1}}),
+		StorePut(attacker, []api.InputUpload{{Proof: make([]byte, zkpok.MaxProofSize+1), CType: 1}}),
 		// the attacker's own valid upload with the victim's copied ciphertext beside it
-		storePut(attacker, []api.InputUpload{{Ciphertext: s.act, Proof: s.aproof, CType: 1}, {Ciphertext: fresh, Proof: s.vproof, CType: 1}}),
+		StorePut(attacker, []api.InputUpload{{Ciphertext: s.act, Proof: s.aproof, CType: 1}, {Ciphertext: fresh, Proof: s.vproof, CType: 1}}),
 	} {
 		session := "put/attack/" + hex.EncodeToString(payload[len(payload)-8:])
 		rctx, cancel := context.WithTimeout(s.ctx, 5*time.Second)
-		require.NoError(t, m1.mux.Send(rctx, 2, transport.Message{Type: transport.TypeStorePut, Session: session, Payload: payload}))
-		got := m1.mux.CollectQuorum(rctx, session, transport.TypeStoreAck, []transport.MemberID{2}, 1, 0)
+		require.NoError(t, m1.Mux().Send(rctx, 2, transport.Message{Type: transport.TypeStorePut, Session: session, Payload: payload}))
+		got := m1.Mux().CollectQuorum(rctx, session, transport.TypeStoreAck, []transport.MemberID{2}, 1, 0)
 		cancel()
-		m1.mux.Forget(session)
+		m1.Mux().Forget(session)
 		require.Len(t, got.Got, 1)
 		reply := got.Got[2].Payload
 		require.Equal(t, byte(0), reply[0], "refused: %s", reply[1:])
@@ -171,25 +174,4 @@ func (s *inputProofScenario) clientAPI() {
 	require.Contains(t, msg, "proof")
 	code, msg = post(s.act, s.aproof, s.attacker)
 	require.Equal(t, http.StatusOK, code, msg)
-}
-
-// FuzzParseStorePut: the StorePut framing never panics and never slices
-// past the payload, whatever a peer sends.
-func FuzzParseStorePut(f *testing.F) {
-	f.Add(storePut([20]byte{1}, []api.InputUpload{{Ciphertext: []byte{4, 5}, Proof: []byte{1, 2, 3}, CType: 1}}))
-	f.Add(storePut([20]byte{1}, []api.InputUpload{{Ciphertext: []byte{4}, Proof: []byte{1}, CType: 1}, {Ciphertext: []byte{6}, CType: 1}}))
-	f.Add([]byte{})
-	f.Add(make([]byte, 25))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		owner, ups, err := parseStorePut(b)
-		if err != nil {
-			return
-		}
-		if len(ups) == 0 || len(ups) > api.MaxUploadItems {
-			t.Fatalf("%d ciphertexts accepted", len(ups))
-		}
-		if got := storePut(owner, ups); !bytes.Equal(got, b) {
-			t.Fatal("re-framing differs")
-		}
-	})
 }

@@ -1,9 +1,11 @@
-package consensus
+package consensus_test
 
 import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/fhegate/fhegate/consensus/local"
 
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap/zaptest"
@@ -19,19 +21,19 @@ func TestResumeLocal(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	dir := t.TempDir()
-	o := LocalOptions{N: 3, T: 2, Dir: dir, Preset: "InsecureBGVN10", Rotations: []int{1},
+	o := local.Options{N: 3, T: 2, Dir: dir, Preset: "InsecureBGVN10", Rotations: []int{1},
 		RoundTimeout: 10 * time.Second, BatchSize: 4, Serve: true, Log: zaptest.NewLogger(t)}
-	require.False(t, HasLocalState(dir))
-	lc, err := StartLocal(ctx, o)
+	require.False(t, local.HasState(dir))
+	lc, err := local.Start(ctx, o)
 	require.NoError(t, err)
-	require.True(t, HasLocalState(dir))
+	require.True(t, local.HasState(dir))
 	before := lc.Member(1).Status()
 	early := makeRequests(t, lc, 1, 1, 5)
 	lc.Chain.Post(early[0].req)
 	waitVerdicts(t, lc.Chain, early)
 	lc.Close()
 
-	lc2, err := ResumeLocal(ctx, LocalOptions{Dir: dir, RoundTimeout: 10 * time.Second, BatchSize: 4, Serve: true, Log: zaptest.NewLogger(t)})
+	lc2, err := local.Resume(ctx, local.Options{Dir: dir, RoundTimeout: 10 * time.Second, BatchSize: 4, Serve: true, Log: zaptest.NewLogger(t)})
 	require.NoError(t, err)
 	t.Cleanup(lc2.Close)
 	require.Equal(t, lc.Config.Members[0].BLSKey, lc2.Config.Members[0].BLSKey)

@@ -1,9 +1,11 @@
-package consensus
+package consensus_test
 
 import (
 	"context"
 	"runtime"
 	"testing"
+
+	. "github.com/fhegate/fhegate/consensus"
 
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap/zaptest"
@@ -32,15 +34,12 @@ func TestPackBlocksWorkers(t *testing.T) {
 		reqs[k] = Request{ID: [32]byte{0xbb, byte(k), byte(k >> 8)}, Kind: KindPolicy, Inputs: []fhe.Handle{f.put(ct)}}
 	}
 	m := f.lc.Member(1)
-	ks, err := m.snap()
-	require.NoError(t, err)
 	level, _, err := circuit.PackLevelBounds(f.p)
 	require.NoError(t, err)
-	r := &requestRun{m: m, ks: ks, log: zaptest.NewLogger(t)}
 	var want [][]byte
 	for _, procs := range []int{1, 2, 3} {
 		prev := runtime.GOMAXPROCS(procs)
-		cts, err := r.packBlocks(context.Background(), reqs, layout, level)
+		cts, err := m.PackBlocks(context.Background(), reqs, layout, level, zaptest.NewLogger(t))
 		runtime.GOMAXPROCS(prev)
 		require.NoError(t, err)
 		require.Len(t, cts, layout.Accs)

@@ -1,4 +1,4 @@
-package consensus
+package consensus_test
 
 import (
 	"context"
@@ -10,6 +10,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	. "github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/local"
 
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap/zaptest"
@@ -28,7 +31,7 @@ import (
 // tested elsewhere; packing must hold for whatever an accepted upload is).
 type packFixture struct {
 	t   *testing.T
-	lc  *LocalCommittee
+	lc  *local.Committee
 	p   *fhe.Params
 	enc *fhe.Encryptor
 }
@@ -48,7 +51,7 @@ func newPackFixture(t *testing.T) *packFixture {
 // put stores ct on every live member and returns its handle.
 func (f *packFixture) put(ct *fhe.Ciphertext) fhe.Handle {
 	var h fhe.Handle
-	for _, m := range f.lc.liveMembers() {
+	for _, m := range f.lc.Live() {
 		var err error
 		h, err = m.Store().PutCiphertext(ct)
 		require.NoError(f.t, err)
@@ -81,7 +84,7 @@ func (f *packFixture) packedReq(k int, vals ...int64) testReq {
 // onAll runs f on every live member at once and returns each one's
 // verdicts and error, in member order.
 func (f *packFixture) onAll(run func(m *Member) ([]*Verdict, error)) ([][]*Verdict, []error) {
-	ms := f.lc.liveMembers()
+	ms := f.lc.Live()
 	out := make([][]*Verdict, len(ms))
 	errs := make([]error, len(ms))
 	var wg sync.WaitGroup
@@ -101,7 +104,7 @@ func (f *packFixture) processAll(b PackedBatch) ([][]*Verdict, []error) {
 // process runs the batch on every live member at once and checks that they
 // all return the same verdicts; it returns member 1's.
 func (f *packFixture) process(b PackedBatch) []*Verdict {
-	ms := f.lc.liveMembers()
+	ms := f.lc.Live()
 	out, errs := f.processAll(b)
 	for i := range ms {
 		require.NoError(f.t, errs[i], "member %d", ms[i].ID())
@@ -164,7 +167,7 @@ func TestPackedVerdicts(t *testing.T) {
 	b := *vs[0].Batch
 	b.Items = append(b.Items[:0:0], b.Items...)
 	b.Items[0].Result = new(big.Int).Add(b.Items[0].Result, big.NewInt(1))
-	require.ErrorIs(t, f.lc.Chain.SubmitVerdictBatch(context.Background(), b.PolicyID, b.ResultDigest, b.Epoch, b.Items, b.Signature, b.Signers), ErrVerdictRejected)
+	require.ErrorIs(t, f.lc.Chain.SubmitVerdictBatch(context.Background(), b.PolicyID, b.ResultDigest, b.Epoch, b.Items, b.Signature, b.Signers), local.ErrVerdictRejected)
 }
 
 // maxNoiseInput encrypts v in every slot and adds to c0 a noise polynomial
@@ -257,9 +260,9 @@ func TestPackedBatchRejects(t *testing.T) {
 		"no inputs":     {PolicyID: circuit.PolicyProductSum, Requests: []Request{{ID: [32]byte{3}, PolicyID: circuit.PolicyProductSum, Kind: KindPolicy}}},
 		"too many":      {PolicyID: circuit.PolicyProductSum, Requests: make([]Request, p.Slots()+1)},
 	} {
-		require.ErrorIs(t, b.check(p), ErrBadBatch, name)
+		require.ErrorIs(t, b.Check(p), ErrBadBatch, name)
 	}
-	require.NoError(t, (&PackedBatch{PolicyID: circuit.PolicyProductSum, Requests: []Request{ok}}).check(p))
+	require.NoError(t, (&PackedBatch{PolicyID: circuit.PolicyProductSum, Requests: []Request{ok}}).Check(p))
 }
 
 // kycFixture is a committee on the deep test preset with a compiled policy
@@ -286,7 +289,7 @@ func newPolicyFixture(t *testing.T, id [32]byte, spec []byte, knobs func(id uint
 	t.Cleanup(cancel)
 	circuits := circuit.NewPolicyCircuits(fhetest.InsecureBGVN10Deep)
 	fc := newFloorChecker(fhe.MustParams(fhetest.InsecureBGVN10Deep))
-	lc, err := StartLocal(ctx, LocalOptions{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10Deep", Rotations: []int{1},
+	lc, err := local.Start(ctx, local.Options{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10Deep", Rotations: []int{1},
 		RoundTimeout: 20 * time.Second, Circuits: circuits, Log: zaptest.NewLogger(t),
 		MemberKnobs: func(mid uint32) TestingKnobs {
 			k := fc.knobs()
@@ -475,10 +478,10 @@ func TestVectorRequestAlone(t *testing.T) {
 		require.Equal(t, new(big.Int).SetUint64(kf.ref(vals)), out[i][0].Result)
 		require.NotNil(t, out[i][0].Batch)
 	}
-	require.Equal(t, 8, f.lc.Member(1).vectorWidthOf(req))
+	require.Equal(t, 8, f.lc.Member(1).VectorWidthOf(req))
 	two := req
 	two.Inputs = append(two.Inputs, two.Inputs[0])
-	require.Zero(t, f.lc.Member(1).vectorWidthOf(two))
+	require.Zero(t, f.lc.Member(1).VectorWidthOf(two))
 }
 
 // vectorTestPolicy is a 3-input policy shallow enough that its packed plan
@@ -521,14 +524,14 @@ func TestPackedVectorLyingPacker(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			kf := newPolicyFixture(t, [32]byte{0xc0, 0x0d}, tc.spec, func(id uint32, k *TestingKnobs) { k.CorruptAgreed = tc.lying && id == 1 })
 			lc := kf.lc
-			pc, err := lc.Member(1).packedCircuit(kf.id)
+			pc, err := lc.Member(1).PackedCircuit(kf.id)
 			require.NoError(t, err)
 			require.Equal(t, tc.refreshes, mustPlan(pc).Counts.Refreshes > 0)
 			// a session whose packers (the refresh's active set) are members 1 and 2
 			var session string
 			for i := 0; ; i++ {
 				session = fmt.Sprintf("test/pack/liar/%d", i)
-				act := rotated([]transport.MemberID{1, 2, 3}, fmt.Sprintf("%s/%d", session, lc.Member(1).Status().Epoch))[:2]
+				act := Rotated([]transport.MemberID{1, 2, 3}, fmt.Sprintf("%s/%d", session, lc.Member(1).Status().Epoch))[:2]
 				if !slices.Contains(act, 3) {
 					break
 				}

@@ -64,18 +64,3 @@ func (m *Member) LoadPolicies() int {
 	}
 	return n
 }
-
-// RegisterPolicy registers a policy spec with every live member
-// (Member.RegisterPolicy: persisted in each member's store, then compiled).
-// It returns the first compile error, which every member records alike.
-func (lc *LocalCommittee) RegisterPolicy(policyID [32]byte, spec []byte) error {
-	var first error
-	for i := range lc.Members {
-		if m := lc.Member(uint32(i + 1)); m != nil {
-			if err := m.RegisterPolicy(policyID, spec); err != nil && first == nil {
-				first = err
-			}
-		}
-	}
-	return first
-}

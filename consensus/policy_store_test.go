@@ -1,10 +1,12 @@
-package consensus
+package consensus_test
 
 import (
 	"context"
 	"math/rand/v2"
 	"testing"
 	"time"
+
+	"github.com/fhegate/fhegate/consensus/local"
 
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap/zaptest"
@@ -18,7 +20,7 @@ import (
 // TestPolicySurvivesRestart — failure: "a restart forgets every policy".
 // Compiled plans live in memory; a member restarted behind a chain adapter
 // that cannot replay the PolicyRegistered event (pruned log index, replay
-// window skipped, adapter without replay such as MemChain) used to answer
+// window skipped, adapter without replay such as local.MemChain) used to answer
 // the policy's requests with ErrUnknownPolicy forever. Every member
 // persists the spec when it is registered and recompiles it on start: a
 // committee resumed from its stores with an empty registry and a chain that
@@ -30,12 +32,12 @@ func TestPolicySurvivesRestart(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	dir := t.TempDir()
-	opts := LocalOptions{N: 3, T: 2, Dir: dir, Preset: "InsecureBGVN10", Rotations: []int{1},
+	opts := local.Options{N: 3, T: 2, Dir: dir, Preset: "InsecureBGVN10", Rotations: []int{1},
 		RoundTimeout: 10 * time.Second, BatchSize: 1, Log: zaptest.NewLogger(t)}
 
 	before := opts
 	before.Circuits = circuit.NewPolicyCircuits(fhetest.InsecureBGVN10)
-	lc, err := StartLocal(ctx, before)
+	lc, err := local.Start(ctx, before)
 	require.NoError(t, err)
 	rp := refreshPolicies[0]
 	pid := keccak.Sum([]byte(rp.spec))
@@ -46,12 +48,12 @@ func TestPolicySurvivesRestart(t *testing.T) {
 	}
 	lc.Close()
 
-	// The restart: a fresh, empty registry and a fresh MemChain that never
+	// The restart: a fresh, empty registry and a fresh local.MemChain that never
 	// saw the PolicyRegistered events.
 	pc := circuit.NewPolicyCircuits(fhetest.InsecureBGVN10)
 	after := opts
 	after.Circuits, after.Serve = pc, true
-	lc, err = ResumeLocal(ctx, after)
+	lc, err = local.Resume(ctx, after)
 	require.NoError(t, err)
 	t.Cleanup(lc.Close)
 	_, err = pc.Lookup(pid)

@@ -1,4 +1,4 @@
-package consensus
+package consensus_test
 
 import (
 	"bytes"
@@ -14,6 +14,9 @@ import (
 	"testing"
 	"time"
 
+	. "github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/local"
+
 	"github.com/ava-labs/libevm/crypto"
 	"github.com/stretchr/testify/require"
 
@@ -25,7 +28,7 @@ import (
 // privRig is a 2-of-3 committee with every member's API on loopback and
 // one in-memory ACL standing in for FHEInput's.
 type privRig struct {
-	lc   *LocalCommittee
+	lc   *local.Committee
 	apis []string
 	acl  *MemACL
 }
@@ -64,7 +67,7 @@ func (r *privRig) upload(t *testing.T, owner [20]byte, vals []int64) [32]byte {
 func (r *privRig) sign(t *testing.T, key *ecdsa.PrivateKey, handle [32]byte, pk *fhe.PublicKey, nonce, deadline uint64) *api.PrivateRead {
 	pkb, err := pk.MarshalBinary()
 	require.NoError(t, err)
-	req, err := api.SignPrivateRead(key, r.lc.Member(1).chain(), handle, pkb, nonce, deadline)
+	req, err := api.SignPrivateRead(key, r.lc.Member(1).ChainID(), handle, pkb, nonce, deadline)
 	require.NoError(t, err)
 	return req
 }
@@ -155,11 +158,11 @@ func TestPrivateRead(t *testing.T) {
 		require.Equal(t, a.Ciphertext, b.Ciphertext)
 		stored, err := r.lc.Member(1).Store().GetCiphertext(h)
 		require.NoError(t, err)
-		prepared, err := protocol.PrepareForDecryption(r.lc.Member(1).ev, r.lc.Member(1).NoisePlan(), stored)
+		prepared, err := protocol.PrepareForDecryption(mustEvaluator(t, r.lc.Member(1)), r.lc.Member(1).NoisePlan(), stored)
 		require.NoError(t, err)
 		pb, err := prepared.MarshalBinary()
 		require.NoError(t, err)
-		require.NotEqual(t, hex0x(pb), a.Ciphertext, "the shared ciphertext must be sanitised (c1 nobody chose)")
+		require.NotEqual(t, Hex0x(pb), a.Ciphertext, "the shared ciphertext must be sanitised (c1 nobody chose)")
 		// mine is one key; MaxPrivateReadKeys−1 more are accepted, then refused.
 		for i := 1; i < MaxPrivateReadKeys; i++ {
 			k := fhe.GenKeys(p, nil)
@@ -193,8 +196,8 @@ func TestPrivateRead(t *testing.T) {
 			}
 			b, _ := hex.DecodeString(strings.TrimPrefix(a.Share, "0x"))
 			b[len(b)-8] ^= 1
-			a.Share = hex0x(b)
-			writeJSONResp(w, a)
+			a.Share = Hex0x(b)
+			WriteJSONResp(w, a)
 		}))
 		t.Cleanup(proxy.Close)
 		_, err := api.ReadPrivate(ctx, []string{r.apis[0], r.apis[1], proxy.URL}, "", r.sign(t, ownerKey, h, mine.Public, next(), later), mine.Secret)
@@ -217,4 +220,11 @@ func TestPrivateRead(t *testing.T) {
 		_, err := api.RequestPrivateRead(ctx, r.apis[0], "", r.sign(t, ownerKey, unknown, mine.Public, next(), later))
 		wantStatus(t, err, http.StatusNotFound)
 	})
+}
+
+func mustEvaluator(t *testing.T, m *Member) *fhe.Evaluator {
+	t.Helper()
+	ev, err := m.Evaluator()
+	require.NoError(t, err)
+	return ev
 }

@@ -1,4 +1,4 @@
-package consensus
+package consensus_test
 
 import (
 	"context"
@@ -6,6 +6,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	. "github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/local"
 
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap/zaptest"
@@ -64,7 +67,7 @@ func registerRefreshPolicies(t *testing.T, pc *circuit.PolicyCircuits) [][32]byt
 // policyRequest uploads one random in-range value per input, replicated in
 // every slot as clients do (a window of ≥ 2 requests is packed, request r
 // reading slot r), and returns the request with its reference verdict.
-func policyRequest(t *testing.T, lc *LocalCommittee, r *rand.Rand, policyID [32]byte, k int, ref func([]int64) uint64) testReq {
+func policyRequest(t *testing.T, lc *local.Committee, r *rand.Rand, policyID [32]byte, k int, ref func([]int64) uint64) testReq {
 	t.Helper()
 	m := lc.Member(1)
 	vals := make([]int64, 4)
@@ -85,7 +88,7 @@ func policyRequest(t *testing.T, lc *LocalCommittee, r *rand.Rand, policyID [32]
 // sameDigests checks that every listed member stored the request's verdict
 // with one result digest (bounded wait: the chain accepts the first
 // submission before the others persist theirs).
-func sameDigests(t *testing.T, lc *LocalCommittee, members []uint32, reqs []testReq) {
+func sameDigests(t *testing.T, lc *local.Committee, members []uint32, reqs []testReq) {
 	t.Helper()
 	for _, r := range reqs {
 		var digest [32]byte
@@ -117,7 +120,7 @@ func TestPolicyRefreshes(t *testing.T) {
 	t.Cleanup(cancel)
 	pc := circuit.NewPolicyCircuits(fhetest.InsecureBGVN10)
 	fc := newFloorChecker(fhe.MustParams(fhetest.InsecureBGVN10))
-	lc, err := StartLocal(ctx, LocalOptions{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10", Rotations: []int{1},
+	lc, err := local.Start(ctx, local.Options{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10", Rotations: []int{1},
 		Circuits: pc, RoundTimeout: 10 * time.Second, BatchSize: 4, Serve: true, Knobs: fc.knobs(), Log: zaptest.NewLogger(t),
 		// windows are not packed: every request is its own packed batch of
 		// one (Member.processAlone), so every member evaluates every request
@@ -161,7 +164,7 @@ func TestPolicyRefreshSurvivesKill(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	var (
-		lc       *LocalCommittee
+		lc       *local.Committee
 		killOnce sync.Once
 		killed   = make(chan struct{})
 	)
@@ -172,7 +175,7 @@ func TestPolicyRefreshSurvivesKill(t *testing.T) {
 	}}
 	pc := circuit.NewPolicyCircuits(fhetest.InsecureBGVN10)
 	var err error
-	lc, err = StartLocal(ctx, LocalOptions{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10", Rotations: []int{1},
+	lc, err = local.Start(ctx, local.Options{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10", Rotations: []int{1},
 		Circuits: pc, RoundTimeout: 5 * time.Second, BatchSize: 1, Serve: true, Knobs: knobs, Log: zaptest.NewLogger(t)})
 	require.NoError(t, err)
 	t.Cleanup(lc.Close)

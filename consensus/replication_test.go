@@ -1,4 +1,4 @@
-package consensus
+package consensus_test
 
 import (
 	"context"
@@ -7,6 +7,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	. "github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/local"
 
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap/zaptest"
@@ -44,20 +47,20 @@ func TestStorePutConcurrencyBound(t *testing.T) {
 			inflight.Add(-1)
 		}}
 	}
-	lc, err := StartLocal(ctx, LocalOptions{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10", Rotations: []int{1},
+	lc, err := local.Start(ctx, local.Options{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10", Rotations: []int{1},
 		RoundTimeout: 3 * time.Second, MemberKnobs: knobs, Log: zaptest.NewLogger(t)})
 	require.NoError(t, err)
 	t.Cleanup(lc.Close)
 
 	b, proof, err := lc.Member(1).EncryptInput([]int64{1}, [20]byte{})
 	require.NoError(t, err)
-	payload := storePut([20]byte{}, []api.InputUpload{{Ciphertext: b, Proof: proof, CType: 1}})
+	payload := StorePut([20]byte{}, []api.InputUpload{{Ciphertext: b, Proof: proof, CType: 1}})
 	m1 := lc.Member(1)
 	const flood = 4 * MaxConcurrentStorePuts
 	for i := 0; i < flood; i++ {
-		require.NoError(t, m1.mux.Send(ctx, 2, transport.Message{Type: transport.TypeStorePut, Session: fmt.Sprintf("flood/%d", i), Payload: payload}))
+		require.NoError(t, m1.Mux().Send(ctx, 2, transport.Message{Type: transport.TypeStorePut, Session: fmt.Sprintf("flood/%d", i), Payload: payload}))
 	}
-	require.Eventually(t, func() bool { return lc.Member(2).mux.Seen(1) > 0 && entered.Load() == MaxConcurrentStorePuts },
+	require.Eventually(t, func() bool { return lc.Member(2).Mux().Seen(1) > 0 && entered.Load() == MaxConcurrentStorePuts },
 		10*time.Second, 5*time.Millisecond, "member 2 never filled its StorePut slots")
 	time.Sleep(200 * time.Millisecond) // the rest of the flood is dropped, not queued
 	require.Equal(t, int64(MaxConcurrentStorePuts), peak.Load())

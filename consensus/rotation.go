@@ -373,27 +373,6 @@ func (m *Member) adoptOne(ctx context.Context, ks keySnap, h fhe.Handle, b []byt
 	return m.st.PutAt(h, fb, ks.km.Epoch)
 }
 
-// SetCommittee switches the in-memory chain to the next committee, as
-// FHEVerdict.setCommittee does on chain: the new config's epoch must be the
-// current one plus one; verdicts are then accepted only under the new
-// epoch and BLS keys.
-func (c *MemChain) SetCommittee(cfg *CommitteeConfig) error {
-	com, _, err := cfg.BLSCommittee()
-	if err != nil {
-		return err
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if cfg.Epoch != c.epoch+1 {
-		return fmt.Errorf("%w: committee epoch %d after %d", ErrVerdictRejected, cfg.Epoch, c.epoch)
-	}
-	if cfg.ChainIDBig().Cmp(c.chainID) != 0 {
-		return fmt.Errorf("%w: committee for chain %s", ErrVerdictRejected, cfg.ChainID)
-	}
-	c.committee, c.threshold, c.epoch = com, cfg.Threshold, cfg.Epoch
-	return nil
-}
-
 // reencryptedMagic starts a re-encryption bundle (MarshalReencrypted).
 var reencryptedMagic = []byte("FHEGRE1\n")
 

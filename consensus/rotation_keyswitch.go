@@ -14,7 +14,21 @@ import (
 	keccakpkg "github.com/fhegate/fhegate/internal/keccak"
 )
 
-// keySwitchLocal moves every stored input of the old committee to the new
+// InProcess is a committee whose members run in this process
+// (consensus/local.Committee): what KeySwitch needs of the old committee
+// and of the new one.
+type InProcess struct {
+	Config  *CommitteeConfig
+	Members []*Member      // member id − 1 → member; nil for one that is down
+	Keys    *fhe.PublicKey // the committee's collective public key
+	Chain   func(id uint32) ChainAdapter
+	Log     *zap.Logger
+}
+
+// Member returns member id (1-based), nil if it is down.
+func (c InProcess) Member(id uint32) *Member { return c.Members[id-1] }
+
+// KeySwitch moves every stored input of the old committee to the new
 // committee's key — after each active old member checked on its chain that
 // the key is the one recorded for the next epoch (VerifyTargetKey) and
 // pinned it for its epoch — with the cross-committee key switch
@@ -31,7 +45,7 @@ import (
 // The new members take each input's ciphertext from the first active old
 // member (in one process; across machines they would fetch it and check it
 // against the handle).
-func keySwitchLocal(ctx context.Context, old, nc *LocalCommittee) error {
+func KeySwitch(ctx context.Context, old, nc InProcess) error {
 	var live []*Member
 	seen := map[fhe.Handle]bool{}
 	var handles []fhe.Handle
@@ -66,7 +80,7 @@ func keySwitchLocal(ctx context.Context, old, nc *LocalCommittee) error {
 	muxes := make([]*transport.Mux, n+n2+1)
 	joint := make([]transport.MemberID, 0, n+n2)
 	for id := 1; id <= n+n2; id++ {
-		muxes[id] = transport.NewMux(hub.Endpoint(transport.MemberID(id)), old.opts.Log)
+		muxes[id] = transport.NewMux(hub.Endpoint(transport.MemberID(id)), old.Log)
 		joint = append(joint, transport.MemberID(id))
 	}
 	defer func() {
@@ -104,7 +118,7 @@ func keySwitchLocal(ctx context.Context, old, nc *LocalCommittee) error {
 		}
 		// each old member reads the target's digest from its own chain
 		// adapter: the new committee's quorum bound it there for epoch+1
-		reg, err := registryOf(old.chainFor(int(id) - 1))
+		reg, err := KeyRegistryOf(old.Chain(uint32(id)))
 		if err != nil {
 			return err
 		}
@@ -170,7 +184,7 @@ func keySwitchLocal(ctx context.Context, old, nc *LocalCommittee) error {
 		if err := errors.Join(errs...); err != nil {
 			return fmt.Errorf("consensus: key switch %s: %w", h, err)
 		}
-		old.opts.Log.Debug("input key-switched to the new committee", zap.String("handle", h.String()))
+		old.Log.Debug("input key-switched to the new committee", zap.String("handle", h.String()))
 	}
 	stored := make([]int, n2)
 	aerrs := make([]error, n2)

@@ -1,4 +1,4 @@
-package consensus
+package consensus_test
 
 import (
 	"bytes"
@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	. "github.com/fhegate/fhegate/consensus"
 
 	"filippo.io/age"
 	"github.com/stretchr/testify/require"
@@ -160,10 +162,10 @@ func TestThresholdShareSealedInStore(t *testing.T) {
 	t.Parallel()
 	lc := startTest(t, 3, 2, false)
 	m1 := lc.Member(1)
-	plain, err := m1.key.MarshalBinary()
+	plain, err := m1.ThresholdKeyBytes()
 	require.NoError(t, err)
 	digest := m1.Status().KeyDigest
-	dbPath := filepath.Join(lc.opts.Dir, "member-1", "member.db")
+	dbPath := filepath.Join(lc.Dir(), "member-1", "member.db")
 	lc.Kill(1)
 
 	raw, err := os.ReadFile(dbPath)
@@ -176,14 +178,14 @@ func TestThresholdShareSealedInStore(t *testing.T) {
 	require.NoError(t, err)
 	rec, err := st.GetMeta("epoch/1/tsk")
 	require.NoError(t, err)
-	require.True(t, shareSealed(rec))
+	require.True(t, ShareSealed(rec))
 
 	// A store from before: the share in plain. It loads, and is sealed.
 	require.NoError(t, st.PutMeta("epoch/1/tsk", plain))
 	require.NoError(t, st.Close())
 	require.NoError(t, lc.Restart(1))
 	require.Equal(t, digest, lc.Member(1).Status().KeyDigest)
-	again, err := lc.Member(1).key.MarshalBinary()
+	again, err := lc.Member(1).ThresholdKeyBytes()
 	require.NoError(t, err)
 	require.Equal(t, plain, again)
 	lc.Kill(1)
@@ -191,12 +193,12 @@ func TestThresholdShareSealedInStore(t *testing.T) {
 	require.NoError(t, err)
 	rec, err = st.GetMeta("epoch/1/tsk")
 	require.NoError(t, err)
-	require.True(t, shareSealed(rec))
+	require.True(t, ShareSealed(rec))
 
 	// Member 2's sealed share swapped into member 1's store does not open.
 	m2rec := func() []byte {
 		lc.Kill(2)
-		st2, err := store.Open(filepath.Join(lc.opts.Dir, "member-2", "member.db"))
+		st2, err := store.Open(filepath.Join(lc.Dir(), "member-2", "member.db"))
 		require.NoError(t, err)
 		defer st2.Close()
 		r, err := st2.GetMeta("epoch/1/tsk")

@@ -1,4 +1,4 @@
-package consensus
+package consensus_test
 
 import (
 	"context"
@@ -12,6 +12,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	. "github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/local"
 
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap"
@@ -152,7 +155,7 @@ func TestSoakUnderCPUPressure(t *testing.T) {
 	log := zaptest.NewLogger(t, zaptest.WrapOptions(zap.WrapCore(func(c zapcore.Core) zapcore.Core { return zapcore.NewTee(c, obs) })))
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	lc, err := StartLocal(ctx, LocalOptions{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10", Rotations: []int{1},
+	lc, err := local.Start(ctx, local.Options{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10", Rotations: []int{1},
 		RoundTimeout: 10 * time.Second, Heartbeat: 250 * time.Millisecond, BatchSize: 16, Serve: true, Log: log})
 	require.NoError(t, err)
 	t.Cleanup(lc.Close)

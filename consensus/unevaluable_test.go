@@ -1,10 +1,13 @@
-package consensus
+package consensus_test
 
 import (
 	"context"
 	"math/rand/v2"
 	"testing"
 	"time"
+
+	. "github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/local"
 
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap/zaptest"
@@ -42,7 +45,7 @@ func TestUnevaluablePolicy(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	pc := circuit.NewPolicyCircuits(fhetest.InsecureBGVN10)
-	lc, err := StartLocal(ctx, LocalOptions{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10", Rotations: []int{1},
+	lc, err := local.Start(ctx, local.Options{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10", Rotations: []int{1},
 		Circuits: pc, RoundTimeout: 10 * time.Second, BatchSize: 1, Serve: true, Log: zaptest.NewLogger(t)})
 	require.NoError(t, err)
 	t.Cleanup(lc.Close)
@@ -103,7 +106,7 @@ func TestUnevaluablePolicy(t *testing.T) {
 // waitChainVerdict waits for the chain to accept a verdict for id, for a
 // minute at most (a bound, not an assertion on speed), and fails with msg if
 // it does not.
-func waitChainVerdict(t *testing.T, chain *MemChain, id [32]byte, msg string) *Verdict {
+func waitChainVerdict(t *testing.T, chain *local.MemChain, id [32]byte, msg string) *Verdict {
 	t.Helper()
 	deadline := time.Now().Add(time.Minute)
 	for {

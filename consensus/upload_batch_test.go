@@ -1,4 +1,4 @@
-package consensus
+package consensus_test
 
 import (
 	"bytes"
@@ -9,6 +9,9 @@ import (
 	"net/http"
 	"testing"
 	"time"
+
+	. "github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/local"
 
 	"github.com/stretchr/testify/require"
 
@@ -73,7 +76,7 @@ func TestUploadBatch(t *testing.T) {
 //     cannot register);
 //   - more than MaxUploadItems ciphertexts or MaxUploadBytes in one upload
 //     (a member's memory, CPU and fsyncs per request are bounded).
-func uploadBatchAttacks(t *testing.T, lc *LocalCommittee, attacker, victim [20]byte, enc func(int64, [20]byte) api.InputUpload) {
+func uploadBatchAttacks(t *testing.T, lc *local.Committee, attacker, victim [20]byte, enc func(int64, [20]byte) api.InputUpload) {
 	m1 := lc.Member(1)
 	fresh := enc(9, attacker)
 	stolen := enc(77, victim)
@@ -115,7 +118,7 @@ func TestUploadBatchAPI(t *testing.T) {
 	lc := apiCommittee(t)
 	now := time.Unix(1_700_000_000, 0)
 	o := APIOptions{Tokens: []string{testToken}, OwnerRate: 0.5, OwnerBurst: 3}
-	o.now = func() time.Time { return now }
+	o.SetClock(func() time.Time { return now })
 	a := startAPI(t, lc, o)
 	owner := "0x" + hex.EncodeToString(bytes.Repeat([]byte{0xc1}, 20))
 	ob, err := api.ParseOwner(owner)

@@ -1,10 +1,12 @@
-package consensus
+package consensus_test
 
 import (
 	"context"
 	"math/big"
 	"strconv"
 	"testing"
+
+	. "github.com/fhegate/fhegate/consensus"
 
 	"github.com/stretchr/testify/require"
 
@@ -65,7 +67,7 @@ func TestWidePolicyVerdicts(t *testing.T) {
 				ct, err := f.enc.EncryptInts(slots)
 				require.NoError(t, err)
 				req := f.lc.Chain.Post(Request{ID: [32]byte{0xcf, byte(k), byte(len(tc.name))}, PolicyID: kf.id, Kind: KindPolicy, Inputs: []fhe.Handle{f.put(ct)}})
-				require.Equal(t, len(row), f.lc.Member(1).vectorWidthOf(req))
+				require.Equal(t, len(row), f.lc.Member(1).VectorWidthOf(req))
 				out, errs := f.onAll(func(m *Member) ([]*Verdict, error) {
 					v, err := m.Process(context.Background(), req)
 					return []*Verdict{v}, err

@@ -22,6 +22,7 @@ import (
 
 	"github.com/fhegate/fhegate/consensus"
 	"github.com/fhegate/fhegate/consensus/circuit"
+	"github.com/fhegate/fhegate/consensus/local"
 	"github.com/fhegate/fhegate/consensus/protocol"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/policy"
@@ -132,7 +133,7 @@ each with its own bbolt store and share ledger, and measures on each preset:
              the preset's refresh floor (protocol.RefreshFloorLevel: level 1 on BGVN13/BGVN14, the
              lowest level a plan's refresh point hands the committee) back to the top level, on
              committees of each --refresh-n size (default 3 and 5; t = ⌊n/2⌋+1), every member
-             receiving and the first t active (consensus.LocalCommittee.Refresh). ms and cpu ms are
+             receiving and the first t active (local.Committee.Refresh). ms and cpu ms are
              the medians over --refresh-k refreshes (default 7, --quick 3), each of a fresh ciphertext
              (a member issues one refresh share per ciphertext). share_bytes is the length of one
              marshalled refresh share for that ciphertext (the payload of a refresh-share message);
@@ -408,7 +409,7 @@ type committeeBench struct {
 	pr       *fhe.Preset
 	n, t     int
 	dir      string
-	lc       *consensus.LocalCommittee
+	lc       *local.Committee
 	circuits *circuit.PolicyCircuits
 	m1       *consensus.Member
 	p        *fhe.Params
@@ -435,7 +436,7 @@ func startCommitteeBench(ctx context.Context, o *benchCommitteeOptions, preset s
 	c0 := cpuTime()
 	t0 := time.Now()
 	b.circuits = circuit.NewPolicyCircuits(pr.ID)
-	b.lc, err = consensus.StartLocal(ctx, consensus.LocalOptions{N: n, T: t, Dir: dir, Preset: preset, RoundTimeout: 120 * time.Second,
+	b.lc, err = local.Start(ctx, local.Options{N: n, T: t, Dir: dir, Preset: preset, RoundTimeout: 120 * time.Second,
 		Log: o.Log, Trace: b.trace, Circuits: b.circuits})
 	if err != nil {
 		os.RemoveAll(dir)
@@ -690,7 +691,7 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// stageRefresh: --refresh-k collective refreshes (consensus.LocalCommittee.Refresh:
+// stageRefresh: --refresh-k collective refreshes (local.Committee.Refresh:
 // every member receives, the first t are active) of fresh ciphertexts at
 // the preset's refresh floor (the lowest level a compiled plan refreshes
 // at) back to the top level; ms and cpu_ms are the medians. Each

@@ -19,12 +19,13 @@ import (
 	"github.com/fhegate/fhegate/consensus"
 	"github.com/fhegate/fhegate/consensus/chain"
 	"github.com/fhegate/fhegate/consensus/circuit"
+	"github.com/fhegate/fhegate/consensus/local"
 	"github.com/fhegate/fhegate/fhe"
 )
 
 type devCommittee struct {
 	log      *zap.Logger
-	lc       *consensus.LocalCommittee
+	lc       *local.Committee
 	circuits *circuit.PolicyCircuits
 	dir      string
 	resumed  bool
@@ -37,11 +38,11 @@ type devCommittee struct {
 func newLocalDevCommittee(ctx context.Context, log *zap.Logger, o devnetOptions, dir string) (DevCommittee, error) {
 	n, t := o.committeeN, o.committeeT
 	cdir := filepath.Join(dir, "committee")
-	opts := consensus.LocalOptions{N: n, T: t, Dir: cdir, Preset: o.committeePre, ChainID: big.NewInt(1337),
+	opts := local.Options{N: n, T: t, Dir: cdir, Preset: o.committeePre, ChainID: big.NewInt(1337),
 		RoundTimeout: 60 * time.Second, Log: log.Named("committee"), BatchWindow: o.batchWindow, RootWindow: o.rootWindow}
-	start, resumed := consensus.StartLocal, consensus.HasLocalState(cdir)
+	start, resumed := local.Start, local.HasState(cdir)
 	if resumed {
-		start = consensus.ResumeLocal
+		start = local.Resume
 		log.Info("committee: resuming with the keys in the data directory (no DKG)", zap.String("dir", cdir))
 	} else {
 		_ = os.RemoveAll(cdir)

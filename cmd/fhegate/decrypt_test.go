@@ -15,6 +15,7 @@ import (
 
 	"github.com/fhegate/fhegate/consensus"
 	"github.com/fhegate/fhegate/consensus/api"
+	"github.com/fhegate/fhegate/consensus/local"
 )
 
 // TestDecryptPrivateRead: `fhegate decrypt --handle` reads an input its
@@ -23,7 +24,7 @@ import (
 func TestDecryptPrivateRead(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	lc, err := consensus.StartLocal(ctx, consensus.LocalOptions{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10",
+	lc, err := local.Start(ctx, local.Options{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10",
 		RoundTimeout: 5 * time.Second, Log: zaptest.NewLogger(t)})
 	require.NoError(t, err)
 	t.Cleanup(lc.Close)

@@ -23,6 +23,7 @@ import (
 
 	"github.com/fhegate/fhegate/configs"
 	"github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/local"
 	"github.com/fhegate/fhegate/internal/devchain"
 	"github.com/fhegate/fhegate/precompiles/corebackends"
 	"github.com/fhegate/fhegate/precompiles/host/subnetevm"
@@ -287,7 +288,7 @@ func devnetCommittee(ctx context.Context, log *zap.Logger, o devnetOptions, gene
 	}
 	if o.dataDir != "" {
 		_, chainErr := os.Stat(filepath.Join(o.dataDir, "chaindata"))
-		if chainErr == nil && !consensus.HasLocalState(filepath.Join(o.dataDir, "committee")) {
+		if chainErr == nil && !local.HasState(filepath.Join(o.dataDir, "committee")) {
 			// The committee's keys are part of the genesis state: a chain
 			// without the committee that made it cannot resume with one.
 			return nil, nil, "", fmt.Errorf("--datadir %s holds a chain but no in-process committee state: resume it with "+

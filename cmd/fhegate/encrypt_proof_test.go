@@ -15,6 +15,7 @@ import (
 
 	"github.com/fhegate/fhegate/consensus"
 	"github.com/fhegate/fhegate/consensus/api"
+	"github.com/fhegate/fhegate/consensus/local"
 	"github.com/fhegate/fhegate/fhe"
 )
 
@@ -28,7 +29,7 @@ import (
 func TestEncryptSubmitProof(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	lc, err := consensus.StartLocal(ctx, consensus.LocalOptions{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10", Rotations: []int{1},
+	lc, err := local.Start(ctx, local.Options{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10", Rotations: []int{1},
 		RoundTimeout: 5 * time.Second, Log: zap.NewNop()})
 	require.NoError(t, err)
 	t.Cleanup(lc.Close)

@@ -23,6 +23,7 @@ import (
 	"github.com/fhegate/fhegate/consensus/api"
 	"github.com/fhegate/fhegate/consensus/chain"
 	"github.com/fhegate/fhegate/consensus/circuit"
+	"github.com/fhegate/fhegate/consensus/local"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/crdt/meta"
 	"github.com/fhegate/fhegate/fhe/fhetest"
@@ -112,7 +113,7 @@ func (d *chainRig) checkCommitteeKey() {
 type chainRig struct {
 	t     *testing.T
 	ctx   context.Context
-	lc    *consensus.LocalCommittee
+	lc    *local.Committee
 	ch    *devchain.Chain
 	ad    *chain.Adapter
 	c     *ethclient.Client
@@ -127,7 +128,7 @@ type chainRig struct {
 func startDevchain(ctx context.Context, t *testing.T) *chainRig {
 	log := zaptest.NewLogger(t)
 	pc := circuit.NewPolicyCircuits(fhetest.InsecureBGVN10)
-	lc, err := consensus.StartLocal(ctx, consensus.LocalOptions{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10", Rotations: []int{1},
+	lc, err := local.Start(ctx, local.Options{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10", Rotations: []int{1},
 		Circuits: pc, RoundTimeout: 20 * time.Second, Log: log})
 	require.NoError(t, err)
 	t.Cleanup(lc.Close)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/fhegate/fhegate/consensus"
 	"github.com/fhegate/fhegate/consensus/api"
+	"github.com/fhegate/fhegate/consensus/local"
 )
 
 // privateReadCommittee runs `gohelper committee DIR OWNERKEY`: a 2-of-3
@@ -28,7 +29,7 @@ func privateReadCommittee(dir, ownerHex string) error {
 	owner := crypto.PubkeyToAddress(ownerKey.PublicKey)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	lc, err := consensus.StartLocal(ctx, consensus.LocalOptions{N: 3, T: 2, Dir: dir, Preset: "bgv-n13-t65537",
+	lc, err := local.Start(ctx, local.Options{N: 3, T: 2, Dir: dir, Preset: "bgv-n13-t65537",
 		RoundTimeout: 5 * time.Second, Log: zap.NewNop()})
 	if err != nil {
 		return err

@@ -1,0 +1,113 @@
+package consensus
+
+import (
+	"context"
+	"math/big"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/fhegate/fhegate/bls"
+	"github.com/fhegate/fhegate/consensus/api"
+	"github.com/fhegate/fhegate/consensus/circuit"
+	"github.com/fhegate/fhegate/consensus/transport"
+	"github.com/fhegate/fhegate/fhe"
+)
+
+// Test hooks. The tests that need an in-process committee are in package
+// consensus_test (package local imports consensus); these expose to them
+// what they check inside a member.
+
+var (
+	StorePut       = storePut
+	VerdictBatches = verdictBatches
+	Rotated        = rotated
+	Hex0x          = hex0x
+	WriteJSONResp  = writeJSONResp
+	ShareSealed    = shareSealed
+	RootSign       = rootSign
+	RandTag        = randTag
+)
+
+const (
+	RootPartial  = rootPartial
+	RootLeafWait = rootLeafWait
+)
+
+// SetClock sets the API's clock (quotas).
+func (o *APIOptions) SetClock(now func() time.Time) { o.now = now }
+
+// Check is PackedBatch.check.
+func (b *PackedBatch) Check(p *fhe.Params) error { return b.check(p) }
+
+func (m *Member) PackedCircuit(id [32]byte) (circuit.Circuit, error) { return m.packedCircuit(id) }
+func (m *Member) VectorWidthOf(r Request) int                        { return m.vectorWidthOf(r) }
+func (m *Member) Mux() *transport.Mux                                { return m.mux }
+func (m *Member) ChainID() *big.Int                                  { return m.chain() }
+func (m *Member) Servable(h fhe.Handle) ([]byte, error)              { return m.servable(h) }
+func (m *Member) SetProgress(block uint64)                           { m.setProgress(block) }
+func (m *Member) MarkDown(ids []transport.MemberID)                  { m.markDown(ids) }
+func (m *Member) BLSKey() *bls.SecretKey                             { return m.cfg.BLSKey }
+func (m *Member) ThresholdKeyBytes() ([]byte, error)                 { return m.key.MarshalBinary() }
+
+// KeyEpoch is the epoch of the member's key material.
+func (m *Member) KeyEpoch() (uint64, error) {
+	ks, err := m.snap()
+	return ks.km.Epoch, err
+}
+
+// PinEpochTarget pins target as the re-encryption target of the member's
+// key epoch.
+func (m *Member) PinEpochTarget(target [32]byte) error {
+	ks, err := m.snap()
+	if err != nil {
+		return err
+	}
+	return m.pinEpochTarget(ks, target)
+}
+
+// HeartbeatsFrom is how many heartbeats the member received from id.
+func (m *Member) HeartbeatsFrom(id transport.MemberID) uint64 {
+	m.liveMu.Lock()
+	defer m.liveMu.Unlock()
+	return m.beats[id].count
+}
+
+// PackBlocks packs reqs as a vector batch does (requestRun.packBlocks).
+func (m *Member) PackBlocks(ctx context.Context, reqs []Request, layout fhe.VectorLayout, level int, log *zap.Logger) ([]*fhe.Ciphertext, error) {
+	ks, err := m.snap()
+	if err != nil {
+		return nil, err
+	}
+	r := &requestRun{m: m, ks: ks, log: log}
+	return r.packBlocks(ctx, reqs, layout, level)
+}
+
+// Input roots.
+func (m *Member) MarkSigned(d [32]byte) { m.signed.add(d) }
+func (m *Member) RootsBegin()           { m.roots.begin() }
+func (m *Member) RootsAbandon()         { m.roots.abandon() }
+func (m *Member) AwaitRoot(ctx context.Context, leaf [32]byte) (*api.InputRootAttestation, error) {
+	return m.awaitRoot(ctx, leaf)
+}
+func (m *Member) SignRoot(epoch uint64, leaves [][32]byte) ([]byte, error) {
+	return m.signRoot(epoch, leaves)
+}
+
+// RootsOpen reports whether a root batch is open and how many leaves it
+// holds.
+func (m *Member) RootsOpen() (bool, int) {
+	m.roots.mu.Lock()
+	defer m.roots.mu.Unlock()
+	if m.roots.open == nil {
+		return false, 0
+	}
+	return true, len(m.roots.open.leaves)
+}
+
+// RootsPending is the number of uploads the root batcher waits for.
+func (m *Member) RootsPending() int {
+	m.roots.mu.Lock()
+	defer m.roots.mu.Unlock()
+	return m.roots.pending
+}
