@@ -8,6 +8,7 @@ import (
 	"time"
 
 	. "github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/config"
 	"github.com/fhegate/fhegate/consensus/local"
 
 	"github.com/stretchr/testify/require"
@@ -18,13 +19,13 @@ import (
 )
 
 // testCommittee is a committee config (chain 1337) with its BLS secret keys.
-func testCommittee(t *testing.T, epoch uint64, n, th int) (*CommitteeConfig, []*bls.SecretKey) {
+func testCommittee(t *testing.T, epoch uint64, n, th int) (*config.CommitteeConfig, []*bls.SecretKey) {
 	t.Helper()
 	addrs := make([]string, n)
 	for i := range addrs {
 		addrs[i] = fmt.Sprintf("127.0.0.1:%d", 41800+i)
 	}
-	cfg, secrets, err := GenerateCommittee(big.NewInt(1337), epoch, "InsecureBGVN10", th, addrs)
+	cfg, secrets, err := config.GenerateCommittee(big.NewInt(1337), epoch, "InsecureBGVN10", th, addrs)
 	require.NoError(t, err)
 	keys := make([]*bls.SecretKey, n)
 	for i, s := range secrets {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 
 	"github.com/fhegate/fhegate/bls"
+	"github.com/fhegate/fhegate/consensus/config"
 	keccakpkg "github.com/fhegate/fhegate/internal/keccak"
 )
 
@@ -53,7 +54,7 @@ func (m *Member) ReencryptBundle(target [32]byte, rs []Reencrypted) ([]byte, err
 // old committee's configuration: the signer is one of its members, the
 // signature verifies under that member's BLS key, and the inputs are of
 // its epoch.
-func VerifyReencrypted(b []byte, old *CommitteeConfig) (signer uint32, target [32]byte, rs []Reencrypted, err error) {
+func VerifyReencrypted(b []byte, old *config.CommitteeConfig) (signer uint32, target [32]byte, rs []Reencrypted, err error) {
 	hl := len(signedReencryptedMagic) + 4
 	if len(b) < hl+bls.SignatureLen || !bytes.Equal(b[:len(signedReencryptedMagic)], signedReencryptedMagic) {
 		return 0, target, nil, errors.New("consensus: malformed signed re-encryption bundle")

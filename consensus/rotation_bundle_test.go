@@ -8,17 +8,18 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fhegate/fhegate/bls"
+	"github.com/fhegate/fhegate/consensus/config"
 	"github.com/fhegate/fhegate/fhe"
 )
 
-func bundleCommittee(t testing.TB, epoch uint64, n int) (*CommitteeConfig, []*bls.SecretKey) {
-	cfg := &CommitteeConfig{Epoch: epoch}
+func bundleCommittee(t testing.TB, epoch uint64, n int) (*config.CommitteeConfig, []*bls.SecretKey) {
+	cfg := &config.CommitteeConfig{Epoch: epoch}
 	var sks []*bls.SecretKey
 	for i := 1; i <= n; i++ {
 		sk, err := bls.Keygen([]byte(fmt.Sprintf("re-encryption bundle test key %02d ....", i)))
 		require.NoError(t, err)
 		sks = append(sks, sk)
-		cfg.Members = append(cfg.Members, MemberInfo{ID: uint32(i), BLSKey: hex.EncodeToString(sk.PublicKey())})
+		cfg.Members = append(cfg.Members, config.MemberInfo{ID: uint32(i), BLSKey: hex.EncodeToString(sk.PublicKey())})
 	}
 	return cfg, sks
 }

@@ -8,6 +8,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/fhegate/fhegate/consensus/config"
 	"github.com/fhegate/fhegate/consensus/protocol"
 	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
@@ -18,7 +19,7 @@ import (
 // (consensus/local.Committee): what KeySwitch needs of the old committee
 // and of the new one.
 type InProcess struct {
-	Config  *CommitteeConfig
+	Config  *config.CommitteeConfig
 	Members []*Member      // member id − 1 → member; nil for one that is down
 	Keys    *fhe.PublicKey // the committee's collective public key
 	Chain   func(id uint32) ChainAdapter

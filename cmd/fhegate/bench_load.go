@@ -10,6 +10,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/config"
 	"github.com/fhegate/fhegate/internal/loadgen"
 )
 
@@ -74,7 +75,7 @@ processes whose CPU (/proc/<pid>/stat) is measured.`,
 	f.IntSliceVar(&o.pids, "committee-pid", nil, "with --rpc: committee member process ids whose CPU to measure (repeatable)")
 	f.StringVar(&o.jsonPath, "json", "", "also write the result as JSON to this file (- for stdout)")
 	f.StringVar(&o.dataDir, "datadir", "", "in-process devnet: keep chain and committee keys here (a second run skips the DKG)")
-	f.StringVar(&o.committeePre, "committee-preset", consensus.DefaultPreset, "in-process devnet: the committee's preset")
+	f.StringVar(&o.committeePre, "committee-preset", config.DefaultPreset, "in-process devnet: the committee's preset")
 	f.IntVar(&o.committeeN, "committee-n", 3, "in-process devnet: committee size")
 	f.IntVar(&o.committeeT, "committee-t", 2, "in-process devnet: committee threshold")
 	return cmd

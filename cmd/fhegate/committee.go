@@ -23,6 +23,7 @@ import (
 	"github.com/fhegate/fhegate/consensus"
 	"github.com/fhegate/fhegate/consensus/chain"
 	"github.com/fhegate/fhegate/consensus/circuit"
+	"github.com/fhegate/fhegate/consensus/config"
 	"github.com/fhegate/fhegate/consensus/store"
 	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
@@ -78,7 +79,7 @@ The secrets are encrypted if $FHEGATE_KEY_PASSPHRASE or --key-file is given, els
 			for i := range addrs {
 				addrs[i] = net.JoinHostPort(host, fmt.Sprint(basePort+i+1))
 			}
-			cfg, secrets, err := consensus.GenerateCommittee(cid, epoch, preset, t, addrs)
+			cfg, secrets, err := config.GenerateCommittee(cid, epoch, preset, t, addrs)
 			if err != nil {
 				return err
 			}
@@ -87,7 +88,7 @@ The secrets are encrypted if $FHEGATE_KEY_PASSPHRASE or --key-file is given, els
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				return err
 			}
-			if err := consensus.SaveJSON(filepath.Join(dir, "committee.json"), cfg, 0o644); err != nil {
+			if err := config.SaveJSON(filepath.Join(dir, "committee.json"), cfg, 0o644); err != nil {
 				return err
 			}
 			for _, s := range secrets {
@@ -109,7 +110,7 @@ The secrets are encrypted if $FHEGATE_KEY_PASSPHRASE or --key-file is given, els
 	cmd.Flags().StringVar(&dir, "dir", "committee", "output directory")
 	cmd.Flags().IntVar(&n, "n", 5, "members")
 	cmd.Flags().IntVar(&t, "t", 3, "threshold")
-	cmd.Flags().StringVar(&preset, "preset", consensus.DefaultPreset, "FHE preset the committee holds keys for (policies deeper than its depth run through collective refreshes)")
+	cmd.Flags().StringVar(&preset, "preset", config.DefaultPreset, "FHE preset the committee holds keys for (policies deeper than its depth run through collective refreshes)")
 	cmd.Flags().StringVar(&chainID, "chain-id", "1337", "chain id bound into attestations and verdicts")
 	cmd.Flags().Uint64Var(&epoch, "epoch", 1, "key epoch: 1 for a first committee, the current epoch + 1 for a rotation (1 … 2^63−1)")
 	cmd.Flags().StringVar(&host, "host", "127.0.0.1", "member transport host")
@@ -149,8 +150,8 @@ func memberDir(dir string, id uint32) string { return filepath.Join(dir, fmt.Spr
 // openMember loads committee.json and member id's secrets from dir and
 // starts its transport and store.
 func openMember(dir string, id uint32, timeout time.Duration, log *zap.Logger) (*consensus.Member, *store.Store, error) {
-	var cfg consensus.CommitteeConfig
-	if err := consensus.LoadJSON(filepath.Join(dir, "committee.json"), &cfg); err != nil {
+	var cfg config.CommitteeConfig
+	if err := config.LoadJSON(filepath.Join(dir, "committee.json"), &cfg); err != nil {
 		return nil, nil, err
 	}
 	sec, err := loadMemberSecrets(dir, id, log)
@@ -205,8 +206,8 @@ func newCommitteeDKGCmd(a *app) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			log := a.Log()
 			ctx := cmd.Context()
-			var cfg consensus.CommitteeConfig
-			if err := consensus.LoadJSON(filepath.Join(dir, "committee.json"), &cfg); err != nil {
+			var cfg config.CommitteeConfig
+			if err := config.LoadJSON(filepath.Join(dir, "committee.json"), &cfg); err != nil {
 				return err
 			}
 			ids := []uint32{id}
@@ -383,8 +384,8 @@ func serveCommitteeChain(ctx context.Context, log *zap.Logger, m *consensus.Memb
 	if err != nil {
 		return err
 	}
-	var cfg consensus.CommitteeConfig
-	_ = consensus.LoadJSON(filepath.Join(o.dir, "committee.json"), &cfg)
+	var cfg config.CommitteeConfig
+	_ = config.LoadJSON(filepath.Join(o.dir, "committee.json"), &cfg)
 	ad, err := chain.Dial(ctx, chain.Config{URL: o.rpc, ChainID: cfg.ChainIDBig(), Key: key, Log: log.Named("chain"),
 		OnPolicy: func(pid [32]byte, spec []byte) {
 			if err := m.RegisterPolicy(pid, spec); err != nil {
@@ -484,8 +485,8 @@ func newCommitteeStatusCmd(a *app) *cobra.Command {
 			if id == 0 {
 				return usageErrorf("--member or --api is required")
 			}
-			var cfg consensus.CommitteeConfig
-			if err := consensus.LoadJSON(filepath.Join(dir, "committee.json"), &cfg); err != nil {
+			var cfg config.CommitteeConfig
+			if err := config.LoadJSON(filepath.Join(dir, "committee.json"), &cfg); err != nil {
 				return err
 			}
 			sec, err := loadMemberSecrets(dir, id, a.Log())

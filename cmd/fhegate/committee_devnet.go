@@ -19,6 +19,7 @@ import (
 	"github.com/fhegate/fhegate/consensus"
 	"github.com/fhegate/fhegate/consensus/chain"
 	"github.com/fhegate/fhegate/consensus/circuit"
+	"github.com/fhegate/fhegate/consensus/config"
 	"github.com/fhegate/fhegate/consensus/local"
 	"github.com/fhegate/fhegate/fhe"
 )
@@ -34,7 +35,7 @@ type devCommittee struct {
 // newLocalDevCommittee starts the devnet's in-process committee under
 // dir/committee: resumed from the keys saved there by an earlier start
 // (--datadir: a warm start runs no DKG; the saved preset wins), else fresh
-// keys through a DKG for preset (default consensus.DefaultPreset).
+// keys through a DKG for preset (default config.DefaultPreset).
 func newLocalDevCommittee(ctx context.Context, log *zap.Logger, o devnetOptions, dir string) (DevCommittee, error) {
 	n, t := o.committeeN, o.committeeT
 	cdir := filepath.Join(dir, "committee")
@@ -50,8 +51,8 @@ func newLocalDevCommittee(ctx context.Context, log *zap.Logger, o devnetOptions,
 	}
 	presetName := opts.Preset
 	if resumed {
-		var saved consensus.CommitteeConfig
-		if err := consensus.LoadJSON(filepath.Join(cdir, "committee.json"), &saved); err != nil {
+		var saved config.CommitteeConfig
+		if err := config.LoadJSON(filepath.Join(cdir, "committee.json"), &saved); err != nil {
 			return nil, err
 		}
 		presetName = saved.Preset

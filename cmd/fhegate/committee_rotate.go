@@ -19,6 +19,7 @@ import (
 	"github.com/fhegate/fhegate/bls"
 	"github.com/fhegate/fhegate/consensus"
 	"github.com/fhegate/fhegate/consensus/chain"
+	"github.com/fhegate/fhegate/consensus/config"
 	"github.com/fhegate/fhegate/fhe"
 	keccakpkg "github.com/fhegate/fhegate/internal/keccak"
 )
@@ -141,8 +142,8 @@ func newRotateAdoptCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			var oldCfg consensus.CommitteeConfig
-			if err := consensus.LoadJSON(filepath.Clean(oldCommittee), &oldCfg); err != nil {
+			var oldCfg config.CommitteeConfig
+			if err := config.LoadJSON(filepath.Clean(oldCommittee), &oldCfg); err != nil {
 				return fmt.Errorf("--old-committee: %w", err)
 			}
 			if oldCfg.Epoch+1 != m.Epoch() {
@@ -186,8 +187,8 @@ func newRotateAdoptCmd(a *app) *cobra.Command {
 // dialKeyReader connects to the chain to read FHEVerdict.committeeKeyOf
 // only: the adapter's transaction key is a throwaway one (it never sends).
 func dialKeyReader(ctx context.Context, rpc, dir string, log *zap.Logger) (*chain.Adapter, error) {
-	var cfg consensus.CommitteeConfig
-	if err := consensus.LoadJSON(filepath.Join(dir, "committee.json"), &cfg); err != nil {
+	var cfg config.CommitteeConfig
+	if err := config.LoadJSON(filepath.Join(dir, "committee.json"), &cfg); err != nil {
 		return nil, err
 	}
 	k, err := crypto.GenerateKey()
@@ -257,8 +258,8 @@ func newRotateBindKeyCmd(a *app) *cobra.Command {
 			if rpc == "" || len(sigs) == 0 {
 				return usageErrorf("--rpc and --sig are required")
 			}
-			var cfg consensus.CommitteeConfig
-			if err := consensus.LoadJSON(filepath.Join(dir, "committee.json"), &cfg); err != nil {
+			var cfg config.CommitteeConfig
+			if err := config.LoadJSON(filepath.Join(dir, "committee.json"), &cfg); err != nil {
 				return err
 			}
 			pkd, agg, bm, err := aggregateKeySignatures(&cfg, sigs)
@@ -333,7 +334,7 @@ func parseKeySignature(b []byte) (ks keySignature, pkd [32]byte, sig []byte, err
 // aggregateKeySignatures reads `rotate sign-key` files, checks each one
 // against its member's BLS key in cfg (same epoch and digest, distinct
 // members, at least the threshold) and aggregates them.
-func aggregateKeySignatures(cfg *consensus.CommitteeConfig, files []string) (pkd [32]byte, agg, bitmap []byte, err error) {
+func aggregateKeySignatures(cfg *config.CommitteeConfig, files []string) (pkd [32]byte, agg, bitmap []byte, err error) {
 	var sigs [][]byte
 	var idx []int
 	seen := map[uint32]bool{}

@@ -25,6 +25,7 @@ import (
 	"github.com/fhegate/fhegate/configs"
 	"github.com/fhegate/fhegate/consensus"
 	"github.com/fhegate/fhegate/consensus/chain"
+	"github.com/fhegate/fhegate/consensus/config"
 	"github.com/fhegate/fhegate/consensus/store"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/fhetest"
@@ -177,10 +178,10 @@ func bindNewKeyOnChain(t *testing.T, dir, oldDir, newDir, refused string) string
 	registerEVMExtras()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	t.Cleanup(cancel)
-	var oldCfg, newCfg consensus.CommitteeConfig
-	require.NoError(t, consensus.LoadJSON(filepath.Join(oldDir, "committee.json"), &oldCfg))
-	require.NoError(t, consensus.LoadJSON(filepath.Join(newDir, "committee.json"), &newCfg))
-	keys := func(cfg *consensus.CommitteeConfig) (pks, pops [][]byte) {
+	var oldCfg, newCfg config.CommitteeConfig
+	require.NoError(t, config.LoadJSON(filepath.Join(oldDir, "committee.json"), &oldCfg))
+	require.NoError(t, config.LoadJSON(filepath.Join(newDir, "committee.json"), &newCfg))
+	keys := func(cfg *config.CommitteeConfig) (pks, pops [][]byte) {
 		for _, m := range cfg.Members {
 			pk, err := hex.DecodeString(m.BLSKey)
 			require.NoError(t, err)

@@ -23,6 +23,7 @@ import (
 
 	"github.com/fhegate/fhegate/configs"
 	"github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/config"
 	"github.com/fhegate/fhegate/consensus/local"
 	"github.com/fhegate/fhegate/internal/devchain"
 	"github.com/fhegate/fhegate/precompiles/corebackends"
@@ -123,7 +124,7 @@ State lives in a temporary directory removed on exit, unless --datadir is given
 	f.DurationVar(&o.blockInterval, "block-interval", 0, "also produce (empty) blocks at this interval; 0 = only when transactions arrive")
 	f.IntVar(&o.committeeN, "committee-n", 3, "in-process committee size")
 	f.IntVar(&o.committeeT, "committee-t", 2, "in-process committee threshold")
-	f.StringVar(&o.committeePre, "committee-preset", consensus.DefaultPreset, "preset the in-process committee holds keys for "+
+	f.StringVar(&o.committeePre, "committee-preset", config.DefaultPreset, "preset the in-process committee holds keys for "+
 		"(bgv-n13-t65537: a 4× faster DKG and cheaper verdicts, but comparisons over more than 16 values are unevaluable)")
 	f.StringSliceVar(&o.allowOrigins, "rpc-allow-origin", nil, "also accept JSON-RPC (HTTP CORS and WebSocket) from these browser origins, "+
 		"scheme://host[:port] with port * for any (repeatable; localhost origins are always accepted; '*' accepts every web page — avoid)")

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/fhegate/fhegate/bls"
+	"github.com/fhegate/fhegate/consensus/config"
 
 	"go.uber.org/zap"
 
@@ -59,13 +60,13 @@ type Options struct {
 	// SetCommittee, for Rotate on a caller's chain (o.Chain set):
 	// registers the new committee there (FHEVerdict.setCommittee) before
 	// its key is bound (nil with a shared MemChain: MemChain.SetCommittee).
-	SetCommittee func(cfg *consensus.CommitteeConfig) error
+	SetCommittee func(cfg *config.CommitteeConfig) error
 }
 
 // Committee is n members in one process, talking TLS over loopback.
 type Committee struct {
-	Config  *consensus.CommitteeConfig
-	Secrets []*consensus.MemberSecrets
+	Config  *config.CommitteeConfig
+	Secrets []*config.MemberSecrets
 	Members []*consensus.Member
 	Chain   *MemChain // nil when Options.Chain was given
 	Keys    *fhe.PublicKey
@@ -96,7 +97,7 @@ func Start(ctx context.Context, o Options) (*Committee, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg, secrets, err := consensus.GenerateCommittee(o.ChainID, o.Epoch, o.Preset, o.T, addrs)
+	cfg, secrets, err := config.GenerateCommittee(o.ChainID, o.Epoch, o.Preset, o.T, addrs)
 	if err != nil {
 		closeAll(lns)
 		return nil, err
@@ -139,17 +140,17 @@ func HasState(dir string) bool {
 // store), on fresh loopback ports, without a new DKG. o.N, o.T, o.Preset,
 // o.ChainID, o.Epoch and o.Rotations come from the saved config.
 func Resume(ctx context.Context, o Options) (*Committee, error) {
-	var cfg consensus.CommitteeConfig
-	if err := consensus.LoadJSON(filepath.Join(o.Dir, "committee.json"), &cfg); err != nil {
+	var cfg config.CommitteeConfig
+	if err := config.LoadJSON(filepath.Join(o.Dir, "committee.json"), &cfg); err != nil {
 		return nil, err
 	}
 	if _, err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	secrets := make([]*consensus.MemberSecrets, len(cfg.Members))
+	secrets := make([]*config.MemberSecrets, len(cfg.Members))
 	for i, mi := range cfg.Members {
 		// Development: in-process committees keep plain secrets (see saveLocalState).
-		sec, err := consensus.LoadMemberSecrets(localSecretsPath(o.Dir, mi.ID), consensus.SecretsKey{}, nil)
+		sec, err := config.LoadMemberSecrets(localSecretsPath(o.Dir, mi.ID), config.SecretsKey{}, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -168,7 +169,7 @@ func Resume(ctx context.Context, o Options) (*Committee, error) {
 	for i := range cfg.Members {
 		cfg.Members[i].Addr = addrs[i]
 	}
-	if err := consensus.SaveJSON(filepath.Join(o.Dir, "committee.json"), &cfg, 0o644); err != nil {
+	if err := config.SaveJSON(filepath.Join(o.Dir, "committee.json"), &cfg, 0o644); err != nil {
 		closeAll(lns)
 		return nil, err
 	}
@@ -190,7 +191,7 @@ func Resume(ctx context.Context, o Options) (*Committee, error) {
 
 func (o *Options) defaults() {
 	if o.Preset == "" {
-		o.Preset = consensus.DefaultPreset
+		o.Preset = config.DefaultPreset
 	}
 	if o.ChainID == nil {
 		o.ChainID = big.NewInt(1337)
@@ -213,13 +214,13 @@ func localSecretsPath(dir string, id uint32) string {
 // every member lives in this one directory of one machine, so a passphrase
 // would protect nothing from whoever can read it. (Each member's threshold
 // key share is still sealed in its store, share_seal.go.)
-func saveLocalState(dir string, cfg *consensus.CommitteeConfig, secrets []*consensus.MemberSecrets) error {
+func saveLocalState(dir string, cfg *config.CommitteeConfig, secrets []*config.MemberSecrets) error {
 	for _, sec := range secrets {
-		if err := consensus.SaveMemberSecretsPlaintext(localSecretsPath(dir, sec.ID), sec); err != nil {
+		if err := config.SaveMemberSecretsPlaintext(localSecretsPath(dir, sec.ID), sec); err != nil {
 			return err
 		}
 	}
-	return consensus.SaveJSON(filepath.Join(dir, "committee.json"), cfg, 0o644)
+	return config.SaveJSON(filepath.Join(dir, "committee.json"), cfg, 0o644)
 }
 
 func listenLoopback(n int) ([]net.Listener, []string, error) {
@@ -237,7 +238,7 @@ func listenLoopback(n int) ([]net.Listener, []string, error) {
 }
 
 // newLocal starts every member of cfg on its listener (not yet serving).
-func newLocal(ctx context.Context, o Options, cfg *consensus.CommitteeConfig, secrets []*consensus.MemberSecrets, lns []net.Listener) (*Committee, error) {
+func newLocal(ctx context.Context, o Options, cfg *config.CommitteeConfig, secrets []*config.MemberSecrets, lns []net.Listener) (*Committee, error) {
 	lc := &Committee{Config: cfg, Secrets: secrets, opts: o, ctx: ctx}
 	if o.Chain == nil {
 		var err error

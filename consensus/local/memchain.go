@@ -10,6 +10,7 @@ import (
 
 	"github.com/fhegate/fhegate/bls"
 	"github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/config"
 )
 
 // MemChain is an in-memory ChainAdapter shared by a local committee: it
@@ -33,7 +34,7 @@ type MemChain struct {
 }
 
 // NewMemChain returns an in-memory chain for the committee.
-func NewMemChain(cfg *consensus.CommitteeConfig) (*MemChain, error) {
+func NewMemChain(cfg *config.CommitteeConfig) (*MemChain, error) {
 	c, _, err := cfg.BLSCommittee()
 	if err != nil {
 		return nil, err
@@ -301,7 +302,7 @@ func (c *MemChain) CommitteeKeyOf(_ context.Context, epoch uint64) ([32]byte, er
 // FHEVerdict.setCommittee does on chain: the new config's epoch must be the
 // current one plus one; verdicts are then accepted only under the new
 // epoch and BLS keys.
-func (c *MemChain) SetCommittee(cfg *consensus.CommitteeConfig) error {
+func (c *MemChain) SetCommittee(cfg *config.CommitteeConfig) error {
 	com, _, err := cfg.BLSCommittee()
 	if err != nil {
 		return err
