@@ -24,7 +24,7 @@ import (
 	"testing"
 	"time"
 
-	. "github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/apiserver"
 	"github.com/fhegate/fhegate/consensus/local"
 
 	"github.com/stretchr/testify/require"
@@ -42,13 +42,13 @@ type apiRig struct {
 	url string
 }
 
-func startAPI(t *testing.T, lc *local.Committee, o APIOptions) *apiRig {
+func startAPI(t *testing.T, lc *local.Committee, o apiserver.APIOptions) *apiRig {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
-	srv, err := NewAPIServer(lc.Member(1), ln.Addr().String(), o)
+	srv, err := apiserver.NewAPIServer(lc.Member(1), ln.Addr().String(), o)
 	require.NoError(t, err)
-	go func() { _ = ServeAPI(srv, ln) }()
+	go func() { _ = apiserver.ServeAPI(srv, ln) }()
 	t.Cleanup(func() { srv.Close() })
 	return &apiRig{t: t, lc: lc, url: "http://" + ln.Addr().String()}
 }
@@ -110,14 +110,14 @@ func TestAPIHardening(t *testing.T) {
 // every member store, fsync and sign ciphertexts. Uploads and status
 // need a bearer token; the collective public key stays public.
 func apiNeedsToken(t *testing.T, lc *local.Committee, owner string) {
-	a := startAPI(t, lc, APIOptions{Tokens: []string{testToken}})
+	a := startAPI(t, lc, apiserver.APIOptions{Tokens: []string{testToken}})
 	require.Equal(t, http.StatusUnauthorized, a.upload("", owner, 1).StatusCode)
 	require.Equal(t, http.StatusUnauthorized, a.upload(testToken+"x", owner, 1).StatusCode)
 	require.Equal(t, http.StatusUnauthorized, a.do(http.MethodGet, "/v1/status", "", nil).StatusCode)
 	require.Equal(t, http.StatusOK, a.do(http.MethodGet, "/v1/publickey", "", nil).StatusCode)
 	require.Equal(t, http.StatusOK, a.do(http.MethodGet, "/v1/status", testToken, nil).StatusCode)
 	require.Equal(t, http.StatusOK, a.upload(testToken, owner, 1).StatusCode)
-	_, err := APIHandler(lc.Member(1), APIOptions{})
+	_, err := apiserver.APIHandler(lc.Member(1), apiserver.APIOptions{})
 	require.Error(t, err, "an API without tokens must say NoAuth")
 }
 
@@ -126,8 +126,8 @@ func apiNeedsToken(t *testing.T, lc *local.Committee, owner string) {
 // preset. The upload route's limit is the hex of the preset's largest
 // canonical ciphertext; the GET routes take no body.
 func apiBodyLimit(t *testing.T, lc *local.Committee, owner string) {
-	a := startAPI(t, lc, APIOptions{Tokens: []string{testToken}})
-	limit := UploadBodyLimit(lc.Member(1).Params())
+	a := startAPI(t, lc, apiserver.APIOptions{Tokens: []string{testToken}})
+	limit := apiserver.UploadBodyLimit(lc.Member(1).Params())
 	require.Less(t, limit, int64(16<<20))
 	big := strings.NewReader(`{"ciphertext":"` + strings.Repeat("0", int(limit)) + `"}`)
 	require.Equal(t, http.StatusRequestEntityTooLarge, a.do(http.MethodPost, "/v1/inputs", testToken, big).StatusCode, "declared length")
@@ -136,7 +136,7 @@ func apiBodyLimit(t *testing.T, lc *local.Committee, owner string) {
 	require.Equal(t, http.StatusRequestEntityTooLarge, a.do(http.MethodPost, "/v1/inputs", testToken, chunked).StatusCode, "chunked")
 	require.Equal(t, http.StatusRequestEntityTooLarge, a.do(http.MethodGet, "/v1/status", testToken, strings.NewReader("x")).StatusCode)
 	// A maximal legitimate ciphertext still fits.
-	require.GreaterOrEqual(t, limit, int64(2*MaxCanonicalCiphertext(lc.Member(1).Params())+100))
+	require.GreaterOrEqual(t, limit, int64(2*apiserver.MaxCanonicalCiphertext(lc.Member(1).Params())+100))
 }
 
 // apiOwnerQuota — Attack: "upload flood". Every upload is replicated and fsynced on all
@@ -144,8 +144,8 @@ func apiBodyLimit(t *testing.T, lc *local.Committee, owner string) {
 // excess answered 429 with Retry-After.
 func apiOwnerQuota(t *testing.T, lc *local.Committee, owner string) {
 	now := time.Unix(1_700_000_000, 0)
-	o := APIOptions{Tokens: []string{testToken}, OwnerRate: 0.5, OwnerBurst: 2}
-	o.SetClock(func() time.Time { return now })
+	o := apiserver.APIOptions{Tokens: []string{testToken}, OwnerRate: 0.5, OwnerBurst: 2}
+	o.Clock = func() time.Time { return now }
 	a := startAPI(t, lc, o)
 	require.Equal(t, http.StatusOK, a.upload(testToken, owner, 1).StatusCode)
 	require.Equal(t, http.StatusOK, a.upload(testToken, owner, 2).StatusCode)
@@ -165,7 +165,7 @@ func apiOwnerQuota(t *testing.T, lc *local.Committee, owner string) {
 // at a time held a connection and a goroutine forever (no read
 // timeout). The server closes it after ReadHeaderTimeout/ReadTimeout.
 func apiSlowLoris(t *testing.T, lc *local.Committee, owner string) {
-	a := startAPI(t, lc, APIOptions{Tokens: []string{testToken}, ReadHeaderTimeout: 300 * time.Millisecond, ReadTimeout: 700 * time.Millisecond})
+	a := startAPI(t, lc, apiserver.APIOptions{Tokens: []string{testToken}, ReadHeaderTimeout: 300 * time.Millisecond, ReadTimeout: 700 * time.Millisecond})
 	addr := strings.TrimPrefix(a.url, "http://")
 	closedWithin := func(send func(c net.Conn) error) time.Duration {
 		c, err := net.Dial("tcp", addr)
@@ -218,23 +218,23 @@ func apiSlowLoris(t *testing.T, lc *local.Committee, owner string) {
 func apiNeedsTLS(t *testing.T, lc *local.Committee, owner string) {
 	m := lc.Member(1)
 	for _, addr := range []string{"0.0.0.0:8600", ":8600", "10.1.2.3:8600", "[::]:8600", "example.com:8600"} {
-		_, err := NewAPIServer(m, addr, APIOptions{Tokens: []string{testToken}})
+		_, err := apiserver.NewAPIServer(m, addr, apiserver.APIOptions{Tokens: []string{testToken}})
 		require.ErrorContains(t, err, "requires TLS", addr)
 	}
 	cert, key := writeTestCert(t)
-	_, err := NewAPIServer(m, "0.0.0.0:8600", APIOptions{NoAuth: true, TLSCert: cert, TLSKey: key})
+	_, err := apiserver.NewAPIServer(m, "0.0.0.0:8600", apiserver.APIOptions{NoAuth: true, TLSCert: cert, TLSKey: key})
 	require.ErrorContains(t, err, "requires bearer tokens")
-	_, err = NewAPIServer(m, "0.0.0.0:8600", APIOptions{Tokens: []string{testToken}, TLSCert: cert})
+	_, err = apiserver.NewAPIServer(m, "0.0.0.0:8600", apiserver.APIOptions{Tokens: []string{testToken}, TLSCert: cert})
 	require.Error(t, err, "a certificate without its key")
 	for _, addr := range []string{"127.0.0.1:8600", "localhost:8600", "[::1]:8600"} {
-		_, err := NewAPIServer(m, addr, DevAPIOptions())
+		_, err := apiserver.NewAPIServer(m, addr, apiserver.DevAPIOptions())
 		require.NoError(t, err, addr)
 	}
-	srv, err := NewAPIServer(m, "0.0.0.0:8600", APIOptions{Tokens: []string{testToken}, TLSCert: cert, TLSKey: key})
+	srv, err := apiserver.NewAPIServer(m, "0.0.0.0:8600", apiserver.APIOptions{Tokens: []string{testToken}, TLSCert: cert, TLSKey: key})
 	require.NoError(t, err)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
-	go func() { _ = ServeAPI(srv, ln) }()
+	go func() { _ = apiserver.ServeAPI(srv, ln) }()
 	t.Cleanup(func() { srv.Close() })
 	cl := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
 	resp, err := cl.Get("https://" + ln.Addr().String() + "/v1/publickey")
@@ -253,14 +253,14 @@ func TestLoadAPITokens(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "tokens")
 	require.NoError(t, os.WriteFile(p, []byte("# relayer\n"+testToken+"\n\n  second-token-abcdefghijkl  \n"), 0o600))
-	toks, err := LoadAPITokens(p)
+	toks, err := apiserver.LoadAPITokens(p)
 	require.NoError(t, err)
 	require.Equal(t, []string{testToken, "second-token-abcdefghijkl"}, toks)
 	require.NoError(t, os.WriteFile(p, []byte("short\n"), 0o600))
-	_, err = LoadAPITokens(p)
+	_, err = apiserver.LoadAPITokens(p)
 	require.Error(t, err)
 	require.NoError(t, os.WriteFile(p, []byte("# none\n"), 0o600))
-	_, err = LoadAPITokens(p)
+	_, err = apiserver.LoadAPITokens(p)
 	require.Error(t, err)
 }
 

@@ -3,7 +3,6 @@ package consensus
 import (
 	"context"
 	"math/big"
-	"time"
 
 	"go.uber.org/zap"
 
@@ -23,7 +22,6 @@ var (
 	VerdictBatches = verdictBatches
 	Rotated        = rotated
 	Hex0x          = hex0x
-	WriteJSONResp  = writeJSONResp
 	ShareSealed    = shareSealed
 	RootSign       = rootSign
 	RandTag        = randTag
@@ -33,9 +31,6 @@ const (
 	RootPartial  = rootPartial
 	RootLeafWait = rootLeafWait
 )
-
-// SetClock sets the API's clock (quotas).
-func (o *APIOptions) SetClock(now func() time.Time) { o.now = now }
 
 // Check is PackedBatch.check.
 func (b *PackedBatch) Check(p *fhe.Params) error { return b.check(p) }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	. "github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/apiserver"
 	"github.com/fhegate/fhegate/consensus/local"
 
 	"github.com/stretchr/testify/require"
@@ -155,7 +156,7 @@ func (s *inputProofScenario) storePutVerifies() {
 // or a bad proof, 200 for an honest upload.
 func (s *inputProofScenario) clientAPI() {
 	t := s.t
-	srv := startAPI(t, s.lc, APIOptions{Tokens: []string{testToken}})
+	srv := startAPI(t, s.lc, apiserver.APIOptions{Tokens: []string{testToken}})
 	post := func(ct, proof []byte, owner [20]byte) (int, string) {
 		req := api.UploadRequest{Ciphertext: hex.EncodeToString(ct), Owner: "0x" + hex.EncodeToString(owner[:]), CType: 1}
 		if proof != nil {

@@ -3,10 +3,9 @@ package consensus
 import (
 	"context"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
 	"sync"
 	"time"
 
@@ -130,6 +129,8 @@ func PrivateReadSeed(handle, target [32]byte, epoch uint64) [32]byte {
 	return keccak.Sum([]byte("fhegate/private-read/seed/v1"), handle[:], target[:], binary.BigEndian.AppendUint64(nil, epoch))
 }
 
+func hex0x(b []byte) string { return "0x" + hex.EncodeToString(b) }
+
 // Meta-record prefixes of private reads.
 const (
 	preadNoncePrefix = "pread/nonce/" // + signer hex + "/" + nonce: a used (signer, nonce)
@@ -235,48 +236,4 @@ func (m *Member) PrivateRead(ctx context.Context, r *api.PrivateRead, pk *fhe.Pu
 	m.log.Info("private read", zap.String("handle", hex0x(r.Handle[:8])), zap.String("signer", hex0x(signer[:])), zap.Uint64("nonce", r.Nonce))
 	return &api.PrivateReadResponse{Member: uint32(m.id), Members: len(m.members), Threshold: m.cfg.Committee.Threshold, Epoch: ks.key.Epoch,
 		Ciphertext: hex0x(ctBytes), Share: hex0x(share)}, nil
-}
-
-// privateRead serves POST /v1/private-read.
-func (s *apiServer) privateRead(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			http.Error(w, fmt.Sprintf("body over this route's limit of %d bytes", mbe.Limit), http.StatusRequestEntityTooLarge)
-			return
-		}
-		http.Error(w, "bad request body: "+err.Error(), http.StatusBadRequest)
-		return
-	}
-	req, pk, err := api.DecodePrivateRead(s.m.params, body)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	if s.quota != nil && !s.meter(w, req.Signer, hex0x(req.Signer[:]), 1) {
-		return
-	}
-	resp, err := s.m.PrivateRead(r.Context(), req, pk)
-	if err != nil {
-		http.Error(w, err.Error(), privateReadStatus(err))
-		return
-	}
-	writeJSONResp(w, resp)
-}
-
-// privateReadStatus maps a private-read error to its HTTP status.
-func privateReadStatus(err error) int {
-	switch {
-	case errors.Is(err, ErrPrivateReadUnauthorised), errors.Is(err, api.ErrPrivateReadBadSignature),
-		errors.Is(err, ErrPrivateReadExpired), errors.Is(err, ErrPrivateReadKeyCap):
-		return http.StatusForbidden
-	case errors.Is(err, ErrPrivateReadReplay):
-		return http.StatusConflict
-	case errors.Is(err, store.ErrNotFound):
-		return http.StatusNotFound
-	case errors.Is(err, ErrNoACL), errors.Is(err, ErrNoKeys):
-		return http.StatusServiceUnavailable
-	}
-	return http.StatusBadRequest
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	. "github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/apiserver"
 	"github.com/fhegate/fhegate/consensus/local"
 
 	"github.com/ava-labs/libevm/crypto"
@@ -36,7 +37,7 @@ type privRig struct {
 func newPrivRig(t *testing.T) *privRig {
 	lc := apiCommittee(t)
 	r := &privRig{lc: lc, acl: NewMemACL()}
-	urls, stop, err := lc.ServeMemberAPIs(APIOptions{NoAuth: true, OwnerRate: -1}, r.acl)
+	urls, stop, err := lc.ServeMemberAPIs(apiserver.APIOptions{NoAuth: true, OwnerRate: -1}, r.acl)
 	require.NoError(t, err)
 	t.Cleanup(stop)
 	r.apis = urls
@@ -197,7 +198,7 @@ func TestPrivateRead(t *testing.T) {
 			b, _ := hex.DecodeString(strings.TrimPrefix(a.Share, "0x"))
 			b[len(b)-8] ^= 1
 			a.Share = Hex0x(b)
-			WriteJSONResp(w, a)
+			_ = json.NewEncoder(w).Encode(a)
 		}))
 		t.Cleanup(proxy.Close)
 		_, err := api.ReadPrivate(ctx, []string{r.apis[0], r.apis[1], proxy.URL}, "", r.sign(t, ownerKey, h, mine.Public, next(), later), mine.Secret)

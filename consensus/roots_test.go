@@ -15,6 +15,7 @@ import (
 	"time"
 
 	. "github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/apiserver"
 	"github.com/fhegate/fhegate/consensus/local"
 
 	"github.com/stretchr/testify/require"
@@ -92,7 +93,7 @@ func TestInputRoots(t *testing.T) {
 	}
 	lc := startRootCommittee(t, 5, 3, time.Minute, knobs)
 	m1 := lc.Member(1)
-	srv := startAPI(t, lc, DevAPIOptions())
+	srv := startAPI(t, lc, apiserver.DevAPIOptions())
 	chain := lc.Config.ChainIDBig()
 
 	atts := make([]*api.InputAttestation, viaMember+viaAPI)
@@ -301,7 +302,7 @@ func TestInputRootNoQuorum(t *testing.T) {
 	_, err = att.RootDigest(lc.Config.ChainIDBig())
 	require.ErrorIs(t, err, api.ErrNoRoot)
 
-	srv := startAPI(t, lc, DevAPIOptions())
+	srv := startAPI(t, lc, apiserver.DevAPIOptions())
 	require.NotContains(t, rawUpload(t, srv, [20]byte{0xe2}, true), `"root"`)
 	catt, err := api.UploadInputsRooted(context.Background(), srv.url, "", lc.Config.ChainIDBig(), [20]byte{0xe3}, rootUpload(t, m1, [20]byte{0xe3}, 4))
 	require.NoError(t, err)

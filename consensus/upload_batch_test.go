@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	. "github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/apiserver"
 	"github.com/fhegate/fhegate/consensus/local"
 
 	"github.com/stretchr/testify/require"
@@ -117,8 +117,8 @@ func TestUploadBatchAPI(t *testing.T) {
 	t.Parallel()
 	lc := apiCommittee(t)
 	now := time.Unix(1_700_000_000, 0)
-	o := APIOptions{Tokens: []string{testToken}, OwnerRate: 0.5, OwnerBurst: 3}
-	o.SetClock(func() time.Time { return now })
+	o := apiserver.APIOptions{Tokens: []string{testToken}, OwnerRate: 0.5, OwnerBurst: 3}
+	o.Clock = func() time.Time { return now }
 	a := startAPI(t, lc, o)
 	owner := "0x" + hex.EncodeToString(bytes.Repeat([]byte{0xc1}, 20))
 	ob, err := api.ParseOwner(owner)

@@ -21,6 +21,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/apiserver"
 	"github.com/fhegate/fhegate/consensus/chain"
 	"github.com/fhegate/fhegate/consensus/circuit"
 	"github.com/fhegate/fhegate/consensus/config"
@@ -350,17 +351,17 @@ func runCommitteeServe(ctx context.Context, log *zap.Logger, o committeeServeOpt
 // serveCommitteeAPI starts the member's client API on --api and returns the
 // function that stops it.
 func serveCommitteeAPI(log *zap.Logger, m *consensus.Member, o committeeServeOptions) (func(), error) {
-	ao := consensus.APIOptions{TLSCert: o.apiCert, TLSKey: o.apiKey, AllowOrigins: o.apiOrigins}
+	ao := apiserver.APIOptions{TLSCert: o.apiCert, TLSKey: o.apiKey, AllowOrigins: o.apiOrigins}
 	if o.apiTokens != "" {
 		var err error
-		if ao.Tokens, err = consensus.LoadAPITokens(o.apiTokens); err != nil {
+		if ao.Tokens, err = apiserver.LoadAPITokens(o.apiTokens); err != nil {
 			return nil, fmt.Errorf("--api-tokens: %w", err)
 		}
-	} else if consensus.IsLoopback(o.api) {
+	} else if apiserver.IsLoopback(o.api) {
 		ao.NoAuth = true // development: loopback only (NewAPIServer refuses it elsewhere)
 		log.Warn("client API without --api-tokens: unauthenticated, loopback only")
 	}
-	srv, err := consensus.NewAPIServer(m, o.api, ao)
+	srv, err := apiserver.NewAPIServer(m, o.api, ao)
 	if err != nil {
 		return nil, err
 	}
@@ -368,7 +369,7 @@ func serveCommitteeAPI(log *zap.Logger, m *consensus.Member, o committeeServeOpt
 	if err != nil {
 		return nil, err
 	}
-	go func() { _ = consensus.ServeAPI(srv, ln) }()
+	go func() { _ = apiserver.ServeAPI(srv, ln) }()
 	scheme := "http://"
 	if srv.TLSConfig != nil {
 		scheme = "https://"

@@ -16,7 +16,7 @@ import (
 	"github.com/ava-labs/libevm/crypto"
 	"go.uber.org/zap"
 
-	"github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/apiserver"
 	"github.com/fhegate/fhegate/consensus/chain"
 	"github.com/fhegate/fhegate/consensus/circuit"
 	"github.com/fhegate/fhegate/consensus/config"
@@ -164,12 +164,12 @@ func (d *devCommittee) Serve(ctx context.Context, rpcURL string, chainID *big.In
 	}
 	// Development API: no token, no quota, loopback only (DevAPIOptions;
 	// NewAPIServer refuses it on any other address).
-	srv, err := consensus.NewAPIServer(d.lc.Member(1), ln.Addr().String(), consensus.DevAPIOptions())
+	srv, err := apiserver.NewAPIServer(d.lc.Member(1), ln.Addr().String(), apiserver.DevAPIOptions())
 	if err != nil {
 		ln.Close()
 		return err
 	}
-	go func() { _ = consensus.ServeAPI(srv, ln) }()
+	go func() { _ = apiserver.ServeAPI(srv, ln) }()
 	defer srv.Close()
 	api := "http://" + ln.Addr().String()
 	_ = os.WriteFile(filepath.Join(d.dir, "api.addr"), []byte(api+"\n"), 0o644)
@@ -191,12 +191,12 @@ func (d *devCommittee) Serve(ctx context.Context, rpcURL string, chainID *big.In
 		if err != nil {
 			return err
 		}
-		srv, err := consensus.NewAPIServer(m, ln.Addr().String(), consensus.DevAPIOptions())
+		srv, err := apiserver.NewAPIServer(m, ln.Addr().String(), apiserver.DevAPIOptions())
 		if err != nil {
 			ln.Close()
 			return err
 		}
-		go func() { _ = consensus.ServeAPI(srv, ln) }()
+		go func() { _ = apiserver.ServeAPI(srv, ln) }()
 		defer srv.Close()
 		apis = append(apis, "http://"+ln.Addr().String())
 	}

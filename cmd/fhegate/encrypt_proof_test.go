@@ -13,8 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap"
 
-	"github.com/fhegate/fhegate/consensus"
 	"github.com/fhegate/fhegate/consensus/api"
+	"github.com/fhegate/fhegate/consensus/apiserver"
 	"github.com/fhegate/fhegate/consensus/local"
 	"github.com/fhegate/fhegate/fhe"
 )
@@ -35,9 +35,9 @@ func TestEncryptSubmitProof(t *testing.T) {
 	t.Cleanup(lc.Close)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
-	srv, err := consensus.NewAPIServer(lc.Member(1), ln.Addr().String(), consensus.APIOptions{Tokens: []string{"tok-0123456789abcdef"}})
+	srv, err := apiserver.NewAPIServer(lc.Member(1), ln.Addr().String(), apiserver.APIOptions{Tokens: []string{"tok-0123456789abcdef"}})
 	require.NoError(t, err)
-	go func() { _ = consensus.ServeAPI(srv, ln) }()
+	go func() { _ = apiserver.ServeAPI(srv, ln) }()
 	t.Cleanup(func() { srv.Close() })
 	t.Setenv("FHEGATE_API_TOKEN", "tok-0123456789abcdef")
 

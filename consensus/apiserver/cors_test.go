@@ -1,4 +1,4 @@
-package consensus
+package apiserver
 
 import (
 	"net/http"

@@ -1,4 +1,4 @@
-package consensus
+package apiserver
 
 import (
 	"bufio"
@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"net"
 	"net/http"
@@ -18,13 +19,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fhegate/fhegate/consensus"
 	"github.com/fhegate/fhegate/consensus/api"
 	"github.com/fhegate/fhegate/consensus/store"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/zkpok"
 )
-
-func hex0x(b []byte) string { return "0x" + hex.EncodeToString(b) }
 
 // MaxCanonicalCiphertext is the largest canonical ciphertext of a preset:
 // degree 2 (the most UnmarshalCiphertext accepts) at the top level, plus
@@ -89,7 +89,8 @@ type APIOptions struct {
 	// Timeouts of the http.Server (0: the Default… constants above).
 	ReadHeaderTimeout, ReadTimeout, WriteTimeout, IdleTimeout time.Duration
 
-	now func() time.Time // tests
+	// Clock is the API's clock, for the quotas (nil: time.Now).
+	Clock func() time.Time
 }
 
 // DevAPIOptions are the devnet's API options: no token and no quota. The
@@ -124,8 +125,8 @@ func (o *APIOptions) defaults() {
 	if o.IdleTimeout <= 0 {
 		o.IdleTimeout = DefaultAPIIdleTimeout
 	}
-	if o.now == nil {
-		o.now = time.Now
+	if o.Clock == nil {
+		o.Clock = time.Now
 	}
 }
 
@@ -179,7 +180,7 @@ func IsLoopback(addr string) bool {
 // size bound. Off loopback it requires TLS (o.TLSCert, o.TLSKey) and
 // tokens; without tokens o.NoAuth must say so, and only on loopback. Serve
 // it with ServeAPI.
-func NewAPIServer(m *Member, addr string, o APIOptions) (*http.Server, error) {
+func NewAPIServer(m *consensus.Member, addr string, o APIOptions) (*http.Server, error) {
 	o.defaults()
 	loop := IsLoopback(addr)
 	if (o.TLSCert == "") != (o.TLSKey == "") {
@@ -230,20 +231,20 @@ func ServeAPI(srv *http.Server, ln net.Listener) error {
 // Bodies are bounded per route (UploadBodyLimit of the member's preset for
 // uploads, none for the GET routes): 413 beyond. A missing or unknown
 // token is 401; an owner over its quota is 429 with Retry-After.
-func APIHandler(m *Member, o APIOptions) (http.Handler, error) {
+func APIHandler(m *consensus.Member, o APIOptions) (http.Handler, error) {
 	o.defaults()
 	if !o.NoAuth && len(o.Tokens) == 0 {
 		return nil, errors.New("consensus: the client API needs bearer tokens (or NoAuth for a loopback devnet)")
 	}
 	s := &apiServer{m: m, o: o, auth: newTokenSet(o.Tokens)}
 	if o.OwnerRate > 0 {
-		s.quota = &quotas{rate: o.OwnerRate, burst: float64(o.OwnerBurst), now: o.now, b: map[[20]byte]*bucket{}}
+		s.quota = &quotas{rate: o.OwnerRate, burst: float64(o.OwnerBurst), now: o.Clock, b: map[[20]byte]*bucket{}}
 	}
 	mux := http.NewServeMux()
-	mux.HandleFunc("POST /v1/inputs", s.guard(UploadBodyLimit(m.params), true, s.upload))
+	mux.HandleFunc("POST /v1/inputs", s.guard(UploadBodyLimit(m.Params()), true, s.upload))
 	mux.HandleFunc("GET /v1/publickey", s.guard(0, false, s.publicKey))
 	mux.HandleFunc("GET /v1/status", s.guard(0, true, s.status))
-	mux.HandleFunc("POST /v1/private-read", s.guard(api.PrivateReadBodyLimit(m.params), true, s.privateRead))
+	mux.HandleFunc("POST /v1/private-read", s.guard(api.PrivateReadBodyLimit(m.Params()), true, s.privateRead))
 	if len(o.AllowOrigins) == 0 {
 		return mux, nil
 	}
@@ -326,7 +327,7 @@ func corsHandler(allow []string, next http.Handler) http.Handler {
 // options, the bearer tokens and the per-owner upload quotas (nil when
 // uploads are unmetered).
 type apiServer struct {
-	m     *Member
+	m     *consensus.Member
 	o     APIOptions
 	auth  tokenSet
 	quota *quotas
@@ -389,7 +390,7 @@ func (s *apiServer) upload(w http.ResponseWriter, r *http.Request) {
 	att, err := upload(r.Context(), owner, ups)
 	if err != nil {
 		code := http.StatusBadRequest
-		if errors.Is(err, ErrNoQuorum) {
+		if errors.Is(err, consensus.ErrNoQuorum) {
 			code = http.StatusServiceUnavailable
 		}
 		http.Error(w, err.Error(), code)
@@ -546,4 +547,48 @@ func writeJSONResp(w http.ResponseWriter, v any) {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	_ = enc.Encode(v)
+}
+
+// privateRead serves POST /v1/private-read.
+func (s *apiServer) privateRead(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			http.Error(w, fmt.Sprintf("body over this route's limit of %d bytes", mbe.Limit), http.StatusRequestEntityTooLarge)
+			return
+		}
+		http.Error(w, "bad request body: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	req, pk, err := api.DecodePrivateRead(s.m.Params(), body)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	if s.quota != nil && !s.meter(w, req.Signer, "0x"+hex.EncodeToString(req.Signer[:]), 1) {
+		return
+	}
+	resp, err := s.m.PrivateRead(r.Context(), req, pk)
+	if err != nil {
+		http.Error(w, err.Error(), privateReadStatus(err))
+		return
+	}
+	writeJSONResp(w, resp)
+}
+
+// privateReadStatus maps a private-read error to its HTTP status.
+func privateReadStatus(err error) int {
+	switch {
+	case errors.Is(err, consensus.ErrPrivateReadUnauthorised), errors.Is(err, api.ErrPrivateReadBadSignature),
+		errors.Is(err, consensus.ErrPrivateReadExpired), errors.Is(err, consensus.ErrPrivateReadKeyCap):
+		return http.StatusForbidden
+	case errors.Is(err, consensus.ErrPrivateReadReplay):
+		return http.StatusConflict
+	case errors.Is(err, store.ErrNotFound):
+		return http.StatusNotFound
+	case errors.Is(err, consensus.ErrNoACL), errors.Is(err, consensus.ErrNoKeys):
+		return http.StatusServiceUnavailable
+	}
+	return http.StatusBadRequest
 }

@@ -8,8 +8,8 @@ import (
 	"github.com/ava-labs/libevm/common"
 	"github.com/stretchr/testify/require"
 
-	"github.com/fhegate/fhegate/consensus"
 	"github.com/fhegate/fhegate/consensus/api"
+	"github.com/fhegate/fhegate/consensus/apiserver"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/internal/devchain"
 	"github.com/fhegate/fhegate/precompiles"
@@ -23,7 +23,7 @@ func TestPrivateReadOnDevchain(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	t.Cleanup(cancel)
 	d := startDevchain(ctx, t)
-	apis, stop, err := d.lc.ServeMemberAPIs(consensus.DevAPIOptions(), d.ad)
+	apis, stop, err := d.lc.ServeMemberAPIs(apiserver.DevAPIOptions(), d.ad)
 	require.NoError(t, err)
 	t.Cleanup(stop)
 

@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/apiserver"
 )
 
 // ServeMemberAPIs serves every live member's client API on a loopback port
@@ -12,7 +13,7 @@ import (
 // each member's ACL as it is). It returns the URLs in member order and a
 // function that stops the servers (tests, examples: a private read needs t
 // members' APIs).
-func (lc *Committee) ServeMemberAPIs(o consensus.APIOptions, acl consensus.ACL) ([]string, func(), error) {
+func (lc *Committee) ServeMemberAPIs(o apiserver.APIOptions, acl consensus.ACL) ([]string, func(), error) {
 	var urls []string
 	var srvs []*http.Server
 	stop := func() {
@@ -33,13 +34,13 @@ func (lc *Committee) ServeMemberAPIs(o consensus.APIOptions, acl consensus.ACL) 
 			stop()
 			return nil, nil, err
 		}
-		srv, err := consensus.NewAPIServer(m, ln.Addr().String(), o)
+		srv, err := apiserver.NewAPIServer(m, ln.Addr().String(), o)
 		if err != nil {
 			ln.Close()
 			stop()
 			return nil, nil, err
 		}
-		go func() { _ = consensus.ServeAPI(srv, ln) }()
+		go func() { _ = apiserver.ServeAPI(srv, ln) }()
 		srvs = append(srvs, srv)
 		urls = append(urls, "http://"+ln.Addr().String())
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/fhegate/fhegate/bls"
 	"github.com/fhegate/fhegate/consensus"
 	"github.com/fhegate/fhegate/consensus/api"
+	"github.com/fhegate/fhegate/consensus/apiserver"
 	"github.com/fhegate/fhegate/consensus/local"
 	"github.com/fhegate/fhegate/fhe"
 	_ "github.com/fhegate/fhegate/fhe/fhetest" // registers the Insecure test presets
@@ -34,9 +35,9 @@ func TestUploadAttachesProof(t *testing.T) {
 	t.Cleanup(lc.Close)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
-	srv, err := consensus.NewAPIServer(lc.Member(2), ln.Addr().String(), consensus.APIOptions{NoAuth: true})
+	srv, err := apiserver.NewAPIServer(lc.Member(2), ln.Addr().String(), apiserver.APIOptions{NoAuth: true})
 	require.NoError(t, err)
-	go func() { _ = consensus.ServeAPI(srv, ln) }()
+	go func() { _ = apiserver.ServeAPI(srv, ln) }()
 	t.Cleanup(func() { srv.Close() })
 
 	c := &Committee{API: "http://" + ln.Addr().String()}
@@ -92,7 +93,7 @@ func TestReadPrivate(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(lc.Close)
 	acl := consensus.NewMemACL()
-	apis, stop, err := lc.ServeMemberAPIs(consensus.DevAPIOptions(), acl)
+	apis, stop, err := lc.ServeMemberAPIs(apiserver.DevAPIOptions(), acl)
 	require.NoError(t, err)
 	t.Cleanup(stop)
 

@@ -17,6 +17,7 @@ import (
 
 	"github.com/fhegate/fhegate/consensus"
 	"github.com/fhegate/fhegate/consensus/api"
+	"github.com/fhegate/fhegate/consensus/apiserver"
 	"github.com/fhegate/fhegate/consensus/local"
 )
 
@@ -32,7 +33,7 @@ func TestPrivateReadCore(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(lc.Close)
 	acl := consensus.NewMemACL()
-	apis, stop, err := lc.ServeMemberAPIs(consensus.DevAPIOptions(), acl)
+	apis, stop, err := lc.ServeMemberAPIs(apiserver.DevAPIOptions(), acl)
 	require.NoError(t, err)
 	t.Cleanup(stop)
 

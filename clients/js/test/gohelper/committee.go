@@ -13,6 +13,7 @@ import (
 
 	"github.com/fhegate/fhegate/consensus"
 	"github.com/fhegate/fhegate/consensus/api"
+	"github.com/fhegate/fhegate/consensus/apiserver"
 	"github.com/fhegate/fhegate/consensus/local"
 )
 
@@ -36,7 +37,7 @@ func privateReadCommittee(dir, ownerHex string) error {
 	}
 	defer lc.Close()
 	acl := consensus.NewMemACL()
-	apis, stop, err := lc.ServeMemberAPIs(consensus.DevAPIOptions(), acl)
+	apis, stop, err := lc.ServeMemberAPIs(apiserver.DevAPIOptions(), acl)
 	if err != nil {
 		return err
 	}
