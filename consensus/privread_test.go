@@ -17,6 +17,7 @@ import (
 	. "github.com/fhegate/fhegate/consensus"
 	"github.com/fhegate/fhegate/consensus/apiserver"
 	"github.com/fhegate/fhegate/consensus/local"
+	"github.com/fhegate/fhegate/fhe/pkswitch"
 
 	"github.com/ava-labs/libevm/crypto"
 	"github.com/stretchr/testify/require"
@@ -117,7 +118,7 @@ func TestPrivateRead(t *testing.T) {
 		grantee, err := crypto.GenerateKey()
 		require.NoError(t, err)
 		_, err = api.ReadPrivate(ctx, r.apis, "", r.sign(t, grantee, h, mine.Public, next(), later), mine.Secret)
-		require.ErrorIs(t, err, protocol.ErrTooFewShares)
+		require.ErrorIs(t, err, pkswitch.ErrTooFewShares)
 		_, err = api.RequestPrivateRead(ctx, r.apis[0], "", r.sign(t, grantee, h, mine.Public, next(), later))
 		wantStatus(t, err, http.StatusForbidden)
 		r.acl.Allow(h, crypto.PubkeyToAddress(grantee.PublicKey))
@@ -178,7 +179,7 @@ func TestPrivateRead(t *testing.T) {
 	})
 	t.Run("fewer than t members do not decrypt", func(t *testing.T) {
 		_, err := api.ReadPrivate(ctx, r.apis[:1], "", r.sign(t, ownerKey, h, mine.Public, next(), later), mine.Secret)
-		require.ErrorIs(t, err, protocol.ErrTooFewShares)
+		require.ErrorIs(t, err, pkswitch.ErrTooFewShares)
 	})
 	t.Run("a corrupt share is caught with t+1 members", func(t *testing.T) {
 		// A proxy in front of member 3 flips one bit of its share.
