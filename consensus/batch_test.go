@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap/zaptest"
 
-	. "github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/chainio"
 	"github.com/fhegate/fhegate/consensus/circuit"
 	"github.com/fhegate/fhegate/consensus/local"
 	"github.com/fhegate/fhegate/fhe"
@@ -34,13 +34,13 @@ func TestServePacked(t *testing.T) {
 	t.Cleanup(lc.Close)
 	f := &packFixture{t: t, lc: lc, p: lc.Member(1).Params(), enc: fhe.NewEncryptor(lc.Keys)}
 	r := rand.New(rand.NewPCG(5, 5))
-	mk := func(k int) (Request, uint64) {
+	mk := func(k int) (chainio.Request, uint64) {
 		a, b := r.Int64N(200)-100, r.Int64N(200)-100
-		return Request{ID: [32]byte{0xdd, byte(k)}, PolicyID: circuit.PolicyProductSum, Kind: KindPolicy, Inputs: []fhe.Handle{f.replicated(a), f.replicated(b)}},
+		return chainio.Request{ID: [32]byte{0xdd, byte(k)}, PolicyID: circuit.PolicyProductSum, Kind: chainio.KindPolicy, Inputs: []fhe.Handle{f.replicated(a), f.replicated(b)}},
 			circuit.ProductSum{}.Reference(f.p, []int64{a, b})
 	}
 	want := map[[32]byte]uint64{}
-	var first []Request
+	var first []chainio.Request
 	for k := range 12 {
 		q, w := mk(k)
 		first, want[q.ID] = append(first, q), w

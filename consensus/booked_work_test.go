@@ -7,6 +7,7 @@ import (
 	"time"
 
 	. "github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/chainio"
 	"github.com/fhegate/fhegate/consensus/local"
 
 	"github.com/stretchr/testify/require"
@@ -53,7 +54,7 @@ func TestServeBookedWork(t *testing.T) {
 		}
 	}
 	want := map[[32]byte]uint64{}
-	var reqs []Request
+	var reqs []chainio.Request
 	for p := range policies {
 		id := [32]byte{0xb0, byte(p)}
 		require.NoError(t, circuits.Register(id, spec))
@@ -65,7 +66,7 @@ func TestServeBookedWork(t *testing.T) {
 				hs[j] = pool[j][(pattern>>uint(j))&1]
 				vals[j] = kycVals[j][(pattern>>uint(j))&1]
 			}
-			q := Request{ID: [32]byte{0xb1, byte(p), byte(k)}, PolicyID: id, Kind: KindPolicy, Inputs: hs}
+			q := chainio.Request{ID: [32]byte{0xb1, byte(p), byte(k)}, PolicyID: id, Kind: chainio.KindPolicy, Inputs: hs}
 			reqs, want[q.ID] = append(reqs, q), kf.ref(vals)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	. "github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/chainio"
 	"github.com/fhegate/fhegate/consensus/config"
 	"github.com/fhegate/fhegate/consensus/local"
 
@@ -82,24 +83,24 @@ func TestMemChainCommitteeKey(t *testing.T) {
 			err = c.SubmitCommitteeKey(ctx, tc.epoch, tc.pkd, sig, bm)
 			require.ErrorIs(t, err, local.ErrVerdictRejected)
 			require.ErrorContains(t, err, tc.want)
-			require.ErrorIs(t, VerifyTargetKey(ctx, c, 2, pkd), ErrTargetKeyNotOnChain)
+			require.ErrorIs(t, chainio.VerifyTargetKey(ctx, c, 2, pkd), chainio.ErrTargetKeyNotOnChain)
 		})
 	}
 
 	c, err := local.NewMemChain(cfg1)
 	require.NoError(t, err)
 	require.NoError(t, c.SetCommittee(cfg2))
-	require.ErrorIs(t, VerifyTargetKey(ctx, c, 2, pkd), ErrTargetKeyNotOnChain, "nothing recorded yet")
+	require.ErrorIs(t, chainio.VerifyTargetKey(ctx, c, 2, pkd), chainio.ErrTargetKeyNotOnChain, "nothing recorded yet")
 	sig, bm := signKey(t, keys2, 2, pkd, 1, 2, 3)
 	require.NoError(t, c.SubmitCommitteeKey(ctx, 2, pkd, sig, bm))
 	require.NoError(t, c.SubmitCommitteeKey(ctx, 2, pkd, sig, bm), "an identical resubmission is a no-op")
 	sig2, bm2 := signKey(t, keys2, 2, other, 0, 1, 2, 3)
 	require.ErrorContains(t, c.SubmitCommitteeKey(ctx, 2, other, sig2, bm2), "already recorded", "one key per epoch, even under a full quorum")
-	require.NoError(t, VerifyTargetKey(ctx, c, 2, pkd))
-	err = VerifyTargetKey(ctx, c, 2, other)
-	require.ErrorIs(t, err, ErrTargetKeyNotOnChain)
+	require.NoError(t, chainio.VerifyTargetKey(ctx, c, 2, pkd))
+	err = chainio.VerifyTargetKey(ctx, c, 2, other)
+	require.ErrorIs(t, err, chainio.ErrTargetKeyNotOnChain)
 	require.ErrorContains(t, err, "the chain recorded")
-	require.ErrorIs(t, VerifyTargetKey(ctx, nil, 2, pkd), ErrTargetKeyNotOnChain)
+	require.ErrorIs(t, chainio.VerifyTargetKey(ctx, nil, 2, pkd), chainio.ErrTargetKeyNotOnChain)
 }
 
 // TestReencryptRefusesKeyNotOnChain. Attack: t−1 corrupt old members hand
@@ -121,7 +122,7 @@ func TestReencryptRefusesKeyNotOnChain(t *testing.T) {
 
 	// nothing recorded for epoch 2
 	_, err = old.Member(1).Reencrypt(ctx, old.Chain, attacker.Public, reqs[0].req.Inputs)
-	require.ErrorIs(t, err, ErrTargetKeyNotOnChain)
+	require.ErrorIs(t, err, chainio.ErrTargetKeyNotOnChain)
 	require.ErrorContains(t, err, "no key recorded for epoch 2")
 
 	// the new committee binds its key; the attacker's is still refused
@@ -131,14 +132,14 @@ func TestReencryptRefusesKeyNotOnChain(t *testing.T) {
 	require.NoError(t, old.Chain.SubmitCommitteeKey(ctx, 2, keccakpkg.Sum(hb), sig, bm))
 	for id := uint32(1); id <= 3; id++ {
 		_, err = old.Member(id).Reencrypt(ctx, old.Chain, attacker.Public, reqs[0].req.Inputs)
-		require.ErrorIs(t, err, ErrTargetKeyNotOnChain, "member %d", id)
+		require.ErrorIs(t, err, chainio.ErrTargetKeyNotOnChain, "member %d", id)
 		require.ErrorContains(t, err, "the chain recorded")
 	}
 	// no target was pinned by the refused calls: the recorded key passes
 	// the chain check and the pin
 	epoch, err := old.Member(1).KeyEpoch()
 	require.NoError(t, err)
-	require.NoError(t, VerifyTargetKey(ctx, old.Chain, epoch+1, keccakpkg.Sum(hb)))
+	require.NoError(t, chainio.VerifyTargetKey(ctx, old.Chain, epoch+1, keccakpkg.Sum(hb)))
 	require.NoError(t, old.Member(1).PinEpochTarget(keccakpkg.Sum(hb)))
 }
 
@@ -154,7 +155,7 @@ func TestKeySwitchLocalRefusesUnboundKey(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	err := KeySwitch(ctx, old.InProcess(), nc.InProcess())
-	require.ErrorIs(t, err, ErrTargetKeyNotOnChain)
+	require.ErrorIs(t, err, chainio.ErrTargetKeyNotOnChain)
 	require.ErrorContains(t, err, "old member 1 refuses the key switch")
 	hs, err := nc.Member(1).CurrentHandles()
 	require.NoError(t, err)

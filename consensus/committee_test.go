@@ -8,6 +8,7 @@ import (
 	"time"
 
 	. "github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/chainio"
 	"github.com/fhegate/fhegate/consensus/local"
 
 	"github.com/stretchr/testify/require"
@@ -37,7 +38,7 @@ func startTestKnobs(t *testing.T, n, th int, serve bool, knobs func(id uint32) T
 }
 
 type testReq struct {
-	req  Request
+	req  chainio.Request
 	want uint64
 	vals []int64 // the plaintext inputs (slot 0)
 }
@@ -69,7 +70,7 @@ func makeRequests(t *testing.T, lc *local.Committee, via uint32, count int, seed
 			hs = append(hs, att.Handle)
 		}
 		id := [32]byte{0xaa, byte(seed), byte(k), byte(k >> 8)}
-		out = append(out, testReq{req: Request{ID: id, PolicyID: circuit.PolicyProductSum, Kind: KindPolicy, Inputs: hs},
+		out = append(out, testReq{req: chainio.Request{ID: id, PolicyID: circuit.PolicyProductSum, Kind: chainio.KindPolicy, Inputs: hs},
 			want: circuit.ProductSum{}.Reference(p, vals), vals: vals})
 	}
 	return out
@@ -183,11 +184,11 @@ func TestCommitteeExcludesFaultyMembers(t *testing.T) {
 		return TestingKnobs{WrongDigest: id == 2, CorruptShares: id == 4}
 	})
 	reqs := makeRequests(t, lc, 1, 3, 4)
-	batch := make([]Request, len(reqs))
+	batch := make([]chainio.Request, len(reqs))
 	for i, r := range reqs {
 		batch[i] = lc.Chain.Post(r.req)
 	}
-	results := make([][]*Verdict, 5)
+	results := make([][]*chainio.Verdict, 5)
 	errs := make([][]error, 5)
 	var wg sync.WaitGroup
 	for i := 0; i < 5; i++ {
@@ -236,9 +237,9 @@ func TestIdenticalRequestsAnswered(t *testing.T) {
 	reqs := makeRequests(t, lc, 1, 1, 11)
 	twin := reqs[0]
 	twin.req.ID[31] ^= 1 // another request id, the same policy and handles
-	batch := []Request{lc.Chain.Post(reqs[0].req), lc.Chain.Post(twin.req)}
+	batch := []chainio.Request{lc.Chain.Post(reqs[0].req), lc.Chain.Post(twin.req)}
 	var wg sync.WaitGroup
-	results := make([][]*Verdict, 3)
+	results := make([][]*chainio.Verdict, 3)
 	errs := make([][]error, 3)
 	for i := 0; i < 3; i++ {
 		wg.Add(1)

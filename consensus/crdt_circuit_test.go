@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	. "github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/chainio"
 	"github.com/fhegate/fhegate/consensus/local"
 
 	"github.com/stretchr/testify/require"
@@ -25,7 +26,7 @@ var crdtValuePolicy = [32]byte{0xc7, 0xd7}
 // counter 0 holds vals[r], its other lanes junk the mask removes, and lanes
 // of other blocks junk the normalisation removes), uploads them through
 // member 1 and builds the FHECRDT.ValueRequested request of the state.
-func crdtRequest(t *testing.T, lc *local.Committee, id byte, typ meta.Type, width uint32, vals []int64) (Request, *meta.State) {
+func crdtRequest(t *testing.T, lc *local.Committee, id byte, typ meta.Type, width uint32, vals []int64) (chainio.Request, *meta.State) {
 	t.Helper()
 	m := lc.Member(1)
 	p := m.Params()
@@ -46,7 +47,7 @@ func crdtRequest(t *testing.T, lc *local.Committee, id byte, typ meta.Type, widt
 		s, err = s.Put(meta.Entry{Block: uint32(r), Clock: uint64(r + 1), Replica: uint32(r), Handle: meta.Handle(att.Handle)})
 		require.NoError(t, err)
 	}
-	req := Request{ID: [32]byte{0xcd, id}, PolicyID: crdtValuePolicy, Kind: KindCRDT, CRDTKind: uint8(typ), CRDTMeta: s.Encode()}
+	req := chainio.Request{ID: [32]byte{0xcd, id}, PolicyID: crdtValuePolicy, Kind: chainio.KindCRDT, CRDTKind: uint8(typ), CRDTMeta: s.Encode()}
 	for _, h := range s.Handles() {
 		req.Inputs = append(req.Inputs, fhe.Handle(h))
 	}
@@ -113,14 +114,14 @@ func TestCRDTRequestRejected(t *testing.T) {
 	otherPreset[6]++
 	for _, tc := range []struct {
 		name string
-		edit func(r *Request)
+		edit func(r *chainio.Request)
 	}{
-		{"kind mismatch", func(r *Request) { r.CRDTKind = uint8(meta.TypeLWW) }},
-		{"bad metadata", func(r *Request) { r.CRDTMeta = r.CRDTMeta[:len(r.CRDTMeta)-1] }},
-		{"other preset", func(r *Request) { r.CRDTMeta = otherPreset }},
-		{"empty state", func(r *Request) { r.CRDTMeta, r.Inputs = empty.Encode(), nil }},
-		{"missing input", func(r *Request) { r.Inputs = r.Inputs[:1] }},
-		{"swapped inputs", func(r *Request) { r.Inputs = []fhe.Handle{r.Inputs[1], r.Inputs[0]} }},
+		{"kind mismatch", func(r *chainio.Request) { r.CRDTKind = uint8(meta.TypeLWW) }},
+		{"bad metadata", func(r *chainio.Request) { r.CRDTMeta = r.CRDTMeta[:len(r.CRDTMeta)-1] }},
+		{"other preset", func(r *chainio.Request) { r.CRDTMeta = otherPreset }},
+		{"empty state", func(r *chainio.Request) { r.CRDTMeta, r.Inputs = empty.Encode(), nil }},
+		{"missing input", func(r *chainio.Request) { r.Inputs = r.Inputs[:1] }},
+		{"swapped inputs", func(r *chainio.Request) { r.Inputs = []fhe.Handle{r.Inputs[1], r.Inputs[0]} }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := good

@@ -4,10 +4,9 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	. "github.com/fhegate/fhegate/consensus"
-
 	"github.com/stretchr/testify/require"
 
+	"github.com/fhegate/fhegate/consensus/chainio"
 	"github.com/fhegate/fhegate/consensus/circuit"
 	"github.com/fhegate/fhegate/fhe"
 )
@@ -73,7 +72,7 @@ func TestPackedRingInverseForgery(t *testing.T) {
 			require.NoError(t, err)
 			hs[j] = f.put(ct)
 		}
-		req := f.lc.Chain.Post(Request{ID: [32]byte{0xb4, byte(k)}, PolicyID: circuit.PolicyProductSum, Kind: KindPolicy, Inputs: hs})
+		req := f.lc.Chain.Post(chainio.Request{ID: [32]byte{0xb4, byte(k)}, PolicyID: circuit.PolicyProductSum, Kind: chainio.KindPolicy, Inputs: hs})
 		reqs = append(reqs, testReq{req: req, want: circuit.ProductSum{}.Reference(f.p, vals), vals: vals})
 	}
 	vs := f.process(batchOf("test/pack/ring-inverse", reqs))

@@ -8,6 +8,7 @@ import (
 
 	"github.com/fhegate/fhegate/bls"
 	"github.com/fhegate/fhegate/consensus/api"
+	"github.com/fhegate/fhegate/consensus/chainio"
 	"github.com/fhegate/fhegate/consensus/circuit"
 	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
@@ -32,11 +33,8 @@ const (
 	RootLeafWait = rootLeafWait
 )
 
-// Check is PackedBatch.check.
-func (b *PackedBatch) Check(p *fhe.Params) error { return b.check(p) }
-
 func (m *Member) PackedCircuit(id [32]byte) (circuit.Circuit, error) { return m.packedCircuit(id) }
-func (m *Member) VectorWidthOf(r Request) int                        { return m.vectorWidthOf(r) }
+func (m *Member) VectorWidthOf(r chainio.Request) int                { return m.vectorWidthOf(r) }
 func (m *Member) Mux() *transport.Mux                                { return m.mux }
 func (m *Member) ChainID() *big.Int                                  { return m.chain() }
 func (m *Member) Servable(h fhe.Handle) ([]byte, error)              { return m.servable(h) }
@@ -69,7 +67,7 @@ func (m *Member) HeartbeatsFrom(id transport.MemberID) uint64 {
 }
 
 // PackBlocks packs reqs as a vector batch does (requestRun.packBlocks).
-func (m *Member) PackBlocks(ctx context.Context, reqs []Request, layout fhe.VectorLayout, level int, log *zap.Logger) ([]*fhe.Ciphertext, error) {
+func (m *Member) PackBlocks(ctx context.Context, reqs []chainio.Request, layout fhe.VectorLayout, level int, log *zap.Logger) ([]*fhe.Ciphertext, error) {
 	ks, err := m.snap()
 	if err != nil {
 		return nil, err

@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/fhegate/fhegate/consensus/chainio"
 	"github.com/fhegate/fhegate/consensus/circuit"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/fhetest"
@@ -38,11 +39,11 @@ func TestOutOfRange(t *testing.T) {
 // in-range and out-of-range requests; with every slot out of range, into
 // halves.
 func TestSplitOutOfRange(t *testing.T) {
-	reqs := make([]Request, 5)
+	reqs := make([]chainio.Request, 5)
 	for i := range reqs {
 		reqs[i].ID = [32]byte{byte(i)}
 	}
-	ids := func(rs []Request) []byte {
+	ids := func(rs []chainio.Request) []byte {
 		var out []byte
 		for _, r := range rs {
 			out = append(out, r.ID[0])

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/fhegate/fhegate/consensus/chainio"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/policy"
 )
@@ -84,7 +85,7 @@ func TestPackedOutOfRangeIsolated(t *testing.T) {
 			kf := newPolicyFixture(t, [32]byte{0xc0, 0x0e}, vectorTestPolicy, nil)
 			f := kf.packFixture
 			r := rand.New(rand.NewPCG(17, 64))
-			b := PackedBatch{PolicyID: kf.id, Session: "test/pack/isolate/" + tc.name}
+			b := chainio.PackedBatch{PolicyID: kf.id, Session: "test/pack/isolate/" + tc.name}
 			want := map[[32]byte]uint64{}
 			for k := range n {
 				vals := make([]int64, len(kf.plan.Inputs))
@@ -104,7 +105,7 @@ func TestPackedOutOfRangeIsolated(t *testing.T) {
 					require.NoError(t, err)
 					h = f.put(ct)
 				}
-				req := f.lc.Chain.Post(Request{ID: [32]byte{0xc1, byte(k)}, PolicyID: kf.id, Kind: KindPolicy, Inputs: []fhe.Handle{h}})
+				req := f.lc.Chain.Post(chainio.Request{ID: [32]byte{0xc1, byte(k)}, PolicyID: kf.id, Kind: chainio.KindPolicy, Inputs: []fhe.Handle{h}})
 				b.Requests = append(b.Requests, req)
 				if k != bad {
 					want[req.ID] = kf.ref(vals)
@@ -174,17 +175,17 @@ func TestRequestAloneOutOfRangeRejected(t *testing.T) {
 		vals []int64
 		want *big.Int
 	}{
-		{"out of range", outOfRangeVals(t, kf.plan, f.p.PlaintextModulus()), ResultRejectedInput},
+		{"out of range", outOfRangeVals(t, kf.plan, f.p.PlaintextModulus()), chainio.ResultRejectedInput},
 		{"in range", []int64{2, 1, 0}, new(big.Int).SetUint64(kf.ref([]int64{2, 1, 0}))},
 	} {
 		hs := make([]fhe.Handle, len(tc.vals))
 		for j, v := range tc.vals {
 			hs[j] = f.replicated(v)
 		}
-		req := f.lc.Chain.Post(Request{ID: [32]byte{0xc2, byte(len(tc.name))}, PolicyID: kf.id, Kind: KindPolicy, Inputs: hs})
-		out, errs := f.onAll(func(m *Member) ([]*Verdict, error) {
+		req := f.lc.Chain.Post(chainio.Request{ID: [32]byte{0xc2, byte(len(tc.name))}, PolicyID: kf.id, Kind: chainio.KindPolicy, Inputs: hs})
+		out, errs := f.onAll(func(m *Member) ([]*chainio.Verdict, error) {
 			v, err := m.Process(context.Background(), req)
-			return []*Verdict{v}, err
+			return []*chainio.Verdict{v}, err
 		})
 		for i := range out {
 			require.NoError(t, errs[i], "%s: member %d", tc.name, i+1)

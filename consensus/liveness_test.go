@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	. "github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/chainio"
 	"github.com/fhegate/fhegate/consensus/local"
 
 	"github.com/stretchr/testify/require"
@@ -57,7 +57,7 @@ func startDelayed(t *testing.T, delays []*atomic.Int64) *local.Committee {
 func downOf(lc *local.Committee, id uint32) []uint32 { return lc.Member(id).Status().Down }
 
 // signedBy reports whether member id signed v.
-func signedBy(t *testing.T, v *Verdict, id uint32) bool {
+func signedBy(t *testing.T, v *chainio.Verdict, id uint32) bool {
 	s, err := bls.Signers(3, v.Signers)
 	require.NoError(t, err)
 	for _, i := range s {
@@ -176,7 +176,7 @@ func contains32(ids []uint32, id uint32) bool {
 // time it is asked: the view of a member that took the request in before its
 // peers decided it and got to it only afterwards.
 type lateView struct {
-	ChainAdapter
+	chainio.ChainAdapter
 	mu    sync.Mutex
 	asked map[[32]byte]bool
 }

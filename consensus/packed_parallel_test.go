@@ -5,11 +5,10 @@ import (
 	"runtime"
 	"testing"
 
-	. "github.com/fhegate/fhegate/consensus"
-
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap/zaptest"
 
+	"github.com/fhegate/fhegate/consensus/chainio"
 	"github.com/fhegate/fhegate/consensus/circuit"
 	"github.com/fhegate/fhegate/fhe"
 )
@@ -25,13 +24,13 @@ func TestPackBlocksWorkers(t *testing.T) {
 	layout, err := fhe.NewVectorLayout(f.p, 8, n)
 	require.NoError(t, err)
 	require.Equal(t, 3, layout.Accs)
-	reqs := make([]Request, n)
+	reqs := make([]chainio.Request, n)
 	for k := range reqs {
 		slots, err := f.p.VectorInts([]int64{int64(k), 1, 2, 3, 4, 5, 6, int64(k % 7)})
 		require.NoError(t, err)
 		ct, err := f.enc.EncryptInts(slots)
 		require.NoError(t, err)
-		reqs[k] = Request{ID: [32]byte{0xbb, byte(k), byte(k >> 8)}, Kind: KindPolicy, Inputs: []fhe.Handle{f.put(ct)}}
+		reqs[k] = chainio.Request{ID: [32]byte{0xbb, byte(k), byte(k >> 8)}, Kind: chainio.KindPolicy, Inputs: []fhe.Handle{f.put(ct)}}
 	}
 	m := f.lc.Member(1)
 	level, _, err := circuit.PackLevelBounds(f.p)

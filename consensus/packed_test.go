@@ -12,6 +12,7 @@ import (
 	"time"
 
 	. "github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/chainio"
 	"github.com/fhegate/fhegate/consensus/local"
 
 	"github.com/stretchr/testify/require"
@@ -77,15 +78,15 @@ func (f *packFixture) packedReq(k int, vals ...int64) testReq {
 	for j, v := range vals {
 		hs[j] = f.replicated(v)
 	}
-	r := f.lc.Chain.Post(Request{ID: [32]byte{0xbb, byte(k), byte(k >> 8)}, PolicyID: circuit.PolicyProductSum, Kind: KindPolicy, Inputs: hs})
+	r := f.lc.Chain.Post(chainio.Request{ID: [32]byte{0xbb, byte(k), byte(k >> 8)}, PolicyID: circuit.PolicyProductSum, Kind: chainio.KindPolicy, Inputs: hs})
 	return testReq{req: r, want: circuit.ProductSum{}.Reference(f.p, vals), vals: vals}
 }
 
 // onAll runs f on every live member at once and returns each one's
 // verdicts and error, in member order.
-func (f *packFixture) onAll(run func(m *Member) ([]*Verdict, error)) ([][]*Verdict, []error) {
+func (f *packFixture) onAll(run func(m *Member) ([]*chainio.Verdict, error)) ([][]*chainio.Verdict, []error) {
 	ms := f.lc.Live()
-	out := make([][]*Verdict, len(ms))
+	out := make([][]*chainio.Verdict, len(ms))
 	errs := make([]error, len(ms))
 	var wg sync.WaitGroup
 	for i, m := range ms {
@@ -97,13 +98,13 @@ func (f *packFixture) onAll(run func(m *Member) ([]*Verdict, error)) ([][]*Verdi
 }
 
 // processAll runs the batch on every live member at once (onAll).
-func (f *packFixture) processAll(b PackedBatch) ([][]*Verdict, []error) {
-	return f.onAll(func(m *Member) ([]*Verdict, error) { return m.ProcessPacked(context.Background(), b) })
+func (f *packFixture) processAll(b chainio.PackedBatch) ([][]*chainio.Verdict, []error) {
+	return f.onAll(func(m *Member) ([]*chainio.Verdict, error) { return m.ProcessPacked(context.Background(), b) })
 }
 
 // process runs the batch on every live member at once and checks that they
 // all return the same verdicts; it returns member 1's.
-func (f *packFixture) process(b PackedBatch) []*Verdict {
+func (f *packFixture) process(b chainio.PackedBatch) []*chainio.Verdict {
 	ms := f.lc.Live()
 	out, errs := f.processAll(b)
 	for i := range ms {
@@ -118,7 +119,7 @@ func (f *packFixture) process(b PackedBatch) []*Verdict {
 
 // checkVerdicts compares every verdict with its request's plaintext
 // reference and posts the batch to the in-memory chain.
-func (f *packFixture) checkVerdicts(reqs []testReq, vs []*Verdict) {
+func (f *packFixture) checkVerdicts(reqs []testReq, vs []*chainio.Verdict) {
 	for s, r := range reqs {
 		require.Equal(f.t, r.req.ID, vs[s].RequestID)
 		require.Equal(f.t, new(big.Int).SetUint64(r.want), vs[s].Result, "slot %d (inputs %v)", s, r.vals)
@@ -133,8 +134,8 @@ func (f *packFixture) checkVerdicts(reqs []testReq, vs []*Verdict) {
 	}
 }
 
-func batchOf(name string, reqs []testReq) PackedBatch {
-	b := PackedBatch{PolicyID: circuit.PolicyProductSum, Session: name}
+func batchOf(name string, reqs []testReq) chainio.PackedBatch {
+	b := chainio.PackedBatch{PolicyID: circuit.PolicyProductSum, Session: name}
 	for _, r := range reqs {
 		b.Requests = append(b.Requests, r.req)
 	}
@@ -232,11 +233,11 @@ func TestPackedCrossTalk(t *testing.T) {
 					b = vals[k]
 				}
 			}
-			req := f.lc.Chain.Post(Request{ID: [32]byte{0xbb, byte(k)}, PolicyID: circuit.PolicyProductSum, Kind: KindPolicy, Inputs: in})
+			req := f.lc.Chain.Post(chainio.Request{ID: [32]byte{0xbb, byte(k)}, PolicyID: circuit.PolicyProductSum, Kind: chainio.KindPolicy, Inputs: in})
 			reqs = append(reqs, testReq{req: req, want: circuit.ProductSum{}.Reference(f.p, []int64{a, b}), vals: []int64{a, b}})
 		case 7:
 			in := []fhe.Handle{f.maxNoiseInput(a), f.replicated(b)}
-			req := f.lc.Chain.Post(Request{ID: [32]byte{0xbb, byte(k)}, PolicyID: circuit.PolicyProductSum, Kind: KindPolicy, Inputs: in})
+			req := f.lc.Chain.Post(chainio.Request{ID: [32]byte{0xbb, byte(k)}, PolicyID: circuit.PolicyProductSum, Kind: chainio.KindPolicy, Inputs: in})
 			reqs = append(reqs, testReq{req: req, want: circuit.ProductSum{}.Reference(f.p, []int64{a, b}), vals: []int64{a, b}})
 		default:
 			reqs = append(reqs, f.packedReq(k, a, b))
@@ -250,19 +251,19 @@ func TestPackedBatchRejects(t *testing.T) {
 	p, err := fhe.NewParams(fhetest.InsecureBGVN10)
 	require.NoError(t, err)
 	h := fhe.Handle{1}
-	ok := Request{ID: [32]byte{1}, PolicyID: circuit.PolicyProductSum, Kind: KindPolicy, Inputs: []fhe.Handle{h, h}}
-	for name, b := range map[string]PackedBatch{
+	ok := chainio.Request{ID: [32]byte{1}, PolicyID: circuit.PolicyProductSum, Kind: chainio.KindPolicy, Inputs: []fhe.Handle{h, h}}
+	for name, b := range map[string]chainio.PackedBatch{
 		"empty":         {PolicyID: circuit.PolicyProductSum},
-		"other policy":  {PolicyID: circuit.PolicyDeep, Requests: []Request{ok}},
-		"crdt":          {PolicyID: circuit.PolicyProductSum, Requests: []Request{{ID: [32]byte{2}, PolicyID: circuit.PolicyProductSum, Kind: KindCRDT, Inputs: ok.Inputs}}},
-		"width differs": {PolicyID: circuit.PolicyProductSum, Requests: []Request{ok, {ID: [32]byte{2}, PolicyID: circuit.PolicyProductSum, Kind: KindPolicy, Inputs: []fhe.Handle{h}}}},
-		"duplicate":     {PolicyID: circuit.PolicyProductSum, Requests: []Request{ok, ok}},
-		"no inputs":     {PolicyID: circuit.PolicyProductSum, Requests: []Request{{ID: [32]byte{3}, PolicyID: circuit.PolicyProductSum, Kind: KindPolicy}}},
-		"too many":      {PolicyID: circuit.PolicyProductSum, Requests: make([]Request, p.Slots()+1)},
+		"other policy":  {PolicyID: circuit.PolicyDeep, Requests: []chainio.Request{ok}},
+		"crdt":          {PolicyID: circuit.PolicyProductSum, Requests: []chainio.Request{{ID: [32]byte{2}, PolicyID: circuit.PolicyProductSum, Kind: chainio.KindCRDT, Inputs: ok.Inputs}}},
+		"width differs": {PolicyID: circuit.PolicyProductSum, Requests: []chainio.Request{ok, {ID: [32]byte{2}, PolicyID: circuit.PolicyProductSum, Kind: chainio.KindPolicy, Inputs: []fhe.Handle{h}}}},
+		"duplicate":     {PolicyID: circuit.PolicyProductSum, Requests: []chainio.Request{ok, ok}},
+		"no inputs":     {PolicyID: circuit.PolicyProductSum, Requests: []chainio.Request{{ID: [32]byte{3}, PolicyID: circuit.PolicyProductSum, Kind: chainio.KindPolicy}}},
+		"too many":      {PolicyID: circuit.PolicyProductSum, Requests: make([]chainio.Request, p.Slots()+1)},
 	} {
-		require.ErrorIs(t, b.Check(p), ErrBadBatch, name)
+		require.ErrorIs(t, b.Check(p), chainio.ErrBadBatch, name)
 	}
-	require.NoError(t, (&PackedBatch{PolicyID: circuit.PolicyProductSum, Requests: []Request{ok}}).Check(p))
+	require.NoError(t, (&chainio.PackedBatch{PolicyID: circuit.PolicyProductSum, Requests: []chainio.Request{ok}}).Check(p))
 }
 
 // kycFixture is a committee on the deep test preset with a compiled policy
@@ -343,10 +344,10 @@ func TestPackedPolicyPlan(t *testing.T) {
 			hs[j] = pool[j][(pattern>>uint(j))&1]
 			col[j] = []int64{vals[j][(pattern>>uint(j))&1]}
 		}
-		r := lc.Chain.Post(Request{ID: [32]byte{0xcc, byte(k)}, PolicyID: id, Kind: KindPolicy, Inputs: hs})
+		r := lc.Chain.Post(chainio.Request{ID: [32]byte{0xcc, byte(k)}, PolicyID: id, Kind: chainio.KindPolicy, Inputs: hs})
 		reqs = append(reqs, testReq{req: r, want: kf.ref(col2vals(col))})
 	}
-	b := PackedBatch{PolicyID: id, Session: "test/pack/kyc"}
+	b := chainio.PackedBatch{PolicyID: id, Session: "test/pack/kyc"}
 	for _, r := range reqs {
 		b.Requests = append(b.Requests, r.req)
 	}
@@ -370,7 +371,7 @@ func TestPackedMemberKilled(t *testing.T) {
 	}
 	b := batchOf("test/pack/kill", reqs)
 	survivors := []*Member{f.lc.Member(1), f.lc.Member(2)}
-	out := make([][]*Verdict, 2)
+	out := make([][]*chainio.Verdict, 2)
 	errs := make([]error, 2)
 	var wg sync.WaitGroup
 	for i, m := range survivors {
@@ -410,7 +411,7 @@ func TestPackedVectorCrossTalk(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 2, layout.Accs)
 	var reqs []testReq
-	b := PackedBatch{PolicyID: kf.id, Session: "test/pack/vector"}
+	b := chainio.PackedBatch{PolicyID: kf.id, Session: "test/pack/vector"}
 	for k := range n {
 		vals := make([]int64, 8)
 		for j := range vals {
@@ -432,14 +433,14 @@ func TestPackedVectorCrossTalk(t *testing.T) {
 			require.NoError(t, err)
 			h = f.put(ct)
 		}
-		req := f.lc.Chain.Post(Request{ID: [32]byte{0xcd, byte(k)}, PolicyID: kf.id, Kind: KindPolicy, Inputs: []fhe.Handle{h}})
+		req := f.lc.Chain.Post(chainio.Request{ID: [32]byte{0xcd, byte(k)}, PolicyID: kf.id, Kind: chainio.KindPolicy, Inputs: []fhe.Handle{h}})
 		b.Requests = append(b.Requests, req)
 		if k != 3 { // the attacker's own verdict is whatever its block held
 			reqs = append(reqs, testReq{req: req, want: kf.ref(vals), vals: vals})
 		}
 	}
 	vs := f.process(b)
-	byID := map[[32]byte]*Verdict{}
+	byID := map[[32]byte]*chainio.Verdict{}
 	for _, v := range vs {
 		byID[v.RequestID] = v
 	}
@@ -467,10 +468,10 @@ func TestVectorRequestAlone(t *testing.T) {
 	require.NoError(t, err)
 	ct, err := f.enc.EncryptInts(slots)
 	require.NoError(t, err)
-	req := f.lc.Chain.Post(Request{ID: [32]byte{0xce}, PolicyID: kf.id, Kind: KindPolicy, Inputs: []fhe.Handle{f.put(ct)}})
-	out, errs := f.onAll(func(m *Member) ([]*Verdict, error) {
+	req := f.lc.Chain.Post(chainio.Request{ID: [32]byte{0xce}, PolicyID: kf.id, Kind: chainio.KindPolicy, Inputs: []fhe.Handle{f.put(ct)}})
+	out, errs := f.onAll(func(m *Member) ([]*chainio.Verdict, error) {
 		v, err := m.Process(context.Background(), req)
-		return []*Verdict{v}, err
+		return []*chainio.Verdict{v}, err
 	})
 	require.Len(t, out, 3)
 	for i := range out {
@@ -536,7 +537,7 @@ func TestPackedVectorLyingPacker(t *testing.T) {
 					break
 				}
 			}
-			b := PackedBatch{PolicyID: kf.id, Session: session}
+			b := chainio.PackedBatch{PolicyID: kf.id, Session: session}
 			var reqs []testReq
 			r := rand.New(rand.NewPCG(13, 17))
 			for k := range 12 {
@@ -548,7 +549,7 @@ func TestPackedVectorLyingPacker(t *testing.T) {
 				require.NoError(t, err)
 				ct, err := kf.enc.EncryptInts(slots)
 				require.NoError(t, err)
-				req := lc.Chain.Post(Request{ID: [32]byte{0xcf, byte(k)}, PolicyID: kf.id, Kind: KindPolicy, Inputs: []fhe.Handle{kf.put(ct)}})
+				req := lc.Chain.Post(chainio.Request{ID: [32]byte{0xcf, byte(k)}, PolicyID: kf.id, Kind: chainio.KindPolicy, Inputs: []fhe.Handle{kf.put(ct)}})
 				b.Requests = append(b.Requests, req)
 				reqs = append(reqs, testReq{req: req, want: kf.ref(vals), vals: vals})
 			}

@@ -12,6 +12,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/fhegate/fhegate/consensus/chainio"
 	"github.com/fhegate/fhegate/consensus/circuit"
 	"github.com/fhegate/fhegate/consensus/ledger"
 	"github.com/fhegate/fhegate/consensus/protocol"
@@ -22,8 +23,8 @@ import (
 
 // ProcessBatch evaluates and decrypts a batch of requests (Parallel at a
 // time) and returns, per request, the aggregated verdict or the error.
-func (m *Member) ProcessBatch(ctx context.Context, reqs []Request) ([]*Verdict, []error) {
-	out := make([]*Verdict, len(reqs))
+func (m *Member) ProcessBatch(ctx context.Context, reqs []chainio.Request) ([]*chainio.Verdict, []error) {
+	out := make([]*chainio.Verdict, len(reqs))
 	errs := make([]error, len(reqs))
 	sem := make(chan struct{}, m.cfg.Parallel)
 	var wg sync.WaitGroup
@@ -45,7 +46,7 @@ func (m *Member) ProcessBatch(ctx context.Context, reqs []Request) ([]*Verdict, 
 // excluded), collective refresh if the result is below the decryption level,
 // masking to slot 0, threshold decryption (one share, via the ledger),
 // BLS signature exchange and aggregation. The verdict is persisted.
-func (m *Member) Process(ctx context.Context, req Request) (*Verdict, error) {
+func (m *Member) Process(ctx context.Context, req chainio.Request) (*chainio.Verdict, error) {
 	if v, ok := m.StoredVerdict(req.ID); ok {
 		return v, nil
 	}
@@ -56,7 +57,7 @@ func (m *Member) Process(ctx context.Context, req Request) (*Verdict, error) {
 	r := &requestRun{m: m, req: req, ks: ks, base: fmt.Sprintf("req/%x/%d", req.ID[:], ks.km.Epoch), slots: 1,
 		log: m.log.With(zap.String("request", fmt.Sprintf("%x", req.ID[:6])))}
 	var c circuit.Circuit
-	if req.Kind == KindCRDT {
+	if req.Kind == chainio.KindCRDT {
 		c, err = circuit.NewCRDT(req.CRDTKind, req.CRDTMeta, req.Inputs, m.params)
 	} else {
 		c, err = m.cfg.Circuits.Lookup(req.PolicyID)
@@ -68,7 +69,7 @@ func (m *Member) Process(ctx context.Context, req Request) (*Verdict, error) {
 		return nil, err
 	}
 	_, compiled := circuit.PlanOf(c)
-	if compiled && req.Kind == KindPolicy {
+	if compiled && req.Kind == chainio.KindPolicy {
 		if _, err := m.packedCircuit(req.PolicyID); err == nil {
 			return m.processAlone(ctx, req, ks, r.base, r.log)
 		}
@@ -81,7 +82,7 @@ func (m *Member) Process(ctx context.Context, req Request) (*Verdict, error) {
 	if err != nil {
 		return nil, err
 	}
-	if compiled && req.Kind == KindPolicy {
+	if compiled && req.Kind == chainio.KindPolicy {
 		if inputs, err = r.entryRefresh(ctx, inputs); err != nil {
 			return nil, err
 		}
@@ -149,7 +150,7 @@ func (r *requestRun) entryRefresh(ctx context.Context, inputs []*fhe.Ciphertext)
 // its batch (posted with SubmitVerdictBatch). The built-in test
 // circuits (BuiltinCircuits) keep the one-by-one path: no registered
 // policy has their ids.
-func (m *Member) processAlone(ctx context.Context, req Request, ks keySnap, base string, log *zap.Logger) (*Verdict, error) {
+func (m *Member) processAlone(ctx context.Context, req chainio.Request, ks keySnap, base string, log *zap.Logger) (*chainio.Verdict, error) {
 	if _, err := m.packedCircuit(req.PolicyID); err != nil {
 		return m.processUnevaluable(ctx, req, ks, base, log, fmt.Errorf("policy without a packed circuit (every input needs its entry refresh): %w", err))
 	}
@@ -157,7 +158,7 @@ func (m *Member) processAlone(ctx context.Context, req Request, ks keySnap, base
 	if m.vectorWidthOf(req) > 0 {
 		prefix = "vec"
 	}
-	vs, err := m.ProcessPacked(ctx, PackedBatch{PolicyID: req.PolicyID, Session: fmt.Sprintf("%s/%x", prefix, req.ID[:]), Requests: []Request{req}})
+	vs, err := m.ProcessPacked(ctx, chainio.PackedBatch{PolicyID: req.PolicyID, Session: fmt.Sprintf("%s/%x", prefix, req.ID[:]), Requests: []chainio.Request{req}})
 	if err != nil {
 		return nil, err
 	}
@@ -204,7 +205,7 @@ func (m *Member) evaluableInput(ctx context.Context, h fhe.Handle, epoch uint64)
 // slot is masked to zero before decryption.
 type requestRun struct {
 	m         *Member
-	req       Request
+	req       chainio.Request
 	ks        keySnap
 	base      string
 	log       *zap.Logger
@@ -224,14 +225,14 @@ type requestRun struct {
 
 // run takes the request through its phases, in order: evaluate, agree on
 // the result digest, refresh (if needed) and mask, decrypt, sign.
-func (r *requestRun) run(ctx context.Context, circuit circuit.Circuit, inputs []*fhe.Ciphertext) (*Verdict, error) {
+func (r *requestRun) run(ctx context.Context, circuit circuit.Circuit, inputs []*fhe.Ciphertext) (*chainio.Verdict, error) {
 	rd, participants, dres, err := r.evaluateAndDecrypt(ctx, circuit, inputs)
 	if err != nil {
 		return nil, err
 	}
-	v := &Verdict{RequestID: r.req.ID, PolicyID: r.req.PolicyID, Result: new(big.Int).SetUint64(dres.Values[0]), ResultDigest: [32]byte(rd), Epoch: r.ks.km.Epoch}
+	v := &chainio.Verdict{RequestID: r.req.ID, PolicyID: r.req.PolicyID, Result: new(big.Int).SetUint64(dres.Values[0]), ResultDigest: [32]byte(rd), Epoch: r.ks.km.Epoch}
 	if len(outOfRange(circuit, r.m.params, dres.Values[:1])) > 0 {
-		v.Result = new(big.Int).Set(ResultRejectedInput) // its own inputs: out of their declared ranges, or malformed
+		v.Result = new(big.Int).Set(chainio.ResultRejectedInput) // its own inputs: out of their declared ranges, or malformed
 		r.log.Warn("request rejected: its verdict decrypts outside the plan's output range")
 	}
 	nsigs, err := r.m.signVerdict(ctx, r.base, v, without(participants, dres.Bad), r.log)
@@ -469,14 +470,14 @@ func (m *Member) agreeDigest(ctx context.Context, base string, rd [32]byte, log 
 // same digest agreement (over UnevaluableDigest) and BLS signing as an
 // evaluated verdict. The verdict is persisted, so the request's outcome is
 // decided once.
-func (m *Member) processUnevaluable(ctx context.Context, req Request, ks keySnap, base string, log *zap.Logger, cause error) (*Verdict, error) {
+func (m *Member) processUnevaluable(ctx context.Context, req chainio.Request, ks keySnap, base string, log *zap.Logger, cause error) (*chainio.Verdict, error) {
 	log.Warn("policy not compiled for the committee preset: answering unevaluable", zap.Error(cause))
-	rd := UnevaluableDigest(req.PolicyID)
+	rd := chainio.UnevaluableDigest(req.PolicyID)
 	participants, err := m.agreeDigest(ctx, base, rd, log)
 	if err != nil {
 		return nil, err
 	}
-	v := &Verdict{RequestID: req.ID, PolicyID: req.PolicyID, Result: new(big.Int).Set(ResultUnevaluable), ResultDigest: rd, Epoch: ks.km.Epoch}
+	v := &chainio.Verdict{RequestID: req.ID, PolicyID: req.PolicyID, Result: new(big.Int).Set(chainio.ResultUnevaluable), ResultDigest: rd, Epoch: ks.km.Epoch}
 	n, err := m.signVerdict(ctx, base, v, participants, log)
 	if err != nil {
 		return nil, err

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	. "github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/chainio"
 	"github.com/fhegate/fhegate/consensus/local"
 
 	"github.com/stretchr/testify/require"
@@ -82,7 +83,7 @@ func policyRequest(t *testing.T, lc *local.Committee, r *rand.Rand, policyID [32
 		hs[i] = att.Handle
 	}
 	id := [32]byte{0xcc, policyID[0], byte(k), byte(k >> 8)}
-	return testReq{req: Request{ID: id, PolicyID: policyID, Kind: KindPolicy, Inputs: hs}, want: ref(vals)}
+	return testReq{req: chainio.Request{ID: id, PolicyID: policyID, Kind: chainio.KindPolicy, Inputs: hs}, want: ref(vals)}
 }
 
 // sameDigests checks that every listed member stored the request's verdict
@@ -93,7 +94,7 @@ func sameDigests(t *testing.T, lc *local.Committee, members []uint32, reqs []tes
 	for _, r := range reqs {
 		var digest [32]byte
 		for k, id := range members {
-			var v *Verdict
+			var v *chainio.Verdict
 			require.Eventually(t, func() bool {
 				var ok bool
 				v, ok = lc.Member(id).StoredVerdict(r.req.ID)

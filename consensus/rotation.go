@@ -13,6 +13,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/fhegate/fhegate/consensus/chainio"
 	"github.com/fhegate/fhegate/consensus/circuit"
 	"github.com/fhegate/fhegate/consensus/protocol"
 	"github.com/fhegate/fhegate/consensus/store"
@@ -134,7 +135,7 @@ func sortHandles(hs []fhe.Handle) {
 // for the next epoch (reg: FHEVerdict.committeeKeyOf(epoch+1), bound there
 // by a quorum of the new committee; VerifyTargetKey) and refuses otherwise
 // with ErrTargetKeyNotOnChain, before pinning the target for its epoch.
-func (m *Member) Reencrypt(ctx context.Context, reg CommitteeKeyRegistry, target *fhe.PublicKey, handles []fhe.Handle) ([]Reencrypted, error) {
+func (m *Member) Reencrypt(ctx context.Context, reg chainio.CommitteeKeyRegistry, target *fhe.PublicKey, handles []fhe.Handle) ([]Reencrypted, error) {
 	ks, err := m.snap()
 	if err != nil {
 		return nil, err
@@ -150,7 +151,7 @@ func (m *Member) Reencrypt(ctx context.Context, reg CommitteeKeyRegistry, target
 	if tpd == ks.km.PKDigest {
 		return nil, errors.New("consensus: re-encryption target is this committee's own key")
 	}
-	if err := VerifyTargetKey(ctx, reg, ks.km.Epoch+1, tpd); err != nil {
+	if err := chainio.VerifyTargetKey(ctx, reg, ks.km.Epoch+1, tpd); err != nil {
 		return nil, err
 	}
 	if err := m.pinEpochTarget(ks, tpd); err != nil {

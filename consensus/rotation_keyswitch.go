@@ -8,6 +8,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/fhegate/fhegate/consensus/chainio"
 	"github.com/fhegate/fhegate/consensus/config"
 	"github.com/fhegate/fhegate/consensus/protocol"
 	"github.com/fhegate/fhegate/consensus/transport"
@@ -22,7 +23,7 @@ type InProcess struct {
 	Config  *config.CommitteeConfig
 	Members []*Member      // member id − 1 → member; nil for one that is down
 	Keys    *fhe.PublicKey // the committee's collective public key
-	Chain   func(id uint32) ChainAdapter
+	Chain   func(id uint32) chainio.ChainAdapter
 	Log     *zap.Logger
 }
 
@@ -119,11 +120,11 @@ func KeySwitch(ctx context.Context, old, nc InProcess) error {
 		}
 		// each old member reads the target's digest from its own chain
 		// adapter: the new committee's quorum bound it there for epoch+1
-		reg, err := KeyRegistryOf(old.Chain(uint32(id)))
+		reg, err := chainio.KeyRegistryOf(old.Chain(uint32(id)))
 		if err != nil {
 			return err
 		}
-		if err := VerifyTargetKey(ctx, reg, ks.km.Epoch+1, tpd); err != nil {
+		if err := chainio.VerifyTargetKey(ctx, reg, ks.km.Epoch+1, tpd); err != nil {
 			return fmt.Errorf("consensus: old member %d refuses the key switch: %w", id, err)
 		}
 		if err := m.pinEpochTarget(ks, tpd); err != nil {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	. "github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/chainio"
 	"github.com/fhegate/fhegate/consensus/local"
 
 	"github.com/stretchr/testify/require"
@@ -45,7 +46,7 @@ func TestRotationKeepsInputs(t *testing.T) {
 	// one the chain recorded for epoch 2 …
 	other := fhe.GenKeys(nc.Member(1).Params(), nil)
 	_, err := old.Member(1).Reencrypt(ctx, old.Chain, other.Public, handles[:1])
-	require.ErrorIs(t, err, ErrTargetKeyNotOnChain)
+	require.ErrorIs(t, err, chainio.ErrTargetKeyNotOnChain)
 	// … and, past that check, the ledger pins one target per epoch.
 	ob, err := other.Public.MarshalBinary()
 	require.NoError(t, err)
@@ -148,7 +149,7 @@ func requireOldKeyRefused(ctx context.Context, t *testing.T, old, nc *local.Comm
 	stored, err = m.Store().PutAt(sh, sb, 1)
 	require.NoError(t, err)
 	require.True(t, stored)
-	_, err = m.Process(ctx, Request{ID: [32]byte{0x5e}, PolicyID: circuit.PolicyProductSum, Kind: KindPolicy, Inputs: []fhe.Handle{sh, carried}})
+	_, err = m.Process(ctx, chainio.Request{ID: [32]byte{0x5e}, PolicyID: circuit.PolicyProductSum, Kind: chainio.KindPolicy, Inputs: []fhe.Handle{sh, carried}})
 	require.ErrorIs(t, err, ErrStaleKey)
 	_, err = m.Servable(sh)
 	require.ErrorIs(t, err, ErrStaleKey, "a stale ciphertext is not served to a peer's fetch")

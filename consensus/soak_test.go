@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	. "github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/chainio"
 	"github.com/fhegate/fhegate/consensus/local"
 
 	"github.com/stretchr/testify/require"
@@ -182,7 +182,7 @@ func TestSoakUnderCPUPressure(t *testing.T) {
 		return at, ok
 	}
 	n := 0
-	mk := func(policy [32]byte, width int) Request {
+	mk := func(policy [32]byte, width int) chainio.Request {
 		vals := make([]int64, width)
 		hs := make([]fhe.Handle, width)
 		for j := range vals {
@@ -201,9 +201,9 @@ func TestSoakUnderCPUPressure(t *testing.T) {
 		byPrefix[fmt.Sprintf("%x", id[:6])] = id
 		sent[id] = posted{want: want}
 		mu.Unlock()
-		return Request{ID: id, PolicyID: policy, Kind: KindPolicy, Inputs: hs}
+		return chainio.Request{ID: id, PolicyID: policy, Kind: chainio.KindPolicy, Inputs: hs}
 	}
-	stamp := func(rs ...Request) {
+	stamp := func(rs ...chainio.Request) {
 		now := time.Now()
 		mu.Lock()
 		for _, q := range rs {
@@ -238,13 +238,13 @@ func TestSoakUnderCPUPressure(t *testing.T) {
 	t0 := time.Now()
 	const bursts = 8
 	for b := range bursts {
-		var big []Request
+		var big []chainio.Request
 		for range 20 {
 			big = append(big, mk(circuit.PolicyProductSum, 2))
 		}
 		stamp(big...)
 		lc.Chain.PostBlock(big...)
-		var mixed []Request
+		var mixed []chainio.Request
 		for range 4 {
 			mixed = append(mixed, mk(circuit.PolicyProductSum, 3))
 		}

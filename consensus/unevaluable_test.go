@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	. "github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/chainio"
 	"github.com/fhegate/fhegate/consensus/local"
 
 	"github.com/stretchr/testify/require"
@@ -65,7 +65,7 @@ func TestUnevaluablePolicy(t *testing.T) {
 	_, err = pc.Lookup(unseen)
 	require.ErrorIs(t, err, circuit.ErrUnknownPolicy)
 	require.NotErrorIs(t, err, circuit.ErrUnevaluable)
-	_, err = lc.Member(1).Process(ctx, Request{ID: [32]byte{0xbb, 1}, PolicyID: unseen, Kind: KindPolicy})
+	_, err = lc.Member(1).Process(ctx, chainio.Request{ID: [32]byte{0xbb, 1}, PolicyID: unseen, Kind: chainio.KindPolicy})
 	require.ErrorIs(t, err, circuit.ErrUnknownPolicy)
 
 	// One real input, uploaded and attested as for any request.
@@ -74,10 +74,10 @@ func TestUnevaluablePolicy(t *testing.T) {
 	att, err := lc.Member(1).Upload(ctx, b, proof, [20]byte{1}, 1)
 	require.NoError(t, err)
 
-	req := lc.Chain.Post(Request{ID: [32]byte{0xbb, 2}, PolicyID: pid, Kind: KindPolicy, Inputs: []fhe.Handle{att.Handle}})
+	req := lc.Chain.Post(chainio.Request{ID: [32]byte{0xbb, 2}, PolicyID: pid, Kind: chainio.KindPolicy, Inputs: []fhe.Handle{att.Handle}})
 	v := waitChainVerdict(t, lc.Chain, req.ID, "no verdict accepted for the unevaluable request")
 	want := keccak.Sum([]byte("fhegate/unevaluable/v1"), pid[:])
-	require.Equal(t, 0, v.Result.Cmp(ResultUnevaluable))
+	require.Equal(t, 0, v.Result.Cmp(chainio.ResultUnevaluable))
 	require.Equal(t, "115792089237316195423570985008687907853269984665640564039457584007913129639935", v.Result.String())
 	require.True(t, v.IsUnevaluable())
 	require.Equal(t, want, v.ResultDigest)
@@ -92,13 +92,13 @@ func TestUnevaluablePolicy(t *testing.T) {
 	// accepts the first member's submission; the others persist theirs when
 	// their own round returns, so wait for each (bounded, not a speed check).
 	for id := uint32(1); id <= 3; id++ {
-		var sv *Verdict
+		var sv *chainio.Verdict
 		require.Eventually(t, func() bool {
 			var ok bool
 			sv, ok = lc.Member(id).StoredVerdict(req.ID)
 			return ok
 		}, time.Minute, 20*time.Millisecond, "member %d never stored the verdict", id)
-		require.Equal(t, 0, sv.Result.Cmp(ResultUnevaluable), "member %d", id)
+		require.Equal(t, 0, sv.Result.Cmp(chainio.ResultUnevaluable), "member %d", id)
 		require.Equal(t, want, sv.ResultDigest, "member %d", id)
 	}
 }
@@ -106,7 +106,7 @@ func TestUnevaluablePolicy(t *testing.T) {
 // waitChainVerdict waits for the chain to accept a verdict for id, for a
 // minute at most (a bound, not an assertion on speed), and fails with msg if
 // it does not.
-func waitChainVerdict(t *testing.T, chain *local.MemChain, id [32]byte, msg string) *Verdict {
+func waitChainVerdict(t *testing.T, chain *local.MemChain, id [32]byte, msg string) *chainio.Verdict {
 	t.Helper()
 	deadline := time.Now().Add(time.Minute)
 	for {

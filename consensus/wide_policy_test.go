@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/fhegate/fhegate/consensus/chainio"
 	"github.com/fhegate/fhegate/consensus/circuit"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/policy"
@@ -66,11 +67,11 @@ func TestWidePolicyVerdicts(t *testing.T) {
 				require.NoError(t, err)
 				ct, err := f.enc.EncryptInts(slots)
 				require.NoError(t, err)
-				req := f.lc.Chain.Post(Request{ID: [32]byte{0xcf, byte(k), byte(len(tc.name))}, PolicyID: kf.id, Kind: KindPolicy, Inputs: []fhe.Handle{f.put(ct)}})
+				req := f.lc.Chain.Post(chainio.Request{ID: [32]byte{0xcf, byte(k), byte(len(tc.name))}, PolicyID: kf.id, Kind: chainio.KindPolicy, Inputs: []fhe.Handle{f.put(ct)}})
 				require.Equal(t, len(row), f.lc.Member(1).VectorWidthOf(req))
-				out, errs := f.onAll(func(m *Member) ([]*Verdict, error) {
+				out, errs := f.onAll(func(m *Member) ([]*chainio.Verdict, error) {
 					v, err := m.Process(context.Background(), req)
-					return []*Verdict{v}, err
+					return []*chainio.Verdict{v}, err
 				})
 				want := big.NewInt(0)
 				if tc.ref(v) {

@@ -21,6 +21,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/chainio"
 	"github.com/fhegate/fhegate/consensus/circuit"
 	"github.com/fhegate/fhegate/consensus/local"
 	"github.com/fhegate/fhegate/consensus/protocol"
@@ -530,13 +531,13 @@ func (b *committeeBench) stageUpload() ([]committeeRow, error) {
 
 // productSumRequests uploads count inputs and returns product-sum requests
 // (input × 3) with their plaintext references.
-func (b *committeeBench) productSumRequests(tag byte, count int) ([]consensus.Request, []uint64, error) {
+func (b *committeeBench) productSumRequests(tag byte, count int) ([]chainio.Request, []uint64, error) {
 	common, _, _, err := b.commonInput()
 	if err != nil {
 		return nil, nil, err
 	}
 	tm := int64(b.p.PlaintextModulus())
-	reqs := make([]consensus.Request, count)
+	reqs := make([]chainio.Request, count)
 	want := make([]uint64, count)
 	for k := range reqs {
 		v := int64(k%200 - 100)
@@ -544,7 +545,7 @@ func (b *committeeBench) productSumRequests(tag byte, count int) ([]consensus.Re
 		if err != nil {
 			return nil, nil, err
 		}
-		reqs[k] = consensus.Request{ID: [32]byte{tag, byte(k), byte(k >> 8)}, PolicyID: circuit.PolicyProductSum, Kind: consensus.KindPolicy,
+		reqs[k] = chainio.Request{ID: [32]byte{tag, byte(k), byte(k >> 8)}, PolicyID: circuit.PolicyProductSum, Kind: chainio.KindPolicy,
 			Inputs: []fhe.Handle{h, common}}
 		want[k] = uint64((v*3%tm + tm) % tm)
 	}
@@ -553,7 +554,7 @@ func (b *committeeBench) productSumRequests(tag byte, count int) ([]consensus.Re
 
 // process runs reqs end to end on every member and checks every verdict
 // against want; it returns the wall and process CPU time.
-func (b *committeeBench) process(reqs []consensus.Request, want []uint64) (time.Duration, time.Duration, error) {
+func (b *committeeBench) process(reqs []chainio.Request, want []uint64) (time.Duration, time.Duration, error) {
 	c := cpuTime()
 	var wg sync.WaitGroup
 	errs := make([]error, b.n)
@@ -656,7 +657,7 @@ func (b *committeeBench) stageKYCBatch() ([]committeeRow, error) {
 		}
 	}
 	tm := int64(b.p.PlaintextModulus())
-	reqs := make([]consensus.Request, b.o.KYCBatch)
+	reqs := make([]chainio.Request, b.o.KYCBatch)
 	want := make([]uint64, b.o.KYCBatch)
 	for k := range reqs {
 		hs := make([]fhe.Handle, 8)
@@ -670,7 +671,7 @@ func (b *committeeBench) stageKYCBatch() ([]committeeRow, error) {
 		if err != nil {
 			return nil, err
 		}
-		reqs[k] = consensus.Request{ID: [32]byte{3, byte(k), byte(k >> 8)}, PolicyID: kycID, Kind: consensus.KindPolicy, Inputs: hs}
+		reqs[k] = chainio.Request{ID: [32]byte{3, byte(k), byte(k >> 8)}, PolicyID: kycID, Kind: chainio.KindPolicy, Inputs: hs}
 		want[k] = uint64((ref[0]%tm + tm) % tm)
 	}
 	d, cpu, err := b.process(reqs, want)

@@ -9,8 +9,8 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/fhegate/fhegate/consensus"
 	"github.com/fhegate/fhegate/consensus/api"
+	"github.com/fhegate/fhegate/consensus/chainio"
 	"github.com/fhegate/fhegate/consensus/circuit"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/policy"
@@ -79,14 +79,14 @@ func (b *committeeBench) stagePacked() ([]committeeRow, error) {
 			}
 		}
 	}
-	return b.runPackedSizes(stagePacked, kplan, func(tag, size int) (consensus.PackedBatch, []uint64, error) {
+	return b.runPackedSizes(stagePacked, kplan, func(tag, size int) (chainio.PackedBatch, []uint64, error) {
 		return packedKYCBatch(b.p, kplan, kycID, &pool, tag, size)
 	})
 }
 
 // runPackedSizes runs one packed batch of each --packed size, built by
 // build, and returns the stage's rows.
-func (b *committeeBench) runPackedSizes(stage string, kplan *policy.Plan, build func(tag, size int) (consensus.PackedBatch, []uint64, error)) ([]committeeRow, error) {
+func (b *committeeBench) runPackedSizes(stage string, kplan *policy.Plan, build func(tag, size int) (chainio.PackedBatch, []uint64, error)) ([]committeeRow, error) {
 	var rows []committeeRow
 	ladder := b.o.GOMAXPROCS
 	if len(ladder) == 0 {
@@ -157,14 +157,14 @@ func (b *committeeBench) stageVector() ([]committeeRow, error) {
 			return nil, err
 		}
 	}
-	return b.runPackedSizes(stageVector, kplan, func(tag, size int) (consensus.PackedBatch, []uint64, error) {
-		batch := consensus.PackedBatch{PolicyID: kycID, Session: fmt.Sprintf("bench/vector/%d/%d", tag, size)}
+	return b.runPackedSizes(stageVector, kplan, func(tag, size int) (chainio.PackedBatch, []uint64, error) {
+		batch := chainio.PackedBatch{PolicyID: kycID, Session: fmt.Sprintf("bench/vector/%d/%d", tag, size)}
 		want := make([]uint64, size)
 		for k := range size {
 			pat := k % vectorPatterns
 			want[k] = refs[pat]
-			batch.Requests = append(batch.Requests, consensus.Request{ID: [32]byte{5, byte(tag), byte(k), byte(k >> 8)}, PolicyID: kycID,
-				Kind: consensus.KindPolicy, Inputs: []fhe.Handle{handles[pat]}, Block: uint64(k / 64), LogIndex: uint(k % 64)})
+			batch.Requests = append(batch.Requests, chainio.Request{ID: [32]byte{5, byte(tag), byte(k), byte(k >> 8)}, PolicyID: kycID,
+				Kind: chainio.KindPolicy, Inputs: []fhe.Handle{handles[pat]}, Block: uint64(k / 64), LogIndex: uint(k % 64)})
 		}
 		return batch, want, nil
 	})
@@ -188,8 +188,8 @@ func planReference(p *fhe.Params, plan *policy.Plan, vals []int64) (uint64, erro
 // packedKYCBatch builds a batch of size KYC/AML requests: request k takes
 // bit j of k to choose attribute j's input; want holds the plaintext
 // references (policy.Plan.EvalPlain).
-func packedKYCBatch(p *fhe.Params, kplan *policy.Plan, kycID [32]byte, pool *kycPool, tag, size int) (consensus.PackedBatch, []uint64, error) {
-	batch := consensus.PackedBatch{PolicyID: kycID, Session: fmt.Sprintf("bench/packed/%d/%d", tag, size)}
+func packedKYCBatch(p *fhe.Params, kplan *policy.Plan, kycID [32]byte, pool *kycPool, tag, size int) (chainio.PackedBatch, []uint64, error) {
+	batch := chainio.PackedBatch{PolicyID: kycID, Session: fmt.Sprintf("bench/packed/%d/%d", tag, size)}
 	want := make([]uint64, size)
 	refs := map[int]uint64{}
 	for k := range size {
@@ -210,8 +210,8 @@ func packedKYCBatch(p *fhe.Params, kplan *policy.Plan, kycID [32]byte, pool *kyc
 			refs[pattern] = ref
 		}
 		want[k] = refs[pattern]
-		batch.Requests = append(batch.Requests, consensus.Request{ID: [32]byte{4, byte(tag), byte(k), byte(k >> 8)}, PolicyID: kycID,
-			Kind: consensus.KindPolicy, Inputs: hs, Block: uint64(k / 64), LogIndex: uint(k % 64)})
+		batch.Requests = append(batch.Requests, chainio.Request{ID: [32]byte{4, byte(tag), byte(k), byte(k >> 8)}, PolicyID: kycID,
+			Kind: chainio.KindPolicy, Inputs: hs, Block: uint64(k / 64), LogIndex: uint(k % 64)})
 	}
 	return batch, want, nil
 }
@@ -219,7 +219,7 @@ func packedKYCBatch(p *fhe.Params, kplan *policy.Plan, kycID [32]byte, pool *kyc
 // runPackedBatch runs one packed batch on every member at once, checks
 // every verdict against its plaintext reference and returns the stage row
 // and member 1's phase rows.
-func (b *committeeBench) runPackedBatch(stage string, batch consensus.PackedBatch, want []uint64, kplan *policy.Plan) ([]committeeRow, error) {
+func (b *committeeBench) runPackedBatch(stage string, batch chainio.PackedBatch, want []uint64, kplan *policy.Plan) ([]committeeRow, error) {
 	b.traceMu.Lock()
 	b.phases = map[string]time.Duration{}
 	b.traceMu.Unlock()

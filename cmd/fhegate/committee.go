@@ -391,7 +391,7 @@ func serveCommitteeChain(ctx context.Context, log *zap.Logger, m *consensus.Memb
 		OnPolicy: func(pid [32]byte, spec []byte) {
 			if err := m.RegisterPolicy(pid, spec); err != nil {
 				// Recorded by PolicyCircuits: this policy's requests are
-				// answered with the signed consensus.ResultUnevaluable verdict.
+				// answered with the signed chainio.ResultUnevaluable verdict.
 				log.Warn("policy not compiled for the committee; its requests will be answered unevaluable", zap.Error(err))
 			}
 		}})

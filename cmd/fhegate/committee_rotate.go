@@ -19,6 +19,7 @@ import (
 	"github.com/fhegate/fhegate/bls"
 	"github.com/fhegate/fhegate/consensus"
 	"github.com/fhegate/fhegate/consensus/chain"
+	"github.com/fhegate/fhegate/consensus/chainio"
 	"github.com/fhegate/fhegate/consensus/config"
 	"github.com/fhegate/fhegate/fhe"
 	keccakpkg "github.com/fhegate/fhegate/internal/keccak"
@@ -92,7 +93,7 @@ func newRotateReencryptCmd(a *app) *cobra.Command {
 			}
 			defer reg.Close()
 			rs, err := m.Reencrypt(ctx, reg, target, handles)
-			if errors.Is(err, consensus.ErrTargetKeyNotOnChain) {
+			if errors.Is(err, chainio.ErrTargetKeyNotOnChain) {
 				return err // nothing re-encrypted: write no bundle
 			}
 			bundle, berr := m.ReencryptBundle(keccakpkg.Sum(pkb), rs)

@@ -25,6 +25,7 @@ import (
 	"github.com/fhegate/fhegate/configs"
 	"github.com/fhegate/fhegate/consensus"
 	"github.com/fhegate/fhegate/consensus/chain"
+	"github.com/fhegate/fhegate/consensus/chainio"
 	"github.com/fhegate/fhegate/consensus/config"
 	"github.com/fhegate/fhegate/consensus/store"
 	"github.com/fhegate/fhegate/fhe"
@@ -206,7 +207,7 @@ func bindNewKeyOnChain(t *testing.T, dir, oldDir, newDir, refused string) string
 
 	_, err = runCLI(t, "committee", "rotate", "reencrypt", "--dir", oldDir, "--member", "1",
 		"--to", filepath.Join(newDir, "committee.pk"), "--rpc", rpc, "--out", refused, "--round-timeout", "5s")
-	require.ErrorIs(t, err, consensus.ErrTargetKeyNotOnChain)
+	require.ErrorIs(t, err, chainio.ErrTargetKeyNotOnChain)
 	require.ErrorContains(t, err, "no key recorded for epoch 2")
 	require.NoFileExists(t, refused)
 
@@ -243,7 +244,7 @@ func bindNewKeyOnChain(t *testing.T, dir, oldDir, newDir, refused string) string
 	defer ad.Close()
 	pkb, err := os.ReadFile(filepath.Join(newDir, "committee.pk"))
 	require.NoError(t, err)
-	require.NoError(t, consensus.VerifyTargetKey(ctx, ad, 2, keccakpkg.Sum(pkb)))
+	require.NoError(t, chainio.VerifyTargetKey(ctx, ad, 2, keccakpkg.Sum(pkb)))
 	return rpc
 }
 

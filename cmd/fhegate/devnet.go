@@ -58,7 +58,7 @@ type DevCommittee interface {
 // consensus/batch.go); the devnet builds blocks only when transactions
 // arrive — a burst's transactions coalesce into a few blocks — so a member
 // holding an open window asks the devnet for empty blocks (evm_mine,
-// consensus.BlockMaker) after 2 s without one. 16 blocks gather a burst
+// chainio.BlockMaker) after 2 s without one. 16 blocks gather a burst
 // into one or two packed batches for ≤ 15 empty blocks per window.
 const devnetBatchWindow = 16
 

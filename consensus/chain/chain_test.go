@@ -19,9 +19,9 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/fhegate/fhegate/configs"
-	"github.com/fhegate/fhegate/consensus"
 	"github.com/fhegate/fhegate/consensus/api"
 	"github.com/fhegate/fhegate/consensus/chain"
+	"github.com/fhegate/fhegate/consensus/chainio"
 	"github.com/fhegate/fhegate/consensus/circuit"
 	"github.com/fhegate/fhegate/consensus/local"
 	"github.com/fhegate/fhegate/fhe"
@@ -95,7 +95,7 @@ func (d *chainRig) checkCommitteeKey() {
 	got, err := ad.CommitteeKeyOf(ctx, epoch)
 	require.NoError(t, err)
 	require.Equal(t, [32]byte{}, got, "nothing recorded at genesis")
-	require.ErrorIs(t, consensus.VerifyTargetKey(ctx, ad, epoch, [32]byte{1}), consensus.ErrTargetKeyNotOnChain)
+	require.ErrorIs(t, chainio.VerifyTargetKey(ctx, ad, epoch, [32]byte{1}), chainio.ErrTargetKeyNotOnChain)
 	pkd, err := d.lc.BindKey(ctx, ad)
 	require.NoError(t, err)
 	km, err := d.lc.Member(1).Keys()
@@ -104,7 +104,7 @@ func (d *chainRig) checkCommitteeKey() {
 	got, err = ad.CommitteeKeyOf(ctx, epoch)
 	require.NoError(t, err)
 	require.Equal(t, pkd, got)
-	require.NoError(t, consensus.VerifyTargetKey(ctx, ad, epoch, pkd))
+	require.NoError(t, chainio.VerifyTargetKey(ctx, ad, epoch, pkd))
 	_, err = d.lc.BindKey(ctx, ad)
 	require.NoError(t, err, "resubmitting the recorded digest is a no-op")
 }
@@ -294,4 +294,4 @@ func (d *chainRig) checkCRDTValue() {
 	require.Equal(t, int64(4+11+9), result.Int64())
 }
 
-var _ consensus.CommitteeKeyRegistry = (*chain.Adapter)(nil)
+var _ chainio.CommitteeKeyRegistry = (*chain.Adapter)(nil)

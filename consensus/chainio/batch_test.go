@@ -1,4 +1,4 @@
-package consensus
+package chainio
 
 import (
 	"math/rand/v2"
@@ -27,14 +27,14 @@ func chainRequests(r *rand.Rand, blocks int) []Request {
 	return out
 }
 
-// formAll feeds reqs to a batcher in chunks of random sizes (shuffled inside
+// formAll feeds reqs to a Batcher in chunks of random sizes (shuffled inside
 // each block, as another poll order would deliver them), closing due
 // windows after every request as the serve loop does; each chunk ends with
 // the block mark of the last block it completed, sometimes one of a later
 // empty block (an adapter polls ranges), and the last with the mark of
 // lastBlock.
 func formAll(reqs []Request, r *rand.Rand, lastBlock uint64) []PackedBatch {
-	b := newBatcher(4, 8, 1024)
+	b := NewBatcher(4, 8, 1024)
 	var out []PackedBatch
 	for i := 0; i < len(reqs); {
 		n := 1 + r.IntN(15)
@@ -49,20 +49,20 @@ func formAll(reqs []Request, r *rand.Rand, lastBlock uint64) []PackedBatch {
 			lo = hi
 		}
 		for _, q := range chunk {
-			if !b.add(q) {
+			if !b.Add(q) {
 				panic("window closed early")
 			}
-			out = append(out, b.due()...)
+			out = append(out, b.Due()...)
 		}
 		if i < len(reqs) && reqs[i].Block > chunk[len(chunk)-1].Block {
 			// the chunk ended at a block boundary: a mark for a block
 			// between it and the next request's block
-			b.blockSeen(chunk[len(chunk)-1].Block + uint64(r.IntN(int(reqs[i].Block-chunk[len(chunk)-1].Block))))
-			out = append(out, b.due()...)
+			b.BlockSeen(chunk[len(chunk)-1].Block + uint64(r.IntN(int(reqs[i].Block-chunk[len(chunk)-1].Block))))
+			out = append(out, b.Due()...)
 		}
 	}
-	b.blockSeen(lastBlock)
-	return append(out, b.due()...)
+	b.BlockSeen(lastBlock)
+	return append(out, b.Due()...)
 }
 
 // TestBatchFormationDeterministic: members that see the same accepted
@@ -107,42 +107,42 @@ func TestBatchWindowClosesOnBlockMark(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name  string
-		close func(b *batcher)
+		close func(b *Batcher)
 	}{
-		{"mark of the last block", func(b *batcher) { b.blockSeen(11) }},
-		{"mark of a later block", func(b *batcher) { b.blockSeen(30) }},
-		{"request from the next window", func(b *batcher) { require.True(t, b.add(req(12, 9))) }},
+		{"mark of the last block", func(b *Batcher) { b.BlockSeen(11) }},
+		{"mark of a later block", func(b *Batcher) { b.BlockSeen(30) }},
+		{"request from the next window", func(b *Batcher) { require.True(t, b.Add(req(12, 9))) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			b := newBatcher(4, 64, 1024)
-			require.True(t, b.add(req(8, 1)))
-			require.True(t, b.add(req(9, 2)))
-			end, open := b.waitingFor()
+			b := NewBatcher(4, 64, 1024)
+			require.True(t, b.Add(req(8, 1)))
+			require.True(t, b.Add(req(9, 2)))
+			end, open := b.WaitingFor()
 			require.True(t, open)
 			require.Equal(t, uint64(11), end, "the block the chain must build")
-			b.blockSeen(9)
-			require.Empty(t, b.due(), "block 9 seen: window [8, 11] is still open")
-			b.blockSeen(10)
-			require.Empty(t, b.due(), "block 10 seen: window [8, 11] is still open")
+			b.BlockSeen(9)
+			require.Empty(t, b.Due(), "block 9 seen: window [8, 11] is still open")
+			b.BlockSeen(10)
+			require.Empty(t, b.Due(), "block 10 seen: window [8, 11] is still open")
 			tc.close(b)
-			got := b.due()
+			got := b.Due()
 			require.Len(t, got, 1)
 			require.Len(t, got[0].Requests, 2)
 			require.Contains(t, got[0].Session, "/w2/8-11/c0")
-			require.False(t, b.add(req(10, 3)), "window 2 is closed")
+			require.False(t, b.Add(req(10, 3)), "window 2 is closed")
 		})
 	}
 	// W = 1 (the devnet's window): a block's requests close with its mark.
-	b := newBatcher(1, 64, 1024)
-	require.True(t, b.add(req(5, 1)))
-	require.True(t, b.add(req(5, 2)))
-	require.Empty(t, b.due())
-	b.blockSeen(5)
-	got := b.due()
+	b := NewBatcher(1, 64, 1024)
+	require.True(t, b.Add(req(5, 1)))
+	require.True(t, b.Add(req(5, 2)))
+	require.Empty(t, b.Due())
+	b.BlockSeen(5)
+	got := b.Due()
 	require.Len(t, got, 1)
 	require.Contains(t, got[0].Session, "/w5/5-5/c0")
-	require.True(t, b.add(req(6, 3)))
-	_, ok := b.minBlock()
+	require.True(t, b.Add(req(6, 3)))
+	_, ok := b.MinBlock()
 	require.True(t, ok)
 }
 
@@ -151,18 +151,18 @@ func TestBatchWindowClosesOnBlockMark(t *testing.T) {
 // (never queued, never answered by the committee: FHEVerdict.expire posts
 // its failure verdict on chain).
 func TestBatchCapAndExpiry(t *testing.T) {
-	b := newBatcher(2, 3, 10)
+	b := NewBatcher(2, 3, 10)
 	for i := range 7 {
-		require.True(t, b.add(Request{ID: [32]byte{byte(i)}, PolicyID: [32]byte{1}, Kind: KindPolicy, Inputs: make([]fhe.Handle, 1), Block: 20, LogIndex: uint(i)}))
+		require.True(t, b.Add(Request{ID: [32]byte{byte(i)}, PolicyID: [32]byte{1}, Kind: KindPolicy, Inputs: make([]fhe.Handle, 1), Block: 20, LogIndex: uint(i)}))
 	}
-	require.True(t, b.add(Request{ID: [32]byte{0x77}, PolicyID: [32]byte{1}, Kind: KindPolicy, Inputs: make([]fhe.Handle, 1), Block: 22}))
-	got := b.due()
+	require.True(t, b.Add(Request{ID: [32]byte{0x77}, PolicyID: [32]byte{1}, Kind: KindPolicy, Inputs: make([]fhe.Handle, 1), Block: 22}))
+	got := b.Due()
 	require.Len(t, got, 3)
 	require.Equal(t, []int{3, 3, 1}, []int{len(got[0].Requests), len(got[1].Requests), len(got[2].Requests)})
 	require.Equal(t, uint(3), got[1].Requests[0].LogIndex)
 	require.NotEqual(t, got[0].Session, got[1].Session)
 	// An old request (block 5 at head 22, expiry 10) is dropped.
-	require.True(t, b.add(Request{ID: [32]byte{0x55}, PolicyID: [32]byte{1}, Kind: KindPolicy, Inputs: make([]fhe.Handle, 1), Block: 5}))
+	require.True(t, b.Add(Request{ID: [32]byte{0x55}, PolicyID: [32]byte{1}, Kind: KindPolicy, Inputs: make([]fhe.Handle, 1), Block: 5}))
 	require.Equal(t, 1, b.expiredN)
-	require.Empty(t, b.due())
+	require.Empty(t, b.Due())
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/fhegate/fhegate/bls"
+	"github.com/fhegate/fhegate/consensus/chainio"
 	"github.com/fhegate/fhegate/consensus/config"
 
 	"go.uber.org/zap"
@@ -33,7 +34,7 @@ type Options struct {
 	// Rotations: Galois keys to generate (nil: powers of two, see CommitteeConfig.GaloisElements).
 	Rotations []int
 	// Chain gives member i (1-based) its chain adapter; nil: one shared MemChain.
-	Chain        func(id uint32) consensus.ChainAdapter
+	Chain        func(id uint32) chainio.ChainAdapter
 	RoundTimeout time.Duration // default 30 s
 	Heartbeat    time.Duration // MemberConfig.Heartbeat (0: 1 s)
 	// Transport, if set, wraps member id's transport (tests: injected
@@ -346,7 +347,7 @@ func (lc *Committee) start(i int, ln net.Listener) error {
 	return nil
 }
 
-func (lc *Committee) chainFor(i int) consensus.ChainAdapter {
+func (lc *Committee) chainFor(i int) chainio.ChainAdapter {
 	if lc.opts.Chain != nil {
 		return lc.opts.Chain(lc.Secrets[i].ID)
 	}
@@ -426,7 +427,7 @@ func (lc *Committee) Close() {
 // ServeChain runs every live member's Run loop on chain until ctx ends
 // (for callers that built the committee with Serve false, e.g. the devnet,
 // which connects the chain adapter after the genesis is written).
-func (lc *Committee) ServeChain(ctx context.Context, chain consensus.ChainAdapter) error {
+func (lc *Committee) ServeChain(ctx context.Context, chain chainio.ChainAdapter) error {
 	var wg sync.WaitGroup
 	errs := make([]error, len(lc.Members))
 	for i := range lc.Members {
@@ -455,7 +456,7 @@ func (lc *Committee) SetChainID(id *big.Int) {
 // collective public key (SignCommitteeKey; they must all report the same
 // digest) and posts the aggregate to reg (FHEVerdict.setCommitteeKey). The
 // chain must already have the committee registered (setCommittee).
-func (lc *Committee) BindKey(ctx context.Context, reg consensus.CommitteeKeyRegistry) ([32]byte, error) {
+func (lc *Committee) BindKey(ctx context.Context, reg chainio.CommitteeKeyRegistry) ([32]byte, error) {
 	var pkd [32]byte
 	var sigs [][]byte
 	var idx []int

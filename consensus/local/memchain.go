@@ -9,7 +9,7 @@ import (
 	"sync"
 
 	"github.com/fhegate/fhegate/bls"
-	"github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/chainio"
 	"github.com/fhegate/fhegate/consensus/config"
 )
 
@@ -25,9 +25,9 @@ type MemChain struct {
 
 	mu       sync.Mutex
 	block    uint64
-	requests []consensus.Request
-	subs     []chan consensus.Request
-	verdicts map[[32]byte]*consensus.Verdict
+	requests []chainio.Request
+	subs     []chan chainio.Request
+	verdicts map[[32]byte]*chainio.Verdict
 	keys     map[uint64][32]byte // committee key digests (setCommitteeKey)
 	submits  int
 	batches  int
@@ -39,24 +39,24 @@ func NewMemChain(cfg *config.CommitteeConfig) (*MemChain, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &MemChain{chainID: cfg.ChainIDBig(), committee: c, threshold: cfg.Threshold, epoch: cfg.Epoch, verdicts: map[[32]byte]*consensus.Verdict{}}, nil
+	return &MemChain{chainID: cfg.ChainIDBig(), committee: c, threshold: cfg.Threshold, epoch: cfg.Epoch, verdicts: map[[32]byte]*chainio.Verdict{}}, nil
 }
 
 // Post queues a request in a new block (as an accepted FHEPolicy event).
-func (c *MemChain) Post(r consensus.Request) consensus.Request {
+func (c *MemChain) Post(r chainio.Request) chainio.Request {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.block++
 	r.Block = c.block
 	c.requests = append(c.requests, r)
 	c.publish(r)
-	c.publish(consensus.BlockSeen(c.block))
+	c.publish(chainio.BlockSeen(c.block))
 	return r
 }
 
 // publish hands r to every subscriber (a slow subscriber re-reads from its
 // cursor on restart).
-func (c *MemChain) publish(r consensus.Request) {
+func (c *MemChain) publish(r chainio.Request) {
 	for _, s := range c.subs {
 		select {
 		case s <- r:
@@ -67,24 +67,24 @@ func (c *MemChain) publish(r consensus.Request) {
 
 // PostBlock queues several requests in one new block (log indices 0, 1, …),
 // as a block carrying several FHEPolicy events.
-func (c *MemChain) PostBlock(rs ...consensus.Request) []consensus.Request {
+func (c *MemChain) PostBlock(rs ...chainio.Request) []chainio.Request {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.block++
-	out := make([]consensus.Request, len(rs))
+	out := make([]chainio.Request, len(rs))
 	for i, r := range rs {
 		r.Block, r.LogIndex = c.block, uint(i)
 		c.requests = append(c.requests, r)
 		out[i] = r
 		c.publish(r)
 	}
-	c.publish(consensus.BlockSeen(c.block))
+	c.publish(chainio.BlockSeen(c.block))
 	return out
 }
 
 // Requests implements ChainAdapter.
-func (c *MemChain) Requests(ctx context.Context, from uint64) (<-chan consensus.Request, error) {
-	ch := make(chan consensus.Request, 1<<14)
+func (c *MemChain) Requests(ctx context.Context, from uint64) (<-chan chainio.Request, error) {
+	ch := make(chan chainio.Request, 1<<14)
 	c.mu.Lock()
 	for _, r := range c.requests {
 		if r.Block >= from {
@@ -92,7 +92,7 @@ func (c *MemChain) Requests(ctx context.Context, from uint64) (<-chan consensus.
 		}
 	}
 	if c.block >= from {
-		ch <- consensus.BlockSeen(c.block)
+		ch <- chainio.BlockSeen(c.block)
 	}
 	c.subs = append(c.subs, ch)
 	c.mu.Unlock()
@@ -115,7 +115,7 @@ func (c *MemChain) Requests(ctx context.Context, from uint64) (<-chan consensus.
 var ErrVerdictRejected = errors.New("chain: verdict rejected")
 
 // SubmitVerdict implements ChainAdapter.
-func (c *MemChain) SubmitVerdict(_ context.Context, v *consensus.Verdict) error {
+func (c *MemChain) SubmitVerdict(_ context.Context, v *chainio.Verdict) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.submits++
@@ -185,7 +185,7 @@ func (c *MemChain) SubmitVerdictBatch(_ context.Context, policyID, resultDigest 
 		if _, ok := c.verdicts[it.RequestID]; ok {
 			continue
 		}
-		c.verdicts[it.RequestID] = &consensus.Verdict{RequestID: it.RequestID, PolicyID: policyID, Result: new(big.Int).Set(it.Result),
+		c.verdicts[it.RequestID] = &chainio.Verdict{RequestID: it.RequestID, PolicyID: policyID, Result: new(big.Int).Set(it.Result),
 			ResultDigest: resultDigest, Epoch: epoch, Signature: signature, Signers: signers}
 	}
 	return nil
@@ -207,7 +207,7 @@ func (c *MemChain) VerdictPosted(_ context.Context, id [32]byte) (bool, error) {
 }
 
 // Verdict returns the accepted verdict of a request.
-func (c *MemChain) Verdict(id [32]byte) (*consensus.Verdict, bool) {
+func (c *MemChain) Verdict(id [32]byte) (*chainio.Verdict, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	v, ok := c.verdicts[id]
@@ -215,10 +215,10 @@ func (c *MemChain) Verdict(id [32]byte) (*consensus.Verdict, bool) {
 }
 
 // Verdicts returns every accepted verdict, by request id.
-func (c *MemChain) Verdicts() map[[32]byte]*consensus.Verdict {
+func (c *MemChain) Verdicts() map[[32]byte]*chainio.Verdict {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out := make(map[[32]byte]*consensus.Verdict, len(c.verdicts))
+	out := make(map[[32]byte]*chainio.Verdict, len(c.verdicts))
 	for k, v := range c.verdicts {
 		out[k] = v
 	}
@@ -233,10 +233,10 @@ func (c *MemChain) Submissions() int {
 }
 
 // Pending lists requests without a verdict, by block.
-func (c *MemChain) Pending() []consensus.Request {
+func (c *MemChain) Pending() []chainio.Request {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	var out []consensus.Request
+	var out []chainio.Request
 	for _, r := range c.requests {
 		if _, ok := c.verdicts[r.ID]; !ok {
 			out = append(out, r)

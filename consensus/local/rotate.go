@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/chainio"
 )
 
 // Rotate rotates an in-process committee to epoch old+1:
@@ -68,7 +69,7 @@ func Rotate(ctx context.Context, old *Committee, o Options) (*Committee, error) 
 	shared := o.Chain == nil && old.Chain != nil
 	if shared {
 		chain := old.Chain
-		o.Chain = func(uint32) consensus.ChainAdapter { return chain }
+		o.Chain = func(uint32) chainio.ChainAdapter { return chain }
 	}
 	old.stopServing()
 
@@ -91,7 +92,7 @@ func Rotate(ctx context.Context, old *Committee, o Options) (*Committee, error) 
 		nc.Close()
 		return nil, fmt.Errorf("consensus: registering the epoch-%d committee: %w", nc.Config.Epoch, err)
 	}
-	reg, err := consensus.KeyRegistryOf(nc.chainFor(0))
+	reg, err := chainio.KeyRegistryOf(nc.chainFor(0))
 	if err == nil {
 		_, err = nc.BindKey(ctx, reg)
 	}
@@ -131,5 +132,5 @@ func (lc *Committee) InProcess() consensus.InProcess {
 	lc.mu.Lock()
 	defer lc.mu.Unlock()
 	return consensus.InProcess{Config: lc.Config, Members: append([]*consensus.Member(nil), lc.Members...), Keys: lc.Keys,
-		Chain: func(id uint32) consensus.ChainAdapter { return lc.chainFor(int(id) - 1) }, Log: lc.opts.Log}
+		Chain: func(id uint32) chainio.ChainAdapter { return lc.chainFor(int(id) - 1) }, Log: lc.opts.Log}
 }
