@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	. "github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/api"
 	"github.com/fhegate/fhegate/consensus/chainio"
 	"github.com/fhegate/fhegate/consensus/local"
 
@@ -70,7 +70,7 @@ func TestServeBookedWork(t *testing.T) {
 			reqs, want[q.ID] = append(reqs, q), kf.ref(vals)
 		}
 	}
-	before := make([]Status, 3)
+	before := make([]api.Status, 3)
 	for i := range before {
 		before[i] = lc.Member(uint32(i + 1)).Status()
 	}

@@ -32,12 +32,12 @@ import (
 type privRig struct {
 	lc   *local.Committee
 	apis []string
-	acl  *MemACL
+	acl  *local.MemACL
 }
 
 func newPrivRig(t *testing.T) *privRig {
 	lc := apiCommittee(t)
-	r := &privRig{lc: lc, acl: NewMemACL()}
+	r := &privRig{lc: lc, acl: local.NewMemACL()}
 	urls, stop, err := lc.ServeMemberAPIs(apiserver.APIOptions{NoAuth: true, OwnerRate: -1}, r.acl)
 	require.NoError(t, err)
 	t.Cleanup(stop)

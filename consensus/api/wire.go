@@ -234,3 +234,45 @@ func ParseOwner(s string) ([20]byte, error) {
 	copy(out[:], b)
 	return out, nil
 }
+
+// Status summarises a member: the body of GET /v1/status
+// (consensus.Member.Status).
+type Status struct {
+	ID           uint32  `json:"id"`
+	Epoch        uint64  `json:"epoch"`
+	Preset       string  `json:"preset"`
+	HaveKeys     bool    `json:"haveKeys"`
+	KeyDigest    string  `json:"keyDigest,omitempty"`
+	DecryptLevel int     `json:"decryptLevel"`
+	SigmaBits    float64 `json:"floodingSigmaLog2"`
+	Ciphertexts  int     `json:"ciphertexts"`
+	SharesIssued int     `json:"sharesIssued"`
+	Verdicts     int     `json:"verdicts"`
+	// Refreshes counts the collective refreshes (MPC bootstraps) this member
+	// completed since it started: a plan's refresh points and the refresh
+	// before a decryption when a result has no level left.
+	Refreshes uint64 `json:"refreshes"`
+	// Evaluations counts the circuit runs this member completed since it
+	// started: one per request evaluated alone, one per packed batch (and
+	// one per re-run of an out-of-range batch's parts, isolate.go).
+	Evaluations uint64 `json:"evaluations"`
+	// DecidedDropped counts requests the serve loop dropped instead of
+	// processing or retrying them because their verdict was already on
+	// chain (a member that fell behind catching up).
+	DecidedDropped uint64 `json:"decidedDropped"`
+	// Progress is the highest block whose requests the serve loop handled
+	// (the heartbeat's payload, liveness.go).
+	Progress uint64   `json:"progress"`
+	Down     []uint32 `json:"down,omitempty"`
+	// Equivocations are the members this member caught revealing a share
+	// that does not match their commitment (each aborted its round), the
+	// most recent last.
+	Equivocations []Equivocation `json:"equivocations,omitempty"`
+}
+
+// Equivocation is one identifiable abort: the member and the round.
+type Equivocation struct {
+	Member  uint32 `json:"member"`
+	Session string `json:"session"`
+	Reason  string `json:"reason"`
+}

@@ -13,7 +13,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/fhegate/fhegate/bls"
-	"github.com/fhegate/fhegate/consensus"
 	"github.com/fhegate/fhegate/consensus/api"
 	"github.com/fhegate/fhegate/consensus/apiserver"
 	"github.com/fhegate/fhegate/consensus/local"
@@ -92,7 +91,7 @@ func TestReadPrivate(t *testing.T) {
 		RoundTimeout: 5 * time.Second, Log: zap.NewNop()})
 	require.NoError(t, err)
 	t.Cleanup(lc.Close)
-	acl := consensus.NewMemACL()
+	acl := local.NewMemACL()
 	apis, stop, err := lc.ServeMemberAPIs(apiserver.DevAPIOptions(), acl)
 	require.NoError(t, err)
 	t.Cleanup(stop)

@@ -11,7 +11,6 @@ import (
 	"github.com/ava-labs/libevm/crypto"
 	"go.uber.org/zap"
 
-	"github.com/fhegate/fhegate/consensus"
 	"github.com/fhegate/fhegate/consensus/api"
 	"github.com/fhegate/fhegate/consensus/apiserver"
 	"github.com/fhegate/fhegate/consensus/local"
@@ -36,7 +35,7 @@ func privateReadCommittee(dir, ownerHex string) error {
 		return err
 	}
 	defer lc.Close()
-	acl := consensus.NewMemACL()
+	acl := local.NewMemACL()
 	apis, stop, err := lc.ServeMemberAPIs(apiserver.DevAPIOptions(), acl)
 	if err != nil {
 		return err
