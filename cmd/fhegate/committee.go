@@ -387,25 +387,8 @@ func serveCommitteeChain(ctx context.Context, log *zap.Logger, m *consensus.Memb
 	}
 	var cfg config.CommitteeConfig
 	_ = config.LoadJSON(filepath.Join(o.dir, "committee.json"), &cfg)
-	ad, err := chain.Dial(ctx, chain.Config{URL: o.rpc, ChainID: cfg.ChainIDBig(), Key: key, Log: log.Named("chain"),
-		OnPolicy: func(pid [32]byte, spec []byte) {
-			if err := m.RegisterPolicy(pid, spec); err != nil {
-				// Recorded by PolicyCircuits: this policy's requests are
-				// answered with the signed chainio.ResultUnevaluable verdict.
-				log.Warn("policy not compiled for the committee; its requests will be answered unevaluable", zap.Error(err))
-			}
-		}})
-	if err != nil {
-		return err
-	}
-	defer ad.Close()
-	m.SetACL(ad) // private reads check FHEInput.isAllowed on this chain
-	if n, err := ad.ReplayPolicies(ctx, 0); err != nil {
-		return err
-	} else if n > 0 {
-		log.Info("policies registered before this start compiled", zap.Int("policies", n))
-	}
-	return m.Run(ctx, ad)
+	return chain.Serve(ctx, chain.ServeConfig{Members: []*consensus.Member{m},
+		Config: chain.Config{URL: o.rpc, ChainID: cfg.ChainIDBig(), Key: key, Log: log.Named("chain")}})
 }
 
 // loadRelayerKey reads the relayer's secp256k1 key from path (hex, optional
