@@ -103,7 +103,7 @@ func secretCoeffs(p *fhe.Params, s *rlwe.SecretKey) []int64 {
 //
 // PCKS is still what the file hand-over of `fhegate committee rotate` runs
 // (Member.Reencrypt), so this is an open weakness there (docs/committee.md,
-// "Active security"); RotateLocal runs the cross-committee key switch
+// "Active security"); local.Rotate runs the cross-committee key switch
 // instead, where the same shift reads nothing (TestCrossKeySwitch). The
 // test pins what the attack achieves on PCKS until that path is gone.
 func TestReencryptKShift(t *testing.T) {

@@ -110,7 +110,7 @@ var ErrTargetPinned = fmt.Errorf("protocol: ciphertext already re-encrypted to a
 // of the same plaintext under Target at the input level, whose noise is
 // e_ct + Σ_j (E_j + e0_j + u_j·e' + e1_j·s') ≈ t·2^46: the result carries
 // the flooding and should be refreshed by the target committee before it is
-// evaluated (RotateLocal / Member.AdoptReencrypted do).
+// evaluated (local.Rotate / consensus.Member.AdoptReencrypted do).
 //
 // Before its first share for ct, a member pins Target for (ct, key epoch)
 // in the ledger; a request for another target is refused with
