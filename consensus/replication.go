@@ -23,16 +23,6 @@ func (m *Member) inputBatchDigest(owner [20]byte, items []bls.InputItem) [32]byt
 	return bls.InputBatchDigest(m.chain(), m.cfg.Committee.Epoch, owner, uint8(m.params.Preset.ID), bls.InputBatchRoot(items))
 }
 
-// MaxConcurrentStorePuts bounds the StorePut requests a member handles at
-// once (each validates and fsyncs a ciphertext of up to
-// store.MaxCiphertext). A StorePut arriving beyond the bound is dropped
-// with a log and never acknowledged: the uploader's CollectQuorum counts the
-// member as missing and attests with the other members' signatures, as it
-// does for a slow or dead member. Without the bound every received message
-// spawned a goroutine, so a peer (or an upload flood through the client
-// API) could pin unbounded memory and disk bandwidth on every member.
-const MaxConcurrentStorePuts = 16
-
 // earlyBytesPerPeer is what a member lets each peer have buffered in its mux
 // before anyone waits for it: a peer can be at most one protocol round
 // ahead, so its early messages are its shares of the current and the next

@@ -75,6 +75,16 @@ type InputUpload struct {
 	CType             uint8
 }
 
+// MaxConcurrentStorePuts bounds the StorePut requests a member handles at
+// once (what a client paces its uploads by: internal/loadgen) (each validates and fsyncs a ciphertext of up to
+// store.MaxCiphertext). A StorePut arriving beyond the bound is dropped
+// with a log and never acknowledged: the uploader's CollectQuorum counts the
+// member as missing and attests with the other members' signatures, as it
+// does for a slow or dead member. Without the bound every received message
+// spawned a goroutine, so a peer (or an upload flood through the client
+// API) could pin unbounded memory and disk bandwidth on every member.
+const MaxConcurrentStorePuts = 16
+
 // Upload bounds. MaxUploadItems ciphertexts at most per upload (so one
 // request can carry the 8 attributes of the KYC/AML policy, with room), and
 // MaxUploadBytes of ciphertexts and proofs together, so that one StorePut
