@@ -24,13 +24,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fhegate/fhegate/consensus/apiserver"
-	"github.com/fhegate/fhegate/consensus/local"
-
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap/zaptest"
 
 	"github.com/fhegate/fhegate/consensus/api"
+	"github.com/fhegate/fhegate/consensus/apiserver"
+	"github.com/fhegate/fhegate/consensus/local"
 )
 
 const testToken = "test-token-0123456789abcdef"

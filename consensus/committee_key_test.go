@@ -7,14 +7,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
+	"github.com/fhegate/fhegate/bls"
 	. "github.com/fhegate/fhegate/consensus"
 	"github.com/fhegate/fhegate/consensus/chainio"
 	"github.com/fhegate/fhegate/consensus/config"
 	"github.com/fhegate/fhegate/consensus/local"
-
-	"github.com/stretchr/testify/require"
-
-	"github.com/fhegate/fhegate/bls"
 	"github.com/fhegate/fhegate/fhe"
 	keccakpkg "github.com/fhegate/fhegate/internal/keccak"
 )

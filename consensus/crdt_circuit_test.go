@@ -4,13 +4,12 @@ import (
 	"context"
 	"testing"
 
-	. "github.com/fhegate/fhegate/consensus"
-	"github.com/fhegate/fhegate/consensus/chainio"
-	"github.com/fhegate/fhegate/consensus/local"
-
 	"github.com/stretchr/testify/require"
 
+	. "github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/chainio"
 	"github.com/fhegate/fhegate/consensus/circuit"
+	"github.com/fhegate/fhegate/consensus/local"
 	"github.com/fhegate/fhegate/consensus/protocol"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/crdt"

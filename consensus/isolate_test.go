@@ -7,10 +7,9 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	. "github.com/fhegate/fhegate/consensus"
-
 	"github.com/stretchr/testify/require"
 
+	. "github.com/fhegate/fhegate/consensus"
 	"github.com/fhegate/fhegate/consensus/chainio"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/policy"

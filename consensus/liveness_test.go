@@ -7,13 +7,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fhegate/fhegate/consensus/chainio"
-	"github.com/fhegate/fhegate/consensus/local"
-
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap/zaptest"
 
 	"github.com/fhegate/fhegate/bls"
+	"github.com/fhegate/fhegate/consensus/chainio"
+	"github.com/fhegate/fhegate/consensus/local"
 	"github.com/fhegate/fhegate/consensus/transport"
 )
 

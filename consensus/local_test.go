@@ -5,12 +5,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fhegate/fhegate/consensus/local"
-
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap/zaptest"
 
 	"github.com/fhegate/fhegate/consensus/circuit"
+	"github.com/fhegate/fhegate/consensus/local"
 )
 
 // TestResumeLocal: an in-process committee closed and resumed from its

@@ -6,12 +6,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fhegate/fhegate/consensus/local"
-
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap/zaptest"
 
 	"github.com/fhegate/fhegate/consensus/circuit"
+	"github.com/fhegate/fhegate/consensus/local"
 	"github.com/fhegate/fhegate/fhe/fhetest"
 	"github.com/fhegate/fhegate/internal/keccak"
 	"github.com/fhegate/fhegate/internal/testseed"

@@ -14,17 +14,16 @@ import (
 	"testing"
 	"time"
 
-	. "github.com/fhegate/fhegate/consensus"
-	"github.com/fhegate/fhegate/consensus/apiserver"
-	"github.com/fhegate/fhegate/consensus/local"
-	"github.com/fhegate/fhegate/fhe/pkswitch"
-
 	"github.com/ava-labs/libevm/crypto"
 	"github.com/stretchr/testify/require"
 
+	. "github.com/fhegate/fhegate/consensus"
 	"github.com/fhegate/fhegate/consensus/api"
+	"github.com/fhegate/fhegate/consensus/apiserver"
+	"github.com/fhegate/fhegate/consensus/local"
 	"github.com/fhegate/fhegate/consensus/protocol"
 	"github.com/fhegate/fhegate/fhe"
+	"github.com/fhegate/fhegate/fhe/pkswitch"
 )
 
 // privRig is a 2-of-3 committee with every member's API on loopback and

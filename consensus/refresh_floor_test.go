@@ -6,10 +6,9 @@ import (
 	"sync"
 	"testing"
 
-	. "github.com/fhegate/fhegate/consensus"
-
 	"github.com/stretchr/testify/require"
 
+	. "github.com/fhegate/fhegate/consensus"
 	"github.com/fhegate/fhegate/consensus/circuit"
 	"github.com/fhegate/fhegate/consensus/protocol"
 	"github.com/fhegate/fhegate/fhe"

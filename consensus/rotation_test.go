@@ -5,14 +5,13 @@ import (
 	"testing"
 	"time"
 
-	. "github.com/fhegate/fhegate/consensus"
-	"github.com/fhegate/fhegate/consensus/chainio"
-	"github.com/fhegate/fhegate/consensus/local"
-
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap/zaptest"
 
+	. "github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/chainio"
 	"github.com/fhegate/fhegate/consensus/circuit"
+	"github.com/fhegate/fhegate/consensus/local"
 	"github.com/fhegate/fhegate/consensus/protocol"
 	"github.com/fhegate/fhegate/fhe"
 	keccakpkg "github.com/fhegate/fhegate/internal/keccak"

@@ -6,10 +6,9 @@ import (
 	"path/filepath"
 	"testing"
 
-	. "github.com/fhegate/fhegate/consensus"
-
 	"github.com/stretchr/testify/require"
 
+	. "github.com/fhegate/fhegate/consensus"
 	"github.com/fhegate/fhegate/consensus/store"
 )
 

@@ -6,10 +6,9 @@ import (
 	"strconv"
 	"testing"
 
-	. "github.com/fhegate/fhegate/consensus"
-
 	"github.com/stretchr/testify/require"
 
+	. "github.com/fhegate/fhegate/consensus"
 	"github.com/fhegate/fhegate/consensus/chainio"
 	"github.com/fhegate/fhegate/consensus/circuit"
 	"github.com/fhegate/fhegate/fhe"

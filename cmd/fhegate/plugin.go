@@ -13,7 +13,6 @@ import (
 	"strings"
 
 	"github.com/ava-labs/libevm/common"
-
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
 

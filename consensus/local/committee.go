@@ -11,14 +11,13 @@ import (
 	"sync"
 	"time"
 
-	"github.com/fhegate/fhegate/bls"
-	"github.com/fhegate/fhegate/consensus/chainio"
-	"github.com/fhegate/fhegate/consensus/config"
-
 	"go.uber.org/zap"
 
+	"github.com/fhegate/fhegate/bls"
 	"github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/chainio"
 	"github.com/fhegate/fhegate/consensus/circuit"
+	"github.com/fhegate/fhegate/consensus/config"
 	"github.com/fhegate/fhegate/consensus/store"
 	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
