@@ -103,8 +103,9 @@ func TestMemChainCommitteeKey(t *testing.T) {
 }
 
 // TestReencryptRefusesKeyNotOnChain. Attack: t−1 corrupt old members hand
-// an honest operator a target key they hold (the `--to` file of `fhegate
-// committee rotate reencrypt`). An old member re-encrypts only to the key
+// an honest operator a target key they hold (the new committee's
+// committee.pk given to `fhegate committee rotate switch`). An old member
+// key-switches only to the key
 // the chain recorded for the next epoch: a key with nothing recorded, and a
 // key other than the recorded one, are refused before any share is issued
 // or the target pinned; the recorded key is then still accepted.
@@ -119,27 +120,28 @@ func TestReencryptRefusesKeyNotOnChain(t *testing.T) {
 	hb, err := honest.Public.MarshalBinary()
 	require.NoError(t, err)
 
+	_ = reqs
+	cfg2, keys2 := testCommittee(t, 2, 3, 2)
+	prepare := func(id uint32, target *fhe.PublicKey) error {
+		return old.Member(id).PrepareSwitchOut(ctx, old.Chain, 1, 3, 2, 3, 2, []uint32{1, 2}, target)
+	}
 	// nothing recorded for epoch 2
-	_, err = old.Member(1).Reencrypt(ctx, old.Chain, attacker.Public, reqs[0].req.Inputs)
+	err = prepare(1, attacker.Public)
 	require.ErrorIs(t, err, chainio.ErrTargetKeyNotOnChain)
 	require.ErrorContains(t, err, "no key recorded for epoch 2")
 
 	// the new committee binds its key; the attacker's is still refused
-	cfg2, keys2 := testCommittee(t, 2, 3, 2)
 	require.NoError(t, old.Chain.SetCommittee(cfg2))
 	sig, bm := signKey(t, keys2, 2, keccakpkg.Sum(hb), 0, 2)
 	require.NoError(t, old.Chain.SubmitCommitteeKey(ctx, 2, keccakpkg.Sum(hb), sig, bm))
 	for id := uint32(1); id <= 3; id++ {
-		_, err = old.Member(id).Reencrypt(ctx, old.Chain, attacker.Public, reqs[0].req.Inputs)
+		err = prepare(id, attacker.Public)
 		require.ErrorIs(t, err, chainio.ErrTargetKeyNotOnChain, "member %d", id)
 		require.ErrorContains(t, err, "the chain recorded")
 	}
 	// no target was pinned by the refused calls: the recorded key passes
 	// the chain check and the pin
-	epoch, err := old.Member(1).KeyEpoch()
-	require.NoError(t, err)
-	require.NoError(t, chainio.VerifyTargetKey(ctx, old.Chain, epoch+1, keccakpkg.Sum(hb)))
-	require.NoError(t, old.Member(1).PinEpochTarget(keccakpkg.Sum(hb)))
+	require.NoError(t, prepare(1, honest.Public))
 }
 
 // TestKeySwitchLocalRefusesUnboundKey: the in-process rotation's old

@@ -21,13 +21,22 @@
 // and hand the verdict to the chain adapter (package chainio). Policy
 // requests of one policy within an aligned window of blocks are packed
 // into one evaluation and one threshold decryption (packed.go; the slot
-// and level derivation is package circuit's doc), a function of accepted
-// blocks only (chainio.Batcher). Uploads (Member.UploadBatch) are verified
+// and level derivation is docs/derivations.md, "Packed batches"), a
+// function of accepted blocks only (chainio.Batcher). Uploads
+// (Member.UploadBatch) are verified
 // (fhe/zkpok proofs bound to chain, epoch, owner, key and handle),
 // replicated to every member and attested once for the set; rooted uploads
 // also get a place in one Merkle root signed for many (roots.go). A
-// rotation re-encrypts every stored input to the next committee's key
-// (rotation*.go, docs/committee.md "Rotation").
+// rotation (epoch e → e+1, docs/committee.md "Rotation") key-switches every
+// stored input from the old collective key to the new committee's in one
+// joint session of t old and all new members (rotation_joint.go:
+// Member.SwitchToNext on the old members, Member.AdoptFromPrevious on the
+// new ones, which refresh and compare the results; the cross-committee key
+// switch keeps each input's c1, so no member can shift it); handles do not
+// change, and evaluation refuses an input stored under another epoch
+// (ErrStaleKey). local.Rotate drives the same session for an in-process
+// committee, `fhegate committee rotate switch` over the members' TLS
+// transports.
 //
 // Packages around the member, following etcd-raft's raft / node /
 // rafttest / raftpb split:
@@ -61,8 +70,8 @@
 //	process.go           Process and its phases
 //	replication.go       uploads, store replicas, fetches, input attestations
 //	roots.go             input roots: one signed Merkle root for many uploads
-//	rotation.go          re-encryption of the stored inputs for a new committee
-//	rotation_bundle.go   signed re-encryption bundles
+//	rotation.go          key switch of the stored inputs for a new committee
+//	rotation_joint.go    the joint session of old and new members: SwitchToNext, AdoptFromPrevious
 //	rotation_keyswitch.go KeySwitch: the cross-committee key switch
 //	serve.go             Run: the serve loop over a chain adapter's requests
 //	share_seal.go        the threshold key share sealed in the store

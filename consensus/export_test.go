@@ -10,6 +10,7 @@ import (
 	"github.com/fhegate/fhegate/consensus/api"
 	"github.com/fhegate/fhegate/consensus/chainio"
 	"github.com/fhegate/fhegate/consensus/circuit"
+	"github.com/fhegate/fhegate/consensus/protocol"
 	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
 )
@@ -103,4 +104,51 @@ func (m *Member) RootsPending() int {
 	m.roots.mu.Lock()
 	defer m.roots.mu.Unlock()
 	return m.roots.pending
+}
+
+// PrepareSwitchOut runs an old member's check and pin of a joint rotation
+// (prepareSwitchOut) for the plan of that shape: from epoch, n old members
+// of threshold t, n2 new members of threshold t2, active old members.
+func (m *Member) PrepareSwitchOut(ctx context.Context, reg chainio.CommitteeKeyRegistry, epoch uint64, n, t, n2, t2 int, active []uint32, target *fhe.PublicKey) error {
+	p, err := newJointPlan(epoch, n, t, n2, t2, active, target)
+	if err != nil {
+		return err
+	}
+	_, err = m.prepareSwitchOut(ctx, reg, p)
+	return err
+}
+
+// JointSwitchIn is a new member's side of j's joint session on mx as
+// AdoptFromPrevious runs it, up to the key switch: the start barrier and
+// switchIn. It returns the key-switched outputs.
+func (m *Member) JointSwitchIn(ctx context.Context, j JointRotation, mx *transport.Mux) (map[fhe.Handle][]byte, error) {
+	p, err := j.plan()
+	if err != nil {
+		return nil, err
+	}
+	if err := jointBarrier(ctx, mx, p.participants(), p.base()+"/ready", j.wait()); err != nil {
+		return nil, err
+	}
+	return m.switchIn(ctx, p.group(m, mx), p)
+}
+
+// JointAdopt is the adoption after JointSwitchIn (adoptAll, with the old
+// committee's threshold).
+func (m *Member) JointAdopt(ctx context.Context, j JointRotation, outs map[fhe.Handle][]byte) (int, error) {
+	p, err := j.plan()
+	if err != nil {
+		return 0, err
+	}
+	ks, err := m.snap()
+	if err != nil {
+		return 0, err
+	}
+	return m.adoptAll(ctx, ks, outs, p.oldT)
+}
+
+// ThresholdKey is the member's threshold key share (tests reconstruct the
+// collective secret from t of them).
+func (m *Member) ThresholdKey() (*protocol.ThresholdKey, error) {
+	ks, err := m.snap()
+	return ks.key, err
 }

@@ -1,9 +1,8 @@
 package consensus
 
-// Packed batches: one evaluation for up to Slots() requests of one
-// policy. How requests are placed in slots, why every packed input is
-// refreshed and at which level it is masked (PackLevel, PackBounds) is
-// derived in package circuit's documentation.
+// Packed batches: one evaluation for up to Slots() requests of one policy.
+// Slot assignment, refresh noise and the mask level (PackLevel) are derived
+// in docs/derivations.md, "Packed batches".
 
 import (
 	"context"

@@ -19,6 +19,7 @@ import (
 	"github.com/fhegate/fhegate/consensus/store"
 	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
+	"github.com/fhegate/fhegate/policy/eval"
 )
 
 // ProcessBatch evaluates and decrypts a batch of requests (Parallel at a
@@ -108,8 +109,8 @@ func (r *requestRun) entryRefresh(ctx context.Context, inputs []*fhe.Ciphertext)
 	if err != nil {
 		return nil, err
 	}
-	b := circuit.RefreshBounds{NoiseBits: protocol.CiphertextNoiseBits, WorstBits: accepted}
-	floor, err := protocol.RefreshFloorLevel(p, b.NoiseBits, b.WorstBits)
+	b := circuit.RefreshBounds{NoiseBits: eval.CiphertextNoiseBits, WorstBits: accepted}
+	floor, err := eval.RefreshFloorLevel(p, b.NoiseBits, b.WorstBits)
 	if err != nil {
 		return nil, err
 	}

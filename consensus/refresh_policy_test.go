@@ -19,6 +19,7 @@ import (
 	"github.com/fhegate/fhegate/fhe/fhetest"
 	"github.com/fhegate/fhegate/internal/keccak"
 	"github.com/fhegate/fhegate/internal/testseed"
+	"github.com/fhegate/fhegate/policy/eval"
 	"github.com/fhegate/fhegate/policy/policytest"
 )
 
@@ -55,7 +56,7 @@ func registerRefreshPolicies(t *testing.T, pc *circuit.PolicyCircuits) [][32]byt
 	ids := make([][32]byte, len(refreshPolicies))
 	for i, rp := range refreshPolicies {
 		// every request runs the packed plan (a batch of one when alone)
-		plan, err := circuit.PackedPlan([]byte(rp.spec), pc.Preset)
+		plan, err := eval.PackedPlan([]byte(rp.spec), fhe.MustParams(pc.Preset))
 		require.NoError(t, err, rp.name)
 		require.GreaterOrEqual(t, plan.Counts.Refreshes, rp.refreshes, rp.name)
 		ids[i] = keccak.Sum([]byte(rp.spec))

@@ -1,9 +1,7 @@
 package consensus
 
 import (
-	"bytes"
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -13,43 +11,35 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/fhegate/fhegate/consensus/chainio"
 	"github.com/fhegate/fhegate/consensus/circuit"
 	"github.com/fhegate/fhegate/consensus/protocol"
 	"github.com/fhegate/fhegate/consensus/store"
 	"github.com/fhegate/fhegate/fhe"
 	keccakpkg "github.com/fhegate/fhegate/internal/keccak"
+	"github.com/fhegate/fhegate/policy/eval"
 )
 
 // Committee rotation (see docs/committee.md, "Rotation").
 //
 // The chain switches committees with FHEVerdict.setCommittee (epoch e → e+1,
 // new BLS keys) and the new committee binds its FHE public key to e+1 with
-// FHEVerdict.setCommitteeKey (committee_key.go); old members re-encrypt
+// FHEVerdict.setCommitteeKey (committee_key.go); old members key-switch
 // only to that recorded key. Inputs registered under epoch e are
 // encrypted under the old collective key, so before the new committee
-// serves, t members of the old committee re-encrypt every stored input to
-// the new public key (Member.Reencrypt: collective public-key switching with
-// decryption-sized noise flooding, protocol.Reencrypt), hand the results to
-// the new members, and each new member takes the copy at least t old
-// members agree on, refreshes it collectively under the new key (the
-// switched ciphertext carries the flooding noise) and checks with its peers
-// that the refreshed digests agree (Member.AdoptReencrypted). The handle of
-// an input never changes: the stores map handle → (key epoch, ciphertext)
-// and evaluation refuses a ciphertext whose key epoch is not the committee's
+// serves, t members of the old committee and the members of the new one
+// move every stored input to the new key in one joint session
+// (rotation_joint.go: the cross-committee key switch,
+// protocol.CrossKeySwitch, whose output keeps the input's c1), and the new
+// members refresh each output under the new key and check with their peers
+// that the refreshed digests agree (adoptAll). The handle of an input never
+// changes: the stores map handle → (key epoch, ciphertext) and evaluation
+// refuses a ciphertext whose key epoch is not the committee's
 // (ErrStaleKey).
 
 // ErrStaleKey is returned for an input whose stored ciphertext is under
 // another key epoch than the committee's current one (e.g. uploaded before a
 // rotation and never re-encrypted): evaluating it would produce garbage.
 var ErrStaleKey = errors.New("consensus: input ciphertext is under another committee key epoch (not re-encrypted)")
-
-// Reencrypted is one input re-encrypted by the old committee to the next
-// committee's public key.
-type Reencrypted struct {
-	Handle     fhe.Handle // the input's handle (unchanged by rotation)
-	Ciphertext []byte     // canonical bytes under the target key
-}
 
 // prepareStore labels the store's new ciphertexts with the member's epoch
 // and adopts pre-epoch (legacy) records into it.
@@ -120,101 +110,7 @@ func sortHandles(hs []fhe.Handle) {
 	sort.Slice(hs, func(i, j int) bool { return string(hs[i][:]) < string(hs[j][:]) })
 }
 
-// Reencrypt re-encrypts the stored inputs `handles` (under this member's
-// current key epoch) to target, the next committee's collective public key,
-// with its live peers: every live member calls it with the same arguments;
-// the first t live members issue one share per input (protocol.Reencrypt,
-// via the ledger, which pins the target key per input and epoch) and every
-// live member computes the results. A round whose active member does not
-// answer is retried once with the next t live members. A member lacking an
-// input fetches it from its peers first. It returns the inputs it
-// re-encrypted and the errors of the others.
-//
-// Re-encrypting to a key someone holds is a decryption for them, so the
-// member first checks that target's digest is the one the chain recorded
-// for the next epoch (reg: FHEVerdict.committeeKeyOf(epoch+1), bound there
-// by a quorum of the new committee; VerifyTargetKey) and refuses otherwise
-// with ErrTargetKeyNotOnChain, before pinning the target for its epoch.
-func (m *Member) Reencrypt(ctx context.Context, reg chainio.CommitteeKeyRegistry, target *fhe.PublicKey, handles []fhe.Handle) ([]Reencrypted, error) {
-	ks, err := m.snap()
-	if err != nil {
-		return nil, err
-	}
-	if target == nil || target.Params() != m.params {
-		return nil, errors.New("consensus: re-encryption target key is for another preset")
-	}
-	pkb, err := target.MarshalBinary()
-	if err != nil {
-		return nil, err
-	}
-	tpd := keccakpkg.Sum(pkb)
-	if tpd == ks.km.PKDigest {
-		return nil, errors.New("consensus: re-encryption target is this committee's own key")
-	}
-	if err := chainio.VerifyTargetKey(ctx, reg, ks.km.Epoch+1, tpd); err != nil {
-		return nil, err
-	}
-	if err := m.pinEpochTarget(ks, tpd); err != nil {
-		return nil, err
-	}
-	out := make([]Reencrypted, len(handles))
-	errs := make([]error, len(handles))
-	sem := make(chan struct{}, m.cfg.Parallel)
-	var wg sync.WaitGroup
-	for i, h := range handles {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func(i int, h fhe.Handle) {
-			defer wg.Done()
-			defer func() { <-sem }()
-			out[i], errs[i] = m.reencryptOne(ctx, ks, target, tpd, h)
-		}(i, h)
-	}
-	wg.Wait()
-	done := out[:0]
-	for i := range out {
-		if errs[i] == nil {
-			done = append(done, out[i])
-		}
-	}
-	return done, errors.Join(errs...)
-}
-
-func (m *Member) reencryptOne(ctx context.Context, ks keySnap, target *fhe.PublicKey, tpd [32]byte, h fhe.Handle) (Reencrypted, error) {
-	// The evaluable form (2·ct for an upload): the re-encryption is stored
-	// at scale 1 and never doubled again.
-	ct, err := m.evaluableInput(ctx, h, ks.km.Epoch)
-	if err != nil {
-		return Reencrypted{}, fmt.Errorf("consensus: re-encrypt %s: %w", h, err)
-	}
-	t := m.cfg.Committee.Threshold
-	run := func() (*fhe.Ciphertext, error) {
-		live := m.live()
-		if len(live) < t {
-			return nil, fmt.Errorf("%w: %d live members for a re-encryption, threshold %d", ErrNoQuorum, len(live), t)
-		}
-		active := live[:t]
-		return protocol.Reencrypt(ctx, m.group(), ks.key, ks.plan, m.led, protocol.ReencryptRequest{
-			Session:    fmt.Sprintf("reenc/%d/%x/%x/%v", ks.km.Epoch, tpd[:8], h[:8], active),
-			Ciphertext: ct, Target: target, Active: active, Receivers: live})
-	}
-	res, err := run()
-	var miss *protocol.ErrMissing
-	if errors.As(err, &miss) && ctx.Err() == nil {
-		m.markDown(miss.Missing)
-		res, err = run()
-	}
-	if err != nil {
-		return Reencrypted{}, fmt.Errorf("consensus: re-encrypt %s: %w", h, err)
-	}
-	b, err := res.MarshalBinary()
-	if err != nil {
-		return Reencrypted{}, err
-	}
-	return Reencrypted{Handle: h, Ciphertext: b}, nil
-}
-
-// ErrEpochTargetPinned is returned when a member is asked to re-encrypt
+// ErrEpochTargetPinned is returned when a member is asked to key-switch
 // its inputs to another key than the one it already re-encrypted any input
 // to under the same key epoch: a committee rotates to one key per epoch.
 var ErrEpochTargetPinned = errors.New("consensus: this epoch's inputs are already re-encrypted to another key")
@@ -232,57 +128,6 @@ func (m *Member) pinEpochTarget(ks keySnap, tpd [32]byte) error {
 		return fmt.Errorf("%w: %w", ErrEpochTargetPinned, err)
 	}
 	return err
-}
-
-// AdoptReencrypted installs a rotation's re-encrypted inputs on a member of
-// the new committee. copies holds what each old member delivered; an input
-// is taken only when at least quorum (the old committee's threshold) old
-// members delivered byte-identical ciphertexts. Every live new member calls
-// it with its copies at the same time: for each input they run a collective
-// refresh under the new key (removing the re-encryption's flooding noise and
-// restoring the top level), agree on the refreshed ciphertext's digest (a
-// member in the minority fails with ErrDigestMismatch), and store it under
-// the input's handle with this member's key epoch. It returns the number of
-// inputs stored.
-func (m *Member) AdoptReencrypted(ctx context.Context, copies [][]Reencrypted, quorum int) (int, error) {
-	ks, err := m.snap()
-	if err != nil {
-		return 0, err
-	}
-	if quorum < 1 {
-		return 0, errors.New("consensus: adopting re-encrypted inputs needs a quorum ≥ 1")
-	}
-	votes := map[fhe.Handle]map[[32]byte]*copyVote{}
-	for _, from := range copies {
-		seen := map[fhe.Handle]bool{}
-		for _, r := range from {
-			if seen[r.Handle] {
-				continue // one vote per old member and input
-			}
-			seen[r.Handle] = true
-			if votes[r.Handle] == nil {
-				votes[r.Handle] = map[[32]byte]*copyVote{}
-			}
-			d := fhe.HandleOf(r.Ciphertext)
-			if v := votes[r.Handle][d]; v != nil {
-				v.n++
-			} else {
-				votes[r.Handle][d] = &copyVote{b: r.Ciphertext, n: 1}
-			}
-		}
-	}
-	picks := map[fhe.Handle][]byte{}
-	var errs []error
-	for h, v := range votes {
-		pick, err := pickCopy(v, quorum)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("consensus: input %s: %w", h, err))
-			continue
-		}
-		picks[h] = pick
-	}
-	n, err := m.adoptAll(ctx, ks, picks, quorum)
-	return n, errors.Join(append(errs, err)...)
 }
 
 // adoptAll refreshes every ciphertext of picks under the new key with the
@@ -317,32 +162,6 @@ func (m *Member) adoptAll(ctx context.Context, ks keySnap, picks map[fhe.Handle]
 	return int(stored.Load()), errors.Join(errs...)
 }
 
-// pickCopy returns the re-encryption delivered byte-identically by the most
-// old members, if they are at least quorum and no other copy ties.
-func pickCopy(votes map[[32]byte]*copyVote, quorum int) ([]byte, error) {
-	var pick []byte
-	best, tie := 0, false
-	for _, v := range votes {
-		switch {
-		case v.n > best:
-			pick, best, tie = v.b, v.n, false
-		case v.n == best:
-			tie = true
-		}
-	}
-	if best < quorum || tie {
-		return nil, fmt.Errorf("no %d old members agree on its re-encryption (best %d, tie %v)", quorum, best, tie)
-	}
-	return pick, nil
-}
-
-// copyVote is one distinct re-encrypted ciphertext and how many old members
-// delivered it.
-type copyVote struct {
-	b []byte
-	n int
-}
-
 func (m *Member) adoptOne(ctx context.Context, ks keySnap, h fhe.Handle, b []byte, oldT int) (bool, error) {
 	_, ct, err := store.Validate(b)
 	if err != nil {
@@ -374,60 +193,6 @@ func (m *Member) adoptOne(ctx context.Context, ks keySnap, h fhe.Handle, b []byt
 	return m.st.PutAt(h, fb, ks.km.Epoch)
 }
 
-// reencryptedMagic starts a re-encryption bundle (MarshalReencrypted).
-var reencryptedMagic = []byte("FHEGRE1\n")
-
-// MarshalReencrypted encodes an old member's re-encryption results for the
-// new committee (`fhegate committee rotate reencrypt` writes it, `rotate
-// adopt` reads it): magic ‖ source epoch (8) ‖ keccak of the target public
-// key (32) ‖ count (4) ‖ per input: handle (32) ‖ length (4) ‖ canonical
-// ciphertext, integers big-endian.
-func MarshalReencrypted(fromEpoch uint64, target [32]byte, rs []Reencrypted) []byte {
-	b := append([]byte(nil), reencryptedMagic...)
-	b = binary.BigEndian.AppendUint64(b, fromEpoch)
-	b = append(b, target[:]...)
-	b = binary.BigEndian.AppendUint32(b, uint32(len(rs)))
-	for _, r := range rs {
-		b = append(b, r.Handle[:]...)
-		b = binary.BigEndian.AppendUint32(b, uint32(len(r.Ciphertext)))
-		b = append(b, r.Ciphertext...)
-	}
-	return b
-}
-
-// UnmarshalReencrypted decodes a bundle of MarshalReencrypted.
-func UnmarshalReencrypted(b []byte) (fromEpoch uint64, target [32]byte, rs []Reencrypted, err error) {
-	bad := errors.New("consensus: malformed re-encryption bundle")
-	hl := len(reencryptedMagic) + 8 + 32 + 4
-	if len(b) < hl || !bytes.Equal(b[:len(reencryptedMagic)], reencryptedMagic) {
-		return 0, target, nil, bad
-	}
-	o := len(reencryptedMagic)
-	fromEpoch = binary.BigEndian.Uint64(b[o:])
-	copy(target[:], b[o+8:o+40])
-	n := int(binary.BigEndian.Uint32(b[o+40:]))
-	o = hl
-	for i := 0; i < n; i++ {
-		if len(b)-o < 36 {
-			return 0, target, nil, bad
-		}
-		var r Reencrypted
-		copy(r.Handle[:], b[o:o+32])
-		l := int(binary.BigEndian.Uint32(b[o+32:]))
-		o += 36
-		if l > store.MaxCiphertext || len(b)-o < l {
-			return 0, target, nil, bad
-		}
-		r.Ciphertext = append([]byte(nil), b[o:o+l]...)
-		o += l
-		rs = append(rs, r)
-	}
-	if o != len(b) {
-		return 0, target, nil, bad
-	}
-	return fromEpoch, target, rs, nil
-}
-
 // Epoch returns the member's committee epoch.
 func (m *Member) Epoch() uint64 { return m.cfg.Committee.Epoch }
 
@@ -447,20 +212,20 @@ func (m *Member) Epoch() uint64 { return m.cfg.Committee.Epoch }
 // refresh's own, smaller flooding"), so what is left are the oldT + 1
 // honest-encryption-sized terms (e_ct of an honest input, and each share's
 // encryption of zero under the new key), (oldT + 1)·B_ct with B_ct =
-// 2^protocol.CiphertextNoiseBits. The input is at the stored input's (top)
+// 2^eval.CiphertextNoiseBits. The input is at the stored input's (top)
 // level, far above the floor either bound needs.
 func reencryptedBounds(p *fhe.Params, oldSigmaBits float64, oldT int) (circuit.RefreshBounds, error) {
-	honest := float64(protocol.CiphertextNoiseBits)
+	honest := float64(eval.CiphertextNoiseBits)
 	accepted, err := circuit.AcceptedInputNoiseBits(p)
 	if err != nil {
 		return circuit.RefreshBounds{}, err
 	}
-	if oldT < 1 || oldT > protocol.MaxMembers {
-		return circuit.RefreshBounds{}, fmt.Errorf("consensus: old committee threshold %d outside 1..%d", oldT, protocol.MaxMembers)
+	if oldT < 1 || oldT > eval.MaxMembers {
+		return circuit.RefreshBounds{}, fmt.Errorf("consensus: old committee threshold %d outside 1..%d", oldT, eval.MaxMembers)
 	}
 	sigma := oldSigmaBits
 	if sigma <= 0 {
-		sigma = protocol.CiphertextNoiseBits + protocol.DefaultFloodingBits
+		sigma = eval.CiphertextNoiseBits + eval.DefaultFloodingBits
 	}
 	tt := float64(oldT)
 	return circuit.RefreshBounds{

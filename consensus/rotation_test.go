@@ -41,10 +41,10 @@ func TestRotationKeepsInputs(t *testing.T) {
 	requireVerdictsAfterRotation(t, nc, reqs)
 	requireOldKeyRefused(ctx, t, old, nc, reqs[1].req.Inputs[0], handles[0])
 
-	// An old member refuses to re-encrypt to any other key: it is not the
+	// An old member refuses to key-switch to any other key: it is not the
 	// one the chain recorded for epoch 2 …
 	other := fhe.GenKeys(nc.Member(1).Params(), nil)
-	_, err := old.Member(1).Reencrypt(ctx, old.Chain, other.Public, handles[:1])
+	err := old.Member(1).PrepareSwitchOut(ctx, old.Chain, 1, 3, 2, 3, 2, []uint32{1, 2}, other.Public)
 	require.ErrorIs(t, err, chainio.ErrTargetKeyNotOnChain)
 	// … and, past that check, the ledger pins one target per epoch.
 	ob, err := other.Public.MarshalBinary()
@@ -155,10 +155,9 @@ func requireOldKeyRefused(ctx context.Context, t *testing.T, old, nc *local.Comm
 }
 
 // TestRotationOldMemberDown: t of the old committee suffice. Old member 1
-// is killed before the rotation; the others' first re-encryption rounds
-// (active set {1, 2}) time out, they mark it down and re-run with {2, 3};
-// the new members take the copies the two agree on, and a pre-rotation
-// input evaluates under epoch 2. The re-encryption bundle round-trips.
+// is killed before the rotation;
+// the key switch runs with old members 2 and 3 active, and a pre-rotation
+// input evaluates under epoch 2.
 func TestRotationOldMemberDown(t *testing.T) {
 	t.Parallel()
 	old := startTest(t, 3, 2, true)
@@ -179,16 +178,4 @@ func TestRotationOldMemberDown(t *testing.T) {
 	nc.Chain.Post(reqs[0].req)
 	waitVerdicts(t, nc.Chain, reqs)
 
-	h := reqs[0].req.Inputs[0]
-	b, _, err := nc.Member(2).Store().GetAt(h)
-	require.NoError(t, err)
-	rs := []Reencrypted{{Handle: h, Ciphertext: b}, {Handle: reqs[0].req.Inputs[1], Ciphertext: b[:10]}}
-	enc := MarshalReencrypted(1, [32]byte{9}, rs)
-	e, tg, got, err := UnmarshalReencrypted(enc)
-	require.NoError(t, err)
-	require.Equal(t, uint64(1), e)
-	require.Equal(t, [32]byte{9}, tg)
-	require.Equal(t, rs, got)
-	_, _, _, err = UnmarshalReencrypted(enc[:len(enc)-1])
-	require.Error(t, err)
 }

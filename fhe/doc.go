@@ -26,7 +26,7 @@
 //     accelerator (its Dispatcher is the engine's Router); it evaluates
 //     nothing itself.
 //
-// For those callers, and for the Lattigo-level baselines of fhe/workloads,
+// For those callers, and for the Lattigo-level baselines of bench/workloads,
 // fhe exposes raw Lattigo types on purpose: Params.RLWE, Params.BGV and
 // Params.CKKS (rlwe/bgv/ckks.Parameters); Ciphertext.Lattigo and
 // WrapCiphertext (*rlwe.Ciphertext); SecretKey, PublicKey, RelinKey and

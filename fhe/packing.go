@@ -38,7 +38,7 @@ import (
 	"github.com/tuneinsight/lattigo/v6/ring"
 	"github.com/tuneinsight/lattigo/v6/schemes/bgv"
 
-	"github.com/fhegate/fhegate/gpu/native"
+	"github.com/fhegate/fhegate/fhe/engine/muladd"
 )
 
 // maskKey names the cached NTT-domain form of the base mask M_0 = Σ_{i<k}
@@ -47,7 +47,7 @@ import (
 type maskKey struct {
 	p     *Params
 	level int
-	vec   native.Path
+	vec   muladd.Path
 	k     int
 }
 
@@ -56,30 +56,30 @@ var slotMasks sync.Map // maskKey → *slotMask
 // slotMask is lift(L_0) at one level, per limb, in the NTT domain, with the
 // Shoup constants of its coefficients: ⌊w·2^64/q⌋ for the Go loop (one
 // 64×64→128 high product and two low products per modular multiplication),
-// ⌊w·2^52/q⌋ for the vector kernel (gpu/native.MulAdd: AVX-512 IFMA, eight
+// ⌊w·2^52/q⌋ for the vector kernel (gpu/muladd.MulAdd: AVX-512 IFMA, eight
 // lanes of 52-bit products).
 type slotMask struct {
 	w, shoup [][]uint64
 }
 
 // packPathOverride, when ≥ 0, is the multiply-add path new packers use in
-// place of native.MulAddPath() (the IFMA kernel where the CPU has it, else
-// PathScalar: the Go loop); tests set it to compare the paths.
+// place of muladd.Best() (the IFMA kernel where the CPU has it, else
+// PathGo: the Go loop); tests set it to compare the paths.
 var packPathOverride atomic.Int32
 
 func init() { packPathOverride.Store(-1) }
 
-func packVecPath() native.Path {
+func packVecPath() muladd.Path {
 	if o := packPathOverride.Load(); o >= 0 {
-		return native.Path(o)
+		return muladd.Path(o)
 	}
-	return native.MulAddPath()
+	return muladd.Best()
 }
 
 // blockMask0 returns the cached slotMask of M_0 = Σ_{i<k} L_i (ones in
-// slots 0 … k−1) of a preset and level for path vec (PathScalar: the Go
+// slots 0 … k−1) of a preset and level for path vec (PathGo: the Go
 // loop's constants); k = 1 gives L_0, a slot packer's base mask.
-func blockMask0(p *Params, level int, vec native.Path, width int) (*slotMask, error) {
+func blockMask0(p *Params, level int, vec muladd.Path, width int) (*slotMask, error) {
 	k := maskKey{p, level, vec, width}
 	if v, ok := slotMasks.Load(k); ok {
 		return v.(*slotMask), nil
@@ -104,7 +104,7 @@ func blockMask0(p *Params, level int, vec native.Path, width int) (*slotMask, er
 		out.w[i] = append([]uint64(nil), pt.Value.Coeffs[i]...)
 		out.shoup[i] = make([]uint64, p.N())
 		for j, w := range out.w[i] {
-			if vec == native.PathScalar {
+			if vec == muladd.PathGo {
 				out.shoup[i][j], _ = bits.Div64(w, 0, q) // w < q
 			} else {
 				out.shoup[i][j], _ = bits.Div64(w>>12, w<<52, q) // ⌊w·2^52/q⌋, w < q < 2^51
@@ -157,7 +157,7 @@ type SlotPacker struct {
 	next    slotMask     // scratch for the next L_s (M_s)
 	last    int          // slot (block start) whose mask perm holds (−1: none)
 	step    []uint64     // NTT index table of σ_{5^−stride}: L_{s+1} from L_s (M_{s+stride} from M_s) within a row
-	vec     native.Path  // the multiply-add's path (PathScalar: the Go loop)
+	vec     muladd.Path  // the multiply-add's path (PathGo: the Go loop)
 	block   int          // k: the block width of a block packer; 0: a slot packer
 	stride  int          // VectorStride(k); 1 for a slot packer
 }
@@ -212,17 +212,17 @@ func newPacker(p *Params, level, width, block int) (*SlotPacker, error) {
 	if width < 1 || width > 1<<10 {
 		return nil, fmt.Errorf("fhe: packing width %d outside [1, 1024]", width)
 	}
-	// the vector kernel's conditions (native.MulAdd), checked once here so
+	// the vector kernel's conditions (muladd.MulAdd), checked once here so
 	// that no call of it can fail: the path runnable on this host (which
 	// includes reading rows in place as little-endian words), N a multiple
-	// of 8, q < 2^51 (native.MulAddQBound)
+	// of 8, q < 2^51 (muladd.QBound)
 	vec := packVecPath()
-	if !native.MulAddRunnable(vec) || p.N()%8 != 0 {
-		vec = native.PathScalar
+	if !muladd.Runnable(vec) || p.N()%8 != 0 {
+		vec = muladd.PathGo
 	}
 	for _, q := range p.Q()[:level+1] {
-		if q >= native.MulAddQBound {
-			vec = native.PathScalar
+		if q >= muladd.QBound {
+			vec = muladd.PathGo
 		}
 	}
 	stride := 1
@@ -518,10 +518,10 @@ func (sp *SlotPacker) addEncoded(s int, ins []packIn, accs []int) error {
 // may differ by multiples of q, never once reduced (Ciphertexts), so a
 // packer's result is the same bytes on every machine.
 func (sp *SlotPacker) mulAddLE(acc []uint64, c []byte, i int, q uint64) bool {
-	if sp.vec == native.PathScalar {
+	if sp.vec == muladd.PathGo {
 		return mulAddLE(acc, c, sp.perm.w[i], sp.perm.shoup[i], q)
 	}
-	ok, err := native.MulAdd(sp.vec, acc, c, sp.perm.w[i], sp.perm.shoup[i], q, false)
+	ok, err := muladd.MulAdd(sp.vec, acc, c, sp.perm.w[i], sp.perm.shoup[i], q, false)
 	return ok && err == nil // err is ruled out by NewSlotPacker's checks
 }
 
@@ -531,10 +531,10 @@ func (sp *SlotPacker) mulAddLE(acc []uint64, c []byte, i int, q uint64) bool {
 func (sp *SlotPacker) mulAddWords(acc, c []uint64, i int, q uint64, sub bool) {
 	w, sh := sp.perm.w[i], sp.perm.shoup[i]
 	switch {
-	case sp.vec != native.PathScalar:
+	case sp.vec != muladd.PathGo:
 		// the row's words read in place as little-endian bytes
-		// (native.MulAddRunnable holds: a little-endian host); no error is possible
-		_, _ = native.MulAdd(sp.vec, acc, unsafe.Slice((*byte)(unsafe.Pointer(&c[0])), 8*len(c)), w, sh, q, sub)
+		// (muladd.Runnable holds: a little-endian host); no error is possible
+		_, _ = muladd.MulAdd(sp.vec, acc, unsafe.Slice((*byte)(unsafe.Pointer(&c[0])), 8*len(c)), w, sh, q, sub)
 	case sub:
 		mulSub(acc, c, w, sh, q)
 	default:

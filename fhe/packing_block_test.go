@@ -7,22 +7,24 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fhegate/fhegate/fhe"
+	"github.com/fhegate/fhegate/fhe/engine/muladd"
 	"github.com/fhegate/fhegate/fhe/fhetest"
-	"github.com/fhegate/fhegate/gpu/native"
 )
 
 // packPaths are the multiply-add paths this host can run (the Go loop, the
 // vector kernel's C model and, where the CPU has it, the IFMA kernel).
-func packPaths() []native.Path {
-	paths := []native.Path{native.PathScalar, native.PathEmulated}
-	if native.MulAddPath() == native.PathIFMA {
-		paths = append(paths, native.PathIFMA)
+func packPaths() []muladd.Path {
+	paths := []muladd.Path{muladd.PathGo}
+	for _, p := range []muladd.Path{muladd.PathEmulated, muladd.PathIFMA} {
+		if muladd.Runnable(p) {
+			paths = append(paths, p)
+		}
 	}
 	return paths
 }
 
 // newBlockPacker is NewBlockPacker on path.
-func newBlockPacker(t *testing.T, p *fhe.Params, path native.Path, level, accs, k int) *fhe.SlotPacker {
+func newBlockPacker(t *testing.T, p *fhe.Params, path muladd.Path, level, accs, k int) *fhe.SlotPacker {
 	t.Helper()
 	undo := fhe.UsePackPath(path)
 	defer undo()
@@ -130,7 +132,7 @@ func TestVectorPack(t *testing.T) {
 			}
 			// any order: the same bytes (each mask from M_0, or from the
 			// previous block's where the order happens to step by K')
-			sp := newBlockPacker(t, p, native.PathScalar, tc.level, l.Accs, tc.k)
+			sp := newBlockPacker(t, p, muladd.PathGo, tc.level, l.Accs, tc.k)
 			for _, q := range r.Perm(len(reqs)) {
 				a, s := l.Place(q)
 				require.NoError(t, sp.AddEncodedBlock(a, s, reqs[q].raw))
@@ -344,15 +346,15 @@ func TestBlockPackerRejects(t *testing.T) {
 }
 
 // TestPackerVectorPathWidePrime: BGVN14's Q0 is a 51-bit prime; the vector
-// multiply-add covers q < 2^51 (native.MulAddQBound, its Shoup product
-// exact in 52 bits: gpu/native TestMulAdd on 51-bit primes), so a packer at
+// multiply-add covers q < 2^51 (muladd.QBound, its Shoup product
+// exact in 52 bits: fhe/engine/muladd TestMulAdd on 51-bit primes), so a packer at
 // any level of BGVN14 runs the vector path, not the Go loop.
 func TestPackerVectorPathWidePrime(t *testing.T) {
 	p, err := fhe.NewParams(fhe.BGVN14)
 	require.NoError(t, err)
-	require.GreaterOrEqual(t, p.Q()[0], uint64(native.VecQBound), "BGVN14's Q0 is above 2^50")
-	require.Less(t, p.Q()[0], uint64(native.MulAddQBound))
+	require.GreaterOrEqual(t, p.Q()[0], uint64(1<<50), "BGVN14's Q0 is above 2^50")
+	require.Less(t, p.Q()[0], uint64(muladd.QBound))
 	for _, level := range []int{0, 2} {
-		newBlockPacker(t, p, native.PathEmulated, level, 2, 8)
+		newBlockPacker(t, p, muladd.PathEmulated, level, 2, 8)
 	}
 }

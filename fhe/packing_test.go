@@ -7,8 +7,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fhegate/fhegate/fhe"
+	"github.com/fhegate/fhegate/fhe/engine/muladd"
 	"github.com/fhegate/fhegate/fhe/fhetest"
-	"github.com/fhegate/fhegate/gpu/native"
 )
 
 // TestSlotPackerEverySlot fills every slot of a packed pair from its own
@@ -132,23 +132,19 @@ func BenchmarkSlotPackerAdd(b *testing.B) {
 // same bytes (the lazy sums may differ by multiples of q; the result is
 // reduced).
 func TestSlotPackerAddEncoded(t *testing.T) {
-	paths := []native.Path{native.PathScalar, native.PathEmulated}
-	if native.MulAddPath() == native.PathIFMA {
-		paths = append(paths, native.PathIFMA)
-	}
-	for _, path := range paths {
+	for _, path := range packPaths() {
 		slotPackerAddEncoded(t, path)
 	}
 }
 
 // slotPackerAddEncoded packs the same inputs with Add on the Go loop and
 // with AddEncoded on path.
-func slotPackerAddEncoded(t *testing.T, path native.Path) {
+func slotPackerAddEncoded(t *testing.T, path muladd.Path) {
 	k := fhetest.MustKit(fhetest.InsecureBGVN10)
 	p := k.Params
 	r := rand.New(rand.NewPCG(17, 3))
 	for _, level := range []int{1, p.MaxLevel()} {
-		undo := fhe.UsePackPath(native.PathScalar)
+		undo := fhe.UsePackPath(muladd.PathGo)
 		viaCt, err := fhe.NewSlotPacker(p, level, 3)
 		undo()
 		require.NoError(t, err)

@@ -9,10 +9,10 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap"
 
+	"github.com/fhegate/fhegate/bench/workloads"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/engine"
 	"github.com/fhegate/fhegate/fhe/fhetest"
-	"github.com/fhegate/fhegate/fhe/workloads"
 	"github.com/fhegate/fhegate/gpu"
 )
 
@@ -79,7 +79,7 @@ func itoa(n int) string {
 	return string(rune('0' + n))
 }
 
-// BenchmarkWorkloadsOverhead: every fhe/workloads workload (fhegate
+// BenchmarkWorkloadsOverhead: every bench/workloads workload (fhegate
 // variant, insecure N=2^10 presets), plain Lattigo vs a dispatcher installed
 // with no accelerator armed, alternating the two every iteration (a shared
 // machine drifts; interleaving keeps drift out of the comparison). Reported:

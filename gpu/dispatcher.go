@@ -77,10 +77,17 @@ type Dispatcher struct {
 	mu       sync.Mutex
 	params   map[*ring.SubRing]*Params // nil entry: unsupported SubRing
 	verified map[Key]int8              // 0 unknown, 1 proved on first use, -1 mismatch (CPU forever)
+	// macVerified: the same for the key switch's multiply-accumulate.
+	macVerified   map[macKey]int8
+	modUpVerified map[modUpKey]int8
+	sdVerified    map[macKey]int8
 
 	cpuStats, accelStats counters
 	batches, transforms  atomic.Uint64
 	routed               atomic.Uint64
+	mulAcc               atomic.Uint64 // moduli of key-switch multiply-accumulates the accelerator ran
+	modUps               atomic.Uint64 // basis extensions the accelerator ran
+	scaleDiffs           atomic.Uint64 // ModDown/rescale limbs the accelerator ran
 	sizes                sizeHistogram
 	shapes               shapeCounter
 }
@@ -184,6 +191,15 @@ type RouterStats struct {
 	Routed      uint64 `json:"routed"`
 	MedianBatch int    `json:"median_batch"`
 	P95Batch    int    `json:"p95_batch"`
+	// MulAcc counts the moduli of key-switch multiply-accumulates
+	// (engine.MulAccJob) the accelerator ran.
+	MulAcc uint64 `json:"muladd_routed,omitempty"`
+	// ModUp counts the basis extensions (engine.ModUpJob) the accelerator
+	// ran.
+	ModUp uint64 `json:"modup_routed,omitempty"`
+	// ScaleDiff counts the ModDown/rescale limbs (engine.ScaleDiffJob) the
+	// accelerator ran.
+	ScaleDiff uint64 `json:"scalediff_routed,omitempty"`
 }
 
 // RoutedFraction is Routed / Transforms (0 when nothing was seen).
@@ -198,7 +214,7 @@ func (s RouterStats) RoutedFraction() float64 {
 func (d *Dispatcher) RouterStats() RouterStats {
 	med, p95 := d.sizes.quantiles()
 	return RouterStats{Batches: d.batches.Load(), Transforms: d.transforms.Load(), Routed: d.routed.Load(),
-		MedianBatch: med, P95Batch: p95}
+		MedianBatch: med, P95Batch: p95, MulAcc: d.mulAcc.Load(), ModUp: d.modUps.Load(), ScaleDiff: d.scaleDiffs.Load()}
 }
 
 // ResetRouterStats zeroes the seam counters (RouterStats), e.g. between
@@ -207,6 +223,9 @@ func (d *Dispatcher) ResetRouterStats() {
 	d.batches.Store(0)
 	d.transforms.Store(0)
 	d.routed.Store(0)
+	d.mulAcc.Store(0)
+	d.modUps.Store(0)
+	d.scaleDiffs.Store(0)
 	for i := range d.sizes.n {
 		d.sizes.n[i].Store(0)
 	}

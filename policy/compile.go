@@ -11,14 +11,23 @@ import (
 // Options select the target of a compilation. The zero value means "auto":
 // the smallest public preset whose depth fits, else BGVN14 with refreshes.
 type Options struct {
-	// Preset forces a preset id (an fhe.PresetID as a plain uint8). With a
-	// preset that is not one of Presets (e.g. an fhetest insecure preset),
-	// Depth and Slots must be given too, and RefreshFloor (the lowest level
-	// a collective refresh has room at; 0 allows refreshes at level 0).
+	// Preset forces a preset id (an fhe.PresetID as a plain uint8). With
+	// Depth > 0 the target is spelled out for any preset, public or not:
+	// Depth (the levels of a fresh ciphertext), Slots and RefreshFloor (the
+	// lowest level a collective refresh has room at; 0 allows refreshes at
+	// level 0) — policy/eval.CompileOptions derives them from the preset's
+	// parameters. With Depth = 0 a public preset takes its row of Presets;
+	// a preset that is not one of Presets (e.g. an fhetest insecure preset)
+	// needs them.
 	Preset       uint8
 	Depth        int
 	Slots        int
 	RefreshFloor int
+	// Top is the level the plan's inputs start at, when below Depth (0:
+	// Depth): packed batches rescale every refreshed input once, so their
+	// plans get Top = Depth − 1 (policy/eval.PackedPlan). The plan's levels
+	// between refreshes are Top − RefreshFloor; PresetDepth stays Depth.
+	Top int
 }
 
 // Compile parses and compiles a policy document for the automatically chosen
@@ -132,7 +141,7 @@ func (s *Spec) Compile(opt Options) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &compiler{spec: s, cse: map[string]int{}, env: map[string]*val{}, sets: map[string][]int64{}, maxDeg: 1<<target.Budget() - 1}
+	c := &compiler{spec: s, cse: map[string]int{}, env: map[string]*val{}, sets: map[string][]int64{}, maxDeg: 1<<target.budget() - 1}
 	for _, in := range s.Inputs {
 		c.scaleAware = c.scaleAware || in.Wide()
 	}

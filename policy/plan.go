@@ -23,12 +23,13 @@ type PresetInfo struct {
 	Slots int // SIMD slots: decisions per ciphertext set
 	// RefreshFloor is the lowest level at which the committee's collective
 	// refresh of a plan register has room for its flooding
-	// (consensus/protocol.RefreshFloorLevel for the default noise bound
+	// (policy/eval.RefreshFloorLevel for the default noise bound
 	// B_ct = 2^16: a refresh floods with σ = 2^30·B_ct, and
 	// t·(B_ct + 8σ) must stay below Q_ℓ/4). Every register of a plan stays at
 	// level ≥ RefreshFloor, so at most Depth − RefreshFloor levels are
-	// consumed between refreshes (see Plan.Budget); consensus tests check the
-	// value against the protocol.
+	// consumed between refreshes (see Plan.Budget). policy has no
+	// parameters; policy/eval.CompileOptions derives the same row from
+	// them (TestCompileOptionsMatchPresets).
 	RefreshFloor int
 }
 
@@ -63,30 +64,50 @@ func presetByID(id uint8) (PresetInfo, bool) {
 	return PresetInfo{}, false
 }
 
+// target is the preset a plan is compiled for; top (≤ Depth) is the level
+// its inputs start at.
 type target struct {
 	PresetInfo
+	top  int
 	auto bool
 }
+
+// budget is the number of levels a plan may consume between two refreshes:
+// top − RefreshFloor (PresetInfo.Budget when the inputs are fresh).
+func (t target) budget() int { return t.top - t.RefreshFloor }
 
 func (s *Spec) target(opt Options) (target, error) {
 	deepest := Presets[len(Presets)-1]
 	switch {
-	case opt.Preset != 0:
+	case opt.Preset != 0 && opt.Depth == 0 && opt.Top == 0:
 		if p, ok := presetByID(opt.Preset); ok {
-			return target{PresetInfo: p}, nil
+			return target{PresetInfo: p, top: p.Depth}, nil
 		}
+		return target{}, errAt(ErrSchema, 0, 0, "preset", "preset %d is not public: Options.Depth (1..30) and Options.Slots are required", opt.Preset)
+	case opt.Preset != 0:
 		if opt.Depth < 1 || opt.Depth > 30 || opt.Slots < 1 {
-			return target{}, errAt(ErrSchema, 0, 0, "preset", "preset %d is not public: Options.Depth (1..30) and Options.Slots are required", opt.Preset)
+			return target{}, errAt(ErrSchema, 0, 0, "preset", "preset %d: Options.Depth %d outside 1..30 or Options.Slots %d < 1", opt.Preset, opt.Depth, opt.Slots)
 		}
-		if opt.RefreshFloor < 0 || opt.RefreshFloor >= opt.Depth {
-			return target{}, errAt(ErrSchema, 0, 0, "preset", "Options.RefreshFloor %d outside 0..%d (Options.Depth − 1)", opt.RefreshFloor, opt.Depth-1)
+		top := opt.Depth
+		if opt.Top != 0 {
+			top = opt.Top
 		}
-		return target{PresetInfo: PresetInfo{ID: opt.Preset, Name: fmt.Sprintf("preset-%d", opt.Preset), Depth: opt.Depth, Slots: opt.Slots, RefreshFloor: opt.RefreshFloor}}, nil
+		if top < 1 || top > opt.Depth {
+			return target{}, errAt(ErrSchema, 0, 0, "preset", "Options.Top %d outside 1..%d (Options.Depth)", opt.Top, opt.Depth)
+		}
+		if opt.RefreshFloor < 0 || opt.RefreshFloor >= top {
+			return target{}, errAt(ErrSchema, 0, 0, "preset", "Options.RefreshFloor %d outside 0..%d (the inputs' level − 1)", opt.RefreshFloor, top-1)
+		}
+		name := fmt.Sprintf("preset-%d", opt.Preset)
+		if p, ok := presetByID(opt.Preset); ok {
+			name = p.Name
+		}
+		return target{PresetInfo: PresetInfo{ID: opt.Preset, Name: name, Depth: opt.Depth, Slots: opt.Slots, RefreshFloor: opt.RefreshFloor}, top: top}, nil
 	case s.Preset != "" && s.Preset != "auto":
 		p, _ := presetByName(s.Preset)
-		return target{PresetInfo: p}, nil
+		return target{PresetInfo: p, top: p.Depth}, nil
 	}
-	return target{PresetInfo: deepest, auto: true}, nil
+	return target{PresetInfo: deepest, top: deepest.Depth, auto: true}, nil
 }
 
 // OpKind is the kind of a plan instruction.
@@ -249,7 +270,7 @@ func (c *compiler) finish(t target, result int, lo, hi int64) (*Plan, error) {
 	p.UnrefreshedDepth = depthPass(p.Ops, 1<<30)
 	if t.auto {
 		for _, pi := range Presets {
-			t.PresetInfo = pi
+			t.PresetInfo, t.top = pi, pi.Depth
 			if p.UnrefreshedDepth <= pi.Budget() {
 				break
 			}
@@ -260,9 +281,9 @@ func (c *compiler) finish(t target, result int, lo, hi int64) (*Plan, error) {
 	// register (the result included) drops below the refresh floor: the
 	// simplest rule under which every refresh point and the committee's
 	// final refresh before the mask have room for the flooding.
-	p.Depth = depthPass(p.Ops, t.Budget())
-	if p.Depth > t.Budget() {
-		return nil, errAt(ErrTooDeep, c.spec.Output.line, 0, "output", "depth %d exceeds %s's %d levels above its refresh floor (level %d) even with refreshes", p.Depth, t.Name, t.Budget(), t.RefreshFloor)
+	p.Depth = depthPass(p.Ops, t.budget())
+	if p.Depth > t.budget() {
+		return nil, errAt(ErrTooDeep, c.spec.Output.line, 0, "output", "depth %d exceeds %s's %d levels above its refresh floor (level %d) even with refreshes", p.Depth, t.Name, t.budget(), t.RefreshFloor)
 	}
 	for i := range p.Ops {
 		if p.Ops[i].Refresh {

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap/zaptest"
 
-	"github.com/fhegate/fhegate/internal/loadgen"
+	"github.com/fhegate/fhegate/bench/load"
 )
 
 // `fhegate bench load` without --rpc: an in-process devnet (BGVN13 keeps
@@ -23,12 +23,12 @@ func TestBenchLoadInProcessDevnet(t *testing.T) {
 	defer cancel()
 	out := &lockedBuffer{}
 	jsonPath := filepath.Join(t.TempDir(), "load.json")
-	o := benchLoadOptions{jsonPath: jsonPath, committeePre: "bgv-n13-t65537", committeeN: 3, committeeT: 2}
-	o.cfg = loadgen.Config{Accounts: 2, Requests: 8, Policy: "allowlist", Seed: 7, InFlight: 4}
+	o := benchLoadFlags{committeePre: "bgv-n13-t65537", committeeN: 3, committeeT: 2}
+	o.c = load.Command{JSONPath: jsonPath, Config: load.Config{Accounts: 2, Requests: 8, Policy: "allowlist", Seed: 7, InFlight: 4}}
 	require.NoError(t, runBenchLoad(ctx, zaptest.NewLogger(t), out, o), out.String())
 	b, err := os.ReadFile(jsonPath)
 	require.NoError(t, err)
-	var res loadgen.Result
+	var res load.Result
 	require.NoError(t, json.Unmarshal(b, &res))
 	require.Equal(t, 8, res.Requests)
 	require.Zero(t, res.Mismatches)
@@ -49,19 +49,21 @@ func TestBenchLoadInProcessDevnet(t *testing.T) {
 func TestBenchLoadRejectsBadFlags(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		o    benchLoadOptions
+		o    benchLoadFlags
 		want string
+		code int
 	}{
-		{"api without rpc", benchLoadOptions{cfg: loadgen.Config{CommitteeAPI: "http://127.0.0.1:1"}}, "need --rpc"},
-		{"pid without rpc", benchLoadOptions{pids: []int{1}}, "need --rpc"},
-		{"rpc without api", benchLoadOptions{cfg: loadgen.Config{RPC: "http://127.0.0.1:1"}}, "--committee-api"},
-		{"bad accounts", benchLoadOptions{cfg: loadgen.Config{RPC: "http://127.0.0.1:1", CommitteeAPI: "http://127.0.0.1:2", Requests: 1}}, "accounts"},
-		{"rate without duration", benchLoadOptions{cfg: loadgen.Config{RPC: "http://127.0.0.1:1", CommitteeAPI: "http://127.0.0.1:2", Accounts: 1, Rate: 2}}, "positive duration"},
-		{"bad inputs mode", benchLoadOptions{cfg: loadgen.Config{RPC: "http://127.0.0.1:1", CommitteeAPI: "http://127.0.0.1:2", Accounts: 1, Requests: 1, Inputs: "bogus"}}, `inputs mode "bogus"`},
+		{"api without rpc", benchLoadFlags{c: load.Command{Config: load.Config{CommitteeAPI: "http://127.0.0.1:1"}}}, "need --rpc", exitUsage},
+		{"pid without rpc", benchLoadFlags{c: load.Command{PIDs: []int{1}}}, "need --rpc", exitUsage},
+		{"rpc without api", benchLoadFlags{c: load.Command{Config: load.Config{RPC: "http://127.0.0.1:1"}}}, "--committee-api", exitUsage},
+		{"bad accounts", benchLoadFlags{c: load.Command{Config: load.Config{RPC: "http://127.0.0.1:1", CommitteeAPI: "http://127.0.0.1:2", Requests: 1}}}, "accounts", exitError},
+		{"rate without duration", benchLoadFlags{c: load.Command{Config: load.Config{RPC: "http://127.0.0.1:1", CommitteeAPI: "http://127.0.0.1:2", Accounts: 1, Rate: 2}}}, "positive duration", exitError},
+		{"bad inputs mode", benchLoadFlags{c: load.Command{Config: load.Config{RPC: "http://127.0.0.1:1", CommitteeAPI: "http://127.0.0.1:2", Accounts: 1, Requests: 1, Inputs: "bogus"}}}, `inputs mode "bogus"`, exitError},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := runBenchLoad(context.Background(), zaptest.NewLogger(t), &lockedBuffer{}, tc.o)
 			require.ErrorContains(t, err, tc.want)
+			require.Equal(t, tc.code, exitCode(err), "flag combinations are usage errors, bad values found by the run are not")
 		})
 	}
 }

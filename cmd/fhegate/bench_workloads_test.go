@@ -9,7 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/fhegate/fhegate/fhe/workloads"
+	"github.com/fhegate/fhegate/bench/workloads"
 )
 
 // TestBenchWorkloadsCommand runs two workloads once at the real presets and

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"crypto/ecdsa"
+	"crypto/ed25519"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -45,7 +46,7 @@ FHEVerdict. See docs/committee.md.
   fhegate committee dkg    --dir D --all                  run every member of D in this process
   fhegate committee serve  --dir D --member i --rpc URL   serve requests from a chain
   fhegate committee status --dir D --member i | --api URL
-  fhegate committee rotate sign-key|bind-key|reencrypt|adopt ...  bind the next key on chain, move stored inputs to it`,
+  fhegate committee rotate sign-key|bind-key|switch ...       bind the next key on chain, key-switch stored inputs to it`,
 	}
 	cmd.AddCommand(newCommitteeInitCmd(a), newCommitteeDKGCmd(a), newCommitteeServeCmd(a), newCommitteeStatusCmd(a), newCommitteeRotateCmd(a))
 	addCommitteeKeyCommands(cmd, a) // keygen, assemble, --key-file (committee_keygen.go)
@@ -151,6 +152,21 @@ func memberDir(dir string, id uint32) string { return filepath.Join(dir, fmt.Spr
 // openMember loads committee.json and member id's secrets from dir and
 // starts its transport and store.
 func openMember(dir string, id uint32, timeout time.Duration, log *zap.Logger) (*consensus.Member, *store.Store, error) {
+	return openMemberOn(dir, id, timeout, log, func(cfg *config.CommitteeConfig, tk ed25519.PrivateKey) (transport.Transport, error) {
+		peers, err := cfg.Peers()
+		if err != nil {
+			return nil, err
+		}
+		return transport.ListenTLS(transport.TLSConfig{Self: transport.MemberID(id), Key: tk, Peers: peers, Log: log})
+	})
+}
+
+// openMemberOn is openMember on the transport dial makes from the
+// committee's configuration and the member's TLS identity key (a
+// rotation's joint transport, or none for an old member whose committee
+// does not meet).
+func openMemberOn(dir string, id uint32, timeout time.Duration, log *zap.Logger,
+	dial func(cfg *config.CommitteeConfig, tk ed25519.PrivateKey) (transport.Transport, error)) (*consensus.Member, *store.Store, error) {
 	var cfg config.CommitteeConfig
 	if err := config.LoadJSON(filepath.Join(dir, "committee.json"), &cfg); err != nil {
 		return nil, nil, err
@@ -167,11 +183,7 @@ func openMember(dir string, id uint32, timeout time.Duration, log *zap.Logger) (
 	if err != nil {
 		return nil, nil, err
 	}
-	peers, err := cfg.Peers()
-	if err != nil {
-		return nil, nil, err
-	}
-	tr, err := transport.ListenTLS(transport.TLSConfig{Self: transport.MemberID(id), Key: tk, Peers: peers, Log: log})
+	tr, err := dial(&cfg, tk)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -3,11 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/ed25519"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"time"
@@ -19,10 +21,9 @@ import (
 	"github.com/fhegate/fhegate/bls"
 	"github.com/fhegate/fhegate/consensus"
 	"github.com/fhegate/fhegate/consensus/chain"
-	"github.com/fhegate/fhegate/consensus/chainio"
 	"github.com/fhegate/fhegate/consensus/config"
+	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
-	keccakpkg "github.com/fhegate/fhegate/internal/keccak"
 )
 
 // newCommitteeRotateCmd is `fhegate committee rotate`: moving the stored
@@ -30,160 +31,163 @@ import (
 func newCommitteeRotateCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "rotate",
-		Short: "Committee rotation: re-encrypt the stored inputs to the next committee's key, adopt them there",
-		Long: `After the new committee's DKG (its own committee.json with epoch+1, fhegate committee dkg) and
-FHEVerdict.setCommittee registering its BLS keys for epoch+1:
+		Short: "Committee rotation: bind the next committee's key on chain, key-switch the stored inputs to it",
+		Long: `After the new committee's DKG (its own directory and committee.json with epoch+1 and addresses
+distinct from the old committee's, fhegate committee dkg) and FHEVerdict.setCommittee registering
+its BLS keys for epoch+1:
 
   fhegate committee rotate sign-key --dir NEW --member j --out key-sig-j.json
       on at least t' members of the new committee: sign (chain id, epoch, digest of this member's
       DKG public key) with the member's BLS key
   fhegate committee rotate bind-key --dir NEW --rpc URL --relayer-key-file relayer.key --sig key-sig-1.json,...
       anyone: aggregate the signatures and record the key on chain (FHEVerdict.setCommitteeKey)
-  fhegate committee rotate reencrypt --dir OLD --member i --to NEW/committee.pk --rpc URL --out reenc-i.bin
-      on at least t members of the old committee at the same time (their serve stopped): refuse unless
-      the digest of --to is the one the chain recorded for epoch+1, then collective public-key switch
-      of every input this member stores under the old epoch to the new key.
-      WARNING: this file hand-over uses the public-key switch (PCKS), in which one corrupt active
-      old member can shift the output's c1 and, with one corrupt new member, learn the new secret
-      (docs/operators.md, "Rotation"); the in-process rotation uses the cross-committee key switch.
-  fhegate committee rotate adopt --dir NEW --member j --from reenc-1.bin,reenc-2.bin,... --quorum t_old --old-committee OLD/committee.json
-      on every member of the new committee at the same time: keep the copies t_old old members agree
-      on, refresh them under the new key, compare digests, store them under their handles`,
+  fhegate committee rotate switch --side old --member i --old OLD --new NEW --rpc URL
+      on t members of the old committee (default members 1..t, --old-active to choose; serve stopped)
+  fhegate committee rotate switch --side new --member j --old OLD --new NEW
+      on every member of the new committee (before it serves)
+
+The switch commands run together, started in any order within --wait: they form one joint session
+over TLS (each member listens at its committee.json address and pins the other committee's TLS
+keys from its committee.json; NEW and OLD need only the other committee's committee.json and
+the new committee's committee.pk). Each old member first refuses unless the digest of
+NEW/committee.pk is the key the chain recorded for epoch+1, then the t old and the new members
+move every input stored under the old epoch to the new key with the cross-committee key switch
+(the output keeps the input's c1: no member can shift it towards the new secret), and the new
+members refresh the outputs under the new key, agree on their digests and store them under the
+inputs' handles.`,
 	}
-	cmd.AddCommand(newRotateSignKeyCmd(a), newRotateBindKeyCmd(a), newRotateReencryptCmd(a), newRotateAdoptCmd(a))
+	cmd.AddCommand(newRotateSignKeyCmd(a), newRotateBindKeyCmd(a), newRotateSwitchCmd(a))
 	return cmd
 }
 
-func newRotateReencryptCmd(a *app) *cobra.Command {
-	var dir, to, out, rpc string
+func newRotateSwitchCmd(a *app) *cobra.Command {
+	var oldDir, newDir, side, rpc string
 	var id uint32
-	var timeout time.Duration
+	var active []uint
+	var timeout, wait time.Duration
 	cmd := &cobra.Command{
-		Use:     "reencrypt",
-		Short:   "Re-encrypt this old member's stored inputs to the next committee's public key (t old members at once)",
-		Example: "  fhegate committee rotate reencrypt --dir old --member 1 --to new/committee.pk --rpc http://127.0.0.1:8545 --out reenc-1.bin",
-		Args:    cobra.NoArgs,
+		Use:   "switch",
+		Short: "Key-switch the stored inputs to the next committee (t old and every new member at once)",
+		Example: `  fhegate committee rotate switch --side old --member 1 --old old --new new --rpc http://127.0.0.1:8545
+  fhegate committee rotate switch --side new --member 1 --old old --new new`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if id == 0 || to == "" || out == "" || rpc == "" {
-				return usageErrorf("--member, --to, --rpc and --out are required")
+			if id == 0 || oldDir == "" || newDir == "" {
+				return usageErrorf("--member, --old and --new are required")
 			}
-			log := a.Log().With(zap.Uint32("member", id))
+			if side != "old" && side != "new" {
+				return usageErrorf("--side must be old or new")
+			}
+			if side == "old" && rpc == "" {
+				return usageErrorf("--rpc is required on the old side: the target key must be the one the chain recorded")
+			}
+			log := a.Log().With(zap.String("side", side), zap.Uint32("member", id))
 			ctx := cmd.Context()
-			pkb, err := os.ReadFile(to)
+			j, err := loadJointRotation(oldDir, newDir, active, wait)
 			if err != nil {
 				return err
 			}
-			target, err := fhe.UnmarshalPublicKey(pkb)
+			peers, err := config.JointPeers(j.Old, j.New)
 			if err != nil {
-				return fmt.Errorf("--to: %w", err)
+				return err
 			}
-			m, st, err := openMember(dir, id, timeout, log)
+			if side == "new" {
+				m, st, err := openMemberOn(newDir, id, timeout, log, func(cfg *config.CommitteeConfig, tk ed25519.PrivateKey) (transport.Transport, error) {
+					tr, err := transport.ListenTLS(transport.TLSConfig{Self: transport.MemberID(id), Key: tk, Peers: peers, Log: log})
+					if err != nil {
+						return nil, err
+					}
+					return config.JointMemberTransport(tr, j.New), nil
+				})
+				if err != nil {
+					return err
+				}
+				defer st.Close()
+				defer m.Close()
+				n, err := m.AdoptFromPrevious(ctx, j)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "stored %d key-switched inputs under epoch %d\n", n, j.New.Epoch)
+				return nil
+			}
+			// The old member's own committee does not meet: its member runs
+			// on an in-memory transport nobody else is on, and the joint
+			// session on a TLS transport at its committee address.
+			var jt *transport.TLS
+			m, st, err := openMemberOn(oldDir, id, timeout, log, func(cfg *config.CommitteeConfig, tk ed25519.PrivateKey) (transport.Transport, error) {
+				var err error
+				if jt, err = transport.ListenTLS(transport.TLSConfig{Self: config.JointOldID(j.New, id), Key: tk, Peers: peers, Log: log}); err != nil {
+					return nil, err
+				}
+				return transport.NewHub(len(cfg.Members)).Endpoint(transport.MemberID(id)), nil
+			})
 			if err != nil {
+				if jt != nil {
+					jt.Close()
+				}
 				return err
 			}
 			defer st.Close()
 			defer m.Close()
-			handles, err := m.CurrentHandles()
-			if err != nil {
-				return err
-			}
-			reg, err := dialKeyReader(ctx, rpc, dir, log)
+			joint := transport.NewMux(jt, log)
+			defer joint.Close()
+			reg, err := dialKeyReader(ctx, rpc, oldDir, log)
 			if err != nil {
 				return err
 			}
 			defer reg.Close()
-			rs, err := m.Reencrypt(ctx, reg, target, handles)
-			if errors.Is(err, chainio.ErrTargetKeyNotOnChain) {
-				return err // nothing re-encrypted: write no bundle
+			n, err := m.SwitchToNext(ctx, reg, joint, j)
+			if err != nil {
+				return err
 			}
-			bundle, berr := m.ReencryptBundle(keccakpkg.Sum(pkb), rs)
-			if berr != nil {
-				return berr
-			}
-			if werr := os.WriteFile(out, bundle, 0o644); werr != nil {
-				return werr
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "re-encrypted %d of %d inputs of epoch %d to %s; wrote %s\n", len(rs), len(handles), m.Epoch(), to, out)
-			return err
+			fmt.Fprintf(cmd.OutOrStdout(), "key-switched %d inputs of epoch %d to the epoch-%d key\n", n, j.Old.Epoch, j.New.Epoch)
+			return nil
 		},
 	}
-	cmd.Flags().StringVar(&dir, "dir", "committee", "the old committee's directory")
-	cmd.Flags().Uint32Var(&id, "member", 0, "this member's id in the old committee")
-	cmd.Flags().StringVar(&to, "to", "", "the new committee's collective public key (its committee.pk); refused unless the chain recorded its digest for epoch+1")
-	cmd.Flags().StringVar(&rpc, "rpc", "", "chain JSON-RPC URL: FHEVerdict.committeeKeyOf(epoch+1) must equal the digest of --to")
-	cmd.Flags().StringVar(&out, "out", "", "where to write the re-encrypted inputs")
+	cmd.Flags().StringVar(&side, "side", "", "old: this is a member of the old committee (--old holds its secrets); new: of the new committee (--new holds them)")
+	cmd.Flags().Uint32Var(&id, "member", 0, "this member's id in its committee")
+	cmd.Flags().StringVar(&oldDir, "old", "", "the old committee's directory (its committee.json; with --side old, this member's secrets and store)")
+	cmd.Flags().StringVar(&newDir, "new", "", "the new committee's directory (its committee.json and committee.pk; with --side new, this member's secrets and store)")
+	cmd.Flags().StringVar(&rpc, "rpc", "", "chain JSON-RPC URL (old side): FHEVerdict.committeeKeyOf(epoch+1) must equal the digest of NEW/committee.pk")
+	cmd.Flags().UintSliceVar(&active, "old-active", nil, "the t old members that take part, the same list on every participant (default 1..t)")
 	cmd.Flags().DurationVar(&timeout, "round-timeout", 2*time.Minute, "per-round deadline")
+	cmd.Flags().DurationVar(&wait, "wait", 5*time.Minute, "how long to wait for every participant to start")
 	return cmd
 }
 
-func newRotateAdoptCmd(a *app) *cobra.Command {
-	var dir, oldCommittee string
-	var from []string
-	var id uint32
-	var quorum int
-	var timeout time.Duration
-	cmd := &cobra.Command{
-		Use:     "adopt",
-		Short:   "Install the old committee's re-encrypted inputs on a new member (every new member at once)",
-		Example: "  fhegate committee rotate adopt --dir new --member 1 --from reenc-1.bin,reenc-2.bin,reenc-3.bin --quorum 3 --old-committee old/committee.json",
-		Args:    cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if id == 0 || len(from) == 0 || quorum < 1 || oldCommittee == "" {
-				return usageErrorf("--member, --from, --quorum and --old-committee are required")
-			}
-			log := a.Log().With(zap.Uint32("member", id))
-			ctx := cmd.Context()
-			m, st, err := openMember(dir, id, timeout, log)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			defer m.Close()
-			km, err := m.Keys()
-			if err != nil {
-				return err
-			}
-			var oldCfg config.CommitteeConfig
-			if err := config.LoadJSON(filepath.Clean(oldCommittee), &oldCfg); err != nil {
-				return fmt.Errorf("--old-committee: %w", err)
-			}
-			if oldCfg.Epoch+1 != m.Epoch() {
-				return fmt.Errorf("--old-committee is epoch %d, this committee is epoch %d", oldCfg.Epoch, m.Epoch())
-			}
-			// One vote per old member that signed a bundle, not per file.
-			var copies [][]consensus.Reencrypted
-			signers := map[uint32]string{}
-			for _, f := range from {
-				b, err := os.ReadFile(filepath.Clean(f))
-				if err != nil {
-					return err
-				}
-				signer, target, rs, err := consensus.VerifyReencrypted(b, &oldCfg)
-				if err != nil {
-					return fmt.Errorf("%s: %w", f, err)
-				}
-				if target != km.PKDigest {
-					return fmt.Errorf("%s: re-encrypted to another key than this committee's", f)
-				}
-				if prev, ok := signers[signer]; ok {
-					return fmt.Errorf("%s and %s are both signed by old member %d", prev, f, signer)
-				}
-				signers[signer] = f
-				copies = append(copies, rs)
-			}
-			n, err := m.AdoptReencrypted(ctx, copies, quorum)
-			fmt.Fprintf(cmd.OutOrStdout(), "stored %d re-encrypted inputs under epoch %d\n", n, m.Epoch())
-			return err
-		},
+// loadJointRotation reads both committees' configurations and the new
+// committee's public key.
+func loadJointRotation(oldDir, newDir string, active []uint, wait time.Duration) (consensus.JointRotation, error) {
+	j := consensus.JointRotation{Old: &config.CommitteeConfig{}, New: &config.CommitteeConfig{}, Wait: wait}
+	if err := config.LoadJSON(filepath.Join(oldDir, "committee.json"), j.Old); err != nil {
+		return j, fmt.Errorf("--old: %w", err)
 	}
-	cmd.Flags().StringVar(&dir, "dir", "committee", "the new committee's directory")
-	cmd.Flags().Uint32Var(&id, "member", 0, "this member's id in the new committee")
-	cmd.Flags().StringSliceVar(&from, "from", nil, "bundles written by `rotate reencrypt` on the old members")
-	cmd.Flags().IntVar(&quorum, "quorum", 0, "identical copies, from that many distinct signing old members, required per input (the old committee's threshold)")
-	cmd.Flags().StringVar(&oldCommittee, "old-committee", "", "the old committee's committee.json: a bundle counts only if one of its members signed it")
-	cmd.Flags().DurationVar(&timeout, "round-timeout", 2*time.Minute, "per-round deadline")
-	return cmd
+	if err := config.LoadJSON(filepath.Join(newDir, "committee.json"), j.New); err != nil {
+		return j, fmt.Errorf("--new: %w", err)
+	}
+	pkb, err := readBounded(filepath.Join(newDir, "committee.pk"), maxPublicKey)
+	if err != nil {
+		return j, fmt.Errorf("--new: %w", err)
+	}
+	if len(pkb) > maxPublicKey {
+		return j, fmt.Errorf("--new: committee.pk is larger than %d bytes", maxPublicKey)
+	}
+	if j.Target, err = fhe.UnmarshalPublicKey(pkb); err != nil {
+		return j, fmt.Errorf("--new: committee.pk: %w", err)
+	}
+	for _, i := range active {
+		if i == 0 || i > math.MaxUint32 {
+			return j, usageErrorf("--old-active: member %d out of range", i)
+		}
+		j.OldActive = append(j.OldActive, uint32(i))
+	}
+	return j, nil
 }
+
+// maxPublicKey bounds a committee.pk file (a public key at N=2^16 with
+// the largest modulus chain is a few MB).
+const maxPublicKey = 64 << 20
 
 // dialKeyReader connects to the chain to read FHEVerdict.committeeKeyOf
 // only: the adapter's transaction key is a throwaway one (it never sends).

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/fhegate/fhegate/bench"
 )
 
 // Exit statuses of the fhegate process.
@@ -36,7 +38,7 @@ func exitCode(err error) int {
 		return exitOK
 	}
 	var ue usageError
-	if errors.As(err, &ue) {
+	if errors.As(err, &ue) || bench.IsUsage(err) {
 		return exitUsage
 	}
 	msg := err.Error()

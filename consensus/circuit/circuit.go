@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/fhegate/fhegate/consensus/protocol"
 	"github.com/fhegate/fhegate/fhe"
+	"github.com/fhegate/fhegate/policy/eval"
 )
 
 // RefreshFunc re-encrypts a ciphertext at the top level through the
@@ -30,7 +30,7 @@ type Circuit interface {
 // the part of the input's noise that must stay hidden from the members,
 // WorstBits the whole noise, attacker-known parts included; the refresh
 // floods with σ = 2^30·2^NoiseBits and needs the input at a level ≥
-// protocol.RefreshFloorLevel(p, NoiseBits, WorstBits).
+// eval.RefreshFloorLevel(p, NoiseBits, WorstBits).
 type RefreshBounds struct {
 	NoiseBits float64
 	WorstBits float64
@@ -121,10 +121,10 @@ func (ProductSum) Reference(p *fhe.Params, in []int64) uint64 {
 type Deep struct{}
 
 // deepFloor is the level the deep circuit squares down to: the preset's
-// refresh floor (protocol.RefreshFloorLevel for fresh-input noise), the
+// refresh floor (eval.RefreshFloorLevel for fresh-input noise), the
 // lowest level at which its refresh has room for the flooding.
 func deepFloor(p *fhe.Params) int {
-	l, err := protocol.RefreshFloorLevel(p, 0, 0)
+	l, err := eval.RefreshFloorLevel(p, 0, 0)
 	if err != nil {
 		return 0
 	}

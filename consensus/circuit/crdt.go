@@ -7,10 +7,10 @@ import (
 	"math"
 	"sort"
 
-	"github.com/fhegate/fhegate/consensus/protocol"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/crdt"
 	"github.com/fhegate/fhegate/fhe/crdt/meta"
+	"github.com/fhegate/fhegate/policy/eval"
 )
 
 // ErrBadCRDTRequest is returned for an FHECRDT.ValueRequested request whose
@@ -34,7 +34,7 @@ var ErrBadCRDTRequest = errors.New("consensus: bad CRDT value request")
 // Working level. The layout's level is where contributions land for reads
 // decrypted at that level; the committee instead refreshes a read result
 // collectively before its threshold decryption, and a refresh needs a level
-// with room for its flooding (protocol.RefreshFloorLevel — level 0 has
+// with room for its flooding (eval.RefreshFloorLevel — level 0 has
 // none). Every writer ciphertext is an upload at the top level, so the
 // committee normalises the contributions to its own working level
 // max(layout level, refresh floor for the aggregate's bounds) (sets: the
@@ -103,12 +103,12 @@ func crdtWorkingLevel(p *fhe.Params, s *meta.State) (RefreshBounds, int, error) 
 			return b, 0, err
 		}
 		sum := math.Log2(float64(len(s.Entries)))
-		b.NoiseBits = protocol.CiphertextNoiseBits + sum
+		b.NoiseBits = eval.CiphertextNoiseBits + sum
 		// MaskWorstGainBits = log2(N·t/2) − log2 q_min: the block mask's
 		// product and the switch to the working level.
 		b.WorstBits = math.Max(b.NoiseBits, accepted+PolicyNoiseModel(p).MaskWorstGainBits+sum)
 	}
-	floor, err := protocol.RefreshFloorLevel(p, b.NoiseBits, b.WorstBits)
+	floor, err := eval.RefreshFloorLevel(p, b.NoiseBits, b.WorstBits)
 	if err != nil {
 		return b, 0, fmt.Errorf("%w: %v", ErrBadCRDTRequest, err)
 	}

@@ -84,19 +84,19 @@ func TestAcceptedInputNoise(t *testing.T) {
 		m := PolicyNoiseModel(p)
 		require.Equal(t, -1, m.DecryptLevel)
 		m.DecryptLevel = np.Level
-		want, err := zkpok.AcceptedNoiseBits(p, protocol.MaxMembers)
+		want, err := zkpok.AcceptedNoiseBits(p, eval.MaxMembers)
 		require.NoError(t, err)
 		require.Equal(t, want, m.AcceptedBits)
-		require.Equal(t, m.RefreshBits, m.InputBits)                                                        // one by one: the entry refresh's output
-		require.Less(t, eval.CommitteePackedNoiseModel(p, protocol.MaxMembers).InputBits, m.FloorBits+1.01) // packed: rescaled once
+		require.Equal(t, m.RefreshBits, m.InputBits)                                                    // one by one: the entry refresh's output
+		require.Less(t, eval.CommitteePackedNoiseModel(p, eval.MaxMembers).InputBits, m.FloorBits+1.01) // packed: rescaled once
 		require.Greater(t, m.AcceptedBits, m.InputBits+5)
 
 		plan, err := policy.CompileWith([]byte(linearSpec), PolicyOptions(id))
 		require.NoError(t, err)
-		est, err := plan.CheckNoise(m, protocol.CiphertextNoiseBits)
+		est, err := plan.CheckNoise(m, eval.CiphertextNoiseBits)
 		require.NoError(t, err)
 		t.Logf("%s linear: inputs 2^%.1f, at decryption 2^%.1f (level %d), refresh exposure 2^%.1f", p.Preset.Name, m.InputBits, est.InputDecryptBits, np.Level, est.InputRefreshBits)
-		require.LessOrEqual(t, est.InputDecryptBits, float64(protocol.CiphertextNoiseBits))
+		require.LessOrEqual(t, est.InputDecryptBits, float64(eval.CiphertextNoiseBits))
 		require.True(t, math.IsInf(est.InputRefreshBits, -1))
 
 		for _, name := range append(examples.Names(), examples.DeepNames()...) {
@@ -113,13 +113,10 @@ func TestAcceptedInputNoise(t *testing.T) {
 	}
 }
 
-// TestChainAndCommitteeNoiseModelsAgree: FHEPolicy.registerPolicy's
-// compiler (precompiles/corebackends) refuses noisy plans with policy/eval's
-// constants; they must be the committee's, or the chain would accept plans
-// the committee answers with the unevaluable sentinel.
-func TestChainAndCommitteeNoiseModelsAgree(t *testing.T) {
+// TestNoiseModelSwitchRescales: the admission rule's noise model credits
+// the decryption's modulus switch with at most the rescales
+// PrepareForDecryption takes.
+func TestNoiseModelSwitchRescales(t *testing.T) {
 	t.Parallel()
-	require.Equal(t, protocol.MaxMembers, eval.MaxCommitteeMembers)
-	require.Equal(t, protocol.MaxSwitchRescales, eval.CommitteeNoiseModel(fhe.MustParams(fhe.BGVN14), 16).SwitchRescales)
-	require.Equal(t, float64(protocol.CiphertextNoiseBits), float64(eval.NoiseLimitBits))
+	require.Equal(t, protocol.MaxSwitchRescales, eval.CommitteeNoiseModel(fhe.MustParams(fhe.BGVN14), eval.MaxMembers).SwitchRescales)
 }

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/fhegate/fhegate/consensus/protocol"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/zkpok"
+	"github.com/fhegate/fhegate/policy/eval"
 )
 
 // PackHeadroomBits is the headroom PackLevel leaves for the refresh's
@@ -15,18 +15,18 @@ const PackHeadroomBits = 3
 
 // AcceptedInputNoiseBits is log2 of the largest noise ‖e‖∞ an input accepted
 // by its proof of plaintext knowledge may carry for a committee of up to
-// protocol.MaxMembers members (zkpok.AcceptedNoiseBits, fhe/zkpok doc,
+// eval.MaxMembers members (zkpok.AcceptedNoiseBits, fhe/zkpok doc,
 // "Soundness slack").
 func AcceptedInputNoiseBits(p *fhe.Params) (float64, error) {
-	return zkpok.AcceptedNoiseBits(p, protocol.MaxMembers)
+	return zkpok.AcceptedNoiseBits(p, eval.MaxMembers)
 }
 
 // PackBounds returns the noise bounds of a packed input of up to Slots()
-// requests (see "Mask level" above): NoiseBits = log2(S·N·t·(E_h + 1) + S)
-// for honest inputs (E_h = B_ct = 2^protocol.CiphertextNoiseBits), WorstBits
+// requests (docs/derivations.md, "Mask level"): NoiseBits = log2(S·N·t·(E_h + 1) + S)
+// for honest inputs (E_h = B_ct = 2^eval.CiphertextNoiseBits), WorstBits
 // the same with the accepted bound E_in.
 func PackBounds(p *fhe.Params) (RefreshBounds, error) {
-	honest := float64(protocol.CiphertextNoiseBits)
+	honest := float64(eval.CiphertextNoiseBits)
 	accepted, err := AcceptedInputNoiseBits(p)
 	if err != nil {
 		return RefreshBounds{}, err
@@ -39,13 +39,13 @@ func PackBounds(p *fhe.Params) (RefreshBounds, error) {
 // PackLevel is the lowest level at which a packed input of Slots() requests
 // stays decryptable even if every input carries the accepted worst-case
 // noise, and its refresh has room for a flooding that hides the honest
-// noise (protocol.RefreshFloorLevel of PackBounds; see "Mask level" above).
+// noise (eval.RefreshFloorLevel of PackBounds; docs/derivations.md, "Mask level").
 func PackLevel(p *fhe.Params) (int, error) {
 	b, err := PackBounds(p)
 	if err != nil {
 		return 0, err
 	}
-	floor, err := protocol.RefreshFloorLevel(p, b.NoiseBits, b.WorstBits)
+	floor, err := eval.RefreshFloorLevel(p, b.NoiseBits, b.WorstBits)
 	if err != nil {
 		return 0, fmt.Errorf("consensus: %s cannot pack: %w", p.Preset.Name, err)
 	}

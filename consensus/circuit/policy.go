@@ -7,7 +7,6 @@ import (
 	"runtime"
 	"sync"
 
-	"github.com/fhegate/fhegate/consensus/protocol"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/policy"
 	"github.com/fhegate/fhegate/policy/eval"
@@ -36,16 +35,11 @@ var ErrUnevaluable = errors.New("consensus: policy not compilable for the commit
 // persisted by the member, so its outcome is decided once.
 type PolicyCircuits struct {
 	Preset fhe.PresetID // the committee's preset: plans are compiled for it
-	// NoiseLimitBits is the largest estimated decryption noise (log2) a plan
-	// may have (policy.Plan.CheckNoise with PolicyNoiseModel); 0 means
-	// protocol.CiphertextNoiseBits, the B_ct the flooding is sized for.
-	NoiseLimitBits float64
 
 	mu     sync.RWMutex
 	plans  map[[32]byte]*policy.Plan
-	failed map[[32]byte]error // policy id → compile error for Preset
-	specs  map[[32]byte][]byte
-	packed map[[32]byte]planCircuit // plans compiled for packed batches (PackedPlan)
+	failed map[[32]byte]error       // policy id → compile error for Preset
+	packed map[[32]byte]planCircuit // plans compiled for packed batches (eval.PackedPlan)
 	// packedFailed records why a policy has no packed plan: its requests are
 	// then evaluated one by one, each input refreshed first (entryRefresh).
 	packedFailed map[[32]byte]error
@@ -64,29 +58,18 @@ func (pc *PolicyCircuits) Register(policyID [32]byte, spec []byte) error {
 	// A compiled policy's request is evaluated packed (a batch of one when
 	// alone) when its packed plan compiles and passes the noise checks,
 	// one by one after an entry refresh of each input otherwise
-	// (Member.Process): the policy is evaluable when either passes — what
-	// the chain's registerPolicy checks (precompiles/corebackends).
-	plan, err := policy.CompileWith(spec, PolicyOptions(pc.Preset))
-	var bounds PlanBounds
-	if err == nil {
-		bounds, err = pc.checkNoise(plan, plan.PresetDepth)
-	}
-	var packed *policy.Plan
-	var packedBounds PlanBounds
+	// (Member.Process): the policy is evaluable when either passes — the
+	// admission rule the chain's registerPolicy applies too (eval.Admit).
+	var plan, packed *policy.Plan
+	var bounds, packedBounds PlanBounds
 	var packedErr error
-	if plan != nil {
-		var perr error
-		if packed, perr = PackedPlan(spec, pc.Preset); perr == nil {
-			packedBounds, perr = pc.checkNoise(packed, packed.PresetDepth-1) // refreshed registers are rescaled once
-		}
-		switch {
-		case perr == nil:
-			err = nil
-		case err != nil:
-			err = fmt.Errorf("%w (packed: %w)", err, perr)
-			fallthrough
-		default:
-			packed, packedErr = nil, fmt.Errorf("consensus: policy %x for packed batches: %w", policyID[:4], perr)
+	a, err := eval.Committee.Admit(spec, pc.Preset)
+	if err == nil {
+		plan, bounds = a.Unpacked.Plan, formBounds(a.Unpacked)
+		if packed, packedErr = a.Packed.Plan, a.Packed.Err; packedErr == nil {
+			packedBounds = formBounds(a.Packed)
+		} else {
+			packed, packedErr = nil, fmt.Errorf("consensus: policy %x for packed batches: %w", policyID[:4], packedErr)
 		}
 	}
 	pc.mu.Lock()
@@ -104,10 +87,9 @@ func (pc *PolicyCircuits) Register(policyID [32]byte, spec []byte) error {
 	pc.plans[policyID] = plan
 	pc.bounds[policyID] = bounds
 	delete(pc.failed, policyID)
-	if pc.specs == nil {
-		pc.specs, pc.packed = map[[32]byte][]byte{}, map[[32]byte]planCircuit{}
+	if pc.packed == nil {
+		pc.packed = map[[32]byte]planCircuit{}
 	}
-	pc.specs[policyID] = append([]byte(nil), spec...)
 	delete(pc.packed, policyID)
 	delete(pc.packedFailed, policyID)
 	if packed != nil {
@@ -122,12 +104,12 @@ func (pc *PolicyCircuits) Register(policyID [32]byte, spec []byte) error {
 }
 
 // LookupPacked resolves a policy id to the circuit a packed batch runs: the
-// policy compiled with one level less than the preset has (PackedPlan), so
-// that every collective refresh can be followed by a rescale (packed.go,
-// "Refresh noise"). Built-in circuits are returned as Lookup does.
+// policy compiled with one level less than the preset has (eval.PackedPlan,
+// compiled once by Register), so that every collective refresh can be
+// followed by a rescale (packed.go, "Refresh noise"). Built-in circuits are
+// returned as Lookup does.
 func (pc *PolicyCircuits) LookupPacked(id [32]byte) (Circuit, error) {
 	pc.mu.RLock()
-	spec, ok := pc.specs[id]
 	c, done := pc.packed[id]
 	perr := pc.packedFailed[id]
 	pc.mu.RUnlock()
@@ -137,62 +119,12 @@ func (pc *PolicyCircuits) LookupPacked(id [32]byte) (Circuit, error) {
 	if perr != nil {
 		return nil, perr
 	}
-	if !ok {
-		return pc.Lookup(id)
-	}
-	plan, err := PackedPlan(spec, pc.Preset)
-	if err == nil {
-		c.plan, c.wide = plan, true
-		c.bounds, err = pc.checkNoise(plan, plan.PresetDepth-1) // refreshed registers are rescaled once
-	}
-	pc.mu.Lock()
-	defer pc.mu.Unlock()
-	if err != nil {
-		err = fmt.Errorf("consensus: policy %x for packed batches: %w", id[:4], err)
-		if pc.packedFailed == nil {
-			pc.packedFailed = map[[32]byte]error{}
-		}
-		pc.packedFailed[id] = err
-		return nil, err
-	}
-	pc.packed[id] = c
-	return c, nil
+	return pc.Lookup(id)
 }
 
-// PackedPlan compiles spec for the committee preset as packed batches run
-// it (eval.PackedPlan: MaxLevel − 1 levels above the preset's refresh
-// floor, bound to the preset).
-func PackedPlan(spec []byte, id fhe.PresetID) (*policy.Plan, error) {
-	p, err := fhe.NewParams(id)
-	if err != nil {
-		return nil, err
-	}
-	floor, err := protocol.RefreshFloorLevel(p, 0, 0)
-	if err != nil {
-		return nil, err
-	}
-	return eval.PackedPlan(spec, p, floor)
-}
-
-// checkNoise refuses a plan whose estimated decryption noise exceeds what
-// the flooding hides (the flooding σ = 2^floodingBits·B_ct only
-// hides a result noise ≤ B_ct), or whose refreshes would have no room for
-// their flooding at the plan's refresh floor (PlanRefreshBounds), and
-// returns the bounds its refreshes are sized for. Deterministic: every
-// member refuses alike.
-func (pc *PolicyCircuits) checkNoise(plan *policy.Plan, top int) (PlanBounds, error) {
-	p, err := fhe.NewParams(pc.Preset)
-	if err != nil {
-		return PlanBounds{}, err
-	}
-	limit := pc.NoiseLimitBits
-	if limit <= 0 {
-		limit = protocol.CiphertextNoiseBits
-	}
-	if _, err = plan.CheckNoise(noiseModelFor(p, plan, top), limit); err != nil {
-		return PlanBounds{}, err
-	}
-	return PlanRefreshBounds(p, plan, top)
+// formBounds are the refresh bounds of an admitted form.
+func formBounds(f eval.Form) PlanBounds {
+	return PlanBounds{Points: RefreshBounds{NoiseBits: f.PointsBits}, Final: RefreshBounds{NoiseBits: f.FinalBits}}
 }
 
 // PlanBounds are the noise bounds of a compiled plan's refreshes: Points
@@ -203,22 +135,11 @@ type PlanBounds struct {
 }
 
 // PlanRefreshBounds returns the noise bounds of the ciphertexts a plan's
-// collective refreshes take, and checks that each has room for its flooding
-// where the plan takes it: NoiseBits is the plan's honest estimate under
-// PolicyNoiseModel (policy.NoiseEstimate.RefreshInputBits for the refresh
-// points, ResultBits for the result — KYC/AML on BGVN14: 2^20.6 at its
-// refresh points, 2^22.6 for its result, a product of refreshed registers),
-// at least protocol.CiphertextNoiseBits;
-// a refresh point sits at level ≥ the plan's refresh floor, the result at
-// top − its depth (top: the level of fresh, or refreshed, registers —
-// PresetDepth, one less for packed plans). WorstBits is left to NoiseBits:
-// the adversarial estimate of a register behind a polynomial of a crafted
-// input exceeds every modulus (it wraps, which corrupts only that input's
-// own verdict), so no level could promise room for it. It fails (wrapping
-// policy.ErrTooNoisy) when a bound needs a higher level than the plan
-// leaves.
+// collective refreshes take (top: the level of fresh, or refreshed,
+// registers — PresetDepth, one less for packed plans), checked for room as
+// admission checks them (eval.RefreshRoom, under eval.NoiseModelFor).
 func PlanRefreshBounds(p *fhe.Params, plan *policy.Plan, top int) (PlanBounds, error) {
-	return planRefreshBounds(p, plan, top, noiseModelFor(p, plan, top))
+	return planRefreshBounds(p, plan, top, eval.NoiseModelFor(p, plan, top))
 }
 
 // FreshInputRefreshBounds is PlanRefreshBounds for a plan whose inputs are
@@ -227,15 +148,13 @@ func PlanRefreshBounds(p *fhe.Params, plan *policy.Plan, top int) (PlanBounds, e
 // committee and benches that encrypt their own inputs): inputs start at
 // the model's FreshBits.
 func FreshInputRefreshBounds(p *fhe.Params, plan *policy.Plan, top int) (PlanBounds, error) {
-	m := noiseModelFor(p, plan, top)
+	m := eval.NoiseModelFor(p, plan, top)
 	m.InputBits = m.FreshBits
 	return planRefreshBounds(p, plan, top, m)
 }
 
 func planRefreshBounds(p *fhe.Params, plan *policy.Plan, top int, m policy.NoiseModel) (PlanBounds, error) {
-	est := plan.EstimateNoise(m)
-	floor := func(bits float64) (int, error) { return protocol.RefreshFloorLevel(p, bits, 0) }
-	points, final, err := plan.CheckRefreshRoom(est, top, protocol.CiphertextNoiseBits, 0, floor)
+	points, final, err := eval.RefreshRoom(p, plan, plan.EstimateNoise(m), top, 0)
 	if err != nil {
 		return PlanBounds{}, err
 	}
@@ -243,22 +162,10 @@ func planRefreshBounds(p *fhe.Params, plan *policy.Plan, top int, m policy.Noise
 }
 
 // PolicyNoiseModel is the noise model of a preset's plans for a committee of
-// at most protocol.MaxMembers members: eval.CommitteeNoiseModel, the same
-// model the chain's compiler (precompiles/corebackends) checks at
-// registerPolicy, so the chain refuses what the committee would refuse.
+// at most eval.MaxMembers members: eval.CommitteeNoiseModel, the model of
+// the admission rule (eval.Admit) the chain's registerPolicy applies too.
 func PolicyNoiseModel(p *fhe.Params) policy.NoiseModel {
-	return eval.CommitteeNoiseModel(p, protocol.MaxMembers)
-}
-
-// noiseModelFor is PolicyNoiseModel for plans evaluated one by one (top =
-// PresetDepth: inputs at the entry refresh's output) and
-// eval.CommitteePackedNoiseModel for packed plans (top = PresetDepth − 1:
-// the refreshed inputs are rescaled once).
-func noiseModelFor(p *fhe.Params, plan *policy.Plan, top int) policy.NoiseModel {
-	if top < plan.PresetDepth {
-		return eval.CommitteePackedNoiseModel(p, protocol.MaxMembers)
-	}
-	return PolicyNoiseModel(p)
+	return eval.CommitteeNoiseModel(p, eval.MaxMembers)
 }
 
 // CompileError returns the recorded compile error of a policy id (nil if
@@ -286,19 +193,14 @@ func (pc *PolicyCircuits) Lookup(id [32]byte) (Circuit, error) {
 	return BuiltinCircuits{}.Lookup(id)
 }
 
-// PolicyOptions are the compile options that target a preset (insecure
-// test presets need their depth, slot count and refresh floor spelled out;
-// the public presets' floors are policy.Presets' RefreshFloor, which
-// TestPresetRefreshFloors checks against protocol.RefreshFloorLevel).
+// PolicyOptions are the compile options that target a preset
+// (eval.CompileOptions).
 func PolicyOptions(id fhe.PresetID) policy.Options {
-	o := policy.Options{Preset: uint8(id)}
-	if p, err := fhe.NewParams(id); err == nil && p.Preset.Insecure() {
-		o.Depth, o.Slots = p.MaxLevel(), p.Slots()
-		if o.RefreshFloor, err = protocol.RefreshFloorLevel(p, 0, 0); err != nil {
-			o.RefreshFloor = p.MaxLevel() // no level has room: compiling fails
-		}
+	p, err := fhe.NewParams(id)
+	if err != nil {
+		return policy.Options{Preset: uint8(id)}
 	}
-	return o
+	return eval.CompileOptions(p)
 }
 
 // planCircuit is a compiled plan and the noise bounds its refreshes are

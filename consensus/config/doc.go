@@ -8,5 +8,6 @@
 // the devnet); GenerateMemberSecrets and AssembleCommittee are the
 // distributed ceremony, each member generating its own secrets and
 // publishing only MemberInfo (with a BLS proof of possession). A member's
-// run-time options are consensus.MemberConfig.
+// run-time options are consensus.MemberConfig. joint.go lays out the joint
+// transport of a rotation (JointPeers, JointOldID, JointMemberTransport).
 package config

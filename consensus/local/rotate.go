@@ -30,7 +30,7 @@ import (
 //     switch (consensus.KeySwitch, protocol.CrossKeySwitch: the output keeps the
 //     input's c1, so no member can shift it); t old members must be up;
 //  5. each new member refreshes its outputs under the new key with its
-//     peers and checks the digests agree (as Member.AdoptReencrypted);
+//     peers and checks the digests agree (as Member.AdoptFromPrevious);
 //     then, if o.Serve, the new committee serves the chain.
 //
 // The caller closes the old committee when it no longer needs it. o.Chain,
@@ -39,6 +39,14 @@ import (
 // or, if the old committee had none either, gets a fresh MemChain of its
 // own (and the old members, reading their own chain, refuse the key).
 func Rotate(ctx context.Context, old *Committee, o Options) (*Committee, error) {
+	return RotateWith(ctx, old, o, func(ctx context.Context, old, nc *Committee) error {
+		return consensus.KeySwitch(ctx, old.InProcess(), nc.InProcess())
+	})
+}
+
+// RotateWith is Rotate with steps 4–5 done by keySwitch (tests run the
+// joint session over TLS instead of consensus.KeySwitch's in-memory hub).
+func RotateWith(ctx context.Context, old *Committee, o Options, keySwitch func(ctx context.Context, old, nc *Committee) error) (*Committee, error) {
 	if o.Dir == "" || filepath.Clean(o.Dir) == filepath.Clean(old.opts.Dir) {
 		return nil, errors.New("consensus: the rotated committee needs its own directory")
 	}
@@ -100,7 +108,7 @@ func Rotate(ctx context.Context, old *Committee, o Options) (*Committee, error) 
 		nc.Close()
 		return nil, fmt.Errorf("consensus: binding the epoch-%d committee key on chain: %w", nc.Config.Epoch, err)
 	}
-	if err := consensus.KeySwitch(ctx, old.InProcess(), nc.InProcess()); err != nil {
+	if err := keySwitch(ctx, old, nc); err != nil {
 		nc.Close()
 		return nil, err
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
+	"github.com/fhegate/fhegate/policy/eval"
 )
 
 // DKGConfig parameterises a distributed key generation.
@@ -130,8 +131,8 @@ type dkgSession struct {
 
 func newDKGSession(ctx context.Context, g Group, cfg DKGConfig) (*dkgSession, error) {
 	n, t := g.N(), g.Threshold
-	if t < 1 || t > n || n > MaxMembers {
-		return nil, fmt.Errorf("protocol: dkg: %d-of-%d committee outside 1 ≤ t ≤ n ≤ %d", t, n, MaxMembers)
+	if t < 1 || t > n || n > eval.MaxMembers {
+		return nil, fmt.Errorf("protocol: dkg: %d-of-%d committee outside 1 ≤ t ≤ n ≤ %d", t, n, eval.MaxMembers)
 	}
 	if !contains(g.Members, g.Self()) {
 		return nil, errors.New("protocol: dkg: self is not a member")
@@ -255,7 +256,15 @@ func (s *dkgSession) relinRound(rkg multiparty.RelinearizationKeyGenProtocol, ro
 	if err != nil {
 		return own, err
 	}
-	alloc := func() multiparty.RelinearizationKeyGenShare { _, sh, _ := rkg.AllocateShare(); return sh }
+	// Round one's shares have degree 1 (two polynomials per gadget entry),
+	// round two's degree 0: each round's shares must have its own shape.
+	alloc := func() multiparty.RelinearizationKeyGenShare {
+		_, r1, r2 := rkg.AllocateShare()
+		if typ == transport.TypeRLKShare2 {
+			return r2
+		}
+		return r1
+	}
 	return aggregateShares("rlk", s.g.Members, all, alloc, nil,
 		func(a, b multiparty.RelinearizationKeyGenShare, out *multiparty.RelinearizationKeyGenShare) error {
 			rkg.AggregateShares(a, b, out)
@@ -303,7 +312,11 @@ func (s *dkgSession) galoisKey(gkg multiparty.GaloisKeyGenProtocol, el uint64) (
 		}
 		return nil
 	}
-	alloc := func() multiparty.GaloisKeyGenShare { return gkg.AllocateShare() }
+	alloc := func() multiparty.GaloisKeyGenShare {
+		sh := gkg.AllocateShare()
+		sh.GaloisElement = el // what an honest share carries: part of its structure
+		return sh
+	}
 	agg, err := aggregateShares("galois", s.g.Members, all, alloc, check, gkg.AggregateShares)
 	if err != nil {
 		return nil, err

@@ -84,7 +84,7 @@
 // flooding can be far smaller than 2^λ, Boudgoust–Scholl, ASIACRYPT 2023) and
 // never to share the same ciphertext twice (the share ledger).
 //
-// We set σ_flood ≥ 2^30 · B_ct with B_ct = 2^16 (CiphertextNoiseBits: the
+// We set σ_flood ≥ 2^30 · B_ct with B_ct = 2^16 (eval.CiphertextNoiseBits: the
 // measured noise of a Lattigo BGV result is ≈2^4.4 std / 2^6.6 max at
 // N=2^13; 2^16 covers sums of hundreds of them), i.e. σ_flood = 2^46, and
 // choose the lowest level ℓ at which (8σ·Σ_{j∈S}|Δλ_j| + Δ·B_ct)·t_p < Q_ℓ/2
@@ -111,9 +111,9 @@
 // computes the same output ciphertext; the caller compares digests. The
 // message is hidden by the mask; the masked sum still reveals the input's
 // phase noise to every receiver, so each active member floods its masked
-// decryption with σ_j = 2^RefreshFlooding/√t from GaussianSampler (2^30
+// decryption with σ_j = 2^eval.RefreshFlooding/√t from GaussianSampler (2^30
 // times the noise bound RefreshRequest.NoiseBits, as the decryption does),
-// and a ciphertext below RefreshFloorLevel is refused (ErrRefreshNoRoom).
+// and a ciphertext below eval.RefreshFloorLevel is refused (ErrRefreshNoRoom).
 //
 // # Re-encryption to a new committee's key (Reencrypt)
 //

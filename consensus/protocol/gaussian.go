@@ -8,80 +8,16 @@ import (
 	mrand "math/rand/v2"
 
 	"github.com/tuneinsight/lattigo/v6/ring"
+
+	"github.com/fhegate/fhegate/policy/eval"
 )
 
-// The flooding sampler (one for every flooded share: threshold decryption,
-// re-encryption and the refresh's masked decryption).
-//
-// # Construction
-//
-// GaussianSampler draws integers from D_{Z,σ} (density ∝ exp(−x²/2σ²)),
-// cut at τσ (τ = tailSigmas = 8, or less where 8σ would not fit an int64
-// for σ ≤ 2^60), for 2^2 ≤ σ ≤ 2^99, from a ChaCha8 stream keyed with 32
-// bytes of crypto/rand (a CSPRNG).
-//
-//   - Base sampler, σ_b ≤ 2^40: a continuous normal from Marsaglia's polar
-//     method on two 64-bit uniforms (each uniform in (−1, 1) on a 2^−63
-//     grid, so s = u²+v² ≥ 2^−126 and every quantity is a normal float64;
-//     the output is a function of 126+ random bits, never a table or a
-//     ziggurat layer: no lattice gaps), multiplied by σ_b and rounded to
-//     the nearest integer (round-half-even through the 1.5·2^52 trick).
-//     The rounded continuous Gaussian's probability mass at k is
-//     φ_σ(k)·(1 + (k²/σ² − 1)/(24σ²) + O(σ^−4)) and D_{Z,σ}'s is
-//     φ_σ(k)·(1 + O(e^{−2π²σ²})), so on |k| ≤ 8σ their ratio is within
-//     1 ± 3/σ² (max-log distance δ ≤ 3σ^−2). float64 arithmetic adds a
-//     relative error ≤ 2^−50 to σ_b·X, i.e. ≤ 8σ_b·2^−50 absolute: it moves
-//     only the boundaries of the integer cells, changing a cell's mass by a
-//     relative ≤ 8σ_b·2^−50 · 8/σ_b = 2^−44 (the density's log-slope is
-//     ≤ 8/σ_b on the support).
-//   - σ > 2^40: the convolution z = z1 + k·z2, k = 2^20, z1 from the base
-//     sampler at σ1 = 2^28, z2 at σ2 = √(σ² − σ1²)/k ∈ (2^20, 2^40]. For
-//     exact discrete Gaussians, P[z] ∝ ρ_σ(z)·ρ_{σ3}(kZ − c(z)) with
-//     σ3 = σ1·kσ2/σ ≈ σ1, and ρ_{σ3}(kZ − c) is constant up to a factor
-//     1 ± 2·exp(−2π²σ3²/k²) = 1 ± 2·exp(−2π²·2^16) when σ3 ≥ k·2^8: the
-//     convolution is exact up to far below 2^−1000 (Peikert, CRYPTO 2010,
-//     Thm 3.1; Micciancio–Walter, CRYPTO 2017). Its own δ is the sum of
-//     the two base samplers' (≤ 3·2^−56 + 3·2^−40).
-//   - σ > 2^60 (the refresh of packed inputs, up to ≈2^90): one more
-//     level, x = lo + K·hi with K = 2^40, lo from the sampler above at
-//     σ1 = 2^50 (itself a convolution) and hi at σ2 = √(σ² − σ1²)/K ∈
-//     (2^20, 2^59]. x exceeds an int64, so it is kept as the pair (Sample),
-//     cut exactly at ⌊8σ⌋ in 128-bit arithmetic, and reduced modulo each
-//     prime as (lo mod q) + (K mod q)·(hi mod q) (ReadNTT). The same
-//     argument applies with σ3 = σ1·Kσ2/σ ≥ σ1·(1 − 2^−20) ≈ 2^10·K: the
-//     convolution is exact up to 1 ± 2·exp(−2π²·2^19.9). The partial cuts
-//     do not bias it: given x (|x| ≤ 8σ), lo is D_{σ3} around
-//     x·σ1²/σ² (|·| ≤ 8σ1·2^−10), so lo's own cut at 8σ1 removes
-//     conditional mass < 2^−47; hi is D_{σ3/K ≈ 2^10} around
-//     x·Kσ2²/σ² ≤ 8σ/K, and its cut is widened to 8σ/K + 2^16 (64 of its
-//     standard deviations: mass < e^−2048; 8σ2 + 2^16 < 2^62.01 still fits
-//     an int64, which is what caps σ2 at 2^59 and σ at 2^99).
-//
-// Stated bound: every sample is within max-log distance
-// δ(σ) ≤ 3σ^−2 + 2^−44 of D_{Z,σ} cut at τσ for σ ≤ 2^40 (δ ≤ 2^−38.3 at
-// σ = 2^20), δ ≤ 2·(3·2^−40 + 2^−44) < 2^−37.3 for 2^40 < σ ≤ 2^60 (the
-// two base samples, σ1 = 2^28 and σ2 ∈ (2^20, 2^40], dominate; the
-// convolution itself is exact to 2^−1000), and for 2^60 < σ ≤ 2^99
-// δ ≤ δ(2^50) + δ(σ2) + 2^−46 < 2^−42.9 + 2^−37.3 + 2^−46 < 2^−37.2 (max-log
-// distances add under convolution: a ratio of two sums of products is
-// bounded by the largest ratio of their terms). The cut removes mass
-// P[|x| > 8σ] < 2^−48. A max-log distance δ gives, per sample, statistical
-// distance ≤ δ/2 and Rényi divergence R_2 ≤ 1 + δ² (R_2 − 1 = E_Q[(P/Q − 1)²]),
-// so over m samples log R_2 ≤ m·δ²: for the N = 2^14 coefficients of 2^50
-// shares, m·δ² < 2^−10 — the sampler costs nothing against a search
-// adversary (key recovery: ε_real ≤ √(ε_ideal·R_2)). See docs/committee.md
-// for the σ per preset and the flooding's own Rényi bound per query.
-//
-// # Side channels
-//
-// No branch or memory index depends on a sample: the polar method's
-// rejection (s ≥ 1 or s = 0) and the tail cut depend only on draws that are
-// discarded, so the number of iterations leaks nothing about an output;
-// log and sqrt run on normal floats (math.Log is a fixed polynomial after
-// Frexp, math.Sqrt is the SQRTSD instruction); rounding is a float add;
-// the sign, the wide sample's 128-bit cut (carry chains) and the reduction
-// modulo each prime (Barrett with a precomputed ⌊2^64/q⌋, Shoup's
-// multiplication by K mod q, masked final subtractions) are branch-free.
+// GaussianSampler is the flooding sampler (one for every flooded share:
+// threshold decryption, re-encryption and the refresh's masked decryption):
+// D_{Z,σ} cut at 8σ for 2^2 ≤ σ ≤ 2^99, from a ChaCha8 stream keyed with
+// crypto/rand, within max-log distance 2^−37.2 of the ideal, with no branch
+// or memory index depending on a sample. Construction, bound and side
+// channels: docs/derivations.md, "The flooding sampler".
 type GaussianSampler struct {
 	r      *mrand.Rand
 	sigma  float64
@@ -133,12 +69,12 @@ func newGaussianSamplerFromSeed(sigmaBits float64, seed [32]byte) (*GaussianSamp
 	r := mrand.New(mrand.NewChaCha8(seed))
 	s := math.Exp2(sigmaBits)
 	if sigmaBits <= narrowSigmaBits {
-		return newNarrowSampler(r, s, math.Min(tailSigmas*s, 0x1p62*1.99)), nil
+		return newNarrowSampler(r, s, math.Min(eval.FloodTailSigmas*s, 0x1p62*1.99)), nil
 	}
-	g := &GaussianSampler{r: r, sigma: s, tail: tailSigmas * s, wide: true}
+	g := &GaussianSampler{r: r, sigma: s, tail: eval.FloodTailSigmas * s, wide: true}
 	s1 := math.Exp2(wideFineSigmaBits)
 	s2 := math.Sqrt(s*s-s1*s1) / math.Exp2(wideShiftBits)
-	g.lo = newNarrowSampler(r, s1, tailSigmas*s1)
+	g.lo = newNarrowSampler(r, s1, eval.FloodTailSigmas*s1)
 	g.hi = newNarrowSampler(r, s2, g.tail*math.Exp2(-wideShiftBits)+math.Exp2(wideSlackBits))
 	// tail ∈ (2^63, 2^102]: its integer part, split exactly (a float64 this
 	// large is an integer; the subtraction only removes high mantissa bits)

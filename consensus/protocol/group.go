@@ -6,12 +6,14 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"reflect"
 	"sort"
 	"time"
 
 	"go.uber.org/zap"
 
 	"github.com/fhegate/fhegate/consensus/transport"
+	"github.com/fhegate/fhegate/fhe"
 	keccakpkg "github.com/fhegate/fhegate/internal/keccak"
 )
 
@@ -200,15 +202,100 @@ type share[S any] interface {
 	UnmarshalBinary([]byte) error
 }
 
+// lattigoEncoded is a share type encoded by Lattigo's MarshalBinary, whose
+// decoder trusts the length, level and degree fields it reads. A share
+// type that validates its own encoding (transformShare) does not
+// implement it.
+type lattigoEncoded interface {
+	MarshalBinary() ([]byte, error)
+}
+
+// shapeGuard returns a check that a payload has exactly the structure of
+// tmpl's encoding (fhe.SameLattigoShape), or nil when S decodes itself
+// safely. The two reference encodings are made once per round, not per
+// member: tmpl with every coefficient 0 and with every coefficient
+// 2^64−1 (fillCoefficients); every other field of tmpl — lengths,
+// levels, a Galois element, metadata — is what an honest share carries.
+func shapeGuard[S any](tmpl S) (func([]byte) error, error) {
+	if _, ok := any(&tmpl).(lattigoEncoded); !ok {
+		return nil, nil
+	}
+	encode := func(fill uint64) ([]byte, error) {
+		fillCoefficients(reflect.ValueOf(&tmpl).Elem(), fill)
+		var b []byte
+		err := safe("share template", func() (err error) {
+			b, err = any(&tmpl).(lattigoEncoded).MarshalBinary()
+			return err
+		})
+		return b, err
+	}
+	zero, err := encode(0)
+	if err != nil {
+		return nil, err
+	}
+	ones, err := encode(^uint64(0))
+	if err != nil {
+		return nil, err
+	}
+	return func(b []byte) error {
+		return fhe.SameLattigoShape(b, func(fill uint64) ([]byte, error) {
+			if fill == 0 {
+				return zero, nil
+			}
+			return ones, nil
+		})
+	}, nil
+}
+
+// fillCoefficients sets every element of every []uint64 reachable from v
+// through exported struct fields, slices and arrays — the coefficients of
+// Lattigo's ring.Poly, ringqp.Poly, vectors and matrices of them — to
+// fill. It never follows a pointer, so shared objects (parameters, the
+// metadata a ciphertext points to) are left alone.
+func fillCoefficients(v reflect.Value, fill uint64) {
+	switch v.Kind() {
+	case reflect.Slice, reflect.Array:
+		if v.Type().Elem().Kind() == reflect.Uint64 {
+			if v.Kind() == reflect.Array && !v.CanSet() {
+				return
+			}
+			for i := range v.Len() {
+				v.Index(i).SetUint(fill)
+			}
+			return
+		}
+		for i := range v.Len() {
+			fillCoefficients(v.Index(i), fill)
+		}
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() {
+				fillCoefficients(v.Field(i), fill)
+			}
+		}
+	}
+}
+
 // aggregateShares decodes every member's share from payloads, in the order of
-// members, checks each with check (if not nil) and sums them with add: the
+// members — each payload first checked against the structure of alloc()'s
+// encoding (shapeGuard), so a member cannot make Lattigo's decoder recurse
+// on a forged length field —, checks each with check (if not nil) and sums them with add: the
 // first decoded share becomes the aggregate. A decoding or aggregation error
 // — or a Lattigo panic, reported as "protocol: <what> share" or "<what>
 // aggregate" — names the member.
 func aggregateShares[S any, PS share[S]](what string, members []transport.MemberID, payloads map[transport.MemberID][]byte,
 	alloc func() S, check func(transport.MemberID, S) error, add func(a, b S, out *S) error) (S, error) {
 	agg := alloc()
+	guard, err := shapeGuard(alloc())
+	if err != nil {
+		return agg, fmt.Errorf("protocol: %s share template: %w", what, err)
+	}
 	for i, id := range members {
+		if guard != nil {
+			if err := guard(payloads[id]); err != nil {
+				return agg, fmt.Errorf("member %d: protocol: %s share: %w", id, what, err)
+			}
+		}
 		sh := alloc()
 		if err := safe(what+" share", func() error { return PS(&sh).UnmarshalBinary(payloads[id]) }); err != nil {
 			return agg, fmt.Errorf("member %d: %w", id, err)

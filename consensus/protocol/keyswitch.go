@@ -71,12 +71,14 @@ type KeySwitchRequest struct {
 	Target *fhe.PublicKey
 	// Old and New are the two committees' members as IDs on g's transport,
 	// disjoint; OldActive (t of Old) and NewActive (t′ of New) take part.
-	// An old member's Shamir point is its ID; a new member's is its ID
-	// minus NewOffset (the committees number their members 1..n each; a
-	// joint transport shifts the new ones).
+	// An old member's Shamir point is its ID minus OldOffset, a new
+	// member's its ID minus NewOffset (the committees number their members
+	// 1..n each; a joint transport shifts one of them: the in-process
+	// rotation the new ones, `fhegate committee rotate switch` the old ones,
+	// so that a new member's joint ID is its committee ID).
 	Old, New             []transport.MemberID
 	OldActive, NewActive []transport.MemberID
-	NewOffset            transport.MemberID
+	OldOffset, NewOffset transport.MemberID
 	// Receivers (optional) also compute the output without sending a share
 	// (the new committee's members that are not active).
 	Receivers []transport.MemberID
@@ -137,7 +139,7 @@ func CrossKeySwitch(ctx context.Context, g Group, key *ThresholdKey, plan NoiseP
 		rd := reencryptShareDigest(ct, target, parts)
 		d := keccak([]byte("fhegate/keyswitch/share/v1"), rd[:])
 		unmasked, err = led.Issue(KindReencrypt, d, key.Epoch, req.Session, func() ([]byte, error) {
-			return keySwitchShare(g, key, req.Old, req.OldActive, self, ct, sigmaBits, false)
+			return keySwitchShare(g, key, shift(req.Old, req.OldOffset), shift(req.OldActive, req.OldOffset), self-req.OldOffset, ct, sigmaBits, false)
 		})
 	} else {
 		unmasked, err = keySwitchShare(g, key, shift(req.New, req.NewOffset), shift(req.NewActive, req.NewOffset), self-req.NewOffset, ct, 0, true)

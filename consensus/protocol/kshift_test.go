@@ -14,6 +14,7 @@ import (
 	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/fhetest"
+	"github.com/fhegate/fhegate/policy/eval"
 )
 
 // kShift is a corrupt active old member in a re-encryption: it adds the
@@ -97,15 +98,16 @@ func secretCoeffs(p *fhe.Params, s *rlwe.SecretKey) []int64 {
 // receiver computes the same ciphertext, so the new members' "t old
 // members agree" quorum accepts it, and its phase under the new secret s′
 // is K·s′ + (noise ≈ t·2^46): the adoption refresh under the new key shows
-// every new member that phase up to its own flooding (2^RefreshFlooding of
+// every new member that phase up to its own flooding (2^eval.RefreshFlooding of
 // the rotation's bounds, ≪ K), and round(view/K) = s′. The control run
 // without the shift reads nothing.
 //
-// PCKS is still what the file hand-over of `fhegate committee rotate` runs
-// (Member.Reencrypt), so this is an open weakness there (docs/committee.md,
-// "Active security"); local.Rotate runs the cross-committee key switch
-// instead, where the same shift reads nothing (TestCrossKeySwitch). The
-// test pins what the attack achieves on PCKS until that path is gone.
+// No rotation runs PCKS any more: local.Rotate and `fhegate committee
+// rotate switch` run the cross-committee key switch, where the same shift
+// reads nothing (TestCrossKeySwitch; over TLS through the CLI's code path,
+// consensus TestJointRotationKShiftOverTLS). The test keeps what the
+// attack achieves on PCKS as the reason (docs/committee.md, "Active
+// security").
 func TestReencryptKShift(t *testing.T) {
 	t.Parallel()
 	p := fhe.MustParams(fhetest.InsecureBGVN10)
@@ -142,8 +144,8 @@ func TestReencryptKShift(t *testing.T) {
 		return outs
 	}
 	// The adoption refresh floods for (t+1)·B_ct of hidden noise.
-	refreshSigma := RefreshFlooding(math.Log2(3 * math.Exp2(CiphertextNoiseBits)))
-	require.Greater(t, 64.0, refreshSigma+math.Log2(tailSigmas)+2, "K·s′ stands out of the adoption refresh's flooding")
+	refreshSigma := eval.RefreshFlooding(math.Log2(3 * math.Exp2(eval.CiphertextNoiseBits)))
+	require.Greater(t, 64.0, refreshSigma+math.Log2(eval.FloodTailSigmas)+2, "K·s′ stands out of the adoption refresh's flooding")
 
 	t.Run("control: no shift, nothing read", func(t *testing.T) {
 		outs := run("reenc/kshift/control", nil)

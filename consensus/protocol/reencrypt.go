@@ -12,6 +12,7 @@ import (
 
 	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
+	"github.com/fhegate/fhegate/policy/eval"
 )
 
 // KindReencrypt is the ledger kind of the collective public-key switch
@@ -27,7 +28,7 @@ const KindReencrypt ShareKind = "reenc"
 //
 // The σ is the threshold decryption's configured one: σ = 2^BaseSigmaBits
 // of the committee's NoisePlan (PlanNoise; a decryption may raise it with
-// its level's headroom, a re-encryption does not), by default 2^(CiphertextNoiseBits+DefaultFloodingBits)
+// its level's headroom, a re-encryption does not), by default 2^(eval.CiphertextNoiseBits+eval.DefaultFloodingBits)
 // = 2^46, i.e. 2^30 times the noise bound B_ct of the ciphertext whose
 // phase the share exposes. The reason is the same: the switched ciphertext's
 // noise is e_ct + Σ_j E_j (+ small terms), and it is exposed — to every new
@@ -46,7 +47,7 @@ func ReencryptSigmaBits(p *fhe.Params, plan NoisePlan, level, t int) (float64, e
 	}
 	sigmaBits := plan.BaseSigmaBits
 	if sigmaBits <= 0 {
-		sigmaBits = CiphertextNoiseBits + DefaultFloodingBits
+		sigmaBits = eval.CiphertextNoiseBits + eval.DefaultFloodingBits
 	}
 	if sigmaBits > maxSigmaBits {
 		sigmaBits = maxSigmaBits
@@ -55,7 +56,7 @@ func ReencryptSigmaBits(p *fhe.Params, plan NoisePlan, level, t int) (float64, e
 	for _, q := range p.Q()[:level+1] {
 		logQ += math.Log2(float64(q))
 	}
-	total := math.Max(sigmaBits+math.Log2(tailSigmas*float64(t)), CiphertextNoiseBits) + 1
+	total := math.Max(sigmaBits+math.Log2(eval.FloodTailSigmas*float64(t)), eval.CiphertextNoiseBits) + 1
 	if head := logQ - 1 - math.Log2(float64(p.PlaintextModulus())) - total; head < 2 {
 		return 0, fmt.Errorf("protocol: level %d cannot carry 2^%.0f flooding for %d re-encryption shares", level, sigmaBits, t)
 	}
@@ -110,7 +111,12 @@ var ErrTargetPinned = fmt.Errorf("protocol: ciphertext already re-encrypted to a
 // of the same plaintext under Target at the input level, whose noise is
 // e_ct + Σ_j (E_j + e0_j + u_j·e' + e1_j·s') ≈ t·2^46: the result carries
 // the flooding and should be refreshed by the target committee before it is
-// evaluated (local.Rotate / consensus.Member.AdoptReencrypted do).
+// evaluated.
+//
+// No rotation uses it: one corrupt active member can shift the output's c1
+// (the K-shift, TestReencryptKShift), so committee rotation runs the
+// cross-committee key switch (CrossKeySwitch) instead. Reencrypt stays as
+// the reference that test demonstrates the attack against.
 //
 // Before its first share for ct, a member pins Target for (ct, key epoch)
 // in the ledger; a request for another target is refused with

@@ -15,18 +15,19 @@ import (
 
 	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
+	"github.com/fhegate/fhegate/policy/eval"
 )
 
 // ErrRefreshNoRoom is returned, before any share is issued, for a refresh
-// whose input level is below RefreshFloorLevel: its modulus cannot hold
+// whose input level is below eval.RefreshFloorLevel: its modulus cannot hold
 // the input noise plus the flooding that hides it.
 var ErrRefreshNoRoom = errors.New("protocol: refresh input level has no room for the flooding")
 
 // RefreshShareSigmaBits is log2 of each active member's flooding σ_j in a
-// refresh among t active members: σ_j = 2^RefreshFlooding(noiseBits)/√t,
-// so the t independent floodings sum to σ = 2^RefreshFlooding(noiseBits).
+// refresh among t active members: σ_j = 2^eval.RefreshFlooding(noiseBits)/√t,
+// so the t independent floodings sum to σ = 2^eval.RefreshFlooding(noiseBits).
 func RefreshShareSigmaBits(noiseBits float64, t int) float64 {
-	return RefreshFlooding(noiseBits) - math.Log2(float64(t))/2
+	return eval.RefreshFlooding(noiseBits) - math.Log2(float64(t))/2
 }
 
 // refreshDigest is the ledger key of a refresh share: the ciphertext's
@@ -57,58 +58,16 @@ type RefreshRequest struct {
 	// secret key or on plaintexts nobody among the attackers knows: honest
 	// encryption noise, rounding noise of rescales, plaintext carries of
 	// products). Every member finalising the refresh sees the input's noise
-	// plus the flooding, so the flooding is sized from it (RefreshFlooding).
+	// plus the flooding, so the flooding is sized from it (eval.RefreshFlooding).
 	// It must also cover the sanitisation's encryption of zero: a value
-	// below CiphertextNoiseBits (0 included) counts as CiphertextNoiseBits.
+	// below eval.CiphertextNoiseBits (0 included) counts as eval.CiphertextNoiseBits.
 	NoiseBits float64
 	// WorstBits is log2 of a bound on the input's whole phase noise,
 	// including parts an attacker knows and therefore need not be hidden
 	// (inputs crafted at the input proof's accepted bound): it only has to
-	// fit the level (RefreshFloorLevel). A value below NoiseBits (0
+	// fit the level (eval.RefreshFloorLevel). A value below NoiseBits (0
 	// included) counts as NoiseBits.
 	WorstBits float64
-}
-
-// refreshBounds applies RefreshRequest's defaults: a hidden-noise bound
-// below CiphertextNoiseBits (0 included) counts as CiphertextNoiseBits —
-// the sanitisation alone adds an encryption of zero whose noise
-// (u·e_pk + e0 + e1·s, ≈2^14 at N = 2^14) depends on s — and the worst
-// bound is at least the hidden one.
-func refreshBounds(noiseBits, worstBits float64) (float64, float64) {
-	noiseBits = math.Max(noiseBits, CiphertextNoiseBits)
-	return noiseBits, math.Max(worstBits, noiseBits)
-}
-
-// RefreshFlooding returns log2 of the total flooding σ (summed over the t
-// active shares) that hides an input noise of 2^noiseBits with
-// DefaultFloodingBits of statistical margin, as the decryption does:
-// 30 + max(noiseBits, CiphertextNoiseBits).
-func RefreshFlooding(noiseBits float64) float64 {
-	noiseBits, _ = refreshBounds(noiseBits, 0)
-	return DefaultFloodingBits + noiseBits
-}
-
-// RefreshFloorLevel is the lowest level at which a refresh of an input with
-// the given noise bounds (see RefreshRequest) has room for its flooding:
-// t_p·(2^worstBits + tailSigmas·σ) < Q_ℓ/4 with log2 σ = RefreshFlooding.
-// Decoding the masked sum needs t_p·(|e| + 1/2) < Q_ℓ/2 for its noise
-// e = e_in + e_san + ΣE_j; the factor 2 covers the sanitisation's ≈2^14,
-// Lattigo's own 3.2-σ share noise and ΣE_j beyond 8σ (each E_j is cut at
-// 8σ_j, so the sum can in principle reach 8σ·√t; P[|ΣE_j| > 16σ] < 2^−180).
-// It fails when no level of p has room.
-func RefreshFloorLevel(p *fhe.Params, noiseBits, worstBits float64) (int, error) {
-	noiseBits, worstBits = refreshBounds(noiseBits, worstBits)
-	need := math.Log2(float64(p.PlaintextModulus())) + 2 +
-		math.Log2(math.Exp2(worstBits)+tailSigmas*math.Exp2(RefreshFlooding(noiseBits)))
-	logQ := 0.0
-	for l, q := range p.Q() {
-		logQ += math.Log2(float64(q))
-		if need < logQ {
-			return l, nil
-		}
-	}
-	return 0, fmt.Errorf("protocol: no level of %s has room for a refresh flooding of 2^%.1f over noise 2^%.1f (needs %.1f bits of modulus, has %.1f)",
-		p.Preset.Name, RefreshFlooding(noiseBits), worstBits, need, logQ)
 }
 
 // Refresh runs Lattigo's mpbgv RefreshProtocol (Mouchet et al., PETS 2021,
@@ -126,7 +85,7 @@ func RefreshFloorLevel(p *fhe.Params, noiseBits, worstBits float64) (int, error)
 // (rescale rounding, encryption noise times s) and on plaintexts (the
 // carries of products), so each active member floods its h_j with its own
 // E_j ← D_{Z,σ_j} (GaussianSampler, fresh crypto/rand key per share),
-// σ_j = 2^RefreshShareSigmaBits = σ/√t, σ = 2^RefreshFlooding(NoiseBits)
+// σ_j = 2^RefreshShareSigmaBits = σ/√t, σ = 2^eval.RefreshFlooding(NoiseBits)
 // = 2^30·2^NoiseBits the total. A coalition of the other t−1 active
 // members knows its own E_j, so what hides e_in from it is one honest
 // E_j: with R_2(D_{σ_j,c} ‖ D_{σ_j}) = exp(c²/σ_j²) and |c| ≤ 2^NoiseBits
@@ -137,7 +96,7 @@ func RefreshFloorLevel(p *fhe.Params, noiseBits, worstBits float64) (int, error)
 // sampler's δ (gaussian.go). The re-encryption (s2e) half carries only
 // Lattigo's fresh-encryption noise: it becomes the output's noise, hidden in
 // turn by whatever floods that ciphertext's later decryption or refresh.
-// Decoding needs t_p·(2^WorstBits + 8σ) < Q_ℓ/4 (RefreshFloorLevel); a
+// Decoding needs t_p·(2^WorstBits + 8σ) < Q_ℓ/4 (eval.RefreshFloorLevel); a
 // ciphertext below that level is refused with ErrRefreshNoRoom before the
 // coin toss, so no share is issued.
 func Refresh(ctx context.Context, g Group, key *ThresholdKey, led Ledger, req RefreshRequest) (*fhe.Ciphertext, error) {
@@ -180,7 +139,13 @@ func Refresh(ctx context.Context, g Group, key *ThresholdKey, led Ledger, req Re
 	if err != nil {
 		return nil, err
 	}
-	alloc := func() multiparty.RefreshShare { return rfp.AllocateShare(ct.Level(), maxLevel) }
+	// An honest share carries ct's metadata (mpbgv's GenShare copies it,
+	// Finalize requires it): part of the structure every share must have.
+	alloc := func() multiparty.RefreshShare {
+		sh := rfp.AllocateShare(ct.Level(), maxLevel)
+		sh.MetaData = *ct.Lattigo().MetaData
+		return sh
+	}
 	agg, err := aggregateShares("refresh", req.Active, shares, alloc, nil, rfp.AggregateShares)
 	if err != nil {
 		return nil, err
@@ -195,18 +160,18 @@ func Refresh(ctx context.Context, g Group, key *ThresholdKey, led Ledger, req Re
 
 // refreshRoom is the no-room and flooding-size check of a refresh (Refresh,
 // RefreshTransform) of inputs at level among t active members, run before
-// any coin toss or share: it applies refreshBounds, refuses a level below
-// RefreshFloorLevel with ErrRefreshNoRoom, and returns log2 σ_j
+// any coin toss or share: it applies eval.RefreshNoiseBounds, refuses a level below
+// eval.RefreshFloorLevel with ErrRefreshNoRoom, and returns log2 σ_j
 // (RefreshShareSigmaBits), refused beyond the sampler's range.
 func refreshRoom(p *fhe.Params, t, level int, noiseBits, worstBits float64, what string) (float64, error) {
-	noiseBits, worstBits = refreshBounds(noiseBits, worstBits)
-	floor, err := RefreshFloorLevel(p, noiseBits, worstBits)
+	noiseBits, worstBits = eval.RefreshNoiseBounds(noiseBits, worstBits)
+	floor, err := eval.RefreshFloorLevel(p, noiseBits, worstBits)
 	if err != nil {
 		return 0, fmt.Errorf("%w: %w", ErrRefreshNoRoom, err)
 	}
 	if level < floor {
 		return 0, fmt.Errorf("%w: ciphertext at level %d, floor %d for noise 2^%.1f (worst 2^%.1f, flooding 2^%.1f) on %s",
-			ErrRefreshNoRoom, level, floor, noiseBits, worstBits, RefreshFlooding(noiseBits), p.Preset.Name)
+			ErrRefreshNoRoom, level, floor, noiseBits, worstBits, eval.RefreshFlooding(noiseBits), p.Preset.Name)
 	}
 	sigmaBits := RefreshShareSigmaBits(noiseBits, t)
 	if sigmaBits > maxSamplerSigmaBits {

@@ -17,78 +17,9 @@ import (
 	"github.com/fhegate/fhegate/fhe"
 )
 
-// Sanitisation (attacks 1 and 4).
-//
-// A threshold decryption share is d_j = c1·tsk_j + e_j and a refresh share
-// exposes c1·s_j under a uniform mask; both are safe only if nobody chose
-// c1. Uploads are arbitrary canonical ciphertexts and evaluation is
-// deterministic, so a member (or a user) could pick the c1 that reaches the
-// decryption — e.g. a constant c, making d_j = c·tsk_j + e_j a
-// one-dimensional LWE sample per coefficient that two or three queries
-// solve. Before every decryption and every refresh the participants
-// therefore add an encryption of zero under the collective public key,
-// (u·pk0 + e0, u·pk1 + e1), whose randomness (u ternary, e0, e1 Gaussian,
-// Lattigo's standard distributions) comes from a PRNG keyed by a coin toss
-// that starts only once the ciphertext is fixed (after the result-digest
-// agreement): each participant commits to keccak(session ‖ id ‖ r_i), then
-// reveals r_i; the seed is keccak(session ‖ (id ‖ r_id) for every
-// contributor in member order). A contributor whose reveal does not match
-// its commitment is excluded; at least t contributors are required, so one
-// of them is honest when fewer than t members are corrupt, and the seed is
-// uniform to everyone else until the reveals. The decrypted c1 becomes
-// c1 + u·a (a = pk1, the CRS): an RLWE-pseudorandom element nobody chose.
-//
-// The share ledger keys on the sanitised ciphertext (its c1), and the
-// decryption/refresh session carries the seed, so two identical requests —
-// the same policy on the same handles, hence the same evaluated c1 — are
-// two different, answerable decryptions (attack 4), and participants that
-// ended up with different seeds (a member revealing to some and not to
-// others) never mix their shares: only the group of ≥ t members that agree
-// on the seed completes.
-//
-// Known limit: the last member to reveal sees the others' reveals and can
-// withhold its own, choosing between two seeds (1 bit of bias per corrupt
-// member); it cannot choose c1.
-//
-// Retries. Rounds are asynchronous: a member that was slow (restarted,
-// fetching inputs, on a loaded machine) reaches a coin toss after others
-// gave up on it, and a request is retried under the same session names.
-// With a fresh r_i per attempt, messages of one attempt that arrive after a
-// peer's round ended (buffered by its mux) were read in the next attempt
-// against new commitments, and the members' seeds diverged attempt after
-// attempt. Two rules make the toss converge instead:
-//
-//   - r_i = keccak(k_i ‖ session ‖ digest(ct)) with k_i a 32-byte secret
-//     drawn from crypto/rand when the member starts (CoinState, never
-//     stored or sent): a member commits to and reveals the same value in
-//     every attempt of a session, so a late message of an earlier attempt
-//     is as good as the current one. r_i is still unknown to everyone else
-//     until i reveals it, after the ciphertext is fixed.
-//   - The first commitment seen from each peer for a session (and subject)
-//     is remembered (bounded, CoinState) and a later different one is
-//     ignored: a member that saw the honest reveals of a failed attempt
-//     cannot commit to a new value in the next one. It can only reveal its
-//     first value or withhold it, the same one bit per corrupt member as in
-//     a single attempt.
-//   - The contributors are pinned at a member's first reveal: a member
-//     reveals only once it holds commitments from enough peers for t
-//     contributions, and remembers which peers those were (CoinState); in
-//     every later attempt of the session it refuses a commitment from any
-//     other peer. Without this, a corrupt member that stays silent in
-//     attempt 1 sees the honest reveals (the same values in every attempt)
-//     and commits in attempt 2 to a value of its choice — with the lowest
-//     id it would choose the whole seed. Now its commitment arrives after
-//     every honest member that revealed pinned its contributors, and is
-//     refused (TestCoinTossWithholderCannotChoose). The price is agreement
-//     under jitter: two honest members that revealed with different
-//     committer sets keep their sets in every retry instead of converging
-//     on the union; the ≥ t members that agree finish the round, and a
-//     late member's own commitment counts only for the members that had
-//     not revealed yet.
-//
-// The seed is computed from the t lowest-numbered valid contributors (any t
-// include an honest one), so members that also heard a slower contributor
-// still agree on it.
+// Sanitisation (attacks 1 and 4): a coin-tossed encryption of zero is added
+// before every decryption and refresh; why, and the coin toss's rules under
+// retries, are in docs/derivations.md, "Sanitisation".
 
 // Coin is the outcome of a commit-reveal coin toss.
 type Coin struct {

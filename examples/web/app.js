@@ -43,8 +43,7 @@ async function artifact(name) {
 }
 
 // deployGate deploys PrivateCreditGate with the credit policy (once per
-// page; after the first registration, as examples/js does: a devnet's
-// eth_estimateGas on its genesis block refuses PUSH0).
+// page).
 async function deployGate(wallet) {
   const spec = await fetch("/policy/credit_policy.yaml").then((r) => r.text());
   const { abi, bytecode } = await artifact("PrivateCreditGate");

@@ -41,7 +41,7 @@ func DecomposeNTT(ev *rlwe.Evaluator, levelQ, levelP, nbPi int, c2 ring.Poly, c2
 	jobs = make([]Job, 0, digits*(levelQ+levelP+2))
 	for i := 0; i < digits; i++ {
 		dQ, dP := decompQP[i].Q, decompQP[i].P
-		ev.Decomposer.DecomposeAndSplit(levelQ, levelP, nbPi, i, polyInvNTT, dQ, dP)
+		decomposeAndSplit(ev.Decomposer, ringQ, ringP, levelQ, levelP, nbPi, i, polyInvNTT, dQ, dP)
 		p0, p1 := i*nbPi, i*nbPi+nbPi
 		for x, s := range ringQ.SubRings[:levelQ+1] {
 			if p0 <= x && x < p1 {

@@ -7,6 +7,7 @@ import (
 	"github.com/tuneinsight/lattigo/v6/ring"
 	"github.com/tuneinsight/lattigo/v6/ring/ringqp"
 	"github.com/tuneinsight/lattigo/v6/utils"
+	"github.com/tuneinsight/lattigo/v6/utils/structs"
 )
 
 // KeySwitcher is fhegate's key switch: Lattigo v6.2.0's GadgetProduct
@@ -21,10 +22,14 @@ import (
 //   - ModDown's lazy INTTs of the P part and lazy NTTs back into Q, both
 //     polynomials in one batch each (engine.ModDown).
 //
-// The multiply-accumulate and its reduction schedule are Lattigo's own, in
-// Lattigo's order, so the output is byte-identical to
-// rlwe.Evaluator.GadgetProduct / Relinearize (proved by the tests on every
-// preset at every level).
+// A router that is a KeySwitchRouter also receives the loops between the
+// transforms: the multiply-accumulate of every modulus (MulAccJob), the
+// decomposition's and ModDown's basis extensions (ModUpJob) and ModDown's
+// last step (ScaleDiffJob). Otherwise — and whenever the router declines —
+// they are Lattigo's own, in Lattigo's order. Either way the output is
+// byte-identical to rlwe.Evaluator.GadgetProduct / Relinearize (proved by
+// the tests on every preset at every level, with a router answering every
+// job from its definition).
 //
 // A KeySwitcher owns buffers and is not safe for concurrent use; fhe keeps
 // one per pooled worker.
@@ -35,6 +40,9 @@ type KeySwitcher struct {
 	cxInv  ring.Poly
 	decomp []ringqp.Poly
 	jobs   []Job
+	// macJobs is reused across calls (the inner slices are rebuilt).
+	macJobs  []MulAccJob
+	macLimbs [][]uint64
 }
 
 // NewKeySwitcher returns a key switcher over ev (which it uses and must not
@@ -136,7 +144,7 @@ func (k *KeySwitcher) gadgetProductLazyNTT(levelQ, levelP int, cxNTT ring.Poly, 
 		dQ, dP := k.decomp[i].Q, k.decomp[i].P // views at (levelQ, levelP)
 		dQ.Coeffs, dP.Coeffs = dQ.Coeffs[:levelQ+1], dP.Coeffs[:levelP+1]
 		decomp[i] = ringqp.Poly{Q: dQ, P: dP}
-		k.ev.Decomposer.DecomposeAndSplit(levelQ, levelP, nbPi, i, cxInv, dQ, dP)
+		decomposeAndSplit(k.ev.Decomposer, ringQ, ringP, levelQ, levelP, nbPi, i, cxInv, dQ, dP)
 		p0, p1 := i*nbPi, i*nbPi+nbPi
 		for x, s := range ringQ.SubRings[:levelQ+1] {
 			if !singleP && p0 <= x && x < p1 {
@@ -153,11 +161,15 @@ func (k *KeySwitcher) gadgetProductLazyNTT(levelQ, levelP int, cxNTT ring.Poly, 
 	transform(false, singleP, jobs)
 	k.jobs = jobs[:0]
 
+	el := gadgetCt.Value
+	c0, c1 := ctQP.Value[0], ctQP.Value[1]
+	if k.mulAccRouted(ringQ, ringP, levelQ, levelP, digits, el, decomp, c0, c1) {
+		return
+	}
+
 	// Lattigo's multiply-accumulate and reduction schedule.
 	QiOverF := params.QiOverflowMargin(levelQ) >> 1
 	PiOverF := params.PiOverflowMargin(levelP) >> 1
-	el := gadgetCt.Value
-	c0, c1 := ctQP.Value[0], ctQP.Value[1]
 	var reduce int
 	for i := 0; i < digits; i++ {
 		if i == 0 {
@@ -185,6 +197,47 @@ func (k *KeySwitcher) gadgetProductLazyNTT(levelQ, levelP int, cxNTT ring.Poly, 
 		ringP.Reduce(c0.P, c0.P)
 		ringP.Reduce(c1.P, c1.P)
 	}
+}
+
+// mulAccRouted hands the multiply-accumulate of every modulus of Q∪P to
+// the installed router as one call, if it is a KeySwitchRouter; false: the
+// caller runs Lattigo's loop.
+func (k *KeySwitcher) mulAccRouted(ringQ, ringP *ring.Ring, levelQ, levelP, digits int, el structs.Matrix[rlwe.VectorQP],
+	decomp []ringqp.Poly, c0, c1 ringqp.Poly) bool {
+	r, ok := CurrentRouter().(KeySwitchRouter)
+	if !ok {
+		return false
+	}
+	jobs := k.macJobs[:0]
+	n := (levelQ + levelP + 2) * digits * 3
+	if cap(k.macLimbs) < n {
+		k.macLimbs = make([][]uint64, n)
+	}
+	limbs := k.macLimbs[:n]
+	take := func() [][]uint64 {
+		t := limbs[:digits:digits]
+		limbs = limbs[digits:]
+		return t
+	}
+	add := func(s *ring.SubRing, x int, isP bool, o0, o1 []uint64) {
+		j := MulAccJob{S: s, K0: take(), K1: take(), D: take(), Out0: o0, Out1: o1}
+		for i := 0; i < digits; i++ {
+			k0, k1, d := el[i][0][0].Q, el[i][0][1].Q, decomp[i].Q
+			if isP {
+				k0, k1, d = el[i][0][0].P, el[i][0][1].P, decomp[i].P
+			}
+			j.K0[i], j.K1[i], j.D[i] = k0.Coeffs[x], k1.Coeffs[x], d.Coeffs[x]
+		}
+		jobs = append(jobs, j)
+	}
+	for x, s := range ringQ.SubRings[:levelQ+1] {
+		add(s, x, false, c0.Q.Coeffs[x], c1.Q.Coeffs[x])
+	}
+	for x, s := range ringP.SubRings[:levelP+1] {
+		add(s, x, true, c0.P.Coeffs[x], c1.P.Coeffs[x])
+	}
+	k.macJobs = jobs[:0]
+	return r.GadgetMulAcc(jobs)
 }
 
 // Automorphism is rlwe.Evaluator.Automorphism (a slot rotation or the

@@ -2,6 +2,8 @@ package engine_test
 
 import (
 	"bytes"
+	"math/big"
+	"math/bits"
 	"math/rand/v2"
 	"sync/atomic"
 	"testing"
@@ -26,6 +28,70 @@ func (r *reducedRouter) Transform(inverse, lazy bool, jobs []engine.Job) {
 	r.jobs.Add(uint64(len(jobs)))
 	engine.RunLattigo(inverse, false, jobs)
 }
+
+// keySwitchRouter stands in for an accelerator with key-switch kernels: the
+// transforms as reducedRouter, the multiply-accumulate as the canonical
+// residue (Lattigo's reduced Montgomery products) and the basis extensions
+// as engine.ModUpJob.Reference, every output poisoned first.
+type keySwitchRouter struct {
+	reducedRouter
+	macs, modUps, scaleDiffs atomic.Uint64
+}
+
+func poison(s []uint64) {
+	for i := range s {
+		s[i] = 0xABABABABABABABAB
+	}
+}
+
+func (r *keySwitchRouter) GadgetMulAcc(jobs []engine.MulAccJob) bool {
+	for _, j := range jobs {
+		poison(j.Out0)
+		poison(j.Out1)
+		d := make([]uint64, j.S.N)
+		for i := range j.D {
+			j.S.Reduce(j.D[i], d)
+			if i == 0 {
+				j.S.MulCoeffsMontgomery(j.K0[i], d, j.Out0)
+				j.S.MulCoeffsMontgomery(j.K1[i], d, j.Out1)
+			} else {
+				j.S.MulCoeffsMontgomeryThenAdd(j.K0[i], d, j.Out0)
+				j.S.MulCoeffsMontgomeryThenAdd(j.K1[i], d, j.Out1)
+			}
+		}
+	}
+	r.macs.Add(uint64(len(jobs)))
+	return true
+}
+
+func (r *keySwitchRouter) ModUp(jobs []engine.ModUpJob) bool {
+	for _, j := range jobs {
+		for _, d := range j.Dst {
+			poison(d[:j.N])
+		}
+		j.Reference(j.Dst, j.N)
+	}
+	r.modUps.Add(uint64(len(jobs)))
+	return true
+}
+
+func (r *keySwitchRouter) ScaleDiff(jobs []engine.ScaleDiffJob) bool {
+	for _, j := range jobs {
+		q := j.S.Modulus
+		out := make([]uint64, j.S.N)
+		for x := range out {
+			hi, lo := bits.Mul64((j.X[x]%q+q-j.Y[x]%q)%q, j.W)
+			out[x] = bits.Rem64(hi, lo, q)
+		}
+		copy(j.Out, out) // Out may alias Y: written only now
+	}
+	r.scaleDiffs.Add(uint64(len(jobs)))
+	return true
+}
+
+// routers are the routers every byte-identity test runs: none, reduced
+// transforms, reduced transforms with the key-switch kernels' models.
+func routers() []engine.Router { return []engine.Router{nil, &reducedRouter{}, &keySwitchRouter{}} }
 
 // randomCiphertext returns a degree-2 ciphertext at level with uniform
 // coefficients (every limb in [0, q)), in the NTT domain.
@@ -81,6 +147,17 @@ func TestRelinearizeByteIdentical(t *testing.T) {
 			require.True(t, bytes.Equal(wantB, marshal(t, got2)), "level %d: engine (reduced router) differs from Relinearize", level)
 			require.EqualValues(t, 4, r.batches.Load(), "per key switch: decomposition INTT, digit NTTs, ModDown INTT, ModDown NTT")
 			t.Logf("level %d: %d transforms routed in %d batches, byte-identical", level, r.jobs.Load(), r.batches.Load())
+
+			kr := &keySwitchRouter{}
+			engine.SetRouter(kr)
+			got3 := rlwe.NewCiphertext(params, 1, level)
+			err = ks.Relinearize(ct, rlk, got3)
+			engine.SetRouter(nil)
+			require.NoError(t, err)
+			require.True(t, bytes.Equal(wantB, marshal(t, got3)), "level %d: engine (key-switch kernels' models) differs from Relinearize", level)
+			require.EqualValues(t, 1, kr.macs.Load()/uint64(level+1+params.PCount()), "one multiply-accumulate call over Q∪P")
+			require.Positive(t, kr.modUps.Load(), "ModDown's extension at least")
+			require.EqualValues(t, 2*(level+1), kr.scaleDiffs.Load(), "ModDown's last step, both polynomials")
 		}
 	})
 }
@@ -105,9 +182,12 @@ func TestDecomposeNTTByteIdentical(t *testing.T) {
 		for level := 0; level <= params.MaxLevel(); level++ {
 			for _, isNTT := range []bool{true, false} {
 				c2 := randomCiphertext(rng, params, level).Value[2]
+				if !isNTT {
+					plantCentringBoundary(params, level, levelP+1, c2)
+				}
 				want := newDecomp()
 				ev.DecomposeNTT(level, levelP, levelP+1, c2, isNTT, want)
-				for _, router := range []engine.Router{nil, &reducedRouter{}} {
+				for _, router := range routers() {
 					got := newDecomp()
 					engine.SetRouter(router)
 					engine.DecomposeNTT(ev, level, levelP, levelP+1, c2, isNTT, got)
@@ -152,7 +232,7 @@ func TestAutomorphismByteIdentical(t *testing.T) {
 				want := rlwe.NewCiphertext(params, 1, level)
 				require.NoError(t, ref.Automorphism(ct, g, want))
 				wantB := marshal(t, want)
-				for _, router := range []engine.Router{nil, &reducedRouter{}} {
+				for _, router := range routers() {
 					got := rlwe.NewCiphertext(params, 1, level)
 					engine.SetRouter(router)
 					err := ks.Automorphism(ct, g, got)
@@ -192,7 +272,7 @@ func TestModDownByteIdentical(t *testing.T) {
 			want := rlwe.NewCiphertext(params, 1, level)
 			ev.ModDown(level, levelP, el.CopyNew(), want)
 			wantB := marshal(t, want)
-			for _, router := range []engine.Router{nil, &reducedRouter{}} {
+			for _, router := range routers() {
 				got := rlwe.NewCiphertext(params, 1, level)
 				engine.SetRouter(router)
 				engine.ModDown(ev, level, levelP, el.CopyNew(), got)
@@ -201,6 +281,29 @@ func TestModDownByteIdentical(t *testing.T) {
 			}
 		}
 	})
+}
+
+// plantCentringBoundary writes, in the first words of c2 (coefficient
+// domain), values whose centred lift within the first decomposition digit
+// is within 2 of a multiple of the digit's modulus: there the basis
+// extension's floating-point estimate of v is decided by rounding.
+func plantCentringBoundary(params rlwe.Parameters, level, nbPi int, c2 ring.Poly) {
+	subs := params.RingQ().SubRings[:min(nbPi, level+1)]
+	if len(subs) < 2 {
+		return
+	}
+	Q := big.NewInt(1)
+	for _, s := range subs {
+		Q.Mul(Q, new(big.Int).SetUint64(s.Modulus))
+	}
+	H := new(big.Int).Rsh(Q, 1)
+	for w, eps := range []int64{0, 1, 2, -1, -2} {
+		x := new(big.Int).Sub(Q, H)
+		x.Add(x, big.NewInt(eps)).Mod(x, Q)
+		for i, s := range subs {
+			c2.Coeffs[i][w] = new(big.Int).Mod(x, new(big.Int).SetUint64(s.Modulus)).Uint64()
+		}
+	}
 }
 
 // forEachPreset runs f as a subtest per registered preset with its RLWE
@@ -230,7 +333,7 @@ func TestDivRoundByLastModulusNTTByteIdentical(t *testing.T) {
 			for k := range in {
 				r.DivRoundByLastModulusNTT(in[k], want[k])
 			}
-			for _, router := range []engine.Router{nil, &reducedRouter{}} {
+			for _, router := range routers() {
 				got := []ring.Poly{r.NewPoly(), r.NewPoly()}
 				inPlace := []ring.Poly{*in[0].CopyNew(), *in[1].CopyNew()}
 				engine.SetRouter(router)

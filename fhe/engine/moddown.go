@@ -35,19 +35,21 @@ func ModDown(ev *rlwe.Evaluator, levelQ, levelP int, ctQP *rlwe.Element[ringqp.P
 	}
 	transform(true, true, jobs)
 	jobs = jobs[:0]
+	modUpPtoQ(ev, ringQ, ringP, levelQ, levelP, buffP[:], buffQ[:])
 	for k := range buffQ {
-		ev.BasisExtender.ModUpPtoQ(levelP, levelQ, buffP[k], buffQ[k])
 		for x, s := range ringQ.SubRings[:levelQ+1] {
 			jobs = append(jobs, Job{S: s, Src: buffQ[k].Coeffs[x], Dst: buffQ[k].Coeffs[x]})
 		}
 	}
 	transform(false, true, jobs)
 	pInv := modDownConstants(params, levelP)
+	var sd []ScaleDiffJob
 	for k := range buffQ {
 		for i, s := range ringQ.SubRings[:levelQ+1] {
-			s.SubThenMulScalarMontgomeryTwoModulus(buffQ[k].Coeffs[i], ctQP.Value[k].Q.Coeffs[i], s.Modulus-pInv[i], ct.Value[k].Coeffs[i])
+			sd = append(sd, ScaleDiffJob{S: s, X: buffQ[k].Coeffs[i], Y: ctQP.Value[k].Q.Coeffs[i], Out: ct.Value[k].Coeffs[i], W: s.Modulus - pInv[i]})
 		}
 	}
+	scaleDiff(sd)
 }
 
 // modDownConstants returns (p_0·…·p_levelP)^{-1} mod q_i in Montgomery
@@ -68,4 +70,31 @@ func modDownConstants(params *rlwe.Parameters, levelP int) []uint64 {
 		}
 	}
 	return out
+}
+
+// modUpPtoQ is BasisExtender.ModUpPtoQ of every polP[k] into polQ[k],
+// through the router as one call where it takes basis extensions (the
+// outputs are reduced; Lattigo's are lazy and feed the same NTT and full
+// Montgomery reduction), else Lattigo's.
+func modUpPtoQ(ev *rlwe.Evaluator, ringQ, ringP *ring.Ring, levelQ, levelP int, polP, polQ []ring.Poly) {
+	if _, ok := CurrentRouter().(KeySwitchRouter); ok {
+		src, dst := make([]uint64, levelP+1), make([]uint64, levelQ+1)
+		for x, s := range ringP.SubRings[:levelP+1] {
+			src[x] = s.Modulus
+		}
+		for x, s := range ringQ.SubRings[:levelQ+1] {
+			dst[x] = s.Modulus
+		}
+		c := modUpConstantsFor(src, dst)
+		jobs := make([]ModUpJob, len(polP))
+		for k := range polP {
+			jobs[k] = ModUpJob{N: ringQ.N(), C: c, Src: polP[k].Coeffs[:levelP+1], Dst: polQ[k].Coeffs[:levelQ+1]}
+		}
+		if modUp(jobs) {
+			return
+		}
+	}
+	for k := range polP {
+		ev.BasisExtender.ModUpPtoQ(levelP, levelQ, polP[k], polQ[k])
+	}
 }

@@ -40,9 +40,11 @@ func DivRoundByLastModulusNTT(r *ring.Ring, in, out []ring.Poly) {
 		}
 	}
 	transform(false, true, jobs)
+	sd := make([]ScaleDiffJob, 0, len(in)*level)
 	for k := range in {
 		for i, s := range r.SubRings[:level] {
-			s.SubThenMulScalarMontgomeryTwoModulus(buff1[k][i], in[k].Coeffs[i], r.RescaleConstants[level-1][i], out[k].Coeffs[i])
+			sd = append(sd, ScaleDiffJob{S: s, X: buff1[k][i], Y: in[k].Coeffs[i], Out: out[k].Coeffs[i], W: r.RescaleConstants[level-1][i]})
 		}
 	}
+	scaleDiff(sd)
 }

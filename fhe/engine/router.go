@@ -81,3 +81,71 @@ func transform(inverse, lazy bool, jobs []Job) {
 	}
 	RunLattigo(inverse, lazy, jobs)
 }
+
+// MulAccJob is one modulus of the gadget product's multiply-accumulate:
+// Out0 = Σ_i K0[i]·D[i]·2^{-64} mod q and Out1 likewise with K1 (q =
+// S.Modulus), every word of the outputs reduced into [0, q). K0[i], K1[i]
+// are the gadget ciphertext's limbs of digit i (Montgomery form, < q), D[i]
+// the digit's limb in the NTT domain (< 2q: Lattigo's NTTLazy bound). All
+// slices have S.N words; the outputs never alias an input.
+type MulAccJob struct {
+	S          *ring.SubRing
+	K0, K1, D  [][]uint64
+	Out0, Out1 []uint64
+}
+
+// KeySwitchRouter is a Router that can also run the key switch's
+// multiply-accumulate. The canonical residue is what Lattigo's lazy
+// schedule (MulCoeffsMontgomeryLazy, …ThenAddLazy, Reduce at the overflow
+// margins and at the end) ends in, so an answer that meets MulAccJob's
+// contract is byte-identical to it.
+type KeySwitchRouter interface {
+	Router
+	// GadgetMulAcc runs every job and reports true, or reports false (the
+	// engine then runs Lattigo's loop, which overwrites every output).
+	GadgetMulAcc(jobs []MulAccJob) bool
+	// ModUp runs every basis extension (ModUpJob) and reports true, or
+	// reports false (the engine then runs Lattigo's, which writes every
+	// output).
+	ModUp(jobs []ModUpJob) bool
+	// ScaleDiff runs every ScaleDiffJob and reports true, or reports false
+	// (the engine then runs Lattigo's SubThenMulScalarMontgomeryTwoModulus).
+	ScaleDiff(jobs []ScaleDiffJob) bool
+}
+
+// ScaleDiffJob is the last step of ModDown and of the rescale for one limb:
+// Out = (X − Y)·W mod q in [0, q), q = S.Modulus, W < q in plain form, X and
+// Y words < 2q (Lattigo's lazy bounds). Lattigo's
+// SubThenMulScalarMontgomeryTwoModulus(X, Y, m, Out) computes the same
+// residue with W = m·2^{-64} mod q and reduces fully, so the bytes agree.
+// Out may alias Y (the rescale works in place); it never aliases X.
+type ScaleDiffJob struct {
+	S         *ring.SubRing
+	X, Y, Out []uint64
+	W         uint64
+}
+
+// scaleDiff runs jobs — built with W in Lattigo's Montgomery form — on
+// the installed KeySwitchRouter (W converted to plain form first), or with
+// Lattigo's SubThenMulScalarMontgomeryTwoModulus.
+func scaleDiff(jobs []ScaleDiffJob) {
+	if r, ok := CurrentRouter().(KeySwitchRouter); ok {
+		plain := make([]ScaleDiffJob, len(jobs))
+		for i, j := range jobs {
+			j.W = plainOf(j.S, j.W)
+			plain[i] = j
+		}
+		if r.ScaleDiff(plain) {
+			return
+		}
+	}
+	for _, j := range jobs {
+		j.S.SubThenMulScalarMontgomeryTwoModulus(j.X, j.Y, j.W, j.Out)
+	}
+}
+
+// plainOf is m·2^{-64} mod s.Modulus: the plain value of a Montgomery-form
+// scalar.
+func plainOf(s *ring.SubRing, m uint64) uint64 {
+	return ring.MRed(m, 1, s.Modulus, s.MRedConstant)
+}

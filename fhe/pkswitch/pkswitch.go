@@ -28,7 +28,7 @@ import (
 	"github.com/fhegate/fhegate/fhe"
 )
 
-// MaxMembers bounds n (protocol.MaxMembers).
+// MaxMembers bounds n (policy/eval.MaxMembers: the committee size bound, the same value).
 const MaxMembers = 16
 
 // ErrTooFewShares: fewer shares than the set needs.

@@ -216,6 +216,21 @@
 // r·N coefficients instead of κ-fold products), over the 2× aimed at; a
 // single ciphertext has nothing to amortise over.
 //
+// Computing A·z_k − c_k·(t·ĉ0, ĉ1): the NTT is linear mod each prime, so
+// t·NTT(z_e0) + P·NTT(z_m) is one transform of t·z_e0 + P·z_m, combined in
+// the coefficient domain (three transforms of z_k instead of four), and the
+// challenge needs none: X takes the value ψ^{k_j} in NTT slot j (ψ a
+// primitive 2N-th root of unity mod q), so X^e takes ψ^{k_j·e mod 2N}, read
+// from a table of the 2N powers built once per key. Both give exactly the
+// values of the definition (TestVerifierShortcutsExact), so W, h and the
+// wire format — and the soundness argument above, which is about the
+// values verified, not how they are computed — are unchanged: 3 transforms
+// a repetition instead of 5 (the prover's A·y_k: 3 instead of 4). Hashing W
+// in the coefficient domain would also need 3 (one NTT of z_u, two inverse
+// transforms of pk·z_u) and change the transcript; fewer than 3 needs fewer
+// repetitions, i.e. a different protocol (amortisation over an upload's
+// ciphertexts, or exact proofs).
+//
 // Of each proof, ĉ mod P is 92160 B (N13) and 327680 B (N14).
 // (go test ./fhe/zkpok -run '^$' -bench . gives the same sizes; it
 // reproduces the table.) Published figures of the protocol family, quoted

@@ -250,6 +250,10 @@ type Key struct {
 	ptInv  *big.Int     // P·[t^{-1}]_Q
 	lift   *lifter
 	t      uint64
+	// mono is the verifier's table for the challenges' NTT form
+	// (monomialNTT), built on the first verification.
+	monoOnce sync.Once
+	mono     monoTable
 }
 
 // NewKey prepares a BGV public key (computes its digest and its QP form
@@ -491,21 +495,26 @@ func (k *Key) rebuild(ct *rlwe.Ciphertext, rho [2][][]uint64) [2]ring.Poly {
 }
 
 // apply computes A·w = (t·(pk0·w_u + w_e0) + P·w_m, pk1·w_u + w_e1) over
-// QP in the NTT domain.
+// QP in the NTT domain. By linearity of the NTT, t·E0 + P·M is one
+// transform of t·e0 + P·m (combined in the coefficient domain, mod each
+// prime): three NTTs (u, t·e0 + P·m, e1) instead of four, the same W.
 func (k *Key) apply(w [nComp][]int64, out0, out1 ring.Poly) {
 	rqp := k.rqp
-	var polys [nComp]ring.Poly
-	for i := range nComp {
-		polys[i] = rqp.NewPoly()
-		setSigned(rqp, polys[i], w[i])
-		rqp.NTT(polys[i], polys[i])
-	}
-	rqp.MulCoeffsBarrett(polys[compU], k.pk[0], out0)
-	rqp.Add(out0, polys[compE0], out0)
+	u, em, e1 := rqp.NewPoly(), rqp.NewPoly(), rqp.NewPoly()
+	setSigned(rqp, u, w[compU])
+	setSigned(rqp, em, w[compE0])
+	rqp.MulScalar(em, k.t, em)
+	setSigned(rqp, e1, w[compM])
+	rqp.MulScalarBigintThenAdd(e1, k.lift.bigP, em)
+	setSigned(rqp, e1, w[compE1])
+	rqp.NTT(u, u)
+	rqp.NTT(em, em)
+	rqp.NTT(e1, e1)
+	rqp.MulCoeffsBarrett(u, k.pk[0], out0)
 	rqp.MulScalar(out0, k.t, out0)
-	rqp.MulScalarBigintThenAdd(polys[compM], k.lift.bigP, out0)
-	rqp.MulCoeffsBarrett(polys[compU], k.pk[1], out1)
-	rqp.Add(out1, polys[compE1], out1)
+	rqp.Add(out0, em, out0)
+	rqp.MulCoeffsBarrett(u, k.pk[1], out1)
+	rqp.Add(out1, e1, out1)
 }
 
 func (k *Key) prove(w [nComp][]int64, rho [2][][]uint64, h fhe.Handle, ctx Context) ([]byte, error) {
@@ -624,19 +633,57 @@ func (k *Key) Verify(ct *fhe.Ciphertext, h fhe.Handle, ctx Context, proof []byte
 	return nil
 }
 
-// monomialNTT is X^e (e < 2N; X^N = −1) over QP in the NTT domain.
+// monomialNTT is X^e (e < 2N; X^N = −1) over QP in the NTT domain: in NTT
+// slot j of prime q, X evaluates to a primitive 2N-th root of unity
+// x_j = ψ^{k_j}, so X^e evaluates to ψ^{k_j·e mod 2N} — a table lookup per
+// slot (monoTable) instead of a transform, the same values as the NTT of
+// the monomial.
 func (k *Key) monomialNTT(e int) ring.Poly {
-	rqp, n := k.rqp, k.PP.N
-	c := rqp.NewPoly()
-	for i, s := range rqp.SubRings {
-		if e < n {
-			c.Coeffs[i][e] = 1
-		} else {
-			c.Coeffs[i][e-n] = s.Modulus - 1
+	k.monoOnce.Do(func() { k.mono = newMonoTable(k.rqp) })
+	c := k.rqp.NewPoly()
+	mask := 2*k.PP.N - 1 // N is a power of two
+	for i := range k.rqp.SubRings {
+		pow, log, row := k.mono.pow[i], k.mono.log[i], c.Coeffs[i]
+		for j, kj := range log {
+			row[j] = pow[(int(kj)*e)&mask]
 		}
 	}
-	rqp.NTT(c, c)
 	return c
+}
+
+// monoTable holds, per prime q of QP, the powers ψ^0 … ψ^{2N−1} of ψ = the
+// NTT slot 0 of X (a primitive 2N-th root of unity mod q: X^N+1 splits into
+// X − ψ^{odd}), and for each NTT slot j the exponent k_j of X's value there.
+type monoTable struct {
+	pow [][]uint64
+	log [][]uint32
+}
+
+func newMonoTable(rqp *ring.Ring) monoTable {
+	x := rqp.NewPoly()
+	n := rqp.N()
+	for i := range rqp.SubRings {
+		x.Coeffs[i][1] = 1
+	}
+	rqp.NTT(x, x)
+	t := monoTable{pow: make([][]uint64, len(rqp.SubRings)), log: make([][]uint32, len(rqp.SubRings))}
+	for i, s := range rqp.SubRings {
+		q, psi := s.Modulus, x.Coeffs[i][0]
+		pow := make([]uint64, 2*n)
+		at := make(map[uint64]uint32, 2*n)
+		v := uint64(1)
+		for e := range pow {
+			pow[e], at[v] = v, uint32(e)
+			hi, lo := bits.Mul64(v, psi)
+			_, v = bits.Div64(hi, lo, q)
+		}
+		log := make([]uint32, n)
+		for j, xj := range x.Coeffs[i] {
+			log[j] = at[xj] // every x_j is an odd power of ψ
+		}
+		t.pow[i], t.log[i] = pow, log
+	}
+	return t
 }
 
 // transcript is the Fiat–Shamir hash, SHA-256 (hardware-accelerated where
@@ -749,11 +796,18 @@ func setSigned(rq *ring.Ring, p ring.Poly, v []int64) {
 		q := int64(s.Modulus)
 		row := p.Coeffs[i]
 		for j, x := range v {
-			r := x % q
-			if r < 0 {
-				r += q
+			switch {
+			case x >= 0 && x < q: // responses are far below every prime: no division
+				row[j] = uint64(x)
+			case x < 0 && x > -q:
+				row[j] = uint64(x + q)
+			default:
+				r := x % q
+				if r < 0 {
+					r += q
+				}
+				row[j] = uint64(r)
 			}
-			row[j] = uint64(r)
 		}
 	}
 }

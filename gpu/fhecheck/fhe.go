@@ -10,9 +10,9 @@ import (
 	"github.com/tuneinsight/lattigo/v6/core/rlwe"
 	"go.uber.org/zap/zaptest"
 
+	"github.com/fhegate/fhegate/bench/workloads"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/fhetest"
-	"github.com/fhegate/fhegate/fhe/workloads"
 	"github.com/fhegate/fhegate/gpu"
 	"github.com/fhegate/fhegate/internal/testseed"
 )
@@ -59,8 +59,8 @@ func requireRouted(t *testing.T, d *gpu.Dispatcher, acc gpu.Backend, what string
 	t.Helper()
 	rs := d.RouterStats()
 	require.Positive(t, rs.Routed, "%s: no transform reached %s", what, acc.Name())
-	t.Logf("%s: %d of %d engine transforms routed to %s (%.1f%%) in %d batches; batch size median %d, p95 %d",
-		what, rs.Routed, rs.Transforms, acc.Name(), 100*rs.RoutedFraction(), rs.Batches, rs.MedianBatch, rs.P95Batch)
+	t.Logf("%s: %d of %d engine transforms routed to %s (%.1f%%) in %d batches; batch size median %d, p95 %d; key switch: %d multiply-accumulate moduli, %d basis extensions, %d ModDown/rescale limbs",
+		what, rs.Routed, rs.Transforms, acc.Name(), 100*rs.RoutedFraction(), rs.Batches, rs.MedianBatch, rs.P95Batch, rs.MulAcc, rs.ModUp, rs.ScaleDiff)
 	return rs
 }
 
@@ -201,7 +201,7 @@ func (r *fheRun) concurrent() {
 // insecure N=2^10 presets; BGV is exact).
 const WorkloadTolerance = 1e-5
 
-// RunWorkloads runs every encrypted workload of fhe/workloads (both
+// RunWorkloads runs every encrypted workload of bench/workloads (both
 // variants, insecure N=2^10 presets) with no dispatcher and then with acc
 // armed and forced on at threshold 1, and requires byte-identical output
 // ciphertexts; the accelerated outputs are also decrypted against the

@@ -13,7 +13,7 @@ func TestFHEByteIdenticalEmulator(t *testing.T) {
 	fhecheck.RunFHE(t, kernels.Emulator{})
 }
 
-// TestWorkloadsByteIdenticalEmulator: every fhe/workloads workload gives the
+// TestWorkloadsByteIdenticalEmulator: every bench/workloads workload gives the
 // same output bytes with every NTT on the kernel emulator.
 func TestWorkloadsByteIdenticalEmulator(t *testing.T) {
 	fhecheck.RunWorkloads(t, kernels.Emulator{})

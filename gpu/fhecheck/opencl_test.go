@@ -25,7 +25,7 @@ func openCL(t *testing.T) gpu.Backend {
 // byte-identical with every NTT on OpenCL (threshold forced to 1).
 func TestOpenCLFHEByteIdentical(t *testing.T) { fhecheck.RunFHE(t, openCL(t)) }
 
-// TestOpenCLWorkloadsByteIdentical: every fhe/workloads workload gives the
+// TestOpenCLWorkloadsByteIdentical: every bench/workloads workload gives the
 // same output bytes with every NTT on OpenCL.
 func TestOpenCLWorkloadsByteIdentical(t *testing.T) { fhecheck.RunWorkloads(t, openCL(t)) }
 

@@ -110,6 +110,46 @@
 // byte for byte; the conformance suite checks it against Lattigo on every
 // bound (gputest's lazy polynomials, TestLazyInputs with path counters).
 //
+// # The key switch on the vector path
+//
+// Besides the NTT the backend implements gpu.KeySwitchBackend: the loops of
+// fhe/engine's key switch that Lattigo runs in Go (engine.MulAccJob,
+// ModUpJob, ScaleDiffJob). Each kernel computes the canonical residue in
+// [0, q) of the quantity Lattigo computes with lazy Montgomery reductions;
+// every consumer of Lattigo's lazy output reduces fully (or transforms with
+// a reduced NTT), so the bytes agree whatever representative the lazy
+// schedule held. All moduli < 2^51 (2q < 2^52); inputs outside the stated
+// bounds are reported and the engine runs Lattigo's loop instead.
+//
+//   - Gadget multiply-accumulate, out = Σ_i k_i·d_i·2^{-64} mod q (k_i < q
+//     the key in Montgomery form, d_i < 2q the digit): Montgomery's product
+//     with R = 2^52 in four IFMA operations — lo/hi of k·d, m = lo·q^{-1}
+//     mod 2^52, t = hi52(m·q); m·q ≡ lo (mod 2^52), so k·d − m·q =
+//     (hi − t)·2^52 exactly with hi − t ∈ (−q, q) (k·d < 2q² < q·2^52) —
+//     sums kept in [0, 2q) by one conditional subtraction per digit, and one
+//     Shoup product by 2^{-12} mod q at the end (2^{-52}·2^{-12} = 2^{-64}).
+//   - Fast exact basis extension (Lattigo's ModUpExact with its centring;
+//     Halevi–Polyakov–Shoup, CT-RSA 2019, §2.2): y_i = (x_i + ⌊Q/2⌋)·(Q/q_i)^{-1}
+//     mod q_i by Shoup, v = ⌊Σ_i y_i/q_i⌋ and out_t = Σ_i y_i·(Q/q_i) −
+//     v·Q − ⌊Q/2⌋ mod p_t. v is Lattigo's float64 estimate bit for bit:
+//     the same IEEE divisions and additions in the same order (vdivpd,
+//     vaddpd; y_i < 2^53 converts exactly) and truncation (vcvttpd2uqq), so
+//     even where the estimate is off by one at a boundary the result is
+//     Lattigo's. The correction −v·Q − ⌊Q/2⌋ mod p_t is one vpermt2q from a
+//     16-entry table per target (at most 15 sources).
+//   - ModDown's and the rescale's last step, out = (x − y)·w mod q: both
+//     operands reduced into [0, q), x + q − y ∈ (0, 2q) one Shoup operand.
+//     Every job's inputs are checked before any output is written (the
+//     engine works in place).
+//
+// The constants are computed from their definitions (math/big), not read
+// from Lattigo's unexported tables; engine.ModUpJob.Reference is the word-
+// by-word Go model. fhe/engine's tests prove the definitions byte-identical
+// to Lattigo on every preset and level; TestGadgetMulAcc, TestModUp and
+// TestScaleDiff prove the kernels against big.Int and the model on the
+// emulated and real IFMA paths; gpu/fhecheck's TestNativeKeySwitchByteIdentical
+// runs FHE evaluations and the kyc_aml policy through them end to end.
+//
 // # Tests
 //
 // native_test.go runs gpu/gputest (N = 2^10…2^16 × B ∈ {1, 3, 8, 64} — every

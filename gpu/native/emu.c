@@ -75,6 +75,60 @@ static inline emu_v emu_perm2(emu_v a, emu_v idx, emu_v b)
 	return r;
 }
 
+typedef struct {
+	double l[8];
+} emu_vd;
+
+static inline emu_vd emu_vd_set1(double x)
+{
+	emu_vd r;
+	for (int i = 0; i < 8; i++) {
+		r.l[i] = x;
+	}
+	return r;
+}
+
+/* volatile: one IEEE double operation per lane, as the vector unit does
+ * (no contraction, no excess precision). */
+static inline emu_vd emu_vd_add(emu_vd a, emu_vd b)
+{
+	emu_vd r;
+	for (int i = 0; i < 8; i++) {
+		volatile double s = a.l[i] + b.l[i];
+		r.l[i] = s;
+	}
+	return r;
+}
+
+static inline emu_vd emu_vd_div(emu_vd a, emu_vd b)
+{
+	emu_vd r;
+	for (int i = 0; i < 8; i++) {
+		volatile double s = a.l[i] / b.l[i];
+		r.l[i] = s;
+	}
+	return r;
+}
+
+static inline emu_vd emu_vd_from_u64(emu_v a)
+{
+	emu_vd r;
+	for (int i = 0; i < 8; i++) {
+		r.l[i] = (double)a.l[i];
+	}
+	return r;
+}
+
+/* Truncation toward zero; the kernels convert only values in [0, 16). */
+static inline emu_v emu_vd_to_u64(emu_vd a)
+{
+	emu_v r;
+	for (int i = 0; i < 8; i++) {
+		r.l[i] = (uint64_t)a.l[i];
+	}
+	return r;
+}
+
 #define VT emu_v
 #define VFN(name) name##_emu
 #define VATTR
@@ -89,4 +143,10 @@ static inline emu_v emu_perm2(emu_v a, emu_v idx, emu_v b)
 #define v_madd52lo(a, b, c) emu_madd52(a, b, c, 0)
 #define v_madd52hi(a, b, c) emu_madd52(a, b, c, 1)
 #define v_perm2 emu_perm2
+#define VDT emu_vd
+#define vd_set1 emu_vd_set1
+#define vd_add emu_vd_add
+#define vd_div emu_vd_div
+#define vd_from_u64 emu_vd_from_u64
+#define vd_to_u64 emu_vd_to_u64
 #include "vec_kernel.inc"

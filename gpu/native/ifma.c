@@ -25,6 +25,12 @@ int fg_ifma_built(void) { return 1; }
 #define v_madd52lo _mm512_madd52lo_epu64
 #define v_madd52hi _mm512_madd52hi_epu64
 #define v_perm2 _mm512_permutex2var_epi64
+#define VDT __m512d
+#define vd_set1 _mm512_set1_pd
+#define vd_add _mm512_add_pd
+#define vd_div _mm512_div_pd
+#define vd_from_u64 _mm512_cvtepu64_pd
+#define vd_to_u64 _mm512_cvttpd_epu64
 #include "vec_kernel.inc"
 
 #else
@@ -36,10 +42,26 @@ void fg_vec_load_ifma(const fg_table *t, const uint64_t *src, uint64_t *dst, int
 {
 	(void)t; (void)src; (void)dst; (void)mode;
 }
-int fg_vec_muladd_ifma(uint64_t *acc, const uint64_t *c, const uint64_t *w, const uint64_t *wp, uint64_t q,
-		       size_t n, int sub)
+int fg_vec_gadget_mac_ifma(uint64_t *out0, uint64_t *out1, const uint64_t *const *k0, const uint64_t *const *k1,
+			   const uint64_t *const *d, size_t digits, size_t n, uint64_t q, uint64_t qinv52,
+			   uint64_t corr, uint64_t corrp)
 {
-	(void)acc; (void)c; (void)w; (void)wp; (void)q; (void)n; (void)sub;
+	(void)out0; (void)out1; (void)k0; (void)k1; (void)d; (void)digits; (void)n; (void)q; (void)qinv52;
+	(void)corr; (void)corrp;
+	return 0;
+}
+int fg_vec_modup_ifma(uint64_t *const *dst, const uint64_t *const *src, size_t ns, size_t nt, size_t n,
+		      const uint64_t *srcq, const uint64_t *srcadd, const uint64_t *srcinv, const uint64_t *srcinvp,
+		      const uint64_t *dstq, const uint64_t *qhat, const uint64_t *qhatp, const uint64_t *vtab)
+{
+	(void)dst; (void)src; (void)ns; (void)nt; (void)n; (void)srcq; (void)srcadd; (void)srcinv; (void)srcinvp;
+	(void)dstq; (void)qhat; (void)qhatp; (void)vtab;
+	return 0;
+}
+int fg_vec_scalediff_ifma(uint64_t *out, const uint64_t *x, const uint64_t *y, size_t n, uint64_t q, uint64_t w,
+			  uint64_t wp, int check)
+{
+	(void)out; (void)x; (void)y; (void)n; (void)q; (void)w; (void)wp; (void)check;
 	return 0;
 }
 #endif

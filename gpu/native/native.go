@@ -73,6 +73,8 @@ type Backend struct {
 	tables map[gpu.Key]*C.fg_table
 
 	vecPolys, scalarPolys atomic.Uint64
+	mulAccMods, modUps    atomic.Uint64
+	scaleDiffs            atomic.Uint64
 }
 
 // New opens the backend on the best path for this CPU (PathAuto).

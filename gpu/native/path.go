@@ -1,5 +1,7 @@
 package native
 
+import "github.com/fhegate/fhegate/fhe/engine/muladd"
+
 // Name is the backend name.
 const Name = "native"
 
@@ -32,8 +34,9 @@ func (p Path) String() string {
 }
 
 // PathEnv, set to "scalar", makes New choose the scalar C path even where
-// IFMA is available (comparison runs, suspected CPU trouble).
-const PathEnv = "FHEGATE_NATIVE_PATH"
+// IFMA is available (comparison runs, suspected CPU trouble); the slot
+// packer's multiply-add (fhe/engine/muladd) reads the same switch.
+const PathEnv = muladd.PathEnv
 
 // VecQBound is the exclusive bound on q for the narrow vector butterflies
 // (4q < 2^52).
@@ -42,8 +45,3 @@ const VecQBound = 1 << 50
 // NTTQBound is the exclusive bound on q for the vector NTT (2q < 2^52):
 // 2^50 ≤ q < 2^51 runs the wide butterflies (see doc.go).
 const NTTQBound = 1 << 51
-
-// MulAddQBound is the exclusive bound on q for the slot packer's vector
-// multiply-add (MulAdd): its Shoup product lies in [0, 2q), exact in 52
-// bits for q < 2^51 (BGVN14's 51-bit Q0 included).
-const MulAddQBound = 1 << 51

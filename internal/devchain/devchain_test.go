@@ -404,3 +404,23 @@ func BenchmarkTxToReceipt(b *testing.B) {
 	b.StopTimer()
 	require.Equal(b, uint64(b.N), c.Head().NumberU64())
 }
+
+// TestEstimateGasOnGenesisAcceptsShanghaiOpcodes: a dApp's first call on a
+// fresh devnet — eth_estimateGas for a contract creation, run on the
+// genesis block — sees the same rules as the blocks that follow. The
+// upgrades (Durango, hence Shanghai's PUSH0) are active from
+// upgrade.InitiallyActiveTime, so the genesis timestamp must not precede it.
+func TestEstimateGasOnGenesisAcceptsShanghaiOpcodes(t *testing.T) {
+	c := newTestChain(t, Config{})
+	cl := dial(t, c)
+	ctx, cancel := context.WithTimeout(context.Background(), rpcTimeout)
+	defer cancel()
+	head, err := cl.HeaderByNumber(ctx, nil)
+	require.NoError(t, err)
+	require.Zero(t, head.Number.Uint64(), "a fresh chain is at its genesis block")
+	// init: PUSH0 PUSH0 RETURN — deploys empty code; PUSH0 is Shanghai's.
+	dev := DevAccounts()[0]
+	gas, err := cl.EstimateGas(ctx, ethereum.CallMsg{From: dev.Address, Data: common.FromHex("5f5ff3")})
+	require.NoError(t, err, "eth_estimateGas on the genesis block refuses PUSH0")
+	require.Positive(t, gas)
+}

@@ -13,7 +13,7 @@ import (
 
 // layerRank orders docs/design.md's layer column from the bottom up. A package
 // may import packages of its own layer or of a lower one, never of a higher
-// one. cli and test sit on top and may import anything.
+// one. cli, test and measure sit on top and may import anything.
 var layerRank = map[string]int{
 	"base":      0,
 	"generated": 0,
@@ -26,15 +26,13 @@ var layerRank = map[string]int{
 	"client":    7,
 	"cli":       8,
 	"test":      8,
+	"measure":   8, // bench/: drives whole committees and chains, imported by the CLI and e2e only
 }
 
-// knownUpward lists the upward imports the tree still has, each with the
-// reason it has not been moved yet. The test fails on any other upward import
-// and on an entry here that no longer exists, so this list only shrinks.
-var knownUpward = map[string]string{
-	"fhe -> gpu/native": "the slot packer's IFMA multiply-add; to move to an engine-level package",
-	"precompiles/corebackends -> consensus/protocol": "the refresh floor and noise bound; to move into the shared admission rule",
-}
+// knownUpward lists upward imports the tree tolerates, each with the reason
+// it has not been moved yet. The test fails on any other upward import and
+// on an entry here that no longer exists. It is empty: keep it so.
+var knownUpward = map[string]string{}
 
 // designLayers reads docs/design.md's package table: directory → layer.
 func designLayers(t *testing.T) map[string]string {

@@ -373,7 +373,9 @@ func DecryptVerdicts(dec *fhe.Decryptor, ct *fhe.Ciphertext, n int) ([]int64, er
 }
 
 // OptionsFor returns the compile options that target the given parameters
-// (needed for presets that policy does not know, e.g. fhetest's).
+// with refresh floor 0: plans for single-key tests, whose "refresh" is a
+// decryption and re-encryption that needs no room for a flooding. The
+// committee's plans take CompileOptions (the preset's refresh floor).
 func OptionsFor(p *fhe.Params) policy.Options {
 	return policy.Options{Preset: uint8(p.Preset.ID), Depth: p.MaxLevel(), Slots: p.Slots()}
 }

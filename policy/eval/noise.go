@@ -8,17 +8,6 @@ import (
 	"github.com/fhegate/fhegate/policy"
 )
 
-// NoiseLimitBits is the largest result noise (log2, at decryption) that the
-// committee's flooding hides (consensus/protocol.CiphertextNoiseBits: the
-// flooding σ is 2^floodingBits above it). Plans estimated above it are
-// refused — by FHEPolicy.registerPolicy and by the committee alike.
-const NoiseLimitBits = 16
-
-// MaxCommitteeMembers is the committee size the noise model assumes
-// (consensus/protocol.MaxMembers): collective keys are sums of up to this
-// many members' secrets.
-const MaxCommitteeMembers = 16
-
 // CommitteeNoiseModel is the noise model of a preset's plans for a committee
 // of at most maxMembers members (policy.NoiseModel): a fresh
 // encryption 6·3.2·√(4/3·N·16) (u·e_pk + e0 + e1·s, e_pk and s sums of up to
@@ -37,7 +26,7 @@ const MaxCommitteeMembers = 16
 // evaluates an upload directly: a compiled policy's request goes through
 // the packed path (a batch of one when alone), whose collective refresh of
 // each packed input takes the accepted bound as attacker-known noise that
-// only has to fit its level (consensus.PackLevel), or — when the policy has
+// only has to fit its level (consensus/circuit.PackLevel), or — when the policy has
 // no packed plan — has each input refreshed alone first
 // (consensus.requestRun.entryRefresh, same bounds); either refresh returns
 // a ciphertext whose noise is the refresh's output. AcceptedBits records the accepted bound

@@ -3,54 +3,36 @@ package corebackends
 import (
 	"fmt"
 
-	"github.com/fhegate/fhegate/consensus/protocol"
-	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/crdt/meta"
 	"github.com/fhegate/fhegate/policy"
 	"github.com/fhegate/fhegate/policy/eval"
 	"github.com/fhegate/fhegate/precompiles"
 )
 
-// Policy compiles policy documents with package policy.
-type Policy struct {
-	Options policy.Options
-}
+// Policy compiles policy documents with package policy and admits them by
+// the admission rule the committee applies too (eval.Admit, chain side).
+type Policy struct{}
 
 var _ precompiles.PolicyCompiler = Policy{}
 
 // Compile implements precompiles.PolicyCompiler: the plan hash is the policy
 // id, Depth the plan's depth between refreshes, Inputs the number of encrypted
 // inputs (one handle each), and Cost the gas one evaluate() pays:
-// PerRequestGas, the plan's gas amortised at the target occupancy.
-func (p Policy) Compile(spec []byte) (precompiles.PlanInfo, error) {
-	plan, err := policy.CompileWith(spec, p.Options)
+// PerRequestGas, the plan's gas amortised at the target occupancy. The plan
+// is compiled for the preset it needs (eval.AutoPreset); a spec the
+// committee could not evaluate — neither one by one nor packed, its result
+// noise beyond what the flooding hides or a refresh without room for its
+// flooding — is refused here, at registration, instead of being accepted for
+// the "unevaluable" sentinel (eval.Chain: 1/256 bit stricter than the
+// committee, so what the chain accepts the committee evaluates).
+func (Policy) Compile(spec []byte) (precompiles.PlanInfo, error) {
+	a, err := eval.Chain.Admit(spec, eval.AutoPreset)
 	if err != nil {
 		return precompiles.PlanInfo{}, err
 	}
+	plan := a.Unpacked.Plan
 	if plan.Depth < 0 || len(plan.Inputs) == 0 {
 		return precompiles.PlanInfo{}, fmt.Errorf("policy: plan has depth %d and %d inputs", plan.Depth, len(plan.Inputs))
-	}
-	// A plan whose result noise the committee's flooding cannot hide is one
-	// the committee refuses (consensus.PolicyCircuits, the same model):
-	// refuse it here, at registration, instead of accepting it for the
-	// "unevaluable" sentinel. The chain's bound sits 1/256 bit below the
-	// committee's, so what the chain accepts the committee evaluates; the
-	// estimate is float arithmetic on public values (log2 of sums), and a
-	// spec landing within an ulp of the bound — where two architectures'
-	// math.Log could disagree — would need ~2^40 crafted attempts.
-	params, err := fhe.NewParams(fhe.PresetID(plan.Preset))
-	if err != nil {
-		return precompiles.PlanInfo{}, err
-	}
-	//
-	// The committee evaluates a request packed (a batch of one when alone)
-	// when the policy's packed plan passes, one by one after an entry
-	// refresh of each input otherwise (consensus.PolicyCircuits.Register):
-	// either form passing admits the policy.
-	if err := checkUnpacked(params, plan); err != nil {
-		if perr := checkPacked(params, spec); perr != nil {
-			return precompiles.PlanInfo{}, fmt.Errorf("%w (packed: %w)", err, perr)
-		}
 	}
 	return precompiles.PlanInfo{
 		PlanHash: precompiles.Hash(plan.Hash()),
@@ -58,55 +40,6 @@ func (p Policy) Compile(spec []byte) (precompiles.PlanInfo, error) {
 		Cost:     PerRequestGas(plan),
 		Inputs:   uint32(len(plan.Inputs)),
 	}, nil
-}
-
-// checkRefreshRoom refuses, as the committee does (consensus.PlanRefreshBounds,
-// the same estimate), a plan whose collective refreshes would have no room
-// for their flooding where the plan takes them: its refresh points at its
-// refresh floor, its result (refreshed before the mask when it has no level
-// left above the decryption level) at its own level. The flooding hides the
-// honest noise estimate, at least B_ct (protocol.RefreshFloorLevel). As for
-// the noise bound, the chain's side is 1/256 bit stricter, so what the chain
-// accepts the committee evaluates.
-func checkRefreshRoom(params *fhe.Params, plan *policy.Plan, est policy.NoiseEstimate, top int) error {
-	floor := func(bits float64) (int, error) { return protocol.RefreshFloorLevel(params, bits, 0) }
-	_, _, err := plan.CheckRefreshRoom(est, top, protocol.CiphertextNoiseBits, 1.0/256, floor)
-	return err
-}
-
-// checkUnpacked is the noise bound and the refresh room of plan evaluated
-// one by one, its inputs at the entry refresh's output
-// (eval.CommitteeNoiseModel).
-func checkUnpacked(params *fhe.Params, plan *policy.Plan) error {
-	est, err := plan.CheckNoise(eval.CommitteeNoiseModel(params, eval.MaxCommitteeMembers), eval.NoiseLimitBits-1.0/256)
-	if err != nil {
-		return err
-	}
-	return checkRefreshRoom(params, plan, est, plan.PresetDepth)
-}
-
-// checkPacked refuses, as the committee does (consensus.PolicyCircuits.Register),
-// a spec whose packed plan (eval.PackedPlan) does not compile or fails the
-// same noise and refresh-room checks with one level less (refreshed
-// registers are rescaled once; inputs at eval.CommitteePackedNoiseModel's
-// start). Every input, an accepted upload's noise being only bounded by
-// zkpok.AcceptedNoiseBits, goes through a collective refresh (the entry
-// refresh) before any plan consumes it: the packed path's, or one of its
-// own when the request is evaluated one by one.
-func checkPacked(params *fhe.Params, spec []byte) error {
-	floor, err := protocol.RefreshFloorLevel(params, 0, 0)
-	if err != nil {
-		return err
-	}
-	plan, err := eval.PackedPlan(spec, params, floor)
-	if err != nil {
-		return err
-	}
-	est, err := plan.CheckNoise(eval.CommitteePackedNoiseModel(params, eval.MaxCommitteeMembers), eval.NoiseLimitBits-1.0/256)
-	if err != nil {
-		return err
-	}
-	return checkRefreshRoom(params, plan, est, plan.PresetDepth-1)
 }
 
 // Evaluate's gas model (docs/gas.md, "Gas that matches the work").

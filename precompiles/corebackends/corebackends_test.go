@@ -5,10 +5,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/crdt/meta"
 	"github.com/fhegate/fhegate/policy"
-	"github.com/fhegate/fhegate/policy/eval"
 	"github.com/fhegate/fhegate/policy/examples"
 	"github.com/fhegate/fhegate/policy/policytest"
 	"github.com/fhegate/fhegate/precompiles"
@@ -121,28 +119,4 @@ func TestCompileRefusesTooNoisyPlans(t *testing.T) {
 		_, err := Policy{}.Compile(examples.MustGet(name))
 		require.NoError(t, err, name)
 	}
-}
-
-// TestCheckRefreshRoom: registerPolicy refuses, as the committee does
-// (consensus.PlanRefreshBounds), a plan whose result would be refreshed
-// before the mask without room for the flooding: the allowlist's result sits
-// at level 1 of BGVN13 (Q_1 = 2^76), where a refresh hides at most
-// 2^(76 − 16 − 2 − 33) = 2^25 of noise; 2^25.5 passes the decryption bound
-// (−10.5 bits of mask gain) but not the refresh's.
-func TestCheckRefreshRoom(t *testing.T) {
-	t.Parallel()
-	plan, err := policy.Compile(examples.MustGet("allowlist"))
-	require.NoError(t, err)
-	require.Equal(t, policy.PresetBGVN13, plan.Preset)
-	require.Equal(t, 1, plan.PresetDepth-plan.Ops[plan.Result].Depth)
-	p, err := fhe.NewParams(fhe.BGVN13)
-	require.NoError(t, err)
-	est := plan.EstimateNoise(eval.CommitteeNoiseModel(p, eval.MaxCommitteeMembers))
-	require.NoError(t, checkRefreshRoom(p, plan, est, plan.PresetDepth))
-	est.ResultBits = 24.5
-	require.NoError(t, checkRefreshRoom(p, plan, est, plan.PresetDepth))
-	est.ResultBits = 25.5
-	err = checkRefreshRoom(p, plan, est, plan.PresetDepth)
-	require.ErrorIs(t, err, policy.ErrTooNoisy)
-	require.ErrorContains(t, err, "final refresh")
 }

@@ -3,10 +3,10 @@
 // (policy spec → BGV plan: hash, depth, gas, inputs) and package fhe/crdt/meta
 // (public CRDT metadata: canonical encoding and the pointwise-max join, see its
 // doc for the lattice argument). The precompile core (package precompiles)
-// imports neither fhe nor Lattigo; this package does: registering a policy
-// builds the preset's parameters (package fhe) to check the plan's noise
-// estimate and refresh room with the same noise model the committee uses
-// (policy/eval, and the refresh floor in consensus/protocol). That work is
+// imports neither fhe nor Lattigo; this package does, through policy/eval:
+// registering a policy applies the admission rule the committee applies too
+// (eval.Admit with eval.Chain), which builds the preset's parameters (package
+// fhe) to check the plan's noise estimate and refresh room. That work is
 // pure arithmetic on parameters — no ciphertext is touched in a block.
 //
 // Wire them once at start-up, before any chain is created:

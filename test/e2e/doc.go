@@ -7,7 +7,7 @@
 // registered with `fhegate plugin genesis`. A Go client (examples/creditgate)
 // encrypts two inputs under the committee key, has them attested, applies
 // through PrivateCreditGate, and settles on the verdict the committee posts.
-// Then the load generator (internal/loadgen) sends a batch of 64 requests
+// Then the load generator (bench/load) sends a batch of 64 requests
 // (allowlist; FHEGATE_E2E_LOAD_POLICY and FHEGATE_E2E_LOAD_REQUESTS change
 // it) from 4 accounts and checks every verdict against the plaintext
 // reference. Everything listens on 127.0.0.1.

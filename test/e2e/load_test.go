@@ -11,7 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/fhegate/fhegate/internal/loadgen"
+	"github.com/fhegate/fhegate/bench/load"
 )
 
 // Load batch defaults: 64 requests from 4 accounts. The policy is the
@@ -26,11 +26,11 @@ const (
 )
 
 // runLoadBatch sends a batch of ≥ 64 requests from several accounts against
-// the real node and the committee processes (internal/loadgen, what
+// the real node and the committee processes (bench/load, what
 // `fhegate bench load --rpc` runs) and checks every verdict against the
 // plaintext reference; committee CPU is read from the member processes.
 //
-// The inputs reach the chain under input roots (loadgen.InputsRooted:
+// The inputs reach the chain under input roots (load.InputsRooted:
 // uploads with "rooted": true, FHEPolicy.evaluateRooted), so the real node
 // runs the root's one pairing and every other request's path.
 //
@@ -54,9 +54,9 @@ func runLoadBatch(t *testing.T, ctx context.Context, rpcURL, api string, members
 		pids[i] = p.Process.Pid
 	}
 	start := time.Now()
-	res, err := loadgen.Run(ctx, loadgen.Config{RPC: rpcURL, CommitteeAPI: api, Accounts: loadAccounts, Requests: requests,
-		Policy: policy, Seed: 64, Timeout: 10 * time.Minute, Progress: testWriter{t}, Inputs: loadgen.InputsRooted,
-		CommitteeCPU: loadgen.ProcessCPU(pids), CPUSource: "/proc CPU of the committee serve processes"})
+	res, err := load.Run(ctx, load.Config{RPC: rpcURL, CommitteeAPI: api, Accounts: loadAccounts, Requests: requests,
+		Policy: policy, Seed: 64, Timeout: 10 * time.Minute, Progress: testWriter{t}, Inputs: load.InputsRooted,
+		CommitteeCPU: load.ProcessCPU(pids), CPUSource: "/proc CPU of the committee serve processes"})
 	if err != nil {
 		t.Logf("committee logs:\n%s", members.logTail())
 	}

@@ -7,7 +7,7 @@
 #      `fhegate plugin install`;
 #   3. runs `go test -tags e2e ./test/e2e/...`: one node via tmpnet, the MPC committee as three
 #      `fhegate committee serve` processes, the example contracts from encrypted inputs to verdicts
-#      (loopback only), then a load batch of 64 requests from 4 accounts (internal/loadgen).
+#      (loopback only), then a load batch of 64 requests from 4 accounts (bench/load).
 # Extra arguments are passed to go test (e.g. -run, -timeout).
 set -euo pipefail
 cd "$(dirname "$0")/../.."

@@ -1,0 +1,132 @@
+package committee
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"github.com/tuneinsight/lattigo/v6/core/rlwe"
+	"github.com/tuneinsight/lattigo/v6/multiparty/mpbgv"
+	"github.com/tuneinsight/lattigo/v6/ring"
+	"github.com/tuneinsight/lattigo/v6/utils/sampling"
+	"go.uber.org/zap/zaptest"
+
+	"github.com/fhegate/fhegate/fhe"
+	"github.com/fhegate/fhegate/gpu"
+)
+
+// TestRefreshThreshold: the refresh stage's committee of n has threshold
+// ⌊n/2⌋+1.
+func TestRefreshThreshold(t *testing.T) {
+	for n, want := range map[int]int{2: 2, 3: 2, 4: 3, 5: 3, 7: 4} {
+		require.Equal(t, want, refreshThreshold(n), "n=%d", n)
+	}
+}
+
+// TestValidate: unknown stages, empty batches, a GOMAXPROCS outside
+// [1, 4096], a one-member refresh committee and no refreshes are errors.
+func TestValidate(t *testing.T) {
+	ok := Options{Stages: Stages, Packed: []int{64}, RefreshN: []int{3}, RefreshK: 1, GOMAXPROCS: []int{1, 2}}
+	require.NoError(t, ok.Validate())
+	for _, tc := range []struct {
+		name string
+		edit func(*Options)
+		want string
+	}{
+		{"unknown stage", func(o *Options) { o.Stages = []string{"refesh"} }, "unknown stage"},
+		{"empty batch", func(o *Options) { o.Packed = []int{0} }, "--packed 0"},
+		{"gomaxprocs 0", func(o *Options) { o.GOMAXPROCS = []int{0} }, "--gomaxprocs 0"},
+		{"gomaxprocs huge", func(o *Options) { o.GOMAXPROCS = []int{4097} }, "--gomaxprocs 4097"},
+		{"one member", func(o *Options) { o.RefreshN = []int{1} }, "--refresh-n 1"},
+		{"no refreshes", func(o *Options) { o.RefreshK = 0 }, "--refresh-k 0"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := ok
+			tc.edit(&o)
+			require.ErrorContains(t, o.Validate(), tc.want)
+		})
+	}
+}
+
+// TestRefreshShareBytes: refreshShareBytes equals the length of a refresh
+// share generated the way protocol.Refresh generates it (mpbgv GenShare on
+// the ciphertext, then MarshalBinary), at level 0 and at the top level.
+func TestRefreshShareBytes(t *testing.T) {
+	pr, err := fhe.PresetByName("bgv-n13-t65537")
+	require.NoError(t, err)
+	p, err := fhe.NewParams(pr.ID)
+	require.NoError(t, err)
+	sk, pk := rlwe.NewKeyGenerator(p.RLWE()).GenKeyPairNew()
+	enc := fhe.NewEncryptor(fhe.WrapPublicKey(p, pk))
+	rfp, err := mpbgv.NewRefreshProtocol(p.BGV(), ring.DiscreteGaussian{Sigma: 1 << 20, Bound: 6 << 20})
+	require.NoError(t, err)
+	prng, err := sampling.NewKeyedPRNG([]byte("crs"))
+	require.NoError(t, err)
+	crp := rfp.SampleCRP(p.MaxLevel(), prng)
+	for _, level := range []int{0, p.MaxLevel()} {
+		ct, err := enc.EncryptIntsAtLevel(refreshVector(p, level), level)
+		require.NoError(t, err)
+		share := rfp.AllocateShare(ct.Level(), p.MaxLevel())
+		require.NoError(t, rfp.GenShare(sk, ct.Lattigo(), crp, &share))
+		raw, err := share.MarshalBinary()
+		require.NoError(t, err)
+		got, err := refreshShareBytes(p, ct)
+		require.NoError(t, err)
+		require.Equal(t, len(raw), got, "level %d", level)
+		// Two polynomials: level+1 and MaxLevel+1 residues of N 8-byte words.
+		require.GreaterOrEqual(t, got, (level+1+p.MaxLevel()+1)*p.N()*8)
+	}
+}
+
+// TestCommandRefreshQuick runs the refresh stage as `--quick
+// --refresh-only` does (BGVN13, n=3, t=2, 3 refreshes) and checks the row.
+// A DKG at N=2^13 takes seconds: skipped under -short.
+func TestCommandRefreshQuick(t *testing.T) {
+	if testing.Short() {
+		t.Skip("committee DKG: slow")
+	}
+	out := filepath.Join(t.TempDir(), "refresh.json")
+	var stdout bytes.Buffer
+	c := Command{Options: Options{Presets: []string{"bgv-n13-t65537"}, N: 5, T: 3, Stages: []string{StageRefresh},
+		RefreshN: []int{3}, RefreshK: 3, Log: zaptest.NewLogger(t)}, JSONPath: out, Stdout: &stdout, Stderr: &stdout}
+	require.NoError(t, c.Run(context.Background()))
+	raw, err := os.ReadFile(out)
+	require.NoError(t, err)
+	var rows []Row
+	require.NoError(t, json.Unmarshal(raw, &rows))
+	require.Len(t, rows, 2)
+	require.Equal(t, StageDKG, rows[0].Stage)
+	r := rows[1]
+	require.Equal(t, StageRefresh, r.Stage)
+	require.Equal(t, 3, r.N)
+	require.Equal(t, 2, r.T)
+	require.Equal(t, 3, r.Runs)
+	require.Positive(t, r.Ms)
+	require.Positive(t, r.ShareBytes)
+	require.Equal(t, 2*r.ShareBytes, r.BytesPerMember)
+	require.Contains(t, stdout.String(), "bytes/active member")
+}
+
+// TestGateStage: a committee stage's rows carry the gate's counters of the
+// stage (bench.GateOf); with nothing routed — here no dispatcher at all — the
+// stage's own time is its pure-Go baseline.
+func TestGateStage(t *testing.T) {
+	require.Nil(t, gpu.Installed())
+	rows, err := gateStage(func() ([]Row, error) {
+		return []Row{{Stage: StageBatch, Ms: 12.5}, {Stage: StageBatch + "/eval", Ms: 3}}, nil
+	})
+	require.NoError(t, err)
+	require.Len(t, rows, 2)
+	for _, r := range rows {
+		require.Equal(t, "none", r.Backend)
+		require.Zero(t, r.Transforms)
+		require.Equal(t, r.Ms, r.BaselineGoMs)
+	}
+	_, err = gateStage(func() ([]Row, error) { return nil, errors.New("stage failed") })
+	require.ErrorContains(t, err, "stage failed")
+}

@@ -1,0 +1,131 @@
+// Package inputs measures input proofs of plaintext knowledge (fhe/zkpok,
+// `fhegate bench inputs`): for bgv-n13-t65537 and bgv-n14-t65537, encrypting
+// one ciphertext with its proof (client side), verifying it (every committee
+// member, per upload) and the proof's size, beside a plain public-key
+// encryption of the same values. soundness_bits is −log2 of the knowledge
+// error of r parallel repetitions of the monomial-challenge Σ-protocol
+// (Lyubashevsky's proofs with aborts, Fiat–Shamir: r·log2(2N)); published
+// figures of the protocol family are in the fhe/zkpok package doc.
+package inputs
+
+import (
+	"fmt"
+	"io"
+	"math/big"
+	"runtime"
+	"slices"
+	"text/tabwriter"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/fhegate/fhegate/bench"
+	"github.com/fhegate/fhegate/fhe"
+	"github.com/fhegate/fhegate/fhe/zkpok"
+)
+
+// Row is one preset's input-proof measurement.
+type Row struct {
+	Preset string `json:"preset"`
+	N      int    `json:"n"`
+	// Reps is the number of parallel repetitions of the monomial-challenge
+	// protocol and SoundnessBits −log2 of its knowledge error, r·log2(2N).
+	Reps          int     `json:"reps"`
+	SoundnessBits float64 `json:"soundness_bits"`
+	LogB          []int   `json:"log_b"` // masking bounds of u, e0, e1, m
+	// ProveMs is a plain public-key encryption plus the proof
+	// (zkpok.Key.EncryptInts); EncryptMs is the plain encryption alone
+	// (fhe.Encryptor.EncryptInts), the baseline.
+	ProveMs    float64 `json:"prove_ms"`
+	EncryptMs  float64 `json:"encrypt_ms"`
+	VerifyMs   float64 `json:"verify_ms"`
+	ProofBytes int     `json:"proof_bytes"`
+	CtBytes    int     `json:"ciphertext_bytes"`
+	Runs       int     `json:"runs"`
+	GOMAXPROCS int     `json:"gomaxprocs"`
+}
+
+// Command is `fhegate bench inputs`: Runs timed runs per row (median
+// reported) on bgv-n13-t65537 and bgv-n14-t65537; the table goes to Stdout
+// (Stderr when JSONPath is "-"), the rows as JSON to JSONPath.
+type Command struct {
+	JSONPath       string
+	Runs           int
+	Log            *zap.Logger
+	Stdout, Stderr io.Writer
+}
+
+// Run measures both presets, prints the table and writes the JSON.
+func (c Command) Run() error {
+	if c.Runs < 1 {
+		return fmt.Errorf("--runs must be ≥ 1")
+	}
+	var rows []Row
+	for _, id := range []fhe.PresetID{fhe.BGVN13, fhe.BGVN14} {
+		r, err := Measure(id, c.Runs)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, r)
+	}
+	return bench.Report(c.Stdout, c.Stderr, c.JSONPath, c.Log, "input-proof", rows, func(w io.Writer) { Print(w, rows) })
+}
+
+// Print prints the rows as a table.
+func Print(w io.Writer, rows []Row) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "preset\treps\tsoundness_bits\tprove_ms\tencrypt_ms\tverify_ms\tproof_bytes\tciphertext_bytes")
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%d\t%.1f\t%.1f\t%.1f\t%.1f\t%d\t%d\n", r.Preset, r.Reps, r.SoundnessBits, r.ProveMs, r.EncryptMs, r.VerifyMs, r.ProofBytes, r.CtBytes)
+	}
+	_ = tw.Flush()
+}
+
+// Measure is one preset's row: Runs encryptions with a proof, verifications
+// and plain encryptions of the same values, medians.
+func Measure(id fhe.PresetID, runs int) (Row, error) {
+	p, err := fhe.NewParams(id)
+	if err != nil {
+		return Row{}, err
+	}
+	pk := fhe.GenKeys(p, nil).Public
+	key, err := zkpok.NewKey(pk)
+	if err != nil {
+		return Row{}, err
+	}
+	ctx := zkpok.Context{ChainID: big.NewInt(43112), Epoch: 1, Owner: [20]byte{1}}
+	vals := []int64{1, 2, 3, 4}
+	med := func(d []time.Duration) float64 {
+		slices.Sort(d)
+		return float64(d[len(d)/2].Microseconds()) / 1000
+	}
+	var prove, verify, enc []time.Duration
+	row := Row{Preset: p.Preset.Name, N: p.N(), Reps: key.PP.Reps, SoundnessBits: key.PP.SoundnessBits,
+		LogB: key.PP.LogB[:], Runs: runs, GOMAXPROCS: runtime.GOMAXPROCS(0)}
+	plain := fhe.NewEncryptor(pk)
+	for range runs {
+		s := time.Now()
+		ct, proof, err := key.EncryptInts(vals, ctx)
+		if err != nil {
+			return row, err
+		}
+		prove = append(prove, time.Since(s))
+		h, err := ct.Handle()
+		if err != nil {
+			return row, err
+		}
+		s = time.Now()
+		if err := key.Verify(ct, h, ctx, proof); err != nil {
+			return row, err
+		}
+		verify = append(verify, time.Since(s))
+		s = time.Now()
+		if _, err := plain.EncryptInts(vals); err != nil {
+			return row, err
+		}
+		enc = append(enc, time.Since(s))
+		row.ProofBytes, row.CtBytes = len(proof), ct.EncodedSize()
+	}
+	row.ProveMs, row.VerifyMs, row.EncryptMs = med(prove), med(verify), med(enc)
+	return row, nil
+}

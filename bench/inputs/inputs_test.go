@@ -1,0 +1,44 @@
+package inputs
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/fhegate/fhegate/fhe"
+)
+
+// TestMeasure: one run on BGVN13 proves, verifies (Measure fails on a
+// rejected proof) and reports the proof's parameters: r·log2(2N) bits of
+// soundness, a proof and a ciphertext of plausible size.
+func TestMeasure(t *testing.T) {
+	if testing.Short() {
+		t.Skip("BGVN13 key generation and a proof: seconds")
+	}
+	r, err := Measure(fhe.BGVN13, 1)
+	require.NoError(t, err)
+	require.Equal(t, "bgv-n13-t65537", r.Preset)
+	require.Equal(t, 1<<13, r.N)
+	require.InDelta(t, float64(r.Reps)*math.Log2(2*float64(r.N)), r.SoundnessBits, 1e-9)
+	require.GreaterOrEqual(t, r.SoundnessBits, 128.0)
+	require.Len(t, r.LogB, 4)
+	require.Positive(t, r.ProveMs)
+	require.Positive(t, r.VerifyMs)
+	require.Greater(t, r.ProofBytes, r.N)
+	require.Greater(t, r.CtBytes, 2*r.N*8)
+	b, err := json.Marshal(r)
+	require.NoError(t, err)
+	for _, k := range []string{"preset", "reps", "soundness_bits", "prove_ms", "encrypt_ms", "verify_ms", "proof_bytes", "ciphertext_bytes"} {
+		require.Contains(t, string(b), `"`+k+`"`)
+	}
+}
+
+// TestCommandRejectsRuns: no runs is an error before any key is generated.
+func TestCommandRejectsRuns(t *testing.T) {
+	var out bytes.Buffer
+	require.ErrorContains(t, Command{Runs: 0, Stdout: &out, Stderr: &out}.Run(), "--runs")
+	require.Zero(t, out.Len())
+}

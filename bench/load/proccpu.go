@@ -1,0 +1,62 @@
+package load
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// userHZ is Linux's clock tick for /proc/<pid>/stat times (USER_HZ, 100 on
+// every architecture Go supports).
+const userHZ = 100
+
+// ProcessCPU returns a CommitteeCPU probe that sums user+system CPU time of
+// the processes pids (Linux /proc/<pid>/stat, fields 14 and 15): for a
+// committee whose members run as separate processes on this machine.
+func ProcessCPU(pids []int) func() (time.Duration, error) {
+	return func() (time.Duration, error) {
+		var total time.Duration
+		for _, pid := range pids {
+			d, err := procStatCPU(pid)
+			if err != nil {
+				return 0, err
+			}
+			total += d
+		}
+		return total, nil
+	}
+}
+
+func procStatCPU(pid int) (time.Duration, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, fmt.Errorf("load: CPU of process %d: %w", pid, err)
+	}
+	return parseProcStat(b)
+}
+
+// parseProcStat reads utime+stime from a /proc/<pid>/stat line. The command
+// name (field 2) is in parentheses and may hold spaces or parentheses, so
+// fields are counted from the last ')'.
+func parseProcStat(b []byte) (time.Duration, error) {
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, fmt.Errorf("load: /proc stat line without a command name")
+	}
+	f := strings.Fields(string(b[i+1:])) // f[0] is field 3 (state)
+	if len(f) < 13 {
+		return 0, fmt.Errorf("load: /proc stat line has %d fields after the name, want ≥ 13", len(f))
+	}
+	var ticks int64
+	for _, s := range f[11:13] { // fields 14 (utime) and 15 (stime)
+		v, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || v < 0 {
+			return 0, fmt.Errorf("load: /proc stat CPU field %q", s)
+		}
+		ticks += v
+	}
+	return time.Duration(ticks) * time.Second / userHZ, nil
+}

@@ -1,0 +1,322 @@
+package gpu
+
+import (
+	"encoding/binary"
+	"math/bits"
+	"slices"
+
+	"go.uber.org/zap"
+
+	"github.com/fhegate/fhegate/fhe/engine"
+)
+
+// KeySwitchBackend is a Backend that also runs the key switch's gadget
+// multiply-accumulate (engine.MulAccJob). GadgetMulAcc reports false, with
+// no error, when an input lies outside the kernel's bounds or the backend
+// has no kernel on its current path; the caller recomputes the outputs.
+type KeySwitchBackend interface {
+	Backend
+	GadgetMulAcc(jobs []engine.MulAccJob) (bool, error)
+	// ModUp runs fast exact basis extensions (engine.ModUpJob), with the
+	// same conventions.
+	ModUp(jobs []engine.ModUpJob) (bool, error)
+	// ScaleDiff runs ModDown's and the rescale's last step
+	// (engine.ScaleDiffJob); false means nothing was written.
+	ScaleDiff(jobs []engine.ScaleDiffJob) (bool, error)
+}
+
+// macKey identifies a modulus of the multiply-accumulate for first-use
+// verification (the NTT's Key also holds the root, which the
+// multiply-accumulate does not use).
+type macKey struct {
+	n int
+	q uint64
+}
+
+// GadgetMulAcc implements engine.KeySwitchRouter. The multiply-accumulate
+// of one key switch goes to the armed accelerator iff it is a
+// KeySwitchBackend and the table routes the same key switch's forward
+// NTT batch, shape (N, L+1+#P moduli, B = digits) — the batch whose outputs
+// it consumes; else it reports false and the engine runs Lattigo's loop.
+// The first call that holds a new (N, q) also computes that modulus with
+// Lattigo's reduced Montgomery products and compares (the CPU result is
+// kept); a mismatch disables the accelerator's multiply-accumulate for
+// that (N, q) for the life of the dispatcher.
+func (d *Dispatcher) GadgetMulAcc(jobs []engine.MulAccJob) bool {
+	ks, ok := d.accel.(KeySwitchBackend)
+	if !ok || !d.routing.Load() || len(jobs) == 0 || jobs[0].S == nil {
+		return false
+	}
+	s := Shape{Moduli: len(jobs), B: len(jobs[0].D), Dir: Forward}
+	for n := jobs[0].S.N; n > 1; n >>= 1 {
+		s.LogN++
+	}
+	if t := d.thresholdFor(s); t == 0 || s.B < t {
+		return false
+	}
+	first := make([]bool, len(jobs))
+	d.mu.Lock()
+	if d.macVerified == nil {
+		d.macVerified = map[macKey]int8{}
+	}
+	for i, j := range jobs {
+		if j.S == nil {
+			d.mu.Unlock()
+			return false
+		}
+		switch d.macVerified[macKey{j.S.N, j.S.Modulus}] {
+		case -1:
+			d.mu.Unlock()
+			return false
+		case 0:
+			first[i] = true
+		}
+	}
+	d.mu.Unlock()
+	done, err := ks.GadgetMulAcc(jobs)
+	if err != nil {
+		d.accelStats.fallbacks.Add(1)
+		d.log.Warn("gpu: accelerator multiply-accumulate failed; CPU fallback", zap.String("backend", d.accelNm), zap.Error(err))
+		return false
+	}
+	if !done {
+		return false
+	}
+	for i, j := range jobs {
+		if !first[i] {
+			continue
+		}
+		want0, want1 := lattigoMulAcc(j, j.K0), lattigoMulAcc(j, j.K1)
+		good := slices.Equal(want0, j.Out0[:j.S.N]) && slices.Equal(want1, j.Out1[:j.S.N])
+		copy(j.Out0, want0)
+		copy(j.Out1, want1)
+		d.mu.Lock()
+		if good {
+			d.macVerified[macKey{j.S.N, j.S.Modulus}] = 1
+		} else {
+			d.macVerified[macKey{j.S.N, j.S.Modulus}] = -1
+		}
+		d.mu.Unlock()
+		if !good {
+			d.accelStats.fallbacks.Add(1)
+			d.log.Error("gpu: accelerator multiply-accumulate differs from Lattigo; disabled for this modulus",
+				zap.String("backend", d.accelNm), zap.Int("n", j.S.N), zap.Uint64("q", j.S.Modulus))
+		}
+	}
+	d.mulAcc.Add(uint64(len(jobs)))
+	return true
+}
+
+// lattigoMulAcc is Σ_i key[i]·D[i]·2^{-64} mod q reduced into [0, q) by
+// Lattigo's reduced Montgomery products (the digits reduced first: those
+// products take words < q). It equals the canonical end of the engine's
+// lazy schedule.
+func lattigoMulAcc(j engine.MulAccJob, key [][]uint64) []uint64 {
+	s := j.S
+	out := make([]uint64, s.N)
+	d := make([]uint64, s.N)
+	for i := range j.D {
+		s.Reduce(j.D[i][:s.N], d)
+		if i == 0 {
+			s.MulCoeffsMontgomery(key[i][:s.N], d, out)
+		} else {
+			s.MulCoeffsMontgomeryThenAdd(key[i][:s.N], d, out)
+		}
+	}
+	return out
+}
+
+// ModUp implements engine.KeySwitchRouter: basis extensions go to the armed
+// accelerator iff it is a KeySwitchBackend and the table routes a forward
+// NTT batch of the extension's shape (N, sources + targets moduli, B = the
+// number of jobs); else false. The first call for a new (N, source moduli,
+// target moduli) also runs engine.ModUpJob.Reference on the first
+// modUpCheckWords words of every target and compares — a self-test of the
+// kernel, whose every 8-word block runs the same instructions; the proof of
+// every word is the conformance tests' — and on a mismatch it disables the
+// accelerator's extension for those moduli and reports false (the engine
+// recomputes everything with Lattigo).
+func (d *Dispatcher) ModUp(jobs []engine.ModUpJob) bool {
+	ks, ok := d.accel.(KeySwitchBackend)
+	if !ok || !d.routing.Load() || len(jobs) == 0 || jobs[0].C == nil {
+		return false
+	}
+	s := Shape{Moduli: len(jobs[0].C.SrcQ) + len(jobs[0].C.DstQ), B: len(jobs), Dir: Forward}
+	for n := jobs[0].N; n > 1; n >>= 1 {
+		s.LogN++
+	}
+	if t := d.thresholdFor(s); t == 0 || s.B < t {
+		return false
+	}
+	first := make([]bool, len(jobs))
+	d.mu.Lock()
+	if d.modUpVerified == nil {
+		d.modUpVerified = map[modUpKey]int8{}
+	}
+	for i, j := range jobs {
+		if j.C == nil {
+			d.mu.Unlock()
+			return false
+		}
+		switch d.modUpVerified[modUpKeyOf(j)] {
+		case -1:
+			d.mu.Unlock()
+			return false
+		case 0:
+			first[i] = true
+		}
+	}
+	d.mu.Unlock()
+	done, err := ks.ModUp(jobs)
+	if err != nil {
+		d.accelStats.fallbacks.Add(1)
+		d.log.Warn("gpu: accelerator basis extension failed; CPU fallback", zap.String("backend", d.accelNm), zap.Error(err))
+		return false
+	}
+	if !done {
+		return false
+	}
+	for i, j := range jobs {
+		if !first[i] {
+			continue
+		}
+		words := min(j.N, modUpCheckWords)
+		want := make([][]uint64, len(j.Dst))
+		for t := range want {
+			want[t] = make([]uint64, words)
+		}
+		j.Reference(want, words)
+		good := true
+		for t := range want {
+			good = good && slices.Equal(want[t], j.Dst[t][:words])
+		}
+		if !good { // nothing of the accelerator's output is kept
+			d.mu.Lock()
+			d.modUpVerified[modUpKeyOf(j)] = -1
+			d.mu.Unlock()
+			d.accelStats.fallbacks.Add(1)
+			d.log.Error("gpu: accelerator basis extension differs from the engine's reference; disabled for these moduli",
+				zap.String("backend", d.accelNm), zap.Int("n", j.N), zap.Uint64s("src", j.C.SrcQ), zap.Uint64s("dst", j.C.DstQ))
+			return false
+		}
+		d.mu.Lock()
+		d.modUpVerified[modUpKeyOf(j)] = 1
+		d.mu.Unlock()
+	}
+	d.modUps.Add(uint64(len(jobs)))
+	return true
+}
+
+// modUpCheckWords is how many words of a new extension the dispatcher
+// checks against the Go model (which runs ~50× slower than the kernel).
+const modUpCheckWords = 256
+
+// modUpKey identifies a basis extension for first-use verification: N and
+// the source and target moduli.
+type modUpKey struct {
+	n      int
+	moduli string
+}
+
+func modUpKeyOf(j engine.ModUpJob) modUpKey {
+	b := make([]byte, 0, 8*(len(j.C.SrcQ)+len(j.C.DstQ)+1))
+	for _, q := range j.C.SrcQ {
+		b = binary.LittleEndian.AppendUint64(b, q)
+	}
+	b = binary.LittleEndian.AppendUint64(b, 0)
+	for _, p := range j.C.DstQ {
+		b = binary.LittleEndian.AppendUint64(b, p)
+	}
+	return modUpKey{j.N, string(b)}
+}
+
+// ScaleDiff implements engine.KeySwitchRouter: ModDown's and the rescale's
+// last step go to the armed accelerator iff it is a KeySwitchBackend and
+// the table routes a forward NTT batch over the same moduli (B = the
+// polynomials); else false. The first call holding a new (N, q) checks
+// that limb against the Go definition on a copy of its inputs taken before
+// the call (the output may alias Y); a mismatch disables the step for that
+// (N, q) and the correct limb is written.
+func (d *Dispatcher) ScaleDiff(jobs []engine.ScaleDiffJob) bool {
+	ks, ok := d.accel.(KeySwitchBackend)
+	if !ok || !d.routing.Load() || len(jobs) == 0 || jobs[0].S == nil {
+		return false
+	}
+	mods := map[uint64]int{}
+	for _, j := range jobs {
+		if j.S == nil {
+			return false
+		}
+		mods[j.S.Modulus]++
+	}
+	s := Shape{Moduli: len(mods), B: len(jobs) / len(mods), Dir: Forward}
+	for n := jobs[0].S.N; n > 1; n >>= 1 {
+		s.LogN++
+	}
+	if t := d.thresholdFor(s); t == 0 || s.B < t {
+		return false
+	}
+	refs := make([][]uint64, len(jobs)) // expected outputs of first-use limbs
+	d.mu.Lock()
+	if d.sdVerified == nil {
+		d.sdVerified = map[macKey]int8{}
+	}
+	for i, j := range jobs {
+		switch d.sdVerified[macKey{j.S.N, j.S.Modulus}] {
+		case -1:
+			d.mu.Unlock()
+			return false
+		case 0:
+			refs[i] = []uint64{}
+		}
+	}
+	d.mu.Unlock()
+	for i, j := range jobs {
+		if refs[i] != nil {
+			refs[i] = scaleDiffRef(j)
+		}
+	}
+	done, err := ks.ScaleDiff(jobs)
+	if err != nil {
+		d.accelStats.fallbacks.Add(1)
+		d.log.Warn("gpu: accelerator scale-difference failed; CPU fallback", zap.String("backend", d.accelNm), zap.Error(err))
+		return false
+	}
+	if !done {
+		return false
+	}
+	for i, j := range jobs {
+		if refs[i] == nil {
+			continue
+		}
+		good := slices.Equal(refs[i], j.Out[:j.S.N])
+		copy(j.Out, refs[i])
+		d.mu.Lock()
+		if good {
+			d.sdVerified[macKey{j.S.N, j.S.Modulus}] = 1
+		} else {
+			d.sdVerified[macKey{j.S.N, j.S.Modulus}] = -1
+		}
+		d.mu.Unlock()
+		if !good {
+			d.accelStats.fallbacks.Add(1)
+			d.log.Error("gpu: accelerator scale-difference differs from its definition; disabled for this modulus",
+				zap.String("backend", d.accelNm), zap.Int("n", j.S.N), zap.Uint64("q", j.S.Modulus))
+		}
+	}
+	d.scaleDiffs.Add(uint64(len(jobs)))
+	return true
+}
+
+// scaleDiffRef is (X − Y)·W mod q word by word, in Go.
+func scaleDiffRef(j engine.ScaleDiffJob) []uint64 {
+	q := j.S.Modulus
+	out := make([]uint64, j.S.N)
+	for x := range out {
+		hi, lo := bits.Mul64((j.X[x]%q+q-j.Y[x]%q)%q, j.W)
+		out[x] = bits.Rem64(hi, lo, q)
+	}
+	return out
+}
+
+var _ engine.KeySwitchRouter = (*Dispatcher)(nil)

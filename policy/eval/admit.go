@@ -1,0 +1,262 @@
+package eval
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/fhegate/fhegate/fhe"
+	"github.com/fhegate/fhegate/policy"
+)
+
+// The admission rule: which policy specs the chain registers and the
+// committee evaluates. FHEPolicy.registerPolicy (precompiles/corebackends,
+// Chain) and the committee's registry (consensus/circuit.PolicyCircuits, Committee)
+// both call Admit, with the constants below, so they refuse the same specs
+// by construction. A spec is admitted for a preset when it compiles and one
+// of its two forms passes the noise checks:
+//
+//   - one by one: the plan compiled for inputs at the preset's top level,
+//     each input refreshed alone first (the entry refresh), inputs at the
+//     refresh's output (CommitteeNoiseModel);
+//   - packed: the plan compiled for inputs one level lower (PackedPlan),
+//     as a packed batch runs it (each packed input refreshed and rescaled
+//     once, CommitteePackedNoiseModel).
+//
+// A form passes when its estimated result noise at decryption is at most
+// CiphertextNoiseBits (the B_ct the decryption's flooding hides) and each of
+// its collective refreshes — at its refresh points, at its refresh floor,
+// and of its result before the mask — has room for its flooding where the
+// plan takes it (RefreshFloorLevel). Everything here is deterministic
+// arithmetic on public values; no ciphertext is touched.
+
+// Committee noise constants: the one definition of each (consensus/protocol
+// sizes its floodings with them; docs/committee.md, "Noise flooding").
+const (
+	// CiphertextNoiseBits is the bound log2 B_ct assumed for the noise of a
+	// result ciphertext at the decryption level (Lattigo BGV keeps the noise
+	// of c0+c1·s − [t⁻¹m] at ≈2^4.4 std / 2^6.6 max at N=2^13 after any
+	// number of rescales, measured by consensus/protocol's
+	// TestCiphertextNoise; 16 bits leaves room for sums of ~2^9 such
+	// ciphertexts in a plan). Admission refuses plans estimated above it.
+	CiphertextNoiseBits = 16
+	// DefaultFloodingBits is log2(σ_flood / B_ct): each decryption or
+	// refresh share carries fresh Gaussian noise 2^30 times larger than the
+	// ciphertext noise it hides.
+	DefaultFloodingBits = 30
+	// FloodTailSigmas is the tail bound of the correctness bounds: the
+	// committee's Gaussian sampler rejects samples beyond 8σ
+	// (P[|x| > 8σ] < 2^-48 per coefficient); Lattigo's share noise in the
+	// refresh (σ = 3.2) cuts off at 6σ.
+	FloodTailSigmas = 8
+	// MaxMembers bounds the committee size: collective keys are sums of up
+	// to this many members' secrets (the noise model's assumption), and the
+	// threshold decryption's combine factor Δ = n! and Lagrange coefficients
+	// grow with n and eat the flooding budget. (A requester decoding private
+	// reads bounds the answers it accepts by fhe/pkswitch.MaxMembers, the
+	// same value: TestMaxMembersBoundsClients.)
+	MaxMembers = 16
+)
+
+// ChainMarginBits is how much stricter the chain's side of the rule is
+// (Chain): its noise bounds sit 1/256 bit below the committee's, so that
+// what the chain accepts the committee evaluates even where two
+// architectures' math.Log2 differed in the last ulp (a spec landing within
+// an ulp of a bound would need ~2^40 crafted attempts).
+const ChainMarginBits = 1.0 / 256
+
+// Rule is one side's use of the admission rule.
+type Rule struct {
+	// MarginBits lowers every noise bound (ChainMarginBits on the chain).
+	MarginBits float64
+	// FirstPass stops at the first form that passes (the chain needs the
+	// decision only; the committee needs both forms' plans).
+	FirstPass bool
+}
+
+var (
+	// Chain is FHEPolicy.registerPolicy's side (precompiles/corebackends).
+	Chain = Rule{MarginBits: ChainMarginBits, FirstPass: true}
+	// Committee is the committee's side (consensus/circuit.PolicyCircuits).
+	Committee = Rule{}
+)
+
+// AutoPreset asks Admit for the preset the plan needs: policy.Compile's
+// choice (BGVN13 when the plan fits it, else BGVN14 with refreshes), what
+// the chain registers.
+const AutoPreset fhe.PresetID = 0
+
+// Form is one evaluation form of an admitted spec.
+type Form struct {
+	Plan *policy.Plan // nil when the form does not compile (Err says why)
+	// Top is the level the plan's registers start at: PresetDepth one by
+	// one, PresetDepth − 1 packed.
+	Top int
+	// PointsBits and FinalBits are the noise bounds its refreshes are sized
+	// for (RefreshRoom); zero when Err is set.
+	PointsBits, FinalBits float64
+	// Err is why the form cannot be evaluated (nil: it passes).
+	Err error
+}
+
+// Admission is the rule's decision on a spec for one preset.
+type Admission struct {
+	Params   *fhe.Params
+	Unpacked Form // Plan is set: the spec compiled
+	// Packed is the packed form; under FirstPass it is left zero when
+	// Unpacked passes.
+	Packed Form
+}
+
+// Admit compiles spec for preset (AutoPreset: the one it needs) once per
+// form and applies the rule. It fails with the compile error when the spec
+// does not compile, and with both forms' errors ("one-by-one error (packed:
+// packed error)") when neither passes.
+func (r Rule) Admit(spec []byte, preset fhe.PresetID) (*Admission, error) {
+	var p *fhe.Params
+	var opt policy.Options
+	if preset != AutoPreset {
+		var err error
+		if p, err = fhe.NewParams(preset); err != nil {
+			return nil, err
+		}
+		opt = CompileOptions(p)
+	}
+	plan, err := policy.CompileWith(spec, opt)
+	if err != nil {
+		return nil, err
+	}
+	if p == nil {
+		if p, err = fhe.NewParams(fhe.PresetID(plan.Preset)); err != nil {
+			return nil, err
+		}
+	}
+	a := &Admission{Params: p, Unpacked: r.form(p, plan, plan.PresetDepth)}
+	if a.Unpacked.Err == nil && r.FirstPass {
+		return a, nil
+	}
+	if a.Packed.Plan, err = PackedPlan(spec, p); err != nil {
+		a.Packed.Err = err
+	} else {
+		a.Packed = r.form(p, a.Packed.Plan, a.Packed.Plan.PresetDepth-1) // refreshed registers are rescaled once
+	}
+	if a.Unpacked.Err != nil && a.Packed.Err != nil {
+		return nil, fmt.Errorf("%w (packed: %w)", a.Unpacked.Err, a.Packed.Err)
+	}
+	return a, nil
+}
+
+// form checks one form: the noise bound, then the refresh room.
+func (r Rule) form(p *fhe.Params, plan *policy.Plan, top int) Form {
+	f := Form{Plan: plan, Top: top}
+	est, err := plan.CheckNoise(NoiseModelFor(p, plan, top), CiphertextNoiseBits-r.MarginBits)
+	if err == nil {
+		f.PointsBits, f.FinalBits, err = RefreshRoom(p, plan, est, top, r.MarginBits)
+	}
+	f.Err = err
+	return f
+}
+
+// RefreshRoom returns the noise bounds of the ciphertexts a plan's
+// collective refreshes take, and checks that each has room for its flooding
+// where the plan takes it (policy.Plan.CheckRefreshRoom with
+// RefreshFloorLevel): est is the plan's honest estimate
+// (policy.NoiseEstimate.RefreshInputBits for the refresh points, ResultBits
+// for the result — KYC/AML on BGVN14: 2^20.6 at its refresh points, 2^22.6
+// for its result, a product of refreshed registers), each at least
+// CiphertextNoiseBits; a refresh point sits at level ≥ the plan's refresh
+// floor, the result at top − its depth. The bounds are checked marginBits
+// stricter and returned without the margin. The adversarial estimate of a
+// register behind a polynomial of a crafted input exceeds every modulus (it
+// wraps, which corrupts only that input's own verdict), so no level could
+// promise room for it: the bounds are honest ones. It fails (wrapping
+// policy.ErrTooNoisy) when a bound needs a higher level than the plan
+// leaves.
+func RefreshRoom(p *fhe.Params, plan *policy.Plan, est policy.NoiseEstimate, top int, marginBits float64) (points, final float64, err error) {
+	floor := func(bits float64) (int, error) { return RefreshFloorLevel(p, bits, 0) }
+	return plan.CheckRefreshRoom(est, top, CiphertextNoiseBits, marginBits, floor)
+}
+
+// NoiseModelFor is the committee's noise model of a plan whose registers
+// start at level top: CommitteeNoiseModel for plans evaluated one by one
+// (top = PresetDepth: inputs at the entry refresh's output),
+// CommitteePackedNoiseModel for packed plans (top = PresetDepth − 1: the
+// refreshed inputs are rescaled once).
+func NoiseModelFor(p *fhe.Params, plan *policy.Plan, top int) policy.NoiseModel {
+	if top < plan.PresetDepth {
+		return CommitteePackedNoiseModel(p, MaxMembers)
+	}
+	return CommitteeNoiseModel(p, MaxMembers)
+}
+
+// CompileOptions are the compile options that target a preset, public or
+// not: its depth (MaxLevel), slot count and refresh floor
+// (RefreshFloorLevel for fresh-input noise). For the public presets they
+// equal policy.Presets' rows (TestCompileOptionsMatchPresets), so a plan
+// compiled with them has the hash the chain registers.
+func CompileOptions(p *fhe.Params) policy.Options {
+	o := policy.Options{Preset: uint8(p.Preset.ID), Depth: p.MaxLevel(), Slots: p.Slots()}
+	var err error
+	if o.RefreshFloor, err = RefreshFloorLevel(p, 0, 0); err != nil {
+		o.RefreshFloor = p.MaxLevel() // no level has room: compiling fails
+	}
+	return o
+}
+
+// PackedPlan compiles spec as the committee evaluates it in a packed batch
+// (a batch of one for a request alone), whose inputs come out of the entry
+// refresh rescaled by the top prime, so with MaxLevel − 1 levels above the
+// preset's refresh floor (refresh points where the plan needs more: a
+// refreshed register is rescaled to MaxLevel − 1, and every register stays
+// at level ≥ the floor): CompileOptions with Top = MaxLevel − 1.
+func PackedPlan(spec []byte, p *fhe.Params) (*policy.Plan, error) {
+	opt := CompileOptions(p)
+	if p.MaxLevel()-1 <= opt.RefreshFloor {
+		return nil, fmt.Errorf("%s has too few levels above its refresh floor %d for packed plans", p.Preset.Name, opt.RefreshFloor)
+	}
+	opt.Top = p.MaxLevel() - 1
+	return policy.CompileWith(spec, opt)
+}
+
+// RefreshNoiseBounds applies a collective refresh's defaults to its noise
+// bounds (consensus/protocol.RefreshRequest): a hidden-noise bound below
+// CiphertextNoiseBits (0 included) counts as CiphertextNoiseBits — the
+// refresh's sanitisation alone adds an encryption of zero whose noise
+// (u·e_pk + e0 + e1·s, ≈2^14 at N = 2^14) depends on s — and the worst
+// bound is at least the hidden one.
+func RefreshNoiseBounds(noiseBits, worstBits float64) (float64, float64) {
+	noiseBits = math.Max(noiseBits, CiphertextNoiseBits)
+	return noiseBits, math.Max(worstBits, noiseBits)
+}
+
+// RefreshFlooding returns log2 of the total flooding σ (summed over the t
+// active shares) that hides an input noise of 2^noiseBits with
+// DefaultFloodingBits of statistical margin, as the decryption does:
+// 30 + max(noiseBits, CiphertextNoiseBits).
+func RefreshFlooding(noiseBits float64) float64 {
+	noiseBits, _ = RefreshNoiseBounds(noiseBits, 0)
+	return DefaultFloodingBits + noiseBits
+}
+
+// RefreshFloorLevel is the lowest level at which a collective refresh of
+// an input with the given noise bounds (consensus/protocol.RefreshRequest)
+// has room for its flooding: t_p·(2^worstBits + FloodTailSigmas·σ) < Q_ℓ/4
+// with log2 σ = RefreshFlooding. Decoding the masked sum needs
+// t_p·(|e| + 1/2) < Q_ℓ/2 for its noise e = e_in + e_san + ΣE_j; the
+// factor 2 covers the sanitisation's ≈2^14, Lattigo's own 3.2-σ share noise
+// and ΣE_j beyond 8σ (each E_j is cut at 8σ_j, so the sum can in principle
+// reach 8σ·√t; P[|ΣE_j| > 16σ] < 2^−180). It fails when no level of p has
+// room.
+func RefreshFloorLevel(p *fhe.Params, noiseBits, worstBits float64) (int, error) {
+	noiseBits, worstBits = RefreshNoiseBounds(noiseBits, worstBits)
+	need := math.Log2(float64(p.PlaintextModulus())) + 2 +
+		math.Log2(math.Exp2(worstBits)+FloodTailSigmas*math.Exp2(RefreshFlooding(noiseBits)))
+	logQ := 0.0
+	for l, q := range p.Q() {
+		logQ += math.Log2(float64(q))
+		if need < logQ {
+			return l, nil
+		}
+	}
+	return 0, fmt.Errorf("protocol: no level of %s has room for a refresh flooding of 2^%.1f over noise 2^%.1f (needs %.1f bits of modulus, has %.1f)",
+		p.Preset.Name, RefreshFlooding(noiseBits), worstBits, need, logQ)
+}
