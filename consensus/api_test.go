@@ -1,4 +1,4 @@
-package consensus
+package consensus_test
 
 import (
 	"bufio"
@@ -26,6 +26,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap/zaptest"
+
+	"github.com/fhegate/fhegate/consensus/api"
+	"github.com/fhegate/fhegate/consensus/apiserver"
+	"github.com/fhegate/fhegate/consensus/local"
 )
 
 const testToken = "test-token-0123456789abcdef"
@@ -33,17 +37,17 @@ const testToken = "test-token-0123456789abcdef"
 // apiRig is a member's client API served on loopback.
 type apiRig struct {
 	t   *testing.T
-	lc  *LocalCommittee
+	lc  *local.Committee
 	url string
 }
 
-func startAPI(t *testing.T, lc *LocalCommittee, o APIOptions) *apiRig {
+func startAPI(t *testing.T, lc *local.Committee, o apiserver.APIOptions) *apiRig {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
-	srv, err := NewAPIServer(lc.Member(1), ln.Addr().String(), o)
+	srv, err := apiserver.NewAPIServer(lc.Member(1), ln.Addr().String(), o)
 	require.NoError(t, err)
-	go func() { _ = ServeAPI(srv, ln) }()
+	go func() { _ = apiserver.ServeAPI(srv, ln) }()
 	t.Cleanup(func() { srv.Close() })
 	return &apiRig{t: t, lc: lc, url: "http://" + ln.Addr().String()}
 }
@@ -63,18 +67,18 @@ func (a *apiRig) do(method, path, token string, body io.Reader) *http.Response {
 
 func (a *apiRig) upload(token string, owner string, v int64) *http.Response {
 	a.t.Helper()
-	o, err := ParseOwner(owner)
+	o, err := api.ParseOwner(owner)
 	require.NoError(a.t, err)
 	b, proof, err := a.lc.Member(1).EncryptInput([]int64{v}, o)
 	require.NoError(a.t, err)
-	body, _ := json.Marshal(UploadRequest{Ciphertext: "0x" + hex.EncodeToString(b), Owner: owner, CType: 1, Proof: "0x" + hex.EncodeToString(proof)})
+	body, _ := json.Marshal(api.UploadRequest{Ciphertext: "0x" + hex.EncodeToString(b), Owner: owner, CType: 1, Proof: "0x" + hex.EncodeToString(proof)})
 	return a.do(http.MethodPost, "/v1/inputs", token, bytes.NewReader(body))
 }
 
-func apiCommittee(t *testing.T) *LocalCommittee {
+func apiCommittee(t *testing.T) *local.Committee {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	lc, err := StartLocal(ctx, LocalOptions{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10", Rotations: []int{1},
+	lc, err := local.Start(ctx, local.Options{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10", Rotations: []int{1},
 		RoundTimeout: 5 * time.Second, Log: zaptest.NewLogger(t)})
 	require.NoError(t, err)
 	t.Cleanup(lc.Close)
@@ -89,7 +93,7 @@ func TestAPIHardening(t *testing.T) {
 	owner := "0x" + strings.Repeat("ab", 20)
 	for _, tc := range []struct {
 		name string
-		run  func(t *testing.T, lc *LocalCommittee, owner string)
+		run  func(t *testing.T, lc *local.Committee, owner string)
 	}{
 		{"401 without a valid token", apiNeedsToken},
 		{"413 over the route's body limit", apiBodyLimit},
@@ -104,15 +108,15 @@ func TestAPIHardening(t *testing.T) {
 // apiNeedsToken — Attack: "anonymous uploads". Anyone who reached the port could make
 // every member store, fsync and sign ciphertexts. Uploads and status
 // need a bearer token; the collective public key stays public.
-func apiNeedsToken(t *testing.T, lc *LocalCommittee, owner string) {
-	a := startAPI(t, lc, APIOptions{Tokens: []string{testToken}})
+func apiNeedsToken(t *testing.T, lc *local.Committee, owner string) {
+	a := startAPI(t, lc, apiserver.APIOptions{Tokens: []string{testToken}})
 	require.Equal(t, http.StatusUnauthorized, a.upload("", owner, 1).StatusCode)
 	require.Equal(t, http.StatusUnauthorized, a.upload(testToken+"x", owner, 1).StatusCode)
 	require.Equal(t, http.StatusUnauthorized, a.do(http.MethodGet, "/v1/status", "", nil).StatusCode)
 	require.Equal(t, http.StatusOK, a.do(http.MethodGet, "/v1/publickey", "", nil).StatusCode)
 	require.Equal(t, http.StatusOK, a.do(http.MethodGet, "/v1/status", testToken, nil).StatusCode)
 	require.Equal(t, http.StatusOK, a.upload(testToken, owner, 1).StatusCode)
-	_, err := APIHandler(lc.Member(1), APIOptions{})
+	_, err := apiserver.APIHandler(lc.Member(1), apiserver.APIOptions{})
 	require.Error(t, err, "an API without tokens must say NoAuth")
 }
 
@@ -120,9 +124,9 @@ func apiNeedsToken(t *testing.T, lc *LocalCommittee, owner string) {
 // make the member buffer and hex-decode 16 MB per request, whatever the
 // preset. The upload route's limit is the hex of the preset's largest
 // canonical ciphertext; the GET routes take no body.
-func apiBodyLimit(t *testing.T, lc *LocalCommittee, owner string) {
-	a := startAPI(t, lc, APIOptions{Tokens: []string{testToken}})
-	limit := UploadBodyLimit(lc.Member(1).Params())
+func apiBodyLimit(t *testing.T, lc *local.Committee, owner string) {
+	a := startAPI(t, lc, apiserver.APIOptions{Tokens: []string{testToken}})
+	limit := apiserver.UploadBodyLimit(lc.Member(1).Params())
 	require.Less(t, limit, int64(16<<20))
 	big := strings.NewReader(`{"ciphertext":"` + strings.Repeat("0", int(limit)) + `"}`)
 	require.Equal(t, http.StatusRequestEntityTooLarge, a.do(http.MethodPost, "/v1/inputs", testToken, big).StatusCode, "declared length")
@@ -131,16 +135,16 @@ func apiBodyLimit(t *testing.T, lc *LocalCommittee, owner string) {
 	require.Equal(t, http.StatusRequestEntityTooLarge, a.do(http.MethodPost, "/v1/inputs", testToken, chunked).StatusCode, "chunked")
 	require.Equal(t, http.StatusRequestEntityTooLarge, a.do(http.MethodGet, "/v1/status", testToken, strings.NewReader("x")).StatusCode)
 	// A maximal legitimate ciphertext still fits.
-	require.GreaterOrEqual(t, limit, int64(2*MaxCanonicalCiphertext(lc.Member(1).Params())+100))
+	require.GreaterOrEqual(t, limit, int64(2*apiserver.MaxCanonicalCiphertext(lc.Member(1).Params())+100))
 }
 
 // apiOwnerQuota — Attack: "upload flood". Every upload is replicated and fsynced on all
 // n members; one owner's uploads are bounded by a token bucket and the
 // excess answered 429 with Retry-After.
-func apiOwnerQuota(t *testing.T, lc *LocalCommittee, owner string) {
+func apiOwnerQuota(t *testing.T, lc *local.Committee, owner string) {
 	now := time.Unix(1_700_000_000, 0)
-	o := APIOptions{Tokens: []string{testToken}, OwnerRate: 0.5, OwnerBurst: 2}
-	o.now = func() time.Time { return now }
+	o := apiserver.APIOptions{Tokens: []string{testToken}, OwnerRate: 0.5, OwnerBurst: 2}
+	o.Clock = func() time.Time { return now }
 	a := startAPI(t, lc, o)
 	require.Equal(t, http.StatusOK, a.upload(testToken, owner, 1).StatusCode)
 	require.Equal(t, http.StatusOK, a.upload(testToken, owner, 2).StatusCode)
@@ -159,8 +163,8 @@ func apiOwnerQuota(t *testing.T, lc *LocalCommittee, owner string) {
 // apiSlowLoris — Attack: "slow loris". A client that sends its headers or body a byte
 // at a time held a connection and a goroutine forever (no read
 // timeout). The server closes it after ReadHeaderTimeout/ReadTimeout.
-func apiSlowLoris(t *testing.T, lc *LocalCommittee, owner string) {
-	a := startAPI(t, lc, APIOptions{Tokens: []string{testToken}, ReadHeaderTimeout: 300 * time.Millisecond, ReadTimeout: 700 * time.Millisecond})
+func apiSlowLoris(t *testing.T, lc *local.Committee, owner string) {
+	a := startAPI(t, lc, apiserver.APIOptions{Tokens: []string{testToken}, ReadHeaderTimeout: 300 * time.Millisecond, ReadTimeout: 700 * time.Millisecond})
 	addr := strings.TrimPrefix(a.url, "http://")
 	closedWithin := func(send func(c net.Conn) error) time.Duration {
 		c, err := net.Dial("tcp", addr)
@@ -210,26 +214,26 @@ func apiSlowLoris(t *testing.T, lc *LocalCommittee, owner string) {
 // apiNeedsTLS — Attack: "plaintext API on the network". Tokens and uploads crossed
 // the network in clear HTTP. Off loopback the server needs TLS (and
 // tokens); NoAuth is loopback-only.
-func apiNeedsTLS(t *testing.T, lc *LocalCommittee, owner string) {
+func apiNeedsTLS(t *testing.T, lc *local.Committee, owner string) {
 	m := lc.Member(1)
 	for _, addr := range []string{"0.0.0.0:8600", ":8600", "10.1.2.3:8600", "[::]:8600", "example.com:8600"} {
-		_, err := NewAPIServer(m, addr, APIOptions{Tokens: []string{testToken}})
+		_, err := apiserver.NewAPIServer(m, addr, apiserver.APIOptions{Tokens: []string{testToken}})
 		require.ErrorContains(t, err, "requires TLS", addr)
 	}
 	cert, key := writeTestCert(t)
-	_, err := NewAPIServer(m, "0.0.0.0:8600", APIOptions{NoAuth: true, TLSCert: cert, TLSKey: key})
+	_, err := apiserver.NewAPIServer(m, "0.0.0.0:8600", apiserver.APIOptions{NoAuth: true, TLSCert: cert, TLSKey: key})
 	require.ErrorContains(t, err, "requires bearer tokens")
-	_, err = NewAPIServer(m, "0.0.0.0:8600", APIOptions{Tokens: []string{testToken}, TLSCert: cert})
+	_, err = apiserver.NewAPIServer(m, "0.0.0.0:8600", apiserver.APIOptions{Tokens: []string{testToken}, TLSCert: cert})
 	require.Error(t, err, "a certificate without its key")
 	for _, addr := range []string{"127.0.0.1:8600", "localhost:8600", "[::1]:8600"} {
-		_, err := NewAPIServer(m, addr, DevAPIOptions())
+		_, err := apiserver.NewAPIServer(m, addr, apiserver.DevAPIOptions())
 		require.NoError(t, err, addr)
 	}
-	srv, err := NewAPIServer(m, "0.0.0.0:8600", APIOptions{Tokens: []string{testToken}, TLSCert: cert, TLSKey: key})
+	srv, err := apiserver.NewAPIServer(m, "0.0.0.0:8600", apiserver.APIOptions{Tokens: []string{testToken}, TLSCert: cert, TLSKey: key})
 	require.NoError(t, err)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
-	go func() { _ = ServeAPI(srv, ln) }()
+	go func() { _ = apiserver.ServeAPI(srv, ln) }()
 	t.Cleanup(func() { srv.Close() })
 	cl := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
 	resp, err := cl.Get("https://" + ln.Addr().String() + "/v1/publickey")
@@ -248,14 +252,14 @@ func TestLoadAPITokens(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "tokens")
 	require.NoError(t, os.WriteFile(p, []byte("# relayer\n"+testToken+"\n\n  second-token-abcdefghijkl  \n"), 0o600))
-	toks, err := LoadAPITokens(p)
+	toks, err := apiserver.LoadAPITokens(p)
 	require.NoError(t, err)
 	require.Equal(t, []string{testToken, "second-token-abcdefghijkl"}, toks)
 	require.NoError(t, os.WriteFile(p, []byte("short\n"), 0o600))
-	_, err = LoadAPITokens(p)
+	_, err = apiserver.LoadAPITokens(p)
 	require.Error(t, err)
 	require.NoError(t, os.WriteFile(p, []byte("# none\n"), 0o600))
-	_, err = LoadAPITokens(p)
+	_, err = apiserver.LoadAPITokens(p)
 	require.Error(t, err)
 }
 

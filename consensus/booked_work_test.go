@@ -1,4 +1,4 @@
-package consensus
+package consensus_test
 
 import (
 	"context"
@@ -9,6 +9,10 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap/zaptest"
 
+	"github.com/fhegate/fhegate/consensus/api"
+	"github.com/fhegate/fhegate/consensus/chainio"
+	"github.com/fhegate/fhegate/consensus/circuit"
+	"github.com/fhegate/fhegate/consensus/local"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/fhetest"
 	"github.com/fhegate/fhegate/policy"
@@ -31,14 +35,14 @@ func TestServeBookedWork(t *testing.T) {
 	const policies, perPolicy = 7, 15
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	circuits := NewPolicyCircuits(fhetest.InsecureBGVN10Deep)
-	lc, err := StartLocal(ctx, LocalOptions{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10Deep", Rotations: []int{1},
+	circuits := circuit.NewPolicyCircuits(fhetest.InsecureBGVN10Deep)
+	lc, err := local.Start(ctx, local.Options{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10Deep", Rotations: []int{1},
 		RoundTimeout: 20 * time.Second, Circuits: circuits, Serve: true, BatchIdle: 300 * time.Millisecond, Log: zaptest.NewLogger(t)})
 	require.NoError(t, err)
 	t.Cleanup(lc.Close)
 	spec, err := examples.Get("kyc_aml")
 	require.NoError(t, err)
-	plan, err := policy.CompileWith(spec, PolicyOptions(fhetest.InsecureBGVN10Deep))
+	plan, err := policy.CompileWith(spec, circuit.PolicyOptions(fhetest.InsecureBGVN10Deep))
 	require.NoError(t, err)
 	kf := &kycFixture{packFixture: &packFixture{t: t, lc: lc, p: lc.Member(1).Params(), enc: fhe.NewEncryptor(lc.Keys)}, plan: plan}
 	f := kf.packFixture
@@ -49,7 +53,7 @@ func TestServeBookedWork(t *testing.T) {
 		}
 	}
 	want := map[[32]byte]uint64{}
-	var reqs []Request
+	var reqs []chainio.Request
 	for p := range policies {
 		id := [32]byte{0xb0, byte(p)}
 		require.NoError(t, circuits.Register(id, spec))
@@ -61,11 +65,11 @@ func TestServeBookedWork(t *testing.T) {
 				hs[j] = pool[j][(pattern>>uint(j))&1]
 				vals[j] = kycVals[j][(pattern>>uint(j))&1]
 			}
-			q := Request{ID: [32]byte{0xb1, byte(p), byte(k)}, PolicyID: id, Kind: KindPolicy, Inputs: hs}
+			q := chainio.Request{ID: [32]byte{0xb1, byte(p), byte(k)}, PolicyID: id, Kind: chainio.KindPolicy, Inputs: hs}
 			reqs, want[q.ID] = append(reqs, q), kf.ref(vals)
 		}
 	}
-	before := make([]Status, 3)
+	before := make([]api.Status, 3)
 	for i := range before {
 		before[i] = lc.Member(uint32(i + 1)).Status()
 	}
@@ -83,10 +87,10 @@ func TestServeBookedWork(t *testing.T) {
 	// per packed evaluation: the 8 packed inputs, the packed plan's refresh
 	// points (it runs with one level less, packed.go "Refresh noise") and
 	// at most one refresh of the result before its mask
-	pc, err := lc.Member(1).packedCircuit(reqs[0].PolicyID)
+	pc, err := lc.Member(1).PackedCircuit(reqs[0].PolicyID)
 	require.NoError(t, err)
-	perEval := uint64(8 + pc.(planCircuit).plan.Counts.Refreshes + 1)
-	t.Logf("per packed evaluation: ≤ %d refreshes (plan alone: %d refresh points, packed: %d)", perEval, plan.Counts.Refreshes, pc.(planCircuit).plan.Counts.Refreshes)
+	perEval := uint64(8 + mustPlan(pc).Counts.Refreshes + 1)
+	t.Logf("per packed evaluation: ≤ %d refreshes (plan alone: %d refresh points, packed: %d)", perEval, plan.Counts.Refreshes, mustPlan(pc).Counts.Refreshes)
 	for i := range before {
 		after := lc.Member(uint32(i + 1)).Status()
 		evals, refreshes := after.Evaluations-before[i].Evaluations, after.Refreshes-before[i].Refreshes

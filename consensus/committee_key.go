@@ -1,9 +1,7 @@
 package consensus
 
 import (
-	"context"
 	"errors"
-	"fmt"
 
 	"github.com/fhegate/fhegate/bls"
 )
@@ -28,54 +26,6 @@ import (
 // of t−1 old members therefore needs t′ members of the new committee (a
 // quorum the chain's governance installed) to sign a key they hold.
 
-// CommitteeKeyRegistry is the part of the chain that binds each epoch's
-// collective FHE public key (FHEVerdict.setCommitteeKey and
-// committeeKeyOf). MemChain and the JSON-RPC adapter (consensus/chain)
-// implement it.
-type CommitteeKeyRegistry interface {
-	// SubmitCommitteeKey posts the committee's aggregate signature
-	// (signer bitmap signers) over bls.CommitteeKeyDigest(chainId, epoch,
-	// pkDigest). The epoch must be the registered committee's; a digest
-	// already recorded for the epoch is refused unless it is the same one
-	// (idempotent resubmission).
-	SubmitCommitteeKey(ctx context.Context, epoch uint64, pkDigest [32]byte, signature, signers []byte) error
-	// CommitteeKeyOf returns the digest recorded for epoch (zero when none).
-	CommitteeKeyOf(ctx context.Context, epoch uint64) ([32]byte, error)
-}
-
-// ErrTargetKeyNotOnChain is returned when a rotation's target key is not
-// the key the chain recorded for the next epoch: old members refuse to
-// re-encrypt to it.
-var ErrTargetKeyNotOnChain = errors.New("consensus: re-encryption target key is not the key the chain recorded for the next committee")
-
-// VerifyTargetKey checks that target (keccak256 of the canonical public-key
-// bytes) is the key the chain recorded for epoch (the next committee's).
-func VerifyTargetKey(ctx context.Context, reg CommitteeKeyRegistry, epoch uint64, target [32]byte) error {
-	if reg == nil {
-		return fmt.Errorf("%w: no chain to read the epoch-%d key from", ErrTargetKeyNotOnChain, epoch)
-	}
-	got, err := reg.CommitteeKeyOf(ctx, epoch)
-	if err != nil {
-		return fmt.Errorf("consensus: reading the epoch-%d committee key from the chain: %w", epoch, err)
-	}
-	if got == ([32]byte{}) {
-		return fmt.Errorf("%w: no key recorded for epoch %d (setCommitteeKey not called yet)", ErrTargetKeyNotOnChain, epoch)
-	}
-	if got != target {
-		return fmt.Errorf("%w: target %x, the chain recorded %x for epoch %d", ErrTargetKeyNotOnChain, target[:8], got[:8], epoch)
-	}
-	return nil
-}
-
-// registryOf returns the adapter's key registry, if it has one.
-func registryOf(c ChainAdapter) (CommitteeKeyRegistry, error) {
-	reg, ok := c.(CommitteeKeyRegistry)
-	if !ok || reg == nil {
-		return nil, fmt.Errorf("%w: the chain adapter %T cannot read committee keys", ErrTargetKeyNotOnChain, c)
-	}
-	return reg, nil
-}
-
 // SignCommitteeKey is this member's BLS signature binding its committee's
 // collective public key to its epoch: over bls.CommitteeKeyDigest(chainId,
 // epoch, PKDigest) of the key material its own DKG produced (a member never
@@ -90,84 +40,4 @@ func (m *Member) SignCommitteeKey() (pkDigest [32]byte, sig []byte, err error) {
 	}
 	d := bls.CommitteeKeyDigest(m.chain(), ks.km.Epoch, ks.km.PKDigest)
 	return ks.km.PKDigest, m.cfg.BLSKey.Sign(d[:]), nil
-}
-
-// BindKey has the committee's first threshold live members sign its
-// collective public key (SignCommitteeKey; they must all report the same
-// digest) and posts the aggregate to reg (FHEVerdict.setCommitteeKey). The
-// chain must already have the committee registered (setCommittee).
-func (lc *LocalCommittee) BindKey(ctx context.Context, reg CommitteeKeyRegistry) ([32]byte, error) {
-	var pkd [32]byte
-	var sigs [][]byte
-	var idx []int
-	for i := range lc.Members {
-		if len(idx) == lc.Config.Threshold {
-			break
-		}
-		m := lc.Member(uint32(i + 1))
-		if m == nil {
-			continue
-		}
-		d, sig, err := m.SignCommitteeKey()
-		if err != nil {
-			return pkd, err
-		}
-		if len(idx) > 0 && d != pkd {
-			return pkd, fmt.Errorf("consensus: members disagree on the committee key digest (%x, %x)", pkd[:8], d[:8])
-		}
-		pkd = d
-		sigs = append(sigs, sig)
-		idx = append(idx, i)
-	}
-	if len(idx) < lc.Config.Threshold {
-		return pkd, fmt.Errorf("%w: %d members up to sign the committee key, threshold %d", ErrNoQuorum, len(idx), lc.Config.Threshold)
-	}
-	agg, err := bls.Aggregate(sigs)
-	if err != nil {
-		return pkd, err
-	}
-	bm, err := bls.NewBitmap(len(lc.Config.Members), idx)
-	if err != nil {
-		return pkd, err
-	}
-	return pkd, reg.SubmitCommitteeKey(ctx, lc.Config.Epoch, pkd, agg, bm)
-}
-
-// SubmitCommitteeKey implements CommitteeKeyRegistry with
-// FHEVerdict.setCommitteeKey's checks.
-func (c *MemChain) SubmitCommitteeKey(_ context.Context, epoch uint64, pkDigest [32]byte, signature, signers []byte) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if pkDigest == ([32]byte{}) {
-		return fmt.Errorf("%w: zero committee key digest", ErrVerdictRejected)
-	}
-	if epoch != c.epoch {
-		return fmt.Errorf("%w: committee key for epoch %d, registered committee epoch %d", ErrVerdictRejected, epoch, c.epoch)
-	}
-	if prev, ok := c.keys[epoch]; ok {
-		if prev == pkDigest {
-			return nil
-		}
-		return fmt.Errorf("%w: the key of epoch %d is already recorded", ErrVerdictRejected, epoch)
-	}
-	d := bls.CommitteeKeyDigest(c.chainID, epoch, pkDigest)
-	n, err := c.committee.VerifyAggregate(signers, d[:], signature)
-	if err != nil {
-		return fmt.Errorf("%w: committee key: %v", ErrVerdictRejected, err)
-	}
-	if n < c.threshold {
-		return fmt.Errorf("%w: committee key: %d signers under threshold %d", ErrVerdictRejected, n, c.threshold)
-	}
-	if c.keys == nil {
-		c.keys = map[uint64][32]byte{}
-	}
-	c.keys[epoch] = pkDigest
-	return nil
-}
-
-// CommitteeKeyOf implements CommitteeKeyRegistry.
-func (c *MemChain) CommitteeKeyOf(_ context.Context, epoch uint64) ([32]byte, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.keys[epoch], nil
 }

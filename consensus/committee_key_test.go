@@ -1,4 +1,4 @@
-package consensus
+package consensus_test
 
 import (
 	"context"
@@ -10,18 +10,22 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fhegate/fhegate/bls"
+	. "github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/chainio"
+	"github.com/fhegate/fhegate/consensus/config"
+	"github.com/fhegate/fhegate/consensus/local"
 	"github.com/fhegate/fhegate/fhe"
 	keccakpkg "github.com/fhegate/fhegate/internal/keccak"
 )
 
 // testCommittee is a committee config (chain 1337) with its BLS secret keys.
-func testCommittee(t *testing.T, epoch uint64, n, th int) (*CommitteeConfig, []*bls.SecretKey) {
+func testCommittee(t *testing.T, epoch uint64, n, th int) (*config.CommitteeConfig, []*bls.SecretKey) {
 	t.Helper()
 	addrs := make([]string, n)
 	for i := range addrs {
 		addrs[i] = fmt.Sprintf("127.0.0.1:%d", 41800+i)
 	}
-	cfg, secrets, err := GenerateCommittee(big.NewInt(1337), epoch, "InsecureBGVN10", th, addrs)
+	cfg, secrets, err := config.GenerateCommittee(big.NewInt(1337), epoch, "InsecureBGVN10", th, addrs)
 	require.NoError(t, err)
 	keys := make([]*bls.SecretKey, n)
 	for i, s := range secrets {
@@ -71,31 +75,31 @@ func TestMemChainCommitteeKey(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			c, err := NewMemChain(cfg1)
+			c, err := local.NewMemChain(cfg1)
 			require.NoError(t, err)
 			require.NoError(t, c.SetCommittee(cfg2))
 			sig, bm := tc.sign()
 			err = c.SubmitCommitteeKey(ctx, tc.epoch, tc.pkd, sig, bm)
-			require.ErrorIs(t, err, ErrVerdictRejected)
+			require.ErrorIs(t, err, local.ErrVerdictRejected)
 			require.ErrorContains(t, err, tc.want)
-			require.ErrorIs(t, VerifyTargetKey(ctx, c, 2, pkd), ErrTargetKeyNotOnChain)
+			require.ErrorIs(t, chainio.VerifyTargetKey(ctx, c, 2, pkd), chainio.ErrTargetKeyNotOnChain)
 		})
 	}
 
-	c, err := NewMemChain(cfg1)
+	c, err := local.NewMemChain(cfg1)
 	require.NoError(t, err)
 	require.NoError(t, c.SetCommittee(cfg2))
-	require.ErrorIs(t, VerifyTargetKey(ctx, c, 2, pkd), ErrTargetKeyNotOnChain, "nothing recorded yet")
+	require.ErrorIs(t, chainio.VerifyTargetKey(ctx, c, 2, pkd), chainio.ErrTargetKeyNotOnChain, "nothing recorded yet")
 	sig, bm := signKey(t, keys2, 2, pkd, 1, 2, 3)
 	require.NoError(t, c.SubmitCommitteeKey(ctx, 2, pkd, sig, bm))
 	require.NoError(t, c.SubmitCommitteeKey(ctx, 2, pkd, sig, bm), "an identical resubmission is a no-op")
 	sig2, bm2 := signKey(t, keys2, 2, other, 0, 1, 2, 3)
 	require.ErrorContains(t, c.SubmitCommitteeKey(ctx, 2, other, sig2, bm2), "already recorded", "one key per epoch, even under a full quorum")
-	require.NoError(t, VerifyTargetKey(ctx, c, 2, pkd))
-	err = VerifyTargetKey(ctx, c, 2, other)
-	require.ErrorIs(t, err, ErrTargetKeyNotOnChain)
+	require.NoError(t, chainio.VerifyTargetKey(ctx, c, 2, pkd))
+	err = chainio.VerifyTargetKey(ctx, c, 2, other)
+	require.ErrorIs(t, err, chainio.ErrTargetKeyNotOnChain)
 	require.ErrorContains(t, err, "the chain recorded")
-	require.ErrorIs(t, VerifyTargetKey(ctx, nil, 2, pkd), ErrTargetKeyNotOnChain)
+	require.ErrorIs(t, chainio.VerifyTargetKey(ctx, nil, 2, pkd), chainio.ErrTargetKeyNotOnChain)
 }
 
 // TestReencryptRefusesKeyNotOnChain. Attack: t−1 corrupt old members hand
@@ -119,14 +123,11 @@ func TestReencryptRefusesKeyNotOnChain(t *testing.T) {
 	_ = reqs
 	cfg2, keys2 := testCommittee(t, 2, 3, 2)
 	prepare := func(id uint32, target *fhe.PublicKey) error {
-		pl, err := newJointPlan(1, 3, 2, 3, 2, []uint32{1, 2}, target)
-		require.NoError(t, err)
-		_, err = old.Member(id).prepareSwitchOut(ctx, old.Chain, pl)
-		return err
+		return old.Member(id).PrepareSwitchOut(ctx, old.Chain, 1, 3, 2, 3, 2, []uint32{1, 2}, target)
 	}
 	// nothing recorded for epoch 2
 	err = prepare(1, attacker.Public)
-	require.ErrorIs(t, err, ErrTargetKeyNotOnChain)
+	require.ErrorIs(t, err, chainio.ErrTargetKeyNotOnChain)
 	require.ErrorContains(t, err, "no key recorded for epoch 2")
 
 	// the new committee binds its key; the attacker's is still refused
@@ -135,7 +136,7 @@ func TestReencryptRefusesKeyNotOnChain(t *testing.T) {
 	require.NoError(t, old.Chain.SubmitCommitteeKey(ctx, 2, keccakpkg.Sum(hb), sig, bm))
 	for id := uint32(1); id <= 3; id++ {
 		err = prepare(id, attacker.Public)
-		require.ErrorIs(t, err, ErrTargetKeyNotOnChain, "member %d", id)
+		require.ErrorIs(t, err, chainio.ErrTargetKeyNotOnChain, "member %d", id)
 		require.ErrorContains(t, err, "the chain recorded")
 	}
 	// no target was pinned by the refused calls: the recorded key passes
@@ -154,8 +155,8 @@ func TestKeySwitchLocalRefusesUnboundKey(t *testing.T) {
 	nc := startTest(t, 3, 2, false)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	err := keySwitchLocal(ctx, old, nc)
-	require.ErrorIs(t, err, ErrTargetKeyNotOnChain)
+	err := KeySwitch(ctx, old.InProcess(), nc.InProcess())
+	require.ErrorIs(t, err, chainio.ErrTargetKeyNotOnChain)
 	require.ErrorContains(t, err, "old member 1 refuses the key switch")
 	hs, err := nc.Member(1).CurrentHandles()
 	require.NoError(t, err)

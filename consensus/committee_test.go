@@ -1,4 +1,4 @@
-package consensus
+package consensus_test
 
 import (
 	"context"
@@ -11,20 +11,25 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/fhegate/fhegate/bls"
+	. "github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/api"
+	"github.com/fhegate/fhegate/consensus/chainio"
+	"github.com/fhegate/fhegate/consensus/circuit"
+	"github.com/fhegate/fhegate/consensus/local"
 	"github.com/fhegate/fhegate/fhe"
 )
 
-func startTest(t *testing.T, n, th int, serve bool) *LocalCommittee {
+func startTest(t *testing.T, n, th int, serve bool) *local.Committee {
 	t.Helper()
 	return startTestKnobs(t, n, th, serve, nil)
 }
 
 // startTestKnobs is startTest with per-member test hooks (nil: none).
-func startTestKnobs(t *testing.T, n, th int, serve bool, knobs func(id uint32) TestingKnobs) *LocalCommittee {
+func startTestKnobs(t *testing.T, n, th int, serve bool, knobs func(id uint32) TestingKnobs) *local.Committee {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	lc, err := StartLocal(ctx, LocalOptions{N: n, T: th, Dir: t.TempDir(), Preset: "InsecureBGVN10", Rotations: []int{1},
+	lc, err := local.Start(ctx, local.Options{N: n, T: th, Dir: t.TempDir(), Preset: "InsecureBGVN10", Rotations: []int{1},
 		RoundTimeout: 10 * time.Second, BatchSize: 8, Serve: serve, MemberKnobs: knobs, Log: zaptest.NewLogger(t)})
 	require.NoError(t, err)
 	t.Cleanup(lc.Close)
@@ -32,7 +37,7 @@ func startTestKnobs(t *testing.T, n, th int, serve bool, knobs func(id uint32) T
 }
 
 type testReq struct {
-	req  Request
+	req  chainio.Request
 	want uint64
 	vals []int64 // the plaintext inputs (slot 0)
 }
@@ -41,7 +46,7 @@ type testReq struct {
 // replicated in every slot as clients do (a window of ≥ 2 requests is
 // packed, request r reading slot r), uploads them through member `via`
 // (checking the input attestation) and builds requests.
-func makeRequests(t *testing.T, lc *LocalCommittee, via uint32, count int, seed uint64) []testReq {
+func makeRequests(t *testing.T, lc *local.Committee, via uint32, count int, seed uint64) []testReq {
 	m := lc.Member(via)
 	p := m.Params()
 	r := rand.New(rand.NewPCG(seed, 99))
@@ -53,7 +58,7 @@ func makeRequests(t *testing.T, lc *LocalCommittee, via uint32, count int, seed 
 		var hs []fhe.Handle
 		for _, v := range vals {
 			owner := [20]byte{byte(k)}
-			b, proof, err := m.EncryptInput(ReplicatedInts(p, v), owner) // as clients do: the serve loop packs windows of ≥ 2
+			b, proof, err := m.EncryptInput(api.ReplicatedInts(p, v), owner) // as clients do: the serve loop packs windows of ≥ 2
 			require.NoError(t, err)
 			att, err := m.Upload(context.Background(), b, proof, owner, 1)
 			require.NoError(t, err)
@@ -64,13 +69,13 @@ func makeRequests(t *testing.T, lc *LocalCommittee, via uint32, count int, seed 
 			hs = append(hs, att.Handle)
 		}
 		id := [32]byte{0xaa, byte(seed), byte(k), byte(k >> 8)}
-		out = append(out, testReq{req: Request{ID: id, PolicyID: PolicyProductSum, Kind: KindPolicy, Inputs: hs},
-			want: productSum{}.Reference(p, vals), vals: vals})
+		out = append(out, testReq{req: chainio.Request{ID: id, PolicyID: circuit.PolicyProductSum, Kind: chainio.KindPolicy, Inputs: hs},
+			want: circuit.ProductSum{}.Reference(p, vals), vals: vals})
 	}
 	return out
 }
 
-func waitVerdicts(t *testing.T, chain *MemChain, reqs []testReq) {
+func waitVerdicts(t *testing.T, chain *local.MemChain, reqs []testReq) {
 	t.Helper()
 	deadline := time.Now().Add(3 * time.Minute) // bound, not an assertion on speed
 	for {
@@ -178,11 +183,11 @@ func TestCommitteeExcludesFaultyMembers(t *testing.T) {
 		return TestingKnobs{WrongDigest: id == 2, CorruptShares: id == 4}
 	})
 	reqs := makeRequests(t, lc, 1, 3, 4)
-	batch := make([]Request, len(reqs))
+	batch := make([]chainio.Request, len(reqs))
 	for i, r := range reqs {
 		batch[i] = lc.Chain.Post(r.req)
 	}
-	results := make([][]*Verdict, 5)
+	results := make([][]*chainio.Verdict, 5)
 	errs := make([][]error, 5)
 	var wg sync.WaitGroup
 	for i := 0; i < 5; i++ {
@@ -231,9 +236,9 @@ func TestIdenticalRequestsAnswered(t *testing.T) {
 	reqs := makeRequests(t, lc, 1, 1, 11)
 	twin := reqs[0]
 	twin.req.ID[31] ^= 1 // another request id, the same policy and handles
-	batch := []Request{lc.Chain.Post(reqs[0].req), lc.Chain.Post(twin.req)}
+	batch := []chainio.Request{lc.Chain.Post(reqs[0].req), lc.Chain.Post(twin.req)}
 	var wg sync.WaitGroup
-	results := make([][]*Verdict, 3)
+	results := make([][]*chainio.Verdict, 3)
 	errs := make([][]error, 3)
 	for i := 0; i < 3; i++ {
 		wg.Add(1)

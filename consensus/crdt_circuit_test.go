@@ -1,4 +1,4 @@
-package consensus
+package consensus_test
 
 import (
 	"context"
@@ -6,6 +6,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	. "github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/chainio"
+	"github.com/fhegate/fhegate/consensus/circuit"
+	"github.com/fhegate/fhegate/consensus/local"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/crdt"
 	"github.com/fhegate/fhegate/fhe/crdt/meta"
@@ -14,14 +18,14 @@ import (
 )
 
 // crdtValuePolicy stands for precompiles.CRDTValuePolicyID (the chain adapter
-// sets the real one; MemChain only checks it matches the request's).
+// sets the real one; local.MemChain only checks it matches the request's).
 var crdtValuePolicy = [32]byte{0xc7, 0xd7}
 
 // crdtRequest encrypts one writer ciphertext per replica (replica r's
 // counter 0 holds vals[r], its other lanes junk the mask removes, and lanes
 // of other blocks junk the normalisation removes), uploads them through
 // member 1 and builds the FHECRDT.ValueRequested request of the state.
-func crdtRequest(t *testing.T, lc *LocalCommittee, id byte, typ meta.Type, width uint32, vals []int64) (Request, *meta.State) {
+func crdtRequest(t *testing.T, lc *local.Committee, id byte, typ meta.Type, width uint32, vals []int64) (chainio.Request, *meta.State) {
 	t.Helper()
 	m := lc.Member(1)
 	p := m.Params()
@@ -42,7 +46,7 @@ func crdtRequest(t *testing.T, lc *LocalCommittee, id byte, typ meta.Type, width
 		s, err = s.Put(meta.Entry{Block: uint32(r), Clock: uint64(r + 1), Replica: uint32(r), Handle: meta.Handle(att.Handle)})
 		require.NoError(t, err)
 	}
-	req := Request{ID: [32]byte{0xcd, id}, PolicyID: crdtValuePolicy, Kind: KindCRDT, CRDTKind: uint8(typ), CRDTMeta: s.Encode()}
+	req := chainio.Request{ID: [32]byte{0xcd, id}, PolicyID: crdtValuePolicy, Kind: chainio.KindCRDT, CRDTKind: uint8(typ), CRDTMeta: s.Encode()}
 	for _, h := range s.Handles() {
 		req.Inputs = append(req.Inputs, fhe.Handle(h))
 	}
@@ -51,7 +55,7 @@ func crdtRequest(t *testing.T, lc *LocalCommittee, id byte, typ meta.Type, width
 
 // TestCommitteeValuesCRDT: the committee answers FHECRDT.ValueRequested for
 // G- and PN-Counters: every member materialises the same aggregate, reads
-// the total, and the verdict MemChain accepts (BLS-checked) is the plaintext
+// the total, and the verdict local.MemChain accepts (BLS-checked) is the plaintext
 // total mod t.
 func TestCommitteeValuesCRDT(t *testing.T) {
 	t.Parallel()
@@ -71,12 +75,12 @@ func TestCommitteeValuesCRDT(t *testing.T) {
 	var reqs []testReq
 	for i, c := range cases {
 		req, s := crdtRequest(t, lc, byte(i+1), c.typ, c.width, c.vals)
-		circ, err := newCRDTCircuit(req, p)
+		circ, err := circuit.NewCRDT(req.CRDTKind, req.CRDTMeta, req.Inputs, p)
 		require.NoError(t, err, c.name)
-		require.Equal(t, s.Entries, circ.state.Entries)
-		floor, err := eval.RefreshFloorLevel(p, circ.bounds.NoiseBits, circ.bounds.WorstBits)
+		require.Equal(t, s.Entries, circ.State().Entries)
+		floor, err := eval.RefreshFloorLevel(p, circ.Bounds().NoiseBits, circ.Bounds().WorstBits)
 		require.NoError(t, err)
-		require.GreaterOrEqual(t, int(circ.state.Layout.Level), floor, c.name)
+		require.GreaterOrEqual(t, int(circ.State().Layout.Level), floor, c.name)
 		var total int64
 		for _, v := range c.vals {
 			total += v
@@ -109,21 +113,21 @@ func TestCRDTRequestRejected(t *testing.T) {
 	otherPreset[6]++
 	for _, tc := range []struct {
 		name string
-		edit func(r *Request)
+		edit func(r *chainio.Request)
 	}{
-		{"kind mismatch", func(r *Request) { r.CRDTKind = uint8(meta.TypeLWW) }},
-		{"bad metadata", func(r *Request) { r.CRDTMeta = r.CRDTMeta[:len(r.CRDTMeta)-1] }},
-		{"other preset", func(r *Request) { r.CRDTMeta = otherPreset }},
-		{"empty state", func(r *Request) { r.CRDTMeta, r.Inputs = empty.Encode(), nil }},
-		{"missing input", func(r *Request) { r.Inputs = r.Inputs[:1] }},
-		{"swapped inputs", func(r *Request) { r.Inputs = []fhe.Handle{r.Inputs[1], r.Inputs[0]} }},
+		{"kind mismatch", func(r *chainio.Request) { r.CRDTKind = uint8(meta.TypeLWW) }},
+		{"bad metadata", func(r *chainio.Request) { r.CRDTMeta = r.CRDTMeta[:len(r.CRDTMeta)-1] }},
+		{"other preset", func(r *chainio.Request) { r.CRDTMeta = otherPreset }},
+		{"empty state", func(r *chainio.Request) { r.CRDTMeta, r.Inputs = empty.Encode(), nil }},
+		{"missing input", func(r *chainio.Request) { r.Inputs = r.Inputs[:1] }},
+		{"swapped inputs", func(r *chainio.Request) { r.Inputs = []fhe.Handle{r.Inputs[1], r.Inputs[0]} }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := good
 			r.Inputs = append([]fhe.Handle(nil), good.Inputs...)
 			tc.edit(&r)
 			_, err := lc.Member(1).Process(context.Background(), r)
-			require.ErrorIs(t, err, ErrBadCRDTRequest)
+			require.ErrorIs(t, err, circuit.ErrBadCRDTRequest)
 		})
 	}
 }
@@ -152,10 +156,10 @@ func TestCRDTGaloisElements(t *testing.T) {
 		}
 	}
 	// The member's evaluator holds them: a full-width cardinality sum works.
-	ks, err := lc.Member(1).snap()
+	ev, err := lc.Member(1).Evaluator()
 	require.NoError(t, err)
 	ct, err := fhe.NewEncryptor(lc.Keys).EncryptInts([]int64{1, 2, 3})
 	require.NoError(t, err)
-	_, err = ks.ev.InnerSum(ct, 1, p.Slots())
+	_, err = ev.InnerSum(ct, 1, p.Slots())
 	require.NoError(t, err)
 }

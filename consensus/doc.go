@@ -1,93 +1,80 @@
-// Package consensus is fhegate's MPC committee: the members that take queued
-// FHE requests off the block path, evaluate them in batches, and post
-// threshold-decrypted, BLS-aggregated verdicts (docs/design.md, "One request,
-// end to end", steps 1, 4 and 5).
+// Package consensus is fhegate's MPC committee member: it takes queued FHE
+// requests off the block path, evaluates them (alone or in packed
+// batches), and posts threshold-decrypted, BLS-aggregated verdicts
+// (docs/design.md, "One request, end to end", steps 1, 4 and 5;
+// docs/committee.md for the message formats and failure handling).
 //
-// A Member (NewMember) owns
+// A Member (NewMember) holds its t-of-n Shamir share of the collective
+// secret and the public key material (DKG, package protocol), a bbolt
+// store of canonical ciphertexts by handle and key epoch (package store),
+// a ledger that issues at most one share of each kind per (ciphertext, key
+// epoch), fsync'd before the share leaves (package ledger), and a
+// transport (package transport: pinned-key TLS 1.3, or in memory).
 //
-//   - its t-of-n Shamir share of the collective secret and the public key
-//     material, from the DKG in package protocol (Lattigo multiparty);
-//   - a store (package store, bbolt): canonical ciphertexts by handle, each
-//     with the key epoch it is encrypted under, replicated to every member on
-//     upload (Member.UploadBatch: 1…MaxUploadItems ciphertexts of one owner)
-//     once every member has verified each ciphertext's proof of plaintext
-//     knowledge (fhe/zkpok, bound to chain, epoch, owner, key and handle),
-//     with one quorum input attestation for the set (aggregate BLS over
-//     bls.InputBatchDigest, whose root binds every handle, ctype and proof
-//     digest: FHEInput.registerBatch checks it with one pairing);
-//   - a share ledger (package ledger): at most one share of each kind
-//     (decryption, refresh, re-encryption) per (ciphertext, key epoch), ever,
-//     fsync'd before the share leaves;
-//   - a transport (package transport): TLS 1.3 with pinned ed25519 member
-//     keys, or in-memory for unit tests.
+// Processing one request (Member.Process): evaluate the circuit
+// deterministically (package circuit), calling the collective refresh
+// where a plan runs out of depth; agree on the keccak256 digest of the
+// result (≥ t members and a strict plurality; the others are excluded);
+// refresh if needed, mask to slot 0 and threshold-decrypt with flooded
+// shares (every t-subset is a decryption, so a share that disagrees
+// exposes its sender); sign bls.VerdictDigest, aggregate ≥ t signatures
+// and hand the verdict to the chain adapter (package chainio). Policy
+// requests of one policy within an aligned window of blocks are packed
+// into one evaluation and one threshold decryption (packed.go; the slot
+// and level derivation is docs/derivations.md, "Packed batches"), a
+// function of accepted blocks only (chainio.Batcher). Uploads
+// (Member.UploadBatch) are verified
+// (fhe/zkpok proofs bound to chain, epoch, owner, key and handle),
+// replicated to every member and attested once for the set; rooted uploads
+// also get a place in one Merkle root signed for many (roots.go). A
+// rotation (epoch e → e+1, docs/committee.md "Rotation") key-switches every
+// stored input from the old collective key to the new committee's in one
+// joint session of t old and all new members (rotation_joint.go:
+// Member.SwitchToNext on the old members, Member.AdoptFromPrevious on the
+// new ones, which refresh and compare the results; the cross-committee key
+// switch keeps each input's c1, so no member can shift it); handles do not
+// change, and evaluation refuses an input stored under another epoch
+// (ErrStaleKey). local.Rotate drives the same session for an in-process
+// committee, `fhegate committee rotate switch` over the members' TLS
+// transports.
 //
-// Processing one request (Member.Process):
+// Packages around the member, following etcd-raft's raft / node /
+// rafttest / raftpb split:
 //
-//  1. evaluate the policy circuit deterministically (fhe.Evaluator reads no
-//     randomness), calling the collective refresh where a plan runs out of
-//     depth;
-//  2. exchange keccak256 digests of the result ciphertext; the digest held by
-//     ≥ t members (and a strict plurality) wins, members with another digest
-//     are excluded from the rest of the request;
-//  3. refresh if the result sits below the decryption level + 1, multiply by
-//     the slot-0 mask (only the verdict is ever decrypted), drop to the
-//     decryption level;
-//  4. threshold-decrypt with flooded shares (protocol.ThresholdDecrypt): every
-//     t-subset of shares is a decryption, so shares that disagree with the
-//     majority are detected and their senders excluded;
-//  5. sign bls.VerdictDigest(chainId, epoch, requestId, policyId,
-//     resultDigest, result), exchange signatures, aggregate ≥ t valid ones
-//     with the signer bitmap, persist the verdict and hand it to the
-//     ChainAdapter (lowest signer first; the others after a stagger if it
-//     has not landed).
+//	api/        the client API's wire types and HTTP client (what clients import)
+//	apiserver/  the client API server in front of a Member
+//	chain/      the JSON-RPC chain adapter, and Serve: a member's whole wiring to a chain
+//	chainio/    requests, verdicts, the ChainAdapter interface, packed-batch formation
+//	circuit/    circuits, compiled policy plans, refresh and packing bounds
+//	config/     committee config and member secrets at rest
+//	ledger/     the one-share-per-ciphertext ledger
+//	local/      the in-process committee and MemChain (devnet, policy eval, tests)
+//	protocol/   DKG, threshold decryption, collective refresh, re-encryption
+//	store/      the bbolt ciphertext store
+//	transport/  TLS and in-memory transports, session mux
 //
-// FHECRDT.ValueRequested requests (KindCRDT) carry the state's public
-// metadata (fhe/crdt/meta); their circuit materialises the state's aggregate
-// from the writer ciphertexts the metadata names (package fhe/crdt: masked
-// contributions summed exactly, hence byte-identical on every member) and
-// reads the value its type implies — a counter's total, an LWW register's
-// value, a set's cardinality — at level 0; steps 2–5 are the same.
+// The files of this package (internal/repo checks this map against the
+// tree):
 //
-// A committee rotation (epoch e → e+1, rotation.go, docs/committee.md
-// "Rotation") key-switches every stored input from the old collective key
-// to the new committee's in one joint session of t old and all new members
-// (rotation_joint.go: Member.SwitchToNext on the old members,
-// Member.AdoptFromPrevious on the new ones, which refresh and compare the
-// results; the cross-committee key switch keeps each input's c1, so no
-// member can shift it); handles do not change, and evaluation refuses an
-// input stored under another epoch (ErrStaleKey). RotateLocal drives the
-// same session for an in-process committee, `fhegate committee rotate
-// switch` over the members' TLS transports.
-//
-// Packed batches (packed.go, batch.go): policy requests of one
-// policy that arrive within an aligned window of blocks are evaluated
-// together — request r's inputs masked to slot r (fhe.SlotPacker) and
-// summed, one collective refresh per packed input, one evaluation, one
-// threshold decryption of all verdict slots, one BLS aggregate over
-// bls.VerdictBatchDigest, posted with ChainAdapter.SubmitVerdictBatch.
-// Batch membership is a function of accepted blocks only.
-//
-// Input roots (roots.go): a rooted upload
-// (Member.UploadBatchRooted, "rooted" in POST /v1/inputs) also gets a place
-// in one Merkle root over the digests of the rooted uploads its member
-// receives within RootWindow (bls.InputRootTree); the members sign
-// bls.InputRootDigest once for all of them, each only over upload digests
-// it signed itself in the last SignedDigestTTL, so the chain pays one
-// pairing per root (FHEPolicy.evaluateRooted). A root round that fails
-// leaves the uploads with their own attestations.
-//
-// Run drives this from a ChainAdapter's request stream in batches and keeps
-// a persisted block cursor; StartLocalCommittee runs n members in one process
-// over loopback TLS (for `fhegate devnet` and tests). docs/committee.md
-// describes the message formats and failure handling.
-//
-// The files follow a member's responsibilities: member.go (the type, its
-// constructor and accessors), keys.go (DKG, key storage, noise plan),
-// liveness.go, replication.go (uploads, store replicas, fetches,
-// attestations), roots.go (input roots), process.go (Process and its phases), verdicts.go (verdict
-// signatures and persisted verdicts), serve.go (the Run loop), status.go,
-// policy_store.go (persisted policy specs), api.go (the client API and its
-// guards), rotation.go (re-encryption of the stored inputs for a new
-// committee) and rotation_local.go (RotateLocal); chainadapter.go holds
-// ChainAdapter and MemChain.
+//	committee_key.go     SignCommitteeKey: the member's signature binding its committee's key
+//	develop.go           development entry points for an in-process committee
+//	doc.go               this overview
+//	isolate.go           re-running a packed batch whose verdicts leave the output range
+//	keys.go              DKG, key storage, noise plan
+//	liveness.go          heartbeats, progress, who is down
+//	member.go            the Member type, its constructor and accessors
+//	member_config.go     MemberConfig and TestingKnobs
+//	packed.go            ProcessPacked: packing, refresh, one evaluation and decryption
+//	policy_store.go      persisted policy specs
+//	privread.go          private reads: ACL check and re-encryption share
+//	process.go           Process and its phases
+//	replication.go       uploads, store replicas, fetches, input attestations
+//	roots.go             input roots: one signed Merkle root for many uploads
+//	rotation.go          key switch of the stored inputs for a new committee
+//	rotation_joint.go    the joint session of old and new members: SwitchToNext, AdoptFromPrevious
+//	rotation_keyswitch.go KeySwitch: the cross-committee key switch
+//	serve.go             Run: the serve loop over a chain adapter's requests
+//	share_seal.go        the threshold key share sealed in the store
+//	status.go            Member.Status
+//	verdicts.go          verdict signatures and persisted verdicts
 package consensus

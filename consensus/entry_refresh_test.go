@@ -1,4 +1,4 @@
-package consensus
+package consensus_test
 
 import (
 	"math/rand/v2"
@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/fhegate/fhegate/consensus/chainio"
+	"github.com/fhegate/fhegate/consensus/circuit"
 	"github.com/fhegate/fhegate/fhe"
 )
 
@@ -70,8 +72,8 @@ func TestPackedRingInverseForgery(t *testing.T) {
 			require.NoError(t, err)
 			hs[j] = f.put(ct)
 		}
-		req := f.lc.Chain.Post(Request{ID: [32]byte{0xb4, byte(k)}, PolicyID: PolicyProductSum, Kind: KindPolicy, Inputs: hs})
-		reqs = append(reqs, testReq{req: req, want: productSum{}.Reference(f.p, vals), vals: vals})
+		req := f.lc.Chain.Post(chainio.Request{ID: [32]byte{0xb4, byte(k)}, PolicyID: circuit.PolicyProductSum, Kind: chainio.KindPolicy, Inputs: hs})
+		reqs = append(reqs, testReq{req: req, want: circuit.ProductSum{}.Reference(f.p, vals), vals: vals})
 	}
 	vs := f.process(batchOf("test/pack/ring-inverse", reqs))
 	f.checkVerdicts(reqs, vs)

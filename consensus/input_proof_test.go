@@ -1,4 +1,4 @@
-package consensus
+package consensus_test
 
 import (
 	"bytes"
@@ -13,6 +13,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fhegate/fhegate/bls"
+	. "github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/api"
+	"github.com/fhegate/fhegate/consensus/apiserver"
+	"github.com/fhegate/fhegate/consensus/local"
 	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/zkpok"
@@ -41,7 +45,7 @@ func TestInputProofs(t *testing.T) {
 // the victim's upload (vct, vproof) and the attacker's own (act, aproof).
 type inputProofScenario struct {
 	t                *testing.T
-	lc               *LocalCommittee
+	lc               *local.Committee
 	m1, m2           *Member
 	ctx              context.Context
 	victim, attacker [20]byte
@@ -127,19 +131,19 @@ func (s *inputProofScenario) storePutVerifies() {
 	fresh, _, err := m1.EncryptInput([]int64{7}, s.victim) // never uploaded
 	require.NoError(t, err)
 	for _, payload := range [][]byte{
-		storePut(attacker, []InputUpload{{Ciphertext: fresh, Proof: s.vproof, CType: 1}}),
-		storePut(attacker, []InputUpload{{Ciphertext: fresh, CType: 1}}),
+		StorePut(attacker, []api.InputUpload{{Ciphertext: fresh, Proof: s.vproof, CType: 1}}),
+		StorePut(attacker, []api.InputUpload{{Ciphertext: fresh, CType: 1}}),
 		append(append(attacker[:], 1), fresh...), // the first framing
-		storePut(attacker, []InputUpload{{Proof: make([]byte, zkpok.MaxProofSize+1), CType: 1}}),
+		StorePut(attacker, []api.InputUpload{{Proof: make([]byte, zkpok.MaxProofSize+1), CType: 1}}),
 		// the attacker's own valid upload with the victim's copied ciphertext beside it
-		storePut(attacker, []InputUpload{{Ciphertext: s.act, Proof: s.aproof, CType: 1}, {Ciphertext: fresh, Proof: s.vproof, CType: 1}}),
+		StorePut(attacker, []api.InputUpload{{Ciphertext: s.act, Proof: s.aproof, CType: 1}, {Ciphertext: fresh, Proof: s.vproof, CType: 1}}),
 	} {
 		session := "put/attack/" + hex.EncodeToString(payload[len(payload)-8:])
 		rctx, cancel := context.WithTimeout(s.ctx, 5*time.Second)
-		require.NoError(t, m1.mux.Send(rctx, 2, transport.Message{Type: transport.TypeStorePut, Session: session, Payload: payload}))
-		got := m1.mux.CollectQuorum(rctx, session, transport.TypeStoreAck, []transport.MemberID{2}, 1, 0)
+		require.NoError(t, m1.Mux().Send(rctx, 2, transport.Message{Type: transport.TypeStorePut, Session: session, Payload: payload}))
+		got := m1.Mux().CollectQuorum(rctx, session, transport.TypeStoreAck, []transport.MemberID{2}, 1, 0)
 		cancel()
-		m1.mux.Forget(session)
+		m1.Mux().Forget(session)
 		require.Len(t, got.Got, 1)
 		reply := got.Got[2].Payload
 		require.Equal(t, byte(0), reply[0], "refused: %s", reply[1:])
@@ -151,14 +155,14 @@ func (s *inputProofScenario) storePutVerifies() {
 // or a bad proof, 200 for an honest upload.
 func (s *inputProofScenario) clientAPI() {
 	t := s.t
-	api := startAPI(t, s.lc, APIOptions{Tokens: []string{testToken}})
+	srv := startAPI(t, s.lc, apiserver.APIOptions{Tokens: []string{testToken}})
 	post := func(ct, proof []byte, owner [20]byte) (int, string) {
-		req := UploadRequest{Ciphertext: hex.EncodeToString(ct), Owner: "0x" + hex.EncodeToString(owner[:]), CType: 1}
+		req := api.UploadRequest{Ciphertext: hex.EncodeToString(ct), Owner: "0x" + hex.EncodeToString(owner[:]), CType: 1}
 		if proof != nil {
 			req.Proof = "0x" + hex.EncodeToString(proof)
 		}
 		body, _ := json.Marshal(req)
-		resp := api.do(http.MethodPost, "/v1/inputs", testToken, bytes.NewReader(body))
+		resp := srv.do(http.MethodPost, "/v1/inputs", testToken, bytes.NewReader(body))
 		b, _ := io.ReadAll(resp.Body)
 		return resp.StatusCode, string(b)
 	}
@@ -170,25 +174,4 @@ func (s *inputProofScenario) clientAPI() {
 	require.Contains(t, msg, "proof")
 	code, msg = post(s.act, s.aproof, s.attacker)
 	require.Equal(t, http.StatusOK, code, msg)
-}
-
-// FuzzParseStorePut: the StorePut framing never panics and never slices
-// past the payload, whatever a peer sends.
-func FuzzParseStorePut(f *testing.F) {
-	f.Add(storePut([20]byte{1}, []InputUpload{{Ciphertext: []byte{4, 5}, Proof: []byte{1, 2, 3}, CType: 1}}))
-	f.Add(storePut([20]byte{1}, []InputUpload{{Ciphertext: []byte{4}, Proof: []byte{1}, CType: 1}, {Ciphertext: []byte{6}, CType: 1}}))
-	f.Add([]byte{})
-	f.Add(make([]byte, 25))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		owner, ups, err := parseStorePut(b)
-		if err != nil {
-			return
-		}
-		if len(ups) == 0 || len(ups) > MaxUploadItems {
-			t.Fatalf("%d ciphertexts accepted", len(ups))
-		}
-		if got := storePut(owner, ups); !bytes.Equal(got, b) {
-			t.Fatal("re-framing differs")
-		}
-	})
 }

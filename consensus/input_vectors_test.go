@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/fhegate/fhegate/consensus/api"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/fhetest"
 )
@@ -16,7 +17,7 @@ func TestInputSlotVectors(t *testing.T) {
 	p, err := fhe.NewParams(fhetest.InsecureBGVN10)
 	require.NoError(t, err)
 	vals := []int64{5, -3, 7}
-	rep, err := InputSlotVectors(p, false, vals)
+	rep, err := api.InputSlotVectors(p, false, vals)
 	require.NoError(t, err)
 	require.Len(t, rep, 3)
 	for j, v := range rep {
@@ -25,7 +26,7 @@ func TestInputSlotVectors(t *testing.T) {
 			require.Equal(t, vals[j], x)
 		}
 	}
-	vec, err := InputSlotVectors(p, true, vals)
+	vec, err := api.InputSlotVectors(p, true, vals)
 	require.NoError(t, err)
 	require.Len(t, vec, 1)
 	require.Len(t, vec[0], p.Slots())
@@ -37,7 +38,7 @@ func TestInputSlotVectors(t *testing.T) {
 		require.Equal(t, want, x, "slot %d", i)
 	}
 	for _, n := range []int{0, fhe.MaxVectorWidth + 1} {
-		_, err := InputSlotVectors(p, true, make([]int64, n))
+		_, err := api.InputSlotVectors(p, true, make([]int64, n))
 		require.Error(t, err, "%d values", n)
 	}
 }

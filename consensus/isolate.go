@@ -76,6 +76,8 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/fhegate/fhegate/consensus/chainio"
+	"github.com/fhegate/fhegate/consensus/circuit"
 	"github.com/fhegate/fhegate/fhe"
 )
 
@@ -94,15 +96,15 @@ func (e *OutOfRangeError) Error() string {
 // [0, t)) outside the output range of circuit c: 0 or 1 for a bool plan,
 // [Min, Max] centred mod t for a score plan. Circuits without a declared
 // output range (the built-in test circuits) accept every value.
-func outOfRange(c Circuit, p *fhe.Params, vals []uint64) []int {
-	pc, ok := c.(planCircuit)
+func outOfRange(c circuit.Circuit, p *fhe.Params, vals []uint64) []int {
+	plan, ok := circuit.PlanOf(c)
 	if !ok {
 		return nil
 	}
 	t := p.PlaintextModulus()
 	lo, hi := int64(0), int64(1)
-	if pc.plan.Output.Type != "bool" {
-		lo, hi = pc.plan.Output.Min, pc.plan.Output.Max
+	if plan.Output.Type != "bool" {
+		lo, hi = plan.Output.Min, plan.Output.Max
 	}
 	var bad []int
 	for s, v := range vals {
@@ -120,13 +122,13 @@ func outOfRange(c Circuit, p *fhe.Params, vals []uint64) []int {
 // splitOutOfRange returns the parts a batch of reqs with out-of-range slots
 // bad is re-run as (see "Isolation" above): the in-range requests and the
 // out-of-range ones when both exist, the two halves otherwise.
-func splitOutOfRange(reqs []Request, bad []int) [][]Request {
+func splitOutOfRange(reqs []chainio.Request, bad []int) [][]chainio.Request {
 	if len(bad) > 0 && len(bad) < len(reqs) {
 		out := make(map[int]bool, len(bad))
 		for _, s := range bad {
 			out[s] = true
 		}
-		var in, off []Request
+		var in, off []chainio.Request
 		for s, q := range reqs {
 			if out[s] {
 				off = append(off, q)
@@ -134,10 +136,10 @@ func splitOutOfRange(reqs []Request, bad []int) [][]Request {
 				in = append(in, q)
 			}
 		}
-		return [][]Request{in, off}
+		return [][]chainio.Request{in, off}
 	}
 	h := len(reqs) / 2
-	return [][]Request{reqs[:h:h], reqs[h:]}
+	return [][]chainio.Request{reqs[:h:h], reqs[h:]}
 }
 
 // isolation counts the extra work of one batch's isolation.
@@ -150,7 +152,7 @@ type isolation struct {
 // is in a part that decrypts in range or alone (see "Isolation" above); the
 // verdicts come back in the batch's slot order, each carrying the batch
 // (or part) it was signed in.
-func (m *Member) processIsolating(ctx context.Context, b PackedBatch) ([]*Verdict, error) {
+func (m *Member) processIsolating(ctx context.Context, b chainio.PackedBatch) ([]*chainio.Verdict, error) {
 	var iso isolation
 	vs, err := m.isolate(ctx, b, &iso)
 	if iso.runs > 0 {
@@ -161,7 +163,7 @@ func (m *Member) processIsolating(ctx context.Context, b PackedBatch) ([]*Verdic
 	return vs, err
 }
 
-func (m *Member) isolate(ctx context.Context, b PackedBatch, iso *isolation) ([]*Verdict, error) {
+func (m *Member) isolate(ctx context.Context, b chainio.PackedBatch, iso *isolation) ([]*chainio.Verdict, error) {
 	vs, err := m.processPackedOnce(ctx, b)
 	var oor *OutOfRangeError
 	if !errors.As(err, &oor) {
@@ -170,10 +172,10 @@ func (m *Member) isolate(ctx context.Context, b PackedBatch, iso *isolation) ([]
 		}
 		return vs, err
 	}
-	got := make(map[[32]byte]*Verdict, len(b.Requests))
+	got := make(map[[32]byte]*chainio.Verdict, len(b.Requests))
 	for i, part := range splitOutOfRange(b.Requests, oor.Slots) {
 		iso.runs++
-		pvs, err := m.isolate(ctx, PackedBatch{PolicyID: b.PolicyID, Session: fmt.Sprintf("%s/part%d", b.Session, i), Requests: part}, iso)
+		pvs, err := m.isolate(ctx, chainio.PackedBatch{PolicyID: b.PolicyID, Session: fmt.Sprintf("%s/part%d", b.Session, i), Requests: part}, iso)
 		if err != nil {
 			return nil, err
 		}
@@ -181,7 +183,7 @@ func (m *Member) isolate(ctx context.Context, b PackedBatch, iso *isolation) ([]
 			got[v.RequestID] = v
 		}
 	}
-	out := make([]*Verdict, len(b.Requests))
+	out := make([]*chainio.Verdict, len(b.Requests))
 	for s, q := range b.Requests {
 		out[s] = got[q.ID]
 	}
@@ -190,9 +192,9 @@ func (m *Member) isolate(ctx context.Context, b PackedBatch, iso *isolation) ([]
 
 // verdictBatches returns the distinct batches vs were signed in, in order
 // of first appearance.
-func verdictBatches(vs []*Verdict) []*VerdictBatch {
-	var out []*VerdictBatch
-	seen := map[*VerdictBatch]bool{}
+func verdictBatches(vs []*chainio.Verdict) []*chainio.VerdictBatch {
+	var out []*chainio.VerdictBatch
+	seen := map[*chainio.VerdictBatch]bool{}
 	for _, v := range vs {
 		if v != nil && v.Batch != nil && !seen[v.Batch] {
 			seen[v.Batch] = true

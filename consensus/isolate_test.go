@@ -1,4 +1,4 @@
-package consensus
+package consensus_test
 
 import (
 	"context"
@@ -9,8 +9,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	. "github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/chainio"
 	"github.com/fhegate/fhegate/fhe"
-	"github.com/fhegate/fhegate/fhe/fhetest"
 	"github.com/fhegate/fhegate/policy"
 )
 
@@ -83,7 +84,7 @@ func TestPackedOutOfRangeIsolated(t *testing.T) {
 			kf := newPolicyFixture(t, [32]byte{0xc0, 0x0e}, vectorTestPolicy, nil)
 			f := kf.packFixture
 			r := rand.New(rand.NewPCG(17, 64))
-			b := PackedBatch{PolicyID: kf.id, Session: "test/pack/isolate/" + tc.name}
+			b := chainio.PackedBatch{PolicyID: kf.id, Session: "test/pack/isolate/" + tc.name}
 			want := map[[32]byte]uint64{}
 			for k := range n {
 				vals := make([]int64, len(kf.plan.Inputs))
@@ -103,7 +104,7 @@ func TestPackedOutOfRangeIsolated(t *testing.T) {
 					require.NoError(t, err)
 					h = f.put(ct)
 				}
-				req := f.lc.Chain.Post(Request{ID: [32]byte{0xc1, byte(k)}, PolicyID: kf.id, Kind: KindPolicy, Inputs: []fhe.Handle{h}})
+				req := f.lc.Chain.Post(chainio.Request{ID: [32]byte{0xc1, byte(k)}, PolicyID: kf.id, Kind: chainio.KindPolicy, Inputs: []fhe.Handle{h}})
 				b.Requests = append(b.Requests, req)
 				if k != bad {
 					want[req.ID] = kf.ref(vals)
@@ -145,7 +146,7 @@ func TestPackedOutOfRangeIsolated(t *testing.T) {
 			if !tc.forged {
 				require.Equal(t, tc.maxExtra, extra, "an offender that moves only its own slot costs the rest's run and its own")
 			}
-			batches := verdictBatches(out[0])
+			batches := VerdictBatches(out[0])
 			require.Len(t, batches, extra/2+1, "one batch per part that decrypted in range, plus the offender's")
 			for _, vb := range batches {
 				require.NoError(t, f.lc.Chain.SubmitVerdictBatch(context.Background(), vb.PolicyID, vb.ResultDigest, vb.Epoch, vb.Items, vb.Signature, vb.Signers))
@@ -156,60 +157,6 @@ func TestPackedOutOfRangeIsolated(t *testing.T) {
 				require.Equal(t, out[0][s].Result, v.Result, "slot %d", s)
 			}
 		})
-	}
-}
-
-// TestOutOfRange: the output-range check of bool and score plans (values
-// mod t, centred) and the built-in circuits (no declared range).
-func TestOutOfRange(t *testing.T) {
-	p := fhe.MustParams(fhetest.InsecureBGVN10)
-	tm := p.PlaintextModulus()
-	boolPlan := planCircuit{plan: &policy.Plan{Output: policy.Output{Type: "bool"}}}
-	score := planCircuit{plan: &policy.Plan{Output: policy.Output{Type: "score", Min: -3, Max: 100}}}
-	for _, tc := range []struct {
-		name string
-		c    Circuit
-		vals []uint64
-		bad  []int
-	}{
-		{"bool in range", boolPlan, []uint64{0, 1, 1, 0}, nil},
-		{"bool out", boolPlan, []uint64{0, 2, 1, tm - 1}, []int{1, 3}},
-		{"score in range", score, []uint64{0, 100, tm - 3}, nil},
-		{"score out", score, []uint64{101, tm - 4, tm / 2, 7}, []int{0, 1, 2}},
-		{"builtin", productSum{}, []uint64{5, tm - 1}, nil},
-	} {
-		require.Equal(t, tc.bad, outOfRange(tc.c, p, tc.vals), tc.name)
-	}
-}
-
-// TestSplitOutOfRange: a batch with some slots out of range splits into its
-// in-range and out-of-range requests; with every slot out of range, into
-// halves.
-func TestSplitOutOfRange(t *testing.T) {
-	reqs := make([]Request, 5)
-	for i := range reqs {
-		reqs[i].ID = [32]byte{byte(i)}
-	}
-	ids := func(rs []Request) []byte {
-		var out []byte
-		for _, r := range rs {
-			out = append(out, r.ID[0])
-		}
-		return out
-	}
-	for _, tc := range []struct {
-		bad  []int
-		want [][]byte
-	}{
-		{[]int{1, 3}, [][]byte{{0, 2, 4}, {1, 3}}},
-		{[]int{0, 1, 2, 3, 4}, [][]byte{{0, 1}, {2, 3, 4}}},
-		{nil, [][]byte{{0, 1}, {2, 3, 4}}},
-	} {
-		parts := splitOutOfRange(reqs, tc.bad)
-		require.Len(t, parts, 2)
-		for i := range parts {
-			require.Equal(t, tc.want[i], ids(parts[i]), "bad %v, part %d", tc.bad, i)
-		}
 	}
 }
 
@@ -227,17 +174,17 @@ func TestRequestAloneOutOfRangeRejected(t *testing.T) {
 		vals []int64
 		want *big.Int
 	}{
-		{"out of range", outOfRangeVals(t, kf.plan, f.p.PlaintextModulus()), ResultRejectedInput},
+		{"out of range", outOfRangeVals(t, kf.plan, f.p.PlaintextModulus()), chainio.ResultRejectedInput},
 		{"in range", []int64{2, 1, 0}, new(big.Int).SetUint64(kf.ref([]int64{2, 1, 0}))},
 	} {
 		hs := make([]fhe.Handle, len(tc.vals))
 		for j, v := range tc.vals {
 			hs[j] = f.replicated(v)
 		}
-		req := f.lc.Chain.Post(Request{ID: [32]byte{0xc2, byte(len(tc.name))}, PolicyID: kf.id, Kind: KindPolicy, Inputs: hs})
-		out, errs := f.onAll(func(m *Member) ([]*Verdict, error) {
+		req := f.lc.Chain.Post(chainio.Request{ID: [32]byte{0xc2, byte(len(tc.name))}, PolicyID: kf.id, Kind: chainio.KindPolicy, Inputs: hs})
+		out, errs := f.onAll(func(m *Member) ([]*chainio.Verdict, error) {
 			v, err := m.Process(context.Background(), req)
-			return []*Verdict{v}, err
+			return []*chainio.Verdict{v}, err
 		})
 		for i := range out {
 			require.NoError(t, errs[i], "%s: member %d", tc.name, i+1)

@@ -1,4 +1,4 @@
-package consensus
+package consensus_test
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/fhegate/fhegate/bls"
+	"github.com/fhegate/fhegate/consensus/chainio"
+	"github.com/fhegate/fhegate/consensus/local"
 	"github.com/fhegate/fhegate/consensus/transport"
 )
 
@@ -36,11 +38,11 @@ func (d delayTransport) Send(ctx context.Context, to transport.MemberID, msg tra
 
 // startDelayed starts an n=3, t=2 serving committee whose member i sends
 // through a delayTransport driven by delays[i-1].
-func startDelayed(t *testing.T, delays []*atomic.Int64) *LocalCommittee {
+func startDelayed(t *testing.T, delays []*atomic.Int64) *local.Committee {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	lc, err := StartLocal(ctx, LocalOptions{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10", Rotations: []int{1},
+	lc, err := local.Start(ctx, local.Options{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10", Rotations: []int{1},
 		RoundTimeout: 10 * time.Second, Heartbeat: 100 * time.Millisecond, BatchSize: 8, Serve: true, Log: zaptest.NewLogger(t),
 		Transport: func(id uint32, tr transport.Transport) transport.Transport {
 			return delayTransport{Transport: tr, delay: delays[id-1]}
@@ -51,10 +53,10 @@ func startDelayed(t *testing.T, delays []*atomic.Int64) *LocalCommittee {
 }
 
 // downOf is member id's liveness marks (Status.Down).
-func downOf(lc *LocalCommittee, id uint32) []uint32 { return lc.Member(id).Status().Down }
+func downOf(lc *local.Committee, id uint32) []uint32 { return lc.Member(id).Status().Down }
 
 // signedBy reports whether member id signed v.
-func signedBy(t *testing.T, v *Verdict, id uint32) bool {
+func signedBy(t *testing.T, v *chainio.Verdict, id uint32) bool {
 	s, err := bls.Signers(3, v.Signers)
 	require.NoError(t, err)
 	for _, i := range s {
@@ -139,27 +141,23 @@ func TestLivenessSlowMemberReadmitted(t *testing.T) {
 func TestLivenessMarkWaitsForProgress(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	lc, err := StartLocal(ctx, LocalOptions{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10", Rotations: []int{1},
+	lc, err := local.Start(ctx, local.Options{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10", Rotations: []int{1},
 		RoundTimeout: 10 * time.Second, Heartbeat: 50 * time.Millisecond, Log: zaptest.NewLogger(t)})
 	require.NoError(t, err)
 	t.Cleanup(lc.Close)
 	m1, m2 := lc.Member(1), lc.Member(2)
-	beats := func() uint64 {
-		m1.liveMu.Lock()
-		defer m1.liveMu.Unlock()
-		return m1.beats[2].count
-	}
-	m1.setProgress(10)
-	m1.markDown([]transport.MemberID{2, 1}) // a member never marks itself
+	beats := func() uint64 { return m1.HeartbeatsFrom(2) }
+	m1.SetProgress(10)
+	m1.MarkDown([]transport.MemberID{2, 1}) // a member never marks itself
 	require.Equal(t, []uint32{2}, m1.Status().Down)
 	b0 := beats()
 	require.Eventually(t, func() bool { return beats() >= b0+3 }, time.Minute, 10*time.Millisecond)
 	require.Equal(t, []uint32{2}, m1.Status().Down, "member 2 reports progress 0 < 10")
-	m2.setProgress(9)
+	m2.SetProgress(9)
 	b1 := beats()
 	require.Eventually(t, func() bool { return beats() >= b1+3 }, time.Minute, 10*time.Millisecond)
 	require.Equal(t, []uint32{2}, m1.Status().Down, "member 2 reports progress 9 < 10")
-	m2.setProgress(12)
+	m2.SetProgress(12)
 	require.Eventually(t, func() bool { return len(m1.Status().Down) == 0 }, time.Minute, 10*time.Millisecond)
 	require.Equal(t, uint64(12), m2.Status().Progress)
 }
@@ -177,7 +175,7 @@ func contains32(ids []uint32, id uint32) bool {
 // time it is asked: the view of a member that took the request in before its
 // peers decided it and got to it only afterwards.
 type lateView struct {
-	ChainAdapter
+	chainio.ChainAdapter
 	mu    sync.Mutex
 	asked map[[32]byte]bool
 }
@@ -202,13 +200,13 @@ func (l *lateView) VerdictPosted(ctx context.Context, id [32]byte) (bool, error)
 func TestLaggingMemberDropsDecided(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	lc, err := StartLocal(ctx, LocalOptions{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10", Rotations: []int{1},
+	lc, err := local.Start(ctx, local.Options{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10", Rotations: []int{1},
 		RoundTimeout: 10 * time.Second, Heartbeat: 100 * time.Millisecond, BatchSize: 8, Log: zaptest.NewLogger(t)})
 	require.NoError(t, err)
 	t.Cleanup(lc.Close)
 	reqs := makeRequests(t, lc, 1, 5, 33)
 	for i := range 2 {
-		lc.serve(i)
+		lc.ServeMember(uint32(i + 1))
 	}
 	for _, r := range reqs[:4] {
 		lc.Chain.Post(r.req)

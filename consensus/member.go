@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/fhegate/fhegate/bls"
+	"github.com/fhegate/fhegate/consensus/api"
 	"github.com/fhegate/fhegate/consensus/ledger"
 	"github.com/fhegate/fhegate/consensus/protocol"
 	"github.com/fhegate/fhegate/consensus/store"
@@ -115,7 +116,7 @@ func NewMember(cfg MemberConfig, tr transport.Transport, st *store.Store, log *z
 	m := &Member{cfg: cfg, id: transport.MemberID(cfg.Self), log: log.With(zap.Uint32("member", cfg.Self)), st: st, led: led,
 		params: params, chainID: cfg.Committee.ChainIDBig(), committee: committee, members: cfg.Committee.IDs(),
 		down: map[transport.MemberID]downMark{}, beats: map[transport.MemberID]peerBeat{}, closed: make(chan struct{}),
-		putSem: make(chan struct{}, MaxConcurrentStorePuts),
+		putSem: make(chan struct{}, api.MaxConcurrentStorePuts),
 		signed: newSignedLog(SignedDigestTTL, MaxSignedDigests), rootSem: make(chan struct{}, MaxConcurrentRootSigns),
 		roots: rootBatcher{rounds: make(chan struct{}, maxRootRounds)}}
 	if m.coins, err = protocol.NewCoinState(); err != nil {

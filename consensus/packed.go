@@ -9,7 +9,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"math"
 	"math/big"
 	"runtime"
 	"slices"
@@ -19,116 +18,13 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/fhegate/fhegate/bls"
+	"github.com/fhegate/fhegate/consensus/chainio"
+	"github.com/fhegate/fhegate/consensus/circuit"
 	"github.com/fhegate/fhegate/consensus/protocol"
 	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
-	"github.com/fhegate/fhegate/fhe/zkpok"
 	"github.com/fhegate/fhegate/internal/keccak"
-	"github.com/fhegate/fhegate/policy/eval"
 )
-
-// packHeadroomBits is the headroom PackLevel leaves for the refresh's
-// masks on top of the worst packed noise bound.
-const packHeadroomBits = 3
-
-// AcceptedInputNoiseBits is log2 of the largest noise ‖e‖∞ an input accepted
-// by its proof of plaintext knowledge may carry for a committee of up to
-// eval.MaxMembers members (zkpok.AcceptedNoiseBits, fhe/zkpok doc,
-// "Soundness slack").
-func AcceptedInputNoiseBits(p *fhe.Params) (float64, error) {
-	return zkpok.AcceptedNoiseBits(p, eval.MaxMembers)
-}
-
-// PackBounds returns the noise bounds of a packed input of up to Slots()
-// requests (see "Mask level" above): NoiseBits = log2(S·N·t·(E_h + 1) + S)
-// for honest inputs (E_h = B_ct = 2^eval.CiphertextNoiseBits), WorstBits
-// the same with the accepted bound E_in.
-func PackBounds(p *fhe.Params) (RefreshBounds, error) {
-	honest := float64(eval.CiphertextNoiseBits)
-	accepted, err := AcceptedInputNoiseBits(p)
-	if err != nil {
-		return RefreshBounds{}, err
-	}
-	snt := float64(p.Slots()) * float64(p.N()) * float64(p.PlaintextModulus())
-	packed := func(e float64) float64 { return math.Log2(snt*(math.Exp2(e)+1) + float64(p.Slots())) }
-	return RefreshBounds{NoiseBits: packed(honest), WorstBits: packed(accepted)}, nil
-}
-
-// PackLevel is the lowest level at which a packed input of Slots() requests
-// stays decryptable even if every input carries the accepted worst-case
-// noise, and its refresh has room for a flooding that hides the honest
-// noise (eval.RefreshFloorLevel of PackBounds; see "Mask level" above).
-func PackLevel(p *fhe.Params) (int, error) {
-	b, err := PackBounds(p)
-	if err != nil {
-		return 0, err
-	}
-	floor, err := eval.RefreshFloorLevel(p, b.NoiseBits, b.WorstBits)
-	if err != nil {
-		return 0, fmt.Errorf("consensus: %s cannot pack: %w", p.Preset.Name, err)
-	}
-	logT := math.Log2(float64(p.PlaintextModulus()))
-	need := b.WorstBits + logT + packHeadroomBits
-	logQ := 0.0
-	for l, q := range p.Q() {
-		logQ += math.Log2(float64(q))
-		if need <= logQ && l >= floor {
-			return l, nil
-		}
-	}
-	return 0, fmt.Errorf("consensus: %s cannot pack: the noise bound needs 2^%.0f, Q is 2^%.0f", p.Preset.Name, need, logQ)
-}
-
-// packLevelBounds returns PackLevel and PackBounds of p.
-func packLevelBounds(p *fhe.Params) (int, RefreshBounds, error) {
-	level, err := PackLevel(p)
-	if err != nil {
-		return 0, RefreshBounds{}, err
-	}
-	bounds, err := PackBounds(p)
-	return level, bounds, err
-}
-
-// PackedBatch is one batch of requests evaluated together. Requests are in
-// slot order; Session names the batch identically on every member that
-// formed the same batch (batch.go), and differently on a member that formed
-// another one, so members never mix shares of different batches.
-type PackedBatch struct {
-	PolicyID [32]byte
-	Session  string
-	Requests []Request
-}
-
-// Errors of packed processing.
-var ErrBadBatch = errors.New("consensus: bad packed batch")
-
-// check validates a batch's shape before any work: 1 … Slots() distinct
-// policy requests of b.PolicyID with the same number of inputs.
-func (b *PackedBatch) check(p *fhe.Params) error {
-	if len(b.Requests) == 0 || len(b.Requests) > p.Slots() {
-		return fmt.Errorf("%w: %d requests (1 … %d)", ErrBadBatch, len(b.Requests), p.Slots())
-	}
-	width := len(b.Requests[0].Inputs)
-	if width == 0 || width > maxPackWidth {
-		return fmt.Errorf("%w: %d inputs per request (1 … %d)", ErrBadBatch, width, maxPackWidth)
-	}
-	seen := make(map[[32]byte]bool, len(b.Requests))
-	for i, r := range b.Requests {
-		switch {
-		case r.Kind != KindPolicy || r.PolicyID != b.PolicyID:
-			return fmt.Errorf("%w: request %d is not a request of the batch's policy", ErrBadBatch, i)
-		case len(r.Inputs) != width:
-			return fmt.Errorf("%w: request %d has %d inputs, the batch %d", ErrBadBatch, i, len(r.Inputs), width)
-		case seen[r.ID]:
-			return fmt.Errorf("%w: request %x twice", ErrBadBatch, r.ID[:6])
-		}
-		seen[r.ID] = true
-	}
-	return nil
-}
-
-// maxPackWidth bounds the inputs per request of a packed batch.
-const maxPackWidth = 64
 
 // ProcessPacked runs a packed batch end to end on this member: slot-masked
 // packing of every request's inputs (PackLevel), one collective refresh per
@@ -140,8 +36,8 @@ const maxPackWidth = 64
 // A batch whose decrypted verdicts leave the plan's output range is not
 // signed: it is split and re-run until the requests that cause it are
 // alone, and those get ResultRejectedInput (isolate.go).
-func (m *Member) ProcessPacked(ctx context.Context, b PackedBatch) ([]*Verdict, error) {
-	if err := b.check(m.params); err != nil {
+func (m *Member) ProcessPacked(ctx context.Context, b chainio.PackedBatch) ([]*chainio.Verdict, error) {
+	if err := b.Check(m.params); err != nil {
 		return nil, err
 	}
 	return m.processIsolating(ctx, b)
@@ -150,21 +46,21 @@ func (m *Member) ProcessPacked(ctx context.Context, b PackedBatch) ([]*Verdict, 
 // processPackedOnce is one run of a checked packed batch: its verdicts, or
 // an *OutOfRangeError naming the slots that decrypted outside the plan's
 // output range (nothing signed).
-func (m *Member) processPackedOnce(ctx context.Context, b PackedBatch) ([]*Verdict, error) {
+func (m *Member) processPackedOnce(ctx context.Context, b chainio.PackedBatch) ([]*chainio.Verdict, error) {
 	ks, err := m.snap()
 	if err != nil {
 		return nil, err
 	}
-	circuit, err := m.packedCircuit(b.PolicyID)
+	c, err := m.packedCircuit(b.PolicyID)
 	if err != nil {
 		return nil, err
 	}
 	id := keccak.Sum([]byte("fhegate/packed-batch/v1"), []byte(b.Session))
-	r := &requestRun{m: m, req: Request{ID: id, PolicyID: b.PolicyID, Kind: KindPolicy}, ks: ks, bounds: circuitBounds(circuit),
+	r := &requestRun{m: m, req: chainio.Request{ID: id, PolicyID: b.PolicyID, Kind: chainio.KindPolicy}, ks: ks, bounds: circuit.BoundsOf(c),
 		base: fmt.Sprintf("%s/%d", b.Session, ks.km.Epoch), slots: len(b.Requests), rescale: true,
 		log: m.log.With(zap.String("batch", b.Session), zap.Int("requests", len(b.Requests))), mark: time.Now()}
 	var packed []*fhe.Ciphertext
-	if k := vectorWidth(circuit, len(b.Requests[0].Inputs)); k > 0 {
+	if k := vectorWidth(c, len(b.Requests[0].Inputs)); k > 0 {
 		packed, err = r.packVector(ctx, b.Requests, k)
 	} else {
 		packed, err = r.pack(ctx, b.Requests)
@@ -172,14 +68,14 @@ func (m *Member) processPackedOnce(ctx context.Context, b PackedBatch) ([]*Verdi
 	if err != nil {
 		return nil, err
 	}
-	return r.runPacked(ctx, circuit, packed, b.Requests)
+	return r.runPacked(ctx, c, packed, b.Requests)
 }
 
 // packedCircuit resolves a policy id to the circuit a packed batch runs
 // (PolicyCircuits.LookupPacked; Lookup for circuits without a packed form).
-func (m *Member) packedCircuit(id [32]byte) (Circuit, error) {
+func (m *Member) packedCircuit(id [32]byte) (circuit.Circuit, error) {
 	if pc, ok := m.cfg.Circuits.(interface {
-		LookupPacked([32]byte) (Circuit, error)
+		LookupPacked([32]byte) (circuit.Circuit, error)
 	}); ok {
 		return pc.LookupPacked(id)
 	}
@@ -190,9 +86,9 @@ func (m *Member) packedCircuit(id [32]byte) (Circuit, error) {
 // handles is a vector request of circuit c (one ciphertext holding all K > 1
 // attributes of the request, fhe/vector.go), 0 otherwise. Only compiled
 // policies declare their input count; the built-in test circuits take any.
-func vectorWidth(c Circuit, inputs int) int {
-	if pc, ok := c.(planCircuit); ok && inputs == 1 && len(pc.plan.Inputs) > 1 {
-		return len(pc.plan.Inputs)
+func vectorWidth(c circuit.Circuit, inputs int) int {
+	if plan, ok := circuit.PlanOf(c); ok && inputs == 1 && len(plan.Inputs) > 1 {
+		return len(plan.Inputs)
 	}
 	return 0
 }
@@ -200,8 +96,8 @@ func vectorWidth(c Circuit, inputs int) int {
 // vectorWidthOf is vectorWidth for a request of this member's circuits (0
 // for a request that is not a policy request or whose policy has no
 // circuit).
-func (m *Member) vectorWidthOf(r Request) int {
-	if r.Kind != KindPolicy {
+func (m *Member) vectorWidthOf(r chainio.Request) int {
+	if r.Kind != chainio.KindPolicy {
 		return 0
 	}
 	c, err := m.cfg.Circuits.Lookup(r.PolicyID)
@@ -214,7 +110,7 @@ func (m *Member) vectorWidthOf(r Request) int {
 // viewInputs calls f with the stored bytes of q's inputs (fetching a
 // missing one from the peers first), in one read transaction, after
 // checking that each is stored under the run's key epoch.
-func (r *requestRun) viewInputs(ctx context.Context, q Request, f func(raws [][]byte) error) error {
+func (r *requestRun) viewInputs(ctx context.Context, q chainio.Request, f func(raws [][]byte) error) error {
 	m := r.m
 	for _, h := range q.Inputs {
 		if !m.st.Has(h) {
@@ -258,15 +154,15 @@ func (r *requestRun) viewInputs(ctx context.Context, q Request, f func(raws [][]
 // The noise bound of pack holds: an accumulator sums at most Slots()/K'
 // products, each bounded like a single-slot product (‖M_s‖∞ < t as
 // ‖L_s‖∞ is), so PackBounds and PackLevel apply unchanged.
-func (r *requestRun) packVector(ctx context.Context, reqs []Request, k int) ([]*fhe.Ciphertext, error) {
+func (r *requestRun) packVector(ctx context.Context, reqs []chainio.Request, k int) ([]*fhe.Ciphertext, error) {
 	m := r.m
-	level, bounds, err := packLevelBounds(m.params)
+	level, bounds, err := circuit.PackLevelBounds(m.params)
 	if err != nil {
 		return nil, err
 	}
 	layout, err := fhe.NewVectorLayout(m.params, k, len(reqs))
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrBadBatch, err)
+		return nil, fmt.Errorf("%w: %w", chainio.ErrBadBatch, err)
 	}
 	var own []*fhe.Ciphertext // this member's own packing, done at most once
 	packOwn := func() ([]*fhe.Ciphertext, error) {
@@ -322,7 +218,7 @@ func (r *requestRun) packVector(ctx context.Context, reqs []Request, k int) ([]*
 // W (each accumulator's sum is reduced to its canonical residues), and the
 // scale check of one packer — every input's scale equal to the first's —
 // is kept by comparing the workers' first scales.
-func (r *requestRun) packBlocks(ctx context.Context, reqs []Request, layout fhe.VectorLayout, level int) ([]*fhe.Ciphertext, error) {
+func (r *requestRun) packBlocks(ctx context.Context, reqs []chainio.Request, layout fhe.VectorLayout, level int) ([]*fhe.Ciphertext, error) {
 	m := r.m
 	w := max(min(runtime.GOMAXPROCS(0), layout.Accs), 1)
 	parts := make([][]*fhe.Ciphertext, w)
@@ -479,9 +375,9 @@ func unmarshalCiphertexts(p *fhe.Params, b []byte, want int) ([]*fhe.Ciphertext,
 
 // pack builds the packed inputs at PackLevel and refreshes each to the top
 // level (in parallel: independent sessions).
-func (r *requestRun) pack(ctx context.Context, reqs []Request) ([]*fhe.Ciphertext, error) {
+func (r *requestRun) pack(ctx context.Context, reqs []chainio.Request) ([]*fhe.Ciphertext, error) {
 	m := r.m
-	level, bounds, err := packLevelBounds(m.params)
+	level, bounds, err := circuit.PackLevelBounds(m.params)
 	if err != nil {
 		return nil, err
 	}
@@ -534,7 +430,7 @@ func inParallel(n int, f func(j int) error) error {
 
 // runPacked is run for a packed batch: evaluate once, agree on the digest,
 // mask to the batch's slots, decrypt them together, sign the batch digest.
-func (r *requestRun) runPacked(ctx context.Context, circuit Circuit, packed []*fhe.Ciphertext, reqs []Request) ([]*Verdict, error) {
+func (r *requestRun) runPacked(ctx context.Context, circuit circuit.Circuit, packed []*fhe.Ciphertext, reqs []chainio.Request) ([]*chainio.Verdict, error) {
 	rd, participants, dres, err := r.evaluateAndDecrypt(ctx, circuit, packed)
 	if err != nil {
 		return nil, err
@@ -543,21 +439,21 @@ func (r *requestRun) runPacked(ctx context.Context, circuit Circuit, packed []*f
 	if len(bad) > 0 && len(reqs) > 1 {
 		return nil, &OutOfRangeError{Slots: bad, Requests: len(reqs)}
 	}
-	vb := &VerdictBatch{PolicyID: r.req.PolicyID, ResultDigest: [32]byte(rd), Epoch: r.ks.km.Epoch, Items: make([]bls.VerdictItem, len(reqs))}
+	vb := &chainio.VerdictBatch{PolicyID: r.req.PolicyID, ResultDigest: [32]byte(rd), Epoch: r.ks.km.Epoch, Items: make([]bls.VerdictItem, len(reqs))}
 	for s, q := range reqs {
 		vb.Items[s] = bls.VerdictItem{RequestID: q.ID, Result: new(big.Int).SetUint64(dres.Values[s])}
 	}
 	if len(bad) > 0 { // a batch of one whose own slot is out of range
-		vb.Items[0].Result = new(big.Int).Set(ResultRejectedInput)
+		vb.Items[0].Result = new(big.Int).Set(chainio.ResultRejectedInput)
 		r.log.Warn("request rejected: its verdict decrypts outside the plan's output range", zap.String("request", fmt.Sprintf("%x", reqs[0].ID[:6])))
 	}
 	var n int
 	if vb.Signature, vb.Signers, n, err = r.m.signDigest(ctx, r.base, vb.Digest(r.m.chain()), without(participants, dres.Bad), r.log); err != nil {
 		return nil, err
 	}
-	vs := make([]*Verdict, len(reqs))
+	vs := make([]*chainio.Verdict, len(reqs))
 	for s, it := range vb.Items {
-		vs[s] = &Verdict{RequestID: it.RequestID, PolicyID: vb.PolicyID, Result: it.Result, ResultDigest: vb.ResultDigest, Epoch: vb.Epoch,
+		vs[s] = &chainio.Verdict{RequestID: it.RequestID, PolicyID: vb.PolicyID, Result: it.Result, ResultDigest: vb.ResultDigest, Epoch: vb.Epoch,
 			Signature: vb.Signature, Signers: vb.Signers, Batch: vb}
 	}
 	if err := r.m.saveBatch(vb, vs); err != nil {

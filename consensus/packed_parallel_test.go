@@ -1,4 +1,4 @@
-package consensus
+package consensus_test
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap/zaptest"
 
+	"github.com/fhegate/fhegate/consensus/chainio"
+	"github.com/fhegate/fhegate/consensus/circuit"
 	"github.com/fhegate/fhegate/fhe"
 )
 
@@ -22,24 +24,21 @@ func TestPackBlocksWorkers(t *testing.T) {
 	layout, err := fhe.NewVectorLayout(f.p, 8, n)
 	require.NoError(t, err)
 	require.Equal(t, 3, layout.Accs)
-	reqs := make([]Request, n)
+	reqs := make([]chainio.Request, n)
 	for k := range reqs {
 		slots, err := f.p.VectorInts([]int64{int64(k), 1, 2, 3, 4, 5, 6, int64(k % 7)})
 		require.NoError(t, err)
 		ct, err := f.enc.EncryptInts(slots)
 		require.NoError(t, err)
-		reqs[k] = Request{ID: [32]byte{0xbb, byte(k), byte(k >> 8)}, Kind: KindPolicy, Inputs: []fhe.Handle{f.put(ct)}}
+		reqs[k] = chainio.Request{ID: [32]byte{0xbb, byte(k), byte(k >> 8)}, Kind: chainio.KindPolicy, Inputs: []fhe.Handle{f.put(ct)}}
 	}
 	m := f.lc.Member(1)
-	ks, err := m.snap()
+	level, _, err := circuit.PackLevelBounds(f.p)
 	require.NoError(t, err)
-	level, _, err := packLevelBounds(f.p)
-	require.NoError(t, err)
-	r := &requestRun{m: m, ks: ks, log: zaptest.NewLogger(t)}
 	var want [][]byte
 	for _, procs := range []int{1, 2, 3} {
 		prev := runtime.GOMAXPROCS(procs)
-		cts, err := r.packBlocks(context.Background(), reqs, layout, level)
+		cts, err := m.PackBlocks(context.Background(), reqs, layout, level, zaptest.NewLogger(t))
 		runtime.GOMAXPROCS(prev)
 		require.NoError(t, err)
 		require.Len(t, cts, layout.Accs)

@@ -1,4 +1,4 @@
-package consensus
+package consensus_test
 
 import (
 	"context"
@@ -14,6 +14,10 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap/zaptest"
 
+	. "github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/chainio"
+	"github.com/fhegate/fhegate/consensus/circuit"
+	"github.com/fhegate/fhegate/consensus/local"
 	"github.com/fhegate/fhegate/consensus/protocol"
 	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
@@ -27,7 +31,7 @@ import (
 // tested elsewhere; packing must hold for whatever an accepted upload is).
 type packFixture struct {
 	t   *testing.T
-	lc  *LocalCommittee
+	lc  *local.Committee
 	p   *fhe.Params
 	enc *fhe.Encryptor
 }
@@ -47,7 +51,7 @@ func newPackFixture(t *testing.T) *packFixture {
 // put stores ct on every live member and returns its handle.
 func (f *packFixture) put(ct *fhe.Ciphertext) fhe.Handle {
 	var h fhe.Handle
-	for _, m := range f.lc.liveMembers() {
+	for _, m := range f.lc.Live() {
 		var err error
 		h, err = m.Store().PutCiphertext(ct)
 		require.NoError(f.t, err)
@@ -73,15 +77,15 @@ func (f *packFixture) packedReq(k int, vals ...int64) testReq {
 	for j, v := range vals {
 		hs[j] = f.replicated(v)
 	}
-	r := f.lc.Chain.Post(Request{ID: [32]byte{0xbb, byte(k), byte(k >> 8)}, PolicyID: PolicyProductSum, Kind: KindPolicy, Inputs: hs})
-	return testReq{req: r, want: productSum{}.Reference(f.p, vals), vals: vals}
+	r := f.lc.Chain.Post(chainio.Request{ID: [32]byte{0xbb, byte(k), byte(k >> 8)}, PolicyID: circuit.PolicyProductSum, Kind: chainio.KindPolicy, Inputs: hs})
+	return testReq{req: r, want: circuit.ProductSum{}.Reference(f.p, vals), vals: vals}
 }
 
 // onAll runs f on every live member at once and returns each one's
 // verdicts and error, in member order.
-func (f *packFixture) onAll(run func(m *Member) ([]*Verdict, error)) ([][]*Verdict, []error) {
-	ms := f.lc.liveMembers()
-	out := make([][]*Verdict, len(ms))
+func (f *packFixture) onAll(run func(m *Member) ([]*chainio.Verdict, error)) ([][]*chainio.Verdict, []error) {
+	ms := f.lc.Live()
+	out := make([][]*chainio.Verdict, len(ms))
 	errs := make([]error, len(ms))
 	var wg sync.WaitGroup
 	for i, m := range ms {
@@ -93,14 +97,14 @@ func (f *packFixture) onAll(run func(m *Member) ([]*Verdict, error)) ([][]*Verdi
 }
 
 // processAll runs the batch on every live member at once (onAll).
-func (f *packFixture) processAll(b PackedBatch) ([][]*Verdict, []error) {
-	return f.onAll(func(m *Member) ([]*Verdict, error) { return m.ProcessPacked(context.Background(), b) })
+func (f *packFixture) processAll(b chainio.PackedBatch) ([][]*chainio.Verdict, []error) {
+	return f.onAll(func(m *Member) ([]*chainio.Verdict, error) { return m.ProcessPacked(context.Background(), b) })
 }
 
 // process runs the batch on every live member at once and checks that they
 // all return the same verdicts; it returns member 1's.
-func (f *packFixture) process(b PackedBatch) []*Verdict {
-	ms := f.lc.liveMembers()
+func (f *packFixture) process(b chainio.PackedBatch) []*chainio.Verdict {
+	ms := f.lc.Live()
 	out, errs := f.processAll(b)
 	for i := range ms {
 		require.NoError(f.t, errs[i], "member %d", ms[i].ID())
@@ -114,7 +118,7 @@ func (f *packFixture) process(b PackedBatch) []*Verdict {
 
 // checkVerdicts compares every verdict with its request's plaintext
 // reference and posts the batch to the in-memory chain.
-func (f *packFixture) checkVerdicts(reqs []testReq, vs []*Verdict) {
+func (f *packFixture) checkVerdicts(reqs []testReq, vs []*chainio.Verdict) {
 	for s, r := range reqs {
 		require.Equal(f.t, r.req.ID, vs[s].RequestID)
 		require.Equal(f.t, new(big.Int).SetUint64(r.want), vs[s].Result, "slot %d (inputs %v)", s, r.vals)
@@ -129,8 +133,8 @@ func (f *packFixture) checkVerdicts(reqs []testReq, vs []*Verdict) {
 	}
 }
 
-func batchOf(name string, reqs []testReq) PackedBatch {
-	b := PackedBatch{PolicyID: PolicyProductSum, Session: name}
+func batchOf(name string, reqs []testReq) chainio.PackedBatch {
+	b := chainio.PackedBatch{PolicyID: circuit.PolicyProductSum, Session: name}
 	for _, r := range reqs {
 		b.Requests = append(b.Requests, r.req)
 	}
@@ -163,7 +167,7 @@ func TestPackedVerdicts(t *testing.T) {
 	b := *vs[0].Batch
 	b.Items = append(b.Items[:0:0], b.Items...)
 	b.Items[0].Result = new(big.Int).Add(b.Items[0].Result, big.NewInt(1))
-	require.ErrorIs(t, f.lc.Chain.SubmitVerdictBatch(context.Background(), b.PolicyID, b.ResultDigest, b.Epoch, b.Items, b.Signature, b.Signers), ErrVerdictRejected)
+	require.ErrorIs(t, f.lc.Chain.SubmitVerdictBatch(context.Background(), b.PolicyID, b.ResultDigest, b.Epoch, b.Items, b.Signature, b.Signers), local.ErrVerdictRejected)
 }
 
 // maxNoiseInput encrypts v in every slot and adds to c0 a noise polynomial
@@ -181,7 +185,7 @@ func (f *packFixture) maxNoiseInput(v int64) fhe.Handle {
 func (f *packFixture) maxNoiseSlots(vals []int64) fhe.Handle {
 	ct, err := f.enc.EncryptInts(vals)
 	require.NoError(f.t, err)
-	bits, err := AcceptedInputNoiseBits(f.p)
+	bits, err := circuit.AcceptedInputNoiseBits(f.p)
 	require.NoError(f.t, err)
 	bound := uint64(1) << uint(math.Floor(bits))
 	rq := f.p.RLWE().RingQ().AtLevel(ct.Level())
@@ -228,12 +232,12 @@ func TestPackedCrossTalk(t *testing.T) {
 					b = vals[k]
 				}
 			}
-			req := f.lc.Chain.Post(Request{ID: [32]byte{0xbb, byte(k)}, PolicyID: PolicyProductSum, Kind: KindPolicy, Inputs: in})
-			reqs = append(reqs, testReq{req: req, want: productSum{}.Reference(f.p, []int64{a, b}), vals: []int64{a, b}})
+			req := f.lc.Chain.Post(chainio.Request{ID: [32]byte{0xbb, byte(k)}, PolicyID: circuit.PolicyProductSum, Kind: chainio.KindPolicy, Inputs: in})
+			reqs = append(reqs, testReq{req: req, want: circuit.ProductSum{}.Reference(f.p, []int64{a, b}), vals: []int64{a, b}})
 		case 7:
 			in := []fhe.Handle{f.maxNoiseInput(a), f.replicated(b)}
-			req := f.lc.Chain.Post(Request{ID: [32]byte{0xbb, byte(k)}, PolicyID: PolicyProductSum, Kind: KindPolicy, Inputs: in})
-			reqs = append(reqs, testReq{req: req, want: productSum{}.Reference(f.p, []int64{a, b}), vals: []int64{a, b}})
+			req := f.lc.Chain.Post(chainio.Request{ID: [32]byte{0xbb, byte(k)}, PolicyID: circuit.PolicyProductSum, Kind: chainio.KindPolicy, Inputs: in})
+			reqs = append(reqs, testReq{req: req, want: circuit.ProductSum{}.Reference(f.p, []int64{a, b}), vals: []int64{a, b}})
 		default:
 			reqs = append(reqs, f.packedReq(k, a, b))
 		}
@@ -246,19 +250,19 @@ func TestPackedBatchRejects(t *testing.T) {
 	p, err := fhe.NewParams(fhetest.InsecureBGVN10)
 	require.NoError(t, err)
 	h := fhe.Handle{1}
-	ok := Request{ID: [32]byte{1}, PolicyID: PolicyProductSum, Kind: KindPolicy, Inputs: []fhe.Handle{h, h}}
-	for name, b := range map[string]PackedBatch{
-		"empty":         {PolicyID: PolicyProductSum},
-		"other policy":  {PolicyID: PolicyDeep, Requests: []Request{ok}},
-		"crdt":          {PolicyID: PolicyProductSum, Requests: []Request{{ID: [32]byte{2}, PolicyID: PolicyProductSum, Kind: KindCRDT, Inputs: ok.Inputs}}},
-		"width differs": {PolicyID: PolicyProductSum, Requests: []Request{ok, {ID: [32]byte{2}, PolicyID: PolicyProductSum, Kind: KindPolicy, Inputs: []fhe.Handle{h}}}},
-		"duplicate":     {PolicyID: PolicyProductSum, Requests: []Request{ok, ok}},
-		"no inputs":     {PolicyID: PolicyProductSum, Requests: []Request{{ID: [32]byte{3}, PolicyID: PolicyProductSum, Kind: KindPolicy}}},
-		"too many":      {PolicyID: PolicyProductSum, Requests: make([]Request, p.Slots()+1)},
+	ok := chainio.Request{ID: [32]byte{1}, PolicyID: circuit.PolicyProductSum, Kind: chainio.KindPolicy, Inputs: []fhe.Handle{h, h}}
+	for name, b := range map[string]chainio.PackedBatch{
+		"empty":         {PolicyID: circuit.PolicyProductSum},
+		"other policy":  {PolicyID: circuit.PolicyDeep, Requests: []chainio.Request{ok}},
+		"crdt":          {PolicyID: circuit.PolicyProductSum, Requests: []chainio.Request{{ID: [32]byte{2}, PolicyID: circuit.PolicyProductSum, Kind: chainio.KindCRDT, Inputs: ok.Inputs}}},
+		"width differs": {PolicyID: circuit.PolicyProductSum, Requests: []chainio.Request{ok, {ID: [32]byte{2}, PolicyID: circuit.PolicyProductSum, Kind: chainio.KindPolicy, Inputs: []fhe.Handle{h}}}},
+		"duplicate":     {PolicyID: circuit.PolicyProductSum, Requests: []chainio.Request{ok, ok}},
+		"no inputs":     {PolicyID: circuit.PolicyProductSum, Requests: []chainio.Request{{ID: [32]byte{3}, PolicyID: circuit.PolicyProductSum, Kind: chainio.KindPolicy}}},
+		"too many":      {PolicyID: circuit.PolicyProductSum, Requests: make([]chainio.Request, p.Slots()+1)},
 	} {
-		require.ErrorIs(t, b.check(p), ErrBadBatch, name)
+		require.ErrorIs(t, b.Check(p), chainio.ErrBadBatch, name)
 	}
-	require.NoError(t, (&PackedBatch{PolicyID: PolicyProductSum, Requests: []Request{ok}}).check(p))
+	require.NoError(t, (&chainio.PackedBatch{PolicyID: circuit.PolicyProductSum, Requests: []chainio.Request{ok}}).Check(p))
 }
 
 // kycFixture is a committee on the deep test preset with a compiled policy
@@ -283,9 +287,9 @@ func newKYCFixture(t *testing.T) *kycFixture {
 func newPolicyFixture(t *testing.T, id [32]byte, spec []byte, knobs func(id uint32, k *TestingKnobs)) *kycFixture {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	circuits := NewPolicyCircuits(fhetest.InsecureBGVN10Deep)
+	circuits := circuit.NewPolicyCircuits(fhetest.InsecureBGVN10Deep)
 	fc := newFloorChecker(fhe.MustParams(fhetest.InsecureBGVN10Deep))
-	lc, err := StartLocal(ctx, LocalOptions{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10Deep", Rotations: []int{1},
+	lc, err := local.Start(ctx, local.Options{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10Deep", Rotations: []int{1},
 		RoundTimeout: 20 * time.Second, Circuits: circuits, Log: zaptest.NewLogger(t),
 		MemberKnobs: func(mid uint32) TestingKnobs {
 			k := fc.knobs()
@@ -298,7 +302,7 @@ func newPolicyFixture(t *testing.T, id [32]byte, spec []byte, knobs func(id uint
 	t.Cleanup(lc.Close)
 	f := &packFixture{t: t, lc: lc, p: lc.Member(1).Params(), enc: fhe.NewEncryptor(lc.Keys)}
 	require.NoError(t, circuits.Register(id, spec))
-	plan, err := policy.CompileWith(spec, PolicyOptions(fhetest.InsecureBGVN10Deep))
+	plan, err := policy.CompileWith(spec, circuit.PolicyOptions(fhetest.InsecureBGVN10Deep))
 	require.NoError(t, err)
 	return &kycFixture{packFixture: f, id: id, plan: plan, fc: fc}
 }
@@ -339,10 +343,10 @@ func TestPackedPolicyPlan(t *testing.T) {
 			hs[j] = pool[j][(pattern>>uint(j))&1]
 			col[j] = []int64{vals[j][(pattern>>uint(j))&1]}
 		}
-		r := lc.Chain.Post(Request{ID: [32]byte{0xcc, byte(k)}, PolicyID: id, Kind: KindPolicy, Inputs: hs})
+		r := lc.Chain.Post(chainio.Request{ID: [32]byte{0xcc, byte(k)}, PolicyID: id, Kind: chainio.KindPolicy, Inputs: hs})
 		reqs = append(reqs, testReq{req: r, want: kf.ref(col2vals(col))})
 	}
-	b := PackedBatch{PolicyID: id, Session: "test/pack/kyc"}
+	b := chainio.PackedBatch{PolicyID: id, Session: "test/pack/kyc"}
 	for _, r := range reqs {
 		b.Requests = append(b.Requests, r.req)
 	}
@@ -366,7 +370,7 @@ func TestPackedMemberKilled(t *testing.T) {
 	}
 	b := batchOf("test/pack/kill", reqs)
 	survivors := []*Member{f.lc.Member(1), f.lc.Member(2)}
-	out := make([][]*Verdict, 2)
+	out := make([][]*chainio.Verdict, 2)
 	errs := make([]error, 2)
 	var wg sync.WaitGroup
 	for i, m := range survivors {
@@ -406,7 +410,7 @@ func TestPackedVectorCrossTalk(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 2, layout.Accs)
 	var reqs []testReq
-	b := PackedBatch{PolicyID: kf.id, Session: "test/pack/vector"}
+	b := chainio.PackedBatch{PolicyID: kf.id, Session: "test/pack/vector"}
 	for k := range n {
 		vals := make([]int64, 8)
 		for j := range vals {
@@ -428,14 +432,14 @@ func TestPackedVectorCrossTalk(t *testing.T) {
 			require.NoError(t, err)
 			h = f.put(ct)
 		}
-		req := f.lc.Chain.Post(Request{ID: [32]byte{0xcd, byte(k)}, PolicyID: kf.id, Kind: KindPolicy, Inputs: []fhe.Handle{h}})
+		req := f.lc.Chain.Post(chainio.Request{ID: [32]byte{0xcd, byte(k)}, PolicyID: kf.id, Kind: chainio.KindPolicy, Inputs: []fhe.Handle{h}})
 		b.Requests = append(b.Requests, req)
 		if k != 3 { // the attacker's own verdict is whatever its block held
 			reqs = append(reqs, testReq{req: req, want: kf.ref(vals), vals: vals})
 		}
 	}
 	vs := f.process(b)
-	byID := map[[32]byte]*Verdict{}
+	byID := map[[32]byte]*chainio.Verdict{}
 	for _, v := range vs {
 		byID[v.RequestID] = v
 	}
@@ -463,10 +467,10 @@ func TestVectorRequestAlone(t *testing.T) {
 	require.NoError(t, err)
 	ct, err := f.enc.EncryptInts(slots)
 	require.NoError(t, err)
-	req := f.lc.Chain.Post(Request{ID: [32]byte{0xce}, PolicyID: kf.id, Kind: KindPolicy, Inputs: []fhe.Handle{f.put(ct)}})
-	out, errs := f.onAll(func(m *Member) ([]*Verdict, error) {
+	req := f.lc.Chain.Post(chainio.Request{ID: [32]byte{0xce}, PolicyID: kf.id, Kind: chainio.KindPolicy, Inputs: []fhe.Handle{f.put(ct)}})
+	out, errs := f.onAll(func(m *Member) ([]*chainio.Verdict, error) {
 		v, err := m.Process(context.Background(), req)
-		return []*Verdict{v}, err
+		return []*chainio.Verdict{v}, err
 	})
 	require.Len(t, out, 3)
 	for i := range out {
@@ -474,10 +478,10 @@ func TestVectorRequestAlone(t *testing.T) {
 		require.Equal(t, new(big.Int).SetUint64(kf.ref(vals)), out[i][0].Result)
 		require.NotNil(t, out[i][0].Batch)
 	}
-	require.Equal(t, 8, f.lc.Member(1).vectorWidthOf(req))
+	require.Equal(t, 8, f.lc.Member(1).VectorWidthOf(req))
 	two := req
 	two.Inputs = append(two.Inputs, two.Inputs[0])
-	require.Zero(t, f.lc.Member(1).vectorWidthOf(two))
+	require.Zero(t, f.lc.Member(1).VectorWidthOf(two))
 }
 
 // vectorTestPolicy is a 3-input policy shallow enough that its packed plan
@@ -520,19 +524,19 @@ func TestPackedVectorLyingPacker(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			kf := newPolicyFixture(t, [32]byte{0xc0, 0x0d}, tc.spec, func(id uint32, k *TestingKnobs) { k.CorruptAgreed = tc.lying && id == 1 })
 			lc := kf.lc
-			pc, err := lc.Member(1).packedCircuit(kf.id)
+			pc, err := lc.Member(1).PackedCircuit(kf.id)
 			require.NoError(t, err)
-			require.Equal(t, tc.refreshes, pc.(planCircuit).plan.Counts.Refreshes > 0)
+			require.Equal(t, tc.refreshes, mustPlan(pc).Counts.Refreshes > 0)
 			// a session whose packers (the refresh's active set) are members 1 and 2
 			var session string
 			for i := 0; ; i++ {
 				session = fmt.Sprintf("test/pack/liar/%d", i)
-				act := rotated([]transport.MemberID{1, 2, 3}, fmt.Sprintf("%s/%d", session, lc.Member(1).Status().Epoch))[:2]
+				act := Rotated([]transport.MemberID{1, 2, 3}, fmt.Sprintf("%s/%d", session, lc.Member(1).Status().Epoch))[:2]
 				if !slices.Contains(act, 3) {
 					break
 				}
 			}
-			b := PackedBatch{PolicyID: kf.id, Session: session}
+			b := chainio.PackedBatch{PolicyID: kf.id, Session: session}
 			var reqs []testReq
 			r := rand.New(rand.NewPCG(13, 17))
 			for k := range 12 {
@@ -544,7 +548,7 @@ func TestPackedVectorLyingPacker(t *testing.T) {
 				require.NoError(t, err)
 				ct, err := kf.enc.EncryptInts(slots)
 				require.NoError(t, err)
-				req := lc.Chain.Post(Request{ID: [32]byte{0xcf, byte(k)}, PolicyID: kf.id, Kind: KindPolicy, Inputs: []fhe.Handle{kf.put(ct)}})
+				req := lc.Chain.Post(chainio.Request{ID: [32]byte{0xcf, byte(k)}, PolicyID: kf.id, Kind: chainio.KindPolicy, Inputs: []fhe.Handle{kf.put(ct)}})
 				b.Requests = append(b.Requests, req)
 				reqs = append(reqs, testReq{req: req, want: kf.ref(vals), vals: vals})
 			}
@@ -560,4 +564,19 @@ func TestPackedVectorLyingPacker(t *testing.T) {
 			kf.checkVerdicts(reqs, out[0])
 		})
 	}
+}
+
+// mustPlan is the compiled plan of a policy circuit (nil for another).
+func mustPlan(c circuit.Circuit) *policy.Plan {
+	plan, _ := circuit.PlanOf(c)
+	return plan
+}
+
+// mod is x mod t in [0, t).
+func mod(x int64, t uint64) uint64 {
+	m := x % int64(t)
+	if m < 0 {
+		m += int64(t)
+	}
+	return uint64(m)
 }

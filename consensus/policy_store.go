@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"go.uber.org/zap"
+
+	"github.com/fhegate/fhegate/consensus/circuit"
 )
 
 // policyKeyPrefix prefixes a registered policy spec in the member's store
@@ -25,7 +27,7 @@ func policyKey(id [32]byte) string { return policyKeyPrefix + hex.EncodeToString
 // event replay (chain.Adapter.ReplayPolicies) cannot reach the block that
 // registered it (a pruned or rate-limited log index).
 func (m *Member) RegisterPolicy(policyID [32]byte, spec []byte) error {
-	pc, ok := m.cfg.Circuits.(*PolicyCircuits)
+	pc, ok := m.cfg.Circuits.(*circuit.PolicyCircuits)
 	if !ok {
 		return errors.New("consensus: member circuits do not accept policy specs")
 	}
@@ -40,7 +42,7 @@ func (m *Member) RegisterPolicy(policyID [32]byte, spec []byte) error {
 // harmless). It returns how many specs were loaded; a spec that does not
 // compile is recorded as unevaluable, as at registration, and counted.
 func (m *Member) LoadPolicies() int {
-	pc, ok := m.cfg.Circuits.(*PolicyCircuits)
+	pc, ok := m.cfg.Circuits.(*circuit.PolicyCircuits)
 	if !ok {
 		return 0
 	}
@@ -61,19 +63,4 @@ func (m *Member) LoadPolicies() int {
 		n++
 	}
 	return n
-}
-
-// RegisterPolicy registers a policy spec with every live member
-// (Member.RegisterPolicy: persisted in each member's store, then compiled).
-// It returns the first compile error, which every member records alike.
-func (lc *LocalCommittee) RegisterPolicy(policyID [32]byte, spec []byte) error {
-	var first error
-	for i := range lc.Members {
-		if m := lc.Member(uint32(i + 1)); m != nil {
-			if err := m.RegisterPolicy(policyID, spec); err != nil && first == nil {
-				first = err
-			}
-		}
-	}
-	return first
 }

@@ -12,6 +12,8 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/fhegate/fhegate/consensus/chainio"
+	"github.com/fhegate/fhegate/consensus/circuit"
 	"github.com/fhegate/fhegate/consensus/ledger"
 	"github.com/fhegate/fhegate/consensus/protocol"
 	"github.com/fhegate/fhegate/consensus/store"
@@ -22,8 +24,8 @@ import (
 
 // ProcessBatch evaluates and decrypts a batch of requests (Parallel at a
 // time) and returns, per request, the aggregated verdict or the error.
-func (m *Member) ProcessBatch(ctx context.Context, reqs []Request) ([]*Verdict, []error) {
-	out := make([]*Verdict, len(reqs))
+func (m *Member) ProcessBatch(ctx context.Context, reqs []chainio.Request) ([]*chainio.Verdict, []error) {
+	out := make([]*chainio.Verdict, len(reqs))
 	errs := make([]error, len(reqs))
 	sem := make(chan struct{}, m.cfg.Parallel)
 	var wg sync.WaitGroup
@@ -45,7 +47,7 @@ func (m *Member) ProcessBatch(ctx context.Context, reqs []Request) ([]*Verdict, 
 // excluded), collective refresh if the result is below the decryption level,
 // masking to slot 0, threshold decryption (one share, via the ledger),
 // BLS signature exchange and aggregation. The verdict is persisted.
-func (m *Member) Process(ctx context.Context, req Request) (*Verdict, error) {
+func (m *Member) Process(ctx context.Context, req chainio.Request) (*chainio.Verdict, error) {
 	if v, ok := m.StoredVerdict(req.ID); ok {
 		return v, nil
 	}
@@ -55,39 +57,39 @@ func (m *Member) Process(ctx context.Context, req Request) (*Verdict, error) {
 	}
 	r := &requestRun{m: m, req: req, ks: ks, base: fmt.Sprintf("req/%x/%d", req.ID[:], ks.km.Epoch), slots: 1,
 		log: m.log.With(zap.String("request", fmt.Sprintf("%x", req.ID[:6])))}
-	var circuit Circuit
-	if req.Kind == KindCRDT {
-		circuit, err = newCRDTCircuit(req, m.params)
+	var c circuit.Circuit
+	if req.Kind == chainio.KindCRDT {
+		c, err = circuit.NewCRDT(req.CRDTKind, req.CRDTMeta, req.Inputs, m.params)
 	} else {
-		circuit, err = m.cfg.Circuits.Lookup(req.PolicyID)
-		if errors.Is(err, ErrUnevaluable) {
+		c, err = m.cfg.Circuits.Lookup(req.PolicyID)
+		if errors.Is(err, circuit.ErrUnevaluable) {
 			return m.processUnevaluable(ctx, req, ks, r.base, r.log, err)
 		}
 	}
 	if err != nil {
 		return nil, err
 	}
-	_, compiled := circuit.(planCircuit)
-	if compiled && req.Kind == KindPolicy {
+	_, compiled := circuit.PlanOf(c)
+	if compiled && req.Kind == chainio.KindPolicy {
 		if _, err := m.packedCircuit(req.PolicyID); err == nil {
 			return m.processAlone(ctx, req, ks, r.base, r.log)
 		}
-		if vectorWidth(circuit, len(req.Inputs)) > 0 {
+		if vectorWidth(c, len(req.Inputs)) > 0 {
 			return m.processUnevaluable(ctx, req, ks, r.base, r.log, errors.New("vector input for a policy without a packed circuit"))
 		}
 	}
-	r.bounds = circuitBounds(circuit)
+	r.bounds = circuit.BoundsOf(c)
 	inputs, err := m.inputs(ctx, req.Inputs, ks.km.Epoch)
 	if err != nil {
 		return nil, err
 	}
-	if compiled && req.Kind == KindPolicy {
+	if compiled && req.Kind == chainio.KindPolicy {
 		if inputs, err = r.entryRefresh(ctx, inputs); err != nil {
 			return nil, err
 		}
 	}
 	r.mark = time.Now()
-	return r.run(ctx, circuit, inputs)
+	return r.run(ctx, c, inputs)
 }
 
 // entryRefresh is the entry refresh of a compiled policy's request
@@ -103,11 +105,11 @@ func (m *Member) Process(ctx context.Context, req Request) (*Verdict, error) {
 // eval.CommitteeNoiseModel), which is what registration checked.
 func (r *requestRun) entryRefresh(ctx context.Context, inputs []*fhe.Ciphertext) ([]*fhe.Ciphertext, error) {
 	p := r.m.params
-	accepted, err := AcceptedInputNoiseBits(p)
+	accepted, err := circuit.AcceptedInputNoiseBits(p)
 	if err != nil {
 		return nil, err
 	}
-	b := RefreshBounds{NoiseBits: eval.CiphertextNoiseBits, WorstBits: accepted}
+	b := circuit.RefreshBounds{NoiseBits: eval.CiphertextNoiseBits, WorstBits: accepted}
 	floor, err := eval.RefreshFloorLevel(p, b.NoiseBits, b.WorstBits)
 	if err != nil {
 		return nil, err
@@ -149,7 +151,7 @@ func (r *requestRun) entryRefresh(ctx context.Context, inputs []*fhe.Ciphertext)
 // its batch (posted with SubmitVerdictBatch). The built-in test
 // circuits (BuiltinCircuits) keep the one-by-one path: no registered
 // policy has their ids.
-func (m *Member) processAlone(ctx context.Context, req Request, ks keySnap, base string, log *zap.Logger) (*Verdict, error) {
+func (m *Member) processAlone(ctx context.Context, req chainio.Request, ks keySnap, base string, log *zap.Logger) (*chainio.Verdict, error) {
 	if _, err := m.packedCircuit(req.PolicyID); err != nil {
 		return m.processUnevaluable(ctx, req, ks, base, log, fmt.Errorf("policy without a packed circuit (every input needs its entry refresh): %w", err))
 	}
@@ -157,7 +159,7 @@ func (m *Member) processAlone(ctx context.Context, req Request, ks keySnap, base
 	if m.vectorWidthOf(req) > 0 {
 		prefix = "vec"
 	}
-	vs, err := m.ProcessPacked(ctx, PackedBatch{PolicyID: req.PolicyID, Session: fmt.Sprintf("%s/%x", prefix, req.ID[:]), Requests: []Request{req}})
+	vs, err := m.ProcessPacked(ctx, chainio.PackedBatch{PolicyID: req.PolicyID, Session: fmt.Sprintf("%s/%x", prefix, req.ID[:]), Requests: []chainio.Request{req}})
 	if err != nil {
 		return nil, err
 	}
@@ -204,7 +206,7 @@ func (m *Member) evaluableInput(ctx context.Context, h fhe.Handle, epoch uint64)
 // slot is masked to zero before decryption.
 type requestRun struct {
 	m         *Member
-	req       Request
+	req       chainio.Request
 	ks        keySnap
 	base      string
 	log       *zap.Logger
@@ -215,35 +217,23 @@ type requestRun struct {
 	// bounds are the noise bounds of the ciphertexts the circuit refreshes
 	// (at its refresh points and before the mask): the plan's estimates for
 	// a compiled policy (PlanRefreshBounds), the defaults otherwise.
-	bounds PlanBounds
+	bounds circuit.PlanBounds
 	// packers are the t members that packed a vector batch (packVector) and
 	// receivers the members of that round; only the packers evaluate it,
 	// its refresh points among them alone (evaluateShared).
 	packers, receivers []transport.MemberID
 }
 
-// RefreshBounds are the noise bounds a collective refresh is sized from
-// (protocol.RefreshRequest.NoiseBits and WorstBits; 0 means the protocol's
-// defaults: CiphertextNoiseBits, and WorstBits = NoiseBits). NoiseBits bounds
-// the part of the input's noise that must stay hidden from the members,
-// WorstBits the whole noise, attacker-known parts included; the refresh
-// floods with σ = 2^30·2^NoiseBits and needs the input at a level ≥
-// eval.RefreshFloorLevel(p, NoiseBits, WorstBits).
-type RefreshBounds struct {
-	NoiseBits float64
-	WorstBits float64
-}
-
 // run takes the request through its phases, in order: evaluate, agree on
 // the result digest, refresh (if needed) and mask, decrypt, sign.
-func (r *requestRun) run(ctx context.Context, circuit Circuit, inputs []*fhe.Ciphertext) (*Verdict, error) {
+func (r *requestRun) run(ctx context.Context, circuit circuit.Circuit, inputs []*fhe.Ciphertext) (*chainio.Verdict, error) {
 	rd, participants, dres, err := r.evaluateAndDecrypt(ctx, circuit, inputs)
 	if err != nil {
 		return nil, err
 	}
-	v := &Verdict{RequestID: r.req.ID, PolicyID: r.req.PolicyID, Result: new(big.Int).SetUint64(dres.Values[0]), ResultDigest: [32]byte(rd), Epoch: r.ks.km.Epoch}
+	v := &chainio.Verdict{RequestID: r.req.ID, PolicyID: r.req.PolicyID, Result: new(big.Int).SetUint64(dres.Values[0]), ResultDigest: [32]byte(rd), Epoch: r.ks.km.Epoch}
 	if len(outOfRange(circuit, r.m.params, dres.Values[:1])) > 0 {
-		v.Result = new(big.Int).Set(ResultRejectedInput) // its own inputs: out of their declared ranges, or malformed
+		v.Result = new(big.Int).Set(chainio.ResultRejectedInput) // its own inputs: out of their declared ranges, or malformed
 		r.log.Warn("request rejected: its verdict decrypts outside the plan's output range")
 	}
 	nsigs, err := r.m.signVerdict(ctx, r.base, v, without(participants, dres.Bad), r.log)
@@ -262,7 +252,7 @@ func (r *requestRun) run(ctx context.Context, circuit Circuit, inputs []*fhe.Cip
 // share: evaluate, agree on the result digest, refresh (if needed) and mask,
 // threshold-decrypt. It returns the agreed digest, the participants and the
 // decryption.
-func (r *requestRun) evaluateAndDecrypt(ctx context.Context, circuit Circuit, inputs []*fhe.Ciphertext) (fhe.Handle, []transport.MemberID, *protocol.DecryptResult, error) {
+func (r *requestRun) evaluateAndDecrypt(ctx context.Context, circuit circuit.Circuit, inputs []*fhe.Ciphertext) (fhe.Handle, []transport.MemberID, *protocol.DecryptResult, error) {
 	result, rd, err := r.evaluate(ctx, circuit, inputs)
 	if err != nil {
 		return rd, nil, nil, err
@@ -292,7 +282,7 @@ func (r *requestRun) phase(name string) {
 
 // evaluate runs the circuit (with collective refreshes at its plan's
 // refresh points) and returns the result and its digest.
-func (r *requestRun) evaluate(ctx context.Context, circuit Circuit, inputs []*fhe.Ciphertext) (*fhe.Ciphertext, fhe.Handle, error) {
+func (r *requestRun) evaluate(ctx context.Context, circuit circuit.Circuit, inputs []*fhe.Ciphertext) (*fhe.Ciphertext, fhe.Handle, error) {
 	var result *fhe.Ciphertext
 	var err error
 	if r.packers != nil {
@@ -323,21 +313,21 @@ func (r *requestRun) evaluate(ctx context.Context, circuit Circuit, inputs []*fh
 // of packers, then answers its requests one by one). The committee
 // evaluates each vector batch t times instead of n; the result digest is
 // then agreed by every member as usual.
-func (r *requestRun) evaluateShared(ctx context.Context, circuit Circuit, inputs []*fhe.Ciphertext) (*fhe.Ciphertext, error) {
+func (r *requestRun) evaluateShared(ctx context.Context, c circuit.Circuit, inputs []*fhe.Ciphertext) (*fhe.Ciphertext, error) {
 	var own *fhe.Ciphertext
 	evalOwn := func() (*fhe.Ciphertext, error) {
 		if own != nil {
 			return own, nil
 		}
 		var err error
-		own, err = circuit.Evaluate(ctx, r.ks.ev, inputs, r.refresh)
+		own, err = c.Evaluate(ctx, r.ks.ev, inputs, r.refresh)
 		return own, err
 	}
 	// The packers' evaluation is one segment per refresh point and one
 	// more, each a round timeout at most for the members that wait for it.
 	segments := 1
-	if pc, ok := circuit.(planCircuit); ok {
-		segments += pc.plan.Counts.Refreshes
+	if plan, ok := circuit.PlanOf(c); ok {
+		segments += plan.Counts.Refreshes
 	}
 	return agreedValue(ctx, r, r.base+"/result", "packed result", r.packers, r.receivers, time.Duration(segments)*r.m.cfg.RoundTimeout, evalOwn,
 		func(ct *fhe.Ciphertext) ([]byte, error) { return ct.MarshalBinary() },
@@ -349,7 +339,7 @@ func (r *requestRun) evaluateShared(ctx context.Context, circuit Circuit, inputs
 			return ct, nil
 		},
 		func(err error) (*fhe.Ciphertext, error) {
-			if pc, ok := circuit.(planCircuit); !ok || pc.plan.Counts.Refreshes > 0 {
+			if plan, ok := circuit.PlanOf(c); !ok || plan.Counts.Refreshes > 0 {
 				return nil, fmt.Errorf("consensus: the packing members' results differ and the plan needs them for its refreshes: %w", err)
 			}
 			r.log.Warn("the packing members' results differ: evaluating here", zap.Error(err))
@@ -487,14 +477,14 @@ func (m *Member) agreeDigest(ctx context.Context, base string, rd [32]byte, log 
 // same digest agreement (over UnevaluableDigest) and BLS signing as an
 // evaluated verdict. The verdict is persisted, so the request's outcome is
 // decided once.
-func (m *Member) processUnevaluable(ctx context.Context, req Request, ks keySnap, base string, log *zap.Logger, cause error) (*Verdict, error) {
+func (m *Member) processUnevaluable(ctx context.Context, req chainio.Request, ks keySnap, base string, log *zap.Logger, cause error) (*chainio.Verdict, error) {
 	log.Warn("policy not compiled for the committee preset: answering unevaluable", zap.Error(cause))
-	rd := UnevaluableDigest(req.PolicyID)
+	rd := chainio.UnevaluableDigest(req.PolicyID)
 	participants, err := m.agreeDigest(ctx, base, rd, log)
 	if err != nil {
 		return nil, err
 	}
-	v := &Verdict{RequestID: req.ID, PolicyID: req.PolicyID, Result: new(big.Int).Set(ResultUnevaluable), ResultDigest: rd, Epoch: ks.km.Epoch}
+	v := &chainio.Verdict{RequestID: req.ID, PolicyID: req.PolicyID, Result: new(big.Int).Set(chainio.ResultUnevaluable), ResultDigest: rd, Epoch: ks.km.Epoch}
 	n, err := m.signVerdict(ctx, base, v, participants, log)
 	if err != nil {
 		return nil, err
@@ -541,7 +531,7 @@ func without(ids, bad []transport.MemberID) []transport.MemberID {
 // (onLive). The session is named by the ciphertext's digest, not by a call
 // counter, so every member names the same refresh the same way whatever
 // order its evaluator reaches the plan's refresh points in.
-func (m *Member) refreshLive(ctx context.Context, ks keySnap, base string, ct *fhe.Ciphertext, b RefreshBounds) (*fhe.Ciphertext, error) {
+func (m *Member) refreshLive(ctx context.Context, ks keySnap, base string, ct *fhe.Ciphertext, b circuit.RefreshBounds) (*fhe.Ciphertext, error) {
 	session := refreshSession(base, ct)
 	var out *fhe.Ciphertext
 	err := m.onLive(ctx, func(participants []transport.MemberID) (err error) {
@@ -575,7 +565,7 @@ func (m *Member) onLive(ctx context.Context, round func(participants []transport
 
 // refreshActive returns the t active members of a refresh among
 // participants (the first t) and calls the BeforeRefresh knob.
-func (m *Member) refreshActive(participants []transport.MemberID, level int, b RefreshBounds) ([]transport.MemberID, error) {
+func (m *Member) refreshActive(participants []transport.MemberID, level int, b circuit.RefreshBounds) ([]transport.MemberID, error) {
 	t := m.cfg.Committee.Threshold
 	if len(participants) < t {
 		return nil, fmt.Errorf("%w: %d live members for a refresh, threshold %d", ErrNoQuorum, len(participants), t)
@@ -590,7 +580,7 @@ func (m *Member) refreshActive(participants []transport.MemberID, level int, b R
 // and every participant receiving (protocol.Refresh), sized for the noise
 // bounds b; it counts the refreshes this member completed
 // (Status.Refreshes).
-func (m *Member) refresh(ctx context.Context, ks keySnap, session string, ct *fhe.Ciphertext, participants []transport.MemberID, b RefreshBounds) (*fhe.Ciphertext, error) {
+func (m *Member) refresh(ctx context.Context, ks keySnap, session string, ct *fhe.Ciphertext, participants []transport.MemberID, b circuit.RefreshBounds) (*fhe.Ciphertext, error) {
 	active, err := m.refreshActive(participants, ct.Level(), b)
 	if err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package consensus
+package consensus_test
 
 import (
 	"fmt"
@@ -8,7 +8,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/fhegate/fhegate/consensus/protocol"
+	. "github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/circuit"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/fhetest"
 	"github.com/fhegate/fhegate/policy"
@@ -34,7 +35,7 @@ func newFloorChecker(p *fhe.Params) *floorChecker {
 }
 
 func (c *floorChecker) knobs() TestingKnobs {
-	return TestingKnobs{BeforeRefresh: func(level int, b RefreshBounds) {
+	return TestingKnobs{BeforeRefresh: func(level int, b circuit.RefreshBounds) {
 		floor, err := eval.RefreshFloorLevel(c.p, b.NoiseBits, b.WorstBits)
 		c.mu.Lock()
 		defer c.mu.Unlock()
@@ -67,7 +68,7 @@ func TestPresetRefreshFloors(t *testing.T) {
 		floor, err := eval.RefreshFloorLevel(p, 0, 0)
 		require.NoError(t, err)
 		require.Equal(t, floor, pi.RefreshFloor, pi.Name)
-		plan, err := policy.CompileWith(examples.MustGet("allowlist"), PolicyOptions(fhe.PresetID(pi.ID)))
+		plan, err := policy.CompileWith(examples.MustGet("allowlist"), circuit.PolicyOptions(fhe.PresetID(pi.ID)))
 		require.NoError(t, err)
 		require.Equal(t, floor, plan.RefreshFloor, pi.Name)
 	}
@@ -76,7 +77,7 @@ func TestPresetRefreshFloors(t *testing.T) {
 		require.NoError(t, err)
 		floor, err := eval.RefreshFloorLevel(p, 0, 0)
 		require.NoError(t, err)
-		require.Equal(t, floor, PolicyOptions(id).RefreshFloor, p.Preset.Name)
+		require.Equal(t, floor, circuit.PolicyOptions(id).RefreshFloor, p.Preset.Name)
 	}
 }
 
@@ -98,7 +99,7 @@ func TestPlanRefreshBounds(t *testing.T) {
 				if packed {
 					plan, err = eval.PackedPlan(spec, p)
 				} else {
-					plan, err = policy.CompileWith(spec, PolicyOptions(id))
+					plan, err = policy.CompileWith(spec, circuit.PolicyOptions(id))
 				}
 				if err != nil {
 					require.ErrorIs(t, err, policy.ErrTooDeep, "%s %s", p.Preset.Name, name)
@@ -112,7 +113,7 @@ func TestPlanRefreshBounds(t *testing.T) {
 				for i, op := range plan.Ops {
 					require.GreaterOrEqual(t, top-op.Depth, plan.RefreshFloor, "%s %s register %d", p.Preset.Name, name, i)
 				}
-				b, err := PlanRefreshBounds(p, plan, top)
+				b, err := circuit.PlanRefreshBounds(p, plan, top)
 				if err != nil {
 					// evaluable when the other form passes (PolicyCircuits.Register)
 					require.ErrorIs(t, err, policy.ErrTooNoisy, "%s %s", p.Preset.Name, name)
@@ -147,12 +148,12 @@ func TestPackLevelFloor(t *testing.T) {
 	for _, id := range []fhe.PresetID{fhe.BGVN13, fhe.BGVN14, fhetest.InsecureBGVN10, fhetest.InsecureBGVN10Deep} {
 		p, err := fhe.NewParams(id)
 		require.NoError(t, err)
-		l, err := PackLevel(p)
+		l, err := circuit.PackLevel(p)
 		require.NoError(t, err)
-		b, err := PackBounds(p)
+		b, err := circuit.PackBounds(p)
 		require.NoError(t, err)
 		honest := float64(eval.CiphertextNoiseBits)
-		accepted, err := AcceptedInputNoiseBits(p)
+		accepted, err := circuit.AcceptedInputNoiseBits(p)
 		require.NoError(t, err)
 		// S·N·t·E written out.
 		logSNT := math.Log2(float64(p.Slots())) + math.Log2(float64(p.N())) + math.Log2(float64(p.PlaintextModulus()))
@@ -168,7 +169,7 @@ func TestPackLevelFloor(t *testing.T) {
 			}
 			return s
 		}
-		fits := func(l int) bool { return l >= floor && b.WorstBits+logT+packHeadroomBits <= logQ(l) }
+		fits := func(l int) bool { return l >= floor && b.WorstBits+logT+circuit.PackHeadroomBits <= logQ(l) }
 		require.True(t, fits(l), p.Preset.Name)
 		if l > 0 {
 			require.False(t, fits(l-1), p.Preset.Name)
@@ -178,29 +179,5 @@ func TestPackLevelFloor(t *testing.T) {
 		}
 		t.Logf("%s: honest input 2^%.1f, accepted 2^%.1f; packed honest 2^%.1f, worst 2^%.1f; refresh floor %d, Q_%d = 2^%.1f: pack level %d",
 			p.Preset.Name, honest, accepted, b.NoiseBits, b.WorstBits, floor, l, logQ(l), l)
-	}
-}
-
-// TestReencryptedBounds: a rotation's refresh of a re-encrypted input (at
-// the top level) has room for its flooding.
-func TestReencryptedBounds(t *testing.T) {
-	t.Parallel()
-	for _, id := range []fhe.PresetID{fhe.BGVN13, fhe.BGVN14, fhetest.InsecureBGVN10} {
-		p, err := fhe.NewParams(id)
-		require.NoError(t, err)
-		b, err := reencryptedBounds(p, protocol.MaxReencryptSigmaBits, eval.MaxMembers)
-		require.NoError(t, err)
-		// The bounds follow the old committee's t (its shares made the
-		// noise), whatever the new committee's: more old shares, more noise.
-		small, err := reencryptedBounds(p, protocol.MaxReencryptSigmaBits, 2)
-		require.NoError(t, err)
-		require.Greater(t, b.WorstBits, small.WorstBits)
-		require.Greater(t, b.NoiseBits, small.NoiseBits)
-		_, err = reencryptedBounds(p, protocol.MaxReencryptSigmaBits, 0)
-		require.Error(t, err)
-		floor, err := eval.RefreshFloorLevel(p, b.NoiseBits, b.WorstBits)
-		require.NoError(t, err)
-		require.Less(t, floor, p.MaxLevel(), p.Preset.Name)
-		t.Logf("%s: re-encrypted input 2^%.1f hidden, 2^%.1f worst: floor %d of %d", p.Preset.Name, b.NoiseBits, b.WorstBits, floor, p.MaxLevel())
 	}
 }

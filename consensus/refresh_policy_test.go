@@ -1,4 +1,4 @@
-package consensus
+package consensus_test
 
 import (
 	"context"
@@ -10,6 +10,11 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap/zaptest"
 
+	. "github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/api"
+	"github.com/fhegate/fhegate/consensus/chainio"
+	"github.com/fhegate/fhegate/consensus/circuit"
+	"github.com/fhegate/fhegate/consensus/local"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/fhetest"
 	"github.com/fhegate/fhegate/internal/keccak"
@@ -46,7 +51,7 @@ var refreshPolicies = []refreshPolicy{
 
 // registerRefreshPolicies registers the refresh policies on pc (as the
 // chain adapter's OnPolicy hook does) and returns their ids.
-func registerRefreshPolicies(t *testing.T, pc *PolicyCircuits) [][32]byte {
+func registerRefreshPolicies(t *testing.T, pc *circuit.PolicyCircuits) [][32]byte {
 	t.Helper()
 	ids := make([][32]byte, len(refreshPolicies))
 	for i, rp := range refreshPolicies {
@@ -63,7 +68,7 @@ func registerRefreshPolicies(t *testing.T, pc *PolicyCircuits) [][32]byte {
 // policyRequest uploads one random in-range value per input, replicated in
 // every slot as clients do (a window of ≥ 2 requests is packed, request r
 // reading slot r), and returns the request with its reference verdict.
-func policyRequest(t *testing.T, lc *LocalCommittee, r *rand.Rand, policyID [32]byte, k int, ref func([]int64) uint64) testReq {
+func policyRequest(t *testing.T, lc *local.Committee, r *rand.Rand, policyID [32]byte, k int, ref func([]int64) uint64) testReq {
 	t.Helper()
 	m := lc.Member(1)
 	vals := make([]int64, 4)
@@ -71,25 +76,25 @@ func policyRequest(t *testing.T, lc *LocalCommittee, r *rand.Rand, policyID [32]
 	for i := range vals {
 		vals[i] = r.Int64N(2) // the specs' inputs are in 0..1
 		owner := [20]byte{0xee, byte(k)}
-		b, proof, err := m.EncryptInput(ReplicatedInts(m.Params(), vals[i]), owner)
+		b, proof, err := m.EncryptInput(api.ReplicatedInts(m.Params(), vals[i]), owner)
 		require.NoError(t, err)
 		att, err := m.Upload(context.Background(), b, proof, owner, 1)
 		require.NoError(t, err)
 		hs[i] = att.Handle
 	}
 	id := [32]byte{0xcc, policyID[0], byte(k), byte(k >> 8)}
-	return testReq{req: Request{ID: id, PolicyID: policyID, Kind: KindPolicy, Inputs: hs}, want: ref(vals)}
+	return testReq{req: chainio.Request{ID: id, PolicyID: policyID, Kind: chainio.KindPolicy, Inputs: hs}, want: ref(vals)}
 }
 
 // sameDigests checks that every listed member stored the request's verdict
 // with one result digest (bounded wait: the chain accepts the first
 // submission before the others persist theirs).
-func sameDigests(t *testing.T, lc *LocalCommittee, members []uint32, reqs []testReq) {
+func sameDigests(t *testing.T, lc *local.Committee, members []uint32, reqs []testReq) {
 	t.Helper()
 	for _, r := range reqs {
 		var digest [32]byte
 		for k, id := range members {
-			var v *Verdict
+			var v *chainio.Verdict
 			require.Eventually(t, func() bool {
 				var ok bool
 				v, ok = lc.Member(id).StoredVerdict(r.req.ID)
@@ -114,9 +119,9 @@ func TestPolicyRefreshes(t *testing.T) {
 	seed := testseed.Seed(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	pc := NewPolicyCircuits(fhetest.InsecureBGVN10)
+	pc := circuit.NewPolicyCircuits(fhetest.InsecureBGVN10)
 	fc := newFloorChecker(fhe.MustParams(fhetest.InsecureBGVN10))
-	lc, err := StartLocal(ctx, LocalOptions{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10", Rotations: []int{1},
+	lc, err := local.Start(ctx, local.Options{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10", Rotations: []int{1},
 		Circuits: pc, RoundTimeout: 10 * time.Second, BatchSize: 4, Serve: true, Knobs: fc.knobs(), Log: zaptest.NewLogger(t),
 		// windows are not packed: every request is its own packed batch of
 		// one (Member.processAlone), so every member evaluates every request
@@ -160,7 +165,7 @@ func TestPolicyRefreshSurvivesKill(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	var (
-		lc       *LocalCommittee
+		lc       *local.Committee
 		killOnce sync.Once
 		killed   = make(chan struct{})
 	)
@@ -169,9 +174,9 @@ func TestPolicyRefreshSurvivesKill(t *testing.T) {
 			killOnce.Do(func() { lc.Kill(2); close(killed) })
 		}
 	}}
-	pc := NewPolicyCircuits(fhetest.InsecureBGVN10)
+	pc := circuit.NewPolicyCircuits(fhetest.InsecureBGVN10)
 	var err error
-	lc, err = StartLocal(ctx, LocalOptions{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10", Rotations: []int{1},
+	lc, err = local.Start(ctx, local.Options{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10", Rotations: []int{1},
 		Circuits: pc, RoundTimeout: 5 * time.Second, BatchSize: 1, Serve: true, Knobs: knobs, Log: zaptest.NewLogger(t)})
 	require.NoError(t, err)
 	t.Cleanup(lc.Close)

@@ -6,92 +6,15 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"math/big"
 
 	"go.uber.org/zap"
 
 	"github.com/fhegate/fhegate/bls"
+	"github.com/fhegate/fhegate/consensus/api"
 	"github.com/fhegate/fhegate/consensus/store"
 	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/zkpok"
-)
-
-// InputAttestation is the quorum attestation of one upload that
-// FHEInput.registerBatch checks: the members' aggregate BLS signature over
-// bls.InputBatchDigest(chainId, Epoch, Owner, Preset,
-// bls.InputBatchRoot(Items)).
-type InputAttestation struct {
-	Owner  [20]byte
-	Preset uint8
-	Epoch  uint64
-	// Items are the upload's (handle, ctype, proof digest) in upload order —
-	// registerBatch's handles, ctypes and proofDigests. ProofDigest is
-	// keccak256 of the proof of plaintext knowledge (fhe/zkpok) every signer
-	// verified before signing; the chain binds it through the root.
-	Items     []bls.InputItem
-	Signature []byte // aggregate BLS over bls.InputBatchDigest
-	Signers   []byte // bitmap
-	// Handle is Items[0].Handle, the handle of a one-ciphertext Upload.
-	Handle fhe.Handle
-	// Root, set for a rooted upload (UploadBatchRooted) whose root round
-	// reached a quorum, places Digest(chainId) in an input root the
-	// committee signed for Epoch (FHEPolicy.evaluateRooted); nil otherwise.
-	Root *InputRootAttestation
-}
-
-// Digest is the message the attestation signs for chainID.
-func (a *InputAttestation) Digest(chainID *big.Int) [32]byte {
-	return bls.InputBatchDigest(chainID, a.Epoch, a.Owner, a.Preset, bls.InputBatchRoot(a.Items))
-}
-
-// Handles, CTypes and ProofDigests are the attestation's items as
-// FHEInput.registerBatch's array arguments.
-func (a *InputAttestation) Handles() [][32]byte {
-	out := make([][32]byte, len(a.Items))
-	for i, it := range a.Items {
-		out[i] = it.Handle
-	}
-	return out
-}
-
-// CTypes: see Handles.
-func (a *InputAttestation) CTypes() []uint8 {
-	out := make([]uint8, len(a.Items))
-	for i, it := range a.Items {
-		out[i] = it.CType
-	}
-	return out
-}
-
-// ProofDigests: see Handles.
-func (a *InputAttestation) ProofDigests() [][32]byte {
-	out := make([][32]byte, len(a.Items))
-	for i, it := range a.Items {
-		out[i] = it.ProofDigest
-	}
-	return out
-}
-
-// InputUpload is one ciphertext of an upload: canonical bytes, its proof of
-// plaintext knowledge bound to the upload's owner, and the ctype tag
-// FHEInput records.
-type InputUpload struct {
-	Ciphertext, Proof []byte
-	CType             uint8
-}
-
-// Upload bounds. MaxUploadItems ciphertexts at most per upload (so one
-// request can carry the 8 attributes of the KYC/AML policy, with room), and
-// MaxUploadBytes of ciphertexts and proofs together, so that one StorePut
-// stays under transport.DefaultMaxMessage: 16 fresh BGVN13 ciphertexts with
-// their proofs (≈ 1.8 MB each: 0.66 MB of ciphertext and a 1.16 MB proof of
-// 10 repetitions that carries the upload's residues mod P), or 11 BGVN14
-// ones (≈ 4.95 MB each: 2.6 MB and 2.33 MB). FHEInput.registerBatch takes up to
-// precompiles.MaxInputBatch (64) handles.
-const (
-	MaxUploadItems = 16
-	MaxUploadBytes = 56 << 20
 )
 
 // inputBatchDigest is the message members sign for an upload of items by
@@ -99,16 +22,6 @@ const (
 func (m *Member) inputBatchDigest(owner [20]byte, items []bls.InputItem) [32]byte {
 	return bls.InputBatchDigest(m.chain(), m.cfg.Committee.Epoch, owner, uint8(m.params.Preset.ID), bls.InputBatchRoot(items))
 }
-
-// MaxConcurrentStorePuts bounds the StorePut requests a member handles at
-// once (each validates and fsyncs a ciphertext of up to
-// store.MaxCiphertext). A StorePut arriving beyond the bound is dropped
-// with a log and never acknowledged: the uploader's CollectQuorum counts the
-// member as missing and attests with the other members' signatures, as it
-// does for a slow or dead member. Without the bound every received message
-// spawned a goroutine, so a peer (or an upload flood through the client
-// API) could pin unbounded memory and disk bandwidth on every member.
-const MaxConcurrentStorePuts = 16
 
 // earlyBytesPerPeer is what a member lets each peer have buffered in its mux
 // before anyone waits for it: a peer can be at most one protocol round
@@ -284,16 +197,16 @@ func (m *Member) EncryptInput(values []int64, owner [20]byte) (ct, proof []byte,
 // ciphertext as their own and have a policy reveal it. An upload is refused
 // whole: over MaxUploadItems or MaxUploadBytes, a handle twice, a ctype
 // other than 1 (precompiles.CTypeCiphertext), or any proof failing.
-func (m *Member) acceptInputs(owner [20]byte, ups []InputUpload) ([]bls.InputItem, error) {
-	if len(ups) == 0 || len(ups) > MaxUploadItems {
-		return nil, fmt.Errorf("consensus: upload of %d ciphertexts outside [1,%d]", len(ups), MaxUploadItems)
+func (m *Member) acceptInputs(owner [20]byte, ups []api.InputUpload) ([]bls.InputItem, error) {
+	if len(ups) == 0 || len(ups) > api.MaxUploadItems {
+		return nil, fmt.Errorf("consensus: upload of %d ciphertexts outside [1,%d]", len(ups), api.MaxUploadItems)
 	}
 	total := 0
 	for _, u := range ups {
 		total += len(u.Ciphertext) + len(u.Proof)
 	}
-	if total > MaxUploadBytes {
-		return nil, fmt.Errorf("consensus: upload of %d bytes over the limit of %d", total, MaxUploadBytes)
+	if total > api.MaxUploadBytes {
+		return nil, fmt.Errorf("consensus: upload of %d bytes over the limit of %d", total, api.MaxUploadBytes)
 	}
 	items := make([]bls.InputItem, len(ups))
 	for i, u := range ups {
@@ -322,7 +235,7 @@ const ctypeCiphertext = 1
 
 // verifyInput validates one canonical ciphertext of the committee's preset
 // and verifies its proof of plaintext knowledge for owner.
-func (m *Member) verifyInput(u InputUpload, owner [20]byte) (fhe.Handle, error) {
+func (m *Member) verifyInput(u api.InputUpload, owner [20]byte) (fhe.Handle, error) {
 	h, c, err := store.Validate(u.Ciphertext)
 	if err != nil {
 		return h, err
@@ -349,7 +262,7 @@ func (m *Member) verifyInput(u InputUpload, owner [20]byte) (fhe.Handle, error) 
 // storePut encodes a StorePut payload: owner(20) ‖ count(1) ‖ per
 // ciphertext: ctype(1) ‖ len(proof)(4) ‖ proof ‖ len(ct)(4) ‖ ct (lengths
 // big-endian).
-func storePut(owner [20]byte, ups []InputUpload) []byte {
+func storePut(owner [20]byte, ups []api.InputUpload) []byte {
 	n := 21
 	for _, u := range ups {
 		n += 9 + len(u.Proof) + len(u.Ciphertext)
@@ -368,17 +281,17 @@ func storePut(owner [20]byte, ups []InputUpload) []byte {
 
 // parseStorePut decodes a StorePut payload, checking the count and every
 // length before slicing (the parts alias b: nothing is copied).
-func parseStorePut(b []byte) (owner [20]byte, ups []InputUpload, err error) {
+func parseStorePut(b []byte) (owner [20]byte, ups []api.InputUpload, err error) {
 	if len(b) < 21 {
 		return owner, nil, fmt.Errorf("short payload")
 	}
 	copy(owner[:], b[:20])
 	n := int(b[20])
-	if n == 0 || n > MaxUploadItems {
-		return owner, nil, fmt.Errorf("upload of %d ciphertexts outside [1,%d]", n, MaxUploadItems)
+	if n == 0 || n > api.MaxUploadItems {
+		return owner, nil, fmt.Errorf("upload of %d ciphertexts outside [1,%d]", n, api.MaxUploadItems)
 	}
 	rest := b[21:]
-	ups = make([]InputUpload, n)
+	ups = make([]api.InputUpload, n)
 	for i := range ups {
 		if len(rest) < 5 {
 			return owner, nil, fmt.Errorf("ciphertext %d: short payload", i)
@@ -414,8 +327,8 @@ func lengthPrefixed(b []byte, limit int) (part, rest []byte, err error) {
 }
 
 // Upload is UploadBatch of one ciphertext with its proof.
-func (m *Member) Upload(ctx context.Context, ct, proof []byte, owner [20]byte, ctype uint8) (*InputAttestation, error) {
-	return m.UploadBatch(ctx, owner, []InputUpload{{Ciphertext: ct, Proof: proof, CType: ctype}})
+func (m *Member) Upload(ctx context.Context, ct, proof []byte, owner [20]byte, ctype uint8) (*api.InputAttestation, error) {
+	return m.UploadBatch(ctx, owner, []api.InputUpload{{Ciphertext: ct, Proof: proof, CType: ctype}})
 }
 
 // UploadBatch verifies the proof of plaintext knowledge of every canonical
@@ -425,7 +338,7 @@ func (m *Member) Upload(ctx context.Context, ct, proof []byte, owner [20]byte, c
 // signatures over bls.InputBatchDigest), which FHEInput.registerBatch checks
 // with one pairing. A missing or invalid proof is an error wrapping
 // ErrBadProof; the upload is refused whole.
-func (m *Member) UploadBatch(ctx context.Context, owner [20]byte, ups []InputUpload) (*InputAttestation, error) {
+func (m *Member) UploadBatch(ctx context.Context, owner [20]byte, ups []api.InputUpload) (*api.InputAttestation, error) {
 	return m.uploadBatch(ctx, owner, ups, false)
 }
 
@@ -436,11 +349,11 @@ func (m *Member) UploadBatch(ctx context.Context, owner [20]byte, ups []InputUpl
 // index, path and the root's aggregate signature. If the root round fails
 // (no quorum, timeout) or ctx ends while it runs, the upload is still
 // answered, with its own attestation and Root nil.
-func (m *Member) UploadBatchRooted(ctx context.Context, owner [20]byte, ups []InputUpload) (*InputAttestation, error) {
+func (m *Member) UploadBatchRooted(ctx context.Context, owner [20]byte, ups []api.InputUpload) (*api.InputAttestation, error) {
 	return m.uploadBatch(ctx, owner, ups, true)
 }
 
-func (m *Member) uploadBatch(ctx context.Context, owner [20]byte, ups []InputUpload, rooted bool) (att *InputAttestation, err error) {
+func (m *Member) uploadBatch(ctx context.Context, owner [20]byte, ups []api.InputUpload, rooted bool) (att *api.InputAttestation, err error) {
 	if rooted {
 		// counted until it joins the open root batch (awaitRoot) or fails:
 		// the batch closes early once no counted upload is left
@@ -461,7 +374,7 @@ func (m *Member) uploadBatch(ctx context.Context, owner [20]byte, ups []InputUpl
 	session := fmt.Sprintf("put/%x/%x/%x", d[:], owner[:], randTag())
 	m.collectSignatures(ctx, transport.Message{Type: transport.TypeStorePut, Session: session, Payload: storePut(owner, ups)},
 		transport.TypeStoreAck, d, sigs, "store replica")
-	att = &InputAttestation{Owner: owner, Preset: uint8(m.params.Preset.ID), Epoch: m.cfg.Committee.Epoch, Items: items, Handle: items[0].Handle}
+	att = &api.InputAttestation{Owner: owner, Preset: uint8(m.params.Preset.ID), Epoch: m.cfg.Committee.Epoch, Items: items, Handle: items[0].Handle}
 	if att.Signature, att.Signers, err = m.aggregate(sigs); err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package consensus
+package consensus_test
 
 import (
 	"context"
@@ -11,6 +11,9 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap/zaptest"
 
+	. "github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/api"
+	"github.com/fhegate/fhegate/consensus/local"
 	"github.com/fhegate/fhegate/consensus/transport"
 )
 
@@ -43,23 +46,23 @@ func TestStorePutConcurrencyBound(t *testing.T) {
 			inflight.Add(-1)
 		}}
 	}
-	lc, err := StartLocal(ctx, LocalOptions{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10", Rotations: []int{1},
+	lc, err := local.Start(ctx, local.Options{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10", Rotations: []int{1},
 		RoundTimeout: 3 * time.Second, MemberKnobs: knobs, Log: zaptest.NewLogger(t)})
 	require.NoError(t, err)
 	t.Cleanup(lc.Close)
 
 	b, proof, err := lc.Member(1).EncryptInput([]int64{1}, [20]byte{})
 	require.NoError(t, err)
-	payload := storePut([20]byte{}, []InputUpload{{Ciphertext: b, Proof: proof, CType: 1}})
+	payload := StorePut([20]byte{}, []api.InputUpload{{Ciphertext: b, Proof: proof, CType: 1}})
 	m1 := lc.Member(1)
-	const flood = 4 * MaxConcurrentStorePuts
+	const flood = 4 * api.MaxConcurrentStorePuts
 	for i := 0; i < flood; i++ {
-		require.NoError(t, m1.mux.Send(ctx, 2, transport.Message{Type: transport.TypeStorePut, Session: fmt.Sprintf("flood/%d", i), Payload: payload}))
+		require.NoError(t, m1.Mux().Send(ctx, 2, transport.Message{Type: transport.TypeStorePut, Session: fmt.Sprintf("flood/%d", i), Payload: payload}))
 	}
-	require.Eventually(t, func() bool { return lc.Member(2).mux.Seen(1) > 0 && entered.Load() == MaxConcurrentStorePuts },
+	require.Eventually(t, func() bool { return lc.Member(2).Mux().Seen(1) > 0 && entered.Load() == api.MaxConcurrentStorePuts },
 		10*time.Second, 5*time.Millisecond, "member 2 never filled its StorePut slots")
 	time.Sleep(200 * time.Millisecond) // the rest of the flood is dropped, not queued
-	require.Equal(t, int64(MaxConcurrentStorePuts), peak.Load())
+	require.Equal(t, int64(api.MaxConcurrentStorePuts), peak.Load())
 
 	// While member 2 is saturated an upload still gets its attestation
 	// from members 1 and 3 (member 2's ack is missing).
@@ -68,10 +71,10 @@ func TestStorePutConcurrencyBound(t *testing.T) {
 	att, err := m1.Upload(ctx, b2, proof2, [20]byte{0xaa}, 1)
 	require.NoError(t, err)
 	require.Equal(t, []byte{0b101}, att.Signers, "attested by members 1 and 3")
-	require.LessOrEqual(t, peak.Load(), int64(MaxConcurrentStorePuts))
+	require.LessOrEqual(t, peak.Load(), int64(api.MaxConcurrentStorePuts))
 
 	open()
 	require.Eventually(t, func() bool { return inflight.Load() == 0 }, 10*time.Second, 5*time.Millisecond)
-	require.Equal(t, int64(MaxConcurrentStorePuts), entered.Load(), "the excess StorePuts must be dropped, not run later")
-	require.LessOrEqual(t, peak.Load(), int64(MaxConcurrentStorePuts))
+	require.Equal(t, int64(api.MaxConcurrentStorePuts), entered.Load(), "the excess StorePuts must be dropped, not run later")
+	require.LessOrEqual(t, peak.Load(), int64(api.MaxConcurrentStorePuts))
 }

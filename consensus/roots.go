@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"math/big"
 	"sort"
 	"sync"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/fhegate/fhegate/bls"
+	"github.com/fhegate/fhegate/consensus/api"
 	"github.com/fhegate/fhegate/consensus/transport"
 )
 
@@ -57,40 +57,6 @@ const (
 	// refuse every root under load.
 	rootLeafWait = 2 * time.Second
 )
-
-// InputRootAttestation is an upload's place in an input root and the
-// committee's aggregate signature over
-// bls.InputRootDigest(chainId, epoch, Root), epoch being the enclosing
-// InputAttestation's Epoch: FHEPolicy.evaluateRooted's root, index, path,
-// signature and signers.
-type InputRootAttestation struct {
-	Root      [32]byte
-	Index     uint64
-	Path      [][32]byte // siblings from the leaf up (≤ bls.MaxInputRootDepth)
-	Signature []byte     // aggregate BLS over bls.InputRootDigest
-	Signers   []byte     // bitmap
-}
-
-// ErrNoRoot is returned by InputAttestation.RootDigest for an attestation
-// without a root, or whose path does not lead from its digest to its root.
-var ErrNoRoot = errors.New("consensus: attestation has no input root for this chain")
-
-// RootDigest checks that the attestation's own digest for chainID (its
-// leaf) reaches a.Root.Root along a.Root.Path, and returns the message the
-// root signature signs: bls.InputRootDigest(chainID, a.Epoch, root).
-func (a *InputAttestation) RootDigest(chainID *big.Int) ([32]byte, error) {
-	if a.Root == nil {
-		return [32]byte{}, ErrNoRoot
-	}
-	got, err := bls.InputRootFromPath(a.Digest(chainID), a.Root.Index, a.Root.Path)
-	if err != nil {
-		return [32]byte{}, err
-	}
-	if got != a.Root.Root {
-		return [32]byte{}, fmt.Errorf("%w: the path of leaf %d leads to %x, not to %x", ErrNoRoot, a.Root.Index, got[:8], a.Root.Root[:8])
-	}
-	return bls.InputRootDigest(chainID, a.Epoch, a.Root.Root), nil
-}
 
 // signedLog remembers the upload digests a member signed, for
 // SignedDigestTTL and at most MaxSignedDigests of them (oldest forgotten
@@ -581,7 +547,7 @@ func (m *Member) rootSubset(n int, answers map[transport.MemberID][]byte) []int 
 // root batch and waits for the batch's round: the upload's root
 // attestation, or why there is none. A waiter that gives up (ctx) leaves
 // the batch and its round to the others.
-func (m *Member) awaitRoot(ctx context.Context, leaf [32]byte) (*InputRootAttestation, error) {
+func (m *Member) awaitRoot(ctx context.Context, leaf [32]byte) (*api.InputRootAttestation, error) {
 	rb, i, err := m.enqueueRoot(leaf)
 	if err != nil {
 		return nil, err
@@ -601,6 +567,6 @@ func (m *Member) awaitRoot(ctx context.Context, leaf [32]byte) (*InputRootAttest
 	if j < 0 {
 		return nil, errors.New("too few members attested this upload for the batch's root (it was signed without it)")
 	}
-	return &InputRootAttestation{Root: r.root, Index: uint64(j), Path: r.paths[j],
+	return &api.InputRootAttestation{Root: r.root, Index: uint64(j), Path: r.paths[j],
 		Signature: bytes.Clone(r.signature), Signers: bytes.Clone(r.signers)}, nil
 }

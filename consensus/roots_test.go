@@ -1,4 +1,4 @@
-package consensus
+package consensus_test
 
 import (
 	"bytes"
@@ -8,9 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"net/http"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -20,33 +18,37 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/fhegate/fhegate/bls"
+	. "github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/api"
+	"github.com/fhegate/fhegate/consensus/apiserver"
+	"github.com/fhegate/fhegate/consensus/local"
 	"github.com/fhegate/fhegate/consensus/transport"
 )
 
 // startRootCommittee is an n-member committee (no Run loop) whose members
 // collect rooted uploads for window.
-func startRootCommittee(t *testing.T, n, th int, window time.Duration, knobs func(id uint32) TestingKnobs) *LocalCommittee {
+func startRootCommittee(t *testing.T, n, th int, window time.Duration, knobs func(id uint32) TestingKnobs) *local.Committee {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	lc, err := StartLocal(ctx, LocalOptions{N: n, T: th, Dir: t.TempDir(), Preset: "InsecureBGVN10", Rotations: []int{1},
+	lc, err := local.Start(ctx, local.Options{N: n, T: th, Dir: t.TempDir(), Preset: "InsecureBGVN10", Rotations: []int{1},
 		RoundTimeout: 10 * time.Second, RootWindow: window, MemberKnobs: knobs, Log: zaptest.NewLogger(t)})
 	require.NoError(t, err)
 	t.Cleanup(lc.Close)
 	return lc
 }
 
-func rootUpload(t *testing.T, m *Member, owner [20]byte, v int64) []InputUpload {
+func rootUpload(t *testing.T, m *Member, owner [20]byte, v int64) []api.InputUpload {
 	t.Helper()
-	ct, proof, err := m.EncryptInput(ReplicatedInts(m.Params(), v), owner)
+	ct, proof, err := m.EncryptInput(api.ReplicatedInts(m.Params(), v), owner)
 	require.NoError(t, err)
-	return []InputUpload{{Ciphertext: ct, Proof: proof, CType: 1}}
+	return []api.InputUpload{{Ciphertext: ct, Proof: proof, CType: 1}}
 }
 
 // checkRoot: the attestation's per-upload aggregate verifies; its leaf is
 // the upload's bls.InputBatchDigest, its path leads to the root, and the
 // root's aggregate verifies over bls.InputRootDigest with ≥ t signers.
-func checkRoot(t *testing.T, lc *LocalCommittee, att *InputAttestation) {
+func checkRoot(t *testing.T, lc *local.Committee, att *api.InputAttestation) {
 	t.Helper()
 	committee, _, err := lc.Config.BLSCommittee()
 	require.NoError(t, err)
@@ -90,12 +92,12 @@ func TestInputRoots(t *testing.T) {
 	}
 	lc := startRootCommittee(t, 5, 3, time.Minute, knobs)
 	m1 := lc.Member(1)
-	api := startAPI(t, lc, DevAPIOptions())
+	srv := startAPI(t, lc, apiserver.DevAPIOptions())
 	chain := lc.Config.ChainIDBig()
 
-	atts := make([]*InputAttestation, viaMember+viaAPI)
+	atts := make([]*api.InputAttestation, viaMember+viaAPI)
 	errs := make([]error, len(atts))
-	ups := make([][]InputUpload, len(atts))
+	ups := make([][]api.InputUpload, len(atts))
 	for i := range ups {
 		ups[i] = rootUpload(t, m1, [20]byte{0xd0, byte(i)}, int64(i))
 	}
@@ -106,7 +108,7 @@ func TestInputRoots(t *testing.T) {
 			if i < viaMember {
 				atts[i], errs[i] = m1.UploadBatchRooted(context.Background(), owner, ups[i])
 			} else {
-				atts[i], errs[i] = UploadInputsRooted(context.Background(), api.url, "", chain, owner, ups[i])
+				atts[i], errs[i] = api.UploadInputsRooted(context.Background(), srv.url, "", chain, owner, ups[i])
 			}
 		})
 	}
@@ -131,8 +133,8 @@ func TestInputRoots(t *testing.T) {
 		att, err := m1.UploadBatch(context.Background(), [20]byte{0xd9}, rootUpload(t, m1, [20]byte{0xd9}, 9))
 		require.NoError(t, err)
 		require.Nil(t, att.Root)
-		require.NotContains(t, rawUpload(t, api, [20]byte{0xda}, false), `"root"`)
-		require.Contains(t, rawUpload(t, api, [20]byte{0xdb}, true), `"root"`)
+		require.NotContains(t, rawUpload(t, srv, [20]byte{0xda}, false), `"root"`)
+		require.Contains(t, rawUpload(t, srv, [20]byte{0xdb}, true), `"root"`)
 	})
 }
 
@@ -140,7 +142,7 @@ func TestInputRoots(t *testing.T) {
 func rawUpload(t *testing.T, a *apiRig, owner [20]byte, rooted bool) string {
 	t.Helper()
 	u := rootUpload(t, a.lc.Member(1), owner, 1)[0]
-	body, err := json.Marshal(UploadRequest{Owner: hex0x(owner[:]), Ciphertext: hex0x(u.Ciphertext), Proof: hex0x(u.Proof), CType: 1, Rooted: rooted})
+	body, err := json.Marshal(api.UploadRequest{Owner: Hex0x(owner[:]), Ciphertext: Hex0x(u.Ciphertext), Proof: Hex0x(u.Proof), CType: 1, Rooted: rooted})
 	require.NoError(t, err)
 	resp := a.do(http.MethodPost, "/v1/inputs", "", bytes.NewReader(body))
 	b, err := io.ReadAll(resp.Body)
@@ -163,13 +165,13 @@ func rawUpload(t *testing.T, a *apiRig, owner [20]byte, rooted bool) string {
 //
 // The honest request (the uploads' own digests, the committee's epoch) is
 // signed.
-func rootAttacks(t *testing.T, lc *LocalCommittee, leaves [][32]byte) {
+func rootAttacks(t *testing.T, lc *local.Committee, leaves [][32]byte) {
 	m1 := lc.Member(1)
 	epoch := lc.Config.Epoch
 	forged := append([][32]byte{{0xee, 0xee}}, leaves...)
 	huge := binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint64(nil, epoch), MaxRootLeaves+1)
 	huge = append(huge, make([]byte, 32*(MaxRootLeaves+1))...)
-	short := rootSign(epoch, leaves)
+	short := RootSign(epoch, leaves)
 	short = short[:len(short)-1]
 	root, _, err := bls.InputRootTree(leaves)
 	require.NoError(t, err)
@@ -181,27 +183,27 @@ func rootAttacks(t *testing.T, lc *LocalCommittee, leaves [][32]byte) {
 		payload []byte
 		refusal string // "" : signed
 	}{
-		{"leaf nobody signed", rootSign(epoch, forged), "partial"},
-		{"wrong epoch", rootSign(epoch+1, leaves), fmt.Sprintf("root for epoch %d, this committee's epoch is %d", epoch+1, epoch)},
+		{"leaf nobody signed", RootSign(epoch, forged), "partial"},
+		{"wrong epoch", RootSign(epoch+1, leaves), fmt.Sprintf("root for epoch %d, this committee's epoch is %d", epoch+1, epoch)},
 		{"count over MaxRootLeaves", huge, "outside [1,1024]"},
 		{"length does not match the count", short, "want"},
-		{"zero leaves", rootSign(epoch, nil), "outside [1,1024]"},
-		{"honest", rootSign(epoch, leaves), ""},
+		{"zero leaves", RootSign(epoch, nil), "outside [1,1024]"},
+		{"honest", RootSign(epoch, leaves), ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
-			session := fmt.Sprintf("evil/%d/%x", i, randTag())
+			session := fmt.Sprintf("evil/%d/%x", i, RandTag())
 			peers := []transport.MemberID{2, 3, 4, 5}
-			require.NoError(t, m1.mux.Broadcast(ctx, peers, transport.Message{Type: transport.TypeRootSign, Session: session, Payload: tc.payload}))
-			got := m1.mux.Collect(ctx, session, transport.TypeRootAck, peers)
+			require.NoError(t, m1.Mux().Broadcast(ctx, peers, transport.Message{Type: transport.TypeRootSign, Session: session, Payload: tc.payload}))
+			got := m1.Mux().Collect(ctx, session, transport.TypeRootAck, peers)
 			require.Empty(t, got.Missing)
 			for id, msg := range got.Got {
 				require.NotEmpty(t, msg.Payload)
 				if tc.refusal == "partial" {
 					// no signature: the bitmap of the leaves the member
 					// knows (all but the forged leaf 0), for a subset round
-					require.Equal(t, []byte{rootPartial, 0b111110}, msg.Payload, "member %d", id)
+					require.Equal(t, []byte{RootPartial, 0b111110}, msg.Payload, "member %d", id)
 					continue
 				}
 				if tc.refusal != "" {
@@ -219,21 +221,21 @@ func rootAttacks(t *testing.T, lc *LocalCommittee, leaves [][32]byte) {
 // rootWaiterGivesUp — three waiters share a batch; the one whose context
 // ends while the batch collects returns without a root, and the other two
 // still get the root of all three leaves.
-func rootWaiterGivesUp(t *testing.T, lc *LocalCommittee) {
+func rootWaiterGivesUp(t *testing.T, lc *local.Committee) {
 	m1 := lc.Member(1)
 	leaves := [][32]byte{{0xf1}, {0xf2}, {0xf3}}
 	for _, m := range lc.Members {
 		for _, l := range leaves {
-			m.signed.add(l) // as if each member had signed these uploads
+			m.MarkSigned(l) // as if each member had signed these uploads
 		}
 	}
 	// one more upload "in progress" keeps the batch open until it is
 	// abandoned (a batch closes early once none is left)
 	for range len(leaves) + 1 {
-		m1.roots.begin()
+		m1.RootsBegin()
 	}
 	quitter, quit := context.WithCancel(context.Background())
-	res := make([]*InputRootAttestation, len(leaves))
+	res := make([]*api.InputRootAttestation, len(leaves))
 	errs := make([]error, len(leaves))
 	var wg sync.WaitGroup
 	for i, l := range leaves {
@@ -241,15 +243,14 @@ func rootWaiterGivesUp(t *testing.T, lc *LocalCommittee) {
 		if i == 0 {
 			ctx = quitter
 		}
-		wg.Go(func() { res[i], errs[i] = m1.awaitRoot(ctx, l) })
+		wg.Go(func() { res[i], errs[i] = m1.AwaitRoot(ctx, l) })
 	}
 	require.Eventually(t, func() bool {
-		m1.roots.mu.Lock()
-		defer m1.roots.mu.Unlock()
-		return m1.roots.open != nil && len(m1.roots.open.leaves) == len(leaves)
+		open, n := m1.RootsOpen()
+		return open && n == len(leaves)
 	}, 10*time.Second, time.Millisecond, "all three are in the batch")
 	quit()
-	m1.roots.abandon() // the last upload in progress gives up: the batch closes now
+	m1.RootsAbandon() // the last upload in progress gives up: the batch closes now
 	wg.Wait()
 	require.ErrorIs(t, errs[0], context.Canceled)
 	require.Nil(t, res[0])
@@ -263,7 +264,7 @@ func rootWaiterGivesUp(t *testing.T, lc *LocalCommittee) {
 
 // checkLeafRoot: leaf's path leads to its root, whose aggregate verifies
 // over bls.InputRootDigest with ≥ t signers.
-func checkLeafRoot(t *testing.T, lc *LocalCommittee, leaf [32]byte, r *InputRootAttestation) {
+func checkLeafRoot(t *testing.T, lc *local.Committee, leaf [32]byte, r *api.InputRootAttestation) {
 	t.Helper()
 	committee, _, err := lc.Config.BLSCommittee()
 	require.NoError(t, err)
@@ -298,30 +299,29 @@ func TestInputRootNoQuorum(t *testing.T) {
 	require.NoError(t, err)
 	require.GreaterOrEqual(t, n, lc.Config.Threshold)
 	_, err = att.RootDigest(lc.Config.ChainIDBig())
-	require.ErrorIs(t, err, ErrNoRoot)
+	require.ErrorIs(t, err, api.ErrNoRoot)
 
-	api := startAPI(t, lc, DevAPIOptions())
-	require.NotContains(t, rawUpload(t, api, [20]byte{0xe2}, true), `"root"`)
-	catt, err := UploadInputsRooted(context.Background(), api.url, "", lc.Config.ChainIDBig(), [20]byte{0xe3}, rootUpload(t, m1, [20]byte{0xe3}, 4))
+	srv := startAPI(t, lc, apiserver.DevAPIOptions())
+	require.NotContains(t, rawUpload(t, srv, [20]byte{0xe2}, true), `"root"`)
+	catt, err := api.UploadInputsRooted(context.Background(), srv.url, "", lc.Config.ChainIDBig(), [20]byte{0xe3}, rootUpload(t, m1, [20]byte{0xe3}, 4))
 	require.NoError(t, err)
 	require.Nil(t, catt.Root)
 
 	// Close while a batch collects: the waiter returns, Close does not hang.
-	m1.signed.add([32]byte{0xc0})
-	m1.roots.begin()
-	m1.roots.begin() // another upload still in progress: the batch waits for it
+	m1.MarkSigned([32]byte{0xc0})
+	m1.RootsBegin()
+	m1.RootsBegin() // another upload still in progress: the batch waits for it
 	done := make(chan error, 1)
-	go func() { _, err := m1.awaitRoot(context.Background(), [32]byte{0xc0}); done <- err }()
+	go func() { _, err := m1.AwaitRoot(context.Background(), [32]byte{0xc0}); done <- err }()
 	require.Eventually(t, func() bool {
-		m1.roots.mu.Lock()
-		defer m1.roots.mu.Unlock()
-		return m1.roots.open != nil
+		open, _ := m1.RootsOpen()
+		return open
 	}, 5*time.Second, time.Millisecond)
 	start := time.Now()
 	lc.Kill(1)
 	require.ErrorContains(t, <-done, "member closed")
 	require.Less(t, time.Since(start), time.Second, "the batch waits out its window after Close")
-	_, err = m1.awaitRoot(context.Background(), [32]byte{0xc0})
+	_, err = m1.AwaitRoot(context.Background(), [32]byte{0xc0})
 	require.ErrorContains(t, err, "member closed")
 }
 
@@ -346,34 +346,32 @@ func TestInputRootClosesWhenIdle(t *testing.T) {
 		roots = append(roots, att.Root.Root)
 	}
 	require.NotEqual(t, roots[0], roots[1])
-	m1.roots.mu.Lock()
-	defer m1.roots.mu.Unlock()
-	require.Zero(t, m1.roots.pending)
+	require.Zero(t, m1.RootsPending())
 }
 
 // TestSignRootWaitsForLateLeaf: a root request that reaches a member
 // before the StorePut of one of its uploads (the coordinator went on with
 // the other members' acknowledgements) is signed once the member has
-// signed that upload, within rootLeafWait; a leaf that never comes is
+// signed that upload, within RootLeafWait; a leaf that never comes is
 // refused after it.
 func TestSignRootWaitsForLateLeaf(t *testing.T) {
 	t.Parallel()
 	lc := startRootCommittee(t, 3, 2, time.Second, nil)
 	m2 := lc.Member(2)
 	early, late := [32]byte{0xa1}, [32]byte{0xa2}
-	m2.signed.add(early)
+	m2.MarkSigned(early)
 	go func() {
-		time.Sleep(rootLeafWait / 4)
-		m2.signed.add(late)
+		time.Sleep(RootLeafWait / 4)
+		m2.MarkSigned(late)
 	}()
-	sig, err := m2.signRoot(lc.Config.Epoch, [][32]byte{early, late})
+	sig, err := m2.SignRoot(lc.Config.Epoch, [][32]byte{early, late})
 	require.NoError(t, err)
 	root, _, err := bls.InputRootTree([][32]byte{early, late})
 	require.NoError(t, err)
 	d := bls.InputRootDigest(lc.Config.ChainIDBig(), lc.Config.Epoch, root)
-	require.NoError(t, bls.Verify(m2.cfg.BLSKey.PublicKey(), d[:], sig))
+	require.NoError(t, bls.Verify(m2.BLSKey().PublicKey(), d[:], sig))
 
-	_, err = m2.signRoot(lc.Config.Epoch, [][32]byte{early, {0xa3}})
+	_, err = m2.SignRoot(lc.Config.Epoch, [][32]byte{early, {0xa3}})
 	require.ErrorContains(t, err, "leaf 1")
 }
 
@@ -390,17 +388,17 @@ func TestInputRootSubset(t *testing.T) {
 	m1 := lc.Member(1)
 	leaves := [][32]byte{{0xb0}, {0xb1}, {0xb2}}
 	for _, l := range leaves {
-		m1.signed.add(l)
-		m1.roots.begin()
+		m1.MarkSigned(l)
+		m1.RootsBegin()
 	}
-	lc.Member(2).signed.add(leaves[0])
-	lc.Member(2).signed.add(leaves[1])
-	lc.Member(3).signed.add(leaves[0])
-	res := make([]*InputRootAttestation, len(leaves))
+	lc.Member(2).MarkSigned(leaves[0])
+	lc.Member(2).MarkSigned(leaves[1])
+	lc.Member(3).MarkSigned(leaves[0])
+	res := make([]*api.InputRootAttestation, len(leaves))
 	errs := make([]error, len(leaves))
 	var wg sync.WaitGroup
 	for i, l := range leaves {
-		wg.Go(func() { res[i], errs[i] = m1.awaitRoot(context.Background(), l) })
+		wg.Go(func() { res[i], errs[i] = m1.AwaitRoot(context.Background(), l) })
 	}
 	wg.Wait()
 	require.ErrorContains(t, errs[2], "too few members attested this upload")
@@ -424,157 +422,22 @@ func signerIDs(t *testing.T, bitmap []byte) []int {
 	return idx
 }
 
-// TestSignedLog: a member remembers the digests it signed for the TTL and
-// at most max of them, the oldest forgotten first; signing a digest again
-// restarts its lifetime.
-func TestSignedLog(t *testing.T) {
-	t.Parallel()
-	now := time.Unix(1_700_000_000, 0)
-	l := newSignedLog(10*time.Minute, 4)
-	l.now = func() time.Time { return now }
-	d := func(b byte) [32]byte { return [32]byte{b} }
-	for _, step := range []struct {
-		name    string
-		advance time.Duration
-		add     []byte
-		has     []byte
-		hasNot  []byte
-		size    int
-	}{
-		{"added", 0, []byte{1, 2}, []byte{1, 2}, []byte{3}, 2},
-		{"before the TTL", 9 * time.Minute, []byte{3}, []byte{1, 2, 3}, nil, 3},
-		{"1 and 2 expire", time.Minute, nil, []byte{3}, []byte{1, 2}, 1},
-		{"signed again", 0, []byte{3}, []byte{3}, nil, 1},
-		{"cap: the oldest go", 0, []byte{4, 5, 6, 7, 8}, []byte{5, 6, 7, 8}, []byte{3, 4}, 4},
-		{"re-signing", 0, []byte{5}, []byte{5, 6, 7, 8}, nil, 4},
-		{"a re-signed digest is not the oldest", 0, []byte{9}, []byte{5, 7, 8, 9}, []byte{6}, 4},
-		{"all expire", 10 * time.Minute, nil, nil, []byte{5, 7, 8, 9}, 0},
-	} {
-		now = now.Add(step.advance)
-		for _, b := range step.add {
-			l.add(d(b))
-		}
-		for _, b := range step.has {
-			require.True(t, l.has(d(b)), "%s: %d", step.name, b)
-		}
-		for _, b := range step.hasNot {
-			require.False(t, l.has(d(b)), "%s: %d", step.name, b)
-		}
-		require.Equal(t, step.size, l.len(), step.name)
-		require.LessOrEqual(t, len(l.q), 8, step.name)
-	}
-
-	// A flood of digests stays within the cap.
-	big := newSignedLog(time.Hour, 100)
-	for i := range 10_000 {
-		big.add([32]byte{byte(i), byte(i >> 8)})
-	}
-	require.Equal(t, 100, big.len())
-	require.LessOrEqual(t, len(big.q), 200)
-
-	// Re-signing one digest over and over neither grows the queue nor
-	// pushes out the other digests.
-	again := newSignedLog(time.Hour, 10)
-	again.add([32]byte{1})
-	for range 10_000 {
-		again.add([32]byte{2})
-	}
-	require.True(t, again.has([32]byte{1}))
-	require.Equal(t, 2, again.len())
-	require.LessOrEqual(t, len(again.q), 20)
-}
-
-// TestParseRootSign: the TypeRootSign framing refuses every malformed
-// payload, and a huge count is refused before anything is allocated.
-func TestParseRootSign(t *testing.T) { // not parallel: it measures allocations
-	leaves := [][32]byte{{1}, {2}, {3}}
-	ok := rootSign(7, leaves)
-	header := func(count uint32) []byte {
-		return binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint64(nil, 7), count)
-	}
-	for _, tc := range []struct {
-		name string
-		b    []byte
-		want string // "" : accepted
-	}{
-		{"ok", ok, ""},
-		{"max leaves", rootSign(7, make([][32]byte, MaxRootLeaves)), ""},
-		{"empty", nil, "shorter than its 12-byte header"},
-		{"short header", ok[:11], "shorter than its 12-byte header"},
-		{"zero leaves", header(0), "0 leaves outside [1,1024]"},
-		{"over MaxRootLeaves", append(header(MaxRootLeaves+1), make([]byte, 32*(MaxRootLeaves+1))...), "1025 leaves outside"},
-		{"huge count", header(math.MaxUint32), "4294967295 leaves outside"},
-		{"one byte short", ok[:len(ok)-1], "want 108"},
-		{"one byte over", append(bytes.Clone(ok), 0), "want 108"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			epoch, got, err := parseRootSign(tc.b)
-			if tc.want != "" {
-				require.ErrorContains(t, err, tc.want)
-				require.Nil(t, got)
-				return
-			}
-			require.NoError(t, err)
-			require.Equal(t, uint64(7), epoch)
-			require.Equal(t, tc.b, rootSign(epoch, got))
-		})
-	}
-	// A count the payload does not carry is refused before the leaves are
-	// allocated: 32 KiB each for MaxRootLeaves, only the error here.
-	for _, b := range [][]byte{header(math.MaxUint32), header(MaxRootLeaves)} {
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		for range 100 {
-			_, _, err := parseRootSign(b)
-			require.Error(t, err)
-		}
-		runtime.ReadMemStats(&after)
-		require.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(100*4096), "leaves allocated for a payload without them")
-	}
-}
-
-// FuzzParseRootSign: the TypeRootSign framing never panics, accepts only
-// 1…MaxRootLeaves leaves and re-frames what it accepts to the same bytes.
-func FuzzParseRootSign(f *testing.F) {
-	f.Add(rootSign(1, [][32]byte{{1}}))
-	f.Add(rootSign(9, [][32]byte{{1}, {2}, {3}}))
-	f.Add([]byte{})
-	f.Add(make([]byte, 12))
-	f.Add(append(make([]byte, 8), 0xff, 0xff, 0xff, 0xff))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		in := bytes.Clone(b)
-		epoch, leaves, err := parseRootSign(b)
-		if !bytes.Equal(in, b) {
-			t.Fatal("input mutated")
-		}
-		if err != nil {
-			return
-		}
-		if len(leaves) == 0 || len(leaves) > MaxRootLeaves {
-			t.Fatalf("%d leaves accepted", len(leaves))
-		}
-		if !bytes.Equal(rootSign(epoch, leaves), b) {
-			t.Fatal("re-framing differs")
-		}
-	})
-}
-
 // TestInputRootJSON: a rooted attestation survives JSON both ways; a plain
 // one has no "root"; a malformed root is refused.
 func TestInputRootJSON(t *testing.T) {
 	t.Parallel()
-	att := &InputAttestation{Owner: [20]byte{1}, Preset: 2, Epoch: 3, Items: []bls.InputItem{{Handle: [32]byte{4}, CType: 1, ProofDigest: [32]byte{5}}},
+	att := &api.InputAttestation{Owner: [20]byte{1}, Preset: 2, Epoch: 3, Items: []bls.InputItem{{Handle: [32]byte{4}, CType: 1, ProofDigest: [32]byte{5}}},
 		Signature: bytes.Repeat([]byte{6}, bls.SignatureLen), Signers: []byte{7}}
 	att.Handle = att.Items[0].Handle
 	plain, err := json.Marshal(att.JSON())
 	require.NoError(t, err)
 	require.NotContains(t, string(plain), `"root"`)
 
-	att.Root = &InputRootAttestation{Root: [32]byte{8}, Index: 5, Path: [][32]byte{{9}, {10}, {11}},
+	att.Root = &api.InputRootAttestation{Root: [32]byte{8}, Index: 5, Path: [][32]byte{{9}, {10}, {11}},
 		Signature: bytes.Repeat([]byte{12}, bls.SignatureLen), Signers: []byte{0b111}}
 	b, err := json.Marshal(att.JSON())
 	require.NoError(t, err)
-	var j AttestationJSON
+	var j api.AttestationJSON
 	require.NoError(t, json.Unmarshal(b, &j))
 	require.Equal(t, uint64(5), j.Root.Index)
 	require.Len(t, j.Root.Path, 3)
@@ -582,30 +445,30 @@ func TestInputRootJSON(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, att, back)
 
-	one := &InputAttestation{Owner: att.Owner, Items: att.Items, Handle: att.Handle, Signature: att.Signature, Signers: att.Signers,
-		Root: &InputRootAttestation{Root: [32]byte{1}, Path: [][32]byte{}, Signature: att.Root.Signature, Signers: []byte{1}}}
+	one := &api.InputAttestation{Owner: att.Owner, Items: att.Items, Handle: att.Handle, Signature: att.Signature, Signers: att.Signers,
+		Root: &api.InputRootAttestation{Root: [32]byte{1}, Path: [][32]byte{}, Signature: att.Root.Signature, Signers: []byte{1}}}
 	b, err = json.Marshal(one.JSON())
 	require.NoError(t, err)
 	require.Contains(t, string(b), `"path":[]`, "a one-leaf root has an empty path, not null")
 
-	sib := hex0x(make([]byte, 32))
+	sib := Hex0x(make([]byte, 32))
 	for _, tc := range []struct {
 		name string
-		mod  func(r *InputRootJSON)
+		mod  func(r *api.InputRootJSON)
 		want string
 	}{
-		{"path too long", func(r *InputRootJSON) {
+		{"path too long", func(r *api.InputRootJSON) {
 			r.Path = make([]string, bls.MaxInputRootDepth+1)
 			for i := range r.Path {
 				r.Path[i] = sib
 			}
 		}, "path of 17 siblings"},
-		{"index outside the tree", func(r *InputRootJSON) { r.Index = 8 }, "index 8 outside a tree of depth 3"},
-		{"root not 32 bytes", func(r *InputRootJSON) { r.Root = "0x01" }, "root: not 32-byte hex"},
-		{"sibling not hex", func(r *InputRootJSON) { r.Path[1] = "0xzz" }, "path sibling 1"},
-		{"signature length", func(r *InputRootJSON) { r.Signature = "0x0102" }, "signature is not 96-byte hex"},
-		{"no signers", func(r *InputRootJSON) { r.Signers = "0x" }, "signers is not a hex bitmap"},
-		{"signers too long", func(r *InputRootJSON) { r.Signers = "0x010203" }, "signers is not a hex bitmap"},
+		{"index outside the tree", func(r *api.InputRootJSON) { r.Index = 8 }, "index 8 outside a tree of depth 3"},
+		{"root not 32 bytes", func(r *api.InputRootJSON) { r.Root = "0x01" }, "root: not 32-byte hex"},
+		{"sibling not hex", func(r *api.InputRootJSON) { r.Path[1] = "0xzz" }, "path sibling 1"},
+		{"signature length", func(r *api.InputRootJSON) { r.Signature = "0x0102" }, "signature is not 96-byte hex"},
+		{"no signers", func(r *api.InputRootJSON) { r.Signers = "0x" }, "signers is not a hex bitmap"},
+		{"signers too long", func(r *api.InputRootJSON) { r.Signers = "0x010203" }, "signers is not a hex bitmap"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			jj := att.JSON()

@@ -11,6 +11,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/fhegate/fhegate/consensus/circuit"
 	"github.com/fhegate/fhegate/consensus/protocol"
 	"github.com/fhegate/fhegate/consensus/store"
 	"github.com/fhegate/fhegate/fhe"
@@ -192,27 +193,6 @@ func (m *Member) adoptOne(ctx context.Context, ks keySnap, h fhe.Handle, b []byt
 	return m.st.PutAt(h, fb, ks.km.Epoch)
 }
 
-// SetCommittee switches the in-memory chain to the next committee, as
-// FHEVerdict.setCommittee does on chain: the new config's epoch must be the
-// current one plus one; verdicts are then accepted only under the new
-// epoch and BLS keys.
-func (c *MemChain) SetCommittee(cfg *CommitteeConfig) error {
-	com, _, err := cfg.BLSCommittee()
-	if err != nil {
-		return err
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if cfg.Epoch != c.epoch+1 {
-		return fmt.Errorf("%w: committee epoch %d after %d", ErrVerdictRejected, cfg.Epoch, c.epoch)
-	}
-	if cfg.ChainIDBig().Cmp(c.chainID) != 0 {
-		return fmt.Errorf("%w: committee for chain %s", ErrVerdictRejected, cfg.ChainID)
-	}
-	c.committee, c.threshold, c.epoch = com, cfg.Threshold, cfg.Epoch
-	return nil
-}
-
 // Epoch returns the member's committee epoch.
 func (m *Member) Epoch() uint64 { return m.cfg.Committee.Epoch }
 
@@ -234,21 +214,21 @@ func (m *Member) Epoch() uint64 { return m.cfg.Committee.Epoch }
 // encryption of zero under the new key), (oldT + 1)·B_ct with B_ct =
 // 2^eval.CiphertextNoiseBits. The input is at the stored input's (top)
 // level, far above the floor either bound needs.
-func reencryptedBounds(p *fhe.Params, oldSigmaBits float64, oldT int) (RefreshBounds, error) {
+func reencryptedBounds(p *fhe.Params, oldSigmaBits float64, oldT int) (circuit.RefreshBounds, error) {
 	honest := float64(eval.CiphertextNoiseBits)
-	accepted, err := AcceptedInputNoiseBits(p)
+	accepted, err := circuit.AcceptedInputNoiseBits(p)
 	if err != nil {
-		return RefreshBounds{}, err
+		return circuit.RefreshBounds{}, err
 	}
 	if oldT < 1 || oldT > eval.MaxMembers {
-		return RefreshBounds{}, fmt.Errorf("consensus: old committee threshold %d outside 1..%d", oldT, eval.MaxMembers)
+		return circuit.RefreshBounds{}, fmt.Errorf("consensus: old committee threshold %d outside 1..%d", oldT, eval.MaxMembers)
 	}
 	sigma := oldSigmaBits
 	if sigma <= 0 {
 		sigma = eval.CiphertextNoiseBits + eval.DefaultFloodingBits
 	}
 	tt := float64(oldT)
-	return RefreshBounds{
+	return circuit.RefreshBounds{
 		NoiseBits: math.Log2((tt + 1) * math.Exp2(honest)),
 		WorstBits: math.Log2(tt*8*math.Exp2(sigma) + tt*math.Exp2(honest) + math.Exp2(accepted)),
 	}, nil

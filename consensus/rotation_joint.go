@@ -11,6 +11,8 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/fhegate/fhegate/consensus/chainio"
+	"github.com/fhegate/fhegate/consensus/config"
 	"github.com/fhegate/fhegate/consensus/protocol"
 	"github.com/fhegate/fhegate/consensus/store"
 	"github.com/fhegate/fhegate/consensus/transport"
@@ -131,7 +133,7 @@ func (p jointPlan) group(m *Member, mux *transport.Mux) protocol.Group {
 // prepareSwitchOut is an old active member's check before the key switch:
 // the target is not its own key, it is the key its chain recorded for
 // epoch+1, and it is pinned as this epoch's one target.
-func (m *Member) prepareSwitchOut(ctx context.Context, reg CommitteeKeyRegistry, p jointPlan) (keySnap, error) {
+func (m *Member) prepareSwitchOut(ctx context.Context, reg chainio.CommitteeKeyRegistry, p jointPlan) (keySnap, error) {
 	ks, err := m.snap()
 	if err != nil {
 		return ks, err
@@ -145,7 +147,7 @@ func (m *Member) prepareSwitchOut(ctx context.Context, reg CommitteeKeyRegistry,
 	if p.tpd == ks.km.PKDigest {
 		return ks, errors.New("consensus: key switch target is this committee's own key")
 	}
-	if err := VerifyTargetKey(ctx, reg, ks.km.Epoch+1, p.tpd); err != nil {
+	if err := chainio.VerifyTargetKey(ctx, reg, ks.km.Epoch+1, p.tpd); err != nil {
 		return ks, fmt.Errorf("consensus: old member %d refuses the key switch: %w", m.id, err)
 	}
 	return ks, m.pinEpochTarget(ks, p.tpd)
@@ -265,7 +267,7 @@ func decodeHandles(b []byte) ([]fhe.Handle, error) {
 // active members run Member.SwitchToNext, every new member
 // Member.AdoptFromPrevious, at the same time.
 type JointRotation struct {
-	Old, New *CommitteeConfig
+	Old, New *config.CommitteeConfig
 	// Target is the new committee's collective public key (its
 	// committee.pk); old members refuse it unless their chain recorded its
 	// digest for the new epoch.
@@ -306,77 +308,12 @@ func (j JointRotation) wait() time.Duration {
 	return j.Wait
 }
 
-// JointOldID is old member id's ID on the joint transport of a rotation to
-// the committee nw: n′ + id.
-func JointOldID(nw *CommitteeConfig, id uint32) transport.MemberID {
-	return transport.MemberID(len(nw.Members)) + transport.MemberID(id)
-}
-
-// JointPeers is the peer list of a rotation's joint transport: the new
-// committee's members under their IDs at their addresses, the old
-// committee's at JointOldID, each with its pinned TLS key. The two
-// committees must not share a TLS key or an address.
-func JointPeers(old, nw *CommitteeConfig) ([]transport.Peer, error) {
-	np, err := nw.Peers()
-	if err != nil {
-		return nil, err
-	}
-	op, err := old.Peers()
-	if err != nil {
-		return nil, err
-	}
-	keys, addrs := map[string]bool{}, map[string]bool{}
-	out := make([]transport.Peer, 0, len(np)+len(op))
-	for _, p := range np {
-		keys[string(p.PubKey)], addrs[p.Addr] = true, true
-		out = append(out, p)
-	}
-	for _, p := range op {
-		if keys[string(p.PubKey)] {
-			return nil, fmt.Errorf("consensus: old member %d uses a new member's TLS key: the joint session could not tell them apart", p.ID)
-		}
-		if addrs[p.Addr] {
-			return nil, fmt.Errorf("consensus: old member %d listens at %s, as a new member does: give the committees distinct addresses", p.ID, p.Addr)
-		}
-		p.ID = JointOldID(nw, uint32(p.ID))
-		out = append(out, p)
-	}
-	return out, nil
-}
-
-// JointMemberTransport is a new member's transport for a rotation: tr is
-// its TLS transport over JointPeers (its joint ID is its committee ID);
-// messages from the old members (IDs above n′) reach it only if they are of
-// the key switch's types, so an old member cannot use the new member's
-// request handlers (store, fetch, root signing).
-func JointMemberTransport(tr transport.Transport, nw *CommitteeConfig) transport.Transport {
-	return &jointFilter{Transport: tr, n: transport.MemberID(len(nw.Members))}
-}
-
-type jointFilter struct {
-	transport.Transport
-	n transport.MemberID
-}
-
-func (f *jointFilter) Recv(ctx context.Context) (transport.Message, error) {
-	for {
-		msg, err := f.Transport.Recv(ctx)
-		if err != nil || msg.From <= f.n {
-			return msg, err
-		}
-		switch msg.Type {
-		case transport.TypeAgreed, transport.TypeShareCommit, transport.TypeReencryptShare, transport.TypeMaskSeed:
-			return msg, nil
-		}
-	}
-}
-
 // SwitchToNext is an old member's part of a joint rotation: m is one of
 // j.OldActive, reg its chain (FHEVerdict.committeeKeyOf), joint a mux over
-// its TLS transport on JointPeers as JointOldID. It checks the target on
+// its TLS transport on config.JointPeers as config.JointOldID. It checks the target on
 // chain, waits for every participant, then key-switches every input it
 // stores under its epoch. It returns the number of inputs switched.
-func (m *Member) SwitchToNext(ctx context.Context, reg CommitteeKeyRegistry, joint *transport.Mux, j JointRotation) (int, error) {
+func (m *Member) SwitchToNext(ctx context.Context, reg chainio.CommitteeKeyRegistry, joint *transport.Mux, j JointRotation) (int, error) {
 	p, err := j.plan()
 	if err != nil {
 		return 0, err
@@ -384,7 +321,7 @@ func (m *Member) SwitchToNext(ctx context.Context, reg CommitteeKeyRegistry, joi
 	if uint64(m.cfg.Committee.Epoch) != j.Old.Epoch {
 		return 0, fmt.Errorf("consensus: this member is of epoch %d, the old committee's is %d", m.cfg.Committee.Epoch, j.Old.Epoch)
 	}
-	self := JointOldID(j.New, uint32(m.id))
+	self := config.JointOldID(j.New, uint32(m.id))
 	if joint.Self() != self {
 		return 0, fmt.Errorf("consensus: joint transport is member %d, old member %d is %d there", joint.Self(), m.id, self)
 	}
@@ -413,7 +350,7 @@ func (p jointPlan) named(err error) error {
 }
 
 // AdoptFromPrevious is a new member's part of a joint rotation: m runs on
-// JointMemberTransport. It waits for every participant, takes part in the
+// config.JointMemberTransport. It waits for every participant, takes part in the
 // key switch of every input, then refreshes the outputs under the new key
 // with the other new members, agrees on their digests and stores them
 // under their handles. It returns the number of inputs stored.

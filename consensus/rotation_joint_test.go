@@ -1,4 +1,4 @@
-package consensus
+package consensus_test
 
 import (
 	"context"
@@ -19,10 +19,12 @@ import (
 	"github.com/tuneinsight/lattigo/v6/ring"
 	"go.uber.org/zap/zaptest"
 
+	. "github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/config"
+	"github.com/fhegate/fhegate/consensus/local"
 	"github.com/fhegate/fhegate/consensus/protocol"
 	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
-	"github.com/fhegate/fhegate/fhe/fhetest"
 )
 
 // kShiftTransport is a corrupt old member's joint transport in a rotation:
@@ -146,8 +148,8 @@ func TestJointRotationKShiftOverTLS(t *testing.T) {
 		corrupt = &kShiftTransport{Transport: tr, q: old.Member(1).Params().Q(), k: k}
 		return corrupt
 	}, &outs)
-	fc := newFloorChecker(old.liveMembers()[0].Params())
-	nc, err := rotateLocal(ctx, old, LocalOptions{Dir: t.TempDir(), RoundTimeout: 10 * time.Second, BatchSize: 8, Serve: true, Knobs: fc.knobs(), Log: zaptest.NewLogger(t)}, overTLS)
+	fc := newFloorChecker(old.Live()[0].Params())
+	nc, err := local.RotateWith(ctx, old, local.Options{Dir: t.TempDir(), RoundTimeout: 10 * time.Second, BatchSize: 8, Serve: true, Knobs: fc.knobs(), Log: zaptest.NewLogger(t)}, overTLS)
 	require.NoError(t, err)
 	t.Cleanup(nc.Close)
 	require.Positive(t, corrupt.shifted, "the corrupt member's shifted shares went out")
@@ -175,25 +177,21 @@ func TestJointRotationKShiftOverTLS(t *testing.T) {
 	requireVerdictsAfterRotation(t, nc, reqs)
 }
 
-// jointOverTLS is a rotateLocal key switch that runs the joint session of
+// jointOverTLS is a local.RotateWith key switch that runs the joint session of
 // `fhegate committee rotate switch` over TLS on loopback (fresh identity
 // keys; old members 1 and 2 active, their SwitchToNext as the CLI runs it;
 // the new members' barrier, switchIn and adoption as AdoptFromPrevious runs
 // them, keeping the key-switched outputs in *outs). corrupt wraps old
 // member 1's joint transport.
-func jointOverTLS(t *testing.T, corrupt func(transport.Transport) transport.Transport, outs *[]map[fhe.Handle][]byte) func(ctx context.Context, old, nc *LocalCommittee) error {
-	return func(ctx context.Context, old, nc *LocalCommittee) error {
+func jointOverTLS(t *testing.T, corrupt func(transport.Transport) transport.Transport, outs *[]map[fhe.Handle][]byte) func(ctx context.Context, old, nc *local.Committee) error {
+	return func(ctx context.Context, old, nc *local.Committee) error {
 		n, n2 := len(old.Config.Members), len(nc.Members)
 		trs := jointTLS(t, n+n2)
 		j := JointRotation{Old: old.Config, New: nc.Config, Target: nc.Keys, Wait: time.Minute}
-		p, err := j.plan()
-		if err != nil {
-			return err
-		}
 		muxes := map[transport.MemberID]*transport.Mux{}
 		for id, tr := range trs {
 			var tt transport.Transport = tr
-			if id == JointOldID(nc.Config, 1) && corrupt != nil {
+			if id == config.JointOldID(nc.Config, 1) && corrupt != nil {
 				tt = corrupt(tr)
 			}
 			muxes[id] = transport.NewMux(tt, zaptest.NewLogger(t))
@@ -210,18 +208,14 @@ func jointOverTLS(t *testing.T, corrupt func(transport.Transport) transport.Tran
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				_, errs[x] = old.Member(id).SwitchToNext(ctx, old.Chain, muxes[JointOldID(nc.Config, id)], j)
+				_, errs[x] = old.Member(id).SwitchToNext(ctx, old.Chain, muxes[config.JointOldID(nc.Config, id)], j)
 			}()
 		}
 		for x, m := range nc.Members {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				mx := muxes[transport.MemberID(x+1)]
-				if errs[2+x] = jointBarrier(ctx, mx, p.participants(), p.base()+"/ready", j.wait()); errs[2+x] != nil {
-					return
-				}
-				(*outs)[x], errs[2+x] = m.switchIn(ctx, p.group(m, mx), p)
+				(*outs)[x], errs[2+x] = m.JointSwitchIn(ctx, j, muxes[transport.MemberID(x+1)])
 			}()
 		}
 		wg.Wait()
@@ -232,11 +226,7 @@ func jointOverTLS(t *testing.T, corrupt func(transport.Transport) transport.Tran
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				ks, err := m.snap()
-				if err == nil {
-					_, err = m.adoptAll(ctx, ks, (*outs)[x], p.oldT)
-				}
-				errs[2+x] = err
+				_, errs[2+x] = m.JointAdopt(ctx, j, (*outs)[x])
 			}()
 		}
 		wg.Wait()
@@ -271,7 +261,7 @@ func TestJointRotationRefusesSwappedCiphertext(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	var outs []map[fhe.Handle][]byte
-	_, err := rotateLocal(ctx, old, LocalOptions{Dir: t.TempDir(), RoundTimeout: 5 * time.Second, BatchSize: 8, Log: zaptest.NewLogger(t)},
+	_, err := local.RotateWith(ctx, old, local.Options{Dir: t.TempDir(), RoundTimeout: 5 * time.Second, BatchSize: 8, Log: zaptest.NewLogger(t)},
 		jointOverTLS(t, func(tr transport.Transport) transport.Transport { return ctSwap{tr} }, &outs))
 	require.ErrorIs(t, err, protocol.ErrCopiesDiffer)
 	for _, o := range outs {
@@ -281,7 +271,7 @@ func TestJointRotationRefusesSwappedCiphertext(t *testing.T) {
 
 // collectiveSecret reconstructs s′ = Σ λ_i·tsk_i from the members ids of
 // lc (the secret no member is meant to hold; tests only).
-func collectiveSecret(t *testing.T, lc *LocalCommittee, ids []uint32) *rlwe.SecretKey {
+func collectiveSecret(t *testing.T, lc *local.Committee, ids []uint32) *rlwe.SecretKey {
 	t.Helper()
 	p := lc.Member(1).Params().RLWE()
 	points := make([]multiparty.ShamirPublicPoint, len(lc.Config.Members))
@@ -294,11 +284,11 @@ func collectiveSecret(t *testing.T, lc *LocalCommittee, ids []uint32) *rlwe.Secr
 	}
 	sum := rlwe.NewSecretKey(p)
 	for _, id := range ids {
-		ks, err := lc.Member(id).snap()
+		key, err := lc.Member(id).ThresholdKey()
 		require.NoError(t, err)
-		cmb := multiparty.NewCombiner(p, multiparty.ShamirPublicPoint(id), points, ks.key.T)
+		cmb := multiparty.NewCombiner(p, multiparty.ShamirPublicPoint(id), points, key.T)
 		add := rlwe.NewSecretKey(p)
-		require.NoError(t, cmb.GenAdditiveShare(active, multiparty.ShamirPublicPoint(id), ks.key.Share, add))
+		require.NoError(t, cmb.GenAdditiveShare(active, multiparty.ShamirPublicPoint(id), key.Share, add))
 		p.RingQP().Add(sum.Value, add.Value, sum.Value)
 	}
 	return sum
@@ -332,52 +322,4 @@ func phaseOverK(p *fhe.Params, ct *fhe.Ciphertext, s *rlwe.SecretKey, k uint64) 
 		out[i] = q.Int64()
 	}
 	return out
-}
-
-// FuzzDecodeHandles: the joint session's handle-list decoder never panics
-// and what it accepts re-encodes to the same bytes.
-func FuzzDecodeHandles(f *testing.F) {
-	f.Add(encodeHandles(nil))
-	f.Add(encodeHandles([]fhe.Handle{{1}, {2}}))
-	f.Add(encodeHandles([]fhe.Handle{{2}, {1}}))
-	f.Add([]byte{0, 0, 0, 9})
-	f.Add([]byte{0xff, 0xff, 0xff, 0xff})
-	f.Fuzz(func(t *testing.T, b []byte) {
-		hs, err := decodeHandles(b)
-		if err != nil {
-			return
-		}
-		require.Equal(t, b, encodeHandles(hs))
-	})
-}
-
-// TestJointPlan: a joint session's layout and its refusals.
-func TestJointPlan(t *testing.T) {
-	target := fhe.GenKeys(fhe.MustParams(fhetest.InsecureBGVN10), nil).Public
-	p, err := newJointPlan(1, 3, 2, 4, 3, []uint32{3, 1}, target)
-	require.NoError(t, err)
-	ids := func(v ...transport.MemberID) []transport.MemberID { return v }
-	require.Equal(t, ids(1, 2, 3, 4), p.nw)
-	require.Equal(t, ids(5, 6, 7), p.old)
-	require.Equal(t, ids(5, 7), p.oldActive)
-	require.Equal(t, ids(1, 2, 3), p.newActive)
-	require.Equal(t, ids(4), p.receivers)
-	require.Equal(t, transport.MemberID(4), p.oldOff)
-
-	for _, tc := range []struct {
-		name   string
-		active []uint32
-		newT   int
-		want   string
-	}{
-		{"too few active", []uint32{1}, 2, "exactly t=2"},
-		{"active out of range", []uint32{1, 4}, 2, "not one of 1..3"},
-		{"active twice", []uint32{2, 2}, 2, "listed twice"},
-		{"new threshold", []uint32{1, 2}, 5, "threshold 5"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := newJointPlan(1, 3, 2, 4, tc.newT, tc.active, target)
-			require.ErrorContains(t, err, tc.want)
-		})
-	}
 }

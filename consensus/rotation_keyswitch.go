@@ -6,11 +6,29 @@ import (
 	"fmt"
 	"sync"
 
+	"go.uber.org/zap"
+
+	"github.com/fhegate/fhegate/consensus/chainio"
+	"github.com/fhegate/fhegate/consensus/config"
 	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
 )
 
-// keySwitchLocal moves every stored input of the old committee to the new
+// InProcess is a committee whose members run in this process
+// (consensus/local.Committee): what KeySwitch needs of the old committee
+// and of the new one.
+type InProcess struct {
+	Config  *config.CommitteeConfig
+	Members []*Member      // member id − 1 → member; nil for one that is down
+	Keys    *fhe.PublicKey // the committee's collective public key
+	Chain   func(id uint32) chainio.ChainAdapter
+	Log     *zap.Logger
+}
+
+// Member returns member id (1-based), nil if it is down.
+func (c InProcess) Member(id uint32) *Member { return c.Members[id-1] }
+
+// KeySwitch moves every stored input of the old committee to the new
 // committee's key with the joint key-switch session of rotation_joint.go,
 // run on an in-memory transport: after each active old member checked on
 // its chain adapter that the key is the one recorded for the next epoch
@@ -21,7 +39,7 @@ import (
 // the noise bounds). `fhegate committee rotate switch` runs the same
 // session over the members' TLS transports (SwitchToNext,
 // AdoptFromPrevious).
-func keySwitchLocal(ctx context.Context, old, nc *LocalCommittee) error {
+func KeySwitch(ctx context.Context, old, nc InProcess) error {
 	var live []uint32
 	for i := range old.Members {
 		if old.Member(uint32(i+1)) != nil {
@@ -40,7 +58,7 @@ func keySwitchLocal(ctx context.Context, old, nc *LocalCommittee) error {
 	hub := transport.NewHub(n + n2)
 	muxes := make([]*transport.Mux, n+n2+1)
 	for id := 1; id <= n+n2; id++ {
-		muxes[id] = transport.NewMux(hub.Endpoint(transport.MemberID(id)), old.opts.Log)
+		muxes[id] = transport.NewMux(hub.Endpoint(transport.MemberID(id)), old.Log)
 	}
 	defer func() {
 		for _, mx := range muxes[1:] {
@@ -51,7 +69,7 @@ func keySwitchLocal(ctx context.Context, old, nc *LocalCommittee) error {
 	for x, id := range live[:t] {
 		// each old member reads the target's digest from its own chain
 		// adapter: the new committee's quorum bound it there for epoch+1
-		reg, err := registryOf(old.chainFor(int(id) - 1))
+		reg, err := chainio.KeyRegistryOf(old.Chain(id))
 		if err != nil {
 			return fmt.Errorf("consensus: old member %d refuses the key switch: %w", id, err)
 		}

@@ -1,4 +1,4 @@
-package consensus
+package consensus_test
 
 import (
 	"context"
@@ -8,6 +8,10 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap/zaptest"
 
+	. "github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/chainio"
+	"github.com/fhegate/fhegate/consensus/circuit"
+	"github.com/fhegate/fhegate/consensus/local"
 	"github.com/fhegate/fhegate/consensus/protocol"
 	"github.com/fhegate/fhegate/fhe"
 	keccakpkg "github.com/fhegate/fhegate/internal/keccak"
@@ -40,29 +44,25 @@ func TestRotationKeepsInputs(t *testing.T) {
 	// An old member refuses to key-switch to any other key: it is not the
 	// one the chain recorded for epoch 2 …
 	other := fhe.GenKeys(nc.Member(1).Params(), nil)
-	pl, err := newJointPlan(1, 3, 2, 3, 2, []uint32{1, 2}, other.Public)
-	require.NoError(t, err)
-	_, err = old.Member(1).prepareSwitchOut(ctx, old.Chain, pl)
-	require.ErrorIs(t, err, ErrTargetKeyNotOnChain)
+	err := old.Member(1).PrepareSwitchOut(ctx, old.Chain, 1, 3, 2, 3, 2, []uint32{1, 2}, other.Public)
+	require.ErrorIs(t, err, chainio.ErrTargetKeyNotOnChain)
 	// … and, past that check, the ledger pins one target per epoch.
 	ob, err := other.Public.MarshalBinary()
 	require.NoError(t, err)
-	ks, err := old.Member(1).snap()
-	require.NoError(t, err)
-	err = old.Member(1).pinEpochTarget(ks, keccakpkg.Sum(ob))
+	err = old.Member(1).PinEpochTarget(keccakpkg.Sum(ob))
 	require.ErrorIs(t, err, ErrEpochTargetPinned, "one target key per epoch, pinned before any share")
 	require.ErrorIs(t, err, protocol.ErrAlreadyShared)
 }
 
 // rotateToEpoch2 rotates old to a new committee under epoch 2, on the same
 // chain and with a new key, and returns it (closed when the test ends).
-func rotateToEpoch2(ctx context.Context, t *testing.T, old *LocalCommittee) *LocalCommittee {
+func rotateToEpoch2(ctx context.Context, t *testing.T, old *local.Committee) *local.Committee {
 	t.Helper()
 	// The new committee's refreshes of the re-encrypted inputs (and of
 	// everything after) run at a level with room for their flooding.
-	fc := newFloorChecker(old.liveMembers()[0].Params())
+	fc := newFloorChecker(old.Live()[0].Params())
 	start := time.Now()
-	nc, err := RotateLocal(ctx, old, LocalOptions{Dir: t.TempDir(), RoundTimeout: 10 * time.Second, BatchSize: 8, Serve: true, Knobs: fc.knobs(), Log: zaptest.NewLogger(t)})
+	nc, err := local.Rotate(ctx, old, local.Options{Dir: t.TempDir(), RoundTimeout: 10 * time.Second, BatchSize: 8, Serve: true, Knobs: fc.knobs(), Log: zaptest.NewLogger(t)})
 	require.NoError(t, err)
 	// Reported, not asserted (docs/LP-137.md, "Actively secure DKG and rotation").
 	t.Logf("rotation (DKG of the new committee, re-encryption and adoption of the stored inputs): %v", time.Since(start))
@@ -85,7 +85,7 @@ func rotateToEpoch2(ctx context.Context, t *testing.T, old *LocalCommittee) *Loc
 // requireInputsCarried: every new member holds every input under its
 // original handle, under epoch 2, with the same (re-encrypted, refreshed)
 // bytes.
-func requireInputsCarried(t *testing.T, nc *LocalCommittee, handles []fhe.Handle) {
+func requireInputsCarried(t *testing.T, nc *local.Committee, handles []fhe.Handle) {
 	t.Helper()
 	for _, h := range handles {
 		b0, e0, err := nc.Member(1).Store().GetAt(h)
@@ -105,7 +105,7 @@ func requireInputsCarried(t *testing.T, nc *LocalCommittee, handles []fhe.Handle
 // posted after the rotation (one of them reusing the already-evaluated
 // request's inputs under a new request id), get verdicts from the new
 // committee equal to the plaintext reference, signed under epoch 2.
-func requireVerdictsAfterRotation(t *testing.T, nc *LocalCommittee, reqs []testReq) {
+func requireVerdictsAfterRotation(t *testing.T, nc *local.Committee, reqs []testReq) {
 	t.Helper()
 	again := reqs[0]
 	again.req.ID[31] ^= 0xff
@@ -125,7 +125,7 @@ func requireVerdictsAfterRotation(t *testing.T, nc *LocalCommittee, reqs []testR
 // ciphertext (newest epoch wins), and an input stored under epoch 1 is not
 // evaluated (in a request with the carried input carried) nor served to a
 // peer's fetch.
-func requireOldKeyRefused(ctx context.Context, t *testing.T, old, nc *LocalCommittee, input, carried fhe.Handle) {
+func requireOldKeyRefused(ctx context.Context, t *testing.T, old, nc *local.Committee, input, carried fhe.Handle) {
 	t.Helper()
 	m := nc.Member(1)
 	oldBytes, e, err := old.Member(1).Store().GetAt(input)
@@ -148,9 +148,9 @@ func requireOldKeyRefused(ctx context.Context, t *testing.T, old, nc *LocalCommi
 	stored, err = m.Store().PutAt(sh, sb, 1)
 	require.NoError(t, err)
 	require.True(t, stored)
-	_, err = m.Process(ctx, Request{ID: [32]byte{0x5e}, PolicyID: PolicyProductSum, Kind: KindPolicy, Inputs: []fhe.Handle{sh, carried}})
+	_, err = m.Process(ctx, chainio.Request{ID: [32]byte{0x5e}, PolicyID: circuit.PolicyProductSum, Kind: chainio.KindPolicy, Inputs: []fhe.Handle{sh, carried}})
 	require.ErrorIs(t, err, ErrStaleKey)
-	_, err = m.servable(sh)
+	_, err = m.Servable(sh)
 	require.ErrorIs(t, err, ErrStaleKey, "a stale ciphertext is not served to a peer's fetch")
 }
 
@@ -167,9 +167,9 @@ func TestRotationOldMemberDown(t *testing.T) {
 	defer cancel()
 	// The new committee's refreshes of the re-encrypted inputs (and of
 	// everything after) run at a level with room for their flooding.
-	fc := newFloorChecker(old.liveMembers()[0].Params())
+	fc := newFloorChecker(old.Live()[0].Params())
 	start := time.Now()
-	nc, err := RotateLocal(ctx, old, LocalOptions{Dir: t.TempDir(), RoundTimeout: 10 * time.Second, BatchSize: 8, Serve: true, Knobs: fc.knobs(), Log: zaptest.NewLogger(t)})
+	nc, err := local.Rotate(ctx, old, local.Options{Dir: t.TempDir(), RoundTimeout: 10 * time.Second, BatchSize: 8, Serve: true, Knobs: fc.knobs(), Log: zaptest.NewLogger(t)})
 	require.NoError(t, err)
 	// Reported, not asserted (docs/LP-137.md, "Actively secure DKG and rotation").
 	t.Logf("rotation (DKG of the new committee, re-encryption and adoption of the stored inputs): %v", time.Since(start))

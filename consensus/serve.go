@@ -11,6 +11,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/fhegate/fhegate/bls"
+	"github.com/fhegate/fhegate/consensus/chainio"
+	"github.com/fhegate/fhegate/consensus/circuit"
 	"github.com/fhegate/fhegate/consensus/protocol"
 	"github.com/fhegate/fhegate/consensus/transport"
 )
@@ -30,12 +32,12 @@ const maxAttempts = 6
 // request, the channel failed requests come back on and the block cursor.
 type server struct {
 	m        *Member
-	chain    ChainAdapter
-	batch    []Request
+	chain    chainio.ChainAdapter
+	batch    []chainio.Request
 	attempts map[[32]byte]int
-	retry    chan Request
+	retry    chan chainio.Request
 	cursor   uint64 // first block not yet fully answered (persisted as meta "cursor")
-	bat      *batcher
+	bat      *chainio.Batcher
 	making   atomic.Bool // a BlockMaker call is in flight
 	lastMake time.Time   // when the last one started
 }
@@ -46,12 +48,12 @@ type server struct {
 // (the lowest signer at once, the k-th signer after k·SubmitStagger if no
 // verdict was accepted meanwhile). Requests already answered are skipped;
 // the block cursor is persisted, so a restart resumes where it stopped.
-func (m *Member) Run(ctx context.Context, chain ChainAdapter) error {
+func (m *Member) Run(ctx context.Context, chain chainio.ChainAdapter) error {
 	if _, err := m.Keys(); err != nil {
 		return err
 	}
-	s := &server{m: m, chain: chain, attempts: map[[32]byte]int{}, retry: make(chan Request, 1024), cursor: m.loadCursor(),
-		bat: newBatcher(m.cfg.BatchWindow, m.params.Slots(), m.cfg.ExpiryBlocks)}
+	s := &server{m: m, chain: chain, attempts: map[[32]byte]int{}, retry: make(chan chainio.Request, 1024), cursor: m.loadCursor(),
+		bat: chainio.NewBatcher(m.cfg.BatchWindow, m.params.Slots(), m.cfg.ExpiryBlocks)}
 	reqs, err := chain.Requests(ctx, s.cursor)
 	if err != nil {
 		return err
@@ -85,8 +87,8 @@ func (m *Member) Run(ctx context.Context, chain ChainAdapter) error {
 // verdict is on chain, or it expired (FHEVerdict.expire answers it). A
 // member that fell behind drops such requests instead of replaying their
 // sessions, which its peers finished long ago.
-func (s *server) decided(ctx context.Context, r Request) bool {
-	if s.bat.expired(r) {
+func (s *server) decided(ctx context.Context, r chainio.Request) bool {
+	if s.bat.Expired(r) {
 		delete(s.attempts, r.ID)
 		return true
 	}
@@ -103,13 +105,13 @@ func (s *server) decided(ctx context.Context, r Request) bool {
 // came for BatchIdle; one call in flight at a time. The window then closes
 // on the block mark of its last block, like any other.
 func (s *server) makeBlocks(ctx context.Context) {
-	bm, ok := s.chain.(BlockMaker)
+	bm, ok := s.chain.(chainio.BlockMaker)
 	idle := s.m.cfg.BatchIdle
-	if !ok || s.making.Load() || time.Since(s.bat.lastSeen) < idle || time.Since(s.lastMake) < idle {
+	if !ok || s.making.Load() || time.Since(s.bat.LastSeen) < idle || time.Since(s.lastMake) < idle {
 		return
 	}
-	upTo, open := s.bat.waitingFor()
-	if !open || upTo <= s.bat.complete {
+	upTo, open := s.bat.WaitingFor()
+	if !open || upTo <= s.bat.Complete {
 		return
 	}
 	s.making.Store(true)
@@ -136,23 +138,23 @@ func (m *Member) loadCursor() uint64 {
 // posted or it expired: a packable one into its window (batch.go), any
 // other into the per-request batch, which is flushed when full. A block
 // mark closes the windows it completes and runs their packed batches.
-func (s *server) add(ctx context.Context, r Request) {
-	s.bat.lastSeen = time.Now()
-	if r.Kind == KindBlockSeen {
-		s.bat.blockSeen(r.Block)
-		s.runPacked(ctx, s.bat.due())
+func (s *server) add(ctx context.Context, r chainio.Request) {
+	s.bat.LastSeen = time.Now()
+	if r.Kind == chainio.KindBlockSeen {
+		s.bat.BlockSeen(r.Block)
+		s.runPacked(ctx, s.bat.Due())
 		s.m.setProgress(r.Block)
 		return
 	}
 	if posted, err := s.chain.VerdictPosted(ctx, r.ID); err == nil && posted {
 		return
 	}
-	if s.packable(r) && s.bat.add(r) {
-		s.runPacked(ctx, s.bat.due())
+	if s.packable(r) && s.bat.Add(r) {
+		s.runPacked(ctx, s.bat.Due())
 		return
 	}
-	s.bat.saw(r.Block)
-	if s.bat.expired(r) {
+	s.bat.Saw(r.Block)
+	if s.bat.Expired(r) {
 		s.m.log.Warn("request expired: dropped", zap.String("request", fmt.Sprintf("%x", r.ID[:6])), zap.Uint64("block", r.Block))
 		return
 	}
@@ -186,7 +188,7 @@ func (s *server) flush(ctx context.Context) {
 		}
 		delete(s.attempts, b[i].ID)
 		s.m.wg.Add(1)
-		go func(v *Verdict) { defer s.m.wg.Done(); s.submit(ctx, v) }(v)
+		go func(v *chainio.Verdict) { defer s.m.wg.Done(); s.submit(ctx, v) }(v)
 	}
 	if allOK {
 		s.advanceCursor(maxBlock)
@@ -194,10 +196,10 @@ func (s *server) flush(ctx context.Context) {
 }
 
 // packable reports whether r may go into a packed batch: a policy request
-// with 1 … maxPackWidth inputs whose policy has a circuit (unknown and
+// with 1 … chainio.MaxPackWidth inputs whose policy has a circuit (unknown and
 // unevaluable policies are answered one by one), packing enabled.
-func (s *server) packable(r Request) bool {
-	if s.m.cfg.PackMin < 0 || r.Kind != KindPolicy || len(r.Inputs) == 0 || len(r.Inputs) > maxPackWidth {
+func (s *server) packable(r chainio.Request) bool {
+	if s.m.cfg.PackMin < 0 || r.Kind != chainio.KindPolicy || len(r.Inputs) == 0 || len(r.Inputs) > chainio.MaxPackWidth {
 		return false
 	}
 	c, err := s.m.cfg.Circuits.Lookup(r.PolicyID)
@@ -214,7 +216,7 @@ func (s *server) packable(r Request) bool {
 // goes the per-request path, a larger one is processed packed and its
 // verdicts posted with SubmitVerdictBatch; a packed batch that fails falls
 // back to the per-request path (retried there as usual).
-func (s *server) runPacked(ctx context.Context, batches []PackedBatch) {
+func (s *server) runPacked(ctx context.Context, batches []chainio.PackedBatch) {
 	for _, b := range batches {
 		if s.batchDecided(ctx, b) {
 			continue
@@ -260,11 +262,11 @@ func (s *server) runPacked(ctx context.Context, batches []PackedBatch) {
 // read settles a current batch); when it is decided, the rest of the
 // batch goes the per-request path (the chain skips answered items, so its
 // peers never post a batch of them again).
-func (s *server) batchDecided(ctx context.Context, b PackedBatch) bool {
+func (s *server) batchDecided(ctx context.Context, b chainio.PackedBatch) bool {
 	if !s.decided(ctx, b.Requests[0]) {
 		return false
 	}
-	var open []Request
+	var open []chainio.Request
 	for _, r := range b.Requests[1:] {
 		if !s.decided(ctx, r) {
 			open = append(open, r)
@@ -284,7 +286,7 @@ func (s *server) batchDecided(ctx context.Context, b PackedBatch) bool {
 // Transient failures (a member died mid-round) are retried a few times; the
 // ledger hands back the same shares to the same sessions, so a retry never
 // issues a second share.
-func (s *server) failed(ctx context.Context, r Request, err error) {
+func (s *server) failed(ctx context.Context, r chainio.Request, err error) {
 	if ctx.Err() != nil {
 		return
 	}
@@ -305,7 +307,7 @@ func (s *server) failed(ctx context.Context, r Request, err error) {
 // quorum's digest, the CRDT request does not fit the committee, or a
 // refresh has no room at the level the evaluation reaches it.
 func permanent(err error) bool {
-	return errors.Is(err, ErrDigestMismatch) || errors.Is(err, ErrBadCRDTRequest) || errors.Is(err, protocol.ErrRefreshNoRoom)
+	return errors.Is(err, ErrDigestMismatch) || errors.Is(err, circuit.ErrBadCRDTRequest) || errors.Is(err, protocol.ErrRefreshNoRoom)
 }
 
 // retryDelay is how long after its failed attempt k (1, 2, …) a request is
@@ -320,7 +322,7 @@ func (m *Member) retryDelay(k int) time.Duration {
 
 // retryLater puts r back on the retry channel after delay (and drops it if
 // the channel is full or the member stops meanwhile).
-func (s *server) retryLater(ctx context.Context, r Request, delay time.Duration) {
+func (s *server) retryLater(ctx context.Context, r chainio.Request, delay time.Duration) {
 	s.m.wg.Add(1)
 	go func() {
 		defer s.m.wg.Done()
@@ -341,7 +343,7 @@ func (s *server) retryLater(ctx context.Context, r Request, delay time.Duration)
 // per-request batch) and persists it.
 func (s *server) advanceCursor(maxBlock uint64) {
 	next := maxBlock + 1
-	if lo, ok := s.bat.minBlock(); ok && lo < next {
+	if lo, ok := s.bat.MinBlock(); ok && lo < next {
 		next = lo
 	}
 	for _, r := range s.batch {
@@ -357,7 +359,7 @@ func (s *server) advanceCursor(maxBlock uint64) {
 // submit posts v (its batch, if it was decided in one): at once if this
 // member is the lowest signer, otherwise after rank·SubmitStagger and only
 // if no verdict was posted meanwhile.
-func (s *server) submit(ctx context.Context, v *Verdict) {
+func (s *server) submit(ctx context.Context, v *chainio.Verdict) {
 	if v.Batch != nil {
 		s.submitBatch(ctx, v.Batch)
 		return
@@ -399,7 +401,7 @@ func (s *server) waitTurn(ctx context.Context, signerBitmap []byte, probe [32]by
 
 // submitBatch posts a packed batch's verdicts with SubmitVerdictBatch, with
 // the same stagger as a single verdict (probing the batch's last item).
-func (s *server) submitBatch(ctx context.Context, vb *VerdictBatch) {
+func (s *server) submitBatch(ctx context.Context, vb *chainio.VerdictBatch) {
 	if len(vb.Items) == 0 || !s.waitTurn(ctx, vb.Signers, vb.Items[len(vb.Items)-1].RequestID) {
 		return
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/fhegate/fhegate/consensus/circuit"
 	"github.com/fhegate/fhegate/consensus/protocol"
 )
 
@@ -20,7 +21,7 @@ func TestPermanentFailuresNotRetried(t *testing.T) {
 		want bool
 	}{
 		{fmt.Errorf("x: %w", ErrDigestMismatch), true},
-		{fmt.Errorf("x: %w", ErrBadCRDTRequest), true},
+		{fmt.Errorf("x: %w", circuit.ErrBadCRDTRequest), true},
 		{fmt.Errorf("refresh: %w", protocol.ErrRefreshNoRoom), true},
 		{errors.New("protocol: fewer than t decryption shares"), false},
 		{context.DeadlineExceeded, false},

@@ -1,4 +1,4 @@
-package consensus
+package consensus_test
 
 import (
 	"context"
@@ -19,6 +19,9 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/fhegate/fhegate/bls"
+	"github.com/fhegate/fhegate/consensus/chainio"
+	"github.com/fhegate/fhegate/consensus/circuit"
+	"github.com/fhegate/fhegate/consensus/local"
 	"github.com/fhegate/fhegate/fhe"
 )
 
@@ -151,7 +154,7 @@ func TestSoakUnderCPUPressure(t *testing.T) {
 	log := zaptest.NewLogger(t, zaptest.WrapOptions(zap.WrapCore(func(c zapcore.Core) zapcore.Core { return zapcore.NewTee(c, obs) })))
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	lc, err := StartLocal(ctx, LocalOptions{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10", Rotations: []int{1},
+	lc, err := local.Start(ctx, local.Options{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10", Rotations: []int{1},
 		RoundTimeout: 10 * time.Second, Heartbeat: 250 * time.Millisecond, BatchSize: 16, Serve: true, Log: log})
 	require.NoError(t, err)
 	t.Cleanup(lc.Close)
@@ -178,7 +181,7 @@ func TestSoakUnderCPUPressure(t *testing.T) {
 		return at, ok
 	}
 	n := 0
-	mk := func(policy [32]byte, width int) Request {
+	mk := func(policy [32]byte, width int) chainio.Request {
 		vals := make([]int64, width)
 		hs := make([]fhe.Handle, width)
 		for j := range vals {
@@ -186,10 +189,10 @@ func TestSoakUnderCPUPressure(t *testing.T) {
 			hs[j] = pool[vals[j]]
 		}
 		var want uint64
-		if policy == PolicyDeep {
-			want = deep{}.Reference(f.p, vals)
+		if policy == circuit.PolicyDeep {
+			want = circuit.Deep{}.Reference(f.p, vals)
 		} else {
-			want = productSum{}.Reference(f.p, vals)
+			want = circuit.ProductSum{}.Reference(f.p, vals)
 		}
 		n++
 		id := [32]byte{0x50, byte(n >> 8), byte(n), policy[0], byte(width)}
@@ -197,9 +200,9 @@ func TestSoakUnderCPUPressure(t *testing.T) {
 		byPrefix[fmt.Sprintf("%x", id[:6])] = id
 		sent[id] = posted{want: want}
 		mu.Unlock()
-		return Request{ID: id, PolicyID: policy, Kind: KindPolicy, Inputs: hs}
+		return chainio.Request{ID: id, PolicyID: policy, Kind: chainio.KindPolicy, Inputs: hs}
 	}
-	stamp := func(rs ...Request) {
+	stamp := func(rs ...chainio.Request) {
 		now := time.Now()
 		mu.Lock()
 		for _, q := range rs {
@@ -234,23 +237,23 @@ func TestSoakUnderCPUPressure(t *testing.T) {
 	t0 := time.Now()
 	const bursts = 8
 	for b := range bursts {
-		var big []Request
+		var big []chainio.Request
 		for range 20 {
-			big = append(big, mk(PolicyProductSum, 2))
+			big = append(big, mk(circuit.PolicyProductSum, 2))
 		}
 		stamp(big...)
 		lc.Chain.PostBlock(big...)
-		var mixed []Request
+		var mixed []chainio.Request
 		for range 4 {
-			mixed = append(mixed, mk(PolicyProductSum, 3))
+			mixed = append(mixed, mk(circuit.PolicyProductSum, 3))
 		}
 		for range 2 {
-			mixed = append(mixed, mk(PolicyDeep, 2))
+			mixed = append(mixed, mk(circuit.PolicyDeep, 2))
 		}
 		stamp(mixed...)
 		lc.Chain.PostBlock(mixed...)
 		for range 4 {
-			q := mk(PolicyProductSum, 2)
+			q := mk(circuit.PolicyProductSum, 2)
 			stamp(q)
 			lc.Chain.Post(q)
 		}

@@ -1,4 +1,4 @@
-package consensus
+package consensus_test
 
 import (
 	"bytes"
@@ -13,6 +13,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fhegate/fhegate/bls"
+	"github.com/fhegate/fhegate/consensus/api"
+	"github.com/fhegate/fhegate/consensus/apiserver"
+	"github.com/fhegate/fhegate/consensus/local"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/zkpok"
 )
@@ -27,12 +30,12 @@ func TestUploadBatch(t *testing.T) {
 	lc := apiCommittee(t)
 	m1 := lc.Member(1)
 	owner, victim := [20]byte{0xa1}, [20]byte{0xb2}
-	enc := func(v int64, who [20]byte) InputUpload {
-		ct, proof, err := m1.EncryptInput(ReplicatedInts(m1.Params(), v), who)
+	enc := func(v int64, who [20]byte) api.InputUpload {
+		ct, proof, err := m1.EncryptInput(api.ReplicatedInts(m1.Params(), v), who)
 		require.NoError(t, err)
-		return InputUpload{Ciphertext: ct, Proof: proof, CType: 1}
+		return api.InputUpload{Ciphertext: ct, Proof: proof, CType: 1}
 	}
-	ups := []InputUpload{enc(30, owner), enc(4, owner), enc(1, owner)}
+	ups := []api.InputUpload{enc(30, owner), enc(4, owner), enc(1, owner)}
 	att, err := m1.UploadBatch(context.Background(), owner, ups)
 	require.NoError(t, err)
 	require.Len(t, att.Items, len(ups))
@@ -72,12 +75,12 @@ func TestUploadBatch(t *testing.T) {
 //     cannot register);
 //   - more than MaxUploadItems ciphertexts or MaxUploadBytes in one upload
 //     (a member's memory, CPU and fsyncs per request are bounded).
-func uploadBatchAttacks(t *testing.T, lc *LocalCommittee, attacker, victim [20]byte, enc func(int64, [20]byte) InputUpload) {
+func uploadBatchAttacks(t *testing.T, lc *local.Committee, attacker, victim [20]byte, enc func(int64, [20]byte) api.InputUpload) {
 	m1 := lc.Member(1)
 	fresh := enc(9, attacker)
 	stolen := enc(77, victim)
 	other := enc(5, victim)
-	tooMany := make([]InputUpload, MaxUploadItems+1)
+	tooMany := make([]api.InputUpload, api.MaxUploadItems+1)
 	for i := range tooMany {
 		tooMany[i] = fresh
 	}
@@ -85,16 +88,16 @@ func uploadBatchAttacks(t *testing.T, lc *LocalCommittee, attacker, victim [20]b
 	badType.CType = 2
 	for _, tc := range []struct {
 		name string
-		ups  []InputUpload
+		ups  []api.InputUpload
 		want string
 	}{
-		{"copied ciphertext in the set", []InputUpload{fresh, stolen}, "proof of plaintext knowledge refused"},
-		{"proof for another owner", []InputUpload{other, fresh}, "proof of plaintext knowledge refused"},
-		{"ciphertext twice", []InputUpload{fresh, fresh}, "repeats ciphertext 0"},
-		{"ctype", []InputUpload{badType}, "ctype 2 not accepted"},
+		{"copied ciphertext in the set", []api.InputUpload{fresh, stolen}, "proof of plaintext knowledge refused"},
+		{"proof for another owner", []api.InputUpload{other, fresh}, "proof of plaintext knowledge refused"},
+		{"ciphertext twice", []api.InputUpload{fresh, fresh}, "repeats ciphertext 0"},
+		{"ctype", []api.InputUpload{badType}, "ctype 2 not accepted"},
 		{"too many", tooMany, "outside [1,16]"},
 		{"empty", nil, "outside [1,16]"},
-		{"too many bytes", []InputUpload{{Ciphertext: make([]byte, MaxUploadBytes+1), Proof: fresh.Proof, CType: 1}}, "over the limit"},
+		{"too many bytes", []api.InputUpload{{Ciphertext: make([]byte, api.MaxUploadBytes+1), Proof: fresh.Proof, CType: 1}}, "over the limit"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := m1.UploadBatch(context.Background(), attacker, tc.ups)
@@ -113,36 +116,36 @@ func TestUploadBatchAPI(t *testing.T) {
 	t.Parallel()
 	lc := apiCommittee(t)
 	now := time.Unix(1_700_000_000, 0)
-	o := APIOptions{Tokens: []string{testToken}, OwnerRate: 0.5, OwnerBurst: 3}
-	o.now = func() time.Time { return now }
+	o := apiserver.APIOptions{Tokens: []string{testToken}, OwnerRate: 0.5, OwnerBurst: 3}
+	o.Clock = func() time.Time { return now }
 	a := startAPI(t, lc, o)
 	owner := "0x" + hex.EncodeToString(bytes.Repeat([]byte{0xc1}, 20))
-	ob, err := ParseOwner(owner)
+	ob, err := api.ParseOwner(owner)
 	require.NoError(t, err)
-	inputs := func(vals ...int64) []UploadInput {
-		var out []UploadInput
+	inputs := func(vals ...int64) []api.UploadInput {
+		var out []api.UploadInput
 		for _, v := range vals {
-			ct, proof, err := lc.Member(1).EncryptInput(ReplicatedInts(lc.Member(1).Params(), v), ob)
+			ct, proof, err := lc.Member(1).EncryptInput(api.ReplicatedInts(lc.Member(1).Params(), v), ob)
 			require.NoError(t, err)
-			out = append(out, UploadInput{Ciphertext: "0x" + hex.EncodeToString(ct), CType: 1, Proof: "0x" + hex.EncodeToString(proof)})
+			out = append(out, api.UploadInput{Ciphertext: "0x" + hex.EncodeToString(ct), CType: 1, Proof: "0x" + hex.EncodeToString(proof)})
 		}
 		return out
 	}
-	post := func(req UploadRequest) (int, []byte) {
+	post := func(req api.UploadRequest) (int, []byte) {
 		body, _ := json.Marshal(req)
 		resp := a.do(http.MethodPost, "/v1/inputs", testToken, bytes.NewReader(body))
 		b, _ := io.ReadAll(resp.Body)
 		return resp.StatusCode, b
 	}
 
-	code, b := post(UploadRequest{Owner: owner, Inputs: inputs(1, 2, 3, 4)})
+	code, b := post(api.UploadRequest{Owner: owner, Inputs: inputs(1, 2, 3, 4)})
 	require.Equal(t, http.StatusBadRequest, code)
 	require.Contains(t, string(b), "exceeds the per-owner burst of 3")
 
 	two := inputs(5, 6)
-	code, b = post(UploadRequest{Owner: owner, Inputs: two})
+	code, b = post(api.UploadRequest{Owner: owner, Inputs: two})
 	require.Equal(t, http.StatusOK, code, string(b))
-	var att AttestationJSON
+	var att api.AttestationJSON
 	require.NoError(t, json.Unmarshal(b, &att))
 	require.Len(t, att.Handles, 2)
 	require.Equal(t, []uint16{1, 1}, att.CTypes)
@@ -152,21 +155,21 @@ func TestUploadBatchAPI(t *testing.T) {
 		require.Equal(t, fhe.HandleOf(ct).String(), att.Handles[i])
 	}
 
-	code, _ = post(UploadRequest{Owner: owner, Inputs: inputs(7, 8)}) // one token left
+	code, _ = post(api.UploadRequest{Owner: owner, Inputs: inputs(7, 8)}) // one token left
 	require.Equal(t, http.StatusTooManyRequests, code)
 
 	one := inputs(9)[0]
-	code, b = post(UploadRequest{Owner: owner, Inputs: []UploadInput{one}, Ciphertext: one.Ciphertext, Proof: one.Proof, CType: 1})
+	code, b = post(api.UploadRequest{Owner: owner, Inputs: []api.UploadInput{one}, Ciphertext: one.Ciphertext, Proof: one.Proof, CType: 1})
 	require.Equal(t, http.StatusBadRequest, code)
 	require.Contains(t, string(b), "not both")
-	code, b = post(UploadRequest{Owner: owner, Ciphertext: one.Ciphertext, Proof: one.Proof, CType: 1}) // the one-input shorthand
+	code, b = post(api.UploadRequest{Owner: owner, Ciphertext: one.Ciphertext, Proof: one.Proof, CType: 1}) // the one-input shorthand
 	require.Equal(t, http.StatusOK, code, string(b))
 }
 
 // TestReplicatedInts: every slot holds the value, for each preset size.
 func TestReplicatedInts(t *testing.T) {
 	p := apiCommitteeParams(t)
-	v := ReplicatedInts(p, -7)
+	v := api.ReplicatedInts(p, -7)
 	require.Len(t, v, p.Slots())
 	for _, x := range v {
 		require.Equal(t, int64(-7), x)

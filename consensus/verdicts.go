@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/fhegate/fhegate/bls"
+	"github.com/fhegate/fhegate/consensus/chainio"
 	"github.com/fhegate/fhegate/consensus/transport"
 )
 
@@ -27,7 +28,7 @@ type storedVerdict struct {
 	Batch                             string `json:",omitempty"`
 }
 
-func (m *Member) saveVerdict(v *Verdict) error {
+func (m *Member) saveVerdict(v *chainio.Verdict) error {
 	bk := ""
 	if v.Batch != nil {
 		bk = batchKey(v.Batch.Root())
@@ -38,7 +39,7 @@ func (m *Member) saveVerdict(v *Verdict) error {
 // encodeVerdict is the stored form of v; bk is the store key of its batch
 // ("" for a verdict decided alone), computed once per batch by the caller
 // (the batch root hashes every item).
-func encodeVerdict(v *Verdict, bk string) []byte {
+func encodeVerdict(v *chainio.Verdict, bk string) []byte {
 	sv := storedVerdict{RequestID: fmt.Sprintf("%x", v.RequestID), PolicyID: fmt.Sprintf("%x", v.PolicyID),
 		ResultDigest: fmt.Sprintf("%x", v.ResultDigest), Result: v.Result.String(), Epoch: v.Epoch, Signature: v.Signature, Signers: v.Signers}
 	sv.Batch = bk
@@ -50,7 +51,7 @@ func batchKey(root [32]byte) string { return fmt.Sprintf("vbatch/%x", root[:]) }
 
 // saveBatch persists a verdict batch and the verdict of each of its
 // requests (pointing at the batch), in one store transaction.
-func (m *Member) saveBatch(b *VerdictBatch, vs []*Verdict) error {
+func (m *Member) saveBatch(b *chainio.VerdictBatch, vs []*chainio.Verdict) error {
 	raw, err := json.Marshal(b)
 	if err != nil {
 		return err
@@ -66,12 +67,12 @@ func (m *Member) saveBatch(b *VerdictBatch, vs []*Verdict) error {
 }
 
 // loadBatch reads a verdict batch saved by saveBatch.
-func (m *Member) loadBatch(key string) (*VerdictBatch, bool) {
+func (m *Member) loadBatch(key string) (*chainio.VerdictBatch, bool) {
 	raw, err := m.st.GetMeta(key)
 	if err != nil {
 		return nil, false
 	}
-	var b VerdictBatch
+	var b chainio.VerdictBatch
 	if json.Unmarshal(raw, &b) != nil || batchKey(b.Root()) != key {
 		return nil, false
 	}
@@ -79,7 +80,7 @@ func (m *Member) loadBatch(key string) (*VerdictBatch, bool) {
 }
 
 // StoredVerdict returns the verdict this member aggregated for a request.
-func (m *Member) StoredVerdict(id [32]byte) (*Verdict, bool) {
+func (m *Member) StoredVerdict(id [32]byte) (*chainio.Verdict, bool) {
 	b, err := m.st.GetMeta(verdictKey(id))
 	if err != nil {
 		return nil, false
@@ -88,7 +89,7 @@ func (m *Member) StoredVerdict(id [32]byte) (*Verdict, bool) {
 	if json.Unmarshal(b, &s) != nil {
 		return nil, false
 	}
-	v := &Verdict{Epoch: s.Epoch, Signature: s.Signature, Signers: s.Signers}
+	v := &chainio.Verdict{Epoch: s.Epoch, Signature: s.Signature, Signers: s.Signers}
 	var ok [4]bool
 	v.Result, ok[0] = new(big.Int).SetString(s.Result, 10)
 	v.RequestID, ok[1] = unhex32(s.RequestID)
@@ -118,7 +119,7 @@ func unhex32(s string) (out [32]byte, ok bool) {
 // signVerdict exchanges BLS signatures over v's digest with signers and
 // sets v's aggregate signature and signer bitmap; it returns the number of
 // valid signatures aggregated.
-func (m *Member) signVerdict(ctx context.Context, base string, v *Verdict, signers []transport.MemberID, log *zap.Logger) (int, error) {
+func (m *Member) signVerdict(ctx context.Context, base string, v *chainio.Verdict, signers []transport.MemberID, log *zap.Logger) (int, error) {
 	var n int
 	var err error
 	v.Signature, v.Signers, n, err = m.signDigest(ctx, base, v.Digest(m.chain()), signers, log)

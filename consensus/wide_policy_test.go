@@ -1,4 +1,4 @@
-package consensus
+package consensus_test
 
 import (
 	"context"
@@ -10,6 +10,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	. "github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/chainio"
+	"github.com/fhegate/fhegate/consensus/circuit"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/policy"
 	"github.com/fhegate/fhegate/policy/examples"
@@ -65,11 +68,11 @@ func TestWidePolicyVerdicts(t *testing.T) {
 				require.NoError(t, err)
 				ct, err := f.enc.EncryptInts(slots)
 				require.NoError(t, err)
-				req := f.lc.Chain.Post(Request{ID: [32]byte{0xcf, byte(k), byte(len(tc.name))}, PolicyID: kf.id, Kind: KindPolicy, Inputs: []fhe.Handle{f.put(ct)}})
-				require.Equal(t, len(row), f.lc.Member(1).vectorWidthOf(req))
-				out, errs := f.onAll(func(m *Member) ([]*Verdict, error) {
+				req := f.lc.Chain.Post(chainio.Request{ID: [32]byte{0xcf, byte(k), byte(len(tc.name))}, PolicyID: kf.id, Kind: chainio.KindPolicy, Inputs: []fhe.Handle{f.put(ct)}})
+				require.Equal(t, len(row), f.lc.Member(1).VectorWidthOf(req))
+				out, errs := f.onAll(func(m *Member) ([]*chainio.Verdict, error) {
 					v, err := m.Process(context.Background(), req)
-					return []*Verdict{v}, err
+					return []*chainio.Verdict{v}, err
 				})
 				want := big.NewInt(0)
 				if tc.ref(v) {
@@ -104,7 +107,7 @@ func TestChainAcceptsWhatCommitteeEvaluates(t *testing.T) {
 	accepted := 0
 	for name, spec := range specs {
 		_, chainErr := precompiles.AdmitPolicy(corebackends.Policy{}, spec)
-		pc := NewPolicyCircuits(fhe.BGVN14)
+		pc := circuit.NewPolicyCircuits(fhe.BGVN14)
 		committeeErr := pc.Register([32]byte{1}, spec)
 		if committeeErr == nil {
 			_, committeeErr = pc.LookupPacked([32]byte{1})
@@ -139,7 +142,7 @@ func TestPackedWideDigitIsolated(t *testing.T) {
 	f := kf.packFixture
 	r := rand.New(rand.NewPCG(25, 16))
 	for ci, crafted := range []int64{16, 300, 65536} {
-		b := PackedBatch{PolicyID: kf.id, Session: fmt.Sprintf("test/pack/wide-digit/%d", crafted)}
+		b := chainio.PackedBatch{PolicyID: kf.id, Session: fmt.Sprintf("test/pack/wide-digit/%d", crafted)}
 		want := map[[32]byte]int64{}
 		var badRow []int64
 		for k := range n {
@@ -157,7 +160,7 @@ func TestPackedWideDigitIsolated(t *testing.T) {
 			require.NoError(t, err)
 			ct, err := f.enc.EncryptInts(slots)
 			require.NoError(t, err)
-			req := f.lc.Chain.Post(Request{ID: [32]byte{0xd2, byte(ci), byte(k)}, PolicyID: kf.id, Kind: KindPolicy, Inputs: []fhe.Handle{f.put(ct)}})
+			req := f.lc.Chain.Post(chainio.Request{ID: [32]byte{0xd2, byte(ci), byte(k)}, PolicyID: kf.id, Kind: chainio.KindPolicy, Inputs: []fhe.Handle{f.put(ct)}})
 			b.Requests = append(b.Requests, req)
 			want[req.ID] = 0
 			if bid >= reserve {

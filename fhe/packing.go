@@ -24,7 +24,7 @@ package fhe
 // a product's noise is at most N·t times the input's, and a sum of B
 // products at most B·N·t times the largest input noise. The caller chooses ℓ
 // so that this bound stays below Q_ℓ/2 for the worst noise an input proof
-// accepts (consensus.PackLevel writes the bound out).
+// accepts (consensus/circuit.PackLevel writes the bound out).
 
 import (
 	"encoding/binary"

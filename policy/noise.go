@@ -23,7 +23,7 @@ import (
 // plan consumes it (the entry refresh: consensus packs per-input requests,
 // alone as a batch of one, and refreshes each packed input, taking the
 // accepted bound as attacker-known noise that only has to fit the level —
-// consensus.PackLevel), and InputBits — where EstimateNoise starts every
+// consensus/circuit.PackLevel), and InputBits — where EstimateNoise starts every
 // input, the registration gate and the refresh sizing alike — is that
 // refresh's output: RefreshBits for a plan evaluated one by one, the
 // rescale floor for a packed plan (the packed path rescales every refreshed

@@ -105,7 +105,7 @@ func grantableOn(get reader, h Hash, acct Address) bool {
 }
 
 // MaxInputBatch bounds the handles of one FHEInput.registerBatch (the
-// committee's upload API accepts fewer per request: consensus.MaxUploadItems).
+// committee's upload API accepts fewer per request: consensus/api.MaxUploadItems).
 const MaxInputBatch = MaxHandles
 
 // maxRegisterBatchInput bounds registerBatch's calldata (after the selector):

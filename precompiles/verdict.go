@@ -39,7 +39,7 @@ var batchSeqSlot = slot("vd.bn")
 // on verdict == 1 denies both.
 var (
 	// ResultUnevaluable (2^256 − 1) is the committee's verdict for a request
-	// it cannot evaluate (consensus.ResultUnevaluable mirrors it; a test in
+	// it cannot evaluate (consensus/chainio.ResultUnevaluable mirrors it; a test in
 	// consensus/chain checks they agree).
 	ResultUnevaluable = new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 256), big.NewInt(1))
 	// ResultExpired (2^256 − 2) is the failure verdict FHEVerdict.expire
@@ -48,7 +48,7 @@ var (
 	// ResultRejectedInput (2^256 − 3) is the committee's verdict for a
 	// request whose own evaluation decrypted outside its plan's declared
 	// output range: an out-of-range or malformed input, isolated from a
-	// packed batch (consensus.ResultRejectedInput mirrors it).
+	// packed batch (consensus/chainio.ResultRejectedInput mirrors it).
 	ResultRejectedInput = new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 256), big.NewInt(3))
 )
 

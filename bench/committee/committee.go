@@ -1,5 +1,5 @@
 // Package committee measures the MPC committee (`fhegate bench committee`):
-// an in-process committee of n members (consensus.StartLocal) talking TLS
+// an in-process committee of n members (local.Start) talking TLS
 // 1.3 over loopback, each with its own bbolt store and share ledger, runs
 // its stages on each preset — the DKG, one upload, one verdict end to end
 // (with member 1's phases), a batch of requests, a batch of KYC/AML policy
@@ -33,6 +33,9 @@ import (
 
 	"github.com/fhegate/fhegate/bench"
 	"github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/chainio"
+	"github.com/fhegate/fhegate/consensus/circuit"
+	"github.com/fhegate/fhegate/consensus/local"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/policy"
 	"github.com/fhegate/fhegate/policy/eval"
@@ -285,8 +288,8 @@ type committeeBench struct {
 	pr       *fhe.Preset
 	n, t     int
 	dir      string
-	lc       *consensus.LocalCommittee
-	circuits *consensus.PolicyCircuits
+	lc       *local.Committee
+	circuits *circuit.PolicyCircuits
 	m1       *consensus.Member
 	p        *fhe.Params
 	enc      *fhe.Encryptor
@@ -311,8 +314,8 @@ func startCommitteeBench(ctx context.Context, o *Options, preset string, n, t in
 	b := &committeeBench{ctx: ctx, o: o, log: o.Log, preset: preset, pr: pr, n: n, t: t, dir: dir, phases: map[string]time.Duration{}}
 	c0 := bench.CPUTime()
 	t0 := time.Now()
-	b.circuits = consensus.NewPolicyCircuits(pr.ID)
-	b.lc, err = consensus.StartLocal(ctx, consensus.LocalOptions{N: n, T: t, Dir: dir, Preset: preset, RoundTimeout: 120 * time.Second,
+	b.circuits = circuit.NewPolicyCircuits(pr.ID)
+	b.lc, err = local.Start(ctx, local.Options{N: n, T: t, Dir: dir, Preset: preset, RoundTimeout: 120 * time.Second,
 		Log: o.Log, Trace: b.trace, Circuits: b.circuits})
 	if err != nil {
 		os.RemoveAll(dir)
@@ -406,13 +409,13 @@ func (b *committeeBench) StageUpload() ([]Row, error) {
 
 // productSumRequests uploads count inputs and returns product-sum requests
 // (input × 3) with their plaintext references.
-func (b *committeeBench) productSumRequests(tag byte, count int) ([]consensus.Request, []uint64, error) {
+func (b *committeeBench) productSumRequests(tag byte, count int) ([]chainio.Request, []uint64, error) {
 	common, _, _, err := b.commonInput()
 	if err != nil {
 		return nil, nil, err
 	}
 	tm := int64(b.p.PlaintextModulus())
-	reqs := make([]consensus.Request, count)
+	reqs := make([]chainio.Request, count)
 	want := make([]uint64, count)
 	for k := range reqs {
 		v := int64(k%200 - 100)
@@ -420,7 +423,7 @@ func (b *committeeBench) productSumRequests(tag byte, count int) ([]consensus.Re
 		if err != nil {
 			return nil, nil, err
 		}
-		reqs[k] = consensus.Request{ID: [32]byte{tag, byte(k), byte(k >> 8)}, PolicyID: consensus.PolicyProductSum, Kind: consensus.KindPolicy,
+		reqs[k] = chainio.Request{ID: [32]byte{tag, byte(k), byte(k >> 8)}, PolicyID: circuit.PolicyProductSum, Kind: chainio.KindPolicy,
 			Inputs: []fhe.Handle{h, common}}
 		want[k] = uint64((v*3%tm + tm) % tm)
 	}
@@ -429,7 +432,7 @@ func (b *committeeBench) productSumRequests(tag byte, count int) ([]consensus.Re
 
 // process runs reqs end to end on every member and checks every verdict
 // against want; it returns the wall and process CPU time.
-func (b *committeeBench) process(reqs []consensus.Request, want []uint64) (time.Duration, time.Duration, error) {
+func (b *committeeBench) process(reqs []chainio.Request, want []uint64) (time.Duration, time.Duration, error) {
 	c := bench.CPUTime()
 	var wg sync.WaitGroup
 	errs := make([]error, b.n)
@@ -518,7 +521,7 @@ func (b *committeeBench) StageKYCBatch() ([]Row, error) {
 		b.log.Warn("kyc-aml policy does not compile for this preset: stage skipped", zap.String("preset", b.preset), zap.Error(err))
 		return nil, nil
 	}
-	kplan, err := policy.CompileWith(spec, consensus.PolicyOptions(b.pr.ID))
+	kplan, err := policy.CompileWith(spec, circuit.PolicyOptions(b.pr.ID))
 	if err != nil {
 		return nil, err
 	}
@@ -532,7 +535,7 @@ func (b *committeeBench) StageKYCBatch() ([]Row, error) {
 		}
 	}
 	tm := int64(b.p.PlaintextModulus())
-	reqs := make([]consensus.Request, b.o.KYCBatch)
+	reqs := make([]chainio.Request, b.o.KYCBatch)
 	want := make([]uint64, b.o.KYCBatch)
 	for k := range reqs {
 		hs := make([]fhe.Handle, 8)
@@ -546,7 +549,7 @@ func (b *committeeBench) StageKYCBatch() ([]Row, error) {
 		if err != nil {
 			return nil, err
 		}
-		reqs[k] = consensus.Request{ID: [32]byte{3, byte(k), byte(k >> 8)}, PolicyID: kycID, Kind: consensus.KindPolicy, Inputs: hs}
+		reqs[k] = chainio.Request{ID: [32]byte{3, byte(k), byte(k >> 8)}, PolicyID: kycID, Kind: chainio.KindPolicy, Inputs: hs}
 		want[k] = uint64((ref[0]%tm + tm) % tm)
 	}
 	d, cpu, err := b.process(reqs, want)
@@ -558,7 +561,7 @@ func (b *committeeBench) StageKYCBatch() ([]Row, error) {
 	return []Row{b.row(StageKYCBatch, b.o.KYCBatch, d, cpu, note)}, nil
 }
 
-// StageRefresh: --refresh-k collective refreshes (consensus.LocalCommittee.Refresh:
+// StageRefresh: --refresh-k collective refreshes (local.Committee.Refresh:
 // every member receives, the first t are active) of fresh ciphertexts at
 // the preset's refresh floor (the lowest level a compiled plan refreshes
 // at) back to the top level; ms and cpu_ms are the medians. Each

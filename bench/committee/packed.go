@@ -10,7 +10,9 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/fhegate/fhegate/bench"
-	"github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/api"
+	"github.com/fhegate/fhegate/consensus/chainio"
+	"github.com/fhegate/fhegate/consensus/circuit"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/policy"
 	"github.com/fhegate/fhegate/policy/examples"
@@ -30,7 +32,7 @@ type kycPool struct {
 // uploadReplicated encrypts v in every slot with a proof and uploads it
 // through member 1.
 func (b *committeeBench) uploadReplicated(v int64) (fhe.Handle, error) {
-	return b.uploadSlots(consensus.ReplicatedInts(b.p, v))
+	return b.uploadSlots(api.ReplicatedInts(b.p, v))
 }
 
 // uploadSlots encrypts the slot vector vals with a proof and uploads it
@@ -57,7 +59,7 @@ func (b *committeeBench) kycPolicy(stage string) (kycID [32]byte, kplan *policy.
 		b.log.Warn("kyc-aml policy does not compile for this preset: stage skipped", zap.String("stage", stage), zap.String("preset", b.preset), zap.Error(err))
 		return kycID, nil, false, nil
 	}
-	kplan, err = policy.CompileWith(spec, consensus.PolicyOptions(b.pr.ID))
+	kplan, err = policy.CompileWith(spec, circuit.PolicyOptions(b.pr.ID))
 	return kycID, kplan, err == nil, err
 }
 
@@ -78,14 +80,14 @@ func (b *committeeBench) StagePacked() ([]Row, error) {
 			}
 		}
 	}
-	return b.runPackedSizes(StagePacked, kplan, func(tag, size int) (consensus.PackedBatch, []uint64, error) {
+	return b.runPackedSizes(StagePacked, kplan, func(tag, size int) (chainio.PackedBatch, []uint64, error) {
 		return packedKYCBatch(b.p, kplan, kycID, &pool, tag, size)
 	})
 }
 
 // runPackedSizes runs one packed batch of each --packed size, built by
 // build, and returns the stage's rows.
-func (b *committeeBench) runPackedSizes(stage string, kplan *policy.Plan, build func(tag, size int) (consensus.PackedBatch, []uint64, error)) ([]Row, error) {
+func (b *committeeBench) runPackedSizes(stage string, kplan *policy.Plan, build func(tag, size int) (chainio.PackedBatch, []uint64, error)) ([]Row, error) {
 	var rows []Row
 	ladder := b.o.GOMAXPROCS
 	if len(ladder) == 0 {
@@ -156,14 +158,14 @@ func (b *committeeBench) StageVector() ([]Row, error) {
 			return nil, err
 		}
 	}
-	return b.runPackedSizes(StageVector, kplan, func(tag, size int) (consensus.PackedBatch, []uint64, error) {
-		batch := consensus.PackedBatch{PolicyID: kycID, Session: fmt.Sprintf("bench/vector/%d/%d", tag, size)}
+	return b.runPackedSizes(StageVector, kplan, func(tag, size int) (chainio.PackedBatch, []uint64, error) {
+		batch := chainio.PackedBatch{PolicyID: kycID, Session: fmt.Sprintf("bench/vector/%d/%d", tag, size)}
 		want := make([]uint64, size)
 		for k := range size {
 			pat := k % vectorPatterns
 			want[k] = refs[pat]
-			batch.Requests = append(batch.Requests, consensus.Request{ID: [32]byte{5, byte(tag), byte(k), byte(k >> 8)}, PolicyID: kycID,
-				Kind: consensus.KindPolicy, Inputs: []fhe.Handle{handles[pat]}, Block: uint64(k / 64), LogIndex: uint(k % 64)})
+			batch.Requests = append(batch.Requests, chainio.Request{ID: [32]byte{5, byte(tag), byte(k), byte(k >> 8)}, PolicyID: kycID,
+				Kind: chainio.KindPolicy, Inputs: []fhe.Handle{handles[pat]}, Block: uint64(k / 64), LogIndex: uint(k % 64)})
 		}
 		return batch, want, nil
 	})
@@ -187,8 +189,8 @@ func planReference(p *fhe.Params, plan *policy.Plan, vals []int64) (uint64, erro
 // packedKYCBatch builds a batch of size KYC/AML requests: request k takes
 // bit j of k to choose attribute j's input; want holds the plaintext
 // references (policy.Plan.EvalPlain).
-func packedKYCBatch(p *fhe.Params, kplan *policy.Plan, kycID [32]byte, pool *kycPool, tag, size int) (consensus.PackedBatch, []uint64, error) {
-	batch := consensus.PackedBatch{PolicyID: kycID, Session: fmt.Sprintf("bench/packed/%d/%d", tag, size)}
+func packedKYCBatch(p *fhe.Params, kplan *policy.Plan, kycID [32]byte, pool *kycPool, tag, size int) (chainio.PackedBatch, []uint64, error) {
+	batch := chainio.PackedBatch{PolicyID: kycID, Session: fmt.Sprintf("bench/packed/%d/%d", tag, size)}
 	want := make([]uint64, size)
 	refs := map[int]uint64{}
 	for k := range size {
@@ -209,8 +211,8 @@ func packedKYCBatch(p *fhe.Params, kplan *policy.Plan, kycID [32]byte, pool *kyc
 			refs[pattern] = ref
 		}
 		want[k] = refs[pattern]
-		batch.Requests = append(batch.Requests, consensus.Request{ID: [32]byte{4, byte(tag), byte(k), byte(k >> 8)}, PolicyID: kycID,
-			Kind: consensus.KindPolicy, Inputs: hs, Block: uint64(k / 64), LogIndex: uint(k % 64)})
+		batch.Requests = append(batch.Requests, chainio.Request{ID: [32]byte{4, byte(tag), byte(k), byte(k >> 8)}, PolicyID: kycID,
+			Kind: chainio.KindPolicy, Inputs: hs, Block: uint64(k / 64), LogIndex: uint(k % 64)})
 	}
 	return batch, want, nil
 }
@@ -218,7 +220,7 @@ func packedKYCBatch(p *fhe.Params, kplan *policy.Plan, kycID [32]byte, pool *kyc
 // runPackedBatch runs one packed batch on every member at once, checks
 // every verdict against its plaintext reference and returns the stage row
 // and member 1's phase rows.
-func (b *committeeBench) runPackedBatch(stage string, batch consensus.PackedBatch, want []uint64, kplan *policy.Plan) ([]Row, error) {
+func (b *committeeBench) runPackedBatch(stage string, batch chainio.PackedBatch, want []uint64, kplan *policy.Plan) ([]Row, error) {
 	b.traceMu.Lock()
 	b.phases = map[string]time.Duration{}
 	b.traceMu.Unlock()
@@ -252,7 +254,7 @@ func (b *committeeBench) runPackedBatch(stage string, batch consensus.PackedBatc
 			return nil, e
 		}
 	}
-	level, err := consensus.PackLevel(b.p)
+	level, err := circuit.PackLevel(b.p)
 	if err != nil {
 		return nil, err
 	}

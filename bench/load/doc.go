@@ -17,7 +17,7 @@
 //     an attestation for the set. With InputsRooted (the default) the upload
 //     asks for an input root too and nothing is sent on chain: several
 //     uploads per account run at once (at most
-//     consensus.MaxConcurrentStorePuts over all accounts), and those the
+//     api.MaxConcurrentStorePuts over all accounts), and those the
 //     member attests together share one root (FHEPolicy.evaluateRooted then
 //     carries the upload's path; one pairing per root). InputsVector is
 //     the same with all of a request's attributes in one vector input (one

@@ -11,7 +11,7 @@ import (
 	"github.com/ava-labs/libevm/common"
 	"github.com/ava-labs/libevm/core/types"
 
-	"github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/api"
 )
 
 // pending is a sent transaction and the request it belongs to.
@@ -81,12 +81,12 @@ func (g *gen) sendInputs(ctx context.Context, a *account, mine []*request) error
 
 // uploadConcurrently is phase 1 with InputsRooted or InputsVector: no transactions, so an
 // account's uploads go out several at a time — InFlight, but at most
-// consensus.MaxConcurrentStorePuts over all accounts, the uploads a member
+// api.MaxConcurrentStorePuts over all accounts, the uploads a member
 // replicates at once (beyond it its peers drop them) — and the uploads
 // the member attests together share a root (its batch closes when none is
 // left in progress, or after its window).
 func (g *gen) uploadConcurrently(ctx context.Context, a *account, mine []*request) error {
-	sem := make(chan struct{}, min(g.cfg.InFlight, max(1, consensus.MaxConcurrentStorePuts/g.cfg.Accounts)))
+	sem := make(chan struct{}, min(g.cfg.InFlight, max(1, api.MaxConcurrentStorePuts/g.cfg.Accounts)))
 	errs := make([]error, len(mine))
 	var wg sync.WaitGroup
 	for i, r := range mine {

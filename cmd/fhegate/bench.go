@@ -16,6 +16,7 @@ import (
 	benchpolicy "github.com/fhegate/fhegate/bench/policy"
 	"github.com/fhegate/fhegate/bench/workloads"
 	"github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/config"
 	"github.com/fhegate/fhegate/fhe"
 )
 
@@ -243,7 +244,7 @@ processes whose CPU (/proc/<pid>/stat) is measured.`,
 	f.IntSliceVar(&o.c.PIDs, "committee-pid", nil, "with --rpc: committee member process ids whose CPU to measure (repeatable)")
 	f.StringVar(&o.c.JSONPath, "json", "", "also write the result as JSON to this file (- for stdout)")
 	f.StringVar(&o.dataDir, "datadir", "", "in-process devnet: keep chain and committee keys here (a second run skips the DKG)")
-	f.StringVar(&o.committeePre, "committee-preset", consensus.DefaultPreset, "in-process devnet: the committee's preset")
+	f.StringVar(&o.committeePre, "committee-preset", config.DefaultPreset, "in-process devnet: the committee's preset")
 	f.IntVar(&o.committeeN, "committee-n", 3, "in-process devnet: committee size")
 	f.IntVar(&o.committeeT, "committee-t", 2, "in-process devnet: committee threshold")
 	return cmd
@@ -282,7 +283,7 @@ each with its own bbolt store and share ledger, and measures on each preset:
              (skipped where the plan does not compile, e.g. BGVN13)
   packed-kyc the KYC/AML policy on packed batches of each --packed size (default 64,1024;
              capped at the preset's slot count): every member packs the batch's inputs slot-masked
-             at consensus.PackLevel (one ct×pt product per request input, no NTT), refreshes each
+             at circuit.PackLevel (one ct×pt product per request input, no NTT), refreshes each
              packed input collectively, evaluates the policy ONCE, agrees on the digest, masks the
              result to the batch's slots, threshold-decrypts all of them in one round and signs one
              BLS aggregate over the batch digest (consensus.Member.ProcessPacked). Inputs are
@@ -298,10 +299,10 @@ each with its own bbolt store and share ledger, and measures on each preset:
              into the 8 attribute ciphertexts (protocol.RefreshTransform). Same --packed sizes,
              same checks and rows (packed-kyc-vector/pack …).
   refresh    one collective refresh (MPC bootstrap, Lattigo mpbgv.RefreshProtocol) of a ciphertext at
-             the preset's refresh floor (protocol.RefreshFloorLevel: level 1 on BGVN13/BGVN14, the
+             the preset's refresh floor (eval.RefreshFloorLevel: level 1 on BGVN13/BGVN14, the
              lowest level a plan's refresh point hands the committee) back to the top level, on
              committees of each --refresh-n size (default 3 and 5; t = ⌊n/2⌋+1), every member
-             receiving and the first t active (consensus.LocalCommittee.Refresh). ms and cpu ms are
+             receiving and the first t active (local.Committee.Refresh). ms and cpu ms are
              the medians over --refresh-k refreshes (default 7, --quick 3), each of a fresh ciphertext
              (a member issues one refresh share per ciphertext). share_bytes is the length of one
              marshalled refresh share for that ciphertext (the payload of a refresh-share message);

@@ -22,7 +22,10 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/apiserver"
 	"github.com/fhegate/fhegate/consensus/chain"
+	"github.com/fhegate/fhegate/consensus/circuit"
+	"github.com/fhegate/fhegate/consensus/config"
 	"github.com/fhegate/fhegate/consensus/store"
 	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
@@ -78,7 +81,7 @@ The secrets are encrypted if $FHEGATE_KEY_PASSPHRASE or --key-file is given, els
 			for i := range addrs {
 				addrs[i] = net.JoinHostPort(host, fmt.Sprint(basePort+i+1))
 			}
-			cfg, secrets, err := consensus.GenerateCommittee(cid, epoch, preset, t, addrs)
+			cfg, secrets, err := config.GenerateCommittee(cid, epoch, preset, t, addrs)
 			if err != nil {
 				return err
 			}
@@ -87,7 +90,7 @@ The secrets are encrypted if $FHEGATE_KEY_PASSPHRASE or --key-file is given, els
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				return err
 			}
-			if err := consensus.SaveJSON(filepath.Join(dir, "committee.json"), cfg, 0o644); err != nil {
+			if err := config.SaveJSON(filepath.Join(dir, "committee.json"), cfg, 0o644); err != nil {
 				return err
 			}
 			for _, s := range secrets {
@@ -109,7 +112,7 @@ The secrets are encrypted if $FHEGATE_KEY_PASSPHRASE or --key-file is given, els
 	cmd.Flags().StringVar(&dir, "dir", "committee", "output directory")
 	cmd.Flags().IntVar(&n, "n", 5, "members")
 	cmd.Flags().IntVar(&t, "t", 3, "threshold")
-	cmd.Flags().StringVar(&preset, "preset", consensus.DefaultPreset, "FHE preset the committee holds keys for (policies deeper than its depth run through collective refreshes)")
+	cmd.Flags().StringVar(&preset, "preset", config.DefaultPreset, "FHE preset the committee holds keys for (policies deeper than its depth run through collective refreshes)")
 	cmd.Flags().StringVar(&chainID, "chain-id", "1337", "chain id bound into attestations and verdicts")
 	cmd.Flags().Uint64Var(&epoch, "epoch", 1, "key epoch: 1 for a first committee, the current epoch + 1 for a rotation (1 … 2^63−1)")
 	cmd.Flags().StringVar(&host, "host", "127.0.0.1", "member transport host")
@@ -149,7 +152,7 @@ func memberDir(dir string, id uint32) string { return filepath.Join(dir, fmt.Spr
 // openMember loads committee.json and member id's secrets from dir and
 // starts its transport and store.
 func openMember(dir string, id uint32, timeout time.Duration, log *zap.Logger) (*consensus.Member, *store.Store, error) {
-	return openMemberOn(dir, id, timeout, log, func(cfg *consensus.CommitteeConfig, tk ed25519.PrivateKey) (transport.Transport, error) {
+	return openMemberOn(dir, id, timeout, log, func(cfg *config.CommitteeConfig, tk ed25519.PrivateKey) (transport.Transport, error) {
 		peers, err := cfg.Peers()
 		if err != nil {
 			return nil, err
@@ -163,9 +166,9 @@ func openMember(dir string, id uint32, timeout time.Duration, log *zap.Logger) (
 // rotation's joint transport, or none for an old member whose committee
 // does not meet).
 func openMemberOn(dir string, id uint32, timeout time.Duration, log *zap.Logger,
-	dial func(cfg *consensus.CommitteeConfig, tk ed25519.PrivateKey) (transport.Transport, error)) (*consensus.Member, *store.Store, error) {
-	var cfg consensus.CommitteeConfig
-	if err := consensus.LoadJSON(filepath.Join(dir, "committee.json"), &cfg); err != nil {
+	dial func(cfg *config.CommitteeConfig, tk ed25519.PrivateKey) (transport.Transport, error)) (*consensus.Member, *store.Store, error) {
+	var cfg config.CommitteeConfig
+	if err := config.LoadJSON(filepath.Join(dir, "committee.json"), &cfg); err != nil {
 		return nil, nil, err
 	}
 	sec, err := loadMemberSecrets(dir, id, log)
@@ -189,9 +192,9 @@ func openMemberOn(dir string, id uint32, timeout time.Duration, log *zap.Logger,
 		tr.Close()
 		return nil, nil, err
 	}
-	var circuits consensus.Circuits
+	var circuits circuit.Circuits
 	if pr, err := fhe.PresetByName(cfg.Preset); err == nil {
-		circuits = consensus.NewPolicyCircuits(pr.ID)
+		circuits = circuit.NewPolicyCircuits(pr.ID)
 	}
 	m, err := consensus.NewMember(consensus.MemberConfig{Committee: cfg, Self: id, BLSKey: bk, RoundTimeout: timeout, Circuits: circuits}, tr, st, log)
 	if err != nil {
@@ -216,8 +219,8 @@ func newCommitteeDKGCmd(a *app) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			log := a.Log()
 			ctx := cmd.Context()
-			var cfg consensus.CommitteeConfig
-			if err := consensus.LoadJSON(filepath.Join(dir, "committee.json"), &cfg); err != nil {
+			var cfg config.CommitteeConfig
+			if err := config.LoadJSON(filepath.Join(dir, "committee.json"), &cfg); err != nil {
 				return err
 			}
 			ids := []uint32{id}
@@ -360,17 +363,17 @@ func runCommitteeServe(ctx context.Context, log *zap.Logger, o committeeServeOpt
 // serveCommitteeAPI starts the member's client API on --api and returns the
 // function that stops it.
 func serveCommitteeAPI(log *zap.Logger, m *consensus.Member, o committeeServeOptions) (func(), error) {
-	ao := consensus.APIOptions{TLSCert: o.apiCert, TLSKey: o.apiKey, AllowOrigins: o.apiOrigins}
+	ao := apiserver.APIOptions{TLSCert: o.apiCert, TLSKey: o.apiKey, AllowOrigins: o.apiOrigins}
 	if o.apiTokens != "" {
 		var err error
-		if ao.Tokens, err = consensus.LoadAPITokens(o.apiTokens); err != nil {
+		if ao.Tokens, err = apiserver.LoadAPITokens(o.apiTokens); err != nil {
 			return nil, fmt.Errorf("--api-tokens: %w", err)
 		}
-	} else if consensus.IsLoopback(o.api) {
+	} else if apiserver.IsLoopback(o.api) {
 		ao.NoAuth = true // development: loopback only (NewAPIServer refuses it elsewhere)
 		log.Warn("client API without --api-tokens: unauthenticated, loopback only")
 	}
-	srv, err := consensus.NewAPIServer(m, o.api, ao)
+	srv, err := apiserver.NewAPIServer(m, o.api, ao)
 	if err != nil {
 		return nil, err
 	}
@@ -378,7 +381,7 @@ func serveCommitteeAPI(log *zap.Logger, m *consensus.Member, o committeeServeOpt
 	if err != nil {
 		return nil, err
 	}
-	go func() { _ = consensus.ServeAPI(srv, ln) }()
+	go func() { _ = apiserver.ServeAPI(srv, ln) }()
 	scheme := "http://"
 	if srv.TLSConfig != nil {
 		scheme = "https://"
@@ -394,27 +397,10 @@ func serveCommitteeChain(ctx context.Context, log *zap.Logger, m *consensus.Memb
 	if err != nil {
 		return err
 	}
-	var cfg consensus.CommitteeConfig
-	_ = consensus.LoadJSON(filepath.Join(o.dir, "committee.json"), &cfg)
-	ad, err := chain.Dial(ctx, chain.Config{URL: o.rpc, ChainID: cfg.ChainIDBig(), Key: key, Log: log.Named("chain"),
-		OnPolicy: func(pid [32]byte, spec []byte) {
-			if err := m.RegisterPolicy(pid, spec); err != nil {
-				// Recorded by PolicyCircuits: this policy's requests are
-				// answered with the signed consensus.ResultUnevaluable verdict.
-				log.Warn("policy not compiled for the committee; its requests will be answered unevaluable", zap.Error(err))
-			}
-		}})
-	if err != nil {
-		return err
-	}
-	defer ad.Close()
-	m.SetACL(ad) // private reads check FHEInput.isAllowed on this chain
-	if n, err := ad.ReplayPolicies(ctx, 0); err != nil {
-		return err
-	} else if n > 0 {
-		log.Info("policies registered before this start compiled", zap.Int("policies", n))
-	}
-	return m.Run(ctx, ad)
+	var cfg config.CommitteeConfig
+	_ = config.LoadJSON(filepath.Join(o.dir, "committee.json"), &cfg)
+	return chain.Serve(ctx, chain.ServeConfig{Members: []*consensus.Member{m},
+		Config: chain.Config{URL: o.rpc, ChainID: cfg.ChainIDBig(), Key: key, Log: log.Named("chain")}})
 }
 
 // loadRelayerKey reads the relayer's secp256k1 key from path (hex, optional
@@ -495,8 +481,8 @@ func newCommitteeStatusCmd(a *app) *cobra.Command {
 			if id == 0 {
 				return usageErrorf("--member or --api is required")
 			}
-			var cfg consensus.CommitteeConfig
-			if err := consensus.LoadJSON(filepath.Join(dir, "committee.json"), &cfg); err != nil {
+			var cfg config.CommitteeConfig
+			if err := config.LoadJSON(filepath.Join(dir, "committee.json"), &cfg); err != nil {
 				return err
 			}
 			sec, err := loadMemberSecrets(dir, id, a.Log())

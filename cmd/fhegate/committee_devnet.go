@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/big"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,15 +17,18 @@ import (
 	"github.com/ava-labs/libevm/crypto"
 	"go.uber.org/zap"
 
-	"github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/apiserver"
 	"github.com/fhegate/fhegate/consensus/chain"
+	"github.com/fhegate/fhegate/consensus/circuit"
+	"github.com/fhegate/fhegate/consensus/config"
+	"github.com/fhegate/fhegate/consensus/local"
 	"github.com/fhegate/fhegate/fhe"
 )
 
 type devCommittee struct {
 	log      *zap.Logger
-	lc       *consensus.LocalCommittee
-	circuits *consensus.PolicyCircuits
+	lc       *local.Committee
+	circuits *circuit.PolicyCircuits
 	dir      string
 	resumed  bool
 }
@@ -32,15 +36,15 @@ type devCommittee struct {
 // newLocalDevCommittee starts the devnet's in-process committee under
 // dir/committee: resumed from the keys saved there by an earlier start
 // (--datadir: a warm start runs no DKG; the saved preset wins), else fresh
-// keys through a DKG for preset (default consensus.DefaultPreset).
+// keys through a DKG for preset (default config.DefaultPreset).
 func newLocalDevCommittee(ctx context.Context, log *zap.Logger, o devnetOptions, dir string) (DevCommittee, error) {
 	n, t := o.committeeN, o.committeeT
 	cdir := filepath.Join(dir, "committee")
-	opts := consensus.LocalOptions{N: n, T: t, Dir: cdir, Preset: o.committeePre, ChainID: big.NewInt(1337),
+	opts := local.Options{N: n, T: t, Dir: cdir, Preset: o.committeePre, ChainID: big.NewInt(1337),
 		RoundTimeout: 60 * time.Second, Log: log.Named("committee"), BatchWindow: o.batchWindow, RootWindow: o.rootWindow}
-	start, resumed := consensus.StartLocal, consensus.HasLocalState(cdir)
+	start, resumed := local.Start, local.HasState(cdir)
 	if resumed {
-		start = consensus.ResumeLocal
+		start = local.Resume
 		log.Info("committee: resuming with the keys in the data directory (no DKG)", zap.String("dir", cdir))
 	} else {
 		_ = os.RemoveAll(cdir)
@@ -48,8 +52,8 @@ func newLocalDevCommittee(ctx context.Context, log *zap.Logger, o devnetOptions,
 	}
 	presetName := opts.Preset
 	if resumed {
-		var saved consensus.CommitteeConfig
-		if err := consensus.LoadJSON(filepath.Join(cdir, "committee.json"), &saved); err != nil {
+		var saved config.CommitteeConfig
+		if err := config.LoadJSON(filepath.Join(cdir, "committee.json"), &saved); err != nil {
 			return nil, err
 		}
 		presetName = saved.Preset
@@ -58,7 +62,7 @@ func newLocalDevCommittee(ctx context.Context, log *zap.Logger, o devnetOptions,
 	if err != nil {
 		return nil, err
 	}
-	pc := consensus.NewPolicyCircuits(ps.ID)
+	pc := circuit.NewPolicyCircuits(ps.ID)
 	opts.Circuits = pc
 	// The committee's background work is bound to Close, not to ctx:
 	// runDevnet closes it after the chain on shutdown, so a cancelled ctx
@@ -129,80 +133,71 @@ func (d *devCommittee) Serve(ctx context.Context, rpcURL string, chainID *big.In
 	if chainID != nil {
 		d.lc.SetChainID(chainID)
 	}
-	ad, err := chain.Dial(ctx, chain.Config{URL: rpcURL, ChainID: chainID, Key: key, Log: d.log.Named("chain"),
-		OnPolicy: func(id [32]byte, spec []byte) {
-			if err := d.lc.RegisterPolicy(id, spec); err != nil { // persisted in every member's store
-				d.log.Warn("policy not compiled for the committee", zap.Error(err))
-			}
-		}})
-	if err != nil {
+	var closers []func()
+	defer func() {
+		for _, c := range closers {
+			c()
+		}
+	}()
+	ready := func(ctx context.Context, ad *chain.Adapter) error {
+		apis, stop, err := d.startAPIs(ctx, ad)
+		closers = append(closers, stop)
+		if err != nil {
+			return err
+		}
+		d.log.Info("member APIs (fhegate decrypt --handle --committee-api)", zap.String("urls", strings.Join(apis, ",")))
+		return nil
+	}
+	err = chain.Serve(ctx, chain.ServeConfig{Members: d.lc.Live(), Ready: ready,
+		Config: chain.Config{URL: rpcURL, ChainID: chainID, Key: key, Log: d.log.Named("chain")}})
+	if err != nil && !errors.Is(err, context.Canceled) {
 		return err
 	}
-	defer ad.Close()
-	// Policies registered before a warm start (--datadir): compiled plans
-	// live in memory, the request cursor resumes after them.
-	if n, err := ad.ReplayPolicies(ctx, 0); err != nil {
-		return err
-	} else if n > 0 {
-		d.log.Info("committee: policies registered before this start compiled", zap.Int("policies", n))
-	}
-	// Bind the committee's FHE public key to its epoch on chain
-	// (FHEVerdict.setCommitteeKey; a warm start finds it recorded): the key
-	// a rotation's old members would check, and clients can compare the
-	// key they encrypt to with committeeKeyOf.
+	return nil
+}
+
+// startAPIs binds the committee's FHE public key to its epoch on chain
+// (FHEVerdict.setCommitteeKey; a warm start finds it recorded: the key a
+// rotation's old members would check, and clients can compare the key they
+// encrypt to with committeeKeyOf), then serves every live member's client
+// API on a loopback port: member 1's address is written to
+// <dir>/committee/api.addr, all of them (for private reads, which need t
+// members' APIs) to apis.addr. stop closes the servers.
+func (d *devCommittee) startAPIs(ctx context.Context, ad *chain.Adapter) (apis []string, stop func(), err error) {
 	if pkd, err := d.lc.BindKey(ctx, ad); err != nil {
 		d.log.Warn("committee key not bound on chain", zap.Error(err))
 	} else {
 		d.log.Info("committee key bound on chain", zap.Uint64("epoch", d.lc.Config.Epoch), zap.String("pkDigest", fmt.Sprintf("%x", pkd)))
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return err
-	}
-	// Development API: no token, no quota, loopback only (DevAPIOptions;
-	// NewAPIServer refuses it on any other address).
-	srv, err := consensus.NewAPIServer(d.lc.Member(1), ln.Addr().String(), consensus.DevAPIOptions())
-	if err != nil {
-		ln.Close()
-		return err
-	}
-	go func() { _ = consensus.ServeAPI(srv, ln) }()
-	defer srv.Close()
-	api := "http://" + ln.Addr().String()
-	_ = os.WriteFile(filepath.Join(d.dir, "api.addr"), []byte(api+"\n"), 0o644)
-	d.log.Info("committee API (fhegate encrypt --submit)", zap.String("url", api))
-	// Private reads (fhegate decrypt --handle) need t members' APIs and
-	// every member checking FHEInput's ACL on this chain: member 1's API
-	// above, the others' here, all URLs in apis.addr.
-	apis := []string{api}
-	for i := range d.lc.Members {
-		m := d.lc.Member(uint32(i + 1))
-		if m == nil {
-			continue
+	var srvs []*http.Server
+	stop = func() {
+		for _, s := range srvs {
+			_ = s.Close()
 		}
-		m.SetACL(ad)
-		if i == 0 {
-			continue
-		}
+	}
+	for _, m := range d.lc.Live() {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
-			return err
+			return apis, stop, err
 		}
-		srv, err := consensus.NewAPIServer(m, ln.Addr().String(), consensus.DevAPIOptions())
+		// Development API: no token, no quota, loopback only
+		// (DevAPIOptions; NewAPIServer refuses it on any other address).
+		srv, err := apiserver.NewAPIServer(m, ln.Addr().String(), apiserver.DevAPIOptions())
 		if err != nil {
 			ln.Close()
-			return err
+			return apis, stop, err
 		}
-		go func() { _ = consensus.ServeAPI(srv, ln) }()
-		defer srv.Close()
+		go func() { _ = apiserver.ServeAPI(srv, ln) }()
+		srvs = append(srvs, srv)
 		apis = append(apis, "http://"+ln.Addr().String())
 	}
-	_ = os.WriteFile(filepath.Join(d.dir, "apis.addr"), []byte(strings.Join(apis, ",")+"\n"), 0o644)
-	d.log.Info("member APIs (fhegate decrypt --handle --committee-api)", zap.String("urls", strings.Join(apis, ",")))
-	if err := d.lc.ServeChain(ctx, ad); err != nil && !errors.Is(err, context.Canceled) {
-		return err
+	if len(apis) == 0 {
+		return apis, stop, errors.New("committee: no member is up")
 	}
-	return nil
+	_ = os.WriteFile(filepath.Join(d.dir, "api.addr"), []byte(apis[0]+"\n"), 0o644)
+	d.log.Info("committee API (fhegate encrypt --submit)", zap.String("url", apis[0]))
+	_ = os.WriteFile(filepath.Join(d.dir, "apis.addr"), []byte(strings.Join(apis, ",")+"\n"), 0o644)
+	return apis, stop, nil
 }
 
 // Close implements DevCommittee.

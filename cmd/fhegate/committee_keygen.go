@@ -14,7 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
 
-	"github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/config"
 )
 
 // Per-member key generation (docs/operators.md, "Per-member key
@@ -69,8 +69,8 @@ func addCommitteeKeyCommands(cmd *cobra.Command, a *app) {
 
 // memberSecretsKey is what unlocks a member's secrets: $FHEGATE_KEY_PASSPHRASE
 // and/or --key-file ($FHEGATE_KEY_FILE).
-func memberSecretsKey() consensus.SecretsKey {
-	k := consensus.SecretsKey{Passphrase: os.Getenv(envKeyPassphrase), KeyFile: keyFileFlag{}.String()}
+func memberSecretsKey() config.SecretsKey {
+	k := config.SecretsKey{Passphrase: os.Getenv(envKeyPassphrase), KeyFile: keyFileFlag{}.String()}
 	if k.KeyFile == "" {
 		k.KeyFile = os.Getenv(envKeyFile)
 	}
@@ -79,11 +79,11 @@ func memberSecretsKey() consensus.SecretsKey {
 
 // loadMemberSecrets reads member id's secrets from dir (encrypted, or plain
 // from older versions and `committee init` without a key, with a warning).
-func loadMemberSecrets(dir string, id uint32, log *zap.Logger) (*consensus.MemberSecrets, error) {
+func loadMemberSecrets(dir string, id uint32, log *zap.Logger) (*config.MemberSecrets, error) {
 	if log == nil {
 		log = zap.NewNop()
 	}
-	sec, err := consensus.LoadMemberSecrets(filepath.Join(memberDir(dir, id), "secrets.json"), memberSecretsKey(),
+	sec, err := config.LoadMemberSecrets(filepath.Join(memberDir(dir, id), "secrets.json"), memberSecretsKey(),
 		func(msg string) { log.Warn(msg) })
 	if err != nil {
 		return nil, err
@@ -96,19 +96,19 @@ func loadMemberSecrets(dir string, id uint32, log *zap.Logger) (*consensus.Membe
 
 // saveInitSecrets writes a `committee init` member's secrets: encrypted when
 // a passphrase or key file is given, else plain JSON (development).
-func saveInitSecrets(path string, s *consensus.MemberSecrets) (encrypted bool, err error) {
+func saveInitSecrets(path string, s *config.MemberSecrets) (encrypted bool, err error) {
 	k := memberSecretsKey()
 	if k.IsZero() {
-		return false, consensus.SaveMemberSecretsPlaintext(path, s)
+		return false, config.SaveMemberSecretsPlaintext(path, s)
 	}
 	if k.Passphrase == "" {
 		if _, err := os.Stat(k.KeyFile); errors.Is(err, os.ErrNotExist) {
-			if _, err := consensus.GenerateKeyFile(k.KeyFile); err != nil {
+			if _, err := config.GenerateKeyFile(k.KeyFile); err != nil {
 				return false, err
 			}
 		}
 	}
-	return true, consensus.SaveMemberSecrets(path, s, k)
+	return true, config.SaveMemberSecrets(path, s, k)
 }
 
 // keygenOptions holds `committee keygen`'s flags.
@@ -143,7 +143,7 @@ replace the member.`,
 	cmd.Flags().StringVar(&o.dir, "dir", "committee", "this member's committee directory")
 	cmd.Flags().Uint32Var(&o.id, "member", 0, "this member's id (1..n, agreed among the operators)")
 	cmd.Flags().StringVar(&o.addr, "addr", "", "host:port of this member's committee transport, as the other members reach it")
-	cmd.Flags().IntVar(&o.workFactor, "scrypt-work-factor", consensus.DefaultScryptWorkFactor, "log2 scrypt cost of a passphrase (tests lower it)")
+	cmd.Flags().IntVar(&o.workFactor, "scrypt-work-factor", config.DefaultScryptWorkFactor, "log2 scrypt cost of a passphrase (tests lower it)")
 	_ = cmd.Flags().MarkHidden("scrypt-work-factor")
 	return cmd
 }
@@ -166,11 +166,11 @@ func runKeygen(stdout, stderr io.Writer, o keygenOptions) error {
 	if err := ensureKeyFile(stderr, k.KeyFile); err != nil {
 		return err
 	}
-	sec, pub, err := consensus.GenerateMemberSecrets(o.id, o.addr)
+	sec, pub, err := config.GenerateMemberSecrets(o.id, o.addr)
 	if err != nil {
 		return err
 	}
-	if err := consensus.SaveMemberSecrets(secPath, sec, k); err != nil {
+	if err := config.SaveMemberSecrets(secPath, sec, k); err != nil {
 		return err
 	}
 	pubPath, b, err := writeMemberPub(o.dir, o.id, pub)
@@ -187,19 +187,19 @@ func runKeygen(stdout, stderr io.Writer, o keygenOptions) error {
 // secretsKey validates keygen's flags and returns the key that will encrypt
 // the member's secrets: exactly one of a passphrase or a key file, never
 // none.
-func (o keygenOptions) secretsKey() (consensus.SecretsKey, error) {
+func (o keygenOptions) secretsKey() (config.SecretsKey, error) {
 	if o.id < 1 {
-		return consensus.SecretsKey{}, errors.New("--member is required (this member's id, 1..n, as agreed with the other operators)")
+		return config.SecretsKey{}, errors.New("--member is required (this member's id, 1..n, as agreed with the other operators)")
 	}
 	if _, _, err := net.SplitHostPort(o.addr); err != nil || o.addr == "" {
-		return consensus.SecretsKey{}, fmt.Errorf("--addr %q: want host:port, where the other members reach this member's committee transport", o.addr)
+		return config.SecretsKey{}, fmt.Errorf("--addr %q: want host:port, where the other members reach this member's committee transport", o.addr)
 	}
 	k := memberSecretsKey()
 	if k.IsZero() {
-		return consensus.SecretsKey{}, errors.New("set " + envKeyPassphrase + " or pass --key-file: member secrets are never written unencrypted")
+		return config.SecretsKey{}, errors.New("set " + envKeyPassphrase + " or pass --key-file: member secrets are never written unencrypted")
 	}
 	if k.Passphrase != "" && k.KeyFile != "" {
-		return consensus.SecretsKey{}, errors.New("give " + envKeyPassphrase + " or --key-file, not both")
+		return config.SecretsKey{}, errors.New("give " + envKeyPassphrase + " or --key-file, not both")
 	}
 	k.WorkFactor = o.workFactor
 	return k, nil
@@ -214,7 +214,7 @@ func ensureKeyFile(stderr io.Writer, path string) error {
 	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
-	ident, err := consensus.GenerateKeyFile(path)
+	ident, err := config.GenerateKeyFile(path)
 	if err != nil {
 		return err
 	}
@@ -224,7 +224,7 @@ func ensureKeyFile(stderr io.Writer, path string) error {
 
 // writeMemberPub writes member id's public part as indented JSON to
 // dir/member-I.pub.json and returns the path and the bytes written.
-func writeMemberPub(dir string, id uint32, pub consensus.MemberInfo) (string, []byte, error) {
+func writeMemberPub(dir string, id uint32, pub config.MemberInfo) (string, []byte, error) {
 	b, err := json.MarshalIndent(pub, "", "  ")
 	if err != nil {
 		return "", nil, err
@@ -260,14 +260,14 @@ operator can re-run it to check the committee.json they are given. Writes to std
 			if err := checkCommitteeEpoch(epoch); err != nil {
 				return err
 			}
-			members := make([]consensus.MemberInfo, len(args))
+			members := make([]config.MemberInfo, len(args))
 			for i, p := range args {
 				b, err := os.ReadFile(p)
 				if err != nil {
 					return err
 				}
 				notPub := fmt.Errorf("%s is not a member's public part (a secrets file?): give the member-<i>.pub.json that keygen wrote", p)
-				if consensus.SecretsEncrypted(b) {
+				if config.SecretsEncrypted(b) {
 					return notPub
 				}
 				dec := json.NewDecoder(bytes.NewReader(b))
@@ -279,7 +279,7 @@ operator can re-run it to check the committee.json they are given. Writes to std
 					return notPub
 				}
 			}
-			cfg, err := consensus.AssembleCommittee(cid.String(), epoch, preset, t, rotations, members)
+			cfg, err := config.AssembleCommittee(cid.String(), epoch, preset, t, rotations, members)
 			if err != nil {
 				return err
 			}
@@ -300,7 +300,7 @@ operator can re-run it to check the committee.json they are given. Writes to std
 		},
 	}
 	cmd.Flags().IntVar(&t, "t", 0, "threshold (required)")
-	cmd.Flags().StringVar(&preset, "preset", consensus.DefaultPreset, "FHE preset the committee holds keys for")
+	cmd.Flags().StringVar(&preset, "preset", config.DefaultPreset, "FHE preset the committee holds keys for")
 	cmd.Flags().StringVar(&chainID, "chain-id", "1337", "chain id bound into attestations and verdicts")
 	cmd.Flags().Uint64Var(&epoch, "epoch", 1, "key epoch: 1 for a first committee, the current epoch + 1 for a rotation")
 	cmd.Flags().IntSliceVar(&rotations, "rotations", nil, "Galois rotations the plans need (default: powers of two)")

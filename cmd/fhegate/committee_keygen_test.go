@@ -15,7 +15,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/api"
+	"github.com/fhegate/fhegate/consensus/config"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/fhetest"
 )
@@ -85,7 +86,7 @@ func keygenAllMembers(t *testing.T, ops keygenOps) []string {
 		out, err := runCLI(t, args...)
 		t.Setenv(envKeyPassphrase, "")
 		require.NoError(t, err)
-		var pub consensus.MemberInfo
+		var pub config.MemberInfo
 		require.NoError(t, json.Unmarshal([]byte(out), &pub))
 		require.Equal(t, id, pub.ID)
 		pf := filepath.Join(ops.mdir(id), fmt.Sprintf("member-%d.pub.json", id))
@@ -113,7 +114,7 @@ func requireOnlyOwnSecrets(t *testing.T, ops keygenOps, id uint32) {
 	sp := filepath.Join(ops.mdir(id), fmt.Sprintf("member-%d", id), "secrets.json")
 	raw, err := os.ReadFile(sp)
 	require.NoError(t, err)
-	require.True(t, consensus.SecretsEncrypted(raw))
+	require.True(t, config.SecretsEncrypted(raw))
 	fi, err := os.Stat(sp)
 	require.NoError(t, err)
 	require.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
@@ -135,29 +136,29 @@ func assembleFromPublicParts(t *testing.T, ops keygenOps, pubFiles []string) str
 	asm := []string{"committee", "assemble", "--chain-id", "1337", "--epoch", "1", "--preset", ops.preset, "--t", "2", "--rotations", "1"}
 	cfgJSON, err := runCLI(t, append(asm, pubFiles...)...)
 	require.NoError(t, err)
-	var cfg consensus.CommitteeConfig
+	var cfg config.CommitteeConfig
 	require.NoError(t, json.Unmarshal([]byte(cfgJSON), &cfg))
 	require.Len(t, cfg.Members, 3)
 	_, err = runCLI(t, append(asm, pubFiles[1], pubFiles[0], pubFiles[2])...)
 	require.ErrorContains(t, err, "in order")
 	_, err = runCLI(t, append(asm, pubFiles[0], filepath.Join(ops.mdir(2), "member-2", "secrets.json"), pubFiles[2])...)
 	require.ErrorContains(t, err, "not a member's public part")
-	forged := func(name string, f func(p *consensus.MemberInfo)) string {
-		var p consensus.MemberInfo
-		require.NoError(t, consensus.LoadJSON(pubFiles[1], &p))
+	forged := func(name string, f func(p *config.MemberInfo)) string {
+		var p config.MemberInfo
+		require.NoError(t, config.LoadJSON(pubFiles[1], &p))
 		f(&p)
 		path := filepath.Join(ops.root, name)
-		require.NoError(t, consensus.SaveJSON(path, p, 0o644))
+		require.NoError(t, config.SaveJSON(path, p, 0o644))
 		return path
 	}
-	var p1, p3 consensus.MemberInfo
-	require.NoError(t, consensus.LoadJSON(pubFiles[0], &p1))
-	require.NoError(t, consensus.LoadJSON(pubFiles[2], &p3))
+	var p1, p3 config.MemberInfo
+	require.NoError(t, config.LoadJSON(pubFiles[0], &p1))
+	require.NoError(t, config.LoadJSON(pubFiles[2], &p3))
 	// Member 2 claims member 1's BLS key (it cannot prove possession of it
 	// with its own proof), or copies key and proof (a duplicate).
-	_, err = runCLI(t, append(asm, pubFiles[0], forged("badpop.json", func(p *consensus.MemberInfo) { p.BLSKey = p3.BLSKey }), pubFiles[2])...)
+	_, err = runCLI(t, append(asm, pubFiles[0], forged("badpop.json", func(p *config.MemberInfo) { p.BLSKey = p3.BLSKey }), pubFiles[2])...)
 	require.ErrorContains(t, err, "proof of possession")
-	_, err = runCLI(t, append(asm, pubFiles[0], forged("dup.json", func(p *consensus.MemberInfo) { p.BLSKey, p.BLSPoP = p1.BLSKey, p1.BLSPoP }), pubFiles[2])...)
+	_, err = runCLI(t, append(asm, pubFiles[0], forged("dup.json", func(p *config.MemberInfo) { p.BLSKey, p.BLSPoP = p1.BLSKey, p1.BLSPoP }), pubFiles[2])...)
 	require.ErrorContains(t, err, "same BLS key")
 	return cfgJSON
 }
@@ -257,16 +258,16 @@ func startServe(t *testing.T, dir string, id uint32) (url string, stop func()) {
 // uploadUntilAttested encrypts 42 under the committee key pkb with a proof
 // of plaintext knowledge (as `fhegate encrypt --submit` does) and posts it to
 // the API at url until it is attested, returning the attestation.
-func uploadUntilAttested(t *testing.T, url string, pkb []byte) consensus.AttestationJSON {
+func uploadUntilAttested(t *testing.T, url string, pkb []byte) api.AttestationJSON {
 	t.Helper()
 	pk, err := fhe.UnmarshalPublicKey(pkb)
 	require.NoError(t, err)
 	var owner [20]byte
 	ups, _, err := encryptInputs(context.Background(), url, pk, owner, 1, false, []int64{42})
 	require.NoError(t, err)
-	body, _ := json.Marshal(consensus.UploadRequest{Owner: "0x" + hex.EncodeToString(owner[:]),
-		Inputs: []consensus.UploadInput{{Ciphertext: hex.EncodeToString(ups[0].Ciphertext), CType: 1, Proof: "0x" + hex.EncodeToString(ups[0].Proof)}}})
-	var att consensus.AttestationJSON
+	body, _ := json.Marshal(api.UploadRequest{Owner: "0x" + hex.EncodeToString(owner[:]),
+		Inputs: []api.UploadInput{{Ciphertext: hex.EncodeToString(ups[0].Ciphertext), CType: 1, Proof: "0x" + hex.EncodeToString(ups[0].Proof)}}})
+	var att api.AttestationJSON
 	require.Eventually(t, func() bool {
 		resp, err := http.Post(url+"/v1/inputs", "application/json", bytes.NewReader(body))
 		if err != nil {

@@ -21,6 +21,7 @@ import (
 	"github.com/fhegate/fhegate/bls"
 	"github.com/fhegate/fhegate/consensus"
 	"github.com/fhegate/fhegate/consensus/chain"
+	"github.com/fhegate/fhegate/consensus/config"
 	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
 )
@@ -86,17 +87,17 @@ func newRotateSwitchCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			peers, err := consensus.JointPeers(j.Old, j.New)
+			peers, err := config.JointPeers(j.Old, j.New)
 			if err != nil {
 				return err
 			}
 			if side == "new" {
-				m, st, err := openMemberOn(newDir, id, timeout, log, func(cfg *consensus.CommitteeConfig, tk ed25519.PrivateKey) (transport.Transport, error) {
+				m, st, err := openMemberOn(newDir, id, timeout, log, func(cfg *config.CommitteeConfig, tk ed25519.PrivateKey) (transport.Transport, error) {
 					tr, err := transport.ListenTLS(transport.TLSConfig{Self: transport.MemberID(id), Key: tk, Peers: peers, Log: log})
 					if err != nil {
 						return nil, err
 					}
-					return consensus.JointMemberTransport(tr, j.New), nil
+					return config.JointMemberTransport(tr, j.New), nil
 				})
 				if err != nil {
 					return err
@@ -114,9 +115,9 @@ func newRotateSwitchCmd(a *app) *cobra.Command {
 			// on an in-memory transport nobody else is on, and the joint
 			// session on a TLS transport at its committee address.
 			var jt *transport.TLS
-			m, st, err := openMemberOn(oldDir, id, timeout, log, func(cfg *consensus.CommitteeConfig, tk ed25519.PrivateKey) (transport.Transport, error) {
+			m, st, err := openMemberOn(oldDir, id, timeout, log, func(cfg *config.CommitteeConfig, tk ed25519.PrivateKey) (transport.Transport, error) {
 				var err error
-				if jt, err = transport.ListenTLS(transport.TLSConfig{Self: consensus.JointOldID(j.New, id), Key: tk, Peers: peers, Log: log}); err != nil {
+				if jt, err = transport.ListenTLS(transport.TLSConfig{Self: config.JointOldID(j.New, id), Key: tk, Peers: peers, Log: log}); err != nil {
 					return nil, err
 				}
 				return transport.NewHub(len(cfg.Members)).Endpoint(transport.MemberID(id)), nil
@@ -158,11 +159,11 @@ func newRotateSwitchCmd(a *app) *cobra.Command {
 // loadJointRotation reads both committees' configurations and the new
 // committee's public key.
 func loadJointRotation(oldDir, newDir string, active []uint, wait time.Duration) (consensus.JointRotation, error) {
-	j := consensus.JointRotation{Old: &consensus.CommitteeConfig{}, New: &consensus.CommitteeConfig{}, Wait: wait}
-	if err := consensus.LoadJSON(filepath.Join(oldDir, "committee.json"), j.Old); err != nil {
+	j := consensus.JointRotation{Old: &config.CommitteeConfig{}, New: &config.CommitteeConfig{}, Wait: wait}
+	if err := config.LoadJSON(filepath.Join(oldDir, "committee.json"), j.Old); err != nil {
 		return j, fmt.Errorf("--old: %w", err)
 	}
-	if err := consensus.LoadJSON(filepath.Join(newDir, "committee.json"), j.New); err != nil {
+	if err := config.LoadJSON(filepath.Join(newDir, "committee.json"), j.New); err != nil {
 		return j, fmt.Errorf("--new: %w", err)
 	}
 	pkb, err := readBounded(filepath.Join(newDir, "committee.pk"), maxPublicKey)
@@ -191,8 +192,8 @@ const maxPublicKey = 64 << 20
 // dialKeyReader connects to the chain to read FHEVerdict.committeeKeyOf
 // only: the adapter's transaction key is a throwaway one (it never sends).
 func dialKeyReader(ctx context.Context, rpc, dir string, log *zap.Logger) (*chain.Adapter, error) {
-	var cfg consensus.CommitteeConfig
-	if err := consensus.LoadJSON(filepath.Join(dir, "committee.json"), &cfg); err != nil {
+	var cfg config.CommitteeConfig
+	if err := config.LoadJSON(filepath.Join(dir, "committee.json"), &cfg); err != nil {
 		return nil, err
 	}
 	k, err := crypto.GenerateKey()
@@ -262,8 +263,8 @@ func newRotateBindKeyCmd(a *app) *cobra.Command {
 			if rpc == "" || len(sigs) == 0 {
 				return usageErrorf("--rpc and --sig are required")
 			}
-			var cfg consensus.CommitteeConfig
-			if err := consensus.LoadJSON(filepath.Join(dir, "committee.json"), &cfg); err != nil {
+			var cfg config.CommitteeConfig
+			if err := config.LoadJSON(filepath.Join(dir, "committee.json"), &cfg); err != nil {
 				return err
 			}
 			pkd, agg, bm, err := aggregateKeySignatures(&cfg, sigs)
@@ -338,7 +339,7 @@ func parseKeySignature(b []byte) (ks keySignature, pkd [32]byte, sig []byte, err
 // aggregateKeySignatures reads `rotate sign-key` files, checks each one
 // against its member's BLS key in cfg (same epoch and digest, distinct
 // members, at least the threshold) and aggregates them.
-func aggregateKeySignatures(cfg *consensus.CommitteeConfig, files []string) (pkd [32]byte, agg, bitmap []byte, err error) {
+func aggregateKeySignatures(cfg *config.CommitteeConfig, files []string) (pkd [32]byte, agg, bitmap []byte, err error) {
 	var sigs [][]byte
 	var idx []int
 	seen := map[uint32]bool{}

@@ -25,6 +25,9 @@ import (
 	"github.com/fhegate/fhegate/configs"
 	"github.com/fhegate/fhegate/consensus"
 	"github.com/fhegate/fhegate/consensus/chain"
+	"github.com/fhegate/fhegate/consensus/chainio"
+	"github.com/fhegate/fhegate/consensus/circuit"
+	"github.com/fhegate/fhegate/consensus/config"
 	"github.com/fhegate/fhegate/consensus/store"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/fhetest"
@@ -191,8 +194,8 @@ func TestCommitteeRotateCLI(t *testing.T) {
 	want := big.NewInt((5*-7%tmod + tmod) % tmod)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	req := consensus.Request{ID: [32]byte{0x70}, PolicyID: consensus.PolicyProductSum, Kind: consensus.KindPolicy, Inputs: handles}
-	vs := make([]*consensus.Verdict, 3)
+	req := chainio.Request{ID: [32]byte{0x70}, PolicyID: circuit.PolicyProductSum, Kind: chainio.KindPolicy, Inputs: handles}
+	vs := make([]*chainio.Verdict, 3)
 	errs := make([]error, 3)
 	var wg sync.WaitGroup
 	for i, m := range ms {
@@ -220,10 +223,10 @@ func bindNewKeyOnChain(t *testing.T, dir, oldDir, newDir string) string {
 	registerEVMExtras()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	t.Cleanup(cancel)
-	var oldCfg, newCfg consensus.CommitteeConfig
-	require.NoError(t, consensus.LoadJSON(filepath.Join(oldDir, "committee.json"), &oldCfg))
-	require.NoError(t, consensus.LoadJSON(filepath.Join(newDir, "committee.json"), &newCfg))
-	keys := func(cfg *consensus.CommitteeConfig) (pks, pops [][]byte) {
+	var oldCfg, newCfg config.CommitteeConfig
+	require.NoError(t, config.LoadJSON(filepath.Join(oldDir, "committee.json"), &oldCfg))
+	require.NoError(t, config.LoadJSON(filepath.Join(newDir, "committee.json"), &newCfg))
+	keys := func(cfg *config.CommitteeConfig) (pks, pops [][]byte) {
 		for _, m := range cfg.Members {
 			pk, err := hex.DecodeString(m.BLSKey)
 			require.NoError(t, err)
@@ -248,7 +251,7 @@ func bindNewKeyOnChain(t *testing.T, dir, oldDir, newDir string) string {
 
 	_, err = runCLI(t, "committee", "rotate", "switch", "--side", "old", "--member", "1", "--old", oldDir, "--new", newDir,
 		"--rpc", rpc, "--round-timeout", "5s", "--wait", "5s")
-	require.ErrorIs(t, err, consensus.ErrTargetKeyNotOnChain)
+	require.ErrorIs(t, err, chainio.ErrTargetKeyNotOnChain)
 	require.ErrorContains(t, err, "no key recorded for epoch 2")
 
 	// governance (dev account 0) installs the epoch-2 committee
@@ -284,7 +287,7 @@ func bindNewKeyOnChain(t *testing.T, dir, oldDir, newDir string) string {
 	defer ad.Close()
 	pkb, err := os.ReadFile(filepath.Join(newDir, "committee.pk"))
 	require.NoError(t, err)
-	require.NoError(t, consensus.VerifyTargetKey(ctx, ad, 2, keccakpkg.Sum(pkb)))
+	require.NoError(t, chainio.VerifyTargetKey(ctx, ad, 2, keccakpkg.Sum(pkb)))
 	return rpc
 }
 

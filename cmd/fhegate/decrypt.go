@@ -13,7 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/api"
 	"github.com/fhegate/fhegate/fhe"
 )
 
@@ -111,7 +111,7 @@ func privateRead(cmd *cobra.Command, sk *fhe.SecretKey, o decryptOptions) ([]int
 	if len(o.apis) == 0 {
 		return nil, errors.New("--handle needs --committee-api: the client API URLs of at least t members")
 	}
-	hb, err := consensus.ParseHandle(o.handle)
+	hb, err := api.ParseHandle(o.handle)
 	if err != nil {
 		return nil, fmt.Errorf("--handle: %w", err)
 	}
@@ -136,7 +136,7 @@ func privateRead(cmd *cobra.Command, sk *fhe.SecretKey, o decryptOptions) ([]int
 		return nil, fmt.Errorf("public key is %s, secret key is %s", pk.Params().Preset.Name, sk.Params().Preset.Name)
 	}
 	ctx := cmd.Context()
-	ann, err := consensus.FetchKeyAnnouncement(ctx, o.apis[0])
+	ann, err := api.FetchKeyAnnouncement(ctx, o.apis[0])
 	if err != nil {
 		return nil, err
 	}
@@ -149,11 +149,11 @@ func privateRead(cmd *cobra.Command, sk *fhe.SecretKey, o decryptOptions) ([]int
 		nonce = binary.BigEndian.Uint64(b[:]) | 1
 	}
 	deadline := uint64(time.Now().Add(o.valid).Unix())
-	req, err := consensus.SignPrivateRead(signer, ann.Proof.ChainID, hb, pkb, nonce, deadline)
+	req, err := api.SignPrivateRead(signer, ann.Proof.ChainID, hb, pkb, nonce, deadline)
 	if err != nil {
 		return nil, err
 	}
-	u, err := consensus.ReadPrivate(ctx, o.apis, os.Getenv("FHEGATE_API_TOKEN"), req, sk)
+	u, err := api.ReadPrivate(ctx, o.apis, os.Getenv("FHEGATE_API_TOKEN"), req, sk)
 	if err != nil {
 		return nil, err
 	}

@@ -13,7 +13,9 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap/zaptest"
 
-	"github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/api"
+	"github.com/fhegate/fhegate/consensus/apiserver"
+	"github.com/fhegate/fhegate/consensus/local"
 )
 
 // TestDecryptPrivateRead: `fhegate decrypt --handle` reads an input its
@@ -22,12 +24,12 @@ import (
 func TestDecryptPrivateRead(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	lc, err := consensus.StartLocal(ctx, consensus.LocalOptions{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10",
+	lc, err := local.Start(ctx, local.Options{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10",
 		RoundTimeout: 5 * time.Second, Log: zaptest.NewLogger(t)})
 	require.NoError(t, err)
 	t.Cleanup(lc.Close)
-	acl := consensus.NewMemACL()
-	apis, stop, err := lc.ServeMemberAPIs(consensus.DevAPIOptions(), acl)
+	acl := local.NewMemACL()
+	apis, stop, err := lc.ServeMemberAPIs(apiserver.DevAPIOptions(), acl)
 	require.NoError(t, err)
 	t.Cleanup(stop)
 
@@ -37,7 +39,7 @@ func TestDecryptPrivateRead(t *testing.T) {
 	m := lc.Member(1)
 	ct, proof, err := m.EncryptInput([]int64{42, -7, 1000, 3}, owner)
 	require.NoError(t, err)
-	att, err := m.UploadBatch(ctx, owner, []consensus.InputUpload{{Ciphertext: ct, Proof: proof, CType: 1}})
+	att, err := m.UploadBatch(ctx, owner, []api.InputUpload{{Ciphertext: ct, Proof: proof, CType: 1}})
 	require.NoError(t, err)
 	acl.Allow(att.Handle, owner)
 

@@ -23,6 +23,8 @@ import (
 
 	"github.com/fhegate/fhegate/configs"
 	"github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/config"
+	"github.com/fhegate/fhegate/consensus/local"
 	"github.com/fhegate/fhegate/internal/devchain"
 	"github.com/fhegate/fhegate/precompiles/corebackends"
 	"github.com/fhegate/fhegate/precompiles/host/subnetevm"
@@ -56,7 +58,7 @@ type DevCommittee interface {
 // consensus/batch.go); the devnet builds blocks only when transactions
 // arrive — a burst's transactions coalesce into a few blocks — so a member
 // holding an open window asks the devnet for empty blocks (evm_mine,
-// consensus.BlockMaker) after 2 s without one. 16 blocks gather a burst
+// chainio.BlockMaker) after 2 s without one. 16 blocks gather a burst
 // into one or two packed batches for ≤ 15 empty blocks per window.
 const devnetBatchWindow = 16
 
@@ -122,7 +124,7 @@ State lives in a temporary directory removed on exit, unless --datadir is given
 	f.DurationVar(&o.blockInterval, "block-interval", 0, "also produce (empty) blocks at this interval; 0 = only when transactions arrive")
 	f.IntVar(&o.committeeN, "committee-n", 3, "in-process committee size")
 	f.IntVar(&o.committeeT, "committee-t", 2, "in-process committee threshold")
-	f.StringVar(&o.committeePre, "committee-preset", consensus.DefaultPreset, "preset the in-process committee holds keys for "+
+	f.StringVar(&o.committeePre, "committee-preset", config.DefaultPreset, "preset the in-process committee holds keys for "+
 		"(bgv-n13-t65537: a 4× faster DKG and cheaper verdicts, but comparisons over more than 16 values are unevaluable)")
 	f.StringSliceVar(&o.allowOrigins, "rpc-allow-origin", nil, "also accept JSON-RPC (HTTP CORS and WebSocket) from these browser origins, "+
 		"scheme://host[:port] with port * for any (repeatable; localhost origins are always accepted; '*' accepts every web page — avoid)")
@@ -287,7 +289,7 @@ func devnetCommittee(ctx context.Context, log *zap.Logger, o devnetOptions, gene
 	}
 	if o.dataDir != "" {
 		_, chainErr := os.Stat(filepath.Join(o.dataDir, "chaindata"))
-		if chainErr == nil && !consensus.HasLocalState(filepath.Join(o.dataDir, "committee")) {
+		if chainErr == nil && !local.HasState(filepath.Join(o.dataDir, "committee")) {
 			// The committee's keys are part of the genesis state: a chain
 			// without the committee that made it cannot resume with one.
 			return nil, nil, "", fmt.Errorf("--datadir %s holds a chain but no in-process committee state: resume it with "+

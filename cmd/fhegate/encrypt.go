@@ -13,7 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/api"
 	"github.com/fhegate/fhegate/fhe"
 )
 
@@ -174,12 +174,12 @@ func submitInputs(ctx context.Context, out io.Writer, o encryptOptions, kb []byt
 	if err != nil {
 		return fmt.Errorf("--submit needs the committee public key as --key: %v", err)
 	}
-	owner, err := consensus.ParseOwner(o.owner)
+	owner, err := api.ParseOwner(o.owner)
 	if err != nil {
 		return fmt.Errorf("--owner: %w", err)
 	}
-	if len(vals) > consensus.MaxUploadItems && !o.vector {
-		return fmt.Errorf("--values: %d inputs, one upload takes at most %d", len(vals), consensus.MaxUploadItems)
+	if len(vals) > api.MaxUploadItems && !o.vector {
+		return fmt.Errorf("--values: %d inputs, one upload takes at most %d", len(vals), api.MaxUploadItems)
 	}
 	if o.outPath != "" && len(vals) != 1 && !o.vector {
 		return fmt.Errorf("--out with --submit writes one ciphertext: give one value (or --vector)")
@@ -195,16 +195,16 @@ func submitInputs(ctx context.Context, out io.Writer, o encryptOptions, kb []byt
 	}
 	uctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
-	var att *consensus.InputAttestation
+	var att *api.InputAttestation
 	if o.rooted {
-		att, err = consensus.UploadInputsRooted(uctx, o.submit, os.Getenv("FHEGATE_API_TOKEN"), pctx.ChainID, owner, ups)
+		att, err = api.UploadInputsRooted(uctx, o.submit, os.Getenv("FHEGATE_API_TOKEN"), pctx.ChainID, owner, ups)
 		if err != nil {
 			return err
 		}
 		if att.Root == nil {
 			fmt.Fprintln(os.Stderr, "encrypt: the committee's root round failed: no \"root\" (use FHEPolicy.evaluateAttested or FHEInput.registerBatch)")
 		}
-	} else if att, err = consensus.UploadInputs(uctx, o.submit, os.Getenv("FHEGATE_API_TOKEN"), owner, ups); err != nil {
+	} else if att, err = api.UploadInputs(uctx, o.submit, os.Getenv("FHEGATE_API_TOKEN"), owner, ups); err != nil {
 		return err
 	}
 	enc := json.NewEncoder(out)

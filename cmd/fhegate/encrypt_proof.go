@@ -6,19 +6,19 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/api"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/zkpok"
 )
 
-// proofKey prepares input proofs for the committee at api: it checks that
+// proofKey prepares input proofs for the committee at apiURL: it checks that
 // pk is the public key the member announces (GET /v1/publickey) and returns
 // the proof key and the context (chain id, key epoch) proofs for owner must
 // be bound to.
-func proofKey(ctx context.Context, api string, pk *fhe.PublicKey, owner [20]byte) (*zkpok.Key, zkpok.Context, error) {
+func proofKey(ctx context.Context, apiURL string, pk *fhe.PublicKey, owner [20]byte) (*zkpok.Key, zkpok.Context, error) {
 	rctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	ann, err := consensus.FetchKeyAnnouncement(rctx, api)
+	ann, err := api.FetchKeyAnnouncement(rctx, apiURL)
 	if err != nil {
 		return nil, zkpok.Context{}, err
 	}
@@ -27,7 +27,7 @@ func proofKey(ctx context.Context, api string, pk *fhe.PublicKey, owner [20]byte
 		return nil, zkpok.Context{}, err
 	}
 	if !bytes.Equal(ann.PublicKey, mine) {
-		return nil, zkpok.Context{}, fmt.Errorf("--key is not the public key of the committee at %s (its key epoch changed?)", api)
+		return nil, zkpok.Context{}, fmt.Errorf("--key is not the public key of the committee at %s (its key epoch changed?)", apiURL)
 	}
 	key, err := zkpok.NewKey(pk)
 	if err != nil {
@@ -37,21 +37,21 @@ func proofKey(ctx context.Context, api string, pk *fhe.PublicKey, owner [20]byte
 }
 
 // encryptInputs encrypts each of vals replicated in every slot (with vector,
-// all of vals in one vector input: consensus.InputSlotVectors) under the
+// all of vals in one vector input: api.InputSlotVectors) under the
 // committee key pk, each with a proof of plaintext knowledge for owner bound
-// to the chain id and key epoch the committee at api announces: the uploads
+// to the chain id and key epoch the committee at apiURL announces: the uploads
 // of one POST /v1/inputs. It also returns that context (the chain id an
 // input root's leaf is computed for).
-func encryptInputs(ctx context.Context, api string, pk *fhe.PublicKey, owner [20]byte, ctype uint8, vector bool, vals []int64) ([]consensus.InputUpload, zkpok.Context, error) {
-	key, pctx, err := proofKey(ctx, api, pk, owner)
+func encryptInputs(ctx context.Context, apiURL string, pk *fhe.PublicKey, owner [20]byte, ctype uint8, vector bool, vals []int64) ([]api.InputUpload, zkpok.Context, error) {
+	key, pctx, err := proofKey(ctx, apiURL, pk, owner)
 	if err != nil {
 		return nil, pctx, err
 	}
-	vecs, err := consensus.InputSlotVectors(pk.Params(), vector, vals)
+	vecs, err := api.InputSlotVectors(pk.Params(), vector, vals)
 	if err != nil {
 		return nil, pctx, err
 	}
-	ups := make([]consensus.InputUpload, len(vecs))
+	ups := make([]api.InputUpload, len(vecs))
 	for i, v := range vecs {
 		ct, proof, err := key.EncryptInts(v, pctx)
 		if err != nil {
@@ -61,7 +61,7 @@ func encryptInputs(ctx context.Context, api string, pk *fhe.PublicKey, owner [20
 		if err != nil {
 			return nil, pctx, err
 		}
-		ups[i] = consensus.InputUpload{Ciphertext: b, Proof: proof, CType: ctype}
+		ups[i] = api.InputUpload{Ciphertext: b, Proof: proof, CType: ctype}
 	}
 	return ups, pctx, nil
 }

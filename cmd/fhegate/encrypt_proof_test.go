@@ -13,7 +13,9 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap"
 
-	"github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/api"
+	"github.com/fhegate/fhegate/consensus/apiserver"
+	"github.com/fhegate/fhegate/consensus/local"
 	"github.com/fhegate/fhegate/fhe"
 )
 
@@ -27,15 +29,15 @@ import (
 func TestEncryptSubmitProof(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	lc, err := consensus.StartLocal(ctx, consensus.LocalOptions{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10", Rotations: []int{1},
+	lc, err := local.Start(ctx, local.Options{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10", Rotations: []int{1},
 		RoundTimeout: 5 * time.Second, Log: zap.NewNop()})
 	require.NoError(t, err)
 	t.Cleanup(lc.Close)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
-	srv, err := consensus.NewAPIServer(lc.Member(1), ln.Addr().String(), consensus.APIOptions{Tokens: []string{"tok-0123456789abcdef"}})
+	srv, err := apiserver.NewAPIServer(lc.Member(1), ln.Addr().String(), apiserver.APIOptions{Tokens: []string{"tok-0123456789abcdef"}})
 	require.NoError(t, err)
-	go func() { _ = consensus.ServeAPI(srv, ln) }()
+	go func() { _ = apiserver.ServeAPI(srv, ln) }()
 	t.Cleanup(func() { srv.Close() })
 	t.Setenv("FHEGATE_API_TOKEN", "tok-0123456789abcdef")
 
@@ -55,7 +57,7 @@ func TestEncryptSubmitProof(t *testing.T) {
 	}
 	out, err := run(pkPath)
 	require.NoError(t, err)
-	var att consensus.AttestationJSON
+	var att api.AttestationJSON
 	require.NoError(t, json.Unmarshal([]byte(out), &att))
 	require.Equal(t, owner, att.Owner)
 	require.Len(t, att.Handles, 2, "one input per value")
@@ -76,7 +78,7 @@ func TestEncryptSubmitProof(t *testing.T) {
 	// committee signed (FHEPolicy.evaluateRooted's arguments)
 	out, err = run(pkPath, "--rooted")
 	require.NoError(t, err)
-	var ratt consensus.AttestationJSON
+	var ratt api.AttestationJSON
 	require.NoError(t, json.Unmarshal([]byte(out), &ratt))
 	require.NotNil(t, ratt.Root)
 	ra, err := ratt.Attestation()

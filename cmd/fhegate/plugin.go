@@ -13,12 +13,11 @@ import (
 	"strings"
 
 	"github.com/ava-labs/libevm/common"
-
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
 
 	"github.com/fhegate/fhegate/configs"
-	"github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/config"
 	"github.com/fhegate/fhegate/internal/devchain"
 	"github.com/fhegate/fhegate/precompiles/host/subnetevm"
 )
@@ -304,7 +303,7 @@ func buildPluginGenesis(log *zap.Logger, o genesisOptions) ([]byte, error) {
 		if err != nil {
 			return nil, fmt.Errorf("--committee: %w", err)
 		}
-		var cc consensus.CommitteeConfig
+		var cc config.CommitteeConfig
 		if err := json.Unmarshal(raw, &cc); err != nil {
 			return nil, fmt.Errorf("--committee %s: %w", o.committee, err)
 		}

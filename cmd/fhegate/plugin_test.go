@@ -16,7 +16,7 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/fhegate/fhegate/configs"
-	"github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/config"
 	"github.com/fhegate/fhegate/internal/devchain"
 	"github.com/fhegate/fhegate/precompiles/host/subnetevm"
 )
@@ -65,9 +65,9 @@ func TestPluginInstallErrors(t *testing.T) {
 func writeCommitteeJSON(t *testing.T, chainID string) (good, bad string) {
 	t.Helper()
 	dev := devchain.DevCommittee().Registry()
-	cc := consensus.CommitteeConfig{ChainID: chainID, Epoch: dev.Epoch, Threshold: int(dev.Threshold)}
+	cc := config.CommitteeConfig{ChainID: chainID, Epoch: dev.Epoch, Threshold: int(dev.Threshold)}
 	for i, m := range dev.Members {
-		cc.Members = append(cc.Members, consensus.MemberInfo{ID: uint32(i + 1), BLSKey: hex.EncodeToString(m.PublicKey), BLSPoP: hex.EncodeToString(m.ProofOfPossession)})
+		cc.Members = append(cc.Members, config.MemberInfo{ID: uint32(i + 1), BLSKey: hex.EncodeToString(m.PublicKey), BLSPoP: hex.EncodeToString(m.ProofOfPossession)})
 	}
 	dir := t.TempDir()
 	write := func(name string, v any) string {
@@ -79,7 +79,7 @@ func writeCommitteeJSON(t *testing.T, chainID string) (good, bad string) {
 	}
 	good = write("committee.json", cc)
 	wrong := cc
-	wrong.Members = append([]consensus.MemberInfo(nil), cc.Members...)
+	wrong.Members = append([]config.MemberInfo(nil), cc.Members...)
 	wrong.Members[0].BLSPoP = cc.Members[1].BLSPoP // another member's proof
 	return good, write("bad.json", wrong)
 }

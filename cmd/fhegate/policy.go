@@ -15,7 +15,8 @@ import (
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
 
-	"github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/circuit"
+	"github.com/fhegate/fhegate/consensus/local"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/policy"
 	"github.com/fhegate/fhegate/policy/eval"
@@ -394,7 +395,7 @@ func evalLocalKey(ctx context.Context, log *zap.Logger, _ io.Writer, p *policy.P
 }
 
 // evalInProcessCommittee evaluates with an in-process n=3, t=2 committee
-// (consensus.StartLocal over loopback TLS): DKG, the plan under the
+// (local.Start over loopback TLS): DKG, the plan under the
 // collective evaluation keys with a collective refresh at every refresh
 // point, and a threshold decryption of the verdict slots.
 func evalInProcessCommittee(ctx context.Context, log *zap.Logger, out io.Writer, p *policy.Plan, packed [][]int64, n, parallel int) ([]int64, time.Duration, error) {
@@ -410,7 +411,7 @@ func evalInProcessCommittee(ctx context.Context, log *zap.Logger, out io.Writer,
 	fmt.Fprintf(out, "plan %q has %d refresh points: evaluating with an in-process MPC committee (n=3, t=2, preset %s, throw-away keys)\n",
 		p.Name, p.Counts.Refreshes, params.Preset.Name)
 	t0 := time.Now()
-	lc, err := consensus.StartLocal(ctx, consensus.LocalOptions{N: 3, T: 2, Dir: dir, Preset: params.Preset.Name,
+	lc, err := local.Start(ctx, local.Options{N: 3, T: 2, Dir: dir, Preset: params.Preset.Name,
 		Rotations: []int{1}, RoundTimeout: 2 * time.Minute, Log: log.Named("committee")})
 	if err != nil {
 		return nil, 0, err
@@ -428,8 +429,8 @@ func evalInProcessCommittee(ctx context.Context, log *zap.Logger, out io.Writer,
 	// The refreshes are sized for the plan's noise estimate, as a committee
 	// serving a chain sizes them, from fresh inputs: these are encrypted
 	// here under the collective key, not uploaded, so they need no entry
-	// refresh (consensus.FreshInputRefreshBounds).
-	bounds, err := consensus.FreshInputRefreshBounds(params, p, p.PresetDepth)
+	// refresh (circuit.FreshInputRefreshBounds).
+	bounds, err := circuit.FreshInputRefreshBounds(params, p, p.PresetDepth)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap/zaptest"
 
-	"github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/circuit"
 	"github.com/fhegate/fhegate/fhe/fhetest"
 	"github.com/fhegate/fhegate/policy"
 	"github.com/fhegate/fhegate/policy/examples"
@@ -76,7 +76,7 @@ func TestPolicyCLI(t *testing.T) {
 // equals the compiler's plaintext evaluation.
 func TestPolicyEvalInProcessCommittee(t *testing.T) {
 	spec := policytest.RefreshFour
-	p, err := policy.CompileWith([]byte(spec), consensus.PolicyOptions(fhetest.InsecureBGVN10))
+	p, err := policy.CompileWith([]byte(spec), circuit.PolicyOptions(fhetest.InsecureBGVN10))
 	require.NoError(t, err)
 	require.GreaterOrEqual(t, p.Counts.Refreshes, 2)
 	r := rand.New(rand.NewPCG(3, 4))

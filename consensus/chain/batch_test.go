@@ -17,8 +17,8 @@ import (
 
 	"github.com/fhegate/fhegate/bls"
 	"github.com/fhegate/fhegate/configs"
-	"github.com/fhegate/fhegate/consensus"
 	"github.com/fhegate/fhegate/consensus/chain"
+	"github.com/fhegate/fhegate/consensus/chainio"
 	"github.com/fhegate/fhegate/internal/devchain"
 	"github.com/fhegate/fhegate/precompiles"
 	"github.com/fhegate/fhegate/precompiles/precompilestest"
@@ -29,9 +29,9 @@ import (
 // sentinel differs from both.
 func TestSentinelsAgree(t *testing.T) {
 	t.Parallel()
-	require.Equal(t, 0, consensus.ResultUnevaluable.Cmp(precompiles.ResultUnevaluable))
+	require.Equal(t, 0, chainio.ResultUnevaluable.Cmp(precompiles.ResultUnevaluable))
 	require.Equal(t, 0, new(big.Int).Sub(precompiles.ResultUnevaluable, big.NewInt(1)).Cmp(precompiles.ResultExpired))
-	require.Equal(t, 0, consensus.ResultRejectedInput.Cmp(precompiles.ResultRejectedInput))
+	require.Equal(t, 0, chainio.ResultRejectedInput.Cmp(precompiles.ResultRejectedInput))
 	require.Equal(t, 0, new(big.Int).Sub(precompiles.ResultUnevaluable, big.NewInt(2)).Cmp(precompiles.ResultRejectedInput))
 }
 

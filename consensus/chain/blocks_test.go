@@ -10,14 +10,14 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/fhegate/fhegate/configs"
-	"github.com/fhegate/fhegate/consensus"
 	"github.com/fhegate/fhegate/consensus/chain"
+	"github.com/fhegate/fhegate/consensus/chainio"
 	"github.com/fhegate/fhegate/internal/devchain"
 )
 
 // TestAdapterBlocksAndMarks: on a devnet (which builds blocks only for
 // transactions) the adapter makes empty blocks with evm_mine up to a
-// target (consensus.BlockMaker), and its request stream delivers a block
+// target (chainio.BlockMaker), and its request stream delivers a block
 // mark for every range it read, so a packing window closes on the mark of
 // its last block without any transaction.
 func TestAdapterBlocksAndMarks(t *testing.T) {
@@ -32,7 +32,7 @@ func TestAdapterBlocksAndMarks(t *testing.T) {
 	ad, err := chain.Dial(ctx, chain.Config{URL: ch.URL(), Key: relayer, Poll: 20 * time.Millisecond, Log: log})
 	require.NoError(t, err)
 	t.Cleanup(ad.Close)
-	var _ consensus.BlockMaker = ad
+	var _ chainio.BlockMaker = ad
 
 	head := ch.Head().NumberU64()
 	reqs, err := ad.Requests(ctx, head+1)
@@ -44,7 +44,7 @@ func TestAdapterBlocksAndMarks(t *testing.T) {
 	for {
 		select {
 		case r := <-reqs:
-			require.Equal(t, consensus.KindBlockSeen, r.Kind, "empty blocks carry no request")
+			require.Equal(t, chainio.KindBlockSeen, r.Kind, "empty blocks carry no request")
 			if r.Block >= head+3 {
 				return
 			}

@@ -34,6 +34,7 @@ import (
 
 	"github.com/fhegate/fhegate/bls"
 	"github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/chainio"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/crdt/meta"
 	"github.com/fhegate/fhegate/precompiles"
@@ -57,7 +58,7 @@ type Config struct {
 	Log      *zap.Logger
 }
 
-// Adapter implements consensus.ChainAdapter over JSON-RPC.
+// Adapter implements chainio.ChainAdapter over JSON-RPC.
 type Adapter struct {
 	cfg    Config
 	client *ethclient.Client
@@ -69,7 +70,7 @@ type Adapter struct {
 	txMu   sync.Mutex
 }
 
-var _ consensus.ChainAdapter = (*Adapter)(nil)
+var _ chainio.ChainAdapter = (*Adapter)(nil)
 
 // Dial connects to the chain.
 func Dial(ctx context.Context, cfg Config) (*Adapter, error) {
@@ -105,7 +106,7 @@ func Dial(ctx context.Context, cfg Config) (*Adapter, error) {
 	return a, nil
 }
 
-// MakeBlocks implements consensus.BlockMaker on a devnet: evm_mine until the
+// MakeBlocks implements chainio.BlockMaker on a devnet: evm_mine until the
 // head is at least upTo (at most 256 blocks per call). A chain without
 // evm_mine answers an error and is left alone.
 func (a *Adapter) MakeBlocks(ctx context.Context, upTo uint64) error {
@@ -127,17 +128,17 @@ func (a *Adapter) Close() { a.client.Close() }
 
 func addr(x precompiles.Address) common.Address { return common.Address(x) }
 
-// Requests implements consensus.ChainAdapter: it polls accepted blocks from
+// Requests implements chainio.ChainAdapter: it polls accepted blocks from
 // fromBlock on and streams the request events in (block, log index) order,
-// each polled range followed by its block mark (consensus.BlockSeen).
-func (a *Adapter) Requests(ctx context.Context, from uint64) (<-chan consensus.Request, error) {
+// each polled range followed by its block mark (chainio.BlockSeen).
+func (a *Adapter) Requests(ctx context.Context, from uint64) (<-chan chainio.Request, error) {
 	evalEv, ok1 := a.policy.Events["EvaluationRequested"]
 	regEv, ok2 := a.policy.Events["PolicyRegistered"]
 	valEv, ok3 := a.crdt.Events["ValueRequested"]
 	if !ok1 || !ok2 || !ok3 {
 		return nil, errors.New("chain: precompile ABI lacks the request events")
 	}
-	out := make(chan consensus.Request, 1024)
+	out := make(chan chainio.Request, 1024)
 	go func() {
 		defer close(out)
 		next := from
@@ -181,7 +182,7 @@ func (a *Adapter) Requests(ctx context.Context, from uint64) (<-chan consensus.R
 					// every request of the blocks ≤ head is out: the
 					// block mark closes the packing windows they end
 					select {
-					case out <- consensus.BlockSeen(head):
+					case out <- chainio.BlockSeen(head):
 					case <-ctx.Done():
 						return
 					}
@@ -220,14 +221,14 @@ func (a *Adapter) onPolicy(l types.Log) {
 	a.cfg.OnPolicy([32]byte(l.Topics[1]), spec)
 }
 
-func (a *Adapter) decodeRequest(ctx context.Context, l types.Log) (consensus.Request, error) {
-	r := consensus.Request{Block: l.BlockNumber, LogIndex: l.Index}
+func (a *Adapter) decodeRequest(ctx context.Context, l types.Log) (chainio.Request, error) {
+	r := chainio.Request{Block: l.BlockNumber, LogIndex: l.Index}
 	if len(l.Topics) < 3 {
 		return r, errors.New("chain: request event without indexed ids")
 	}
 	r.ID = [32]byte(l.Topics[1])
 	if l.Address == addr(precompiles.FHEPolicyAddress) {
-		r.Kind, r.PolicyID = consensus.KindPolicy, [32]byte(l.Topics[2])
+		r.Kind, r.PolicyID = chainio.KindPolicy, [32]byte(l.Topics[2])
 		vals, err := a.policy.Unpack("EvaluationRequested", l.Data)
 		if err != nil {
 			return r, err
@@ -241,7 +242,7 @@ func (a *Adapter) decodeRequest(ctx context.Context, l types.Log) (consensus.Req
 		}
 		return r, nil
 	}
-	r.Kind, r.PolicyID = consensus.KindCRDT, [32]byte(precompiles.CRDTValuePolicyID)
+	r.Kind, r.PolicyID = chainio.KindCRDT, [32]byte(precompiles.CRDTValuePolicyID)
 	// ValueRequested(requestId, stateId, requester, policyId): the state's
 	// kind and public metadata are read with FHECRDT.stateOf; the committee
 	// materialises the value from the writer ciphertexts the metadata
@@ -324,7 +325,7 @@ func (a *Adapter) IsAllowed(ctx context.Context, handle [32]byte, account [20]by
 	return ok, nil
 }
 
-// VerdictPosted implements consensus.ChainAdapter (FHEVerdict.verdictOf).
+// VerdictPosted implements chainio.ChainAdapter (FHEVerdict.verdictOf).
 func (a *Adapter) VerdictPosted(ctx context.Context, id [32]byte) (bool, error) {
 	data, err := a.verd.Pack("verdictOf", id)
 	if err != nil {
@@ -343,8 +344,8 @@ func (a *Adapter) VerdictPosted(ctx context.Context, id [32]byte) (bool, error) 
 	return ready, nil
 }
 
-// SubmitVerdict implements consensus.ChainAdapter.
-func (a *Adapter) SubmitVerdict(ctx context.Context, v *consensus.Verdict) error {
+// SubmitVerdict implements chainio.ChainAdapter.
+func (a *Adapter) SubmitVerdict(ctx context.Context, v *chainio.Verdict) error {
 	if posted, err := a.VerdictPosted(ctx, v.RequestID); err == nil && posted {
 		return nil
 	}
@@ -481,7 +482,7 @@ func (a *Adapter) transact(ctx context.Context, what string, data []byte, done s
 	}
 }
 
-// CommitteeKeyOf implements consensus.CommitteeKeyRegistry with
+// CommitteeKeyOf implements chainio.CommitteeKeyRegistry with
 // FHEVerdict.committeeKeyOf: the FHE public-key digest recorded for epoch
 // (zero when none).
 func (a *Adapter) CommitteeKeyOf(ctx context.Context, epoch uint64) ([32]byte, error) {
@@ -505,7 +506,7 @@ func (a *Adapter) CommitteeKeyOf(ctx context.Context, epoch uint64) ([32]byte, e
 	return d, nil
 }
 
-// SubmitCommitteeKey implements consensus.CommitteeKeyRegistry with
+// SubmitCommitteeKey implements chainio.CommitteeKeyRegistry with
 // FHEVerdict.setCommitteeKey: signature is the committee's aggregate
 // (signer bitmap signers) over bls.CommitteeKeyDigest(chainId, epoch,
 // pkDigest). It returns nil once the digest is recorded, also when another

@@ -19,8 +19,11 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/fhegate/fhegate/configs"
-	"github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/api"
 	"github.com/fhegate/fhegate/consensus/chain"
+	"github.com/fhegate/fhegate/consensus/chainio"
+	"github.com/fhegate/fhegate/consensus/circuit"
+	"github.com/fhegate/fhegate/consensus/local"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/crdt/meta"
 	"github.com/fhegate/fhegate/fhe/fhetest"
@@ -92,7 +95,7 @@ func (d *chainRig) checkCommitteeKey() {
 	got, err := ad.CommitteeKeyOf(ctx, epoch)
 	require.NoError(t, err)
 	require.Equal(t, [32]byte{}, got, "nothing recorded at genesis")
-	require.ErrorIs(t, consensus.VerifyTargetKey(ctx, ad, epoch, [32]byte{1}), consensus.ErrTargetKeyNotOnChain)
+	require.ErrorIs(t, chainio.VerifyTargetKey(ctx, ad, epoch, [32]byte{1}), chainio.ErrTargetKeyNotOnChain)
 	pkd, err := d.lc.BindKey(ctx, ad)
 	require.NoError(t, err)
 	km, err := d.lc.Member(1).Keys()
@@ -101,7 +104,7 @@ func (d *chainRig) checkCommitteeKey() {
 	got, err = ad.CommitteeKeyOf(ctx, epoch)
 	require.NoError(t, err)
 	require.Equal(t, pkd, got)
-	require.NoError(t, consensus.VerifyTargetKey(ctx, ad, epoch, pkd))
+	require.NoError(t, chainio.VerifyTargetKey(ctx, ad, epoch, pkd))
 	_, err = d.lc.BindKey(ctx, ad)
 	require.NoError(t, err, "resubmitting the recorded digest is a no-op")
 }
@@ -110,7 +113,7 @@ func (d *chainRig) checkCommitteeKey() {
 type chainRig struct {
 	t     *testing.T
 	ctx   context.Context
-	lc    *consensus.LocalCommittee
+	lc    *local.Committee
 	ch    *devchain.Chain
 	ad    *chain.Adapter
 	c     *ethclient.Client
@@ -124,8 +127,8 @@ type chainRig struct {
 // chain.Adapter; everything stops when the test ends.
 func startDevchain(ctx context.Context, t *testing.T) *chainRig {
 	log := zaptest.NewLogger(t)
-	pc := consensus.NewPolicyCircuits(fhetest.InsecureBGVN10)
-	lc, err := consensus.StartLocal(ctx, consensus.LocalOptions{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10", Rotations: []int{1},
+	pc := circuit.NewPolicyCircuits(fhetest.InsecureBGVN10)
+	lc, err := local.Start(ctx, local.Options{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10", Rotations: []int{1},
 		Circuits: pc, RoundTimeout: 20 * time.Second, Log: log})
 	require.NoError(t, err)
 	t.Cleanup(lc.Close)
@@ -207,7 +210,7 @@ func (d *chainRig) topic(rc *types.Receipt, a abi.ABI, event string) [32]byte {
 
 // uploadAndRegister encrypts lanes, uploads the ciphertext to the committee
 // through member via and registers the attested input on chain.
-func (d *chainRig) uploadAndRegister(via uint32, lanes []int64) *consensus.InputAttestation {
+func (d *chainRig) uploadAndRegister(via uint32, lanes []int64) *api.InputAttestation {
 	b, proof, err := d.lc.Member(via).EncryptInput(lanes, d.alice.Address)
 	require.NoError(d.t, err)
 	att, err := d.lc.Member(via).Upload(d.ctx, b, proof, d.alice.Address, 1)
@@ -247,7 +250,7 @@ func (d *chainRig) waitVerdict(id [32]byte, msgAndArgs ...any) *big.Int {
 // reference (4).
 func (d *chainRig) checkPolicyVerdicts(policyID [32]byte) {
 	t := d.t
-	plan, err := policy.CompileWith([]byte(allowlist), consensus.PolicyOptions(fhetest.InsecureBGVN10))
+	plan, err := policy.CompileWith([]byte(allowlist), circuit.PolicyOptions(fhetest.InsecureBGVN10))
 	require.NoError(t, err)
 	cases := []int64{3, 2}
 	var reqIDs [][32]byte
@@ -291,4 +294,4 @@ func (d *chainRig) checkCRDTValue() {
 	require.Equal(t, int64(4+11+9), result.Int64())
 }
 
-var _ consensus.CommitteeKeyRegistry = (*chain.Adapter)(nil)
+var _ chainio.CommitteeKeyRegistry = (*chain.Adapter)(nil)

@@ -8,7 +8,8 @@ import (
 	"github.com/ava-labs/libevm/common"
 	"github.com/stretchr/testify/require"
 
-	"github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/api"
+	"github.com/fhegate/fhegate/consensus/apiserver"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/internal/devchain"
 	"github.com/fhegate/fhegate/precompiles"
@@ -22,7 +23,7 @@ func TestPrivateReadOnDevchain(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	t.Cleanup(cancel)
 	d := startDevchain(ctx, t)
-	apis, stop, err := d.lc.ServeMemberAPIs(consensus.DevAPIOptions(), d.ad)
+	apis, stop, err := d.lc.ServeMemberAPIs(apiserver.DevAPIOptions(), d.ad)
 	require.NoError(t, err)
 	t.Cleanup(stop)
 
@@ -34,9 +35,9 @@ func TestPrivateReadOnDevchain(t *testing.T) {
 	require.NoError(t, err)
 	deadline := uint64(time.Now().Add(time.Hour).Unix())
 	read := func(acct devchain.Account, nonce uint64) ([]uint64, error) {
-		req, err := consensus.SignPrivateRead(acct.Key, d.ch.ChainID(), h, pkb, nonce, deadline)
+		req, err := api.SignPrivateRead(acct.Key, d.ch.ChainID(), h, pkb, nonce, deadline)
 		require.NoError(t, err)
-		return consensus.ReadPrivate(ctx, apis, "", req, mine.Secret)
+		return api.ReadPrivate(ctx, apis, "", req, mine.Secret)
 	}
 	got, err := read(d.alice, 1)
 	require.NoError(t, err)

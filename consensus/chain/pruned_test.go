@@ -20,8 +20,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap/zaptest"
 
-	"github.com/fhegate/fhegate/consensus"
 	"github.com/fhegate/fhegate/consensus/chain"
+	"github.com/fhegate/fhegate/consensus/chainio"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/crdt/meta"
 	"github.com/fhegate/fhegate/fhe/fhetest"
@@ -141,7 +141,7 @@ func TestCRDTRequestOnPrunedNode(t *testing.T) {
 	select {
 	case r := <-reqs:
 		require.Equal(t, [32]byte(reqID), r.ID)
-		require.Equal(t, consensus.KindCRDT, r.Kind)
+		require.Equal(t, chainio.KindCRDT, r.Kind)
 		require.Equal(t, uint64(5), r.Block)
 		require.Equal(t, uint8(l.Type), r.CRDTKind)
 		require.Equal(t, md, r.CRDTMeta)

@@ -102,7 +102,7 @@ func secretCoeffs(p *fhe.Params, s *rlwe.SecretKey) []int64 {
 // the rotation's bounds, ≪ K), and round(view/K) = s′. The control run
 // without the shift reads nothing.
 //
-// No rotation runs PCKS any more: RotateLocal and `fhegate committee
+// No rotation runs PCKS any more: local.Rotate and `fhegate committee
 // rotate switch` run the cross-committee key switch, where the same shift
 // reads nothing (TestCrossKeySwitch; over TLS through the CLI's code path,
 // consensus TestJointRotationKShiftOverTLS). The test keeps what the

@@ -76,7 +76,8 @@ func GenPrivateReadShare(key *ThresholdKey, plan NoisePlan, ct *fhe.Ciphertext, 
 
 // UnmarshalPrivateReadShare decodes a share at level (pkswitch.UnmarshalShare).
 func UnmarshalPrivateReadShare(p *fhe.Params, level int, b []byte) (multiparty.PublicKeySwitchShare, error) {
-	return pkswitch.UnmarshalShare(p, level, b)
+	e, err := pkswitch.UnmarshalShare(p, level, b)
+	return multiparty.PublicKeySwitchShare{Element: e}, err
 }
 
 // CombinePrivateRead is the requester's side (pkswitch.Combine): from the

@@ -28,7 +28,7 @@ import (
 	"github.com/ava-labs/libevm/core/types"
 	"github.com/ava-labs/libevm/ethclient"
 
-	"github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/api"
 	"github.com/fhegate/fhegate/contracts/bindings"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/zkpok"
@@ -49,7 +49,7 @@ type Attestation struct {
 	// many uploads (UploadRooted; nil for Upload, or when the committee's
 	// root round failed): FHEPolicy.evaluateRooted's root, index, path,
 	// signature and signers.
-	Root *consensus.InputRootAttestation
+	Root *api.InputRootAttestation
 }
 
 // Evaluate requests an evaluation of policyID on the upload's inputs, by
@@ -115,8 +115,8 @@ type Committee struct {
 // PublicKey fetches (once) the committee's public key.
 func (c *Committee) PublicKey(ctx context.Context) (*fhe.PublicKey, error) {
 	c.once.Do(func() {
-		var ann *consensus.KeyAnnouncement
-		if ann, c.err = consensus.FetchKeyAnnouncement(ctx, c.API); c.err != nil {
+		var ann *api.KeyAnnouncement
+		if ann, c.err = api.FetchKeyAnnouncement(ctx, c.API); c.err != nil {
 			c.err = fmt.Errorf("fheclient: %w", c.err)
 			return
 		}
@@ -190,11 +190,11 @@ func (c *Committee) upload(ctx context.Context, owner common.Address, rooted, ve
 	}
 	pctx := c.ctx
 	pctx.Owner = owner
-	vecs, err := consensus.InputSlotVectors(pk.Params(), vector, values)
+	vecs, err := api.InputSlotVectors(pk.Params(), vector, values)
 	if err != nil {
 		return nil, fmt.Errorf("fheclient: %w", err)
 	}
-	ups := make([]consensus.InputUpload, len(vecs))
+	ups := make([]api.InputUpload, len(vecs))
 	for i, v := range vecs {
 		ct, proof, err := c.key.EncryptInts(v, pctx)
 		if err != nil {
@@ -205,11 +205,11 @@ func (c *Committee) upload(ctx context.Context, owner common.Address, rooted, ve
 		}
 		ups[i].Proof, ups[i].CType = proof, 1
 	}
-	var att *consensus.InputAttestation
+	var att *api.InputAttestation
 	if rooted {
-		att, err = consensus.UploadInputsRooted(ctx, c.API, c.Token, c.ctx.ChainID, owner, ups)
+		att, err = api.UploadInputsRooted(ctx, c.API, c.Token, c.ctx.ChainID, owner, ups)
 	} else {
-		att, err = consensus.UploadInputs(ctx, c.API, c.Token, owner, ups)
+		att, err = api.UploadInputs(ctx, c.API, c.Token, owner, ups)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("fheclient: upload: %w", err)
@@ -298,11 +298,11 @@ func (c *Committee) ReadPrivate(ctx context.Context, apis []string, signer *ecds
 	if _, err := rand.Read(nb[:]); err != nil {
 		return nil, err
 	}
-	req, err := consensus.SignPrivateRead(signer, c.ctx.ChainID, handle, pkb, binary.BigEndian.Uint64(nb[:])|1, uint64(time.Now().Add(validFor).Unix()))
+	req, err := api.SignPrivateRead(signer, c.ctx.ChainID, handle, pkb, binary.BigEndian.Uint64(nb[:])|1, uint64(time.Now().Add(validFor).Unix()))
 	if err != nil {
 		return nil, err
 	}
-	u, err := consensus.ReadPrivate(ctx, apis, c.Token, req, mine.Secret)
+	u, err := api.ReadPrivate(ctx, apis, c.Token, req, mine.Secret)
 	if err != nil {
 		return nil, fmt.Errorf("fheclient: %w", err)
 	}

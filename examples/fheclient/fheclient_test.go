@@ -13,7 +13,9 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/fhegate/fhegate/bls"
-	"github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/api"
+	"github.com/fhegate/fhegate/consensus/apiserver"
+	"github.com/fhegate/fhegate/consensus/local"
 	"github.com/fhegate/fhegate/fhe"
 	_ "github.com/fhegate/fhegate/fhe/fhetest" // registers the Insecure test presets
 	"github.com/fhegate/fhegate/fhe/zkpok"
@@ -26,15 +28,15 @@ import (
 func TestUploadAttachesProof(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	lc, err := consensus.StartLocal(ctx, consensus.LocalOptions{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10", Rotations: []int{1},
+	lc, err := local.Start(ctx, local.Options{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10", Rotations: []int{1},
 		RoundTimeout: 5 * time.Second, Log: zap.NewNop()})
 	require.NoError(t, err)
 	t.Cleanup(lc.Close)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
-	srv, err := consensus.NewAPIServer(lc.Member(2), ln.Addr().String(), consensus.APIOptions{NoAuth: true})
+	srv, err := apiserver.NewAPIServer(lc.Member(2), ln.Addr().String(), apiserver.APIOptions{NoAuth: true})
 	require.NoError(t, err)
-	go func() { _ = consensus.ServeAPI(srv, ln) }()
+	go func() { _ = apiserver.ServeAPI(srv, ln) }()
 	t.Cleanup(func() { srv.Close() })
 
 	c := &Committee{API: "http://" + ln.Addr().String()}
@@ -67,7 +69,7 @@ func TestReplicatedEncryptionDecrypts(t *testing.T) {
 	key, err := zkpok.NewKey(ks.Public)
 	require.NoError(t, err)
 	for _, v := range []int64{0, 42, -3} {
-		ct, _, err := key.EncryptInts(consensus.ReplicatedInts(p, v), zkpok.Context{ChainID: big.NewInt(1), Epoch: 1, Owner: [20]byte{1}})
+		ct, _, err := key.EncryptInts(api.ReplicatedInts(p, v), zkpok.Context{ChainID: big.NewInt(1), Epoch: 1, Owner: [20]byte{1}})
 		require.NoError(t, err)
 		got, err := fhe.NewDecryptor(ks.Secret).DecryptInts(ct)
 		require.NoError(t, err)
@@ -85,12 +87,12 @@ func TestReplicatedEncryptionDecrypts(t *testing.T) {
 func TestReadPrivate(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	lc, err := consensus.StartLocal(ctx, consensus.LocalOptions{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10",
+	lc, err := local.Start(ctx, local.Options{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10",
 		RoundTimeout: 5 * time.Second, Log: zap.NewNop()})
 	require.NoError(t, err)
 	t.Cleanup(lc.Close)
-	acl := consensus.NewMemACL()
-	apis, stop, err := lc.ServeMemberAPIs(consensus.DevAPIOptions(), acl)
+	acl := local.NewMemACL()
+	apis, stop, err := lc.ServeMemberAPIs(apiserver.DevAPIOptions(), acl)
 	require.NoError(t, err)
 	t.Cleanup(stop)
 

@@ -9,9 +9,12 @@
 // Δλ_j, Δ = n! ("Practical Threshold Signatures", EUROCRYPT 2000), into an
 // encryption of the plaintext under pk' (the combination of Lattigo's
 // PublicKeySwitchProtocol, Mouchet et al., PETS 2021, §IV-C, over Shamir
-// rather than additive shares). It imports only fhe and Lattigo, so the
-// WebAssembly client (clients/js/wasm) runs the same code as the Go client
-// (consensus/protocol.CombinePrivateRead wraps it).
+// rather than additive shares). It imports only fhe and Lattigo's rlwe and
+// ring (not its multiparty package: a share is held as the rlwe.Element
+// that multiparty.PublicKeySwitchShare wraps, whose encoding it delegates
+// to), so the WebAssembly client (clients/js/wasm) and the Go client
+// (consensus/api) run the same code without linking the committee's
+// protocols (consensus/protocol.CombinePrivateRead wraps it).
 package pkswitch
 
 import (
@@ -20,7 +23,7 @@ import (
 	"math/big"
 
 	"github.com/tuneinsight/lattigo/v6/core/rlwe"
-	"github.com/tuneinsight/lattigo/v6/multiparty"
+	"github.com/tuneinsight/lattigo/v6/ring"
 
 	"github.com/fhegate/fhegate/fhe"
 )
@@ -75,13 +78,14 @@ func safe(what string, f func() error) (err error) {
 }
 
 // UnmarshalShare decodes a share at level, checking its shape
-// and that every coefficient is reduced (Lattigo's decoder does not).
-func UnmarshalShare(p *fhe.Params, level int, b []byte) (multiparty.PublicKeySwitchShare, error) {
-	var s multiparty.PublicKeySwitchShare
+// and that every coefficient is reduced (Lattigo's decoder does not). The
+// encoding is multiparty.PublicKeySwitchShare's, which is its element's.
+func UnmarshalShare(p *fhe.Params, level int, b []byte) (rlwe.Element[ring.Poly], error) {
+	var s rlwe.Element[ring.Poly]
 	if level < 0 || level > p.MaxLevel() {
 		return s, fmt.Errorf("pkswitch: private-read share level %d outside 0..%d", level, p.MaxLevel())
 	}
-	s = multiparty.PublicKeySwitchShare{Element: *rlwe.NewElement(p.RLWE(), 1, level)}
+	s = *rlwe.NewElement(p.RLWE(), 1, level)
 	if want := s.BinarySize(); len(b) != want {
 		return s, fmt.Errorf("pkswitch: private-read share of %d bytes, want %d (level %d)", len(b), want, level)
 	}

@@ -182,7 +182,7 @@
 // therefore only this bound, which is far above what any plan's decryption
 // flooding hides (2^16): the committee passes every input through one
 // collective refresh before a plan consumes it (the entry refresh: the
-// packed path's refresh of each packed input at consensus.PackLevel, a
+// packed path's refresh of each packed input at consensus/circuit.PackLevel, a
 // request alone as a batch of one, or a refresh of each input of a policy
 // without a packed plan), sized to hide an honest input's noise and to
 // have room for AcceptedNoiseBits as attacker-known noise. Plans start

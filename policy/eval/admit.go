@@ -10,7 +10,7 @@ import (
 
 // The admission rule: which policy specs the chain registers and the
 // committee evaluates. FHEPolicy.registerPolicy (precompiles/corebackends,
-// Chain) and the committee's registry (consensus.PolicyCircuits, Committee)
+// Chain) and the committee's registry (consensus/circuit.PolicyCircuits, Committee)
 // both call Admit, with the constants below, so they refuse the same specs
 // by construction. A spec is admitted for a preset when it compiles and one
 // of its two forms passes the noise checks:
@@ -76,7 +76,7 @@ type Rule struct {
 var (
 	// Chain is FHEPolicy.registerPolicy's side (precompiles/corebackends).
 	Chain = Rule{MarginBits: ChainMarginBits, FirstPass: true}
-	// Committee is the committee's side (consensus.PolicyCircuits).
+	// Committee is the committee's side (consensus/circuit.PolicyCircuits).
 	Committee = Rule{}
 )
 

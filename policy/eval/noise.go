@@ -26,7 +26,7 @@ import (
 // evaluates an upload directly: a compiled policy's request goes through
 // the packed path (a batch of one when alone), whose collective refresh of
 // each packed input takes the accepted bound as attacker-known noise that
-// only has to fit its level (consensus.PackLevel), or — when the policy has
+// only has to fit its level (consensus/circuit.PackLevel), or — when the policy has
 // no packed plan — has each input refreshed alone first
 // (consensus.requestRun.entryRefresh, same bounds); either refresh returns
 // a ciphertext whose noise is the refresh's output. AcceptedBits records the accepted bound

@@ -13,8 +13,8 @@
 // consensus package (storage, TLS, multiparty protocols) does not build for
 // js/wasm and would not belong in a browser bundle. The few definitions it
 // shares with consensus — the slot layout of an input
-// (consensus.InputSlotVectors) and the upload body
-// (consensus.UploadRequest) — are checked against consensus by
+// (api.InputSlotVectors) and the upload body
+// (api.UploadRequest) — are checked against consensus by
 // core_test.go.
 package main
 
@@ -31,12 +31,12 @@ import (
 	"github.com/fhegate/fhegate/policy"
 )
 
-// MaxUploadItems is consensus.MaxUploadItems: the most ciphertexts one
+// MaxUploadItems is api.MaxUploadItems: the most ciphertexts one
 // POST /v1/inputs carries (checked equal in core_test.go).
 const MaxUploadItems = 16
 
 // maxPublicKeyBytes bounds the key a client accepts (as
-// consensus.FetchKeyAnnouncement does: 64 MiB).
+// api.FetchKeyAnnouncement does: 64 MiB).
 const maxPublicKeyBytes = 64 << 20
 
 // ctypeInput is the ciphertext type tag FHEInput records for an input.
@@ -98,7 +98,7 @@ func (s *Session) Info() Info {
 		MaxInputs: MaxUploadItems, MaxVector: fhe.MaxVectorWidth}
 }
 
-// SlotVectors is consensus.InputSlotVectors: the slot vectors a client
+// SlotVectors is api.InputSlotVectors: the slot vectors a client
 // encrypts for one request's values — one replicated vector per value, or
 // with vector one vector input holding all of them (fhe.Params.VectorInts).
 func SlotVectors(p *fhe.Params, vector bool, values []int64) ([][]int64, error) {
@@ -190,7 +190,7 @@ func Values(vector bool, values []int64) error {
 }
 
 // UploadBody is the JSON of POST /v1/inputs for inputs of owner: the same
-// fields, order and encoding as consensus.UploadRequest with its Inputs.
+// fields, order and encoding as api.UploadRequest with its Inputs.
 func UploadBody(owner [20]byte, inputs []*Input, rooted bool) ([]byte, error) {
 	if len(inputs) == 0 || len(inputs) > MaxUploadItems {
 		return nil, fmt.Errorf("upload of %d ciphertexts outside [1,%d]", len(inputs), MaxUploadItems)

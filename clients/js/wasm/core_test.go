@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/tuneinsight/lattigo/v6/core/rlwe"
 
-	"github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/api"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/fhetest"
 	"github.com/fhegate/fhegate/fhe/zkpok"
@@ -36,7 +36,7 @@ func testKeys(t *testing.T) (*fhe.SecretKey, *fhe.PublicKey, []byte) {
 // The constants and layouts the WASM core copies from consensus (which
 // does not build for js/wasm) are consensus's.
 func TestSharedDefinitionsMatchConsensus(t *testing.T) {
-	require.Equal(t, consensus.MaxUploadItems, MaxUploadItems)
+	require.Equal(t, api.MaxUploadItems, MaxUploadItems)
 	_, pk, _ := testKeys(t)
 	for _, tc := range []struct {
 		name   string
@@ -49,7 +49,7 @@ func TestSharedDefinitionsMatchConsensus(t *testing.T) {
 		{"vector of 8", true, []int64{1, 2, 3, 4, 5, 6, 7, 8}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			want, err := consensus.InputSlotVectors(pk.Params(), tc.vector, tc.values)
+			want, err := api.InputSlotVectors(pk.Params(), tc.vector, tc.values)
 			require.NoError(t, err)
 			got, err := SlotVectors(pk.Params(), tc.vector, tc.values)
 			require.NoError(t, err)
@@ -61,7 +61,7 @@ func TestSharedDefinitionsMatchConsensus(t *testing.T) {
 // An input encrypted by the WASM core verifies with the committee's
 // verifier (zkpok.Key.Verify on a key built from the same bytes),
 // decrypts to the slot vector, and its upload body is byte for byte the
-// JSON consensus.UploadRequest marshals — and what the member's decoder
+// JSON api.UploadRequest marshals — and what the member's decoder
 // reads back.
 func TestEncryptVerifyAndUploadBody(t *testing.T) {
 	sk, pk, pkb := testKeys(t)
@@ -101,14 +101,14 @@ func TestEncryptVerifyAndUploadBody(t *testing.T) {
 	for _, rooted := range []bool{false, true} {
 		body, err := UploadBody(owner, ins, rooted)
 		require.NoError(t, err)
-		req := consensus.UploadRequest{Owner: hex0x(owner[:]), Rooted: rooted}
+		req := api.UploadRequest{Owner: hex0x(owner[:]), Rooted: rooted}
 		for _, in := range ins {
-			req.Inputs = append(req.Inputs, consensus.UploadInput{Ciphertext: hex0x(in.Ciphertext), CType: 1, Proof: hex0x(in.Proof)})
+			req.Inputs = append(req.Inputs, api.UploadInput{Ciphertext: hex0x(in.Ciphertext), CType: 1, Proof: hex0x(in.Proof)})
 		}
 		want, err := json.Marshal(req)
 		require.NoError(t, err)
 		require.Equal(t, string(want), string(body))
-		var back consensus.UploadRequest
+		var back api.UploadRequest
 		require.NoError(t, json.Unmarshal(body, &back))
 		require.Equal(t, req, back)
 	}

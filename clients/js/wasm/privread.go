@@ -15,8 +15,8 @@ import (
 )
 
 // Private reads (docs/committee.md, "Private reads"): the reader's own key
-// pair, the POST /v1/private-read body (consensus.PrivateReadRequest) and
-// the combination of t members' answers (consensus.PrivateReadResponse)
+// pair, the POST /v1/private-read body (api.PrivateReadRequest) and
+// the combination of t members' answers (api.PrivateReadResponse)
 // into the plaintext, with the same code as the Go client (fhe/pkswitch).
 
 // ReaderKeys generates a reader's key pair for the preset (name or id as
@@ -41,7 +41,7 @@ func ReaderKeys(preset string) (sk, pk []byte, err error) {
 	return sk, pk, nil
 }
 
-// PrivateReadRequest is consensus.PrivateReadRequest (checked equal in
+// PrivateReadRequest is api.PrivateReadRequest (checked equal in
 // privread_test.go).
 type PrivateReadRequest struct {
 	Handle    string `json:"handle"`
@@ -52,7 +52,7 @@ type PrivateReadRequest struct {
 	Signature string `json:"signature"`
 }
 
-// PrivateReadResponse is consensus.PrivateReadResponse.
+// PrivateReadResponse is api.PrivateReadResponse.
 type PrivateReadResponse struct {
 	Member     uint32 `json:"member"`
 	Members    int    `json:"members"`

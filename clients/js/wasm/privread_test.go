@@ -15,7 +15,9 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap/zaptest"
 
-	"github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/api"
+	"github.com/fhegate/fhegate/consensus/apiserver"
+	"github.com/fhegate/fhegate/consensus/local"
 )
 
 // TestPrivateReadCore: the WebAssembly core's private-read path — its own
@@ -25,12 +27,12 @@ import (
 func TestPrivateReadCore(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	lc, err := consensus.StartLocal(ctx, consensus.LocalOptions{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10",
+	lc, err := local.Start(ctx, local.Options{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10",
 		RoundTimeout: 5 * time.Second, Log: zaptest.NewLogger(t)})
 	require.NoError(t, err)
 	t.Cleanup(lc.Close)
-	acl := consensus.NewMemACL()
-	apis, stop, err := lc.ServeMemberAPIs(consensus.DevAPIOptions(), acl)
+	acl := local.NewMemACL()
+	apis, stop, err := lc.ServeMemberAPIs(apiserver.DevAPIOptions(), acl)
 	require.NoError(t, err)
 	t.Cleanup(stop)
 
@@ -40,7 +42,7 @@ func TestPrivateReadCore(t *testing.T) {
 	m := lc.Member(1)
 	ct, proof, err := m.EncryptInput([]int64{5, -6, 77}, owner)
 	require.NoError(t, err)
-	att, err := m.UploadBatch(ctx, owner, []consensus.InputUpload{{Ciphertext: ct, Proof: proof, CType: 1}})
+	att, err := m.UploadBatch(ctx, owner, []api.InputUpload{{Ciphertext: ct, Proof: proof, CType: 1}})
 	require.NoError(t, err)
 	acl.Allow(att.Handle, owner)
 
@@ -48,13 +50,13 @@ func TestPrivateReadCore(t *testing.T) {
 	require.NoError(t, err)
 	deadline := uint64(time.Now().Add(time.Minute).Unix())
 	// What the TypeScript wrapper has ethers sign: the EIP-712 digest.
-	d := consensus.PrivateReadDigest(lc.Config.ChainIDBig(), att.Handle, pk, 9, deadline)
+	d := api.PrivateReadDigest(lc.Config.ChainIDBig(), att.Handle, pk, 9, deadline)
 	sig, err := crypto.Sign(d[:], ownerKey)
 	require.NoError(t, err)
 	sig[64] += 27
 	body, err := PrivateReadBody(hex0x(att.Handle[:]), pk, hex0x(owner[:]), 9, deadline, hex0x(sig))
 	require.NoError(t, err)
-	var cr consensus.PrivateReadRequest
+	var cr api.PrivateReadRequest
 	require.NoError(t, json.Unmarshal(body, &cr))
 	again, err := json.Marshal(cr)
 	require.NoError(t, err)

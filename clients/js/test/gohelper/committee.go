@@ -11,7 +11,9 @@ import (
 	"github.com/ava-labs/libevm/crypto"
 	"go.uber.org/zap"
 
-	"github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/api"
+	"github.com/fhegate/fhegate/consensus/apiserver"
+	"github.com/fhegate/fhegate/consensus/local"
 )
 
 // privateReadCommittee runs `gohelper committee DIR OWNERKEY`: a 2-of-3
@@ -27,14 +29,14 @@ func privateReadCommittee(dir, ownerHex string) error {
 	owner := crypto.PubkeyToAddress(ownerKey.PublicKey)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	lc, err := consensus.StartLocal(ctx, consensus.LocalOptions{N: 3, T: 2, Dir: dir, Preset: "bgv-n13-t65537",
+	lc, err := local.Start(ctx, local.Options{N: 3, T: 2, Dir: dir, Preset: "bgv-n13-t65537",
 		RoundTimeout: 5 * time.Second, Log: zap.NewNop()})
 	if err != nil {
 		return err
 	}
 	defer lc.Close()
-	acl := consensus.NewMemACL()
-	apis, stop, err := lc.ServeMemberAPIs(consensus.DevAPIOptions(), acl)
+	acl := local.NewMemACL()
+	apis, stop, err := lc.ServeMemberAPIs(apiserver.DevAPIOptions(), acl)
 	if err != nil {
 		return err
 	}
@@ -44,7 +46,7 @@ func privateReadCommittee(dir, ownerHex string) error {
 	if err != nil {
 		return err
 	}
-	att, err := m.UploadBatch(ctx, owner, []consensus.InputUpload{{Ciphertext: ct, Proof: proof, CType: 1}})
+	att, err := m.UploadBatch(ctx, owner, []api.InputUpload{{Ciphertext: ct, Proof: proof, CType: 1}})
 	if err != nil {
 		return err
 	}

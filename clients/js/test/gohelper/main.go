@@ -25,7 +25,7 @@ import (
 
 	"github.com/tuneinsight/lattigo/v6/core/rlwe"
 
-	"github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/api"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/zkpok"
 	"github.com/fhegate/fhegate/policy"
@@ -95,7 +95,7 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
-	owner, err := consensus.ParseOwner(j.Owner)
+	owner, err := api.ParseOwner(j.Owner)
 	if err != nil {
 		return err
 	}
@@ -114,7 +114,7 @@ func run(args []string) error {
 			return err
 		}
 	}
-	want, err := consensus.InputSlotVectors(pk.Params(), j.Vector, j.Values)
+	want, err := api.InputSlotVectors(pk.Params(), j.Vector, j.Values)
 	if err != nil {
 		return err
 	}
@@ -132,7 +132,7 @@ func run(args []string) error {
 			return err
 		}
 	case "encrypt":
-		req := consensus.UploadRequest{Owner: j.Owner, Rooted: j.Rooted}
+		req := api.UploadRequest{Owner: j.Owner, Rooted: j.Rooted}
 		for _, v := range want {
 			ct, proof, err := key.EncryptInts(v, pctx)
 			if err != nil {
@@ -142,7 +142,7 @@ func run(args []string) error {
 			if err != nil {
 				return err
 			}
-			req.Inputs = append(req.Inputs, consensus.UploadInput{Ciphertext: "0x" + hex.EncodeToString(b), CType: 1, Proof: "0x" + hex.EncodeToString(proof)})
+			req.Inputs = append(req.Inputs, api.UploadInput{Ciphertext: "0x" + hex.EncodeToString(b), CType: 1, Proof: "0x" + hex.EncodeToString(proof)})
 			h, d := fhe.HandleOf(b), zkpok.Digest(proof)
 			res.Handles = append(res.Handles, "0x"+hex.EncodeToString(h[:]))
 			res.ProofDigests = append(res.ProofDigests, "0x"+hex.EncodeToString(d[:]))
@@ -185,13 +185,13 @@ func keygen(dir, preset string) error {
 	return os.WriteFile(filepath.Join(dir, "sk.bin"), skb, 0o600)
 }
 
-// check reads the body as the member's API does (consensus.UploadRequest),
+// check reads the body as the member's API does (api.UploadRequest),
 // checks that it is byte for byte the Go encoding of the same request,
 // verifies every proof, decrypts every ciphertext against the slot vectors
 // the values make, and returns the handles and proof digests.
 func check(key *zkpok.Key, sk *fhe.SecretKey, pctx zkpok.Context, j job, want [][]int64) (result, error) {
 	var res result
-	var req consensus.UploadRequest
+	var req api.UploadRequest
 	if err := json.Unmarshal([]byte(j.Body), &req); err != nil {
 		return res, fmt.Errorf("body: %w", err)
 	}

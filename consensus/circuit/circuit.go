@@ -1,4 +1,4 @@
-package consensus
+package circuit
 
 import (
 	"context"
@@ -22,6 +22,18 @@ type Circuit interface {
 	// Reference computes the plaintext verdict from the plaintext inputs
 	// (slot 0 of each), mod t — used by tests and benchmarks.
 	Reference(p *fhe.Params, inputs []int64) uint64
+}
+
+// RefreshBounds are the noise bounds a collective refresh is sized from
+// (protocol.RefreshRequest.NoiseBits and WorstBits; 0 means the protocol's
+// defaults: CiphertextNoiseBits, and WorstBits = NoiseBits). NoiseBits bounds
+// the part of the input's noise that must stay hidden from the members,
+// WorstBits the whole noise, attacker-known parts included; the refresh
+// floods with σ = 2^30·2^NoiseBits and needs the input at a level ≥
+// eval.RefreshFloorLevel(p, NoiseBits, WorstBits).
+type RefreshBounds struct {
+	NoiseBits float64
+	WorstBits float64
 }
 
 // Circuits resolves a policy id to its circuit.
@@ -53,16 +65,17 @@ type BuiltinCircuits struct{}
 func (BuiltinCircuits) Lookup(id [32]byte) (Circuit, error) {
 	switch id {
 	case PolicyProductSum:
-		return productSum{}, nil
+		return ProductSum{}, nil
 	case PolicyDeep:
-		return deep{}, nil
+		return Deep{}, nil
 	}
 	return nil, fmt.Errorf("%w %x", ErrUnknownPolicy, id[:4])
 }
 
-type productSum struct{}
+// ProductSum is PolicyProductSum's circuit.
+type ProductSum struct{}
 
-func (productSum) Evaluate(_ context.Context, ev *fhe.Evaluator, in []*fhe.Ciphertext, _ RefreshFunc) (*fhe.Ciphertext, error) {
+func (ProductSum) Evaluate(_ context.Context, ev *fhe.Evaluator, in []*fhe.Ciphertext, _ RefreshFunc) (*fhe.Ciphertext, error) {
 	if len(in) == 0 {
 		return nil, errors.New("consensus: product-sum needs inputs")
 	}
@@ -92,7 +105,7 @@ func (productSum) Evaluate(_ context.Context, ev *fhe.Evaluator, in []*fhe.Ciphe
 	return acc, nil
 }
 
-func (productSum) Reference(p *fhe.Params, in []int64) uint64 {
+func (ProductSum) Reference(p *fhe.Params, in []int64) uint64 {
 	t := p.PlaintextModulus()
 	var acc int64
 	for k := 0; k+1 < len(in); k += 2 {
@@ -104,7 +117,8 @@ func (productSum) Reference(p *fhe.Params, in []int64) uint64 {
 	return mod(acc, t)
 }
 
-type deep struct{}
+// Deep is PolicyDeep's circuit.
+type Deep struct{}
 
 // deepFloor is the level the deep circuit squares down to: the preset's
 // refresh floor (eval.RefreshFloorLevel for fresh-input noise), the
@@ -119,7 +133,7 @@ func deepFloor(p *fhe.Params) int {
 
 // Evaluate squares in0·in1 down to the refresh floor (deepFloor), then
 // asks for a refresh.
-func (deep) Evaluate(ctx context.Context, ev *fhe.Evaluator, in []*fhe.Ciphertext, refresh RefreshFunc) (*fhe.Ciphertext, error) {
+func (Deep) Evaluate(ctx context.Context, ev *fhe.Evaluator, in []*fhe.Ciphertext, refresh RefreshFunc) (*fhe.Ciphertext, error) {
 	if len(in) != 2 {
 		return nil, errors.New("consensus: deep circuit needs 2 inputs")
 	}
@@ -146,10 +160,10 @@ func (deep) Evaluate(ctx context.Context, ev *fhe.Evaluator, in []*fhe.Ciphertex
 // which packing lowers by one (the mask's rescale); its Reference assumes
 // top-level inputs. It exercises the one-by-one path's refresh, and the
 // serve loop never packs it.
-func (deep) NoPackedForm() bool { return true }
+func (Deep) NoPackedForm() bool { return true }
 
 // Reference: x = a·b, squared MaxLevel−1−deepFloor times, doubled.
-func (deep) Reference(p *fhe.Params, in []int64) uint64 {
+func (Deep) Reference(p *fhe.Params, in []int64) uint64 {
 	if len(in) != 2 {
 		return 0
 	}

@@ -1,4 +1,4 @@
-package consensus
+package config
 
 import (
 	"bytes"
@@ -14,7 +14,7 @@ import (
 	"filippo.io/age"
 	"github.com/stretchr/testify/require"
 
-	"github.com/fhegate/fhegate/consensus/store"
+	_ "github.com/fhegate/fhegate/fhe/fhetest" // registers the insecure test presets
 )
 
 // TestSecretsAtRest: a member's secrets file is encrypted to a passphrase
@@ -150,62 +150,6 @@ func TestAssembleCommittee(t *testing.T) {
 	require.ErrorContains(t, assemble([]MemberInfo{pubs[0], pubs[0], pubs[2]}), "in order")
 	require.ErrorContains(t, assemble([]MemberInfo{pubs[0], pubs[2]}), "in order")
 	require.Error(t, assemble(nil))
-}
-
-// TestThresholdShareSealedInStore: after the DKG the member's threshold key
-// share is not in the bbolt file in plain; a store written before shares
-// were sealed still loads and is sealed in place; a store cannot be opened
-// with another member's BLS key.
-func TestThresholdShareSealedInStore(t *testing.T) {
-	t.Parallel()
-	lc := startTest(t, 3, 2, false)
-	m1 := lc.Member(1)
-	plain, err := m1.key.MarshalBinary()
-	require.NoError(t, err)
-	digest := m1.Status().KeyDigest
-	dbPath := filepath.Join(lc.opts.Dir, "member-1", "member.db")
-	lc.Kill(1)
-
-	raw, err := os.ReadFile(dbPath)
-	require.NoError(t, err)
-	require.False(t, bytes.Contains(raw, plain), "the threshold key share is in the store in plain")
-	// Not even a 64-byte window of it (from its middle: no shared headers).
-	mid := len(plain) / 2
-	require.False(t, bytes.Contains(raw, plain[mid:mid+64]))
-	st, err := store.Open(dbPath)
-	require.NoError(t, err)
-	rec, err := st.GetMeta("epoch/1/tsk")
-	require.NoError(t, err)
-	require.True(t, shareSealed(rec))
-
-	// A store from before: the share in plain. It loads, and is sealed.
-	require.NoError(t, st.PutMeta("epoch/1/tsk", plain))
-	require.NoError(t, st.Close())
-	require.NoError(t, lc.Restart(1))
-	require.Equal(t, digest, lc.Member(1).Status().KeyDigest)
-	again, err := lc.Member(1).key.MarshalBinary()
-	require.NoError(t, err)
-	require.Equal(t, plain, again)
-	lc.Kill(1)
-	st, err = store.Open(dbPath)
-	require.NoError(t, err)
-	rec, err = st.GetMeta("epoch/1/tsk")
-	require.NoError(t, err)
-	require.True(t, shareSealed(rec))
-
-	// Member 2's sealed share swapped into member 1's store does not open.
-	m2rec := func() []byte {
-		lc.Kill(2)
-		st2, err := store.Open(filepath.Join(lc.opts.Dir, "member-2", "member.db"))
-		require.NoError(t, err)
-		defer st2.Close()
-		r, err := st2.GetMeta("epoch/1/tsk")
-		require.NoError(t, err)
-		return r
-	}()
-	require.NoError(t, st.PutMeta("epoch/1/tsk", m2rec))
-	require.NoError(t, st.Close())
-	require.ErrorContains(t, lc.Restart(1), "cannot open the stored threshold key share")
 }
 
 // TestSecretsBinaryAge: a binary (unarmored) age file, e.g. re-encrypted by

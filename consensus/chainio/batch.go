@@ -1,4 +1,4 @@
-package consensus
+package chainio
 
 // Batch formation (docs/committee.md, "Packing").
 //
@@ -35,9 +35,12 @@ package consensus
 //     dropped: FHEVerdict.expire lets anyone post its failure verdict.
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"time"
+
+	"github.com/fhegate/fhegate/fhe"
 )
 
 // windowKey names one open window.
@@ -47,42 +50,42 @@ type windowKey struct {
 	k      uint64
 }
 
-// batcher is the windowed batch formation of one serve loop (not safe for
+// Batcher is the windowed batch formation of one serve loop (not safe for
 // concurrent use).
-type batcher struct {
+type Batcher struct {
 	window uint64 // W, blocks
 	slots  int
 	expiry uint64
 
 	head     uint64    // highest block seen
-	lastSeen time.Time // when the last request or block mark came (BlockMaker pacing only)
-	complete uint64    // every request of the blocks ≤ complete was delivered (0: none known)
+	LastSeen time.Time // when the last request or block mark came (BlockMaker pacing only)
+	Complete uint64    // every request of the blocks ≤ complete was delivered (0: none known)
 	open     map[windowKey][]Request
 	closed   map[windowKey]bool
 	expiredN int
 }
 
-func newBatcher(window uint64, slots int, expiry uint64) *batcher {
+func NewBatcher(window uint64, slots int, expiry uint64) *Batcher {
 	if window == 0 {
 		window = 1
 	}
-	return &batcher{window: window, slots: slots, expiry: expiry, open: map[windowKey][]Request{}, closed: map[windowKey]bool{}}
+	return &Batcher{window: window, slots: slots, expiry: expiry, open: map[windowKey][]Request{}, closed: map[windowKey]bool{}}
 }
 
-// expired reports whether r is too old to be answered at the current head.
-func (b *batcher) expired(r Request) bool {
+// Expired reports whether r is too old to be answered at the current head.
+func (b *Batcher) Expired(r Request) bool {
 	return b.expiry > 0 && b.head >= r.Block && b.head-r.Block >= b.expiry
 }
 
-// add files a packable request into its window. It returns false when the
+// Add files a packable request into its window. It returns false when the
 // request's window is already closed (the caller answers it alone); an
 // expired request is dropped (and counted) and reported as taken.
-func (b *batcher) add(r Request) bool {
-	b.saw(r.Block)
+func (b *Batcher) Add(r Request) bool {
+	b.Saw(r.Block)
 	if r.Block > 0 {
-		b.complete = max(b.complete, r.Block-1) // delivered in block order
+		b.Complete = max(b.Complete, r.Block-1) // delivered in block order
 	}
-	if b.expired(r) {
+	if b.Expired(r) {
 		b.expiredN++
 		return true
 	}
@@ -94,25 +97,25 @@ func (b *batcher) add(r Request) bool {
 	return true
 }
 
-// saw records that a block up to h exists (a request's block or a block
+// Saw records that a block up to h exists (a request's block or a block
 // mark): it moves the head that expiry is measured from.
-func (b *batcher) saw(h uint64) {
+func (b *Batcher) Saw(h uint64) {
 	b.head = max(b.head, h)
 }
 
-// blockSeen records a block mark: every request of the blocks ≤ h has been
+// BlockSeen records a block mark: every request of the blocks ≤ h has been
 // delivered.
-func (b *batcher) blockSeen(h uint64) {
-	b.saw(h)
-	b.complete = max(b.complete, h)
+func (b *Batcher) BlockSeen(h uint64) {
+	b.Saw(h)
+	b.Complete = max(b.Complete, h)
 }
 
-// due returns the batches of every window whose last block is complete, in
+// Due returns the batches of every window whose last block is complete, in
 // window order.
-func (b *batcher) due() []PackedBatch {
+func (b *Batcher) Due() []PackedBatch {
 	var keys []windowKey
 	for k := range b.open {
-		if b.complete >= (k.k+1)*b.window-1 {
+		if b.Complete >= (k.k+1)*b.window-1 {
 			keys = append(keys, k)
 		}
 	}
@@ -138,7 +141,7 @@ func (b *batcher) due() []PackedBatch {
 }
 
 // close closes window k and cuts it into batches.
-func (b *batcher) close(k windowKey) []PackedBatch {
+func (b *Batcher) close(k windowKey) []PackedBatch {
 	reqs := b.open[k]
 	delete(b.open, k)
 	b.closed[k] = true
@@ -146,7 +149,7 @@ func (b *batcher) close(k windowKey) []PackedBatch {
 	sort.Slice(reqs, func(i, j int) bool { return requestLess(reqs[i], reqs[j]) })
 	kept := reqs[:0]
 	for i, r := range reqs {
-		if (i > 0 && r.ID == reqs[i-1].ID) || b.expired(r) {
+		if (i > 0 && r.ID == reqs[i-1].ID) || b.Expired(r) {
 			continue
 		}
 		kept = append(kept, r)
@@ -160,9 +163,9 @@ func (b *batcher) close(k windowKey) []PackedBatch {
 	return out
 }
 
-// waitingFor returns the last block of the oldest open window (ok false
+// WaitingFor returns the last block of the oldest open window (ok false
 // when no window is open): the block the chain must build for it to close.
-func (b *batcher) waitingFor() (uint64, bool) {
+func (b *Batcher) WaitingFor() (uint64, bool) {
 	var end uint64
 	ok := false
 	for k := range b.open {
@@ -173,9 +176,9 @@ func (b *batcher) waitingFor() (uint64, bool) {
 	return end, ok
 }
 
-// minBlock is the lowest block of a request still waiting in an open window
+// MinBlock is the lowest block of a request still waiting in an open window
 // (ok false when none waits): the serve loop's cursor must not pass it.
-func (b *batcher) minBlock() (uint64, bool) {
+func (b *Batcher) MinBlock() (uint64, bool) {
 	var lo uint64
 	ok := false
 	for _, rs := range b.open {
@@ -198,3 +201,44 @@ func requestLess(a, b Request) bool {
 	}
 	return string(a.ID[:]) < string(b.ID[:])
 }
+
+// PackedBatch is one batch of requests evaluated together. Requests are in
+// slot order; Session names the batch identically on every member that
+// formed the same batch (batch.go), and differently on a member that formed
+// another one, so members never mix shares of different batches.
+type PackedBatch struct {
+	PolicyID [32]byte
+	Session  string
+	Requests []Request
+}
+
+// Errors of packed processing.
+var ErrBadBatch = errors.New("consensus: bad packed batch")
+
+// Check validates a batch's shape before any work: 1 … Slots() distinct
+// policy requests of b.PolicyID with the same number of inputs.
+func (b *PackedBatch) Check(p *fhe.Params) error {
+	if len(b.Requests) == 0 || len(b.Requests) > p.Slots() {
+		return fmt.Errorf("%w: %d requests (1 … %d)", ErrBadBatch, len(b.Requests), p.Slots())
+	}
+	width := len(b.Requests[0].Inputs)
+	if width == 0 || width > MaxPackWidth {
+		return fmt.Errorf("%w: %d inputs per request (1 … %d)", ErrBadBatch, width, MaxPackWidth)
+	}
+	seen := make(map[[32]byte]bool, len(b.Requests))
+	for i, r := range b.Requests {
+		switch {
+		case r.Kind != KindPolicy || r.PolicyID != b.PolicyID:
+			return fmt.Errorf("%w: request %d is not a request of the batch's policy", ErrBadBatch, i)
+		case len(r.Inputs) != width:
+			return fmt.Errorf("%w: request %d has %d inputs, the batch %d", ErrBadBatch, i, len(r.Inputs), width)
+		case seen[r.ID]:
+			return fmt.Errorf("%w: request %x twice", ErrBadBatch, r.ID[:6])
+		}
+		seen[r.ID] = true
+	}
+	return nil
+}
+
+// MaxPackWidth bounds the inputs per request of a packed batch.
+const MaxPackWidth = 64

@@ -1,30 +1,33 @@
-package consensus
+package local
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
+
+	"github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/chainio"
 )
 
-// RotateLocal rotates an in-process committee to epoch old+1:
+// Rotate rotates an in-process committee to epoch old+1:
 //
 //  1. the old committee stops serving (its members stay up: their keys
 //     answer the re-encryption, and nothing else);
 //  2. a new committee — fresh member identities under o.Dir, o.N/o.T
 //     (default: the old ones), the same preset and chain id — runs a new
 //     DKG under epoch old+1;
-//  3. the chain switches committee (LocalOptions.SetCommittee, the
+//  3. the chain switches committee (Options.SetCommittee, the
 //     setCommittee of FHEVerdict: epoch+1; with a shared MemChain,
 //     MemChain.SetCommittee) and t′ new members sign their collective
 //     public key's digest for epoch+1, posted with setCommitteeKey
-//     (LocalCommittee.BindKey; docs/committee.md, "The new key bound on
+//     (Committee.BindKey; docs/committee.md, "The new key bound on
 //     chain");
 //  4. t live old members, each having checked on its chain adapter that
 //     the target key is the one recorded for epoch+1, and t′ new members
 //     switch every input stored
 //     under the old epoch to the new key with the cross-committee key
-//     switch (keySwitchLocal, protocol.CrossKeySwitch: the output keeps the
+//     switch (consensus.KeySwitch, protocol.CrossKeySwitch: the output keeps the
 //     input's c1, so no member can shift it); t old members must be up;
 //  5. each new member refreshes its outputs under the new key with its
 //     peers and checks the digests agree (as Member.AdoptFromPrevious);
@@ -35,13 +38,15 @@ import (
 // the new committee on it; otherwise the new committee shares old.Chain,
 // or, if the old committee had none either, gets a fresh MemChain of its
 // own (and the old members, reading their own chain, refuse the key).
-func RotateLocal(ctx context.Context, old *LocalCommittee, o LocalOptions) (*LocalCommittee, error) {
-	return rotateLocal(ctx, old, o, keySwitchLocal)
+func Rotate(ctx context.Context, old *Committee, o Options) (*Committee, error) {
+	return RotateWith(ctx, old, o, func(ctx context.Context, old, nc *Committee) error {
+		return consensus.KeySwitch(ctx, old.InProcess(), nc.InProcess())
+	})
 }
 
-// rotateLocal is RotateLocal with step 4–5 done by keySwitch (tests run
-// the joint session over TLS instead of keySwitchLocal's in-memory hub).
-func rotateLocal(ctx context.Context, old *LocalCommittee, o LocalOptions, keySwitch func(ctx context.Context, old, nc *LocalCommittee) error) (*LocalCommittee, error) {
+// RotateWith is Rotate with steps 4–5 done by keySwitch (tests run the
+// joint session over TLS instead of consensus.KeySwitch's in-memory hub).
+func RotateWith(ctx context.Context, old *Committee, o Options, keySwitch func(ctx context.Context, old, nc *Committee) error) (*Committee, error) {
 	if o.Dir == "" || filepath.Clean(o.Dir) == filepath.Clean(old.opts.Dir) {
 		return nil, errors.New("consensus: the rotated committee needs its own directory")
 	}
@@ -72,11 +77,11 @@ func rotateLocal(ctx context.Context, old *LocalCommittee, o LocalOptions, keySw
 	shared := o.Chain == nil && old.Chain != nil
 	if shared {
 		chain := old.Chain
-		o.Chain = func(uint32) ChainAdapter { return chain }
+		o.Chain = func(uint32) chainio.ChainAdapter { return chain }
 	}
 	old.stopServing()
 
-	nc, err := StartLocal(ctx, o)
+	nc, err := Start(ctx, o)
 	if err != nil {
 		return nil, fmt.Errorf("consensus: rotation DKG: %w", err)
 	}
@@ -89,13 +94,13 @@ func rotateLocal(ctx context.Context, old *LocalCommittee, o LocalOptions, keySw
 	}
 	if register == nil {
 		nc.Close()
-		return nil, errors.New("consensus: rotation on the caller's chain needs LocalOptions.SetCommittee (FHEVerdict.setCommittee before the key binding)")
+		return nil, errors.New("consensus: rotation on the caller's chain needs Options.SetCommittee (FHEVerdict.setCommittee before the key binding)")
 	}
 	if err := register(nc.Config); err != nil {
 		nc.Close()
 		return nil, fmt.Errorf("consensus: registering the epoch-%d committee: %w", nc.Config.Epoch, err)
 	}
-	reg, err := registryOf(nc.chainFor(0))
+	reg, err := chainio.KeyRegistryOf(nc.chainFor(0))
 	if err == nil {
 		_, err = nc.BindKey(ctx, reg)
 	}
@@ -117,7 +122,7 @@ func rotateLocal(ctx context.Context, old *LocalCommittee, o LocalOptions, keySw
 }
 
 // stopServing ends every member's Run loop (the members stay up).
-func (lc *LocalCommittee) stopServing() {
+func (lc *Committee) stopServing() {
 	lc.mu.Lock()
 	lc.opts.Serve = false
 	cancels := append([]context.CancelFunc(nil), lc.cancel...)
@@ -127,4 +132,13 @@ func (lc *LocalCommittee) stopServing() {
 			c()
 		}
 	}
+}
+
+// InProcess is the committee as consensus.KeySwitch sees it: its members
+// now (nil for a killed one), key and chain adapters.
+func (lc *Committee) InProcess() consensus.InProcess {
+	lc.mu.Lock()
+	defer lc.mu.Unlock()
+	return consensus.InProcess{Config: lc.Config, Members: append([]*consensus.Member(nil), lc.Members...), Keys: lc.Keys,
+		Chain: func(id uint32) chainio.ChainAdapter { return lc.chainFor(int(id) - 1) }, Log: lc.opts.Log}
 }

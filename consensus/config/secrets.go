@@ -1,4 +1,4 @@
-package consensus
+package config
 
 import (
 	"bytes"
@@ -27,11 +27,11 @@ import (
 // KDF) or to an X25519 identity kept in a key file. The file is mode 0600 in
 // a 0700 directory, and LoadMemberSecrets refuses a file its group or others
 // may read. The member's threshold key share in its store is sealed under a
-// key derived from the member's BLS secret (sealShare), so it is protected
+// key derived from the member's BLS secret (consensus, share_seal.go), so it is protected
 // by the same passphrase or key file.
 //
 // Secrets files written before (plain JSON) still load, with a warning; the
-// in-process committees (StartLocal, the devnet) keep writing plain JSON:
+// in-process committees (consensus/local, the devnet) keep writing plain JSON:
 // they are development tools whose every member lives in one directory of
 // one machine anyway.
 

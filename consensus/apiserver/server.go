@@ -1,4 +1,4 @@
-package consensus
+package apiserver
 
 import (
 	"bufio"
@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"net"
 	"net/http"
@@ -18,122 +19,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/api"
 	"github.com/fhegate/fhegate/consensus/store"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/zkpok"
 )
-
-// UploadRequest is the body of POST /v1/inputs: one owner's upload of
-// 1…MaxUploadItems ciphertexts, attested as one set. Inputs lists them; the
-// top-level Ciphertext, CType and Proof are the shorthand for a one-input
-// upload (not both).
-type UploadRequest struct {
-	Owner  string        `json:"owner"` // 0x-prefixed 20-byte account allowed to use them
-	Inputs []UploadInput `json:"inputs,omitempty"`
-
-	Ciphertext string `json:"ciphertext,omitempty"`
-	CType      uint8  `json:"ctype,omitempty"`
-	Proof      string `json:"proof,omitempty"`
-
-	// Rooted asks for an input root as well (Member.UploadBatchRooted): the
-	// answer's "root" places the upload in a Merkle root the committee
-	// signed once for many uploads (FHEPolicy.evaluateRooted). The upload
-	// is answered without "root" if the root round fails.
-	Rooted bool `json:"rooted,omitempty"`
-}
-
-// UploadInput is one ciphertext of an UploadRequest.
-type UploadInput struct {
-	Ciphertext string `json:"ciphertext"` // hex (0x optional) canonical ciphertext
-	CType      uint8  `json:"ctype"`      // ciphertext type tag recorded by FHEInput (1)
-	// Proof is the hex (0x optional) of an fhe/zkpok proof of plaintext
-	// knowledge bound to (chain id, key epoch, owner, public-key digest,
-	// ciphertext handle). Required: a missing or invalid proof is a 400.
-	Proof string `json:"proof"`
-}
-
-// inputs returns the request's ciphertexts (the shorthand as one input).
-func (r *UploadRequest) inputs() ([]UploadInput, error) {
-	single := r.Ciphertext != "" || r.Proof != "" || r.CType != 0
-	switch {
-	case single && len(r.Inputs) > 0:
-		return nil, errors.New("give either \"inputs\" or one \"ciphertext\"/\"proof\"/\"ctype\", not both")
-	case single:
-		return []UploadInput{{Ciphertext: r.Ciphertext, CType: r.CType, Proof: r.Proof}}, nil
-	case len(r.Inputs) == 0:
-		return nil, errors.New("no ciphertext: \"inputs\" is empty")
-	case len(r.Inputs) > MaxUploadItems:
-		return nil, fmt.Errorf("%d ciphertexts in one upload, at most %d", len(r.Inputs), MaxUploadItems)
-	}
-	return r.Inputs, nil
-}
-
-// AttestationJSON is an InputAttestation as JSON (hex fields, 0x-prefixed):
-// the arguments of FHEInput.registerBatch(owner, preset, handles, ctypes,
-// proofDigests, signature, signers), in upload order, plus the epoch.
-type AttestationJSON struct {
-	Owner        string   `json:"owner"`
-	Preset       uint8    `json:"preset"`
-	Epoch        uint64   `json:"epoch"`
-	Handles      []string `json:"handles"`
-	CTypes       []uint16 `json:"ctypes"`       // numbers (a []uint8 would marshal as base64, which ethers.js refuses as uint8[])
-	ProofDigests []string `json:"proofDigests"` // keccak256 of each verified proof
-	Signature    string   `json:"signature"`    // aggregate over bls.InputBatchDigest
-	Signers      string   `json:"signers"`
-	// Root is set for a rooted upload whose root round reached a quorum.
-	Root *InputRootJSON `json:"root,omitempty"`
-}
-
-// InputRootJSON is an InputRootAttestation as JSON (hex fields,
-// 0x-prefixed): FHEPolicy.evaluateRooted's root, index, path, signature
-// (aggregate over bls.InputRootDigest(chainId, epoch, root), epoch being the
-// attestation's) and signers.
-type InputRootJSON struct {
-	Root      string   `json:"root"`
-	Index     uint64   `json:"index"`
-	Path      []string `json:"path"` // siblings from the leaf up
-	Signature string   `json:"signature"`
-	Signers   string   `json:"signers"`
-}
-
-func hex0x(b []byte) string { return "0x" + hex.EncodeToString(b) }
-
-// JSON converts the attestation.
-func (a *InputAttestation) JSON() AttestationJSON {
-	j := AttestationJSON{Owner: hex0x(a.Owner[:]), Preset: a.Preset, Epoch: a.Epoch,
-		Signature: hex0x(a.Signature), Signers: hex0x(a.Signers), CTypes: make([]uint16, len(a.Items))}
-	for i, it := range a.Items {
-		j.Handles = append(j.Handles, hex0x(it.Handle[:]))
-		j.CTypes[i] = uint16(it.CType)
-		j.ProofDigests = append(j.ProofDigests, hex0x(it.ProofDigest[:]))
-	}
-	if r := a.Root; r != nil {
-		j.Root = &InputRootJSON{Root: hex0x(r.Root[:]), Index: r.Index, Path: make([]string, len(r.Path)),
-			Signature: hex0x(r.Signature), Signers: hex0x(r.Signers)}
-		for i, s := range r.Path {
-			j.Root.Path[i] = hex0x(s[:])
-		}
-	}
-	return j
-}
-
-// Headers of GET /v1/publickey: the key epoch and chain id an input proof
-// (fhe/zkpok Context) must be bound to.
-const (
-	HeaderEpoch   = "X-Fhegate-Epoch"
-	HeaderChainID = "X-Fhegate-Chain-Id"
-)
-
-// ParseOwner parses a 0x-prefixed 20-byte address.
-func ParseOwner(s string) ([20]byte, error) {
-	var out [20]byte
-	b, err := hex.DecodeString(strings.TrimPrefix(s, "0x"))
-	if err != nil || len(b) != 20 {
-		return out, fmt.Errorf("owner %q is not a 20-byte hex address", s)
-	}
-	copy(out[:], b)
-	return out, nil
-}
 
 // MaxCanonicalCiphertext is the largest canonical ciphertext of a preset:
 // degree 2 (the most UnmarshalCiphertext accepts) at the top level, plus
@@ -152,8 +43,8 @@ func UploadBodyLimit(p *fhe.Params) int64 {
 	if pp, err := zkpok.ParamsFor(p); err == nil {
 		proof = pp.Size()
 	}
-	raw := min(MaxUploadItems*(MaxCanonicalCiphertext(p)+proof), MaxUploadBytes)
-	return int64(2*raw) + 256*MaxUploadItems + 1024
+	raw := min(api.MaxUploadItems*(MaxCanonicalCiphertext(p)+proof), api.MaxUploadBytes)
+	return int64(2*raw) + 256*api.MaxUploadItems + 1024
 }
 
 // API defaults (APIOptions).
@@ -198,7 +89,8 @@ type APIOptions struct {
 	// Timeouts of the http.Server (0: the Default… constants above).
 	ReadHeaderTimeout, ReadTimeout, WriteTimeout, IdleTimeout time.Duration
 
-	now func() time.Time // tests
+	// Clock is the API's clock, for the quotas (nil: time.Now).
+	Clock func() time.Time
 }
 
 // DevAPIOptions are the devnet's API options: no token and no quota. The
@@ -233,8 +125,8 @@ func (o *APIOptions) defaults() {
 	if o.IdleTimeout <= 0 {
 		o.IdleTimeout = DefaultAPIIdleTimeout
 	}
-	if o.now == nil {
-		o.now = time.Now
+	if o.Clock == nil {
+		o.Clock = time.Now
 	}
 }
 
@@ -288,7 +180,7 @@ func IsLoopback(addr string) bool {
 // size bound. Off loopback it requires TLS (o.TLSCert, o.TLSKey) and
 // tokens; without tokens o.NoAuth must say so, and only on loopback. Serve
 // it with ServeAPI.
-func NewAPIServer(m *Member, addr string, o APIOptions) (*http.Server, error) {
+func NewAPIServer(m *consensus.Member, addr string, o APIOptions) (*http.Server, error) {
 	o.defaults()
 	loop := IsLoopback(addr)
 	if (o.TLSCert == "") != (o.TLSKey == "") {
@@ -339,20 +231,20 @@ func ServeAPI(srv *http.Server, ln net.Listener) error {
 // Bodies are bounded per route (UploadBodyLimit of the member's preset for
 // uploads, none for the GET routes): 413 beyond. A missing or unknown
 // token is 401; an owner over its quota is 429 with Retry-After.
-func APIHandler(m *Member, o APIOptions) (http.Handler, error) {
+func APIHandler(m *consensus.Member, o APIOptions) (http.Handler, error) {
 	o.defaults()
 	if !o.NoAuth && len(o.Tokens) == 0 {
 		return nil, errors.New("consensus: the client API needs bearer tokens (or NoAuth for a loopback devnet)")
 	}
 	s := &apiServer{m: m, o: o, auth: newTokenSet(o.Tokens)}
 	if o.OwnerRate > 0 {
-		s.quota = &quotas{rate: o.OwnerRate, burst: float64(o.OwnerBurst), now: o.now, b: map[[20]byte]*bucket{}}
+		s.quota = &quotas{rate: o.OwnerRate, burst: float64(o.OwnerBurst), now: o.Clock, b: map[[20]byte]*bucket{}}
 	}
 	mux := http.NewServeMux()
-	mux.HandleFunc("POST /v1/inputs", s.guard(UploadBodyLimit(m.params), true, s.upload))
+	mux.HandleFunc("POST /v1/inputs", s.guard(UploadBodyLimit(m.Params()), true, s.upload))
 	mux.HandleFunc("GET /v1/publickey", s.guard(0, false, s.publicKey))
 	mux.HandleFunc("GET /v1/status", s.guard(0, true, s.status))
-	mux.HandleFunc("POST /v1/private-read", s.guard(PrivateReadBodyLimit(m.params), true, s.privateRead))
+	mux.HandleFunc("POST /v1/private-read", s.guard(api.PrivateReadBodyLimit(m.Params()), true, s.privateRead))
 	if len(o.AllowOrigins) == 0 {
 		return mux, nil
 	}
@@ -419,7 +311,7 @@ func corsHandler(allow []string, next http.Handler) http.Handler {
 			return
 		}
 		h.Set("Access-Control-Allow-Origin", origin)
-		h.Set("Access-Control-Expose-Headers", HeaderChainID+", "+HeaderEpoch+", Retry-After")
+		h.Set("Access-Control-Expose-Headers", api.HeaderChainID+", "+api.HeaderEpoch+", Retry-After")
 		if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
 			h.Set("Access-Control-Allow-Methods", "GET, POST")
 			h.Set("Access-Control-Allow-Headers", "Content-Type, Authorization")
@@ -435,7 +327,7 @@ func corsHandler(allow []string, next http.Handler) http.Handler {
 // options, the bearer tokens and the per-owner upload quotas (nil when
 // uploads are unmetered).
 type apiServer struct {
-	m     *Member
+	m     *consensus.Member
 	o     APIOptions
 	auth  tokenSet
 	quota *quotas
@@ -463,7 +355,7 @@ func (s *apiServer) guard(limit int64, needAuth bool, f http.HandlerFunc) http.H
 // upload serves POST /v1/inputs: decode, meter the owner, decode the
 // ciphertext and proof, then store, replicate and attest.
 func (s *apiServer) upload(w http.ResponseWriter, r *http.Request) {
-	var req UploadRequest
+	var req api.UploadRequest
 	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
@@ -473,12 +365,12 @@ func (s *apiServer) upload(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "bad request body: "+err.Error(), http.StatusBadRequest)
 		return
 	}
-	owner, err := ParseOwner(req.Owner)
+	owner, err := api.ParseOwner(req.Owner)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	ins, err := req.inputs()
+	ins, err := req.Items()
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
@@ -498,7 +390,7 @@ func (s *apiServer) upload(w http.ResponseWriter, r *http.Request) {
 	att, err := upload(r.Context(), owner, ups)
 	if err != nil {
 		code := http.StatusBadRequest
-		if errors.Is(err, ErrNoQuorum) {
+		if errors.Is(err, consensus.ErrNoQuorum) {
 			code = http.StatusServiceUnavailable
 		}
 		http.Error(w, err.Error(), code)
@@ -509,8 +401,8 @@ func (s *apiServer) upload(w http.ResponseWriter, r *http.Request) {
 
 // decodeUploads decodes the hex of every input; a missing proof is refused
 // here, before anything is verified.
-func decodeUploads(ins []UploadInput) ([]InputUpload, error) {
-	ups := make([]InputUpload, len(ins))
+func decodeUploads(ins []api.UploadInput) ([]api.InputUpload, error) {
+	ups := make([]api.InputUpload, len(ins))
 	for i, in := range ins {
 		ct, err := hex.DecodeString(strings.TrimPrefix(in.Ciphertext, "0x"))
 		if err != nil || len(ct) == 0 {
@@ -523,7 +415,7 @@ func decodeUploads(ins []UploadInput) ([]InputUpload, error) {
 		if err != nil {
 			return nil, fmt.Errorf("input %d: proof is not hex", i)
 		}
-		ups[i] = InputUpload{Ciphertext: ct, Proof: proof, CType: in.CType}
+		ups[i] = api.InputUpload{Ciphertext: ct, Proof: proof, CType: in.CType}
 	}
 	return ups, nil
 }
@@ -560,9 +452,9 @@ func (s *apiServer) publicKey(w http.ResponseWriter, r *http.Request) {
 	}
 	// What an input proof must be bound to besides the key (fhe/zkpok).
 	pc := s.m.ProofContext([20]byte{})
-	w.Header().Set(HeaderEpoch, strconv.FormatUint(pc.Epoch, 10))
+	w.Header().Set(api.HeaderEpoch, strconv.FormatUint(pc.Epoch, 10))
 	if pc.ChainID != nil {
-		w.Header().Set(HeaderChainID, pc.ChainID.String())
+		w.Header().Set(api.HeaderChainID, pc.ChainID.String())
 	}
 	w.Header().Set("Content-Type", "application/octet-stream")
 	_, _ = w.Write(b)
@@ -655,4 +547,48 @@ func writeJSONResp(w http.ResponseWriter, v any) {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	_ = enc.Encode(v)
+}
+
+// privateRead serves POST /v1/private-read.
+func (s *apiServer) privateRead(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			http.Error(w, fmt.Sprintf("body over this route's limit of %d bytes", mbe.Limit), http.StatusRequestEntityTooLarge)
+			return
+		}
+		http.Error(w, "bad request body: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	req, pk, err := api.DecodePrivateRead(s.m.Params(), body)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	if s.quota != nil && !s.meter(w, req.Signer, "0x"+hex.EncodeToString(req.Signer[:]), 1) {
+		return
+	}
+	resp, err := s.m.PrivateRead(r.Context(), req, pk)
+	if err != nil {
+		http.Error(w, err.Error(), privateReadStatus(err))
+		return
+	}
+	writeJSONResp(w, resp)
+}
+
+// privateReadStatus maps a private-read error to its HTTP status.
+func privateReadStatus(err error) int {
+	switch {
+	case errors.Is(err, consensus.ErrPrivateReadUnauthorised), errors.Is(err, api.ErrPrivateReadBadSignature),
+		errors.Is(err, consensus.ErrPrivateReadExpired), errors.Is(err, consensus.ErrPrivateReadKeyCap):
+		return http.StatusForbidden
+	case errors.Is(err, consensus.ErrPrivateReadReplay):
+		return http.StatusConflict
+	case errors.Is(err, store.ErrNotFound):
+		return http.StatusNotFound
+	case errors.Is(err, consensus.ErrNoACL), errors.Is(err, consensus.ErrNoKeys):
+		return http.StatusServiceUnavailable
+	}
+	return http.StatusBadRequest
 }

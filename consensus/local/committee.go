@@ -1,4 +1,4 @@
-package consensus
+package local
 
 import (
 	"context"
@@ -13,13 +13,18 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/fhegate/fhegate/bls"
+	"github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/chainio"
+	"github.com/fhegate/fhegate/consensus/circuit"
+	"github.com/fhegate/fhegate/consensus/config"
 	"github.com/fhegate/fhegate/consensus/store"
 	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
 )
 
-// LocalOptions configure an in-process committee.
-type LocalOptions struct {
+// Options configure an in-process committee.
+type Options struct {
 	N, T    int
 	Dir     string // each member keeps dir/member-<id>/member.db
 	Preset  string // default DefaultPreset
@@ -28,7 +33,7 @@ type LocalOptions struct {
 	// Rotations: Galois keys to generate (nil: powers of two, see CommitteeConfig.GaloisElements).
 	Rotations []int
 	// Chain gives member i (1-based) its chain adapter; nil: one shared MemChain.
-	Chain        func(id uint32) ChainAdapter
+	Chain        func(id uint32) chainio.ChainAdapter
 	RoundTimeout time.Duration // default 30 s
 	Heartbeat    time.Duration // MemberConfig.Heartbeat (0: 1 s)
 	// Transport, if set, wraps member id's transport (tests: injected
@@ -43,30 +48,30 @@ type LocalOptions struct {
 	ExpiryBlocks uint64
 	RootWindow   time.Duration // MemberConfig.RootWindow (0: DefaultRootWindow)
 	Trace        func(member uint32, request [32]byte, phase string, d time.Duration)
-	Circuits     Circuits
-	Knobs        TestingKnobs // every member's test hooks
+	Circuits     circuit.Circuits
+	Knobs        consensus.TestingKnobs // every member's test hooks
 	// MemberKnobs, if set, gives member id (1-based) its test hooks in place
 	// of Knobs (e.g. one faulty member).
-	MemberKnobs func(id uint32) TestingKnobs
+	MemberKnobs func(id uint32) consensus.TestingKnobs
 	// Serve starts each member's Run loop on its chain adapter (default true
-	// through StartLocalCommittee).
+	// through StartCommittee).
 	Serve bool
 	Log   *zap.Logger
-	// SetCommittee, for RotateLocal on a caller's chain (o.Chain set):
+	// SetCommittee, for Rotate on a caller's chain (o.Chain set):
 	// registers the new committee there (FHEVerdict.setCommittee) before
 	// its key is bound (nil with a shared MemChain: MemChain.SetCommittee).
-	SetCommittee func(cfg *CommitteeConfig) error
+	SetCommittee func(cfg *config.CommitteeConfig) error
 }
 
-// LocalCommittee is n members in one process, talking TLS over loopback.
-type LocalCommittee struct {
-	Config  *CommitteeConfig
-	Secrets []*MemberSecrets
-	Members []*Member
-	Chain   *MemChain // nil when LocalOptions.Chain was given
+// Committee is n members in one process, talking TLS over loopback.
+type Committee struct {
+	Config  *config.CommitteeConfig
+	Secrets []*config.MemberSecrets
+	Members []*consensus.Member
+	Chain   *MemChain // nil when Options.Chain was given
 	Keys    *fhe.PublicKey
 
-	opts       LocalOptions
+	opts       Options
 	stores     []*store.Store
 	transports []*transport.TLS
 	cancel     []context.CancelFunc
@@ -75,24 +80,24 @@ type LocalCommittee struct {
 	mu         sync.Mutex
 }
 
-// StartLocalCommittee starts an n-member, t-threshold committee over real
+// StartCommittee starts an n-member, t-threshold committee over real
 // loopback TLS sockets with DefaultPreset, runs the DKG, and serves
-// requests from an in-memory chain (LocalCommittee.Chain). For the devnet,
-// use StartLocal with LocalOptions.Chain returning JSON-RPC adapters.
-func StartLocalCommittee(ctx context.Context, n, t int, dir string) (*LocalCommittee, error) {
-	return StartLocal(ctx, LocalOptions{N: n, T: t, Dir: dir, Serve: true})
+// requests from an in-memory chain (Committee.Chain). For the devnet,
+// use Start with Options.Chain returning JSON-RPC adapters.
+func StartCommittee(ctx context.Context, n, t int, dir string) (*Committee, error) {
+	return Start(ctx, Options{N: n, T: t, Dir: dir, Serve: true})
 }
 
-// StartLocal starts an in-process committee as configured: fresh member
-// secrets (saved under o.Dir, so ResumeLocal can bring the committee back),
+// Start starts an in-process committee as configured: fresh member
+// secrets (saved under o.Dir, so Resume can bring the committee back),
 // then the DKG.
-func StartLocal(ctx context.Context, o LocalOptions) (*LocalCommittee, error) {
+func Start(ctx context.Context, o Options) (*Committee, error) {
 	o.defaults()
 	lns, addrs, err := listenLoopback(o.N)
 	if err != nil {
 		return nil, err
 	}
-	cfg, secrets, err := GenerateCommittee(o.ChainID, o.Epoch, o.Preset, o.T, addrs)
+	cfg, secrets, err := config.GenerateCommittee(o.ChainID, o.Epoch, o.Preset, o.T, addrs)
 	if err != nil {
 		closeAll(lns)
 		return nil, err
@@ -110,7 +115,7 @@ func StartLocal(ctx context.Context, o LocalOptions) (*LocalCommittee, error) {
 	var wg sync.WaitGroup
 	for i, m := range lc.Members {
 		wg.Add(1)
-		go func(i int, m *Member) { defer wg.Done(); _, errs[i] = m.DKG(ctx) }(i, m)
+		go func(i int, m *consensus.Member) { defer wg.Done(); _, errs[i] = m.DKG(ctx) }(i, m)
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
@@ -123,29 +128,29 @@ func StartLocal(ctx context.Context, o LocalOptions) (*LocalCommittee, error) {
 	return lc, nil
 }
 
-// HasLocalState reports whether dir holds an in-process committee that
-// StartLocal created (its config and every member's secrets).
-func HasLocalState(dir string) bool {
+// HasState reports whether dir holds an in-process committee that
+// Start created (its config and every member's secrets).
+func HasState(dir string) bool {
 	_, err := os.Stat(filepath.Join(dir, "committee.json"))
 	return err == nil
 }
 
-// ResumeLocal brings back the in-process committee saved under o.Dir by
-// StartLocal: the same members, secrets and DKG keys (from each member's
+// Resume brings back the in-process committee saved under o.Dir by
+// Start: the same members, secrets and DKG keys (from each member's
 // store), on fresh loopback ports, without a new DKG. o.N, o.T, o.Preset,
 // o.ChainID, o.Epoch and o.Rotations come from the saved config.
-func ResumeLocal(ctx context.Context, o LocalOptions) (*LocalCommittee, error) {
-	var cfg CommitteeConfig
-	if err := LoadJSON(filepath.Join(o.Dir, "committee.json"), &cfg); err != nil {
+func Resume(ctx context.Context, o Options) (*Committee, error) {
+	var cfg config.CommitteeConfig
+	if err := config.LoadJSON(filepath.Join(o.Dir, "committee.json"), &cfg); err != nil {
 		return nil, err
 	}
 	if _, err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	secrets := make([]*MemberSecrets, len(cfg.Members))
+	secrets := make([]*config.MemberSecrets, len(cfg.Members))
 	for i, mi := range cfg.Members {
 		// Development: in-process committees keep plain secrets (see saveLocalState).
-		sec, err := LoadMemberSecrets(localSecretsPath(o.Dir, mi.ID), SecretsKey{}, nil)
+		sec, err := config.LoadMemberSecrets(localSecretsPath(o.Dir, mi.ID), config.SecretsKey{}, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -164,7 +169,7 @@ func ResumeLocal(ctx context.Context, o LocalOptions) (*LocalCommittee, error) {
 	for i := range cfg.Members {
 		cfg.Members[i].Addr = addrs[i]
 	}
-	if err := SaveJSON(filepath.Join(o.Dir, "committee.json"), &cfg, 0o644); err != nil {
+	if err := config.SaveJSON(filepath.Join(o.Dir, "committee.json"), &cfg, 0o644); err != nil {
 		closeAll(lns)
 		return nil, err
 	}
@@ -184,9 +189,9 @@ func ResumeLocal(ctx context.Context, o LocalOptions) (*LocalCommittee, error) {
 	return lc, nil
 }
 
-func (o *LocalOptions) defaults() {
+func (o *Options) defaults() {
 	if o.Preset == "" {
-		o.Preset = DefaultPreset
+		o.Preset = config.DefaultPreset
 	}
 	if o.ChainID == nil {
 		o.ChainID = big.NewInt(1337)
@@ -209,13 +214,13 @@ func localSecretsPath(dir string, id uint32) string {
 // every member lives in this one directory of one machine, so a passphrase
 // would protect nothing from whoever can read it. (Each member's threshold
 // key share is still sealed in its store, share_seal.go.)
-func saveLocalState(dir string, cfg *CommitteeConfig, secrets []*MemberSecrets) error {
+func saveLocalState(dir string, cfg *config.CommitteeConfig, secrets []*config.MemberSecrets) error {
 	for _, sec := range secrets {
-		if err := SaveMemberSecretsPlaintext(localSecretsPath(dir, sec.ID), sec); err != nil {
+		if err := config.SaveMemberSecretsPlaintext(localSecretsPath(dir, sec.ID), sec); err != nil {
 			return err
 		}
 	}
-	return SaveJSON(filepath.Join(dir, "committee.json"), cfg, 0o644)
+	return config.SaveJSON(filepath.Join(dir, "committee.json"), cfg, 0o644)
 }
 
 func listenLoopback(n int) ([]net.Listener, []string, error) {
@@ -233,8 +238,8 @@ func listenLoopback(n int) ([]net.Listener, []string, error) {
 }
 
 // newLocal starts every member of cfg on its listener (not yet serving).
-func newLocal(ctx context.Context, o LocalOptions, cfg *CommitteeConfig, secrets []*MemberSecrets, lns []net.Listener) (*LocalCommittee, error) {
-	lc := &LocalCommittee{Config: cfg, Secrets: secrets, opts: o, ctx: ctx}
+func newLocal(ctx context.Context, o Options, cfg *config.CommitteeConfig, secrets []*config.MemberSecrets, lns []net.Listener) (*Committee, error) {
+	lc := &Committee{Config: cfg, Secrets: secrets, opts: o, ctx: ctx}
 	if o.Chain == nil {
 		var err error
 		if lc.Chain, err = NewMemChain(cfg); err != nil {
@@ -242,7 +247,7 @@ func newLocal(ctx context.Context, o LocalOptions, cfg *CommitteeConfig, secrets
 			return nil, err
 		}
 	}
-	lc.Members = make([]*Member, o.N)
+	lc.Members = make([]*consensus.Member, o.N)
 	lc.stores = make([]*store.Store, o.N)
 	lc.transports = make([]*transport.TLS, o.N)
 	lc.cancel = make([]context.CancelFunc, o.N)
@@ -258,7 +263,7 @@ func newLocal(ctx context.Context, o LocalOptions, cfg *CommitteeConfig, secrets
 
 // ready publishes the public key (lc.Keys, dir/committee.pk) and starts
 // serving if configured.
-func (lc *LocalCommittee) ready() error {
+func (lc *Committee) ready() error {
 	km, err := lc.Members[0].Keys()
 	if err != nil {
 		lc.Close()
@@ -284,7 +289,7 @@ func closeAll(lns []net.Listener) {
 	}
 }
 
-func (lc *LocalCommittee) start(i int, ln net.Listener) error {
+func (lc *Committee) start(i int, ln net.Listener) error {
 	o := lc.opts
 	sec := lc.Secrets[i]
 	tk, err := sec.TLSPrivateKey()
@@ -315,7 +320,7 @@ func (lc *LocalCommittee) start(i int, ln net.Listener) error {
 		tr.Close()
 		return err
 	}
-	mc := MemberConfig{Committee: *lc.Config, Self: sec.ID, BLSKey: bk, RoundTimeout: o.RoundTimeout,
+	mc := consensus.MemberConfig{Committee: *lc.Config, Self: sec.ID, BLSKey: bk, RoundTimeout: o.RoundTimeout,
 		BatchSize: o.BatchSize, Circuits: o.Circuits, Knobs: o.Knobs,
 		Heartbeat: o.Heartbeat, BatchWindow: o.BatchWindow, BatchIdle: o.BatchIdle, PackMin: o.PackMin, ExpiryBlocks: o.ExpiryBlocks, RootWindow: o.RootWindow}
 	if o.MemberKnobs != nil {
@@ -329,7 +334,7 @@ func (lc *LocalCommittee) start(i int, ln net.Listener) error {
 	if o.Transport != nil {
 		mt = o.Transport(sec.ID, tr)
 	}
-	m, err := NewMember(mc, mt, st, log)
+	m, err := consensus.NewMember(mc, mt, st, log)
 	if err != nil {
 		tr.Close()
 		st.Close()
@@ -341,14 +346,21 @@ func (lc *LocalCommittee) start(i int, ln net.Listener) error {
 	return nil
 }
 
-func (lc *LocalCommittee) chainFor(i int) ChainAdapter {
+func (lc *Committee) chainFor(i int) chainio.ChainAdapter {
 	if lc.opts.Chain != nil {
 		return lc.opts.Chain(lc.Secrets[i].ID)
 	}
 	return lc.Chain
 }
 
-func (lc *LocalCommittee) serve(i int) {
+// ServeMember starts member id's (1-based) Run loop on its chain adapter
+// (for a committee started with Options.Serve false).
+func (lc *Committee) ServeMember(id uint32) { lc.serve(int(id) - 1) }
+
+// Dir is the directory the committee keeps its state under.
+func (lc *Committee) Dir() string { return lc.opts.Dir }
+
+func (lc *Committee) serve(i int) {
 	ctx, cancel := context.WithCancel(lc.ctx)
 	lc.cancel[i] = cancel
 	m := lc.Members[i]
@@ -363,7 +375,7 @@ func (lc *LocalCommittee) serve(i int) {
 
 // Kill stops member id (1-based) abruptly: its transport closes, its store
 // stays on disk.
-func (lc *LocalCommittee) Kill(id uint32) {
+func (lc *Committee) Kill(id uint32) {
 	i := int(id) - 1
 	lc.mu.Lock()
 	m, st := lc.Members[i], lc.stores[i]
@@ -380,7 +392,7 @@ func (lc *LocalCommittee) Kill(id uint32) {
 }
 
 // Restart brings a killed member back on the same address and store.
-func (lc *LocalCommittee) Restart(id uint32) error {
+func (lc *Committee) Restart(id uint32) error {
 	i := int(id) - 1
 	if err := lc.start(i, nil); err != nil {
 		return err
@@ -395,14 +407,14 @@ func (lc *LocalCommittee) Restart(id uint32) error {
 }
 
 // Member returns member id (1-based), or nil if it is killed.
-func (lc *LocalCommittee) Member(id uint32) *Member {
+func (lc *Committee) Member(id uint32) *consensus.Member {
 	lc.mu.Lock()
 	defer lc.mu.Unlock()
 	return lc.Members[int(id)-1]
 }
 
 // Close stops every member and closes the stores.
-func (lc *LocalCommittee) Close() {
+func (lc *Committee) Close() {
 	for i := range lc.Members {
 		if lc.Members[i] != nil {
 			lc.Kill(uint32(i + 1))
@@ -414,7 +426,7 @@ func (lc *LocalCommittee) Close() {
 // ServeChain runs every live member's Run loop on chain until ctx ends
 // (for callers that built the committee with Serve false, e.g. the devnet,
 // which connects the chain adapter after the genesis is written).
-func (lc *LocalCommittee) ServeChain(ctx context.Context, chain ChainAdapter) error {
+func (lc *Committee) ServeChain(ctx context.Context, chain chainio.ChainAdapter) error {
 	var wg sync.WaitGroup
 	errs := make([]error, len(lc.Members))
 	for i := range lc.Members {
@@ -423,18 +435,74 @@ func (lc *LocalCommittee) ServeChain(ctx context.Context, chain ChainAdapter) er
 			continue
 		}
 		wg.Add(1)
-		go func(i int, m *Member) { defer wg.Done(); errs[i] = m.Run(ctx, chain) }(i, m)
+		go func(i int, m *consensus.Member) { defer wg.Done(); errs[i] = m.Run(ctx, chain) }(i, m)
 	}
 	wg.Wait()
 	return errors.Join(errs...)
 }
 
 // SetChainID sets the chain id every member signs for.
-func (lc *LocalCommittee) SetChainID(id *big.Int) {
+func (lc *Committee) SetChainID(id *big.Int) {
 	lc.Config.ChainID = id.String()
 	for i := range lc.Members {
 		if m := lc.Member(uint32(i + 1)); m != nil {
 			m.SetChainID(id)
 		}
 	}
+}
+
+// BindKey has the committee's first threshold live members sign its
+// collective public key (SignCommitteeKey; they must all report the same
+// digest) and posts the aggregate to reg (FHEVerdict.setCommitteeKey). The
+// chain must already have the committee registered (setCommittee).
+func (lc *Committee) BindKey(ctx context.Context, reg chainio.CommitteeKeyRegistry) ([32]byte, error) {
+	var pkd [32]byte
+	var sigs [][]byte
+	var idx []int
+	for i := range lc.Members {
+		if len(idx) == lc.Config.Threshold {
+			break
+		}
+		m := lc.Member(uint32(i + 1))
+		if m == nil {
+			continue
+		}
+		d, sig, err := m.SignCommitteeKey()
+		if err != nil {
+			return pkd, err
+		}
+		if len(idx) > 0 && d != pkd {
+			return pkd, fmt.Errorf("consensus: members disagree on the committee key digest (%x, %x)", pkd[:8], d[:8])
+		}
+		pkd = d
+		sigs = append(sigs, sig)
+		idx = append(idx, i)
+	}
+	if len(idx) < lc.Config.Threshold {
+		return pkd, fmt.Errorf("%w: %d members up to sign the committee key, threshold %d", consensus.ErrNoQuorum, len(idx), lc.Config.Threshold)
+	}
+	agg, err := bls.Aggregate(sigs)
+	if err != nil {
+		return pkd, err
+	}
+	bm, err := bls.NewBitmap(len(lc.Config.Members), idx)
+	if err != nil {
+		return pkd, err
+	}
+	return pkd, reg.SubmitCommitteeKey(ctx, lc.Config.Epoch, pkd, agg, bm)
+}
+
+// RegisterPolicy registers a policy spec with every live member
+// (Member.RegisterPolicy: persisted in each member's store, then compiled).
+// It returns the first compile error, which every member records alike.
+func (lc *Committee) RegisterPolicy(policyID [32]byte, spec []byte) error {
+	var first error
+	for i := range lc.Members {
+		if m := lc.Member(uint32(i + 1)); m != nil {
+			if err := m.RegisterPolicy(policyID, spec); err != nil && first == nil {
+				first = err
+			}
+		}
+	}
+	return first
 }

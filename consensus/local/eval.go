@@ -1,4 +1,4 @@
-package consensus
+package local
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/fhegate/fhegate/consensus"
+	"github.com/fhegate/fhegate/consensus/circuit"
 	"github.com/fhegate/fhegate/consensus/protocol"
 	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
@@ -20,34 +22,30 @@ import (
 
 // Evaluator returns the committee's evaluator (its public evaluation keys),
 // as held by the first live member.
-func (lc *LocalCommittee) Evaluator() (*fhe.Evaluator, error) {
-	ms := lc.liveMembers()
+func (lc *Committee) Evaluator() (*fhe.Evaluator, error) {
+	ms := lc.Live()
 	if len(ms) == 0 {
-		return nil, ErrNoQuorum
+		return nil, consensus.ErrNoQuorum
 	}
-	ks, err := ms[0].snap()
-	if err != nil {
-		return nil, err
-	}
-	return ks.ev, nil
+	return ms[0].Evaluator()
 }
 
 // Refresh re-encrypts ct at the top level through the committee's collective
-// refresh (Member.refresh on every live member, the first t active), and
+// refresh (Member.RefreshAmong on every live member, the first t active), and
 // checks that every member computed the same ciphertext. It has the
 // signature of policy/eval.RefreshFunc and sizes the refresh for the default
 // noise bounds (RefreshWith for a plan's).
-func (lc *LocalCommittee) Refresh(ctx context.Context, ct *fhe.Ciphertext) (*fhe.Ciphertext, error) {
-	return lc.RefreshWith(ctx, ct, RefreshBounds{})
+func (lc *Committee) Refresh(ctx context.Context, ct *fhe.Ciphertext) (*fhe.Ciphertext, error) {
+	return lc.RefreshWith(ctx, ct, circuit.RefreshBounds{})
 }
 
 // RefreshWith is Refresh sized for the noise bounds b (e.g. a plan's
 // PlanRefreshBounds).
-func (lc *LocalCommittee) RefreshWith(ctx context.Context, ct *fhe.Ciphertext, b RefreshBounds) (*fhe.Ciphertext, error) {
+func (lc *Committee) RefreshWith(ctx context.Context, ct *fhe.Ciphertext, b circuit.RefreshBounds) (*fhe.Ciphertext, error) {
 	d := protocol.ShareDigest(ct)
 	session := fmt.Sprintf("local/refresh/%x", d[:8])
-	outs, err := lc.onEveryMember(func(m *Member, ks keySnap, ids []transport.MemberID) (*fhe.Ciphertext, error) {
-		return m.refresh(ctx, ks, session, ct, ids, b)
+	outs, err := lc.onEveryMember(func(m *consensus.Member, ids []transport.MemberID) (*fhe.Ciphertext, error) {
+		return m.RefreshAmong(ctx, session, ct, ids, b)
 	})
 	if err != nil {
 		return nil, err
@@ -72,31 +70,23 @@ func (lc *LocalCommittee) RefreshWith(ctx context.Context, ct *fhe.Ciphertext, b
 // (one share each, flooded, through each member's ledger). For development
 // tools only: a committee serving a chain decrypts slot 0 of a masked
 // verdict and nothing else.
-func (lc *LocalCommittee) DecryptSlots(ctx context.Context, ct *fhe.Ciphertext) ([]uint64, error) {
+func (lc *Committee) DecryptSlots(ctx context.Context, ct *fhe.Ciphertext) ([]uint64, error) {
 	d := protocol.ShareDigest(ct)
 	session := fmt.Sprintf("local/dec/%x", d[:8])
 	var (
 		mu  sync.Mutex
 		res []uint64
 	)
-	_, err := lc.onEveryMember(func(m *Member, ks keySnap, ids []transport.MemberID) (*fhe.Ciphertext, error) {
-		in := ct
-		if in.Level() < ks.plan.Level {
-			var err error
-			if in, err = m.refresh(ctx, ks, session+"/refresh", in, ids, RefreshBounds{}); err != nil {
-				return nil, err
-			}
-		}
-		r, err := protocol.ThresholdDecrypt(ctx, m.group(), ks.key, ks.plan, ks.ev, m.led,
-			protocol.DecryptRequest{Session: session, Ciphertext: in, Participants: ids, PublicKey: ks.km.Public})
+	_, err := lc.onEveryMember(func(m *consensus.Member, ids []transport.MemberID) (*fhe.Ciphertext, error) {
+		vals, err := m.DecryptAmong(ctx, session, ct, ids)
 		if err != nil {
 			return nil, err
 		}
 		mu.Lock()
 		defer mu.Unlock()
 		if res == nil {
-			res = r.Values
-		} else if !slices.Equal(res, r.Values) {
+			res = vals
+		} else if !slices.Equal(res, vals) {
 			return nil, errors.New("consensus: members decrypted different values")
 		}
 		return nil, nil
@@ -104,9 +94,9 @@ func (lc *LocalCommittee) DecryptSlots(ctx context.Context, ct *fhe.Ciphertext) 
 	return res, err
 }
 
-// liveMembers returns the members that are not killed, in id order.
-func (lc *LocalCommittee) liveMembers() []*Member {
-	var out []*Member
+// Live returns the members that are not killed, in id order.
+func (lc *Committee) Live() []*consensus.Member {
+	var out []*consensus.Member
 	for i := range lc.Members {
 		if m := lc.Member(uint32(i + 1)); m != nil {
 			out = append(out, m)
@@ -117,10 +107,10 @@ func (lc *LocalCommittee) liveMembers() []*Member {
 
 // onEveryMember runs f concurrently on every live member with the sorted
 // ids of the live members, and returns the outputs in member order.
-func (lc *LocalCommittee) onEveryMember(f func(*Member, keySnap, []transport.MemberID) (*fhe.Ciphertext, error)) ([]*fhe.Ciphertext, error) {
-	ms := lc.liveMembers()
+func (lc *Committee) onEveryMember(f func(*consensus.Member, []transport.MemberID) (*fhe.Ciphertext, error)) ([]*fhe.Ciphertext, error) {
+	ms := lc.Live()
 	if len(ms) < lc.Config.Threshold {
-		return nil, fmt.Errorf("%w: %d live members, threshold %d", ErrNoQuorum, len(ms), lc.Config.Threshold)
+		return nil, fmt.Errorf("%w: %d live members, threshold %d", consensus.ErrNoQuorum, len(ms), lc.Config.Threshold)
 	}
 	ids := make([]transport.MemberID, len(ms))
 	for i, m := range ms {
@@ -133,11 +123,8 @@ func (lc *LocalCommittee) onEveryMember(f func(*Member, keySnap, []transport.Mem
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ks, err := m.snap()
-			if err == nil {
-				outs[i], err = f(m, ks, ids)
-			}
-			if err != nil {
+			var err error
+			if outs[i], err = f(m, ids); err != nil {
 				errs[i] = fmt.Errorf("member %d: %w", m.ID(), err)
 			}
 		}()

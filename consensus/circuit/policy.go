@@ -1,4 +1,4 @@
-package consensus
+package circuit
 
 import (
 	"context"
@@ -216,17 +216,30 @@ type planCircuit struct {
 	wide bool
 }
 
-// circuitBounds returns the refresh bounds of a circuit: a compiled plan's,
+// NewPlan is the circuit of a compiled plan whose refreshes are sized for
+// bounds (PlanRefreshBounds).
+func NewPlan(plan *policy.Plan, bounds PlanBounds) Circuit {
+	return planCircuit{plan: plan, bounds: bounds}
+}
+
+// BoundsOf returns the refresh bounds of a circuit: a compiled plan's,
 // the defaults for the built-in circuits (fresh inputs, products at the
 // rescale floor: within CiphertextNoiseBits).
-func circuitBounds(c Circuit) PlanBounds {
+func BoundsOf(c Circuit) PlanBounds {
 	switch c := c.(type) {
 	case planCircuit:
 		return c.bounds
-	case crdtCircuit:
+	case *CRDT:
 		return PlanBounds{Final: c.bounds}
 	}
 	return PlanBounds{}
+}
+
+// PlanOf returns the compiled policy plan c evaluates, if c is one
+// (PolicyCircuits.Lookup, LookupPacked).
+func PlanOf(c Circuit) (*policy.Plan, bool) {
+	pc, ok := c.(planCircuit)
+	return pc.plan, ok
 }
 
 func (c planCircuit) Evaluate(ctx context.Context, ev *fhe.Evaluator, in []*fhe.Ciphertext, refresh RefreshFunc) (*fhe.Ciphertext, error) {

@@ -1,4 +1,4 @@
-package consensus
+package apiserver
 
 import (
 	"net/http"
@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/fhegate/fhegate/consensus/api"
 )
 
 // A page on an allowed origin may fetch the key (and read the headers an
@@ -16,7 +18,7 @@ func TestAPICORS(t *testing.T) {
 	allow, err := parseAllowOrigins(DevAllowOrigins)
 	require.NoError(t, err)
 	next := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set(HeaderEpoch, "1")
+		w.Header().Set(api.HeaderEpoch, "1")
 		w.WriteHeader(http.StatusOK)
 	})
 	h := corsHandler(allow, next)
@@ -49,8 +51,8 @@ func TestAPICORS(t *testing.T) {
 			require.Equal(t, tc.wantStatus, w.Code)
 			require.Equal(t, tc.wantAllow, w.Header().Get("Access-Control-Allow-Origin"))
 			if tc.wantAllow != "" {
-				require.Contains(t, w.Header().Get("Access-Control-Expose-Headers"), HeaderChainID)
-				require.Contains(t, w.Header().Get("Access-Control-Expose-Headers"), HeaderEpoch)
+				require.Contains(t, w.Header().Get("Access-Control-Expose-Headers"), api.HeaderChainID)
+				require.Contains(t, w.Header().Get("Access-Control-Expose-Headers"), api.HeaderEpoch)
 			}
 		})
 	}

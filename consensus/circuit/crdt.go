@@ -1,4 +1,4 @@
-package consensus
+package circuit
 
 import (
 	"context"
@@ -17,7 +17,7 @@ import (
 // kind, metadata or inputs do not fit together or the committee preset.
 var ErrBadCRDTRequest = errors.New("consensus: bad CRDT value request")
 
-// crdtCircuit values one FHECRDT state (a KindCRDT request). The public
+// CRDT values one FHECRDT state (a KindCRDT request). The public
 // metadata (meta.State, read from FHECRDT.stateOf at the request's block)
 // names, per block, the writer's ciphertext; the request's inputs are exactly
 // those ciphertexts in block order (State.Handles). Evaluate normalises every
@@ -41,48 +41,49 @@ var ErrBadCRDTRequest = errors.New("consensus: bad CRDT value request")
 // membership polynomial's depth above that), deterministically on every
 // member, and leaves the read there: the result is refreshed (at ≥ the
 // floor) only if it has no level left for the mask.
-type crdtCircuit struct {
+type CRDT struct {
 	state  *meta.State // the state, its layout at the working level
 	bounds RefreshBounds
 }
 
-// newCRDTCircuit checks a KindCRDT request against the committee preset: the
-// metadata decodes, its type is the state's kind, its layout targets the
-// preset and the inputs are the handles the metadata references.
-func newCRDTCircuit(req Request, p *fhe.Params) (crdtCircuit, error) {
-	s, err := meta.Decode(req.CRDTMeta)
+// NewCRDT checks a KindCRDT request (its CRDT kind, metadata and input
+// handles) against the committee preset: the metadata decodes, its type is
+// the state's kind, its layout targets the preset and the inputs are the
+// handles the metadata references.
+func NewCRDT(kind uint8, metadata []byte, inputs []fhe.Handle, p *fhe.Params) (*CRDT, error) {
+	s, err := meta.Decode(metadata)
 	if err != nil {
-		return crdtCircuit{}, fmt.Errorf("%w: metadata: %v", ErrBadCRDTRequest, err)
+		return nil, fmt.Errorf("%w: metadata: %v", ErrBadCRDTRequest, err)
 	}
-	if s.Layout.Type != meta.Type(req.CRDTKind) {
-		return crdtCircuit{}, fmt.Errorf("%w: metadata is a %s state, kind %d", ErrBadCRDTRequest, s.Layout.Type, req.CRDTKind)
+	if s.Layout.Type != meta.Type(kind) {
+		return nil, fmt.Errorf("%w: metadata is a %s state, kind %d", ErrBadCRDTRequest, s.Layout.Type, kind)
 	}
 	if fhe.PresetID(s.Layout.Preset) != p.Preset.ID {
-		return crdtCircuit{}, fmt.Errorf("%w: state preset %d, committee preset %s (%d)", ErrBadCRDTRequest, s.Layout.Preset, p.Preset.Name, p.Preset.ID)
+		return nil, fmt.Errorf("%w: state preset %d, committee preset %s (%d)", ErrBadCRDTRequest, s.Layout.Preset, p.Preset.Name, p.Preset.ID)
 	}
 	if len(s.Entries) == 0 {
-		return crdtCircuit{}, fmt.Errorf("%w: %w (its value is zero, there is nothing to decrypt)", ErrBadCRDTRequest, crdt.ErrEmpty)
+		return nil, fmt.Errorf("%w: %w (its value is zero, there is nothing to decrypt)", ErrBadCRDTRequest, crdt.ErrEmpty)
 	}
 	hs := s.Handles()
-	if len(hs) != len(req.Inputs) {
-		return crdtCircuit{}, fmt.Errorf("%w: %d inputs for %d metadata entries", ErrBadCRDTRequest, len(req.Inputs), len(hs))
+	if len(hs) != len(inputs) {
+		return nil, fmt.Errorf("%w: %d inputs for %d metadata entries", ErrBadCRDTRequest, len(inputs), len(hs))
 	}
 	for i, h := range hs {
-		if fhe.Handle(h) != req.Inputs[i] {
-			return crdtCircuit{}, fmt.Errorf("%w: input %d is not the handle of entry %d", ErrBadCRDTRequest, i, i)
+		if fhe.Handle(h) != inputs[i] {
+			return nil, fmt.Errorf("%w: input %d is not the handle of entry %d", ErrBadCRDTRequest, i, i)
 		}
 	}
 	work := *s
 	bounds, level, err := crdtWorkingLevel(p, s)
 	if err != nil {
-		return crdtCircuit{}, err
+		return nil, err
 	}
 	work.Layout.Level = uint8(level)
-	return crdtCircuit{state: &work, bounds: bounds}, nil
+	return &CRDT{state: &work, bounds: bounds}, nil
 }
 
 // crdtWorkingLevel returns the refresh bounds of a state's read result and
-// the level the committee normalises its contributions to (see crdtCircuit).
+// the level the committee normalises its contributions to (see CRDT).
 // NoiseBits: CiphertextNoiseBits per contribution, summed over the entries
 // (a contribution is a masked, modulus-switched upload). WorstBits: an
 // upload at the input proof's accepted noise, times the block mask (‖L‖∞ <
@@ -119,7 +120,7 @@ func crdtWorkingLevel(p *fhe.Params, s *meta.State) (RefreshBounds, int, error) 
 }
 
 // Evaluate implements Circuit: inputs[i] is the writer ciphertext of entry i.
-func (c crdtCircuit) Evaluate(_ context.Context, ev *fhe.Evaluator, in []*fhe.Ciphertext, _ RefreshFunc) (*fhe.Ciphertext, error) {
+func (c *CRDT) Evaluate(_ context.Context, ev *fhe.Evaluator, in []*fhe.Ciphertext, _ RefreshFunc) (*fhe.Ciphertext, error) {
 	if c.state == nil || len(in) != len(c.state.Entries) {
 		return nil, fmt.Errorf("%w: inputs do not match the metadata", ErrBadCRDTRequest)
 	}
@@ -127,11 +128,11 @@ func (c crdtCircuit) Evaluate(_ context.Context, ev *fhe.Evaluator, in []*fhe.Ci
 	if err != nil {
 		return nil, err
 	}
-	eng = eng.WithReadLevel(ev.Params().MaxLevel()) // the read stays at its level (see crdtCircuit)
+	eng = eng.WithReadLevel(ev.Params().MaxLevel()) // the read stays at its level (see CRDT)
 	l := c.state.Layout
 	st := crdt.NewStore(eng)
 	for i, e := range c.state.Entries {
-		// in[i] was loaded by handle req.Inputs[i] = e.Handle (newCRDTCircuit
+		// in[i] was loaded by handle req.Inputs[i] = e.Handle (NewCRDT
 		// checks they match) and is its evaluable form (2·ct for an upload).
 		if err := st.IngestBound(l, e, in[i]); err != nil {
 			return nil, fmt.Errorf("consensus: crdt entry %d (block %d): %w", i, e.Block, err)
@@ -156,7 +157,7 @@ func (c crdtCircuit) Evaluate(_ context.Context, ev *fhe.Evaluator, in []*fhe.Ci
 // lane 0 (its counter-0 value, or its register value): counters sum them,
 // LWW returns key 0's value. A set's cardinality is not a function of one
 // lane per entry: Reference returns 0 for sets.
-func (c crdtCircuit) Reference(p *fhe.Params, in []int64) uint64 {
+func (c *CRDT) Reference(p *fhe.Params, in []int64) uint64 {
 	if c.state == nil {
 		return 0
 	}
@@ -210,3 +211,9 @@ func CRDTGaloisElements(p *fhe.Params) []uint64 {
 	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
 	return out
 }
+
+// State is the state c values, its layout at the committee's working level.
+func (c *CRDT) State() *meta.State { return c.state }
+
+// Bounds are the refresh bounds of c's read result.
+func (c *CRDT) Bounds() RefreshBounds { return c.bounds }

@@ -1,0 +1,154 @@
+package consensus
+
+import (
+	"context"
+	"math/big"
+
+	"go.uber.org/zap"
+
+	"github.com/fhegate/fhegate/bls"
+	"github.com/fhegate/fhegate/consensus/api"
+	"github.com/fhegate/fhegate/consensus/chainio"
+	"github.com/fhegate/fhegate/consensus/circuit"
+	"github.com/fhegate/fhegate/consensus/protocol"
+	"github.com/fhegate/fhegate/consensus/transport"
+	"github.com/fhegate/fhegate/fhe"
+)
+
+// Test hooks. The tests that need an in-process committee are in package
+// consensus_test (package local imports consensus); these expose to them
+// what they check inside a member.
+
+var (
+	StorePut       = storePut
+	VerdictBatches = verdictBatches
+	Rotated        = rotated
+	Hex0x          = hex0x
+	ShareSealed    = shareSealed
+	RootSign       = rootSign
+	RandTag        = randTag
+)
+
+const (
+	RootPartial  = rootPartial
+	RootLeafWait = rootLeafWait
+)
+
+func (m *Member) PackedCircuit(id [32]byte) (circuit.Circuit, error) { return m.packedCircuit(id) }
+func (m *Member) VectorWidthOf(r chainio.Request) int                { return m.vectorWidthOf(r) }
+func (m *Member) Mux() *transport.Mux                                { return m.mux }
+func (m *Member) ChainID() *big.Int                                  { return m.chain() }
+func (m *Member) Servable(h fhe.Handle) ([]byte, error)              { return m.servable(h) }
+func (m *Member) SetProgress(block uint64)                           { m.setProgress(block) }
+func (m *Member) MarkDown(ids []transport.MemberID)                  { m.markDown(ids) }
+func (m *Member) BLSKey() *bls.SecretKey                             { return m.cfg.BLSKey }
+func (m *Member) ThresholdKeyBytes() ([]byte, error)                 { return m.key.MarshalBinary() }
+
+// KeyEpoch is the epoch of the member's key material.
+func (m *Member) KeyEpoch() (uint64, error) {
+	ks, err := m.snap()
+	return ks.km.Epoch, err
+}
+
+// PinEpochTarget pins target as the re-encryption target of the member's
+// key epoch.
+func (m *Member) PinEpochTarget(target [32]byte) error {
+	ks, err := m.snap()
+	if err != nil {
+		return err
+	}
+	return m.pinEpochTarget(ks, target)
+}
+
+// HeartbeatsFrom is how many heartbeats the member received from id.
+func (m *Member) HeartbeatsFrom(id transport.MemberID) uint64 {
+	m.liveMu.Lock()
+	defer m.liveMu.Unlock()
+	return m.beats[id].count
+}
+
+// PackBlocks packs reqs as a vector batch does (requestRun.packBlocks).
+func (m *Member) PackBlocks(ctx context.Context, reqs []chainio.Request, layout fhe.VectorLayout, level int, log *zap.Logger) ([]*fhe.Ciphertext, error) {
+	ks, err := m.snap()
+	if err != nil {
+		return nil, err
+	}
+	r := &requestRun{m: m, ks: ks, log: log}
+	return r.packBlocks(ctx, reqs, layout, level)
+}
+
+// Input roots.
+func (m *Member) MarkSigned(d [32]byte) { m.signed.add(d) }
+func (m *Member) RootsBegin()           { m.roots.begin() }
+func (m *Member) RootsAbandon()         { m.roots.abandon() }
+func (m *Member) AwaitRoot(ctx context.Context, leaf [32]byte) (*api.InputRootAttestation, error) {
+	return m.awaitRoot(ctx, leaf)
+}
+func (m *Member) SignRoot(epoch uint64, leaves [][32]byte) ([]byte, error) {
+	return m.signRoot(epoch, leaves)
+}
+
+// RootsOpen reports whether a root batch is open and how many leaves it
+// holds.
+func (m *Member) RootsOpen() (bool, int) {
+	m.roots.mu.Lock()
+	defer m.roots.mu.Unlock()
+	if m.roots.open == nil {
+		return false, 0
+	}
+	return true, len(m.roots.open.leaves)
+}
+
+// RootsPending is the number of uploads the root batcher waits for.
+func (m *Member) RootsPending() int {
+	m.roots.mu.Lock()
+	defer m.roots.mu.Unlock()
+	return m.roots.pending
+}
+
+// PrepareSwitchOut runs an old member's check and pin of a joint rotation
+// (prepareSwitchOut) for the plan of that shape: from epoch, n old members
+// of threshold t, n2 new members of threshold t2, active old members.
+func (m *Member) PrepareSwitchOut(ctx context.Context, reg chainio.CommitteeKeyRegistry, epoch uint64, n, t, n2, t2 int, active []uint32, target *fhe.PublicKey) error {
+	p, err := newJointPlan(epoch, n, t, n2, t2, active, target)
+	if err != nil {
+		return err
+	}
+	_, err = m.prepareSwitchOut(ctx, reg, p)
+	return err
+}
+
+// JointSwitchIn is a new member's side of j's joint session on mx as
+// AdoptFromPrevious runs it, up to the key switch: the start barrier and
+// switchIn. It returns the key-switched outputs.
+func (m *Member) JointSwitchIn(ctx context.Context, j JointRotation, mx *transport.Mux) (map[fhe.Handle][]byte, error) {
+	p, err := j.plan()
+	if err != nil {
+		return nil, err
+	}
+	if err := jointBarrier(ctx, mx, p.participants(), p.base()+"/ready", j.wait()); err != nil {
+		return nil, err
+	}
+	return m.switchIn(ctx, p.group(m, mx), p)
+}
+
+// JointAdopt is the adoption after JointSwitchIn (adoptAll, with the old
+// committee's threshold).
+func (m *Member) JointAdopt(ctx context.Context, j JointRotation, outs map[fhe.Handle][]byte) (int, error) {
+	p, err := j.plan()
+	if err != nil {
+		return 0, err
+	}
+	ks, err := m.snap()
+	if err != nil {
+		return 0, err
+	}
+	return m.adoptAll(ctx, ks, outs, p.oldT)
+}
+
+// ThresholdKey is the member's threshold key share (tests reconstruct the
+// collective secret from t of them).
+func (m *Member) ThresholdKey() (*protocol.ThresholdKey, error) {
+	ks, err := m.snap()
+	return ks.key, err
+}
