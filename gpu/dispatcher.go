@@ -411,10 +411,7 @@ func shapeOf(dir Direction, jobs []engine.Job) (Shape, bool) {
 	if n < MinN {
 		return Shape{}, false
 	}
-	s := Shape{Moduli: l, Dir: dir}
-	for m := n; m > 1; m >>= 1 {
-		s.LogN++
-	}
+	s := Shape{LogN: log2(n), Moduli: l, Dir: dir}
 	for _, c := range cnt[:l] {
 		s.B = max(s.B, c)
 	}

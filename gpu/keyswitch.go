@@ -47,32 +47,21 @@ func (d *Dispatcher) GadgetMulAcc(jobs []engine.MulAccJob) bool {
 	if !ok || !d.routing.Load() || len(jobs) == 0 || jobs[0].S == nil {
 		return false
 	}
-	s := Shape{Moduli: len(jobs), B: len(jobs[0].D), Dir: Forward}
-	for n := jobs[0].S.N; n > 1; n >>= 1 {
-		s.LogN++
-	}
+	s := Shape{LogN: log2(jobs[0].S.N), Moduli: len(jobs), B: len(jobs[0].D), Dir: Forward}
 	if t := d.thresholdFor(s); t == 0 || s.B < t {
 		return false
 	}
-	first := make([]bool, len(jobs))
-	d.mu.Lock()
-	if d.macVerified == nil {
-		d.macVerified = map[macKey]int8{}
-	}
+	keys := make([]macKey, len(jobs))
 	for i, j := range jobs {
 		if j.S == nil {
-			d.mu.Unlock()
 			return false
 		}
-		switch d.macVerified[macKey{j.S.N, j.S.Modulus}] {
-		case -1:
-			d.mu.Unlock()
-			return false
-		case 0:
-			first[i] = true
-		}
+		keys[i] = macKey{j.S.N, j.S.Modulus}
 	}
-	d.mu.Unlock()
+	first, ok := firstUse(d, &d.macVerified, keys)
+	if !ok {
+		return false
+	}
 	done, err := ks.GadgetMulAcc(jobs)
 	if err != nil {
 		d.accelStats.fallbacks.Add(1)
@@ -90,13 +79,7 @@ func (d *Dispatcher) GadgetMulAcc(jobs []engine.MulAccJob) bool {
 		good := slices.Equal(want0, j.Out0[:j.S.N]) && slices.Equal(want1, j.Out1[:j.S.N])
 		copy(j.Out0, want0)
 		copy(j.Out1, want1)
-		d.mu.Lock()
-		if good {
-			d.macVerified[macKey{j.S.N, j.S.Modulus}] = 1
-		} else {
-			d.macVerified[macKey{j.S.N, j.S.Modulus}] = -1
-		}
-		d.mu.Unlock()
+		settle(d, d.macVerified, keys[i], good)
 		if !good {
 			d.accelStats.fallbacks.Add(1)
 			d.log.Error("gpu: accelerator multiply-accumulate differs from Lattigo; disabled for this modulus",
@@ -141,32 +124,21 @@ func (d *Dispatcher) ModUp(jobs []engine.ModUpJob) bool {
 	if !ok || !d.routing.Load() || len(jobs) == 0 || jobs[0].C == nil {
 		return false
 	}
-	s := Shape{Moduli: len(jobs[0].C.SrcQ) + len(jobs[0].C.DstQ), B: len(jobs), Dir: Forward}
-	for n := jobs[0].N; n > 1; n >>= 1 {
-		s.LogN++
-	}
+	s := Shape{LogN: log2(jobs[0].N), Moduli: len(jobs[0].C.SrcQ) + len(jobs[0].C.DstQ), B: len(jobs), Dir: Forward}
 	if t := d.thresholdFor(s); t == 0 || s.B < t {
 		return false
 	}
-	first := make([]bool, len(jobs))
-	d.mu.Lock()
-	if d.modUpVerified == nil {
-		d.modUpVerified = map[modUpKey]int8{}
-	}
+	keys := make([]modUpKey, len(jobs))
 	for i, j := range jobs {
 		if j.C == nil {
-			d.mu.Unlock()
 			return false
 		}
-		switch d.modUpVerified[modUpKeyOf(j)] {
-		case -1:
-			d.mu.Unlock()
-			return false
-		case 0:
-			first[i] = true
-		}
+		keys[i] = modUpKeyOf(j)
 	}
-	d.mu.Unlock()
+	first, ok := firstUse(d, &d.modUpVerified, keys)
+	if !ok {
+		return false
+	}
 	done, err := ks.ModUp(jobs)
 	if err != nil {
 		d.accelStats.fallbacks.Add(1)
@@ -190,18 +162,13 @@ func (d *Dispatcher) ModUp(jobs []engine.ModUpJob) bool {
 		for t := range want {
 			good = good && slices.Equal(want[t], j.Dst[t][:words])
 		}
+		settle(d, d.modUpVerified, keys[i], good)
 		if !good { // nothing of the accelerator's output is kept
-			d.mu.Lock()
-			d.modUpVerified[modUpKeyOf(j)] = -1
-			d.mu.Unlock()
 			d.accelStats.fallbacks.Add(1)
 			d.log.Error("gpu: accelerator basis extension differs from the engine's reference; disabled for these moduli",
 				zap.String("backend", d.accelNm), zap.Int("n", j.N), zap.Uint64s("src", j.C.SrcQ), zap.Uint64s("dst", j.C.DstQ))
 			return false
 		}
-		d.mu.Lock()
-		d.modUpVerified[modUpKeyOf(j)] = 1
-		d.mu.Unlock()
 	}
 	d.modUps.Add(uint64(len(jobs)))
 	return true
@@ -249,30 +216,21 @@ func (d *Dispatcher) ScaleDiff(jobs []engine.ScaleDiffJob) bool {
 		}
 		mods[j.S.Modulus]++
 	}
-	s := Shape{Moduli: len(mods), B: len(jobs) / len(mods), Dir: Forward}
-	for n := jobs[0].S.N; n > 1; n >>= 1 {
-		s.LogN++
-	}
+	s := Shape{LogN: log2(jobs[0].S.N), Moduli: len(mods), B: len(jobs) / len(mods), Dir: Forward}
 	if t := d.thresholdFor(s); t == 0 || s.B < t {
 		return false
 	}
+	keys := make([]macKey, len(jobs))
+	for i, j := range jobs {
+		keys[i] = macKey{j.S.N, j.S.Modulus}
+	}
+	first, ok := firstUse(d, &d.sdVerified, keys)
+	if !ok {
+		return false
+	}
 	refs := make([][]uint64, len(jobs)) // expected outputs of first-use limbs
-	d.mu.Lock()
-	if d.sdVerified == nil {
-		d.sdVerified = map[macKey]int8{}
-	}
 	for i, j := range jobs {
-		switch d.sdVerified[macKey{j.S.N, j.S.Modulus}] {
-		case -1:
-			d.mu.Unlock()
-			return false
-		case 0:
-			refs[i] = []uint64{}
-		}
-	}
-	d.mu.Unlock()
-	for i, j := range jobs {
-		if refs[i] != nil {
+		if first[i] {
 			refs[i] = scaleDiffRef(j)
 		}
 	}
@@ -291,13 +249,7 @@ func (d *Dispatcher) ScaleDiff(jobs []engine.ScaleDiffJob) bool {
 		}
 		good := slices.Equal(refs[i], j.Out[:j.S.N])
 		copy(j.Out, refs[i])
-		d.mu.Lock()
-		if good {
-			d.sdVerified[macKey{j.S.N, j.S.Modulus}] = 1
-		} else {
-			d.sdVerified[macKey{j.S.N, j.S.Modulus}] = -1
-		}
-		d.mu.Unlock()
+		settle(d, d.sdVerified, keys[i], good)
 		if !good {
 			d.accelStats.fallbacks.Add(1)
 			d.log.Error("gpu: accelerator scale-difference differs from its definition; disabled for this modulus",
@@ -306,6 +258,49 @@ func (d *Dispatcher) ScaleDiff(jobs []engine.ScaleDiffJob) bool {
 	}
 	d.scaleDiffs.Add(uint64(len(jobs)))
 	return true
+}
+
+// firstUse reads the first-use verdicts of keys in *m (created on first
+// use): ok is false when any key is disabled (−1, its accelerator result
+// once differed from the CPU's); first[i] is true when keys[i] has not been
+// checked yet (0).
+func firstUse[K comparable](d *Dispatcher, m *map[K]int8, keys []K) (first []bool, ok bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if *m == nil {
+		*m = map[K]int8{}
+	}
+	first = make([]bool, len(keys))
+	for i, k := range keys {
+		switch (*m)[k] {
+		case -1:
+			return nil, false
+		case 0:
+			first[i] = true
+		}
+	}
+	return first, true
+}
+
+// settle records the first-use comparison of k: 1 if the accelerator's
+// result matched, −1 (disabled from now on) if it did not.
+func settle[K comparable](d *Dispatcher, m map[K]int8, k K, good bool) {
+	v := int8(1)
+	if !good {
+		v = -1
+	}
+	d.mu.Lock()
+	m[k] = v
+	d.mu.Unlock()
+}
+
+// log2 is ⌊log2 n⌋, 0 for n ≤ 1: a Shape's LogN from a ring degree.
+func log2(n int) int {
+	l := 0
+	for ; n > 1; n >>= 1 {
+		l++
+	}
+	return l
 }
 
 // scaleDiffRef is (X − Y)·W mod q word by word, in Go.
