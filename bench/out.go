@@ -2,7 +2,6 @@ package bench
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -116,22 +115,3 @@ func StartCPUProfile(path string) (stop func(), err error) {
 // Round2 rounds v to two decimals (half up), as the JSON rows print
 // milliseconds.
 func Round2(v float64) float64 { return float64(int64(v*100+0.5)) / 100 }
-
-// UsageError marks an error in a bench's options as the command line set
-// them (a bad flag value or combination): the CLI exits with status 2 on it,
-// as on its own usage errors.
-type UsageError struct{ Err error }
-
-func (e UsageError) Error() string { return e.Err.Error() }
-func (e UsageError) Unwrap() error { return e.Err }
-
-// Usagef is fmt.Errorf marked as a UsageError.
-func Usagef(format string, args ...any) error {
-	return UsageError{fmt.Errorf(format, args...)}
-}
-
-// IsUsage reports whether err is, or wraps, a UsageError.
-func IsUsage(err error) bool {
-	var ue UsageError
-	return errors.As(err, &ue)
-}

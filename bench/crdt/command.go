@@ -8,6 +8,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/fhegate/fhegate/bench"
+	"github.com/fhegate/fhegate/internal/usage"
 )
 
 // luxFHECRDTMergesPerS is Lux fheCRDT's published rate (< 1 merge/s, 136 KB
@@ -28,7 +29,7 @@ type Command struct {
 // Run measures, prints and writes the rows.
 func (c Command) Run() error {
 	if c.Runs < 1 {
-		return bench.Usagef("--runs must be ≥ 1")
+		return usage.Errorf("--runs must be ≥ 1")
 	}
 	if c.Log == nil {
 		c.Log = zap.NewNop()

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap/zaptest"
 
-	"github.com/fhegate/fhegate/bench"
+	"github.com/fhegate/fhegate/internal/usage"
 )
 
 // TestPrint: shapes, rates against Lux fheCRDT and the chain length appear
@@ -34,7 +34,7 @@ func TestPrint(t *testing.T) {
 func TestCommandRejectsRuns(t *testing.T) {
 	var out bytes.Buffer
 	err := Command{Runs: 0, Log: zaptest.NewLogger(t), Stdout: &out, Stderr: &out}.Run()
-	require.True(t, bench.IsUsage(err), "%v", err)
+	require.True(t, usage.Is(err), "%v", err)
 	_, err = Run(Options{Runs: 0}, zaptest.NewLogger(t))
 	require.ErrorContains(t, err, "runs 0")
 }

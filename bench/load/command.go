@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/fhegate/fhegate/bench"
+	"github.com/fhegate/fhegate/internal/usage"
 )
 
 // Devnet is an in-process chain and committee a run without an RPC URL
@@ -42,7 +43,7 @@ func (c Command) Run(ctx context.Context) error {
 	switch {
 	case cfg.RPC == "":
 		if cfg.CommitteeAPI != "" || len(c.PIDs) > 0 {
-			return bench.Usagef("--committee-api and --committee-pid need --rpc (without it the devnet's own committee is used)")
+			return usage.Errorf("--committee-api and --committee-pid need --rpc (without it the devnet's own committee is used)")
 		}
 		if c.StartDevnet == nil {
 			return errors.New("no --rpc and no in-process devnet")
@@ -60,7 +61,7 @@ func (c Command) Run(ctx context.Context) error {
 		cfg.CommitteeCPU = func() (time.Duration, error) { return bench.CPUTime(), nil }
 		cfg.CPUSource = "process CPU of this process (in-process devnet: committee + chain + load clients' polling)"
 	case cfg.CommitteeAPI == "":
-		return bench.Usagef("--rpc needs --committee-api")
+		return usage.Errorf("--rpc needs --committee-api")
 	case len(c.PIDs) > 0:
 		cfg.CommitteeCPU = ProcessCPU(c.PIDs)
 		cfg.CPUSource = fmt.Sprintf("/proc CPU of committee processes %v", c.PIDs)

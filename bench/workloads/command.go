@@ -12,6 +12,7 @@ import (
 
 	"github.com/fhegate/fhegate/bench"
 	"github.com/fhegate/fhegate/fhe"
+	"github.com/fhegate/fhegate/internal/usage"
 )
 
 // workloadAnchors are the published per-core figures the workloads are read
@@ -48,7 +49,7 @@ type Command struct {
 // (timing misses are printed, not errors).
 func (c Command) Run() error {
 	if c.Runs < 1 {
-		return bench.Usagef("--runs must be ≥ 1")
+		return usage.Errorf("--runs must be ≥ 1")
 	}
 	if c.Log == nil {
 		c.Log = zap.NewNop()

@@ -31,6 +31,8 @@ import (
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
+
+	"github.com/fhegate/fhegate/internal/usage"
 )
 
 // app is what every subcommand receives: the process logger (built once the
@@ -55,7 +57,7 @@ func newRootCmd() (*cobra.Command, *app) {
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
 			l, err := newLogger(a.logLevel, a.logFormat)
 			if err != nil {
-				return usageError{err}
+				return usage.Error{Err: err}
 			}
 			a.log = l
 			return nil

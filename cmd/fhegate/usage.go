@@ -7,28 +7,21 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/fhegate/fhegate/bench"
+	"github.com/fhegate/fhegate/internal/usage"
 )
 
 // Exit statuses of the fhegate process.
 const (
 	exitOK    = 0
 	exitError = 1 // a runtime error
-	exitUsage = 2 // the command line is wrong (usageError)
+	exitUsage = 2 // the command line is wrong (internal/usage)
 )
 
-// usageError marks an error in the command line itself: an unknown command
-// or flag, a wrong number of arguments, a missing required flag or a bad flag
-// value. It exits with status 2; every other error exits with 1.
-type usageError struct{ err error }
-
-func (e usageError) Error() string { return e.err.Error() }
-func (e usageError) Unwrap() error { return e.err }
-
-// usageErrorf is fmt.Errorf marked as a usage error.
-func usageErrorf(format string, args ...any) error {
-	return usageError{fmt.Errorf(format, args...)}
-}
+// usageErrorf is fmt.Errorf marked as a usage error (internal/usage): an
+// unknown command or flag, a wrong number of arguments, a missing required
+// flag or a bad flag value. It exits with status 2; every other error exits
+// with 1.
+func usageErrorf(format string, args ...any) error { return usage.Errorf(format, args...) }
 
 // exitCode classifies err: 0 for nil, 2 for a usage error, 1 otherwise.
 // Cobra's own untyped command-line errors (an unknown command at the root, a
@@ -37,8 +30,7 @@ func exitCode(err error) int {
 	if err == nil {
 		return exitOK
 	}
-	var ue usageError
-	if errors.As(err, &ue) || bench.IsUsage(err) {
+	if usage.Is(err) {
 		return exitUsage
 	}
 	msg := err.Error()
@@ -51,12 +43,12 @@ func exitCode(err error) int {
 }
 
 // markUsageErrors makes every command-line error of the tree under root a
-// usageError: flag parsing errors (SetFlagErrorFunc, inherited by every
+// usage error: flag parsing errors (SetFlagErrorFunc, inherited by every
 // command), every command's Args validator, and, on commands with
 // subcommands, an unknown subcommand (a parent runs only to print its help).
 // Call it once the tree is complete.
 func markUsageErrors(root *cobra.Command) {
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usage.Error{Err: err} })
 	var walk func(*cobra.Command)
 	walk = func(c *cobra.Command) {
 		if c.HasSubCommands() {
@@ -80,7 +72,7 @@ func markUsageErrors(root *cobra.Command) {
 func usageArgs(v cobra.PositionalArgs) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if err := v(cmd, args); err != nil {
-			return usageError{err}
+			return usage.Error{Err: err}
 		}
 		return nil
 	}
@@ -92,7 +84,7 @@ func usageArgs(v cobra.PositionalArgs) cobra.PositionalArgs {
 func requiredFlagsAsUsage(next func(*cobra.Command, []string) error) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
 		if err := cmd.ValidateRequiredFlags(); err != nil {
-			return usageError{err}
+			return usage.Error{Err: err}
 		}
 		if next != nil {
 			return next(cmd, args)
@@ -114,7 +106,7 @@ func unknownSubcommand(cmd *cobra.Command, args []string) error {
 	if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
 		msg += "\n\nDid you mean this?\n\t" + strings.Join(s, "\n\t")
 	}
-	return usageError{errors.New(msg)}
+	return usage.Error{Err: errors.New(msg)}
 }
 
 // showHelp is the RunE of a command with subcommands: it prints the help, as

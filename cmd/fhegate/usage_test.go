@@ -9,6 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/stretchr/testify/require"
+
+	"github.com/fhegate/fhegate/internal/usage"
 )
 
 // TestExitCodeClassification runs bad (and a few good) command lines through
@@ -60,7 +62,7 @@ func TestExitCodeOfErrors(t *testing.T) {
 	require.Equal(t, exitOK, exitCode(nil))
 	require.Equal(t, exitError, exitCode(errors.New("boom")))
 	require.Equal(t, exitUsage, exitCode(usageErrorf("--x %d: bad", 1)))
-	require.Equal(t, exitUsage, exitCode(errors.Join(errors.New("ctx"), usageError{errors.New("wrapped")})))
+	require.Equal(t, exitUsage, exitCode(errors.Join(errors.New("ctx"), usage.Error{Err: errors.New("wrapped")})))
 	// cobra's own untyped command-line errors
 	require.Equal(t, exitUsage, exitCode(errors.New(`unknown command "x" for "fhegate"`)))
 	require.Equal(t, exitUsage, exitCode(errors.New(`required flag(s) "key" not set`)))
