@@ -21,6 +21,7 @@
 #                    (same process; QUICK=1 for one repetition instead of best of 3)
 #   comoff, comon, comnat   `fhegate bench committee`, packed-kyc-vector, 16,384 vector requests,
 #                    n = 5, t = 3, GOMAXPROCS ladder $PROCS (default 2,4,8,16): gate off, OpenCL, native
+#   kycone   `fhegate bench committee --stages kyc-batch`: $KYC (default 4) KYC/AML requests one by one
 # Results land in $RES (default /tmp/res) and, when $OUT is set, as $OUT/res.tgz.
 set -u
 BIN=$(cd "${BIN:-.dev}" && pwd); R=${RES:-/tmp/res}; mkdir -p "$R"
@@ -64,6 +65,8 @@ for s in "$@"; do
 	comoff) committee comoff cpu ;;
 	comon) committee comon opencl --gpu-table "$R/cal_ocl/crossover.json" ;;
 	comnat) committee comnat native --gpu-table "$R/cal_nat/crossover.json" ;;
+	kycone) step kycone 200 "$FG" bench committee --stages kyc-batch --kyc-batch "${KYC:-4}" \
+		--preset bgv-n14-t65537 --gpu-backend cpu --json "$R/kycone.json" ;;
 	*) echo "unknown step $s" ;;
 	esac
 done
