@@ -100,6 +100,11 @@ func TestAdmit(t *testing.T) {
 		c, err := eval.Committee.Admit(spec, fhe.BGVN14)
 		require.NoError(t, err, name)
 		require.True(t, c.Unpacked.Err == nil || c.Packed.Err == nil, name)
+		if !a.Alone() {
+			// what the chain books as shared, a BGVN14 committee packs
+			require.NoError(t, c.Packed.Err, "%s: booked as packed, evaluated alone", name)
+		}
+		t.Logf("%s: chain (%s) alone %v; BGVN14 committee alone %v", name, a.Params.Preset.Name, a.Alone(), c.Alone())
 		if c.Packed.Err == nil {
 			require.Equal(t, c.Packed.Plan.PresetDepth-1, c.Packed.Top)
 			require.GreaterOrEqual(t, c.Packed.PointsBits, float64(eval.CiphertextNoiseBits))
