@@ -562,21 +562,25 @@ func queueRequest(cl *call, id Hash, p policyRec) error {
 	}
 	now := cl.env.BlockNumber()
 	q := decodeBlockQueue(cl.st.get(policyQueueSlot))
-	evalGas, what, bslot := p.aloneGas, "a request of policy "+id.String()+" evaluated alone", Hash{}
-	if !p.alone {
-		bslot = policyBatchSlot(id)
-		if err := cl.chargeStore(bslot); err != nil {
+	if p.alone {
+		if err := q.Book(now, p.aloneGas, "a request of policy "+id.String()+" evaluated alone"); err != nil {
 			return err
 		}
-		evalGas, what = 0, ""
-		if u64FromWord(cl.st.get(bslot)) != now+1 { // stored as block+1: block 0 is a block too
-			evalGas, what = p.cost*BatchOccupancy, "a new evaluation of policy "+id.String() // cost ≤ MaxPlanCost: no overflow
-		}
+		cl.st.set(policyQueueSlot, q.encode())
+		return nil
 	}
-	if err := q.Book(now, evalGas, what); err != nil {
+	bslot := policyBatchSlot(id)
+	if err := cl.chargeStore(bslot); err != nil {
 		return err
 	}
-	if evalGas > 0 && !p.alone {
+	if u64FromWord(cl.st.get(bslot)) == now+1 { // stored as block+1: block 0 is a block too
+		if err := q.Book(now, 0, ""); err != nil { // joins the block's evaluation
+			return err
+		}
+	} else {
+		if err := q.Book(now, p.cost*BatchOccupancy, "a new evaluation of policy "+id.String()); err != nil { // cost ≤ MaxPlanCost: no overflow
+			return err
+		}
 		cl.st.set(bslot, u64Word(now+1))
 	}
 	cl.st.set(policyQueueSlot, q.encode())
