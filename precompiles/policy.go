@@ -294,6 +294,7 @@ func AdmitPolicy(c PolicyCompiler, spec []byte) (PlanInfo, error) {
 	return info, nil
 }
 
+// policyRegister implements FHEPolicy.registerPolicy.
 func (s *Suite) policyRegister(cl *call, a []any) ([]any, error) {
 	spec, err := argBytes(a[0])
 	if err != nil {
