@@ -196,8 +196,11 @@ func (s *server) flush(ctx context.Context) {
 }
 
 // packable reports whether r may go into a packed batch: a policy request
-// with 1 … chainio.MaxPackWidth inputs whose policy has a circuit (unknown and
-// unevaluable policies are answered one by one), packing enabled.
+// with 1 … chainio.MaxPackWidth inputs whose policy has a packed circuit,
+// packing enabled. Unknown and unevaluable policies, and compiled ones
+// without a packed plan (eval.Admission.Alone), are answered one by one:
+// the chain books each request of the latter as its whole evaluation
+// (docs/gas.md, "Requests evaluated alone").
 func (s *server) packable(r chainio.Request) bool {
 	if s.m.cfg.PackMin < 0 || r.Kind != chainio.KindPolicy || len(r.Inputs) == 0 || len(r.Inputs) > chainio.MaxPackWidth {
 		return false
@@ -209,7 +212,8 @@ func (s *server) packable(r chainio.Request) bool {
 	if np, ok := c.(interface{ NoPackedForm() bool }); ok && np.NoPackedForm() {
 		return false
 	}
-	return true
+	_, err = s.m.packedCircuit(r.PolicyID)
+	return err == nil
 }
 
 // runPacked evaluates closed windows' batches: a batch smaller than PackMin

@@ -148,6 +148,30 @@ func (p *Plan) Gas() uint64 {
 	return uint64(us) * GasPerMicrosecond
 }
 
+// RefreshGas is the gas of one collective refresh (RefreshUS at
+// GasPerMicrosecond): what Gas adds per refresh point, and the price of
+// each refresh the committee runs outside a plan (entry refreshes, the
+// final refresh of a result before its mask).
+func RefreshGas() uint64 { return uint64(costTable.RefreshUS) * GasPerMicrosecond }
+
+// AloneGas is the gas of one request evaluated alone, i.e. when the
+// committee cannot pack the policy's requests (its packed plan does not
+// pass: eval.Admission.Alone): one entry refresh per input
+// (every upload is refreshed before a plan consumes it), the plan with its
+// refresh points (Gas), and the final refresh of the result before the mask
+// unless the result is a refresh point itself — the refreshes
+// CheckRefreshRoom sizes. No occupancy divides it: the evaluation serves one
+// request. The chain books it per request against the committee's
+// per-block budget; the requester is charged the plan's per-request price
+// as for a packed policy (docs/gas.md, "Requests evaluated alone").
+func (p *Plan) AloneGas() uint64 {
+	n := uint64(len(p.Inputs))
+	if p.Result < 0 || p.Result >= len(p.Ops) || !p.Ops[p.Result].Refresh {
+		n++
+	}
+	return p.Gas() + n*RefreshGas()
+}
+
 // GasPerDecision is Gas amortised over a full ciphertext set: the share of
 // one decision when the committee packs Slots requests into one evaluation.
 func (p *Plan) GasPerDecision() uint64 {

@@ -35,7 +35,10 @@
 // its (request id, result) pairs and stores each verdict in one word, so a
 // verdict costs GasVerdictItem + (one pairing check)/n. evaluate prices the
 // committee's work at a target occupancy of Slots/4 and a block may book at
-// most CommitteeGasPerBlock of it (ErrQueueFull); a request without a verdict
+// most CommitteeGasPerBlock of it (ErrQueueFull): a packed policy's first
+// request in a block books one packed evaluation, every request of a policy
+// evaluated alone (PlanInfo.Alone) its own whole evaluation, while each pays
+// the per-request price (BlockQueue.Book); a request without a verdict
 // after ExpiryBlocks can be expired to ResultExpired.
 //
 // Committee signatures: BLS12-381 aggregate signatures with a signer bitmap,

@@ -15,7 +15,11 @@ import (
 //
 //	slot("po.p", id)+0   [0]=1, policy index at [1:4], depth at [4:8], inputs at [8:12],
 //	                     registrant at [12:32]
-//	slot("po.p", id)+1   cost (uint64 word)
+//	slot("po.p", id)+1   cost at [24:32] (what a request is charged); [0]=1 when every
+//	                     request is evaluated alone (PlanInfo.Alone), with the
+//	                     committee gas each such request books at [16:24];
+//	                     [0:24] zero for a packed policy (records written before
+//	                     the flag existed read as packed)
 //	slot("po.p", id)+2   plan hash
 //	slot("po.c")         policies registered (the last policy index)
 //	slot("po.i", index)  policy id of policy index (1, 2, …)
@@ -23,6 +27,7 @@ import (
 //	slot("po.q")         queue: block number at [0:8], requests queued in it at [8:16],
 //	                     committee gas booked in it at [16:24]
 //	slot("po.b", id)     last block in which a request of policy id opened a batch
+//	                     (packed policies only)
 //	slot("po.s", keccak256(spec))  policy id registered for that spec (spec-hash index)
 //	slot("po.rt", root)  epoch + 1 of the committee epoch in which input root
 //	                     root's signature was verified (evaluateRooted)
@@ -67,7 +72,9 @@ type policyRec struct {
 	depth      uint32
 	inputs     uint32
 	registrant Address
-	cost       uint64
+	cost       uint64 // charged per request
+	alone      bool   // every request is evaluated alone (PlanInfo.Alone)
+	aloneGas   uint64 // committee gas each request of an alone policy books
 	planHash   Hash
 }
 
@@ -87,9 +94,30 @@ func loadPolicyCost(get reader, id Hash) policyRec {
 	if !r.exists {
 		return r
 	}
-	c := get(addOffset(base, 1))
-	r.cost = binary.BigEndian.Uint64(c[24:])
+	r.cost, r.alone, r.aloneGas = decodeCostWord(get(addOffset(base, 1)))
 	return r
+}
+
+// encodeCostWord is a policy record's second slot: the per-request charge,
+// and for a policy evaluated alone the flag and its per-request booking.
+func encodeCostWord(cost uint64, alone bool, aloneGas uint64) Hash {
+	w := u64Word(cost)
+	if alone {
+		w[0] = 1
+		binary.BigEndian.PutUint64(w[16:24], aloneGas)
+	}
+	return w
+}
+
+// decodeCostWord decodes encodeCostWord's word. A word with any flag byte
+// but 1 reads as a packed policy and ignores [16:24] (every record written
+// before the flag existed has zeros there).
+func decodeCostWord(w Hash) (cost uint64, alone bool, aloneGas uint64) {
+	cost = binary.BigEndian.Uint64(w[24:])
+	if w[0] == 1 {
+		alone, aloneGas = true, binary.BigEndian.Uint64(w[16:24])
+	}
+	return cost, alone, aloneGas
 }
 
 // decodePolicyWord decodes a policy record's first slot.
@@ -233,10 +261,11 @@ func (s *Suite) policyMethods() []methodSpec {
 	}
 }
 
-// policyRegister implements FHEPolicy.registerPolicy.
 // AdmitPolicy is what FHEPolicy.registerPolicy decides about a spec once
 // its length is within [1, MaxSpecBytes]: it compiles it and refuses a zero
-// plan hash, a per-request cost above MaxPlanCost and more than MaxHandles
+// plan hash, a per-request cost above MaxPlanCost, a policy evaluated alone
+// whose one evaluation (AloneGas) is zero or exceeds CommitteeGasPerBlock
+// (no block could ever queue a request of it) and more than MaxHandles
 // inputs. `fhegate policy inspect` calls it too, so that the CLI and the
 // chain accept exactly the same specs.
 func AdmitPolicy(c PolicyCompiler, spec []byte) (PlanInfo, error) {
@@ -250,12 +279,22 @@ func AdmitPolicy(c PolicyCompiler, spec []byte) (PlanInfo, error) {
 	if info.Cost > MaxPlanCost {
 		return PlanInfo{}, fmt.Errorf("plan cost %d exceeds %d", info.Cost, MaxPlanCost)
 	}
+	switch {
+	case info.Alone && info.AloneGas == 0:
+		return PlanInfo{}, errors.New("compiler returned a policy evaluated alone without its evaluation's gas")
+	case info.Alone && info.AloneGas > CommitteeGasPerBlock:
+		return PlanInfo{}, fmt.Errorf("the policy has no packed form, so each request is a whole evaluation of %d gas, more than the committee's per-block budget %d: no block could queue it",
+			info.AloneGas, uint64(CommitteeGasPerBlock))
+	case !info.Alone:
+		info.AloneGas = 0
+	}
 	if info.Inputs > MaxHandles {
 		return PlanInfo{}, fmt.Errorf("plan takes %d inputs, max %d", info.Inputs, MaxHandles)
 	}
 	return info, nil
 }
 
+// policyRegister implements FHEPolicy.registerPolicy.
 func (s *Suite) policyRegister(cl *call, a []any) ([]any, error) {
 	spec, err := argBytes(a[0])
 	if err != nil {
@@ -307,7 +346,7 @@ func (s *Suite) policyRegister(cl *call, a []any) ([]any, error) {
 	binary.BigEndian.PutUint32(w[8:12], info.Inputs)
 	copy(w[12:], cl.caller[:])
 	cl.st.set(base, w)
-	cl.st.set(addOffset(base, 1), u64Word(info.Cost))
+	cl.st.set(addOffset(base, 1), encodeCostWord(info.Cost, info.Alone, info.AloneGas))
 	cl.st.set(addOffset(base, 2), info.PlanHash)
 	if err := cl.emit("PolicyRegistered", [32]byte(id), outAddr(cl.caller), [32]byte(info.PlanHash), info.Depth, info.Cost, info.Inputs, spec); err != nil {
 		return nil, err
@@ -490,7 +529,7 @@ func (s *Suite) request(cl *call, method string, id Hash, hs []Hash, authorize f
 	if err := cl.charge(p.cost); err != nil {
 		return nil, err
 	}
-	if err := queueRequest(cl, id, p.cost); err != nil {
+	if err := queueRequest(cl, id, p); err != nil {
 		return nil, err
 	}
 	hh := HandlesHash(hs)
@@ -508,48 +547,87 @@ func (s *Suite) request(cl *call, method string, id Hash, hs []Hash, authorize f
 	return []any{outHash(req)}, nil
 }
 
-// queueRequest books one request of policy id (per-request cost) in this
-// block's queue: at most MaxRequestsPerBlock requests, and at most
-// CommitteeGasPerBlock of committee work, where the first request of a policy
+// queueRequest books one request of policy p (id) in this block's queue
+// (BlockQueue.Book): a request of a packed policy that is the policy's first
 // in the block books its whole packed evaluation (cost × BatchOccupancy) and
-// later ones share it. Over either bound it reverts with ErrQueueFull. Both
-// counters are single slots overwritten per block: state never grows with
-// blocks.
-func queueRequest(cl *call, id Hash, cost uint64) error {
+// later ones share it; a request of a policy evaluated alone books its own
+// whole evaluation (p.aloneGas) every time, with no batch marker. The gas
+// charged does not depend on the block: eth_estimateGas runs at the head
+// block and the transaction in the next, so a packed policy's marker write
+// is charged whether or not this request opens the block's evaluation, and
+// an alone policy never touches a marker. Both slots are overwritten per
+// block: state never grows with blocks.
+func queueRequest(cl *call, id Hash, p policyRec) error {
 	if err := cl.chargeStore(policyQueueSlot); err != nil {
 		return err
 	}
 	now := cl.env.BlockNumber()
-	w := cl.st.get(policyQueueSlot)
-	var n, booked uint64
-	if binary.BigEndian.Uint64(w[0:8]) == now {
-		n, booked = binary.BigEndian.Uint64(w[8:16]), binary.BigEndian.Uint64(w[16:24])
+	q := decodeBlockQueue(cl.st.get(policyQueueSlot))
+	if p.alone {
+		if err := q.Book(now, p.aloneGas, "a request of policy "+id.String()+" evaluated alone"); err != nil {
+			return err
+		}
+		cl.st.set(policyQueueSlot, q.encode())
+		return nil
 	}
-	if n >= MaxRequestsPerBlock {
-		return revertWith(ErrQueueFull, "FHEPolicy.evaluate", "block %d already queued %d requests (MaxRequestsPerBlock); retry in a later block", now, n)
-	}
-	// the batch marker's write is charged whether or not this request opens
-	// the policy's evaluation in this block: eth_estimateGas runs at the head
-	// block, the transaction in the next, and its gas must not depend on
-	// which block it lands in
 	bslot := policyBatchSlot(id)
 	if err := cl.chargeStore(bslot); err != nil {
 		return err
 	}
-	if u64FromWord(cl.st.get(bslot)) != now+1 { // stored as block+1: block 0 is a block too
-		evalGas := cost * BatchOccupancy // cost ≤ MaxPlanCost: no overflow
-		if booked+evalGas > CommitteeGasPerBlock {
-			return revertWith(ErrQueueFull, "FHEPolicy.evaluate", "block %d already booked %d of the committee's %d gas; a new evaluation of policy %s needs %d; retry in a later block",
-				now, booked, uint64(CommitteeGasPerBlock), id, evalGas)
+	if u64FromWord(cl.st.get(bslot)) == now+1 { // stored as block+1: block 0 is a block too
+		if err := q.Book(now, 0, ""); err != nil { // joins the block's evaluation
+			return err
 		}
-		booked += evalGas
+	} else {
+		if err := q.Book(now, p.cost*BatchOccupancy, "a new evaluation of policy "+id.String()); err != nil { // cost ≤ MaxPlanCost: no overflow
+			return err
+		}
 		cl.st.set(bslot, u64Word(now+1))
 	}
-	var out Hash
-	binary.BigEndian.PutUint64(out[0:8], now)
-	binary.BigEndian.PutUint64(out[8:16], n+1)
-	binary.BigEndian.PutUint64(out[16:24], booked)
-	cl.st.set(policyQueueSlot, out)
+	cl.st.set(policyQueueSlot, q.encode())
+	return nil
+}
+
+// BlockQueue is FHEPolicy's per-block request queue (slot "po.q"): the
+// block it counts, the requests queued in that block and the committee gas
+// booked in it against CommitteeGasPerBlock.
+type BlockQueue struct {
+	Block, Requests, Booked uint64
+}
+
+func decodeBlockQueue(w Hash) BlockQueue {
+	return BlockQueue{Block: binary.BigEndian.Uint64(w[0:8]), Requests: binary.BigEndian.Uint64(w[8:16]), Booked: binary.BigEndian.Uint64(w[16:24])}
+}
+
+func (q BlockQueue) encode() Hash {
+	var w Hash
+	binary.BigEndian.PutUint64(w[0:8], q.Block)
+	binary.BigEndian.PutUint64(w[8:16], q.Requests)
+	binary.BigEndian.PutUint64(w[16:24], q.Booked)
+	return w
+}
+
+// Book queues one request in block now that books evalGas of committee
+// work (0: it joins an evaluation booked earlier in the block; what names
+// the evaluation otherwise, for the revert reason). A queue of an earlier
+// block starts afresh. Beyond MaxRequestsPerBlock requests or
+// CommitteeGasPerBlock of booked gas it fails with ErrQueueFull (an
+// FHEPolicy.evaluate revert) and leaves q unchanged. FHEPolicy.evaluate
+// books every request with it; the committee's booked-work tests replay a
+// block's requests through it.
+func (q *BlockQueue) Book(now, evalGas uint64, what string) error {
+	n, booked := uint64(0), uint64(0)
+	if q.Block == now {
+		n, booked = q.Requests, q.Booked
+	}
+	if n >= MaxRequestsPerBlock {
+		return revertWith(ErrQueueFull, "FHEPolicy.evaluate", "block %d already queued %d requests (MaxRequestsPerBlock); retry in a later block", now, n)
+	}
+	if booked > CommitteeGasPerBlock || evalGas > CommitteeGasPerBlock-booked {
+		return revertWith(ErrQueueFull, "FHEPolicy.evaluate", "block %d already booked %d of the committee's %d gas; %s needs %d; retry in a later block",
+			now, booked, uint64(CommitteeGasPerBlock), what, evalGas)
+	}
+	*q = BlockQueue{Block: now, Requests: n + 1, Booked: booked + evalGas}
 	return nil
 }
 

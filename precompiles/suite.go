@@ -8,6 +8,14 @@ type PlanInfo struct {
 	Depth    uint32 // multiplicative depth
 	Cost     uint64 // gas charged per evaluation (the policy package derives it from its benchmarks)
 	Inputs   uint32 // number of input handles the plan takes (0 = any number)
+	// Alone: the committee cannot pack this plan's requests (its packed
+	// form does not pass the admission rule), so it evaluates each one
+	// alone. Every request then books AloneGas — the whole evaluation of
+	// one request, policy.Plan.AloneGas — against CommitteeGasPerBlock,
+	// while it is still charged Cost (docs/gas.md, "Requests evaluated
+	// alone"). AloneGas is ignored for a packed plan.
+	Alone    bool
+	AloneGas uint64
 }
 
 // PolicyCompiler compiles canonical policy spec bytes. Implementations must be

@@ -93,8 +93,18 @@ type planSummary struct {
 	PlanBytes        int            `json:"plan_bytes"`
 	// RequestGas is what one evaluate() pays on a chain that accepts the
 	// policy; RegisterError why FHEPolicy.registerPolicy would refuse it.
-	RequestGas    uint64 `json:"request_gas,omitempty"`
-	RegisterError string `json:"register_error,omitempty"`
+	RequestGas uint64 `json:"request_gas,omitempty"`
+	// EvaluatedAlone: the policy has no packed form, so the committee
+	// evaluates each request alone; RequestBooks is the committee gas each
+	// request then books against the per-block budget (the whole
+	// evaluation, policy.Plan.AloneGas) and RequestsPerBlock how many such
+	// requests one block's budget holds (docs/gas.md, "Requests evaluated
+	// alone"). A packed policy's first request in a block books its packed
+	// evaluation and later ones share it: both are left out.
+	EvaluatedAlone   bool   `json:"evaluated_alone"`
+	RequestBooks     uint64 `json:"request_books,omitempty"`
+	RequestsPerBlock uint64 `json:"requests_per_block,omitempty"`
+	RegisterError    string `json:"register_error,omitempty"`
 }
 
 func summarize(p *policy.Plan) planSummary {
@@ -155,7 +165,10 @@ func newPolicyInspectCmd(_ *app) *cobra.Command {
 				if admitErr != nil {
 					sum.RegisterError = admitErr.Error()
 				} else {
-					sum.RequestGas = info.Cost
+					sum.RequestGas, sum.EvaluatedAlone = info.Cost, info.Alone
+					if info.Alone {
+						sum.RequestBooks, sum.RequestsPerBlock = info.AloneGas, precompiles.CommitteeGasPerBlock/info.AloneGas
+					}
 				}
 				b, err := json.MarshalIndent(sum, "", "  ")
 				if err != nil {
@@ -182,6 +195,13 @@ func newPolicyInspectCmd(_ *app) *cobra.Command {
 				fmt.Fprintf(w, "register\trefused by FHEPolicy.registerPolicy: %v\n", admitErr)
 			} else {
 				fmt.Fprintf(w, "register\taccepted by FHEPolicy.registerPolicy: %d gas per request, %d input slots\n", info.Cost, info.Inputs)
+				if info.Alone {
+					fmt.Fprintf(w, "evaluated\talone: no packed form, so each request books its whole evaluation, %d gas (plan + %d entry refreshes + the result's refresh), of the committee's %d per block (%d requests a block)\n",
+						info.AloneGas, len(p.Inputs), uint64(precompiles.CommitteeGasPerBlock), precompiles.CommitteeGasPerBlock/info.AloneGas)
+				} else {
+					fmt.Fprintf(w, "evaluated\tpacked: a block's first request books one packed evaluation, %d gas (cost × %d), its later requests share it\n",
+						info.Cost*precompiles.BatchOccupancy, precompiles.BatchOccupancy)
+				}
 			}
 			for _, d := range p.Declared() {
 				if d.Type != "" {

@@ -50,9 +50,20 @@ func TestPolicyCLI(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, want.CanonicalBytes(), b)
 
+	require.True(t, s.EvaluatedAlone, "allowlist has no packed form on BGVN13")
+	require.Equal(t, want.AloneGas(), s.RequestBooks)
+	require.Equal(t, uint64(118), s.RequestsPerBlock)
+
 	out, err = runCLI(t, "policy", "inspect", "example:kyc_aml", "--ops")
 	require.NoError(t, err)
 	require.Contains(t, out, "poly   P(r0), degree 127")
+	require.Contains(t, out, "evaluated  packed: a block's first request books one packed evaluation, 121434112 gas")
+
+	out, err = runCLI(t, "policy", "inspect", "example:credit_limit")
+	require.NoError(t, err)
+	require.Contains(t, out, "register   accepted by FHEPolicy.registerPolicy: 10640 gas per request")
+	require.Contains(t, out, "evaluated  alone: no packed form, so each request books its whole evaluation, 58165080 gas")
+	require.Contains(t, out, "(16 requests a block)")
 
 	out, err = runCLI(t, "policy", "eval", "example:allowlist", "-d", "member=3", "-d", "member=4")
 	require.NoError(t, err)

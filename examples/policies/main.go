@@ -42,6 +42,7 @@ import (
 	"github.com/fhegate/fhegate/internal/devchain"
 	"github.com/fhegate/fhegate/policy"
 	"github.com/fhegate/fhegate/policy/examples"
+	"github.com/fhegate/fhegate/precompiles"
 	"github.com/fhegate/fhegate/precompiles/corebackends"
 	"github.com/fhegate/fhegate/precompiles/host/subnetevm"
 )
@@ -234,6 +235,12 @@ func (c *client) register(ctx context.Context, name string) ([32]byte, error) {
 	}
 	fmt.Printf("policy %s registered as %x (depth %d, %d inputs, %d gas per evaluate; gas used %d)\n",
 		name, id[:8], info.Depth, info.Inputs, info.Cost, c.tx.Last.GasUsed)
+	if info.Alone {
+		// no packed form: each request books its whole evaluation of the
+		// committee's per-block budget (docs/gas.md, "Requests evaluated alone")
+		fmt.Printf("  evaluated alone: each request books %d committee gas, %d requests a block\n",
+			info.AloneGas, precompiles.CommitteeGasPerBlock/info.AloneGas)
+	}
 	return id, nil
 }
 

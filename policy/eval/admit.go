@@ -68,14 +68,13 @@ const ChainMarginBits = 1.0 / 256
 type Rule struct {
 	// MarginBits lowers every noise bound (ChainMarginBits on the chain).
 	MarginBits float64
-	// FirstPass stops at the first form that passes (the chain needs the
-	// decision only; the committee needs both forms' plans).
-	FirstPass bool
 }
 
 var (
 	// Chain is FHEPolicy.registerPolicy's side (precompiles/corebackends).
-	Chain = Rule{MarginBits: ChainMarginBits, FirstPass: true}
+	// It checks both forms too: whether the packed form passes decides how
+	// the chain books the policy's requests (Admission.Alone).
+	Chain = Rule{MarginBits: ChainMarginBits}
 	// Committee is the committee's side (consensus/circuit.PolicyCircuits).
 	Committee = Rule{}
 )
@@ -102,10 +101,18 @@ type Form struct {
 type Admission struct {
 	Params   *fhe.Params
 	Unpacked Form // Plan is set: the spec compiled
-	// Packed is the packed form; under FirstPass it is left zero when
-	// Unpacked passes.
-	Packed Form
+	Packed   Form // the packed form (eval.PackedPlan)
 }
+
+// Alone reports whether every request of the admitted spec is evaluated
+// alone: its packed form does not pass, so the committee cannot pack its
+// requests and runs each one by one (an entry refresh per input, the plan,
+// the result's refresh, a threshold decryption), and the chain books each
+// request as that whole evaluation (policy.Plan.AloneGas). The chain's
+// margin makes this a superset of the committee's: a packed form that
+// passes on the chain passes for the committee, so the chain never books a
+// request as shared that the committee evaluates alone.
+func (a *Admission) Alone() bool { return a.Packed.Err != nil }
 
 // Admit compiles spec for preset (AutoPreset: the one it needs) once per
 // form and applies the rule. It fails with the compile error when the spec
@@ -131,9 +138,6 @@ func (r Rule) Admit(spec []byte, preset fhe.PresetID) (*Admission, error) {
 		}
 	}
 	a := &Admission{Params: p, Unpacked: r.form(p, plan, plan.PresetDepth)}
-	if a.Unpacked.Err == nil && r.FirstPass {
-		return a, nil
-	}
 	if a.Packed.Plan, err = PackedPlan(spec, p); err != nil {
 		a.Packed.Err = err
 	} else {

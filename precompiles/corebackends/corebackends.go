@@ -18,7 +18,12 @@ var _ precompiles.PolicyCompiler = Policy{}
 // Compile implements precompiles.PolicyCompiler: the plan hash is the policy
 // id, Depth the plan's depth between refreshes, Inputs the number of encrypted
 // inputs (one handle each), and Cost the gas one evaluate() pays:
-// PerRequestGas, the plan's gas amortised at the target occupancy. The plan
+// PerRequestGas, the plan's gas amortised at the target occupancy. A plan
+// whose packed form does not pass (eval.Admission.Alone: credit_limit and
+// the deep examples on BGVN14, the allowlist on BGVN13) is evaluated by the
+// committee request by request: it is reported Alone, and each request
+// books its whole evaluation (policy.Plan.AloneGas) against the
+// committee's per-block budget while paying the same Cost. The plan
 // is compiled for the preset it needs (eval.AutoPreset); a spec the
 // committee could not evaluate — neither one by one nor packed, its result
 // noise beyond what the flooding hides or a refresh without room for its
@@ -39,6 +44,8 @@ func (Policy) Compile(spec []byte) (precompiles.PlanInfo, error) {
 		Depth:    uint32(plan.Depth),
 		Cost:     PerRequestGas(plan),
 		Inputs:   uint32(len(plan.Inputs)),
+		Alone:    a.Alone(),
+		AloneGas: plan.AloneGas(),
 	}, nil
 }
 

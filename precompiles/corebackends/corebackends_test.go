@@ -106,6 +106,47 @@ func TestPerRequestGasModel(t *testing.T) {
 	require.Equal(t, RequestGasFloor, PerRequestGas(tiny))
 }
 
+// TestAloneGasModel pins which shipped policies have no packed form at the
+// preset the chain compiles them for (PlanInfo.Alone: their requests are
+// evaluated alone) and what each of their requests books against the
+// committee's per-block budget: the plan's gas (refresh points included)
+// plus one refresh per input (the entry refresh) plus the final refresh of
+// the result before the mask, at policy.RefreshGas = 48,620 µs × 60 gas/µs
+// (docs/gas.md, "Requests evaluated alone"), and how many such requests a
+// block's budget holds. What a request is charged stays PerRequestGas, as
+// for a packed policy. Every shipped policy is registrable.
+func TestAloneGasModel(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, uint64(2_917_200), policy.RefreshGas())
+	alone := map[string]struct {
+		planGas, booked, perBlock uint64
+	}{
+		"allowlist":          {2_251_440, 2_251_440 + 2*2_917_200, 118},   // BGVN13: 8,085,840
+		"credit_limit":       {43_579_080, 43_579_080 + 5*2_917_200, 16},  // 58,165,080
+		"deep/nested_checks": {188_737_260, 188_737_260 + 5*2_917_200, 4}, // 203,323,260
+		"deep/set_screening": {188_763_780, 188_763_780 + 3*2_917_200, 4}, // 197,515,380
+	}
+	for _, name := range examples.AllNames() {
+		t.Run(name, func(t *testing.T) {
+			plan, err := policy.Compile(examples.MustGet(name))
+			require.NoError(t, err)
+			info, err := precompiles.AdmitPolicy(Policy{}, examples.MustGet(name))
+			require.NoError(t, err)
+			require.Equal(t, PerRequestGas(plan), info.Cost, "the charge is the per-request price, alone or not")
+			want, ok := alone[name]
+			require.Equal(t, ok, info.Alone)
+			if !ok {
+				require.Zero(t, info.AloneGas)
+				return
+			}
+			require.Equal(t, want.planGas, plan.Gas())
+			require.Equal(t, want.booked, info.AloneGas)
+			require.Equal(t, want.booked, plan.AloneGas())
+			require.Equal(t, want.perBlock, uint64(precompiles.CommitteeGasPerBlock)/info.AloneGas)
+		})
+	}
+}
+
 // TestCompileRefusesTooNoisyPlans: registerPolicy's compiler refuses a plan
 // whose result noise the committee's flooding cannot hide (the committee
 // would answer it with the unevaluable sentinel), and accepts every shipped

@@ -28,7 +28,10 @@ func useRealBackends(t *testing.T) {
 
 // TestRealPolicyBackend: a policy document from policy/examples registered on
 // chain gets the compiler's plan hash, depth, gas and input count; evaluate
-// charges the plan's gas and enforces the input count.
+// charges the plan's gas and enforces the input count. credit_limit has no
+// packed form (each request books its whole evaluation against the
+// committee's budget), yet a request is charged its per-request cost, the
+// same in every block.
 func TestRealPolicyBackend(t *testing.T) {
 	useRealBackends(t)
 	f := newFixture(t)
@@ -54,6 +57,15 @@ func TestRealPolicyBackend(t *testing.T) {
 	f.failed(f.policy.Evaluate(f.opts(alice, 5_000_000), plan.Hash(), hs[:3]))
 	r := f.ok(f.policy.Evaluate(f.opts(alice, 0), plan.Hash(), hs))
 	require.Greater(t, r.GasUsed, corebackends.PerRequestGas(plan), "evaluate charges the plan gas")
+	info, err := corebackends.Policy{}.Compile(doc)
+	require.NoError(t, err)
+	require.True(t, info.Alone)
+	require.Equal(t, plan.AloneGas(), info.AloneGas)
+	r2 := f.ok(f.policy.Evaluate(f.opts(alice, 0), plan.Hash(), hs))
+	r3 := f.ok(f.policy.Evaluate(f.opts(alice, 0), plan.Hash(), hs))
+	require.Equal(t, r2.GasUsed, r3.GasUsed, "the charge does not depend on the block")
+	require.Less(t, r2.GasUsed, uint64(200_000), "a request of a policy evaluated alone pays its per-request cost, not its evaluation")
+	t.Logf("credit_limit evaluate: %d gas (books %d of the committee's budget)", r2.GasUsed, info.AloneGas)
 }
 
 // TestRealCRDTBackend: the encrypted tally with fhe/crdt/meta PN-counter
