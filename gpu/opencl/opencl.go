@@ -268,6 +268,7 @@ type Backend struct {
 	data   C.cl_mem
 	words  int
 	stage  []uint64 // host staging area of a batch (outputs land here before dst)
+	ks     keySwitch
 	closed bool
 }
 
@@ -329,6 +330,7 @@ func (b *Backend) Close() error {
 		C.fg_cl_free(r.bwd)
 	}
 	C.fg_cl_free(b.data)
+	b.closeKeySwitch()
 	C.fg_cl_close(&b.c)
 	return nil
 }

@@ -1,0 +1,290 @@
+//go:build opencl && cgo
+
+package opencl
+
+/*
+#cgo pkg-config: OpenCL
+#cgo CFLAGS: -DCL_TARGET_OPENCL_VERSION=120 -O2
+#define CL_USE_DEPRECATED_OPENCL_1_2_APIS
+#ifdef __APPLE__
+#include <OpenCL/opencl.h>
+#else
+#include <CL/cl.h>
+#endif
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+	cl_program prog;
+	cl_kernel mac, modup, sd;
+} fg_ks;
+
+// A device buffer and a pinned host staging buffer of the same size
+// (CL_MEM_ALLOC_HOST_PTR, mapped once for the buffer's life: the transfer
+// pattern NVIDIA's OpenCL guide recommends for full-bandwidth copies).
+typedef struct {
+	cl_mem dev, host;
+	void *ptr;
+	size_t bytes;
+} fg_ks_buf;
+
+static int fg_ks_err(char *eb, size_t n, const char *what, cl_int rc) {
+	snprintf(eb, n, "%s: OpenCL error %d", what, (int)rc);
+	return rc == CL_SUCCESS ? -1 : (int)rc;
+}
+
+static int fg_ks_build(fg_ks *k, cl_context ctx, cl_device_id dev, const char *src, char *eb, size_t ebn) {
+	cl_int rc;
+	k->prog = clCreateProgramWithSource(ctx, 1, &src, NULL, &rc);
+	if (rc != CL_SUCCESS) return fg_ks_err(eb, ebn, "clCreateProgramWithSource (key switch)", rc);
+	rc = clBuildProgram(k->prog, 1, &dev, "", NULL, NULL);
+	if (rc != CL_SUCCESS) {
+		size_t used = 0;
+		int w = snprintf(eb, ebn, "clBuildProgram (key switch): OpenCL error %d: ", (int)rc);
+		if (w > 0 && (size_t)w < ebn) {
+			clGetProgramBuildInfo(k->prog, dev, CL_PROGRAM_BUILD_LOG, ebn - (size_t)w - 1, eb + w, &used);
+		}
+		return (int)rc;
+	}
+	k->mac = clCreateKernel(k->prog, "fg_ks_gadget_mac", &rc);
+	if (rc != CL_SUCCESS) return fg_ks_err(eb, ebn, "clCreateKernel fg_ks_gadget_mac", rc);
+	k->modup = clCreateKernel(k->prog, "fg_ks_modup", &rc);
+	if (rc != CL_SUCCESS) return fg_ks_err(eb, ebn, "clCreateKernel fg_ks_modup", rc);
+	k->sd = clCreateKernel(k->prog, "fg_ks_scalediff", &rc);
+	if (rc != CL_SUCCESS) return fg_ks_err(eb, ebn, "clCreateKernel fg_ks_scalediff", rc);
+	return 0;
+}
+
+static void fg_ks_release(fg_ks *k) {
+	if (k->mac) clReleaseKernel(k->mac);
+	if (k->modup) clReleaseKernel(k->modup);
+	if (k->sd) clReleaseKernel(k->sd);
+	if (k->prog) clReleaseProgram(k->prog);
+	memset(k, 0, sizeof *k);
+}
+
+static void fg_ks_buf_free(cl_command_queue q, fg_ks_buf *b) {
+	if (b->ptr) {
+		clEnqueueUnmapMemObject(q, b->host, b->ptr, 0, NULL, NULL);
+		clFinish(q);
+	}
+	if (b->host) clReleaseMemObject(b->host);
+	if (b->dev) clReleaseMemObject(b->dev);
+	memset(b, 0, sizeof *b);
+}
+
+static int fg_ks_buf_alloc(cl_context ctx, cl_command_queue q, fg_ks_buf *b, size_t bytes, char *eb, size_t ebn) {
+	cl_int rc;
+	b->dev = clCreateBuffer(ctx, CL_MEM_READ_WRITE, bytes, NULL, &rc);
+	if (rc != CL_SUCCESS) return fg_ks_err(eb, ebn, "clCreateBuffer (key switch)", rc);
+	b->host = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes, NULL, &rc);
+	if (rc != CL_SUCCESS) return fg_ks_err(eb, ebn, "clCreateBuffer (pinned staging)", rc);
+	b->ptr = clEnqueueMapBuffer(q, b->host, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes, 0, NULL, NULL, &rc);
+	if (rc != CL_SUCCESS || b->ptr == NULL) {
+		b->ptr = NULL;
+		return fg_ks_err(eb, ebn, "clEnqueueMapBuffer (pinned staging)", rc);
+	}
+	b->bytes = bytes;
+	return 0;
+}
+
+// fg_ks_run: upload meta and in (their first meta_words/in_words words),
+// one launch of k over (n, jobs) work items, read back out_words of out and
+// meta's flag word, one wait (the last read blocks; the queue is in order).
+static int fg_ks_run(cl_command_queue q, cl_kernel k, fg_ks_buf *in, fg_ks_buf *out, fg_ks_buf *meta, size_t in_words,
+                     size_t out_words, size_t meta_words, cl_ulong n, cl_ulong nt_max, int modup, size_t jobs,
+                     cl_ulong *flag, char *eb, size_t ebn) {
+	cl_int rc = clEnqueueWriteBuffer(q, meta->dev, CL_FALSE, 0, meta_words * 8, meta->ptr, 0, NULL, NULL);
+	if (rc != CL_SUCCESS) return fg_ks_err(eb, ebn, "clEnqueueWriteBuffer meta", rc);
+	rc = clEnqueueWriteBuffer(q, in->dev, CL_FALSE, 0, in_words * 8, in->ptr, 0, NULL, NULL);
+	if (rc != CL_SUCCESS) return fg_ks_err(eb, ebn, "clEnqueueWriteBuffer inputs", rc);
+	rc = clSetKernelArg(k, 0, sizeof(cl_mem), &in->dev);
+	rc |= clSetKernelArg(k, 1, sizeof(cl_mem), &out->dev);
+	rc |= clSetKernelArg(k, 2, sizeof(cl_mem), &meta->dev);
+	rc |= clSetKernelArg(k, 3, sizeof(cl_ulong), &n);
+	if (modup) rc |= clSetKernelArg(k, 4, sizeof(cl_ulong), &nt_max);
+	if (rc != CL_SUCCESS) return fg_ks_err(eb, ebn, "clSetKernelArg (key switch)", rc);
+	size_t g[2] = {(size_t)n, jobs};
+	rc = clEnqueueNDRangeKernel(q, k, 2, NULL, g, NULL, 0, NULL, NULL);
+	if (rc != CL_SUCCESS) return fg_ks_err(eb, ebn, "clEnqueueNDRangeKernel (key switch)", rc);
+	rc = clEnqueueReadBuffer(q, out->dev, CL_FALSE, 0, out_words * 8, out->ptr, 0, NULL, NULL);
+	if (rc != CL_SUCCESS) return fg_ks_err(eb, ebn, "clEnqueueReadBuffer outputs", rc);
+	rc = clEnqueueReadBuffer(q, meta->dev, CL_TRUE, 0, 8, flag, 0, NULL, NULL);
+	if (rc != CL_SUCCESS) return fg_ks_err(eb, ebn, "clEnqueueReadBuffer flag", rc);
+	return 0;
+}
+*/
+import "C"
+
+import (
+	"fmt"
+	"math/bits"
+	"unsafe"
+
+	"github.com/fhegate/fhegate/gpu"
+	"github.com/fhegate/fhegate/gpu/kernels"
+)
+
+// MaxKeySwitchModulus bounds the moduli the key-switch kernels take (odd,
+// below 2^62: the Shoup and Montgomery products and the sums x + H stay in
+// 64 bits). Larger moduli are declined, not errors.
+const MaxKeySwitchModulus = 1 << 62
+
+// maxKeySwitchWords bounds one call's inputs plus outputs (2 GiB); a larger
+// call is declined (the engine's calls are a few MiB).
+const maxKeySwitchWords = 1 << 28
+
+// keySwitch is the backend's key-switch state: the program (built on first
+// use), the device buffers and pinned staging areas (grown to the largest
+// call, kept across calls) and the counters. Guarded by Backend.mu.
+type keySwitch struct {
+	k             C.fg_ks
+	built         bool
+	buildErr      error
+	in, out, meta C.fg_ks_buf
+	reportedBuild bool
+	mulAccs       uint64
+	modUps        uint64
+	scaleDiffs    uint64
+}
+
+func oddBelow(q uint64) bool { return q&1 == 1 && q >= 3 && q < MaxKeySwitchModulus }
+
+// shoup is ⌊w·2^64/q⌋ (w < q).
+func shoup(w, q uint64) uint64 {
+	s, _ := bits.Div64(w, 0, q)
+	return s
+}
+
+// montInv is q^{-1} mod 2^64 (q odd): Lattigo's MRedConstant.
+func montInv(q uint64) uint64 {
+	inv := q // q·q ≡ 1 (mod 8): 3 bits, doubled by each Newton step
+	for range 5 {
+		inv *= 2 - q*inv
+	}
+	return inv
+}
+
+// ksKernel selects a kernel of keyswitch.cl.
+type ksKernel int
+
+const (
+	ksMulAcc ksKernel = iota
+	ksModUp
+	ksScaleDiff
+)
+
+// ksCall is one launch: the words of its inputs, outputs and meta, the
+// kernel, the range, and fill, which writes inputs and meta into the
+// staging areas (meta[0], the flag, is zeroed by ksRun).
+type ksCall struct {
+	what           string
+	kernel         ksKernel
+	in, out, meta  int
+	n, ntMax, jobs int
+	fill           func(in, meta []uint64)
+	counter        *uint64
+}
+
+// ksRun runs c under b.mu: the inputs staged by c.fill, one upload, one
+// launch, one download; then, iff no input was outside the kernel's bounds,
+// commit copies the staged outputs out (they are valid only during commit)
+// and ksRun reports true. Otherwise nothing is written and it reports false.
+func (b *Backend) ksRun(c ksCall, commit func(out []uint64)) (bool, error) {
+	if c.in+c.out > maxKeySwitchWords || c.jobs == 0 {
+		return false, nil
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return false, gpu.ErrClosed
+	}
+	ks := &b.ks
+	if !ks.built {
+		if err := b.buildKeySwitch(); err != nil {
+			if ks.reportedBuild {
+				return false, nil
+			}
+			ks.reportedBuild = true
+			return false, err
+		}
+	}
+	for _, r := range []struct {
+		buf   *C.fg_ks_buf
+		words int
+	}{{&ks.in, c.in}, {&ks.out, c.out}, {&ks.meta, c.meta}} {
+		if err := b.ksReserve(r.buf, r.words); err != nil {
+			return false, err
+		}
+	}
+	in := unsafe.Slice((*uint64)(ks.in.ptr), c.in)
+	meta := unsafe.Slice((*uint64)(ks.meta.ptr), c.meta)
+	meta[0] = 0
+	c.fill(in, meta)
+	eb := make([]byte, 512)
+	var flag C.cl_ulong
+	k, modUp := ks.k.mac, C.int(0)
+	switch c.kernel {
+	case ksModUp:
+		k, modUp = ks.k.modup, 1
+	case ksScaleDiff:
+		k = ks.k.sd
+	}
+	rc := C.fg_ks_run(b.c.q, k, &ks.in, &ks.out, &ks.meta, C.size_t(c.in), C.size_t(c.out),
+		C.size_t(c.meta), C.cl_ulong(c.n), C.cl_ulong(c.ntMax), modUp, C.size_t(c.jobs), &flag,
+		(*C.char)(unsafe.Pointer(&eb[0])), C.size_t(len(eb)))
+	if rc != 0 {
+		return false, fmt.Errorf("opencl: %s: %s", c.what, cerr(eb))
+	}
+	if flag != 0 {
+		return false, nil // an input outside the bounds: nothing written
+	}
+	commit(unsafe.Slice((*uint64)(ks.out.ptr), c.out))
+	*c.counter += uint64(c.jobs)
+	return true, nil
+}
+
+// buildKeySwitch builds the key-switch program once (an error is kept: the
+// device cannot run it, e.g. no 64-bit floating point).
+func (b *Backend) buildKeySwitch() error {
+	ks := &b.ks
+	if ks.buildErr != nil {
+		return ks.buildErr
+	}
+	src := C.CString(kernels.OpenCLKeySwitchSource())
+	defer C.free(unsafe.Pointer(src))
+	eb := make([]byte, 8192)
+	if rc := C.fg_ks_build(&ks.k, b.c.ctx, b.c.dev, src, (*C.char)(unsafe.Pointer(&eb[0])), C.size_t(len(eb))); rc != 0 {
+		C.fg_ks_release(&ks.k)
+		ks.buildErr = fmt.Errorf("opencl: key-switch kernels: %s", cerr(eb))
+		return ks.buildErr
+	}
+	ks.built = true
+	return nil
+}
+
+// ksReserve grows buf (device and pinned host) to at least words words.
+func (b *Backend) ksReserve(buf *C.fg_ks_buf, words int) error {
+	bytes := C.size_t(max(words, 1) * 8)
+	if buf.bytes >= bytes {
+		return nil
+	}
+	C.fg_ks_buf_free(b.c.q, buf)
+	eb := make([]byte, 512)
+	if rc := C.fg_ks_buf_alloc(b.c.ctx, b.c.q, buf, bytes, (*C.char)(unsafe.Pointer(&eb[0])), C.size_t(len(eb))); rc != 0 {
+		C.fg_ks_buf_free(b.c.q, buf)
+		return fmt.Errorf("opencl: %s", cerr(eb))
+	}
+	return nil
+}
+
+// closeKeySwitch releases the key-switch objects. Called with b.mu held.
+func (b *Backend) closeKeySwitch() {
+	ks := &b.ks
+	for _, buf := range []*C.fg_ks_buf{&ks.in, &ks.out, &ks.meta} {
+		C.fg_ks_buf_free(b.c.q, buf)
+	}
+	C.fg_ks_release(&ks.k)
+}
