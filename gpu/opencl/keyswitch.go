@@ -140,10 +140,9 @@ const maxKeySwitchWords = 1 << 28
 // use), the device buffers and pinned staging areas (grown to the largest
 // call, kept across calls) and the counters. Guarded by Backend.mu.
 type keySwitch struct {
-	k             C.fg_ks
+	*ksObjects
 	built         bool
 	buildErr      error
-	in, out, meta C.fg_ks_buf
 	reportedBuild bool
 	mulAccs       uint64
 	modUps        uint64
@@ -165,6 +164,14 @@ func montInv(q uint64) uint64 {
 		inv *= 2 - q*inv
 	}
 	return inv
+}
+
+// ksObjects are the C objects of the key-switch state, in an allocation
+// of their own that holds no Go pointers (cgo checks the whole allocation a
+// pointer argument points into).
+type ksObjects struct {
+	k             C.fg_ks
+	in, out, meta C.fg_ks_buf
 }
 
 // ksKernel selects a kernel of keyswitch.cl.
@@ -202,6 +209,9 @@ func (b *Backend) ksRun(c ksCall, commit func(out []uint64)) (bool, error) {
 		return false, gpu.ErrClosed
 	}
 	ks := &b.ks
+	if ks.ksObjects == nil {
+		ks.ksObjects = new(ksObjects)
+	}
 	if !ks.built {
 		if err := b.buildKeySwitch(); err != nil {
 			if ks.reportedBuild {
@@ -283,6 +293,9 @@ func (b *Backend) ksReserve(buf *C.fg_ks_buf, words int) error {
 // closeKeySwitch releases the key-switch objects. Called with b.mu held.
 func (b *Backend) closeKeySwitch() {
 	ks := &b.ks
+	if ks.ksObjects == nil {
+		return
+	}
 	for _, buf := range []*C.fg_ks_buf{&ks.in, &ks.out, &ks.meta} {
 		C.fg_ks_buf_free(b.c.q, buf)
 	}
