@@ -7,8 +7,9 @@
  * reduction) and the native backend's Go/C model word for word.
  *
  * Launch shape of all three: a 2-D range, dimension 0 the word x < N,
- * dimension 1 the job. Per-job constants and offsets live in a small
- * "meta" buffer of 64-bit words whose word 0 is a flag the host zeroes
+ * dimension 1 the job. The gadget keys stay resident in a device arena
+ * (the host re-uploads a limb whose words changed). Per-job constants and
+ * offsets live in a small "meta" buffer of 64-bit words whose word 0 is a flag the host zeroes
  * before the launch; a work item that reads an input outside the kernel's
  * bounds sets it to 1 (every writer stores the same value, so the race is
  * benign) and the host then discards every output.
@@ -41,23 +42,25 @@ FG_INLINE ulong fg_shoup(ulong a, ulong w, ulong wp, ulong q)
  * Gadget multiply-accumulate (engine.MulAccJob): out0 = sum_i k0_i*d_i*2^-64,
  * out1 likewise with k1, mod q in [0, q). Each product by Lattigo's MRed
  * (k < q and d < 2q keep k*d < q*2^64), the sum reduced after every add.
- * meta per job j at 1 + 4j: q, mredc = q^-1 mod 2^64, digits, the offset of
- * the job's inputs in `in` (k0[digits][N], k1[digits][N], d[digits][N]);
- * its outputs are out[2jN .. 2jN+N) and out[2jN+N .. 2jN+2N).
+ * meta per job j at 1 + 5j: q, mredc = q^-1 mod 2^64, digits, the offset of
+ * the job's digits in `in` (d[digits][N]), the offset in meta of its key
+ * limbs' offsets in the key arena `keys` (k0 of digit i at meta[kOff + i],
+ * k1 at meta[kOff + digits + i]); its outputs are out[2jN .. 2jN+N) and
+ * out[2jN+N .. 2jN+2N).
  */
-__kernel void fg_ks_gadget_mac(__global const ulong *in, __global ulong *out, __global ulong *meta, const ulong n)
+__kernel void fg_ks_gadget_mac(__global const ulong *in, __global ulong *out, __global ulong *meta, const ulong n,
+                               __global const ulong *keys)
 {
 	size_t x = get_global_id(0), j = get_global_id(1);
 	if (x >= n) {
 		return;
 	}
-	__global const ulong *m = meta + 1 + 4 * j;
+	__global const ulong *m = meta + 1 + 5 * j;
 	ulong q = m[0], mredc = m[1], digits = m[2];
-	__global const ulong *k0 = in + m[3], *k1 = k0 + digits * n, *d = k1 + digits * n;
+	__global const ulong *d = in + m[3], *ko = meta + m[4];
 	ulong a0 = 0, a1 = 0, bad = 0;
 	for (ulong i = 0; i < digits; i++) {
-		ulong o = i * n + x;
-		ulong u = k0[o], v = k1[o], w = d[o];
+		ulong u = keys[ko[i] + x], v = keys[ko[digits + i] + x], w = d[i * n + x];
 		bad |= (ulong)(u >= q) | (ulong)(v >= q) | (ulong)(w >= (q << 1));
 		a0 += fg_mred(u, w, q, mredc);
 		a0 = a0 >= q ? a0 - q : a0;

@@ -91,20 +91,32 @@ static int fg_ks_buf_alloc(cl_context ctx, cl_command_queue q, fg_ks_buf *b, siz
 }
 
 // fg_ks_run: upload meta and in (their first meta_words/in_words words),
-// one launch of k over (n, jobs) work items, read back out_words of out and
-// meta's flag word, one wait (the last read blocks; the queue is in order).
-static int fg_ks_run(cl_command_queue q, cl_kernel k, fg_ks_buf *in, fg_ks_buf *out, fg_ks_buf *meta, size_t in_words,
-                     size_t out_words, size_t meta_words, cl_ulong n, cl_ulong nt_max, int modup, size_t jobs,
-                     cl_ulong *flag, char *eb, size_t ebn) {
+// then nups key limbs from the in staging area into the arena (ups holds
+// triples: staging offset, arena offset, words), one launch of k over
+// (n, jobs) work items, read back out_words of out and meta's flag word,
+// one wait (the last read blocks; the queue is in order). kind: 0 the
+// multiply-accumulate (argument 4: the key arena), 1 the extension
+// (argument 4: nt_max), 2 the scale-difference.
+static int fg_ks_run(cl_command_queue q, cl_kernel k, int kind, fg_ks_buf *in, fg_ks_buf *out, fg_ks_buf *meta,
+                     cl_mem arena, size_t in_words, size_t out_words, size_t meta_words, const size_t *ups, size_t nups,
+                     cl_ulong n, cl_ulong nt_max, size_t jobs, cl_ulong *flag, char *eb, size_t ebn) {
 	cl_int rc = clEnqueueWriteBuffer(q, meta->dev, CL_FALSE, 0, meta_words * 8, meta->ptr, 0, NULL, NULL);
 	if (rc != CL_SUCCESS) return fg_ks_err(eb, ebn, "clEnqueueWriteBuffer meta", rc);
-	rc = clEnqueueWriteBuffer(q, in->dev, CL_FALSE, 0, in_words * 8, in->ptr, 0, NULL, NULL);
-	if (rc != CL_SUCCESS) return fg_ks_err(eb, ebn, "clEnqueueWriteBuffer inputs", rc);
+	if (in_words > 0) {
+		rc = clEnqueueWriteBuffer(q, in->dev, CL_FALSE, 0, in_words * 8, in->ptr, 0, NULL, NULL);
+		if (rc != CL_SUCCESS) return fg_ks_err(eb, ebn, "clEnqueueWriteBuffer inputs", rc);
+	}
+	for (size_t u = 0; u < nups; u++) {
+		const size_t *t = ups + 3 * u;
+		rc = clEnqueueWriteBuffer(q, arena, CL_FALSE, t[1] * 8, t[2] * 8, (const char *)in->ptr + t[0] * 8, 0, NULL, NULL);
+		if (rc != CL_SUCCESS) return fg_ks_err(eb, ebn, "clEnqueueWriteBuffer key limb", rc);
+	}
 	rc = clSetKernelArg(k, 0, sizeof(cl_mem), &in->dev);
 	rc |= clSetKernelArg(k, 1, sizeof(cl_mem), &out->dev);
 	rc |= clSetKernelArg(k, 2, sizeof(cl_mem), &meta->dev);
 	rc |= clSetKernelArg(k, 3, sizeof(cl_ulong), &n);
-	if (modup) rc |= clSetKernelArg(k, 4, sizeof(cl_ulong), &nt_max);
+	if (kind == 0) rc |= clSetKernelArg(k, 4, sizeof(cl_mem), &arena);
+	if (kind == 1) rc |= clSetKernelArg(k, 4, sizeof(cl_ulong), &nt_max);
 	if (rc != CL_SUCCESS) return fg_ks_err(eb, ebn, "clSetKernelArg (key switch)", rc);
 	size_t g[2] = {(size_t)n, jobs};
 	rc = clEnqueueNDRangeKernel(q, k, 2, NULL, g, NULL, 0, NULL, NULL);
@@ -115,10 +127,19 @@ static int fg_ks_run(cl_command_queue q, cl_kernel k, fg_ks_buf *in, fg_ks_buf *
 	if (rc != CL_SUCCESS) return fg_ks_err(eb, ebn, "clEnqueueReadBuffer flag", rc);
 	return 0;
 }
+
+static cl_mem fg_ks_arena(cl_context ctx, size_t bytes, cl_int *rc) {
+	return clCreateBuffer(ctx, CL_MEM_READ_ONLY, bytes, NULL, rc);
+}
+
+static void fg_ks_arena_free(cl_mem m) {
+	if (m) clReleaseMemObject(m);
+}
 */
 import "C"
 
 import (
+	"bytes"
 	"fmt"
 	"math/bits"
 	"unsafe"
@@ -147,6 +168,96 @@ type keySwitch struct {
 	mulAccs       uint64
 	modUps        uint64
 	scaleDiffs    uint64
+
+	// The key arena: gadget-key limbs resident on the device, with a host
+	// copy each (a limb is reused only while its words equal the copy).
+	keys      map[keyID]*keyEntry
+	used, cap int // arena words in use, capacity
+	keyHits   uint64
+	ups       []C.size_t // this call's key uploads: staging offset, arena offset, words
+}
+
+// keyID locates a key limb: its first word's address (a lookup hint only,
+// never dereferenced or trusted: the words are compared), length and
+// modulus.
+type keyID struct {
+	addr uintptr
+	n    int
+	q    uint64
+}
+
+type keyEntry struct {
+	off  int      // arena offset (words)
+	copy []uint64 // the words uploaded there
+}
+
+// DefaultKeyArenaWords is the key arena's default capacity: 2^26 words
+// (512 MiB of device memory, and as much host memory for the copies), room
+// for BGVN14's relinearisation key and some 30 rotation keys.
+const DefaultKeyArenaWords = 1 << 26
+
+// keyArenaFor makes room for a call whose key limbs total words: it
+// allocates the arena on first use (Backend.KeyArenaWords, at least words)
+// and empties it when the call might not fit. Called with b.mu held.
+func (b *Backend) keyArenaFor(words int) error {
+	ks := &b.ks
+	if ks.arena != nil && words > ks.cap {
+		C.fg_ks_arena_free(ks.arena)
+		ks.arena, ks.keys, ks.used = nil, nil, 0
+	}
+	if ks.arena == nil {
+		capWords := b.KeyArenaWords
+		if capWords <= 0 {
+			capWords = DefaultKeyArenaWords
+		}
+		capWords = max(capWords, words)
+		var rc C.cl_int
+		m := C.fg_ks_arena(b.c.ctx, C.size_t(capWords*8), &rc)
+		if rc != C.CL_SUCCESS {
+			return fmt.Errorf("opencl: key arena of %d bytes: error %d", capWords*8, int(rc))
+		}
+		ks.arena, ks.cap, ks.used = m, capWords, 0
+	}
+	if ks.keys == nil || ks.used+words > ks.cap {
+		ks.keys, ks.used = map[keyID]*keyEntry{}, 0
+	}
+	return nil
+}
+
+// keySlot returns the arena offset of limb (N words, modulus q): a cached
+// copy when its words are unchanged, else a slot whose upload from the
+// staging area at stageOff is queued (true: the caller staged the words
+// there). keyArenaFor reserved room for every limb of the call. Called
+// with b.mu held.
+func (b *Backend) keySlot(limb []uint64, q uint64, stage []uint64, stageOff int) (off int, staged bool) {
+	ks := &b.ks
+	n := len(limb)
+	id := keyID{uintptr(unsafe.Pointer(&limb[0])), n, q}
+	e := ks.keys[id]
+	if e != nil && wordsEqual(e.copy, limb) {
+		ks.keyHits++
+		return e.off, false
+	}
+	if e == nil {
+		e = &keyEntry{off: ks.used, copy: make([]uint64, n)}
+		ks.used += n
+		ks.keys[id] = e
+	}
+	copy(e.copy, limb)
+	copy(stage[stageOff:], limb)
+	ks.ups = append(ks.ups, C.size_t(stageOff), C.size_t(e.off), C.size_t(n))
+	return e.off, true
+}
+
+// wordsEqual compares two limbs with the runtime's vectorised memequal.
+func wordsEqual(a, b []uint64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	if len(a) == 0 {
+		return true
+	}
+	return bytes.Equal(unsafe.Slice((*byte)(unsafe.Pointer(&a[0])), 8*len(a)), unsafe.Slice((*byte)(unsafe.Pointer(&b[0])), 8*len(b)))
 }
 
 func oddBelow(q uint64) bool { return q&1 == 1 && q >= 3 && q < MaxKeySwitchModulus }
@@ -172,6 +283,7 @@ func montInv(q uint64) uint64 {
 type ksObjects struct {
 	k             C.fg_ks
 	in, out, meta C.fg_ks_buf
+	arena         C.cl_mem
 }
 
 // ksKernel selects a kernel of keyswitch.cl.
@@ -191,8 +303,12 @@ type ksCall struct {
 	kernel         ksKernel
 	in, out, meta  int
 	n, ntMax, jobs int
-	fill           func(in, meta []uint64)
-	counter        *uint64
+	keyWords       int // the multiply-accumulate's key words (the arena must hold them)
+	// fill stages the inputs and meta (meta[0], the flag, is zeroed by
+	// ksRun) and returns how many words of in go to the device's input
+	// buffer; key limbs staged after them go to the arena (b.ks.ups).
+	fill    func(in, meta []uint64) int
+	counter *uint64
 }
 
 // ksRun runs c under b.mu: the inputs staged by c.fill, one upload, one
@@ -229,23 +345,31 @@ func (b *Backend) ksRun(c ksCall, commit func(out []uint64)) (bool, error) {
 			return false, err
 		}
 	}
+	if c.keyWords > 0 {
+		if err := b.keyArenaFor(c.keyWords); err != nil {
+			return false, err
+		}
+	}
 	in := unsafe.Slice((*uint64)(ks.in.ptr), c.in)
 	meta := unsafe.Slice((*uint64)(ks.meta.ptr), c.meta)
 	meta[0] = 0
-	c.fill(in, meta)
+	ks.ups = ks.ups[:0]
+	inWords := c.fill(in, meta)
+	ups := append(ks.ups, 0) // never empty (cgo needs an element to point at)
 	eb := make([]byte, 512)
 	var flag C.cl_ulong
-	k, modUp := ks.k.mac, C.int(0)
+	k := ks.k.mac
 	switch c.kernel {
 	case ksModUp:
-		k, modUp = ks.k.modup, 1
+		k = ks.k.modup
 	case ksScaleDiff:
 		k = ks.k.sd
 	}
-	rc := C.fg_ks_run(b.c.q, k, &ks.in, &ks.out, &ks.meta, C.size_t(c.in), C.size_t(c.out),
-		C.size_t(c.meta), C.cl_ulong(c.n), C.cl_ulong(c.ntMax), modUp, C.size_t(c.jobs), &flag,
+	rc := C.fg_ks_run(b.c.q, k, C.int(c.kernel), &ks.in, &ks.out, &ks.meta, ks.arena, C.size_t(inWords), C.size_t(c.out),
+		C.size_t(c.meta), &ups[0], C.size_t(len(ks.ups)/3), C.cl_ulong(c.n), C.cl_ulong(c.ntMax), C.size_t(c.jobs), &flag,
 		(*C.char)(unsafe.Pointer(&eb[0])), C.size_t(len(eb)))
 	if rc != 0 {
+		ks.keys, ks.used = nil, 0 // an upload may not have happened: forget every cached limb
 		return false, fmt.Errorf("opencl: %s: %s", c.what, cerr(eb))
 	}
 	if flag != 0 {
@@ -300,4 +424,6 @@ func (b *Backend) closeKeySwitch() {
 		C.fg_ks_buf_free(b.c.q, buf)
 	}
 	C.fg_ks_release(&ks.k)
+	C.fg_ks_arena_free(ks.arena)
+	ks.arena, ks.keys = nil, nil
 }

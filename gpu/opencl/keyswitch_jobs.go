@@ -11,13 +11,15 @@ import (
 )
 
 // GadgetMulAcc implements gpu.KeySwitchBackend: every engine.MulAccJob in
-// one launch (inputs uploaded once, both outputs of every modulus read back
-// once). It reports false, writing nothing, when a modulus is outside the
+// one launch (the digits uploaded once, both outputs of every modulus read
+// back once). The gadget keys stay resident in the device's key arena: a
+// key limb is uploaded again only when its words differ from the copy
+// taken at its last upload (compared in full on every call). It reports false, writing nothing, when a modulus is outside the
 // kernel's range (odd, < MaxKeySwitchModulus), the jobs differ in N, or an
 // input word is outside the bounds (keys < q, digits < 2q): the caller
 // recomputes. A malformed job is an error.
 func (b *Backend) GadgetMulAcc(jobs []engine.MulAccJob) (bool, error) {
-	n, in := 0, 0
+	n, in, keyWords, meta := 0, 0, 0, 1+5*len(jobs)
 	for i, j := range jobs {
 		if err := checkMulAcc(j); err != nil {
 			return false, err
@@ -26,22 +28,38 @@ func (b *Backend) GadgetMulAcc(jobs []engine.MulAccJob) (bool, error) {
 			return false, nil
 		}
 		n = j.S.N
-		in += 3 * len(j.D) * n
+		in += 3 * len(j.D) * n // the digits, and room to stage every key limb
+		keyWords += 2 * len(j.D) * n
+		meta += 2 * len(j.D)
 	}
 	return b.ksRun(ksCall{
-		what: "gadget multiply-accumulate", kernel: ksMulAcc, in: in, out: 2 * len(jobs) * n, meta: 1 + 4*len(jobs),
-		n: n, jobs: len(jobs), counter: &b.ks.mulAccs,
-		fill: func(buf, meta []uint64) {
-			off := 0
+		what: "gadget multiply-accumulate", kernel: ksMulAcc, in: in, out: 2 * len(jobs) * n, meta: meta,
+		n: n, jobs: len(jobs), keyWords: keyWords, counter: &b.ks.mulAccs,
+		fill: func(buf, meta []uint64) int {
+			off, kAt := 0, 1+5*len(jobs)
 			for i, j := range jobs {
-				q := j.S.Modulus
-				copy(meta[1+4*i:], []uint64{q, montInv(q), uint64(len(j.D)), uint64(off)})
-				for _, limbs := range [3][][]uint64{j.K0, j.K1, j.D} {
-					for _, l := range limbs {
-						off += copy(buf[off:], l[:n])
+				q, digits := j.S.Modulus, len(j.D)
+				copy(meta[1+5*i:], []uint64{q, montInv(q), uint64(digits), uint64(off), uint64(kAt)})
+				for _, l := range j.D {
+					off += copy(buf[off:], l[:n])
+				}
+				kAt += 2 * digits
+			}
+			inWords, stage, kAt := off, off, 1+5*len(jobs)
+			for _, j := range jobs {
+				digits := len(j.D)
+				for h, key := range [2][][]uint64{j.K0, j.K1} {
+					for i, l := range key {
+						at, staged := b.keySlot(l[:n], j.S.Modulus, buf, stage)
+						if staged {
+							stage += n
+						}
+						meta[kAt+h*digits+i] = uint64(at)
 					}
 				}
+				kAt += 2 * digits
 			}
+			return inWords
 		},
 	}, func(out []uint64) {
 		for i, j := range jobs {
@@ -101,7 +119,7 @@ func (b *Backend) ModUp(jobs []engine.ModUpJob) (bool, error) {
 	return b.ksRun(ksCall{
 		what: "basis extension", kernel: ksModUp, in: in, out: len(jobs) * ntMax * n, meta: meta,
 		n: n, ntMax: ntMax, jobs: len(jobs), counter: &b.ks.modUps,
-		fill: func(buf, meta []uint64) {
+		fill: func(buf, meta []uint64) int {
 			for c, at := range consts {
 				fillModUpConstants(meta[at:], c)
 			}
@@ -112,6 +130,7 @@ func (b *Backend) ModUp(jobs []engine.ModUpJob) (bool, error) {
 					off += copy(buf[off:], l[:n])
 				}
 			}
+			return off
 		},
 	}, func(out []uint64) {
 		for k, j := range jobs {
@@ -215,13 +234,14 @@ func (b *Backend) ScaleDiff(jobs []engine.ScaleDiffJob) (bool, error) {
 	return b.ksRun(ksCall{
 		what: "scale-difference", kernel: ksScaleDiff, in: 2 * len(jobs) * n, out: len(jobs) * n, meta: 1 + 4*len(jobs),
 		n: n, jobs: len(jobs), counter: &b.ks.scaleDiffs,
-		fill: func(buf, meta []uint64) {
+		fill: func(buf, meta []uint64) int {
 			for i, j := range jobs {
 				q := j.S.Modulus
 				copy(meta[1+4*i:], []uint64{q, j.W, shoup(j.W, q), uint64(2 * i * n)})
 				copy(buf[2*i*n:], j.X[:n])
 				copy(buf[2*i*n+n:], j.Y[:n])
 			}
+			return 2 * len(jobs) * n
 		},
 	}, func(out []uint64) {
 		for i, j := range jobs {
@@ -240,3 +260,11 @@ func (b *Backend) KeySwitchCounts() (mulAcc, modUp, scaleDiff uint64) {
 }
 
 var _ gpu.KeySwitchBackend = (*Backend)(nil)
+
+// KeyArenaStats returns the key arena's state: limbs resident, words in
+// use, and how many limbs calls found resident and unchanged.
+func (b *Backend) KeyArenaStats() (limbs, words int, hits uint64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.ks.keys), b.ks.used, b.ks.keyHits
+}

@@ -3,6 +3,7 @@
 package opencl_test
 
 import (
+	"fmt"
 	"math/bits"
 	"math/rand/v2"
 	"slices"
@@ -94,19 +95,9 @@ func TestOpenCLGadgetMulAcc(t *testing.T) {
 			require.NoError(t, err)
 			require.True(t, ok, "%s digits %d", name, digits)
 			for _, j := range jobs {
-				for k, key := range [][][]uint64{j.K0, j.K1} {
-					want := make([]uint64, j.S.N)
-					d := make([]uint64, j.S.N)
-					for i := range j.D {
-						j.S.Reduce(j.D[i], d)
-						if i == 0 {
-							j.S.MulCoeffsMontgomery(key[i], d, want)
-						} else {
-							j.S.MulCoeffsMontgomeryThenAdd(key[i], d, want)
-						}
-					}
-					require.Equal(t, want, [][]uint64{j.Out0, j.Out1}[k], "%s digits %d q %d output %d", name, digits, j.S.Modulus, k)
-				}
+				w0, w1 := lattigoMulAcc(j)
+				require.Equal(t, w0, j.Out0, "%s digits %d q %d", name, digits, j.S.Modulus)
+				require.Equal(t, w1, j.Out1, "%s digits %d q %d", name, digits, j.S.Modulus)
 			}
 			if nativeModels(qs...) {
 				model := make([]engine.MulAccJob, len(jobs))
@@ -144,6 +135,100 @@ func TestOpenCLGadgetMulAcc(t *testing.T) {
 				bad.limb[7] = keep
 			}
 		}
+	}
+}
+
+// lattigoMulAcc is the job's outputs by Lattigo's reduced Montgomery
+// products (the digits reduced first).
+func lattigoMulAcc(j engine.MulAccJob) (out0, out1 []uint64) {
+	var outs [2][]uint64
+	for k, key := range [][][]uint64{j.K0, j.K1} {
+		outs[k] = make([]uint64, j.S.N)
+		d := make([]uint64, j.S.N)
+		for i := range j.D {
+			j.S.Reduce(j.D[i], d)
+			if i == 0 {
+				j.S.MulCoeffsMontgomery(key[i], d, outs[k])
+			} else {
+				j.S.MulCoeffsMontgomeryThenAdd(key[i], d, outs[k])
+			}
+		}
+	}
+	return outs[0], outs[1]
+}
+
+// TestOpenCLKeyArena: the gadget keys stay resident across calls (a second
+// call with the same keys uploads none of them), a key limb changed in
+// place is uploaded again and used, and an arena smaller than the calls
+// (emptied and refilled between calls with different keys) changes no
+// output: every call equals Lattigo's multiply-accumulate.
+func TestOpenCLKeyArena(t *testing.T) {
+	rng := testseed.Rand(t, 2605)
+	gen := ring.NewNTTFriendlyPrimesGenerator(50, 1<<11)
+	qs, err := gen.NextDownstreamPrimes(3)
+	require.NoError(t, err)
+	r, err := ring.NewRing(1<<10, qs)
+	require.NoError(t, err)
+	const digits = 3
+	keyJobs := func() []engine.MulAccJob {
+		var jobs []engine.MulAccJob
+		for _, s := range r.SubRings {
+			j := engine.MulAccJob{S: s}
+			for range digits {
+				j.K0 = append(j.K0, below(rng, s.N, s.Modulus))
+				j.K1 = append(j.K1, below(rng, s.N, s.Modulus))
+			}
+			jobs = append(jobs, j)
+		}
+		return jobs
+	}
+	fresh := func(jobs []engine.MulAccJob) { // new digits, poisoned outputs
+		for i := range jobs {
+			s := jobs[i].S
+			jobs[i].D = nil
+			for range digits {
+				jobs[i].D = append(jobs[i].D, below(rng, s.N, 2*s.Modulus))
+			}
+			jobs[i].Out0, jobs[i].Out1 = poisoned(s.N), poisoned(s.N)
+		}
+	}
+	check := func(b *opencl.Backend, jobs []engine.MulAccJob, what string) {
+		fresh(jobs)
+		ok, err := b.GadgetMulAcc(jobs)
+		require.NoError(t, err, what)
+		require.True(t, ok, what)
+		for _, j := range jobs {
+			w0, w1 := lattigoMulAcc(j)
+			require.Equal(t, w0, j.Out0, what)
+			require.Equal(t, w1, j.Out1, what)
+		}
+	}
+	limbs := 2 * digits * len(qs)
+
+	b := open(t).(*opencl.Backend)
+	a := keyJobs()
+	check(b, a, "first call")
+	n, _, hits := b.KeyArenaStats()
+	require.Equal(t, limbs, n)
+	require.Zero(t, hits)
+	check(b, a, "same keys")
+	_, _, hits = b.KeyArenaStats()
+	require.EqualValues(t, limbs, hits, "every limb resident")
+	a[1].K1[2][17] = (a[1].K1[2][17] + 1) % a[1].S.Modulus // in place: same address
+	a[2].K0[0][0] = 0
+	check(b, a, "keys changed in place")
+	_, _, hits = b.KeyArenaStats()
+	require.EqualValues(t, 2*limbs-2, hits, "the two changed limbs uploaded again")
+
+	small := open(t).(*opencl.Backend)
+	small.KeyArenaWords = limbs * r.N() / 2 // smaller than one call: grown to it
+	x, y := keyJobs(), keyJobs()
+	for round := range 3 {
+		check(small, x, fmt.Sprintf("round %d x", round))
+		check(small, y, fmt.Sprintf("round %d y", round))
+		n, words, _ := small.KeyArenaStats()
+		require.LessOrEqual(t, n, 2*limbs)
+		require.LessOrEqual(t, words, 2*limbs*r.N())
 	}
 }
 

@@ -260,6 +260,10 @@ type Backend struct {
 	// NoFusion disables the local-memory kernels (one launch per stage);
 	// set before first use, for tests and comparison.
 	NoFusion bool
+	// KeyArenaWords is the capacity of the device arena that keeps the key
+	// switch's gadget-key limbs resident (0: DefaultKeyArenaWords); set
+	// before first use.
+	KeyArenaWords int
 
 	mu     sync.Mutex
 	c      C.fg_cl
