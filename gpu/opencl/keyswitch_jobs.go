@@ -4,6 +4,7 @@ package opencl
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/fhegate/fhegate/fhe/engine"
 	"github.com/fhegate/fhegate/gpu"
@@ -19,6 +20,9 @@ import (
 // input word is outside the bounds (keys < q, digits < 2q): the caller
 // recomputes. A malformed job is an error.
 func (b *Backend) GadgetMulAcc(jobs []engine.MulAccJob) (bool, error) {
+	if b.KeySwitch&OpMulAcc == 0 {
+		return false, nil
+	}
 	n, in, keyWords, meta := 0, 0, 0, 1+5*len(jobs)
 	for i, j := range jobs {
 		if err := checkMulAcc(j); err != nil {
@@ -96,6 +100,9 @@ func checkMulAcc(j engine.MulAccJob) error {
 // for more than kernels.MaxModUpSources sources, a modulus outside the
 // kernel's range, jobs of different N, or a source word ≥ 2q_i.
 func (b *Backend) ModUp(jobs []engine.ModUpJob) (bool, error) {
+	if b.KeySwitch&OpModUp == 0 {
+		return false, nil
+	}
 	n, in, ntMax := 0, 0, 0
 	consts := map[*engine.ModUpConstants]int{} // constants → their offset in meta
 	meta := 1 + 4*len(jobs)
@@ -217,6 +224,9 @@ func checkModUp(j engine.ModUpJob) (bool, error) {
 // output may alias Y; it reports false, writing nothing, for a modulus
 // outside the kernel's range, jobs of different N, or an input word ≥ 2q.
 func (b *Backend) ScaleDiff(jobs []engine.ScaleDiffJob) (bool, error) {
+	if b.KeySwitch&OpScaleDiff == 0 {
+		return false, nil
+	}
 	n := 0
 	for i, j := range jobs {
 		switch {
@@ -267,4 +277,41 @@ func (b *Backend) KeyArenaStats() (limbs, words int, hits uint64) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return len(b.ks.keys), b.ks.used, b.ks.keyHits
+}
+
+// KeySwitchOps selects the key-switch loops the backend takes; the others
+// it declines (the engine runs Lattigo's).
+type KeySwitchOps uint8
+
+// The key-switch loops.
+const (
+	OpMulAcc KeySwitchOps = 1 << iota
+	OpModUp
+	OpScaleDiff
+	AllKeySwitchOps = OpMulAcc | OpModUp | OpScaleDiff
+)
+
+// ParseKeySwitchOps parses FHEGATE_OPENCL_KEYSWITCH: "" or "all" (every
+// loop), "none", or a comma-separated list of muladd, modup, scalediff.
+func ParseKeySwitchOps(v string) (KeySwitchOps, error) {
+	switch strings.TrimSpace(v) {
+	case "", "all":
+		return AllKeySwitchOps, nil
+	case "none":
+		return 0, nil
+	}
+	var ops KeySwitchOps
+	for _, f := range strings.Split(v, ",") {
+		switch strings.TrimSpace(f) {
+		case "muladd":
+			ops |= OpMulAcc
+		case "modup":
+			ops |= OpModUp
+		case "scalediff":
+			ops |= OpScaleDiff
+		default:
+			return 0, fmt.Errorf("opencl: FHEGATE_OPENCL_KEYSWITCH=%q: want all, none or a list of muladd, modup, scalediff", v)
+		}
+	}
+	return ops, nil
 }

@@ -437,3 +437,48 @@ func TestOpenCLKeySwitchDeclines(t *testing.T) {
 	_, err = closed.(*opencl.Backend).GadgetMulAcc([]engine.MulAccJob{mk(64, q)})
 	require.ErrorIs(t, err, gpu.ErrClosed)
 }
+
+func TestParseKeySwitchOps(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want opencl.KeySwitchOps
+		bad  bool
+	}{
+		{"", opencl.AllKeySwitchOps, false},
+		{"all", opencl.AllKeySwitchOps, false},
+		{"none", 0, false},
+		{"muladd", opencl.OpMulAcc, false},
+		{"muladd, modup", opencl.OpMulAcc | opencl.OpModUp, false},
+		{"scalediff,modup,muladd", opencl.AllKeySwitchOps, false},
+		{"ntt", 0, true},
+		{"muladd,", 0, true},
+	} {
+		got, err := opencl.ParseKeySwitchOps(tc.in)
+		if tc.bad {
+			require.Error(t, err, tc.in)
+			continue
+		}
+		require.NoError(t, err, tc.in)
+		require.Equal(t, tc.want, got, tc.in)
+	}
+}
+
+// TestOpenCLKeySwitchOpsOff: a loop switched off is declined (false, no
+// error, nothing written).
+func TestOpenCLKeySwitchOpsOff(t *testing.T) {
+	b := open(t).(*opencl.Backend)
+	b.KeySwitch = opencl.OpModUp
+	rng := testseed.Rand(t, 2606)
+	q := uint64(1<<40 + 15)
+	j := engine.MulAccJob{S: &ring.SubRing{N: 64, Modulus: q}, K0: [][]uint64{below(rng, 64, q)}, K1: [][]uint64{below(rng, 64, q)},
+		D: [][]uint64{below(rng, 64, q)}, Out0: poisoned(64), Out1: poisoned(64)}
+	ok, err := b.GadgetMulAcc([]engine.MulAccJob{j})
+	require.NoError(t, err)
+	require.False(t, ok)
+	require.Equal(t, poisoned(64), j.Out0)
+	x := below(rng, 64, q)
+	ok, err = b.ScaleDiff([]engine.ScaleDiffJob{{S: j.S, X: x, Y: x, Out: j.Out1, W: 3}})
+	require.NoError(t, err)
+	require.False(t, ok)
+	require.Equal(t, poisoned(64), j.Out1)
+}
