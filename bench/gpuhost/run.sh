@@ -19,6 +19,9 @@
 #   calocl, calnat   `fhegate calibrate --quick` for OpenCL and for the native (IFMA) backend
 #   polocl, polnat   `fhegate bench policy` kyc_aml and credit_limit through that table vs pure Go
 #                    (same process; QUICK=1 for one repetition instead of best of 3)
+#   polks    polocl three times with FHEGATE_OPENCL_KEYSWITCH = none (NTTs only), muladd,modup and
+#            all (the key switch's multiply-accumulate, basis extension, ModDown/rescale step on
+#            OpenCL too), each printing the key-switch counters; needs calocl first
 #   comoff, comon, comnat   `fhegate bench committee`, packed-kyc-vector, 16,384 vector requests,
 #                    n = 5, t = 3, GOMAXPROCS ladder $PROCS (default 2,4,8,16): gate off, OpenCL, native
 # Results land in $RES (default /tmp/res) and, when $OUT is set, as $OUT/res.tgz.
@@ -61,6 +64,13 @@ for s in "$@"; do
 		--gpu-table "$R/cal_ocl/crossover.json" "${Q[@]}" --json "$R/polocl.json" ;;
 	polnat) step polnat 150 "$FG" bench policy --policy kyc_aml,credit_limit --gpu-backend native \
 		--gpu-table "$R/cal_nat/crossover.json" "${Q[@]}" --json "$R/polnat.json" ;;
+	polks)
+		for v in none muladd,modup all; do
+			FHEGATE_OPENCL_KEYSWITCH=$v step "polks_${v/,/_}" 150 "$FG" bench policy --policy kyc_aml,credit_limit \
+				--gpu-backend opencl --gpu-table "$R/cal_ocl/crossover.json" "${Q[@]}" --json "$R/polks_${v/,/_}.json"
+			grep -o '"\(policy\|verified\|muladd_routed\|modup_routed\|scalediff_routed\)": [^,]*' "$R/polks_${v/,/_}.json" | tr '\n' ' '
+			echo
+		done ;;
 	comoff) committee comoff cpu ;;
 	comon) committee comon opencl --gpu-table "$R/cal_ocl/crossover.json" ;;
 	comnat) committee comnat native --gpu-table "$R/cal_nat/crossover.json" ;;
