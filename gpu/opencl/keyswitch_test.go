@@ -482,3 +482,19 @@ func TestOpenCLKeySwitchOpsOff(t *testing.T) {
 	require.False(t, ok)
 	require.Equal(t, poisoned(64), j.Out1)
 }
+
+// FuzzParseKeySwitchOps: the FHEGATE_OPENCL_KEYSWITCH parser never panics,
+// returns only known loops, and nothing with an error.
+func FuzzParseKeySwitchOps(f *testing.F) {
+	for _, s := range []string{"", "all", "none", "muladd,modup", " scalediff ", "x", ",,"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		ops, err := opencl.ParseKeySwitchOps(s)
+		if err != nil {
+			require.Zero(t, ops)
+			return
+		}
+		require.Zero(t, ops&^opencl.AllKeySwitchOps)
+	})
+}
