@@ -22,6 +22,8 @@
 #   polks    polocl three times with FHEGATE_OPENCL_KEYSWITCH = none (NTTs only), muladd,modup and
 #            all (the key switch's multiply-accumulate, basis extension, ModDown/rescale step on
 #            OpenCL too), each printing the key-switch counters; needs calocl first
+#   benchks  BenchmarkKeySwitchOps: each key-switch loop at BGVN14's top level, Lattigo on one core
+#            vs the OpenCL kernels (transfers included), GOMAXPROCS=1
 #   comoff, comon, comnat   `fhegate bench committee`, packed-kyc-vector, 16,384 vector requests,
 #                    n = 5, t = 3, GOMAXPROCS ladder $PROCS (default 2,4,8,16): gate off, OpenCL, native
 # Results land in $RES (default /tmp/res) and, when $OUT is set, as $OUT/res.tgz.
@@ -71,6 +73,7 @@ for s in "$@"; do
 			grep -o '"\(policy\|verified\|muladd_routed\|modup_routed\|scalediff_routed\)": [^,]*' "$R/polks_${v/,/_}.json" | tr '\n' ' '
 			echo
 		done ;;
+	benchks) GOMAXPROCS=1 step benchks 120 ./gpu_opencl.test -test.run '^$' -test.bench KeySwitchOps -test.benchtime 50x ;;
 	comoff) committee comoff cpu ;;
 	comon) committee comon opencl --gpu-table "$R/cal_ocl/crossover.json" ;;
 	comnat) committee comnat native --gpu-table "$R/cal_nat/crossover.json" ;;
