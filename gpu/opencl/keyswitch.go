@@ -401,13 +401,13 @@ func (b *Backend) buildKeySwitch() error {
 
 // ksReserve grows buf (device and pinned host) to at least words words.
 func (b *Backend) ksReserve(buf *C.fg_ks_buf, words int) error {
-	bytes := C.size_t(max(words, 1) * 8)
-	if buf.bytes >= bytes {
+	size := C.size_t(max(words, 1) * 8)
+	if buf.bytes >= size {
 		return nil
 	}
 	C.fg_ks_buf_free(b.c.q, buf)
 	eb := make([]byte, 512)
-	if rc := C.fg_ks_buf_alloc(b.c.ctx, b.c.q, buf, bytes, (*C.char)(unsafe.Pointer(&eb[0])), C.size_t(len(eb))); rc != 0 {
+	if rc := C.fg_ks_buf_alloc(b.c.ctx, b.c.q, buf, size, (*C.char)(unsafe.Pointer(&eb[0])), C.size_t(len(eb))); rc != 0 {
 		C.fg_ks_buf_free(b.c.q, buf)
 		return fmt.Errorf("opencl: %s", cerr(eb))
 	}
