@@ -115,10 +115,10 @@ func lattigoMulAcc(j engine.MulAccJob, key [][]uint64) []uint64 {
 // number of jobs); else false. The first call for a new (N, source moduli,
 // target moduli) also runs engine.ModUpJob.Reference on the first
 // modUpCheckWords words of every target and compares — a self-test of the
-// kernel, whose every 8-word block runs the same instructions; the proof of
-// every word is the conformance tests' — and on a mismatch it disables the
-// accelerator's extension for those moduli and reports false (the engine
-// recomputes everything with Lattigo).
+// kernel, whose every 8-word block (IFMA) or work item (OpenCL) runs the
+// same instructions; the proof of every word is the conformance tests' —
+// and on a mismatch it disables the accelerator's extension for those
+// moduli and reports false (the engine recomputes everything with Lattigo).
 func (d *Dispatcher) ModUp(jobs []engine.ModUpJob) bool {
 	ks, ok := d.accel.(KeySwitchBackend)
 	if !ok || !d.routing.Load() || len(jobs) == 0 || jobs[0].C == nil {

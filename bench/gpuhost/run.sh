@@ -19,6 +19,11 @@
 #   calocl, calnat   `fhegate calibrate --quick` for OpenCL and for the native (IFMA) backend
 #   polocl, polnat   `fhegate bench policy` kyc_aml and credit_limit through that table vs pure Go
 #                    (same process; QUICK=1 for one repetition instead of best of 3)
+#   polks    polocl three times with FHEGATE_OPENCL_KEYSWITCH = none (NTTs only), muladd,modup and
+#            all (the key switch's multiply-accumulate, basis extension, ModDown/rescale step on
+#            OpenCL too), each printing the key-switch counters; needs calocl first
+#   benchks  BenchmarkKeySwitchOps: each key-switch loop at BGVN14's top level, Lattigo on one core
+#            vs the OpenCL kernels (transfers included), GOMAXPROCS=1
 #   comoff, comon, comnat   `fhegate bench committee`, packed-kyc-vector, 16,384 vector requests,
 #                    n = 5, t = 3, GOMAXPROCS ladder $PROCS (default 2,4,8,16): gate off, OpenCL, native
 #   kycone   `fhegate bench committee --stages kyc-batch`: $KYC (default 4) KYC/AML requests one by one
@@ -62,6 +67,14 @@ for s in "$@"; do
 		--gpu-table "$R/cal_ocl/crossover.json" "${Q[@]}" --json "$R/polocl.json" ;;
 	polnat) step polnat 150 "$FG" bench policy --policy kyc_aml,credit_limit --gpu-backend native \
 		--gpu-table "$R/cal_nat/crossover.json" "${Q[@]}" --json "$R/polnat.json" ;;
+	polks)
+		for v in none muladd,modup all; do
+			FHEGATE_OPENCL_KEYSWITCH=$v step "polks_${v/,/_}" 150 "$FG" bench policy --policy kyc_aml,credit_limit \
+				--gpu-backend opencl --gpu-table "$R/cal_ocl/crossover.json" "${Q[@]}" --json "$R/polks_${v/,/_}.json"
+			grep -o '"\(policy\|verified\|muladd_routed\|modup_routed\|scalediff_routed\)": [^,]*' "$R/polks_${v/,/_}.json" | tr '\n' ' '
+			echo
+		done ;;
+	benchks) GOMAXPROCS=1 step benchks 120 ./gpu_opencl.test -test.run '^$' -test.bench KeySwitchOps -test.benchtime 50x ;;
 	comoff) committee comoff cpu ;;
 	comon) committee comon opencl --gpu-table "$R/cal_ocl/crossover.json" ;;
 	comnat) committee comnat native --gpu-table "$R/cal_nat/crossover.json" ;;

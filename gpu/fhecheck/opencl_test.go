@@ -22,13 +22,34 @@ func openCL(t *testing.T) gpu.Backend {
 }
 
 // TestOpenCLFHEByteIdentical: FHE outputs through package fhe are
-// byte-identical with every NTT on OpenCL (threshold forced to 1).
-func TestOpenCLFHEByteIdentical(t *testing.T) { fhecheck.RunFHE(t, openCL(t)) }
+// byte-identical with every NTT, and the key switch's multiply-accumulate,
+// basis extensions and ModDown/rescale step, on OpenCL (threshold forced to
+// 1); the key-switch kernels did run.
+func TestOpenCLFHEByteIdentical(t *testing.T) {
+	b := openCL(t)
+	fhecheck.RunFHE(t, b)
+	requireKeySwitchRan(t, b)
+}
+
+// requireKeySwitchRan asserts that every key-switch kernel of b ran.
+func requireKeySwitchRan(t *testing.T, b gpu.Backend) {
+	t.Helper()
+	mac, modUp, sd := b.(*opencl.Backend).KeySwitchCounts()
+	t.Logf("OpenCL key-switch kernels: %d multiply-accumulate moduli, %d basis extensions, %d ModDown/rescale limbs", mac, modUp, sd)
+	require.Positive(t, mac, "no multiply-accumulate reached the kernels")
+	require.Positive(t, modUp, "no basis extension reached the kernels")
+	require.Positive(t, sd, "no ModDown/rescale step reached the kernels")
+}
 
 // TestOpenCLWorkloadsByteIdentical: every bench/workloads workload gives the
 // same output bytes with every NTT on OpenCL.
 func TestOpenCLWorkloadsByteIdentical(t *testing.T) { fhecheck.RunWorkloads(t, openCL(t)) }
 
 // TestOpenCLPolicyByteIdentical: the committee's policy evaluation (KYC/AML,
-// depth 9) gives the same result bytes with every NTT on OpenCL.
-func TestOpenCLPolicyByteIdentical(t *testing.T) { fhecheck.RunPolicy(t, openCL(t)) }
+// depth 9) gives the same result bytes with every NTT and the key switch on
+// OpenCL.
+func TestOpenCLPolicyByteIdentical(t *testing.T) {
+	b := openCL(t)
+	fhecheck.RunPolicy(t, b)
+	requireKeySwitchRan(t, b)
+}

@@ -7,6 +7,10 @@
 //   - ntt.cl: OpenCL C kernels (gpu/opencl): per-stage kernels, epilogues,
 //     and the local-memory kernels that fuse the stages inside 2^11-word
 //     blocks.
+//   - keyswitch.cl: OpenCL C kernels of the key switch's other loops
+//     (gpu/opencl's gpu.KeySwitchBackend): the gadget multiply-accumulate,
+//     the fast exact basis extension and ModDown's/the rescale's
+//     scale-difference, each writing the canonical residue in [0, q).
 //   - ntt.metal: Metal Shading Language kernels (gpu/metal); also compiled as
 //     C++ with a shim on Linux by gpu/metal's tests.
 //

@@ -11,6 +11,9 @@ var arithHeader string
 //go:embed ntt.cl
 var openCLSource string
 
+//go:embed keyswitch.cl
+var openCLKeySwitchSource string
+
 //go:embed ntt.metal
 var metalSource string
 
@@ -29,6 +32,22 @@ func MetalKernelFile() string { return metalSource }
 
 // OpenCLSource returns the self-contained OpenCL program (header spliced in).
 func OpenCLSource() string { return splice(openCLSource) }
+
+// OpenCLKeySwitchSource returns the self-contained OpenCL program of the
+// key switch's multiply-accumulate, basis extension and scale-difference
+// kernels (keyswitch.cl, header spliced in; it needs 64-bit floating point
+// for the extension's quotient estimate).
+func OpenCLKeySwitchSource() string { return splice(openCLKeySwitchSource) }
+
+// Key-switch kernel names (keyswitch.cl).
+const (
+	KernelGadgetMulAcc = "fg_ks_gadget_mac"
+	KernelModUp        = "fg_ks_modup"
+	KernelScaleDiff    = "fg_ks_scalediff"
+	// MaxModUpSources bounds a basis extension's source moduli (the
+	// kernel's private array).
+	MaxModUpSources = 32
+)
 
 // MetalSource returns the self-contained MSL library source (header spliced in).
 func MetalSource() string { return splice(metalSource) }

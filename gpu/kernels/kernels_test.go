@@ -1,6 +1,7 @@
 package kernels_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -37,6 +38,17 @@ func TestSourcesSpliceOneHeader(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestKeySwitchSourceSplicesHeader(t *testing.T) {
+	t.Parallel()
+	src := kernels.OpenCLKeySwitchSource()
+	require.NotContains(t, src, `#include "ntt_arith.h"`)
+	require.Equal(t, 1, strings.Count(src, "FG_INLINE FG_U64 fg_mred("))
+	for _, k := range []string{kernels.KernelGadgetMulAcc, kernels.KernelModUp, kernels.KernelScaleDiff} {
+		require.Contains(t, src, "__kernel void "+k+"(")
+	}
+	require.Contains(t, src, fmt.Sprintf("#define FG_KS_MAX_SOURCES %d", kernels.MaxModUpSources))
 }
 
 func TestSchedule(t *testing.T) {

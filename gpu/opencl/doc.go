@@ -17,6 +17,38 @@
 // stay resident on the device per (N, q). Backend.NoFusion selects the
 // one-launch-per-stage path.
 //
+// # The key switch
+//
+// Backend also implements gpu.KeySwitchBackend, so the dispatcher can hand
+// it the key switch's loops other than the NTT (fhe/engine's
+// KeySwitchRouter jobs; gpu/kernels' keyswitch.cl, a second program built
+// on first use; it needs cl_khr_fp64):
+//
+//   - GadgetMulAcc: out = Σ_i k_i·d_i·2^{-64} mod q for both key halves,
+//     each product by Lattigo's MRed (k < q, d < 2q keep k·d < q·2^64), the
+//     sum reduced after every add;
+//   - ModUp: the fast exact basis extension of Halevi–Polyakov–Shoup
+//     (CT-RSA 2019, §2.2) exactly as engine.ModUpJob defines it: y_i =
+//     (x_i + H mod q_i)·(Q/q_i)^{-1} mod q_i by Shoup products, the overflow
+//     count v = ⌊Σ double(y_i)/double(q_i)⌋ in IEEE double (correctly
+//     rounded conversion and division in OpenCL C, FP_CONTRACT off, summed
+//     in source order), out_t = Σ y_i·(Q/q_i mod p_t) − (v·Q + H) mod p_t;
+//   - ScaleDiff: (x − y)·w mod q, ModDown's and the rescale's last step.
+//
+// Every kernel writes the canonical residue in [0, q), which is what
+// Lattigo's lazy schedules end in once reduced, so the outputs are
+// byte-identical with Lattigo and with gpu/native's model (the tests
+// compare all three on BGVN13/BGVN14's moduli). A call is one upload of
+// its inputs and per-job constants, one 2-D launch (word × job), one
+// download; the device buffers and pinned (CL_MEM_ALLOC_HOST_PTR) staging
+// areas grow to the largest call and are kept. An input word outside a
+// kernel's bounds (keys ≥ q, digits or sources ≥ 2q) sets a flag, and the
+// call reports false having written nothing; the engine then recomputes
+// with Lattigo. Moduli must be odd and < 2^62, a basis extension has at
+// most 32 sources, and one call's jobs share N; anything else is declined
+// the same way. The dispatcher's first-use verification (gpu/keyswitch.go)
+// checks every new modulus against the Go definition before trusting it.
+//
 // Any OpenCL 1.2+ device with 64-bit integers works. CI runs it on PoCL
 // (Debian pocl-opencl-icd), which executes the kernels on the host CPU: that
 // proves correctness and routing, not GPU speed. Device choice: the first GPU,

@@ -260,6 +260,13 @@ type Backend struct {
 	// NoFusion disables the local-memory kernels (one launch per stage);
 	// set before first use, for tests and comparison.
 	NoFusion bool
+	// KeyArenaWords is the capacity of the device arena that keeps the key
+	// switch's gadget-key limbs resident (0: DefaultKeyArenaWords); set
+	// before first use.
+	KeyArenaWords int
+	// KeySwitch selects the key-switch loops the backend takes (New: all,
+	// or FHEGATE_OPENCL_KEYSWITCH); set before first use.
+	KeySwitch KeySwitchOps
 
 	mu     sync.Mutex
 	c      C.fg_cl
@@ -268,6 +275,7 @@ type Backend struct {
 	data   C.cl_mem
 	words  int
 	stage  []uint64 // host staging area of a batch (outputs land here before dst)
+	ks     keySwitch
 	closed bool
 }
 
@@ -279,7 +287,9 @@ func cerr(b []byte) string {
 }
 
 // New opens the first GPU (else the first OpenCL device) and builds the
-// kernels. FHEGATE_OPENCL_DEVICE=<platform>:<device> selects another.
+// kernels. FHEGATE_OPENCL_DEVICE=<platform>:<device> selects another;
+// FHEGATE_OPENCL_KEYSWITCH (ParseKeySwitchOps) limits the key-switch loops
+// it takes, for comparisons in one run.
 func New() (gpu.Backend, error) {
 	plat, dev := -1, -1
 	if v := os.Getenv("FHEGATE_OPENCL_DEVICE"); v != "" {
@@ -287,11 +297,15 @@ func New() (gpu.Backend, error) {
 			return nil, fmt.Errorf("opencl: FHEGATE_OPENCL_DEVICE=%q: want <platform>:<device>", v)
 		}
 	}
+	ops, err := ParseKeySwitchOps(os.Getenv("FHEGATE_OPENCL_KEYSWITCH"))
+	if err != nil {
+		return nil, err
+	}
 	src := C.CString(kernels.OpenCLSource())
 	defer C.free(unsafe.Pointer(src))
 	info := make([]byte, 1024)
 	eb := make([]byte, 8192)
-	b := &Backend{roots: map[gpu.Key]roots{}}
+	b := &Backend{roots: map[gpu.Key]roots{}, KeySwitch: ops}
 	rc := C.fg_cl_open(&b.c, C.int(plat), C.int(dev), src, (*C.char)(unsafe.Pointer(&info[0])), C.size_t(len(info)),
 		(*C.char)(unsafe.Pointer(&eb[0])), C.size_t(len(eb)))
 	if rc != 0 {
@@ -329,6 +343,7 @@ func (b *Backend) Close() error {
 		C.fg_cl_free(r.bwd)
 	}
 	C.fg_cl_free(b.data)
+	b.closeKeySwitch()
 	C.fg_cl_close(&b.c)
 	return nil
 }

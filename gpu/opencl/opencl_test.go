@@ -12,7 +12,7 @@ import (
 	"github.com/fhegate/fhegate/gpu/opencl"
 )
 
-func open(t *testing.T) gpu.Backend {
+func open(t testing.TB) gpu.Backend {
 	t.Helper()
 	b, err := opencl.New()
 	require.NoError(t, err, "the opencl tag needs an OpenCL device (CI: PoCL)")
