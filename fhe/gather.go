@@ -8,6 +8,7 @@ import (
 	bgvpoly "github.com/tuneinsight/lattigo/v6/circuits/bgv/polynomial"
 	"github.com/tuneinsight/lattigo/v6/circuits/common/polynomial"
 	"github.com/tuneinsight/lattigo/v6/core/rlwe"
+	"github.com/tuneinsight/lattigo/v6/schemes/bgv"
 	"github.com/tuneinsight/lattigo/v6/utils/bignum"
 
 	"github.com/fhegate/fhegate/fhe/engine"
@@ -106,13 +107,139 @@ func (e *Evaluator) powerBasisGathered(g *engine.Gather, ct *rlwe.Ciphertext, po
 	return pb, nil
 }
 
-// evalPolyGathered is EvalPolyInts's evaluation with the power basis from
-// powerBasisGathered (the Paterson–Stockmeyer steps after it are
-// Lattigo's). w is the calling operation's worker.
+// evalPolyGathered is EvalPolyInts's evaluation — Lattigo v6.2.0's
+// circuits/common/polynomial Evaluator.Evaluate for a BGV polynomial in
+// the monomial basis, step for step — with the independent parts forked
+// as participants of g: the products of each round of the power basis
+// (powerBasisGathered) and the giant steps of each level of the
+// Paterson–Stockmeyer recombination (EvaluateGiantStep of each pair of
+// sub-polynomials, Lattigo's own method, each on a worker of its own). The
+// baby steps (plaintext-scalar sums: no transforms) and the final
+// relinearisation and rescale run on w, the calling operation's worker.
+// Every ciphertext operation is the one Lattigo's sequential loop runs on
+// the same operands, so the bytes are Lattigo's
+// (TestEvalPolyGatheredByteIdentical).
 func (e *Evaluator) evalPolyGathered(g *engine.Gather, w *worker, a *rlwe.Ciphertext, poly bgvpoly.Polynomial) (*rlwe.Ciphertext, error) {
-	pb, err := e.powerBasisGathered(g, a, polynomial.Polynomial(poly))
+	p := polynomial.Polynomial(poly)
+	if w.bgv.ScaleInvariant || p.Basis != bignum.Monomial || p.Degree() < 1 {
+		return w.bpoly.Evaluate(a, poly, a.Scale)
+	}
+	if level, depth := a.Level(), p.Depth(); level < depth {
+		return nil, fmt.Errorf("%d levels < %d log(d) -> cannot evaluate poly", level, depth)
+	}
+	pb, err := e.powerBasisGathered(g, a, p)
 	if err != nil {
 		return nil, err
 	}
-	return w.bpoly.EvaluateFromPowerBasis(pb, poly, a.Scale)
+	vec := polynomial.PolynomialVector{Value: []polynomial.Polynomial{p}}
+	ps := vec.PatersonStockmeyerPolynomial(*e.p.rlwe.GetRLWEParameters(), pb.Value[1].Level(), pb.Value[1].Scale, a.Scale,
+		bgvSim{params: e.p.bgv})
+	pe := w.bpoly.Evaluator
+	split := len(ps.Value[0].Value)
+	babySteps := make([]*polynomial.BabyStep, split)
+	for i := range babySteps {
+		if babySteps[split-i-1], err = pe.EvaluateBabyStep(i, ps, pb); err != nil {
+			return nil, fmt.Errorf("cannot EvaluateBabyStep: %w", err)
+		}
+	}
+	for len(babySteps) != 1 {
+		giantSteps := make([]int, len(babySteps))
+		for i := 0; i < len(babySteps); i++ {
+			if i == len(babySteps)-1 {
+				giantSteps[i] = 2
+			} else if babySteps[i].Degree == babySteps[i+1].Degree {
+				giantSteps[i] = 1
+				i++
+			}
+		}
+		// The pairs (giant step 1) are independent: one participant each.
+		// A trailing sub-polynomial (giant step 2) only takes the degree
+		// of the pair before it, so it follows them.
+		var fs []func()
+		var pairs []int
+		for i, gs := range giantSteps {
+			if gs == 1 {
+				pairs = append(pairs, i)
+			}
+		}
+		errs := make([]error, len(pairs))
+		for k, i := range pairs {
+			fs = append(fs, func() {
+				_, errs[k] = e.do("eval-poly giant step", func(w *worker) (*rlwe.Ciphertext, error) {
+					return nil, w.bpoly.Evaluator.EvaluateGiantStep(i, giantSteps, babySteps, pb)
+				})
+			})
+		}
+		g.Fork(fs...)
+		for _, err := range errs {
+			if err != nil {
+				return nil, err
+			}
+		}
+		for i, gs := range giantSteps {
+			if gs == 2 {
+				if err := pe.EvaluateGiantStep(i, giantSteps, babySteps, pb); err != nil {
+					return nil, err
+				}
+			}
+		}
+		var idx int
+		for i := range babySteps {
+			if babySteps[i] != nil {
+				babySteps[idx] = babySteps[i]
+				idx++
+			}
+		}
+		babySteps = babySteps[:idx]
+	}
+	res := babySteps[0].Value
+	if res.Degree() == 2 {
+		if err := pe.Relinearize(res, res); err != nil {
+			return nil, fmt.Errorf("cannot EvaluatePatersonStockmeyerPolynomial: %w", err)
+		}
+	}
+	if err := pe.Rescale(res, res); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// bgvSim is Lattigo v6.2.0's bgv polynomial simEvaluator
+// (circuits/bgv/polynomial/polynomial_evaluator_sim.go, unexported there)
+// without scale-invariant tensoring: the levels and scales the
+// Paterson–Stockmeyer decomposition plans for.
+type bgvSim struct{ params bgv.Parameters }
+
+func (d bgvSim) PolynomialDepth(degree int) int {
+	if degree <= 0 {
+		panic(fmt.Errorf("invalid degree: degree=%d should be greater than zero", degree))
+	}
+	return bits.Len64(uint64(degree)) - 1
+}
+
+func (d bgvSim) Rescale(op0 *polynomial.SimOperand) {
+	op0.Scale = op0.Scale.Div(rlwe.NewScale(d.params.Q()[op0.Level]))
+	op0.Level--
+}
+
+func (d bgvSim) MulNew(op0, op1 *polynomial.SimOperand) *polynomial.SimOperand {
+	return &polynomial.SimOperand{Level: min(op0.Level, op1.Level), Scale: op0.Scale.Mul(op1.Scale)}
+}
+
+func (d bgvSim) UpdateLevelAndScaleBabyStep(lead bool, tLevelOld int, tScaleOld rlwe.Scale) (int, rlwe.Scale) {
+	tScaleNew := tScaleOld
+	if lead {
+		tScaleNew = tScaleOld.Mul(d.params.NewScale(d.params.Q()[tLevelOld]))
+	}
+	return tLevelOld, tScaleNew
+}
+
+func (d bgvSim) UpdateLevelAndScaleGiantStep(lead bool, tLevelOld int, tScaleOld, xPowScale rlwe.Scale) (int, rlwe.Scale) {
+	Q := d.params.Q()
+	tScaleNew := tScaleOld.Div(xPowScale)
+	currentQi := Q[tLevelOld+1]
+	if lead {
+		currentQi = Q[tLevelOld]
+	}
+	return tLevelOld + 1, tScaleNew.Mul(d.params.NewScale(currentQi))
 }
