@@ -65,7 +65,7 @@ type Row struct {
 	// op's transforms of a step at once; the pure-Go baseline is always
 	// the sequential evaluation, and must give the same bytes.
 	Gathered bool `json:"gathered"`
-	Reps           int     `json:"reps"`
+	Reps     int  `json:"reps"`
 	// BaselineGoCPUMs is the pure-Go evaluation's best CPU time (the ratio
 	// of CPU times is the robust one on a shared host).
 	BaselineGoCPUMs float64 `json:"baseline_go_cpu_ms"`
