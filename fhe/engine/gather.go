@@ -16,8 +16,9 @@ import (
 // hands the Gather a batch parks; when no participant is left that could
 // still add work to the round — every live one is parked in a batch, on
 // an Event or on its Fork's children — the round is dispatched: the
-// parked batches of each kind (direction, lazy) are concatenated into one
-// call of the next router, and every parked participant resumes. Nothing
+// parked batches of one kind (direction, lazy) are concatenated into one
+// call of the next router (maybeRound says which kind), and their
+// participants resume. Nothing
 // waits for a timer or for work outside the Gather: a round is exactly
 // the set of transforms the participants can issue before they need one
 // of its results.
@@ -79,8 +80,7 @@ func (g *Gather) target() Router {
 }
 
 // GatherStats count a Gather's rounds: Calls is the number of calls of the
-// next router (one per kind of batch present in a round), Jobs the
-// per-limb transforms they held.
+// next router (one per round), Jobs the per-limb transforms they held.
 type GatherStats struct {
 	Rounds, Calls, Jobs uint64
 }
@@ -112,12 +112,20 @@ func (g *Gather) park() {
 	g.maybeRound()
 }
 
-// maybeRound dispatches the pending batches once no participant can add
-// to them (g.mu held; released while the next router runs).
+// maybeRound dispatches pending batches once no participant can add to
+// them (g.mu held; released while the next router runs).
+//
+// A round is one call: the pending batches of one kind (direction,
+// laziness), the kind with the most jobs (the earliest batch's on a tie).
+// Batches of other kinds stay parked for the next round. Participants one
+// step apart (one started its key switch a step later than the others)
+// would otherwise cost a call of each kind every round; parking the
+// smaller kind lets the lagging participant fall into step with the
+// others within one key switch, after which their batches go out together.
 func (g *Gather) maybeRound() {
 	for g.runnable == 0 && len(g.pending) > 0 {
-		round := g.pending
-		g.pending = nil
+		round, rest := pickKind(g.pending)
+		g.pending = rest
 		g.mu.Unlock()
 		g.dispatch(round)
 		g.mu.Lock()
@@ -129,46 +137,59 @@ func (g *Gather) maybeRound() {
 	}
 }
 
-// dispatch runs one round: the batches of each kind concatenated, kinds in
-// the order of their first batch. A panic of the next router is handed to
-// every participant of the kind's batches.
+func kindOf(q *gatherReq) int {
+	k := 0
+	if q.inverse {
+		k |= 1
+	}
+	if q.lazy {
+		k |= 2
+	}
+	return k
+}
+
+// pickKind splits pending into the batches of the kind with the most jobs
+// (ties: the kind of the earliest batch) and the rest, both in arrival
+// order.
+func pickKind(pending []*gatherReq) (round, rest []*gatherReq) {
+	var jobs [4]int
+	for _, q := range pending {
+		jobs[kindOf(q)] += len(q.jobs)
+	}
+	best := kindOf(pending[0])
+	for k, n := range jobs {
+		if n > jobs[best] {
+			best = k
+		}
+	}
+	for _, q := range pending {
+		if kindOf(q) == best {
+			round = append(round, q)
+		} else {
+			rest = append(rest, q)
+		}
+	}
+	return round, rest
+}
+
+// dispatch runs one round as one call of the next router. A panic of the
+// next router is handed to every participant of the round.
 func (g *Gather) dispatch(round []*gatherReq) {
 	g.rounds.Add(1)
-	r := g.target()
-	var done [4]bool
-	for i, q := range round {
-		kind := 0
-		if q.inverse {
-			kind |= 1
-		}
-		if q.lazy {
-			kind |= 2
-		}
-		if done[kind] {
-			continue
-		}
-		done[kind] = true
-		var jobs []Job
-		var members []*gatherReq
-		for _, o := range round[i:] {
-			if o.inverse == q.inverse && o.lazy == q.lazy {
-				jobs = append(jobs, o.jobs...)
-				members = append(members, o)
+	g.calls.Add(1)
+	var jobs []Job
+	for _, q := range round {
+		jobs = append(jobs, q.jobs...)
+	}
+	g.jobs.Add(uint64(len(jobs)))
+	defer func() {
+		if p := recover(); p != nil {
+			for _, q := range round {
+				q.panicked = p
 			}
 		}
-		g.calls.Add(1)
-		g.jobs.Add(uint64(len(jobs)))
-		func() {
-			defer func() {
-				if p := recover(); p != nil {
-					for _, m := range members {
-						m.panicked = p
-					}
-				}
-			}()
-			transform(r, q.inverse, q.lazy, jobs)
-		}()
-	}
+	}()
+	transform(g.target(), round[0].inverse, round[0].lazy, jobs)
 }
 
 // Transform implements Router: the batch joins the current round and the

@@ -135,28 +135,67 @@ func TestGatherRounds(t *testing.T) {
 	}
 }
 
-// TestGatherKinds: batches of different kinds in one round go out as one
-// call per kind, in the order of their first batch.
+// TestGatherKinds: a round is one call of one kind, the kind with the most
+// jobs; the batches of the other kinds stay parked for the next round.
 func TestGatherKinds(t *testing.T) {
 	r := gatherRing(t)
 	rng := testseed.Rand(t, 2)
-	a := newSteps(r, rng, [][2]bool{{false, false}})
-	b := newSteps(r, rng, [][2]bool{{true, true}})
+	a := newSteps(r, rng, [][2]bool{{true, true}})
+	b := newSteps(r, rng, [][2]bool{{false, false}})
 	c := newSteps(r, rng, [][2]bool{{false, false}})
+	want := []*steps{a.clone(), b.clone(), c.clone()}
+	for _, s := range want {
+		engine.RunLattigo(s.kinds[0][0], s.kinds[0][1], s.jobs(r, 0))
+	}
 	rec := &callRecorder{}
 	g := engine.NewGather(rec, 1)
 	g.Run(
-		func() { g.Transform(false, false, a.jobs(r, 0)) },
-		func() { g.Transform(true, true, b.jobs(r, 0)) },
+		func() { g.Transform(true, true, a.jobs(r, 0)) },
+		func() { g.Transform(false, false, b.jobs(r, 0)) },
 		func() { g.Transform(false, false, c.jobs(r, 0)) },
 	)
-	require.Len(t, rec.calls, 2)
-	counts := map[recordedCall]int{}
-	for _, call := range rec.calls {
-		counts[call]++
+	require.Equal(t, []recordedCall{{false, false, 2 * len(r.SubRings)}, {true, true, len(r.SubRings)}}, rec.calls)
+	require.Equal(t, engine.GatherStats{Rounds: 2, Calls: 2, Jobs: uint64(3 * len(r.SubRings))}, g.Stats())
+	for i, s := range []*steps{a, b, c} {
+		require.Equal(t, want[i].polys, s.polys)
 	}
-	require.Equal(t, map[recordedCall]int{{false, false, 2 * len(r.SubRings)}: 1, {true, true, len(r.SubRings)}: 1}, counts)
-	require.Equal(t, uint64(1), g.Stats().Rounds)
+}
+
+// TestGatherFallsIntoStep: two participants that run the same cycle of
+// kinds one step apart end up in step — after the first cycle their
+// batches share calls — instead of costing a call per kind every round.
+func TestGatherFallsIntoStep(t *testing.T) {
+	r := gatherRing(t)
+	rng := testseed.Rand(t, 6)
+	cycle := [][2]bool{{true, false}, {false, false}, {true, true}, {false, true}}
+	var kinds [][2]bool
+	for range 4 {
+		kinds = append(kinds, cycle...)
+	}
+	lead := newSteps(r, rng, kinds)
+	lag := newSteps(r, rng, append([][2]bool{{false, true}}, kinds...)) // one step behind
+	lead2 := newSteps(r, rng, kinds)
+	rec := &callRecorder{}
+	g := engine.NewGather(rec, 1)
+	run := func(s *steps) func() {
+		return func() {
+			for k, kind := range s.kinds {
+				g.Transform(kind[0], kind[1], s.jobs(r, k))
+			}
+		}
+	}
+	g.Run(run(lead), run(lead2), run(lag))
+	// 16 steps of three participants and one extra step: in step they
+	// would need 17 calls; one call per kind per round would need ~32.
+	require.LessOrEqual(t, len(rec.calls), 17+len(cycle))
+	full := 0
+	for _, c := range rec.calls {
+		if c.jobs == 3*len(r.SubRings) {
+			full++
+		}
+	}
+	t.Logf("%d calls, %d of all three participants", len(rec.calls), full)
+	require.GreaterOrEqual(t, full, 16-len(cycle), "in step after the first cycle")
 }
 
 // TestGatherForkAndEvents: a participant that forks children, and one that
