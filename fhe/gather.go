@@ -16,14 +16,19 @@ import (
 
 // powerPlan lists the powers X^n (n ≥ 2) that Lattigo's polynomial
 // evaluator (circuits/common/polynomial Evaluator.Evaluate, v6.2.0)
-// generates for poly, grouped by product depth: round d holds the powers
-// whose recursion X^n = X^a · X^b (a, b = polynomial.SplitDegree(n), the
-// split Lattigo's PowerBasis.GenPower uses) is d products deep. The powers
-// of one round depend only on earlier rounds, so they are independent.
-// Lattigo generates: every power of two up to 2^(logDegree−1), then each
+// generates for poly: every power of two up to 2^(logDegree−1), then each
 // i from 2^logSplit − 1 down to 3 of the parity the polynomial needs, each
-// with the powers its recursion needs.
-func powerPlan(p polynomial.Polynomial) [][]int {
+// with the powers its recursion X^n = X^a · X^b needs (a, b =
+// polynomial.SplitDegree(n), the split PowerBasis.GenPower uses).
+//
+// rounds groups the powers up to the giant step 2^logSplit by product
+// depth: the powers of one round depend only on earlier rounds, so they
+// are independent. late lists, ascending, the powers of two above the
+// giant step (X^{2^k} = X^{2^{k−1}} squared, a chain): no power of rounds
+// depends on them, and the Paterson–Stockmeyer recombination needs them
+// only from its giant steps on, so they can be computed while the baby
+// steps and the first giant steps run.
+func powerPlan(p polynomial.Polynomial) (rounds [][]int, late []int) {
 	deg := p.Degree()
 	logDegree := bits.Len64(uint64(deg))
 	logSplit := bignum.OptimalSplit(logDegree)
@@ -52,49 +57,54 @@ func powerPlan(p polynomial.Polynomial) [][]int {
 		}
 	}
 	slices.Sort(ns) // a fixed order within a round
-	var rounds [][]int
 	for _, n := range ns {
+		if n > 1<<logSplit && n&(n-1) == 0 {
+			late = append(late, n)
+			continue
+		}
 		d := depth[n]
 		for len(rounds) < d {
 			rounds = append(rounds, nil)
 		}
 		rounds[d-1] = append(rounds[d-1], n)
 	}
-	return rounds
+	return rounds, late
 }
 
-// powerBasisGathered computes the power basis Lattigo's evaluator would
-// generate for poly on ct, with the independent products of each round
-// forked as participants of g (so one round's key switches and rescales
-// reach the GPU gate as one batch per step). Every power is what
-// PowerBasis.GenPower leaves in the basis: X^n = Rescale(MulRelin(X^a,
-// X^b)), each operand rescaled right after it was generated, through the
-// same routed scheme evaluator (routedBGV: Lattigo's tensor, the engine's
-// relinearisation and rescale), so EvaluateFromPowerBasis on it gives the
-// bytes of Evaluate on ct (TestEvalPolyGatheredByteIdentical).
-func (e *Evaluator) powerBasisGathered(g *engine.Gather, ct *rlwe.Ciphertext, poly polynomial.Polynomial) (polynomial.PowerBasis, error) {
-	pb := polynomial.PowerBasis{Basis: poly.Basis, Value: map[int]*rlwe.Ciphertext{1: ct.CopyNew()}}
-	for _, round := range powerPlan(poly) {
+// mulPower is one product of the power basis as PowerBasis.GenPower
+// leaves it: Rescale(MulRelin(X^a, X^b)) — GenPower rescales every power
+// right after generating it, before any other use — through the routed
+// scheme evaluator of a worker of its own (routedBGV: Lattigo's tensor,
+// the engine's relinearisation and rescale).
+func (e *Evaluator) mulPower(xa, xb *rlwe.Ciphertext) (*rlwe.Ciphertext, error) {
+	c, err := e.do("eval-poly power", func(w *worker) (*rlwe.Ciphertext, error) {
+		ev := w.bpoly.Evaluator.Evaluator
+		x, err := ev.MulRelinNew(xa, xb)
+		if err != nil {
+			return nil, err
+		}
+		return x, ev.Rescale(x, x)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return c.ct, nil
+}
+
+// powerBasisGathered computes the powers of rounds (powerPlan) on ct, the
+// products of each round forked as participants of g, so one round's key
+// switches and rescales reach the GPU gate as one batch per step. Every
+// power is the ciphertext GenPower leaves in Lattigo's basis (mulPower).
+func (e *Evaluator) powerBasisGathered(g *engine.Gather, ct *rlwe.Ciphertext, basis bignum.Basis, rounds [][]int) (polynomial.PowerBasis, error) {
+	pb := polynomial.PowerBasis{Basis: basis, Value: map[int]*rlwe.Ciphertext{1: ct.CopyNew()}}
+	for _, round := range rounds {
 		outs := make([]*rlwe.Ciphertext, len(round))
 		errs := make([]error, len(round))
 		fs := make([]func(), len(round))
 		for k, n := range round {
 			a, b := polynomial.SplitDegree(n)
 			xa, xb := pb.Value[a], pb.Value[b]
-			fs[k] = func() {
-				var c *Ciphertext
-				c, errs[k] = e.do("eval-poly power", func(w *worker) (*rlwe.Ciphertext, error) {
-					ev := w.bpoly.Evaluator.Evaluator
-					x, err := ev.MulRelinNew(xa, xb)
-					if err != nil {
-						return nil, err
-					}
-					return x, ev.Rescale(x, x)
-				})
-				if errs[k] == nil {
-					outs[k] = c.ct
-				}
-			}
+			fs[k] = func() { outs[k], errs[k] = e.mulPower(xa, xb) }
 		}
 		g.Fork(fs...)
 		for k, n := range round {
@@ -109,15 +119,21 @@ func (e *Evaluator) powerBasisGathered(g *engine.Gather, ct *rlwe.Ciphertext, po
 
 // evalPolyGathered is EvalPolyInts's evaluation — Lattigo v6.2.0's
 // circuits/common/polynomial Evaluator.Evaluate for a BGV polynomial in
-// the monomial basis, step for step — with the independent parts forked
-// as participants of g: the products of each round of the power basis
-// (powerBasisGathered) and the giant steps of each level of the
-// Paterson–Stockmeyer recombination (EvaluateGiantStep of each pair of
-// sub-polynomials, Lattigo's own method, each on a worker of its own). The
-// baby steps (plaintext-scalar sums: no transforms) and the final
-// relinearisation and rescale run on w, the calling operation's worker.
-// Every ciphertext operation is the one Lattigo's sequential loop runs on
-// the same operands, so the bytes are Lattigo's
+// the monomial basis, step for step — with the independent parts run as
+// participants of g:
+//
+//   - the powers up to the giant step, round by round (powerBasisGathered);
+//   - the chain of larger powers of two (one participant, each power
+//     published by an Event) beside the Paterson–Stockmeyer recombination
+//     (another), which waits for a power only when a giant step needs it;
+//   - the giant steps of each level of the recombination (Lattigo's
+//     EvaluateGiantStep of each pair of sub-polynomials, each on a worker
+//     of its own).
+//
+// The baby steps (plaintext-scalar sums: no transforms) run on w, the
+// calling operation's worker, and so do the final relinearisation and
+// rescale. Every ciphertext operation is the one Lattigo's sequential code
+// runs, on the same operands, so the bytes are Lattigo's
 // (TestEvalPolyGatheredByteIdentical).
 func (e *Evaluator) evalPolyGathered(g *engine.Gather, w *worker, a *rlwe.Ciphertext, poly bgvpoly.Polynomial) (*rlwe.Ciphertext, error) {
 	p := polynomial.Polynomial(poly)
@@ -127,17 +143,105 @@ func (e *Evaluator) evalPolyGathered(g *engine.Gather, w *worker, a *rlwe.Cipher
 	if level, depth := a.Level(), p.Depth(); level < depth {
 		return nil, fmt.Errorf("%d levels < %d log(d) -> cannot evaluate poly", level, depth)
 	}
-	pb, err := e.powerBasisGathered(g, a, p)
+	rounds, late := powerPlan(p)
+	pb, err := e.powerBasisGathered(g, a, p.Basis, rounds)
 	if err != nil {
 		return nil, err
 	}
 	vec := polynomial.PolynomialVector{Value: []polynomial.Polynomial{p}}
 	ps := vec.PatersonStockmeyerPolynomial(*e.p.rlwe.GetRLWEParameters(), pb.Value[1].Level(), pb.Value[1].Scale, a.Scale,
 		bgvSim{params: e.p.bgv})
+
+	// The chain of late powers: lateCt[k] is valid once lateEv[k] fired
+	// (every event fires, also after an error, so no one waits forever).
+	lateCt := make([]*rlwe.Ciphertext, len(late))
+	lateEv := make([]*engine.Event, len(late))
+	for k := range lateEv {
+		lateEv[k] = g.NewEvent()
+	}
+	var chainErr error
+	var first *rlwe.Ciphertext
+	if len(late) > 0 {
+		first = pb.Value[late[0]/2] // read before the participants start
+	}
+	chain := func() {
+		defer func() {
+			for _, ev := range lateEv {
+				ev.Fire()
+			}
+		}()
+		prev := first
+		for k, n := range late {
+			x, err := e.mulPower(prev, prev)
+			if err != nil {
+				chainErr = fmt.Errorf("power %d: %w", n, err)
+				return
+			}
+			lateCt[k], prev = x, x
+			lateEv[k].Fire()
+		}
+	}
+	// ensure puts X^n in the basis, waiting for the chain if n is one of
+	// its powers. Only the recombination's participant writes the map,
+	// and never while a giant step reads it.
+	ensure := func(n int) error {
+		if _, ok := pb.Value[n]; ok {
+			return nil
+		}
+		k := slices.Index(late, n)
+		if k < 0 {
+			return nil // not a power Lattigo generates: its evaluator fails as Lattigo's would
+		}
+		lateEv[k].Wait()
+		if lateCt[k] == nil {
+			return chainErr
+		}
+		pb.Value[n] = lateCt[k]
+		return nil
+	}
+	var res *rlwe.Ciphertext
+	var psErr error
+	recombine := func() { res, psErr = e.patersonStockmeyerGathered(g, w, ps, pb, ensure) }
+	if len(late) > 0 {
+		g.Fork(chain, recombine)
+	} else {
+		recombine()
+	}
+	if psErr != nil {
+		return nil, psErr
+	}
+	if chainErr != nil {
+		return nil, chainErr
+	}
+	pe := w.bpoly.Evaluator
+	if res.Degree() == 2 {
+		if err := pe.Relinearize(res, res); err != nil {
+			return nil, fmt.Errorf("cannot EvaluatePatersonStockmeyerPolynomial: %w", err)
+		}
+	}
+	if err := pe.Rescale(res, res); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// patersonStockmeyerGathered is Lattigo's
+// EvaluatePatersonStockmeyerPolynomialVector up to its final
+// relinearisation and rescale: the baby steps on w, then level by level
+// the giant steps, each pair of sub-polynomials a participant of g. ensure
+// makes a power present in pb before a step reads it.
+func (e *Evaluator) patersonStockmeyerGathered(g *engine.Gather, w *worker, ps polynomial.PatersonStockmeyerPolynomialVector,
+	pb polynomial.PowerBasis, ensure func(n int) error) (*rlwe.Ciphertext, error) {
 	pe := w.bpoly.Evaluator
 	split := len(ps.Value[0].Value)
 	babySteps := make([]*polynomial.BabyStep, split)
 	for i := range babySteps {
+		for n := 2; n <= ps.Value[0].Value[i].Degree(); n++ {
+			if err := ensure(n); err != nil {
+				return nil, err
+			}
+		}
+		var err error
 		if babySteps[split-i-1], err = pe.EvaluateBabyStep(i, ps, pb); err != nil {
 			return nil, fmt.Errorf("cannot EvaluateBabyStep: %w", err)
 		}
@@ -160,6 +264,9 @@ func (e *Evaluator) evalPolyGathered(g *engine.Gather, w *worker, a *rlwe.Cipher
 		for i, gs := range giantSteps {
 			if gs == 1 {
 				pairs = append(pairs, i)
+				if err := ensure(1 << bits.Len64(uint64(babySteps[i].Degree))); err != nil {
+					return nil, err
+				}
 			}
 		}
 		errs := make([]error, len(pairs))
@@ -192,16 +299,7 @@ func (e *Evaluator) evalPolyGathered(g *engine.Gather, w *worker, a *rlwe.Cipher
 		}
 		babySteps = babySteps[:idx]
 	}
-	res := babySteps[0].Value
-	if res.Degree() == 2 {
-		if err := pe.Relinearize(res, res); err != nil {
-			return nil, fmt.Errorf("cannot EvaluatePatersonStockmeyerPolynomial: %w", err)
-		}
-	}
-	if err := pe.Rescale(res, res); err != nil {
-		return nil, err
-	}
-	return res, nil
+	return babySteps[0].Value, nil
 }
 
 // bgvSim is Lattigo v6.2.0's bgv polynomial simEvaluator
