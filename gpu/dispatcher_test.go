@@ -167,7 +167,7 @@ func TestSingleTransformForcedToAccelerator(t *testing.T) {
 	require.Equal(t, []int{1, 1}, f.batchSizes())
 	require.Equal(t, uint64(2), stat(d, "fake").Polys)
 	rs := d.RouterStats()
-	require.Equal(t, gpu.RouterStats{Batches: 2, Transforms: 2, Routed: 2, MedianBatch: 1, P95Batch: 1}, rs)
+	require.Equal(t, gpu.RouterStats{Batches: 2, Transforms: 2, Routed: 2, MedianBatch: 1, P95Batch: 1, TransformMedianBatch: 1}, rs)
 }
 
 func TestBelowThresholdStaysOnCPU(t *testing.T) {
