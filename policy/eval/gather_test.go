@@ -149,3 +149,83 @@ func TestGatherErrors(t *testing.T) {
 	_, err = eval.EvaluateBatch(context.Background(), refreshing, k.Eval, nil, eval.Options{Gather: true})
 	require.ErrorIs(t, err, eval.ErrNeedsRefresh)
 }
+
+// memoRefresh stands in for the committee's refresh: decrypt and
+// re-encrypt, once per distinct ciphertext (by handle), so that two
+// evaluations of the same inputs get the same refreshed ciphertexts.
+func memoRefresh(k *fhetest.Kit) eval.RefreshFunc {
+	var mu sync.Mutex
+	done := map[fhe.Handle]*fhe.Ciphertext{}
+	return func(_ context.Context, ct *fhe.Ciphertext) (*fhe.Ciphertext, error) {
+		h, err := ct.Handle()
+		if err != nil {
+			return nil, err
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if out, ok := done[h]; ok {
+			return out, nil
+		}
+		v, err := k.Dec.DecryptInts(ct)
+		if err != nil {
+			return nil, err
+		}
+		out, err := k.Enc.EncryptInts(v)
+		if err != nil {
+			return nil, err
+		}
+		done[h] = out
+		return out, nil
+	}
+}
+
+// gatheredMatchesSequential evaluates plan on fresh random inputs both
+// ways (refresh points through refresh), compares the bytes and decrypts
+// against the plaintext reference.
+func gatheredMatchesSequential(t *testing.T, k *fhetest.Kit, plan *policy.Plan, seed uint64, refresh eval.RefreshFunc) {
+	t.Helper()
+	slots := randomInputs(rand.New(rand.NewPCG(seed, 3)), plan, plan.Slots)
+	cts, err := eval.EncryptSlots(k.Enc, slots)
+	require.NoError(t, err)
+	want, err := eval.EvaluateWith(context.Background(), plan, k.Eval, cts, eval.Options{Refresh: refresh})
+	require.NoError(t, err)
+	got, err := eval.EvaluateWith(context.Background(), plan, k.Eval, cts, eval.Options{Refresh: refresh, Gather: true})
+	require.NoError(t, err)
+	a, err := want.MarshalBinary()
+	require.NoError(t, err)
+	b, err := got.MarshalBinary()
+	require.NoError(t, err)
+	require.True(t, bytes.Equal(a, b), "gathered ciphertext differs from the sequential one")
+	ref, err := plan.EvalPlain(slots)
+	require.NoError(t, err)
+	verdicts, err := eval.DecryptVerdicts(k.Dec, got, plan.Slots)
+	require.NoError(t, err)
+	require.Equal(t, ref, verdicts)
+}
+
+// TestGatherRefresh: a plan with refresh points (called inside the
+// participants) evaluates gathered to the sequential bytes.
+func TestGatherRefresh(t *testing.T) {
+	k := kit(t, fhetest.InsecureBGVN10Deep)
+	plan, err := policy.CompileWith([]byte(refreshDoc), deep)
+	require.NoError(t, err)
+	require.True(t, plan.NeedsRefresh)
+	gatheredMatchesSequential(t, k, plan, testseed.Seed(t), memoRefresh(k))
+}
+
+// TestGatherOnBGVN14: the shipped KYC/AML and credit-limit plans on the
+// real preset (refresh floor 1: they refresh), gathered and sequential,
+// byte for byte (slow: skipped with -short).
+func TestGatherOnBGVN14(t *testing.T) {
+	if testing.Short() {
+		t.Skip("BGVN14: key generation and four depth-9 evaluations at N=2^14")
+	}
+	k := kit(t, fhe.BGVN14)
+	for _, name := range []string{"kyc_aml", "credit_limit"} {
+		t.Run(name, func(t *testing.T) {
+			plan, err := policy.Compile(examples.MustGet(name))
+			require.NoError(t, err)
+			gatheredMatchesSequential(t, k, plan, testseed.Seed(t), memoRefresh(k))
+		})
+	}
+}
