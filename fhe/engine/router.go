@@ -15,7 +15,9 @@ type Job struct {
 
 // Router receives the batched transforms of the engine. A batch is every
 // independent per-limb transform of one step of a key switch (all
-// decomposition digits × all moduli of Q∪P), in one direction.
+// decomposition digits × all moduli of Q∪P), in one direction — or,
+// through a Gather, of that step of every key switch and rescale its
+// participants have reached together.
 //
 // inverse selects SubRing.INTT (else SubRing.NTT). lazy means the engine
 // consumes the outputs only through lazy Montgomery multiply-accumulates
