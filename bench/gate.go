@@ -21,6 +21,10 @@ type Gate struct {
 	RoutedFraction float64 `json:"routed_fraction"`
 	MedianBatch    int     `json:"median_batch"`
 	P95Batch       int     `json:"p95_batch"`
+	// MeanBatch is Transforms / Batches; TransformMedianBatch the size of
+	// the batch the median transform travelled in (gpu.RouterStats).
+	MeanBatch            float64 `json:"mean_batch"`
+	TransformMedianBatch int     `json:"transform_median_batch"`
 	// Transforms, Routed and Batches are per evaluation where the bench
 	// repeats one (bench policy), else totals over the measured work.
 	Transforms uint64 `json:"engine_transforms"`
@@ -61,7 +65,10 @@ func GateNow(per int) Gate {
 	}
 	rs := d.RouterStats()
 	c.RoutedFraction = float64(int64(rs.RoutedFraction()*1e4+0.5)) / 1e4
-	c.MedianBatch, c.P95Batch = rs.MedianBatch, rs.P95Batch
+	c.MedianBatch, c.P95Batch, c.TransformMedianBatch = rs.MedianBatch, rs.P95Batch, rs.TransformMedianBatch
+	if rs.Batches > 0 {
+		c.MeanBatch = Round2(float64(rs.Transforms) / float64(rs.Batches))
+	}
 	c.Transforms, c.Routed, c.Batches = rs.Transforms, rs.Routed, rs.Batches
 	c.MulAcc, c.ModUp, c.ScaleDiff = rs.MulAcc, rs.ModUp, rs.ScaleDiff
 	if per > 1 {

@@ -33,7 +33,10 @@ type Evaluator struct {
 	p    *Params
 	evk  *rlwe.MemEvaluationKeySet
 	gal  map[uint64]bool
-	pool sync.Pool
+	pool *sync.Pool
+	// router, when set (WithRouter), receives the engine's transforms of
+	// this evaluator's operations instead of the installed router.
+	router engine.Router
 }
 
 type worker struct {
@@ -43,13 +46,17 @@ type worker struct {
 	bpoly *bgvpoly.Evaluator
 	cpoly *ckkspoly.Evaluator
 	ks    *engine.KeySwitcher // fhegate's key switch (routed transforms); built on first use
+	// router is the router of the operation w runs (Evaluator.WithRouter;
+	// nil: the installed one).
+	router engine.Router
 }
 
-// keySwitcher returns w's engine key switcher.
+// keySwitcher returns w's engine key switcher, routing to w.router.
 func (w *worker) keySwitcher() *engine.KeySwitcher {
 	if w.ks == nil {
 		w.ks = engine.NewKeySwitcher(w.ecd.p.rlwe, w.rlweEval())
 	}
+	w.ks.SetRouter(w.router)
 	return w.ks
 }
 
@@ -85,7 +92,7 @@ func NewEvaluator(p *Params, keys EvaluationKeys) (*Evaluator, error) {
 			gal[g.GaloisElement] = true
 		}
 	}
-	e := &Evaluator{p: p, evk: rlwe.NewMemEvaluationKeySet(rlk, gks...), gal: gal}
+	e := &Evaluator{p: p, evk: rlwe.NewMemEvaluationKeySet(rlk, gks...), gal: gal, pool: &sync.Pool{}}
 	e.pool.New = func() any {
 		w := &worker{ecd: newEncoder(p)}
 		// The polynomial evaluators relinearise through the engine.
@@ -106,6 +113,19 @@ func NewEvaluator(p *Params, keys EvaluationKeys) (*Evaluator, error) {
 // Params returns the evaluator's parameters.
 func (e *Evaluator) Params() *Params { return e.p }
 
+// WithRouter returns a view of e (same parameters, keys and worker pool)
+// whose operations hand the engine's batched transforms to r instead of
+// the process's installed router (nil: the installed one). Results are
+// the same bytes whatever the router, as long as it keeps the
+// engine.Router contract. With an engine.Gather, the view's operations
+// must run inside the Gather's participants, and EvalPolyInts forks the
+// independent products of its power basis as participants.
+func (e *Evaluator) WithRouter(r engine.Router) *Evaluator {
+	v := *e
+	v.router = r
+	return &v
+}
+
 // do runs f with a pooled worker, turning any panic from below into an error.
 func (e *Evaluator) do(op string, f func(w *worker) (*rlwe.Ciphertext, error), in ...*Ciphertext) (out *Ciphertext, err error) {
 	for i, c := range in {
@@ -117,11 +137,13 @@ func (e *Evaluator) do(op string, f func(w *worker) (*rlwe.Ciphertext, error), i
 		}
 	}
 	w := e.pool.Get().(*worker)
+	w.router = e.router
 	defer func() {
 		if r := recover(); r != nil {
 			out, err = nil, fmt.Errorf("fhe: %s: %v", op, r)
 			return // a worker that panicked may hold inconsistent buffers: drop it
 		}
+		w.router = nil
 		e.pool.Put(w)
 	}()
 	ct, err := f(w)
@@ -155,7 +177,7 @@ func (w *worker) rescale(ct *rlwe.Ciphertext) (*rlwe.Ciphertext, error) {
 
 // rescaleInto is Lattigo's bgv/ckks Evaluator.Rescale (checks, metadata,
 // scale) with the division by the last prime done by
-// engine.DivRoundByLastModulusNTT, whose forward transforms are routed:
+// engine.DivRoundByLastModulusNTT (through w's router), whose forward transforms are routed:
 // byte-identical to Lattigo's (fhe/engine's tests and
 // TestMulEngineMatchesLattigo). Cases the engine does not cover (BGV
 // scale-invariant, CKKS consuming several primes per rescale) run Lattigo's.
@@ -180,7 +202,7 @@ func (w *worker) rescaleInto(op0, opOut *rlwe.Ciphertext) error {
 		if len(op0.Value) < n {
 			return w.bgv.Rescale(op0, opOut) // let Lattigo report it
 		}
-		engine.DivRoundByLastModulusNTT(ringQ, op0.Value[:n], opOut.Value)
+		w.keySwitcher().DivRoundByLastModulusNTT(ringQ, op0.Value[:n], opOut.Value)
 		opOut.Resize(opOut.Degree(), level-1)
 		*opOut.MetaData = *op0.MetaData
 		opOut.Scale = op0.Scale.Div(w.ecd.p.bgv.NewScale(qL))
@@ -194,7 +216,7 @@ func (w *worker) rescaleInto(op0, opOut *rlwe.Ciphertext) error {
 	}
 	*opOut.MetaData = *op0.MetaData
 	opOut.Scale = opOut.Scale.Div(rlwe.NewScale(qL))
-	engine.DivRoundByLastModulusNTT(ringQ, op0.Value[:len(opOut.Value)], opOut.Value)
+	w.keySwitcher().DivRoundByLastModulusNTT(ringQ, op0.Value[:len(opOut.Value)], opOut.Value)
 	if op0 == opOut {
 		opOut.Resize(op0.Degree(), level-1)
 	}
@@ -452,7 +474,11 @@ func (e *Evaluator) EvalPolyInts(a *Ciphertext, coeffs []int64) (*Ciphertext, er
 			}
 			c[i] = uint64(x)
 		}
-		return w.bpoly.Evaluate(a.ct, bgvpoly.NewPolynomial(c), a.ct.Scale)
+		poly := bgvpoly.NewPolynomial(c)
+		if g, ok := e.router.(*engine.Gather); ok && len(c) > 1 {
+			return e.evalPolyGathered(g, w, a.ct, poly)
+		}
+		return w.bpoly.Evaluate(a.ct, poly, a.ct.Scale)
 	}, a)
 }
 

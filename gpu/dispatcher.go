@@ -191,6 +191,10 @@ type RouterStats struct {
 	Routed      uint64 `json:"routed"`
 	MedianBatch int    `json:"median_batch"`
 	P95Batch    int    `json:"p95_batch"`
+	// TransformMedianBatch is the size of the batch the median transform
+	// travelled in (the batch-size distribution weighted by size: what an
+	// accelerator sees per transform, where MedianBatch counts calls).
+	TransformMedianBatch int `json:"transform_median_batch"`
 	// MulAcc counts the moduli of key-switch multiply-accumulates
 	// (engine.MulAccJob) the accelerator ran.
 	MulAcc uint64 `json:"muladd_routed,omitempty"`
@@ -214,7 +218,7 @@ func (s RouterStats) RoutedFraction() float64 {
 func (d *Dispatcher) RouterStats() RouterStats {
 	med, p95 := d.sizes.quantiles()
 	return RouterStats{Batches: d.batches.Load(), Transforms: d.transforms.Load(), Routed: d.routed.Load(),
-		MedianBatch: med, P95Batch: p95, MulAcc: d.mulAcc.Load(), ModUp: d.modUps.Load(), ScaleDiff: d.scaleDiffs.Load()}
+		MedianBatch: med, P95Batch: p95, TransformMedianBatch: d.sizes.weightedMedian(), MulAcc: d.mulAcc.Load(), ModUp: d.modUps.Load(), ScaleDiff: d.scaleDiffs.Load()}
 }
 
 // ResetRouterStats zeroes the seam counters (RouterStats), e.g. between
@@ -275,6 +279,27 @@ func (h *sizeHistogram) quantiles() (med, p95 int) {
 		return maxTrackedBatch
 	}
 	return rank(0.5), rank(0.95)
+}
+
+// weightedMedian returns the batch size of the median transform (nearest
+// rank over the histogram weighted by batch size).
+func (h *sizeHistogram) weightedMedian() int {
+	var total uint64
+	for i := range h.n {
+		total += uint64(i) * h.n[i].Load()
+	}
+	if total == 0 {
+		return 0
+	}
+	want := (total + 1) / 2
+	var acc uint64
+	for i := range h.n {
+		acc += uint64(i) * h.n[i].Load()
+		if acc >= want {
+			return i
+		}
+	}
+	return maxTrackedBatch
 }
 
 // ----- installation ---------------------------------------------------------

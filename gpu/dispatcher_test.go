@@ -167,7 +167,7 @@ func TestSingleTransformForcedToAccelerator(t *testing.T) {
 	require.Equal(t, []int{1, 1}, f.batchSizes())
 	require.Equal(t, uint64(2), stat(d, "fake").Polys)
 	rs := d.RouterStats()
-	require.Equal(t, gpu.RouterStats{Batches: 2, Transforms: 2, Routed: 2, MedianBatch: 1, P95Batch: 1}, rs)
+	require.Equal(t, gpu.RouterStats{Batches: 2, Transforms: 2, Routed: 2, MedianBatch: 1, P95Batch: 1, TransformMedianBatch: 1}, rs)
 }
 
 func TestBelowThresholdStaysOnCPU(t *testing.T) {
@@ -373,9 +373,23 @@ func TestResetRouterStats(t *testing.T) {
 	d := gpu.NewDispatcher(gpu.Options{Log: zaptest.NewLogger(t)})
 	s := newRing(t, 1<<10, false).SubRings[0]
 	transform(d, s, false, false, randPoly(s, 1), randPoly(s, 2))
-	require.Equal(t, gpu.RouterStats{Batches: 1, Transforms: 2, MedianBatch: 2, P95Batch: 2}, d.RouterStats())
+	require.Equal(t, gpu.RouterStats{Batches: 1, Transforms: 2, MedianBatch: 2, P95Batch: 2, TransformMedianBatch: 2}, d.RouterStats())
 	d.ResetRouterStats()
 	require.Equal(t, gpu.RouterStats{}, d.RouterStats())
+
+	// Three batches of 1 and one of 10: the median call holds 1 transform,
+	// the median transform travels in the batch of 10.
+	for range 3 {
+		transform(d, s, false, false, randPoly(s, 3))
+	}
+	polys := make([][]uint64, 10)
+	for i := range polys {
+		polys[i] = randPoly(s, uint64(10+i))
+	}
+	transform(d, s, false, false, polys...)
+	st := d.RouterStats()
+	require.Equal(t, 1, st.MedianBatch)
+	require.Equal(t, 10, st.TransformMedianBatch)
 }
 
 // TestShapesCountedWithoutRouting: a CPU-only dispatcher still counts the

@@ -60,7 +60,12 @@ type Row struct {
 	Refreshes      int     `json:"refreshes,omitempty"`   // collective refreshes per evaluation (stood in for here)
 	RequestGas     uint64  `json:"request_gas,omitempty"` // what one evaluate() pays (corebackends.PerRequestGas)
 	Verified       bool    `json:"verified"`              // every packed verdict decrypted and checked against the plaintext reference
-	Reps           int     `json:"reps"`
+	// Gathered: the routed evaluation ran as a dataflow over one
+	// engine.Gather (eval.Options.Gather), handing the gate every ready
+	// op's transforms of a step at once; the pure-Go baseline is always
+	// the sequential evaluation, and must give the same bytes.
+	Gathered bool `json:"gathered"`
+	Reps     int  `json:"reps"`
 	// BaselineGoCPUMs is the pure-Go evaluation's best CPU time (the ratio
 	// of CPU times is the robust one on a shared host).
 	BaselineGoCPUMs float64 `json:"baseline_go_cpu_ms"`
@@ -84,8 +89,11 @@ type Command struct {
 	Shapes   string
 	Profile  string
 	Gate     bench.Install
-	Log      *zap.Logger
-	Out      io.Writer
+	// Sequential evaluates op after op (each key switch its own batches)
+	// instead of gathering every ready op's transforms (the default).
+	Sequential bool
+	Log        *zap.Logger
+	Out        io.Writer
 }
 
 // spec is a policy document to measure, by name.
@@ -140,7 +148,7 @@ func (c Command) Run(ctx context.Context) error {
 	defer stopProfile()
 	var rows []Row
 	for _, sp := range specs {
-		row, err := Measure(ctx, log, sp.name, sp.doc, reps)
+		row, err := Measure(ctx, log, sp.name, sp.doc, reps, !c.Sequential)
 		if err != nil {
 			return fmt.Errorf("%s: %w", sp.name, err)
 		}
@@ -173,19 +181,27 @@ func Print(out io.Writer, rows []Row, wide bool) error {
 		}
 		return w.Flush()
 	}
-	fmt.Fprintln(w, "policy\tpreset\tdepth\tct×ct\trequest ms\tcpu ms\test. ms\tdecisions/ct\tms/decision\tvs Lux 5.41 s\tgas\tgas/decision\tbackend\tpure-Go ms\tpure-Go cpu ms\tgo/routed\tcpu go/routed\ttransforms\trouted\tbatch p50/p95\t")
+	fmt.Fprintln(w, "policy\tpreset\tdepth\tct×ct\trequest ms\tcpu ms\test. ms\tdecisions/ct\tms/decision\tvs Lux 5.41 s\tgas\tgas/decision\tbackend\tpure-Go ms\tpure-Go cpu ms\tgo/routed\tcpu go/routed\ttransforms\trouted\tgathered\tbatches\tbatch p50/p95/mean\ttransform's batch p50\t")
 	for _, r := range rows {
-		fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%.1f\t%.1f\t%.1f\t%d\t%.4f\t%.0f×\t%d\t%d\t%s\t%.1f\t%.1f\t%.2f×\t%.2f×\t%d\t%d\t%d/%d\t\n", r.Policy, r.Preset, r.Depth, r.CtCt,
+		fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%.1f\t%.1f\t%.1f\t%d\t%.4f\t%.0f×\t%d\t%d\t%s\t%.1f\t%.1f\t%.2f×\t%.2f×\t%d\t%d\t%s\t%d\t%d/%d/%.1f\t%d\t\n", r.Policy, r.Preset, r.Depth, r.CtCt,
 			r.RequestMs, r.RequestCPUMs, r.EstimatedMs, r.DecisionsPerCt, r.PerDecisionMs, r.SpeedupVsLux, r.Gas, r.GasPerDecision,
-			r.Backend, r.BaselineGoMs, r.BaselineGoCPUMs, r.BaselineGoMs/r.RequestMs, r.BaselineGoCPUMs/r.RequestCPUMs, r.Transforms, r.Routed, r.MedianBatch, r.P95Batch)
+			r.Backend, r.BaselineGoMs, r.BaselineGoCPUMs, r.BaselineGoMs/r.RequestMs, r.BaselineGoCPUMs/r.RequestCPUMs, r.Transforms, r.Routed, yesNo(r.Gathered), r.Batches, r.MedianBatch, r.P95Batch, r.MeanBatch, r.TransformMedianBatch)
 	}
 	return w.Flush()
 }
 
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
 // Measure measures one policy document: a full ciphertext set of random
 // in-range decisions evaluated reps times single-threaded (best of), every
-// verdict checked against the plaintext reference.
-func Measure(ctx context.Context, log *zap.Logger, name string, doc []byte, reps int) (Row, error) {
+// verdict checked against the plaintext reference; with gather the routed
+// evaluation is eval.Options.Gather's (the baseline stays sequential).
+func Measure(ctx context.Context, log *zap.Logger, name string, doc []byte, reps int, gather bool) (Row, error) {
 	p, err := policylang.Compile(doc)
 	if err != nil {
 		return Row{}, err
@@ -232,7 +248,7 @@ func Measure(ctx context.Context, log *zap.Logger, name string, doc []byte, reps
 		var o *fhe.Ciphertext
 		var w, c time.Duration
 		pprof.Do(ctx, pprof.Labels("eval", "routed"), func(ctx context.Context) {
-			o, w, c, err = timePolicy(ctx, log, name, p, ev, cts, 1, refresh)
+			o, w, c, err = timePolicy(ctx, log, name, p, ev, cts, 1, eval.Options{Refresh: refresh, Gather: gather})
 		})
 		if err != nil {
 			return Row{}, err
@@ -244,7 +260,7 @@ func Measure(ctx context.Context, log *zap.Logger, name string, doc []byte, reps
 		if err := bench.WithPureGo(func() (err error) {
 			pprof.Do(ctx, pprof.Labels("eval", "go"), func(ctx context.Context) {
 				var goOut *fhe.Ciphertext
-				goOut, w, c, err = timePolicy(ctx, log, name+" (pure Go)", p, ev, cts, 1, refresh)
+				goOut, w, c, err = timePolicy(ctx, log, name+" (pure Go)", p, ev, cts, 1, eval.Options{Refresh: refresh})
 				if err == nil && !sameCiphertext(goOut, out) {
 					err = fmt.Errorf("pure-Go evaluation differs from the routed one")
 				}
@@ -282,7 +298,7 @@ func Measure(ctx context.Context, log *zap.Logger, name string, doc []byte, reps
 		SpeedupVsLux: float64(int64(luxPolicyMs/per + 0.5)), EstimatedMs: bench.Round2(p.EstimatedMillis()),
 		Gas: p.Gas(), GasPerDecision: p.GasPerDecision(), CtCt: p.Counts.CtCt, Verified: true, Reps: reps,
 		BaselineGoCPUMs: bench.Round2(float64(goCPU.Microseconds()) / 1e3), Gate: gate,
-		Refreshes: p.Counts.Refreshes, RequestGas: corebackends.PerRequestGas(p),
+		Refreshes: p.Counts.Refreshes, RequestGas: corebackends.PerRequestGas(p), Gathered: gather,
 	}, nil
 }
 
@@ -323,7 +339,7 @@ func StandInRefresh(keys *fhe.KeySet) eval.RefreshFunc {
 
 // timePolicy evaluates p on cts reps times with GOMAXPROCS(1) and returns
 // the last result and the best wall and CPU times.
-func timePolicy(ctx context.Context, log *zap.Logger, name string, p *policylang.Plan, ev *fhe.Evaluator, cts []*fhe.Ciphertext, reps int, refresh eval.RefreshFunc) (*fhe.Ciphertext, time.Duration, time.Duration, error) {
+func timePolicy(ctx context.Context, log *zap.Logger, name string, p *policylang.Plan, ev *fhe.Evaluator, cts []*fhe.Ciphertext, reps int, opt eval.Options) (*fhe.Ciphertext, time.Duration, time.Duration, error) {
 	prev := runtime.GOMAXPROCS(1)
 	defer runtime.GOMAXPROCS(prev)
 	var best, bestCPU time.Duration
@@ -332,7 +348,7 @@ func timePolicy(ctx context.Context, log *zap.Logger, name string, p *policylang
 		runtime.GC()
 		c0, t0 := bench.CPUTime(), time.Now()
 		var err error
-		out, err = eval.EvaluateWith(ctx, p, ev, cts, eval.Options{Refresh: refresh})
+		out, err = eval.EvaluateWith(ctx, p, ev, cts, opt)
 		wall, cpu := time.Since(t0), bench.CPUTime()-c0
 		if err != nil {
 			return nil, 0, 0, err

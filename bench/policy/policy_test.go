@@ -51,40 +51,55 @@ func TestListConstantRejects(t *testing.T) {
 // checked against the plaintext reference.
 func TestCommandGateColumns(t *testing.T) {
 	if testing.Short() {
-		t.Skip("BGVN14 key generation and two evaluations: slow")
+		t.Skip("BGVN14 key generation and four evaluations: slow")
 	}
-	dir := t.TempDir()
-	jsonPath, shapesPath := filepath.Join(dir, "p.json"), filepath.Join(dir, "shapes.json")
-	var out bytes.Buffer
 	install := func(log *zap.Logger) (func(), error) {
 		_, stop, err := backends.Install(backends.Config{Log: log, Backend: "cpu", Embedded: configs.CrossoverJSON()})
 		return stop, err
 	}
-	c := Command{JSONPath: jsonPath, Quick: true, Names: []string{"credit_limit"}, Shapes: shapesPath,
-		Gate: install, Log: zaptest.NewLogger(t), Out: &out}
-	require.NoError(t, c.Run(context.Background()))
-	require.Contains(t, out.String(), "pure-Go ms")
-	var rows []map[string]any
-	b, err := os.ReadFile(jsonPath)
-	require.NoError(t, err)
-	require.NoError(t, json.Unmarshal(b, &rows))
-	require.Len(t, rows, 1)
-	r := rows[0]
-	require.Equal(t, "cpu", r["backend"])
-	require.Equal(t, true, r["verified"])
-	require.Positive(t, r["baseline_go_ms"])
-	require.Contains(t, r, "routed_fraction")
-	require.Positive(t, r["median_batch"])
-	require.Positive(t, r["engine_transforms"])
-	var shapes []gpu.ShapeCount
-	b, err = os.ReadFile(shapesPath)
-	require.NoError(t, err)
-	require.NoError(t, json.Unmarshal(b, &shapes))
-	require.NotEmpty(t, shapes)
-	for _, s := range shapes {
-		require.Equal(t, 14, s.LogN, "BGVN14")
-		require.Positive(t, s.Moduli)
+	// The same policy gathered (the default) and sequentially: the same
+	// transforms, in fewer and larger batches when gathered.
+	rows := map[bool]map[string]any{}
+	for _, sequential := range []bool{false, true} {
+		dir := t.TempDir()
+		jsonPath, shapesPath := filepath.Join(dir, "p.json"), filepath.Join(dir, "shapes.json")
+		var out bytes.Buffer
+		c := Command{JSONPath: jsonPath, Quick: true, Names: []string{"credit_limit"}, Shapes: shapesPath,
+			Gate: install, Sequential: sequential, Log: zaptest.NewLogger(t), Out: &out}
+		require.NoError(t, c.Run(context.Background()))
+		require.Contains(t, out.String(), "pure-Go ms")
+		require.Contains(t, out.String(), "transform's batch p50")
+		var got []map[string]any
+		b, err := os.ReadFile(jsonPath)
+		require.NoError(t, err)
+		require.NoError(t, json.Unmarshal(b, &got))
+		require.Len(t, got, 1)
+		r := got[0]
+		require.Equal(t, "cpu", r["backend"])
+		require.Equal(t, true, r["verified"])
+		require.Equal(t, !sequential, r["gathered"])
+		require.Positive(t, r["baseline_go_ms"])
+		require.Contains(t, r, "routed_fraction")
+		require.Positive(t, r["median_batch"])
+		require.Positive(t, r["mean_batch"])
+		require.Positive(t, r["transform_median_batch"])
+		require.Positive(t, r["engine_transforms"])
+		rows[sequential] = r
+		var shapes []gpu.ShapeCount
+		b, err = os.ReadFile(shapesPath)
+		require.NoError(t, err)
+		require.NoError(t, json.Unmarshal(b, &shapes))
+		require.NotEmpty(t, shapes)
+		for _, s := range shapes {
+			require.Equal(t, 14, s.LogN, "BGVN14")
+			require.Positive(t, s.Moduli)
+		}
 	}
+	gat, seq := rows[false], rows[true]
+	require.Equal(t, seq["engine_transforms"], gat["engine_transforms"])
+	require.Less(t, gat["engine_batches"], seq["engine_batches"])
+	require.Greater(t, gat["mean_batch"], seq["mean_batch"])
+	require.Greater(t, gat["transform_median_batch"], seq["transform_median_batch"])
 }
 
 // TestPrintOneHeader: each table has one header line, the one its rows

@@ -82,7 +82,13 @@ request (the plan is slot-wise), and per_decision_ms = request_ms / decisions_pe
 (credit_limit and kyc_aml have them: plans stay above the preset's refresh floor) go through a
 stand-in for the committee's collective refresh — decrypt and re-encrypt with the bench key, once per
 distinct ciphertext, so repetitions and the pure-Go baseline reuse it and best-of times the
-evaluation alone; the collective refresh is priced separately (policy/costs.json refresh_us).`,
+evaluation alone; the collective refresh is priced separately (policy/costs.json refresh_us).
+
+The routed evaluation gathers (unless --sequential): every op starts as soon as its operands are
+ready and the engine's transforms of all ops that can proceed together (and of the independent
+products of a polynomial's power basis and giant steps) reach the gate as one batch per step.
+The gate columns: transforms and batches per evaluation, the batch size in per-limb polynomials
+(median, p95 and mean over calls) and the batch the median transform travelled in.`,
 		Example: `  fhegate bench policy --json docs/results/policy.json
   fhegate bench policy --quick --policy kyc_aml,credit_limit`,
 		Args: cobra.NoArgs,
@@ -93,6 +99,7 @@ evaluation alone; the collective refresh is priced separately (policy/costs.json
 	}
 	cmd.Flags().StringVar(&c.JSONPath, "json", "", "write the results as JSON to this file (- for stdout)")
 	cmd.Flags().BoolVar(&c.Quick, "quick", false, "one repetition instead of best of 3")
+	cmd.Flags().BoolVar(&c.Sequential, "sequential", false, "evaluate op after op (each key switch hands the gate its own batches) instead of gathering the transforms of every ready op (eval.Options.Gather); the pure-Go baseline is sequential either way")
 	cmd.Flags().StringSliceVar(&c.Names, "policy", nil, "example policies to run (default: all)")
 	cmd.Flags().BoolVar(&c.Wide, "wide", false, "measure wide unsigned integers instead: 8/16/32/64-bit comparisons with a constant and with each other, and a 1,000-entry 16-bit list (--policy selects among cmp8_const … cmp64_xy, list1000)")
 	cmd.Flags().StringVar(&c.Shapes, "shapes", "", "write the engine's batch shapes (N, moduli, B, direction) of all runs as JSON to this file (input of fhegate calibrate --shapes)")

@@ -14,6 +14,7 @@ import (
 // in decompQP is byte-identical to Lattigo's. ev supplies the Decomposer
 // and must not be used concurrently.
 func DecomposeNTT(ev *rlwe.Evaluator, levelQ, levelP, nbPi int, c2 ring.Poly, c2IsNTT bool, decompQP []ringqp.Poly) {
+	r := CurrentRouter()
 	params := ev.GetRLWEParameters()
 	ringQ := params.RingQ().AtLevel(levelQ)
 	var ringP *ring.Ring
@@ -35,13 +36,13 @@ func DecomposeNTT(ev *rlwe.Evaluator, levelQ, levelP, nbPi int, c2 ring.Poly, c2
 			jobs = append(jobs, Job{S: s, Src: polyInvNTT.Coeffs[x], Dst: polyNTT.Coeffs[x]})
 		}
 	}
-	transform(c2IsNTT, false, jobs)
+	transform(r, c2IsNTT, false, jobs)
 
 	digits := params.BaseRNSDecompositionVectorSize(levelQ, levelP)
 	jobs = make([]Job, 0, digits*(levelQ+levelP+2))
 	for i := 0; i < digits; i++ {
 		dQ, dP := decompQP[i].Q, decompQP[i].P
-		decomposeAndSplit(ev.Decomposer, ringQ, ringP, levelQ, levelP, nbPi, i, polyInvNTT, dQ, dP)
+		decomposeAndSplit(r, ev.Decomposer, ringQ, ringP, levelQ, levelP, nbPi, i, polyInvNTT, dQ, dP)
 		p0, p1 := i*nbPi, i*nbPi+nbPi
 		for x, s := range ringQ.SubRings[:levelQ+1] {
 			if p0 <= x && x < p1 {
@@ -56,5 +57,5 @@ func DecomposeNTT(ev *rlwe.Evaluator, levelQ, levelP, nbPi int, c2 ring.Poly, c2
 			}
 		}
 	}
-	transform(false, false, jobs)
+	transform(r, false, false, jobs)
 }

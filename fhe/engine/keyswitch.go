@@ -43,6 +43,21 @@ type KeySwitcher struct {
 	// macJobs is reused across calls (the inner slices are rebuilt).
 	macJobs  []MulAccJob
 	macLimbs [][]uint64
+	router   Router // nil: the installed router (CurrentRouter)
+}
+
+// SetRouter makes r the router of k's transforms (and, where r is or
+// wraps a KeySwitchRouter, of its key-switch loops) instead of the
+// process's installed router; nil restores the installed one. A Gather is
+// set this way, on the key switchers of the goroutines that take part in it.
+func (k *KeySwitcher) SetRouter(r Router) { k.router = r }
+
+// route returns k's router: the one set on k, else the installed one.
+func (k *KeySwitcher) route() Router {
+	if k.router != nil {
+		return k.router
+	}
+	return CurrentRouter()
 }
 
 // NewKeySwitcher returns a key switcher over ev (which it uses and must not
@@ -95,8 +110,9 @@ func (k *KeySwitcher) GadgetProduct(levelQ int, cx ring.Poly, gadgetCt *rlwe.Gad
 		{Q: ct.Value[1], P: sc.poly(levelP)},
 	}
 	ctQP.MetaData = ct.MetaData
-	k.gadgetProductLazyNTT(levelQ, levelP, cx, gadgetCt, ctQP)
-	ModDown(k.ev, levelQ, levelP, ctQP, ct)
+	r := k.route()
+	k.gadgetProductLazyNTT(r, levelQ, levelP, cx, gadgetCt, ctQP)
+	modDown(r, k.ev, levelQ, levelP, ctQP, ct)
 }
 
 // buffers sizes the decomposition buffers for (levelQ, levelP, digits).
@@ -116,7 +132,7 @@ func (k *KeySwitcher) buffers(levelQ, levelP, digits int) {
 // gadgetProductLazyNTT is Lattigo's gadgetProductMultiplePLazy (#P > 1) or
 // gadgetProductSinglePAndBitDecompLazy without bit decomposition (#P = 1),
 // for cx and ctQP in the NTT domain, with the transforms batched.
-func (k *KeySwitcher) gadgetProductLazyNTT(levelQ, levelP int, cxNTT ring.Poly, gadgetCt *rlwe.GadgetCiphertext, ctQP *rlwe.Element[ringqp.Poly]) {
+func (k *KeySwitcher) gadgetProductLazyNTT(r Router, levelQ, levelP int, cxNTT ring.Poly, gadgetCt *rlwe.GadgetCiphertext, ctQP *rlwe.Element[ringqp.Poly]) {
 	params := k.params
 	ringQP := params.RingQP().AtLevel(levelQ, levelP)
 	ringQ, ringP := ringQP.RingQ, ringQP.RingP
@@ -134,7 +150,7 @@ func (k *KeySwitcher) gadgetProductLazyNTT(levelQ, levelP int, cxNTT ring.Poly, 
 	for x, s := range ringQ.SubRings[:levelQ+1] {
 		jobs = append(jobs, Job{S: s, Src: cxNTT.Coeffs[x], Dst: cxInv.Coeffs[x]})
 	}
-	transform(true, false, jobs)
+	transform(r, true, false, jobs)
 
 	// Decompose every digit, then one batch of forward NTTs over all of them.
 	nbPi := levelP + 1
@@ -144,7 +160,7 @@ func (k *KeySwitcher) gadgetProductLazyNTT(levelQ, levelP int, cxNTT ring.Poly, 
 		dQ, dP := k.decomp[i].Q, k.decomp[i].P // views at (levelQ, levelP)
 		dQ.Coeffs, dP.Coeffs = dQ.Coeffs[:levelQ+1], dP.Coeffs[:levelP+1]
 		decomp[i] = ringqp.Poly{Q: dQ, P: dP}
-		decomposeAndSplit(k.ev.Decomposer, ringQ, ringP, levelQ, levelP, nbPi, i, cxInv, dQ, dP)
+		decomposeAndSplit(r, k.ev.Decomposer, ringQ, ringP, levelQ, levelP, nbPi, i, cxInv, dQ, dP)
 		p0, p1 := i*nbPi, i*nbPi+nbPi
 		for x, s := range ringQ.SubRings[:levelQ+1] {
 			if !singleP && p0 <= x && x < p1 {
@@ -158,12 +174,12 @@ func (k *KeySwitcher) gadgetProductLazyNTT(levelQ, levelP int, cxNTT ring.Poly, 
 		}
 	}
 	// #P = 1: Lattigo transforms the digits with NTTLazy; #P > 1: with NTT.
-	transform(false, singleP, jobs)
+	transform(r, false, singleP, jobs)
 	k.jobs = jobs[:0]
 
 	el := gadgetCt.Value
 	c0, c1 := ctQP.Value[0], ctQP.Value[1]
-	if k.mulAccRouted(ringQ, ringP, levelQ, levelP, digits, el, decomp, c0, c1) {
+	if k.mulAccRouted(r, ringQ, ringP, levelQ, levelP, digits, el, decomp, c0, c1) {
 		return
 	}
 
@@ -200,11 +216,11 @@ func (k *KeySwitcher) gadgetProductLazyNTT(levelQ, levelP int, cxNTT ring.Poly, 
 }
 
 // mulAccRouted hands the multiply-accumulate of every modulus of Q∪P to
-// the installed router as one call, if it is a KeySwitchRouter; false: the
+// rt as one call, if it is (or a Gather wraps) a KeySwitchRouter; false: the
 // caller runs Lattigo's loop.
-func (k *KeySwitcher) mulAccRouted(ringQ, ringP *ring.Ring, levelQ, levelP, digits int, el structs.Matrix[rlwe.VectorQP],
+func (k *KeySwitcher) mulAccRouted(rt Router, ringQ, ringP *ring.Ring, levelQ, levelP, digits int, el structs.Matrix[rlwe.VectorQP],
 	decomp []ringqp.Poly, c0, c1 ringqp.Poly) bool {
-	r, ok := CurrentRouter().(KeySwitchRouter)
+	r, ok := keySwitchRouter(rt)
 	if !ok {
 		return false
 	}

@@ -15,6 +15,11 @@ import (
 // change (the tests check it). Shapes other than NTT → NTT with a P basis
 // run Lattigo's ModDown.
 func ModDown(ev *rlwe.Evaluator, levelQ, levelP int, ctQP *rlwe.Element[ringqp.Poly], ct *rlwe.Ciphertext) {
+	modDown(CurrentRouter(), ev, levelQ, levelP, ctQP, ct)
+}
+
+// modDown is ModDown through the router r (nil: Lattigo's transforms).
+func modDown(r Router, ev *rlwe.Evaluator, levelQ, levelP int, ctQP *rlwe.Element[ringqp.Poly], ct *rlwe.Ciphertext) {
 	params := ev.GetRLWEParameters()
 	if levelP < 0 || params.RingP() == nil || !ctQP.IsNTT || !ct.IsNTT || len(ctQP.Value) != 2 || len(ct.Value) < 2 {
 		ev.ModDown(levelQ, levelP, ctQP, ct)
@@ -33,15 +38,15 @@ func ModDown(ev *rlwe.Evaluator, levelQ, levelP int, ctQP *rlwe.Element[ringqp.P
 			jobs = append(jobs, Job{S: s, Src: ctQP.Value[k].P.Coeffs[x], Dst: buffP[k].Coeffs[x]})
 		}
 	}
-	transform(true, true, jobs)
+	transform(r, true, true, jobs)
 	jobs = jobs[:0]
-	modUpPtoQ(ev, ringQ, ringP, levelQ, levelP, buffP[:], buffQ[:])
+	modUpPtoQ(r, ev, ringQ, ringP, levelQ, levelP, buffP[:], buffQ[:])
 	for k := range buffQ {
 		for x, s := range ringQ.SubRings[:levelQ+1] {
 			jobs = append(jobs, Job{S: s, Src: buffQ[k].Coeffs[x], Dst: buffQ[k].Coeffs[x]})
 		}
 	}
-	transform(false, true, jobs)
+	transform(r, false, true, jobs)
 	pInv := modDownConstants(params, levelP)
 	var sd []ScaleDiffJob
 	for k := range buffQ {
@@ -49,7 +54,7 @@ func ModDown(ev *rlwe.Evaluator, levelQ, levelP int, ctQP *rlwe.Element[ringqp.P
 			sd = append(sd, ScaleDiffJob{S: s, X: buffQ[k].Coeffs[i], Y: ctQP.Value[k].Q.Coeffs[i], Out: ct.Value[k].Coeffs[i], W: s.Modulus - pInv[i]})
 		}
 	}
-	scaleDiff(sd)
+	scaleDiff(r, sd)
 }
 
 // modDownConstants returns (p_0·…·p_levelP)^{-1} mod q_i in Montgomery
@@ -73,11 +78,11 @@ func modDownConstants(params *rlwe.Parameters, levelP int) []uint64 {
 }
 
 // modUpPtoQ is BasisExtender.ModUpPtoQ of every polP[k] into polQ[k],
-// through the router as one call where it takes basis extensions (the
+// through r as one call where it takes basis extensions (the
 // outputs are reduced; Lattigo's are lazy and feed the same NTT and full
 // Montgomery reduction), else Lattigo's.
-func modUpPtoQ(ev *rlwe.Evaluator, ringQ, ringP *ring.Ring, levelQ, levelP int, polP, polQ []ring.Poly) {
-	if _, ok := CurrentRouter().(KeySwitchRouter); ok {
+func modUpPtoQ(r Router, ev *rlwe.Evaluator, ringQ, ringP *ring.Ring, levelQ, levelP int, polP, polQ []ring.Poly) {
+	if _, ok := keySwitchRouter(r); ok {
 		src, dst := make([]uint64, levelP+1), make([]uint64, levelQ+1)
 		for x, s := range ringP.SubRings[:levelP+1] {
 			src[x] = s.Modulus
@@ -90,7 +95,7 @@ func modUpPtoQ(ev *rlwe.Evaluator, ringQ, ringP *ring.Ring, levelQ, levelP int, 
 		for k := range polP {
 			jobs[k] = ModUpJob{N: ringQ.N(), C: c, Src: polP[k].Coeffs[:levelP+1], Dst: polQ[k].Coeffs[:levelQ+1]}
 		}
-		if modUp(jobs) {
+		if modUp(r, jobs) {
 			return
 		}
 	}

@@ -127,10 +127,10 @@ func mulMod(a, b, q uint64) uint64 {
 	return bits.Rem64(hi, lo, q)
 }
 
-// modUp runs jobs on the installed KeySwitchRouter; false: not routed (the
-// caller runs Lattigo's).
-func modUp(jobs []ModUpJob) bool {
-	r, ok := CurrentRouter().(KeySwitchRouter)
+// modUp runs jobs on rt's KeySwitchRouter; false: not routed (the caller
+// runs Lattigo's).
+func modUp(rt Router, jobs []ModUpJob) bool {
+	r, ok := keySwitchRouter(rt)
 	return ok && r.ModUp(jobs)
 }
 
@@ -140,9 +140,9 @@ func modUp(jobs []ModUpJob) bool {
 // every consumer (the limbs of the digit itself are not written; the
 // engine copies them). Digits of one modulus and routers without a
 // basis-extension kernel run Lattigo's.
-func decomposeAndSplit(ev *ring.Decomposer, ringQ, ringP *ring.Ring, levelQ, levelP, nbPi, i int, cxInv, dQ, dP ring.Poly) {
+func decomposeAndSplit(rt Router, ev *ring.Decomposer, ringQ, ringP *ring.Ring, levelQ, levelP, nbPi, i int, cxInv, dQ, dP ring.Poly) {
 	p0, p1 := i*nbPi, min(i*nbPi+nbPi, levelQ+1)
-	if _, ok := CurrentRouter().(KeySwitchRouter); !ok || ringP == nil || p1-p0 < 2 {
+	if _, ok := keySwitchRouter(rt); !ok || ringP == nil || p1-p0 < 2 {
 		ev.DecomposeAndSplit(levelQ, levelP, nbPi, i, cxInv, dQ, dP)
 		return
 	}
@@ -162,7 +162,7 @@ func decomposeAndSplit(ev *ring.Decomposer, ringQ, ringP *ring.Ring, levelQ, lev
 		job.Dst = append(job.Dst, dP.Coeffs[x])
 	}
 	job.C = modUpConstantsFor(src, dst)
-	if !modUp([]ModUpJob{job}) {
+	if !modUp(rt, []ModUpJob{job}) {
 		ev.DecomposeAndSplit(levelQ, levelP, nbPi, i, cxInv, dQ, dP)
 	}
 }

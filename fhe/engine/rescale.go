@@ -14,6 +14,16 @@ import (
 // only SubThenMulScalarMontgomeryTwoModulus, a full Montgomery reduction).
 // out[k] may alias in[k]. Byte-identical to Lattigo's.
 func DivRoundByLastModulusNTT(r *ring.Ring, in, out []ring.Poly) {
+	divRoundByLastModulusNTT(CurrentRouter(), r, in, out)
+}
+
+// DivRoundByLastModulusNTT is the package's DivRoundByLastModulusNTT with
+// the transforms handed to k's router (SetRouter).
+func (k *KeySwitcher) DivRoundByLastModulusNTT(r *ring.Ring, in, out []ring.Poly) {
+	divRoundByLastModulusNTT(k.route(), r, in, out)
+}
+
+func divRoundByLastModulusNTT(rt Router, r *ring.Ring, in, out []ring.Poly) {
 	level := r.Level()
 	if level == 0 || len(in) == 0 {
 		for k := range in { // Lattigo's own (level 0 has nothing to divide by)
@@ -39,12 +49,12 @@ func DivRoundByLastModulusNTT(r *ring.Ring, in, out []ring.Poly) {
 			jobs = append(jobs, Job{S: s, Src: b, Dst: b})
 		}
 	}
-	transform(false, true, jobs)
+	transform(rt, false, true, jobs)
 	sd := make([]ScaleDiffJob, 0, len(in)*level)
 	for k := range in {
 		for i, s := range r.SubRings[:level] {
 			sd = append(sd, ScaleDiffJob{S: s, X: buff1[k][i], Y: in[k].Coeffs[i], Out: out[k].Coeffs[i], W: r.RescaleConstants[level-1][i]})
 		}
 	}
-	scaleDiff(sd)
+	scaleDiff(rt, sd)
 }

@@ -15,7 +15,9 @@ type Job struct {
 
 // Router receives the batched transforms of the engine. A batch is every
 // independent per-limb transform of one step of a key switch (all
-// decomposition digits × all moduli of Q∪P), in one direction.
+// decomposition digits × all moduli of Q∪P), in one direction — or,
+// through a Gather, of that step of every key switch and rescale its
+// participants have reached together.
 //
 // inverse selects SubRing.INTT (else SubRing.NTT). lazy means the engine
 // consumes the outputs only through lazy Montgomery multiply-accumulates
@@ -70,16 +72,27 @@ func RunLattigo(inverse, lazy bool, jobs []Job) {
 	}
 }
 
-// transform hands jobs to the installed router, or runs them as Lattigo does.
-func transform(inverse, lazy bool, jobs []Job) {
+// transform hands jobs to r, or (r nil) runs them as Lattigo does.
+func transform(r Router, inverse, lazy bool, jobs []Job) {
 	if len(jobs) == 0 {
 		return
 	}
-	if r := CurrentRouter(); r != nil {
+	if r != nil {
 		r.Transform(inverse, lazy, jobs)
 		return
 	}
 	RunLattigo(inverse, lazy, jobs)
+}
+
+// keySwitchRouter returns the KeySwitchRouter that runs r's key-switch
+// loops: r itself, or for a Gather the router it hands its rounds to (a
+// Gather merges transforms only).
+func keySwitchRouter(r Router) (KeySwitchRouter, bool) {
+	if g, ok := r.(*Gather); ok {
+		r = g.target()
+	}
+	ks, ok := r.(KeySwitchRouter)
+	return ks, ok
 }
 
 // MulAccJob is one modulus of the gadget product's multiply-accumulate:
@@ -126,10 +139,10 @@ type ScaleDiffJob struct {
 }
 
 // scaleDiff runs jobs — built with W in Lattigo's Montgomery form — on
-// the installed KeySwitchRouter (W converted to plain form first), or with
+// r's KeySwitchRouter (W converted to plain form first), or with
 // Lattigo's SubThenMulScalarMontgomeryTwoModulus.
-func scaleDiff(jobs []ScaleDiffJob) {
-	if r, ok := CurrentRouter().(KeySwitchRouter); ok {
+func scaleDiff(rt Router, jobs []ScaleDiffJob) {
+	if r, ok := keySwitchRouter(rt); ok {
 		plain := make([]ScaleDiffJob, len(jobs))
 		for i, j := range jobs {
 			j.W = plainOf(j.S, j.W)

@@ -20,4 +20,18 @@
 // collective bootstrapping); without it Evaluate returns ErrNeedsRefresh.
 // The plaintext reference is plan.EvalPlain, with identical semantics
 // (including inputs outside their declared range).
+//
+// Gathered evaluation (Options.Gather) is for a GPU gate: a GPU pays a
+// kernel launch and a PCIe round trip per batch, so it needs many
+// polynomials per call, while one key switch hands it only its own
+// (≈ 10 per-limb polynomials at N = 2^14). The plan is a DAG; with Gather
+// every op is a participant of one engine.Gather and starts as soon as its
+// operands are ready, and fhe's polynomial evaluation forks the
+// independent products of its power basis and of its giant steps the same
+// way. A participant that hands the engine a batch of transforms waits
+// until no participant can add to the round, and the round goes to the
+// router as one call: the transforms of every key switch and rescale at
+// the same step of the same depth level. CPU work is unchanged (width
+// max(Parallel, 1) runs at once) and so are the bytes: each transform is
+// the one the sequential evaluation runs, only batched with others.
 package eval

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/fhegate/fhegate/fhe"
+	"github.com/fhegate/fhegate/fhe/engine"
 	"github.com/fhegate/fhegate/policy"
 )
 
@@ -52,6 +53,20 @@ type Options struct {
 	// request (independent polynomials), or of requests within a batch.
 	// 0 or 1: sequential. The result does not depend on it.
 	Parallel int
+	// Gather evaluates the plan as a dataflow: every op starts as soon as
+	// its operands are ready, as a participant of one engine.Gather, so the
+	// engine's transforms of all ops that can proceed together — the key
+	// switches and rescales of one depth level of the plan, and the
+	// independent products of a polynomial's power basis — reach the
+	// installed router (the GPU gate) as one batch per step instead of one
+	// key switch's at a time. At most max(Parallel, 1) ops run Go code at
+	// once (1: the CPU work of a sequential evaluation, in another order).
+	// The result is the same bytes either way (TestGatherByteIdentical).
+	Gather bool
+	// Router receives the gathered rounds (nil: the router installed in
+	// fhe/engine at the time of each round, e.g. the GPU gate's
+	// dispatcher). Used only with Gather.
+	Router engine.Router
 }
 
 // Evaluate evaluates the plan on one set of input ciphertexts (inputs[j] =
@@ -107,6 +122,13 @@ func EvaluateWith(ctx context.Context, plan *policy.Plan, ev *fhe.Evaluator, inp
 		return nil, fmt.Errorf("%w: plan %q marks %d registers", ErrNeedsRefresh, plan.Name, plan.Counts.Refreshes)
 	}
 	r := &run{ctx: ctx, plan: plan, ev: ev, inputs: inputs, opt: opt, regs: make([]*fhe.Ciphertext, len(plan.Ops))}
+	if opt.Gather {
+		g := engine.NewGather(opt.Router, opt.Parallel)
+		if err := gather(g, []*run{r}); err != nil {
+			return nil, err
+		}
+		return r.regs[plan.Result], nil
+	}
 	if err := r.all(); err != nil {
 		return nil, err
 	}
@@ -123,6 +145,26 @@ func EvaluateBatch(ctx context.Context, plan *policy.Plan, ev *fhe.Evaluator, se
 		}
 	}
 	out := make([]*fhe.Ciphertext, len(sets))
+	if opt.Gather {
+		// One Gather over every set: the transforms of all sets' ready ops
+		// go to the router together.
+		if plan.NeedsRefresh && opt.Refresh == nil {
+			return nil, fmt.Errorf("%w: plan %q marks %d registers", ErrNeedsRefresh, plan.Name, plan.Counts.Refreshes)
+		}
+		g := engine.NewGather(opt.Router, opt.Parallel)
+		runs := make([]*run, len(sets))
+		for i, in := range sets {
+			runs[i] = &run{ctx: ctx, plan: plan, ev: ev, inputs: in, opt: opt, regs: make([]*fhe.Ciphertext, len(plan.Ops))}
+		}
+		err := gather(g, runs)
+		for i, r := range runs {
+			out[i] = r.regs[plan.Result]
+		}
+		if err != nil {
+			return nil, err
+		}
+		return out, nil
+	}
 	errs := make([]error, len(sets))
 	par := max(opt.Parallel, 1)
 	inner := opt
@@ -252,6 +294,52 @@ func (r *run) all() error {
 		wg.Wait()
 		if err := errors.Join(errs...); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// errOperand marks an op skipped because one of its operands failed.
+var errOperand = errors.New("policy/eval: operand failed")
+
+// gather evaluates every op of runs as a participant of g (each run on its
+// own view of the evaluator routed to g): an op waits for its operands'
+// events, evaluates, and fires its own. The error is the first failing
+// op's, in run and op order (as the sequential evaluation reports it).
+func gather(g *engine.Gather, runs []*run) error {
+	var fs []func()
+	errs := make([][]error, len(runs))
+	for k, r := range runs {
+		r.ev = r.ev.WithRouter(g)
+		ops := r.plan.Ops
+		done := make([]*engine.Event, len(ops))
+		for i := range ops {
+			done[i] = g.NewEvent()
+		}
+		errs[k] = make([]error, len(ops))
+		for i := range ops {
+			fs = append(fs, func() {
+				defer done[i].Fire()
+				for _, a := range ops[i].Args {
+					done[a].Wait()
+					if errs[k][a] != nil {
+						errs[k][i] = errOperand
+						return
+					}
+				}
+				errs[k][i] = r.one(i)
+			})
+		}
+	}
+	g.Run(fs...)
+	for k := range runs {
+		for _, err := range errs[k] {
+			if err != nil && !errors.Is(err, errOperand) {
+				if len(runs) > 1 {
+					return fmt.Errorf("policy/eval: set %d: %w", k, err)
+				}
+				return err
+			}
 		}
 	}
 	return nil
