@@ -72,6 +72,8 @@ func TestNativeKeySwitchByteIdentical(t *testing.T) {
 			require.Positive(t, b.ModUpCount(), "no basis extension reached the kernels")
 			require.Positive(t, b.ScaleDiffCount(), "no ModDown/rescale step reached the kernels")
 			require.Positive(t, b.TensorCount(), "no BGV tensor product reached the kernels")
+			t.Logf("product kernels: %d tensor limbs, %d multiply-add limbs, %d words finished by Lattigo's arithmetic",
+				b.TensorCount(), b.MulAddCount(), b.ProductTailWords())
 			if p == native.PathIFMA || !testing.Short() {
 				require.Positive(t, b.MulAddCount(), "no multiply-add by an integer reached the kernels")
 			}

@@ -157,9 +157,11 @@ func (b *Backend) Tensor(jobs []engine.TensorJob) (bool, error) {
 	if b.path != PathIFMA && b.path != PathEmulated || !productModuli(len(jobs), func(i int) *ring.SubRing { return jobs[i].S }) {
 		return false, nil
 	}
-	if _, err := Tensor(b.path, jobs); err != nil {
+	tail, err := Tensor(b.path, jobs)
+	if err != nil {
 		return false, err
 	}
+	b.productTail.Add(uint64(tail))
 	b.tensors.Add(uint64(len(jobs)))
 	return true, nil
 }
@@ -169,9 +171,11 @@ func (b *Backend) MulAdd(jobs []engine.MulAddJob) (bool, error) {
 	if b.path != PathIFMA && b.path != PathEmulated || !productModuli(len(jobs), func(i int) *ring.SubRing { return jobs[i].S }) {
 		return false, nil
 	}
-	if _, err := MulAdd(b.path, jobs); err != nil {
+	tail, err := MulAdd(b.path, jobs)
+	if err != nil {
 		return false, err
 	}
+	b.productTail.Add(uint64(tail))
 	b.mulAdds.Add(uint64(len(jobs)))
 	return true, nil
 }
@@ -179,6 +183,11 @@ func (b *Backend) MulAdd(jobs []engine.MulAddJob) (bool, error) {
 // TensorCount returns how many tensor limbs the backend's kernels ran
 // since it was opened.
 func (b *Backend) TensorCount() uint64 { return b.tensors.Load() }
+
+// ProductTailWords returns how many output words of the product kernels
+// Lattigo's arithmetic finished (an input word ≥ q in their block) since
+// the backend was opened.
+func (b *Backend) ProductTailWords() uint64 { return b.productTail.Load() }
 
 // MulAddCount returns how many multiply-add limbs the backend's kernels
 // ran since it was opened.
