@@ -3,7 +3,7 @@ package gpu
 import (
 	"slices"
 
-	"go.uber.org/zap"
+	"github.com/tuneinsight/lattigo/v6/ring"
 
 	"github.com/fhegate/fhegate/fhe/engine"
 )
@@ -20,49 +20,46 @@ type ProductBackend interface {
 	MulAdd(jobs []engine.MulAddJob) (bool, error)
 }
 
-// productShape is the forward-NTT shape whose routing decides a product
-// batch: N, the distinct moduli and B = the polynomials per modulus that
-// the batch writes — the same convention as ScaleDiff.
-func productShape(n int, moduli map[uint64]struct{}, perModulus int) Shape {
-	return Shape{LogN: log2(n), Moduli: len(moduli), B: perModulus, Dir: Forward}
-}
-
-// productRouted reports whether d routes a product batch of shape s to a
-// ProductBackend, and returns it.
-func (d *Dispatcher) productRouted(s Shape) (ProductBackend, bool) {
+// productRoute decides a product batch over the SubRings sub(0…n−1),
+// writing polys polynomials per limb: it routes to the armed accelerator
+// iff that is a ProductBackend and the table routes the forward-NTT batch
+// of shape (N, the distinct moduli, B = the polynomials written per
+// modulus) — the convention of ScaleDiff — and no key of the batch is
+// disabled. It returns the backend, the first-use keys (N, q) and which
+// of them are still unchecked.
+func (d *Dispatcher) productRoute(n, polys int, sub func(i int) *ring.SubRing, verdicts *map[macKey]int8) (ProductBackend, []macKey, []bool, bool) {
 	pb, ok := d.accel.(ProductBackend)
-	if !ok || !d.routing.Load() {
-		return nil, false
+	if !ok || !d.routing.Load() || n == 0 {
+		return nil, nil, nil, false
 	}
-	if t := d.thresholdFor(s); t == 0 || s.B < t {
-		return nil, false
+	mods := map[uint64]struct{}{}
+	keys := make([]macKey, n)
+	for i := range n {
+		s := sub(i)
+		if s == nil {
+			return nil, nil, nil, false
+		}
+		mods[s.Modulus] = struct{}{}
+		keys[i] = macKey{s.N, s.Modulus}
 	}
-	return pb, true
+	shape := Shape{LogN: log2(keys[0].n), Moduli: len(mods), B: polys * n / len(mods), Dir: Forward}
+	if t := d.thresholdFor(shape); t == 0 || shape.B < t {
+		return nil, nil, nil, false
+	}
+	first, ok := firstUse(d, verdicts, keys)
+	return pb, keys, first, ok
 }
 
 // Tensor implements engine.ProductRouter: BGV's tensor product goes to the
 // armed accelerator iff it is a ProductBackend and the table routes a
 // forward NTT batch over the same moduli with B = 3 (the three output
-// polynomials); else false and the engine runs Lattigo's loop. The first
+// polynomials; productRoute); else false and the engine runs Lattigo's loop. The first
 // call holding a new (N, q) also computes that limb with Lattigo's
 // arithmetic (engine.TensorJob.Finish, on copies taken before the call:
 // outputs may alias inputs) and compares; a mismatch disables the tensor
 // kernel for that (N, q) and the correct limb is written.
 func (d *Dispatcher) Tensor(jobs []engine.TensorJob) bool {
-	if len(jobs) == 0 || slices.ContainsFunc(jobs, func(j engine.TensorJob) bool { return j.S == nil }) {
-		return false
-	}
-	mods := map[uint64]struct{}{}
-	keys := make([]macKey, len(jobs))
-	for i, j := range jobs {
-		mods[j.S.Modulus] = struct{}{}
-		keys[i] = macKey{j.S.N, j.S.Modulus}
-	}
-	pb, ok := d.productRouted(productShape(jobs[0].S.N, mods, 3*len(jobs)/len(mods)))
-	if !ok {
-		return false
-	}
-	first, ok := firstUse(d, &d.tensorVerified, keys)
+	pb, keys, first, ok := d.productRoute(len(jobs), 3, func(i int) *ring.SubRing { return jobs[i].S }, &d.tensorVerified)
 	if !ok {
 		return false
 	}
@@ -72,33 +69,19 @@ func (d *Dispatcher) Tensor(jobs []engine.TensorJob) bool {
 			refs[i] = tensorRef(j)
 		}
 	}
-	done, err := pb.Tensor(jobs)
-	if err != nil {
-		d.accelStats.fallbacks.Add(1)
-		d.log.Warn("gpu: accelerator tensor product failed; CPU fallback", zap.String("backend", d.accelNm), zap.Error(err))
-		return false
+	ran := runChecked(d, d.tensorVerified, keys, first, "tensor product", func() (bool, error) { return pb.Tensor(jobs) },
+		func(i int) bool {
+			j, n := jobs[i], jobs[i].S.N
+			good := slices.Equal(refs[i][0], j.Out0[:n]) && slices.Equal(refs[i][1], j.Out1[:n]) && slices.Equal(refs[i][2], j.Out2[:n])
+			copy(j.Out0, refs[i][0])
+			copy(j.Out1, refs[i][1])
+			copy(j.Out2, refs[i][2])
+			return good
+		})
+	if ran {
+		d.tensors.Add(uint64(len(jobs)))
 	}
-	if !done {
-		return false
-	}
-	for i, j := range jobs {
-		if !first[i] {
-			continue
-		}
-		n := j.S.N
-		good := slices.Equal(refs[i][0], j.Out0[:n]) && slices.Equal(refs[i][1], j.Out1[:n]) && slices.Equal(refs[i][2], j.Out2[:n])
-		copy(j.Out0, refs[i][0])
-		copy(j.Out1, refs[i][1])
-		copy(j.Out2, refs[i][2])
-		settle(d, d.tensorVerified, keys[i], good)
-		if !good {
-			d.accelStats.fallbacks.Add(1)
-			d.log.Error("gpu: accelerator tensor product differs from Lattigo; disabled for this modulus",
-				zap.String("backend", d.accelNm), zap.Int("n", n), zap.Uint64("q", j.S.Modulus))
-		}
-	}
-	d.tensors.Add(uint64(len(jobs)))
-	return true
+	return ran
 }
 
 // tensorRef is j's outputs by Lattigo's arithmetic, on copies of its inputs.
@@ -117,20 +100,7 @@ func tensorRef(j engine.TensorJob) [3][]uint64 {
 // per modulus; else false. First use of an (N, q) is checked against
 // engine.MulAddJob.Finish as in Tensor.
 func (d *Dispatcher) MulAdd(jobs []engine.MulAddJob) bool {
-	if len(jobs) == 0 || slices.ContainsFunc(jobs, func(j engine.MulAddJob) bool { return j.S == nil }) {
-		return false
-	}
-	mods := map[uint64]struct{}{}
-	keys := make([]macKey, len(jobs))
-	for i, j := range jobs {
-		mods[j.S.Modulus] = struct{}{}
-		keys[i] = macKey{j.S.N, j.S.Modulus}
-	}
-	pb, ok := d.productRouted(productShape(jobs[0].S.N, mods, len(jobs)/len(mods)))
-	if !ok {
-		return false
-	}
-	first, ok := firstUse(d, &d.mulAddVerified, keys)
+	pb, keys, first, ok := d.productRoute(len(jobs), 1, func(i int) *ring.SubRing { return jobs[i].S }, &d.mulAddVerified)
 	if !ok {
 		return false
 	}
@@ -143,30 +113,16 @@ func (d *Dispatcher) MulAdd(jobs []engine.MulAddJob) bool {
 			refs[i] = r.Out
 		}
 	}
-	done, err := pb.MulAdd(jobs)
-	if err != nil {
-		d.accelStats.fallbacks.Add(1)
-		d.log.Warn("gpu: accelerator multiply-add failed; CPU fallback", zap.String("backend", d.accelNm), zap.Error(err))
-		return false
+	ran := runChecked(d, d.mulAddVerified, keys, first, "multiply-add", func() (bool, error) { return pb.MulAdd(jobs) },
+		func(i int) bool {
+			good := slices.Equal(refs[i], jobs[i].Out[:jobs[i].S.N])
+			copy(jobs[i].Out, refs[i])
+			return good
+		})
+	if ran {
+		d.mulAdds.Add(uint64(len(jobs)))
 	}
-	if !done {
-		return false
-	}
-	for i, j := range jobs {
-		if refs[i] == nil {
-			continue
-		}
-		good := slices.Equal(refs[i], j.Out[:j.S.N])
-		copy(j.Out, refs[i])
-		settle(d, d.mulAddVerified, keys[i], good)
-		if !good {
-			d.accelStats.fallbacks.Add(1)
-			d.log.Error("gpu: accelerator multiply-add differs from Lattigo; disabled for this modulus",
-				zap.String("backend", d.accelNm), zap.Int("n", j.S.N), zap.Uint64("q", j.S.Modulus))
-		}
-	}
-	d.mulAdds.Add(uint64(len(jobs)))
-	return true
+	return ran
 }
 
 var _ engine.ProductRouter = (*Dispatcher)(nil)

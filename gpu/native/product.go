@@ -10,6 +10,7 @@ import "C"
 import (
 	"fmt"
 	"math/bits"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/tuneinsight/lattigo/v6/ring"
@@ -140,44 +141,39 @@ func MulAdd(path Path, jobs []engine.MulAddJob) (int, error) {
 	return tail, nil
 }
 
-// productModuli reports whether the kernels take every job's modulus
-// (else the backend declines and the engine runs Lattigo's loops).
-func productModuli(n int, sub func(i int) *ring.SubRing) bool {
+// runProduct runs a product kernel (run) for the backend when its path
+// has one and every modulus sub(0…n−1) is one the kernels take (else
+// false, nothing written: the engine runs Lattigo's loops), and counts the
+// limbs and the words finished in Go.
+func (b *Backend) runProduct(n int, sub func(i int) *ring.SubRing, run func(Path) (int, error), limbs *atomic.Uint64) (bool, error) {
+	if b.path != PathIFMA && b.path != PathEmulated {
+		return false, nil
+	}
 	for i := range n {
 		if s := sub(i); s == nil || s.Modulus >= NTTQBound {
-			return false
+			return false, nil
 		}
 	}
-	return true
+	tail, err := run(b.path)
+	if err != nil {
+		return false, err
+	}
+	limbs.Add(uint64(n))
+	b.productTail.Add(uint64(tail))
+	return true, nil
 }
 
 // Tensor implements gpu.ProductBackend on the backend's path (false on
 // the scalar path: no kernel).
 func (b *Backend) Tensor(jobs []engine.TensorJob) (bool, error) {
-	if b.path != PathIFMA && b.path != PathEmulated || !productModuli(len(jobs), func(i int) *ring.SubRing { return jobs[i].S }) {
-		return false, nil
-	}
-	tail, err := Tensor(b.path, jobs)
-	if err != nil {
-		return false, err
-	}
-	b.productTail.Add(uint64(tail))
-	b.tensors.Add(uint64(len(jobs)))
-	return true, nil
+	return b.runProduct(len(jobs), func(i int) *ring.SubRing { return jobs[i].S },
+		func(p Path) (int, error) { return Tensor(p, jobs) }, &b.tensors)
 }
 
 // MulAdd implements gpu.ProductBackend on the backend's path.
 func (b *Backend) MulAdd(jobs []engine.MulAddJob) (bool, error) {
-	if b.path != PathIFMA && b.path != PathEmulated || !productModuli(len(jobs), func(i int) *ring.SubRing { return jobs[i].S }) {
-		return false, nil
-	}
-	tail, err := MulAdd(b.path, jobs)
-	if err != nil {
-		return false, err
-	}
-	b.productTail.Add(uint64(tail))
-	b.mulAdds.Add(uint64(len(jobs)))
-	return true, nil
+	return b.runProduct(len(jobs), func(i int) *ring.SubRing { return jobs[i].S },
+		func(p Path) (int, error) { return MulAdd(p, jobs) }, &b.mulAdds)
 }
 
 // TensorCount returns how many tensor limbs the backend's kernels ran
