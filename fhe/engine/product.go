@@ -105,7 +105,19 @@ func TensorBGV(ringQ *ring.Ring, tMont ring.RNSScalar, a, b, out []ring.Poly) {
 	if r, ok := CurrentRouter().(ProductRouter); ok && r.Tensor(jobs) {
 		return
 	}
-	sc := newScratch(ringQ.N())
+	LattigoTensor(jobs, square)
+}
+
+// LattigoTensor runs jobs with tensorStandard's own loop (Lattigo's
+// SubRing calls in Lattigo's order, two scratch limbs): what the engine
+// runs when no router takes them. square: every job's B is its A (then an
+// output may alias both, and Lattigo doubles the cross product instead of
+// adding it).
+func LattigoTensor(jobs []TensorJob, square bool) {
+	if len(jobs) == 0 {
+		return
+	}
+	sc := newScratch(jobs[0].S.N)
 	defer sc.release()
 	c00, c01 := sc.limb(), sc.limb()
 	for _, j := range jobs {
@@ -120,6 +132,14 @@ func TensorBGV(ringQ *ring.Ring, tMont ring.RNSScalar, a, b, out []ring.Poly) {
 		} else {
 			s.MulCoeffsMontgomeryThenAdd(c01, j.B0, j.Out1)
 		}
+	}
+}
+
+// LattigoMulAdd runs jobs with Lattigo's MulScalarMontgomeryThenAdd (the
+// call Ring.MulScalarBigintThenAdd makes per limb).
+func LattigoMulAdd(jobs []MulAddJob) {
+	for _, j := range jobs {
+		j.S.MulScalarMontgomeryThenAdd(j.A, ring.MForm(j.W, j.S.Modulus, j.S.BRedConstant), j.Out)
 	}
 }
 

@@ -150,12 +150,9 @@ func BenchmarkProducts(b *testing.B) {
 			tj = append(tj, engine.TensorJob{S: s, A0: limb(), A1: limb(), B0: limb(), B1: limb(),
 				Out0: make([]uint64, n), Out1: make([]uint64, n), Out2: make([]uint64, n), TMont: 777})
 		}
-		wm := ring.MForm(12345, q, s.BRedConstant)
 		b.Run(fmt.Sprintf("muladd/limbs=%d/go", limbs), func(b *testing.B) {
 			for b.Loop() {
-				for _, j := range ma {
-					s.MulScalarMontgomeryThenAdd(j.A, wm, j.Out)
-				}
+				engine.LattigoMulAdd(ma)
 			}
 		})
 		b.Run(fmt.Sprintf("muladd/limbs=%d/ifma", limbs), func(b *testing.B) {
@@ -164,17 +161,9 @@ func BenchmarkProducts(b *testing.B) {
 				require.NoError(b, err)
 			}
 		})
-		c00, c01 := make([]uint64, n), make([]uint64, n)
 		b.Run(fmt.Sprintf("tensor/limbs=%d/go", limbs), func(b *testing.B) {
 			for b.Loop() {
-				for _, j := range tj {
-					s.MulScalarMontgomery(j.A0, j.TMont, c00)
-					s.MulScalarMontgomery(j.A1, j.TMont, c01)
-					s.MulCoeffsMontgomery(c00, j.B0, j.Out0)
-					s.MulCoeffsMontgomery(c01, j.B1, j.Out2)
-					s.MulCoeffsMontgomery(c00, j.B1, j.Out1)
-					s.MulCoeffsMontgomeryThenAdd(c01, j.B0, j.Out1)
-				}
+				engine.LattigoTensor(tj, false)
 			}
 		})
 		b.Run(fmt.Sprintf("tensor/limbs=%d/ifma", limbs), func(b *testing.B) {
