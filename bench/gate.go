@@ -35,6 +35,10 @@ type Gate struct {
 	MulAcc    uint64 `json:"muladd_routed,omitempty"`
 	ModUp     uint64 `json:"modup_routed,omitempty"`
 	ScaleDiff uint64 `json:"scalediff_routed,omitempty"`
+	// BGV's products outside the key switch: tensor limbs and limbs of
+	// multiply-adds by an integer.
+	Tensor uint64 `json:"tensor_routed,omitempty"`
+	MulAdd uint64 `json:"scalar_muladd_routed,omitempty"`
 }
 
 // GateBackend names the backend in force of d.
@@ -71,6 +75,7 @@ func GateNow(per int) Gate {
 	}
 	c.Transforms, c.Routed, c.Batches = rs.Transforms, rs.Routed, rs.Batches
 	c.MulAcc, c.ModUp, c.ScaleDiff = rs.MulAcc, rs.ModUp, rs.ScaleDiff
+	c.Tensor, c.MulAdd = rs.Tensor, rs.MulAdd
 	if per > 1 {
 		c.Transforms /= uint64(per)
 		c.Routed /= uint64(per)
@@ -78,6 +83,8 @@ func GateNow(per int) Gate {
 		c.MulAcc /= uint64(per)
 		c.ModUp /= uint64(per)
 		c.ScaleDiff /= uint64(per)
+		c.Tensor /= uint64(per)
+		c.MulAdd /= uint64(per)
 	}
 	return c
 }

@@ -45,6 +45,7 @@ type worker struct {
 	ecd   *encoder
 	bpoly *bgvpoly.Evaluator
 	cpoly *ckkspoly.Evaluator
+	rbgv  routedBGV           // w.bgv with the engine's products (fhe/routed.go)
 	ks    *engine.KeySwitcher // fhegate's key switch (routed transforms); built on first use
 	// router is the router of the operation w runs (Evaluator.WithRouter;
 	// nil: the installed one).
@@ -99,7 +100,8 @@ func NewEvaluator(p *Params, keys EvaluationKeys) (*Evaluator, error) {
 		if p.Scheme() == SchemeBGV {
 			w.bgv = bgv.NewEvaluator(p.bgv, e.evk)
 			w.bpoly = bgvpoly.NewEvaluator(p.bgv, w.bgv)
-			w.bpoly.Evaluator.Evaluator = routedBGV{Evaluator: w.bgv, w: w, rlk: rlk}
+			w.rbgv = newRoutedBGV(w.bgv, w, rlk)
+			w.bpoly.Evaluator.Evaluator = w.rbgv
 		} else {
 			w.ckks = ckks.NewEvaluator(p.ckks, e.evk)
 			w.cpoly = ckkspoly.NewEvaluator(p.ckks, w.ckks)
@@ -376,7 +378,7 @@ func (e *Evaluator) Mul(a, b *Ciphertext) (*Ciphertext, error) {
 		var prod *rlwe.Ciphertext
 		var err error
 		if w.bgv != nil {
-			prod, err = w.bgv.MulNew(a.ct, b.ct)
+			prod, err = w.rbgv.MulNew(a.ct, b.ct)
 		} else {
 			prod, err = w.ckks.MulNew(a.ct, b.ct)
 		}

@@ -3,6 +3,7 @@ package fhe_test
 import (
 	"bytes"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -26,6 +27,43 @@ type reducedRouter struct{ jobs int }
 func (r *reducedRouter) Transform(inverse, _ bool, jobs []engine.Job) {
 	r.jobs += len(jobs)
 	engine.RunLattigo(inverse, false, jobs)
+}
+
+// productRouter is reducedRouter with BGV's products answered by Lattigo's
+// per-word arithmetic (engine's Finish) into outputs poisoned first, as
+// an accelerator with product kernels does; it counts the limbs.
+type productRouter struct {
+	reducedRouter
+	tensors, muladds int
+}
+
+func poisonWords(s []uint64) {
+	for i := range s {
+		s[i] = 0xABABABABABABABAB
+	}
+}
+
+func (r *productRouter) Tensor(jobs []engine.TensorJob) bool {
+	for _, j := range jobs {
+		n := j.S.N
+		c := j
+		c.A0, c.A1, c.B0, c.B1 = slices.Clone(j.A0[:n]), slices.Clone(j.A1[:n]), slices.Clone(j.B0[:n]), slices.Clone(j.B1[:n])
+		poisonWords(j.Out0[:n])
+		poisonWords(j.Out1[:n])
+		poisonWords(j.Out2[:n])
+		c.Out0, c.Out1, c.Out2 = j.Out0, j.Out1, j.Out2
+		c.Finish(0)
+	}
+	r.tensors += len(jobs)
+	return true
+}
+
+func (r *productRouter) MulAdd(jobs []engine.MulAddJob) bool {
+	for _, j := range jobs {
+		j.Finish(0)
+	}
+	r.muladds += len(jobs)
+	return true
 }
 
 // TestMulEngineMatchesLattigo: Evaluator.Mul and Evaluator.Rotate, whose key
@@ -112,6 +150,18 @@ func mulMatchesLattigo(t *testing.T, p *fhe.Params, ev *fhe.Evaluator, evk *rlwe
 	require.NoError(t, err)
 	require.True(t, bytes.Equal(want, gotB), "level %d: engine Mul with a reduced router differs from Lattigo", level)
 	require.Positive(t, r.jobs)
+
+	pr := &productRouter{}
+	engine.SetRouter(pr)
+	got, err = ev.Mul(al, bl)
+	engine.SetRouter(nil)
+	require.NoError(t, err)
+	gotB, err = got.MarshalBinary()
+	require.NoError(t, err)
+	require.True(t, bytes.Equal(want, gotB), "level %d: engine Mul with a product router differs from Lattigo", level)
+	if p.Scheme() == fhe.SchemeBGV {
+		require.Positive(t, pr.tensors)
+	}
 }
 
 // rotateMatchesLattigo: ev.Rotate(al, 1), without and with a reduced
@@ -143,8 +193,9 @@ func rotateMatchesLattigo(t *testing.T, p *fhe.Params, ev *fhe.Evaluator, evk *r
 // TestEvalPolyEngineMatchesLattigo: EvalPolyInts / EvalPolyFloats, whose
 // polynomial evaluators relinearise and rescale through the engine, give
 // the canonical bytes of Lattigo's own polynomial evaluator on every public
-// preset, from the top level, with Lattigo's transforms and with a reduced
-// router (degree 7: three levels, lazy relinearisations in the power basis).
+// preset, from the top level, with Lattigo's transforms, with a reduced
+// router, and with a router that also takes BGV's tensor and multiply-adds
+// (degree 7: three levels, lazy relinearisations in the power basis).
 func TestEvalPolyEngineMatchesLattigo(t *testing.T) {
 	rng := testseed.Rand(t, 19)
 	for _, pr := range fhe.Presets() {
@@ -182,7 +233,7 @@ func TestEvalPolyEngineMatchesLattigo(t *testing.T) {
 			require.NoError(t, err)
 			wantB, err := ref.MarshalBinary()
 			require.NoError(t, err)
-			for _, router := range []engine.Router{nil, &reducedRouter{}} {
+			for _, router := range []engine.Router{nil, &reducedRouter{}, &productRouter{}} {
 				engine.SetRouter(router)
 				var got *fhe.Ciphertext
 				if p.Scheme() == fhe.SchemeBGV {
@@ -194,7 +245,11 @@ func TestEvalPolyEngineMatchesLattigo(t *testing.T) {
 				require.NoError(t, err)
 				gotB, err := got.MarshalBinary()
 				require.NoError(t, err)
-				require.True(t, bytes.Equal(wantB, gotB), "engine polynomial evaluation differs from Lattigo (router %v)", router != nil)
+				require.True(t, bytes.Equal(wantB, gotB), "engine polynomial evaluation differs from Lattigo (router %T)", router)
+				if pr, ok := router.(*productRouter); ok && p.Scheme() == fhe.SchemeBGV {
+					require.Positive(t, pr.tensors, "the power basis's products went through the engine")
+					require.Positive(t, pr.muladds, "the baby steps' multiply-adds went through the engine")
+				}
 			}
 		})
 	}

@@ -81,6 +81,8 @@ type Dispatcher struct {
 	macVerified   map[macKey]int8
 	modUpVerified map[modUpKey]int8
 	sdVerified    map[macKey]int8
+	// tensorVerified, mulAddVerified: BGV's tensor and multiply-add.
+	tensorVerified, mulAddVerified map[macKey]int8
 
 	cpuStats, accelStats counters
 	batches, transforms  atomic.Uint64
@@ -88,6 +90,7 @@ type Dispatcher struct {
 	mulAcc               atomic.Uint64 // moduli of key-switch multiply-accumulates the accelerator ran
 	modUps               atomic.Uint64 // basis extensions the accelerator ran
 	scaleDiffs           atomic.Uint64 // ModDown/rescale limbs the accelerator ran
+	tensors, mulAdds     atomic.Uint64 // BGV tensor and multiply-add limbs the accelerator ran
 	sizes                sizeHistogram
 	shapes               shapeCounter
 }
@@ -204,6 +207,11 @@ type RouterStats struct {
 	// ScaleDiff counts the ModDown/rescale limbs (engine.ScaleDiffJob) the
 	// accelerator ran.
 	ScaleDiff uint64 `json:"scalediff_routed,omitempty"`
+	// Tensor and MulAdd count the limbs of BGV tensor products
+	// (engine.TensorJob) and multiply-adds by an integer
+	// (engine.MulAddJob) the accelerator ran.
+	Tensor uint64 `json:"tensor_routed,omitempty"`
+	MulAdd uint64 `json:"scalar_muladd_routed,omitempty"`
 }
 
 // RoutedFraction is Routed / Transforms (0 when nothing was seen).
@@ -218,7 +226,8 @@ func (s RouterStats) RoutedFraction() float64 {
 func (d *Dispatcher) RouterStats() RouterStats {
 	med, p95 := d.sizes.quantiles()
 	return RouterStats{Batches: d.batches.Load(), Transforms: d.transforms.Load(), Routed: d.routed.Load(),
-		MedianBatch: med, P95Batch: p95, TransformMedianBatch: d.sizes.weightedMedian(), MulAcc: d.mulAcc.Load(), ModUp: d.modUps.Load(), ScaleDiff: d.scaleDiffs.Load()}
+		MedianBatch: med, P95Batch: p95, TransformMedianBatch: d.sizes.weightedMedian(), MulAcc: d.mulAcc.Load(), ModUp: d.modUps.Load(), ScaleDiff: d.scaleDiffs.Load(),
+		Tensor: d.tensors.Load(), MulAdd: d.mulAdds.Load()}
 }
 
 // ResetRouterStats zeroes the seam counters (RouterStats), e.g. between
@@ -230,6 +239,8 @@ func (d *Dispatcher) ResetRouterStats() {
 	d.mulAcc.Store(0)
 	d.modUps.Store(0)
 	d.scaleDiffs.Store(0)
+	d.tensors.Store(0)
+	d.mulAdds.Store(0)
 	for i := range d.sizes.n {
 		d.sizes.n[i].Store(0)
 	}

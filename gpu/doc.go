@@ -54,6 +54,14 @@
 //     multiply-accumulates that end in a full reduction, so the reduced
 //     output of an accelerator gives the same bytes as Lattigo's NTTLazy
 //     (fhe/engine's tests prove it on every preset and level).
+//   - Beyond the transforms, the dispatcher is an engine.KeySwitchRouter
+//     (the key switch's multiply-accumulate, basis extensions and
+//     ModDown/rescale step: KeySwitchBackend) and an engine.ProductRouter
+//     (BGV's tensor product and multiply-add by an integer:
+//     ProductBackend). Each goes to the accelerator when it implements the
+//     operation and the Table routes the forward-NTT batch of the same
+//     moduli; each computes the canonical residue Lattigo's loops leave,
+//     and each new (N, q) is checked against the CPU on first use.
 //   - An accelerator is armed only after SelfTest proved it byte-identical to
 //     Lattigo on random vectors; the first accelerated batch of every new
 //     (N, q) is additionally checked against the CPU before its result is used.

@@ -62,32 +62,19 @@ func (d *Dispatcher) GadgetMulAcc(jobs []engine.MulAccJob) bool {
 	if !ok {
 		return false
 	}
-	done, err := ks.GadgetMulAcc(jobs)
-	if err != nil {
-		d.accelStats.fallbacks.Add(1)
-		d.log.Warn("gpu: accelerator multiply-accumulate failed; CPU fallback", zap.String("backend", d.accelNm), zap.Error(err))
-		return false
+	ran := runChecked(d, d.macVerified, keys, first, "multiply-accumulate", func() (bool, error) { return ks.GadgetMulAcc(jobs) },
+		func(i int) bool {
+			j := jobs[i]
+			want0, want1 := lattigoMulAcc(j, j.K0), lattigoMulAcc(j, j.K1)
+			good := slices.Equal(want0, j.Out0[:j.S.N]) && slices.Equal(want1, j.Out1[:j.S.N])
+			copy(j.Out0, want0)
+			copy(j.Out1, want1)
+			return good
+		})
+	if ran {
+		d.mulAcc.Add(uint64(len(jobs)))
 	}
-	if !done {
-		return false
-	}
-	for i, j := range jobs {
-		if !first[i] {
-			continue
-		}
-		want0, want1 := lattigoMulAcc(j, j.K0), lattigoMulAcc(j, j.K1)
-		good := slices.Equal(want0, j.Out0[:j.S.N]) && slices.Equal(want1, j.Out1[:j.S.N])
-		copy(j.Out0, want0)
-		copy(j.Out1, want1)
-		settle(d, d.macVerified, keys[i], good)
-		if !good {
-			d.accelStats.fallbacks.Add(1)
-			d.log.Error("gpu: accelerator multiply-accumulate differs from Lattigo; disabled for this modulus",
-				zap.String("backend", d.accelNm), zap.Int("n", j.S.N), zap.Uint64("q", j.S.Modulus))
-		}
-	}
-	d.mulAcc.Add(uint64(len(jobs)))
-	return true
+	return ran
 }
 
 // lattigoMulAcc is Σ_i key[i]·D[i]·2^{-64} mod q reduced into [0, q) by
@@ -234,30 +221,16 @@ func (d *Dispatcher) ScaleDiff(jobs []engine.ScaleDiffJob) bool {
 			refs[i] = scaleDiffRef(j)
 		}
 	}
-	done, err := ks.ScaleDiff(jobs)
-	if err != nil {
-		d.accelStats.fallbacks.Add(1)
-		d.log.Warn("gpu: accelerator scale-difference failed; CPU fallback", zap.String("backend", d.accelNm), zap.Error(err))
-		return false
+	ran := runChecked(d, d.sdVerified, keys, first, "scale-difference", func() (bool, error) { return ks.ScaleDiff(jobs) },
+		func(i int) bool {
+			good := slices.Equal(refs[i], jobs[i].Out[:jobs[i].S.N])
+			copy(jobs[i].Out, refs[i])
+			return good
+		})
+	if ran {
+		d.scaleDiffs.Add(uint64(len(jobs)))
 	}
-	if !done {
-		return false
-	}
-	for i, j := range jobs {
-		if refs[i] == nil {
-			continue
-		}
-		good := slices.Equal(refs[i], j.Out[:j.S.N])
-		copy(j.Out, refs[i])
-		settle(d, d.sdVerified, keys[i], good)
-		if !good {
-			d.accelStats.fallbacks.Add(1)
-			d.log.Error("gpu: accelerator scale-difference differs from its definition; disabled for this modulus",
-				zap.String("backend", d.accelNm), zap.Int("n", j.S.N), zap.Uint64("q", j.S.Modulus))
-		}
-	}
-	d.scaleDiffs.Add(uint64(len(jobs)))
-	return true
+	return ran
 }
 
 // firstUse reads the first-use verdicts of keys in *m (created on first
@@ -280,6 +253,39 @@ func firstUse[K comparable](d *Dispatcher, m *map[K]int8, keys []K) (first []boo
 		}
 	}
 	return first, true
+}
+
+// runChecked runs call — an accelerator kernel over a batch the dispatcher
+// routes — and settles the first-use verdicts of keys[i] (macKey: N and
+// the modulus): false when call errs (logged, counted as a fallback) or
+// declines, having written nothing usable; else, for every job i still
+// unchecked (first[i]), restore(i) writes the CPU's words over the
+// accelerator's and reports whether they matched, and a mismatch disables
+// the accelerator's what for that key.
+func runChecked(d *Dispatcher, verdicts map[macKey]int8, keys []macKey, first []bool, what string,
+	call func() (bool, error), restore func(i int) bool) bool {
+	done, err := call()
+	if err != nil {
+		d.accelStats.fallbacks.Add(1)
+		d.log.Warn("gpu: accelerator "+what+" failed; CPU fallback", zap.String("backend", d.accelNm), zap.Error(err))
+		return false
+	}
+	if !done {
+		return false
+	}
+	for i, k := range keys {
+		if !first[i] {
+			continue
+		}
+		good := restore(i)
+		settle(d, verdicts, k, good)
+		if !good {
+			d.accelStats.fallbacks.Add(1)
+			d.log.Error("gpu: accelerator "+what+" differs from the CPU's; disabled for this modulus",
+				zap.String("backend", d.accelNm), zap.Int("n", k.n), zap.Uint64("q", k.q))
+		}
+	}
+	return true
 }
 
 // settle records the first-use comparison of k: 1 if the accelerator's

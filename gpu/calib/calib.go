@@ -402,7 +402,10 @@ func entryRow(e gpu.Entry) Row {
 // batch — and checks routed ≤ 1.05 × min(cpu, accel). A cell out of
 // tolerance gets up to four more, doubling, fresh series of rounds before it
 // counts as failed (noise, not routing: a wrong route is slower in every
-// round). It returns the cells and whether all passed.
+// round). Where the accelerator also runs BGV's products
+// (gpu.ProductBackend), every forward entry adds a tensor and a
+// multiply-add cell (verifyProducts) under the same rule. It returns the
+// cells and whether all passed.
 func Verify(ctx context.Context, o Options, tab *gpu.Table) ([]VerifyCell, bool, error) {
 	o.fill()
 	d := gpu.NewDispatcher(gpu.Options{Log: o.Log, Accelerator: o.Accel, Table: tab, SelfTestSeed: uint64(time.Now().UnixNano())})
@@ -436,7 +439,14 @@ func Verify(ctx context.Context, o Options, tab *gpu.Table) ([]VerifyCell, bool,
 			}
 		}
 	}
-	return cells, all, nil
+	pc, err := verifyProducts(ctx, o, d, tab, rng)
+	if err != nil {
+		return nil, false, err
+	}
+	for _, c := range pc {
+		all = all && c.OK
+	}
+	return append(cells, pc...), all, nil
 }
 
 // verifyCell times one batch on the CPU, routed and (if any) on the
@@ -444,12 +454,23 @@ func Verify(ctx context.Context, o Options, tab *gpu.Table) ([]VerifyCell, bool,
 func verifyCell(ctx context.Context, o Options, d *gpu.Dispatcher, x *gpu.Batch) (VerifyCell, error) {
 	sh := x.Shape()
 	vc := VerifyCell{LogN: sh.LogN, Moduli: sh.Moduli, Dir: sh.Dir.String(), B: sh.B}
-	ct, err := newTimer(func() error { return serialCPU.NTTMulti(x) }, o.MinRound)
+	var accel func() error
+	if o.Accel != nil {
+		accel = func() error { return gpu.NTTMulti(o.Accel, x) }
+	}
+	return timeCell(ctx, o, vc, func() error { return serialCPU.NTTMulti(x) }, func() (string, error) { return d.RouteMulti(x) }, accel)
+}
+
+// timeCell times a cell's CPU side, its routed side (which reports the
+// route it took) and, when accel is not nil, the accelerator, until routed
+// is within tolerance or the attempts run out.
+func timeCell(ctx context.Context, o Options, vc VerifyCell, cpu func() error, routed func() (string, error), accel func() error) (VerifyCell, error) {
+	ct, err := newTimer(cpu, o.MinRound)
 	if err != nil {
 		return vc, err
 	}
 	rt, err := newTimer(func() error {
-		r, err := d.RouteMulti(x)
+		r, err := routed()
 		vc.Route = r
 		return err
 	}, o.MinRound)
@@ -457,8 +478,8 @@ func verifyCell(ctx context.Context, o Options, d *gpu.Dispatcher, x *gpu.Batch)
 		return vc, err
 	}
 	ts := []*timer{ct, rt}
-	if o.Accel != nil {
-		at, err := newTimer(func() error { return gpu.NTTMulti(o.Accel, x) }, o.MinRound)
+	if accel != nil {
+		at, err := newTimer(accel, o.MinRound)
 		if err != nil {
 			return vc, err
 		}
@@ -486,7 +507,7 @@ func verifyCell(ctx context.Context, o Options, d *gpu.Dispatcher, x *gpu.Batch)
 		}
 		vc.CPUNs, vc.RoutedNs = round3(ct.best), round3(rt.best)
 		best := vc.CPUNs
-		if o.Accel != nil {
+		if accel != nil {
 			vc.AccelNs = round3(ts[2].best)
 			best = min(best, vc.AccelNs)
 		}

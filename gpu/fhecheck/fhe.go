@@ -59,8 +59,8 @@ func requireRouted(t *testing.T, d *gpu.Dispatcher, acc gpu.Backend, what string
 	t.Helper()
 	rs := d.RouterStats()
 	require.Positive(t, rs.Routed, "%s: no transform reached %s", what, acc.Name())
-	t.Logf("%s: %d of %d engine transforms routed to %s (%.1f%%) in %d batches; batch size median %d, p95 %d; key switch: %d multiply-accumulate moduli, %d basis extensions, %d ModDown/rescale limbs",
-		what, rs.Routed, rs.Transforms, acc.Name(), 100*rs.RoutedFraction(), rs.Batches, rs.MedianBatch, rs.P95Batch, rs.MulAcc, rs.ModUp, rs.ScaleDiff)
+	t.Logf("%s: %d of %d engine transforms routed to %s (%.1f%%) in %d batches; batch size median %d, p95 %d; key switch: %d multiply-accumulate moduli, %d basis extensions, %d ModDown/rescale limbs; BGV products: %d tensor limbs, %d multiply-add limbs",
+		what, rs.Routed, rs.Transforms, acc.Name(), 100*rs.RoutedFraction(), rs.Batches, rs.MedianBatch, rs.P95Batch, rs.MulAcc, rs.ModUp, rs.ScaleDiff, rs.Tensor, rs.MulAdd)
 	return rs
 }
 

@@ -8,7 +8,9 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"github.com/tuneinsight/lattigo/v6/ring"
 
+	"github.com/fhegate/fhegate/fhe/engine"
 	"github.com/fhegate/fhegate/gpu"
 	"github.com/fhegate/fhegate/gpu/native"
 )
@@ -117,4 +119,58 @@ func bitLen(q uint64) int {
 		n++
 	}
 	return n
+}
+
+// BenchmarkProducts compares Lattigo's Go loops with the IFMA kernels for
+// BGV's multiply-add by an integer and tensor product on `limbs` limbs of
+// N = 2^14 (limbs = 1: in cache; 12: a ciphertext-sized working set):
+//
+//	go test -run '^$' -bench Products -benchtime 0.5s ./gpu/native/
+func BenchmarkProducts(b *testing.B) {
+	if !native.DetectFeatures().IFMA() {
+		b.Skip("no IFMA here")
+	}
+	q := testPrimes(b)[2]
+	const n = 1 << 14
+	s, err := ring.NewSubRing(n, q)
+	require.NoError(b, err)
+	rng := rand.New(rand.NewPCG(3, 4))
+	limb := func() []uint64 {
+		l := make([]uint64, n)
+		for j := range l {
+			l[j] = rng.Uint64N(q)
+		}
+		return l
+	}
+	for _, limbs := range []int{1, 12} {
+		var ma []engine.MulAddJob
+		var tj []engine.TensorJob
+		for range limbs {
+			ma = append(ma, engine.MulAddJob{S: s, A: limb(), Out: limb(), W: 12345})
+			tj = append(tj, engine.TensorJob{S: s, A0: limb(), A1: limb(), B0: limb(), B1: limb(),
+				Out0: make([]uint64, n), Out1: make([]uint64, n), Out2: make([]uint64, n), TMont: 777})
+		}
+		b.Run(fmt.Sprintf("muladd/limbs=%d/go", limbs), func(b *testing.B) {
+			for b.Loop() {
+				engine.LattigoMulAdd(ma)
+			}
+		})
+		b.Run(fmt.Sprintf("muladd/limbs=%d/ifma", limbs), func(b *testing.B) {
+			for b.Loop() {
+				_, err := native.MulAdd(native.PathIFMA, ma)
+				require.NoError(b, err)
+			}
+		})
+		b.Run(fmt.Sprintf("tensor/limbs=%d/go", limbs), func(b *testing.B) {
+			for b.Loop() {
+				engine.LattigoTensor(tj, false)
+			}
+		})
+		b.Run(fmt.Sprintf("tensor/limbs=%d/ifma", limbs), func(b *testing.B) {
+			for b.Loop() {
+				_, err := native.Tensor(native.PathIFMA, tj)
+				require.NoError(b, err)
+			}
+		})
+	}
 }

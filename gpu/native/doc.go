@@ -150,6 +150,38 @@
 // emulated and real IFMA paths; gpu/fhecheck's TestNativeKeySwitchByteIdentical
 // runs FHE evaluations and the kyc_aml policy through them end to end.
 //
+// # BGV's products on the vector path
+//
+// The backend also implements gpu.ProductBackend: the coefficient-wise
+// products of Lattigo's BGV evaluator outside the key switch, which fhe's
+// routed evaluator hands the engine (engine.TensorJob, MulAddJob). Lattigo
+// reduces every one of them fully (MRed of a product below q·2^64, CRed of
+// a sum below 2q), so its words are the canonical residues and a kernel
+// that computes those is byte-identical.
+//
+//   - Tensor product of two degree-1 ciphertexts, out0 = t·a0·b0,
+//     out1 = t·(a0·b1 + a1·b0), out2 = t·a1·b1 mod q (Lattigo's
+//     tensorStandard: a scaled by tMontgomery = t·2^128 mod q, then
+//     Montgomery products with b): a' = w·a by Shoup with w = t·2^52 mod q,
+//     reduced into [0, q), then mont52(a', b) (above; a' < q, b < q) is
+//     t·a·b mod q in (0, 2q); the cross sum in (0, 4q) is reduced twice. One
+//     pass reads a0, a1, b0, b1 and writes out0, out1, out2 (Lattigo's
+//     loop makes six passes over the limb with two scratch limbs).
+//   - Multiply-add by an integer, out = out + w·a mod q (Lattigo's
+//     MulScalarBigintThenAdd: the polynomial evaluator's baby steps, w the
+//     coefficient's residue): Shoup, reduced, added, reduced.
+//
+// Both take inputs < q (what ciphertexts hold). Each 8-word block is
+// loaded and checked before it is stored, so an output may alias an input
+// at the same index (Lattigo's Mul into an operand); at the first block
+// holding a word ≥ q the kernel returns its index and the job's Finish
+// (Lattigo's per-word MRed/CRed arithmetic) writes the rest, so any input
+// gives Lattigo's bytes. TestTensorKernel and TestMulAddKernel check both
+// paths against Lattigo's SubRing calls and big.Int (product, square, in
+// place, words ≥ q); fhe/engine's TestTensorBGVByteIdentical and
+// TestMulScalarThenAddByteIdentical check the engine's jobs against
+// Lattigo's evaluator on every BGV preset and level.
+//
 // # Tests
 //
 // native_test.go runs gpu/gputest (N = 2^10…2^16 × B ∈ {1, 3, 8, 64} — every

@@ -75,6 +75,15 @@ static inline emu_v emu_perm2(emu_v a, emu_v idx, emu_v b)
 	return r;
 }
 
+static inline int emu_any(emu_v a)
+{
+	uint64_t r = 0;
+	for (int i = 0; i < 8; i++) {
+		r |= a.l[i];
+	}
+	return r != 0;
+}
+
 typedef struct {
 	double l[8];
 } emu_vd;
@@ -140,6 +149,7 @@ static inline emu_v emu_vd_to_u64(emu_vd a)
 #define v_min emu_min
 #define v_max emu_max
 #define v_and emu_and
+#define v_any emu_any
 #define v_madd52lo(a, b, c) emu_madd52(a, b, c, 0)
 #define v_madd52hi(a, b, c) emu_madd52(a, b, c, 1)
 #define v_perm2 emu_perm2

@@ -22,6 +22,7 @@ int fg_ifma_built(void) { return 1; }
 #define v_min _mm512_min_epu64
 #define v_max _mm512_max_epu64
 #define v_and _mm512_and_si512
+#define v_any(x) (_mm512_test_epi64_mask((x), (x)) != 0)
 #define v_madd52lo _mm512_madd52lo_epu64
 #define v_madd52hi _mm512_madd52hi_epu64
 #define v_perm2 _mm512_permutex2var_epi64
@@ -62,6 +63,19 @@ int fg_vec_scalediff_ifma(uint64_t *out, const uint64_t *x, const uint64_t *y, s
 			  uint64_t wp, int check)
 {
 	(void)out; (void)x; (void)y; (void)n; (void)q; (void)w; (void)wp; (void)check;
+	return 0;
+}
+size_t fg_vec_tensor_ifma(uint64_t *out0, uint64_t *out1, uint64_t *out2, const uint64_t *a0, const uint64_t *a1,
+			  const uint64_t *b0, const uint64_t *b1, size_t n, uint64_t q, uint64_t qinv52, uint64_t w,
+			  uint64_t wp)
+{
+	(void)out0; (void)out1; (void)out2; (void)a0; (void)a1; (void)b0; (void)b1; (void)n; (void)q; (void)qinv52;
+	(void)w; (void)wp;
+	return 0;
+}
+size_t fg_vec_muladd_ifma(uint64_t *out, const uint64_t *a, size_t n, uint64_t q, uint64_t w, uint64_t wp)
+{
+	(void)out; (void)a; (void)n; (void)q; (void)w; (void)wp;
 	return 0;
 }
 #endif

@@ -75,6 +75,8 @@ type Backend struct {
 	vecPolys, scalarPolys atomic.Uint64
 	mulAccMods, modUps    atomic.Uint64
 	scaleDiffs            atomic.Uint64
+	tensors, mulAdds      atomic.Uint64 // BGV tensor and multiply-add limbs the kernels ran
+	productTail           atomic.Uint64 // words of those finished in Go (ProductTailWords)
 }
 
 // New opens the backend on the best path for this CPU (PathAuto).

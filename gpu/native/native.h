@@ -102,4 +102,18 @@ int fg_vec_scalediff_ifma(uint64_t *out, const uint64_t *x, const uint64_t *y, s
 int fg_vec_scalediff_emu(uint64_t *out, const uint64_t *x, const uint64_t *y, size_t n, uint64_t q, uint64_t w,
 			 uint64_t wp, int check);
 
+/* BGV's tensor product and multiply-add by an integer (vec_kernel.inc),
+ * q < 2^51, n a multiple of 8: see fhe/engine.TensorJob and MulAddJob.
+ * w = t·2^52 mod q (tensor) or the scalar (multiply-add), wp its Shoup
+ * constant. Both return the number of words written: n, or the start of the
+ * first 8-word block holding an input word ≥ q. */
+size_t fg_vec_tensor_ifma(uint64_t *out0, uint64_t *out1, uint64_t *out2, const uint64_t *a0, const uint64_t *a1,
+			  const uint64_t *b0, const uint64_t *b1, size_t n, uint64_t q, uint64_t qinv52, uint64_t w,
+			  uint64_t wp);
+size_t fg_vec_tensor_emu(uint64_t *out0, uint64_t *out1, uint64_t *out2, const uint64_t *a0, const uint64_t *a1,
+			 const uint64_t *b0, const uint64_t *b1, size_t n, uint64_t q, uint64_t qinv52, uint64_t w,
+			 uint64_t wp);
+size_t fg_vec_muladd_ifma(uint64_t *out, const uint64_t *a, size_t n, uint64_t q, uint64_t w, uint64_t wp);
+size_t fg_vec_muladd_emu(uint64_t *out, const uint64_t *a, size_t n, uint64_t q, uint64_t w, uint64_t wp);
+
 #endif

@@ -1,0 +1,128 @@
+package gpu
+
+import (
+	"slices"
+
+	"github.com/tuneinsight/lattigo/v6/ring"
+
+	"github.com/fhegate/fhegate/fhe/engine"
+)
+
+// ProductBackend is a Backend that also runs the BGV evaluator's
+// coefficient-wise products (engine.TensorJob, engine.MulAddJob). A call
+// reports true when every output word holds the canonical residue, false
+// with no error when the backend has no kernel on its current path or for
+// a modulus (nothing written), and an error when a job is malformed
+// (nothing written).
+type ProductBackend interface {
+	Backend
+	Tensor(jobs []engine.TensorJob) (bool, error)
+	MulAdd(jobs []engine.MulAddJob) (bool, error)
+}
+
+// productRoute decides a product batch over the SubRings sub(0…n−1),
+// writing polys polynomials per limb: it routes to the armed accelerator
+// iff that is a ProductBackend and the table routes the forward-NTT batch
+// of shape (N, the distinct moduli, B = the polynomials written per
+// modulus) — the convention of ScaleDiff — and no key of the batch is
+// disabled. It returns the backend, the first-use keys (N, q) and which
+// of them are still unchecked.
+func (d *Dispatcher) productRoute(n, polys int, sub func(i int) *ring.SubRing, verdicts *map[macKey]int8) (ProductBackend, []macKey, []bool, bool) {
+	pb, ok := d.accel.(ProductBackend)
+	if !ok || !d.routing.Load() || n == 0 {
+		return nil, nil, nil, false
+	}
+	mods := map[uint64]struct{}{}
+	keys := make([]macKey, n)
+	for i := range n {
+		s := sub(i)
+		if s == nil {
+			return nil, nil, nil, false
+		}
+		mods[s.Modulus] = struct{}{}
+		keys[i] = macKey{s.N, s.Modulus}
+	}
+	shape := Shape{LogN: log2(keys[0].n), Moduli: len(mods), B: polys * n / len(mods), Dir: Forward}
+	if t := d.thresholdFor(shape); t == 0 || shape.B < t {
+		return nil, nil, nil, false
+	}
+	first, ok := firstUse(d, verdicts, keys)
+	return pb, keys, first, ok
+}
+
+// Tensor implements engine.ProductRouter: BGV's tensor product goes to the
+// armed accelerator iff it is a ProductBackend and the table routes a
+// forward NTT batch over the same moduli with B = 3 (the three output
+// polynomials; productRoute); else false and the engine runs Lattigo's loop. The first
+// call holding a new (N, q) also computes that limb with Lattigo's
+// arithmetic (engine.TensorJob.Finish, on copies taken before the call:
+// outputs may alias inputs) and compares; a mismatch disables the tensor
+// kernel for that (N, q) and the correct limb is written.
+func (d *Dispatcher) Tensor(jobs []engine.TensorJob) bool {
+	pb, keys, first, ok := d.productRoute(len(jobs), 3, func(i int) *ring.SubRing { return jobs[i].S }, &d.tensorVerified)
+	if !ok {
+		return false
+	}
+	refs := make([][3][]uint64, len(jobs))
+	for i, j := range jobs {
+		if first[i] {
+			refs[i] = tensorRef(j)
+		}
+	}
+	ran := runChecked(d, d.tensorVerified, keys, first, "tensor product", func() (bool, error) { return pb.Tensor(jobs) },
+		func(i int) bool {
+			j, n := jobs[i], jobs[i].S.N
+			good := slices.Equal(refs[i][0], j.Out0[:n]) && slices.Equal(refs[i][1], j.Out1[:n]) && slices.Equal(refs[i][2], j.Out2[:n])
+			copy(j.Out0, refs[i][0])
+			copy(j.Out1, refs[i][1])
+			copy(j.Out2, refs[i][2])
+			return good
+		})
+	if ran {
+		d.tensors.Add(uint64(len(jobs)))
+	}
+	return ran
+}
+
+// tensorRef is j's outputs by Lattigo's arithmetic, on copies of its inputs.
+func tensorRef(j engine.TensorJob) [3][]uint64 {
+	n := j.S.N
+	r := j
+	r.A0, r.A1, r.B0, r.B1 = slices.Clone(j.A0[:n]), slices.Clone(j.A1[:n]), slices.Clone(j.B0[:n]), slices.Clone(j.B1[:n])
+	r.Out0, r.Out1, r.Out2 = make([]uint64, n), make([]uint64, n), make([]uint64, n)
+	r.Finish(0)
+	return [3][]uint64{r.Out0, r.Out1, r.Out2}
+}
+
+// MulAdd implements engine.ProductRouter: BGV's multiply-add by an integer
+// goes to the armed accelerator iff it is a ProductBackend and the table
+// routes a forward NTT batch over the same moduli with B = the polynomials
+// per modulus; else false. First use of an (N, q) is checked against
+// engine.MulAddJob.Finish as in Tensor.
+func (d *Dispatcher) MulAdd(jobs []engine.MulAddJob) bool {
+	pb, keys, first, ok := d.productRoute(len(jobs), 1, func(i int) *ring.SubRing { return jobs[i].S }, &d.mulAddVerified)
+	if !ok {
+		return false
+	}
+	refs := make([][]uint64, len(jobs))
+	for i, j := range jobs {
+		if first[i] {
+			r := j
+			r.A, r.Out = slices.Clone(j.A[:j.S.N]), slices.Clone(j.Out[:j.S.N])
+			r.Finish(0)
+			refs[i] = r.Out
+		}
+	}
+	ran := runChecked(d, d.mulAddVerified, keys, first, "multiply-add", func() (bool, error) { return pb.MulAdd(jobs) },
+		func(i int) bool {
+			good := slices.Equal(refs[i], jobs[i].Out[:jobs[i].S.N])
+			copy(jobs[i].Out, refs[i])
+			return good
+		})
+	if ran {
+		d.mulAdds.Add(uint64(len(jobs)))
+	}
+	return ran
+}
+
+var _ engine.ProductRouter = (*Dispatcher)(nil)
