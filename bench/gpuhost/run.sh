@@ -19,8 +19,9 @@
 #   calocl, calnat   `fhegate calibrate --quick` for OpenCL and for the native (IFMA) backend
 #   polocl, polnat   `fhegate bench policy` kyc_aml and credit_limit through that table vs pure Go
 #                    (same process; QUICK=1 for one repetition instead of best of 3)
-#   polks    polocl three times with FHEGATE_OPENCL_KEYSWITCH = none (NTTs only), muladd,modup and
-#            all (the key switch's multiply-accumulate, basis extension, ModDown/rescale step on
+#   polseq   polocl with --sequential (one transform batch per step, as before the gathered evaluation)
+#   polks    polocl once per FHEGATE_OPENCL_KEYSWITCH value in $KS (default: none (NTTs only), muladd,modup,
+#            all: the key switch's multiply-accumulate, basis extension, ModDown/rescale step on
 #            OpenCL too), each printing the key-switch counters; needs calocl first
 #   benchks  BenchmarkKeySwitchOps: each key-switch loop at BGVN14's top level, Lattigo on one core
 #            vs the OpenCL kernels (transfers included), GOMAXPROCS=1
@@ -65,10 +66,12 @@ for s in "$@"; do
 	calnat) step calnat 60 "$FG" calibrate --backend native --quick --out "$R/cal_nat" ;;
 	polocl) step polocl 150 "$FG" bench policy --policy kyc_aml,credit_limit --gpu-backend opencl \
 		--gpu-table "$R/cal_ocl/crossover.json" "${Q[@]}" --json "$R/polocl.json" ;;
+	polseq) step polseq 150 "$FG" bench policy --policy kyc_aml,credit_limit --gpu-backend opencl --sequential \
+		--gpu-table "$R/cal_ocl/crossover.json" "${Q[@]}" --json "$R/polseq.json" ;;
 	polnat) step polnat 150 "$FG" bench policy --policy kyc_aml,credit_limit --gpu-backend native \
 		--gpu-table "$R/cal_nat/crossover.json" "${Q[@]}" --json "$R/polnat.json" ;;
 	polks)
-		for v in none muladd,modup all; do
+		for v in ${KS:-none muladd,modup all}; do
 			FHEGATE_OPENCL_KEYSWITCH=$v step "polks_${v/,/_}" 150 "$FG" bench policy --policy kyc_aml,credit_limit \
 				--gpu-backend opencl --gpu-table "$R/cal_ocl/crossover.json" "${Q[@]}" --json "$R/polks_${v/,/_}.json"
 			grep -o '"\(policy\|verified\|muladd_routed\|modup_routed\|scalediff_routed\)": [^,]*' "$R/polks_${v/,/_}.json" | tr '\n' ' '
