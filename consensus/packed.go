@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
-	"runtime"
 	"slices"
 	"sync"
 	"time"
@@ -24,6 +23,7 @@ import (
 	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/internal/keccak"
+	"github.com/fhegate/fhegate/internal/par"
 )
 
 // ProcessPacked runs a packed batch end to end on this member: slot-masked
@@ -189,7 +189,7 @@ func (r *requestRun) packVector(ctx context.Context, reqs []chainio.Request, k i
 		out, err = protocol.RefreshTransform(ctx, m.group(), r.ks.key, m.led, protocol.TransformRequest{
 			Session: session, Inputs: low, Outputs: layout.K,
 			TransformID: fmt.Sprintf("fhegate/vector-unpack/v1/k%d/a%d/b%d", layout.K, layout.Accs, layout.Requests), Transform: layout.Unpack,
-			Active: active, Receivers: participants, PublicKey: r.ks.km.Public, NoiseBits: bounds.NoiseBits, WorstBits: bounds.WorstBits})
+			Active: active, Receivers: participants, PublicKey: r.ks.km.Public, NoiseBits: bounds.NoiseBits, WorstBits: bounds.WorstBits, Workers: m.cfg.Knobs.Workers})
 		if err == nil {
 			m.refreshes.Add(1)
 			r.packers, r.receivers = active, participants
@@ -212,15 +212,16 @@ func (r *requestRun) packVector(ctx context.Context, reqs []chainio.Request, k i
 
 // packBlocks is the block packing of packVector: request i's ciphertext
 // times its block mask into accumulator layout.Place(i). The accumulators
-// are independent, so they are spread over up to GOMAXPROCS workers, each
-// with its own packer adding the requests of its accumulators in request
-// order; accumulator a comes from worker a mod W. The bytes do not depend on
+// are independent, so they are spread over up to GOMAXPROCS workers
+// (TestingKnobs.Workers: fewer), each with its own packer adding the
+// requests of its accumulators in request order; accumulator a comes from
+// worker a mod W. The bytes do not depend on
 // W (each accumulator's sum is reduced to its canonical residues), and the
 // scale check of one packer — every input's scale equal to the first's —
 // is kept by comparing the workers' first scales.
 func (r *requestRun) packBlocks(ctx context.Context, reqs []chainio.Request, layout fhe.VectorLayout, level int) ([]*fhe.Ciphertext, error) {
 	m := r.m
-	w := max(min(runtime.GOMAXPROCS(0), layout.Accs), 1)
+	w := par.Workers(layout.Accs, m.cfg.Knobs.Workers)
 	parts := make([][]*fhe.Ciphertext, w)
 	err := inParallel(w, func(wi int) error {
 		sp, err := fhe.NewBlockPacker(m.params, level, layout.Accs, layout.K)
