@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"math/big"
 	"slices"
-	"sync"
 	"time"
 
 	"go.uber.org/zap"
@@ -199,7 +198,7 @@ func (r *requestRun) packVector(ctx context.Context, reqs []chainio.Request, k i
 	if err != nil {
 		return nil, fmt.Errorf("consensus: refresh of the packed vector inputs: %w", err)
 	}
-	err = inParallel(len(out), func(j int) (err error) {
+	err = par.ForEach(len(out), len(out), func(_, j int) (err error) {
 		out[j], err = r.dropRefreshNoise(out[j])
 		return err
 	})
@@ -211,43 +210,61 @@ func (r *requestRun) packVector(ctx context.Context, reqs []chainio.Request, k i
 }
 
 // packBlocks is the block packing of packVector: request i's ciphertext
-// times its block mask into accumulator layout.Place(i). The accumulators
-// are independent, so they are spread over up to GOMAXPROCS workers
-// (TestingKnobs.Workers: fewer), each with its own packer adding the
-// requests of its accumulators in request order; accumulator a comes from
-// worker a mod W. The bytes do not depend on
-// W (each accumulator's sum is reduced to its canonical residues), and the
-// scale check of one packer — every input's scale equal to the first's —
-// is kept by comparing the workers' first scales.
+// times its block mask into accumulator layout.Place(i). Each accumulator's
+// requests are cut into ⌈W/A⌉ runs for W workers (GOMAXPROCS or Knobs.Workers),
+// each packed by its own packer, the runs' canonical partial sums added mod q
+// in run order: the bytes do not depend on W (TestPackBlocksWorkers). The
+// runs' first scales are compared, as one packer compares every input's.
 func (r *requestRun) packBlocks(ctx context.Context, reqs []chainio.Request, layout fhe.VectorLayout, level int) ([]*fhe.Ciphertext, error) {
 	m := r.m
-	w := par.Workers(layout.Accs, m.cfg.Knobs.Workers)
-	parts := make([][]*fhe.Ciphertext, w)
-	err := inParallel(w, func(wi int) error {
-		sp, err := fhe.NewBlockPacker(m.params, level, layout.Accs, layout.K)
+	w := par.Workers(len(reqs), m.cfg.Knobs.Workers)
+	runs := (w + layout.Accs - 1) / layout.Accs
+	byAcc := make([][]int, layout.Accs) // each accumulator's requests, in request order
+	for i := range reqs {
+		a, _ := layout.Place(i)
+		byAcc[a] = append(byAcc[a], i)
+	}
+	parts := make([]*fhe.Ciphertext, layout.Accs*runs) // accumulator a's run j at a·runs+j
+	err := par.ForEach(len(parts), w, func(_, t int) error {
+		idx := byAcc[t/runs]
+		idx = idx[len(idx)*(t%runs)/runs : len(idx)*(t%runs+1)/runs]
+		if len(idx) == 0 {
+			return nil
+		}
+		sp, err := fhe.NewBlockPacker(m.params, level, 1, layout.K)
 		if err != nil {
 			return err
 		}
-		for i := range reqs {
-			acc, slot := layout.Place(i)
-			if acc%w != wi {
-				continue
-			}
-			if err := r.viewInputs(ctx, reqs[i], func(raws [][]byte) error { return sp.AddEncodedBlock(acc, slot, raws[0]) }); err != nil {
+		for _, i := range idx {
+			_, slot := layout.Place(i)
+			if err := r.viewInputs(ctx, reqs[i], func(raws [][]byte) error { return sp.AddEncodedBlock(0, slot, raws[0]) }); err != nil {
 				return err
 			}
 		}
-		parts[wi], err = sp.Ciphertexts()
+		cts, err := sp.Ciphertexts()
+		if err == nil {
+			parts[t] = cts[0]
+		}
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
+	ringQ := m.params.RLWE().RingQ().AtLevel(level)
 	out := make([]*fhe.Ciphertext, layout.Accs)
-	for a := range out {
-		out[a] = parts[a%w][a]
-		if s0, s := parts[0][0].Lattigo().Scale, out[a].Lattigo().Scale; s.Cmp(s0) != 0 {
+	for t, part := range parts {
+		a := t / runs
+		switch {
+		case part == nil:
+			continue
+		case part.Lattigo().Scale.Cmp(parts[0].Lattigo().Scale) != 0:
 			return nil, fmt.Errorf("fhe: pack: accumulator %d: scale differs from the first input's", a)
+		case out[a] == nil:
+			out[a] = part
+			continue
+		}
+		for k, v := range out[a].Lattigo().Value {
+			ringQ.Add(v, part.Lattigo().Value[k], v)
 		}
 	}
 	return out, nil
@@ -401,7 +418,7 @@ func (r *requestRun) pack(ctx context.Context, reqs []chainio.Request) ([]*fhe.C
 	}
 	r.phase("pack")
 	out := make([]*fhe.Ciphertext, len(low))
-	err = inParallel(len(low), func(j int) (err error) {
+	err = par.ForEach(len(low), len(low), func(_, j int) (err error) { // at once: independent sessions
 		if out[j], err = m.refreshLive(ctx, r.ks, fmt.Sprintf("%s/in%d", r.base, j), low[j], bounds); err == nil {
 			out[j], err = r.dropRefreshNoise(out[j])
 		}
@@ -412,21 +429,6 @@ func (r *requestRun) pack(ctx context.Context, reqs []chainio.Request) ([]*fhe.C
 	}
 	r.phase("pack-refresh")
 	return out, nil
-}
-
-// inParallel runs f(0) … f(n−1) at once and joins their errors.
-func inParallel(n int, f func(j int) error) error {
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	for j := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[j] = f(j)
-		}()
-	}
-	wg.Wait()
-	return errors.Join(errs...)
 }
 
 // runPacked is run for a packed batch: evaluate once, agree on the digest,
