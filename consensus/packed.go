@@ -210,61 +210,44 @@ func (r *requestRun) packVector(ctx context.Context, reqs []chainio.Request, k i
 }
 
 // packBlocks is the block packing of packVector: request i's ciphertext
-// times its block mask into accumulator layout.Place(i). Each accumulator's
-// requests are cut into ⌈W/A⌉ runs for W workers (GOMAXPROCS or Knobs.Workers),
-// each packed by its own packer, the runs' canonical partial sums added mod q
-// in run order: the bytes do not depend on W (TestPackBlocksWorkers). The
-// runs' first scales are compared, as one packer compares every input's.
+// times its block mask into accumulator layout.Place(i). The requests are
+// cut into W runs of consecutive requests for W workers (GOMAXPROCS or
+// Knobs.Workers), each packed by its own packer of all accumulators (so the
+// A requests of one block share its mask), the runs' canonical partial sums
+// added mod q in run order: the bytes do not depend on W
+// (TestPackBlocksWorkers). The runs' scales are compared, as one packer
+// compares every input's.
 func (r *requestRun) packBlocks(ctx context.Context, reqs []chainio.Request, layout fhe.VectorLayout, level int) ([]*fhe.Ciphertext, error) {
 	m := r.m
 	w := par.Workers(len(reqs), m.cfg.Knobs.Workers)
-	runs := (w + layout.Accs - 1) / layout.Accs
-	byAcc := make([][]int, layout.Accs) // each accumulator's requests, in request order
-	for i := range reqs {
-		a, _ := layout.Place(i)
-		byAcc[a] = append(byAcc[a], i)
-	}
-	parts := make([]*fhe.Ciphertext, layout.Accs*runs) // accumulator a's run j at a·runs+j
-	err := par.ForEach(len(parts), w, func(_, t int) error {
-		idx := byAcc[t/runs]
-		idx = idx[len(idx)*(t%runs)/runs : len(idx)*(t%runs+1)/runs]
-		if len(idx) == 0 {
-			return nil
-		}
-		sp, err := fhe.NewBlockPacker(m.params, level, 1, layout.K)
+	parts := make([][]*fhe.Ciphertext, w)
+	err := par.ForEach(w, w, func(_, j int) error {
+		sp, err := fhe.NewBlockPacker(m.params, level, layout.Accs, layout.K)
 		if err != nil {
 			return err
 		}
-		for _, i := range idx {
-			_, slot := layout.Place(i)
-			if err := r.viewInputs(ctx, reqs[i], func(raws [][]byte) error { return sp.AddEncodedBlock(0, slot, raws[0]) }); err != nil {
+		for i := len(reqs) * j / w; i < len(reqs)*(j+1)/w; i++ {
+			acc, slot := layout.Place(i)
+			if err := r.viewInputs(ctx, reqs[i], func(raws [][]byte) error { return sp.AddEncodedBlock(acc, slot, raws[0]) }); err != nil {
 				return err
 			}
 		}
-		cts, err := sp.Ciphertexts()
-		if err == nil {
-			parts[t] = cts[0]
-		}
+		parts[j], err = sp.Ciphertexts()
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
 	ringQ := m.params.RLWE().RingQ().AtLevel(level)
-	out := make([]*fhe.Ciphertext, layout.Accs)
-	for t, part := range parts {
-		a := t / runs
-		switch {
-		case part == nil:
-			continue
-		case part.Lattigo().Scale.Cmp(parts[0].Lattigo().Scale) != 0:
-			return nil, fmt.Errorf("fhe: pack: accumulator %d: scale differs from the first input's", a)
-		case out[a] == nil:
-			out[a] = part
-			continue
+	out := parts[0]
+	for j, part := range parts[1:] {
+		if part[0].Lattigo().Scale.Cmp(out[0].Lattigo().Scale) != 0 {
+			return nil, fmt.Errorf("fhe: pack: run %d: scale differs from the first input's", j+1)
 		}
-		for k, v := range out[a].Lattigo().Value {
-			ringQ.Add(v, part.Lattigo().Value[k], v)
+		for a, ct := range part {
+			for k, v := range out[a].Lattigo().Value {
+				ringQ.Add(v, ct.Lattigo().Value[k], v)
+			}
 		}
 	}
 	return out, nil

@@ -15,9 +15,9 @@ import (
 
 // TestPackBlocksWorkers: the block packing of a vector batch gives the same
 // bytes whatever the number of workers it spreads the accumulators over
-// (GOMAXPROCS 1, 2, 3, 4, 7 and 16 on a batch of three accumulators: fewer
-// workers than accumulators, as many, and more, so that each accumulator's
-// requests are cut into 2, 3 or 6 runs whose partial sums are added):
+// (GOMAXPROCS 1, 2, 3, 4, 7 and 16 on a batch of three accumulators: the
+// requests cut into as many runs of consecutive requests, each packed into
+// partial sums of every accumulator, which are then added):
 // members with different core counts must agree on the accumulators byte
 // for byte (agreedAccumulators).
 func TestPackBlocksWorkers(t *testing.T) {
