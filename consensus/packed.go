@@ -216,10 +216,11 @@ func (r *requestRun) packVector(ctx context.Context, reqs []chainio.Request, k i
 // A requests of one block share its mask), the runs' canonical partial sums
 // added mod q in run order: the bytes do not depend on W
 // (TestPackBlocksWorkers). The runs' scales are compared, as one packer
-// compares every input's.
+// compares every input's. A run has at least 32 requests (a packer's own
+// masks and accumulators are worth that many products).
 func (r *requestRun) packBlocks(ctx context.Context, reqs []chainio.Request, layout fhe.VectorLayout, level int) ([]*fhe.Ciphertext, error) {
 	m := r.m
-	w := par.Workers(len(reqs), m.cfg.Knobs.Workers)
+	w := par.Workers(len(reqs)/32, m.cfg.Knobs.Workers)
 	parts := make([][]*fhe.Ciphertext, w)
 	err := par.ForEach(w, w, func(_, j int) error {
 		sp, err := fhe.NewBlockPacker(m.params, level, layout.Accs, layout.K)
