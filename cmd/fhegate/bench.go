@@ -321,7 +321,7 @@ efficiency cpu/(wall·procs), then every member's wall time per phase (pack: blo
 accumulators' agreement; xform: the refresh transform that un-interleaves them, with its rescales;
 eval; decrypt: digest agreement, mask, threshold decryption; sign: BLS aggregate and persistence).
 The JSON rows carry the same (parallel_efficiency, members[].phases_ms). A member spreads its block
-packing over its accumulators, the refresh transform over its inputs and outputs, the plan over its
+packing over runs of its requests, the refresh transform over its inputs and outputs, the plan over its
 independent ops and each key switch's transforms over its limbs; results are the same bytes for any
 GOMAXPROCS.`
 
