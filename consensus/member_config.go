@@ -88,6 +88,9 @@ type TestingKnobs struct {
 	// RefuseRootSign makes this member refuse every input-root request
 	// (a root round that cannot reach quorum).
 	RefuseRootSign bool
+	// Workers > 0 bounds the goroutines of this member's block packing and
+	// refresh transform (else GOMAXPROCS), as on a machine with fewer cores.
+	Workers int
 }
 
 // DefaultPackMin is the smallest window of one policy's requests the serve

@@ -10,9 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
-	"runtime"
 	"slices"
-	"sync"
 	"time"
 
 	"go.uber.org/zap"
@@ -24,6 +22,7 @@ import (
 	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/internal/keccak"
+	"github.com/fhegate/fhegate/internal/par"
 )
 
 // ProcessPacked runs a packed batch end to end on this member: slot-masked
@@ -189,7 +188,7 @@ func (r *requestRun) packVector(ctx context.Context, reqs []chainio.Request, k i
 		out, err = protocol.RefreshTransform(ctx, m.group(), r.ks.key, m.led, protocol.TransformRequest{
 			Session: session, Inputs: low, Outputs: layout.K,
 			TransformID: fmt.Sprintf("fhegate/vector-unpack/v1/k%d/a%d/b%d", layout.K, layout.Accs, layout.Requests), Transform: layout.Unpack,
-			Active: active, Receivers: participants, PublicKey: r.ks.km.Public, NoiseBits: bounds.NoiseBits, WorstBits: bounds.WorstBits})
+			Active: active, Receivers: participants, PublicKey: r.ks.km.Public, NoiseBits: bounds.NoiseBits, WorstBits: bounds.WorstBits, Workers: m.cfg.Knobs.Workers})
 		if err == nil {
 			m.refreshes.Add(1)
 			r.packers, r.receivers = active, participants
@@ -199,7 +198,7 @@ func (r *requestRun) packVector(ctx context.Context, reqs []chainio.Request, k i
 	if err != nil {
 		return nil, fmt.Errorf("consensus: refresh of the packed vector inputs: %w", err)
 	}
-	err = inParallel(len(out), func(j int) (err error) {
+	err = par.ForEach(len(out), len(out), func(_, j int) (err error) {
 		out[j], err = r.dropRefreshNoise(out[j])
 		return err
 	})
@@ -211,42 +210,45 @@ func (r *requestRun) packVector(ctx context.Context, reqs []chainio.Request, k i
 }
 
 // packBlocks is the block packing of packVector: request i's ciphertext
-// times its block mask into accumulator layout.Place(i). The accumulators
-// are independent, so they are spread over up to GOMAXPROCS workers, each
-// with its own packer adding the requests of its accumulators in request
-// order; accumulator a comes from worker a mod W. The bytes do not depend on
-// W (each accumulator's sum is reduced to its canonical residues), and the
-// scale check of one packer — every input's scale equal to the first's —
-// is kept by comparing the workers' first scales.
+// times its block mask into accumulator layout.Place(i). The requests are
+// cut into W runs of consecutive requests for W workers (GOMAXPROCS or
+// Knobs.Workers), each packed by its own packer of all accumulators (so the
+// A requests of one block share its mask), the runs' canonical partial sums
+// added mod q in run order: the bytes do not depend on W
+// (TestPackBlocksWorkers). The runs' scales are compared, as one packer
+// compares every input's. A run has at least 32 requests (a packer's own
+// masks and accumulators are worth that many products).
 func (r *requestRun) packBlocks(ctx context.Context, reqs []chainio.Request, layout fhe.VectorLayout, level int) ([]*fhe.Ciphertext, error) {
 	m := r.m
-	w := max(min(runtime.GOMAXPROCS(0), layout.Accs), 1)
+	w := par.Workers(len(reqs)/32, m.cfg.Knobs.Workers)
 	parts := make([][]*fhe.Ciphertext, w)
-	err := inParallel(w, func(wi int) error {
+	err := par.ForEach(w, w, func(_, j int) error {
 		sp, err := fhe.NewBlockPacker(m.params, level, layout.Accs, layout.K)
 		if err != nil {
 			return err
 		}
-		for i := range reqs {
+		for i := len(reqs) * j / w; i < len(reqs)*(j+1)/w; i++ {
 			acc, slot := layout.Place(i)
-			if acc%w != wi {
-				continue
-			}
 			if err := r.viewInputs(ctx, reqs[i], func(raws [][]byte) error { return sp.AddEncodedBlock(acc, slot, raws[0]) }); err != nil {
 				return err
 			}
 		}
-		parts[wi], err = sp.Ciphertexts()
+		parts[j], err = sp.Ciphertexts()
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	out := make([]*fhe.Ciphertext, layout.Accs)
-	for a := range out {
-		out[a] = parts[a%w][a]
-		if s0, s := parts[0][0].Lattigo().Scale, out[a].Lattigo().Scale; s.Cmp(s0) != 0 {
-			return nil, fmt.Errorf("fhe: pack: accumulator %d: scale differs from the first input's", a)
+	ringQ := m.params.RLWE().RingQ().AtLevel(level)
+	out := parts[0]
+	for j, part := range parts[1:] {
+		if part[0].Lattigo().Scale.Cmp(out[0].Lattigo().Scale) != 0 {
+			return nil, fmt.Errorf("fhe: pack: run %d: scale differs from the first input's", j+1)
+		}
+		for a, ct := range part {
+			for k, v := range out[a].Lattigo().Value {
+				ringQ.Add(v, ct.Lattigo().Value[k], v)
+			}
 		}
 	}
 	return out, nil
@@ -400,7 +402,7 @@ func (r *requestRun) pack(ctx context.Context, reqs []chainio.Request) ([]*fhe.C
 	}
 	r.phase("pack")
 	out := make([]*fhe.Ciphertext, len(low))
-	err = inParallel(len(low), func(j int) (err error) {
+	err = par.ForEach(len(low), len(low), func(_, j int) (err error) { // at once: independent sessions
 		if out[j], err = m.refreshLive(ctx, r.ks, fmt.Sprintf("%s/in%d", r.base, j), low[j], bounds); err == nil {
 			out[j], err = r.dropRefreshNoise(out[j])
 		}
@@ -411,21 +413,6 @@ func (r *requestRun) pack(ctx context.Context, reqs []chainio.Request) ([]*fhe.C
 	}
 	r.phase("pack-refresh")
 	return out, nil
-}
-
-// inParallel runs f(0) … f(n−1) at once and joins their errors.
-func inParallel(n int, f func(j int) error) error {
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	for j := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[j] = f(j)
-		}()
-	}
-	wg.Wait()
-	return errors.Join(errs...)
 }
 
 // runPacked is run for a packed batch: evaluate once, agree on the digest,

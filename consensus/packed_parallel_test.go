@@ -15,9 +15,12 @@ import (
 
 // TestPackBlocksWorkers: the block packing of a vector batch gives the same
 // bytes whatever the number of workers it spreads the accumulators over
-// (GOMAXPROCS 1, 2 and 3 on a batch of three accumulators, so one worker
-// holds two of them at 2): members with different core counts must agree
-// on the accumulators byte for byte (agreedAccumulators).
+// (GOMAXPROCS 1, 2, 3, 4, 7 and 16 on 261 requests in three accumulators:
+// the requests cut into as many runs of consecutive requests — at most 8,
+// a run has at least 32 — each packed into partial sums of every
+// accumulator, which are then added):
+// members with different core counts must agree on the accumulators byte
+// for byte (agreedAccumulators).
 func TestPackBlocksWorkers(t *testing.T) {
 	f := newPackFixture(t)
 	n := 2*f.p.Slots()/fhe.VectorStride(8) + 5
@@ -36,7 +39,7 @@ func TestPackBlocksWorkers(t *testing.T) {
 	level, _, err := circuit.PackLevelBounds(f.p)
 	require.NoError(t, err)
 	var want [][]byte
-	for _, procs := range []int{1, 2, 3} {
+	for _, procs := range []int{1, 2, 3, 4, 7, 16} {
 		prev := runtime.GOMAXPROCS(procs)
 		cts, err := m.PackBlocks(context.Background(), reqs, layout, level, zaptest.NewLogger(t))
 		runtime.GOMAXPROCS(prev)

@@ -483,10 +483,12 @@ func (sp *SlotPacker) addEncoded(s int, ins []packIn, accs []int) error {
 	}
 	type done struct{ x, k, i int }
 	var added []done
+	// prime outer, polynomial inner: the mask's limb i (w, shoup) is read
+	// for c0 and c1 back to back, while it is still in cache
 	for x, in := range ins {
 		for range in.times {
-			for k := 0; k < 2; k++ {
-				for i := 0; i < rows; i++ {
+			for i := 0; i < rows; i++ {
+				for k := 0; k < 2; k++ {
 					q, acc := r.SubRings[i].Modulus, sp.acc[accs[x]].Value[k].Coeffs[i]
 					ok := true
 					if c := in.dec; c != nil {

@@ -62,9 +62,14 @@ type Row struct {
 	Runs           int `json:"runs,omitempty"`
 	ShareBytes     int `json:"share_bytes,omitempty"`
 	BytesPerMember int `json:"bytes_per_member,omitempty"`
-	// GOMAXPROCS the packed stages ran with (--gomaxprocs; 0: the process's).
+	// GOMAXPROCS the packed stages ran with (--procs; 0: the process's).
 	GOMAXPROCS int `json:"gomaxprocs,omitempty"`
-	bench.Gate     // NTT gate columns (bench/gate.go)
+	// Packed stages only: ParallelEfficiency is cpu_ms / (ms × GOMAXPROCS
+	// in effect), the share of the cores the run kept busy; Members are
+	// every member's wall time per phase of Member.ProcessPacked.
+	ParallelEfficiency float64        `json:"parallel_efficiency,omitempty"`
+	Members            []MemberPhases `json:"members,omitempty"`
+	bench.Gate                        // NTT gate columns (bench/gate.go)
 }
 
 // The stages of `fhegate bench committee`, in the order they run.
@@ -129,7 +134,7 @@ func (o *Options) Validate() error {
 	}
 	for _, g := range o.GOMAXPROCS {
 		if g < 1 || g > 4096 {
-			return fmt.Errorf("--gomaxprocs %d: outside [1, 4096]", g)
+			return fmt.Errorf("--procs %d: outside [1, 4096]", g)
 		}
 	}
 	for _, n := range o.RefreshN {
@@ -207,6 +212,7 @@ func Print(out io.Writer, rows []Row) {
 		}
 		tw.Flush()
 	}
+	printLadder(out, rows)
 	printCommitteeGate(out, rows)
 	fmt.Fprintf(out, "machine: %s/%s, %d CPUs (GOMAXPROCS %d), %s\n", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version())
 }
@@ -298,6 +304,8 @@ type committeeBench struct {
 	traceMu sync.Mutex
 	tracing bool
 	phases  map[string]time.Duration // member 1's phases of the verdict stage
+	// every member's phases of the packed stages (member → phase → wall)
+	memberPhases map[uint32]map[string]time.Duration
 }
 
 // startCommitteeBench starts an n-member committee on preset (the dkg stage)
@@ -339,9 +347,16 @@ func (b *committeeBench) close() {
 func (b *committeeBench) trace(member uint32, _ [32]byte, ph string, d time.Duration) {
 	b.traceMu.Lock()
 	defer b.traceMu.Unlock()
-	if b.tracing && member == 1 {
+	if !b.tracing {
+		return
+	}
+	if member == 1 {
 		b.phases[ph] += d
 	}
+	if b.memberPhases[member] == nil {
+		b.memberPhases[member] = map[string]time.Duration{}
+	}
+	b.memberPhases[member][ph] += d
 }
 
 func (b *committeeBench) setTracing(on bool) {

@@ -40,8 +40,8 @@ func TestValidate(t *testing.T) {
 	}{
 		{"unknown stage", func(o *Options) { o.Stages = []string{"refesh"} }, "unknown stage"},
 		{"empty batch", func(o *Options) { o.Packed = []int{0} }, "--packed 0"},
-		{"gomaxprocs 0", func(o *Options) { o.GOMAXPROCS = []int{0} }, "--gomaxprocs 0"},
-		{"gomaxprocs huge", func(o *Options) { o.GOMAXPROCS = []int{4097} }, "--gomaxprocs 4097"},
+		{"gomaxprocs 0", func(o *Options) { o.GOMAXPROCS = []int{0} }, "--procs 0"},
+		{"gomaxprocs huge", func(o *Options) { o.GOMAXPROCS = []int{4097} }, "--procs 4097"},
 		{"one member", func(o *Options) { o.RefreshN = []int{1} }, "--refresh-n 1"},
 		{"no refreshes", func(o *Options) { o.RefreshK = 0 }, "--refresh-k 0"},
 	} {

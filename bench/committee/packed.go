@@ -223,7 +223,9 @@ func packedKYCBatch(p *fhe.Params, kplan *policy.Plan, kycID [32]byte, pool *kyc
 func (b *committeeBench) runPackedBatch(stage string, batch chainio.PackedBatch, want []uint64, kplan *policy.Plan) ([]Row, error) {
 	b.traceMu.Lock()
 	b.phases = map[string]time.Duration{}
+	b.memberPhases = map[uint32]map[string]time.Duration{}
 	b.traceMu.Unlock()
+	procs := runtime.GOMAXPROCS(0)
 	b.setTracing(true)
 	c := bench.CPUTime()
 	start := time.Now()
@@ -269,9 +271,14 @@ func (b *committeeBench) runPackedBatch(stage string, batch chainio.PackedBatch,
 		}
 		how = fmt.Sprintf("vector inputs (one ciphertext per request), block masks, one refresh of %d accumulators un-interleaving them into %d inputs", l.Accs, l.K)
 	}
-	rows := []Row{b.row(stage, size, d, cpu, fmt.Sprintf(
+	row := b.row(stage, size, d, cpu, fmt.Sprintf(
 		"KYC/AML (8 inputs, plan depth %d) packed: mask at level %d, %s, ONE evaluation, one decryption, one BLS aggregate; all members, every verdict = plaintext reference",
-		kplan.UnrefreshedDepth, level, how))}
+		kplan.UnrefreshedDepth, level, how))
+	row.ParallelEfficiency = efficiency(d, cpu, procs)
+	b.traceMu.Lock()
+	row.Members = memberPhaseRows(b.memberPhases)
+	b.traceMu.Unlock()
+	rows := []Row{row}
 	for _, ph := range packedPhases {
 		if dd, ok := b.phases[ph]; ok {
 			r := b.row(stage+"/"+ph, size, dd, 0, "member 1's wall time in this phase")

@@ -322,9 +322,15 @@ The refresh stage reuses the (n, t) committee of the other stages where its size
 running; otherwise it starts its own, whose dkg row (note "refresh stage committee") is reported too.
 --stages picks stages (the dkg of each committee always runs); --refresh-only is --stages refresh. Every verdict is checked against the
 plaintext reference. All members share this machine's cores, so the times include n-fold CPU
-contention. --gomaxprocs 1,2,4 runs each packed batch once per value on the same committee
-(verdicts/s against cores; a member spreads its block packing over its cores and evaluates
-independent ops of the packed plan concurrently).`
+contention. --procs 1,2,4,8,16 (alias --gomaxprocs) runs each packed batch once per value on the
+same committee and prints a ladder: per run wall ms, process CPU ms, verdicts/s and the parallel
+efficiency cpu/(wall·procs), then every member's wall time per phase (pack: block packing and the
+accumulators' agreement; xform: the refresh transform that un-interleaves them, with its rescales;
+eval; decrypt: digest agreement, mask, threshold decryption; sign: BLS aggregate and persistence).
+The JSON rows carry the same (parallel_efficiency, members[].phases_ms). A member spreads its block
+packing over runs of its requests, the refresh transform over its inputs and outputs, the plan over its
+independent ops and each key switch's transforms over its limbs; results are the same bytes for any
+GOMAXPROCS.`
 
 // benchCommitteeFlags are the command line of `fhegate bench committee`.
 type benchCommitteeFlags struct {
@@ -356,7 +362,8 @@ func (f *benchCommitteeFlags) register(cmd *cobra.Command) {
 	fl.BoolVar(&f.refreshOnly, "refresh-only", false, "only the refresh stage (--stages refresh)")
 	fl.IntSliceVar(&f.o.RefreshN, "refresh-n", []int{3, 5}, "committee sizes of the refresh stage (t = n/2+1)")
 	fl.IntVar(&f.o.RefreshK, "refresh-k", 7, "refreshes measured per preset and committee size (median)")
-	fl.IntSliceVar(&f.o.GOMAXPROCS, "gomaxprocs", nil, "run each packed batch once per GOMAXPROCS value of this ladder (e.g. 1,2,4), on the same committee: verdicts/s against cores")
+	fl.IntSliceVar(&f.o.GOMAXPROCS, "procs", nil, "run each packed batch once per GOMAXPROCS value of this ladder (e.g. 1,2,4,8,16), on the same committee: verdicts/s, parallel efficiency and every member's phases against cores")
+	fl.IntSliceVar(&f.o.GOMAXPROCS, "gomaxprocs", nil, "the same as --procs")
 }
 
 // options applies --quick and --refresh-only to the parsed flags (a flag

@@ -73,8 +73,13 @@ func TestBenchCommitteeOptions(t *testing.T) {
 	o, err = parseBenchCommittee(t, "--stages", "packed-kyc-vector", "--gomaxprocs", "1,2")
 	require.NoError(t, err)
 	require.Equal(t, []int{1, 2}, o.GOMAXPROCS)
+	o, err = parseBenchCommittee(t, "--stages", "packed-kyc-vector", "--procs", "2,4,8,16")
+	require.NoError(t, err)
+	require.Equal(t, []int{2, 4, 8, 16}, o.GOMAXPROCS)
 	_, err = parseBenchCommittee(t, "--gomaxprocs", "0")
-	require.ErrorContains(t, err, "--gomaxprocs 0")
+	require.ErrorContains(t, err, "--procs 0")
+	_, err = parseBenchCommittee(t, "--procs", "0")
+	require.ErrorContains(t, err, "--procs 0")
 }
 
 // mainStages reports whether o selects a stage that runs on the (N, T)

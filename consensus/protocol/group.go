@@ -277,6 +277,12 @@ func fillCoefficients(v reflect.Value, fill uint64) {
 			if v.Kind() == reflect.Array && !v.CanSet() {
 				return
 			}
+			if c, ok := v.Interface().([]uint64); ok { // a limb: fill it directly, not word by word through reflect
+				for i := range c {
+					c[i] = fill
+				}
+				return
+			}
 			for i := range v.Len() {
 				v.Index(i).SetUint(fill)
 			}

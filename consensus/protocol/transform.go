@@ -16,6 +16,7 @@ import (
 
 	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
+	"github.com/fhegate/fhegate/internal/par"
 )
 
 // Bounds of a RefreshTransform. The outputs cover a vector input's
@@ -54,6 +55,10 @@ type TransformRequest struct {
 	PublicKey *fhe.PublicKey
 	// NoiseBits, WorstBits are as RefreshRequest's, for every input.
 	NoiseBits, WorstBits float64
+	// Workers bounds the goroutines that make this member's share and the
+	// outputs (one per input or output at a time; ≤ 0: GOMAXPROCS). The
+	// outputs are the same bytes for every value (TestRefreshTransformWorkers).
+	Workers int
 }
 
 // RefreshTransform is the masked-transform collective refresh (Mouchet et
@@ -106,21 +111,25 @@ func RefreshTransform(ctx context.Context, g Group, key *ThresholdKey, led Ledge
 	if err != nil {
 		return nil, err
 	}
-	tp, err := newTransformProtocol(p)
+	tp, err := newTransformProtocols(p, par.Workers(max(len(ins), req.Outputs), req.Workers))
 	if err != nil {
 		return nil, err
 	}
 	level, maxLevel := ins[0].Level(), p.MaxLevel()
 	crps := make([]multiparty.KeySwitchCRP, req.Outputs)
-	for k := range crps {
+	err = par.ForEach(len(crps), tp.workers(), func(w, k int) error {
 		var kb [4]byte
 		binary.BigEndian.PutUint32(kb[:], uint32(k))
 		crsKey := keccak([]byte("fhegate/refresh-transform/crs/v1"), []byte(session), lenPrefixed(req.TransformID), kb[:])
 		crs, err := sampling.NewKeyedPRNG(crsKey[:])
 		if err != nil {
-			return nil, err
+			return err
 		}
-		crps[k] = tp.s2e.SampleCRP(maxLevel, crs)
+		crps[k] = tp[w].s2e.SampleCRP(maxLevel, crs)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	shares, err := exchangeShares(ctx, g, transport.TypeRefreshShare, session, req.Active, req.Receivers, "refresh transform", func() ([]byte, error) {
 		return led.Issue(KindRefresh, transformDigest(ins, req.TransformID, req.Outputs, req.Active), key.Epoch, session, func() ([]byte, error) {
@@ -241,6 +250,30 @@ func lenPrefixed(s string) []byte {
 	return append(binary.BigEndian.AppendUint32(nil, uint32(len(s))), s...)
 }
 
+// transformProtocols are one transformProtocol per worker: the A inputs'
+// and the K outputs' polynomials of a share, of the aggregation and of the
+// finalisation are independent, so worker w takes them one at a time with
+// its own protocol (Lattigo's keep scratch buffers and samplers), each
+// writing only its own input's or output's slot. Every piece is computed
+// as the one-worker loop computes it, so the outputs are the same bytes for
+// any number of workers (the shares' masks and noise are fresh randomness
+// either way).
+type transformProtocols []*transformProtocol
+
+// newTransformProtocols returns w ≥ 1 protocols.
+func newTransformProtocols(p *fhe.Params, w int) (transformProtocols, error) {
+	tps := make(transformProtocols, max(w, 1))
+	for i := range tps {
+		var err error
+		if tps[i], err = newTransformProtocol(p); err != nil {
+			return nil, err
+		}
+	}
+	return tps, nil
+}
+
+func (tps transformProtocols) workers() int { return len(tps) }
+
 // transformProtocol is mpbgv's EncToShare and ShareToEnc protocols with no
 // flooding of their own (as newRefreshProtocol: Lattigo's KeySwitchProtocol
 // then samples the fresh-encryption noise, σ = NoiseFreshSK, for both
@@ -267,9 +300,11 @@ func newTransformProtocol(p *fhe.Params) (*transformProtocol, error) {
 }
 
 // apply decodes the A masks (R_t polynomials) to slot vectors with scale,
-// applies transform and returns the K outputs encoded back into R_t.
-func (tp *transformProtocol) apply(masks []ring.Poly, scale rlwe.Scale, outputs int, transform func(in, out [][]uint64) error) ([]ring.Poly, error) {
-	slots := tp.p.Slots()
+// applies transform and returns the K outputs encoded back into R_t; the
+// decodings and encodings are spread over the workers.
+func (tps transformProtocols) apply(masks []ring.Poly, scale rlwe.Scale, outputs int, transform func(in, out [][]uint64) error) ([]ring.Poly, error) {
+	p := tps[0].p
+	slots := p.Slots()
 	in := make([][]uint64, len(masks))
 	out := make([][]uint64, outputs)
 	defer func() {
@@ -277,11 +312,15 @@ func (tp *transformProtocol) apply(masks []ring.Poly, scale rlwe.Scale, outputs 
 			clear(v)
 		}
 	}()
-	for a, m := range masks {
+	err := par.ForEach(len(masks), tps.workers(), func(w, a int) error {
 		in[a] = make([]uint64, slots)
-		if err := tp.ecd.DecodeRingT(m, scale, in[a]); err != nil {
-			return nil, fmt.Errorf("protocol: refresh transform: decode: %w", err)
+		if err := tps[w].ecd.DecodeRingT(masks[a], scale, in[a]); err != nil {
+			return fmt.Errorf("protocol: refresh transform: decode: %w", err)
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	for k := range out {
 		out[k] = make([]uint64, slots)
@@ -290,22 +329,27 @@ func (tp *transformProtocol) apply(masks []ring.Poly, scale rlwe.Scale, outputs 
 		return nil, err
 	}
 	res := make([]ring.Poly, outputs)
-	for k, v := range out {
-		if len(v) != slots {
-			return nil, fmt.Errorf("protocol: refresh transform: output %d has %d slots, want %d", k, len(v), slots)
+	err = par.ForEach(outputs, tps.workers(), func(w, k int) error {
+		if len(out[k]) != slots {
+			return fmt.Errorf("protocol: refresh transform: output %d has %d slots, want %d", k, len(out[k]), slots)
 		}
-		res[k] = tp.p.BGV().RingT().NewPoly()
-		if err := tp.ecd.EncodeRingT(v, scale, res[k]); err != nil {
-			return nil, fmt.Errorf("protocol: refresh transform: encode: %w", err)
+		res[k] = p.BGV().RingT().NewPoly()
+		if err := tps[w].ecd.EncodeRingT(out[k], scale, res[k]); err != nil {
+			return fmt.Errorf("protocol: refresh transform: encode: %w", err)
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return res, nil
 }
 
 // genTransformShare is this member's refresh-transform share (step 2 of
 // RefreshTransform): A flooded e2s shares at the inputs' level and K s2e
-// shares at the top level. sigmaBits = 0 floods nothing (tests only).
-func genTransformShare(g Group, key *ThresholdKey, tp *transformProtocol, ins []*fhe.Ciphertext, crps []multiparty.KeySwitchCRP, transform func(in, out [][]uint64) error, activeIDs []transport.MemberID, sigmaBits float64) ([]byte, error) {
+// shares at the top level, each input's and each output's on one of the
+// workers. sigmaBits = 0 floods nothing (tests only).
+func genTransformShare(g Group, key *ThresholdKey, tps transformProtocols, ins []*fhe.Ciphertext, crps []multiparty.KeySwitchCRP, transform func(in, out [][]uint64) error, activeIDs []transport.MemberID, sigmaBits float64) ([]byte, error) {
 	p := key.Params
 	add, err := additiveShare(g, key, activeIDs)
 	if err != nil {
@@ -313,7 +357,8 @@ func genTransformShare(g Group, key *ThresholdKey, tp *transformProtocol, ins []
 	}
 	defer zero(add)
 	level := ins[0].Level()
-	sh := transformShare{p: p, level: level, inputs: len(ins), outputs: len(crps)}
+	sh := transformShare{p: p, level: level, inputs: len(ins), outputs: len(crps),
+		e2s: make([]multiparty.KeySwitchShare, len(ins)), s2e: make([]multiparty.KeySwitchShare, len(crps))}
 	masks := make([]ring.Poly, len(ins))
 	defer func() {
 		for _, m := range masks {
@@ -322,75 +367,80 @@ func genTransformShare(g Group, key *ThresholdKey, tp *transformProtocol, ins []
 			}
 		}
 	}()
-	for a, ct := range ins {
+	err = par.ForEach(len(ins), tps.workers(), func(w, a int) error {
+		tp := tps[w]
 		h := tp.e2s.AllocateShare(level)
 		mask := mpbgv.NewAdditiveShare(p.BGV())
-		tp.e2s.GenShare(add, ct.Lattigo(), &mask, &h)
+		tp.e2s.GenShare(add, ins[a].Lattigo(), &mask, &h)
 		masks[a] = mask.Value
-		if err := flood(p, level, sigmaBits, h.Value); err != nil {
-			return nil, err
-		}
-		sh.e2s = append(sh.e2s, h)
-	}
-	tm, err := tp.apply(masks, ins[0].Lattigo().Scale, len(crps), transform)
+		sh.e2s[a] = h
+		return flood(p, level, sigmaBits, h.Value)
+	})
 	if err != nil {
 		return nil, err
 	}
-	for k, crp := range crps {
-		c := tp.s2e.AllocateShare(p.MaxLevel())
-		err := tp.s2e.GenShare(add, crp, multiparty.AdditiveShare{Value: tm[k]}, &c)
+	tm, err := tps.apply(masks, ins[0].Lattigo().Scale, len(crps), transform)
+	if err != nil {
+		return nil, err
+	}
+	err = par.ForEach(len(crps), tps.workers(), func(w, k int) error {
+		c := tps[w].s2e.AllocateShare(p.MaxLevel())
+		err := tps[w].s2e.GenShare(add, crps[k], multiparty.AdditiveShare{Value: tm[k]}, &c)
 		for _, row := range tm[k].Coeffs {
 			clear(row)
 		}
-		if err != nil {
-			return nil, err
-		}
-		sh.s2e = append(sh.s2e, c)
+		sh.s2e[k] = c
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	return sh.MarshalBinary(), nil
 }
 
-// aggregate sums two refresh-transform shares of the same shape.
-func (tp *transformProtocol) aggregate(a, b transformShare, out *transformShare) error {
+// aggregate sums two refresh-transform shares of the same shape, each
+// polynomial on one of the workers.
+func (tps transformProtocols) aggregate(a, b transformShare, out *transformShare) error {
 	if len(a.e2s) != len(b.e2s) || len(a.s2e) != len(b.s2e) {
 		return errors.New("share counts differ")
 	}
-	for i := range a.e2s {
-		if err := tp.e2s.AggregateShares(a.e2s[i], b.e2s[i], &out.e2s[i]); err != nil {
-			return err
+	ne := len(a.e2s)
+	return par.ForEach(ne+len(a.s2e), tps.workers(), func(w, i int) error {
+		if i < ne {
+			return tps[w].e2s.AggregateShares(a.e2s[i], b.e2s[i], &out.e2s[i])
 		}
-	}
-	for k := range a.s2e {
-		if err := tp.s2e.AggregateShares(a.s2e[k], b.s2e[k], &out.s2e[k]); err != nil {
-			return err
-		}
-	}
-	return nil
+		k := i - ne
+		return tps[w].s2e.AggregateShares(a.s2e[k], b.s2e[k], &out.s2e[k])
+	})
 }
 
 // finalize is step 3 of RefreshTransform: the K outputs from the
-// aggregated shares.
-func (tp *transformProtocol) finalize(ins []*fhe.Ciphertext, crps []multiparty.KeySwitchCRP, agg transformShare, transform func(in, out [][]uint64) error) ([]*fhe.Ciphertext, error) {
-	p := tp.p
+// aggregated shares, each input's masked value and each output on one of
+// the workers.
+func (tps transformProtocols) finalize(ins []*fhe.Ciphertext, crps []multiparty.KeySwitchCRP, agg transformShare, transform func(in, out [][]uint64) error) ([]*fhe.Ciphertext, error) {
+	p := tps[0].p
 	masked := make([]ring.Poly, len(ins))
-	for a, ct := range ins {
+	err := par.ForEach(len(ins), tps.workers(), func(w, a int) error {
 		sh := mpbgv.NewAdditiveShare(p.BGV())
-		if err := safe("refresh transform finalize", func() error {
-			tp.e2s.GetShare(nil, agg.e2s[a], ct.Lattigo(), &sh)
+		err := safe("refresh transform finalize", func() error {
+			tps[w].e2s.GetShare(nil, agg.e2s[a], ins[a].Lattigo(), &sh)
 			return nil
-		}); err != nil {
-			return nil, err
-		}
+		})
 		masked[a] = sh.Value
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
-	tm, err := tp.apply(masked, ins[0].Lattigo().Scale, len(crps), transform)
+	tm, err := tps.apply(masked, ins[0].Lattigo().Scale, len(crps), transform)
 	if err != nil {
 		return nil, err
 	}
 	maxLevel := p.MaxLevel()
-	ringQ := p.RLWE().RingQ().AtLevel(maxLevel)
 	outs := make([]*fhe.Ciphertext, len(crps))
-	for k, crp := range crps {
+	err = par.ForEach(len(crps), tps.workers(), func(w, k int) error {
+		tp := tps[w]
+		ringQ := p.RLWE().RingQ().AtLevel(maxLevel)
 		out := rlwe.NewCiphertext(p.RLWE(), 1, maxLevel)
 		*out.MetaData = *ins[0].Lattigo().MetaData
 		if err := safe("refresh transform finalize", func() error {
@@ -398,15 +448,16 @@ func (tp *transformProtocol) finalize(ins []*fhe.Ciphertext, crps []multiparty.K
 			tp.ecd.RingT2Q(maxLevel, true, tm[k], c0)
 			ringQ.NTT(c0, c0)
 			ringQ.Add(c0, agg.s2e[k].Value, c0)
-			return tp.s2e.GetEncryption(multiparty.KeySwitchShare{Value: c0}, crp, out)
+			return tp.s2e.GetEncryption(multiparty.KeySwitchShare{Value: c0}, crps[k], out)
 		}); err != nil {
-			return nil, err
+			return err
 		}
 		ct, err := fhe.WrapCiphertext(p, out)
-		if err != nil {
-			return nil, err
-		}
 		outs[k] = ct
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	return outs, nil
 }

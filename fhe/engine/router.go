@@ -4,6 +4,8 @@ import (
 	"sync/atomic"
 
 	"github.com/tuneinsight/lattigo/v6/ring"
+
+	"github.com/fhegate/fhegate/internal/par"
 )
 
 // Job is one per-limb transform of a batch: S's NTT (or INTT) of Src into
@@ -56,9 +58,16 @@ func CurrentRouter() Router {
 }
 
 // RunLattigo runs jobs exactly as Lattigo does when no router is installed:
-// one SubRing.NTT/NTTLazy/INTT/INTTLazy per job, in order.
+// one SubRing.NTT/NTTLazy/INTT/INTTLazy per job. The jobs of a batch are
+// independent (distinct outputs, read-only tables), so a batch of at
+// least parallelMinJobs jobs of N ≥ parallelMinN is spread over up to
+// GOMAXPROCS goroutines, one job at a time each: every Dst gets the bytes
+// the sequential loop writes, whatever the number of goroutines
+// (TestRunLattigoParallel). This is what lets one key switch — a packed
+// batch's one evaluation — use a member's cores.
 func RunLattigo(inverse, lazy bool, jobs []Job) {
-	for _, j := range jobs {
+	run := func(_, i int) error {
+		j := jobs[i]
 		switch {
 		case !inverse && !lazy:
 			j.S.NTT(j.Src, j.Dst)
@@ -69,8 +78,22 @@ func RunLattigo(inverse, lazy bool, jobs []Job) {
 		default:
 			j.S.INTTLazy(j.Src, j.Dst)
 		}
+		return nil
 	}
+	workers := 1
+	if len(jobs) >= parallelMinJobs && jobs[0].S.N >= parallelMinN {
+		workers = par.Workers(len(jobs), 0)
+	}
+	_ = par.ForEach(len(jobs), workers, run)
 }
+
+// A batch is spread over goroutines when it has at least parallelMinJobs
+// jobs of N ≥ parallelMinN coefficients (an N = 2^12 NTT takes ≈ 20 µs,
+// well above the cost of handing it to another goroutine).
+const (
+	parallelMinJobs = 2
+	parallelMinN    = 1 << 12
+)
 
 // transform hands jobs to r, or (r nil) runs them as Lattigo does.
 func transform(r Router, inverse, lazy bool, jobs []Job) {
