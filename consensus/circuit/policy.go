@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/fhegate/fhegate/fhe"
+	"github.com/fhegate/fhegate/fhe/engine"
 	"github.com/fhegate/fhegate/policy"
 	"github.com/fhegate/fhegate/policy/eval"
 )
@@ -212,7 +213,9 @@ type planCircuit struct {
 	// GOMAXPROCS): a packed batch's one evaluation (LookupPacked), where a
 	// member has no other requests of the batch to keep its cores busy. The
 	// result does not depend on it; refresh points of one wave run as
-	// concurrent collective refreshes (distinct sessions).
+	// concurrent collective refreshes (distinct sessions). With a router
+	// installed in fhe/engine (the GPU gate) the evaluation is also
+	// gathered (eval.Options.Gather).
 	wide bool
 }
 
@@ -246,6 +249,10 @@ func (c planCircuit) Evaluate(ctx context.Context, ev *fhe.Evaluator, in []*fhe.
 	opt := eval.Options{Refresh: eval.RefreshFunc(refresh)}
 	if c.wide {
 		opt.Parallel = runtime.GOMAXPROCS(0)
+		// with an accelerator installed, hand it every transform of one
+		// step of the plan at once (eval.Options.Gather): same bytes,
+		// batches a GPU can use
+		opt.Gather = engine.CurrentRouter() != nil
 	}
 	return eval.EvaluateWith(ctx, c.plan, ev, in, opt)
 }

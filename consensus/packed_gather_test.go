@@ -1,0 +1,80 @@
+package consensus_test
+
+import (
+	"math/big"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/fhegate/fhegate/consensus/chainio"
+	"github.com/fhegate/fhegate/fhe"
+	"github.com/fhegate/fhegate/fhe/engine"
+	"github.com/fhegate/fhegate/policy/examples"
+)
+
+// countingRouter runs every batch as Lattigo does and records the largest
+// batch it was handed.
+type countingRouter struct {
+	calls atomic.Int64
+	mu    sync.Mutex
+	max   int
+}
+
+func (r *countingRouter) Transform(inverse, lazy bool, jobs []engine.Job) {
+	r.calls.Add(1)
+	r.mu.Lock()
+	r.max = max(r.max, len(jobs))
+	r.mu.Unlock()
+	engine.RunLattigo(inverse, lazy, jobs)
+}
+
+// TestPackedVectorGathered: with a router installed in fhe/engine (the GPU
+// gate's place), a packed batch's evaluation is gathered (eval.Options.Gather:
+// the transforms of every op that can proceed together reach the router as one
+// batch). The members still agree byte for byte (the majority digest), and
+// every verdict equals its plaintext reference.
+func TestPackedVectorGathered(t *testing.T) {
+	spec, err := examples.Get("kyc_aml")
+	require.NoError(t, err)
+	kf := newPolicyFixture(t, [32]byte{0xc0, 0x0e}, spec, nil)
+	f := kf.packFixture
+	r := rand.New(rand.NewPCG(15, 301))
+	const n = 96
+	var reqs []chainio.Request
+	want := make([]uint64, n)
+	for k := range n {
+		vals := make([]int64, 8)
+		for j := range vals {
+			vals[j] = kycVals[j][r.IntN(2)]
+		}
+		slots, err := f.p.VectorInts(vals)
+		require.NoError(t, err)
+		ct, err := f.enc.EncryptInts(slots)
+		require.NoError(t, err)
+		reqs = append(reqs, f.lc.Chain.Post(chainio.Request{ID: [32]byte{0xd1, byte(k)}, PolicyID: kf.id, Kind: chainio.KindPolicy,
+			Inputs: []fhe.Handle{f.put(ct)}}))
+		want[k] = kf.ref(vals)
+	}
+	rt := &countingRouter{}
+	engine.SetRouter(rt)
+	defer engine.SetRouter(nil)
+	prev := runtime.GOMAXPROCS(4)
+	out, errs := f.processAll(chainio.PackedBatch{PolicyID: kf.id, Session: "test/pack/gathered", Requests: reqs})
+	runtime.GOMAXPROCS(prev)
+	engine.SetRouter(nil)
+	ms := f.lc.Live()
+	for i := range ms {
+		require.NoError(t, errs[i], "member %d", ms[i].ID())
+		require.Len(t, out[i], n)
+		require.Equal(t, out[0][0].ResultDigest, out[i][0].ResultDigest, "member %d's result digest", ms[i].ID())
+		for s, v := range out[i] {
+			require.Equal(t, new(big.Int).SetUint64(want[s]), v.Result, "member %d, request %d", ms[i].ID(), s)
+		}
+	}
+	require.Positive(t, rt.calls.Load(), "the installed router saw no transform")
+	t.Logf("router: %d calls, largest batch %d transforms", rt.calls.Load(), rt.max)
+}
