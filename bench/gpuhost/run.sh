@@ -27,6 +27,7 @@
 #            vs the OpenCL kernels (transfers included), GOMAXPROCS=1
 #   comoff, comon, comnat   `fhegate bench committee`, packed-kyc-vector, 16,384 vector requests,
 #                    n = 5, t = 3, GOMAXPROCS ladder $PROCS (default 2,4,8,16): gate off, OpenCL, native
+#                    (PROF=1: comoff also writes a CPU profile)
 #   kycone   `fhegate bench committee --stages kyc-batch`: $KYC (default 4) KYC/AML requests one by one
 # Results land in $RES (default /tmp/res) and, when $OUT is set, as $OUT/res.tgz.
 set -u
@@ -47,6 +48,8 @@ step() {
 	(cd "$BIN" && timeout "$lim" "$@") >"$R/$name.txt" 2>&1
 	echo "rc=$? $name"
 	grep -v 'INFO\|DEBUG' "$R/$name.txt" | tail -n "${TAILN:-25}" | cut -c1-400
+	# after every step, so that a run cut off at its limit still returns what it measured
+	if [ -n "${OUT:-}" ]; then tar czf "$OUT/res.tgz" -C "$(dirname "$R")" "$(basename "$R")"; fi
 }
 committee() { # name backend [table]
 	local name=$1 be=$2; shift 2
@@ -78,7 +81,7 @@ for s in "$@"; do
 			echo
 		done ;;
 	benchks) GOMAXPROCS=1 step benchks 120 ./gpu_opencl.test -test.run '^$' -test.bench KeySwitchOps -test.benchtime 50x ;;
-	comoff) committee comoff cpu ;;
+	comoff) if [ "${PROF:-0}" = 1 ]; then committee comoff cpu --cpuprofile "$R/comoff.prof"; else committee comoff cpu; fi ;;
 	comon) committee comon opencl --gpu-table "$R/cal_ocl/crossover.json" ;;
 	comnat) committee comnat native --gpu-table "$R/cal_nat/crossover.json" ;;
 	kycone) step kycone 200 "$FG" bench committee --stages kyc-batch --kyc-batch "${KYC:-4}" \
