@@ -151,8 +151,10 @@ func (m *Member) loadCursor() uint64 {
 
 // add queues a request from the chain unless a verdict for it is already
 // posted or it expired: a packable one into its window (batch.go), any
-// other into the per-request batch, which is flushed when full. A block
-// mark closes the windows it completes and runs their packed batches.
+// other into the per-request batch. A block mark (or a packable request of
+// a later block) completes blocks: runDue runs their steps. With a chain
+// that delivers no block marks, the per-request batch is answered when
+// full or on the clock (Run) instead.
 //
 // Schedule. Every member must run the same sessions in the same order, or
 // members wait for each other in different sessions: under CPU pressure a
@@ -193,33 +195,32 @@ func (s *server) add(ctx context.Context, r chainio.Request) {
 	}
 }
 
-// runDue runs the steps the completed blocks allow (add, "Schedule"): each
-// due packed batch after the per-request requests of the blocks before its
-// window's last block, then those of every completed block.
+// runDue runs the steps the completed blocks allow (add, "Schedule";
+// chainio.Batcher.RunDue), or, with a chain without block marks, the due
+// packed batches alone.
 func (s *server) runDue(ctx context.Context) {
-	for _, b := range s.bat.Due() {
-		if s.marks && b.Last > 0 {
-			s.flushUpTo(ctx, b.Last-1)
-		}
-		s.runPacked(ctx, []chainio.PackedBatch{b})
+	if !s.marks {
+		s.runPacked(ctx, s.bat.Due())
+		return
 	}
-	if s.marks {
-		s.flushUpTo(ctx, s.bat.Complete)
-	}
+	s.bat.RunDue(&s.batch, func(b chainio.PackedBatch) { s.runPacked(ctx, []chainio.PackedBatch{b}) },
+		func(rs []chainio.Request) { s.answer(ctx, rs) })
 }
 
-// flush processes the whole per-request batch (a chain without block
-// marks, or the end of the request stream).
-func (s *server) flush(ctx context.Context) { s.flushUpTo(ctx, ^uint64(0)) }
+// flush answers the whole per-request batch (a chain without block marks,
+// or the end of the request stream).
+func (s *server) flush(ctx context.Context) {
+	todo := s.batch
+	s.batch = nil
+	s.answer(ctx, todo)
+}
 
-// flushUpTo processes the per-request batch's requests of the blocks ≤ h in
-// chain order, BatchSize at a time, skipping those decided on chain
-// meanwhile (a member that fell behind does not replay its peers'
-// sessions), submits the verdicts, hands failed requests to retryLater and
-// advances the cursor (not past a request still being retried).
-func (s *server) flushUpTo(ctx context.Context, h uint64) {
-	var todo []chainio.Request
-	todo, s.batch = chainio.TakeUpTo(s.batch, h)
+// answer processes requests one by one, BatchSize at a time in their order,
+// skipping those decided on chain meanwhile (a member that fell behind does
+// not replay its peers' sessions), submits the verdicts, hands failed
+// requests to retryLater and advances the cursor (not past a request still
+// being retried).
+func (s *server) answer(ctx context.Context, todo []chainio.Request) {
 	maxBlock := uint64(0)
 	for len(todo) > 0 && ctx.Err() == nil {
 		var b []chainio.Request

@@ -224,11 +224,7 @@ type PackedBatch struct {
 }
 
 // TakeUpTo splits rs into the requests of the blocks ≤ h, in chain order
-// (block, log index, id), and the others (in their order). The serve loop
-// answers the per-request requests of every completed block in this order,
-// interleaved with the packed windows by block (serve.go, "Schedule"), so
-// every member runs the same sessions in the same order whatever chunks
-// its chain adapter delivered the blocks in.
+// (block, log index, id), and the others (in their order).
 func TakeUpTo(rs []Request, h uint64) (upTo, rest []Request) {
 	for _, r := range rs {
 		if r.Block <= h {
@@ -239,6 +235,32 @@ func TakeUpTo(rs []Request, h uint64) (upTo, rest []Request) {
 	}
 	sort.SliceStable(upTo, func(i, j int) bool { return requestLess(upTo[i], upTo[j]) })
 	return upTo, rest
+}
+
+// RunDue runs the serve loop's steps that the completed blocks allow, in
+// the order every member takes them whatever chunks its chain adapter
+// delivered the blocks in (consensus/serve.go, "Schedule"): for each block
+// h in order, the packed batches of the windows that end at h (packed),
+// then the requests answered one by one of the blocks ≤ h (alone, handed
+// to perRequest in chain order). *alone is the serve loop's per-request
+// batch; packed may add to it (a batch too small to pack, or one that
+// failed), and those requests run before the next window's batch. What
+// belongs to blocks not yet complete stays in *alone.
+func (b *Batcher) RunDue(alone *[]Request, packed func(PackedBatch), perRequest func([]Request)) {
+	flush := func(h uint64) {
+		var todo []Request
+		todo, *alone = TakeUpTo(*alone, h)
+		if len(todo) > 0 {
+			perRequest(todo)
+		}
+	}
+	for _, pb := range b.Due() {
+		if pb.Last > 0 {
+			flush(pb.Last - 1)
+		}
+		packed(pb)
+	}
+	flush(b.Complete)
 }
 
 // Errors of packed processing.
