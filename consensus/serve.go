@@ -42,9 +42,10 @@ type server struct {
 	making   atomic.Bool   // a BlockMaker call is in flight
 	lastMake time.Time     // when the last one started
 
-	mu       sync.Mutex          // attempts and retrying: the retries run beside the loop
+	mu       sync.Mutex          // attempts and open: requests run beside the loop
 	attempts map[[32]byte]int    // failed attempts per request
-	retrying map[[32]byte]uint64 // failed requests not yet answered or given up → block (the cursor stays below)
+	open     map[[32]byte]uint64 // requests in flight or to be retried → block (the cursor stays below)
+	inFlight chan struct{}       // one-by-one first attempts in flight (Parallel at most)
 	retrySem chan struct{}       // retries in flight (Parallel at most)
 }
 
@@ -58,7 +59,7 @@ func (m *Member) Run(ctx context.Context, chain chainio.ChainAdapter) error {
 	if _, err := m.Keys(); err != nil {
 		return err
 	}
-	s := &server{m: m, chain: chain, attempts: map[[32]byte]int{}, retrying: map[[32]byte]uint64{}, retrySem: make(chan struct{}, m.cfg.Parallel),
+	s := &server{m: m, chain: chain, attempts: map[[32]byte]int{}, open: map[[32]byte]uint64{}, inFlight: make(chan struct{}, m.cfg.Parallel), retrySem: make(chan struct{}, m.cfg.Parallel),
 		cursor: m.loadCursor(), bat: chainio.NewBatcher(m.cfg.BatchWindow, m.params.Slots(), m.cfg.ExpiryBlocks)}
 	reqs, err := chain.Requests(ctx, s.cursor)
 	if err != nil {
@@ -111,7 +112,7 @@ func (s *server) decided(ctx context.Context, r chainio.Request) bool {
 func (s *server) settle(id [32]byte) {
 	s.mu.Lock()
 	delete(s.attempts, id)
-	delete(s.retrying, id)
+	delete(s.open, id)
 	s.mu.Unlock()
 }
 
@@ -215,41 +216,55 @@ func (s *server) flush(ctx context.Context) {
 	s.answer(ctx, todo)
 }
 
-// answer processes requests one by one, BatchSize at a time in their order,
-// skipping those decided on chain meanwhile (a member that fell behind does
-// not replay its peers' sessions), submits the verdicts, hands failed
-// requests to retryLater and advances the cursor (not past a request still
-// being retried).
+// answer starts requests one by one in their order, each beside the loop
+// (at most Parallel in flight: the loop waits for a slot), skipping those
+// decided on chain meanwhile (a member that fell behind does not replay its
+// peers' sessions). A step never waits for the previous step's requests to
+// finish, so members that finished them at different times still start
+// the next ones together, and no cycle of waits can form: every request a
+// member waits on is one every member has started, or will start without
+// waiting on anything else. A verdict is submitted, a failure goes to
+// failed; the cursor stays below a request until it is settled.
 func (s *server) answer(ctx context.Context, todo []chainio.Request) {
 	maxBlock := uint64(0)
-	for len(todo) > 0 && ctx.Err() == nil {
-		var b []chainio.Request
-		for len(todo) > 0 && len(b) < s.m.cfg.BatchSize {
-			r := todo[0]
-			todo = todo[1:]
-			maxBlock = max(maxBlock, r.Block)
-			if !s.decided(ctx, r) {
-				b = append(b, r)
-			}
-		}
-		if len(b) == 0 {
+	s.m.awaitQuorum(ctx)
+	for _, r := range todo {
+		maxBlock = max(maxBlock, r.Block)
+		if s.decided(ctx, r) {
 			continue
 		}
-		s.m.awaitQuorum(ctx)
-		vs, errs := s.m.ProcessBatch(ctx, b)
-		for i, v := range vs {
-			if errs[i] != nil {
-				s.failed(ctx, b[i], errs[i])
-				continue
-			}
-			s.settle(b[i].ID)
-			s.m.wg.Add(1)
-			go func(v *chainio.Verdict) { defer s.m.wg.Done(); s.submit(ctx, v) }(v)
+		s.mu.Lock()
+		s.open[r.ID] = r.Block
+		s.mu.Unlock()
+		select {
+		case s.inFlight <- struct{}{}:
+		case <-ctx.Done():
+			return
+		case <-s.m.closed:
+			return
 		}
+		s.m.wg.Add(1)
+		go func() {
+			defer s.m.wg.Done()
+			defer func() { <-s.inFlight }()
+			s.attempt(ctx, r)
+		}()
 	}
 	if maxBlock > 0 {
 		s.advanceCursor(maxBlock)
 	}
+}
+
+// attempt processes r once and submits its verdict, or hands its failure
+// to failed.
+func (s *server) attempt(ctx context.Context, r chainio.Request) {
+	v, err := s.m.Process(ctx, r)
+	if err != nil {
+		s.failed(ctx, r, err)
+		return
+	}
+	s.settle(r.ID)
+	s.submit(ctx, v)
 }
 
 // packable reports whether r may go into a packed batch: a policy request
@@ -358,7 +373,7 @@ func (s *server) failed(ctx context.Context, r chainio.Request, err error) {
 	k := s.attempts[r.ID]
 	again := k < maxAttempts && !permanent(err)
 	if again {
-		s.retrying[r.ID] = r.Block
+		s.open[r.ID] = r.Block
 	}
 	s.mu.Unlock()
 	s.m.log.Warn("request failed", zap.String("request", fmt.Sprintf("%x", r.ID[:6])), zap.Int("attempt", k), zap.Error(err))
@@ -414,13 +429,7 @@ func (s *server) retryLater(ctx context.Context, r chainio.Request, delay time.D
 		if s.decided(ctx, r) {
 			return
 		}
-		v, err := s.m.Process(ctx, r)
-		if err != nil {
-			s.failed(ctx, r, err)
-			return
-		}
-		s.settle(r.ID)
-		s.submit(ctx, v)
+		s.attempt(ctx, r)
 	}()
 }
 
@@ -436,7 +445,7 @@ func (s *server) advanceCursor(maxBlock uint64) {
 		next = min(next, r.Block)
 	}
 	s.mu.Lock()
-	for _, b := range s.retrying {
+	for _, b := range s.open {
 		next = min(next, b)
 	}
 	s.mu.Unlock()
