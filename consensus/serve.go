@@ -165,10 +165,11 @@ func (m *Member) loadCursor() uint64 {
 // each other down and the committee split. So, with a chain that delivers
 // block marks, nothing here follows a clock: for each block h, in order, the
 // packed batches of the windows that end at h run, then the per-request
-// requests of the blocks ≤ h (a failed packed batch's requests included),
-// in chain order and in chunks of BatchSize (runDue) — the same steps
-// whatever chunks the chain adapter delivered the blocks in. Retries run
-// beside the loop (retryLater), never inside a step.
+// requests of the blocks ≤ h (a failed packed batch's requests included)
+// start, in chain order (runDue, answer) — the same order whatever chunks
+// the chain adapter delivered the blocks in. One-by-one requests and
+// retries run beside the loop (answer, retryLater), never holding up the
+// next step.
 func (s *server) add(ctx context.Context, r chainio.Request) {
 	s.bat.LastSeen = time.Now()
 	if r.Kind == chainio.KindBlockSeen {
@@ -216,15 +217,10 @@ func (s *server) flush(ctx context.Context) {
 	s.answer(ctx, todo)
 }
 
-// answer starts requests one by one in their order, each beside the loop
-// (at most Parallel in flight: the loop waits for a slot), skipping those
-// decided on chain meanwhile (a member that fell behind does not replay its
-// peers' sessions). A step never waits for the previous step's requests to
-// finish, so members that finished them at different times still start
-// the next ones together, and no cycle of waits can form: every request a
-// member waits on is one every member has started, or will start without
-// waiting on anything else. A verdict is submitted, a failure goes to
-// failed; the cursor stays below a request until it is settled.
+// answer starts requests one by one in their order beside the loop (at
+// most Parallel in flight), skipping those decided on chain meanwhile; the
+// next step does not wait for them ("Schedule"; docs/committee.md, "Soak
+// under CPU pressure"). The cursor stays below a request until it settles.
 func (s *server) answer(ctx context.Context, todo []chainio.Request) {
 	maxBlock := uint64(0)
 	s.m.awaitQuorum(ctx)
@@ -255,8 +251,7 @@ func (s *server) answer(ctx context.Context, todo []chainio.Request) {
 	}
 }
 
-// attempt processes r once and submits its verdict, or hands its failure
-// to failed.
+// attempt processes r once: its verdict is submitted, its failure failed.
 func (s *server) attempt(ctx context.Context, r chainio.Request) {
 	v, err := s.m.Process(ctx, r)
 	if err != nil {
