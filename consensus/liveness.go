@@ -113,20 +113,8 @@ func (m *Member) awaitQuorum(ctx context.Context) bool {
 // quorum: RoundTimeout/5, at least 1 s (members evaluate at different
 // speeds on a shared machine; a member that misses the digest round only
 // loses its part in that request).
-func (m *Member) grace() time.Duration {
-	g := m.cfg.RoundTimeout / 5
-	if g < time.Second {
-		g = time.Second
-	}
-	return g
-}
+func (m *Member) grace() time.Duration { return max(m.cfg.RoundTimeout/5, time.Second) }
 
 // quorumWant is how many answers from others a round waits for before the
 // grace period starts: enough for t with one cross-check.
-func (m *Member) quorumWant(others int) int {
-	w := m.cfg.Committee.Threshold
-	if w > others {
-		w = others
-	}
-	return w
-}
+func (m *Member) quorumWant(others int) int { return min(m.cfg.Committee.Threshold, others) }

@@ -92,8 +92,7 @@ func (m *Member) Run(ctx context.Context, chain chainio.ChainAdapter) error {
 // decided reports whether r needs no more work from this member: its
 // verdict is on chain, or it expired (FHEVerdict.expire answers it). A
 // member that fell behind drops such requests instead of replaying their
-// sessions, which its peers finished long ago.
-// Safe beside the loop (the retries ask it).
+// sessions, which its peers finished long ago. Safe beside the loop.
 func (s *server) decided(ctx context.Context, r chainio.Request) bool {
 	if s.bat.ExpiredAt(s.head.Load(), r) {
 		s.settle(r.ID)
@@ -153,9 +152,7 @@ func (m *Member) loadCursor() uint64 {
 // add queues a request from the chain unless a verdict for it is already
 // posted or it expired: a packable one into its window (batch.go), any
 // other into the per-request batch. A block mark (or a packable request of
-// a later block) completes blocks: runDue runs their steps. With a chain
-// that delivers no block marks, the per-request batch is answered when
-// full or on the clock (Run) instead.
+// a later block) completes blocks: runDue runs their steps.
 //
 // Schedule. Every member must run the same sessions in the same order, or
 // members wait for each other in different sessions: under CPU pressure a
@@ -230,8 +227,12 @@ func (s *server) answer(ctx context.Context, todo []chainio.Request) {
 			continue
 		}
 		s.mu.Lock()
+		_, busy := s.open[r.ID] // re-delivered while in flight or waiting for a retry
 		s.open[r.ID] = r.Block
 		s.mu.Unlock()
+		if busy {
+			continue
+		}
 		select {
 		case s.inFlight <- struct{}{}:
 		case <-ctx.Done():
