@@ -48,6 +48,7 @@
 //	circuit/    circuits, compiled policy plans, refresh and packing bounds
 //	config/     committee config and member secrets at rest
 //	ledger/     the one-share-per-ciphertext ledger
+//	liveness/   liveness marks, peers' heartbeats and serve-loop progress
 //	local/      the in-process committee and MemChain (devnet, policy eval, tests)
 //	protocol/   DKG, threshold decryption, collective refresh, re-encryption
 //	store/      the bbolt ciphertext store
@@ -61,7 +62,7 @@
 //	doc.go               this overview
 //	isolate.go           re-running a packed batch whose verdicts leave the output range
 //	keys.go              DKG, key storage, noise plan
-//	liveness.go          heartbeats, progress, who is down
+//	liveness.go          heartbeats (the marks: package liveness)
 //	member.go            the Member type, its constructor and accessors
 //	member_config.go     MemberConfig and TestingKnobs
 //	packed.go            ProcessPacked: packing, refresh, one evaluation and decryption

@@ -61,11 +61,7 @@ func (m *Member) PinEpochTarget(target [32]byte) error {
 }
 
 // HeartbeatsFrom is how many heartbeats the member received from id.
-func (m *Member) HeartbeatsFrom(id transport.MemberID) uint64 {
-	m.liveMu.Lock()
-	defer m.liveMu.Unlock()
-	return m.beats[id].count
-}
+func (m *Member) HeartbeatsFrom(id transport.MemberID) uint64 { return m.marks.HeartbeatsFrom(id) }
 
 // PackBlocks packs reqs as a vector batch does (requestRun.packBlocks).
 func (m *Member) PackBlocks(ctx context.Context, reqs []chainio.Request, layout fhe.VectorLayout, level int, log *zap.Logger) ([]*fhe.Ciphertext, error) {

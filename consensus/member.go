@@ -13,6 +13,7 @@ import (
 	"github.com/fhegate/fhegate/bls"
 	"github.com/fhegate/fhegate/consensus/api"
 	"github.com/fhegate/fhegate/consensus/ledger"
+	"github.com/fhegate/fhegate/consensus/liveness"
 	"github.com/fhegate/fhegate/consensus/protocol"
 	"github.com/fhegate/fhegate/consensus/store"
 	"github.com/fhegate/fhegate/consensus/transport"
@@ -49,10 +50,7 @@ type Member struct {
 	ev   *fhe.Evaluator
 	plan protocol.NoisePlan
 
-	liveMu   sync.Mutex
-	down     map[transport.MemberID]downMark // liveness marks (liveness.go)
-	beats    map[transport.MemberID]peerBeat // peers' heartbeats
-	progress atomic.Uint64                   // highest block the serve loop has handled (heartbeat payload)
+	marks *liveness.Marks // who is down, peers' heartbeats, this member's progress (liveness.go)
 
 	refreshes atomic.Uint64 // collective refreshes completed (Status.Refreshes)
 	// evaluations counts the circuit runs (a request's, or a packed
@@ -115,10 +113,11 @@ func NewMember(cfg MemberConfig, tr transport.Transport, st *store.Store, log *z
 	}
 	m := &Member{cfg: cfg, id: transport.MemberID(cfg.Self), log: log.With(zap.Uint32("member", cfg.Self)), st: st, led: led,
 		params: params, chainID: cfg.Committee.ChainIDBig(), committee: committee, members: cfg.Committee.IDs(),
-		down: map[transport.MemberID]downMark{}, beats: map[transport.MemberID]peerBeat{}, closed: make(chan struct{}),
+		closed: make(chan struct{}),
 		putSem: make(chan struct{}, api.MaxConcurrentStorePuts),
 		signed: newSignedLog(SignedDigestTTL, MaxSignedDigests), rootSem: make(chan struct{}, MaxConcurrentRootSigns),
 		roots: rootBatcher{rounds: make(chan struct{}, maxRootRounds)}}
+	m.marks = liveness.New(m.id, m.members, m.log)
 	if m.coins, err = protocol.NewCoinState(); err != nil {
 		return nil, err
 	}
@@ -130,7 +129,7 @@ func NewMember(cfg MemberConfig, tr transport.Transport, st *store.Store, log *z
 	m.mux.Handle(transport.TypeStorePut, m.onStorePut)
 	m.mux.Handle(transport.TypeFetch, m.onFetch)
 	m.mux.Handle(transport.TypeRootSign, m.onRootSign)
-	m.mux.Handle(transport.TypePing, m.onHeartbeat)
+	m.mux.Handle(transport.TypePing, m.marks.OnHeartbeat)
 	if err := m.loadKeys(); err != nil && !errors.Is(err, store.ErrNotFound) {
 		m.mux.Close()
 		return nil, err

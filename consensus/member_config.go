@@ -19,7 +19,8 @@ type MemberConfig struct {
 	// how far its serve loop got (liveness.go; 0: 1 s): a peer marked
 	// unresponsive is re-admitted by it, no session needed.
 	Heartbeat time.Duration
-	// BatchSize and BatchInterval shape the request batches (0: 64, 200 ms).
+	// BatchSize and BatchInterval: a chain without block marks flushes its
+	// one-by-one requests when BatchSize wait or every BatchInterval (0: 64, 200 ms).
 	BatchSize     int
 	BatchInterval time.Duration
 	// Parallel is the number of requests of a batch in flight at once (0: 8).

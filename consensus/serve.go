@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -34,12 +35,18 @@ type server struct {
 	m        *Member
 	chain    chainio.ChainAdapter
 	batch    []chainio.Request
-	attempts map[[32]byte]int
-	retry    chan chainio.Request
 	cursor   uint64 // first block not yet fully answered (persisted as meta "cursor")
 	bat      *chainio.Batcher
-	making   atomic.Bool // a BlockMaker call is in flight
-	lastMake time.Time   // when the last one started
+	head     atomic.Uint64 // bat.Head(), for the retries' expiry check
+	marks    bool          // the chain delivers block marks: they, not the clock, flush the per-request batch
+	making   atomic.Bool   // a BlockMaker call is in flight
+	lastMake time.Time     // when the last one started
+
+	mu       sync.Mutex          // attempts and open: requests run beside the loop
+	attempts map[[32]byte]int    // failed attempts per request
+	open     map[[32]byte]uint64 // requests in flight or to be retried → block (the cursor stays below)
+	inFlight chan struct{}       // one-by-one first attempts in flight (Parallel at most)
+	retrySem chan struct{}       // retries in flight (Parallel at most)
 }
 
 // Run serves requests from the chain until ctx ends: it batches them
@@ -52,8 +59,8 @@ func (m *Member) Run(ctx context.Context, chain chainio.ChainAdapter) error {
 	if _, err := m.Keys(); err != nil {
 		return err
 	}
-	s := &server{m: m, chain: chain, attempts: map[[32]byte]int{}, retry: make(chan chainio.Request, 1024), cursor: m.loadCursor(),
-		bat: chainio.NewBatcher(m.cfg.BatchWindow, m.params.Slots(), m.cfg.ExpiryBlocks)}
+	s := &server{m: m, chain: chain, attempts: map[[32]byte]int{}, open: map[[32]byte]uint64{}, inFlight: make(chan struct{}, m.cfg.Parallel), retrySem: make(chan struct{}, m.cfg.Parallel),
+		cursor: m.loadCursor(), bat: chainio.NewBatcher(m.cfg.BatchWindow, m.params.Slots(), m.cfg.ExpiryBlocks)}
 	reqs, err := chain.Requests(ctx, s.cursor)
 	if err != nil {
 		return err
@@ -72,12 +79,11 @@ func (m *Member) Run(ctx context.Context, chain chainio.ChainAdapter) error {
 				return nil
 			}
 			s.add(ctx, r)
-		case r := <-s.retry:
-			if !s.decided(ctx, r) {
-				s.batch = append(s.batch, r)
-			}
+			s.head.Store(s.bat.Head())
 		case <-tick.C:
-			s.flush(ctx)
+			if !s.marks { // a chain without block marks: the clock closes the per-request batch
+				s.flush(ctx)
+			}
 			s.makeBlocks(ctx)
 		}
 	}
@@ -86,18 +92,27 @@ func (m *Member) Run(ctx context.Context, chain chainio.ChainAdapter) error {
 // decided reports whether r needs no more work from this member: its
 // verdict is on chain, or it expired (FHEVerdict.expire answers it). A
 // member that fell behind drops such requests instead of replaying their
-// sessions, which its peers finished long ago.
+// sessions, which its peers finished long ago. Safe beside the loop.
 func (s *server) decided(ctx context.Context, r chainio.Request) bool {
-	if s.bat.Expired(r) {
-		delete(s.attempts, r.ID)
+	if s.bat.ExpiredAt(s.head.Load(), r) {
+		s.settle(r.ID)
 		return true
 	}
 	if posted, err := s.chain.VerdictPosted(ctx, r.ID); err == nil && posted {
-		delete(s.attempts, r.ID)
+		s.settle(r.ID)
 		s.m.decidedDropped.Add(1)
 		return true
 	}
 	return false
+}
+
+// settle forgets a request's failed attempts: it was answered, decided,
+// expired or given up.
+func (s *server) settle(id [32]byte) {
+	s.mu.Lock()
+	delete(s.attempts, id)
+	delete(s.open, id)
+	s.mu.Unlock()
 }
 
 // makeBlocks asks a chain that can make blocks (BlockMaker) for the blocks
@@ -136,13 +151,28 @@ func (m *Member) loadCursor() uint64 {
 
 // add queues a request from the chain unless a verdict for it is already
 // posted or it expired: a packable one into its window (batch.go), any
-// other into the per-request batch, which is flushed when full. A block
-// mark closes the windows it completes and runs their packed batches.
+// other into the per-request batch. A block mark (or a packable request of
+// a later block) completes blocks: runDue runs their steps.
+//
+// Schedule. Every member must run the same sessions in the same order, or
+// members wait for each other in different sessions: under CPU pressure a
+// member that flushed its per-request batch on a clock tick while its peers
+// had already taken the next block's packed batch waited a round timeout in
+// a session no peer was in, while they waited for it in theirs; all marked
+// each other down and the committee split. So, with a chain that delivers
+// block marks, nothing here follows a clock: for each block h, in order, the
+// packed batches of the windows that end at h run, then the per-request
+// requests of the blocks ≤ h (a failed packed batch's requests included)
+// start, in chain order (runDue, answer) — the same order whatever chunks
+// the chain adapter delivered the blocks in. One-by-one requests and
+// retries run beside the loop (answer, retryLater), never holding up the
+// next step.
 func (s *server) add(ctx context.Context, r chainio.Request) {
 	s.bat.LastSeen = time.Now()
 	if r.Kind == chainio.KindBlockSeen {
+		s.marks = true
 		s.bat.BlockSeen(r.Block)
-		s.runPacked(ctx, s.bat.Due())
+		s.runDue(ctx)
 		s.m.setProgress(r.Block)
 		return
 	}
@@ -150,7 +180,7 @@ func (s *server) add(ctx context.Context, r chainio.Request) {
 		return
 	}
 	if s.packable(r) && s.bat.Add(r) {
-		s.runPacked(ctx, s.bat.Due())
+		s.runDue(ctx)
 		return
 	}
 	s.bat.Saw(r.Block)
@@ -159,40 +189,78 @@ func (s *server) add(ctx context.Context, r chainio.Request) {
 		return
 	}
 	s.batch = append(s.batch, r)
-	if len(s.batch) >= s.m.cfg.BatchSize {
+	if !s.marks && len(s.batch) >= s.m.cfg.BatchSize {
 		s.flush(ctx)
 	}
 }
 
-// flush processes the collected batch, submits its verdicts, schedules its
-// failed requests for a retry and advances the cursor past the batch when
-// every request of it was answered.
-func (s *server) flush(ctx context.Context) {
-	if len(s.batch) == 0 {
+// runDue runs the steps the completed blocks allow (add, "Schedule";
+// chainio.Batcher.RunDue), or, with a chain without block marks, the due
+// packed batches alone.
+func (s *server) runDue(ctx context.Context) {
+	if !s.marks {
+		s.runPacked(ctx, s.bat.Due())
 		return
 	}
-	b := s.batch
+	s.bat.RunDue(&s.batch, func(b chainio.PackedBatch) { s.runPacked(ctx, []chainio.PackedBatch{b}) },
+		func(rs []chainio.Request) { s.answer(ctx, rs) })
+}
+
+// flush answers the whole per-request batch (a chain without block marks,
+// or the end of the request stream).
+func (s *server) flush(ctx context.Context) {
+	todo := s.batch
 	s.batch = nil
-	s.m.awaitQuorum(ctx)
-	vs, errs := s.m.ProcessBatch(ctx, b)
-	allOK := true
+	s.answer(ctx, todo)
+}
+
+// answer starts requests one by one in their order beside the loop (at
+// most Parallel in flight), skipping those decided on chain meanwhile; the
+// next step does not wait for them ("Schedule"; docs/committee.md, "Soak
+// under CPU pressure"). The cursor stays below a request until it settles.
+func (s *server) answer(ctx context.Context, todo []chainio.Request) {
 	maxBlock := uint64(0)
-	for i, v := range vs {
-		if b[i].Block > maxBlock {
-			maxBlock = b[i].Block
-		}
-		if errs[i] != nil {
-			allOK = false
-			s.failed(ctx, b[i], errs[i])
+	s.m.awaitQuorum(ctx)
+	for _, r := range todo {
+		maxBlock = max(maxBlock, r.Block)
+		if s.decided(ctx, r) {
 			continue
 		}
-		delete(s.attempts, b[i].ID)
+		s.mu.Lock()
+		_, busy := s.open[r.ID] // re-delivered while in flight or waiting for a retry
+		s.open[r.ID] = r.Block
+		s.mu.Unlock()
+		if busy {
+			continue
+		}
+		select {
+		case s.inFlight <- struct{}{}:
+		case <-ctx.Done():
+			return
+		case <-s.m.closed:
+			return
+		}
 		s.m.wg.Add(1)
-		go func(v *chainio.Verdict) { defer s.m.wg.Done(); s.submit(ctx, v) }(v)
+		go func() {
+			defer s.m.wg.Done()
+			defer func() { <-s.inFlight }()
+			s.attempt(ctx, r)
+		}()
 	}
-	if allOK {
+	if maxBlock > 0 {
 		s.advanceCursor(maxBlock)
 	}
+}
+
+// attempt processes r once: its verdict is submitted, its failure failed.
+func (s *server) attempt(ctx context.Context, r chainio.Request) {
+	v, err := s.m.Process(ctx, r)
+	if err != nil {
+		s.failed(ctx, r, err)
+		return
+	}
+	s.settle(r.ID)
+	s.submit(ctx, v)
 }
 
 // packable reports whether r may go into a packed batch: a policy request
@@ -300,10 +368,20 @@ func (s *server) failed(ctx context.Context, r chainio.Request, err error) {
 		s.m.log.Debug("request decided on chain meanwhile: not retried", zap.String("request", fmt.Sprintf("%x", r.ID[:6])), zap.Error(err))
 		return
 	}
-	s.m.log.Warn("request failed", zap.String("request", fmt.Sprintf("%x", r.ID[:6])), zap.Int("attempt", s.attempts[r.ID]+1), zap.Error(err))
-	if s.attempts[r.ID]++; s.attempts[r.ID] < maxAttempts && !permanent(err) && ctx.Err() == nil {
-		s.retryLater(ctx, r, s.m.retryDelay(s.attempts[r.ID]))
+	s.mu.Lock()
+	s.attempts[r.ID]++
+	k := s.attempts[r.ID]
+	again := k < maxAttempts && !permanent(err)
+	if again {
+		s.open[r.ID] = r.Block
 	}
+	s.mu.Unlock()
+	s.m.log.Warn("request failed", zap.String("request", fmt.Sprintf("%x", r.ID[:6])), zap.Int("attempt", k), zap.Error(err))
+	if !again {
+		s.settle(r.ID)
+		return
+	}
+	s.retryLater(ctx, r, s.m.retryDelay(k))
 }
 
 // permanent reports whether a request's failure would recur on every
@@ -324,21 +402,34 @@ func (m *Member) retryDelay(k int) time.Duration {
 	return min(d, max(m.cfg.RoundTimeout, m.grace()))
 }
 
-// retryLater puts r back on the retry channel after delay (and drops it if
-// the channel is full or the member stops meanwhile).
+// retryLater processes r again after delay, beside the serve loop (at most
+// Parallel retries at once): a retry never holds up the loop's next step,
+// which its peers may already be in ("Schedule"); it meets its peers'
+// attempts of r because a request's sessions are named alike in every
+// attempt. Its verdict is submitted, its failure goes back to failed.
 func (s *server) retryLater(ctx context.Context, r chainio.Request, delay time.Duration) {
 	s.m.wg.Add(1)
 	go func() {
 		defer s.m.wg.Done()
 		select {
 		case <-time.After(delay):
-			select {
-			case s.retry <- r:
-			default:
-			}
 		case <-ctx.Done():
+			return
 		case <-s.m.closed:
+			return
 		}
+		select {
+		case s.retrySem <- struct{}{}:
+			defer func() { <-s.retrySem }()
+		case <-ctx.Done():
+			return
+		case <-s.m.closed:
+			return
+		}
+		if s.decided(ctx, r) {
+			return
+		}
+		s.attempt(ctx, r)
 	}()
 }
 
@@ -353,6 +444,11 @@ func (s *server) advanceCursor(maxBlock uint64) {
 	for _, r := range s.batch {
 		next = min(next, r.Block)
 	}
+	s.mu.Lock()
+	for _, b := range s.open {
+		next = min(next, b)
+	}
+	s.mu.Unlock()
 	if next <= s.cursor {
 		return
 	}

@@ -73,9 +73,16 @@ func NewBatcher(window uint64, slots int, expiry uint64) *Batcher {
 }
 
 // Expired reports whether r is too old to be answered at the current head.
-func (b *Batcher) Expired(r Request) bool {
-	return b.expiry > 0 && b.head >= r.Block && b.head-r.Block >= b.expiry
+func (b *Batcher) Expired(r Request) bool { return b.ExpiredAt(b.head, r) }
+
+// ExpiredAt reports whether r is too old to be answered at head h. It
+// reads nothing that changes: safe beside the serve loop.
+func (b *Batcher) ExpiredAt(h uint64, r Request) bool {
+	return b.expiry > 0 && h >= r.Block && h-r.Block >= b.expiry
 }
+
+// Head is the highest block seen.
+func (b *Batcher) Head() uint64 { return b.head }
 
 // Add files a packable request into its window. It returns false when the
 // request's window is already closed (the caller answers it alone); an
@@ -157,7 +164,7 @@ func (b *Batcher) close(k windowKey) []PackedBatch {
 	var out []PackedBatch
 	for c := 0; c*b.slots < len(kept); c++ {
 		part := kept[c*b.slots : min((c+1)*b.slots, len(kept))]
-		out = append(out, PackedBatch{PolicyID: k.policy, Requests: append([]Request(nil), part...),
+		out = append(out, PackedBatch{PolicyID: k.policy, Requests: append([]Request(nil), part...), Last: to,
 			Session: fmt.Sprintf("pack/%x/i%d/w%d/%d-%d/c%d", k.policy[:8], k.width, k.k, from, to, c)})
 	}
 	return out
@@ -210,6 +217,50 @@ type PackedBatch struct {
 	PolicyID [32]byte
 	Session  string
 	Requests []Request
+	// Last is the last block of the batch's window (Batcher.Due): the
+	// serve loop runs the batch after the per-request requests of the
+	// blocks before it (TakeUpTo) and before those of Last itself.
+	Last uint64
+}
+
+// TakeUpTo splits rs into the requests of the blocks ≤ h, in chain order
+// (block, log index, id), and the others (in their order).
+func TakeUpTo(rs []Request, h uint64) (upTo, rest []Request) {
+	for _, r := range rs {
+		if r.Block <= h {
+			upTo = append(upTo, r)
+		} else {
+			rest = append(rest, r)
+		}
+	}
+	sort.SliceStable(upTo, func(i, j int) bool { return requestLess(upTo[i], upTo[j]) })
+	return upTo, rest
+}
+
+// RunDue runs the serve loop's steps that the completed blocks allow, in
+// the order every member takes them whatever chunks its chain adapter
+// delivered the blocks in (consensus/serve.go, "Schedule"): for each block
+// h in order, the packed batches of the windows that end at h (packed),
+// then the requests answered one by one of the blocks ≤ h (alone, handed
+// to perRequest in chain order). *alone is the serve loop's per-request
+// batch; packed may add to it (a batch too small to pack, or one that
+// failed), and those requests run before the next window's batch. What
+// belongs to blocks not yet complete stays in *alone.
+func (b *Batcher) RunDue(alone *[]Request, packed func(PackedBatch), perRequest func([]Request)) {
+	flush := func(h uint64) {
+		var todo []Request
+		todo, *alone = TakeUpTo(*alone, h)
+		if len(todo) > 0 {
+			perRequest(todo)
+		}
+	}
+	for _, pb := range b.Due() {
+		if pb.Last > 0 {
+			flush(pb.Last - 1)
+		}
+		packed(pb)
+	}
+	flush(b.Complete)
 }
 
 // Errors of packed processing.

@@ -1,7 +1,9 @@
 package chainio
 
 import (
+	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -165,4 +167,101 @@ func TestBatchCapAndExpiry(t *testing.T) {
 	require.True(t, b.Add(Request{ID: [32]byte{0x55}, PolicyID: [32]byte{1}, Kind: KindPolicy, Inputs: make([]fhe.Handle, 1), Block: 5}))
 	require.Equal(t, 1, b.expiredN)
 	require.Empty(t, b.Due())
+}
+
+// scheduleAll feeds a chain's requests to a Batcher in random chunks, as
+// formAll, and records the serve loop's steps (Batcher.RunDue) after every
+// request and block mark, as consensus/serve.go runs them: policy 3 is
+// answered one by one, a window of one request goes the per-request path
+// (PackMin 2), and the packed batches of windows of four blocks ending at a
+// multiple of five fail and fall back to it.
+func scheduleAll(reqs []Request, r *rand.Rand, lastBlock uint64) []string {
+	b := NewBatcher(4, 8, 1024)
+	var alone []Request
+	var steps []string
+	packed := func(pb PackedBatch) {
+		if len(pb.Requests) < 2 || pb.Last%5 == 0 {
+			alone = append(alone, pb.Requests...)
+			return
+		}
+		for _, q := range pb.Requests {
+			steps = append(steps, fmt.Sprintf("packed %s %x", pb.Session, q.ID[1:3]))
+		}
+	}
+	perRequest := func(rs []Request) { // one step, its requests in parallel
+		for _, q := range rs {
+			steps = append(steps, fmt.Sprintf("alone %x", q.ID[1:3]))
+		}
+	}
+	add := func(q Request) {
+		if q.PolicyID[0] == 3 || !b.Add(q) {
+			b.Saw(q.Block)
+			alone = append(alone, q)
+			return
+		}
+		b.RunDue(&alone, packed, perRequest)
+	}
+	for i := 0; i < len(reqs); {
+		n := 1 + r.IntN(15)
+		chunk := append([]Request(nil), reqs[i:min(i+n, len(reqs))]...)
+		i += len(chunk)
+		for lo := 0; lo < len(chunk); { // shuffle within each block only
+			hi := lo
+			for hi < len(chunk) && chunk[hi].Block == chunk[lo].Block {
+				hi++
+			}
+			r.Shuffle(hi-lo, func(x, y int) { chunk[lo+x], chunk[lo+y] = chunk[lo+y], chunk[lo+x] })
+			lo = hi
+		}
+		for _, q := range chunk {
+			add(q)
+		}
+		if i < len(reqs) && reqs[i].Block > chunk[len(chunk)-1].Block {
+			b.BlockSeen(chunk[len(chunk)-1].Block + uint64(r.IntN(int(reqs[i].Block-chunk[len(chunk)-1].Block))))
+			b.RunDue(&alone, packed, perRequest)
+		}
+	}
+	b.BlockSeen(lastBlock)
+	b.RunDue(&alone, packed, perRequest)
+	return steps
+}
+
+// TestScheduleDeterministic: members whose chain adapters deliver the same
+// blocks in different chunks (marks after some blocks only, requests of a
+// block in another order) take the same requests in the same order —
+// packed batches and one-by-one requests interleaved by block, a failed
+// batch's requests answered before the next block's batch — so no member
+// waits in a session its peers are not in. (Where one member answers the
+// one-by-one requests of two blocks in one step and another in two, both
+// start them in the same order: the earliest unfinished request is in
+// every member's step, so no two members wait on each other in a cycle.)
+// Every request is answered once.
+func TestScheduleDeterministic(t *testing.T) {
+	pr := rand.New(rand.NewPCG(5, 6))
+	reqs := chainRequests(pr, 40)
+	for i := range reqs {
+		if reqs[i].Block%3 != 0 || pr.IntN(4) == 0 {
+			reqs[i].PolicyID = [32]byte{3} // answered one by one (two blocks in three: only such requests)
+		}
+	}
+	want := scheduleAll(reqs, rand.New(rand.NewPCG(7, 8)), 43)
+	for seed := range uint64(16) {
+		require.Equal(t, want, scheduleAll(reqs, rand.New(rand.NewPCG(seed, 11)), 43), "chunking %d", seed)
+	}
+	var packed, alone int
+	for _, s := range want {
+		if strings.HasPrefix(s, "packed") {
+			packed++
+		} else {
+			alone++
+		}
+	}
+	require.Positive(t, packed)
+	require.Positive(t, alone)
+	ids := map[string]bool{}
+	for _, s := range want {
+		ids[s[strings.LastIndex(s, " ")+1:]] = true
+	}
+	require.Len(t, ids, len(reqs), "every request answered")
+	require.Len(t, want, len(reqs), "… once")
 }
