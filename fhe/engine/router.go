@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"sync/atomic"
 
 	"github.com/tuneinsight/lattigo/v6/ring"
@@ -128,6 +129,30 @@ type MulAccJob struct {
 	S          *ring.SubRing
 	K0, K1, D  [][]uint64
 	Out0, Out1 []uint64
+}
+
+// Check reports a malformed job — no SubRing, no digits, key or digit limbs
+// that do not match, any slice shorter than N — before a backend reads it.
+// It says nothing of the words' bounds, which each kernel checks itself.
+func (j MulAccJob) Check() error {
+	if j.S == nil {
+		return fmt.Errorf("gadget multiply-accumulate: nil SubRing")
+	}
+	n, digits := j.S.N, len(j.D)
+	switch {
+	case n <= 0:
+		return fmt.Errorf("gadget multiply-accumulate: N = %d", n)
+	case digits == 0 || len(j.K0) != digits || len(j.K1) != digits:
+		return fmt.Errorf("gadget multiply-accumulate: %d digits, %d and %d key limbs", digits, len(j.K0), len(j.K1))
+	case len(j.Out0) < n || len(j.Out1) < n:
+		return fmt.Errorf("gadget multiply-accumulate: outputs of %d and %d words, N = %d", len(j.Out0), len(j.Out1), n)
+	}
+	for i := range digits {
+		if len(j.D[i]) < n || len(j.K0[i]) < n || len(j.K1[i]) < n {
+			return fmt.Errorf("gadget multiply-accumulate: digit %d shorter than N = %d", i, n)
+		}
+	}
+	return nil
 }
 
 // KeySwitchRouter is a Router that can also run the key switch's

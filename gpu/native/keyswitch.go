@@ -102,22 +102,11 @@ func GadgetMulAcc(path Path, workers int, jobs []engine.MulAccJob) (bool, error)
 }
 
 func checkMulAccJob(j engine.MulAccJob) error {
-	if j.S == nil {
-		return fmt.Errorf("native: gadget multiply-accumulate: nil SubRing")
+	if err := j.Check(); err != nil {
+		return fmt.Errorf("native: %w", err)
 	}
-	n, digits := j.S.N, len(j.D)
-	switch {
-	case n%8 != 0 || n == 0:
-		return fmt.Errorf("native: gadget multiply-accumulate: N = %d not a positive multiple of 8", n)
-	case digits == 0 || len(j.K0) != digits || len(j.K1) != digits:
-		return fmt.Errorf("native: gadget multiply-accumulate: %d digits, %d and %d key limbs", digits, len(j.K0), len(j.K1))
-	case len(j.Out0) < n || len(j.Out1) < n:
-		return fmt.Errorf("native: gadget multiply-accumulate: outputs of %d and %d words, N = %d", len(j.Out0), len(j.Out1), n)
-	}
-	for i := range digits {
-		if len(j.D[i]) < n || len(j.K0[i]) < n || len(j.K1[i]) < n {
-			return fmt.Errorf("native: gadget multiply-accumulate: digit %d shorter than N = %d", i, n)
-		}
+	if j.S.N%8 != 0 {
+		return fmt.Errorf("native: gadget multiply-accumulate: N = %d not a multiple of 8", j.S.N)
 	}
 	return nil
 }

@@ -73,22 +73,8 @@ func (b *Backend) GadgetMulAcc(jobs []engine.MulAccJob) (bool, error) {
 }
 
 func checkMulAcc(j engine.MulAccJob) error {
-	if j.S == nil {
-		return fmt.Errorf("opencl: gadget multiply-accumulate: nil SubRing")
-	}
-	n, digits := j.S.N, len(j.D)
-	switch {
-	case n <= 0:
-		return fmt.Errorf("opencl: gadget multiply-accumulate: N = %d", n)
-	case digits == 0 || len(j.K0) != digits || len(j.K1) != digits:
-		return fmt.Errorf("opencl: gadget multiply-accumulate: %d digits, %d and %d key limbs", digits, len(j.K0), len(j.K1))
-	case len(j.Out0) < n || len(j.Out1) < n:
-		return fmt.Errorf("opencl: gadget multiply-accumulate: outputs of %d and %d words, N = %d", len(j.Out0), len(j.Out1), n)
-	}
-	for i := range digits {
-		if len(j.D[i]) < n || len(j.K0[i]) < n || len(j.K1[i]) < n {
-			return fmt.Errorf("opencl: gadget multiply-accumulate: digit %d shorter than N = %d", i, n)
-		}
+	if err := j.Check(); err != nil {
+		return fmt.Errorf("opencl: %w", err)
 	}
 	return nil
 }
