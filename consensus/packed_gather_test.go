@@ -11,7 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fhegate/fhegate/consensus/chainio"
-	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/engine"
 	"github.com/fhegate/fhegate/policy/examples"
 )
@@ -44,21 +43,7 @@ func TestPackedVectorGathered(t *testing.T) {
 	f := kf.packFixture
 	r := rand.New(rand.NewPCG(15, 301))
 	const n = 96
-	var reqs []chainio.Request
-	want := make([]uint64, n)
-	for k := range n {
-		vals := make([]int64, 8)
-		for j := range vals {
-			vals[j] = kycVals[j][r.IntN(2)]
-		}
-		slots, err := f.p.VectorInts(vals)
-		require.NoError(t, err)
-		ct, err := f.enc.EncryptInts(slots)
-		require.NoError(t, err)
-		reqs = append(reqs, f.lc.Chain.Post(chainio.Request{ID: [32]byte{0xd1, byte(k)}, PolicyID: kf.id, Kind: chainio.KindPolicy,
-			Inputs: []fhe.Handle{f.put(ct)}}))
-		want[k] = kf.ref(vals)
-	}
+	reqs, want := postKYCVectors(t, kf, r, n, 0xd1)
 	rt := &countingRouter{}
 	engine.SetRouter(rt)
 	defer engine.SetRouter(nil)

@@ -40,21 +40,7 @@ func TestPackedVectorWorkers(t *testing.T) {
 	layout, err := fhe.NewVectorLayout(f.p, 8, n)
 	require.NoError(t, err)
 	require.Equal(t, 3, layout.Accs)
-	var reqs []chainio.Request
-	want := make([]uint64, n)
-	for k := range n {
-		vals := make([]int64, 8)
-		for j := range vals {
-			vals[j] = kycVals[j][r.IntN(2)]
-		}
-		slots, err := f.p.VectorInts(vals)
-		require.NoError(t, err)
-		ct, err := f.enc.EncryptInts(slots)
-		require.NoError(t, err)
-		reqs = append(reqs, f.lc.Chain.Post(chainio.Request{ID: [32]byte{0xd0, byte(k), byte(k >> 8)}, PolicyID: kf.id, Kind: chainio.KindPolicy,
-			Inputs: []fhe.Handle{f.put(ct)}}))
-		want[k] = kf.ref(vals)
-	}
+	reqs, want := postKYCVectors(t, kf, r, n, 0xd0)
 	var first []*big.Int
 	for _, procs := range []int{1, 4} {
 		prev := runtime.GOMAXPROCS(procs)
@@ -79,4 +65,28 @@ func TestPackedVectorWorkers(t *testing.T) {
 		}
 		require.Equal(t, first, got, "verdicts at GOMAXPROCS %d differ from GOMAXPROCS 1's", procs)
 	}
+}
+
+// postKYCVectors posts n KYC/AML requests, each with one vector input of
+// random attribute values, to kf's chain (request ids {tag, k, k>>8}) and
+// returns them with their plaintext verdicts.
+func postKYCVectors(t *testing.T, kf *kycFixture, r *rand.Rand, n int, tag byte) ([]chainio.Request, []uint64) {
+	t.Helper()
+	f := kf.packFixture
+	reqs := make([]chainio.Request, 0, n)
+	want := make([]uint64, n)
+	for k := range n {
+		vals := make([]int64, 8)
+		for j := range vals {
+			vals[j] = kycVals[j][r.IntN(2)]
+		}
+		slots, err := f.p.VectorInts(vals)
+		require.NoError(t, err)
+		ct, err := f.enc.EncryptInts(slots)
+		require.NoError(t, err)
+		reqs = append(reqs, f.lc.Chain.Post(chainio.Request{ID: [32]byte{tag, byte(k), byte(k >> 8)}, PolicyID: kf.id, Kind: chainio.KindPolicy,
+			Inputs: []fhe.Handle{f.put(ct)}}))
+		want[k] = kf.ref(vals)
+	}
+	return reqs, want
 }
