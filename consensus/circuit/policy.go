@@ -251,8 +251,11 @@ func (c planCircuit) Evaluate(ctx context.Context, ev *fhe.Evaluator, in []*fhe.
 		opt.Parallel = runtime.GOMAXPROCS(0)
 		// with an accelerator installed, hand it every transform of one
 		// step of the plan at once (eval.Options.Gather): same bytes,
-		// batches a GPU can use
-		opt.Gather = engine.CurrentRouter() != nil
+		// batches a GPU can use. Not for a plan with refresh points: a
+		// collective refresh inside a gathered evaluation stalled the
+		// packed sanctions_screen on the devnet (every member parked in
+		// Gather.Run), so such plans evaluate as before.
+		opt.Gather = engine.CurrentRouter() != nil && !c.plan.NeedsRefresh
 	}
 	return eval.EvaluateWith(ctx, c.plan, ev, in, opt)
 }
