@@ -31,12 +31,13 @@ func (r *countingRouter) Transform(inverse, lazy bool, jobs []engine.Job) {
 	engine.RunLattigo(inverse, lazy, jobs)
 }
 
-// TestPackedVectorGathered: with a router installed in fhe/engine (the GPU
-// gate's place), a packed batch's evaluation is gathered (eval.Options.Gather:
-// the transforms of every op that can proceed together reach the router as one
-// batch). The members still agree byte for byte (the majority digest), and
-// every verdict equals its plaintext reference.
-func TestPackedVectorGathered(t *testing.T) {
+// TestPackedVectorWithRouter: with a router installed in fhe/engine (the GPU
+// gate's place) a packed batch is evaluated through it — gathered
+// (eval.Options.Gather) only for a plan without refresh points
+// (consensus/circuit); this KYC/AML plan has some — the members still agree
+// byte for byte (the majority digest), and every verdict equals its plaintext
+// reference.
+func TestPackedVectorWithRouter(t *testing.T) {
 	spec, err := examples.Get("kyc_aml")
 	require.NoError(t, err)
 	kf := newPolicyFixture(t, [32]byte{0xc0, 0x0e}, spec, nil)
@@ -48,7 +49,7 @@ func TestPackedVectorGathered(t *testing.T) {
 	engine.SetRouter(rt)
 	defer engine.SetRouter(nil)
 	prev := runtime.GOMAXPROCS(4)
-	out, errs := f.processAll(chainio.PackedBatch{PolicyID: kf.id, Session: "test/pack/gathered", Requests: reqs})
+	out, errs := f.processAll(chainio.PackedBatch{PolicyID: kf.id, Session: "test/pack/router", Requests: reqs})
 	runtime.GOMAXPROCS(prev)
 	engine.SetRouter(nil)
 	ms := f.lc.Live()
