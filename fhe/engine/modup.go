@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math/big"
 	"math/bits"
 	"sync"
@@ -42,6 +43,40 @@ type ModUpJob struct {
 	C   *ModUpConstants
 	Src [][]uint64
 	Dst [][]uint64
+}
+
+// Check reports a malformed job — no constants, constants whose tables do
+// not match their moduli, a source or target count that is not the
+// constants', any limb shorter than N — before a backend reads it. It says
+// nothing of the words' or moduli's bounds, which each kernel checks itself.
+func (j ModUpJob) Check() error {
+	c := j.C
+	if c == nil {
+		return fmt.Errorf("basis extension: no constants")
+	}
+	ns, nt := len(c.SrcQ), len(c.DstQ)
+	switch {
+	case ns == 0 || nt == 0 || len(c.Add) != ns || len(c.Inv) != ns || len(c.QHat) != nt || len(c.VTab) != nt:
+		return fmt.Errorf("basis extension: inconsistent constants (%d sources, %d targets)", ns, nt)
+	case j.N <= 0 || len(j.Src) != ns || len(j.Dst) != nt:
+		return fmt.Errorf("basis extension: N = %d, %d sources, %d targets", j.N, len(j.Src), len(j.Dst))
+	}
+	for t := range nt {
+		if len(c.QHat[t]) != ns || len(c.VTab[t]) != ns+1 {
+			return fmt.Errorf("basis extension: inconsistent constants of target %d", t)
+		}
+	}
+	for _, l := range j.Src {
+		if len(l) < j.N {
+			return fmt.Errorf("basis extension: source shorter than N = %d", j.N)
+		}
+	}
+	for _, l := range j.Dst {
+		if len(l) < j.N {
+			return fmt.Errorf("basis extension: target shorter than N = %d", j.N)
+		}
+	}
+	return nil
 }
 
 var modUpCache sync.Map // string(srcQ ‖ dstQ) → *ModUpConstants

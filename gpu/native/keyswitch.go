@@ -264,25 +264,15 @@ func ModUp(path Path, jobs []engine.ModUpJob) (bool, error) {
 	}
 	ts := make([]*modUpTables, len(jobs))
 	for k, j := range jobs {
-		if j.C == nil {
-			return false, fmt.Errorf("native: basis extension: no constants")
+		if err := j.Check(); err != nil {
+			return false, fmt.Errorf("native: %w", err)
+		}
+		if j.N%8 != 0 {
+			return false, fmt.Errorf("native: basis extension: N = %d not a multiple of 8", j.N)
 		}
 		t, err := tablesOf(j.C)
 		if err != nil {
 			return false, err
-		}
-		if j.N <= 0 || j.N%8 != 0 || len(j.Src) != len(t.srcQ) || len(j.Dst) != len(t.dstQ) {
-			return false, fmt.Errorf("native: basis extension: N = %d, %d sources, %d targets", j.N, len(j.Src), len(j.Dst))
-		}
-		for _, l := range j.Src {
-			if len(l) < j.N {
-				return false, fmt.Errorf("native: basis extension: source shorter than N = %d", j.N)
-			}
-		}
-		for _, l := range j.Dst {
-			if len(l) < j.N {
-				return false, fmt.Errorf("native: basis extension: target shorter than N = %d", j.N)
-			}
 		}
 		ts[k] = t
 	}

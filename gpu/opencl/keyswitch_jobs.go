@@ -154,32 +154,11 @@ func fillModUpConstants(m []uint64, c *engine.ModUpConstants) {
 // checkModUp reports an error for a malformed job and false for one the
 // kernel declines.
 func checkModUp(j engine.ModUpJob) (bool, error) {
+	if err := j.Check(); err != nil {
+		return false, fmt.Errorf("opencl: %w", err)
+	}
 	c := j.C
-	if c == nil {
-		return false, fmt.Errorf("opencl: basis extension: no constants")
-	}
-	ns, nt := len(c.SrcQ), len(c.DstQ)
-	switch {
-	case ns == 0 || nt == 0 || len(c.Add) != ns || len(c.Inv) != ns || len(c.QHat) != nt || len(c.VTab) != nt:
-		return false, fmt.Errorf("opencl: basis extension: inconsistent constants (%d sources, %d targets)", ns, nt)
-	case j.N <= 0 || len(j.Src) != ns || len(j.Dst) != nt:
-		return false, fmt.Errorf("opencl: basis extension: N = %d, %d sources, %d targets", j.N, len(j.Src), len(j.Dst))
-	}
-	for _, l := range j.Src {
-		if len(l) < j.N {
-			return false, fmt.Errorf("opencl: basis extension: source shorter than N = %d", j.N)
-		}
-	}
-	for _, l := range j.Dst {
-		if len(l) < j.N {
-			return false, fmt.Errorf("opencl: basis extension: target shorter than N = %d", j.N)
-		}
-	}
-	for t := range nt {
-		if len(c.QHat[t]) != ns || len(c.VTab[t]) != ns+1 {
-			return false, fmt.Errorf("opencl: basis extension: inconsistent constants of target %d", t)
-		}
-	}
+	ns := len(c.SrcQ)
 	if ns > kernels.MaxModUpSources {
 		return false, nil
 	}
