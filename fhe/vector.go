@@ -113,3 +113,33 @@ func (l VectorLayout) Unpack(in, out [][]uint64) error {
 	}
 	return nil
 }
+
+// ReplicatedInts is v in every slot: how a client encrypts a scalar input.
+// The committee's packed evaluation multiplies each input by a slot mask
+// (one request per slot), so a value only in slot 0 would be lost; a
+// replicated value is also correct for the slot-0 path.
+func (p *Params) ReplicatedInts(v int64) []int64 {
+	out := make([]int64, p.Slots())
+	for i := range out {
+		out[i] = v
+	}
+	return out
+}
+
+// InputSlotVectors is the slot vectors a client encrypts for one request's
+// values: one replicated vector per value (ReplicatedInts), or, with vector,
+// one vector input holding all of them (VectorInts).
+func (p *Params) InputSlotVectors(vector bool, values []int64) ([][]int64, error) {
+	if vector {
+		v, err := p.VectorInts(values)
+		if err != nil {
+			return nil, err
+		}
+		return [][]int64{v}, nil
+	}
+	out := make([][]int64, len(values))
+	for i, v := range values {
+		out[i] = p.ReplicatedInts(v)
+	}
+	return out, nil
+}

@@ -59,13 +59,7 @@ func FetchKeyAnnouncement(ctx context.Context, api string) (*KeyAnnouncement, er
 // The committee's packed evaluation multiplies each input by a slot mask
 // (one request per slot), so a value only in slot 0 would be lost; a
 // replicated value is also correct for the slot-0 path.
-func ReplicatedInts(p *fhe.Params, v int64) []int64 {
-	out := make([]int64, p.Slots())
-	for i := range out {
-		out[i] = v
-	}
-	return out
-}
+func ReplicatedInts(p *fhe.Params, v int64) []int64 { return p.ReplicatedInts(v) }
 
 // InputSlotVectors returns the slot vectors a client encrypts for one
 // request's attribute values: one replicated vector per value (one handle
@@ -75,18 +69,7 @@ func ReplicatedInts(p *fhe.Params, v int64) []int64 {
 // with one mask per request instead of one per attribute, and needs a
 // policy that compiles for packed batches).
 func InputSlotVectors(p *fhe.Params, vector bool, values []int64) ([][]int64, error) {
-	if vector {
-		v, err := p.VectorInts(values)
-		if err != nil {
-			return nil, err
-		}
-		return [][]int64{v}, nil
-	}
-	out := make([][]int64, len(values))
-	for i, v := range values {
-		out[i] = ReplicatedInts(p, v)
-	}
-	return out, nil
+	return p.InputSlotVectors(vector, values)
 }
 
 // UploadInputs is the client side of POST /v1/inputs: it uploads one

@@ -98,26 +98,12 @@ func (s *Session) Info() Info {
 		MaxInputs: MaxUploadItems, MaxVector: fhe.MaxVectorWidth}
 }
 
-// SlotVectors is api.InputSlotVectors: the slot vectors a client
-// encrypts for one request's values — one replicated vector per value, or
-// with vector one vector input holding all of them (fhe.Params.VectorInts).
+// SlotVectors is fhe.Params.InputSlotVectors, as the Go client's
+// api.InputSlotVectors: the slot vectors a client encrypts for one
+// request's values — one replicated vector per value, or with vector one
+// vector input holding all of them (fhe.Params.VectorInts).
 func SlotVectors(p *fhe.Params, vector bool, values []int64) ([][]int64, error) {
-	if vector {
-		v, err := p.VectorInts(values)
-		if err != nil {
-			return nil, err
-		}
-		return [][]int64{v}, nil
-	}
-	out := make([][]int64, len(values))
-	for i, v := range values {
-		row := make([]int64, p.Slots())
-		for j := range row {
-			row[j] = v
-		}
-		out[i] = row
-	}
-	return out, nil
+	return p.InputSlotVectors(vector, values)
 }
 
 // DecisionRow is the input row of one decision for the policy document
