@@ -65,11 +65,9 @@ func (d *Dispatcher) GadgetMulAcc(jobs []engine.MulAccJob) bool {
 	ran := runChecked(d, d.macVerified, keys, first, "multiply-accumulate", func() (bool, error) { return ks.GadgetMulAcc(jobs) },
 		func(i int) bool {
 			j := jobs[i]
-			want0, want1 := lattigoMulAcc(j, j.K0), lattigoMulAcc(j, j.K1)
-			good := slices.Equal(want0, j.Out0[:j.S.N]) && slices.Equal(want1, j.Out1[:j.S.N])
-			copy(j.Out0, want0)
-			copy(j.Out1, want1)
-			return good
+			g0 := restoreLimb(lattigoMulAcc(j, j.K0), j.Out0)
+			g1 := restoreLimb(lattigoMulAcc(j, j.K1), j.Out1)
+			return g0 && g1
 		})
 	if ran {
 		d.mulAcc.Add(uint64(len(jobs)))
@@ -222,11 +220,7 @@ func (d *Dispatcher) ScaleDiff(jobs []engine.ScaleDiffJob) bool {
 		}
 	}
 	ran := runChecked(d, d.sdVerified, keys, first, "scale-difference", func() (bool, error) { return ks.ScaleDiff(jobs) },
-		func(i int) bool {
-			good := slices.Equal(refs[i], jobs[i].Out[:jobs[i].S.N])
-			copy(jobs[i].Out, refs[i])
-			return good
-		})
+		func(i int) bool { return restoreLimb(refs[i], jobs[i].Out) })
 	if ran {
 		d.scaleDiffs.Add(uint64(len(jobs)))
 	}
@@ -253,6 +247,14 @@ func firstUse[K comparable](d *Dispatcher, m *map[K]int8, keys []K) (first []boo
 		}
 	}
 	return first, true
+}
+
+// restoreLimb writes the CPU's words ref over the accelerator's out[:len(ref)]
+// and reports whether they were equal: runChecked's restore for one limb.
+func restoreLimb(ref, out []uint64) bool {
+	good := slices.Equal(ref, out[:len(ref)])
+	copy(out, ref)
+	return good
 }
 
 // runChecked runs call — an accelerator kernel over a batch the dispatcher

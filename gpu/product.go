@@ -71,12 +71,11 @@ func (d *Dispatcher) Tensor(jobs []engine.TensorJob) bool {
 	}
 	ran := runChecked(d, d.tensorVerified, keys, first, "tensor product", func() (bool, error) { return pb.Tensor(jobs) },
 		func(i int) bool {
-			j, n := jobs[i], jobs[i].S.N
-			good := slices.Equal(refs[i][0], j.Out0[:n]) && slices.Equal(refs[i][1], j.Out1[:n]) && slices.Equal(refs[i][2], j.Out2[:n])
-			copy(j.Out0, refs[i][0])
-			copy(j.Out1, refs[i][1])
-			copy(j.Out2, refs[i][2])
-			return good
+			j := jobs[i]
+			g0 := restoreLimb(refs[i][0], j.Out0)
+			g1 := restoreLimb(refs[i][1], j.Out1)
+			g2 := restoreLimb(refs[i][2], j.Out2)
+			return g0 && g1 && g2
 		})
 	if ran {
 		d.tensors.Add(uint64(len(jobs)))
@@ -114,11 +113,7 @@ func (d *Dispatcher) MulAdd(jobs []engine.MulAddJob) bool {
 		}
 	}
 	ran := runChecked(d, d.mulAddVerified, keys, first, "multiply-add", func() (bool, error) { return pb.MulAdd(jobs) },
-		func(i int) bool {
-			good := slices.Equal(refs[i], jobs[i].Out[:jobs[i].S.N])
-			copy(jobs[i].Out, refs[i])
-			return good
-		})
+		func(i int) bool { return restoreLimb(refs[i], jobs[i].Out) })
 	if ran {
 		d.mulAdds.Add(uint64(len(jobs)))
 	}
