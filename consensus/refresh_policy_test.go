@@ -169,15 +169,26 @@ func TestPolicyRefreshSurvivesKill(t *testing.T) {
 		killOnce sync.Once
 		killed   = make(chan struct{})
 	)
-	knobs := TestingKnobs{AfterRefresh: func(_ [32]byte, n int) {
-		if n == 1 {
-			killOnce.Do(func() { lc.Kill(2); close(killed) })
+	// A surviving member kills member 2 after its first refresh, from a
+	// goroutine of its own: Kill waits for member 2's goroutines, so it
+	// must not run on one of them (member 2's own hook) nor hold up the
+	// killer's evaluation.
+	knobs := func(id uint32) TestingKnobs {
+		if id == 2 {
+			return TestingKnobs{}
 		}
-	}}
+		return TestingKnobs{AfterRefresh: func(_ [32]byte, n int) {
+			if n == 1 {
+				killOnce.Do(func() {
+					go func() { lc.Kill(2); close(killed) }()
+				})
+			}
+		}}
+	}
 	pc := circuit.NewPolicyCircuits(fhetest.InsecureBGVN10)
 	var err error
 	lc, err = local.Start(ctx, local.Options{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10", Rotations: []int{1},
-		Circuits: pc, RoundTimeout: 5 * time.Second, BatchSize: 1, Serve: true, Knobs: knobs, Log: zaptest.NewLogger(t)})
+		Circuits: pc, RoundTimeout: 5 * time.Second, BatchSize: 1, Serve: true, MemberKnobs: knobs, Log: zaptest.NewLogger(t)})
 	require.NoError(t, err)
 	t.Cleanup(lc.Close)
 	ids := registerRefreshPolicies(t, pc)
@@ -188,7 +199,7 @@ func TestPolicyRefreshSurvivesKill(t *testing.T) {
 	waitVerdicts(t, lc.Chain, []testReq{q})
 	select {
 	case <-killed:
-	default:
+	case <-time.After(time.Minute):
 		t.Fatal("member 2 was never killed: the request needed no refresh")
 	}
 	sameDigests(t, lc, []uint32{1, 3}, []testReq{q})
