@@ -5,16 +5,7 @@ package opencl
 /*
 #cgo pkg-config: OpenCL
 #cgo CFLAGS: -DCL_TARGET_OPENCL_VERSION=120 -O2
-#define CL_USE_DEPRECATED_OPENCL_1_2_APIS
-#ifdef __APPLE__
-#include <OpenCL/opencl.h>
-#else
-#include <CL/cl.h>
-#endif
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include "clprog.h"
 
 typedef struct {
 	cl_program prog;
@@ -30,31 +21,12 @@ typedef struct {
 	size_t bytes;
 } fg_ks_buf;
 
-static int fg_ks_err(char *eb, size_t n, const char *what, cl_int rc) {
-	snprintf(eb, n, "%s: OpenCL error %d", what, (int)rc);
-	return rc == CL_SUCCESS ? -1 : (int)rc;
-}
-
 static int fg_ks_build(fg_ks *k, cl_context ctx, cl_device_id dev, const char *src, char *eb, size_t ebn) {
-	cl_int rc;
-	k->prog = clCreateProgramWithSource(ctx, 1, &src, NULL, &rc);
-	if (rc != CL_SUCCESS) return fg_ks_err(eb, ebn, "clCreateProgramWithSource (key switch)", rc);
-	rc = clBuildProgram(k->prog, 1, &dev, "", NULL, NULL);
-	if (rc != CL_SUCCESS) {
-		size_t used = 0;
-		int w = snprintf(eb, ebn, "clBuildProgram (key switch): OpenCL error %d: ", (int)rc);
-		if (w > 0 && (size_t)w < ebn) {
-			clGetProgramBuildInfo(k->prog, dev, CL_PROGRAM_BUILD_LOG, ebn - (size_t)w - 1, eb + w, &used);
-		}
-		return (int)rc;
-	}
-	k->mac = clCreateKernel(k->prog, "fg_ks_gadget_mac", &rc);
-	if (rc != CL_SUCCESS) return fg_ks_err(eb, ebn, "clCreateKernel fg_ks_gadget_mac", rc);
-	k->modup = clCreateKernel(k->prog, "fg_ks_modup", &rc);
-	if (rc != CL_SUCCESS) return fg_ks_err(eb, ebn, "clCreateKernel fg_ks_modup", rc);
-	k->sd = clCreateKernel(k->prog, "fg_ks_scalediff", &rc);
-	if (rc != CL_SUCCESS) return fg_ks_err(eb, ebn, "clCreateKernel fg_ks_scalediff", rc);
-	return 0;
+	static const char *const names[] = {"fg_ks_gadget_mac", "fg_ks_modup", "fg_ks_scalediff"};
+	cl_kernel ks[3] = {0};
+	int rc = fg_cl_program(ctx, dev, src, "key switch", &k->prog, names, ks, 3, eb, ebn);
+	k->mac = ks[0], k->modup = ks[1], k->sd = ks[2];
+	return rc;
 }
 
 static void fg_ks_release(fg_ks *k) {
@@ -78,13 +50,13 @@ static void fg_ks_buf_free(cl_command_queue q, fg_ks_buf *b) {
 static int fg_ks_buf_alloc(cl_context ctx, cl_command_queue q, fg_ks_buf *b, size_t bytes, char *eb, size_t ebn) {
 	cl_int rc;
 	b->dev = clCreateBuffer(ctx, CL_MEM_READ_WRITE, bytes, NULL, &rc);
-	if (rc != CL_SUCCESS) return fg_ks_err(eb, ebn, "clCreateBuffer (key switch)", rc);
+	if (rc != CL_SUCCESS) return fg_err(eb, ebn, "clCreateBuffer (key switch)", rc);
 	b->host = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes, NULL, &rc);
-	if (rc != CL_SUCCESS) return fg_ks_err(eb, ebn, "clCreateBuffer (pinned staging)", rc);
+	if (rc != CL_SUCCESS) return fg_err(eb, ebn, "clCreateBuffer (pinned staging)", rc);
 	b->ptr = clEnqueueMapBuffer(q, b->host, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes, 0, NULL, NULL, &rc);
 	if (rc != CL_SUCCESS || b->ptr == NULL) {
 		b->ptr = NULL;
-		return fg_ks_err(eb, ebn, "clEnqueueMapBuffer (pinned staging)", rc);
+		return fg_err(eb, ebn, "clEnqueueMapBuffer (pinned staging)", rc);
 	}
 	b->bytes = bytes;
 	return 0;
@@ -101,15 +73,15 @@ static int fg_ks_run(cl_command_queue q, cl_kernel k, int kind, fg_ks_buf *in, f
                      cl_mem arena, size_t in_words, size_t out_words, size_t meta_words, const size_t *ups, size_t nups,
                      cl_ulong n, cl_ulong nt_max, size_t jobs, cl_ulong *flag, char *eb, size_t ebn) {
 	cl_int rc = clEnqueueWriteBuffer(q, meta->dev, CL_FALSE, 0, meta_words * 8, meta->ptr, 0, NULL, NULL);
-	if (rc != CL_SUCCESS) return fg_ks_err(eb, ebn, "clEnqueueWriteBuffer meta", rc);
+	if (rc != CL_SUCCESS) return fg_err(eb, ebn, "clEnqueueWriteBuffer meta", rc);
 	if (in_words > 0) {
 		rc = clEnqueueWriteBuffer(q, in->dev, CL_FALSE, 0, in_words * 8, in->ptr, 0, NULL, NULL);
-		if (rc != CL_SUCCESS) return fg_ks_err(eb, ebn, "clEnqueueWriteBuffer inputs", rc);
+		if (rc != CL_SUCCESS) return fg_err(eb, ebn, "clEnqueueWriteBuffer inputs", rc);
 	}
 	for (size_t u = 0; u < nups; u++) {
 		const size_t *t = ups + 3 * u;
 		rc = clEnqueueWriteBuffer(q, arena, CL_FALSE, t[1] * 8, t[2] * 8, (const char *)in->ptr + t[0] * 8, 0, NULL, NULL);
-		if (rc != CL_SUCCESS) return fg_ks_err(eb, ebn, "clEnqueueWriteBuffer key limb", rc);
+		if (rc != CL_SUCCESS) return fg_err(eb, ebn, "clEnqueueWriteBuffer key limb", rc);
 	}
 	rc = clSetKernelArg(k, 0, sizeof(cl_mem), &in->dev);
 	rc |= clSetKernelArg(k, 1, sizeof(cl_mem), &out->dev);
@@ -117,14 +89,14 @@ static int fg_ks_run(cl_command_queue q, cl_kernel k, int kind, fg_ks_buf *in, f
 	rc |= clSetKernelArg(k, 3, sizeof(cl_ulong), &n);
 	if (kind == 0) rc |= clSetKernelArg(k, 4, sizeof(cl_mem), &arena);
 	if (kind == 1) rc |= clSetKernelArg(k, 4, sizeof(cl_ulong), &nt_max);
-	if (rc != CL_SUCCESS) return fg_ks_err(eb, ebn, "clSetKernelArg (key switch)", rc);
+	if (rc != CL_SUCCESS) return fg_err(eb, ebn, "clSetKernelArg (key switch)", rc);
 	size_t g[2] = {(size_t)n, jobs};
 	rc = clEnqueueNDRangeKernel(q, k, 2, NULL, g, NULL, 0, NULL, NULL);
-	if (rc != CL_SUCCESS) return fg_ks_err(eb, ebn, "clEnqueueNDRangeKernel (key switch)", rc);
+	if (rc != CL_SUCCESS) return fg_err(eb, ebn, "clEnqueueNDRangeKernel (key switch)", rc);
 	rc = clEnqueueReadBuffer(q, out->dev, CL_FALSE, 0, out_words * 8, out->ptr, 0, NULL, NULL);
-	if (rc != CL_SUCCESS) return fg_ks_err(eb, ebn, "clEnqueueReadBuffer outputs", rc);
+	if (rc != CL_SUCCESS) return fg_err(eb, ebn, "clEnqueueReadBuffer outputs", rc);
 	rc = clEnqueueReadBuffer(q, meta->dev, CL_TRUE, 0, 8, flag, 0, NULL, NULL);
-	if (rc != CL_SUCCESS) return fg_ks_err(eb, ebn, "clEnqueueReadBuffer flag", rc);
+	if (rc != CL_SUCCESS) return fg_err(eb, ebn, "clEnqueueReadBuffer flag", rc);
 	return 0;
 }
 

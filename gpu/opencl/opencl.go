@@ -5,16 +5,7 @@ package opencl
 /*
 #cgo pkg-config: OpenCL
 #cgo CFLAGS: -DCL_TARGET_OPENCL_VERSION=120 -O2
-#define CL_USE_DEPRECATED_OPENCL_1_2_APIS
-#ifdef __APPLE__
-#include <OpenCL/opencl.h>
-#else
-#include <CL/cl.h>
-#endif
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include "clprog.h"
 
 #define FG_MAX_LOGL 11
 
@@ -26,11 +17,6 @@ typedef struct {
 	cl_kernel kfs, kis, kff, kif, kft, kih;
 	cl_uint max_logl; // largest fused block (log2 coefficients) the device takes
 } fg_cl;
-
-static int fg_err(char *eb, size_t n, const char *what, cl_int rc) {
-	snprintf(eb, n, "%s: OpenCL error %d", what, (int)rc);
-	return rc == CL_SUCCESS ? -1 : (int)rc;
-}
 
 static int fg_cl_open(fg_cl *c, int want_plat, int want_dev, const char *src, char *info, size_t infon, char *eb, size_t ebn) {
 	cl_platform_id plats[16];
@@ -71,29 +57,11 @@ static int fg_cl_open(fg_cl *c, int want_plat, int want_dev, const char *src, ch
 	if (rc != CL_SUCCESS) return fg_err(eb, ebn, "clCreateContext", rc);
 	c->q = clCreateCommandQueue(c->ctx, chosen, 0, &rc);
 	if (rc != CL_SUCCESS) return fg_err(eb, ebn, "clCreateCommandQueue", rc);
-	c->prog = clCreateProgramWithSource(c->ctx, 1, &src, NULL, &rc);
-	if (rc != CL_SUCCESS) return fg_err(eb, ebn, "clCreateProgramWithSource", rc);
-	rc = clBuildProgram(c->prog, 1, &chosen, "", NULL, NULL);
-	if (rc != CL_SUCCESS) {
-		size_t used = 0;
-		int k = snprintf(eb, ebn, "clBuildProgram: OpenCL error %d: ", (int)rc);
-		if (k > 0 && (size_t)k < ebn) {
-			clGetProgramBuildInfo(c->prog, chosen, CL_PROGRAM_BUILD_LOG, ebn - (size_t)k - 1, eb + k, &used);
-		}
-		return (int)rc;
-	}
-	c->kfs = clCreateKernel(c->prog, "fg_ntt_fwd_stage", &rc);
-	if (rc != CL_SUCCESS) return fg_err(eb, ebn, "clCreateKernel fwd_stage", rc);
-	c->kis = clCreateKernel(c->prog, "fg_ntt_inv_stage", &rc);
-	if (rc != CL_SUCCESS) return fg_err(eb, ebn, "clCreateKernel inv_stage", rc);
-	c->kff = clCreateKernel(c->prog, "fg_ntt_fwd_final", &rc);
-	if (rc != CL_SUCCESS) return fg_err(eb, ebn, "clCreateKernel fwd_final", rc);
-	c->kif = clCreateKernel(c->prog, "fg_ntt_inv_final", &rc);
-	if (rc != CL_SUCCESS) return fg_err(eb, ebn, "clCreateKernel inv_final", rc);
-	c->kft = clCreateKernel(c->prog, "fg_ntt_fwd_tail", &rc);
-	if (rc != CL_SUCCESS) return fg_err(eb, ebn, "clCreateKernel fwd_tail", rc);
-	c->kih = clCreateKernel(c->prog, "fg_ntt_inv_head", &rc);
-	if (rc != CL_SUCCESS) return fg_err(eb, ebn, "clCreateKernel inv_head", rc);
+	static const char *const names[] = {"fg_ntt_fwd_stage", "fg_ntt_inv_stage", "fg_ntt_fwd_final", "fg_ntt_inv_final", "fg_ntt_fwd_tail", "fg_ntt_inv_head"};
+	cl_kernel ks[6] = {0};
+	rc = fg_cl_program(c->ctx, chosen, src, "NTT", &c->prog, names, ks, 6, eb, ebn);
+	c->kfs = ks[0], c->kis = ks[1], c->kff = ks[2], c->kif = ks[3], c->kft = ks[4], c->kih = ks[5];
+	if (rc != 0) return rc;
 	// Fused block size: L/2 work items per group and L words of local memory.
 	size_t wg = 0, wg1 = 0, wg2 = 0;
 	cl_ulong lmem = 0;
