@@ -106,6 +106,53 @@ func keySwitchJobs(r *ring.Ring, seed uint64) ([]engine.MulAccJob, [][2][]uint64
 	return macs, want, ext, wantExt
 }
 
+// testRing is a ring of N = 2^10 over n 40-bit NTT-friendly primes.
+func testRing(t *testing.T, n int) *ring.Ring {
+	t.Helper()
+	gen := ring.NewNTTFriendlyPrimesGenerator(40, 1<<11)
+	qs, err := gen.NextDownstreamPrimes(n)
+	require.NoError(t, err)
+	r, err := ring.NewRing(1<<10, qs)
+	require.NoError(t, err)
+	return r
+}
+
+// keySwitchCall hands d one call of each key-switch loop on fresh inputs
+// (seed): the multiply-accumulate, the extension and the scale-difference in
+// place on modulus sd (Out aliases Y, as in the rescale), and checks every
+// routed output against the Go models. With a corrupt backend only call 0
+// of the multiply-accumulate and scale-difference is routed (then caught)
+// and no extension is.
+func keySwitchCall(t *testing.T, d *gpu.Dispatcher, r *ring.Ring, seed uint64, sd int, corrupt bool, call int) {
+	t.Helper()
+	macs, want, ext, wantExt := keySwitchJobs(r, seed)
+	routed := d.GadgetMulAcc(macs)
+	require.Equal(t, !corrupt || call == 0, routed, "corrupt %v call %d", corrupt, call)
+	if routed {
+		for i, j := range macs {
+			require.Equal(t, want[i][0], j.Out0, "corrupt %v call %d modulus %d", corrupt, call, i)
+			require.Equal(t, want[i][1], j.Out1)
+		}
+	}
+	require.Equal(t, !corrupt, d.ModUp([]engine.ModUpJob{ext}), "corrupt %v call %d", corrupt, call)
+	if !corrupt {
+		require.Equal(t, wantExt, ext.Dst)
+	}
+	s := r.SubRings[sd]
+	x, y := randPoly(s, 10*seed+1), randPoly(s, 10*seed+2)
+	w := randPoly(s, 10*seed+3)[0]
+	wantSD := make([]uint64, s.N)
+	for i := range wantSD {
+		hi, lo := bits.Mul64((x[i]+s.Modulus-y[i])%s.Modulus, w)
+		wantSD[i] = bits.Rem64(hi, lo, s.Modulus)
+	}
+	routedSD := d.ScaleDiff([]engine.ScaleDiffJob{{S: s, X: x, Y: y, Out: y, W: w}})
+	require.Equal(t, !corrupt || call == 0, routedSD, "corrupt %v call %d", corrupt, call)
+	if routedSD {
+		require.Equal(t, wantSD, y, "corrupt %v call %d", corrupt, call)
+	}
+}
+
 // TestKeySwitchRouting: the dispatcher hands the key switch's
 // multiply-accumulate and basis extensions to an armed KeySwitchBackend
 // when it routes; a backend whose first answer differs from the Go models
@@ -114,45 +161,14 @@ func keySwitchJobs(r *ring.Ring, seed uint64) ([]engine.MulAccJob, [][2][]uint64
 // again for those moduli; a plain backend or a CPU-only dispatcher takes
 // neither.
 func TestKeySwitchRouting(t *testing.T) {
-	gen := ring.NewNTTFriendlyPrimesGenerator(40, 1<<11)
-	qs, err := gen.NextDownstreamPrimes(4)
-	require.NoError(t, err)
-	r, err := ring.NewRing(1<<10, qs)
-	require.NoError(t, err)
+	r := testRing(t, 4)
 
 	for _, corrupt := range []bool{false, true} {
 		acc := &ksFake{corrupt: corrupt}
 		d := gpu.NewDispatcher(gpu.Options{Log: zaptest.NewLogger(t), Accelerator: acc, ForceThreshold: 1})
 		require.True(t, d.Status().Armed)
 		for call := range 2 {
-			macs, want, ext, wantExt := keySwitchJobs(r, uint64(7+call))
-			routed := d.GadgetMulAcc(macs)
-			require.Equal(t, !corrupt || call == 0, routed, "corrupt %v call %d", corrupt, call)
-			if routed {
-				for i, j := range macs {
-					require.Equal(t, want[i][0], j.Out0, "corrupt %v call %d modulus %d", corrupt, call, i)
-					require.Equal(t, want[i][1], j.Out1)
-				}
-			}
-			require.Equal(t, !corrupt, d.ModUp([]engine.ModUpJob{ext}), "corrupt %v call %d", corrupt, call)
-
-			// ScaleDiff in place (Out aliases Y, as in the rescale)
-			s := r.SubRings[1]
-			x, y := randPoly(s, uint64(50+call)), randPoly(s, uint64(60+call))
-			w := randPoly(s, 70)[0]
-			wantSD := make([]uint64, s.N)
-			for i := range wantSD {
-				hi, lo := bits.Mul64((x[i]+s.Modulus-y[i])%s.Modulus, w)
-				wantSD[i] = bits.Rem64(hi, lo, s.Modulus)
-			}
-			routedSD := d.ScaleDiff([]engine.ScaleDiffJob{{S: s, X: x, Y: y, Out: y, W: w}})
-			require.Equal(t, !corrupt || call == 0, routedSD, "corrupt %v call %d", corrupt, call)
-			if routedSD {
-				require.Equal(t, wantSD, y, "corrupt %v call %d", corrupt, call)
-			}
-			if !corrupt {
-				require.Equal(t, wantExt, ext.Dst)
-			}
+			keySwitchCall(t, d, r, 7+uint64(call), 1, corrupt, call)
 		}
 		wantCalls := 2
 		if corrupt {

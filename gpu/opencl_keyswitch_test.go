@@ -3,11 +3,9 @@
 package gpu_test
 
 import (
-	"math/bits"
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	"github.com/tuneinsight/lattigo/v6/ring"
 	"go.uber.org/zap/zaptest"
 
 	"github.com/fhegate/fhegate/fhe/engine"
@@ -52,11 +50,7 @@ func (c corruptCL) ScaleDiff(jobs []engine.ScaleDiffJob) (bool, error) {
 // the CPU's answer (multiply-accumulate, scale-difference) or reports false
 // (extension), and the kernels are never asked again for those moduli.
 func TestOpenCLKeySwitchRouting(t *testing.T) {
-	gen := ring.NewNTTFriendlyPrimesGenerator(40, 1<<11)
-	qs, err := gen.NextDownstreamPrimes(4)
-	require.NoError(t, err)
-	r, err := ring.NewRing(1<<10, qs)
-	require.NoError(t, err)
+	r := testRing(t, 4)
 	b, err := opencl.New()
 	require.NoError(t, err, "the opencl tag needs an OpenCL device (CI: PoCL)")
 	t.Cleanup(func() { require.NoError(t, b.Close()) })
@@ -71,33 +65,7 @@ func TestOpenCLKeySwitchRouting(t *testing.T) {
 		d := gpu.NewDispatcher(gpu.Options{Log: zaptest.NewLogger(t), Accelerator: acc, ForceThreshold: 1})
 		require.True(t, d.Status().Armed)
 		for call := range 3 {
-			macs, want, ext, wantExt := keySwitchJobs(r, uint64(17+call))
-			routed := d.GadgetMulAcc(macs)
-			require.Equal(t, !corrupt || call == 0, routed, "corrupt %v call %d", corrupt, call)
-			if routed {
-				for i, j := range macs {
-					require.Equal(t, want[i][0], j.Out0, "corrupt %v call %d modulus %d", corrupt, call, i)
-					require.Equal(t, want[i][1], j.Out1)
-				}
-			}
-			require.Equal(t, !corrupt, d.ModUp([]engine.ModUpJob{ext}), "corrupt %v call %d", corrupt, call)
-			if !corrupt {
-				require.Equal(t, wantExt, ext.Dst)
-			}
-
-			s := r.SubRings[2]
-			x, y := randPoly(s, uint64(80+call)), randPoly(s, uint64(90+call))
-			w := randPoly(s, 99)[0]
-			wantSD := make([]uint64, s.N)
-			for i := range wantSD {
-				hi, lo := bits.Mul64((x[i]+s.Modulus-y[i])%s.Modulus, w)
-				wantSD[i] = bits.Rem64(hi, lo, s.Modulus)
-			}
-			routedSD := d.ScaleDiff([]engine.ScaleDiffJob{{S: s, X: x, Y: y, Out: y, W: w}})
-			require.Equal(t, !corrupt || call == 0, routedSD, "corrupt %v call %d", corrupt, call)
-			if routedSD {
-				require.Equal(t, wantSD, y, "corrupt %v call %d", corrupt, call)
-			}
+			keySwitchCall(t, d, r, 17+uint64(call), 2, corrupt, call)
 		}
 		mac, modUp, sd := ocl.KeySwitchCounts()
 		calls := uint64(3)

@@ -81,11 +81,7 @@ func productJobs(r *ring.Ring, seed uint64) ([]engine.TensorJob, [][3][]uint64, 
 // kept) and never asked again for those moduli; a plain backend or a
 // CPU-only dispatcher takes neither.
 func TestProductRouting(t *testing.T) {
-	gen := ring.NewNTTFriendlyPrimesGenerator(40, 1<<11)
-	qs, err := gen.NextDownstreamPrimes(3)
-	require.NoError(t, err)
-	r, err := ring.NewRing(1<<10, qs)
-	require.NoError(t, err)
+	r := testRing(t, 3)
 
 	for _, corrupt := range []bool{false, true} {
 		acc := &productFake{corrupt: corrupt}
