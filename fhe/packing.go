@@ -144,11 +144,18 @@ func (p *Params) SlotGaloisElement(s int) (uint64, error) {
 // The accumulators are kept lazily reduced: each product adds a value in
 // [0, 2q), and all coefficients are reduced mod q every `budget` additions
 // (before a uint64 could overflow) and when the result is read.
+//
+// An upload is evaluated as 2·ct (Ciphertext.Evaluable). Its product goes
+// into a second set of accumulators, doubled once when the result is read:
+// Σ L ⊙ 2·ct = 2·Σ L ⊙ ct (mod q), the same residues as multiplying each
+// 2·ct, for one multiplication per upload instead of two (the bytes are
+// those of packing the evaluable forms: TestEvaluableUpload).
 type SlotPacker struct {
 	p       *Params
 	level   int
 	mask    *slotMask // the base mask: L_0, or M_0 for a block packer
 	acc     []*rlwe.Ciphertext
+	accUp   []*rlwe.Ciphertext // Σ of the uploads' products, doubled on read (nil until one is added)
 	meta    *rlwe.MetaData
 	used    map[int]bool // slot (slot packer) or acc·Slots()+s (block packer) → added
 	pending uint64       // additions since the last reduction (an accumulator gets at most one per call)
@@ -260,7 +267,8 @@ func (sp *SlotPacker) Level() int { return sp.level }
 // at a level ≥ the packer's, with the scale of the first input added; a slot
 // is used at most once. An upload (Ciphertext.IsUpload) is packed as the
 // committee evaluates it, 2·ct at scale 1 (Ciphertext.Evaluable): its
-// product is added twice, here and in AddEncoded and AddEncodedBlock.
+// product is doubled when the result is read, here and in AddEncoded and
+// AddEncodedBlock.
 func (sp *SlotPacker) Add(s int, ins []*Ciphertext) error {
 	if err := sp.checkSlot(s, len(ins)); err != nil {
 		return err
@@ -278,25 +286,19 @@ func (sp *SlotPacker) Add(s int, ins []*Ciphertext) error {
 		em, _ := sp.p.evaluableMeta(ins[0].ct.MetaData)
 		sp.meta = em.CopyNew()
 	}
-	adds := uint64(1) // an upload is added twice (evaluated as 2·ct)
-	for _, c := range ins {
-		_, times := sp.p.evaluableMeta(c.ct.MetaData)
-		adds = max(adds, times)
-	}
-	if sp.pending+adds > sp.budget {
+	if sp.pending+1 > sp.budget {
 		sp.reduce()
 	}
 	for j, c := range ins {
 		_, times := sp.p.evaluableMeta(c.ct.MetaData)
-		for range times {
-			for k := 0; k < 2; k++ {
-				for i := 0; i <= sp.level; i++ {
-					sp.mulAddWords(sp.acc[j].Value[k].Coeffs[i], c.ct.Value[k].Coeffs[i], i, r.SubRings[i].Modulus, false)
-				}
+		acc := sp.target(j, times)
+		for k := 0; k < 2; k++ {
+			for i := 0; i <= sp.level; i++ {
+				sp.mulAddWords(acc.Value[k].Coeffs[i], c.ct.Value[k].Coeffs[i], i, r.SubRings[i].Modulus, false)
 			}
 		}
 	}
-	sp.pending += adds
+	sp.pending++
 	sp.used[s] = true
 	return nil
 }
@@ -457,11 +459,7 @@ func (sp *SlotPacker) addEncoded(s int, ins []packIn, accs []int) error {
 	if err := sp.slotMask(s); err != nil {
 		return err
 	}
-	adds := uint64(1) // products an accumulator gets in this call: 2 for an upload, added twice (2·ct)
-	for _, in := range ins {
-		adds = max(adds, in.times)
-	}
-	if sp.pending+adds > sp.budget {
+	if sp.pending+1 > sp.budget { // an accumulator gets one product a call
 		sp.reduce()
 	}
 	n, rows := sp.p.N(), sp.level+1
@@ -486,23 +484,23 @@ func (sp *SlotPacker) addEncoded(s int, ins []packIn, accs []int) error {
 	// prime outer, polynomial inner: the mask's limb i (w, shoup) is read
 	// for c0 and c1 back to back, while it is still in cache
 	for x, in := range ins {
-		for range in.times {
-			for i := 0; i < rows; i++ {
-				for k := 0; k < 2; k++ {
-					q, acc := r.SubRings[i].Modulus, sp.acc[accs[x]].Value[k].Coeffs[i]
-					ok := true
-					if c := in.dec; c != nil {
-						sp.mulAddWords(acc, c.ct.Value[k].Coeffs[i], i, q, false)
-					} else {
-						ok = sp.mulAddLE(acc, in.rows[k][i], i, q)
+		dst := sp.target(accs[x], in.times)
+		for i := 0; i < rows; i++ {
+			for k := 0; k < 2; k++ {
+				q, acc := r.SubRings[i].Modulus, dst.Value[k].Coeffs[i]
+				ok := true
+				if c := in.dec; c != nil {
+					sp.mulAddWords(acc, c.ct.Value[k].Coeffs[i], i, q, false)
+				} else {
+					ok = sp.mulAddLE(acc, in.rows[k][i], i, q)
+				}
+				added = append(added, done{x, k, i})
+				if !ok {
+					for _, d := range added {
+						undo := sp.target(accs[d.x], ins[d.x].times)
+						sp.mulAddWords(undo.Value[d.k].Coeffs[d.i], row(d.x, d.k, d.i), d.i, r.SubRings[d.i].Modulus, true)
 					}
-					added = append(added, done{x, k, i})
-					if !ok {
-						for _, d := range added {
-							sp.mulAddWords(sp.acc[accs[d.x]].Value[d.k].Coeffs[d.i], row(d.x, d.k, d.i), d.i, r.SubRings[d.i].Modulus, true)
-						}
-						return fmt.Errorf("input %d: c%d, prime %d: a coefficient is not reduced", x, k, i)
-					}
+					return fmt.Errorf("input %d: c%d, prime %d: a coefficient is not reduced", x, k, i)
 				}
 			}
 		}
@@ -510,8 +508,24 @@ func (sp *SlotPacker) addEncoded(s int, ins []packIn, accs []int) error {
 	if sp.meta == nil {
 		sp.meta = ins[0].meta.CopyNew()
 	}
-	sp.pending += adds
+	sp.pending++
 	return nil
+}
+
+// target is the accumulator a product of an input evaluated as times·ct
+// goes into: accumulator j, or for an upload (times 2) its upload
+// accumulator, doubled on read.
+func (sp *SlotPacker) target(j int, times uint64) *rlwe.Ciphertext {
+	if times != 2 {
+		return sp.acc[j]
+	}
+	if sp.accUp == nil {
+		sp.accUp = make([]*rlwe.Ciphertext, len(sp.acc))
+		for a := range sp.accUp {
+			sp.accUp[a] = rlwe.NewCiphertext(sp.p.rlwe, 1, sp.level)
+		}
+	}
+	return sp.accUp[j]
 }
 
 // mulAddLE adds L_s·c on limb i to acc, with c read from little-endian
@@ -618,7 +632,7 @@ func (sp *SlotPacker) slotMask(s int) error {
 // reduce brings every accumulator coefficient back into [0, q).
 func (sp *SlotPacker) reduce() {
 	r := sp.p.rlwe.RingQ().AtLevel(sp.level)
-	for _, a := range sp.acc {
+	for _, a := range append(sp.acc[:len(sp.acc):len(sp.acc)], sp.accUp...) {
 		for k := 0; k < 2; k++ {
 			for i := 0; i <= sp.level; i++ {
 				sr := r.SubRings[i]
@@ -694,9 +708,16 @@ func (sp *SlotPacker) Ciphertexts() ([]*Ciphertext, error) {
 		return nil, fmt.Errorf("fhe: pack: no input added")
 	}
 	sp.reduce()
+	r := sp.p.rlwe.RingQ().AtLevel(sp.level)
 	out := make([]*Ciphertext, len(sp.acc))
 	for j, a := range sp.acc {
 		c := a.CopyNew()
+		if sp.accUp != nil { // c + 2·up, every term reduced mod q
+			for k, v := range sp.accUp[j].Value {
+				r.Add(c.Value[k], v, c.Value[k])
+				r.Add(c.Value[k], v, c.Value[k])
+			}
+		}
 		*c.MetaData = *sp.meta.CopyNew()
 		out[j] = &Ciphertext{params: sp.p, ct: c}
 	}

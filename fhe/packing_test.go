@@ -1,6 +1,7 @@
 package fhe_test
 
 import (
+	"math/big"
 	"math/rand/v2"
 	"testing"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/engine/muladd"
 	"github.com/fhegate/fhegate/fhe/fhetest"
+	"github.com/fhegate/fhegate/fhe/zkpok"
 )
 
 // TestSlotPackerEverySlot fills every slot of a packed pair from its own
@@ -277,6 +279,9 @@ func BenchmarkSlotPackerAddEncoded(b *testing.B) {
 // requests share one block mask and each new block's mask is the previous
 // one's, permuted. One op is one request (against eight inputs an op
 // above).
+// BenchmarkSlotPackerAddEncodedBlock: one vector request into a full
+// BGVN14 batch, for a scale-1 ciphertext and for an upload (evaluated as
+// 2·ct: one product with the doubled mask).
 func BenchmarkSlotPackerAddEncodedBlock(b *testing.B) {
 	p, err := fhe.NewParams(fhe.BGVN14)
 	require.NoError(b, err)
@@ -286,27 +291,35 @@ func BenchmarkSlotPackerAddEncodedBlock(b *testing.B) {
 	require.NoError(b, err)
 	ct, err := fhe.NewEncryptor(ks.Public).EncryptInts(vals)
 	require.NoError(b, err)
-	raw, err := ct.MarshalBinary()
+	key, err := zkpok.NewKey(ks.Public)
+	require.NoError(b, err)
+	up, _, err := key.EncryptInts(vals, zkpok.Context{ChainID: big.NewInt(1)})
 	require.NoError(b, err)
 	l, err := fhe.NewVectorLayout(p, k, p.Slots()) // a full batch
 	require.NoError(b, err)
 	require.Equal(b, 8, l.Accs)
-	sp, err := fhe.NewBlockPacker(p, 2, l.Accs, k)
-	require.NoError(b, err)
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		r := i % l.Requests
-		if r == 0 && i > 0 { // the batch is full: a new packer
-			b.StopTimer()
-			if sp, err = fhe.NewBlockPacker(p, 2, l.Accs, k); err != nil {
-				b.Fatal(err)
+	for name, c := range map[string]*fhe.Ciphertext{"scale1": ct, "upload": up} {
+		raw, err := c.MarshalBinary()
+		require.NoError(b, err)
+		b.Run(name, func(b *testing.B) {
+			sp, err := fhe.NewBlockPacker(p, 2, l.Accs, k)
+			require.NoError(b, err)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				r := i % l.Requests
+				if r == 0 && i > 0 { // the batch is full: a new packer
+					b.StopTimer()
+					if sp, err = fhe.NewBlockPacker(p, 2, l.Accs, k); err != nil {
+						b.Fatal(err)
+					}
+					b.StartTimer()
+				}
+				a, s := l.Place(r)
+				if err := sp.AddEncodedBlock(a, s, raw); err != nil {
+					b.Fatal(err)
+				}
 			}
-			b.StartTimer()
-		}
-		a, s := l.Place(r)
-		if err := sp.AddEncodedBlock(a, s, raw); err != nil {
-			b.Fatal(err)
-		}
+		})
 	}
 }
 

@@ -51,47 +51,55 @@ func TestEvaluableUpload(t *testing.T) {
 	plainBytes, err := plain.MarshalBinary()
 	require.NoError(t, err)
 
-	pack := func(add func(sp *fhe.SlotPacker) error) *fhe.Ciphertext {
-		sp, err := fhe.NewSlotPacker(p, 1, 1)
+	// every multiply-add path: the upload is multiplied by the doubled mask
+	// 2·L_s mod q, the same residues as its 2·ct by L_s
+	for _, path := range packPaths() {
+		pack := func(add func(sp *fhe.SlotPacker) error) *fhe.Ciphertext {
+			undo := fhe.UsePackPath(path)
+			defer undo()
+			sp, err := fhe.NewSlotPacker(p, 1, 1)
+			require.NoError(t, err)
+			require.NoError(t, add(sp))
+			out, err := sp.Ciphertexts()
+			require.NoError(t, err)
+			return out[0]
+		}
+		encoded := pack(func(sp *fhe.SlotPacker) error {
+			if err := sp.AddEncoded(0, [][]byte{upBytes}); err != nil {
+				return err
+			}
+			return sp.AddEncoded(1, [][]byte{plainBytes})
+		})
+		decoded := pack(func(sp *fhe.SlotPacker) error {
+			if err := sp.Add(0, []*fhe.Ciphertext{up}); err != nil {
+				return err
+			}
+			return sp.Add(1, []*fhe.Ciphertext{plain})
+		})
+		viaEvaluable := pack(func(sp *fhe.SlotPacker) error {
+			if err := sp.Add(0, []*fhe.Ciphertext{ev}); err != nil {
+				return err
+			}
+			return sp.Add(1, []*fhe.Ciphertext{plain})
+		})
+		for name, c := range map[string]*fhe.Ciphertext{"AddEncoded": encoded, "Add": decoded, "Add of 2·ct": viaEvaluable} {
+			require.False(t, c.IsUpload(), name)
+			got, err := k.Dec.DecryptInts(c)
+			require.NoError(t, err)
+			require.Equal(t, vals[0], got[0], "%v %s", path, name)
+			require.Equal(t, plainVals[1], got[1], "%v %s", path, name)
+			for s := 2; s < p.Slots(); s++ {
+				require.Zero(t, got[s], "%v %s: slot %d", path, name, s)
+			}
+		}
+		want, err := viaEvaluable.MarshalBinary()
 		require.NoError(t, err)
-		require.NoError(t, add(sp))
-		out, err := sp.Ciphertexts()
-		require.NoError(t, err)
-		return out[0]
+		for name, c := range map[string]*fhe.Ciphertext{"AddEncoded": encoded, "Add": decoded} {
+			b, err := c.MarshalBinary()
+			require.NoError(t, err)
+			require.Equal(t, want, b, "%v %s: packing an upload is packing 2·ct", path, name)
+		}
 	}
-	encoded := pack(func(sp *fhe.SlotPacker) error {
-		if err := sp.AddEncoded(0, [][]byte{upBytes}); err != nil {
-			return err
-		}
-		return sp.AddEncoded(1, [][]byte{plainBytes})
-	})
-	decoded := pack(func(sp *fhe.SlotPacker) error {
-		if err := sp.Add(0, []*fhe.Ciphertext{up}); err != nil {
-			return err
-		}
-		return sp.Add(1, []*fhe.Ciphertext{plain})
-	})
-	viaEvaluable := pack(func(sp *fhe.SlotPacker) error {
-		if err := sp.Add(0, []*fhe.Ciphertext{ev}); err != nil {
-			return err
-		}
-		return sp.Add(1, []*fhe.Ciphertext{plain})
-	})
-	for name, c := range map[string]*fhe.Ciphertext{"AddEncoded": encoded, "Add": decoded, "Add of 2·ct": viaEvaluable} {
-		require.False(t, c.IsUpload(), name)
-		got, err := k.Dec.DecryptInts(c)
-		require.NoError(t, err)
-		require.Equal(t, vals[0], got[0], name)
-		require.Equal(t, plainVals[1], got[1], name)
-		for s := 2; s < p.Slots(); s++ {
-			require.Zero(t, got[s], "%s: slot %d", name, s)
-		}
-	}
-	b1, err := encoded.MarshalBinary()
-	require.NoError(t, err)
-	b2, err := viaEvaluable.MarshalBinary()
-	require.NoError(t, err)
-	require.Equal(t, b2, b1, "packing an upload is packing 2·ct")
 
 	bp, err := fhe.NewBlockPacker(p, 1, 1, 1)
 	require.NoError(t, err)
@@ -103,4 +111,22 @@ func TestEvaluableUpload(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, vals[0], got[0])
 	require.Equal(t, plainVals[fhe.VectorStride(1)], got[fhe.VectorStride(1)])
+
+	// the block packer: the upload's bytes pack as its evaluable form's do
+	evBytes, err := ev.MarshalBinary()
+	require.NoError(t, err)
+	for _, path := range packPaths() {
+		var outs [][]byte
+		for _, raw := range [][]byte{upBytes, evBytes} {
+			bp := newBlockPacker(t, p, path, 1, 1, 1)
+			require.NoError(t, bp.AddEncodedBlock(0, 0, raw))
+			require.NoError(t, bp.AddEncodedBlock(0, fhe.VectorStride(1), plainBytes))
+			out, err := bp.Ciphertexts()
+			require.NoError(t, err)
+			b, err := out[0].MarshalBinary()
+			require.NoError(t, err)
+			outs = append(outs, b)
+		}
+		require.Equal(t, outs[1], outs[0], "%v: block packing an upload is packing 2·ct", path)
+	}
 }
