@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/fhegate/fhegate/consensus"
 	"github.com/fhegate/fhegate/consensus/chainio"
 	"github.com/fhegate/fhegate/fhe/engine"
 	"github.com/fhegate/fhegate/policy/examples"
@@ -32,15 +33,19 @@ func (r *countingRouter) Transform(inverse, lazy bool, jobs []engine.Job) {
 }
 
 // TestPackedVectorWithRouter: with a router installed in fhe/engine (the GPU
-// gate's place) a packed batch is evaluated through it — gathered
-// (eval.Options.Gather) only for a plan without refresh points
-// (consensus/circuit); this KYC/AML plan has some — the members still agree
-// byte for byte (the majority digest), and every verdict equals its plaintext
+// gate's place) a packed batch is evaluated through it, gathered
+// (eval.Options.Gather), and this KYC/AML plan has refresh points: the
+// collective refreshes run outside the Gather (Gather.Outside), so members
+// that reach them in different orders still finish; they agree byte for
+// byte (the majority digest), and every verdict equals its plaintext
 // reference.
 func TestPackedVectorWithRouter(t *testing.T) {
 	spec, err := examples.Get("kyc_aml")
 	require.NoError(t, err)
-	kf := newPolicyFixture(t, [32]byte{0xc0, 0x0e}, spec, nil)
+	var refreshes atomic.Int64
+	kf := newPolicyFixture(t, [32]byte{0xc0, 0x0e}, spec, func(_ uint32, k *consensus.TestingKnobs) {
+		k.AfterRefresh = func([32]byte, int) { refreshes.Add(1) }
+	})
 	f := kf.packFixture
 	r := rand.New(rand.NewPCG(15, 301))
 	const n = 96
@@ -62,5 +67,6 @@ func TestPackedVectorWithRouter(t *testing.T) {
 		}
 	}
 	require.Positive(t, rt.calls.Load(), "the installed router saw no transform")
+	require.Positive(t, refreshes.Load(), "no refresh point inside the gathered evaluation")
 	t.Logf("router: %d calls, largest batch %d transforms", rt.calls.Load(), rt.max)
 }

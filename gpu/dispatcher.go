@@ -323,6 +323,12 @@ var (
 // ErrInstalled is returned by Install when another dispatcher is installed.
 var ErrInstalled = errors.New("gpu: another dispatcher is installed")
 
+// WantsBatches implements engine.BatchWanter: a dispatcher gains from
+// whole-step batches only while it routes to an accelerator (Status().Routing);
+// CPU-only, every transform stays in Lattigo's loop and gathering only
+// adds its rounds' waits.
+func (d *Dispatcher) WantsBatches() bool { return d.routing.Load() }
+
 // Install makes d the router of fhegate's engine (engine.SetRouter): the
 // batched transforms of every key switch the engine runs go through d from
 // now on. Exactly one dispatcher may be installed; its owner must Uninstall

@@ -167,6 +167,7 @@ func TestKeySwitchRouting(t *testing.T) {
 		acc := &ksFake{corrupt: corrupt}
 		d := gpu.NewDispatcher(gpu.Options{Log: zaptest.NewLogger(t), Accelerator: acc, ForceThreshold: 1})
 		require.True(t, d.Status().Armed)
+		require.True(t, d.WantsBatches(), "a routing dispatcher wants whole-step batches")
 		for call := range 2 {
 			keySwitchCall(t, d, r, 7+uint64(call), 1, corrupt, call)
 		}
@@ -194,4 +195,6 @@ func TestKeySwitchRouting(t *testing.T) {
 	require.False(t, cpuOnly.GadgetMulAcc(macs))
 	require.False(t, cpuOnly.ModUp([]engine.ModUpJob{ext}))
 	require.False(t, cpuOnly.ScaleDiff([]engine.ScaleDiffJob{{S: r.SubRings[0], X: ext.Src[0], Y: ext.Src[0], Out: ext.Dst[0]}}))
+	require.False(t, cpuOnly.WantsBatches(), "a dispatcher that routes nothing does not gather")
+	require.False(t, gpu.NewDispatcher(gpu.Options{Log: zaptest.NewLogger(t)}).WantsBatches())
 }

@@ -249,13 +249,14 @@ func (c planCircuit) Evaluate(ctx context.Context, ev *fhe.Evaluator, in []*fhe.
 	opt := eval.Options{Refresh: eval.RefreshFunc(refresh)}
 	if c.wide {
 		opt.Parallel = runtime.GOMAXPROCS(0)
-		// with an accelerator installed, hand it every transform of one
+		// with an accelerator routing, hand it every transform of one
 		// step of the plan at once (eval.Options.Gather): same bytes,
-		// batches a GPU can use. Not for a plan with refresh points: a
-		// collective refresh inside a gathered evaluation stalled the
-		// packed sanctions_screen on the devnet (every member parked in
-		// Gather.Run), so such plans evaluate as before.
-		opt.Gather = engine.CurrentRouter() != nil && !c.plan.NeedsRefresh
+		// batches a GPU can use. Not for a CPU-only dispatcher, where
+		// the rounds only add waits (engine.WantsBatches). A collective
+		// refresh runs outside the Gather (Gather.Outside), so members
+		// that reach the plan's refresh points in different orders do
+		// not wait on each other's rounds.
+		opt.Gather = engine.WantsBatches()
 	}
 	return eval.EvaluateWith(ctx, c.plan, ev, in, opt)
 }

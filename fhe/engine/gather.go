@@ -347,3 +347,31 @@ func (e *Event) Wait() {
 	g.acquire()
 	g.mu.Unlock()
 }
+
+// Outside runs f as work outside the Gather — a wait on the network, a
+// collective protocol with other machines — while the calling participant
+// counts as parked: it gives its run slot back and the rounds of the other
+// participants go out without waiting for f. f must not call Transform,
+// Fork or Event.Wait of g. Called from outside any participant it just
+// runs f.
+//
+// Without it a participant in such a wait holds up every round, and two
+// machines that evaluate the same plan in different orders can each wait
+// for a step the other cannot reach until its own round goes out.
+func (g *Gather) Outside(f func()) {
+	g.mu.Lock()
+	if g.live == 0 {
+		g.mu.Unlock()
+		f()
+		return
+	}
+	g.park()
+	g.mu.Unlock()
+	defer func() {
+		g.mu.Lock()
+		g.runnable++
+		g.acquire()
+		g.mu.Unlock()
+	}()
+	f()
+}

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	"github.com/tuneinsight/lattigo/v6/ring"
@@ -254,6 +255,43 @@ func TestGatherOutside(t *testing.T) {
 	require.Equal(t, w.polys, s.polys)
 	require.Len(t, rec.calls, 1)
 	require.Zero(t, g.Stats().Rounds)
+}
+
+// TestGatherOutsideWork: a participant waiting on something outside the
+// Gather (Outside) does not hold up the others' rounds. Here the outside
+// wait ends only after another participant's round has run — a collective
+// refresh on one member waits for a step the other member reaches only
+// after its own round; without Outside this never finishes.
+func TestGatherOutsideWork(t *testing.T) {
+	r := gatherRing(t)
+	rng := testseed.Rand(t, 6)
+	a := newSteps(r, rng, [][2]bool{{false, false}})
+	want := a.clone()
+	engine.RunLattigo(false, false, want.jobs(r, 0))
+	rec := &callRecorder{}
+	g := engine.NewGather(rec, 1)
+	stepDone := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		g.Run(
+			func() { g.Outside(func() { <-stepDone }) },
+			func() {
+				g.Transform(false, false, a.jobs(r, 0))
+				close(stepDone)
+			},
+		)
+	}()
+	select {
+	case <-finished:
+	case <-time.After(30 * time.Second):
+		t.Fatal("a participant waiting outside the Gather held up the round")
+	}
+	require.Equal(t, want.polys, a.polys)
+	require.Len(t, rec.calls, 1)
+	ran := false
+	g.Outside(func() { ran = true }) // no participant live: just runs
+	require.True(t, ran)
 }
 
 type panicRouter struct{}

@@ -58,6 +58,29 @@ func CurrentRouter() Router {
 	return nil
 }
 
+// BatchWanter is a Router that says whether whole-step batches (a
+// Gather's rounds) are worth their scheduling to it: an accelerator that
+// pays a fixed cost per call gains from them; a router that leaves every
+// transform to the CPU does not, and a gathered evaluation waits at each
+// round for its slowest participant.
+type BatchWanter interface {
+	WantsBatches() bool
+}
+
+// WantsBatches reports whether evaluations should gather their transforms
+// for the installed router: false with none installed, the router's answer
+// if it is a BatchWanter, else true.
+func WantsBatches() bool {
+	r := CurrentRouter()
+	if r == nil {
+		return false
+	}
+	if w, ok := r.(BatchWanter); ok {
+		return w.WantsBatches()
+	}
+	return true
+}
+
 // RunLattigo runs jobs exactly as Lattigo does when no router is installed:
 // one SubRing.NTT/NTTLazy/INTT/INTTLazy per job. The jobs of a batch are
 // independent (distinct outputs, read-only tables), so a batch of at

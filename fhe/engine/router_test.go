@@ -79,3 +79,24 @@ func TestRunLattigoParallel(t *testing.T) {
 		}
 	}
 }
+
+type wanter bool
+
+func (wanter) Transform(inverse, lazy bool, jobs []engine.Job) {
+	engine.RunLattigo(inverse, lazy, jobs)
+}
+func (w wanter) WantsBatches() bool { return bool(w) }
+
+// TestWantsBatches: no router, no gathering; a router that does not say
+// gets batches; a BatchWanter decides.
+func TestWantsBatches(t *testing.T) {
+	defer engine.SetRouter(engine.CurrentRouter())
+	engine.SetRouter(nil)
+	require.False(t, engine.WantsBatches())
+	engine.SetRouter(&callRecorder{})
+	require.True(t, engine.WantsBatches())
+	engine.SetRouter(wanter(false))
+	require.False(t, engine.WantsBatches())
+	engine.SetRouter(wanter(true))
+	require.True(t, engine.WantsBatches())
+}

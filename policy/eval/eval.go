@@ -252,6 +252,9 @@ type run struct {
 	inputs []*fhe.Ciphertext
 	opt    Options
 	regs   []*fhe.Ciphertext
+	// g is the Gather of a gathered evaluation (nil: sequential); a
+	// refresh runs outside it (Gather.Outside).
+	g *engine.Gather
 }
 
 // all evaluates every op. With Parallel > 1 the ops are grouped in waves (an
@@ -311,6 +314,7 @@ func gather(g *engine.Gather, runs []*run) error {
 	errs := make([][]error, len(runs))
 	for k, r := range runs {
 		r.ev = r.ev.WithRouter(g)
+		r.g = g
 		ops := r.plan.Ops
 		done := make([]*engine.Event, len(ops))
 		for i := range ops {
@@ -361,7 +365,15 @@ func (r *run) one(i int) error {
 		if ct.Level() < r.plan.RefreshFloor {
 			return fmt.Errorf("policy/eval: plan %q op %d: refresh at level %d, below the refresh floor %d", r.plan.Name, i, ct.Level(), r.plan.RefreshFloor)
 		}
-		if ct, err = r.opt.Refresh(r.ctx, ct); err != nil {
+		refresh := func() { ct, err = r.opt.Refresh(r.ctx, ct) }
+		if r.g != nil {
+			// a collective refresh waits on other machines: the rest of
+			// the plan's rounds go out meanwhile (Gather.Outside).
+			r.g.Outside(refresh)
+		} else {
+			refresh()
+		}
+		if err != nil {
 			return fmt.Errorf("policy/eval: refresh of op %d: %w", i, err)
 		}
 	}
