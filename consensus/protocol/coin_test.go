@@ -122,53 +122,125 @@ func coinSeed(session string, ids []transport.MemberID, vals map[transport.Membe
 	return keccak(parts...)
 }
 
+// tossAmong is toss with the participants each member sees given
+// explicitly (the committee's live view).
+func tossAmong(gs []Group, idx []int, session string, subject []byte, participants []transport.MemberID) ([]Coin, []error) {
+	coins := make([]Coin, len(idx))
+	errs := parallel(idx, func(i int) error {
+		for k, j := range idx {
+			if j == i {
+				var err error
+				coins[k], err = coinToss(context.Background(), gs[i], gs[i].Threshold, session, subject, participants)
+				return err
+			}
+		}
+		return nil
+	})
+	return coins, errs
+}
+
 // TestCoinTossWithholderCannotChoose is the grinding attack on retries:
-// member 1 (the lowest id, so its value would be in every seed over the t
-// lowest contributors) stays silent in attempt 1, reads the honest reveals
-// (the same values in every attempt of a session), grinds a contribution
-// that gives the seed it wants with them, and commits to it and reveals it
-// in attempt 2. The honest members pinned their contributors when they
-// revealed in attempt 1: they refuse its commitment and reach their
-// attempt-1 seed again, never the attacker's.
+// member 1 (the lowest id, a contributor whenever it is a participant)
+// stays silent in attempt 1 to read the honest reveals, then grinds a
+// value that gives the seed it wants with them and commits to it in a
+// later attempt.
+//
+//   - Attempt 1, participants {1, 2, 3}: the contributors are {1, 2};
+//     without member 1's commitment member 2 never reveals, and the toss
+//     fails naming member 1 missing (the committee then counts it down).
+//   - Attempt 2, participants {2, 3}: contributors {2, 3}, a toss of its
+//     own session; member 2's reveal there is all the attacker learns.
+//   - Attempt 3, member 1 back, participants {1, 2, 3}: the attacker
+//     grinds against member 2's attempt-2 value and commits first. Member
+//     2's contribution to the set {1, 2} is another value (contributions
+//     are bound to the set), so the seed is not the attacker's target.
 func TestCoinTossWithholderCannotChoose(t *testing.T) {
 	gs := coinGroups(t, 3, 2)
 	const session = "req/grind/1/dec/coin"
 	subject := []byte("ciphertext digest")
-	first, errs := toss(gs, []int{1, 2}, session, subject)
-	for _, err := range errs {
-		require.NoError(t, err)
-	}
-	require.Equal(t, first[0].Seed, first[1].Seed)
-	require.Equal(t, []transport.MemberID{2, 3}, first[0].Contributors)
+	all := []transport.MemberID{1, 2, 3}
 
-	// The attacker saw the honest reveals: member 2's value.
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	_, errs := tossAmong(gs, []int{1, 2}, session, subject, all)
+	for i, err := range errs {
+		require.ErrorIs(t, err, ErrCoinToss, "member %d", i+2)
+		var miss *ErrMissing
+		require.ErrorAs(t, err, &miss)
+		require.Equal(t, []transport.MemberID{1}, miss.Missing)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	_, err := gs[0].Mux.Recv(ctx, transport.Key{Session: session + "/[1 2]", Type: transport.TypeCoinReveal, From: 2})
+	cancel()
+	require.Error(t, err, "member 2 revealed while a contributor had not committed")
+
+	second, errs := tossAmong(gs, []int{1, 2}, session, subject, []transport.MemberID{2, 3})
+	for i, err := range errs {
+		require.NoError(t, err, "member %d", i+2)
+	}
+	require.Equal(t, second[0].Seed, second[1].Seed)
+	require.Equal(t, []transport.MemberID{2, 3}, second[0].Contributors)
+
+	// The attacker learnt member 2's reveal for the set {2, 3} (sent to
+	// member 3 only; a worst case: the attacker has it anyway).
+	ctx, cancel = context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	rev, err := gs[0].Mux.Recv(ctx, transport.Key{Session: session, Type: transport.TypeCoinReveal, From: 2})
-	require.NoError(t, err)
-	vals := map[transport.MemberID][]byte{2: rev.Payload}
-	// It grinds its value until the seed over {1, 2} starts with a zero byte.
+	rev := gs[1].Coins.contribution(session+"/[2 3]", subject)
+	target3 := session + "/[1 2]"
+	vals := map[transport.MemberID][]byte{2: rev[:]}
 	var target [32]byte
 	for i := uint64(0); ; i++ {
 		vals[1] = binary.BigEndian.AppendUint64(make([]byte, 24), i)
-		if target = coinSeed(session, []transport.MemberID{1, 2}, vals); target[0] == 0 {
+		if target = coinSeed(target3, []transport.MemberID{1, 2}, vals); target[0] == 0 {
 			break
 		}
 	}
-	commit := coinCommitment(session, 1, vals[1])
+	commit := coinCommitment(target3, 1, vals[1])
 	for _, m := range []transport.Message{
-		{Type: transport.TypeCoinCommit, Session: session, Payload: commit[:]},
-		{Type: transport.TypeCoinReveal, Session: session, Payload: vals[1]},
+		{Type: transport.TypeCoinCommit, Session: target3, Payload: commit[:]},
+		{Type: transport.TypeCoinReveal, Session: target3, Payload: vals[1]},
 	} {
 		require.NoError(t, gs[0].Mux.Broadcast(ctx, []transport.MemberID{2, 3}, m))
 	}
-
-	again, errs := toss(gs, []int{1, 2}, session, subject)
+	third, errs := tossAmong(gs, []int{1, 2}, session, subject, all)
 	for i, err := range errs {
 		require.NoError(t, err, "member %d", i+2)
-		require.NotEqual(t, target, again[i].Seed, "member %d used the attacker's chosen value", i+2)
-		require.Equal(t, first[i].Seed, again[i].Seed, "member %d: the retry reaches the attempt-1 seed", i+2)
-		require.NotContains(t, again[i].Contributors, transport.MemberID(1))
+		require.Equal(t, []transport.MemberID{1, 2}, third[i].Contributors)
+		require.NotEqual(t, target, third[i].Seed, "member %d used the attacker's chosen seed", i+2)
+	}
+	require.Equal(t, third[0].Seed, third[1].Seed)
+}
+
+// TestCoinTossViewsConverge: members whose views of the participants
+// differ run different tosses (the session names the contributors) and
+// fail without revealing to each other; once their views agree they reach
+// one seed. Before, the contributors were pinned at a member's first
+// reveal, and two members that had revealed with different sets never
+// agreed again (a committee test that stalled under CPU pressure).
+func TestCoinTossViewsConverge(t *testing.T) {
+	gs := coinGroups(t, 3, 2)
+	const session = "req/views/1/dec/coin"
+	subject := []byte("d")
+	// member 1 counts member 2 down, member 3 counts member 1 down
+	var c1, c3 Coin
+	errs := parallel([]int{0, 2}, func(i int) error {
+		var err error
+		if i == 0 {
+			c1, err = coinToss(context.Background(), gs[0], 2, session, subject, []transport.MemberID{1, 3})
+		} else {
+			c3, err = coinToss(context.Background(), gs[2], 2, session, subject, []transport.MemberID{2, 3})
+		}
+		return err
+	})
+	for _, err := range errs {
+		require.ErrorIs(t, err, ErrCoinToss)
+	}
+	require.Zero(t, c1.Seed)
+	require.Zero(t, c3.Seed)
+	// the views agree again: every member reaches the same seed
+	again, errs := toss(gs, []int{0, 1, 2}, session, subject)
+	for i, err := range errs {
+		require.NoError(t, err, "member %d", i+1)
+		require.Equal(t, again[0].Seed, again[i].Seed)
+		require.Equal(t, []transport.MemberID{1, 2}, again[i].Contributors)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/tuneinsight/lattigo/v6/core/rlwe"
@@ -34,38 +35,55 @@ func coinCommitment(session string, id transport.MemberID, r []byte) [32]byte {
 	return keccak([]byte("fhegate/coin/commit/v1"), []byte(session), b[:], r)
 }
 
-// ErrCoinToss is returned when fewer than t participants contributed to a
-// coin toss.
+// ErrCoinToss is returned when a coin toss did not get every contribution
+// it needs (a missing one is also reported as *ErrMissing).
 var ErrCoinToss = errors.New("protocol: coin toss: fewer than t valid contributions")
 
+// CoinContributors are the members whose contributions a toss among
+// participants uses: the t lowest ids of participants (nil when there are
+// fewer than t). Every member that sees the same participants names the
+// same contributors, whatever the timing of their messages.
+func CoinContributors(participants []transport.MemberID, t int) []transport.MemberID {
+	ps := slices.Clone(participants)
+	slices.Sort(ps)
+	ps = slices.Compact(ps)
+	if t < 1 || len(ps) < t {
+		return nil
+	}
+	return ps[:t]
+}
+
 // CoinToss runs a commit-reveal coin toss among participants (a member
-// outside participants only listens): commit round, then reveal round, each
-// waiting for t answers plus the group's grace period. It needs t valid
-// contributions (own included).
+// outside participants only listens): the contributors are
+// CoinContributors(participants, t); each commits, and reveals once it
+// holds the commitments of all of them; every contributor's valid reveal is
+// needed. The rules under retries are in docs/derivations.md, "Retries".
 func CoinToss(ctx context.Context, g Group, t int, session string, participants []transport.MemberID) (Coin, error) {
 	return coinToss(ctx, g, t, session, nil, participants)
 }
 
 // coinToss is CoinToss with the digest of what the toss is for (bound into
-// a deterministic contribution, see CoinState).
+// a deterministic contribution, see CoinState). The toss's own session is
+// session with the contributors appended: members whose views of the
+// participants differ run different tosses and never mix their messages,
+// and a contributor's value for one set is unrelated to its value for
+// another (CoinState.contribution), so a reveal to one set tells nothing
+// about a toss with another.
 func coinToss(ctx context.Context, g Group, t int, session string, subject []byte, participants []transport.MemberID) (Coin, error) {
+	contributors := CoinContributors(participants, t)
+	if contributors == nil {
+		return Coin{}, fmt.Errorf("%w: %d participants, threshold %d (session %s)", ErrCoinToss, len(participants), t, session)
+	}
+	session = fmt.Sprintf("%s/%v", session, contributors)
 	rctx, cancel := context.WithTimeout(ctx, g.timeout())
 	defer cancel()
 	self := g.Self()
-	in := contains(participants, self)
-	var r [32]byte
-	others := 0
-	for _, id := range participants {
+	in := contains(contributors, self)
+	var others []transport.MemberID
+	for _, id := range contributors {
 		if id != self {
-			others++
+			others = append(others, id)
 		}
-	}
-	want := t
-	if in {
-		want = t - 1
-	}
-	if want > others {
-		want = others
 	}
 	coins := g.Coins
 	if coins == nil {
@@ -74,6 +92,7 @@ func coinToss(ctx context.Context, g Group, t int, session string, subject []byt
 			return Coin{}, err
 		}
 	}
+	var r [32]byte
 	if in {
 		r = coins.contribution(session, subject)
 		c := coinCommitment(session, self, r[:])
@@ -81,38 +100,31 @@ func coinToss(ctx context.Context, g Group, t int, session string, subject []byt
 			g.log().Debug("coin commit broadcast incomplete", zap.String("session", session), zap.Error(err))
 		}
 	}
-	commits := g.Mux.CollectQuorum(rctx, session, transport.TypeCoinCommit, participants, want, g.grace())
+	commits := g.Mux.CollectQuorum(rctx, session, transport.TypeCoinCommit, others, len(others), 0)
 	for id, m := range commits.Got {
 		m.Payload = coins.firstCommit(session, subject, id, m.Payload)
 		commits.Got[id] = m
 	}
-	committed := sortedIDs(commits.Got)
-	if len(committed) < want {
-		// too few commitments for t contributions: the toss cannot succeed,
-		// and revealing now would show r to a peer that has not committed
-		// yet (see "Retries")
-		return Coin{}, fmt.Errorf("%w: %d of %d commitments (session %s)", ErrCoinToss, len(committed), want, session)
+	if missing := missingFrom(others, commits.Got); len(missing) > 0 {
+		// a contributor has not committed: the toss cannot succeed, and
+		// revealing now would show r to a peer that has not committed yet
+		// (see "Retries")
+		return Coin{}, fmt.Errorf("%w: %d of %d commitments (session %s): %w", ErrCoinToss, len(commits.Got), len(others), session,
+			&ErrMissing{Session: session, Missing: missing})
 	}
-	// the committers of this member's first reveal are pinned: a peer whose
-	// first commitment arrives after it is refused in every later attempt
-	committed = coins.pin(session, subject, self, committed)
 	if in {
 		if err := g.Mux.BroadcastAllowing(rctx, participants, g.Members, transport.Message{Type: transport.TypeCoinReveal, Session: session, Payload: r[:]}); err != nil {
 			g.log().Debug("coin reveal broadcast incomplete", zap.String("session", session), zap.Error(err))
 		}
 	}
-	wantR := want
-	if wantR > len(committed) {
-		wantR = len(committed)
-	}
-	reveals := g.Mux.CollectQuorum(rctx, session, transport.TypeCoinReveal, committed, wantR, g.grace())
+	reveals := g.Mux.CollectQuorum(rctx, session, transport.TypeCoinReveal, others, len(others), 0)
 	g.Mux.Forget(session)
 	vals := map[transport.MemberID][]byte{}
 	if in {
 		vals[self] = r[:]
 	}
 	var coin Coin
-	for _, id := range committed {
+	for _, id := range others {
 		m, ok := reveals.Got[id]
 		if !ok {
 			continue
@@ -124,22 +136,36 @@ func coinToss(ctx context.Context, g Group, t int, session string, subject []byt
 		}
 		vals[id] = m.Payload
 	}
-	coin.Contributors = sortedIDs(vals)
-	if len(coin.Contributors) < t {
-		return Coin{}, fmt.Errorf("%w: %d of %d (session %s)", ErrCoinToss, len(coin.Contributors), t, session)
+	if len(coin.Excluded) > 0 {
+		g.log().Warn("coin toss: reveal does not match the commitment, excluded", zap.String("session", session), zap.Any("members", coin.Excluded))
 	}
-	coin.Contributors = coin.Contributors[:t] // the t lowest: see "Retries"
+	if missing := missingFrom(others, reveals.Got); len(missing) > 0 {
+		return Coin{}, fmt.Errorf("%w: %d of %d reveals (session %s): %w", ErrCoinToss, len(vals), t, session,
+			&ErrMissing{Session: session, Missing: missing})
+	}
+	if len(coin.Excluded) > 0 {
+		return Coin{}, fmt.Errorf("%w: reveals of %v do not match their commitments (session %s)", ErrCoinToss, coin.Excluded, session)
+	}
+	coin.Contributors = contributors
 	parts := [][]byte{[]byte("fhegate/coin/seed/v1"), []byte(session)}
-	for _, id := range coin.Contributors {
+	for _, id := range contributors {
 		var b [4]byte
 		binary.BigEndian.PutUint32(b[:], uint32(id))
 		parts = append(parts, b[:], vals[id])
 	}
 	coin.Seed = keccak(parts...)
-	if len(coin.Excluded) > 0 {
-		g.log().Warn("coin toss: reveal does not match the commitment, excluded", zap.String("session", session), zap.Any("members", coin.Excluded))
-	}
 	return coin, nil
+}
+
+// missingFrom returns the members of want with no message in got.
+func missingFrom(want []transport.MemberID, got map[transport.MemberID]transport.Message) []transport.MemberID {
+	var out []transport.MemberID
+	for _, id := range want {
+		if _, ok := got[id]; !ok {
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 // Sanitise returns ct + Enc_pk(0) at ct's level, the encryption's
@@ -209,19 +235,15 @@ func sanitiseFor(ctx context.Context, g Group, key *ThresholdKey, pk *fhe.Public
 // one per process.
 var processCoins = sync.OnceValues(NewCoinState)
 
-// CoinState is one member's coin-toss memory (see "Retries" above): the
-// secret its contributions are derived from and the first commitment seen
-// from each peer per session, at most maxCoinMemory of them (oldest
-// forgotten first). Safe for concurrent use.
+// CoinState is one member's coin-toss memory (see "Retries" in
+// docs/derivations.md): the secret its contributions are derived from and
+// the first commitment seen from each peer per session, at most
+// maxCoinMemory of them (oldest forgotten first). Safe for concurrent use.
 type CoinState struct {
 	key   [32]byte
 	mu    sync.Mutex
 	first map[string][]byte
 	order []string
-	// pins are the peers whose commitments this member held at its first
-	// reveal of a session (and subject), at most maxCoinMemory of them
-	pins     map[string][]transport.MemberID
-	pinOrder []string
 }
 
 // maxCoinMemory bounds CoinState's remembered commitments (each ≈ 100 B):
@@ -230,13 +252,16 @@ const maxCoinMemory = 1 << 16
 
 // NewCoinState draws a fresh contribution secret from crypto/rand.
 func NewCoinState() (*CoinState, error) {
-	c := &CoinState{first: map[string][]byte{}, pins: map[string][]transport.MemberID{}}
+	c := &CoinState{first: map[string][]byte{}}
 	if _, err := crand.Read(c.key[:]); err != nil {
 		return nil, fmt.Errorf("protocol: coin state: %w", err)
 	}
 	return c, nil
 }
 
+// contribution is this member's value for the toss of session (which names
+// the contributors) about subject: the same in every attempt, unknown to
+// anyone else until revealed.
 func (c *CoinState) contribution(session string, subject []byte) [32]byte {
 	return keccak([]byte("fhegate/coin/r/v1"), c.key[:], []byte(session), subject)
 }
@@ -257,32 +282,4 @@ func (c *CoinState) firstCommit(session string, subject []byte, id transport.Mem
 		c.order = c.order[1:]
 	}
 	return commit
-}
-
-// pin returns the committers of the toss of session about subject that may
-// contribute: at the first call, committed itself, remembered; later, those
-// of committed that were pinned then.
-//
-// self is part of the key: tools and tests share one CoinState among the
-// members of a process (processCoins), and each member pins its own peers.
-func (c *CoinState) pin(session string, subject []byte, self transport.MemberID, committed []transport.MemberID) []transport.MemberID {
-	k := fmt.Sprintf("%s\x00%x\x00%d", session, subject, self)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if p, ok := c.pins[k]; ok {
-		var out []transport.MemberID
-		for _, id := range committed {
-			if contains(p, id) {
-				out = append(out, id)
-			}
-		}
-		return out
-	}
-	c.pins[k] = append([]transport.MemberID(nil), committed...)
-	c.pinOrder = append(c.pinOrder, k)
-	if len(c.pinOrder) > maxCoinMemory {
-		delete(c.pins, c.pinOrder[0])
-		c.pinOrder = c.pinOrder[1:]
-	}
-	return committed
 }
