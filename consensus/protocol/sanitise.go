@@ -100,12 +100,12 @@ func coinToss(ctx context.Context, g Group, t int, session string, subject []byt
 			g.log().Debug("coin commit broadcast incomplete", zap.String("session", session), zap.Error(err))
 		}
 	}
-	commits := g.Mux.CollectQuorum(rctx, session, transport.TypeCoinCommit, others, len(others), 0)
+	commits := g.Mux.Collect(rctx, session, transport.TypeCoinCommit, others)
 	for id, m := range commits.Got {
 		m.Payload = coins.firstCommit(session, subject, id, m.Payload)
 		commits.Got[id] = m
 	}
-	if missing := missingFrom(others, commits.Got); len(missing) > 0 {
+	if missing := commits.Missing; len(missing) > 0 {
 		// a contributor has not committed: the toss cannot succeed, and
 		// revealing now would show r to a peer that has not committed yet
 		// (see "Retries")
@@ -117,7 +117,7 @@ func coinToss(ctx context.Context, g Group, t int, session string, subject []byt
 			g.log().Debug("coin reveal broadcast incomplete", zap.String("session", session), zap.Error(err))
 		}
 	}
-	reveals := g.Mux.CollectQuorum(rctx, session, transport.TypeCoinReveal, others, len(others), 0)
+	reveals := g.Mux.Collect(rctx, session, transport.TypeCoinReveal, others)
 	g.Mux.Forget(session)
 	vals := map[transport.MemberID][]byte{}
 	if in {
@@ -139,7 +139,7 @@ func coinToss(ctx context.Context, g Group, t int, session string, subject []byt
 	if len(coin.Excluded) > 0 {
 		g.log().Warn("coin toss: reveal does not match the commitment, excluded", zap.String("session", session), zap.Any("members", coin.Excluded))
 	}
-	if missing := missingFrom(others, reveals.Got); len(missing) > 0 {
+	if missing := reveals.Missing; len(missing) > 0 {
 		return Coin{}, fmt.Errorf("%w: %d of %d reveals (session %s): %w", ErrCoinToss, len(vals), t, session,
 			&ErrMissing{Session: session, Missing: missing})
 	}
@@ -155,17 +155,6 @@ func coinToss(ctx context.Context, g Group, t int, session string, subject []byt
 	}
 	coin.Seed = keccak(parts...)
 	return coin, nil
-}
-
-// missingFrom returns the members of want with no message in got.
-func missingFrom(want []transport.MemberID, got map[transport.MemberID]transport.Message) []transport.MemberID {
-	var out []transport.MemberID
-	for _, id := range want {
-		if _, ok := got[id]; !ok {
-			out = append(out, id)
-		}
-	}
-	return out
 }
 
 // Sanitise returns ct + Enc_pk(0) at ct's level, the encryption's
