@@ -9,7 +9,7 @@
 // Every verdict is decrypted and checked against the plan's plaintext
 // evaluation, and the pure-Go baseline (every transform on Lattigo's Go NTT)
 // must produce the same bytes. Refresh points go through a stand-in for the
-// committee's collective refresh (StandInRefresh); the collective refresh is
+// committee's collective refresh (eval.LocalRefresh); the collective refresh is
 // priced separately (policy/costs.json refresh_us, bench/committee).
 //
 // The engine under test is imported as policylang: this package's name is
@@ -25,7 +25,6 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"slices"
-	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -211,7 +210,11 @@ func Measure(ctx context.Context, log *zap.Logger, name string, doc []byte, reps
 		return Row{}, err
 	}
 	keys := fhe.GenKeys(params, p.GaloisRotations())
-	refresh := StandInRefresh(keys)
+	// the stand-in for the committee's refresh: the bench's own key,
+	// memoised, so the best-of timing and the pure-Go baseline get the same
+	// refreshed ciphertexts; the collective refresh is priced separately
+	// (policy/costs.json refresh_us, `bench committee --stages refresh`)
+	refresh := eval.LocalRefresh(keys)
 	ev, err := fhe.NewEvaluator(params, fhe.EvaluationKeys{Relin: keys.Relin, Galois: keys.Galois})
 	if err != nil {
 		return Row{}, err
@@ -300,41 +303,6 @@ func Measure(ctx context.Context, log *zap.Logger, name string, doc []byte, reps
 		BaselineGoCPUMs: bench.Round2(float64(goCPU.Microseconds()) / 1e3), Gate: gate,
 		Refreshes: p.Counts.Refreshes, RequestGas: corebackends.PerRequestGas(p), Gathered: gather,
 	}, nil
-}
-
-// StandInRefresh stands in for the committee's collective refresh of a
-// plan's refresh points in `bench policy`: it decrypts with the bench's own
-// secret key and re-encrypts at the top level, once per distinct input
-// (memoised by digest), so that repeated evaluations — and the pure-Go
-// baseline, which must produce the same bytes — get the same refreshed
-// ciphertexts and the best-of timing measures the evaluation, not the
-// stand-in. The collective refresh's own cost is priced separately
-// (policy/costs.json refresh_us, `bench committee --stages refresh`).
-func StandInRefresh(keys *fhe.KeySet) eval.RefreshFunc {
-	var mu sync.Mutex
-	done := map[fhe.Handle]*fhe.Ciphertext{}
-	enc, dec := fhe.NewEncryptor(keys.Public), fhe.NewDecryptor(keys.Secret)
-	return func(_ context.Context, ct *fhe.Ciphertext) (*fhe.Ciphertext, error) {
-		h, err := ct.Handle()
-		if err != nil {
-			return nil, err
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		if out, ok := done[h]; ok {
-			return out, nil
-		}
-		v, err := dec.DecryptInts(ct)
-		if err != nil {
-			return nil, err
-		}
-		out, err := enc.EncryptInts(v)
-		if err != nil {
-			return nil, err
-		}
-		done[h] = out
-		return out, nil
-	}
 }
 
 // timePolicy evaluates p on cts reps times with GOMAXPROCS(1) and returns

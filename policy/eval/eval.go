@@ -44,6 +44,39 @@ func (e *InputError) Unwrap() error { return e.Err }
 // re-encrypt.
 type RefreshFunc func(ctx context.Context, ct *fhe.Ciphertext) (*fhe.Ciphertext, error)
 
+// LocalRefresh stands in for the committee's collective refresh where one
+// party holds the secret key (benchmarks, tests; never the committee): it
+// decrypts with keys and re-encrypts at the top level, once per distinct
+// input (memoised by handle), so that evaluations of the same inputs — a
+// gathered and a sequential one, a best-of timing and its pure-Go
+// baseline — get the same refreshed ciphertexts. Safe for concurrent use.
+func LocalRefresh(keys *fhe.KeySet) RefreshFunc {
+	var mu sync.Mutex
+	done := map[fhe.Handle]*fhe.Ciphertext{}
+	enc, dec := fhe.NewEncryptor(keys.Public), fhe.NewDecryptor(keys.Secret)
+	return func(_ context.Context, ct *fhe.Ciphertext) (*fhe.Ciphertext, error) {
+		h, err := ct.Handle()
+		if err != nil {
+			return nil, err
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if out, ok := done[h]; ok {
+			return out, nil
+		}
+		v, err := dec.DecryptInts(ct)
+		if err != nil {
+			return nil, err
+		}
+		out, err := enc.EncryptInts(v)
+		if err != nil {
+			return nil, err
+		}
+		done[h] = out
+		return out, nil
+	}
+}
+
 // Options tune an evaluation. The zero value evaluates sequentially and
 // refuses plans that need a refresh.
 type Options struct {

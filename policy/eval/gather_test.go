@@ -150,35 +150,6 @@ func TestGatherErrors(t *testing.T) {
 	require.ErrorIs(t, err, eval.ErrNeedsRefresh)
 }
 
-// memoRefresh stands in for the committee's refresh: decrypt and
-// re-encrypt, once per distinct ciphertext (by handle), so that two
-// evaluations of the same inputs get the same refreshed ciphertexts.
-func memoRefresh(k *fhetest.Kit) eval.RefreshFunc {
-	var mu sync.Mutex
-	done := map[fhe.Handle]*fhe.Ciphertext{}
-	return func(_ context.Context, ct *fhe.Ciphertext) (*fhe.Ciphertext, error) {
-		h, err := ct.Handle()
-		if err != nil {
-			return nil, err
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		if out, ok := done[h]; ok {
-			return out, nil
-		}
-		v, err := k.Dec.DecryptInts(ct)
-		if err != nil {
-			return nil, err
-		}
-		out, err := k.Enc.EncryptInts(v)
-		if err != nil {
-			return nil, err
-		}
-		done[h] = out
-		return out, nil
-	}
-}
-
 // gatheredMatchesSequential evaluates plan on fresh random inputs both
 // ways (refresh points through refresh), compares the bytes and decrypts
 // against the plaintext reference.
@@ -210,7 +181,7 @@ func TestGatherRefresh(t *testing.T) {
 	plan, err := policy.CompileWith([]byte(refreshDoc), deep)
 	require.NoError(t, err)
 	require.True(t, plan.NeedsRefresh)
-	gatheredMatchesSequential(t, k, plan, testseed.Seed(t), memoRefresh(k))
+	gatheredMatchesSequential(t, k, plan, testseed.Seed(t), eval.LocalRefresh(k.Keys))
 }
 
 // TestGatherOnBGVN14: the shipped KYC/AML and credit-limit plans on the
@@ -225,7 +196,7 @@ func TestGatherOnBGVN14(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			plan, err := policy.Compile(examples.MustGet(name))
 			require.NoError(t, err)
-			gatheredMatchesSequential(t, k, plan, testseed.Seed(t), memoRefresh(k))
+			gatheredMatchesSequential(t, k, plan, testseed.Seed(t), eval.LocalRefresh(k.Keys))
 		})
 	}
 }
