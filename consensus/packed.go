@@ -210,48 +210,45 @@ func (r *requestRun) packVector(ctx context.Context, reqs []chainio.Request, k i
 }
 
 // packBlocks is the block packing of packVector: request i's ciphertext
-// times its block mask into accumulator layout.Place(i). The requests are
-// cut into W runs of consecutive requests for W workers (GOMAXPROCS or
-// Knobs.Workers), each packed by its own packer of all accumulators (so the
-// A requests of one block share its mask), the runs' canonical partial sums
-// added mod q in run order: the bytes do not depend on W
-// (TestPackBlocksWorkers). The runs' scales are compared, as one packer
-// compares every input's. A run has at least 32 requests (a packer's own
-// masks and accumulators are worth that many products).
+// times its block mask into accumulator layout.Place(i), by one packer
+// whose coefficients are split over W workers (GOMAXPROCS or
+// Knobs.Workers; fhe.SlotPacker.AddEncodedBatch): each worker keeps its
+// range of every accumulator and mask in its own caches and nothing is
+// merged. The bytes do not depend on W (TestPackBlocksWorkers).
 func (r *requestRun) packBlocks(ctx context.Context, reqs []chainio.Request, layout fhe.VectorLayout, level int) ([]*fhe.Ciphertext, error) {
 	m := r.m
-	w := par.Workers(len(reqs)/32, m.cfg.Knobs.Workers)
-	parts := make([][]*fhe.Ciphertext, w)
-	err := par.ForEach(w, w, func(_, j int) error {
-		sp, err := fhe.NewBlockPacker(m.params, level, layout.Accs, layout.K)
-		if err != nil {
-			return err
+	hs := make([]fhe.Handle, len(reqs))
+	for i, q := range reqs {
+		if len(q.Inputs) == 0 {
+			return nil, fmt.Errorf("%w: request %x has no input", chainio.ErrBadBatch, q.ID[:6])
 		}
-		for i := len(reqs) * j / w; i < len(reqs)*(j+1)/w; i++ {
-			acc, slot := layout.Place(i)
-			if err := r.viewInputs(ctx, reqs[i], func(raws [][]byte) error { return sp.AddEncodedBlock(acc, slot, raws[0]) }); err != nil {
-				return err
+		for _, h := range q.Inputs {
+			if !m.st.Has(h) {
+				if _, err := m.fetch(ctx, h); err != nil {
+					return nil, fmt.Errorf("consensus: request %x: %w", q.ID[:6], err)
+				}
 			}
 		}
-		parts[j], err = sp.Ciphertexts()
-		return err
-	})
+		hs[i] = q.Inputs[0]
+	}
+	sp, err := fhe.NewBlockPacker(m.params, level, layout.Accs, layout.K)
 	if err != nil {
 		return nil, err
 	}
-	ringQ := m.params.RLWE().RingQ().AtLevel(level)
-	out := parts[0]
-	for j, part := range parts[1:] {
-		if part[0].Lattigo().Scale.Cmp(out[0].Lattigo().Scale) != 0 {
-			return nil, fmt.Errorf("fhe: pack: run %d: scale differs from the first input's", j+1)
-		}
-		for a, ct := range part {
-			for k, v := range out[a].Lattigo().Value {
-				ringQ.Add(v, ct.Lattigo().Value[k], v)
+	// one read transaction over the whole batch: every worker of
+	// AddEncodedBatch reads every request's rows (its own coefficients)
+	err = m.st.ViewAll(hs, func(raws [][]byte, epochs []uint64) error {
+		for i, e := range epochs {
+			if err := checkEpoch(hs[i], e, r.ks.km.Epoch); err != nil {
+				return fmt.Errorf("consensus: request %x: %w", reqs[i].ID[:6], err)
 			}
 		}
+		return sp.AddEncodedBatch(layout, raws, m.cfg.Knobs.Workers)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("consensus: packed batch %s: %w", r.base, err)
 	}
-	return out, nil
+	return sp.Ciphertexts()
 }
 
 // rotated returns ids rotated left by an offset derived from name, so that

@@ -14,13 +14,10 @@ import (
 )
 
 // TestPackBlocksWorkers: the block packing of a vector batch gives the same
-// bytes whatever the number of workers it spreads the accumulators over
-// (GOMAXPROCS 1, 2, 3, 4, 7 and 16 on 261 requests in three accumulators:
-// the requests cut into as many runs of consecutive requests — at most 8,
-// a run has at least 32 — each packed into partial sums of every
-// accumulator, which are then added):
-// members with different core counts must agree on the accumulators byte
-// for byte (agreedAccumulators).
+// bytes whatever the number of workers it splits the coefficients over
+// (GOMAXPROCS 1, 2, 3, 4, 7 and 16 on 261 requests in three accumulators,
+// fhe.SlotPacker.AddEncodedBatch): members with different core counts must
+// agree on the accumulators byte for byte (agreedAccumulators).
 func TestPackBlocksWorkers(t *testing.T) {
 	f := newPackFixture(t)
 	n := 2*f.p.Slots()/fhe.VectorStride(8) + 5

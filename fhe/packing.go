@@ -167,6 +167,7 @@ type SlotPacker struct {
 	vec     muladd.Path  // the multiply-add's path (PathGo: the Go loop)
 	block   int          // k: the block width of a block packer; 0: a slot packer
 	stride  int          // VectorStride(k); 1 for a slot packer
+	spent   error        // set when AddEncodedBatch failed midway: every later call fails
 }
 
 // NewSlotPacker returns a packer of width packed ciphertexts at level.
@@ -270,6 +271,9 @@ func (sp *SlotPacker) Level() int { return sp.level }
 // product is doubled when the result is read, here and in AddEncoded and
 // AddEncodedBlock.
 func (sp *SlotPacker) Add(s int, ins []*Ciphertext) error {
+	if err := sp.usable(); err != nil {
+		return err
+	}
 	if err := sp.checkSlot(s, len(ins)); err != nil {
 		return err
 	}
@@ -315,6 +319,9 @@ func (sp *SlotPacker) Add(s int, ins []*Ciphertext) error {
 // the call's rows), so a refused call leaves the packer as it was. A seeded input
 // (FlagSeeded: c1 regenerated from a seed) is decoded and added as in Add.
 func (sp *SlotPacker) AddEncoded(s int, raws [][]byte) error {
+	if err := sp.usable(); err != nil {
+		return err
+	}
 	if err := sp.checkSlot(s, len(raws)); err != nil {
 		return err
 	}
@@ -347,6 +354,9 @@ func (sp *SlotPacker) AddEncoded(s int, raws [][]byte) error {
 // packer's stride VectorStride(k) below Slots(), and each (acc, s) is used
 // at most once.
 func (sp *SlotPacker) AddEncodedBlock(acc, s int, raw []byte) error {
+	if err := sp.usable(); err != nil {
+		return err
+	}
 	if sp.block == 0 {
 		return fmt.Errorf("fhe: pack: AddEncodedBlock on a slot packer (NewSlotPacker); use Add or AddEncoded")
 	}
@@ -534,10 +544,15 @@ func (sp *SlotPacker) target(j int, times uint64) *rlwe.Ciphertext {
 // may differ by multiples of q, never once reduced (Ciphertexts), so a
 // packer's result is the same bytes on every machine.
 func (sp *SlotPacker) mulAddLE(acc []uint64, c []byte, i int, q uint64) bool {
-	if sp.vec == muladd.PathGo {
-		return mulAddLE(acc, c, sp.perm.w[i], sp.perm.shoup[i], q)
+	return mulAddLEOn(sp.vec, acc, c, sp.perm.w[i], sp.perm.shoup[i], q)
+}
+
+// mulAddLEOn is mulAddLE with the mask limb (w, shoup) given, on path vec.
+func mulAddLEOn(vec muladd.Path, acc []uint64, c []byte, w, shoup []uint64, q uint64) bool {
+	if vec == muladd.PathGo {
+		return mulAddLE(acc, c, w, shoup, q)
 	}
-	ok, err := muladd.MulAdd(sp.vec, acc, c, sp.perm.w[i], sp.perm.shoup[i], q, false)
+	ok, err := muladd.MulAdd(vec, acc, c, w, shoup, q, false)
 	return ok && err == nil // err is ruled out by NewSlotPacker's checks
 }
 
@@ -545,12 +560,16 @@ func (sp *SlotPacker) mulAddLE(acc []uint64, c []byte, i int, q uint64) bool {
 // row (whose words are < q) on the packer's path; an add and a sub of the
 // same row cancel exactly.
 func (sp *SlotPacker) mulAddWords(acc, c []uint64, i int, q uint64, sub bool) {
-	w, sh := sp.perm.w[i], sp.perm.shoup[i]
+	mulAddWordsOn(sp.vec, acc, c, sp.perm.w[i], sp.perm.shoup[i], q, sub)
+}
+
+// mulAddWordsOn is mulAddWords with the mask limb (w, sh) given, on path vec.
+func mulAddWordsOn(vec muladd.Path, acc, c, w, sh []uint64, q uint64, sub bool) {
 	switch {
-	case sp.vec != muladd.PathGo:
+	case vec != muladd.PathGo:
 		// the row's words read in place as little-endian bytes
 		// (muladd.Runnable holds: a little-endian host); no error is possible
-		_, _ = muladd.MulAdd(sp.vec, acc, unsafe.Slice((*byte)(unsafe.Pointer(&c[0])), 8*len(c)), w, sh, q, sub)
+		_, _ = muladd.MulAdd(vec, acc, unsafe.Slice((*byte)(unsafe.Pointer(&c[0])), 8*len(c)), w, sh, q, sub)
 	case sub:
 		mulSub(acc, c, w, sh, q)
 	default:
@@ -631,18 +650,7 @@ func (sp *SlotPacker) slotMask(s int) error {
 
 // reduce brings every accumulator coefficient back into [0, q).
 func (sp *SlotPacker) reduce() {
-	r := sp.p.rlwe.RingQ().AtLevel(sp.level)
-	for _, a := range append(sp.acc[:len(sp.acc):len(sp.acc)], sp.accUp...) {
-		for k := 0; k < 2; k++ {
-			for i := 0; i <= sp.level; i++ {
-				sr := r.SubRings[i]
-				row := a.Value[k].Coeffs[i]
-				for j, x := range row {
-					row[j] = ring.BRedAdd(x, sr.Modulus, sr.BRedConstant)
-				}
-			}
-		}
-	}
+	sp.reduceRange(0, sp.p.N())
 	sp.pending = 0
 }
 
@@ -704,6 +712,9 @@ func mulSub(acc, c, w, shoup []uint64, q uint64) {
 // Ciphertexts returns the packed ciphertexts (copies: the packer may go on).
 // With nothing added they encrypt nothing (zero ciphertexts) and fail.
 func (sp *SlotPacker) Ciphertexts() ([]*Ciphertext, error) {
+	if err := sp.usable(); err != nil {
+		return nil, err
+	}
 	if sp.meta == nil {
 		return nil, fmt.Errorf("fhe: pack: no input added")
 	}

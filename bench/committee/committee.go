@@ -104,7 +104,11 @@ type Options struct {
 	// GOMAXPROCS is the ladder of the packed stages: each batch runs once
 	// per value, on the same committee (empty: once, as the process runs).
 	GOMAXPROCS []int
-	Log        *zap.Logger
+	// PackedProfile, when set, is a file name prefix: each packed batch
+	// writes a Go CPU profile of that batch alone (the committee's set-up,
+	// DKG and uploads excluded) to PackedProfile-<stage>-<size>-p<GOMAXPROCS>.prof.
+	PackedProfile string
+	Log           *zap.Logger
 }
 
 // Has reports whether stage is selected.

@@ -3,7 +3,9 @@ package committee
 import (
 	"fmt"
 	"math/big"
+	"os"
 	"runtime"
+	"runtime/pprof"
 	"sync"
 	"time"
 
@@ -226,6 +228,10 @@ func (b *committeeBench) runPackedBatch(stage string, batch chainio.PackedBatch,
 	b.memberPhases = map[uint32]map[string]time.Duration{}
 	b.traceMu.Unlock()
 	procs := runtime.GOMAXPROCS(0)
+	stopProfile, err := b.startPackedProfile(stage, len(batch.Requests), procs)
+	if err != nil {
+		return nil, err
+	}
 	b.setTracing(true)
 	c := bench.CPUTime()
 	start := time.Now()
@@ -251,6 +257,9 @@ func (b *committeeBench) runPackedBatch(stage string, batch chainio.PackedBatch,
 	wg.Wait()
 	d, cpu := time.Since(start), bench.CPUTime()-c
 	b.setTracing(false)
+	if err := stopProfile(); err != nil {
+		return nil, err
+	}
 	for _, e := range errs {
 		if e != nil {
 			return nil, e
@@ -287,4 +296,25 @@ func (b *committeeBench) runPackedBatch(stage string, batch chainio.PackedBatch,
 		}
 	}
 	return rows, nil
+}
+
+// startPackedProfile starts a CPU profile of one packed batch when
+// Options.PackedProfile is set; the returned func stops it and closes the file.
+func (b *committeeBench) startPackedProfile(stage string, size, procs int) (func() error, error) {
+	if b.o.PackedProfile == "" {
+		return func() error { return nil }, nil
+	}
+	name := fmt.Sprintf("%s-%s-%d-p%d.prof", b.o.PackedProfile, stage, size, procs)
+	f, err := os.Create(name)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("packed profile %s: %w (is --cpuprofile also set?)", name, err)
+	}
+	return func() error {
+		pprof.StopCPUProfile()
+		return f.Close()
+	}, nil
 }

@@ -350,6 +350,7 @@ func (f *benchCommitteeFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.jsonPath, "json", "", "write results as JSON to FILE (- for stdout)")
 	fl.StringVar(&f.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the whole run to FILE (go tool pprof)")
+	fl.StringVar(&f.o.PackedProfile, "packed-cpuprofile", "", "write a Go CPU profile of each packed batch alone (no set-up or DKG) to PREFIX-<stage>-<size>-p<GOMAXPROCS>.prof")
 	f.gpu.register(cmd)
 	fl.BoolVar(&f.quick, "quick", false, "BGVN13 only, batch of 16, no KYC/AML batch, refresh at n=3 with 3 runs")
 	fl.IntVar(&f.o.N, "n", 5, "committee size")
