@@ -39,6 +39,9 @@ type Gate struct {
 	// multiply-adds by an integer.
 	Tensor uint64 `json:"tensor_routed,omitempty"`
 	MulAdd uint64 `json:"scalar_muladd_routed,omitempty"`
+	// Shed: routed calls that found an exclusive device busy and ran on
+	// the CPU (gpu.RouterStats.Shed), a total over the measured work.
+	Shed uint64 `json:"shed,omitempty"`
 }
 
 // GateBackend names the backend in force of d.
@@ -75,7 +78,7 @@ func GateNow(per int) Gate {
 	}
 	c.Transforms, c.Routed, c.Batches = rs.Transforms, rs.Routed, rs.Batches
 	c.MulAcc, c.ModUp, c.ScaleDiff = rs.MulAcc, rs.ModUp, rs.ScaleDiff
-	c.Tensor, c.MulAdd = rs.Tensor, rs.MulAdd
+	c.Tensor, c.MulAdd, c.Shed = rs.Tensor, rs.MulAdd, rs.Shed
 	if per > 1 {
 		c.Transforms /= uint64(per)
 		c.Routed /= uint64(per)
@@ -132,6 +135,10 @@ func PrintGateLine(w io.Writer, what string, c Gate, ms float64) {
 	if ms > 0 && c.BaselineGoMs > 0 {
 		ratio = fmt.Sprintf("%.2f×", c.BaselineGoMs/ms)
 	}
-	fmt.Fprintf(w, "  %s: backend %s, routed %d/%d transforms (%.1f%%), batch median %d p95 %d, pure-Go %.1f ms vs %.1f ms (go/routed %s)\n",
-		what, c.Backend, c.Routed, c.Transforms, 100*c.RoutedFraction, c.MedianBatch, c.P95Batch, c.BaselineGoMs, ms, ratio)
+	shed := ""
+	if c.Shed > 0 {
+		shed = fmt.Sprintf(", %d calls shed to the CPU (device busy)", c.Shed)
+	}
+	fmt.Fprintf(w, "  %s: backend %s, routed %d/%d transforms (%.1f%%), batch median %d p95 %d%s, pure-Go %.1f ms vs %.1f ms (go/routed %s)\n",
+		what, c.Backend, c.Routed, c.Transforms, 100*c.RoutedFraction, c.MedianBatch, c.P95Batch, shed, c.BaselineGoMs, ms, ratio)
 }

@@ -158,6 +158,14 @@ type Backend interface {
 	Close() error
 }
 
+// Exclusive is implemented by a backend whose calls run one at a time on
+// one device queue (OpenCL): the dispatcher then hands it a call only when
+// it is idle and runs a call that finds it busy on the CPU
+// (Dispatcher.claim).
+type Exclusive interface {
+	Exclusive() bool
+}
+
 // CheckBatch validates a batch against p; backends call it first.
 func CheckBatch(p *Params, src, dst [][]uint64) error {
 	if p == nil {

@@ -29,6 +29,10 @@ type Options struct {
 	ForceThreshold int
 	// SelfTestSeed seeds the arming self-test vectors.
 	SelfTestSeed uint64
+	// Queue makes calls to an exclusive accelerator (Exclusive: one device
+	// queue) wait for it; by default a batch that finds it busy runs on the
+	// CPU instead (Dispatcher.claim). FHEGATE_GPU_QUEUE=1 sets it.
+	Queue bool
 }
 
 // BackendStats are the per-backend counters.
@@ -41,9 +45,13 @@ type BackendStats struct {
 	// Fallbacks counts accelerator batches that failed (error or a
 	// first-use mismatch) and were recomputed on the CPU.
 	Fallbacks uint64 `json:"fallbacks"`
+	// Shed counts routed calls (transform batches and key-switch or
+	// product kernels) that found an exclusive accelerator busy and ran on
+	// the CPU instead.
+	Shed uint64 `json:"shed,omitempty"`
 }
 
-type counters struct{ batches, polys, fallbacks atomic.Uint64 }
+type counters struct{ batches, polys, fallbacks, shed atomic.Uint64 }
 
 // Status is the dispatcher's arming state, for logs and `fhegate gpu info`.
 type Status struct {
@@ -74,6 +82,12 @@ type Dispatcher struct {
 
 	routing atomic.Bool // armed && some N has a threshold
 
+	// device is held by the call running on an exclusive accelerator
+	// unless queue is set (claim)
+	device    sync.Mutex
+	exclusive bool
+	queue     bool
+
 	mu       sync.Mutex
 	params   map[*ring.SubRing]*Params // nil entry: unsupported SubRing
 	verified map[Key]int8              // 0 unknown, 1 proved on first use, -1 mismatch (CPU forever)
@@ -91,6 +105,7 @@ type Dispatcher struct {
 	modUps               atomic.Uint64 // basis extensions the accelerator ran
 	scaleDiffs           atomic.Uint64 // ModDown/rescale limbs the accelerator ran
 	tensors, mulAdds     atomic.Uint64 // BGV tensor and multiply-add limbs the accelerator ran
+	shed                 atomic.Uint64 // routed calls run on the CPU: the exclusive accelerator was busy
 	sizes                sizeHistogram
 	shapes               shapeCounter
 }
@@ -122,6 +137,9 @@ func NewDispatcher(o Options) *Dispatcher {
 			break
 		}
 		d.accel, d.armed = a, true
+		if e, ok := a.(Exclusive); ok && e.Exclusive() {
+			d.exclusive, d.queue = true, o.Queue
+		}
 		switch {
 		case d.force > 0:
 			d.reason = fmt.Sprintf("armed; forced threshold B ≥ %d at every N", d.force)
@@ -180,7 +198,7 @@ func (d *Dispatcher) Stats() []BackendStats {
 	s := []BackendStats{{Backend: CPUName, Batches: d.cpuStats.batches.Load(), Polys: d.cpuStats.polys.Load(), Fallbacks: 0}}
 	if d.accelNm != "" {
 		s = append(s, BackendStats{Backend: d.accelNm, Batches: d.accelStats.batches.Load(),
-			Polys: d.accelStats.polys.Load(), Fallbacks: d.accelStats.fallbacks.Load()})
+			Polys: d.accelStats.polys.Load(), Fallbacks: d.accelStats.fallbacks.Load(), Shed: d.accelStats.shed.Load()})
 	}
 	return s
 }
@@ -212,6 +230,9 @@ type RouterStats struct {
 	// (engine.MulAddJob) the accelerator ran.
 	Tensor uint64 `json:"tensor_routed,omitempty"`
 	MulAdd uint64 `json:"scalar_muladd_routed,omitempty"`
+	// Shed counts routed calls that found an exclusive accelerator busy
+	// and ran on the CPU (Dispatcher.claim).
+	Shed uint64 `json:"shed,omitempty"`
 }
 
 // RoutedFraction is Routed / Transforms (0 when nothing was seen).
@@ -227,7 +248,7 @@ func (d *Dispatcher) RouterStats() RouterStats {
 	med, p95 := d.sizes.quantiles()
 	return RouterStats{Batches: d.batches.Load(), Transforms: d.transforms.Load(), Routed: d.routed.Load(),
 		MedianBatch: med, P95Batch: p95, TransformMedianBatch: d.sizes.weightedMedian(), MulAcc: d.mulAcc.Load(), ModUp: d.modUps.Load(), ScaleDiff: d.scaleDiffs.Load(),
-		Tensor: d.tensors.Load(), MulAdd: d.mulAdds.Load()}
+		Tensor: d.tensors.Load(), MulAdd: d.mulAdds.Load(), Shed: d.shed.Load()}
 }
 
 // ResetRouterStats zeroes the seam counters (RouterStats), e.g. between
@@ -241,6 +262,7 @@ func (d *Dispatcher) ResetRouterStats() {
 	d.scaleDiffs.Store(0)
 	d.tensors.Store(0)
 	d.mulAdds.Store(0)
+	d.shed.Store(0)
 	for i := range d.sizes.n {
 		d.sizes.n[i].Store(0)
 	}
@@ -503,6 +525,11 @@ func (d *Dispatcher) group(dir Direction, lazy bool, jobs []engine.Job) (*Batch,
 // accelerator's output (false when a first-use mismatch left the CPU result
 // there).
 func (d *Dispatcher) accelerate(b *Batch) (handled, onAccel bool) {
+	release, claimed := d.claim()
+	if !claimed {
+		return false, false
+	}
+	defer release()
 	refs := make([][][]uint64, len(b.Limbs)) // CPU results of first-use limbs
 	d.mu.Lock()
 	for i, l := range b.Limbs {
@@ -563,6 +590,29 @@ func (d *Dispatcher) accelerate(b *Batch) (handled, onAccel bool) {
 	d.accelStats.batches.Add(1)
 	d.accelStats.polys.Add(uint64(b.Polys()))
 	return true, true
+}
+
+// claim takes the accelerator for one routed call. A backend that runs
+// calls concurrently (native: a CPU library on the caller's thread) is
+// always taken. An exclusive one (one device queue: OpenCL) is taken only
+// when no other call holds it: a call that finds it busy is counted as
+// shed and reports false, and the caller runs Lattigo's loops on its own
+// core instead of waiting. When several members or evaluations share one
+// device and the host has cores to spare, waiting for the device made
+// the gate slower than no gate (docs/LP-137.md, the H200 committee rows);
+// shedding keeps the device busy and the cores too. The bytes are the
+// same either way (every route is byte-identical to Lattigo). Options.Queue
+// waits instead.
+func (d *Dispatcher) claim() (release func(), ok bool) {
+	if !d.exclusive || d.queue {
+		return func() {}, true
+	}
+	if !d.device.TryLock() {
+		d.accelStats.shed.Add(1)
+		d.shed.Add(1)
+		return nil, false
+	}
+	return d.device.Unlock, true
 }
 
 // sameOutput compares an accelerator's output with the CPU's: byte equality

@@ -62,6 +62,11 @@ func (d *Dispatcher) GadgetMulAcc(jobs []engine.MulAccJob) bool {
 	if !ok {
 		return false
 	}
+	release, ok := d.claim()
+	if !ok {
+		return false
+	}
+	defer release()
 	ran := runChecked(d, d.macVerified, keys, first, "multiply-accumulate", func() (bool, error) { return ks.GadgetMulAcc(jobs) },
 		func(i int) bool {
 			j := jobs[i]
@@ -124,6 +129,11 @@ func (d *Dispatcher) ModUp(jobs []engine.ModUpJob) bool {
 	if !ok {
 		return false
 	}
+	release, ok := d.claim()
+	if !ok {
+		return false
+	}
+	defer release()
 	done, err := ks.ModUp(jobs)
 	if err != nil {
 		d.accelStats.fallbacks.Add(1)
@@ -213,6 +223,11 @@ func (d *Dispatcher) ScaleDiff(jobs []engine.ScaleDiffJob) bool {
 	if !ok {
 		return false
 	}
+	release, ok := d.claim()
+	if !ok {
+		return false
+	}
+	defer release()
 	refs := make([][]uint64, len(jobs)) // expected outputs of first-use limbs
 	for i, j := range jobs {
 		if first[i] {

@@ -63,6 +63,11 @@ func (d *Dispatcher) Tensor(jobs []engine.TensorJob) bool {
 	if !ok {
 		return false
 	}
+	release, ok := d.claim()
+	if !ok {
+		return false
+	}
+	defer release()
 	refs := make([][3][]uint64, len(jobs))
 	for i, j := range jobs {
 		if first[i] {
@@ -103,6 +108,11 @@ func (d *Dispatcher) MulAdd(jobs []engine.MulAddJob) bool {
 	if !ok {
 		return false
 	}
+	release, ok := d.claim()
+	if !ok {
+		return false
+	}
+	defer release()
 	refs := make([][]uint64, len(jobs))
 	for i, j := range jobs {
 		if first[i] {

@@ -3,6 +3,7 @@ package backends
 import (
 	"errors"
 	"fmt"
+	"os"
 
 	"go.uber.org/zap"
 
@@ -116,7 +117,10 @@ func NewDispatcher(c Config) (*gpu.Dispatcher, gpu.Backend) {
 		log.Info("gpu: CPU only", zap.String("why", err.Error()))
 		acc = nil
 	}
-	d := gpu.NewDispatcher(gpu.Options{Log: log, Accelerator: acc, Table: tab, TableSource: src, ForceThreshold: c.ForceThreshold})
+	// FHEGATE_GPU_QUEUE=1: calls wait for a busy exclusive device instead
+	// of running on the CPU (gpu.Options.Queue), for comparisons
+	d := gpu.NewDispatcher(gpu.Options{Log: log, Accelerator: acc, Table: tab, TableSource: src, ForceThreshold: c.ForceThreshold,
+		Queue: os.Getenv("FHEGATE_GPU_QUEUE") == "1"})
 	return d, acc
 }
 

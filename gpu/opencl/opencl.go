@@ -291,6 +291,11 @@ func New() (gpu.Backend, error) {
 // Name implements gpu.Backend.
 func (b *Backend) Name() string { return Name }
 
+// Exclusive implements gpu.Exclusive: the backend runs one call at a time
+// on its device's one command queue (b.mu), so the dispatcher sends a call
+// only when the device is idle.
+func (b *Backend) Exclusive() bool { return true }
+
 // FusedLogL is log2 of the largest coefficient block the device runs in
 // local memory (0 or 1: no fusion).
 func (b *Backend) FusedLogL() int { return min(int(b.c.max_logl), kernels.MaxFusedLogL) }
