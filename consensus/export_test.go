@@ -148,3 +148,11 @@ func (m *Member) ThresholdKey() (*protocol.ThresholdKey, error) {
 	ks, err := m.snap()
 	return ks.key, err
 }
+
+// SetPackViewRun sets the requests packBlocks reads per store transaction
+// and returns the function that restores it.
+func SetPackViewRun(n int) func() {
+	prev := packViewRun
+	packViewRun = n
+	return func() { packViewRun = prev }
+}

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap/zaptest"
 
+	"github.com/fhegate/fhegate/consensus"
 	"github.com/fhegate/fhegate/consensus/chainio"
 	"github.com/fhegate/fhegate/consensus/circuit"
 	"github.com/fhegate/fhegate/fhe"
@@ -16,8 +17,9 @@ import (
 // TestPackBlocksWorkers: the block packing of a vector batch gives the same
 // bytes whatever the number of workers it splits the coefficients over
 // (GOMAXPROCS 1, 2, 3, 4, 7 and 16 on 261 requests in three accumulators,
-// fhe.SlotPacker.AddEncodedBatch): members with different core counts must
-// agree on the accumulators byte for byte (agreedAccumulators).
+// fhe.SlotPacker.AddEncodedBatch) or reads the requests in runs of 7 or 100
+// per store transaction: members with different core counts must agree on
+// the accumulators byte for byte (agreedAccumulators).
 func TestPackBlocksWorkers(t *testing.T) {
 	f := newPackFixture(t)
 	n := 2*f.p.Slots()/fhe.VectorStride(8) + 5
@@ -36,9 +38,12 @@ func TestPackBlocksWorkers(t *testing.T) {
 	level, _, err := circuit.PackLevelBounds(f.p)
 	require.NoError(t, err)
 	var want [][]byte
-	for _, procs := range []int{1, 2, 3, 4, 7, 16} {
+	for _, tc := range []struct{ procs, run int }{{1, 1024}, {2, 1024}, {3, 1024}, {4, 1024}, {7, 1024}, {16, 1024}, {3, 7}, {2, 100}} {
+		procs := tc.procs
 		prev := runtime.GOMAXPROCS(procs)
+		restore := consensus.SetPackViewRun(tc.run)
 		cts, err := m.PackBlocks(context.Background(), reqs, layout, level, zaptest.NewLogger(t))
+		restore()
 		runtime.GOMAXPROCS(prev)
 		require.NoError(t, err)
 		require.Len(t, cts, layout.Accs)
@@ -52,6 +57,6 @@ func TestPackBlocksWorkers(t *testing.T) {
 			want = got
 			continue
 		}
-		require.Equal(t, want, got, "GOMAXPROCS=%d: accumulators differ from one worker's", procs)
+		require.Equal(t, want, got, "GOMAXPROCS=%d, runs of %d: accumulators differ from one worker's", procs, tc.run)
 	}
 }

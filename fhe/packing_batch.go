@@ -34,20 +34,22 @@ import (
 	"github.com/fhegate/fhegate/internal/par"
 )
 
-// AddEncodedBatch adds every request of a vector batch to a block packer
-// (NewBlockPacker with layout.Accs accumulators and layout.K attributes):
-// request r's ciphertext, encoded in raws[r], goes to accumulator and block
-// layout.Place(r), as AddEncodedBlock(layout.Place(r), raws[r]) for r in
-// order would add it, with the same checks, the coefficients split over
-// `workers` goroutines (≤ 0: GOMAXPROCS). The result is the same bytes as
-// those calls'. The raws are read during the call only.
+// AddEncodedBatch adds the requests first … first+len(raws)−1 of a vector
+// batch to a block packer (NewBlockPacker with layout.Accs accumulators and
+// layout.K attributes): request r's ciphertext, encoded in raws[r−first],
+// goes to accumulator and block layout.Place(r), as
+// AddEncodedBlock(layout.Place(r), raws[r−first]) for r in order would add
+// it, with the same checks, the coefficients split over `workers`
+// goroutines (≤ 0: GOMAXPROCS). The result is the same bytes as those
+// calls', and a batch may be added in runs of consecutive requests. The
+// raws are read during the call only.
 //
 // Every request's header, preset, level, scale and place are checked before
 // anything is added; a refused header leaves the packer as it was. A row
 // with a coefficient ≥ q is found only while it is multiplied in: the call
 // then fails naming the first such request, and the packer is spent (every
 // later call fails), since the other workers' ranges have moved on.
-func (sp *SlotPacker) AddEncodedBatch(layout VectorLayout, raws [][]byte, workers int) error {
+func (sp *SlotPacker) AddEncodedBatch(layout VectorLayout, first int, raws [][]byte, workers int) error {
 	if err := sp.usable(); err != nil {
 		return err
 	}
@@ -57,14 +59,15 @@ func (sp *SlotPacker) AddEncodedBatch(layout VectorLayout, raws [][]byte, worker
 	case layout.K != sp.block || layout.Accs != len(sp.acc) || layout.Stride != sp.stride || layout.Slots != sp.p.Slots():
 		return fmt.Errorf("fhe: pack: layout of %d attributes, %d accumulators, stride %d, %d slots; packer %d, %d, %d, %d",
 			layout.K, layout.Accs, layout.Stride, layout.Slots, sp.block, len(sp.acc), sp.stride, sp.p.Slots())
-	case len(raws) != layout.Requests:
-		return fmt.Errorf("fhe: pack: %d requests, layout of %d", len(raws), layout.Requests)
+	case first < 0 || len(raws) > layout.Requests-first:
+		return fmt.Errorf("fhe: pack: requests %d … %d, layout of %d", first, first+len(raws)-1, layout.Requests)
 	}
 	ins := make([]packIn, len(raws))
 	meta := sp.meta
 	seen := make(map[int]bool, len(raws))
 	uploads := false
-	for r, raw := range raws {
+	for x, raw := range raws {
+		r := first + x
 		acc, s := layout.Place(r)
 		key := acc*sp.p.Slots() + s
 		if s >= sp.p.Slots() || s%sp.stride != 0 || sp.used[key] || seen[key] {
@@ -78,7 +81,7 @@ func (sp *SlotPacker) AddEncodedBatch(layout VectorLayout, raws [][]byte, worker
 		if meta == nil {
 			meta = in.meta
 		}
-		ins[r] = in
+		ins[x] = in
 		uploads = uploads || in.times == 2
 	}
 	if len(ins) == 0 {
@@ -91,21 +94,21 @@ func (sp *SlotPacker) AddEncodedBatch(layout VectorLayout, raws [][]byte, worker
 	w := par.Workers(n/8, workers) // ranges of whole 8-word groups (the vector kernel's unit)
 	bad := make([]badRow, w)
 	_ = par.ForEach(w, w, func(_, j int) error {
-		bad[j] = sp.addBatchRange(layout, ins, 8*(n/8*j/w), 8*(n/8*(j+1)/w))
+		bad[j] = sp.addBatchRange(layout, first, ins, 8*(n/8*j/w), 8*(n/8*(j+1)/w))
 		return nil
 	})
-	first := badRow{request: -1}
+	lowest := badRow{request: -1}
 	for _, b := range bad {
-		if b.request >= 0 && (first.request < 0 || b.request < first.request) {
-			first = b
+		if b.request >= 0 && (lowest.request < 0 || b.request < lowest.request) {
+			lowest = b
 		}
 	}
-	if first.request >= 0 {
-		sp.spent = fmt.Errorf("fhe: pack: request %d: c%d, prime %d: a coefficient is not reduced", first.request, first.poly, first.prime)
+	if lowest.request >= 0 {
+		sp.spent = fmt.Errorf("fhe: pack: request %d: c%d, prime %d: a coefficient is not reduced", lowest.request, lowest.poly, lowest.prime)
 		return sp.spent
 	}
-	for r := range ins {
-		acc, s := layout.Place(r)
+	for x := range ins {
+		acc, s := layout.Place(first + x)
 		sp.used[acc*sp.p.Slots()+s] = true
 	}
 	if sp.meta == nil {
@@ -129,7 +132,7 @@ type badRow struct{ request, poly, prime int }
 // hi) of every limb: its own range of each block mask, its own count of
 // additions since the last reduction (the packer's, advanced as a
 // sequential packer would), the reduction of its range only.
-func (sp *SlotPacker) addBatchRange(layout VectorLayout, ins []packIn, lo, hi int) badRow {
+func (sp *SlotPacker) addBatchRange(layout VectorLayout, first int, ins []packIn, lo, hi int) badRow {
 	rows := sp.level + 1
 	r := sp.p.rlwe.RingQ()
 	w, sh := make([][]uint64, rows), make([][]uint64, rows)
@@ -154,8 +157,8 @@ func (sp *SlotPacker) addBatchRange(layout VectorLayout, ins []packIn, lo, hi in
 	}
 	pending, last := sp.pending, -1
 	bad := badRow{request: -1}
-	for q, in := range ins {
-		acc, s := layout.Place(q)
+	for x, in := range ins {
+		acc, s := layout.Place(first + x)
 		if s != last {
 			if last >= 0 && s == last+sp.stride && s != sp.p.Slots()/2 {
 				for i, x := range v {
@@ -190,7 +193,7 @@ func (sp *SlotPacker) addBatchRange(layout VectorLayout, ins []packIn, lo, hi in
 				if c := in.dec; c != nil {
 					mulAddWordsOn(sp.vec, a, c.ct.Value[k].Coeffs[i][lo:hi], w[i], sh[i], qi, false)
 				} else if !mulAddLEOn(sp.vec, a, in.rows[k][i][8*lo:8*hi], w[i], sh[i], qi) && bad.request < 0 {
-					bad = badRow{q, k, i}
+					bad = badRow{first + x, k, i}
 				}
 			}
 		}

@@ -19,8 +19,9 @@ import (
 // every multiply-add path, with and without lazy reductions inside the
 // batch (a budget of 1, 2 or 5 additions), with honest, junk-filled,
 // seeded and dropped-level requests (vectorRequests) and uploads mixed in;
-// the result decrypts to the layout (checkVectorPack). A second batch on
-// the same packer refuses a block already used.
+// the result decrypts to the layout (checkVectorPack); so does the batch
+// added in runs of consecutive requests (one run splitting a block). A
+// second batch on the same packer refuses a block already used.
 func TestAddEncodedBatchByteIdentical(t *testing.T) {
 	kit := fhetest.MustKit(fhetest.InsecureBGVN10)
 	p := kit.Params
@@ -51,15 +52,24 @@ func TestAddEncodedBatchByteIdentical(t *testing.T) {
 					if budget > 0 {
 						sp.SetPackBudget(budget)
 					}
-					require.NoError(t, sp.AddEncodedBatch(l, raws, w))
+					require.NoError(t, sp.AddEncodedBatch(l, 0, raws, w))
 					if budget > 0 {
 						require.True(t, sp.LazyWithin(budget), "an accumulator went past its reduction point")
 					}
 					require.Equal(t, want, packedBytes(t, sp))
+					// in runs of consecutive requests (a run may split a block)
+					runs := newBlockPacker(t, p, path, level, l.Accs, k)
+					if budget > 0 {
+						runs.SetPackBudget(budget)
+					}
+					for _, cut := range [][2]int{{0, 1}, {1, 8}, {8, 9}, {9, len(raws)}} {
+						require.NoError(t, runs.AddEncodedBatch(l, cut[0], raws[cut[0]:cut[1]], w))
+					}
+					require.Equal(t, want, packedBytes(t, runs), "in runs")
 					if path == packPaths()[0] && budget == 0 && w == 3 {
 						checkVectorPack(t, kit, l, reqs, sp)
 					}
-					require.ErrorContains(t, sp.AddEncodedBatch(l, raws, w), "not free")
+					require.ErrorContains(t, sp.AddEncodedBatch(l, 0, raws, w), "not free")
 					a, s := l.Place(0)
 					require.ErrorContains(t, sp.AddEncodedBlock(a, s, raws[0]), "used twice")
 				})
@@ -105,20 +115,21 @@ func TestAddEncodedBatchRefuses(t *testing.T) {
 	}
 	other, err := fhe.NewVectorLayout(p, k+2, 9)
 	require.NoError(t, err)
-	require.ErrorContains(t, fresh().AddEncodedBatch(other, raws, 2), "layout")
-	require.ErrorContains(t, fresh().AddEncodedBatch(l, raws[:8], 2), "requests")
+	require.ErrorContains(t, fresh().AddEncodedBatch(other, 0, raws, 2), "layout")
+	require.ErrorContains(t, fresh().AddEncodedBatch(l, 1, raws, 2), "requests 1 … 9, layout of 9")
+	require.ErrorContains(t, fresh().AddEncodedBatch(l, -1, raws[:2], 2), "requests")
 	slot, err := fhe.NewSlotPacker(p, level, 1)
 	require.NoError(t, err)
-	require.ErrorContains(t, slot.AddEncodedBatch(l, raws, 2), "slot packer")
+	require.ErrorContains(t, slot.AddEncodedBatch(l, 0, raws, 2), "slot packer")
 
 	// a bad header: refused before anything is added
 	sp := fresh()
 	broken := append([][]byte(nil), raws...)
 	broken[6] = broken[6][:len(broken[6])-8]
-	require.ErrorContains(t, sp.AddEncodedBatch(l, broken, 2), "request 6")
-	require.NoError(t, sp.AddEncodedBatch(l, raws, 2))
+	require.ErrorContains(t, sp.AddEncodedBatch(l, 0, broken, 2), "request 6")
+	require.NoError(t, sp.AddEncodedBatch(l, 0, raws, 2))
 	want := fresh()
-	require.NoError(t, want.AddEncodedBatch(l, raws, 1))
+	require.NoError(t, want.AddEncodedBatch(l, 0, raws, 1))
 	require.Equal(t, packedBytes(t, want), packedBytes(t, sp))
 
 	// a coefficient ≥ q in request 7's c1, prime 0 (a public-key encryption
@@ -132,7 +143,8 @@ func TestAddEncodedBatchRefuses(t *testing.T) {
 			bad[7][body+(L+1)*n*8+pos*8+i] = 0xff
 		}
 		sp := fresh()
-		err := sp.AddEncodedBatch(l, bad, 3)
+		require.NoError(t, sp.AddEncodedBatch(l, 0, bad[:5], 3))
+		err := sp.AddEncodedBatch(l, 5, bad[5:], 3)
 		require.ErrorContains(t, err, "request 7: c1, prime 0")
 		_, err = sp.Ciphertexts()
 		require.ErrorContains(t, err, "spent")

@@ -25,14 +25,20 @@
 #            OpenCL too), each printing the key-switch counters; needs calocl first
 #   benchks  BenchmarkKeySwitchOps: each key-switch loop at BGVN14's top level, Lattigo on one core
 #            vs the OpenCL kernels (transfers included), GOMAXPROCS=1
-#   comoff, comon, comnat   `fhegate bench committee`, packed-kyc-vector, 16,384 vector requests,
-#                    n = 5, t = 3, GOMAXPROCS ladder $PROCS (default 2,4,8,16): gate off, OpenCL, native
-#                    (PROF=1: comoff also writes a CPU profile)
+#   comoff, comon, comnat   `fhegate bench committee`, packed-kyc-vector, $PACKED (default 16,384) vector
+#                    requests, n = 5, t = 3, GOMAXPROCS ladder $PROCS (default 2,4,8,16): gate off, OpenCL,
+#                    native (PROF=1: comoff also writes a CPU profile of each packed batch)
+#   comonq   comon with FHEGATE_GPU_QUEUE=1 (calls wait for the busy device instead of running on the CPU)
+#   oldnat, oldon    comnat and comon with the binary in $OLD (another build, for a before/after pair in
+#                    one run), on this run's tables
 #   kycone   `fhegate bench committee --stages kyc-batch`: $KYC (default 4) KYC/AML requests one by one
 # Results land in $RES (default /tmp/res) and, when $OUT is set, as $OUT/res.tgz.
 set -u
 BIN=$(cd "${BIN:-.dev}" && pwd); R=${RES:-/tmp/res}; mkdir -p "$R"
-(cd "$BIN" && for f in *.gz; do [ -f "$f" ] && gunzip -f "$f"; done; chmod +x fhegate ./*.test 2>/dev/null)
+if [ -n "${OLD:-}" ]; then OLD=$(cd "$OLD" && pwd); fi
+for d in "$BIN" ${OLD:+"$OLD"}; do
+	(cd "$d" && for f in *.gz; do [ -f "$f" ] && gunzip -f "$f"; done; chmod +x fhegate ./*.test 2>/dev/null)
+done
 export LD_LIBRARY_PATH=$BIN${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 if [ -z "${OCL_ICD_VENDORS:-}" ] && [ -e /usr/local/nvidia/lib64/libnvidia-opencl.so ]; then
 	mkdir -p /tmp/icd && echo /usr/local/nvidia/lib64/libnvidia-opencl.so >/tmp/icd/nvidia.icd
@@ -51,9 +57,9 @@ step() {
 	# after every step, so that a run cut off at its limit still returns what it measured
 	if [ -n "${OUT:-}" ]; then tar czf "$OUT/res.tgz" -C "$(dirname "$R")" "$(basename "$R")"; fi
 }
-committee() { # name backend [table]
-	local name=$1 be=$2; shift 2
-	step "$name" 200 "$FG" bench committee --stages packed-kyc-vector --packed 16384 --preset bgv-n14-t65537 \
+committee() { # name binary backend [flags]
+	local name=$1 fg=$2 be=$3; shift 3
+	step "$name" 200 "$fg" bench committee --stages packed-kyc-vector --packed "${PACKED:-16384}" --preset bgv-n14-t65537 \
 		--kyc-batch 0 --gomaxprocs "$PROCS" --gpu-backend "$be" "$@" --json "$R/$name.json"
 }
 for s in "$@"; do
@@ -81,9 +87,12 @@ for s in "$@"; do
 			echo
 		done ;;
 	benchks) GOMAXPROCS=1 step benchks 120 ./gpu_opencl.test -test.run '^$' -test.bench KeySwitchOps -test.benchtime 50x ;;
-	comoff) if [ "${PROF:-0}" = 1 ]; then committee comoff cpu --cpuprofile "$R/comoff.prof"; else committee comoff cpu; fi ;;
-	comon) committee comon opencl --gpu-table "$R/cal_ocl/crossover.json" ;;
-	comnat) committee comnat native --gpu-table "$R/cal_nat/crossover.json" ;;
+	comoff) if [ "${PROF:-0}" = 1 ]; then committee comoff "$FG" cpu --packed-cpuprofile "$R/comoff"; else committee comoff "$FG" cpu; fi ;;
+	comon) committee comon "$FG" opencl --gpu-table "$R/cal_ocl/crossover.json" ;;
+	comonq) FHEGATE_GPU_QUEUE=1 committee comonq "$FG" opencl --gpu-table "$R/cal_ocl/crossover.json" ;;
+	comnat) committee comnat "$FG" native --gpu-table "$R/cal_nat/crossover.json" ;;
+	oldnat) committee oldnat "$OLD/fhegate" native --gpu-table "$R/cal_nat/crossover.json" ;;
+	oldon) committee oldon "$OLD/fhegate" opencl --gpu-table "$R/cal_ocl/crossover.json" ;;
 	kycone) step kycone 200 "$FG" bench committee --stages kyc-batch --kyc-batch "${KYC:-4}" \
 		--preset bgv-n14-t65537 --gpu-backend cpu --json "$R/kycone.json" ;;
 	*) echo "unknown step $s" ;;
