@@ -257,8 +257,8 @@ func (r *requestRun) packBlocks(ctx context.Context, reqs []chainio.Request, lay
 }
 
 // packViewRun is the number of requests packBlocks reads in one store
-// transaction: about 0.8 GB of BGVN14 ciphertexts mapped, a few hundred
-// milliseconds of packing on one core. Any value gives the same bytes
+// transaction: 2.7 GB of BGVN14 inputs in the map, about a tenth of a
+// second of packing on one core. Any value gives the same bytes
 // (AddEncodedBatch takes a batch in runs; TestPackBlocksWorkers).
 var packViewRun = 1024
 
