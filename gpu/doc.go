@@ -62,6 +62,13 @@
 //     operation and the Table routes the forward-NTT batch of the same
 //     moduli; each computes the canonical residue Lattigo's loops leave,
 //     and each new (N, q) is checked against the CPU on first use.
+//   - An exclusive accelerator (Exclusive: OpenCL, one command queue) is
+//     handed a routed call only when it is idle; a call that finds it busy
+//     runs Lattigo's loop on the caller's core and is counted as shed
+//     (Dispatcher.claim; FHEGATE_GPU_QUEUE=1 waits instead). Members or
+//     evaluations sharing one device then keep both the device and the
+//     cores busy, so the gate is never slower than no gate for lack of a
+//     free device (docs/LP-137.md, the H200 committee rows).
 //   - An accelerator is armed only after SelfTest proved it byte-identical to
 //     Lattigo on random vectors; the first accelerated batch of every new
 //     (N, q) is additionally checked against the CPU before its result is used.
