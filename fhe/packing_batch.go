@@ -93,8 +93,9 @@ func (sp *SlotPacker) AddEncodedBatch(layout VectorLayout, first int, raws [][]b
 	n := sp.p.N()
 	w := par.Workers(n/8, workers) // ranges of whole 8-word groups (the vector kernel's unit)
 	bad := make([]badRow, w)
+	pending := make([]uint64, w)
 	_ = par.ForEach(w, w, func(_, j int) error {
-		bad[j] = sp.addBatchRange(layout, first, ins, 8*(n/8*j/w), 8*(n/8*(j+1)/w))
+		bad[j], pending[j] = sp.addBatchRange(layout, first, ins, 8*(n/8*j/w), 8*(n/8*(j+1)/w))
 		return nil
 	})
 	lowest := badRow{request: -1}
@@ -114,13 +115,7 @@ func (sp *SlotPacker) AddEncodedBatch(layout VectorLayout, first int, raws [][]b
 	if sp.meta == nil {
 		sp.meta = ins[0].meta.CopyNew()
 	}
-	// each range ran the same sequence of additions and reductions
-	for range ins {
-		if sp.pending+1 > sp.budget {
-			sp.pending = 0
-		}
-		sp.pending++
-	}
+	sp.pending = pending[0] // every range ran the same additions and reductions
 	return nil
 }
 
@@ -131,8 +126,8 @@ type badRow struct{ request, poly, prime int }
 // addBatchRange runs AddEncodedBatch's requests over the coefficients [lo,
 // hi) of every limb: its own range of each block mask, its own count of
 // additions since the last reduction (the packer's, advanced as a
-// sequential packer would), the reduction of its range only.
-func (sp *SlotPacker) addBatchRange(layout VectorLayout, first int, ins []packIn, lo, hi int) badRow {
+// sequential packer would, and returned), the reduction of its range only.
+func (sp *SlotPacker) addBatchRange(layout VectorLayout, first int, ins []packIn, lo, hi int) (badRow, uint64) {
 	rows := sp.level + 1
 	r := sp.p.rlwe.RingQ()
 	w, sh := make([][]uint64, rows), make([][]uint64, rows)
@@ -161,22 +156,22 @@ func (sp *SlotPacker) addBatchRange(layout VectorLayout, first int, ins []packIn
 		acc, s := layout.Place(first + x)
 		if s != last {
 			if last >= 0 && s == last+sp.stride && s != sp.p.Slots()/2 {
-				for i, x := range v {
-					v[i] = x * gStep & nthMask
+				for i, y := range v {
+					v[i] = y * gStep & nthMask
 				}
 			} else {
 				g, _ := sp.p.SlotGaloisElement(s) // s < Slots(): checked by AddEncodedBatch
-				for i, x := range e {
-					v[i] = g * x & nthMask
+				for i, y := range e {
+					v[i] = g * y & nthMask
 				}
 			}
-			for i, x := range v {
-				idx[i] = rev((x - 1) >> 1)
+			for i, y := range v {
+				idx[i] = rev((y - 1) >> 1)
 			}
 			for i := range rows {
 				mw, msh := sp.mask.w[i], sp.mask.shoup[i]
-				for j, x := range idx {
-					w[i][j], sh[i][j] = mw[x], msh[x]
+				for j, y := range idx {
+					w[i][j], sh[i][j] = mw[y], msh[y]
 				}
 			}
 			last = s
@@ -199,7 +194,7 @@ func (sp *SlotPacker) addBatchRange(layout VectorLayout, first int, ins []packIn
 		}
 		pending++
 	}
-	return bad
+	return bad, pending
 }
 
 // reduceRange brings the accumulators' coefficients [lo, hi) of every limb
