@@ -111,12 +111,8 @@ func (m *Member) vectorWidthOf(r chainio.Request) int {
 // checking that each is stored under the run's key epoch.
 func (r *requestRun) viewInputs(ctx context.Context, q chainio.Request, f func(raws [][]byte) error) error {
 	m := r.m
-	for _, h := range q.Inputs {
-		if !m.st.Has(h) {
-			if _, err := m.fetch(ctx, h); err != nil {
-				return fmt.Errorf("consensus: request %x: %w", q.ID[:6], err)
-			}
-		}
+	if err := m.fetchInputs(ctx, q); err != nil {
+		return err
 	}
 	err := m.st.ViewAll(q.Inputs, func(raws [][]byte, epochs []uint64) error {
 		for j, e := range epochs {
@@ -128,6 +124,19 @@ func (r *requestRun) viewInputs(ctx context.Context, q chainio.Request, f func(r
 	})
 	if err != nil {
 		return fmt.Errorf("consensus: request %x: %w", q.ID[:6], err)
+	}
+	return nil
+}
+
+// fetchInputs fetches from the other members every input of q this member
+// does not hold.
+func (m *Member) fetchInputs(ctx context.Context, q chainio.Request) error {
+	for _, h := range q.Inputs {
+		if !m.st.Has(h) {
+			if _, err := m.fetch(ctx, h); err != nil {
+				return fmt.Errorf("consensus: request %x: %w", q.ID[:6], err)
+			}
+		}
 	}
 	return nil
 }
@@ -222,12 +231,8 @@ func (r *requestRun) packBlocks(ctx context.Context, reqs []chainio.Request, lay
 		if len(q.Inputs) == 0 {
 			return nil, fmt.Errorf("%w: request %x has no input", chainio.ErrBadBatch, q.ID[:6])
 		}
-		for _, h := range q.Inputs {
-			if !m.st.Has(h) {
-				if _, err := m.fetch(ctx, h); err != nil {
-					return nil, fmt.Errorf("consensus: request %x: %w", q.ID[:6], err)
-				}
-			}
+		if err := m.fetchInputs(ctx, q); err != nil {
+			return nil, err
 		}
 		hs[i] = q.Inputs[0]
 	}
