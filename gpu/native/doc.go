@@ -37,7 +37,7 @@
 //
 // # The math of the vector path
 //
-// The kernels (vec_kernel.inc) follow Intel HEXL (F. Boemer, S. Kim, G.
+// The kernels (vec_kernel.h) follow Intel HEXL (F. Boemer, S. Kim, G.
 // Seifu, F. de Souza, V. Gopal: "Intel HEXL: Accelerating Homomorphic
 // Encryption with Intel AVX512-IFMA52", WAHC 2021): Shoup multiplication in
 // 52-bit limbs. For a twiddle w < q < 2^50 the table holds w and

@@ -1,5 +1,5 @@
 /*
- * emu.c — the vector kernels (vec_kernel.inc) on a portable C model of the
+ * emu.c — the vector kernels (vec_kernel.h) on a portable C model of the
  * eight-lane AVX-512 operations they use, following the instruction
  * definitions in Intel's SDM (VPMADD52LUQ/HUQ: the low 52 bits of each
  * operand, 104-bit product, low resp. high 52 bits added to the 64-bit
@@ -159,4 +159,4 @@ static inline emu_v emu_vd_to_u64(emu_vd a)
 #define vd_div emu_vd_div
 #define vd_from_u64 emu_vd_from_u64
 #define vd_to_u64 emu_vd_to_u64
-#include "vec_kernel.inc"
+#include "vec_kernel.h"

@@ -1,5 +1,5 @@
 /*
- * ifma.c — the vector kernels (vec_kernel.inc) on AVX-512F + AVX-512 IFMA
+ * ifma.c — the vector kernels (vec_kernel.h) on AVX-512F + AVX-512 IFMA
  * intrinsics (x86-64 only). The functions carry a target attribute, so the
  * rest of the package builds for any x86-64; they are called only after
  * fg_cpu_features reported avx512f, avx512dq, avx512ifma and OS zmm state.
@@ -32,7 +32,7 @@ int fg_ifma_built(void) { return 1; }
 #define vd_div _mm512_div_pd
 #define vd_from_u64 _mm512_cvtepu64_pd
 #define vd_to_u64 _mm512_cvttpd_epu64
-#include "vec_kernel.inc"
+#include "vec_kernel.h"
 
 #else
 int fg_ifma_built(void) { return 0; }

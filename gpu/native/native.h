@@ -75,7 +75,7 @@ void fg_vec_load_emu(const fg_table *t, const uint64_t *src, uint64_t *dst, int 
 int fg_load_mode(int dir, uint64_t mx, uint64_t q);
 
 
-/* Key switching's gadget multiply-accumulate (vec_kernel.inc), one modulus
+/* Key switching's gadget multiply-accumulate (vec_kernel.h), one modulus
  * q < 2^51, n a multiple of 8: out{0,1}[j] = Σ_i k{0,1}[i][j]·d[i][j]·2^-64
  * mod q in [0, q); returns 1 iff every k < q and every d < 2q. */
 int fg_vec_gadget_mac_ifma(uint64_t *out0, uint64_t *out1, const uint64_t *const *k0, const uint64_t *const *k1,
@@ -85,7 +85,7 @@ int fg_vec_gadget_mac_emu(uint64_t *out0, uint64_t *out1, const uint64_t *const 
 			  const uint64_t *const *d, size_t digits, size_t n, uint64_t q, uint64_t qinv52,
 			  uint64_t corr, uint64_t corrp);
 
-/* Fast exact basis extension (vec_kernel.inc), ns ≤ 15 sources, moduli
+/* Fast exact basis extension (vec_kernel.h), ns ≤ 15 sources, moduli
  * < 2^51, n a multiple of 8; returns 1 iff every source word < 2q_i. */
 int fg_vec_modup_ifma(uint64_t *const *dst, const uint64_t *const *src, size_t ns, size_t nt, size_t n,
 		      const uint64_t *srcq, const uint64_t *srcadd, const uint64_t *srcinv, const uint64_t *srcinvp,
@@ -94,7 +94,7 @@ int fg_vec_modup_emu(uint64_t *const *dst, const uint64_t *const *src, size_t ns
 		     const uint64_t *srcq, const uint64_t *srcadd, const uint64_t *srcinv, const uint64_t *srcinvp,
 		     const uint64_t *dstq, const uint64_t *qhat, const uint64_t *qhatp, const uint64_t *vtab);
 
-/* ModDown's and the rescale's last step (vec_kernel.inc): out = (x − y)·w
+/* ModDown's and the rescale's last step (vec_kernel.h): out = (x − y)·w
  * mod q in [0, q), q < 2^51, n a multiple of 8; returns 0, writing nothing,
  * unless every x, y < 2q. */
 int fg_vec_scalediff_ifma(uint64_t *out, const uint64_t *x, const uint64_t *y, size_t n, uint64_t q, uint64_t w,
@@ -102,7 +102,7 @@ int fg_vec_scalediff_ifma(uint64_t *out, const uint64_t *x, const uint64_t *y, s
 int fg_vec_scalediff_emu(uint64_t *out, const uint64_t *x, const uint64_t *y, size_t n, uint64_t q, uint64_t w,
 			 uint64_t wp, int check);
 
-/* BGV's tensor product and multiply-add by an integer (vec_kernel.inc),
+/* BGV's tensor product and multiply-add by an integer (vec_kernel.h),
  * q < 2^51, n a multiple of 8: see fhe/engine.TensorJob and MulAddJob.
  * w = t·2^52 mod q (tensor) or the scalar (multiply-add), wp its Shoup
  * constant. Both return the number of words written: n, or the start of the

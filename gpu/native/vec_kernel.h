@@ -1,8 +1,12 @@
 /*
- * vec_kernel.inc — the eight-lane vector NTT of the native backend, written
+ * vec_kernel.h — the eight-lane vector NTT of the native backend, written
  * once against a handful of lane operations and included by ifma.c (AVX-512
  * IFMA intrinsics) and emu.c (a portable C model of the same intrinsics, for
- * testing on hosts without AVX-512). The includer defines:
+ * testing on hosts without AVX-512). Not an ordinary header: it defines the
+ * kernels, once per includer. It is named .h because the go command hashes
+ * a package's .h files into its build cache key and ignores other
+ * extensions: as vec_kernel.inc, an edit to it left stale kernels in cached
+ * test binaries. The includer defines:
  *
  *   VT                  the vector type (eight unsigned 64-bit lanes)
  *   VFN(name)           the suffixed function name
