@@ -35,10 +35,12 @@ type Gate struct {
 	MulAcc    uint64 `json:"muladd_routed,omitempty"`
 	ModUp     uint64 `json:"modup_routed,omitempty"`
 	ScaleDiff uint64 `json:"scalediff_routed,omitempty"`
-	// BGV's products outside the key switch: tensor limbs and limbs of
-	// multiply-adds by an integer.
-	Tensor uint64 `json:"tensor_routed,omitempty"`
-	MulAdd uint64 `json:"scalar_muladd_routed,omitempty"`
+	// BGV's products outside the key switch: tensor limbs, limbs of
+	// multiply-adds by an integer and of linear combinations (a baby
+	// step's multiply-adds in one pass).
+	Tensor  uint64 `json:"tensor_routed,omitempty"`
+	MulAdd  uint64 `json:"scalar_muladd_routed,omitempty"`
+	LinComb uint64 `json:"lincomb_routed,omitempty"`
 	// Shed: routed calls that found an exclusive device busy and ran on
 	// the CPU (gpu.RouterStats.Shed), a total over the measured work.
 	Shed uint64 `json:"shed,omitempty"`
@@ -78,7 +80,7 @@ func GateNow(per int) Gate {
 	}
 	c.Transforms, c.Routed, c.Batches = rs.Transforms, rs.Routed, rs.Batches
 	c.MulAcc, c.ModUp, c.ScaleDiff = rs.MulAcc, rs.ModUp, rs.ScaleDiff
-	c.Tensor, c.MulAdd, c.Shed = rs.Tensor, rs.MulAdd, rs.Shed
+	c.Tensor, c.MulAdd, c.LinComb, c.Shed = rs.Tensor, rs.MulAdd, rs.LinComb, rs.Shed
 	if per > 1 {
 		c.Transforms /= uint64(per)
 		c.Routed /= uint64(per)
@@ -88,6 +90,7 @@ func GateNow(per int) Gate {
 		c.ScaleDiff /= uint64(per)
 		c.Tensor /= uint64(per)
 		c.MulAdd /= uint64(per)
+		c.LinComb /= uint64(per)
 	}
 	return c
 }

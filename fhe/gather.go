@@ -242,7 +242,7 @@ func (e *Evaluator) patersonStockmeyerGathered(g *engine.Gather, w *worker, ps p
 			}
 		}
 		var err error
-		if babySteps[split-i-1], err = pe.EvaluateBabyStep(i, ps, pb); err != nil {
+		if babySteps[split-i-1], err = babyStep(w, i, ps, pb); err != nil {
 			return nil, fmt.Errorf("cannot EvaluateBabyStep: %w", err)
 		}
 	}

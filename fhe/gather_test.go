@@ -3,6 +3,7 @@ package fhe_test
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -74,6 +75,84 @@ func TestEvalPolyGatheredByteIdentical(t *testing.T) {
 				require.Positive(t, router.jobs)
 				st := g.Stats()
 				require.Less(t, st.Calls, uint64(router.jobs))
+			})
+		}
+	}
+}
+
+// linCombRouter is productRouter that also runs whole linear combinations
+// (Lattigo's arithmetic on a copy, written over a poisoned output).
+type linCombRouter struct {
+	productRouter
+	lincombs int
+}
+
+func (r *linCombRouter) LinComb(jobs []engine.LinCombJob) bool {
+	for _, j := range jobs {
+		c := j
+		c.Out = slices.Clone(j.Out)
+		c.Finish(0)
+		poisonWords(j.Out)
+		copy(j.Out, c.Out)
+	}
+	r.lincombs += len(jobs)
+	return true
+}
+
+// TestEvalPolyGatheredBabyStepsByteIdentical: with product kernels
+// installed, the gathered evaluation's baby steps are built as one linear
+// combination per output limb (the power basis holds degree-2 powers and
+// powers of lower levels, so the steps resize and mix levels) and the
+// result is still Lattigo's byte for byte, both where the router runs the
+// combinations and where it only has multiply-adds (the terms then go one
+// by one).
+func TestEvalPolyGatheredBabyStepsByteIdentical(t *testing.T) {
+	rng := testseed.Rand(t, 42)
+	kit, err := fhetest.NewKit(fhetest.InsecureBGVN10Deep)
+	require.NoError(t, err)
+	p := kit.Params
+	lattigo := bgvpoly.NewEvaluator(p.BGV(), bgv.NewEvaluator(p.BGV(), rlwe.NewMemEvaluationKeySet(kit.Keys.Relin.Lattigo())))
+	a, err := kit.Enc.EncryptInts(fhetest.RandInts(rng, p.Slots(), 100))
+	require.NoError(t, err)
+	for _, deg := range []int{2, 7, 16, 31, 100, 153} {
+		coeffs := make([]int64, deg+1)
+		c := make([]uint64, deg+1)
+		for i := range coeffs {
+			coeffs[i] = rng.Int64N(65537) - 32768
+			c[i] = uint64((coeffs[i]%65537 + 65537) % 65537)
+		}
+		out, err := lattigo.Evaluate(a.Lattigo(), bgvpoly.NewPolynomial(c), a.Lattigo().Scale)
+		require.NoError(t, err)
+		ref, err := fhe.WrapCiphertext(p, out)
+		require.NoError(t, err)
+		want, err := ref.MarshalBinary()
+		require.NoError(t, err)
+		for _, lc := range []bool{false, true} {
+			t.Run(fmt.Sprintf("deg%d/lincomb=%v", deg, lc), func(t *testing.T) {
+				var router engine.Router
+				pr := &productRouter{}
+				lr := &linCombRouter{}
+				if lc {
+					router = lr
+				} else {
+					router = pr
+				}
+				engine.SetRouter(router)
+				defer engine.SetRouter(nil)
+				g := engine.NewGather(nil, 2)
+				var got *fhe.Ciphertext
+				var gerr error
+				g.Run(func() { got, gerr = kit.Eval.WithRouter(g).EvalPolyInts(a, coeffs) })
+				require.NoError(t, gerr)
+				enc, err := got.MarshalBinary()
+				require.NoError(t, err)
+				require.True(t, bytes.Equal(want, enc), "gathered polynomial differs from Lattigo's")
+				if lc {
+					require.Positive(t, lr.lincombs, "the baby steps went through LinComb")
+					require.Zero(t, lr.muladds, "no term went alone")
+				} else {
+					require.Positive(t, pr.muladds, "the terms went to MulAdd")
+				}
 			})
 		}
 	}

@@ -106,9 +106,22 @@ func (r routedBGV) MulThenAdd(op0 *rlwe.Ciphertext, op1 rlwe.Operand, opOut *rlw
 	if c == nil || op0 == nil || opOut == nil || !productRouted() {
 		return r.Evaluator.MulThenAdd(op0, op1, opOut)
 	}
+	level, err := r.scalarTerm(op0, c, opOut)
+	if err != nil {
+		return err
+	}
+	engine.MulScalarThenAdd(r.GetParameters().RingQ().AtLevel(level), op0.Value[:op0.Degree()+1], c, opOut.Value)
+	return nil
+}
+
+// scalarTerm is the metadata step of Lattigo's MulThenAdd with an integer
+// c, before its arithmetic: InitOutputUnaryOp, opOut resized to op0's
+// degree, c scaled by op0.Scale/opOut.Scale mod t and centred (c is
+// modified). It returns the level the limbs are multiplied at.
+func (r routedBGV) scalarTerm(op0 *rlwe.Ciphertext, c *big.Int, opOut *rlwe.Ciphertext) (int, error) {
 	_, level, err := r.InitOutputUnaryOp(op0.El(), opOut.El())
 	if err != nil {
-		return fmt.Errorf("cannot MulThenAdd: %w", err)
+		return 0, fmt.Errorf("cannot MulThenAdd: %w", err)
 	}
 	opOut.Resize(op0.Degree(), opOut.Level())
 	params := r.GetParameters()
@@ -123,8 +136,7 @@ func (r routedBGV) MulThenAdd(op0 *rlwe.Ciphertext, op1 rlwe.Operand, opOut *rlw
 	if c.Cmp(new(big.Int).Rsh(tBig, 1)) == 1 { // centred, as Lattigo
 		c.Sub(c, tBig)
 	}
-	engine.MulScalarThenAdd(params.RingQ().AtLevel(level), op0.Value[:op0.Degree()+1], c, opOut.Value)
-	return nil
+	return level, nil
 }
 
 type routedCKKS struct {

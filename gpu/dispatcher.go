@@ -95,8 +95,9 @@ type Dispatcher struct {
 	macVerified   map[macKey]int8
 	modUpVerified map[modUpKey]int8
 	sdVerified    map[macKey]int8
-	// tensorVerified, mulAddVerified: BGV's tensor and multiply-add.
-	tensorVerified, mulAddVerified map[macKey]int8
+	// tensorVerified, mulAddVerified, linCombVerified: BGV's tensor,
+	// multiply-add and linear combination.
+	tensorVerified, mulAddVerified, linCombVerified map[macKey]int8
 
 	cpuStats, accelStats counters
 	batches, transforms  atomic.Uint64
@@ -105,6 +106,7 @@ type Dispatcher struct {
 	modUps               atomic.Uint64 // basis extensions the accelerator ran
 	scaleDiffs           atomic.Uint64 // ModDown/rescale limbs the accelerator ran
 	tensors, mulAdds     atomic.Uint64 // BGV tensor and multiply-add limbs the accelerator ran
+	linCombs             atomic.Uint64 // linear-combination limbs the accelerator ran
 	shed                 atomic.Uint64 // routed calls run on the CPU: the exclusive accelerator was busy
 	sizes                sizeHistogram
 	shapes               shapeCounter
@@ -230,6 +232,9 @@ type RouterStats struct {
 	// (engine.MulAddJob) the accelerator ran.
 	Tensor uint64 `json:"tensor_routed,omitempty"`
 	MulAdd uint64 `json:"scalar_muladd_routed,omitempty"`
+	// LinComb counts the limbs of linear combinations (engine.LinCombJob:
+	// a baby step's multiply-adds in one pass) the accelerator ran.
+	LinComb uint64 `json:"lincomb_routed,omitempty"`
 	// Shed counts routed calls that found an exclusive accelerator busy
 	// and ran on the CPU (Dispatcher.claim).
 	Shed uint64 `json:"shed,omitempty"`
@@ -248,7 +253,7 @@ func (d *Dispatcher) RouterStats() RouterStats {
 	med, p95 := d.sizes.quantiles()
 	return RouterStats{Batches: d.batches.Load(), Transforms: d.transforms.Load(), Routed: d.routed.Load(),
 		MedianBatch: med, P95Batch: p95, TransformMedianBatch: d.sizes.weightedMedian(), MulAcc: d.mulAcc.Load(), ModUp: d.modUps.Load(), ScaleDiff: d.scaleDiffs.Load(),
-		Tensor: d.tensors.Load(), MulAdd: d.mulAdds.Load(), Shed: d.shed.Load()}
+		Tensor: d.tensors.Load(), MulAdd: d.mulAdds.Load(), LinComb: d.linCombs.Load(), Shed: d.shed.Load()}
 }
 
 // ResetRouterStats zeroes the seam counters (RouterStats), e.g. between
@@ -262,6 +267,7 @@ func (d *Dispatcher) ResetRouterStats() {
 	d.scaleDiffs.Store(0)
 	d.tensors.Store(0)
 	d.mulAdds.Store(0)
+	d.linCombs.Store(0)
 	d.shed.Store(0)
 	for i := range d.sizes.n {
 		d.sizes.n[i].Store(0)

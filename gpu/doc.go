@@ -58,7 +58,9 @@
 //     (the key switch's multiply-accumulate, basis extensions and
 //     ModDown/rescale step: KeySwitchBackend) and an engine.ProductRouter
 //     (BGV's tensor product and multiply-add by an integer:
-//     ProductBackend). Each goes to the accelerator when it implements the
+//     ProductBackend) and an engine.LinCombRouter (a baby step's
+//     multiply-adds as one linear combination per limb: LinCombBackend;
+//     without one the terms go to MulAdd one by one). Each goes to the accelerator when it implements the
 //     operation and the Table routes the forward-NTT batch of the same
 //     moduli; each computes the canonical residue Lattigo's loops leave,
 //     and each new (N, q) is checked against the CPU on first use.

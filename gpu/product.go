@@ -130,4 +130,57 @@ func (d *Dispatcher) MulAdd(jobs []engine.MulAddJob) bool {
 	return ran
 }
 
-var _ engine.ProductRouter = (*Dispatcher)(nil)
+// LinCombBackend is a ProductBackend that also runs linear combinations
+// (engine.LinCombJob), with ProductBackend's conventions.
+type LinCombBackend interface {
+	ProductBackend
+	LinComb(jobs []engine.LinCombJob) (bool, error)
+}
+
+// LinComb implements engine.LinCombRouter: a baby step's multiply-adds go
+// to the armed accelerator as whole linear combinations iff it is a
+// LinCombBackend and MulAdd's routing rule holds (productRoute, one
+// polynomial per limb); else false, and the engine hands the terms to
+// MulAdd one by one. First use of an (N, q) is checked against
+// engine.LinCombJob.Finish on a copy of the output (the terms do not alias
+// it), as in Tensor.
+func (d *Dispatcher) LinComb(jobs []engine.LinCombJob) bool {
+	if _, ok := d.accel.(LinCombBackend); !ok {
+		return false
+	}
+	for _, j := range jobs {
+		if j.Check() != nil { // the engine's terms run Lattigo's loop, which reports nothing better
+			return false
+		}
+	}
+	pb, keys, first, ok := d.productRoute(len(jobs), 1, func(i int) *ring.SubRing { return jobs[i].S }, &d.linCombVerified)
+	if !ok {
+		return false
+	}
+	lb := pb.(LinCombBackend)
+	release, ok := d.claim()
+	if !ok {
+		return false
+	}
+	defer release()
+	refs := make([][]uint64, len(jobs))
+	for i, j := range jobs {
+		if first[i] {
+			r := j
+			r.Out = slices.Clone(j.Out[:j.S.N])
+			r.Finish(0)
+			refs[i] = r.Out
+		}
+	}
+	ran := runChecked(d, d.linCombVerified, keys, first, "linear combination", func() (bool, error) { return lb.LinComb(jobs) },
+		func(i int) bool { return restoreLimb(refs[i], jobs[i].Out) })
+	if ran {
+		d.linCombs.Add(uint64(len(jobs)))
+	}
+	return ran
+}
+
+var (
+	_ engine.ProductRouter = (*Dispatcher)(nil)
+	_ engine.LinCombRouter = (*Dispatcher)(nil)
+)

@@ -127,3 +127,81 @@ func TestProductRouting(t *testing.T) {
 	require.False(t, cpuOnly.Tensor(ts))
 	require.False(t, cpuOnly.MulAdd(ms))
 }
+
+// linCombFake is productFake with linear combinations (Finish), optionally
+// corrupted.
+type linCombFake struct {
+	productFake
+	lincombs int
+}
+
+func (f *linCombFake) LinComb(jobs []engine.LinCombJob) (bool, error) {
+	for _, j := range jobs {
+		j.Finish(0)
+		if f.corrupt {
+			j.Out[2] ^= 1
+		}
+	}
+	f.lincombs++
+	return true, nil
+}
+
+// linCombJobs returns one three-term linear combination per modulus of r
+// and the expected outputs by Lattigo's term-by-term SubRing calls.
+func linCombJobs(r *ring.Ring, seed uint64) ([]engine.LinCombJob, [][]uint64) {
+	var js []engine.LinCombJob
+	var ws [][]uint64
+	for i, s := range r.SubRings {
+		j := engine.LinCombJob{S: s, Out: randPoly(s, seed+uint64(10*i))}
+		want := slices.Clone(j.Out)
+		for k := range 3 {
+			a, w := randPoly(s, seed+uint64(10*i+1+k)), (seed*7919+uint64(31*i+k))%s.Modulus
+			j.A, j.W = append(j.A, a), append(j.W, w)
+			s.MulScalarMontgomeryThenAdd(a, ring.MForm(w, s.Modulus, s.BRedConstant), want)
+		}
+		js, ws = append(js, j), append(ws, want)
+	}
+	return js, ws
+}
+
+// TestLinCombRouting: the dispatcher hands linear combinations to an armed
+// LinCombBackend when it routes; a first answer that differs from
+// Lattigo's is caught (the correct words kept) and that modulus is not
+// asked again; a ProductBackend without the kernel, a CPU-only dispatcher
+// and a malformed job are declined (the engine then runs the terms).
+func TestLinCombRouting(t *testing.T) {
+	r := testRing(t, 3)
+	for _, corrupt := range []bool{false, true} {
+		acc := &linCombFake{productFake: productFake{corrupt: corrupt}}
+		d := gpu.NewDispatcher(gpu.Options{Log: zaptest.NewLogger(t), Accelerator: acc, ForceThreshold: 1})
+		require.True(t, d.Status().Armed)
+		for call := range 2 {
+			js, ws := linCombJobs(r, uint64(21+call))
+			routed := d.LinComb(js)
+			require.Equal(t, !corrupt || call == 0, routed, "corrupt %v call %d", corrupt, call)
+			if routed {
+				for i, j := range js {
+					require.Equal(t, ws[i], j.Out, "corrupt %v call %d modulus %d", corrupt, call, i)
+				}
+			}
+		}
+		if corrupt {
+			require.Equal(t, 1, acc.lincombs)
+			require.Positive(t, stat(d, "fake").Fallbacks)
+		} else {
+			require.Equal(t, 2, acc.lincombs)
+			require.EqualValues(t, 2*len(r.SubRings), d.RouterStats().LinComb)
+		}
+	}
+	js, _ := linCombJobs(r, 1)
+	noKernel := gpu.NewDispatcher(gpu.Options{Log: zaptest.NewLogger(t), Accelerator: &productFake{}, ForceThreshold: 1})
+	require.False(t, noKernel.LinComb(js))
+	cpuOnly := gpu.NewDispatcher(gpu.Options{Log: zaptest.NewLogger(t), Accelerator: &linCombFake{}})
+	require.False(t, cpuOnly.LinComb(js))
+	acc := &linCombFake{}
+	d := gpu.NewDispatcher(gpu.Options{Log: zaptest.NewLogger(t), Accelerator: acc, ForceThreshold: 1})
+	bad := slices.Clone(js)
+	bad[1].W = bad[1].W[:2]
+	require.False(t, d.LinComb(bad))
+	require.Zero(t, acc.lincombs)
+}

@@ -206,3 +206,100 @@ func TestMulScalarThenAddByteIdentical(t *testing.T) {
 		})
 	}
 }
+
+// linCombRouter is productRouter with whole linear combinations computed
+// from their definition (the big.Int sum for the first `stop` words,
+// Finish for the rest), the output poisoned in between, or declined.
+type linCombRouter struct {
+	productRouter
+	lincombs atomic.Uint64
+}
+
+func (r *linCombRouter) LinComb(jobs []engine.LinCombJob) bool {
+	if r.decline {
+		return false
+	}
+	for _, j := range jobs {
+		stop := min(r.stop, j.S.N)
+		out := make([]uint64, stop)
+		for x := range stop {
+			s := new(big.Int).SetUint64(j.Out[x])
+			for k := range j.A {
+				s.Add(s, new(big.Int).Mul(new(big.Int).SetUint64(j.A[k][x]), new(big.Int).SetUint64(j.W[k])))
+			}
+			out[x] = bigMod(s, j.S.Modulus)
+		}
+		poison(j.Out[:stop])
+		copy(j.Out, out)
+		j.Finish(stop)
+	}
+	r.lincombs.Add(uint64(len(jobs)))
+	return true
+}
+
+// TestLinCombByteIdentical proves engine.LinComb byte-identical to
+// Lattigo's term-by-term Ring.MulScalarBigintThenAdd (bgv MulThenAdd's
+// arithmetic) on every BGV preset at its top level: five terms (one a
+// level lower, so the top limb has four; small, negative and wide
+// scalars) into each polynomial of a degree-1 output, under no router, the
+// product routers (the terms then go to MulAdd one by one) and linear-
+// combination routers that answer, split or decline.
+func TestLinCombByteIdentical(t *testing.T) {
+	rng := testseed.Rand(t, 21)
+	wide, _ := new(big.Int).SetString("-123456789012345678901234567890123", 10)
+	scalars := []*big.Int{big.NewInt(7), big.NewInt(-3), wide, big.NewInt(65536), big.NewInt(0)}
+	routers := append(productRouters(), &linCombRouter{productRouter: productRouter{stop: 1 << 20}},
+		&linCombRouter{productRouter: productRouter{stop: 24}}, &linCombRouter{productRouter: productRouter{decline: true}})
+	for _, pr := range fhe.Presets() {
+		if pr.Scheme != fhe.SchemeBGV {
+			continue
+		}
+		t.Run(pr.Name, func(t *testing.T) {
+			p, err := fhe.NewParams(pr.ID)
+			require.NoError(t, err)
+			params := p.BGV()
+			top := params.MaxLevel()
+			var terms []*rlwe.Ciphertext
+			for k := range scalars {
+				terms = append(terms, degree1(randomCiphertext(rng, params.Parameters, top-min(k/4, top))))
+			}
+			acc := degree1(randomCiphertext(rng, params.Parameters, top))
+			want := acc.CopyNew()
+			for k, c := range terms {
+				ringQ := params.RingQ().AtLevel(c.Level())
+				for i := range want.Value {
+					ringQ.MulScalarBigintThenAdd(c.Value[i], scalars[k], want.Value[i])
+				}
+			}
+			for _, router := range routers {
+				got := acc.CopyNew()
+				var jobs []engine.LinCombJob
+				for i := range got.Value {
+					for x, s := range params.RingQ().SubRings[:top+1] {
+						j := engine.LinCombJob{S: s, Out: got.Value[i].Coeffs[x]}
+						for k, c := range terms {
+							if x <= c.Level() {
+								j.A = append(j.A, c.Value[i].Coeffs[x])
+								j.W = append(j.W, new(big.Int).Mod(scalars[k], new(big.Int).SetUint64(s.Modulus)).Uint64())
+							}
+						}
+						require.NoError(t, j.Check())
+						jobs = append(jobs, j)
+					}
+				}
+				lr, isLC := router.(*linCombRouter)
+				var before uint64
+				if isLC {
+					before = lr.lincombs.Load()
+				}
+				engine.SetRouter(router)
+				engine.LinComb(jobs)
+				engine.SetRouter(nil)
+				require.True(t, bytes.Equal(marshal(t, want), marshal(t, got)), "router %T: differs from Lattigo", router)
+				if isLC && !lr.decline {
+					require.EqualValues(t, len(jobs), lr.lincombs.Load()-before, "one call took every job")
+				}
+			}
+		})
+	}
+}

@@ -170,17 +170,26 @@
 //   - Multiply-add by an integer, out = out + w·a mod q (Lattigo's
 //     MulScalarBigintThenAdd: the polynomial evaluator's baby steps, w the
 //     coefficient's residue): Shoup, reduced, added, reduced.
+//   - Linear combination, out = out + Σ_k w_k·a_k mod q (engine.LinCombJob:
+//     a whole baby step, fhe's babyStep): the multiply-add's steps per
+//     term, the sum kept canonical, so it equals Lattigo's term-by-term
+//     multiply-adds. The step is bound by memory traffic: one pass reads
+//     every a_k and out once and writes out once, where the multiply-adds
+//     read and write out once per term (kyc_aml: about 8.6 terms per limb,
+//     so three limb transfers per term fall to about 1.2).
 //
-// Both take inputs < q (what ciphertexts hold). Each 8-word block is
+// All take inputs < q (what ciphertexts hold). Each 8-word block is
 // loaded and checked before it is stored, so an output may alias an input
 // at the same index (Lattigo's Mul into an operand); at the first block
 // holding a word ≥ q the kernel returns its index and the job's Finish
 // (Lattigo's per-word MRed/CRed arithmetic) writes the rest, so any input
-// gives Lattigo's bytes. TestTensorKernel and TestMulAddKernel check both
-// paths against Lattigo's SubRing calls and big.Int (product, square, in
-// place, words ≥ q); fhe/engine's TestTensorBGVByteIdentical and
-// TestMulScalarThenAddByteIdentical check the engine's jobs against
-// Lattigo's evaluator on every BGV preset and level.
+// gives Lattigo's bytes. TestTensorKernel, TestMulAddKernel and
+// TestLinCombKernel check both paths against Lattigo's SubRing calls and
+// big.Int (product, square, in place, 0–9 terms, words ≥ q); fhe/engine's
+// TestTensorBGVByteIdentical, TestMulScalarThenAddByteIdentical and
+// TestLinCombByteIdentical check the engine's jobs against Lattigo's
+// evaluator on every BGV preset, and fhe's
+// TestEvalPolyGatheredBabyStepsByteIdentical whole polynomials.
 //
 // # Tests
 //

@@ -8,6 +8,17 @@
  */
 #include "native.h"
 
+/* GCC 12.2 at -O3 (the package's CFLAGS) miscompiles the emulated forward
+ * transform once vec_kernel.h holds the linear-combination kernel too: the
+ * eight-lane structs' scalar replacement (-ftree-sra) yields words that
+ * differ from the IFMA kernel's and Lattigo's (TestLazyInputs, N = 2^4 and
+ * 2^5; valgrind and UBSan report nothing; -O2, -fno-tree-sra or
+ * -fno-tree-dce each give the right bytes). This file is the test model,
+ * not a fast path, so it is built without that pass. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("no-tree-sra")
+#endif
+
 typedef struct {
 	uint64_t l[8];
 } emu_v;

@@ -78,4 +78,10 @@ size_t fg_vec_muladd_ifma(uint64_t *out, const uint64_t *a, size_t n, uint64_t q
 	(void)out; (void)a; (void)n; (void)q; (void)w; (void)wp;
 	return 0;
 }
+size_t fg_vec_lincomb_ifma(uint64_t *out, const uint64_t *const *a, const uint64_t *w, const uint64_t *wp, size_t terms,
+			   size_t n, uint64_t q)
+{
+	(void)out; (void)a; (void)w; (void)wp; (void)terms; (void)n; (void)q;
+	return 0;
+}
 #endif

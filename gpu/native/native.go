@@ -76,6 +76,7 @@ type Backend struct {
 	mulAccMods, modUps    atomic.Uint64
 	scaleDiffs            atomic.Uint64
 	tensors, mulAdds      atomic.Uint64 // BGV tensor and multiply-add limbs the kernels ran
+	linCombs              atomic.Uint64 // linear-combination limbs the kernels ran
 	productTail           atomic.Uint64 // words of those finished in Go (ProductTailWords)
 }
 

@@ -116,4 +116,11 @@ size_t fg_vec_tensor_emu(uint64_t *out0, uint64_t *out1, uint64_t *out2, const u
 size_t fg_vec_muladd_ifma(uint64_t *out, const uint64_t *a, size_t n, uint64_t q, uint64_t w, uint64_t wp);
 size_t fg_vec_muladd_emu(uint64_t *out, const uint64_t *a, size_t n, uint64_t q, uint64_t w, uint64_t wp);
 
+/* A linear combination into one limb (vec_kernel.h, fhe/engine.LinCombJob):
+ * out += Σ_k w_k·a_k mod q in [0, q); same return convention as muladd. */
+size_t fg_vec_lincomb_ifma(uint64_t *out, const uint64_t *const *a, const uint64_t *w, const uint64_t *wp, size_t terms,
+			   size_t n, uint64_t q);
+size_t fg_vec_lincomb_emu(uint64_t *out, const uint64_t *const *a, const uint64_t *w, const uint64_t *wp, size_t terms,
+			  size_t n, uint64_t q);
+
 #endif

@@ -10,6 +10,7 @@ import "C"
 import (
 	"fmt"
 	"math/bits"
+	"runtime"
 	"sync/atomic"
 	"unsafe"
 
@@ -141,6 +142,58 @@ func MulAdd(path Path, jobs []engine.MulAddJob) (int, error) {
 	return tail, nil
 }
 
+// LinComb runs linear combinations (engine.LinCombJob) for every job on
+// path (PathIFMA or PathEmulated): every output word becomes the canonical
+// residue of out + Σ_k w_k·a_k; a block holding a word ≥ q is finished with
+// Lattigo's term-by-term arithmetic (engine.LinCombJob.Finish). It returns
+// the number of output words finished that way; an error (nothing written)
+// for a malformed job.
+func LinComb(path Path, jobs []engine.LinCombJob) (int, error) {
+	if err := productPath(path); err != nil {
+		return 0, err
+	}
+	for _, j := range jobs {
+		if err := checkProductRing(j.S); err != nil {
+			return 0, err
+		}
+		if err := j.Check(); err != nil {
+			return 0, fmt.Errorf("native: %w", err)
+		}
+	}
+	tail := 0
+	for _, j := range jobs {
+		if done := linCombOne(path, j); done < j.S.N {
+			j.Finish(done)
+			tail += j.S.N - done
+		}
+	}
+	return tail, nil
+}
+
+// linCombOne runs one job's kernel; the term pointers are pinned for the
+// call (cgo's rule for Go memory holding Go pointers).
+func linCombOne(path Path, j engine.LinCombJob) int {
+	terms := len(j.A)
+	if terms == 0 {
+		return j.S.N
+	}
+	q := j.S.Modulus
+	ptrs := make([]*C.uint64_t, terms)
+	ws := make([]C.uint64_t, 2*terms)
+	var pin runtime.Pinner
+	defer pin.Unpin()
+	for k, a := range j.A {
+		pin.Pin(&a[0])
+		ptrs[k] = cu64(a)
+		ws[k], ws[terms+k] = C.uint64_t(j.W[k]), C.uint64_t(shoupOf(j.W[k], q))
+	}
+	o, n, cq, t := cu64(j.Out), C.size_t(j.S.N), C.uint64_t(q), C.size_t(terms)
+	if path == PathIFMA {
+		return int(C.fg_vec_lincomb_ifma(o, &ptrs[0], &ws[0], &ws[terms], t, n, cq))
+	}
+	return int(C.fg_vec_lincomb_emu(o, &ptrs[0], &ws[0], &ws[terms], t, n, cq))
+}
+
 // runProduct runs a product kernel (run) for the backend when its path
 // has one and every modulus sub(0…n−1) is one the kernels take (else
 // false, nothing written: the engine runs Lattigo's loops), and counts the
@@ -175,6 +228,16 @@ func (b *Backend) MulAdd(jobs []engine.MulAddJob) (bool, error) {
 	return b.runProduct(len(jobs), func(i int) *ring.SubRing { return jobs[i].S },
 		func(p Path) (int, error) { return MulAdd(p, jobs) }, &b.mulAdds)
 }
+
+// LinComb implements gpu.LinCombBackend on the backend's path.
+func (b *Backend) LinComb(jobs []engine.LinCombJob) (bool, error) {
+	return b.runProduct(len(jobs), func(i int) *ring.SubRing { return jobs[i].S },
+		func(p Path) (int, error) { return LinComb(p, jobs) }, &b.linCombs)
+}
+
+// LinCombCount returns how many linear-combination limbs the backend's
+// kernels ran since it was opened.
+func (b *Backend) LinCombCount() uint64 { return b.linCombs.Load() }
 
 // TensorCount returns how many tensor limbs the backend's kernels ran
 // since it was opened.

@@ -162,3 +162,68 @@ func TestProductErrors(t *testing.T) {
 	_, err = MulAdd(PathEmulated, []engine.MulAddJob{{S: s, A: l, Out: l, W: s.Modulus}})
 	require.ErrorContains(t, err, "w =")
 }
+
+// TestLinCombKernel: the linear-combination kernels write the bytes of
+// Lattigo's term-by-term MulScalarMontgomeryThenAdd (the canonical residue
+// of out + Σ w_k·a_k, checked by big.Int where every word is < q;
+// Lattigo's own words, via Finish, from a block holding a word ≥ q in a
+// term or in out) for 0–9 terms over 20–51-bit odd moduli; a malformed
+// job is an error with nothing written.
+func TestLinCombKernel(t *testing.T) {
+	rng := testseed.Rand(t, 2604)
+	for _, path := range keySwitchPaths(t) {
+		for _, qbits := range []uint{20, 36, 50, 51} {
+			for _, terms := range []int{0, 1, 2, 9} {
+				for _, wild := range []string{"", "term", "out"} {
+					n := 64
+					s := productRing(t, rng, n, qbits)
+					q := s.Modulus
+					j := engine.LinCombJob{S: s, Out: randLimb(rng, n, q, wild == "out")}
+					for k := range terms {
+						j.A = append(j.A, randLimb(rng, n, q, wild == "term" && k == terms-1))
+						j.W = append(j.W, rng.Uint64N(q))
+					}
+					if terms > 0 {
+						j.W[0] = q - 1
+					}
+					want := slices.Clone(j.Out)
+					for k := range terms {
+						s.MulScalarMontgomeryThenAdd(j.A[k], ring.MForm(j.W[k], q, s.BRedConstant), want)
+					}
+					if wild == "" {
+						for x := range n {
+							v := new(big.Int).SetUint64(j.Out[x])
+							for k := range terms {
+								v.Add(v, new(big.Int).Mul(new(big.Int).SetUint64(j.A[k][x]), new(big.Int).SetUint64(j.W[k])))
+							}
+							require.Equal(t, bigMod(v, q), want[x])
+						}
+					}
+					tail, err := LinComb(path, []engine.LinCombJob{j})
+					require.NoError(t, err)
+					require.Equal(t, wild != "" && terms > 0, tail > 0, "words ≥ q go to Finish")
+					require.Equal(t, want, j.Out, "%s q=%d bits, %d terms, wild %q", path, qbits, terms, wild)
+				}
+			}
+		}
+	}
+	s := productRing(t, rng, 64, 40)
+	l, o := make([]uint64, 64), make([]uint64, 64)
+	o[5] = 7
+	for _, bad := range []struct {
+		j    engine.LinCombJob
+		want string
+	}{
+		{engine.LinCombJob{S: nil}, "nil SubRing"},
+		{engine.LinCombJob{S: s, A: [][]uint64{l}, W: nil, Out: o}, "1 terms, 0 scalars"},
+		{engine.LinCombJob{S: s, A: [][]uint64{l}, W: []uint64{s.Modulus}, Out: o}, "w ="},
+		{engine.LinCombJob{S: s, A: [][]uint64{l[:8]}, W: []uint64{1}, Out: o}, "8 words"},
+		{engine.LinCombJob{S: s, A: [][]uint64{o}, W: []uint64{1}, Out: o}, "aliases the output"},
+	} {
+		_, err := LinComb(PathEmulated, []engine.LinCombJob{{S: s, A: [][]uint64{l}, W: []uint64{3}, Out: o}, bad.j})
+		require.ErrorContains(t, err, bad.want)
+		require.EqualValues(t, 7, o[5], "nothing written")
+	}
+	_, err := LinComb(PathScalar, nil)
+	require.ErrorContains(t, err, "no kernel")
+}

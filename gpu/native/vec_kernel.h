@@ -457,6 +457,38 @@ VATTR size_t VFN(fg_vec_muladd)(uint64_t *out, const uint64_t *a, size_t n, uint
 	return n;
 }
 
+/*
+ * A linear combination into one limb (fhe/engine.LinCombJob, the
+ * polynomial evaluator's baby step): out = out + Σ_k w_k·a_k mod q in
+ * [0, q), q < 2^51, n a multiple of 8, each w_k < q with its Shoup
+ * constant wp_k. Each term is a Shoup product reduced into [0, q), added
+ * and reduced again, so every partial sum is the canonical residue, as
+ * Lattigo's term-by-term multiply-adds leave it; out is read and written
+ * once. Returns the number of words written: n, or the start of the first
+ * 8-word block holding a word ≥ q in out or some a_k (nothing of that
+ * block is stored).
+ */
+VATTR size_t VFN(fg_vec_lincomb)(uint64_t *out, const uint64_t *const *a, const uint64_t *w, const uint64_t *wp,
+				 size_t terms, size_t n, uint64_t q)
+{
+	const VT zero = v_set1(0), mask = v_set1(M52), negq = v_set1(0 - q), q1 = v_set1(q), qm1 = v_set1(q - 1);
+	for (size_t j = 0; j < n; j += 8) {
+		VT acc = v_load(out + j);
+		VT bad = FG_OVER(zero, acc, qm1);
+		for (size_t k = 0; k < terms; k++) {
+			VT x = v_load(a[k] + j);
+			bad = FG_OVER(bad, x, qm1);
+			VT r = VFN(red)(VFN(shoup)(x, v_set1(w[k]), v_set1(wp[k]), negq, mask, zero), q1);
+			acc = VFN(red)(v_add(acc, r), q1);
+		}
+		if (v_any(bad)) {
+			return j;
+		}
+		v_store(out + j, acc);
+	}
+	return n;
+}
+
 #undef FWD_BFLY
 #undef INV_BFLY
 #undef M52
