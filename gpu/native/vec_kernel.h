@@ -98,8 +98,34 @@ VATTR VINL void VFN(vec_fwd_core)(const fg_table *t, uint64_t *a, const int wide
 	const size_t n = (size_t)1 << t->logN;
 	const VT zero = v_set1(0), mask = v_set1(M52), negq = v_set1(0 - t->q);
 	const VT q1 = v_set1(t->q), q2 = v_set1(2 * t->q);
-	/* Stages with half-span h ≥ 8: whole vectors. */
-	for (size_t m = 1; n / (2 * m) >= 8; m <<= 1) {
+	/* Stages with half-span h ≥ 16: whole vectors, two stages per pass
+	 * (radix 4) while both have h ≥ 16. Every butterfly is the same
+	 * function of the same operands as in the radix-2 order, and each
+	 * coefficient meets the stages in the same order, so the bytes are
+	 * the same; a pass loads and stores the polynomial once for two
+	 * stages. */
+	size_t m = 1;
+	for (; n / (2 * m) >= 32; m <<= 2) {
+		const size_t h = n / (2 * m), h2 = h / 2;
+		for (size_t i = 0; i < m; i++) {
+			const VT w = v_set1(t->wF[m + i]), wp = v_set1(t->wpF[m + i]);
+			const VT w0 = v_set1(t->wF[2 * m + 2 * i]), wp0 = v_set1(t->wpF[2 * m + 2 * i]);
+			const VT w1 = v_set1(t->wF[2 * m + 2 * i + 1]), wp1 = v_set1(t->wpF[2 * m + 2 * i + 1]);
+			uint64_t *x0 = a + 2 * i * h, *x1 = x0 + h2, *x2 = x0 + h, *x3 = x2 + h2;
+			for (size_t j = 0; j < h2; j += 8) {
+				VT A = v_load(x0 + j), B = v_load(x1 + j), C = v_load(x2 + j), D = v_load(x3 + j);
+				FWD_BFLY(A, C, w, wp);
+				FWD_BFLY(B, D, w, wp);
+				FWD_BFLY(A, B, w0, wp0);
+				FWD_BFLY(C, D, w1, wp1);
+				v_store(x0 + j, A);
+				v_store(x1 + j, B);
+				v_store(x2 + j, C);
+				v_store(x3 + j, D);
+			}
+		}
+	}
+	for (; n / (2 * m) >= 16; m <<= 1) {
 		const size_t h = n / (2 * m);
 		for (size_t i = 0; i < m; i++) {
 			const VT w = v_set1(t->wF[m + i]), wp = v_set1(t->wpF[m + i]);
@@ -112,25 +138,33 @@ VATTR VINL void VFN(vec_fwd_core)(const fg_table *t, uint64_t *a, const int wide
 			}
 		}
 	}
-	/* h = 4, 2, 1: permute within blocks of 16. */
+	/* h = 8, 4, 2, 1: each stage pairs words of one block of 16 (two
+	 * vectors, lo = 0…7, hi = 8…15), so the four run block by block in
+	 * registers: h = 8 on (lo, hi) with the block's twiddle, then h = 4,
+	 * 2, 1 permuting within the block. */
+	VT ix[3], iy[3], o0[3], o1[3];
 	for (int k = 0; k < 3; k++) {
-		VT ix, iy, o0, o1;
-		VFN(lanemaps)(k, &ix, &iy, &o0, &o1);
-		const uint64_t *lw = t->lF[k], *lwp = t->lpF[k];
-		for (size_t b = 0; b < n / 16; b++) {
-			VT lo = v_load(a + 16 * b), hi = v_load(a + 16 * b + 8);
-			VT X = v_perm2(lo, ix, hi), Y = v_perm2(lo, iy, hi);
-			VT w = v_load(lw + 8 * b), wp = v_load(lwp + 8 * b);
-			FWD_BFLY(X, Y, w, wp);
-			lo = v_perm2(X, o0, Y);
-			hi = v_perm2(X, o1, Y);
-			if (k == 2) { /* epilogue: [0, 4q) → [0, q) */
-				lo = VFN(red)(VFN(red)(lo, q2), q1);
-				hi = VFN(red)(VFN(red)(hi, q2), q1);
-			}
-			v_store(a + 16 * b, lo);
-			v_store(a + 16 * b + 8, hi);
+		VFN(lanemaps)(k, &ix[k], &iy[k], &o0[k], &o1[k]);
+	}
+	const size_t m8 = n / 16; /* the h = 8 stage's m */
+	for (size_t b = 0; b < n / 16; b++) {
+		VT lo = v_load(a + 16 * b), hi = v_load(a + 16 * b + 8);
+		{
+			const VT w = v_set1(t->wF[m8 + b]), wp = v_set1(t->wpF[m8 + b]);
+			FWD_BFLY(lo, hi, w, wp);
 		}
+		for (int k = 0; k < 3; k++) {
+			VT X = v_perm2(lo, ix[k], hi), Y = v_perm2(lo, iy[k], hi);
+			VT w = v_load(t->lF[k] + 8 * b), wp = v_load(t->lpF[k] + 8 * b);
+			FWD_BFLY(X, Y, w, wp);
+			lo = v_perm2(X, o0[k], Y);
+			hi = v_perm2(X, o1[k], Y);
+		}
+		/* epilogue: [0, 4q) → [0, q) */
+		lo = VFN(red)(VFN(red)(lo, q2), q1);
+		hi = VFN(red)(VFN(red)(hi, q2), q1);
+		v_store(a + 16 * b, lo);
+		v_store(a + 16 * b + 8, hi);
 	}
 }
 
@@ -139,22 +173,55 @@ VATTR VINL void VFN(vec_inv_core)(const fg_table *t, uint64_t *a, const int wide
 	const size_t n = (size_t)1 << t->logN;
 	const VT zero = v_set1(0), mask = v_set1(M52), negq = v_set1(0 - t->q);
 	const VT q1 = v_set1(t->q), q2 = v_set1(2 * t->q);
-	/* h = 1, 2, 4: permute within blocks of 16. */
-	for (int k = 2; k >= 0; k--) {
-		VT ix, iy, o0, o1;
-		VFN(lanemaps)(k, &ix, &iy, &o0, &o1);
-		const uint64_t *lw = t->lB[k], *lwp = t->lpB[k];
-		for (size_t b = 0; b < n / 16; b++) {
-			VT lo = v_load(a + 16 * b), hi = v_load(a + 16 * b + 8);
-			VT X = v_perm2(lo, ix, hi), Y = v_perm2(lo, iy, hi);
-			VT w = v_load(lw + 8 * b), wp = v_load(lwp + 8 * b);
+	/* h = 1, 2, 4, 8: each stage pairs words of one block of 16, so the
+	 * four run block by block in registers (the forward transform's block
+	 * pass, reversed). */
+	VT ix[3], iy[3], o0[3], o1[3];
+	for (int k = 0; k < 3; k++) {
+		VFN(lanemaps)(k, &ix[k], &iy[k], &o0[k], &o1[k]);
+	}
+	const size_t g8 = n / 16; /* the h = 8 stage's groups */
+	for (size_t b = 0; b < n / 16; b++) {
+		VT lo = v_load(a + 16 * b), hi = v_load(a + 16 * b + 8);
+		for (int k = 2; k >= 0; k--) {
+			VT X = v_perm2(lo, ix[k], hi), Y = v_perm2(lo, iy[k], hi);
+			VT w = v_load(t->lB[k] + 8 * b), wp = v_load(t->lpB[k] + 8 * b);
 			INV_BFLY(X, Y, w, wp);
-			v_store(a + 16 * b, v_perm2(X, o0, Y));
-			v_store(a + 16 * b + 8, v_perm2(X, o1, Y));
+			lo = v_perm2(X, o0[k], Y);
+			hi = v_perm2(X, o1[k], Y);
+		}
+		{
+			const VT w = v_set1(t->wB[g8 + b]), wp = v_set1(t->wpB[g8 + b]);
+			INV_BFLY(lo, hi, w, wp);
+		}
+		v_store(a + 16 * b, lo);
+		v_store(a + 16 * b + 8, hi);
+	}
+	/* h ≥ 16: whole vectors, two stages (h, 2h) per pass while 2h < n
+	 * (radix 4, the same butterflies on the same operands, in the same
+	 * order per coefficient, as radix 2). */
+	size_t h = 16;
+	for (; 2 * h < n; h <<= 2) {
+		const size_t groups = n / (4 * h); /* of the stage 2h */
+		for (size_t i = 0; i < groups; i++) {
+			const VT w0 = v_set1(t->wB[2 * groups + 2 * i]), wp0 = v_set1(t->wpB[2 * groups + 2 * i]);
+			const VT w1 = v_set1(t->wB[2 * groups + 2 * i + 1]), wp1 = v_set1(t->wpB[2 * groups + 2 * i + 1]);
+			const VT w = v_set1(t->wB[groups + i]), wp = v_set1(t->wpB[groups + i]);
+			uint64_t *x0 = a + 4 * i * h, *x1 = x0 + h, *x2 = x1 + h, *x3 = x2 + h;
+			for (size_t j = 0; j < h; j += 8) {
+				VT A = v_load(x0 + j), B = v_load(x1 + j), C = v_load(x2 + j), D = v_load(x3 + j);
+				INV_BFLY(A, B, w0, wp0);
+				INV_BFLY(C, D, w1, wp1);
+				INV_BFLY(A, C, w, wp);
+				INV_BFLY(B, D, w, wp);
+				v_store(x0 + j, A);
+				v_store(x1 + j, B);
+				v_store(x2 + j, C);
+				v_store(x3 + j, D);
+			}
 		}
 	}
-	/* h ≥ 8: whole vectors. */
-	for (size_t h = 8; h < n; h <<= 1) {
+	for (; h < n; h <<= 1) {
 		const size_t groups = n / (2 * h);
 		for (size_t i = 0; i < groups; i++) {
 			const VT w = v_set1(t->wB[groups + i]), wp = v_set1(t->wpB[groups + i]);
