@@ -122,8 +122,10 @@ func bitLen(q uint64) int {
 }
 
 // BenchmarkProducts compares Lattigo's Go loops with the IFMA kernels for
-// BGV's multiply-add by an integer and tensor product on `limbs` limbs of
-// N = 2^14 (limbs = 1: in cache; 12: a ciphertext-sized working set):
+// BGV's multiply-add by an integer, a baby step's 8-term linear
+// combination (term by term in Go and with the multiply-add kernel, then
+// in one pass) and the tensor product on `limbs` limbs of N = 2^14
+// (limbs = 1: in cache; 12: a ciphertext-sized working set):
 //
 //	go test -run '^$' -bench Products -benchtime 0.5s ./gpu/native/
 func BenchmarkProducts(b *testing.B) {
@@ -158,6 +160,41 @@ func BenchmarkProducts(b *testing.B) {
 		b.Run(fmt.Sprintf("muladd/limbs=%d/ifma", limbs), func(b *testing.B) {
 			for b.Loop() {
 				_, err := native.MulAdd(native.PathIFMA, ma)
+				require.NoError(b, err)
+			}
+		})
+		// A baby step of 8 terms per limb (kyc_aml's mean is 8.6): Lattigo's
+		// term-by-term multiply-adds against one linear-combination pass.
+		var lc []engine.LinCombJob
+		for range limbs {
+			j := engine.LinCombJob{S: s, Out: limb()}
+			for k := range 8 {
+				j.A, j.W = append(j.A, limb()), append(j.W, uint64(12345+k))
+			}
+			lc = append(lc, j)
+		}
+		b.Run(fmt.Sprintf("lincomb8/limbs=%d/go", limbs), func(b *testing.B) {
+			for b.Loop() {
+				for _, j := range lc {
+					for k := range j.A {
+						engine.LattigoMulAdd([]engine.MulAddJob{{S: s, A: j.A[k], Out: j.Out, W: j.W[k]}})
+					}
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("lincomb8/limbs=%d/ifma-muladd", limbs), func(b *testing.B) {
+			for b.Loop() {
+				for _, j := range lc {
+					for k := range j.A {
+						_, err := native.MulAdd(native.PathIFMA, []engine.MulAddJob{{S: s, A: j.A[k], Out: j.Out, W: j.W[k]}})
+						require.NoError(b, err)
+					}
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("lincomb8/limbs=%d/ifma", limbs), func(b *testing.B) {
+			for b.Loop() {
+				_, err := native.LinComb(native.PathIFMA, lc)
 				require.NoError(b, err)
 			}
 		})
