@@ -21,7 +21,7 @@ import (
 // routedBGV.MulThenAdd) and the arithmetic of all terms goes to the engine
 // as one linear combination per output limb (engine.LinComb), which reads
 // every power once and writes the output once. The result is Lattigo's
-// byte for byte (TestBabyStepMatchesLattigo): each output word is the
+// byte for byte (TestEvalPolyGatheredBabyStepsByteIdentical): each output word is the
 // canonical residue of the same sum. Other cases (a mapping, several
 // polynomials, no product router) are Lattigo's own call.
 func babyStep(w *worker, i int, ps polynomial.PatersonStockmeyerPolynomialVector, pb polynomial.PowerBasis) (*polynomial.BabyStep, error) {

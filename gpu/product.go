@@ -2,6 +2,7 @@ package gpu
 
 import (
 	"slices"
+	"sync/atomic"
 
 	"github.com/tuneinsight/lattigo/v6/ring"
 
@@ -104,7 +105,23 @@ func tensorRef(j engine.TensorJob) [3][]uint64 {
 // per modulus; else false. First use of an (N, q) is checked against
 // engine.MulAddJob.Finish as in Tensor.
 func (d *Dispatcher) MulAdd(jobs []engine.MulAddJob) bool {
-	pb, keys, first, ok := d.productRoute(len(jobs), 1, func(i int) *ring.SubRing { return jobs[i].S }, &d.mulAddVerified)
+	return d.limbProduct(len(jobs), func(i int) *ring.SubRing { return jobs[i].S }, func(i int) []uint64 { return jobs[i].Out },
+		func(i int) []uint64 {
+			r := jobs[i]
+			r.A, r.Out = slices.Clone(r.A[:r.S.N]), slices.Clone(r.Out[:r.S.N]) // Out may alias A
+			r.Finish(0)
+			return r.Out
+		}, &d.mulAddVerified, "multiply-add", func(pb ProductBackend) (bool, error) { return pb.MulAdd(jobs) }, &d.mulAdds)
+}
+
+// limbProduct routes a product batch of n jobs writing one limb each
+// (out(i), over sub(i)): MulAdd's and LinComb's rule. It takes the device
+// (claim), computes ref(i) — the CPU's words, from copies — for every
+// first use of an (N, q), runs call and checks those (runChecked); count
+// adds the limbs run.
+func (d *Dispatcher) limbProduct(n int, sub func(i int) *ring.SubRing, out, ref func(i int) []uint64,
+	verdicts *map[macKey]int8, what string, call func(ProductBackend) (bool, error), count *atomic.Uint64) bool {
+	pb, keys, first, ok := d.productRoute(n, 1, sub, verdicts)
 	if !ok {
 		return false
 	}
@@ -113,19 +130,16 @@ func (d *Dispatcher) MulAdd(jobs []engine.MulAddJob) bool {
 		return false
 	}
 	defer release()
-	refs := make([][]uint64, len(jobs))
-	for i, j := range jobs {
+	refs := make([][]uint64, n)
+	for i := range n {
 		if first[i] {
-			r := j
-			r.A, r.Out = slices.Clone(j.A[:j.S.N]), slices.Clone(j.Out[:j.S.N])
-			r.Finish(0)
-			refs[i] = r.Out
+			refs[i] = ref(i)
 		}
 	}
-	ran := runChecked(d, d.mulAddVerified, keys, first, "multiply-add", func() (bool, error) { return pb.MulAdd(jobs) },
-		func(i int) bool { return restoreLimb(refs[i], jobs[i].Out) })
+	ran := runChecked(d, *verdicts, keys, first, what, func() (bool, error) { return call(pb) },
+		func(i int) bool { return restoreLimb(refs[i], out(i)) })
 	if ran {
-		d.mulAdds.Add(uint64(len(jobs)))
+		count.Add(uint64(n))
 	}
 	return ran
 }
@@ -153,31 +167,14 @@ func (d *Dispatcher) LinComb(jobs []engine.LinCombJob) bool {
 			return false
 		}
 	}
-	pb, keys, first, ok := d.productRoute(len(jobs), 1, func(i int) *ring.SubRing { return jobs[i].S }, &d.linCombVerified)
-	if !ok {
-		return false
-	}
-	lb := pb.(LinCombBackend)
-	release, ok := d.claim()
-	if !ok {
-		return false
-	}
-	defer release()
-	refs := make([][]uint64, len(jobs))
-	for i, j := range jobs {
-		if first[i] {
-			r := j
-			r.Out = slices.Clone(j.Out[:j.S.N])
+	return d.limbProduct(len(jobs), func(i int) *ring.SubRing { return jobs[i].S }, func(i int) []uint64 { return jobs[i].Out },
+		func(i int) []uint64 {
+			r := jobs[i]
+			r.Out = slices.Clone(r.Out[:r.S.N]) // no term aliases Out (Check)
 			r.Finish(0)
-			refs[i] = r.Out
-		}
-	}
-	ran := runChecked(d, d.linCombVerified, keys, first, "linear combination", func() (bool, error) { return lb.LinComb(jobs) },
-		func(i int) bool { return restoreLimb(refs[i], jobs[i].Out) })
-	if ran {
-		d.linCombs.Add(uint64(len(jobs)))
-	}
-	return ran
+			return r.Out
+		}, &d.linCombVerified, "linear combination",
+		func(pb ProductBackend) (bool, error) { return pb.(LinCombBackend).LinComb(jobs) }, &d.linCombs)
 }
 
 var (
