@@ -55,8 +55,9 @@ func openNativePath(t *testing.T, p native.Path) *native.Backend {
 
 // TestNativeKeySwitchByteIdentical: with the key switch's multiply-accumulate
 // basis extensions (decomposition, ModDown) and ModDown's and the rescale's
-// last step, and BGV's tensor product and multiply-add by an integer, on the
-// native kernels as well as every NTT (threshold forced to 1), FHE
+// last step, and BGV's tensor product, multiply-add by an integer and baby
+// steps (linear combinations, gathered evaluation), on the native kernels as
+// well as every NTT (threshold forced to 1), FHE
 // outputs and policy results are byte-identical with the unrouted engine, on
 // the emulated IFMA model (any host) and the real IFMA kernels (where the
 // CPU has them); the kernels did run.
@@ -72,10 +73,11 @@ func TestNativeKeySwitchByteIdentical(t *testing.T) {
 			require.Positive(t, b.ModUpCount(), "no basis extension reached the kernels")
 			require.Positive(t, b.ScaleDiffCount(), "no ModDown/rescale step reached the kernels")
 			require.Positive(t, b.TensorCount(), "no BGV tensor product reached the kernels")
-			t.Logf("product kernels: %d tensor limbs, %d multiply-add limbs, %d words finished by Lattigo's arithmetic",
-				b.TensorCount(), b.MulAddCount(), b.ProductTailWords())
+			t.Logf("product kernels: %d tensor limbs, %d multiply-add limbs, %d linear-combination limbs, %d words finished by Lattigo's arithmetic",
+				b.TensorCount(), b.MulAddCount(), b.LinCombCount(), b.ProductTailWords())
 			if p == native.PathIFMA || !testing.Short() {
 				require.Positive(t, b.MulAddCount(), "no multiply-add by an integer reached the kernels")
+				require.Positive(t, b.LinCombCount(), "no baby step reached the linear-combination kernel")
 			}
 		})
 	}

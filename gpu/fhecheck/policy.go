@@ -43,20 +43,24 @@ func RunPolicy(t *testing.T, acc gpu.Backend) {
 	}
 	cts, err := eval.EncryptSlots(fhe.NewEncryptor(keys.Public), slots)
 	require.NoError(t, err)
-	run := func() []byte {
-		out, err := eval.EvaluateWith(context.Background(), plan, ev, cts, eval.Options{Parallel: 2})
+	run := func(gather bool) []byte {
+		out, err := eval.EvaluateWith(context.Background(), plan, ev, cts, eval.Options{Parallel: 2, Gather: gather})
 		require.NoError(t, err)
 		b, err := out.MarshalBinary()
 		require.NoError(t, err)
 		return b
 	}
-	want := run()
+	want := run(false)
 
 	d := forced(t, acc)
 	require.NoError(t, d.Install())
-	got := run()
+	got := run(false)
+	// The gathered evaluation (whole-step batches, baby steps as linear
+	// combinations where the backend has the kernel) gives the same bytes.
+	gathered := run(true)
 	d.Uninstall()
 	require.Equal(t, want, got, "policy result bytes differ with %s", acc.Name())
+	require.Equal(t, want, gathered, "gathered policy result bytes differ with %s", acc.Name())
 	requireRouted(t, d, acc, "kyc_aml")
 
 	ct, err := fhe.UnmarshalCiphertext(got)
