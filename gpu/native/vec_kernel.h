@@ -168,11 +168,16 @@ VATTR VINL void VFN(vec_fwd_core)(const fg_table *t, uint64_t *a, const int wide
 	}
 }
 
+/* The inverse transform's last step, x·N^-1 mod q into [0, q) for x in
+ * [0, 2q): applied in the pass that runs a word's last butterfly. */
+#define INV_FINAL(X) X = VFN(red)(VFN(shoup)(X, ni, nip, negq, mask, zero), q1)
+
 VATTR VINL void VFN(vec_inv_core)(const fg_table *t, uint64_t *a, const int wide)
 {
 	const size_t n = (size_t)1 << t->logN;
 	const VT zero = v_set1(0), mask = v_set1(M52), negq = v_set1(0 - t->q);
 	const VT q1 = v_set1(t->q), q2 = v_set1(2 * t->q);
+	const VT ni = v_set1(t->ninv), nip = v_set1(t->ninvp);
 	/* h = 1, 2, 4, 8: each stage pairs words of one block of 16, so the
 	 * four run block by block in registers (the forward transform's block
 	 * pass, reversed). */
@@ -194,6 +199,10 @@ VATTR VINL void VFN(vec_inv_core)(const fg_table *t, uint64_t *a, const int wide
 			const VT w = v_set1(t->wB[g8 + b]), wp = v_set1(t->wpB[g8 + b]);
 			INV_BFLY(lo, hi, w, wp);
 		}
+		if (n == 16) { /* h = 8 was the last stage */
+			INV_FINAL(lo);
+			INV_FINAL(hi);
+		}
 		v_store(a + 16 * b, lo);
 		v_store(a + 16 * b + 8, hi);
 	}
@@ -214,6 +223,12 @@ VATTR VINL void VFN(vec_inv_core)(const fg_table *t, uint64_t *a, const int wide
 				INV_BFLY(C, D, w1, wp1);
 				INV_BFLY(A, C, w, wp);
 				INV_BFLY(B, D, w, wp);
+				if (4 * h == n) { /* 2h was the last stage */
+					INV_FINAL(A);
+					INV_FINAL(B);
+					INV_FINAL(C);
+					INV_FINAL(D);
+				}
 				v_store(x0 + j, A);
 				v_store(x1 + j, B);
 				v_store(x2 + j, C);
@@ -229,16 +244,14 @@ VATTR VINL void VFN(vec_inv_core)(const fg_table *t, uint64_t *a, const int wide
 			for (size_t j = 0; j < h; j += 8) {
 				VT X = v_load(x + j), Y = v_load(y + j);
 				INV_BFLY(X, Y, w, wp);
+				if (2 * h == n) { /* the last stage */
+					INV_FINAL(X);
+					INV_FINAL(Y);
+				}
 				v_store(x + j, X);
 				v_store(y + j, Y);
 			}
 		}
-	}
-	/* Epilogue: x·N^-1 mod q into [0, q). */
-	const VT ni = v_set1(t->ninv), nip = v_set1(t->ninvp);
-	for (size_t j = 0; j < n; j += 8) {
-		VT x = VFN(shoup)(v_load(a + j), ni, nip, negq, mask, zero);
-		v_store(a + j, VFN(red)(x, q1));
 	}
 }
 
@@ -558,6 +571,7 @@ VATTR size_t VFN(fg_vec_lincomb)(uint64_t *out, const uint64_t *const *a, const 
 
 #undef FWD_BFLY
 #undef INV_BFLY
+#undef INV_FINAL
 #undef M52
 #undef FG_OVER
 #undef VINL
