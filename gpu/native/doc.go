@@ -57,6 +57,15 @@
 // is first reduced into [0, 2q)), words in [0, 2q), then multiplication by
 // N^{-1} (Shoup) and reduction into [0, q).
 //
+// Passes: the stages with span ≥ 16 run two per pass over the polynomial
+// (radix 4, four vectors in registers), and the four stages that pair words
+// of one 16-word block (span 8, 4, 2, 1) run block by block in registers
+// together with the epilogue (forward) or before the span-16 stages
+// (inverse, whose N^{-1} step rides in the pass of each word's last stage):
+// 6 passes at N = 2^14 instead of one per stage. Each butterfly is the same
+// function of the same operands and each word meets the stages in the same
+// order as in the radix-2 network, so the order of passes changes no byte.
+//
 // # Why the bytes are Lattigo's
 //
 // The vector path does not replay Lattigo's Montgomery schedule; it computes
