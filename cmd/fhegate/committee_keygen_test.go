@@ -190,8 +190,12 @@ func dkgEachMember(t *testing.T, ops keygenOps) []byte {
 	t.Helper()
 	t.Setenv(envKeyPassphrase, ops.pass)
 	t.Setenv(envKeyFile, ops.keyFile)
+	// Each member first opens its secrets (one with a scrypt passphrase)
+	// and only then joins, so under CPU pressure (CI runs this beside the
+	// PoCL suites on 2 cores) a round may wait on a slow starter: 60 s,
+	// not 20 s, before a member counts as absent.
 	runAll(t, ops.ids, func(id uint32) []string {
-		return []string{"committee", "dkg", "--dir", ops.mdir(id), "--member", fmt.Sprint(id), "--round-timeout", "20s"}
+		return []string{"committee", "dkg", "--dir", ops.mdir(id), "--member", fmt.Sprint(id), "--round-timeout", "60s"}
 	})
 	pkb, err := os.ReadFile(filepath.Join(ops.mdir(1), "committee.pk"))
 	require.NoError(t, err)
