@@ -372,14 +372,7 @@ VATTR int VFN(fg_vec_gadget_mac)(uint64_t *out0, uint64_t *out1, const uint64_t 
 		v_store(out0 + j, VFN(red)(VFN(shoup)(s0, cw, cwp, negq, mask, zero), q1));
 		v_store(out1 + j, VFN(red)(VFN(shoup)(s1, cw, cwp, negq, mask, zero), q1));
 	}
-	uint64_t b[8];
-	v_store(b, bad);
-	for (int i = 0; i < 8; i++) {
-		if (b[i] != 0) {
-			return 0;
-		}
-	}
-	return 1;
+	return !v_any(bad);
 }
 
 /*
@@ -429,14 +422,7 @@ VATTR int VFN(fg_vec_modup)(uint64_t *const *dst, const uint64_t *const *src, si
 			v_store(dst[t] + j, acc);
 		}
 	}
-	uint64_t b[8];
-	v_store(b, bad);
-	for (int i = 0; i < 8; i++) {
-		if (b[i] != 0) {
-			return 0;
-		}
-	}
-	return 1;
+	return !v_any(bad);
 }
 
 /*
@@ -458,14 +444,7 @@ VATTR int VFN(fg_vec_scalediff)(uint64_t *out, const uint64_t *x, const uint64_t
 			bad = FG_OVER(bad, v_load(x + j), q2m1);
 			bad = FG_OVER(bad, v_load(y + j), q2m1);
 		}
-		uint64_t b[8];
-		v_store(b, bad);
-		for (int i = 0; i < 8; i++) {
-			if (b[i] != 0) {
-				return 0;
-			}
-		}
-		return 1;
+		return !v_any(bad);
 	}
 	for (size_t j = 0; j < n; j += 8) {
 		VT a = VFN(red)(v_load(x + j), q1), c = VFN(red)(v_load(y + j), q1);
