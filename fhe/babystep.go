@@ -6,7 +6,6 @@ import (
 
 	"github.com/tuneinsight/lattigo/v6/circuits/common/polynomial"
 	"github.com/tuneinsight/lattigo/v6/core/rlwe"
-	"github.com/tuneinsight/lattigo/v6/utils"
 
 	"github.com/fhegate/fhegate/fhe/engine"
 )
@@ -30,10 +29,9 @@ func babyStep(w *worker, i int, ps polynomial.PatersonStockmeyerPolynomialVector
 		return pe.EvaluateBabyStep(i, ps, pb)
 	}
 	pol := ps.Value[0].Value[i]
-	vec := polynomial.PolynomialVector{Value: []polynomial.Polynomial{pol}}
 	X := pb.Value
 	params := w.rbgv.GetParameters()
-	even, odd := vec.IsEven(), vec.IsOdd()
+	even, odd := pol.IsEven, pol.IsOdd // the one polynomial's: Lattigo's PolynomialVector.IsEven/IsOdd
 	minDeg := len(pol.Coeffs) - 1
 	if even && !odd {
 		minDeg--
@@ -41,7 +39,7 @@ func babyStep(w *worker, i int, ps polynomial.PatersonStockmeyerPolynomialVector
 	maxCtDeg := 0
 	for k := pol.Degree(); k > 0; k-- {
 		if x, ok := X[k]; ok {
-			maxCtDeg = utils.Max(maxCtDeg, x.Degree())
+			maxCtDeg = max(maxCtDeg, x.Degree())
 		}
 	}
 	step := &polynomial.BabyStep{Degree: pol.Degree()}
