@@ -158,7 +158,7 @@ func runVerify(ctx context.Context, stdout io.Writer, bar *progressBar, o calibr
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "verify %s (%d cells, tolerance routed ≤ %.2f × min(cpu, accelerator)):\n", tablePath, len(cells), calib.Tolerance)
+	fmt.Fprintf(stdout, "verify %s (%d cells, tolerance routed ≤ %.2f × min(cpu, accelerator) by fastest calls or by the median paired round):\n", tablePath, len(cells), calib.Tolerance)
 	calib.WriteVerify(stdout, cells)
 	if o.report != "" {
 		if err := writeCalibJSON(o.report, map[string]any{"table": tablePath, "tolerance": calib.Tolerance, "ok": ok, "cells": cells, "command": co.Command}); err != nil {
