@@ -352,8 +352,10 @@ func (s *dkgSession) thresholdize() error {
 		if err != nil {
 			return err
 		}
-		if err := s.g.Mux.Send(rctx, id, transport.Message{Type: transport.TypeShamirShare, Session: session, Payload: sb}); err != nil {
-			return fmt.Errorf("protocol: dkg: shamir share to %d: %w", id, err)
+		// Retried in the background while the round lasts (a peer that
+		// misses its share fails the round as missing this member).
+		if err := s.g.Mux.SendRetrying(rctx, id, transport.Message{Type: transport.TypeShamirShare, Session: session, Payload: sb}); err != nil {
+			s.log.Warn("dkg: shamir share not yet delivered; retrying", zap.Uint32("to", uint32(id)), zap.Error(err))
 		}
 	}
 	got := s.g.Mux.Collect(rctx, session, transport.TypeShamirShare, s.g.Members)

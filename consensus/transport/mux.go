@@ -56,6 +56,11 @@ type Mux struct {
 	sent      map[sentKey]*sentEntry
 	sentOrder []sentKey
 	sentBytes int64
+
+	// retrying and retryBytes count the messages SendRetrying is still
+	// trying to deliver, and their bytes.
+	retrying   int
+	retryBytes int64
 }
 
 type sentKey struct {
@@ -281,10 +286,99 @@ func (m *Mux) Send(ctx context.Context, to MemberID, msg Message) error {
 	return m.t.Send(ctx, to, msg)
 }
 
-// Broadcast sends msg to every member of `to` but Self.
+// Broadcast sends msg to every member of `to` but Self, each send
+// through SendRetrying.
 func (m *Mux) Broadcast(ctx context.Context, to []MemberID, msg Message) error {
-	return Broadcast(ctx, m.t, to, msg)
+	return broadcast(ctx, m.Self(), to, func(ctx context.Context, id MemberID) error { return m.SendRetrying(ctx, id, msg) })
 }
+
+// SendRetrying sends msg to `to` and, when that fails for a reason that
+// may pass — the peer is not listening yet (it is still starting: a member
+// that decrypts its secrets first joins seconds after the others), is down
+// until a redial reconnects it, or dropped the connection — keeps trying in
+// the background, with backoff, until ctx's deadline (DefaultRetryWindow
+// when it has none) or Close. It returns the first attempt's error.
+//
+// Why: a round's messages are sent once. A member whose message to a
+// starting peer was refused would otherwise never send it again, while the
+// peer waits a round timeout for it and then fails the round — an n-of-n
+// round (the DKG) deadlocks on it: the peer cannot advance, and the others
+// wait for what it would send next. The retry outlives the caller's
+// cancellation (a round ends at the sender once it has everyone's messages,
+// not once everyone has its own) but not its deadline. A message is the
+// same bytes in every attempt, so a peer that receives it twice (a write
+// that failed after the bytes left) sees a duplicate, which a round
+// ignores. Retries are bounded (MaxRetrying messages, MaxRetryingBytes of
+// payload); beyond the bound a failed send is not retried.
+func (m *Mux) SendRetrying(ctx context.Context, to MemberID, msg Message) error {
+	err := m.t.Send(ctx, to, msg)
+	if err == nil || !retryable(err) || ctx.Err() != nil {
+		return err
+	}
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		deadline = time.Now().Add(DefaultRetryWindow)
+	}
+	size := msgBytes(msg)
+	m.mu.Lock()
+	if m.ctx.Err() != nil || m.retrying >= MaxRetrying || m.retryBytes+size > MaxRetryingBytes {
+		m.mu.Unlock()
+		return err
+	}
+	m.retrying++
+	m.retryBytes += size
+	m.bg.Add(1) // under mu, before Close's cancel: Close waits for it
+	m.mu.Unlock()
+	go func() {
+		defer m.bg.Done()
+		defer func() {
+			m.mu.Lock()
+			m.retrying--
+			m.retryBytes -= size
+			m.mu.Unlock()
+		}()
+		rctx, cancel := context.WithDeadline(m.ctx, deadline)
+		defer cancel()
+		backoff := retryMinBackoff
+		for {
+			select {
+			case <-rctx.Done():
+				m.log.Debug("transport: message not delivered before its deadline", zap.String("session", msg.Session),
+					zap.Uint8("type", uint8(msg.Type)), zap.Uint32("to", uint32(to)))
+				return
+			case <-time.After(backoff):
+			}
+			err := m.t.Send(rctx, to, msg)
+			if err == nil {
+				m.log.Debug("transport: message delivered on retry", zap.String("session", msg.Session),
+					zap.Uint8("type", uint8(msg.Type)), zap.Uint32("to", uint32(to)))
+				return
+			}
+			if !retryable(err) {
+				return
+			}
+			backoff = min(2*backoff, retryMaxBackoff)
+		}
+	}()
+	return err
+}
+
+// retryable reports whether a failed send may succeed later: not when the
+// transport is closed, the peer unknown, the message malformed or the
+// caller's time is up.
+func retryable(err error) bool {
+	return !errors.Is(err, ErrClosed) && !errors.Is(err, ErrUnknownPeer) && !errors.Is(err, ErrTooLarge) &&
+		!errors.Is(err, ErrBadMessage) && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
+}
+
+// Retry bounds of SendRetrying.
+const (
+	DefaultRetryWindow = 30 * time.Second
+	MaxRetrying        = 1024
+	MaxRetryingBytes   = 256 << 20
+	retryMinBackoff    = 25 * time.Millisecond
+	retryMaxBackoff    = time.Second
+)
 
 // BroadcastAllowing is Broadcast for the rounds of a request (digest, coin
 // toss, decryption, refresh and signature shares), with late replies.
@@ -307,7 +401,7 @@ func (m *Mux) Broadcast(ctx context.Context, to []MemberID, msg Message) error {
 // retries deal new secrets, uses Broadcast.
 func (m *Mux) BroadcastAllowing(ctx context.Context, to, allowed []MemberID, msg Message) error {
 	m.remember(msg, to, allowed)
-	return Broadcast(ctx, m.t, to, msg)
+	return m.Broadcast(ctx, to, msg)
 }
 
 func (m *Mux) remember(msg Message, to, allowed []MemberID) {

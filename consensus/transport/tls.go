@@ -369,7 +369,7 @@ func (t *TLS) Send(ctx context.Context, to MemberID, msg Message) error {
 		return err
 	}
 	if to == t.cfg.Self {
-		return errors.New("transport: send to self")
+		return fmt.Errorf("%w: send to self", ErrBadMessage)
 	}
 	t.mu.Lock()
 	oc, ok := t.out[to]

@@ -222,3 +222,52 @@ func TestTLSPeerDownFailsFast(t *testing.T) {
 		require.NotErrorIs(t, err, ErrPeerDown)
 	}
 }
+
+// TestSendRetryingReachesLateListener: over real sockets, a round message
+// to a member whose listener is not up yet (dial refused) arrives once it
+// listens, within the sender's deadline; a message whose deadline passes
+// first is given up.
+func TestSendRetryingReachesLateListener(t *testing.T) {
+	t.Parallel()
+	keys := make([]ed25519.PrivateKey, 2)
+	peers := make([]Peer, 2)
+	lns := make([]net.Listener, 2)
+	for i := range keys {
+		k, err := NewIdentityKey()
+		require.NoError(t, err)
+		keys[i] = k
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		lns[i] = ln
+		peers[i] = Peer{ID: MemberID(i + 1), Addr: ln.Addr().String(), PubKey: k.Public().(ed25519.PublicKey)}
+	}
+	require.NoError(t, lns[1].Close()) // member 2 is still starting: nobody listens on its port
+	t1, err := ListenTLS(TLSConfig{Self: 1, Key: keys[0], Peers: peers, Listener: lns[0], Log: zaptest.NewLogger(t)})
+	require.NoError(t, err)
+	m1 := NewMux(t1, zaptest.NewLogger(t))
+	defer m1.Close()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	msg := Message{Type: TypePing, Session: "dkg/1/commit", Payload: []byte("c1")}
+	require.Error(t, m1.Broadcast(ctx, []MemberID{1, 2}, msg), "the first attempt is refused")
+	short, cancelShort := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancelShort()
+	require.Error(t, m1.SendRetrying(short, 2, Message{Type: TypePing, Session: "expired", Payload: []byte("x")}))
+	time.Sleep(500 * time.Millisecond)
+
+	ln, err := net.Listen("tcp", peers[1].Addr)
+	require.NoError(t, err)
+	t2, err := ListenTLS(TLSConfig{Self: 2, Key: keys[1], Peers: peers, Listener: ln, Log: zaptest.NewLogger(t)})
+	require.NoError(t, err)
+	m2 := NewMux(t2, zaptest.NewLogger(t))
+	defer m2.Close()
+	got, err := m2.Recv(ctx, Key{Session: "dkg/1/commit", Type: TypePing, From: 1})
+	require.NoError(t, err)
+	require.Equal(t, []byte("c1"), got.Payload)
+	// The expired message was never delivered.
+	ectx, cancelE := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancelE()
+	_, err = m2.Recv(ectx, Key{Session: "expired", Type: TypePing, From: 1})
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+}

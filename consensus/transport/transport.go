@@ -108,6 +108,9 @@ var (
 	// redial has not reconnected yet (TLS transport).
 	ErrPeerDown = errors.New("transport: peer down")
 	ErrTooLarge = errors.New("transport: message too large")
+	// ErrBadMessage: a message no peer can take (a session name over
+	// MaxSession, a send to Self); sending it again would not help.
+	ErrBadMessage = errors.New("transport: bad message")
 )
 
 // Limits shared by the implementations.
@@ -121,7 +124,7 @@ const (
 
 func checkMsg(msg Message, max int) error {
 	if len(msg.Session) > MaxSession {
-		return fmt.Errorf("transport: session name of %d bytes exceeds %d", len(msg.Session), MaxSession)
+		return fmt.Errorf("%w: session name of %d bytes exceeds %d", ErrBadMessage, len(msg.Session), MaxSession)
 	}
 	if len(msg.Payload) > max {
 		return fmt.Errorf("%w: %d bytes > %d", ErrTooLarge, len(msg.Payload), max)
@@ -133,6 +136,12 @@ func checkMsg(msg Message, max int) error {
 // at once, and returns the error of the first member in `to` whose send
 // failed (the others are sent to regardless).
 func Broadcast(ctx context.Context, t Transport, to []MemberID, msg Message) error {
+	return broadcast(ctx, t.Self(), to, func(ctx context.Context, id MemberID) error { return t.Send(ctx, id, msg) })
+}
+
+// broadcast runs send for every member of `to` but self, all at once, and
+// returns the first error in the order of `to`.
+func broadcast(ctx context.Context, self MemberID, to []MemberID, send func(context.Context, MemberID) error) error {
 	// One goroutine per recipient: a peer whose dial hangs (a dead host
 	// drops SYNs) must not hold back the message to the others until ctx
 	// ends. Each call returns after every send, so one sender's messages
@@ -140,13 +149,13 @@ func Broadcast(ctx context.Context, t Transport, to []MemberID, msg Message) err
 	errs := make([]error, len(to))
 	var wg sync.WaitGroup
 	for i, id := range to {
-		if id == t.Self() {
+		if id == self {
 			continue
 		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := t.Send(ctx, id, msg); err != nil {
+			if err := send(ctx, id); err != nil {
 				errs[i] = fmt.Errorf("send to %d: %w", id, err)
 			}
 		}()
