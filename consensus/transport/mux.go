@@ -61,6 +61,7 @@ type Mux struct {
 	// trying to deliver, and their bytes.
 	retrying   int
 	retryBytes int64
+	retryTo    map[MemberID]int
 }
 
 type sentKey struct {
@@ -308,8 +309,10 @@ func (m *Mux) Broadcast(ctx context.Context, to []MemberID, msg Message) error {
 // not once everyone has its own) but not its deadline. A message is the
 // same bytes in every attempt, so a peer that receives it twice (a write
 // that failed after the bytes left) sees a duplicate, which a round
-// ignores. Retries are bounded (MaxRetrying messages, MaxRetryingBytes of
-// payload); beyond the bound a failed send is not retried.
+// ignores. Retries are bounded (MaxRetrying messages, MaxRetryingPerPeer
+// to one peer — a dead member is dialled for at most that many messages at
+// a time, at most once a second each —, MaxRetryingBytes of payload);
+// beyond a bound a failed send is not retried.
 func (m *Mux) SendRetrying(ctx context.Context, to MemberID, msg Message) error {
 	err := m.t.Send(ctx, to, msg)
 	if err == nil || !retryable(err) || ctx.Err() != nil {
@@ -321,11 +324,15 @@ func (m *Mux) SendRetrying(ctx context.Context, to MemberID, msg Message) error 
 	}
 	size := msgBytes(msg)
 	m.mu.Lock()
-	if m.ctx.Err() != nil || m.retrying >= MaxRetrying || m.retryBytes+size > MaxRetryingBytes {
+	if m.ctx.Err() != nil || m.retrying >= MaxRetrying || m.retryTo[to] >= MaxRetryingPerPeer || m.retryBytes+size > MaxRetryingBytes {
 		m.mu.Unlock()
 		return err
 	}
+	if m.retryTo == nil {
+		m.retryTo = map[MemberID]int{}
+	}
 	m.retrying++
+	m.retryTo[to]++
 	m.retryBytes += size
 	m.bg.Add(1) // under mu, before Close's cancel: Close waits for it
 	m.mu.Unlock()
@@ -334,6 +341,7 @@ func (m *Mux) SendRetrying(ctx context.Context, to MemberID, msg Message) error 
 		defer func() {
 			m.mu.Lock()
 			m.retrying--
+			m.retryTo[to]--
 			m.retryBytes -= size
 			m.mu.Unlock()
 		}()
@@ -375,6 +383,7 @@ func retryable(err error) bool {
 const (
 	DefaultRetryWindow = 30 * time.Second
 	MaxRetrying        = 1024
+	MaxRetryingPerPeer = 256
 	MaxRetryingBytes   = 256 << 20
 	retryMinBackoff    = 25 * time.Millisecond
 	retryMaxBackoff    = time.Second
