@@ -309,7 +309,9 @@ func (m *Mux) Broadcast(ctx context.Context, to []MemberID, msg Message) error {
 // not once everyone has its own) but not its deadline. A message is the
 // same bytes in every attempt, so a peer that receives it twice (a write
 // that failed after the bytes left) sees a duplicate, which a round
-// ignores. Retries are bounded (MaxRetrying messages, MaxRetryingPerPeer
+// ignores. A retried message may reach the peer after later ones; the
+// Mux keys messages by (session, type, sender), so a round does not
+// depend on their order. Retries are bounded (MaxRetrying messages, MaxRetryingPerPeer
 // to one peer — a dead member is dialled for at most that many messages at
 // a time, at most once a second each —, MaxRetryingBytes of payload);
 // beyond a bound a failed send is not retried.
@@ -336,6 +338,9 @@ func (m *Mux) SendRetrying(ctx context.Context, to MemberID, msg Message) error 
 	m.retryBytes += size
 	m.bg.Add(1) // under mu, before Close's cancel: Close waits for it
 	m.mu.Unlock()
+	// The caller owns its payload once this returns (it may reuse or clear
+	// the buffer); the retry sends its own copy.
+	msg.Payload = append([]byte(nil), msg.Payload...)
 	go func() {
 		defer m.bg.Done()
 		defer func() {

@@ -144,8 +144,9 @@ func Broadcast(ctx context.Context, t Transport, to []MemberID, msg Message) err
 func broadcast(ctx context.Context, self MemberID, to []MemberID, send func(context.Context, MemberID) error) error {
 	// One goroutine per recipient: a peer whose dial hangs (a dead host
 	// drops SYNs) must not hold back the message to the others until ctx
-	// ends. Each call returns after every send, so one sender's messages
-	// still reach each peer in call order.
+	// ends. Each call returns after every send's first attempt, so one
+	// sender's messages reach each peer in call order unless a send is
+	// retried (Mux.SendRetrying).
 	errs := make([]error, len(to))
 	var wg sync.WaitGroup
 	for i, id := range to {
