@@ -212,7 +212,7 @@ func newCommitteeDKGCmd(a *app) *cobra.Command {
 	var timeout time.Duration
 	cmd := &cobra.Command{
 		Use:   "dkg",
-		Short: "Run the distributed key generation (every member must run it at the same time)",
+		Short: "Run the distributed key generation (every member runs it, each started within one --round-timeout of the first)",
 		Example: `  fhegate committee dkg --dir c --member 1
   fhegate committee dkg --dir c --all`,
 		Args: cobra.NoArgs,
