@@ -66,12 +66,23 @@ func freeBase(t *testing.T) int {
 // runAll runs one CLI invocation per member id at the same time.
 func runAll(t *testing.T, ids []uint32, args func(id uint32) []string) {
 	t.Helper()
+	runAllAfter(t, ids, nil, args)
+}
+
+// runAllAfter is runAll with member id's invocation started after[id]
+// later than the others.
+func runAllAfter(t *testing.T, ids []uint32, after map[uint32]time.Duration, args func(id uint32) []string) {
+	t.Helper()
 	errs := make([]error, len(ids))
 	outs := make([]string, len(ids))
 	var wg sync.WaitGroup
 	for i, id := range ids {
 		wg.Add(1)
-		go func(i int, id uint32) { defer wg.Done(); outs[i], errs[i] = runCLI(t, args(id)...) }(i, id)
+		go func(i int, id uint32) {
+			defer wg.Done()
+			time.Sleep(after[id])
+			outs[i], errs[i] = runCLI(t, args(id)...)
+		}(i, id)
 	}
 	wg.Wait()
 	for i, err := range errs {
