@@ -2,7 +2,6 @@ package transport
 
 import (
 	"context"
-	"crypto/ed25519"
 	"net"
 	"testing"
 	"time"
@@ -21,18 +20,7 @@ import (
 func TestTLSBoundsPendingHandshakes(t *testing.T) {
 	t.Parallel()
 	const bound = 4
-	keys := make([]ed25519.PrivateKey, 2)
-	lns := make([]net.Listener, 2)
-	peers := make([]Peer, 2)
-	for i := range keys {
-		k, err := NewIdentityKey()
-		require.NoError(t, err)
-		keys[i] = k
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		require.NoError(t, err)
-		lns[i] = ln
-		peers[i] = Peer{ID: MemberID(i + 1), Addr: ln.Addr().String(), PubKey: k.Public().(ed25519.PublicKey)}
-	}
+	keys, lns, peers := tlsPeers(t, 2)
 	var ts [2]*TLS
 	for i := range ts {
 		tr, err := ListenTLS(TLSConfig{Self: MemberID(i + 1), Key: keys[i], Peers: peers, Listener: lns[i],

@@ -11,7 +11,9 @@ import (
 	"go.uber.org/zap/zaptest"
 )
 
-func tlsNet(t *testing.T, n int, max int) ([]*TLS, []ed25519.PrivateKey) {
+// tlsPeers makes n members' identity keys, loopback listeners and the
+// committee's peer list (member i+1 at index i).
+func tlsPeers(t *testing.T, n int) ([]ed25519.PrivateKey, []net.Listener, []Peer) {
 	keys := make([]ed25519.PrivateKey, n)
 	lns := make([]net.Listener, n)
 	peers := make([]Peer, n)
@@ -24,6 +26,11 @@ func tlsNet(t *testing.T, n int, max int) ([]*TLS, []ed25519.PrivateKey) {
 		lns[i] = ln
 		peers[i] = Peer{ID: MemberID(i + 1), Addr: ln.Addr().String(), PubKey: k.Public().(ed25519.PublicKey)}
 	}
+	return keys, lns, peers
+}
+
+func tlsNet(t *testing.T, n int, max int) ([]*TLS, []ed25519.PrivateKey) {
+	keys, lns, peers := tlsPeers(t, n)
 	ts := make([]*TLS, n)
 	for i := range ts {
 		tr, err := ListenTLS(TLSConfig{Self: MemberID(i + 1), Key: keys[i], Peers: peers, Listener: lns[i], MaxMessage: max, Log: zaptest.NewLogger(t)})
@@ -229,18 +236,7 @@ func TestTLSPeerDownFailsFast(t *testing.T) {
 // first is given up.
 func TestSendRetryingReachesLateListener(t *testing.T) {
 	t.Parallel()
-	keys := make([]ed25519.PrivateKey, 2)
-	peers := make([]Peer, 2)
-	lns := make([]net.Listener, 2)
-	for i := range keys {
-		k, err := NewIdentityKey()
-		require.NoError(t, err)
-		keys[i] = k
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		require.NoError(t, err)
-		lns[i] = ln
-		peers[i] = Peer{ID: MemberID(i + 1), Addr: ln.Addr().String(), PubKey: k.Public().(ed25519.PublicKey)}
-	}
+	keys, lns, peers := tlsPeers(t, 2)
 	require.NoError(t, lns[1].Close()) // member 2 is still starting: nobody listens on its port
 	t1, err := ListenTLS(TLSConfig{Self: 1, Key: keys[0], Peers: peers, Listener: lns[0], Log: zaptest.NewLogger(t)})
 	require.NoError(t, err)
