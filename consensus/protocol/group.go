@@ -167,7 +167,7 @@ func exchangeAll(ctx context.Context, g Group, members []transport.MemberID, ses
 		payload = g.hook(hookSend, session, typ, payload, peek)
 	}
 	if err := g.Mux.Broadcast(rctx, members, transport.Message{Type: typ, Session: session, Payload: payload}); err != nil {
-		g.log().Warn("broadcast incomplete", zap.String("session", session), zap.Error(err))
+		g.log().Info("broadcast: a first send failed; retried until the round's deadline", zap.String("session", session), zap.Error(err))
 	}
 	if got.Got == nil {
 		got = g.Mux.Collect(rctx, session, typ, members)
