@@ -355,7 +355,7 @@ func (s *dkgSession) thresholdize() error {
 		// Retried in the background while the round lasts (a peer that
 		// misses its share fails the round as missing this member).
 		if err := s.g.Mux.SendRetrying(rctx, id, transport.Message{Type: transport.TypeShamirShare, Session: session, Payload: sb}); err != nil {
-			s.log.Warn("dkg: shamir share not yet delivered; retrying", zap.Uint32("to", uint32(id)), zap.Error(err))
+			s.log.Info("dkg: shamir share not yet delivered; retried until the round's deadline", zap.Uint32("to", uint32(id)), zap.Error(err))
 		}
 	}
 	got := s.g.Mux.Collect(rctx, session, transport.TypeShamirShare, s.g.Members)
