@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -65,4 +66,61 @@ func TestMuxEarlyMessageByteBudget(t *testing.T) {
 	m.Forget("flood/198")
 	_, bytes3 := m.Buffered()
 	require.Equal(t, bytes2-int64(size+len("flood/198")), bytes3, "Forget must release the bytes it drops")
+}
+
+// refusing is a transport whose sends to `down` fail as a refused dial
+// does, counting the attempts.
+type refusing struct {
+	Transport
+	down     MemberID
+	attempts atomic.Int64
+}
+
+func (r *refusing) Send(ctx context.Context, to MemberID, msg Message) error {
+	if to == r.down {
+		r.attempts.Add(1)
+		return fmt.Errorf("transport: dial member %d: connect: connection refused", to)
+	}
+	return r.Transport.Send(ctx, to, msg)
+}
+
+// TestSendRetryingBounds — attack: "a member that never answers". Sends to a
+// member that refuses every dial are retried, but at most
+// MaxRetryingPerPeer messages at a time, each at most until its deadline;
+// errors that cannot pass are not retried at all; Close ends every retry.
+func TestSendRetryingBounds(t *testing.T) {
+	hub := NewHub(3)
+	tr := &refusing{Transport: hub.Endpoint(1), down: 3}
+	m := NewMux(tr, zaptest.NewLogger(t))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for i := range MaxRetryingPerPeer + 50 {
+		require.Error(t, m.SendRetrying(ctx, 3, Message{Type: TypePing, Session: fmt.Sprint("s", i), Payload: []byte{1}}))
+	}
+	m.mu.Lock()
+	require.Equal(t, MaxRetryingPerPeer, m.retryTo[3])
+	require.Equal(t, MaxRetryingPerPeer, m.retrying)
+	m.mu.Unlock()
+	// Another peer is unaffected.
+	require.NoError(t, m.SendRetrying(ctx, 2, Message{Type: TypePing, Session: "ok"}))
+	// Not retried: a message no peer can take.
+	require.ErrorIs(t, m.SendRetrying(ctx, 2, Message{Type: TypePing, Session: string(make([]byte, MaxSession+1))}), ErrBadMessage)
+	m.mu.Lock()
+	require.Equal(t, MaxRetryingPerPeer, m.retrying)
+	m.mu.Unlock()
+
+	done := make(chan struct{})
+	go func() { m.Close(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Close waited for the retries' deadline")
+	}
+	m.mu.Lock()
+	require.Zero(t, m.retrying)
+	require.Zero(t, m.retryBytes)
+	m.mu.Unlock()
+	n := tr.attempts.Load()
+	time.Sleep(100 * time.Millisecond)
+	require.Equal(t, n, tr.attempts.Load(), "no attempt after Close")
 }
