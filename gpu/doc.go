@@ -64,7 +64,7 @@
 //     operation and the Table routes the forward-NTT batch of the same
 //     moduli; each computes the canonical residue Lattigo's loops leave,
 //     and each new (N, q) is checked against the CPU on first use.
-//   - An exclusive accelerator (Exclusive: OpenCL, one command queue) is
+//   - An exclusive accelerator (Exclusive: OpenCL and Metal, one command queue) is
 //     handed a routed call only when it is idle; a call that finds it busy
 //     runs Lattigo's loop on the caller's core and is counted as shed
 //     (Dispatcher.claim; FHEGATE_GPU_QUEUE=1 waits instead). Members or

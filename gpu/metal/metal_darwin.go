@@ -194,6 +194,13 @@ func (b *Backend) Name() string { return Name }
 // Info implements gpu.Backend.
 func (b *Backend) Info() gpu.DeviceInfo { return b.info }
 
+// Exclusive implements gpu.Exclusive: the backend runs one call at a time
+// on its device's one command queue (b.mu), so the dispatcher sends a call
+// only when the device is idle and runs one that finds it busy on the CPU.
+func (b *Backend) Exclusive() bool { return true }
+
+var _ gpu.Exclusive = (*Backend)(nil)
+
 // Close releases the device objects.
 func (b *Backend) Close() error {
 	b.mu.Lock()
