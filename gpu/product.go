@@ -21,6 +21,14 @@ type ProductBackend interface {
 	MulAdd(jobs []engine.MulAddJob) (bool, error)
 }
 
+// ProductSwitch is implemented by a ProductBackend whose products may be
+// switched off (OpenCL: Backend.Products); while they are, the dispatcher
+// routes none to it — rather than taking the device and computing a
+// first-use reference for a call the backend will decline.
+type ProductSwitch interface {
+	ProductsOn() bool
+}
+
 // productRoute decides a product batch over the SubRings sub(0…n−1),
 // writing polys polynomials per limb: it routes to the armed accelerator
 // iff that is a ProductBackend and the table routes the forward-NTT batch
@@ -32,6 +40,9 @@ func (d *Dispatcher) productRoute(n, polys int, sub func(i int) *ring.SubRing, v
 	pb, ok := d.accel.(ProductBackend)
 	if !ok || !d.routing.Load() || n == 0 {
 		return nil, nil, nil, false
+	}
+	if sw, ok := pb.(ProductSwitch); ok && !sw.ProductsOn() {
+		return nil, nil, nil, false // not the device's: no claim, no first-use reference
 	}
 	mods := map[uint64]struct{}{}
 	keys := make([]macKey, n)

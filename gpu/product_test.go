@@ -126,7 +126,24 @@ func TestProductRouting(t *testing.T) {
 	cpuOnly := gpu.NewDispatcher(gpu.Options{Log: zaptest.NewLogger(t), Accelerator: &productFake{}})
 	require.False(t, cpuOnly.Tensor(ts))
 	require.False(t, cpuOnly.MulAdd(ms))
+	// A ProductBackend whose products are switched off is never asked.
+	off := &switchedProducts{}
+	offD := gpu.NewDispatcher(gpu.Options{Log: zaptest.NewLogger(t), Accelerator: off, ForceThreshold: 1})
+	require.False(t, offD.Tensor(ts))
+	require.False(t, offD.MulAdd(ms))
+	require.Zero(t, off.tensors+off.muladds)
+	off.on = true
+	require.True(t, offD.Tensor(ts))
+	require.True(t, offD.MulAdd(ms))
 }
+
+// switchedProducts is productFake with a gpu.ProductSwitch.
+type switchedProducts struct {
+	productFake
+	on bool
+}
+
+func (s *switchedProducts) ProductsOn() bool { return s.on }
 
 // linCombFake is productFake with linear combinations (Finish), optionally
 // corrupted.

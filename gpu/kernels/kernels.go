@@ -44,6 +44,9 @@ const (
 	KernelGadgetMulAcc = "fg_ks_gadget_mac"
 	KernelModUp        = "fg_ks_modup"
 	KernelScaleDiff    = "fg_ks_scalediff"
+	// The products' kernels, in the same program.
+	KernelLinComb = "fg_pr_lincomb"
+	KernelTensor  = "fg_pr_tensor"
 	// MaxModUpSources bounds a basis extension's source moduli (the
 	// kernel's private array).
 	MaxModUpSources = 32

@@ -1,7 +1,8 @@
 /*
  * keyswitch.cl — OpenCL C kernels of the key switch's loops other than the
  * NTT (fhe/engine's KeySwitchRouter jobs), for gpu/opencl's
- * gpu.KeySwitchBackend. Arithmetic: ntt_arith.h (spliced in by the host)
+ * gpu.KeySwitchBackend, and of BGV's coefficient-wise products
+ * (ProductRouter, LinCombRouter jobs: gpu.LinCombBackend). Arithmetic: ntt_arith.h (spliced in by the host)
  * plus a Shoup product. Every kernel writes the canonical residue in
  * [0, q), so its bytes equal Lattigo's (whose lazy schedules end in a full
  * reduction) and the native backend's Go/C model word for word.
@@ -151,4 +152,57 @@ __kernel void fg_ks_scalediff(__global const ulong *in, __global ulong *out, __g
 	b = b >= q ? b - q : b;
 	ulong d = a >= b ? a - b : a + q - b;
 	out[j * n + x] = fg_shoup(d, w, wp, q);
+}
+
+/*
+ * BGV's products outside the key switch (engine.LinCombJob, MulAddJob as a
+ * one-term combination, TensorJob): each word runs Lattigo's own per-word
+ * sequence (MRed, CRed, the jobs' Finish), so the bytes equal Lattigo's for
+ * every input word, and no input is out of bounds (no flag).
+ *
+ * Linear combination: o = out; for each term k, o = CRed(o + MRed(a_k, wm_k))
+ * with wm_k = w_k*2^64 mod q. meta per job j at 1 + 5j: q, mredc, terms,
+ * the offset of the job's words in `in` (out's N words, then each term's
+ * N), the offset in meta of wm_0 … wm_{terms-1}. Its output is
+ * out[jN .. jN+N).
+ */
+__kernel void fg_pr_lincomb(__global const ulong *in, __global ulong *out, __global ulong *meta, const ulong n)
+{
+	size_t x = get_global_id(0), j = get_global_id(1);
+	if (x >= n) {
+		return;
+	}
+	__global const ulong *m = meta + 1 + 5 * j;
+	ulong q = m[0], mredc = m[1], terms = m[2];
+	__global const ulong *src = in + m[3], *wm = meta + m[4];
+	ulong o = src[x];
+	for (ulong k = 0; k < terms; k++) {
+		o += fg_mred(src[(k + 1) * n + x], wm[k], q, mredc);
+		o = o >= q ? o - q : o;
+	}
+	out[j * n + x] = o;
+}
+
+/*
+ * Tensor (engine.TensorJob.Finish): c00 = MRed(a0, tMont), c01 = MRed(a1,
+ * tMont); out0 = MRed(c00, b0), out2 = MRed(c01, b1), out1 = CRed(MRed(c00,
+ * b1) + MRed(c01, b0)). meta per job j at 1 + 4j: q, mredc, tMont, the
+ * offset of a0 in `in` (a0, a1, b0, b1: N words each); its outputs are
+ * out[3jN + {0, N, 2N} + x].
+ */
+__kernel void fg_pr_tensor(__global const ulong *in, __global ulong *out, __global ulong *meta, const ulong n)
+{
+	size_t x = get_global_id(0), j = get_global_id(1);
+	if (x >= n) {
+		return;
+	}
+	__global const ulong *m = meta + 1 + 4 * j;
+	ulong q = m[0], mredc = m[1], tm = m[2];
+	__global const ulong *s = in + m[3];
+	ulong c00 = fg_mred(s[x], tm, q, mredc), c01 = fg_mred(s[n + x], tm, q, mredc);
+	ulong b0 = s[2 * n + x], b1 = s[3 * n + x];
+	ulong o1 = fg_mred(c00, b1, q, mredc) + fg_mred(c01, b0, q, mredc);
+	out[3 * j * n + x] = fg_mred(c00, b0, q, mredc);
+	out[3 * j * n + n + x] = o1 >= q ? o1 - q : o1;
+	out[3 * j * n + 2 * n + x] = fg_mred(c01, b1, q, mredc);
 }

@@ -9,7 +9,7 @@ package opencl
 
 typedef struct {
 	cl_program prog;
-	cl_kernel mac, modup, sd;
+	cl_kernel mac, modup, sd, lincomb, tensor;
 } fg_ks;
 
 // A device buffer and a pinned host staging buffer of the same size
@@ -22,10 +22,10 @@ typedef struct {
 } fg_ks_buf;
 
 static int fg_ks_build(fg_ks *k, cl_context ctx, cl_device_id dev, const char *src, char *eb, size_t ebn) {
-	static const char *const names[] = {"fg_ks_gadget_mac", "fg_ks_modup", "fg_ks_scalediff"};
-	cl_kernel ks[3] = {0};
-	int rc = fg_cl_program(ctx, dev, src, "key switch", &k->prog, names, ks, 3, eb, ebn);
-	k->mac = ks[0], k->modup = ks[1], k->sd = ks[2];
+	static const char *const names[] = {"fg_ks_gadget_mac", "fg_ks_modup", "fg_ks_scalediff", "fg_pr_lincomb", "fg_pr_tensor"};
+	cl_kernel ks[5] = {0};
+	int rc = fg_cl_program(ctx, dev, src, "key switch", &k->prog, names, ks, 5, eb, ebn);
+	k->mac = ks[0], k->modup = ks[1], k->sd = ks[2], k->lincomb = ks[3], k->tensor = ks[4];
 	return rc;
 }
 
@@ -33,6 +33,8 @@ static void fg_ks_release(fg_ks *k) {
 	if (k->mac) clReleaseKernel(k->mac);
 	if (k->modup) clReleaseKernel(k->modup);
 	if (k->sd) clReleaseKernel(k->sd);
+	if (k->lincomb) clReleaseKernel(k->lincomb);
+	if (k->tensor) clReleaseKernel(k->tensor);
 	if (k->prog) clReleaseProgram(k->prog);
 	memset(k, 0, sizeof *k);
 }
@@ -68,7 +70,8 @@ static int fg_ks_buf_alloc(cl_context ctx, cl_command_queue q, fg_ks_buf *b, siz
 // (n, jobs) work items, read back out_words of out and meta's flag word,
 // one wait (the last read blocks; the queue is in order). kind: 0 the
 // multiply-accumulate (argument 4: the key arena), 1 the extension
-// (argument 4: nt_max), 2 the scale-difference.
+// (argument 4: nt_max), 2 the scale-difference, 3 and 4 the products
+// (no argument 4).
 static int fg_ks_run(cl_command_queue q, cl_kernel k, int kind, fg_ks_buf *in, fg_ks_buf *out, fg_ks_buf *meta,
                      cl_mem arena, size_t in_words, size_t out_words, size_t meta_words, const size_t *ups, size_t nups,
                      cl_ulong n, cl_ulong nt_max, size_t jobs, cl_ulong *flag, char *eb, size_t ebn) {
@@ -140,6 +143,8 @@ type keySwitch struct {
 	mulAccs       uint64
 	modUps        uint64
 	scaleDiffs    uint64
+	linCombs      uint64 // linear-combination limbs (a multiply-add counts as one)
+	tensors       uint64
 
 	// The key arena: gadget-key limbs resident on the device, with a host
 	// copy each (a limb is reused only while its words equal the copy).
@@ -265,6 +270,8 @@ const (
 	ksMulAcc ksKernel = iota
 	ksModUp
 	ksScaleDiff
+	ksLinComb
+	ksTensor
 )
 
 // ksCall is one launch: the words of its inputs, outputs and meta, the
@@ -336,6 +343,10 @@ func (b *Backend) ksRun(c ksCall, commit func(out []uint64)) (bool, error) {
 		k = ks.k.modup
 	case ksScaleDiff:
 		k = ks.k.sd
+	case ksLinComb:
+		k = ks.k.lincomb
+	case ksTensor:
+		k = ks.k.tensor
 	}
 	rc := C.fg_ks_run(b.c.q, k, C.int(c.kernel), &ks.in, &ks.out, &ks.meta, ks.arena, C.size_t(inWords), C.size_t(c.out),
 		C.size_t(c.meta), &ups[0], C.size_t(len(ks.ups)/3), C.cl_ulong(c.n), C.cl_ulong(c.ntMax), C.size_t(c.jobs), &flag,

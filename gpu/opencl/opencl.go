@@ -235,6 +235,10 @@ type Backend struct {
 	// KeySwitch selects the key-switch loops the backend takes (New: all,
 	// or FHEGATE_OPENCL_KEYSWITCH); set before first use.
 	KeySwitch KeySwitchOps
+	// Products makes the backend run BGV's coefficient-wise products
+	// (LinComb, MulAdd, Tensor; products.go) instead of declining them
+	// (New: FHEGATE_OPENCL_PRODUCTS=1); set before first use.
+	Products bool
 
 	mu     sync.Mutex
 	c      C.fg_cl
@@ -257,7 +261,8 @@ func cerr(b []byte) string {
 // New opens the first GPU (else the first OpenCL device) and builds the
 // kernels. FHEGATE_OPENCL_DEVICE=<platform>:<device> selects another;
 // FHEGATE_OPENCL_KEYSWITCH (ParseKeySwitchOps) limits the key-switch loops
-// it takes, for comparisons in one run.
+// it takes, for comparisons in one run; FHEGATE_OPENCL_PRODUCTS=1 makes it
+// run BGV's products too (Backend.Products).
 func New() (gpu.Backend, error) {
 	plat, dev := -1, -1
 	if v := os.Getenv("FHEGATE_OPENCL_DEVICE"); v != "" {
@@ -273,7 +278,15 @@ func New() (gpu.Backend, error) {
 	defer C.free(unsafe.Pointer(src))
 	info := make([]byte, 1024)
 	eb := make([]byte, 8192)
-	b := &Backend{roots: map[gpu.Key]roots{}, KeySwitch: ops}
+	products := false
+	switch v := os.Getenv("FHEGATE_OPENCL_PRODUCTS"); v {
+	case "", "0":
+	case "1":
+		products = true
+	default:
+		return nil, fmt.Errorf("opencl: FHEGATE_OPENCL_PRODUCTS=%q: want 0 or 1", v)
+	}
+	b := &Backend{roots: map[gpu.Key]roots{}, KeySwitch: ops, Products: products}
 	rc := C.fg_cl_open(&b.c, C.int(plat), C.int(dev), src, (*C.char)(unsafe.Pointer(&info[0])), C.size_t(len(info)),
 		(*C.char)(unsafe.Pointer(&eb[0])), C.size_t(len(eb)))
 	if rc != 0 {
