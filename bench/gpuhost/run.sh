@@ -10,7 +10,7 @@
 #
 # then, on the GPU host, from the repository root (the NVIDIA OpenCL driver at its usual path):
 #
-#   BIN=.dev bench/gpuhost/run.sh info confull calocl calnat polocl polnat comoff comon comnat
+#   BIN=.dev bench/gpuhost/run.sh info confull calocl calnat polocl polprod polnat comoff comon comnat
 #
 # Steps (each under its own time limit; a failed step does not stop the others):
 #   info     nvidia-smi, cores, IFMA, `fhegate gpu info`
@@ -19,6 +19,7 @@
 #   calocl, calnat   `fhegate calibrate --quick` for OpenCL and for the native (IFMA) backend
 #   polocl, polnat   `fhegate bench policy` kyc_aml and credit_limit through that table vs pure Go
 #                    (same process; QUICK=1 for one repetition instead of best of 3)
+#   polprod  polocl with BGV's products on the device too (FHEGATE_OPENCL_PRODUCTS=1); needs calocl first
 #   polseq   polocl with --sequential (one transform batch per step, as before the gathered evaluation)
 #   polks    polocl once per FHEGATE_OPENCL_KEYSWITCH value in $KS (default: none (NTTs only), muladd,modup,
 #            all: the key switch's multiply-accumulate, basis extension, ModDown/rescale step on
@@ -75,6 +76,8 @@ for s in "$@"; do
 	calnat) step calnat 60 "$FG" calibrate --backend native --quick --out "$R/cal_nat" ;;
 	polocl) step polocl 150 "$FG" bench policy --policy kyc_aml,credit_limit --gpu-backend opencl \
 		--gpu-table "$R/cal_ocl/crossover.json" "${Q[@]}" --json "$R/polocl.json" ;;
+	polprod) FHEGATE_OPENCL_PRODUCTS=1 step polprod 150 "$FG" bench policy --policy kyc_aml,credit_limit --gpu-backend opencl \
+		--gpu-table "$R/cal_ocl/crossover.json" "${Q[@]}" --json "$R/polprod.json" ;;
 	polseq) step polseq 150 "$FG" bench policy --policy kyc_aml,credit_limit --gpu-backend opencl --sequential \
 		--gpu-table "$R/cal_ocl/crossover.json" "${Q[@]}" --json "$R/polseq.json" ;;
 	polnat) step polnat 150 "$FG" bench policy --policy kyc_aml,credit_limit --gpu-backend native \

@@ -49,6 +49,20 @@
 // the same way. The dispatcher's first-use verification (gpu/keyswitch.go)
 // checks every new modulus against the Go definition before trusting it.
 //
+// # BGV's products
+//
+// With Backend.Products (FHEGATE_OPENCL_PRODUCTS=1) it is also a
+// gpu.LinCombBackend: the tensor of a ciphertext product, the multiply-add
+// by an integer and a baby step's linear combination Out + Σ_k w_k·A_k
+// (engine.TensorJob, MulAddJob, LinCombJob) run in the same program
+// (fg_pr_tensor, fg_pr_lincomb), through the same staging and launch. Each
+// word runs Lattigo's own sequence — c = MRed(a, t·2^128 mod q) then MRed,
+// CRed for the tensor; o = CRed(o + MRed(a_k, w_k·2^64 mod q)) term by term
+// — so the bytes are Lattigo's for every input word and no input is out of
+// bounds. They are off by default: the step is bound by memory traffic, its
+// operands cross the bus for it, and no GPU has measured whether that beats
+// the CPU (gpu.ProductSwitch keeps the dispatcher from asking while off).
+//
 // Any OpenCL 1.2+ device with 64-bit integers works. CI runs it on PoCL
 // (Debian pocl-opencl-icd), which executes the kernels on the host CPU: that
 // proves correctness and routing, not GPU speed. Device choice: the first GPU,
