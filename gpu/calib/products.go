@@ -29,6 +29,9 @@ func verifyProducts(ctx context.Context, o Options, d *gpu.Dispatcher, tab *gpu.
 	if !ok {
 		return nil, nil
 	}
+	if sw, ok := pb.(gpu.ProductSwitch); ok && !sw.ProductsOn() {
+		return nil, nil // the dispatcher routes none to it: nothing to verify
+	}
 	var cells []VerifyCell
 	for _, e := range tab.Entries {
 		row := entryRow(e)
@@ -71,14 +74,15 @@ func verifyProducts(ctx context.Context, o Options, d *gpu.Dispatcher, tab *gpu.
 			return gpu.CPUName
 		}
 		for _, op := range []struct {
-			dir        string
-			b          int
-			cpu, accel func() error
-			routed     func() (string, error)
+			dir    string
+			b      int
+			cpu    func() error
+			accel  func() (bool, error)
+			routed func() (string, error)
 		}{
 			{DirTensor, 3,
 				func() error { engine.LattigoTensor(tj, false); return nil },
-				func() error { _, err := pb.Tensor(tj); return err },
+				func() (bool, error) { return pb.Tensor(tj) },
 				func() (string, error) {
 					ran := d.Tensor(tj)
 					if !ran {
@@ -88,7 +92,7 @@ func verifyProducts(ctx context.Context, o Options, d *gpu.Dispatcher, tab *gpu.
 				}},
 			{DirMulAdd, 2,
 				func() error { engine.LattigoMulAdd(mj); return nil },
-				func() error { _, err := pb.MulAdd(mj); return err },
+				func() (bool, error) { return pb.MulAdd(mj) },
 				func() (string, error) {
 					ran := d.MulAdd(mj)
 					if !ran {
@@ -97,7 +101,15 @@ func verifyProducts(ctx context.Context, o Options, d *gpu.Dispatcher, tab *gpu.
 					return route(ran), nil
 				}},
 		} {
-			vc, err := timeCell(ctx, o, VerifyCell{LogN: row.LogN, Moduli: row.Moduli, Dir: op.dir, B: op.b}, op.cpu, op.routed, op.accel)
+			// A backend that declines the shape (no kernel on its path, a
+			// modulus out of range) has no time to compare: no cell.
+			if ran, err := op.accel(); err != nil {
+				return nil, err
+			} else if !ran {
+				continue
+			}
+			accel := func() error { _, err := op.accel(); return err }
+			vc, err := timeCell(ctx, o, VerifyCell{LogN: row.LogN, Moduli: row.Moduli, Dir: op.dir, B: op.b}, op.cpu, op.routed, accel)
 			if err != nil {
 				return nil, err
 			}
