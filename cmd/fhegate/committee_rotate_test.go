@@ -63,14 +63,9 @@ func freeBase(t *testing.T) int {
 	return 0
 }
 
-// runAll runs one CLI invocation per member id at the same time.
-func runAll(t *testing.T, ids []uint32, args func(id uint32) []string) {
-	t.Helper()
-	runAllAfter(t, ids, nil, args)
-}
-
-// runAllAfter is runAll with member id's invocation started after[id]
-// later than the others.
+// runAllAfter runs one CLI invocation per member id at the same time, member
+// id's started after[id] later than the others, and requires each to
+// succeed.
 func runAllAfter(t *testing.T, ids []uint32, after map[uint32]time.Duration, args func(id uint32) []string) {
 	t.Helper()
 	errs := make([]error, len(ids))
