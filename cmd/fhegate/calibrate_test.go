@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fhegate/fhegate/gpu"
+	"github.com/fhegate/fhegate/gpu/native"
 )
 
 func runGPUCLI(t *testing.T, args ...string) (string, error) {
@@ -77,4 +78,23 @@ func TestGPUInfoJSON(t *testing.T) {
 	require.Contains(t, v.Backends[0].SelfTest, "pass")
 	require.False(t, v.Dispatcher.Routing)
 	require.NotEmpty(t, v.Dispatcher.Reason)
+}
+
+// TestGPUInfoKernels: `gpu info` says what the accelerator runs besides the
+// NTT, in text and JSON; the CPU-only dispatcher has none.
+func TestGPUInfoKernels(t *testing.T) {
+	out, err := runGPUCLI(t, "gpu", "info", "--json", "--backend", "cpu")
+	require.NoError(t, err)
+	var v struct {
+		Kernels []string `json:"accelerator_kernels"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &v))
+	require.Empty(t, v.Kernels)
+	if _, err := native.New(); err != nil {
+		t.Skipf("native backend not built: %v", err)
+	}
+	out, err = runGPUCLI(t, "gpu", "info", "--backend", "native")
+	require.NoError(t, err)
+	require.Contains(t, out, "accelerator kernels: NTT; key switch")
+	require.Contains(t, out, "BGV products (tensor, multiply-add, baby-step linear combinations)")
 }

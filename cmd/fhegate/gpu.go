@@ -98,8 +98,9 @@ func runGPUInfo(log *zap.Logger, out io.Writer, o gpuInfoOptions) error {
 		defer acc.Close()
 	}
 	st := d.Status()
+	kernels := accelKernels(acc)
 	if o.asJSON {
-		b, err := json.MarshalIndent(map[string]any{"backends": rows, "dispatcher": st}, "", "  ")
+		b, err := json.MarshalIndent(map[string]any{"backends": rows, "dispatcher": st, "accelerator_kernels": kernels}, "", "  ")
 		if err != nil {
 			return err
 		}
@@ -117,7 +118,39 @@ func runGPUInfo(log *zap.Logger, out io.Writer, o gpuInfoOptions) error {
 	}
 	_ = tw.Flush()
 	printGPUDispatcher(out, d, st)
+	if len(kernels) > 0 {
+		fmt.Fprintf(out, "accelerator kernels: %s\n", strings.Join(kernels, "; "))
+	}
 	return nil
+}
+
+// accelKernels lists what the accelerator runs besides the NTT, as the
+// dispatcher would route it: the key switch's loops, BGV's products (and
+// whether they are switched on), linear combinations, and whether it takes
+// one call at a time.
+func accelKernels(acc gpu.Backend) []string {
+	if acc == nil {
+		return nil
+	}
+	out := []string{"NTT"}
+	if _, ok := acc.(gpu.KeySwitchBackend); ok {
+		out = append(out, "key switch (multiply-accumulate, basis extension, ModDown/rescale)")
+	}
+	if _, ok := acc.(gpu.ProductBackend); ok {
+		p := "BGV products (tensor, multiply-add"
+		if _, ok := acc.(gpu.LinCombBackend); ok {
+			p += ", baby-step linear combinations"
+		}
+		p += ")"
+		if sw, ok := acc.(gpu.ProductSwitch); ok && !sw.ProductsOn() {
+			p += " — off (FHEGATE_OPENCL_PRODUCTS=1 turns them on)"
+		}
+		out = append(out, p)
+	}
+	if e, ok := acc.(gpu.Exclusive); ok && e.Exclusive() {
+		out = append(out, "one call at a time (a busy device sheds calls to the CPU; FHEGATE_GPU_QUEUE=1 waits)")
+	}
+	return out
 }
 
 // printGPUDispatcher prints the dispatcher's state: the accelerator, the
