@@ -29,6 +29,20 @@ type ProductSwitch interface {
 	ProductsOn() bool
 }
 
+// ProductsOf returns b as a ProductBackend when it is one and its products
+// are on (ProductSwitch): the backend the dispatcher and calibrate --verify
+// may hand products to.
+func ProductsOf(b Backend) (ProductBackend, bool) {
+	pb, ok := b.(ProductBackend)
+	if !ok {
+		return nil, false
+	}
+	if sw, ok := pb.(ProductSwitch); ok && !sw.ProductsOn() {
+		return nil, false
+	}
+	return pb, true
+}
+
 // productRoute decides a product batch over the SubRings sub(0…n−1),
 // writing polys polynomials per limb: it routes to the armed accelerator
 // iff that is a ProductBackend and the table routes the forward-NTT batch
@@ -37,12 +51,9 @@ type ProductSwitch interface {
 // disabled. It returns the backend, the first-use keys (N, q) and which
 // of them are still unchecked.
 func (d *Dispatcher) productRoute(n, polys int, sub func(i int) *ring.SubRing, verdicts *map[macKey]int8) (ProductBackend, []macKey, []bool, bool) {
-	pb, ok := d.accel.(ProductBackend)
+	pb, ok := ProductsOf(d.accel) // switched off: no claim, no first-use reference
 	if !ok || !d.routing.Load() || n == 0 {
 		return nil, nil, nil, false
-	}
-	if sw, ok := pb.(ProductSwitch); ok && !sw.ProductsOn() {
-		return nil, nil, nil, false // not the device's: no claim, no first-use reference
 	}
 	mods := map[uint64]struct{}{}
 	keys := make([]macKey, n)

@@ -17,7 +17,7 @@ const (
 	DirMulAdd = "bgv-muladd" // one ciphertext's multiply-add by an integer (B = 2 polynomials)
 )
 
-// verifyProducts re-measures, when the accelerator is a gpu.ProductBackend,
+// verifyProducts re-measures, when the accelerator runs products (gpu.ProductsOf),
 // BGV's coefficient-wise products for every forward entry of tab, over the
 // entry's moduli: the tensor of one ciphertext pair and the multiply-add
 // of one ciphertext by an integer, on Lattigo's loops (what the engine runs
@@ -25,12 +25,9 @@ const (
 // table, as the engine's batches), and on the accelerator — so a table
 // that routes a product batch the accelerator runs slower fails --verify.
 func verifyProducts(ctx context.Context, o Options, d *gpu.Dispatcher, tab *gpu.Table, rng *rand.Rand) ([]VerifyCell, error) {
-	pb, ok := o.Accel.(gpu.ProductBackend)
+	pb, ok := gpu.ProductsOf(o.Accel) // switched off: the dispatcher routes none to it
 	if !ok {
 		return nil, nil
-	}
-	if sw, ok := pb.(gpu.ProductSwitch); ok && !sw.ProductsOn() {
-		return nil, nil // the dispatcher routes none to it: nothing to verify
 	}
 	var cells []VerifyCell
 	for _, e := range tab.Entries {
