@@ -41,6 +41,27 @@ func (b *Backend) LinComb(jobs []engine.LinCombJob) (bool, error) {
 			return false, fmt.Errorf("opencl: %w", err)
 		}
 	}
+	return b.linComb("linear combination", jobs)
+}
+
+// MulAdd implements gpu.ProductBackend: each job is a one-term linear
+// combination (its Out may alias its A, which LinCombJob.Check refuses:
+// both are staged before the launch, so the kernel never sees the alias).
+func (b *Backend) MulAdd(jobs []engine.MulAddJob) (bool, error) {
+	lc := make([]engine.LinCombJob, len(jobs))
+	for i, j := range jobs {
+		if j.S == nil || len(j.A) < j.S.N || len(j.Out) < j.S.N || j.S.N == 0 || j.W >= j.S.Modulus {
+			return false, fmt.Errorf("opencl: multiply-add: malformed job %d", i)
+		}
+		lc[i] = engine.LinCombJob{S: j.S, A: [][]uint64{j.A}, W: []uint64{j.W}, Out: j.Out}
+	}
+	return b.linComb("multiply-add", lc)
+}
+
+// linComb runs checked jobs in one launch of fg_pr_lincomb (LinComb's
+// conventions; an Out aliasing a term is allowed: every operand is staged
+// before the launch).
+func (b *Backend) linComb(what string, jobs []engine.LinCombJob) (bool, error) {
 	if !b.Products || len(jobs) == 0 {
 		return false, nil
 	}
@@ -54,7 +75,7 @@ func (b *Backend) LinComb(jobs []engine.LinCombJob) (bool, error) {
 		meta += len(j.A)
 	}
 	return b.ksRun(ksCall{
-		what: "linear combination", kernel: ksLinComb, in: in, out: len(jobs) * n, meta: meta,
+		what: what, kernel: ksLinComb, in: in, out: len(jobs) * n, meta: meta,
 		n: n, jobs: len(jobs), counter: &b.ks.linCombs,
 		fill: func(buf, meta []uint64) int {
 			off, wAt := 0, 1+5*len(jobs)
@@ -72,48 +93,6 @@ func (b *Backend) LinComb(jobs []engine.LinCombJob) (bool, error) {
 		},
 	}, func(out []uint64) {
 		for i, j := range jobs {
-			copy(j.Out[:n], out[i*n:])
-		}
-	})
-}
-
-// MulAdd implements gpu.ProductBackend: each job is a one-term linear
-// combination (its Out may alias its A: both are staged before the launch).
-func (b *Backend) MulAdd(jobs []engine.MulAddJob) (bool, error) {
-	lc := make([]engine.LinCombJob, len(jobs))
-	for i, j := range jobs {
-		if j.S == nil || len(j.A) < j.S.N || len(j.Out) < j.S.N || j.S.N == 0 || j.W >= j.S.Modulus {
-			return false, fmt.Errorf("opencl: multiply-add: malformed job %d", i)
-		}
-		lc[i] = engine.LinCombJob{S: j.S, A: [][]uint64{j.A}, W: []uint64{j.W}, Out: j.Out}
-	}
-	if !b.Products || len(jobs) == 0 {
-		return false, nil
-	}
-	n, in := 0, 0
-	for _, j := range lc {
-		if !productRing(j.S, n) {
-			return false, nil
-		}
-		n = j.S.N
-		in += 2 * n
-	}
-	return b.ksRun(ksCall{
-		what: "multiply-add", kernel: ksLinComb, in: in, out: len(lc) * n, meta: 1 + 6*len(lc),
-		n: n, jobs: len(lc), counter: &b.ks.linCombs,
-		fill: func(buf, meta []uint64) int {
-			off, wAt := 0, 1+5*len(lc)
-			for i, j := range lc {
-				s := j.S
-				copy(meta[1+5*i:], []uint64{s.Modulus, s.MRedConstant, 1, uint64(off), uint64(wAt + i)})
-				meta[wAt+i] = ring.MForm(j.W[0], s.Modulus, s.BRedConstant)
-				off += copy(buf[off:], j.Out[:n])
-				off += copy(buf[off:], j.A[0][:n])
-			}
-			return off
-		},
-	}, func(out []uint64) {
-		for i, j := range lc {
 			copy(j.Out[:n], out[i*n:])
 		}
 	})
