@@ -6,10 +6,11 @@ import (
 	"io"
 	"os"
 	"runtime/pprof"
-	"slices"
 	"time"
 
 	"go.uber.org/zap"
+
+	"github.com/fhegate/fhegate/internal/stats"
 )
 
 // Install installs the NTT dispatcher a bench runs under (the CLI's
@@ -52,18 +53,8 @@ func CPUTime() time.Duration {
 }
 
 // MedianDuration is the median of ds (the mean of the middle two for an
-// even count); ds is sorted in place.
-func MedianDuration(ds []time.Duration) time.Duration {
-	if len(ds) == 0 {
-		return 0
-	}
-	slices.Sort(ds)
-	m := len(ds) / 2
-	if len(ds)%2 == 0 {
-		return (ds[m-1] + ds[m]) / 2
-	}
-	return ds[m]
-}
+// even count; stats.Median).
+func MedianDuration(ds []time.Duration) time.Duration { return stats.Median(ds) }
 
 // WriteJSON writes v as indented JSON to path ("-" is stdout, the command's
 // output writer).

@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"math"
 	"runtime"
-	"sort"
 	"time"
 
 	"github.com/tuneinsight/lattigo/v6/core/rlwe"
 
 	"github.com/fhegate/fhegate/bench"
+	"github.com/fhegate/fhegate/internal/stats"
 )
 
 // Result is one row of `fhegate bench workloads --json`.
@@ -158,7 +158,7 @@ func MeasureWith(c, packed *Case, o Options) (Result, error) {
 		}
 	}
 	for _, s := range ss {
-		ms, wall := median(s.times), median(s.walls)
+		ms, wall := stats.Median(s.times), stats.Median(s.walls)
 		switch {
 		case s.wrap != nil:
 			r.FhegateGoMS, r.FhegateGoWallMS, r.FhegateGoErr = ms, wall, s.err
@@ -182,7 +182,7 @@ func MeasureWith(c, packed *Case, o Options) (Result, error) {
 	}
 	r.PackedErr = ps.err
 	r.Batch = packed.Batch
-	r.AmortizedMS = median(ps.times) / float64(packed.Batch)
+	r.AmortizedMS = stats.Median(ps.times) / float64(packed.Batch)
 	return r, nil
 }
 
@@ -216,17 +216,4 @@ func (s *series) once(c *Case, warmUp, last bool) error {
 		}
 	}
 	return nil
-}
-
-func median(v []float64) float64 {
-	if len(v) == 0 {
-		return 0
-	}
-	s := append([]float64(nil), v...)
-	sort.Float64s(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/fhetest"
+	"github.com/fhegate/fhegate/internal/stats"
 )
 
 // ckksTol is the correctness bound for CKKS on inputs in [-1, 1].
@@ -218,6 +219,6 @@ func TestMeasure(t *testing.T) {
 	require.LessOrEqual(t, r.MaxErr, ckksTol)
 	require.Equal(t, pc.Batch, r.Batch)
 	require.Positive(t, r.AmortizedMS)
-	require.Equal(t, 2.0, median([]float64{3, 1, 2}))
-	require.Equal(t, 2.5, median([]float64{4, 1, 2, 3}))
+	require.Equal(t, 2.0, stats.Median([]float64{3, 1, 2}))
+	require.Equal(t, 2.5, stats.Median([]float64{4, 1, 2, 3}))
 }

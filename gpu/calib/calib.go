@@ -8,7 +8,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
-	"sort"
 	"strings"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/fhegate/fhegate/gpu"
+	"github.com/fhegate/fhegate/internal/stats"
 )
 
 // ErrSelfTest: the accelerator failed its self-test; no thresholds are written.
@@ -297,14 +297,7 @@ func pairedRatio(routed *timer, others ...*timer) float64 {
 			rs = append(rs, r/best)
 		}
 	}
-	if len(rs) == 0 {
-		return 0
-	}
-	sort.Float64s(rs)
-	if n := len(rs); n%2 == 0 {
-		return (rs[n/2-1] + rs[n/2]) / 2
-	}
-	return rs[len(rs)/2]
+	return stats.Median(rs)
 }
 
 // bestOf interleaves k rounds of every timer (so drift hits all alike),

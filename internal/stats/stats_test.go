@@ -1,0 +1,25 @@
+package stats
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestMedian(t *testing.T) {
+	for _, tc := range []struct {
+		in   []float64
+		want float64
+	}{
+		{nil, 0},
+		{[]float64{3}, 3},
+		{[]float64{3, 1, 2}, 2},
+		{[]float64{4, 1, 3, 2}, 2.5},
+	} {
+		in := append([]float64(nil), tc.in...)
+		require.Equal(t, tc.want, Median(tc.in))
+		require.Equal(t, in, tc.in, "the input is left as it is")
+	}
+	require.Equal(t, 15*time.Millisecond, Median([]time.Duration{10 * time.Millisecond, 20 * time.Millisecond}))
+}
