@@ -8,6 +8,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -228,13 +229,20 @@ func newBatch(ps []*gpu.Params, dir gpu.Direction, b int, rng *rand.Rand) *gpu.B
 // the dispatcher does not route.
 var serialCPU = &gpu.CPU{Workers: 1}
 
-// timer times f in rounds of at least minRound; best is the fastest single
-// call over all rounds, rounds the fastest call of each round in order.
+// timer times f in rounds of at least minRound; rounds holds the fastest
+// call of each round, in order.
 type timer struct {
 	f      func() error
 	inner  int
-	best   float64
 	rounds []float64
+}
+
+// best is the fastest single call over all rounds (0 before any).
+func (t *timer) best() float64 {
+	if len(t.rounds) == 0 {
+		return 0
+	}
+	return slices.Min(t.rounds)
 }
 
 func newTimer(f func() error, minRound time.Duration) (*timer, error) {
@@ -269,9 +277,6 @@ func (t *timer) round() error {
 		if rb == 0 || ns < rb {
 			rb = ns
 		}
-	}
-	if t.best == 0 || rb < t.best {
-		t.best = rb
 	}
 	t.rounds = append(t.rounds, rb)
 	return nil
@@ -391,9 +396,9 @@ func measureRow(ctx context.Context, o Options, row Row, share time.Duration, rn
 		if err := bestOf(ctx, o.K, ts...); err != nil {
 			return e, bi, err
 		}
-		cell := gpu.Cell{B: b, CPUNs: round3(c.best)}
+		cell := gpu.Cell{B: b, CPUNs: round3(c.best())}
 		if o.Accel != nil {
-			cell.AccelNs = round3(ts[1].best)
+			cell.AccelNs = round3(ts[1].best())
 			cell.Speedup = cell.CPUNs / cell.AccelNs
 		}
 		e.Ladder = append(e.Ladder, cell)
@@ -538,15 +543,15 @@ func timeCell(ctx context.Context, o Options, vc VerifyCell, cpu func() error, r
 	// no timer always follows the same one.
 	for attempt := 0; attempt < verifyAttempts; attempt++ {
 		for _, t := range ts {
-			t.best, t.rounds = 0, t.rounds[:0]
+			t.rounds = t.rounds[:0]
 		}
 		if err := bestOf(ctx, o.K<<attempt, ts...); err != nil {
 			return vc, err
 		}
-		vc.CPUNs, vc.RoutedNs = round3(ct.best), round3(rt.best)
+		vc.CPUNs, vc.RoutedNs = round3(ct.best()), round3(rt.best())
 		best := vc.CPUNs
 		if accel != nil {
-			vc.AccelNs = round3(ts[2].best)
+			vc.AccelNs = round3(ts[2].best())
 			best = min(best, vc.AccelNs)
 		}
 		vc.Ratio = vc.RoutedNs / best
