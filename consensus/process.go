@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -576,17 +577,41 @@ func (m *Member) refreshActive(participants []transport.MemberID, level int, b c
 	return participants[:t], nil
 }
 
-// refresh runs one collective refresh with the first t participants active
-// and every participant receiving (protocol.Refresh), sized for the noise
-// bounds b; it counts the refreshes this member completed
+// refreshContributors returns the contributors of a verified refresh among
+// participants (ascending): every participant, up to the most whose
+// t-subsets a refresh decodes (protocol.MaxRefreshSubsets), and at least
+// protocol.CheckedMembers(t); it calls the BeforeRefresh knob.
+func (m *Member) refreshContributors(participants []transport.MemberID, level int, b circuit.RefreshBounds) ([]transport.MemberID, error) {
+	t := m.cfg.Committee.Threshold
+	need := protocol.CheckedMembers(t)
+	if len(participants) < need {
+		return nil, fmt.Errorf("%w: %d live members %v for a refresh, which needs %d whose shares cross-check (t=%d)", ErrNoQuorum, len(participants), participants, need, t)
+	}
+	if hook := m.cfg.Knobs.BeforeRefresh; hook != nil {
+		hook(level, b)
+	}
+	out := slices.Sorted(slices.Values(participants))
+	for len(out) > need && protocol.RefreshSubsets(len(out), t) > protocol.MaxRefreshSubsets {
+		out = out[:len(out)-1]
+	}
+	return out, nil
+}
+
+// refresh runs one verified collective refresh (protocol.Refresh) with
+// the participants contributing (refreshContributors) and receiving, sized
+// for the noise bounds b; it counts the refreshes this member completed
 // (Status.Refreshes).
 func (m *Member) refresh(ctx context.Context, ks keySnap, session string, ct *fhe.Ciphertext, participants []transport.MemberID, b circuit.RefreshBounds) (*fhe.Ciphertext, error) {
-	active, err := m.refreshActive(participants, ct.Level(), b)
+	active, err := m.refreshContributors(participants, ct.Level(), b)
 	if err != nil {
 		return nil, err
 	}
+	zk, _ := m.ProofKey()
+	if zk != nil && zk.PK != ks.km.Public {
+		zk = nil // a rotation's new key: protocol.Refresh prepares its own
+	}
 	out, err := protocol.Refresh(ctx, m.group(), ks.key, m.led, protocol.RefreshRequest{Session: fmt.Sprintf("%s/%v", session, active),
-		Ciphertext: ct, Active: active, Receivers: participants, PublicKey: ks.km.Public, NoiseBits: b.NoiseBits, WorstBits: b.WorstBits})
+		Ciphertext: ct, Active: active, Receivers: participants, PublicKey: ks.km.Public, ProofKey: zk, NoiseBits: b.NoiseBits, WorstBits: b.WorstBits})
 	if err == nil {
 		m.refreshes.Add(1)
 	}

@@ -10,8 +10,9 @@ import (
 
 // TestDecryptEquivocation: in the committed decryption round, a participant
 // that reveals another share than it committed to (member 3, 3-of-5) is
-// left out and named in Bad on every honest participant, whose decryption
-// still completes with the others' shares and is correct.
+// left out and named on every honest participant. Its share cannot count,
+// so four agree where a 3-of-5 decryption needs all five (CheckedMembers):
+// no value is returned.
 func TestDecryptEquivocation(t *testing.T) {
 	t.Parallel()
 	f := newDecryptFixture(t)
@@ -24,11 +25,13 @@ func TestDecryptEquivocation(t *testing.T) {
 		return b
 	}}
 	defer func() { f.c.hooks = nil }()
-	for k, res := range f.decrypt(t, f.reRandomised(t), "dec/equivocate", all(5), nil) {
+	_, errs := f.tryDecrypt(t, f.reRandomised(t), "dec/equivocate", all(5), nil)
+	for k, err := range errs {
 		if k == 2 {
 			continue
 		}
-		f.check(t, res)
-		require.Contains(t, res.Bad, transport.MemberID(3), "member %d", k+1)
+		var ue *ErrUncheckedDecryption
+		require.ErrorAs(t, err, &ue, "member %d", k+1)
+		require.Equal(t, []transport.MemberID{3}, ue.Named, "member %d", k+1)
 	}
 }

@@ -100,16 +100,18 @@ func ThresholdDecrypt(ctx context.Context, g Group, key *ThresholdKey, plan Nois
 		shares[g.Self()] = own
 		ownBytes = b
 	}
-	// Wait for t+1 shares (one cross-check) or everyone, then a grace period
-	// for the rest: a participant that died since the digest round costs a
+	// Wait for CheckedMembers(t) shares or everyone, then a grace period for
+	// the rest: a participant that died since the digest round costs a
 	// grace period, not a timeout.
+	need := CheckedMembers(key.T)
+	if len(req.Participants) < need {
+		return nil, &ErrUncheckedDecryption{Session: req.Session, Need: need}
+	}
 	others := len(req.Participants)
+	want := need
 	if contains(req.Participants, g.Self()) {
 		others--
-	}
-	want := key.T // with our own share: t+1 in total
-	if !contains(req.Participants, g.Self()) {
-		want = key.T + 1
+		want--
 	}
 	if want > others {
 		want = others
@@ -131,14 +133,68 @@ func ThresholdDecrypt(ctx context.Context, g Group, key *ThresholdKey, plan Nois
 		}
 		shares[id] = s
 	}
+	// Malformed shares and reveals off their commitment name their senders
+	// outright; a share that decodes but moves the value names its sender
+	// only when every explanation with t−1 deviating members includes it.
+	named := append(malformed, got.Bad...)
 	cr, err := RobustCombine(key.Params, key.N, key.T, ct, shares, req.Valid)
-	if err != nil {
-		if errors.Is(err, ErrTooFewShares) {
-			return nil, fmt.Errorf("%w (missing %v, malformed %v)", err, got.Missing, malformed)
-		}
+	switch {
+	case errors.Is(err, ErrTooFewShares):
+		return nil, fmt.Errorf("%w (missing %v, malformed %v)", err, got.Missing, malformed)
+	case err != nil && !errors.Is(err, ErrAmbiguous):
 		return nil, err
 	}
-	cr.Bad = append(append(cr.Bad, malformed...), got.Bad...)
+	if err != nil || len(cr.Bad) > 0 {
+		moved, terr := deviatorsOf(key.Params, key.N, key.T, ct, shares)
+		if terr != nil {
+			return nil, terr
+		}
+		for _, id := range moved {
+			_ = g.equivocation(&ErrEquivocation{Session: req.Session, Member: id, Reason: "its decryption share moves the value (every explanation of the disagreement includes it)"})
+		}
+		named = append(named, moved...)
+	}
+	if err != nil || len(cr.Good) < need {
+		return nil, &ErrUncheckedDecryption{Session: req.Session, Need: need, Good: cr.Good, Named: named, Missing: got.Missing}
+	}
+	cr.Bad = named
 	res.CombineResult = cr
 	return res, nil
 }
+
+// deviatorsOf decodes every t-subset of the shares and returns the members
+// that every explanation with at most t−1 deviating members includes
+// (certainDeviators): members whose shares certainly moved the value.
+func deviatorsOf(p *fhe.Params, n, t int, ct *fhe.Ciphertext, shares map[transport.MemberID]DecryptionShare) ([]transport.MemberID, error) {
+	ids := sortedIDs(shares)
+	subsets := subsetsOf(ids, t)
+	hashes := make([][32]byte, len(subsets))
+	for k, s := range subsets {
+		v, err := CombineSubset(p, n, ct, s, shares)
+		if err != nil {
+			return nil, err
+		}
+		hashes[k] = hashValues(v)
+	}
+	return certainDeviators(ids, t, subsets, hashes), nil
+}
+
+// ErrUncheckedDecryption is a threshold decryption whose value fewer than
+// CheckedMembers(t) members' shares agree on (or no value at all): with t−1
+// deviating members among them it could be theirs, so it is not returned
+// (and never signed). Named are members that certainly deviated (malformed
+// share, reveal off its commitment, or in every explanation of the
+// disagreement), Missing those that sent nothing in time. It wraps
+// ErrUnchecked.
+type ErrUncheckedDecryption struct {
+	Session              string
+	Need                 int
+	Good, Named, Missing []transport.MemberID
+}
+
+func (e *ErrUncheckedDecryption) Error() string {
+	return fmt.Sprintf("protocol: %s: decryption agreed by members %v, needs %d (t−1 deviating members could set a value fewer agree on); deviated: %v; missing: %v",
+		e.Session, e.Good, e.Need, e.Named, e.Missing)
+}
+
+func (e *ErrUncheckedDecryption) Unwrap() error { return ErrUnchecked }

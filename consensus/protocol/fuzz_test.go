@@ -1,11 +1,9 @@
 package protocol
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/tuneinsight/lattigo/v6/core/rlwe"
-	"github.com/tuneinsight/lattigo/v6/multiparty"
 
 	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
@@ -54,35 +52,52 @@ func FuzzUnmarshalThresholdKey(f *testing.F) {
 	})
 }
 
-// FuzzAggregateRefreshShare: a member's refresh share is decoded by
-// aggregateShares only after its structure matches an honest share's, so
-// any payload either aggregates or is refused naming the member — it never
-// makes Lattigo's decoder panic or recurse out of stack.
-func FuzzAggregateRefreshShare(f *testing.F) {
+// FuzzRefreshShareBundle: a contributor's refresh share bundle decodes to
+// exactly one reduced share per subset that holds it, or is refused — any
+// payload, without panicking or allocating beyond its length.
+func FuzzRefreshShareBundle(f *testing.F) {
 	p := fhe.MustParams(fhetest.InsecureBGVN10)
-	rfp, err := newRefreshProtocol(p)
+	active := []transport.MemberID{1, 2, 3}
+	subsets := subsetsOf(active, 2)
+	size := 1 + 2*p.N()*8
+	good := make([]byte, 2*size)
+	good[0], good[size] = 1, 1
+	f.Add(good)
+	f.Add(good[:size])
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		sh, err := splitSubsetShares(p, 1, 2, subsets, b)
+		if err != nil {
+			return
+		}
+		if len(sh) != 2 {
+			t.Fatalf("%d shares for a member in 2 subsets", len(sh))
+		}
+	})
+}
+
+// FuzzOpenMask: a refresh mask message is decoded and its proof verified,
+// or it is refused with an error — never a panic.
+func FuzzOpenMask(f *testing.F) {
+	p := fhe.MustParams(fhetest.InsecureBGVN10)
+	sk := rlwe.NewKeyGenerator(p.RLWE()).GenSecretKeyNew()
+	pk := fhe.WrapPublicKey(p, rlwe.NewKeyGenerator(p.RLWE()).GenPublicKeyNew(sk))
+	zk, err := proofKey(pk, nil)
 	if err != nil {
 		f.Fatal(err)
 	}
-	ct := rlwe.NewCiphertext(p.RLWE(), 1, 1)
-	ct.IsNTT = true
-	alloc := func() multiparty.RefreshShare {
-		s := rfp.AllocateShare(ct.Level(), p.MaxLevel())
-		s.MetaData = *ct.MetaData
-		return s
-	}
-	good, err := alloc().MarshalBinary()
+	ctx := maskContext(1, "fuzz", 2)
+	good, err := newMask(zk, ctx)
 	if err != nil {
+		f.Fatal(err)
+	}
+	if _, err := openMask(zk, ctx, good); err != nil {
 		f.Fatal(err)
 	}
 	f.Add(good)
 	f.Add(good[:len(good)/2])
-	f.Add([]byte{})
-	members := []transport.MemberID{1, 2}
+	f.Add([]byte{0, 0, 0, 9, 1})
 	f.Fuzz(func(t *testing.T, b []byte) {
-		_, err := aggregateShares("refresh", members, map[transport.MemberID][]byte{1: good, 2: b}, alloc, nil, rfp.AggregateShares)
-		if err != nil && !strings.Contains(err.Error(), "member 2") {
-			t.Fatalf("error does not name the member: %v", err)
-		}
+		_, _ = openMask(zk, ctx, b)
 	})
 }

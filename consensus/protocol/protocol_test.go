@@ -188,22 +188,27 @@ func TestDKGThresholdDecrypt(t *testing.T) {
 		_, err := c.ledgers[0].Issue(KindDecryption, first[0].ShareDigest, c.keys[0].Epoch, "dec/other", func() ([]byte, error) { return []byte{1}, nil })
 		require.ErrorIs(t, err, ErrAlreadyShared)
 	})
-	t.Run("exactly t members", func(t *testing.T) {
-		for _, res := range f.decrypt(t, f.reRandomised(t), "dec/2", []int{1, 3, 4}, nil) {
-			f.check(t, res)
-			require.False(t, res.Checked)
+	t.Run("exactly t members: refused, never used unchecked", func(t *testing.T) {
+		_, errs := f.tryDecrypt(t, f.reRandomised(t), "dec/2", []int{1, 3, 4}, nil)
+		for _, err := range errs {
+			require.ErrorIs(t, err, ErrUnchecked)
 		}
 	})
-	t.Run("corrupt share detected and excluded", func(t *testing.T) {
-		// inside the first subset (first and last position) and outside it
+	t.Run("corrupt share: no value, nobody framed", func(t *testing.T) {
+		// r = 5 = 2t−1: every (t−1)-set explains a disagreement, so the
+		// decryption is refused and nobody can be named (naming needs
+		// r ≥ 3t−2); inside the first subset (first and last position)
+		// and outside it.
 		for _, bad := range []int{0, 2, 4} {
-			res := f.decrypt(t, f.reRandomised(t), fmt.Sprintf("dec/3/%d", bad), all(5), map[int]bool{bad: true})
-			for k, r := range res {
+			_, errs := f.tryDecrypt(t, f.reRandomised(t), fmt.Sprintf("dec/3/%d", bad), all(5), map[int]bool{bad: true})
+			for k, err := range errs {
 				if k == bad {
 					continue
 				}
-				f.check(t, r)
-				require.Equal(t, []transport.MemberID{transport.MemberID(bad + 1)}, r.Bad)
+				var ue *ErrUncheckedDecryption
+				require.ErrorAs(t, err, &ue)
+				require.Empty(t, ue.Named)
+				require.Len(t, ue.Good, 4)
 			}
 		}
 	})
@@ -265,8 +270,17 @@ func (f *decryptFixture) reRandomised(t *testing.T) *fhe.Ciphertext {
 }
 
 // decrypt threshold-decrypts ct among the members at indexes parts; those
-// in corrupt send a share with one flipped bit.
+// in corrupt send a share with one flipped bit. Every member must succeed.
 func (f *decryptFixture) decrypt(t *testing.T, ct *fhe.Ciphertext, session string, parts []int, corrupt map[int]bool) []*DecryptResult {
+	out, errs := f.tryDecrypt(t, ct, session, parts, corrupt)
+	for _, err := range errs {
+		require.NoError(t, err)
+	}
+	return out
+}
+
+// tryDecrypt is decrypt returning each participant's error.
+func (f *decryptFixture) tryDecrypt(t *testing.T, ct *fhe.Ciphertext, session string, parts []int, corrupt map[int]bool) ([]*DecryptResult, []error) {
 	c := f.c
 	ids := make([]transport.MemberID, len(parts))
 	for k, i := range parts {
@@ -286,10 +300,7 @@ func (f *decryptFixture) decrypt(t *testing.T, ct *fhe.Ciphertext, session strin
 		}
 		return err
 	})
-	for _, err := range errs {
-		require.NoError(t, err)
-	}
-	return out
+	return out, errs
 }
 
 func (f *decryptFixture) check(t *testing.T, res *DecryptResult) {
@@ -313,7 +324,7 @@ func (f *decryptFixture) testRefreshThenDecrypt(t *testing.T) {
 	outs := make([]*fhe.Ciphertext, 5)
 	errs := parallel(all(5), func(i int) error {
 		o, err := Refresh(context.Background(), c.group(i, t), c.keys[i], c.ledgers[i], RefreshRequest{Session: "ref/1", Ciphertext: low,
-			Active: []transport.MemberID{1, 2, 4}, Receivers: c.members, PublicKey: c.kms[i].Public})
+			Active: c.members, Receivers: c.members, PublicKey: c.kms[i].Public})
 		outs[i] = o
 		return err
 	})

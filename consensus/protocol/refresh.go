@@ -9,13 +9,12 @@ import (
 
 	"github.com/tuneinsight/lattigo/v6/core/rlwe"
 	"github.com/tuneinsight/lattigo/v6/multiparty"
-	"github.com/tuneinsight/lattigo/v6/multiparty/mpbgv"
 	"github.com/tuneinsight/lattigo/v6/ring"
-	"github.com/tuneinsight/lattigo/v6/utils/sampling"
 	"go.uber.org/zap"
 
 	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
+	"github.com/fhegate/fhegate/fhe/zkpok"
 	"github.com/fhegate/fhegate/policy/eval"
 )
 
@@ -24,86 +23,150 @@ import (
 // the input noise plus the flooding that hides it.
 var ErrRefreshNoRoom = errors.New("protocol: refresh input level has no room for the flooding")
 
-// RefreshShareSigmaBits is log2 of each active member's flooding σ_j in a
-// refresh among t active members: σ_j = 2^eval.RefreshFlooding(noiseBits)/√t,
-// so the t independent floodings sum to σ = 2^eval.RefreshFlooding(noiseBits).
+// RefreshShareSigmaBits is log2 of each member's flooding σ_j in one
+// t-subset's decryption of a refresh: σ_j = 2^eval.RefreshFlooding(noiseBits)/√t,
+// so the t independent floodings of a subset sum to σ =
+// 2^eval.RefreshFlooding(noiseBits).
 func RefreshShareSigmaBits(noiseBits float64, t int) float64 {
 	return eval.RefreshFlooding(noiseBits) - math.Log2(float64(t))/2
 }
 
-// refreshDigest is the ledger key of a refresh share: the ciphertext's
-// digest and the active set. A member issues at most one refresh share per
-// (ciphertext, active set, epoch) — so at most C(n−1, t−1) for one
-// ciphertext — and a refresh whose active member died can be run again with
-// another active set. A refresh share reveals no plaintext: the receivers
-// learn the re-encryption, masked by each share's uniform mask.
+// CheckedMembers is the number of members whose shares a decryption or a
+// refresh needs before its output is used: max(t+1, 2t−1). With r shares of
+// which at most t−1 are corrupt, some t-subset is all honest exactly when
+// r ≥ 2t−1, so when every t-subset agrees the common value is the honest
+// one; r ≥ t+1 also gives one cross-check when t = 1 (the whole argument:
+// docs/committee.md, "Verified refresh and decryption").
+func CheckedMembers(t int) int { return max(t+1, 2*t-1) }
+
+// refreshDigest is the ledger key of a refresh share bundle: the digest of
+// the masked ciphertext it decrypts and the contributing set. The masked
+// ciphertext carries a fresh mask of every contributor, so it is new in
+// every run; a member issues one bundle for it.
 func refreshDigest(ct *fhe.Ciphertext, active []transport.MemberID) [32]byte {
 	d := ShareDigest(ct)
 	ids := memberIDBytes(active)
-	return keccak([]byte("fhegate/refresh/ledger/v1"), d[:], ids)
+	return keccak([]byte("fhegate/refresh/ledger/v2"), d[:], ids)
 }
 
 // RefreshRequest is one collective refresh (MPC bootstrapping).
 type RefreshRequest struct {
 	Session    string
 	Ciphertext *fhe.Ciphertext
-	// Active are exactly t members that generate shares (ascending);
-	// Receivers (a superset) get the shares and compute the result too.
+	// Active are the members that contribute a mask and decryption shares
+	// (ascending, at least CheckedMembers(t), at most MaxRefreshMembers);
+	// Receivers (a superset) get everything and compute the result too.
 	Active    []transport.MemberID
 	Receivers []transport.MemberID
 	// PublicKey is the collective public key (required): the input is
-	// sanitised first (coin toss among the receivers, see Sanitise).
+	// sanitised first (coin toss among the receivers, see Sanitise) and the
+	// masks are encrypted under it.
 	PublicKey *fhe.PublicKey
+	// ProofKey is the input-proof key of PublicKey (zkpok.NewKey); nil: made
+	// here (and cached per key).
+	ProofKey *zkpok.Key
 	// NoiseBits is log2 of a bound on the part of the input's phase noise
 	// that must stay hidden from the members (anything that depends on the
 	// secret key or on plaintexts nobody among the attackers knows: honest
 	// encryption noise, rounding noise of rescales, plaintext carries of
-	// products). Every member finalising the refresh sees the input's noise
-	// plus the flooding, so the flooding is sized from it (eval.RefreshFlooding).
+	// products). Every member decrypting the masked input sees the input's
+	// noise plus the flooding, so the flooding is sized from it
+	// (eval.RefreshFlooding) and from the honest masks' encryption noise.
 	// It must also cover the sanitisation's encryption of zero: a value
 	// below eval.CiphertextNoiseBits (0 included) counts as eval.CiphertextNoiseBits.
 	NoiseBits float64
 	// WorstBits is log2 of a bound on the input's whole phase noise,
 	// including parts an attacker knows and therefore need not be hidden
 	// (inputs crafted at the input proof's accepted bound): it only has to
-	// fit the level (eval.RefreshFloorLevel). A value below NoiseBits (0
-	// included) counts as NoiseBits.
+	// fit the level (eval.RefreshFloorLevel), with the masks' accepted
+	// noise added. A value below NoiseBits (0 included) counts as NoiseBits.
 	WorstBits float64
 }
 
-// Refresh runs Lattigo's mpbgv RefreshProtocol (Mouchet et al., PETS 2021,
-// §IV-D: masked decryption to additive shares and re-encryption at the top
-// level) with t-of-t additive secrets obtained from the Shamir shares by the
-// Combiner (Lagrange weights for the active set), on the input sanitised
-// with a coin-toss-seeded encryption of zero (Sanitise: a refresh share
-// exposes c1·s_j under a uniform mask, so c1 must not be chosen by anyone).
-// Every receiver computes the same refreshed ciphertext; its digest is compared by the caller.
+// ErrRefreshDisagree is a refresh whose t-subsets decrypted the masked input
+// to different values: some contributor deviated. Named lists the members
+// that every explanation with at most t−1 deviating members includes (they
+// certainly deviated); it is empty when the contributors are too few to tell
+// who (docs/committee.md, "Verified refresh and decryption").
+type ErrRefreshDisagree struct {
+	Session string
+	Active  []transport.MemberID
+	Values  int // distinct values among the t-subsets
+	Named   []transport.MemberID
+}
+
+func (e *ErrRefreshDisagree) Error() string {
+	if len(e.Named) > 0 {
+		return fmt.Sprintf("protocol: %s: refresh shares of members %v decrypt to %d different values: members %v deviated", e.Session, e.Active, e.Values, e.Named)
+	}
+	return fmt.Sprintf("protocol: %s: refresh shares of members %v decrypt to %d different values: a member deviated, and %d members cannot tell which (naming needs every explanation to share a member); no output is used",
+		e.Session, e.Active, e.Values, len(e.Active))
+}
+
+// Refresh is the committee's verified collective refresh: masked
+// decryption by public, proven masks (the route argued in docs/committee.md,
+// "Verified refresh and decryption"). With Y the input sanitised (Sanitise)
+// at its level ℓ, and the r = |Active| ≥ CheckedMembers(t) contributors:
 //
-// Flooding (a member learning the refresh input's noise). Every
-// receiver that finalises computes c0 + Σ_j h_j = t⁻¹(m − ΣM_j) + e_in +
-// Σ_j E_j (mod Q_ℓ) from the masked-decryption (e2s) shares h_j; once it
-// has decoded m − ΣM_j it knows e_in + ΣE_j exactly. e_in depends on s
-// (rescale rounding, encryption noise times s) and on plaintexts (the
-// carries of products), so each active member floods its h_j with its own
-// E_j ← D_{Z,σ_j} (GaussianSampler, fresh crypto/rand key per share),
-// σ_j = 2^RefreshShareSigmaBits = σ/√t, σ = 2^eval.RefreshFlooding(NoiseBits)
-// = 2^30·2^NoiseBits the total. A coalition of the other t−1 active
-// members knows its own E_j, so what hides e_in from it is one honest
-// E_j: with R_2(D_{σ_j,c} ‖ D_{σ_j}) = exp(c²/σ_j²) and |c| ≤ 2^NoiseBits
-// per coefficient, one refresh of N coefficients costs
-// log R_2 ≤ N·t·2^−60 against a simulator that samples the flooding
-// itself (ρ = σ_j/2^NoiseBits = 2^30/√t ≥ 2^28 for t ≤ 16, as the
-// decryption's ρ = σ/(t·B_ct); docs/committee.md, "Refresh"), plus the
-// sampler's δ (gaussian.go). The re-encryption (s2e) half carries only
-// Lattigo's fresh-encryption noise: it becomes the output's noise, hidden in
-// turn by whatever floods that ciphertext's later decryption or refresh.
-// Decoding needs t_p·(2^WorstBits + 8σ) < Q_ℓ/4 (eval.RefreshFloorLevel); a
+//  1. Mask round (committed): contributor i draws a uniform slot vector,
+//     encrypts it under the collective public key at the top level with the
+//     input proof of plaintext knowledge (zkpok: knowledge-sound to
+//     2^−SoundnessBits, bound to the session and to i), X_i = Enc(M_i), and
+//     sends (X_i, π_i). Every receiver verifies every proof; a bad one names
+//     its sender. M_i is a polynomial mod t; its encryption puts t⁻¹·M_i in
+//     the phase, which dropping limbs keeps (t⁻¹ mod Q reduces to t⁻¹ mod
+//     Q_ℓ), so Z = Y + Σ_i X_i|ℓ has plaintext polynomial m + ΣM_i, uniform
+//     given one honest M_i.
+//  2. Share round (committed): for every t-subset S of the contributors that
+//     holds it, contributor j sends h_j^S = c1(Z)·λ_j^S·tsk_j + E_j^S, its
+//     additive share of s for S (Lagrange weights mod Q, Lattigo's
+//     Combiner) times c1, flooded with E_j^S ← D_{Z,σ_j}, σ_j =
+//     2^RefreshShareSigmaBits: C(r−1, t−1) shares, issued once through the
+//     ledger.
+//  3. Every receiver decodes c0(Z) + Σ_{j∈S} h_j^S for every t-subset S. If
+//     all C(r, t) agree, the value z = m + ΣM_i is the honest one (some
+//     subset is all honest when at most t−1 of r ≥ 2t−1 deviate); if not,
+//     the refresh fails with ErrRefreshDisagree, naming the members every
+//     explanation needs.
+//  4. The output is (Enc_top(z), 0) − Σ_i X_i at the top level with the
+//     input's metadata: its plaintext is z − ΣM_i = m, whatever the masks
+//     are, and its noise the masks' encryption noise (each at most the
+//     input proof's accepted bound).
+//
+// A contributor can thus move no output: its mask cancels whatever it
+// encrypts, its proof fixes that it knows it (so it cannot cancel an honest
+// mask and read m), and a decryption share off the honest value changes the
+// subsets that hold it and not the honest one. Every receiver computes the
+// same output; the caller compares digests.
+//
+// Flooding: a receiver that decodes subset S learns e_Z + Σ_{j∈S} E_j^S,
+// where e_Z is the input's noise plus the masks' (each depending on s); a
+// coalition of t−1 knows its own E_j^S, and one honest E_j^S of σ_j hides
+// e_Z. With C(r, t) subsets each member's view of e_Z is flooded C(r−1,
+// t−1) times by independent samples of one honest member, which multiplies
+// the Rényi bound of one flooding (log R_2 ≤ N·t·2^−60, docs/committee.md)
+// by that count. Decoding needs t_p·(2^WorstBits + 8σ) < Q_ℓ/4 with the
+// masks' accepted noise counted in WorstBits (eval.RefreshFloorLevel); a
 // ciphertext below that level is refused with ErrRefreshNoRoom before the
 // coin toss, so no share is issued.
 func Refresh(ctx context.Context, g Group, key *ThresholdKey, led Ledger, req RefreshRequest) (*fhe.Ciphertext, error) {
 	p := key.Params
-	if len(req.Active) != key.T {
-		return nil, fmt.Errorf("protocol: refresh needs exactly t=%d active members, got %d", key.T, len(req.Active))
+	r := len(req.Active)
+	if r < CheckedMembers(key.T) {
+		return nil, fmt.Errorf("%w: a refresh needs %d contributing members for t=%d, got %v", ErrUnchecked, CheckedMembers(key.T), key.T, req.Active)
+	}
+	if RefreshSubsets(r, key.T) > MaxRefreshSubsets {
+		return nil, fmt.Errorf("protocol: a refresh among %d members with t=%d decodes more than %d subsets", r, key.T, MaxRefreshSubsets)
+	}
+	for i := 1; i < r; i++ {
+		if req.Active[i] <= req.Active[i-1] {
+			return nil, fmt.Errorf("protocol: refresh contributors %v not ascending and distinct", req.Active)
+		}
+	}
+	for _, id := range req.Active {
+		if !contains(req.Receivers, id) {
+			return nil, fmt.Errorf("protocol: refresh contributor %d is not a receiver", id)
+		}
 	}
 	ct := req.Ciphertext
 	if ct.Degree() != 1 {
@@ -112,7 +175,12 @@ func Refresh(ctx context.Context, g Group, key *ThresholdKey, led Ledger, req Re
 	if !ct.Lattigo().IsNTT {
 		return nil, errors.New("protocol: refresh input not in the NTT domain")
 	}
-	sigmaBits, err := refreshRoom(p, key.T, ct.Level(), req.NoiseBits, req.WorstBits, "refresh")
+	zk, err := proofKey(req.PublicKey, req.ProofKey)
+	if err != nil {
+		return nil, err
+	}
+	noiseBits, worstBits := maskedBounds(zk, len(g.Members), r, req.NoiseBits, req.WorstBits)
+	sigmaBits, err := refreshRoom(p, key.T, ct.Level(), noiseBits, worstBits, "refresh")
 	if err != nil {
 		return nil, err
 	}
@@ -120,43 +188,28 @@ func Refresh(ctx context.Context, g Group, key *ThresholdKey, led Ledger, req Re
 	if err != nil {
 		return nil, err
 	}
-	req.Session = session
-	rfp, err := newRefreshProtocol(p)
+	masks, err := exchangeMasks(ctx, g, key, zk, session+"/mask", req.Active, req.Receivers)
 	if err != nil {
 		return nil, err
 	}
-	crsKey := keccak([]byte("fhegate/refresh/crs"), []byte(req.Session))
-	crs, err := sampling.NewKeyedPRNG(crsKey[:])
+	z, err := maskedInput(ct, masks, req.Active)
 	if err != nil {
 		return nil, err
 	}
-	maxLevel := p.MaxLevel()
-	crp := rfp.SampleCRP(maxLevel, crs)
-	shares, err := exchangeShares(ctx, g, transport.TypeRefreshShare, req.Session, req.Active, req.Receivers, "refresh", func() ([]byte, error) {
-		return led.Issue(KindRefresh, refreshDigest(ct, req.Active), key.Epoch, req.Session, func() ([]byte, error) {
-			return genRefreshShare(g, key, rfp, ct, crp, req.Active, sigmaBits)
+	subsets := subsetsOf(req.Active, key.T)
+	shares, err := exchangeShares(ctx, g, transport.TypeRefreshShare, session, req.Active, req.Receivers, "refresh", func() ([]byte, error) {
+		return led.Issue(KindRefresh, refreshDigest(z, req.Active), key.Epoch, session, func() ([]byte, error) {
+			return genSubsetShares(key, g.Self(), g.Members, z, subsets, sigmaBits)
 		})
 	})
 	if err != nil {
 		return nil, err
 	}
-	// An honest share carries ct's metadata (mpbgv's GenShare copies it,
-	// Finalize requires it): part of the structure every share must have.
-	alloc := func() multiparty.RefreshShare {
-		sh := rfp.AllocateShare(ct.Level(), maxLevel)
-		sh.MetaData = *ct.Lattigo().MetaData
-		return sh
-	}
-	agg, err := aggregateShares("refresh", req.Active, shares, alloc, nil, rfp.AggregateShares)
+	vals, err := combineSubsetShares(g, key, session, z, req.Active, subsets, shares)
 	if err != nil {
 		return nil, err
 	}
-	out := rlwe.NewCiphertext(p.RLWE(), 1, maxLevel)
-	*out.MetaData = *ct.Lattigo().MetaData
-	if err := safe("refresh finalize", func() error { return rfp.Finalize(ct.Lattigo(), crp, agg, out) }); err != nil {
-		return nil, err
-	}
-	return fhe.WrapCiphertext(p, out)
+	return unmask(p, z, vals, masks, req.Active)
 }
 
 // refreshRoom is the no-room and flooding-size check of a refresh (Refresh,
@@ -198,38 +251,6 @@ func flood(p *fhe.Params, level int, sigmaBits float64, h ring.Poly) error {
 	fs.ReadNTT(ringQ, e)
 	ringQ.Add(h, e, h)
 	return nil
-}
-
-// newRefreshProtocol is mpbgv's RefreshProtocol with no flooding of its
-// own: Lattigo's KeySwitchProtocol then samples the fresh-encryption noise
-// (σ = NoiseFreshSK, 3.2) for both halves; the e2s half gets the large
-// flooding from genRefreshShare instead (Lattigo's sampler does not reduce
-// samples above a prime, so it cannot draw 2^46, let alone 2^90).
-func newRefreshProtocol(p *fhe.Params) (mpbgv.RefreshProtocol, error) {
-	return mpbgv.NewRefreshProtocol(p.BGV(), ring.DiscreteGaussian{Sigma: 0, Bound: 0})
-}
-
-// genRefreshShare is this member's refresh share of ct: its Shamir share
-// turned into an additive share of s for the active set (Combiner, Lagrange
-// weights), then mpbgv's masked-decryption-and-re-encryption share, whose
-// masked-decryption part h_j = c1·s_j − t⁻¹M_j + e_j (NTT domain, at ct's
-// level) gets E_j ← D_{Z,2^sigmaBits} added. sigmaBits = 0 adds nothing
-// (tests only: the view without flooding).
-func genRefreshShare(g Group, key *ThresholdKey, rfp mpbgv.RefreshProtocol, ct *fhe.Ciphertext, crp multiparty.KeySwitchCRP, activeIDs []transport.MemberID, sigmaBits float64) ([]byte, error) {
-	p := key.Params
-	add, err := additiveShare(g, key, activeIDs)
-	if err != nil {
-		return nil, err
-	}
-	defer zero(add)
-	share := rfp.AllocateShare(ct.Level(), p.MaxLevel())
-	if err := rfp.GenShare(add, ct.Lattigo(), crp, &share); err != nil {
-		return nil, err
-	}
-	if err := flood(p, ct.Level(), sigmaBits, share.EncToShareShare.Value); err != nil {
-		return nil, err
-	}
-	return share.MarshalBinary()
 }
 
 // additiveShare turns this member's Shamir share of the collective secret

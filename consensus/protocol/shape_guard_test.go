@@ -141,21 +141,6 @@ func TestAggregateRefusesForgedStructure(t *testing.T) {
 		alloc := func() multiparty.PublicKeySwitchShare { return pcks.AllocateShare(level) }
 		forgedStructure[multiparty.PublicKeySwitchShare](t, "re-encryption", alloc, sh, pcks.AggregateShares)
 	})
-	t.Run("refresh", func(t *testing.T) {
-		rfp, err := newRefreshProtocol(p)
-		require.NoError(t, err)
-		crp := rfp.SampleCRP(p.MaxLevel(), prng)
-		ct := rlwe.NewCiphertext(rp, 1, 1)
-		ct.IsNTT = true
-		sh := rfp.AllocateShare(ct.Level(), p.MaxLevel())
-		require.NoError(t, rfp.GenShare(sk, ct, crp, &sh))
-		alloc := func() multiparty.RefreshShare {
-			s := rfp.AllocateShare(ct.Level(), p.MaxLevel())
-			s.MetaData = *ct.MetaData
-			return s
-		}
-		forgedStructure[multiparty.RefreshShare](t, "refresh", alloc, sh, rfp.AggregateShares)
-	})
 }
 
 // TestFillCoefficientsLeavesPointersAlone: the template filler changes
