@@ -70,8 +70,9 @@ type Member struct {
 	roots   rootBatcher   // rooted uploads waiting for their root round
 	rootSem chan struct{} // TypeRootSign handlers in flight (MaxConcurrentRootSigns)
 
-	zkKey atomic.Pointer[zkpok.Key] // input-proof key of the current public key (proofKey)
-	coins *protocol.CoinState       // coin-toss contributions and peers' first commitments (protocol.CoinToss, "Retries")
+	zkKey atomic.Pointer[zkpok.Key]         // input-proof key of the current public key (proofKey)
+	masks atomic.Pointer[protocol.MaskPool] // refresh masks made ahead (masksFor)
+	coins *protocol.CoinState               // coin-toss contributions and peers' first commitments (protocol.CoinToss, "Retries")
 
 	pread privateReads // private reads (privread.go): the ACL, the nonce and key-cap lock
 
@@ -174,6 +175,9 @@ func (m *Member) Close() error {
 	m.roots.close()
 	err := m.mux.Close()
 	m.wg.Wait()
+	if mp := m.masks.Load(); mp != nil {
+		mp.Close()
+	}
 	return err
 }
 

@@ -76,6 +76,10 @@ type TestingKnobs struct {
 	// CorruptShares flips a bit of every decryption share this member sends
 	// (a member that detection must exclude).
 	CorruptShares bool
+	// CorruptRefresh flips a bit of every share in every refresh share
+	// bundle this member sends, well-formed: a member that moves the value
+	// of every refresh it contributes to, which the cross-check must refuse.
+	CorruptRefresh bool
 	// CorruptAgreed flips a bit of every value this member sends in a
 	// vector batch's agreed rounds (its packed accumulators and its
 	// evaluation result, protocol.AgreedFromActive), keeping its own copy

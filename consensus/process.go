@@ -20,6 +20,7 @@ import (
 	"github.com/fhegate/fhegate/consensus/store"
 	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
+	"github.com/fhegate/fhegate/fhe/zkpok"
 	"github.com/fhegate/fhegate/policy/eval"
 )
 
@@ -610,12 +611,43 @@ func (m *Member) refresh(ctx context.Context, ks keySnap, session string, ct *fh
 	if zk != nil && zk.PK != ks.km.Public {
 		zk = nil // a rotation's new key: protocol.Refresh prepares its own
 	}
-	out, err := protocol.Refresh(ctx, m.group(), ks.key, m.led, protocol.RefreshRequest{Session: fmt.Sprintf("%s/%v", session, active),
+	led := protocol.Ledger(m.led)
+	if m.cfg.Knobs.CorruptRefresh {
+		led = refreshCorruptingLedger{m.led, m.params.N()}
+	}
+	g := m.group()
+	if zk != nil {
+		g.Masks = m.masksFor(zk, ks.key.Epoch)
+	}
+	out, err := protocol.Refresh(ctx, g, ks.key, led, protocol.RefreshRequest{Session: fmt.Sprintf("%s/%v", session, active),
 		Ciphertext: ct, Active: active, Receivers: participants, PublicKey: ks.km.Public, ProofKey: zk, NoiseBits: b.NoiseBits, WorstBits: b.WorstBits})
 	if err == nil {
 		m.refreshes.Add(1)
 	}
 	return out, err
+}
+
+// maskPoolSize is how many refresh masks a member keeps made ahead: a
+// request's entry refreshes take one each.
+const maskPoolSize = 4
+
+// masksFor returns this member's refresh mask pool for the key and epoch,
+// replacing (and stopping) one made for another key.
+func (m *Member) masksFor(zk *zkpok.Key, epoch uint64) *protocol.MaskPool {
+	for {
+		cur := m.masks.Load()
+		if cur.For(zk, epoch, m.id) {
+			return cur
+		}
+		next := protocol.NewMaskPool(zk, epoch, m.id, maskPoolSize)
+		if m.masks.CompareAndSwap(cur, next) {
+			if cur != nil {
+				go cur.Close()
+			}
+			return next
+		}
+		next.Close()
+	}
 }
 
 // corruptingLedger flips a bit of every decryption share it hands out
@@ -629,5 +661,26 @@ func (c corruptingLedger) Issue(kind protocol.ShareKind, d [32]byte, e uint64, s
 	}
 	b = append([]byte(nil), b...)
 	b[41] ^= 1
+	return b, nil
+}
+
+// refreshCorruptingLedger flips the lowest bit of one coefficient of every
+// share in every refresh share bundle it hands out, keeping it well-formed
+// (TestingKnobs.CorruptRefresh): a member whose shares all move the value.
+type refreshCorruptingLedger struct {
+	l *ledger.Ledger
+	n int // ring degree
+}
+
+func (c refreshCorruptingLedger) Issue(kind protocol.ShareKind, d [32]byte, e uint64, s string, gen func() ([]byte, error)) ([]byte, error) {
+	b, err := c.l.Issue(kind, d, e, s, gen)
+	if err != nil || kind != protocol.KindRefresh || len(b) == 0 {
+		return b, err
+	}
+	size := 1 + (int(b[0])+1)*c.n*8
+	b = append([]byte(nil), b...)
+	for o := 0; o+size <= len(b); o += size {
+		b[o+1+8] ^= 1
+	}
 	return b, nil
 }

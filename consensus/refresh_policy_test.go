@@ -2,6 +2,7 @@ package consensus_test
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"sync"
 	"testing"
@@ -155,10 +156,10 @@ func TestPolicyRefreshes(t *testing.T) {
 	fc.check(t, 3*int(minRefreshes))
 }
 
-// TestPolicyRefreshSurvivesKill: a member of the refresh's active set dies
-// between two refreshes of one request; the surviving t members mark it
-// down, refresh again with each other and answer the request with the
-// reference verdict and one result digest.
+// TestPolicyRefreshSurvivesKill: a contributor to a refresh dies between
+// two refreshes of one request of a 2-of-4 committee; the three survivors
+// (CheckedMembers(2) = 3) mark it down, refresh again with each other and
+// answer the request with the reference verdict and one result digest.
 func TestPolicyRefreshSurvivesKill(t *testing.T) {
 	t.Parallel()
 	seed := testseed.Seed(t)
@@ -187,7 +188,7 @@ func TestPolicyRefreshSurvivesKill(t *testing.T) {
 	}
 	pc := circuit.NewPolicyCircuits(fhetest.InsecureBGVN10)
 	var err error
-	lc, err = local.Start(ctx, local.Options{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10", Rotations: []int{1},
+	lc, err = local.Start(ctx, local.Options{N: 4, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10", Rotations: []int{1},
 		Circuits: pc, RoundTimeout: 5 * time.Second, BatchSize: 1, Serve: true, MemberKnobs: knobs, Log: zaptest.NewLogger(t)})
 	require.NoError(t, err)
 	t.Cleanup(lc.Close)
@@ -202,8 +203,72 @@ func TestPolicyRefreshSurvivesKill(t *testing.T) {
 	case <-time.After(time.Minute):
 		t.Fatal("member 2 was never killed: the request needed no refresh")
 	}
-	sameDigests(t, lc, []uint32{1, 3}, []testReq{q})
-	for _, id := range []uint32{1, 3} {
+	sameDigests(t, lc, []uint32{1, 3, 4}, []testReq{q})
+	for _, id := range []uint32{1, 3, 4} {
 		require.Contains(t, lc.Member(id).Status().Down, uint32(2), "member %d did not mark the dead member down", id)
+	}
+}
+
+// TestRefreshShiftRefusedOverTLS: one member running modified code moves
+// every refresh it contributes to (each of its refresh shares off by a
+// flipped bit, well-formed: CorruptRefresh) while the committee evaluates a
+// policy with refresh points over TLS sockets. No honest member gets a
+// verdict out of it — no wrong verdict is signed — and the member is named
+// where the committee has the redundancy to name it: 2-of-3 (r = 2t−1)
+// refuses without a name, 2-of-4 (r = 3t−2) names member 2 on every honest
+// member. The honest committee's verdict for the same inputs is the
+// reference (TestPolicyRefreshes).
+func TestRefreshShiftRefusedOverTLS(t *testing.T) {
+	t.Parallel()
+	seed := testseed.Seed(t)
+	for _, n := range []int{3, 4} {
+		t.Run(fmt.Sprintf("2-of-%d", n), func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			t.Cleanup(cancel)
+			pc := circuit.NewPolicyCircuits(fhetest.InsecureBGVN10)
+			lc, err := local.Start(ctx, local.Options{N: n, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10", Rotations: []int{1},
+				Circuits: pc, RoundTimeout: 5 * time.Second, BatchSize: 1, Log: zaptest.NewLogger(t),
+				MemberKnobs: func(id uint32) TestingKnobs { return TestingKnobs{CorruptRefresh: id == 2} }})
+			require.NoError(t, err)
+			t.Cleanup(lc.Close)
+			ids := registerRefreshPolicies(t, pc)
+			q := policyRequest(t, lc, rand.New(rand.NewPCG(seed, 29)), ids[0], 1, refTwo)
+			batch := []chainio.Request{lc.Chain.Post(q.req)}
+			errs := make([]error, n)
+			var wg sync.WaitGroup
+			for i := range n {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					res, es := lc.Member(uint32(i+1)).ProcessBatch(ctx, batch)
+					errs[i] = es[0]
+					if errs[i] == nil && res[0] == nil {
+						errs[i] = fmt.Errorf("no verdict")
+					}
+				}()
+			}
+			wg.Wait()
+			for i := range n {
+				id := uint32(i + 1)
+				if id == 2 {
+					continue
+				}
+				require.Error(t, errs[i], "member %d got a verdict out of a moved refresh", id)
+				_, ok := lc.Member(id).StoredVerdict(q.req.ID)
+				require.False(t, ok, "member %d stored a verdict", id)
+				var named []uint32
+				for _, e := range lc.Member(id).Status().Equivocations {
+					named = append(named, e.Member)
+				}
+				for _, m := range named {
+					require.Equal(t, uint32(2), m, "member %d named an honest member", id)
+				}
+				if n == 4 {
+					require.Contains(t, named, uint32(2), "member %d did not name the deviating member", id)
+				}
+			}
+			_, onChain := lc.Chain.Verdict(q.req.ID)
+			require.False(t, onChain, "a verdict reached the chain")
+		})
 	}
 }

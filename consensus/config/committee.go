@@ -56,6 +56,9 @@ func (c *CommitteeConfig) Validate() (*fhe.Params, error) {
 	if c.Threshold < 1 || c.Threshold > n {
 		return nil, fmt.Errorf("consensus: threshold %d outside 1..%d", c.Threshold, n)
 	}
+	if need := protocol.CheckedMembers(c.Threshold); n < need {
+		return nil, fmt.Errorf("consensus: a %d-of-%d committee cannot cross-check its decryptions and refreshes: t−1 members could set any value, so it needs n ≥ max(t+1, 2t−1) = %d members (docs/committee.md, \"Verified refresh and decryption\")", c.Threshold, n, need)
+	}
 	if _, ok := new(big.Int).SetString(c.ChainID, 10); !ok {
 		return nil, fmt.Errorf("consensus: chainId %q is not a decimal integer", c.ChainID)
 	}

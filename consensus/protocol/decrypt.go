@@ -62,8 +62,9 @@ type DecryptResult struct {
 // zero seeded by a commit-reveal coin toss among the participants, see
 // Sanitise), asks the ledger for its single share (persisted before it is
 // sent), sends it to every other participant, collects theirs until the
-// round deadline, and decodes robustly. It returns an error if fewer than t
-// valid shares arrive or no consistent majority exists.
+// round deadline, and decodes robustly. It returns a value only when the
+// shares of CheckedMembers(t) participants agree on it, and an error
+// otherwise (ErrUncheckedDecryption, ErrTooFewShares).
 func ThresholdDecrypt(ctx context.Context, g Group, key *ThresholdKey, plan NoisePlan, ev *fhe.Evaluator, led Ledger, req DecryptRequest) (*DecryptResult, error) {
 	ct, err := PrepareForDecryption(ev, plan, req.Ciphertext)
 	if err != nil {

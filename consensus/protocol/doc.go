@@ -67,7 +67,10 @@
 // t-subset yields a decryption, r ≥ t+1 shares cross-check each other and
 // r ≥ t+2f identify f bad shares (RobustCombine, Reed–Solomon-style
 // decoding); a member whose share disagrees with the majority is reported
-// and excluded. With exactly t shares the result is not cross-checked.
+// and excluded. A value is returned only when the shares of at least
+// CheckedMembers(t) = max(t+1, 2t−1) participants agree on it (otherwise
+// t−1 colluders could lie on one polynomial through the honest points):
+// with exactly t shares there is no value (ErrUncheckedDecryption).
 //
 // # Noise flooding: which σ and why
 //
@@ -99,21 +102,30 @@
 //
 // # Collective refresh (Refresh)
 //
-// For plans that run out of depth, Lattigo's mpbgv RefreshProtocol (the
-// collective bootstrapping of Mouchet et al.: masked decryption to additive
-// shares, re-encryption at the top level) runs among exactly t active
-// members S, each using its additive share λ_j^S·tsk_j of s from the
-// Combiner. Member j masks its decryption share of c1 at the input level
-// with a uniform plaintext M_j and re-encrypts M_j at the top level under a
-// common a, drawn from a PRNG keyed by keccak of the session name; the
-// masked sum decodes to m − Σ M_j, which re-encoded and added to the
-// re-encryption of Σ M_j gives a fresh encryption of m. Every receiver
-// computes the same output ciphertext; the caller compares digests. The
-// message is hidden by the mask; the masked sum still reveals the input's
-// phase noise to every receiver, so each active member floods its masked
-// decryption with σ_j = 2^eval.RefreshFlooding/√t from GaussianSampler (2^30
-// times the noise bound RefreshRequest.NoiseBits, as the decryption does),
-// and a ciphertext below eval.RefreshFloorLevel is refused (ErrRefreshNoRoom).
+// For plans that run out of depth the committee refreshes a ciphertext by
+// masked decryption with public, proven masks — the verified refresh: no
+// member running modified code can move its output (docs/committee.md,
+// "Verified refresh and decryption"). Each of r ≥ CheckedMembers(t) =
+// max(t+1, 2t−1) contributors encrypts a uniform plaintext M_i at the top
+// level under the collective key with the input proof of plaintext
+// knowledge (fhe/zkpok, bound to the session and to i) and commits to it
+// before it reveals it; every receiver verifies every proof. The masked
+// input Z = Y + Σ X_i (Y sanitised, the masks' limbs dropped to Y's level,
+// which keeps t⁻¹·M_i in the phase) is then decrypted by every t-subset S
+// of the contributors: member j sends, for each S holding it, its additive
+// share λ_j^S·tsk_j (Lattigo's Combiner) times c1(Z) plus its own flooding
+// E_j^S ← D_{Z,σ_j}, σ_j = 2^eval.RefreshFlooding/√t (GaussianSampler), as
+// one committed bundle issued once through the ledger. The value z = m +
+// ΣM_i is used only when all C(r, t) subsets decode it — with r ≥ 2t−1 one
+// of them is all honest — and the output is the trivial encryption of z at
+// the top level minus Σ X_i, whose plaintext is m whatever the masks
+// encrypt. A disagreement aborts (ErrRefreshDisagree) naming only the
+// members every explanation with t−1 deviators includes; a bad proof names
+// its sender. What a receiver learns of Z's noise (the input's plus the
+// honest masks') is hidden by one honest E_j^S per subset; a ciphertext
+// below eval.RefreshFloorLevel (with the masks' noise counted) is refused
+// (ErrRefreshNoRoom). The vector inputs' RefreshTransform still runs
+// Lattigo's masked transform among exactly t active members (transform.go).
 //
 // # Re-encryption to a new committee's key (Reencrypt)
 //

@@ -86,18 +86,17 @@ func FuzzOpenMask(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	ctx := maskContext(1, "fuzz", 2)
-	good, err := newMask(zk, ctx)
+	good, err := newMask(zk, 1, 2)
 	if err != nil {
 		f.Fatal(err)
 	}
-	if _, err := openMask(zk, ctx, good); err != nil {
+	if _, err := openMask(zk, 1, 2, good); err != nil {
 		f.Fatal(err)
 	}
 	f.Add(good)
 	f.Add(good[:len(good)/2])
 	f.Add([]byte{0, 0, 0, 9, 1})
 	f.Fuzz(func(t *testing.T, b []byte) {
-		_, _ = openMask(zk, ctx, b)
+		_, _ = openMask(zk, 1, 2, b)
 	})
 }

@@ -43,6 +43,10 @@ type Group struct {
 	// share that does not match its commitment (the identifiable abort of
 	// a committed round; the member's status lists them).
 	OnEquivocation func(ErrEquivocation)
+	// Masks, if set, holds this member's refresh masks made ahead of time
+	// (used when it is for the refresh's key, epoch and member); nil:
+	// Refresh makes each mask when it needs it.
+	Masks *MaskPool
 
 	// hook makes this member misbehave in share rounds (tests only: it is
 	// unexported and no production code sets it). See roundHook.

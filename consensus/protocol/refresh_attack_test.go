@@ -217,6 +217,8 @@ func TestRefreshOneMemberCannotMoveIt(t *testing.T) {
 // shiftMask adds t⁻¹·m′ to the mask ciphertext of a mask message and keeps
 // its proof.
 func shiftMask(t *testing.T, p *fhe.Params, msg []byte) []byte {
+	head := msg[:maskNonce+4]
+	msg = msg[maskNonce:]
 	n := int(uint32(msg[0])<<24 | uint32(msg[1])<<16 | uint32(msg[2])<<8 | uint32(msg[3]))
 	ct, err := fhe.UnmarshalCiphertext(msg[4 : 4+n])
 	require.NoError(t, err)
@@ -229,7 +231,7 @@ func shiftMask(t *testing.T, p *fhe.Params, msg []byte) []byte {
 	b, err := out.MarshalBinary()
 	require.NoError(t, err)
 	require.Len(t, b, n)
-	return append(append(append([]byte(nil), msg[:4]...), b...), msg[4+n:]...)
+	return append(append(append([]byte(nil), head...), b...), msg[4+n:]...)
 }
 
 // TestDecryptOneMemberCannotMoveIt: a member that shifts its decryption
@@ -322,4 +324,35 @@ func (s shiftingLedger) Issue(kind ShareKind, d [32]byte, e uint64, session stri
 	}
 	s.p.RLWE().RingQ().AtLevel(s.level).Add(sh.Value, s.shift.Value, sh.Value)
 	return sh.MarshalBinary(), nil
+}
+
+// TestMaskPool: a pooled mask verifies as its member's for its epoch and
+// for nobody else (another member presenting it, or another epoch, is
+// refused); every take hands out a new mask; a pool for another member or
+// epoch is not used.
+func TestMaskPool(t *testing.T) {
+	t.Parallel()
+	p := fhe.MustParams(fhetest.InsecureBGVN10)
+	c := newCommittee(t, p, 3, 2, nil)
+	zk, err := proofKey(c.kms[0].Public, nil)
+	require.NoError(t, err)
+	mp := NewMaskPool(zk, 1, 2, 2)
+	defer mp.Close()
+	a, err := mp.take(zk, 1, 2)
+	require.NoError(t, err)
+	b, err := mp.take(zk, 1, 2)
+	require.NoError(t, err)
+	require.NotEqual(t, a, b, "a mask is handed out once")
+	_, err = openMask(zk, 1, 2, a)
+	require.NoError(t, err)
+	_, err = openMask(zk, 1, 3, a)
+	require.ErrorContains(t, err, "mask proof", "another member presents member 2's mask")
+	_, err = openMask(zk, 2, 2, a)
+	require.ErrorContains(t, err, "mask proof", "a mask of another epoch")
+	require.True(t, mp.For(zk, 1, 2))
+	require.False(t, mp.For(zk, 1, 3))
+	other, err := mp.take(zk, 1, 3) // not this pool's member: made fresh for member 3
+	require.NoError(t, err)
+	_, err = openMask(zk, 1, 3, other)
+	require.NoError(t, err)
 }
