@@ -25,8 +25,8 @@ func (m *Member) Evaluator() (*fhe.Evaluator, error) {
 }
 
 // RefreshAmong re-encrypts ct at the top level by a collective refresh
-// among participants (sorted member ids, this member one of them; the first
-// t active), sized for the noise bounds b.
+// among participants (sorted member ids, this member one of them; all
+// contributing: the verified refresh), sized for the noise bounds b.
 func (m *Member) RefreshAmong(ctx context.Context, session string, ct *fhe.Ciphertext, participants []transport.MemberID, b circuit.RefreshBounds) (*fhe.Ciphertext, error) {
 	ks, err := m.snap()
 	if err != nil {

@@ -36,13 +36,13 @@ func (d delayTransport) Send(ctx context.Context, to transport.MemberID, msg tra
 	return d.Transport.Send(ctx, to, msg)
 }
 
-// startDelayed starts an n=3, t=2 serving committee whose member i sends
-// through a delayTransport driven by delays[i-1].
+// startDelayed starts an n = len(delays), t = 2 serving committee whose
+// member i sends through a delayTransport driven by delays[i-1].
 func startDelayed(t *testing.T, delays []*atomic.Int64) *local.Committee {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	lc, err := local.Start(ctx, local.Options{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10", Rotations: []int{1},
+	lc, err := local.Start(ctx, local.Options{N: len(delays), T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10", Rotations: []int{1},
 		RoundTimeout: 10 * time.Second, Heartbeat: 100 * time.Millisecond, BatchSize: 8, Serve: true, Log: zaptest.NewLogger(t),
 		Transport: func(id uint32, tr transport.Transport) transport.Transport {
 			return delayTransport{Transport: tr, delay: delays[id-1]}
@@ -55,9 +55,9 @@ func startDelayed(t *testing.T, delays []*atomic.Int64) *local.Committee {
 // downOf is member id's liveness marks (Status.Down).
 func downOf(lc *local.Committee, id uint32) []uint32 { return lc.Member(id).Status().Down }
 
-// signedBy reports whether member id signed v.
-func signedBy(t *testing.T, v *chainio.Verdict, id uint32) bool {
-	s, err := bls.Signers(3, v.Signers)
+// signedBy reports whether member id of an n-member committee signed v.
+func signedBy(t *testing.T, n int, v *chainio.Verdict, id uint32) bool {
+	s, err := bls.Signers(n, v.Signers)
 	require.NoError(t, err)
 	for _, i := range s {
 		if uint32(i+1) == id {
@@ -101,24 +101,25 @@ func TestLivenessAllMarkEachOther(t *testing.T) {
 	waitVerdicts(t, lc.Chain, reqs)
 }
 
-// TestLivenessSlowMemberReadmitted: member 3 is slowed past the round
-// timeout; members 1 and 2 answer without it (t = 2) and mark it down.
-// When it speeds up again its heartbeats re-admit it — it has handled the
-// blocks its peers were on when they marked it — and it signs verdicts of
-// later requests again. Every verdict equals its plaintext reference.
+// TestLivenessSlowMemberReadmitted: member 4 of a 2-of-4 committee is
+// slowed past the round timeout; members 1, 2 and 3 answer without it (a
+// verified refresh and decryption need max(t+1, 2t−1) = 3) and mark it
+// down. When it speeds up again its heartbeats re-admit it — it has handled
+// the blocks its peers were on when they marked it — and it signs verdicts
+// of later requests again. Every verdict equals its plaintext reference.
 func TestLivenessSlowMemberReadmitted(t *testing.T) {
-	delays := []*atomic.Int64{{}, {}, {}}
+	delays := []*atomic.Int64{{}, {}, {}, {}}
 	lc := startDelayed(t, delays)
 	reqs := makeRequests(t, lc, 1, 4, 32)
-	delays[2].Store(int64(time.Hour)) // > RoundTimeout: held until cleared
+	delays[3].Store(int64(time.Hour)) // > RoundTimeout: held until cleared
 	lc.Chain.Post(reqs[0].req)
 	waitVerdicts(t, lc.Chain, reqs[:1])
 	require.Eventually(t, func() bool {
-		return contains32(downOf(lc, 1), 3) && contains32(downOf(lc, 2), 3)
-	}, time.Minute, 50*time.Millisecond, "members 1 and 2 mark the slow member")
-	delays[2].Store(0)
+		return contains32(downOf(lc, 1), 4) && contains32(downOf(lc, 2), 4) && contains32(downOf(lc, 3), 4)
+	}, time.Minute, 50*time.Millisecond, "members 1, 2 and 3 mark the slow member")
+	delays[3].Store(0)
 	require.Eventually(t, func() bool {
-		return !contains32(downOf(lc, 1), 3) && !contains32(downOf(lc, 2), 3)
+		return !contains32(downOf(lc, 1), 4) && !contains32(downOf(lc, 2), 4) && !contains32(downOf(lc, 3), 4)
 	}, time.Minute, 50*time.Millisecond, "the slow member is re-admitted")
 	for _, r := range reqs[1:] {
 		lc.Chain.Post(r.req)
@@ -127,7 +128,7 @@ func TestLivenessSlowMemberReadmitted(t *testing.T) {
 	signed := 0
 	for _, r := range reqs[1:] {
 		v, _ := lc.Chain.Verdict(r.req.ID)
-		if signedBy(t, v, 3) {
+		if signedBy(t, 4, v, 4) {
 			signed++
 		}
 	}
@@ -191,8 +192,9 @@ func (l *lateView) VerdictPosted(ctx context.Context, id [32]byte) (bool, error)
 	return l.ChainAdapter.VerdictPosted(ctx, id)
 }
 
-// TestLaggingMemberDropsDecided: member 3 starts serving only after members
-// 1 and 2 answered a run of requests (t = 2). It takes each request in as
+// TestLaggingMemberDropsDecided: member 4 of a 2-of-4 committee starts
+// serving only after members 1, 2 and 3 answered a run of requests (a
+// verified refresh and decryption need max(t+1, 2t−1) = 3). It takes each request in as
 // undecided (lateView), but checks the chain again before evaluating it and
 // drops it instead of replaying sessions its peers finished: no request
 // fails on it, it counts every request as dropped, its progress reaches
@@ -200,19 +202,19 @@ func (l *lateView) VerdictPosted(ctx context.Context, id [32]byte) (bool, error)
 func TestLaggingMemberDropsDecided(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	lc, err := local.Start(ctx, local.Options{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10", Rotations: []int{1},
+	lc, err := local.Start(ctx, local.Options{N: 4, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10", Rotations: []int{1},
 		RoundTimeout: 10 * time.Second, Heartbeat: 100 * time.Millisecond, BatchSize: 8, Log: zaptest.NewLogger(t)})
 	require.NoError(t, err)
 	t.Cleanup(lc.Close)
 	reqs := makeRequests(t, lc, 1, 5, 33)
-	for i := range 2 {
+	for i := range 3 {
 		lc.ServeMember(uint32(i + 1))
 	}
 	for _, r := range reqs[:4] {
 		lc.Chain.Post(r.req)
 	}
 	waitVerdicts(t, lc.Chain, reqs[:4])
-	m3 := lc.Member(3)
+	m3 := lc.Member(4)
 	late := &lateView{ChainAdapter: lc.Chain, asked: map[[32]byte]bool{}}
 	sctx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)

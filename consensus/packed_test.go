@@ -40,10 +40,15 @@ type packFixture struct {
 // members check that every refresh they run is at a level with room for its
 // flooding (floorChecker).
 func newPackFixture(t *testing.T) *packFixture {
+	return newPackFixtureN(t, 3)
+}
+
+// newPackFixtureN is newPackFixture with n members (t = 2).
+func newPackFixtureN(t *testing.T, n int) *packFixture {
 	p, err := fhe.NewParams(fhetest.InsecureBGVN10)
 	require.NoError(t, err)
 	fc := newFloorChecker(p)
-	lc := startTestKnobs(t, 3, 2, false, func(uint32) TestingKnobs { return fc.knobs() })
+	lc := startTestKnobs(t, n, 2, false, func(uint32) TestingKnobs { return fc.knobs() })
 	t.Cleanup(func() { fc.check(t, 0) })
 	return &packFixture{t: t, lc: lc, p: lc.Member(1).Params(), enc: fhe.NewEncryptor(lc.Keys)}
 }
@@ -356,22 +361,23 @@ func TestPackedPolicyPlan(t *testing.T) {
 	fc.check(t, 3*(8+plan.Counts.Refreshes))
 }
 
-// TestPackedMemberKilled: a member dies as the batch starts and never
-// answers (the attack: up to n−t members stop answering); the t survivors
-// finish the batch — packed-input refreshes, digest, decryption, signature
-// — with every verdict equal to its reference. (A kill at a chosen later
-// phase is not covered here.)
+// TestPackedMemberKilled: a member of a 2-of-4 committee dies as the batch
+// starts and never answers (the attack: members stop answering); the three
+// survivors — max(t+1, 2t−1), enough to cross-check — finish the batch:
+// packed-input refreshes, digest, decryption, signature, with every verdict
+// equal to its reference. (A kill at a chosen later phase is not covered
+// here.)
 func TestPackedMemberKilled(t *testing.T) {
-	f := newPackFixture(t)
+	f := newPackFixtureN(t, 4)
 	r := rand.New(rand.NewPCG(13, 9))
 	var reqs []testReq
 	for k := range 20 {
 		reqs = append(reqs, f.packedReq(k, r.Int64N(200)-100, r.Int64N(200)-100))
 	}
 	b := batchOf("test/pack/kill", reqs)
-	survivors := []*Member{f.lc.Member(1), f.lc.Member(2)}
-	out := make([][]*chainio.Verdict, 2)
-	errs := make([]error, 2)
+	survivors := []*Member{f.lc.Member(1), f.lc.Member(2), f.lc.Member(4)}
+	out := make([][]*chainio.Verdict, len(survivors))
+	errs := make([]error, len(survivors))
 	var wg sync.WaitGroup
 	for i, m := range survivors {
 		wg.Add(1)

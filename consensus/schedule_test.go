@@ -144,7 +144,7 @@ func TestScheduleFollowsChainNotClock(t *testing.T) {
 	for _, r := range reqs {
 		v, _ := lc.Chain.Verdict(r.req.ID)
 		for id := uint32(1); id <= 3; id++ {
-			require.True(t, signedBy(t, v, id), "request %x: member %d signed", r.req.ID[:4], id)
+			require.True(t, signedBy(t, 3, v, id), "request %x: member %d signed", r.req.ID[:4], id)
 		}
 	}
 	for _, e := range logs.All() {

@@ -6,7 +6,7 @@
 // requests, packed batches of the KYC/AML policy with per-attribute and with
 // vector inputs (consensus.Member.ProcessPacked: one evaluation and one
 // threshold decryption for the whole batch) and the collective refresh
-// (Lattigo's mpbgv refresh protocol, from the preset's refresh floor to the
+// (the verified refresh, protocol.Refresh, from the preset's refresh floor to the
 // top level) on committees of each --refresh-n size. Every verdict is
 // checked against its plaintext reference and every refreshed ciphertext is
 // threshold-decrypted and compared with what was encrypted. The members
@@ -27,8 +27,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/tuneinsight/lattigo/v6/multiparty/mpbgv"
-	"github.com/tuneinsight/lattigo/v6/ring"
 	"go.uber.org/zap"
 
 	"github.com/fhegate/fhegate/bench"
@@ -36,6 +34,7 @@ import (
 	"github.com/fhegate/fhegate/consensus/chainio"
 	"github.com/fhegate/fhegate/consensus/circuit"
 	"github.com/fhegate/fhegate/consensus/local"
+	"github.com/fhegate/fhegate/consensus/protocol"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/policy"
 	"github.com/fhegate/fhegate/policy/eval"
@@ -585,9 +584,9 @@ func (b *committeeBench) StageKYCBatch() ([]Row, error) {
 // the preset's refresh floor (the lowest level a compiled plan refreshes
 // at) back to the top level; ms and cpu_ms are the medians. Each
 // refreshed ciphertext is threshold-decrypted and compared with the
-// encrypted vector, and the members' ledgers must have issued exactly t
-// refresh shares per refresh. Bytes: each active member sends its marshalled
-// share (share_bytes, refreshShareBytes) to the n−1 others.
+// encrypted vector, and every member's ledger must have issued one mask and
+// one share bundle per refresh. Bytes: each member sends its mask and share
+// bundle (share_bytes, protocol.RefreshBytes) to the n−1 others.
 func (b *committeeBench) StageRefresh() (Row, error) {
 	ev, err := b.lc.Evaluator()
 	if err != nil {
@@ -610,14 +609,11 @@ func (b *committeeBench) StageRefresh() (Row, error) {
 		if ct, err = ev.DropLevels(ct, ct.Level()-floor); err != nil {
 			return Row{}, err
 		}
-		sb, err := refreshShareBytes(b.p, ct)
+		mask, shares, err := protocol.RefreshBytes(b.p, ct.Level(), b.n, b.t)
 		if err != nil {
 			return Row{}, err
 		}
-		if shareBytes != 0 && sb != shareBytes {
-			return Row{}, fmt.Errorf("refresh share of run %d is %d bytes, of run 0 %d", run, sb, shareBytes)
-		}
-		shareBytes = sb
+		shareBytes = mask + shares
 		issued0, refreshes0 := b.ledgerCounts()
 		c := bench.CPUTime()
 		s := time.Now()
@@ -627,8 +623,10 @@ func (b *committeeBench) StageRefresh() (Row, error) {
 			return Row{}, err
 		}
 		issued1, refreshes1 := b.ledgerCounts()
-		if issued1-issued0 != b.t || refreshes1-refreshes0 != uint64(b.n) {
-			return Row{}, fmt.Errorf("refresh %d: %d shares issued (want t=%d), %d member refreshes (want n=%d)", run, issued1-issued0, b.t, refreshes1-refreshes0, b.n)
+		// every member contributes a mask and a share bundle (two ledger
+		// entries) and completes the refresh
+		if issued1-issued0 != 2*b.n || refreshes1-refreshes0 != uint64(b.n) {
+			return Row{}, fmt.Errorf("refresh %d: %d ledger entries (want 2n=%d), %d member refreshes (want n=%d)", run, issued1-issued0, 2*b.n, refreshes1-refreshes0, b.n)
 		}
 		if err := b.checkRefreshed(out, want); err != nil {
 			return Row{}, fmt.Errorf("refresh %d: %w", run, err)
@@ -637,7 +635,7 @@ func (b *committeeBench) StageRefresh() (Row, error) {
 		cpus = append(cpus, cpu)
 	}
 	r := b.row(StageRefresh, 1, bench.MedianDuration(walls), bench.MedianDuration(cpus),
-		fmt.Sprintf("level %d (refresh floor) → %d, all %d members receive, %d active; median of %d (wall %s … %s); bytes_per_member = (n−1) × share_bytes sent by each active member",
+		fmt.Sprintf("level %d (refresh floor) → %d, verified: all %d members contribute a proven mask and C(n−1, t−1) subset shares (t=%d), masks from each member's pool, made ahead (their CPU counted); median of %d (wall %s … %s); share_bytes = one contributor's mask and share bundle, bytes_per_member = (n−1) × share_bytes",
 			floor, b.p.MaxLevel(), b.n, b.t, k, slices.Min(walls).Round(time.Millisecond), slices.Max(walls).Round(time.Millisecond)))
 	r.Runs, r.ShareBytes, r.BytesPerMember = k, shareBytes, (b.n-1)*shareBytes
 	b.log.Info("committee refresh done", zap.String("preset", b.preset), zap.Int("n", b.n), zap.Float64("median_ms", r.Ms))
@@ -687,26 +685,6 @@ func refreshVector(p *fhe.Params, run int) []int64 {
 		v[i] = (int64(i)*7919 + int64(run)*104729 + 1) % tm
 	}
 	return v
-}
-
-// refreshShareBytes is the length of one marshalled refresh share
-// (multiparty.RefreshShare, as protocol.Refresh sends it) for refreshing ct
-// to the top level: the masked-decryption share at ct's level, the
-// re-encryption share at the top level and ct's metadata. The polynomial
-// parts have a fixed size, so an allocated share with ct's metadata has the
-// length of a generated one (checked by TestRefreshShareBytes).
-func refreshShareBytes(p *fhe.Params, ct *fhe.Ciphertext) (int, error) {
-	rfp, err := mpbgv.NewRefreshProtocol(p.BGV(), ring.DiscreteGaussian{Sigma: 3.2, Bound: 19.2})
-	if err != nil {
-		return 0, err
-	}
-	share := rfp.AllocateShare(ct.Level(), p.MaxLevel())
-	share.MetaData = *ct.Lattigo().MetaData
-	raw, err := share.MarshalBinary()
-	if err != nil {
-		return 0, err
-	}
-	return len(raw), nil
 }
 
 // gateStage runs one `bench committee` stage with the gate's counters reset

@@ -10,13 +10,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	"github.com/tuneinsight/lattigo/v6/core/rlwe"
-	"github.com/tuneinsight/lattigo/v6/multiparty/mpbgv"
-	"github.com/tuneinsight/lattigo/v6/ring"
-	"github.com/tuneinsight/lattigo/v6/utils/sampling"
 	"go.uber.org/zap/zaptest"
 
-	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/gpu"
 )
 
@@ -50,36 +45,6 @@ func TestValidate(t *testing.T) {
 			tc.edit(&o)
 			require.ErrorContains(t, o.Validate(), tc.want)
 		})
-	}
-}
-
-// TestRefreshShareBytes: refreshShareBytes equals the length of a refresh
-// share generated the way protocol.Refresh generates it (mpbgv GenShare on
-// the ciphertext, then MarshalBinary), at level 0 and at the top level.
-func TestRefreshShareBytes(t *testing.T) {
-	pr, err := fhe.PresetByName("bgv-n13-t65537")
-	require.NoError(t, err)
-	p, err := fhe.NewParams(pr.ID)
-	require.NoError(t, err)
-	sk, pk := rlwe.NewKeyGenerator(p.RLWE()).GenKeyPairNew()
-	enc := fhe.NewEncryptor(fhe.WrapPublicKey(p, pk))
-	rfp, err := mpbgv.NewRefreshProtocol(p.BGV(), ring.DiscreteGaussian{Sigma: 1 << 20, Bound: 6 << 20})
-	require.NoError(t, err)
-	prng, err := sampling.NewKeyedPRNG([]byte("crs"))
-	require.NoError(t, err)
-	crp := rfp.SampleCRP(p.MaxLevel(), prng)
-	for _, level := range []int{0, p.MaxLevel()} {
-		ct, err := enc.EncryptIntsAtLevel(refreshVector(p, level), level)
-		require.NoError(t, err)
-		share := rfp.AllocateShare(ct.Level(), p.MaxLevel())
-		require.NoError(t, rfp.GenShare(sk, ct.Lattigo(), crp, &share))
-		raw, err := share.MarshalBinary()
-		require.NoError(t, err)
-		got, err := refreshShareBytes(p, ct)
-		require.NoError(t, err)
-		require.Equal(t, len(raw), got, "level %d", level)
-		// Two polynomials: level+1 and MaxLevel+1 residues of N 8-byte words.
-		require.GreaterOrEqual(t, got, (level+1+p.MaxLevel()+1)*p.N()*8)
 	}
 }
 

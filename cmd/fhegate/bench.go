@@ -305,17 +305,16 @@ each with its own bbolt store and share ledger, and measures on each preset:
              product per request, and one collective refresh that un-interleaves the accumulators
              into the 8 attribute ciphertexts (protocol.RefreshTransform). Same --packed sizes,
              same checks and rows (packed-kyc-vector/pack …).
-  refresh    one collective refresh (MPC bootstrap, Lattigo mpbgv.RefreshProtocol) of a ciphertext at
-             the preset's refresh floor (eval.RefreshFloorLevel: level 1 on BGVN13/BGVN14, the
-             lowest level a plan's refresh point hands the committee) back to the top level, on
-             committees of each --refresh-n size (default 3 and 5; t = ⌊n/2⌋+1), every member
-             receiving and the first t active (local.Committee.Refresh). ms and cpu ms are
-             the medians over --refresh-k refreshes (default 7, --quick 3), each of a fresh ciphertext
-             (a member issues one refresh share per ciphertext). share_bytes is the length of one
-             marshalled refresh share for that ciphertext (the payload of a refresh-share message);
-             bytes_per_member = (n−1) × share_bytes is what each of the t active members sends (one
-             share to every other member); the n−t others send nothing. Frame headers (7 bytes + the
-             session name per message) and TLS record overhead are not counted. Every refreshed
+  refresh    one verified collective refresh (MPC bootstrap, protocol.Refresh: masked decryption by
+             proven masks, cross-checked over every t-subset) of a ciphertext at the preset's refresh
+             floor (eval.RefreshFloorLevel: level 1 on BGVN13/BGVN14, the lowest level a plan's
+             refresh point hands the committee) back to the top level, on committees of each
+             --refresh-n size (default 3 and 5; t = ⌊n/2⌋+1), every member contributing a mask from its
+             pool (made ahead in the background; the process CPU counts it) (local.Committee.Refresh). ms and cpu ms are the medians over --refresh-k
+             refreshes (default 7, --quick 3), each of a fresh ciphertext. share_bytes is what one
+             member sends to each other member (its mask message and its share bundle,
+             protocol.RefreshBytes); bytes_per_member = (n−1) × share_bytes. Frame headers (7 bytes +
+             the session name per message), the commitments and TLS record overhead are not counted. Every refreshed
              ciphertext is threshold-decrypted (all slots) and compared with the encrypted vector.
 
 The refresh stage reuses the (n, t) committee of the other stages where its size matches and one is

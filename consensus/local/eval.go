@@ -31,7 +31,7 @@ func (lc *Committee) Evaluator() (*fhe.Evaluator, error) {
 }
 
 // Refresh re-encrypts ct at the top level through the committee's collective
-// refresh (Member.RefreshAmong on every live member, the first t active), and
+// refresh (Member.RefreshAmong on every live member, all contributing), and
 // checks that every member computed the same ciphertext. It has the
 // signature of policy/eval.RefreshFunc and sizes the refresh for the default
 // noise bounds (RefreshWith for a plan's).

@@ -118,6 +118,10 @@ type ShareKind string
 const (
 	KindDecryption ShareKind = "dec"     // ThresholdDecrypt: d_j = c1·tsk_j + e_j
 	KindRefresh    ShareKind = "refresh" // Refresh: masked decryption and re-encryption share
+	// KindRefreshMask is a refresh's proven mask (Refresh): not a share of
+	// anything secret, kept so that a retried refresh (same session)
+	// commits to and reveals the mask its first attempt did.
+	KindRefreshMask ShareKind = "refresh-mask"
 )
 
 // Ledger is what the protocols need from the share ledger.

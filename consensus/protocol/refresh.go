@@ -188,7 +188,7 @@ func Refresh(ctx context.Context, g Group, key *ThresholdKey, led Ledger, req Re
 	if err != nil {
 		return nil, err
 	}
-	masks, err := exchangeMasks(ctx, g, key, zk, session+"/mask", req.Active, req.Receivers)
+	masks, err := exchangeMasks(ctx, g, key, zk, led, ct, session+"/mask", req.Active, req.Receivers)
 	if err != nil {
 		return nil, err
 	}

@@ -356,3 +356,22 @@ func TestMaskPool(t *testing.T) {
 	_, err = openMask(zk, 1, 3, other)
 	require.NoError(t, err)
 }
+
+// TestRefreshBytes: RefreshBytes counts what newMask and genSubsetShares
+// really produce.
+func TestRefreshBytes(t *testing.T) {
+	t.Parallel()
+	p := fhe.MustParams(fhetest.InsecureBGVN10)
+	c := newCommittee(t, p, 3, 2, nil)
+	zk, err := proofKey(c.kms[0].Public, nil)
+	require.NoError(t, err)
+	in := refreshInput(t, c, []int64{1, 2, 3})
+	mask, shares, err := RefreshBytes(p, in.Level(), 3, 2)
+	require.NoError(t, err)
+	m, err := newMask(zk, 1, 1)
+	require.NoError(t, err)
+	require.Len(t, m, mask)
+	b, err := genSubsetShares(c.keys[0], 1, c.members, in, subsetsOf(c.members, 2), 0)
+	require.NoError(t, err)
+	require.Len(t, b, shares)
+}

@@ -214,10 +214,17 @@ func (mp *MaskPool) For(zk *zkpok.Key, epoch uint64, self transport.MemberID) bo
 // exchangeMasks is the mask round: every contributor makes and commits to
 // its proven mask (exchangeCommitted), every receiver verifies every proof
 // (in parallel). A mask that does not verify names its sender
-// (ErrEquivocation, reported to g.OnEquivocation).
-func exchangeMasks(ctx context.Context, g Group, key *ThresholdKey, zk *zkpok.Key, session string, active, receivers []transport.MemberID) (map[transport.MemberID]*fhe.Ciphertext, error) {
+// (ErrEquivocation, reported to g.OnEquivocation). The mask is issued
+// through the ledger for (the sanitised input, the contributors): a retried
+// refresh — the same session — sends the same mask, so its commitment
+// matches what the first attempt committed to.
+func exchangeMasks(ctx context.Context, g Group, key *ThresholdKey, zk *zkpok.Key, led Ledger, ct *fhe.Ciphertext, session string, active, receivers []transport.MemberID) (map[transport.MemberID]*fhe.Ciphertext, error) {
+	d := ShareDigest(ct)
+	digest := keccak([]byte("fhegate/refresh/mask-ledger/v1"), d[:], memberIDBytes(active))
 	msgs, err := exchangeCommitted(ctx, g, transport.TypeRefreshShare, session, active, receivers, func() ([]byte, error) {
-		return g.Masks.take(zk, key.Epoch, g.Self())
+		return led.Issue(KindRefreshMask, digest, key.Epoch, session, func() ([]byte, error) {
+			return g.Masks.take(zk, key.Epoch, g.Self())
+		})
 	})
 	if err != nil {
 		return nil, err
@@ -475,4 +482,24 @@ func unmask(p *fhe.Params, z *fhe.Ciphertext, vals []uint64, masks map[transport
 		ringQ.Sub(out.Value[1], x.Value[1], out.Value[1])
 	}
 	return fhe.WrapCiphertext(p, out)
+}
+
+// RefreshBytes is what one contributor of a refresh among r contributors
+// with threshold t sends to each receiver, for an input at level: its mask
+// message (nonce, the top-level mask ciphertext and its proof) and its
+// share bundle (one decryption share at level per t-subset holding it).
+func RefreshBytes(p *fhe.Params, level, r, t int) (mask, shares int, err error) {
+	pp, err := zkpok.ParamsFor(p)
+	if err != nil {
+		return 0, 0, err
+	}
+	ct, err := fhe.WrapCiphertext(p, bgv.NewCiphertext(p.BGV(), 1, p.MaxLevel()))
+	if err != nil {
+		return 0, 0, err
+	}
+	cb, err := ct.MarshalBinary()
+	if err != nil {
+		return 0, 0, err
+	}
+	return maskNonce + 4 + len(cb) + pp.Size(), RefreshSubsets(r-1, t-1) * (1 + (level+1)*p.N()*8), nil
 }
