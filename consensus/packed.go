@@ -147,7 +147,10 @@ func (m *Member) fetchInputs(ctx context.Context, q chainio.Request) error {
 // collective refresh of all accumulators un-interleaves them into the k
 // attribute ciphertexts the circuit takes, request r in slot r of each
 // (protocol.RefreshTransform with fhe.VectorLayout.Unpack), each rescaled
-// once like pack's outputs. Whatever a request's ciphertext holds outside
+// once like pack's outputs. Every receiver of that refresh holds the
+// outputs; the packers and the next members in the batch's rotation, max(t+1,
+// 2t−1) in all, evaluate the batch (requestRun.evaluateShared), so that the
+// plan's refresh points are verified refreshes among them. Whatever a request's ciphertext holds outside
 // its block is multiplied by zero (TestPackedVectorCrossTalk).
 //
 // Only the t active members of that refresh pack (the active set is
@@ -156,8 +159,7 @@ func (m *Member) fetchInputs(ctx context.Context, q chainio.Request) error {
 // members, and a member that did not pack takes them only when all t
 // copies are byte-identical (protocol.AgreedFromActive: one of the t is
 // honest) and packs them itself otherwise. The committee packs each batch
-// t times instead of n; the same members then evaluate it
-// (requestRun.evaluateShared).
+// t times instead of n.
 //
 // The noise bound of pack holds: an accumulator sums at most Slots()/K'
 // products, each bounded like a single-slot product (‖M_s‖∞ < t as
@@ -183,11 +185,16 @@ func (r *requestRun) packVector(ctx context.Context, reqs []chainio.Request, k i
 	}
 	var out []*fhe.Ciphertext
 	err = m.onLive(ctx, func(participants []transport.MemberID) error {
-		active, err := m.refreshActive(rotated(participants, r.base), level, bounds)
+		order := rotated(participants, r.base)
+		active, err := m.refreshActive(order, level, bounds)
 		if err != nil {
 			return err
 		}
 		slices.Sort(active)
+		// the evaluators: the packers and the next members, as many as a
+		// verified refresh at the plan's refresh points needs
+		evaluators := slices.Clone(order[:min(len(order), protocol.CheckedMembers(m.cfg.Committee.Threshold))])
+		slices.Sort(evaluators)
 		session := fmt.Sprintf("%s/unpack/%v", r.base, active)
 		low, err := r.agreedAccumulators(ctx, session, active, participants, layout.Accs, packOwn)
 		if err != nil {
@@ -200,7 +207,7 @@ func (r *requestRun) packVector(ctx context.Context, reqs []chainio.Request, k i
 			Active: active, Receivers: participants, PublicKey: r.ks.km.Public, NoiseBits: bounds.NoiseBits, WorstBits: bounds.WorstBits, Workers: m.cfg.Knobs.Workers})
 		if err == nil {
 			m.refreshes.Add(1)
-			r.packers, r.receivers = active, participants
+			r.evaluators, r.receivers = evaluators, participants
 		}
 		return err
 	})

@@ -220,10 +220,11 @@ type requestRun struct {
 	// (at its refresh points and before the mask): the plan's estimates for
 	// a compiled policy (PlanRefreshBounds), the defaults otherwise.
 	bounds circuit.PlanBounds
-	// packers are the t members that packed a vector batch (packVector) and
-	// receivers the members of that round; only the packers evaluate it,
-	// its refresh points among them alone (evaluateShared).
-	packers, receivers []transport.MemberID
+	// evaluators are the max(t+1, 2t−1) members that evaluate a vector
+	// batch (packVector: its t packers and the next members) and receivers
+	// the members of that round; only the evaluators evaluate it, its
+	// refresh points among them alone (evaluateShared).
+	evaluators, receivers []transport.MemberID
 }
 
 // run takes the request through its phases, in order: evaluate, agree on
@@ -287,7 +288,7 @@ func (r *requestRun) phase(name string) {
 func (r *requestRun) evaluate(ctx context.Context, circuit circuit.Circuit, inputs []*fhe.Ciphertext) (*fhe.Ciphertext, fhe.Handle, error) {
 	var result *fhe.Ciphertext
 	var err error
-	if r.packers != nil {
+	if r.evaluators != nil {
 		result, err = r.evaluateShared(ctx, circuit, inputs)
 	} else {
 		result, err = circuit.Evaluate(ctx, r.ks.ev, inputs, r.refresh)
@@ -304,16 +305,16 @@ func (r *requestRun) evaluate(ctx context.Context, circuit circuit.Circuit, inpu
 	return result, rd, nil
 }
 
-// evaluateShared evaluates a vector batch's circuit on the members that
-// packed it only (the plan's refresh points, if any, are collective
-// refreshes among them alone): each of them sends its result to the
-// others, and a member that did not pack takes it when all t copies are
-// byte-identical (one of the t is honest; protocol.AgreedFromActive, as the
-// accumulators). When the copies differ, it evaluates the circuit itself if
-// the plan has no refresh point, and fails the batch otherwise (a refresh
-// needs t members; the serve loop retries the batch once with another set
-// of packers, then answers its requests one by one). The committee
-// evaluates each vector batch t times instead of n; the result digest is
+// evaluateShared evaluates a vector batch's circuit on its evaluators only
+// (the plan's refresh points, if any, are verified refreshes among them
+// alone): each of them sends its result to the others, and a member that
+// did not evaluate takes it when all copies are byte-identical (at least
+// one is honest; protocol.AgreedFromActive, as the accumulators). When the
+// copies differ, it evaluates the circuit itself if the plan has no
+// refresh point, and fails the batch otherwise (a refresh needs the
+// evaluators; the serve loop retries the batch once with another rotation,
+// then answers its requests one by one). The committee evaluates each
+// vector batch max(t+1, 2t−1) times instead of n; the result digest is
 // then agreed by every member as usual.
 func (r *requestRun) evaluateShared(ctx context.Context, c circuit.Circuit, inputs []*fhe.Ciphertext) (*fhe.Ciphertext, error) {
 	var own *fhe.Ciphertext
@@ -331,7 +332,7 @@ func (r *requestRun) evaluateShared(ctx context.Context, c circuit.Circuit, inpu
 	if plan, ok := circuit.PlanOf(c); ok {
 		segments += plan.Counts.Refreshes
 	}
-	return agreedValue(ctx, r, r.base+"/result", "packed result", r.packers, r.receivers, time.Duration(segments)*r.m.cfg.RoundTimeout, evalOwn,
+	return agreedValue(ctx, r, r.base+"/result", "packed result", r.evaluators, r.receivers, time.Duration(segments)*r.m.cfg.RoundTimeout, evalOwn,
 		func(ct *fhe.Ciphertext) ([]byte, error) { return ct.MarshalBinary() },
 		func(b []byte) (*fhe.Ciphertext, error) {
 			ct, err := committeeCiphertext(r.m.params, b)
@@ -354,8 +355,8 @@ func (r *requestRun) evaluateShared(ctx context.Context, c circuit.Circuit, inpu
 func (r *requestRun) refresh(ctx context.Context, ct *fhe.Ciphertext) (*fhe.Ciphertext, error) {
 	var out *fhe.Ciphertext
 	var err error
-	if r.packers != nil { // evaluateShared: among the packers only, all of them active
-		out, err = r.m.refresh(ctx, r.ks, refreshSession(r.base, ct), ct, r.packers, r.bounds.Points)
+	if r.evaluators != nil { // evaluateShared: among the evaluators only, all of them contributing
+		out, err = r.m.refresh(ctx, r.ks, refreshSession(r.base, ct), ct, r.evaluators, r.bounds.Points)
 	} else {
 		out, err = r.m.refreshLive(ctx, r.ks, r.base, ct, r.bounds.Points)
 	}
@@ -565,8 +566,9 @@ func (m *Member) onLive(ctx context.Context, round func(participants []transport
 	return err
 }
 
-// refreshActive returns the t active members of a refresh among
-// participants (the first t) and calls the BeforeRefresh knob.
+// refreshActive returns the t active members of a refresh transform (the
+// vector inputs' unpacking, packed.go) among participants (the first t) and
+// calls the BeforeRefresh knob.
 func (m *Member) refreshActive(participants []transport.MemberID, level int, b circuit.RefreshBounds) ([]transport.MemberID, error) {
 	t := m.cfg.Committee.Threshold
 	if len(participants) < t {

@@ -579,8 +579,8 @@ func (b *committeeBench) StageKYCBatch() ([]Row, error) {
 	return []Row{b.row(StageKYCBatch, b.o.KYCBatch, d, cpu, note)}, nil
 }
 
-// StageRefresh: --refresh-k collective refreshes (local.Committee.Refresh:
-// every member receives, the first t are active) of fresh ciphertexts at
+// StageRefresh: --refresh-k verified collective refreshes
+// (local.Committee.Refresh: every member contributes) of fresh ciphertexts at
 // the preset's refresh floor (the lowest level a compiled plan refreshes
 // at) back to the top level; ms and cpu_ms are the medians. Each
 // refreshed ciphertext is threshold-decrypted and compared with the
