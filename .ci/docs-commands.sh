@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Runs every `fhegate` command that README.md and docs/*.md show, in a quick form, so that a command a
 # reader copies does not panic or fail (.ci/run's smoke step; people can run it too). Bounded: 25
-# commands in 103 s plus the CLI build, measured with `time .ci/docs-commands.sh` on the 2-core dev host
-# while other builds ran (2026-12-07; 2 min 24 s in all). Each command's output goes to a log printed only if the command fails; one line
-# per command says how long it took.
+# commands in 103 s plus the CLI build, measured with `time .ci/docs-commands.sh` on the 2-core dev
+# host while other builds ran (2026-12-07; 2 min 24 s in all). Each command's output goes to a log
+# printed only if the command fails; one line per command says how long it took.
 #
 # Covered elsewhere (they need a running chain, committee processes, or minutes):
-#   fhegate devnet; encrypt --submit; decrypt --handle (private read); keys gen --committee-api;
-#     bench load --rpc                          examples/run.sh, against the devnet it starts
+#   fhegate devnet; keys gen --committee-api; encrypt --submit
+#                                               examples/run.sh, against the devnet it starts (with the
+#                                               private read of docs/private-reads.md, from JavaScript)
+#   fhegate decrypt --handle (private read)     TestDecryptPrivateRead (cmd/fhegate, in go test ./...)
+#   fhegate bench load                          TestBenchLoadInProcessDevnet (cmd/fhegate)
 #   fhegate plugin install; committee serve     test/e2e/run.sh (real node, committee as processes)
 #   fhegate committee keygen/assemble/dkg/serve/status, committee rotate sign-key/bind-key/switch
 #                                               TestCommitteeKeygenAssembleDKGServe, TestCommitteeRotateCLI

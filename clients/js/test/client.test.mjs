@@ -138,6 +138,15 @@ test("Committee: reads the announcement headers and refuses an attestation of an
   await assert.rejects(mute.key(), /did not announce/);
 });
 
+test("Committee: a missing URL or a chain's JSON-RPC URL is a clear error", async () => {
+  for (const bad of [undefined, null, "", "127.0.0.1:8600", 8600]) {
+    assert.throws(() => new Committee(bad), (e) => e instanceof TypeError && /committee member's client API URL/.test(e.message), String(bad));
+  }
+  // A JSON-RPC endpoint answers GET with 200 and an empty body, no headers.
+  const rpc = new Committee("http://127.0.0.1:8545", { fetch: async () => new Response(null, { status: 200 }) });
+  await assert.rejects(rpc.key(), /does not look like a committee client API .* not the chain's JSON-RPC URL/);
+});
+
 // A policy over every kind of input: one-slot, uint16, uint32 (max 10^6: 5
 // digits) and uint64 (16 digits).
 const WIDE = `fhegate_policy: 1
