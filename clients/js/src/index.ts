@@ -104,6 +104,8 @@ interface Core {
   verify(id: number, owner: string, ciphertext: Uint8Array, proof: Uint8Array): null | Error;
   handleOf(b: Uint8Array): string | Error;
   decisionRow(spec: Uint8Array, values: string[]): string[] | Error;
+  compilePlan(spec: Uint8Array): string | Error;
+  evalPlan(spec: Uint8Array, row: string[]): string | Error;
   readerKeys(preset: string): ReaderKeys | Error;
   privateReadBody(handle: string, pk: Uint8Array, signer: string, nonce: string, deadline: string, signature: string): string | Error;
   combinePrivateRead(sk: Uint8Array, answers: string[]): string[] | Error;
@@ -204,6 +206,43 @@ export async function decisionRow(spec: string | Uint8Array, values: Value[]): P
   const doc = typeof spec === "string" ? new TextEncoder().encode(spec) : spec;
   const vals = values.map((v, i) => decimal(v, `value ${i}`));
   return ok((await init()).decisionRow(doc, vals)).map((d) => BigInt(d));
+}
+
+/** What a policy's compiled plan tells a client or a contract test (compilePlan). */
+export interface PlanInfo {
+  name: string;
+  /** The plan hash: the policy id FHEPolicy.registerPolicy returns on chain. */
+  planHash: string;
+  preset: string;
+  depth: number;
+  /** Input slots: one per one-slot input, one per base-16 digit of a wide one. */
+  inputs: number;
+  /** The declared inputs' names, in order. */
+  declared: string[];
+  gas: number;
+}
+
+/**
+ * Compiles a policy document with the Go compiler inside the wasm core
+ * (policy.Compile, what FHEPolicy.registerPolicy compiles): its plan hash,
+ * preset, depth and input slots. A document that does not compile is
+ * refused with the compiler's error. Registration's noise rule is not
+ * applied here (`fhegate policy inspect` applies it).
+ */
+export async function compilePlan(spec: string | Uint8Array): Promise<PlanInfo> {
+  const doc = typeof spec === "string" ? new TextEncoder().encode(spec) : spec;
+  return JSON.parse(ok((await init()).compilePlan(doc))) as PlanInfo;
+}
+
+/**
+ * The verdict a policy's plan gives on one decision row (one value per input
+ * slot; decisionRow makes the row of declared values), with the arithmetic of
+ * the encrypted evaluation (policy.Plan.EvalPlain): what the committee would
+ * decrypt, centred in [−32768, 32768]. Contract mocks settle requests with it.
+ */
+export async function evalPlan(spec: string | Uint8Array, row: Value[]): Promise<bigint> {
+  const doc = typeof spec === "string" ? new TextEncoder().encode(spec) : spec;
+  return BigInt(ok((await init()).evalPlan(doc, row.map((v, i) => decimal(v, `row value ${i}`)))));
 }
 
 /** A committee public key prepared for proving (its QP form computed once). */
