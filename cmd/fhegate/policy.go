@@ -279,9 +279,11 @@ func newPolicyEvalCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "eval FILE",
 		Short: "Evaluate a policy on encrypted inputs under throw-away keys (a local key, or an in-process MPC committee for deep plans)",
-		Long: `Generates a throw-away key for the plan's preset, encrypts the decisions (slot i of input j =
-input j of decision i), evaluates the plan homomorphically, decrypts the verdicts and checks them
-against the plaintext reference. Production evaluation runs in the committee under the collective key.
+		Long: `First applies the rule FHEPolicy.registerPolicy applies (the same admission as policy inspect):
+a policy the chain would refuse is not evaluated, and its reason is printed. Then generates a
+throw-away key for the plan's preset, encrypts the decisions (slot i of input j = input j of
+decision i), evaluates the plan homomorphically, decrypts the verdicts and checks them against the
+plaintext reference. Production evaluation runs in the committee under the collective key.
 
 A plan with refresh points (a policy deeper than its preset) is evaluated by an in-process MPC
 committee instead (n=3, t=2, throw-away keys, TLS on loopback): the same protocol code as a committee
