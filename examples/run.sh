@@ -45,7 +45,16 @@ go run ./examples/policies --rpc "$rpc" --datadir "$datadir" --count 2 --max-lat
 
 echo "--- @fhegate/client (clients/js: WebAssembly build; every ethers helper on the devnet, vector inputs and a wide-integer policy included)"
 (cd clients/js && npm ci --no-audit --no-fund --silent && npm run --silent build \
-  && FHEGATE_RPC_URL="$rpc" FHEGATE_COMMITTEE_API="$(cat "$datadir/committee/api.addr")" node --test test/devnet.test.mjs)
+  && FHEGATE_RPC_URL="$rpc" FHEGATE_COMMITTEE_API="$(cat "$datadir/committee/api.addr")" \
+     FHEGATE_COMMITTEE_APIS="$(cat "$datadir/committee/apis.addr")" node --test test/devnet.test.mjs)
+
+echo "--- the CLI against the devnet: keys gen on the committee's preset, encrypt --submit (docs/private-reads.md)"
+api=$(cat "$datadir/committee/api.addr")
+"$bin" --log-level warn keys gen --committee-api "$api" --out "$work/mykeys" | tee "$work/keys.out"
+grep -q "(bgv-n14-t65537: the committee's key at $api)" "$work/keys.out"
+"$bin" --log-level warn encrypt --key "$datadir/committee/committee.pk" --values 5,1 --submit "$api" \
+  --owner 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266 >"$work/att.json"
+grep -q '"handles"' "$work/att.json"
 
 echo "--- examples/js (on @fhegate/client)"
 (cd examples/js && npm ci --no-audit --no-fund --silent \

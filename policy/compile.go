@@ -105,11 +105,14 @@ type compiler struct {
 	cse        map[string]int
 	env        map[string]*val
 	sets       map[string][]int64
-	field      string
-	line       int
-	col        int
-	maxDeg     int
-	work       int64 // deterministic work units spent (value-set pairs, table entries, interpolation steps)
+	// narrow is the declaration of each one-slot input by its register
+	// (what a degree error suggests declaring as a wide integer instead).
+	narrow map[int]InputDecl
+	field  string
+	line   int
+	col    int
+	maxDeg int
+	work   int64 // deterministic work units spent (value-set pairs, table entries, interpolation steps)
 }
 
 // MaxCompileWork bounds the work Compile may do on one document, in
@@ -166,6 +169,10 @@ func (s *Spec) Compile(opt Options) (*Plan, error) {
 			continue
 		}
 		r := c.input(Input{Name: in.Name, Min: in.Min, Max: in.Max})
+		if c.narrow == nil {
+			c.narrow = map[int]InputDecl{}
+		}
+		c.narrow[r] = in
 		c.env[in.Name] = &val{kind: kLin, lin: lin{terms: []term{{reg: r, w: 1}}}, set: c.regSet[r]}
 	}
 	if len(c.inputs) > MaxInputs {
@@ -776,6 +783,52 @@ func (c *compiler) ifThenElse(n *node, cond, a, b *val) (*val, error) {
 	return v, nil
 }
 
+// wideHint is the end of a degree error over a table whose base is one
+// declared one-slot input with no negative values: the wide-integer
+// declaration to write instead (WideDecl). Empty for any other base.
+func (c *compiler) wideHint(v *val) string {
+	if len(v.base.terms) != 1 || v.base.terms[0].w != 1 {
+		return ""
+	}
+	in, ok := c.narrow[v.base.terms[0].reg]
+	if !ok {
+		return ""
+	}
+	return wideHint(in)
+}
+
+// wideHint is the suggestion an error about a one-slot input's range ends
+// with: "; if x is only compared, … {name: x, type: uint16, max: 1000} …",
+// or "" where the input takes negative values (WideDecl).
+func wideHint(in InputDecl) string {
+	decl := WideDecl(in)
+	if decl == "" {
+		return ""
+	}
+	return fmt.Sprintf("; if %s is only compared, added, multiplied by a constant or tested with in, declare it as a wide unsigned integer instead: %s (compared digit by digit, base %d, no polynomial over its whole range; its values are then encrypted as one vector input)",
+		in.Name, decl, DigitBase)
+}
+
+// WideDecl is the wide-integer declaration of a one-slot input with no
+// negative values, "{name: x, type: uintN, max: M}" with the smallest uintN
+// that holds its max: the typed form an author writes where a comparison
+// over the input's whole range needs a polynomial deeper than every preset
+// (a wide integer is compared digit by digit, wide.go). Empty where Min is
+// negative (a wide integer is unsigned).
+func WideDecl(in InputDecl) string {
+	if in.Min < 0 || in.Max < 0 {
+		return ""
+	}
+	typ := "uint64"
+	for _, bits := range []int{8, 16, 32} {
+		if uint64(in.Max) < uint64(1)<<bits {
+			typ = fmt.Sprintf("uint%d", bits)
+			break
+		}
+	}
+	return fmt.Sprintf("{name: %s, type: %s, max: %d}", in.Name, typ, in.Max)
+}
+
 // materialize turns a value into an affine form over registers, emitting a
 // polynomial for a fused table.
 func (c *compiler) materialize(v *val) (lin, error) {
@@ -807,7 +860,7 @@ func (c *compiler) materialize(v *val) (lin, error) {
 	coeffs := interpolate(v.bvals[:k], v.table[:k])
 	for i := k; i < len(v.bvals); i++ {
 		if evalPoly(coeffs, modT(v.bvals[i])) != modT(v.table[i]) {
-			return lin{}, c.errAtCol(ErrTooDeep, 0, "a comparison/membership over %d values in [%d, %d] needs a polynomial of degree > %d; the deepest target allows degree %d (depth %d)", len(v.bvals), v.bvals[0], v.bvals[len(v.bvals)-1], c.maxDeg, c.maxDeg, depthOf(c.maxDeg))
+			return lin{}, c.errAtCol(ErrTooDeep, 0, "a comparison/membership over %d values in [%d, %d] needs a polynomial of degree > %d; the deepest target allows degree %d (depth %d)%s", len(v.bvals), v.bvals[0], v.bvals[len(v.bvals)-1], c.maxDeg, c.maxDeg, depthOf(c.maxDeg), c.wideHint(v))
 		}
 	}
 	deg := len(coeffs) - 1
@@ -819,7 +872,7 @@ func (c *compiler) materialize(v *val) (lin, error) {
 		return l, nil
 	}
 	if deg > c.maxDeg {
-		return lin{}, c.errAtCol(ErrTooDeep, 0, "a comparison/membership over %d values in [%d, %d] needs a degree-%d polynomial (depth %d); the deepest target allows degree %d (depth %d)", len(v.bvals), v.bvals[0], v.bvals[len(v.bvals)-1], deg, depthOf(deg), c.maxDeg, depthOf(c.maxDeg))
+		return lin{}, c.errAtCol(ErrTooDeep, 0, "a comparison/membership over %d values in [%d, %d] needs a degree-%d polynomial (depth %d); the deepest target allows degree %d (depth %d)%s", len(v.bvals), v.bvals[0], v.bvals[len(v.bvals)-1], deg, depthOf(deg), c.maxDeg, depthOf(c.maxDeg), c.wideHint(v))
 	}
 	op := Op{Kind: OpPoly, Args: []int{breg}, Coeffs: make([]int64, len(coeffs)), Min: v.set.lo, Max: v.set.hi}
 	for i, x := range coeffs {

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"math/rand/v2"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 
@@ -390,4 +391,62 @@ func TestSchemaFile(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, y.Hash(), a.Hash(), name)
 	}
+}
+
+// TestTooDeepNamesTheWideForm: a comparison or membership over a one-slot
+// input whose range needs a polynomial deeper than every preset names the
+// wide-integer declaration to write instead (the smallest uintN that holds
+// max), and that declaration compiles; an input with negative values, or a
+// base that is not one input, gets no such suggestion.
+func TestTooDeepNamesTheWideForm(t *testing.T) {
+	doc := func(inputs, expr string) []byte {
+		return []byte("fhegate_policy: 1\nname: p\ninputs: " + inputs + "\noutput: {expr: \"" + expr + "\"}\n")
+	}
+	for _, tc := range []struct {
+		name, inputs, expr string
+		hint               string // "" = no suggestion
+	}{
+		{"uint16", "[{name: x, min: 0, max: 1000}]", "x >= 77", "{name: x, type: uint16, max: 1000}"},
+		{"uint16, membership", "[{name: id, min: 10, max: 4000}]", "id in {11, 500, 3999}", "{name: id, type: uint16, max: 4000}"},
+		{"negative values", "[{name: x, min: -500, max: 500}]", "x >= 77", ""},
+		{"sum of inputs", "[{name: x, min: 0, max: 600}, {name: y, min: 0, max: 600}]", "x + y >= 77", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := policy.Compile(doc(tc.inputs, tc.expr))
+			require.ErrorIs(t, err, policy.ErrTooDeep)
+			requireWideHint(t, doc, tc.expr, err, tc.hint)
+		})
+	}
+	// A range too wide for one slot at all says the same.
+	for _, tc := range []struct {
+		name, inputs, hint string
+	}{
+		{"more than t−1 steps", "[{name: x, min: 0, max: 70000}]", "{name: x, type: uint32, max: 70000}"},
+		{"beyond ±t/2", "[{name: x, min: 40000, max: 40010}]", "{name: x, type: uint16, max: 40010}"},
+		{"negative", "[{name: x, min: -40000, max: 40000}]", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := policy.Compile(doc(tc.inputs, "x >= 40005"))
+			require.ErrorIs(t, err, policy.ErrRange)
+			requireWideHint(t, doc, "x >= 40005", err, tc.hint)
+		})
+	}
+}
+
+// requireWideHint: err suggests hint, a wide declaration that compiles with
+// expr; or, with hint "", suggests nothing.
+func requireWideHint(t *testing.T, doc func(inputs, expr string) []byte, expr string, err error, hint string) {
+	t.Helper()
+	if hint == "" {
+		require.NotContains(t, err.Error(), "wide unsigned integer instead")
+		return
+	}
+	require.ErrorContains(t, err, "declare it as a wide unsigned integer instead: "+hint)
+	start := strings.Index(err.Error(), "{name: ")
+	typed := err.Error()[start : start+strings.Index(err.Error()[start:], "}")+1]
+	require.Equal(t, hint, typed)
+	p, err := policy.Compile(doc("["+typed+"]", expr))
+	require.NoError(t, err, "the suggested declaration %s compiles", typed)
+	require.Len(t, p.Declared(), 1)
+	require.NotEmpty(t, p.Declared()[0].Type)
 }

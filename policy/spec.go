@@ -420,9 +420,9 @@ func (s *Spec) parseInputs(v *yaml.Node) error {
 		case in.Min > in.Max:
 			return errAt(ErrRange, item.Line, item.Column, field, "input %q: min %d > max %d", in.Name, in.Min, in.Max)
 		case in.Max-in.Min >= PlaintextModulus:
-			return errAt(ErrRange, item.Line, item.Column, field, "input %q: range [%d, %d] has more than t−1 = 65536 distinct steps", in.Name, in.Min, in.Max)
+			return errAt(ErrRange, item.Line, item.Column, field, "input %q: range [%d, %d] has more than t−1 = 65536 distinct steps%s", in.Name, in.Min, in.Max, wideHint(in))
 		case in.Min < -HalfT || in.Max > HalfT:
-			return errAt(ErrRange, item.Line, item.Column, field, "input %q: range [%d, %d] must lie in [−32768, 32768] to be encrypted exactly mod t", in.Name, in.Min, in.Max)
+			return errAt(ErrRange, item.Line, item.Column, field, "input %q: range [%d, %d] must lie in [−32768, 32768] to be encrypted exactly mod t%s", in.Name, in.Min, in.Max, wideHint(in))
 		}
 		s.Inputs = append(s.Inputs, in)
 	}

@@ -322,7 +322,8 @@ func startCommitteeBench(ctx context.Context, o *Options, preset string, n, t in
 	if err != nil {
 		return nil, Row{}, err
 	}
-	b := &committeeBench{ctx: ctx, o: o, log: o.Log, preset: preset, pr: pr, n: n, t: t, dir: dir, phases: map[string]time.Duration{}}
+	b := &committeeBench{ctx: ctx, o: o, log: o.Log, preset: preset, pr: pr, n: n, t: t, dir: dir,
+		phases: map[string]time.Duration{}, memberPhases: map[uint32]map[string]time.Duration{}}
 	c0 := bench.CPUTime()
 	t0 := time.Now()
 	b.circuits = circuit.NewPolicyCircuits(pr.ID)
@@ -352,6 +353,12 @@ func (b *committeeBench) trace(member uint32, _ [32]byte, ph string, d time.Dura
 	defer b.traceMu.Unlock()
 	if !b.tracing {
 		return
+	}
+	if b.phases == nil {
+		b.phases = map[string]time.Duration{}
+	}
+	if b.memberPhases == nil {
+		b.memberPhases = map[uint32]map[string]time.Duration{}
 	}
 	if member == 1 {
 		b.phases[ph] += d

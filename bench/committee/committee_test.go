@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap/zaptest"
@@ -94,4 +95,35 @@ func TestGateStage(t *testing.T) {
 	}
 	_, err = gateStage(func() ([]Row, error) { return nil, errors.New("stage failed") })
 	require.ErrorContains(t, err, "stage failed")
+}
+
+// TestTraceBeforePackedStages: the verdict stage traces member phases before
+// any packed stage has run (the packed stages reset the per-member map; the
+// verdict stage used to write into a nil one and panic). Every member's
+// phases are summed, member 1's also into the verdict stage's phases, and
+// nothing is recorded while tracing is off.
+func TestTraceBeforePackedStages(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		b    *committeeBench
+	}{
+		{"zero value", &committeeBench{}},
+		{"as startCommitteeBench makes it", &committeeBench{phases: map[string]time.Duration{}, memberPhases: map[uint32]map[string]time.Duration{}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := tc.b
+			b.trace(1, [32]byte{}, "eval", time.Second) // tracing off: dropped
+			b.setTracing(true)
+			b.trace(1, [32]byte{}, "eval", 2*time.Millisecond)
+			b.trace(1, [32]byte{}, "eval", 3*time.Millisecond)
+			b.trace(2, [32]byte{}, "sign", 7*time.Millisecond)
+			b.setTracing(false)
+			b.trace(2, [32]byte{}, "sign", time.Second) // dropped
+			require.Equal(t, map[string]time.Duration{"eval": 5 * time.Millisecond}, b.phases)
+			require.Equal(t, map[uint32]map[string]time.Duration{
+				1: {"eval": 5 * time.Millisecond},
+				2: {"sign": 7 * time.Millisecond},
+			}, b.memberPhases)
+		})
+	}
 }

@@ -42,26 +42,44 @@ absolute times, across machines.`,
 	return cmd
 }
 
+// inputsQuickRuns are the runs per row of `fhegate bench inputs --quick`.
+const inputsQuickRuns = 3
+
+// inputsRuns is --runs, or inputsQuickRuns under --quick where --runs is
+// not given explicitly.
+func inputsRuns(fl flagSet, quick bool, runs int) int {
+	if quick && !fl.Changed("runs") {
+		return inputsQuickRuns
+	}
+	return runs
+}
+
 func newBenchInputsCmd(a *app) *cobra.Command {
-	var c inputs.Command
+	var (
+		c     inputs.Command
+		quick bool
+	)
 	cmd := &cobra.Command{
 		Use:   "inputs",
 		Short: "Input proofs of plaintext knowledge (fhe/zkpok): prove and verify time, proof size per ciphertext",
 		Long: `Measures, for bgv-n13-t65537 and bgv-n14-t65537, encrypting one ciphertext with its proof of
 plaintext knowledge (client side), verifying the proof (every committee member, per upload) and the
 proof size, beside a plain public-key encryption; soundness_bits is −log2 of the proof's knowledge
-error (r repetitions of 2N monomial challenges). Medians of --runs runs. Published figures of the
-protocol family are in the fhe/zkpok package doc.`,
+error (r repetitions of 2N monomial challenges). Medians of --runs runs (default 11, --quick 3).
+Published figures of the protocol family are in the fhe/zkpok package doc.`,
 		Example: `  fhegate bench inputs
+  fhegate bench inputs --quick
   fhegate bench inputs --runs 11 --json docs/results/inputs.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c.Log, c.Stdout, c.Stderr = a.Log(), cmd.OutOrStdout(), cmd.ErrOrStderr()
+			c.Runs = inputsRuns(cmd.Flags(), quick, c.Runs)
 			return c.Run()
 		},
 	}
 	cmd.Flags().StringVar(&c.JSONPath, "json", "", "write results as JSON to FILE (- for stdout)")
 	cmd.Flags().IntVar(&c.Runs, "runs", 11, "timed runs per row (median reported)")
+	cmd.Flags().BoolVar(&quick, "quick", false, fmt.Sprintf("%d runs per row instead of 11 (a --runs given wins)", inputsQuickRuns))
 	return cmd
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/spf13/cobra"
@@ -111,5 +112,29 @@ func TestBenchRejectsBadRuns(t *testing.T) {
 		err := root.Execute()
 		require.ErrorContains(t, err, "--runs must be ≥ 1", name)
 		require.Equal(t, exitUsage, exitCode(err), name)
+	}
+}
+
+// TestBenchInputsQuick: --quick measures inputsQuickRuns runs per row, a
+// --runs given explicitly wins, and without --quick the default is 11.
+func TestBenchInputsQuick(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want int
+	}{
+		{nil, 11},
+		{[]string{"--quick"}, inputsQuickRuns},
+		{[]string{"--quick", "--runs", "5"}, 5},
+		{[]string{"--runs", "7"}, 7},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			cmd := newBenchInputsCmd(&app{})
+			require.NoError(t, cmd.ParseFlags(tc.args))
+			quick, err := cmd.Flags().GetBool("quick")
+			require.NoError(t, err)
+			runs, err := cmd.Flags().GetInt("runs")
+			require.NoError(t, err)
+			require.Equal(t, tc.want, inputsRuns(cmd.Flags(), quick, runs))
+		})
 	}
 }

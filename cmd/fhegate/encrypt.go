@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/fhegate/fhegate/consensus/api"
+	"github.com/fhegate/fhegate/consensus/config"
 	"github.com/fhegate/fhegate/fhe"
 )
 
@@ -212,17 +213,48 @@ func submitInputs(ctx context.Context, out io.Writer, o encryptOptions, kb []byt
 	return enc.Encode(att.JSON())
 }
 
+// keysPreset is the preset `fhegate keys gen` generates for: --preset if
+// given; else, with --committee-api, the preset of the committee's public
+// key (a private read needs the reader's key on the committee's preset);
+// else the devnet committee's (config.DefaultPreset). It returns the preset
+// and where it came from.
+func keysPreset(ctx context.Context, preset, committeeAPI string) (*fhe.Preset, string, error) {
+	switch {
+	case preset != "":
+		pr, err := fhe.PresetByName(preset)
+		return pr, "--preset", err
+	case committeeAPI != "":
+		ann, err := api.FetchKeyAnnouncement(ctx, committeeAPI)
+		if err != nil {
+			return nil, "", fmt.Errorf("--committee-api: %w", err)
+		}
+		pk, err := fhe.UnmarshalPublicKey(ann.PublicKey)
+		if err != nil {
+			return nil, "", fmt.Errorf("--committee-api %s: the committee's public key: %w", committeeAPI, err)
+		}
+		return pk.Params().Preset, "the committee's key at " + committeeAPI, nil
+	default:
+		pr, err := fhe.PresetByName(config.DefaultPreset)
+		return pr, "the devnet committee's preset (--committee-api URL asks a committee for its own)", err
+	}
+}
+
 func newKeysCmd(a *app) *cobra.Command {
 	keys := &cobra.Command{Use: "keys", Short: "Manage your own FHE keys"}
-	var preset, out string
+	var preset, out, committeeAPI string
 	gen := &cobra.Command{
 		Use:   "gen",
 		Short: "Generate your own key pair (secret.key 0600, public.key) for a preset",
+		Long: `Generates your own BGV key pair: secret.key (mode 0600) and public.key in --out. The preset is the
+committee's: with --committee-api, the preset of the key that committee announces; without it, the
+devnet committee's (` + config.DefaultPreset + `); --preset picks one explicitly. A private read
+(fhegate decrypt --handle) needs the key on the committee's preset.`,
 		Example: `  fhegate keys gen --out ./mykeys
-  fhegate keys gen --preset bgv-n14-t65537 --out ./mykeys`,
+  fhegate keys gen --committee-api http://127.0.0.1:8600 --out ./mykeys
+  fhegate keys gen --preset bgv-n13-t65537 --out ./mykeys`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			pr, err := fhe.PresetByName(preset)
+			pr, from, err := keysPreset(cmd.Context(), preset, committeeAPI)
 			if err != nil {
 				return err
 			}
@@ -248,11 +280,12 @@ func newKeysCmd(a *app) *cobra.Command {
 			if err := os.WriteFile(filepath.Join(out, "public.key"), pkb, 0o644); err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s and %s (%s)\n", filepath.Join(out, "secret.key"), filepath.Join(out, "public.key"), p.Preset.Name)
+			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s and %s (%s: %s)\n", filepath.Join(out, "secret.key"), filepath.Join(out, "public.key"), p.Preset.Name, from)
 			return nil
 		},
 	}
-	gen.Flags().StringVar(&preset, "preset", "bgv-n13-t65537", "parameter preset")
+	gen.Flags().StringVar(&preset, "preset", "", "parameter preset (default: the committee's; see above)")
+	gen.Flags().StringVar(&committeeAPI, "committee-api", "", "a committee member's client API URL: generate for the preset of its key")
 	gen.Flags().StringVar(&out, "out", ".", "output directory")
 	keys.AddCommand(gen)
 	return keys

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -73,6 +74,15 @@ func admission(doc []byte) (precompiles.PlanInfo, error) {
 		return precompiles.PlanInfo{}, fmt.Errorf("spec length %d outside [1,%d]", len(doc), precompiles.MaxSpecBytes)
 	}
 	return precompiles.AdmitPolicy(corebackends.Policy{}, doc)
+}
+
+// ErrRegisterRefused marks a policy that FHEPolicy.registerPolicy refuses
+// (`policy eval` evaluates only what the chain registers).
+var ErrRegisterRefused = errors.New("refused by FHEPolicy.registerPolicy")
+
+// registerRefusal wraps admission's error as registration's refusal.
+func registerRefusal(err error) error {
+	return fmt.Errorf("%w: %w", ErrRegisterRefused, err)
 }
 
 // planSummary is the machine-readable form of inspect/compile.
@@ -192,7 +202,7 @@ func newPolicyInspectCmd(_ *app) *cobra.Command {
 			fmt.Fprintf(w, "estimated\t%.1f ms per ciphertext set (%.4f ms per packed decision), single core\n", p.EstimatedMillis(), p.EstimatedMillis()/float64(p.Slots))
 			fmt.Fprintf(w, "gas\t%d (%d gas/µs)\n", p.Gas(), policy.GasPerMicrosecond)
 			if admitErr != nil {
-				fmt.Fprintf(w, "register\trefused by FHEPolicy.registerPolicy: %v\n", admitErr)
+				fmt.Fprintf(w, "register\t%v\n", registerRefusal(admitErr))
 			} else {
 				fmt.Fprintf(w, "register\taccepted by FHEPolicy.registerPolicy: %d gas per request, %d input slots\n", info.Cost, info.Inputs)
 				if info.Alone {
@@ -269,9 +279,11 @@ func newPolicyEvalCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "eval FILE",
 		Short: "Evaluate a policy on encrypted inputs under throw-away keys (a local key, or an in-process MPC committee for deep plans)",
-		Long: `Generates a throw-away key for the plan's preset, encrypts the decisions (slot i of input j =
-input j of decision i), evaluates the plan homomorphically, decrypts the verdicts and checks them
-against the plaintext reference. Production evaluation runs in the committee under the collective key.
+		Long: `First applies the rule FHEPolicy.registerPolicy applies (the same admission as policy inspect):
+a policy the chain would refuse is not evaluated, and its reason is printed. Then generates a
+throw-away key for the plan's preset, encrypts the decisions (slot i of input j = input j of
+decision i), evaluates the plan homomorphically, decrypts the verdicts and checks them against the
+plaintext reference. Production evaluation runs in the committee under the collective key.
 
 A plan with refresh points (a policy deeper than its preset) is evaluated by an in-process MPC
 committee instead (n=3, t=2, throw-away keys, TLS on loopback): the same protocol code as a committee
@@ -282,10 +294,18 @@ refresh points and the threshold decryption. --committee does the same for any p
   fhegate policy eval example:kyc_aml --random 100 --committee`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			p, err := compilePolicy(cmd.InOrStdin(), args[0])
+			p, doc, err := compilePolicyDoc(cmd.InOrStdin(), args[0])
 			if err != nil {
 				return err
 			}
+			// Registration's rule first: a policy the chain would refuse is
+			// not evaluated, even though a local key (no decryption flooding)
+			// could decrypt its verdicts.
+			info, err := admission(doc)
+			if err != nil {
+				return fmt.Errorf("%s: not evaluated: %w", args[0], registerRefusal(err))
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "register: accepted by FHEPolicy.registerPolicy: %d gas per request, %d input slots\n", info.Cost, info.Inputs)
 			return runPolicyEval(cmd.Context(), a.Log(), cmd.OutOrStdout(), p, o)
 		},
 	}

@@ -81,6 +81,39 @@ func TestPolicyCLI(t *testing.T) {
 	require.Error(t, err)
 }
 
+// TestPolicyEvalAppliesRegistration: `policy eval` applies
+// FHEPolicy.registerPolicy's rule before it evaluates anything: a policy the
+// chain refuses (here x >= 77 over [0, 255]: its degree-255 polynomial's
+// result noise is beyond what the decryption flooding hides) is not
+// evaluated, and eval and inspect name the same refusal; a policy the chain
+// accepts is evaluated after a line saying so.
+func TestPolicyEvalAppliesRegistration(t *testing.T) {
+	refused := filepath.Join(t.TempDir(), "ge77.yaml")
+	require.NoError(t, os.WriteFile(refused, []byte("fhegate_policy: 1\nname: ge77\ninputs: [{name: x, min: 0, max: 255}]\noutput: {expr: \"x >= 77\"}\n"), 0o644))
+	const why = "result noise exceeds what the decryption flooding hides"
+
+	out, err := runCLI(t, "policy", "eval", refused, "--random", "3")
+	require.ErrorIs(t, err, ErrRegisterRefused)
+	require.ErrorContains(t, err, why)
+	require.ErrorContains(t, err, "not evaluated")
+	require.ErrorContains(t, err, "{name: x, type: uint8, max: 255}", "the refusal names the typed form")
+	require.NotContains(t, out, "decision", "nothing was evaluated")
+
+	out, err = runCLI(t, "policy", "inspect", refused)
+	require.NoError(t, err)
+	require.Contains(t, out, "register   refused by FHEPolicy.registerPolicy: compile: policy: "+why)
+	out, err = runCLI(t, "policy", "inspect", refused, "--json")
+	require.NoError(t, err)
+	var s planSummary
+	require.NoError(t, json.Unmarshal([]byte(out), &s))
+	require.Contains(t, s.RegisterError, why)
+
+	out, err = runCLI(t, "policy", "eval", "example:allowlist", "-d", "member=3")
+	require.NoError(t, err)
+	require.True(t, strings.HasPrefix(out, "register: accepted by FHEPolicy.registerPolicy: "), out)
+	require.Contains(t, out, "all verdicts match")
+}
+
 // TestPolicyEvalInProcessCommittee: a plan with refresh points (at least two
 // per request path on the depth-4 test preset, four in its packed form) is evaluated by `policy eval`'s in-process committee —
 // DKG, collective refreshes, threshold decryption — and every packed verdict

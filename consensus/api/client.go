@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math/big"
@@ -27,6 +28,11 @@ type KeyAnnouncement struct {
 	Proof     zkpok.Context
 }
 
+// ErrNotCommitteeAPI: the URL given as a committee member's client API
+// answered without the key announcement's headers (e.g. a chain's JSON-RPC
+// URL).
+var ErrNotCommitteeAPI = errors.New("not a committee client API")
+
 // FetchKeyAnnouncement is the client side of GET /v1/publickey (public, no
 // token): it reads the key (at most 64 MiB) and the HeaderChainID and
 // HeaderEpoch headers, which input proofs bind.
@@ -43,6 +49,14 @@ func FetchKeyAnnouncement(ctx context.Context, api string) (*KeyAnnouncement, er
 	kb, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
 	if err != nil {
 		return nil, err
+	}
+	if resp.StatusCode == http.StatusOK && resp.Header.Get(HeaderEpoch) == "" && resp.Header.Get(HeaderChainID) == "" {
+		// Not a member's client API at all (a chain's JSON-RPC URL answers
+		// a GET with 200 and no body): say what to pass instead of failing
+		// on the body. (A member answers errors without the headers too,
+		// but never with 200.)
+		return nil, fmt.Errorf("%w: %s answered GET /v1/publickey with %s, %d bytes and no %s header; pass a committee member's client API URL (fhegate devnet prints it as \"committee API\" and writes it to DATADIR/committee/api.addr), not the chain's JSON-RPC URL",
+			ErrNotCommitteeAPI, api, resp.Status, len(kb), HeaderEpoch)
 	}
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("committee public key (%s): %s", resp.Status, strings.TrimSpace(string(kb)))

@@ -265,6 +265,22 @@ func (e *PrivateReadHTTPError) Error() string {
 	return fmt.Sprintf("private read at %s: %d %s: %s", e.API, e.Status, http.StatusText(e.Status), e.Msg)
 }
 
+// tooFewShares is ReadPrivate's error when fewer than t members shared:
+// got shares from the given member URLs, t as the answers announced it (0:
+// no member answered, so t is unknown), errs the refusals and failures.
+func tooFewShares(got, t, given int, errs []error) error {
+	switch {
+	case t == 0 && len(errs) == 0:
+		return fmt.Errorf("%w: no member API URL given", pkswitch.ErrTooFewShares)
+	case t == 0:
+		return fmt.Errorf("%w: none of the %d members asked shared (a member's answer names the threshold t): %w", pkswitch.ErrTooFewShares, given, errors.Join(errs...))
+	case len(errs) == 0:
+		return fmt.Errorf("%w: %d of the %d members asked shared, the committee's threshold is t=%d: give at least %d member API URLs", pkswitch.ErrTooFewShares, got, given, t, t)
+	default:
+		return fmt.Errorf("%w: %d of the %d members asked shared, the committee's threshold is t=%d; the others: %w", pkswitch.ErrTooFewShares, got, given, t, errors.Join(errs...))
+	}
+}
+
 // ReadPrivate is the requester's whole private read: it asks the members
 // behind apis (one URL per member, at least t of them) for their shares of
 // r's handle, until t agree on the ciphertext, combines them
@@ -324,7 +340,7 @@ func ReadPrivate(ctx context.Context, apis []string, token string, r *PrivateRea
 		set = append(set, id)
 	}
 	if t == 0 || len(set) < t {
-		return nil, fmt.Errorf("%w: %d private-read shares, need t=%d: %w", pkswitch.ErrTooFewShares, len(set), t, errors.Join(errs...))
+		return nil, tooFewShares(len(set), t, len(apis), errs)
 	}
 	dec := fhe.NewDecryptor(sk)
 	read := func(sub []uint32) ([]uint64, error) {

@@ -3,15 +3,19 @@
 // precompile addresses with hardhat_setCode, and gives tests the client's
 // side and the committee's: encrypt (mockEncrypt: an attestation of the same
 // shape as @fhegate/client's), and settle (the verdict the committee would
-// post, computed by the test from the plaintexts).
+// post: computed by the test from the plaintexts, or — settle(requestId)
+// alone — by the policy's own compiled plan, run on the plaintexts with
+// @fhegate/client's wasm core, the Go policy compiler).
 //
 //   const { installMocks } = require("../fhegate-mock.cjs");
 //   const fhe = await installMocks(hre);
 //   const att = await fhe.encrypt(alice, [5, 1]);
 //   await fhe.input.connect(alice).registerBatch(...fhe.batchArgs(att));
 //   ... await fhe.settle(requestId, ([income, debt]) => (income > 3n * debt ? 1n : 0n));
+//   ... await fhe.settle(requestId);   // the registered policy's plan decides
 //
-// LIMITS: plaintext on chain, no proofs, no signatures, no policy compiler,
+// LIMITS: plaintext on chain, no proofs, no signatures, the policy compiler
+// only where settle runs a plan (the mock's policy id stays keccak256(spec)),
 // no packing and none of the precompiles' gas. A passing mock test says the
 // contract's logic and its use of the interfaces are right; it says nothing
 // about confidentiality or gas (run those against `fhegate devnet`).
@@ -26,6 +30,19 @@ const ADDRESSES = {
   verdict: "0x02000000000000000000000000000000000000f3",
 };
 const MOCKS = { input: "MockFHEInput", policy: "MockFHEPolicy", crdt: "MockFHECRDT", verdict: "MockFHEVerdict" };
+
+// @fhegate/client (ESM), loaded when a plan is first needed: the package
+// where the project depends on it, else this repository's build.
+let clientP;
+function client() {
+  clientP ??= import("@fhegate/client").catch(() =>
+    import(require("node:url").pathToFileURL(path.resolve(__dirname, "..", "..", "clients", "js", "dist", "index.js")).href).catch((e) => {
+      clientP = undefined;
+      throw new Error(`running a policy's plan needs @fhegate/client: build it (cd clients/js && npm ci && npm run build) or add it to your project (${e.message})`);
+    }),
+  );
+  return clientP;
+}
 
 const abi = (name) => JSON.parse(fs.readFileSync(path.join(ARTIFACTS, `${name}.abi.json`), "utf8"));
 const bin = (name, kind = "bin") => "0x" + fs.readFileSync(path.join(ARTIFACTS, `${name}.${kind}`), "utf8").trim();
@@ -84,13 +101,46 @@ class MockFHE {
   }
 
   /**
+   * The compiled plan of a policy registered on the mock (by a contract or a
+   * test): its spec is read from the mock's PolicyRegistered event and
+   * compiled by @fhegate/client's wasm core (the Go compiler). Returns
+   * { spec, plan }, plan being compilePlan's PlanInfo (plan.planHash is the
+   * policy id the chain would give it; plan.inputs its input slots).
+   */
+  async plan(policyId) {
+    const logs = await this.policy.queryFilter(this.policy.filters.PolicyRegistered(policyId));
+    if (logs.length === 0) throw new Error(`policy ${policyId} is not registered on the mock FHEPolicy`);
+    const spec = this.hre.ethers.getBytes(logs[0].args.spec);
+    return { spec, plan: await (await client()).compilePlan(spec) };
+  }
+
+  /**
+   * The verdict the policy's compiled plan gives on a request's plaintext
+   * inputs (evalPlan: the arithmetic of the encrypted evaluation, centred).
+   */
+  async planVerdict(requestId) {
+    const [exists, policyId] = await this.policy.requestOf(requestId);
+    if (!exists) throw new Error(`request ${requestId} is not an FHEPolicy request of the mock`);
+    const { spec, plan } = await this.plan(policyId);
+    const row = await this.requestInputs(requestId);
+    if (row.length !== plan.inputs) {
+      throw new Error(`request ${requestId}: ${row.length} input values, the plan of "${plan.name}" takes ${plan.inputs} input slots`);
+    }
+    return (await client()).evalPlan(spec, row);
+  }
+
+  /**
    * The committee's side: posts the verdict of an FHEPolicy request —
-   * `result`, or `result(values)` for the plaintext inputs — with
-   * MockFHEVerdict.settle.
+   * `result`, or `result(values)` for the plaintext inputs, or (no result)
+   * the verdict of the policy's own compiled plan (planVerdict) — with
+   * MockFHEVerdict.settle. A negative verdict (a signed score) is posted as
+   * a 256-bit two's-complement word, the form FHEVerdict carries CRDT values in.
    */
   async settle(requestId, result) {
-    const r = typeof result === "function" ? BigInt(await result(await this.requestInputs(requestId))) : BigInt(result);
-    await (await this.verdict.settle(requestId, r)).wait();
+    let r;
+    if (result === undefined) r = await this.planVerdict(requestId);
+    else r = typeof result === "function" ? BigInt(await result(await this.requestInputs(requestId))) : BigInt(result);
+    await (await this.verdict.settle(requestId, BigInt.asUintN(256, r))).wait();
     return r;
   }
 

@@ -104,6 +104,8 @@ interface Core {
   verify(id: number, owner: string, ciphertext: Uint8Array, proof: Uint8Array): null | Error;
   handleOf(b: Uint8Array): string | Error;
   decisionRow(spec: Uint8Array, values: string[]): string[] | Error;
+  compilePlan(spec: Uint8Array): string | Error;
+  evalPlan(spec: Uint8Array, row: string[]): string | Error;
   readerKeys(preset: string): ReaderKeys | Error;
   privateReadBody(handle: string, pk: Uint8Array, signer: string, nonce: string, deadline: string, signature: string): string | Error;
   combinePrivateRead(sk: Uint8Array, answers: string[]): string[] | Error;
@@ -206,6 +208,43 @@ export async function decisionRow(spec: string | Uint8Array, values: Value[]): P
   return ok((await init()).decisionRow(doc, vals)).map((d) => BigInt(d));
 }
 
+/** What a policy's compiled plan tells a client or a contract test (compilePlan). */
+export interface PlanInfo {
+  name: string;
+  /** The plan hash: the policy id FHEPolicy.registerPolicy returns on chain. */
+  planHash: string;
+  preset: string;
+  depth: number;
+  /** Input slots: one per one-slot input, one per base-16 digit of a wide one. */
+  inputs: number;
+  /** The declared inputs' names, in order. */
+  declared: string[];
+  gas: number;
+}
+
+/**
+ * Compiles a policy document with the Go compiler inside the wasm core
+ * (policy.Compile, what FHEPolicy.registerPolicy compiles): its plan hash,
+ * preset, depth and input slots. A document that does not compile is
+ * refused with the compiler's error. Registration's noise rule is not
+ * applied here (`fhegate policy inspect` applies it).
+ */
+export async function compilePlan(spec: string | Uint8Array): Promise<PlanInfo> {
+  const doc = typeof spec === "string" ? new TextEncoder().encode(spec) : spec;
+  return JSON.parse(ok((await init()).compilePlan(doc))) as PlanInfo;
+}
+
+/**
+ * The verdict a policy's plan gives on one decision row (one value per input
+ * slot; decisionRow makes the row of declared values), with the arithmetic of
+ * the encrypted evaluation (policy.Plan.EvalPlain): what the committee would
+ * decrypt, centred in [−32768, 32768]. Contract mocks settle requests with it.
+ */
+export async function evalPlan(spec: string | Uint8Array, row: Value[]): Promise<bigint> {
+  const doc = typeof spec === "string" ? new TextEncoder().encode(spec) : spec;
+  return BigInt(ok((await init()).evalPlan(doc, row.map((v, i) => decimal(v, `row value ${i}`)))));
+}
+
 /** A committee public key prepared for proving (its QP form computed once). */
 export class FheKey {
   private constructor(
@@ -278,6 +317,11 @@ export class Committee {
   private keyP?: Promise<FheKey>;
 
   constructor(api: string, opts: CommitteeOptions = {}) {
+    if (typeof api !== "string" || !/^https?:\/\/[^/]/.test(api)) {
+      throw new TypeError(
+        `new Committee(api): api must be a committee member's client API URL (http:// or https://, e.g. the "committee API" fhegate devnet prints, also in DATADIR/committee/api.addr), got ${typeof api === "string" ? JSON.stringify(api) : String(api)}`,
+      );
+    }
     this.api = api.replace(/\/+$/, "");
     this.token = opts.token;
     this.fetch = opts.fetch ?? globalThis.fetch.bind(globalThis);
@@ -288,9 +332,15 @@ export class Committee {
     const resp = await this.fetch(`${this.api}/v1/publickey`);
     const buf = new Uint8Array(await resp.arrayBuffer());
     if (!resp.ok) throw new Error(`committee public key (${resp.status}): ${new TextDecoder().decode(buf.subarray(0, 512))}`);
-    if (buf.length === 0 || buf.length > MAX_KEY_BYTES) throw new Error(`committee public key of ${buf.length} bytes`);
     const chainId = resp.headers.get(HEADER_CHAIN_ID);
     const epoch = resp.headers.get(HEADER_EPOCH);
+    if (chainId == null && epoch == null && buf.length === 0) {
+      // A chain's JSON-RPC endpoint answers a GET with 200 and no body.
+      throw new Error(
+        `${this.api} does not look like a committee client API (GET /v1/publickey answered ${resp.status} with no key and no ${HEADER_EPOCH} header): pass a committee member's client API URL (fhegate devnet prints it as "committee API" and writes it to DATADIR/committee/api.addr), not the chain's JSON-RPC URL`,
+      );
+    }
+    if (buf.length === 0 || buf.length > MAX_KEY_BYTES) throw new Error(`committee public key of ${buf.length} bytes`);
     if (chainId == null || epoch == null) {
       throw new Error(`committee at ${this.api} did not announce ${HEADER_EPOCH} / ${HEADER_CHAIN_ID} (a browser needs them in Access-Control-Expose-Headers)`);
     }
@@ -364,8 +414,20 @@ export interface ReaderKeys {
   publicKey: Uint8Array;
 }
 
-/** Generates a reader's key pair for the committee's preset (e.g. KeyInfo.preset). */
-export async function readerKeys(preset: string): Promise<ReaderKeys> {
+/** The preset of the devnet committee's key (`fhegate devnet`, consensus/config.DefaultPreset). */
+export const DEVNET_PRESET = "bgv-n14-t65537";
+
+/**
+ * Generates a reader's key pair for the committee's preset: given a
+ * Committee, the preset of the key it announces; given a preset name, that
+ * preset; given nothing, the devnet committee's (DEVNET_PRESET). A private
+ * read needs the pair on the committee's preset.
+ */
+export async function readerKeys(committeeOrPreset?: Committee | string): Promise<ReaderKeys> {
+  let preset = DEVNET_PRESET;
+  if (committeeOrPreset instanceof Committee) preset = (await committeeOrPreset.key()).info.preset;
+  else if (typeof committeeOrPreset === "string") preset = committeeOrPreset;
+  else if (committeeOrPreset != null) throw new TypeError(`readerKeys: a Committee or a preset name, got ${String(committeeOrPreset)}`);
   return ok((await init()).readerKeys(preset));
 }
 
@@ -450,8 +512,16 @@ export async function readPrivate(apis: string[], opts: ReadPrivateOptions): Pro
       refusals.push(`${api}: ${e}`);
     }
   }
-  if (answers.length === 0 || answers.length < t) {
-    throw new Error(`readPrivate: ${answers.length} member answers, need t=${t || "?"}: ${refusals.join("; ")}`);
+  if (answers.length === 0) {
+    throw new Error(
+      `readPrivate: none of the ${apis.length} members asked answered (a member's answer names the threshold t): ${refusals.join("; ")}`,
+    );
+  }
+  if (answers.length < t) {
+    throw new Error(
+      `readPrivate: ${answers.length} of the ${apis.length} members asked answered, the committee's threshold is t=${t}` +
+        (refusals.length > 0 ? `; the others: ${refusals.join("; ")}` : `: give at least ${t} member API URLs`),
+    );
   }
   return ok(c.combinePrivateRead(opts.keys.secretKey, answers)).map((v) => BigInt(v));
 }

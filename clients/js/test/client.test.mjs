@@ -17,7 +17,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { Committee, FheKey, decisionRow, handleOf, init, uploadBody } from "../dist/index.js";
+import { Committee, FheKey, compilePlan, decisionRow, evalPlan, handleOf, init, uploadBody } from "../dist/index.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, "..", "..", "..");
@@ -138,6 +138,15 @@ test("Committee: reads the announcement headers and refuses an attestation of an
   await assert.rejects(mute.key(), /did not announce/);
 });
 
+test("Committee: a missing URL or a chain's JSON-RPC URL is a clear error", async () => {
+  for (const bad of [undefined, null, "", "127.0.0.1:8600", 8600]) {
+    assert.throws(() => new Committee(bad), (e) => e instanceof TypeError && /committee member's client API URL/.test(e.message), String(bad));
+  }
+  // A JSON-RPC endpoint answers GET with 200 and an empty body, no headers.
+  const rpc = new Committee("http://127.0.0.1:8545", { fetch: async () => new Response(null, { status: 200 }) });
+  await assert.rejects(rpc.key(), /does not look like a committee client API .* not the chain's JSON-RPC URL/);
+});
+
 // A policy over every kind of input: one-slot, uint16, uint32 (max 10^6: 5
 // digits) and uint64 (16 digits).
 const WIDE = `fhegate_policy: 1
@@ -193,4 +202,21 @@ test("wide integers: out-of-range and malformed values are refused before encryp
   await assert.rejects(decisionRow(WIDE, [20, 1, 1, 2 ** 60]), /not a safe integer/);
   await assert.rejects(decisionRow("fhegate_policy: 1\nname: x\n", [1]), /policy/);
   await assert.rejects(key.encrypt(owner, [20, 1, 1000001, 5], { policy: WIDE }), /above its max/);
+});
+
+test("compilePlan and evalPlan: the Go compiler's plan and its verdicts (what the contract mocks settle with)", async () => {
+  const spec = readFileSync(path.join(repo, "examples", "creditgate", "credit_policy.yaml"));
+  const plan = await compilePlan(spec);
+  assert.equal(plan.name, "credit-gate-example");
+  assert.equal(plan.inputs, 2);
+  assert.deepEqual(plan.declared, ["income", "debt"]);
+  assert.match(plan.planHash, /^0x[0-9a-f]{64}$/); // the chain's policy id: wasm/core_test.go's TestCompileAndEvalPlan
+  assert.equal((await compilePlan(spec.toString("utf8"))).planHash, plan.planHash);
+  for (let income = 0n; income <= 7n; income++) {
+    for (let debt = 0n; debt <= 2n; debt++) {
+      assert.equal(await evalPlan(spec, [income, debt]), income > 3n * debt ? 1n : 0n, `income ${income}, debt ${debt}`);
+    }
+  }
+  await assert.rejects(evalPlan(spec, [1n]), /1 values, the plan of "credit-gate-example" takes 2 input slots/);
+  await assert.rejects(compilePlan("fhegate_policy: 1\nname: x\ninputs: [{name: x, min: 0, max: 1000}]\noutput: {expr: \"x >= 77\"}\n"), /\{name: x, type: uint16, max: 1000\}/);
 });

@@ -12,11 +12,12 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { ethers } from "ethers";
-import { Committee } from "../dist/index.js";
+import { Committee, readerKeys, readPrivate } from "../dist/index.js";
 import { evaluate, evaluateAttested, evaluateRooted, precompiles, registerBatch, registerSet, waitForVerdict } from "../dist/ethers.js";
 
 const rpc = process.env.FHEGATE_RPC_URL;
 const api = process.env.FHEGATE_COMMITTEE_API;
+const apis = (process.env.FHEGATE_COMMITTEE_APIS || "").split(",").filter(Boolean);
 const here = path.dirname(fileURLToPath(import.meta.url));
 const SPEC = readFileSync(path.resolve(here, "..", "..", "..", "examples", "creditgate", "credit_policy.yaml"));
 const WIDE = readFileSync(path.resolve(here, "..", "..", "..", "policy", "examples", "amounts", "bid_reserve.yaml"));
@@ -70,4 +71,19 @@ test("a policy over wide integers on a devnet: uint16 digits in one vector input
   for (const { reserve, v } of await Promise.all(pending)) {
     assert.equal(v.result, bid >= reserve ? 1n : 0n, `bid ${bid}, reserve ${reserve}`);
   }
+});
+
+test("a private read on a devnet, as docs/private-reads.md shows it", { skip: !rpc || apis.length === 0 ? "set FHEGATE_RPC_URL and FHEGATE_COMMITTEE_APIS" : false, timeout: 300_000 }, async () => {
+  const provider = new ethers.JsonRpcProvider(rpc, undefined, { pollingInterval: 250 });
+  const wallet = new ethers.NonceManager(new ethers.Wallet(KEY, provider));
+  const owner = await wallet.getAddress();
+  const { input } = precompiles(wallet);
+  const committee = new Committee(apis[0]);
+  const a = await committee.submit(owner, [1234, -56]);
+  await registerBatch(input, a);
+  const keys = await readerKeys(committee); // the committee's preset (bgv-n14-t65537 on the devnet)
+  const values = await readPrivate(apis, { handle: a.handles[0], keys, signer: wallet });
+  assert.equal(values[0], 1234n);
+  const other = await readPrivate(apis, { handle: a.handles[1], keys, signer: wallet });
+  assert.equal(other[0], -56n);
 });

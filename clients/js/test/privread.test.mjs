@@ -13,7 +13,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createInterface } from "node:readline";
 import { Wallet } from "ethers";
-import { readerKeys, readPrivate } from "../dist/index.js";
+import { Committee, DEVNET_PRESET, readerKeys, readPrivate } from "../dist/index.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, "..", "..", "..");
@@ -40,7 +40,9 @@ after(() => {
 });
 
 test("the owner reads its input privately", async () => {
-  const keys = await readerKeys(info.preset);
+  // The key pair on the committee's preset, asked from a member's API.
+  const keys = await readerKeys(new Committee(info.apis[0]));
+  assert.notEqual(info.preset, DEVNET_PRESET, "the helper's committee is on a small preset: the default would not fit");
   const got = await readPrivate(info.apis, { handle: info.handle, keys, signer: new Wallet(ownerKey), chainId: info.chainId });
   assert.deepEqual(got.slice(0, 3), [11n, -22n, 33n]);
   // From another pair of members, with the chain id from the announcement.
@@ -48,10 +50,16 @@ test("the owner reads its input privately", async () => {
   assert.deepEqual(again.slice(0, 3), [11n, -22n, 33n]);
 });
 
-test("a stranger is refused", async () => {
+test("a stranger is refused, and too few members is a clear error", async () => {
   const keys = await readerKeys(info.preset);
+  const refused = await readPrivate(info.apis, { handle: info.handle, keys, signer: Wallet.createRandom(), chainId: info.chainId }).then(
+    () => assert.fail("read"),
+    (e) => e.message,
+  );
+  assert.match(refused, /none of the 3 members asked answered \(a member's answer names the threshold t\): .*not allowed/);
+  assert.doesNotMatch(refused, /t=\?|t=0/);
   await assert.rejects(
-    readPrivate(info.apis, { handle: info.handle, keys, signer: Wallet.createRandom(), chainId: info.chainId }),
-    /not allowed/,
+    readPrivate(info.apis.slice(0, 1), { handle: info.handle, keys, signer: new Wallet(ownerKey), chainId: info.chainId }),
+    /1 of the 1 members asked answered, the committee's threshold is t=2: give at least 2 member API URLs/,
   );
 });

@@ -128,6 +128,70 @@ func DecisionRow(spec []byte, values []string) ([]int64, error) {
 	return plan.DecisionRow(values)
 }
 
+// PlanInfo is what the compiled plan of a policy document tells a client or
+// a contract test: the plan's hash (what FHEPolicy.registerPolicy returns as
+// the policy id on chain), its preset, depth, input slots and declared
+// inputs, and its gas (policy.Plan.Gas).
+type PlanInfo struct {
+	Name     string   `json:"name"`
+	PlanHash string   `json:"planHash"`
+	Preset   string   `json:"preset"`
+	Depth    int      `json:"depth"`
+	Inputs   int      `json:"inputs"`   // input slots (a wide input takes one per digit)
+	Declared []string `json:"declared"` // the declared inputs' names, in order
+	Gas      uint64   `json:"gas"`
+}
+
+// compileSpec compiles a policy document after bounding its length.
+func compileSpec(spec []byte) (*policy.Plan, error) {
+	if len(spec) == 0 || len(spec) > policy.MaxSpecBytes {
+		return nil, fmt.Errorf("policy document of %d bytes (1 … %d)", len(spec), policy.MaxSpecBytes)
+	}
+	return policy.Compile(spec)
+}
+
+// CompilePlan compiles spec with the Go compiler (policy.Compile, what
+// FHEPolicy.registerPolicy compiles first) and describes the plan. It does
+// not apply registration's noise rule (policy/eval's admission, which needs
+// the committee's noise model): `fhegate policy inspect` does.
+func CompilePlan(spec []byte) (*PlanInfo, error) {
+	plan, err := compileSpec(spec)
+	if err != nil {
+		return nil, err
+	}
+	info := &PlanInfo{Name: plan.Name, PlanHash: plan.HashHex(), Preset: plan.PresetName, Depth: plan.Depth,
+		Inputs: len(plan.Inputs), Gas: plan.Gas()}
+	for _, d := range plan.Declared() {
+		info.Declared = append(info.Declared, d.Name)
+	}
+	return info, nil
+}
+
+// EvalPlan is the verdict spec's plan gives on one decision row (one value
+// per input slot: DecisionRow's output for wide inputs), computed with
+// exactly the arithmetic of the encrypted evaluation (policy.Plan.EvalPlain:
+// registers in Z_t, polynomials as compiled) — what the committee would
+// decrypt, centred in [−32768, 32768]. A mock of the chain settles requests
+// with it.
+func EvalPlan(spec []byte, row []int64) (int64, error) {
+	plan, err := compileSpec(spec)
+	if err != nil {
+		return 0, err
+	}
+	if len(row) != len(plan.Inputs) {
+		return 0, fmt.Errorf("%w: %d values, the plan of %q takes %d input slots", policy.ErrInput, len(row), plan.Name, len(plan.Inputs))
+	}
+	in := make([][]int64, len(row))
+	for j, x := range row {
+		in[j] = []int64{x}
+	}
+	out, err := plan.EvalPlain(in)
+	if err != nil {
+		return 0, err
+	}
+	return out[0], nil
+}
+
 // Input is one encrypted, proven input.
 type Input struct {
 	Ciphertext  []byte

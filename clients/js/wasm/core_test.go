@@ -3,8 +3,11 @@
 package main
 
 import (
+	"encoding/hex"
 	"encoding/json"
 	"math/big"
+	"math/rand/v2"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -18,6 +21,7 @@ import (
 	"github.com/fhegate/fhegate/fhe/zkpok"
 	"github.com/fhegate/fhegate/policy"
 	"github.com/fhegate/fhegate/policy/examples"
+	"github.com/fhegate/fhegate/precompiles/corebackends"
 )
 
 // testKeys returns a key pair of the insecure N=2^10 BGV test preset and
@@ -255,4 +259,56 @@ func FuzzDecisionRow(f *testing.F) {
 			require.Equal(t, strconv.FormatUint(v, 10), back[i])
 		}
 	})
+}
+
+// TestCompileAndEvalPlan: the wasm core's plan of every shipped policy has
+// the hash FHEPolicy.registerPolicy registers (corebackends.Policy, the
+// chain's compiler) and its input slots, and its verdict on a row is the
+// plan's plaintext evaluation (policy.Plan.EvalPlain) — for the credit
+// policy of the examples, income > 3·debt on every row; bad rows and
+// documents are clear errors.
+func TestCompileAndEvalPlan(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, name := range examples.AllNames() {
+		spec := examples.MustGet(name)
+		info, err := CompilePlan(spec)
+		require.NoError(t, err, name)
+		chain, err := corebackends.Policy{}.Compile(spec)
+		require.NoError(t, err, name)
+		require.Equal(t, "0x"+hex.EncodeToString(chain.PlanHash[:]), info.PlanHash, name)
+		require.Equal(t, int(chain.Inputs), info.Inputs, name)
+		plan, err := policy.Compile(spec)
+		require.NoError(t, err)
+		require.Len(t, info.Declared, len(plan.Declared()), name)
+		row := make([]int64, info.Inputs)
+		for j, in := range plan.Inputs {
+			row[j] = in.Min + r.Int64N(in.Max-in.Min+1)
+		}
+		cols := make([][]int64, len(row))
+		for j, x := range row {
+			cols[j] = []int64{x}
+		}
+		want, err := plan.EvalPlain(cols)
+		require.NoError(t, err)
+		got, err := EvalPlan(spec, row)
+		require.NoError(t, err, name)
+		require.Equal(t, want[0], got, name)
+	}
+
+	credit, err := os.ReadFile("../../../examples/creditgate/credit_policy.yaml")
+	require.NoError(t, err)
+	for income := int64(0); income <= 7; income++ {
+		for debt := int64(0); debt <= 2; debt++ {
+			v, err := EvalPlan(credit, []int64{income, debt})
+			require.NoError(t, err)
+			require.Equal(t, map[bool]int64{true: 1, false: 0}[income > 3*debt], v, "income %d, debt %d", income, debt)
+		}
+	}
+	_, err = EvalPlan(credit, []int64{1})
+	require.ErrorContains(t, err, "1 values, the plan of \"credit-gate-example\" takes 2 input slots")
+	_, err = CompilePlan(nil)
+	require.ErrorContains(t, err, "policy document of 0 bytes")
+	_, err = CompilePlan([]byte("fhegate_policy: 1\nname: x\ninputs: [{name: x, min: 0, max: 1000}]\noutput: {expr: \"x >= 77\"}\n"))
+	require.ErrorContains(t, err, "{name: x, type: uint16, max: 1000}")
 }

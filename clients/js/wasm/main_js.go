@@ -4,6 +4,7 @@ package main
 
 import (
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -28,6 +29,8 @@ import (
 //	verify(id, owner, ciphertext, proof)        → null or Error
 //	handleOf(bytes)                             → 0x-hex keccak256
 //	decisionRow(spec, values)                   → the policy's input row (decimal strings: wide values' digits)
+//	compilePlan(spec)                           → JSON of PlanInfo (plan hash, preset, depth, inputs, gas)
+//	evalPlan(spec, row)                         → the plan's verdict on one row (decimal string; EvalPlain)
 func main() {
 	sessions := map[int]*Session{}
 	next := 1
@@ -227,6 +230,53 @@ func main() {
 			out[i] = strconv.FormatInt(x, 10)
 		}
 		return out, nil
+	})
+	fn("compilePlan", func(a []js.Value) (any, error) {
+		if err := nargs(a, 1); err != nil {
+			return nil, err
+		}
+		spec, err := bytesArg(a[0], policy.MaxSpecBytes)
+		if err != nil {
+			return nil, fmt.Errorf("policy document: %w", err)
+		}
+		info, err := CompilePlan(spec)
+		if err != nil {
+			return nil, err
+		}
+		b, err := json.Marshal(info)
+		if err != nil {
+			return nil, err
+		}
+		return string(b), nil
+	})
+	fn("evalPlan", func(a []js.Value) (any, error) {
+		if err := nargs(a, 2); err != nil {
+			return nil, err
+		}
+		spec, err := bytesArg(a[0], policy.MaxSpecBytes)
+		if err != nil {
+			return nil, fmt.Errorf("policy document: %w", err)
+		}
+		if !a[1].InstanceOf(js.Global().Get("Array")) {
+			return nil, fmt.Errorf("row: not an array")
+		}
+		n := a[1].Length()
+		if n == 0 || n > policy.MaxInputs {
+			return nil, fmt.Errorf("%d values, want 1 … %d", n, policy.MaxInputs)
+		}
+		row := make([]int64, n)
+		for i := range row {
+			x, err := strconv.ParseInt(a[1].Index(i).String(), 10, 64)
+			if err != nil {
+				return nil, fmt.Errorf("row value %d: %w", i, err)
+			}
+			row[i] = x
+		}
+		v, err := EvalPlan(spec, row)
+		if err != nil {
+			return nil, err
+		}
+		return strconv.FormatInt(v, 10), nil
 	})
 	fn("readerKeys", func(a []js.Value) (any, error) {
 		if err := nargs(a, 1); err != nil {

@@ -121,8 +121,11 @@ func CombinePrivateRead(sk []byte, answers []string) ([]int64, error) {
 		shares[r.Member] = sb
 		set = append(set, r.Member)
 	}
-	if t == 0 || len(set) < t {
-		return nil, fmt.Errorf("%w: %d answers, need t=%d", pkswitch.ErrTooFewShares, len(set), t)
+	switch {
+	case t == 0:
+		return nil, fmt.Errorf("%w: no member answers to combine", pkswitch.ErrTooFewShares)
+	case len(set) < t:
+		return nil, fmt.Errorf("%w: %d member answers, the committee's threshold is t=%d", pkswitch.ErrTooFewShares, len(set), t)
 	}
 	slices.Sort(set)
 	out, err := pkswitch.Combine(p, n, ct, set, shares)

@@ -49,6 +49,36 @@ describe("PrivateCreditGate (mock precompiles)", function () {
     });
   }
 
+  it("settles by the policy's own compiled plan (no reference function)", async function () {
+    // The spec the gate registered, compiled by the Go compiler in @fhegate/client's wasm core.
+    const { plan } = await fhe.plan(await gate.policyId());
+    assert.equal(plan.name, "credit-gate-example");
+    assert.equal(plan.inputs, 2);
+    assert.deepEqual(plan.declared, ["income", "debt"]);
+    assert.match(plan.planHash, /^0x[0-9a-f]{64}$/);
+    const signers = await hre.ethers.getSigners();
+    for (const [i, [income, debt]] of [[5, 1], [3, 1], [7, 2], [6, 2], [0, 0]].entries()) {
+      const who = signers[3 + i]; // a fresh applicant each: a credit line, once granted, stays
+      const { requestId } = await apply(who, income, debt);
+      const want = creditPolicy([BigInt(income), BigInt(debt)]);
+      assert.equal(await fhe.planVerdict(requestId), want, `income ${income}, debt ${debt}`);
+      assert.equal(await fhe.settle(requestId), want);
+      await (await gate.settle(requestId)).wait();
+      assert.equal(await gate.creditLine(who.address), want === 1n ? LIMIT : 0n);
+    }
+  });
+
+  it("settle without a verdict refuses a policy the compiler refuses, with its error", async function () {
+    const bad = hre.ethers.toUtf8Bytes("fhegate_policy: 1\nname: wide\ninputs: [{name: x, min: 0, max: 1000}]\noutput: {expr: \"x >= 77\"}\n");
+    await (await fhe.policy.connect(alice).registerPolicy(bad)).wait();
+    const att = await fhe.encrypt(alice, [500]);
+    await (await fhe.input.connect(alice).registerBatch(...fhe.batchArgs(att))).wait();
+    const r = await (await fhe.policy.connect(alice).evaluate(hre.ethers.keccak256(bad), att.handles)).wait();
+    const requestId = r.logs.map((l) => fhe.policy.interface.parseLog(l)).find((e) => e && e.name === "EvaluationRequested").args.requestId;
+    await assert.rejects(fhe.settle(requestId), /needs a polynomial of degree > 255.*\{name: x, type: uint16, max: 1000\}/);
+    assert.equal(await fhe.settle(requestId, 1n), 1n, "a verdict given by the test still settles it");
+  });
+
   it("registers the policy with FHEPolicy at deployment", async function () {
     const [exists, , , , , registrant] = await fhe.policy.policyOf(await gate.policyId());
     assert.equal(exists, true);
