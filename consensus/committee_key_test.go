@@ -55,8 +55,8 @@ func signKey(t *testing.T, keys []*bls.SecretKey, epoch uint64, pkd [32]byte, id
 // VerifyTargetKey accepts only the recorded digest.
 func TestMemChainCommitteeKey(t *testing.T) {
 	ctx := context.Background()
-	cfg1, keys1 := testCommittee(t, 1, 4, 3)
-	cfg2, keys2 := testCommittee(t, 2, 4, 3)
+	cfg1, keys1 := testCommittee(t, 1, 5, 3)
+	cfg2, keys2 := testCommittee(t, 2, 5, 3)
 	pkd := keccakpkg.Sum([]byte("the new committee's public key"))
 	other := keccakpkg.Sum([]byte("a key the coalition holds"))
 

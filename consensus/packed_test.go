@@ -160,10 +160,10 @@ func TestPackedVerdicts(t *testing.T) {
 	issued0 := f.lc.Member(1).Status().SharesIssued
 	vs := f.process(batchOf("test/pack/80", reqs))
 	f.checkVerdicts(reqs, vs)
-	// One decryption share for the whole batch (plus at most one refresh
-	// share per packed input and one for a final refresh before the mask),
-	// not one per request.
-	require.LessOrEqual(t, f.lc.Member(1).Status().SharesIssued-issued0, 1+3+1)
+	// One decryption share for the whole batch (plus at most one refresh —
+	// a mask and a share bundle — per packed input and one for a final
+	// refresh before the mask), not one per request.
+	require.LessOrEqual(t, f.lc.Member(1).Status().SharesIssued-issued0, 1+2*3+2*1)
 	sv, ok := f.lc.Member(2).StoredVerdict(reqs[5].req.ID)
 	require.True(t, ok)
 	require.NotNil(t, sv.Batch)
