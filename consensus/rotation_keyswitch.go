@@ -4,14 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 
 	"go.uber.org/zap"
 
 	"github.com/fhegate/fhegate/consensus/chainio"
+	"github.com/fhegate/fhegate/consensus/circuit"
 	"github.com/fhegate/fhegate/consensus/config"
 	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
+	"github.com/fhegate/fhegate/policy/eval"
 )
 
 // InProcess is a committee whose members run in this process
@@ -123,4 +126,25 @@ func KeySwitch(ctx context.Context, old, nc InProcess) error {
 		}
 	}
 	return nil
+}
+
+// keySwitchedBounds are the noise bounds of a key-switched input for its
+// refresh under the new key: reencryptedBounds for the old committee's oldT
+// floodings, plus the newT new active members' floodings E′_k of the same σ
+// cap in WorstBits (protocol.CrossKeySwitch floods the new members' shares
+// too, so that the old members cannot read s′ from the output).
+// NoiseBits is unchanged: E′ depends on no secret the refresh must hide.
+func keySwitchedBounds(p *fhe.Params, sigmaBits float64, oldT, newT int) (circuit.RefreshBounds, error) {
+	b, err := reencryptedBounds(p, sigmaBits, oldT)
+	if err != nil {
+		return b, err
+	}
+	if newT < 1 || newT > eval.MaxMembers {
+		return b, fmt.Errorf("consensus: new committee threshold %d outside 1..%d", newT, eval.MaxMembers)
+	}
+	if sigmaBits <= 0 {
+		sigmaBits = eval.CiphertextNoiseBits + eval.DefaultFloodingBits
+	}
+	b.WorstBits = math.Log2(math.Exp2(b.WorstBits) + float64(newT)*8*math.Exp2(sigmaBits))
+	return b, nil
 }
