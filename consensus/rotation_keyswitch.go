@@ -39,7 +39,8 @@ func (c InProcess) Member(id uint32) *Member { return c.Members[id-1] }
 // (switchOut) and every new member (switchIn) key-switch each input, then
 // every new member adopts its outputs (adoptAll's refresh under the new
 // key, digest agreement and store, with the old committee's threshold for
-// the noise bounds). `fhegate committee rotate switch` runs the same
+// the noise bounds); last, every live old member retires (Member.Retire:
+// key share and issued shares wiped). `fhegate committee rotate switch` runs the same
 // session over the members' TLS transports (SwitchToNext,
 // AdoptFromPrevious).
 func KeySwitch(ctx context.Context, old, nc InProcess) error {
@@ -123,6 +124,12 @@ func KeySwitch(ctx context.Context, old, nc InProcess) error {
 	for k, c := range stored {
 		if c != len(outs[k]) {
 			return fmt.Errorf("consensus: new member %d stored %d of %d key-switched inputs", k+1, c, len(outs[k]))
+		}
+	}
+	// The last step: every old member that is up retires.
+	for _, id := range live {
+		if _, err := old.Member(id).Retire(); err != nil {
+			return fmt.Errorf("consensus: old member %d retiring: %w", id, err)
 		}
 	}
 	return nil
