@@ -37,6 +37,9 @@ type DKGKnobs struct {
 	// InconsistentShamirShare deals the next member a Shamir share off the
 	// polynomial (and commits to it): the open-on-abort names this member.
 	InconsistentShamirShare bool
+	// DealOtherSecret deals a consistent polynomial whose constant is not
+	// the secret behind this member's public-key share.
+	DealOtherSecret bool
 }
 
 // perturb adds 1 to the first NTT coefficient of a gadget ciphertext's first
@@ -218,6 +221,7 @@ func (s *dkgSession) publicKey() error {
 	if err != nil {
 		return err
 	}
+	s.recordPublicKeyShares(crp, all)
 	agg, err := aggregateShares("pk", s.g.Members, all, ckg.AllocateShare, nil,
 		func(a, b multiparty.PublicKeyGenShare, out *multiparty.PublicKeyGenShare) error {
 			ckg.AggregateShares(a, b, out)

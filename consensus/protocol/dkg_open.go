@@ -8,7 +8,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/tuneinsight/lattigo/v6/core/rlwe"
 	"github.com/tuneinsight/lattigo/v6/multiparty"
+	"github.com/tuneinsight/lattigo/v6/ring"
 	"github.com/tuneinsight/lattigo/v6/ring/ringqp"
 	"go.uber.org/zap"
 
@@ -101,6 +103,20 @@ type dealingRecord struct {
 	poly       multiparty.ShamirPolynomial
 	commits    map[transport.MemberID][]byte // dealer → n × 32 bytes, in member order
 	complaints []transport.MemberID          // dealers whose share to this member did not match
+	// The public-key round: its CRP a and every member's share
+	// p_i = −a·s_i + e_i as received, so that an opening's P_i(0) can be
+	// checked against the secret behind p_i.
+	pkCRP    multiparty.PublicKeyGenCRP
+	pkShares map[transport.MemberID][]byte
+}
+
+// recordPublicKeyShares keeps the public-key round's CRP and shares for
+// the open-on-abort.
+func (s *dkgSession) recordPublicKeyShares(crp multiparty.PublicKeyGenCRP, shares map[transport.MemberID][]byte) {
+	if s.dealing == nil {
+		s.dealing = &dealingRecord{}
+	}
+	s.dealing.pkCRP, s.dealing.pkShares = crp, shares
 }
 
 // wipe zeroes the polynomial.
@@ -129,9 +145,14 @@ func shamirCommitment(epoch uint64, dealer, receiver transport.MemberID, share [
 }
 
 // dealShamir evaluates poly at every member's point and returns the
-// encoded shares (the InconsistentShamirShare knob moves the share of the
-// member after this one off the polynomial).
+// encoded shares (knobs: InconsistentShamirShare moves the share of the
+// member after this one off the polynomial, DealOtherSecret changes the
+// polynomial's constant).
 func (s *dkgSession) dealShamir(thr multiparty.Thresholdizer, poly multiparty.ShamirPolynomial) (map[transport.MemberID][]byte, error) {
+	if s.cfg.Knobs.DealOtherSecret {
+		c := &poly.Value[0].Q.Coeffs[0][0]
+		*c = (*c + 1) % s.p.Q()[0]
+	}
 	out := make(map[transport.MemberID][]byte, len(s.g.Members))
 	self := s.g.Self()
 	victim := transport.MemberID(0)
@@ -177,7 +198,11 @@ func (s *dkgSession) commitDealing(poly multiparty.ShamirPolynomial, dealt, got 
 	if err != nil {
 		return err
 	}
-	rec := &dealingRecord{epoch: s.cfg.Epoch, t: s.t, members: slices.Clone(s.g.Members), commits: map[transport.MemberID][]byte{}}
+	rec := s.dealing
+	if rec == nil {
+		rec = &dealingRecord{}
+	}
+	rec.epoch, rec.t, rec.members, rec.commits = s.cfg.Epoch, s.t, slices.Clone(s.g.Members), map[transport.MemberID][]byte{}
 	idx := slices.Index(s.g.Members, self)
 	for _, dealer := range s.g.Members {
 		v := all[dealer]
@@ -323,6 +348,8 @@ func openOnAbort(ctx context.Context, g Group, km *KeyMaterial, rec *dealingReco
 		}
 		if why := checkOpening(thr, rec, dealer, poly); why != "" {
 			name(dealer, why)
+		} else if why := checkPublicKeyShare(rp, rec, dealer, poly); why != "" {
+			name(dealer, why)
 		}
 	}
 	for _, dealer := range rec.members {
@@ -359,4 +386,52 @@ func checkOpening(thr multiparty.Thresholdizer, rec *dealingRecord, dealer trans
 		}
 	}
 	return ""
+}
+
+// checkPublicKeyShare is why dealer's opened secret s_i = P_i(0) is not
+// the one behind its public-key share ("" if it is): the residual
+// e_i = p_i + a·s_i must be the short error of the key distribution
+// (‖e_i‖∞ ≤ the sampler's bound, 6σ) and s_i ternary. A dealing of a
+// consistent polynomial whose constant is not s_i, and a public-key share
+// with an oversized error or secret, are named here.
+func checkPublicKeyShare(rp rlwe.Parameters, rec *dealingRecord, dealer transport.MemberID, poly multiparty.ShamirPolynomial) string {
+	if rec.pkShares == nil {
+		return ""
+	}
+	ckg := multiparty.NewPublicKeyGenProtocol(rp)
+	sh := ckg.AllocateShare()
+	if err := safe("public-key share", func() error { return sh.UnmarshalBinary(rec.pkShares[dealer]) }); err != nil {
+		return "its public-key share does not decode: " + err.Error()
+	}
+	rq := rp.RingQ()
+	secret := poly.Value[0].Q
+	e := rq.NewPoly()
+	rq.MulCoeffsMontgomery(secret, rec.pkCRP.Value.Q, e)
+	rq.Add(e, sh.Value.Q, e)
+	rq.IMForm(e, e)
+	rq.INTT(e, e)
+	if m, bound := infNormFirst(rq, e), rp.NoiseBound(); float64(m) > bound {
+		return fmt.Sprintf("its public-key share is not −a·P(0) + e with a short e (‖e‖∞ = %d > %.0f): its dealing is not of the secret behind its key share, or the share's error is oversized", m, bound)
+	}
+	sv := rq.NewPoly()
+	rq.IMForm(secret, sv)
+	rq.INTT(sv, sv)
+	if m := infNormFirst(rq, sv); m > 1 {
+		return fmt.Sprintf("its secret P(0) is not ternary (‖s‖∞ = %d)", m)
+	}
+	return ""
+}
+
+// infNormFirst is the largest |coefficient| of x (coefficient domain),
+// centred, over the first modulus.
+func infNormFirst(rq *ring.Ring, x ring.Poly) uint64 {
+	q := rq.SubRings[0].Modulus
+	m := uint64(0)
+	for _, c := range x.Coeffs[0] {
+		if c > q/2 {
+			c = q - c
+		}
+		m = max(m, c)
+	}
+	return m
 }

@@ -48,6 +48,9 @@ func (s shamirTamper) Send(ctx context.Context, to transport.MemberID, msg trans
 //     no polynomial of degree < t matches its commitments, every honest
 //     member names member 2 and only member 2 (the self-test alone named
 //     member 3, the honest receiver of the bad share);
+//   - member 2 deals a consistent polynomial whose constant is not the
+//     secret s_2 behind its public-key share: the residual p_2 + a·P_2(0)
+//     of its opened polynomial is not short, and it is named;
 //   - member 2 commits to its true shares but sends member 3 another one:
 //     member 3 complains, member 2's opening matches its commitments; the
 //     pair is a dispute and no one is named — in particular not member 3.
@@ -81,6 +84,7 @@ func TestDKGOpenOnAbortNamesDealer(t *testing.T) {
 		disputes [][2]transport.MemberID
 	}{
 		{name: "inconsistent dealing", knobs: map[int]DKGKnobs{1: {InconsistentShamirShare: true}}, named: []transport.MemberID{2}},
+		{name: "dealing of another secret", knobs: map[int]DKGKnobs{1: {DealOtherSecret: true}}, named: []transport.MemberID{2}},
 		{name: "share other than committed", knobs: map[int]DKGKnobs{}, wrap: tamperFrom(2, p.Q()[0]), disputes: [][2]transport.MemberID{{2, 3}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
