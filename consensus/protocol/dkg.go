@@ -94,7 +94,10 @@ func MaterialDigest(pk *fhe.PublicKey, rlk *fhe.RelinKey, gks *fhe.GaloisKeys) (
 // Galois element; private Shamir shares of every member's secret; a final
 // comparison of the digest of the public material. Each member's own RLWE
 // secret s_i is dropped at the end: only its Shamir share tsk_i = Σ_k P_k(i)
-// of s = Σ s_k remains. RunDKG does not run SelfTest; the caller does.
+// of s = Σ s_k remains — and, inside the returned KeyMaterial, the
+// member's Shamir polynomial with the dealing commitments, for SelfTest's
+// open-on-abort (dkg_open.go); SelfTest drops them whatever its outcome.
+// RunDKG does not run SelfTest; the caller must.
 func RunDKG(ctx context.Context, g Group, cfg DKGConfig) (*KeyMaterial, *ThresholdKey, error) {
 	s, err := newDKGSession(ctx, g, cfg)
 	if err != nil {
