@@ -50,16 +50,6 @@ func (m *Member) KeyEpoch() (uint64, error) {
 	return ks.km.Epoch, err
 }
 
-// PinEpochTarget pins target as the re-encryption target of the member's
-// key epoch.
-func (m *Member) PinEpochTarget(target [32]byte) error {
-	ks, err := m.snap()
-	if err != nil {
-		return err
-	}
-	return m.pinEpochTarget(ks, target)
-}
-
 // HeartbeatsFrom is how many heartbeats the member received from id.
 func (m *Member) HeartbeatsFrom(id transport.MemberID) uint64 { return m.marks.HeartbeatsFrom(id) }
 
@@ -128,18 +118,15 @@ func (m *Member) JointSwitchIn(ctx context.Context, j JointRotation, mx *transpo
 	return m.switchIn(ctx, p.group(m, mx), p)
 }
 
-// JointAdopt is the adoption after JointSwitchIn (adoptAll, with the old
-// committee's threshold).
-func (m *Member) JointAdopt(ctx context.Context, j JointRotation, outs map[fhe.Handle][]byte) (int, error) {
+// JointAdopt is the adoption after JointSwitchIn as AdoptFromPrevious runs
+// it (adoptAll, with the old committee's threshold, then the
+// acknowledgement on mx that lets the old active members retire).
+func (m *Member) JointAdopt(ctx context.Context, j JointRotation, mx *transport.Mux, outs map[fhe.Handle][]byte) (int, error) {
 	p, err := j.plan()
 	if err != nil {
 		return 0, err
 	}
-	ks, err := m.snap()
-	if err != nil {
-		return 0, err
-	}
-	return m.adoptAll(ctx, ks, outs, p.oldT)
+	return m.adoptSwitched(ctx, j, p, mx, outs)
 }
 
 // ThresholdKey is the member's threshold key share (tests reconstruct the

@@ -171,7 +171,7 @@ func (m *Member) adoptOne(ctx context.Context, ks keySnap, h fhe.Handle, b []byt
 		return false, errors.New("re-encrypted ciphertext is for another preset")
 	}
 	base := fmt.Sprintf("rot/%d/%x", ks.km.Epoch, h[:8])
-	bounds, err := reencryptedBounds(m.params, protocol.MaxReencryptSigmaBits, oldT)
+	bounds, err := keySwitchedBounds(m.params, protocol.MaxReencryptSigmaBits, oldT, ks.key.T)
 	if err != nil {
 		return false, err
 	}

@@ -312,7 +312,9 @@ func (j JointRotation) wait() time.Duration {
 // j.OldActive, reg its chain (FHEVerdict.committeeKeyOf), joint a mux over
 // its TLS transport on config.JointPeers as config.JointOldID. It checks the target on
 // chain, waits for every participant, then key-switches every input it
-// stores under its epoch. It returns the number of inputs switched.
+// stores under its epoch; when every new member acknowledged that it
+// stored them all, it retires (Retire: its key share and issued shares are
+// wiped). It returns the number of inputs switched.
 func (m *Member) SwitchToNext(ctx context.Context, reg chainio.CommitteeKeyRegistry, joint *transport.Mux, j JointRotation) (int, error) {
 	p, err := j.plan()
 	if err != nil {
@@ -337,7 +339,17 @@ func (m *Member) SwitchToNext(ctx context.Context, reg chainio.CommitteeKeyRegis
 		return 0, p.named(err)
 	}
 	n, err := m.switchOut(ctx, g, ks, p)
-	return n, p.named(err)
+	if err != nil {
+		return n, p.named(err)
+	}
+	// The last step: once every new member holds every input, retire.
+	actx, cancel := context.WithTimeout(ctx, j.wait())
+	defer cancel()
+	if err := awaitAdopted(actx, joint, p, n); err != nil {
+		return n, p.named(err)
+	}
+	_, err = m.Retire()
+	return n, err
 }
 
 // named adds to err how to read the member IDs it names: those of the
@@ -353,7 +365,8 @@ func (p jointPlan) named(err error) error {
 // config.JointMemberTransport. It waits for every participant, takes part in the
 // key switch of every input, then refreshes the outputs under the new key
 // with the other new members, agrees on their digests and stores them
-// under their handles. It returns the number of inputs stored.
+// under their handles, and acknowledges that to the old active members (so
+// that they retire). It returns the number of inputs stored.
 func (m *Member) AdoptFromPrevious(ctx context.Context, j JointRotation) (int, error) {
 	p, err := j.plan()
 	if err != nil {
@@ -369,6 +382,12 @@ func (m *Member) AdoptFromPrevious(ctx context.Context, j JointRotation) (int, e
 	if err != nil {
 		return 0, p.named(err)
 	}
+	return m.adoptSwitched(ctx, j, p, m.mux, outs)
+}
+
+// adoptSwitched is AdoptFromPrevious after the key switch: adoptAll, then
+// the acknowledgement on mux that lets the old active members retire.
+func (m *Member) adoptSwitched(ctx context.Context, j JointRotation, p jointPlan, mux *transport.Mux, outs map[fhe.Handle][]byte) (int, error) {
 	ks, err := m.snap()
 	if err != nil {
 		return 0, err
@@ -377,7 +396,12 @@ func (m *Member) AdoptFromPrevious(ctx context.Context, j JointRotation) (int, e
 	if err == nil && n != len(outs) {
 		err = fmt.Errorf("consensus: stored %d of %d key-switched inputs", n, len(outs))
 	}
-	return n, err
+	if err != nil {
+		return n, err
+	}
+	actx, cancel := context.WithTimeout(ctx, j.wait())
+	defer cancel()
+	return n, p.named(sendAdopted(actx, mux, p, n))
 }
 
 // jointBarrier waits until every participant's listener took this member's

@@ -5,9 +5,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/fhegate/fhegate/consensus/protocol"
 	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/fhetest"
+	"github.com/fhegate/fhegate/policy/eval"
 )
 
 // FuzzDecodeHandles: the joint session's handle-list decoder never panics
@@ -55,5 +57,29 @@ func TestJointPlan(t *testing.T) {
 			_, err := newJointPlan(1, 3, 2, 4, tc.newT, tc.active, target)
 			require.ErrorContains(t, err, tc.want)
 		})
+	}
+}
+
+// TestKeySwitchedBounds: the adoption refresh of a key-switched input
+// accounts for the new active members' floodings too, and still has room
+// at the top level with the largest committees on both sides.
+func TestKeySwitchedBounds(t *testing.T) {
+	t.Parallel()
+	for _, id := range []fhe.PresetID{fhe.BGVN13, fhe.BGVN14, fhetest.InsecureBGVN10} {
+		p, err := fhe.NewParams(id)
+		require.NoError(t, err)
+		old, err := reencryptedBounds(p, protocol.MaxReencryptSigmaBits, eval.MaxMembers)
+		require.NoError(t, err)
+		b, err := keySwitchedBounds(p, protocol.MaxReencryptSigmaBits, eval.MaxMembers, eval.MaxMembers)
+		require.NoError(t, err)
+		require.Greater(t, b.WorstBits, old.WorstBits, "the new members' floodings are in the worst case")
+		require.Equal(t, old.NoiseBits, b.NoiseBits, "and hide nothing the refresh must")
+		floor, err := eval.RefreshFloorLevel(p, b.NoiseBits, b.WorstBits)
+		require.NoError(t, err)
+		require.Less(t, floor, p.MaxLevel(), p.Preset.Name)
+		for _, bad := range []int{0, eval.MaxMembers + 1} {
+			_, err = keySwitchedBounds(p, protocol.MaxReencryptSigmaBits, 2, bad)
+			require.Error(t, err)
+		}
 	}
 }

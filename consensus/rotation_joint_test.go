@@ -175,13 +175,17 @@ func TestJointRotationKShiftOverTLS(t *testing.T) {
 	}
 	requireInputsCarried(t, nc, handles)
 	requireVerdictsAfterRotation(t, nc, reqs)
+	// The active old members retired once every new member acknowledged
+	// the adoption.
+	requireRetired(ctx, t, old, []uint32{1, 2}, []uint32{1, 2}, fhe.GenKeys(p, nil).Public)
 }
 
 // jointOverTLS is a local.RotateWith key switch that runs the joint session of
 // `fhegate committee rotate switch` over TLS on loopback (fresh identity
-// keys; old members 1 and 2 active, their SwitchToNext as the CLI runs it;
-// the new members' barrier, switchIn and adoption as AdoptFromPrevious runs
-// them, keeping the key-switched outputs in *outs). corrupt wraps old
+// keys; old members 1 and 2 active, their SwitchToNext as the CLI runs it,
+// retiring at the end; the new members' barrier, switchIn, adoption and
+// acknowledgement as AdoptFromPrevious runs them, keeping the key-switched
+// outputs in *outs). corrupt wraps old
 // member 1's joint transport.
 func jointOverTLS(t *testing.T, corrupt func(transport.Transport) transport.Transport, outs *[]map[fhe.Handle][]byte) func(ctx context.Context, old, nc *local.Committee) error {
 	return func(ctx context.Context, old, nc *local.Committee) error {
@@ -211,22 +215,17 @@ func jointOverTLS(t *testing.T, corrupt func(transport.Transport) transport.Tran
 				_, errs[x] = old.Member(id).SwitchToNext(ctx, old.Chain, muxes[config.JointOldID(nc.Config, id)], j)
 			}()
 		}
+		// Each new member adopts right after its switch, as
+		// AdoptFromPrevious does: the old members retire only when every
+		// new member acknowledged the adoption.
 		for x, m := range nc.Members {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				(*outs)[x], errs[2+x] = m.JointSwitchIn(ctx, j, muxes[transport.MemberID(x+1)])
-			}()
-		}
-		wg.Wait()
-		if err := errors.Join(errs...); err != nil {
-			return err
-		}
-		for x, m := range nc.Members {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				_, errs[2+x] = m.JointAdopt(ctx, j, (*outs)[x])
+				mx := muxes[transport.MemberID(x+1)]
+				if (*outs)[x], errs[2+x] = m.JointSwitchIn(ctx, j, mx); errs[2+x] == nil {
+					_, errs[2+x] = m.JointAdopt(ctx, j, mx, (*outs)[x])
+				}
 			}()
 		}
 		wg.Wait()

@@ -4,14 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 
 	"go.uber.org/zap"
 
 	"github.com/fhegate/fhegate/consensus/chainio"
+	"github.com/fhegate/fhegate/consensus/circuit"
 	"github.com/fhegate/fhegate/consensus/config"
 	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
+	"github.com/fhegate/fhegate/policy/eval"
 )
 
 // InProcess is a committee whose members run in this process
@@ -36,7 +39,8 @@ func (c InProcess) Member(id uint32) *Member { return c.Members[id-1] }
 // (switchOut) and every new member (switchIn) key-switch each input, then
 // every new member adopts its outputs (adoptAll's refresh under the new
 // key, digest agreement and store, with the old committee's threshold for
-// the noise bounds). `fhegate committee rotate switch` runs the same
+// the noise bounds); last, every live old member retires (Member.Retire:
+// key share and issued shares wiped). `fhegate committee rotate switch` runs the same
 // session over the members' TLS transports (SwitchToNext,
 // AdoptFromPrevious).
 func KeySwitch(ctx context.Context, old, nc InProcess) error {
@@ -122,5 +126,32 @@ func KeySwitch(ctx context.Context, old, nc InProcess) error {
 			return fmt.Errorf("consensus: new member %d stored %d of %d key-switched inputs", k+1, c, len(outs[k]))
 		}
 	}
+	// The last step: every old member that is up retires.
+	for _, id := range live {
+		if _, err := old.Member(id).Retire(); err != nil {
+			return fmt.Errorf("consensus: old member %d retiring: %w", id, err)
+		}
+	}
 	return nil
+}
+
+// keySwitchedBounds are the noise bounds of a key-switched input for its
+// refresh under the new key: reencryptedBounds for the old committee's oldT
+// floodings, plus the newT new active members' floodings E′_k of the same σ
+// cap in WorstBits (protocol.CrossKeySwitch floods the new members' shares
+// too, so that the old members cannot read s′ from the output).
+// NoiseBits is unchanged: E′ depends on no secret the refresh must hide.
+func keySwitchedBounds(p *fhe.Params, sigmaBits float64, oldT, newT int) (circuit.RefreshBounds, error) {
+	b, err := reencryptedBounds(p, sigmaBits, oldT)
+	if err != nil {
+		return b, err
+	}
+	if newT < 1 || newT > eval.MaxMembers {
+		return b, fmt.Errorf("consensus: new committee threshold %d outside 1..%d", newT, eval.MaxMembers)
+	}
+	if sigmaBits <= 0 {
+		sigmaBits = eval.CiphertextNoiseBits + eval.DefaultFloodingBits
+	}
+	b.WorstBits = math.Log2(math.Exp2(b.WorstBits) + float64(newT)*8*math.Exp2(sigmaBits))
+	return b, nil
 }

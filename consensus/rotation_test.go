@@ -2,6 +2,8 @@ package consensus_test
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -13,15 +15,19 @@ import (
 	"github.com/fhegate/fhegate/consensus/circuit"
 	"github.com/fhegate/fhegate/consensus/local"
 	"github.com/fhegate/fhegate/consensus/protocol"
+	"github.com/fhegate/fhegate/consensus/store"
 	"github.com/fhegate/fhegate/fhe"
 	keccakpkg "github.com/fhegate/fhegate/internal/keccak"
 )
 
-// TestRotationKeepsInputs is issue 12's rotation test: inputs uploaded to a
+// TestRotationKeepsInputs is the rotation test: inputs uploaded to a
 // 2-of-3 committee before a rotation to epoch 2 (new DKG, new members)
 // still evaluate after it, under their original handles; a ciphertext still
 // under the old key is refused; an old member refuses to re-encrypt an
-// input to a second target key.
+// input to a key its chain did not record; and the rotation's last step
+// retires every old member: no key share in memory or in its store, no
+// share bytes in its ledger (a restart finds no keys), so it refuses any
+// further key switch, while the ledger's target pin survives.
 func TestRotationKeepsInputs(t *testing.T) {
 	t.Parallel()
 	old := startTest(t, 3, 2, true)
@@ -31,6 +37,12 @@ func TestRotationKeepsInputs(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
+	// An old member refuses to key-switch to a key that is not the one the
+	// chain recorded for epoch 2.
+	other := fhe.GenKeys(old.Member(1).Params(), nil)
+	err := old.Member(1).PrepareSwitchOut(ctx, old.Chain, 1, 3, 2, 3, 2, []uint32{1, 2}, other.Public)
+	require.ErrorIs(t, err, chainio.ErrTargetKeyNotOnChain)
+
 	nc := rotateToEpoch2(ctx, t, old)
 
 	var handles []fhe.Handle
@@ -41,17 +53,40 @@ func TestRotationKeepsInputs(t *testing.T) {
 	requireVerdictsAfterRotation(t, nc, reqs)
 	requireOldKeyRefused(ctx, t, old, nc, reqs[1].req.Inputs[0], handles[0])
 
-	// An old member refuses to key-switch to any other key: it is not the
-	// one the chain recorded for epoch 2 …
-	other := fhe.GenKeys(nc.Member(1).Params(), nil)
-	err := old.Member(1).PrepareSwitchOut(ctx, old.Chain, 1, 3, 2, 3, 2, []uint32{1, 2}, other.Public)
-	require.ErrorIs(t, err, chainio.ErrTargetKeyNotOnChain)
-	// … and, past that check, the ledger pins one target per epoch.
-	ob, err := other.Public.MarshalBinary()
+	requireRetired(ctx, t, old, []uint32{1, 2, 3}, []uint32{1, 2}, other.Public)
+	// A retired member that restarts finds no keys.
+	old.Kill(3)
+	require.ErrorIs(t, old.Restart(3), ErrNoKeys)
+}
+
+// requireRetired: each of ids (old committee members after a rotation from
+// epoch 1) holds no key, no sealed share in its store and no share bytes
+// in its ledger, and refuses a key switch; the ledger of each of active
+// (the old members that took part in the key switch) still pins epoch 1's
+// target (a second target is refused).
+func requireRetired(ctx context.Context, t *testing.T, old *local.Committee, ids, active []uint32, other *fhe.PublicKey) {
+	t.Helper()
+	ob, err := other.MarshalBinary()
 	require.NoError(t, err)
-	err = old.Member(1).PinEpochTarget(keccakpkg.Sum(ob))
-	require.ErrorIs(t, err, ErrEpochTargetPinned, "one target key per epoch, pinned before any share")
-	require.ErrorIs(t, err, protocol.ErrAlreadyShared)
+	for _, id := range ids {
+		m := old.Member(id)
+		_, err := m.Keys()
+		require.ErrorIs(t, err, ErrNoKeys, "old member %d", id)
+		_, err = m.Store().GetMeta("epoch/1/tsk")
+		require.ErrorIs(t, err, store.ErrNotFound, "old member %d's sealed share", id)
+		for _, k := range []protocol.ShareKind{protocol.KindReencrypt, protocol.KindDecryption, protocol.KindRefresh, protocol.KindPrivateRead} {
+			require.Zero(t, m.Ledger().Held(k, 1), "old member %d's %s shares", id, k)
+		}
+		err = m.PrepareSwitchOut(ctx, old.Chain, 1, 3, 2, 3, 2, []uint32{1, 2}, other)
+		require.ErrorIs(t, err, ErrNoKeys, "a retired member switches nothing")
+		if !slices.Contains(active, id) {
+			continue
+		}
+		d := keccakpkg.Sum([]byte("fhegate/rotation/epoch-target/v1"))
+		_, err = m.Ledger().Issue(protocol.KindReencrypt, d, 1, fmt.Sprintf("reenc/epoch-target/%x", keccakpkg.Sum(ob)),
+			func() ([]byte, error) { return nil, nil })
+		require.ErrorIs(t, err, protocol.ErrAlreadyShared, "old member %d: the epoch's target pin survives", id)
+	}
 }
 
 // rotateToEpoch2 rotates old to a new committee under epoch 2, on the same
@@ -61,6 +96,8 @@ func rotateToEpoch2(ctx context.Context, t *testing.T, old *local.Committee) *lo
 	// The new committee's refreshes of the re-encrypted inputs (and of
 	// everything after) run at a level with room for their flooding.
 	fc := newFloorChecker(old.Live()[0].Params())
+	oldKM, err := old.Member(1).Keys()
+	require.NoError(t, err)
 	start := time.Now()
 	nc, err := local.Rotate(ctx, old, local.Options{Dir: t.TempDir(), RoundTimeout: 10 * time.Second, BatchSize: 8, Serve: true, Knobs: fc.knobs(), Log: zaptest.NewLogger(t)})
 	require.NoError(t, err)
@@ -70,8 +107,6 @@ func rotateToEpoch2(ctx context.Context, t *testing.T, old *local.Committee) *lo
 	t.Cleanup(func() { fc.check(t, 1) })
 	require.Equal(t, uint64(2), nc.Config.Epoch)
 	require.Same(t, old.Chain, nc.Chain)
-	oldKM, err := old.Member(1).Keys()
-	require.NoError(t, err)
 	newKM, err := nc.Member(1).Keys()
 	require.NoError(t, err)
 	require.NotEqual(t, oldKM.PKDigest, newKM.PKDigest)
@@ -177,5 +212,7 @@ func TestRotationOldMemberDown(t *testing.T) {
 	t.Cleanup(func() { fc.check(t, 1) })
 	nc.Chain.Post(reqs[0].req)
 	waitVerdicts(t, nc.Chain, reqs)
-
+	// The live old members retired; the one that was down still holds its
+	// share (its operator retires it: docs/committee.md, "Rotation").
+	requireRetired(ctx, t, old, []uint32{2, 3}, []uint32{2, 3}, fhe.GenKeys(nc.Member(1).Params(), nil).Public)
 }

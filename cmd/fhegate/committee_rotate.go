@@ -52,11 +52,15 @@ keys from its committee.json; NEW and OLD need only the other committee's commit
 the new committee's committee.pk). Each old member first refuses unless the digest of
 NEW/committee.pk is the key the chain recorded for epoch+1, then the t old and the new members
 move every input stored under the old epoch to the new key with the cross-committee key switch
-(the output keeps the input's c1: no member can shift it towards the new secret), and the new
-members refresh the outputs under the new key, agree on their digests and store them under the
-inputs' handles.`,
+(no member writes the output's c1, so none can shift it towards the new secret; the new members'
+shares are flooded, so the old members cannot read the new secret), and the new members refresh the
+outputs under the new key, agree on their digests and store them under the inputs' handles. Once
+every new member acknowledged that, the active old members retire (key share and ledger wiped).
+
+  fhegate committee rotate retire --dir OLD --member i --rpc URL
+      on every other old member, afterwards: delete its key share and wipe its ledger`,
 	}
-	cmd.AddCommand(newRotateSignKeyCmd(a), newRotateBindKeyCmd(a), newRotateSwitchCmd(a))
+	cmd.AddCommand(newRotateSignKeyCmd(a), newRotateBindKeyCmd(a), newRotateSwitchCmd(a), newRotateRetireCmd(a))
 	return cmd
 }
 

@@ -187,6 +187,25 @@ func TestCommitteeRotateCLI(t *testing.T) {
 		require.NoError(t, st.Close())
 	}
 
+	// The active old members retired at the end of their switch; old
+	// member 3 (not active) retires by hand — not before the chain recorded
+	// the next key (bindNewKeyOnChain did), and only once.
+	noShare := func(id uint32) {
+		st, err := store.Open(filepath.Join(memberDir(oldDir, id), "member.db"))
+		require.NoError(t, err)
+		defer st.Close()
+		_, err = st.GetMeta("epoch/1/tsk")
+		require.ErrorIs(t, err, store.ErrNotFound, "old member %d's key share", id)
+	}
+	noShare(1)
+	noShare(2)
+	out, err := runCLI(t, "committee", "rotate", "retire", "--dir", oldDir, "--member", "3", "--rpc", rpc)
+	require.NoError(t, err)
+	require.Contains(t, out, "member 3 retired from epoch 1")
+	noShare(3)
+	_, err = runCLI(t, "committee", "rotate", "retire", "--dir", oldDir, "--member", "3", "--rpc", rpc)
+	require.ErrorIs(t, err, consensus.ErrNoKeys, "a retired member has nothing left to retire")
+
 	// The new committee evaluates over the migrated inputs: 5·(−7) mod t.
 	ms := make([]*consensus.Member, 3)
 	for i, id := range ids {
@@ -259,6 +278,9 @@ func bindNewKeyOnChain(t *testing.T, dir, oldDir, newDir string) string {
 		"--rpc", rpc, "--round-timeout", "5s", "--wait", "5s")
 	require.ErrorIs(t, err, chainio.ErrTargetKeyNotOnChain)
 	require.ErrorContains(t, err, "no key recorded for epoch 2")
+	// … and an old member does not retire before the rotation either.
+	_, err = runCLI(t, "committee", "rotate", "retire", "--dir", oldDir, "--member", "3", "--rpc", rpc)
+	require.ErrorContains(t, err, "recorded no committee key for epoch 2")
 
 	// governance (dev account 0) installs the epoch-2 committee
 	c, err := ethclient.DialContext(ctx, rpc)

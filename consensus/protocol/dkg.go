@@ -34,6 +34,12 @@ type DKGConfig struct {
 type DKGKnobs struct {
 	CorruptRelinShare  bool // perturb one coefficient of the round-2 relinearisation-key share
 	CorruptGaloisShare bool // perturb one coefficient of every Galois-key share
+	// InconsistentShamirShare deals the next member a Shamir share off the
+	// polynomial (and commits to it): the open-on-abort names this member.
+	InconsistentShamirShare bool
+	// DealOtherSecret deals a consistent polynomial whose constant is not
+	// the secret behind this member's public-key share.
+	DealOtherSecret bool
 }
 
 // perturb adds 1 to the first NTT coefficient of a gadget ciphertext's first
@@ -54,6 +60,10 @@ type KeyMaterial struct {
 	PKDigest [32]byte // keccak256 of the canonical public key
 	Digest   [32]byte // keccak256(pk ‖ rlk ‖ gks) — pinned on chain
 	CRSSeed  [32]byte // jointly generated common reference string seed
+
+	// dealing is this member's record of the Shamir round, kept until
+	// SelfTest passes (dkg_open.go); nil for loaded key material.
+	dealing *dealingRecord
 }
 
 // MaterialDigest recomputes the digest of public key material.
@@ -84,7 +94,10 @@ func MaterialDigest(pk *fhe.PublicKey, rlk *fhe.RelinKey, gks *fhe.GaloisKeys) (
 // Galois element; private Shamir shares of every member's secret; a final
 // comparison of the digest of the public material. Each member's own RLWE
 // secret s_i is dropped at the end: only its Shamir share tsk_i = Σ_k P_k(i)
-// of s = Σ s_k remains. RunDKG does not run SelfTest; the caller does.
+// of s = Σ s_k remains — and, inside the returned KeyMaterial, the
+// member's Shamir polynomial with the dealing commitments, for SelfTest's
+// open-on-abort (dkg_open.go); SelfTest drops them whatever its outcome.
+// RunDKG does not run SelfTest; the caller must.
 func RunDKG(ctx context.Context, g Group, cfg DKGConfig) (*KeyMaterial, *ThresholdKey, error) {
 	s, err := newDKGSession(ctx, g, cfg)
 	if err != nil {
@@ -103,6 +116,7 @@ func RunDKG(ctx context.Context, g Group, cfg DKGConfig) (*KeyMaterial, *Thresho
 	if err != nil {
 		return nil, nil, err
 	}
+	km.dealing = s.dealing
 	key := &ThresholdKey{Params: s.p, Epoch: cfg.Epoch, ID: g.Self(), N: s.n, T: s.t, Threshold: s.t, Share: s.tsk, PKDigest: km.PKDigest}
 	s.log.Info("dkg complete", zap.String("digest", fmt.Sprintf("%x", km.Digest[:8])))
 	return km, key, nil
@@ -127,6 +141,7 @@ type dkgSession struct {
 	rlk     *rlwe.RelinearizationKey
 	gks     []*rlwe.GaloisKey
 	tsk     multiparty.ShamirSecretShare // tsk_i = Σ_k P_k(i)
+	dealing *dealingRecord               // thresholdize: the open-on-abort record (dkg_open.go)
 }
 
 func newDKGSession(ctx context.Context, g Group, cfg DKGConfig) (*dkgSession, error) {
@@ -209,6 +224,7 @@ func (s *dkgSession) publicKey() error {
 	if err != nil {
 		return err
 	}
+	s.recordPublicKeyShares(crp, all)
 	agg, err := aggregateShares("pk", s.g.Members, all, ckg.AllocateShare, nil,
 		func(a, b multiparty.PublicKeyGenShare, out *multiparty.PublicKeyGenShare) error {
 			ckg.AggregateShares(a, b, out)
@@ -337,30 +353,30 @@ func (s *dkgSession) thresholdize() error {
 	if err != nil {
 		return err
 	}
-	own := thr.AllocateThresholdSecretShare()
+	dealt, err := s.dealShamir(thr, poly)
+	if err != nil {
+		return err
+	}
 	rctx, cancel := context.WithTimeout(s.ctx, s.g.timeout())
 	defer cancel()
 	session := s.session("shamir")
 	for _, id := range s.g.Members {
-		share := thr.AllocateThresholdSecretShare()
-		thr.GenShamirSecretShare(multiparty.ShamirPublicPoint(id), poly, &share)
 		if id == s.g.Self() {
-			own = share
 			continue
-		}
-		sb, err := share.MarshalBinary()
-		if err != nil {
-			return err
 		}
 		// Retried in the background while the round lasts (a peer that
 		// misses its share fails the round as missing this member).
-		if err := s.g.Mux.SendRetrying(rctx, id, transport.Message{Type: transport.TypeShamirShare, Session: session, Payload: sb}); err != nil {
+		if err := s.g.Mux.SendRetrying(rctx, id, transport.Message{Type: transport.TypeShamirShare, Session: session, Payload: dealt[id]}); err != nil {
 			s.log.Info("dkg: shamir share not yet delivered; retried until the round's deadline", zap.Uint32("to", uint32(id)), zap.Error(err))
 		}
 	}
 	got := s.g.Mux.Collect(rctx, session, transport.TypeShamirShare, s.g.Members)
 	if len(got.Missing) > 0 {
 		return &ErrMissing{Session: session, Missing: got.Missing}
+	}
+	own := thr.AllocateThresholdSecretShare()
+	if err := safe("own shamir share", func() error { return own.UnmarshalBinary(dealt[s.g.Self()]) }); err != nil {
+		return err
 	}
 	s.tsk = own
 	for _, id := range sortedIDs(got.Got) {
@@ -372,7 +388,15 @@ func (s *dkgSession) thresholdize() error {
 			return fmt.Errorf("member %d: %w", id, err)
 		}
 	}
-	// The member's own secret and polynomial are dropped here.
+	received := make(map[transport.MemberID][]byte, len(got.Got))
+	for id, m := range got.Got {
+		received[id] = m.Payload
+	}
+	if err := s.commitDealing(poly, dealt, received); err != nil {
+		return err
+	}
+	// The member's own secret is dropped here; its polynomial stays in the
+	// open-on-abort record until the self-test passes.
 	zero(s.sk)
 	return nil
 }

@@ -39,8 +39,13 @@
 // s = Σ_{j∈S} λ_j^S·tsk_j with λ_j^S = Π_{k∈S, k≠j} k/(k−j), without
 // anyone holding it. Finally the members compare the digest of the public
 // material (pk, relinearisation and Galois keys) and fail on any
-// difference. SelfTest, run by the caller afterwards, threshold-decrypts a
-// public test ciphertext to catch inconsistent Shamir shares.
+// difference. SelfTest, run by the caller afterwards, threshold-decrypts
+// public test ciphertexts to catch inconsistent Shamir shares; each dealer
+// also committed to every share it sent (keccak of the share), and when
+// the self-test fails — the key set then discarded — every member opens its
+// polynomial and each dealer whose commitments no polynomial of degree < t
+// explains, or whose P_i(0) is not the secret behind its public-key share
+// (p_i + a·P_i(0) not short), is named (open on abort, dkg_open.go).
 //
 // # Threshold decryption (ThresholdDecrypt)
 //

@@ -27,21 +27,42 @@ import (
 // Mouchet et al. (PETS 2021, §IV-B, "KeySwitch"), run jointly by t active
 // members A of the old committee and t′ active members B of the new one:
 //
-//	old j ∈ A:  d_j = c1·s_j + E_j + M_j        s_j = λ_j·tsk_j  (Combiner over the old committee)
-//	new k ∈ B:  d_k = −c1·s′_k + M_k            s′_k = λ′_k·tsk′_k (Combiner over the new committee)
-//	output:     (c0 + Σ_{A∪B} d, c1)
+//	old j ∈ A:  d_j = c1·s_j + E_j + M_j         s_j = λ_j·tsk_j  (Combiner over the old committee)
+//	new k ∈ B:  d_k = −c1″·s′_k + E′_k + M_k     s′_k = λ′_k·tsk′_k (Combiner over the new committee)
+//	output:     (c0 + Σ_{A∪B} d, c1″),  c1″ = c1 + r
 //
-// whose phase under s′ = Σ s′_k is c0 + c1·s + Σ E_j: the input's phase
-// plus the old members' flooding (σ = 2^ReencryptSigmaBits, as in
-// Reencrypt, since the new committee will see this phase). The output's c1
-// is the input's, which every participant holds: no member writes any part
-// of it, so the K-shift has nothing to act on. Whatever a corrupt member
-// sends instead of its d, it is an offset to c0 that the member knows
-// (its own s_j or s′_k, c1 and its flooding are its own), so the phase the
-// new committee later sees is the honest one plus an offset the coalition
-// knows: it learns nothing from it that the honest run does not show
-// (integrity of the plaintext is not protected: a corrupt active member
-// can shift it, as in every protocol here without proofs).
+// whose phase under s′ = Σ s′_k is c0 + c1·s + Σ E_j + Σ E′_k: the input's
+// phase plus both sides' flooding (σ = 2^ReencryptSigmaBits each, as in
+// Reencrypt, since the new committee will see this phase). r is uniform
+// mod Q_ℓ from a PRG keyed by the target and the input's c1 (keySwitchC1):
+// every participant derives it and none chooses it, so no member writes
+// any part of the output's c1 and the K-shift has nothing to act on.
+// Whatever a corrupt member sends instead of its d, it is an offset to c0
+// that the member knows (its own s_j or s′_k, c1, r and its flooding are
+// its own), so the phase the new committee later sees is the honest one
+// plus an offset the coalition knows: it learns nothing from it that the
+// honest run does not show (integrity of the plaintext is not protected:
+// a corrupt active member can shift it, as in every protocol here without
+// proofs).
+//
+// Forward secrecy. Every participant computes the output, and the old
+// active members hold their own unmasked d_j, so the t old members — all
+// of A, following the protocol — learn D = c0″ − c0 − Σ_A d_j = Σ_B d_k.
+// Without E′ that is −c1·s′ exactly and D/c1 is s′
+// (TestCrossKeySwitchForwardSecrecy). With E′ it is −c1″·s′ + ΣE′, one
+// RLWE sample under s′ with a uniform c1″ and a Gaussian error of σ =
+// 2^ReencryptSigmaBits·√t′, far wider than the key's own (σ = 3.2): given
+// an RLWE sample of the key's width one makes such a sample by adding the
+// difference of the Gaussians, so telling it from uniform is at least as
+// hard as RLWE for pk′ (Regev's noise-flooding argument; the samples a
+// rotation gives, one per input, have independent c1″). r matters: with
+// the input's own c1, which the t old members pick (they all send the
+// same stored bytes), a c1 = ⌊Q/16⌋ would make D = −⌊Q/16⌋·s′ + ΣE′ and
+// rounding D/⌊Q/16⌋ reads s′ through any flooding below Q/32 (the test's
+// second case). With r keyed by the input (a random oracle), c1″ is
+// uniform for every input the old members try. A re-run of a switch draws
+// fresh E′ on the same c1″; k re-runs let the old set average them to
+// σ/√k, still ≫ 3.2 for any k below 2^80.
 //
 // Masks. A single d_j or d_k must stay hidden — Σ_{j∈A} d_j = c1·s + ΣE
 // and c0 would decrypt — so every pair of participants p < q shares a
@@ -101,26 +122,27 @@ func CrossKeySwitch(ctx context.Context, g Group, key *ThresholdKey, plan NoiseP
 	ringQ := p.RLWE().RingQ().AtLevel(level)
 	parts := union(req.OldActive, req.NewActive)
 	sort.Slice(parts, func(i, j int) bool { return parts[i] < parts[j] })
-	if receiver {
-		shares, err := exchangeCommitted(ctx, g, transport.TypeReencryptShare, req.Session, parts, union(parts, req.Receivers), nil)
-		if err != nil {
-			return nil, err
-		}
-		return keySwitchOutput(g, p, ct, parts, shares, req.Session)
-	}
 	pkb, err := req.Target.MarshalBinary()
 	if err != nil {
 		return nil, err
 	}
 	target := keccak(pkb)
+	c1 := keySwitchC1(ringQ, target, ct)
+	if receiver {
+		shares, err := exchangeCommitted(ctx, g, transport.TypeReencryptShare, req.Session, parts, union(parts, req.Receivers), nil)
+		if err != nil {
+			return nil, err
+		}
+		return keySwitchOutput(g, p, ct, c1, parts, shares, req.Session)
+	}
 	if isNew && target != key.PKDigest {
 		return nil, errors.New("protocol: key switch target is not this (new) committee's public key")
 	}
-	sigmaBits := 0.0
-	if isOld {
-		if sigmaBits, err = ReencryptSigmaBits(p, plan, level, len(req.OldActive)); err != nil {
-			return nil, err
-		}
+	// Both sides flood with the re-encryption σ of their own plan; the
+	// level must carry every participant's flooding.
+	sigmaBits, err := ReencryptSigmaBits(p, plan, level, len(parts))
+	if err != nil {
+		return nil, err
 	}
 
 	seeds, err := exchangeSeeds(ctx, g, req.Session+"/seed", parts)
@@ -139,10 +161,10 @@ func CrossKeySwitch(ctx context.Context, g Group, key *ThresholdKey, plan NoiseP
 		rd := reencryptShareDigest(ct, target, parts)
 		d := keccak([]byte("fhegate/keyswitch/share/v1"), rd[:])
 		unmasked, err = led.Issue(KindReencrypt, d, key.Epoch, req.Session, func() ([]byte, error) {
-			return keySwitchShare(g, key, shift(req.Old, req.OldOffset), shift(req.OldActive, req.OldOffset), self-req.OldOffset, ct, sigmaBits, false)
+			return keySwitchShare(key, shift(req.Old, req.OldOffset), shift(req.OldActive, req.OldOffset), self-req.OldOffset, level, ct.Lattigo().Value[1], sigmaBits, false)
 		})
 	} else {
-		unmasked, err = keySwitchShare(g, key, shift(req.New, req.NewOffset), shift(req.NewActive, req.NewOffset), self-req.NewOffset, ct, 0, true)
+		unmasked, err = keySwitchShare(key, shift(req.New, req.NewOffset), shift(req.NewActive, req.NewOffset), self-req.NewOffset, level, c1, sigmaBits, true)
 	}
 	if err != nil {
 		return nil, err
@@ -162,16 +184,31 @@ func CrossKeySwitch(ctx context.Context, g Group, key *ThresholdKey, plan NoiseP
 	if err != nil {
 		return nil, err
 	}
-	return keySwitchOutput(g, p, ct, parts, shares, req.Session)
+	return keySwitchOutput(g, p, ct, c1, parts, shares, req.Session)
 }
 
-// keySwitchOutput is (c0 + Σ shares, c1).
-func keySwitchOutput(g Group, p *fhe.Params, ct *fhe.Ciphertext, parts []transport.MemberID, shares map[transport.MemberID][]byte, session string) (*fhe.Ciphertext, error) {
+// keySwitchC1 is the output's c1″ = c1 + r: r uniform mod Q_ℓ (NTT
+// domain) from a PRG keyed by keccak of the target key's digest and the
+// input's c1 digest — a value every participant derives, none chooses, and
+// that changes with any change of c1 (a random oracle: a participant that
+// grinds inputs draws a fresh uniform c1″ per try).
+func keySwitchC1(ringQ *ring.Ring, target [32]byte, ct *fhe.Ciphertext) ring.Poly {
+	d := ShareDigest(ct)
+	k := keccak([]byte("fhegate/keyswitch/rerand/v1"), target[:], d[:])
+	prng, _ := sampling.NewKeyedPRNG(k[:]) // never fails for a 32-byte key
+	c1 := ringQ.NewPoly()
+	ring.NewUniformSampler(prng, ringQ).Read(c1)
+	ringQ.Add(c1, ct.Lattigo().Value[1], c1)
+	return c1
+}
+
+// keySwitchOutput is (c0 + Σ shares, c1″).
+func keySwitchOutput(g Group, p *fhe.Params, ct *fhe.Ciphertext, c1 ring.Poly, parts []transport.MemberID, shares map[transport.MemberID][]byte, session string) (*fhe.Ciphertext, error) {
 	level := ct.Level()
 	ringQ := p.RLWE().RingQ().AtLevel(level)
 	out := rlwe.NewCiphertext(p.RLWE(), 1, level)
 	out.Value[0].CopyLvl(level, ct.Lattigo().Value[0])
-	out.Value[1].CopyLvl(level, ct.Lattigo().Value[1])
+	out.Value[1].CopyLvl(level, c1)
 	out.MetaData = ct.Lattigo().MetaData.CopyNew()
 	sh := ringQ.NewPoly()
 	for _, id := range parts {
@@ -225,31 +262,29 @@ func checkKeySwitch(key *ThresholdKey, req KeySwitchRequest, isOld, isNew, recei
 	return nil
 }
 
-// keySwitchShare is c1·s_j + E_j (old member, E_j of 2^sigmaBits) or
-// −c1·s′_k (new member), s_j this member's additive share for the active
-// set over its committee, encoded.
-func keySwitchShare(g Group, key *ThresholdKey, committee, active []transport.MemberID, self transport.MemberID, ct *fhe.Ciphertext, sigmaBits float64, negate bool) ([]byte, error) {
+// keySwitchShare is c1·s_j + E_j (old member: c1 the input's) or
+// −c1″·s′_k + E′_k (new member, negate: c1″ the re-randomised c1 of
+// keySwitchC1), s_j this member's additive share for the active set over
+// its committee and E of 2^sigmaBits, encoded.
+func keySwitchShare(key *ThresholdKey, committee, active []transport.MemberID, self transport.MemberID, level int, c1 ring.Poly, sigmaBits float64, negate bool) ([]byte, error) {
 	add, err := additiveShareAt(key, self, committee, active)
 	if err != nil {
 		return nil, err
 	}
 	defer zero(add)
-	level := ct.Level()
 	ringQ := key.Params.RLWE().RingQ().AtLevel(level)
 	h := ringQ.NewPoly()
-	ringQ.MulCoeffsMontgomery(ct.Lattigo().Value[1], add.Value.Q, h)
+	ringQ.MulCoeffsMontgomery(c1, add.Value.Q, h)
 	if negate {
 		ringQ.Neg(h, h)
 	}
-	if sigmaBits > 0 {
-		fs, err := NewGaussianSampler(sigmaBits)
-		if err != nil {
-			return nil, err
-		}
-		e := ringQ.NewPoly()
-		fs.ReadNTT(ringQ, e)
-		ringQ.Add(h, e, h)
+	fs, err := NewGaussianSampler(sigmaBits)
+	if err != nil {
+		return nil, err
 	}
+	e := ringQ.NewPoly()
+	fs.ReadNTT(ringQ, e)
+	ringQ.Add(h, e, h)
 	return h.MarshalBinary()
 }
 

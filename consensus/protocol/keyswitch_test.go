@@ -58,7 +58,8 @@ func (tc *twoCommittees) participant(t *testing.T, id transport.MemberID, hook r
 // there, NewOffset 3); every participant and the new committee's inactive
 // member (a receiver) compute the same ciphertext,
 // which decrypts under the new collective secret to the plaintext and
-// keeps the input's c1. A corrupt participant that adds K to what it sends
+// whose c1 is the input's plus the re-randomiser every participant derives
+// (keySwitchC1). A corrupt participant that adds K to what it sends
 // (the K-shift of TestReencryptKShift, which has no c1 to act on here) only
 // moves the phase by a constant it knows: round(noise/K) is that constant,
 // not s′. No coalition of the other participants learns c0 + c1·s from the
@@ -102,7 +103,11 @@ func TestCrossKeySwitch(t *testing.T) {
 			require.Equal(t, h0, h, "participant %d computed another ciphertext", id)
 		}
 		out := outs[1]
-		require.True(t, out.Lattigo().Value[1].Equal(&in.Lattigo().Value[1]), "the output's c1 is the input's")
+		pkb, err := tc.next.kms[0].Public.MarshalBinary()
+		require.NoError(t, err)
+		wantC1 := keySwitchC1(p.RLWE().RingQ().AtLevel(in.Level()), keccak(pkb), in)
+		require.True(t, out.Lattigo().Value[1].Equal(&wantC1), "the output's c1 is the input's plus the public re-randomiser")
+		require.False(t, out.Lattigo().Value[1].Equal(&in.Lattigo().Value[1]))
 		return in, out, msg
 	}
 

@@ -10,6 +10,7 @@ import (
 	"github.com/tuneinsight/lattigo/v6/schemes/bgv"
 	"github.com/tuneinsight/lattigo/v6/utils/sampling"
 
+	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
 )
 
@@ -32,7 +33,72 @@ import (
 // A member that sent a bad public-key, relinearisation-key or Galois-key
 // share, or an inconsistent Shamir share, therefore fails the DKG before any
 // user data is encrypted under the key (TestDKGSelfTestCatchesBadRelinShare).
+//
+// Then every member tells the others whether its self-test passed, with the
+// digest of the Shamir commitments it holds (selfTestVerdict). When one
+// failed or the digests differ, the key set is discarded and every member
+// opens its Shamir dealing (openOnAbort, dkg_open.go): the result is an
+// *ErrBadDealing naming each dealer whose shares lie on no polynomial of
+// degree < t, and no honest member (TestDKGOpenOnAbortNamesDealer). When
+// all passed with the same digests, the dealing records are wiped.
 func SelfTest(ctx context.Context, g Group, km *KeyMaterial, key *ThresholdKey, plan NoisePlan, ev *fhe.Evaluator, led Ledger) error {
+	err := selfTestRun(ctx, g, km, key, plan, ev, led)
+	rec := km.dealing
+	if rec == nil {
+		return err
+	}
+	if verr := selfTestVerdict(ctx, g, rec, err == nil); verr != nil {
+		if err == nil {
+			err = verr
+		}
+		var missing *ErrMissing
+		if errors.As(verr, &missing) {
+			return err // a member that does not answer is named as missing, as in every round
+		}
+		oerr := openOnAbort(ctx, g, km, rec, err)
+		rec.wipe()
+		km.dealing = nil
+		return oerr
+	}
+	rec.wipe()
+	km.dealing = nil
+	return nil
+}
+
+// selfTestVerdict exchanges every member's pass/fail and Shamir commitment
+// digest: nil when all passed with this member's digest.
+func selfTestVerdict(ctx context.Context, g Group, rec *dealingRecord, passed bool) error {
+	d := rec.commitsDigest()
+	own := append([]byte{0}, d[:]...)
+	if passed {
+		own[0] = 1
+	}
+	// Members whose self-test failed early (a decryption that could not be
+	// combined) reach this round up to one round timeout before the others.
+	g.Timeout = 2 * g.timeout()
+	all, err := exchangeAll(ctx, g, rec.members, fmt.Sprintf("dkg/%d/selftest/verdict", rec.epoch), transport.TypeKeyDigest, own)
+	if err != nil {
+		return err
+	}
+	var failed, differ []transport.MemberID
+	for _, id := range rec.members {
+		v := all[id]
+		switch {
+		case len(v) != 33 || string(v[1:]) != string(d[:]):
+			differ = append(differ, id)
+		case v[0] != 1:
+			failed = append(failed, id)
+		}
+	}
+	if len(failed) == 0 && len(differ) == 0 {
+		return nil
+	}
+	return fmt.Errorf("protocol: dkg self-test failed on members %v; members %v hold other Shamir commitments than this one", failed, differ)
+}
+
+// selfTestRun is the self-test proper (SelfTest without the verdict and
+// the opening).
+func selfTestRun(ctx context.Context, g Group, km *KeyMaterial, key *ThresholdKey, plan NoisePlan, ev *fhe.Evaluator, led Ledger) error {
 	p := km.Params
 	base := fmt.Sprintf("dkg/%d/selftest", km.Epoch)
 	prng, err := selfTestPRNG(ctx, g, km, base)
