@@ -108,12 +108,12 @@ func (e *ErrRefreshDisagree) Error() string {
 // "Verified refresh and decryption"). With Y the input sanitised (Sanitise)
 // at its level ℓ, and the r = |Active| ≥ CheckedMembers(t) contributors:
 //
-//  1. Mask round (committed): contributor i draws a uniform slot vector,
-//     encrypts it under the collective public key at the top level with the
-//     input proof of plaintext knowledge (zkpok: knowledge-sound to
-//     2^−SoundnessBits, bound to the session and to i), X_i = Enc(M_i), and
-//     sends (X_i, π_i). Every receiver verifies every proof; a bad one names
-//     its sender. M_i is a polynomial mod t; its encryption puts t⁻¹·M_i in
+//  1. Mask round (committed): each of the first t contributors (one of them
+//     honest) draws a uniform slot vector, encrypts it under the collective
+//     public key at the top level with the input proof of plaintext
+//     knowledge (zkpok: knowledge-sound to 2^−SoundnessBits, bound to its
+//     sender, the epoch and a nonce), X_i = Enc(M_i), and sends (X_i, π_i).
+//     Every receiver verifies every proof; a bad one names its sender. M_i is a polynomial mod t; its encryption puts t⁻¹·M_i in
 //     the phase, which dropping limbs keeps (t⁻¹ mod Q reduces to t⁻¹ mod
 //     Q_ℓ), so Z = Y + Σ_i X_i|ℓ has plaintext polynomial m + ΣM_i, uniform
 //     given one honest M_i.
@@ -179,7 +179,7 @@ func Refresh(ctx context.Context, g Group, key *ThresholdKey, led Ledger, req Re
 	if err != nil {
 		return nil, err
 	}
-	noiseBits, worstBits := maskedBounds(zk, len(g.Members), r, req.NoiseBits, req.WorstBits)
+	noiseBits, worstBits := maskedBounds(zk, len(g.Members), key.T, req.NoiseBits, req.WorstBits)
 	sigmaBits, err := refreshRoom(p, key.T, ct.Level(), noiseBits, worstBits, "refresh")
 	if err != nil {
 		return nil, err
@@ -188,11 +188,14 @@ func Refresh(ctx context.Context, g Group, key *ThresholdKey, led Ledger, req Re
 	if err != nil {
 		return nil, err
 	}
-	masks, err := exchangeMasks(ctx, g, key, zk, led, ct, session+"/mask", req.Active, req.Receivers)
+	// The first t contributors mask: with at most t−1 deviating members one
+	// of them is honest, and one honest mask hides m.
+	maskers := req.Active[:key.T]
+	masks, err := exchangeMasks(ctx, g, key, zk, led, ct, session+"/mask", maskers, req.Receivers)
 	if err != nil {
 		return nil, err
 	}
-	z, err := maskedInput(ct, masks, req.Active)
+	z, err := maskedInput(ct, masks, maskers)
 	if err != nil {
 		return nil, err
 	}
@@ -209,7 +212,7 @@ func Refresh(ctx context.Context, g Group, key *ThresholdKey, led Ledger, req Re
 	if err != nil {
 		return nil, err
 	}
-	return unmask(p, z, vals, masks, req.Active)
+	return unmask(p, z, vals, masks, maskers)
 }
 
 // refreshRoom is the no-room and flooding-size check of a refresh (Refresh,

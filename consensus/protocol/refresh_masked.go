@@ -486,8 +486,9 @@ func unmask(p *fhe.Params, z *fhe.Ciphertext, vals []uint64, masks map[transport
 
 // RefreshBytes is what one contributor of a refresh among r contributors
 // with threshold t sends to each receiver, for an input at level: its mask
-// message (nonce, the top-level mask ciphertext and its proof) and its
-// share bundle (one decryption share at level per t-subset holding it).
+// message (nonce, the top-level mask ciphertext and its proof; only the
+// first t contributors send one) and its share bundle (one decryption
+// share at level per t-subset holding it).
 func RefreshBytes(p *fhe.Params, level, r, t int) (mask, shares int, err error) {
 	pp, err := zkpok.ParamsFor(p)
 	if err != nil {
