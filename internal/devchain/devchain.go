@@ -84,6 +84,11 @@ type Config struct {
 	AllowOrigins []string
 	// Logger receives the chain's own events; nil means no logging.
 	Logger *zap.Logger
+
+	// beforeBuild, if set, runs inside produce with the producer's lock held,
+	// after the pool is synced and before the block is built: tests use it
+	// to stand for a slow block build.
+	beforeBuild func()
 }
 
 // Chain is a running development chain.
@@ -104,11 +109,13 @@ type Chain struct {
 	mu     sync.Mutex // serialises block production against Close
 	closed bool
 
+	beforeBuild func()
+
 	closeOnce sync.Once
 	closeErr  error
 
 	quit chan struct{}
-	done chan struct{}
+	done chan struct{} // closed when produceLoop returns
 
 	serveErr chan error
 }
@@ -141,6 +148,8 @@ func New(cfg Config) (_ *Chain, err error) {
 		quit:     make(chan struct{}),
 		done:     make(chan struct{}),
 		serveErr: make(chan error, 1),
+
+		beforeBuild: cfg.beforeBuild,
 	}
 	// Undo whatever was built if a later step fails: each step registers the
 	// undoing of what it built, even when it fails half-way.
@@ -389,13 +398,32 @@ func (c *Chain) Mine() (*types.Block, error) { return c.produce(true) }
 // no event announced.
 const pendingPoll = 250 * time.Millisecond
 
+// txEventBuffer is the capacity of the pool subscription's channel. The pool
+// blocks its reorg (and so TxPool.Sync) until every subscriber has taken its
+// event; drainArrivals empties the channel whatever the producer is doing.
+const txEventBuffer = 64
+
 // produceLoop builds a block whenever transactions become pending, and on the
 // optional interval, until Close.
+//
+// The pool's arrival events are drained on their own goroutine. The producer
+// waits for the pool (TxPool.Sync, while it holds c.mu), and the pool's reorg
+// waits for its subscribers to take each event: were the producer also the
+// subscription's only reader, a burst of arrivals larger than the channel's
+// buffer while a block is being built would block the reorg, the Sync, the
+// producer, and every evm_mine behind c.mu, for good.
 func (c *Chain) produceLoop(interval time.Duration) {
 	defer close(c.done)
-	txs := make(chan core.NewTxsEvent, 64)
+	txs := make(chan core.NewTxsEvent, txEventBuffer)
 	sub := c.eth.TxPool().SubscribeTransactions(txs, true)
-	defer sub.Unsubscribe()
+	arrived := make(chan struct{}, 1)
+	stopDrain, drained := make(chan struct{}), make(chan struct{})
+	go drainArrivals(txs, arrived, stopDrain, drained)
+	defer func() {
+		sub.Unsubscribe() // the feed sends nothing more once this returns
+		close(stopDrain)
+		<-drained
+	}()
 
 	var tick <-chan time.Time
 	if interval > 0 {
@@ -419,15 +447,7 @@ func (c *Chain) produceLoop(interval time.Duration) {
 				c.log.Error("txpool subscription ended", zap.Error(err))
 			}
 			return
-		case <-txs:
-			// Coalesce a burst of arrivals into one block.
-			for drained := false; !drained; {
-				select {
-				case <-txs:
-				default:
-					drained = true
-				}
-			}
+		case <-arrived: // one signal stands for any number of arrivals
 		case <-tick:
 			force = true
 		}
@@ -450,6 +470,24 @@ func (c *Chain) produceLoop(interval time.Duration) {
 	}
 }
 
+// drainArrivals takes every event from txs as soon as the feed sends it and
+// turns any number of them into one pending signal on arrived (capacity 1),
+// until stop is closed; then it closes done.
+func drainArrivals(txs <-chan core.NewTxsEvent, arrived chan<- struct{}, stop <-chan struct{}, done chan<- struct{}) {
+	defer close(done)
+	for {
+		select {
+		case <-txs:
+			select {
+			case arrived <- struct{}{}:
+			default: // a signal is already waiting
+			}
+		case <-stop:
+			return
+		}
+	}
+}
+
 // produce builds, inserts and accepts one block. Without force it returns
 // (nil, nil) when nothing is pending.
 func (c *Chain) produce(force bool) (*types.Block, error) {
@@ -464,6 +502,9 @@ func (c *Chain) produce(force bool) (*types.Block, error) {
 	}
 	if pending, _ := pool.Stats(); pending == 0 && !force {
 		return nil, nil
+	}
+	if c.beforeBuild != nil {
+		c.beforeBuild()
 	}
 	chain := c.eth.BlockChain()
 	parent := chain.CurrentBlock()
