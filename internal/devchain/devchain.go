@@ -106,7 +106,7 @@ type Chain struct {
 	dataDir string
 	tempDir bool
 
-	mu     sync.Mutex // serialises block production against Close
+	mu     sync.Mutex // serialises block production, Head and Close
 	closed bool
 
 	beforeBuild func()
@@ -382,8 +382,15 @@ func (c *Chain) DataDir() string { return c.dataDir }
 // must not modify it.
 func (c *Chain) Genesis() *core.Genesis { return c.genesis }
 
-// Head is the last accepted block.
-func (c *Chain) Head() *types.Block { return c.eth.BlockChain().LastAcceptedBlock() }
+// Head is the last block the producer finished: inserted, accepted, indexed,
+// and recorded in the datadir. It waits for a block being produced, so once a
+// client sees a receipt (the acceptor indexes transactions just before it
+// moves BlockChain().LastAcceptedBlock), Head is that block or a later one.
+func (c *Chain) Head() *types.Block {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.eth.BlockChain().LastAcceptedBlock()
+}
 
 // Backend exposes subnet-evm's eth service, e.g. for in-process subscribers
 // (BlockChain().SubscribeChainAcceptedEvent). Do not produce blocks through

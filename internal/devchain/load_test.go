@@ -153,3 +153,17 @@ func TestProducerSurvivesArrivalFlood(t *testing.T) {
 	require.Zero(t, pending)
 	require.Zero(t, queued)
 }
+
+// TestHeadCoversVisibleReceipts: once a client sees a transaction's receipt,
+// Head is that receipt's block or a later one (the acceptor makes receipts
+// visible just before it moves the last accepted block).
+func TestHeadCoversVisibleReceipts(t *testing.T) {
+	c := newTestChain(t, Config{})
+	cl := dial(t, c)
+	dev := DevAccounts()[2]
+	to := common.HexToAddress("0x00000000000000000000000000000000000000bb")
+	for i := 0; i < 10; i++ {
+		r := sendTx(t, cl, dev, &to, nil)
+		require.GreaterOrEqual(t, c.Head().NumberU64(), r.BlockNumber.Uint64(), "transaction %d", i)
+	}
+}
