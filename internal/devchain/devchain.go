@@ -82,6 +82,11 @@ type Config struct {
 	// besides DefaultAllowOrigins (localhost pages). Requests without an
 	// Origin header (not from a browser) are always served.
 	AllowOrigins []string
+	// StallWarning is how long the head may stay at one block while the
+	// pool holds executable transactions before the chain logs a warning
+	// (repeated every StallWarning while it lasts). Zero means
+	// DefaultStallWarning; negative turns the warning off.
+	StallWarning time.Duration
 	// Logger receives the chain's own events; nil means no logging.
 	Logger *zap.Logger
 
@@ -90,6 +95,9 @@ type Config struct {
 	// to stand for a slow block build.
 	beforeBuild func()
 }
+
+// DefaultStallWarning is Config.StallWarning's default.
+const DefaultStallWarning = 30 * time.Second
 
 // Chain is a running development chain.
 type Chain struct {
@@ -114,8 +122,9 @@ type Chain struct {
 	closeOnce sync.Once
 	closeErr  error
 
-	quit chan struct{}
-	done chan struct{} // closed when produceLoop returns
+	quit     chan struct{}
+	done     chan struct{}  // closed when produceLoop returns
+	watchers sync.WaitGroup // watchStall
 
 	serveErr chan error
 }
@@ -174,6 +183,14 @@ func New(cfg Config) (_ *Chain, err error) {
 	}
 
 	go c.produceLoop(cfg.BlockInterval)
+	stallAfter := cfg.StallWarning
+	if stallAfter == 0 {
+		stallAfter = DefaultStallWarning
+	}
+	if stallAfter > 0 {
+		c.watchers.Add(1)
+		go c.watchStall(stallAfter)
+	}
 
 	head := c.eth.BlockChain().LastAcceptedBlock()
 	log.Info("devchain started",
@@ -581,6 +598,7 @@ func (c *Chain) close() error {
 	c.mu.Unlock()
 	close(c.quit)
 	<-c.done
+	c.watchers.Wait()
 
 	c.rpc.Stop()
 	if err := c.eth.Stop(); err != nil {

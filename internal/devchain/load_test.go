@@ -11,6 +11,10 @@ import (
 	"github.com/ava-labs/libevm/core/types"
 	ethrpc "github.com/ava-labs/libevm/rpc"
 	"github.com/stretchr/testify/require"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest"
+	"go.uber.org/zap/zaptest/observer"
 )
 
 // pausedBuild is a Config.beforeBuild hook that holds the first block build
@@ -166,4 +170,94 @@ func TestHeadCoversVisibleReceipts(t *testing.T) {
 		r := sendTx(t, cl, dev, &to, nil)
 		require.GreaterOrEqual(t, c.Head().NumberU64(), r.BlockNumber.Uint64(), "transaction %d", i)
 	}
+}
+
+func TestStallWatch(t *testing.T) {
+	t0 := time.Unix(1_700_000_000, 0)
+	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
+	type obs struct {
+		at              float64
+		head            uint64
+		pending         int
+		warn, recovered bool
+		stuckFor        float64
+	}
+	for _, tc := range []struct {
+		name string
+		obs  []obs
+	}{
+		{name: "idle chain never stalls", obs: []obs{
+			{at: 0, head: 5}, {at: 10, head: 5}, {at: 100, head: 5},
+		}},
+		{name: "head moving with work pending", obs: []obs{
+			{at: 0, head: 5, pending: 3}, {at: 8, head: 6, pending: 3}, {at: 16, head: 7, pending: 3},
+		}},
+		{name: "stuck with work pending warns after the delay, then every delay", obs: []obs{
+			{at: 0, head: 5, pending: 3},
+			{at: 9, head: 5, pending: 3, stuckFor: 9},
+			{at: 10, head: 5, pending: 4, warn: true, stuckFor: 10},
+			{at: 15, head: 5, pending: 4, stuckFor: 15},
+			{at: 20, head: 5, pending: 4, warn: true, stuckFor: 20},
+			{at: 21, head: 6, pending: 4, recovered: true},
+			{at: 30, head: 6, pending: 4, stuckFor: 9},
+		}},
+		{name: "the clock starts when work arrives, not when the head last moved", obs: []obs{
+			{at: 0, head: 5},
+			{at: 100, head: 5, pending: 1},
+			{at: 105, head: 5, pending: 1, stuckFor: 5},
+			{at: 110, head: 5, pending: 1, warn: true, stuckFor: 10},
+		}},
+		{name: "pool emptying ends a stall", obs: []obs{
+			{at: 0, head: 5, pending: 2},
+			{at: 10, head: 5, pending: 2, warn: true, stuckFor: 10},
+			{at: 11, head: 5, recovered: true},
+			{at: 12, head: 5, pending: 1},
+			{at: 21, head: 5, pending: 1, stuckFor: 9},
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := stallWatch{after: 10 * time.Second}
+			for i, o := range tc.obs {
+				r := w.observe(at(o.at), o.head, o.pending)
+				require.Equal(t, stallReport{warn: o.warn, recovered: o.recovered, stuckFor: time.Duration(o.stuckFor * float64(time.Second))}, r, "observation %d", i)
+			}
+		})
+	}
+}
+
+// TestStallWarningLogged: a producer stuck in a block build while a
+// transaction is pending is reported (a small StallWarning stands for the
+// default), and the recovery is noted once blocks come again.
+func TestStallWarningLogged(t *testing.T) {
+	obsCore, logs := observer.New(zapcore.InfoLevel)
+	log := zap.New(zapcore.NewTee(zaptest.NewLogger(t).Core(), obsCore))
+	paused := newPausedBuild()
+	c := newTestChain(t, Config{StallWarning: 100 * time.Millisecond, Logger: log, beforeBuild: paused.hook})
+	released := false
+	defer func() {
+		if !released {
+			close(paused.release)
+		}
+	}()
+
+	tx := transfers(t, c, 1)
+	require.NoError(t, c.Backend().TxPool().Add(tx, false, true)[0])
+	select {
+	case <-paused.entered:
+	case <-time.After(rpcTimeout):
+		t.Fatal("the pending transaction never started a block build")
+	}
+	stalled := func() bool { return logs.FilterMessageSnippet("head stalled").Len() > 0 }
+	require.Eventually(t, stalled, rpcTimeout, 10*time.Millisecond)
+	w := logs.FilterMessageSnippet("head stalled").All()[0]
+	require.Equal(t, zapcore.WarnLevel, w.Level)
+	fields := w.ContextMap()
+	require.EqualValues(t, 0, fields["head"])
+	require.EqualValues(t, 1, fields["pending"])
+
+	released = true
+	close(paused.release)
+	require.Eventually(t, func() bool { return minedAll(c, tx) }, rpcTimeout, 10*time.Millisecond)
+	require.Eventually(t, func() bool { return logs.FilterMessageSnippet("advancing again").Len() > 0 },
+		rpcTimeout, 10*time.Millisecond)
 }
