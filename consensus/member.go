@@ -63,6 +63,9 @@ type Member struct {
 	// decidedDropped counts requests the serve loop dropped instead of
 	// (re)trying because the chain had decided them (Status.DecidedDropped).
 	decidedDropped atomic.Uint64
+	// requests holds the requests the serve loop took from the chain and
+	// has not seen answered (Status.RequestsSeen, Unanswered).
+	requests *requestBook
 
 	putSem chan struct{} // StorePut handlers in flight (MaxConcurrentStorePuts)
 
@@ -114,7 +117,7 @@ func NewMember(cfg MemberConfig, tr transport.Transport, st *store.Store, log *z
 	}
 	m := &Member{cfg: cfg, id: transport.MemberID(cfg.Self), log: log.With(zap.Uint32("member", cfg.Self)), st: st, led: led,
 		params: params, chainID: cfg.Committee.ChainIDBig(), committee: committee, members: cfg.Committee.IDs(),
-		closed: make(chan struct{}),
+		closed: make(chan struct{}), requests: newRequestBook(cfg.ExpiryBlocks),
 		putSem: make(chan struct{}, api.MaxConcurrentStorePuts),
 		signed: newSignedLog(SignedDigestTTL, MaxSignedDigests), rootSem: make(chan struct{}, MaxConcurrentRootSigns),
 		roots: rootBatcher{rounds: make(chan struct{}, maxRootRounds)}}

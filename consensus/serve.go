@@ -42,6 +42,9 @@ type server struct {
 	making   atomic.Bool   // a BlockMaker call is in flight
 	lastMake time.Time     // when the last one started
 
+	rechecking  atomic.Bool // a recheckUnanswered pass is in flight
+	lastRecheck time.Time   // when the last one started
+
 	mu       sync.Mutex          // attempts and open: requests run beside the loop
 	attempts map[[32]byte]int    // failed attempts per request
 	open     map[[32]byte]uint64 // requests in flight or to be retried → block (the cursor stays below)
@@ -80,13 +83,49 @@ func (m *Member) Run(ctx context.Context, chain chainio.ChainAdapter) error {
 			}
 			s.add(ctx, r)
 			s.head.Store(s.bat.Head())
+			m.requests.setHead(s.bat.Head())
 		case <-tick.C:
 			if !s.marks { // a chain without block marks: the clock closes the per-request batch
 				s.flush(ctx)
 			}
 			s.makeBlocks(ctx)
+			s.recheckUnanswered(ctx)
 		}
 	}
+}
+
+// recheckEvery and recheckBatch pace recheckUnanswered: at most
+// recheckBatch verdictOf reads every recheckEvery.
+const (
+	recheckEvery = 2 * time.Second
+	recheckBatch = 8
+)
+
+// recheckUnanswered asks the chain whether the oldest requests this member
+// counts as unanswered have a verdict by now — a peer's, posted after this
+// member's own submission failed or its turn passed — so Status.Unanswered
+// converges to what the chain says. One pass in flight at a time, beside
+// the loop.
+func (s *server) recheckUnanswered(ctx context.Context) {
+	if s.rechecking.Load() || time.Since(s.lastRecheck) < recheckEvery {
+		return
+	}
+	ids := s.m.requests.oldest(recheckBatch)
+	if len(ids) == 0 {
+		return
+	}
+	s.rechecking.Store(true)
+	s.lastRecheck = time.Now()
+	s.m.wg.Add(1)
+	go func() {
+		defer s.m.wg.Done()
+		defer s.rechecking.Store(false)
+		for _, id := range ids {
+			if posted, err := s.chain.VerdictPosted(ctx, id); err == nil && posted {
+				s.m.requests.answered(id)
+			}
+		}
+	}()
 }
 
 // decided reports whether r needs no more work from this member: its
@@ -96,10 +135,12 @@ func (m *Member) Run(ctx context.Context, chain chainio.ChainAdapter) error {
 func (s *server) decided(ctx context.Context, r chainio.Request) bool {
 	if s.bat.ExpiredAt(s.head.Load(), r) {
 		s.settle(r.ID)
+		s.m.requests.answered(r.ID)
 		return true
 	}
 	if posted, err := s.chain.VerdictPosted(ctx, r.ID); err == nil && posted {
 		s.settle(r.ID)
+		s.m.requests.answered(r.ID)
 		s.m.decidedDropped.Add(1)
 		return true
 	}
@@ -179,6 +220,7 @@ func (s *server) add(ctx context.Context, r chainio.Request) {
 	if posted, err := s.chain.VerdictPosted(ctx, r.ID); err == nil && posted {
 		return
 	}
+	s.m.requests.saw(r.ID, r.Block)
 	if s.packable(r) && s.bat.Add(r) {
 		s.runDue(ctx)
 		return
@@ -186,6 +228,7 @@ func (s *server) add(ctx context.Context, r chainio.Request) {
 	s.bat.Saw(r.Block)
 	if s.bat.Expired(r) {
 		s.m.log.Warn("request expired: dropped", zap.String("request", fmt.Sprintf("%x", r.ID[:6])), zap.Uint64("block", r.Block))
+		s.m.requests.answered(r.ID) // FHEVerdict.expire answers it
 		return
 	}
 	s.batch = append(s.batch, r)
@@ -466,10 +509,28 @@ func (s *server) submit(ctx context.Context, v *chainio.Verdict) {
 	}
 	m := s.m
 	if !s.waitTurn(ctx, v.Signers, v.RequestID) {
+		if !s.stopping(ctx) { // a peer's verdict is on chain
+			m.requests.answered(v.RequestID)
+		}
 		return
 	}
-	if err := s.chain.SubmitVerdict(ctx, v); err != nil && ctx.Err() == nil {
-		m.log.Warn("verdict submission failed", zap.String("request", fmt.Sprintf("%x", v.RequestID[:6])), zap.Error(err))
+	if err := s.chain.SubmitVerdict(ctx, v); err != nil {
+		if ctx.Err() == nil {
+			m.log.Warn("verdict submission failed", zap.String("request", fmt.Sprintf("%x", v.RequestID[:6])), zap.Error(err))
+		}
+		return
+	}
+	m.requests.answered(v.RequestID)
+}
+
+// stopping reports whether the serve loop is ending (ctx done or the member
+// closed).
+func (s *server) stopping(ctx context.Context) bool {
+	select {
+	case <-s.m.closed:
+		return true
+	default:
+		return ctx.Err() != nil
 	}
 }
 
@@ -502,10 +563,24 @@ func (s *server) waitTurn(ctx context.Context, signerBitmap []byte, probe [32]by
 // submitBatch posts a packed batch's verdicts with SubmitVerdictBatch, with
 // the same stagger as a single verdict (probing the batch's last item).
 func (s *server) submitBatch(ctx context.Context, vb *chainio.VerdictBatch) {
-	if len(vb.Items) == 0 || !s.waitTurn(ctx, vb.Signers, vb.Items[len(vb.Items)-1].RequestID) {
+	if len(vb.Items) == 0 {
 		return
 	}
-	if err := s.chain.SubmitVerdictBatch(ctx, vb.PolicyID, vb.ResultDigest, vb.Epoch, vb.Items, vb.Signature, vb.Signers); err != nil && ctx.Err() == nil {
-		s.m.log.Warn("verdict batch submission failed", zap.Int("verdicts", len(vb.Items)), zap.Error(err))
+	ids := make([][32]byte, len(vb.Items))
+	for i, it := range vb.Items {
+		ids[i] = it.RequestID
 	}
+	if !s.waitTurn(ctx, vb.Signers, ids[len(ids)-1]) {
+		if !s.stopping(ctx) { // a peer posted the batch (its verdicts are accepted together)
+			s.m.requests.answered(ids...)
+		}
+		return
+	}
+	if err := s.chain.SubmitVerdictBatch(ctx, vb.PolicyID, vb.ResultDigest, vb.Epoch, vb.Items, vb.Signature, vb.Signers); err != nil {
+		if ctx.Err() == nil {
+			s.m.log.Warn("verdict batch submission failed", zap.Int("verdicts", len(vb.Items)), zap.Error(err))
+		}
+		return
+	}
+	s.m.requests.answered(ids...)
 }

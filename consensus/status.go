@@ -12,6 +12,7 @@ func (m *Member) Status() api.Status {
 	s := api.Status{ID: uint32(m.id), Epoch: m.cfg.Committee.Epoch, Preset: m.params.Preset.Name, Ciphertexts: m.st.Count(),
 		SharesIssued: m.led.Count(), Verdicts: len(m.st.MetaKeys("verdict/")), Refreshes: m.refreshes.Load(),
 		Evaluations: m.evaluations.Load(), DecidedDropped: m.decidedDropped.Load(), Progress: m.marks.Progress()}
+	s.RequestsSeen, s.Unanswered, s.OldestUnanswered = m.requests.counts()
 	if km, err := m.Keys(); err == nil {
 		s.HaveKeys, s.KeyDigest = true, fmt.Sprintf("%x", km.Digest)
 		p := m.NoisePlan()

@@ -456,7 +456,7 @@ func newCommitteeStatusCmd(a *app) *cobra.Command {
 	var id uint32
 	cmd := &cobra.Command{
 		Use:   "status",
-		Short: "Show a member's status (keys, stored ciphertexts, shares issued, refreshes served, verdicts)",
+		Short: "Show a member's status (keys, stored ciphertexts, shares issued, refreshes served, verdicts, requests seen and unanswered)",
 		Example: `  fhegate committee status --dir c --member 1
   FHEGATE_API_TOKEN=$(head -1 tokens.txt) fhegate committee status --api https://10.0.0.5:8600`,
 		Args: cobra.NoArgs,

@@ -272,8 +272,20 @@ type Status struct {
 	DecidedDropped uint64 `json:"decidedDropped"`
 	// Progress is the highest block whose requests the serve loop handled
 	// (the heartbeat's payload, liveness.go).
-	Progress uint64   `json:"progress"`
-	Down     []uint32 `json:"down,omitempty"`
+	Progress uint64 `json:"progress"`
+	// RequestsSeen counts the requests the serve loop took from the chain
+	// since the member started (not those already answered when they came).
+	RequestsSeen uint64 `json:"requestsSeen"`
+	// Unanswered is how many of them have no verdict on chain as far as
+	// this member knows, expired ones left out: waiting in a packing window,
+	// being evaluated or retried, given up, or with a verdict transaction
+	// that failed or is not mined. It growing while requests keep coming is
+	// a committee (or its relayer) that is stuck.
+	Unanswered int `json:"unanswered"`
+	// OldestUnanswered is the block of the oldest unanswered request (0:
+	// none).
+	OldestUnanswered uint64   `json:"oldestUnansweredBlock,omitempty"`
+	Down             []uint32 `json:"down,omitempty"`
 	// Equivocations are the members this member caught revealing a share
 	// that does not match their commitment (each aborted its round), the
 	// most recent last.

@@ -10,7 +10,9 @@
 // the JSON-RPC API is the last accepted block, so polling up to
 // eth_blockNumber acts on accepted blocks only. Submissions are idempotent:
 // a verdict already accepted (FHEVerdict.verdictOf says ready) is not sent
-// again, and a revert "already accepted" counts as success.
+// again, and a revert "already accepted" counts as success. A verdict
+// transaction that is dropped or whose nonce another transaction takes is
+// sent again under a fresh nonce (Adapter.transact).
 package chain
 
 import (
@@ -429,14 +431,54 @@ func (a *Adapter) committeeEpoch(ctx context.Context) (uint64, error) {
 	return e, nil
 }
 
+// maxSends bounds how often transact sends one payload: the first
+// transaction and its resends after one was dropped or replaced.
+const maxSends = 4
+
+// lostAfter is how many polls in a row must find a sent transaction neither
+// mined nor in the pool before transact counts it lost: a block being
+// accepted shows its transactions in neither for a moment.
+const lostAfter = 3
+
+// errTxLost is a sent transaction that will never be mined: dropped from the
+// pool, or its nonce used by another transaction from the same key.
+var errTxLost = errors.New("transaction dropped or replaced")
+
 // transact sends data to FHEVerdict from the adapter's key and waits for the
 // receipt. A revert whose reason contains done (estimated or mined), or a
 // failed receipt after which posted reports true, counts as success: another
 // relayer got there first.
+//
+// A transaction that is lost — dropped from the pool (a restarted node, an
+// evicted pool entry) or replaced (another process with the same key used
+// its nonce, or sent first: "nonce too low", "replacement transaction
+// underpriced") — is sent again under a fresh pending nonce, at most
+// maxSends times in all, unless posted says its effect is already on chain.
+// Before, transact waited for the lost transaction's receipt until ctx
+// ended, holding every later verdict behind it.
 func (a *Adapter) transact(ctx context.Context, what string, data []byte, done string, posted func() bool) error {
-	to := addr(precompiles.FHEVerdictAddress)
 	a.txMu.Lock()
 	defer a.txMu.Unlock()
+	for send := 1; ; send++ {
+		err := a.sendOnce(ctx, what, data, done, posted)
+		if !errors.Is(err, errTxLost) || ctx.Err() != nil {
+			return err
+		}
+		if posted() {
+			return nil
+		}
+		if send >= maxSends {
+			return fmt.Errorf("chain: %s: %d transactions lost: %w", what, send, err)
+		}
+		a.cfg.Log.Warn("transaction lost: sending it again under a fresh nonce",
+			zap.String("what", what), zap.Int("send", send), zap.Error(err))
+	}
+}
+
+// sendOnce is one send of transact and the wait for its receipt; errTxLost
+// (wrapped) when the transaction will never be mined.
+func (a *Adapter) sendOnce(ctx context.Context, what string, data []byte, done string, posted func() bool) error {
+	to := addr(precompiles.FHEVerdictAddress)
 	gas, err := a.client.EstimateGas(ctx, ethereum.CallMsg{From: a.from, To: &to, Data: data})
 	if err != nil {
 		if strings.Contains(err.Error(), done) {
@@ -464,8 +506,12 @@ func (a *Adapter) transact(ctx context.Context, what string, data []byte, done s
 		return err
 	}
 	if err := a.client.SendTransaction(ctx, signed); err != nil {
+		if msg := err.Error(); strings.Contains(msg, "nonce too low") || strings.Contains(msg, "replacement transaction underpriced") {
+			return fmt.Errorf("chain: send %s: nonce %d taken: %w (%v)", what, nonce, errTxLost, err)
+		}
 		return fmt.Errorf("chain: send %s: %w", what, err)
 	}
+	misses := 0
 	for {
 		rc, err := a.client.TransactionReceipt(ctx, signed.Hash())
 		if err == nil {
@@ -474,11 +520,36 @@ func (a *Adapter) transact(ctx context.Context, what string, data []byte, done s
 			}
 			return nil
 		}
+		if why := a.lost(ctx, signed); why != "" {
+			if misses++; misses >= lostAfter {
+				return fmt.Errorf("chain: %s (tx %s, nonce %d): %s: %w", what, signed.Hash(), nonce, why, errTxLost)
+			}
+		} else {
+			misses = 0
+		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-time.After(a.cfg.Poll):
 		}
+	}
+}
+
+// lost says why tx will never be mined ("" while it may be): it is neither
+// in the pool nor mined, and its nonce is used (replaced) or not (dropped).
+// A read that fails says nothing.
+func (a *Adapter) lost(ctx context.Context, tx *types.Transaction) string {
+	if _, _, err := a.client.TransactionByHash(ctx, tx.Hash()); !errors.Is(err, ethereum.NotFound) {
+		return ""
+	}
+	used, err := a.client.NonceAt(ctx, a.from, nil)
+	switch {
+	case err != nil:
+		return ""
+	case used > tx.Nonce():
+		return "replaced: its nonce was used by another transaction"
+	default:
+		return "dropped from the pool"
 	}
 }
 

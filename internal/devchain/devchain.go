@@ -82,9 +82,22 @@ type Config struct {
 	// besides DefaultAllowOrigins (localhost pages). Requests without an
 	// Origin header (not from a browser) are always served.
 	AllowOrigins []string
+	// StallWarning is how long the head may stay at one block while the
+	// pool holds executable transactions before the chain logs a warning
+	// (repeated every StallWarning while it lasts). Zero means
+	// DefaultStallWarning; negative turns the warning off.
+	StallWarning time.Duration
 	// Logger receives the chain's own events; nil means no logging.
 	Logger *zap.Logger
+
+	// beforeBuild, if set, runs inside produce with the producer's lock held,
+	// after the pool is synced and before the block is built: tests use it
+	// to stand for a slow block build.
+	beforeBuild func()
 }
+
+// DefaultStallWarning is Config.StallWarning's default.
+const DefaultStallWarning = 30 * time.Second
 
 // Chain is a running development chain.
 type Chain struct {
@@ -101,14 +114,17 @@ type Chain struct {
 	dataDir string
 	tempDir bool
 
-	mu     sync.Mutex // serialises block production against Close
+	mu     sync.Mutex // serialises block production, Head and Close
 	closed bool
+
+	beforeBuild func()
 
 	closeOnce sync.Once
 	closeErr  error
 
-	quit chan struct{}
-	done chan struct{}
+	quit     chan struct{}
+	done     chan struct{}  // closed when produceLoop returns
+	watchers sync.WaitGroup // watchStall
 
 	serveErr chan error
 }
@@ -141,6 +157,8 @@ func New(cfg Config) (_ *Chain, err error) {
 		quit:     make(chan struct{}),
 		done:     make(chan struct{}),
 		serveErr: make(chan error, 1),
+
+		beforeBuild: cfg.beforeBuild,
 	}
 	// Undo whatever was built if a later step fails: each step registers the
 	// undoing of what it built, even when it fails half-way.
@@ -165,6 +183,14 @@ func New(cfg Config) (_ *Chain, err error) {
 	}
 
 	go c.produceLoop(cfg.BlockInterval)
+	stallAfter := cfg.StallWarning
+	if stallAfter == 0 {
+		stallAfter = DefaultStallWarning
+	}
+	if stallAfter > 0 {
+		c.watchers.Add(1)
+		go c.watchStall(stallAfter)
+	}
 
 	head := c.eth.BlockChain().LastAcceptedBlock()
 	log.Info("devchain started",
@@ -373,8 +399,15 @@ func (c *Chain) DataDir() string { return c.dataDir }
 // must not modify it.
 func (c *Chain) Genesis() *core.Genesis { return c.genesis }
 
-// Head is the last accepted block.
-func (c *Chain) Head() *types.Block { return c.eth.BlockChain().LastAcceptedBlock() }
+// Head is the last block the producer finished: inserted, accepted, indexed,
+// and recorded in the datadir. It waits for a block being produced, so once a
+// client sees a receipt (the acceptor indexes transactions just before it
+// moves BlockChain().LastAcceptedBlock), Head is that block or a later one.
+func (c *Chain) Head() *types.Block {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.eth.BlockChain().LastAcceptedBlock()
+}
 
 // Backend exposes subnet-evm's eth service, e.g. for in-process subscribers
 // (BlockChain().SubscribeChainAcceptedEvent). Do not produce blocks through
@@ -389,13 +422,32 @@ func (c *Chain) Mine() (*types.Block, error) { return c.produce(true) }
 // no event announced.
 const pendingPoll = 250 * time.Millisecond
 
+// txEventBuffer is the capacity of the pool subscription's channel. The pool
+// blocks its reorg (and so TxPool.Sync) until every subscriber has taken its
+// event; drainArrivals empties the channel whatever the producer is doing.
+const txEventBuffer = 64
+
 // produceLoop builds a block whenever transactions become pending, and on the
 // optional interval, until Close.
+//
+// The pool's arrival events are drained on their own goroutine. The producer
+// waits for the pool (TxPool.Sync, while it holds c.mu), and the pool's reorg
+// waits for its subscribers to take each event: were the producer also the
+// subscription's only reader, a burst of arrivals larger than the channel's
+// buffer while a block is being built would block the reorg, the Sync, the
+// producer, and every evm_mine behind c.mu, for good.
 func (c *Chain) produceLoop(interval time.Duration) {
 	defer close(c.done)
-	txs := make(chan core.NewTxsEvent, 64)
+	txs := make(chan core.NewTxsEvent, txEventBuffer)
 	sub := c.eth.TxPool().SubscribeTransactions(txs, true)
-	defer sub.Unsubscribe()
+	arrived := make(chan struct{}, 1)
+	stopDrain, drained := make(chan struct{}), make(chan struct{})
+	go drainArrivals(txs, arrived, stopDrain, drained)
+	defer func() {
+		sub.Unsubscribe() // the feed sends nothing more once this returns
+		close(stopDrain)
+		<-drained
+	}()
 
 	var tick <-chan time.Time
 	if interval > 0 {
@@ -419,15 +471,7 @@ func (c *Chain) produceLoop(interval time.Duration) {
 				c.log.Error("txpool subscription ended", zap.Error(err))
 			}
 			return
-		case <-txs:
-			// Coalesce a burst of arrivals into one block.
-			for drained := false; !drained; {
-				select {
-				case <-txs:
-				default:
-					drained = true
-				}
-			}
+		case <-arrived: // one signal stands for any number of arrivals
 		case <-tick:
 			force = true
 		}
@@ -450,6 +494,24 @@ func (c *Chain) produceLoop(interval time.Duration) {
 	}
 }
 
+// drainArrivals takes every event from txs as soon as the feed sends it and
+// turns any number of them into one pending signal on arrived (capacity 1),
+// until stop is closed; then it closes done.
+func drainArrivals(txs <-chan core.NewTxsEvent, arrived chan<- struct{}, stop <-chan struct{}, done chan<- struct{}) {
+	defer close(done)
+	for {
+		select {
+		case <-txs:
+			select {
+			case arrived <- struct{}{}:
+			default: // a signal is already waiting
+			}
+		case <-stop:
+			return
+		}
+	}
+}
+
 // produce builds, inserts and accepts one block. Without force it returns
 // (nil, nil) when nothing is pending.
 func (c *Chain) produce(force bool) (*types.Block, error) {
@@ -464,6 +526,9 @@ func (c *Chain) produce(force bool) (*types.Block, error) {
 	}
 	if pending, _ := pool.Stats(); pending == 0 && !force {
 		return nil, nil
+	}
+	if c.beforeBuild != nil {
+		c.beforeBuild()
 	}
 	chain := c.eth.BlockChain()
 	parent := chain.CurrentBlock()
@@ -533,6 +598,7 @@ func (c *Chain) close() error {
 	c.mu.Unlock()
 	close(c.quit)
 	<-c.done
+	c.watchers.Wait()
 
 	c.rpc.Stop()
 	if err := c.eth.Stop(); err != nil {

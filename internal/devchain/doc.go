@@ -24,6 +24,14 @@
 // Hardhat-style tooling uses). Every block is accepted immediately: there are
 // no forks and "latest" is final.
 //
+// The pool's arrival events are drained on a goroutine of their own, never by
+// the producer between blocks: the pool's reorg (which TxPool.Sync, called
+// with the producer's lock held, waits for) blocks until every subscriber has
+// taken its event. A head that stays at one block for Config.StallWarning
+// (30 s by default) while executable transactions are pending is logged as a
+// warning, repeated while it lasts. Chain.Head waits for a block being
+// produced, so it is never behind a receipt a client has seen.
+//
 // # Differences from a validator
 //
 //   - The ACP-226 minimum block delay (≈2 s after Granite) is not waited for;
