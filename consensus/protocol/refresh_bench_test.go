@@ -18,8 +18,10 @@ import (
 // and verified by the others, every 2-subset's shares, the cross-check and
 // the re-encryption on every member) of a 2-of-3 committee on
 // bgv-n14-t65537 over the in-memory hub, for an input at level 1 and at
-// level 2 (the floors of the default and of the packed noise bounds). One
-// op is the wall time until every member has the output.
+// level 2 (the floors of the default and of the packed noise bounds), and
+// at level 1 with every member's masks made ahead (level=1/pooled, as a
+// serving member's MaskPool). One op is the wall time until every member
+// has the output.
 //
 //	go test ./consensus/protocol -run '^$' -bench RefreshBGVN14 -benchtime 10x
 func BenchmarkRefreshBGVN14(b *testing.B) {
@@ -66,6 +68,51 @@ func BenchmarkRefreshBGVN14(b *testing.B) {
 		b.Fatal(err)
 	}
 	runs := 0
+	refresh := func(b *testing.B, ct *fhe.Ciphertext, session string, pools []*MaskPool) {
+		for i := range members {
+			wg.Add(1)
+			go func(i int) {
+				defer wg.Done()
+				g := group(i)
+				if pools != nil {
+					g.Masks = pools[i]
+				}
+				_, errs[i] = Refresh(context.Background(), g, keys[i], newMemLedger(), RefreshRequest{Session: session, Ciphertext: ct,
+					Active: members, Receivers: members, PublicKey: kms[i].Public})
+			}(i)
+		}
+		wg.Wait()
+		for _, err := range errs {
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	// pooled: every member's masks made ahead (MaskPool, as a serving
+	// member), one refresh at a time with a second of pause so the pools
+	// refill outside the timed refresh (the pause is not timed).
+	b.Run("level=1/pooled", func(b *testing.B) {
+		ct, err := ev.DropLevels(top, top.Level()-1)
+		if err != nil {
+			b.Fatal(err)
+		}
+		zk, err := proofKey(kms[0].Public, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		pools := make([]*MaskPool, n)
+		for i := range pools {
+			pools[i] = NewMaskPool(zk, keys[i].Epoch, members[i], 1)
+			defer pools[i].Close()
+		}
+		for it := 0; it < b.N; it++ {
+			b.StopTimer()
+			time.Sleep(time.Second)
+			b.StartTimer()
+			runs++
+			refresh(b, ct, fmt.Sprintf("bench/pooled/%d", runs), pools)
+		}
+	})
 	for _, level := range []int{1, 2} {
 		ct, err := ev.DropLevels(top, top.Level()-level)
 		if err != nil {
@@ -74,21 +121,7 @@ func BenchmarkRefreshBGVN14(b *testing.B) {
 		b.Run(fmt.Sprintf("level=%d", level), func(b *testing.B) {
 			for it := 0; it < b.N; it++ {
 				runs++ // sessions are unique across the benchmark's rounds (b.N = 1, then more)
-				session := fmt.Sprintf("bench/%d/%d", level, runs)
-				for i := range members {
-					wg.Add(1)
-					go func(i int) {
-						defer wg.Done()
-						_, errs[i] = Refresh(context.Background(), group(i), keys[i], newMemLedger(), RefreshRequest{Session: session, Ciphertext: ct,
-							Active: members, Receivers: members, PublicKey: kms[i].Public})
-					}(i)
-				}
-				wg.Wait()
-				for _, err := range errs {
-					if err != nil {
-						b.Fatal(err)
-					}
-				}
+				refresh(b, ct, fmt.Sprintf("bench/%d/%d", level, runs), nil)
 			}
 		})
 	}

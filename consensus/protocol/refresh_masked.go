@@ -122,29 +122,44 @@ func newMask(zk *zkpok.Key, epoch uint64, self transport.MemberID) ([]byte, erro
 	return append(append(out, cb...), proof...), nil
 }
 
+// splitMask decodes a mask message into its nonce, ciphertext and proof,
+// bounding every length before it allocates.
+func splitMask(zk *zkpok.Key, b []byte) (nonce []byte, ct *fhe.Ciphertext, proof []byte, err error) {
+	if len(b) < maskNonce+4 {
+		return nil, nil, nil, fmt.Errorf("mask of %d bytes", len(b))
+	}
+	nonce, b = b[:maskNonce], b[maskNonce:]
+	n := int(binary.BigEndian.Uint32(b))
+	if n > len(b)-4 {
+		return nil, nil, nil, fmt.Errorf("mask ciphertext of %d bytes in a %d-byte message", n, len(b))
+	}
+	if ct, err = fhe.UnmarshalCiphertext(b[4 : 4+n]); err != nil {
+		return nil, nil, nil, fmt.Errorf("mask ciphertext: %w", err)
+	}
+	if ct.Params() != zk.PK.Params() {
+		return nil, nil, nil, fmt.Errorf("mask ciphertext is %s, key is %s", ct.Params().Preset.Name, zk.PK.Params().Preset.Name)
+	}
+	return nonce, ct, b[4+n:], nil
+}
+
+// decodeMask is this member's own mask message decoded (no proof check).
+func decodeMask(zk *zkpok.Key, b []byte) (*fhe.Ciphertext, error) {
+	_, ct, _, err := splitMask(zk, b)
+	return ct, err
+}
+
 // openMask decodes and verifies member id's mask message; every error names
 // what is wrong with it.
 func openMask(zk *zkpok.Key, epoch uint64, id transport.MemberID, b []byte) (*fhe.Ciphertext, error) {
-	if len(b) < maskNonce+4 {
-		return nil, fmt.Errorf("mask of %d bytes", len(b))
-	}
-	nonce, b := b[:maskNonce], b[maskNonce:]
-	n := int(binary.BigEndian.Uint32(b))
-	if n > len(b)-4 {
-		return nil, fmt.Errorf("mask ciphertext of %d bytes in a %d-byte message", n, len(b))
-	}
-	ct, err := fhe.UnmarshalCiphertext(b[4 : 4+n])
+	nonce, ct, proof, err := splitMask(zk, b)
 	if err != nil {
-		return nil, fmt.Errorf("mask ciphertext: %w", err)
-	}
-	if ct.Params() != zk.PK.Params() {
-		return nil, fmt.Errorf("mask ciphertext is %s, key is %s", ct.Params().Preset.Name, zk.PK.Params().Preset.Name)
+		return nil, err
 	}
 	h, err := ct.Handle()
 	if err != nil {
 		return nil, err
 	}
-	if err := zk.Verify(ct, h, maskContext(epoch, id, nonce), b[4+n:]); err != nil {
+	if err := zk.Verify(ct, h, maskContext(epoch, id, nonce), proof); err != nil {
 		return nil, fmt.Errorf("mask proof: %w", err)
 	}
 	return ct, nil
@@ -232,6 +247,11 @@ func exchangeMasks(ctx context.Context, g Group, key *ThresholdKey, zk *zkpok.Ke
 	masks := make([]*fhe.Ciphertext, len(active))
 	errs := make([]error, len(active))
 	_ = par.ForEach(len(active), len(active), func(_, i int) error {
+		if active[i] == g.Self() {
+			// its own mask: made here, its proof need not be checked here
+			masks[i], errs[i] = decodeMask(zk, msgs[active[i]])
+			return nil
+		}
 		masks[i], errs[i] = openMask(zk, key.Epoch, active[i], msgs[active[i]])
 		return nil
 	})
