@@ -89,25 +89,25 @@ func BenchmarkRefreshBGVN14(b *testing.B) {
 		}
 	}
 	// pooled: every member's masks made ahead (MaskPool, as a serving
-	// member), one refresh at a time with a second of pause so the pools
+	// member), one refresh at a time with 3 s of pause so the pools
 	// refill outside the timed refresh (the pause is not timed).
 	b.Run("level=1/pooled", func(b *testing.B) {
 		ct, err := ev.DropLevels(top, top.Level()-1)
 		if err != nil {
 			b.Fatal(err)
 		}
-		zk, err := proofKey(kms[0].Public, nil)
-		if err != nil {
-			b.Fatal(err)
-		}
 		pools := make([]*MaskPool, n)
 		for i := range pools {
+			zk, err := proofKey(kms[i].Public, nil) // the key Refresh looks up for member i
+			if err != nil {
+				b.Fatal(err)
+			}
 			pools[i] = NewMaskPool(zk, keys[i].Epoch, members[i], 1)
 			defer pools[i].Close()
 		}
 		for it := 0; it < b.N; it++ {
 			b.StopTimer()
-			time.Sleep(time.Second)
+			time.Sleep(3 * time.Second)
 			b.StartTimer()
 			runs++
 			refresh(b, ct, fmt.Sprintf("bench/pooled/%d", runs), pools)
