@@ -29,12 +29,13 @@ type Key struct {
 // bound, the messages dropped are those of the sender that holds the most
 // of it (messages or bytes, whichever bound is exceeded), oldest first and
 // sessions nobody waits in before sessions in progress (a session is in
-// progress from the first Recv on it until Forget). A message of a session
-// in progress is never dropped to make room for another sender's message:
-// when the largest holder has nothing else, the next largest is tried, and
-// at the end the arriving sender's own oldest message goes. So a sender
-// that holds no more than its fair share (a bound divided by the number of
-// peers) never loses a message to another sender, and a peer flooding
+// progress from the first Recv on it until Forget). Another sender's
+// message is dropped to make room for an arrival only if that sender holds
+// more than its fair share (the bound divided by the number of peers) and
+// the message is not of a session in progress: when the largest holder has
+// nothing such, the next largest is tried, and at the end the arriving
+// sender's own oldest message goes. So a sender within its fair share
+// never loses a message to another sender, and a peer flooding
 // fresh sessions evicts only its own messages: it cannot make an honest
 // peer's early reveal disappear and have that peer named missing. A
 // protocol step whose early messages were dropped sees the sender as
@@ -49,6 +50,7 @@ type Mux struct {
 	queues   map[Key][]Message
 	waiters  map[Key]chan struct{}
 	holds    map[MemberID]*holding // per sender: what it has buffered
+	peers    int                   // len(t.Peers()), fixed: the fair share's divisor
 	active   map[string]bool       // sessions in progress: Recv called, not yet forgotten
 	actOrder []string              // active's sessions, oldest first (bounded: maxActive)
 	buffered int
@@ -140,7 +142,7 @@ func NewMux(t Transport, log *zap.Logger) *Mux {
 	m := &Mux{t: t, log: log, queues: map[Key][]Message{}, waiters: map[Key]chan struct{}{},
 		holds: map[MemberID]*holding{}, active: map[string]bool{},
 		handlers: map[Type]func(Message){}, seen: map[MemberID]uint64{}, done: make(chan struct{}), sent: map[sentKey]*sentEntry{},
-		maxMsgs: MaxBuffered, maxBytes: MaxBufferedBytes}
+		maxMsgs: MaxBuffered, maxBytes: MaxBufferedBytes, peers: max(1, len(t.Peers()))}
 	m.ctx, m.cancel = context.WithCancel(context.Background())
 	go m.loop()
 	return m
@@ -328,9 +330,9 @@ func (m *Mux) removeOrder(k Key) {
 // evictFor drops one key's buffered messages to make room after a message
 // from `arriving` (see "Fairness" on Mux), by bytes when byBytes, else by
 // count: the senders are tried from the largest holder down (ties: the
-// arriving sender first, then the lower ID); another sender loses its
-// oldest key of a session not in progress, the arriving sender its oldest
-// such key, else its oldest key. Called with m.mu held; the arriving
+// arriving sender first, then the lower ID); another sender above its fair
+// share loses its oldest key of a session not in progress, the arriving
+// sender its oldest such key, else its oldest key. Called with m.mu held; the arriving
 // sender holds at least the message that just arrived, so something is
 // always dropped.
 func (m *Mux) evictFor(arriving MemberID, byBytes bool) {
@@ -346,6 +348,11 @@ func (m *Mux) evictFor(arriving MemberID, byBytes bool) {
 		}
 		return int64(m.holds[id].msgs)
 	}
+	fair := int64(m.maxMsgs)
+	if byBytes {
+		fair = m.maxBytes
+	}
+	fair /= int64(m.peers)
 	sort.Slice(ids, func(i, j int) bool {
 		a, b := ids[i], ids[j]
 		if ua, ub := use(a), use(b); ua != ub {
@@ -357,6 +364,9 @@ func (m *Mux) evictFor(arriving MemberID, byBytes bool) {
 		return a < b
 	})
 	for _, id := range ids {
+		if id != arriving && use(id) <= fair {
+			continue // within its fair share: only its own arrivals evict it
+		}
 		h := m.holds[id]
 		for i, k := range h.order {
 			if !m.active[k.Session] {

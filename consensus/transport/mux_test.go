@@ -266,6 +266,15 @@ func TestMuxEvictionOrder(t *testing.T) {
 	require.False(t, has(2, "fresh"))
 	require.Equal(t, 4, queued(2, "live"))
 
+	// Member 3 is within its fair share (6 / 3 peers = 2) after the drop;
+	// member 4 arrives with one message while member 2 holds only
+	// in-progress ones: member 4 loses its own, not member 3's.
+	require.Equal(t, 2, queued(3, "b")+queued(3, "c"))
+	send(4, "d")
+	require.False(t, has(4, "d"), "the arrival, not a fair-share holder's message, goes")
+	require.True(t, has(3, "b"))
+	require.True(t, has(3, "c"))
+
 	// Forget ends the session's protection and releases its messages.
 	m.Forget("live")
 	msgs, _ = m.Buffered()
