@@ -68,6 +68,7 @@ type Member struct {
 	requests *requestBook
 
 	putSem chan struct{} // StorePut handlers in flight (MaxConcurrentStorePuts)
+	busy   busyRefusals  // "busy" answers in flight per peer (answerBounded)
 
 	signed  *signedLog    // upload digests this member signed (input roots, roots.go)
 	roots   rootBatcher   // rooted uploads waiting for their root round

@@ -22,10 +22,13 @@ import (
 // reads its plaintext without it becoming public. The requester sends each
 // of t members a PrivateReadRequest, signed EIP-712 over the handle, the
 // digest of its own FHE public key, a nonce and a deadline; each member
-// checks the signature, the deadline, the nonce and FHEInput.isAllowed on
-// chain, and answers with its private-read share
-// (protocol.GenPrivateReadShare): a public-key switch share of the stored
-// ciphertext towards the requester's key, flooded like a decryption share.
+// checks the deadline and the signature (VerifyPrivateRead: the API meters
+// only a signer whose signature recovered), then the nonce and the key cap,
+// and only then FHEInput.isAllowed on chain, and answers with its
+// private-read share (protocol.GenPrivateReadShare): a public-key switch
+// share of the ciphertext the committee evaluates for the handle (2·ct for
+// an upload, fhe.Ciphertext.Evaluable: one handle, one value) towards the
+// requester's key, flooded like a decryption share.
 // The requester combines t shares (protocol.CombinePrivateRead) and
 // decrypts with its secret key; no member, and no one without that key,
 // learns the plaintext. See docs/committee.md, "Private reads".
@@ -68,11 +71,14 @@ type privateReads struct {
 	mu   sync.Mutex
 	acl  ACL
 	now  func() time.Time // tests
+	// inflight holds the nonce records of the reads being served, so that
+	// a request sent twice at once does the work once.
+	inflight map[string]bool
 }
 
 // preads returns m's private-read state.
 func (m *Member) preads() *privateReads {
-	m.pread.once.Do(func() { m.pread.now = time.Now })
+	m.pread.once.Do(func() { m.pread.now, m.pread.inflight = time.Now, map[string]bool{} })
 	return &m.pread
 }
 
@@ -101,25 +107,30 @@ const (
 	preadKeyPrefix   = "pread/key/"   // + epoch + "/" + handle hex + "/" + key digest hex: a key the handle was shared towards
 )
 
-// PrivateRead serves one verified private read: it checks the deadline,
-// the signature, the ACL (FHEInput.isAllowed(handle, signer)) and that the
-// (signer, nonce) is fresh, records the nonce and the requester key, and
-// returns this member's share of the stored ciphertext at the decryption
-// level towards pk. One share per (ciphertext, key, key epoch) ever: a
-// repeated (handle, key), under a fresh nonce, gets the identical stored
-// share back; at most MaxPrivateReadKeys keys per handle.
-func (m *Member) PrivateRead(ctx context.Context, r *api.PrivateRead, pk *fhe.PublicKey) (*api.PrivateReadResponse, error) {
+// VerifiedPrivateRead is a private-read request whose deadline is in range
+// and whose EIP-712 signature recovers the signer it names
+// (Member.VerifyPrivateRead). It holds its own copy of the request.
+type VerifiedPrivateRead struct {
+	r api.PrivateRead
+}
+
+// Signer is the request's signer, recovered from its signature.
+func (v *VerifiedPrivateRead) Signer() [20]byte { return v.r.Signer }
+
+// VerifyPrivateRead checks what a request costs nothing but its own bytes
+// to check: its deadline (not passed, at most MaxPrivateReadValidity
+// ahead) and its signature (one ecrecover, which must give the signer the
+// request names). The API server calls it before it meters the signer's
+// quota, so a request with a junk signature naming someone else costs that
+// account nothing; PrivateRead takes only what it returns.
+func (m *Member) VerifyPrivateRead(r *api.PrivateRead) (*VerifiedPrivateRead, error) {
+	if r == nil {
+		return nil, errors.New("consensus: private read: no request")
+	}
 	s := m.preads()
 	s.mu.Lock()
-	acl, now := s.acl, s.now()
+	now := s.now()
 	s.mu.Unlock()
-	ks, err := m.snap()
-	if err != nil {
-		return nil, err
-	}
-	if pk == nil || pk.Params() != m.params {
-		return nil, errors.New("consensus: private read: requester key of another preset")
-	}
 	unix := uint64(now.Unix())
 	if r.Deadline < unix {
 		return nil, fmt.Errorf("%w (%d < now %d)", ErrPrivateReadExpired, r.Deadline, unix)
@@ -134,6 +145,64 @@ func (m *Member) PrivateRead(ctx context.Context, r *api.PrivateRead, pk *fhe.Pu
 	if signer != r.Signer {
 		return nil, fmt.Errorf("%w: recovered %x, request names %x", api.ErrPrivateReadBadSignature, signer, r.Signer)
 	}
+	v := &VerifiedPrivateRead{r: *r}
+	v.r.PublicKey = append([]byte(nil), r.PublicKey...)
+	return v, nil
+}
+
+// PrivateRead serves one verified private read, cheapest refusals first:
+// the requester key's preset; then, without a chain call, a store read or
+// any FHE work, that the (signer, nonce) is fresh and that the handle has
+// room for the requester key (at most MaxPrivateReadKeys keys per handle);
+// then the ACL (FHEInput.isAllowed(handle, signer)). It records the nonce
+// and the requester key and returns this member's share, towards pk, of the
+// ciphertext the committee evaluates for the handle — 2·ct for an upload
+// (fhe.Ciphertext.Evaluable), so a private read returns the value every
+// policy computes on, even for an upload whose ct alone decrypts to
+// something else — at the decryption level. One share per (ciphertext,
+// key, key epoch) ever: a repeated (handle, key), under a fresh nonce, gets
+// the identical stored share back. The deadline is checked again: a
+// verified request may have waited.
+func (m *Member) PrivateRead(ctx context.Context, v *VerifiedPrivateRead, pk *fhe.PublicKey) (*api.PrivateReadResponse, error) {
+	if v == nil {
+		return nil, errors.New("consensus: private read: no verified request")
+	}
+	r := &v.r
+	signer := r.Signer
+	s := m.preads()
+	s.mu.Lock()
+	acl, now := s.acl, s.now()
+	s.mu.Unlock()
+	if r.Deadline < uint64(now.Unix()) {
+		return nil, fmt.Errorf("%w (%d < now %d)", ErrPrivateReadExpired, r.Deadline, now.Unix())
+	}
+	ks, err := m.snap()
+	if err != nil {
+		return nil, err
+	}
+	if pk == nil || pk.Params() != m.params {
+		return nil, errors.New("consensus: private read: requester key of another preset")
+	}
+	target := keccak.Sum(r.PublicKey)
+	nonceKey := fmt.Sprintf("%s%x/%d", preadNoncePrefix, signer, r.Nonce)
+	handlePrefix := fmt.Sprintf("%s%d/%x/", preadKeyPrefix, ks.key.Epoch, r.Handle)
+	keyKey := fmt.Sprintf("%s%x", handlePrefix, target)
+
+	// Nonce and key cap, before anything that costs: a replayed request is
+	// refused here. The nonce is held in flight until the read ends.
+	s.mu.Lock()
+	if err := m.checkPrivateRead(s, nonceKey, handlePrefix, keyKey); err != nil {
+		s.mu.Unlock()
+		return nil, err
+	}
+	s.inflight[nonceKey] = true
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.inflight, nonceKey)
+		s.mu.Unlock()
+	}()
+
 	if acl == nil {
 		return nil, ErrNoACL
 	}
@@ -151,6 +220,14 @@ func (m *Member) PrivateRead(ctx context.Context, r *api.PrivateRead, pk *fhe.Pu
 	if epoch != 0 && epoch != ks.key.Epoch {
 		return nil, fmt.Errorf("consensus: private read: ciphertext under key epoch %d, this member's key is epoch %d", epoch, ks.key.Epoch)
 	}
+	// The value of a handle is what the committee evaluates: an upload's
+	// proof bounds only 2·ct (fhe/zkpok, "Soundness"), and 2·ct at scale 1
+	// is what every policy reads (evaluableInput, fhe.SlotPacker). Reading
+	// back ct itself would let an upload accepted under the relaxed proof
+	// read back as one value and evaluate as another.
+	if ct, err = ct.Evaluable(); err != nil {
+		return nil, err
+	}
 	prepared, err := protocol.PrepareForDecryption(ks.ev, ks.plan, ct)
 	if err != nil {
 		return nil, err
@@ -161,7 +238,6 @@ func (m *Member) PrivateRead(ctx context.Context, r *api.PrivateRead, pk *fhe.Pu
 	// key whose randomness comes from PrivateReadSeed. Every member derives
 	// the same seed from public data the requester cannot steer except by
 	// grinding keys or uploads (docs/committee.md, "Private reads").
-	target := keccak.Sum(r.PublicKey)
 	if prepared, err = protocol.Sanitise(m.params, ks.km.Public, prepared, PrivateReadSeed(r.Handle, target, ks.key.Epoch)); err != nil {
 		return nil, err
 	}
@@ -172,19 +248,11 @@ func (m *Member) PrivateRead(ctx context.Context, r *api.PrivateRead, pk *fhe.Pu
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	nonceKey := fmt.Sprintf("%s%x/%d", preadNoncePrefix, signer, r.Nonce)
-	if _, err := m.st.GetMeta(nonceKey); err == nil {
-		return nil, ErrPrivateReadReplay
-	} else if !errors.Is(err, store.ErrNotFound) {
-		return nil, err
-	}
-	handlePrefix := fmt.Sprintf("%s%d/%x/", preadKeyPrefix, ks.key.Epoch, r.Handle)
-	keyKey := fmt.Sprintf("%s%x", handlePrefix, target)
-	if _, err := m.st.GetMeta(keyKey); errors.Is(err, store.ErrNotFound) {
-		if len(m.st.MetaKeys(handlePrefix)) >= MaxPrivateReadKeys {
-			return nil, ErrPrivateReadKeyCap
-		}
-	} else if err != nil {
+	// Again, atomically with the record: another nonce of the same handle
+	// may have taken the last key slot meanwhile. (The nonce leaves
+	// inflight now; the lock is held until it is recorded.)
+	delete(s.inflight, nonceKey)
+	if err := m.checkPrivateRead(s, nonceKey, handlePrefix, keyKey); err != nil {
 		return nil, err
 	}
 	// The nonce and the key are recorded (fsynced) before the share exists.
@@ -200,4 +268,28 @@ func (m *Member) PrivateRead(ctx context.Context, r *api.PrivateRead, pk *fhe.Pu
 	m.log.Info("private read", zap.String("handle", hex0x(r.Handle[:8])), zap.String("signer", hex0x(signer[:])), zap.Uint64("nonce", r.Nonce))
 	return &api.PrivateReadResponse{Member: uint32(m.id), Members: len(m.members), Threshold: m.cfg.Committee.Threshold, Epoch: ks.key.Epoch,
 		Ciphertext: hex0x(ctBytes), Share: hex0x(share)}, nil
+}
+
+// errInFlight: the same (signer, nonce) is being served right now.
+var errInFlight = fmt.Errorf("%w (a read under this nonce is in progress)", ErrPrivateReadReplay)
+
+// checkPrivateRead refuses a used or in-flight nonce and a requester key
+// the handle has no room for (called with s.mu held; meta reads only).
+func (m *Member) checkPrivateRead(s *privateReads, nonceKey, handlePrefix, keyKey string) error {
+	if s.inflight[nonceKey] {
+		return errInFlight
+	}
+	if _, err := m.st.GetMeta(nonceKey); err == nil {
+		return ErrPrivateReadReplay
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	if _, err := m.st.GetMeta(keyKey); errors.Is(err, store.ErrNotFound) {
+		if len(m.st.MetaKeys(handlePrefix)) >= MaxPrivateReadKeys {
+			return ErrPrivateReadKeyCap
+		}
+	} else if err != nil {
+		return err
+	}
+	return nil
 }

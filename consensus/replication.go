@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"sync"
 
 	"go.uber.org/zap"
 
@@ -57,17 +58,25 @@ func (m *Member) onStorePut(msg transport.Message) {
 
 // answerBounded runs answer for a peer's request in a goroutine (counted in
 // m.wg) holding one slot of sem, and sends its reply back to the sender as
-// type ack. With every slot taken the request is dropped with a log and
-// never answered: the asker (what's sender, who) counts this member as
-// missing, as it does a slow or dead one. Without the bound every received
-// message would spawn a goroutine, so a peer could pin unbounded memory and
-// CPU on every member.
+// type ack. With every slot taken the request is not run: it is answered
+// at once with a refusal (0 ‖ "busy: …", the status byte every ack has for
+// a refusal), at most maxBusyRefusals in flight to one peer, beyond which
+// it is dropped with a log. The refusal is what keeps one peer from getting
+// another marked down: a peer that fills the slots with slow requests made
+// this member drop an honest asker's request, and the asker (who) counted
+// this member missing and marked it down (docs/committee.md, "Can one
+// member get an honest one marked down?"); a refused asker has an answer
+// and attests with the others' signatures. Without the bound every
+// received message would spawn a goroutine, so a peer could pin unbounded
+// memory and CPU on every member.
 func (m *Member) answerBounded(msg transport.Message, sem chan struct{}, what, who string, ack transport.Type, answer func() []byte) {
 	select {
 	case sem <- struct{}{}:
 	default:
-		m.log.Warn("too many concurrent "+what+" requests: dropped ("+who+" counts this member as missing)",
-			zap.Uint32("from", uint32(msg.From)), zap.Int("bytes", len(msg.Payload)))
+		if !m.refuseBusy(msg, ack, what) {
+			m.log.Warn("too many concurrent "+what+" requests and busy answers to this peer: dropped ("+who+" counts this member as missing)",
+				zap.Uint32("from", uint32(msg.From)), zap.Int("bytes", len(msg.Payload)))
+		}
 		return
 	}
 	m.wg.Add(1)
@@ -81,6 +90,51 @@ func (m *Member) answerBounded(msg transport.Message, sem chan struct{}, what, w
 			m.log.Debug(what+" answer not delivered", zap.Error(err))
 		}
 	}()
+}
+
+// maxBusyRefusals bounds the "busy" answers in flight to one peer
+// (answerBounded): a peer flooding requests gets at most this many
+// goroutines' worth of answers, and never uses up another peer's.
+const maxBusyRefusals = 4
+
+// busyRefusals counts the "busy" answers in flight per peer.
+type busyRefusals struct {
+	mu sync.Mutex
+	to map[transport.MemberID]int
+}
+
+// refuseBusy answers msg with a refusal of type ack in the background,
+// unless maxBusyRefusals answers to its sender are still in flight; it
+// reports whether it did.
+func (m *Member) refuseBusy(msg transport.Message, ack transport.Type, what string) bool {
+	r := &m.busy
+	r.mu.Lock()
+	if r.to == nil {
+		r.to = map[transport.MemberID]int{}
+	}
+	if r.to[msg.From] >= maxBusyRefusals {
+		r.mu.Unlock()
+		return false
+	}
+	r.to[msg.From]++
+	r.mu.Unlock()
+	m.log.Debug("too many concurrent "+what+" requests: answered busy", zap.Uint32("from", uint32(msg.From)))
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		defer func() {
+			r.mu.Lock()
+			r.to[msg.From]--
+			r.mu.Unlock()
+		}()
+		ctx, cancel := context.WithTimeout(context.Background(), m.cfg.RoundTimeout)
+		defer cancel()
+		reply := append([]byte{0}, "busy: too many concurrent "+what+" requests"...)
+		if err := m.mux.Send(ctx, msg.From, transport.Message{Type: ack, Session: msg.Session, Payload: reply}); err != nil {
+			m.log.Debug(what+" busy answer not delivered", zap.Error(err))
+		}
+	}()
+	return true
 }
 
 func (m *Member) onFetch(msg transport.Message) {

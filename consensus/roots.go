@@ -44,8 +44,9 @@ const (
 	// are forgotten first), whatever its peers and clients send.
 	MaxSignedDigests = 1 << 16
 	// MaxConcurrentRootSigns bounds the TypeRootSign requests a member
-	// handles at once; beyond it they are dropped with a log (the
-	// coordinator counts the member as missing), like StorePut.
+	// handles at once; beyond it they are answered "busy" (or, past the
+	// busy answers one peer may have in flight, dropped with a log), like
+	// StorePut.
 	MaxConcurrentRootSigns = 16
 	// maxRootRounds bounds the root rounds a coordinator runs at once;
 	// beyond it a batch is answered without a root.

@@ -77,10 +77,12 @@ type InputUpload struct {
 
 // MaxConcurrentStorePuts bounds the StorePut requests a member handles at
 // once (what a client paces its uploads by: internal/loadgen) (each validates and fsyncs a ciphertext of up to
-// store.MaxCiphertext). A StorePut arriving beyond the bound is dropped
-// with a log and never acknowledged: the uploader's CollectQuorum counts the
-// member as missing and attests with the other members' signatures, as it
-// does for a slow or dead member. Without the bound every received message
+// store.MaxCiphertext). A StorePut arriving beyond the bound is not run: it
+// is answered at once with a refusal (0 ‖ "busy: …"; at most 4 such answers
+// in flight to one peer, beyond which it is dropped with a log), and the
+// uploader attests with the other members' signatures; the refusal keeps
+// the uploader from counting the member missing and marking it down when
+// another peer filled its slots. Without the bound every received message
 // spawned a goroutine, so a peer (or an upload flood through the client
 // API) could pin unbounded memory and disk bandwidth on every member.
 const MaxConcurrentStorePuts = 16

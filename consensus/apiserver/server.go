@@ -566,10 +566,18 @@ func (s *apiServer) privateRead(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	if s.quota != nil && !s.meter(w, req.Signer, "0x"+hex.EncodeToString(req.Signer[:]), 1) {
+	// The signature first: only a signer whose signature recovered is
+	// metered, so a junk signature naming someone costs that account none
+	// of its quota (and the deadline, checked with it, is free).
+	v, err := s.m.VerifyPrivateRead(req)
+	if err != nil {
+		http.Error(w, err.Error(), privateReadStatus(err))
 		return
 	}
-	resp, err := s.m.PrivateRead(r.Context(), req, pk)
+	if s.quota != nil && !s.meter(w, v.Signer(), "0x"+hex.EncodeToString(req.Signer[:]), 1) {
+		return
+	}
+	resp, err := s.m.PrivateRead(r.Context(), v, pk)
 	if err != nil {
 		http.Error(w, err.Error(), privateReadStatus(err))
 		return

@@ -24,8 +24,36 @@ import (
 //	C_i = SHA-256("fhegate/share-commit/v1" ‖ len(session) ‖ session ‖ type ‖ i ‖ share_i)
 //
 // and reveals share_i only once it holds the commitment of every sender of
-// the round. A reveal that does not hash to its sender's commitment aborts
-// the round with ErrEquivocation naming the sender (identifiable abort).
+// the round and every sender has confirmed that it holds the same ones (the
+// echo, below). A reveal that does not hash to its sender's commitment
+// aborts the round with ErrEquivocation naming the sender (identifiable
+// abort).
+//
+// Broadcast consistency: the echo. A commitment is a point-to-point message:
+// without a cross-check a corrupt member can commit to member 2 alone, wait
+// for 2's reveal (2 holds every commitment), and only then commit to member
+// 1 a share computed from it — a rushing attack on 1's view, which also
+// splits the round: 1 and 2 aggregate different shares, and in the DKG each
+// then reports the other as having "derived different public key
+// material", nobody naming the corrupt member. So each sender, once it
+// holds every commitment, broadcasts an echo: the commitments it holds, in
+// member order (one 32-byte hash, plus its sender's signature, per sender),
+// in session+commitEchoSuffix; every participant collects the senders'
+// echoes and a sender reveals only if every echo equals its own view. No
+// reveal leaves any honest member before every honest sender holds the same
+// commitments, so no share can depend on an honest reveal.
+//
+// Naming the culprit needs evidence a third member believes: with the
+// transport's Signer (the pinned TLS identity keys) every commitment is
+// signed — SignedCommitment: domain ‖ context ‖ session ‖ type ‖ member ‖ C
+// — and an echo relays the signatures. An echo entry that differs from this
+// member's view is either signed by its sender (the sender signed two
+// commitments for one round: it is named, ErrEquivocation) or not (the
+// echoing member forged it: it is named). An honest member signs one
+// commitment per round, so neither case can name it. The context is the
+// DKG's CRS seed in its share rounds (Group.commitContext), so a signed
+// commitment of a failed DKG attempt, whose retry reuses the session names
+// with fresh shares, is no evidence in the next attempt.
 //
 // Why: the aggregate of a round is Σ_i share_i. Without commitments a
 // corrupt member can wait for every honest share and send its own as a
@@ -76,12 +104,15 @@ func shareCommitment(session string, typ transport.Type, id transport.MemberID, 
 
 // exchangeCommitted is a committed share round: each of senders issues
 // its share (issue, called once, e.g. through the share ledger), commits to
-// it, and reveals it after every sender's commitment is in; every member of
+// it (signed with its identity key), echoes the commitments it holds
+// and reveals its share once every sender's echo equals its view; every member of
 // receivers ∪ senders that calls it returns every sender's share, checked
-// against its commitment. A sender that does not commit or reveal in time
-// fails the round with ErrMissing; a commitment that is not 32 bytes or a
-// reveal that does not match its commitment fails it with ErrEquivocation,
-// reported to g.OnEquivocation too. Messages are bounded by the transport
+// against its commitment. A sender that does not commit, echo or reveal in
+// time fails the round with ErrMissing; a malformed or unsigned commitment,
+// a commitment its sender contradicts (two signed, or its own echo), a
+// forged echo, or a reveal that does not match its commitment fails it
+// with ErrEquivocation naming the member at fault, reported to
+// g.OnEquivocation too. Messages are bounded by the transport
 // (DefaultMaxMessage) before they are read; the caller's decoder checks a
 // share's exact shape before it allocates for it.
 //
@@ -94,7 +125,8 @@ func exchangeCommitted(ctx context.Context, g Group, typ transport.Type, session
 	to := union(senders, receivers)
 	self := g.Self()
 	sending := contains(senders, self)
-	var own []byte
+	var own, ownCommit []byte
+	signer := g.Mux.Signer()
 	wait := g.timeout()
 	if sending {
 		var err error
@@ -114,8 +146,8 @@ func exchangeCommitted(ctx context.Context, g Group, typ transport.Type, session
 				return payloads(g.Mux.Collect(pctx, session, typ, senders))
 			})
 		}
-		c := shareCommitment(session, typ, self, own)
-		if err := g.Mux.BroadcastAllowing(rctx, to, g.Members, transport.Message{Type: transport.TypeShareCommit, Session: session, Payload: c[:]}); err != nil {
+		ownCommit = g.commitPayload(signer, session, typ, own)
+		if err := g.Mux.BroadcastAllowing(rctx, to, g.Members, transport.Message{Type: transport.TypeShareCommit, Session: session, Payload: ownCommit}); err != nil {
 			g.log().Debug("commitment broadcast incomplete", zap.String("session", session), zap.Error(err))
 		}
 	}
@@ -123,10 +155,19 @@ func exchangeCommitted(ctx context.Context, g Group, typ transport.Type, session
 	if len(commits.Missing) > 0 {
 		return nil, &ErrMissing{Session: session, Missing: commits.Missing}
 	}
+	view := make(map[transport.MemberID][]byte, len(senders))
 	for _, id := range sortedIDs(commits.Got) {
-		if len(commits.Got[id].Payload) != 32 {
-			return nil, g.equivocation(&ErrEquivocation{Session: session, Member: id, Reason: "commitment is not 32 bytes"})
+		b := commits.Got[id].Payload
+		if !g.validCommitment(signer, session, typ, id, b) {
+			return nil, g.equivocation(&ErrEquivocation{Session: session, Member: id, Reason: fmt.Sprintf("commitment is not %d bytes signed by its sender", commitLen)})
 		}
+		view[id] = b
+	}
+	if sending {
+		view[self] = ownCommit
+	}
+	if err := g.commitEcho(rctx, signer, session, typ, senders, to, view); err != nil {
+		return nil, err
 	}
 	var reveals transport.Gather
 	if sending {
@@ -156,12 +197,109 @@ func exchangeCommitted(ctx context.Context, g Group, typ transport.Type, session
 	for _, id := range sortedIDs(reveals.Got) {
 		b := reveals.Got[id].Payload
 		c := shareCommitment(session, typ, id, b)
-		if !bytes.Equal(c[:], commits.Got[id].Payload) {
+		if !bytes.Equal(c[:], view[id][:32]) {
 			return nil, g.equivocation(&ErrEquivocation{Session: session, Member: id, Reason: "revealed share does not match its commitment"})
 		}
 		out[id] = b
 	}
 	return out, nil
+}
+
+// commitEchoSuffix names the echo session of a committed round.
+const commitEchoSuffix = "/echo"
+
+// commitLen is the size of a commitment message: the 32-byte hash and its
+// sender's signature.
+const commitLen = 32 + transport.SignatureSize
+
+// SignedCommitment is what a member signs to commit to C in a committed
+// round: a domain, the round's context (Group.commitContext), the session,
+// the type and the member.
+func SignedCommitment(context [32]byte, session string, typ transport.Type, id transport.MemberID, c []byte) []byte {
+	out := make([]byte, 0, 32+32+4+len(session)+1+4+len(c))
+	out = append(out, "fhegate/share-commit-sig/v1"...)
+	out = append(out, context[:]...)
+	out = binary.BigEndian.AppendUint32(out, uint32(len(session)))
+	out = append(out, session...)
+	out = append(out, byte(typ))
+	out = binary.BigEndian.AppendUint32(out, uint32(id))
+	return append(out, c...)
+}
+
+// commitPayload is this member's commitment message for own.
+func (g Group) commitPayload(signer transport.Signer, session string, typ transport.Type, own []byte) []byte {
+	c := shareCommitment(session, typ, g.Self(), own)
+	return append(c[:], signer.Sign(SignedCommitment(g.commitContext, session, typ, g.Self(), c[:]))...)
+}
+
+// validCommitment reports whether b is a well-formed commitment message of
+// member id: a hash and id's signature of it.
+func (g Group) validCommitment(signer transport.Signer, session string, typ transport.Type, id transport.MemberID, b []byte) bool {
+	return len(b) == commitLen && signer.VerifyFrom(id, SignedCommitment(g.commitContext, session, typ, id, b[:32]), b[32:])
+}
+
+// commitEcho runs the echo of a committed round (see "Broadcast
+// consistency" above): view holds every sender's commitment message as this
+// member received it (its own as it sent it). A sender broadcasts its echo;
+// every caller collects the other senders' and checks them against view.
+func (g Group) commitEcho(ctx context.Context, signer transport.Signer, session string, typ transport.Type, senders, to []transport.MemberID,
+	view map[transport.MemberID][]byte) error {
+	echoSession := session + commitEchoSuffix
+	defer g.Mux.Forget(echoSession)
+	ids := append([]transport.MemberID(nil), senders...)
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	if contains(senders, g.Self()) {
+		echo := make([]byte, 0, len(ids)*commitLen)
+		for _, id := range ids {
+			echo = append(echo, view[id]...)
+		}
+		if err := g.Mux.BroadcastAllowing(ctx, to, g.Members, transport.Message{Type: transport.TypeShareCommit, Session: echoSession, Payload: echo}); err != nil {
+			g.log().Debug("commitment echo broadcast incomplete", zap.String("session", session), zap.Error(err))
+		}
+	}
+	echoes := g.Mux.Collect(ctx, echoSession, transport.TypeShareCommit, senders)
+	if len(echoes.Missing) > 0 {
+		return &ErrMissing{Session: echoSession, Missing: echoes.Missing}
+	}
+	for _, j := range sortedIDs(echoes.Got) {
+		if err := g.checkEcho(signer, session, typ, ids, view, j, echoes.Got[j].Payload); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkEcho compares member j's echo with view (ids: the senders,
+// ascending) and names whoever the difference proves dishonest.
+func (g Group) checkEcho(signer transport.Signer, session string, typ transport.Type, ids []transport.MemberID,
+	view map[transport.MemberID][]byte, j transport.MemberID, echo []byte) error {
+	l := commitLen
+	if len(echo) != len(ids)*l {
+		return g.equivocation(&ErrEquivocation{Session: session, Member: j, Reason: fmt.Sprintf("commitment echo of %d bytes, want %d", len(echo), len(ids)*l)})
+	}
+	for i, k := range ids {
+		e := echo[i*l : (i+1)*l]
+		if bytes.Equal(e, view[k]) {
+			continue
+		}
+		switch {
+		case k == j:
+			// j contradicts, in its own echo, the commitment it sent here.
+			return g.equivocation(&ErrEquivocation{Session: session, Member: j, Reason: "echoed another commitment than it sent this member"})
+		case k == g.Self():
+			// This member sent one commitment, over authenticated channels.
+			return g.equivocation(&ErrEquivocation{Session: session, Member: j, Reason: "echoed another commitment of this member than it sent"})
+		case !g.validCommitment(signer, session, typ, k, e):
+			return g.equivocation(&ErrEquivocation{Session: session, Member: j,
+				Reason: fmt.Sprintf("echoed a commitment of member %d that member %d did not sign", k, k)})
+		case bytes.Equal(e[:32], view[k][:32]):
+			continue // the same commitment under another valid signature: no conflict
+		default:
+			return g.equivocation(&ErrEquivocation{Session: session, Member: k,
+				Reason: fmt.Sprintf("signed two different commitments for the round: one sent to this member, another that member %d echoes", j)})
+		}
+	}
+	return nil
 }
 
 // equivocation logs e, reports it to g.OnEquivocation and returns it.

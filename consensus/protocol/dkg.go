@@ -88,11 +88,15 @@ func MaterialDigest(pk *fhe.PublicKey, rlk *fhe.RelinKey, gks *fhe.GaloisKeys) (
 // Errors") followed by the t-of-n thresholdisation of Mouchet, Bertrand and
 // Hubaux (ePrint 2022/780). Every member of g must take part.
 //
-// Rounds, one dkgSession method each and in this order: seed commit and
-// reveal (CRS = keccak of all contributions, so no member chooses it);
+// Rounds, one dkgSession method each and in this order: the seed's commit,
+// echo and reveal (CRS = keccak of all contributions, so no member chooses
+// it);
 // public-key shares; relinearisation-key shares (two rounds); one round per
 // Galois element; private Shamir shares of every member's secret; a final
-// comparison of the digest of the public material. Each member's own RLWE
+// comparison of the digest of the public material. Every share round is
+// committed and echoed (exchangeCommitted): a member that commits
+// differently to different members is named by every honest member before
+// any reveal. Each member's own RLWE
 // secret s_i is dropped at the end: only its Shamir share tsk_i = Σ_k P_k(i)
 // of s = Σ s_k remains — and, inside the returned KeyMaterial, the
 // member's Shamir polynomial with the dealing commitments, for SelfTest's
@@ -180,20 +184,25 @@ func (s *dkgSession) exchangeShare(round string, typ transport.Type, own encodin
 	return exchangeCommitted(s.ctx, s.g, typ, s.session(round), s.g.Members, s.g.Members, func() ([]byte, error) { return b, nil })
 }
 
-// commonReference runs the commit and reveal rounds of the CRS seed: every
-// member commits to 32 random bytes, then reveals them; the seed is keccak
-// of the epoch, the preset and every contribution in member order.
+// commonReference runs the committed round of the CRS seed (commit, echo,
+// reveal: exchangeCommitted): every member commits to 32 random bytes,
+// confirms it holds every other member's commitment, then reveals them; the
+// seed is keccak of the epoch, the preset and every contribution in member
+// order. The later rounds bind the seed into their signed commitments
+// (Group.commitContext).
 func (s *dkgSession) commonReference() error {
 	var contrib [32]byte
 	if _, err := crand.Read(contrib[:]); err != nil {
 		return err
 	}
-	commit := keccak([]byte("fhegate/dkg/commit"), contrib[:])
-	commits, err := s.exchange("commit", transport.TypeSeedCommit, commit[:])
-	if err != nil {
-		return err
+	var reveals map[transport.MemberID][]byte
+	var err error
+	if s.g.insecureNoCommit {
+		reveals, err = s.exchange("seed", transport.TypeSeedReveal, contrib[:])
+	} else {
+		reveals, err = exchangeCommitted(s.ctx, s.g, transport.TypeSeedReveal, s.session("seed"), s.g.Members, s.g.Members,
+			func() ([]byte, error) { return contrib[:], nil })
 	}
-	reveals, err := s.exchange("reveal", transport.TypeSeedReveal, contrib[:])
 	if err != nil {
 		return err
 	}
@@ -202,13 +211,13 @@ func (s *dkgSession) commonReference() error {
 	parts := [][]byte{[]byte("fhegate/dkg/crs"), ep[:], {byte(s.p.Preset.ID)}}
 	for _, id := range s.g.Members {
 		r := reveals[id]
-		c := keccak([]byte("fhegate/dkg/commit"), r)
-		if len(r) != 32 || !bytes.Equal(c[:], commits[id]) {
-			return fmt.Errorf("protocol: dkg: member %d revealed a seed that does not match its commitment", id)
+		if len(r) != 32 {
+			return fmt.Errorf("protocol: dkg: member %d revealed a seed contribution of %d bytes, want 32", id, len(r))
 		}
 		parts = append(parts, r)
 	}
 	s.crsSeed = keccak(parts...)
+	s.g.commitContext = s.crsSeed
 	s.crs, err = sampling.NewKeyedPRNG(s.crsSeed[:])
 	return err
 }

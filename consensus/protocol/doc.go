@@ -21,9 +21,9 @@
 //     sums of per-member gadget encryptions built from s_i and σ_k^{-1}(s_i).
 //
 // The common polynomials a are drawn, round by round, from a PRNG keyed by a
-// CRS seed: keccak256 of the epoch, the preset and the contributions every
-// member committed to (keccak of 32 random bytes) and then revealed, so no
-// member chooses it.
+// CRS seed: keccak256 of the epoch, the preset and the 32 random bytes
+// every member committed to (a committed round, below) and then revealed, so
+// no member chooses it.
 //
 // Each member then thresholdises its secret (Thresholdizer): it draws a
 // random polynomial P_i of degree t−1 over the ring with P_i(0) = s_i and
@@ -160,7 +160,14 @@
 // only once the round's commitments are in, so no corrupt share can depend
 // on an honest one of its round (the rushing relinearisation attack,
 // TestDKGRushingRelinearisation), and a reveal that does not match its
-// commitment names its sender (ErrEquivocation; commit.go).
+// commitment names its sender (ErrEquivocation; commit.go). In the rounds
+// every sender must complete (exchangeCommitted: the DKG's, refresh,
+// re-encryption, key switch; not the decryption's quorum round) the
+// commitments are signed with the members' identity keys and echoed: a
+// member reveals only once every sender confirms it holds the same
+// commitments, so a member that commits differently to different members
+// gains nothing and is named by every honest member on its own signatures
+// (TestDKGSplitViewCommitment).
 //
 // Every share that reveals anything about s·c1 — decryption, refresh or
 // re-encryption — goes through a Ledger that issues at most one share per

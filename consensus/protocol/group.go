@@ -55,6 +55,11 @@ type Group struct {
 	// were before commit-before-reveal (tests only: the control runs of the
 	// attacks it stops).
 	insecureNoCommit bool
+	// commitContext is bound into every signed commitment of a committed
+	// round (exchangeCommitted): the DKG sets its CRS seed, fresh in every
+	// attempt, so that a signed commitment of a failed attempt cannot be
+	// relayed as evidence into the next one. Zero elsewhere.
+	commitContext [32]byte
 }
 
 // roundHook is a test's stand-in for a malicious member in a share round. It

@@ -20,7 +20,7 @@ import (
 	"github.com/fhegate/fhegate/policy/eval"
 )
 
-var seedSuffix = regexp.MustCompile(`/[0-9a-f]{12}(/\[[0-9 ]+\]|/mask)?$`)
+var seedSuffix = regexp.MustCompile(`/[0-9a-f]{12}(/\[[0-9 ]+\])?(/mask)?(/echo)?$`)
 
 var updateTranscript = flag.Bool("update", false, "rewrite testdata/*.transcript")
 
@@ -35,7 +35,7 @@ type recorder struct {
 func (r *recorder) Send(ctx context.Context, to transport.MemberID, msg transport.Message) error {
 	r.mu.Lock()
 	// the coin-toss seed in a session name is random: pinned as <seed>
-	session := seedSuffix.ReplaceAllString(msg.Session, "/<seed>$1")
+	session := seedSuffix.ReplaceAllString(msg.Session, "/<seed>${1}${2}${3}")
 	r.sent = append(r.sent, fmt.Sprintf("%d->%d type=%d session=%s bytes=%d", r.Self(), to, msg.Type, session, len(msg.Payload)))
 	r.mu.Unlock()
 	return r.Transport.Send(ctx, to, msg)

@@ -2,6 +2,8 @@ package transport
 
 import (
 	"context"
+	"crypto/ed25519"
+	"crypto/rand"
 	"fmt"
 	"sort"
 	"sync"
@@ -14,13 +16,19 @@ type Hub struct {
 	nodes map[MemberID]*memEndpoint
 	ids   []MemberID
 	max   int
+	keys  map[MemberID]ed25519.PrivateKey // identity keys (Signer), fixed at NewHub
 }
 
 // NewHub returns a hub for members 1..n.
 func NewHub(n int) *Hub {
-	h := &Hub{nodes: map[MemberID]*memEndpoint{}, max: DefaultMaxMessage}
+	h := &Hub{nodes: map[MemberID]*memEndpoint{}, max: DefaultMaxMessage, keys: map[MemberID]ed25519.PrivateKey{}}
 	for i := 1; i <= n; i++ {
 		id := MemberID(i)
+		_, k, err := ed25519.GenerateKey(rand.Reader)
+		if err != nil {
+			panic(fmt.Sprintf("transport: hub identity key: %v", err))
+		}
+		h.keys[id] = k
 		h.ids = append(h.ids, id)
 		h.nodes[id] = &memEndpoint{hub: h, id: id, inbox: make(chan Message, 4096), done: make(chan struct{})}
 	}

@@ -3,6 +3,7 @@ package transport
 import (
 	"context"
 	"errors"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -22,10 +23,23 @@ type Key struct {
 // bounded both by count (MaxBuffered) and by total session+payload bytes
 // (MaxBufferedBytes): a peer may send frames of up to DefaultMaxMessage
 // (64 MiB) for sessions nobody will ever wait for, and 8192 of them would
-// be 512 GiB. Beyond either bound the oldest session's messages are dropped
-// (with a log) until the buffer fits again; a protocol step whose early
-// messages were dropped sees the sender as missing, like a slow peer.
-// Handlers registered with Handle receive every
+// be 512 GiB.
+//
+// Fairness. The bounds are shared, but eviction is per sender: beyond a
+// bound, the messages dropped are those of the sender that holds the most
+// of it (messages or bytes, whichever bound is exceeded), oldest first and
+// sessions nobody waits in before sessions in progress (a session is in
+// progress from the first Recv on it until Forget). Another sender's
+// message is dropped to make room for an arrival only if that sender holds
+// more than its fair share (the bound divided by the number of peers) and
+// the message is not of a session in progress: when the largest holder has
+// nothing such, the next largest is tried, and at the end the arriving
+// sender's own oldest message goes. So a sender within its fair share
+// never loses a message to another sender, and a peer flooding
+// fresh sessions evicts only its own messages: it cannot make an honest
+// peer's early reveal disappear and have that peer named missing. A
+// protocol step whose early messages were dropped sees the sender as
+// missing, like a slow peer. Handlers registered with Handle receive every
 // message of a type instead (for request-style traffic such as store
 // replication).
 type Mux struct {
@@ -35,7 +49,10 @@ type Mux struct {
 	mu       sync.Mutex
 	queues   map[Key][]Message
 	waiters  map[Key]chan struct{}
-	order    []Key
+	holds    map[MemberID]*holding // per sender: what it has buffered
+	peers    int                   // len(t.Peers()), fixed: the fair share's divisor
+	active   map[string]bool       // sessions in progress: Recv called, not yet forgotten
+	actOrder []string              // active's sessions, oldest first (bounded: maxActive)
 	buffered int
 	bufBytes int64
 	maxMsgs  int
@@ -63,6 +80,19 @@ type Mux struct {
 	retryBytes int64
 	retryTo    map[MemberID]int
 }
+
+// holding is one sender's share of the early-message buffer: its keys with
+// buffered messages, oldest first, and their count and bytes.
+type holding struct {
+	order   []Key
+	msgs    int
+	bytes   int64
+	dropped uint64 // messages dropped, for the log
+}
+
+// maxActive bounds the sessions a Mux remembers as in progress; beyond it
+// the oldest is forgotten (its messages are then evicted as any other's).
+const maxActive = 4096
 
 type sentKey struct {
 	Session string
@@ -110,8 +140,9 @@ func msgBytes(msg Message) int64 { return int64(len(msg.Session) + len(msg.Paylo
 // NewMux starts a receive loop over t. Close the Mux to stop it (it closes t).
 func NewMux(t Transport, log *zap.Logger) *Mux {
 	m := &Mux{t: t, log: log, queues: map[Key][]Message{}, waiters: map[Key]chan struct{}{},
+		holds: map[MemberID]*holding{}, active: map[string]bool{},
 		handlers: map[Type]func(Message){}, seen: map[MemberID]uint64{}, done: make(chan struct{}), sent: map[sentKey]*sentEntry{},
-		maxMsgs: MaxBuffered, maxBytes: MaxBufferedBytes}
+		maxMsgs: MaxBuffered, maxBytes: MaxBufferedBytes, peers: max(1, len(t.Peers()))}
 	m.ctx, m.cancel = context.WithCancel(context.Background())
 	go m.loop()
 	return m
@@ -188,23 +219,22 @@ func (m *Mux) deliver(msg Message) {
 		m.lateReply(msg)
 	}
 	k := Key{Session: msg.Session, Type: msg.Type, From: msg.From}
+	h := m.holds[msg.From]
+	if h == nil {
+		h = &holding{}
+		m.holds[msg.From] = h
+	}
 	if _, ok := m.queues[k]; !ok {
-		m.order = append(m.order, k)
+		h.order = append(h.order, k)
 	}
 	m.queues[k] = append(m.queues[k], msg)
+	size := msgBytes(msg)
 	m.buffered++
-	m.bufBytes += msgBytes(msg)
-	for (m.buffered > m.maxMsgs || m.bufBytes > m.maxBytes) && len(m.order) > 0 {
-		old := m.order[0]
-		m.order = m.order[1:]
-		q := m.queues[old]
-		m.buffered -= len(q)
-		for _, d := range q {
-			m.bufBytes -= msgBytes(d)
-		}
-		delete(m.queues, old)
-		m.log.Warn("mux buffer full: dropped messages", zap.String("session", old.Session), zap.Uint8("type", uint8(old.Type)),
-			zap.Uint32("from", uint32(old.From)), zap.Int("messages", len(q)))
+	m.bufBytes += size
+	h.msgs++
+	h.bytes += size
+	for m.buffered > m.maxMsgs || m.bufBytes > m.maxBytes {
+		m.evictFor(msg.From, m.bufBytes > m.maxBytes)
 	}
 	if w, ok := m.waiters[k]; ok && m.queues[k] != nil {
 		close(w)
@@ -224,6 +254,9 @@ func (m *Mux) Seen(id MemberID) uint64 {
 
 // Recv waits for the next message matching k.
 func (m *Mux) Recv(ctx context.Context, k Key) (Message, error) {
+	m.mu.Lock()
+	m.markActive(k.Session)
+	m.mu.Unlock()
 	for {
 		m.mu.Lock()
 		if q := m.queues[k]; len(q) > 0 {
@@ -234,8 +267,7 @@ func (m *Mux) Recv(ctx context.Context, k Key) (Message, error) {
 			} else {
 				m.queues[k] = q[1:]
 			}
-			m.buffered--
-			m.bufBytes -= msgBytes(msg)
+			m.release(k.From, 1, msgBytes(msg))
 			m.mu.Unlock()
 			return msg, nil
 		}
@@ -257,13 +289,124 @@ func (m *Mux) Recv(ctx context.Context, k Key) (Message, error) {
 	}
 }
 
+// markActive records session as in progress (called with m.mu held).
+func (m *Mux) markActive(session string) {
+	if m.active[session] {
+		return
+	}
+	m.active[session] = true
+	m.actOrder = append(m.actOrder, session)
+	if len(m.actOrder) > maxActive {
+		delete(m.active, m.actOrder[0])
+		m.actOrder = m.actOrder[1:]
+	}
+}
+
+// release uncounts n messages of `bytes` bytes from sender's holding
+// (called with m.mu held).
+func (m *Mux) release(from MemberID, n int, bytes int64) {
+	m.buffered -= n
+	m.bufBytes -= bytes
+	if h := m.holds[from]; h != nil {
+		h.msgs -= n
+		h.bytes -= bytes
+	}
+}
+
+// removeOrder takes k out of its sender's key order (called with m.mu held).
 func (m *Mux) removeOrder(k Key) {
-	for i, o := range m.order {
+	h := m.holds[k.From]
+	if h == nil {
+		return
+	}
+	for i, o := range h.order {
 		if o == k {
-			m.order = append(m.order[:i], m.order[i+1:]...)
+			h.order = append(h.order[:i], h.order[i+1:]...)
 			return
 		}
 	}
+}
+
+// evictFor drops one key's buffered messages to make room after a message
+// from `arriving` (see "Fairness" on Mux), by bytes when byBytes, else by
+// count: the senders are tried from the largest holder down (ties: the
+// arriving sender first, then the lower ID); another sender above its fair
+// share loses its oldest key of a session not in progress, the arriving
+// sender its oldest such key, else its oldest key. Called with m.mu held; the arriving
+// sender holds at least the message that just arrived, so something is
+// always dropped.
+func (m *Mux) evictFor(arriving MemberID, byBytes bool) {
+	ids := make([]MemberID, 0, len(m.holds))
+	for id, h := range m.holds {
+		if h.msgs > 0 {
+			ids = append(ids, id)
+		}
+	}
+	use := func(id MemberID) int64 {
+		if byBytes {
+			return m.holds[id].bytes
+		}
+		return int64(m.holds[id].msgs)
+	}
+	fair := int64(m.maxMsgs)
+	if byBytes {
+		fair = m.maxBytes
+	}
+	fair /= int64(m.peers)
+	sort.Slice(ids, func(i, j int) bool {
+		a, b := ids[i], ids[j]
+		if ua, ub := use(a), use(b); ua != ub {
+			return ua > ub
+		}
+		if (a == arriving) != (b == arriving) {
+			return a == arriving
+		}
+		return a < b
+	})
+	for _, id := range ids {
+		if id != arriving && use(id) <= fair {
+			continue // within its fair share: only its own arrivals evict it
+		}
+		h := m.holds[id]
+		for i, k := range h.order {
+			if !m.active[k.Session] {
+				m.drop(h, i)
+				return
+			}
+		}
+		if id == arriving {
+			m.drop(h, 0)
+			return
+		}
+	}
+	// Not reached while the arriving sender holds the message that just
+	// arrived; never leave the caller looping.
+	m.buffered, m.bufBytes = min(m.buffered, m.maxMsgs), min(m.bufBytes, m.maxBytes)
+}
+
+// drop evicts the buffered messages of h.order[i] (called with m.mu held).
+func (m *Mux) drop(h *holding, i int) {
+	k := h.order[i]
+	if i == 0 {
+		h.order = h.order[1:] // a flood drops from the front: O(1)
+	} else {
+		h.order = append(h.order[:i], h.order[i+1:]...)
+	}
+	q := m.queues[k]
+	delete(m.queues, k)
+	var b int64
+	for _, d := range q {
+		b += msgBytes(d)
+	}
+	before := h.dropped
+	h.dropped += uint64(len(q))
+	if before == 0 || before/1024 != h.dropped/1024 {
+		// the first drop from a sender, then one line per 1024 messages
+		m.log.Warn("mux buffer full: dropped messages of the sender holding the most", zap.String("session", k.Session),
+			zap.Uint8("type", uint8(k.Type)), zap.Uint32("from", uint32(k.From)), zap.Int("messages", len(q)),
+			zap.Uint64("dropped_from_sender", h.dropped), zap.Int("sender_buffered", h.msgs-len(q)))
+	}
+	m.release(k.From, len(q), b)
 }
 
 // Forget drops buffered messages of a session.
@@ -272,12 +415,22 @@ func (m *Mux) Forget(session string) {
 	defer m.mu.Unlock()
 	for k, q := range m.queues {
 		if k.Session == session {
-			m.buffered -= len(q)
+			var b int64
 			for _, d := range q {
-				m.bufBytes -= msgBytes(d)
+				b += msgBytes(d)
 			}
 			delete(m.queues, k)
 			m.removeOrder(k)
+			m.release(k.From, len(q), b)
+		}
+	}
+	if m.active[session] {
+		delete(m.active, session)
+		for i, a := range m.actOrder {
+			if a == session {
+				m.actOrder = append(m.actOrder[:i], m.actOrder[i+1:]...)
+				break
+			}
 		}
 	}
 }

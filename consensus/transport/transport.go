@@ -98,6 +98,9 @@ type Transport interface {
 	Recv(ctx context.Context) (Message, error)
 	// Close releases the transport; Recv then returns ErrClosed.
 	Close() error
+	// Signer: members sign with their identity keys (see Signer). A
+	// wrapper that embeds a Transport forwards it.
+	Signer
 }
 
 // Errors.
