@@ -330,7 +330,7 @@ each with its own bbolt store and share ledger, and measures on each preset:
              --refresh-n size (default 3 and 5; t = ⌊n/2⌋+1), every member contributing a mask from its
              pool (made ahead in the background; the process CPU counts it) (local.Committee.Refresh). ms and cpu ms are the medians over --refresh-k
              refreshes (default 7, --quick 3), each of a fresh ciphertext. share_bytes is what one
-             member sends to each other member (its mask message and its share bundle,
+             masking member (the first t) sends to each other member (its mask message and share bundle,
              protocol.RefreshBytes); bytes_per_member = (n−1) × share_bytes. Frame headers (7 bytes +
              the session name per message), the commitments and TLS record overhead are not counted. Every refreshed
              ciphertext is threshold-decrypted (all slots) and compared with the encrypted vector.
