@@ -70,10 +70,12 @@
 //	privread.go          private reads: ACL check and re-encryption share
 //	process.go           Process and its phases
 //	replication.go       uploads, store replicas, fetches, input attestations
+//	requests_seen.go     requestBook: requests seen and not yet answered (Status)
 //	roots.go             input roots: one signed Merkle root for many uploads
 //	rotation.go          key switch of the stored inputs for a new committee
 //	rotation_joint.go    the joint session of old and new members: SwitchToNext, AdoptFromPrevious
 //	rotation_keyswitch.go KeySwitch: the cross-committee key switch
+//	rotation_retire.go   a retiring member's key share and ledger wiped after a rotation
 //	serve.go             Run: the serve loop over a chain adapter's requests
 //	share_seal.go        the threshold key share sealed in the store
 //	status.go            Member.Status
