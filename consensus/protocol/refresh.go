@@ -113,10 +113,11 @@ func (e *ErrRefreshDisagree) Error() string {
 //     public key at the top level with the input proof of plaintext
 //     knowledge (zkpok: knowledge-sound to 2^−SoundnessBits, bound to its
 //     sender, the epoch and a nonce), X_i = Enc(M_i), and sends (X_i, π_i).
-//     Every receiver verifies every proof; a bad one names its sender. M_i is a polynomial mod t; its encryption puts t⁻¹·M_i in
-//     the phase, which dropping limbs keeps (t⁻¹ mod Q reduces to t⁻¹ mod
-//     Q_ℓ), so Z = Y + Σ_i X_i|ℓ has plaintext polynomial m + ΣM_i, uniform
-//     given one honest M_i.
+//     Every receiver verifies every other proof; a bad one names its
+//     sender. M_i is a polynomial mod t; its encryption puts t⁻¹·M_i in the
+//     phase, which dropping limbs keeps (t⁻¹ mod Q reduces to t⁻¹ mod Q_ℓ),
+//     so Z = Y + Σ_i X_i|ℓ has plaintext polynomial m + ΣM_i, uniform given
+//     one honest M_i.
 //  2. Share round (committed): for every t-subset S of the contributors that
 //     holds it, contributor j sends h_j^S = c1(Z)·λ_j^S·tsk_j + E_j^S, its
 //     additive share of s for S (Lagrange weights mod Q, Lattigo's
