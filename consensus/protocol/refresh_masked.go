@@ -205,7 +205,7 @@ func NewMaskPool(zk *zkpok.Key, epoch uint64, self transport.MemberID, size int)
 // take returns a ready mask if the pool is for (zk, epoch, self) and has
 // one, else a fresh one.
 func (mp *MaskPool) take(zk *zkpok.Key, epoch uint64, self transport.MemberID) ([]byte, error) {
-	if mp != nil && mp.zk == zk && mp.epoch == epoch && mp.self == self {
+	if mp.For(zk, epoch, self) {
 		select {
 		case m := <-mp.ready:
 			return m, nil
@@ -469,17 +469,7 @@ func certainDeviators(active []transport.MemberID, t int, subsets [][]transport.
 // domain, z's level) with z's metadata, as Lattigo's decryptor and BGV
 // decoder do.
 func decodePhase(p *fhe.Params, z *fhe.Ciphertext, acc ring.Poly) ([]uint64, error) {
-	pt, err := rlwe.NewPlaintextAtLevelFromPoly(z.Level(), acc)
-	if err != nil {
-		return nil, err
-	}
-	md := *z.Lattigo().MetaData
-	pt.MetaData = &md
-	out := make([]uint64, p.Slots())
-	if err := safe("refresh decode", func() error { return bgv.NewEncoder(p.BGV()).Decode(pt, out) }); err != nil {
-		return nil, fmt.Errorf("protocol: refresh decode: %w", err)
-	}
-	return out, nil
+	return decodeSlots(p, z.Level(), *z.Lattigo().MetaData, acc, "refresh decode")
 }
 
 // unmask is the refresh's output: the values z encoded at the top level with

@@ -452,17 +452,23 @@ func CombineSubset(p *fhe.Params, n int, ct *fhe.Ciphertext, set []transport.Mem
 	if scale.Sign() == 0 {
 		return nil, errors.New("protocol: Δ is a multiple of the plaintext modulus")
 	}
+	md := *ct.Lattigo().MetaData
+	md.Scale = rlwe.NewScaleModT(scale.Uint64(), tmod)
+	return decodeSlots(p, level, md, acc, "decode")
+}
+
+// decodeSlots decodes the slot values of a phase acc (NTT domain, at level)
+// under the plaintext metadata md, as Lattigo's BGV decoder does; what
+// names the step in an error.
+func decodeSlots(p *fhe.Params, level int, md rlwe.MetaData, acc ring.Poly, what string) ([]uint64, error) {
 	pt, err := rlwe.NewPlaintextAtLevelFromPoly(level, acc)
 	if err != nil {
 		return nil, err
 	}
-	md := *ct.Lattigo().MetaData
 	pt.MetaData = &md
-	pt.Scale = rlwe.NewScaleModT(scale.Uint64(), tmod)
-	ecd := bgv.NewEncoder(p.BGV())
 	out := make([]uint64, p.Slots())
-	if err := ecd.Decode(pt, out); err != nil {
-		return nil, fmt.Errorf("protocol: decode: %w", err)
+	if err := safe(what, func() error { return bgv.NewEncoder(p.BGV()).Decode(pt, out) }); err != nil {
+		return nil, fmt.Errorf("protocol: %s: %w", what, err)
 	}
 	return out, nil
 }
