@@ -60,6 +60,15 @@ type Config struct {
 	// CPUSource says what it measures (Result.Committee.CPUSource).
 	CommitteeCPU func() (time.Duration, error)
 	CPUSource    string
+	// Fault, if set, is injected once mid-batch, in its own goroutine: as
+	// soon as a request of phase 2 is on chain and FaultAfter verdicts are
+	// in while others are still missing (e.g. a committee member killed
+	// and restarted: Command's KillMember). It returns what it did, for the
+	// result; its error fails the run. The run still needs every verdict,
+	// each equal to its reference: a fault may delay requests, never lose
+	// or change one.
+	Fault      func(ctx context.Context) (string, error)
+	FaultAfter int
 	// Progress receives a line every ProgressEvery (default 2 s); nil: none.
 	Progress      io.Writer
 	ProgressEvery time.Duration
@@ -147,6 +156,8 @@ func (c *Config) defaults() error {
 		return fmt.Errorf("load: %d requests: want 1..%d", c.Requests, MaxRequests)
 	case c.InFlight < 1 || c.InFlight > MaxInFlight:
 		return fmt.Errorf("load: %d transactions in flight: want 1..%d", c.InFlight, MaxInFlight)
+	case c.FaultAfter < 0 || c.FaultAfter >= c.Requests && c.Fault != nil:
+		return fmt.Errorf("load: a fault after %d verdicts of %d requests would never be mid-batch", c.FaultAfter, c.Requests)
 	case c.Poll < time.Millisecond:
 		return fmt.Errorf("load: poll interval %s: want ≥ 1ms", c.Poll)
 	}
@@ -227,14 +238,19 @@ func (g *gen) measure(ctx context.Context, accts []*account) (*Result, error) {
 	t1 := time.Now()
 	cpu0, cpuErr := g.cpu()
 	g.paceStart = time.Now()
+	fault := g.injectFault(ctx, t0)
 	if err := g.perAccount(ctx, accts, g.sendEvaluates); err != nil {
 		return nil, fmt.Errorf("evaluate: %w", err)
 	}
 	waitErr := g.waitVerdicts(ctx)
 	cpu1, cpuErr1 := g.cpu()
 	t2 := time.Now()
+	faultNote, faultErr := fault()
 	if waitErr != nil {
-		return nil, waitErr
+		return nil, errors.Join(waitErr, faultErr)
+	}
+	if faultErr != nil {
+		return nil, fmt.Errorf("load: fault injection: %w", faultErr)
 	}
 	if err := g.readVerdicts(ctx); err != nil {
 		return nil, err
@@ -246,6 +262,7 @@ func (g *gen) measure(ctx context.Context, accts []*account) (*Result, error) {
 		g.committeeSize = int(c.Size)
 	}
 	res := g.result(t0, t1, t2)
+	res.Fault = faultNote
 	if cpuErr == nil && cpuErr1 == nil && g.cfg.CommitteeCPU != nil {
 		res.setCPU(g.cfg.CPUSource, cpu1-cpu0, t2.Sub(t1))
 	}
@@ -255,6 +272,49 @@ func (g *gen) measure(ctx context.Context, accts []*account) (*Result, error) {
 		return res, fmt.Errorf("load: %d of %d verdicts differ from the plaintext reference", res.Mismatches, res.Requests)
 	}
 	return res, nil
+}
+
+// injectFault runs Config.Fault once phase 2 is under way: a request is on
+// chain and Config.FaultAfter verdicts are in while others are missing. The
+// returned wait gives its note and error; a run that ends before the
+// fault fired (every verdict in at once) reports that it did not fire.
+func (g *gen) injectFault(ctx context.Context, t0 time.Time) (wait func() (string, error)) {
+	if g.cfg.Fault == nil {
+		return func() (string, error) { return "", nil }
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	var (
+		note string
+		err  error
+	)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(g.cfg.Poll)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				note = fmt.Sprintf("fault not injected: the batch ended before %d verdicts were in with others missing", g.cfg.FaultAfter)
+				return
+			case <-tick.C:
+			}
+			if e, v := g.w.counts(); e > 0 && v >= g.cfg.FaultAfter && v < len(g.reqs) {
+				break
+			}
+		}
+		at := time.Since(t0)
+		e, v := g.w.counts()
+		g.progressf("load: injecting the fault at %.1fs (%d requests on chain, %d of %d verdicts in)\n", at.Seconds(), e, v, len(g.reqs))
+		note, err = g.cfg.Fault(ctx)
+		note = fmt.Sprintf("%s (from %.1fs to %.1fs)", note, at.Seconds(), time.Since(t0).Seconds())
+		g.progressf("load: %s\n", note)
+	}()
+	return func() (string, error) {
+		cancel()
+		<-done
+		return note, err
+	}
 }
 
 func (g *gen) cpu() (time.Duration, error) {

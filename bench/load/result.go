@@ -105,7 +105,9 @@ type Result struct {
 	ParticipationUnknown int                   `json:"participation_unknown,omitempty"`
 	Capacity             Capacity              `json:"capacity"`
 	Bottleneck           string                `json:"bottleneck"` // chain gas, committee, or inputs (clients + committee API + RPC)
-	Why                  string                `json:"bottleneck_line"`
+	// Fault says what Config.Fault did mid-batch, and when ("" without one).
+	Fault string `json:"fault,omitempty"`
+	Why   string `json:"bottleneck_line"`
 
 	latMs []float64
 	gas   []StepGas
@@ -322,6 +324,9 @@ func (res *Result) Summary() string {
 	fmt.Fprintf(&b, "  verdicts          %.3g /s (%d verdict txs, %.1f verdicts each)\n", res.VerdictsPerS, res.VerdictTxs, res.ItemsPerTx)
 	if res.Rate > 0 {
 		fmt.Fprintf(&b, "  paced             %.3g requests/s for %.0f s\n", res.Rate, res.DurationS)
+	}
+	if res.Fault != "" {
+		fmt.Fprintf(&b, "  fault             %s\n", res.Fault)
 	}
 	fmt.Fprintf(&b, "  latency           p50 %.0f ms  p95 %.0f ms  p99 %.0f ms  max %.0f ms (evaluate → verdictOf)\n",
 		res.Latency.P50, res.Latency.P95, res.Latency.P99, res.Latency.Max)

@@ -270,6 +270,14 @@ func (w *watcher) missing(ids [][32]byte) int {
 	return n
 }
 
+// counts is how many evaluation requests and verdicts the watcher has
+// seen since the run started.
+func (w *watcher) counts() (evals, verdicts int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.evals), len(w.verdicts)
+}
+
 func (w *watcher) verdictOf(id [32]byte) (sighting, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()

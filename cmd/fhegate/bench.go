@@ -243,10 +243,16 @@ committee CPU per verdict and the bottleneck: the stage with the lowest capacity
 Without --rpc it starts an in-process devnet (the code path of fhegate devnet, JSON-RPC on a free
 loopback port, in-process MPC committee); committee CPU is then this process's CPU over phase 2
 (committee + chain + the clients' polling). With --rpc, --committee-pid gives the committee
-processes whose CPU (/proc/<pid>/stat) is measured.`,
+processes whose CPU (/proc/<pid>/stat) is measured.
+
+--kill-member injects a fault where users run: once a request is on chain and --kill-after verdicts
+are in (others still missing), that in-process member is killed abruptly (transport, serve loop and client API gone mid-round; its store stays on disk) and
+restarted on its store --kill-for later. The run passes only if every request is still answered with
+its reference verdict; the fault and its times are in the summary and the JSON ("fault").`,
 		Example: `  fhegate bench load --accounts 4 --requests 16
   fhegate bench load --policy allowlist --accounts 4 --requests 64 --json docs/results/load-allowlist.json
   fhegate bench load --policy kyc_aml --accounts 8 --inputs vector --rate 1 --duration 2m
+  fhegate bench load --policy allowlist --accounts 4 --requests 32 --kill-member 3 --kill-for 20s
   fhegate bench load --rpc http://127.0.0.1:8545 --committee-api http://127.0.0.1:40123 --accounts 8 --requests 64`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -272,6 +278,10 @@ processes whose CPU (/proc/<pid>/stat) is measured.`,
 	f.StringVar(&o.committeePre, "committee-preset", config.DefaultPreset, "in-process devnet: the committee's preset")
 	f.IntVar(&o.committeeN, "committee-n", 3, "in-process devnet: committee size")
 	f.IntVar(&o.committeeT, "committee-t", 2, "in-process devnet: committee threshold")
+	f.Uint32Var(&o.c.KillMember, "kill-member", 0, "in-process devnet: kill this committee member mid-batch (once a request is on chain and --kill-after "+
+		"verdicts are in) and restart it on its store after --kill-for; the run still needs every verdict, correct")
+	f.IntVar(&o.c.Config.FaultAfter, "kill-after", 0, "with --kill-member: verdicts in before the kill (fewer than --requests)")
+	f.DurationVar(&o.c.KillFor, "kill-for", 0, fmt.Sprintf("how long the member killed by --kill-member stays down (default %s)", load.DefaultKillFor))
 	return cmd
 }
 
@@ -288,7 +298,7 @@ func runBenchLoad(ctx context.Context, log *zap.Logger, out io.Writer, o benchLo
 		if err != nil {
 			return nil, err
 		}
-		return &load.Devnet{RPC: d.chain.URL(), CommitteeAPI: d.committeeAPI, Note: d.committeeNote, Close: d.close}, nil
+		return &load.Devnet{RPC: d.chain.URL(), CommitteeAPI: d.committeeAPI, Note: d.committeeNote, Close: d.close, Bounce: d.bounce}, nil
 	}
 	return c.Run(ctx)
 }

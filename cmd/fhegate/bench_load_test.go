@@ -46,6 +46,33 @@ func TestBenchLoadInProcessDevnet(t *testing.T) {
 	require.Contains(t, out.String(), "0 mismatches")
 }
 
+// A committee member killed mid-batch on the devnet and restarted on its
+// store (`fhegate bench load --kill-member`): with n=3, t=2 every refresh
+// needs all three members (protocol.CheckedMembers), so the batch stalls
+// while member 3 is down and must be finished after it is back — every
+// request answered, with its reference verdict, once (FHEVerdict refuses a
+// second verdict for a request). Member 3's serve loop and client API come
+// back (the run reads participation from the verdicts' signer bitmaps).
+func TestBenchLoadKillsAMemberMidBatch(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	defer cancel()
+	out := &lockedBuffer{}
+	jsonPath := filepath.Join(t.TempDir(), "load.json")
+	o := benchLoadFlags{committeePre: "bgv-n13-t65537", committeeN: 3, committeeT: 2}
+	o.c = load.Command{JSONPath: jsonPath, KillMember: 3, KillFor: 5 * time.Second,
+		Config: load.Config{Accounts: 2, Requests: 8, Policy: "allowlist", Seed: 11, InFlight: 4}}
+	require.NoError(t, runBenchLoad(ctx, zaptest.NewLogger(t), out, o), out.String())
+	b, err := os.ReadFile(jsonPath)
+	require.NoError(t, err)
+	var res load.Result
+	require.NoError(t, json.Unmarshal(b, &res))
+	require.Equal(t, 8, res.Requests)
+	require.Zero(t, res.Mismatches)
+	require.Contains(t, res.Fault, "committee member 3 killed, restarted 5s later", out.String())
+	require.Contains(t, out.String(), "load: injecting the fault")
+	require.Len(t, res.Participation, 3)
+}
+
 func TestBenchLoadRejectsBadFlags(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -58,6 +85,9 @@ func TestBenchLoadRejectsBadFlags(t *testing.T) {
 		{"rpc without api", benchLoadFlags{c: load.Command{Config: load.Config{RPC: "http://127.0.0.1:1"}}}, "--committee-api", exitUsage},
 		{"bad accounts", benchLoadFlags{c: load.Command{Config: load.Config{RPC: "http://127.0.0.1:1", CommitteeAPI: "http://127.0.0.1:2", Requests: 1}}}, "accounts", exitError},
 		{"rate without duration", benchLoadFlags{c: load.Command{Config: load.Config{RPC: "http://127.0.0.1:1", CommitteeAPI: "http://127.0.0.1:2", Accounts: 1, Rate: 2}}}, "positive duration", exitError},
+		{"kill with rpc", benchLoadFlags{c: load.Command{KillMember: 3, Config: load.Config{RPC: "http://127.0.0.1:1", CommitteeAPI: "http://127.0.0.1:2"}}}, "--kill-member needs the in-process devnet", exitUsage},
+		{"kill-for alone", benchLoadFlags{c: load.Command{KillFor: time.Second}}, "need --kill-member", exitUsage},
+		{"kill-after alone", benchLoadFlags{c: load.Command{Config: load.Config{FaultAfter: 2}}}, "need --kill-member", exitUsage},
 		{"bad inputs mode", benchLoadFlags{c: load.Command{Config: load.Config{RPC: "http://127.0.0.1:1", CommitteeAPI: "http://127.0.0.1:2", Accounts: 1, Requests: 1, Inputs: "bogus"}}}, `inputs mode "bogus"`, exitError},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -11,12 +11,14 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ava-labs/libevm/common/hexutil"
 	"github.com/ava-labs/libevm/crypto"
 	"go.uber.org/zap"
 
+	"github.com/fhegate/fhegate/consensus"
 	"github.com/fhegate/fhegate/consensus/apiserver"
 	"github.com/fhegate/fhegate/consensus/chain"
 	"github.com/fhegate/fhegate/consensus/circuit"
@@ -31,6 +33,17 @@ type devCommittee struct {
 	circuits *circuit.PolicyCircuits
 	dir      string
 	resumed  bool
+
+	joins chan *consensus.Member // restarted members for chain.Serve (Bounce)
+	mu    sync.Mutex             // guards apis
+	apis  map[uint32]*memberAPI  // each live member's client API server
+}
+
+// memberAPI is one member's client API server and the address it keeps
+// across a restart of the member (Bounce).
+type memberAPI struct {
+	srv  *http.Server
+	addr string
 }
 
 // newLocalDevCommittee starts the devnet's in-process committee under
@@ -76,7 +89,8 @@ func newLocalDevCommittee(ctx context.Context, log *zap.Logger, o devnetOptions,
 			zap.Int("n", len(lc.Config.Members)), zap.Int("t", lc.Config.Threshold))
 	}
 	log.Info("committee: keys ready", zap.String("preset", ps.Name), zap.String("publicKey", filepath.Join(cdir, "committee.pk")))
-	return &devCommittee{log: log, lc: lc, circuits: pc, dir: cdir, resumed: resumed}, nil
+	return &devCommittee{log: log, lc: lc, circuits: pc, dir: cdir, resumed: resumed,
+		joins: make(chan *consensus.Member), apis: map[uint32]*memberAPI{}}, nil
 }
 
 // Describe implements DevCommittee.
@@ -148,7 +162,7 @@ func (d *devCommittee) Serve(ctx context.Context, rpcURL string, chainID *big.In
 		d.log.Info("member APIs (fhegate decrypt --handle --committee-api)", zap.String("urls", strings.Join(apis, ",")))
 		return nil
 	}
-	err = chain.Serve(ctx, chain.ServeConfig{Members: d.lc.Live(), Ready: ready,
+	err = chain.Serve(ctx, chain.ServeConfig{Members: d.lc.Live(), Ready: ready, Joins: d.joins,
 		Config: chain.Config{URL: rpcURL, ChainID: chainID, Key: key, Log: d.log.Named("chain")}})
 	if err != nil && !errors.Is(err, context.Canceled) {
 		return err
@@ -169,27 +183,20 @@ func (d *devCommittee) startAPIs(ctx context.Context, ad *chain.Adapter) (apis [
 	} else {
 		d.log.Info("committee key bound on chain", zap.Uint64("epoch", d.lc.Config.Epoch), zap.String("pkDigest", fmt.Sprintf("%x", pkd)))
 	}
-	var srvs []*http.Server
 	stop = func() {
-		for _, s := range srvs {
-			_ = s.Close()
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		for id, a := range d.apis {
+			_ = a.srv.Close()
+			delete(d.apis, id)
 		}
 	}
 	for _, m := range d.lc.Live() {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		addr, err := d.serveAPI(m, "127.0.0.1:0")
 		if err != nil {
 			return apis, stop, err
 		}
-		// Development API: no token, no quota, loopback only
-		// (DevAPIOptions; NewAPIServer refuses it on any other address).
-		srv, err := apiserver.NewAPIServer(m, ln.Addr().String(), apiserver.DevAPIOptions())
-		if err != nil {
-			ln.Close()
-			return apis, stop, err
-		}
-		go func() { _ = apiserver.ServeAPI(srv, ln) }()
-		srvs = append(srvs, srv)
-		apis = append(apis, "http://"+ln.Addr().String())
+		apis = append(apis, "http://"+addr)
 	}
 	if len(apis) == 0 {
 		return apis, stop, errors.New("committee: no member is up")
@@ -198,6 +205,70 @@ func (d *devCommittee) startAPIs(ctx context.Context, ad *chain.Adapter) (apis [
 	d.log.Info("committee API (fhegate encrypt --submit)", zap.String("url", apis[0]))
 	_ = os.WriteFile(filepath.Join(d.dir, "apis.addr"), []byte(strings.Join(apis, ",")+"\n"), 0o644)
 	return apis, stop, nil
+}
+
+// serveAPI serves member m's development client API (DevAPIOptions: no
+// token, no quota; NewAPIServer refuses it on anything but loopback) on
+// addr and returns the address it listens on.
+func (d *devCommittee) serveAPI(m *consensus.Member, addr string) (string, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return "", err
+	}
+	srv, err := apiserver.NewAPIServer(m, ln.Addr().String(), apiserver.DevAPIOptions())
+	if err != nil {
+		ln.Close()
+		return "", err
+	}
+	go func() { _ = apiserver.ServeAPI(srv, ln) }()
+	d.mu.Lock()
+	d.apis[uint32(m.ID())] = &memberAPI{srv: srv, addr: ln.Addr().String()}
+	d.mu.Unlock()
+	return ln.Addr().String(), nil
+}
+
+// Bounce kills member id abruptly — its transport and serve loop stop
+// mid-round, its client API goes away, its store stays on disk — waits
+// down, and starts it again on its store, keys and address: the fault a
+// validator's crash and restart is. The restarted member resumes its
+// request cursor, rejoins the serve loop (chain.ServeConfig.Joins) and its
+// client API comes back on the same address. Serve must be running.
+func (d *devCommittee) Bounce(ctx context.Context, id uint32, down time.Duration) error {
+	if id < 1 || int(id) > len(d.lc.Config.Members) {
+		return fmt.Errorf("committee has members 1..%d, not %d", len(d.lc.Config.Members), id)
+	}
+	if d.lc.Member(id) == nil {
+		return fmt.Errorf("member %d is not running", id)
+	}
+	d.mu.Lock()
+	api := d.apis[id]
+	d.mu.Unlock()
+	if api != nil {
+		_ = api.srv.Close()
+	}
+	d.lc.Kill(id)
+	d.log.Warn("fault injection: member killed", zap.Uint32("member", id), zap.Duration("down", down))
+	select {
+	case <-time.After(down):
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	if err := d.lc.Restart(id); err != nil {
+		return fmt.Errorf("restart member %d: %w", id, err)
+	}
+	m := d.lc.Member(id)
+	select {
+	case d.joins <- m:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	if api != nil {
+		if _, err := d.serveAPI(m, api.addr); err != nil {
+			return fmt.Errorf("member %d's client API on %s: %w", id, api.addr, err)
+		}
+	}
+	d.log.Warn("fault injection: member restarted", zap.Uint32("member", id))
+	return nil
 }
 
 // Close implements DevCommittee.

@@ -161,6 +161,9 @@ type devnet struct {
 	committeeAPI, committeeNote string
 	dataDir                     string
 	close                       func() // stops the committee, then the chain; removes a temporary data directory
+	// bounce kills an in-process committee member and restarts it after
+	// down (devCommittee.Bounce); nil without an in-process committee.
+	bounce func(ctx context.Context, member uint32, down time.Duration) error
 }
 
 // startDevnet starts the devnet's committee and chain; the committee serves
@@ -217,6 +220,11 @@ func startDevnet(ctx context.Context, log *zap.Logger, o devnetOptions) (*devnet
 	})
 	if committee != nil {
 		d.serveCommittee(ctx, log, committee, &cleanup)
+		if b, ok := committee.(interface {
+			Bounce(context.Context, uint32, time.Duration) error
+		}); ok {
+			d.bounce = b.Bounce
+		}
 	}
 	return d, nil
 }

@@ -3,6 +3,7 @@ package chain
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 
 	"go.uber.org/zap"
@@ -22,6 +23,13 @@ type ServeConfig struct {
 	// are compiled and before the members serve (the devnet binds its key
 	// and starts its members' client APIs there).
 	Ready func(ctx context.Context, ad *Adapter) error
+	// Joins, if set, delivers members that start while Serve runs — a
+	// member of an in-process committee killed and brought back on its
+	// store (the devnet's fault injection, `fhegate bench load
+	// --kill-member`). Each is wired as the first ones are (ACL, policies
+	// registered from then on) and served until ctx ends; it replaces the
+	// member of the same id in the policy fan-out.
+	Joins <-chan *consensus.Member
 }
 
 // Serve is a serving member's whole wiring to a chain: it dials the chain,
@@ -38,8 +46,9 @@ func Serve(ctx context.Context, c ServeConfig) error {
 	if log == nil {
 		log = zap.NewNop()
 	}
+	members := newMemberSet(c.Members)
 	c.OnPolicy = func(id [32]byte, spec []byte) {
-		for _, m := range c.Members {
+		for _, m := range members.all() {
 			if err := m.RegisterPolicy(id, spec); err != nil {
 				log.Warn("policy not compiled for the committee; its requests will be answered unevaluable",
 					zap.Uint32("member", uint32(m.ID())), zap.Error(err))
@@ -64,11 +73,70 @@ func Serve(ctx context.Context, c ServeConfig) error {
 			return err
 		}
 	}
-	errs := make([]error, len(c.Members))
-	var wg sync.WaitGroup
-	for i, m := range c.Members {
-		wg.Go(func() { errs[i] = m.Run(ctx, ad) })
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		errs []error
+	)
+	run := func(m *consensus.Member) {
+		wg.Go(func() {
+			if err := m.Run(ctx, ad); err != nil {
+				mu.Lock()
+				errs = append(errs, fmt.Errorf("member %d: %w", m.ID(), err))
+				mu.Unlock()
+			}
+		})
+	}
+	for _, m := range c.Members {
+		run(m)
+	}
+	if c.Joins != nil {
+		wg.Go(func() {
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case m, ok := <-c.Joins:
+					if !ok {
+						return
+					}
+					m.SetACL(ad)
+					members.put(m)
+					log.Info("member joined the serve loop", zap.Uint32("member", uint32(m.ID())))
+					run(m)
+				}
+			}
+		})
 	}
 	wg.Wait()
 	return errors.Join(errs...)
+}
+
+// memberSet is the members Serve runs, by id: a member that joins
+// replaces the one of its id (killed, so no longer served).
+type memberSet struct {
+	mu sync.Mutex
+	ms []*consensus.Member
+}
+
+func newMemberSet(ms []*consensus.Member) *memberSet {
+	return &memberSet{ms: append([]*consensus.Member(nil), ms...)}
+}
+
+func (s *memberSet) all() []*consensus.Member {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]*consensus.Member(nil), s.ms...)
+}
+
+func (s *memberSet) put(m *consensus.Member) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, old := range s.ms {
+		if old.ID() == m.ID() {
+			s.ms[i] = m
+			return
+		}
+	}
+	s.ms = append(s.ms, m)
 }

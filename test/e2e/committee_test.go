@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -44,7 +45,9 @@ func fhegateCLI(t *testing.T) string {
 // `fhegate committee serve` processes.
 type committeeProcs struct {
 	cli, dir string
+	mu       sync.Mutex // procs: bounce replaces one while the load reads their CPU
 	procs    []*exec.Cmd
+	args     [][]string
 	logs     []string
 }
 
@@ -133,13 +136,10 @@ func (c *committeeProcs) serve(t *testing.T, ctx context.Context, rpcURL string)
 			args = append(args, "--api", api)
 		}
 		logPath := filepath.Join(c.dir, fmt.Sprintf("member-%d.log", i))
-		f, err := os.Create(logPath)
+		cmd, err := c.start(args, logPath)
 		require.NoError(t, err)
-		cmd := exec.Command(c.cli, args...)
-		cmd.Stdout, cmd.Stderr = f, f
-		require.NoError(t, cmd.Start())
-		f.Close()
 		c.procs = append(c.procs, cmd)
+		c.args = append(c.args, args)
 		c.logs = append(c.logs, logPath)
 	}
 	t.Cleanup(c.stop)
@@ -163,9 +163,60 @@ func (c *committeeProcs) serve(t *testing.T, ctx context.Context, rpcURL string)
 	return url
 }
 
+// start runs `fhegate args…` with its output appended to logPath.
+func (c *committeeProcs) start(args []string, logPath string) (*exec.Cmd, error) {
+	f, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	cmd := exec.Command(c.cli, args...)
+	cmd.Stdout, cmd.Stderr = f, f
+	return cmd, cmd.Start()
+}
+
+// bounce kills member id's process (SIGKILL: no clean shutdown, mid-round)
+// and starts it again with the same arguments after down: a validator's
+// crash and restart. It returns what it did.
+func (c *committeeProcs) bounce(ctx context.Context, id int, down time.Duration) (string, error) {
+	c.mu.Lock()
+	p := c.procs[id-1]
+	c.mu.Unlock()
+	if err := p.Process.Kill(); err != nil {
+		return "", fmt.Errorf("kill member %d: %w", id, err)
+	}
+	_ = p.Wait()
+	select {
+	case <-time.After(down):
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+	cmd, err := c.start(c.args[id-1], c.logs[id-1])
+	if err != nil {
+		return "", fmt.Errorf("restart member %d: %w", id, err)
+	}
+	c.mu.Lock()
+	c.procs[id-1] = cmd
+	c.mu.Unlock()
+	return fmt.Sprintf("committee member %d's process killed (SIGKILL), restarted %s later", id, down), nil
+}
+
+// pids are the member processes now running.
+func (c *committeeProcs) pids() []int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]int, len(c.procs))
+	for i, p := range c.procs {
+		out[i] = p.Process.Pid
+	}
+	return out
+}
+
 // stop sends SIGTERM to the members this test started and waits for them
 // (SIGKILL after 20 s).
 func (c *committeeProcs) stop() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	for _, p := range c.procs {
 		_ = p.Process.Signal(syscall.SIGTERM)
 	}

@@ -23,6 +23,11 @@ import (
 const (
 	loadAccounts = 4
 	loadRequests = 64
+	// Member 3's process is killed as soon as the batch is on chain and
+	// restarted 10 s later: with n=3, t=2 every refresh needs all three
+	// members, so the batch waits for it and is finished after it is back.
+	loadKillMember = 3
+	loadKillFor    = 10 * time.Second
 )
 
 // runLoadBatch sends a batch of ≥ 64 requests from several accounts against
@@ -33,6 +38,9 @@ const (
 // The inputs reach the chain under input roots (load.InputsRooted:
 // uploads with "rooted": true, FHEPolicy.evaluateRooted), so the real node
 // runs the root's one pairing and every other request's path.
+//
+// Fault covered: a member process killed (SIGKILL) mid-batch and restarted
+// on its data directory; every request must still be answered, correctly.
 //
 // Attack covered: a committee that answers some requests wrongly, or not at
 // all, under load (concurrent requests from several accounts, verdicts for
@@ -49,14 +57,15 @@ func runLoadBatch(t *testing.T, ctx context.Context, rpcURL, api string, members
 		require.NoError(t, err, "FHEGATE_E2E_LOAD_REQUESTS")
 		requests = n
 	}
-	pids := make([]int, len(members.procs))
-	for i, p := range members.procs {
-		pids[i] = p.Process.Pid
-	}
 	start := time.Now()
 	res, err := load.Run(ctx, load.Config{RPC: rpcURL, CommitteeAPI: api, Accounts: loadAccounts, Requests: requests,
 		Policy: policy, Seed: 64, Timeout: 10 * time.Minute, Progress: testWriter{t}, Inputs: load.InputsRooted,
-		CommitteeCPU: load.ProcessCPU(pids), CPUSource: "/proc CPU of the committee serve processes"})
+		// the member process killed mid-batch takes the CPU it spent before the kill with it
+		CommitteeCPU: func() (time.Duration, error) { return load.ProcessCPU(members.pids())() },
+		CPUSource:    "/proc CPU of the committee serve processes running at the time",
+		Fault: func(ctx context.Context) (string, error) {
+			return members.bounce(ctx, loadKillMember, loadKillFor)
+		}})
 	if err != nil {
 		t.Logf("committee logs:\n%s", members.logTail())
 	}
@@ -75,6 +84,7 @@ func runLoadBatch(t *testing.T, ctx context.Context, rpcURL, api string, members
 	require.Positive(t, res.GasPerRequest.Evaluate)
 	require.Positive(t, res.GasPerRequest.Verdict)
 	require.Positive(t, res.Committee.CPUPerVerdictMs, "committee CPU measured")
+	require.Contains(t, res.Fault, "killed (SIGKILL), restarted", "the member was killed mid-batch")
 }
 
 // testWriter sends progress lines to the test log.
