@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/fhegate/fhegate/bls"
 	"github.com/fhegate/fhegate/fhe"
@@ -131,25 +132,9 @@ func uploadInputs(ctx context.Context, api, token string, owner [20]byte, ups []
 	if err != nil {
 		return nil, err
 	}
-	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(api, "/")+"/v1/inputs", bytes.NewReader(body))
+	rb, err := postUpload(ctx, strings.TrimRight(api, "/")+"/v1/inputs", token, body)
 	if err != nil {
 		return nil, err
-	}
-	hr.Header.Set("Content-Type", "application/json")
-	if token != "" {
-		hr.Header.Set("Authorization", "Bearer "+token)
-	}
-	resp, err := http.DefaultClient.Do(hr)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	rb, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("committee refused the upload (%s): %s", resp.Status, strings.TrimSpace(string(rb)))
 	}
 	var aj AttestationJSON
 	if err := json.Unmarshal(rb, &aj); err != nil {
@@ -163,6 +148,85 @@ func uploadInputs(ctx context.Context, api, token string, owner [20]byte, ups []
 		return nil, fmt.Errorf("committee attested another set (owner %x, %d items) than the one uploaded", att.Owner, len(att.Items))
 	}
 	return att, nil
+}
+
+// Upload retries. An upload is idempotent — its handles are hashes of the
+// canonical ciphertext bytes and a member stores a ciphertext once — so a
+// try that got no answer (the connection closed or reset before one: a
+// member's read timeout on a starved host, a restart) or a 503 (the member
+// is busy) or 429 (the owner's quota, with Retry-After) is sent again, at
+// most uploadTries times in all, uploadBackoff·2^k apart (Retry-After
+// instead when the member gives one, at most maxRetryAfter). Any other
+// answer is final.
+const (
+	uploadTries   = 4
+	uploadBackoff = time.Second
+	maxRetryAfter = 30 * time.Second
+)
+
+// postUpload posts an upload body and returns the body of its 200 answer.
+func postUpload(ctx context.Context, url, token string, body []byte) ([]byte, error) {
+	var last error
+	for try := 0; try < uploadTries; try++ {
+		if try > 0 {
+			wait := uploadBackoff << (try - 1)
+			var ra *retryAfterError
+			if errors.As(last, &ra) && ra.wait > 0 {
+				wait = min(ra.wait, maxRetryAfter)
+			}
+			select {
+			case <-time.After(wait):
+			case <-ctx.Done():
+				return nil, fmt.Errorf("%w (after: %w)", ctx.Err(), last)
+			}
+		}
+		rb, again, err := postUploadOnce(ctx, url, token, body)
+		if err == nil || !again || ctx.Err() != nil {
+			return rb, err
+		}
+		last = err
+	}
+	return nil, fmt.Errorf("%w (%d tries)", last, uploadTries)
+}
+
+// retryAfterError is a 503 or 429 answer, with the wait it asked for.
+type retryAfterError struct {
+	msg  string
+	wait time.Duration
+}
+
+func (e *retryAfterError) Error() string { return e.msg }
+
+// postUploadOnce is one try of postUpload; again reports whether a later
+// try may succeed.
+func postUploadOnce(ctx context.Context, url, token string, body []byte) (rb []byte, again bool, err error) {
+	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return nil, false, err
+	}
+	hr.Header.Set("Content-Type", "application/json")
+	if token != "" {
+		hr.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(hr)
+	if err != nil {
+		return nil, true, err // no answer: the upload may be sent again
+	}
+	defer resp.Body.Close()
+	if rb, err = io.ReadAll(io.LimitReader(resp.Body, 1<<20)); err != nil {
+		return nil, true, err
+	}
+	switch resp.StatusCode {
+	case http.StatusOK:
+		return rb, false, nil
+	case http.StatusServiceUnavailable, http.StatusTooManyRequests:
+		e := &retryAfterError{msg: fmt.Sprintf("committee refused the upload (%s): %s", resp.Status, strings.TrimSpace(string(rb)))}
+		if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && s > 0 {
+			e.wait = time.Duration(s) * time.Second
+		}
+		return nil, true, e
+	}
+	return nil, false, fmt.Errorf("committee refused the upload (%s): %s", resp.Status, strings.TrimSpace(string(rb)))
 }
 
 // Attestation decodes the JSON form (lengths checked).
