@@ -11,6 +11,7 @@
 #                                               private read of docs/private-reads.md, from JavaScript)
 #   fhegate decrypt --handle (private read)     TestDecryptPrivateRead (cmd/fhegate, in go test ./...)
 #   fhegate bench load                          TestBenchLoadInProcessDevnet (cmd/fhegate)
+#   fhegate bench load --kill-member            TestBenchLoadKillsAMemberMidBatch (cmd/fhegate)
 #   fhegate plugin install; committee serve     test/e2e/run.sh (real node, committee as processes)
 #   fhegate committee keygen/assemble/dkg/serve/status, committee rotate sign-key/bind-key/switch
 #                                               TestCommitteeKeygenAssembleDKGServe, TestCommitteeRotateCLI

@@ -179,6 +179,9 @@ function decimal(v: Value, what: string): string {
 
 const yieldToEventLoop = () => new Promise<void>((r) => setTimeout(r, 0));
 
+/** Tries of one upload (Committee.upload): the first and up to three resends. */
+export const UPLOAD_TRIES = 4;
+
 /** keccak256 of bytes, 0x-hex (a ciphertext's handle, a proof's digest). */
 export async function handleOf(b: Uint8Array): Promise<string> {
   return ok((await init()).handleOf(b));
@@ -372,9 +375,7 @@ export class Committee {
     const body = await uploadBody(owner, inputs, !!opts.rooted);
     const headers: Record<string, string> = { "Content-Type": "application/json" };
     if (this.token) headers.Authorization = `Bearer ${this.token}`;
-    const resp = await this.fetch(`${this.api}/v1/inputs`, { method: "POST", headers, body });
-    const text = await resp.text();
-    if (!resp.ok) throw new Error(`committee refused the upload (${resp.status}): ${text.trim()}`);
+    const text = await this.postUpload(body, headers);
     const a = JSON.parse(text) as Attestation;
     const same = (x: string, y: string) => x.toLowerCase() === y.toLowerCase();
     if (
@@ -387,6 +388,39 @@ export class Committee {
       throw new Error("committee attested another set than the one uploaded");
     }
     return a;
+  }
+
+  /**
+   * Posts an upload body and returns the text of its 200 answer. An upload
+   * is idempotent (its handles hash the canonical ciphertext bytes and a
+   * member stores a ciphertext once), so a try that got no answer (fetch
+   * threw: the connection closed or reset — a member's read timeout on a
+   * starved host, a restart) or a 503 (member busy) or 429 (the owner's
+   * quota) is sent again, at most UPLOAD_TRIES times in all, 1 s · 2^k apart
+   * (the answer's Retry-After instead, at most 30 s), as the Go client does
+   * (consensus/api). Any other answer is final.
+   */
+  private async postUpload(body: string, headers: Record<string, string>): Promise<string> {
+    let last = "";
+    for (let attempt = 0, wait = 0; attempt < UPLOAD_TRIES; attempt++) {
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      wait = 1000 * 2 ** attempt;
+      let resp: Response;
+      try {
+        resp = await this.fetch(`${this.api}/v1/inputs`, { method: "POST", headers, body });
+      } catch (e) {
+        last = `no answer: ${e instanceof Error ? e.message : String(e)}`;
+        continue;
+      }
+      const text = await resp.text();
+      if (resp.ok) return text;
+      const refused = `committee refused the upload (${resp.status}): ${text.trim()}`;
+      if (resp.status !== 503 && resp.status !== 429) throw new Error(refused);
+      last = refused;
+      const after = Number(resp.headers.get("Retry-After") ?? "");
+      if (Number.isFinite(after) && after >= 0 && resp.headers.has("Retry-After")) wait = Math.min(after, 30) * 1000;
+    }
+    throw new Error(`upload failed after ${UPLOAD_TRIES} tries: ${last}`);
   }
 
   /** encrypt, prove and upload: the attestation of owner's values. */
