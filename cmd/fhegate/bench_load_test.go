@@ -19,19 +19,7 @@ import (
 // every verdict checked against the plaintext reference, the JSON result
 // written.
 func TestBenchLoadInProcessDevnet(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	out := &lockedBuffer{}
-	jsonPath := filepath.Join(t.TempDir(), "load.json")
-	o := benchLoadFlags{committeePre: "bgv-n13-t65537", committeeN: 3, committeeT: 2}
-	o.c = load.Command{JSONPath: jsonPath, Config: load.Config{Accounts: 2, Requests: 8, Policy: "allowlist", Seed: 7, InFlight: 4}}
-	require.NoError(t, runBenchLoad(ctx, zaptest.NewLogger(t), out, o), out.String())
-	b, err := os.ReadFile(jsonPath)
-	require.NoError(t, err)
-	var res load.Result
-	require.NoError(t, json.Unmarshal(b, &res))
-	require.Equal(t, 8, res.Requests)
-	require.Zero(t, res.Mismatches)
+	res, out := runDevnetLoad(t, 5*time.Minute, load.Command{Config: load.Config{Seed: 7}})
 	// the default input path: uploads under committee-signed input roots,
 	// FHEPolicy.evaluateRooted, no registration transaction
 	require.Zero(t, res.GasPerRequest.Register)
@@ -42,8 +30,8 @@ func TestBenchLoadInProcessDevnet(t *testing.T) {
 	require.Positive(t, res.VerdictTxs)
 	require.NotEmpty(t, res.Bottleneck)
 	require.Contains(t, res.Committee.CPUSource, "in-process devnet")
-	require.Contains(t, out.String(), "8 requests from 2 accounts")
-	require.Contains(t, out.String(), "0 mismatches")
+	require.Contains(t, out, "8 requests from 2 accounts")
+	require.Contains(t, out, "0 mismatches")
 }
 
 // A committee member killed mid-batch on the devnet and restarted on its
@@ -54,23 +42,31 @@ func TestBenchLoadInProcessDevnet(t *testing.T) {
 // second verdict for a request). Member 3's serve loop and client API come
 // back (the run reads participation from the verdicts' signer bitmaps).
 func TestBenchLoadKillsAMemberMidBatch(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	res, out := runDevnetLoad(t, 8*time.Minute, load.Command{KillMember: 3, KillFor: 5 * time.Second, Config: load.Config{Seed: 11}})
+	require.Contains(t, res.Fault, "committee member 3 killed, restarted 5s later", out)
+	require.Contains(t, out, "load: injecting the fault")
+	require.Len(t, res.Participation, 3)
+}
+
+// runDevnetLoad runs c — 8 allowlist requests from 2 accounts, 4 in
+// flight — against an in-process devnet (BGVN13 keeps the DKG short),
+// requires every verdict to equal its reference, and returns the JSON
+// result and the progress output.
+func runDevnetLoad(t *testing.T, timeout time.Duration, c load.Command) (load.Result, string) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	out := &lockedBuffer{}
-	jsonPath := filepath.Join(t.TempDir(), "load.json")
-	o := benchLoadFlags{committeePre: "bgv-n13-t65537", committeeN: 3, committeeT: 2}
-	o.c = load.Command{JSONPath: jsonPath, KillMember: 3, KillFor: 5 * time.Second,
-		Config: load.Config{Accounts: 2, Requests: 8, Policy: "allowlist", Seed: 11, InFlight: 4}}
+	c.JSONPath = filepath.Join(t.TempDir(), "load.json")
+	c.Config.Accounts, c.Config.Requests, c.Config.Policy, c.Config.InFlight = 2, 8, "allowlist", 4
+	o := benchLoadFlags{committeePre: "bgv-n13-t65537", committeeN: 3, committeeT: 2, c: c}
 	require.NoError(t, runBenchLoad(ctx, zaptest.NewLogger(t), out, o), out.String())
-	b, err := os.ReadFile(jsonPath)
+	b, err := os.ReadFile(c.JSONPath)
 	require.NoError(t, err)
 	var res load.Result
 	require.NoError(t, json.Unmarshal(b, &res))
 	require.Equal(t, 8, res.Requests)
 	require.Zero(t, res.Mismatches)
-	require.Contains(t, res.Fault, "committee member 3 killed, restarted 5s later", out.String())
-	require.Contains(t, out.String(), "load: injecting the fault")
-	require.Len(t, res.Participation, 3)
+	return res, out.String()
 }
 
 func TestBenchLoadRejectsBadFlags(t *testing.T) {
