@@ -148,8 +148,12 @@
 // u 1 vs N·2^20 = 2^33, e 19 vs 2^37, m 2^16 vs 2^49; bgv-n14-t65537 (r = 9,
 // k = [20 24 24 36]): u 1 vs 2^35, e 19 vs 2^39, m 2^16 vs 2^51, all far
 // below Q. What the committee may assume of an accepted input is the
-// relaxed relation for 2·ĉ. With e_pk = pk0 + pk1·s (‖e_pk‖∞ ≤
-// members·βe, the sum of the members' key errors) and ĉ = P·ct + [ρ]_P,
+// relaxed relation for 2·ĉ. With e_pk = pk0 + pk1·s (the sum of the
+// members' key errors: ‖e_pk‖∞ ≤ members·βe for honest shares, and
+// members·N·Z_e for shares at the bound their shortness proof admits,
+// "Public-key shares" in keyshare.go, which AcceptedNoiseBits now
+// assumes: 2^41.0 on BGVN13 for 16 members, BGVN14 unchanged) and
+// ĉ = P·ct + [ρ]_P,
 // dividing it by P·t gives
 //
 //	2·(ct0 + ct1·s) = t^{-1}·w′_m + (w′_e0 + w′_u·e_pk + s·w′_e1 − 2·([ρ0]_P + [ρ1]_P·s))/P   (mod Q)
@@ -161,7 +165,8 @@
 // up to N·2Z_m, and its multiples of t are noise. AcceptedNoiseBits
 // (noise.go) computes this bound from the parameters and the committee
 // size: 2^33.0 on BGVN13 (1 or 16 members) and 2^35.0 on BGVN14 (16
-// members), against 2^20.1 / 2^21.1 claimed for version 2 (a bound on
+// members) when ‖e_pk‖∞ ≤ members·βe, against 2^20.1 / 2^21.1 claimed for
+// version 2 (a bound on
 // c̄·ct for an unknown c̄, which the committee never evaluated). The carry
 // dominates, and the factor N in it is real for a prover that answers two
 // challenges X^i, X^j with j − i odd (2/(X^i − X^j) then has N non-zero

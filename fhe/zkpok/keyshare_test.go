@@ -184,3 +184,30 @@ func FuzzKeyShareProofDecode(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkKeyShare: proving and verifying one DKG public-key share on
+// InsecureBGVN10 and bgv-n14-t65537; proof bytes as a metric.
+//
+//	go test ./fhe/zkpok -run '^$' -bench KeyShare -benchtime 3x
+func BenchmarkKeyShare(b *testing.B) {
+	for _, id := range []fhe.PresetID{fhetest.InsecureBGVN10, fhe.BGVN14} {
+		k := newShareKit(b, id)
+		proof, err := k.key.Prove(k.sk, k.share.Value, k.ctx)
+		require.NoError(b, err)
+		b.Run("prove/"+k.p.Preset.Name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := k.key.Prove(k.sk, k.share.Value, k.ctx); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(len(proof)), "proof-bytes")
+		})
+		b.Run("verify/"+k.p.Preset.Name, func(b *testing.B) {
+			for b.Loop() {
+				if err := k.key.Verify(k.share.Value, k.ctx, proof); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
