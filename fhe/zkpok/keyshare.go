@@ -1,50 +1,6 @@
 package zkpok
 
-// # Public-key shares
-//
-// In the DKG (consensus/protocol, RunDKG) member i publishes
-// b_i = −a·s_i + e_i over R_QP, a the common reference polynomial, s_i
-// ternary and e_i Gaussian (‖e_i‖∞ ≤ βe = 19). The collective key is
-// (Σ b_i, a); its error Σ e_i enters every public-key encryption. A member
-// that sends an oversized but still decryptable e_i is not seen by anyone,
-// and eats the noise margins every bound assumes. ShareKey proves and
-// verifies the shortness of (s_i, e_i) with the machinery of the input
-// proof: the relation is linear over R_QP like encryption's,
-//
-//	A·w = b_i,   A = [−a, 1],   w = (s, e),   ‖s‖∞ ≤ 1, ‖e‖∞ ≤ βe,
-//
-// and the protocol is the same Σ-protocol with uniform masks, rejection
-// sampling, r parallel repetitions with monomial challenges ±X^j and
-// Fiat–Shamir (see "Protocol" above): W_k = A·y_k, h = SHA-256(ShareDomain
-// ‖ preset ‖ r ‖ epoch ‖ member ‖ CRS seed ‖ b_i ‖ W_0 ‖ … ‖ W_{r−1}),
-// z_k = y_k + X^{e_k}·w, accepted iff ‖z_{k,i}‖∞ ≤ Z_i and
-// h = SHA-256(… ‖ A·z_k − X^{e_k}·b_i …). Bounds B_i = 2^{k_i} − 1 with
-// k_i = ⌈log2(4·r·N·β_i)⌉ and Z_i = B_i − β_i as for uploads; knowledge
-// error (2N)^{−r}, the same r (≥ 128 bits on every preset).
-//
-// What it proves. Special soundness (see "Soundness") extracts, for an
-// accepted share, 2·b_i = −a·s′ + e′ with ‖s′‖∞ ≤ 2N·Z_s and
-// ‖e′‖∞ ≤ 2N·Z_e. Let s_i be the secret the member deals in the Shamir
-// round (the one the committee decrypts with), short (an honest s_i is
-// ternary; a long one breaks every decryption, which the DKG's self-test
-// sees), and e_i = b_i + a·s_i its real error. Then
-// a·(2s_i − s′) = 2e_i − e′. The CRS makes a uniform, and a uniform a has
-// no non-zero pair (d, f) with a·d = f and ‖d‖∞·‖f‖∞ below ≈ QP/16 (there
-// are fewer such pairs than QP^N values of a·d: a counting argument, not
-// an assumption), so unless ‖e_i‖∞ is within a factor ≈ 2^{log2(N·Z_s)+5}
-// of QP — an error no decryption survives — 2s_i = s′ and e_i = e′/2:
-//
-//	‖e_i‖∞ ≤ N·Z_e   (KeyShareErrorBits)
-//
-// 2^30 on N = 2^10 (r = 12, k_e = 20), 2^36 on bgv-n13 (r = 10, k_e = 23)
-// and 2^38 on bgv-n14 (r = 9, k_e = 24), against 19 for an honest share.
-// The factor N is the same as the inputs' (2/(X^i − X^j) has up to N
-// non-zero coefficients); a cheating prover that really holds its witness
-// can make ‖e_i‖∞ up to ≈ Z_e/2 (2^19, 2^22, 2^23) and always pass, like
-// CraftableNoiseBits' inputs. An error beyond N·Z_e cannot be proven: the
-// share is refused at the round and its sender named (consensus/protocol,
-// ErrBadKeyShare). Zero knowledge is the inputs' argument: every accepted
-// z_k is uniform on its box whatever w.
+// Public-key share proofs: see the package doc, "Public-key shares".
 
 import (
 	"crypto/rand"

@@ -16,7 +16,7 @@ import (
 //   - honest (HonestNoiseBits): 2ν with ν = (e0 + u·e_pk + s·e1)/P +
 //     rounding, ‖u‖∞ ≤ 1, ‖e_i‖∞ ≤ βe, ‖e_pk‖∞ ≤ members·N·Z_e (each
 //     public-key share's error at the bound its shortness proof admits,
-//     keyshare.go: 2^30, 2^36, 2^38 on N = 2^10, 2^13, 2^14, against βe
+//     the package doc, "Public-key shares": 2^30, 2^36, 2^38 on N = 2^10, 2^13, 2^14, against βe
 //     for an honest share; it is divided by P, and moves only BGVN13's
 //     bounds: honest 2^11.8 → 2^12.2, accepted 2^33.0 → 2^41.0,
 //     craftable 2^19.0 → 2^27.0 for 16 members; BGVN14's P = 2^80 leaves
@@ -53,8 +53,7 @@ import (
 // their public-key shares' errors, each at most what its shortness proof
 // admits (ShareParams.KeyShareErrorBits, N·Z_e: a corrupt member's share
 // may sit there, an honest one is ≤ βe), so that the bounds below hold
-// whatever the DKG's corrupt members sent (see "Public-key shares" in
-// keyshare.go).
+// whatever the DKG's corrupt members sent (the package doc, "Public-key shares").
 func (pp *Params) pkError(members int) float64 {
 	sp, err := ShareParamsFor(pp.FHE)
 	if err != nil {
