@@ -61,6 +61,17 @@ func (k *shareKit) withError(v uint64) ringqp.Poly {
 	return *out
 }
 
+// TestKeyShareProofSchemes: the relation is RLWE's, so a CKKS committee's
+// DKG shares are proven like a BGV one's.
+func TestKeyShareProofSchemes(t *testing.T) {
+	for _, id := range []fhe.PresetID{fhetest.InsecureBGVN10, fhetest.InsecureCKKSN10, fhe.CKKSN13} {
+		k := newShareKit(t, id)
+		proof, err := k.key.Prove(k.sk, k.share.Value, k.ctx)
+		require.NoError(t, err, "preset %d", id)
+		require.NoError(t, k.key.Verify(k.share.Value, k.ctx, proof), "preset %d", id)
+	}
+}
+
 // TestKeyShareProof: an honest public-key share (Lattigo's GenShare) is
 // proven and verifies; the proof binds the member, the epoch, the CRS seed
 // and the share; a share whose error has an oversized coefficient (2^30
