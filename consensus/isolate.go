@@ -53,7 +53,9 @@ package consensus
 // a broken proof can still do (garbage ≈ Q in every slot) is cost the
 // honest requests that share the budget-spent part with it their verdict:
 // they are answered ResultRejectedInput, never a wrong value (with
-// IsolationRuns = 2, at most the half of the batch the forged input is in).
+// IsolationRuns = 2: the forged input's half, and the other half too when
+// it holds an out-of-range request — TestIsolationBooked's forged case
+// loses 59 of 64).
 //
 // Cost. At most IsolationRuns extra packed runs per batch, each with its
 // refreshes, whatever the number of offenders: TestIsolationBooked measures
