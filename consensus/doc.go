@@ -60,7 +60,7 @@
 //	committee_key.go     SignCommitteeKey: the member's signature binding its committee's key
 //	develop.go           development entry points for an in-process committee
 //	doc.go               this overview
-//	isolate.go           re-running a packed batch whose verdicts leave the output range
+//	isolate.go           booked isolation: out-of-range verdicts rejected, re-runs bounded per batch
 //	keys.go              DKG, key storage, noise plan
 //	liveness.go          heartbeats (the marks: package liveness)
 //	member.go            the Member type, its constructor and accessors

@@ -15,33 +15,56 @@ package consensus
 // plan, [min, max] (mod t, centred) for a score plan. Slots ≥ B are checked
 // to be zero as before (verdictShape).
 //
-// Isolation. A batch with out-of-range slots is not signed. It is split and
-// each part is re-run as its own packed batch (a fresh session named after
-// the parent's, identically on every member, because every honest member
-// decrypted the same values):
+// Booked isolation. A run whose decrypted verdicts leave the range signs
+// no value. Each batch carries a budget of IsolationRuns extra packed runs
+// (isolationStep decides, identically on every member, because every
+// honest member decrypted the same values and spent the same budget):
 //
-//   - some but not all slots out of range: [the in-range requests] and
-//     [the out-of-range requests] (an input out of its declared range only
-//     moves its own slot, so its sender is usually the one whose slot is
-//     out; the in-range part is re-run all the same, since cross-slot
-//     garbage can leave a slot in range by chance);
-//   - every slot out of range: the two halves (bisection).
+//   - some but not all slots out of range, budget left: the out-of-range
+//     requests are signed ResultRejectedInput TOGETHER in this run (one
+//     batch, its ResultDigest the handle of this run's result ciphertext),
+//     and the in-range requests are re-run as one packed batch (one run of
+//     the budget: cross-slot garbage can leave a slot in range by chance,
+//     so no value of a run with an out-of-range slot is ever signed);
+//   - every slot out of range, two runs of budget left: the two halves
+//     (bisection: garbage that reaches every slot comes from an input that
+//     broke its proof, and halving keeps the honest half's verdicts);
+//   - otherwise (budget spent): every request of the run is signed
+//     ResultRejectedInput together.
 //
-// A part of ONE request whose slot is out of range is that request's own
-// evaluation on its own inputs: it is signed with ResultRejectedInput (its
-// ResultDigest is the handle of that result ciphertext). Every other
-// request ends in a part that decrypted entirely in range, and gets that
-// part's verdict. A request evaluated alone (Process) gets
-// ResultRejectedInput the same way.
+// A run of one request out of range is that request's own evaluation on
+// its own inputs: ResultRejectedInput. A request evaluated alone (Process)
+// gets ResultRejectedInput the same way.
 //
-// Cost. One offender whose garbage reaches every slot of a batch of B costs
-// 2·⌈log2 B⌉ extra packed runs (two per halving; 12 for B = 64); k
-// offenders at most 2·k·⌈log2 B⌉. An offender that only moves its own slot
-// (an out-of-range plaintext under a valid proof) costs 2 extra runs (the
-// in-range rest, and itself), k of them 2k. TestPackedOutOfRangeIsolated
-// measures it. This work is not booked by the chain (docs/gas.md); it
-// needs an input outside its declared range, which the offender pays for
-// with its own verdict.
+// Why an honest verdict never changes. Let every input of the batch be an
+// encryption within the noise bound its input proof accepts (the proof
+// holds). The packing mask confines each input to its own slot (packed.go,
+// "Mask level"), so each slot decrypts to its own request's plan output on
+// its own plaintexts, in every run it is part of: an honest request
+// (attributes in their declared ranges) is in range in every run, a
+// request with an out-of-range attribute ("own-slot offender") is out of
+// range in every run. The first run's out-of-range slots are therefore
+// exactly the offenders (rejected together: the verdict each gets alone),
+// the in-range re-run holds only honest requests and decrypts in range, and
+// its values are signed: k offenders among B cost ONE extra run, whatever
+// k (two when every request of the batch is an offender, the halves).
+// Every signed value comes from a run that decrypted entirely in range, so
+// no request ever gets a wrong value, with or without a proof broken. What
+// a broken proof can still do (garbage ≈ Q in every slot) is cost the
+// honest requests that share the budget-spent part with it their verdict:
+// they are answered ResultRejectedInput, never a wrong value (with
+// IsolationRuns = 2: the forged input's half, and the other half too when
+// it holds an out-of-range request — TestIsolationBooked's forged case
+// loses 59 of 64).
+//
+// Cost. At most IsolationRuns extra packed runs per batch, each with its
+// refreshes, whatever the number of offenders: TestIsolationBooked measures
+// 1 extra run for 16 own-slot offenders among 64 (32 before the budget),
+// ≤ 2 for a batch of offenders only (126 before) and for a forged input
+// beside 4 own-slot offenders (20 before). The chain books one evaluation
+// per batch (docs/gas.md, "Booked work"), so the committee runs at most
+// 1 + IsolationRuns evaluations per booked one (docs/gas.md, "Isolation is
+// booked").
 //
 // Detection probability. Let p be a fused predicate of the plan: the
 // interpolation polynomial of degree d < |D| of a comparison or membership
@@ -71,7 +94,6 @@ package consensus
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"go.uber.org/zap"
@@ -80,17 +102,6 @@ import (
 	"github.com/fhegate/fhegate/consensus/circuit"
 	"github.com/fhegate/fhegate/fhe"
 )
-
-// OutOfRangeError reports a packed run whose decrypted verdicts leave the
-// plan's output range: the slots (ascending) of a batch of Requests.
-type OutOfRangeError struct {
-	Slots    []int
-	Requests int
-}
-
-func (e *OutOfRangeError) Error() string {
-	return fmt.Sprintf("consensus: %d of %d packed verdicts outside the plan's output range", len(e.Slots), e.Requests)
-}
 
 // outOfRange returns the indices of vals (decrypted verdict slots, in
 // [0, t)) outside the output range of circuit c: 0 or 1 for a bool plan,
@@ -119,27 +130,50 @@ func outOfRange(c circuit.Circuit, p *fhe.Params, vals []uint64) []int {
 	return bad
 }
 
-// splitOutOfRange returns the parts a batch of reqs with out-of-range slots
-// bad is re-run as (see "Isolation" above): the in-range requests and the
-// out-of-range ones when both exist, the two halves otherwise.
-func splitOutOfRange(reqs []chainio.Request, bad []int) [][]chainio.Request {
-	if len(bad) > 0 && len(bad) < len(reqs) {
+// IsolationRuns is the most packed runs isolation adds to one batch
+// (see "Booked isolation" above): one re-runs the in-range requests after
+// the offenders are rejected together, two halve a batch whose every slot
+// is out of range.
+const IsolationRuns = 2
+
+// isolationStep decides what a run of a batch of n requests whose slots bad
+// (ascending, non-empty) decrypted out of range does, with left runs of the
+// batch's isolation budget: the slots it signs ResultRejectedInput together
+// in this run, and the parts (slot lists) it re-runs, each one run of the
+// budget (see "Booked isolation" above).
+func isolationStep(n int, bad []int, left int) (reject []int, parts [][]int) {
+	switch {
+	case n == 1:
+		return []int{0}, nil
+	case len(bad) < n && left >= 1:
 		out := make(map[int]bool, len(bad))
 		for _, s := range bad {
 			out[s] = true
 		}
-		var in, off []chainio.Request
-		for s, q := range reqs {
-			if out[s] {
-				off = append(off, q)
-			} else {
-				in = append(in, q)
+		in := make([]int, 0, n-len(bad))
+		for s := range n {
+			if !out[s] {
+				in = append(in, s)
 			}
 		}
-		return [][]chainio.Request{in, off}
+		return bad, [][]int{in}
+	case len(bad) == n && left >= 2:
+		h := n / 2
+		lo, hi := make([]int, 0, h), make([]int, 0, n-h)
+		for s := range n {
+			if s < h {
+				lo = append(lo, s)
+			} else {
+				hi = append(hi, s)
+			}
+		}
+		return nil, [][]int{lo, hi}
 	}
-	h := len(reqs) / 2
-	return [][]chainio.Request{reqs[:h:h], reqs[h:]}
+	all := make([]int, n)
+	for s := range all {
+		all[s] = s
+	}
+	return all, nil
 }
 
 // isolation counts the extra work of one batch's isolation.
@@ -148,46 +182,53 @@ type isolation struct {
 	rejected int // requests answered ResultRejectedInput
 }
 
-// processIsolating runs a checked batch, splitting it until every request
-// is in a part that decrypts in range or alone (see "Isolation" above); the
-// verdicts come back in the batch's slot order, each carrying the batch
-// (or part) it was signed in.
+// processIsolating runs a checked batch with its isolation budget (see
+// "Booked isolation" above); the verdicts come back in the batch's slot
+// order, each carrying the batch (or part) it was signed in.
 func (m *Member) processIsolating(ctx context.Context, b chainio.PackedBatch) ([]*chainio.Verdict, error) {
 	var iso isolation
 	vs, err := m.isolate(ctx, b, &iso)
-	if iso.runs > 0 {
-		m.log.Warn("packed batch had verdicts outside the plan's output range: offending requests isolated",
+	if iso.runs > 0 || iso.rejected > 0 {
+		m.log.Warn("packed batch had verdicts outside the plan's output range: offending requests rejected",
 			zap.String("batch", b.Session), zap.Int("requests", len(b.Requests)), zap.Int("rejected", iso.rejected),
-			zap.Int("extraRuns", iso.runs), zap.Error(err))
+			zap.Int("extraRuns", iso.runs), zap.Int("budget", IsolationRuns), zap.Error(err))
 	}
 	return vs, err
 }
 
 func (m *Member) isolate(ctx context.Context, b chainio.PackedBatch, iso *isolation) ([]*chainio.Verdict, error) {
-	vs, err := m.processPackedOnce(ctx, b)
-	var oor *OutOfRangeError
-	if !errors.As(err, &oor) {
-		if err == nil && len(vs) == 1 && vs[0].IsRejectedInput() {
+	vs, parts, err := m.processPackedOnce(ctx, b, IsolationRuns-iso.runs)
+	if err != nil {
+		return nil, err
+	}
+	for _, v := range vs {
+		if v != nil && v.IsRejectedInput() {
 			iso.rejected++
 		}
-		return vs, err
 	}
-	got := make(map[[32]byte]*chainio.Verdict, len(b.Requests))
-	for i, part := range splitOutOfRange(b.Requests, oor.Slots) {
-		iso.runs++
+	if iso.runs+len(parts) > IsolationRuns { // isolationStep never asks for more
+		return nil, fmt.Errorf("consensus: packed batch %s: isolation over its budget of %d runs", b.Session, IsolationRuns)
+	}
+	iso.runs += len(parts) // charged before any part runs: the parts share what is left
+	for i, slots := range parts {
+		part := make([]chainio.Request, len(slots))
+		for j, s := range slots {
+			part[j] = b.Requests[s]
+		}
 		pvs, err := m.isolate(ctx, chainio.PackedBatch{PolicyID: b.PolicyID, Session: fmt.Sprintf("%s/part%d", b.Session, i), Requests: part}, iso)
 		if err != nil {
 			return nil, err
 		}
-		for _, v := range pvs {
-			got[v.RequestID] = v
+		for j, s := range slots {
+			vs[s] = pvs[j]
 		}
 	}
-	out := make([]*chainio.Verdict, len(b.Requests))
-	for s, q := range b.Requests {
-		out[s] = got[q.ID]
+	for s, v := range vs {
+		if v == nil {
+			return nil, fmt.Errorf("consensus: packed batch %s: slot %d has no verdict after isolation", b.Session, s)
+		}
 	}
-	return out, nil
+	return vs, nil
 }
 
 // verdictBatches returns the distinct batches vs were signed in, in order

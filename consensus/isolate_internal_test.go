@@ -5,7 +5,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/fhegate/fhegate/consensus/chainio"
 	"github.com/fhegate/fhegate/consensus/circuit"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/fhetest"
@@ -35,33 +34,43 @@ func TestOutOfRange(t *testing.T) {
 	}
 }
 
-// TestSplitOutOfRange: a batch with some slots out of range splits into its
-// in-range and out-of-range requests; with every slot out of range, into
-// halves.
-func TestSplitOutOfRange(t *testing.T) {
-	reqs := make([]chainio.Request, 5)
-	for i := range reqs {
-		reqs[i].ID = [32]byte{byte(i)}
-	}
-	ids := func(rs []chainio.Request) []byte {
-		var out []byte
-		for _, r := range rs {
-			out = append(out, r.ID[0])
-		}
-		return out
-	}
+// TestIsolationStep: a run with some slots out of range rejects them
+// together and re-runs the in-range rest as one part (one run of the
+// budget); with every slot out of range it halves (two runs); with the
+// budget spent, or alone, it rejects every request of the run.
+func TestIsolationStep(t *testing.T) {
 	for _, tc := range []struct {
-		bad  []int
-		want [][]byte
+		name   string
+		n      int
+		bad    []int
+		left   int
+		reject []int
+		parts  [][]int
 	}{
-		{[]int{1, 3}, [][]byte{{0, 2, 4}, {1, 3}}},
-		{[]int{0, 1, 2, 3, 4}, [][]byte{{0, 1}, {2, 3, 4}}},
-		{nil, [][]byte{{0, 1}, {2, 3, 4}}},
+		{"some out", 5, []int{1, 3}, 2, []int{1, 3}, [][]int{{0, 2, 4}}},
+		{"some out, one run left", 5, []int{1, 3}, 1, []int{1, 3}, [][]int{{0, 2, 4}}},
+		{"some out, budget spent", 5, []int{1, 3}, 0, []int{0, 1, 2, 3, 4}, nil},
+		{"all out", 5, []int{0, 1, 2, 3, 4}, 2, nil, [][]int{{0, 1}, {2, 3, 4}}},
+		{"all out, one run left", 5, []int{0, 1, 2, 3, 4}, 1, []int{0, 1, 2, 3, 4}, nil},
+		{"all out, budget spent", 2, []int{0, 1}, 0, []int{0, 1}, nil},
+		{"alone", 1, []int{0}, 2, []int{0}, nil},
 	} {
-		parts := splitOutOfRange(reqs, tc.bad)
-		require.Len(t, parts, 2)
-		for i := range parts {
-			require.Equal(t, tc.want[i], ids(parts[i]), "bad %v, part %d", tc.bad, i)
+		reject, parts := isolationStep(tc.n, tc.bad, tc.left)
+		require.Equal(t, tc.reject, reject, tc.name)
+		require.Equal(t, tc.parts, parts, tc.name)
+		runs := 0
+		seen := map[int]bool{}
+		for _, p := range parts {
+			runs++
+			for _, s := range p {
+				seen[s] = true
+			}
 		}
+		for _, s := range reject {
+			require.False(t, seen[s], "%s: slot %d rejected and re-run", tc.name, s)
+			seen[s] = true
+		}
+		require.Len(t, seen, tc.n, "%s: every slot rejected or re-run", tc.name)
+		require.LessOrEqual(t, runs, tc.left, "%s: within the budget", tc.name)
 	}
 }

@@ -32,9 +32,10 @@ import (
 // over the batch digest. It returns the verdicts in slot order (each with
 // Batch set) and persists them.
 //
-// A batch whose decrypted verdicts leave the plan's output range is not
-// signed: it is split and re-run until the requests that cause it are
-// alone, and those get ResultRejectedInput (isolate.go).
+// A run whose decrypted verdicts leave the plan's output range signs no
+// value: its out-of-range requests get ResultRejectedInput and the rest is
+// re-run, within a budget of IsolationRuns extra runs per batch
+// (isolate.go, "Booked isolation").
 func (m *Member) ProcessPacked(ctx context.Context, b chainio.PackedBatch) ([]*chainio.Verdict, error) {
 	if err := b.Check(m.params); err != nil {
 		return nil, err
@@ -42,17 +43,17 @@ func (m *Member) ProcessPacked(ctx context.Context, b chainio.PackedBatch) ([]*c
 	return m.processIsolating(ctx, b)
 }
 
-// processPackedOnce is one run of a checked packed batch: its verdicts, or
-// an *OutOfRangeError naming the slots that decrypted outside the plan's
-// output range (nothing signed).
-func (m *Member) processPackedOnce(ctx context.Context, b chainio.PackedBatch) ([]*chainio.Verdict, error) {
+// processPackedOnce is one run of a checked packed batch with left runs of
+// its isolation budget: its verdicts in slot order, nil for the slots of
+// the parts (slot lists) that must be re-run (isolate.go, isolationStep).
+func (m *Member) processPackedOnce(ctx context.Context, b chainio.PackedBatch, left int) ([]*chainio.Verdict, [][]int, error) {
 	ks, err := m.snap()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	c, err := m.packedCircuit(b.PolicyID)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	id := keccak.Sum([]byte("fhegate/packed-batch/v1"), []byte(b.Session))
 	r := &requestRun{m: m, req: chainio.Request{ID: id, PolicyID: b.PolicyID, Kind: chainio.KindPolicy}, ks: ks, bounds: circuit.BoundsOf(c),
@@ -65,9 +66,9 @@ func (m *Member) processPackedOnce(ctx context.Context, b chainio.PackedBatch) (
 		packed, err = r.pack(ctx, b.Requests)
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return r.runPacked(ctx, c, packed, b.Requests)
+	return r.runPacked(ctx, c, packed, b.Requests, left)
 }
 
 // packedCircuit resolves a policy id to the circuit a packed batch runs
@@ -437,38 +438,52 @@ func (r *requestRun) pack(ctx context.Context, reqs []chainio.Request) ([]*fhe.C
 
 // runPacked is run for a packed batch: evaluate once, agree on the digest,
 // mask to the batch's slots, decrypt them together, sign the batch digest.
-func (r *requestRun) runPacked(ctx context.Context, circuit circuit.Circuit, packed []*fhe.Ciphertext, reqs []chainio.Request) ([]*chainio.Verdict, error) {
+// A run with out-of-range slots signs only the requests isolationStep
+// rejects (ResultRejectedInput, together, under this run's result digest)
+// and returns the parts to re-run; its in-range values are never signed.
+func (r *requestRun) runPacked(ctx context.Context, circuit circuit.Circuit, packed []*fhe.Ciphertext, reqs []chainio.Request, left int) ([]*chainio.Verdict, [][]int, error) {
 	rd, participants, dres, err := r.evaluateAndDecrypt(ctx, circuit, packed)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	signed := make([]int, len(reqs)) // the slots this run signs
+	for s := range signed {
+		signed[s] = s
+	}
+	var parts [][]int
 	bad := outOfRange(circuit, r.m.params, dres.Values[:len(reqs)])
-	if len(bad) > 0 && len(reqs) > 1 {
-		return nil, &OutOfRangeError{Slots: bad, Requests: len(reqs)}
+	if len(bad) > 0 {
+		signed, parts = isolationStep(len(reqs), bad, left)
+		r.log.Warn("verdicts outside the plan's output range: requests rejected together, the rest re-run",
+			zap.Int("outOfRange", len(bad)), zap.Int("rejected", len(signed)), zap.Int("parts", len(parts)), zap.Int("budgetLeft", left))
 	}
-	vb := &chainio.VerdictBatch{PolicyID: r.req.PolicyID, ResultDigest: [32]byte(rd), Epoch: r.ks.km.Epoch, Items: make([]bls.VerdictItem, len(reqs))}
-	for s, q := range reqs {
-		vb.Items[s] = bls.VerdictItem{RequestID: q.ID, Result: new(big.Int).SetUint64(dres.Values[s])}
+	vs := make([]*chainio.Verdict, len(reqs))
+	if len(signed) == 0 {
+		return vs, parts, nil
 	}
-	if len(bad) > 0 { // a batch of one whose own slot is out of range
-		vb.Items[0].Result = new(big.Int).Set(chainio.ResultRejectedInput)
-		r.log.Warn("request rejected: its verdict decrypts outside the plan's output range", zap.String("request", fmt.Sprintf("%x", reqs[0].ID[:6])))
+	vb := &chainio.VerdictBatch{PolicyID: r.req.PolicyID, ResultDigest: [32]byte(rd), Epoch: r.ks.km.Epoch, Items: make([]bls.VerdictItem, len(signed))}
+	for i, s := range signed {
+		vb.Items[i] = bls.VerdictItem{RequestID: reqs[s].ID, Result: new(big.Int).SetUint64(dres.Values[s])}
+		if len(bad) > 0 { // a run out of range signs rejections only
+			vb.Items[i].Result = new(big.Int).Set(chainio.ResultRejectedInput)
+		}
 	}
 	var n int
 	if vb.Signature, vb.Signers, n, err = r.m.signDigest(ctx, r.base, vb.Digest(r.m.chain()), without(participants, dres.Bad), r.log); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	vs := make([]*chainio.Verdict, len(reqs))
-	for s, it := range vb.Items {
-		vs[s] = &chainio.Verdict{RequestID: it.RequestID, PolicyID: vb.PolicyID, Result: it.Result, ResultDigest: vb.ResultDigest, Epoch: vb.Epoch,
+	sv := make([]*chainio.Verdict, len(signed))
+	for i, it := range vb.Items {
+		sv[i] = &chainio.Verdict{RequestID: it.RequestID, PolicyID: vb.PolicyID, Result: it.Result, ResultDigest: vb.ResultDigest, Epoch: vb.Epoch,
 			Signature: vb.Signature, Signers: vb.Signers, Batch: vb}
+		vs[signed[i]] = sv[i]
 	}
-	if err := r.m.saveBatch(vb, vs); err != nil {
-		return nil, err
+	if err := r.m.saveBatch(vb, sv); err != nil {
+		return nil, nil, err
 	}
 	r.phase("sign")
 	r.log.Debug("packed verdicts", zap.Int("signers", n), zap.Bool("checked", dres.Checked))
-	return vs, nil
+	return vs, parts, nil
 }
 
 // dropRefreshNoise rescales a refreshed ciphertext by one prime (a product

@@ -16,8 +16,10 @@ import (
 // Inputs come in three bounds. FreshBits is what an honest encryption has;
 // AcceptedBits is what an ACCEPTED input may have — the proof of plaintext
 // knowledge (fhe/zkpok) only bounds 2·ct, with a soundness slack dominated
-// by the message's carry (zkpok.AcceptedNoiseBits: 2^33.0 on BGVN13 and
-// 2^35.0 on BGVN14 for 16 members, worst case over monomial challenges; an
+// by the message's carry (zkpok.AcceptedNoiseBits: 2^41.0 on BGVN13 — the
+// DKG's public-key share errors at their proven bound, 2^33.0 with an
+// honest key — and 2^35.0 on BGVN14 for 16 members, worst case over
+// monomial challenges; an
 // honest input ≈ 2^7), far above anything a plan's flooding hides. So the
 // committee passes every input through one collective refresh before any
 // plan consumes it (the entry refresh: consensus packs per-input requests,

@@ -100,11 +100,11 @@ var ResultUnevaluable = new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 256), b
 // its input is out of its declared range or is not a valid encryption (a
 // forged input proof). It is 2^256 − 3 (Solidity type(uint256).max − 2),
 // outside every plaintext space like ResultUnevaluable; a contract that
-// approves only on verdict == 1 denies. A packed batch with out-of-range
-// slots is split and re-run until the offending requests are alone
-// (docs/committee.md, "Out-of-range slots"); its ResultDigest is the handle
-// of the request's own result ciphertext, the one that decrypted out of
-// range.
+// approves only on verdict == 1 denies. A packed run with out-of-range
+// slots rejects its out-of-range requests together and re-runs the rest,
+// within a budget of extra runs per batch (docs/committee.md, "Out-of-range
+// slots"); its ResultDigest is the handle of the result ciphertext of the
+// run that decrypted out of range.
 var ResultRejectedInput = new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 256), big.NewInt(3))
 
 // IsRejectedInput reports whether a verdict is the rejected-input sentinel.

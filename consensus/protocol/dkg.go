@@ -17,6 +17,7 @@ import (
 
 	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
+	"github.com/fhegate/fhegate/fhe/zkpok"
 	"github.com/fhegate/fhegate/policy/eval"
 )
 
@@ -40,6 +41,11 @@ type DKGKnobs struct {
 	// DealOtherSecret deals a consistent polynomial whose constant is not
 	// the secret behind this member's public-key share.
 	DealOtherSecret bool
+	// OversizedPKShareError adds 2^30 to one coefficient of the error of
+	// this member's public-key share (decryptable, far above βe) and sends
+	// the proof of the share it would have sent: refused at the round, the
+	// member named.
+	OversizedPKShareError bool
 }
 
 // perturb adds 1 to the first NTT coefficient of a gadget ciphertext's first
@@ -223,14 +229,43 @@ func (s *dkgSession) commonReference() error {
 }
 
 // publicKey is the collective public-key round (PublicKeyGenProtocol):
-// pk = (Σ_i (−a·s_i + e_i), a) for a common a.
+// pk = (Σ_i (−a·s_i + e_i), a) for a common a. Each member's share travels
+// with a proof that it is short (zkpok.ShareKey: s_i ternary, e_i ≤ βe up
+// to the proof's slack, bound to the epoch, the member and the CRS seed),
+// committed and echoed with the share; a share whose proof fails is
+// refused at the round and its sender named (ErrBadKeyShare).
 func (s *dkgSession) publicKey() error {
 	ckg := multiparty.NewPublicKeyGenProtocol(s.rp)
 	crp := ckg.SampleCRP(s.crs)
 	own := ckg.AllocateShare()
 	ckg.GenShare(s.sk, crp, &own)
-	all, err := s.exchangeShare("pk", transport.TypePKShare, own)
+	sk, err := zkpok.NewShareKey(s.p, crp.Value)
 	if err != nil {
+		return err
+	}
+	proof, err := sk.Prove(s.sk, own.Value, s.shareContext(s.g.Self()))
+	if err != nil {
+		return fmt.Errorf("protocol: dkg: proof of this member's public-key share: %w", err)
+	}
+	if s.cfg.Knobs.OversizedPKShareError {
+		oversize(s.rp, &own)
+	}
+	shareBytes, err := own.MarshalBinary()
+	if err != nil {
+		return err
+	}
+	payload := encodeKeyShare(shareBytes, proof)
+	var all map[transport.MemberID][]byte
+	if s.g.insecureNoCommit {
+		all, err = s.exchange("pk", transport.TypePKShare, payload)
+	} else {
+		all, err = exchangeCommitted(s.ctx, s.g, transport.TypePKShare, s.session("pk"), s.g.Members, s.g.Members,
+			func() ([]byte, error) { return payload, nil })
+	}
+	if err != nil {
+		return err
+	}
+	if all, err = s.checkKeyShares(ckg, sk, len(shareBytes), all); err != nil {
 		return err
 	}
 	s.recordPublicKeyShares(crp, all)
@@ -246,6 +281,101 @@ func (s *dkgSession) publicKey() error {
 	ckg.GenPublicKey(agg, crp, s.pk)
 	s.log.Debug("dkg: public key")
 	return nil
+}
+
+// shareContext is what member id's public-key share proof binds.
+func (s *dkgSession) shareContext(id transport.MemberID) zkpok.ShareContext {
+	return zkpok.ShareContext{Epoch: s.cfg.Epoch, Member: uint32(id), Seed: s.crsSeed}
+}
+
+// checkKeyShares splits every member's public-key round payload into its
+// share and proof (lengths checked against this member's own before
+// anything is decoded), decodes the share and verifies its proof; it
+// returns the shares' bytes, or the identifiable abort naming the first
+// member (in member order) whose payload or proof fails.
+func (s *dkgSession) checkKeyShares(ckg multiparty.PublicKeyGenProtocol, key *zkpok.ShareKey, shareLen int,
+	payloads map[transport.MemberID][]byte) (map[transport.MemberID][]byte, error) {
+	guard, err := shapeGuard(ckg.AllocateShare())
+	if err != nil {
+		return nil, fmt.Errorf("protocol: pk share template: %w", err)
+	}
+	out := make(map[transport.MemberID][]byte, len(payloads))
+	for _, id := range s.g.Members {
+		share, proof, err := decodeKeyShare(payloads[id], shareLen, key.SP.Size())
+		if err == nil && id != s.g.Self() {
+			sh := ckg.AllocateShare()
+			if guard != nil {
+				err = guard(share)
+			}
+			if err == nil {
+				err = safe("pk share", func() error { return sh.UnmarshalBinary(share) })
+			}
+			if err == nil {
+				err = key.Verify(sh.Value, s.shareContext(id), proof)
+			}
+		}
+		if err != nil {
+			e := &ErrBadKeyShare{Session: s.session("pk"), Member: id, Reason: err.Error()}
+			s.log.Error("dkg: public-key share refused: its sender is named", zap.Uint32("member", uint32(id)), zap.Error(err))
+			return nil, e
+		}
+		out[id] = share
+	}
+	return out, nil
+}
+
+// ErrBadKeyShare is the identifiable abort of the DKG's public-key round:
+// Member's share is malformed or its shortness proof fails (an error
+// larger than the proof admits, or a proof for another share, member,
+// epoch or reference string).
+type ErrBadKeyShare struct {
+	Session string
+	Member  transport.MemberID
+	Reason  string
+}
+
+func (e *ErrBadKeyShare) Error() string {
+	return fmt.Sprintf("protocol: %s: member %d sent a public-key share refused at the round: %s", e.Session, e.Member, e.Reason)
+}
+
+// encodeKeyShare is a public-key round payload: the share's length (4
+// bytes, big-endian) ‖ the share (Lattigo's encoding) ‖ its proof.
+func encodeKeyShare(share, proof []byte) []byte {
+	out := make([]byte, 0, 4+len(share)+len(proof))
+	out = binary.BigEndian.AppendUint32(out, uint32(len(share)))
+	return append(append(out, share...), proof...)
+}
+
+// decodeKeyShare splits a public-key round payload; the share must be
+// shareLen bytes and the proof proofLen (both fixed by the preset), so a
+// payload of any other length is refused before anything is decoded.
+func decodeKeyShare(b []byte, shareLen, proofLen int) (share, proof []byte, err error) {
+	if len(b) != 4+shareLen+proofLen {
+		return nil, nil, fmt.Errorf("public-key share payload of %d bytes, want %d", len(b), 4+shareLen+proofLen)
+	}
+	if n := binary.BigEndian.Uint32(b); uint64(n) != uint64(shareLen) {
+		return nil, nil, fmt.Errorf("public-key share of %d bytes, want %d", n, shareLen)
+	}
+	return b[4 : 4+shareLen], b[4+shareLen:], nil
+}
+
+// oversize adds 2^30 to the constant coefficient of a public-key share's
+// error (knob OversizedPKShareError): decryptable on every preset (it is
+// divided by P in every encryption), invisible without the proof.
+func oversize(rp rlwe.Parameters, sh *multiparty.PublicKeyGenShare) {
+	rqp := rp.RingQP()
+	e := rqp.NewPoly()
+	for i := range e.Q.Coeffs {
+		e.Q.Coeffs[i][0] = (1 << 30) % rqp.RingQ.SubRings[i].Modulus
+	}
+	if rqp.RingP != nil {
+		for i := range e.P.Coeffs {
+			e.P.Coeffs[i][0] = (1 << 30) % rqp.RingP.SubRings[i].Modulus
+		}
+	}
+	rqp.NTT(e, e)
+	rqp.MForm(e, e)
+	rqp.Add(sh.Value, e, sh.Value)
 }
 
 // relinearizationKey is the two-round RelinearizationKeyGenProtocol: round

@@ -12,7 +12,16 @@
 // RLWE is linear in the secret, sums of per-member shares are keys under s:
 //
 //   - public key (PublicKeyGenProtocol): member i sends −a·s_i + e_i for a
-//     common a, and pk = (Σ_i(−a·s_i + e_i), a) = (−a·s + e, a);
+//     common a, and pk = (Σ_i(−a·s_i + e_i), a) = (−a·s + e, a). Each
+//     share carries a proof of knowledge of (s_i, e_i) with s_i ternary
+//     and e_i short (zkpok.ShareKey: the input proof's Σ-protocol on the
+//     linear relation [−a, 1]·(s_i, e_i) = p_i over R_QP, bound to the
+//     epoch, the member and the CRS seed); every member verifies every
+//     other's, and a share whose proof fails aborts the round naming its
+//     sender (ErrBadKeyShare). The proof is approximate: an accepted share
+//     has ‖e_i‖∞ ≤ N·Z_e (2^36 / 2^38 on BGVN13 / BGVN14, against 19
+//     honest; fhe/zkpok, "Public-key shares"), and the noise bounds take
+//     ‖e‖∞ ≤ n·N·Z_e;
 //   - relinearisation key (RelinearizationKeyGenProtocol): a key-switching
 //     key from s² to s; s² = Σ_i Σ_j s_i·s_j is not linear in the shares, so
 //     it takes two rounds, the first with ephemeral secrets;

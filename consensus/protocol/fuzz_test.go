@@ -100,3 +100,27 @@ func FuzzOpenMask(f *testing.F) {
 		_, _ = openMask(zk, 1, 2, b)
 	})
 }
+
+// FuzzDecodeKeyShare: the public-key round's payload decoder never panics,
+// accepts only payloads of exactly 4 + share + proof bytes whose share
+// length is the preset's, and returns slices of the payload that
+// re-encode to it.
+func FuzzDecodeKeyShare(f *testing.F) {
+	const shareLen, proofLen = 8, 5
+	f.Add(encodeKeyShare(make([]byte, shareLen), make([]byte, proofLen)))
+	f.Add([]byte{})
+	f.Add([]byte{0, 0, 0, shareLen})
+	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		share, proof, err := decodeKeyShare(b, shareLen, proofLen)
+		if err != nil {
+			return
+		}
+		if len(share) != shareLen || len(proof) != proofLen {
+			t.Fatalf("share %d and proof %d bytes accepted", len(share), len(proof))
+		}
+		if string(encodeKeyShare(share, proof)) != string(b) {
+			t.Fatal("re-encoding differs")
+		}
+	})
+}

@@ -107,13 +107,14 @@ func shamirKeys(t *testing.T, p *fhe.Params, sk *fhe.SecretKey, n, th int) []*Th
 
 // TestAttackNoisyInputIdentity: attack "noisy-input key probe". A user
 // uploads an input whose noise sits at the bound an accepted proof allows
-// (2^AcceptedNoiseBits for a 16-member committee: 2^33.0 on BGVN13 for the
-// evaluated 2·ct of an input proof with monomial challenges) to the
+// (2^AcceptedNoiseBits for a 16-member committee: 2^41.0 on BGVN13 for the
+// evaluated 2·ct of an input proof with monomial challenges, every
+// member's public-key share error at the bound its proof admits) to the
 // identity policy, hoping the verdict's threshold decryption exposes the
 // phase noise. The committee never evaluates such an input before its entry
 // refresh (consensus, docs/committee.md "Entry refresh"); this test checks
 // the second line behind it. After the committee's slot-0 mask (a plaintext
-// product and a rescale) the noise is still ≈2^27, above the B_ct = 2^16
+// product and a rescale) the noise is still ≈2^35, above the B_ct = 2^16
 // the flooding is sized for if the committee only dropped limbs;
 // PrepareForDecryption's modulus switch divides it further by the dropped
 // prime, to the floor. The 3-of-5 decryption is right, and the combined
@@ -149,8 +150,8 @@ func TestAttackNoisyInputIdentity(t *testing.T) {
 		nIn, nDrop, nLow := phaseNoiseBits(t, p, keys.Secret, in, []uint64{42, 7, 9}), phaseNoiseBits(t, p, keys.Secret, dropped, want), phaseNoiseBits(t, p, keys.Secret, low, want)
 		t.Logf("seed %d: input noise 2^%.1f (accepted ≤ 2^%.1f); masked and dropped 2^%.1f; modulus-switched 2^%.1f (B_ct 2^%d, σ 2^%.0f)",
 			seed, nIn, accepted, nDrop, nLow, eval.CiphertextNoiseBits, plan.SigmaBits)
-		// Without the modulus switch the accepted bound (2^33.0) is NOT
-		// hidden (2^27.3 > B_ct): no plan ever sees an upload before its
+		// Without the modulus switch the accepted bound (2^41.0) is NOT
+		// hidden (2^35.4 > B_ct): no plan ever sees an upload before its
 		// entry refresh (consensus, docs/committee.md "Entry refresh"); the
 		// switch is the second line that still hides it.
 		require.Greater(t, nDrop, float64(eval.CiphertextNoiseBits), "the switch is needed for an input at the accepted bound")

@@ -336,7 +336,7 @@ func b0(b []byte) int {
 // would keep the noise as it is. Whatever a result carries above
 // the floor is thus divided by Q_top-of-ct/Q_ℓ before any share reveals it:
 // in particular the soundness slack of an accepted input
-// (zkpok.AcceptedNoiseBits, up to 2^33.0 on BGVN13), which reaches a linear
+// (zkpok.AcceptedNoiseBits, up to 2^41.0 on BGVN13), which reaches a linear
 // policy's result unchanged (TestAttackNoisyInputIdentity). Rescales are
 // deterministic, so every member prepares the same bytes. It refuses degree
 // ≠ 1 and ciphertexts already below the level (they need a collective

@@ -14,7 +14,13 @@ import (
 // ĉ = P·ct + [ρ]_P:
 //
 //   - honest (HonestNoiseBits): 2ν with ν = (e0 + u·e_pk + s·e1)/P +
-//     rounding, ‖u‖∞ ≤ 1, ‖e_i‖∞ ≤ βe, ‖e_pk‖∞ ≤ members·βe,
+//     rounding, ‖u‖∞ ≤ 1, ‖e_i‖∞ ≤ βe, ‖e_pk‖∞ ≤ members·N·Z_e (each
+//     public-key share's error at the bound its shortness proof admits,
+//     the package doc, "Public-key shares": 2^30, 2^36, 2^38 on N = 2^10, 2^13, 2^14, against βe
+//     for an honest share; it is divided by P, and moves only BGVN13's
+//     bounds: honest 2^11.8 → 2^12.2, accepted 2^33.0 → 2^41.0,
+//     craftable 2^19.0 → 2^27.0 for 16 members; BGVN14's P = 2^80 leaves
+//     its bounds as they were),
 //     ‖s‖∞ ≤ members, and the rounding (ρ0 + ρ1·s)/P with ‖ρ_i‖∞ ≤ P/2;
 //   - accepted (AcceptedNoiseBits): special soundness gives two challenges
 //     X^i ≠ X^j of one repetition and z̄ = z − z′ (‖z̄_i‖∞ ≤ 2·Z_i) with
@@ -23,7 +29,7 @@ import (
 //     ‖w′_i‖∞ ≤ N·2·Z_i. Substituting ĉ and dividing by P·t, the noise of
 //     2·ct is at most
 //
-//     N·(2Z_e0 + N·2Z_u·members·βe + N·members·2Z_e1)/P + 2·(1/2 + R_s) + N·2Z_m/t + 1,
+//     N·(2Z_e0 + N·2Z_u·‖e_pk‖∞ + N·members·2Z_e1)/P + 2·(1/2 + R_s) + N·2Z_m/t + 1,
 //
 //     where R_s bounds ‖[ρ1]_P·s‖∞/P: a sum of N products of a coefficient
 //     in [−1/2, 1/2] (ρ1 is the uploader's, chosen without s) and one of s
@@ -42,6 +48,19 @@ import (
 // not need), so such inputs are accepted; TestAcceptedNoiseBound crafts
 // them. After the division by P only the message carry m = v + t·k
 // (‖k‖∞ ≤ Z_m/(2t)), doubled, survives.
+
+// pkError bounds ‖e_pk‖∞ for a committee of `members` members: the sum of
+// their public-key shares' errors, each at most what its shortness proof
+// admits (ShareParams.KeyShareErrorBits, N·Z_e: a corrupt member's share
+// may sit there, an honest one is ≤ βe), so that the bounds below hold
+// whatever the DKG's corrupt members sent (the package doc, "Public-key shares").
+func (pp *Params) pkError(members int) float64 {
+	sp, err := ShareParamsFor(pp.FHE)
+	if err != nil {
+		return float64(members) * float64(BetaE)
+	}
+	return float64(members) * math.Exp2(sp.KeyShareErrorBits())
+}
 
 // rounding is the bound on the ModDown rounding (ρ0 + ρ1·s)/P (≤ 1/2 +
 // R_s, see above); 0 without an auxiliary modulus (nothing is divided).
@@ -62,13 +81,20 @@ func (pp *Params) p() float64 {
 }
 
 // AcceptedNoiseBits is log2 of the noise bound of 2·ct for an accepted
-// input ct and a committee of `members` members (see above). It depends
-// only on the preset and the committee size, so the chain and the committee
-// compute the same number.
+// input ct and a committee of `members` members (see above), every
+// member's public-key share error at the bound its proof admits. It
+// depends only on the preset and the committee size, so the chain and the
+// committee compute the same number.
 func (pp *Params) AcceptedNoiseBits(members int) float64 {
-	n, m, be := float64(pp.N), float64(members), float64(BetaE)
+	return pp.AcceptedNoiseBitsKey(members, math.Log2(pp.pkError(members)))
+}
+
+// AcceptedNoiseBitsKey is AcceptedNoiseBits for a public key whose error
+// is at most 2^pkErrorBits (e.g. members·βe for a DKG of honest members).
+func (pp *Params) AcceptedNoiseBitsKey(members int, pkErrorBits float64) float64 {
+	n, m := float64(pp.N), float64(members)
 	t := float64(pp.FHE.PlaintextModulus())
-	qp := n * (2*float64(pp.Z[compE0]) + n*2*float64(pp.Z[compU])*m*be + n*m*2*float64(pp.Z[compE1]))
+	qp := n * (2*float64(pp.Z[compE0]) + n*2*float64(pp.Z[compU])*math.Exp2(pkErrorBits) + n*m*2*float64(pp.Z[compE1]))
 	b := qp/pp.p() + 2*pp.rounding(members) + n*2*float64(pp.Z[compM])/t + 1
 	return math.Log2(b)
 }
@@ -77,16 +103,16 @@ func (pp *Params) AcceptedNoiseBits(members int) float64 {
 // (‖u‖∞ ≤ 1, ‖e_i‖∞ ≤ βe) and a committee of `members` members.
 func (pp *Params) HonestNoiseBits(members int) float64 {
 	n, m, be := float64(pp.N), float64(members), float64(BetaE)
-	return math.Log2(2 * ((be+2*n*m*be)/pp.p() + pp.rounding(members)))
+	return math.Log2(2 * ((be+n*pp.pkError(members)+n*m*be)/pp.p() + pp.rounding(members)))
 }
 
 // CraftableNoiseBits is log2 of the noise bound of 2·ct for an input ct
 // whose witness has ‖w_i‖∞ ≤ ⌊Z_i/2⌋: a witness for which a cheating
 // prover always passes (see above).
 func (pp *Params) CraftableNoiseBits(members int) float64 {
-	n, m, be := float64(pp.N), float64(members), float64(BetaE)
+	n, m := float64(pp.N), float64(members)
 	u, e := float64(pp.Z[compU]/2), float64(pp.Z[compE0]/2)
-	qp := e + n*u*m*be + n*m*e
+	qp := e + n*u*pp.pkError(members) + n*m*e
 	return math.Log2(2 * (qp/pp.p() + pp.rounding(members) + float64(pp.Z[compM]/2)/float64(pp.FHE.PlaintextModulus()) + 1))
 }
 

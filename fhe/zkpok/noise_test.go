@@ -187,16 +187,18 @@ func TestAcceptedNoiseBound(t *testing.T) {
 }
 
 // TestAcceptedNoiseBits pins the bound per preset and committee size (the
-// numbers docs/committee.md quotes).
+// numbers docs/committee.md quotes), every member's public-key share error
+// at the bound its shortness proof admits; with an honest DKG's key
+// (members·βe) BGVN13's is 2^33.0 whatever the size.
 func TestAcceptedNoiseBits(t *testing.T) {
 	for _, tc := range []struct {
 		id      fhe.PresetID
 		members int
 		lo, hi  float64
 	}{
-		{fhe.BGVN13, 1, 32.9, 33.5},
-		{fhe.BGVN13, 16, 32.9, 33.5},
-		{fhe.BGVN14, 16, 34.9, 35.5},
+		{fhe.BGVN13, 1, 36.9, 37.5},  // one member: its own share, 2^36 at most
+		{fhe.BGVN13, 16, 40.9, 41.5}, // 16 shares at their proven bound 2^36: u′·e_pk/P
+		{fhe.BGVN14, 16, 34.9, 35.5}, // P = 2^80 divides the shares' 2^38 away
 	} {
 		b, err := AcceptedNoiseBits(fhe.MustParams(tc.id), tc.members)
 		require.NoError(t, err)
@@ -206,7 +208,10 @@ func TestAcceptedNoiseBits(t *testing.T) {
 		require.GreaterOrEqual(t, b, tc.lo)
 		require.Less(t, b, tc.hi)
 	}
-	_, err := AcceptedNoiseBits(fhe.MustParams(fhe.BGVN13), 0)
+	pp, err := ParamsFor(fhe.MustParams(fhe.BGVN13))
+	require.NoError(t, err)
+	require.InDelta(t, 33.0, pp.AcceptedNoiseBitsKey(16, math.Log2(16*BetaE)), 0.1, "an honest DKG's key")
+	_, err = AcceptedNoiseBits(fhe.MustParams(fhe.BGVN13), 0)
 	require.Error(t, err)
 	_, err = AcceptedNoiseBits(fhe.MustParams(fhe.CKKSN13), 3)
 	require.Error(t, err)

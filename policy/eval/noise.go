@@ -20,8 +20,10 @@ import (
 // REFRESH (RefreshBits) at the top level, for a plan evaluated one by one
 // (CommitteePackedNoiseModel: rescaled once by the top prime, as the packed
 // path does). An accepted input's own noise bound, for the 2·ct
-// the committee evaluates (zkpok.AcceptedNoiseBits(p, maxMembers): 2^33.0
-// on BGVN13, 2^35.0 on BGVN14; an attacker reaches ≈ 2^22 with 2^40 work),
+// the committee evaluates (zkpok.AcceptedNoiseBits(p, maxMembers): 2^41.0
+// on BGVN13 with every public-key share's error at its proven bound, 2^33.0
+// with an honest DKG's key, 2^35.0 on BGVN14; an attacker reaches ≈ 2^22
+// with 2^40 work),
 // is far above what any plan's flooding hides, so the committee never
 // evaluates an upload directly: a compiled policy's request goes through
 // the packed path (a batch of one when alone), whose collective refresh of
