@@ -60,6 +60,31 @@ func NewHost(name string, source ChainIDSource) (*Host, error) {
 	return h, nil
 }
 
+// MustNewHost is NewHost for a host adapter's package variable: it panics on
+// the build defect NewHost reports, at init, before any chain runs.
+func MustNewHost(name string, source ChainIDSource) *Host {
+	h, err := NewHost(name, source)
+	if err != nil {
+		panic(err)
+	}
+	return h
+}
+
+// Register builds the four modules with module(i) (Keys[i] at Addresses[i])
+// and registers each with register (the host registry's RegisterModule),
+// returning them in address order.
+func Register[M any](module func(i int) M, register func(M) error) ([]M, error) {
+	out := make([]M, 0, len(Keys))
+	for i := range Keys {
+		m := module(i)
+		if err := register(m); err != nil {
+			return nil, fmt.Errorf("fhegate: register %s: %w", Keys[i], err)
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
 // SetBackends replaces the policy compiler and CRDT metadata merger. Both are
 // required: nil is an error and leaves the installed suite in place (there is
 // no silent default; test stand-ins are in precompiles/precompilestest).

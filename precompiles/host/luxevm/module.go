@@ -9,7 +9,6 @@
 package luxevm
 
 import (
-	"fmt"
 	"math/big"
 
 	"github.com/luxfi/evm/precompile/contract"
@@ -32,14 +31,7 @@ const (
 )
 
 // host is this adapter's installed suite and chain id.
-var host = mustHost(adapter.NewHost("luxevm", adapter.ChainIDAtStartup))
-
-func mustHost(h *adapter.Host, err error) *adapter.Host {
-	if err != nil {
-		panic(err) // embedded ABI broken: a build defect, not a runtime condition
-	}
-	return h
-}
+var host = adapter.MustNewHost("luxevm", adapter.ChainIDAtStartup)
 
 // SetBackends replaces the policy compiler and CRDT merger. Both are required
 // (nil is an error); init installs the real pair from precompiles/corebackends.
@@ -60,19 +52,15 @@ func SetChainID(id *big.Int) { host.SetChainID(id) }
 var Modules []modules.Module
 
 func init() {
-	for i, key := range adapter.Keys {
-		addr := common.Address(adapter.Addresses[i])
-		m := modules.Module{
-			ConfigKey:    key,
-			Address:      addr,
-			Contract:     &statefulContract{index: i},
-			Configurator: &configurator{key: key, addr: addr},
-		}
-		if err := modules.RegisterModule(m); err != nil {
-			panic(fmt.Sprintf("fhegate: register %s: %v", key, err))
-		}
-		Modules = append(Modules, m)
+	var err error
+	if Modules, err = adapter.Register(module, modules.RegisterModule); err != nil {
+		panic(err) // the registry refuses the keys or addresses: the host cannot run them
 	}
+}
+
+func module(i int) modules.Module {
+	addr := common.Address(adapter.Addresses[i])
+	return modules.Module{ConfigKey: adapter.Keys[i], Address: addr, Contract: &statefulContract{index: i}, Configurator: &configurator{key: adapter.Keys[i], addr: addr}}
 }
 
 var vmErrors = adapter.VMErrors{Reverted: vm.ErrExecutionReverted, OutOfGas: vm.ErrOutOfGas}

@@ -1,7 +1,6 @@
 package subnetevm
 
 import (
-	"fmt"
 	"math/big"
 
 	"github.com/ava-labs/libevm/common"
@@ -33,14 +32,7 @@ var (
 
 // host is this adapter's installed suite; subnet-evm gives the chain id with
 // every call (the chain config of the precompile environment).
-var host = mustHost(adapter.NewHost("subnetevm", adapter.ChainIDPerCall))
-
-func mustHost(h *adapter.Host, err error) *adapter.Host {
-	if err != nil {
-		panic(err) // embedded ABI broken: a build defect, not a runtime condition
-	}
-	return h
-}
+var host = adapter.MustNewHost("subnetevm", adapter.ChainIDPerCall)
 
 // SetBackends replaces the policy compiler and CRDT metadata merger used by the
 // registered precompiles. Both are required: nil is an error and leaves the
@@ -60,19 +52,15 @@ func Suite() *precompiles.Suite { return host.Suite() }
 var Modules []modules.Module
 
 func init() {
-	for i, key := range adapter.Keys {
-		addr := common.Address(adapter.Addresses[i])
-		m := modules.Module{
-			ConfigKey:    key,
-			Address:      addr,
-			Contract:     &statefulContract{index: i},
-			Configurator: &configurator{key: key, addr: addr},
-		}
-		if err := modules.RegisterModule(m); err != nil {
-			panic(fmt.Sprintf("fhegate: register %s: %v", key, err))
-		}
-		Modules = append(Modules, m)
+	var err error
+	if Modules, err = adapter.Register(module, modules.RegisterModule); err != nil {
+		panic(err) // the registry refuses the keys or addresses: the host cannot run them
 	}
+}
+
+func module(i int) modules.Module {
+	addr := common.Address(adapter.Addresses[i])
+	return modules.Module{ConfigKey: adapter.Keys[i], Address: addr, Contract: &statefulContract{index: i}, Configurator: &configurator{key: adapter.Keys[i], addr: addr}}
 }
 
 var vmErrors = adapter.VMErrors{Reverted: vm.ErrExecutionReverted, OutOfGas: vm.ErrOutOfGas}
