@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds, vets and tests the Lux adapter (precompiles/host/luxevm, a nested module) against the
+# Builds, vets, staticchecks and tests the Lux adapter (precompiles/host/luxevm, a nested module) against the
 # stand-ins of Lux's API in precompiles/host/luxevm/standin/ (the real luxfi modules cannot be
 # downloaded here). A go.work file in a temporary directory puts the adapter and the main module in
 # one workspace and replaces luxfi/evm and luxfi/geth with the stand-ins; nothing in the tree is
@@ -29,4 +29,5 @@ pkgs=(github.com/fhegate/fhegate/precompiles/host/luxevm/...
   github.com/luxfi/geth/common github.com/luxfi/geth/core/types github.com/luxfi/geth/core/vm)
 go build "${pkgs[@]}"
 go vet "${pkgs[@]}"
+go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 "${pkgs[@]}" # the main run's pinned version
 go test -count=1 github.com/fhegate/fhegate/precompiles/host/luxevm/...
