@@ -1,7 +1,11 @@
 // Package subnetevm hosts fhegate's precompiles (package precompiles) in
 // github.com/ava-labs/subnet-evm v0.8.0. Importing it registers four modules
 // with subnet-evm's global precompile registry (modules.RegisterModule, from
-// init, as subnet-evm's own precompiles do):
+// init, as subnet-evm's own precompiles do). It is a shim over the adapter
+// core, precompiles/host/adapter, which the Lux adapter calls too: this
+// package holds only the registration, the config types subnet-evm's registry
+// unmarshals, and the chain id read from the precompile environment. The
+// modules:
 //
 //	config key         address                                      precompile
 //	fheInputConfig     0x02000000000000000000000000000000000000f0   FHEInput

@@ -1,10 +1,7 @@
 package subnetevm
 
 import (
-	"errors"
-	"fmt"
 	"math/big"
-	"sync/atomic"
 
 	"github.com/ava-labs/libevm/common"
 	"github.com/ava-labs/libevm/core/types"
@@ -14,15 +11,15 @@ import (
 	"github.com/ava-labs/subnet-evm/precompile/precompileconfig"
 
 	"github.com/fhegate/fhegate/precompiles"
-	"github.com/fhegate/fhegate/precompiles/corebackends"
+	"github.com/fhegate/fhegate/precompiles/host/adapter"
 )
 
 // Config keys of the four modules.
 const (
-	InputConfigKey   = "fheInputConfig"
-	PolicyConfigKey  = "fhePolicyConfig"
-	CRDTConfigKey    = "fheCRDTConfig"
-	VerdictConfigKey = "fheVerdictConfig"
+	InputConfigKey   = adapter.InputConfigKey
+	PolicyConfigKey  = adapter.PolicyConfigKey
+	CRDTConfigKey    = adapter.CRDTConfigKey
+	VerdictConfigKey = adapter.VerdictConfigKey
 )
 
 // Addresses of the four precompiles.
@@ -33,7 +30,9 @@ var (
 	VerdictAddress = common.Address(precompiles.FHEVerdictAddress)
 )
 
-var suite atomic.Pointer[precompiles.Suite]
+// host is this adapter's installed suite; subnet-evm gives the chain id with
+// every call (the chain config of the precompile environment).
+var host = adapter.MustNewHost("subnetevm", adapter.ChainIDPerCall)
 
 // SetBackends replaces the policy compiler and CRDT metadata merger used by the
 // registered precompiles. Both are required: nil is an error and leaves the
@@ -43,168 +42,63 @@ var suite atomic.Pointer[precompiles.Suite]
 // corebackends.CRDTMeta (fhe/crdt/meta). Call it before any chain is created:
 // every validator must run the same backends.
 func SetBackends(compiler precompiles.PolicyCompiler, merger precompiles.CRDTMerger) error {
-	s, err := precompiles.NewSuite(precompiles.Options{Compiler: compiler, Merger: merger})
-	if err != nil {
-		return fmt.Errorf("subnetevm.SetBackends: %w", err)
-	}
-	suite.Store(s)
-	return nil
+	return host.SetBackends(compiler, merger)
 }
 
-// errNoBackends is returned (activation) or reverted with (calls) when no
-// suite is installed: never run the precompiles without their backends.
-const errNoBackends = "fhegate: precompile backends not set (subnetevm.SetBackends)"
-
 // Suite returns the core precompiles currently registered.
-func Suite() *precompiles.Suite { return suite.Load() }
+func Suite() *precompiles.Suite { return host.Suite() }
 
 // Modules lists the four modules in address order.
 var Modules []modules.Module
 
 func init() {
-	if err := SetBackends(corebackends.Policy{}, corebackends.CRDTMeta{}); err != nil {
-		panic(err) // embedded ABI broken: a build defect, not a runtime condition
-	}
-	pick := []func(*precompiles.Suite) *precompiles.Contract{
-		func(s *precompiles.Suite) *precompiles.Contract { return s.Input },
-		func(s *precompiles.Suite) *precompiles.Contract { return s.Policy },
-		func(s *precompiles.Suite) *precompiles.Contract { return s.CRDT },
-		func(s *precompiles.Suite) *precompiles.Contract { return s.Verdict },
-	}
-	keys := []string{InputConfigKey, PolicyConfigKey, CRDTConfigKey, VerdictConfigKey}
-	addrs := []common.Address{InputAddress, PolicyAddress, CRDTAddress, VerdictAddress}
-	for i := range keys {
-		m := modules.Module{
-			ConfigKey:    keys[i],
-			Address:      addrs[i],
-			Contract:     &statefulContract{addr: addrs[i], pick: pick[i]},
-			Configurator: &configurator{key: keys[i], addr: addrs[i]},
-		}
-		if err := modules.RegisterModule(m); err != nil {
-			panic(fmt.Sprintf("fhegate: register %s: %v", keys[i], err))
-		}
-		Modules = append(Modules, m)
+	var err error
+	if Modules, err = adapter.Register(module, modules.RegisterModule); err != nil {
+		panic(err) // the registry refuses the keys or addresses: the host cannot run them
 	}
 }
 
-// statefulContract adapts a core contract to contract.StatefulPrecompiledContract.
-type statefulContract struct {
-	addr common.Address
-	pick func(*precompiles.Suite) *precompiles.Contract
+func module(i int) modules.Module {
+	addr := common.Address(adapter.Addresses[i])
+	return modules.Module{ConfigKey: adapter.Keys[i], Address: addr, Contract: &statefulContract{index: i}, Configurator: &configurator{key: adapter.Keys[i], addr: addr}}
 }
+
+var vmErrors = adapter.VMErrors{Reverted: vm.ErrExecutionReverted, OutOfGas: vm.ErrOutOfGas}
+
+// statefulContract adapts core contract index (into adapter.Keys) to
+// contract.StatefulPrecompiledContract.
+type statefulContract struct{ index int }
 
 var _ contract.StatefulPrecompiledContract = (*statefulContract)(nil)
 
-func (p *statefulContract) Run(as contract.AccessibleState, caller, addr common.Address, input []byte, suppliedGas uint64, readOnly bool) (ret []byte, remaining uint64, err error) {
-	defer func() {
-		if r := recover(); r != nil { // last line; the core validates and recovers itself
-			ret, remaining, err = precompiles.EncodeRevert("fhegate: internal error"), 0, vm.ErrExecutionReverted
+func (p *statefulContract) Run(as contract.AccessibleState, caller, addr common.Address, input []byte, suppliedGas uint64, readOnly bool) ([]byte, uint64, error) {
+	return adapter.Run(host, p.index, addr, input, suppliedGas, vmErrors, func() adapter.Call[common.Address, common.Hash] {
+		sdb := as.GetStateDB()
+		return adapter.Call[common.Address, common.Hash]{
+			State: stateDB{sdb}, Transient: adapter.AsTransient[common.Address, common.Hash](sdb),
+			Block: as.GetBlockContext(), Caller: caller, ReadOnly: readOnly,
+			ChainID: func() *big.Int { return chainID(as) },
+			AddLog: func(a common.Address, topics []common.Hash, data []byte, block uint64) {
+				sdb.AddLog(&types.Log{Address: a, Topics: topics, Data: data, BlockNumber: block})
+			},
 		}
-	}()
-	st := suite.Load()
-	if st == nil {
-		if suppliedGas < precompiles.GasMinimum {
-			return nil, 0, vm.ErrOutOfGas
-		}
-		return precompiles.EncodeRevert(errNoBackends), suppliedGas - precompiles.GasMinimum, vm.ErrExecutionReverted
-	}
-	c := p.pick(st)
-	if addr != p.addr {
-		// delegatecall / callcode would scope storage to the caller: refuse.
-		if suppliedGas < precompiles.GasMinimum {
-			return nil, 0, vm.ErrOutOfGas
-		}
-		return precompiles.EncodeRevert(c.Name() + ": delegatecall and callcode are not supported"), suppliedGas - precompiles.GasMinimum, vm.ErrExecutionReverted
-	}
-	e := &env{as: as, sdb: as.GetStateDB(), caller: caller, self: p.addr, readOnly: readOnly}
-	ret, remaining, err = c.Run(e, input, suppliedGas)
-	return mapErr(ret, remaining, err)
-}
-
-func mapErr(ret []byte, remaining uint64, err error) ([]byte, uint64, error) {
-	if err == nil {
-		return ret, remaining, nil
-	}
-	if errors.Is(err, precompiles.ErrOutOfGas) {
-		return nil, 0, vm.ErrOutOfGas
-	}
-	var rev *precompiles.RevertError
-	if errors.As(err, &rev) {
-		return precompiles.EncodeRevert(rev.Reason), remaining, vm.ErrExecutionReverted
-	}
-	return precompiles.EncodeRevert(err.Error()), remaining, vm.ErrExecutionReverted
-}
-
-// env implements precompiles.Env over subnet-evm's AccessibleState.
-type env struct {
-	as       contract.AccessibleState
-	sdb      contract.StateDB
-	caller   common.Address
-	self     common.Address
-	readOnly bool
-}
-
-type transientDB interface {
-	GetTransientState(addr common.Address, key common.Hash) common.Hash
-	SetTransientState(addr common.Address, key, value common.Hash)
+	})
 }
 
 type precompileEnvGetter interface {
 	GetPrecompileEnv() vm.PrecompileEnvironment
 }
 
-func (e *env) Caller() precompiles.Address { return precompiles.Address(e.caller) }
-func (e *env) ReadOnly() bool              { return e.readOnly }
-func (e *env) GetState(k precompiles.Hash) precompiles.Hash {
-	return precompiles.Hash(e.sdb.GetState(e.self, common.Hash(k)))
-}
-func (e *env) SetState(k, v precompiles.Hash) {
-	e.sdb.SetState(e.self, common.Hash(k), common.Hash(v))
-}
-func (e *env) GetTransientState(k precompiles.Hash) precompiles.Hash {
-	if t, ok := e.sdb.(transientDB); ok {
-		return precompiles.Hash(t.GetTransientState(e.self, common.Hash(k)))
-	}
-	return precompiles.Hash{}
-}
-func (e *env) SetTransientState(k, v precompiles.Hash) {
-	if t, ok := e.sdb.(transientDB); ok {
-		t.SetTransientState(e.self, common.Hash(k), common.Hash(v))
-	}
-}
-func (e *env) PeerState(peer precompiles.Address, k precompiles.Hash) precompiles.Hash {
-	return precompiles.Hash(e.sdb.GetState(common.Address(peer), common.Hash(k)))
-}
-func (e *env) PeerTransientState(peer precompiles.Address, k precompiles.Hash) precompiles.Hash {
-	if t, ok := e.sdb.(transientDB); ok {
-		return precompiles.Hash(t.GetTransientState(common.Address(peer), common.Hash(k)))
-	}
-	return precompiles.Hash{}
-}
-func (e *env) AddLog(topics []precompiles.Hash, data []byte) {
-	ts := make([]common.Hash, len(topics))
-	for i := range topics {
-		ts[i] = common.Hash(topics[i])
-	}
-	e.sdb.AddLog(&types.Log{Address: e.self, Topics: ts, Data: data, BlockNumber: e.BlockNumber()})
-}
-func (e *env) BlockNumber() uint64 {
-	if n := e.as.GetBlockContext().Number(); n != nil && n.IsUint64() {
-		return n.Uint64()
-	}
-	return 0
-}
-func (e *env) BlockTime() uint64 { return e.as.GetBlockContext().Timestamp() }
-func (e *env) ChainID() *big.Int {
-	if g, ok := e.as.(precompileEnvGetter); ok {
+// chainID is the chain id of the precompile environment's chain config (zero
+// if the state gives none).
+func chainID(as contract.AccessibleState) *big.Int {
+	if g, ok := as.(precompileEnvGetter); ok {
 		if cc := g.GetPrecompileEnv().ChainConfig(); cc != nil && cc.ChainID != nil {
 			return new(big.Int).Set(cc.ChainID)
 		}
 	}
 	return new(big.Int)
 }
-
-var _ precompiles.Env = (*env)(nil)
 
 // configurator implements contract.Configurator for one module.
 type configurator struct {
@@ -216,42 +110,18 @@ func (c *configurator) MakeConfig() precompileconfig.Config {
 	if c.key == VerdictConfigKey {
 		return new(VerdictConfig)
 	}
-	return &Config{key: c.key}
+	return NewConfig(c.key, nil)
 }
 
 func (c *configurator) Configure(_ precompileconfig.ChainConfig, cfg precompileconfig.Config, state contract.StateDB, _ contract.ConfigurationBlockContext) error {
-	if suite.Load() == nil {
-		return errors.New(errNoBackends)
-	}
-	// EIP-158: make sure the account is never "empty" so its storage survives.
-	if state.GetNonce(c.addr) == 0 {
-		state.SetNonce(c.addr, 1)
-	}
-	if c.key != VerdictConfigKey {
-		if _, ok := cfg.(*Config); !ok {
-			return fmt.Errorf("%s: expected *Config, got %T", c.key, cfg)
-		}
-		return nil
-	}
-	vc, ok := cfg.(*VerdictConfig)
-	if !ok {
-		return fmt.Errorf("%s: expected *VerdictConfig, got %T", c.key, cfg)
-	}
-	cc, err := vc.committeeConfig()
-	if err != nil {
-		return err
-	}
-	return precompiles.ConfigureVerdict(store{state: state, addr: c.addr}, precompiles.Address(vc.Governance), cc)
+	return adapter.Configure[common.Address, common.Hash](host, c.key, cfg, stateDB{state}, c.addr)
 }
 
-type store struct {
-	state contract.StateDB
-	addr  common.Address
-}
+// stateDB is subnet-evm's StateDB without its state options (the
+// precompiles pass none).
+type stateDB struct{ contract.StateDB }
 
-func (s store) GetState(k precompiles.Hash) precompiles.Hash {
-	return precompiles.Hash(s.state.GetState(s.addr, common.Hash(k)))
+func (s stateDB) GetState(a common.Address, k common.Hash) common.Hash {
+	return s.StateDB.GetState(a, k)
 }
-func (s store) SetState(k, v precompiles.Hash) {
-	s.state.SetState(s.addr, common.Hash(k), common.Hash(v))
-}
+func (s stateDB) SetState(a common.Address, k, v common.Hash) { s.StateDB.SetState(a, k, v) }

@@ -23,13 +23,13 @@ func TestNoSilentStandIns(t *testing.T) {
 	require.Error(t, SetBackends(nil, corebackends.CRDTMeta{}))
 	require.Same(t, before, Suite(), "a refused SetBackends keeps the installed suite")
 
-	suite.Store(nil)
-	defer suite.Store(before)
-	p := &statefulContract{addr: InputAddress, pick: func(s *precompiles.Suite) *precompiles.Contract { return s.Input }}
+	host.SwapSuite(nil)
+	defer host.SwapSuite(before)
+	p := &statefulContract{index: 0} // FHEInput
 	ret, rem, err := p.Run(nil, InputAddress, InputAddress, []byte{1, 2, 3, 4}, 10_000, false)
 	require.ErrorIs(t, err, vm.ErrExecutionReverted)
 	require.Equal(t, uint64(10_000-precompiles.GasMinimum), rem)
 	require.Contains(t, string(ret), "backends not set")
 	c := &configurator{key: InputConfigKey, addr: InputAddress}
-	require.ErrorContains(t, c.Configure(nil, &Config{key: InputConfigKey}, nil, nil), "backends not set")
+	require.ErrorContains(t, c.Configure(nil, NewConfig(InputConfigKey, nil), nil, nil), "backends not set")
 }
