@@ -3,22 +3,27 @@
 // precompile addresses with hardhat_setCode, and gives tests the client's
 // side and the committee's: encrypt (mockEncrypt: an attestation of the same
 // shape as @fhegate/client's), and settle (the verdict the committee would
-// post: computed by the test from the plaintexts, or — settle(requestId)
-// alone — by the policy's own compiled plan, run on the plaintexts with
-// @fhegate/client's wasm core, the Go policy compiler).
+// post: by default what the policy's compiled plan gives on the request's
+// plaintexts, run by @fhegate/client's wasm core; a test may force one).
+// The mock FHEPolicy registers a spec as the chain does: @fhegate/client's
+// compilePlan (the Go compiler and the chain's admission rule) decides its
+// policy id, depth, cost and input count, or refuses it with the chain's
+// reason (compileOnDemand).
 //
 //   const { installMocks } = require("../fhegate-mock.cjs");
 //   const fhe = await installMocks(hre);
 //   const att = await fhe.encrypt(alice, [5, 1]);
 //   await fhe.input.connect(alice).registerBatch(...fhe.batchArgs(att));
-//   ... await fhe.settle(requestId, ([income, debt]) => (income > 3n * debt ? 1n : 0n));
-//   ... await fhe.settle(requestId);   // the registered policy's plan decides
+//   ... await fhe.settle(requestId);               // the registered policy's plan decides
+//   ... await fhe.settle(requestId, UNEVALUABLE);  // or the test forces a verdict
 //
-// LIMITS: plaintext on chain, no proofs, no signatures, the policy compiler
-// only where settle runs a plan (the mock's policy id stays keccak256(spec)),
-// no packing and none of the precompiles' gas. A passing mock test says the
-// contract's logic and its use of the interfaces are right; it says nothing
-// about confidentiality or gas (run those against `fhegate devnet`).
+// fhegate.cjs picks these mocks or a running devnet (fhegate-devnet.cjs)
+// by the Hardhat network, so one test file runs on both.
+//
+// LIMITS: plaintext on chain, no proofs, no signatures, no packing and none
+// of the precompiles' gas. A passing mock test says the contract's logic and
+// its use of the interfaces are right; it says nothing about
+// confidentiality or gas (run those against `fhegate devnet`).
 const fs = require("node:fs");
 const path = require("node:path");
 
@@ -44,6 +49,11 @@ function client() {
   return clientP;
 }
 
+// FHEVerdict's sentinels (precompiles/verdict.go): what a test forces with
+// fhe.settle(requestId, UNEVALUABLE) to see a contract handle them.
+const UNEVALUABLE = (1n << 256n) - 1n; // the committee cannot evaluate the request
+const REJECTED_INPUT = (1n << 256n) - 3n; // an input outside the plan's declared range
+
 const abi = (name) => JSON.parse(fs.readFileSync(path.join(ARTIFACTS, `${name}.abi.json`), "utf8"));
 const bin = (name, kind = "bin") => "0x" + fs.readFileSync(path.join(ARTIFACTS, `${name}.${kind}`), "utf8").trim();
 
@@ -51,6 +61,8 @@ const bin = (name, kind = "bin") => "0x" + fs.readFileSync(path.join(ARTIFACTS, 
  * Etches the four mocks and returns the test handle on them. With
  * { reset: true } it first resets the Hardhat chain, so every test starts
  * with empty precompile state (etching replaces code, not storage).
+ * It also lets the mock FHEPolicy register specs as the chain does
+ * (compileOnDemand).
  */
 async function installMocks(hre, { reset = false } = {}) {
   const { ethers, network } = hre;
@@ -60,12 +72,105 @@ async function installMocks(hre, { reset = false } = {}) {
     await network.provider.send("hardhat_setCode", [ADDRESSES[k], bin(name, "bin-runtime")]);
     c[k] = new ethers.Contract(ADDRESSES[k], abi(name), (await ethers.getSigners())[0]);
   }
+  compileOnDemand(network.provider, c.policy.interface);
   return new MockFHE(hre, c);
+}
+
+// MockFHEPolicy keeps what registration decided about each spec (its
+// `compiled` mapping, storage slot 0) and reverts with SpecNotCompiled for a
+// spec it has not seen. compileOnDemand wraps the Hardhat provider: when a
+// call, a gas estimate or a transaction would revert with SpecNotCompiled,
+// it compiles the spec with @fhegate/client's compilePlan (the Go compiler
+// and the chain's admission rule), writes the decision into the mock's
+// storage (hardhat_setStorageAt: no transaction, no block) and runs the
+// request again. A transaction is tried as a call first, so a reverted
+// one is never mined. Policy ids, depth, cost, input counts and refusals
+// are then the chain's.
+const WRAPPED = Symbol.for("fhegate.compileOnDemand");
+function compileOnDemand(provider, policyIface) {
+  if (provider[WRAPPED]) return;
+  provider[WRAPPED] = true;
+  const request = provider.request.bind(provider);
+  const selector = policyIface.getError("SpecNotCompiled").selector;
+  // the spec a failed request needs compiled, or undefined
+  const pending = (e) => {
+    for (let x = e, i = 0; x && i < 6; x = x.error || x.cause || x.info?.error, i++) {
+      const d = typeof x.data === "string" ? x.data : x.data?.data;
+      if (typeof d === "string" && d.startsWith(selector)) return policyIface.parseError(d).args;
+    }
+    return undefined;
+  };
+  const withCompiled = async (fn) => {
+    for (let i = 0; ; i++) {
+      try {
+        return await fn();
+      } catch (e) {
+        const need = pending(e);
+        if (!need || i >= 64) throw e;
+        await declare(request, need.specHash, need.spec);
+      }
+    }
+  };
+  provider.request = async (args) => {
+    switch (args.method) {
+      case "eth_call":
+      case "eth_estimateGas":
+        return withCompiled(() => request(args));
+      case "eth_sendTransaction": {
+        const tx = args.params[0];
+        await withCompiled(() => request({ method: "eth_call", params: [tx, "pending"] })).catch(() => {});
+        return request(args);
+      }
+      default:
+        return request(args);
+    }
+  };
+  provider.send = (method, params) => provider.request({ method, params });
+}
+
+// declare writes MockFHEPolicy's `compiled[specHash]`: what compilePlan
+// decides about spec (status 1: plan hash, depth, cost, inputs; status 2:
+// the reason, a Solidity string).
+async function declare(request, specHash, spec) {
+  const { AbiCoder, keccak256, toBeHex, toUtf8Bytes, zeroPadValue, hexlify, getBytes } = require("ethers");
+  const base = BigInt(keccak256(AbiCoder.defaultAbiCoder().encode(["bytes32", "uint256"], [specHash, 0])));
+  const set = (slot, word) => request({ method: "hardhat_setStorageAt", params: [ADDRESSES.policy, toBeHex(slot), zeroPadValue(word, 32)] });
+  const u = (n) => toBeHex(BigInt(n), 32);
+  const { compilePlan } = await client();
+  let plan;
+  try {
+    plan = await compilePlan(getBytes(spec));
+  } catch (e) {
+    const reason = toUtf8Bytes(e.message);
+    const slot = base + 5n;
+    if (reason.length < 32) {
+      const w = new Uint8Array(32);
+      w.set(reason);
+      w[31] = reason.length * 2;
+      await set(slot, hexlify(w));
+    } else {
+      await set(slot, u(reason.length * 2 + 1));
+      const data = BigInt(keccak256(u(slot)));
+      for (let i = 0; i * 32 < reason.length; i++) {
+        const w = new Uint8Array(32);
+        w.set(reason.subarray(i * 32, i * 32 + 32));
+        await set(data + BigInt(i), hexlify(w));
+      }
+    }
+    await set(base, u(2));
+    return;
+  }
+  await set(base + 1n, plan.planHash);
+  await set(base + 2n, u(plan.depth));
+  await set(base + 3n, u(plan.cost));
+  await set(base + 4n, u(plan.inputs));
+  await set(base, u(1));
 }
 
 class MockFHE {
   constructor(hre, c) {
     this.hre = hre;
+    this.mock = true;
     Object.assign(this, c);
   }
 
@@ -133,15 +238,19 @@ class MockFHE {
    * The committee's side: posts the verdict of an FHEPolicy request —
    * `result`, or `result(values)` for the plaintext inputs, or (no result)
    * the verdict of the policy's own compiled plan (planVerdict) — with
-   * MockFHEVerdict.settle. A negative verdict (a signed score) is posted as
-   * a 256-bit two's-complement word, the form FHEVerdict carries CRDT values in.
+   * MockFHEVerdict.settle — and returns it as FHEVerdict stores it (the
+   * devnet target's settle returns the committee's the same way). A negative
+   * verdict (a signed score) is posted as a 256-bit two's-complement word,
+   * the form FHEVerdict carries CRDT values in; UNEVALUABLE and
+   * REJECTED_INPUT force the committee's sentinels.
    */
   async settle(requestId, result) {
     let r;
     if (result === undefined) r = await this.planVerdict(requestId);
     else r = typeof result === "function" ? BigInt(await result(await this.requestInputs(requestId))) : BigInt(result);
-    await (await this.verdict.settle(requestId, BigInt.asUintN(256, r))).wait();
-    return r;
+    const word = BigInt.asUintN(256, r);
+    await (await this.verdict.settle(requestId, word)).wait();
+    return word;
   }
 
   /** Posts the plaintext value of a counter state's FHECRDT.value request. */
@@ -159,6 +268,25 @@ class MockFHE {
   }
 }
 
+// revertReason is the Error(string) a reverted call carries, decoded from its
+// revert data wherever the provider put it (Hardhat's in-process network, a
+// node's JSON-RPC), or undefined.
+function revertReason(err) {
+  const { AbiCoder, dataSlice } = require("ethers");
+  for (let x = err, i = 0; x && i < 6; x = x.error || x.cause || x.info?.error, i++) {
+    if (x.revert?.name === "Error") return x.revert.args[0];
+    const d = typeof x.data === "string" ? x.data : x.data?.data;
+    if (typeof d === "string" && d.startsWith("0x08c379a0")) {
+      try {
+        return AbiCoder.defaultAbiCoder().decode(["string"], dataSlice(d, 4))[0];
+      } catch {
+        /* not an Error(string) */
+      }
+    }
+  }
+  return undefined;
+}
+
 /**
  * Awaits a transaction (or call) that must revert: with a reason string
  * matching `want` (a RegExp), or with the custom error `want.error` of
@@ -174,7 +302,7 @@ async function expectRevert(p, want) {
   }
   if (!err) throw new Error(`expected a revert (${want.error || want})`);
   if (want instanceof RegExp) {
-    const msg = err.reason || err.shortMessage || err.message;
+    const msg = revertReason(err) ?? err.reason ?? err.shortMessage ?? err.message;
     if (!want.test(msg)) throw new Error(`revert "${msg}" does not match ${want}`);
     return;
   }
@@ -190,4 +318,4 @@ async function expectRevert(p, want) {
   }
 }
 
-module.exports = { installMocks, expectRevert, ADDRESSES, abi, bin };
+module.exports = { installMocks, expectRevert, ADDRESSES, abi, bin, client, UNEVALUABLE, REJECTED_INPUT };

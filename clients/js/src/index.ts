@@ -208,26 +208,38 @@ export async function decisionRow(spec: string | Uint8Array, values: Value[]): P
   return ok((await init()).decisionRow(doc, vals)).map((d) => BigInt(d));
 }
 
-/** What a policy's compiled plan tells a client or a contract test (compilePlan). */
+/**
+ * What FHEPolicy.registerPolicy records for a policy document, and what its
+ * compiled plan tells a client or a contract test (compilePlan).
+ */
 export interface PlanInfo {
   name: string;
   /** The plan hash: the policy id FHEPolicy.registerPolicy returns on chain. */
   planHash: string;
   preset: string;
+  /** The plan's depth between refreshes (FHEPolicy.policyOf's depth). */
   depth: number;
   /** Input slots: one per one-slot input, one per base-16 digit of a wide one. */
   inputs: number;
   /** The declared inputs' names, in order. */
   declared: string[];
+  /** The committee's CPU for one evaluation of the plan, in gas. */
   gas: number;
+  /** The gas one evaluate() pays (FHEPolicy.policyOf's cost). */
+  cost: number;
+  /** The committee evaluates each request by itself (no packed form), booking aloneGas. */
+  alone: boolean;
+  aloneGas?: number;
 }
 
 /**
- * Compiles a policy document with the Go compiler inside the wasm core
- * (policy.Compile, what FHEPolicy.registerPolicy compiles): its plan hash,
- * preset, depth and input slots. A document that does not compile is
- * refused with the compiler's error. Registration's noise rule is not
- * applied here (`fhegate policy inspect` applies it).
+ * Decides about a policy document what FHEPolicy.registerPolicy decides on
+ * chain, with the Go code inside the wasm core: the compiler, the chain's
+ * side of the admission rule (the result's noise must stay within what the
+ * decryption's flooding hides, each refresh needs room for its flooding)
+ * and the chain's limits. Returns the plan hash (the policy id), preset,
+ * depth, cost and input slots; a document the chain refuses is refused with
+ * the reason registerPolicy reverts with (after "FHEPolicy.registerPolicy: ").
  */
 export async function compilePlan(spec: string | Uint8Array): Promise<PlanInfo> {
   const doc = typeof spec === "string" ? new TextEncoder().encode(spec) : spec;

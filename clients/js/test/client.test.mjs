@@ -220,3 +220,18 @@ test("compilePlan and evalPlan: the Go compiler's plan and its verdicts (what th
   await assert.rejects(evalPlan(spec, [1n]), /1 values, the plan of "credit-gate-example" takes 2 input slots/);
   await assert.rejects(compilePlan("fhegate_policy: 1\nname: x\ninputs: [{name: x, min: 0, max: 1000}]\noutput: {expr: \"x >= 77\"}\n"), /\{name: x, type: uint16, max: 1000\}/);
 });
+
+test("compilePlan decides what FHEPolicy.registerPolicy decides (the chain's ids, costs and refusals)", async () => {
+  // contracts/hardhat/test/chain-policies.json: written by the chain's own code (precompiles/corebackends)
+  const chain = JSON.parse(readFileSync(path.join(repo, "contracts", "hardhat", "test", "chain-policies.json"), "utf8"));
+  for (const want of chain.policies) {
+    const plan = await compilePlan(readFileSync(path.join(repo, want.file)));
+    assert.deepEqual([plan.planHash, plan.depth, plan.cost, plan.inputs], [want.policyId, want.depth, want.cost, want.inputs], want.file);
+  }
+  for (const r of chain.refused) {
+    await assert.rejects(compilePlan(r.spec), (e) => {
+      assert.equal("FHEPolicy.registerPolicy: " + e.message, r.reason);
+      return true;
+    }, r.name);
+  }
+});

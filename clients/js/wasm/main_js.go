@@ -29,7 +29,7 @@ import (
 //	verify(id, owner, ciphertext, proof)        → null or Error
 //	handleOf(bytes)                             → 0x-hex keccak256
 //	decisionRow(spec, values)                   → the policy's input row (decimal strings: wide values' digits)
-//	compilePlan(spec)                           → JSON of PlanInfo (plan hash, preset, depth, inputs, gas)
+//	compilePlan(spec)                           → JSON of PlanInfo (what registerPolicy records: policy id, depth, cost, inputs), or registration's refusal
 //	evalPlan(spec, row)                         → the plan's verdict on one row (decimal string; EvalPlain)
 func main() {
 	sessions := map[int]*Session{}

@@ -8,8 +8,9 @@ pragma solidity ^0.8.24;
 /// with PLAINTEXT inside and a `settle` call standing in for the committee.
 /// They prove nothing about confidentiality (every "ciphertext" is readable
 /// on chain), gas (costs are those of this Solidity, not the precompiles'),
-/// the committee's attestations (signatures are not checked) or policy
-/// compilation (a spec is not compiled; the test computes the verdict).
+/// the committee's attestations (signatures are not checked) or the
+/// encrypted evaluation (the test's committee runs the compiled plan on the
+/// plaintexts: fhegate-mock.cjs).
 /// Never deploy them on a real chain.
 library MockFHE {
     address internal constant INPUT = 0x02000000000000000000000000000000000000F0;
