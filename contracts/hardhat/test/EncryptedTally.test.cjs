@@ -3,15 +3,19 @@
 // counter (the sum of the ballots' plaintexts) read back as total().
 const hre = require("hardhat");
 const assert = require("node:assert/strict");
-const { installMocks, expectRevert } = require("../fhegate-mock.cjs");
+const { fhegate } = require("../fhegate.cjs");
+const { expectRevert } = require("../fhegate-mock.cjs");
 
 const KIND_PNCOUNTER = 2;
+// On a devnet FHECRDT.create takes only canonical CRDT metadata
+// (fhe/crdt/meta), which these ballots do not carry yet: the mocks only.
+const onMocks = hre.network.name === "hardhat";
 
-describe("EncryptedTally (mock precompiles)", function () {
+(onMocks ? describe : describe.skip)("EncryptedTally (precompile mocks only: ballots without CRDT metadata)", function () {
   let fhe, tally, voters;
 
   beforeEach(async function () {
-    fhe = await installMocks(hre, { reset: true });
+    fhe = await fhegate(hre);
     voters = (await hre.ethers.getSigners()).slice(1, 6);
     tally = await fhe.deploy("EncryptedTally");
   });
