@@ -151,7 +151,11 @@ async function load(wasm?: string | URL | ArrayBuffer | Uint8Array | WebAssembly
   } else {
     const url = new URL(wasm ?? "./fhegate.wasm", import.meta.url);
     if (url.protocol === "file:") {
-      const fs = await import(/* webpackIgnore: true */ "node:fs/promises" as string);
+      // A specifier in a variable: bundlers targeting browsers (esbuild, webpack,
+      // Vite) leave the import alone instead of failing to resolve it; only
+      // Node takes this branch (a file: URL).
+      const fsModule = "node:fs/promises";
+      const fs = await import(/* webpackIgnore: true */ /* @vite-ignore */ fsModule);
       instance = (await WebAssembly.instantiate(await fs.readFile(url), go.importObject)).instance;
     } else {
       const resp = await fetch(url);

@@ -31,6 +31,20 @@ describe(`PrivateCreditGate (${onMocks ? "precompile mocks" : `network ${hre.net
     gate = await fhe.deploy("PrivateCreditGate", [SPEC, LIMIT]);
   });
 
+  // alicePair is Alice's registered inputs (5, 1) for the cases that need
+  // registered handles but no verdict: made once on a devnet (a proof takes
+  // seconds; each case deploys its own gate, so the handles serve them all),
+  // after every reset on the mocks.
+  let pair;
+  async function alicePair() {
+    if (fhe.mock || !pair) {
+      const att = await fhe.encrypt(alice, [5, 1]);
+      await (await fhe.input.connect(alice).registerBatch(...fhe.batchArgs(att))).wait();
+      pair = att;
+    }
+    return pair;
+  }
+
   // apply runs the applicant's side: inputs, registration, allowing the gate, applyFor.
   async function apply(who, income, debt) {
     const att = await fhe.encrypt(who, [income, debt]);
@@ -93,8 +107,7 @@ describe(`PrivateCreditGate (${onMocks ? "precompile mocks" : `network ${hre.net
   });
 
   it("refuses handles the caller does not own (the gate is a deputy)", async function () {
-    const att = await fhe.encrypt(alice, [5, 1]);
-    await (await fhe.input.connect(alice).registerBatch(...fhe.batchArgs(att))).wait();
+    const att = await alicePair();
     for (const h of att.handles) await (await fhe.input.connect(alice).allow(h, await gate.getAddress())).wait();
     await expectRevert(gate.connect(bob).applyFor(att.handles[0], att.handles[1]), {
       on: gate, error: "NotHandleOwner", args: [att.handles[0], bob.address, alice.address],
@@ -107,8 +120,7 @@ describe(`PrivateCreditGate (${onMocks ? "precompile mocks" : `network ${hre.net
   });
 
   it("needs the owner's allowance on every handle (FHEPolicy's revert string)", async function () {
-    const att = await fhe.encrypt(alice, [5, 1]);
-    await (await fhe.input.connect(alice).registerBatch(...fhe.batchArgs(att))).wait();
+    const att = await alicePair();
     await (await fhe.input.connect(alice).allow(att.handles[0], await gate.getAddress())).wait();
     const gateAddr = (await gate.getAddress()).toLowerCase();
     await expectRevert(gate.connect(alice).applyFor(att.handles[0], att.handles[1]),
@@ -116,7 +128,10 @@ describe(`PrivateCreditGate (${onMocks ? "precompile mocks" : `network ${hre.net
   });
 
   it("accepts each handle pair once", async function () {
-    const { att, requestId } = await apply(alice, 5, 1);
+    const att = await alicePair();
+    for (const h of att.handles) await (await fhe.input.connect(alice).allow(h, await gate.getAddress())).wait();
+    const r = await (await gate.connect(alice).applyFor(att.handles[0], att.handles[1])).wait();
+    const { requestId } = r.logs.map((l) => gate.interface.parseLog(l)).find((e) => e && e.name === "Applied").args;
     const setId = hre.ethers.keccak256(hre.ethers.concat(att.handles));
     await expectRevert(gate.connect(alice).applyFor(att.handles[0], att.handles[1]), {
       on: gate, error: "HandlesAlreadyUsed", args: [setId, requestId],
