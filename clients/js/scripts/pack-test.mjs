@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // npm run test:pack: @fhegate/client as a project installs it. Packs the
 // package (npm pack: the built dist/ only; run npm run build first), makes a
-// fresh project in a temporary directory from test/pack (pinned ethers,
+// fresh project in a temporary directory from pack-test/ (pinned ethers,
 // viem, esbuild and puppeteer-core), installs the tarball there, then
 //   node.mjs     imports it in Node, encrypts and proves under a committee
 //                key, compiles a policy, encodes with the ethers and viem helpers;
@@ -11,7 +11,7 @@
 // (test/gohelper keygen, or FHEGATE_PK: a committee.pk of a devnet).
 // Prints the tarball's size and each step's time.
 import { execFileSync } from "node:child_process";
-import { copyFileSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -37,8 +37,10 @@ try {
   }
 
   const proj = path.join(tmp, "project");
-  run("mkdir", ["-p", proj]);
-  for (const f of readdirSync(path.join(here, "test", "pack"))) copyFileSync(path.join(here, "test", "pack", f), path.join(proj, f));
+  mkdirSync(proj);
+  for (const f of readdirSync(path.join(here, "pack-test"), { withFileTypes: true })) {
+    if (f.isFile()) copyFileSync(path.join(here, "pack-test", f.name), path.join(proj, f.name));
+  }
   step("npm ci (ethers, viem, esbuild, puppeteer-core)", () => run("npm", ["ci", "--no-audit", "--no-fund", "--silent"], { cwd: proj }));
   step("npm install the tarball", () =>
     run("npm", ["install", "--no-save", "--no-audit", "--no-fund", "--silent", path.join(tmp, packed.filename)], { cwd: proj }));
