@@ -53,6 +53,8 @@ function client() {
 // fhe.settle(requestId, UNEVALUABLE) to see a contract handle them.
 const UNEVALUABLE = (1n << 256n) - 1n; // the committee cannot evaluate the request
 const REJECTED_INPUT = (1n << 256n) - 3n; // an input outside the plan's declared range
+// t of the public presets: the committee posts decrypted values in [0, t).
+const PLAINTEXT_MODULUS = 65537n;
 
 const abi = (name) => JSON.parse(fs.readFileSync(path.join(ARTIFACTS, `${name}.abi.json`), "utf8"));
 const bin = (name, kind = "bin") => "0x" + fs.readFileSync(path.join(ARTIFACTS, `${name}.${kind}`), "utf8").trim();
@@ -61,8 +63,8 @@ const bin = (name, kind = "bin") => "0x" + fs.readFileSync(path.join(ARTIFACTS, 
  * Etches the four mocks and returns the test handle on them. With
  * { reset: true } it first resets the Hardhat chain, so every test starts
  * with empty precompile state (etching replaces code, not storage).
- * It also lets the mock FHEPolicy register specs as the chain does
- * (compileOnDemand).
+ * It also lets the mock FHEPolicy register specs and the mock FHECRDT take
+ * and merge metadata as the chain does (compileOnDemand).
  */
 async function installMocks(hre, { reset = false } = {}) {
   const { ethers, network } = hre;
@@ -72,42 +74,49 @@ async function installMocks(hre, { reset = false } = {}) {
     await network.provider.send("hardhat_setCode", [ADDRESSES[k], bin(name, "bin-runtime")]);
     c[k] = new ethers.Contract(ADDRESSES[k], abi(name), (await ethers.getSigners())[0]);
   }
-  compileOnDemand(network.provider, c.policy.interface);
+  compileOnDemand(network.provider, { policy: c.policy.interface, crdt: c.crdt.interface });
   return new MockFHE(hre, c);
 }
 
-// MockFHEPolicy keeps what registration decided about each spec (its
-// `compiled` mapping, storage slot 0) and reverts with SpecNotCompiled for a
-// spec it has not seen. compileOnDemand wraps the Hardhat provider: when a
-// call, a gas estimate or a transaction would revert with SpecNotCompiled,
-// it compiles the spec with @fhegate/client's compilePlan (the Go compiler
-// and the chain's admission rule), writes the decision into the mock's
+// The mocks keep what the chain's Go code decides — MockFHEPolicy what
+// registration decides about a spec (`compiled`, storage slot 0),
+// MockFHECRDT what create decides about metadata (`checked`, slot 0) and
+// the join merge computes (`merged`, slot 1) — and revert with
+// SpecNotCompiled, MetadataNotChecked or MetadataNotMerged for what they
+// have not seen. compileOnDemand wraps the Hardhat provider: when a call, a
+// gas estimate or a transaction would revert so, it asks @fhegate/client's
+// wasm core (compilePlan: the Go compiler and the chain's admission rule;
+// crdtCheck, crdtMerge: fhe/crdt/meta), writes the decision into the mock's
 // storage (hardhat_setStorageAt: no transaction, no block) and runs the
-// request again. A transaction is tried as a call first, so a reverted
-// one is never mined. Policy ids, depth, cost, input counts and refusals
-// are then the chain's.
+// request again. A transaction is tried as a call first, so a reverted one
+// is never mined. Policy ids, depth, cost, input counts, merged metadata
+// and refusals are then the chain's.
 const WRAPPED = Symbol.for("fhegate.compileOnDemand");
-function compileOnDemand(provider, policyIface) {
+function compileOnDemand(provider, ifaces) {
   if (provider[WRAPPED]) return;
   provider[WRAPPED] = true;
   const request = provider.request.bind(provider);
-  const selector = policyIface.getError("SpecNotCompiled").selector;
-  // the spec a failed request needs compiled, or undefined
+  const decide = {
+    [ifaces.policy.getError("SpecNotCompiled").selector]: (d) => declarePlan(request, ...ifaces.policy.parseError(d).args),
+    [ifaces.crdt.getError("MetadataNotChecked").selector]: (d) => declareChecked(request, ...ifaces.crdt.parseError(d).args),
+    [ifaces.crdt.getError("MetadataNotMerged").selector]: (d) => declareMerged(request, ...ifaces.crdt.parseError(d).args),
+  };
+  // what a failed request needs decided, or undefined
   const pending = (e) => {
     for (let x = e, i = 0; x && i < 6; x = x.error || x.cause || x.info?.error, i++) {
       const d = typeof x.data === "string" ? x.data : x.data?.data;
-      if (typeof d === "string" && d.startsWith(selector)) return policyIface.parseError(d).args;
+      if (typeof d === "string" && decide[d.slice(0, 10)]) return () => decide[d.slice(0, 10)](d);
     }
     return undefined;
   };
-  const withCompiled = async (fn) => {
+  const withDecided = async (fn) => {
     for (let i = 0; ; i++) {
       try {
         return await fn();
       } catch (e) {
         const need = pending(e);
         if (!need || i >= 64) throw e;
-        await declare(request, need.specHash, need.spec);
+        await need();
       }
     }
   };
@@ -115,10 +124,10 @@ function compileOnDemand(provider, policyIface) {
     switch (args.method) {
       case "eth_call":
       case "eth_estimateGas":
-        return withCompiled(() => request(args));
+        return withDecided(() => request(args));
       case "eth_sendTransaction": {
         const tx = args.params[0];
-        await withCompiled(() => request({ method: "eth_call", params: [tx, "pending"] })).catch(() => {});
+        await withDecided(() => request({ method: "eth_call", params: [tx, "pending"] })).catch(() => {});
         return request(args);
       }
       default:
@@ -128,43 +137,104 @@ function compileOnDemand(provider, policyIface) {
   provider.send = (method, params) => provider.request({ method, params });
 }
 
-// declare writes MockFHEPolicy's `compiled[specHash]`: what compilePlan
-// decides about spec (status 1: plan hash, depth, cost, inputs; status 2:
-// the reason, a Solidity string).
-async function declare(request, specHash, spec) {
-  const { AbiCoder, keccak256, toBeHex, toUtf8Bytes, zeroPadValue, hexlify, getBytes } = require("ethers");
-  const base = BigInt(keccak256(AbiCoder.defaultAbiCoder().encode(["bytes32", "uint256"], [specHash, 0])));
-  const set = (slot, word) => request({ method: "hardhat_setStorageAt", params: [ADDRESSES.policy, toBeHex(slot), zeroPadValue(word, 32)] });
+// Storage writers: a word, a Solidity string/bytes (short: inline with
+// 2·length; long: 2·length + 1, the data from keccak256(slot)) and a
+// bytes32[] (its length, the elements from keccak256(slot)).
+function storage(request, address) {
+  const { keccak256, toBeHex, zeroPadValue, hexlify } = require("ethers");
   const u = (n) => toBeHex(BigInt(n), 32);
+  const word = (slot, w) => request({ method: "hardhat_setStorageAt", params: [address, toBeHex(slot), zeroPadValue(w, 32)] });
+  return {
+    u,
+    word,
+    async bytes(slot, b) {
+      if (b.length < 32) {
+        const w = new Uint8Array(32);
+        w.set(b);
+        w[31] = b.length * 2;
+        return word(slot, hexlify(w));
+      }
+      await word(slot, u(b.length * 2 + 1));
+      const data = BigInt(keccak256(u(slot)));
+      for (let i = 0; i * 32 < b.length; i++) {
+        const w = new Uint8Array(32);
+        w.set(b.subarray(i * 32, i * 32 + 32));
+        await word(data + BigInt(i), hexlify(w));
+      }
+    },
+    async words(slot, ws) {
+      await word(slot, u(ws.length));
+      const data = BigInt(keccak256(u(slot)));
+      for (const [i, w] of ws.entries()) await word(data + BigInt(i), w);
+    },
+  };
+}
+
+// mapSlot is the storage slot of mapping[key] for a mapping at slot n.
+function mapSlot(key, n) {
+  const { AbiCoder, keccak256 } = require("ethers");
+  return BigInt(keccak256(AbiCoder.defaultAbiCoder().encode(["bytes32", "uint256"], [key, n])));
+}
+
+// declarePlan writes MockFHEPolicy's `compiled[specHash]`: what compilePlan
+// decides about spec (status 1: plan hash, depth, cost, inputs; status 2:
+// the reason).
+async function declarePlan(request, specHash, spec) {
+  const { getBytes, toUtf8Bytes } = require("ethers");
+  const st = storage(request, ADDRESSES.policy);
+  const base = mapSlot(specHash, 0);
   const { compilePlan } = await client();
   let plan;
   try {
     plan = await compilePlan(getBytes(spec));
   } catch (e) {
-    const reason = toUtf8Bytes(e.message);
-    const slot = base + 5n;
-    if (reason.length < 32) {
-      const w = new Uint8Array(32);
-      w.set(reason);
-      w[31] = reason.length * 2;
-      await set(slot, hexlify(w));
-    } else {
-      await set(slot, u(reason.length * 2 + 1));
-      const data = BigInt(keccak256(u(slot)));
-      for (let i = 0; i * 32 < reason.length; i++) {
-        const w = new Uint8Array(32);
-        w.set(reason.subarray(i * 32, i * 32 + 32));
-        await set(data + BigInt(i), hexlify(w));
-      }
-    }
-    await set(base, u(2));
+    await st.bytes(base + 5n, toUtf8Bytes(e.message));
+    await st.word(base, st.u(2));
     return;
   }
-  await set(base + 1n, plan.planHash);
-  await set(base + 2n, u(plan.depth));
-  await set(base + 3n, u(plan.cost));
-  await set(base + 4n, u(plan.inputs));
-  await set(base, u(1));
+  await st.word(base + 1n, plan.planHash);
+  await st.word(base + 2n, st.u(plan.depth));
+  await st.word(base + 3n, st.u(plan.cost));
+  await st.word(base + 4n, st.u(plan.inputs));
+  await st.word(base, st.u(1));
+}
+
+// declareChecked writes MockFHECRDT's `checked[keccak(kind, metadata)]`:
+// what crdtCheck decides (status 1: the referenced handles; status 2: the reason).
+async function declareChecked(request, kind, metadata) {
+  const { AbiCoder, keccak256, getBytes, toUtf8Bytes } = require("ethers");
+  const st = storage(request, ADDRESSES.crdt);
+  const base = mapSlot(keccak256(AbiCoder.defaultAbiCoder().encode(["uint8", "bytes"], [kind, metadata])), 0);
+  const { crdtCheck } = await client();
+  let handles;
+  try {
+    handles = await crdtCheck(Number(kind), getBytes(metadata));
+  } catch (e) {
+    await st.bytes(base + 1n, toUtf8Bytes(e.message));
+    await st.word(base, st.u(2));
+    return;
+  }
+  await st.words(base + 2n, handles);
+  await st.word(base, st.u(1));
+}
+
+// declareMerged writes MockFHECRDT's `merged[keccak(kind, a, b)]`: what
+// crdtMerge decides (status 1: the merged metadata; status 2: the reason).
+async function declareMerged(request, kind, a, b) {
+  const { AbiCoder, keccak256, getBytes, toUtf8Bytes } = require("ethers");
+  const st = storage(request, ADDRESSES.crdt);
+  const base = mapSlot(keccak256(AbiCoder.defaultAbiCoder().encode(["uint8", "bytes", "bytes"], [kind, a, b])), 1);
+  const { crdtMerge } = await client();
+  let m;
+  try {
+    m = await crdtMerge(Number(kind), getBytes(a), getBytes(b));
+  } catch (e) {
+    await st.bytes(base + 1n, toUtf8Bytes(e.message));
+    await st.word(base, st.u(2));
+    return;
+  }
+  await st.bytes(base + 2n, m);
+  await st.word(base, st.u(1));
 }
 
 class MockFHE {
@@ -239,16 +309,17 @@ class MockFHE {
    * `result`, or `result(values)` for the plaintext inputs, or (no result)
    * the verdict of the policy's own compiled plan (planVerdict) — with
    * MockFHEVerdict.settle — and returns it as FHEVerdict stores it (the
-   * devnet target's settle returns the committee's the same way). A negative
-   * verdict (a signed score) is posted as a 256-bit two's-complement word,
-   * the form FHEVerdict carries CRDT values in; UNEVALUABLE and
-   * REJECTED_INPUT force the committee's sentinels.
+   * devnet target's settle returns the committee's the same way). As the
+   * committee does, a value is posted mod t, in [0, t): a negative one
+   * (a score, a total) as t − |value| (FHEGate.requireSignedValue reads it
+   * back centred); UNEVALUABLE and REJECTED_INPUT force the committee's
+   * sentinels.
    */
   async settle(requestId, result) {
     let r;
     if (result === undefined) r = await this.planVerdict(requestId);
     else r = typeof result === "function" ? BigInt(await result(await this.requestInputs(requestId))) : BigInt(result);
-    const word = BigInt.asUintN(256, r);
+    const word = r < 0n ? ((r % PLAINTEXT_MODULUS) + PLAINTEXT_MODULUS) % PLAINTEXT_MODULUS : r;
     await (await this.verdict.settle(requestId, word)).wait();
     return word;
   }
@@ -318,4 +389,4 @@ async function expectRevert(p, want) {
   }
 }
 
-module.exports = { installMocks, expectRevert, ADDRESSES, abi, bin, client, UNEVALUABLE, REJECTED_INPUT };
+module.exports = { installMocks, expectRevert, ADDRESSES, abi, bin, client, UNEVALUABLE, REJECTED_INPUT, PLAINTEXT_MODULUS };

@@ -106,6 +106,9 @@ interface Core {
   decisionRow(spec: Uint8Array, values: string[]): string[] | Error;
   compilePlan(spec: Uint8Array): string | Error;
   evalPlan(spec: Uint8Array, row: string[]): string | Error;
+  crdtMetadata(layout: string, entries: string): Uint8Array | Error;
+  crdtCheck(kind: number, metadata: Uint8Array): string[] | Error;
+  crdtMerge(kind: number, a: Uint8Array, b: Uint8Array): Uint8Array | Error;
   readerKeys(preset: string): ReaderKeys | Error;
   privateReadBody(handle: string, pk: Uint8Array, signer: string, nonce: string, deadline: string, signature: string): string | Error;
   combinePrivateRead(sk: Uint8Array, answers: string[]): string[] | Error;
@@ -259,6 +262,58 @@ export async function compilePlan(spec: string | Uint8Array): Promise<PlanInfo> 
 export async function evalPlan(spec: string | Uint8Array, row: Value[]): Promise<bigint> {
   const doc = typeof spec === "string" ? new TextEncoder().encode(spec) : spec;
   return BigInt(ok((await init()).evalPlan(doc, row.map((v, i) => decimal(v, `row value ${i}`)))));
+}
+
+/** The CRDT kinds of FHECRDT (fhe/crdt/meta.Type). */
+export const CRDT_KIND = { gCounter: 1, pnCounter: 2, lww: 3, set: 4 } as const;
+
+/** A CRDT state's layout (fhe/crdt/meta.Layout): only states of equal layouts merge. */
+export interface CrdtLayout {
+  /** CRDT_KIND: G- or PN-counter, LWW register map, add-wins set. */
+  type: number;
+  /** The fhe preset id of the ciphertexts (the committee's). */
+  preset: number;
+  /** The level contributions are normalised to. */
+  level: number;
+  /** Replicas (counters, set) or register keys (LWW). */
+  blocks: number;
+  /** Lanes per block (counters, LWW) or the set's universe size. */
+  width: number;
+}
+
+/** One block's latest write: for counters and sets replica = block, clock its version (≥ 1). */
+export interface CrdtEntry {
+  block: number;
+  clock: number;
+  replica: number;
+  /** The handle of the writer's ciphertext. */
+  handle: string;
+}
+
+/**
+ * The canonical metadata of a CRDT state (fhe/crdt/meta): what
+ * FHECRDT.create takes beside the writer's handle. A replica writes its
+ * block with a larger clock than its last write.
+ */
+export async function crdtMetadata(layout: CrdtLayout, entries: CrdtEntry[]): Promise<Uint8Array> {
+  return ok((await init()).crdtMetadata(JSON.stringify(layout), JSON.stringify(entries)));
+}
+
+/**
+ * What FHECRDT.create decides about metadata for a state of kind: the
+ * handles it references, or the reason create reverts with (after
+ * "FHECRDT.create: metadata: "). Contract mocks create states with it.
+ */
+export async function crdtCheck(kind: number, metadata: Uint8Array): Promise<string[]> {
+  return ok((await init()).crdtCheck(kind, metadata));
+}
+
+/**
+ * What FHECRDT.merge decides about two states' metadata: their join, or the
+ * reason merge reverts with (after "FHECRDT.merge: metadata: ").
+ */
+export async function crdtMerge(kind: number, a: Uint8Array, b: Uint8Array): Promise<Uint8Array> {
+  return ok((await init()).crdtMerge(kind, a, b));
 }
 
 /** A committee public key prepared for proving (its QP form computed once). */

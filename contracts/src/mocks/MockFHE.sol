@@ -24,10 +24,14 @@ library MockFHE {
     uint256 internal constant MAX_HANDLES = 64;
     /// precompiles.MaxSpecBytes.
     uint256 internal constant MAX_SPEC_BYTES = 16 * 1024;
+    /// precompiles.MaxMetadataBytes.
+    uint256 internal constant MAX_METADATA_BYTES = 8192;
     /// precompiles.ExpiryBlocks.
     uint64 internal constant EXPIRY_BLOCKS = 1024;
     /// precompiles.CTypeCiphertext.
     uint8 internal constant CTYPE_CIPHERTEXT = 1;
+    /// The plaintext modulus of the public presets: verdicts are values in [0, t).
+    uint256 internal constant PLAINTEXT_MODULUS = 65537;
     /// ResultExpired = 2^256 - 2.
     uint256 internal constant RESULT_EXPIRED = type(uint256).max - 1;
 
