@@ -43,7 +43,7 @@ function client() {
   clientP ??= import("@fhegate/client").catch(() =>
     import(require("node:url").pathToFileURL(path.resolve(__dirname, "..", "..", "clients", "js", "dist", "index.js")).href).catch((e) => {
       clientP = undefined;
-      throw new Error(`running a policy's plan needs @fhegate/client: build it (cd clients/js && npm ci && npm run build) or add it to your project (${e.message})`);
+      throw new Error(`the mocks decide as the chain does with @fhegate/client's wasm core (policy registration, plans, CRDT metadata): build it (cd clients/js && npm ci && npm run build) or add it to your project (${e.message})`);
     }),
   );
   return clientP;
@@ -109,6 +109,7 @@ function compileOnDemand(provider, ifaces) {
     }
     return undefined;
   };
+  const failed = Symbol("decision failed");
   const withDecided = async (fn) => {
     for (let i = 0; ; i++) {
       try {
@@ -116,7 +117,10 @@ function compileOnDemand(provider, ifaces) {
       } catch (e) {
         const need = pending(e);
         if (!need || i >= 64) throw e;
-        await need();
+        await need().catch((err) => {
+          err[failed] = true; // the wasm core could not be loaded: say so, not the mock's revert
+          throw err;
+        });
       }
     }
   };
@@ -127,7 +131,9 @@ function compileOnDemand(provider, ifaces) {
         return withDecided(() => request(args));
       case "eth_sendTransaction": {
         const tx = args.params[0];
-        await withDecided(() => request({ method: "eth_call", params: [tx, "pending"] })).catch(() => {});
+        await withDecided(() => request({ method: "eth_call", params: [tx, "pending"] })).catch((e) => {
+          if (e?.[failed]) throw e; // any other revert: the transaction reports it
+        });
         return request(args);
       }
       default:
