@@ -311,9 +311,24 @@ class MockFHE {
   }
 
   /**
+   * What the committee would post for a request: the plan's verdict
+   * (planVerdict), or REJECTED_INPUT when it lies outside the plan's declared
+   * output range (0 or 1 for a bool plan, [min, max] for a score: an input
+   * outside its declared range; consensus/isolate.go's outOfRange).
+   */
+  async committeeVerdict(requestId) {
+    const [, policyId] = await this.policy.requestOf(requestId);
+    const v = await this.planVerdict(requestId);
+    const { plan } = await this.plan(policyId);
+    const [lo, hi] = plan.output.type === "bool" ? [0n, 1n] : [BigInt(plan.output.min), BigInt(plan.output.max)];
+    return v < lo || v > hi ? REJECTED_INPUT : v;
+  }
+
+  /**
    * The committee's side: posts the verdict of an FHEPolicy request —
    * `result`, or `result(values)` for the plaintext inputs, or (no result)
-   * the verdict of the policy's own compiled plan (planVerdict) — with
+   * what the committee would post (committeeVerdict: the policy's compiled
+   * plan on the plaintexts, REJECTED_INPUT outside its output range) — with
    * MockFHEVerdict.settle — and returns it as FHEVerdict stores it (the
    * devnet target's settle returns the committee's the same way). As the
    * committee does, a value is posted mod t, in [0, t): a negative one
@@ -323,7 +338,7 @@ class MockFHE {
    */
   async settle(requestId, result) {
     let r;
-    if (result === undefined) r = await this.planVerdict(requestId);
+    if (result === undefined) r = await this.committeeVerdict(requestId);
     else r = typeof result === "function" ? BigInt(await result(await this.requestInputs(requestId))) : BigInt(result);
     const word = r < 0n ? ((r % PLAINTEXT_MODULUS) + PLAINTEXT_MODULUS) % PLAINTEXT_MODULUS : r;
     await (await this.verdict.settle(requestId, word)).wait();

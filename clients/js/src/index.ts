@@ -237,6 +237,11 @@ export interface PlanInfo {
   /** The committee evaluates each request by itself (no packed form), booking aloneGas. */
   alone: boolean;
   aloneGas?: number;
+  /**
+   * The verdict's declared range ("bool": 0 or 1; "score": [min, max]): a
+   * committee posts the rejected-input sentinel for a verdict outside it.
+   */
+  output: { type: "bool" | "score"; min: number; max: number };
 }
 
 /**

@@ -147,6 +147,17 @@ type PlanInfo struct {
 	Cost     uint64   `json:"cost"`
 	Alone    bool     `json:"alone"`
 	AloneGas uint64   `json:"aloneGas,omitempty"`
+	// Output is the verdict's declared range: a committee posts the
+	// rejected-input sentinel for a verdict outside it (an input outside
+	// its declared range; consensus's outOfRange).
+	Output PlanOutput `json:"output"`
+}
+
+// PlanOutput is policy.Output: "bool" (0 or 1) or "score" in [Min, Max].
+type PlanOutput struct {
+	Type string `json:"type"`
+	Min  int64  `json:"min"`
+	Max  int64  `json:"max"`
 }
 
 // compileSpec compiles a policy document after bounding its length.
@@ -205,7 +216,8 @@ func CompilePlan(spec []byte) (*PlanInfo, error) {
 	}
 	plan := r.Plan
 	info := &PlanInfo{Name: plan.Name, PlanHash: plan.HashHex(), Preset: plan.PresetName, Depth: int(r.Depth),
-		Inputs: int(r.Inputs), Gas: plan.Gas(), Cost: r.Cost, Alone: r.Alone, AloneGas: r.AloneGas}
+		Inputs: int(r.Inputs), Gas: plan.Gas(), Cost: r.Cost, Alone: r.Alone, AloneGas: r.AloneGas,
+		Output: PlanOutput{Type: plan.Output.Type, Min: plan.Output.Min, Max: plan.Output.Max}}
 	for _, d := range plan.Declared() {
 		info.Declared = append(info.Declared, d.Name)
 	}

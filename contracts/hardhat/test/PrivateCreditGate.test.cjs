@@ -10,7 +10,7 @@ const assert = require("node:assert/strict");
 const fs = require("node:fs");
 const path = require("node:path");
 const { fhegate } = require("../fhegate.cjs");
-const { expectRevert, UNEVALUABLE } = require("../fhegate-mock.cjs");
+const { expectRevert, UNEVALUABLE, REJECTED_INPUT } = require("../fhegate-mock.cjs");
 
 const repo = path.resolve(__dirname, "..", "..", "..");
 const SPEC = fs.readFileSync(path.join(repo, "examples", "creditgate", "credit_policy.yaml"));
@@ -147,6 +147,20 @@ describe(`PrivateCreditGate (${onMocks ? "precompile mocks" : `network ${hre.net
     const { requestId } = await apply(alice, 5, 1);
     assert.equal(await fhe.planVerdict(requestId), 1n, "the plan would approve");
     assert.equal(await fhe.settle(requestId, UNEVALUABLE), UNEVALUABLE);
+    await (await gate.settle(requestId)).wait();
+    assert.equal(await gate.creditLine(alice.address), 0n);
+  });
+
+  it("an input outside its declared range gets the committee's rejected-input verdict, and no credit", async function () {
+    // income is declared in [0, 7]; an input proof says nothing about ranges, so a client may encrypt 40
+    const { client } = require("../fhegate-mock.cjs");
+    const { evalPlan } = await client();
+    // the first income above the range whose plan value is neither 0 nor 1
+    let income = 8;
+    while (income < 1000 && [0n, 1n].includes(await evalPlan(SPEC, [income, 0]))) income++;
+    assert.ok(income < 1000, "some out-of-range income gives the plan a value outside {0, 1}");
+    const { requestId } = await apply(alice, income, 0);
+    assert.equal(await fhe.settle(requestId), REJECTED_INPUT, `income ${income}`);
     await (await gate.settle(requestId)).wait();
     assert.equal(await gate.creditLine(alice.address), 0n);
   });
