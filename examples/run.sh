@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs both client examples against a fresh `fhegate devnet` (with its in-process MPC committee), for CI
 # and for people: builds the CLI, starts the devnet on a free loopback port with a temporary --datadir,
-# runs examples/go, examples/policies, then examples/js and examples/web (npm ci; versions pinned in package-lock.json)
+# runs examples/go, examples/policies, then examples/js, the example contracts' Hardhat tests (contracts/hardhat,
+# --network devnet) and examples/web (npm ci; versions pinned in package-lock.json)
 # on @fhegate/client (clients/js, built here: the Go client compiled to WebAssembly), the page in headless Chromium,
 # then stops the devnet with SIGTERM and checks that it exited cleanly. Without a Chromium (chromium on PATH or
 # $CHROMIUM) the page's test is skipped, except under CI=true, where it is required.
@@ -59,6 +60,12 @@ grep -q '"handles"' "$work/att.json"
 echo "--- examples/js (on @fhegate/client)"
 (cd examples/js && npm ci --no-audit --no-fund --silent \
   && RPC_URL="$rpc" FHEGATE_DATADIR="$datadir" npm start --silent)
+
+echo "--- contracts/hardhat: the example contracts' Hardhat tests against this devnet (the files CI runs on the mocks)"
+# Contract logic runs on the mocks (.ci/run); here the same test files run on the chain and committee
+# (--network devnet: real inputs, attestations, the committee's verdicts), their mock-only cases skipped.
+(cd contracts/hardhat && { [ -d node_modules/hardhat ] || npm ci --no-audit --no-fund --silent; } \
+  && FHEGATE_RPC_URL="$rpc" FHEGATE_DATADIR="$datadir" npx hardhat test --network devnet)
 
 echo "--- examples/web (headless Chromium: encrypt and prove in the browser, submit, verdict)"
 if [ -n "${CHROMIUM:-}" ] || command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; then

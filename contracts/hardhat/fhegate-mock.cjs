@@ -3,22 +3,27 @@
 // precompile addresses with hardhat_setCode, and gives tests the client's
 // side and the committee's: encrypt (mockEncrypt: an attestation of the same
 // shape as @fhegate/client's), and settle (the verdict the committee would
-// post: computed by the test from the plaintexts, or — settle(requestId)
-// alone — by the policy's own compiled plan, run on the plaintexts with
-// @fhegate/client's wasm core, the Go policy compiler).
+// post: by default what the policy's compiled plan gives on the request's
+// plaintexts, run by @fhegate/client's wasm core; a test may force one).
+// The mock FHEPolicy registers a spec as the chain does: @fhegate/client's
+// compilePlan (the Go compiler and the chain's admission rule) decides its
+// policy id, depth, cost and input count, or refuses it with the chain's
+// reason (compileOnDemand).
 //
 //   const { installMocks } = require("../fhegate-mock.cjs");
 //   const fhe = await installMocks(hre);
 //   const att = await fhe.encrypt(alice, [5, 1]);
 //   await fhe.input.connect(alice).registerBatch(...fhe.batchArgs(att));
-//   ... await fhe.settle(requestId, ([income, debt]) => (income > 3n * debt ? 1n : 0n));
-//   ... await fhe.settle(requestId);   // the registered policy's plan decides
+//   ... await fhe.settle(requestId);               // the registered policy's plan decides
+//   ... await fhe.settle(requestId, UNEVALUABLE);  // or the test forces a verdict
 //
-// LIMITS: plaintext on chain, no proofs, no signatures, the policy compiler
-// only where settle runs a plan (the mock's policy id stays keccak256(spec)),
-// no packing and none of the precompiles' gas. A passing mock test says the
-// contract's logic and its use of the interfaces are right; it says nothing
-// about confidentiality or gas (run those against `fhegate devnet`).
+// fhegate.cjs picks these mocks or a running devnet (fhegate-devnet.cjs)
+// by the Hardhat network, so one test file runs on both.
+//
+// LIMITS: plaintext on chain, no proofs, no signatures, no packing and none
+// of the precompiles' gas. A passing mock test says the contract's logic and
+// its use of the interfaces are right; it says nothing about
+// confidentiality or gas (run those against `fhegate devnet`).
 const fs = require("node:fs");
 const path = require("node:path");
 
@@ -38,11 +43,18 @@ function client() {
   clientP ??= import("@fhegate/client").catch(() =>
     import(require("node:url").pathToFileURL(path.resolve(__dirname, "..", "..", "clients", "js", "dist", "index.js")).href).catch((e) => {
       clientP = undefined;
-      throw new Error(`running a policy's plan needs @fhegate/client: build it (cd clients/js && npm ci && npm run build) or add it to your project (${e.message})`);
+      throw new Error(`the mocks decide as the chain does with @fhegate/client's wasm core (policy registration, plans, CRDT metadata): build it (cd clients/js && npm ci && npm run build) or add it to your project (${e.message})`);
     }),
   );
   return clientP;
 }
+
+// FHEVerdict's sentinels (precompiles/verdict.go): what a test forces with
+// fhe.settle(requestId, UNEVALUABLE) to see a contract handle them.
+const UNEVALUABLE = (1n << 256n) - 1n; // the committee cannot evaluate the request
+const REJECTED_INPUT = (1n << 256n) - 3n; // an input outside the plan's declared range
+// t of the public presets: the committee posts decrypted values in [0, t).
+const PLAINTEXT_MODULUS = 65537n;
 
 const abi = (name) => JSON.parse(fs.readFileSync(path.join(ARTIFACTS, `${name}.abi.json`), "utf8"));
 const bin = (name, kind = "bin") => "0x" + fs.readFileSync(path.join(ARTIFACTS, `${name}.${kind}`), "utf8").trim();
@@ -51,6 +63,8 @@ const bin = (name, kind = "bin") => "0x" + fs.readFileSync(path.join(ARTIFACTS, 
  * Etches the four mocks and returns the test handle on them. With
  * { reset: true } it first resets the Hardhat chain, so every test starts
  * with empty precompile state (etching replaces code, not storage).
+ * It also lets the mock FHEPolicy register specs and the mock FHECRDT take
+ * and merge metadata as the chain does (compileOnDemand).
  */
 async function installMocks(hre, { reset = false } = {}) {
   const { ethers, network } = hre;
@@ -60,12 +74,179 @@ async function installMocks(hre, { reset = false } = {}) {
     await network.provider.send("hardhat_setCode", [ADDRESSES[k], bin(name, "bin-runtime")]);
     c[k] = new ethers.Contract(ADDRESSES[k], abi(name), (await ethers.getSigners())[0]);
   }
+  compileOnDemand(network.provider, { policy: c.policy.interface, crdt: c.crdt.interface });
   return new MockFHE(hre, c);
+}
+
+// The mocks keep what the chain's Go code decides — MockFHEPolicy what
+// registration decides about a spec (`compiled`, storage slot 0),
+// MockFHECRDT what create decides about metadata (`checked`, slot 0) and
+// the join merge computes (`merged`, slot 1) — and revert with
+// SpecNotCompiled, MetadataNotChecked or MetadataNotMerged for what they
+// have not seen. compileOnDemand wraps the Hardhat provider: when a call, a
+// gas estimate or a transaction would revert so, it asks @fhegate/client's
+// wasm core (compilePlan: the Go compiler and the chain's admission rule;
+// crdtCheck, crdtMerge: fhe/crdt/meta), writes the decision into the mock's
+// storage (hardhat_setStorageAt: no transaction, no block) and runs the
+// request again. A transaction is tried as a call first, so a reverted one
+// is never mined. Policy ids, depth, cost, input counts, merged metadata
+// and refusals are then the chain's.
+const WRAPPED = Symbol.for("fhegate.compileOnDemand");
+function compileOnDemand(provider, ifaces) {
+  if (provider[WRAPPED]) return;
+  provider[WRAPPED] = true;
+  const request = provider.request.bind(provider);
+  const decide = {
+    [ifaces.policy.getError("SpecNotCompiled").selector]: (d) => declarePlan(request, ...ifaces.policy.parseError(d).args),
+    [ifaces.crdt.getError("MetadataNotChecked").selector]: (d) => declareChecked(request, ...ifaces.crdt.parseError(d).args),
+    [ifaces.crdt.getError("MetadataNotMerged").selector]: (d) => declareMerged(request, ...ifaces.crdt.parseError(d).args),
+  };
+  // what a failed request needs decided, or undefined
+  const pending = (e) => {
+    for (let x = e, i = 0; x && i < 6; x = x.error || x.cause || x.info?.error, i++) {
+      const d = typeof x.data === "string" ? x.data : x.data?.data;
+      if (typeof d === "string" && decide[d.slice(0, 10)]) return () => decide[d.slice(0, 10)](d);
+    }
+    return undefined;
+  };
+  const failed = Symbol("decision failed");
+  const withDecided = async (fn) => {
+    for (let i = 0; ; i++) {
+      try {
+        return await fn();
+      } catch (e) {
+        const need = pending(e);
+        if (!need || i >= 64) throw e;
+        await need().catch((err) => {
+          err[failed] = true; // the wasm core could not be loaded: say so, not the mock's revert
+          throw err;
+        });
+      }
+    }
+  };
+  provider.request = async (args) => {
+    switch (args.method) {
+      case "eth_call":
+      case "eth_estimateGas":
+        return withDecided(() => request(args));
+      case "eth_sendTransaction": {
+        const tx = args.params[0];
+        await withDecided(() => request({ method: "eth_call", params: [tx, "pending"] })).catch((e) => {
+          if (e?.[failed]) throw e; // any other revert: the transaction reports it
+        });
+        return request(args);
+      }
+      default:
+        return request(args);
+    }
+  };
+  provider.send = (method, params) => provider.request({ method, params });
+}
+
+// Storage writers: a word, a Solidity string/bytes (short: inline with
+// 2·length; long: 2·length + 1, the data from keccak256(slot)) and a
+// bytes32[] (its length, the elements from keccak256(slot)).
+function storage(request, address) {
+  const { keccak256, toBeHex, zeroPadValue, hexlify } = require("ethers");
+  const u = (n) => toBeHex(BigInt(n), 32);
+  const word = (slot, w) => request({ method: "hardhat_setStorageAt", params: [address, toBeHex(slot), zeroPadValue(w, 32)] });
+  return {
+    u,
+    word,
+    async bytes(slot, b) {
+      if (b.length < 32) {
+        const w = new Uint8Array(32);
+        w.set(b);
+        w[31] = b.length * 2;
+        return word(slot, hexlify(w));
+      }
+      await word(slot, u(b.length * 2 + 1));
+      const data = BigInt(keccak256(u(slot)));
+      for (let i = 0; i * 32 < b.length; i++) {
+        const w = new Uint8Array(32);
+        w.set(b.subarray(i * 32, i * 32 + 32));
+        await word(data + BigInt(i), hexlify(w));
+      }
+    },
+    async words(slot, ws) {
+      await word(slot, u(ws.length));
+      const data = BigInt(keccak256(u(slot)));
+      for (const [i, w] of ws.entries()) await word(data + BigInt(i), w);
+    },
+  };
+}
+
+// mapSlot is the storage slot of mapping[key] for a mapping at slot n.
+function mapSlot(key, n) {
+  const { AbiCoder, keccak256 } = require("ethers");
+  return BigInt(keccak256(AbiCoder.defaultAbiCoder().encode(["bytes32", "uint256"], [key, n])));
+}
+
+// declarePlan writes MockFHEPolicy's `compiled[specHash]`: what compilePlan
+// decides about spec (status 1: plan hash, depth, cost, inputs; status 2:
+// the reason).
+async function declarePlan(request, specHash, spec) {
+  const { getBytes, toUtf8Bytes } = require("ethers");
+  const st = storage(request, ADDRESSES.policy);
+  const base = mapSlot(specHash, 0);
+  const { compilePlan } = await client();
+  let plan;
+  try {
+    plan = await compilePlan(getBytes(spec));
+  } catch (e) {
+    await st.bytes(base + 5n, toUtf8Bytes(e.message));
+    await st.word(base, st.u(2));
+    return;
+  }
+  await st.word(base + 1n, plan.planHash);
+  await st.word(base + 2n, st.u(plan.depth));
+  await st.word(base + 3n, st.u(plan.cost));
+  await st.word(base + 4n, st.u(plan.inputs));
+  await st.word(base, st.u(1));
+}
+
+// declareChecked writes MockFHECRDT's `checked[keccak(kind, metadata)]`:
+// what crdtCheck decides (status 1: the referenced handles; status 2: the reason).
+async function declareChecked(request, kind, metadata) {
+  const { AbiCoder, keccak256, getBytes, toUtf8Bytes } = require("ethers");
+  const st = storage(request, ADDRESSES.crdt);
+  const base = mapSlot(keccak256(AbiCoder.defaultAbiCoder().encode(["uint8", "bytes"], [kind, metadata])), 0);
+  const { crdtCheck } = await client();
+  let handles;
+  try {
+    handles = await crdtCheck(Number(kind), getBytes(metadata));
+  } catch (e) {
+    await st.bytes(base + 1n, toUtf8Bytes(e.message));
+    await st.word(base, st.u(2));
+    return;
+  }
+  await st.words(base + 2n, handles);
+  await st.word(base, st.u(1));
+}
+
+// declareMerged writes MockFHECRDT's `merged[keccak(kind, a, b)]`: what
+// crdtMerge decides (status 1: the merged metadata; status 2: the reason).
+async function declareMerged(request, kind, a, b) {
+  const { AbiCoder, keccak256, getBytes, toUtf8Bytes } = require("ethers");
+  const st = storage(request, ADDRESSES.crdt);
+  const base = mapSlot(keccak256(AbiCoder.defaultAbiCoder().encode(["uint8", "bytes", "bytes"], [kind, a, b])), 1);
+  const { crdtMerge } = await client();
+  let m;
+  try {
+    m = await crdtMerge(Number(kind), getBytes(a), getBytes(b));
+  } catch (e) {
+    await st.bytes(base + 1n, toUtf8Bytes(e.message));
+    await st.word(base, st.u(2));
+    return;
+  }
+  await st.bytes(base + 2n, m);
+  await st.word(base, st.u(1));
 }
 
 class MockFHE {
   constructor(hre, c) {
     this.hre = hre;
+    this.mock = true;
     Object.assign(this, c);
   }
 
@@ -130,18 +311,38 @@ class MockFHE {
   }
 
   /**
+   * What the committee would post for a request: the plan's verdict
+   * (planVerdict), or REJECTED_INPUT when it lies outside the plan's declared
+   * output range (0 or 1 for a bool plan, [min, max] for a score: an input
+   * outside its declared range; consensus/isolate.go's outOfRange).
+   */
+  async committeeVerdict(requestId) {
+    const [, policyId] = await this.policy.requestOf(requestId);
+    const v = await this.planVerdict(requestId);
+    const { plan } = await this.plan(policyId);
+    const [lo, hi] = plan.output.type === "bool" ? [0n, 1n] : [BigInt(plan.output.min), BigInt(plan.output.max)];
+    return v < lo || v > hi ? REJECTED_INPUT : v;
+  }
+
+  /**
    * The committee's side: posts the verdict of an FHEPolicy request —
    * `result`, or `result(values)` for the plaintext inputs, or (no result)
-   * the verdict of the policy's own compiled plan (planVerdict) — with
-   * MockFHEVerdict.settle. A negative verdict (a signed score) is posted as
-   * a 256-bit two's-complement word, the form FHEVerdict carries CRDT values in.
+   * what the committee would post (committeeVerdict: the policy's compiled
+   * plan on the plaintexts, REJECTED_INPUT outside its output range) — with
+   * MockFHEVerdict.settle — and returns it as FHEVerdict stores it (the
+   * devnet target's settle returns the committee's the same way). As the
+   * committee does, a value is posted mod t, in [0, t): a negative one
+   * (a score, a total) as t − |value| (FHEGate.requireSignedValue reads it
+   * back centred); UNEVALUABLE and REJECTED_INPUT force the committee's
+   * sentinels.
    */
   async settle(requestId, result) {
     let r;
-    if (result === undefined) r = await this.planVerdict(requestId);
+    if (result === undefined) r = await this.committeeVerdict(requestId);
     else r = typeof result === "function" ? BigInt(await result(await this.requestInputs(requestId))) : BigInt(result);
-    await (await this.verdict.settle(requestId, BigInt.asUintN(256, r))).wait();
-    return r;
+    const word = r < 0n ? ((r % PLAINTEXT_MODULUS) + PLAINTEXT_MODULUS) % PLAINTEXT_MODULUS : r;
+    await (await this.verdict.settle(requestId, word)).wait();
+    return word;
   }
 
   /** Posts the plaintext value of a counter state's FHECRDT.value request. */
@@ -159,6 +360,25 @@ class MockFHE {
   }
 }
 
+// revertReason is the Error(string) a reverted call carries, decoded from its
+// revert data wherever the provider put it (Hardhat's in-process network, a
+// node's JSON-RPC), or undefined.
+function revertReason(err) {
+  const { AbiCoder, dataSlice } = require("ethers");
+  for (let x = err, i = 0; x && i < 6; x = x.error || x.cause || x.info?.error, i++) {
+    if (x.revert?.name === "Error") return x.revert.args[0];
+    const d = typeof x.data === "string" ? x.data : x.data?.data;
+    if (typeof d === "string" && d.startsWith("0x08c379a0")) {
+      try {
+        return AbiCoder.defaultAbiCoder().decode(["string"], dataSlice(d, 4))[0];
+      } catch {
+        /* not an Error(string) */
+      }
+    }
+  }
+  return undefined;
+}
+
 /**
  * Awaits a transaction (or call) that must revert: with a reason string
  * matching `want` (a RegExp), or with the custom error `want.error` of
@@ -174,7 +394,7 @@ async function expectRevert(p, want) {
   }
   if (!err) throw new Error(`expected a revert (${want.error || want})`);
   if (want instanceof RegExp) {
-    const msg = err.reason || err.shortMessage || err.message;
+    const msg = revertReason(err) ?? err.reason ?? err.shortMessage ?? err.message;
     if (!want.test(msg)) throw new Error(`revert "${msg}" does not match ${want}`);
     return;
   }
@@ -190,4 +410,4 @@ async function expectRevert(p, want) {
   }
 }
 
-module.exports = { installMocks, expectRevert, ADDRESSES, abi, bin };
+module.exports = { installMocks, expectRevert, ADDRESSES, abi, bin, client, UNEVALUABLE, REJECTED_INPUT, PLAINTEXT_MODULUS };

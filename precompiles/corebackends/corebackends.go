@@ -15,76 +15,45 @@ type Policy struct{}
 
 var _ precompiles.PolicyCompiler = Policy{}
 
-// Compile implements precompiles.PolicyCompiler: the plan hash is the policy
-// id, Depth the plan's depth between refreshes, Inputs the number of encrypted
-// inputs (one handle each), and Cost the gas one evaluate() pays:
-// PerRequestGas, the plan's gas amortised at the target occupancy. A plan
-// whose packed form does not pass (eval.Admission.Alone: credit_limit and
-// the deep examples on BGVN14, the allowlist on BGVN13) is evaluated by the
-// committee request by request: it is reported Alone, and each request
-// books its whole evaluation (policy.Plan.AloneGas) against the
-// committee's per-block budget while paying the same Cost. The plan
-// is compiled for the preset it needs (eval.AutoPreset); a spec the
-// committee could not evaluate — neither one by one nor packed, its result
-// noise beyond what the flooding hides or a refresh without room for its
-// flooding — is refused here, at registration, instead of being accepted for
-// the "unevaluable" sentinel (eval.Chain: 1/256 bit stricter than the
-// committee, so what the chain accepts the committee evaluates).
+// Compile implements precompiles.PolicyCompiler with eval.Register, the
+// chain's side of the admission rule: the plan hash is the policy id, Depth
+// the plan's depth between refreshes, Inputs the number of encrypted inputs
+// (one handle each), and Cost the gas one evaluate() pays: PerRequestGas,
+// the plan's gas amortised at the target occupancy. A plan whose packed
+// form does not pass is reported Alone (eval.Register says how it is
+// booked); a spec the committee could not evaluate is refused here, at
+// registration. @fhegate/client's WebAssembly core calls eval.Register too,
+// so contract mocks register specs under the same ids.
 func (Policy) Compile(spec []byte) (precompiles.PlanInfo, error) {
-	a, err := eval.Chain.Admit(spec, eval.AutoPreset)
+	r, err := eval.Register(spec)
 	if err != nil {
 		return precompiles.PlanInfo{}, err
 	}
-	plan := a.Unpacked.Plan
-	if plan.Depth < 0 || len(plan.Inputs) == 0 {
-		return precompiles.PlanInfo{}, fmt.Errorf("policy: plan has depth %d and %d inputs", plan.Depth, len(plan.Inputs))
-	}
 	return precompiles.PlanInfo{
-		PlanHash: precompiles.Hash(plan.Hash()),
-		Depth:    uint32(plan.Depth),
-		Cost:     PerRequestGas(plan),
-		Inputs:   uint32(len(plan.Inputs)),
-		Alone:    a.Alone(),
-		AloneGas: plan.AloneGas(),
+		PlanHash: precompiles.Hash(r.Plan.Hash()),
+		Depth:    r.Depth,
+		Cost:     r.Cost,
+		Inputs:   r.Inputs,
+		Alone:    r.Alone,
+		AloneGas: r.AloneGas,
 	}, nil
 }
 
-// Evaluate's gas model (docs/gas.md, "Gas that matches the work").
+// Evaluate's gas model (docs/gas.md, "Gas that matches the work"): defined
+// in policy/eval (eval.PerRequestGas), which the WebAssembly client builds too.
 const (
-	// OccupancyDivisor sets the target occupancy: requests are priced as if
-	// the committee's packed evaluations were 1/OccupancyDivisor full
-	// (4,096 of BGVN14's 16,384 slots). The committee packs the requests of
-	// one policy that arrive within a window, so a batch is full only under
-	// load; pricing at full batches would sell the committee's CPU 4× below
-	// its cost whenever occupancy is lower.
-	OccupancyDivisor = 4
-	// RequestGasFloor is the least a request pays: its per-request committee
-	// work (event decode, packing, unpacking, its verdict slot) is not
-	// amortised by packing (≈ 17 µs at 60 gas/µs).
-	RequestGasFloor uint64 = 1_000
+	// OccupancyDivisor is eval.OccupancyDivisor.
+	OccupancyDivisor = eval.OccupancyDivisor
+	// RequestGasFloor is eval.RequestGasFloor.
+	RequestGasFloor = eval.RequestGasFloor
 )
 
-// TargetOccupancy is the number of requests per evaluation the price
-// assumes: plan.Slots / OccupancyDivisor, at least 1.
-func TargetOccupancy(plan *policy.Plan) uint64 {
-	t := uint64(1)
-	if plan.Slots > OccupancyDivisor {
-		t = uint64(plan.Slots) / OccupancyDivisor
-	}
-	return t
-}
+// TargetOccupancy is eval.TargetOccupancy.
+func TargetOccupancy(plan *policy.Plan) uint64 { return eval.TargetOccupancy(plan) }
 
-// PerRequestGas is the gas one evaluate() pays for the committee's work:
-// max(⌈plan.Gas() / TargetOccupancy(plan)⌉, RequestGasFloor). plan.Gas() is
-// the committee's CPU for one packed evaluation (policy/costs.json at
-// 60 gas/µs); one evaluation decides up to Slots requests (slot i of every
-// input = request i), and the price assumes TargetOccupancy of them.
+// PerRequestGas is eval.PerRequestGas: the gas one evaluate() pays.
 // TestPerRequestGasModel pins the figures for the shipped policies.
-func PerRequestGas(plan *policy.Plan) uint64 {
-	t := TargetOccupancy(plan)
-	c := (plan.Gas() + t - 1) / t
-	return max(c, RequestGasFloor)
-}
+func PerRequestGas(plan *policy.Plan) uint64 { return eval.PerRequestGas(plan) }
 
 // CRDTMeta merges fhe/crdt/meta canonical encodings; kind is meta.Type.
 type CRDTMeta struct{}

@@ -1,6 +1,11 @@
 package corebackends
 
 import (
+	"encoding/hex"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -160,4 +165,72 @@ func TestCompileRefusesTooNoisyPlans(t *testing.T) {
 		_, err := Policy{}.Compile(examples.MustGet(name))
 		require.NoError(t, err, name)
 	}
+}
+
+var updateFixture = flag.Bool("update", false, "rewrite contracts/hardhat/test/chain-policies.json")
+
+// chainPolicies is contracts/hardhat/test/chain-policies.json: what
+// FHEPolicy.registerPolicy gives the shipped policies (policy id, depth,
+// cost, input count) and the reasons it refuses specs with. The Hardhat
+// tests register the same specs on the contract mocks and compare.
+type chainPolicies struct {
+	Comment  string         `json:"comment"`
+	Policies []chainPolicy  `json:"policies"`
+	Refused  []chainRefusal `json:"refused"`
+}
+
+type chainPolicy struct {
+	File     string `json:"file"`
+	PolicyID string `json:"policyId"`
+	Depth    uint32 `json:"depth"`
+	Cost     uint64 `json:"cost"`
+	Inputs   uint32 `json:"inputs"`
+}
+
+type chainRefusal struct {
+	Name   string `json:"name"`
+	Spec   string `json:"spec"`
+	Reason string `json:"reason"`
+}
+
+// The fixture the contract mocks are checked against is what the chain's
+// registration gives (go test ./precompiles/corebackends -run
+// TestChainPoliciesFixture -update rewrites it).
+func TestChainPoliciesFixture(t *testing.T) {
+	t.Parallel()
+	const out = "../../contracts/hardhat/test/chain-policies.json"
+	files := []string{"examples/creditgate/credit_policy.yaml"}
+	for _, name := range examples.AllNames() {
+		files = append(files, "policy/examples/"+name+".yaml")
+	}
+	got := chainPolicies{Comment: "What FHEPolicy.registerPolicy gives these specs on chain (precompiles.AdmitPolicy with corebackends.Policy); " +
+		"written by go test ./precompiles/corebackends -run TestChainPoliciesFixture -update"}
+	for _, f := range files {
+		spec, err := os.ReadFile(filepath.Join("..", "..", f))
+		require.NoError(t, err)
+		info, err := precompiles.AdmitPolicy(Policy{}, spec)
+		require.NoError(t, err, f)
+		got.Policies = append(got.Policies, chainPolicy{File: f, PolicyID: "0x" + hex.EncodeToString(info.PlanHash[:]),
+			Depth: info.Depth, Cost: info.Cost, Inputs: info.Inputs})
+	}
+	for _, r := range []struct{ name, spec string }{
+		{"a comparison of degree 255 (its result noise is past what the flooding hides)",
+			"fhegate_policy: 1\nname: byte_threshold\ninputs: [{name: x, min: 0, max: 255}]\noutput: {expr: \"x >= 77\"}\n"},
+		{"a ranged input too wide for one slot",
+			"fhegate_policy: 1\nname: wide\ninputs: [{name: x, min: 0, max: 1000}]\noutput: {expr: \"x >= 77\"}\n"},
+		{"a heavily weighted sum of fresh inputs", policytest.TooNoisy},
+	} {
+		_, err := precompiles.AdmitPolicy(Policy{}, []byte(r.spec))
+		require.Error(t, err, r.name)
+		got.Refused = append(got.Refused, chainRefusal{Name: r.name, Spec: r.spec, Reason: "FHEPolicy.registerPolicy: " + err.Error()})
+	}
+	b, err := json.MarshalIndent(got, "", "  ")
+	require.NoError(t, err)
+	b = append(b, '\n')
+	if *updateFixture {
+		require.NoError(t, os.WriteFile(out, b, 0o644))
+	}
+	want, err := os.ReadFile(out)
+	require.NoError(t, err)
+	require.Equal(t, string(want), string(b), "%s is stale: go test ./precompiles/corebackends -run TestChainPoliciesFixture -update", out)
 }

@@ -8,17 +8,12 @@
 //   const { result } = await waitForVerdict(verdict, requestId);
 import { Contract, type ContractRunner, type TransactionReceipt } from "ethers";
 import { CRDT_ABI, INPUT_ABI, POLICY_ABI, VERDICT_ABI } from "./abi.js";
+import { ADDRESSES } from "./addresses.js";
 import type { Attestation } from "./index.js";
 
 export { CRDT_ABI, INPUT_ABI, POLICY_ABI, VERDICT_ABI };
 
-/** The precompile addresses (precompiles/types.go). */
-export const ADDRESSES = {
-  input: "0x02000000000000000000000000000000000000f0",
-  policy: "0x02000000000000000000000000000000000000f1",
-  crdt: "0x02000000000000000000000000000000000000f2",
-  verdict: "0x02000000000000000000000000000000000000f3",
-} as const;
+export { ADDRESSES };
 
 /** The four precompiles as ethers contracts on runner (a signer to send, a provider to read). */
 export function precompiles(runner: ContractRunner | null) {

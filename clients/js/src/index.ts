@@ -106,6 +106,9 @@ interface Core {
   decisionRow(spec: Uint8Array, values: string[]): string[] | Error;
   compilePlan(spec: Uint8Array): string | Error;
   evalPlan(spec: Uint8Array, row: string[]): string | Error;
+  crdtMetadata(layout: string, entries: string): Uint8Array | Error;
+  crdtCheck(kind: number, metadata: Uint8Array): string[] | Error;
+  crdtMerge(kind: number, a: Uint8Array, b: Uint8Array): Uint8Array | Error;
   readerKeys(preset: string): ReaderKeys | Error;
   privateReadBody(handle: string, pk: Uint8Array, signer: string, nonce: string, deadline: string, signature: string): string | Error;
   combinePrivateRead(sk: Uint8Array, answers: string[]): string[] | Error;
@@ -151,7 +154,11 @@ async function load(wasm?: string | URL | ArrayBuffer | Uint8Array | WebAssembly
   } else {
     const url = new URL(wasm ?? "./fhegate.wasm", import.meta.url);
     if (url.protocol === "file:") {
-      const fs = await import(/* webpackIgnore: true */ "node:fs/promises" as string);
+      // A specifier in a variable: bundlers targeting browsers (esbuild, webpack,
+      // Vite) leave the import alone instead of failing to resolve it; only
+      // Node takes this branch (a file: URL).
+      const fsModule = "node:fs/promises";
+      const fs = await import(/* webpackIgnore: true */ /* @vite-ignore */ fsModule);
       instance = (await WebAssembly.instantiate(await fs.readFile(url), go.importObject)).instance;
     } else {
       const resp = await fetch(url);
@@ -211,26 +218,43 @@ export async function decisionRow(spec: string | Uint8Array, values: Value[]): P
   return ok((await init()).decisionRow(doc, vals)).map((d) => BigInt(d));
 }
 
-/** What a policy's compiled plan tells a client or a contract test (compilePlan). */
+/**
+ * What FHEPolicy.registerPolicy records for a policy document, and what its
+ * compiled plan tells a client or a contract test (compilePlan).
+ */
 export interface PlanInfo {
   name: string;
   /** The plan hash: the policy id FHEPolicy.registerPolicy returns on chain. */
   planHash: string;
   preset: string;
+  /** The plan's depth between refreshes (FHEPolicy.policyOf's depth). */
   depth: number;
   /** Input slots: one per one-slot input, one per base-16 digit of a wide one. */
   inputs: number;
   /** The declared inputs' names, in order. */
   declared: string[];
+  /** The committee's CPU for one evaluation of the plan, in gas. */
   gas: number;
+  /** The gas one evaluate() pays (FHEPolicy.policyOf's cost). */
+  cost: number;
+  /** The committee evaluates each request by itself (no packed form), booking aloneGas. */
+  alone: boolean;
+  aloneGas?: number;
+  /**
+   * The verdict's declared range ("bool": 0 or 1; "score": [min, max]): a
+   * committee posts the rejected-input sentinel for a verdict outside it.
+   */
+  output: { type: "bool" | "score"; min: number; max: number };
 }
 
 /**
- * Compiles a policy document with the Go compiler inside the wasm core
- * (policy.Compile, what FHEPolicy.registerPolicy compiles): its plan hash,
- * preset, depth and input slots. A document that does not compile is
- * refused with the compiler's error. Registration's noise rule is not
- * applied here (`fhegate policy inspect` applies it).
+ * Decides about a policy document what FHEPolicy.registerPolicy decides on
+ * chain, with the Go code inside the wasm core: the compiler, the chain's
+ * side of the admission rule (the result's noise must stay within what the
+ * decryption's flooding hides, each refresh needs room for its flooding)
+ * and the chain's limits. Returns the plan hash (the policy id), preset,
+ * depth, cost and input slots; a document the chain refuses is refused with
+ * the reason registerPolicy reverts with (after "FHEPolicy.registerPolicy: ").
  */
 export async function compilePlan(spec: string | Uint8Array): Promise<PlanInfo> {
   const doc = typeof spec === "string" ? new TextEncoder().encode(spec) : spec;
@@ -246,6 +270,58 @@ export async function compilePlan(spec: string | Uint8Array): Promise<PlanInfo> 
 export async function evalPlan(spec: string | Uint8Array, row: Value[]): Promise<bigint> {
   const doc = typeof spec === "string" ? new TextEncoder().encode(spec) : spec;
   return BigInt(ok((await init()).evalPlan(doc, row.map((v, i) => decimal(v, `row value ${i}`)))));
+}
+
+/** The CRDT kinds of FHECRDT (fhe/crdt/meta.Type). */
+export const CRDT_KIND = { gCounter: 1, pnCounter: 2, lww: 3, set: 4 } as const;
+
+/** A CRDT state's layout (fhe/crdt/meta.Layout): only states of equal layouts merge. */
+export interface CrdtLayout {
+  /** CRDT_KIND: G- or PN-counter, LWW register map, add-wins set. */
+  type: number;
+  /** The fhe preset id of the ciphertexts (the committee's). */
+  preset: number;
+  /** The level contributions are normalised to. */
+  level: number;
+  /** Replicas (counters, set) or register keys (LWW). */
+  blocks: number;
+  /** Lanes per block (counters, LWW) or the set's universe size. */
+  width: number;
+}
+
+/** One block's latest write: for counters and sets replica = block, clock its version (≥ 1). */
+export interface CrdtEntry {
+  block: number;
+  clock: number;
+  replica: number;
+  /** The handle of the writer's ciphertext. */
+  handle: string;
+}
+
+/**
+ * The canonical metadata of a CRDT state (fhe/crdt/meta): what
+ * FHECRDT.create takes beside the writer's handle. A replica writes its
+ * block with a larger clock than its last write.
+ */
+export async function crdtMetadata(layout: CrdtLayout, entries: CrdtEntry[]): Promise<Uint8Array> {
+  return ok((await init()).crdtMetadata(JSON.stringify(layout), JSON.stringify(entries)));
+}
+
+/**
+ * What FHECRDT.create decides about metadata for a state of kind: the
+ * handles it references, or the reason create reverts with (after
+ * "FHECRDT.create: metadata: "). Contract mocks create states with it.
+ */
+export async function crdtCheck(kind: number, metadata: Uint8Array): Promise<string[]> {
+  return ok((await init()).crdtCheck(kind, metadata));
+}
+
+/**
+ * What FHECRDT.merge decides about two states' metadata: their join, or the
+ * reason merge reverts with (after "FHECRDT.merge: metadata: ").
+ */
+export async function crdtMerge(kind: number, a: Uint8Array, b: Uint8Array): Promise<Uint8Array> {
+  return ok((await init()).crdtMerge(kind, a, b));
 }
 
 /** A committee public key prepared for proving (its QP form computed once). */

@@ -17,7 +17,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { Committee, FheKey, compilePlan, decisionRow, evalPlan, handleOf, init, uploadBody } from "../dist/index.js";
+import { Committee, FheKey, compilePlan, crdtCheck, crdtMerge, crdtMetadata, decisionRow, evalPlan, handleOf, init, uploadBody } from "../dist/index.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, "..", "..", "..");
@@ -219,4 +219,38 @@ test("compilePlan and evalPlan: the Go compiler's plan and its verdicts (what th
   }
   await assert.rejects(evalPlan(spec, [1n]), /1 values, the plan of "credit-gate-example" takes 2 input slots/);
   await assert.rejects(compilePlan("fhegate_policy: 1\nname: x\ninputs: [{name: x, min: 0, max: 1000}]\noutput: {expr: \"x >= 77\"}\n"), /\{name: x, type: uint16, max: 1000\}/);
+});
+
+test("compilePlan decides what FHEPolicy.registerPolicy decides (the chain's ids, costs and refusals)", async () => {
+  // contracts/hardhat/test/chain-policies.json: written by the chain's own code (precompiles/corebackends)
+  const chain = JSON.parse(readFileSync(path.join(repo, "contracts", "hardhat", "test", "chain-policies.json"), "utf8"));
+  for (const want of chain.policies) {
+    const plan = await compilePlan(readFileSync(path.join(repo, want.file)));
+    assert.deepEqual([plan.planHash, plan.depth, plan.cost, plan.inputs], [want.policyId, want.depth, want.cost, want.inputs], want.file);
+  }
+  for (const r of chain.refused) {
+    await assert.rejects(compilePlan(r.spec), (e) => {
+      assert.equal("FHEPolicy.registerPolicy: " + e.message, r.reason);
+      return true;
+    }, r.name);
+  }
+});
+
+test("crdtMetadata, crdtCheck, crdtMerge: FHECRDT's metadata rules (what the contract mocks create and merge with)", async () => {
+  const layout = { type: 2, preset: 2, level: 0, blocks: 4, width: 1 };
+  const h = (b) => "0x" + b.repeat(32);
+  const a = await crdtMetadata(layout, [{ block: 0, clock: 1, replica: 0, handle: h("a1") }]);
+  const b = await crdtMetadata(layout, [{ block: 1, clock: 1, replica: 1, handle: h("b1") }]);
+  assert.ok(a instanceof Uint8Array);
+  assert.equal(Buffer.from(a.subarray(0, 4)).toString(), "FCRD");
+  assert.deepEqual(await crdtCheck(2, a), [h("a1")]);
+  const ab = await crdtMerge(2, a, b);
+  assert.deepEqual(await crdtCheck(2, ab), [h("a1"), h("b1")]);
+  assert.deepEqual(await crdtMerge(2, b, a), ab, "the join does not depend on the order");
+  assert.deepEqual(ab, await crdtMetadata(layout, [{ block: 1, clock: 1, replica: 1, handle: h("b1") }, { block: 0, clock: 1, replica: 0, handle: h("a1") }]));
+  await assert.rejects(crdtCheck(3, a), /^Error: metadata is a pn-counter state, kind 3 requested$/);
+  await assert.rejects(crdtCheck(2, new Uint8Array([1, 2])), /crdt\/meta/);
+  await assert.rejects(crdtMerge(2, a, await crdtMetadata({ ...layout, blocks: 8 }, [])), /crdt\/meta: merge: /);
+  await assert.rejects(crdtMetadata(layout, [{ block: 1, clock: 1, replica: 0, handle: h("c1") }]), /replica 0 ≠ block/);
+  await assert.rejects(crdtCheck(256, a), /kind: not an integer in \[0, 255\]/);
 });

@@ -8,7 +8,8 @@
 // reaches the JavaScript client with the next build.
 //
 // It imports only fhe, fhe/zkpok, fhe/pkswitch, policy (the compiler, for a
-// policy's input layout: wide integers' digits) and the standard library:
+// policy's input layout: wide integers' digits), policy/eval (the chain's
+// admission rule, for contract mocks) and the standard library:
 // the committee's
 // consensus package (storage, TLS, multiparty protocols) does not build for
 // js/wasm and would not belong in a browser bundle. The few definitions it
@@ -29,6 +30,7 @@ import (
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/zkpok"
 	"github.com/fhegate/fhegate/policy"
+	"github.com/fhegate/fhegate/policy/eval"
 )
 
 // MaxUploadItems is api.MaxUploadItems: the most ciphertexts one
@@ -128,10 +130,12 @@ func DecisionRow(spec []byte, values []string) ([]int64, error) {
 	return plan.DecisionRow(values)
 }
 
-// PlanInfo is what the compiled plan of a policy document tells a client or
-// a contract test: the plan's hash (what FHEPolicy.registerPolicy returns as
-// the policy id on chain), its preset, depth, input slots and declared
-// inputs, and its gas (policy.Plan.Gas).
+// PlanInfo is what FHEPolicy.registerPolicy would record for a policy
+// document, and what its plan tells a client or a contract test: the plan's
+// hash (the policy id on chain), its preset, depth, input slots and
+// declared inputs, its gas (policy.Plan.Gas), the gas one evaluate() pays
+// (Cost) and whether the committee evaluates its requests one by one
+// (Alone, each booking AloneGas).
 type PlanInfo struct {
 	Name     string   `json:"name"`
 	PlanHash string   `json:"planHash"`
@@ -140,27 +144,80 @@ type PlanInfo struct {
 	Inputs   int      `json:"inputs"`   // input slots (a wide input takes one per digit)
 	Declared []string `json:"declared"` // the declared inputs' names, in order
 	Gas      uint64   `json:"gas"`
+	Cost     uint64   `json:"cost"`
+	Alone    bool     `json:"alone"`
+	AloneGas uint64   `json:"aloneGas,omitempty"`
+	// Output is the verdict's declared range: a committee posts the
+	// rejected-input sentinel for a verdict outside it (an input outside
+	// its declared range; consensus's outOfRange).
+	Output PlanOutput `json:"output"`
+}
+
+// PlanOutput is policy.Output: "bool" (0 or 1) or "score" in [Min, Max].
+type PlanOutput struct {
+	Type string `json:"type"`
+	Min  int64  `json:"min"`
+	Max  int64  `json:"max"`
 }
 
 // compileSpec compiles a policy document after bounding its length.
 func compileSpec(spec []byte) (*policy.Plan, error) {
-	if len(spec) == 0 || len(spec) > policy.MaxSpecBytes {
-		return nil, fmt.Errorf("policy document of %d bytes (1 … %d)", len(spec), policy.MaxSpecBytes)
+	if err := specLength(spec); err != nil {
+		return nil, err
 	}
 	return policy.Compile(spec)
 }
 
-// CompilePlan compiles spec with the Go compiler (policy.Compile, what
-// FHEPolicy.registerPolicy compiles first) and describes the plan. It does
-// not apply registration's noise rule (policy/eval's admission, which needs
-// the committee's noise model): `fhegate policy inspect` does.
+func specLength(spec []byte) error {
+	if len(spec) == 0 || len(spec) > policy.MaxSpecBytes {
+		return fmt.Errorf("policy document of %d bytes (1 … %d)", len(spec), policy.MaxSpecBytes)
+	}
+	return nil
+}
+
+// The chain's registration limits (precompiles.MaxPlanCost,
+// precompiles.CommitteeGasPerBlock, precompiles.MaxHandles; package
+// precompiles does not build for js/wasm): checked equal in core_test.go.
+const (
+	maxPlanCost          = 234_375
+	committeeGasPerBlock = 960_000_000
+	maxHandles           = 64
+)
+
+// CompilePlan decides about spec what FHEPolicy.registerPolicy decides
+// (precompiles.AdmitPolicy with corebackends.Policy): it compiles it with
+// the Go compiler, applies the chain's side of the admission rule
+// (eval.Register: the noise the decryption's flooding hides, the room of
+// each refresh) and the chain's limits, and describes the plan. A spec the
+// chain refuses is refused with the reason registerPolicy reverts with
+// (after "FHEPolicy.registerPolicy: "); TestCompilePlanIsRegistration
+// checks both against the chain's code.
 func CompilePlan(spec []byte) (*PlanInfo, error) {
-	plan, err := compileSpec(spec)
-	if err != nil {
+	if err := specLength(spec); err != nil {
 		return nil, err
 	}
-	info := &PlanInfo{Name: plan.Name, PlanHash: plan.HashHex(), Preset: plan.PresetName, Depth: plan.Depth,
-		Inputs: len(plan.Inputs), Gas: plan.Gas()}
+	r, err := eval.Register(spec)
+	if err != nil {
+		return nil, fmt.Errorf("compile: %w", err)
+	}
+	switch {
+	case r.Cost > maxPlanCost:
+		return nil, fmt.Errorf("plan cost %d exceeds %d", r.Cost, maxPlanCost)
+	case r.Alone && r.AloneGas == 0:
+		return nil, errors.New("compiler returned a policy evaluated alone without its evaluation's gas")
+	case r.Alone && r.AloneGas > committeeGasPerBlock:
+		return nil, fmt.Errorf("the policy has no packed form, so each request is a whole evaluation of %d gas, more than the committee's per-block budget %d: no block could queue it",
+			r.AloneGas, uint64(committeeGasPerBlock))
+	case !r.Alone:
+		r.AloneGas = 0
+	}
+	if r.Inputs > maxHandles {
+		return nil, fmt.Errorf("plan takes %d inputs, max %d", r.Inputs, maxHandles)
+	}
+	plan := r.Plan
+	info := &PlanInfo{Name: plan.Name, PlanHash: plan.HashHex(), Preset: plan.PresetName, Depth: int(r.Depth),
+		Inputs: int(r.Inputs), Gas: plan.Gas(), Cost: r.Cost, Alone: r.Alone, AloneGas: r.AloneGas,
+		Output: PlanOutput{Type: plan.Output.Type, Min: plan.Output.Min, Max: plan.Output.Max}}
 	for _, d := range plan.Declared() {
 		info.Declared = append(info.Declared, d.Name)
 	}

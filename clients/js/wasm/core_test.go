@@ -21,6 +21,8 @@ import (
 	"github.com/fhegate/fhegate/fhe/zkpok"
 	"github.com/fhegate/fhegate/policy"
 	"github.com/fhegate/fhegate/policy/examples"
+	"github.com/fhegate/fhegate/policy/policytest"
+	"github.com/fhegate/fhegate/precompiles"
 	"github.com/fhegate/fhegate/precompiles/corebackends"
 )
 
@@ -311,4 +313,51 @@ func TestCompileAndEvalPlan(t *testing.T) {
 	require.ErrorContains(t, err, "policy document of 0 bytes")
 	_, err = CompilePlan([]byte("fhegate_policy: 1\nname: x\ninputs: [{name: x, min: 0, max: 1000}]\noutput: {expr: \"x >= 77\"}\n"))
 	require.ErrorContains(t, err, "{name: x, type: uint16, max: 1000}")
+}
+
+// CompilePlan decides what FHEPolicy.registerPolicy decides
+// (precompiles.AdmitPolicy with corebackends.Policy): the same policy id,
+// depth, cost and input count for every shipped policy, and the same
+// refusal, word for word, for specs the chain refuses — so contract mocks
+// register and refuse as the chain does.
+func TestCompilePlanIsRegistration(t *testing.T) {
+	t.Parallel()
+	require.EqualValues(t, precompiles.MaxPlanCost, maxPlanCost)
+	require.EqualValues(t, precompiles.CommitteeGasPerBlock, committeeGasPerBlock)
+	require.EqualValues(t, precompiles.MaxHandles, maxHandles)
+	specs := map[string][]byte{}
+	for _, name := range examples.AllNames() {
+		specs[name] = examples.MustGet(name)
+	}
+	credit, err := os.ReadFile("../../../examples/creditgate/credit_policy.yaml")
+	require.NoError(t, err)
+	specs["creditgate"] = credit
+	refused := map[string][]byte{
+		"degree 255 over a byte": []byte("fhegate_policy: 1\nname: wide\ninputs: [{name: x, min: 0, max: 255}]\noutput: {expr: \"x >= 77\"}\n"),
+		"too wide for one slot":  []byte("fhegate_policy: 1\nname: x\ninputs: [{name: x, min: 0, max: 1000}]\noutput: {expr: \"x >= 77\"}\n"),
+		"not a policy":           []byte("hello"),
+		"too noisy (policytest)": []byte(policytest.TooNoisy),
+	}
+	for name, spec := range refused {
+		specs[name] = spec
+	}
+	for name, spec := range specs {
+		chain, chainErr := precompiles.AdmitPolicy(corebackends.Policy{}, spec)
+		info, err := CompilePlan(spec)
+		if _, ok := refused[name]; ok {
+			require.Error(t, chainErr, name)
+			require.EqualError(t, err, chainErr.Error(), name)
+			continue
+		}
+		require.NoError(t, chainErr, name)
+		require.NoError(t, err, name)
+		require.Equal(t, "0x"+hex.EncodeToString(chain.PlanHash[:]), info.PlanHash, name)
+		require.EqualValues(t, chain.Depth, info.Depth, name)
+		require.Equal(t, chain.Cost, info.Cost, name)
+		require.EqualValues(t, chain.Inputs, info.Inputs, name)
+		require.Equal(t, chain.Alone, info.Alone, name)
+		require.Equal(t, chain.AloneGas, info.AloneGas, name)
+	}
+	_, err = CompilePlan(refused["degree 255 over a byte"])
+	require.ErrorContains(t, err, "result noise exceeds what the decryption flooding hides")
 }

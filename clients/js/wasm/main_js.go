@@ -29,7 +29,10 @@ import (
 //	verify(id, owner, ciphertext, proof)        → null or Error
 //	handleOf(bytes)                             → 0x-hex keccak256
 //	decisionRow(spec, values)                   → the policy's input row (decimal strings: wide values' digits)
-//	compilePlan(spec)                           → JSON of PlanInfo (plan hash, preset, depth, inputs, gas)
+//	compilePlan(spec)                           → JSON of PlanInfo (what registerPolicy records: policy id, depth, cost, inputs), or registration's refusal
+//	crdtMetadata(layout, entries)               → canonical CRDT metadata (JSON in: CRDTLayout, []CRDTEntry)
+//	crdtCheck(kind, metadata)                   → the handles FHECRDT.create would reference, or its refusal
+//	crdtMerge(kind, a, b)                       → FHECRDT.merge's merged metadata, or its refusal
 //	evalPlan(spec, row)                         → the plan's verdict on one row (decimal string; EvalPlain)
 func main() {
 	sessions := map[int]*Session{}
@@ -230,6 +233,76 @@ func main() {
 			out[i] = strconv.FormatInt(x, 10)
 		}
 		return out, nil
+	})
+	// CRDT metadata (crdt.go): kinds are small integers, metadata Uint8Arrays.
+	const maxCRDTMetadata = 64 << 10
+	kindArg := func(v js.Value) (uint8, error) {
+		if v.Type() != js.TypeNumber || v.Int() < 0 || v.Int() > 255 || float64(v.Int()) != v.Float() {
+			return 0, fmt.Errorf("kind: not an integer in [0, 255]")
+		}
+		return uint8(v.Int()), nil
+	}
+	fn("crdtMetadata", func(a []js.Value) (any, error) {
+		if err := nargs(a, 2); err != nil {
+			return nil, err
+		}
+		var l CRDTLayout
+		if err := json.Unmarshal([]byte(a[0].String()), &l); err != nil {
+			return nil, fmt.Errorf("layout: %w", err)
+		}
+		var es []CRDTEntry
+		if err := json.Unmarshal([]byte(a[1].String()), &es); err != nil {
+			return nil, fmt.Errorf("entries: %w", err)
+		}
+		b, err := CRDTMetadata(l, es)
+		if err != nil {
+			return nil, err
+		}
+		return jsBytes(b), nil
+	})
+	fn("crdtCheck", func(a []js.Value) (any, error) {
+		if err := nargs(a, 2); err != nil {
+			return nil, err
+		}
+		kind, err := kindArg(a[0])
+		if err != nil {
+			return nil, err
+		}
+		m, err := bytesArg(a[1], maxCRDTMetadata)
+		if err != nil {
+			return nil, fmt.Errorf("metadata: %w", err)
+		}
+		hs, err := CRDTCheck(kind, m)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]any, len(hs))
+		for i, h := range hs {
+			out[i] = h
+		}
+		return out, nil
+	})
+	fn("crdtMerge", func(a []js.Value) (any, error) {
+		if err := nargs(a, 3); err != nil {
+			return nil, err
+		}
+		kind, err := kindArg(a[0])
+		if err != nil {
+			return nil, err
+		}
+		x, err := bytesArg(a[1], maxCRDTMetadata)
+		if err != nil {
+			return nil, fmt.Errorf("metadata a: %w", err)
+		}
+		y, err := bytesArg(a[2], maxCRDTMetadata)
+		if err != nil {
+			return nil, fmt.Errorf("metadata b: %w", err)
+		}
+		m, err := CRDTMerge(kind, x, y)
+		if err != nil {
+			return nil, err
+		}
+		return jsBytes(m), nil
 	})
 	fn("compilePlan", func(a []js.Value) (any, error) {
 		if err := nargs(a, 1); err != nil {

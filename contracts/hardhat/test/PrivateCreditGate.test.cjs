@@ -1,26 +1,49 @@
-// PrivateCreditGate on the precompile mocks: the gate's own logic (owner
-// binding, one request per handle pair, settle once, the decision) and its
-// use of FHEInput / FHEPolicy / FHEVerdict, in milliseconds per case. The
-// committee's verdict is the credit policy evaluated on the plaintexts.
+// PrivateCreditGate's tests, one file for two targets: the precompile mocks
+// (`npx hardhat test`: milliseconds per case) and a running `fhegate devnet`
+// (`npx hardhat test --network devnet`: real encryption, attestation and the
+// committee's verdicts). The verdict is the policy's own: on the mocks the
+// spec's compiled plan run on the plaintexts (fhe.settle), on the devnet the
+// committee's threshold-decrypted evaluation. Cases marked "mocks only" use
+// what only a mock has (plaintexts on chain, forced verdicts).
 const hre = require("hardhat");
 const assert = require("node:assert/strict");
 const fs = require("node:fs");
 const path = require("node:path");
-const { installMocks, expectRevert } = require("../fhegate-mock.cjs");
+const { fhegate } = require("../fhegate.cjs");
+const { expectRevert, UNEVALUABLE, REJECTED_INPUT } = require("../fhegate-mock.cjs");
 
-const SPEC = fs.readFileSync(path.resolve(__dirname, "..", "..", "..", "examples", "creditgate", "credit_policy.yaml"));
-// The policy's expression, "income > 3*debt", on plaintexts: what the committee computes.
-const creditPolicy = ([income, debt]) => (income > 3n * debt ? 1n : 0n);
+const repo = path.resolve(__dirname, "..", "..", "..");
+const SPEC = fs.readFileSync(path.join(repo, "examples", "creditgate", "credit_policy.yaml"));
+// What the chain's FHEPolicy.registerPolicy gives the shipped policies and
+// the reasons it refuses specs with (precompiles/corebackends, TestChainPoliciesFixture).
+const CHAIN = require("./chain-policies.json");
 const LIMIT = 1000n;
+const onMocks = hre.network.name === "hardhat";
+const mocksOnly = onMocks ? it : it.skip;
 
-describe("PrivateCreditGate (mock precompiles)", function () {
-  let fhe, gate, alice, bob;
+describe(`PrivateCreditGate (${onMocks ? "precompile mocks" : `network ${hre.network.name}`})`, function () {
+  let fhe, gate, signers, alice, bob;
 
   beforeEach(async function () {
-    fhe = await installMocks(hre, { reset: true });
-    [, alice, bob] = await hre.ethers.getSigners();
+    fhe = await fhegate(hre);
+    signers = await hre.ethers.getSigners();
+    [, alice, bob] = signers;
     gate = await fhe.deploy("PrivateCreditGate", [SPEC, LIMIT]);
   });
+
+  // alicePair is Alice's registered inputs (5, 1) for the cases that need
+  // registered handles but no verdict: made once on a devnet (a proof takes
+  // seconds; each case deploys its own gate, so the handles serve them all),
+  // after every reset on the mocks.
+  let pair;
+  async function alicePair() {
+    if (fhe.mock || !pair) {
+      const att = await fhe.encrypt(alice, [5, 1]);
+      await (await fhe.input.connect(alice).registerBatch(...fhe.batchArgs(att))).wait();
+      pair = att;
+    }
+    return pair;
+  }
 
   // apply runs the applicant's side: inputs, registration, allowing the gate, applyFor.
   async function apply(who, income, debt) {
@@ -32,62 +55,59 @@ describe("PrivateCreditGate (mock precompiles)", function () {
     return { att, requestId: applied.args.requestId };
   }
 
-  for (const tc of [
-    { name: "approves income 5, debt 1", income: 5, debt: 1, approved: true },
-    { name: "denies income 2, debt 1", income: 2, debt: 1, approved: false },
-    { name: "denies income 3, debt 1 (not strictly more)", income: 3, debt: 1, approved: false },
-    { name: "approves income 1, debt 0", income: 1, debt: 0, approved: true },
-  ]) {
-    it(tc.name, async function () {
-      const { requestId } = await apply(alice, tc.income, tc.debt);
-      assert.deepEqual(await fhe.requestInputs(requestId), [BigInt(tc.income), BigInt(tc.debt)]);
-      await expectRevert(gate.settle(requestId), { on: gate, error: "VerdictNotReady", args: [requestId] });
-      assert.equal(await fhe.settle(requestId, creditPolicy), tc.approved ? 1n : 0n);
-      await (await gate.settle(requestId)).wait();
-      assert.equal(await gate.creditLine(alice.address), tc.approved ? LIMIT : 0n);
-      await expectRevert(gate.settle(requestId), { on: gate, error: "AlreadySettled", args: [requestId] });
-    });
-  }
-
-  it("settles by the policy's own compiled plan (no reference function)", async function () {
-    // The spec the gate registered, compiled by the Go compiler in @fhegate/client's wasm core.
-    const { plan } = await fhe.plan(await gate.policyId());
-    assert.equal(plan.name, "credit-gate-example");
-    assert.equal(plan.inputs, 2);
-    assert.deepEqual(plan.declared, ["income", "debt"]);
-    assert.match(plan.planHash, /^0x[0-9a-f]{64}$/);
-    const signers = await hre.ethers.getSigners();
-    for (const [i, [income, debt]] of [[5, 1], [3, 1], [7, 2], [6, 2], [0, 0]].entries()) {
+  it("approves exactly when income > 3·debt: the policy's own verdict", async function () {
+    const cases = [
+      { income: 5, debt: 1, approved: true },
+      { income: 2, debt: 1, approved: false },
+      { income: 3, debt: 1, approved: false }, // not strictly more
+      { income: 1, debt: 0, approved: true },
+    ].slice(0, fhe.mock ? 4 : 2); // on a devnet each applicant costs seconds of proofs and evaluation: one approval, one denial
+    // every applicant applies first (on the devnet the committee evaluates them together)
+    const applied = [];
+    for (const [i, tc] of cases.entries()) {
       const who = signers[3 + i]; // a fresh applicant each: a credit line, once granted, stays
-      const { requestId } = await apply(who, income, debt);
-      const want = creditPolicy([BigInt(income), BigInt(debt)]);
-      assert.equal(await fhe.planVerdict(requestId), want, `income ${income}, debt ${debt}`);
-      assert.equal(await fhe.settle(requestId), want);
-      await (await gate.settle(requestId)).wait();
-      assert.equal(await gate.creditLine(who.address), want === 1n ? LIMIT : 0n);
+      const { requestId } = await apply(who, tc.income, tc.debt);
+      if (fhe.mock) await expectRevert(gate.settle(requestId), { on: gate, error: "VerdictNotReady", args: [requestId] });
+      applied.push({ ...tc, who, requestId });
+    }
+    for (const tc of applied) {
+      const what = `income ${tc.income}, debt ${tc.debt}`;
+      assert.equal(await fhe.settle(tc.requestId), tc.approved ? 1n : 0n, what);
+      await (await gate.settle(tc.requestId)).wait();
+      assert.equal(await gate.creditLine(tc.who.address), tc.approved ? LIMIT : 0n, what);
+      await expectRevert(gate.settle(tc.requestId), { on: gate, error: "AlreadySettled", args: [tc.requestId] });
     }
   });
 
-  it("settle without a verdict refuses a policy the compiler refuses, with its error", async function () {
-    const bad = hre.ethers.toUtf8Bytes("fhegate_policy: 1\nname: wide\ninputs: [{name: x, min: 0, max: 1000}]\noutput: {expr: \"x >= 77\"}\n");
-    await (await fhe.policy.connect(alice).registerPolicy(bad)).wait();
-    const att = await fhe.encrypt(alice, [500]);
-    await (await fhe.input.connect(alice).registerBatch(...fhe.batchArgs(att))).wait();
-    const r = await (await fhe.policy.connect(alice).evaluate(hre.ethers.keccak256(bad), att.handles)).wait();
-    const requestId = r.logs.map((l) => fhe.policy.interface.parseLog(l)).find((e) => e && e.name === "EvaluationRequested").args.requestId;
-    await assert.rejects(fhe.settle(requestId), /needs a polynomial of degree > 255.*\{name: x, type: uint16, max: 1000\}/);
-    assert.equal(await fhe.settle(requestId, 1n), 1n, "a verdict given by the test still settles it");
+  it("registers the policy with FHEPolicy at deployment, under the chain's policy id", async function () {
+    const want = CHAIN.policies.find((p) => p.file === "examples/creditgate/credit_policy.yaml");
+    assert.equal(await gate.policyId(), want.policyId);
+    const [exists, planHash, depth, cost, inputs, registrant] = await fhe.policy.policyOf(want.policyId);
+    assert.equal(exists, true);
+    assert.deepEqual([planHash, Number(depth), Number(cost), Number(inputs)], [want.policyId, want.depth, want.cost, want.inputs]);
+    if (fhe.mock) assert.equal(registrant, await gate.getAddress()); // on a long-lived devnet an earlier gate may have registered it
   });
 
-  it("registers the policy with FHEPolicy at deployment", async function () {
-    const [exists, , , , , registrant] = await fhe.policy.policyOf(await gate.policyId());
-    assert.equal(exists, true);
-    assert.equal(registrant, await gate.getAddress());
+  it("FHEPolicy registers every shipped policy under the chain's id, depth, cost and input count", async function () {
+    for (const want of CHAIN.policies) {
+      const spec = fs.readFileSync(path.join(repo, want.file));
+      assert.equal(await fhe.policy.registerPolicy.staticCall(spec), want.policyId, want.file);
+      await (await fhe.policy.registerPolicy(spec)).wait();
+      const [exists, planHash, depth, cost, inputs] = await fhe.policy.policyOf(want.policyId);
+      assert.equal(exists, true, want.file);
+      assert.deepEqual([planHash, Number(depth), Number(cost), Number(inputs)], [want.policyId, want.depth, want.cost, want.inputs], want.file);
+    }
+  });
+
+  it("FHEPolicy refuses what the chain refuses, with the chain's reason", async function () {
+    const escape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    for (const r of CHAIN.refused) {
+      await expectRevert(fhe.policy.connect(alice).registerPolicy(hre.ethers.toUtf8Bytes(r.spec)), new RegExp(`^${escape(r.reason)}$`));
+    }
   });
 
   it("refuses handles the caller does not own (the gate is a deputy)", async function () {
-    const att = await fhe.encrypt(alice, [5, 1]);
-    await (await fhe.input.connect(alice).registerBatch(...fhe.batchArgs(att))).wait();
+    const att = await alicePair();
     for (const h of att.handles) await (await fhe.input.connect(alice).allow(h, await gate.getAddress())).wait();
     await expectRevert(gate.connect(bob).applyFor(att.handles[0], att.handles[1]), {
       on: gate, error: "NotHandleOwner", args: [att.handles[0], bob.address, alice.address],
@@ -100,16 +120,18 @@ describe("PrivateCreditGate (mock precompiles)", function () {
   });
 
   it("needs the owner's allowance on every handle (FHEPolicy's revert string)", async function () {
-    const att = await fhe.encrypt(alice, [5, 1]);
-    await (await fhe.input.connect(alice).registerBatch(...fhe.batchArgs(att))).wait();
+    const att = await alicePair();
     await (await fhe.input.connect(alice).allow(att.handles[0], await gate.getAddress())).wait();
     const gateAddr = (await gate.getAddress()).toLowerCase();
     await expectRevert(gate.connect(alice).applyFor(att.handles[0], att.handles[1]),
-      new RegExp(`FHEPolicy\\.evaluate: caller ${gateAddr} is not allowed on handle 1 \\(${att.handles[1]}\\)`));
+      new RegExp(`FHEPolicy\\.evaluate: caller ${gateAddr} is not allowed on handle 1 \\(${att.handles[1]}\\)`, "i"));
   });
 
   it("accepts each handle pair once", async function () {
-    const { att, requestId } = await apply(alice, 5, 1);
+    const att = await alicePair();
+    for (const h of att.handles) await (await fhe.input.connect(alice).allow(h, await gate.getAddress())).wait();
+    const r = await (await gate.connect(alice).applyFor(att.handles[0], att.handles[1])).wait();
+    const { requestId } = r.logs.map((l) => gate.interface.parseLog(l)).find((e) => e && e.name === "Applied").args;
     const setId = hre.ethers.keccak256(hre.ethers.concat(att.handles));
     await expectRevert(gate.connect(alice).applyFor(att.handles[0], att.handles[1]), {
       on: gate, error: "HandlesAlreadyUsed", args: [setId, requestId],
@@ -121,7 +143,37 @@ describe("PrivateCreditGate (mock precompiles)", function () {
     await expectRevert(gate.settle(r), { on: gate, error: "UnknownRequest", args: [r] });
   });
 
-  it("FHEInput mock: an input registers once, for the owner it was attested for", async function () {
+  mocksOnly("denies a request the committee could not evaluate (mocks only: a forced verdict)", async function () {
+    const { requestId } = await apply(alice, 5, 1);
+    assert.equal(await fhe.planVerdict(requestId), 1n, "the plan would approve");
+    assert.equal(await fhe.settle(requestId, UNEVALUABLE), UNEVALUABLE);
+    await (await gate.settle(requestId)).wait();
+    assert.equal(await gate.creditLine(alice.address), 0n);
+  });
+
+  it("an input outside its declared range gets the committee's rejected-input verdict, and no credit", async function () {
+    // income is declared in [0, 7]; an input proof says nothing about ranges, so a client may encrypt 40
+    const { client } = require("../fhegate-mock.cjs");
+    const { evalPlan } = await client();
+    // the first income above the range whose plan value is neither 0 nor 1
+    let income = 8;
+    while (income < 1000 && [0n, 1n].includes(await evalPlan(SPEC, [income, 0]))) income++;
+    assert.ok(income < 1000, "some out-of-range income gives the plan a value outside {0, 1}");
+    const { requestId } = await apply(alice, income, 0);
+    assert.equal(await fhe.settle(requestId), REJECTED_INPUT, `income ${income}`);
+    await (await gate.settle(requestId)).wait();
+    assert.equal(await gate.creditLine(alice.address), 0n);
+  });
+
+  mocksOnly("the mock's plan is the chain's: plan hash, inputs and declared names (mocks only)", async function () {
+    const { plan } = await fhe.plan(await gate.policyId());
+    assert.equal(plan.planHash, await gate.policyId());
+    assert.equal(plan.name, "credit-gate-example");
+    assert.equal(plan.inputs, 2);
+    assert.deepEqual(plan.declared, ["income", "debt"]);
+  });
+
+  mocksOnly("FHEInput mock: an input registers once, for the owner it was attested for (mocks only)", async function () {
     const att = await fhe.encrypt(alice, [5]);
     await expectRevert(fhe.input.connect(bob).registerBatch(...fhe.batchArgs({ ...att, owner: bob.address })), /was not attested for/);
     await (await fhe.input.connect(alice).registerBatch(...fhe.batchArgs(att))).wait();
@@ -131,9 +183,9 @@ describe("PrivateCreditGate (mock precompiles)", function () {
       /ciphertext type 2 at 0 not allowed \(allowed: 1\)/);
   });
 
-  it("FHEVerdict mock: a verdict is accepted once, and no committee signature is", async function () {
+  mocksOnly("FHEVerdict mock: a verdict is accepted once, and no committee signature is (mocks only)", async function () {
     const { requestId } = await apply(alice, 5, 1);
-    await fhe.settle(requestId, 1n);
+    await fhe.settle(requestId);
     await expectRevert(fhe.verdict.settle(requestId, 0n), /already accepted/);
     await expectRevert(fhe.verdict.submit(requestId, 1n, hre.ethers.ZeroHash, "0x", "0x"), /no committee signs here/);
   });

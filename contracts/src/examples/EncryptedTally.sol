@@ -52,9 +52,11 @@ contract EncryptedTally {
         emit RevealRequested(requestId, current);
     }
 
-    /// @notice The decrypted tally (two's complement), once the committee has
-    /// posted it; reverts with FHEGate.VerdictNotReady before.
+    /// @notice The decrypted tally, once the committee has posted it (a
+    /// value mod t, read centred: FHEGate.requireSignedValue); reverts with
+    /// FHEGate.VerdictNotReady before and with FHEGate.NotAValue when the
+    /// reveal failed (expired, unevaluable).
     function total() external view returns (int256) {
-        return int256(FHEGate.requireVerdict(revealRequest));
+        return FHEGate.requireSignedValue(revealRequest);
     }
 }

@@ -28,6 +28,9 @@ library FHEGate {
 
     /// @notice FHEVerdict has no accepted verdict for `requestId` yet.
     error VerdictNotReady(bytes32 requestId);
+    /// @notice The verdict of `requestId` is a sentinel (unevaluable,
+    /// expired, rejected input), not a decrypted value.
+    error NotAValue(bytes32 requestId, uint256 result);
     /// @notice `handle` is not registered with FHEInput.
     error UnknownHandle(bytes32 handle);
     /// @notice `account` is not the registered owner of `handle`; `owner` is.
@@ -83,6 +86,22 @@ library FHEGate {
         (bool ready, uint256 r,,) = VERDICT.verdictOf(requestId);
         if (!ready) revert VerdictNotReady(requestId);
         return r;
+    }
+
+    /// The plaintext modulus t of every public preset (bgv-n13-t65537,
+    /// bgv-n14-t65537): the committee posts a decrypted value in [0, t), a
+    /// negative one as t − |value|.
+    uint256 internal constant PLAINTEXT_MODULUS = 65537;
+
+    /// @notice The accepted result for `requestId` read as a signed value
+    /// (a PN-counter's total, a score that may be negative): centred mod t,
+    /// in [−32768, 32768]. Reverts with VerdictNotReady before the verdict
+    /// and with NotAValue when the verdict is a sentinel (unevaluable,
+    /// expired, rejected input).
+    function requireSignedValue(bytes32 requestId) internal view returns (int256) {
+        uint256 r = requireVerdict(requestId);
+        if (r >= PLAINTEXT_MODULUS) revert NotAValue(requestId, r);
+        return r > PLAINTEXT_MODULUS / 2 ? int256(r) - int256(PLAINTEXT_MODULUS) : int256(r);
     }
 
     /// True when the committee has posted a verdict for `requestId`.

@@ -8,8 +8,9 @@ pragma solidity ^0.8.24;
 /// with PLAINTEXT inside and a `settle` call standing in for the committee.
 /// They prove nothing about confidentiality (every "ciphertext" is readable
 /// on chain), gas (costs are those of this Solidity, not the precompiles'),
-/// the committee's attestations (signatures are not checked) or policy
-/// compilation (a spec is not compiled; the test computes the verdict).
+/// the committee's attestations (signatures are not checked) or the
+/// encrypted evaluation (the test's committee runs the compiled plan on the
+/// plaintexts: fhegate-mock.cjs).
 /// Never deploy them on a real chain.
 library MockFHE {
     address internal constant INPUT = 0x02000000000000000000000000000000000000F0;
@@ -23,10 +24,14 @@ library MockFHE {
     uint256 internal constant MAX_HANDLES = 64;
     /// precompiles.MaxSpecBytes.
     uint256 internal constant MAX_SPEC_BYTES = 16 * 1024;
+    /// precompiles.MaxMetadataBytes.
+    uint256 internal constant MAX_METADATA_BYTES = 8192;
     /// precompiles.ExpiryBlocks.
     uint64 internal constant EXPIRY_BLOCKS = 1024;
     /// precompiles.CTypeCiphertext.
     uint8 internal constant CTYPE_CIPHERTEXT = 1;
+    /// The plaintext modulus of the public presets: verdicts are values in [0, t).
+    uint256 internal constant PLAINTEXT_MODULUS = 65537;
     /// ResultExpired = 2^256 - 2.
     uint256 internal constant RESULT_EXPIRED = type(uint256).max - 1;
 

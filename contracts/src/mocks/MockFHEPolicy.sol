@@ -5,18 +5,40 @@ import {IFHEPolicy} from "../interfaces/IFHEPolicy.sol";
 import {MockFHE} from "./MockFHE.sol";
 import {MockFHEInput} from "./MockFHEInput.sol";
 
-/// @title MockFHEPolicy — FHEPolicy without a compiler or a committee, for tests.
-/// @notice registerPolicy does not compile the spec: the policy id is
-/// keccak256(spec) (the precompile's is the compiled plan hash), depth and
-/// cost are 0, and the input count is whatever mockSetInputs declares (0:
-/// any count, as for an input-less policy). evaluate* check the ACL and
-/// record the request as the precompile does, and keep its handles so a test
-/// can compute the verdict from their plaintexts and post it with
-/// MockFHEVerdict.settle. See MockFHE for what a mock cannot show.
+/// @title MockFHEPolicy — FHEPolicy without a committee, for tests.
+/// @notice registerPolicy registers a spec as the chain does — under the
+/// chain's policy id (the compiled plan's hash), depth, cost and input
+/// count, or not at all, with the chain's revert reason — from what the Go
+/// policy compiler and the chain's admission rule decided about the spec
+/// (the WebAssembly client's compilePlan, run outside the EVM). fhegate-mock.cjs
+/// writes that decision into `compiled` when a call first needs it; without
+/// it, declare it with mockCompiled / mockRefused (a Foundry test: from
+/// `fhegate policy inspect`). A spec nobody compiled reverts with
+/// SpecNotCompiled. evaluate* check the ACL and the input count and record
+/// the request as the precompile does, and keep its handles so the test's
+/// committee (fhegate-mock.cjs) can run the plan on their plaintexts and
+/// post the verdict with MockFHEVerdict.settle. See MockFHE for what a mock
+/// cannot show.
 contract MockFHEPolicy is IFHEPolicy {
+    /// What registration decides about a spec (keccak256(spec) → decision).
+    /// status: 0 not compiled, 1 admitted, 2 refused (reason: the revert
+    /// reason after "FHEPolicy.registerPolicy: "). fhegate-mock.cjs writes
+    /// it with hardhat_setStorageAt: it must stay the first state variable,
+    /// every field one slot, in this order.
+    struct Compiled {
+        uint256 status;
+        bytes32 planHash;
+        uint256 depth;
+        uint256 cost;
+        uint256 inputs;
+        string reason;
+    }
+
     struct Policy {
         bool exists;
+        uint32 depth;
         uint32 inputs;
+        uint64 cost;
         address registrant;
     }
 
@@ -28,9 +50,18 @@ contract MockFHEPolicy is IFHEPolicy {
         bytes32[] handles;
     }
 
+    uint256 internal constant ADMITTED = 1;
+    uint256 internal constant REFUSED = 2;
+
+    mapping(bytes32 => Compiled) private compiled; // slot 0: see Compiled
     uint256 private nonce;
     mapping(bytes32 => Policy) private policies;
     mapping(bytes32 => Request) private requests;
+
+    /// registerPolicy met a spec whose compiled plan nobody declared: compile
+    /// it (fhegate-mock.cjs does, then retries the call) or declare it with
+    /// mockCompiled / mockRefused.
+    error SpecNotCompiled(bytes32 specHash, bytes spec);
 
     function input() private pure returns (MockFHEInput) {
         return MockFHEInput(MockFHE.INPUT);
@@ -38,11 +69,18 @@ contract MockFHEPolicy is IFHEPolicy {
 
     // ---- mock-only ----
 
-    /// Declares the input count the compiled plan of `policyId` would have
-    /// (enables the K-handles-or-one-vector-input rule).
-    function mockSetInputs(bytes32 policyId, uint32 inputs) external {
-        require(policies[policyId].exists, "MockFHEPolicy.mockSetInputs: unknown policy");
-        policies[policyId].inputs = inputs;
+    /// Declares what registration gives the spec of hash `specHash`: the
+    /// plan hash (the policy id), depth, cost and input count (fhegate policy
+    /// inspect, or the WebAssembly client's compilePlan).
+    function mockCompiled(bytes32 specHash, bytes32 planHash, uint32 depth, uint64 cost, uint32 inputs) external {
+        require(planHash != bytes32(0), "MockFHEPolicy.mockCompiled: zero plan hash");
+        compiled[specHash] = Compiled(ADMITTED, planHash, depth, cost, inputs, "");
+    }
+
+    /// Declares that registration refuses the spec of hash `specHash`, with
+    /// `reason` (what follows "FHEPolicy.registerPolicy: " in the chain's revert).
+    function mockRefused(bytes32 specHash, string calldata reason) external {
+        compiled[specHash] = Compiled(REFUSED, bytes32(0), 0, 0, 0, reason);
     }
 
     /// The handles of a request (the precompile keeps them in its event only).
@@ -57,10 +95,14 @@ contract MockFHEPolicy is IFHEPolicy {
             revert(string.concat("FHEPolicy.registerPolicy: spec length ", MockFHE.dec(spec.length), " outside [1,",
                 MockFHE.dec(MockFHE.MAX_SPEC_BYTES), "]"));
         }
-        policyId = keccak256(spec);
+        bytes32 specHash = keccak256(spec);
+        Compiled storage c = compiled[specHash];
+        if (c.status == REFUSED) revert(string.concat("FHEPolicy.registerPolicy: ", c.reason));
+        if (c.status != ADMITTED) revert SpecNotCompiled(specHash, spec);
+        policyId = c.planHash;
         if (!policies[policyId].exists) {
-            policies[policyId] = Policy(true, 0, msg.sender);
-            emit PolicyRegistered(policyId, msg.sender, policyId, 0, 0, 0, spec);
+            policies[policyId] = Policy(true, uint32(c.depth), uint32(c.inputs), uint64(c.cost), msg.sender);
+            emit PolicyRegistered(policyId, msg.sender, policyId, uint32(c.depth), uint64(c.cost), uint32(c.inputs), spec);
         }
     }
 
@@ -126,7 +168,7 @@ contract MockFHEPolicy is IFHEPolicy {
     function record(bytes32 policyId, bytes32[] memory handles) private returns (bytes32 requestId) {
         requestId = keccak256(abi.encode(block.chainid, policyId, msg.sender, keccak256(abi.encodePacked(handles)), ++nonce));
         requests[requestId] = Request(true, policyId, msg.sender, uint64(block.number), handles);
-        emit EvaluationRequested(requestId, policyId, msg.sender, handles, 0);
+        emit EvaluationRequested(requestId, policyId, msg.sender, handles, policies[policyId].cost);
     }
 
     function policyOf(bytes32 policyId)
@@ -135,7 +177,7 @@ contract MockFHEPolicy is IFHEPolicy {
         returns (bool exists, bytes32 planHash, uint32 depth, uint64 cost, uint32 inputs, address registrant)
     {
         Policy storage p = policies[policyId];
-        return (p.exists, p.exists ? policyId : bytes32(0), 0, 0, p.inputs, p.registrant);
+        return (p.exists, p.exists ? policyId : bytes32(0), p.depth, p.cost, p.inputs, p.registrant);
     }
 
     function requestOf(bytes32 requestId) external view returns (bool exists, bytes32 policyId, address requester, uint64 blockNumber) {

@@ -34,11 +34,14 @@ contract MockFHEVerdict is IFHEVerdict {
         emit VerdictAccepted(requestId, policyId, result, digest, MockFHE.EPOCH, 1);
     }
 
-    /// Posts the plaintext value of the counter state an FHECRDT.value request names (two's complement).
+    /// Posts the plaintext value of the counter state an FHECRDT.value
+    /// request names as the committee does: mod t, in [0, t) (a negative
+    /// total as t − |total|).
     function settleValue(bytes32 requestId) external {
         (bool exists, bytes32 stateId,,) = MockFHECRDT(MockFHE.CRDT).requestOf(requestId);
         require(exists, "MockFHEVerdict.settleValue: not an FHECRDT value request");
-        settle(requestId, uint256(MockFHECRDT(MockFHE.CRDT).counterValue(stateId)));
+        int256 t = int256(MockFHE.PLAINTEXT_MODULUS);
+        settle(requestId, uint256(((MockFHECRDT(MockFHE.CRDT).counterValue(stateId) % t) + t) % t));
     }
 
     function requestInfo(bytes32 requestId) private view returns (bool known, bytes32 policyId, uint64 blockNumber) {

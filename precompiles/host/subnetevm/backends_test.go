@@ -120,7 +120,7 @@ func TestRealCRDTBackend(t *testing.T) {
 	r := f.ok(tally.RequestReveal(f.opts(bob, 0)))
 	ev, err := tally.ParseRevealRequested(*r.Logs[len(r.Logs)-1])
 	require.NoError(t, err)
-	minusOne := new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 256), big.NewInt(1)) // −1 as a 256-bit word
+	minusOne := big.NewInt(65536) // −1 as the committee posts it: t − 1 (decrypted values are mod t = 65537)
 	d := bls.VerdictDigest(f.chainID, 1, ev.RequestId, precompiles.CRDTValuePolicyID, ctHandle("tally"), minusOne)
 	sig, bm := f.com.sign(t, d, 0, 1, 2)
 	f.ok(f.verdict.Submit(f.opts(relayer, 0), ev.RequestId, minusOne, ctHandle("tally"), sig, bm))
