@@ -84,7 +84,7 @@ func TestLuxEVMAdapterAPI(t *testing.T) {
 			return true
 		})
 	}
-	for _, name := range []string{"adapter.NewHost", "adapter.Run", "adapter.Configure", "adapter.Module", "adapter.Verdict"} {
+	for _, name := range []string{"adapter.MustNewHost", "adapter.Run", "adapter.Configure", "adapter.Module", "adapter.Verdict"} {
 		require.True(t, used[name], "luxevm must go through %s", name)
 	}
 	_, err := os.Stat("../.ci/luxevm-standin.sh")
