@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/fhegate/fhegate/consensus/protocol"
+	"github.com/fhegate/fhegate/consensus/store"
 	"github.com/fhegate/fhegate/fhe"
 )
 
@@ -62,13 +63,21 @@ func (m *Member) forgetDKGBroadcasts() {
 	})
 }
 
-// The Galois keys are stored a key at a time: epoch/<e>/gal holds the
-// header and count of their canonical encoding (fhe.GaloisKeys.
-// MarshalHeader), epoch/<e>/gal/<i> entry i, each written in its own
-// transaction — so a member never holds the whole encoding (≈ 250 MB on
-// BGVN14) and the store's copy of it at once. A store written before holds
-// the whole encoding at epoch/<e>/gal; loadKeys reads both.
-func (m *Member) galoisEntryKey(i int) string { return m.epochKey(fmt.Sprintf("gal/%d", i)) }
+// The Galois keys are stored a key at a time, outside the database:
+// epoch/<e>/gal holds the header and count of their canonical encoding
+// (fhe.GaloisKeys.MarshalHeader), the store's blob epoch-<e>-galois-<i>
+// entry i (store.PutBlob: bbolt would copy each ≈ 16 MB key again at every
+// write beside it, and keep it in its memory map). A member never holds
+// the whole encoding (≈ 250 MB on BGVN14) at once. A store written before
+// holds the whole encoding at epoch/<e>/gal; loadKeys reads both. The
+// digest in epoch/<e>/info covers every byte, wherever it was read from.
+// The relinearisation key (≈ 16 MB) is the blob epoch-<e>-relin (before:
+// epoch/<e>/rlk).
+func (m *Member) galoisBlob(i int) string {
+	return fmt.Sprintf("epoch-%d-galois-%d", m.cfg.Committee.Epoch, i)
+}
+
+func (m *Member) relinBlob() string { return fmt.Sprintf("epoch-%d-relin", m.cfg.Committee.Epoch) }
 
 func (m *Member) saveKeys(km *protocol.KeyMaterial, key *protocol.ThresholdKey) error {
 	pk, err := km.Public.MarshalBinary()
@@ -88,10 +97,14 @@ func (m *Member) saveKeys(km *protocol.KeyMaterial, key *protocol.ThresholdKey) 
 	if err != nil {
 		return err
 	}
+	if err := m.st.PutBlob(m.relinBlob(), rlk); err != nil {
+		return err
+	}
+	rlk = nil
 	var entry []byte
 	for i := 0; i < km.Galois.Len(); i++ {
 		entry = km.Galois.AppendEntry(entry[:0], i)
-		if err := m.st.PutMeta(m.galoisEntryKey(i), entry); err != nil {
+		if err := m.st.PutBlob(m.galoisBlob(i), entry); err != nil {
 			return err
 		}
 	}
@@ -100,7 +113,7 @@ func (m *Member) saveKeys(km *protocol.KeyMaterial, key *protocol.ThresholdKey) 
 	for _, kv := range []struct {
 		k string
 		v []byte
-	}{{"pk", pk}, {"rlk", rlk}, {"gal", km.Galois.MarshalHeader()}, {"tsk", tsk}} {
+	}{{"pk", pk}, {"gal", km.Galois.MarshalHeader()}, {"tsk", tsk}} {
 		if err := m.st.PutMeta(m.epochKey(kv.k), kv.v); err != nil {
 			return err
 		}
@@ -116,7 +129,7 @@ func (m *Member) loadGalois(galB []byte) (*fhe.GaloisKeys, error) {
 	if len(galB) != len(m.emptyGaloisHeader()) {
 		return fhe.UnmarshalGaloisKeys(galB)
 	}
-	return fhe.UnmarshalGaloisKeysEntries(galB, func(i int) ([]byte, error) { return m.st.GetMeta(m.galoisEntryKey(i)) },
+	return fhe.UnmarshalGaloisKeysEntries(galB, func(i int) ([]byte, error) { return m.st.GetBlob(m.galoisBlob(i)) },
 		m.cfg.Shared.GaloisKey)
 }
 
@@ -125,6 +138,16 @@ func (m *Member) loadGalois(galB []byte) (*fhe.GaloisKeys, error) {
 // are stored a key at a time.
 func (m *Member) emptyGaloisHeader() []byte {
 	return fhe.WrapGaloisKeys(m.params, nil).MarshalHeader()
+}
+
+// incomplete reports a part of a key set whose info record is stored as
+// missing: an error, not the "no keys yet" of store.ErrNotFound (e.g. a
+// store copied without its blobs directory).
+func incomplete(err error) error {
+	if errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("consensus: stored key material is incomplete (is the store's .blobs directory missing?): %v", err)
+	}
+	return err
 }
 
 func (m *Member) loadKeys() error {
@@ -143,9 +166,16 @@ func (m *Member) loadKeys() error {
 		}
 		return b
 	}
-	pkB, rlkB, galB, tskB := get("pk"), get("rlk"), get("gal"), get("tsk")
+	pkB, galB, tskB := get("pk"), get("gal"), get("tsk")
 	if err != nil {
 		return err
+	}
+	rlkB, err := m.st.GetBlob(m.relinBlob())
+	if errors.Is(err, store.ErrNotFound) {
+		rlkB, err = m.st.GetMeta(m.epochKey("rlk")) // a store written before
+	}
+	if err != nil {
+		return incomplete(err)
 	}
 	km := &protocol.KeyMaterial{Params: m.params, Epoch: m.cfg.Committee.Epoch, N: info.N, T: info.T}
 	if km.Public, err = fhe.UnmarshalPublicKey(pkB); err != nil {
@@ -155,7 +185,7 @@ func (m *Member) loadKeys() error {
 		return err
 	}
 	if km.Galois, err = m.loadGalois(galB); err != nil {
-		return err
+		return incomplete(err)
 	}
 	if km.PKDigest, km.Digest, err = protocol.MaterialDigest(km.Public, km.Relin, km.Galois); err != nil {
 		return err
