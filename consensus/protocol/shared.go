@@ -12,7 +12,7 @@ import (
 // SharedPublic lets committee members that live in one process (an
 // in-process committee: the devnet, tests) hold one copy of the public key
 // material they each derive, instead of one copy per member. On BGVN14 the
-// relinearisation and Galois keys are ≈ 260 MB per member; an evaluator's
+// relinearisation key and 15 Galois keys are ≈ 250 MB per member; an evaluator's
 // worker pool holds its own buffers besides.
 //
 // Sharing never replaces verification: every member still runs every round
