@@ -17,12 +17,12 @@ import (
 //
 // Sharing never replaces verification: every member still runs every round
 // of the DKG, derives every key from the shares it checked, computes the
-// digest of its own material and compares it with every peer's, exactly as
-// a member alone in its process. Only then, and only for an object whose
-// coefficients are equal to the member's own (the same bytes under the
-// canonical encoding: compared, not hashed), does the member keep the
-// shared object and drop its own copy. A member whose key differs keeps
-// its own. The cache holds weak references: material no member uses any
+// digest of its material and compares it with every peer's, exactly as a
+// member alone in its process. A member swaps a key of its own for the
+// shared object only when their coefficients are equal (the same bytes
+// under the canonical encoding: compared, not hashed), so every digest it
+// computes and every check it makes covers exactly the bytes it derived
+// or loaded. A member whose key differs keeps its own. The cache holds weak references: material no member uses any
 // more is collected. A nil *SharedPublic shares nothing. Safe for
 // concurrent use.
 type SharedPublic struct {
