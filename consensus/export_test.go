@@ -37,13 +37,12 @@ const (
 func (m *Member) PackedCircuit(id [32]byte) (circuit.Circuit, error) { return m.packedCircuit(id) }
 func (m *Member) VectorWidthOf(r chainio.Request) int                { return m.vectorWidthOf(r) }
 func (m *Member) Mux() *transport.Mux                                { return m.mux }
-
-func (m *Member) ChainID() *big.Int                     { return m.chain() }
-func (m *Member) Servable(h fhe.Handle) ([]byte, error) { return m.servable(h) }
-func (m *Member) SetProgress(block uint64)              { m.setProgress(block) }
-func (m *Member) MarkDown(ids []transport.MemberID)     { m.markDown(ids) }
-func (m *Member) BLSKey() *bls.SecretKey                { return m.cfg.BLSKey }
-func (m *Member) ThresholdKeyBytes() ([]byte, error)    { return m.key.MarshalBinary() }
+func (m *Member) ChainID() *big.Int                                  { return m.chain() }
+func (m *Member) Servable(h fhe.Handle) ([]byte, error)              { return m.servable(h) }
+func (m *Member) SetProgress(block uint64)                           { m.setProgress(block) }
+func (m *Member) MarkDown(ids []transport.MemberID)                  { m.markDown(ids) }
+func (m *Member) BLSKey() *bls.SecretKey                             { return m.cfg.BLSKey }
+func (m *Member) ThresholdKeyBytes() ([]byte, error)                 { return m.key.MarshalBinary() }
 
 // KeyEpoch is the epoch of the member's key material.
 func (m *Member) KeyEpoch() (uint64, error) {
