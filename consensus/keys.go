@@ -100,7 +100,6 @@ func (m *Member) saveKeys(km *protocol.KeyMaterial, key *protocol.ThresholdKey) 
 	if err := m.st.PutBlob(m.relinBlob(), rlk); err != nil {
 		return err
 	}
-	rlk = nil
 	var entry []byte
 	for i := 0; i < km.Galois.Len(); i++ {
 		entry = km.Galois.AppendEntry(entry[:0], i)
@@ -108,7 +107,6 @@ func (m *Member) saveKeys(km *protocol.KeyMaterial, key *protocol.ThresholdKey) 
 			return err
 		}
 	}
-	entry = nil
 	info, _ := json.Marshal(keyInfo{N: km.N, T: km.T, Digest: fmt.Sprintf("%x", km.Digest), PKDigest: fmt.Sprintf("%x", km.PKDigest), CRSSeed: fmt.Sprintf("%x", km.CRSSeed)})
 	for _, kv := range []struct {
 		k string
