@@ -6,6 +6,7 @@ import (
 	"github.com/fhegate/fhegate/bls"
 	"github.com/fhegate/fhegate/consensus/circuit"
 	"github.com/fhegate/fhegate/consensus/config"
+	"github.com/fhegate/fhegate/consensus/protocol"
 )
 
 // MemberConfig configures one member.
@@ -58,6 +59,13 @@ type MemberConfig struct {
 	Trace func(request [32]byte, phase string, d time.Duration)
 	// Knobs are hooks for tests only; production leaves them zero.
 	Knobs TestingKnobs
+	// Shared, when several members run in one process (an in-process
+	// committee: local.Start, the devnet), is their common cache of public
+	// key material: each member verifies its keys as it would alone, then
+	// keeps the one copy of the equal keys and the one evaluator over them
+	// (protocol.SharedPublic). Nil (a member alone in its process, as
+	// `fhegate committee serve` runs it): the member holds its own.
+	Shared *protocol.SharedPublic
 }
 
 // TestingKnobs let tests act at points inside a member's protocol rounds

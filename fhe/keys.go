@@ -261,15 +261,14 @@ func UnmarshalRelinKey(b []byte) (*RelinKey, error) {
 // MarshalBinary encodes the Galois keys canonically: a uint16 count, then per
 // key (ascending Galois element) the element as uint64 and its coefficients.
 func (k *GaloisKeys) MarshalBinary() ([]byte, error) {
-	n := k.params.N()
-	out := append(keyHeader(k.params, KindGaloisKeys), 0, 0)
-	binary.LittleEndian.PutUint16(out[headerSize:], uint16(len(k.keys)))
+	size := headerSize + 2
 	for _, g := range k.keys {
-		parts := gadgetParts(k.params, &g.GadgetCiphertext, nil)
-		chunk := make([]byte, 8+partsSize(parts, n))
-		binary.LittleEndian.PutUint64(chunk, g.GaloisElement)
-		putParts(chunk[8:], parts, n)
-		out = append(out, chunk...)
+		size += galoisEntrySize(k.params, g)
+	}
+	out := make([]byte, 0, size)
+	out = append(out, k.MarshalHeader()...)
+	for i := range k.keys {
+		out = k.AppendEntry(out, i)
 	}
 	return out, nil
 }
@@ -285,26 +284,20 @@ func UnmarshalGaloisKeys(b []byte) (*GaloisKeys, error) {
 	}
 	count := int(binary.LittleEndian.Uint16(rest))
 	rest = rest[2:]
-	n := p.N()
 	template := rlwe.NewGaloisKey(p.rlwe)
-	per := 8 + partsSize(gadgetParts(p, &template.GadgetCiphertext, nil), n)
+	per := galoisEntrySize(p, template)
 	if err := exact(rest, count*per); err != nil {
 		return nil, err
 	}
-	twoN := uint64(2 * n)
 	keys := make([]*rlwe.GaloisKey, 0, count)
 	var prev uint64
 	for i := 0; i < count; i++ {
-		el := binary.LittleEndian.Uint64(rest)
-		if el&1 == 0 || el >= twoN || el <= prev {
-			return nil, decErr(ErrKindNonCanonical, "galois element %d at index %d (must be odd, < 2N, ascending)", el, i)
-		}
-		prev = el
-		g := rlwe.NewGaloisKey(p.rlwe)
-		g.GaloisElement, g.NthRoot = el, twoN
-		if rest, err = readParts(rest[8:], gadgetParts(p, &g.GadgetCiphertext, nil), n, fmt.Sprintf("galois key %d", el)); err != nil {
+		g, err := decodeGaloisEntry(p, rest[:per], i, prev)
+		if err != nil {
 			return nil, err
 		}
+		prev = g.GaloisElement
+		rest = rest[per:]
 		keys = append(keys, g)
 	}
 	return &GaloisKeys{params: p, keys: keys}, nil

@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -199,6 +200,10 @@ func startDevnet(ctx context.Context, log *zap.Logger, o devnetOptions) (*devnet
 	d.committeeNote = note
 	if committee != nil {
 		cleanup = append(cleanup, func() { committee.Close() })
+		// The DKG is a one-time burst (key shares, transcripts, the
+		// self-test): hand its freed pages back to the OS now rather than
+		// when the runtime's background scavenger gets to them, minutes later.
+		debug.FreeOSMemory()
 	}
 	d.chain, err = devchain.New(devchain.Config{
 		Genesis:       genesis,

@@ -60,7 +60,7 @@ func newRootCmd() (*cobra.Command, *app) {
 				return usage.Error{Err: err}
 			}
 			a.log = l
-			return nil
+			return startProfileServer(l)
 		},
 	}
 	root.PersistentFlags().StringVar(&a.logLevel, "log-level", "info", "log level: debug, info, warn, error")

@@ -18,6 +18,7 @@ import (
 	"github.com/fhegate/fhegate/consensus/chainio"
 	"github.com/fhegate/fhegate/consensus/circuit"
 	"github.com/fhegate/fhegate/consensus/config"
+	"github.com/fhegate/fhegate/consensus/protocol"
 	"github.com/fhegate/fhegate/consensus/store"
 	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
@@ -72,6 +73,7 @@ type Committee struct {
 	Keys    *fhe.PublicKey
 
 	opts       Options
+	shared     *protocol.SharedPublic // the members' one copy of their public key material
 	stores     []*store.Store
 	transports []*transport.TLS
 	cancel     []context.CancelFunc
@@ -239,7 +241,9 @@ func listenLoopback(n int) ([]net.Listener, []string, error) {
 
 // newLocal starts every member of cfg on its listener (not yet serving).
 func newLocal(ctx context.Context, o Options, cfg *config.CommitteeConfig, secrets []*config.MemberSecrets, lns []net.Listener) (*Committee, error) {
-	lc := &Committee{Config: cfg, Secrets: secrets, opts: o, ctx: ctx}
+	// The members share one copy of the public key material they each
+	// derive and verify (protocol.SharedPublic), as they share a process.
+	lc := &Committee{Config: cfg, Secrets: secrets, opts: o, ctx: ctx, shared: protocol.NewSharedPublic()}
 	if o.Chain == nil {
 		var err error
 		if lc.Chain, err = NewMemChain(cfg); err != nil {
@@ -321,7 +325,7 @@ func (lc *Committee) start(i int, ln net.Listener) error {
 		return err
 	}
 	mc := consensus.MemberConfig{Committee: *lc.Config, Self: sec.ID, BLSKey: bk, RoundTimeout: o.RoundTimeout,
-		BatchSize: o.BatchSize, Circuits: o.Circuits, Knobs: o.Knobs,
+		BatchSize: o.BatchSize, Circuits: o.Circuits, Knobs: o.Knobs, Shared: lc.shared,
 		Heartbeat: o.Heartbeat, BatchWindow: o.BatchWindow, BatchIdle: o.BatchIdle, PackMin: o.PackMin, ExpiryBlocks: o.ExpiryBlocks, RootWindow: o.RootWindow}
 	if o.MemberKnobs != nil {
 		mc.Knobs = o.MemberKnobs(sec.ID)

@@ -14,6 +14,7 @@ import (
 	"github.com/tuneinsight/lattigo/v6/multiparty"
 	"github.com/tuneinsight/lattigo/v6/utils/sampling"
 	"go.uber.org/zap"
+	"golang.org/x/crypto/sha3"
 
 	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
@@ -28,6 +29,12 @@ type DKGConfig struct {
 	GaloisElements []uint64 // rotation keys the plans need (deduplicated, sorted here)
 	// Knobs make this member misbehave (tests only).
 	Knobs DKGKnobs
+	// Shared, if set, is the public material cache of the members in this
+	// process (an in-process committee): each Galois key this member
+	// derives is swapped for an equal one another member already holds
+	// (SharedPublic.GaloisKey), so one copy stays in memory, not one per
+	// member. Nil: this member keeps its own.
+	Shared *SharedPublic
 }
 
 // DKGKnobs are test-only misbehaviours of one member in a DKG: each sends a
@@ -72,21 +79,24 @@ type KeyMaterial struct {
 	dealing *dealingRecord
 }
 
-// MaterialDigest recomputes the digest of public key material.
+// MaterialDigest recomputes the digest of public key material:
+// keccak256(pk ‖ rlk ‖ gks) over their canonical encodings, streamed (the
+// Galois keys a key at a time: the whole encoding is never in memory).
 func MaterialDigest(pk *fhe.PublicKey, rlk *fhe.RelinKey, gks *fhe.GaloisKeys) (pkd, all [32]byte, err error) {
 	pb, err := pk.MarshalBinary()
 	if err != nil {
 		return pkd, all, err
 	}
-	rb, err := rlk.MarshalBinary()
-	if err != nil {
+	h := sha3.NewLegacyKeccak256()
+	h.Write(pb)
+	if _, err := rlk.WriteTo(h); err != nil {
 		return pkd, all, err
 	}
-	gb, err := gks.MarshalBinary()
-	if err != nil {
+	if _, err := gks.WriteTo(h); err != nil {
 		return pkd, all, err
 	}
-	return keccak(pb), keccak(pb, rb, gb), nil
+	h.Sum(all[:0])
+	return keccak(pb), all, nil
 }
 
 // RunDKG runs the n-of-n distributed key generation of Mouchet et al.
@@ -480,7 +490,10 @@ func (s *dkgSession) galoisKey(gkg multiparty.GaloisKeyGenProtocol, el uint64) (
 	if err := gkg.GenGaloisKey(agg, crp, gk); err != nil {
 		return nil, err
 	}
-	return gk, nil
+	// This member derived gk from the shares it checked; an in-process
+	// peer's equal key, if any, replaces it (the digest round compares the
+	// whole material after).
+	return s.cfg.Shared.GaloisKey(gk), nil
 }
 
 // thresholdize is the Thresholdizer round: this member draws a degree t−1

@@ -39,6 +39,7 @@ const MaxCiphertext = 8 << 20
 // Store is a member's database.
 type Store struct {
 	db    *bolt.DB
+	path  string        // the database file (blob.go keeps files beside it)
 	epoch atomic.Uint64 // key epoch Put records (SetEpoch)
 }
 
@@ -62,7 +63,7 @@ func Open(path string) (*Store, error) {
 		db.Close()
 		return nil, err
 	}
-	return &Store{db: db}, nil
+	return &Store{db: db, path: path}, nil
 }
 
 // DB exposes the bbolt handle (the share ledger keeps its own bucket in it).

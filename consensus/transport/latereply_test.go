@@ -2,6 +2,7 @@ package transport
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -86,4 +87,23 @@ func TestMuxRememberBounded(t *testing.T) {
 	require.False(t, ok, "the older large broadcast is forgotten")
 	_, ok = m.sent[sentKey{"big2", TypeResultDigest}]
 	require.True(t, ok)
+}
+
+// TestMuxForgetSent: ForgetSent drops exactly the remembered broadcasts of
+// the sessions it matches, and their bytes; the others stay, in order.
+func TestMuxForgetSent(t *testing.T) {
+	hub := NewHub(2)
+	m := NewMux(hub.Endpoint(1), zaptest.NewLogger(t))
+	t.Cleanup(func() { m.Close() })
+	for _, s := range []string{"dkg/1/gal/3", "req/a", "dkg/1/selftest/x", "dkg/1/pk", "dkg/2/pk"} {
+		m.remember(Message{Type: TypeResultDigest, Session: s, Payload: make([]byte, 100)}, []MemberID{2}, nil)
+	}
+	m.ForgetSent(func(s string) bool { return strings.HasPrefix(s, "dkg/1/") && !strings.HasPrefix(s, "dkg/1/selftest") })
+	require.Len(t, m.sent, 3)
+	require.Equal(t, []sentKey{{"req/a", TypeResultDigest}, {"dkg/1/selftest/x", TypeResultDigest}, {"dkg/2/pk", TypeResultDigest}}, m.sentOrder)
+	var b int64
+	for _, e := range m.sent {
+		b += msgBytes(e.msg)
+	}
+	require.Equal(t, b, m.sentBytes)
 }

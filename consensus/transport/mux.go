@@ -603,6 +603,27 @@ func (m *Mux) remember(msg Message, to, allowed []MemberID) {
 	}
 }
 
+// ForgetSent drops the remembered broadcasts (BroadcastAllowing) of the
+// sessions match accepts: rounds that can never run again (a completed
+// DKG's key rounds, whose shares are the largest messages a member sends),
+// so that their late-reply copies do not stay in memory until newer
+// broadcasts push them out.
+func (m *Mux) ForgetSent(match func(session string) bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	kept := m.sentOrder[:0]
+	for _, k := range m.sentOrder {
+		if e, ok := m.sent[k]; ok && match(k.Session) {
+			m.sentBytes -= msgBytes(e.msg)
+			delete(m.sent, k)
+			continue
+		}
+		kept = append(kept, k)
+	}
+	clear(m.sentOrder[len(kept):])
+	m.sentOrder = kept
+}
+
 // lateReply answers msg with this member's remembered broadcast of the
 // same session and type, if any and if the sender needs it (see
 // BroadcastAllowing). Called with m.mu held; the send runs in the
