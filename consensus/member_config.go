@@ -71,7 +71,7 @@ type TestingKnobs struct {
 	// BeforeRefresh is called before every collective refresh this member
 	// takes part in (plan refresh points, final refreshes, packed inputs,
 	// rotation) with the input's level and the noise bounds the refresh is
-	// sized for; tests check the level against eval.RefreshFloorLevel.
+	// sized for; tests check the level against noise.RefreshFloorLevel.
 	BeforeRefresh func(level int, b circuit.RefreshBounds)
 	// CorruptShares flips a bit of every decryption share this member sends
 	// (a member that detection must exclude).

@@ -71,7 +71,7 @@
 //
 // Refresh floor: the committee's collective refresh floods its input's
 // masked decryption and needs the input at a level with room for that
-// flooding (policy/eval.RefreshFloorLevel: level 1 on both public
+// flooding (noise.RefreshFloorLevel: level 1 on both public
 // presets, PresetInfo.RefreshFloor). Every register of a plan therefore
 // stays at level ≥ the floor: a segment between refreshes (or from the
 // inputs) consumes at most Depth − RefreshFloor levels (PresetInfo.Budget:

@@ -21,6 +21,6 @@
 // Every decoder bounds what it reads: hex fields are length-checked before
 // they are decoded, an attestation lists 1…MaxUploadItems items, an input
 // root's path at most bls.MaxInputRootDepth siblings and its signer bitmap
-// at most pkswitch.MaxMembers bits, and a private-read body at most
+// at most noise.MaxMembers bits, and a private-read body at most
 // PrivateReadBodyLimit bytes.
 package api

@@ -14,7 +14,7 @@ import (
 	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/fhetest"
-	"github.com/fhegate/fhegate/policy/eval"
+	"github.com/fhegate/fhegate/fhe/noise"
 )
 
 type memLedger struct {
@@ -317,7 +317,7 @@ func (f *decryptFixture) testRefreshThenDecrypt(t *testing.T) {
 		require.ErrorIs(t, err, ErrNeedsRefresh)
 	}
 	// the lowest level a refresh has room for its flooding at
-	floor, err := eval.RefreshFloorLevel(f.p, 0, 0)
+	floor, err := noise.RefreshFloorLevel(f.p, 0, 0)
 	require.NoError(t, err)
 	low, err := ev.DropLevels(f.rot, f.rot.Level()-floor)
 	require.NoError(t, err)
@@ -372,8 +372,8 @@ func TestPlanNoise(t *testing.T) {
 		plan, err := PlanNoise(p, tc.n, tc.t, 0)
 		require.NoError(t, err)
 		require.GreaterOrEqual(t, plan.HeadroomBits, 2.0)
-		require.GreaterOrEqual(t, plan.FloodingBits, float64(eval.DefaultFloodingBits))
-		require.Equal(t, float64(eval.CiphertextNoiseBits+eval.DefaultFloodingBits), plan.BaseSigmaBits)
+		require.GreaterOrEqual(t, plan.FloodingBits, float64(noise.DefaultFloodingBits))
+		require.Equal(t, float64(noise.CiphertextBits+noise.DefaultFloodingBits), plan.BaseSigmaBits)
 		require.LessOrEqual(t, plan.SigmaBits, float64(maxPlanSigmaBits))
 		t.Logf("%s %d-of-%d: %+v", p.Preset.Name, tc.t, tc.n, plan)
 	}

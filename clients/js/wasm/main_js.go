@@ -11,7 +11,7 @@ import (
 	"syscall/js"
 
 	"github.com/fhegate/fhegate/fhe"
-	"github.com/fhegate/fhegate/fhe/pkswitch"
+	"github.com/fhegate/fhegate/fhe/noise"
 	"github.com/fhegate/fhegate/policy"
 )
 
@@ -389,8 +389,8 @@ func main() {
 			return nil, fmt.Errorf("secret key: %w", err)
 		}
 		n := a[1].Length()
-		if n == 0 || n > pkswitch.MaxMembers {
-			return nil, fmt.Errorf("%d answers outside [1,%d]", n, pkswitch.MaxMembers)
+		if n == 0 || n > noise.MaxMembers {
+			return nil, fmt.Errorf("%d answers outside [1,%d]", n, noise.MaxMembers)
 		}
 		answers := make([]string, n)
 		for i := range answers {
