@@ -156,7 +156,7 @@
 // by-word Go model. fhe/engine's tests prove the definitions byte-identical
 // to Lattigo on every preset and level; TestGadgetMulAcc, TestModUp and
 // TestScaleDiff prove the kernels against big.Int and the model on the
-// emulated and real IFMA paths; gpu/fhecheck's TestNativeKeySwitchByteIdentical
+// emulated and real IFMA paths; test/fhecheck's TestNativeKeySwitchByteIdentical
 // runs FHE evaluations and the kyc_aml policy through them end to end.
 //
 // # BGV's products on the vector path
@@ -194,7 +194,7 @@
 // (Lattigo's per-word MRed/CRed arithmetic) writes the rest, so any input
 // gives Lattigo's bytes. TestTensorKernel, TestMulAddKernel and
 // TestLinCombKernel check both paths against Lattigo's SubRing calls and
-// big.Int (product, square, in place, 0–9 terms, words ≥ q); fhe/engine's
+// big.Int (product, square, in place, 0–9 terms, words ≥ q); test/fhecheck's
 // TestTensorBGVByteIdentical, TestMulScalarThenAddByteIdentical and
 // TestLinCombByteIdentical check the engine's jobs against Lattigo's
 // evaluator on every BGV preset, and fhe's
