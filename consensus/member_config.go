@@ -50,8 +50,8 @@ type MemberConfig struct {
 	PackMin      int
 	ExpiryBlocks uint64
 	// RootWindow is how long the rooted uploads this member receives are
-	// collected into one input root before the committee signs it (issue
-	// 13, roots.go; ≤ 0: DefaultRootWindow, 100 ms).
+	// collected into one input root before the committee signs it (input
+	// roots, roots.go; ≤ 0: DefaultRootWindow, 100 ms).
 	RootWindow time.Duration
 	// Trace, if set, receives the duration of each phase of Process
 	// ("eval", "digest", "refresh", "mask", "decrypt", "sign") — for benchmarks.

@@ -74,9 +74,9 @@ output:
 // its decryption level (protocol.PrepareForDecryption; measured in
 // protocol.TestAttackNoisyInputIdentity). For every shipped example, whose
 // comparison polynomials multiply the inputs, it reports how far above the
-// flooding bound the worst case lands: issue 11 stays open there (see
-// docs/committee.md, "Threat model"), so registration still gates on the
-// honest estimate.
+// flooding bound the worst case lands: the noisy-input key probe stays open
+// there (see docs/committee.md, "Threat model"), so registration still gates
+// on the honest estimate.
 func TestAcceptedInputNoise(t *testing.T) {
 	for _, id := range []fhe.PresetID{fhe.BGVN13, fhe.BGVN14} {
 		p := fhe.MustParams(id)

@@ -117,7 +117,7 @@ func TestReencryptKShift(t *testing.T) {
 	want := secretCoeffs(p, sNew)
 	plan, err := PlanNoise(p, 3, 2, 0)
 	require.NoError(t, err)
-	var k = uint64(1) << 63 // 2^63: K must fit a uint64 here; 2^64 in the issue
+	var k = uint64(1) << 63 // 2^63: K must fit a uint64 here; the attack as first described used 2^64
 	r := rand.New(rand.NewPCG(5, 6))
 	in := mustEnc(t, fhe.NewEncryptor(old.kms[0].Public), fhetest.RandInts(r, p.Slots(), 1000))
 	active := []transport.MemberID{1, 2}

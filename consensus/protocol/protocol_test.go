@@ -172,7 +172,7 @@ func TestDKGThresholdDecrypt(t *testing.T) {
 		}
 	})
 	t.Run("same ciphertext again: sanitised anew and answered", func(t *testing.T) {
-		// Attack (4) of issue 11: a second decryption of the same ciphertext
+		// The repeated request: a second decryption of the same ciphertext
 		// (an identical request) used to be refused forever by the ledger.
 		// It is now a new sanitised ciphertext, and answered.
 		first := f.decrypt(t, f.rot, "dec/1b", all(5), nil)

@@ -256,7 +256,7 @@ func withNoise(t *testing.T, p *fhe.Params, ct *fhe.Ciphertext, bits int, seed u
 	return out
 }
 
-// TestRefreshMemberView is issue 11's attack on the refresh: a member that
+// TestRefreshMemberView is the noise-leak attack on the refresh: a member that
 // finalises a refresh learns the input's phase noise e_in (a function of s
 // and of the plaintexts' product carries) plus the flooding. It reproduces
 // that member's view for two inputs with the same plaintext and very
