@@ -25,8 +25,9 @@ import (
 // Noise constants (see doc.go, "Noise flooding"). The committee size bound
 // (noise.MaxMembers), the ciphertext noise bound B_ct
 // (noise.CiphertextBits), the flooding margin (noise.DefaultFloodingBits)
-// and the 8σ tail cut (noise.FloodTailSigmas) are the admission rule's
-// (policy/eval), which the chain applies too.
+// and the 8σ tail cut (noise.FloodTailSigmas) are fhe/noise's, the same
+// bounds the admission rule (policy/eval) checks plans against on the chain
+// and in the committee.
 const (
 	// maxSigmaBits bounds the configured flooding σ (floodingBits) and the
 	// re-encryption's σ; the headroom can raise a decryption's σ further, up
