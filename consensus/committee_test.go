@@ -233,7 +233,7 @@ func TestCommitteeExcludesFaultyMembers(t *testing.T) {
 	}
 }
 
-// TestIdenticalRequestsAnswered is attack (4) of issue 11: evaluation is
+// TestIdenticalRequestsAnswered is the repeated request: evaluation is
 // deterministic, so two requests for the same policy on the same handles
 // produce the same result ciphertext (same c1); the ledger used to refuse
 // the second request's share forever. Each decryption is now sanitised with

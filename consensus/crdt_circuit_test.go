@@ -14,7 +14,7 @@ import (
 	"github.com/fhegate/fhegate/fhe/crdt"
 	"github.com/fhegate/fhegate/fhe/crdt/meta"
 	"github.com/fhegate/fhegate/fhe/fhetest"
-	"github.com/fhegate/fhegate/policy/eval"
+	"github.com/fhegate/fhegate/fhe/noise"
 )
 
 // crdtValuePolicy stands for precompiles.CRDTValuePolicyID (the chain adapter
@@ -78,7 +78,7 @@ func TestCommitteeValuesCRDT(t *testing.T) {
 		circ, err := circuit.NewCRDT(req.CRDTKind, req.CRDTMeta, req.Inputs, p)
 		require.NoError(t, err, c.name)
 		require.Equal(t, s.Entries, circ.State().Entries)
-		floor, err := eval.RefreshFloorLevel(p, circ.Bounds().NoiseBits, circ.Bounds().WorstBits)
+		floor, err := noise.RefreshFloorLevel(p, circ.Bounds().NoiseBits, circ.Bounds().WorstBits)
 		require.NoError(t, err)
 		require.GreaterOrEqual(t, int(circ.State().Layout.Level), floor, c.name)
 		var total int64

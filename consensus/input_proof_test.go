@@ -22,7 +22,7 @@ import (
 	"github.com/fhegate/fhegate/fhe/zkpok"
 )
 
-// TestInputProofs — issue 11 attack (2), "anyone decrypts anyone's data":
+// TestInputProofs — the copied-input attack, "anyone decrypts anyone's data":
 // copy (or re-randomise) a victim's ciphertext, upload it with yourself as
 // owner and evaluate the identity policy, and the victim's plaintext appears
 // in a public verdict. Every member now verifies a proof of plaintext

@@ -65,7 +65,7 @@ func outOfRangeVals(t *testing.T, plan *policy.Plan, tmod uint64) []int64 {
 // own slot moves). The committee signs nothing out of the plan's output
 // range: it splits the batch and re-runs the parts until the offender is
 // rejected (ResultRejectedInput), within its isolation budget
-// (IsolationRuns extra runs: isolate.go, "Booked isolation"); every other
+// (IsolationRuns extra runs: docs/derivations.md, "Booked isolation"); every other
 // verdict equals the plaintext reference on every member — or, beside the
 // forged input only, is rejected with it once the budget is spent, never a
 // wrong value — and the chain accepts every part's batch. The extra packed
@@ -138,7 +138,7 @@ func TestPackedOutOfRangeIsolated(t *testing.T) {
 			if tc.forged && !offender.IsRejectedInput() {
 				// Alone, the offender's own slot is garbage: out of range
 				// but with probability ρ ≈ 2^-10.5 for this plan
-				// (isolate.go, "Detection probability"), when it keeps
+				// (docs/derivations.md, "Detection probability"), when it keeps
 				// that value: its sender's loss only.
 				t.Logf("the forged request's own garbage decrypted in range (%v)", offender.Result)
 				require.True(t, offender.Result.Cmp(big.NewInt(1)) <= 0)

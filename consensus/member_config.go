@@ -51,8 +51,8 @@ type MemberConfig struct {
 	PackMin      int
 	ExpiryBlocks uint64
 	// RootWindow is how long the rooted uploads this member receives are
-	// collected into one input root before the committee signs it (issue
-	// 13, roots.go; ≤ 0: DefaultRootWindow, 100 ms).
+	// collected into one input root before the committee signs it (input
+	// roots, roots.go; ≤ 0: DefaultRootWindow, 100 ms).
 	RootWindow time.Duration
 	// Trace, if set, receives the duration of each phase of Process
 	// ("eval", "digest", "refresh", "mask", "decrypt", "sign") — for benchmarks.
@@ -79,7 +79,7 @@ type TestingKnobs struct {
 	// BeforeRefresh is called before every collective refresh this member
 	// takes part in (plan refresh points, final refreshes, packed inputs,
 	// rotation) with the input's level and the noise bounds the refresh is
-	// sized for; tests check the level against eval.RefreshFloorLevel.
+	// sized for; tests check the level against noise.RefreshFloorLevel.
 	BeforeRefresh func(level int, b circuit.RefreshBounds)
 	// CorruptShares flips a bit of every decryption share this member sends
 	// (a member that detection must exclude).

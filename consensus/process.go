@@ -20,8 +20,8 @@ import (
 	"github.com/fhegate/fhegate/consensus/store"
 	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
+	"github.com/fhegate/fhegate/fhe/noise"
 	"github.com/fhegate/fhegate/fhe/zkpok"
-	"github.com/fhegate/fhegate/policy/eval"
 )
 
 // ProcessBatch evaluates and decrypts a batch of requests (Parallel at a
@@ -111,8 +111,8 @@ func (r *requestRun) entryRefresh(ctx context.Context, inputs []*fhe.Ciphertext)
 	if err != nil {
 		return nil, err
 	}
-	b := circuit.RefreshBounds{NoiseBits: eval.CiphertextNoiseBits, WorstBits: accepted}
-	floor, err := eval.RefreshFloorLevel(p, b.NoiseBits, b.WorstBits)
+	b := circuit.RefreshBounds{NoiseBits: noise.CiphertextBits, WorstBits: accepted}
+	floor, err := noise.RefreshFloorLevel(p, b.NoiseBits, b.WorstBits)
 	if err != nil {
 		return nil, err
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/fhegate/fhegate/consensus/protocol"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/fhetest"
-	"github.com/fhegate/fhegate/policy/eval"
+	"github.com/fhegate/fhegate/fhe/noise"
 )
 
 // TestReencryptedBounds: a rotation's refresh of a re-encrypted input (at
@@ -18,7 +18,7 @@ func TestReencryptedBounds(t *testing.T) {
 	for _, id := range []fhe.PresetID{fhe.BGVN13, fhe.BGVN14, fhetest.InsecureBGVN10} {
 		p, err := fhe.NewParams(id)
 		require.NoError(t, err)
-		b, err := reencryptedBounds(p, protocol.MaxReencryptSigmaBits, eval.MaxMembers)
+		b, err := reencryptedBounds(p, protocol.MaxReencryptSigmaBits, noise.MaxMembers)
 		require.NoError(t, err)
 		// The bounds follow the old committee's t (its shares made the
 		// noise), whatever the new committee's: more old shares, more noise.
@@ -28,7 +28,7 @@ func TestReencryptedBounds(t *testing.T) {
 		require.Greater(t, b.NoiseBits, small.NoiseBits)
 		_, err = reencryptedBounds(p, protocol.MaxReencryptSigmaBits, 0)
 		require.Error(t, err)
-		floor, err := eval.RefreshFloorLevel(p, b.NoiseBits, b.WorstBits)
+		floor, err := noise.RefreshFloorLevel(p, b.NoiseBits, b.WorstBits)
 		require.NoError(t, err)
 		require.Less(t, floor, p.MaxLevel(), p.Preset.Name)
 		t.Logf("%s: re-encrypted input 2^%.1f hidden, 2^%.1f worst: floor %d of %d", p.Preset.Name, b.NoiseBits, b.WorstBits, floor, p.MaxLevel())

@@ -12,6 +12,7 @@ import (
 	"github.com/fhegate/fhegate/consensus/circuit"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/fhetest"
+	"github.com/fhegate/fhegate/fhe/noise"
 	"github.com/fhegate/fhegate/policy"
 	"github.com/fhegate/fhegate/policy/eval"
 	"github.com/fhegate/fhegate/policy/examples"
@@ -19,7 +20,7 @@ import (
 
 // floorChecker records every collective refresh a committee runs (through
 // TestingKnobs.BeforeRefresh) and the ones whose input level is below
-// eval.RefreshFloorLevel for the bounds the refresh was sized for: until
+// noise.RefreshFloorLevel for the bounds the refresh was sized for: until
 // protocol.Refresh refuses such a refresh itself, this is the check that
 // every caller refreshes at a level with room for its flooding.
 type floorChecker struct {
@@ -36,7 +37,7 @@ func newFloorChecker(p *fhe.Params) *floorChecker {
 
 func (c *floorChecker) knobs() TestingKnobs {
 	return TestingKnobs{BeforeRefresh: func(level int, b circuit.RefreshBounds) {
-		floor, err := eval.RefreshFloorLevel(c.p, b.NoiseBits, b.WorstBits)
+		floor, err := noise.RefreshFloorLevel(c.p, b.NoiseBits, b.WorstBits)
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		c.n++
@@ -59,13 +60,13 @@ func (c *floorChecker) check(t *testing.T, min int) {
 
 // TestPresetRefreshFloors: the refresh floor the compiler keeps plans above
 // (policy.PresetInfo.RefreshFloor, PolicyOptions for the test presets) is
-// eval.RefreshFloorLevel for the default noise bound, on every BGV preset.
+// noise.RefreshFloorLevel for the default noise bound, on every BGV preset.
 func TestPresetRefreshFloors(t *testing.T) {
 	t.Parallel()
 	for _, pi := range policy.Presets {
 		p, err := fhe.NewParams(fhe.PresetID(pi.ID))
 		require.NoError(t, err)
-		floor, err := eval.RefreshFloorLevel(p, 0, 0)
+		floor, err := noise.RefreshFloorLevel(p, 0, 0)
 		require.NoError(t, err)
 		require.Equal(t, floor, pi.RefreshFloor, pi.Name)
 		plan, err := policy.CompileWith(examples.MustGet("allowlist"), circuit.PolicyOptions(fhe.PresetID(pi.ID)))
@@ -75,7 +76,7 @@ func TestPresetRefreshFloors(t *testing.T) {
 	for _, id := range []fhe.PresetID{fhetest.InsecureBGVN10, fhetest.InsecureBGVN10Deep} {
 		p, err := fhe.NewParams(id)
 		require.NoError(t, err)
-		floor, err := eval.RefreshFloorLevel(p, 0, 0)
+		floor, err := noise.RefreshFloorLevel(p, 0, 0)
 		require.NoError(t, err)
 		require.Equal(t, floor, circuit.PolicyOptions(id).RefreshFloor, p.Preset.Name)
 	}
@@ -120,10 +121,10 @@ func TestPlanRefreshBounds(t *testing.T) {
 					refused[packed] = true
 					continue
 				}
-				floor, err := eval.RefreshFloorLevel(p, b.Points.NoiseBits, b.Points.WorstBits)
+				floor, err := noise.RefreshFloorLevel(p, b.Points.NoiseBits, b.Points.WorstBits)
 				require.NoError(t, err)
 				require.LessOrEqual(t, floor, plan.RefreshFloor, "%s %s", p.Preset.Name, name)
-				floor, err = eval.RefreshFloorLevel(p, b.Final.NoiseBits, b.Final.WorstBits)
+				floor, err = noise.RefreshFloorLevel(p, b.Final.NoiseBits, b.Final.WorstBits)
 				require.NoError(t, err)
 				require.LessOrEqual(t, floor, top-plan.Ops[plan.Result].Depth, "%s %s", p.Preset.Name, name)
 			}
@@ -152,14 +153,14 @@ func TestPackLevelFloor(t *testing.T) {
 		require.NoError(t, err)
 		b, err := circuit.PackBounds(p)
 		require.NoError(t, err)
-		honest := float64(eval.CiphertextNoiseBits)
+		honest := float64(noise.CiphertextBits)
 		accepted, err := circuit.AcceptedInputNoiseBits(p)
 		require.NoError(t, err)
 		// S·N·t·E written out.
 		logSNT := math.Log2(float64(p.Slots())) + math.Log2(float64(p.N())) + math.Log2(float64(p.PlaintextModulus()))
 		require.InDelta(t, honest+logSNT, b.NoiseBits, 0.01)
 		require.InDelta(t, accepted+logSNT, b.WorstBits, 0.01)
-		floor, err := eval.RefreshFloorLevel(p, b.NoiseBits, b.WorstBits)
+		floor, err := noise.RefreshFloorLevel(p, b.NoiseBits, b.WorstBits)
 		require.NoError(t, err)
 		logT := math.Log2(float64(p.PlaintextModulus()))
 		logQ := func(l int) float64 {

@@ -15,8 +15,8 @@ import (
 	"github.com/fhegate/fhegate/consensus/protocol"
 	"github.com/fhegate/fhegate/consensus/store"
 	"github.com/fhegate/fhegate/fhe"
+	"github.com/fhegate/fhegate/fhe/noise"
 	keccakpkg "github.com/fhegate/fhegate/internal/keccak"
-	"github.com/fhegate/fhegate/policy/eval"
 )
 
 // Committee rotation (see docs/committee.md, "Rotation").
@@ -212,20 +212,20 @@ func (m *Member) Epoch() uint64 { return m.cfg.Committee.Epoch }
 // refresh's own, smaller flooding"), so what is left are the oldT + 1
 // honest-encryption-sized terms (e_ct of an honest input, and each share's
 // encryption of zero under the new key), (oldT + 1)·B_ct with B_ct =
-// 2^eval.CiphertextNoiseBits. The input is at the stored input's (top)
+// 2^noise.CiphertextBits. The input is at the stored input's (top)
 // level, far above the floor either bound needs.
 func reencryptedBounds(p *fhe.Params, oldSigmaBits float64, oldT int) (circuit.RefreshBounds, error) {
-	honest := float64(eval.CiphertextNoiseBits)
+	honest := float64(noise.CiphertextBits)
 	accepted, err := circuit.AcceptedInputNoiseBits(p)
 	if err != nil {
 		return circuit.RefreshBounds{}, err
 	}
-	if oldT < 1 || oldT > eval.MaxMembers {
-		return circuit.RefreshBounds{}, fmt.Errorf("consensus: old committee threshold %d outside 1..%d", oldT, eval.MaxMembers)
+	if oldT < 1 || oldT > noise.MaxMembers {
+		return circuit.RefreshBounds{}, fmt.Errorf("consensus: old committee threshold %d outside 1..%d", oldT, noise.MaxMembers)
 	}
 	sigma := oldSigmaBits
 	if sigma <= 0 {
-		sigma = eval.CiphertextNoiseBits + eval.DefaultFloodingBits
+		sigma = noise.CiphertextBits + noise.DefaultFloodingBits
 	}
 	tt := float64(oldT)
 	return circuit.RefreshBounds{

@@ -9,7 +9,7 @@ import (
 	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/fhetest"
-	"github.com/fhegate/fhegate/policy/eval"
+	"github.com/fhegate/fhegate/fhe/noise"
 )
 
 // FuzzDecodeHandles: the joint session's handle-list decoder never panics
@@ -68,16 +68,16 @@ func TestKeySwitchedBounds(t *testing.T) {
 	for _, id := range []fhe.PresetID{fhe.BGVN13, fhe.BGVN14, fhetest.InsecureBGVN10} {
 		p, err := fhe.NewParams(id)
 		require.NoError(t, err)
-		old, err := reencryptedBounds(p, protocol.MaxReencryptSigmaBits, eval.MaxMembers)
+		old, err := reencryptedBounds(p, protocol.MaxReencryptSigmaBits, noise.MaxMembers)
 		require.NoError(t, err)
-		b, err := keySwitchedBounds(p, protocol.MaxReencryptSigmaBits, eval.MaxMembers, eval.MaxMembers)
+		b, err := keySwitchedBounds(p, protocol.MaxReencryptSigmaBits, noise.MaxMembers, noise.MaxMembers)
 		require.NoError(t, err)
 		require.Greater(t, b.WorstBits, old.WorstBits, "the new members' floodings are in the worst case")
 		require.Equal(t, old.NoiseBits, b.NoiseBits, "and hide nothing the refresh must")
-		floor, err := eval.RefreshFloorLevel(p, b.NoiseBits, b.WorstBits)
+		floor, err := noise.RefreshFloorLevel(p, b.NoiseBits, b.WorstBits)
 		require.NoError(t, err)
 		require.Less(t, floor, p.MaxLevel(), p.Preset.Name)
-		for _, bad := range []int{0, eval.MaxMembers + 1} {
+		for _, bad := range []int{0, noise.MaxMembers + 1} {
 			_, err = keySwitchedBounds(p, protocol.MaxReencryptSigmaBits, 2, bad)
 			require.Error(t, err)
 		}

@@ -14,7 +14,7 @@ import (
 	"github.com/fhegate/fhegate/consensus/config"
 	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
-	"github.com/fhegate/fhegate/policy/eval"
+	"github.com/fhegate/fhegate/fhe/noise"
 )
 
 // InProcess is a committee whose members run in this process
@@ -146,11 +146,11 @@ func keySwitchedBounds(p *fhe.Params, sigmaBits float64, oldT, newT int) (circui
 	if err != nil {
 		return b, err
 	}
-	if newT < 1 || newT > eval.MaxMembers {
-		return b, fmt.Errorf("consensus: new committee threshold %d outside 1..%d", newT, eval.MaxMembers)
+	if newT < 1 || newT > noise.MaxMembers {
+		return b, fmt.Errorf("consensus: new committee threshold %d outside 1..%d", newT, noise.MaxMembers)
 	}
 	if sigmaBits <= 0 {
-		sigmaBits = eval.CiphertextNoiseBits + eval.DefaultFloodingBits
+		sigmaBits = noise.CiphertextBits + noise.DefaultFloodingBits
 	}
 	b.WorstBits = math.Log2(math.Exp2(b.WorstBits) + float64(newT)*8*math.Exp2(sigmaBits))
 	return b, nil

@@ -67,8 +67,8 @@ func TestUploadBatch(t *testing.T) {
 // ciphertexts of the set are not stored either.
 //
 //   - "one bad apple": an honest ciphertext with a copy of the victim's
-//     ciphertext and proof beside it, claimed for the attacker (issue 11
-//     attack (2) hidden in a set);
+//     ciphertext and proof beside it, claimed for the attacker (the
+//     copied-input attack hidden in a set);
 //   - a proof made for another owner inside the set;
 //   - the same ciphertext twice (it would register once and be counted twice);
 //   - a ctype FHEInput would refuse (the members would attest a set the chain

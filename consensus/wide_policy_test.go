@@ -131,7 +131,7 @@ func TestChainAcceptsWhatCommitteeEvaluates(t *testing.T) {
 // equals bid ≥ reserve, written by hand; the crafted request gets either
 // ResultRejectedInput (its slot decrypted out of range and the committee
 // isolated it, isolate.go) or the plan over Z_t on its own digits — only
-// its own verdict moves (policy/wide.go, "Digits are plaintext slots").
+// its own verdict moves (docs/derivations.md, "Wide integers").
 func TestPackedWideDigitIsolated(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a committee")

@@ -56,7 +56,7 @@ var slotMasks sync.Map // maskKey → *slotMask
 // slotMask is lift(L_0) at one level, per limb, in the NTT domain, with the
 // Shoup constants of its coefficients: ⌊w·2^64/q⌋ for the Go loop (one
 // 64×64→128 high product and two low products per modular multiplication),
-// ⌊w·2^52/q⌋ for the vector kernel (gpu/muladd.MulAdd: AVX-512 IFMA, eight
+// ⌊w·2^52/q⌋ for the vector kernel (fhe/engine/muladd.MulAdd: AVX-512 IFMA, eight
 // lanes of 52-bit products).
 type slotMask struct {
 	w, shoup [][]uint64

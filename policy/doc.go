@@ -71,7 +71,7 @@
 //
 // Refresh floor: the committee's collective refresh floods its input's
 // masked decryption and needs the input at a level with room for that
-// flooding (policy/eval.RefreshFloorLevel: level 1 on both public
+// flooding (noise.RefreshFloorLevel: level 1 on both public
 // presets, PresetInfo.RefreshFloor). Every register of a plan therefore
 // stays at level ≥ the floor: a segment between refreshes (or from the
 // inputs) consumes at most Depth − RefreshFloor levels (PresetInfo.Budget:
@@ -97,9 +97,9 @@
 // compiled only directly in a comparison, by moving the subtracted terms to
 // the other side (a − b ≥ c as a ≥ b + c: exact, a negative difference
 // compares as negative); products of two
-// encrypted wide values are refused. wide.go has the math, the costs and
-// what an out-of-range digit (≥ 16) can do: only garble its own request's
-// verdict. Plans over wide integers also track BGV scale classes (a sum of
+// encrypted wide values are refused. docs/derivations.md ("Wide integers")
+// has the math, the costs and what an out-of-range digit (≥ 16) can do: only
+// garble its own request's verdict. Plans over wide integers also track BGV scale classes (a sum of
 // differently rescaled registers costs ≈ √t noise per class, Lattigo's
 // scale matching): see ScaleMatchNoise.
 //

@@ -275,7 +275,7 @@ func (p *Plan) CheckNoise(m NoiseModel, limitBits float64) (NoiseEstimate, error
 
 // CheckRefreshRoom checks that each of the plan's collective refreshes has
 // room for its flooding where the plan takes it, with floor the committee's
-// lowest level for a refresh of a given noise (eval.RefreshFloorLevel):
+// lowest level for a refresh of a given noise (noise.RefreshFloorLevel):
 // its refresh points, of noise est.RefreshInputBits, at its refresh floor;
 // its result, of noise est.ResultBits, refreshed before the mask (unless it
 // is a refresh point itself) at level top − its depth (top: the level of

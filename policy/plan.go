@@ -23,7 +23,7 @@ type PresetInfo struct {
 	Slots int // SIMD slots: decisions per ciphertext set
 	// RefreshFloor is the lowest level at which the committee's collective
 	// refresh of a plan register has room for its flooding
-	// (policy/eval.RefreshFloorLevel for the default noise bound
+	// (noise.RefreshFloorLevel for the default noise bound
 	// B_ct = 2^16: a refresh floods with σ = 2^30·B_ct, and
 	// t·(B_ct + 8σ) must stay below Q_ℓ/4). Every register of a plan stays at
 	// level ≥ RefreshFloor, so at most Depth − RefreshFloor levels are

@@ -1,72 +1,16 @@
 package policy
 
 // Wide unsigned integers (uint8 … uint64) and comparisons over the whole
-// range of a slot and beyond.
-//
-// A single comparison polynomial tells at most 2^Budget values apart (256 at
-// depth 8 on BGVN14), and a slot holds integers mod t = 65537, so neither an
-// amount in dollars nor a 64-bit token balance fits one polynomial, and
-// extracting digits from a slot homomorphically costs a degree-(t−1)
-// polynomial. The client therefore encodes a wide input as base-16 digits
-//
-//	x = Σ_{i<n} x_i·16^i,  x_i ∈ [0, 15],  n = ⌈bits/4⌉,
-//
-// each digit one plan input (named "<name>.<i>"), all of them carried in ONE
-// vector input with one proof (fhe/vector.go). Everything is then built from
-// univariate polynomials of degree ≤ 30 over one digit (or a digit
-// difference) and products, in the manner of Iliashenko and Zucca, "Faster
-// homomorphic comparison operations for BGV and BFV" (PoPETs 2021(3)),
-// Section 4 (digit-wise comparison of large integers):
-//
-//   - Comparison x ? y (y a constant or another wide value): per digit the
-//     difference δ_i = x_i − y_i ∈ [−15, 15] gives lt_i = [δ_i < 0] and
-//     eq_i = [δ_i = 0] (polynomials of degree ≤ 30, depth ≤ 5; against a
-//     constant digit δ_i takes 16 values: degree 15, depth 4). The pairs
-//     (L, E) combine from the most significant digit in a balanced tree,
-//     (L_h, E_h) ∘ (L_l, E_l) = (L_h + E_h·L_l, E_h·E_l), so lt(x, y) = L and
-//     eq(x, y) = E of the root after ⌈log2 n⌉ product levels. A 64-bit
-//     comparison with a constant is depth 4 + 4 = 8: it fits BGVN14 without
-//     a refresh. Base 16 is chosen for that: base 256 (the natural byte
-//     digit) spends the whole depth-8 budget on the digit polynomial and
-//     needs a collective refresh before every combination level.
-//   - Addition x + y: digit sums s_i = x_i + y_i ∈ [0, 30] (free), then
-//     normalisation by carry look-ahead: g_i = [s_i ≥ 16], p_i = [s_i = 15]
-//     (degree 30), carries c_{i+1} = G_{[0,i]} by a Sklansky parallel prefix
-//     with the same (L, E) operator, and digits s_i + c_i − 16·c_{i+1}. The
-//     sum gets one more digit: wide sums are exact and never wrap (the
-//     overflow rule: the width grows, up to MaxWideDigits digits; a sum
-//     that would need more is refused at compile time).
-//   - Subtraction: a wide difference could go negative, which no digit
-//     vector represents, so it exists only where it is exact — directly in a
-//     comparison. The compiler moves every subtracted term of a comparison's
-//     two sums to the other side (a − b ≥ c becomes a ≥ b + c; == and the
-//     other comparisons likewise), which is the integer comparison itself:
-//     no wrap, no saturation, a negative difference simply compares as
-//     negative. Elsewhere (a let, a product, a membership) a wide
-//     subtraction is refused.
-//   - x·k for a constant k = Σ k_j·16^j: per nibble k_j the digit products
-//     k_j·x_i split into a low and a high digit ((k_j·x_i) mod 16 and
-//     ⌊k_j·x_i/16⌋, degree-15 polynomials of x_i), two normalised numbers
-//     whose sum (and the sum over j, shifted by j digits) is k·x.
-//   - Membership x ∈ S for x of at most 16 bits: v = Σ x_i·16^i is a slot
-//     value in [0, 65535] (an affine form, free), S's vanishing polynomial
-//     Π_{s∈S}(v − s) is evaluated in chunks of ≤ 2^(Budget−1) − 1 roots
-//     (127 on BGVN14, so that v's rescale and a chunk fit one budget) whose
-//     product is zero exactly on S (t is prime), and Fermat's little
-//     theorem turns it into a predicate: z^(t−1) = z^65536 (16 squarings)
-//     is 1 for z ≠ 0 and 0 for z = 0, so [v ∈ S] = 1 − z^65536. A
-//     1,000-entry list costs eight degree-≤127 polynomials, seven products
-//     and 16 squarings, whatever the list; the planner places its
-//     collective refreshes.
-//
-// Digits are plaintext slots mod t, and the input proof proves knowledge of
-// the plaintext, not its range: a client can encrypt a "digit" ≥ 16. Every
-// plan op is slot-wise (no rotation, packing masks and the un-interleaving
-// transform are slot selections), so such a digit only changes the slots of
-// its own request: it garbles (possibly flips) that request's own verdict,
-// exactly as an out-of-range one-slot input does (see doc.go, "Out-of-range
-// input"), and cannot change another request's verdict. Consumers that need
-// the verdict to bind honest digits need a range proof on the slots.
+// range of a slot and beyond. One comparison polynomial tells at most
+// 2^Budget values apart and a slot holds integers mod t = 65537, so the
+// client encodes a wide input as base-16 digits (each digit one plan input
+// "<name>.<i>", all carried in one vector input with one proof), and
+// comparison, addition, subtraction inside a comparison, products by a
+// constant and membership are built from polynomials of degree ≤ 30 over one
+// digit and products (Iliashenko and Zucca, PoPETs 2021(3), Section 4). A
+// digit ≥ 16 (the input proof does not bound the range) garbles only its own
+// request's verdict. Derivation, costs and the choice of base 16:
+// docs/derivations.md, "Wide integers".
 
 import (
 	"fmt"

@@ -47,8 +47,8 @@ func aliasedBytesList(size int) []byte {
 }
 
 // aliasedSetCommittee is FHEVerdict.setCommittee calldata of about size bytes
-// whose pubkeys and pops are the same aliased bytes[] (the node-killing
-// eth_call of issue 12).
+// whose pubkeys and pops are the same aliased bytes[] (the aliased-calldata
+// eth_call that killed a node).
 func aliasedSetCommittee(sel []byte, size int) []byte {
 	in := append([]byte{}, sel...)
 	in = append(in, word32(2)...)   // epoch

@@ -36,8 +36,8 @@ import (
 	"github.com/fhegate/fhegate/consensus/local"
 	"github.com/fhegate/fhegate/consensus/protocol"
 	"github.com/fhegate/fhegate/fhe"
+	"github.com/fhegate/fhegate/fhe/noise"
 	"github.com/fhegate/fhegate/policy"
-	"github.com/fhegate/fhegate/policy/eval"
 	"github.com/fhegate/fhegate/policy/examples"
 )
 
@@ -600,7 +600,7 @@ func (b *committeeBench) StageRefresh() (Row, error) {
 	if err != nil {
 		return Row{}, err
 	}
-	floor, err := eval.RefreshFloorLevel(b.p, 0, 0)
+	floor, err := noise.RefreshFloorLevel(b.p, 0, 0)
 	if err != nil {
 		return Row{}, err
 	}

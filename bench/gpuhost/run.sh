@@ -4,7 +4,7 @@
 # A GPU host lent for minutes has no Go and no network, so everything is built here and carried:
 #
 #   mkdir -p .dev && go build -tags opencl -ldflags "-s -w" -o .dev/fhegate ./cmd/fhegate
-#   for p in gpu gpu/opencl gpu/native gpu/fhecheck; do
+#   for p in gpu gpu/opencl gpu/native test/fhecheck; do
 #     go test -c -tags opencl -ldflags "-s -w" -o .dev/$(echo $p | tr / _).test ./$p; done
 #   cp -L /usr/lib/x86_64-linux-gnu/libOpenCL.so.1 .dev/ && gzip -9 -f .dev/fhegate .dev/*.test
 #
@@ -14,7 +14,7 @@
 #
 # Steps (each under its own time limit; a failed step does not stop the others):
 #   info     nvidia-smi, cores, IFMA, `fhegate gpu info`
-#   conf     the gpu, gpu/opencl, gpu/native, gpu/fhecheck test binaries (byte identity with Lattigo)
+#   conf     the gpu, gpu/opencl, gpu/native, test/fhecheck test binaries (byte identity with Lattigo)
 #   confull  the same with FHEGATE_GPU_FULL=1 (every N × B × prime cell) for opencl and native
 #   calocl, calnat   `fhegate calibrate --quick` for OpenCL and for the native (IFMA) backend
 #   polocl, polnat   `fhegate bench policy` kyc_aml and credit_limit through that table vs pure Go
@@ -69,7 +69,7 @@ for s in "$@"; do
 		nvidia-smi -L 2>&1; nproc; grep -m1 'model name' /proc/cpuinfo; grep -o -m1 avx512ifma /proc/cpuinfo
 		step info 30 "$FG" gpu info ;;
 	conf)
-		for t in gpu_opencl gpu_native gpu gpu_fhecheck; do step "conf_$t" 90 "./$t.test" -test.count=1; done ;;
+		for t in gpu_opencl gpu_native gpu test_fhecheck; do step "conf_$t" 90 "./$t.test" -test.count=1; done ;;
 	confull)
 		for t in gpu_opencl gpu_native; do FHEGATE_GPU_FULL=1 step "confull_$t" 150 "./$t.test" -test.count=1; done ;;
 	calocl) step calocl 60 "$FG" calibrate --backend opencl --quick --out "$R/cal_ocl" ;;

@@ -335,7 +335,7 @@ each with its own bbolt store and share ledger, and measures on each preset:
              same checks and rows (packed-kyc-vector/pack …).
   refresh    one verified collective refresh (MPC bootstrap, protocol.Refresh: masked decryption by
              proven masks, cross-checked over every t-subset) of a ciphertext at the preset's refresh
-             floor (eval.RefreshFloorLevel: level 1 on BGVN13/BGVN14, the lowest level a plan's
+             floor (noise.RefreshFloorLevel: level 1 on BGVN13/BGVN14, the lowest level a plan's
              refresh point hands the committee) back to the top level, on committees of each
              --refresh-n size (default 3 and 5; t = ⌊n/2⌋+1), every member contributing a mask from its
              pool (made ahead in the background; the process CPU counts it) (local.Committee.Refresh). ms and cpu ms are the medians over --refresh-k

@@ -21,7 +21,7 @@ import (
 
 // TestEncryptSubmitProof: `fhegate encrypt --submit` encrypts each value as
 // its own input (replicated in every slot) with a proof of plaintext
-// knowledge (issue 11 attack (2)) bound to --owner and the chain and epoch
+// knowledge (against the copied-input attack) bound to --owner and the chain and epoch
 // the member announces, uploads them as one set, and the committee attests
 // the set with one aggregate over bls.InputBatchDigest; with --rooted the
 // answer also carries the upload's input root, whose aggregate verifies. A

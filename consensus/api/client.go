@@ -17,7 +17,7 @@ import (
 
 	"github.com/fhegate/fhegate/bls"
 	"github.com/fhegate/fhegate/fhe"
-	"github.com/fhegate/fhegate/fhe/pkswitch"
+	"github.com/fhegate/fhegate/fhe/noise"
 	"github.com/fhegate/fhegate/fhe/zkpok"
 )
 
@@ -269,7 +269,7 @@ func (j *AttestationJSON) Attestation() (*InputAttestation, error) {
 // rootAttestation decodes an input root: a 32-byte root, at most
 // bls.MaxInputRootDepth 32-byte siblings, an index inside the tree the
 // path describes, a signature of bls.SignatureLen bytes and a signer
-// bitmap of at most pkswitch.MaxMembers bits.
+// bitmap of at most noise.MaxMembers bits.
 func (j *InputRootJSON) rootAttestation() (*InputRootAttestation, error) {
 	if len(j.Path) > bls.MaxInputRootDepth {
 		return nil, fmt.Errorf("path of %d siblings, at most %d", len(j.Path), bls.MaxInputRootDepth)
@@ -290,8 +290,8 @@ func (j *InputRootJSON) rootAttestation() (*InputRootAttestation, error) {
 	if r.Signature, err = hex.DecodeString(strings.TrimPrefix(j.Signature, "0x")); err != nil || len(r.Signature) != bls.SignatureLen {
 		return nil, fmt.Errorf("signature is not %d-byte hex", bls.SignatureLen)
 	}
-	if r.Signers, err = hex.DecodeString(strings.TrimPrefix(j.Signers, "0x")); err != nil || len(r.Signers) == 0 || len(r.Signers) > bls.BitmapLen(pkswitch.MaxMembers) {
-		return nil, fmt.Errorf("signers is not a hex bitmap of 1…%d bytes", bls.BitmapLen(pkswitch.MaxMembers))
+	if r.Signers, err = hex.DecodeString(strings.TrimPrefix(j.Signers, "0x")); err != nil || len(r.Signers) == 0 || len(r.Signers) > bls.BitmapLen(noise.MaxMembers) {
+		return nil, fmt.Errorf("signers is not a hex bitmap of 1…%d bytes", bls.BitmapLen(noise.MaxMembers))
 	}
 	return r, nil
 }

@@ -14,13 +14,14 @@
 // combined from t members' shares with fhe/pkswitch, so a client links
 // neither the committee's protocols (Lattigo's multiparty package) nor its
 // store (bbolt): examples/fheclient, `fhegate encrypt` and `fhegate
-// decrypt`, and the load generator build on this package alone. The server
-// side is package consensus (APIHandler, Member.UploadBatch,
+// decrypt`, and the load generator (bench/load) build on this package
+// alone. The server side is consensus/apiserver (APIHandler: tokens, quotas,
+// body bounds) in front of package consensus (Member.UploadBatch,
 // Member.PrivateRead).
 //
 // Every decoder bounds what it reads: hex fields are length-checked before
 // they are decoded, an attestation lists 1…MaxUploadItems items, an input
 // root's path at most bls.MaxInputRootDepth siblings and its signer bitmap
-// at most pkswitch.MaxMembers bits, and a private-read body at most
+// at most noise.MaxMembers bits, and a private-read body at most
 // PrivateReadBodyLimit bytes.
 package api

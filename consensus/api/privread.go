@@ -18,6 +18,7 @@ import (
 	"github.com/ava-labs/libevm/crypto"
 
 	"github.com/fhegate/fhegate/fhe"
+	"github.com/fhegate/fhegate/fhe/noise"
 	"github.com/fhegate/fhegate/fhe/pkswitch"
 	"github.com/fhegate/fhegate/internal/keccak"
 )
@@ -311,7 +312,7 @@ func ReadPrivate(ctx context.Context, apis []string, token string, r *PrivateRea
 			continue
 		}
 		id := resp.Member
-		if _, dup := shares[id]; dup || resp.Threshold < 1 || resp.Members < resp.Threshold || resp.Members > pkswitch.MaxMembers {
+		if _, dup := shares[id]; dup || resp.Threshold < 1 || resp.Members < resp.Threshold || resp.Members > noise.MaxMembers {
 			errs = append(errs, fmt.Errorf("%s: member %d answered twice or with a bad committee shape", api, resp.Member))
 			continue
 		}

@@ -76,7 +76,7 @@ type InputUpload struct {
 }
 
 // MaxConcurrentStorePuts bounds the StorePut requests a member handles at
-// once (what a client paces its uploads by: internal/loadgen) (each validates and fsyncs a ciphertext of up to
+// once (what a client paces its uploads by: bench/load) (each validates and fsyncs a ciphertext of up to
 // store.MaxCiphertext). A StorePut arriving beyond the bound is not run: it
 // is answered at once with a refusal (0 ‖ "busy: …"; at most 4 such answers
 // in flight to one peer, beyond which it is dropped with a log), and the

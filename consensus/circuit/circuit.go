@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	"github.com/fhegate/fhegate/fhe"
-	"github.com/fhegate/fhegate/policy/eval"
+	"github.com/fhegate/fhegate/fhe/noise"
 )
 
 // RefreshFunc re-encrypts a ciphertext at the top level through the
@@ -26,11 +26,11 @@ type Circuit interface {
 
 // RefreshBounds are the noise bounds a collective refresh is sized from
 // (protocol.RefreshRequest.NoiseBits and WorstBits; 0 means the protocol's
-// defaults: CiphertextNoiseBits, and WorstBits = NoiseBits). NoiseBits bounds
+// defaults: noise.CiphertextBits, and WorstBits = NoiseBits). NoiseBits bounds
 // the part of the input's noise that must stay hidden from the members,
 // WorstBits the whole noise, attacker-known parts included; the refresh
 // floods with σ = 2^30·2^NoiseBits and needs the input at a level ≥
-// eval.RefreshFloorLevel(p, NoiseBits, WorstBits).
+// noise.RefreshFloorLevel(p, NoiseBits, WorstBits).
 type RefreshBounds struct {
 	NoiseBits float64
 	WorstBits float64
@@ -121,10 +121,10 @@ func (ProductSum) Reference(p *fhe.Params, in []int64) uint64 {
 type Deep struct{}
 
 // deepFloor is the level the deep circuit squares down to: the preset's
-// refresh floor (eval.RefreshFloorLevel for fresh-input noise), the
+// refresh floor (noise.RefreshFloorLevel for fresh-input noise), the
 // lowest level at which its refresh has room for the flooding.
 func deepFloor(p *fhe.Params) int {
-	l, err := eval.RefreshFloorLevel(p, 0, 0)
+	l, err := noise.RefreshFloorLevel(p, 0, 0)
 	if err != nil {
 		return 0
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/crdt"
 	"github.com/fhegate/fhegate/fhe/crdt/meta"
-	"github.com/fhegate/fhegate/policy/eval"
+	"github.com/fhegate/fhegate/fhe/noise"
 )
 
 // ErrBadCRDTRequest is returned for an FHECRDT.ValueRequested request whose
@@ -34,7 +34,7 @@ var ErrBadCRDTRequest = errors.New("consensus: bad CRDT value request")
 // Working level. The layout's level is where contributions land for reads
 // decrypted at that level; the committee instead refreshes a read result
 // collectively before its threshold decryption, and a refresh needs a level
-// with room for its flooding (eval.RefreshFloorLevel — level 0 has
+// with room for its flooding (noise.RefreshFloorLevel — level 0 has
 // none). Every writer ciphertext is an upload at the top level, so the
 // committee normalises the contributions to its own working level
 // max(layout level, refresh floor for the aggregate's bounds) (sets: the
@@ -84,7 +84,7 @@ func NewCRDT(kind uint8, metadata []byte, inputs []fhe.Handle, p *fhe.Params) (*
 
 // crdtWorkingLevel returns the refresh bounds of a state's read result and
 // the level the committee normalises its contributions to (see CRDT).
-// NoiseBits: CiphertextNoiseBits per contribution, summed over the entries
+// NoiseBits: noise.CiphertextBits per contribution, summed over the entries
 // (a contribution is a masked, modulus-switched upload). WorstBits: an
 // upload at the input proof's accepted noise, times the block mask (‖L‖∞ <
 // t over N coefficients), divided by the switched prime, summed — it only
@@ -103,12 +103,12 @@ func crdtWorkingLevel(p *fhe.Params, s *meta.State) (RefreshBounds, int, error) 
 			return b, 0, err
 		}
 		sum := math.Log2(float64(len(s.Entries)))
-		b.NoiseBits = eval.CiphertextNoiseBits + sum
+		b.NoiseBits = noise.CiphertextBits + sum
 		// MaskWorstGainBits = log2(N·t/2) − log2 q_min: the block mask's
 		// product and the switch to the working level.
 		b.WorstBits = math.Max(b.NoiseBits, accepted+PolicyNoiseModel(p).MaskWorstGainBits+sum)
 	}
-	floor, err := eval.RefreshFloorLevel(p, b.NoiseBits, b.WorstBits)
+	floor, err := noise.RefreshFloorLevel(p, b.NoiseBits, b.WorstBits)
 	if err != nil {
 		return b, 0, fmt.Errorf("%w: %v", ErrBadCRDTRequest, err)
 	}

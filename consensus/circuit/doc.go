@@ -13,7 +13,7 @@
 // with MaxLevel − 1 levels: PolicyCircuits.LookupPacked) and the mask level
 // (PackLevel: the lowest level at which the packed input both decrypts with
 // every input at the noise its proof accepts and has room for its refresh's
-// flooding, eval.RefreshFloorLevel of PackBounds) are derived in
+// flooding, noise.RefreshFloorLevel of PackBounds) are derived in
 // docs/derivations.md, "Packed batches"; TestPackLevelFloor checks its
 // numbers.
 package circuit

@@ -10,6 +10,7 @@ import (
 
 	"github.com/fhegate/fhegate/consensus/protocol"
 	"github.com/fhegate/fhegate/fhe"
+	"github.com/fhegate/fhegate/fhe/noise"
 	"github.com/fhegate/fhegate/fhe/zkpok"
 	"github.com/fhegate/fhegate/policy"
 	"github.com/fhegate/fhegate/policy/eval"
@@ -73,9 +74,9 @@ output:
 // its decryption level (protocol.PrepareForDecryption; measured in
 // protocol.TestAttackNoisyInputIdentity). For every shipped example, whose
 // comparison polynomials multiply the inputs, it reports how far above the
-// flooding bound the worst case lands: issue 11 stays open there (see
-// docs/committee.md, "Threat model"), so registration still gates on the
-// honest estimate.
+// flooding bound the worst case lands: the noisy-input key probe stays open
+// there (see docs/committee.md, "Threat model"), so registration still gates
+// on the honest estimate.
 func TestAcceptedInputNoise(t *testing.T) {
 	for _, id := range []fhe.PresetID{fhe.BGVN13, fhe.BGVN14} {
 		p := fhe.MustParams(id)
@@ -84,19 +85,19 @@ func TestAcceptedInputNoise(t *testing.T) {
 		m := PolicyNoiseModel(p)
 		require.Equal(t, -1, m.DecryptLevel)
 		m.DecryptLevel = np.Level
-		want, err := zkpok.AcceptedNoiseBits(p, eval.MaxMembers)
+		want, err := zkpok.AcceptedNoiseBits(p, noise.MaxMembers)
 		require.NoError(t, err)
 		require.Equal(t, want, m.AcceptedBits)
-		require.Equal(t, m.RefreshBits, m.InputBits)                                                    // one by one: the entry refresh's output
-		require.Less(t, eval.CommitteePackedNoiseModel(p, eval.MaxMembers).InputBits, m.FloorBits+1.01) // packed: rescaled once
+		require.Equal(t, m.RefreshBits, m.InputBits)                                                     // one by one: the entry refresh's output
+		require.Less(t, eval.CommitteePackedNoiseModel(p, noise.MaxMembers).InputBits, m.FloorBits+1.01) // packed: rescaled once
 		require.Greater(t, m.AcceptedBits, m.InputBits+5)
 
 		plan, err := policy.CompileWith([]byte(linearSpec), PolicyOptions(id))
 		require.NoError(t, err)
-		est, err := plan.CheckNoise(m, eval.CiphertextNoiseBits)
+		est, err := plan.CheckNoise(m, noise.CiphertextBits)
 		require.NoError(t, err)
 		t.Logf("%s linear: inputs 2^%.1f, at decryption 2^%.1f (level %d), refresh exposure 2^%.1f", p.Preset.Name, m.InputBits, est.InputDecryptBits, np.Level, est.InputRefreshBits)
-		require.LessOrEqual(t, est.InputDecryptBits, float64(eval.CiphertextNoiseBits))
+		require.LessOrEqual(t, est.InputDecryptBits, float64(noise.CiphertextBits))
 		require.True(t, math.IsInf(est.InputRefreshBits, -1))
 
 		for _, name := range append(examples.Names(), examples.DeepNames()...) {
@@ -118,5 +119,5 @@ func TestAcceptedInputNoise(t *testing.T) {
 // PrepareForDecryption takes.
 func TestNoiseModelSwitchRescales(t *testing.T) {
 	t.Parallel()
-	require.Equal(t, protocol.MaxSwitchRescales, eval.CommitteeNoiseModel(fhe.MustParams(fhe.BGVN14), eval.MaxMembers).SwitchRescales)
+	require.Equal(t, protocol.MaxSwitchRescales, eval.CommitteeNoiseModel(fhe.MustParams(fhe.BGVN14), noise.MaxMembers).SwitchRescales)
 }

@@ -5,8 +5,8 @@ import (
 	"math"
 
 	"github.com/fhegate/fhegate/fhe"
+	"github.com/fhegate/fhegate/fhe/noise"
 	"github.com/fhegate/fhegate/fhe/zkpok"
-	"github.com/fhegate/fhegate/policy/eval"
 )
 
 // PackHeadroomBits is the headroom PackLevel leaves for the refresh's
@@ -15,18 +15,18 @@ const PackHeadroomBits = 3
 
 // AcceptedInputNoiseBits is log2 of the largest noise ‖e‖∞ an input accepted
 // by its proof of plaintext knowledge may carry for a committee of up to
-// eval.MaxMembers members (zkpok.AcceptedNoiseBits, fhe/zkpok doc,
+// noise.MaxMembers members (zkpok.AcceptedNoiseBits, fhe/zkpok doc,
 // "Soundness slack").
 func AcceptedInputNoiseBits(p *fhe.Params) (float64, error) {
-	return zkpok.AcceptedNoiseBits(p, eval.MaxMembers)
+	return zkpok.AcceptedNoiseBits(p, noise.MaxMembers)
 }
 
 // PackBounds returns the noise bounds of a packed input of up to Slots()
 // requests (docs/derivations.md, "Mask level"): NoiseBits = log2(S·N·t·(E_h + 1) + S)
-// for honest inputs (E_h = B_ct = 2^eval.CiphertextNoiseBits), WorstBits
+// for honest inputs (E_h = B_ct = 2^noise.CiphertextBits), WorstBits
 // the same with the accepted bound E_in.
 func PackBounds(p *fhe.Params) (RefreshBounds, error) {
-	honest := float64(eval.CiphertextNoiseBits)
+	honest := float64(noise.CiphertextBits)
 	accepted, err := AcceptedInputNoiseBits(p)
 	if err != nil {
 		return RefreshBounds{}, err
@@ -39,13 +39,13 @@ func PackBounds(p *fhe.Params) (RefreshBounds, error) {
 // PackLevel is the lowest level at which a packed input of Slots() requests
 // stays decryptable even if every input carries the accepted worst-case
 // noise, and its refresh has room for a flooding that hides the honest
-// noise (eval.RefreshFloorLevel of PackBounds; docs/derivations.md, "Mask level").
+// noise (noise.RefreshFloorLevel of PackBounds; docs/derivations.md, "Mask level").
 func PackLevel(p *fhe.Params) (int, error) {
 	b, err := PackBounds(p)
 	if err != nil {
 		return 0, err
 	}
-	floor, err := eval.RefreshFloorLevel(p, b.NoiseBits, b.WorstBits)
+	floor, err := noise.RefreshFloorLevel(p, b.NoiseBits, b.WorstBits)
 	if err != nil {
 		return 0, fmt.Errorf("consensus: %s cannot pack: %w", p.Preset.Name, err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/engine"
+	"github.com/fhegate/fhegate/fhe/noise"
 	"github.com/fhegate/fhegate/policy"
 	"github.com/fhegate/fhegate/policy/eval"
 )
@@ -163,10 +164,10 @@ func planRefreshBounds(p *fhe.Params, plan *policy.Plan, top int, m policy.Noise
 }
 
 // PolicyNoiseModel is the noise model of a preset's plans for a committee of
-// at most eval.MaxMembers members: eval.CommitteeNoiseModel, the model of
+// at most noise.MaxMembers members: eval.CommitteeNoiseModel, the model of
 // the admission rule (eval.Admit) the chain's registerPolicy applies too.
 func PolicyNoiseModel(p *fhe.Params) policy.NoiseModel {
-	return eval.CommitteeNoiseModel(p, eval.MaxMembers)
+	return eval.CommitteeNoiseModel(p, noise.MaxMembers)
 }
 
 // CompileError returns the recorded compile error of a policy id (nil if
@@ -227,7 +228,7 @@ func NewPlan(plan *policy.Plan, bounds PlanBounds) Circuit {
 
 // BoundsOf returns the refresh bounds of a circuit: a compiled plan's,
 // the defaults for the built-in circuits (fresh inputs, products at the
-// rescale floor: within CiphertextNoiseBits).
+// rescale floor: within noise.CiphertextBits).
 func BoundsOf(c Circuit) PlanBounds {
 	switch c := c.(type) {
 	case planCircuit:

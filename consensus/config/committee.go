@@ -14,7 +14,7 @@ import (
 	"github.com/fhegate/fhegate/consensus/protocol"
 	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
-	"github.com/fhegate/fhegate/policy/eval"
+	"github.com/fhegate/fhegate/fhe/noise"
 )
 
 // MemberInfo is one member's public identity in the committee config.
@@ -34,7 +34,7 @@ type CommitteeConfig struct {
 	Preset       string       `json:"preset"`
 	Threshold    int          `json:"threshold"`
 	Rotations    []int        `json:"rotations,omitempty"`    // Galois keys the plans need
-	FloodingBits int          `json:"floodingBits,omitempty"` // log2(σ_flood / B_ct), 0: eval.DefaultFloodingBits
+	FloodingBits int          `json:"floodingBits,omitempty"` // log2(σ_flood / B_ct), 0: noise.DefaultFloodingBits
 	Members      []MemberInfo `json:"members"`
 }
 
@@ -50,8 +50,8 @@ type MemberSecrets struct {
 // Validate checks the config and returns the preset parameters.
 func (c *CommitteeConfig) Validate() (*fhe.Params, error) {
 	n := len(c.Members)
-	if n < 1 || n > eval.MaxMembers {
-		return nil, fmt.Errorf("consensus: committee of %d members (1..%d)", n, eval.MaxMembers)
+	if n < 1 || n > noise.MaxMembers {
+		return nil, fmt.Errorf("consensus: committee of %d members (1..%d)", n, noise.MaxMembers)
 	}
 	if c.Threshold < 1 || c.Threshold > n {
 		return nil, fmt.Errorf("consensus: threshold %d outside 1..%d", c.Threshold, n)

@@ -75,7 +75,7 @@ func maxCentred(t *testing.T, f *decryptFixture, a, b []byte) *big.Int {
 	return max
 }
 
-// TestChosenC1AttackFails is attack (1) of issue 11: a member uploads
+// TestChosenC1AttackFails is the chosen-c1 key recovery: a member uploads
 // ciphertexts whose c1 it chose (a constant c, then 2c) and asks for their
 // decryption; unsanitised, the honest shares d_j = c·tsk_j + e_j and
 // 2c·tsk_j + e'_j satisfy d' − 2d = e' − 2e, a small value, and two or three

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fhegate/fhegate/fhe"
-	"github.com/fhegate/fhegate/policy/eval"
+	"github.com/fhegate/fhegate/fhe/noise"
 )
 
 // bruteCoalition is max over an honest member h and a coalition C of t−1
@@ -79,7 +79,7 @@ func TestPlanNoiseCoalitionRho(t *testing.T) {
 		require.NoError(t, err)
 		c, _ := new(big.Float).SetInt(amp).Float64()
 		require.InDelta(t, math.Log2(c), plan.CoalitionBits, 1e-9)
-		require.InDelta(t, plan.SigmaBits-eval.CiphertextNoiseBits-math.Log2(c), plan.RhoBits, 1e-9)
+		require.InDelta(t, plan.SigmaBits-noise.CiphertextBits-math.Log2(c), plan.RhoBits, 1e-9)
 		if tc.sigma > 0 {
 			require.Equal(t, tc.sigma, plan.SigmaBits)
 			require.InDelta(t, tc.rho, plan.RhoBits, 0.01)

@@ -18,8 +18,8 @@ import (
 
 	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
+	"github.com/fhegate/fhegate/fhe/noise"
 	"github.com/fhegate/fhegate/fhe/zkpok"
-	"github.com/fhegate/fhegate/policy/eval"
 )
 
 // DKGConfig parameterises a distributed key generation.
@@ -166,8 +166,8 @@ type dkgSession struct {
 
 func newDKGSession(ctx context.Context, g Group, cfg DKGConfig) (*dkgSession, error) {
 	n, t := g.N(), g.Threshold
-	if t < 1 || t > n || n > eval.MaxMembers {
-		return nil, fmt.Errorf("protocol: dkg: %d-of-%d committee outside 1 ≤ t ≤ n ≤ %d", t, n, eval.MaxMembers)
+	if t < 1 || t > n || n > noise.MaxMembers {
+		return nil, fmt.Errorf("protocol: dkg: %d-of-%d committee outside 1 ≤ t ≤ n ≤ %d", t, n, noise.MaxMembers)
 	}
 	if !contains(g.Members, g.Self()) {
 		return nil, errors.New("protocol: dkg: self is not a member")

@@ -101,7 +101,7 @@
 // flooding can be far smaller than 2^λ, Boudgoust–Scholl, ASIACRYPT 2023) and
 // never to share the same ciphertext twice (the share ledger).
 //
-// We set σ_flood ≥ 2^30 · B_ct with B_ct = 2^16 (eval.CiphertextNoiseBits: the
+// We set σ_flood ≥ 2^30 · B_ct with B_ct = 2^16 (noise.CiphertextBits: the
 // measured noise of a Lattigo BGV result is ≈2^4.4 std / 2^6.6 max at
 // N=2^13; 2^16 covers sums of hundreds of them), i.e. σ_flood = 2^46, and
 // choose the lowest level ℓ at which (8σ·Σ_{j∈S}|Δλ_j| + Δ·B_ct)·t_p < Q_ℓ/2
@@ -128,7 +128,7 @@
 // which keeps t⁻¹·M_i in the phase) is then decrypted by every t-subset S
 // of the contributors: member j sends, for each S holding it, its additive
 // share λ_j^S·tsk_j (Lattigo's Combiner) times c1(Z) plus its own flooding
-// E_j^S ← D_{Z,σ_j}, σ_j = 2^eval.RefreshFlooding/√t (GaussianSampler), as
+// E_j^S ← D_{Z,σ_j}, σ_j = 2^noise.RefreshFlooding/√t (GaussianSampler), as
 // one committed bundle issued once through the ledger. The value z = m +
 // ΣM_i is used only when all C(r, t) subsets decode it — with r ≥ 2t−1 one
 // of them is all honest — and the output is the trivial encryption of z at
@@ -137,7 +137,7 @@
 // members every explanation with t−1 deviators includes; a bad proof names
 // its sender. What a receiver learns of Z's noise (the input's plus the
 // honest masks') is hidden by one honest E_j^S per subset; a ciphertext
-// below eval.RefreshFloorLevel (with the masks' noise counted) is refused
+// below noise.RefreshFloorLevel (with the masks' noise counted) is refused
 // (ErrRefreshNoRoom). The vector inputs' RefreshTransform still runs
 // Lattigo's masked transform among exactly t active members (transform.go).
 //

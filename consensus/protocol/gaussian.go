@@ -9,7 +9,7 @@ import (
 
 	"github.com/tuneinsight/lattigo/v6/ring"
 
-	"github.com/fhegate/fhegate/policy/eval"
+	"github.com/fhegate/fhegate/fhe/noise"
 )
 
 // GaussianSampler is the flooding sampler (one for every flooded share:
@@ -69,12 +69,12 @@ func newGaussianSamplerFromSeed(sigmaBits float64, seed [32]byte) (*GaussianSamp
 	r := mrand.New(mrand.NewChaCha8(seed))
 	s := math.Exp2(sigmaBits)
 	if sigmaBits <= narrowSigmaBits {
-		return newNarrowSampler(r, s, math.Min(eval.FloodTailSigmas*s, 0x1p62*1.99)), nil
+		return newNarrowSampler(r, s, math.Min(noise.FloodTailSigmas*s, 0x1p62*1.99)), nil
 	}
-	g := &GaussianSampler{r: r, sigma: s, tail: eval.FloodTailSigmas * s, wide: true}
+	g := &GaussianSampler{r: r, sigma: s, tail: noise.FloodTailSigmas * s, wide: true}
 	s1 := math.Exp2(wideFineSigmaBits)
 	s2 := math.Sqrt(s*s-s1*s1) / math.Exp2(wideShiftBits)
-	g.lo = newNarrowSampler(r, s1, eval.FloodTailSigmas*s1)
+	g.lo = newNarrowSampler(r, s1, noise.FloodTailSigmas*s1)
 	g.hi = newNarrowSampler(r, s2, g.tail*math.Exp2(-wideShiftBits)+math.Exp2(wideSlackBits))
 	// tail ∈ (2^63, 2^102]: its integer part, split exactly (a float64 this
 	// large is an integer; the subtraction only removes high mantissa bits)

@@ -48,7 +48,7 @@ func sampleStats(t *testing.T, bits float64, n int) {
 	t.Logf("σ=2^%v: mean %.2e σ, variance %.6f σ², P[|x|>3σ] %.5f", bits, mean, variance, float64(beyond3)/float64(n))
 }
 
-// TestFloodingSamplerMoments is attack (3) of issue 11: the old sampler
+// TestFloodingSamplerMoments is the coarse-flooding attack: the old sampler
 // rounded 2^46·NormFloat64() (a ziggurat, outputs on coarse grids). The
 // sampler must have mean 0, variance σ² and the Gaussian's tail mass, at
 // σ = 2^20, 2^46 and 2^60 (the convolution's range) and at 2^61, 2^75, 2^90

@@ -14,7 +14,7 @@ import (
 	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/fhetest"
-	"github.com/fhegate/fhegate/policy/eval"
+	"github.com/fhegate/fhegate/fhe/noise"
 )
 
 // kShift is a corrupt active old member in a re-encryption: it adds the
@@ -98,7 +98,7 @@ func secretCoeffs(p *fhe.Params, s *rlwe.SecretKey) []int64 {
 // receiver computes the same ciphertext, so the new members' "t old
 // members agree" quorum accepts it, and its phase under the new secret s′
 // is K·s′ + (noise ≈ t·2^46): the adoption refresh under the new key shows
-// every new member that phase up to its own flooding (2^eval.RefreshFlooding of
+// every new member that phase up to its own flooding (2^noise.RefreshFlooding of
 // the rotation's bounds, ≪ K), and round(view/K) = s′. The control run
 // without the shift reads nothing.
 //
@@ -117,7 +117,7 @@ func TestReencryptKShift(t *testing.T) {
 	want := secretCoeffs(p, sNew)
 	plan, err := PlanNoise(p, 3, 2, 0)
 	require.NoError(t, err)
-	var k = uint64(1) << 63 // 2^63: K must fit a uint64 here; 2^64 in the issue
+	var k = uint64(1) << 63 // 2^63: K must fit a uint64 here; the attack as first described used 2^64
 	r := rand.New(rand.NewPCG(5, 6))
 	in := mustEnc(t, fhe.NewEncryptor(old.kms[0].Public), fhetest.RandInts(r, p.Slots(), 1000))
 	active := []transport.MemberID{1, 2}
@@ -144,8 +144,8 @@ func TestReencryptKShift(t *testing.T) {
 		return outs
 	}
 	// The adoption refresh floods for (t+1)·B_ct of hidden noise.
-	refreshSigma := eval.RefreshFlooding(math.Log2(3 * math.Exp2(eval.CiphertextNoiseBits)))
-	require.Greater(t, 64.0, refreshSigma+math.Log2(eval.FloodTailSigmas)+2, "K·s′ stands out of the adoption refresh's flooding")
+	refreshSigma := noise.RefreshFlooding(math.Log2(3 * math.Exp2(noise.CiphertextBits)))
+	require.Greater(t, 64.0, refreshSigma+math.Log2(noise.FloodTailSigmas)+2, "K·s′ stands out of the adoption refresh's flooding")
 
 	t.Run("control: no shift, nothing read", func(t *testing.T) {
 		outs := run("reenc/kshift/control", nil)

@@ -13,8 +13,8 @@ import (
 
 	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
+	"github.com/fhegate/fhegate/fhe/noise"
 	"github.com/fhegate/fhegate/fhe/zkpok"
-	"github.com/fhegate/fhegate/policy/eval"
 )
 
 // noisyInput returns an encryption of vals whose c0 carries, on top of the
@@ -127,7 +127,7 @@ func TestAttackNoisyInputIdentity(t *testing.T) {
 	require.NoError(t, err)
 	plan, err := PlanNoise(p, 5, 3, 0)
 	require.NoError(t, err)
-	accepted, err := zkpok.AcceptedNoiseBits(p, eval.MaxMembers)
+	accepted, err := zkpok.AcceptedNoiseBits(p, noise.MaxMembers)
 	require.NoError(t, err)
 	tks := shamirKeys(t, p, keys.Secret, 5, 3)
 	set := []transport.MemberID{1, 2, 4}
@@ -149,14 +149,14 @@ func TestAttackNoisyInputIdentity(t *testing.T) {
 		require.Equal(t, plan.Level, low.Level())
 		nIn, nDrop, nLow := phaseNoiseBits(t, p, keys.Secret, in, []uint64{42, 7, 9}), phaseNoiseBits(t, p, keys.Secret, dropped, want), phaseNoiseBits(t, p, keys.Secret, low, want)
 		t.Logf("seed %d: input noise 2^%.1f (accepted ≤ 2^%.1f); masked and dropped 2^%.1f; modulus-switched 2^%.1f (B_ct 2^%d, σ 2^%.0f)",
-			seed, nIn, accepted, nDrop, nLow, eval.CiphertextNoiseBits, plan.SigmaBits)
+			seed, nIn, accepted, nDrop, nLow, noise.CiphertextBits, plan.SigmaBits)
 		// Without the modulus switch the accepted bound (2^41.0) is NOT
 		// hidden (2^35.4 > B_ct): no plan ever sees an upload before its
 		// entry refresh (consensus, docs/committee.md "Entry refresh"); the
 		// switch is the second line that still hides it.
-		require.Greater(t, nDrop, float64(eval.CiphertextNoiseBits), "the switch is needed for an input at the accepted bound")
+		require.Greater(t, nDrop, float64(noise.CiphertextBits), "the switch is needed for an input at the accepted bound")
 		require.Less(t, nLow, nDrop-4, "the modulus switch divides it by the dropped prime")
-		require.LessOrEqual(t, nLow, float64(eval.CiphertextNoiseBits))
+		require.LessOrEqual(t, nLow, float64(noise.CiphertextBits))
 
 		shares := map[transport.MemberID]DecryptionShare{}
 		for _, id := range []transport.MemberID{1, 2, 4, 5} {

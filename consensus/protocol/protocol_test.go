@@ -14,7 +14,7 @@ import (
 	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/fhetest"
-	"github.com/fhegate/fhegate/policy/eval"
+	"github.com/fhegate/fhegate/fhe/noise"
 )
 
 type memLedger struct {
@@ -172,7 +172,7 @@ func TestDKGThresholdDecrypt(t *testing.T) {
 		}
 	})
 	t.Run("same ciphertext again: sanitised anew and answered", func(t *testing.T) {
-		// Attack (4) of issue 11: a second decryption of the same ciphertext
+		// The repeated request: a second decryption of the same ciphertext
 		// (an identical request) used to be refused forever by the ledger.
 		// It is now a new sanitised ciphertext, and answered.
 		first := f.decrypt(t, f.rot, "dec/1b", all(5), nil)
@@ -317,7 +317,7 @@ func (f *decryptFixture) testRefreshThenDecrypt(t *testing.T) {
 		require.ErrorIs(t, err, ErrNeedsRefresh)
 	}
 	// the lowest level a refresh has room for its flooding at
-	floor, err := eval.RefreshFloorLevel(f.p, 0, 0)
+	floor, err := noise.RefreshFloorLevel(f.p, 0, 0)
 	require.NoError(t, err)
 	low, err := ev.DropLevels(f.rot, f.rot.Level()-floor)
 	require.NoError(t, err)
@@ -372,8 +372,8 @@ func TestPlanNoise(t *testing.T) {
 		plan, err := PlanNoise(p, tc.n, tc.t, 0)
 		require.NoError(t, err)
 		require.GreaterOrEqual(t, plan.HeadroomBits, 2.0)
-		require.GreaterOrEqual(t, plan.FloodingBits, float64(eval.DefaultFloodingBits))
-		require.Equal(t, float64(eval.CiphertextNoiseBits+eval.DefaultFloodingBits), plan.BaseSigmaBits)
+		require.GreaterOrEqual(t, plan.FloodingBits, float64(noise.DefaultFloodingBits))
+		require.Equal(t, float64(noise.CiphertextBits+noise.DefaultFloodingBits), plan.BaseSigmaBits)
 		require.LessOrEqual(t, plan.SigmaBits, float64(maxPlanSigmaBits))
 		t.Logf("%s %d-of-%d: %+v", p.Preset.Name, tc.t, tc.n, plan)
 	}

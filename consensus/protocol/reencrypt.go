@@ -12,7 +12,7 @@ import (
 
 	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
-	"github.com/fhegate/fhegate/policy/eval"
+	"github.com/fhegate/fhegate/fhe/noise"
 )
 
 // KindReencrypt is the ledger kind of the collective public-key switch
@@ -28,7 +28,7 @@ const KindReencrypt ShareKind = "reenc"
 //
 // The σ is the threshold decryption's configured one: σ = 2^BaseSigmaBits
 // of the committee's NoisePlan (PlanNoise; a decryption may raise it with
-// its level's headroom, a re-encryption does not), by default 2^(eval.CiphertextNoiseBits+eval.DefaultFloodingBits)
+// its level's headroom, a re-encryption does not), by default 2^(noise.CiphertextBits+noise.DefaultFloodingBits)
 // = 2^46, i.e. 2^30 times the noise bound B_ct of the ciphertext whose
 // phase the share exposes. The reason is the same: the switched ciphertext's
 // noise is e_ct + Σ_j E_j (+ small terms), and it is exposed — to every new
@@ -47,7 +47,7 @@ func ReencryptSigmaBits(p *fhe.Params, plan NoisePlan, level, t int) (float64, e
 	}
 	sigmaBits := plan.BaseSigmaBits
 	if sigmaBits <= 0 {
-		sigmaBits = eval.CiphertextNoiseBits + eval.DefaultFloodingBits
+		sigmaBits = noise.CiphertextBits + noise.DefaultFloodingBits
 	}
 	if sigmaBits > maxSigmaBits {
 		sigmaBits = maxSigmaBits
@@ -56,7 +56,7 @@ func ReencryptSigmaBits(p *fhe.Params, plan NoisePlan, level, t int) (float64, e
 	for _, q := range p.Q()[:level+1] {
 		logQ += math.Log2(float64(q))
 	}
-	total := math.Max(sigmaBits+math.Log2(eval.FloodTailSigmas*float64(t)), eval.CiphertextNoiseBits) + 1
+	total := math.Max(sigmaBits+math.Log2(noise.FloodTailSigmas*float64(t)), noise.CiphertextBits) + 1
 	if head := logQ - 1 - math.Log2(float64(p.PlaintextModulus())) - total; head < 2 {
 		return 0, fmt.Errorf("protocol: level %d cannot carry 2^%.0f flooding for %d re-encryption shares", level, sigmaBits, t)
 	}

@@ -14,21 +14,21 @@ import (
 
 	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
+	"github.com/fhegate/fhegate/fhe/noise"
 	"github.com/fhegate/fhegate/fhe/zkpok"
-	"github.com/fhegate/fhegate/policy/eval"
 )
 
 // ErrRefreshNoRoom is returned, before any share is issued, for a refresh
-// whose input level is below eval.RefreshFloorLevel: its modulus cannot hold
+// whose input level is below noise.RefreshFloorLevel: its modulus cannot hold
 // the input noise plus the flooding that hides it.
 var ErrRefreshNoRoom = errors.New("protocol: refresh input level has no room for the flooding")
 
 // RefreshShareSigmaBits is log2 of each member's flooding σ_j in one
-// t-subset's decryption of a refresh: σ_j = 2^eval.RefreshFlooding(noiseBits)/√t,
+// t-subset's decryption of a refresh: σ_j = 2^noise.RefreshFlooding(noiseBits)/√t,
 // so the t independent floodings of a subset sum to σ =
-// 2^eval.RefreshFlooding(noiseBits).
+// 2^noise.RefreshFlooding(noiseBits).
 func RefreshShareSigmaBits(noiseBits float64, t int) float64 {
-	return eval.RefreshFlooding(noiseBits) - math.Log2(float64(t))/2
+	return noise.RefreshFlooding(noiseBits) - math.Log2(float64(t))/2
 }
 
 // CheckedMembers is the number of members whose shares a decryption or a
@@ -71,14 +71,14 @@ type RefreshRequest struct {
 	// encryption noise, rounding noise of rescales, plaintext carries of
 	// products). Every member decrypting the masked input sees the input's
 	// noise plus the flooding, so the flooding is sized from it
-	// (eval.RefreshFlooding) and from the honest masks' encryption noise.
+	// (noise.RefreshFlooding) and from the honest masks' encryption noise.
 	// It must also cover the sanitisation's encryption of zero: a value
-	// below eval.CiphertextNoiseBits (0 included) counts as eval.CiphertextNoiseBits.
+	// below noise.CiphertextBits (0 included) counts as noise.CiphertextBits.
 	NoiseBits float64
 	// WorstBits is log2 of a bound on the input's whole phase noise,
 	// including parts an attacker knows and therefore need not be hidden
 	// (inputs crafted at the input proof's accepted bound): it only has to
-	// fit the level (eval.RefreshFloorLevel), with the masks' accepted
+	// fit the level (noise.RefreshFloorLevel), with the masks' accepted
 	// noise added. A value below NoiseBits (0 included) counts as NoiseBits.
 	WorstBits float64
 }
@@ -147,7 +147,7 @@ func (e *ErrRefreshDisagree) Error() string {
 // t−1) times by independent samples of one honest member, which multiplies
 // the Rényi bound of one flooding (log R_2 ≤ N·t·2^−60, docs/committee.md)
 // by that count. Decoding needs t_p·(2^WorstBits + 8σ) < Q_ℓ/4 with the
-// masks' accepted noise counted in WorstBits (eval.RefreshFloorLevel); a
+// masks' accepted noise counted in WorstBits (noise.RefreshFloorLevel); a
 // ciphertext below that level is refused with ErrRefreshNoRoom before the
 // coin toss, so no share is issued.
 func Refresh(ctx context.Context, g Group, key *ThresholdKey, led Ledger, req RefreshRequest) (*fhe.Ciphertext, error) {
@@ -218,18 +218,18 @@ func Refresh(ctx context.Context, g Group, key *ThresholdKey, led Ledger, req Re
 
 // refreshRoom is the no-room and flooding-size check of a refresh (Refresh,
 // RefreshTransform) of inputs at level among t active members, run before
-// any coin toss or share: it applies eval.RefreshNoiseBounds, refuses a level below
-// eval.RefreshFloorLevel with ErrRefreshNoRoom, and returns log2 σ_j
+// any coin toss or share: it applies noise.RefreshBounds, refuses a level below
+// noise.RefreshFloorLevel with ErrRefreshNoRoom, and returns log2 σ_j
 // (RefreshShareSigmaBits), refused beyond the sampler's range.
 func refreshRoom(p *fhe.Params, t, level int, noiseBits, worstBits float64, what string) (float64, error) {
-	noiseBits, worstBits = eval.RefreshNoiseBounds(noiseBits, worstBits)
-	floor, err := eval.RefreshFloorLevel(p, noiseBits, worstBits)
+	noiseBits, worstBits = noise.RefreshBounds(noiseBits, worstBits)
+	floor, err := noise.RefreshFloorLevel(p, noiseBits, worstBits)
 	if err != nil {
 		return 0, fmt.Errorf("%w: %w", ErrRefreshNoRoom, err)
 	}
 	if level < floor {
 		return 0, fmt.Errorf("%w: ciphertext at level %d, floor %d for noise 2^%.1f (worst 2^%.1f, flooding 2^%.1f) on %s",
-			ErrRefreshNoRoom, level, floor, noiseBits, worstBits, eval.RefreshFlooding(noiseBits), p.Preset.Name)
+			ErrRefreshNoRoom, level, floor, noiseBits, worstBits, noise.RefreshFlooding(noiseBits), p.Preset.Name)
 	}
 	sigmaBits := RefreshShareSigmaBits(noiseBits, t)
 	if sigmaBits > maxSamplerSigmaBits {

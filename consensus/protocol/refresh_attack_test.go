@@ -14,7 +14,7 @@ import (
 	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/fhetest"
-	"github.com/fhegate/fhegate/policy/eval"
+	"github.com/fhegate/fhegate/fhe/noise"
 )
 
 // A member running modified code tries to move a refresh's output. The
@@ -81,7 +81,7 @@ func refreshInput(t *testing.T, c *testCommittee, want []int64) *fhe.Ciphertext 
 	p := c.keys[0].Params
 	ct, err := fhe.NewEncryptor(c.kms[0].Public).EncryptInts(want)
 	require.NoError(t, err)
-	floor, err := eval.RefreshFloorLevel(p, 0, 0)
+	floor, err := noise.RefreshFloorLevel(p, 0, 0)
 	require.NoError(t, err)
 	ev, err := fhe.NewEvaluator(p, fhe.EvaluationKeys{Relin: c.kms[0].Relin})
 	require.NoError(t, err)

@@ -17,9 +17,9 @@ import (
 
 	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
+	"github.com/fhegate/fhegate/fhe/noise"
 	"github.com/fhegate/fhegate/fhe/zkpok"
 	"github.com/fhegate/fhegate/internal/par"
-	"github.com/fhegate/fhegate/policy/eval"
 )
 
 // The pieces of the verified refresh (Refresh): proven masks, per-subset
@@ -65,7 +65,7 @@ func proofKey(pk *fhe.PublicKey, given *zkpok.Key) (*zkpok.Key, error) {
 // joins what the flooding hides, a mask at the proof's accepted bound joins
 // the worst case the level must hold.
 func maskedBounds(zk *zkpok.Key, members, r int, noiseBits, worstBits float64) (float64, float64) {
-	noiseBits, worstBits = eval.RefreshNoiseBounds(noiseBits, worstBits)
+	noiseBits, worstBits = noise.RefreshBounds(noiseBits, worstBits)
 	rr := float64(r)
 	noiseBits = math.Log2(math.Exp2(noiseBits) + rr*math.Exp2(zk.PP.HonestNoiseBits(members)))
 	worstBits = math.Log2(math.Exp2(worstBits) + rr*math.Exp2(zk.PP.AcceptedNoiseBits(members)))

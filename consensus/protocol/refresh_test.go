@@ -14,7 +14,7 @@ import (
 	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/fhetest"
-	"github.com/fhegate/fhegate/policy/eval"
+	"github.com/fhegate/fhegate/fhe/noise"
 )
 
 // packedNoise is the (NoiseBits, WorstBits) of a refresh of a packed input
@@ -39,21 +39,21 @@ func TestRefreshFloorLevel(t *testing.T) {
 		{id: fhetest.InsecureBGVN10, noise: packedNoise[0], worst: packedNoise[1], floor: 3},
 		{id: fhetest.InsecureBGVN10Deep, floor: 1},
 		{id: fhetest.InsecureBGVN10Deep, noise: packedNoise[0], worst: packedNoise[1], floor: 2},
-		// a bound below eval.CiphertextNoiseBits counts as eval.CiphertextNoiseBits
+		// a bound below noise.CiphertextBits counts as noise.CiphertextBits
 		// (the sanitisation's own noise)
 		{id: fhe.BGVN14, noise: 4, floor: 1},
 	} {
 		p := fhe.MustParams(tc.id)
-		floor, err := eval.RefreshFloorLevel(p, tc.noise, tc.worst)
+		floor, err := noise.RefreshFloorLevel(p, tc.noise, tc.worst)
 		require.NoError(t, err)
 		require.Equal(t, tc.floor, floor, "%s (%v, %v)", p.Preset.Name, tc.noise, tc.worst)
 	}
-	require.Equal(t, 46.0, eval.RefreshFlooding(0))
-	require.Equal(t, 46.0, eval.RefreshFlooding(4))
-	require.Equal(t, 87.0, eval.RefreshFlooding(57))
+	require.Equal(t, 46.0, noise.RefreshFlooding(0))
+	require.Equal(t, 46.0, noise.RefreshFlooding(4))
+	require.Equal(t, 87.0, noise.RefreshFlooding(57))
 	require.InDelta(t, 46-math.Log2(3)/2, RefreshShareSigmaBits(0, 3), 1e-12)
 	// no level of InsecureBGVN10 (log Q = 162) holds a 2^(30+120) flooding
-	_, err := eval.RefreshFloorLevel(fhe.MustParams(fhetest.InsecureBGVN10), 120, 0)
+	_, err := noise.RefreshFloorLevel(fhe.MustParams(fhetest.InsecureBGVN10), 120, 0)
 	require.Error(t, err)
 }
 
@@ -162,7 +162,7 @@ func TestRefreshFloor(t *testing.T) {
 		f := newRefreshCommittee(t, id)
 		for _, nb := range [][2]float64{{0, 0}, packedNoise} {
 			name := fmt.Sprintf("%s/noise=%v,worst=%v", f.p.Preset.Name, nb[0], nb[1])
-			floor, err := eval.RefreshFloorLevel(f.p, nb[0], nb[1])
+			floor, err := noise.RefreshFloorLevel(f.p, nb[0], nb[1])
 			require.NoError(t, err)
 			require.Greater(t, floor, 0, name)
 			t.Run(name+"/at floor", func(t *testing.T) {
@@ -256,14 +256,14 @@ func withNoise(t *testing.T, p *fhe.Params, ct *fhe.Ciphertext, bits int, seed u
 	return out
 }
 
-// TestRefreshMemberView is issue 11's attack on the refresh: a member that
+// TestRefreshMemberView is the noise-leak attack on the refresh: a member that
 // finalises a refresh learns the input's phase noise e_in (a function of s
 // and of the plaintexts' product carries) plus the flooding. It reproduces
 // that member's view for two inputs with the same plaintext and very
 // different noise (std ≈2^4, a relinearised product of fresh encryptions at
 // N = 2^10, and ≈2^13.2 with a uniform ±2^14 added): without the flooding (Lattigo's own 3.2-σ share noise only)
 // the remainder's spread tells them apart by far; with the refresh's
-// flooding its std is σ = 2^eval.RefreshFlooding (within a factor 1.2) for
+// flooding its std is σ = 2^noise.RefreshFlooding (within a factor 1.2) for
 // both, and their means and stds agree within the resolution of 16 384
 // coefficients. The packed bound (NoiseBits 57, σ = 2^87, wide sampler) is
 // checked for its σ at its floor level.
@@ -280,11 +280,11 @@ func TestRefreshMemberView(t *testing.T) {
 		return xs
 	}
 	for _, nb := range [][2]float64{{0, 0}, packedNoise} {
-		floor, err := eval.RefreshFloorLevel(f.p, nb[0], nb[1])
+		floor, err := noise.RefreshFloorLevel(f.p, nb[0], nb[1])
 		require.NoError(t, err)
 		small := f.atLevel(t, floor)
 		large := withNoise(t, f.p, small, 14, uint64(floor))
-		sigma := math.Exp2(eval.RefreshFlooding(nb[0]))
+		sigma := math.Exp2(noise.RefreshFlooding(nb[0]))
 		t.Run(fmt.Sprintf("noise=%v", nb[0]), func(t *testing.T) {
 			if nb[0] == 0 {
 				// the attack: without flooding the view is the input's noise
@@ -320,7 +320,7 @@ func TestRefreshMemberView(t *testing.T) {
 func TestRefreshShareReissued(t *testing.T) {
 	t.Parallel()
 	f := newRefreshCommittee(t, fhetest.InsecureBGVN10)
-	floor, err := eval.RefreshFloorLevel(f.p, 0, 0)
+	floor, err := noise.RefreshFloorLevel(f.p, 0, 0)
 	require.NoError(t, err)
 	ct := f.atLevel(t, floor)
 	ids := f.c.members

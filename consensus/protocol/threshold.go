@@ -18,15 +18,16 @@ import (
 
 	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
+	"github.com/fhegate/fhegate/fhe/noise"
 	"github.com/fhegate/fhegate/fhe/pkswitch"
-	"github.com/fhegate/fhegate/policy/eval"
 )
 
 // Noise constants (see doc.go, "Noise flooding"). The committee size bound
-// (eval.MaxMembers), the ciphertext noise bound B_ct
-// (eval.CiphertextNoiseBits), the flooding margin (eval.DefaultFloodingBits)
-// and the 8σ tail cut (eval.FloodTailSigmas) are the admission rule's
-// (policy/eval), which the chain applies too.
+// (noise.MaxMembers), the ciphertext noise bound B_ct
+// (noise.CiphertextBits), the flooding margin (noise.DefaultFloodingBits)
+// and the 8σ tail cut (noise.FloodTailSigmas) are fhe/noise's, the same
+// bounds the admission rule (policy/eval) checks plans against on the chain
+// and in the committee.
 const (
 	// maxSigmaBits bounds the configured flooding σ (floodingBits) and the
 	// re-encryption's σ; the headroom can raise a decryption's σ further, up
@@ -135,8 +136,8 @@ func IntegerLagrange(n int, set []transport.MemberID) (map[transport.MemberID]*b
 
 // LagrangeBound returns max over t-subsets S of {1..n} of Σ_{j∈S} |Δλ_j^S|.
 func LagrangeBound(n, t int) (*big.Int, error) {
-	if n < 1 || n > eval.MaxMembers || t < 1 || t > n {
-		return nil, fmt.Errorf("protocol: committee %d-of-%d outside 1 ≤ t ≤ n ≤ %d", t, n, eval.MaxMembers)
+	if n < 1 || n > noise.MaxMembers || t < 1 || t > n {
+		return nil, fmt.Errorf("protocol: committee %d-of-%d outside 1 ≤ t ≤ n ≤ %d", t, n, noise.MaxMembers)
 	}
 	best := new(big.Int)
 	ids := make([]transport.MemberID, n)
@@ -182,7 +183,7 @@ type NoisePlan struct {
 	LagrangeBits  float64 // log2 max Σ|Δλ|
 	// CoalitionBits is log2 C(n−1, t−1), the largest factor by which a
 	// coalition of t−1 members sees an honest share's flooding shrunk
-	// (CoalitionAmplification), and RhoBits = SigmaBits − eval.CiphertextNoiseBits
+	// (CoalitionAmplification), and RhoBits = SigmaBits − noise.CiphertextBits
 	// − CoalitionBits is log2 ρ, the number of the honest flooding's standard
 	// deviations that the secret-dependent ciphertext noise is hidden by, in
 	// the coalition's view (docs/committee.md, "Flooding against a
@@ -203,8 +204,8 @@ type NoisePlan struct {
 // TestCoalitionAmplification checks the closed form against every
 // (h, C) for several (t, n).
 func CoalitionAmplification(n, t int) (*big.Int, error) {
-	if n < 1 || n > eval.MaxMembers || t < 1 || t > n {
-		return nil, fmt.Errorf("protocol: committee %d-of-%d outside 1 ≤ t ≤ n ≤ %d", t, n, eval.MaxMembers)
+	if n < 1 || n > noise.MaxMembers || t < 1 || t > n {
+		return nil, fmt.Errorf("protocol: committee %d-of-%d outside 1 ≤ t ≤ n ≤ %d", t, n, noise.MaxMembers)
 	}
 	return new(big.Int).Binomial(int64(n-1), int64(t-1)), nil
 }
@@ -219,7 +220,7 @@ func PlanNoise(p *fhe.Params, n, t, floodingBits int) (NoisePlan, error) {
 		return NoisePlan{}, fmt.Errorf("protocol: threshold decryption is implemented for BGV presets, %s is %v", p.Preset.Name, p.Scheme())
 	}
 	if floodingBits <= 0 {
-		floodingBits = eval.DefaultFloodingBits
+		floodingBits = noise.DefaultFloodingBits
 	}
 	lb, err := LagrangeBound(n, t)
 	if err != nil {
@@ -232,7 +233,7 @@ func PlanNoise(p *fhe.Params, n, t, floodingBits int) (NoisePlan, error) {
 	}
 	coalBits := bigLog2(amp)
 	dBits := bigLog2(Factorial(n))
-	sigmaBits := float64(eval.CiphertextNoiseBits + floodingBits)
+	sigmaBits := float64(noise.CiphertextBits + floodingBits)
 	if sigmaBits > maxSigmaBits {
 		sigmaBits = maxSigmaBits
 	}
@@ -240,8 +241,8 @@ func PlanNoise(p *fhe.Params, n, t, floodingBits int) (NoisePlan, error) {
 	logQ := 0.0
 	for lvl, q := range p.Q() {
 		logQ += math.Log2(float64(q))
-		flood := sigmaBits + math.Log2(eval.FloodTailSigmas) + lbBits
-		ct := dBits + eval.CiphertextNoiseBits
+		flood := sigmaBits + math.Log2(noise.FloodTailSigmas) + lbBits
+		ct := dBits + noise.CiphertextBits
 		total := math.Max(flood, ct) + 1
 		head := logQ - 1 - logT - total
 		if head >= 2 {
@@ -250,16 +251,16 @@ func PlanNoise(p *fhe.Params, n, t, floodingBits int) (NoisePlan, error) {
 			// up to 2^59), which only strengthens the flooding.
 			base := sigmaBits
 			sb := math.Min(sigmaBits+math.Floor(head-2), maxPlanSigmaBits)
-			if sb > sigmaBits && sb+math.Log2(eval.FloodTailSigmas)+lbBits > ct {
-				flood := sb + math.Log2(eval.FloodTailSigmas) + lbBits
+			if sb > sigmaBits && sb+math.Log2(noise.FloodTailSigmas)+lbBits > ct {
+				flood := sb + math.Log2(noise.FloodTailSigmas) + lbBits
 				total = math.Max(flood, ct) + 1
 				head = logQ - 1 - logT - total
 			} else {
 				sb = sigmaBits
 			}
-			return NoisePlan{Level: lvl, SigmaBits: sb, BaseSigmaBits: base, FloodingBits: sb - eval.CiphertextNoiseBits, LogQ: logQ,
+			return NoisePlan{Level: lvl, SigmaBits: sb, BaseSigmaBits: base, FloodingBits: sb - noise.CiphertextBits, LogQ: logQ,
 				CombineBits: total, HeadroomBits: head, DeltaBits: dBits, LagrangeBits: lbBits,
-				CoalitionBits: coalBits, RhoBits: sb - eval.CiphertextNoiseBits - coalBits, RequireRefresh: lvl > 0}, nil
+				CoalitionBits: coalBits, RhoBits: sb - noise.CiphertextBits - coalBits, RequireRefresh: lvl > 0}, nil
 		}
 	}
 	return NoisePlan{}, fmt.Errorf("protocol: %s cannot carry %d bits of flooding for a %d-of-%d committee", p.Preset.Name, floodingBits, t, n)

@@ -17,7 +17,7 @@ import (
 	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/fhetest"
-	"github.com/fhegate/fhegate/policy/eval"
+	"github.com/fhegate/fhegate/fhe/noise"
 )
 
 var seedSuffix = regexp.MustCompile(`/[0-9a-f]{12}(/\[[0-9 ]+\])?(/mask)?(/echo)?$`)
@@ -70,7 +70,7 @@ func TestProtocolTranscript(t *testing.T) {
 	require.NoError(t, err)
 	ct, err := fhe.NewEncryptor(c.kms[0].Public).EncryptInts([]int64{5, 6, 7})
 	require.NoError(t, err)
-	floor, err := eval.RefreshFloorLevel(p, 0, 0)
+	floor, err := noise.RefreshFloorLevel(p, 0, 0)
 	require.NoError(t, err)
 	low, err := ev.DropLevels(ct, ct.Level()-floor)
 	require.NoError(t, err)

@@ -15,7 +15,7 @@ import (
 	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/fhetest"
-	"github.com/fhegate/fhegate/policy/eval"
+	"github.com/fhegate/fhegate/fhe/noise"
 )
 
 // transformFixture is a 2-of-3 committee (newRefreshCommittee) with A
@@ -33,7 +33,7 @@ type transformFixture struct {
 func newTransformFixture(t *testing.T, inputs int, seed uint64) *transformFixture {
 	f := &transformFixture{refreshCommittee: newRefreshCommittee(t, fhetest.InsecureBGVN10)}
 	var err error
-	f.floor, err = eval.RefreshFloorLevel(f.p, 0, 0)
+	f.floor, err = noise.RefreshFloorLevel(f.p, 0, 0)
 	require.NoError(t, err)
 	r := rand.New(rand.NewPCG(seed, 17))
 	tp := f.p.PlaintextModulus()

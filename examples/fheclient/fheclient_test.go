@@ -22,7 +22,7 @@ import (
 )
 
 // TestUploadAttachesProof: Upload proves plaintext knowledge for the owner
-// (issue 11 attack (2)) of each value with the chain id and epoch the
+// (against the copied-input attack) of each value with the chain id and epoch the
 // committee announces with its key, and the committee attests the set with
 // one aggregate over bls.InputBatchDigest (proof digests in the root).
 func TestUploadAttachesProof(t *testing.T) {

@@ -39,7 +39,7 @@ type Engine struct {
 // `level` (or where it is, if lower) instead of dropping it to level 0: the
 // committee refreshes a read result collectively before its threshold
 // decryption, and a refresh needs a level with room for its flooding
-// (eval.RefreshFloorLevel).
+// (noise.RefreshFloorLevel).
 func (e *Engine) WithReadLevel(level int) *Engine {
 	c := *e
 	c.readLevel = max(level, 0)

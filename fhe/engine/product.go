@@ -90,7 +90,7 @@ type ProductRouter interface {
 // Montgomery form, TMontgomery). The limbs go to the installed
 // ProductRouter as one batch; without one, or when it declines, they run
 // Lattigo's loop in Lattigo's order. Byte-identical to Lattigo either way
-// (TestTensorBGVByteIdentical). out may alias a or b (as Lattigo's Mul
+// (test/fhecheck's TestTensorBGVByteIdentical). out may alias a or b (as Lattigo's Mul
 // into an operand).
 func TensorBGV(ringQ *ring.Ring, tMont ring.RNSScalar, a, b, out []ring.Poly) {
 	if same(out[0], b[0]) {
@@ -240,7 +240,8 @@ type LinCombRouter interface {
 // LinComb runs jobs through the installed LinCombRouter as one batch; when
 // there is none or it declines, each job's terms go to MulAdd (the
 // ProductRouter's, else Lattigo's loop) in order. Byte-identical to
-// Lattigo's term-by-term MulThenAdd either way (TestLinCombByteIdentical).
+// Lattigo's term-by-term MulThenAdd either way (test/fhecheck's
+// TestLinCombByteIdentical).
 func LinComb(jobs []LinCombJob) {
 	if len(jobs) == 0 {
 		return

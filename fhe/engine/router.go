@@ -28,7 +28,7 @@ type Job struct {
 // larger than Lattigo's lazy output is acceptable: Lattigo's
 // NTTLazy/INTTLazy, or the reduced transform (in [0, q)) that an accelerator proved
 // byte-identical to SubRing.NTT/INTT computes. Both give the same bytes once
-// the engine reduces (TestRelinearizeByteIdentical checks it on every preset
+// the engine reduces (test/fhecheck's TestRelinearizeByteIdentical checks it on every preset
 // and level). A router must write every
 // Dst before it returns, and must not keep the slices.
 type Router interface {

@@ -9,7 +9,7 @@
 // Δλ_j, Δ = n! ("Practical Threshold Signatures", EUROCRYPT 2000), into an
 // encryption of the plaintext under pk' (the combination of Lattigo's
 // PublicKeySwitchProtocol, Mouchet et al., PETS 2021, §IV-C, over Shamir
-// rather than additive shares). It imports only fhe and Lattigo's rlwe and
+// rather than additive shares). It imports only fhe (and fhe/noise) and Lattigo's rlwe and
 // ring (not its multiparty package: a share is held as the rlwe.Element
 // that multiparty.PublicKeySwitchShare wraps, whose encoding it delegates
 // to), so the WebAssembly client (clients/js/wasm) and the Go client
@@ -26,9 +26,10 @@ import (
 	"github.com/tuneinsight/lattigo/v6/ring"
 
 	"github.com/fhegate/fhegate/fhe"
+	"github.com/fhegate/fhegate/fhe/noise"
 )
 
-// MaxMembers bounds n (policy/eval.MaxMembers: the committee size bound, the same value).
+// MaxMembers bounds n (noise.MaxMembers: the committee size bound, the same value).
 const MaxMembers = 16
 
 // ErrTooFewShares: fewer shares than the set needs.
@@ -143,7 +144,7 @@ func Combine(p *fhe.Params, n int, ct *fhe.Ciphertext, set []uint32, shares map[
 	}
 	seen := map[uint32]bool{}
 	for _, j := range set {
-		if j < 1 || int(j) > n || n > MaxMembers || seen[j] {
+		if j < 1 || int(j) > n || n > noise.MaxMembers || seen[j] {
 			return nil, fmt.Errorf("pkswitch: private read: member %d invalid or repeated in a %d-member committee", j, n)
 		}
 		seen[j] = true

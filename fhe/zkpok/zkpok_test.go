@@ -92,7 +92,7 @@ func TestHonest(t *testing.T) {
 	}
 }
 
-// TestAttackCopiedCiphertext — issue 11 attack (2), copy: the attacker
+// TestAttackCopiedCiphertext — the copied-input attack, copy: the attacker
 // uploads the victim's ciphertext bytes with itself as owner, reusing the
 // victim's proof (replay) — refused, the owner is in the transcript.
 func TestAttackCopiedCiphertext(t *testing.T) {
@@ -112,7 +112,7 @@ func TestAttackCopiedCiphertext(t *testing.T) {
 	}
 }
 
-// TestAttackReplayedProof — issue 11 attack (2), replay: the attacker
+// TestAttackReplayedProof — the copied-input attack, replay: the attacker
 // attaches the victim's proof to its own ciphertext, or its own valid proof
 // (for another ciphertext) to the victim's — both refused: the ciphertext
 // handle is in the transcript.
@@ -128,7 +128,7 @@ func TestAttackReplayedProof(t *testing.T) {
 	}
 }
 
-// TestAttackRerandomised — issue 11 attack (2), re-randomisation: the
+// TestAttackRerandomised — the copied-input attack, re-randomisation: the
 // attacker adds a fresh encryption of 0 (whose proof it can make) to the
 // victim's ciphertext; the sum is a new ciphertext with a new handle, but the
 // attacker knows only part of its randomness: neither its own proof nor the

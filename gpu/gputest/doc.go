@@ -6,7 +6,7 @@
 // [2^52, 2^63), one polynomial each in batches of B ≥ 3 … 5) and output buffers poisoned with 0xFF…FF before every call, checked for byte
 // equality with Lattigo's own SubRing NTT (gpu.LatticeNTT). It depends on
 // package gpu alone; the byte-identity checks of whole FHE, workload and
-// policy evaluations with a backend routed in are in gpu/fhecheck.
+// policy evaluations with a backend routed in are in test/fhecheck.
 //
 // Grid size: `go test -short` runs a reduced grid; the default grid keeps
 // every N but trims large batches at large N so that a 2-core machine stays

@@ -31,4 +31,4 @@ func TestMetalErrors(t *testing.T) { gputest.RunErrors(t, open(t)) }
 func TestMetalSelfTest(t *testing.T) { require.NoError(t, gpu.SelfTest(open(t), 5)) }
 
 // The byte-identity checks of FHE and workload evaluations on Metal
-// (TestMetal*ByteIdentical) are in gpu/fhecheck.
+// (TestMetal*ByteIdentical) are in test/fhecheck.

@@ -50,7 +50,7 @@ func TestOpenCLClosed(t *testing.T) {
 }
 
 // The byte-identity checks of FHE, workload and policy evaluations on OpenCL
-// (TestOpenCL*ByteIdentical) are in gpu/fhecheck.
+// (TestOpenCL*ByteIdentical) are in test/fhecheck.
 
 // TestOpenCLConformanceUnfused runs the one-launch-per-stage path too.
 func TestOpenCLConformanceUnfused(t *testing.T) {

@@ -45,7 +45,7 @@ func setCommitteeCalldata(t *testing.T, size int, aliased bool) []byte {
 	return append(append(in, arr...), arr...)
 }
 
-// TestAliasedSetCommitteeEthCall: the node-killing eth_call of issue 12
+// TestAliasedSetCommitteeEthCall: the node-killing aliased-calldata eth_call
 // against the full dev node over HTTP JSON-RPC. Attack: one eth_call of
 // FHEVerdict.setCommittee with 1 MB of calldata whose bytes[] offsets all
 // alias one payload (≈16 GiB decoded). It must revert — from anyone and from

@@ -4,29 +4,36 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 )
 
-// layerRank orders docs/design.md's layer column from the bottom up. A package
-// may import packages of its own layer or of a lower one, never of a higher
-// one. cli, test and measure sit on top and may import anything.
-var layerRank = map[string]int{
-	"base":      0,
-	"generated": 0,
-	"seam":      1, // fhe/engine: the routing seam every transform goes through
-	"fhe":       2, // the Lattigo wrapper and what sits directly on it
-	"gpu":       3, // the GPU gate: implements the seam, knows nothing of policies
-	"fhe-app":   4,
-	"chain":     5,
-	"committee": 6,
-	"client":    7,
-	"cli":       8,
-	"test":      8,
-	"measure":   8, // bench/: drives whole committees and chains, imported by the CLI and e2e only
+// layerRow matches a row of docs/design.md's layer table: | layer | rank | what |.
+var layerRow = regexp.MustCompile("^\\| ([a-z-]+) \\| ([0-9]+) \\| .+\\|$")
+
+// layerRanks reads docs/design.md's layer table: layer → rank. A package may
+// import packages of its own layer or of a lower-ranked one, never of a
+// higher-ranked one.
+func layerRanks(t *testing.T, doc string) map[string]int {
+	t.Helper()
+	out := map[string]int{}
+	for _, line := range strings.Split(doc, "\n") {
+		m := layerRow.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		rank, err := strconv.Atoi(m[2])
+		require.NoError(t, err)
+		require.NotContains(t, out, m[1], "docs/design.md ranks layer %s twice", m[1])
+		out[m[1]] = rank
+	}
+	require.NotEmpty(t, out, "no layer table in docs/design.md")
+	return out
 }
 
 // knownUpward lists upward imports the tree tolerates, each with the reason
@@ -34,13 +41,16 @@ var layerRank = map[string]int{
 // on an entry here that no longer exists. It is empty: keep it so.
 var knownUpward = map[string]string{}
 
-// designLayers reads docs/design.md's package table: directory → layer.
-func designLayers(t *testing.T) map[string]string {
+// designLayers reads docs/design.md's tables: directory → layer, and
+// layer → rank.
+func designLayers(t *testing.T) (map[string]string, map[string]int) {
 	t.Helper()
-	doc, err := os.ReadFile(filepath.Join(root, "docs", "design.md"))
+	raw, err := os.ReadFile(filepath.Join(root, "docs", "design.md"))
 	require.NoError(t, err)
+	doc := string(raw)
+	layerRank := layerRanks(t, doc)
 	out := map[string]string{}
-	for _, line := range strings.Split(string(doc), "\n") {
+	for _, line := range strings.Split(doc, "\n") {
 		m := mapRow.FindStringSubmatch(line)
 		if m == nil {
 			continue
@@ -53,49 +63,62 @@ func designLayers(t *testing.T) map[string]string {
 		out[m[1]] = layer
 	}
 	require.NotEmpty(t, out)
-	return out
+	return out, layerRank
 }
 
-// TestLayersNeverImportUp: for every package of the module, `go list` gives
-// its (non-test) imports; an import of a package in a higher layer of
-// docs/design.md's table fails the test unless knownUpward names it.
+// layerTags are the build tags the layer check lists the module under: the
+// default build, and the tags that add packages' files (the OpenCL backend
+// and its suites, the end-to-end run).
+var layerTags = []string{"", "opencl", "e2e"}
+
+// TestLayersNeverImportUp: for every package of the module, under every
+// tag set of layerTags, `go list` gives its imports and its tests' (in-package
+// and external); an import of a package in a higher layer of
+// docs/design.md's tables fails the test unless knownUpward names it.
 func TestLayersNeverImportUp(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs go list over the whole module")
 	}
-	layers := designLayers(t)
+	layers, layerRank := designLayers(t)
 	const module = "github.com/fhegate/fhegate/"
-	cmd := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "./...")
-	cmd.Dir = root
-	out, err := cmd.Output()
-	require.NoError(t, err, "go list: %s", errText(err))
 	seen := map[string]bool{}
-	var upward []string
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		fields := strings.Fields(line)
-		from := strings.TrimPrefix(fields[0], module)
-		fromLayer, ok := layers[from]
-		require.True(t, ok, "package %s has no row in docs/design.md", from)
-		for _, imp := range fields[1:] {
-			if !strings.HasPrefix(imp, module) {
-				continue
-			}
-			to := strings.TrimPrefix(imp, module)
-			toLayer, ok := layers[to]
-			require.True(t, ok, "package %s (imported by %s) has no row in docs/design.md", to, from)
-			if layerRank[toLayer] <= layerRank[fromLayer] {
-				continue
-			}
-			edge := from + " -> " + to
-			seen[edge] = true
-			if _, known := knownUpward[edge]; !known {
-				upward = append(upward, edge+" ("+fromLayer+" imports "+toLayer+")")
+	upward := map[string]bool{}
+	for _, tags := range layerTags {
+		cmd := exec.Command("go", "list", "-tags", tags, "-f",
+			"{{.ImportPath}} {{join .Imports \" \"}} {{join .TestImports \" \"}} {{join .XTestImports \" \"}}", "./...")
+		cmd.Dir = root
+		out, err := cmd.Output()
+		require.NoError(t, err, "go list -tags %q: %s", tags, errText(err))
+		for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+			fields := strings.Fields(line)
+			from := strings.TrimPrefix(fields[0], module)
+			fromLayer, ok := layers[from]
+			require.True(t, ok, "package %s has no row in docs/design.md", from)
+			for _, imp := range fields[1:] {
+				if !strings.HasPrefix(imp, module) {
+					continue
+				}
+				to := strings.TrimPrefix(imp, module)
+				toLayer, ok := layers[to]
+				require.True(t, ok, "package %s (imported by %s) has no row in docs/design.md", to, from)
+				if layerRank[toLayer] <= layerRank[fromLayer] {
+					continue
+				}
+				edge := from + " -> " + to
+				seen[edge] = true
+				if _, known := knownUpward[edge]; !known {
+					upward[edge+" ("+fromLayer+" imports "+toLayer+")"] = true
+				}
 			}
 		}
 	}
-	sort.Strings(upward)
-	require.Empty(t, upward, "imports that go up docs/design.md's layers")
+	var list []string
+	for e := range upward {
+		list = append(list, e)
+	}
+	sort.Strings(list)
+	require.Empty(t, list, "imports that go up docs/design.md's layers (code or tests)")
 	for edge := range knownUpward {
 		require.True(t, seen[edge], "knownUpward lists %s, which no longer exists: delete the entry", edge)
 	}

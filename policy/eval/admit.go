@@ -2,16 +2,16 @@ package eval
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/fhegate/fhegate/fhe"
+	"github.com/fhegate/fhegate/fhe/noise"
 	"github.com/fhegate/fhegate/policy"
 )
 
 // The admission rule: which policy specs the chain registers and the
 // committee evaluates. FHEPolicy.registerPolicy (precompiles/corebackends,
 // Chain) and the committee's registry (consensus/circuit.PolicyCircuits, Committee)
-// both call Admit, with the constants below, so they refuse the same specs
+// both call Admit, with fhe/noise's bounds, so they refuse the same specs
 // by construction. A spec is admitted for a preset when it compiles and one
 // of its two forms passes the noise checks:
 //
@@ -23,39 +23,11 @@ import (
 //     once, CommitteePackedNoiseModel).
 //
 // A form passes when its estimated result noise at decryption is at most
-// CiphertextNoiseBits (the B_ct the decryption's flooding hides) and each of
+// noise.CiphertextBits (the B_ct the decryption's flooding hides) and each of
 // its collective refreshes — at its refresh points, at its refresh floor,
 // and of its result before the mask — has room for its flooding where the
-// plan takes it (RefreshFloorLevel). Everything here is deterministic
+// plan takes it (noise.RefreshFloorLevel). Everything here is deterministic
 // arithmetic on public values; no ciphertext is touched.
-
-// Committee noise constants: the one definition of each (consensus/protocol
-// sizes its floodings with them; docs/committee.md, "Noise flooding").
-const (
-	// CiphertextNoiseBits is the bound log2 B_ct assumed for the noise of a
-	// result ciphertext at the decryption level (Lattigo BGV keeps the noise
-	// of c0+c1·s − [t⁻¹m] at ≈2^4.4 std / 2^6.6 max at N=2^13 after any
-	// number of rescales, measured by consensus/protocol's
-	// TestCiphertextNoise; 16 bits leaves room for sums of ~2^9 such
-	// ciphertexts in a plan). Admission refuses plans estimated above it.
-	CiphertextNoiseBits = 16
-	// DefaultFloodingBits is log2(σ_flood / B_ct): each decryption or
-	// refresh share carries fresh Gaussian noise 2^30 times larger than the
-	// ciphertext noise it hides.
-	DefaultFloodingBits = 30
-	// FloodTailSigmas is the tail bound of the correctness bounds: the
-	// committee's Gaussian sampler rejects samples beyond 8σ
-	// (P[|x| > 8σ] < 2^-48 per coefficient); Lattigo's share noise in the
-	// refresh (σ = 3.2) cuts off at 6σ.
-	FloodTailSigmas = 8
-	// MaxMembers bounds the committee size: collective keys are sums of up
-	// to this many members' secrets (the noise model's assumption), and the
-	// threshold decryption's combine factor Δ = n! and Lagrange coefficients
-	// grow with n and eat the flooding budget. (A requester decoding private
-	// reads bounds the answers it accepts by fhe/pkswitch.MaxMembers, the
-	// same value: TestMaxMembersBoundsClients.)
-	MaxMembers = 16
-)
 
 // ChainMarginBits is how much stricter the chain's side of the rule is
 // (Chain): its noise bounds sit 1/256 bit below the committee's, so that
@@ -152,7 +124,7 @@ func (r Rule) Admit(spec []byte, preset fhe.PresetID) (*Admission, error) {
 // form checks one form: the noise bound, then the refresh room.
 func (r Rule) form(p *fhe.Params, plan *policy.Plan, top int) Form {
 	f := Form{Plan: plan, Top: top}
-	est, err := plan.CheckNoise(NoiseModelFor(p, plan, top), CiphertextNoiseBits-r.MarginBits)
+	est, err := plan.CheckNoise(NoiseModelFor(p, plan, top), noise.CiphertextBits-r.MarginBits)
 	if err == nil {
 		f.PointsBits, f.FinalBits, err = RefreshRoom(p, plan, est, top, r.MarginBits)
 	}
@@ -163,11 +135,11 @@ func (r Rule) form(p *fhe.Params, plan *policy.Plan, top int) Form {
 // RefreshRoom returns the noise bounds of the ciphertexts a plan's
 // collective refreshes take, and checks that each has room for its flooding
 // where the plan takes it (policy.Plan.CheckRefreshRoom with
-// RefreshFloorLevel): est is the plan's honest estimate
+// noise.RefreshFloorLevel): est is the plan's honest estimate
 // (policy.NoiseEstimate.RefreshInputBits for the refresh points, ResultBits
 // for the result — KYC/AML on BGVN14: 2^20.6 at its refresh points, 2^22.6
 // for its result, a product of refreshed registers), each at least
-// CiphertextNoiseBits; a refresh point sits at level ≥ the plan's refresh
+// noise.CiphertextBits; a refresh point sits at level ≥ the plan's refresh
 // floor, the result at top − its depth. The bounds are checked marginBits
 // stricter and returned without the margin. The adversarial estimate of a
 // register behind a polynomial of a crafted input exceeds every modulus (it
@@ -176,8 +148,8 @@ func (r Rule) form(p *fhe.Params, plan *policy.Plan, top int) Form {
 // policy.ErrTooNoisy) when a bound needs a higher level than the plan
 // leaves.
 func RefreshRoom(p *fhe.Params, plan *policy.Plan, est policy.NoiseEstimate, top int, marginBits float64) (points, final float64, err error) {
-	floor := func(bits float64) (int, error) { return RefreshFloorLevel(p, bits, 0) }
-	return plan.CheckRefreshRoom(est, top, CiphertextNoiseBits, marginBits, floor)
+	floor := func(bits float64) (int, error) { return noise.RefreshFloorLevel(p, bits, 0) }
+	return plan.CheckRefreshRoom(est, top, noise.CiphertextBits, marginBits, floor)
 }
 
 // NoiseModelFor is the committee's noise model of a plan whose registers
@@ -187,20 +159,20 @@ func RefreshRoom(p *fhe.Params, plan *policy.Plan, est policy.NoiseEstimate, top
 // refreshed inputs are rescaled once).
 func NoiseModelFor(p *fhe.Params, plan *policy.Plan, top int) policy.NoiseModel {
 	if top < plan.PresetDepth {
-		return CommitteePackedNoiseModel(p, MaxMembers)
+		return CommitteePackedNoiseModel(p, noise.MaxMembers)
 	}
-	return CommitteeNoiseModel(p, MaxMembers)
+	return CommitteeNoiseModel(p, noise.MaxMembers)
 }
 
 // CompileOptions are the compile options that target a preset, public or
 // not: its depth (MaxLevel), slot count and refresh floor
-// (RefreshFloorLevel for fresh-input noise). For the public presets they
+// (noise.RefreshFloorLevel for fresh-input noise). For the public presets they
 // equal policy.Presets' rows (TestCompileOptionsMatchPresets), so a plan
 // compiled with them has the hash the chain registers.
 func CompileOptions(p *fhe.Params) policy.Options {
 	o := policy.Options{Preset: uint8(p.Preset.ID), Depth: p.MaxLevel(), Slots: p.Slots()}
 	var err error
-	if o.RefreshFloor, err = RefreshFloorLevel(p, 0, 0); err != nil {
+	if o.RefreshFloor, err = noise.RefreshFloorLevel(p, 0, 0); err != nil {
 		o.RefreshFloor = p.MaxLevel() // no level has room: compiling fails
 	}
 	return o
@@ -219,48 +191,4 @@ func PackedPlan(spec []byte, p *fhe.Params) (*policy.Plan, error) {
 	}
 	opt.Top = p.MaxLevel() - 1
 	return policy.CompileWith(spec, opt)
-}
-
-// RefreshNoiseBounds applies a collective refresh's defaults to its noise
-// bounds (consensus/protocol.RefreshRequest): a hidden-noise bound below
-// CiphertextNoiseBits (0 included) counts as CiphertextNoiseBits — the
-// refresh's sanitisation alone adds an encryption of zero whose noise
-// (u·e_pk + e0 + e1·s, ≈2^14 at N = 2^14) depends on s — and the worst
-// bound is at least the hidden one.
-func RefreshNoiseBounds(noiseBits, worstBits float64) (float64, float64) {
-	noiseBits = math.Max(noiseBits, CiphertextNoiseBits)
-	return noiseBits, math.Max(worstBits, noiseBits)
-}
-
-// RefreshFlooding returns log2 of the total flooding σ (summed over the t
-// active shares) that hides an input noise of 2^noiseBits with
-// DefaultFloodingBits of statistical margin, as the decryption does:
-// 30 + max(noiseBits, CiphertextNoiseBits).
-func RefreshFlooding(noiseBits float64) float64 {
-	noiseBits, _ = RefreshNoiseBounds(noiseBits, 0)
-	return DefaultFloodingBits + noiseBits
-}
-
-// RefreshFloorLevel is the lowest level at which a collective refresh of
-// an input with the given noise bounds (consensus/protocol.RefreshRequest)
-// has room for its flooding: t_p·(2^worstBits + FloodTailSigmas·σ) < Q_ℓ/4
-// with log2 σ = RefreshFlooding. Decoding the masked sum needs
-// t_p·(|e| + 1/2) < Q_ℓ/2 for its noise e = e_in + e_san + ΣE_j; the
-// factor 2 covers the sanitisation's ≈2^14, Lattigo's own 3.2-σ share noise
-// and ΣE_j beyond 8σ (each E_j is cut at 8σ_j, so the sum can in principle
-// reach 8σ·√t; P[|ΣE_j| > 16σ] < 2^−180). It fails when no level of p has
-// room.
-func RefreshFloorLevel(p *fhe.Params, noiseBits, worstBits float64) (int, error) {
-	noiseBits, worstBits = RefreshNoiseBounds(noiseBits, worstBits)
-	need := math.Log2(float64(p.PlaintextModulus())) + 2 +
-		math.Log2(math.Exp2(worstBits)+FloodTailSigmas*math.Exp2(RefreshFlooding(noiseBits)))
-	logQ := 0.0
-	for l, q := range p.Q() {
-		logQ += math.Log2(float64(q))
-		if need < logQ {
-			return l, nil
-		}
-	}
-	return 0, fmt.Errorf("protocol: no level of %s has room for a refresh flooding of 2^%.1f over noise 2^%.1f (needs %.1f bits of modulus, has %.1f)",
-		p.Preset.Name, RefreshFlooding(noiseBits), worstBits, need, logQ)
 }

@@ -7,7 +7,7 @@ import (
 
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/fhetest"
-	"github.com/fhegate/fhegate/fhe/pkswitch"
+	"github.com/fhegate/fhegate/fhe/noise"
 	"github.com/fhegate/fhegate/policy"
 	"github.com/fhegate/fhegate/policy/eval"
 	"github.com/fhegate/fhegate/policy/examples"
@@ -46,7 +46,7 @@ func TestPackedPlanIsAShallowerTarget(t *testing.T) {
 	t.Parallel()
 	for _, id := range []fhe.PresetID{fhe.BGVN13, fhe.BGVN14, fhetest.InsecureBGVN10Deep} {
 		p := fhe.MustParams(id)
-		floor, err := eval.RefreshFloorLevel(p, 0, 0)
+		floor, err := noise.RefreshFloorLevel(p, 0, 0)
 		require.NoError(t, err)
 		shallow := policy.Options{Preset: 0xfe, Depth: p.MaxLevel() - 1, Slots: p.Slots(), RefreshFloor: floor}
 		for _, name := range examples.AllNames() {
@@ -107,8 +107,8 @@ func TestAdmit(t *testing.T) {
 		t.Logf("%s: chain (%s) alone %v; BGVN14 committee alone %v", name, a.Params.Preset.Name, a.Alone(), c.Alone())
 		if c.Packed.Err == nil {
 			require.Equal(t, c.Packed.Plan.PresetDepth-1, c.Packed.Top)
-			require.GreaterOrEqual(t, c.Packed.PointsBits, float64(eval.CiphertextNoiseBits))
-			require.GreaterOrEqual(t, c.Packed.FinalBits, float64(eval.CiphertextNoiseBits))
+			require.GreaterOrEqual(t, c.Packed.PointsBits, float64(noise.CiphertextBits))
+			require.GreaterOrEqual(t, c.Packed.FinalBits, float64(noise.CiphertextBits))
 		}
 	}
 	for _, r := range []eval.Rule{eval.Chain, eval.Committee} {
@@ -135,7 +135,7 @@ func TestRefreshRoom(t *testing.T) {
 	require.Equal(t, policy.PresetBGVN13, plan.Preset)
 	require.Equal(t, 1, plan.PresetDepth-plan.Ops[plan.Result].Depth)
 	p := fhe.MustParams(fhe.BGVN13)
-	est := plan.EstimateNoise(eval.CommitteeNoiseModel(p, eval.MaxMembers))
+	est := plan.EstimateNoise(eval.CommitteeNoiseModel(p, noise.MaxMembers))
 	_, _, err = eval.RefreshRoom(p, plan, est, plan.PresetDepth, eval.ChainMarginBits)
 	require.NoError(t, err)
 	est.ResultBits = 24.5
@@ -164,19 +164,19 @@ func TestRefreshRoom(t *testing.T) {
 }
 
 // TestRefreshFloorLevel: the floor grows with the noise it must hide
-// (RefreshFlooding = DefaultFloodingBits + max(noise, B_ct)), noise below
+// (noise.RefreshFlooding = noise.DefaultFloodingBits + max(noise, B_ct)), noise below
 // B_ct counts as B_ct, and a noise no level holds is refused.
 func TestRefreshFloorLevel(t *testing.T) {
 	t.Parallel()
 	p := fhe.MustParams(fhe.BGVN14)
-	require.Equal(t, float64(eval.DefaultFloodingBits+eval.CiphertextNoiseBits), eval.RefreshFlooding(0))
-	require.Equal(t, eval.RefreshFlooding(3), eval.RefreshFlooding(eval.CiphertextNoiseBits))
-	f0, err := eval.RefreshFloorLevel(p, 0, 0)
+	require.Equal(t, float64(noise.DefaultFloodingBits+noise.CiphertextBits), noise.RefreshFlooding(0))
+	require.Equal(t, noise.RefreshFlooding(3), noise.RefreshFlooding(noise.CiphertextBits))
+	f0, err := noise.RefreshFloorLevel(p, 0, 0)
 	require.NoError(t, err)
 	require.Equal(t, 1, f0)
 	prev := f0
 	for bits := 20.0; bits <= 2000; bits += 20 {
-		f, err := eval.RefreshFloorLevel(p, bits, 0)
+		f, err := noise.RefreshFloorLevel(p, bits, 0)
 		if err != nil {
 			require.ErrorContains(t, err, "no level of")
 			require.Greater(t, bits, 100.0)
@@ -186,11 +186,4 @@ func TestRefreshFloorLevel(t *testing.T) {
 		prev = f
 	}
 	t.Fatal("no noise bound was refused")
-}
-
-// TestMaxMembersBoundsClients: a requester decoding private reads accepts
-// answers from at most the committee size bound the noise model assumes.
-func TestMaxMembersBoundsClients(t *testing.T) {
-	t.Parallel()
-	require.Equal(t, eval.MaxMembers, pkswitch.MaxMembers)
 }

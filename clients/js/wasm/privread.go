@@ -11,6 +11,7 @@ import (
 	"github.com/tuneinsight/lattigo/v6/core/rlwe"
 
 	"github.com/fhegate/fhegate/fhe"
+	"github.com/fhegate/fhegate/fhe/noise"
 	"github.com/fhegate/fhegate/fhe/pkswitch"
 )
 
@@ -99,7 +100,7 @@ func CombinePrivateRead(sk []byte, answers []string) ([]int64, error) {
 		if err := json.Unmarshal([]byte(a), &r); err != nil {
 			return nil, fmt.Errorf("answer %d: %w", i, err)
 		}
-		if _, dup := shares[r.Member]; dup || r.Threshold < 1 || r.Members < r.Threshold || r.Members > pkswitch.MaxMembers {
+		if _, dup := shares[r.Member]; dup || r.Threshold < 1 || r.Members < r.Threshold || r.Members > noise.MaxMembers {
 			return nil, fmt.Errorf("answer %d: member %d twice or a bad committee shape", i, r.Member)
 		}
 		if ct == nil {

@@ -87,7 +87,7 @@ func allocDuring(fn func()) (total, heap uint64) {
 	return total, heap
 }
 
-// TestAliasedSetCommitteeThroughEVM: the node-killing eth_call of issue 12
+// TestAliasedSetCommitteeThroughEVM: the node-killing aliased-calldata eth_call
 // through the real EVM. Attack: one eth_call (any caller, no gas price, no
 // state) of FHEVerdict.setCommittee with 1 MB of calldata whose bytes[]
 // offsets alias one payload made the ABI decoder allocate ≈16 GiB. The call

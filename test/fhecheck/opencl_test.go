@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fhegate/fhegate/gpu"
-	"github.com/fhegate/fhegate/gpu/fhecheck"
 	"github.com/fhegate/fhegate/gpu/opencl"
+	"github.com/fhegate/fhegate/test/fhecheck"
 )
 
 func openCL(t *testing.T) gpu.Backend {

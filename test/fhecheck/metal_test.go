@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fhegate/fhegate/gpu"
-	"github.com/fhegate/fhegate/gpu/fhecheck"
 	"github.com/fhegate/fhegate/gpu/metal"
+	"github.com/fhegate/fhegate/test/fhecheck"
 )
 
 func openMetal(t *testing.T) gpu.Backend {

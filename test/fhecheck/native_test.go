@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fhegate/fhegate/gpu"
-	"github.com/fhegate/fhegate/gpu/fhecheck"
 	"github.com/fhegate/fhegate/gpu/native"
+	"github.com/fhegate/fhegate/test/fhecheck"
 )
 
 func openNative(t *testing.T) gpu.Backend {

@@ -3,8 +3,8 @@ package fhecheck_test
 import (
 	"testing"
 
-	"github.com/fhegate/fhegate/gpu/fhecheck"
 	"github.com/fhegate/fhegate/gpu/kernels"
+	"github.com/fhegate/fhegate/test/fhecheck"
 )
 
 // TestFHEByteIdenticalEmulator: FHE outputs are identical with every NTT

@@ -1,4 +1,4 @@
-package engine_test
+package fhecheck_test
 
 import (
 	"bytes"
