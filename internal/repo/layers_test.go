@@ -14,7 +14,7 @@ import (
 )
 
 // layerRow matches a row of docs/design.md's layer table: | layer | rank | what |.
-var layerRow = regexp.MustCompile("^\\| ([a-z-]+) \\| ([0-9]+) \\| .+\\|$")
+var layerRow = regexp.MustCompile(`^\| ([a-z-]+) \| ([0-9]+) \| .+\|$`)
 
 // layerRanks reads docs/design.md's layer table: layer → rank. A package may
 // import packages of its own layer or of a lower-ranked one, never of a
