@@ -14,6 +14,7 @@ import (
 
 	"github.com/fhegate/fhegate/bls"
 	"github.com/fhegate/fhegate/consensus/api"
+	"github.com/fhegate/fhegate/consensus/api/uploadwire"
 	"github.com/fhegate/fhegate/consensus/apiserver"
 	"github.com/fhegate/fhegate/consensus/local"
 	"github.com/fhegate/fhegate/fhe"
@@ -182,4 +183,73 @@ func apiCommitteeParams(t *testing.T) *fhe.Params {
 	p, err := fhe.NewParams(pr.ID)
 	require.NoError(t, err)
 	return p
+}
+
+// TestUploadBinaryAPI: the binary body (uploadwire, what both clients send)
+// uploads the same set as its JSON form at half the bytes, with the same
+// quota; a malformed or oversized body is refused before anything is
+// verified, with the reason.
+func TestUploadBinaryAPI(t *testing.T) {
+	t.Parallel()
+	lc := apiCommittee(t)
+	a := startAPI(t, lc, apiserver.APIOptions{Tokens: []string{testToken}, OwnerRate: 0.001, OwnerBurst: 4})
+	owner := [20]byte{0xd4}
+	var items []uploadwire.Item
+	var js []api.UploadInput
+	for _, v := range []int64{3, 4} {
+		ct, proof, err := lc.Member(1).EncryptInput(api.ReplicatedInts(lc.Member(1).Params(), v), owner)
+		require.NoError(t, err)
+		items = append(items, uploadwire.Item{CType: 1, Ciphertext: ct, Proof: proof})
+		js = append(js, api.UploadInput{Ciphertext: "0x" + hex.EncodeToString(ct), CType: 1, Proof: "0x" + hex.EncodeToString(proof)})
+	}
+	post := func(body []byte, contentType string) (int, []byte) {
+		req, err := http.NewRequest(http.MethodPost, a.url+"/v1/inputs", bytes.NewReader(body))
+		require.NoError(t, err)
+		req.Header.Set("Authorization", "Bearer "+testToken)
+		req.Header.Set("Content-Type", contentType)
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, b
+	}
+	bin, err := uploadwire.Encode(uploadwire.Upload{Owner: owner, Items: items})
+	require.NoError(t, err)
+	jb, err := json.Marshal(api.UploadRequest{Owner: "0x" + hex.EncodeToString(owner[:]), Inputs: js})
+	require.NoError(t, err)
+	t.Logf("two inputs: binary body %d bytes, JSON body %d bytes", len(bin), len(jb))
+	require.Less(t, 2*len(bin), len(jb)+1024)
+
+	code, b := post(bin, uploadwire.ContentType+"; charset=binary")
+	require.Equal(t, http.StatusOK, code, string(b))
+	var fromBin, fromJSON api.AttestationJSON
+	require.NoError(t, json.Unmarshal(b, &fromBin))
+	code, b = post(jb, "application/json")
+	require.Equal(t, http.StatusOK, code, string(b))
+	require.NoError(t, json.Unmarshal(b, &fromJSON))
+	require.Equal(t, fromJSON.Handles, fromBin.Handles, "one upload, one set of handles, whichever form carries it")
+	require.Equal(t, fromJSON.ProofDigests, fromBin.ProofDigests)
+	for i, it := range items {
+		require.Equal(t, fhe.HandleOf(it.Ciphertext).String(), fromBin.Handles[i])
+	}
+
+	code, b = post(bin, uploadwire.ContentType) // the burst of 4 is spent
+	require.Equal(t, http.StatusTooManyRequests, code, string(b))
+
+	for _, tc := range []struct {
+		name string
+		body []byte
+		code int
+		want string
+	}{
+		{"JSON sent as binary", jb, http.StatusBadRequest, "not a binary upload"},
+		{"trailing bytes", append(bytes.Clone(bin), 0), http.StatusBadRequest, "after the last input"},
+		{"over the binary limit", make([]byte, apiserver.UploadBinaryLimit(lc.Member(1).Params())+1), http.StatusRequestEntityTooLarge, "limit"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, b := post(tc.body, uploadwire.ContentType)
+			require.Equal(t, tc.code, code, string(b))
+			require.Contains(t, string(b), tc.want)
+		})
+	}
 }

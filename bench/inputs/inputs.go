@@ -9,6 +9,8 @@
 package inputs
 
 import (
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math/big"
@@ -20,6 +22,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/fhegate/fhegate/bench"
+	"github.com/fhegate/fhegate/consensus/api"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/zkpok"
 )
@@ -41,8 +44,13 @@ type Row struct {
 	VerifyMs   float64 `json:"verify_ms"`
 	ProofBytes int     `json:"proof_bytes"`
 	CtBytes    int     `json:"ciphertext_bytes"`
-	Runs       int     `json:"runs"`
-	GOMAXPROCS int     `json:"gomaxprocs"`
+	// UploadBytes is the POST /v1/inputs body of one input as the clients
+	// send it (api.UploadBody, binary); JSONBytes the same upload as JSON
+	// (api.UploadRequest, hex), which a member also reads.
+	UploadBytes int `json:"upload_bytes"`
+	JSONBytes   int `json:"json_upload_bytes"`
+	Runs        int `json:"runs"`
+	GOMAXPROCS  int `json:"gomaxprocs"`
 }
 
 // Command is `fhegate bench inputs`: Runs timed runs per row (median
@@ -74,9 +82,9 @@ func (c Command) Run() error {
 // Print prints the rows as a table.
 func Print(w io.Writer, rows []Row) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "preset\treps\tsoundness_bits\tprove_ms\tencrypt_ms\tverify_ms\tproof_bytes\tciphertext_bytes")
+	fmt.Fprintln(tw, "preset\treps\tsoundness_bits\tprove_ms\tencrypt_ms\tverify_ms\tproof_bytes\tciphertext_bytes\tupload_bytes\tjson_upload_bytes")
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%d\t%.1f\t%.1f\t%.1f\t%.1f\t%d\t%d\n", r.Preset, r.Reps, r.SoundnessBits, r.ProveMs, r.EncryptMs, r.VerifyMs, r.ProofBytes, r.CtBytes)
+		fmt.Fprintf(tw, "%s\t%d\t%.1f\t%.1f\t%.1f\t%.1f\t%d\t%d\t%d\t%d\n", r.Preset, r.Reps, r.SoundnessBits, r.ProveMs, r.EncryptMs, r.VerifyMs, r.ProofBytes, r.CtBytes, r.UploadBytes, r.JSONBytes)
 	}
 	_ = tw.Flush()
 }
@@ -125,7 +133,26 @@ func Measure(id fhe.PresetID, runs int) (Row, error) {
 		}
 		enc = append(enc, time.Since(s))
 		row.ProofBytes, row.CtBytes = len(proof), ct.EncodedSize()
+		if row.UploadBytes, row.JSONBytes, err = uploadSizes(ctx.Owner, ct, proof); err != nil {
+			return row, err
+		}
 	}
 	row.ProveMs, row.VerifyMs, row.EncryptMs = med(prove), med(verify), med(enc)
 	return row, nil
+}
+
+// uploadSizes are the binary and the JSON POST /v1/inputs bodies of one
+// input.
+func uploadSizes(owner [20]byte, ct *fhe.Ciphertext, proof []byte) (binary, jsonBytes int, err error) {
+	cb, err := ct.MarshalBinary()
+	if err != nil {
+		return 0, 0, err
+	}
+	b, err := api.UploadBody(owner, []api.InputUpload{{Ciphertext: cb, Proof: proof, CType: 1}}, false)
+	if err != nil {
+		return 0, 0, err
+	}
+	j, err := json.Marshal(api.UploadRequest{Owner: "0x" + hex.EncodeToString(owner[:]),
+		Inputs: []api.UploadInput{{Ciphertext: "0x" + hex.EncodeToString(cb), CType: 1, Proof: "0x" + hex.EncodeToString(proof)}}})
+	return len(b), len(j), err
 }

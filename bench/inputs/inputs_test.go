@@ -29,9 +29,11 @@ func TestMeasure(t *testing.T) {
 	require.Positive(t, r.VerifyMs)
 	require.Greater(t, r.ProofBytes, r.N)
 	require.Greater(t, r.CtBytes, 2*r.N*8)
+	require.Equal(t, r.CtBytes+r.ProofBytes+26+9, r.UploadBytes, "the binary body is the raw bytes and 35 of framing")
+	require.Greater(t, r.JSONBytes, 2*(r.CtBytes+r.ProofBytes))
 	b, err := json.Marshal(r)
 	require.NoError(t, err)
-	for _, k := range []string{"preset", "reps", "soundness_bits", "prove_ms", "encrypt_ms", "verify_ms", "proof_bytes", "ciphertext_bytes"} {
+	for _, k := range []string{"preset", "reps", "soundness_bits", "prove_ms", "encrypt_ms", "verify_ms", "proof_bytes", "ciphertext_bytes", "upload_bytes", "json_upload_bytes"} {
 		require.Contains(t, string(b), `"`+k+`"`)
 	}
 }

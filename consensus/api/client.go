@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/fhegate/fhegate/bls"
+	"github.com/fhegate/fhegate/consensus/api/uploadwire"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/noise"
 	"github.com/fhegate/fhegate/fhe/zkpok"
@@ -122,13 +123,11 @@ func uploadInputs(ctx context.Context, api, token string, owner [20]byte, ups []
 	if len(ups) == 0 || len(ups) > MaxUploadItems {
 		return nil, fmt.Errorf("upload of %d ciphertexts outside [1,%d]", len(ups), MaxUploadItems)
 	}
-	req := UploadRequest{Owner: hex0x(owner[:]), Rooted: rooted}
 	want := make([]bls.InputItem, len(ups))
-	for i, u := range ups {
-		req.Inputs = append(req.Inputs, UploadInput{Ciphertext: hex0x(u.Ciphertext), CType: u.CType, Proof: hex0x(u.Proof)})
-		want[i] = bls.InputItem{Handle: fhe.HandleOf(u.Ciphertext), CType: u.CType, ProofDigest: zkpok.Digest(u.Proof)}
+	for i, up := range ups {
+		want[i] = bls.InputItem{Handle: fhe.HandleOf(up.Ciphertext), CType: up.CType, ProofDigest: zkpok.Digest(up.Proof)}
 	}
-	body, err := json.Marshal(req)
+	body, err := UploadBody(owner, ups, rooted)
 	if err != nil {
 		return nil, err
 	}
@@ -148,6 +147,17 @@ func uploadInputs(ctx context.Context, api, token string, owner [20]byte, ups []
 		return nil, fmt.Errorf("committee attested another set (owner %x, %d items) than the one uploaded", att.Owner, len(att.Items))
 	}
 	return att, nil
+}
+
+// UploadBody is the binary body of POST /v1/inputs (uploadwire.ContentType)
+// that UploadInputs sends: half the bytes of the JSON form (UploadRequest),
+// which a member also reads.
+func UploadBody(owner [20]byte, ups []InputUpload, rooted bool) ([]byte, error) {
+	u := uploadwire.Upload{Owner: owner, Rooted: rooted, Items: make([]uploadwire.Item, len(ups))}
+	for i, up := range ups {
+		u.Items[i] = uploadwire.Item{CType: up.CType, Ciphertext: up.Ciphertext, Proof: up.Proof}
+	}
+	return uploadwire.Encode(u)
 }
 
 // Upload retries. An upload is idempotent — its handles are hashes of the
@@ -204,7 +214,7 @@ func postUploadOnce(ctx context.Context, url, token string, body []byte) (rb []b
 	if err != nil {
 		return nil, false, err
 	}
-	hr.Header.Set("Content-Type", "application/json")
+	hr.Header.Set("Content-Type", uploadwire.ContentType)
 	if token != "" {
 		hr.Header.Set("Authorization", "Bearer "+token)
 	}

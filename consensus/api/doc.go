@@ -2,7 +2,7 @@
 // types of a member's client API (docs/committee.md, "Client API") and the
 // HTTP client of its routes.
 //
-//	POST /v1/inputs        UploadRequest → AttestationJSON: UploadInputs, UploadInputsRooted
+//	POST /v1/inputs        uploadwire body (or UploadRequest JSON) → AttestationJSON: UploadInputs, UploadInputsRooted
 //	GET  /v1/publickey     the collective public key, HeaderEpoch, HeaderChainID: FetchKeyAnnouncement
 //	POST /v1/private-read  PrivateReadRequest → PrivateReadResponse: RequestPrivateRead, ReadPrivate
 //
@@ -18,6 +18,11 @@
 // alone. The server side is consensus/apiserver (APIHandler: tokens, quotas,
 // body bounds) in front of package consensus (Member.UploadBatch,
 // Member.PrivateRead).
+//
+// The clients send an upload as the binary body of package uploadwire
+// (UploadBody: raw ciphertexts and proofs, half the bytes of hex in JSON);
+// a member also reads the JSON form (UploadRequest), which `fhegate
+// encrypt` prints for curl.
 //
 // Every decoder bounds what it reads: hex fields are length-checked before
 // they are decoded, an attestation lists 1…MaxUploadItems items, an input

@@ -2,17 +2,17 @@ package api
 
 import (
 	"context"
-	"encoding/hex"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/fhegate/fhegate/bls"
+	"github.com/fhegate/fhegate/consensus/api/uploadwire"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/zkpok"
 )
@@ -25,13 +25,13 @@ func TestUploadRetriesWhatGotNoAnswer(t *testing.T) {
 	owner := [20]byte{0xaa}
 	ups := []InputUpload{{Ciphertext: []byte("canonical ciphertext bytes"), CType: 1, Proof: []byte("proof bytes")}}
 	attest := func(w http.ResponseWriter, r *http.Request) {
-		var req UploadRequest
-		require.NoError(t, json.NewDecoder(r.Body).Decode(&req))
-		require.Len(t, req.Inputs, 1)
-		ct, err := hex.DecodeString(strings.TrimPrefix(req.Inputs[0].Ciphertext, "0x"))
+		require.Equal(t, uploadwire.ContentType, r.Header.Get("Content-Type"))
+		body, err := io.ReadAll(r.Body)
 		require.NoError(t, err)
-		proof, err := hex.DecodeString(strings.TrimPrefix(req.Inputs[0].Proof, "0x"))
+		u, err := uploadwire.Decode(body, 1<<10, 1<<10)
 		require.NoError(t, err)
+		require.Len(t, u.Items, 1)
+		ct, proof := u.Items[0].Ciphertext, u.Items[0].Proof
 		item := bls.InputItem{Handle: fhe.HandleOf(ct), CType: 1, ProofDigest: zkpok.Digest(proof)}
 		require.NoError(t, json.NewEncoder(w).Encode(AttestationJSON{Owner: hex0x(owner[:]), Handles: []string{hex0x(item.Handle[:])},
 			CTypes: []uint16{1}, ProofDigests: []string{hex0x(item.ProofDigest[:])}, Signature: "0x00", Signers: "0x01"}))

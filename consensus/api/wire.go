@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/fhegate/fhegate/bls"
+	"github.com/fhegate/fhegate/consensus/api/uploadwire"
 	"github.com/fhegate/fhegate/fhe"
 )
 
@@ -96,7 +97,7 @@ const MaxConcurrentStorePuts = 16
 // ones (≈ 4.95 MB each: 2.6 MB and 2.33 MB). FHEInput.registerBatch takes up to
 // precompiles.MaxInputBatch (64) handles.
 const (
-	MaxUploadItems = 16
+	MaxUploadItems = uploadwire.MaxItems
 	MaxUploadBytes = 56 << 20
 )
 

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"mime"
 	"net"
 	"net/http"
 	"os"
@@ -21,6 +22,7 @@ import (
 
 	"github.com/fhegate/fhegate/consensus"
 	"github.com/fhegate/fhegate/consensus/api"
+	"github.com/fhegate/fhegate/consensus/api/uploadwire"
 	"github.com/fhegate/fhegate/consensus/store"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/zkpok"
@@ -39,12 +41,26 @@ func MaxCanonicalCiphertext(p *fhe.Params) int {
 // proofs, capped at the hex of MaxUploadBytes, plus the JSON around them.
 // The decoded upload is checked again against MaxUploadBytes.
 func UploadBodyLimit(p *fhe.Params) int64 {
-	proof := 0
+	return 2*uploadRaw(p) + 256*api.MaxUploadItems + 1024
+}
+
+// UploadBinaryLimit bounds a binary POST /v1/inputs body (uploadwire) for a
+// preset: the raw bytes UploadBodyLimit's hex carries, plus the framing.
+func UploadBinaryLimit(p *fhe.Params) int64 {
+	return uploadRaw(p) + int64(uploadwire.Size(make([]uploadwire.Item, api.MaxUploadItems)))
+}
+
+// uploadRaw is the most ciphertext and proof bytes of one upload.
+func uploadRaw(p *fhe.Params) int64 {
+	return int64(min(api.MaxUploadItems*(MaxCanonicalCiphertext(p)+maxProof(p)), api.MaxUploadBytes))
+}
+
+// maxProof is the input-proof size of the preset (0 when it has none).
+func maxProof(p *fhe.Params) int {
 	if pp, err := zkpok.ParamsFor(p); err == nil {
-		proof = pp.Size()
+		return pp.Size()
 	}
-	raw := min(api.MaxUploadItems*(MaxCanonicalCiphertext(p)+proof), api.MaxUploadBytes)
-	return int64(2*raw) + 256*api.MaxUploadItems + 1024
+	return 0
 }
 
 // API defaults (APIOptions).
@@ -219,7 +235,8 @@ func ServeAPI(srv *http.Server, ln net.Listener) error {
 
 // APIHandler serves a member's client API:
 //
-//	POST /v1/inputs     UploadRequest (1…MaxUploadItems ciphertexts of one owner) → AttestationJSON
+//	POST /v1/inputs     uploadwire body (Content-Type uploadwire.ContentType, at most UploadBinaryLimit)
+//	                    or UploadRequest JSON (1…MaxUploadItems ciphertexts of one owner) → AttestationJSON
 //	                    (verify every proof, store, replicate, attest the set; with "rooted", also
 //	                    an input root shared with other uploads); token, quota per ciphertext
 //	GET  /v1/publickey  the collective public key, canonical bytes; public
@@ -352,39 +369,34 @@ func (s *apiServer) guard(limit int64, needAuth bool, f http.HandlerFunc) http.H
 	}
 }
 
-// upload serves POST /v1/inputs: decode, meter the owner, decode the
-// ciphertext and proof, then store, replicate and attest.
+// upload serves POST /v1/inputs: decode (the binary body of uploadwire, or
+// JSON), meter the owner, then store, replicate and attest.
 func (s *apiServer) upload(w http.ResponseWriter, r *http.Request) {
-	var req api.UploadRequest
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+	var (
+		owner  [20]byte
+		rooted bool
+		ups    []api.InputUpload
+		err    error
+	)
+	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt == uploadwire.ContentType {
+		owner, rooted, ups, err = s.decodeBinaryUpload(r.Body)
+	} else {
+		owner, rooted, ups, err = decodeJSONUpload(r.Body)
+	}
+	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
 			http.Error(w, fmt.Sprintf("body over this route's limit of %d bytes", mbe.Limit), http.StatusRequestEntityTooLarge)
 			return
 		}
-		http.Error(w, "bad request body: "+err.Error(), http.StatusBadRequest)
-		return
-	}
-	owner, err := api.ParseOwner(req.Owner)
-	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	ins, err := req.Items()
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	ups, err := decodeUploads(ins)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	if s.quota != nil && !s.meter(w, owner, req.Owner, len(ups)) {
+	if s.quota != nil && !s.meter(w, owner, "0x"+hex.EncodeToString(owner[:]), len(ups)) {
 		return
 	}
 	upload := s.m.UploadBatch
-	if req.Rooted {
+	if rooted {
 		upload = s.m.UploadBatchRooted
 	}
 	att, err := upload(r.Context(), owner, ups)
@@ -397,6 +409,51 @@ func (s *apiServer) upload(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSONResp(w, att.JSON())
+}
+
+// decodeJSONUpload reads an api.UploadRequest.
+func decodeJSONUpload(body io.Reader) (owner [20]byte, rooted bool, ups []api.InputUpload, err error) {
+	var req api.UploadRequest
+	if err := json.NewDecoder(body).Decode(&req); err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return owner, false, nil, err
+		}
+		return owner, false, nil, fmt.Errorf("bad request body: %w", err)
+	}
+	if owner, err = api.ParseOwner(req.Owner); err != nil {
+		return owner, false, nil, err
+	}
+	ins, err := req.Items()
+	if err != nil {
+		return owner, false, nil, err
+	}
+	ups, err = decodeUploads(ins)
+	return owner, req.Rooted, ups, err
+}
+
+// decodeBinaryUpload reads an uploadwire body: at most the binary limit of
+// the member's preset (UploadBinaryLimit, below the route's JSON limit),
+// every ciphertext and proof bounded by the preset's sizes.
+func (s *apiServer) decodeBinaryUpload(body io.Reader) (owner [20]byte, rooted bool, ups []api.InputUpload, err error) {
+	p := s.m.Params()
+	limit := UploadBinaryLimit(p)
+	b, err := io.ReadAll(io.LimitReader(body, limit+1))
+	if err != nil {
+		return owner, false, nil, err
+	}
+	if int64(len(b)) > limit {
+		return owner, false, nil, &http.MaxBytesError{Limit: limit}
+	}
+	u, err := uploadwire.Decode(b, MaxCanonicalCiphertext(p), maxProof(p))
+	if err != nil {
+		return owner, false, nil, err
+	}
+	ups = make([]api.InputUpload, len(u.Items))
+	for i, it := range u.Items {
+		ups[i] = api.InputUpload{Ciphertext: it.Ciphertext, Proof: it.Proof, CType: it.CType}
+	}
+	return u.Owner, u.Rooted, ups, nil
 }
 
 // decodeUploads decodes the hex of every input; a missing proof is refused

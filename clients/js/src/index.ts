@@ -100,7 +100,7 @@ interface Core {
   release(id: number): void;
   inputCount(values: string[], vector: boolean): number | Error;
   encryptInput(id: number, owner: string, values: string[], vector: boolean, i: number): EncryptedInput | Error;
-  uploadBody(owner: string, inputs: { ciphertext: Uint8Array; proof: Uint8Array }[], rooted: boolean): string | Error;
+  uploadBody(owner: string, inputs: { ciphertext: Uint8Array; proof: Uint8Array }[], rooted: boolean): Uint8Array | Error;
   verify(id: number, owner: string, ciphertext: Uint8Array, proof: Uint8Array): null | Error;
   handleOf(b: Uint8Array): string | Error;
   decisionRow(spec: Uint8Array, values: string[]): string[] | Error;
@@ -194,11 +194,15 @@ export async function handleOf(b: Uint8Array): Promise<string> {
   return ok((await init()).handleOf(b));
 }
 
+/** The media type of a binary POST /v1/inputs body (consensus/api/uploadwire). */
+export const UPLOAD_CONTENT_TYPE = "application/vnd.fhegate.upload";
+
 /**
- * The JSON body of POST /v1/inputs for owner's inputs (consensus.UploadRequest),
+ * The binary body of POST /v1/inputs for owner's inputs (consensus/api/uploadwire:
+ * raw ciphertexts and proofs with their lengths, half the bytes of the JSON form),
  * byte for byte what the Go client sends.
  */
-export async function uploadBody(owner: string, inputs: EncryptedInput[], rooted = false): Promise<string> {
+export async function uploadBody(owner: string, inputs: EncryptedInput[], rooted = false): Promise<Uint8Array> {
   return ok((await init()).uploadBody(owner, inputs.map((i) => ({ ciphertext: i.ciphertext, proof: i.proof })), rooted));
 }
 
@@ -449,7 +453,7 @@ export class Committee {
    */
   async upload(owner: string, inputs: EncryptedInput[], opts: { rooted?: boolean } = {}): Promise<Attestation> {
     const body = await uploadBody(owner, inputs, !!opts.rooted);
-    const headers: Record<string, string> = { "Content-Type": "application/json" };
+    const headers: Record<string, string> = { "Content-Type": UPLOAD_CONTENT_TYPE };
     if (this.token) headers.Authorization = `Bearer ${this.token}`;
     const text = await this.postUpload(body, headers);
     const a = JSON.parse(text) as Attestation;
@@ -476,7 +480,7 @@ export class Committee {
    * (the answer's Retry-After instead, at most 30 s), as the Go client does
    * (consensus/api). Any other answer is final.
    */
-  private async postUpload(body: string, headers: Record<string, string>): Promise<string> {
+  private async postUpload(body: Uint8Array, headers: Record<string, string>): Promise<string> {
     let last = "";
     for (let attempt = 0, wait = 0; attempt < UPLOAD_TRIES; attempt++) {
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));

@@ -1,6 +1,6 @@
 // @fhegate/client against the Go implementation, in Node (node --test):
 // inputs encrypted and proven by the WebAssembly core are read by the
-// committee's own decoder (consensus.UploadRequest), verified by its
+// committee's own decoder (consensus/api/uploadwire), verified by its
 // verifier (zkpok.Key.Verify) and decrypted against the plaintext by a Go
 // helper (test/gohelper); inputs the Go client encrypts verify in the
 // WebAssembly core, with the same handles and the same upload body bytes.
@@ -27,9 +27,16 @@ const chainId = "43114";
 const epoch = "2";
 
 let dir, helper, key;
-const go = (cmd, job) =>
-  JSON.parse(execFileSync(helper, [cmd, dir], { input: JSON.stringify(job), encoding: "utf8", maxBuffer: 256 << 20 }));
 const hex = (b) => "0x" + Buffer.from(b).toString("hex");
+// a job's binary upload body travels to the helper as hex
+const go = (cmd, job) =>
+  JSON.parse(
+    execFileSync(helper, [cmd, dir], {
+      input: JSON.stringify(job.body instanceof Uint8Array ? { ...job, body: hex(job.body) } : job),
+      encoding: "utf8",
+      maxBuffer: 256 << 20,
+    }),
+  );
 const unhex = (s) => new Uint8Array(Buffer.from(s.replace(/^0x/, ""), "hex"));
 
 before(async () => {
@@ -78,9 +85,8 @@ for (const tc of [
 test("Go → wasm: the Go client's inputs verify in wasm, with the same handles and body bytes", async () => {
   for (const vector of [false, true]) {
     const got = go("encrypt", { chainId, epoch: Number(epoch), owner, vector, values: [7, 0, 2], rooted: vector });
-    const req = JSON.parse(got.body);
     const inputs = [];
-    for (const [n, x] of req.inputs.entries()) {
+    for (const [n, x] of got.inputs.entries()) {
       const ciphertext = unhex(x.ciphertext);
       const proof = unhex(x.proof);
       key.verify(owner, ciphertext, proof);
@@ -88,7 +94,7 @@ test("Go → wasm: the Go client's inputs verify in wasm, with the same handles 
       assert.equal(await handleOf(proof), got.proofDigests[n]);
       inputs.push({ ciphertext, proof, handle: got.handles[n], proofDigest: got.proofDigests[n] });
     }
-    assert.equal(await uploadBody(owner, inputs, vector), got.body);
+    assert.equal(hex(await uploadBody(owner, inputs, vector)), got.body);
   }
 });
 
@@ -131,7 +137,7 @@ test("Committee: reads the announcement headers and refuses an attestation of an
   const c = new Committee("http://committee.test/", { fetch: fake(att) });
   assert.equal((await c.key()).info.chainId, chainId);
   assert.deepEqual(await c.upload(owner, [input]), att);
-  assert.equal(posted, await uploadBody(owner, [input]));
+  assert.deepEqual(posted, await uploadBody(owner, [input]));
   const lying = new Committee("http://committee.test", { fetch: fake({ ...att, handles: ["0x" + "00".repeat(32)] }) });
   await assert.rejects(lying.upload(owner, [input]), /another set/);
   const mute = new Committee("http://committee.test", { fetch: fake(att, {}) });

@@ -9,33 +9,32 @@
 //
 // It imports only fhe, fhe/zkpok, fhe/pkswitch, policy (the compiler, for a
 // policy's input layout: wide integers' digits), policy/eval (the chain's
-// admission rule, for contract mocks) and the standard library:
-// the committee's
-// consensus package (storage, TLS, multiparty protocols) does not build for
-// js/wasm and would not belong in a browser bundle. The few definitions it
-// shares with consensus — the slot layout of an input
-// (api.InputSlotVectors) and the upload body
-// (api.UploadRequest) — are checked against consensus by
-// core_test.go.
+// admission rule, for contract mocks), consensus/api/uploadwire (the upload
+// body, encoded by the package the member decodes it with; it imports
+// nothing) and the standard library: the committee's consensus package
+// (storage, TLS, multiparty protocols) does not build for js/wasm and would
+// not belong in a browser bundle. The one definition it shares with
+// consensus, the slot layout of an input (api.InputSlotVectors), is checked
+// against consensus by core_test.go.
 package main
 
 import (
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math/big"
 	"strings"
 
+	"github.com/fhegate/fhegate/consensus/api/uploadwire"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/zkpok"
 	"github.com/fhegate/fhegate/policy"
 	"github.com/fhegate/fhegate/policy/eval"
 )
 
-// MaxUploadItems is api.MaxUploadItems: the most ciphertexts one
-// POST /v1/inputs carries (checked equal in core_test.go).
-const MaxUploadItems = 16
+// MaxUploadItems is uploadwire.MaxItems (api.MaxUploadItems): the most ciphertexts one
+// POST /v1/inputs carries.
+const MaxUploadItems = uploadwire.MaxItems
 
 // maxPublicKeyBytes bounds the key a client accepts (as
 // api.FetchKeyAnnouncement does: 64 MiB).
@@ -296,26 +295,18 @@ func Values(vector bool, values []int64) error {
 	return nil
 }
 
-// UploadBody is the JSON of POST /v1/inputs for inputs of owner: the same
-// fields, order and encoding as api.UploadRequest with its Inputs.
+// UploadBody is the binary body of POST /v1/inputs (uploadwire.ContentType)
+// for inputs of owner: the encoder the Go client uses and the member
+// decodes with.
 func UploadBody(owner [20]byte, inputs []*Input, rooted bool) ([]byte, error) {
 	if len(inputs) == 0 || len(inputs) > MaxUploadItems {
 		return nil, fmt.Errorf("upload of %d ciphertexts outside [1,%d]", len(inputs), MaxUploadItems)
 	}
-	type upload struct {
-		Ciphertext string `json:"ciphertext"`
-		CType      uint8  `json:"ctype"`
-		Proof      string `json:"proof"`
+	u := uploadwire.Upload{Owner: owner, Rooted: rooted, Items: make([]uploadwire.Item, len(inputs))}
+	for i, in := range inputs {
+		u.Items[i] = uploadwire.Item{CType: ctypeInput, Ciphertext: in.Ciphertext, Proof: in.Proof}
 	}
-	body := struct {
-		Owner  string   `json:"owner"`
-		Inputs []upload `json:"inputs,omitempty"`
-		Rooted bool     `json:"rooted,omitempty"`
-	}{Owner: hex0x(owner[:]), Rooted: rooted}
-	for _, in := range inputs {
-		body.Inputs = append(body.Inputs, upload{Ciphertext: hex0x(in.Ciphertext), CType: ctypeInput, Proof: hex0x(in.Proof)})
-	}
-	return json.Marshal(body)
+	return uploadwire.Encode(u)
 }
 
 // ParseOwner reads a 0x-prefixed (or bare) 20-byte hex address.

@@ -4,7 +4,6 @@ package main
 
 import (
 	"encoding/hex"
-	"encoding/json"
 	"math/big"
 	"math/rand/v2"
 	"os"
@@ -16,6 +15,7 @@ import (
 	"github.com/tuneinsight/lattigo/v6/core/rlwe"
 
 	"github.com/fhegate/fhegate/consensus/api"
+	"github.com/fhegate/fhegate/consensus/api/uploadwire"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/fhetest"
 	"github.com/fhegate/fhegate/fhe/zkpok"
@@ -66,9 +66,8 @@ func TestSharedDefinitionsMatchConsensus(t *testing.T) {
 
 // An input encrypted by the WASM core verifies with the committee's
 // verifier (zkpok.Key.Verify on a key built from the same bytes),
-// decrypts to the slot vector, and its upload body is byte for byte the
-// JSON api.UploadRequest marshals — and what the member's decoder
-// reads back.
+// decrypts to the slot vector, and its upload body is what the member's
+// decoder (uploadwire.Decode) reads back.
 func TestEncryptVerifyAndUploadBody(t *testing.T) {
 	sk, pk, pkb := testKeys(t)
 	s, err := NewSession(pkb, "43114", "3")
@@ -107,16 +106,14 @@ func TestEncryptVerifyAndUploadBody(t *testing.T) {
 	for _, rooted := range []bool{false, true} {
 		body, err := UploadBody(owner, ins, rooted)
 		require.NoError(t, err)
-		req := api.UploadRequest{Owner: hex0x(owner[:]), Rooted: rooted}
-		for _, in := range ins {
-			req.Inputs = append(req.Inputs, api.UploadInput{Ciphertext: hex0x(in.Ciphertext), CType: 1, Proof: hex0x(in.Proof)})
-		}
-		want, err := json.Marshal(req)
+		u, err := uploadwire.Decode(body, 1<<24, 1<<24)
 		require.NoError(t, err)
-		require.Equal(t, string(want), string(body))
-		var back api.UploadRequest
-		require.NoError(t, json.Unmarshal(body, &back))
-		require.Equal(t, req, back)
+		require.Equal(t, owner, u.Owner)
+		require.Equal(t, rooted, u.Rooted)
+		require.Len(t, u.Items, len(ins))
+		for i, in := range ins {
+			require.Equal(t, uploadwire.Item{CType: 1, Ciphertext: in.Ciphertext, Proof: in.Proof}, u.Items[i])
+		}
 	}
 }
 

@@ -27,7 +27,7 @@ import (
 //	release(id)
 //	inputCount(values, vector)                  → number of ciphertexts
 //	encryptInput(id, owner, values, vector, i)  → {ciphertext, proof, handle, proofDigest}
-//	uploadBody(owner, [{ciphertext, proof}], rooted) → JSON string of POST /v1/inputs
+//	uploadBody(owner, [{ciphertext, proof}], rooted) → Uint8Array: the binary body of POST /v1/inputs
 //	verify(id, owner, ciphertext, proof)        → null or Error
 //	handleOf(bytes)                             → 0x-hex keccak256
 //	decisionRow(spec, values)                   → the policy's input row (decimal strings: wide values' digits)
@@ -218,7 +218,7 @@ func uploadBody(a []js.Value) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return string(b), nil
+	return jsBytes(b), nil
 }
 
 // verify answers null, or the proof's failure as a returned Error.

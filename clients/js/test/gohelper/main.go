@@ -8,11 +8,12 @@
 //
 //	gohelper keygen DIR PRESET     writes DIR/pk.bin and DIR/sk.bin
 //	gohelper check DIR < job.json  verifies job.body; prints {"handles","proofDigests"} (and "row" with job.policy)
-//	gohelper encrypt DIR < job.json encrypts job.values; prints {"body","handles","proofDigests"}
+//	gohelper encrypt DIR < job.json encrypts job.values; prints {"body","inputs","handles","proofDigests"}
 //	gohelper committee DIR OWNERKEY  a 2-of-3 committee for private reads (committee.go)
 package main
 
 import (
+	"bytes"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -26,6 +27,7 @@ import (
 	"github.com/tuneinsight/lattigo/v6/core/rlwe"
 
 	"github.com/fhegate/fhegate/consensus/api"
+	"github.com/fhegate/fhegate/consensus/api/uploadwire"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/zkpok"
 	"github.com/fhegate/fhegate/policy"
@@ -38,7 +40,7 @@ type job struct {
 	Owner   string   `json:"owner"`
 	Vector  bool     `json:"vector"`
 	Values  []int64  `json:"values"`
-	Body    string   `json:"body"` // check: the POST /v1/inputs body
+	Body    string   `json:"body"` // check: the hex of a binary POST /v1/inputs body
 	Rooted  bool     `json:"rooted"`
 	Handles []string `json:"handles"` // check: what the client claims
 	// Policy (YAML), if set: Values are ignored and the slots are the
@@ -49,10 +51,16 @@ type job struct {
 }
 
 type result struct {
-	Body         string   `json:"body,omitempty"`
-	Handles      []string `json:"handles"`
-	ProofDigests []string `json:"proofDigests"`
-	Row          []int64  `json:"row,omitempty"` // with a policy: the Go client's input row
+	Body         string     `json:"body,omitempty"`   // encrypt: the hex of the Go client's binary body
+	Inputs       []hexInput `json:"inputs,omitempty"` // encrypt: its ciphertexts and proofs
+	Handles      []string   `json:"handles"`
+	ProofDigests []string   `json:"proofDigests"`
+	Row          []int64    `json:"row,omitempty"` // with a policy: the Go client's input row
+}
+
+type hexInput struct {
+	Ciphertext string `json:"ciphertext"`
+	Proof      string `json:"proof"`
 }
 
 func main() {
@@ -132,7 +140,11 @@ func run(args []string) error {
 			return err
 		}
 	case "encrypt":
-		req := api.UploadRequest{Owner: j.Owner, Rooted: j.Rooted}
+		owner, err := api.ParseOwner(j.Owner)
+		if err != nil {
+			return err
+		}
+		var ups []api.InputUpload
 		for _, v := range want {
 			ct, proof, err := key.EncryptInts(v, pctx)
 			if err != nil {
@@ -142,16 +154,17 @@ func run(args []string) error {
 			if err != nil {
 				return err
 			}
-			req.Inputs = append(req.Inputs, api.UploadInput{Ciphertext: "0x" + hex.EncodeToString(b), CType: 1, Proof: "0x" + hex.EncodeToString(proof)})
+			ups = append(ups, api.InputUpload{Ciphertext: b, Proof: proof, CType: 1})
+			res.Inputs = append(res.Inputs, hexInput{Ciphertext: "0x" + hex.EncodeToString(b), Proof: "0x" + hex.EncodeToString(proof)})
 			h, d := fhe.HandleOf(b), zkpok.Digest(proof)
 			res.Handles = append(res.Handles, "0x"+hex.EncodeToString(h[:]))
 			res.ProofDigests = append(res.ProofDigests, "0x"+hex.EncodeToString(d[:]))
 		}
-		body, err := json.Marshal(req)
+		body, err := api.UploadBody(owner, ups, j.Rooted)
 		if err != nil {
 			return err
 		}
-		res.Body = string(body)
+		res.Body = "0x" + hex.EncodeToString(body)
 	default:
 		return fmt.Errorf("unknown command %q", args[0])
 	}
@@ -185,32 +198,43 @@ func keygen(dir, preset string) error {
 	return os.WriteFile(filepath.Join(dir, "sk.bin"), skb, 0o600)
 }
 
-// check reads the body as the member's API does (api.UploadRequest),
-// checks that it is byte for byte the Go encoding of the same request,
-// verifies every proof, decrypts every ciphertext against the slot vectors
-// the values make, and returns the handles and proof digests.
+// check reads the body as the member's API does (uploadwire), checks that
+// it is byte for byte the Go client's encoding of the same upload, verifies
+// every proof, decrypts every ciphertext against the slot vectors the
+// values make, and returns the handles and proof digests.
 func check(key *zkpok.Key, sk *fhe.SecretKey, pctx zkpok.Context, j job, want [][]int64) (result, error) {
 	var res result
-	var req api.UploadRequest
-	if err := json.Unmarshal([]byte(j.Body), &req); err != nil {
+	body, err := hex.DecodeString(strings.TrimPrefix(j.Body, "0x"))
+	if err != nil {
+		return res, fmt.Errorf("body is not hex: %w", err)
+	}
+	u, err := uploadwire.Decode(body, 1<<26, 1<<26)
+	if err != nil {
 		return res, fmt.Errorf("body: %w", err)
 	}
-	again, err := json.Marshal(req)
+	owner, err := api.ParseOwner(j.Owner)
 	if err != nil {
 		return res, err
 	}
-	if string(again) != j.Body {
-		return res, fmt.Errorf("body is not the Go client's encoding of the same request:\n got %.200s\nwant %.200s", j.Body, again)
+	ups := make([]api.InputUpload, len(u.Items))
+	for i, it := range u.Items {
+		ups[i] = api.InputUpload{Ciphertext: it.Ciphertext, Proof: it.Proof, CType: it.CType}
 	}
-	if !strings.EqualFold(req.Owner, j.Owner) || req.Rooted != j.Rooted || len(req.Inputs) != len(want) {
-		return res, fmt.Errorf("body: owner %s rooted %v with %d inputs, want %s %v %d", req.Owner, req.Rooted, len(req.Inputs), j.Owner, j.Rooted, len(want))
+	again, err := api.UploadBody(u.Owner, ups, u.Rooted)
+	if err != nil {
+		return res, err
+	}
+	if !bytes.Equal(again, body) {
+		return res, fmt.Errorf("body is not the Go client's encoding of the same upload (%d bytes, Go's %d)", len(body), len(again))
+	}
+	if u.Owner != owner || u.Rooted != j.Rooted || len(u.Items) != len(want) {
+		return res, fmt.Errorf("body: owner %x rooted %v with %d inputs, want %s %v %d", u.Owner, u.Rooted, len(u.Items), j.Owner, j.Rooted, len(want))
 	}
 	dec := fhe.NewDecryptor(sk)
-	for i, in := range req.Inputs {
-		ctb, err1 := hex.DecodeString(strings.TrimPrefix(in.Ciphertext, "0x"))
-		proof, err2 := hex.DecodeString(strings.TrimPrefix(in.Proof, "0x"))
-		if err1 != nil || err2 != nil || in.CType != 1 {
-			return res, fmt.Errorf("input %d: bad hex or ctype %d", i, in.CType)
+	for i, it := range u.Items {
+		ctb, proof := it.Ciphertext, it.Proof
+		if it.CType != 1 {
+			return res, fmt.Errorf("input %d: ctype %d", i, it.CType)
 		}
 		ct, err := fhe.UnmarshalCiphertext(ctb)
 		if err != nil {
