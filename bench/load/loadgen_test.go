@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fhegate/fhegate/contracts/bindings"
-	"github.com/fhegate/fhegate/internal/devchain"
+	"github.com/fhegate/fhegate/devchain"
 	"github.com/fhegate/fhegate/policy"
 	"github.com/fhegate/fhegate/policy/examples"
 )

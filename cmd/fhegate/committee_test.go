@@ -9,7 +9,7 @@ import (
 	"github.com/ava-labs/libevm/crypto"
 	"github.com/stretchr/testify/require"
 
-	"github.com/fhegate/fhegate/internal/devchain"
+	"github.com/fhegate/fhegate/devchain"
 )
 
 // TestRelayerKeyNotOnCommandLine: the relayer's private key must not be a

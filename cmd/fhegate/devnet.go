@@ -26,7 +26,7 @@ import (
 	"github.com/fhegate/fhegate/consensus"
 	"github.com/fhegate/fhegate/consensus/config"
 	"github.com/fhegate/fhegate/consensus/local"
-	"github.com/fhegate/fhegate/internal/devchain"
+	"github.com/fhegate/fhegate/devchain"
 	"github.com/fhegate/fhegate/precompiles/corebackends"
 	"github.com/fhegate/fhegate/precompiles/host/subnetevm"
 )

@@ -17,7 +17,7 @@ import (
 
 	"github.com/fhegate/fhegate/configs"
 	"github.com/fhegate/fhegate/consensus/config"
-	"github.com/fhegate/fhegate/internal/devchain"
+	"github.com/fhegate/fhegate/devchain"
 	"github.com/fhegate/fhegate/precompiles/host/subnetevm"
 )
 

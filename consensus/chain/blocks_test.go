@@ -12,7 +12,7 @@ import (
 	"github.com/fhegate/fhegate/configs"
 	"github.com/fhegate/fhegate/consensus/chain"
 	"github.com/fhegate/fhegate/consensus/chainio"
-	"github.com/fhegate/fhegate/internal/devchain"
+	"github.com/fhegate/fhegate/devchain"
 )
 
 // TestAdapterBlocksAndMarks: on a devnet (which builds blocks only for

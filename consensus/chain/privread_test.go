@@ -10,8 +10,8 @@ import (
 
 	"github.com/fhegate/fhegate/consensus/api"
 	"github.com/fhegate/fhegate/consensus/apiserver"
+	"github.com/fhegate/fhegate/devchain"
 	"github.com/fhegate/fhegate/fhe"
-	"github.com/fhegate/fhegate/internal/devchain"
 	"github.com/fhegate/fhegate/precompiles"
 )
 

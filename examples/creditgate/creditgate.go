@@ -43,8 +43,8 @@ import (
 
 	"github.com/fhegate/fhegate/bls"
 	"github.com/fhegate/fhegate/contracts/bindings"
+	"github.com/fhegate/fhegate/devchain"
 	"github.com/fhegate/fhegate/examples/fheclient"
-	"github.com/fhegate/fhegate/internal/devchain"
 	"github.com/fhegate/fhegate/precompiles/host/subnetevm"
 )
 

@@ -13,7 +13,7 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/fhegate/fhegate/configs"
-	"github.com/fhegate/fhegate/internal/devchain"
+	"github.com/fhegate/fhegate/devchain"
 	"github.com/fhegate/fhegate/policy"
 	"github.com/fhegate/fhegate/precompiles/corebackends"
 	"github.com/fhegate/fhegate/precompiles/host/subnetevm"

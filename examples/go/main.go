@@ -26,8 +26,8 @@ import (
 
 	"github.com/ava-labs/libevm/ethclient"
 
+	"github.com/fhegate/fhegate/devchain"
 	"github.com/fhegate/fhegate/examples/creditgate"
-	"github.com/fhegate/fhegate/internal/devchain"
 )
 
 func main() {

@@ -38,8 +38,8 @@ import (
 	"github.com/ava-labs/libevm/ethclient"
 
 	"github.com/fhegate/fhegate/contracts/bindings"
+	"github.com/fhegate/fhegate/devchain"
 	"github.com/fhegate/fhegate/examples/fheclient"
-	"github.com/fhegate/fhegate/internal/devchain"
 	"github.com/fhegate/fhegate/policy"
 	"github.com/fhegate/fhegate/policy/examples"
 	"github.com/fhegate/fhegate/precompiles"

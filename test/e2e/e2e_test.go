@@ -23,8 +23,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fhegate/fhegate/configs"
+	"github.com/fhegate/fhegate/devchain"
 	"github.com/fhegate/fhegate/examples/creditgate"
-	"github.com/fhegate/fhegate/internal/devchain"
 )
 
 const (

@@ -374,7 +374,7 @@ func TestBadListenAddressLeavesNothingBehind(t *testing.T) {
 // BenchmarkTxToReceipt measures a value transfer from eth_sendRawTransaction
 // to its receipt over HTTP JSON-RPC, one at a time (block per transaction).
 //
-//	go test -run '^$' -bench TxToReceipt -benchtime 50x ./internal/devchain/
+//	go test -run '^$' -bench TxToReceipt -benchtime 50x ./devchain/
 func BenchmarkTxToReceipt(b *testing.B) {
 	c, err := New(Config{HTTPAddr: "127.0.0.1:0"})
 	require.NoError(b, err)
