@@ -21,8 +21,8 @@
 //
 // The clients send an upload as the binary body of package uploadwire
 // (UploadBody: raw ciphertexts and proofs, half the bytes of hex in JSON);
-// a member also reads the JSON form (UploadRequest), which `fhegate
-// encrypt` prints for curl.
+// a member also reads the JSON form (UploadRequest), for hand-written
+// clients and curl.
 //
 // Every decoder bounds what it reads: hex fields are length-checked before
 // they are decoded, an attestation lists 1…MaxUploadItems items, an input
