@@ -97,7 +97,7 @@ func (c Command) Run(ctx context.Context) error {
 	case cfg.CommitteeAPI == "":
 		return usage.Errorf("--rpc needs --committee-api")
 	case len(c.PIDs) > 0:
-		cfg.CommitteeCPU = ProcessCPU(c.PIDs)
+		cfg.CommitteeCPU = ProcessCPU(func() []int { return c.PIDs })
 		cfg.CPUSource = fmt.Sprintf("/proc CPU of committee processes %v", c.PIDs)
 	}
 	res, err := Run(ctx, cfg)

@@ -4,6 +4,9 @@ import (
 	"context"
 	"math"
 	"math/big"
+	"os"
+	"os/exec"
+	"runtime"
 	"testing"
 	"time"
 
@@ -123,6 +126,37 @@ func TestParseProcStat(t *testing.T) {
 		_, err := parseProcStat([]byte(bad))
 		require.Error(t, err, bad)
 	}
+}
+
+// TestProcessCPUAcrossARestart: a process that is killed and replaced
+// between two readings (a member bounced mid-batch) never makes the
+// committee's CPU go down: the gone one keeps its last reading, the new one
+// counts from zero; a pid never read is an error.
+func TestProcessCPUAcrossARestart(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("/proc")
+	}
+	busy := exec.Command("sh", "-c", "i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done; sleep 60")
+	require.NoError(t, busy.Start())
+	t.Cleanup(func() { _ = busy.Process.Kill(); _, _ = busy.Process.Wait() })
+	pids := []int{os.Getpid(), busy.Process.Pid}
+	probe := ProcessCPU(func() []int { return pids })
+	time.Sleep(300 * time.Millisecond)
+	before, err := probe()
+	require.NoError(t, err)
+
+	require.NoError(t, busy.Process.Kill())
+	_, _ = busy.Process.Wait() // reaped: its /proc entry is gone
+	fresh := exec.Command("sleep", "60")
+	require.NoError(t, fresh.Start())
+	t.Cleanup(func() { _ = fresh.Process.Kill(); _, _ = fresh.Process.Wait() })
+	pids = []int{os.Getpid(), busy.Process.Pid, fresh.Process.Pid}
+	after, err := probe()
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, after, before)
+
+	_, err = ProcessCPU(func() []int { return []int{busy.Process.Pid} })()
+	require.Error(t, err, "a pid the probe never read")
 }
 
 func TestPerItemShare(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -14,16 +15,32 @@ import (
 const userHZ = 100
 
 // ProcessCPU returns a CommitteeCPU probe that sums user+system CPU time of
-// the processes pids (Linux /proc/<pid>/stat, fields 14 and 15): for a
-// committee whose members run as separate processes on this machine.
-func ProcessCPU(pids []int) func() (time.Duration, error) {
+// the processes pids() names at each call (Linux /proc/<pid>/stat, fields
+// 14 and 15): for a committee whose members run as separate processes on
+// this machine. The set may change between calls (a member killed and
+// restarted): the probe keeps the last reading of every process it has
+// seen, so a process that is gone still counts what it had used when last
+// read, and a new one counts from zero — the difference of two readings is
+// never negative. A fault that kills a member should read the probe just
+// before the kill, so the killed process's work up to then is counted.
+func ProcessCPU(pids func() []int) func() (time.Duration, error) {
+	var mu sync.Mutex
+	last := map[int]time.Duration{}
 	return func() (time.Duration, error) {
-		var total time.Duration
-		for _, pid := range pids {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, pid := range pids() {
 			d, err := procStatCPU(pid)
 			if err != nil {
+				if _, seen := last[pid]; seen {
+					continue // exited since its last reading
+				}
 				return 0, err
 			}
+			last[pid] = max(d, last[pid])
+		}
+		var total time.Duration
+		for _, d := range last {
 			total += d
 		}
 		return total, nil
