@@ -56,7 +56,8 @@ type Config struct {
 	// Funder pays the load accounts' gas (default dev0, which the devnet
 	// genesis funds).
 	Funder *ecdsa.PrivateKey
-	// CommitteeCPU, if set, returns the committee's cumulative CPU time;
+	// CommitteeCPU, if set, returns the committee's cumulative CPU time
+	// (read at the start, just before a Fault and at the end);
 	// CPUSource says what it measures (Result.Committee.CPUSource).
 	CommitteeCPU func() (time.Duration, error)
 	CPUSource    string
@@ -306,6 +307,9 @@ func (g *gen) injectFault(ctx context.Context, t0 time.Time) (wait func() (strin
 		at := time.Since(t0)
 		e, v := g.w.counts()
 		g.progressf("load: injecting the fault at %.1fs (%d requests on chain, %d of %d verdicts in)\n", at.Seconds(), e, v, len(g.reqs))
+		// a probe over processes (ProcessCPU) keeps a killed process's
+		// last reading: read it just before the fault
+		_, _ = g.cpu()
 		note, err = g.cfg.Fault(ctx)
 		note = fmt.Sprintf("%s (from %.1fs to %.1fs)", note, at.Seconds(), time.Since(t0).Seconds())
 		g.progressf("load: %s\n", note)

@@ -21,8 +21,8 @@ const userHZ = 100
 // restarted): the probe keeps the last reading of every process it has
 // seen, so a process that is gone still counts what it had used when last
 // read, and a new one counts from zero — the difference of two readings is
-// never negative. A fault that kills a member should read the probe just
-// before the kill, so the killed process's work up to then is counted.
+// never negative. Run reads it just before a Fault, so a killed process's
+// work up to the kill is counted.
 func ProcessCPU(pids func() []int) func() (time.Duration, error) {
 	var mu sync.Mutex
 	last := map[int]time.Duration{}

@@ -160,6 +160,21 @@ func UploadBody(owner [20]byte, ups []InputUpload, rooted bool) ([]byte, error) 
 	return uploadwire.Encode(u)
 }
 
+// DecodeUploadBody reads a body UploadBody made (uploadwire.Decode, each
+// ciphertext at most maxCiphertext bytes and each proof at most maxProof):
+// the owner, whether a root was asked for, and the uploads, which alias b.
+func DecodeUploadBody(b []byte, maxCiphertext, maxProof int) (owner [20]byte, rooted bool, ups []InputUpload, err error) {
+	u, err := uploadwire.Decode(b, maxCiphertext, maxProof)
+	if err != nil {
+		return owner, false, nil, err
+	}
+	ups = make([]InputUpload, len(u.Items))
+	for i, it := range u.Items {
+		ups[i] = InputUpload{Ciphertext: it.Ciphertext, Proof: it.Proof, CType: it.CType}
+	}
+	return u.Owner, u.Rooted, ups, nil
+}
+
 // Upload retries. An upload is idempotent — its handles are hashes of the
 // canonical ciphertext bytes and a member stores a ciphertext once — so a
 // try that got no answer (the connection closed or reset before one: a

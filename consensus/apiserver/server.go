@@ -415,11 +415,7 @@ func (s *apiServer) upload(w http.ResponseWriter, r *http.Request) {
 func decodeJSONUpload(body io.Reader) (owner [20]byte, rooted bool, ups []api.InputUpload, err error) {
 	var req api.UploadRequest
 	if err := json.NewDecoder(body).Decode(&req); err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return owner, false, nil, err
-		}
-		return owner, false, nil, fmt.Errorf("bad request body: %w", err)
+		return owner, false, nil, fmt.Errorf("bad request body: %w", err) // a *http.MaxBytesError stays visible to errors.As
 	}
 	if owner, err = api.ParseOwner(req.Owner); err != nil {
 		return owner, false, nil, err
@@ -445,15 +441,7 @@ func (s *apiServer) decodeBinaryUpload(body io.Reader) (owner [20]byte, rooted b
 	if int64(len(b)) > limit {
 		return owner, false, nil, &http.MaxBytesError{Limit: limit}
 	}
-	u, err := uploadwire.Decode(b, MaxCanonicalCiphertext(p), maxProof(p))
-	if err != nil {
-		return owner, false, nil, err
-	}
-	ups = make([]api.InputUpload, len(u.Items))
-	for i, it := range u.Items {
-		ups[i] = api.InputUpload{Ciphertext: it.Ciphertext, Proof: it.Proof, CType: it.CType}
-	}
-	return u.Owner, u.Rooted, ups, nil
+	return api.DecodeUploadBody(b, MaxCanonicalCiphertext(p), maxProof(p))
 }
 
 // decodeUploads decodes the hex of every input; a missing proof is refused

@@ -58,15 +58,13 @@ func runLoadBatch(t *testing.T, ctx context.Context, rpcURL, api string, members
 		requests = n
 	}
 	start := time.Now()
-	cpu := load.ProcessCPU(members.pids)
 	res, err := load.Run(ctx, load.Config{RPC: rpcURL, CommitteeAPI: api, Accounts: loadAccounts, Requests: requests,
 		Policy: policy, Seed: 64, Timeout: 10 * time.Minute, Progress: testWriter{t}, Inputs: load.InputsRooted,
 		// the member process killed mid-batch counts the CPU it had used
-		// when the probe last read it: read just before the kill
-		CommitteeCPU: cpu,
+		// when the probe last read it (load.Run reads it before the fault)
+		CommitteeCPU: load.ProcessCPU(members.pids),
 		CPUSource:    "/proc CPU of the committee serve processes, the killed one up to its kill",
 		Fault: func(ctx context.Context) (string, error) {
-			_, _ = cpu()
 			return members.bounce(ctx, loadKillMember, loadKillFor)
 		}})
 	if err != nil {

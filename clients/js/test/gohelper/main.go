@@ -27,7 +27,6 @@ import (
 	"github.com/tuneinsight/lattigo/v6/core/rlwe"
 
 	"github.com/fhegate/fhegate/consensus/api"
-	"github.com/fhegate/fhegate/consensus/api/uploadwire"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/zkpok"
 	"github.com/fhegate/fhegate/policy"
@@ -208,7 +207,7 @@ func check(key *zkpok.Key, sk *fhe.SecretKey, pctx zkpok.Context, j job, want []
 	if err != nil {
 		return res, fmt.Errorf("body is not hex: %w", err)
 	}
-	u, err := uploadwire.Decode(body, 1<<26, 1<<26)
+	bodyOwner, rooted, ups, err := api.DecodeUploadBody(body, 1<<26, 1<<26)
 	if err != nil {
 		return res, fmt.Errorf("body: %w", err)
 	}
@@ -216,25 +215,21 @@ func check(key *zkpok.Key, sk *fhe.SecretKey, pctx zkpok.Context, j job, want []
 	if err != nil {
 		return res, err
 	}
-	ups := make([]api.InputUpload, len(u.Items))
-	for i, it := range u.Items {
-		ups[i] = api.InputUpload{Ciphertext: it.Ciphertext, Proof: it.Proof, CType: it.CType}
-	}
-	again, err := api.UploadBody(u.Owner, ups, u.Rooted)
+	again, err := api.UploadBody(bodyOwner, ups, rooted)
 	if err != nil {
 		return res, err
 	}
 	if !bytes.Equal(again, body) {
 		return res, fmt.Errorf("body is not the Go client's encoding of the same upload (%d bytes, Go's %d)", len(body), len(again))
 	}
-	if u.Owner != owner || u.Rooted != j.Rooted || len(u.Items) != len(want) {
-		return res, fmt.Errorf("body: owner %x rooted %v with %d inputs, want %s %v %d", u.Owner, u.Rooted, len(u.Items), j.Owner, j.Rooted, len(want))
+	if bodyOwner != owner || rooted != j.Rooted || len(ups) != len(want) {
+		return res, fmt.Errorf("body: owner %x rooted %v with %d inputs, want %s %v %d", bodyOwner, rooted, len(ups), j.Owner, j.Rooted, len(want))
 	}
 	dec := fhe.NewDecryptor(sk)
-	for i, it := range u.Items {
-		ctb, proof := it.Ciphertext, it.Proof
-		if it.CType != 1 {
-			return res, fmt.Errorf("input %d: ctype %d", i, it.CType)
+	for i, up := range ups {
+		ctb, proof := up.Ciphertext, up.Proof
+		if up.CType != 1 {
+			return res, fmt.Errorf("input %d: ctype %d", i, up.CType)
 		}
 		ct, err := fhe.UnmarshalCiphertext(ctb)
 		if err != nil {
