@@ -39,8 +39,8 @@ func (m *Member) VectorWidthOf(r chainio.Request) int                { return m.
 func (m *Member) Mux() *transport.Mux                                { return m.mux }
 func (m *Member) ChainID() *big.Int                                  { return m.chain() }
 func (m *Member) Servable(h fhe.Handle) ([]byte, error)              { return m.servable(h) }
-func (m *Member) SetProgress(block uint64)                           { m.setProgress(block) }
-func (m *Member) MarkDown(ids []transport.MemberID)                  { m.markDown(ids) }
+func (m *Member) SetProgress(block uint64)                           { m.marks.SetProgress(block) }
+func (m *Member) MarkDown(ids []transport.MemberID)                  { m.marks.MarkDown(ids) }
 func (m *Member) BLSKey() *bls.SecretKey                             { return m.cfg.BLSKey }
 func (m *Member) ThresholdKeyBytes() ([]byte, error)                 { return m.key.MarshalBinary() }
 

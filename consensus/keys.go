@@ -92,7 +92,7 @@ func (m *Member) saveKeys(km *protocol.KeyMaterial, key *protocol.ThresholdKey) 
 	if err != nil {
 		return err
 	}
-	tsk, err := m.sealShare(plainTSK) // never stored in plain (share_seal.go)
+	tsk, err := shareSealOf(m.cfg).seal(plainTSK) // never stored in plain (share_seal.go)
 	clear(plainTSK)
 	if err != nil {
 		return err
@@ -193,7 +193,7 @@ func (m *Member) loadKeys() error {
 	}
 	var key *protocol.ThresholdKey
 	if shareSealed(tskB) {
-		plain, err := m.openShare(tskB)
+		plain, err := shareSealOf(m.cfg).open(tskB)
 		if err != nil {
 			return err
 		}
@@ -209,7 +209,7 @@ func (m *Member) loadKeys() error {
 		}
 		m.log.Warn("this member's threshold key share was stored unencrypted; sealing it now " +
 			"(copy the store with `bbolt compact` to drop the freed plaintext page)")
-		sealed, err := m.sealShare(tskB)
+		sealed, err := shareSealOf(m.cfg).seal(tskB)
 		if err != nil {
 			return err
 		}

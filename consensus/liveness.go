@@ -15,17 +15,6 @@ import (
 // consumes them).
 const heartbeatSession = "hb"
 
-// live returns the members this member waits for (itself included).
-func (m *Member) live() []transport.MemberID { return m.marks.Live() }
-
-// markDown marks ids unresponsive (not waited for until a heartbeat
-// re-admits them).
-func (m *Member) markDown(ids []transport.MemberID) { m.marks.MarkDown(ids) }
-
-// setProgress publishes the highest block whose requests the serve loop has
-// handled (never moves back).
-func (m *Member) setProgress(block uint64) { m.marks.SetProgress(block) }
-
 // heartbeats sends every peer a heartbeat every MemberConfig.Heartbeat until
 // the member closes.
 func (m *Member) heartbeats() {
@@ -86,7 +75,7 @@ func (m *Member) beat(busy map[transport.MemberID]*atomic.Bool) {
 // quorum is live.
 func (m *Member) awaitQuorum(ctx context.Context) bool {
 	t := m.cfg.Committee.Threshold
-	if len(m.live()) >= t {
+	if len(m.marks.Live()) >= t {
 		return true
 	}
 	deadline := time.NewTimer(m.cfg.RoundTimeout)
@@ -100,9 +89,9 @@ func (m *Member) awaitQuorum(ctx context.Context) bool {
 		case <-m.closed:
 			return false
 		case <-deadline.C:
-			return len(m.live()) >= t
+			return len(m.marks.Live()) >= t
 		case <-tick.C:
-			if len(m.live()) >= t {
+			if len(m.marks.Live()) >= t {
 				return true
 			}
 		}

@@ -411,7 +411,7 @@ func (r *requestRun) decrypt(ctx context.Context, ct *fhe.Ciphertext, participan
 	if err != nil {
 		return nil, err
 	}
-	m.markDown(dres.Missing)
+	m.marks.MarkDown(dres.Missing)
 	if len(dres.Bad) > 0 {
 		r.log.Warn("excluded: decryption share disagrees with the quorum", zap.Any("members", dres.Bad))
 	}
@@ -429,7 +429,7 @@ func (r *requestRun) decrypt(ctx context.Context, ct *fhe.Ciphertext, participan
 // member is not in the majority.
 func (m *Member) agreeDigest(ctx context.Context, base string, rd [32]byte, log *zap.Logger) ([]transport.MemberID, error) {
 	t := m.cfg.Committee.Threshold
-	live := m.live()
+	live := m.marks.Live()
 	announce := rd
 	if m.cfg.Knobs.WrongDigest {
 		announce[0] ^= 0xff
@@ -441,7 +441,7 @@ func (m *Member) agreeDigest(ctx context.Context, base string, rd [32]byte, log 
 	got := m.mux.CollectQuorum(dctx, base+"/digest", transport.TypeResultDigest, live, m.quorumWant(len(live)-1), m.grace())
 	cancel()
 	m.mux.Forget(base + "/digest")
-	m.markDown(got.Missing)
+	m.marks.MarkDown(got.Missing)
 	votes := map[[32]byte][]transport.MemberID{announce: {m.id}}
 	for id, msg := range got.Got {
 		if len(msg.Payload) == 32 {
@@ -557,11 +557,11 @@ func refreshSession(base string, ct *fhe.Ciphertext) string {
 // between two refreshes of one request costs one round timeout, not the
 // request).
 func (m *Member) onLive(ctx context.Context, round func(participants []transport.MemberID) error) error {
-	err := round(m.live())
+	err := round(m.marks.Live())
 	var miss *protocol.ErrMissing
 	if errors.As(err, &miss) && ctx.Err() == nil {
-		m.markDown(miss.Missing)
-		err = round(m.live())
+		m.marks.MarkDown(miss.Missing)
+		err = round(m.marks.Live())
 	}
 	return err
 }

@@ -449,7 +449,7 @@ func (m *Member) uploadBatch(ctx context.Context, owner [20]byte, ups []api.Inpu
 // that verifies under its member's key to sigs; it logs the other answers
 // (as what), returns them, and marks the members that did not answer down.
 func (m *Member) collectSignatures(ctx context.Context, req transport.Message, ack transport.Type, d [32]byte, sigs map[transport.MemberID][]byte, what string) map[transport.MemberID][]byte {
-	live := m.live()
+	live := m.marks.Live()
 	ctx, cancel := context.WithTimeout(ctx, m.cfg.RoundTimeout)
 	defer cancel()
 	_ = m.mux.Broadcast(ctx, live, req)
@@ -467,7 +467,7 @@ func (m *Member) collectSignatures(ctx context.Context, req transport.Message, a
 		others[id] = msg.Payload
 		m.log.Warn(what+" refused or bad signature", zap.Uint32("peer", uint32(id)), zap.ByteString("reply", tail(msg.Payload)))
 	}
-	m.markDown(got.Missing)
+	m.marks.MarkDown(got.Missing)
 	return others
 }
 

@@ -214,7 +214,7 @@ func (s *server) add(ctx context.Context, r chainio.Request) {
 		s.marks = true
 		s.bat.BlockSeen(r.Block)
 		s.runDue(ctx)
-		s.m.setProgress(r.Block)
+		s.m.marks.SetProgress(r.Block)
 		return
 	}
 	if posted, err := s.chain.VerdictPosted(ctx, r.ID); err == nil && posted {

@@ -11,6 +11,8 @@ import (
 	"fmt"
 
 	"golang.org/x/crypto/chacha20poly1305"
+
+	"github.com/fhegate/fhegate/bls"
 )
 
 // The threshold key share at rest.
@@ -31,22 +33,34 @@ import (
 // sealedShareMagic starts a sealed share record (version 1).
 var sealedShareMagic = []byte("fhegate-sealed-share/v1\x00")
 
-func (m *Member) shareKey() ([]byte, error) {
-	sk := m.cfg.BLSKey.Bytes()
-	defer clear(sk)
-	return hkdf.Key(sha256.New, sk, []byte("fhegate/store/threshold-key-share"), "xchacha20poly1305 key v1", chacha20poly1305.KeySize)
+// shareSeal seals and opens one member's threshold key share record: the
+// key comes from its BLS secret key, the associated data names its epoch and
+// member.
+type shareSeal struct {
+	blsKey *bls.SecretKey
+	epoch  uint64
+	self   uint32
 }
 
-func (m *Member) shareAD() []byte {
+// shareSealOf is the seal of a member's share record for its configured
+// epoch.
+func shareSealOf(cfg MemberConfig) shareSeal {
+	return shareSeal{blsKey: cfg.BLSKey, epoch: cfg.Committee.Epoch, self: cfg.Self}
+}
+
+func (s shareSeal) ad() []byte {
 	ad := append([]byte(nil), sealedShareMagic...)
-	ad = binary.BigEndian.AppendUint64(ad, m.cfg.Committee.Epoch)
-	return binary.BigEndian.AppendUint32(ad, m.cfg.Self)
+	ad = binary.BigEndian.AppendUint64(ad, s.epoch)
+	return binary.BigEndian.AppendUint32(ad, s.self)
 }
 
-// shareAEAD is the XChaCha20-Poly1305 instance under the share key (the
-// key bytes are cleared once the cipher holds its own copy).
-func (m *Member) shareAEAD() (cipher.AEAD, error) {
-	key, err := m.shareKey()
+// aead is the XChaCha20-Poly1305 instance under the share key, derived
+// with HKDF-SHA256 from the BLS secret key; the key bytes (and the copy of
+// the BLS key) are cleared once the cipher holds its own copy.
+func (s shareSeal) aead() (cipher.AEAD, error) {
+	sk := s.blsKey.Bytes()
+	defer clear(sk)
+	key, err := hkdf.Key(sha256.New, sk, []byte("fhegate/store/threshold-key-share"), "xchacha20poly1305 key v1", chacha20poly1305.KeySize)
 	if err != nil {
 		return nil, err
 	}
@@ -54,9 +68,9 @@ func (m *Member) shareAEAD() (cipher.AEAD, error) {
 	return chacha20poly1305.NewX(key)
 }
 
-// sealShare encrypts the marshalled threshold key share for the store.
-func (m *Member) sealShare(plain []byte) ([]byte, error) {
-	aead, err := m.shareAEAD()
+// seal encrypts the marshalled threshold key share for the store.
+func (s shareSeal) seal(plain []byte) ([]byte, error) {
+	aead, err := s.aead()
 	if err != nil {
 		return nil, err
 	}
@@ -66,15 +80,15 @@ func (m *Member) sealShare(plain []byte) ([]byte, error) {
 	if _, err := rand.Read(nonce); err != nil {
 		return nil, err
 	}
-	return aead.Seal(out, nonce, plain, m.shareAD()), nil
+	return aead.Seal(out, nonce, plain, s.ad()), nil
 }
 
 // shareSealed reports whether a stored share record is sealed.
 func shareSealed(rec []byte) bool { return bytes.HasPrefix(rec, sealedShareMagic) }
 
-// openShare decrypts a sealed share record.
-func (m *Member) openShare(rec []byte) ([]byte, error) {
-	aead, err := m.shareAEAD()
+// open decrypts a sealed share record.
+func (s shareSeal) open(rec []byte) ([]byte, error) {
+	aead, err := s.aead()
 	if err != nil {
 		return nil, err
 	}
@@ -82,7 +96,7 @@ func (m *Member) openShare(rec []byte) ([]byte, error) {
 	if len(body) < aead.NonceSize()+aead.Overhead() {
 		return nil, errors.New("consensus: sealed threshold key share is truncated")
 	}
-	plain, err := aead.Open(nil, body[:aead.NonceSize()], body[aead.NonceSize():], m.shareAD())
+	plain, err := aead.Open(nil, body[:aead.NonceSize()], body[aead.NonceSize():], s.ad())
 	if err != nil {
 		return nil, fmt.Errorf("consensus: cannot open the stored threshold key share (another member's or epoch's store, or a different BLS key): %w", err)
 	}

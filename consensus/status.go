@@ -23,7 +23,7 @@ func (m *Member) Status() api.Status {
 		s.Equivocations = append(s.Equivocations, api.Equivocation{Member: uint32(e.Member), Session: e.Session, Reason: e.Reason})
 	}
 	m.blameMu.Unlock()
-	live := m.live()
+	live := m.marks.Live()
 	for _, id := range m.members {
 		if !contains(live, id) {
 			s.Down = append(s.Down, uint32(id))
