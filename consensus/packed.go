@@ -154,9 +154,11 @@ func (m *Member) fetchInputs(ctx context.Context, q chainio.Request) error {
 // plan's refresh points are verified refreshes among them. Whatever a request's ciphertext holds outside
 // its block is multiplied by zero (TestPackedVectorCrossTalk).
 //
-// Only the t active members of that refresh pack (the active set is
-// rotated by the batch's session, so that consecutive batches spread the
-// packing over the committee); each sends its accumulators to the other
+// The refresh is the verified refresh transform: every live member
+// contributes (refreshContributors), so a member that deviates moves no
+// output (protocol.RefreshTransform). Only t members pack, the first t of
+// the participants rotated by the batch's session (so that consecutive
+// batches spread the packing over the committee); each sends its accumulators to the other
 // members, and a member that did not pack takes them only when all t
 // copies are byte-identical (protocol.AgreedFromActive: one of the t is
 // honest) and packs them itself otherwise. The committee packs each batch
@@ -187,11 +189,12 @@ func (r *requestRun) packVector(ctx context.Context, reqs []chainio.Request, k i
 	var out []*fhe.Ciphertext
 	err = m.onLive(ctx, func(participants []transport.MemberID) error {
 		order := rotated(participants, r.base)
-		active, err := m.refreshActive(order, level, bounds)
+		contributors, err := m.refreshContributors(participants, level, bounds)
 		if err != nil {
 			return err
 		}
-		slices.Sort(active)
+		// the packers: the first t of the rotation
+		active := slices.Sorted(slices.Values(order[:m.cfg.Committee.Threshold]))
 		// the evaluators: the packers and the next members, as many as a
 		// verified refresh at the plan's refresh points needs
 		evaluators := slices.Clone(order[:min(len(order), protocol.CheckedMembers(m.cfg.Committee.Threshold))])
@@ -202,10 +205,16 @@ func (r *requestRun) packVector(ctx context.Context, reqs []chainio.Request, k i
 			return err
 		}
 		r.phase("pack")
+		zk, _ := m.ProofKey()
+		if zk != nil && zk.PK != r.ks.km.Public {
+			zk = nil // a rotation's new key: protocol.RefreshTransform prepares its own
+		}
 		out, err = protocol.RefreshTransform(ctx, m.group(), r.ks.key, m.led, protocol.TransformRequest{
 			Session: session, Inputs: low, Outputs: layout.K,
-			TransformID: fmt.Sprintf("fhegate/vector-unpack/v1/k%d/a%d/b%d", layout.K, layout.Accs, layout.Requests), Transform: layout.Unpack,
-			Active: active, Receivers: participants, PublicKey: r.ks.km.Public, NoiseBits: bounds.NoiseBits, WorstBits: bounds.WorstBits, Workers: m.cfg.Knobs.Workers})
+			TransformID: fmt.Sprintf("fhegate/vector-unpack/v1/k%d/a%d/b%d", layout.K, layout.Accs, layout.Requests),
+			Transform:   layout.Unpack, Adjoint: layout.UnpackAdjoint,
+			Active: contributors, Receivers: participants, PublicKey: r.ks.km.Public, ProofKey: zk,
+			NoiseBits: bounds.NoiseBits, WorstBits: bounds.WorstBits, Workers: m.cfg.Knobs.Workers})
 		if err == nil {
 			m.refreshes.Add(1)
 			r.evaluators, r.receivers = evaluators, participants

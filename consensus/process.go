@@ -566,20 +566,6 @@ func (m *Member) onLive(ctx context.Context, round func(participants []transport
 	return err
 }
 
-// refreshActive returns the t active members of a refresh transform (the
-// vector inputs' unpacking, packed.go) among participants (the first t) and
-// calls the BeforeRefresh knob.
-func (m *Member) refreshActive(participants []transport.MemberID, level int, b circuit.RefreshBounds) ([]transport.MemberID, error) {
-	t := m.cfg.Committee.Threshold
-	if len(participants) < t {
-		return nil, fmt.Errorf("%w: %d live members for a refresh, threshold %d", ErrNoQuorum, len(participants), t)
-	}
-	if hook := m.cfg.Knobs.BeforeRefresh; hook != nil {
-		hook(level, b)
-	}
-	return participants[:t], nil
-}
-
 // refreshContributors returns the contributors of a verified refresh among
 // participants (ascending): every participant, up to the most whose
 // t-subsets a refresh decodes (protocol.MaxRefreshSubsets), and at least

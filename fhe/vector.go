@@ -114,6 +114,35 @@ func (l VectorLayout) Unpack(in, out [][]uint64) error {
 	return nil
 }
 
+// UnpackAdjoint is Unpack's adjoint (its transpose, a scatter): it writes
+// in[r mod A][⌊r/A⌋·K' + k] = out[k][r] for every request r < B and
+// attribute k, and zero elsewhere, so that ⟨ρ, Unpack(x)⟩ = ⟨UnpackAdjoint(ρ),
+// x⟩ mod t for all slot vectors (the verified refresh transform checks its
+// masks with it).
+func (l VectorLayout) UnpackAdjoint(out, in [][]uint64) error {
+	if len(in) != l.Accs || len(out) != l.K {
+		return fmt.Errorf("fhe: vector unpack adjoint of %d outputs into %d accumulators, layout %d → %d", len(out), len(in), l.Accs, l.K)
+	}
+	for _, v := range out {
+		if len(v) != l.Slots {
+			return fmt.Errorf("fhe: vector unpack adjoint: output of %d slots, want %d", len(v), l.Slots)
+		}
+	}
+	for _, v := range in {
+		if len(v) != l.Slots {
+			return fmt.Errorf("fhe: vector unpack adjoint: accumulator of %d slots, want %d", len(v), l.Slots)
+		}
+		clear(v)
+	}
+	for k, o := range out {
+		for r := 0; r < l.Requests; r++ {
+			a, s := l.Place(r)
+			in[a][s+k] = o[r]
+		}
+	}
+	return nil
+}
+
 // ReplicatedInts is v in every slot: how a client encrypts a scalar input.
 // The committee's packed evaluation multiplies each input by a slot mask
 // (one request per slot), so a value only in slot 0 would be lost; a

@@ -138,8 +138,16 @@
 // its sender. What a receiver learns of Z's noise (the input's plus the
 // honest masks') is hidden by one honest E_j^S per subset; a ciphertext
 // below noise.RefreshFloorLevel (with the masks' noise counted) is refused
-// (ErrRefreshNoRoom). The vector inputs' RefreshTransform still runs
-// Lattigo's masked transform among exactly t active members (transform.go).
+// (ErrRefreshNoRoom).
+//
+// RefreshTransform (transform.go) is the same masked decryption with a
+// public linear slot map T applied to the decoded values; each masker also
+// sends proven encryptions W of T(M_i), and a check decrypts, for C random
+// challenges ρ, only the constant coefficient of Σ W·ρ − Σ X·T*(ρ), which
+// is (s/N)·⟨ρ, w − T(M)⟩ because a plaintext's slots sum to N times its
+// constant coefficient: zero for an honest masker, non-zero with
+// probability 1 − 1/t per challenge otherwise (docs/committee.md,
+// "Verified refresh and decryption").
 //
 // # Re-encryption to a new committee's key (Reencrypt)
 //

@@ -51,6 +51,15 @@ type Group struct {
 	// hook makes this member misbehave in share rounds (tests only: it is
 	// unexported and no production code sets it). See roundHook.
 	hook roundHook
+	// transformMaskEdit changes this masker's mask plaintexts of a refresh
+	// transform (the A input masks, then the output masks of the group)
+	// before they are encrypted and proven (tests only: a masker running
+	// modified code).
+	transformMaskEdit func(vals [][]int64)
+	// transformMessageLimit, if set, is the message size a refresh
+	// transform's mask messages must fit instead of the transport's (tests
+	// only: output groups on a small preset).
+	transformMessageLimit int
 	// insecureNoCommit runs the share rounds without commitments, as they
 	// were before commit-before-reveal (tests only: the control runs of the
 	// attacks it stops).

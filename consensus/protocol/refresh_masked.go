@@ -90,23 +90,40 @@ func maskContext(epoch uint64, id transport.MemberID, nonce []byte) zkpok.Contex
 	return zkpok.Context{ChainID: new(big.Int), Epoch: epoch, Owner: owner}
 }
 
-// newMask draws a uniform slot vector mod t and a nonce, and encrypts the
-// vector with its proof of plaintext knowledge for sender self; the message
-// is nonce ‖ len(ct) ‖ ct ‖ proof.
+// newMask draws a uniform slot vector mod t and encrypts it for sender
+// self (encryptMask).
 func newMask(zk *zkpok.Key, epoch uint64, self transport.MemberID) ([]byte, error) {
 	p := zk.PK.Params()
-	tm := p.PlaintextModulus()
 	vals := make([]int64, p.Slots())
-	buf := make([]byte, maskNonce+8*len(vals))
-	if _, err := rand.Read(buf); err != nil {
+	if err := uniformSlots(p.PlaintextModulus(), vals); err != nil {
 		return nil, err
 	}
-	nonce, words := buf[:maskNonce], buf[maskNonce:]
-	// 64 random bits reduced mod a 17-bit t: statistical distance 2^−47 per
-	// value from uniform, far below what the mask must hide (its sum with
-	// the plaintext is revealed once).
+	return encryptMask(zk, epoch, self, vals)
+}
+
+// uniformSlots fills vals with uniform values mod tm (crypto/rand). 64
+// random bits reduced mod a 17-bit t: statistical distance 2^−47 per value
+// from uniform, far below what a mask must hide (its sum with the
+// plaintext is revealed once).
+func uniformSlots(tm uint64, vals []int64) error {
+	words := make([]byte, 8*len(vals))
+	if _, err := rand.Read(words); err != nil {
+		return err
+	}
 	for i := range vals {
 		vals[i] = int64(binary.LittleEndian.Uint64(words[8*i:]) % tm)
+	}
+	clear(words)
+	return nil
+}
+
+// encryptMask encrypts the slot vector vals with its proof of plaintext
+// knowledge for sender self under a fresh random nonce; the message is
+// nonce ‖ len(ct) ‖ ct ‖ proof.
+func encryptMask(zk *zkpok.Key, epoch uint64, self transport.MemberID, vals []int64) ([]byte, error) {
+	nonce := make([]byte, maskNonce)
+	if _, err := rand.Read(nonce); err != nil {
+		return nil, err
 	}
 	ct, proof, err := zk.EncryptInts(vals, maskContext(epoch, self, nonce))
 	if err != nil {
@@ -475,9 +492,18 @@ func decodePhase(p *fhe.Params, z *fhe.Ciphertext, acc ring.Poly) ([]uint64, err
 // unmask is the refresh's output: the values z encoded at the top level with
 // z's metadata, as a trivial ciphertext, minus every mask at the top level.
 func unmask(p *fhe.Params, z *fhe.Ciphertext, vals []uint64, masks map[transport.MemberID]*fhe.Ciphertext, active []transport.MemberID) (*fhe.Ciphertext, error) {
+	xs := make([]*fhe.Ciphertext, len(active))
+	for i, id := range active {
+		xs[i] = masks[id]
+	}
+	return unmaskCts(p, *z.Lattigo().MetaData, vals, xs)
+}
+
+// unmaskCts is (Enc_top(vals), 0) under metadata md minus every ciphertext
+// of xs (each at the top level).
+func unmaskCts(p *fhe.Params, md rlwe.MetaData, vals []uint64, xs []*fhe.Ciphertext) (*fhe.Ciphertext, error) {
 	top := p.MaxLevel()
 	pt := bgv.NewPlaintext(p.BGV(), top)
-	md := *z.Lattigo().MetaData
 	pt.MetaData = &md
 	if err := safe("refresh encode", func() error { return bgv.NewEncoder(p.BGV()).Encode(vals, pt) }); err != nil {
 		return nil, fmt.Errorf("protocol: refresh encode: %w", err)
@@ -486,8 +512,8 @@ func unmask(p *fhe.Params, z *fhe.Ciphertext, vals []uint64, masks map[transport
 	out := rlwe.NewCiphertext(p.RLWE(), 1, top)
 	*out.MetaData = md
 	ringQ.Add(out.Value[0], pt.Value, out.Value[0])
-	for _, id := range active {
-		x := masks[id].Lattigo()
+	for _, x := range xs {
+		x := x.Lattigo()
 		ringQ.Sub(out.Value[0], x.Value[0], out.Value[0])
 		ringQ.Sub(out.Value[1], x.Value[1], out.Value[1])
 	}
