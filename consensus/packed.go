@@ -209,7 +209,11 @@ func (r *requestRun) packVector(ctx context.Context, reqs []chainio.Request, k i
 		if zk != nil && zk.PK != r.ks.km.Public {
 			zk = nil // a rotation's new key: protocol.RefreshTransform prepares its own
 		}
-		out, err = protocol.RefreshTransform(ctx, m.group(), r.ks.key, m.led, protocol.TransformRequest{
+		led := protocol.Ledger(m.led)
+		if m.cfg.Knobs.CorruptRefresh {
+			led = refreshCorruptingLedger{m.led, m.params.N()}
+		}
+		out, err = protocol.RefreshTransform(ctx, m.group(), r.ks.key, led, protocol.TransformRequest{
 			Session: session, Inputs: low, Outputs: layout.K,
 			TransformID: fmt.Sprintf("fhegate/vector-unpack/v1/k%d/a%d/b%d", layout.K, layout.Accs, layout.Requests),
 			Transform:   layout.Unpack, Adjoint: layout.UnpackAdjoint,

@@ -18,6 +18,7 @@ import (
 	"github.com/fhegate/fhegate/consensus/chainio"
 	"github.com/fhegate/fhegate/consensus/circuit"
 	"github.com/fhegate/fhegate/consensus/local"
+	"github.com/fhegate/fhegate/consensus/protocol"
 	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/fhetest"
@@ -574,4 +575,43 @@ func mod(x int64, t uint64) uint64 {
 		m += int64(t)
 	}
 	return uint64(m)
+}
+
+// TestVectorRefreshShiftRefusedOverTLS: member 2 of a local 2-of-3
+// committee (over TLS) shifts every decryption share it sends in the
+// verified refresh transform that unpacks a vector request (CorruptRefresh,
+// well-formed). No member stores or posts a verdict for it, and nobody but
+// member 2 is ever named (with r = 2t−1 = 3 nobody can be: every
+// explanation is possible). The request then fails its attempts rather than
+// being answered with a value member 2 chose.
+func TestVectorRefreshShiftRefusedOverTLS(t *testing.T) {
+	kf := newPolicyFixture(t, [32]byte{0x5e, 0xc7}, vectorTestPolicy, func(id uint32, k *TestingKnobs) {
+		k.CorruptRefresh = id == 2
+	})
+	f := kf.packFixture
+	vals := []int64{1, 2, 0}
+	slots, err := f.p.VectorInts(vals)
+	require.NoError(t, err)
+	ct, err := f.enc.EncryptInts(slots)
+	require.NoError(t, err)
+	req := f.lc.Chain.Post(chainio.Request{ID: [32]byte{0x5e}, PolicyID: kf.id, Kind: chainio.KindPolicy, Inputs: []fhe.Handle{f.put(ct)}})
+	_, errs := f.onAll(func(m *Member) ([]*chainio.Verdict, error) {
+		v, err := m.Process(context.Background(), req)
+		return []*chainio.Verdict{v}, err
+	})
+	for i, err := range errs {
+		id := uint32(i + 1)
+		if id == 2 {
+			continue
+		}
+		var dis *protocol.ErrRefreshDisagree
+		require.ErrorAs(t, err, &dis, "member %d got a verdict out of a moved refresh transform", id)
+		_, ok := f.lc.Member(id).StoredVerdict(req.ID)
+		require.False(t, ok, "member %d stored a verdict", id)
+		for _, e := range f.lc.Member(id).Status().Equivocations {
+			require.Equal(t, uint32(2), e.Member, "member %d named an honest member", id)
+		}
+	}
+	_, onChain := f.lc.Chain.Verdict(req.ID)
+	require.False(t, onChain, "a verdict reached the chain")
 }
