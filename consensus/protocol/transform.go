@@ -235,10 +235,15 @@ func checkTransform(p *fhe.Params, t int, req TransformRequest) error {
 	return checkAdjoint(p, req)
 }
 
-// checkAdjoint tests ⟨ρ, T(x)⟩ = ⟨T*(ρ), x⟩ mod t on one pair of random
-// vectors (seeded by the TransformID, so every member draws the same): an
-// adjoint that is not the transform's would make every honest mask check
-// fail, and is refused here instead.
+// adjointTests is the number of random pairs checkAdjoint tries: a map
+// that is not T's adjoint (or a T that is not linear) passes one with
+// probability at most 2/t.
+const adjointTests = 3
+
+// checkAdjoint tests ⟨ρ, T(x)⟩ = ⟨T*(ρ), x⟩ mod t on adjointTests pairs of
+// random vectors (seeded by the TransformID, so every member draws the
+// same): an adjoint that is not the transform's would make every honest
+// mask check fail and name an honest masker, so it is refused here instead.
 func checkAdjoint(p *fhe.Params, req TransformRequest) error {
 	tm, slots := p.PlaintextModulus(), p.Slots()
 	seed := sha256.Sum256([]byte("fhegate/refresh-transform/adjoint-test/v1/" + req.TransformID))
@@ -255,16 +260,18 @@ func checkAdjoint(p *fhe.Params, req TransformRequest) error {
 		}
 		return v
 	}
-	x, rho := vecs(len(req.Inputs), true), vecs(req.Outputs, true)
-	tx, trho := vecs(req.Outputs, false), vecs(len(req.Inputs), false)
-	if err := safe("refresh transform: transform", func() error { return req.Transform(x, tx) }); err != nil {
-		return err
-	}
-	if err := safe("refresh transform: adjoint", func() error { return req.Adjoint(rho, trho) }); err != nil {
-		return err
-	}
-	if ip(tm, rho, tx) != ip(tm, trho, x) {
-		return errors.New("protocol: refresh transform: Adjoint is not the adjoint of Transform")
+	for range adjointTests {
+		x, rho := vecs(len(req.Inputs), true), vecs(req.Outputs, true)
+		tx, trho := vecs(req.Outputs, false), vecs(len(req.Inputs), false)
+		if err := safe("refresh transform: transform", func() error { return req.Transform(x, tx) }); err != nil {
+			return err
+		}
+		if err := safe("refresh transform: adjoint", func() error { return req.Adjoint(rho, trho) }); err != nil {
+			return err
+		}
+		if ip(tm, rho, tx) != ip(tm, trho, x) {
+			return errors.New("protocol: refresh transform: Adjoint is not the adjoint of Transform")
+		}
 	}
 	return nil
 }
