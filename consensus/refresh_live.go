@@ -1,0 +1,163 @@
+package consensus
+
+// Collective refreshes inside a run: with the members this member believes
+// live, the contributors of a verified refresh, the masks made ahead, and
+// the test knobs that corrupt shares.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/fhegate/fhegate/consensus/circuit"
+	"github.com/fhegate/fhegate/consensus/ledger"
+	"github.com/fhegate/fhegate/consensus/protocol"
+	"github.com/fhegate/fhegate/consensus/transport"
+	"github.com/fhegate/fhegate/fhe"
+	"github.com/fhegate/fhegate/fhe/zkpok"
+)
+
+// refreshLive runs a collective refresh of ct inside a request's evaluation
+// (a plan's refresh point) with the members this member believes live
+// (onLive). The session is named by the ciphertext's digest, not by a call
+// counter, so every member names the same refresh the same way whatever
+// order its evaluator reaches the plan's refresh points in.
+func (m *Member) refreshLive(ctx context.Context, ks keySnap, base string, ct *fhe.Ciphertext, b circuit.RefreshBounds) (*fhe.Ciphertext, error) {
+	session := refreshSession(base, ct)
+	var out *fhe.Ciphertext
+	err := m.onLive(ctx, func(participants []transport.MemberID) (err error) {
+		out, err = m.refresh(ctx, ks, session, ct, participants, b)
+		return err
+	})
+	return out, err
+}
+
+// refreshSession names the refresh of ct inside the run base: by the
+// ciphertext's digest, not by a call counter.
+func refreshSession(base string, ct *fhe.Ciphertext) string {
+	d := protocol.ShareDigest(ct)
+	return fmt.Sprintf("%s/refresh/%x", base, d[:8])
+}
+
+// onLive runs a round with the members this member believes live. When an
+// active member does not answer, it is marked down and the round is run
+// once more with the next t live members (a new session: a member killed
+// between two refreshes of one request costs one round timeout, not the
+// request).
+func (m *Member) onLive(ctx context.Context, round func(participants []transport.MemberID) error) error {
+	err := round(m.marks.Live())
+	var miss *protocol.ErrMissing
+	if errors.As(err, &miss) && ctx.Err() == nil {
+		m.marks.MarkDown(miss.Missing)
+		err = round(m.marks.Live())
+	}
+	return err
+}
+
+// refreshContributors returns the contributors of a verified refresh among
+// participants (ascending): every participant, up to the most whose
+// t-subsets a refresh decodes (protocol.MaxRefreshSubsets), and at least
+// protocol.CheckedMembers(t); it calls the BeforeRefresh knob.
+func (m *Member) refreshContributors(participants []transport.MemberID, level int, b circuit.RefreshBounds) ([]transport.MemberID, error) {
+	t := m.cfg.Committee.Threshold
+	need := protocol.CheckedMembers(t)
+	if len(participants) < need {
+		return nil, fmt.Errorf("%w: %d live members %v for a refresh, which needs %d whose shares cross-check (t=%d)", ErrNoQuorum, len(participants), participants, need, t)
+	}
+	if hook := m.cfg.Knobs.BeforeRefresh; hook != nil {
+		hook(level, b)
+	}
+	out := slices.Sorted(slices.Values(participants))
+	for len(out) > need && protocol.RefreshSubsets(len(out), t) > protocol.MaxRefreshSubsets {
+		out = out[:len(out)-1]
+	}
+	return out, nil
+}
+
+// refresh runs one verified collective refresh (protocol.Refresh) with
+// the participants contributing (refreshContributors) and receiving, sized
+// for the noise bounds b; it counts the refreshes this member completed
+// (Status.Refreshes).
+func (m *Member) refresh(ctx context.Context, ks keySnap, session string, ct *fhe.Ciphertext, participants []transport.MemberID, b circuit.RefreshBounds) (*fhe.Ciphertext, error) {
+	active, err := m.refreshContributors(participants, ct.Level(), b)
+	if err != nil {
+		return nil, err
+	}
+	zk, _ := m.ProofKey()
+	if zk != nil && zk.PK != ks.km.Public {
+		zk = nil // a rotation's new key: protocol.Refresh prepares its own
+	}
+	led := protocol.Ledger(m.led)
+	if m.cfg.Knobs.CorruptRefresh {
+		led = refreshCorruptingLedger{m.led, m.params.N()}
+	}
+	g := m.group()
+	if zk != nil {
+		g.Masks = m.masksFor(zk, ks.key.Epoch)
+	}
+	out, err := protocol.Refresh(ctx, g, ks.key, led, protocol.RefreshRequest{Session: fmt.Sprintf("%s/%v", session, active),
+		Ciphertext: ct, Active: active, Receivers: participants, PublicKey: ks.km.Public, ProofKey: zk, NoiseBits: b.NoiseBits, WorstBits: b.WorstBits})
+	if err == nil {
+		m.refreshes.Add(1)
+	}
+	return out, err
+}
+
+// maskPoolSize is how many refresh masks a member keeps made ahead: a
+// request's entry refreshes take one each.
+const maskPoolSize = 4
+
+// masksFor returns this member's refresh mask pool for the key and epoch,
+// replacing (and stopping) one made for another key.
+func (m *Member) masksFor(zk *zkpok.Key, epoch uint64) *protocol.MaskPool {
+	for {
+		cur := m.masks.Load()
+		if cur.For(zk, epoch, m.id) {
+			return cur
+		}
+		next := protocol.NewMaskPool(zk, epoch, m.id, maskPoolSize)
+		if m.masks.CompareAndSwap(cur, next) {
+			if cur != nil {
+				go cur.Close()
+			}
+			return next
+		}
+		next.Close()
+	}
+}
+
+// corruptingLedger flips a bit of every decryption share it hands out
+// (TestingKnobs.CorruptShares).
+type corruptingLedger struct{ l *ledger.Ledger }
+
+func (c corruptingLedger) Issue(kind protocol.ShareKind, d [32]byte, e uint64, s string, gen func() ([]byte, error)) ([]byte, error) {
+	b, err := c.l.Issue(kind, d, e, s, gen)
+	if err != nil || kind != protocol.KindDecryption || len(b) < 64 {
+		return b, err
+	}
+	b = append([]byte(nil), b...)
+	b[41] ^= 1
+	return b, nil
+}
+
+// refreshCorruptingLedger flips the lowest bit of one coefficient of every
+// share in every refresh share bundle it hands out, keeping it well-formed
+// (TestingKnobs.CorruptRefresh): a member whose shares all move the value.
+type refreshCorruptingLedger struct {
+	l *ledger.Ledger
+	n int // ring degree
+}
+
+func (c refreshCorruptingLedger) Issue(kind protocol.ShareKind, d [32]byte, e uint64, s string, gen func() ([]byte, error)) ([]byte, error) {
+	b, err := c.l.Issue(kind, d, e, s, gen)
+	if err != nil || kind != protocol.KindRefresh || len(b) == 0 {
+		return b, err
+	}
+	size := 1 + (int(b[0])+1)*c.n*8
+	b = append([]byte(nil), b...)
+	for o := 0; o+size <= len(b); o += size {
+		b[o+1+8] ^= 1
+	}
+	return b, nil
+}
