@@ -66,6 +66,7 @@
 //	member.go            the Member type, its constructor and accessors
 //	member_config.go     MemberConfig and TestingKnobs
 //	packed.go            ProcessPacked: packing, refresh, one evaluation and decryption
+//	peers.go             peerRounds: bounded answers to peers, collecting and aggregating signatures
 //	policy_store.go      persisted policy specs
 //	privread.go          private reads: ACL check and re-encryption share
 //	process.go           Process and its phases

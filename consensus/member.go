@@ -68,7 +68,7 @@ type Member struct {
 	requests *requestBook
 
 	putSem chan struct{} // StorePut handlers in flight (MaxConcurrentStorePuts)
-	busy   busyRefusals  // "busy" answers in flight per peer (answerBounded)
+	peers  *peerRounds   // answering peers' requests, collecting and aggregating their signatures (peers.go)
 
 	signed  *signedLog    // upload digests this member signed (input roots, roots.go)
 	roots   rootBatcher   // rooted uploads waiting for their root round
@@ -131,6 +131,8 @@ func NewMember(cfg MemberConfig, tr transport.Transport, st *store.Store, log *z
 	}
 	m.mux = transport.NewMux(tr, m.log)
 	m.mux.SetBufferLimits(0, earlyBytesBudget(len(m.members)))
+	m.peers = &peerRounds{mux: m.mux, log: m.log, wg: &m.wg, marks: m.marks, committee: committee, members: len(m.members),
+		threshold: cfg.Committee.Threshold, timeout: cfg.RoundTimeout, grace: m.grace(), quorum: m.quorumWant}
 	m.mux.Handle(transport.TypeStorePut, m.onStorePut)
 	m.mux.Handle(transport.TypeFetch, m.onFetch)
 	m.mux.Handle(transport.TypeRootSign, m.onRootSign)

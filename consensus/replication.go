@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"sync"
 
 	"go.uber.org/zap"
 
@@ -38,7 +37,7 @@ func earlyBytesBudget(n int) int64 {
 }
 
 func (m *Member) onStorePut(msg transport.Message) {
-	m.answerBounded(msg, m.putSem, "StorePut", "the uploader", transport.TypeStoreAck, func() []byte {
+	m.peers.answer(msg, m.putSem, "StorePut", "the uploader", transport.TypeStoreAck, func() []byte {
 		if k := m.cfg.Knobs.InStorePut; k != nil {
 			k()
 		}
@@ -54,87 +53,6 @@ func (m *Member) onStorePut(msg transport.Message) {
 		m.signed.add(d) // before the ack: a root round may follow it at once
 		return append([]byte{1}, m.cfg.BLSKey.Sign(d[:])...)
 	})
-}
-
-// answerBounded runs answer for a peer's request in a goroutine (counted in
-// m.wg) holding one slot of sem, and sends its reply back to the sender as
-// type ack. With every slot taken the request is not run: it is answered
-// at once with a refusal (0 ‖ "busy: …", the status byte every ack has for
-// a refusal), at most maxBusyRefusals in flight to one peer, beyond which
-// it is dropped with a log. The refusal is what keeps one peer from getting
-// another marked down: a peer that fills the slots with slow requests made
-// this member drop an honest asker's request, and the asker (who) counted
-// this member missing and marked it down (docs/committee.md, "Can one
-// member get an honest one marked down?"); a refused asker has an answer
-// and attests with the others' signatures. Without the bound every
-// received message would spawn a goroutine, so a peer could pin unbounded
-// memory and CPU on every member.
-func (m *Member) answerBounded(msg transport.Message, sem chan struct{}, what, who string, ack transport.Type, answer func() []byte) {
-	select {
-	case sem <- struct{}{}:
-	default:
-		if !m.refuseBusy(msg, ack, what) {
-			m.log.Warn("too many concurrent "+what+" requests and busy answers to this peer: dropped ("+who+" counts this member as missing)",
-				zap.Uint32("from", uint32(msg.From)), zap.Int("bytes", len(msg.Payload)))
-		}
-		return
-	}
-	m.wg.Add(1)
-	go func() {
-		defer m.wg.Done()
-		defer func() { <-sem }()
-		reply := answer()
-		ctx, cancel := context.WithTimeout(context.Background(), m.cfg.RoundTimeout)
-		defer cancel()
-		if err := m.mux.Send(ctx, msg.From, transport.Message{Type: ack, Session: msg.Session, Payload: reply}); err != nil {
-			m.log.Debug(what+" answer not delivered", zap.Error(err))
-		}
-	}()
-}
-
-// maxBusyRefusals bounds the "busy" answers in flight to one peer
-// (answerBounded): a peer flooding requests gets at most this many
-// goroutines' worth of answers, and never uses up another peer's.
-const maxBusyRefusals = 4
-
-// busyRefusals counts the "busy" answers in flight per peer.
-type busyRefusals struct {
-	mu sync.Mutex
-	to map[transport.MemberID]int
-}
-
-// refuseBusy answers msg with a refusal of type ack in the background,
-// unless maxBusyRefusals answers to its sender are still in flight; it
-// reports whether it did.
-func (m *Member) refuseBusy(msg transport.Message, ack transport.Type, what string) bool {
-	r := &m.busy
-	r.mu.Lock()
-	if r.to == nil {
-		r.to = map[transport.MemberID]int{}
-	}
-	if r.to[msg.From] >= maxBusyRefusals {
-		r.mu.Unlock()
-		return false
-	}
-	r.to[msg.From]++
-	r.mu.Unlock()
-	m.log.Debug("too many concurrent "+what+" requests: answered busy", zap.Uint32("from", uint32(msg.From)))
-	m.wg.Add(1)
-	go func() {
-		defer m.wg.Done()
-		defer func() {
-			r.mu.Lock()
-			r.to[msg.From]--
-			r.mu.Unlock()
-		}()
-		ctx, cancel := context.WithTimeout(context.Background(), m.cfg.RoundTimeout)
-		defer cancel()
-		reply := append([]byte{0}, "busy: too many concurrent "+what+" requests"...)
-		if err := m.mux.Send(ctx, msg.From, transport.Message{Type: ack, Session: msg.Session, Payload: reply}); err != nil {
-			m.log.Debug(what+" busy answer not delivered", zap.Error(err))
-		}
-	}()
-	return true
 }
 
 func (m *Member) onFetch(msg transport.Message) {
@@ -426,10 +344,10 @@ func (m *Member) uploadBatch(ctx context.Context, owner [20]byte, ups []api.Inpu
 	m.signed.add(d)
 	sigs := map[transport.MemberID][]byte{m.id: m.cfg.BLSKey.Sign(d[:])}
 	session := fmt.Sprintf("put/%x/%x/%x", d[:], owner[:], randTag())
-	m.collectSignatures(ctx, transport.Message{Type: transport.TypeStorePut, Session: session, Payload: storePut(owner, ups)},
+	m.peers.collect(ctx, transport.Message{Type: transport.TypeStorePut, Session: session, Payload: storePut(owner, ups)},
 		transport.TypeStoreAck, d, sigs, "store replica")
 	att = &api.InputAttestation{Owner: owner, Preset: uint8(m.params.Preset.ID), Epoch: m.cfg.Committee.Epoch, Items: items, Handle: items[0].Handle}
-	if att.Signature, att.Signers, err = m.aggregate(sigs); err != nil {
+	if att.Signature, att.Signers, err = m.peers.aggregate(sigs); err != nil {
 		return nil, err
 	}
 	if rooted {
@@ -441,41 +359,6 @@ func (m *Member) uploadBatch(ctx context.Context, owner [20]byte, ups []api.Inpu
 		}
 	}
 	return att, nil
-}
-
-// collectSignatures broadcasts req to the live members and collects, within
-// RoundTimeout, a quorum of their answers of type ack — 1 ‖ a BLS signature
-// over d, or another status and why they refuse — adding each signature
-// that verifies under its member's key to sigs; it logs the other answers
-// (as what), returns them, and marks the members that did not answer down.
-func (m *Member) collectSignatures(ctx context.Context, req transport.Message, ack transport.Type, d [32]byte, sigs map[transport.MemberID][]byte, what string) map[transport.MemberID][]byte {
-	live := m.marks.Live()
-	ctx, cancel := context.WithTimeout(ctx, m.cfg.RoundTimeout)
-	defer cancel()
-	_ = m.mux.Broadcast(ctx, live, req)
-	got := m.mux.CollectQuorum(ctx, req.Session, ack, live, m.quorumWant(len(live)-1), m.grace())
-	m.mux.Forget(req.Session)
-	others := map[transport.MemberID][]byte{}
-	for id, msg := range got.Got {
-		if len(msg.Payload) == 1+bls.SignatureLen && msg.Payload[0] == 1 {
-			sig := msg.Payload[1:]
-			if bls.Verify(m.committee.Keys[id-1].Compressed(), d[:], sig) == nil {
-				sigs[id] = sig
-				continue
-			}
-		}
-		others[id] = msg.Payload
-		m.log.Warn(what+" refused or bad signature", zap.Uint32("peer", uint32(id)), zap.ByteString("reply", tail(msg.Payload)))
-	}
-	m.marks.MarkDown(got.Missing)
-	return others
-}
-
-func tail(b []byte) []byte {
-	if len(b) > 0 {
-		return b[1:]
-	}
-	return b
 }
 
 func randTag() []byte {

@@ -267,7 +267,7 @@ const (
 // or 0 ‖ why it refuses. At most
 // MaxConcurrentRootSigns run at once; the excess is dropped with a log.
 func (m *Member) onRootSign(msg transport.Message) {
-	m.answerBounded(msg, m.rootSem, "root", "the coordinator", transport.TypeRootAck, func() []byte {
+	m.peers.answer(msg, m.rootSem, "root", "the coordinator", transport.TypeRootAck, func() []byte {
 		if m.cfg.Knobs.RefuseRootSign {
 			return append([]byte{0}, "refused (test knob)"...)
 		}
@@ -484,14 +484,14 @@ func (m *Member) rootRoundOnce(leaves [][32]byte) (*rootResult, map[transport.Me
 		m.log.Warn("this member does not sign its own root", zap.Error(err))
 	}
 	session := fmt.Sprintf("root/%d/%x/%x", epoch, root[:], randTag())
-	answers := m.collectSignatures(context.Background(), transport.Message{Type: transport.TypeRootSign, Session: session, Payload: rootSign(epoch, leaves)},
+	answers := m.peers.collect(context.Background(), transport.Message{Type: transport.TypeRootSign, Session: session, Payload: rootSign(epoch, leaves)},
 		transport.TypeRootAck, d, sigs, "root")
 	index := make([]int, len(leaves))
 	for i := range index {
 		index[i] = i
 	}
 	res := &rootResult{root: root, index: index, paths: paths}
-	if res.signature, res.signers, err = m.aggregate(sigs); err != nil {
+	if res.signature, res.signers, err = m.peers.aggregate(sigs); err != nil {
 		return nil, answers, err
 	}
 	return res, answers, nil

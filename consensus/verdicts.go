@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/big"
-	"sort"
 
 	"go.uber.org/zap"
 
@@ -143,31 +142,9 @@ func (m *Member) signDigest(ctx context.Context, base string, d [32]byte, signer
 			log.Warn("excluded: bad verdict signature", zap.Uint32("peer", uint32(id)))
 		}
 	}
-	sig, bitmap, err := m.aggregate(sigs)
+	sig, bitmap, err := m.peers.aggregate(sigs)
 	if err != nil {
 		return nil, nil, 0, err
 	}
 	return sig, bitmap, len(sigs), nil
-}
-
-func (m *Member) aggregate(sigs map[transport.MemberID][]byte) (sig, bitmap []byte, err error) {
-	if len(sigs) < m.cfg.Committee.Threshold {
-		return nil, nil, fmt.Errorf("%w: %d signatures, threshold %d", ErrNoQuorum, len(sigs), m.cfg.Committee.Threshold)
-	}
-	ids := make([]int, 0, len(sigs))
-	for id := range sigs {
-		ids = append(ids, int(id))
-	}
-	sort.Ints(ids)
-	list := make([][]byte, len(ids))
-	idx := make([]int, len(ids))
-	for i, id := range ids {
-		list[i] = sigs[transport.MemberID(id)]
-		idx[i] = id - 1
-	}
-	if sig, err = bls.Aggregate(list); err != nil {
-		return nil, nil, err
-	}
-	bitmap, err = bls.NewBitmap(len(m.members), idx)
-	return sig, bitmap, err
 }
