@@ -64,32 +64,32 @@ func (m *Member) PackBlocks(ctx context.Context, reqs []chainio.Request, layout 
 }
 
 // Input roots.
-func (m *Member) MarkSigned(d [32]byte) { m.signed.add(d) }
-func (m *Member) RootsBegin()           { m.roots.begin() }
-func (m *Member) RootsAbandon()         { m.roots.abandon() }
+func (m *Member) MarkSigned(d [32]byte) { m.roots.signed.add(d) }
+func (m *Member) RootsBegin()           { m.roots.batch.begin() }
+func (m *Member) RootsAbandon()         { m.roots.batch.abandon() }
 func (m *Member) AwaitRoot(ctx context.Context, leaf [32]byte) (*api.InputRootAttestation, error) {
-	return m.awaitRoot(ctx, leaf)
+	return m.roots.await(ctx, leaf)
 }
 func (m *Member) SignRoot(epoch uint64, leaves [][32]byte) ([]byte, error) {
-	return m.signRoot(epoch, leaves)
+	return m.roots.sign(epoch, leaves)
 }
 
 // RootsOpen reports whether a root batch is open and how many leaves it
 // holds.
 func (m *Member) RootsOpen() (bool, int) {
-	m.roots.mu.Lock()
-	defer m.roots.mu.Unlock()
-	if m.roots.open == nil {
+	m.roots.batch.mu.Lock()
+	defer m.roots.batch.mu.Unlock()
+	if m.roots.batch.open == nil {
 		return false, 0
 	}
-	return true, len(m.roots.open.leaves)
+	return true, len(m.roots.batch.open.leaves)
 }
 
 // RootsPending is the number of uploads the root batcher waits for.
 func (m *Member) RootsPending() int {
-	m.roots.mu.Lock()
-	defer m.roots.mu.Unlock()
-	return m.roots.pending
+	m.roots.batch.mu.Lock()
+	defer m.roots.batch.mu.Unlock()
+	return m.roots.batch.pending
 }
 
 // PrepareSwitchOut runs an old member's check and pin of a joint rotation

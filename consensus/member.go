@@ -70,9 +70,7 @@ type Member struct {
 	putSem chan struct{} // StorePut handlers in flight (MaxConcurrentStorePuts)
 	peers  *peerRounds   // answering peers' requests, collecting and aggregating their signatures (peers.go)
 
-	signed  *signedLog    // upload digests this member signed (input roots, roots.go)
-	roots   rootBatcher   // rooted uploads waiting for their root round
-	rootSem chan struct{} // TypeRootSign handlers in flight (MaxConcurrentRootSigns)
+	roots *inputRoots // input roots (roots.go): signed upload digests, root batches and rounds
 
 	zkKey atomic.Pointer[zkpok.Key]         // input-proof key of the current public key (proofKey)
 	masks atomic.Pointer[protocol.MaskPool] // refresh masks made ahead (masksFor)
@@ -120,8 +118,7 @@ func NewMember(cfg MemberConfig, tr transport.Transport, st *store.Store, log *z
 		params: params, chainID: cfg.Committee.ChainIDBig(), committee: committee, members: cfg.Committee.IDs(),
 		closed: make(chan struct{}), requests: newRequestBook(cfg.ExpiryBlocks),
 		putSem: make(chan struct{}, api.MaxConcurrentStorePuts),
-		signed: newSignedLog(SignedDigestTTL, MaxSignedDigests), rootSem: make(chan struct{}, MaxConcurrentRootSigns),
-		roots: rootBatcher{rounds: make(chan struct{}, maxRootRounds)}}
+	}
 	m.marks = liveness.New(m.id, m.members, m.log)
 	if m.coins, err = protocol.NewCoinState(); err != nil {
 		return nil, err
@@ -133,9 +130,13 @@ func NewMember(cfg MemberConfig, tr transport.Transport, st *store.Store, log *z
 	m.mux.SetBufferLimits(0, earlyBytesBudget(len(m.members)))
 	m.peers = &peerRounds{mux: m.mux, log: m.log, wg: &m.wg, marks: m.marks, committee: committee, members: len(m.members),
 		threshold: cfg.Committee.Threshold, timeout: cfg.RoundTimeout, grace: m.grace(), quorum: m.quorumWant}
+	m.roots = &inputRoots{self: m.id, epoch: cfg.Committee.Epoch, threshold: cfg.Committee.Threshold, key: cfg.BLSKey,
+		chain: m.chain, window: rootWindow(cfg.RootWindow), refuse: cfg.Knobs.RefuseRootSign, log: m.log, closed: m.closed,
+		wg: &m.wg, peers: m.peers, signed: newSignedLog(SignedDigestTTL, MaxSignedDigests),
+		batch: rootBatcher{rounds: make(chan struct{}, maxRootRounds)}, sem: make(chan struct{}, MaxConcurrentRootSigns)}
 	m.mux.Handle(transport.TypeStorePut, m.onStorePut)
 	m.mux.Handle(transport.TypeFetch, m.onFetch)
-	m.mux.Handle(transport.TypeRootSign, m.onRootSign)
+	m.mux.Handle(transport.TypeRootSign, m.roots.onSign)
 	m.mux.Handle(transport.TypePing, m.marks.OnHeartbeat)
 	if err := m.loadKeys(); err != nil && !errors.Is(err, store.ErrNotFound) {
 		m.mux.Close()
@@ -178,7 +179,7 @@ func (m *Member) Ledger() *ledger.Ledger { return m.led }
 // Close stops the member (its transport included); the store stays open.
 func (m *Member) Close() error {
 	m.once.Do(func() { close(m.closed) })
-	m.roots.close()
+	m.roots.batch.close()
 	err := m.mux.Close()
 	m.wg.Wait()
 	if mp := m.masks.Load(); mp != nil {

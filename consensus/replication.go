@@ -50,7 +50,7 @@ func (m *Member) onStorePut(msg transport.Message) {
 			return append([]byte{0}, err.Error()...)
 		}
 		d := m.inputBatchDigest(owner, items)
-		m.signed.add(d) // before the ack: a root round may follow it at once
+		m.roots.signed.add(d) // before the ack: a root round may follow it at once
 		return append([]byte{1}, m.cfg.BLSKey.Sign(d[:])...)
 	})
 }
@@ -327,12 +327,12 @@ func (m *Member) UploadBatchRooted(ctx context.Context, owner [20]byte, ups []ap
 
 func (m *Member) uploadBatch(ctx context.Context, owner [20]byte, ups []api.InputUpload, rooted bool) (att *api.InputAttestation, err error) {
 	if rooted {
-		// counted until it joins the open root batch (awaitRoot) or fails:
+		// counted until it joins the open root batch (inputRoots.await) or fails:
 		// the batch closes early once no counted upload is left
-		m.roots.begin()
+		m.roots.batch.begin()
 		defer func() {
 			if err != nil {
-				m.roots.abandon()
+				m.roots.batch.abandon()
 			}
 		}()
 	}
@@ -341,7 +341,7 @@ func (m *Member) uploadBatch(ctx context.Context, owner [20]byte, ups []api.Inpu
 		return nil, err
 	}
 	d := m.inputBatchDigest(owner, items)
-	m.signed.add(d)
+	m.roots.signed.add(d)
 	sigs := map[transport.MemberID][]byte{m.id: m.cfg.BLSKey.Sign(d[:])}
 	session := fmt.Sprintf("put/%x/%x/%x", d[:], owner[:], randTag())
 	m.peers.collect(ctx, transport.Message{Type: transport.TypeStorePut, Session: session, Payload: storePut(owner, ups)},
@@ -351,10 +351,10 @@ func (m *Member) uploadBatch(ctx context.Context, owner [20]byte, ups []api.Inpu
 		return nil, err
 	}
 	if rooted {
-		// awaitRoot uncounts the upload as it joins a batch (or the member
+		// await uncounts the upload as it joins a batch (or the member
 		// is closing); either way the upload is answered
 		var rerr error
-		if att.Root, rerr = m.awaitRoot(ctx, d); rerr != nil {
+		if att.Root, rerr = m.roots.await(ctx, d); rerr != nil {
 			m.log.Warn("no input root for this upload: answered with its own attestation only", zap.Binary("digest", d[:]), zap.Error(rerr))
 		}
 	}
