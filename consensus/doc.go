@@ -70,7 +70,7 @@
 //	policy_store.go      persisted policy specs
 //	privread.go          private reads: ACL check and re-encryption share
 //	process.go           Process and its phases
-//	replication.go       uploads, store replicas, fetches, input attestations
+//	replication.go       uploads: proofs, store replicas, fetches, input attestations
 //	requests_seen.go     requestBook: requests seen and not yet answered (Status)
 //	roots.go             inputRoots: one signed Merkle root for many uploads
 //	roots_signed.go      signedLog: the upload digests a member signed, which its roots may include
@@ -79,6 +79,7 @@
 //	rotation_keyswitch.go KeySwitch: the cross-committee key switch
 //	rotation_retire.go   a retiring member's key share and ledger wiped after a rotation
 //	serve.go             Run: the serve loop over a chain adapter's requests
+//	storeput.go          the StorePut payload: an upload as replicated to the peers
 //	share_seal.go        the threshold key share sealed in the store
 //	status.go            Member.Status
 //	verdicts.go          verdict signatures and persisted verdicts

@@ -38,7 +38,7 @@ func (m *Member) PackedCircuit(id [32]byte) (circuit.Circuit, error) { return m.
 func (m *Member) VectorWidthOf(r chainio.Request) int                { return m.vectorWidthOf(r) }
 func (m *Member) Mux() *transport.Mux                                { return m.mux }
 func (m *Member) ChainID() *big.Int                                  { return m.chain() }
-func (m *Member) Servable(h fhe.Handle) ([]byte, error)              { return m.servable(h) }
+func (m *Member) Servable(h fhe.Handle) ([]byte, error)              { return m.uploads.servable(h) }
 func (m *Member) SetProgress(block uint64)                           { m.marks.SetProgress(block) }
 func (m *Member) MarkDown(ids []transport.MemberID)                  { m.marks.MarkDown(ids) }
 func (m *Member) BLSKey() *bls.SecretKey                             { return m.cfg.BLSKey }

@@ -18,7 +18,6 @@ import (
 	"github.com/fhegate/fhegate/consensus/store"
 	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
-	"github.com/fhegate/fhegate/fhe/zkpok"
 )
 
 // Errors returned by a member.
@@ -67,12 +66,11 @@ type Member struct {
 	// has not seen answered (Status.RequestsSeen, Unanswered).
 	requests *requestBook
 
-	putSem chan struct{} // StorePut handlers in flight (MaxConcurrentStorePuts)
-	peers  *peerRounds   // answering peers' requests, collecting and aggregating their signatures (peers.go)
+	peers *peerRounds // answering peers' requests, collecting and aggregating their signatures (peers.go)
 
-	roots *inputRoots // input roots (roots.go): signed upload digests, root batches and rounds
+	roots   *inputRoots // input roots (roots.go): signed upload digests, root batches and rounds
+	uploads *uploads    // uploads (replication.go): proofs, replicas, attestations, fetches
 
-	zkKey atomic.Pointer[zkpok.Key]         // input-proof key of the current public key (proofKey)
 	masks atomic.Pointer[protocol.MaskPool] // refresh masks made ahead (masksFor)
 	coins *protocol.CoinState               // coin-toss contributions and peers' first commitments (protocol.CoinToss, "Retries")
 
@@ -117,7 +115,6 @@ func NewMember(cfg MemberConfig, tr transport.Transport, st *store.Store, log *z
 	m := &Member{cfg: cfg, id: transport.MemberID(cfg.Self), log: log.With(zap.Uint32("member", cfg.Self)), st: st, led: led,
 		params: params, chainID: cfg.Committee.ChainIDBig(), committee: committee, members: cfg.Committee.IDs(),
 		closed: make(chan struct{}), requests: newRequestBook(cfg.ExpiryBlocks),
-		putSem: make(chan struct{}, api.MaxConcurrentStorePuts),
 	}
 	m.marks = liveness.New(m.id, m.members, m.log)
 	if m.coins, err = protocol.NewCoinState(); err != nil {
@@ -134,8 +131,11 @@ func NewMember(cfg MemberConfig, tr transport.Transport, st *store.Store, log *z
 		chain: m.chain, window: rootWindow(cfg.RootWindow), refuse: cfg.Knobs.RefuseRootSign, log: m.log, closed: m.closed,
 		wg: &m.wg, peers: m.peers, signed: newSignedLog(SignedDigestTTL, MaxSignedDigests),
 		batch: rootBatcher{rounds: make(chan struct{}, maxRootRounds)}, sem: make(chan struct{}, MaxConcurrentRootSigns)}
-	m.mux.Handle(transport.TypeStorePut, m.onStorePut)
-	m.mux.Handle(transport.TypeFetch, m.onFetch)
+	m.uploads = &uploads{self: m.id, epoch: cfg.Committee.Epoch, params: params, key: cfg.BLSKey, chain: m.chain, keys: m.Keys,
+		st: st, mux: m.mux, members: m.members, timeout: cfg.RoundTimeout, log: m.log, wg: &m.wg, inStorePut: cfg.Knobs.InStorePut,
+		peers: m.peers, roots: m.roots, putSem: make(chan struct{}, api.MaxConcurrentStorePuts)}
+	m.mux.Handle(transport.TypeStorePut, m.uploads.onStorePut)
+	m.mux.Handle(transport.TypeFetch, m.uploads.onFetch)
 	m.mux.Handle(transport.TypeRootSign, m.roots.onSign)
 	m.mux.Handle(transport.TypePing, m.marks.OnHeartbeat)
 	if err := m.loadKeys(); err != nil && !errors.Is(err, store.ErrNotFound) {

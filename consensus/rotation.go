@@ -74,21 +74,6 @@ func checkEpoch(h fhe.Handle, e, epoch uint64) error {
 	return nil
 }
 
-// servable returns the bytes of h for a peer's fetch: only an original
-// upload (bytes hashing to h, the only thing the fetcher can check) of the
-// current epoch. Re-encrypted inputs are not served: a member that missed a
-// rotation's re-encryption cannot check them, and its peers answer for it.
-func (m *Member) servable(h fhe.Handle) ([]byte, error) {
-	b, e, err := m.st.GetAt(h)
-	if err != nil {
-		return nil, err
-	}
-	if e != m.cfg.Committee.Epoch || fhe.HandleOf(b) != h {
-		return nil, fmt.Errorf("%w: %s", ErrStaleKey, h)
-	}
-	return b, nil
-}
-
 // CurrentHandles lists the stored inputs under this member's current key
 // epoch, sorted (what a rotation re-encrypts).
 func (m *Member) CurrentHandles() ([]fhe.Handle, error) {
