@@ -74,7 +74,7 @@
 //	requests_seen.go     requestBook: requests seen and not yet answered (Status)
 //	roots.go             inputRoots: one signed Merkle root for many uploads
 //	roots_signed.go      signedLog: the upload digests a member signed, which its roots may include
-//	rotation.go          key switch of the stored inputs for a new committee
+//	rotation.go          rotation: key switch and adoption of the stored inputs for a new committee
 //	rotation_joint.go    the joint session of old and new members: SwitchToNext, AdoptFromPrevious
 //	rotation_keyswitch.go KeySwitch: the cross-committee key switch
 //	rotation_retire.go   a retiring member's key share and ledger wiped after a rotation

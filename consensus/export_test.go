@@ -100,7 +100,7 @@ func (m *Member) PrepareSwitchOut(ctx context.Context, reg chainio.CommitteeKeyR
 	if err != nil {
 		return err
 	}
-	_, err = m.prepareSwitchOut(ctx, reg, p)
+	_, err = m.rot.prepareSwitchOut(ctx, reg, p)
 	return err
 }
 
@@ -115,7 +115,7 @@ func (m *Member) JointSwitchIn(ctx context.Context, j JointRotation, mx *transpo
 	if err := jointBarrier(ctx, mx, p.participants(), p.base()+"/ready", j.wait()); err != nil {
 		return nil, err
 	}
-	return m.switchIn(ctx, p.group(m, mx), p)
+	return m.rot.switchIn(ctx, m.rot.group(p, mx), p)
 }
 
 // JointAdopt is the adoption after JointSwitchIn as AdoptFromPrevious runs
@@ -126,7 +126,7 @@ func (m *Member) JointAdopt(ctx context.Context, j JointRotation, mx *transport.
 	if err != nil {
 		return 0, err
 	}
-	return m.adoptSwitched(ctx, j, p, mx, outs)
+	return m.rot.adoptSwitched(ctx, j, p, mx, outs)
 }
 
 // ThresholdKey is the member's threshold key share (tests reconstruct the

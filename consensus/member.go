@@ -70,6 +70,7 @@ type Member struct {
 
 	roots   *inputRoots // input roots (roots.go): signed upload digests, root batches and rounds
 	uploads *uploads    // uploads (replication.go): proofs, replicas, attestations, fetches
+	rot     *rotation   // a rotation's key switch and adoption (rotation.go)
 
 	masks atomic.Pointer[protocol.MaskPool] // refresh masks made ahead (masksFor)
 	coins *protocol.CoinState               // coin-toss contributions and peers' first commitments (protocol.CoinToss, "Retries")
@@ -120,7 +121,7 @@ func NewMember(cfg MemberConfig, tr transport.Transport, st *store.Store, log *z
 	if m.coins, err = protocol.NewCoinState(); err != nil {
 		return nil, err
 	}
-	if err := m.prepareStore(); err != nil {
+	if err := prepareStore(st, cfg.Committee.Epoch, m.log); err != nil {
 		return nil, err
 	}
 	m.mux = transport.NewMux(tr, m.log)
@@ -134,6 +135,8 @@ func NewMember(cfg MemberConfig, tr transport.Transport, st *store.Store, log *z
 	m.uploads = &uploads{self: m.id, epoch: cfg.Committee.Epoch, params: params, key: cfg.BLSKey, chain: m.chain, keys: m.Keys,
 		st: st, mux: m.mux, members: m.members, timeout: cfg.RoundTimeout, log: m.log, wg: &m.wg, inStorePut: cfg.Knobs.InStorePut,
 		peers: m.peers, roots: m.roots, putSem: make(chan struct{}, api.MaxConcurrentStorePuts)}
+	m.rot = &rotation{self: m.id, epoch: cfg.Committee.Epoch, threshold: cfg.Committee.Threshold, timeout: cfg.RoundTimeout,
+		parallel: cfg.Parallel, params: params, st: st, led: led, log: m.log, m: m}
 	m.mux.Handle(transport.TypeStorePut, m.uploads.onStorePut)
 	m.mux.Handle(transport.TypeFetch, m.uploads.onFetch)
 	m.mux.Handle(transport.TypeRootSign, m.roots.onSign)
