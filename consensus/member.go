@@ -7,6 +7,7 @@ import (
 	"math/big"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -75,7 +76,7 @@ type Member struct {
 	masks atomic.Pointer[protocol.MaskPool] // refresh masks made ahead (masksFor)
 	coins *protocol.CoinState               // coin-toss contributions and peers' first commitments (protocol.CoinToss, "Retries")
 
-	pread privateReads // private reads (privread.go): the ACL, the nonce and key-cap lock
+	preads *privateReads // private reads (privread.go): the ACL, the nonce and key-cap checks, the shares
 
 	wg     sync.WaitGroup
 	closed chan struct{}
@@ -137,6 +138,8 @@ func NewMember(cfg MemberConfig, tr transport.Transport, st *store.Store, log *z
 		peers: m.peers, roots: m.roots, putSem: make(chan struct{}, api.MaxConcurrentStorePuts)}
 	m.rot = &rotation{self: m.id, epoch: cfg.Committee.Epoch, threshold: cfg.Committee.Threshold, timeout: cfg.RoundTimeout,
 		parallel: cfg.Parallel, params: params, st: st, led: led, log: m.log, m: m}
+	m.preads = &privateReads{self: m.id, members: len(m.members), threshold: cfg.Committee.Threshold, params: params, st: st, led: led,
+		log: m.log, chain: m.chain, snap: m.snap, now: time.Now, inflight: map[string]bool{}}
 	m.mux.Handle(transport.TypeStorePut, m.uploads.onStorePut)
 	m.mux.Handle(transport.TypeFetch, m.uploads.onFetch)
 	m.mux.Handle(transport.TypeRootSign, m.roots.onSign)
