@@ -76,7 +76,8 @@ type Member struct {
 	masks atomic.Pointer[protocol.MaskPool] // refresh masks made ahead (masksFor)
 	coins *protocol.CoinState               // coin-toss contributions and peers' first commitments (protocol.CoinToss, "Retries")
 
-	preads *privateReads // private reads (privread.go): the ACL, the nonce and key-cap checks, the shares
+	keyStore *keyStore     // the key material of the epoch in the store (keys.go)
+	preads   *privateReads // private reads (privread.go): the ACL, the nonce and key-cap checks, the shares
 
 	wg     sync.WaitGroup
 	closed chan struct{}
@@ -119,6 +120,7 @@ func NewMember(cfg MemberConfig, tr transport.Transport, st *store.Store, log *z
 		closed: make(chan struct{}), requests: newRequestBook(cfg.ExpiryBlocks),
 	}
 	m.marks = liveness.New(m.id, m.members, m.log)
+	m.keyStore = &keyStore{st: st, params: params, epoch: cfg.Committee.Epoch, seal: shareSealOf(cfg), shared: cfg.Shared, log: m.log}
 	if m.coins, err = protocol.NewCoinState(); err != nil {
 		return nil, err
 	}
@@ -144,7 +146,11 @@ func NewMember(cfg MemberConfig, tr transport.Transport, st *store.Store, log *z
 	m.mux.Handle(transport.TypeFetch, m.uploads.onFetch)
 	m.mux.Handle(transport.TypeRootSign, m.roots.onSign)
 	m.mux.Handle(transport.TypePing, m.marks.OnHeartbeat)
-	if err := m.loadKeys(); err != nil && !errors.Is(err, store.ErrNotFound) {
+	km, key, err := m.keyStore.load()
+	if err == nil {
+		err = m.install(km, key)
+	}
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		m.mux.Close()
 		return nil, err
 	}

@@ -39,7 +39,7 @@ func (m *Member) Retire() (int, error) {
 		return 0, ErrNoKeys
 	}
 	key.Wipe()
-	if err := m.st.DeleteMeta(m.epochKey("info"), m.epochKey("tsk")); err != nil {
+	if err := m.st.DeleteMeta(m.keyStore.meta("info"), m.keyStore.meta("tsk")); err != nil {
 		return 0, fmt.Errorf("consensus: retiring: deleting the stored key share: %w", err)
 	}
 	wiped := 0
