@@ -51,6 +51,7 @@ type Member struct {
 	plan protocol.NoisePlan
 
 	marks *liveness.Marks // who is down, peers' heartbeats, this member's progress (liveness.go)
+	beats *heartbeats     // heartbeats to the peers, the wait for a live quorum (liveness.go)
 
 	refreshes atomic.Uint64 // collective refreshes completed (Status.Refreshes)
 	// evaluations counts the circuit runs (a request's, or a packed
@@ -157,8 +158,10 @@ func NewMember(cfg MemberConfig, tr transport.Transport, st *store.Store, log *z
 	if n := m.LoadPolicies(); n > 0 {
 		m.log.Info("policies restored from the store", zap.Int("policies", n))
 	}
+	m.beats = &heartbeats{self: m.id, members: m.members, marks: m.marks, mux: m.mux, every: cfg.Heartbeat, timeout: cfg.RoundTimeout,
+		threshold: cfg.Committee.Threshold, closed: m.closed, wg: &m.wg}
 	m.wg.Add(1)
-	go m.heartbeats()
+	go m.beats.run()
 	return m, nil
 }
 

@@ -263,7 +263,7 @@ func (s *server) flush(ctx context.Context) {
 // under CPU pressure"). The cursor stays below a request until it settles.
 func (s *server) answer(ctx context.Context, todo []chainio.Request) {
 	maxBlock := uint64(0)
-	s.m.awaitQuorum(ctx)
+	s.m.beats.awaitQuorum(ctx)
 	for _, r := range todo {
 		maxBlock = max(maxBlock, r.Block)
 		if s.decided(ctx, r) {
@@ -336,7 +336,7 @@ func (s *server) runPacked(ctx context.Context, batches []chainio.PackedBatch) {
 		if s.batchDecided(ctx, b) {
 			continue
 		}
-		s.m.awaitQuorum(ctx)
+		s.m.beats.awaitQuorum(ctx)
 		vector := s.m.vectorWidthOf(b.Requests[0]) > 0
 		if len(b.Requests) < s.m.cfg.PackMin && !vector { // a vector request alone is a batch of one anyway
 			s.batch = append(s.batch, b.Requests...)
