@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -58,8 +59,7 @@ type Member struct {
 	// batch's) this member completed (Status.Evaluations)
 	evaluations atomic.Uint64
 
-	blameMu sync.Mutex
-	blamed  []protocol.ErrEquivocation // members caught equivocating (Status.Equivocations), the last maxBlamed
+	blamed equivocations // members caught equivocating (Status.Equivocations)
 
 	// decidedDropped counts requests the serve loop dropped instead of
 	// (re)trying because the chain had decided them (Status.DecidedDropped).
@@ -140,7 +140,7 @@ func NewMember(cfg MemberConfig, tr transport.Transport, st *store.Store, log *z
 		st: st, mux: m.mux, members: m.members, timeout: cfg.RoundTimeout, log: m.log, wg: &m.wg, inStorePut: cfg.Knobs.InStorePut,
 		peers: m.peers, roots: m.roots, putSem: make(chan struct{}, api.MaxConcurrentStorePuts)}
 	m.rot = &rotation{self: m.id, epoch: cfg.Committee.Epoch, threshold: cfg.Committee.Threshold, timeout: cfg.RoundTimeout,
-		parallel: cfg.Parallel, params: params, st: st, led: led, log: m.log, m: m}
+		parallel: cfg.Parallel, params: params, st: st, led: led, log: m.log, blame: m.blamed.add, m: m}
 	m.preads = &privateReads{self: m.id, members: len(m.members), threshold: cfg.Committee.Threshold, params: params, st: st, led: led,
 		log: m.log, chain: m.chain, snap: m.snap, now: time.Now, inflight: map[string]bool{}}
 	m.mux.Handle(transport.TypeStorePut, m.uploads.onStorePut)
@@ -205,19 +205,33 @@ func (m *Member) Close() error {
 
 func (m *Member) group() protocol.Group {
 	return protocol.Group{Mux: m.mux, Members: m.members, Threshold: m.cfg.Committee.Threshold, Timeout: m.cfg.RoundTimeout, Grace: m.grace(), Log: m.log, Coins: m.coins,
-		OnEquivocation: m.blame}
+		OnEquivocation: m.blamed.add}
 }
 
 // maxBlamed bounds the equivocations a member remembers for its status.
 const maxBlamed = 64
 
-// blame records a member caught revealing a share that does not match its
-// commitment (a committed round's identifiable abort).
-func (m *Member) blame(e protocol.ErrEquivocation) {
-	m.blameMu.Lock()
-	defer m.blameMu.Unlock()
-	m.blamed = append(m.blamed, e)
-	if len(m.blamed) > maxBlamed {
-		m.blamed = m.blamed[len(m.blamed)-maxBlamed:]
+// equivocations remembers the members caught revealing a share that does
+// not match their commitment (a committed round's identifiable abort), the
+// last maxBlamed of them, for Status.Equivocations.
+type equivocations struct {
+	mu   sync.Mutex
+	list []protocol.ErrEquivocation
+}
+
+// add records e (protocol.Group.OnEquivocation).
+func (q *equivocations) add(e protocol.ErrEquivocation) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.list = append(q.list, e)
+	if len(q.list) > maxBlamed {
+		q.list = q.list[len(q.list)-maxBlamed:]
 	}
+}
+
+// all returns the recorded equivocations, oldest first.
+func (q *equivocations) all() []protocol.ErrEquivocation {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return slices.Clone(q.list)
 }

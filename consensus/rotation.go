@@ -55,19 +55,18 @@ type rotation struct {
 	st        *store.Store
 	led       *ledger.Ledger
 	log       *zap.Logger
-	m         rotationMember // the member: keys, refresh and digest rounds
+	blame     func(protocol.ErrEquivocation) // records a member caught equivocating (Status)
+	m         rotationMember                 // the member: keys, refresh and digest rounds
 }
 
 // rotationMember is what a rotation needs of its member (Member): its
 // current keys, the collective refresh and the digest agreement among the
-// live members, a stored input under a key epoch, and the record of a
-// member caught equivocating.
+// live members, and a stored input under a key epoch.
 type rotationMember interface {
 	snap() (keySnap, error)
 	refreshLive(ctx context.Context, ks keySnap, base string, ct *fhe.Ciphertext, b circuit.RefreshBounds) (*fhe.Ciphertext, error)
 	agreeDigest(ctx context.Context, base string, rd [32]byte, log *zap.Logger) ([]transport.MemberID, error)
 	currentInput(h fhe.Handle, epoch uint64) (*fhe.Ciphertext, error)
-	blame(e protocol.ErrEquivocation)
 }
 
 // ErrStaleKey is returned for an input whose stored ciphertext is under

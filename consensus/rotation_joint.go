@@ -127,7 +127,7 @@ func (p jointPlan) request(h fhe.Handle, ct *fhe.Ciphertext) protocol.KeySwitchR
 // group is the member's view of p's joint session over mux.
 func (r *rotation) group(p jointPlan, mux *transport.Mux) protocol.Group {
 	return protocol.Group{Mux: mux, Members: p.members(), Threshold: r.threshold, Timeout: r.timeout,
-		Log: r.log, OnEquivocation: r.m.blame}
+		Log: r.log, OnEquivocation: r.blame}
 }
 
 // prepareSwitchOut is an old active member's check before the key switch:
