@@ -11,6 +11,7 @@ import (
 
 	"github.com/fhegate/fhegate/bls"
 	"github.com/fhegate/fhegate/consensus/chainio"
+	"github.com/fhegate/fhegate/consensus/store"
 	"github.com/fhegate/fhegate/consensus/transport"
 )
 
@@ -65,9 +66,9 @@ func (m *Member) saveBatch(b *chainio.VerdictBatch, vs []*chainio.Verdict) error
 	return m.st.PutMetaBatch(keys, vals)
 }
 
-// loadBatch reads a verdict batch saved by saveBatch.
-func (m *Member) loadBatch(key string) (*chainio.VerdictBatch, bool) {
-	raw, err := m.st.GetMeta(key)
+// loadBatch reads from st a verdict batch saved by saveBatch.
+func loadBatch(st *store.Store, key string) (*chainio.VerdictBatch, bool) {
+	raw, err := st.GetMeta(key)
 	if err != nil {
 		return nil, false
 	}
@@ -98,7 +99,7 @@ func (m *Member) StoredVerdict(id [32]byte) (*chainio.Verdict, bool) {
 		return nil, false // not a verdict this member wrote for id
 	}
 	if s.Batch != "" {
-		if v.Batch, ok[0] = m.loadBatch(s.Batch); !ok[0] {
+		if v.Batch, ok[0] = loadBatch(m.st, s.Batch); !ok[0] {
 			return nil, false
 		}
 	}
