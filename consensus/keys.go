@@ -11,6 +11,7 @@ import (
 
 	"github.com/fhegate/fhegate/consensus/protocol"
 	"github.com/fhegate/fhegate/consensus/store"
+	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
 )
 
@@ -64,17 +65,17 @@ func (m *Member) DKG(ctx context.Context) (*protocol.KeyMaterial, error) {
 	if err := m.keyStore.save(km, key); err != nil {
 		return nil, err
 	}
-	m.forgetDKGBroadcasts()
+	forgetDKGBroadcasts(m.mux, m.cfg.Committee.Epoch)
 	return km, nil
 }
 
-// forgetDKGBroadcasts drops the mux's late-reply copies of this epoch's
-// DKG key rounds (each Galois-key share is ≈ 8 MB on BGVN14): the self-test
+// forgetDKGBroadcasts drops mux's late-reply copies of epoch's DKG key
+// rounds (each Galois-key share is ≈ 8 MB on BGVN14): the self-test
 // passed with every member, so no member runs those rounds again. The
 // self-test's own rounds stay remembered.
-func (m *Member) forgetDKGBroadcasts() {
-	prefix := fmt.Sprintf("dkg/%d/", m.cfg.Committee.Epoch)
-	m.mux.ForgetSent(func(session string) bool {
+func forgetDKGBroadcasts(mux *transport.Mux, epoch uint64) {
+	prefix := fmt.Sprintf("dkg/%d/", epoch)
+	mux.ForgetSent(func(session string) bool {
 		return strings.HasPrefix(session, prefix) && !strings.HasPrefix(session, prefix+"selftest")
 	})
 }
