@@ -42,7 +42,7 @@ func (m *Member) Servable(h fhe.Handle) ([]byte, error)              { return m.
 func (m *Member) SetProgress(block uint64)                           { m.marks.SetProgress(block) }
 func (m *Member) MarkDown(ids []transport.MemberID)                  { m.marks.MarkDown(ids) }
 func (m *Member) BLSKey() *bls.SecretKey                             { return m.cfg.BLSKey }
-func (m *Member) ThresholdKeyBytes() ([]byte, error)                 { return m.key.MarshalBinary() }
+func (m *Member) ThresholdKeyBytes() ([]byte, error)                 { return m.keyring.key.MarshalBinary() }
 
 // KeyEpoch is the epoch of the member's key material.
 func (m *Member) KeyEpoch() (uint64, error) {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"go.uber.org/zap"
 
@@ -52,14 +53,12 @@ func (m *Member) DKG(ctx context.Context) (*protocol.KeyMaterial, error) {
 		return nil, err
 	}
 	// Install in memory, self-test with every member, then persist.
-	if err := m.install(km, key); err != nil {
+	if err := m.keyring.install(km, key); err != nil {
 		return nil, err
 	}
 	ks, _ := m.snap()
 	if err := protocol.SelfTest(ctx, m.group(), km, key, ks.plan, ks.ev, m.led); err != nil {
-		m.mu.Lock()
-		m.km, m.key, m.ev = nil, nil, nil
-		m.mu.Unlock()
+		m.keyring.drop()
 		return nil, err
 	}
 	if err := m.keyStore.save(km, key); err != nil {
@@ -240,46 +239,70 @@ func (k *keyStore) load() (*protocol.KeyMaterial, *protocol.ThresholdKey, error)
 	return km, key, nil
 }
 
+// keyring holds the member's installed keys: the key material, its
+// threshold key share, the evaluator over the evaluation keys and the noise
+// plan, swapped together under one lock (install, drop) and read together
+// (snap).
+type keyring struct {
+	params       *fhe.Params
+	shared       *protocol.SharedPublic // MemberConfig.Shared: the in-process peers' equal keys
+	members      int                    // committee size
+	threshold    int
+	floodingBits int // CommitteeConfig.FloodingBits
+
+	mu   sync.RWMutex
+	km   *protocol.KeyMaterial
+	key  *protocol.ThresholdKey
+	ev   *fhe.Evaluator
+	plan protocol.NoisePlan
+}
+
 // install makes km and key this member's keys. km has been verified (the
 // DKG's digest round, or the stored digest); with in-process peers
 // (MemberConfig.Shared) its public keys are swapped for their equal ones
 // and the evaluator over them is shared.
-func (m *Member) install(km *protocol.KeyMaterial, key *protocol.ThresholdKey) error {
-	if km.Public.Params() != m.params || key.Params != m.params {
+func (r *keyring) install(km *protocol.KeyMaterial, key *protocol.ThresholdKey) error {
+	if km.Public.Params() != r.params || key.Params != r.params {
 		return errors.New("consensus: key material is for another preset")
 	}
-	m.cfg.Shared.Adopt(km)
-	ev, err := m.cfg.Shared.Evaluator(km.Relin, km.Galois, func() (*fhe.Evaluator, error) {
-		return fhe.NewEvaluator(m.params, fhe.EvaluationKeys{Relin: km.Relin, Galois: km.Galois})
+	r.shared.Adopt(km)
+	ev, err := r.shared.Evaluator(km.Relin, km.Galois, func() (*fhe.Evaluator, error) {
+		return fhe.NewEvaluator(r.params, fhe.EvaluationKeys{Relin: km.Relin, Galois: km.Galois})
 	})
 	if err != nil {
 		return err
 	}
-	plan, err := protocol.PlanNoise(m.params, len(m.members), m.cfg.Committee.Threshold, m.cfg.Committee.FloodingBits)
+	plan, err := protocol.PlanNoise(r.params, r.members, r.threshold, r.floodingBits)
 	if err != nil {
 		return err
 	}
-	m.mu.Lock()
-	m.km, m.key, m.ev, m.plan = km, key, ev, plan
-	m.mu.Unlock()
+	r.mu.Lock()
+	r.km, r.key, r.ev, r.plan = km, key, ev, plan
+	r.mu.Unlock()
 	return nil
+}
+
+// drop uninstalls the keys (a failed self-test, Retire) and returns the
+// key material and share it held; the noise plan stays.
+func (r *keyring) drop() (*protocol.KeyMaterial, *protocol.ThresholdKey) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	km, key := r.km, r.key
+	r.km, r.key, r.ev = nil, nil, nil
+	return km, key
 }
 
 // Keys returns the installed key material (ErrNoKeys before the DKG).
 func (m *Member) Keys() (*protocol.KeyMaterial, error) {
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	if m.km == nil {
-		return nil, ErrNoKeys
-	}
-	return m.km, nil
+	ks, err := m.keyring.snap()
+	return ks.km, err
 }
 
 // NoisePlan returns the decryption level and flooding parameters.
 func (m *Member) NoisePlan() protocol.NoisePlan {
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	return m.plan
+	m.keyring.mu.RLock()
+	defer m.keyring.mu.RUnlock()
+	return m.keyring.plan
 }
 
 type keySnap struct {
@@ -289,11 +312,14 @@ type keySnap struct {
 	plan protocol.NoisePlan
 }
 
-func (m *Member) snap() (keySnap, error) {
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	if m.km == nil {
+func (m *Member) snap() (keySnap, error) { return m.keyring.snap() }
+
+// snap returns the installed keys (ErrNoKeys before the DKG).
+func (r *keyring) snap() (keySnap, error) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	if r.km == nil {
 		return keySnap{}, ErrNoKeys
 	}
-	return keySnap{m.km, m.key, m.ev, m.plan}, nil
+	return keySnap{r.km, r.key, r.ev, r.plan}, nil
 }

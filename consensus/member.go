@@ -45,11 +45,8 @@ type Member struct {
 	committee *bls.Committee
 	members   []transport.MemberID
 
-	mu   sync.RWMutex
-	km   *protocol.KeyMaterial
-	key  *protocol.ThresholdKey
-	ev   *fhe.Evaluator
-	plan protocol.NoisePlan
+	mu      sync.RWMutex // guards chainID (SetChainID)
+	keyring *keyring     // the installed keys, evaluator and noise plan (keys.go)
 
 	marks *liveness.Marks // who is down, peers' heartbeats, this member's progress (liveness.go)
 	beats *heartbeats     // heartbeats to the peers, the wait for a live quorum (liveness.go)
@@ -121,6 +118,8 @@ func NewMember(cfg MemberConfig, tr transport.Transport, st *store.Store, log *z
 		closed: make(chan struct{}), requests: newRequestBook(cfg.ExpiryBlocks),
 	}
 	m.marks = liveness.New(m.id, m.members, m.log)
+	m.keyring = &keyring{params: params, shared: cfg.Shared, members: len(m.members), threshold: cfg.Committee.Threshold,
+		floodingBits: cfg.Committee.FloodingBits}
 	m.keyStore = &keyStore{st: st, params: params, epoch: cfg.Committee.Epoch, seal: shareSealOf(cfg), shared: cfg.Shared, log: m.log}
 	if m.coins, err = protocol.NewCoinState(); err != nil {
 		return nil, err
@@ -149,7 +148,7 @@ func NewMember(cfg MemberConfig, tr transport.Transport, st *store.Store, log *z
 	m.mux.Handle(transport.TypePing, m.marks.OnHeartbeat)
 	km, key, err := m.keyStore.load()
 	if err == nil {
-		err = m.install(km, key)
+		err = m.keyring.install(km, key)
 	}
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		m.mux.Close()

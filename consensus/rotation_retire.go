@@ -31,10 +31,7 @@ var retiredKinds = []protocol.ShareKind{protocol.KindReencrypt, protocol.KindDec
 // are flooded, protocol.CrossKeySwitch), retirement is what keeps a later
 // compromise of a retired member from reading the old epoch's inputs.
 func (m *Member) Retire() (int, error) {
-	m.mu.Lock()
-	km, key := m.km, m.key
-	m.km, m.key, m.ev = nil, nil, nil
-	m.mu.Unlock()
+	km, key := m.keyring.drop()
 	if km == nil {
 		return 0, ErrNoKeys
 	}
