@@ -38,6 +38,15 @@
 // committee, `fhegate committee rotate switch` over the members' TLS
 // transports.
 //
+// Member itself is wiring: NewMember builds one small type per job, each
+// holding only what that job needs, and Member's methods are the package's
+// entry points and the steps of Process. The jobs: keyring (the installed
+// keys) and keyStore (the key set in the store), keys.go; uploads
+// (verification, replicas, fetches), replication.go; inputRoots, roots.go;
+// peerRounds (bounded answers to peers, signature collection), peers.go;
+// rotation (key switch and adoption), rotation.go; privateReads,
+// privread.go; heartbeats, liveness.go; equivocations, member.go.
+//
 // Packages around the member, following etcd-raft's raft / node /
 // rafttest / raftpb split:
 //
@@ -61,23 +70,26 @@
 //	develop.go           development entry points for an in-process committee
 //	doc.go               this overview
 //	isolate.go           booked isolation: out-of-range verdicts rejected, re-runs bounded per batch
-//	keys.go              DKG, key storage, noise plan
-//	liveness.go          heartbeats (the marks: package liveness)
-//	member.go            the Member type, its constructor and accessors
+//	keys.go              DKG; keyring: the installed keys and noise plan; keyStore: the key set in the store
+//	liveness.go          heartbeats and the wait for a live quorum (the marks: package liveness)
+//	member.go            the Member type, its constructor and accessors; equivocations
 //	member_config.go     MemberConfig and TestingKnobs
 //	packed.go            ProcessPacked: packing, refresh, one evaluation and decryption
+//	peers.go             peerRounds: bounded answers to peers, collecting and aggregating signatures
 //	policy_store.go      persisted policy specs
-//	privread.go          private reads: ACL check and re-encryption share
+//	privread.go          privateReads: ACL check and re-encryption share
 //	process.go           Process and its phases
-//	replication.go       uploads, store replicas, fetches, input attestations
+//	replication.go       uploads: proofs, store replicas, fetches, input attestations
 //	requests_seen.go     requestBook: requests seen and not yet answered (Status)
-//	roots.go             input roots: one signed Merkle root for many uploads
-//	rotation.go          key switch of the stored inputs for a new committee
+//	roots.go             inputRoots: one signed Merkle root for many uploads
+//	roots_signed.go      signedLog: the upload digests a member signed, which its roots may include
+//	rotation.go          rotation: key switch and adoption of the stored inputs for a new committee
 //	rotation_joint.go    the joint session of old and new members: SwitchToNext, AdoptFromPrevious
 //	rotation_keyswitch.go KeySwitch: the cross-committee key switch
 //	rotation_retire.go   a retiring member's key share and ledger wiped after a rotation
 //	serve.go             Run: the serve loop over a chain adapter's requests
 //	share_seal.go        the threshold key share sealed in the store
 //	status.go            Member.Status
+//	storeput.go          the StorePut payload: an upload as replicated to the peers
 //	verdicts.go          verdict signatures and persisted verdicts
 package consensus

@@ -38,11 +38,11 @@ func (m *Member) PackedCircuit(id [32]byte) (circuit.Circuit, error) { return m.
 func (m *Member) VectorWidthOf(r chainio.Request) int                { return m.vectorWidthOf(r) }
 func (m *Member) Mux() *transport.Mux                                { return m.mux }
 func (m *Member) ChainID() *big.Int                                  { return m.chain() }
-func (m *Member) Servable(h fhe.Handle) ([]byte, error)              { return m.servable(h) }
+func (m *Member) Servable(h fhe.Handle) ([]byte, error)              { return m.uploads.servable(h) }
 func (m *Member) SetProgress(block uint64)                           { m.marks.SetProgress(block) }
 func (m *Member) MarkDown(ids []transport.MemberID)                  { m.marks.MarkDown(ids) }
 func (m *Member) BLSKey() *bls.SecretKey                             { return m.cfg.BLSKey }
-func (m *Member) ThresholdKeyBytes() ([]byte, error)                 { return m.key.MarshalBinary() }
+func (m *Member) ThresholdKeyBytes() ([]byte, error)                 { return m.keyring.key.MarshalBinary() }
 
 // KeyEpoch is the epoch of the member's key material.
 func (m *Member) KeyEpoch() (uint64, error) {
@@ -64,32 +64,32 @@ func (m *Member) PackBlocks(ctx context.Context, reqs []chainio.Request, layout 
 }
 
 // Input roots.
-func (m *Member) MarkSigned(d [32]byte) { m.signed.add(d) }
-func (m *Member) RootsBegin()           { m.roots.begin() }
-func (m *Member) RootsAbandon()         { m.roots.abandon() }
+func (m *Member) MarkSigned(d [32]byte) { m.roots.signed.add(d) }
+func (m *Member) RootsBegin()           { m.roots.batch.begin() }
+func (m *Member) RootsAbandon()         { m.roots.batch.abandon() }
 func (m *Member) AwaitRoot(ctx context.Context, leaf [32]byte) (*api.InputRootAttestation, error) {
-	return m.awaitRoot(ctx, leaf)
+	return m.roots.await(ctx, leaf)
 }
 func (m *Member) SignRoot(epoch uint64, leaves [][32]byte) ([]byte, error) {
-	return m.signRoot(epoch, leaves)
+	return m.roots.sign(epoch, leaves)
 }
 
 // RootsOpen reports whether a root batch is open and how many leaves it
 // holds.
 func (m *Member) RootsOpen() (bool, int) {
-	m.roots.mu.Lock()
-	defer m.roots.mu.Unlock()
-	if m.roots.open == nil {
+	m.roots.batch.mu.Lock()
+	defer m.roots.batch.mu.Unlock()
+	if m.roots.batch.open == nil {
 		return false, 0
 	}
-	return true, len(m.roots.open.leaves)
+	return true, len(m.roots.batch.open.leaves)
 }
 
 // RootsPending is the number of uploads the root batcher waits for.
 func (m *Member) RootsPending() int {
-	m.roots.mu.Lock()
-	defer m.roots.mu.Unlock()
-	return m.roots.pending
+	m.roots.batch.mu.Lock()
+	defer m.roots.batch.mu.Unlock()
+	return m.roots.batch.pending
 }
 
 // PrepareSwitchOut runs an old member's check and pin of a joint rotation
@@ -100,7 +100,7 @@ func (m *Member) PrepareSwitchOut(ctx context.Context, reg chainio.CommitteeKeyR
 	if err != nil {
 		return err
 	}
-	_, err = m.prepareSwitchOut(ctx, reg, p)
+	_, err = m.rot.prepareSwitchOut(ctx, reg, p)
 	return err
 }
 
@@ -115,7 +115,7 @@ func (m *Member) JointSwitchIn(ctx context.Context, j JointRotation, mx *transpo
 	if err := jointBarrier(ctx, mx, p.participants(), p.base()+"/ready", j.wait()); err != nil {
 		return nil, err
 	}
-	return m.switchIn(ctx, p.group(m, mx), p)
+	return m.rot.switchIn(ctx, m.rot.group(p, mx), p)
 }
 
 // JointAdopt is the adoption after JointSwitchIn as AdoptFromPrevious runs
@@ -126,7 +126,7 @@ func (m *Member) JointAdopt(ctx context.Context, j JointRotation, mx *transport.
 	if err != nil {
 		return 0, err
 	}
-	return m.adoptSwitched(ctx, j, p, mx, outs)
+	return m.rot.adoptSwitched(ctx, j, p, mx, outs)
 }
 
 // ThresholdKey is the member's threshold key share (tests reconstruct the

@@ -6,9 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
+
+	"go.uber.org/zap"
 
 	"github.com/fhegate/fhegate/consensus/protocol"
 	"github.com/fhegate/fhegate/consensus/store"
+	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
 )
 
@@ -19,8 +23,22 @@ type keyInfo struct {
 	CRSSeed  string
 }
 
-func (m *Member) epochKey(s string) string {
-	return fmt.Sprintf("epoch/%d/%s", m.cfg.Committee.Epoch, s)
+// keyStore keeps a member's key material of its epoch in its store: the
+// public key, the relinearisation and Galois keys (blobs), the threshold
+// key share (sealed, share_seal.go) and the info record, written last,
+// that marks the set complete.
+type keyStore struct {
+	st     *store.Store
+	params *fhe.Params
+	epoch  uint64
+	seal   shareSeal
+	shared *protocol.SharedPublic // MemberConfig.Shared: the in-process peers' equal keys
+	log    *zap.Logger
+}
+
+// meta is the store's meta key of record s of the epoch's key set.
+func (k *keyStore) meta(s string) string {
+	return fmt.Sprintf("epoch/%d/%s", k.epoch, s)
 }
 
 // DKG runs the distributed key generation with every member (all must call
@@ -35,30 +53,28 @@ func (m *Member) DKG(ctx context.Context) (*protocol.KeyMaterial, error) {
 		return nil, err
 	}
 	// Install in memory, self-test with every member, then persist.
-	if err := m.install(km, key); err != nil {
+	if err := m.keyring.install(km, key); err != nil {
 		return nil, err
 	}
 	ks, _ := m.snap()
 	if err := protocol.SelfTest(ctx, m.group(), km, key, ks.plan, ks.ev, m.led); err != nil {
-		m.mu.Lock()
-		m.km, m.key, m.ev = nil, nil, nil
-		m.mu.Unlock()
+		m.keyring.drop()
 		return nil, err
 	}
-	if err := m.saveKeys(km, key); err != nil {
+	if err := m.keyStore.save(km, key); err != nil {
 		return nil, err
 	}
-	m.forgetDKGBroadcasts()
+	forgetDKGBroadcasts(m.mux, m.cfg.Committee.Epoch)
 	return km, nil
 }
 
-// forgetDKGBroadcasts drops the mux's late-reply copies of this epoch's
-// DKG key rounds (each Galois-key share is ≈ 8 MB on BGVN14): the self-test
+// forgetDKGBroadcasts drops mux's late-reply copies of epoch's DKG key
+// rounds (each Galois-key share is ≈ 8 MB on BGVN14): the self-test
 // passed with every member, so no member runs those rounds again. The
 // self-test's own rounds stay remembered.
-func (m *Member) forgetDKGBroadcasts() {
-	prefix := fmt.Sprintf("dkg/%d/", m.cfg.Committee.Epoch)
-	m.mux.ForgetSent(func(session string) bool {
+func forgetDKGBroadcasts(mux *transport.Mux, epoch uint64) {
+	prefix := fmt.Sprintf("dkg/%d/", epoch)
+	mux.ForgetSent(func(session string) bool {
 		return strings.HasPrefix(session, prefix) && !strings.HasPrefix(session, prefix+"selftest")
 	})
 }
@@ -69,17 +85,18 @@ func (m *Member) forgetDKGBroadcasts() {
 // entry i (store.PutBlob: bbolt would copy each ≈ 16 MB key again at every
 // write beside it, and keep it in its memory map). A member never holds
 // the whole encoding (≈ 250 MB on BGVN14) at once. A store written before
-// holds the whole encoding at epoch/<e>/gal; loadKeys reads both. The
+// holds the whole encoding at epoch/<e>/gal; keyStore.load reads both. The
 // digest in epoch/<e>/info covers every byte, wherever it was read from.
 // The relinearisation key (≈ 16 MB) is the blob epoch-<e>-relin (before:
 // epoch/<e>/rlk).
-func (m *Member) galoisBlob(i int) string {
-	return fmt.Sprintf("epoch-%d-galois-%d", m.cfg.Committee.Epoch, i)
+func (k *keyStore) galoisBlob(i int) string {
+	return fmt.Sprintf("epoch-%d-galois-%d", k.epoch, i)
 }
 
-func (m *Member) relinBlob() string { return fmt.Sprintf("epoch-%d-relin", m.cfg.Committee.Epoch) }
+func (k *keyStore) relinBlob() string { return fmt.Sprintf("epoch-%d-relin", k.epoch) }
 
-func (m *Member) saveKeys(km *protocol.KeyMaterial, key *protocol.ThresholdKey) error {
+// save stores km and key, the info record last.
+func (k *keyStore) save(km *protocol.KeyMaterial, key *protocol.ThresholdKey) error {
 	pk, err := km.Public.MarshalBinary()
 	if err != nil {
 		return err
@@ -92,18 +109,18 @@ func (m *Member) saveKeys(km *protocol.KeyMaterial, key *protocol.ThresholdKey) 
 	if err != nil {
 		return err
 	}
-	tsk, err := shareSealOf(m.cfg).seal(plainTSK) // never stored in plain (share_seal.go)
+	tsk, err := k.seal.seal(plainTSK) // never stored in plain (share_seal.go)
 	clear(plainTSK)
 	if err != nil {
 		return err
 	}
-	if err := m.st.PutBlob(m.relinBlob(), rlk); err != nil {
+	if err := k.st.PutBlob(k.relinBlob(), rlk); err != nil {
 		return err
 	}
 	var entry []byte
 	for i := 0; i < km.Galois.Len(); i++ {
 		entry = km.Galois.AppendEntry(entry[:0], i)
-		if err := m.st.PutBlob(m.galoisBlob(i), entry); err != nil {
+		if err := k.st.PutBlob(k.galoisBlob(i), entry); err != nil {
 			return err
 		}
 	}
@@ -112,30 +129,30 @@ func (m *Member) saveKeys(km *protocol.KeyMaterial, key *protocol.ThresholdKey) 
 		k string
 		v []byte
 	}{{"pk", pk}, {"gal", km.Galois.MarshalHeader()}, {"tsk", tsk}} {
-		if err := m.st.PutMeta(m.epochKey(kv.k), kv.v); err != nil {
+		if err := k.st.PutMeta(k.meta(kv.k), kv.v); err != nil {
 			return err
 		}
 	}
-	return m.st.PutMeta(m.epochKey("info"), info) // written last: marks the set complete
+	return k.st.PutMeta(k.meta("info"), info) // written last: marks the set complete
 }
 
 // loadGalois decodes the stored Galois keys: the whole encoding (a store
 // written before they were stored a key at a time) or the header and one
 // entry per key, each swapped for the in-process peers' equal key
 // (MemberConfig.Shared) as it is read.
-func (m *Member) loadGalois(galB []byte) (*fhe.GaloisKeys, error) {
-	if len(galB) != len(m.emptyGaloisHeader()) {
+func (k *keyStore) loadGalois(galB []byte) (*fhe.GaloisKeys, error) {
+	if len(galB) != len(k.emptyGaloisHeader()) {
 		return fhe.UnmarshalGaloisKeys(galB)
 	}
-	return fhe.UnmarshalGaloisKeysEntries(galB, func(i int) ([]byte, error) { return m.st.GetBlob(m.galoisBlob(i)) },
-		m.cfg.Shared.GaloisKey)
+	return fhe.UnmarshalGaloisKeysEntries(galB, func(i int) ([]byte, error) { return k.st.GetBlob(k.galoisBlob(i)) },
+		k.shared.GaloisKey)
 }
 
 // emptyGaloisHeader is the header and count of a Galois key set of this
 // member's preset: the length of what epoch/<e>/gal holds when the keys
 // are stored a key at a time.
-func (m *Member) emptyGaloisHeader() []byte {
-	return fhe.WrapGaloisKeys(m.params, nil).MarshalHeader()
+func (k *keyStore) emptyGaloisHeader() []byte {
+	return fhe.WrapGaloisKeys(k.params, nil).MarshalHeader()
 }
 
 // incomplete reports a part of a key set whose info record is stored as
@@ -148,17 +165,19 @@ func incomplete(err error) error {
 	return err
 }
 
-func (m *Member) loadKeys() error {
-	infoB, err := m.st.GetMeta(m.epochKey("info"))
+// load reads the epoch's key set back (store.ErrNotFound: none is
+// stored), sealing a share stored in plain in place.
+func (k *keyStore) load() (*protocol.KeyMaterial, *protocol.ThresholdKey, error) {
+	infoB, err := k.st.GetMeta(k.meta("info"))
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	var info keyInfo
 	if err := json.Unmarshal(infoB, &info); err != nil {
-		return err
+		return nil, nil, err
 	}
-	get := func(k string) []byte {
-		b, e := m.st.GetMeta(m.epochKey(k))
+	get := func(name string) []byte {
+		b, e := k.st.GetMeta(k.meta(name))
 		if e != nil && err == nil {
 			err = e
 		}
@@ -166,100 +185,124 @@ func (m *Member) loadKeys() error {
 	}
 	pkB, galB, tskB := get("pk"), get("gal"), get("tsk")
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	rlkB, err := m.st.GetBlob(m.relinBlob())
+	rlkB, err := k.st.GetBlob(k.relinBlob())
 	if errors.Is(err, store.ErrNotFound) {
-		rlkB, err = m.st.GetMeta(m.epochKey("rlk")) // a store written before
+		rlkB, err = k.st.GetMeta(k.meta("rlk")) // a store written before
 	}
 	if err != nil {
-		return incomplete(err)
+		return nil, nil, incomplete(err)
 	}
-	km := &protocol.KeyMaterial{Params: m.params, Epoch: m.cfg.Committee.Epoch, N: info.N, T: info.T}
+	km := &protocol.KeyMaterial{Params: k.params, Epoch: k.epoch, N: info.N, T: info.T}
 	if km.Public, err = fhe.UnmarshalPublicKey(pkB); err != nil {
-		return err
+		return nil, nil, err
 	}
 	if km.Relin, err = fhe.UnmarshalRelinKey(rlkB); err != nil {
-		return err
+		return nil, nil, err
 	}
-	if km.Galois, err = m.loadGalois(galB); err != nil {
-		return incomplete(err)
+	if km.Galois, err = k.loadGalois(galB); err != nil {
+		return nil, nil, incomplete(err)
 	}
 	if km.PKDigest, km.Digest, err = protocol.MaterialDigest(km.Public, km.Relin, km.Galois); err != nil {
-		return err
+		return nil, nil, err
 	}
 	if fmt.Sprintf("%x", km.Digest) != info.Digest {
-		return errors.New("consensus: stored key material does not match its digest")
+		return nil, nil, errors.New("consensus: stored key material does not match its digest")
 	}
 	var key *protocol.ThresholdKey
 	if shareSealed(tskB) {
-		plain, err := shareSealOf(m.cfg).open(tskB)
+		plain, err := k.seal.open(tskB)
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
 		key, err = protocol.UnmarshalThresholdKey(plain)
 		clear(plain)
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
 	} else {
 		// Written before shares were sealed: load it, then seal it in place.
 		if key, err = protocol.UnmarshalThresholdKey(tskB); err != nil {
-			return err
+			return nil, nil, err
 		}
-		m.log.Warn("this member's threshold key share was stored unencrypted; sealing it now " +
+		k.log.Warn("this member's threshold key share was stored unencrypted; sealing it now " +
 			"(copy the store with `bbolt compact` to drop the freed plaintext page)")
-		sealed, err := shareSealOf(m.cfg).seal(tskB)
+		sealed, err := k.seal.seal(tskB)
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
-		if err := m.st.PutMeta(m.epochKey("tsk"), sealed); err != nil {
-			return fmt.Errorf("consensus: sealing the stored threshold key share: %w", err)
+		if err := k.st.PutMeta(k.meta("tsk"), sealed); err != nil {
+			return nil, nil, fmt.Errorf("consensus: sealing the stored threshold key share: %w", err)
 		}
 	}
-	return m.install(km, key)
+	return km, key, nil
+}
+
+// keyring holds the member's installed keys: the key material, its
+// threshold key share, the evaluator over the evaluation keys and the noise
+// plan, swapped together under one lock (install, drop) and read together
+// (snap).
+type keyring struct {
+	params       *fhe.Params
+	shared       *protocol.SharedPublic // MemberConfig.Shared: the in-process peers' equal keys
+	members      int                    // committee size
+	threshold    int
+	floodingBits int // CommitteeConfig.FloodingBits
+
+	mu   sync.RWMutex
+	km   *protocol.KeyMaterial
+	key  *protocol.ThresholdKey
+	ev   *fhe.Evaluator
+	plan protocol.NoisePlan
 }
 
 // install makes km and key this member's keys. km has been verified (the
 // DKG's digest round, or the stored digest); with in-process peers
 // (MemberConfig.Shared) its public keys are swapped for their equal ones
 // and the evaluator over them is shared.
-func (m *Member) install(km *protocol.KeyMaterial, key *protocol.ThresholdKey) error {
-	if km.Public.Params() != m.params || key.Params != m.params {
+func (r *keyring) install(km *protocol.KeyMaterial, key *protocol.ThresholdKey) error {
+	if km.Public.Params() != r.params || key.Params != r.params {
 		return errors.New("consensus: key material is for another preset")
 	}
-	m.cfg.Shared.Adopt(km)
-	ev, err := m.cfg.Shared.Evaluator(km.Relin, km.Galois, func() (*fhe.Evaluator, error) {
-		return fhe.NewEvaluator(m.params, fhe.EvaluationKeys{Relin: km.Relin, Galois: km.Galois})
+	r.shared.Adopt(km)
+	ev, err := r.shared.Evaluator(km.Relin, km.Galois, func() (*fhe.Evaluator, error) {
+		return fhe.NewEvaluator(r.params, fhe.EvaluationKeys{Relin: km.Relin, Galois: km.Galois})
 	})
 	if err != nil {
 		return err
 	}
-	plan, err := protocol.PlanNoise(m.params, len(m.members), m.cfg.Committee.Threshold, m.cfg.Committee.FloodingBits)
+	plan, err := protocol.PlanNoise(r.params, r.members, r.threshold, r.floodingBits)
 	if err != nil {
 		return err
 	}
-	m.mu.Lock()
-	m.km, m.key, m.ev, m.plan = km, key, ev, plan
-	m.mu.Unlock()
+	r.mu.Lock()
+	r.km, r.key, r.ev, r.plan = km, key, ev, plan
+	r.mu.Unlock()
 	return nil
+}
+
+// drop uninstalls the keys (a failed self-test, Retire) and returns the
+// key material and share it held; the noise plan stays.
+func (r *keyring) drop() (*protocol.KeyMaterial, *protocol.ThresholdKey) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	km, key := r.km, r.key
+	r.km, r.key, r.ev = nil, nil, nil
+	return km, key
 }
 
 // Keys returns the installed key material (ErrNoKeys before the DKG).
 func (m *Member) Keys() (*protocol.KeyMaterial, error) {
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	if m.km == nil {
-		return nil, ErrNoKeys
-	}
-	return m.km, nil
+	ks, err := m.keyring.snap()
+	return ks.km, err
 }
 
 // NoisePlan returns the decryption level and flooding parameters.
 func (m *Member) NoisePlan() protocol.NoisePlan {
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	return m.plan
+	m.keyring.mu.RLock()
+	defer m.keyring.mu.RUnlock()
+	return m.keyring.plan
 }
 
 type keySnap struct {
@@ -269,11 +312,14 @@ type keySnap struct {
 	plan protocol.NoisePlan
 }
 
-func (m *Member) snap() (keySnap, error) {
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	if m.km == nil {
+func (m *Member) snap() (keySnap, error) { return m.keyring.snap() }
+
+// snap returns the installed keys (ErrNoKeys before the DKG).
+func (r *keyring) snap() (keySnap, error) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	if r.km == nil {
 		return keySnap{}, ErrNoKeys
 	}
-	return keySnap{m.km, m.key, m.ev, m.plan}, nil
+	return keySnap{r.km, r.key, r.ev, r.plan}, nil
 }

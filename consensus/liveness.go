@@ -5,9 +5,11 @@ package consensus
 
 import (
 	"context"
+	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/fhegate/fhegate/consensus/liveness"
 	"github.com/fhegate/fhegate/consensus/transport"
 )
 
@@ -15,20 +17,35 @@ import (
 // consumes them).
 const heartbeatSession = "hb"
 
-// heartbeats sends every peer a heartbeat every MemberConfig.Heartbeat until
-// the member closes.
-func (m *Member) heartbeats() {
-	defer m.wg.Done()
-	t := time.NewTicker(m.cfg.Heartbeat)
+// heartbeats is the member's side of liveness beside its marks: it sends
+// every peer a heartbeat every MemberConfig.Heartbeat (run), and before the
+// serve loop starts a batch it waits for a live quorum (awaitQuorum).
+type heartbeats struct {
+	self      transport.MemberID
+	members   []transport.MemberID
+	marks     *liveness.Marks
+	mux       *transport.Mux
+	every     time.Duration // MemberConfig.Heartbeat
+	timeout   time.Duration // MemberConfig.RoundTimeout
+	threshold int
+	closed    <-chan struct{} // closed by Member.Close
+	wg        *sync.WaitGroup // the member's: Close waits for the sends
+}
+
+// run sends every peer a heartbeat every MemberConfig.Heartbeat until the
+// member closes (counted in wg by its caller).
+func (h *heartbeats) run() {
+	defer h.wg.Done()
+	t := time.NewTicker(h.every)
 	defer t.Stop()
-	busy := make(map[transport.MemberID]*atomic.Bool, len(m.members))
-	for _, id := range m.members {
+	busy := make(map[transport.MemberID]*atomic.Bool, len(h.members))
+	for _, id := range h.members {
 		busy[id] = new(atomic.Bool)
 	}
 	for {
-		m.beat(busy)
+		h.beat(busy)
 		select {
-		case <-m.closed:
+		case <-h.closed:
 			return
 		case <-t.C:
 		}
@@ -41,22 +58,22 @@ func (m *Member) heartbeats() {
 // connection whose write timed out and the messages after it would have to
 // redial. A peer whose heartbeat is still in flight (a hung dial, a slow
 // link) is skipped, so heartbeats never pile up.
-func (m *Member) beat(busy map[transport.MemberID]*atomic.Bool) {
-	payload := m.marks.Heartbeat()
-	tr := m.mux.Transport()
-	for _, id := range m.members {
-		if id == m.id || !busy[id].CompareAndSwap(false, true) {
+func (h *heartbeats) beat(busy map[transport.MemberID]*atomic.Bool) {
+	payload := h.marks.Heartbeat()
+	tr := h.mux.Transport()
+	for _, id := range h.members {
+		if id == h.self || !busy[id].CompareAndSwap(false, true) {
 			continue
 		}
-		m.wg.Add(1)
+		h.wg.Add(1)
 		go func() {
-			defer m.wg.Done()
+			defer h.wg.Done()
 			defer busy[id].Store(false)
-			ctx, cancel := context.WithTimeout(context.Background(), max(m.cfg.RoundTimeout, m.cfg.Heartbeat))
+			ctx, cancel := context.WithTimeout(context.Background(), max(h.timeout, h.every))
 			defer cancel()
 			go func() {
 				select {
-				case <-m.closed:
+				case <-h.closed:
 					cancel()
 				case <-ctx.Done():
 				}
@@ -73,25 +90,25 @@ func (m *Member) beat(busy map[transport.MemberID]*atomic.Bool) {
 // then wait a round timeout for it in each of those windows; waiting here
 // lets the heartbeats re-admit its peers first. It reports whether a
 // quorum is live.
-func (m *Member) awaitQuorum(ctx context.Context) bool {
-	t := m.cfg.Committee.Threshold
-	if len(m.marks.Live()) >= t {
+func (h *heartbeats) awaitQuorum(ctx context.Context) bool {
+	t := h.threshold
+	if len(h.marks.Live()) >= t {
 		return true
 	}
-	deadline := time.NewTimer(m.cfg.RoundTimeout)
+	deadline := time.NewTimer(h.timeout)
 	defer deadline.Stop()
-	tick := time.NewTicker(m.cfg.Heartbeat / 2)
+	tick := time.NewTicker(h.every / 2)
 	defer tick.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return false
-		case <-m.closed:
+		case <-h.closed:
 			return false
 		case <-deadline.C:
-			return len(m.marks.Live()) >= t
+			return len(h.marks.Live()) >= t
 		case <-tick.C:
-			if len(m.marks.Live()) >= t {
+			if len(h.marks.Live()) >= t {
 				return true
 			}
 		}

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -18,7 +20,6 @@ import (
 	"github.com/fhegate/fhegate/consensus/store"
 	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
-	"github.com/fhegate/fhegate/fhe/zkpok"
 )
 
 // Errors returned by a member.
@@ -44,21 +45,18 @@ type Member struct {
 	committee *bls.Committee
 	members   []transport.MemberID
 
-	mu   sync.RWMutex
-	km   *protocol.KeyMaterial
-	key  *protocol.ThresholdKey
-	ev   *fhe.Evaluator
-	plan protocol.NoisePlan
+	mu      sync.RWMutex // guards chainID (SetChainID)
+	keyring *keyring     // the installed keys, evaluator and noise plan (keys.go)
 
 	marks *liveness.Marks // who is down, peers' heartbeats, this member's progress (liveness.go)
+	beats *heartbeats     // heartbeats to the peers, the wait for a live quorum (liveness.go)
 
 	refreshes atomic.Uint64 // collective refreshes completed (Status.Refreshes)
 	// evaluations counts the circuit runs (a request's, or a packed
 	// batch's) this member completed (Status.Evaluations)
 	evaluations atomic.Uint64
 
-	blameMu sync.Mutex
-	blamed  []protocol.ErrEquivocation // members caught equivocating (Status.Equivocations), the last maxBlamed
+	blamed equivocations // members caught equivocating (Status.Equivocations)
 
 	// decidedDropped counts requests the serve loop dropped instead of
 	// (re)trying because the chain had decided them (Status.DecidedDropped).
@@ -67,18 +65,17 @@ type Member struct {
 	// has not seen answered (Status.RequestsSeen, Unanswered).
 	requests *requestBook
 
-	putSem chan struct{} // StorePut handlers in flight (MaxConcurrentStorePuts)
-	busy   busyRefusals  // "busy" answers in flight per peer (answerBounded)
+	peers *peerRounds // answering peers' requests, collecting and aggregating their signatures (peers.go)
 
-	signed  *signedLog    // upload digests this member signed (input roots, roots.go)
-	roots   rootBatcher   // rooted uploads waiting for their root round
-	rootSem chan struct{} // TypeRootSign handlers in flight (MaxConcurrentRootSigns)
+	roots   *inputRoots // input roots (roots.go): signed upload digests, root batches and rounds
+	uploads *uploads    // uploads (replication.go): proofs, replicas, attestations, fetches
+	rot     *rotation   // a rotation's key switch and adoption (rotation.go)
 
-	zkKey atomic.Pointer[zkpok.Key]         // input-proof key of the current public key (proofKey)
 	masks atomic.Pointer[protocol.MaskPool] // refresh masks made ahead (masksFor)
 	coins *protocol.CoinState               // coin-toss contributions and peers' first commitments (protocol.CoinToss, "Retries")
 
-	pread privateReads // private reads (privread.go): the ACL, the nonce and key-cap lock
+	keyStore *keyStore     // the key material of the epoch in the store (keys.go)
+	preads   *privateReads // private reads (privread.go): the ACL, the nonce and key-cap checks, the shares
 
 	wg     sync.WaitGroup
 	closed chan struct{}
@@ -119,31 +116,51 @@ func NewMember(cfg MemberConfig, tr transport.Transport, st *store.Store, log *z
 	m := &Member{cfg: cfg, id: transport.MemberID(cfg.Self), log: log.With(zap.Uint32("member", cfg.Self)), st: st, led: led,
 		params: params, chainID: cfg.Committee.ChainIDBig(), committee: committee, members: cfg.Committee.IDs(),
 		closed: make(chan struct{}), requests: newRequestBook(cfg.ExpiryBlocks),
-		putSem: make(chan struct{}, api.MaxConcurrentStorePuts),
-		signed: newSignedLog(SignedDigestTTL, MaxSignedDigests), rootSem: make(chan struct{}, MaxConcurrentRootSigns),
-		roots: rootBatcher{rounds: make(chan struct{}, maxRootRounds)}}
+	}
 	m.marks = liveness.New(m.id, m.members, m.log)
+	m.keyring = &keyring{params: params, shared: cfg.Shared, members: len(m.members), threshold: cfg.Committee.Threshold,
+		floodingBits: cfg.Committee.FloodingBits}
+	m.keyStore = &keyStore{st: st, params: params, epoch: cfg.Committee.Epoch, seal: shareSealOf(cfg), shared: cfg.Shared, log: m.log}
 	if m.coins, err = protocol.NewCoinState(); err != nil {
 		return nil, err
 	}
-	if err := m.prepareStore(); err != nil {
+	if err := prepareStore(st, cfg.Committee.Epoch, m.log); err != nil {
 		return nil, err
 	}
 	m.mux = transport.NewMux(tr, m.log)
 	m.mux.SetBufferLimits(0, earlyBytesBudget(len(m.members)))
-	m.mux.Handle(transport.TypeStorePut, m.onStorePut)
-	m.mux.Handle(transport.TypeFetch, m.onFetch)
-	m.mux.Handle(transport.TypeRootSign, m.onRootSign)
+	m.peers = &peerRounds{mux: m.mux, log: m.log, wg: &m.wg, marks: m.marks, committee: committee, members: len(m.members),
+		threshold: cfg.Committee.Threshold, timeout: cfg.RoundTimeout, grace: m.grace(), quorum: m.quorumWant}
+	m.roots = &inputRoots{self: m.id, epoch: cfg.Committee.Epoch, threshold: cfg.Committee.Threshold, key: cfg.BLSKey,
+		chain: m.chain, window: rootWindow(cfg.RootWindow), refuse: cfg.Knobs.RefuseRootSign, log: m.log, closed: m.closed,
+		wg: &m.wg, peers: m.peers, signed: newSignedLog(SignedDigestTTL, MaxSignedDigests),
+		batch: rootBatcher{rounds: make(chan struct{}, maxRootRounds)}, sem: make(chan struct{}, MaxConcurrentRootSigns)}
+	m.uploads = &uploads{self: m.id, epoch: cfg.Committee.Epoch, params: params, key: cfg.BLSKey, chain: m.chain, keys: m.Keys,
+		st: st, mux: m.mux, members: m.members, timeout: cfg.RoundTimeout, log: m.log, wg: &m.wg, inStorePut: cfg.Knobs.InStorePut,
+		peers: m.peers, roots: m.roots, putSem: make(chan struct{}, api.MaxConcurrentStorePuts)}
+	m.rot = &rotation{self: m.id, epoch: cfg.Committee.Epoch, threshold: cfg.Committee.Threshold, timeout: cfg.RoundTimeout,
+		parallel: cfg.Parallel, params: params, st: st, led: led, log: m.log, blame: m.blamed.add, m: m}
+	m.preads = &privateReads{self: m.id, members: len(m.members), threshold: cfg.Committee.Threshold, params: params, st: st, led: led,
+		log: m.log, chain: m.chain, snap: m.snap, now: time.Now, inflight: map[string]bool{}}
+	m.mux.Handle(transport.TypeStorePut, m.uploads.onStorePut)
+	m.mux.Handle(transport.TypeFetch, m.uploads.onFetch)
+	m.mux.Handle(transport.TypeRootSign, m.roots.onSign)
 	m.mux.Handle(transport.TypePing, m.marks.OnHeartbeat)
-	if err := m.loadKeys(); err != nil && !errors.Is(err, store.ErrNotFound) {
+	km, key, err := m.keyStore.load()
+	if err == nil {
+		err = m.keyring.install(km, key)
+	}
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		m.mux.Close()
 		return nil, err
 	}
 	if n := m.LoadPolicies(); n > 0 {
 		m.log.Info("policies restored from the store", zap.Int("policies", n))
 	}
+	m.beats = &heartbeats{self: m.id, members: m.members, marks: m.marks, mux: m.mux, every: cfg.Heartbeat, timeout: cfg.RoundTimeout,
+		threshold: cfg.Committee.Threshold, closed: m.closed, wg: &m.wg}
 	m.wg.Add(1)
-	go m.heartbeats()
+	go m.beats.run()
 	return m, nil
 }
 
@@ -176,7 +193,7 @@ func (m *Member) Ledger() *ledger.Ledger { return m.led }
 // Close stops the member (its transport included); the store stays open.
 func (m *Member) Close() error {
 	m.once.Do(func() { close(m.closed) })
-	m.roots.close()
+	m.roots.batch.close()
 	err := m.mux.Close()
 	m.wg.Wait()
 	if mp := m.masks.Load(); mp != nil {
@@ -187,19 +204,33 @@ func (m *Member) Close() error {
 
 func (m *Member) group() protocol.Group {
 	return protocol.Group{Mux: m.mux, Members: m.members, Threshold: m.cfg.Committee.Threshold, Timeout: m.cfg.RoundTimeout, Grace: m.grace(), Log: m.log, Coins: m.coins,
-		OnEquivocation: m.blame}
+		OnEquivocation: m.blamed.add}
 }
 
 // maxBlamed bounds the equivocations a member remembers for its status.
 const maxBlamed = 64
 
-// blame records a member caught revealing a share that does not match its
-// commitment (a committed round's identifiable abort).
-func (m *Member) blame(e protocol.ErrEquivocation) {
-	m.blameMu.Lock()
-	defer m.blameMu.Unlock()
-	m.blamed = append(m.blamed, e)
-	if len(m.blamed) > maxBlamed {
-		m.blamed = m.blamed[len(m.blamed)-maxBlamed:]
+// equivocations remembers the members caught revealing a share that does
+// not match their commitment (a committed round's identifiable abort), the
+// last maxBlamed of them, for Status.Equivocations.
+type equivocations struct {
+	mu   sync.Mutex
+	list []protocol.ErrEquivocation
+}
+
+// add records e (protocol.Group.OnEquivocation).
+func (q *equivocations) add(e protocol.ErrEquivocation) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.list = append(q.list, e)
+	if len(q.list) > maxBlamed {
+		q.list = q.list[len(q.list)-maxBlamed:]
 	}
+}
+
+// all returns the recorded equivocations, oldest first.
+func (q *equivocations) all() []protocol.ErrEquivocation {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return slices.Clone(q.list)
 }

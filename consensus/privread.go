@@ -6,14 +6,17 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math/big"
 	"sync"
 	"time"
 
 	"go.uber.org/zap"
 
 	"github.com/fhegate/fhegate/consensus/api"
+	"github.com/fhegate/fhegate/consensus/ledger"
 	"github.com/fhegate/fhegate/consensus/protocol"
 	"github.com/fhegate/fhegate/consensus/store"
+	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/internal/keccak"
 )
@@ -64,32 +67,36 @@ type ACL interface {
 	IsAllowed(ctx context.Context, handle [32]byte, account [20]byte) (bool, error)
 }
 
-// privateReads is a member's private-read state: the ACL it checks and the
-// lock that makes the nonce and key-cap checks atomic with their record.
+// privateReads is the member's private-read job: it verifies a request
+// (verify), checks its nonce, key cap and ACL and answers with this
+// member's share (read). It holds the ACL it checks and the lock that
+// makes the nonce and key-cap checks atomic with their record.
 type privateReads struct {
-	once sync.Once
-	mu   sync.Mutex
-	acl  ACL
-	now  func() time.Time // tests
+	self      transport.MemberID
+	members   int // committee size (PrivateReadResponse.Members)
+	threshold int
+	params    *fhe.Params
+	st        *store.Store
+	led       *ledger.Ledger
+	log       *zap.Logger
+	chain     func() *big.Int         // Member.chain: set before Run
+	snap      func() (keySnap, error) // Member.snap: the current keys
+
+	mu  sync.Mutex
+	acl ACL
+	now func() time.Time // tests
 	// inflight holds the nonce records of the reads being served, so that
 	// a request sent twice at once does the work once.
 	inflight map[string]bool
-}
-
-// preads returns m's private-read state.
-func (m *Member) preads() *privateReads {
-	m.pread.once.Do(func() { m.pread.now, m.pread.inflight = time.Now, map[string]bool{} })
-	return &m.pread
 }
 
 // SetACL sets the chain ACL that authorises private reads (the chain
 // adapter's FHEInput.isAllowed, or a MemACL). Without one every private
 // read is refused.
 func (m *Member) SetACL(acl ACL) {
-	s := m.preads()
-	s.mu.Lock()
-	s.acl = acl
-	s.mu.Unlock()
+	m.preads.mu.Lock()
+	m.preads.acl = acl
+	m.preads.mu.Unlock()
 }
 
 // PrivateReadSeed seeds the sanitisation of a private read of handle
@@ -124,13 +131,17 @@ func (v *VerifiedPrivateRead) Signer() [20]byte { return v.r.Signer }
 // quota, so a request with a junk signature naming someone else costs that
 // account nothing; PrivateRead takes only what it returns.
 func (m *Member) VerifyPrivateRead(r *api.PrivateRead) (*VerifiedPrivateRead, error) {
+	return m.preads.verify(r)
+}
+
+// verify is Member.VerifyPrivateRead.
+func (pr *privateReads) verify(r *api.PrivateRead) (*VerifiedPrivateRead, error) {
 	if r == nil {
 		return nil, errors.New("consensus: private read: no request")
 	}
-	s := m.preads()
-	s.mu.Lock()
-	now := s.now()
-	s.mu.Unlock()
+	pr.mu.Lock()
+	now := pr.now()
+	pr.mu.Unlock()
 	unix := uint64(now.Unix())
 	if r.Deadline < unix {
 		return nil, fmt.Errorf("%w (%d < now %d)", ErrPrivateReadExpired, r.Deadline, unix)
@@ -138,7 +149,7 @@ func (m *Member) VerifyPrivateRead(r *api.PrivateRead) (*VerifiedPrivateRead, er
 	if r.Deadline > unix+uint64(MaxPrivateReadValidity/time.Second) {
 		return nil, fmt.Errorf("consensus: private read: deadline more than %s ahead", MaxPrivateReadValidity)
 	}
-	signer, err := r.RecoverSigner(m.chain())
+	signer, err := r.RecoverSigner(pr.chain())
 	if err != nil {
 		return nil, err
 	}
@@ -164,23 +175,27 @@ func (m *Member) VerifyPrivateRead(r *api.PrivateRead) (*VerifiedPrivateRead, er
 // the identical stored share back. The deadline is checked again: a
 // verified request may have waited.
 func (m *Member) PrivateRead(ctx context.Context, v *VerifiedPrivateRead, pk *fhe.PublicKey) (*api.PrivateReadResponse, error) {
+	return m.preads.read(ctx, v, pk)
+}
+
+// read is Member.PrivateRead.
+func (pr *privateReads) read(ctx context.Context, v *VerifiedPrivateRead, pk *fhe.PublicKey) (*api.PrivateReadResponse, error) {
 	if v == nil {
 		return nil, errors.New("consensus: private read: no verified request")
 	}
 	r := &v.r
 	signer := r.Signer
-	s := m.preads()
-	s.mu.Lock()
-	acl, now := s.acl, s.now()
-	s.mu.Unlock()
+	pr.mu.Lock()
+	acl, now := pr.acl, pr.now()
+	pr.mu.Unlock()
 	if r.Deadline < uint64(now.Unix()) {
 		return nil, fmt.Errorf("%w (%d < now %d)", ErrPrivateReadExpired, r.Deadline, now.Unix())
 	}
-	ks, err := m.snap()
+	ks, err := pr.snap()
 	if err != nil {
 		return nil, err
 	}
-	if pk == nil || pk.Params() != m.params {
+	if pk == nil || pk.Params() != pr.params {
 		return nil, errors.New("consensus: private read: requester key of another preset")
 	}
 	target := keccak.Sum(r.PublicKey)
@@ -190,17 +205,17 @@ func (m *Member) PrivateRead(ctx context.Context, v *VerifiedPrivateRead, pk *fh
 
 	// Nonce and key cap, before anything that costs: a replayed request is
 	// refused here. The nonce is held in flight until the read ends.
-	s.mu.Lock()
-	if err := m.checkPrivateRead(s, nonceKey, handlePrefix, keyKey); err != nil {
-		s.mu.Unlock()
+	pr.mu.Lock()
+	if err := pr.check(nonceKey, handlePrefix, keyKey); err != nil {
+		pr.mu.Unlock()
 		return nil, err
 	}
-	s.inflight[nonceKey] = true
-	s.mu.Unlock()
+	pr.inflight[nonceKey] = true
+	pr.mu.Unlock()
 	defer func() {
-		s.mu.Lock()
-		delete(s.inflight, nonceKey)
-		s.mu.Unlock()
+		pr.mu.Lock()
+		delete(pr.inflight, nonceKey)
+		pr.mu.Unlock()
 	}()
 
 	if acl == nil {
@@ -213,7 +228,7 @@ func (m *Member) PrivateRead(ctx context.Context, v *VerifiedPrivateRead, pk *fh
 	if !ok {
 		return nil, ErrPrivateReadUnauthorised
 	}
-	ct, epoch, err := m.st.GetCiphertextAt(fhe.Handle(r.Handle))
+	ct, epoch, err := pr.st.GetCiphertextAt(fhe.Handle(r.Handle))
 	if err != nil {
 		return nil, err
 	}
@@ -238,7 +253,7 @@ func (m *Member) PrivateRead(ctx context.Context, v *VerifiedPrivateRead, pk *fh
 	// key whose randomness comes from PrivateReadSeed. Every member derives
 	// the same seed from public data the requester cannot steer except by
 	// grinding keys or uploads (docs/committee.md, "Private reads").
-	if prepared, err = protocol.Sanitise(m.params, ks.km.Public, prepared, PrivateReadSeed(r.Handle, target, ks.key.Epoch)); err != nil {
+	if prepared, err = protocol.Sanitise(pr.params, ks.km.Public, prepared, PrivateReadSeed(r.Handle, target, ks.key.Epoch)); err != nil {
 		return nil, err
 	}
 	ctBytes, err := prepared.MarshalBinary()
@@ -246,46 +261,46 @@ func (m *Member) PrivateRead(ctx context.Context, v *VerifiedPrivateRead, pk *fh
 		return nil, err
 	}
 
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
 	// Again, atomically with the record: another nonce of the same handle
 	// may have taken the last key slot meanwhile. (The nonce leaves
 	// inflight now; the lock is held until it is recorded.)
-	delete(s.inflight, nonceKey)
-	if err := m.checkPrivateRead(s, nonceKey, handlePrefix, keyKey); err != nil {
+	delete(pr.inflight, nonceKey)
+	if err := pr.check(nonceKey, handlePrefix, keyKey); err != nil {
 		return nil, err
 	}
 	// The nonce and the key are recorded (fsynced) before the share exists.
-	if err := m.st.PutMetaBatch([]string{nonceKey, keyKey}, [][]byte{{1}, {1}}); err != nil {
+	if err := pr.st.PutMetaBatch([]string{nonceKey, keyKey}, [][]byte{{1}, {1}}); err != nil {
 		return nil, err
 	}
-	share, err := m.led.Issue(protocol.KindPrivateRead, protocol.PrivateReadShareDigest(prepared, target), ks.key.Epoch, privateReadSession, func() ([]byte, error) {
+	share, err := pr.led.Issue(protocol.KindPrivateRead, protocol.PrivateReadShareDigest(prepared, target), ks.key.Epoch, privateReadSession, func() ([]byte, error) {
 		return protocol.GenPrivateReadShare(ks.key, ks.plan, prepared, pk)
 	})
 	if err != nil {
 		return nil, err
 	}
-	m.log.Info("private read", zap.String("handle", hex0x(r.Handle[:8])), zap.String("signer", hex0x(signer[:])), zap.Uint64("nonce", r.Nonce))
-	return &api.PrivateReadResponse{Member: uint32(m.id), Members: len(m.members), Threshold: m.cfg.Committee.Threshold, Epoch: ks.key.Epoch,
+	pr.log.Info("private read", zap.String("handle", hex0x(r.Handle[:8])), zap.String("signer", hex0x(signer[:])), zap.Uint64("nonce", r.Nonce))
+	return &api.PrivateReadResponse{Member: uint32(pr.self), Members: pr.members, Threshold: pr.threshold, Epoch: ks.key.Epoch,
 		Ciphertext: hex0x(ctBytes), Share: hex0x(share)}, nil
 }
 
 // errInFlight: the same (signer, nonce) is being served right now.
 var errInFlight = fmt.Errorf("%w (a read under this nonce is in progress)", ErrPrivateReadReplay)
 
-// checkPrivateRead refuses a used or in-flight nonce and a requester key
-// the handle has no room for (called with s.mu held; meta reads only).
-func (m *Member) checkPrivateRead(s *privateReads, nonceKey, handlePrefix, keyKey string) error {
-	if s.inflight[nonceKey] {
+// check refuses a used or in-flight nonce and a requester key the handle
+// has no room for (called with pr.mu held; meta reads only).
+func (pr *privateReads) check(nonceKey, handlePrefix, keyKey string) error {
+	if pr.inflight[nonceKey] {
 		return errInFlight
 	}
-	if _, err := m.st.GetMeta(nonceKey); err == nil {
+	if _, err := pr.st.GetMeta(nonceKey); err == nil {
 		return ErrPrivateReadReplay
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return err
 	}
-	if _, err := m.st.GetMeta(keyKey); errors.Is(err, store.ErrNotFound) {
-		if len(m.st.MetaKeys(handlePrefix)) >= MaxPrivateReadKeys {
+	if _, err := pr.st.GetMeta(keyKey); errors.Is(err, store.ErrNotFound) {
+		if len(pr.st.MetaKeys(handlePrefix)) >= MaxPrivateReadKeys {
 			return ErrPrivateReadKeyCap
 		}
 	} else if err != nil {

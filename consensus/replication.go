@@ -3,25 +3,53 @@ package consensus
 import (
 	"context"
 	"crypto/rand"
-	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/big"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"go.uber.org/zap"
 
 	"github.com/fhegate/fhegate/bls"
 	"github.com/fhegate/fhegate/consensus/api"
+	"github.com/fhegate/fhegate/consensus/protocol"
 	"github.com/fhegate/fhegate/consensus/store"
 	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/zkpok"
 )
 
-// inputBatchDigest is the message members sign for an upload of items by
+// uploads is the member's input path: it verifies an upload's proofs of
+// plaintext knowledge, stores its ciphertexts and attests them with the
+// committee, as the member that received it (upload) or as a peer asked to
+// store a replica (onStorePut), and it fetches from its peers an input it
+// lacks (fetch) or serves one to them (onFetch).
+type uploads struct {
+	self       transport.MemberID
+	epoch      uint64 // the committee's key epoch
+	params     *fhe.Params
+	key        *bls.SecretKey
+	chain      func() *big.Int                       // Member.chain: set before Run
+	keys       func() (*protocol.KeyMaterial, error) // Member.Keys: the current public key
+	st         *store.Store
+	mux        *transport.Mux
+	members    []transport.MemberID
+	timeout    time.Duration // MemberConfig.RoundTimeout
+	log        *zap.Logger
+	wg         *sync.WaitGroup // the member's: Close waits for the handlers
+	inStorePut func()          // TestingKnobs.InStorePut
+	peers      *peerRounds
+	roots      *inputRoots
+	putSem     chan struct{}             // StorePut handlers in flight (MaxConcurrentStorePuts)
+	zkKey      atomic.Pointer[zkpok.Key] // input-proof key of the current public key (proofKey)
+}
+
+// batchDigest is the message members sign for an upload of items by
 // owner under this member's chain, epoch and preset.
-func (m *Member) inputBatchDigest(owner [20]byte, items []bls.InputItem) [32]byte {
-	return bls.InputBatchDigest(m.chain(), m.cfg.Committee.Epoch, owner, uint8(m.params.Preset.ID), bls.InputBatchRoot(items))
+func (up *uploads) batchDigest(owner [20]byte, items []bls.InputItem) [32]byte {
+	return bls.InputBatchDigest(up.chain(), up.epoch, owner, uint8(up.params.Preset.ID), bls.InputBatchRoot(items))
 }
 
 // earlyBytesPerPeer is what a member lets each peer have buffered in its mux
@@ -37,119 +65,38 @@ func earlyBytesBudget(n int) int64 {
 	return max(int64(transport.MaxBufferedBytes), int64(n-1)*earlyBytesPerPeer)
 }
 
-func (m *Member) onStorePut(msg transport.Message) {
-	m.answerBounded(msg, m.putSem, "StorePut", "the uploader", transport.TypeStoreAck, func() []byte {
-		if k := m.cfg.Knobs.InStorePut; k != nil {
+func (up *uploads) onStorePut(msg transport.Message) {
+	up.peers.answer(msg, up.putSem, "StorePut", "the uploader", transport.TypeStoreAck, func() []byte {
+		if k := up.inStorePut; k != nil {
 			k()
 		}
 		owner, ups, err := parseStorePut(msg.Payload)
 		if err != nil {
 			return append([]byte{0}, err.Error()...)
 		}
-		items, err := m.acceptInputs(owner, ups)
+		items, err := up.accept(owner, ups)
 		if err != nil {
 			return append([]byte{0}, err.Error()...)
 		}
-		d := m.inputBatchDigest(owner, items)
-		m.signed.add(d) // before the ack: a root round may follow it at once
-		return append([]byte{1}, m.cfg.BLSKey.Sign(d[:])...)
+		d := up.batchDigest(owner, items)
+		up.roots.signed.add(d) // before the ack: a root round may follow it at once
+		return append([]byte{1}, up.key.Sign(d[:])...)
 	})
 }
 
-// answerBounded runs answer for a peer's request in a goroutine (counted in
-// m.wg) holding one slot of sem, and sends its reply back to the sender as
-// type ack. With every slot taken the request is not run: it is answered
-// at once with a refusal (0 ‖ "busy: …", the status byte every ack has for
-// a refusal), at most maxBusyRefusals in flight to one peer, beyond which
-// it is dropped with a log. The refusal is what keeps one peer from getting
-// another marked down: a peer that fills the slots with slow requests made
-// this member drop an honest asker's request, and the asker (who) counted
-// this member missing and marked it down (docs/committee.md, "Can one
-// member get an honest one marked down?"); a refused asker has an answer
-// and attests with the others' signatures. Without the bound every
-// received message would spawn a goroutine, so a peer could pin unbounded
-// memory and CPU on every member.
-func (m *Member) answerBounded(msg transport.Message, sem chan struct{}, what, who string, ack transport.Type, answer func() []byte) {
-	select {
-	case sem <- struct{}{}:
-	default:
-		if !m.refuseBusy(msg, ack, what) {
-			m.log.Warn("too many concurrent "+what+" requests and busy answers to this peer: dropped ("+who+" counts this member as missing)",
-				zap.Uint32("from", uint32(msg.From)), zap.Int("bytes", len(msg.Payload)))
-		}
-		return
-	}
-	m.wg.Add(1)
+func (up *uploads) onFetch(msg transport.Message) {
+	up.wg.Add(1)
 	go func() {
-		defer m.wg.Done()
-		defer func() { <-sem }()
-		reply := answer()
-		ctx, cancel := context.WithTimeout(context.Background(), m.cfg.RoundTimeout)
-		defer cancel()
-		if err := m.mux.Send(ctx, msg.From, transport.Message{Type: ack, Session: msg.Session, Payload: reply}); err != nil {
-			m.log.Debug(what+" answer not delivered", zap.Error(err))
-		}
-	}()
-}
-
-// maxBusyRefusals bounds the "busy" answers in flight to one peer
-// (answerBounded): a peer flooding requests gets at most this many
-// goroutines' worth of answers, and never uses up another peer's.
-const maxBusyRefusals = 4
-
-// busyRefusals counts the "busy" answers in flight per peer.
-type busyRefusals struct {
-	mu sync.Mutex
-	to map[transport.MemberID]int
-}
-
-// refuseBusy answers msg with a refusal of type ack in the background,
-// unless maxBusyRefusals answers to its sender are still in flight; it
-// reports whether it did.
-func (m *Member) refuseBusy(msg transport.Message, ack transport.Type, what string) bool {
-	r := &m.busy
-	r.mu.Lock()
-	if r.to == nil {
-		r.to = map[transport.MemberID]int{}
-	}
-	if r.to[msg.From] >= maxBusyRefusals {
-		r.mu.Unlock()
-		return false
-	}
-	r.to[msg.From]++
-	r.mu.Unlock()
-	m.log.Debug("too many concurrent "+what+" requests: answered busy", zap.Uint32("from", uint32(msg.From)))
-	m.wg.Add(1)
-	go func() {
-		defer m.wg.Done()
-		defer func() {
-			r.mu.Lock()
-			r.to[msg.From]--
-			r.mu.Unlock()
-		}()
-		ctx, cancel := context.WithTimeout(context.Background(), m.cfg.RoundTimeout)
-		defer cancel()
-		reply := append([]byte{0}, "busy: too many concurrent "+what+" requests"...)
-		if err := m.mux.Send(ctx, msg.From, transport.Message{Type: ack, Session: msg.Session, Payload: reply}); err != nil {
-			m.log.Debug(what+" busy answer not delivered", zap.Error(err))
-		}
-	}()
-	return true
-}
-
-func (m *Member) onFetch(msg transport.Message) {
-	m.wg.Add(1)
-	go func() {
-		defer m.wg.Done()
+		defer up.wg.Done()
 		var reply []byte
 		if len(msg.Payload) == 32 {
-			if b, err := m.servable(fhe.Handle(msg.Payload)); err == nil {
+			if b, err := up.servable(fhe.Handle(msg.Payload)); err == nil {
 				reply = b
 			}
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), m.cfg.RoundTimeout)
+		ctx, cancel := context.WithTimeout(context.Background(), up.timeout)
 		defer cancel()
-		_ = m.mux.Send(ctx, msg.From, transport.Message{Type: transport.TypeFetchReply, Session: msg.Session, Payload: reply})
+		_ = up.mux.Send(ctx, msg.From, transport.Message{Type: transport.TypeFetchReply, Session: msg.Session, Payload: reply})
 	}()
 }
 
@@ -158,42 +105,62 @@ func (m *Member) onFetch(msg transport.Message) {
 // It asks every member, not only those it counts as live: a member that
 // just restarted may have marked the holders down (its first rounds timed
 // out while they still counted it down), and one answer is enough.
-func (m *Member) fetch(ctx context.Context, h fhe.Handle) (*fhe.Ciphertext, error) {
+func (up *uploads) fetch(ctx context.Context, h fhe.Handle) (*fhe.Ciphertext, error) {
 	session := fmt.Sprintf("fetch/%x/%x", h[:], randTag())
-	rctx, cancel := context.WithTimeout(ctx, m.cfg.RoundTimeout)
+	rctx, cancel := context.WithTimeout(ctx, up.timeout)
 	defer cancel()
-	defer m.mux.Forget(session)
+	defer up.mux.Forget(session)
 	// The first copy whose handle matches wins; an empty reply (the peer
 	// lacks it too, e.g. it was down as well) or a wrong one does not end
 	// the wait. The request goes out in the background: Broadcast returns
 	// only when every send has, and a send to a member whose host is gone
 	// can hang until rctx ends while the others have answered.
 	go func() {
-		_ = m.mux.Broadcast(rctx, m.members, transport.Message{Type: transport.TypeFetch, Session: session, Payload: h[:]})
+		_ = up.mux.Broadcast(rctx, up.members, transport.Message{Type: transport.TypeFetch, Session: session, Payload: h[:]})
 	}()
-	replies := make(chan []byte, len(m.members))
-	for _, id := range m.members {
-		if id == m.id {
+	replies := make(chan []byte, len(up.members))
+	for _, id := range up.members {
+		if id == up.self {
 			continue
 		}
 		go func() {
-			msg, err := m.mux.Recv(rctx, transport.Key{Session: session, Type: transport.TypeFetchReply, From: id})
+			msg, err := up.mux.Recv(rctx, transport.Key{Session: session, Type: transport.TypeFetchReply, From: id})
 			if err != nil {
 				msg.Payload = nil
 			}
 			replies <- msg.Payload
 		}()
 	}
-	for range len(m.members) - 1 {
+	for range len(up.members) - 1 {
 		b := <-replies
 		if len(b) == 0 || fhe.HandleOf(b) != h {
 			continue
 		}
-		if _, ct, err := m.st.Put(b); err == nil {
+		if _, ct, err := up.st.Put(b); err == nil {
 			return ct, nil
 		}
 	}
 	return nil, fmt.Errorf("%w: ciphertext %s not held by any reachable member", store.ErrNotFound, h)
+}
+
+// servable returns the bytes of h for a peer's fetch: only an original
+// upload (bytes hashing to h, the only thing the fetcher can check) of the
+// current epoch. Re-encrypted inputs are not served: a member that missed a
+// rotation's re-encryption cannot check them, and its peers answer for it.
+func (up *uploads) servable(h fhe.Handle) ([]byte, error) {
+	b, e, err := up.st.GetAt(h)
+	if err != nil {
+		return nil, err
+	}
+	if e != up.epoch || fhe.HandleOf(b) != h {
+		return nil, fmt.Errorf("%w: %s", ErrStaleKey, h)
+	}
+	return b, nil
+}
+
+// fetch is uploads.fetch (process.go and packed.go call it).
+func (m *Member) fetch(ctx context.Context, h fhe.Handle) (*fhe.Ciphertext, error) {
+	return m.uploads.fetch(ctx, h)
 }
 
 // ErrBadProof is wrapped by every upload refused for its proof of
@@ -204,25 +171,31 @@ var ErrBadProof = errors.New("consensus: input proof of plaintext knowledge refu
 // ProofContext is what an input proof for owner must be bound to on this
 // member: the chain id, the committee's key epoch and the owner (the proof
 // also binds the public-key digest and the ciphertext handle).
-func (m *Member) ProofContext(owner [20]byte) zkpok.Context {
-	return zkpok.Context{ChainID: m.chain(), Epoch: m.cfg.Committee.Epoch, Owner: owner}
-}
+func (m *Member) ProofContext(owner [20]byte) zkpok.Context { return m.uploads.proofContext(owner) }
 
 // ProofKey returns the committee public key prepared for input proofs
 // (cached until the key material changes).
-func (m *Member) ProofKey() (*zkpok.Key, error) {
-	km, err := m.Keys()
+func (m *Member) ProofKey() (*zkpok.Key, error) { return m.uploads.proofKey() }
+
+// proofContext is Member.ProofContext.
+func (up *uploads) proofContext(owner [20]byte) zkpok.Context {
+	return zkpok.Context{ChainID: up.chain(), Epoch: up.epoch, Owner: owner}
+}
+
+// proofKey is Member.ProofKey; the key is cached in zkKey.
+func (up *uploads) proofKey() (*zkpok.Key, error) {
+	km, err := up.keys()
 	if err != nil {
 		return nil, err
 	}
-	if k := m.zkKey.Load(); k != nil && k.PK == km.Public {
+	if k := up.zkKey.Load(); k != nil && k.PK == km.Public {
 		return k, nil
 	}
 	k, err := zkpok.NewKey(km.Public)
 	if err != nil {
 		return nil, err
 	}
-	m.zkKey.Store(k)
+	up.zkKey.Store(k)
 	return k, nil
 }
 
@@ -244,14 +217,14 @@ func (m *Member) EncryptInput(values []int64, owner [20]byte) (ct, proof []byte,
 	return ct, proof, nil
 }
 
-// acceptInputs validates every ciphertext of an upload, verifies each proof
+// accept validates every ciphertext of an upload, verifies each proof
 // of plaintext knowledge for owner and only then stores them all; it
 // returns the upload's items in order. The "anyone decrypts anyone's data" attack: without the
 // proof anyone could upload a copy (or a re-randomisation) of a victim's
 // ciphertext as their own and have a policy reveal it. An upload is refused
 // whole: over MaxUploadItems or MaxUploadBytes, a handle twice, a ctype
 // other than 1 (precompiles.CTypeCiphertext), or any proof failing.
-func (m *Member) acceptInputs(owner [20]byte, ups []api.InputUpload) ([]bls.InputItem, error) {
+func (up *uploads) accept(owner [20]byte, ups []api.InputUpload) ([]bls.InputItem, error) {
 	if len(ups) == 0 || len(ups) > api.MaxUploadItems {
 		return nil, fmt.Errorf("consensus: upload of %d ciphertexts outside [1,%d]", len(ups), api.MaxUploadItems)
 	}
@@ -264,7 +237,7 @@ func (m *Member) acceptInputs(owner [20]byte, ups []api.InputUpload) ([]bls.Inpu
 	}
 	items := make([]bls.InputItem, len(ups))
 	for i, u := range ups {
-		h, err := m.verifyInput(u, owner)
+		h, err := up.verify(u, owner)
 		if err != nil {
 			return nil, fmt.Errorf("ciphertext %d: %w", i, err)
 		}
@@ -276,7 +249,7 @@ func (m *Member) acceptInputs(owner [20]byte, ups []api.InputUpload) ([]bls.Inpu
 		items[i] = bls.InputItem{Handle: h, CType: u.CType, ProofDigest: zkpok.Digest(u.Proof)}
 	}
 	for _, u := range ups {
-		if _, _, err := m.st.Put(u.Ciphertext); err != nil {
+		if _, _, err := up.st.Put(u.Ciphertext); err != nil {
 			return nil, err
 		}
 	}
@@ -287,9 +260,9 @@ func (m *Member) acceptInputs(owner [20]byte, ups []api.InputUpload) ([]bls.Inpu
 // (precompiles.CTypeCiphertext: a canonical fhe ciphertext).
 const ctypeCiphertext = 1
 
-// verifyInput validates one canonical ciphertext of the committee's preset
+// verify validates one canonical ciphertext of the committee's preset
 // and verifies its proof of plaintext knowledge for owner.
-func (m *Member) verifyInput(u api.InputUpload, owner [20]byte) (fhe.Handle, error) {
+func (up *uploads) verify(u api.InputUpload, owner [20]byte) (fhe.Handle, error) {
 	h, c, err := store.Validate(u.Ciphertext)
 	if err != nil {
 		return h, err
@@ -297,87 +270,20 @@ func (m *Member) verifyInput(u api.InputUpload, owner [20]byte) (fhe.Handle, err
 	if u.CType != ctypeCiphertext {
 		return h, fmt.Errorf("consensus: ctype %d not accepted (FHEInput accepts %d, a canonical ciphertext)", u.CType, ctypeCiphertext)
 	}
-	if c.Params() != m.params {
-		return h, fmt.Errorf("consensus: ciphertext is %s, committee uses %s", c.Params().Preset.Name, m.params.Preset.Name)
+	if c.Params() != up.params {
+		return h, fmt.Errorf("consensus: ciphertext is %s, committee uses %s", c.Params().Preset.Name, up.params.Preset.Name)
 	}
 	if len(u.Proof) == 0 {
 		return h, fmt.Errorf("%w: missing proof (POST /v1/inputs needs \"proof\": the hex of a zkpok proof bound to owner, chain, epoch and ciphertext)", ErrBadProof)
 	}
-	k, err := m.ProofKey()
+	k, err := up.proofKey()
 	if err != nil {
 		return h, err
 	}
-	if err := k.Verify(c, h, m.ProofContext(owner), u.Proof); err != nil {
+	if err := k.Verify(c, h, up.proofContext(owner), u.Proof); err != nil {
 		return h, fmt.Errorf("%w: %v", ErrBadProof, err)
 	}
 	return h, nil
-}
-
-// storePut encodes a StorePut payload: owner(20) ‖ count(1) ‖ per
-// ciphertext: ctype(1) ‖ len(proof)(4) ‖ proof ‖ len(ct)(4) ‖ ct (lengths
-// big-endian).
-func storePut(owner [20]byte, ups []api.InputUpload) []byte {
-	n := 21
-	for _, u := range ups {
-		n += 9 + len(u.Proof) + len(u.Ciphertext)
-	}
-	out := make([]byte, 0, n)
-	out = append(append(out, owner[:]...), byte(len(ups)))
-	for _, u := range ups {
-		out = append(out, u.CType)
-		out = binary.BigEndian.AppendUint32(out, uint32(len(u.Proof)))
-		out = append(out, u.Proof...)
-		out = binary.BigEndian.AppendUint32(out, uint32(len(u.Ciphertext)))
-		out = append(out, u.Ciphertext...)
-	}
-	return out
-}
-
-// parseStorePut decodes a StorePut payload, checking the count and every
-// length before slicing (the parts alias b: nothing is copied).
-func parseStorePut(b []byte) (owner [20]byte, ups []api.InputUpload, err error) {
-	if len(b) < 21 {
-		return owner, nil, fmt.Errorf("short payload")
-	}
-	copy(owner[:], b[:20])
-	n := int(b[20])
-	if n == 0 || n > api.MaxUploadItems {
-		return owner, nil, fmt.Errorf("upload of %d ciphertexts outside [1,%d]", n, api.MaxUploadItems)
-	}
-	rest := b[21:]
-	ups = make([]api.InputUpload, n)
-	for i := range ups {
-		if len(rest) < 5 {
-			return owner, nil, fmt.Errorf("ciphertext %d: short payload", i)
-		}
-		ups[i].CType = rest[0]
-		var part []byte
-		if part, rest, err = lengthPrefixed(rest[1:], zkpok.MaxProofSize); err != nil {
-			return owner, nil, fmt.Errorf("ciphertext %d: proof: %w", i, err)
-		}
-		ups[i].Proof = part
-		if part, rest, err = lengthPrefixed(rest, store.MaxCiphertext); err != nil {
-			return owner, nil, fmt.Errorf("ciphertext %d: %w", i, err)
-		}
-		ups[i].Ciphertext = part
-	}
-	if len(rest) != 0 {
-		return owner, nil, fmt.Errorf("%d trailing bytes", len(rest))
-	}
-	return owner, ups, nil
-}
-
-// lengthPrefixed splits len(4, big-endian) ‖ part ‖ rest, with len ≤ limit.
-func lengthPrefixed(b []byte, limit int) (part, rest []byte, err error) {
-	if len(b) < 4 {
-		return nil, nil, fmt.Errorf("short payload")
-	}
-	n := binary.BigEndian.Uint32(b[:4])
-	b = b[4:]
-	if uint64(n) > uint64(len(b)) || uint64(n) > uint64(limit) {
-		return nil, nil, fmt.Errorf("length %d exceeds the payload (%d bytes) or %d", n, len(b), limit)
-	}
-	return b[:n], b[n:], nil
 }
 
 // Upload is UploadBatch of one ciphertext with its proof.
@@ -393,7 +299,7 @@ func (m *Member) Upload(ctx context.Context, ct, proof []byte, owner [20]byte, c
 // with one pairing. A missing or invalid proof is an error wrapping
 // ErrBadProof; the upload is refused whole.
 func (m *Member) UploadBatch(ctx context.Context, owner [20]byte, ups []api.InputUpload) (*api.InputAttestation, error) {
-	return m.uploadBatch(ctx, owner, ups, false)
+	return m.uploads.upload(ctx, owner, ups, false)
 }
 
 // UploadBatchRooted is UploadBatch that also places the upload in an input
@@ -404,78 +310,44 @@ func (m *Member) UploadBatch(ctx context.Context, owner [20]byte, ups []api.Inpu
 // (no quorum, timeout) or ctx ends while it runs, the upload is still
 // answered, with its own attestation and Root nil.
 func (m *Member) UploadBatchRooted(ctx context.Context, owner [20]byte, ups []api.InputUpload) (*api.InputAttestation, error) {
-	return m.uploadBatch(ctx, owner, ups, true)
+	return m.uploads.upload(ctx, owner, ups, true)
 }
 
-func (m *Member) uploadBatch(ctx context.Context, owner [20]byte, ups []api.InputUpload, rooted bool) (att *api.InputAttestation, err error) {
+// upload is UploadBatch, and UploadBatchRooted when rooted.
+func (up *uploads) upload(ctx context.Context, owner [20]byte, ups []api.InputUpload, rooted bool) (att *api.InputAttestation, err error) {
 	if rooted {
-		// counted until it joins the open root batch (awaitRoot) or fails:
+		// counted until it joins the open root batch (inputRoots.await) or fails:
 		// the batch closes early once no counted upload is left
-		m.roots.begin()
+		up.roots.batch.begin()
 		defer func() {
 			if err != nil {
-				m.roots.abandon()
+				up.roots.batch.abandon()
 			}
 		}()
 	}
-	items, err := m.acceptInputs(owner, ups)
+	items, err := up.accept(owner, ups)
 	if err != nil {
 		return nil, err
 	}
-	d := m.inputBatchDigest(owner, items)
-	m.signed.add(d)
-	sigs := map[transport.MemberID][]byte{m.id: m.cfg.BLSKey.Sign(d[:])}
+	d := up.batchDigest(owner, items)
+	up.roots.signed.add(d)
+	sigs := map[transport.MemberID][]byte{up.self: up.key.Sign(d[:])}
 	session := fmt.Sprintf("put/%x/%x/%x", d[:], owner[:], randTag())
-	m.collectSignatures(ctx, transport.Message{Type: transport.TypeStorePut, Session: session, Payload: storePut(owner, ups)},
+	up.peers.collect(ctx, transport.Message{Type: transport.TypeStorePut, Session: session, Payload: storePut(owner, ups)},
 		transport.TypeStoreAck, d, sigs, "store replica")
-	att = &api.InputAttestation{Owner: owner, Preset: uint8(m.params.Preset.ID), Epoch: m.cfg.Committee.Epoch, Items: items, Handle: items[0].Handle}
-	if att.Signature, att.Signers, err = m.aggregate(sigs); err != nil {
+	att = &api.InputAttestation{Owner: owner, Preset: uint8(up.params.Preset.ID), Epoch: up.epoch, Items: items, Handle: items[0].Handle}
+	if att.Signature, att.Signers, err = up.peers.aggregate(sigs); err != nil {
 		return nil, err
 	}
 	if rooted {
-		// awaitRoot uncounts the upload as it joins a batch (or the member
+		// await uncounts the upload as it joins a batch (or the member
 		// is closing); either way the upload is answered
 		var rerr error
-		if att.Root, rerr = m.awaitRoot(ctx, d); rerr != nil {
-			m.log.Warn("no input root for this upload: answered with its own attestation only", zap.Binary("digest", d[:]), zap.Error(rerr))
+		if att.Root, rerr = up.roots.await(ctx, d); rerr != nil {
+			up.log.Warn("no input root for this upload: answered with its own attestation only", zap.Binary("digest", d[:]), zap.Error(rerr))
 		}
 	}
 	return att, nil
-}
-
-// collectSignatures broadcasts req to the live members and collects, within
-// RoundTimeout, a quorum of their answers of type ack — 1 ‖ a BLS signature
-// over d, or another status and why they refuse — adding each signature
-// that verifies under its member's key to sigs; it logs the other answers
-// (as what), returns them, and marks the members that did not answer down.
-func (m *Member) collectSignatures(ctx context.Context, req transport.Message, ack transport.Type, d [32]byte, sigs map[transport.MemberID][]byte, what string) map[transport.MemberID][]byte {
-	live := m.marks.Live()
-	ctx, cancel := context.WithTimeout(ctx, m.cfg.RoundTimeout)
-	defer cancel()
-	_ = m.mux.Broadcast(ctx, live, req)
-	got := m.mux.CollectQuorum(ctx, req.Session, ack, live, m.quorumWant(len(live)-1), m.grace())
-	m.mux.Forget(req.Session)
-	others := map[transport.MemberID][]byte{}
-	for id, msg := range got.Got {
-		if len(msg.Payload) == 1+bls.SignatureLen && msg.Payload[0] == 1 {
-			sig := msg.Payload[1:]
-			if bls.Verify(m.committee.Keys[id-1].Compressed(), d[:], sig) == nil {
-				sigs[id] = sig
-				continue
-			}
-		}
-		others[id] = msg.Payload
-		m.log.Warn(what+" refused or bad signature", zap.Uint32("peer", uint32(id)), zap.ByteString("reply", tail(msg.Payload)))
-	}
-	m.marks.MarkDown(got.Missing)
-	return others
-}
-
-func tail(b []byte) []byte {
-	if len(b) > 0 {
-		return b[1:]
-	}
-	return b
 }
 
 func randTag() []byte {

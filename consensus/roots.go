@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/big"
 	"sort"
 	"sync"
 	"time"
@@ -59,119 +60,6 @@ const (
 	rootLeafWait = 2 * time.Second
 )
 
-// signedLog remembers the upload digests a member signed, for
-// SignedDigestTTL and at most MaxSignedDigests of them (oldest forgotten
-// first). Safe for concurrent use.
-type signedLog struct {
-	mu  sync.Mutex
-	ttl time.Duration
-	max int
-	now func() time.Time
-	at  map[[32]byte]signedAt
-	q   []signedEntry // insertion order; an entry whose seq is stale is skipped
-	seq uint64
-}
-
-type signedAt struct {
-	t   time.Time
-	seq uint64
-}
-
-type signedEntry struct {
-	d   [32]byte
-	seq uint64
-}
-
-func newSignedLog(ttl time.Duration, max int) *signedLog {
-	return &signedLog{ttl: ttl, max: max, now: time.Now, at: map[[32]byte]signedAt{}}
-}
-
-// add records d as signed now (again: its lifetime restarts).
-func (l *signedLog) add(d [32]byte) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	now := l.now()
-	l.seq++
-	l.at[d] = signedAt{t: now, seq: l.seq}
-	l.q = append(l.q, signedEntry{d: d, seq: l.seq})
-	l.prune(now)
-}
-
-// has reports whether d was signed less than ttl ago (and not forgotten).
-func (l *signedLog) has(d [32]byte) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	now := l.now()
-	l.prune(now)
-	a, ok := l.at[d]
-	return ok && now.Sub(a.t) < l.ttl
-}
-
-// awaitAll waits up to wait (or until stop is closed) for every digest of
-// ds to be remembered, and returns true, or false with the index of the
-// first one that is not.
-func (l *signedLog) awaitAll(ds [][32]byte, wait time.Duration, stop <-chan struct{}) (int, bool) {
-	deadline := time.NewTimer(wait)
-	defer deadline.Stop()
-	i := 0
-	for {
-		for i < len(ds) && l.has(ds[i]) {
-			i++
-		}
-		if i == len(ds) {
-			return 0, true
-		}
-		select {
-		case <-deadline.C:
-			return i, false
-		case <-stop:
-			return i, false
-		case <-time.After(10 * time.Millisecond):
-		}
-	}
-}
-
-// len returns how many digests are remembered.
-func (l *signedLog) len() int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return len(l.at)
-}
-
-// prune forgets the oldest digests while more than max are remembered or
-// the oldest has expired, and drops the queue entries of digests signed
-// again since (compacting the queue when they make up half of it, so that
-// re-signing one digest over and over cannot grow it). Called with l.mu
-// held.
-func (l *signedLog) prune(now time.Time) {
-	for len(l.q) > 0 {
-		e := l.q[0]
-		a, live := l.at[e.d]
-		current := live && a.seq == e.seq
-		if current && len(l.at) <= l.max && now.Sub(a.t) < l.ttl {
-			break
-		}
-		if current {
-			delete(l.at, e.d)
-		}
-		l.q[0] = signedEntry{}
-		l.q = l.q[1:]
-	}
-	if len(l.q) == 0 {
-		l.q = nil // release the backing array
-		return
-	}
-	if len(l.q) > 2*l.max {
-		q := make([]signedEntry, 0, len(l.at))
-		for _, e := range l.q {
-			if a, ok := l.at[e.d]; ok && a.seq == e.seq {
-				q = append(q, e)
-			}
-		}
-		l.q = q
-	}
-}
-
 // rootSign encodes a TypeRootSign payload: epoch(8) ‖ count(4) ‖
 // count×32-byte leaves (big-endian).
 func rootSign(epoch uint64, leaves [][32]byte) []byte {
@@ -206,42 +94,63 @@ func parseRootSign(b []byte) (epoch uint64, leaves [][32]byte, err error) {
 	return epoch, leaves, nil
 }
 
-// signRoot is this member's signature over the root of leaves for epoch,
-// given only if rootSignable.
-func (m *Member) signRoot(epoch uint64, leaves [][32]byte) ([]byte, error) {
-	if err := m.rootSignable(epoch, leaves); err != nil {
+// inputRoots is the member's part in input roots: as a coordinator it
+// batches the digests of the rooted uploads it attested and runs their root
+// round (await), and as a peer it signs another coordinator's root over
+// digests it signed itself (onSign).
+type inputRoots struct {
+	self      transport.MemberID
+	epoch     uint64 // the committee's key epoch
+	threshold int
+	key       *bls.SecretKey
+	chain     func() *big.Int // Member.chain: set before Run
+	window    time.Duration   // rootWindow(MemberConfig.RootWindow)
+	refuse    bool            // TestingKnobs.RefuseRootSign
+	log       *zap.Logger
+	closed    <-chan struct{} // closed by Member.Close
+	wg        *sync.WaitGroup // the member's: Close waits for the rounds and handlers
+	peers     *peerRounds
+	signed    *signedLog    // upload digests this member signed
+	batch     rootBatcher   // rooted uploads waiting for their root round
+	sem       chan struct{} // TypeRootSign handlers in flight (MaxConcurrentRootSigns)
+}
+
+// sign is this member's signature over the root of leaves for epoch,
+// given only if signable.
+func (r *inputRoots) sign(epoch uint64, leaves [][32]byte) ([]byte, error) {
+	if err := r.signable(epoch, leaves); err != nil {
 		return nil, err
 	}
 	root, _, err := bls.InputRootTree(leaves)
 	if err != nil {
 		return nil, err
 	}
-	d := bls.InputRootDigest(m.chain(), epoch, root)
-	return m.cfg.BLSKey.Sign(d[:]), nil
+	d := bls.InputRootDigest(r.chain(), epoch, root)
+	return r.key.Sign(d[:]), nil
 }
 
-// rootSignable checks that this member may sign a root of leaves for
+// signable checks that this member may sign a root of leaves for
 // epoch: epoch is the committee's and every leaf is an upload digest this
 // member signed within SignedDigestTTL (waiting up to rootLeafWait for
 // late ones); otherwise an *unknownLeavesError says which leaves it knows.
-func (m *Member) rootSignable(epoch uint64, leaves [][32]byte) error {
-	if epoch != m.cfg.Committee.Epoch {
-		return fmt.Errorf("root for epoch %d, this committee's epoch is %d", epoch, m.cfg.Committee.Epoch)
+func (r *inputRoots) signable(epoch uint64, leaves [][32]byte) error {
+	if epoch != r.epoch {
+		return fmt.Errorf("root for epoch %d, this committee's epoch is %d", epoch, r.epoch)
 	}
 	if len(leaves) == 0 || len(leaves) > MaxRootLeaves {
 		return fmt.Errorf("root of %d leaves outside [1,%d]", len(leaves), MaxRootLeaves)
 	}
-	if i, ok := m.signed.awaitAll(leaves, rootLeafWait, m.closed); !ok {
+	if i, ok := r.signed.awaitAll(leaves, rootLeafWait, r.closed); !ok {
 		known := make([]bool, len(leaves))
 		for j, l := range leaves {
-			known[j] = m.signed.has(l)
+			known[j] = r.signed.has(l)
 		}
-		return &unknownLeavesError{first: i, leaf: leaves[i], ttl: m.signed.ttl, known: known}
+		return &unknownLeavesError{first: i, leaf: leaves[i], ttl: r.signed.ttl, known: known}
 	}
 	return nil
 }
 
-// unknownLeavesError is rootSignable's refusal of a root with leaves this
+// unknownLeavesError is signable's refusal of a root with leaves this
 // member did not sign: known says which of them it did.
 type unknownLeavesError struct {
 	first int
@@ -261,21 +170,21 @@ const (
 	rootPartial = 2 // ‖ bitmap of the leaves this member signed (bit i of byte i/8, LSB first)
 )
 
-// onRootSign answers a peer's TypeRootSign with a TypeRootAck: 1 ‖ this
+// onSign answers a peer's TypeRootSign with a TypeRootAck: 1 ‖ this
 // member's signature, 2 ‖ the bitmap of the leaves it knows when it did not
 // sign them all (the coordinator may then ask for the root of a subset),
 // or 0 ‖ why it refuses. At most
 // MaxConcurrentRootSigns run at once; the excess is dropped with a log.
-func (m *Member) onRootSign(msg transport.Message) {
-	m.answerBounded(msg, m.rootSem, "root", "the coordinator", transport.TypeRootAck, func() []byte {
-		if m.cfg.Knobs.RefuseRootSign {
+func (r *inputRoots) onSign(msg transport.Message) {
+	r.peers.answer(msg, r.sem, "root", "the coordinator", transport.TypeRootAck, func() []byte {
+		if r.refuse {
 			return append([]byte{0}, "refused (test knob)"...)
 		}
 		epoch, leaves, err := parseRootSign(msg.Payload)
 		if err != nil {
 			return append([]byte{0}, err.Error()...)
 		}
-		sig, err := m.signRoot(epoch, leaves)
+		sig, err := r.sign(epoch, leaves)
 		var ule *unknownLeavesError
 		switch {
 		case errors.As(err, &ule):
@@ -329,7 +238,7 @@ func (rb *rootBatch) closeEarly() {
 // MaxRootLeaves, or as soon as no rooted upload is still being verified
 // and replicated here (every upload that could join has joined: a quiet
 // member does not hold its uploads for the whole window); a goroutine
-// (counted in Member.wg) then runs its round.
+// (counted in the member's wait group) then runs its round.
 type rootBatcher struct {
 	mu      sync.Mutex
 	open    *rootBatch
@@ -363,17 +272,17 @@ func (b *rootBatcher) close() {
 }
 
 // rootWindow is MemberConfig.RootWindow, DefaultRootWindow when ≤ 0.
-func (m *Member) rootWindow() time.Duration {
-	if m.cfg.RootWindow <= 0 {
+func rootWindow(w time.Duration) time.Duration {
+	if w <= 0 {
 		return DefaultRootWindow
 	}
-	return m.cfg.RootWindow
+	return w
 }
 
-// enqueueRoot adds leaf (of an upload counted by begin) to the open batch,
+// enqueue adds leaf (of an upload counted by begin) to the open batch,
 // opening one if needed, and returns the batch and the leaf's index in it.
-func (m *Member) enqueueRoot(leaf [32]byte) (*rootBatch, int, error) {
-	b := &m.roots
+func (r *inputRoots) enqueue(leaf [32]byte) (*rootBatch, int, error) {
+	b := &r.batch
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.pending--
@@ -383,8 +292,8 @@ func (m *Member) enqueueRoot(leaf [32]byte) (*rootBatch, int, error) {
 	if b.open == nil {
 		nb := &rootBatch{ready: make(chan struct{}), done: make(chan struct{})}
 		b.open = nb
-		m.wg.Add(1)
-		go m.runRootBatch(nb)
+		r.wg.Add(1)
+		go r.runBatch(nb)
 	}
 	rb := b.open
 	rb.leaves = append(rb.leaves, leaf)
@@ -397,21 +306,21 @@ func (m *Member) enqueueRoot(leaf [32]byte) (*rootBatch, int, error) {
 	return rb, len(rb.leaves) - 1, nil
 }
 
-// runRootBatch waits for the batch to close, runs its round and publishes
+// runBatch waits for the batch to close, runs its round and publishes
 // the result to its waiters.
-func (m *Member) runRootBatch(rb *rootBatch) {
-	defer m.wg.Done()
+func (r *inputRoots) runBatch(rb *rootBatch) {
+	defer r.wg.Done()
 	defer close(rb.done)
-	t := time.NewTimer(m.rootWindow())
+	t := time.NewTimer(r.window)
 	defer t.Stop()
 	closing := false
 	select {
 	case <-t.C:
 	case <-rb.ready:
-	case <-m.closed:
+	case <-r.closed:
 		closing = true
 	}
-	b := &m.roots
+	b := &r.batch
 	b.mu.Lock()
 	if b.open == rb {
 		b.open = nil
@@ -429,21 +338,21 @@ func (m *Member) runRootBatch(rb *rootBatch) {
 		rb.err = fmt.Errorf("%d root rounds already in flight", maxRootRounds)
 		return
 	}
-	rb.res, rb.err = m.rootRound(leaves)
+	rb.res, rb.err = r.round(leaves)
 }
 
-// rootRound asks the live members to sign the root of leaves (all signed
+// round asks the live members to sign the root of leaves (all signed
 // by this member, per upload) and aggregates the signatures that verify,
 // with the quorum logic of UploadBatch. Without a quorum it tries once more
-// over the leaves that enough members know (rootSubset): the uploads some
+// over the leaves that enough members know (subset): the uploads some
 // members missed (a StorePut dropped at their bound, a restart) then go
 // without a root instead of taking the whole batch with them.
-func (m *Member) rootRound(leaves [][32]byte) (*rootResult, error) {
-	res, answers, err := m.rootRoundOnce(leaves)
+func (r *inputRoots) round(leaves [][32]byte) (*rootResult, error) {
+	res, answers, err := r.roundOnce(leaves)
 	if !errors.Is(err, ErrNoQuorum) {
 		return res, err
 	}
-	keep := m.rootSubset(len(leaves), answers)
+	keep := r.subset(len(leaves), answers)
 	if len(keep) == 0 || len(keep) == len(leaves) {
 		return nil, err
 	}
@@ -451,9 +360,9 @@ func (m *Member) rootRound(leaves [][32]byte) (*rootResult, error) {
 	for j, i := range keep {
 		sub[j] = leaves[i]
 	}
-	m.log.Warn("input root: retrying without the uploads too few members attested",
+	r.log.Warn("input root: retrying without the uploads too few members attested",
 		zap.Int("leaves", len(leaves)), zap.Int("kept", len(keep)), zap.Error(err))
-	res, _, err = m.rootRoundOnce(sub)
+	res, _, err = r.roundOnce(sub)
 	if err != nil {
 		return nil, err
 	}
@@ -468,40 +377,40 @@ func (m *Member) rootRound(leaves [][32]byte) (*rootResult, error) {
 	return res, nil
 }
 
-// rootRoundOnce is one root round over leaves; it also returns the
+// roundOnce is one root round over leaves; it also returns the
 // members' answers that were not signatures.
-func (m *Member) rootRoundOnce(leaves [][32]byte) (*rootResult, map[transport.MemberID][]byte, error) {
-	epoch := m.cfg.Committee.Epoch
+func (r *inputRoots) roundOnce(leaves [][32]byte) (*rootResult, map[transport.MemberID][]byte, error) {
+	epoch := r.epoch
 	root, paths, err := bls.InputRootTree(leaves)
 	if err != nil {
 		return nil, nil, err
 	}
-	d := bls.InputRootDigest(m.chain(), epoch, root)
+	d := bls.InputRootDigest(r.chain(), epoch, root)
 	sigs := map[transport.MemberID][]byte{}
-	if err := m.rootSignable(epoch, leaves); err == nil {
-		sigs[m.id] = m.cfg.BLSKey.Sign(d[:]) // the root just built: no second tree
+	if err := r.signable(epoch, leaves); err == nil {
+		sigs[r.self] = r.key.Sign(d[:]) // the root just built: no second tree
 	} else {
-		m.log.Warn("this member does not sign its own root", zap.Error(err))
+		r.log.Warn("this member does not sign its own root", zap.Error(err))
 	}
 	session := fmt.Sprintf("root/%d/%x/%x", epoch, root[:], randTag())
-	answers := m.collectSignatures(context.Background(), transport.Message{Type: transport.TypeRootSign, Session: session, Payload: rootSign(epoch, leaves)},
+	answers := r.peers.collect(context.Background(), transport.Message{Type: transport.TypeRootSign, Session: session, Payload: rootSign(epoch, leaves)},
 		transport.TypeRootAck, d, sigs, "root")
 	index := make([]int, len(leaves))
 	for i := range index {
 		index[i] = i
 	}
 	res := &rootResult{root: root, index: index, paths: paths}
-	if res.signature, res.signers, err = m.aggregate(sigs); err != nil {
+	if res.signature, res.signers, err = r.peers.aggregate(sigs); err != nil {
 		return nil, answers, err
 	}
 	return res, answers, nil
 }
 
-// rootSubset picks, from the members' partial answers (rootPartial ‖ the
+// subset picks, from the members' partial answers (rootPartial ‖ the
 // bitmap of the n leaves each signed), the threshold − 1 members that know
 // the most leaves (this member knows them all) and returns the indices of
 // the leaves all of them know, in order; nil when too few members answered.
-func (m *Member) rootSubset(n int, answers map[transport.MemberID][]byte) []int {
+func (r *inputRoots) subset(n int, answers map[transport.MemberID][]byte) []int {
 	type peer struct {
 		id    transport.MemberID
 		known []bool
@@ -509,7 +418,7 @@ func (m *Member) rootSubset(n int, answers map[transport.MemberID][]byte) []int 
 	}
 	var peers []peer
 	for id, a := range answers {
-		if id == m.id || len(a) != 1+(n+7)/8 || a[0] != rootPartial {
+		if id == r.self || len(a) != 1+(n+7)/8 || a[0] != rootPartial {
 			continue
 		}
 		p := peer{id: id, known: make([]bool, n)}
@@ -521,7 +430,7 @@ func (m *Member) rootSubset(n int, answers map[transport.MemberID][]byte) []int 
 		}
 		peers = append(peers, p)
 	}
-	need := m.cfg.Committee.Threshold - 1
+	need := r.threshold - 1
 	if need < 0 || len(peers) < need {
 		return nil
 	}
@@ -544,12 +453,12 @@ func (m *Member) rootSubset(n int, answers map[transport.MemberID][]byte) []int 
 	return keep
 }
 
-// awaitRoot puts an upload's digest (this member signed it) into the open
+// await puts an upload's digest (this member signed it) into the open
 // root batch and waits for the batch's round: the upload's root
 // attestation, or why there is none. A waiter that gives up (ctx) leaves
 // the batch and its round to the others.
-func (m *Member) awaitRoot(ctx context.Context, leaf [32]byte) (*api.InputRootAttestation, error) {
-	rb, i, err := m.enqueueRoot(leaf)
+func (r *inputRoots) await(ctx context.Context, leaf [32]byte) (*api.InputRootAttestation, error) {
+	rb, i, err := r.enqueue(leaf)
 	if err != nil {
 		return nil, err
 	}
@@ -557,17 +466,17 @@ func (m *Member) awaitRoot(ctx context.Context, leaf [32]byte) (*api.InputRootAt
 	case <-rb.done:
 	case <-ctx.Done():
 		return nil, ctx.Err()
-	case <-m.closed:
+	case <-r.closed:
 		return nil, errors.New("member closed")
 	}
 	if rb.err != nil {
 		return nil, rb.err
 	}
-	r := rb.res
-	j := r.index[i]
+	res := rb.res
+	j := res.index[i]
 	if j < 0 {
 		return nil, errors.New("too few members attested this upload for the batch's root (it was signed without it)")
 	}
-	return &api.InputRootAttestation{Root: r.root, Index: uint64(j), Path: r.paths[j],
-		Signature: bytes.Clone(r.signature), Signers: bytes.Clone(r.signers)}, nil
+	return &api.InputRootAttestation{Root: res.root, Index: uint64(j), Path: res.paths[j],
+		Signature: bytes.Clone(res.signature), Signers: bytes.Clone(res.signers)}, nil
 }

@@ -8,12 +8,15 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"go.uber.org/zap"
 
 	"github.com/fhegate/fhegate/consensus/circuit"
+	"github.com/fhegate/fhegate/consensus/ledger"
 	"github.com/fhegate/fhegate/consensus/protocol"
 	"github.com/fhegate/fhegate/consensus/store"
+	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/noise"
 	keccakpkg "github.com/fhegate/fhegate/internal/keccak"
@@ -36,6 +39,36 @@ import (
 // refuses a ciphertext whose key epoch is not the committee's
 // (ErrStaleKey).
 
+// rotation is the member's part in a committee rotation, apart from its
+// entry points (SwitchToNext, AdoptFromPrevious, Retire): as an old active
+// member it checks and pins the target key and key-switches its stored
+// inputs in the joint session (rotation_joint.go); as a new member it takes
+// part in the key switch, then refreshes each output under its key, agrees
+// on its digest with its peers and stores it under its handle (adoptAll).
+type rotation struct {
+	self      transport.MemberID
+	epoch     uint64 // the committee's key epoch
+	threshold int
+	timeout   time.Duration // MemberConfig.RoundTimeout
+	parallel  int           // MemberConfig.Parallel: inputs adopted at once
+	params    *fhe.Params
+	st        *store.Store
+	led       *ledger.Ledger
+	log       *zap.Logger
+	blame     func(protocol.ErrEquivocation) // records a member caught equivocating (Status)
+	m         rotationMember                 // the member: keys, refresh and digest rounds
+}
+
+// rotationMember is what a rotation needs of its member (Member): its
+// current keys, the collective refresh and the digest agreement among the
+// live members, and a stored input under a key epoch.
+type rotationMember interface {
+	snap() (keySnap, error)
+	refreshLive(ctx context.Context, ks keySnap, base string, ct *fhe.Ciphertext, b circuit.RefreshBounds) (*fhe.Ciphertext, error)
+	agreeDigest(ctx context.Context, base string, rd [32]byte, log *zap.Logger) ([]transport.MemberID, error)
+	currentInput(h fhe.Handle, epoch uint64) (*fhe.Ciphertext, error)
+}
+
 // ErrStaleKey is returned for an input whose stored ciphertext is under
 // another key epoch than the committee's current one (e.g. uploaded before a
 // rotation and never re-encrypted): evaluating it would produce garbage.
@@ -43,11 +76,11 @@ var ErrStaleKey = errors.New("consensus: input ciphertext is under another commi
 
 // prepareStore labels the store's new ciphertexts with the member's epoch
 // and adopts pre-epoch (legacy) records into it.
-func (m *Member) prepareStore() error {
-	m.st.SetEpoch(m.cfg.Committee.Epoch)
-	n, err := m.st.AdoptLegacy(m.cfg.Committee.Epoch)
+func prepareStore(st *store.Store, epoch uint64, log *zap.Logger) error {
+	st.SetEpoch(epoch)
+	n, err := st.AdoptLegacy(epoch)
 	if n > 0 {
-		m.log.Info("labelled legacy ciphertexts with the committee epoch", zap.Int("count", n), zap.Uint64("epoch", m.cfg.Committee.Epoch))
+		log.Info("labelled legacy ciphertexts with the committee epoch", zap.Int("count", n), zap.Uint64("epoch", epoch))
 	}
 	return err
 }
@@ -74,31 +107,19 @@ func checkEpoch(h fhe.Handle, e, epoch uint64) error {
 	return nil
 }
 
-// servable returns the bytes of h for a peer's fetch: only an original
-// upload (bytes hashing to h, the only thing the fetcher can check) of the
-// current epoch. Re-encrypted inputs are not served: a member that missed a
-// rotation's re-encryption cannot check them, and its peers answer for it.
-func (m *Member) servable(h fhe.Handle) ([]byte, error) {
-	b, e, err := m.st.GetAt(h)
-	if err != nil {
-		return nil, err
-	}
-	if e != m.cfg.Committee.Epoch || fhe.HandleOf(b) != h {
-		return nil, fmt.Errorf("%w: %s", ErrStaleKey, h)
-	}
-	return b, nil
-}
-
 // CurrentHandles lists the stored inputs under this member's current key
 // epoch, sorted (what a rotation re-encrypts).
-func (m *Member) CurrentHandles() ([]fhe.Handle, error) {
-	all, err := m.st.Handles()
+func (m *Member) CurrentHandles() ([]fhe.Handle, error) { return m.rot.currentHandles() }
+
+// currentHandles is Member.CurrentHandles.
+func (r *rotation) currentHandles() ([]fhe.Handle, error) {
+	all, err := r.st.Handles()
 	if err != nil {
 		return nil, err
 	}
 	var out []fhe.Handle
 	for h, e := range all {
-		if e == m.cfg.Committee.Epoch {
+		if e == r.epoch {
 			out = append(out, h)
 		}
 	}
@@ -121,9 +142,9 @@ var ErrEpochTargetPinned = errors.New("consensus: this epoch's inputs are alread
 // ErrEpochTargetPinned (and wraps protocol.ErrAlreadyShared). The ledger
 // pins the target per ciphertext as well; this pin also covers inputs not
 // yet re-encrypted.
-func (m *Member) pinEpochTarget(ks keySnap, tpd [32]byte) error {
+func (r *rotation) pinEpochTarget(ks keySnap, tpd [32]byte) error {
 	d := keccakpkg.Sum([]byte("fhegate/rotation/epoch-target/v1"))
-	_, err := m.led.Issue(protocol.KindReencrypt, d, ks.km.Epoch, fmt.Sprintf("reenc/epoch-target/%x", tpd), func() ([]byte, error) { return tpd[:], nil })
+	_, err := r.led.Issue(protocol.KindReencrypt, d, ks.km.Epoch, fmt.Sprintf("reenc/epoch-target/%x", tpd), func() ([]byte, error) { return tpd[:], nil })
 	if errors.Is(err, protocol.ErrAlreadyShared) {
 		return fmt.Errorf("%w: %w", ErrEpochTargetPinned, err)
 	}
@@ -134,7 +155,7 @@ func (m *Member) pinEpochTarget(ks keySnap, tpd [32]byte) error {
 // live new members, agrees on its digest and stores it under its handle
 // (adoptOne); oldT is the old committee's threshold (its shares made the
 // noise). Every live new member calls it with the same picks at once.
-func (m *Member) adoptAll(ctx context.Context, ks keySnap, picks map[fhe.Handle][]byte, oldT int) (int, error) {
+func (r *rotation) adoptAll(ctx context.Context, ks keySnap, picks map[fhe.Handle][]byte, oldT int) (int, error) {
 	handles := make([]fhe.Handle, 0, len(picks))
 	for h := range picks {
 		handles = append(handles, h)
@@ -142,7 +163,7 @@ func (m *Member) adoptAll(ctx context.Context, ks keySnap, picks map[fhe.Handle]
 	sortHandles(handles)
 	errs := make([]error, len(handles))
 	var stored atomic.Int64
-	sem := make(chan struct{}, m.cfg.Parallel)
+	sem := make(chan struct{}, r.parallel)
 	var wg sync.WaitGroup
 	for i, h := range handles {
 		wg.Add(1)
@@ -150,7 +171,7 @@ func (m *Member) adoptAll(ctx context.Context, ks keySnap, picks map[fhe.Handle]
 		go func(i int, h fhe.Handle) {
 			defer wg.Done()
 			defer func() { <-sem }()
-			ok, err := m.adoptOne(ctx, ks, h, picks[h], oldT)
+			ok, err := r.adoptOne(ctx, ks, h, picks[h], oldT)
 			if err != nil {
 				errs[i] = fmt.Errorf("consensus: input %s: %w", h, err)
 			} else if ok {
@@ -162,20 +183,20 @@ func (m *Member) adoptAll(ctx context.Context, ks keySnap, picks map[fhe.Handle]
 	return int(stored.Load()), errors.Join(errs...)
 }
 
-func (m *Member) adoptOne(ctx context.Context, ks keySnap, h fhe.Handle, b []byte, oldT int) (bool, error) {
+func (r *rotation) adoptOne(ctx context.Context, ks keySnap, h fhe.Handle, b []byte, oldT int) (bool, error) {
 	_, ct, err := store.Validate(b)
 	if err != nil {
 		return false, err
 	}
-	if ct.Params() != m.params {
+	if ct.Params() != r.params {
 		return false, errors.New("re-encrypted ciphertext is for another preset")
 	}
 	base := fmt.Sprintf("rot/%d/%x", ks.km.Epoch, h[:8])
-	bounds, err := keySwitchedBounds(m.params, protocol.MaxReencryptSigmaBits, oldT, ks.key.T)
+	bounds, err := keySwitchedBounds(r.params, protocol.MaxReencryptSigmaBits, oldT, ks.key.T)
 	if err != nil {
 		return false, err
 	}
-	fresh, err := m.refreshLive(ctx, ks, base, ct, bounds)
+	fresh, err := r.m.refreshLive(ctx, ks, base, ct, bounds)
 	if err != nil {
 		return false, fmt.Errorf("refresh under the new key: %w", err)
 	}
@@ -183,14 +204,14 @@ func (m *Member) adoptOne(ctx context.Context, ks keySnap, h fhe.Handle, b []byt
 	if err != nil {
 		return false, err
 	}
-	if _, err := m.agreeDigest(ctx, base, rd, m.log); err != nil {
+	if _, err := r.m.agreeDigest(ctx, base, rd, r.log); err != nil {
 		return false, err
 	}
 	fb, err := fresh.MarshalBinary()
 	if err != nil {
 		return false, err
 	}
-	return m.st.PutAt(h, fb, ks.km.Epoch)
+	return r.st.PutAt(h, fb, ks.km.Epoch)
 }
 
 // Epoch returns the member's committee epoch.

@@ -124,40 +124,40 @@ func (p jointPlan) request(h fhe.Handle, ct *fhe.Ciphertext) protocol.KeySwitchR
 	}
 }
 
-// group is m's view of the joint session over mux.
-func (p jointPlan) group(m *Member, mux *transport.Mux) protocol.Group {
-	return protocol.Group{Mux: mux, Members: p.members(), Threshold: m.cfg.Committee.Threshold, Timeout: m.cfg.RoundTimeout,
-		Log: m.log, OnEquivocation: m.blame}
+// group is the member's view of p's joint session over mux.
+func (r *rotation) group(p jointPlan, mux *transport.Mux) protocol.Group {
+	return protocol.Group{Mux: mux, Members: p.members(), Threshold: r.threshold, Timeout: r.timeout,
+		Log: r.log, OnEquivocation: r.blame}
 }
 
 // prepareSwitchOut is an old active member's check before the key switch:
 // the target is not its own key, it is the key its chain recorded for
 // epoch+1, and it is pinned as this epoch's one target.
-func (m *Member) prepareSwitchOut(ctx context.Context, reg chainio.CommitteeKeyRegistry, p jointPlan) (keySnap, error) {
-	ks, err := m.snap()
+func (r *rotation) prepareSwitchOut(ctx context.Context, reg chainio.CommitteeKeyRegistry, p jointPlan) (keySnap, error) {
+	ks, err := r.m.snap()
 	if err != nil {
 		return ks, err
 	}
 	if ks.km.Epoch != p.fromEpoch {
 		return ks, fmt.Errorf("consensus: this member's key is of epoch %d, the rotation is from epoch %d", ks.km.Epoch, p.fromEpoch)
 	}
-	if p.target.Params() != m.params {
+	if p.target.Params() != r.params {
 		return ks, errors.New("consensus: key switch target key is for another preset")
 	}
 	if p.tpd == ks.km.PKDigest {
 		return ks, errors.New("consensus: key switch target is this committee's own key")
 	}
 	if err := chainio.VerifyTargetKey(ctx, reg, ks.km.Epoch+1, p.tpd); err != nil {
-		return ks, fmt.Errorf("consensus: old member %d refuses the key switch: %w", m.id, err)
+		return ks, fmt.Errorf("consensus: old member %d refuses the key switch: %w", r.self, err)
 	}
-	return ks, m.pinEpochTarget(ks, p.tpd)
+	return ks, r.pinEpochTarget(ks, p.tpd)
 }
 
 // switchOut is an old active member's part of the joint session (after
 // prepareSwitchOut): it announces its handles, and for each input sends
 // its ciphertext and its key-switch share. It returns the inputs switched.
-func (m *Member) switchOut(ctx context.Context, g protocol.Group, ks keySnap, p jointPlan) (int, error) {
-	handles, err := m.CurrentHandles()
+func (r *rotation) switchOut(ctx context.Context, g protocol.Group, ks keySnap, p jointPlan) (int, error) {
+	handles, err := r.currentHandles()
 	if err != nil {
 		return 0, err
 	}
@@ -167,7 +167,7 @@ func (m *Member) switchOut(ctx context.Context, g protocol.Group, ks keySnap, p 
 		return 0, err
 	}
 	for _, h := range handles {
-		ct, err := m.currentInput(h, ks.km.Epoch)
+		ct, err := r.m.currentInput(h, ks.km.Epoch)
 		if err != nil {
 			return 0, fmt.Errorf("consensus: key switch %s: %w", h, err)
 		}
@@ -175,10 +175,10 @@ func (m *Member) switchOut(ctx context.Context, g protocol.Group, ks keySnap, p 
 			ct.MarshalBinary); err != nil {
 			return 0, fmt.Errorf("consensus: key switch %s: %w", h, err)
 		}
-		if _, err := protocol.CrossKeySwitch(ctx, g, ks.key, ks.plan, m.led, p.request(h, ct)); err != nil {
+		if _, err := protocol.CrossKeySwitch(ctx, g, ks.key, ks.plan, r.led, p.request(h, ct)); err != nil {
 			return 0, fmt.Errorf("consensus: key switch %s: %w", h, err)
 		}
-		m.log.Debug("input key-switched to the new committee", zap.String("handle", h.String()))
+		r.log.Debug("input key-switched to the new committee", zap.String("handle", h.String()))
 	}
 	return len(handles), nil
 }
@@ -187,8 +187,8 @@ func (m *Member) switchOut(ctx context.Context, g protocol.Group, ks keySnap, p 
 // handles and each input's ciphertext the old active members agree on,
 // runs the key switch and returns the outputs (canonical bytes under the
 // new key) by handle.
-func (m *Member) switchIn(ctx context.Context, g protocol.Group, p jointPlan) (map[fhe.Handle][]byte, error) {
-	ks, err := m.snap()
+func (r *rotation) switchIn(ctx context.Context, g protocol.Group, p jointPlan) (map[fhe.Handle][]byte, error) {
+	ks, err := r.m.snap()
 	if err != nil {
 		return nil, err
 	}
@@ -214,10 +214,10 @@ func (m *Member) switchIn(ctx context.Context, g protocol.Group, p jointPlan) (m
 		if err != nil {
 			return nil, fmt.Errorf("consensus: key switch %s: %w", h, err)
 		}
-		if ct.Params() != m.params {
+		if ct.Params() != r.params {
 			return nil, fmt.Errorf("consensus: key switch %s: the input is for another preset", h)
 		}
-		out, err := protocol.CrossKeySwitch(ctx, g, ks.key, ks.plan, m.led, p.request(h, ct))
+		out, err := protocol.CrossKeySwitch(ctx, g, ks.key, ks.plan, r.led, p.request(h, ct))
 		if err != nil {
 			return nil, fmt.Errorf("consensus: key switch %s: %w", h, err)
 		}
@@ -330,15 +330,15 @@ func (m *Member) SwitchToNext(ctx context.Context, reg chainio.CommitteeKeyRegis
 	if !slices.Contains(p.oldActive, self) {
 		return 0, fmt.Errorf("consensus: old member %d is not one of the active old members", m.id)
 	}
-	ks, err := m.prepareSwitchOut(ctx, reg, p)
+	ks, err := m.rot.prepareSwitchOut(ctx, reg, p)
 	if err != nil {
 		return 0, err
 	}
-	g := p.group(m, joint)
+	g := m.rot.group(p, joint)
 	if err := jointBarrier(ctx, joint, p.participants(), p.base()+"/ready", j.wait()); err != nil {
 		return 0, p.named(err)
 	}
-	n, err := m.switchOut(ctx, g, ks, p)
+	n, err := m.rot.switchOut(ctx, g, ks, p)
 	if err != nil {
 		return n, p.named(err)
 	}
@@ -378,21 +378,21 @@ func (m *Member) AdoptFromPrevious(ctx context.Context, j JointRotation) (int, e
 	if err := jointBarrier(ctx, m.mux, p.participants(), p.base()+"/ready", j.wait()); err != nil {
 		return 0, p.named(err)
 	}
-	outs, err := m.switchIn(ctx, p.group(m, m.mux), p)
+	outs, err := m.rot.switchIn(ctx, m.rot.group(p, m.mux), p)
 	if err != nil {
 		return 0, p.named(err)
 	}
-	return m.adoptSwitched(ctx, j, p, m.mux, outs)
+	return m.rot.adoptSwitched(ctx, j, p, m.mux, outs)
 }
 
 // adoptSwitched is AdoptFromPrevious after the key switch: adoptAll, then
 // the acknowledgement on mux that lets the old active members retire.
-func (m *Member) adoptSwitched(ctx context.Context, j JointRotation, p jointPlan, mux *transport.Mux, outs map[fhe.Handle][]byte) (int, error) {
-	ks, err := m.snap()
+func (r *rotation) adoptSwitched(ctx context.Context, j JointRotation, p jointPlan, mux *transport.Mux, outs map[fhe.Handle][]byte) (int, error) {
+	ks, err := r.m.snap()
 	if err != nil {
 		return 0, err
 	}
-	n, err := m.adoptAll(ctx, ks, outs, p.oldT)
+	n, err := r.adoptAll(ctx, ks, outs, p.oldT)
 	if err == nil && n != len(outs) {
 		err = fmt.Errorf("consensus: stored %d of %d key-switched inputs", n, len(outs))
 	}

@@ -77,7 +77,7 @@ func KeySwitch(ctx context.Context, old, nc InProcess) error {
 		if err != nil {
 			return fmt.Errorf("consensus: old member %d refuses the key switch: %w", id, err)
 		}
-		if snaps[x], err = old.Member(id).prepareSwitchOut(ctx, reg, p); err != nil {
+		if snaps[x], err = old.Member(id).rot.prepareSwitchOut(ctx, reg, p); err != nil {
 			return err
 		}
 	}
@@ -89,14 +89,14 @@ func KeySwitch(ctx context.Context, old, nc InProcess) error {
 		go func() {
 			defer wg.Done()
 			m := old.Member(id)
-			_, errs[x] = m.switchOut(ctx, p.group(m, muxes[p.oldOff+transport.MemberID(id)]), snaps[x], p)
+			_, errs[x] = m.rot.switchOut(ctx, m.rot.group(p, muxes[p.oldOff+transport.MemberID(id)]), snaps[x], p)
 		}()
 	}
 	for k, m := range nc.Members {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			outs[k], errs[t+k] = m.switchIn(ctx, p.group(m, muxes[k+1]), p)
+			outs[k], errs[t+k] = m.rot.switchIn(ctx, m.rot.group(p, muxes[k+1]), p)
 		}()
 	}
 	wg.Wait()
@@ -114,7 +114,7 @@ func KeySwitch(ctx context.Context, old, nc InProcess) error {
 				aerrs[k] = err
 				return
 			}
-			stored[k], aerrs[k] = m.adoptAll(ctx, ks, outs[k], t)
+			stored[k], aerrs[k] = m.rot.adoptAll(ctx, ks, outs[k], t)
 		}()
 	}
 	wg.Wait()

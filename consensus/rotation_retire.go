@@ -31,15 +31,12 @@ var retiredKinds = []protocol.ShareKind{protocol.KindReencrypt, protocol.KindDec
 // are flooded, protocol.CrossKeySwitch), retirement is what keeps a later
 // compromise of a retired member from reading the old epoch's inputs.
 func (m *Member) Retire() (int, error) {
-	m.mu.Lock()
-	km, key := m.km, m.key
-	m.km, m.key, m.ev = nil, nil, nil
-	m.mu.Unlock()
+	km, key := m.keyring.drop()
 	if km == nil {
 		return 0, ErrNoKeys
 	}
 	key.Wipe()
-	if err := m.st.DeleteMeta(m.epochKey("info"), m.epochKey("tsk")); err != nil {
+	if err := m.st.DeleteMeta(m.keyStore.meta("info"), m.keyStore.meta("tsk")); err != nil {
 		return 0, fmt.Errorf("consensus: retiring: deleting the stored key share: %w", err)
 	}
 	wiped := 0

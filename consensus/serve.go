@@ -15,6 +15,7 @@ import (
 	"github.com/fhegate/fhegate/consensus/chainio"
 	"github.com/fhegate/fhegate/consensus/circuit"
 	"github.com/fhegate/fhegate/consensus/protocol"
+	"github.com/fhegate/fhegate/consensus/store"
 	"github.com/fhegate/fhegate/consensus/transport"
 )
 
@@ -63,7 +64,7 @@ func (m *Member) Run(ctx context.Context, chain chainio.ChainAdapter) error {
 		return err
 	}
 	s := &server{m: m, chain: chain, attempts: map[[32]byte]int{}, open: map[[32]byte]uint64{}, inFlight: make(chan struct{}, m.cfg.Parallel), retrySem: make(chan struct{}, m.cfg.Parallel),
-		cursor: m.loadCursor(), bat: chainio.NewBatcher(m.cfg.BatchWindow, m.params.Slots(), m.cfg.ExpiryBlocks)}
+		cursor: loadCursor(m.st), bat: chainio.NewBatcher(m.cfg.BatchWindow, m.params.Slots(), m.cfg.ExpiryBlocks)}
 	reqs, err := chain.Requests(ctx, s.cursor)
 	if err != nil {
 		return err
@@ -182,9 +183,9 @@ func (s *server) makeBlocks(ctx context.Context) {
 	}()
 }
 
-// loadCursor returns the persisted block cursor (0 if none).
-func (m *Member) loadCursor() uint64 {
-	if b, err := m.st.GetMeta("cursor"); err == nil && len(b) == 8 {
+// loadCursor returns the block cursor persisted in st (0 if none).
+func loadCursor(st *store.Store) uint64 {
+	if b, err := st.GetMeta("cursor"); err == nil && len(b) == 8 {
 		return binary.BigEndian.Uint64(b)
 	}
 	return 0
@@ -263,7 +264,7 @@ func (s *server) flush(ctx context.Context) {
 // under CPU pressure"). The cursor stays below a request until it settles.
 func (s *server) answer(ctx context.Context, todo []chainio.Request) {
 	maxBlock := uint64(0)
-	s.m.awaitQuorum(ctx)
+	s.m.beats.awaitQuorum(ctx)
 	for _, r := range todo {
 		maxBlock = max(maxBlock, r.Block)
 		if s.decided(ctx, r) {
@@ -336,7 +337,7 @@ func (s *server) runPacked(ctx context.Context, batches []chainio.PackedBatch) {
 		if s.batchDecided(ctx, b) {
 			continue
 		}
-		s.m.awaitQuorum(ctx)
+		s.m.beats.awaitQuorum(ctx)
 		vector := s.m.vectorWidthOf(b.Requests[0]) > 0
 		if len(b.Requests) < s.m.cfg.PackMin && !vector { // a vector request alone is a batch of one anyway
 			s.batch = append(s.batch, b.Requests...)
@@ -424,7 +425,7 @@ func (s *server) failed(ctx context.Context, r chainio.Request, err error) {
 		s.settle(r.ID)
 		return
 	}
-	s.retryLater(ctx, r, s.m.retryDelay(k))
+	s.retryLater(ctx, r, s.retryDelay(k))
 }
 
 // permanent reports whether a request's failure would recur on every
@@ -437,12 +438,12 @@ func permanent(err error) bool {
 
 // retryDelay is how long after its failed attempt k (1, 2, …) a request is
 // retried: grace·2^(k−1), at most RoundTimeout.
-func (m *Member) retryDelay(k int) time.Duration {
-	d := m.grace()
-	for i := 1; i < k && d < m.cfg.RoundTimeout; i++ {
+func (s *server) retryDelay(k int) time.Duration {
+	d := s.m.grace()
+	for i := 1; i < k && d < s.m.cfg.RoundTimeout; i++ {
 		d *= 2
 	}
-	return min(d, max(m.cfg.RoundTimeout, m.grace()))
+	return min(d, max(s.m.cfg.RoundTimeout, s.m.grace()))
 }
 
 // retryLater processes r again after delay, beside the serve loop (at most

@@ -25,7 +25,7 @@ import (
 // does not reveal the share. The record is bound to its epoch and member
 // (the associated data), so records cannot be swapped between them.
 //
-// Stores written before hold the share in plain; loadKeys still reads them,
+// Stores written before hold the share in plain; keyStore.load still reads them,
 // warns, and re-seals the record in place. (bbolt reuses freed pages but
 // does not wipe them: copy the store with `bbolt compact` to drop the old
 // plaintext page.)

@@ -18,11 +18,9 @@ func (m *Member) Status() api.Status {
 		p := m.NoisePlan()
 		s.DecryptLevel, s.SigmaBits = p.Level, p.SigmaBits
 	}
-	m.blameMu.Lock()
-	for _, e := range m.blamed {
+	for _, e := range m.blamed.all() {
 		s.Equivocations = append(s.Equivocations, api.Equivocation{Member: uint32(e.Member), Session: e.Session, Reason: e.Reason})
 	}
-	m.blameMu.Unlock()
 	live := m.marks.Live()
 	for _, id := range m.members {
 		if !contains(live, id) {

@@ -6,12 +6,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/big"
-	"sort"
 
 	"go.uber.org/zap"
 
 	"github.com/fhegate/fhegate/bls"
 	"github.com/fhegate/fhegate/consensus/chainio"
+	"github.com/fhegate/fhegate/consensus/store"
 	"github.com/fhegate/fhegate/consensus/transport"
 )
 
@@ -66,9 +66,9 @@ func (m *Member) saveBatch(b *chainio.VerdictBatch, vs []*chainio.Verdict) error
 	return m.st.PutMetaBatch(keys, vals)
 }
 
-// loadBatch reads a verdict batch saved by saveBatch.
-func (m *Member) loadBatch(key string) (*chainio.VerdictBatch, bool) {
-	raw, err := m.st.GetMeta(key)
+// loadBatch reads from st a verdict batch saved by saveBatch.
+func loadBatch(st *store.Store, key string) (*chainio.VerdictBatch, bool) {
+	raw, err := st.GetMeta(key)
 	if err != nil {
 		return nil, false
 	}
@@ -99,7 +99,7 @@ func (m *Member) StoredVerdict(id [32]byte) (*chainio.Verdict, bool) {
 		return nil, false // not a verdict this member wrote for id
 	}
 	if s.Batch != "" {
-		if v.Batch, ok[0] = m.loadBatch(s.Batch); !ok[0] {
+		if v.Batch, ok[0] = loadBatch(m.st, s.Batch); !ok[0] {
 			return nil, false
 		}
 	}
@@ -143,31 +143,9 @@ func (m *Member) signDigest(ctx context.Context, base string, d [32]byte, signer
 			log.Warn("excluded: bad verdict signature", zap.Uint32("peer", uint32(id)))
 		}
 	}
-	sig, bitmap, err := m.aggregate(sigs)
+	sig, bitmap, err := m.peers.aggregate(sigs)
 	if err != nil {
 		return nil, nil, 0, err
 	}
 	return sig, bitmap, len(sigs), nil
-}
-
-func (m *Member) aggregate(sigs map[transport.MemberID][]byte) (sig, bitmap []byte, err error) {
-	if len(sigs) < m.cfg.Committee.Threshold {
-		return nil, nil, fmt.Errorf("%w: %d signatures, threshold %d", ErrNoQuorum, len(sigs), m.cfg.Committee.Threshold)
-	}
-	ids := make([]int, 0, len(sigs))
-	for id := range sigs {
-		ids = append(ids, int(id))
-	}
-	sort.Ints(ids)
-	list := make([][]byte, len(ids))
-	idx := make([]int, len(ids))
-	for i, id := range ids {
-		list[i] = sigs[transport.MemberID(id)]
-		idx[i] = id - 1
-	}
-	if sig, err = bls.Aggregate(list); err != nil {
-		return nil, nil, err
-	}
-	bitmap, err = bls.NewBitmap(len(m.members), idx)
-	return sig, bitmap, err
 }
