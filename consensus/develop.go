@@ -32,7 +32,7 @@ func (m *Member) RefreshAmong(ctx context.Context, session string, ct *fhe.Ciphe
 	if err != nil {
 		return nil, err
 	}
-	return m.refresh(ctx, ks, session, ct, participants, b)
+	return m.pipe.Refresh(ctx, ks.pipe(), session, ct, participants, b)
 }
 
 // DecryptAmong threshold-decrypts every slot of ct with participants (one
@@ -46,7 +46,7 @@ func (m *Member) DecryptAmong(ctx context.Context, session string, ct *fhe.Ciphe
 		return nil, err
 	}
 	if ct.Level() < ks.plan.Level {
-		if ct, err = m.refresh(ctx, ks, session+"/refresh", ct, participants, circuit.RefreshBounds{}); err != nil {
+		if ct, err = m.pipe.Refresh(ctx, ks.pipe(), session+"/refresh", ct, participants, circuit.RefreshBounds{}); err != nil {
 			return nil, err
 		}
 	}

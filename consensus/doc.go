@@ -11,7 +11,8 @@
 // epoch), fsync'd before the share leaves (package ledger), and a
 // transport (package transport: pinned-key TLS 1.3, or in memory).
 //
-// Processing one request (Member.Process): evaluate the circuit
+// Processing one request (Member.Process, the request pipeline in package
+// pipeline): evaluate the circuit
 // deterministically (package circuit), calling the collective refresh
 // where a plan runs out of depth; agree on the keccak256 digest of the
 // result (≥ t members and a strict plurality; the others are excluded);
@@ -20,7 +21,7 @@
 // exposes its sender); sign bls.VerdictDigest, aggregate ≥ t signatures
 // and hand the verdict to the chain adapter (package chainio). Policy
 // requests of one policy within an aligned window of blocks are packed
-// into one evaluation and one threshold decryption (packed.go; the slot
+// into one evaluation and one threshold decryption (pipeline/packed.go; the slot
 // and level derivation is docs/derivations.md, "Packed batches"), a
 // function of accepted blocks only (chainio.Batcher). Uploads
 // (Member.UploadBatch) are verified
@@ -40,7 +41,8 @@
 //
 // Member itself is wiring: NewMember builds one small type per job, each
 // holding only what that job needs, and Member's methods are the package's
-// entry points and the steps of Process. The jobs: keyring (the installed
+// entry points. The jobs: the request pipeline (pipeline.Runner: Process,
+// ProcessPacked), process.go; keyring (the installed
 // keys) and keyStore (the key set in the store), keys.go; uploads
 // (verification, replicas, fetches), replication.go; inputRoots, roots.go;
 // peerRounds (bounded answers to peers, signature collection), peers.go;
@@ -59,6 +61,7 @@
 //	ledger/     the one-share-per-ciphertext ledger
 //	liveness/   liveness marks, peers' heartbeats and serve-loop progress
 //	local/      the in-process committee and MemChain (devnet, policy eval, tests)
+//	pipeline/   the request pipeline: a request or packed batch from its inputs to the signed verdict
 //	protocol/   DKG, threshold decryption, collective refresh, re-encryption
 //	store/      the bbolt ciphertext store
 //	transport/  TLS and in-memory transports, session mux
@@ -69,16 +72,14 @@
 //	committee_key.go     SignCommitteeKey: the member's signature binding its committee's key
 //	develop.go           development entry points for an in-process committee
 //	doc.go               this overview
-//	isolate.go           booked isolation: out-of-range verdicts rejected, re-runs bounded per batch
 //	keys.go              DKG; keyring: the installed keys and noise plan; keyStore: the key set in the store
 //	liveness.go          heartbeats and the wait for a live quorum (the marks: package liveness)
 //	member.go            the Member type, its constructor and accessors; equivocations
 //	member_config.go     MemberConfig and TestingKnobs
-//	packed.go            ProcessPacked: packing, refresh, one evaluation and decryption
 //	peers.go             peerRounds: bounded answers to peers, collecting and aggregating signatures
 //	policy_store.go      persisted policy specs
 //	privread.go          privateReads: ACL check and re-encryption share
-//	process.go           Process and its phases
+//	process.go           Process, ProcessBatch, ProcessPacked: the request pipeline's entry points
 //	replication.go       uploads: proofs, store replicas, fetches, input attestations
 //	requests_seen.go     requestBook: requests seen and not yet answered (Status)
 //	roots.go             inputRoots: one signed Merkle root for many uploads

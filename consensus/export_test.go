@@ -10,6 +10,7 @@ import (
 	"github.com/fhegate/fhegate/consensus/api"
 	"github.com/fhegate/fhegate/consensus/chainio"
 	"github.com/fhegate/fhegate/consensus/circuit"
+	"github.com/fhegate/fhegate/consensus/pipeline"
 	"github.com/fhegate/fhegate/consensus/protocol"
 	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
@@ -21,8 +22,8 @@ import (
 
 var (
 	StorePut       = storePut
-	VerdictBatches = verdictBatches
-	Rotated        = rotated
+	VerdictBatches = pipeline.VerdictBatches
+	Rotated        = pipeline.Rotated
 	Hex0x          = hex0x
 	ShareSealed    = shareSealed
 	RootSign       = rootSign
@@ -34,8 +35,8 @@ const (
 	RootLeafWait = rootLeafWait
 )
 
-func (m *Member) PackedCircuit(id [32]byte) (circuit.Circuit, error) { return m.packedCircuit(id) }
-func (m *Member) VectorWidthOf(r chainio.Request) int                { return m.vectorWidthOf(r) }
+func (m *Member) PackedCircuit(id [32]byte) (circuit.Circuit, error) { return m.pipe.PackedCircuit(id) }
+func (m *Member) VectorWidthOf(r chainio.Request) int                { return m.pipe.VectorWidthOf(r) }
 func (m *Member) Mux() *transport.Mux                                { return m.mux }
 func (m *Member) ChainID() *big.Int                                  { return m.chain() }
 func (m *Member) Servable(h fhe.Handle) ([]byte, error)              { return m.uploads.servable(h) }
@@ -53,15 +54,14 @@ func (m *Member) KeyEpoch() (uint64, error) {
 // HeartbeatsFrom is how many heartbeats the member received from id.
 func (m *Member) HeartbeatsFrom(id transport.MemberID) uint64 { return m.marks.HeartbeatsFrom(id) }
 
-// PackBlocks packs reqs as a vector batch does (requestRun.packBlocks).
+// PackBlocks packs reqs as a vector batch does (pipeline.Runner.PackBlocks),
+// in runs of the value SetPackViewRun set.
 func (m *Member) PackBlocks(ctx context.Context, reqs []chainio.Request, layout fhe.VectorLayout, level int, log *zap.Logger) ([]*fhe.Ciphertext, error) {
-	ks, err := m.snap()
-	if err != nil {
-		return nil, err
-	}
-	r := &requestRun{m: m, ks: ks, log: log}
-	return r.packBlocks(ctx, reqs, layout, level)
+	return m.pipe.PackBlocks(ctx, reqs, layout, level, packViewRun, log)
 }
+
+// packViewRun is the run length PackBlocks reads in (0: the pipeline's).
+var packViewRun int
 
 // Input roots.
 func (m *Member) MarkSigned(d [32]byte) { m.roots.signed.add(d) }

@@ -11,11 +11,12 @@ import (
 
 	. "github.com/fhegate/fhegate/consensus"
 	"github.com/fhegate/fhegate/consensus/chainio"
+	"github.com/fhegate/fhegate/consensus/pipeline"
 	"github.com/fhegate/fhegate/fhe"
 )
 
 // TestIsolationBooked: the work isolation adds to a packed batch is bounded
-// per batch (IsolationRuns extra packed runs), however many offenders the
+// per batch (pipeline.IsolationRuns extra packed runs), however many offenders the
 // batch holds, and an honest request's verdict never changes (isolate.go,
 // "Booked isolation"). A batch of 64 vector requests of the test plan:
 //
@@ -23,10 +24,10 @@ import (
 //     what anyone can buy) at 16 slots: one extra run (the in-range rest),
 //     the 16 offenders rejected together in the first run; every other
 //     verdict equals the plaintext reference;
-//   - a batch of offenders only: every request rejected, ≤ IsolationRuns
+//   - a batch of offenders only: every request rejected, ≤ pipeline.IsolationRuns
 //     extra runs;
 //   - one forged input (noise ≈ Q, garbage in every slot: an input proof
-//     broken) and four own-slot offenders: ≤ IsolationRuns extra runs, no
+//     broken) and four own-slot offenders: ≤ pipeline.IsolationRuns extra runs, no
 //     signed value other than a plaintext reference or ResultRejectedInput,
 //     the offenders rejected.
 //
@@ -111,8 +112,8 @@ func TestIsolationBooked(t *testing.T) {
 			runs := after.Evaluations - before.Evaluations
 			extra := int(runs) - 1
 			t.Logf("%s in %d vector requests: %d packed runs (%d extra, bound %d), %d refreshes on member 1, %d honest requests rejected beside a forged input, %v",
-				tc.name, n, runs, extra, IsolationRuns, after.Refreshes-before.Refreshes, honestRejected, took)
-			require.LessOrEqual(t, extra, IsolationRuns)
+				tc.name, n, runs, extra, pipeline.IsolationRuns, after.Refreshes-before.Refreshes, honestRejected, took)
+			require.LessOrEqual(t, extra, pipeline.IsolationRuns)
 			if tc.exact >= 0 {
 				require.Equal(t, tc.exact, extra)
 			}

@@ -10,6 +10,7 @@ import (
 
 	. "github.com/fhegate/fhegate/consensus"
 	"github.com/fhegate/fhegate/consensus/chainio"
+	"github.com/fhegate/fhegate/consensus/pipeline"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/policy"
 )
@@ -65,7 +66,7 @@ func outOfRangeVals(t *testing.T, plan *policy.Plan, tmod uint64) []int64 {
 // own slot moves). The committee signs nothing out of the plan's output
 // range: it splits the batch and re-runs the parts until the offender is
 // rejected (ResultRejectedInput), within its isolation budget
-// (IsolationRuns extra runs: docs/derivations.md, "Booked isolation"); every other
+// (pipeline.IsolationRuns extra runs: docs/derivations.md, "Booked isolation"); every other
 // verdict equals the plaintext reference on every member — or, beside the
 // forged input only, is rejected with it once the budget is spent, never a
 // wrong value — and the chain accepts every part's batch. The extra packed
@@ -79,7 +80,7 @@ func TestPackedOutOfRangeIsolated(t *testing.T) {
 		forged   bool
 		maxExtra int // extra packed runs allowed (beyond the first)
 	}{
-		{"forged", true, IsolationRuns},
+		{"forged", true, pipeline.IsolationRuns},
 		{"out-of-range", false, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -149,7 +150,7 @@ func TestPackedOutOfRangeIsolated(t *testing.T) {
 			extra := int(runs) - 1
 			refreshes := after.Refreshes - before.Refreshes
 			t.Logf("isolation of 1 offender (%s) in %d vector requests: %d packed runs (%d extra, budget %d), %d refreshes on member 1 (1 without an offender), %d honest verdicts rejected with the forged input's part",
-				tc.name, n, runs, extra, IsolationRuns, refreshes, lost)
+				tc.name, n, runs, extra, pipeline.IsolationRuns, refreshes, lost)
 			require.Positive(t, extra)
 			require.LessOrEqual(t, extra, tc.maxExtra)
 			if !tc.forged {

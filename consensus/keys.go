@@ -10,6 +10,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/fhegate/fhegate/consensus/pipeline"
 	"github.com/fhegate/fhegate/consensus/protocol"
 	"github.com/fhegate/fhegate/consensus/store"
 	"github.com/fhegate/fhegate/consensus/transport"
@@ -313,6 +314,9 @@ type keySnap struct {
 }
 
 func (m *Member) snap() (keySnap, error) { return m.keyring.snap() }
+
+// pipe is the snapshot as the request pipeline takes it.
+func (ks keySnap) pipe() pipeline.Keys { return pipeline.NewKeys(ks.km, ks.key, ks.ev, ks.plan) }
 
 // snap returns the installed keys (ErrNoKeys before the DKG).
 func (r *keyring) snap() (keySnap, error) {

@@ -16,6 +16,7 @@ import (
 	"github.com/fhegate/fhegate/consensus/api"
 	"github.com/fhegate/fhegate/consensus/ledger"
 	"github.com/fhegate/fhegate/consensus/liveness"
+	"github.com/fhegate/fhegate/consensus/pipeline"
 	"github.com/fhegate/fhegate/consensus/protocol"
 	"github.com/fhegate/fhegate/consensus/store"
 	"github.com/fhegate/fhegate/consensus/transport"
@@ -25,9 +26,9 @@ import (
 // Errors returned by a member.
 var (
 	ErrNoKeys         = errors.New("consensus: no committee keys for this epoch (run the DKG)")
-	ErrDigestMismatch = errors.New("consensus: this member's result digest disagrees with the quorum")
-	ErrNoQuorum       = errors.New("consensus: no quorum")
-	ErrBadDecryption  = errors.New("consensus: decryption does not have the verdict shape (non-zero masked slots)")
+	ErrDigestMismatch = pipeline.ErrDigestMismatch
+	ErrNoQuorum       = pipeline.ErrNoQuorum
+	ErrBadDecryption  = pipeline.ErrBadDecryption
 )
 
 // Member is one committee member: it holds its threshold key share, the
@@ -67,12 +68,12 @@ type Member struct {
 
 	peers *peerRounds // answering peers' requests, collecting and aggregating their signatures (peers.go)
 
-	roots   *inputRoots // input roots (roots.go): signed upload digests, root batches and rounds
-	uploads *uploads    // uploads (replication.go): proofs, replicas, attestations, fetches
-	rot     *rotation   // a rotation's key switch and adoption (rotation.go)
+	roots   *inputRoots      // input roots (roots.go): signed upload digests, root batches and rounds
+	uploads *uploads         // uploads (replication.go): proofs, replicas, attestations, fetches
+	rot     *rotation        // a rotation's key switch and adoption (rotation.go)
+	pipe    *pipeline.Runner // the request pipeline: Process, ProcessPacked (consensus/pipeline)
 
-	masks atomic.Pointer[protocol.MaskPool] // refresh masks made ahead (masksFor)
-	coins *protocol.CoinState               // coin-toss contributions and peers' first commitments (protocol.CoinToss, "Retries")
+	coins *protocol.CoinState // coin-toss contributions and peers' first commitments (protocol.CoinToss, "Retries")
 
 	keyStore *keyStore     // the key material of the epoch in the store (keys.go)
 	preads   *privateReads // private reads (privread.go): the ACL, the nonce and key-cap checks, the shares
@@ -139,9 +140,24 @@ func NewMember(cfg MemberConfig, tr transport.Transport, st *store.Store, log *z
 		st: st, mux: m.mux, members: m.members, timeout: cfg.RoundTimeout, log: m.log, wg: &m.wg, inStorePut: cfg.Knobs.InStorePut,
 		peers: m.peers, roots: m.roots, putSem: make(chan struct{}, api.MaxConcurrentStorePuts)}
 	m.rot = &rotation{self: m.id, epoch: cfg.Committee.Epoch, threshold: cfg.Committee.Threshold, timeout: cfg.RoundTimeout,
-		parallel: cfg.Parallel, params: params, st: st, led: led, log: m.log, blame: m.blamed.add, m: m}
+		parallel: cfg.Parallel, params: params, st: st, led: led, log: m.log, blame: m.blamed.add, m: rotationRuns{m}}
 	m.preads = &privateReads{self: m.id, members: len(m.members), threshold: cfg.Committee.Threshold, params: params, st: st, led: led,
 		log: m.log, chain: m.chain, snap: m.snap, now: time.Now, inflight: map[string]bool{}}
+	m.pipe = pipeline.New(pipeline.Deps{
+		Config: pipeline.Config{Threshold: cfg.Committee.Threshold, RoundTimeout: cfg.RoundTimeout, Parallel: cfg.Parallel,
+			Circuits: cfg.Circuits, Trace: cfg.Trace, Knobs: pipeline.Knobs{AfterRefresh: cfg.Knobs.AfterRefresh,
+				BeforeRefresh: cfg.Knobs.BeforeRefresh, CorruptShares: cfg.Knobs.CorruptShares, CorruptRefresh: cfg.Knobs.CorruptRefresh,
+				CorruptAgreed: cfg.Knobs.CorruptAgreed, WrongDigest: cfg.Knobs.WrongDigest, Workers: cfg.Knobs.Workers}},
+		Params: params, Self: m.id, Members: m.members, Log: m.log, Mux: m.mux, Ledger: led, Marks: m.marks, Store: st,
+		Snap: func() (pipeline.Keys, error) {
+			ks, err := m.snap()
+			return ks.pipe(), err
+		},
+		Group: m.group, Fetch: m.fetch, CurrentInput: m.currentInput, CheckEpoch: checkEpoch,
+		SignVerdict: m.signVerdict, SignDigest: m.signDigest, SaveVerdict: m.saveVerdict, SaveBatch: m.saveBatch,
+		StoredVerdict: m.StoredVerdict, ProofKey: m.ProofKey, QuorumWant: m.quorumWant, Grace: m.grace, Chain: m.chain,
+		Refreshes: &m.refreshes, Evaluations: &m.evaluations,
+	})
 	m.mux.Handle(transport.TypeStorePut, m.uploads.onStorePut)
 	m.mux.Handle(transport.TypeFetch, m.uploads.onFetch)
 	m.mux.Handle(transport.TypeRootSign, m.roots.onSign)
@@ -196,9 +212,7 @@ func (m *Member) Close() error {
 	m.roots.batch.close()
 	err := m.mux.Close()
 	m.wg.Wait()
-	if mp := m.masks.Load(); mp != nil {
-		mp.Close()
-	}
+	m.pipe.Close()
 	return err
 }
 

@@ -125,7 +125,7 @@ func TestPolicyRefreshes(t *testing.T) {
 	lc, err := local.Start(ctx, local.Options{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10", Rotations: []int{1},
 		Circuits: pc, RoundTimeout: 10 * time.Second, BatchSize: 4, Serve: true, Knobs: fc.knobs(), Log: zaptest.NewLogger(t),
 		// windows are not packed: every request is its own packed batch of
-		// one (Member.processAlone), so every member evaluates every request
+		// one (pipeline.Runner.processAlone), so every member evaluates every request
 		// and the test can require each member's verdict
 		PackMin: -1})
 	require.NoError(t, err)

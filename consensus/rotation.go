@@ -69,6 +69,24 @@ type rotationMember interface {
 	currentInput(h fhe.Handle, epoch uint64) (*fhe.Ciphertext, error)
 }
 
+// rotationRuns is a member's rotationMember: its keys and stored inputs,
+// and its request pipeline's refreshes and digest rounds.
+type rotationRuns struct{ m *Member }
+
+func (r rotationRuns) snap() (keySnap, error) { return r.m.snap() }
+
+func (r rotationRuns) refreshLive(ctx context.Context, ks keySnap, base string, ct *fhe.Ciphertext, b circuit.RefreshBounds) (*fhe.Ciphertext, error) {
+	return r.m.pipe.RefreshLive(ctx, ks.pipe(), base, ct, b)
+}
+
+func (r rotationRuns) agreeDigest(ctx context.Context, base string, rd [32]byte, log *zap.Logger) ([]transport.MemberID, error) {
+	return r.m.pipe.AgreeDigest(ctx, base, rd, log)
+}
+
+func (r rotationRuns) currentInput(h fhe.Handle, epoch uint64) (*fhe.Ciphertext, error) {
+	return r.m.currentInput(h, epoch)
+}
+
 // ErrStaleKey is returned for an input whose stored ciphertext is under
 // another key epoch than the committee's current one (e.g. uploaded before a
 // rotation and never re-encrypted): evaluating it would produce garbage.

@@ -14,6 +14,7 @@ import (
 	"github.com/fhegate/fhegate/bls"
 	"github.com/fhegate/fhegate/consensus/chainio"
 	"github.com/fhegate/fhegate/consensus/circuit"
+	"github.com/fhegate/fhegate/consensus/pipeline"
 	"github.com/fhegate/fhegate/consensus/protocol"
 	"github.com/fhegate/fhegate/consensus/store"
 	"github.com/fhegate/fhegate/consensus/transport"
@@ -324,7 +325,7 @@ func (s *server) packable(r chainio.Request) bool {
 	if np, ok := c.(interface{ NoPackedForm() bool }); ok && np.NoPackedForm() {
 		return false
 	}
-	_, err = s.m.packedCircuit(r.PolicyID)
+	_, err = s.m.pipe.PackedCircuit(r.PolicyID)
 	return err == nil
 }
 
@@ -338,7 +339,7 @@ func (s *server) runPacked(ctx context.Context, batches []chainio.PackedBatch) {
 			continue
 		}
 		s.m.beats.awaitQuorum(ctx)
-		vector := s.m.vectorWidthOf(b.Requests[0]) > 0
+		vector := s.m.pipe.VectorWidthOf(b.Requests[0]) > 0
 		if len(b.Requests) < s.m.cfg.PackMin && !vector { // a vector request alone is a batch of one anyway
 			s.batch = append(s.batch, b.Requests...)
 			continue
@@ -359,7 +360,7 @@ func (s *server) runPacked(ctx context.Context, batches []chainio.PackedBatch) {
 			}
 			continue
 		}
-		for _, vb := range verdictBatches(vs) { // one, or the parts of an isolated batch (isolate.go)
+		for _, vb := range pipeline.VerdictBatches(vs) { // one, or the parts of an isolated batch (isolate.go)
 			s.m.wg.Add(1)
 			go func() { defer s.m.wg.Done(); s.submitBatch(ctx, vb) }()
 		}

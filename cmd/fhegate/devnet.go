@@ -56,7 +56,7 @@ type DevCommittee interface {
 
 // devnetBatchWindow is the devnet committee's default packing window in
 // blocks. A window closes when its last block is seen (never on a clock,
-// consensus/batch.go); the devnet builds blocks only when transactions
+// consensus/chainio/batch.go); the devnet builds blocks only when transactions
 // arrive — a burst's transactions coalesce into a few blocks — so a member
 // holding an open window asks the devnet for empty blocks (evm_mine,
 // chainio.BlockMaker) after 2 s without one. 16 blocks gather a burst

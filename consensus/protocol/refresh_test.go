@@ -18,7 +18,7 @@ import (
 )
 
 // packedNoise is the (NoiseBits, WorstBits) of a refresh of a packed input
-// (consensus/packed.go): values carried in the noise, ≈2^57 hidden, ≈2^89
+// (consensus/pipeline/packed.go): values carried in the noise, ≈2^57 hidden, ≈2^89
 // in the worst case.
 var packedNoise = [2]float64{57, 89}
 

@@ -71,7 +71,7 @@ func CommitteeNoiseModel(p *fhe.Params, maxMembers int) policy.NoiseModel {
 
 // CommitteePackedNoiseModel is CommitteeNoiseModel for the plans of packed
 // batches (PackedPlan): every packed input's entry refresh is followed by a
-// rescale by the top prime (consensus/packed.go, "Refresh noise"), so
+// rescale by the top prime (consensus/pipeline/packed.go, "Refresh noise"), so
 // inputs start at that rescale's output, by OpRescale's rule (≈ 2^8, the
 // rescale floor).
 func CommitteePackedNoiseModel(p *fhe.Params, maxMembers int) policy.NoiseModel {

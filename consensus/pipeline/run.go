@@ -1,4 +1,4 @@
-package consensus
+package pipeline
 
 // The phases every request runs, alone or as a packed batch: evaluate
 // (with the plan's refresh points), agree on the result digest, refresh if
@@ -29,9 +29,9 @@ import (
 // single request, the batch size for a packed batch (packed.go); every other
 // slot is masked to zero before decryption.
 type requestRun struct {
-	m         *Member
+	rn        *Runner
 	req       chainio.Request
-	ks        keySnap
+	ks        Keys
 	base      string
 	log       *zap.Logger
 	mark      time.Time
@@ -47,6 +47,9 @@ type requestRun struct {
 	// the members of that round; only the evaluators evaluate it, its
 	// refresh points among them alone (evaluateShared).
 	evaluators, receivers []transport.MemberID
+	// viewRun is the requests packBlocks reads per store transaction (≤ 0:
+	// packViewRun).
+	viewRun int
 }
 
 // evaluateAndDecrypt is the phases a single request and a packed batch
@@ -58,7 +61,7 @@ func (r *requestRun) evaluateAndDecrypt(ctx context.Context, circuit circuit.Cir
 	if err != nil {
 		return rd, nil, nil, err
 	}
-	participants, err := r.m.agreeDigest(ctx, r.base, rd, r.log)
+	participants, err := r.rn.AgreeDigest(ctx, r.base, rd, r.log)
 	if err != nil {
 		return rd, nil, nil, err
 	}
@@ -74,9 +77,9 @@ func (r *requestRun) evaluateAndDecrypt(ctx context.Context, circuit circuit.Cir
 // phase reports the time since the previous phase ended to
 // MemberConfig.Trace, if set.
 func (r *requestRun) phase(name string) {
-	if r.m.cfg.Trace != nil {
+	if r.rn.cfg.Trace != nil {
 		now := time.Now()
-		r.m.cfg.Trace(r.req.ID, name, now.Sub(r.mark))
+		r.rn.cfg.Trace(r.req.ID, name, now.Sub(r.mark))
 		r.mark = now
 	}
 }
@@ -94,7 +97,7 @@ func (r *requestRun) evaluate(ctx context.Context, circuit circuit.Circuit, inpu
 	if err != nil {
 		return nil, fhe.Handle{}, fmt.Errorf("consensus: evaluate: %w", err)
 	}
-	r.m.evaluations.Add(1)
+	r.rn.evaluations.Add(1)
 	rd, err := result.Handle()
 	if err != nil {
 		return nil, fhe.Handle{}, err
@@ -130,10 +133,10 @@ func (r *requestRun) evaluateShared(ctx context.Context, c circuit.Circuit, inpu
 	if plan, ok := circuit.PlanOf(c); ok {
 		segments += plan.Counts.Refreshes
 	}
-	return agreedValue(ctx, r, r.base+"/result", "packed result", r.evaluators, r.receivers, time.Duration(segments)*r.m.cfg.RoundTimeout, evalOwn,
+	return agreedValue(ctx, r, r.base+"/result", "packed result", r.evaluators, r.receivers, time.Duration(segments)*r.rn.cfg.RoundTimeout, evalOwn,
 		func(ct *fhe.Ciphertext) ([]byte, error) { return ct.MarshalBinary() },
 		func(b []byte) (*fhe.Ciphertext, error) {
-			ct, err := committeeCiphertext(r.m.params, b)
+			ct, err := committeeCiphertext(r.rn.params, b)
 			if err != nil {
 				return nil, fmt.Errorf("consensus: packed result: %w", err)
 			}
@@ -154,9 +157,9 @@ func (r *requestRun) refresh(ctx context.Context, ct *fhe.Ciphertext) (*fhe.Ciph
 	var out *fhe.Ciphertext
 	var err error
 	if r.evaluators != nil { // evaluateShared: among the evaluators only, all of them contributing
-		out, err = r.m.refresh(ctx, r.ks, refreshSession(r.base, ct), ct, r.evaluators, r.bounds.Points)
+		out, err = r.rn.Refresh(ctx, r.ks, refreshSession(r.base, ct), ct, r.evaluators, r.bounds.Points)
 	} else {
-		out, err = r.m.refreshLive(ctx, r.ks, r.base, ct, r.bounds.Points)
+		out, err = r.rn.RefreshLive(ctx, r.ks, r.base, ct, r.bounds.Points)
 	}
 	if err == nil && r.rescale {
 		out, err = r.dropRefreshNoise(out)
@@ -165,7 +168,7 @@ func (r *requestRun) refresh(ctx context.Context, ct *fhe.Ciphertext) (*fhe.Ciph
 		return nil, err
 	}
 	n := r.refreshes.Add(1)
-	if hook := r.m.cfg.Knobs.AfterRefresh; hook != nil {
+	if hook := r.rn.cfg.Knobs.AfterRefresh; hook != nil {
 		hook(r.req.ID, int(n))
 	}
 	return out, nil
@@ -179,7 +182,7 @@ func (r *requestRun) refresh(ctx context.Context, ct *fhe.Ciphertext) (*fhe.Ciph
 func (r *requestRun) mask(ctx context.Context, ct *fhe.Ciphertext, participants []transport.MemberID) (*fhe.Ciphertext, error) {
 	var err error
 	if ct.Level() < r.ks.plan.Level+1 {
-		if ct, err = r.m.refresh(ctx, r.ks, r.base+"/final-refresh", ct, participants, r.bounds.Final); err != nil {
+		if ct, err = r.rn.Refresh(ctx, r.ks, r.base+"/final-refresh", ct, participants, r.bounds.Final); err != nil {
 			return nil, err
 		}
 		r.phase("refresh")
@@ -198,18 +201,18 @@ func (r *requestRun) mask(ctx context.Context, ct *fhe.Ciphertext, participants 
 // decrypt runs the threshold decryption of the masked result with the
 // participants (one share, via the ledger) and checks the verdict shape.
 func (r *requestRun) decrypt(ctx context.Context, ct *fhe.Ciphertext, participants []transport.MemberID) (*protocol.DecryptResult, error) {
-	m := r.m
-	led := protocol.Ledger(m.led)
-	if m.cfg.Knobs.CorruptShares {
-		led = corruptingLedger{m.led}
+	rn := r.rn
+	led := protocol.Ledger(rn.led)
+	if rn.cfg.Knobs.CorruptShares {
+		led = corruptingLedger{rn.led}
 	}
-	dres, err := protocol.ThresholdDecrypt(ctx, m.group(), r.ks.key, r.ks.plan, r.ks.ev, led,
+	dres, err := protocol.ThresholdDecrypt(ctx, rn.group(), r.ks.key, r.ks.plan, r.ks.ev, led,
 		protocol.DecryptRequest{Session: r.base + "/dec", Ciphertext: ct, Participants: participants, Valid: verdictShape(r.slots),
 			PublicKey: r.ks.km.Public})
 	if err != nil {
 		return nil, err
 	}
-	m.marks.MarkDown(dres.Missing)
+	rn.marks.MarkDown(dres.Missing)
 	if len(dres.Bad) > 0 {
 		r.log.Warn("excluded: decryption share disagrees with the quorum", zap.Any("members", dres.Bad))
 	}
@@ -220,27 +223,27 @@ func (r *requestRun) decrypt(ctx context.Context, ct *fhe.Ciphertext, participan
 	return dres, nil
 }
 
-// agreeDigest announces this member's result digest rd for the request
+// AgreeDigest announces this member's result digest rd for the request
 // session base, collects the others' and returns the members that announced
 // the majority digest (sorted). It fails with ErrNoQuorum when no digest has
 // a threshold of votes (or on a tie) and with ErrDigestMismatch when this
 // member is not in the majority.
-func (m *Member) agreeDigest(ctx context.Context, base string, rd [32]byte, log *zap.Logger) ([]transport.MemberID, error) {
-	t := m.cfg.Committee.Threshold
-	live := m.marks.Live()
+func (rn *Runner) AgreeDigest(ctx context.Context, base string, rd [32]byte, log *zap.Logger) ([]transport.MemberID, error) {
+	t := rn.cfg.Threshold
+	live := rn.marks.Live()
 	announce := rd
-	if m.cfg.Knobs.WrongDigest {
+	if rn.cfg.Knobs.WrongDigest {
 		announce[0] ^= 0xff
 	}
-	dctx, cancel := context.WithTimeout(ctx, m.cfg.RoundTimeout)
+	dctx, cancel := context.WithTimeout(ctx, rn.cfg.RoundTimeout)
 	// Members counted down get it as a late reply when they speak
 	// (transport.Mux.BroadcastAllowing, "Late replies").
-	_ = m.mux.BroadcastAllowing(dctx, live, m.members, transport.Message{Type: transport.TypeResultDigest, Session: base + "/digest", Payload: announce[:]})
-	got := m.mux.CollectQuorum(dctx, base+"/digest", transport.TypeResultDigest, live, m.quorumWant(len(live)-1), m.grace())
+	_ = rn.mux.BroadcastAllowing(dctx, live, rn.members, transport.Message{Type: transport.TypeResultDigest, Session: base + "/digest", Payload: announce[:]})
+	got := rn.mux.CollectQuorum(dctx, base+"/digest", transport.TypeResultDigest, live, rn.quorumWant(len(live)-1), rn.grace())
 	cancel()
-	m.mux.Forget(base + "/digest")
-	m.marks.MarkDown(got.Missing)
-	votes := map[[32]byte][]transport.MemberID{announce: {m.id}}
+	rn.mux.Forget(base + "/digest")
+	rn.marks.MarkDown(got.Missing)
+	votes := map[[32]byte][]transport.MemberID{announce: {rn.id}}
 	for id, msg := range got.Got {
 		if len(msg.Payload) == 32 {
 			votes[[32]byte(msg.Payload)] = append(votes[[32]byte(msg.Payload)], id)
@@ -286,18 +289,4 @@ func verdictShape(slots int) func([]uint64) bool {
 		}
 		return true
 	}
-}
-
-func without(ids, bad []transport.MemberID) []transport.MemberID {
-	var out []transport.MemberID
-	for _, id := range ids {
-		skip := false
-		for _, b := range bad {
-			skip = skip || b == id
-		}
-		if !skip {
-			out = append(out, id)
-		}
-	}
-	return out
 }

@@ -1,4 +1,4 @@
-package consensus
+package pipeline
 
 // Out-of-range slots: defence in depth for packed batches. An input that is
 // not a valid encryption within its proof's noise bound (a forged proof, or a
@@ -107,19 +107,19 @@ type isolation struct {
 // processIsolating runs a checked batch with its isolation budget (see
 // "Booked isolation" above); the verdicts come back in the batch's slot
 // order, each carrying the batch (or part) it was signed in.
-func (m *Member) processIsolating(ctx context.Context, b chainio.PackedBatch) ([]*chainio.Verdict, error) {
+func (rn *Runner) processIsolating(ctx context.Context, b chainio.PackedBatch) ([]*chainio.Verdict, error) {
 	var iso isolation
-	vs, err := m.isolate(ctx, b, &iso)
+	vs, err := rn.isolate(ctx, b, &iso)
 	if iso.runs > 0 || iso.rejected > 0 {
-		m.log.Warn("packed batch had verdicts outside the plan's output range: offending requests rejected",
+		rn.log.Warn("packed batch had verdicts outside the plan's output range: offending requests rejected",
 			zap.String("batch", b.Session), zap.Int("requests", len(b.Requests)), zap.Int("rejected", iso.rejected),
 			zap.Int("extraRuns", iso.runs), zap.Int("budget", IsolationRuns), zap.Error(err))
 	}
 	return vs, err
 }
 
-func (m *Member) isolate(ctx context.Context, b chainio.PackedBatch, iso *isolation) ([]*chainio.Verdict, error) {
-	vs, parts, err := m.processPackedOnce(ctx, b, IsolationRuns-iso.runs)
+func (rn *Runner) isolate(ctx context.Context, b chainio.PackedBatch, iso *isolation) ([]*chainio.Verdict, error) {
+	vs, parts, err := rn.processPackedOnce(ctx, b, IsolationRuns-iso.runs)
 	if err != nil {
 		return nil, err
 	}
@@ -137,7 +137,7 @@ func (m *Member) isolate(ctx context.Context, b chainio.PackedBatch, iso *isolat
 		for j, s := range slots {
 			part[j] = b.Requests[s]
 		}
-		pvs, err := m.isolate(ctx, chainio.PackedBatch{PolicyID: b.PolicyID, Session: fmt.Sprintf("%s/part%d", b.Session, i), Requests: part}, iso)
+		pvs, err := rn.isolate(ctx, chainio.PackedBatch{PolicyID: b.PolicyID, Session: fmt.Sprintf("%s/part%d", b.Session, i), Requests: part}, iso)
 		if err != nil {
 			return nil, err
 		}
@@ -153,9 +153,9 @@ func (m *Member) isolate(ctx context.Context, b chainio.PackedBatch, iso *isolat
 	return vs, nil
 }
 
-// verdictBatches returns the distinct batches vs were signed in, in order
+// VerdictBatches returns the distinct batches vs were signed in, in order
 // of first appearance.
-func verdictBatches(vs []*chainio.Verdict) []*chainio.VerdictBatch {
+func VerdictBatches(vs []*chainio.Verdict) []*chainio.VerdictBatch {
 	var out []*chainio.VerdictBatch
 	seen := map[*chainio.VerdictBatch]bool{}
 	for _, v := range vs {

@@ -1,4 +1,4 @@
-package consensus
+package pipeline
 
 // Collective refreshes inside a run: with the members this member believes
 // live, the contributors of a verified refresh, the masks made ahead, and
@@ -18,16 +18,16 @@ import (
 	"github.com/fhegate/fhegate/fhe/zkpok"
 )
 
-// refreshLive runs a collective refresh of ct inside a request's evaluation
+// RefreshLive runs a collective refresh of ct inside a request's evaluation
 // (a plan's refresh point) with the members this member believes live
 // (onLive). The session is named by the ciphertext's digest, not by a call
 // counter, so every member names the same refresh the same way whatever
 // order its evaluator reaches the plan's refresh points in.
-func (m *Member) refreshLive(ctx context.Context, ks keySnap, base string, ct *fhe.Ciphertext, b circuit.RefreshBounds) (*fhe.Ciphertext, error) {
+func (rn *Runner) RefreshLive(ctx context.Context, ks Keys, base string, ct *fhe.Ciphertext, b circuit.RefreshBounds) (*fhe.Ciphertext, error) {
 	session := refreshSession(base, ct)
 	var out *fhe.Ciphertext
-	err := m.onLive(ctx, func(participants []transport.MemberID) (err error) {
-		out, err = m.refresh(ctx, ks, session, ct, participants, b)
+	err := rn.onLive(ctx, func(participants []transport.MemberID) (err error) {
+		out, err = rn.Refresh(ctx, ks, session, ct, participants, b)
 		return err
 	})
 	return out, err
@@ -45,12 +45,12 @@ func refreshSession(base string, ct *fhe.Ciphertext) string {
 // once more with the next t live members (a new session: a member killed
 // between two refreshes of one request costs one round timeout, not the
 // request).
-func (m *Member) onLive(ctx context.Context, round func(participants []transport.MemberID) error) error {
-	err := round(m.marks.Live())
+func (rn *Runner) onLive(ctx context.Context, round func(participants []transport.MemberID) error) error {
+	err := round(rn.marks.Live())
 	var miss *protocol.ErrMissing
 	if errors.As(err, &miss) && ctx.Err() == nil {
-		m.marks.MarkDown(miss.Missing)
-		err = round(m.marks.Live())
+		rn.marks.MarkDown(miss.Missing)
+		err = round(rn.marks.Live())
 	}
 	return err
 }
@@ -59,13 +59,13 @@ func (m *Member) onLive(ctx context.Context, round func(participants []transport
 // participants (ascending): every participant, up to the most whose
 // t-subsets a refresh decodes (protocol.MaxRefreshSubsets), and at least
 // protocol.CheckedMembers(t); it calls the BeforeRefresh knob.
-func (m *Member) refreshContributors(participants []transport.MemberID, level int, b circuit.RefreshBounds) ([]transport.MemberID, error) {
-	t := m.cfg.Committee.Threshold
+func (rn *Runner) refreshContributors(participants []transport.MemberID, level int, b circuit.RefreshBounds) ([]transport.MemberID, error) {
+	t := rn.cfg.Threshold
 	need := protocol.CheckedMembers(t)
 	if len(participants) < need {
 		return nil, fmt.Errorf("%w: %d live members %v for a refresh, which needs %d whose shares cross-check (t=%d)", ErrNoQuorum, len(participants), participants, need, t)
 	}
-	if hook := m.cfg.Knobs.BeforeRefresh; hook != nil {
+	if hook := rn.cfg.Knobs.BeforeRefresh; hook != nil {
 		hook(level, b)
 	}
 	out := slices.Sorted(slices.Values(participants))
@@ -75,31 +75,31 @@ func (m *Member) refreshContributors(participants []transport.MemberID, level in
 	return out, nil
 }
 
-// refresh runs one verified collective refresh (protocol.Refresh) with
+// Refresh runs one verified collective refresh (protocol.Refresh) with
 // the participants contributing (refreshContributors) and receiving, sized
 // for the noise bounds b; it counts the refreshes this member completed
 // (Status.Refreshes).
-func (m *Member) refresh(ctx context.Context, ks keySnap, session string, ct *fhe.Ciphertext, participants []transport.MemberID, b circuit.RefreshBounds) (*fhe.Ciphertext, error) {
-	active, err := m.refreshContributors(participants, ct.Level(), b)
+func (rn *Runner) Refresh(ctx context.Context, ks Keys, session string, ct *fhe.Ciphertext, participants []transport.MemberID, b circuit.RefreshBounds) (*fhe.Ciphertext, error) {
+	active, err := rn.refreshContributors(participants, ct.Level(), b)
 	if err != nil {
 		return nil, err
 	}
-	zk, _ := m.ProofKey()
+	zk, _ := rn.proofKey()
 	if zk != nil && zk.PK != ks.km.Public {
 		zk = nil // a rotation's new key: protocol.Refresh prepares its own
 	}
-	led := protocol.Ledger(m.led)
-	if m.cfg.Knobs.CorruptRefresh {
-		led = refreshCorruptingLedger{m.led, m.params.N()}
+	led := protocol.Ledger(rn.led)
+	if rn.cfg.Knobs.CorruptRefresh {
+		led = refreshCorruptingLedger{rn.led, rn.params.N()}
 	}
-	g := m.group()
+	g := rn.group()
 	if zk != nil {
-		g.Masks = m.masksFor(zk, ks.key.Epoch)
+		g.Masks = rn.masksFor(zk, ks.key.Epoch)
 	}
 	out, err := protocol.Refresh(ctx, g, ks.key, led, protocol.RefreshRequest{Session: fmt.Sprintf("%s/%v", session, active),
 		Ciphertext: ct, Active: active, Receivers: participants, PublicKey: ks.km.Public, ProofKey: zk, NoiseBits: b.NoiseBits, WorstBits: b.WorstBits})
 	if err == nil {
-		m.refreshes.Add(1)
+		rn.refreshes.Add(1)
 	}
 	return out, err
 }
@@ -110,14 +110,14 @@ const maskPoolSize = 4
 
 // masksFor returns this member's refresh mask pool for the key and epoch,
 // replacing (and stopping) one made for another key.
-func (m *Member) masksFor(zk *zkpok.Key, epoch uint64) *protocol.MaskPool {
+func (rn *Runner) masksFor(zk *zkpok.Key, epoch uint64) *protocol.MaskPool {
 	for {
-		cur := m.masks.Load()
-		if cur.For(zk, epoch, m.id) {
+		cur := rn.masks.Load()
+		if cur.For(zk, epoch, rn.id) {
 			return cur
 		}
-		next := protocol.NewMaskPool(zk, epoch, m.id, maskPoolSize)
-		if m.masks.CompareAndSwap(cur, next) {
+		next := protocol.NewMaskPool(zk, epoch, rn.id, maskPoolSize)
+		if rn.masks.CompareAndSwap(cur, next) {
 			if cur != nil {
 				go cur.Close()
 			}

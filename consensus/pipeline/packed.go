@@ -1,4 +1,4 @@
-package consensus
+package pipeline
 
 // Packed batches: one evaluation for up to Slots() requests of one policy.
 // Slot assignment, refresh noise and the mask level (PackLevel) are derived
@@ -15,6 +15,7 @@ import (
 	"github.com/fhegate/fhegate/bls"
 	"github.com/fhegate/fhegate/consensus/chainio"
 	"github.com/fhegate/fhegate/consensus/circuit"
+	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/internal/keccak"
 	"github.com/fhegate/fhegate/internal/par"
@@ -31,29 +32,29 @@ import (
 // value: its out-of-range requests get ResultRejectedInput and the rest is
 // re-run, within a budget of IsolationRuns extra runs per batch
 // (isolate.go, "Booked isolation").
-func (m *Member) ProcessPacked(ctx context.Context, b chainio.PackedBatch) ([]*chainio.Verdict, error) {
-	if err := b.Check(m.params); err != nil {
+func (rn *Runner) ProcessPacked(ctx context.Context, b chainio.PackedBatch) ([]*chainio.Verdict, error) {
+	if err := b.Check(rn.params); err != nil {
 		return nil, err
 	}
-	return m.processIsolating(ctx, b)
+	return rn.processIsolating(ctx, b)
 }
 
 // processPackedOnce is one run of a checked packed batch with left runs of
 // its isolation budget: its verdicts in slot order, nil for the slots of
 // the parts (slot lists) that must be re-run (isolate.go, isolationStep).
-func (m *Member) processPackedOnce(ctx context.Context, b chainio.PackedBatch, left int) ([]*chainio.Verdict, [][]int, error) {
-	ks, err := m.snap()
+func (rn *Runner) processPackedOnce(ctx context.Context, b chainio.PackedBatch, left int) ([]*chainio.Verdict, [][]int, error) {
+	ks, err := rn.snap()
 	if err != nil {
 		return nil, nil, err
 	}
-	c, err := m.packedCircuit(b.PolicyID)
+	c, err := rn.PackedCircuit(b.PolicyID)
 	if err != nil {
 		return nil, nil, err
 	}
 	id := keccak.Sum([]byte("fhegate/packed-batch/v1"), []byte(b.Session))
-	r := &requestRun{m: m, req: chainio.Request{ID: id, PolicyID: b.PolicyID, Kind: chainio.KindPolicy}, ks: ks, bounds: circuit.BoundsOf(c),
+	r := &requestRun{rn: rn, req: chainio.Request{ID: id, PolicyID: b.PolicyID, Kind: chainio.KindPolicy}, ks: ks, bounds: circuit.BoundsOf(c),
 		base: fmt.Sprintf("%s/%d", b.Session, ks.km.Epoch), slots: len(b.Requests), rescale: true,
-		log: m.log.With(zap.String("batch", b.Session), zap.Int("requests", len(b.Requests))), mark: time.Now()}
+		log: rn.log.With(zap.String("batch", b.Session), zap.Int("requests", len(b.Requests))), mark: time.Now()}
 	var packed []*fhe.Ciphertext
 	if k := vectorWidth(c, len(b.Requests[0].Inputs)); k > 0 {
 		packed, err = r.packVector(ctx, b.Requests, k)
@@ -66,15 +67,15 @@ func (m *Member) processPackedOnce(ctx context.Context, b chainio.PackedBatch, l
 	return r.runPacked(ctx, c, packed, b.Requests, left)
 }
 
-// packedCircuit resolves a policy id to the circuit a packed batch runs
+// PackedCircuit resolves a policy id to the circuit a packed batch runs
 // (PolicyCircuits.LookupPacked; Lookup for circuits without a packed form).
-func (m *Member) packedCircuit(id [32]byte) (circuit.Circuit, error) {
-	if pc, ok := m.cfg.Circuits.(interface {
+func (rn *Runner) PackedCircuit(id [32]byte) (circuit.Circuit, error) {
+	if pc, ok := rn.cfg.Circuits.(interface {
 		LookupPacked([32]byte) (circuit.Circuit, error)
 	}); ok {
 		return pc.LookupPacked(id)
 	}
-	return m.cfg.Circuits.Lookup(id)
+	return rn.cfg.Circuits.Lookup(id)
 }
 
 // vectorWidth returns K when a request with the given number of input
@@ -88,14 +89,14 @@ func vectorWidth(c circuit.Circuit, inputs int) int {
 	return 0
 }
 
-// vectorWidthOf is vectorWidth for a request of this member's circuits (0
+// VectorWidthOf is vectorWidth for a request of this member's circuits (0
 // for a request that is not a policy request or whose policy has no
 // circuit).
-func (m *Member) vectorWidthOf(r chainio.Request) int {
+func (rn *Runner) VectorWidthOf(r chainio.Request) int {
 	if r.Kind != chainio.KindPolicy {
 		return 0
 	}
-	c, err := m.cfg.Circuits.Lookup(r.PolicyID)
+	c, err := rn.cfg.Circuits.Lookup(r.PolicyID)
 	if err != nil {
 		return 0
 	}
@@ -106,13 +107,13 @@ func (m *Member) vectorWidthOf(r chainio.Request) int {
 // missing one from the peers first), in one read transaction, after
 // checking that each is stored under the run's key epoch.
 func (r *requestRun) viewInputs(ctx context.Context, q chainio.Request, f func(raws [][]byte) error) error {
-	m := r.m
-	if err := m.fetchInputs(ctx, q); err != nil {
+	rn := r.rn
+	if err := rn.fetchInputs(ctx, q); err != nil {
 		return err
 	}
-	err := m.st.ViewAll(q.Inputs, func(raws [][]byte, epochs []uint64) error {
+	err := rn.st.ViewAll(q.Inputs, func(raws [][]byte, epochs []uint64) error {
 		for j, e := range epochs {
-			if err := checkEpoch(q.Inputs[j], e, r.ks.km.Epoch); err != nil {
+			if err := r.rn.checkEpoch(q.Inputs[j], e, r.ks.km.Epoch); err != nil {
 				return err
 			}
 		}
@@ -126,10 +127,10 @@ func (r *requestRun) viewInputs(ctx context.Context, q chainio.Request, f func(r
 
 // fetchInputs fetches from the other members every input of q this member
 // does not hold.
-func (m *Member) fetchInputs(ctx context.Context, q chainio.Request) error {
+func (rn *Runner) fetchInputs(ctx context.Context, q chainio.Request) error {
 	for _, h := range q.Inputs {
-		if !m.st.Has(h) {
-			if _, err := m.fetch(ctx, h); err != nil {
+		if !rn.st.Has(h) {
+			if _, err := rn.fetch(ctx, h); err != nil {
 				return fmt.Errorf("consensus: request %x: %w", q.ID[:6], err)
 			}
 		}
@@ -140,12 +141,12 @@ func (m *Member) fetchInputs(ctx context.Context, q chainio.Request) error {
 // pack builds the packed inputs at PackLevel and refreshes each to the top
 // level (in parallel: independent sessions).
 func (r *requestRun) pack(ctx context.Context, reqs []chainio.Request) ([]*fhe.Ciphertext, error) {
-	m := r.m
-	level, bounds, err := circuit.PackLevelBounds(m.params)
+	rn := r.rn
+	level, bounds, err := circuit.PackLevelBounds(rn.params)
 	if err != nil {
 		return nil, err
 	}
-	sp, err := fhe.NewSlotPacker(m.params, level, len(reqs[0].Inputs))
+	sp, err := fhe.NewSlotPacker(rn.params, level, len(reqs[0].Inputs))
 	if err != nil {
 		return nil, err
 	}
@@ -165,7 +166,7 @@ func (r *requestRun) pack(ctx context.Context, reqs []chainio.Request) ([]*fhe.C
 	r.phase("pack")
 	out := make([]*fhe.Ciphertext, len(low))
 	err = par.ForEach(len(low), len(low), func(_, j int) (err error) { // at once: independent sessions
-		if out[j], err = m.refreshLive(ctx, r.ks, fmt.Sprintf("%s/in%d", r.base, j), low[j], bounds); err == nil {
+		if out[j], err = rn.RefreshLive(ctx, r.ks, fmt.Sprintf("%s/in%d", r.base, j), low[j], bounds); err == nil {
 			out[j], err = r.dropRefreshNoise(out[j])
 		}
 		return err
@@ -192,7 +193,7 @@ func (r *requestRun) runPacked(ctx context.Context, circuit circuit.Circuit, pac
 		signed[s] = s
 	}
 	var parts [][]int
-	bad := outOfRange(circuit, r.m.params, dres.Values[:len(reqs)])
+	bad := outOfRange(circuit, r.rn.params, dres.Values[:len(reqs)])
 	if len(bad) > 0 {
 		signed, parts = isolationStep(len(reqs), bad, left)
 		r.log.Warn("verdicts outside the plan's output range: requests rejected together, the rest re-run",
@@ -210,7 +211,7 @@ func (r *requestRun) runPacked(ctx context.Context, circuit circuit.Circuit, pac
 		}
 	}
 	var n int
-	if vb.Signature, vb.Signers, n, err = r.m.signDigest(ctx, r.base, vb.Digest(r.m.chain()), without(participants, dres.Bad), r.log); err != nil {
+	if vb.Signature, vb.Signers, n, err = r.rn.signDigest(ctx, r.base, vb.Digest(r.rn.chain()), transport.Without(participants, dres.Bad), r.log); err != nil {
 		return nil, nil, err
 	}
 	sv := make([]*chainio.Verdict, len(signed))
@@ -219,7 +220,7 @@ func (r *requestRun) runPacked(ctx context.Context, circuit circuit.Circuit, pac
 			Signature: vb.Signature, Signers: vb.Signers, Batch: vb}
 		vs[signed[i]] = sv[i]
 	}
-	if err := r.m.saveBatch(vb, sv); err != nil {
+	if err := r.rn.saveBatch(vb, sv); err != nil {
 		return nil, nil, err
 	}
 	r.phase("sign")
@@ -231,7 +232,7 @@ func (r *requestRun) runPacked(ctx context.Context, circuit circuit.Circuit, pac
 // with the constant-1 plaintext): the refresh's flooding noise is divided by
 // the prime, the message is unchanged (see "Refresh noise" above).
 func (r *requestRun) dropRefreshNoise(ct *fhe.Ciphertext) (*fhe.Ciphertext, error) {
-	ones := make([]int64, r.m.params.Slots())
+	ones := make([]int64, r.rn.params.Slots())
 	for i := range ones {
 		ones[i] = 1
 	}

@@ -1,4 +1,4 @@
-package consensus
+package pipeline
 
 // Vector batches: one ciphertext per request, packed by t members into
 // accumulators that the verified refresh transform un-interleaves
@@ -49,12 +49,12 @@ import (
 // products, each bounded like a single-slot product (‖M_s‖∞ < t as
 // ‖L_s‖∞ is), so PackBounds and PackLevel apply unchanged.
 func (r *requestRun) packVector(ctx context.Context, reqs []chainio.Request, k int) ([]*fhe.Ciphertext, error) {
-	m := r.m
-	level, bounds, err := circuit.PackLevelBounds(m.params)
+	rn := r.rn
+	level, bounds, err := circuit.PackLevelBounds(rn.params)
 	if err != nil {
 		return nil, err
 	}
-	layout, err := fhe.NewVectorLayout(m.params, k, len(reqs))
+	layout, err := fhe.NewVectorLayout(rn.params, k, len(reqs))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", chainio.ErrBadBatch, err)
 	}
@@ -68,17 +68,17 @@ func (r *requestRun) packVector(ctx context.Context, reqs []chainio.Request, k i
 		return own, err
 	}
 	var out []*fhe.Ciphertext
-	err = m.onLive(ctx, func(participants []transport.MemberID) error {
-		order := rotated(participants, r.base)
-		contributors, err := m.refreshContributors(participants, level, bounds)
+	err = rn.onLive(ctx, func(participants []transport.MemberID) error {
+		order := Rotated(participants, r.base)
+		contributors, err := rn.refreshContributors(participants, level, bounds)
 		if err != nil {
 			return err
 		}
 		// the packers: the first t of the rotation
-		active := slices.Sorted(slices.Values(order[:m.cfg.Committee.Threshold]))
+		active := slices.Sorted(slices.Values(order[:rn.cfg.Threshold]))
 		// the evaluators: the packers and the next members, as many as a
 		// verified refresh at the plan's refresh points needs
-		evaluators := slices.Clone(order[:min(len(order), protocol.CheckedMembers(m.cfg.Committee.Threshold))])
+		evaluators := slices.Clone(order[:min(len(order), protocol.CheckedMembers(rn.cfg.Threshold))])
 		slices.Sort(evaluators)
 		session := fmt.Sprintf("%s/unpack/%v", r.base, active)
 		low, err := r.agreedAccumulators(ctx, session, active, participants, layout.Accs, packOwn)
@@ -86,22 +86,22 @@ func (r *requestRun) packVector(ctx context.Context, reqs []chainio.Request, k i
 			return err
 		}
 		r.phase("pack")
-		zk, _ := m.ProofKey()
+		zk, _ := rn.proofKey()
 		if zk != nil && zk.PK != r.ks.km.Public {
 			zk = nil // a rotation's new key: protocol.RefreshTransform prepares its own
 		}
-		led := protocol.Ledger(m.led)
-		if m.cfg.Knobs.CorruptRefresh {
-			led = refreshCorruptingLedger{m.led, m.params.N()}
+		led := protocol.Ledger(rn.led)
+		if rn.cfg.Knobs.CorruptRefresh {
+			led = refreshCorruptingLedger{rn.led, rn.params.N()}
 		}
-		out, err = protocol.RefreshTransform(ctx, m.group(), r.ks.key, led, protocol.TransformRequest{
+		out, err = protocol.RefreshTransform(ctx, rn.group(), r.ks.key, led, protocol.TransformRequest{
 			Session: session, Inputs: low, Outputs: layout.K,
 			TransformID: fmt.Sprintf("fhegate/vector-unpack/v1/k%d/a%d/b%d", layout.K, layout.Accs, layout.Requests),
 			Transform:   layout.Unpack, Adjoint: layout.UnpackAdjoint,
 			Active: contributors, Receivers: participants, PublicKey: r.ks.km.Public, ProofKey: zk,
-			NoiseBits: bounds.NoiseBits, WorstBits: bounds.WorstBits, Workers: m.cfg.Knobs.Workers})
+			NoiseBits: bounds.NoiseBits, WorstBits: bounds.WorstBits, Workers: rn.cfg.Knobs.Workers})
 		if err == nil {
-			m.refreshes.Add(1)
+			rn.refreshes.Add(1)
 			r.evaluators, r.receivers = evaluators, participants
 		}
 		return err
@@ -127,18 +127,18 @@ func (r *requestRun) packVector(ctx context.Context, reqs []chainio.Request, k i
 // range of every accumulator and mask in its own caches and nothing is
 // merged. The bytes do not depend on W (TestPackBlocksWorkers).
 func (r *requestRun) packBlocks(ctx context.Context, reqs []chainio.Request, layout fhe.VectorLayout, level int) ([]*fhe.Ciphertext, error) {
-	m := r.m
+	rn := r.rn
 	hs := make([]fhe.Handle, len(reqs))
 	for i, q := range reqs {
 		if len(q.Inputs) == 0 {
 			return nil, fmt.Errorf("%w: request %x has no input", chainio.ErrBadBatch, q.ID[:6])
 		}
-		if err := m.fetchInputs(ctx, q); err != nil {
+		if err := rn.fetchInputs(ctx, q); err != nil {
 			return nil, err
 		}
 		hs[i] = q.Inputs[0]
 	}
-	sp, err := fhe.NewBlockPacker(m.params, level, layout.Accs, layout.K)
+	sp, err := fhe.NewBlockPacker(rn.params, level, layout.Accs, layout.K)
 	if err != nil {
 		return nil, err
 	}
@@ -146,15 +146,19 @@ func (r *requestRun) packBlocks(ctx context.Context, reqs []chainio.Request, lay
 	// coefficients), so the requests are read in runs, one store read
 	// transaction each: a run's bytes stay mapped while it is packed, and
 	// no transaction is held long enough to stall the store's writers
-	for from := 0; from < len(reqs); from += packViewRun {
-		to := min(from+packViewRun, len(reqs))
-		err := m.st.ViewAll(hs[from:to], func(raws [][]byte, epochs []uint64) error {
+	run := r.viewRun
+	if run <= 0 {
+		run = packViewRun
+	}
+	for from := 0; from < len(reqs); from += run {
+		to := min(from+run, len(reqs))
+		err := rn.st.ViewAll(hs[from:to], func(raws [][]byte, epochs []uint64) error {
 			for i, e := range epochs {
-				if err := checkEpoch(hs[from+i], e, r.ks.km.Epoch); err != nil {
+				if err := r.rn.checkEpoch(hs[from+i], e, r.ks.km.Epoch); err != nil {
 					return fmt.Errorf("consensus: request %x: %w", reqs[from+i].ID[:6], err)
 				}
 			}
-			return sp.AddEncodedBatch(layout, from, raws, m.cfg.Knobs.Workers)
+			return sp.AddEncodedBatch(layout, from, raws, rn.cfg.Knobs.Workers)
 		})
 		if err != nil {
 			return nil, fmt.Errorf("consensus: packed batch %s: %w", r.base, err)
@@ -163,9 +167,9 @@ func (r *requestRun) packBlocks(ctx context.Context, reqs []chainio.Request, lay
 	return sp.Ciphertexts()
 }
 
-// rotated returns ids rotated left by an offset derived from name, so that
+// Rotated returns ids rotated left by an offset derived from name, so that
 // the first t (a refresh's active set) differ from batch to batch.
-func rotated(ids []transport.MemberID, name string) []transport.MemberID {
+func Rotated(ids []transport.MemberID, name string) []transport.MemberID {
 	if len(ids) == 0 {
 		return ids
 	}
@@ -180,8 +184,8 @@ func rotated(ids []transport.MemberID, name string) []transport.MemberID {
 // when they do not.
 func (r *requestRun) agreedAccumulators(ctx context.Context, session string, active, participants []transport.MemberID, accs int,
 	packOwn func() ([]*fhe.Ciphertext, error)) ([]*fhe.Ciphertext, error) {
-	return agreedValue(ctx, r, session+"/acc", "packed accumulators", active, participants, r.m.cfg.RoundTimeout, packOwn, marshalCiphertexts,
-		func(b []byte) ([]*fhe.Ciphertext, error) { return unmarshalCiphertexts(r.m.params, b, accs) },
+	return agreedValue(ctx, r, session+"/acc", "packed accumulators", active, participants, r.rn.cfg.RoundTimeout, packOwn, marshalCiphertexts,
+		func(b []byte) ([]*fhe.Ciphertext, error) { return unmarshalCiphertexts(r.rn.params, b, accs) },
 		func(err error) ([]*fhe.Ciphertext, error) {
 			r.log.Warn("the packing members' accumulators differ: packing them here", zap.Error(err))
 			return packOwn()
@@ -198,7 +202,7 @@ func (r *requestRun) agreedAccumulators(ctx context.Context, session string, act
 // the active members may take to compute the value).
 func agreedValue[T any](ctx context.Context, r *requestRun, session, what string, active, receivers []transport.MemberID, produce time.Duration,
 	own func() (T, error), encode func(T) ([]byte, error), decode func([]byte) (T, error), differ func(error) (T, error)) (T, error) {
-	g := r.m.group()
+	g := r.rn.group()
 	g.ProduceWait = produce
 	b, err := protocol.AgreedFromActive(ctx, g, transport.TypeAgreed, session, active, receivers, what, func() ([]byte, error) {
 		v, err := own()
@@ -206,7 +210,7 @@ func agreedValue[T any](ctx context.Context, r *requestRun, session, what string
 			return nil, err
 		}
 		b, err := encode(v)
-		return r.m.agreedPayload(b), err
+		return r.rn.agreedPayload(b), err
 	})
 	switch {
 	case errors.Is(err, protocol.ErrCopiesDiffer):
@@ -214,7 +218,7 @@ func agreedValue[T any](ctx context.Context, r *requestRun, session, what string
 	case err != nil:
 		var zero T
 		return zero, err
-	case slices.Contains(active, r.m.id):
+	case slices.Contains(active, r.rn.id):
 		return own() // computed above, by this member
 	}
 	return decode(b)
@@ -222,8 +226,8 @@ func agreedValue[T any](ctx context.Context, r *requestRun, session, what string
 
 // agreedPayload is what this member sends of a value it computed for an
 // agreed round: b, or b with a bit flipped under the CorruptAgreed knob.
-func (m *Member) agreedPayload(b []byte) []byte {
-	if m.cfg.Knobs.CorruptAgreed && len(b) > 0 {
+func (rn *Runner) agreedPayload(b []byte) []byte {
+	if rn.cfg.Knobs.CorruptAgreed && len(b) > 0 {
 		b = append([]byte(nil), b...)
 		b[len(b)/2] ^= 1
 	}
@@ -288,4 +292,18 @@ func unmarshalCiphertexts(p *fhe.Params, b []byte, want int) ([]*fhe.Ciphertext,
 // transaction: 2.7 GB of BGVN14 inputs in the map, about a tenth of a
 // second of packing on one core. Any value gives the same bytes
 // (AddEncodedBatch takes a batch in runs; TestPackBlocksWorkers).
-var packViewRun = 1024
+const packViewRun = 1024
+
+// PackBlocks is the block packing of a vector batch under the installed
+// keys (what each packer computes before the accumulators are agreed),
+// reading the requests in runs of viewRun per store transaction (≤ 0: 1024).
+// Members with different core counts must compute the same bytes
+// (TestPackBlocksWorkers).
+func (rn *Runner) PackBlocks(ctx context.Context, reqs []chainio.Request, layout fhe.VectorLayout, level, viewRun int, log *zap.Logger) ([]*fhe.Ciphertext, error) {
+	ks, err := rn.snap()
+	if err != nil {
+		return nil, err
+	}
+	r := &requestRun{rn: rn, ks: ks, log: log, viewRun: viewRun}
+	return r.packBlocks(ctx, reqs, layout, level)
+}
