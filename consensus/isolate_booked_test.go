@@ -83,6 +83,9 @@ func TestIsolationBooked(t *testing.T) {
 			before := f.lc.Member(1).Status()
 			start := time.Now()
 			out, errs := kf.processAll(b)
+			if tc.forged >= 0 && kf.refusedForged(t, b, errs, tc.forged, want) {
+				return
+			}
 			took := time.Since(start)
 			after := f.lc.Member(1).Status()
 			for i := range out {
