@@ -47,7 +47,8 @@
 // (verification, replicas, fetches), replication.go; inputRoots, roots.go;
 // peerRounds (bounded answers to peers, signature collection), peers.go;
 // rotation (key switch and adoption), rotation.go; privateReads,
-// privread.go; heartbeats, liveness.go; equivocations, member.go.
+// privread.go; heartbeats, liveness.go; verdictStore, verdicts.go;
+// equivocations, member.go.
 //
 // Packages around the member, following etcd-raft's raft / node /
 // rafttest / raftpb split:
@@ -83,14 +84,19 @@
 //	replication.go       uploads: proofs, store replicas, fetches, input attestations
 //	requests_seen.go     requestBook: requests seen and not yet answered (Status)
 //	roots.go             inputRoots: one signed Merkle root for many uploads
+//	roots_batch.go       the leaves of one root round, the round, and the wait for a leaf's root
 //	roots_signed.go      signedLog: the upload digests a member signed, which its roots may include
 //	rotation.go          rotation: key switch and adoption of the stored inputs for a new committee
 //	rotation_joint.go    the joint session of old and new members: SwitchToNext, AdoptFromPrevious
 //	rotation_keyswitch.go KeySwitch: the cross-committee key switch
+//	rotation_plan.go     a rotation's joint session: members, target key, handle lists
 //	rotation_retire.go   a retiring member's key share and ledger wiped after a rotation
 //	serve.go             Run: the serve loop over a chain adapter's requests
+//	serve_packed.go      the serve loop's packed batches
+//	serve_retry.go       the serve loop's retries
+//	serve_submit.go      the serve loop's verdict submission
 //	share_seal.go        the threshold key share sealed in the store
 //	status.go            Member.Status
 //	storeput.go          the StorePut payload: an upload as replicated to the peers
-//	verdicts.go          verdict signatures and persisted verdicts
+//	verdicts.go          verdictStore: persisted verdicts; peerRounds' verdict signatures
 package consensus

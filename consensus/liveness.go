@@ -115,12 +115,17 @@ func (h *heartbeats) awaitQuorum(ctx context.Context) bool {
 	}
 }
 
-// grace is how long a round keeps waiting for stragglers once it has a
+// graceOf is how long a round keeps waiting for stragglers once it has a
 // quorum: RoundTimeout/5, at least 1 s (members evaluate at different
 // speeds on a shared machine; a member that misses the digest round only
 // loses its part in that request).
-func (m *Member) grace() time.Duration { return max(m.cfg.RoundTimeout/5, time.Second) }
+func graceOf(roundTimeout time.Duration) time.Duration { return max(roundTimeout/5, time.Second) }
 
 // quorumWant is how many answers from others a round waits for before the
 // grace period starts: enough for t with one cross-check.
-func (m *Member) quorumWant(others int) int { return min(m.cfg.Committee.Threshold, others) }
+func quorumWant(threshold, others int) int { return min(threshold, others) }
+
+// quorumFor is quorumWant for a committee of this threshold.
+func quorumFor(threshold int) func(others int) int {
+	return func(others int) int { return quorumWant(threshold, others) }
+}

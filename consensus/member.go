@@ -68,10 +68,11 @@ type Member struct {
 
 	peers *peerRounds // answering peers' requests, collecting and aggregating their signatures (peers.go)
 
-	roots   *inputRoots      // input roots (roots.go): signed upload digests, root batches and rounds
-	uploads *uploads         // uploads (replication.go): proofs, replicas, attestations, fetches
-	rot     *rotation        // a rotation's key switch and adoption (rotation.go)
-	pipe    *pipeline.Runner // the request pipeline: Process, ProcessPacked (consensus/pipeline)
+	roots    *inputRoots // input roots (roots.go): signed upload digests, root batches and rounds
+	uploads  *uploads    // uploads (replication.go): proofs, replicas, attestations, fetches
+	rot      *rotation   // a rotation's key switch and adoption (rotation.go)
+	pipe     *pipeline.Runner
+	verdicts verdictStore // the verdicts this member aggregated (verdicts.go) // the request pipeline: Process, ProcessPacked (consensus/pipeline)
 
 	coins *protocol.CoinState // coin-toss contributions and peers' first commitments (protocol.CoinToss, "Retries")
 
@@ -116,7 +117,7 @@ func NewMember(cfg MemberConfig, tr transport.Transport, st *store.Store, log *z
 	}
 	m := &Member{cfg: cfg, id: transport.MemberID(cfg.Self), log: log.With(zap.Uint32("member", cfg.Self)), st: st, led: led,
 		params: params, chainID: cfg.Committee.ChainIDBig(), committee: committee, members: cfg.Committee.IDs(),
-		closed: make(chan struct{}), requests: newRequestBook(cfg.ExpiryBlocks),
+		closed: make(chan struct{}), requests: newRequestBook(cfg.ExpiryBlocks), verdicts: verdictStore{st},
 	}
 	m.marks = liveness.New(m.id, m.members, m.log)
 	m.keyring = &keyring{params: params, shared: cfg.Shared, members: len(m.members), threshold: cfg.Committee.Threshold,
@@ -131,7 +132,8 @@ func NewMember(cfg MemberConfig, tr transport.Transport, st *store.Store, log *z
 	m.mux = transport.NewMux(tr, m.log)
 	m.mux.SetBufferLimits(0, earlyBytesBudget(len(m.members)))
 	m.peers = &peerRounds{mux: m.mux, log: m.log, wg: &m.wg, marks: m.marks, committee: committee, members: len(m.members),
-		threshold: cfg.Committee.Threshold, timeout: cfg.RoundTimeout, grace: m.grace(), quorum: m.quorumWant}
+		threshold: cfg.Committee.Threshold, timeout: cfg.RoundTimeout, grace: graceOf(cfg.RoundTimeout), quorum: quorumFor(cfg.Committee.Threshold),
+		self: m.id, key: cfg.BLSKey, ids: m.members, chain: m.chain}
 	m.roots = &inputRoots{self: m.id, epoch: cfg.Committee.Epoch, threshold: cfg.Committee.Threshold, key: cfg.BLSKey,
 		chain: m.chain, window: rootWindow(cfg.RootWindow), refuse: cfg.Knobs.RefuseRootSign, log: m.log, closed: m.closed,
 		wg: &m.wg, peers: m.peers, signed: newSignedLog(SignedDigestTTL, MaxSignedDigests),
@@ -153,9 +155,11 @@ func NewMember(cfg MemberConfig, tr transport.Transport, st *store.Store, log *z
 			ks, err := m.snap()
 			return ks.pipe(), err
 		},
-		Group: m.group, Fetch: m.fetch, CurrentInput: m.currentInput, CheckEpoch: checkEpoch,
-		SignVerdict: m.signVerdict, SignDigest: m.signDigest, SaveVerdict: m.saveVerdict, SaveBatch: m.saveBatch,
-		StoredVerdict: m.StoredVerdict, ProofKey: m.ProofKey, QuorumWant: m.quorumWant, Grace: m.grace, Chain: m.chain,
+		Group: m.group, Fetch: m.uploads.fetch, CheckEpoch: checkEpoch,
+		CurrentInput: func(h fhe.Handle, epoch uint64) (*fhe.Ciphertext, error) { return currentInput(st, h, epoch) },
+		SignVerdict:  m.peers.signVerdict, SignDigest: m.peers.signDigest, SaveVerdict: m.verdicts.save, SaveBatch: m.verdicts.saveBatch,
+		StoredVerdict: m.verdicts.stored, ProofKey: m.ProofKey, QuorumWant: quorumFor(cfg.Committee.Threshold),
+		Grace: func() time.Duration { return graceOf(cfg.RoundTimeout) }, Chain: m.chain,
 		Refreshes: &m.refreshes, Evaluations: &m.evaluations,
 	})
 	m.mux.Handle(transport.TypeStorePut, m.uploads.onStorePut)
@@ -217,7 +221,7 @@ func (m *Member) Close() error {
 }
 
 func (m *Member) group() protocol.Group {
-	return protocol.Group{Mux: m.mux, Members: m.members, Threshold: m.cfg.Committee.Threshold, Timeout: m.cfg.RoundTimeout, Grace: m.grace(), Log: m.log, Coins: m.coins,
+	return protocol.Group{Mux: m.mux, Members: m.members, Threshold: m.cfg.Committee.Threshold, Timeout: m.cfg.RoundTimeout, Grace: graceOf(m.cfg.RoundTimeout), Log: m.log, Coins: m.coins,
 		OnEquivocation: m.blamed.add}
 }
 

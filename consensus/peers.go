@@ -3,6 +3,7 @@ package consensus
 import (
 	"context"
 	"fmt"
+	"math/big"
 	"sort"
 	"sync"
 	"time"
@@ -29,9 +30,15 @@ type peerRounds struct {
 	members   int // committee size (signer bitmaps)
 	threshold int
 	timeout   time.Duration        // MemberConfig.RoundTimeout
-	grace     time.Duration        // Member.grace
-	quorum    func(others int) int // Member.quorumWant
-	busy      busyRefusals
+	grace     time.Duration        // graceOf the round timeout
+	quorum    func(others int) int // quorumWant for the committee's threshold
+	// for verdict signatures (verdicts.go): this member, its BLS key, the
+	// committee's ids and the chain id signed for
+	self  transport.MemberID
+	key   *bls.SecretKey
+	ids   []transport.MemberID
+	chain func() *big.Int
+	busy  busyRefusals
 }
 
 // answer runs answer for a peer's request in a goroutine (counted in wg)

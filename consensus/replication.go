@@ -158,11 +158,6 @@ func (up *uploads) servable(h fhe.Handle) ([]byte, error) {
 	return b, nil
 }
 
-// fetch is uploads.fetch (process.go and packed.go call it).
-func (m *Member) fetch(ctx context.Context, h fhe.Handle) (*fhe.Ciphertext, error) {
-	return m.uploads.fetch(ctx, h)
-}
-
 // ErrBadProof is wrapped by every upload refused for its proof of
 // plaintext knowledge (missing, malformed or not verifying): the client API
 // answers 400.

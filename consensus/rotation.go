@@ -84,7 +84,7 @@ func (r rotationRuns) agreeDigest(ctx context.Context, base string, rd [32]byte,
 }
 
 func (r rotationRuns) currentInput(h fhe.Handle, epoch uint64) (*fhe.Ciphertext, error) {
-	return r.m.currentInput(h, epoch)
+	return currentInput(r.m.st, h, epoch)
 }
 
 // ErrStaleKey is returned for an input whose stored ciphertext is under
@@ -105,8 +105,8 @@ func prepareStore(st *store.Store, epoch uint64, log *zap.Logger) error {
 
 // currentInput returns the stored ciphertext of h if it is under the key
 // of `epoch`, ErrStaleKey otherwise.
-func (m *Member) currentInput(h fhe.Handle, epoch uint64) (*fhe.Ciphertext, error) {
-	ct, e, err := m.st.GetCiphertextAt(h)
+func currentInput(st *store.Store, h fhe.Handle, epoch uint64) (*fhe.Ciphertext, error) {
+	ct, e, err := st.GetCiphertextAt(h)
 	if err != nil {
 		return nil, err
 	}

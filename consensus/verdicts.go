@@ -28,12 +28,17 @@ type storedVerdict struct {
 	Batch                             string `json:",omitempty"`
 }
 
-func (m *Member) saveVerdict(v *chainio.Verdict) error {
+// verdictStore persists the verdicts a member aggregated (and the batches
+// they were signed in) in its store's meta bucket.
+type verdictStore struct{ st *store.Store }
+
+// save persists a verdict decided alone, or one of a batch saved before.
+func (vs verdictStore) save(v *chainio.Verdict) error {
 	bk := ""
 	if v.Batch != nil {
 		bk = batchKey(v.Batch.Root())
 	}
-	return m.st.PutMeta(verdictKey(v.RequestID), encodeVerdict(v, bk))
+	return vs.st.PutMeta(verdictKey(v.RequestID), encodeVerdict(v, bk))
 }
 
 // encodeVerdict is the stored form of v; bk is the store key of its batch
@@ -51,7 +56,7 @@ func batchKey(root [32]byte) string { return fmt.Sprintf("vbatch/%x", root[:]) }
 
 // saveBatch persists a verdict batch and the verdict of each of its
 // requests (pointing at the batch), in one store transaction.
-func (m *Member) saveBatch(b *chainio.VerdictBatch, vs []*chainio.Verdict) error {
+func (vst verdictStore) saveBatch(b *chainio.VerdictBatch, vs []*chainio.Verdict) error {
 	raw, err := json.Marshal(b)
 	if err != nil {
 		return err
@@ -63,7 +68,7 @@ func (m *Member) saveBatch(b *chainio.VerdictBatch, vs []*chainio.Verdict) error
 	for _, v := range vs {
 		keys, vals = append(keys, verdictKey(v.RequestID)), append(vals, encodeVerdict(v, bk))
 	}
-	return m.st.PutMetaBatch(keys, vals)
+	return vst.st.PutMetaBatch(keys, vals)
 }
 
 // loadBatch reads from st a verdict batch saved by saveBatch.
@@ -80,8 +85,11 @@ func loadBatch(st *store.Store, key string) (*chainio.VerdictBatch, bool) {
 }
 
 // StoredVerdict returns the verdict this member aggregated for a request.
-func (m *Member) StoredVerdict(id [32]byte) (*chainio.Verdict, bool) {
-	b, err := m.st.GetMeta(verdictKey(id))
+func (m *Member) StoredVerdict(id [32]byte) (*chainio.Verdict, bool) { return m.verdicts.stored(id) }
+
+// stored reads the verdict saved for a request.
+func (vs verdictStore) stored(id [32]byte) (*chainio.Verdict, bool) {
+	b, err := vs.st.GetMeta(verdictKey(id))
 	if err != nil {
 		return nil, false
 	}
@@ -99,7 +107,7 @@ func (m *Member) StoredVerdict(id [32]byte) (*chainio.Verdict, bool) {
 		return nil, false // not a verdict this member wrote for id
 	}
 	if s.Batch != "" {
-		if v.Batch, ok[0] = loadBatch(m.st, s.Batch); !ok[0] {
+		if v.Batch, ok[0] = loadBatch(vs.st, s.Batch); !ok[0] {
 			return nil, false
 		}
 	}
@@ -119,31 +127,31 @@ func unhex32(s string) (out [32]byte, ok bool) {
 // signVerdict exchanges BLS signatures over v's digest with signers and
 // sets v's aggregate signature and signer bitmap; it returns the number of
 // valid signatures aggregated.
-func (m *Member) signVerdict(ctx context.Context, base string, v *chainio.Verdict, signers []transport.MemberID, log *zap.Logger) (int, error) {
+func (p *peerRounds) signVerdict(ctx context.Context, base string, v *chainio.Verdict, signers []transport.MemberID, log *zap.Logger) (int, error) {
 	var n int
 	var err error
-	v.Signature, v.Signers, n, err = m.signDigest(ctx, base, v.Digest(m.chain()), signers, log)
+	v.Signature, v.Signers, n, err = p.signDigest(ctx, base, v.Digest(p.chain()), signers, log)
 	return n, err
 }
 
 // signDigest signs d, exchanges signatures with signers (session base/sig),
 // checks theirs and aggregates ≥ threshold valid ones: the aggregate
 // signature, its signer bitmap and the number of signatures.
-func (m *Member) signDigest(ctx context.Context, base string, d [32]byte, signers []transport.MemberID, log *zap.Logger) ([]byte, []byte, int, error) {
-	sigs := map[transport.MemberID][]byte{m.id: m.cfg.BLSKey.Sign(d[:])}
-	sctx, cancel := context.WithTimeout(ctx, m.cfg.RoundTimeout)
+func (p *peerRounds) signDigest(ctx context.Context, base string, d [32]byte, signers []transport.MemberID, log *zap.Logger) ([]byte, []byte, int, error) {
+	sigs := map[transport.MemberID][]byte{p.self: p.key.Sign(d[:])}
+	sctx, cancel := context.WithTimeout(ctx, p.timeout)
 	defer cancel()
-	_ = m.mux.BroadcastAllowing(sctx, signers, m.members, transport.Message{Type: transport.TypeVerdictSig, Session: base + "/sig", Payload: sigs[m.id]})
-	gs := m.mux.CollectQuorum(sctx, base+"/sig", transport.TypeVerdictSig, signers, m.quorumWant(len(signers)-1), m.grace())
-	m.mux.Forget(base + "/sig")
+	_ = p.mux.BroadcastAllowing(sctx, signers, p.ids, transport.Message{Type: transport.TypeVerdictSig, Session: base + "/sig", Payload: sigs[p.self]})
+	gs := p.mux.CollectQuorum(sctx, base+"/sig", transport.TypeVerdictSig, signers, p.quorum(len(signers)-1), p.grace)
+	p.mux.Forget(base + "/sig")
 	for id, msg := range gs.Got {
-		if bls.Verify(m.committee.Keys[id-1].Compressed(), d[:], msg.Payload) == nil {
+		if bls.Verify(p.committee.Keys[id-1].Compressed(), d[:], msg.Payload) == nil {
 			sigs[id] = msg.Payload
 		} else {
 			log.Warn("excluded: bad verdict signature", zap.Uint32("peer", uint32(id)))
 		}
 	}
-	sig, bitmap, err := m.peers.aggregate(sigs)
+	sig, bitmap, err := p.aggregate(sigs)
 	if err != nil {
 		return nil, nil, 0, err
 	}

@@ -1,0 +1,298 @@
+package consensus
+
+// Input-root batches: the leaves one root round signs, the round that
+// asks the peers for their signatures, and the wait for a leaf's root.
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/fhegate/fhegate/bls"
+	"github.com/fhegate/fhegate/consensus/api"
+	"github.com/fhegate/fhegate/consensus/transport"
+)
+
+// rootResult is a finished root round: the root, the batch's leaves'
+// indices in it (−1: left out, not enough members attested that upload),
+// the paths by index and the aggregate signature with its signer bitmap.
+type rootResult struct {
+	root      [32]byte
+	index     []int
+	paths     [][][32]byte
+	signature []byte
+	signers   []byte
+}
+
+// rootBatch is the leaves one root round signs. Leaves are appended while
+// it is the batcher's open batch; done is closed when res or err is set.
+type rootBatch struct {
+	leaves [][32]byte
+	ready  chan struct{} // closed (once, under rootBatcher.mu) when it may close before its window
+	early  bool          // ready is closed
+	done   chan struct{}
+	res    *rootResult
+	err    error
+}
+
+// closeEarly lets the batch's round start now. Called with rootBatcher.mu held.
+func (rb *rootBatch) closeEarly() {
+	if !rb.early {
+		rb.early = true
+		close(rb.ready)
+	}
+}
+
+// rootBatcher coalesces rooted uploads at the member that received them:
+// the first leaf opens a batch, which closes after the window, at
+// MaxRootLeaves, or as soon as no rooted upload is still being verified
+// and replicated here (every upload that could join has joined: a quiet
+// member does not hold its uploads for the whole window); a goroutine
+// (counted in the member's wait group) then runs its round.
+type rootBatcher struct {
+	mu      sync.Mutex
+	open    *rootBatch
+	pending int // rooted uploads begun and not yet enqueued or abandoned
+	closed  bool
+	rounds  chan struct{} // root rounds in flight (maxRootRounds)
+}
+
+// begin counts a rooted upload that may join the open batch.
+func (b *rootBatcher) begin() {
+	b.mu.Lock()
+	b.pending++
+	b.mu.Unlock()
+}
+
+// abandon uncounts a rooted upload that failed before joining.
+func (b *rootBatcher) abandon() {
+	b.mu.Lock()
+	b.pending--
+	if b.pending == 0 && b.open != nil {
+		b.open.closeEarly()
+	}
+	b.mu.Unlock()
+}
+
+// close stops new batches (Member.Close, before it waits for m.wg).
+func (b *rootBatcher) close() {
+	b.mu.Lock()
+	b.closed = true
+	b.mu.Unlock()
+}
+
+// rootWindow is MemberConfig.RootWindow, DefaultRootWindow when ≤ 0.
+func rootWindow(w time.Duration) time.Duration {
+	if w <= 0 {
+		return DefaultRootWindow
+	}
+	return w
+}
+
+// enqueue adds leaf (of an upload counted by begin) to the open batch,
+// opening one if needed, and returns the batch and the leaf's index in it.
+func (r *inputRoots) enqueue(leaf [32]byte) (*rootBatch, int, error) {
+	b := &r.batch
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.pending--
+	if b.closed {
+		return nil, 0, errors.New("member closed")
+	}
+	if b.open == nil {
+		nb := &rootBatch{ready: make(chan struct{}), done: make(chan struct{})}
+		b.open = nb
+		r.wg.Add(1)
+		go r.runBatch(nb)
+	}
+	rb := b.open
+	rb.leaves = append(rb.leaves, leaf)
+	if len(rb.leaves) == MaxRootLeaves {
+		rb.closeEarly()
+		b.open = nil
+	} else if b.pending == 0 {
+		rb.closeEarly()
+	}
+	return rb, len(rb.leaves) - 1, nil
+}
+
+// runBatch waits for the batch to close, runs its round and publishes
+// the result to its waiters.
+func (r *inputRoots) runBatch(rb *rootBatch) {
+	defer r.wg.Done()
+	defer close(rb.done)
+	t := time.NewTimer(r.window)
+	defer t.Stop()
+	closing := false
+	select {
+	case <-t.C:
+	case <-rb.ready:
+	case <-r.closed:
+		closing = true
+	}
+	b := &r.batch
+	b.mu.Lock()
+	if b.open == rb {
+		b.open = nil
+	}
+	leaves := rb.leaves // no more appends: rb is no longer open
+	b.mu.Unlock()
+	if closing {
+		rb.err = errors.New("member closed")
+		return
+	}
+	select {
+	case b.rounds <- struct{}{}:
+		defer func() { <-b.rounds }()
+	default:
+		rb.err = fmt.Errorf("%d root rounds already in flight", maxRootRounds)
+		return
+	}
+	rb.res, rb.err = r.round(leaves)
+}
+
+// round asks the live members to sign the root of leaves (all signed
+// by this member, per upload) and aggregates the signatures that verify,
+// with the quorum logic of UploadBatch. Without a quorum it tries once more
+// over the leaves that enough members know (subset): the uploads some
+// members missed (a StorePut dropped at their bound, a restart) then go
+// without a root instead of taking the whole batch with them.
+func (r *inputRoots) round(leaves [][32]byte) (*rootResult, error) {
+	res, answers, err := r.roundOnce(leaves)
+	if !errors.Is(err, ErrNoQuorum) {
+		return res, err
+	}
+	keep := r.subset(len(leaves), answers)
+	if len(keep) == 0 || len(keep) == len(leaves) {
+		return nil, err
+	}
+	sub := make([][32]byte, len(keep))
+	for j, i := range keep {
+		sub[j] = leaves[i]
+	}
+	r.log.Warn("input root: retrying without the uploads too few members attested",
+		zap.Int("leaves", len(leaves)), zap.Int("kept", len(keep)), zap.Error(err))
+	res, _, err = r.roundOnce(sub)
+	if err != nil {
+		return nil, err
+	}
+	index := make([]int, len(leaves))
+	for i := range index {
+		index[i] = -1
+	}
+	for j, i := range keep {
+		index[i] = j
+	}
+	res.index = index
+	return res, nil
+}
+
+// roundOnce is one root round over leaves; it also returns the
+// members' answers that were not signatures.
+func (r *inputRoots) roundOnce(leaves [][32]byte) (*rootResult, map[transport.MemberID][]byte, error) {
+	epoch := r.epoch
+	root, paths, err := bls.InputRootTree(leaves)
+	if err != nil {
+		return nil, nil, err
+	}
+	d := bls.InputRootDigest(r.chain(), epoch, root)
+	sigs := map[transport.MemberID][]byte{}
+	if err := r.signable(epoch, leaves); err == nil {
+		sigs[r.self] = r.key.Sign(d[:]) // the root just built: no second tree
+	} else {
+		r.log.Warn("this member does not sign its own root", zap.Error(err))
+	}
+	session := fmt.Sprintf("root/%d/%x/%x", epoch, root[:], randTag())
+	answers := r.peers.collect(context.Background(), transport.Message{Type: transport.TypeRootSign, Session: session, Payload: rootSign(epoch, leaves)},
+		transport.TypeRootAck, d, sigs, "root")
+	index := make([]int, len(leaves))
+	for i := range index {
+		index[i] = i
+	}
+	res := &rootResult{root: root, index: index, paths: paths}
+	if res.signature, res.signers, err = r.peers.aggregate(sigs); err != nil {
+		return nil, answers, err
+	}
+	return res, answers, nil
+}
+
+// subset picks, from the members' partial answers (rootPartial ‖ the
+// bitmap of the n leaves each signed), the threshold − 1 members that know
+// the most leaves (this member knows them all) and returns the indices of
+// the leaves all of them know, in order; nil when too few members answered.
+func (r *inputRoots) subset(n int, answers map[transport.MemberID][]byte) []int {
+	type peer struct {
+		id    transport.MemberID
+		known []bool
+		count int
+	}
+	var peers []peer
+	for id, a := range answers {
+		if id == r.self || len(a) != 1+(n+7)/8 || a[0] != rootPartial {
+			continue
+		}
+		p := peer{id: id, known: make([]bool, n)}
+		for i := range n {
+			if a[1+i/8]>>(i%8)&1 == 1 {
+				p.known[i] = true
+				p.count++
+			}
+		}
+		peers = append(peers, p)
+	}
+	need := r.threshold - 1
+	if need < 0 || len(peers) < need {
+		return nil
+	}
+	sort.Slice(peers, func(a, b int) bool {
+		if peers[a].count != peers[b].count {
+			return peers[a].count > peers[b].count
+		}
+		return peers[a].id < peers[b].id
+	})
+	var keep []int
+	for i := range n {
+		all := true
+		for _, p := range peers[:need] {
+			all = all && p.known[i]
+		}
+		if all {
+			keep = append(keep, i)
+		}
+	}
+	return keep
+}
+
+// await puts an upload's digest (this member signed it) into the open
+// root batch and waits for the batch's round: the upload's root
+// attestation, or why there is none. A waiter that gives up (ctx) leaves
+// the batch and its round to the others.
+func (r *inputRoots) await(ctx context.Context, leaf [32]byte) (*api.InputRootAttestation, error) {
+	rb, i, err := r.enqueue(leaf)
+	if err != nil {
+		return nil, err
+	}
+	select {
+	case <-rb.done:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-r.closed:
+		return nil, errors.New("member closed")
+	}
+	if rb.err != nil {
+		return nil, rb.err
+	}
+	res := rb.res
+	j := res.index[i]
+	if j < 0 {
+		return nil, errors.New("too few members attested this upload for the batch's root (it was signed without it)")
+	}
+	return &api.InputRootAttestation{Root: res.root, Index: uint64(j), Path: res.paths[j],
+		Signature: bytes.Clone(res.signature), Signers: bytes.Clone(res.signers)}, nil
+}
