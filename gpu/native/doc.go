@@ -45,7 +45,8 @@
 // it with C types (C.fg_table) that only the package compiling the C can
 // name, and that Go side needs gpu's types. native.go imports package
 // kernels, whose NativeSources embeds those files, so that an edit to them
-// rebuilds this package.
+// rebuilds this package; TestCompilesEveryNativeSource keeps the
+// kernel_*.c files in step with that directory.
 //
 // # Byte identity
 //
