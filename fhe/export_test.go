@@ -1,6 +1,6 @@
 package fhe
 
-import "github.com/fhegate/fhegate/fhe/engine/muladd"
+import "github.com/fhegate/fhegate/fhe/engine/kernels/muladd"
 
 // UsePackPath makes SlotPackers created from now on multiply-add on path
 // (PathGo: the Go loop; PathEmulated: the vector kernel's C model;

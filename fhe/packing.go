@@ -38,7 +38,7 @@ import (
 	"github.com/tuneinsight/lattigo/v6/ring"
 	"github.com/tuneinsight/lattigo/v6/schemes/bgv"
 
-	"github.com/fhegate/fhegate/fhe/engine/muladd"
+	"github.com/fhegate/fhegate/fhe/engine/kernels/muladd"
 )
 
 // maskKey names the cached NTT-domain form of the base mask M_0 = Σ_{i<k}
@@ -56,8 +56,8 @@ var slotMasks sync.Map // maskKey → *slotMask
 // slotMask is lift(L_0) at one level, per limb, in the NTT domain, with the
 // Shoup constants of its coefficients: ⌊w·2^64/q⌋ for the Go loop (one
 // 64×64→128 high product and two low products per modular multiplication),
-// ⌊w·2^52/q⌋ for the vector kernel (fhe/engine/muladd.MulAdd: AVX-512 IFMA, eight
-// lanes of 52-bit products).
+// ⌊w·2^52/q⌋ for the vector kernel (fhe/engine/kernels/muladd.MulAdd:
+// AVX-512 IFMA, eight lanes of 52-bit products).
 type slotMask struct {
 	w, shoup [][]uint64
 }

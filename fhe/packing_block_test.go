@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fhegate/fhegate/fhe"
-	"github.com/fhegate/fhegate/fhe/engine/muladd"
+	"github.com/fhegate/fhegate/fhe/engine/kernels/muladd"
 	"github.com/fhegate/fhegate/fhe/fhetest"
 )
 
@@ -347,7 +347,7 @@ func TestBlockPackerRejects(t *testing.T) {
 
 // TestPackerVectorPathWidePrime: BGVN14's Q0 is a 51-bit prime; the vector
 // multiply-add covers q < 2^51 (muladd.QBound, its Shoup product
-// exact in 52 bits: fhe/engine/muladd TestMulAdd on 51-bit primes), so a packer at
+// exact in 52 bits: fhe/engine/kernels/muladd TestMulAdd on 51-bit primes), so a packer at
 // any level of BGVN14 runs the vector path, not the Go loop.
 func TestPackerVectorPathWidePrime(t *testing.T) {
 	p, err := fhe.NewParams(fhe.BGVN14)

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fhegate/fhegate/fhe"
-	"github.com/fhegate/fhegate/fhe/engine/muladd"
+	"github.com/fhegate/fhegate/fhe/engine/kernels/muladd"
 	"github.com/fhegate/fhegate/fhe/fhetest"
 	"github.com/fhegate/fhegate/fhe/zkpok"
 )

@@ -13,12 +13,12 @@ import (
 
 	"github.com/fhegate/fhegate/fhe/engine"
 	"github.com/fhegate/fhegate/gpu"
-	"github.com/fhegate/fhegate/gpu/kernels"
+	"github.com/fhegate/fhegate/gpu/gputest"
 )
 
 // fake is an accelerator built on the kernel emulator with fault injection.
 type fake struct {
-	kernels.Emulator
+	gputest.Emulator
 	corruptAll bool
 	corruptQ   uint64 // corrupt output only for this modulus
 	fail       bool

@@ -35,7 +35,9 @@
 //     (N, q). The cpu backend (this package) runs Lattigo's own NTT, in
 //     parallel across cores when B > 1. gpu/opencl and gpu/metal are the
 //     accelerators, gpu/native the C backend (AVX-512 IFMA where the CPU has
-//     it, else scalar C); they are the only packages that import "C".
+//     it, else scalar C); with fhe/engine/kernels/muladd they are the only
+//     packages that import "C", and their kernel sources live in
+//     fhe/engine/kernels.
 //   - Dispatcher is the router behind fhegate's engine seam (engine.Router;
 //     Install calls engine.SetRouter — upstream Lattigo has no ring hook, and
 //     a per-limb hook never formed a batch). The engine hands it whole

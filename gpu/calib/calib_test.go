@@ -13,7 +13,7 @@ import (
 
 	"github.com/fhegate/fhegate/gpu"
 	"github.com/fhegate/fhegate/gpu/calib"
-	"github.com/fhegate/fhegate/gpu/kernels"
+	"github.com/fhegate/fhegate/gpu/gputest"
 )
 
 func small(t *testing.T, acc gpu.Backend) calib.Options {
@@ -25,7 +25,7 @@ func TestMeasureVerifyPlot(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		acc  gpu.Backend
-	}{{"cpu only", nil}, {"emulator accelerator", kernels.Emulator{}}} {
+	}{{"cpu only", nil}, {"emulator accelerator", gputest.Emulator{}}} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := small(t, tc.acc)
 			calls := 0
@@ -66,10 +66,10 @@ func TestMeasureVerifyPlot(t *testing.T) {
 	}
 }
 
-type broken struct{ kernels.Emulator }
+type broken struct{ gputest.Emulator }
 
 func (broken) NTT(dir gpu.Direction, p *gpu.Params, src, dst [][]uint64) error {
-	if err := (kernels.Emulator{}).NTT(dir, p, src, dst); err != nil {
+	if err := (gputest.Emulator{}).NTT(dir, p, src, dst); err != nil {
 		return err
 	}
 	dst[0][0]++
@@ -85,7 +85,7 @@ func TestMeasureRefusesFailingBackend(t *testing.T) {
 // one table entry each, keyed by shape, and Verify routes every cell by the
 // table's entry for its shape.
 func TestMeasureVerifyRows(t *testing.T) {
-	o := calib.Options{Log: zaptest.NewLogger(t), Accel: kernels.Emulator{}, K: 1, Budget: 20 * time.Second, MinRound: time.Microsecond,
+	o := calib.Options{Log: zaptest.NewLogger(t), Accel: gputest.Emulator{}, K: 1, Budget: 20 * time.Second, MinRound: time.Microsecond,
 		Rows:    []calib.Row{{LogN: 10, Moduli: 3, Dir: gpu.Inverse}, {LogN: 10, Moduli: 3, Dir: gpu.Forward}},
 		Batches: []int{1, 2}}
 	tab, err := calib.Measure(context.Background(), o)

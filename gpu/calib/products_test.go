@@ -11,13 +11,13 @@ import (
 	"github.com/fhegate/fhegate/fhe/engine"
 	"github.com/fhegate/fhegate/gpu"
 	"github.com/fhegate/fhegate/gpu/calib"
-	"github.com/fhegate/fhegate/gpu/kernels"
+	"github.com/fhegate/fhegate/gpu/gputest"
 )
 
 // productEmulator is the emulator with BGV's products answered by
 // Lattigo's arithmetic (the jobs' Finish): a gpu.ProductBackend.
 type productEmulator struct {
-	kernels.Emulator
+	gputest.Emulator
 	tensors, muladds int
 }
 
@@ -76,7 +76,7 @@ func TestVerifyProducts(t *testing.T) {
 	// or declining every call, there is no device time to compare: no
 	// product cell, and Verify does not fail for it.
 	for name, a := range map[string]gpu.Backend{
-		"plain":     kernels.Emulator{},
+		"plain":     gputest.Emulator{},
 		"off":       &switchedEmulator{},
 		"declining": &decliningEmulator{},
 	} {
@@ -96,7 +96,7 @@ type switchedEmulator struct{ productEmulator }
 func (*switchedEmulator) ProductsOn() bool { return false }
 
 // decliningEmulator has product kernels that decline every call.
-type decliningEmulator struct{ kernels.Emulator }
+type decliningEmulator struct{ gputest.Emulator }
 
 func (*decliningEmulator) Tensor([]engine.TensorJob) (bool, error) { return false, nil }
 func (*decliningEmulator) MulAdd([]engine.MulAddJob) (bool, error) { return false, nil }

@@ -5,7 +5,9 @@
 // words, and the lazy bounds an engine hands over: [0, 2q), [0, 2^52) and
 // [2^52, 2^63), one polynomial each in batches of B ≥ 3 … 5) and output buffers poisoned with 0xFF…FF before every call, checked for byte
 // equality with Lattigo's own SubRing NTT (gpu.LatticeNTT). It depends on
-// package gpu alone; the byte-identity checks of whole FHE, workload and
+// package gpu and, for Emulator (the kernel emulator as a backend, run by the
+// dispatcher's, calibration's and test/fhecheck's tests), on
+// fhe/engine/kernels; the byte-identity checks of whole FHE, workload and
 // policy evaluations with a backend routed in are in test/fhecheck.
 //
 // Grid size: `go test -short` runs a reduced grid; the default grid keeps

@@ -1,6 +1,6 @@
 // Package metal is the Apple Metal accelerator backend of fhegate's GPU gate
 // (gpu.Backend), built on darwin with cgo: a small Objective-C bridge that
-// compiles gpu/kernels' ntt.metal (with the shared arithmetic header
+// compiles fhe/engine/kernels' ntt.metal (with the shared arithmetic header
 // ntt_arith.h spliced in) at run time with newLibraryWithSource, and runs one
 // batch of B polynomials as ONE command buffer: one compute encoder holding
 // log2(N) stage dispatches over B·N/2 threads and one epilogue dispatch

@@ -141,8 +141,8 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/fhegate/fhegate/fhe/engine/kernels"
 	"github.com/fhegate/fhegate/gpu"
-	"github.com/fhegate/fhegate/gpu/kernels"
 )
 
 // Built reports whether the Metal backend is compiled in.

@@ -14,9 +14,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/fhegate/fhegate/fhe/engine/kernels"
 	"github.com/fhegate/fhegate/gpu"
 	"github.com/fhegate/fhegate/gpu/gputest"
-	"github.com/fhegate/fhegate/gpu/kernels"
 )
 
 // mslCPP is a gpu.Backend that runs ntt.metal compiled as C++ (shim:

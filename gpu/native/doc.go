@@ -19,8 +19,9 @@
 //     ≥ 2^52, inverse inputs with a word ≥ 2q, and every polynomial on a CPU
 //     without IFMA. It
 //     is Lattigo's own lazy schedule, run through the same arithmetic header
-//     as the OpenCL and Metal kernels (gpu/kernels/ntt_arith.h: MRedLazy,
-//     BRedAdd, the two butterflies, including wrap-around on 64-bit overflow).
+//     as the OpenCL and Metal kernels (fhe/engine/kernels/ntt_arith.h:
+//     MRedLazy, BRedAdd, the two butterflies, including wrap-around on 64-bit
+//     overflow).
 //   - Pure Go: without cgo (CGO_ENABLED=0) the package builds, Built is false
 //     and New returns gpu.ErrNotBuilt; the cpu backend (Lattigo's Go NTT)
 //     does the work, as it does for every batch the dispatcher keeps on the
@@ -34,6 +35,18 @@
 //
 // B > 1: the batch is spread over GOMAXPROCS goroutines, one cgo call per
 // polynomial (Backend.Workers bounds it).
+//
+// # Sources
+//
+// The C lives in the kernels' one home, fhe/engine/kernels/native (scalar.c,
+// ifma.c, emu.c, native.h, vec_kernel.h, on ../ntt_arith.h). This package
+// compiles it: kernel_scalar.c, kernel_ifma.c and kernel_emu.c each include
+// one of those files, as its own translation unit, because the Go side calls
+// it with C types (C.fg_table) that only the package compiling the C can
+// name, and that Go side needs gpu's types. native.go imports package
+// kernels, whose NativeSources embeds those files, so that an edit to them
+// rebuilds this package; TestCompilesEveryNativeSource keeps the
+// kernel_*.c files in step with that directory.
 //
 // # Byte identity
 //

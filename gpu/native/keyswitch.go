@@ -3,8 +3,8 @@
 package native
 
 /*
-#cgo CFLAGS: -O3 -I${SRCDIR}/../kernels
-#include "native.h"
+#cgo CFLAGS: -O3 -I${SRCDIR}/../../fhe/engine/kernels
+#include "native/native.h"
 */
 import "C"
 

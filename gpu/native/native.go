@@ -3,8 +3,8 @@
 package native
 
 /*
-#cgo CFLAGS: -O3 -I${SRCDIR}/../kernels
-#include "native.h"
+#cgo CFLAGS: -O3 -I${SRCDIR}/../../fhe/engine/kernels
+#include "native/native.h"
 */
 import "C"
 
@@ -17,6 +17,9 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	// The C compiled here (kernel_*.c) is the kernels package's
+	// NativeSources: importing it rebuilds this package when they change.
+	_ "github.com/fhegate/fhegate/fhe/engine/kernels"
 	"github.com/fhegate/fhegate/gpu"
 )
 

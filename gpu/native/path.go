@@ -1,6 +1,6 @@
 package native
 
-import "github.com/fhegate/fhegate/fhe/engine/muladd"
+import "github.com/fhegate/fhegate/fhe/engine/kernels/muladd"
 
 // Name is the backend name.
 const Name = "native"
@@ -35,7 +35,7 @@ func (p Path) String() string {
 
 // PathEnv, set to "scalar", makes New choose the scalar C path even where
 // IFMA is available (comparison runs, suspected CPU trouble); the slot
-// packer's multiply-add (fhe/engine/muladd) reads the same switch.
+// packer's multiply-add (fhe/engine/kernels/muladd) reads the same switch.
 const PathEnv = muladd.PathEnv
 
 // VecQBound is the exclusive bound on q for the narrow vector butterflies

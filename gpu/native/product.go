@@ -3,7 +3,7 @@
 package native
 
 /*
-#include "native.h"
+#include "native/native.h"
 */
 import "C"
 

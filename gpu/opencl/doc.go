@@ -3,8 +3,8 @@
 // (OpenCL headers and ICD loader via pkg-config "OpenCL"); without them New
 // returns gpu.ErrNotBuilt and the package is pure Go.
 //
-// The program is gpu/kernels' ntt.cl with the shared arithmetic header
-// ntt_arith.h spliced in, built at run time for the chosen device. One batch
+// The program is fhe/engine/kernels' ntt.cl with the shared arithmetic
+// header ntt_arith.h spliced in, built at run time for the chosen device. One batch
 // of B polynomials is one call into C: a blocking upload of the B·N words;
 // the stages whose half-span t is at least the fused block L = 2^logL
 // (logL = min(11, log2 N, what the device's work-group size and local memory
@@ -21,8 +21,8 @@
 //
 // Backend also implements gpu.KeySwitchBackend, so the dispatcher can hand
 // it the key switch's loops other than the NTT (fhe/engine's
-// KeySwitchRouter jobs; gpu/kernels' keyswitch.cl, a second program built
-// on first use; it needs cl_khr_fp64):
+// KeySwitchRouter jobs; fhe/engine/kernels' keyswitch.cl, a second program
+// built on first use; it needs cl_khr_fp64):
 //
 //   - GadgetMulAcc: out = Σ_i k_i·d_i·2^{-64} mod q for both key halves,
 //     each product by Lattigo's MRed (k < q, d < 2q keep k·d < q·2^64), the

@@ -119,8 +119,8 @@ import (
 	"math/bits"
 	"unsafe"
 
+	"github.com/fhegate/fhegate/fhe/engine/kernels"
 	"github.com/fhegate/fhegate/gpu"
-	"github.com/fhegate/fhegate/gpu/kernels"
 )
 
 // MaxKeySwitchModulus bounds the moduli the key-switch kernels take (odd,

@@ -6,8 +6,8 @@ import (
 	"fmt"
 
 	"github.com/fhegate/fhegate/fhe/engine"
+	"github.com/fhegate/fhegate/fhe/engine/kernels"
 	"github.com/fhegate/fhegate/gpu"
-	"github.com/fhegate/fhegate/gpu/kernels"
 )
 
 // GadgetMulAcc implements gpu.KeySwitchBackend: every engine.MulAccJob in

@@ -210,8 +210,8 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/fhegate/fhegate/fhe/engine/kernels"
 	"github.com/fhegate/fhegate/gpu"
-	"github.com/fhegate/fhegate/gpu/kernels"
 )
 
 // Built reports whether the OpenCL backend is compiled in.

@@ -7,25 +7,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/fhegate/fhegate/gpu"
-	"github.com/fhegate/fhegate/gpu/gputest"
-	"github.com/fhegate/fhegate/gpu/kernels"
+	"github.com/fhegate/fhegate/fhe/engine/kernels"
 )
-
-func TestEmulatorConformance(t *testing.T) {
-	t.Parallel()
-	gputest.Run(t, kernels.Emulator{})
-}
-
-func TestEmulatorErrors(t *testing.T) {
-	t.Parallel()
-	gputest.RunErrors(t, kernels.Emulator{})
-}
-
-func TestEmulatorSelfTest(t *testing.T) {
-	t.Parallel()
-	require.NoError(t, gpu.SelfTest(kernels.Emulator{}, 7))
-}
 
 func TestSourcesSpliceOneHeader(t *testing.T) {
 	t.Parallel()

@@ -6,7 +6,9 @@
  * kernels, once per includer. It is named .h because the go command hashes
  * a package's .h files into its build cache key and ignores other
  * extensions: as vec_kernel.inc, an edit to it left stale kernels in cached
- * test binaries. The includer defines:
+ * test binaries. gpu/native compiles it from here and imports package
+ * kernels, whose NativeSources embeds it, for the same reason. The includer
+ * defines:
  *
  *   VT                  the vector type (eight unsigned 64-bit lanes)
  *   VFN(name)           the suffixed function name

@@ -1,14 +1,15 @@
 /*
- * native.h — C side of fhegate's native NTT backend (gpu/native).
+ * native.h — C side of fhegate's native NTT backend (gpu/native compiles
+ * the files of this directory through cgo).
  *
  * Three implementations of the same batched transform, one polynomial per
  * call:
- *   scalar  Lattigo's exact lazy schedule (gpu/kernels/ntt_arith.h, the
+ *   scalar  Lattigo's exact lazy schedule (../ntt_arith.h, the
  *           arithmetic every fhegate kernel shares), any q < 2^62, any input;
  *   ifma    AVX-512 IFMA (vpmadd52luq/huq) Shoup butterflies in 52-bit limbs,
  *           q < 2^51, inputs reduced on load where Lattigo's schedule is
  *           provably exact (forward: words < 2^52; inverse: words < 2q; see
- *           doc.go for why the bytes are Lattigo's);
+ *           gpu/native's doc.go for why the bytes are Lattigo's);
  *   emu     the ifma kernel source compiled against a portable C model of the
  *           eight-lane intrinsics, for testing the vector algorithm on hosts
  *           without AVX-512.

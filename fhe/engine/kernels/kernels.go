@@ -1,7 +1,7 @@
 package kernels
 
 import (
-	_ "embed"
+	"embed"
 	"strings"
 )
 
@@ -16,6 +16,16 @@ var openCLKeySwitchSource string
 
 //go:embed ntt.metal
 var metalSource string
+
+// NativeSources is the C of the native backend's kernels as written
+// (native/: native.h, scalar.c, ifma.c, emu.c, vec_kernel.h) with the
+// arithmetic header scalar.c includes. gpu/native compiles these files
+// through cgo and imports this package for them: the go command tracks no C
+// file outside a package's own directory, but it rebuilds an importer when
+// an embedded file changes.
+//
+//go:embed ntt_arith.h native
+var NativeSources embed.FS
 
 // ArithHeaderFile is the shared header's file name (the include line the
 // hosts splice).

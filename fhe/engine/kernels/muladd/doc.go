@@ -8,10 +8,12 @@
 // loses nothing. AVX-512 IFMA computes it eight lanes at a time
 // (VPMADD52LUQ for the low halves, VPMADD52HUQ for Q).
 //
-// It sits at the engine level, below fhe, so the Lattigo wrapper links no
-// part of the GPU gate (gpu/native's NTT kernels use the same arithmetic
-// and the same PathEnv switch). Paths: PathIFMA where Best finds the CPU
-// support, PathEmulated (a portable C model of the instructions, for tests
-// on any host), PathGo otherwise — the caller's Go loop, which computes the
-// same sums (fhe's packing tests compare all three byte for byte).
+// It lives with the other kernels in fhe/engine/kernels, at the seam layer
+// below fhe, so the Lattigo wrapper links no part of the GPU gate
+// (gpu/native's NTT kernels use the same arithmetic and the same PathEnv
+// switch). Its C is compiled here, beside its wrapper, which needs no type
+// of the GPU gate. Paths: PathIFMA where Best finds the CPU support,
+// PathEmulated (a portable C model of the instructions, for tests on any
+// host), PathGo otherwise — the caller's Go loop, which computes the same
+// sums (fhe's packing tests compare all three byte for byte).
 package muladd
