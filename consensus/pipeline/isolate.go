@@ -111,7 +111,7 @@ func (rn *Runner) processIsolating(ctx context.Context, b chainio.PackedBatch) (
 	var iso isolation
 	vs, err := rn.isolate(ctx, b, &iso)
 	if iso.runs > 0 || iso.rejected > 0 {
-		rn.log.Warn("packed batch had verdicts outside the plan's output range: offending requests rejected",
+		rn.d.Log.Warn("packed batch had verdicts outside the plan's output range: offending requests rejected",
 			zap.String("batch", b.Session), zap.Int("requests", len(b.Requests)), zap.Int("rejected", iso.rejected),
 			zap.Int("extraRuns", iso.runs), zap.Int("budget", IsolationRuns), zap.Error(err))
 	}

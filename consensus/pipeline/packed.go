@@ -33,7 +33,7 @@ import (
 // re-run, within a budget of IsolationRuns extra runs per batch
 // (isolate.go, "Booked isolation").
 func (rn *Runner) ProcessPacked(ctx context.Context, b chainio.PackedBatch) ([]*chainio.Verdict, error) {
-	if err := b.Check(rn.params); err != nil {
+	if err := b.Check(rn.d.Params); err != nil {
 		return nil, err
 	}
 	return rn.processIsolating(ctx, b)
@@ -43,7 +43,7 @@ func (rn *Runner) ProcessPacked(ctx context.Context, b chainio.PackedBatch) ([]*
 // its isolation budget: its verdicts in slot order, nil for the slots of
 // the parts (slot lists) that must be re-run (isolate.go, isolationStep).
 func (rn *Runner) processPackedOnce(ctx context.Context, b chainio.PackedBatch, left int) ([]*chainio.Verdict, [][]int, error) {
-	ks, err := rn.snap()
+	ks, err := rn.d.Snap()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -54,7 +54,7 @@ func (rn *Runner) processPackedOnce(ctx context.Context, b chainio.PackedBatch, 
 	id := keccak.Sum([]byte("fhegate/packed-batch/v1"), []byte(b.Session))
 	r := &requestRun{rn: rn, req: chainio.Request{ID: id, PolicyID: b.PolicyID, Kind: chainio.KindPolicy}, ks: ks, bounds: circuit.BoundsOf(c),
 		base: fmt.Sprintf("%s/%d", b.Session, ks.km.Epoch), slots: len(b.Requests), rescale: true,
-		log: rn.log.With(zap.String("batch", b.Session), zap.Int("requests", len(b.Requests))), mark: time.Now()}
+		log: rn.d.Log.With(zap.String("batch", b.Session), zap.Int("requests", len(b.Requests))), mark: time.Now()}
 	var packed []*fhe.Ciphertext
 	if k := vectorWidth(c, len(b.Requests[0].Inputs)); k > 0 {
 		packed, err = r.packVector(ctx, b.Requests, k)
@@ -70,12 +70,12 @@ func (rn *Runner) processPackedOnce(ctx context.Context, b chainio.PackedBatch, 
 // PackedCircuit resolves a policy id to the circuit a packed batch runs
 // (PolicyCircuits.LookupPacked; Lookup for circuits without a packed form).
 func (rn *Runner) PackedCircuit(id [32]byte) (circuit.Circuit, error) {
-	if pc, ok := rn.cfg.Circuits.(interface {
+	if pc, ok := rn.d.Config.Circuits.(interface {
 		LookupPacked([32]byte) (circuit.Circuit, error)
 	}); ok {
 		return pc.LookupPacked(id)
 	}
-	return rn.cfg.Circuits.Lookup(id)
+	return rn.d.Config.Circuits.Lookup(id)
 }
 
 // vectorWidth returns K when a request with the given number of input
@@ -96,7 +96,7 @@ func (rn *Runner) VectorWidthOf(r chainio.Request) int {
 	if r.Kind != chainio.KindPolicy {
 		return 0
 	}
-	c, err := rn.cfg.Circuits.Lookup(r.PolicyID)
+	c, err := rn.d.Config.Circuits.Lookup(r.PolicyID)
 	if err != nil {
 		return 0
 	}
@@ -111,9 +111,9 @@ func (r *requestRun) viewInputs(ctx context.Context, q chainio.Request, f func(r
 	if err := rn.fetchInputs(ctx, q); err != nil {
 		return err
 	}
-	err := rn.st.ViewAll(q.Inputs, func(raws [][]byte, epochs []uint64) error {
+	err := rn.d.Store.ViewAll(q.Inputs, func(raws [][]byte, epochs []uint64) error {
 		for j, e := range epochs {
-			if err := r.rn.checkEpoch(q.Inputs[j], e, r.ks.km.Epoch); err != nil {
+			if err := r.rn.d.CheckEpoch(q.Inputs[j], e, r.ks.km.Epoch); err != nil {
 				return err
 			}
 		}
@@ -129,8 +129,8 @@ func (r *requestRun) viewInputs(ctx context.Context, q chainio.Request, f func(r
 // does not hold.
 func (rn *Runner) fetchInputs(ctx context.Context, q chainio.Request) error {
 	for _, h := range q.Inputs {
-		if !rn.st.Has(h) {
-			if _, err := rn.fetch(ctx, h); err != nil {
+		if !rn.d.Store.Has(h) {
+			if _, err := rn.d.Fetch(ctx, h); err != nil {
 				return fmt.Errorf("consensus: request %x: %w", q.ID[:6], err)
 			}
 		}
@@ -142,11 +142,11 @@ func (rn *Runner) fetchInputs(ctx context.Context, q chainio.Request) error {
 // level (in parallel: independent sessions).
 func (r *requestRun) pack(ctx context.Context, reqs []chainio.Request) ([]*fhe.Ciphertext, error) {
 	rn := r.rn
-	level, bounds, err := circuit.PackLevelBounds(rn.params)
+	level, bounds, err := circuit.PackLevelBounds(rn.d.Params)
 	if err != nil {
 		return nil, err
 	}
-	sp, err := fhe.NewSlotPacker(rn.params, level, len(reqs[0].Inputs))
+	sp, err := fhe.NewSlotPacker(rn.d.Params, level, len(reqs[0].Inputs))
 	if err != nil {
 		return nil, err
 	}
@@ -193,7 +193,7 @@ func (r *requestRun) runPacked(ctx context.Context, circuit circuit.Circuit, pac
 		signed[s] = s
 	}
 	var parts [][]int
-	bad := outOfRange(circuit, r.rn.params, dres.Values[:len(reqs)])
+	bad := outOfRange(circuit, r.rn.d.Params, dres.Values[:len(reqs)])
 	if len(bad) > 0 {
 		signed, parts = isolationStep(len(reqs), bad, left)
 		r.log.Warn("verdicts outside the plan's output range: requests rejected together, the rest re-run",
@@ -211,7 +211,7 @@ func (r *requestRun) runPacked(ctx context.Context, circuit circuit.Circuit, pac
 		}
 	}
 	var n int
-	if vb.Signature, vb.Signers, n, err = r.rn.signDigest(ctx, r.base, vb.Digest(r.rn.chain()), transport.Without(participants, dres.Bad), r.log); err != nil {
+	if vb.Signature, vb.Signers, n, err = r.rn.d.SignDigest(ctx, r.base, vb.Digest(r.rn.d.Chain()), transport.Without(participants, dres.Bad), r.log); err != nil {
 		return nil, nil, err
 	}
 	sv := make([]*chainio.Verdict, len(signed))
@@ -220,7 +220,7 @@ func (r *requestRun) runPacked(ctx context.Context, circuit circuit.Circuit, pac
 			Signature: vb.Signature, Signers: vb.Signers, Batch: vb}
 		vs[signed[i]] = sv[i]
 	}
-	if err := r.rn.saveBatch(vb, sv); err != nil {
+	if err := r.rn.d.SaveBatch(vb, sv); err != nil {
 		return nil, nil, err
 	}
 	r.phase("sign")
@@ -232,7 +232,7 @@ func (r *requestRun) runPacked(ctx context.Context, circuit circuit.Circuit, pac
 // with the constant-1 plaintext): the refresh's flooding noise is divided by
 // the prime, the message is unchanged (see "Refresh noise" above).
 func (r *requestRun) dropRefreshNoise(ct *fhe.Ciphertext) (*fhe.Ciphertext, error) {
-	ones := make([]int64, r.rn.params.Slots())
+	ones := make([]int64, r.rn.d.Params.Slots())
 	for i := range ones {
 		ones[i] = 1
 	}

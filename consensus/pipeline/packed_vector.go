@@ -50,11 +50,11 @@ import (
 // ‖L_s‖∞ is), so PackBounds and PackLevel apply unchanged.
 func (r *requestRun) packVector(ctx context.Context, reqs []chainio.Request, k int) ([]*fhe.Ciphertext, error) {
 	rn := r.rn
-	level, bounds, err := circuit.PackLevelBounds(rn.params)
+	level, bounds, err := circuit.PackLevelBounds(rn.d.Params)
 	if err != nil {
 		return nil, err
 	}
-	layout, err := fhe.NewVectorLayout(rn.params, k, len(reqs))
+	layout, err := fhe.NewVectorLayout(rn.d.Params, k, len(reqs))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", chainio.ErrBadBatch, err)
 	}
@@ -75,10 +75,10 @@ func (r *requestRun) packVector(ctx context.Context, reqs []chainio.Request, k i
 			return err
 		}
 		// the packers: the first t of the rotation
-		active := slices.Sorted(slices.Values(order[:rn.cfg.Threshold]))
+		active := slices.Sorted(slices.Values(order[:rn.d.Config.Threshold]))
 		// the evaluators: the packers and the next members, as many as a
 		// verified refresh at the plan's refresh points needs
-		evaluators := slices.Clone(order[:min(len(order), protocol.CheckedMembers(rn.cfg.Threshold))])
+		evaluators := slices.Clone(order[:min(len(order), protocol.CheckedMembers(rn.d.Config.Threshold))])
 		slices.Sort(evaluators)
 		session := fmt.Sprintf("%s/unpack/%v", r.base, active)
 		low, err := r.agreedAccumulators(ctx, session, active, participants, layout.Accs, packOwn)
@@ -86,22 +86,22 @@ func (r *requestRun) packVector(ctx context.Context, reqs []chainio.Request, k i
 			return err
 		}
 		r.phase("pack")
-		zk, _ := rn.proofKey()
+		zk, _ := rn.d.ProofKey()
 		if zk != nil && zk.PK != r.ks.km.Public {
 			zk = nil // a rotation's new key: protocol.RefreshTransform prepares its own
 		}
-		led := protocol.Ledger(rn.led)
-		if rn.cfg.Knobs.CorruptRefresh {
-			led = refreshCorruptingLedger{rn.led, rn.params.N()}
+		led := protocol.Ledger(rn.d.Ledger)
+		if rn.d.Config.Knobs.CorruptRefresh {
+			led = refreshCorruptingLedger{rn.d.Ledger, rn.d.Params.N()}
 		}
-		out, err = protocol.RefreshTransform(ctx, rn.group(), r.ks.key, led, protocol.TransformRequest{
+		out, err = protocol.RefreshTransform(ctx, rn.d.Group(), r.ks.key, led, protocol.TransformRequest{
 			Session: session, Inputs: low, Outputs: layout.K,
 			TransformID: fmt.Sprintf("fhegate/vector-unpack/v1/k%d/a%d/b%d", layout.K, layout.Accs, layout.Requests),
 			Transform:   layout.Unpack, Adjoint: layout.UnpackAdjoint,
 			Active: contributors, Receivers: participants, PublicKey: r.ks.km.Public, ProofKey: zk,
-			NoiseBits: bounds.NoiseBits, WorstBits: bounds.WorstBits, Workers: rn.cfg.Knobs.Workers})
+			NoiseBits: bounds.NoiseBits, WorstBits: bounds.WorstBits, Workers: rn.d.Config.Knobs.Workers})
 		if err == nil {
-			rn.refreshes.Add(1)
+			rn.d.Refreshes.Add(1)
 			r.evaluators, r.receivers = evaluators, participants
 		}
 		return err
@@ -138,7 +138,7 @@ func (r *requestRun) packBlocks(ctx context.Context, reqs []chainio.Request, lay
 		}
 		hs[i] = q.Inputs[0]
 	}
-	sp, err := fhe.NewBlockPacker(rn.params, level, layout.Accs, layout.K)
+	sp, err := fhe.NewBlockPacker(rn.d.Params, level, layout.Accs, layout.K)
 	if err != nil {
 		return nil, err
 	}
@@ -152,13 +152,13 @@ func (r *requestRun) packBlocks(ctx context.Context, reqs []chainio.Request, lay
 	}
 	for from := 0; from < len(reqs); from += run {
 		to := min(from+run, len(reqs))
-		err := rn.st.ViewAll(hs[from:to], func(raws [][]byte, epochs []uint64) error {
+		err := rn.d.Store.ViewAll(hs[from:to], func(raws [][]byte, epochs []uint64) error {
 			for i, e := range epochs {
-				if err := r.rn.checkEpoch(hs[from+i], e, r.ks.km.Epoch); err != nil {
+				if err := r.rn.d.CheckEpoch(hs[from+i], e, r.ks.km.Epoch); err != nil {
 					return fmt.Errorf("consensus: request %x: %w", reqs[from+i].ID[:6], err)
 				}
 			}
-			return sp.AddEncodedBatch(layout, from, raws, rn.cfg.Knobs.Workers)
+			return sp.AddEncodedBatch(layout, from, raws, rn.d.Config.Knobs.Workers)
 		})
 		if err != nil {
 			return nil, fmt.Errorf("consensus: packed batch %s: %w", r.base, err)
@@ -184,8 +184,8 @@ func Rotated(ids []transport.MemberID, name string) []transport.MemberID {
 // when they do not.
 func (r *requestRun) agreedAccumulators(ctx context.Context, session string, active, participants []transport.MemberID, accs int,
 	packOwn func() ([]*fhe.Ciphertext, error)) ([]*fhe.Ciphertext, error) {
-	return agreedValue(ctx, r, session+"/acc", "packed accumulators", active, participants, r.rn.cfg.RoundTimeout, packOwn, marshalCiphertexts,
-		func(b []byte) ([]*fhe.Ciphertext, error) { return unmarshalCiphertexts(r.rn.params, b, accs) },
+	return agreedValue(ctx, r, session+"/acc", "packed accumulators", active, participants, r.rn.d.Config.RoundTimeout, packOwn, marshalCiphertexts,
+		func(b []byte) ([]*fhe.Ciphertext, error) { return unmarshalCiphertexts(r.rn.d.Params, b, accs) },
 		func(err error) ([]*fhe.Ciphertext, error) {
 			r.log.Warn("the packing members' accumulators differ: packing them here", zap.Error(err))
 			return packOwn()
@@ -202,7 +202,7 @@ func (r *requestRun) agreedAccumulators(ctx context.Context, session string, act
 // the active members may take to compute the value).
 func agreedValue[T any](ctx context.Context, r *requestRun, session, what string, active, receivers []transport.MemberID, produce time.Duration,
 	own func() (T, error), encode func(T) ([]byte, error), decode func([]byte) (T, error), differ func(error) (T, error)) (T, error) {
-	g := r.rn.group()
+	g := r.rn.d.Group()
 	g.ProduceWait = produce
 	b, err := protocol.AgreedFromActive(ctx, g, transport.TypeAgreed, session, active, receivers, what, func() ([]byte, error) {
 		v, err := own()
@@ -218,7 +218,7 @@ func agreedValue[T any](ctx context.Context, r *requestRun, session, what string
 	case err != nil:
 		var zero T
 		return zero, err
-	case slices.Contains(active, r.rn.id):
+	case slices.Contains(active, r.rn.d.Self):
 		return own() // computed above, by this member
 	}
 	return decode(b)
@@ -227,7 +227,7 @@ func agreedValue[T any](ctx context.Context, r *requestRun, session, what string
 // agreedPayload is what this member sends of a value it computed for an
 // agreed round: b, or b with a bit flipped under the CorruptAgreed knob.
 func (rn *Runner) agreedPayload(b []byte) []byte {
-	if rn.cfg.Knobs.CorruptAgreed && len(b) > 0 {
+	if rn.d.Config.Knobs.CorruptAgreed && len(b) > 0 {
 		b = append([]byte(nil), b...)
 		b[len(b)/2] ^= 1
 	}
@@ -300,7 +300,7 @@ const packViewRun = 1024
 // Members with different core counts must compute the same bytes
 // (TestPackBlocksWorkers).
 func (rn *Runner) PackBlocks(ctx context.Context, reqs []chainio.Request, layout fhe.VectorLayout, level, viewRun int, log *zap.Logger) ([]*fhe.Ciphertext, error) {
-	ks, err := rn.snap()
+	ks, err := rn.d.Snap()
 	if err != nil {
 		return nil, err
 	}

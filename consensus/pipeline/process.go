@@ -23,7 +23,7 @@ import (
 func (rn *Runner) ProcessBatch(ctx context.Context, reqs []chainio.Request) ([]*chainio.Verdict, []error) {
 	out := make([]*chainio.Verdict, len(reqs))
 	errs := make([]error, len(reqs))
-	sem := make(chan struct{}, rn.cfg.Parallel)
+	sem := make(chan struct{}, rn.d.Config.Parallel)
 	var wg sync.WaitGroup
 	for i := range reqs {
 		wg.Add(1)
@@ -44,20 +44,20 @@ func (rn *Runner) ProcessBatch(ctx context.Context, reqs []chainio.Request) ([]*
 // masking to slot 0, threshold decryption (one share, via the ledger),
 // BLS signature exchange and aggregation. The verdict is persisted.
 func (rn *Runner) Process(ctx context.Context, req chainio.Request) (*chainio.Verdict, error) {
-	if v, ok := rn.storedVerdict(req.ID); ok {
+	if v, ok := rn.d.StoredVerdict(req.ID); ok {
 		return v, nil
 	}
-	ks, err := rn.snap()
+	ks, err := rn.d.Snap()
 	if err != nil {
 		return nil, err
 	}
 	r := &requestRun{rn: rn, req: req, ks: ks, base: fmt.Sprintf("req/%x/%d", req.ID[:], ks.km.Epoch), slots: 1,
-		log: rn.log.With(zap.String("request", fmt.Sprintf("%x", req.ID[:6])))}
+		log: rn.d.Log.With(zap.String("request", fmt.Sprintf("%x", req.ID[:6])))}
 	var c circuit.Circuit
 	if req.Kind == chainio.KindCRDT {
-		c, err = circuit.NewCRDT(req.CRDTKind, req.CRDTMeta, req.Inputs, rn.params)
+		c, err = circuit.NewCRDT(req.CRDTKind, req.CRDTMeta, req.Inputs, rn.d.Params)
 	} else {
-		c, err = rn.cfg.Circuits.Lookup(req.PolicyID)
+		c, err = rn.d.Config.Circuits.Lookup(req.PolicyID)
 		if errors.Is(err, circuit.ErrUnevaluable) {
 			return rn.processUnevaluable(ctx, req, ks, r.base, r.log, err)
 		}
@@ -100,7 +100,7 @@ func (rn *Runner) Process(ctx context.Context, req chainio.Request) (*chainio.Ve
 // output (policy.NoiseModel.InputBits = RefreshBits for unpacked plans,
 // eval.CommitteeNoiseModel), which is what registration checked.
 func (r *requestRun) entryRefresh(ctx context.Context, inputs []*fhe.Ciphertext) ([]*fhe.Ciphertext, error) {
-	p := r.rn.params
+	p := r.rn.d.Params
 	accepted, err := circuit.AcceptedInputNoiseBits(p)
 	if err != nil {
 		return nil, err
@@ -184,9 +184,9 @@ func (rn *Runner) inputs(ctx context.Context, hs []fhe.Handle, epoch uint64) ([]
 // fhe/zkpok "Soundness"). The packed path applies the same rule as it masks
 // the stored bytes (fhe.SlotPacker.AddEncoded).
 func (rn *Runner) EvaluableInput(ctx context.Context, h fhe.Handle, epoch uint64) (*fhe.Ciphertext, error) {
-	ct, err := rn.currentInput(h, epoch)
+	ct, err := rn.d.CurrentInput(h, epoch)
 	if errors.Is(err, store.ErrNotFound) {
-		ct, err = rn.fetch(ctx, h)
+		ct, err = rn.d.Fetch(ctx, h)
 	}
 	if err != nil {
 		return nil, err
@@ -202,15 +202,15 @@ func (r *requestRun) run(ctx context.Context, circuit circuit.Circuit, inputs []
 		return nil, err
 	}
 	v := &chainio.Verdict{RequestID: r.req.ID, PolicyID: r.req.PolicyID, Result: new(big.Int).SetUint64(dres.Values[0]), ResultDigest: [32]byte(rd), Epoch: r.ks.km.Epoch}
-	if len(outOfRange(circuit, r.rn.params, dres.Values[:1])) > 0 {
+	if len(outOfRange(circuit, r.rn.d.Params, dres.Values[:1])) > 0 {
 		v.Result = new(big.Int).Set(chainio.ResultRejectedInput) // its own inputs: out of their declared ranges, or malformed
 		r.log.Warn("request rejected: its verdict decrypts outside the plan's output range")
 	}
-	nsigs, err := r.rn.signVerdict(ctx, r.base, v, transport.Without(participants, dres.Bad), r.log)
+	nsigs, err := r.rn.d.SignVerdict(ctx, r.base, v, transport.Without(participants, dres.Bad), r.log)
 	if err != nil {
 		return nil, err
 	}
-	if err := r.rn.saveVerdict(v); err != nil {
+	if err := r.rn.d.SaveVerdict(v); err != nil {
 		return nil, err
 	}
 	r.phase("sign")
@@ -232,11 +232,11 @@ func (rn *Runner) processUnevaluable(ctx context.Context, req chainio.Request, k
 		return nil, err
 	}
 	v := &chainio.Verdict{RequestID: req.ID, PolicyID: req.PolicyID, Result: new(big.Int).Set(chainio.ResultUnevaluable), ResultDigest: rd, Epoch: ks.km.Epoch}
-	n, err := rn.signVerdict(ctx, base, v, participants, log)
+	n, err := rn.d.SignVerdict(ctx, base, v, participants, log)
 	if err != nil {
 		return nil, err
 	}
-	if err := rn.saveVerdict(v); err != nil {
+	if err := rn.d.SaveVerdict(v); err != nil {
 		return nil, err
 	}
 	log.Debug("verdict", zap.String("result", "unevaluable"), zap.Int("signers", n))

@@ -46,11 +46,11 @@ func refreshSession(base string, ct *fhe.Ciphertext) string {
 // between two refreshes of one request costs one round timeout, not the
 // request).
 func (rn *Runner) onLive(ctx context.Context, round func(participants []transport.MemberID) error) error {
-	err := round(rn.marks.Live())
+	err := round(rn.d.Marks.Live())
 	var miss *protocol.ErrMissing
 	if errors.As(err, &miss) && ctx.Err() == nil {
-		rn.marks.MarkDown(miss.Missing)
-		err = round(rn.marks.Live())
+		rn.d.Marks.MarkDown(miss.Missing)
+		err = round(rn.d.Marks.Live())
 	}
 	return err
 }
@@ -60,12 +60,12 @@ func (rn *Runner) onLive(ctx context.Context, round func(participants []transpor
 // t-subsets a refresh decodes (protocol.MaxRefreshSubsets), and at least
 // protocol.CheckedMembers(t); it calls the BeforeRefresh knob.
 func (rn *Runner) refreshContributors(participants []transport.MemberID, level int, b circuit.RefreshBounds) ([]transport.MemberID, error) {
-	t := rn.cfg.Threshold
+	t := rn.d.Config.Threshold
 	need := protocol.CheckedMembers(t)
 	if len(participants) < need {
 		return nil, fmt.Errorf("%w: %d live members %v for a refresh, which needs %d whose shares cross-check (t=%d)", ErrNoQuorum, len(participants), participants, need, t)
 	}
-	if hook := rn.cfg.Knobs.BeforeRefresh; hook != nil {
+	if hook := rn.d.Config.Knobs.BeforeRefresh; hook != nil {
 		hook(level, b)
 	}
 	out := slices.Sorted(slices.Values(participants))
@@ -84,22 +84,22 @@ func (rn *Runner) Refresh(ctx context.Context, ks Keys, session string, ct *fhe.
 	if err != nil {
 		return nil, err
 	}
-	zk, _ := rn.proofKey()
+	zk, _ := rn.d.ProofKey()
 	if zk != nil && zk.PK != ks.km.Public {
 		zk = nil // a rotation's new key: protocol.Refresh prepares its own
 	}
-	led := protocol.Ledger(rn.led)
-	if rn.cfg.Knobs.CorruptRefresh {
-		led = refreshCorruptingLedger{rn.led, rn.params.N()}
+	led := protocol.Ledger(rn.d.Ledger)
+	if rn.d.Config.Knobs.CorruptRefresh {
+		led = refreshCorruptingLedger{rn.d.Ledger, rn.d.Params.N()}
 	}
-	g := rn.group()
+	g := rn.d.Group()
 	if zk != nil {
 		g.Masks = rn.masksFor(zk, ks.key.Epoch)
 	}
 	out, err := protocol.Refresh(ctx, g, ks.key, led, protocol.RefreshRequest{Session: fmt.Sprintf("%s/%v", session, active),
 		Ciphertext: ct, Active: active, Receivers: participants, PublicKey: ks.km.Public, ProofKey: zk, NoiseBits: b.NoiseBits, WorstBits: b.WorstBits})
 	if err == nil {
-		rn.refreshes.Add(1)
+		rn.d.Refreshes.Add(1)
 	}
 	return out, err
 }
@@ -113,10 +113,10 @@ const maskPoolSize = 4
 func (rn *Runner) masksFor(zk *zkpok.Key, epoch uint64) *protocol.MaskPool {
 	for {
 		cur := rn.masks.Load()
-		if cur.For(zk, epoch, rn.id) {
+		if cur.For(zk, epoch, rn.d.Self) {
 			return cur
 		}
-		next := protocol.NewMaskPool(zk, epoch, rn.id, maskPoolSize)
+		next := protocol.NewMaskPool(zk, epoch, rn.d.Self, maskPoolSize)
 		if rn.masks.CompareAndSwap(cur, next) {
 			if cur != nil {
 				go cur.Close()

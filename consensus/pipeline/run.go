@@ -77,9 +77,9 @@ func (r *requestRun) evaluateAndDecrypt(ctx context.Context, circuit circuit.Cir
 // phase reports the time since the previous phase ended to
 // MemberConfig.Trace, if set.
 func (r *requestRun) phase(name string) {
-	if r.rn.cfg.Trace != nil {
+	if r.rn.d.Config.Trace != nil {
 		now := time.Now()
-		r.rn.cfg.Trace(r.req.ID, name, now.Sub(r.mark))
+		r.rn.d.Config.Trace(r.req.ID, name, now.Sub(r.mark))
 		r.mark = now
 	}
 }
@@ -97,7 +97,7 @@ func (r *requestRun) evaluate(ctx context.Context, circuit circuit.Circuit, inpu
 	if err != nil {
 		return nil, fhe.Handle{}, fmt.Errorf("consensus: evaluate: %w", err)
 	}
-	r.rn.evaluations.Add(1)
+	r.rn.d.Evaluations.Add(1)
 	rd, err := result.Handle()
 	if err != nil {
 		return nil, fhe.Handle{}, err
@@ -133,10 +133,10 @@ func (r *requestRun) evaluateShared(ctx context.Context, c circuit.Circuit, inpu
 	if plan, ok := circuit.PlanOf(c); ok {
 		segments += plan.Counts.Refreshes
 	}
-	return agreedValue(ctx, r, r.base+"/result", "packed result", r.evaluators, r.receivers, time.Duration(segments)*r.rn.cfg.RoundTimeout, evalOwn,
+	return agreedValue(ctx, r, r.base+"/result", "packed result", r.evaluators, r.receivers, time.Duration(segments)*r.rn.d.Config.RoundTimeout, evalOwn,
 		func(ct *fhe.Ciphertext) ([]byte, error) { return ct.MarshalBinary() },
 		func(b []byte) (*fhe.Ciphertext, error) {
-			ct, err := committeeCiphertext(r.rn.params, b)
+			ct, err := committeeCiphertext(r.rn.d.Params, b)
 			if err != nil {
 				return nil, fmt.Errorf("consensus: packed result: %w", err)
 			}
@@ -168,7 +168,7 @@ func (r *requestRun) refresh(ctx context.Context, ct *fhe.Ciphertext) (*fhe.Ciph
 		return nil, err
 	}
 	n := r.refreshes.Add(1)
-	if hook := r.rn.cfg.Knobs.AfterRefresh; hook != nil {
+	if hook := r.rn.d.Config.Knobs.AfterRefresh; hook != nil {
 		hook(r.req.ID, int(n))
 	}
 	return out, nil
@@ -202,17 +202,17 @@ func (r *requestRun) mask(ctx context.Context, ct *fhe.Ciphertext, participants 
 // participants (one share, via the ledger) and checks the verdict shape.
 func (r *requestRun) decrypt(ctx context.Context, ct *fhe.Ciphertext, participants []transport.MemberID) (*protocol.DecryptResult, error) {
 	rn := r.rn
-	led := protocol.Ledger(rn.led)
-	if rn.cfg.Knobs.CorruptShares {
-		led = corruptingLedger{rn.led}
+	led := protocol.Ledger(rn.d.Ledger)
+	if rn.d.Config.Knobs.CorruptShares {
+		led = corruptingLedger{rn.d.Ledger}
 	}
-	dres, err := protocol.ThresholdDecrypt(ctx, rn.group(), r.ks.key, r.ks.plan, r.ks.ev, led,
+	dres, err := protocol.ThresholdDecrypt(ctx, rn.d.Group(), r.ks.key, r.ks.plan, r.ks.ev, led,
 		protocol.DecryptRequest{Session: r.base + "/dec", Ciphertext: ct, Participants: participants, Valid: verdictShape(r.slots),
 			PublicKey: r.ks.km.Public})
 	if err != nil {
 		return nil, err
 	}
-	rn.marks.MarkDown(dres.Missing)
+	rn.d.Marks.MarkDown(dres.Missing)
 	if len(dres.Bad) > 0 {
 		r.log.Warn("excluded: decryption share disagrees with the quorum", zap.Any("members", dres.Bad))
 	}
@@ -229,21 +229,21 @@ func (r *requestRun) decrypt(ctx context.Context, ct *fhe.Ciphertext, participan
 // a threshold of votes (or on a tie) and with ErrDigestMismatch when this
 // member is not in the majority.
 func (rn *Runner) AgreeDigest(ctx context.Context, base string, rd [32]byte, log *zap.Logger) ([]transport.MemberID, error) {
-	t := rn.cfg.Threshold
-	live := rn.marks.Live()
+	t := rn.d.Config.Threshold
+	live := rn.d.Marks.Live()
 	announce := rd
-	if rn.cfg.Knobs.WrongDigest {
+	if rn.d.Config.Knobs.WrongDigest {
 		announce[0] ^= 0xff
 	}
-	dctx, cancel := context.WithTimeout(ctx, rn.cfg.RoundTimeout)
+	dctx, cancel := context.WithTimeout(ctx, rn.d.Config.RoundTimeout)
 	// Members counted down get it as a late reply when they speak
 	// (transport.Mux.BroadcastAllowing, "Late replies").
-	_ = rn.mux.BroadcastAllowing(dctx, live, rn.members, transport.Message{Type: transport.TypeResultDigest, Session: base + "/digest", Payload: announce[:]})
-	got := rn.mux.CollectQuorum(dctx, base+"/digest", transport.TypeResultDigest, live, rn.quorumWant(len(live)-1), rn.grace())
+	_ = rn.d.Mux.BroadcastAllowing(dctx, live, rn.d.Members, transport.Message{Type: transport.TypeResultDigest, Session: base + "/digest", Payload: announce[:]})
+	got := rn.d.Mux.CollectQuorum(dctx, base+"/digest", transport.TypeResultDigest, live, rn.d.QuorumWant(len(live)-1), rn.d.Grace())
 	cancel()
-	rn.mux.Forget(base + "/digest")
-	rn.marks.MarkDown(got.Missing)
-	votes := map[[32]byte][]transport.MemberID{announce: {rn.id}}
+	rn.d.Mux.Forget(base + "/digest")
+	rn.d.Marks.MarkDown(got.Missing)
+	votes := map[[32]byte][]transport.MemberID{announce: {rn.d.Self}}
 	for id, msg := range got.Got {
 		if len(msg.Payload) == 32 {
 			votes[[32]byte(msg.Payload)] = append(votes[[32]byte(msg.Payload)], id)

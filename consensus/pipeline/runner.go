@@ -115,43 +115,12 @@ type Deps struct {
 
 // Runner is a member's request pipeline (see the package doc).
 type Runner struct {
-	cfg     Config
-	params  *fhe.Params
-	id      transport.MemberID
-	members []transport.MemberID
-	log     *zap.Logger
-	mux     *transport.Mux
-	led     *ledger.Ledger
-	marks   *liveness.Marks
-	st      *store.Store
-
-	snap          func() (Keys, error)
-	group         func() protocol.Group
-	fetch         func(ctx context.Context, h fhe.Handle) (*fhe.Ciphertext, error)
-	currentInput  func(h fhe.Handle, epoch uint64) (*fhe.Ciphertext, error)
-	checkEpoch    func(h fhe.Handle, stored, epoch uint64) error
-	signVerdict   func(ctx context.Context, base string, v *chainio.Verdict, signers []transport.MemberID, log *zap.Logger) (int, error)
-	signDigest    func(ctx context.Context, base string, d [32]byte, signers []transport.MemberID, log *zap.Logger) ([]byte, []byte, int, error)
-	saveVerdict   func(v *chainio.Verdict) error
-	saveBatch     func(b *chainio.VerdictBatch, vs []*chainio.Verdict) error
-	storedVerdict func(id [32]byte) (*chainio.Verdict, bool)
-	proofKey      func() (*zkpok.Key, error)
-	quorumWant    func(others int) int
-	grace         func() time.Duration
-	chain         func() *big.Int
-
-	refreshes, evaluations *atomic.Uint64
-	masks                  atomic.Pointer[protocol.MaskPool] // refresh masks made ahead (masksFor)
+	d     Deps
+	masks atomic.Pointer[protocol.MaskPool] // refresh masks made ahead (masksFor)
 }
 
 // New returns the pipeline of a member with these parts.
-func New(d Deps) *Runner {
-	return &Runner{cfg: d.Config, params: d.Params, id: d.Self, members: d.Members, log: d.Log, mux: d.Mux, led: d.Ledger,
-		marks: d.Marks, st: d.Store, snap: d.Snap, group: d.Group, fetch: d.Fetch, currentInput: d.CurrentInput, checkEpoch: d.CheckEpoch,
-		signVerdict: d.SignVerdict, signDigest: d.SignDigest, saveVerdict: d.SaveVerdict, saveBatch: d.SaveBatch,
-		storedVerdict: d.StoredVerdict, proofKey: d.ProofKey, quorumWant: d.QuorumWant, grace: d.Grace, chain: d.Chain,
-		refreshes: d.Refreshes, evaluations: d.Evaluations}
-}
+func New(d Deps) *Runner { return &Runner{d: d} }
 
 // Close stops the pool of refresh masks made ahead, if any.
 func (rn *Runner) Close() {
