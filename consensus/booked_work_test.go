@@ -87,7 +87,7 @@ func TestServeBookedWork(t *testing.T) {
 		require.Equal(t, new(big.Int).SetUint64(w), got[id].Result, "request %x", id[:3])
 	}
 	// per packed evaluation: the 8 packed inputs, the packed plan's refresh
-	// points (it runs with one level less, packed.go "Refresh noise") and
+	// points (it runs with one level less, pipeline/packed.go "Refresh noise") and
 	// at most one refresh of the result before its mask
 	pc, err := lc.Member(1).PackedCircuit(reqs[0].PolicyID)
 	require.NoError(t, err)

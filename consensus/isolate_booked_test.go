@@ -17,7 +17,7 @@ import (
 
 // TestIsolationBooked: the work isolation adds to a packed batch is bounded
 // per batch (pipeline.IsolationRuns extra packed runs), however many offenders the
-// batch holds, and an honest request's verdict never changes (isolate.go,
+// batch holds, and an honest request's verdict never changes (pipeline/isolate.go,
 // "Booked isolation"). A batch of 64 vector requests of the test plan:
 //
 //   - own-slot offenders (honest encryptions of out-of-range attributes:

@@ -22,7 +22,7 @@ import (
 // stores the result on every member directly (packFixture.put skips the
 // upload path and its proof), i.e. what a forged proof of plaintext
 // knowledge would get accepted. It decrypts to garbage in every slot, and
-// so does every slot-masked product of it (packed.go, "Mask level").
+// so does every slot-masked product of it (consensus/pipeline/packed.go, "Mask level").
 func (f *packFixture) forgedInput(r *rand.Rand, vals []int64) fhe.Handle {
 	ct, err := f.enc.EncryptInts(vals)
 	require.NoError(f.t, err)

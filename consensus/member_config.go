@@ -31,7 +31,7 @@ type MemberConfig struct {
 	SubmitStagger time.Duration
 	// Circuits resolves policy ids to circuits (nil: BuiltinCircuits).
 	Circuits circuit.Circuits
-	// Packing (batch.go, packed.go): policy requests are packed into
+	// Packing (chainio/batch.go, pipeline/packed.go): policy requests are packed into
 	// aligned windows of BatchWindow blocks (0: 1); a window closes when
 	// the chain adapter has delivered its last block (a block mark), never
 	// on a clock (so on a chain that builds blocks only for transactions, a

@@ -64,7 +64,7 @@ func (s *server) runPacked(ctx context.Context, batches []chainio.PackedBatch) {
 			}
 			continue
 		}
-		for _, vb := range pipeline.VerdictBatches(vs) { // one, or the parts of an isolated batch (isolate.go)
+		for _, vb := range pipeline.VerdictBatches(vs) { // one, or the parts of an isolated batch (pipeline/isolate.go)
 			s.m.wg.Add(1)
 			go func() { defer s.m.wg.Done(); s.submitBatch(ctx, vb) }()
 		}

@@ -130,7 +130,7 @@ func TestChainAcceptsWhatCommitteeEvaluates(t *testing.T) {
 // top digit of 16, 300 or 65536 (≡ −1 mod t). Every other request's verdict
 // equals bid ≥ reserve, written by hand; the crafted request gets either
 // ResultRejectedInput (its slot decrypted out of range and the committee
-// isolated it, isolate.go) or the plan over Z_t on its own digits — only
+// isolated it, pipeline/isolate.go) or the plan over Z_t on its own digits — only
 // its own verdict moves (docs/derivations.md, "Wide integers").
 func TestPackedWideDigitIsolated(t *testing.T) {
 	if testing.Short() {

@@ -267,7 +267,7 @@ type Status struct {
 	Refreshes uint64 `json:"refreshes"`
 	// Evaluations counts the circuit runs this member completed since it
 	// started: one per request evaluated alone, one per packed batch (and
-	// one per re-run of an out-of-range batch's parts, isolate.go).
+	// one per re-run of an out-of-range batch's parts, consensus/pipeline/isolate.go).
 	Evaluations uint64 `json:"evaluations"`
 	// DecidedDropped counts requests the serve loop dropped instead of
 	// processing or retrying them because their verdict was already on

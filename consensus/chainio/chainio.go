@@ -56,7 +56,7 @@ type Verdict struct {
 	Batch *VerdictBatch `json:"-"`
 }
 
-// VerdictBatch is the verdicts of one packed batch (packed.go), posted with
+// VerdictBatch is the verdicts of one packed batch (consensus/pipeline/packed.go), posted with
 // FHEVerdict.submitBatch: one aggregate BLS signature over
 // bls.VerdictBatchDigest(chainId, epoch, policyId, resultDigest,
 // bls.VerdictBatchRoot(items)), items in slot order.

@@ -108,7 +108,7 @@ func (pc *PolicyCircuits) Register(policyID [32]byte, spec []byte) error {
 // LookupPacked resolves a policy id to the circuit a packed batch runs: the
 // policy compiled with one level less than the preset has (eval.PackedPlan,
 // compiled once by Register), so that every collective refresh can be
-// followed by a rescale (packed.go, "Refresh noise"). Built-in circuits are
+// followed by a rescale (consensus/pipeline/packed.go, "Refresh noise"). Built-in circuits are
 // returned as Lookup does.
 func (pc *PolicyCircuits) LookupPacked(id [32]byte) (Circuit, error) {
 	pc.mu.RLock()

@@ -30,7 +30,7 @@ import (
 // each packed input takes the accepted bound as attacker-known noise that
 // only has to fit its level (consensus/circuit.PackLevel), or — when the policy has
 // no packed plan — has each input refreshed alone first
-// (consensus.requestRun.entryRefresh, same bounds); either refresh returns
+// (consensus/pipeline requestRun.entryRefresh, same bounds); either refresh returns
 // a ciphertext whose noise is the refresh's output. AcceptedBits records the accepted bound
 // (FreshBits on presets without an input proof); it enters no plan
 // estimate. The worst-case rules' gains use N·t instead of the heuristic
