@@ -90,8 +90,11 @@ func (h *heartbeats) beat(busy map[transport.MemberID]*atomic.Bool) {
 // then wait a round timeout for it in each of those windows; waiting here
 // lets the heartbeats re-admit its peers first. It reports whether a
 // quorum is live.
-func (h *heartbeats) awaitQuorum(ctx context.Context) bool {
-	t := h.threshold
+func (h *heartbeats) awaitQuorum(ctx context.Context) bool { return h.awaitLive(ctx, h.threshold) }
+
+// awaitLive waits until this member sees at least t live members (itself
+// included), at most RoundTimeout, and reports whether it does.
+func (h *heartbeats) awaitLive(ctx context.Context, t int) bool {
 	if len(h.marks.Live()) >= t {
 		return true
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/fhegate/fhegate/consensus/chainio"
 	"github.com/fhegate/fhegate/consensus/pipeline"
+	"github.com/fhegate/fhegate/consensus/protocol"
 )
 
 // packable reports whether r may go into a packed batch: a policy request
@@ -35,8 +36,13 @@ func (s *server) packable(r chainio.Request) bool {
 
 // runPacked evaluates closed windows' batches: a batch smaller than PackMin
 // goes the per-request path, a larger one is processed packed and its
-// verdicts posted with SubmitVerdictBatch; a packed batch that fails falls
-// back to the per-request path (retried there as usual).
+// verdicts posted with SubmitVerdictBatch. A packed batch that fails is
+// retried once as a batch (a new session), after waiting up to a round
+// timeout for the members its refreshes need (a member that restarted
+// mid-batch is back within it), and only then falls back to the
+// per-request path (retried there as usual): answering a batch one by one
+// costs a packed run per request, and on a loaded host those runs time out
+// rounds and get live members marked down.
 func (s *server) runPacked(ctx context.Context, batches []chainio.PackedBatch) {
 	for _, b := range batches {
 		if s.batchDecided(ctx, b) {
@@ -49,11 +55,9 @@ func (s *server) runPacked(ctx context.Context, batches []chainio.PackedBatch) {
 			continue
 		}
 		vs, err := s.m.ProcessPacked(ctx, b)
-		if err != nil && ctx.Err() == nil && !permanent(err) && vector {
-			// a vector request alone is a whole packed evaluation: retry the
-			// batch once (a new session, with the members now live) before
-			// answering its requests one by one
-			s.m.log.Warn("vector batch failed: retrying it as a batch", zap.String("batch", b.Session), zap.Error(err))
+		if err != nil && ctx.Err() == nil && !permanent(err) {
+			s.m.log.Warn("packed batch failed: retrying it as a batch", zap.String("batch", b.Session), zap.Bool("vector", vector), zap.Error(err))
+			s.m.beats.awaitLive(ctx, protocol.CheckedMembers(s.m.cfg.Committee.Threshold))
 			b.Session += "/retry"
 			vs, err = s.m.ProcessPacked(ctx, b)
 		}
