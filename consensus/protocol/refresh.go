@@ -152,22 +152,8 @@ func (e *ErrRefreshDisagree) Error() string {
 // coin toss, so no share is issued.
 func Refresh(ctx context.Context, g Group, key *ThresholdKey, led Ledger, req RefreshRequest) (*fhe.Ciphertext, error) {
 	p := key.Params
-	r := len(req.Active)
-	if r < CheckedMembers(key.T) {
-		return nil, fmt.Errorf("%w: a refresh needs %d contributing members for t=%d, got %v", ErrUnchecked, CheckedMembers(key.T), key.T, req.Active)
-	}
-	if RefreshSubsets(r, key.T) > MaxRefreshSubsets {
-		return nil, fmt.Errorf("protocol: a refresh among %d members with t=%d decodes more than %d subsets", r, key.T, MaxRefreshSubsets)
-	}
-	for i := 1; i < r; i++ {
-		if req.Active[i] <= req.Active[i-1] {
-			return nil, fmt.Errorf("protocol: refresh contributors %v not ascending and distinct", req.Active)
-		}
-	}
-	for _, id := range req.Active {
-		if !contains(req.Receivers, id) {
-			return nil, fmt.Errorf("protocol: refresh contributor %d is not a receiver", id)
-		}
+	if err := checkContributors("refresh", key.T, req.Active, req.Receivers); err != nil {
+		return nil, err
 	}
 	ct := req.Ciphertext
 	if ct.Degree() != 1 {
@@ -214,6 +200,31 @@ func Refresh(ctx context.Context, g Group, key *ThresholdKey, led Ledger, req Re
 		return nil, err
 	}
 	return unmask(p, z, vals, masks, maskers)
+}
+
+// checkContributors checks the contributors of a verified refresh (what:
+// "refresh", "refresh transform"): at least CheckedMembers(t), at most as
+// many as MaxRefreshSubsets t-subsets, ascending and distinct, each a
+// receiver.
+func checkContributors(what string, t int, active, receivers []transport.MemberID) error {
+	r := len(active)
+	if r < CheckedMembers(t) {
+		return fmt.Errorf("%w: a %s needs %d contributing members for t=%d, got %v", ErrUnchecked, what, CheckedMembers(t), t, active)
+	}
+	if RefreshSubsets(r, t) > MaxRefreshSubsets {
+		return fmt.Errorf("protocol: a %s among %d members with t=%d decodes more than %d subsets", what, r, t, MaxRefreshSubsets)
+	}
+	for i := 1; i < r; i++ {
+		if active[i] <= active[i-1] {
+			return fmt.Errorf("protocol: %s contributors %v not ascending and distinct", what, active)
+		}
+	}
+	for _, id := range active {
+		if !contains(receivers, id) {
+			return fmt.Errorf("protocol: %s contributor %d is not a receiver", what, id)
+		}
+	}
+	return nil
 }
 
 // refreshRoom is the no-room and flooding-size check of a refresh (Refresh,

@@ -526,17 +526,26 @@ func unmaskCts(p *fhe.Params, md rlwe.MetaData, vals []uint64, xs []*fhe.Ciphert
 // first t contributors send one) and its share bundle (one decryption
 // share at level per t-subset holding it).
 func RefreshBytes(p *fhe.Params, level, r, t int) (mask, shares int, err error) {
+	if mask, err = maskBytes(p); err != nil {
+		return 0, 0, err
+	}
+	return mask, RefreshSubsets(r-1, t-1) * (1 + (level+1)*p.N()*8), nil
+}
+
+// maskBytes is the wire size of one mask message on p (encryptMask: nonce,
+// length, the top-level ciphertext and its proof).
+func maskBytes(p *fhe.Params) (int, error) {
 	pp, err := zkpok.ParamsFor(p)
 	if err != nil {
-		return 0, 0, err
+		return 0, err
 	}
 	ct, err := fhe.WrapCiphertext(p, bgv.NewCiphertext(p.BGV(), 1, p.MaxLevel()))
 	if err != nil {
-		return 0, 0, err
+		return 0, err
 	}
 	cb, err := ct.MarshalBinary()
 	if err != nil {
-		return 0, 0, err
+		return 0, err
 	}
-	return maskNonce + 4 + len(cb) + pp.Size(), RefreshSubsets(r-1, t-1) * (1 + (level+1)*p.N()*8), nil
+	return maskNonce + 4 + len(cb) + pp.Size(), nil
 }

@@ -177,22 +177,8 @@ func checkTransform(p *fhe.Params, t int, req TransformRequest) error {
 	if p.Scheme() != fhe.SchemeBGV {
 		return errors.New("protocol: refresh transform needs BGV parameters")
 	}
-	r := len(req.Active)
-	if r < CheckedMembers(t) {
-		return fmt.Errorf("%w: a refresh transform needs %d contributing members for t=%d, got %v", ErrUnchecked, CheckedMembers(t), t, req.Active)
-	}
-	if RefreshSubsets(r, t) > MaxRefreshSubsets {
-		return fmt.Errorf("protocol: a refresh transform among %d members with t=%d decodes more than %d subsets", r, t, MaxRefreshSubsets)
-	}
-	for i := 1; i < r; i++ {
-		if req.Active[i] <= req.Active[i-1] {
-			return fmt.Errorf("protocol: refresh transform contributors %v not ascending and distinct", req.Active)
-		}
-	}
-	for _, id := range req.Active {
-		if !contains(req.Receivers, id) {
-			return fmt.Errorf("protocol: refresh transform contributor %d is not a receiver", id)
-		}
+	if err := checkContributors("refresh transform", t, req.Active, req.Receivers); err != nil {
+		return err
 	}
 	if a := len(req.Inputs); a < 1 || a > MaxTransformInputs {
 		return fmt.Errorf("protocol: refresh transform of %d inputs (1 … %d)", a, MaxTransformInputs)
@@ -287,26 +273,12 @@ func ip(tm uint64, a, b [][]uint64) uint64 {
 	return s
 }
 
-// transformMaskBytes is the wire size of one mask message (encryptMask).
-func transformMaskBytes(zk *zkpok.Key) (int, error) {
-	p := zk.PK.Params()
-	ct, err := fhe.WrapCiphertext(p, bgv.NewCiphertext(p.BGV(), 1, p.MaxLevel()))
-	if err != nil {
-		return 0, err
-	}
-	cb, err := ct.MarshalBinary()
-	if err != nil {
-		return 0, err
-	}
-	return maskNonce + 4 + len(cb) + zk.PP.Size(), nil
-}
-
 // transformGroups splits the K outputs into consecutive groups [k0, k1)
 // whose masker message (A input masks and k1−k0 output masks) fits a
 // message of limit bytes: one group unless the masks are large (BGVN14:
 // 12 outputs with one input in a transport message).
 func transformGroups(zk *zkpok.Key, inputs, outputs, limit int) ([][2]int, error) {
-	mb, err := transformMaskBytes(zk)
+	mb, err := maskBytes(zk.PK.Params())
 	if err != nil {
 		return nil, err
 	}
@@ -827,7 +799,6 @@ func (tr *transformRun) combine(session string, zs []*fhe.Ciphertext, checks []t
 	size := 1 + (level+1)*p.N()*8
 	top := p.MaxLevel()
 	moduli := p.RLWE().RingQ().AtLevel(top).ModuliChain()[:top+1]
-	cb := checkShareBytes(p)
 	held := map[transport.MemberID]int{}
 	for _, s := range tr.subsets {
 		for _, id := range s {
@@ -843,7 +814,7 @@ func (tr *transformRun) combine(session string, zs []*fhe.Ciphertext, checks []t
 	for _, id := range active {
 		b := bundles[id]
 		inBytes := len(zs) * held[id] * size
-		if want := inBytes + held[id]*len(checks)*cb; len(b) != want {
+		if want := transformSharesSize(p, level, len(zs), key.T, tr.subsets, id); len(b) != want {
 			return nil, g.equivocation(&ErrEquivocation{Session: session, Member: id, Reason: fmt.Sprintf("refresh transform share bundle of %d bytes, want %d", len(b), want)})
 		}
 		for a := range zs {

@@ -577,7 +577,7 @@ func TestRefreshTransformGroups(t *testing.T) {
 	l := vectorLayout(t, f.p)
 	zk, err := proofKey(f.c.kms[0].Public, nil)
 	require.NoError(t, err)
-	mb, err := transformMaskBytes(zk)
+	mb, err := maskBytes(zk.PK.Params())
 	require.NoError(t, err)
 	limit := 2 + 3*(4+mb)
 	groups, err := transformGroups(zk, 2, l.K, limit)
