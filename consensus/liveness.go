@@ -124,11 +124,9 @@ func (h *heartbeats) awaitLive(ctx context.Context, t int) bool {
 // loses its part in that request).
 func graceOf(roundTimeout time.Duration) time.Duration { return max(roundTimeout/5, time.Second) }
 
-// quorumWant is how many answers from others a round waits for before the
-// grace period starts: enough for t with one cross-check.
-func quorumWant(threshold, others int) int { return min(threshold, others) }
-
-// quorumFor is quorumWant for a committee of this threshold.
+// quorumFor is how many answers from others a round of a committee with
+// this threshold waits for before the grace period starts: enough for t
+// with one cross-check.
 func quorumFor(threshold int) func(others int) int {
-	return func(others int) int { return quorumWant(threshold, others) }
+	return func(others int) int { return min(threshold, others) }
 }

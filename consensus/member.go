@@ -159,7 +159,7 @@ func NewMember(cfg MemberConfig, tr transport.Transport, st *store.Store, log *z
 		CurrentInput: func(h fhe.Handle, epoch uint64) (*fhe.Ciphertext, error) { return currentInput(st, h, epoch) },
 		SignVerdict:  m.peers.signVerdict, SignDigest: m.peers.signDigest, SaveVerdict: m.verdicts.save, SaveBatch: m.verdicts.saveBatch,
 		StoredVerdict: m.verdicts.stored, ProofKey: m.ProofKey, QuorumWant: quorumFor(cfg.Committee.Threshold),
-		Grace: func() time.Duration { return graceOf(cfg.RoundTimeout) }, Chain: m.chain,
+		Grace: graceOf(cfg.RoundTimeout), Chain: m.chain,
 		Refreshes: &m.refreshes, Evaluations: &m.evaluations,
 	})
 	m.mux.Handle(transport.TypeStorePut, m.uploads.onStorePut)

@@ -31,7 +31,7 @@ type peerRounds struct {
 	threshold int
 	timeout   time.Duration        // MemberConfig.RoundTimeout
 	grace     time.Duration        // graceOf the round timeout
-	quorum    func(others int) int // quorumWant for the committee's threshold
+	quorum    func(others int) int // quorumFor the committee's threshold
 	// for verdict signatures (verdicts.go): this member, its BLS key, the
 	// committee's ids and the chain id signed for
 	self  transport.MemberID

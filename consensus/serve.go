@@ -258,10 +258,8 @@ func (s *server) flush(ctx context.Context) {
 // next step does not wait for them ("Schedule"; docs/committee.md, "Soak
 // under CPU pressure"). The cursor stays below a request until it settles.
 func (s *server) answer(ctx context.Context, todo []chainio.Request) {
-	maxBlock := uint64(0)
 	s.m.beats.awaitQuorum(ctx)
 	for _, r := range todo {
-		maxBlock = max(maxBlock, r.Block)
 		if s.decided(ctx, r) {
 			continue
 		}
@@ -286,9 +284,18 @@ func (s *server) answer(ctx context.Context, todo []chainio.Request) {
 			s.attempt(ctx, r)
 		}()
 	}
-	if maxBlock > 0 {
+	if maxBlock := maxBlockOf(todo); maxBlock > 0 {
 		s.advanceCursor(maxBlock)
 	}
+}
+
+// maxBlockOf is the highest block of reqs (0 for none).
+func maxBlockOf(reqs []chainio.Request) uint64 {
+	var b uint64
+	for _, r := range reqs {
+		b = max(b, r.Block)
+	}
+	return b
 }
 
 // attempt processes r once: its verdict is submitted, its failure failed.

@@ -72,11 +72,7 @@ func (s *server) runPacked(ctx context.Context, batches []chainio.PackedBatch) {
 			s.m.wg.Add(1)
 			go func() { defer s.m.wg.Done(); s.submitBatch(ctx, vb) }()
 		}
-		maxBlock := uint64(0)
-		for _, r := range b.Requests {
-			maxBlock = max(maxBlock, r.Block)
-		}
-		s.advanceCursor(maxBlock)
+		s.advanceCursor(maxBlockOf(b.Requests))
 	}
 }
 
@@ -98,10 +94,6 @@ func (s *server) batchDecided(ctx context.Context, b chainio.PackedBatch) bool {
 		}
 	}
 	s.batch = append(s.batch, open...)
-	maxBlock := uint64(0)
-	for _, r := range b.Requests {
-		maxBlock = max(maxBlock, r.Block)
-	}
-	s.advanceCursor(maxBlock)
+	s.advanceCursor(maxBlockOf(b.Requests))
 	return true
 }

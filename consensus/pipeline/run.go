@@ -239,7 +239,7 @@ func (rn *Runner) AgreeDigest(ctx context.Context, base string, rd [32]byte, log
 	// Members counted down get it as a late reply when they speak
 	// (transport.Mux.BroadcastAllowing, "Late replies").
 	_ = rn.d.Mux.BroadcastAllowing(dctx, live, rn.d.Members, transport.Message{Type: transport.TypeResultDigest, Session: base + "/digest", Payload: announce[:]})
-	got := rn.d.Mux.CollectQuorum(dctx, base+"/digest", transport.TypeResultDigest, live, rn.d.QuorumWant(len(live)-1), rn.d.Grace())
+	got := rn.d.Mux.CollectQuorum(dctx, base+"/digest", transport.TypeResultDigest, live, rn.d.QuorumWant(len(live)-1), rn.d.Grace)
 	cancel()
 	rn.d.Mux.Forget(base + "/digest")
 	rn.d.Marks.MarkDown(got.Missing)

@@ -105,7 +105,7 @@ type Deps struct {
 	// QuorumWant is how many of others' answers a quorum round waits for;
 	// Grace how long it waits after that.
 	QuorumWant func(others int) int
-	Grace      func() time.Duration
+	Grace      time.Duration
 	// Chain is the chain id verdicts are signed for.
 	Chain func() *big.Int
 	// Refreshes and Evaluations count the collective refreshes and the
