@@ -29,6 +29,9 @@ type handler func(cl *call, args []any) ([]any, error)
 type methodSpec struct {
 	name     string
 	readOnly bool // a view: allowed in static calls; false means it writes state
+	// payable methods accept call value (FHEPolicy's evaluations, which
+	// hold a deposit); Run refuses value sent to any other method.
+	payable bool
 	// static gas charged before anything is decoded (the method's fixed reads,
 	// writes and logs); calldata words are added on top.
 	gas uint64
@@ -247,6 +250,9 @@ func (c *Contract) Run(env Env, input []byte, suppliedGas uint64) (ret []byte, r
 	}
 	if !m.readOnly && env.ReadOnly() {
 		return nil, cl.gas, revertf("%s.%s: state change refused in a read-only (static) call", c.name, m.name)
+	}
+	if v := env.CallValue(); v != nil && v.Sign() != 0 && !m.payable {
+		return nil, cl.gas, revertf("%s.%s: not payable: the call carries %s wei", c.name, m.name, v)
 	}
 	if m.maxInput > 0 && len(in)-4 > m.maxInput {
 		return nil, cl.gas, revertf("%s.%s: input of %d bytes exceeds the method's %d", c.name, m.name, len(in)-4, m.maxInput)

@@ -297,7 +297,7 @@ func (s *Suite) crdtValue(cl *call, a []any) ([]any, error) {
 	}
 	req := newRequestID(cl, crdtReqNonceSlot, id, CRDTValuePolicyID)
 	base := crdtReqSlot(req)
-	cl.st.set(base, encodeReqHeader(0, cl.env.BlockNumber(), cl.caller))
+	cl.st.set(base, encodeReqHeader(0, cl.env.BlockNumber(), cl.caller, false))
 	cl.st.set(addOffset(base, 1), id)
 	if err := cl.emit("ValueRequested", [32]byte(req), [32]byte(id), outAddr(cl.caller), [32]byte(CRDTValuePolicyID)); err != nil {
 		return nil, err

@@ -29,6 +29,19 @@ type Env interface {
 	BlockNumber() uint64
 	BlockTime() uint64
 	ChainID() *big.Int
+
+	// CallValue is the wei the call carries (msg.value; nil or zero when
+	// none). The host has already moved it to the precompile's own balance,
+	// and a revert moves it back. Only payable methods accept it (Run
+	// refuses value sent to any other method).
+	CallValue() *big.Int
+	// Balance is the balance of account a in wei.
+	Balance(a Address) *big.Int
+	// Transfer moves amount wei from the balance of from, one of the fhegate
+	// precompiles (the deposits FHEPolicy holds), to the account to, or
+	// burns it when to is nil. The core never moves more than from holds
+	// (overlay.move checks Balance first); the recipient's code does not run.
+	Transfer(from Address, to *Address, amount *big.Int)
 }
 
 // overlay buffers a call's writes and logs so that nothing reaches the host
@@ -39,11 +52,21 @@ type overlay struct {
 	transient map[Hash]Hash
 	ops       []writeOp
 	logs      []logEntry
+	debits    map[Address]*big.Int // wei moved out of each account by buffered transfers
 }
 
 type writeOp struct {
 	transient  bool
 	key, value Hash
+	// a balance move (transfer) instead of a storage write when move is set
+	move *balanceMove
+}
+
+// balanceMove is one buffered Env.Transfer.
+type balanceMove struct {
+	from   Address
+	to     *Address // nil: burn
+	amount *big.Int
 }
 
 type logEntry struct {
@@ -79,12 +102,40 @@ func (o *overlay) setT(key, value Hash) {
 	o.ops = append(o.ops, writeOp{transient: true, key: key, value: value})
 }
 
+// move buffers a transfer of amount wei from from to to (nil: burn). It
+// fails, buffering nothing, when from's balance less what earlier buffered
+// transfers took from it is short: a deposit is paid out at most once, so
+// this can only fail on a broken invariant, never on a user's input.
+func (o *overlay) move(from Address, to *Address, amount *big.Int) error {
+	if amount.Sign() <= 0 {
+		return nil
+	}
+	out := o.debits[from]
+	if out == nil {
+		out = new(big.Int)
+	}
+	left := new(big.Int).Sub(o.env.Balance(from), out)
+	if left.Cmp(amount) < 0 {
+		return revertf("internal: %s holds %s wei, cannot pay %s", from, left, amount)
+	}
+	if o.debits == nil {
+		o.debits = map[Address]*big.Int{}
+	}
+	o.debits[from] = out.Add(out, amount)
+	o.ops = append(o.ops, writeOp{move: &balanceMove{from: from, to: to, amount: new(big.Int).Set(amount)}})
+	return nil
+}
+
 func (o *overlay) log(topics []Hash, data []byte) {
 	o.logs = append(o.logs, logEntry{topics: topics, data: data})
 }
 
 func (o *overlay) commit() {
 	for _, w := range o.ops {
+		if w.move != nil {
+			o.env.Transfer(w.move.from, w.move.to, w.move.amount)
+			continue
+		}
 		if w.transient {
 			o.env.SetTransientState(w.key, w.value)
 		} else {

@@ -28,6 +28,10 @@ func (e *RevertError) Unwrap() error { return e.Err }
 // changes, and the caller may retry in a later block.
 var ErrQueueFull = errors.New("request queue full for this block")
 
+// ErrDeposit is the revert of FHEPolicy's evaluations when the call value
+// is not exactly the policy's deposit (FHEPolicy.depositOf; deposit.go).
+var ErrDeposit = errors.New("wrong deposit")
+
 // revertWith is a revert standing for sentinel: method, sentinel's text,
 // then the details.
 func revertWith(sentinel error, method, format string, args ...any) error {

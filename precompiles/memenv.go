@@ -2,6 +2,7 @@ package precompiles
 
 import (
 	"bytes"
+	"fmt"
 	"math/big"
 	"sort"
 )
@@ -14,6 +15,9 @@ type MemState struct {
 	Persistent map[Address]map[Hash]Hash
 	Transient  map[Address]map[Hash]Hash
 	Logs       []MemLog
+	// Balances in wei (absent: zero); Burnt counts the wei Transfer burnt.
+	Balances map[Address]*big.Int
+	Burnt    *big.Int
 }
 
 // MemLog is one emitted log.
@@ -25,7 +29,33 @@ type MemLog struct {
 
 // NewMemState returns an empty state.
 func NewMemState() *MemState {
-	return &MemState{Persistent: map[Address]map[Hash]Hash{}, Transient: map[Address]map[Hash]Hash{}}
+	return &MemState{Persistent: map[Address]map[Hash]Hash{}, Transient: map[Address]map[Hash]Hash{}, Balances: map[Address]*big.Int{}, Burnt: new(big.Int)}
+}
+
+// Balance is a's balance (a copy; zero when absent).
+func (s *MemState) Balance(a Address) *big.Int {
+	if b, ok := s.Balances[a]; ok {
+		return new(big.Int).Set(b)
+	}
+	return new(big.Int)
+}
+
+// AddBalance adds delta (possibly negative) to a's balance; it fails when
+// the balance would go negative (the EVM's insufficient-funds check).
+func (s *MemState) AddBalance(a Address, delta *big.Int) error {
+	b := new(big.Int).Add(s.Balance(a), delta)
+	if b.Sign() < 0 {
+		return fmt.Errorf("account %s holds %s wei, cannot pay %s", a, s.Balance(a), new(big.Int).Neg(delta))
+	}
+	if s.Balances == nil {
+		s.Balances = map[Address]*big.Int{}
+	}
+	if b.Sign() == 0 {
+		delete(s.Balances, a)
+	} else {
+		s.Balances[a] = b
+	}
+	return nil
 }
 
 func get(m map[Address]map[Hash]Hash, a Address, k Hash) Hash {
@@ -61,6 +91,12 @@ func (s *MemState) Clone() *MemState {
 			set(c.Transient, a, k, v)
 		}
 	}
+	for a, b := range s.Balances {
+		c.Balances[a] = new(big.Int).Set(b)
+	}
+	if s.Burnt != nil {
+		c.Burnt.Set(s.Burnt)
+	}
 	for _, l := range s.Logs {
 		c.Logs = append(c.Logs, MemLog{Address: l.Address, Topics: append([]Hash(nil), l.Topics...), Data: append([]byte(nil), l.Data...)})
 	}
@@ -89,6 +125,17 @@ func (s *MemState) Fingerprint() Hash {
 	}
 	dump('p', s.Persistent)
 	dump('t', s.Transient)
+	var bal [][]byte
+	for a, b := range s.Balances {
+		w := bigWord(b)
+		bal = append(bal, append(append([]byte{'b'}, a[:]...), w[:]...))
+	}
+	sort.Slice(bal, func(i, j int) bool { return bytes.Compare(bal[i], bal[j]) < 0 })
+	parts = append(parts, bal...)
+	if s.Burnt != nil && s.Burnt.Sign() != 0 {
+		w := bigWord(s.Burnt)
+		parts = append(parts, []byte{'x'}, w[:])
+	}
 	for _, l := range s.Logs {
 		parts = append(parts, []byte{'l'}, l.Address[:])
 		for _, t := range l.Topics {
@@ -102,7 +149,9 @@ func (s *MemState) Fingerprint() Hash {
 // Bytes returns h as a slice.
 func (h Hash) Bytes() []byte { return h[:] }
 
-// MemEnv is an Env over a MemState for one call.
+// MemEnv is an Env over a MemState for one call. Value is the call's
+// value, which the caller (like the EVM) has already moved from From to
+// Self's balance, and moves back when the call fails.
 type MemEnv struct {
 	State   *MemState
 	Self    Address
@@ -111,6 +160,7 @@ type MemEnv struct {
 	Number  uint64
 	Time    uint64
 	ChainId *big.Int
+	Value   *big.Int
 }
 
 var _ Env = (*MemEnv)(nil)
@@ -135,6 +185,22 @@ func (e *MemEnv) ChainID() *big.Int {
 		return new(big.Int)
 	}
 	return e.ChainId
+}
+
+func (e *MemEnv) CallValue() *big.Int         { return e.Value }
+func (e *MemEnv) Balance(a Address) *big.Int { return e.State.Balance(a) }
+func (e *MemEnv) Transfer(from Address, to *Address, amount *big.Int) {
+	if err := e.State.AddBalance(from, new(big.Int).Neg(amount)); err != nil {
+		panic(err) // the core checks the balance first (overlay.move)
+	}
+	if to == nil {
+		if e.State.Burnt == nil {
+			e.State.Burnt = new(big.Int)
+		}
+		e.State.Burnt.Add(e.State.Burnt, amount)
+		return
+	}
+	_ = e.State.AddBalance(*to, amount)
 }
 
 // Store returns a StateStore over one address of the state (for ConfigureVerdict).

@@ -31,7 +31,8 @@ import (
 //	slot("po.s", keccak256(spec))  policy id registered for that spec (spec-hash index)
 //	slot("po.rt", root)  epoch + 1 of the committee epoch in which input root
 //	                     root's signature was verified (evaluateRooted)
-//	slot("po.r", req)    [0]=1, policy index at [1:4], block number at [4:12],
+//	slot("po.r", req)    [0]=1 (| reqDeposit when the request holds a deposit,
+//	                     deposit.go), policy index at [1:4], block number at [4:12],
 //	                     requester at [12:32]: one slot per request (
 //	                     the handles hash is bound into the request id and
 //	                     logged with EvaluationRequested, not stored)
@@ -139,14 +140,18 @@ func decodePolicyWord(w Hash) policyRec {
 // follows).
 type requestRec struct {
 	exists    bool
+	deposit   bool // holds its policy's deposit (deposit.go)
 	tag       uint32
 	block     uint64
 	requester Address
 }
 
-func encodeReqHeader(tag uint32, block uint64, requester Address) Hash {
+func encodeReqHeader(tag uint32, block uint64, requester Address, deposit bool) Hash {
 	var w Hash
 	w[0] = 1
+	if deposit {
+		w[0] |= reqDeposit
+	}
 	putUint24(w[1:4], tag)
 	binary.BigEndian.PutUint64(w[4:12], block)
 	copy(w[12:], requester[:])
@@ -154,10 +159,10 @@ func encodeReqHeader(tag uint32, block uint64, requester Address) Hash {
 }
 
 func decodeReqHeader(w Hash) requestRec {
-	if w[0] != 1 {
+	if w[0] != 1 && w[0] != 1|reqDeposit {
 		return requestRec{}
 	}
-	return requestRec{exists: true, tag: uint24(w[1:4]), block: binary.BigEndian.Uint64(w[4:12]), requester: addrFromLow(w[:])}
+	return requestRec{exists: true, deposit: w[0]&reqDeposit != 0, tag: uint24(w[1:4]), block: binary.BigEndian.Uint64(w[4:12]), requester: addrFromLow(w[:])}
 }
 
 func uint24(b []byte) uint32 { return uint32(b[0])<<16 | uint32(b[1])<<8 | uint32(b[2]) }
@@ -247,16 +252,18 @@ var (
 	gasPolicyRootLevel = uint64(100)
 	gasPolicyOf        = 3 * GasRead
 	gasPolicyRequestOf = 2 * GasRead
+	gasPolicyDepositOf = 2 * GasRead
 )
 
 // policyMethods is FHEPolicy's method table.
 func (s *Suite) policyMethods() []methodSpec {
 	return []methodSpec{
 		{name: "registerPolicy", gas: gasPolicyRegister, run: s.policyRegister},
-		{name: "evaluate", gas: gasPolicyEvaluate, run: s.policyEvaluate},
-		{name: "evaluateAttested", gas: gasPolicyEvaluate, maxInput: 32 + maxRegisterBatchInput, run: s.policyEvaluateAttested},
-		{name: "evaluateRooted", gas: gasPolicyEvaluate + gasPolicyRooted, maxInput: maxEvaluateRootedInput, run: s.policyEvaluateRooted},
+		{name: "evaluate", payable: true, gas: gasPolicyEvaluate, run: s.policyEvaluate},
+		{name: "evaluateAttested", payable: true, gas: gasPolicyEvaluate, maxInput: 32 + maxRegisterBatchInput, run: s.policyEvaluateAttested},
+		{name: "evaluateRooted", payable: true, gas: gasPolicyEvaluate + gasPolicyRooted, maxInput: maxEvaluateRootedInput, run: s.policyEvaluateRooted},
 		{name: "policyOf", readOnly: true, gas: gasPolicyOf, run: s.policyOf},
+		{name: "depositOf", readOnly: true, gas: gasPolicyDepositOf, run: s.policyDepositOf},
 		{name: "requestOf", readOnly: true, gas: gasPolicyRequestOf, run: s.policyRequestOf},
 	}
 }
@@ -526,6 +533,10 @@ func (s *Suite) request(cl *call, method string, id Hash, hs []Hash, authorize f
 		return nil, revertf("FHEPolicy.%s: policy takes %d inputs: pass %d handles (one ciphertext per input) or 1 (a vector input holding all %d), got %d",
 			method, p.inputs, p.inputs, p.inputs, len(hs))
 	}
+	held, err := checkDeposit(cl, method, id, p)
+	if err != nil {
+		return nil, err
+	}
 	if err := cl.charge(p.cost); err != nil {
 		return nil, err
 	}
@@ -540,7 +551,7 @@ func (s *Suite) request(cl *call, method string, id Hash, hs []Hash, authorize f
 	if err != nil {
 		return nil, err
 	}
-	cl.st.set(policyReqSlot(req), encodeReqHeader(p.index, cl.env.BlockNumber(), cl.caller))
+	cl.st.set(policyReqSlot(req), encodeReqHeader(p.index, cl.env.BlockNumber(), cl.caller, held))
 	if err := cl.emit("EvaluationRequested", [32]byte(req), [32]byte(id), outAddr(cl.caller), outHashes(hs), p.cost); err != nil {
 		return nil, err
 	}
@@ -639,6 +650,20 @@ func (s *Suite) policyOf(cl *call, a []any) ([]any, error) {
 	}
 	p := loadPolicy(cl.st.get, id)
 	return []any{p.exists, outHash(p.planHash), p.depth, p.cost, p.inputs, outAddr(p.registrant)}, nil
+}
+
+// policyDepositOf implements FHEPolicy.depositOf: the call value a request
+// of the policy must carry (deposit.go).
+func (s *Suite) policyDepositOf(cl *call, a []any) ([]any, error) {
+	id, err := argHash(a[0])
+	if err != nil {
+		return nil, err
+	}
+	p := loadPolicyCost(cl.st.get, id)
+	if !p.exists {
+		return nil, revertf("FHEPolicy.depositOf: unknown policy %s", id)
+	}
+	return []any{depositOf(p)}, nil
 }
 
 // policyRequestOf implements FHEPolicy.requestOf.

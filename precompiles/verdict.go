@@ -125,18 +125,37 @@ func writePacked(st *overlay, req Hash, v packedVerdict) {
 	}
 }
 
-// pendingRequest finds req in FHEPolicy (then in FHECRDT when crdt is true)
-// and returns its policy id and block; found is false when neither has it.
-func pendingRequest(cl *call, req Hash, crdt bool) (policyID Hash, block uint64, found bool) {
-	pr, pid := loadPolicyRequest(func(k Hash) Hash { return cl.env.PeerState(FHEPolicyAddress, k) }, req)
+// pendingReq is what FHEVerdict needs of a request: its policy (or
+// CRDTValuePolicyID), block, requester and the deposit it holds (zero when
+// none; deposit.go).
+type pendingReq struct {
+	policyID  Hash
+	block     uint64
+	requester Address
+	deposit   *big.Int
+}
+
+// pendingRequest finds req in FHEPolicy (then in FHECRDT when crdt is true);
+// found is false when neither has it. A request holding a deposit costs one
+// more read (its policy's cost word), charged here.
+func pendingRequest(cl *call, req Hash, crdt bool) (pendingReq, bool, error) {
+	get := func(k Hash) Hash { return cl.env.PeerState(FHEPolicyAddress, k) }
+	pr, pid := loadPolicyRequest(get, req)
 	if pr.exists {
-		return pid, pr.block, true
+		p := pendingReq{policyID: pid, block: pr.block, requester: pr.requester, deposit: new(big.Int)}
+		if pr.deposit {
+			if err := cl.charge(GasRead); err != nil {
+				return p, true, err
+			}
+			p.deposit = depositOf(loadPolicyCost(get, pid))
+		}
+		return p, true, nil
 	}
 	if !crdt {
-		return Hash{}, 0, false
+		return pendingReq{}, false, nil
 	}
 	cr := decodeReqHeader(cl.env.PeerState(FHECRDTAddress, crdtReqSlot(req)))
-	return CRDTValuePolicyID, cr.block, cr.exists
+	return pendingReq{policyID: CRDTValuePolicyID, block: cr.block, requester: cr.requester, deposit: new(big.Int)}, cr.exists, nil
 }
 
 var (
@@ -157,12 +176,12 @@ var (
 	// verifyCommitteeSig from the registered committee's size.
 	gasVerdictSetCommitteeKey = 2*GasRead + GasWrite + logGas(2, 2*32)
 	gasVerdictCommitteeKeyOf  = GasRead
-	// committee header, the batch policy's record word (its index), batch
-	// counter read; the batch digest write and the
+	// committee header, the batch policy's record (its index and cost
+	// word), batch counter read; the batch digest write and the
 	// log (3 topics, 5 words). Per item: GasVerdictItem (charged from the
 	// calldata count before decoding); the counter write is GasWrite once,
 	// GasUpdate after.
-	gasVerdictSubmitBatch = 3*GasRead + GasWrite + logGas(3, 5*32)
+	gasVerdictSubmitBatch = 4*GasRead + GasWrite + logGas(3, 5*32)
 	// request lookup (policy, then CRDT), verdict check, one write, log
 	gasVerdictExpire = 3*GasRead + GasRead + GasWrite + logGas(3, 32)
 )
@@ -213,10 +232,14 @@ func (s *Suite) verdictSubmit(cl *call, a []any) ([]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	policyID, _, ok := pendingRequest(cl, req, true)
+	pr, ok, err := pendingRequest(cl, req, true)
+	if err != nil {
+		return nil, err
+	}
 	if !ok {
 		return nil, revertf("FHEVerdict.submit: unknown request %s", req)
 	}
+	policyID := pr.policyID
 	if decided(cl.st.get, req) {
 		return nil, revertf("FHEVerdict.submit: verdict for request %s already accepted", req)
 	}
@@ -235,6 +258,13 @@ func (s *Suite) verdictSubmit(cl *call, a []any) ([]any, error) {
 	cl.st.set(base, w)
 	cl.st.set(addOffset(base, 1), bigWord(result))
 	cl.st.set(addOffset(base, 2), digest)
+	var st settlement
+	if err := st.settle(cl, pr.requester, pr.deposit, result); err != nil {
+		return nil, err
+	}
+	if err := st.emit(cl, policyID); err != nil {
+		return nil, err
+	}
 	return nil, cl.emit("VerdictAccepted", [32]byte(req), [32]byte(policyID), result, [32]byte(digest), hdr.Epoch, uint32(n))
 }
 

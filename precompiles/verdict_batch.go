@@ -67,41 +67,51 @@ func decodeBatchArgs(a []any) (batchArgs, error) {
 	return b, err
 }
 
+// checkedBatch is what checkBatchItems finds: the batch policy's record and,
+// per item, its request record and whether it is new (not yet decided).
+type checkedBatch struct {
+	pol   policyRec
+	reqs  []requestRec
+	fresh []bool
+}
+
 // checkBatchItems checks every item (pending FHEPolicy request of policyID,
-// listed once) and returns which are new (not yet decided).
-func checkBatchItems(cl *call, policyID Hash, items []bls.VerdictItem) ([]bool, int, error) {
+// listed once) and returns which are new (not yet decided) and how many.
+func checkBatchItems(cl *call, policyID Hash, items []bls.VerdictItem) (checkedBatch, int, error) {
 	get := func(k Hash) Hash { return cl.env.PeerState(FHEPolicyAddress, k) }
-	// one read of the batch policy's record word; each item's header then
-	// names its policy by index
-	pol := decodePolicyWord(get(policySlot(policyID)))
+	// one read of the batch policy's record (index and cost word); each
+	// item's header then names its policy by index
+	pol := loadPolicyCost(get, policyID)
 	if !pol.exists {
-		return nil, 0, revertf("FHEVerdict.submitBatch: unknown policy %s", policyID)
+		return checkedBatch{}, 0, revertf("FHEVerdict.submitBatch: unknown policy %s", policyID)
 	}
 	seen := make(map[Hash]int, len(items)) // membership only; never iterated
 	fresh := make([]bool, len(items))
+	reqs := make([]requestRec, len(items))
 	n := 0
 	for i, it := range items {
 		req := Hash(it.RequestID)
 		if j, dup := seen[req]; dup {
-			return nil, 0, revertf("FHEVerdict.submitBatch: item %d repeats request %s (item %d)", i, req, j)
+			return checkedBatch{}, 0, revertf("FHEVerdict.submitBatch: item %d repeats request %s (item %d)", i, req, j)
 		}
 		seen[req] = i
 		r := decodeReqHeader(get(policyReqSlot(req)))
 		if !r.exists {
-			return nil, 0, revertf("FHEVerdict.submitBatch: item %d: unknown policy request %s", i, req)
+			return checkedBatch{}, 0, revertf("FHEVerdict.submitBatch: item %d: unknown policy request %s", i, req)
 		}
 		if r.tag != pol.index {
-			return nil, 0, revertf("FHEVerdict.submitBatch: item %d: request %s is for policy %s, not %s", i, req, get(policyIndexSlot(r.tag)), policyID)
+			return checkedBatch{}, 0, revertf("FHEVerdict.submitBatch: item %d: request %s is for policy %s, not %s", i, req, get(policyIndexSlot(r.tag)), policyID)
 		}
+		reqs[i] = r
 		if !decided(cl.st.get, req) {
 			fresh[i] = true
 			n++
 		}
 	}
 	if n == 0 {
-		return nil, 0, revertf("FHEVerdict.submitBatch: every request of the batch already has a verdict (replay)")
+		return checkedBatch{}, 0, revertf("FHEVerdict.submitBatch: every request of the batch already has a verdict (replay)")
 	}
-	return fresh, n, nil
+	return checkedBatch{pol: pol, reqs: reqs, fresh: fresh}, n, nil
 }
 
 // verdictSubmitBatch implements FHEVerdict.submitBatch.
@@ -110,10 +120,11 @@ func (s *Suite) verdictSubmitBatch(cl *call, a []any) ([]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	fresh, stored, err := checkBatchItems(cl, b.policyID, b.items)
+	bi, stored, err := checkBatchItems(cl, b.policyID, b.items)
 	if err != nil {
 		return nil, err
 	}
+	fresh := bi.fresh
 	root := bls.VerdictBatchRoot(b.items)
 	chainID := chainIDWord(cl.env.ChainID())
 	hdr, n, err := verifyCommitteeSig(cl, "FHEVerdict.submitBatch", cl.st.get, func(epoch uint64) [32]byte {
@@ -137,10 +148,21 @@ func (s *Suite) verdictSubmitBatch(cl *call, a []any) ([]any, error) {
 	seq := u64FromWord(seqW) + 1
 	cl.st.set(batchSeqSlot, u64Word(seq))
 	cl.st.set(batchDigestSlot(seq), b.resultDigest)
+	d := depositOf(bi.pol)
+	var st settlement
 	for i, it := range b.items {
-		if fresh[i] {
-			writePacked(cl.st, Hash(it.RequestID), packedVerdict{seq: seq, epoch: hdr.Epoch, result: it.Result})
+		if !fresh[i] {
+			continue
 		}
+		writePacked(cl.st, Hash(it.RequestID), packedVerdict{seq: seq, epoch: hdr.Epoch, result: it.Result})
+		if bi.reqs[i].deposit {
+			if err := st.settle(cl, bi.reqs[i].requester, d, it.Result); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := st.emit(cl, b.policyID); err != nil {
+		return nil, err
 	}
 	return nil, cl.emit("VerdictBatchAccepted", [32]byte(b.policyID), root, [32]byte(b.resultDigest),
 		hdr.Epoch, uint32(n), uint32(len(b.items)), uint32(stored))
@@ -153,10 +175,14 @@ func (s *Suite) verdictExpire(cl *call, a []any) ([]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	policyID, block, ok := pendingRequest(cl, req, true)
+	pr, ok, err := pendingRequest(cl, req, true)
+	if err != nil {
+		return nil, err
+	}
 	if !ok {
 		return nil, revertf("FHEVerdict.expire: unknown request %s", req)
 	}
+	policyID, block := pr.policyID, pr.block
 	if decided(cl.st.get, req) {
 		return nil, revertf("FHEVerdict.expire: request %s already has a verdict", req)
 	}
@@ -165,6 +191,13 @@ func (s *Suite) verdictExpire(cl *call, a []any) ([]any, error) {
 		return nil, revertf("FHEVerdict.expire: request %s from block %d expires at block %d (now %d)", req, block, block+ExpiryBlocks, now)
 	}
 	writePacked(cl.st, req, packedVerdict{result: ResultExpired})
+	var st settlement
+	if err := st.settle(cl, pr.requester, pr.deposit, ResultExpired); err != nil {
+		return nil, err
+	}
+	if err := st.emit(cl, policyID); err != nil {
+		return nil, err
+	}
 	return nil, cl.emit("VerdictExpired", [32]byte(req), [32]byte(policyID), block)
 }
 
@@ -180,11 +213,12 @@ func u64FromWord(w Hash) uint64 {
 // of items verdicts under a committee of committeeSize members (≤ 256),
 // every result below 2^128 or a sentinel (a result in between costs one
 // more GasWrite): the call minimum, 2·items + 14 calldata words, the static
-// part, the BLS verification, GasVerdictItem per item and the batch
-// counter's first write.
+// part, the BLS verification, GasVerdictItem per item, the batch counter's
+// first write and, when the requests hold deposits, GasBalanceMove per
+// item and the DepositsSettled log.
 func SubmitBatchGas(items, committeeSize int) uint64 {
 	n, m := uint64(items), uint64(committeeSize)
-	return GasMinimum + GasInputWord*(2*n+14) + gasVerdictSubmitBatch + GasBLSVerify + GasBLSPerMember*m + GasVerdictItem*n + GasWrite
+	return GasMinimum + GasInputWord*(2*n+14) + gasVerdictSubmitBatch + GasBLSVerify + GasBLSPerMember*m + (GasVerdictItem+GasBalanceMove)*n + GasWrite + gasDepositsSettled
 }
 
 // submitBatchTxGas bounds a whole submitBatch transaction: 21,000 intrinsic

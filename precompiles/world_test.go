@@ -24,6 +24,12 @@ type world struct {
 	epoch   uint64
 	thr     uint32
 
+	// value is the call value of the next run (then reset); nil: none,
+	// except that FHEPolicy's evaluations carry their policy's exact
+	// deposit (a well-behaved client) unless noDeposit is set.
+	value     *big.Int
+	noDeposit bool
+
 	alice, bob, carol, gov, gate Address
 	hA, hB, hC                   Hash
 	policy                       Hash
@@ -63,15 +69,57 @@ type result struct {
 	reason string
 }
 
+// richBalance funds a caller that sends value it does not hold (test
+// accounts are rich).
+var richBalance = new(big.Int).Lsh(big.NewInt(1), 100)
+
+// run calls c as the EVM would: the call value moves from the caller to
+// the precompile first and moves back when the call fails.
 func (w *world) run(c *Contract, from Address, static bool, gas uint64, input []byte) result {
-	env := &MemEnv{State: w.st, Self: c.Address(), From: from, Static: static, Number: w.number, Time: 1_000 + w.number, ChainId: w.chainID}
+	v := w.value
+	w.value = nil
+	if v == nil && !w.noDeposit && !static && c.Address() == FHEPolicyAddress && len(input) >= 36 {
+		v = w.autoDeposit(c, input)
+	}
+	funded := false
+	if v != nil && v.Sign() != 0 {
+		if funded = w.st.Balance(from).Cmp(v) < 0; funded {
+			require.NoError(w.t, w.st.AddBalance(from, richBalance))
+		}
+		require.NoError(w.t, w.st.AddBalance(from, new(big.Int).Neg(v)))
+		require.NoError(w.t, w.st.AddBalance(c.Address(), v))
+	}
+	env := &MemEnv{State: w.st, Self: c.Address(), From: from, Static: static, Number: w.number, Time: 1_000 + w.number, ChainId: w.chainID, Value: v}
 	ret, rem, err := c.Run(env, input, gas)
+	if err != nil && v != nil && v.Sign() != 0 {
+		require.NoError(w.t, w.st.AddBalance(c.Address(), new(big.Int).Neg(v)))
+		require.NoError(w.t, w.st.AddBalance(from, v))
+		if funded {
+			require.NoError(w.t, w.st.AddBalance(from, new(big.Int).Neg(richBalance)))
+		}
+	}
 	r := result{ret: ret, used: gas - rem, err: err}
 	var rv *RevertError
 	if errors.As(err, &rv) {
 		r.reason = rv.Reason
 	}
 	return r
+}
+
+// autoDeposit is the deposit of the policy an FHEPolicy evaluation in input
+// names (its first argument), or nil for any other method or an unknown
+// policy.
+func (w *world) autoDeposit(c *Contract, input []byte) *big.Int {
+	a := c.ABI()
+	m, err := a.MethodById(input[:4])
+	if err != nil || (m.Name != "evaluate" && m.Name != "evaluateAttested" && m.Name != "evaluateRooted") {
+		return nil
+	}
+	p := loadPolicyCost(func(k Hash) Hash { return get(w.st.Persistent, FHEPolicyAddress, k) }, Hash(input[4:36]))
+	if !p.exists {
+		return nil
+	}
+	return depositOf(p)
 }
 
 func (w *world) pack(c *Contract, method string, args ...any) []byte {

@@ -31,7 +31,7 @@ var (
 
 // IFHEPolicyMetaData contains all meta data concerning the IFHEPolicy contract.
 var IFHEPolicyMetaData = &bind.MetaData{
-	ABI: "[{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"requestId\",\"type\":\"bytes32\"},{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"policyId\",\"type\":\"bytes32\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"requester\",\"type\":\"address\"},{\"indexed\":false,\"internalType\":\"bytes32[]\",\"name\":\"handles\",\"type\":\"bytes32[]\"},{\"indexed\":false,\"internalType\":\"uint64\",\"name\":\"cost\",\"type\":\"uint64\"}],\"name\":\"EvaluationRequested\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"policyId\",\"type\":\"bytes32\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"registrant\",\"type\":\"address\"},{\"indexed\":false,\"internalType\":\"bytes32\",\"name\":\"planHash\",\"type\":\"bytes32\"},{\"indexed\":false,\"internalType\":\"uint32\",\"name\":\"depth\",\"type\":\"uint32\"},{\"indexed\":false,\"internalType\":\"uint64\",\"name\":\"cost\",\"type\":\"uint64\"},{\"indexed\":false,\"internalType\":\"uint32\",\"name\":\"inputs\",\"type\":\"uint32\"},{\"indexed\":false,\"internalType\":\"bytes\",\"name\":\"spec\",\"type\":\"bytes\"}],\"name\":\"PolicyRegistered\",\"type\":\"event\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"policyId\",\"type\":\"bytes32\"},{\"internalType\":\"bytes32[]\",\"name\":\"handles\",\"type\":\"bytes32[]\"}],\"name\":\"evaluate\",\"outputs\":[{\"internalType\":\"bytes32\",\"name\":\"requestId\",\"type\":\"bytes32\"}],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"policyId\",\"type\":\"bytes32\"},{\"internalType\":\"uint8\",\"name\":\"preset\",\"type\":\"uint8\"},{\"internalType\":\"bytes32[]\",\"name\":\"handles\",\"type\":\"bytes32[]\"},{\"internalType\":\"uint8[]\",\"name\":\"ctypes\",\"type\":\"uint8[]\"},{\"internalType\":\"bytes32[]\",\"name\":\"proofDigests\",\"type\":\"bytes32[]\"},{\"internalType\":\"bytes\",\"name\":\"signature\",\"type\":\"bytes\"},{\"internalType\":\"bytes\",\"name\":\"signers\",\"type\":\"bytes\"}],\"name\":\"evaluateAttested\",\"outputs\":[{\"internalType\":\"bytes32\",\"name\":\"requestId\",\"type\":\"bytes32\"}],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"policyId\",\"type\":\"bytes32\"},{\"internalType\":\"uint8\",\"name\":\"preset\",\"type\":\"uint8\"},{\"internalType\":\"bytes32[]\",\"name\":\"handles\",\"type\":\"bytes32[]\"},{\"internalType\":\"uint8[]\",\"name\":\"ctypes\",\"type\":\"uint8[]\"},{\"internalType\":\"bytes32[]\",\"name\":\"proofDigests\",\"type\":\"bytes32[]\"},{\"internalType\":\"bytes32\",\"name\":\"root\",\"type\":\"bytes32\"},{\"internalType\":\"uint32\",\"name\":\"index\",\"type\":\"uint32\"},{\"internalType\":\"bytes32[]\",\"name\":\"path\",\"type\":\"bytes32[]\"},{\"internalType\":\"bytes\",\"name\":\"signature\",\"type\":\"bytes\"},{\"internalType\":\"bytes\",\"name\":\"signers\",\"type\":\"bytes\"}],\"name\":\"evaluateRooted\",\"outputs\":[{\"internalType\":\"bytes32\",\"name\":\"requestId\",\"type\":\"bytes32\"}],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"policyId\",\"type\":\"bytes32\"}],\"name\":\"policyOf\",\"outputs\":[{\"internalType\":\"bool\",\"name\":\"exists\",\"type\":\"bool\"},{\"internalType\":\"bytes32\",\"name\":\"planHash\",\"type\":\"bytes32\"},{\"internalType\":\"uint32\",\"name\":\"depth\",\"type\":\"uint32\"},{\"internalType\":\"uint64\",\"name\":\"cost\",\"type\":\"uint64\"},{\"internalType\":\"uint32\",\"name\":\"inputs\",\"type\":\"uint32\"},{\"internalType\":\"address\",\"name\":\"registrant\",\"type\":\"address\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes\",\"name\":\"spec\",\"type\":\"bytes\"}],\"name\":\"registerPolicy\",\"outputs\":[{\"internalType\":\"bytes32\",\"name\":\"policyId\",\"type\":\"bytes32\"}],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"requestId\",\"type\":\"bytes32\"}],\"name\":\"requestOf\",\"outputs\":[{\"internalType\":\"bool\",\"name\":\"exists\",\"type\":\"bool\"},{\"internalType\":\"bytes32\",\"name\":\"policyId\",\"type\":\"bytes32\"},{\"internalType\":\"address\",\"name\":\"requester\",\"type\":\"address\"},{\"internalType\":\"uint64\",\"name\":\"blockNumber\",\"type\":\"uint64\"}],\"stateMutability\":\"view\",\"type\":\"function\"}]",
+	ABI: "[{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"requestId\",\"type\":\"bytes32\"},{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"policyId\",\"type\":\"bytes32\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"requester\",\"type\":\"address\"},{\"indexed\":false,\"internalType\":\"bytes32[]\",\"name\":\"handles\",\"type\":\"bytes32[]\"},{\"indexed\":false,\"internalType\":\"uint64\",\"name\":\"cost\",\"type\":\"uint64\"}],\"name\":\"EvaluationRequested\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"policyId\",\"type\":\"bytes32\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"registrant\",\"type\":\"address\"},{\"indexed\":false,\"internalType\":\"bytes32\",\"name\":\"planHash\",\"type\":\"bytes32\"},{\"indexed\":false,\"internalType\":\"uint32\",\"name\":\"depth\",\"type\":\"uint32\"},{\"indexed\":false,\"internalType\":\"uint64\",\"name\":\"cost\",\"type\":\"uint64\"},{\"indexed\":false,\"internalType\":\"uint32\",\"name\":\"inputs\",\"type\":\"uint32\"},{\"indexed\":false,\"internalType\":\"bytes\",\"name\":\"spec\",\"type\":\"bytes\"}],\"name\":\"PolicyRegistered\",\"type\":\"event\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"policyId\",\"type\":\"bytes32\"}],\"name\":\"depositOf\",\"outputs\":[{\"internalType\":\"uint256\",\"name\":\"deposit\",\"type\":\"uint256\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"policyId\",\"type\":\"bytes32\"},{\"internalType\":\"bytes32[]\",\"name\":\"handles\",\"type\":\"bytes32[]\"}],\"name\":\"evaluate\",\"outputs\":[{\"internalType\":\"bytes32\",\"name\":\"requestId\",\"type\":\"bytes32\"}],\"stateMutability\":\"payable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"policyId\",\"type\":\"bytes32\"},{\"internalType\":\"uint8\",\"name\":\"preset\",\"type\":\"uint8\"},{\"internalType\":\"bytes32[]\",\"name\":\"handles\",\"type\":\"bytes32[]\"},{\"internalType\":\"uint8[]\",\"name\":\"ctypes\",\"type\":\"uint8[]\"},{\"internalType\":\"bytes32[]\",\"name\":\"proofDigests\",\"type\":\"bytes32[]\"},{\"internalType\":\"bytes\",\"name\":\"signature\",\"type\":\"bytes\"},{\"internalType\":\"bytes\",\"name\":\"signers\",\"type\":\"bytes\"}],\"name\":\"evaluateAttested\",\"outputs\":[{\"internalType\":\"bytes32\",\"name\":\"requestId\",\"type\":\"bytes32\"}],\"stateMutability\":\"payable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"policyId\",\"type\":\"bytes32\"},{\"internalType\":\"uint8\",\"name\":\"preset\",\"type\":\"uint8\"},{\"internalType\":\"bytes32[]\",\"name\":\"handles\",\"type\":\"bytes32[]\"},{\"internalType\":\"uint8[]\",\"name\":\"ctypes\",\"type\":\"uint8[]\"},{\"internalType\":\"bytes32[]\",\"name\":\"proofDigests\",\"type\":\"bytes32[]\"},{\"internalType\":\"bytes32\",\"name\":\"root\",\"type\":\"bytes32\"},{\"internalType\":\"uint32\",\"name\":\"index\",\"type\":\"uint32\"},{\"internalType\":\"bytes32[]\",\"name\":\"path\",\"type\":\"bytes32[]\"},{\"internalType\":\"bytes\",\"name\":\"signature\",\"type\":\"bytes\"},{\"internalType\":\"bytes\",\"name\":\"signers\",\"type\":\"bytes\"}],\"name\":\"evaluateRooted\",\"outputs\":[{\"internalType\":\"bytes32\",\"name\":\"requestId\",\"type\":\"bytes32\"}],\"stateMutability\":\"payable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"policyId\",\"type\":\"bytes32\"}],\"name\":\"policyOf\",\"outputs\":[{\"internalType\":\"bool\",\"name\":\"exists\",\"type\":\"bool\"},{\"internalType\":\"bytes32\",\"name\":\"planHash\",\"type\":\"bytes32\"},{\"internalType\":\"uint32\",\"name\":\"depth\",\"type\":\"uint32\"},{\"internalType\":\"uint64\",\"name\":\"cost\",\"type\":\"uint64\"},{\"internalType\":\"uint32\",\"name\":\"inputs\",\"type\":\"uint32\"},{\"internalType\":\"address\",\"name\":\"registrant\",\"type\":\"address\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes\",\"name\":\"spec\",\"type\":\"bytes\"}],\"name\":\"registerPolicy\",\"outputs\":[{\"internalType\":\"bytes32\",\"name\":\"policyId\",\"type\":\"bytes32\"}],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"requestId\",\"type\":\"bytes32\"}],\"name\":\"requestOf\",\"outputs\":[{\"internalType\":\"bool\",\"name\":\"exists\",\"type\":\"bool\"},{\"internalType\":\"bytes32\",\"name\":\"policyId\",\"type\":\"bytes32\"},{\"internalType\":\"address\",\"name\":\"requester\",\"type\":\"address\"},{\"internalType\":\"uint64\",\"name\":\"blockNumber\",\"type\":\"uint64\"}],\"stateMutability\":\"view\",\"type\":\"function\"}]",
 }
 
 // IFHEPolicyABI is the input ABI used to generate the binding from.
@@ -180,6 +180,37 @@ func (_IFHEPolicy *IFHEPolicyTransactorRaw) Transact(opts *bind.TransactOpts, me
 	return _IFHEPolicy.Contract.contract.Transact(opts, method, params...)
 }
 
+// DepositOf is a free data retrieval call binding the contract method 0xcca304de.
+//
+// Solidity: function depositOf(bytes32 policyId) view returns(uint256 deposit)
+func (_IFHEPolicy *IFHEPolicyCaller) DepositOf(opts *bind.CallOpts, policyId [32]byte) (*big.Int, error) {
+	var out []interface{}
+	err := _IFHEPolicy.contract.Call(opts, &out, "depositOf", policyId)
+
+	if err != nil {
+		return *new(*big.Int), err
+	}
+
+	out0 := *abi.ConvertType(out[0], new(*big.Int)).(**big.Int)
+
+	return out0, err
+
+}
+
+// DepositOf is a free data retrieval call binding the contract method 0xcca304de.
+//
+// Solidity: function depositOf(bytes32 policyId) view returns(uint256 deposit)
+func (_IFHEPolicy *IFHEPolicySession) DepositOf(policyId [32]byte) (*big.Int, error) {
+	return _IFHEPolicy.Contract.DepositOf(&_IFHEPolicy.CallOpts, policyId)
+}
+
+// DepositOf is a free data retrieval call binding the contract method 0xcca304de.
+//
+// Solidity: function depositOf(bytes32 policyId) view returns(uint256 deposit)
+func (_IFHEPolicy *IFHEPolicyCallerSession) DepositOf(policyId [32]byte) (*big.Int, error) {
+	return _IFHEPolicy.Contract.DepositOf(&_IFHEPolicy.CallOpts, policyId)
+}
+
 // PolicyOf is a free data retrieval call binding the contract method 0x5483a0b5.
 //
 // Solidity: function policyOf(bytes32 policyId) view returns(bool exists, bytes32 planHash, uint32 depth, uint64 cost, uint32 inputs, address registrant)
@@ -302,63 +333,63 @@ func (_IFHEPolicy *IFHEPolicyCallerSession) RequestOf(requestId [32]byte) (struc
 
 // Evaluate is a paid mutator transaction binding the contract method 0x835f9a54.
 //
-// Solidity: function evaluate(bytes32 policyId, bytes32[] handles) returns(bytes32 requestId)
+// Solidity: function evaluate(bytes32 policyId, bytes32[] handles) payable returns(bytes32 requestId)
 func (_IFHEPolicy *IFHEPolicyTransactor) Evaluate(opts *bind.TransactOpts, policyId [32]byte, handles [][32]byte) (*types.Transaction, error) {
 	return _IFHEPolicy.contract.Transact(opts, "evaluate", policyId, handles)
 }
 
 // Evaluate is a paid mutator transaction binding the contract method 0x835f9a54.
 //
-// Solidity: function evaluate(bytes32 policyId, bytes32[] handles) returns(bytes32 requestId)
+// Solidity: function evaluate(bytes32 policyId, bytes32[] handles) payable returns(bytes32 requestId)
 func (_IFHEPolicy *IFHEPolicySession) Evaluate(policyId [32]byte, handles [][32]byte) (*types.Transaction, error) {
 	return _IFHEPolicy.Contract.Evaluate(&_IFHEPolicy.TransactOpts, policyId, handles)
 }
 
 // Evaluate is a paid mutator transaction binding the contract method 0x835f9a54.
 //
-// Solidity: function evaluate(bytes32 policyId, bytes32[] handles) returns(bytes32 requestId)
+// Solidity: function evaluate(bytes32 policyId, bytes32[] handles) payable returns(bytes32 requestId)
 func (_IFHEPolicy *IFHEPolicyTransactorSession) Evaluate(policyId [32]byte, handles [][32]byte) (*types.Transaction, error) {
 	return _IFHEPolicy.Contract.Evaluate(&_IFHEPolicy.TransactOpts, policyId, handles)
 }
 
 // EvaluateAttested is a paid mutator transaction binding the contract method 0x506834f1.
 //
-// Solidity: function evaluateAttested(bytes32 policyId, uint8 preset, bytes32[] handles, uint8[] ctypes, bytes32[] proofDigests, bytes signature, bytes signers) returns(bytes32 requestId)
+// Solidity: function evaluateAttested(bytes32 policyId, uint8 preset, bytes32[] handles, uint8[] ctypes, bytes32[] proofDigests, bytes signature, bytes signers) payable returns(bytes32 requestId)
 func (_IFHEPolicy *IFHEPolicyTransactor) EvaluateAttested(opts *bind.TransactOpts, policyId [32]byte, preset uint8, handles [][32]byte, ctypes []uint8, proofDigests [][32]byte, signature []byte, signers []byte) (*types.Transaction, error) {
 	return _IFHEPolicy.contract.Transact(opts, "evaluateAttested", policyId, preset, handles, ctypes, proofDigests, signature, signers)
 }
 
 // EvaluateAttested is a paid mutator transaction binding the contract method 0x506834f1.
 //
-// Solidity: function evaluateAttested(bytes32 policyId, uint8 preset, bytes32[] handles, uint8[] ctypes, bytes32[] proofDigests, bytes signature, bytes signers) returns(bytes32 requestId)
+// Solidity: function evaluateAttested(bytes32 policyId, uint8 preset, bytes32[] handles, uint8[] ctypes, bytes32[] proofDigests, bytes signature, bytes signers) payable returns(bytes32 requestId)
 func (_IFHEPolicy *IFHEPolicySession) EvaluateAttested(policyId [32]byte, preset uint8, handles [][32]byte, ctypes []uint8, proofDigests [][32]byte, signature []byte, signers []byte) (*types.Transaction, error) {
 	return _IFHEPolicy.Contract.EvaluateAttested(&_IFHEPolicy.TransactOpts, policyId, preset, handles, ctypes, proofDigests, signature, signers)
 }
 
 // EvaluateAttested is a paid mutator transaction binding the contract method 0x506834f1.
 //
-// Solidity: function evaluateAttested(bytes32 policyId, uint8 preset, bytes32[] handles, uint8[] ctypes, bytes32[] proofDigests, bytes signature, bytes signers) returns(bytes32 requestId)
+// Solidity: function evaluateAttested(bytes32 policyId, uint8 preset, bytes32[] handles, uint8[] ctypes, bytes32[] proofDigests, bytes signature, bytes signers) payable returns(bytes32 requestId)
 func (_IFHEPolicy *IFHEPolicyTransactorSession) EvaluateAttested(policyId [32]byte, preset uint8, handles [][32]byte, ctypes []uint8, proofDigests [][32]byte, signature []byte, signers []byte) (*types.Transaction, error) {
 	return _IFHEPolicy.Contract.EvaluateAttested(&_IFHEPolicy.TransactOpts, policyId, preset, handles, ctypes, proofDigests, signature, signers)
 }
 
 // EvaluateRooted is a paid mutator transaction binding the contract method 0x71e962a0.
 //
-// Solidity: function evaluateRooted(bytes32 policyId, uint8 preset, bytes32[] handles, uint8[] ctypes, bytes32[] proofDigests, bytes32 root, uint32 index, bytes32[] path, bytes signature, bytes signers) returns(bytes32 requestId)
+// Solidity: function evaluateRooted(bytes32 policyId, uint8 preset, bytes32[] handles, uint8[] ctypes, bytes32[] proofDigests, bytes32 root, uint32 index, bytes32[] path, bytes signature, bytes signers) payable returns(bytes32 requestId)
 func (_IFHEPolicy *IFHEPolicyTransactor) EvaluateRooted(opts *bind.TransactOpts, policyId [32]byte, preset uint8, handles [][32]byte, ctypes []uint8, proofDigests [][32]byte, root [32]byte, index uint32, path [][32]byte, signature []byte, signers []byte) (*types.Transaction, error) {
 	return _IFHEPolicy.contract.Transact(opts, "evaluateRooted", policyId, preset, handles, ctypes, proofDigests, root, index, path, signature, signers)
 }
 
 // EvaluateRooted is a paid mutator transaction binding the contract method 0x71e962a0.
 //
-// Solidity: function evaluateRooted(bytes32 policyId, uint8 preset, bytes32[] handles, uint8[] ctypes, bytes32[] proofDigests, bytes32 root, uint32 index, bytes32[] path, bytes signature, bytes signers) returns(bytes32 requestId)
+// Solidity: function evaluateRooted(bytes32 policyId, uint8 preset, bytes32[] handles, uint8[] ctypes, bytes32[] proofDigests, bytes32 root, uint32 index, bytes32[] path, bytes signature, bytes signers) payable returns(bytes32 requestId)
 func (_IFHEPolicy *IFHEPolicySession) EvaluateRooted(policyId [32]byte, preset uint8, handles [][32]byte, ctypes []uint8, proofDigests [][32]byte, root [32]byte, index uint32, path [][32]byte, signature []byte, signers []byte) (*types.Transaction, error) {
 	return _IFHEPolicy.Contract.EvaluateRooted(&_IFHEPolicy.TransactOpts, policyId, preset, handles, ctypes, proofDigests, root, index, path, signature, signers)
 }
 
 // EvaluateRooted is a paid mutator transaction binding the contract method 0x71e962a0.
 //
-// Solidity: function evaluateRooted(bytes32 policyId, uint8 preset, bytes32[] handles, uint8[] ctypes, bytes32[] proofDigests, bytes32 root, uint32 index, bytes32[] path, bytes signature, bytes signers) returns(bytes32 requestId)
+// Solidity: function evaluateRooted(bytes32 policyId, uint8 preset, bytes32[] handles, uint8[] ctypes, bytes32[] proofDigests, bytes32 root, uint32 index, bytes32[] path, bytes signature, bytes signers) payable returns(bytes32 requestId)
 func (_IFHEPolicy *IFHEPolicyTransactorSession) EvaluateRooted(policyId [32]byte, preset uint8, handles [][32]byte, ctypes []uint8, proofDigests [][32]byte, root [32]byte, index uint32, path [][32]byte, signature []byte, signers []byte) (*types.Transaction, error) {
 	return _IFHEPolicy.Contract.EvaluateRooted(&_IFHEPolicy.TransactOpts, policyId, preset, handles, ctypes, proofDigests, root, index, path, signature, signers)
 }

@@ -6,6 +6,15 @@ pragma solidity ^0.8.24;
 /// bytes; registration compiles it to a plan (hash, depth, cost, input count).
 /// evaluate() checks the ACL on every handle, charges the plan's gas, records a
 /// request and emits EvaluationRequested, which the committee watches.
+/// @dev Deposits: a request of a packed policy carries depositOf(policyId) wei
+/// as its call value (exactly; other amounts revert with "wrong deposit"). The
+/// deposit is worth one whole packed evaluation — the work the committee does
+/// again when an input's verdict falls outside the plan's output range. It is
+/// settled in the transaction that posts the request's verdict: paid back to
+/// the requester (the caller of evaluate; a balance credit, no code runs)
+/// for any verdict but ResultRejectedInput (2^256 − 3), burnt for that one
+/// (IFHEVerdict.DepositsSettled). Expired requests are refunded too. A policy
+/// evaluated alone takes no deposit (depositOf returns 0).
 interface IFHEPolicy {
     event PolicyRegistered(bytes32 indexed policyId, address indexed registrant, bytes32 planHash, uint32 depth, uint64 cost, uint32 inputs, bytes spec);
     event EvaluationRequested(bytes32 indexed requestId, bytes32 indexed policyId, address indexed requester, bytes32[] handles, uint64 cost);
@@ -23,7 +32,7 @@ interface IFHEPolicy {
     /// that evaluate reverts with "FHEPolicy.evaluate: request queue full for this block: ..." and
     /// queues nothing (retry in a later block). A request without a verdict
     /// after 1024 blocks can be expired (IFHEVerdict.expire).
-    function evaluate(bytes32 policyId, bytes32[] calldata handles) external returns (bytes32 requestId);
+    function evaluate(bytes32 policyId, bytes32[] calldata handles) external payable returns (bytes32 requestId);
 
     /// evaluate, with the inputs' committee attestation inline instead of a
     /// prior FHEInput registration — one transaction for inputs and request.
@@ -42,7 +51,7 @@ interface IFHEPolicy {
         bytes32[] calldata proofDigests,
         bytes calldata signature,
         bytes calldata signers
-    ) external returns (bytes32 requestId);
+    ) external payable returns (bytes32 requestId);
 
     /// evaluateAttested, with the inputs authorised by the committee's
     /// signature over a Merkle root of many uploads' attestation digests
@@ -64,7 +73,12 @@ interface IFHEPolicy {
         bytes32[] calldata path,
         bytes calldata signature,
         bytes calldata signers
-    ) external returns (bytes32 requestId);
+    ) external payable returns (bytes32 requestId);
+
+    /// The call value evaluate, evaluateAttested and evaluateRooted require for a
+    /// request of `policyId`: cost × 4096 × 1 gwei for a packed policy, 0 for
+    /// one evaluated alone. Reverts for an unknown policy.
+    function depositOf(bytes32 policyId) external view returns (uint256 deposit);
 
     function policyOf(bytes32 policyId) external view returns (bool exists, bytes32 planHash, uint32 depth, uint64 cost, uint32 inputs, address registrant);
 

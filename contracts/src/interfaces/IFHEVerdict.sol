@@ -16,6 +16,10 @@ interface IFHEVerdict {
     /// already decided, e.g. expired meanwhile, are skipped, never overwritten).
     event VerdictBatchAccepted(bytes32 indexed policyId, bytes32 indexed root, bytes32 resultDigest, uint64 epoch, uint32 signers, uint32 count, uint32 stored);
     event VerdictExpired(bytes32 indexed requestId, bytes32 indexed policyId, uint64 requestBlock);
+    /// Deposits settled by one submit, submitBatch or expire of `policyId`'s requests
+    /// (IFHEPolicy, "Deposits"): `refunded` paid back to their requesters, `forfeited`
+    /// (verdict ResultRejectedInput) burnt.
+    event DepositsSettled(bytes32 indexed policyId, uint32 refunded, uint32 forfeited, uint256 refundedWei, uint256 forfeitedWei);
     event CommitteeChanged(uint64 indexed epoch, uint32 threshold, uint32 size);
     /// The committee of `epoch` bound its collective FHE public key (keccak256
     /// of its canonical bytes) to the epoch; `signers` members signed.

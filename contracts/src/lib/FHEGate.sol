@@ -109,9 +109,18 @@ library FHEGate {
         (ready,,,) = VERDICT.verdictOf(requestId);
     }
 
-    /// @notice Requests an evaluation of `policyId` over two handles. It does
-    /// not check who owns them: call requireOwned first.
-    function evaluate2(bytes32 policyId, bytes32 a, bytes32 b) internal returns (bytes32 requestId) {
-        return POLICY.evaluate(policyId, pair(a, b));
+    /// The committee's verdict for a request whose input decrypted outside
+    /// its plan's output range (2^256 − 3): the request's deposit is burnt.
+    uint256 internal constant RESULT_REJECTED_INPUT = type(uint256).max - 2;
+
+    /// @notice Requests an evaluation of `policyId` over two handles, paying
+    /// the policy's deposit (IFHEPolicy.depositOf) from this contract's
+    /// balance; returns the request id and the deposit paid. FHEVerdict pays
+    /// the deposit back to this contract with the verdict unless the verdict
+    /// is RESULT_REJECTED_INPUT. It does not check who owns the handles: call
+    /// requireOwned first.
+    function evaluate2(bytes32 policyId, bytes32 a, bytes32 b) internal returns (bytes32 requestId, uint256 deposit) {
+        deposit = POLICY.depositOf(policyId);
+        requestId = POLICY.evaluate{value: deposit}(policyId, pair(a, b));
     }
 }

@@ -106,7 +106,7 @@ contract MockFHEPolicy is IFHEPolicy {
         }
     }
 
-    function evaluate(bytes32 policyId, bytes32[] calldata handles) external returns (bytes32) {
+    function evaluate(bytes32 policyId, bytes32[] calldata handles) external payable returns (bytes32) {
         if (handles.length == 0 || handles.length > MockFHE.MAX_HANDLES) {
             revert(string.concat("FHEPolicy.evaluate: ", MockFHE.dec(handles.length), " handles outside [1,", MockFHE.dec(MockFHE.MAX_HANDLES), "]"));
         }
@@ -130,7 +130,7 @@ contract MockFHEPolicy is IFHEPolicy {
         bytes32[] calldata proofDigests,
         bytes calldata,
         bytes calldata
-    ) external returns (bytes32) {
+    ) external payable returns (bytes32) {
         input().checkBatch("FHEPolicy.evaluateAttested", msg.sender, handles, ctypes, proofDigests);
         checkPolicy("evaluateAttested", policyId, handles.length);
         return record(policyId, handles);
@@ -149,7 +149,7 @@ contract MockFHEPolicy is IFHEPolicy {
         bytes32[] memory,
         bytes memory,
         bytes memory
-    ) public returns (bytes32) {
+    ) public payable returns (bytes32) {
         input().checkBatch("FHEPolicy.evaluateRooted", msg.sender, handles, ctypes, proofDigests);
         checkPolicy("evaluateRooted", policyId, handles.length);
         return record(policyId, handles);
@@ -178,6 +178,12 @@ contract MockFHEPolicy is IFHEPolicy {
     {
         Policy storage p = policies[policyId];
         return (p.exists, p.exists ? policyId : bytes32(0), p.depth, p.cost, p.inputs, p.registrant);
+    }
+
+    function depositOf(bytes32 policyId) public view returns (uint256) {
+        Policy storage p = policies[policyId];
+        if (!p.exists) revert(string.concat("FHEPolicy.depositOf: unknown policy ", MockFHE.hexOf(policyId)));
+        return 0;
     }
 
     function requestOf(bytes32 requestId) external view returns (bool exists, bytes32 policyId, address requester, uint64 blockNumber) {

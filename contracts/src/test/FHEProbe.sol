@@ -10,9 +10,10 @@ import {IFHEInput} from "../interfaces/IFHEInput.sol";
 contract FHEProbe {
     event Probed(bool ok, bytes data);
 
-    /// Evaluates, then reverts: the request must leave no trace.
-    function evaluateThenRevert(bytes32 policyId, bytes32[] calldata handles) external {
-        FHEGate.POLICY.evaluate(policyId, handles);
+    /// Evaluates (forwarding msg.value as the deposit), then reverts: the
+    /// request must leave no trace.
+    function evaluateThenRevert(bytes32 policyId, bytes32[] calldata handles) external payable {
+        FHEGate.POLICY.evaluate{value: msg.value}(policyId, handles);
         revert("probe: rolled back");
     }
 
@@ -41,8 +42,10 @@ contract FHEProbe {
         return allowed;
     }
 
-    /// Evaluates with the probe as the caller (the probe must be allowed on the handles).
-    function evaluate(bytes32 policyId, bytes32[] calldata handles) external returns (bytes32) {
-        return FHEGate.POLICY.evaluate(policyId, handles);
+    /// Evaluates with the probe as the caller (the probe must be allowed on
+    /// the handles), forwarding msg.value as the deposit; the refund comes
+    /// back to the probe.
+    function evaluate(bytes32 policyId, bytes32[] calldata handles) external payable returns (bytes32) {
+        return FHEGate.POLICY.evaluate{value: msg.value}(policyId, handles);
     }
 }

@@ -37,6 +37,14 @@ func AsTransient[A ~[20]byte, H ~[32]byte](db any) TransientDB[A, H] {
 	return t
 }
 
+// BalanceDB moves balances, in wei (a host's StateDB behind a small shim:
+// hosts count balances in uint256 or big.Int).
+type BalanceDB[A ~[20]byte] interface {
+	GetBalance(A) *big.Int
+	AddBalance(A, *big.Int)
+	SubBalance(A, *big.Int)
+}
+
 // BlockContext is the block a call runs in (a host's
 // contract.BlockContext satisfies it).
 type BlockContext interface {
@@ -58,6 +66,13 @@ type Call[A ~[20]byte, H ~[32]byte] struct {
 	ChainID func() *big.Int
 	// AddLog emits a log (the host's types.Log) from address at blockNumber.
 	AddLog func(address A, topics []H, data []byte, blockNumber uint64)
+	// Value is the call's value in wei (nil: none; the host has already
+	// credited it to the precompile's balance).
+	Value *big.Int
+	// Balances moves balances for deposit settlement; nil on a host that
+	// cannot (then a call carrying value reverts before any state changes,
+	// and no deposit is ever held).
+	Balances BalanceDB[A]
 }
 
 // env implements precompiles.Env over a Call, scoped to the precompile's own
@@ -122,6 +137,22 @@ func (e *env[A, H]) ChainID() *big.Int {
 		return e.c.ChainID()
 	}
 	return e.host.startupChainID()
+}
+
+func (e *env[A, H]) CallValue() *big.Int { return e.c.Value }
+
+func (e *env[A, H]) Balance(a precompiles.Address) *big.Int {
+	if e.c.Balances == nil {
+		return new(big.Int)
+	}
+	return e.c.Balances.GetBalance(A(a))
+}
+
+func (e *env[A, H]) Transfer(from precompiles.Address, to *precompiles.Address, amount *big.Int) {
+	e.c.Balances.SubBalance(A(from), amount)
+	if to != nil {
+		e.c.Balances.AddBalance(A(*to), amount)
+	}
 }
 
 // store is a precompiles.StateStore at one address of a host StateDB.

@@ -161,6 +161,9 @@ func Run[A ~[20]byte, H ~[32]byte](h *Host, i int, addr A, input []byte, gas uin
 		return refuse(c.Name()+": delegatecall and callcode are not supported", gas, errs)
 	}
 	e := &env[A, H]{c: call(), self: A(Addresses[i]), host: h}
+	if v := e.c.Value; v != nil && v.Sign() != 0 && e.c.Balances == nil {
+		return refuse(c.Name()+": this host cannot hold deposits: the call must carry no value", gas, errs)
+	}
 	ret, remaining, err = c.Run(e, input, gas)
 	return mapErr(ret, remaining, err, errs)
 }

@@ -3,6 +3,8 @@ package subnetevm
 import (
 	"math/big"
 
+	"github.com/holiman/uint256"
+
 	"github.com/ava-labs/libevm/common"
 	"github.com/ava-labs/libevm/core/types"
 	"github.com/ava-labs/libevm/core/vm"
@@ -74,7 +76,7 @@ var _ contract.StatefulPrecompiledContract = (*statefulContract)(nil)
 func (p *statefulContract) Run(as contract.AccessibleState, caller, addr common.Address, input []byte, suppliedGas uint64, readOnly bool) ([]byte, uint64, error) {
 	return adapter.Run(host, p.index, addr, input, suppliedGas, vmErrors, func() adapter.Call[common.Address, common.Hash] {
 		sdb := as.GetStateDB()
-		return adapter.Call[common.Address, common.Hash]{
+		c := adapter.Call[common.Address, common.Hash]{
 			State: stateDB{sdb}, Transient: adapter.AsTransient[common.Address, common.Hash](sdb),
 			Block: as.GetBlockContext(), Caller: caller, ReadOnly: readOnly,
 			ChainID: func() *big.Int { return chainID(as) },
@@ -82,11 +84,44 @@ func (p *statefulContract) Run(as contract.AccessibleState, caller, addr common.
 				sdb.AddLog(&types.Log{Address: a, Topics: topics, Data: data, BlockNumber: block})
 			},
 		}
+		c.Value, c.Balances = valueAndBalances(as, readOnly)
+		return c
 	})
 }
 
 type precompileEnvGetter interface {
 	GetPrecompileEnv() vm.PrecompileEnvironment
+}
+
+// valueAndBalances returns the call's value and, outside static calls,
+// libevm's StateDB for moving deposits (subnet-evm's contract.StateDB has no
+// SubBalance; the precompile environment behind it has both, and the
+// call value, which subnet-evm's Run signature does not pass).
+func valueAndBalances(as contract.AccessibleState, readOnly bool) (*big.Int, adapter.BalanceDB[common.Address]) {
+	g, ok := as.(precompileEnvGetter)
+	if !ok {
+		return nil, nil
+	}
+	env := g.GetPrecompileEnv()
+	var value *big.Int
+	if v := env.Value(); v != nil {
+		value = v.ToBig()
+	}
+	if readOnly || env.StateDB() == nil {
+		return value, nil
+	}
+	return value, balances{env.StateDB()}
+}
+
+// balances is libevm's StateDB as an adapter.BalanceDB.
+type balances struct{ db vm.StateDB }
+
+func (b balances) GetBalance(a common.Address) *big.Int { return b.db.GetBalance(a).ToBig() }
+func (b balances) AddBalance(a common.Address, x *big.Int) {
+	b.db.AddBalance(a, uint256.MustFromBig(x))
+}
+func (b balances) SubBalance(a common.Address, x *big.Int) {
+	b.db.SubBalance(a, uint256.MustFromBig(x))
 }
 
 // chainID is the chain id of the precompile environment's chain config (zero
