@@ -187,7 +187,7 @@ func (e *MemEnv) ChainID() *big.Int {
 	return e.ChainId
 }
 
-func (e *MemEnv) CallValue() *big.Int         { return e.Value }
+func (e *MemEnv) CallValue() *big.Int        { return e.Value }
 func (e *MemEnv) Balance(a Address) *big.Int { return e.State.Balance(a) }
 func (e *MemEnv) Transfer(from Address, to *Address, amount *big.Int) {
 	if err := e.State.AddBalance(from, new(big.Int).Neg(amount)); err != nil {
