@@ -54,15 +54,15 @@ func TestRealPolicyBackend(t *testing.T) {
 	for _, tag := range []string{"amount", "income", "debt", "default"} {
 		hs = append(hs, f.registerInput(alice, tag))
 	}
-	f.failed(f.policy.Evaluate(f.opts(alice, 5_000_000), plan.Hash(), hs[:3]))
-	r := f.ok(f.policy.Evaluate(f.opts(alice, 0), plan.Hash(), hs))
+	f.failed(f.policy.Evaluate(f.pay(f.opts(alice, 5_000_000), plan.Hash()), plan.Hash(), hs[:3]))
+	r := f.ok(f.policy.Evaluate(f.pay(f.opts(alice, 0), plan.Hash()), plan.Hash(), hs))
 	require.Greater(t, r.GasUsed, corebackends.PerRequestGas(plan), "evaluate charges the plan gas")
 	info, err := corebackends.Policy{}.Compile(doc)
 	require.NoError(t, err)
 	require.True(t, info.Alone)
 	require.Equal(t, plan.AloneGas(), info.AloneGas)
-	r2 := f.ok(f.policy.Evaluate(f.opts(alice, 0), plan.Hash(), hs))
-	r3 := f.ok(f.policy.Evaluate(f.opts(alice, 0), plan.Hash(), hs))
+	r2 := f.ok(f.policy.Evaluate(f.pay(f.opts(alice, 0), plan.Hash()), plan.Hash(), hs))
+	r3 := f.ok(f.policy.Evaluate(f.pay(f.opts(alice, 0), plan.Hash()), plan.Hash(), hs))
 	require.Equal(t, r2.GasUsed, r3.GasUsed, "the charge does not depend on the block")
 	require.Less(t, r2.GasUsed, uint64(200_000), "a request of a policy evaluated alone pays its per-request cost, not its evaluation")
 	t.Logf("credit_limit evaluate: %d gas (books %d of the committee's budget)", r2.GasUsed, info.AloneGas)
@@ -149,8 +149,8 @@ func TestKYCAMLRequestGas(t *testing.T) {
 	for i := 0; i < 8; i++ {
 		hs = append(hs, f.registerInput(alice, "kyc-"+string(rune('a'+i))))
 	}
-	first := f.ok(f.policy.Evaluate(f.opts(alice, 0), plan.Hash(), hs))
-	steady := f.ok(f.policy.Evaluate(f.opts(alice, 0), plan.Hash(), hs))
+	first := f.ok(f.policy.Evaluate(f.pay(f.opts(alice, 0), plan.Hash()), plan.Hash(), hs))
+	steady := f.ok(f.policy.Evaluate(f.pay(f.opts(alice, 0), plan.Hash()), plan.Hash(), hs))
 	require.Equal(t, uint64(29_647), corebackends.PerRequestGas(plan))
 	require.Less(t, steady.GasUsed, first.GasUsed)
 	t.Logf("kyc_aml evaluate (8 handles, cost %d): first on chain %d gas, steady state %d gas", corebackends.PerRequestGas(plan), first.GasUsed, steady.GasUsed)
@@ -164,7 +164,7 @@ func TestKYCAMLRequestGas(t *testing.T) {
 	b := newInputBatch(tags...)
 	sig, bm := f.com.sign(t, b.digest(f.chainID, f.com.epoch, f.addrs[alice]), 0, 1, 2)
 	reg := f.ok(f.input.RegisterSet(f.opts(alice, 0), f.addrs[alice], 1, b.handles, b.ctypes, b.proofs, sig, bm))
-	onSet := f.ok(f.policy.Evaluate(f.opts(alice, 0), plan.Hash(), b.handles))
+	onSet := f.ok(f.policy.Evaluate(f.pay(f.opts(alice, 0), plan.Hash()), plan.Hash(), b.handles))
 	require.Less(t, onSet.GasUsed, steady.GasUsed)
 	t.Logf("kyc_aml on an input set: registerSet %d gas, evaluate %d gas (steady state)", reg.GasUsed, onSet.GasUsed)
 
@@ -175,7 +175,7 @@ func TestKYCAMLRequestGas(t *testing.T) {
 	}
 	b = newInputBatch(tags...)
 	sig, bm = f.com.sign(t, b.digest(f.chainID, f.com.epoch, f.addrs[alice]), 0, 1, 2)
-	inline := f.ok(f.policy.EvaluateAttested(f.opts(alice, 0), plan.Hash(), 1, b.handles, b.ctypes, b.proofs, sig, bm))
+	inline := f.ok(f.policy.EvaluateAttested(f.pay(f.opts(alice, 0), plan.Hash()), plan.Hash(), 1, b.handles, b.ctypes, b.proofs, sig, bm))
 	require.Less(t, inline.GasUsed, reg.GasUsed+onSet.GasUsed)
 	t.Logf("kyc_aml with the attestation inline: evaluateAttested %d gas (steady state)", inline.GasUsed)
 
@@ -200,7 +200,7 @@ func TestKYCAMLRequestGas(t *testing.T) {
 			if u > 0 {
 				sig, bm = nil, nil
 			}
-			r := f.ok(f.policy.EvaluateRooted(f.opts(alice, 0), plan.Hash(), 1, b.handles, b.ctypes, b.proofs, root, uint32(u), paths[u], sig, bm))
+			r := f.ok(f.policy.EvaluateRooted(f.pay(f.opts(alice, 0), plan.Hash()), plan.Hash(), 1, b.handles, b.ctypes, b.proofs, root, uint32(u), paths[u], sig, bm))
 			if each != nil {
 				each(r)
 			}
@@ -228,14 +228,14 @@ func TestKYCAMLRequestGas(t *testing.T) {
 		require.Len(t, ev.Handles, 1, "a vector input is one handle")
 	}
 	vec := f.registerInput(alice, "kyc-vector")
-	vEval := f.ok(f.policy.Evaluate(f.opts(alice, 0), plan.Hash(), [][32]byte{vec}))
+	vEval := f.ok(f.policy.Evaluate(f.pay(f.opts(alice, 0), plan.Hash()), plan.Hash(), [][32]byte{vec}))
 	oneHandle(vEval)
 	require.Less(t, vEval.GasUsed, steady.GasUsed)
 	t.Logf("kyc_aml vector input (1 handle): evaluate %d gas (steady state), against %d for 8 handles", vEval.GasUsed, steady.GasUsed)
 
 	vb := newInputBatch("kyc-vector-inline")
 	sig, bm = f.com.sign(t, vb.digest(f.chainID, f.com.epoch, f.addrs[alice]), 0, 1, 2)
-	vInline := f.ok(f.policy.EvaluateAttested(f.opts(alice, 0), plan.Hash(), 1, vb.handles, vb.ctypes, vb.proofs, sig, bm))
+	vInline := f.ok(f.policy.EvaluateAttested(f.pay(f.opts(alice, 0), plan.Hash()), plan.Hash(), 1, vb.handles, vb.ctypes, vb.proofs, sig, bm))
 	oneHandle(vInline)
 	require.Less(t, vInline.GasUsed, inline.GasUsed)
 	t.Logf("kyc_aml vector input (1 handle): evaluateAttested %d gas (steady state), against %d for 8 handles", vInline.GasUsed, inline.GasUsed)

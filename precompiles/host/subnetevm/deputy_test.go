@@ -122,7 +122,7 @@ func (s gateScene) frontRunRefused(t *testing.T) [32]byte {
 	require.Equal(t, "UnknownHandle", name)
 	require.Equal(t, []any{ctHandle("never-registered")}, args)
 	// mined, the front-run fails and leaves no request
-	f.failed(s.gate.ApplyFor(f.opts(bob, 1_000_000), s.income, s.debt))
+	f.failed(s.gate.ApplyFor(f.payGate(f.opts(bob, 1_000_000), s.gate), s.income, s.debt))
 	// request 0 of the gate for (policy, income‖debt): ids bind the requester, policy and handles
 	first := [32]byte(precompiles.RequestID(f.chainID, precompiles.FHEPolicyAddress, 0, precompiles.Address(s.gateAddr),
 		precompiles.Hash(s.policyID), precompiles.HandlesHash([]precompiles.Hash{precompiles.Hash(s.income), precompiles.Hash(s.debt)})))
@@ -137,7 +137,7 @@ func (s gateScene) frontRunRefused(t *testing.T) [32]byte {
 func (s gateScene) aliceApplies(t *testing.T, first [32]byte) {
 	f := s.f
 	// alice's own application is request 0 and is answered
-	r := f.ok(s.gate.ApplyFor(f.opts(alice, 0), s.income, s.debt))
+	r := f.ok(s.gate.ApplyFor(f.payGate(f.opts(alice, 0), s.gate), s.income, s.debt))
 	ev, err := s.gate.ParseApplied(*r.Logs[len(r.Logs)-1])
 	require.NoError(t, err)
 	require.Equal(t, first, ev.RequestId)
@@ -195,7 +195,7 @@ func (s gateScene) settleBound(t *testing.T, first [32]byte) {
 	// alice may apply again with fresh inputs; before the verdict settle says so
 	income2 := f.registerInput(alice, "income-2")
 	f.ok(f.input.Allow(f.opts(alice, 0), income2, s.gateAddr))
-	r := f.ok(s.gate.ApplyFor(f.opts(alice, 0), income2, s.debt))
+	r := f.ok(s.gate.ApplyFor(f.payGate(f.opts(alice, 0), s.gate), income2, s.debt))
 	ev, err := s.gate.ParseApplied(*r.Logs[len(r.Logs)-1])
 	require.NoError(t, err)
 	name, args = s.settleError(ev.RequestId)

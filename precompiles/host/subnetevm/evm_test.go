@@ -56,6 +56,22 @@ func newFixture(t *testing.T) *fixture {
 	return f
 }
 
+// pay sets o's value to policy's deposit (FHEPolicy.depositOf), as a
+// well-behaved client does for every request.
+func (f *fixture) pay(o *bind.TransactOpts, policy [32]byte) *bind.TransactOpts {
+	d, err := f.policy.DepositOf(nil, policy)
+	require.NoError(f.t, err)
+	o.Value = d
+	return o
+}
+
+// payGate is pay for PrivateCreditGate.applyFor (the gate's policy).
+func (f *fixture) payGate(o *bind.TransactOpts, gate *bindings.PrivateCreditGate) *bind.TransactOpts {
+	id, err := gate.PolicyId(nil)
+	require.NoError(f.t, err)
+	return f.pay(o, id)
+}
+
 // reqID is the id of the nonce-th FHEPolicy request by requester for policy
 // over handles.
 func reqID(chainID *big.Int, nonce uint64, requester common.Address, policy [32]byte, handles ...[32]byte) precompiles.Hash {
@@ -165,7 +181,7 @@ func TestCreditGate(t *testing.T) {
 	income, debt := f.registerInput(alice, "income"), f.registerInput(alice, "debt")
 	f.ok(f.input.Allow(f.opts(alice, 0), income, gateAddr))
 	f.ok(f.input.Allow(f.opts(alice, 0), debt, gateAddr))
-	rcpt := f.ok(gate.ApplyFor(f.opts(alice, 0), income, debt))
+	rcpt := f.ok(gate.ApplyFor(f.payGate(f.opts(alice, 0), gate), income, debt))
 
 	// the committee's view: the request event, filtered over JSON-RPC
 	it, err := f.policy.FilterEvaluationRequested(&bind.FilterOpts{Start: 0, Context: ctx}, nil, nil, nil)
@@ -216,7 +232,7 @@ func TestVerdictRejections(t *testing.T) {
 	income, debt := f.registerInput(alice, "income"), f.registerInput(alice, "debt")
 	f.ok(f.input.Allow(f.opts(alice, 0), income, gateAddr))
 	f.ok(f.input.Allow(f.opts(alice, 0), debt, gateAddr))
-	f.ok(gate.ApplyFor(f.opts(alice, 0), income, debt))
+	f.ok(gate.ApplyFor(f.payGate(f.opts(alice, 0), gate), income, debt))
 	req := [32]byte(reqID(f.chainID, 0, gateAddr, policyID, income, debt))
 	digest := ctHandle("result-ct")
 	one := big.NewInt(1)
@@ -294,7 +310,7 @@ func TestRevertLeavesNoTrace(t *testing.T) {
 	f.ok(f.input.Allow(f.opts(alice, 0), a, probeAddr))
 	f.ok(f.input.Allow(f.opts(alice, 0), b, probeAddr))
 
-	r := f.failed(probe.EvaluateThenRevert(f.opts(alice, 1_000_000), policyID, [][32]byte{a, b}))
+	r := f.failed(probe.EvaluateThenRevert(f.pay(f.opts(alice, 1_000_000), policyID), policyID, [][32]byte{a, b}))
 	require.Empty(t, r.Logs)
 	first := [32]byte(reqID(f.chainID, 0, probeAddr, policyID, a, b))
 	req, err := f.policy.RequestOf(nil, first)
@@ -302,7 +318,7 @@ func TestRevertLeavesNoTrace(t *testing.T) {
 	require.False(t, req.Exists)
 
 	// the next successful evaluate gets nonce 0's id: the reverted call consumed nothing
-	r = f.ok(probe.Evaluate(f.opts(alice, 0), policyID, [][32]byte{a, b}))
+	r = f.ok(probe.Evaluate(f.pay(f.opts(alice, 0), policyID), policyID, [][32]byte{a, b}))
 	require.Len(t, r.Logs, 1)
 	require.Equal(t, subnetevm.PolicyAddress, r.Logs[0].Address)
 	require.Equal(t, common.Hash(first), r.Logs[0].Topics[1])
@@ -368,18 +384,18 @@ func TestACLDenial(t *testing.T) {
 	gateAddr, gate := f.deployGate()
 	income, debt := f.registerInput(alice, "income"), f.registerInput(alice, "debt")
 	// not allowed yet: the gate's evaluate is refused
-	f.failed(gate.ApplyFor(f.opts(alice, 1_000_000), income, debt))
+	f.failed(gate.ApplyFor(f.payGate(f.opts(alice, 1_000_000), gate), income, debt))
 	f.ok(f.input.Allow(f.opts(alice, 0), income, gateAddr))
-	f.failed(gate.ApplyFor(f.opts(alice, 1_000_000), income, debt))
+	f.failed(gate.ApplyFor(f.payGate(f.opts(alice, 1_000_000), gate), income, debt))
 	gateABI, err := bindings.PrivateCreditGateMetaData.GetAbi()
 	require.NoError(t, err)
 	data, err := gateABI.Pack("applyFor", income, debt)
 	require.NoError(t, err)
-	require.Contains(t, f.callErr(alice, gateAddr, data), "is not allowed on handle 1")
+	require.Contains(t, f.callErrValue(alice, gateAddr, data, f.payGate(f.opts(alice, 0), gate).Value), "is not allowed on handle 1")
 	// bob cannot grant access to alice's handle
 	f.failed(f.input.Allow(f.opts(bob, 500_000), debt, gateAddr))
 	f.ok(f.input.Allow(f.opts(alice, 0), debt, gateAddr))
-	f.ok(gate.ApplyFor(f.opts(alice, 0), income, debt))
+	f.ok(gate.ApplyFor(f.payGate(f.opts(alice, 0), gate), income, debt))
 }
 
 // TestTransientAllow: an allowance granted with allowTransient holds for the

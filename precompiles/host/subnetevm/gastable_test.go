@@ -63,7 +63,7 @@ func TestEVMGasTable(t *testing.T) {
 	income, debt := hs[0], hs[1]
 	rec("FHEInput.allow", f.ok(f.input.Allow(f.opts(alice, 0), income, gateAddr)))
 	f.ok(f.input.Allow(f.opts(alice, 0), debt, gateAddr))
-	rec("PrivateCreditGate.applyFor (→ FHEPolicy.evaluate, 2 handles)", f.ok(gate.ApplyFor(f.opts(alice, 0), income, debt)))
+	rec("PrivateCreditGate.applyFor (→ FHEPolicy.evaluate, 2 handles)", f.ok(gate.ApplyFor(f.payGate(f.opts(alice, 0), gate), income, debt)))
 	policyID, _ := gate.PolicyId(nil)
 	req := [32]byte(reqID(f.chainID, 0, gateAddr, policyID, income, debt))
 	sig, bm := f.signVerdict(f.com, 1, req, policyID, ctHandle("r"), big.NewInt(1), 0, 1, 2)

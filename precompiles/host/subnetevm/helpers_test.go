@@ -155,9 +155,14 @@ func (c *chain) failed(tx *types.Transaction, err error) *types.Receipt {
 	return r
 }
 
-// call runs eth_call of data against to from account i and returns the error text.
+// callErr runs eth_call of data against to from account i and returns the error text.
 func (c *chain) callErr(from int, to common.Address, data []byte) string {
-	_, err := c.client.CallContract(context.Background(), ethereum.CallMsg{From: c.addrs[from], To: &to, Data: data, Gas: 5_000_000}, nil)
+	return c.callErrValue(from, to, data, nil)
+}
+
+// callErrValue is callErr with a call value.
+func (c *chain) callErrValue(from int, to common.Address, data []byte, value *big.Int) string {
+	_, err := c.client.CallContract(context.Background(), ethereum.CallMsg{From: c.addrs[from], To: &to, Data: data, Gas: 5_000_000, Value: value}, nil)
 	if err == nil {
 		return ""
 	}
