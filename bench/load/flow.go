@@ -12,6 +12,7 @@ import (
 	"github.com/ava-labs/libevm/core/types"
 
 	"github.com/fhegate/fhegate/consensus/api"
+	"github.com/fhegate/fhegate/examples/fheclient"
 )
 
 // pending is a sent transaction and the request it belongs to.
@@ -175,6 +176,9 @@ func (g *gen) sendEvaluates(ctx context.Context, a *account, mine []*request) er
 		h, err := g.transact(a, func(o *bind.TransactOpts) (*types.Transaction, error) {
 			if at := r.at; at != nil {
 				return at.Evaluate(o, g.policy, g.policyID) // evaluateRooted, or evaluateAttested without a root
+			}
+			if err := fheclient.PayDeposit(o, g.policy, g.policyID); err != nil {
+				return nil, err
 			}
 			return g.policy.Evaluate(o, g.policyID, r.handles)
 		})

@@ -114,7 +114,12 @@ type planSummary struct {
 	EvaluatedAlone   bool   `json:"evaluated_alone"`
 	RequestBooks     uint64 `json:"request_books,omitempty"`
 	RequestsPerBlock uint64 `json:"requests_per_block,omitempty"`
-	RegisterError    string `json:"register_error,omitempty"`
+	// DepositWei is the call value each evaluate() carries
+	// (FHEPolicy.depositOf, decimal wei): refunded with the verdict, burnt
+	// when the verdict is ResultRejectedInput; "0" for a policy evaluated
+	// alone.
+	DepositWei    string `json:"deposit_wei,omitempty"`
+	RegisterError string `json:"register_error,omitempty"`
 }
 
 func summarize(p *policy.Plan) planSummary {
@@ -176,6 +181,7 @@ func newPolicyInspectCmd(_ *app) *cobra.Command {
 					sum.RegisterError = admitErr.Error()
 				} else {
 					sum.RequestGas, sum.EvaluatedAlone = info.Cost, info.Alone
+					sum.DepositWei = precompiles.Deposit(info.Cost, info.Alone).String()
 					if info.Alone {
 						sum.RequestBooks, sum.RequestsPerBlock = info.AloneGas, precompiles.CommitteeGasPerBlock/info.AloneGas
 					}
@@ -211,6 +217,11 @@ func newPolicyInspectCmd(_ *app) *cobra.Command {
 				} else {
 					fmt.Fprintf(w, "evaluated\tpacked: a block's first request books one packed evaluation, %d gas (cost × %d), its later requests share it\n",
 						info.Cost*precompiles.BatchOccupancy, precompiles.BatchOccupancy)
+				}
+				if d := precompiles.Deposit(info.Cost, info.Alone); d.Sign() > 0 {
+					fmt.Fprintf(w, "deposit\t%s wei per request (FHEPolicy.depositOf): refunded with the verdict, burnt when the input is rejected\n", d)
+				} else {
+					fmt.Fprintf(w, "deposit\tnone (a request evaluated alone costs no isolation work)\n")
 				}
 			}
 			for _, d := range p.Declared() {

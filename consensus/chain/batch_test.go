@@ -82,7 +82,7 @@ func (r *batchRig) sendAll(to precompiles.Address, datas [][]byte) []*types.Rece
 	var hashes []common.Hash
 	for i, data := range datas {
 		tx := types.NewTx(&types.DynamicFeeTx{ChainID: r.ch.ChainID(), Nonce: nonce + uint64(i), GasTipCap: big.NewInt(1),
-			GasFeeCap: new(big.Int).Mul(head.BaseFee, big.NewInt(4)), Gas: 5_000_000, To: &toA, Data: data})
+			GasFeeCap: new(big.Int).Mul(head.BaseFee, big.NewInt(4)), Gas: 5_000_000, To: &toA, Data: data, Value: depositFor(ctx, t, r.c, to, data)})
 		signed, err := types.SignTx(tx, types.LatestSignerForChainID(r.ch.ChainID()), r.alice.Key)
 		require.NoError(t, err)
 		require.NoError(t, r.c.SendTransaction(ctx, signed))

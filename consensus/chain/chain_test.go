@@ -172,7 +172,8 @@ func (d *chainRig) send(to precompiles.Address, a abi.ABI, method string, args .
 	data, err := a.Pack(method, args...)
 	require.NoError(t, err)
 	toA := common.Address(to)
-	gas, err := c.EstimateGas(ctx, ethereum.CallMsg{From: d.alice.Address, To: &toA, Data: data})
+	value := depositFor(ctx, t, c, to, data)
+	gas, err := c.EstimateGas(ctx, ethereum.CallMsg{From: d.alice.Address, To: &toA, Data: data, Value: value})
 	require.NoError(t, err, method)
 	nonce, err := c.PendingNonceAt(ctx, d.alice.Address)
 	require.NoError(t, err)
@@ -181,7 +182,7 @@ func (d *chainRig) send(to precompiles.Address, a abi.ABI, method string, args .
 	head, err := c.HeaderByNumber(ctx, nil)
 	require.NoError(t, err)
 	tx := types.NewTx(&types.DynamicFeeTx{ChainID: d.ch.ChainID(), Nonce: nonce, GasTipCap: tip, GasFeeCap: new(big.Int).Add(tip, new(big.Int).Mul(head.BaseFee, big.NewInt(2))),
-		Gas: gas * 2, To: &toA, Data: data})
+		Gas: gas * 2, To: &toA, Data: data, Value: value})
 	signed, err := types.SignTx(tx, types.LatestSignerForChainID(d.ch.ChainID()), d.alice.Key)
 	require.NoError(t, err)
 	require.NoError(t, c.SendTransaction(ctx, signed))
@@ -295,3 +296,20 @@ func (d *chainRig) checkCRDTValue() {
 }
 
 var _ chainio.CommitteeKeyRegistry = (*chain.Adapter)(nil)
+
+// depositFor is the call value of data sent to to: the policy's deposit
+// (FHEPolicy.depositOf, read over JSON-RPC) for one of FHEPolicy's
+// evaluations, whose first argument is the policy id; nil otherwise.
+func depositFor(ctx context.Context, t testing.TB, c *ethclient.Client, to precompiles.Address, data []byte) *big.Int {
+	pa := subnetevm.Suite().Policy.ABI()
+	m, err := pa.MethodById(data[:4])
+	if to != precompiles.FHEPolicyAddress || err != nil || (m.Name != "evaluate" && m.Name != "evaluateAttested" && m.Name != "evaluateRooted") {
+		return nil
+	}
+	q, err := pa.Pack("depositOf", [32]byte(data[4:36]))
+	require.NoError(t, err)
+	toA := common.Address(to)
+	out, err := c.CallContract(ctx, ethereum.CallMsg{To: &toA, Data: q}, nil)
+	require.NoError(t, err)
+	return new(big.Int).SetBytes(out)
+}

@@ -143,6 +143,7 @@ type flow struct {
 	spec         []byte
 	limit        *big.Int
 	input        *bindings.IFHEInput
+	policy       *bindings.IFHEPolicy
 	verdicts     *bindings.IFHEVerdict
 	chainID      *big.Int
 	res          *Result
@@ -186,6 +187,9 @@ func newFlow(ctx context.Context, cl *ethclient.Client, o Options) (*flow, error
 	}
 	var err error
 	if f.input, err = bindings.NewIFHEInput(subnetevm.InputAddress, cl); err != nil {
+		return nil, err
+	}
+	if f.policy, err = bindings.NewIFHEPolicy(subnetevm.PolicyAddress, cl); err != nil {
 		return nil, err
 	}
 	if f.verdicts, err = bindings.NewIFHEVerdict(subnetevm.VerdictAddress, cl); err != nil {
@@ -297,6 +301,9 @@ func (f *flow) apply() error {
 		}
 	}
 	if err := f.t.Send(f.ctx, func(o *bind.TransactOpts) (*types.Transaction, error) {
+		if err := fheclient.PayDeposit(o, f.policy, f.res.PolicyID); err != nil { // the gate forwards it to FHEPolicy
+			return nil, err
+		}
 		return f.gate.ApplyFor(o, f.res.Handles[0], f.res.Handles[1])
 	}); err != nil {
 		return fmt.Errorf("creditgate: applyFor: %w", err)

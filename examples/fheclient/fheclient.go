@@ -52,6 +52,23 @@ type Attestation struct {
 	Root *api.InputRootAttestation
 }
 
+// PayDeposit sets opts.Value, when unset, to policyID's deposit
+// (FHEPolicy.depositOf): the exact value every request of a packed policy
+// carries. The chain pays it back to the requester with the verdict and
+// burns it when the verdict is ResultRejectedInput (an input outside the
+// policy's range); a policy evaluated alone takes none.
+func PayDeposit(opts *bind.TransactOpts, policy *bindings.IFHEPolicy, policyID [32]byte) error {
+	if opts.Value != nil {
+		return nil
+	}
+	d, err := policy.DepositOf(&bind.CallOpts{Context: opts.Context}, policyID)
+	if err != nil {
+		return fmt.Errorf("fheclient: FHEPolicy.depositOf: %w", err)
+	}
+	opts.Value = d
+	return nil
+}
+
 // Evaluate requests an evaluation of policyID on the upload's inputs, by
 // their owner (opts.From), with the committee's attestation inline — no
 // FHEInput registration, one transaction:
@@ -63,7 +80,13 @@ type Attestation struct {
 //     estimate and it is always sent (the chain skips verifying a known
 //     root either way).
 //   - without one, FHEPolicy.evaluateAttested (one pairing).
+//
+// The request carries the policy's deposit (PayDeposit) unless opts.Value
+// is already set.
 func (a *Attestation) Evaluate(opts *bind.TransactOpts, policy *bindings.IFHEPolicy, policyID [32]byte) (*types.Transaction, error) {
+	if err := PayDeposit(opts, policy, policyID); err != nil {
+		return nil, err
+	}
 	r := a.Root
 	if r == nil {
 		return policy.EvaluateAttested(opts, policyID, a.Preset, a.Handles, a.CTypes, a.ProofDigests, a.Signature, a.Signers)
