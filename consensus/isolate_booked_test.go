@@ -31,6 +31,9 @@ import (
 //     signed value other than a plaintext reference or ResultRejectedInput,
 //     the offenders rejected.
 //
+// With valid proofs the extra runs never outnumber the offenders, each of
+// whose deposit (one packed run's booked gas, precompiles.Deposit) the
+// ResultRejectedInput verdict burns: the isolation work is paid by them.
 // Every member returns the same verdicts; the chain accepts every batch
 // signed. The packed runs, refreshes and wall time are logged (docs/gas.md,
 // "Isolation is booked").
@@ -117,6 +120,13 @@ func TestIsolationBooked(t *testing.T) {
 			t.Logf("%s in %d vector requests: %d packed runs (%d extra, bound %d), %d refreshes on member 1, %d honest requests rejected beside a forged input, %v",
 				tc.name, n, runs, extra, pipeline.IsolationRuns, after.Refreshes-before.Refreshes, honestRejected, took)
 			require.LessOrEqual(t, extra, pipeline.IsolationRuns)
+			if tc.forged < 0 {
+				// paid for: every offender's verdict is ResultRejectedInput,
+				// which burns its deposit of one packed run's booked gas
+				// (precompiles.Deposit), and with valid proofs the extra
+				// runs never outnumber the offenders
+				require.LessOrEqual(t, extra, len(bad), "extra runs beyond the offenders' deposits")
+			}
 			if tc.exact >= 0 {
 				require.Equal(t, tc.exact, extra)
 			}
