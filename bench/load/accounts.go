@@ -27,8 +27,9 @@ type account struct {
 
 func addrOf(k *ecdsa.PrivateKey) common.Address { return crypto.PubkeyToAddress(k.PublicKey) }
 
-// Funding: an account below minBalance is topped up with topUp from the
-// funder.
+// Funding: an account below minBalance plus the deposits of its share of
+// the requests (FHEPolicy.depositOf each, locked until its verdict) is
+// topped up to that plus topUp from the funder.
 var (
 	minBalance = new(big.Int).Mul(big.NewInt(5), big.NewInt(1e18))
 	topUp      = new(big.Int).Mul(big.NewInt(20), big.NewInt(1e18))
@@ -74,6 +75,12 @@ func (g *gen) fund(ctx context.Context) ([]*account, error) {
 	if err := funder.syncNonce(ctx, g.cl); err != nil {
 		return nil, err
 	}
+	dep, err := g.policy.DepositOf(&bind.CallOpts{Context: ctx}, g.policyID)
+	if err != nil {
+		return nil, fmt.Errorf("load: FHEPolicy.depositOf: %w", err)
+	}
+	perAccount := (g.cfg.Requests + len(keys) - 1) / len(keys)
+	need := new(big.Int).Add(minBalance, new(big.Int).Mul(dep, big.NewInt(int64(perAccount))))
 	accts := make([]*account, len(keys))
 	var sent []common.Hash
 	for i, k := range keys {
@@ -86,10 +93,10 @@ func (g *gen) fund(ctx context.Context) ([]*account, error) {
 		if err != nil {
 			return nil, fmt.Errorf("load: balance of %s: %w", a.addr, err)
 		}
-		if bal.Cmp(minBalance) >= 0 {
+		if bal.Cmp(need) >= 0 {
 			continue
 		}
-		h, err := g.transfer(ctx, funder, a.addr, topUp)
+		h, err := g.transfer(ctx, funder, a.addr, new(big.Int).Add(new(big.Int).Sub(need, bal), topUp))
 		if err != nil {
 			return nil, fmt.Errorf("load: funding %s from %s: %w", a.addr, funder.addr, err)
 		}
