@@ -59,13 +59,19 @@ func Deposit(cost uint64, alone bool) *big.Int {
 	return d
 }
 
-// depositOf is the deposit of policy record p.
-func depositOf(p policyRec) *big.Int { return Deposit(p.cost, p.alone) }
+// depositOf is the deposit of policy record p on the call's host: none
+// where the host cannot hold deposits (Env.HoldsDeposits).
+func depositOf(cl *call, p policyRec) *big.Int {
+	if !cl.env.HoldsDeposits() {
+		return new(big.Int)
+	}
+	return Deposit(p.cost, p.alone)
+}
 
 // checkDeposit refuses a request whose call value is not exactly the
 // policy's deposit.
 func checkDeposit(cl *call, method string, id Hash, p policyRec) (held bool, err error) {
-	want := depositOf(p)
+	want := depositOf(cl, p)
 	got := cl.env.CallValue()
 	if got == nil {
 		got = new(big.Int)

@@ -199,3 +199,22 @@ func TestDepositShortfallRevertsWhole(t *testing.T) {
 	require.Contains(t, r.reason, "cannot pay")
 	require.Equal(t, before, w.st.Fingerprint())
 }
+
+// TestNoDepositHost: on a host that cannot hold deposits (Lux's, whose
+// precompile interface passes no call value) depositOf is 0, requests carry
+// none and their verdicts pay nothing — isolation is unpaid there, as before
+// deposits — and a call carrying value is refused by the host adapter.
+func TestNoDepositHost(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	w.noDepositHost = true
+	require.Zero(t, w.must(w.s.Policy, w.bob, "depositOf", [32]byte(w.policy))[0].(*big.Int).Sign())
+	ids := w.evaluateN(1)
+	r, _ := loadPolicyRequest(w.st.Store(FHEPolicyAddress).GetState, ids[0])
+	require.True(t, r.exists)
+	require.False(t, r.deposit)
+	sig, bm := w.verdictSig(ids[0], w.policy, handle("dg"), big.NewInt(1), w.com, w.epoch, w.quorum()...)
+	before := w.st.Balance(w.gate)
+	w.must(w.s.Verdict, w.carol, "submit", [32]byte(ids[0]), big.NewInt(1), [32]byte(handle("dg")), sig, bm)
+	require.Equal(t, 0, w.st.Balance(w.gate).Cmp(before))
+}

@@ -30,6 +30,11 @@ type Env interface {
 	BlockTime() uint64
 	ChainID() *big.Int
 
+	// HoldsDeposits is false on a host that cannot move balances (its
+	// precompile interface passes neither the call value nor a way to pay
+	// it back): there requests carry no deposit (depositOf is 0) and
+	// isolation is unpaid, as before deposits (deposit.go).
+	HoldsDeposits() bool
 	// CallValue is the wei the call carries (msg.value; nil or zero when
 	// none). The host has already moved it to the precompile's own balance,
 	// and a revert moves it back. Only payable methods accept it (Run

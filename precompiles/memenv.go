@@ -161,6 +161,9 @@ type MemEnv struct {
 	Time    uint64
 	ChainId *big.Int
 	Value   *big.Int
+	// NoDeposits stands for a host that cannot hold deposits
+	// (Env.HoldsDeposits false).
+	NoDeposits bool
 }
 
 var _ Env = (*MemEnv)(nil)
@@ -187,6 +190,7 @@ func (e *MemEnv) ChainID() *big.Int {
 	return e.ChainId
 }
 
+func (e *MemEnv) HoldsDeposits() bool        { return !e.NoDeposits }
 func (e *MemEnv) CallValue() *big.Int        { return e.Value }
 func (e *MemEnv) Balance(a Address) *big.Int { return e.State.Balance(a) }
 func (e *MemEnv) Transfer(from Address, to *Address, amount *big.Int) {

@@ -663,7 +663,7 @@ func (s *Suite) policyDepositOf(cl *call, a []any) ([]any, error) {
 	if !p.exists {
 		return nil, revertf("FHEPolicy.depositOf: unknown policy %s", id)
 	}
-	return []any{depositOf(p)}, nil
+	return []any{depositOf(cl, p)}, nil
 }
 
 // policyRequestOf implements FHEPolicy.requestOf.

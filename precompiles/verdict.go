@@ -147,7 +147,7 @@ func pendingRequest(cl *call, req Hash, crdt bool) (pendingReq, bool, error) {
 			if err := cl.charge(GasRead); err != nil {
 				return p, true, err
 			}
-			p.deposit = depositOf(loadPolicyCost(get, pid))
+			p.deposit = depositOf(cl, loadPolicyCost(get, pid))
 		}
 		return p, true, nil
 	}

@@ -148,7 +148,7 @@ func (s *Suite) verdictSubmitBatch(cl *call, a []any) ([]any, error) {
 	seq := u64FromWord(seqW) + 1
 	cl.st.set(batchSeqSlot, u64Word(seq))
 	cl.st.set(batchDigestSlot(seq), b.resultDigest)
-	d := depositOf(bi.pol)
+	d := depositOf(cl, bi.pol)
 	var st settlement
 	for i, it := range b.items {
 		if !fresh[i] {

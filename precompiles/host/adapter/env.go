@@ -69,9 +69,13 @@ type Call[A ~[20]byte, H ~[32]byte] struct {
 	// Value is the call's value in wei (nil: none; the host has already
 	// credited it to the precompile's balance).
 	Value *big.Int
-	// Balances moves balances for deposit settlement; nil on a host that
-	// cannot (then a call carrying value reverts before any state changes,
-	// and no deposit is ever held).
+	// Deposits says the host can hold deposits: it passes the call value
+	// and, outside static calls, Balances. Where it is false no request
+	// carries a deposit (precompiles.Env.HoldsDeposits).
+	Deposits bool
+	// Balances moves balances for deposit settlement: nil in static calls
+	// and on a host that cannot hold deposits (then a call carrying value
+	// reverts before any state changes).
 	Balances BalanceDB[A]
 }
 
@@ -139,6 +143,7 @@ func (e *env[A, H]) ChainID() *big.Int {
 	return e.host.startupChainID()
 }
 
+func (e *env[A, H]) HoldsDeposits() bool { return e.c.Deposits }
 func (e *env[A, H]) CallValue() *big.Int { return e.c.Value }
 
 func (e *env[A, H]) Balance(a precompiles.Address) *big.Int {

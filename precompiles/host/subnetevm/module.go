@@ -84,7 +84,7 @@ func (p *statefulContract) Run(as contract.AccessibleState, caller, addr common.
 				sdb.AddLog(&types.Log{Address: a, Topics: topics, Data: data, BlockNumber: block})
 			},
 		}
-		c.Value, c.Balances = valueAndBalances(as, readOnly)
+		c.Deposits, c.Value, c.Balances = valueAndBalances(as, readOnly)
 		return c
 	})
 }
@@ -97,10 +97,10 @@ type precompileEnvGetter interface {
 // libevm's StateDB for moving deposits (subnet-evm's contract.StateDB has no
 // SubBalance; the precompile environment behind it has both, and the
 // call value, which subnet-evm's Run signature does not pass).
-func valueAndBalances(as contract.AccessibleState, readOnly bool) (*big.Int, adapter.BalanceDB[common.Address]) {
+func valueAndBalances(as contract.AccessibleState, readOnly bool) (bool, *big.Int, adapter.BalanceDB[common.Address]) {
 	g, ok := as.(precompileEnvGetter)
 	if !ok {
-		return nil, nil
+		return false, nil, nil
 	}
 	env := g.GetPrecompileEnv()
 	var value *big.Int
@@ -108,9 +108,9 @@ func valueAndBalances(as contract.AccessibleState, readOnly bool) (*big.Int, ada
 		value = v.ToBig()
 	}
 	if readOnly || env.StateDB() == nil {
-		return value, nil
+		return true, value, nil
 	}
-	return value, balances{env.StateDB()}
+	return true, value, balances{env.StateDB()}
 }
 
 // balances is libevm's StateDB as an adapter.BalanceDB.
