@@ -107,8 +107,11 @@ func TestIsolationBooked(t *testing.T) {
 					require.True(t, v.IsRejectedInput() || v.Result.Cmp(big.NewInt(1)) <= 0, "slot %d: %v", s, v.Result)
 				case bad[s]:
 					require.True(t, v.IsRejectedInput(), "offender at slot %d: %v", s, v.Result)
-				case v.IsRejectedInput():
-					// only beside a forged input (an input proof broken)
+				case v.IsRejectedInput() || v.IsUnevaluable():
+					// only beside a forged input (an input proof broken):
+					// rejected with its part — ResultUnevaluable (deposit
+					// paid back) when its slot decrypted in range,
+					// ResultRejectedInput when the garbage put it out
 					require.GreaterOrEqual(t, tc.forged, 0, "honest slot %d rejected without a forged input", s)
 					honestRejected++
 				default:

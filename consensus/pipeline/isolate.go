@@ -10,7 +10,10 @@ package pipeline
 // extra packed runs per batch (isolationStep), the out-of-range requests are
 // signed ResultRejectedInput together and the in-range ones re-run, or a
 // batch whose every slot is out is halved; once the budget is spent, the
-// rest is rejected together. No request ever gets a wrong value. Booked
+// rest is rejected together: ResultRejectedInput for the slots out of range
+// in that run, ResultUnevaluable for the in-range ones (which only an input
+// that broke its proof can put there), so a neighbour's deposit is paid back
+// (precompiles/deposit.go). No request ever gets a wrong value. Booked
 // isolation, why an honest verdict never changes, cost, detection
 // probability and limits: docs/derivations.md, "Out-of-range slots".
 

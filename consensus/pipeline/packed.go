@@ -181,7 +181,10 @@ func (r *requestRun) pack(ctx context.Context, reqs []chainio.Request) ([]*fhe.C
 // runPacked is run for a packed batch: evaluate once, agree on the digest,
 // mask to the batch's slots, decrypt them together, sign the batch digest.
 // A run with out-of-range slots signs only the requests isolationStep
-// rejects (ResultRejectedInput, together, under this run's result digest)
+// rejects, together under this run's result digest — ResultRejectedInput
+// for the out-of-range ones (their deposits are burnt), ResultUnevaluable
+// for in-range ones rejected with them once the budget is spent (only
+// beside an input that broke its proof; their deposits are paid back) —
 // and returns the parts to re-run; its in-range values are never signed.
 func (r *requestRun) runPacked(ctx context.Context, circuit circuit.Circuit, packed []*fhe.Ciphertext, reqs []chainio.Request, left int) ([]*chainio.Verdict, [][]int, error) {
 	rd, participants, dres, err := r.evaluateAndDecrypt(ctx, circuit, packed)
@@ -204,10 +207,17 @@ func (r *requestRun) runPacked(ctx context.Context, circuit circuit.Circuit, pac
 		return vs, parts, nil
 	}
 	vb := &chainio.VerdictBatch{PolicyID: r.req.PolicyID, ResultDigest: [32]byte(rd), Epoch: r.ks.km.Epoch, Items: make([]bls.VerdictItem, len(signed))}
+	out := make(map[int]bool, len(bad))
+	for _, s := range bad {
+		out[s] = true
+	}
 	for i, s := range signed {
 		vb.Items[i] = bls.VerdictItem{RequestID: reqs[s].ID, Result: new(big.Int).SetUint64(dres.Values[s])}
-		if len(bad) > 0 { // a run out of range signs rejections only
+		switch {
+		case out[s]: // a run out of range signs rejections only
 			vb.Items[i].Result = new(big.Int).Set(chainio.ResultRejectedInput)
+		case len(bad) > 0: // in range, rejected with its part: not its sender's doing
+			vb.Items[i].Result = new(big.Int).Set(chainio.ResultUnevaluable)
 		}
 	}
 	var n int
