@@ -14,7 +14,11 @@ pragma solidity ^0.8.24;
 /// Deposits are the precompiles': MockFHEPolicy takes exactly depositOf as
 /// the call value of evaluate* and holds it, MockFHEVerdict pays it back to
 /// the requester with the verdict (burns it for RESULT_REJECTED_INPUT) as a
-/// balance credit that runs no code of the recipient (payDeposit).
+/// balance credit that runs no code of the recipient (payDeposit). What
+/// differs: the move goes through a throwaway contract FHEPolicy's mock
+/// creates (its nonce grows; the chain's precompile just moves the balance),
+/// no GasBalanceMove is charged, and value sent to a method that takes none
+/// reverts with Solidity's empty revert, not the chain's "not payable" reason.
 /// Never deploy them on a real chain.
 library MockFHE {
     address internal constant INPUT = 0x02000000000000000000000000000000000000F0;
