@@ -20,6 +20,12 @@
 // fhegate.cjs picks these mocks or a running devnet (fhegate-devnet.cjs)
 // by the Hardhat network, so one test file runs on both.
 //
+// Deposits are the chain's: evaluate* take exactly FHEPolicy.depositOf as
+// their value (cost × 4096 × 1 gwei for a packed policy, 0 for one evaluated
+// alone), and settle / settleValue / expire pay it back to the requester —
+// a balance credit, no code of the requester runs — or burn it for
+// REJECTED_INPUT, logging DepositsSettled.
+//
 // LIMITS: plaintext on chain, no proofs, no signatures, no packing and none
 // of the precompiles' gas. A passing mock test says the contract's logic and
 // its use of the interfaces are right; it says nothing about
@@ -183,8 +189,8 @@ function mapSlot(key, n) {
 }
 
 // declarePlan writes MockFHEPolicy's `compiled[specHash]`: what compilePlan
-// decides about spec (status 1: plan hash, depth, cost, inputs; status 2:
-// the reason).
+// decides about spec (status 1: plan hash, depth, cost, inputs, alone — the
+// plan is evaluated by itself and takes no deposit; status 2: the reason).
 async function declarePlan(request, specHash, spec) {
   const { getBytes, toUtf8Bytes } = require("ethers");
   const st = storage(request, ADDRESSES.policy);
@@ -202,6 +208,7 @@ async function declarePlan(request, specHash, spec) {
   await st.word(base + 2n, st.u(plan.depth));
   await st.word(base + 3n, st.u(plan.cost));
   await st.word(base + 4n, st.u(plan.inputs));
+  await st.word(base + 6n, st.u(plan.alone ? 1 : 0));
   await st.word(base, st.u(1));
 }
 

@@ -12,8 +12,10 @@
 // @fhegate/client — the Go client compiled to WebAssembly, running here in
 // Node. Everything on chain — registering the attested inputs with one
 // FHEInput.registerBatch, allowing the contract, deploying PrivateCreditGate,
-// applying, waiting for the verdict the committee posts, settling — is ethers
-// (with the package's helpers).
+// applying with the policy's deposit (FHEPolicy.depositOf), waiting for the
+// verdict the committee posts, settling (the gate passes the deposit's refund
+// on; a rejected input's deposit is burnt) — is ethers (with the package's
+// helpers).
 //
 // Environment:
 //   RPC_URL           devnet JSON-RPC (default http://127.0.0.1:8545)
@@ -25,7 +27,7 @@
 
 import { ethers } from "ethers";
 import { Committee } from "@fhegate/client";
-import { precompiles, registerBatch, waitForVerdict } from "@fhegate/client/ethers";
+import { depositOf, depositOutcome, precompiles, registerBatch, waitForVerdict } from "@fhegate/client/ethers";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -66,7 +68,7 @@ async function main() {
   const applicant = await wallet.getAddress();
   log(`chain ${chainId} at ${RPC_URL}, applicant ${applicant}`);
 
-  const { input, verdict: verdicts } = precompiles(wallet);
+  const { input, policy, verdict: verdicts } = precompiles(wallet);
   for (const c of [input, verdicts]) {
     const addr = await c.getAddress();
     if ((await provider.getCode(addr)) !== "0x01") throw new Error(`precompile ${addr} is not active`);
@@ -92,8 +94,11 @@ async function main() {
   log(`PrivateCreditGate at ${gateAddr}, policy ${await gate.policyId()}`);
   for (const h of handles) await (await input.allow(h, gateAddr)).wait();
 
-  // 3. Apply: the request id comes back in the Applied event.
-  const receipt = await (await gate.applyFor(handles[0], handles[1])).wait();
+  // 3. Apply, sending the policy's deposit (FHEPolicy holds it until the
+  //    verdict): the request id comes back in the Applied event.
+  const deposit = await depositOf(policy, await gate.policyId());
+  log(`deposit ${ethers.formatEther(deposit)} ETH (${deposit} wei): refunded with the verdict, burnt if the input is rejected`);
+  const receipt = await (await gate.applyFor(handles[0], handles[1], { value: deposit })).wait();
   const applied = receipt.logs.map((l) => { try { return gate.interface.parseLog(l); } catch { return null; } })
     .find((e) => e && e.name === "Applied");
   if (!applied) throw new Error("applyFor emitted no Applied event");
@@ -104,10 +109,16 @@ async function main() {
   //    decrypts only the verdict and posts it to FHEVerdict.
   const { result, epoch: vEpoch } = await waitForVerdict(verdicts, requestId, { timeoutMs: Math.max(0, deadline - Date.now()) });
   log(`verdict ${result} (epoch ${vEpoch})`);
-  await (await gate.settle(requestId)).wait();
+  // settle passes the refund FHEVerdict paid the gate on to the applicant
+  // (the settling account here, so its balance moves by refund − fee)
+  const before = await provider.getBalance(applicant);
+  const settled = await (await gate.settle(requestId)).wait();
+  const received = (await provider.getBalance(applicant)) - before + settled.fee;
   const line = await gate.creditLine(applicant);
   const approved = line === 1000n;
-  log(`settled: approved=${approved}, credit line ${line}`);
+  log(`settled: approved=${approved}, credit line ${line}; deposit ${depositOutcome(result)}, ${ethers.formatEther(received)} ETH back`);
+  const want = depositOutcome(result) === "refunded" ? deposit : 0n;
+  if (received !== want) throw new Error(`got ${received} wei of the deposit back, want ${want}`);
   if (approved !== (INCOME > 3 * DEBT)) throw new Error("verdict disagrees with the policy on the plaintext inputs");
   log("OK");
 }

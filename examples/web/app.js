@@ -1,10 +1,12 @@
 // The page's logic: connect (dev key on a devnet), encrypt and prove the two
-// inputs with @fhegate/client, register them, apply to PrivateCreditGate,
-// wait for the committee's verdict, settle and show it. No framework, no
-// bundler: the import map in index.html resolves ethers and the client.
+// inputs with @fhegate/client, register them, apply to PrivateCreditGate with
+// the policy's deposit (the client's depositOf), wait for the committee's
+// verdict, settle and show it and what became of the deposit (refunded, or
+// burnt for a rejected input). No framework, no bundler: the import map in
+// index.html resolves ethers and the client.
 import { ethers } from "ethers";
 import { Committee, init } from "@fhegate/client";
-import { precompiles, registerBatch, waitForVerdict } from "@fhegate/client/ethers";
+import { depositOf, depositOutcome, precompiles, registerBatch, waitForVerdict } from "@fhegate/client/ethers";
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
@@ -32,7 +34,7 @@ function progress(stage, done = 0, total = 1, text = "") {
   demo.stages.push(`${stage}:${done}/${total}`);
 }
 
-let session; // { wallet, committee, gate, input, verdict }
+let session; // { wallet, provider, address, committee, gate, input, policy, verdict }
 
 async function artifact(name) {
   const [abi, bin] = await Promise.all([
@@ -82,7 +84,7 @@ async function connect() {
     log(`committee key ${key.info.preset}, digest ${key.info.keyDigest.slice(0, 18)}…, proofs bound to chain ${key.info.chainId} epoch ${key.info.epoch} (${demo.timings.keyMs.toFixed(0)} ms)`);
     progress("key", 1, 1);
 
-    session = { wallet, address, committee, input, verdict, gate: null };
+    session = { wallet, provider, address, committee, input, policy, verdict, gate: null };
     $("account").textContent = `connected as ${address}`;
     $("submit").disabled = false;
     $("stage").textContent = "connected";
@@ -99,6 +101,8 @@ async function apply(ev) {
   const debt = Number($("debt").value);
   $("verdict").textContent = "";
   $("verdict").className = "";
+  $("deposit").textContent = "";
+  demo.deposit = undefined;
   $("progress").value = 0;
   $("stage").textContent = "";
   if (!Number.isInteger(income) || income < 0 || income > 7 || !Number.isInteger(debt) || debt < 0 || debt > 2) {
@@ -107,7 +111,7 @@ async function apply(ev) {
   if (!session) return fail(new Error("connect first"));
   $("submit").disabled = true;
   document.body.dataset.state = "working";
-  const { committee, address, input, verdict } = session;
+  const { committee, provider, address, input, policy, verdict } = session;
   try {
     let t = performance.now();
     const att = await committee.submit(address, [income, debt], {
@@ -125,8 +129,15 @@ async function apply(ev) {
     const gate = session.gate ?? (session.gate = await deployGate(session.wallet));
     const gateAddr = await gate.getAddress();
     for (const h of att.handles) await (await input.allow(h, gateAddr)).wait();
+    // FHEPolicy takes a deposit with the request (one packed evaluation's
+    // committee gas): paid back with the verdict, burnt if the input is rejected
+    const deposit = await depositOf(policy, await gate.policyId());
+    const eth = `${ethers.formatEther(deposit)} ETH`;
+    demo.deposit = { wei: deposit.toString() };
+    $("deposit").textContent = `Deposit ${eth} sent with the application: held until the verdict.`;
+    log(`deposit ${eth} (${deposit} wei, FHEPolicy.depositOf)`);
     progress("apply", 0, 1, "applying…");
-    const rc = await (await gate.applyFor(att.handles[0], att.handles[1])).wait();
+    const rc = await (await gate.applyFor(att.handles[0], att.handles[1], { value: deposit })).wait();
     const applied = rc.logs.map((l) => { try { return gate.interface.parseLog(l); } catch { return null; } }).find((e) => e?.name === "Applied");
     const requestId = applied.args.requestId;
     log(`request ${requestId.slice(0, 18)}…; the committee evaluates it under encryption`);
@@ -136,7 +147,18 @@ async function apply(ev) {
     demo.timings.verdictMs = performance.now() - t;
     log(`verdict ${v.result} (epoch ${v.epoch}) after ${(demo.timings.verdictMs / 1000).toFixed(1)} s`);
     progress("settle", 0, 1, "settling…");
-    await (await gate.settle(requestId)).wait();
+    // settle passes the refund on to us (the settling account: refund − fee)
+    const before = await provider.getBalance(address);
+    const settled = await (await gate.settle(requestId)).wait();
+    const received = (await provider.getBalance(address)) - before + settled.fee;
+    const claimable = await gate.refundOf(address);
+    const outcome = depositOutcome(v.result);
+    Object.assign(demo.deposit, { outcome, received: received.toString(), claimable: claimable.toString() });
+    $("deposit").textContent = outcome === "burnt"
+      ? `Deposit ${eth} burnt: the committee rejected an input outside the policy's range.`
+      : `Deposit ${eth} refunded with the verdict: ${ethers.formatEther(received)} ETH received` +
+        (claimable > 0n ? `, ${ethers.formatEther(claimable)} ETH claimable (withdrawRefund).` : ".");
+    log(`deposit ${outcome}: ${received} wei received${claimable > 0n ? `, ${claimable} wei claimable` : ""}`);
     const line = await gate.creditLine(address);
     progress("settle", 1, 1, "done");
     const approved = v.result === 1n;

@@ -1,8 +1,8 @@
 // Drives examples/web in headless Chromium (Debian's chromium through
 // puppeteer-core; no browser download) against an fhegate devnet: the page
 // encrypts and proves the inputs with @fhegate/client in the browser,
-// submits them and must show the verdict the credit policy gives on the
-// plaintexts. Takes a screenshot of every failed case (and, with
+// submits them with the policy's deposit and must show the verdict the
+// credit policy gives on the plaintexts and the deposit refunded. Takes a screenshot of every failed case (and, with
 // SCREENSHOT_DIR, of every case) and prints "N passed, N failed".
 //
 //   node test.mjs                        starts its own devnet (FHEGATE_BIN, else `go build ./cmd/fhegate`)
@@ -148,11 +148,13 @@ async function main() {
           await page.screenshot({ path: path.join(shots, `${c.name.replace(/\W+/g, "_")}_waiting.png`), fullPage: true });
         }
         await page.waitForFunction(() => ["approved", "denied", "error"].includes(document.body.dataset.state), { timeout: 240_000 });
-        const { state, text, stages, timings } = await page.evaluate(() => ({
+        const { state, text, stages, timings, deposit, depositText } = await page.evaluate(() => ({
           state: document.body.dataset.state,
           text: document.getElementById("verdict").textContent,
           stages: [...window.fhegateDemo.stages],
           timings: { ...window.fhegateDemo.timings },
+          deposit: window.fhegateDemo.deposit,
+          depositText: document.getElementById("deposit").textContent,
         }));
         if (state !== c.want) throw new Error(`page shows ${state} ("${text}"), want ${c.want}`);
         if (c.text && !c.text.test(text)) throw new Error(`page says "${text}", want ${c.text}`);
@@ -164,6 +166,12 @@ async function main() {
           if (!stages.includes(s)) throw new Error(`progress never showed ${s}: ${stages.join(" ")}`);
         }
         if ((await page.$eval("#progress", (el) => el.value)) !== 100) throw new Error("progress bar did not reach 100");
+        // the credit policy is packed: a deposit went with the application and came back with the verdict
+        if (!deposit || !(BigInt(deposit.wei) > 0n)) throw new Error(`no deposit sent: ${JSON.stringify(deposit)}`);
+        if (deposit.outcome !== "refunded" || deposit.received !== deposit.wei) {
+          throw new Error(`deposit ${deposit.wei} wei: ${deposit.outcome}, ${deposit.received} wei received (want all of it refunded)`);
+        }
+        if (!/^Deposit [0-9.]+ ETH refunded with the verdict/.test(depositText)) throw new Error(`page says "${depositText}" about the deposit`);
         console.log(`     browser: wasm start ${timings.wasmMs?.toFixed(0)} ms, key ${timings.keyMs?.toFixed(0)} ms, encrypt+prove ${timings.proveMs.toFixed(0)} ms per input, verdict after ${(timings.verdictMs / 1000).toFixed(1)} s`);
       });
     }

@@ -639,3 +639,37 @@ export async function readPrivate(apis: string[], opts: ReadPrivateOptions): Pro
   }
   return ok(c.combinePrivateRead(opts.keys.secretKey, answers)).map((v) => BigInt(v));
 }
+
+/**
+ * FHEVerdict's sentinel results (precompiles/verdict.go): the committee could
+ * not evaluate the request (2^256 − 1), the request expired unanswered
+ * (2^256 − 2), an input decrypted outside the plan's declared range
+ * (2^256 − 3). Every other result is the plan's value mod t.
+ */
+export const RESULT_UNEVALUABLE = (1n << 256n) - 1n;
+export const RESULT_EXPIRED = (1n << 256n) - 2n;
+export const RESULT_REJECTED_INPUT = (1n << 256n) - 3n;
+
+/** Options of the ethers and viem evaluate helpers. */
+export interface EvaluateOptions {
+  /**
+   * The call value to send, in wei. Default: FHEPolicy.depositOf(policyId),
+   * the exact deposit the policy takes (any other amount reverts with
+   * "wrong deposit"); set it to skip that read.
+   */
+  value?: bigint;
+}
+
+/** What became of a request's deposit once its verdict is in. */
+export type DepositOutcome = "refunded" | "burnt";
+
+/**
+ * What FHEVerdict did with a request's deposit when it accepted verdict
+ * `result` (or expired the request): paid it back to the requester — the
+ * account that called evaluate, as a plain balance credit in the verdict's
+ * transaction — for every result but RESULT_REJECTED_INPUT, for which it is
+ * burnt. (A policy evaluated alone takes no deposit: nothing moves.)
+ */
+export function depositOutcome(result: bigint): DepositOutcome {
+  return result === RESULT_REJECTED_INPUT ? "burnt" : "refunded";
+}

@@ -1,11 +1,11 @@
 // viem helpers for the fhegate precompiles, the counterparts of
 // "@fhegate/client/ethers": register an attested upload, request an
-// evaluation, wait for the committee's verdict.
+// evaluation (sending the policy's deposit), wait for the committee's verdict.
 //
 //   import { createPublicClient, createWalletClient, http } from "viem";
 //   import { registerBatch, evaluate, waitForVerdict } from "@fhegate/client/viem";
 //   await registerBatch(wallet, client, att);
-//   const { requestId } = await evaluate(wallet, client, policyId, att.handles);
+//   const { requestId, deposit } = await evaluate(wallet, client, policyId, att.handles);   // value: FHEPolicy.depositOf
 //   const { result } = await waitForVerdict(client, requestId);
 //
 // wallet is a viem WalletClient with an account and a chain; client a
@@ -13,9 +13,11 @@
 import { parseEventLogs, type Hex, type PublicClient, type TransactionReceipt, type WalletClient } from "viem";
 import { CRDT_ABI, INPUT_ABI, POLICY_ABI, VERDICT_ABI } from "./abi.js";
 import { ADDRESSES } from "./addresses.js";
-import type { Attestation } from "./index.js";
+import type { Attestation, EvaluateOptions } from "./index.js";
 
 export { ADDRESSES, CRDT_ABI, INPUT_ABI, POLICY_ABI, VERDICT_ABI };
+export { depositOutcome, RESULT_EXPIRED, RESULT_REJECTED_INPUT, RESULT_UNEVALUABLE } from "./index.js";
+export type { DepositOutcome, EvaluateOptions } from "./index.js";
 
 /** The four precompiles as viem contract configurations ({ address, abi }: readContract, writeContract, getContract). */
 export const precompiles = {
@@ -30,9 +32,9 @@ export function batchArgs(a: Attestation) {
   return [a.owner as Hex, a.preset, a.handles as Hex[], a.ctypes, a.proofDigests as Hex[], a.signature as Hex, a.signers as Hex] as const;
 }
 
-async function send(wallet: WalletClient, client: PublicClient, contract: { address: Hex; abi: readonly unknown[] }, functionName: string, args: readonly unknown[]): Promise<TransactionReceipt> {
+async function send(wallet: WalletClient, client: PublicClient, contract: { address: Hex; abi: readonly unknown[] }, functionName: string, args: readonly unknown[], value?: bigint): Promise<TransactionReceipt> {
   if (!wallet.account) throw new Error("@fhegate/client/viem: the wallet client has no account");
-  const hash = await wallet.writeContract({ ...contract, functionName, args, account: wallet.account, chain: wallet.chain } as any);
+  const hash = await wallet.writeContract({ ...contract, functionName, args, value, account: wallet.account, chain: wallet.chain } as any);
   const r = await client.waitForTransactionReceipt({ hash });
   if (r.status !== "success") throw new Error(`transaction ${hash} reverted`);
   return r;
@@ -51,10 +53,25 @@ export function registerSet(wallet: WalletClient, client: PublicClient, a: Attes
   return send(wallet, client, precompiles.input, "registerSet", batchArgs(a));
 }
 
-/** A request and the receipt that made it. */
+/** A request, the receipt that made it and the deposit it carried (wei). */
 export interface Requested {
   requestId: Hex;
   receipt: TransactionReceipt;
+  /**
+   * The call value sent: FHEPolicy holds it until the verdict, then pays it
+   * back to the sender, or burns it when the verdict is RESULT_REJECTED_INPUT
+   * (depositOutcome). 0n for a policy evaluated alone.
+   */
+  deposit: bigint;
+}
+
+/**
+ * FHEPolicy.depositOf(policyId): the exact call value evaluate,
+ * evaluateAttested and evaluateRooted need for a request of the policy (wei;
+ * cost × 4096 × 1 gwei for a packed policy, 0n for one evaluated alone).
+ */
+export async function depositOf(client: PublicClient, policyId: string): Promise<bigint> {
+  return (await client.readContract({ ...precompiles.policy, functionName: "depositOf", args: [policyId as Hex] } as any)) as bigint;
 }
 
 /** The request id of the EvaluationRequested event in receipt. */
@@ -66,17 +83,50 @@ export function requestIdOf(receipt: TransactionReceipt): Hex {
   throw new Error(`transaction ${receipt.transactionHash} requested no evaluation`);
 }
 
-/** FHEPolicy.evaluate(policyId, handles) on registered handles. */
-export async function evaluate(wallet: WalletClient, client: PublicClient, policyId: string, handles: string[]): Promise<Requested> {
-  const receipt = await send(wallet, client, precompiles.policy, "evaluate", [policyId, handles]);
-  return { requestId: requestIdOf(receipt), receipt };
+/**
+ * FHEPolicy.evaluate(policyId, handles) on registered handles, sending the
+ * policy's deposit (FHEPolicy.depositOf, or opts.value).
+ */
+export async function evaluate(wallet: WalletClient, client: PublicClient, policyId: string, handles: string[], opts: EvaluateOptions = {}): Promise<Requested> {
+  const deposit = opts.value ?? (await depositOf(client, policyId));
+  const receipt = await send(wallet, client, precompiles.policy, "evaluate", [policyId, handles], deposit);
+  return { requestId: requestIdOf(receipt), receipt, deposit };
 }
 
-/** FHEPolicy.evaluateAttested: the attestation inline, no registration (one pairing). */
-export async function evaluateAttested(wallet: WalletClient, client: PublicClient, policyId: string, a: Attestation): Promise<Requested> {
+/**
+ * FHEPolicy.evaluateAttested: the attestation inline, no registration (one
+ * pairing), sending the policy's deposit (FHEPolicy.depositOf, or opts.value).
+ */
+export async function evaluateAttested(wallet: WalletClient, client: PublicClient, policyId: string, a: Attestation, opts: EvaluateOptions = {}): Promise<Requested> {
+  const deposit = opts.value ?? (await depositOf(client, policyId));
   const receipt = await send(wallet, client, precompiles.policy, "evaluateAttested",
-    [policyId, a.preset, a.handles, a.ctypes, a.proofDigests, a.signature, a.signers]);
-  return { requestId: requestIdOf(receipt), receipt };
+    [policyId, a.preset, a.handles, a.ctypes, a.proofDigests, a.signature, a.signers], deposit);
+  return { requestId: requestIdOf(receipt), receipt, deposit };
+}
+
+/**
+ * FHEPolicy.evaluateRooted with the attestation's input root, sending the
+ * policy's deposit (FHEPolicy.depositOf, or opts.value). The root's
+ * signature is left out when the chain already verified the root in this
+ * epoch (the gas estimate without it succeeds) and sent otherwise, as the
+ * Go client and the ethers helper do.
+ */
+export async function evaluateRooted(wallet: WalletClient, client: PublicClient, policyId: string, a: Attestation, opts: EvaluateOptions = {}): Promise<Requested> {
+  const r = a.root;
+  if (!r) throw new Error("attestation has no input root (upload with { rooted: true })");
+  if (!wallet.account) throw new Error("@fhegate/client/viem: the wallet client has no account");
+  const deposit = opts.value ?? (await depositOf(client, policyId));
+  const args = (sig: string, signers: string) =>
+    [policyId, a.preset, a.handles, a.ctypes, a.proofDigests, r.root, r.index, r.path, sig, signers] as const;
+  let withSig = true;
+  try {
+    await client.estimateContractGas({ ...precompiles.policy, functionName: "evaluateRooted", args: args("0x", "0x"), value: deposit, account: wallet.account } as any);
+    withSig = false;
+  } catch (e: any) {
+    if (!`${e?.shortMessage ?? ""} ${e?.message ?? e}`.includes("is not yet verified")) throw e;
+  }
+  const receipt = await send(wallet, client, precompiles.policy, "evaluateRooted", withSig ? args(r.signature, r.signers) : args("0x", "0x"), deposit);
+  return { requestId: requestIdOf(receipt), receipt, deposit };
 }
 
 export interface Verdict {

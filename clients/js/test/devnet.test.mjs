@@ -2,8 +2,9 @@
 // and FHEGATE_COMMITTEE_API are set; examples/run.sh sets them): every
 // ethers helper on real attestations — registerBatch + evaluate,
 // registerSet + evaluate, evaluateAttested, evaluateRooted with scalar and
-// with vector inputs — each verdict checked against the credit policy on
-// the plaintexts (approved iff income > 3·debt); and one policy over wide
+// with vector inputs — each sending FHEPolicy.depositOf as its deposit and
+// each verdict checked against the credit policy on the plaintexts
+// (approved iff income > 3·debt) and the deposits refunded (DepositsSettled); and one policy over wide
 // integers (amounts/bid_reserve: two uint16 amounts, each as four base-16
 // digits, in one vector input with one proof), checked against bid ≥ reserve.
 import { test } from "node:test";
@@ -13,7 +14,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { ethers } from "ethers";
 import { Committee, readerKeys, readPrivate } from "../dist/index.js";
-import { evaluate, evaluateAttested, evaluateRooted, precompiles, registerBatch, registerSet, waitForVerdict } from "../dist/ethers.js";
+import { depositOf, depositOutcome, evaluate, evaluateAttested, evaluateRooted, precompiles, registerBatch, registerSet, waitForVerdict } from "../dist/ethers.js";
 
 const rpc = process.env.FHEGATE_RPC_URL;
 const api = process.env.FHEGATE_COMMITTEE_API;
@@ -32,6 +33,9 @@ test("every ethers helper on a devnet, verdicts checked against the plaintext po
   const committee = new Committee(api);
   await (await policy.registerPolicy(SPEC)).wait();
   const policyId = await policy.registerPolicy.staticCall(SPEC);
+  const deposit = await depositOf(policy, policyId);
+  const from = await provider.getBlockNumber();
+  assert.ok(deposit > 0n, "the credit policy is packed: its requests carry a deposit");
   const cases = [
     { name: "registerBatch + evaluate", income: 5, debt: 1, run: async (a) => (await registerBatch(input, a), evaluate(policy, policyId, a.handles)) },
     { name: "registerSet + evaluate", income: 2, debt: 1, run: async (a) => (await registerSet(input, a), evaluate(policy, policyId, a.handles)) },
@@ -44,12 +48,19 @@ test("every ethers helper on a devnet, verdicts checked against the plaintext po
     const a = await committee.submit(owner, [c.income, c.debt], { rooted: !!c.rooted, vector: !!c.vector });
     assert.equal(a.handles.length, c.vector ? 1 : 2, c.name);
     if (c.rooted) assert.ok(a.root, `${c.name}: the committee answered no input root`);
-    const { requestId } = await c.run(a);
+    const r = await c.run(a);
+    assert.equal(r.deposit, deposit, `${c.name}: the deposit sent`);
+    const { requestId } = r;
     pending.push(waitForVerdict(verdict, requestId, { timeoutMs: 300_000 }).then((v) => ({ c, v })));
   }
   for (const { c, v } of await Promise.all(pending)) {
     assert.equal(v.result, c.income > 3 * c.debt ? 1n : 0n, `${c.name}: income ${c.income}, debt ${c.debt}`);
+    assert.equal(depositOutcome(v.result), "refunded", c.name);
   }
+  // FHEVerdict paid them back in the transactions that posted the verdicts
+  const logs = await verdict.queryFilter(verdict.filters.DepositsSettled(policyId), from);
+  const refunded = logs.reduce((n, l) => n + Number(l.args.refunded), 0);
+  assert.ok(refunded >= cases.length, `DepositsSettled: ${refunded} refunds since block ${from}, want ≥ ${cases.length}`);
 });
 
 test("a policy over wide integers on a devnet: uint16 digits in one vector input, verdict = bid ≥ reserve", { skip: !rpc || !api ? "set FHEGATE_RPC_URL and FHEGATE_COMMITTEE_API" : false, timeout: 600_000 }, async () => {

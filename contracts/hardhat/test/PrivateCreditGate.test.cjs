@@ -45,14 +45,25 @@ describe(`PrivateCreditGate (${onMocks ? "precompile mocks" : `network ${hre.net
     return pair;
   }
 
-  // apply runs the applicant's side: inputs, registration, allowing the gate, applyFor.
+  // deposit is what FHEPolicy takes with each of the gate's requests (the applicant sends it).
+  const deposit = async () => fhe.policy.depositOf(await gate.policyId());
+
+  // apply runs the applicant's side: inputs, registration, allowing the gate, applyFor with the deposit.
   async function apply(who, income, debt) {
     const att = await fhe.encrypt(who, [income, debt]);
     await (await fhe.input.connect(who).registerBatch(...fhe.batchArgs(att))).wait();
     for (const h of att.handles) await (await fhe.input.connect(who).allow(h, await gate.getAddress())).wait();
-    const r = await (await gate.connect(who).applyFor(att.handles[0], att.handles[1])).wait();
+    const r = await (await gate.connect(who).applyFor(att.handles[0], att.handles[1], { value: await deposit() })).wait();
     const applied = r.logs.map((l) => gate.interface.parseLog(l)).find((e) => e && e.name === "Applied");
     return { att, requestId: applied.args.requestId };
+  }
+
+  // settleBy has signers[0] settle a request on the gate and returns how the
+  // applicant's balance moved (the refund the gate passed on).
+  async function settleBy(requestId, who) {
+    const before = await hre.ethers.provider.getBalance(who);
+    await (await gate.connect(signers[0]).settle(requestId)).wait();
+    return (await hre.ethers.provider.getBalance(who)) - before;
   }
 
   it("approves exactly when income > 3·debt: the policy's own verdict", async function () {
@@ -73,7 +84,7 @@ describe(`PrivateCreditGate (${onMocks ? "precompile mocks" : `network ${hre.net
     for (const tc of applied) {
       const what = `income ${tc.income}, debt ${tc.debt}`;
       assert.equal(await fhe.settle(tc.requestId), tc.approved ? 1n : 0n, what);
-      await (await gate.settle(tc.requestId)).wait();
+      assert.equal(await settleBy(tc.requestId, tc.who.address), await deposit(), `${what}: the deposit comes back to the applicant`);
       assert.equal(await gate.creditLine(tc.who.address), tc.approved ? LIMIT : 0n, what);
       await expectRevert(gate.settle(tc.requestId), { on: gate, error: "AlreadySettled", args: [tc.requestId] });
     }
@@ -123,14 +134,14 @@ describe(`PrivateCreditGate (${onMocks ? "precompile mocks" : `network ${hre.net
     const att = await alicePair();
     await (await fhe.input.connect(alice).allow(att.handles[0], await gate.getAddress())).wait();
     const gateAddr = (await gate.getAddress()).toLowerCase();
-    await expectRevert(gate.connect(alice).applyFor(att.handles[0], att.handles[1]),
+    await expectRevert(gate.connect(alice).applyFor(att.handles[0], att.handles[1], { value: await deposit() }),
       new RegExp(`FHEPolicy\\.evaluate: caller ${gateAddr} is not allowed on handle 1 \\(${att.handles[1]}\\)`, "i"));
   });
 
   it("accepts each handle pair once", async function () {
     const att = await alicePair();
     for (const h of att.handles) await (await fhe.input.connect(alice).allow(h, await gate.getAddress())).wait();
-    const r = await (await gate.connect(alice).applyFor(att.handles[0], att.handles[1])).wait();
+    const r = await (await gate.connect(alice).applyFor(att.handles[0], att.handles[1], { value: await deposit() })).wait();
     const { requestId } = r.logs.map((l) => gate.interface.parseLog(l)).find((e) => e && e.name === "Applied").args;
     const setId = hre.ethers.keccak256(hre.ethers.concat(att.handles));
     await expectRevert(gate.connect(alice).applyFor(att.handles[0], att.handles[1]), {
@@ -147,7 +158,7 @@ describe(`PrivateCreditGate (${onMocks ? "precompile mocks" : `network ${hre.net
     const { requestId } = await apply(alice, 5, 1);
     assert.equal(await fhe.planVerdict(requestId), 1n, "the plan would approve");
     assert.equal(await fhe.settle(requestId, UNEVALUABLE), UNEVALUABLE);
-    await (await gate.settle(requestId)).wait();
+    assert.equal(await settleBy(requestId, alice.address), await deposit(), "an unevaluable request's deposit comes back");
     assert.equal(await gate.creditLine(alice.address), 0n);
   });
 
@@ -160,8 +171,10 @@ describe(`PrivateCreditGate (${onMocks ? "precompile mocks" : `network ${hre.net
     while (income < 1000 && [0n, 1n].includes(await evalPlan(SPEC, [income, 0]))) income++;
     assert.ok(income < 1000, "some out-of-range income gives the plan a value outside {0, 1}");
     const { requestId } = await apply(alice, income, 0);
+    const gateBalance = await hre.ethers.provider.getBalance(await gate.getAddress());
     assert.equal(await fhe.settle(requestId), REJECTED_INPUT, `income ${income}`);
-    await (await gate.settle(requestId)).wait();
+    assert.equal(await settleBy(requestId, alice.address), 0n, "a rejected input's deposit is burnt: no refund");
+    assert.equal(await hre.ethers.provider.getBalance(await gate.getAddress()), gateBalance, "nor does the gate get it");
     assert.equal(await gate.creditLine(alice.address), 0n);
   });
 
@@ -188,5 +201,39 @@ describe(`PrivateCreditGate (${onMocks ? "precompile mocks" : `network ${hre.net
     await fhe.settle(requestId);
     await expectRevert(fhe.verdict.settle(requestId, 0n), /already accepted/);
     await expectRevert(fhe.verdict.submit(requestId, 1n, hre.ethers.ZeroHash, "0x", "0x"), /no committee signs here/);
+  });
+  it("takes exactly the policy's deposit with applyFor (WrongDeposit otherwise)", async function () {
+    const d = await deposit();
+    const [, , , cost] = await fhe.policy.policyOf(await gate.policyId());
+    assert.equal(d, cost * 4096n * 10n ** 9n, "a packed policy's deposit: cost × 4096 × 1 gwei");
+    const att = await alicePair();
+    for (const h of att.handles) await (await fhe.input.connect(alice).allow(h, await gate.getAddress())).wait();
+    for (const v of [0n, d - 1n, d + 1n]) {
+      await expectRevert(gate.connect(alice).applyFor(att.handles[0], att.handles[1], { value: v }), { on: gate, error: "WrongDeposit", args: [d, v] });
+    }
+  });
+
+  mocksOnly("keeps the refund claimable when the applicant refuses ETH (mocks only: a contract applicant)", async function () {
+    const who = await fhe.deploy("RefusingApplicant");
+    const whoAddr = await who.getAddress();
+    const gateAddr = await gate.getAddress();
+    const att = await fhe.encrypt({ getAddress: async () => whoAddr }, [5, 1]);
+    await (await fhe.input.registerBatch(...fhe.batchArgs(att))).wait();
+    for (const h of att.handles) await (await who.allow(h, gateAddr)).wait();
+    const d = await deposit();
+    const r = await (await who.applyFor(gateAddr, att.handles[0], att.handles[1], { value: d })).wait();
+    const { requestId } = r.logs.map((l) => (l.address === gateAddr ? gate.interface.parseLog(l) : null)).find((e) => e && e.name === "Applied").args;
+    assert.equal(await fhe.settle(requestId), 1n);
+    // FHEVerdict credits the gate (the requester) without running its code; settle's transfer to the applicant fails
+    assert.equal(await hre.ethers.provider.getBalance(gateAddr), d);
+    await (await gate.settle(requestId)).wait();
+    assert.equal(await gate.creditLine(whoAddr), LIMIT);
+    assert.equal(await gate.refundOf(whoAddr), d, "the refund waits in refundOf");
+    assert.equal(await hre.ethers.provider.getBalance(whoAddr), 0n);
+    await expectRevert(gate.connect(alice).withdrawRefund(), { on: gate, error: "NothingToWithdraw" });
+    await (await who.withdrawRefund(gateAddr)).wait();
+    assert.equal(await gate.refundOf(whoAddr), 0n);
+    assert.equal(await hre.ethers.provider.getBalance(whoAddr), d, "withdrawRefund paid it");
+    assert.equal(await hre.ethers.provider.getBalance(gateAddr), 0n, "the gate keeps nothing");
   });
 });

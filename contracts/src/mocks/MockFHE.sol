@@ -11,6 +11,14 @@ pragma solidity ^0.8.24;
 /// the committee's attestations (signatures are not checked) or the
 /// encrypted evaluation (the test's committee runs the compiled plan on the
 /// plaintexts: fhegate-mock.cjs).
+/// Deposits are the precompiles': MockFHEPolicy takes exactly depositOf as
+/// the call value of evaluate* and holds it, MockFHEVerdict pays it back to
+/// the requester with the verdict (burns it for RESULT_REJECTED_INPUT) as a
+/// balance credit that runs no code of the recipient (payDeposit). What
+/// differs: the move goes through a throwaway contract FHEPolicy's mock
+/// creates (its nonce grows; the chain's precompile just moves the balance),
+/// no GasBalanceMove is charged, and value sent to a method that takes none
+/// reverts with Solidity's empty revert, not the chain's "not payable" reason.
 /// Never deploy them on a real chain.
 library MockFHE {
     address internal constant INPUT = 0x02000000000000000000000000000000000000F0;
@@ -34,6 +42,44 @@ library MockFHE {
     uint256 internal constant PLAINTEXT_MODULUS = 65537;
     /// ResultExpired = 2^256 - 2.
     uint256 internal constant RESULT_EXPIRED = type(uint256).max - 1;
+    /// ResultRejectedInput = 2^256 - 3: the request's deposit is burnt.
+    uint256 internal constant RESULT_REJECTED_INPUT = type(uint256).max - 2;
+    /// precompiles.BatchOccupancy: requests sharing one packed evaluation.
+    uint256 internal constant BATCH_OCCUPANCY = 4096;
+    /// precompiles.DepositWeiPerGas (1 gwei).
+    uint256 internal constant DEPOSIT_WEI_PER_GAS = 1 gwei;
+
+    /// precompiles.Deposit: what a request of a policy of plan cost `cost`
+    /// carries (none for a policy evaluated alone).
+    function deposit(uint256 cost, bool alone) internal pure returns (uint256) {
+        if (alone) return 0;
+        return cost * BATCH_OCCUPANCY * DEPOSIT_WEI_PER_GAS;
+    }
+
+    /// Moves `amount` wei of this contract's balance to `to` without running
+    /// any code of `to`, as the precompile's balance credit does: a throwaway
+    /// contract is created with the amount and its init code selfdestructs
+    /// to `to` (PUSH20 to, SELFDESTRUCT; EIP-6780 still moves the balance).
+    function payDeposit(address to, uint256 amount) internal {
+        _selfdestructWith(abi.encodePacked(hex"73", to, hex"ff"), amount);
+    }
+
+    /// Burns `amount` wei of this contract's balance: the throwaway
+    /// contract's init code selfdestructs to itself (ADDRESS, SELFDESTRUCT),
+    /// and a contract destroyed in the transaction that created it burns
+    /// what it leaves to itself (EIP-6780; Hardhat's cancun hardfork).
+    function burnDeposit(uint256 amount) internal {
+        _selfdestructWith(hex"30ff", amount);
+    }
+
+    function _selfdestructWith(bytes memory init, uint256 amount) private {
+        if (amount == 0) return;
+        address made;
+        assembly ("memory-safe") {
+            made := create(amount, add(init, 32), mload(init))
+        }
+        require(made != address(0), "MockFHE: deposit transfer failed");
+    }
 
     bytes16 private constant DIGITS = "0123456789abcdef";
 

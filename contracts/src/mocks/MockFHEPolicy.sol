@@ -14,17 +14,20 @@ import {MockFHEInput} from "./MockFHEInput.sol";
 /// writes that decision into `compiled` when a call first needs it; without
 /// it, declare it with mockCompiled / mockRefused (a Foundry test: from
 /// `fhegate policy inspect`). A spec nobody compiled reverts with
-/// SpecNotCompiled. evaluate* check the ACL and the input count and record
-/// the request as the precompile does, and keep its handles so the test's
-/// committee (fhegate-mock.cjs) can run the plan on their plaintexts and
-/// post the verdict with MockFHEVerdict.settle. See MockFHE for what a mock
-/// cannot show.
+/// SpecNotCompiled. evaluate* check the ACL, the input count and the
+/// deposit (exactly depositOf, held at this address) and record the request
+/// as the precompile does, and keep its handles so the test's committee
+/// (fhegate-mock.cjs) can run the plan on their plaintexts and post the
+/// verdict with MockFHEVerdict.settle, which settles the deposit
+/// (mockSettleDeposit). See MockFHE for what a mock cannot show.
 contract MockFHEPolicy is IFHEPolicy {
     /// What registration decides about a spec (keccak256(spec) → decision).
     /// status: 0 not compiled, 1 admitted, 2 refused (reason: the revert
-    /// reason after "FHEPolicy.registerPolicy: "). fhegate-mock.cjs writes
-    /// it with hardhat_setStorageAt: it must stay the first state variable,
-    /// every field one slot, in this order.
+    /// reason after "FHEPolicy.registerPolicy: "); alone: 1 when the plan is
+    /// evaluated alone (compilePlan's PlanInfo.alone: no deposit), else 0.
+    /// fhegate-mock.cjs writes it with hardhat_setStorageAt: it must stay
+    /// the first state variable, every field one slot, in this order (new
+    /// fields go at the end).
     struct Compiled {
         uint256 status;
         bytes32 planHash;
@@ -32,10 +35,12 @@ contract MockFHEPolicy is IFHEPolicy {
         uint256 cost;
         uint256 inputs;
         string reason;
+        uint256 alone;
     }
 
     struct Policy {
         bool exists;
+        bool alone;
         uint32 depth;
         uint32 inputs;
         uint64 cost;
@@ -44,6 +49,7 @@ contract MockFHEPolicy is IFHEPolicy {
 
     struct Request {
         bool exists;
+        bool deposit; // holds its policy's deposit until MockFHEVerdict settles it
         bytes32 policyId;
         address requester;
         uint64 blockNumber;
@@ -70,22 +76,40 @@ contract MockFHEPolicy is IFHEPolicy {
     // ---- mock-only ----
 
     /// Declares what registration gives the spec of hash `specHash`: the
-    /// plan hash (the policy id), depth, cost and input count (fhegate policy
-    /// inspect, or the WebAssembly client's compilePlan).
-    function mockCompiled(bytes32 specHash, bytes32 planHash, uint32 depth, uint64 cost, uint32 inputs) external {
+    /// plan hash (the policy id), depth, cost, input count and whether the
+    /// plan is evaluated alone (no deposit) (fhegate policy inspect, or the
+    /// WebAssembly client's compilePlan).
+    function mockCompiled(bytes32 specHash, bytes32 planHash, uint32 depth, uint64 cost, uint32 inputs, bool alone) external {
         require(planHash != bytes32(0), "MockFHEPolicy.mockCompiled: zero plan hash");
-        compiled[specHash] = Compiled(ADMITTED, planHash, depth, cost, inputs, "");
+        compiled[specHash] = Compiled(ADMITTED, planHash, depth, cost, inputs, "", alone ? 1 : 0);
     }
 
     /// Declares that registration refuses the spec of hash `specHash`, with
     /// `reason` (what follows "FHEPolicy.registerPolicy: " in the chain's revert).
     function mockRefused(bytes32 specHash, string calldata reason) external {
-        compiled[specHash] = Compiled(REFUSED, bytes32(0), 0, 0, 0, reason);
+        compiled[specHash] = Compiled(REFUSED, bytes32(0), 0, 0, 0, reason, 0);
     }
 
     /// The handles of a request (the precompile keeps them in its event only).
     function handlesOf(bytes32 requestId) external view returns (bytes32[] memory) {
         return requests[requestId].handles;
+    }
+
+    /// MockFHEVerdict's side of a decision: settles the deposit request
+    /// `requestId` holds (if any) for verdict `result` — paid back to the
+    /// requester as a balance credit (MockFHE.payDeposit: none of its code
+    /// runs) or, for RESULT_REJECTED_INPUT, burnt — and returns the amount and
+    /// whether it was burnt. Only the verdict mock may call it.
+    function mockSettleDeposit(bytes32 requestId, uint256 result) external returns (uint256 amount, bool burnt) {
+        require(msg.sender == MockFHE.VERDICT, "MockFHEPolicy.mockSettleDeposit: only FHEVerdict settles deposits");
+        Request storage r = requests[requestId];
+        if (!r.deposit) return (0, false);
+        r.deposit = false;
+        Policy storage p = policies[r.policyId];
+        amount = MockFHE.deposit(p.cost, p.alone);
+        burnt = result == MockFHE.RESULT_REJECTED_INPUT;
+        if (burnt) MockFHE.burnDeposit(amount);
+        else MockFHE.payDeposit(r.requester, amount);
     }
 
     // ---- IFHEPolicy ----
@@ -101,7 +125,7 @@ contract MockFHEPolicy is IFHEPolicy {
         if (c.status != ADMITTED) revert SpecNotCompiled(specHash, spec);
         policyId = c.planHash;
         if (!policies[policyId].exists) {
-            policies[policyId] = Policy(true, uint32(c.depth), uint32(c.inputs), uint64(c.cost), msg.sender);
+            policies[policyId] = Policy(true, c.alone != 0, uint32(c.depth), uint32(c.inputs), uint64(c.cost), msg.sender);
             emit PolicyRegistered(policyId, msg.sender, policyId, uint32(c.depth), uint64(c.cost), uint32(c.inputs), spec);
         }
     }
@@ -155,6 +179,8 @@ contract MockFHEPolicy is IFHEPolicy {
         return record(policyId, handles);
     }
 
+    /// The precompile's checks of a request, in its order: the policy, the
+    /// input count, then the deposit (exactly depositOf as the call value).
     function checkPolicy(string memory method, bytes32 policyId, uint256 n) private view {
         Policy storage p = policies[policyId];
         if (!p.exists) revert(string.concat("FHEPolicy.", method, ": unknown policy ", MockFHE.hexOf(policyId)));
@@ -163,11 +189,17 @@ contract MockFHEPolicy is IFHEPolicy {
             revert(string.concat("FHEPolicy.", method, ": policy takes ", MockFHE.dec(k), " inputs: pass ", MockFHE.dec(k),
                 " handles (one ciphertext per input) or 1 (a vector input holding all ", MockFHE.dec(k), "), got ", MockFHE.dec(n)));
         }
+        uint256 want = MockFHE.deposit(p.cost, p.alone);
+        if (msg.value != want) {
+            revert(string.concat("FHEPolicy.", method, ": wrong deposit: policy ", MockFHE.hexOf(policyId), " takes a deposit of exactly ",
+                MockFHE.dec(want), " wei (FHEPolicy.depositOf: refunded with the verdict, burnt when the input is rejected), the call carries ",
+                MockFHE.dec(msg.value)));
+        }
     }
 
     function record(bytes32 policyId, bytes32[] memory handles) private returns (bytes32 requestId) {
         requestId = keccak256(abi.encode(block.chainid, policyId, msg.sender, keccak256(abi.encodePacked(handles)), ++nonce));
-        requests[requestId] = Request(true, policyId, msg.sender, uint64(block.number), handles);
+        requests[requestId] = Request(true, msg.value != 0, policyId, msg.sender, uint64(block.number), handles);
         emit EvaluationRequested(requestId, policyId, msg.sender, handles, policies[policyId].cost);
     }
 
@@ -183,7 +215,7 @@ contract MockFHEPolicy is IFHEPolicy {
     function depositOf(bytes32 policyId) public view returns (uint256) {
         Policy storage p = policies[policyId];
         if (!p.exists) revert(string.concat("FHEPolicy.depositOf: unknown policy ", MockFHE.hexOf(policyId)));
-        return 0;
+        return MockFHE.deposit(p.cost, p.alone);
     }
 
     function requestOf(bytes32 requestId) external view returns (bool exists, bytes32 policyId, address requester, uint64 blockNumber) {

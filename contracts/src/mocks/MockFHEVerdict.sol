@@ -11,8 +11,11 @@ import {MockFHECRDT} from "./MockFHECRDT.sol";
 /// submitBatch revert; a test posts the verdict the committee would (computed
 /// from the plaintexts, MockFHEInput.plaintextOf) with settle, or the value
 /// of a counter state with settleValue. Verdicts are accepted once and emit
-/// VerdictAccepted, expire follows the precompile. See MockFHE for what a
-/// mock cannot show.
+/// VerdictAccepted, expire follows the precompile. Both settle the request's
+/// deposit as the precompile does (MockFHEPolicy.mockSettleDeposit): paid
+/// back to the requester, burnt for a rejected input, with one
+/// DepositsSettled before VerdictAccepted / VerdictExpired. See MockFHE for
+/// what a mock cannot show.
 contract MockFHEVerdict is IFHEVerdict {
     struct Verdict {
         bool ready;
@@ -31,6 +34,7 @@ contract MockFHEVerdict is IFHEVerdict {
         }
         bytes32 digest = keccak256(abi.encode("fhegate mock result", requestId, result));
         verdicts[requestId] = Verdict(true, result, digest);
+        settleDeposit(requestId, policyId, result);
         emit VerdictAccepted(requestId, policyId, result, digest, MockFHE.EPOCH, 1);
     }
 
@@ -42,6 +46,16 @@ contract MockFHEVerdict is IFHEVerdict {
         require(exists, "MockFHEVerdict.settleValue: not an FHECRDT value request");
         int256 t = int256(MockFHE.PLAINTEXT_MODULUS);
         settle(requestId, uint256(((MockFHECRDT(MockFHE.CRDT).counterValue(stateId) % t) + t) % t));
+    }
+
+    /// Settles the deposit of an FHEPolicy request decided with `result`
+    /// (FHECRDT requests hold none) and logs DepositsSettled when there was one.
+    function settleDeposit(bytes32 requestId, bytes32 policyId, uint256 result) private {
+        if (policyId == bytes32(0)) return;
+        (uint256 amount, bool burnt) = MockFHEPolicy(MockFHE.POLICY).mockSettleDeposit(requestId, result);
+        if (amount == 0) return;
+        if (burnt) emit DepositsSettled(policyId, 0, 1, 0, amount);
+        else emit DepositsSettled(policyId, 1, 0, amount, 0);
     }
 
     function requestInfo(bytes32 requestId) private view returns (bool known, bytes32 policyId, uint64 blockNumber) {
@@ -69,6 +83,7 @@ contract MockFHEVerdict is IFHEVerdict {
                 " expires at block ", MockFHE.dec(uint256(blockNumber) + MockFHE.EXPIRY_BLOCKS), " (now ", MockFHE.dec(block.number), ")"));
         }
         verdicts[requestId] = Verdict(true, MockFHE.RESULT_EXPIRED, bytes32(0));
+        settleDeposit(requestId, policyId, MockFHE.RESULT_EXPIRED);
         emit VerdictExpired(requestId, policyId, blockNumber);
     }
 
