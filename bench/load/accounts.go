@@ -79,6 +79,7 @@ func (g *gen) fund(ctx context.Context) ([]*account, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load: FHEPolicy.depositOf: %w", err)
 	}
+	g.deposits = Deposits{PerRequestWei: dep.String(), refundedWei: new(big.Int), forfeitedWei: new(big.Int)}
 	perAccount := (g.cfg.Requests + len(keys) - 1) / len(keys)
 	need := new(big.Int).Add(minBalance, new(big.Int).Mul(dep, big.NewInt(int64(perAccount))))
 	accts := make([]*account, len(keys))

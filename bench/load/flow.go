@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/big"
 	"sync"
 	"time"
 
@@ -261,6 +262,7 @@ func (g *gen) verdictGas(ctx context.Context) error {
 				return fmt.Errorf("load: verdict transaction %s: %w", s.tx, err)
 			}
 			share[s.tx] = perItem(rc.GasUsed, g.verdictItems(rc.Logs))
+			g.settled(rc.Logs)
 		}
 		r.gas.Verdict = share[s.tx]
 	}
@@ -286,6 +288,25 @@ func (g *gen) verdictItems(logs []*types.Log) int {
 		}
 	}
 	return n
+}
+
+// settled adds the DepositsSettled events of a verdict transaction's logs
+// (one per settling call) to the run's deposit tally.
+func (g *gen) settled(logs []*types.Log) {
+	for _, l := range logs {
+		ev, err := g.verdict.ParseDepositsSettled(*l)
+		if err != nil {
+			continue
+		}
+		d := &g.deposits
+		if d.refundedWei == nil {
+			d.refundedWei, d.forfeitedWei = new(big.Int), new(big.Int)
+		}
+		d.Refunded += int(ev.Refunded)
+		d.Forfeited += int(ev.Forfeited)
+		d.refundedWei.Add(d.refundedWei, ev.RefundedWei)
+		d.forfeitedWei.Add(d.forfeitedWei, ev.ForfeitedWei)
+	}
 }
 
 // perItem is gas ÷ items (rounded), the whole gas when items is 0.

@@ -190,6 +190,8 @@ type gen struct {
 	api      *fheclient.Committee
 	w        *watcher
 	reqs     []*request
+	// deposits settled by the run's verdict transactions (DepositsSettled)
+	deposits Deposits
 
 	inputsDone, evalsDone atomic.Int64
 	paceStart             time.Time // phase 2's start (Config.Rate)

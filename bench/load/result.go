@@ -105,6 +105,10 @@ type Result struct {
 	ParticipationUnknown int                   `json:"participation_unknown,omitempty"`
 	Capacity             Capacity              `json:"capacity"`
 	Bottleneck           string                `json:"bottleneck"` // chain gas, committee, or inputs (clients + committee API + RPC)
+	// Deposits are the isolation deposits the run's requests paid
+	// (FHEPolicy.depositOf each) and how their verdict transactions settled
+	// them.
+	Deposits Deposits `json:"deposits"`
 	// Fault says what Config.Fault did mid-batch, and when ("" without one).
 	Fault string `json:"fault,omitempty"`
 	Why   string `json:"bottleneck_line"`
@@ -159,6 +163,24 @@ func decodeVerdict(v *big.Int) int64 {
 }
 
 // result collects the run: t0 start, t1 phase 2 start, t2 end.
+// Deposits tallies isolation deposits (wei as decimal strings).
+type Deposits struct {
+	PerRequestWei string `json:"per_request_wei"`
+	Refunded      int    `json:"refunded"`
+	Forfeited     int    `json:"forfeited"`
+	RefundedWei   string `json:"refunded_wei"`
+	ForfeitedWei  string `json:"forfeited_wei"`
+
+	refundedWei, forfeitedWei *big.Int
+}
+
+func weiString(x *big.Int) string {
+	if x == nil {
+		return "0"
+	}
+	return x.String()
+}
+
 func (g *gen) result(t0, t1, t2 time.Time) *Result {
 	res := &Result{Policy: g.cfg.Policy, Accounts: g.cfg.Accounts, Requests: len(g.reqs), Seed: g.cfg.Seed,
 		InputsWallS: t1.Sub(t0).Seconds(), VerdictWallS: t2.Sub(t1).Seconds()}
@@ -207,6 +229,8 @@ func (g *gen) result(t0, t1, t2 time.Time) *Result {
 		rtt[i] = float64(d.Microseconds()) / 1000
 	}
 	res.RPC = latencyOf(rtt)
+	res.Deposits = g.deposits
+	res.Deposits.RefundedWei, res.Deposits.ForfeitedWei = weiString(g.deposits.refundedWei), weiString(g.deposits.forfeitedWei)
 	return res
 }
 
@@ -347,6 +371,10 @@ func (res *Result) Summary() string {
 	}
 	fmt.Fprintf(&b, "  gas per request   %.0f = register %.0f + evaluate %.0f + verdict share %.0f (goal ≤ %d: %s)\n",
 		gp.Total, gp.Register, gp.Evaluate, gp.Verdict, GasGoal, goal)
+	if d := res.Deposits; d.PerRequestWei != "" && d.PerRequestWei != "0" {
+		fmt.Fprintf(&b, "  deposits          %s wei a request: %d refunded (%s wei), %d burnt (%s wei)\n",
+			d.PerRequestWei, d.Refunded, d.RefundedWei, d.Forfeited, d.ForfeitedWei)
+	}
 	fmt.Fprintf(&b, "  blocks            %d, gas limit %d, peak %d, mean %.0f, interval %.2f s\n",
 		res.Blocks, res.GasLimit, res.PeakGas, res.MeanGas, res.BlockIntervS)
 	if res.Committee.CPUSource != "" {
