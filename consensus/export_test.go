@@ -65,10 +65,13 @@ var packViewRun int
 
 // Input roots.
 func (m *Member) MarkSigned(d [32]byte) { m.roots.signed.add(d) }
-func (m *Member) RootsBegin()           { m.roots.batch.begin() }
-func (m *Member) RootsAbandon()         { m.roots.batch.abandon() }
-func (m *Member) AwaitRoot(ctx context.Context, leaf [32]byte) (*api.InputRootAttestation, error) {
-	return m.roots.await(ctx, leaf)
+
+type RootTicket = rootTicket
+
+func (m *Member) RootsBegin() RootTicket    { return m.roots.batch.begin() }
+func (m *Member) RootsAbandon(t RootTicket) { m.roots.batch.abandon(t) }
+func (m *Member) AwaitRoot(ctx context.Context, t RootTicket, leaf [32]byte) (*api.InputRootAttestation, error) {
+	return m.roots.await(ctx, t, leaf)
 }
 func (m *Member) SignRoot(epoch uint64, leaves [][32]byte) ([]byte, error) {
 	return m.roots.sign(epoch, leaves)

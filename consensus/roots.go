@@ -18,22 +18,31 @@ import (
 // bls.InputBatchDigest (one pairing on chain per upload). A rooted upload
 // (UploadBatchRooted, POST /v1/inputs with "rooted": true) also gets a
 // second, optional attestation: the member whose API received it collects
-// the digests of the rooted uploads it attests until RootWindow has passed
-// or none is left in progress there, and the committee signs one Merkle
-// root over them (bls.InputRootTree), so the
-// chain verifies one pairing per root (FHEPolicy.evaluateRooted). A member
-// signs a root only over digests it signed itself, per upload, within
-// SignedDigestTTL: a root attests nothing the members did not attest one
-// by one.
+// the digests of the rooted uploads it attests into a batch, and the
+// committee signs one Merkle root over them (bls.InputRootTree), so the
+// chain verifies one pairing per root (FHEPolicy.evaluateRooted). A batch
+// opens with its first upload and waits for the rooted uploads that were
+// already in progress at the member then (being verified, replicated):
+// it closes once each of them has joined or failed, at MaxRootLeaves, or
+// after RootWindow (rootBatcher). So a burst fills one root however
+// slowly the member attests it, and a member with no other upload in
+// progress answers at once. A member signs a root only over digests it
+// signed itself, per upload, within SignedDigestTTL: a root attests
+// nothing the members did not attest one by one.
 
 // Input-root bounds.
 const (
 	// MaxRootLeaves bounds the uploads of one root (a round's payload is
 	// 12 + 32·MaxRootLeaves bytes; the path is 10 siblings).
 	MaxRootLeaves = 1024
-	// DefaultRootWindow is how long a root's batch collects uploads
-	// (MemberConfig.RootWindow).
-	DefaultRootWindow = 100 * time.Millisecond
+	// DefaultRootWindow is the longest a root's batch waits for the
+	// uploads that were in progress when it opened (MemberConfig.RootWindow).
+	// A batch waits only for those (never for uploads that arrive after
+	// it opened) and closes as soon as they are in, so this bound is met
+	// only when the member's uploads in flight take longer than it to be
+	// verified and replicated; a member with no other upload in progress
+	// does not wait at all.
+	DefaultRootWindow = 30 * time.Second
 	// SignedDigestTTL is how long a member remembers an upload digest it
 	// signed, i.e. how long after an upload a root may include it.
 	SignedDigestTTL = 10 * time.Minute
@@ -100,7 +109,7 @@ type inputRoots struct {
 	threshold int
 	key       *bls.SecretKey
 	chain     func() *big.Int // Member.chain: set before Run
-	window    time.Duration   // rootWindow(MemberConfig.RootWindow)
+	window    time.Duration   // rootWindow(MemberConfig.RootWindow): the longest a batch waits
 	refuse    bool            // TestingKnobs.RefuseRootSign
 	log       *zap.Logger
 	closed    <-chan struct{} // closed by Member.Close

@@ -33,50 +33,77 @@ type rootResult struct {
 // rootBatch is the leaves one root round signs. Leaves are appended while
 // it is the batcher's open batch; done is closed when res or err is set.
 type rootBatch struct {
+	gen    uint64 // rootBatcher.gen when it opened: uploads with an older ticket hold it
+	held   int    // uploads begun before it opened and neither joined nor abandoned
 	leaves [][32]byte
 	ready  chan struct{} // closed (once, under rootBatcher.mu) when it may close before its window
 	early  bool          // ready is closed
+	why    string        // why it closed early (for the log)
 	done   chan struct{}
 	res    *rootResult
 	err    error
 }
 
 // closeEarly lets the batch's round start now. Called with rootBatcher.mu held.
-func (rb *rootBatch) closeEarly() {
+func (rb *rootBatch) closeEarly(why string) {
 	if !rb.early {
-		rb.early = true
+		rb.early, rb.why = true, why
 		close(rb.ready)
 	}
 }
 
-// rootBatcher coalesces rooted uploads at the member that received them:
-// the first leaf opens a batch, which closes after the window, at
-// MaxRootLeaves, or as soon as no rooted upload is still being verified
-// and replicated here (every upload that could join has joined: a quiet
-// member does not hold its uploads for the whole window); a goroutine
-// (counted in the member's wait group) then runs its round.
+// rootTicket is a rooted upload counted by rootBatcher.begin: the batch
+// generation it began in, i.e. which batches it holds open (those opened
+// after it began).
+type rootTicket struct{ gen uint64 }
+
+// rootBatcher coalesces rooted uploads at the member that received them.
+// The first leaf opens a batch, which then waits for the rooted uploads
+// that were already in progress here (verified, replicated) when it
+// opened: it closes as soon as each of them has joined or failed, at
+// MaxRootLeaves, or after the window (RootWindow), whichever comes first.
+// Uploads that begin while it is open join it if they are attested before
+// it closes, but never keep it open: under a steady stream the batch holds
+// no longer than the uploads already in flight take to finish, and a
+// member with no other upload in progress closes the batch at once (a
+// quiet member does not hold its uploads). So a root fills with the
+// uploads that arrive together — a burst's, however slowly this member
+// verifies them — and an upload waits for its root at most the remaining
+// work of the uploads ahead of it, bounded by the window. A goroutine
+// (counted in the member's wait group) runs each batch's round.
 type rootBatcher struct {
 	mu      sync.Mutex
 	open    *rootBatch
-	pending int // rooted uploads begun and not yet enqueued or abandoned
+	gen     uint64 // batches opened so far
+	pending int    // rooted uploads begun and not yet enqueued or abandoned
 	closed  bool
 	rounds  chan struct{} // root rounds in flight (maxRootRounds)
 }
 
 // begin counts a rooted upload that may join the open batch.
-func (b *rootBatcher) begin() {
+func (b *rootBatcher) begin() rootTicket {
 	b.mu.Lock()
+	defer b.mu.Unlock()
 	b.pending++
-	b.mu.Unlock()
+	return rootTicket{gen: b.gen}
+}
+
+// finish uncounts t's upload (it joined a batch or failed); the open
+// batch closes once no upload that holds it is left. Called with b.mu held.
+func (b *rootBatcher) finish(t rootTicket) {
+	b.pending--
+	if rb := b.open; rb != nil && t.gen < rb.gen {
+		rb.held--
+		if rb.held == 0 {
+			rb.closeEarly("no upload in progress when it opened is left")
+		}
+	}
 }
 
 // abandon uncounts a rooted upload that failed before joining.
-func (b *rootBatcher) abandon() {
+func (b *rootBatcher) abandon(t rootTicket) {
 	b.mu.Lock()
-	b.pending--
-	if b.pending == 0 && b.open != nil {
-		b.open.closeEarly()
-	}
+	b.finish(t)
 	b.mu.Unlock()
 }
 
@@ -87,6 +114,36 @@ func (b *rootBatcher) close() {
 	b.mu.Unlock()
 }
 
+// add puts leaf (of t's upload) into the open batch, opening one if none
+// is; opened says it did. The caller starts an opened batch's round.
+// Called with b.mu held.
+func (b *rootBatcher) add(t rootTicket, leaf [32]byte) (rb *rootBatch, index int, opened bool) {
+	if b.open == nil {
+		b.gen++
+		// every upload in progress now (t's included) began before this
+		// batch: each holds it until it joins or fails
+		b.open = &rootBatch{gen: b.gen, held: b.pending, ready: make(chan struct{}), done: make(chan struct{})}
+		opened = true
+	}
+	rb = b.open
+	rb.leaves = append(rb.leaves, leaf)
+	b.finish(t)
+	if len(rb.leaves) == MaxRootLeaves {
+		rb.closeEarly("full")
+		b.open = nil
+	}
+	return rb, len(rb.leaves) - 1, opened
+}
+
+// seal ends rb's collection: it is no longer the open batch and its
+// leaves are final. Called with b.mu held.
+func (b *rootBatcher) seal(rb *rootBatch) [][32]byte {
+	if b.open == rb {
+		b.open = nil
+	}
+	return rb.leaves
+}
+
 // rootWindow is MemberConfig.RootWindow, DefaultRootWindow when ≤ 0.
 func rootWindow(w time.Duration) time.Duration {
 	if w <= 0 {
@@ -95,31 +152,22 @@ func rootWindow(w time.Duration) time.Duration {
 	return w
 }
 
-// enqueue adds leaf (of an upload counted by begin) to the open batch,
+// enqueue adds leaf (of t's upload, counted by begin) to the open batch,
 // opening one if needed, and returns the batch and the leaf's index in it.
-func (r *inputRoots) enqueue(leaf [32]byte) (*rootBatch, int, error) {
+func (r *inputRoots) enqueue(t rootTicket, leaf [32]byte) (*rootBatch, int, error) {
 	b := &r.batch
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.pending--
 	if b.closed {
+		b.finish(t)
 		return nil, 0, errors.New("member closed")
 	}
-	if b.open == nil {
-		nb := &rootBatch{ready: make(chan struct{}), done: make(chan struct{})}
-		b.open = nb
+	rb, i, opened := b.add(t, leaf)
+	if opened {
 		r.wg.Add(1)
-		go r.runBatch(nb)
+		go r.runBatch(rb)
 	}
-	rb := b.open
-	rb.leaves = append(rb.leaves, leaf)
-	if len(rb.leaves) == MaxRootLeaves {
-		rb.closeEarly()
-		b.open = nil
-	} else if b.pending == 0 {
-		rb.closeEarly()
-	}
-	return rb, len(rb.leaves) - 1, nil
+	return rb, i, nil
 }
 
 // runBatch waits for the batch to close, runs its round and publishes
@@ -127,9 +175,11 @@ func (r *inputRoots) enqueue(leaf [32]byte) (*rootBatch, int, error) {
 func (r *inputRoots) runBatch(rb *rootBatch) {
 	defer r.wg.Done()
 	defer close(rb.done)
+	start := time.Now()
 	t := time.NewTimer(r.window)
 	defer t.Stop()
 	closing := false
+	why := "its window ended"
 	select {
 	case <-t.C:
 	case <-rb.ready:
@@ -138,15 +188,16 @@ func (r *inputRoots) runBatch(rb *rootBatch) {
 	}
 	b := &r.batch
 	b.mu.Lock()
-	if b.open == rb {
-		b.open = nil
+	leaves := b.seal(rb) // no more appends: rb is no longer open
+	if rb.early {
+		why = rb.why
 	}
-	leaves := rb.leaves // no more appends: rb is no longer open
 	b.mu.Unlock()
 	if closing {
 		rb.err = errors.New("member closed")
 		return
 	}
+	r.log.Debug("input root batch closed", zap.Int("leaves", len(leaves)), zap.Duration("collected", time.Since(start)), zap.String("why", why))
 	select {
 	case b.rounds <- struct{}{}:
 		defer func() { <-b.rounds }()
@@ -273,8 +324,8 @@ func (r *inputRoots) subset(n int, answers map[transport.MemberID][]byte) []int 
 // root batch and waits for the batch's round: the upload's root
 // attestation, or why there is none. A waiter that gives up (ctx) leaves
 // the batch and its round to the others.
-func (r *inputRoots) await(ctx context.Context, leaf [32]byte) (*api.InputRootAttestation, error) {
-	rb, i, err := r.enqueue(leaf)
+func (r *inputRoots) await(ctx context.Context, t rootTicket, leaf [32]byte) (*api.InputRootAttestation, error) {
+	rb, i, err := r.enqueue(t, leaf)
 	if err != nil {
 		return nil, err
 	}

@@ -230,9 +230,11 @@ func rootWaiterGivesUp(t *testing.T, lc *local.Committee) {
 		}
 	}
 	// one more upload "in progress" keeps the batch open until it is
-	// abandoned (a batch closes early once none is left)
-	for range len(leaves) + 1 {
-		m1.RootsBegin()
+	// abandoned (a batch closes early once none of the uploads in progress
+	// when it opened is left)
+	tickets := make([]RootTicket, len(leaves)+1)
+	for i := range tickets {
+		tickets[i] = m1.RootsBegin()
 	}
 	quitter, quit := context.WithCancel(context.Background())
 	res := make([]*api.InputRootAttestation, len(leaves))
@@ -243,14 +245,14 @@ func rootWaiterGivesUp(t *testing.T, lc *local.Committee) {
 		if i == 0 {
 			ctx = quitter
 		}
-		wg.Go(func() { res[i], errs[i] = m1.AwaitRoot(ctx, l) })
+		wg.Go(func() { res[i], errs[i] = m1.AwaitRoot(ctx, tickets[i], l) })
 	}
 	require.Eventually(t, func() bool {
 		open, n := m1.RootsOpen()
 		return open && n == len(leaves)
 	}, 10*time.Second, time.Millisecond, "all three are in the batch")
 	quit()
-	m1.RootsAbandon() // the last upload in progress gives up: the batch closes now
+	m1.RootsAbandon(tickets[len(leaves)]) // the last upload in progress gives up: the batch closes now
 	wg.Wait()
 	require.ErrorIs(t, errs[0], context.Canceled)
 	require.Nil(t, res[0])
@@ -309,10 +311,10 @@ func TestInputRootNoQuorum(t *testing.T) {
 
 	// Close while a batch collects: the waiter returns, Close does not hang.
 	m1.MarkSigned([32]byte{0xc0})
-	m1.RootsBegin()
+	tk := m1.RootsBegin()
 	m1.RootsBegin() // another upload still in progress: the batch waits for it
 	done := make(chan error, 1)
-	go func() { _, err := m1.AwaitRoot(context.Background(), [32]byte{0xc0}); done <- err }()
+	go func() { _, err := m1.AwaitRoot(context.Background(), tk, [32]byte{0xc0}); done <- err }()
 	require.Eventually(t, func() bool {
 		open, _ := m1.RootsOpen()
 		return open
@@ -321,7 +323,7 @@ func TestInputRootNoQuorum(t *testing.T) {
 	lc.Kill(1)
 	require.ErrorContains(t, <-done, "member closed")
 	require.Less(t, time.Since(start), time.Second, "the batch waits out its window after Close")
-	_, err = m1.AwaitRoot(context.Background(), [32]byte{0xc0})
+	_, err = m1.AwaitRoot(context.Background(), m1.RootsBegin(), [32]byte{0xc0})
 	require.ErrorContains(t, err, "member closed")
 }
 
@@ -387,9 +389,10 @@ func TestInputRootSubset(t *testing.T) {
 	lc := startRootCommittee(t, 3, 2, time.Minute, nil)
 	m1 := lc.Member(1)
 	leaves := [][32]byte{{0xb0}, {0xb1}, {0xb2}}
-	for _, l := range leaves {
+	tickets := make([]RootTicket, len(leaves))
+	for i, l := range leaves {
 		m1.MarkSigned(l)
-		m1.RootsBegin()
+		tickets[i] = m1.RootsBegin()
 	}
 	lc.Member(2).MarkSigned(leaves[0])
 	lc.Member(2).MarkSigned(leaves[1])
@@ -398,7 +401,7 @@ func TestInputRootSubset(t *testing.T) {
 	errs := make([]error, len(leaves))
 	var wg sync.WaitGroup
 	for i, l := range leaves {
-		wg.Go(func() { res[i], errs[i] = m1.AwaitRoot(context.Background(), l) })
+		wg.Go(func() { res[i], errs[i] = m1.AwaitRoot(context.Background(), tickets[i], l) })
 	}
 	wg.Wait()
 	require.ErrorContains(t, errs[2], "too few members attested this upload")
