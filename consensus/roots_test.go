@@ -351,6 +351,53 @@ func TestInputRootClosesWhenIdle(t *testing.T) {
 	require.Zero(t, m1.RootsPending())
 }
 
+// TestInputRootWaitsForUploadsInProgress: a batch waits (under a one-hour
+// window) for the rooted uploads that were in progress at its member when
+// it opened — one of them attested late still shares the root — but not
+// for an upload that began after it opened: a steady stream of uploads
+// does not hold a root open, the later upload gets the next root.
+func TestInputRootWaitsForUploadsInProgress(t *testing.T) {
+	t.Parallel()
+	lc := startRootCommittee(t, 3, 2, time.Hour, nil)
+	m1 := lc.Member(1)
+	a, b, c := [32]byte{0xa0}, [32]byte{0xb0}, [32]byte{0xc0}
+	for _, m := range lc.Members {
+		for _, l := range [][32]byte{a, b, c} {
+			m.MarkSigned(l) // as if each member had signed these uploads
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	ta, tb := m1.RootsBegin(), m1.RootsBegin() // a and b in progress
+	var ra, rb *api.InputRootAttestation
+	errA := make(chan error, 1)
+	go func() {
+		var err error
+		ra, err = m1.AwaitRoot(ctx, ta, a) // a is attested first and opens the batch
+		errA <- err
+	}()
+	require.Eventually(t, func() bool {
+		open, n := m1.RootsOpen()
+		return open && n == 1
+	}, 10*time.Second, time.Millisecond, "a's batch opened")
+	tc := m1.RootsBegin() // c begins after the batch opened
+	rb, err := m1.AwaitRoot(ctx, tb, b)
+	require.NoError(t, err, "b was in progress when a's batch opened: it closes once b is in")
+	require.NoError(t, <-errA)
+	require.Equal(t, ra.Root, rb.Root, "a and b share a root")
+	require.Len(t, rb.Path, 1, "a root of two leaves")
+	checkLeafRoot(t, lc, a, ra)
+	checkLeafRoot(t, lc, b, rb)
+	require.Equal(t, 1, m1.RootsPending(), "c is still in progress: the batch did not wait for it")
+
+	rc, err := m1.AwaitRoot(ctx, tc, c)
+	require.NoError(t, err)
+	require.Empty(t, rc.Path, "c, alone, gets a root of its own at once")
+	require.NotEqual(t, ra.Root, rc.Root)
+	checkLeafRoot(t, lc, c, rc)
+	require.Zero(t, m1.RootsPending())
+}
+
 // TestSignRootWaitsForLateLeaf: a root request that reaches a member
 // before the StorePut of one of its uploads (the coordinator went on with
 // the other members' acknowledgements) is signed once the member has
