@@ -2,6 +2,7 @@ package consensus
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"math/big"
@@ -179,6 +180,7 @@ func NewMember(cfg MemberConfig, tr transport.Transport, st *store.Store, log *z
 	}
 	m.beats = &heartbeats{self: m.id, members: m.members, marks: m.marks, mux: m.mux, every: cfg.Heartbeat, timeout: cfg.RoundTimeout,
 		threshold: cfg.Committee.Threshold, closed: m.closed, wg: &m.wg}
+	m.roots.live = func() bool { return m.beats.awaitQuorum(context.Background()) }
 	m.wg.Add(1)
 	go m.beats.run()
 	return m, nil

@@ -115,6 +115,7 @@ type inputRoots struct {
 	closed    <-chan struct{} // closed by Member.Close
 	wg        *sync.WaitGroup // the member's: Close waits for the rounds and handlers
 	peers     *peerRounds
+	live      func() bool   // waits (≤ RoundTimeout) until a quorum is live: heartbeats.awaitQuorum
 	signed    *signedLog    // upload digests this member signed
 	batch     rootBatcher   // rooted uploads waiting for their root round
 	sem       chan struct{} // TypeRootSign handlers in flight (MaxConcurrentRootSigns)

@@ -205,6 +205,13 @@ func (r *inputRoots) runBatch(rb *rootBatch) {
 		rb.err = fmt.Errorf("%d root rounds already in flight", maxRootRounds)
 		return
 	}
+	// A peer marked unresponsive (it missed a round's deadline on a busy
+	// host) is not asked until its heartbeat re-admits it: let the
+	// heartbeats do so first, rather than fail the root of every upload in
+	// the batch for want of a quorum (the serve loop waits the same way).
+	if r.live != nil {
+		r.live()
+	}
 	rb.res, rb.err = r.round(leaves)
 }
 

@@ -398,6 +398,26 @@ func TestInputRootWaitsForUploadsInProgress(t *testing.T) {
 	require.Zero(t, m1.RootsPending())
 }
 
+// TestInputRootWaitsForLivePeers: peers marked unresponsive (they missed
+// a round's deadline on a busy host) are re-admitted by their heartbeats
+// before a root round asks for signatures, so the batch gets its root
+// instead of failing for want of a quorum.
+func TestInputRootWaitsForLivePeers(t *testing.T) {
+	t.Parallel()
+	lc := startRootCommittee(t, 3, 2, time.Hour, nil)
+	m1 := lc.Member(1)
+	leaf := [32]byte{0xd1}
+	for _, m := range lc.Members {
+		m.MarkSigned(leaf)
+	}
+	m1.MarkDown([]transport.MemberID{2, 3})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	r, err := m1.AwaitRoot(ctx, m1.RootsBegin(), leaf)
+	require.NoError(t, err)
+	checkLeafRoot(t, lc, leaf, r)
+}
+
 // TestSignRootWaitsForLateLeaf: a root request that reaches a member
 // before the StorePut of one of its uploads (the coordinator went on with
 // the other members' acknowledgements) is signed once the member has
