@@ -3,6 +3,7 @@ package consensus
 import (
 	"context"
 	"math/big"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -68,7 +69,15 @@ func (m *Member) MarkSigned(d [32]byte) { m.roots.signed.add(d) }
 
 type RootTicket = rootTicket
 
-func (m *Member) RootsBegin() RootTicket    { return m.roots.batch.begin() }
+// RootsBegin counts an upload in progress that began an hour ago: a batch
+// it opens holds for up to its window (an upload's hold is as long as it
+// took to be attested).
+func (m *Member) RootsBegin() RootTicket {
+	t := m.roots.batch.begin()
+	t.began = t.began.Add(-time.Hour)
+	return t
+}
+
 func (m *Member) RootsAbandon(t RootTicket) { m.roots.batch.abandon(t) }
 func (m *Member) AwaitRoot(ctx context.Context, t RootTicket, leaf [32]byte) (*api.InputRootAttestation, error) {
 	return m.roots.await(ctx, t, leaf)

@@ -24,7 +24,8 @@ import (
 // opens with its first upload and waits for the rooted uploads that were
 // already in progress at the member then (being verified, replicated):
 // it closes once each of them has joined or failed, at MaxRootLeaves, or
-// after RootWindow (rootBatcher). So a burst fills one root however
+// after as long as its first upload took to be attested, at most
+// RootWindow (rootBatcher). So a burst fills one root however
 // slowly the member attests it, and a member with no other upload in
 // progress answers at once. A member signs a root only over digests it
 // signed itself, per upload, within SignedDigestTTL: a root attests
@@ -38,11 +39,11 @@ const (
 	// DefaultRootWindow is the longest a root's batch waits for the
 	// uploads that were in progress when it opened (MemberConfig.RootWindow).
 	// A batch waits only for those (never for uploads that arrive after
-	// it opened) and closes as soon as they are in, so this bound is met
-	// only when the member's uploads in flight take longer than it to be
-	// verified and replicated; a member with no other upload in progress
-	// does not wait at all.
-	DefaultRootWindow = 30 * time.Second
+	// it opened), no longer than its first upload took to be attested, and
+	// closes as soon as they are in (rootBatcher): this bound matters only
+	// on a member that takes minutes to attest an upload. A member with no
+	// other upload in progress does not wait at all.
+	DefaultRootWindow = 2 * time.Minute
 	// SignedDigestTTL is how long a member remembers an upload digest it
 	// signed, i.e. how long after an upload a root may include it.
 	SignedDigestTTL = 10 * time.Minute
@@ -109,7 +110,6 @@ type inputRoots struct {
 	threshold int
 	key       *bls.SecretKey
 	chain     func() *big.Int // Member.chain: set before Run
-	window    time.Duration   // rootWindow(MemberConfig.RootWindow): the longest a batch waits
 	refuse    bool            // TestingKnobs.RefuseRootSign
 	log       *zap.Logger
 	closed    <-chan struct{} // closed by Member.Close

@@ -33,8 +33,9 @@ type rootResult struct {
 // rootBatch is the leaves one root round signs. Leaves are appended while
 // it is the batcher's open batch; done is closed when res or err is set.
 type rootBatch struct {
-	gen    uint64 // rootBatcher.gen when it opened: uploads with an older ticket hold it
-	held   int    // uploads begun before it opened and neither joined nor abandoned
+	gen    uint64        // rootBatcher.gen when it opened: uploads with an older ticket hold it
+	held   int           // uploads begun before it opened and neither joined nor abandoned
+	hold   time.Duration // the longest it waits for them (rootBatcher.holdFor)
 	leaves [][32]byte
 	ready  chan struct{} // closed (once, under rootBatcher.mu) when it may close before its window
 	early  bool          // ready is closed
@@ -54,30 +55,38 @@ func (rb *rootBatch) closeEarly(why string) {
 
 // rootTicket is a rooted upload counted by rootBatcher.begin: the batch
 // generation it began in, i.e. which batches it holds open (those opened
-// after it began).
-type rootTicket struct{ gen uint64 }
+// after it began), and when it began.
+type rootTicket struct {
+	gen   uint64
+	began time.Time
+}
 
 // rootBatcher coalesces rooted uploads at the member that received them.
 // The first leaf opens a batch, which then waits for the rooted uploads
 // that were already in progress here (verified, replicated) when it
 // opened: it closes as soon as each of them has joined or failed, at
-// MaxRootLeaves, or after the window (RootWindow), whichever comes first.
-// Uploads that begin while it is open join it if they are attested before
-// it closes, but never keep it open: under a steady stream the batch holds
-// no longer than the uploads already in flight take to finish, and a
-// member with no other upload in progress closes the batch at once (a
-// quiet member does not hold its uploads). So a root fills with the
-// uploads that arrive together — a burst's, however slowly this member
-// verifies them — and an upload waits for its root at most the remaining
-// work of the uploads ahead of it, bounded by the window. A goroutine
-// (counted in the member's wait group) runs each batch's round.
+// MaxRootLeaves, or after its hold, whichever comes first. The hold is as
+// long as the batch's first upload took from its arrival to its
+// attestation, at most the window (RootWindow): the uploads still in
+// progress began before that one was attested, so on a member that
+// attests them at the same pace they are in within about that time, and
+// an upload waits for its root at most as long again as it took to be
+// attested — milliseconds on an idle member, seconds under a burst.
+// Uploads that begin while a batch is open join it if they are attested
+// before it closes, but never keep it open, so a steady stream does not
+// hold a root either; and a member with no other upload in progress
+// closes the batch at once. A burst thus fills one root however slowly
+// the member attests it. A goroutine (counted in the member's wait group)
+// runs each batch's round.
 type rootBatcher struct {
 	mu      sync.Mutex
 	open    *rootBatch
 	gen     uint64 // batches opened so far
 	pending int    // rooted uploads begun and not yet enqueued or abandoned
 	closed  bool
-	rounds  chan struct{} // root rounds in flight (maxRootRounds)
+	rounds  chan struct{}    // root rounds in flight (maxRootRounds)
+	window  time.Duration    // the longest hold: rootWindow(MemberConfig.RootWindow)
+	now     func() time.Time // time.Now; tests set it
 }
 
 // begin counts a rooted upload that may join the open batch.
@@ -85,7 +94,20 @@ func (b *rootBatcher) begin() rootTicket {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.pending++
-	return rootTicket{gen: b.gen}
+	return rootTicket{gen: b.gen, began: b.clock()}
+}
+
+func (b *rootBatcher) clock() time.Time {
+	if b.now != nil {
+		return b.now()
+	}
+	return time.Now()
+}
+
+// holdFor is how long a batch opened by t's upload waits for the uploads in
+// progress: as long as t's upload took, at most the window.
+func (b *rootBatcher) holdFor(t rootTicket) time.Duration {
+	return min(max(b.clock().Sub(t.began), 0), rootWindow(b.window))
 }
 
 // finish uncounts t's upload (it joined a batch or failed); the open
@@ -122,7 +144,7 @@ func (b *rootBatcher) add(t rootTicket, leaf [32]byte) (rb *rootBatch, index int
 		b.gen++
 		// every upload in progress now (t's included) began before this
 		// batch: each holds it until it joins or fails
-		b.open = &rootBatch{gen: b.gen, held: b.pending, ready: make(chan struct{}), done: make(chan struct{})}
+		b.open = &rootBatch{gen: b.gen, held: b.pending, hold: b.holdFor(t), ready: make(chan struct{}), done: make(chan struct{})}
 		opened = true
 	}
 	rb = b.open
@@ -176,10 +198,10 @@ func (r *inputRoots) runBatch(rb *rootBatch) {
 	defer r.wg.Done()
 	defer close(rb.done)
 	start := time.Now()
-	t := time.NewTimer(r.window)
+	t := time.NewTimer(rb.hold)
 	defer t.Stop()
 	closing := false
-	why := "its window ended"
+	why := "its hold ended"
 	select {
 	case <-t.C:
 	case <-rb.ready:
@@ -197,7 +219,8 @@ func (r *inputRoots) runBatch(rb *rootBatch) {
 		rb.err = errors.New("member closed")
 		return
 	}
-	r.log.Debug("input root batch closed", zap.Int("leaves", len(leaves)), zap.Duration("collected", time.Since(start)), zap.String("why", why))
+	r.log.Debug("input root batch closed", zap.Int("leaves", len(leaves)), zap.Duration("collected", time.Since(start)),
+		zap.Duration("hold", rb.hold), zap.String("why", why))
 	select {
 	case b.rounds <- struct{}{}:
 		defer func() { <-b.rounds }()

@@ -2,6 +2,7 @@ package consensus
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -144,4 +145,36 @@ func TestRootBatcherFull(t *testing.T) {
 	rb.add(tickets[MaxRootLeaves+1], [32]byte{0xfe})
 	require.True(t, next.early)
 	require.Len(t, next.leaves, 2)
+}
+
+// TestRootBatchHold: a batch waits for the uploads in progress at most as
+// long as its first upload took from its arrival to its attestation,
+// never longer than the window (RootWindow, DefaultRootWindow when unset).
+func TestRootBatchHold(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		window time.Duration
+		took   time.Duration // the opening upload: begin → attested
+		want   time.Duration
+	}{
+		{"an upload attested at once holds for nothing", time.Minute, 0, 0},
+		{"an idle member: milliseconds", time.Minute, 40 * time.Millisecond, 40 * time.Millisecond},
+		{"a busy member: seconds", time.Minute, 12 * time.Second, 12 * time.Second},
+		{"at most the window", time.Minute, 5 * time.Minute, time.Minute},
+		{"the default window", 0, time.Hour, DefaultRootWindow},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			now := time.Unix(1_700_000_000, 0)
+			b := rootBatcher{window: tc.window, now: func() time.Time { return now }}
+			first, other := b.begin(), b.begin()
+			now = now.Add(tc.took)
+			rb, _, opened := b.add(first, [32]byte{1})
+			require.True(t, opened)
+			require.Equal(t, tc.want, rb.hold)
+			require.False(t, rb.early, "it waits for the other upload in progress")
+			b.add(other, [32]byte{2})
+			require.True(t, rb.early)
+		})
+	}
 }
