@@ -72,13 +72,16 @@ type RootTicket = rootTicket
 // RootsBegin counts an upload in progress that began an hour ago: a batch
 // it opens holds for up to its window (an upload's hold is as long as it
 // took to be attested).
-func (m *Member) RootsBegin() RootTicket {
+func (m *Member) RootsBegin() RootTicket { return m.RootsBeganAgo(time.Hour) }
+
+// RootsBeganAgo counts an upload in progress that began d ago.
+func (m *Member) RootsBeganAgo(d time.Duration) RootTicket {
 	t := m.roots.batch.begin()
-	t.began = t.began.Add(-time.Hour)
+	t.began = t.began.Add(-d)
 	return t
 }
 
-func (m *Member) RootsAbandon(t RootTicket) { m.roots.batch.abandon(t) }
+func (m *Member) RootsAbandon() { m.roots.batch.abandon() }
 func (m *Member) AwaitRoot(ctx context.Context, t RootTicket, leaf [32]byte) (*api.InputRootAttestation, error) {
 	return m.roots.await(ctx, t, leaf)
 }

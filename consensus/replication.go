@@ -299,8 +299,8 @@ func (m *Member) UploadBatch(ctx context.Context, owner [20]byte, ups []api.Inpu
 
 // UploadBatchRooted is UploadBatch that also places the upload in an input
 // root (roots.go): once the upload is attested, its digest joins the
-// open root batch of this member (with the rooted uploads in progress
-// here when that batch opened, for at most RootWindow), the committee
+// open root batch of this member (which waits for the rooted uploads in
+// progress here, at most as long as its first took, ≤ RootWindow), the committee
 // signs their Merkle root and the attestation's Root carries the upload's
 // index, path and the root's aggregate signature. If the root round fails
 // (no quorum, timeout) or ctx ends while it runs, the upload is still
@@ -314,11 +314,11 @@ func (up *uploads) upload(ctx context.Context, owner [20]byte, ups []api.InputUp
 	var ticket rootTicket
 	if rooted {
 		// counted until it joins the open root batch (inputRoots.await) or
-		// fails: a batch that opens meanwhile waits for it (up to its window)
+		// fails: the open batch waits for it (up to its hold)
 		ticket = up.roots.batch.begin()
 		defer func() {
 			if err != nil {
-				up.roots.batch.abandon(ticket)
+				up.roots.batch.abandon()
 			}
 		}()
 	}

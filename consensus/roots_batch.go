@@ -33,9 +33,7 @@ type rootResult struct {
 // rootBatch is the leaves one root round signs. Leaves are appended while
 // it is the batcher's open batch; done is closed when res or err is set.
 type rootBatch struct {
-	gen    uint64        // rootBatcher.gen when it opened: uploads with an older ticket hold it
-	held   int           // uploads begun before it opened and neither joined nor abandoned
-	hold   time.Duration // the longest it waits for them (rootBatcher.holdFor)
+	hold   time.Duration // the longest it waits for uploads in progress (rootBatcher.holdFor)
 	leaves [][32]byte
 	ready  chan struct{} // closed (once, under rootBatcher.mu) when it may close before its window
 	early  bool          // ready is closed
@@ -53,39 +51,31 @@ func (rb *rootBatch) closeEarly(why string) {
 	}
 }
 
-// rootTicket is a rooted upload counted by rootBatcher.begin: the batch
-// generation it began in, i.e. which batches it holds open (those opened
-// after it began), and when it began.
-type rootTicket struct {
-	gen   uint64
-	began time.Time
-}
+// rootTicket is a rooted upload counted by rootBatcher.begin: when it
+// began (a batch it opens holds as long as it took to be attested).
+type rootTicket struct{ began time.Time }
 
 // rootBatcher coalesces rooted uploads at the member that received them.
-// The first leaf opens a batch, which then waits for the rooted uploads
-// that were already in progress here (verified, replicated) when it
-// opened: it closes as soon as each of them has joined or failed, at
-// MaxRootLeaves, or after its hold, whichever comes first. The hold is as
-// long as the batch's first upload took from its arrival to its
-// attestation, at most the window (RootWindow): the uploads still in
-// progress began before that one was attested, so on a member that
-// attests them at the same pace they are in within about that time, and
-// an upload waits for its root at most as long again as it took to be
-// attested — milliseconds on an idle member, seconds under a burst.
-// Uploads that begin while a batch is open join it if they are attested
-// before it closes, but never keep it open, so a steady stream does not
-// hold a root either; and a member with no other upload in progress
-// closes the batch at once. A burst thus fills one root however slowly
-// the member attests it. A goroutine (counted in the member's wait group)
-// runs each batch's round.
+// The first leaf opens a batch, which then waits while rooted uploads are
+// in progress here (being verified and replicated): it closes as soon as
+// none is left (each has joined or failed), at MaxRootLeaves, or after its
+// hold, whichever comes first. The hold is as long as the batch's first
+// upload took from its arrival to its attestation, at most the window
+// (RootWindow): an upload waits for its root at most as long again as it
+// took to be attested — nothing on a member with no other upload in
+// progress, milliseconds on an idle one, seconds under a burst. A burst
+// thus fills one root however slowly the member attests it, and the
+// uploads of a burst that arrive a little apart (clients answered by an
+// earlier root coming back) join the same root instead of splitting the
+// next ones. A goroutine (counted in the member's wait group) runs each
+// batch's round.
 type rootBatcher struct {
 	mu      sync.Mutex
 	open    *rootBatch
-	gen     uint64 // batches opened so far
-	pending int    // rooted uploads begun and not yet enqueued or abandoned
+	pending int // rooted uploads begun and not yet enqueued or abandoned
 	closed  bool
 	rounds  chan struct{}    // root rounds in flight (maxRootRounds)
-	window  time.Duration    // the longest hold: rootWindow(MemberConfig.RootWindow)
+	window  time.Duration    // the longest hold: MemberConfig.RootWindow (rootWindow)
 	now     func() time.Time // time.Now; tests set it
 }
 
@@ -94,7 +84,7 @@ func (b *rootBatcher) begin() rootTicket {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.pending++
-	return rootTicket{gen: b.gen, began: b.clock()}
+	return rootTicket{began: b.clock()}
 }
 
 func (b *rootBatcher) clock() time.Time {
@@ -111,21 +101,18 @@ func (b *rootBatcher) holdFor(t rootTicket) time.Duration {
 }
 
 // finish uncounts t's upload (it joined a batch or failed); the open
-// batch closes once no upload that holds it is left. Called with b.mu held.
-func (b *rootBatcher) finish(t rootTicket) {
+// batch closes once no upload is left in progress. Called with b.mu held.
+func (b *rootBatcher) finish() {
 	b.pending--
-	if rb := b.open; rb != nil && t.gen < rb.gen {
-		rb.held--
-		if rb.held == 0 {
-			rb.closeEarly("no upload in progress when it opened is left")
-		}
+	if b.pending == 0 && b.open != nil {
+		b.open.closeEarly("no upload in progress is left")
 	}
 }
 
 // abandon uncounts a rooted upload that failed before joining.
-func (b *rootBatcher) abandon(t rootTicket) {
+func (b *rootBatcher) abandon() {
 	b.mu.Lock()
-	b.finish(t)
+	b.finish()
 	b.mu.Unlock()
 }
 
@@ -141,15 +128,12 @@ func (b *rootBatcher) close() {
 // Called with b.mu held.
 func (b *rootBatcher) add(t rootTicket, leaf [32]byte) (rb *rootBatch, index int, opened bool) {
 	if b.open == nil {
-		b.gen++
-		// every upload in progress now (t's included) began before this
-		// batch: each holds it until it joins or fails
-		b.open = &rootBatch{gen: b.gen, held: b.pending, hold: b.holdFor(t), ready: make(chan struct{}), done: make(chan struct{})}
+		b.open = &rootBatch{hold: b.holdFor(t), ready: make(chan struct{}), done: make(chan struct{})}
 		opened = true
 	}
 	rb = b.open
 	rb.leaves = append(rb.leaves, leaf)
-	b.finish(t)
+	b.finish()
 	if len(rb.leaves) == MaxRootLeaves {
 		rb.closeEarly("full")
 		b.open = nil
@@ -181,7 +165,7 @@ func (r *inputRoots) enqueue(t rootTicket, leaf [32]byte) (*rootBatch, int, erro
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
-		b.finish(t)
+		b.finish()
 		return nil, 0, errors.New("member closed")
 	}
 	rb, i, opened := b.add(t, leaf)

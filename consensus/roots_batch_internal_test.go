@@ -8,24 +8,24 @@ import (
 )
 
 // TestRootBatcherFills: which root batch each rooted upload joins and when
-// a batch may close before its window, for the arrival patterns a member
+// a batch may close before its hold, for the arrival patterns a member
 // sees. An upload "b" begins (verification, replication), "j" joins the
 // open batch once attested (opening one if none is open), "a" fails
-// before joining, "s" seals the open batch (its round starts: the window
-// ended or it closed early). A batch waits for the uploads that were in
-// progress when it opened and for no other: a burst fills one root,
-// however slowly its uploads are attested, a lone upload closes its batch
-// at once, and a steady stream never holds a batch open by itself.
+// before joining, "s" seals the open batch (its round starts: its hold
+// ended or it closed early). A batch waits while uploads are in progress
+// at its member: a burst fills one root however slowly it is attested,
+// uploads of the burst that arrive later still join it, and a lone upload
+// closes its batch at once.
 func TestRootBatcherFills(t *testing.T) {
 	t.Parallel()
 	type step struct {
 		op   byte // 'b' begin, 'j' join, 'a' abandon, 's' seal
-		id   int  // the upload (b, j, a)
+		id   int  // the upload (b, j)
 		want int  // j: the batch (1, 2, …) the upload joins
-		// after a j or a step: whether the open batch may close now (it
-		// has none left to wait for), and how many it still waits for
-		ready bool
-		held  int
+		// after a j or a step: whether the open batch may close now (no
+		// upload is left in progress), and how many are
+		ready   bool
+		pending int
 	}
 	b, j, a, s := byte('b'), byte('j'), byte('a'), byte('s')
 	for _, tc := range []struct {
@@ -42,39 +42,30 @@ func TestRootBatcherFills(t *testing.T) {
 		}, []int{1, 1}},
 		{"a burst fills one root however slowly it is attested", []step{
 			{op: b, id: 1}, {op: b, id: 2}, {op: b, id: 3}, {op: b, id: 4},
-			{op: j, id: 3, want: 1, held: 3}, {op: j, id: 1, want: 1, held: 2},
-			{op: j, id: 4, want: 1, held: 1}, {op: j, id: 2, want: 1, ready: true}, {op: s},
+			{op: j, id: 3, want: 1, pending: 3}, {op: j, id: 1, want: 1, pending: 2},
+			{op: j, id: 4, want: 1, pending: 1}, {op: j, id: 2, want: 1, ready: true}, {op: s},
 		}, []int{4}},
 		{"a failed upload stops holding the batch", []step{
 			{op: b, id: 1}, {op: b, id: 2}, {op: b, id: 3},
-			{op: j, id: 1, want: 1, held: 2}, {op: a, id: 2, held: 1}, {op: j, id: 3, want: 1, ready: true}, {op: s},
+			{op: j, id: 1, want: 1, pending: 2}, {op: a, pending: 1}, {op: j, id: 3, want: 1, ready: true}, {op: s},
 		}, []int{2}},
-		{"uploads that begin while it is open join but do not hold it", []step{
+		{"uploads that begin while it is open hold it and join", []step{
 			{op: b, id: 1}, {op: b, id: 2},
-			{op: j, id: 1, want: 1, held: 1},
-			{op: b, id: 3}, {op: b, id: 4},
-			{op: j, id: 3, want: 1, held: 1}, // attested before the batch closed: it joins
-			{op: j, id: 2, want: 1, ready: true},
+			{op: j, id: 1, want: 1, pending: 1},
+			{op: b, id: 3}, // a client answered by an earlier root comes back
+			{op: j, id: 2, want: 1, pending: 1},
+			{op: j, id: 3, want: 1, ready: true},
 			{op: s},
-			// upload 4, begun while batch 1 was open, holds batch 2
-			{op: b, id: 5},
-			{op: j, id: 5, want: 2, held: 1}, {op: j, id: 4, want: 2, ready: true}, {op: s},
-		}, []int{3, 2}},
-		{"a steady stream: each batch waits only for the uploads ahead of it", []step{
-			{op: b, id: 1}, {op: b, id: 2},
-			{op: j, id: 1, want: 1, held: 1}, {op: b, id: 3}, {op: j, id: 2, want: 1, ready: true}, {op: s},
-			{op: b, id: 4}, {op: j, id: 3, want: 2, held: 1}, {op: b, id: 5}, {op: j, id: 4, want: 2, ready: true}, {op: s},
-			{op: j, id: 5, want: 3, ready: true}, {op: s},
-		}, []int{2, 2, 1}},
-		{"the window ended: the uploads still in progress hold the next batch", []step{
+		}, []int{3}},
+		{"the hold ended: the uploads still in progress go to the next batch", []step{
 			{op: b, id: 1}, {op: b, id: 2}, {op: b, id: 3},
-			{op: j, id: 1, want: 1, held: 2}, {op: s}, // sealed by its window
-			{op: j, id: 2, want: 2, held: 1}, {op: j, id: 3, want: 2, ready: true}, {op: s},
+			{op: j, id: 1, want: 1, pending: 2}, {op: s}, // sealed by its hold
+			{op: j, id: 2, want: 2, pending: 1}, {op: j, id: 3, want: 2, ready: true}, {op: s},
 		}, []int{1, 2}},
 		{"an upload abandoned after its batch was sealed holds nothing", []step{
 			{op: b, id: 1}, {op: b, id: 2},
-			{op: j, id: 1, want: 1, held: 1}, {op: s},
-			{op: b, id: 3}, {op: a, id: 2},
+			{op: j, id: 1, want: 1, pending: 1}, {op: s},
+			{op: b, id: 3}, {op: a, pending: 1},
 			{op: j, id: 3, want: 2, ready: true}, {op: s},
 		}, []int{1, 1}},
 	} {
@@ -88,8 +79,9 @@ func TestRootBatcherFills(t *testing.T) {
 				switch st.op {
 				case b:
 					tickets[st.id] = rb.begin()
+					continue
 				case a:
-					rb.abandon(tickets[st.id])
+					rb.abandon()
 				case j:
 					got, idx, opened := rb.add(tickets[st.id], [32]byte{byte(st.id)})
 					if opened {
@@ -106,9 +98,9 @@ func TestRootBatcherFills(t *testing.T) {
 					open = nil
 					continue
 				}
-				if open != nil && st.op != b { // a begin changes neither
+				require.Equal(t, st.pending, rb.pending, "step %d: uploads in progress", i)
+				if open != nil {
 					require.Equal(t, st.ready, open.early, "step %d: may the batch close now", i)
-					require.Equal(t, st.held, open.held, "step %d: uploads the batch waits for", i)
 				}
 			}
 			require.Equal(t, tc.sizes, sizes)
@@ -118,8 +110,7 @@ func TestRootBatcherFills(t *testing.T) {
 }
 
 // TestRootBatcherFull: a batch closes at MaxRootLeaves even while uploads
-// it waits for are in progress; they go to the next batch, which waits
-// for them.
+// are in progress; they go to the next batch, which waits for them.
 func TestRootBatcherFull(t *testing.T) {
 	t.Parallel()
 	var rb rootBatcher
@@ -140,7 +131,7 @@ func TestRootBatcherFull(t *testing.T) {
 	next, idx, opened := rb.add(tickets[MaxRootLeaves], [32]byte{0xff})
 	require.True(t, opened)
 	require.Zero(t, idx)
-	require.Equal(t, 1, next.held, "the last upload in progress holds the next batch")
+	require.Equal(t, 1, rb.pending, "the last upload in progress holds the next batch")
 	require.False(t, next.early)
 	rb.add(tickets[MaxRootLeaves+1], [32]byte{0xfe})
 	require.True(t, next.early)

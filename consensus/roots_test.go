@@ -230,8 +230,7 @@ func rootWaiterGivesUp(t *testing.T, lc *local.Committee) {
 		}
 	}
 	// one more upload "in progress" keeps the batch open until it is
-	// abandoned (a batch closes early once none of the uploads in progress
-	// when it opened is left)
+	// abandoned (a batch closes early once none is left)
 	tickets := make([]RootTicket, len(leaves)+1)
 	for i := range tickets {
 		tickets[i] = m1.RootsBegin()
@@ -252,7 +251,7 @@ func rootWaiterGivesUp(t *testing.T, lc *local.Committee) {
 		return open && n == len(leaves)
 	}, 10*time.Second, time.Millisecond, "all three are in the batch")
 	quit()
-	m1.RootsAbandon(tickets[len(leaves)]) // the last upload in progress gives up: the batch closes now
+	m1.RootsAbandon() // the last upload in progress gives up: the batch closes now
 	wg.Wait()
 	require.ErrorIs(t, errs[0], context.Canceled)
 	require.Nil(t, res[0])
@@ -352,50 +351,72 @@ func TestInputRootClosesWhenIdle(t *testing.T) {
 }
 
 // TestInputRootWaitsForUploadsInProgress: a batch waits (under a one-hour
-// window) for the rooted uploads that were in progress at its member when
-// it opened — one of them attested late still shares the root — but not
-// for an upload that began after it opened: a steady stream of uploads
-// does not hold a root open, the later upload gets the next root.
+// window) for the rooted uploads in progress at its member — one attested
+// late, and one that began after the batch opened (a client answered by
+// an earlier root coming back), share its root.
 func TestInputRootWaitsForUploadsInProgress(t *testing.T) {
 	t.Parallel()
 	lc := startRootCommittee(t, 3, 2, time.Hour, nil)
 	m1 := lc.Member(1)
-	a, b, c := [32]byte{0xa0}, [32]byte{0xb0}, [32]byte{0xc0}
+	leaves := [][32]byte{{0xa0}, {0xb0}, {0xc0}}
 	for _, m := range lc.Members {
-		for _, l := range [][32]byte{a, b, c} {
+		for _, l := range leaves {
 			m.MarkSigned(l) // as if each member had signed these uploads
 		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	ta, tb := m1.RootsBegin(), m1.RootsBegin() // a and b in progress
-	var ra, rb *api.InputRootAttestation
-	errA := make(chan error, 1)
-	go func() {
-		var err error
-		ra, err = m1.AwaitRoot(ctx, ta, a) // a is attested first and opens the batch
-		errA <- err
-	}()
+	res := make([]*api.InputRootAttestation, len(leaves))
+	errs := make([]error, len(leaves))
+	var wg sync.WaitGroup
+	ta, tb := m1.RootsBegin(), m1.RootsBegin()                           // a and b in progress
+	wg.Go(func() { res[0], errs[0] = m1.AwaitRoot(ctx, ta, leaves[0]) }) // a is attested first: it opens the batch
 	require.Eventually(t, func() bool {
 		open, n := m1.RootsOpen()
 		return open && n == 1
 	}, 10*time.Second, time.Millisecond, "a's batch opened")
 	tc := m1.RootsBegin() // c begins after the batch opened
-	rb, err := m1.AwaitRoot(ctx, tb, b)
-	require.NoError(t, err, "b was in progress when a's batch opened: it closes once b is in")
-	require.NoError(t, <-errA)
-	require.Equal(t, ra.Root, rb.Root, "a and b share a root")
-	require.Len(t, rb.Path, 1, "a root of two leaves")
-	checkLeafRoot(t, lc, a, ra)
-	checkLeafRoot(t, lc, b, rb)
-	require.Equal(t, 1, m1.RootsPending(), "c is still in progress: the batch did not wait for it")
-
-	rc, err := m1.AwaitRoot(ctx, tc, c)
-	require.NoError(t, err)
-	require.Empty(t, rc.Path, "c, alone, gets a root of its own at once")
-	require.NotEqual(t, ra.Root, rc.Root)
-	checkLeafRoot(t, lc, c, rc)
+	wg.Go(func() { res[1], errs[1] = m1.AwaitRoot(ctx, tb, leaves[1]) })
+	require.Eventually(t, func() bool {
+		open, n := m1.RootsOpen()
+		return open && n == 2
+	}, 10*time.Second, time.Millisecond, "b joined; c, still in progress, keeps the batch open")
+	res[2], errs[2] = m1.AwaitRoot(ctx, tc, leaves[2])
+	wg.Wait()
+	for i, l := range leaves {
+		require.NoError(t, errs[i])
+		require.Equal(t, res[0].Root, res[i].Root, "upload %d has another root", i)
+		require.Len(t, res[i].Path, 2, "a root of three leaves")
+		checkLeafRoot(t, lc, l, res[i])
+	}
 	require.Zero(t, m1.RootsPending())
+}
+
+// TestInputRootHoldIsBounded: a batch waits for the uploads in progress no
+// longer than its first upload took to be attested — an upload attested
+// quickly gets its root while a slow one is still in progress, which then
+// opens a batch of its own.
+func TestInputRootHoldIsBounded(t *testing.T) {
+	t.Parallel()
+	lc := startRootCommittee(t, 3, 2, time.Hour, nil)
+	m1 := lc.Member(1)
+	quick, slow := [32]byte{0xa1}, [32]byte{0xa2}
+	for _, m := range lc.Members {
+		m.MarkSigned(quick)
+		m.MarkSigned(slow)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	ts := m1.RootsBegin()                                                      // slow: in progress throughout
+	rq, err := m1.AwaitRoot(ctx, m1.RootsBeganAgo(50*time.Millisecond), quick) // took 50 ms: holds ≤ 50 ms
+	require.NoError(t, err)
+	require.Empty(t, rq.Path, "a root of its one leaf")
+	checkLeafRoot(t, lc, quick, rq)
+	require.Equal(t, 1, m1.RootsPending(), "the slow upload is still in progress")
+	rs, err := m1.AwaitRoot(ctx, ts, slow)
+	require.NoError(t, err)
+	require.NotEqual(t, rq.Root, rs.Root)
+	checkLeafRoot(t, lc, slow, rs)
 }
 
 // TestInputRootWaitsForLivePeers: peers marked unresponsive (they missed
