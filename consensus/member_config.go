@@ -51,10 +51,10 @@ type MemberConfig struct {
 	PackMin      int
 	ExpiryBlocks uint64
 	// RootWindow is the longest an input root's batch at this member waits
-	// for the rooted uploads that were in progress here when it opened
-	// before the committee signs its root; it closes sooner once they are
-	// all in, or once it has waited as long as its first upload took to be
-	// attested (input roots, roots.go; ≤ 0: DefaultRootWindow, 2 min).
+	// for the rooted uploads in progress here before the committee signs
+	// its root; it closes sooner once none is left, or once it has waited
+	// as long as its first upload took to be attested (input roots,
+	// roots.go; ≤ 0: DefaultRootWindow, 2 min).
 	RootWindow time.Duration
 	// Trace, if set, receives the duration of each phase of Process
 	// ("eval", "digest", "refresh", "mask", "decrypt", "sign") — for benchmarks.

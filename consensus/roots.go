@@ -21,13 +21,12 @@ import (
 // the digests of the rooted uploads it attests into a batch, and the
 // committee signs one Merkle root over them (bls.InputRootTree), so the
 // chain verifies one pairing per root (FHEPolicy.evaluateRooted). A batch
-// opens with its first upload and waits for the rooted uploads that were
-// already in progress at the member then (being verified, replicated):
-// it closes once each of them has joined or failed, at MaxRootLeaves, or
-// after as long as its first upload took to be attested, at most
-// RootWindow (rootBatcher). So a burst fills one root however
-// slowly the member attests it, and a member with no other upload in
-// progress answers at once. A member signs a root only over digests it
+// opens with its first upload and waits while rooted uploads are in
+// progress at the member (being verified, replicated): it closes once none
+// is left, at MaxRootLeaves, or after as long as its first upload took to
+// be attested, at most RootWindow (rootBatcher). So a burst fills one root
+// however slowly the member attests it, and a member with no other upload
+// in progress answers at once. A member signs a root only over digests it
 // signed itself, per upload, within SignedDigestTTL: a root attests
 // nothing the members did not attest one by one.
 
@@ -37,10 +36,9 @@ const (
 	// 12 + 32·MaxRootLeaves bytes; the path is 10 siblings).
 	MaxRootLeaves = 1024
 	// DefaultRootWindow is the longest a root's batch waits for the
-	// uploads that were in progress when it opened (MemberConfig.RootWindow).
-	// A batch waits only for those (never for uploads that arrive after
-	// it opened), no longer than its first upload took to be attested, and
-	// closes as soon as they are in (rootBatcher): this bound matters only
+	// uploads in progress at its member (MemberConfig.RootWindow). A batch
+	// waits no longer than its first upload took to be attested and closes
+	// as soon as none is in progress (rootBatcher): this bound matters only
 	// on a member that takes minutes to attest an upload. A member with no
 	// other upload in progress does not wait at all.
 	DefaultRootWindow = 2 * time.Minute
