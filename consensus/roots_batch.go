@@ -35,7 +35,7 @@ type rootResult struct {
 type rootBatch struct {
 	hold   time.Duration // the longest it waits for uploads in progress (rootBatcher.holdFor)
 	leaves [][32]byte
-	ready  chan struct{} // closed (once, under rootBatcher.mu) when it may close before its window
+	ready  chan struct{} // closed (once, under rootBatcher.mu) when it may close before its hold ends
 	early  bool          // ready is closed
 	why    string        // why it closed early (for the log)
 	done   chan struct{}
@@ -100,7 +100,7 @@ func (b *rootBatcher) holdFor(t rootTicket) time.Duration {
 	return min(max(b.clock().Sub(t.began), 0), rootWindow(b.window))
 }
 
-// finish uncounts t's upload (it joined a batch or failed); the open
+// finish uncounts an upload (it joined a batch or failed); the open
 // batch closes once no upload is left in progress. Called with b.mu held.
 func (b *rootBatcher) finish() {
 	b.pending--
