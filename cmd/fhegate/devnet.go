@@ -132,8 +132,9 @@ State lives in a temporary directory removed on exit, unless --datadir is given
 	f.Uint64Var(&o.batchWindow, "batch-window", devnetBatchWindow, "committee packing window in blocks: a policy's requests in one aligned window are evaluated "+
 		"as one packed batch; a window closes when its last block is seen (the devnet builds blocks only when transactions arrive, "+
 		"so the committee asks it for empty blocks with evm_mine after 2 s without one)")
-	f.DurationVar(&o.rootWindow, "root-window", consensus.DefaultRootWindow, "the longest the committee's member holds an input root open for the rooted uploads in progress when it opened "+
-		"(it closes once they are in; FHEPolicy.evaluateRooted: each root costs its first request one pairing, the others none)")
+	f.DurationVar(&o.rootWindow, "root-window", consensus.DefaultRootWindow, "the longest the committee's member holds an input root open for the rooted uploads in progress "+
+		"(it closes once none is left, or after as long as its first upload took to be attested; "+
+		"FHEPolicy.evaluateRooted: each root costs its first request one pairing, the others none)")
 	f.BoolVar(&o.noCommittee, "no-committee", false, "do not start the in-process committee (FHEVerdict gets only its governance address)")
 	f.BoolVar(&o.devCommittee, "dev-committee", false, "register the well-known, insecure development committee (public BLS keys, devchain.DevCommittee) "+
 		"instead of running the MPC committee: clients attest inputs and sign verdicts themselves (examples/go)")
