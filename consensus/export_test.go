@@ -3,6 +3,7 @@ package consensus
 import (
 	"context"
 	"math/big"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -65,10 +66,24 @@ var packViewRun int
 
 // Input roots.
 func (m *Member) MarkSigned(d [32]byte) { m.roots.signed.add(d) }
-func (m *Member) RootsBegin()           { m.roots.batch.begin() }
-func (m *Member) RootsAbandon()         { m.roots.batch.abandon() }
-func (m *Member) AwaitRoot(ctx context.Context, leaf [32]byte) (*api.InputRootAttestation, error) {
-	return m.roots.await(ctx, leaf)
+
+type RootTicket = rootTicket
+
+// RootsBegin counts an upload in progress that began an hour ago: a batch
+// it opens holds for up to its window (an upload's hold is as long as it
+// took to be attested).
+func (m *Member) RootsBegin() RootTicket { return m.RootsBeganAgo(time.Hour) }
+
+// RootsBeganAgo counts an upload in progress that began d ago.
+func (m *Member) RootsBeganAgo(d time.Duration) RootTicket {
+	t := m.roots.batch.begin()
+	t.began = t.began.Add(-d)
+	return t
+}
+
+func (m *Member) RootsAbandon() { m.roots.batch.abandon() }
+func (m *Member) AwaitRoot(ctx context.Context, t RootTicket, leaf [32]byte) (*api.InputRootAttestation, error) {
+	return m.roots.await(ctx, t, leaf)
 }
 func (m *Member) SignRoot(epoch uint64, leaves [][32]byte) ([]byte, error) {
 	return m.roots.sign(epoch, leaves)

@@ -2,6 +2,7 @@ package consensus
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"math/big"
@@ -135,9 +136,9 @@ func NewMember(cfg MemberConfig, tr transport.Transport, st *store.Store, log *z
 		threshold: cfg.Committee.Threshold, timeout: cfg.RoundTimeout, grace: graceOf(cfg.RoundTimeout), quorum: quorumFor(cfg.Committee.Threshold),
 		self: m.id, key: cfg.BLSKey, ids: m.members, chain: m.chain}
 	m.roots = &inputRoots{self: m.id, epoch: cfg.Committee.Epoch, threshold: cfg.Committee.Threshold, key: cfg.BLSKey,
-		chain: m.chain, window: rootWindow(cfg.RootWindow), refuse: cfg.Knobs.RefuseRootSign, log: m.log, closed: m.closed,
+		chain: m.chain, refuse: cfg.Knobs.RefuseRootSign, log: m.log, closed: m.closed,
 		wg: &m.wg, peers: m.peers, signed: newSignedLog(SignedDigestTTL, MaxSignedDigests),
-		batch: rootBatcher{rounds: make(chan struct{}, maxRootRounds)}, sem: make(chan struct{}, MaxConcurrentRootSigns)}
+		batch: rootBatcher{rounds: make(chan struct{}, maxRootRounds), window: cfg.RootWindow}, sem: make(chan struct{}, MaxConcurrentRootSigns)}
 	m.uploads = &uploads{self: m.id, epoch: cfg.Committee.Epoch, params: params, key: cfg.BLSKey, chain: m.chain, keys: m.Keys,
 		st: st, mux: m.mux, members: m.members, timeout: cfg.RoundTimeout, log: m.log, wg: &m.wg, inStorePut: cfg.Knobs.InStorePut,
 		peers: m.peers, roots: m.roots, putSem: make(chan struct{}, api.MaxConcurrentStorePuts)}
@@ -179,6 +180,7 @@ func NewMember(cfg MemberConfig, tr transport.Transport, st *store.Store, log *z
 	}
 	m.beats = &heartbeats{self: m.id, members: m.members, marks: m.marks, mux: m.mux, every: cfg.Heartbeat, timeout: cfg.RoundTimeout,
 		threshold: cfg.Committee.Threshold, closed: m.closed, wg: &m.wg}
+	m.roots.live = func() bool { return m.beats.awaitQuorum(context.Background()) }
 	m.wg.Add(1)
 	go m.beats.run()
 	return m, nil

@@ -50,9 +50,11 @@ type MemberConfig struct {
 	BatchIdle    time.Duration
 	PackMin      int
 	ExpiryBlocks uint64
-	// RootWindow is how long the rooted uploads this member receives are
-	// collected into one input root before the committee signs it (input
-	// roots, roots.go; ≤ 0: DefaultRootWindow, 100 ms).
+	// RootWindow is the longest an input root's batch at this member waits
+	// for the rooted uploads in progress here before the committee signs
+	// its root; it closes sooner once none is left, or once it has waited
+	// as long as its first upload took to be attested (input roots,
+	// roots.go; ≤ 0: DefaultRootWindow, 2 min).
 	RootWindow time.Duration
 	// Trace, if set, receives the duration of each phase of Process
 	// ("eval", "digest", "refresh", "mask", "decrypt", "sign") — for benchmarks.

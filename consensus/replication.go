@@ -299,7 +299,8 @@ func (m *Member) UploadBatch(ctx context.Context, owner [20]byte, ups []api.Inpu
 
 // UploadBatchRooted is UploadBatch that also places the upload in an input
 // root (roots.go): once the upload is attested, its digest joins the
-// rooted uploads this member receives within RootWindow, the committee
+// open root batch of this member (which waits for the rooted uploads in
+// progress here, at most as long as its first took, ≤ RootWindow), the committee
 // signs their Merkle root and the attestation's Root carries the upload's
 // index, path and the root's aggregate signature. If the root round fails
 // (no quorum, timeout) or ctx ends while it runs, the upload is still
@@ -310,10 +311,11 @@ func (m *Member) UploadBatchRooted(ctx context.Context, owner [20]byte, ups []ap
 
 // upload is UploadBatch, and UploadBatchRooted when rooted.
 func (up *uploads) upload(ctx context.Context, owner [20]byte, ups []api.InputUpload, rooted bool) (att *api.InputAttestation, err error) {
+	var ticket rootTicket
 	if rooted {
-		// counted until it joins the open root batch (inputRoots.await) or fails:
-		// the batch closes early once no counted upload is left
-		up.roots.batch.begin()
+		// counted until it joins the open root batch (inputRoots.await) or
+		// fails: the open batch waits for it (up to its hold)
+		ticket = up.roots.batch.begin()
 		defer func() {
 			if err != nil {
 				up.roots.batch.abandon()
@@ -338,7 +340,7 @@ func (up *uploads) upload(ctx context.Context, owner [20]byte, ups []api.InputUp
 		// await uncounts the upload as it joins a batch (or the member
 		// is closing); either way the upload is answered
 		var rerr error
-		if att.Root, rerr = up.roots.await(ctx, d); rerr != nil {
+		if att.Root, rerr = up.roots.await(ctx, ticket, d); rerr != nil {
 			up.log.Warn("no input root for this upload: answered with its own attestation only", zap.Binary("digest", d[:]), zap.Error(rerr))
 		}
 	}

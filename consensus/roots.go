@@ -18,22 +18,30 @@ import (
 // bls.InputBatchDigest (one pairing on chain per upload). A rooted upload
 // (UploadBatchRooted, POST /v1/inputs with "rooted": true) also gets a
 // second, optional attestation: the member whose API received it collects
-// the digests of the rooted uploads it attests until RootWindow has passed
-// or none is left in progress there, and the committee signs one Merkle
-// root over them (bls.InputRootTree), so the
-// chain verifies one pairing per root (FHEPolicy.evaluateRooted). A member
-// signs a root only over digests it signed itself, per upload, within
-// SignedDigestTTL: a root attests nothing the members did not attest one
-// by one.
+// the digests of the rooted uploads it attests into a batch, and the
+// committee signs one Merkle root over them (bls.InputRootTree), so the
+// chain verifies one pairing per root (FHEPolicy.evaluateRooted). A batch
+// opens with its first upload and waits while rooted uploads are in
+// progress at the member (being verified, replicated): it closes once none
+// is left, at MaxRootLeaves, or after as long as its first upload took to
+// be attested, at most RootWindow (rootBatcher). So a burst fills one root
+// however slowly the member attests it, and a member with no other upload
+// in progress answers at once. A member signs a root only over digests it
+// signed itself, per upload, within SignedDigestTTL: a root attests
+// nothing the members did not attest one by one.
 
 // Input-root bounds.
 const (
 	// MaxRootLeaves bounds the uploads of one root (a round's payload is
 	// 12 + 32·MaxRootLeaves bytes; the path is 10 siblings).
 	MaxRootLeaves = 1024
-	// DefaultRootWindow is how long a root's batch collects uploads
-	// (MemberConfig.RootWindow).
-	DefaultRootWindow = 100 * time.Millisecond
+	// DefaultRootWindow is the longest a root's batch waits for the
+	// uploads in progress at its member (MemberConfig.RootWindow). A batch
+	// waits no longer than its first upload took to be attested and closes
+	// as soon as none is in progress (rootBatcher): this bound matters only
+	// on a member that takes minutes to attest an upload. A member with no
+	// other upload in progress does not wait at all.
+	DefaultRootWindow = 2 * time.Minute
 	// SignedDigestTTL is how long a member remembers an upload digest it
 	// signed, i.e. how long after an upload a root may include it.
 	SignedDigestTTL = 10 * time.Minute
@@ -100,12 +108,12 @@ type inputRoots struct {
 	threshold int
 	key       *bls.SecretKey
 	chain     func() *big.Int // Member.chain: set before Run
-	window    time.Duration   // rootWindow(MemberConfig.RootWindow)
 	refuse    bool            // TestingKnobs.RefuseRootSign
 	log       *zap.Logger
 	closed    <-chan struct{} // closed by Member.Close
 	wg        *sync.WaitGroup // the member's: Close waits for the rounds and handlers
 	peers     *peerRounds
+	live      func() bool   // waits (≤ RoundTimeout) until a quorum is live: heartbeats.awaitQuorum
 	signed    *signedLog    // upload digests this member signed
 	batch     rootBatcher   // rooted uploads waiting for their root round
 	sem       chan struct{} // TypeRootSign handlers in flight (MaxConcurrentRootSigns)

@@ -33,50 +33,86 @@ type rootResult struct {
 // rootBatch is the leaves one root round signs. Leaves are appended while
 // it is the batcher's open batch; done is closed when res or err is set.
 type rootBatch struct {
+	hold   time.Duration // the longest it waits for uploads in progress (rootBatcher.holdFor)
 	leaves [][32]byte
-	ready  chan struct{} // closed (once, under rootBatcher.mu) when it may close before its window
+	ready  chan struct{} // closed (once, under rootBatcher.mu) when it may close before its hold ends
 	early  bool          // ready is closed
+	why    string        // why it closed early (for the log)
 	done   chan struct{}
 	res    *rootResult
 	err    error
 }
 
 // closeEarly lets the batch's round start now. Called with rootBatcher.mu held.
-func (rb *rootBatch) closeEarly() {
+func (rb *rootBatch) closeEarly(why string) {
 	if !rb.early {
-		rb.early = true
+		rb.early, rb.why = true, why
 		close(rb.ready)
 	}
 }
 
-// rootBatcher coalesces rooted uploads at the member that received them:
-// the first leaf opens a batch, which closes after the window, at
-// MaxRootLeaves, or as soon as no rooted upload is still being verified
-// and replicated here (every upload that could join has joined: a quiet
-// member does not hold its uploads for the whole window); a goroutine
-// (counted in the member's wait group) then runs its round.
+// rootTicket is a rooted upload counted by rootBatcher.begin: when it
+// began (a batch it opens holds as long as it took to be attested).
+type rootTicket struct{ began time.Time }
+
+// rootBatcher coalesces rooted uploads at the member that received them.
+// The first leaf opens a batch, which then waits while rooted uploads are
+// in progress here (being verified and replicated): it closes as soon as
+// none is left (each has joined or failed), at MaxRootLeaves, or after its
+// hold, whichever comes first. The hold is as long as the batch's first
+// upload took from its arrival to its attestation, at most the window
+// (RootWindow): an upload waits for its root at most as long again as it
+// took to be attested — nothing on a member with no other upload in
+// progress, milliseconds on an idle one, seconds under a burst. A burst
+// thus fills one root however slowly the member attests it, and the
+// uploads of a burst that arrive a little apart (clients answered by an
+// earlier root coming back) join the same root instead of splitting the
+// next ones. A goroutine (counted in the member's wait group) runs each
+// batch's round.
 type rootBatcher struct {
 	mu      sync.Mutex
 	open    *rootBatch
 	pending int // rooted uploads begun and not yet enqueued or abandoned
 	closed  bool
-	rounds  chan struct{} // root rounds in flight (maxRootRounds)
+	rounds  chan struct{}    // root rounds in flight (maxRootRounds)
+	window  time.Duration    // the longest hold: MemberConfig.RootWindow (rootWindow)
+	now     func() time.Time // time.Now; tests set it
 }
 
 // begin counts a rooted upload that may join the open batch.
-func (b *rootBatcher) begin() {
+func (b *rootBatcher) begin() rootTicket {
 	b.mu.Lock()
+	defer b.mu.Unlock()
 	b.pending++
-	b.mu.Unlock()
+	return rootTicket{began: b.clock()}
+}
+
+func (b *rootBatcher) clock() time.Time {
+	if b.now != nil {
+		return b.now()
+	}
+	return time.Now()
+}
+
+// holdFor is how long a batch opened by t's upload waits for the uploads in
+// progress: as long as t's upload took, at most the window.
+func (b *rootBatcher) holdFor(t rootTicket) time.Duration {
+	return min(max(b.clock().Sub(t.began), 0), rootWindow(b.window))
+}
+
+// finish uncounts an upload (it joined a batch or failed); the open
+// batch closes once no upload is left in progress. Called with b.mu held.
+func (b *rootBatcher) finish() {
+	b.pending--
+	if b.pending == 0 && b.open != nil {
+		b.open.closeEarly("no upload in progress is left")
+	}
 }
 
 // abandon uncounts a rooted upload that failed before joining.
 func (b *rootBatcher) abandon() {
 	b.mu.Lock()
-	b.pending--
-	if b.pending == 0 && b.open != nil {
-		b.open.closeEarly()
-	}
+	b.finish()
 	b.mu.Unlock()
 }
 
@@ -87,6 +123,33 @@ func (b *rootBatcher) close() {
 	b.mu.Unlock()
 }
 
+// add puts leaf (of t's upload) into the open batch, opening one if none
+// is; opened says it did. The caller starts an opened batch's round.
+// Called with b.mu held.
+func (b *rootBatcher) add(t rootTicket, leaf [32]byte) (rb *rootBatch, index int, opened bool) {
+	if b.open == nil {
+		b.open = &rootBatch{hold: b.holdFor(t), ready: make(chan struct{}), done: make(chan struct{})}
+		opened = true
+	}
+	rb = b.open
+	rb.leaves = append(rb.leaves, leaf)
+	b.finish()
+	if len(rb.leaves) == MaxRootLeaves {
+		rb.closeEarly("full")
+		b.open = nil
+	}
+	return rb, len(rb.leaves) - 1, opened
+}
+
+// seal ends rb's collection: it is no longer the open batch and its
+// leaves are final. Called with b.mu held.
+func (b *rootBatcher) seal(rb *rootBatch) [][32]byte {
+	if b.open == rb {
+		b.open = nil
+	}
+	return rb.leaves
+}
+
 // rootWindow is MemberConfig.RootWindow, DefaultRootWindow when ≤ 0.
 func rootWindow(w time.Duration) time.Duration {
 	if w <= 0 {
@@ -95,31 +158,22 @@ func rootWindow(w time.Duration) time.Duration {
 	return w
 }
 
-// enqueue adds leaf (of an upload counted by begin) to the open batch,
+// enqueue adds leaf (of t's upload, counted by begin) to the open batch,
 // opening one if needed, and returns the batch and the leaf's index in it.
-func (r *inputRoots) enqueue(leaf [32]byte) (*rootBatch, int, error) {
+func (r *inputRoots) enqueue(t rootTicket, leaf [32]byte) (*rootBatch, int, error) {
 	b := &r.batch
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.pending--
 	if b.closed {
+		b.finish()
 		return nil, 0, errors.New("member closed")
 	}
-	if b.open == nil {
-		nb := &rootBatch{ready: make(chan struct{}), done: make(chan struct{})}
-		b.open = nb
+	rb, i, opened := b.add(t, leaf)
+	if opened {
 		r.wg.Add(1)
-		go r.runBatch(nb)
+		go r.runBatch(rb)
 	}
-	rb := b.open
-	rb.leaves = append(rb.leaves, leaf)
-	if len(rb.leaves) == MaxRootLeaves {
-		rb.closeEarly()
-		b.open = nil
-	} else if b.pending == 0 {
-		rb.closeEarly()
-	}
-	return rb, len(rb.leaves) - 1, nil
+	return rb, i, nil
 }
 
 // runBatch waits for the batch to close, runs its round and publishes
@@ -127,9 +181,11 @@ func (r *inputRoots) enqueue(leaf [32]byte) (*rootBatch, int, error) {
 func (r *inputRoots) runBatch(rb *rootBatch) {
 	defer r.wg.Done()
 	defer close(rb.done)
-	t := time.NewTimer(r.window)
+	start := time.Now()
+	t := time.NewTimer(rb.hold)
 	defer t.Stop()
 	closing := false
+	why := "its hold ended"
 	select {
 	case <-t.C:
 	case <-rb.ready:
@@ -138,21 +194,30 @@ func (r *inputRoots) runBatch(rb *rootBatch) {
 	}
 	b := &r.batch
 	b.mu.Lock()
-	if b.open == rb {
-		b.open = nil
+	leaves := b.seal(rb) // no more appends: rb is no longer open
+	if rb.early {
+		why = rb.why
 	}
-	leaves := rb.leaves // no more appends: rb is no longer open
 	b.mu.Unlock()
 	if closing {
 		rb.err = errors.New("member closed")
 		return
 	}
+	r.log.Debug("input root batch closed", zap.Int("leaves", len(leaves)), zap.Duration("collected", time.Since(start)),
+		zap.Duration("hold", rb.hold), zap.String("why", why))
 	select {
 	case b.rounds <- struct{}{}:
 		defer func() { <-b.rounds }()
 	default:
 		rb.err = fmt.Errorf("%d root rounds already in flight", maxRootRounds)
 		return
+	}
+	// A peer marked unresponsive (it missed a round's deadline on a busy
+	// host) is not asked until its heartbeat re-admits it: let the
+	// heartbeats do so first, rather than fail the root of every upload in
+	// the batch for want of a quorum (the serve loop waits the same way).
+	if r.live != nil {
+		r.live()
 	}
 	rb.res, rb.err = r.round(leaves)
 }
@@ -273,8 +338,8 @@ func (r *inputRoots) subset(n int, answers map[transport.MemberID][]byte) []int 
 // root batch and waits for the batch's round: the upload's root
 // attestation, or why there is none. A waiter that gives up (ctx) leaves
 // the batch and its round to the others.
-func (r *inputRoots) await(ctx context.Context, leaf [32]byte) (*api.InputRootAttestation, error) {
-	rb, i, err := r.enqueue(leaf)
+func (r *inputRoots) await(ctx context.Context, t rootTicket, leaf [32]byte) (*api.InputRootAttestation, error) {
+	rb, i, err := r.enqueue(t, leaf)
 	if err != nil {
 		return nil, err
 	}

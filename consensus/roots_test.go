@@ -231,8 +231,9 @@ func rootWaiterGivesUp(t *testing.T, lc *local.Committee) {
 	}
 	// one more upload "in progress" keeps the batch open until it is
 	// abandoned (a batch closes early once none is left)
-	for range len(leaves) + 1 {
-		m1.RootsBegin()
+	tickets := make([]RootTicket, len(leaves)+1)
+	for i := range tickets {
+		tickets[i] = m1.RootsBegin()
 	}
 	quitter, quit := context.WithCancel(context.Background())
 	res := make([]*api.InputRootAttestation, len(leaves))
@@ -243,7 +244,7 @@ func rootWaiterGivesUp(t *testing.T, lc *local.Committee) {
 		if i == 0 {
 			ctx = quitter
 		}
-		wg.Go(func() { res[i], errs[i] = m1.AwaitRoot(ctx, l) })
+		wg.Go(func() { res[i], errs[i] = m1.AwaitRoot(ctx, tickets[i], l) })
 	}
 	require.Eventually(t, func() bool {
 		open, n := m1.RootsOpen()
@@ -309,10 +310,10 @@ func TestInputRootNoQuorum(t *testing.T) {
 
 	// Close while a batch collects: the waiter returns, Close does not hang.
 	m1.MarkSigned([32]byte{0xc0})
-	m1.RootsBegin()
+	tk := m1.RootsBegin()
 	m1.RootsBegin() // another upload still in progress: the batch waits for it
 	done := make(chan error, 1)
-	go func() { _, err := m1.AwaitRoot(context.Background(), [32]byte{0xc0}); done <- err }()
+	go func() { _, err := m1.AwaitRoot(context.Background(), tk, [32]byte{0xc0}); done <- err }()
 	require.Eventually(t, func() bool {
 		open, _ := m1.RootsOpen()
 		return open
@@ -321,7 +322,7 @@ func TestInputRootNoQuorum(t *testing.T) {
 	lc.Kill(1)
 	require.ErrorContains(t, <-done, "member closed")
 	require.Less(t, time.Since(start), time.Second, "the batch waits out its window after Close")
-	_, err = m1.AwaitRoot(context.Background(), [32]byte{0xc0})
+	_, err = m1.AwaitRoot(context.Background(), m1.RootsBegin(), [32]byte{0xc0})
 	require.ErrorContains(t, err, "member closed")
 }
 
@@ -347,6 +348,95 @@ func TestInputRootClosesWhenIdle(t *testing.T) {
 	}
 	require.NotEqual(t, roots[0], roots[1])
 	require.Zero(t, m1.RootsPending())
+}
+
+// TestInputRootWaitsForUploadsInProgress: a batch waits (under a one-hour
+// window) for the rooted uploads in progress at its member — one attested
+// late, and one that began after the batch opened (a client answered by
+// an earlier root coming back), share its root.
+func TestInputRootWaitsForUploadsInProgress(t *testing.T) {
+	t.Parallel()
+	lc := startRootCommittee(t, 3, 2, time.Hour, nil)
+	m1 := lc.Member(1)
+	leaves := [][32]byte{{0xa0}, {0xb0}, {0xc0}}
+	for _, m := range lc.Members {
+		for _, l := range leaves {
+			m.MarkSigned(l) // as if each member had signed these uploads
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res := make([]*api.InputRootAttestation, len(leaves))
+	errs := make([]error, len(leaves))
+	var wg sync.WaitGroup
+	ta, tb := m1.RootsBegin(), m1.RootsBegin()                           // a and b in progress
+	wg.Go(func() { res[0], errs[0] = m1.AwaitRoot(ctx, ta, leaves[0]) }) // a is attested first: it opens the batch
+	require.Eventually(t, func() bool {
+		open, n := m1.RootsOpen()
+		return open && n == 1
+	}, 10*time.Second, time.Millisecond, "a's batch opened")
+	tc := m1.RootsBegin() // c begins after the batch opened
+	wg.Go(func() { res[1], errs[1] = m1.AwaitRoot(ctx, tb, leaves[1]) })
+	require.Eventually(t, func() bool {
+		open, n := m1.RootsOpen()
+		return open && n == 2
+	}, 10*time.Second, time.Millisecond, "b joined; c, still in progress, keeps the batch open")
+	res[2], errs[2] = m1.AwaitRoot(ctx, tc, leaves[2])
+	wg.Wait()
+	for i, l := range leaves {
+		require.NoError(t, errs[i])
+		require.Equal(t, res[0].Root, res[i].Root, "upload %d has another root", i)
+		require.Len(t, res[i].Path, 2, "a root of three leaves")
+		checkLeafRoot(t, lc, l, res[i])
+	}
+	require.Zero(t, m1.RootsPending())
+}
+
+// TestInputRootHoldIsBounded: a batch waits for the uploads in progress no
+// longer than its first upload took to be attested — an upload attested
+// quickly gets its root while a slow one is still in progress, which then
+// opens a batch of its own.
+func TestInputRootHoldIsBounded(t *testing.T) {
+	t.Parallel()
+	lc := startRootCommittee(t, 3, 2, time.Hour, nil)
+	m1 := lc.Member(1)
+	quick, slow := [32]byte{0xa1}, [32]byte{0xa2}
+	for _, m := range lc.Members {
+		m.MarkSigned(quick)
+		m.MarkSigned(slow)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	ts := m1.RootsBegin()                                                      // slow: in progress throughout
+	rq, err := m1.AwaitRoot(ctx, m1.RootsBeganAgo(50*time.Millisecond), quick) // took 50 ms: holds ≤ 50 ms
+	require.NoError(t, err)
+	require.Empty(t, rq.Path, "a root of its one leaf")
+	checkLeafRoot(t, lc, quick, rq)
+	require.Equal(t, 1, m1.RootsPending(), "the slow upload is still in progress")
+	rs, err := m1.AwaitRoot(ctx, ts, slow)
+	require.NoError(t, err)
+	require.NotEqual(t, rq.Root, rs.Root)
+	checkLeafRoot(t, lc, slow, rs)
+}
+
+// TestInputRootWaitsForLivePeers: peers marked unresponsive (they missed
+// a round's deadline on a busy host) are re-admitted by their heartbeats
+// before a root round asks for signatures, so the batch gets its root
+// instead of failing for want of a quorum.
+func TestInputRootWaitsForLivePeers(t *testing.T) {
+	t.Parallel()
+	lc := startRootCommittee(t, 3, 2, time.Hour, nil)
+	m1 := lc.Member(1)
+	leaf := [32]byte{0xd1}
+	for _, m := range lc.Members {
+		m.MarkSigned(leaf)
+	}
+	m1.MarkDown([]transport.MemberID{2, 3})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	r, err := m1.AwaitRoot(ctx, m1.RootsBegin(), leaf)
+	require.NoError(t, err)
+	checkLeafRoot(t, lc, leaf, r)
 }
 
 // TestSignRootWaitsForLateLeaf: a root request that reaches a member
@@ -387,9 +477,10 @@ func TestInputRootSubset(t *testing.T) {
 	lc := startRootCommittee(t, 3, 2, time.Minute, nil)
 	m1 := lc.Member(1)
 	leaves := [][32]byte{{0xb0}, {0xb1}, {0xb2}}
-	for _, l := range leaves {
+	tickets := make([]RootTicket, len(leaves))
+	for i, l := range leaves {
 		m1.MarkSigned(l)
-		m1.RootsBegin()
+		tickets[i] = m1.RootsBegin()
 	}
 	lc.Member(2).MarkSigned(leaves[0])
 	lc.Member(2).MarkSigned(leaves[1])
@@ -398,7 +489,7 @@ func TestInputRootSubset(t *testing.T) {
 	errs := make([]error, len(leaves))
 	var wg sync.WaitGroup
 	for i, l := range leaves {
-		wg.Go(func() { res[i], errs[i] = m1.AwaitRoot(context.Background(), l) })
+		wg.Go(func() { res[i], errs[i] = m1.AwaitRoot(context.Background(), tickets[i], l) })
 	}
 	wg.Wait()
 	require.ErrorContains(t, errs[2], "too few members attested this upload")

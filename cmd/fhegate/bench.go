@@ -270,7 +270,7 @@ its reference verdict; the fault and its times are in the summary and the JSON (
 	f.Uint64Var(&o.c.Config.Seed, "seed", 0, "seed for the random inputs (0: a fresh one, printed)")
 	f.IntVar(&o.c.Config.InFlight, "inflight", 16, "transactions in flight per account")
 	f.StringVar((*string)(&o.c.Config.Inputs), "inputs", string(load.InputsRooted), "how inputs reach the chain: rooted (uploads under a committee-signed input root, FHEPolicy.evaluateRooted, one transaction), vector (rooted, with all of a request's attributes in one vector input: one handle, one proof), set (FHEInput.registerSet, then evaluate), per-handle (registerBatch, then evaluate) or inline (FHEPolicy.evaluateAttested, one transaction)")
-	f.DurationVar(&o.rootWindow, "root-window", consensus.DefaultRootWindow, "in-process devnet: how long the committee's member collects uploads into one input root (each root costs its first request one pairing)")
+	f.DurationVar(&o.rootWindow, "root-window", consensus.DefaultRootWindow, "in-process devnet: the longest the committee's member holds an input root open for the uploads in progress (it closes once none is left, or after as long as its first upload took to be attested; each root costs its first request one pairing)")
 	f.DurationVar(&o.c.Config.Timeout, "timeout", 30*time.Minute, "give up after this long")
 	f.IntSliceVar(&o.c.PIDs, "committee-pid", nil, "with --rpc: committee member process ids whose CPU to measure (repeatable)")
 	f.StringVar(&o.c.JSONPath, "json", "", "also write the result as JSON to this file (- for stdout)")

@@ -74,7 +74,7 @@ type devnetOptions struct {
 	committeeT    int
 	committeePre  string
 	batchWindow   uint64        // the committee's packing window in blocks (consensus.MemberConfig.BatchWindow)
-	rootWindow    time.Duration // how long a member collects uploads into one input root (consensus.MemberConfig.RootWindow)
+	rootWindow    time.Duration // the longest a member's input root waits for uploads in progress (consensus.MemberConfig.RootWindow)
 	noCommittee   bool
 	devCommittee  bool
 	allowOrigins  []string
@@ -132,8 +132,9 @@ State lives in a temporary directory removed on exit, unless --datadir is given
 	f.Uint64Var(&o.batchWindow, "batch-window", devnetBatchWindow, "committee packing window in blocks: a policy's requests in one aligned window are evaluated "+
 		"as one packed batch; a window closes when its last block is seen (the devnet builds blocks only when transactions arrive, "+
 		"so the committee asks it for empty blocks with evm_mine after 2 s without one)")
-	f.DurationVar(&o.rootWindow, "root-window", consensus.DefaultRootWindow, "how long the committee's member collects rooted uploads into one input root "+
-		"(FHEPolicy.evaluateRooted: each root costs its first request one pairing, the others none)")
+	f.DurationVar(&o.rootWindow, "root-window", consensus.DefaultRootWindow, "the longest the committee's member holds an input root open for the rooted uploads in progress "+
+		"(it closes once none is left, or after as long as its first upload took to be attested; "+
+		"FHEPolicy.evaluateRooted: each root costs its first request one pairing, the others none)")
 	f.BoolVar(&o.noCommittee, "no-committee", false, "do not start the in-process committee (FHEVerdict gets only its governance address)")
 	f.BoolVar(&o.devCommittee, "dev-committee", false, "register the well-known, insecure development committee (public BLS keys, devchain.DevCommittee) "+
 		"instead of running the MPC committee: clients attest inputs and sign verdicts themselves (examples/go)")
