@@ -197,7 +197,7 @@ func (c *Committee) UploadDecision(ctx context.Context, owner common.Address, pl
 // UploadRooted is Upload asking the committee for an input root as well
 // (POST /v1/inputs with "rooted": true): the member puts the upload's
 // attestation digest into one Merkle root with the other uploads it
-// receives within its root window, and the committee signs that root once,
+// receives before its root batch closes, and the committee signs that root once,
 // so the chain verifies one pairing per root instead of one per upload
 // (Attestation.Evaluate → FHEPolicy.evaluateRooted). The path from this
 // upload's digest to the root is checked here. Root is nil when the
