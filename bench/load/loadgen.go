@@ -47,6 +47,13 @@ type Config struct {
 	Duration time.Duration
 	Policy   string // shipped example name (policy/examples); default "kyc_aml"
 	Seed     uint64 // random inputs; 0: a fresh seed (Result.Seed has it)
+	// Offenders of the Requests send attribute values outside their
+	// declared ranges (honest encryptions with valid proofs) whose plan
+	// output leaves the output range: each must be answered
+	// ResultRejectedInput and forfeit its deposit, the rest get their
+	// reference verdicts and deposits back (request k is an offender when
+	// k·Offenders/Requests crosses an integer, spread over the run).
+	Offenders int
 	InFlight int    // transactions in flight per account (default 16)
 	Poll     time.Duration
 	Timeout  time.Duration // for the whole run (default 30 min)
@@ -134,6 +141,9 @@ func (c *Config) defaults() error {
 	if c.Seed == 0 {
 		c.Seed = rand.Uint64() | 1
 	}
+	if c.Offenders < 0 || (c.Rate == 0 && c.Offenders > c.Requests) {
+		return fmt.Errorf("load: %d offenders: want 0..%d (the requests)", c.Offenders, c.Requests)
+	}
 	switch {
 	case c.Rate < 0 || c.Rate > MaxRequests:
 		return fmt.Errorf("load: rate %g requests/s: want 0 (one burst) or up to %d", c.Rate, MaxRequests)
@@ -167,9 +177,10 @@ func (c *Config) defaults() error {
 
 // request is one policy request and what the run learned about it.
 type request struct {
-	idx     int
-	vals    []int64
-	want    int64
+	idx      int
+	vals     []int64
+	want     int64 // the plaintext reference, or rejectedInput for an offender
+	offender bool
 	handles [][32]byte
 	at      *fheclient.Attestation // InputsInline, InputsRooted, InputsVector: sent with the evaluation
 	id      [32]byte
@@ -398,7 +409,18 @@ func (g *gen) registerPolicy(ctx context.Context) error {
 func (g *gen) draw() error {
 	r := rand.New(rand.NewPCG(g.cfg.Seed, 0x10ad))
 	g.reqs = make([]*request, g.cfg.Requests)
+	var bad []int64
+	if g.cfg.Offenders > 0 {
+		var err error
+		if bad, err = offendingValues(g.plan, policy.PlaintextModulus); err != nil {
+			return err
+		}
+	}
 	for k := range g.reqs {
+		if isOffender(k, g.cfg.Offenders, len(g.reqs)) {
+			g.reqs[k] = &request{idx: k, vals: bad, want: rejectedInput, offender: true}
+			continue
+		}
 		vals := make([]int64, len(g.plan.Inputs))
 		cols := make([][]int64, len(vals))
 		for j, in := range g.plan.Inputs {
@@ -412,6 +434,48 @@ func (g *gen) draw() error {
 		g.reqs[k] = &request{idx: k, vals: vals, want: want[0]}
 	}
 	return nil
+}
+
+// rejectedInput is how readVerdicts records ResultRejectedInput (not an
+// int64: decodeVerdict's sentinel for any such result).
+const rejectedInput = math.MinInt64
+
+// isOffender reports whether request k of n is one of the offenders,
+// spread evenly over the run.
+func isOffender(k, offenders, n int) bool {
+	return offenders > 0 && (k+1)*offenders/n != k*offenders/n
+}
+
+// offendingValues finds attribute values of plan, each above its declared
+// range and below the plaintext modulus t, whose plan output (mod t, centred)
+// leaves the plan's output range: an honest encryption of them passes its
+// proof, and only the committee's range check on the verdict catches it.
+func offendingValues(plan *policy.Plan, t uint64) ([]int64, error) {
+	lo, hi := int64(0), int64(1)
+	if plan.Output.Type != "bool" {
+		lo, hi = plan.Output.Min, plan.Output.Max
+	}
+	for k := int64(1); k < 1000; k++ {
+		vals := make([]int64, len(plan.Inputs))
+		cols := make([][]int64, len(vals))
+		ok := true
+		for j, in := range plan.Inputs {
+			vals[j] = in.Max + k + int64(j)
+			ok = ok && vals[j] >= 0 && uint64(vals[j]) < t
+			cols[j] = []int64{vals[j]}
+		}
+		if !ok {
+			break
+		}
+		out, err := plan.EvalPlain(cols) // centred mod t
+		if err != nil {
+			return nil, fmt.Errorf("load: offending values: %w", err)
+		}
+		if v := out[0]; v < lo || v > hi {
+			return vals, nil
+		}
+	}
+	return nil, fmt.Errorf("load: no attribute values of %s above their ranges leave its output range", plan.Name)
 }
 
 // perAccount runs f for every account concurrently, each with its requests.

@@ -16,6 +16,7 @@ import (
 	"github.com/fhegate/fhegate/contracts/bindings"
 	"github.com/fhegate/fhegate/devchain"
 	"github.com/fhegate/fhegate/policy"
+	"github.com/fhegate/fhegate/precompiles"
 	"github.com/fhegate/fhegate/policy/examples"
 )
 
@@ -260,7 +261,9 @@ func TestResultCatchesWrongVerdicts(t *testing.T) {
 			require.Equal(t, tc.want, res.Mismatches)
 		})
 	}
-	require.Equal(t, int64(math.MinInt64), decodeVerdict(nil))
+	require.Equal(t, int64(math.MinInt64+1), decodeVerdict(nil))
+	require.Equal(t, int64(math.MinInt64+1), decodeVerdict(precompiles.ResultUnevaluable))
+	require.Equal(t, int64(rejectedInput), decodeVerdict(precompiles.ResultRejectedInput))
 }
 
 // Attack: a verdict batch transaction whose calldata is not a submitBatch
@@ -283,4 +286,55 @@ func TestDecodeBatchIDs(t *testing.T) {
 		_, _, err := decodeBatchIDs(va.Methods["submitBatch"], bad)
 		require.Error(t, err, name)
 	}
+}
+
+// TestOffenders: --offenders spreads exactly that many offenders over the
+// run; their attribute values lie above every declared range and the plan's
+// output for them leaves its output range (what the committee's range check
+// rejects), and draw gives them ResultRejectedInput as their reference. A
+// rejected offender matches; an offender answered unevaluable, or with a
+// value, is a mismatch (as is an honest request answered rejected).
+func TestOffenders(t *testing.T) {
+	for _, tc := range []struct{ offenders, n int }{{0, 16}, {1, 16}, {2, 16}, {5, 7}, {16, 16}} {
+		got := 0
+		for k := range tc.n {
+			if isOffender(k, tc.offenders, tc.n) {
+				got++
+			}
+		}
+		require.Equal(t, tc.offenders, got, "%d of %d", tc.offenders, tc.n)
+	}
+	for _, name := range []string{"kyc_aml", "allowlist"} {
+		plan, err := policy.Compile(examples.MustGet(name))
+		require.NoError(t, err)
+		vals, err := offendingValues(plan, policy.PlaintextModulus)
+		require.NoError(t, err, name)
+		cols := make([][]int64, len(vals))
+		for j, in := range plan.Inputs {
+			require.Greater(t, vals[j], in.Max, "%s input %d", name, j)
+			cols[j] = []int64{vals[j]}
+		}
+		out, err := plan.EvalPlain(cols)
+		require.NoError(t, err)
+		require.True(t, out[0] < 0 || out[0] > 1, "%s: output %d in range", name, out[0])
+
+		g := &gen{cfg: Config{Policy: name, Requests: 8, Offenders: 2, Seed: 3}, plan: plan}
+		require.NoError(t, g.draw())
+		n := 0
+		for _, r := range g.reqs {
+			if r.offender {
+				n++
+				require.Equal(t, int64(rejectedInput), r.want)
+				require.Equal(t, vals, r.vals)
+			}
+		}
+		require.Equal(t, 2, n)
+	}
+	g := fakeRun(t, []*big.Int{precompiles.ResultRejectedInput, precompiles.ResultUnevaluable, big.NewInt(0)})
+	for _, r := range g.reqs {
+		r.offender, r.want = true, rejectedInput
+	}
+	res := g.result(time.Unix(990, 0), time.Unix(999, 0), time.Unix(1010, 0))
+	require.Equal(t, 2, res.Mismatches, "only the rejected offender matches")
+	require.Equal(t, 3, res.Offenders)
 }

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/fhegate/fhegate/precompiles"
 )
 
 // GasGoal is the end-to-end goal for one KYC/AML request: inputs +
@@ -64,8 +66,9 @@ type Result struct {
 	// burst.
 	Rate       float64 `json:"paced_rate_per_s,omitempty"`
 	DurationS  float64 `json:"paced_duration_s,omitempty"`
-	Approved   int     `json:"approved"`   // verdicts that grant (1)
-	Mismatches int     `json:"mismatches"` // verdicts ≠ the plaintext reference
+	Approved   int     `json:"approved"`            // verdicts that grant (1)
+	Offenders  int     `json:"offenders,omitempty"` // requests sent out of range (Config.Offenders), each to be rejected
+	Mismatches int     `json:"mismatches"`          // verdicts ≠ the plaintext reference
 
 	InputsWallS   float64 `json:"inputs_wall_s"`   // phase 1
 	VerdictWallS  float64 `json:"verdicts_wall_s"` // phase 2: evaluates sent → last verdict read
@@ -152,12 +155,16 @@ func participation(n int, bitmaps [][]byte, requests int) ([]MemberParticipation
 	return out, unknown
 }
 
-// decodeVerdict turns verdictOf's result into an int64; anything out of
-// range (the "unevaluable" sentinel) becomes MinInt64, which no reference
-// equals.
+// decodeVerdict turns verdictOf's result into an int64:
+// ResultRejectedInput becomes rejectedInput (an offender's reference), any
+// other result out of range (the "unevaluable" and "expired" sentinels)
+// MinInt64 + 1, which no reference equals.
 func decodeVerdict(v *big.Int) int64 {
-	if v == nil || !v.IsInt64() {
-		return math.MinInt64
+	switch {
+	case v != nil && v.Cmp(precompiles.ResultRejectedInput) == 0:
+		return rejectedInput
+	case v == nil || !v.IsInt64():
+		return math.MinInt64 + 1 // another sentinel: never a reference
 	}
 	return v.Int64()
 }
@@ -216,6 +223,9 @@ func (g *gen) result(t0, t1, t2 time.Time) *Result {
 		}
 		if r.verdict == 1 {
 			res.Approved++
+		}
+		if r.offender {
+			res.Offenders++
 		}
 	}
 	res.InputRoots = len(roots)
@@ -339,6 +349,9 @@ func (res *Result) Summary() string {
 	gp := res.GasPerRequest
 	fmt.Fprintf(&b, "load: %s, %d requests from %d accounts (seed %d): %d approved, %d mismatches vs the plaintext reference\n",
 		res.Policy, res.Requests, res.Accounts, res.Seed, res.Approved, res.Mismatches)
+	if res.Offenders > 0 {
+		fmt.Fprintf(&b, "  offenders         %d sent out of range, each expected ResultRejectedInput (a mismatch otherwise)\n", res.Offenders)
+	}
 	fmt.Fprintf(&b, "  inputs phase      %.1f s\n", res.InputsWallS)
 	if res.InputRoots > 0 {
 		fmt.Fprintf(&b, "  input roots       %d for %d requests (%.1f each: one pairing per root)\n",

@@ -268,6 +268,7 @@ its reference verdict; the fault and its times are in the summary and the JSON (
 	f.DurationVar(&o.c.Config.Duration, "duration", 0, "paced mode: how long to send at --rate (the run then waits for the last verdicts)")
 	f.StringVar(&o.c.Config.Policy, "policy", "kyc_aml", "shipped policy example (fhegate policy list)")
 	f.Uint64Var(&o.c.Config.Seed, "seed", 0, "seed for the random inputs (0: a fresh one, printed)")
+	f.IntVar(&o.c.Config.Offenders, "offenders", 0, "requests (spread over the run) whose attributes are outside their declared ranges: each must be answered ResultRejectedInput and forfeit its deposit, the others keep their reference verdicts and get their deposits back")
 	f.IntVar(&o.c.Config.InFlight, "inflight", 16, "transactions in flight per account")
 	f.StringVar((*string)(&o.c.Config.Inputs), "inputs", string(load.InputsRooted), "how inputs reach the chain: rooted (uploads under a committee-signed input root, FHEPolicy.evaluateRooted, one transaction), vector (rooted, with all of a request's attributes in one vector input: one handle, one proof), set (FHEInput.registerSet, then evaluate), per-handle (registerBatch, then evaluate) or inline (FHEPolicy.evaluateAttested, one transaction)")
 	f.DurationVar(&o.rootWindow, "root-window", consensus.DefaultRootWindow, "in-process devnet: the longest the committee's member holds an input root open for the uploads in progress (it closes once none is left, or after as long as its first upload took to be attested; each root costs its first request one pairing)")
