@@ -54,9 +54,9 @@ type Config struct {
 	// reference verdicts and deposits back (request k is an offender when
 	// k·Offenders/Requests crosses an integer, spread over the run).
 	Offenders int
-	InFlight int    // transactions in flight per account (default 16)
-	Poll     time.Duration
-	Timeout  time.Duration // for the whole run (default 30 min)
+	InFlight  int // transactions in flight per account (default 16)
+	Poll      time.Duration
+	Timeout   time.Duration // for the whole run (default 30 min)
 	// Inputs is how each request's attested inputs reach the chain:
 	// InputsRooted (default), InputsVector, InputsSet, InputsPerHandle or InputsInline.
 	Inputs InputMode
@@ -181,11 +181,11 @@ type request struct {
 	vals     []int64
 	want     int64 // the plaintext reference, or rejectedInput for an offender
 	offender bool
-	handles [][32]byte
-	at      *fheclient.Attestation // InputsInline, InputsRooted, InputsVector: sent with the evaluation
-	id      [32]byte
-	gas     StepGas
-	verdict int64
+	handles  [][32]byte
+	at       *fheclient.Attestation // InputsInline, InputsRooted, InputsVector: sent with the evaluation
+	id       [32]byte
+	gas      StepGas
+	verdict  int64
 }
 
 // gen is one run's shared state.

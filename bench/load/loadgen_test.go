@@ -16,8 +16,8 @@ import (
 	"github.com/fhegate/fhegate/contracts/bindings"
 	"github.com/fhegate/fhegate/devchain"
 	"github.com/fhegate/fhegate/policy"
-	"github.com/fhegate/fhegate/precompiles"
 	"github.com/fhegate/fhegate/policy/examples"
+	"github.com/fhegate/fhegate/precompiles"
 )
 
 func TestPercentileNearestRank(t *testing.T) {
