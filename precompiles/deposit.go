@@ -125,3 +125,13 @@ func (st *settlement) emit(cl *call, policyID Hash) error {
 	}
 	return cl.emit("DepositsSettled", [32]byte(policyID), st.refunded, st.forfeited, st.refundedWei, st.forfeitedWei)
 }
+
+// settleOne settles the deposit of one decided request (submit, expire)
+// and logs it.
+func settleOne(cl *call, pr pendingReq, result *big.Int) error {
+	var st settlement
+	if err := st.settle(cl, pr.requester, pr.deposit, result); err != nil {
+		return err
+	}
+	return st.emit(cl, pr.policyID)
+}

@@ -258,11 +258,7 @@ func (s *Suite) verdictSubmit(cl *call, a []any) ([]any, error) {
 	cl.st.set(base, w)
 	cl.st.set(addOffset(base, 1), bigWord(result))
 	cl.st.set(addOffset(base, 2), digest)
-	var st settlement
-	if err := st.settle(cl, pr.requester, pr.deposit, result); err != nil {
-		return nil, err
-	}
-	if err := st.emit(cl, policyID); err != nil {
+	if err := settleOne(cl, pr, result); err != nil {
 		return nil, err
 	}
 	return nil, cl.emit("VerdictAccepted", [32]byte(req), [32]byte(policyID), result, [32]byte(digest), hdr.Epoch, uint32(n))

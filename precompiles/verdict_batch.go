@@ -191,11 +191,7 @@ func (s *Suite) verdictExpire(cl *call, a []any) ([]any, error) {
 		return nil, revertf("FHEVerdict.expire: request %s from block %d expires at block %d (now %d)", req, block, block+ExpiryBlocks, now)
 	}
 	writePacked(cl.st, req, packedVerdict{result: ResultExpired})
-	var st settlement
-	if err := st.settle(cl, pr.requester, pr.deposit, ResultExpired); err != nil {
-		return nil, err
-	}
-	if err := st.emit(cl, policyID); err != nil {
+	if err := settleOne(cl, pr, ResultExpired); err != nil {
 		return nil, err
 	}
 	return nil, cl.emit("VerdictExpired", [32]byte(req), [32]byte(policyID), block)
