@@ -70,6 +70,10 @@ type Cell struct {
 	AccelNs float64 `json:"accel_ns,omitempty"`
 	// Speedup is CPUNs/AccelNs (>1: accelerator faster); 0 if not measured.
 	Speedup float64 `json:"speedup,omitempty"`
+	// Paired is the median over the cell's interleaved rounds of cpu/accel
+	// in the same round (robust to a burst of load that slows one side's
+	// rounds together); 0 in tables from before it was recorded.
+	Paired float64 `json:"paired_speedup,omitempty"`
 }
 
 // Errors of table loading.
@@ -136,7 +140,7 @@ func (t *Table) Validate() error {
 				return bad("log_n %d: ladder B=%d not strictly increasing", e.LogN, c.B)
 			}
 			pb = c.B
-			for _, v := range []float64{c.CPUNs, c.AccelNs, c.Speedup} {
+			for _, v := range []float64{c.CPUNs, c.AccelNs, c.Speedup, c.Paired} {
 				if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
 					return bad("log_n %d B=%d: bad number %v", e.LogN, c.B, v)
 				}
@@ -246,8 +250,9 @@ func (t *Table) Marshal() ([]byte, error) {
 }
 
 // MinSpeedup is the margin DeriveCrossover asks of the accelerator: a cell
-// counts as a win only if cpu/accel ≥ MinSpeedup. Cells within a few per
-// cent are noise on a loaded machine, and routing them buys nothing.
+// counts as a win only if cpu/accel ≥ MinSpeedup by the fastest calls and,
+// where recorded, by the paired median (Cell.Paired). Cells within a few
+// per cent are noise on a loaded machine, and routing them buys nothing.
 const MinSpeedup = 1.05
 
 // DeriveCrossover picks the threshold from a ladder: the smallest measured B
@@ -258,7 +263,7 @@ func DeriveCrossover(ladder []Cell) *int {
 	var best *int
 	for i := len(ladder) - 1; i >= 0; i-- {
 		c := ladder[i]
-		if c.AccelNs <= 0 || c.CPUNs <= 0 || c.CPUNs < MinSpeedup*c.AccelNs {
+		if c.AccelNs <= 0 || c.CPUNs <= 0 || c.CPUNs < MinSpeedup*c.AccelNs || (c.Paired > 0 && c.Paired < MinSpeedup) {
 			break
 		}
 		b := c.B

@@ -86,6 +86,8 @@ func TestDeriveCrossover(t *testing.T) {
 		{"unmeasured", []gpu.Cell{c(1, 2, 0)}, nil},
 		{"within the margin is no win", []gpu.Cell{c(1, 1, 2), c(8, 8, 7), c(64, 64, 62)}, nil},
 		{"empty", nil, nil},
+		{"fastest calls win, most rounds lose", []gpu.Cell{c(1, 1, 2), {B: 8, CPUNs: 8, AccelNs: 7, Paired: 0.9}}, nil},
+		{"both estimators win", []gpu.Cell{c(1, 1, 2), {B: 8, CPUNs: 8, AccelNs: 7, Paired: 1.1}}, intp(8)},
 	} {
 		t.Run(tc.name, func(t *testing.T) { require.Equal(t, tc.want, gpu.DeriveCrossover(tc.ladder)) })
 	}

@@ -397,13 +397,18 @@ func measureRow(ctx context.Context, o Options, row Row, share time.Duration, rn
 			return e, bi, err
 		}
 		if o.Accel != nil && c.best() >= gpu.MinSpeedup*ts[1].best() {
-			// A win decides a route: confirm it with twice the rounds
-			// more (each side's best is over all its rounds), so that a
-			// few CPU rounds slowed together by something else on the
-			// machine do not route a shape the accelerator loses (seen
-			// with K = 3 on a shared two-core host: 1.09× measured,
-			// 0.82× on verify).
-			if err := bestOf(ctx, 2*o.K, ts...); err != nil {
+			// A win decides a route, so it must hold in a fresh series
+			// of 4K rounds by both estimators: each side's fastest
+			// call, and the median over rounds of cpu/accelerator in
+			// the same round (pairedRatio), which a few CPU rounds
+			// slowed together by something else on the machine cannot
+			// move. Seen on CI's shared two-core host with K = 3 and a
+			// confirmation that only added rounds to the first series:
+			// 1.09× measured, then 0.85× on every verify attempt.
+			for _, t := range ts {
+				t.rounds = t.rounds[:0]
+			}
+			if err := bestOf(ctx, 4*o.K, ts...); err != nil {
 				return e, bi, err
 			}
 		}
@@ -411,6 +416,7 @@ func measureRow(ctx context.Context, o Options, row Row, share time.Duration, rn
 		if o.Accel != nil {
 			cell.AccelNs = round3(ts[1].best())
 			cell.Speedup = cell.CPUNs / cell.AccelNs
+			cell.Paired = math.Round(pairedRatio(c, ts[1])*1e3) / 1e3
 		}
 		e.Ladder = append(e.Ladder, cell)
 		last = time.Since(t0)
