@@ -233,7 +233,19 @@ func (c *committeeProcs) stop() {
 	c.procs = nil
 }
 
+// logTail returns the last 3,000 bytes of every member's log. With
+// FHEGATE_E2E_KEEP_LOGS=DIR it also copies the full logs into DIR, for a
+// failure that the tails do not explain.
 func (c *committeeProcs) logTail() string {
+	if dir := os.Getenv("FHEGATE_E2E_KEEP_LOGS"); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err == nil {
+			for _, p := range c.logs {
+				if data, err := os.ReadFile(p); err == nil {
+					_ = os.WriteFile(filepath.Join(dir, filepath.Base(p)), data, 0o644)
+				}
+			}
+		}
+	}
 	var b strings.Builder
 	for _, p := range c.logs {
 		data, err := os.ReadFile(p)

@@ -12,6 +12,9 @@
 // it) from 4 accounts and checks every verdict against the plaintext
 // reference. Everything listens on 127.0.0.1.
 //
+// FHEGATE_E2E_KEEP_LOGS=DIR copies the members' full logs into DIR when the
+// run fails.
+//
 // FHEGATE_E2E_COMMITTEE=standin replaces the committee processes by a
 // stand-in that signs with registered keys (no FHE): the VM alone.
 //
