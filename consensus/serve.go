@@ -43,6 +43,7 @@ type server struct {
 
 	mu       sync.Mutex          // attempts and open: requests run beside the loop
 	attempts map[[32]byte]int    // failed attempts per request
+	waits    map[[32]byte]int    // failures for want of a quorum per request (not attempts: failed)
 	open     map[[32]byte]uint64 // requests in flight or to be retried → block (the cursor stays below)
 	inFlight chan struct{}       // one-by-one first attempts in flight (Parallel at most)
 	retrySem chan struct{}       // retries in flight (Parallel at most)
@@ -58,7 +59,7 @@ func (m *Member) Run(ctx context.Context, chain chainio.ChainAdapter) error {
 	if _, err := m.Keys(); err != nil {
 		return err
 	}
-	s := &server{m: m, chain: chain, attempts: map[[32]byte]int{}, open: map[[32]byte]uint64{}, inFlight: make(chan struct{}, m.cfg.Parallel), retrySem: make(chan struct{}, m.cfg.Parallel),
+	s := &server{m: m, chain: chain, attempts: map[[32]byte]int{}, waits: map[[32]byte]int{}, open: map[[32]byte]uint64{}, inFlight: make(chan struct{}, m.cfg.Parallel), retrySem: make(chan struct{}, m.cfg.Parallel),
 		cursor: loadCursor(m.st), bat: chainio.NewBatcher(m.cfg.BatchWindow, m.params.Slots(), m.cfg.ExpiryBlocks)}
 	reqs, err := chain.Requests(ctx, s.cursor)
 	if err != nil {
@@ -148,6 +149,7 @@ func (s *server) decided(ctx context.Context, r chainio.Request) bool {
 func (s *server) settle(id [32]byte) {
 	s.mu.Lock()
 	delete(s.attempts, id)
+	delete(s.waits, id)
 	delete(s.open, id)
 	s.mu.Unlock()
 }

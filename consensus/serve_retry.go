@@ -21,6 +21,13 @@ import (
 // Transient failures (a member died mid-round) are retried a few times; the
 // ledger hands back the same shares to the same sessions, so a retry never
 // issues a second share.
+//
+// A failure for want of a quorum (ErrNoQuorum: too few members live for a
+// refresh, a decryption or the digest vote) is not an attempt: nothing was
+// decided, so it is retried, one round timeout apart, until the request is
+// decided or expires. A member down for longer than the attempts last (a
+// validator's restart can take minutes) then finds its peers still trying
+// when it is back, instead of every request given up without it.
 func (s *server) failed(ctx context.Context, r chainio.Request, err error) {
 	if ctx.Err() != nil {
 		return
@@ -31,20 +38,25 @@ func (s *server) failed(ctx context.Context, r chainio.Request, err error) {
 		s.m.log.Debug("request decided on chain meanwhile: not retried", zap.String("request", fmt.Sprintf("%x", r.ID[:6])), zap.Error(err))
 		return
 	}
+	noQuorum := errors.Is(err, ErrNoQuorum)
 	s.mu.Lock()
-	s.attempts[r.ID]++
-	k := s.attempts[r.ID]
-	again := k < maxAttempts && !permanent(err)
+	if noQuorum {
+		s.waits[r.ID]++
+	} else {
+		s.attempts[r.ID]++
+	}
+	k, w := s.attempts[r.ID], s.waits[r.ID]
+	again := (noQuorum || k < maxAttempts) && !permanent(err)
 	if again {
 		s.open[r.ID] = r.Block
 	}
 	s.mu.Unlock()
-	s.m.log.Warn("request failed", zap.String("request", fmt.Sprintf("%x", r.ID[:6])), zap.Int("attempt", k), zap.Error(err))
+	s.m.log.Warn("request failed", zap.String("request", fmt.Sprintf("%x", r.ID[:6])), zap.Int("attempt", k), zap.Int("noQuorum", w), zap.Error(err))
 	if !again {
 		s.settle(r.ID)
 		return
 	}
-	s.retryLater(ctx, r, s.retryDelay(k))
+	s.retryLater(ctx, r, s.retryDelay(k+w))
 }
 
 // permanent reports whether a request's failure would recur on every
@@ -81,6 +93,9 @@ func (s *server) retryLater(ctx context.Context, r chainio.Request, delay time.D
 		case <-s.m.closed:
 			return
 		}
+		if !s.awaitRetryQuorum(ctx, r) {
+			return
+		}
 		select {
 		case s.retrySem <- struct{}{}:
 			defer func() { <-s.retrySem }()
@@ -94,4 +109,18 @@ func (s *server) retryLater(ctx context.Context, r chainio.Request, delay time.D
 		}
 		s.attempt(ctx, r)
 	}()
+}
+
+// awaitRetryQuorum is retryLater's gate: a retry waits (≤ RoundTimeout,
+// holding no retry slot) until this member sees t live members, and when
+// none come it counts as one more failure for want of a quorum without
+// doing any of the request's work.
+func (s *server) awaitRetryQuorum(ctx context.Context, r chainio.Request) bool {
+	if s.m.beats.awaitQuorum(ctx) {
+		return true
+	}
+	if ctx.Err() == nil {
+		s.failed(ctx, r, fmt.Errorf("%w: fewer than t=%d members live", ErrNoQuorum, s.m.cfg.Committee.Threshold))
+	}
+	return false
 }

@@ -29,6 +29,7 @@ import (
 	"github.com/fhegate/fhegate/consensus/store"
 	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
+	"github.com/fhegate/fhegate/internal/ports"
 )
 
 func newCommitteeCmd(a *app) *cobra.Command {
@@ -80,6 +81,12 @@ The secrets are encrypted if $FHEGATE_KEY_PASSPHRASE or --key-file is given, els
 			addrs := make([]string, n)
 			for i := range addrs {
 				addrs[i] = net.JoinHostPort(host, fmt.Sprint(basePort+i+1))
+			}
+			if ports.Ephemeral(basePort+1) || ports.Ephemeral(basePort+n) {
+				lo, hi := ports.EphemeralRange()
+				fmt.Fprintf(cmd.ErrOrStderr(), "warning: --base-port %d puts members inside this host's ephemeral port range %d–%d: "+
+					"while a member is down, any outgoing connection may take its port and its restart fails with \"address already in use\"; choose a base port below %d\n",
+					basePort, lo, hi, lo)
 			}
 			cfg, secrets, err := config.GenerateCommittee(cid, epoch, preset, t, addrs)
 			if err != nil {

@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/big"
-	"math/rand/v2"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -33,34 +31,21 @@ import (
 	"github.com/fhegate/fhegate/fhe"
 	"github.com/fhegate/fhegate/fhe/fhetest"
 	keccakpkg "github.com/fhegate/fhegate/internal/keccak"
+	"github.com/fhegate/fhegate/internal/ports"
 	"github.com/fhegate/fhegate/precompiles"
 	precompileabi "github.com/fhegate/fhegate/precompiles/abi"
 	"github.com/fhegate/fhegate/precompiles/host/subnetevm"
 )
 
-// freeBase returns a base port whose next 8 ports were free a moment ago.
-// It draws from 20000–29999, below Linux's ephemeral range (32768–60999),
-// so that the 127.0.0.1:0 listeners and outgoing connections of tests
-// running in parallel cannot take them between this check and their use.
+// freeBase returns a base port whose next 8 ports were free a moment ago,
+// below the kernel's ephemeral range, so that the 127.0.0.1:0 listeners and
+// outgoing connections of tests running in parallel cannot take them
+// between this check and their use (package ports).
 func freeBase(t *testing.T) int {
 	t.Helper()
-	for range 100 {
-		base := 20000 + rand.IntN(10000-16)
-		free := true
-		for p := base + 1; p <= base+8 && free; p++ {
-			ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p))
-			if err != nil {
-				free = false
-				continue
-			}
-			_ = ln.Close()
-		}
-		if free {
-			return base
-		}
-	}
-	t.Fatal("no 8 consecutive free loopback ports in 20000-29999")
-	return 0
+	base, err := ports.FreeBase(8)
+	require.NoError(t, err)
+	return base
 }
 
 // runAllAfter runs one CLI invocation per member id at the same time, member

@@ -22,6 +22,7 @@ import (
 	"github.com/fhegate/fhegate/consensus/store"
 	"github.com/fhegate/fhegate/consensus/transport"
 	"github.com/fhegate/fhegate/fhe"
+	"github.com/fhegate/fhegate/internal/ports"
 )
 
 // Options configure an in-process committee.
@@ -225,11 +226,14 @@ func saveLocalState(dir string, cfg *config.CommitteeConfig, secrets []*config.M
 	return config.SaveJSON(filepath.Join(dir, "committee.json"), cfg, 0o644)
 }
 
+// listenLoopback listens on n loopback ports below the ephemeral range, so
+// that a member stopped and started again (Restart) gets its port back
+// (package ports).
 func listenLoopback(n int) ([]net.Listener, []string, error) {
 	lns := make([]net.Listener, n)
 	addrs := make([]string, n)
 	for i := range lns {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		ln, err := ports.Listen()
 		if err != nil {
 			closeAll(lns)
 			return nil, nil, err

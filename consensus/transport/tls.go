@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+
+	"github.com/fhegate/fhegate/internal/ports"
 )
 
 // Peer is a member's network identity as pinned in the committee config.
@@ -44,8 +46,17 @@ type TLSConfig struct {
 	// A connection accepted beyond it is closed at once; each pending one
 	// is closed after DialTimeout.
 	MaxHandshakes int
-	Log           *zap.Logger
+	// ListenWait is how long ListenTLS keeps retrying Self's address while
+	// it is in use (0: DefaultListenWait): a member restarted right after
+	// it died may find its old connections' sockets, or another process's
+	// outgoing connection on a port of the ephemeral range, still holding
+	// the port (package internal/ports).
+	ListenWait time.Duration
+	Log        *zap.Logger
 }
+
+// DefaultListenWait is TLSConfig.ListenWait's default.
+const DefaultListenWait = 30 * time.Second
 
 // TLS is a Transport over TCP with TLS 1.3 and mutual authentication by
 // pinned ed25519 keys. Each member dials one outgoing connection per peer
@@ -183,7 +194,7 @@ func ListenTLS(cfg TLSConfig) (*TLS, error) {
 	t.cert = cert
 	ln := cfg.Listener
 	if ln == nil {
-		if ln, err = net.Listen("tcp", self.Addr); err != nil {
+		if ln, err = listenWaiting(self.Addr, cfg.ListenWait, cfg.Log); err != nil {
 			return nil, fmt.Errorf("transport: listen %s: %w", self.Addr, err)
 		}
 	}
@@ -191,6 +202,29 @@ func ListenTLS(cfg TLSConfig) (*TLS, error) {
 	t.wg.Add(1)
 	go t.acceptLoop()
 	return t, nil
+}
+
+// listenWaiting listens on addr, retrying every 500 ms for up to wait
+// (0: DefaultListenWait) while the address is in use; the first such
+// failure is logged with its likely cause.
+func listenWaiting(addr string, wait time.Duration, log *zap.Logger) (net.Listener, error) {
+	if wait <= 0 {
+		wait = DefaultListenWait
+	}
+	deadline := time.Now().Add(wait)
+	for logged := false; ; logged = true {
+		ln, err := net.Listen("tcp", addr)
+		if err == nil || !ports.InUse(err) || time.Now().After(deadline) {
+			if err != nil && ports.InUse(err) {
+				err = fmt.Errorf("%w (retried for %s; a port inside the kernel's ephemeral range can be taken by any outgoing connection while its listener is down: listen below that range)", err, wait)
+			}
+			return ln, err
+		}
+		if !logged {
+			log.Warn("listen address in use: retrying", zap.String("addr", addr), zap.Duration("for", wait), zap.Error(err))
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
 }
 
 // Addr is the listening address.

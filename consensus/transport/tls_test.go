@@ -267,3 +267,29 @@ func TestSendRetryingReachesLateListener(t *testing.T) {
 	_, err = m2.Recv(ectx, Key{Session: "expired", Type: TypePing, From: 1})
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 }
+
+// TestTLSListenWaitsForItsPort: a member restarted while something still
+// holds its port (an outgoing connection that took it from the ephemeral
+// range, a dying process's socket) keeps retrying for ListenWait instead of
+// exiting, and listens once the port is free; past ListenWait it fails with
+// the cause named.
+func TestTLSListenWaitsForItsPort(t *testing.T) {
+	keys, lns, peers := tlsPeers(t, 1)
+	holder := lns[0] // holds member 1's address
+	cfg := TLSConfig{Self: 1, Key: keys[0], Peers: peers, Log: zaptest.NewLogger(t)}
+
+	cfg.ListenWait = 600 * time.Millisecond
+	_, err := ListenTLS(cfg)
+	require.ErrorContains(t, err, "address already in use")
+	require.ErrorContains(t, err, "ephemeral range")
+
+	cfg.ListenWait = 20 * time.Second
+	go func() {
+		time.Sleep(700 * time.Millisecond)
+		holder.Close()
+	}()
+	tr, err := ListenTLS(cfg)
+	require.NoError(t, err)
+	defer tr.Close()
+	require.Equal(t, peers[0].Addr, tr.Addr().String())
+}

@@ -22,6 +22,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/fhegate/fhegate/devchain"
+	"github.com/fhegate/fhegate/internal/ports"
 )
 
 const (
@@ -52,37 +53,19 @@ type committeeProcs struct {
 }
 
 // freeBase finds base such that base+1 … base+n are free loopback ports
-// (member i listens on base+i).
+// (member i listens on base+i), below the ephemeral range: the member the
+// load batch kills must get its port back when it restarts (package
+// ports).
 func freeBase(t *testing.T, n int) int {
 	t.Helper()
-	for attempt := 0; attempt < 50; attempt++ {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		require.NoError(t, err)
-		base := ln.Addr().(*net.TCPAddr).Port
-		ln.Close()
-		if base+n > 65535 {
-			continue
-		}
-		ok := true
-		for i := 1; i <= n && ok; i++ {
-			l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(base+i))
-			if err != nil {
-				ok = false
-				continue
-			}
-			l.Close()
-		}
-		if ok {
-			return base
-		}
-	}
-	t.Fatal("no free port range for the committee")
-	return 0
+	base, err := ports.FreeBase(n)
+	require.NoError(t, err)
+	return base
 }
 
 func freePort(t *testing.T) int {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := ports.Listen()
 	require.NoError(t, err)
 	defer ln.Close()
 	return ln.Addr().(*net.TCPAddr).Port
