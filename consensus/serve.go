@@ -22,7 +22,8 @@ import (
 // inputs) meet again in a later attempt — the sessions of a request are
 // named alike in every attempt and the coin toss contributes the same value
 // in each (protocol.CoinToss, "Retries") — within about a minute at the
-// default timeouts.
+// default timeouts. Failures for want of a quorum are not attempts
+// (failed): they are retried until the request is decided or expires.
 const maxAttempts = 6
 
 // server is one Run loop: the batch being collected, the attempts per failed

@@ -82,12 +82,7 @@ The secrets are encrypted if $FHEGATE_KEY_PASSPHRASE or --key-file is given, els
 			for i := range addrs {
 				addrs[i] = net.JoinHostPort(host, fmt.Sprint(basePort+i+1))
 			}
-			if ports.Ephemeral(basePort+1) || ports.Ephemeral(basePort+n) {
-				lo, hi := ports.EphemeralRange()
-				fmt.Fprintf(cmd.ErrOrStderr(), "warning: --base-port %d puts members inside this host's ephemeral port range %d–%d: "+
-					"while a member is down, any outgoing connection may take its port and its restart fails with \"address already in use\"; choose a base port below %d\n",
-					basePort, lo, hi, lo)
-			}
+			warnEphemeralPort(cmd.ErrOrStderr(), fmt.Sprintf("--base-port %d", basePort), basePort+1, basePort+n)
 			cfg, secrets, err := config.GenerateCommittee(cid, epoch, preset, t, addrs)
 			if err != nil {
 				return err
@@ -126,6 +121,19 @@ The secrets are encrypted if $FHEGATE_KEY_PASSPHRASE or --key-file is given, els
 	cmd.Flags().IntVar(&basePort, "base-port", 9700, "member i listens on base-port+i")
 	cmd.Flags().IntSliceVar(&rotations, "rotations", nil, "Galois rotations the plans need (default: powers of two)")
 	return cmd
+}
+
+// warnEphemeralPort warns on w when a member transport port in first…last
+// lies in this host's ephemeral port range: while the member is down, any
+// outgoing connection may take its port, and its restart then fails with
+// "address already in use" (package ports).
+func warnEphemeralPort(w io.Writer, what string, first, last int) {
+	if !ports.Ephemeral(first) && !ports.Ephemeral(last) {
+		return
+	}
+	lo, hi := ports.EphemeralRange()
+	fmt.Fprintf(w, "warning: %s puts a member transport inside this host's ephemeral port range %d–%d: while the member is down, "+
+		"any outgoing connection may take its port and its restart fails with \"address already in use\"; choose a port below %d\n", what, lo, hi, lo)
 }
 
 // maxCommitteeEpoch is the largest epoch `committee init` accepts. FHEVerdict

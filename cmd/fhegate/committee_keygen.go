@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 
 	"github.com/spf13/cobra"
@@ -169,6 +170,11 @@ func runKeygen(stdout, stderr io.Writer, o keygenOptions) error {
 	sec, pub, err := config.GenerateMemberSecrets(o.id, o.addr)
 	if err != nil {
 		return err
+	}
+	if _, port, err := net.SplitHostPort(o.addr); err == nil {
+		if p, err := strconv.Atoi(port); err == nil {
+			warnEphemeralPort(stderr, "--addr "+o.addr, p, p)
+		}
 	}
 	if err := config.SaveMemberSecrets(secPath, sec, k); err != nil {
 		return err

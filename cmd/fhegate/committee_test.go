@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/ava-labs/libevm/crypto"
 	"github.com/stretchr/testify/require"
 
 	"github.com/fhegate/fhegate/devchain"
+	"github.com/fhegate/fhegate/internal/ports"
 )
 
 // TestRelayerKeyNotOnCommandLine: the relayer's private key must not be a
@@ -111,5 +114,25 @@ func TestCommitteeInitRefusesBadEpochAndChainID(t *testing.T) {
 		require.NoError(t, root.Execute(), epoch)
 		_, err := os.Stat(filepath.Join(dir, "committee.json"))
 		require.NoError(t, err)
+	}
+}
+
+// TestCommitteeInitWarnsOfEphemeralPorts: member ports inside the kernel's
+// ephemeral range get a warning (an outgoing connection may take a port
+// while its member is down, and the restart fails to listen); the default
+// base port gets none.
+func TestCommitteeInitWarnsOfEphemeralPorts(t *testing.T) {
+	lo, _ := ports.EphemeralRange()
+	for _, tc := range []struct {
+		base string
+		warn bool
+	}{{"9700", false}, {strconv.Itoa(lo + 100), true}} {
+		var stderr bytes.Buffer
+		root, _ := newRootCmd()
+		root.SetOut(&bytes.Buffer{})
+		root.SetErr(&stderr)
+		root.SetArgs([]string{"committee", "init", "--dir", filepath.Join(t.TempDir(), "c"), "--n", "3", "--t", "2", "--base-port", tc.base, "--log-level", "error"})
+		require.NoError(t, root.Execute())
+		require.Equal(t, tc.warn, strings.Contains(stderr.String(), "ephemeral port range"), "--base-port %s: %s", tc.base, stderr.String())
 	}
 }
