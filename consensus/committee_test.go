@@ -17,6 +17,7 @@ import (
 	"github.com/fhegate/fhegate/consensus/circuit"
 	"github.com/fhegate/fhegate/consensus/local"
 	"github.com/fhegate/fhegate/fhe"
+	"github.com/fhegate/fhegate/fhe/zkpok"
 )
 
 func startTest(t *testing.T, n, th int, serve bool) *local.Committee {
@@ -47,6 +48,16 @@ type testReq struct {
 // packed, request r reading slot r), uploads them through member `via`
 // (checking the input attestation) and builds requests.
 func makeRequests(t *testing.T, lc *local.Committee, via uint32, count int, seed uint64) []testReq {
+	return makeRequestsAt(t, lc, via, count, seed, false)
+}
+
+// makeRequestsAt is makeRequests with top-level inputs when top is set
+// (Member.EncryptInputAt), instead of the upload level clients use: the
+// built-in ProductSum evaluated one by one (ProcessBatch) consumes its
+// inputs as they are, so from the upload level its product lands below the
+// decryption plan's level and takes a final refresh — shares that tests
+// counting one decryption share per request do not expect.
+func makeRequestsAt(t *testing.T, lc *local.Committee, via uint32, count int, seed uint64, top bool) []testReq {
 	m := lc.Member(via)
 	p := m.Params()
 	r := rand.New(rand.NewPCG(seed, 99))
@@ -58,7 +69,12 @@ func makeRequests(t *testing.T, lc *local.Committee, via uint32, count int, seed
 		var hs []fhe.Handle
 		for _, v := range vals {
 			owner := [20]byte{byte(k)}
-			b, proof, err := m.EncryptInput(api.ReplicatedInts(p, v), owner) // as clients do: the serve loop packs windows of ≥ 2
+			level, err := zkpok.UploadLevel(p) // as clients do: the serve loop packs windows of ≥ 2
+			require.NoError(t, err)
+			if top {
+				level = p.MaxLevel()
+			}
+			b, proof, err := m.EncryptInputAt(api.ReplicatedInts(p, v), owner, level)
 			require.NoError(t, err)
 			att, err := m.Upload(context.Background(), b, proof, owner, 1)
 			require.NoError(t, err)
@@ -191,7 +207,7 @@ func TestCommitteeExcludesFaultyMembers(t *testing.T) {
 	lc := startTestKnobs(t, 5, 2, false, func(id uint32) TestingKnobs {
 		return TestingKnobs{WrongDigest: id == 2, CorruptShares: id == 4}
 	})
-	reqs := makeRequests(t, lc, 1, 3, 4)
+	reqs := makeRequestsAt(t, lc, 1, 3, 4, true) // one share per request: no final refresh
 	batch := make([]chainio.Request, len(reqs))
 	for i, r := range reqs {
 		batch[i] = lc.Chain.Post(r.req)
@@ -242,7 +258,7 @@ func TestCommitteeExcludesFaultyMembers(t *testing.T) {
 func TestIdenticalRequestsAnswered(t *testing.T) {
 	t.Parallel()
 	lc := startTest(t, 3, 2, false)
-	reqs := makeRequests(t, lc, 1, 1, 11)
+	reqs := makeRequestsAt(t, lc, 1, 1, 11, true) // one share per request: no final refresh
 	twin := reqs[0]
 	twin.req.ID[31] ^= 1 // another request id, the same policy and handles
 	batch := []chainio.Request{lc.Chain.Post(reqs[0].req), lc.Chain.Post(twin.req)}

@@ -168,8 +168,10 @@ var ErrBadProof = errors.New("consensus: input proof of plaintext knowledge refu
 // also binds the public-key digest and the ciphertext handle).
 func (m *Member) ProofContext(owner [20]byte) zkpok.Context { return m.uploads.proofContext(owner) }
 
-// ProofKey returns the committee public key prepared for input proofs
-// (cached until the key material changes).
+// ProofKey returns the committee public key prepared for input proofs at
+// the top level (cached until the key material changes); its Verify takes
+// every level from zkpok.UploadLevel up, its AtLevel the keys of the
+// other levels.
 func (m *Member) ProofKey() (*zkpok.Key, error) { return m.uploads.proofKey() }
 
 // proofContext is Member.ProofContext.
@@ -196,10 +198,27 @@ func (up *uploads) proofKey() (*zkpok.Key, error) {
 
 // EncryptInput encrypts values under the committee key for owner and proves
 // plaintext knowledge for this member's chain and epoch: the canonical
-// ciphertext and the proof, as a client uploads them (tests, benchmarks).
+// ciphertext and the proof, as a client uploads them (tests, benchmarks),
+// at the upload level (zkpok.UploadLevel; the top level on a preset that
+// cannot pack).
 func (m *Member) EncryptInput(values []int64, owner [20]byte) (ct, proof []byte, err error) {
+	level, err := zkpok.UploadLevel(m.Params())
+	if err != nil {
+		level = m.Params().MaxLevel()
+	}
+	return m.EncryptInputAt(values, owner, level)
+}
+
+// EncryptInputAt is EncryptInput at level (from zkpok.UploadLevel to the
+// top): for inputs a circuit needs above the upload level, such as the
+// writer ciphertexts of a CRDT set, whose membership polynomial the
+// committee evaluates above its working level (circuit.NewCRDT).
+func (m *Member) EncryptInputAt(values []int64, owner [20]byte, level int) (ct, proof []byte, err error) {
 	k, err := m.ProofKey()
 	if err != nil {
+		return nil, nil, err
+	}
+	if k, err = k.AtLevel(level); err != nil {
 		return nil, nil, err
 	}
 	c, proof, err := k.EncryptInts(values, m.ProofContext(owner))

@@ -269,7 +269,7 @@ func uploadUntilAttested(t *testing.T, url string, pkb []byte) api.AttestationJS
 	pk, err := fhe.UnmarshalPublicKey(pkb)
 	require.NoError(t, err)
 	var owner [20]byte
-	ups, _, err := encryptInputs(context.Background(), url, pk, owner, 1, false, []int64{42})
+	ups, _, err := encryptInputs(context.Background(), url, pk, owner, 1, false, -1, []int64{42})
 	require.NoError(t, err)
 	body, _ := json.Marshal(api.UploadRequest{Owner: "0x" + hex.EncodeToString(owner[:]),
 		Inputs: []api.UploadInput{{Ciphertext: hex.EncodeToString(ups[0].Ciphertext), CType: 1, Proof: "0x" + hex.EncodeToString(ups[0].Proof)}}})

@@ -43,6 +43,7 @@ type encryptOptions struct {
 	policy                                  string
 	ctype                                   uint8
 	rooted, vector                          bool
+	level                                   int
 }
 
 func newEncryptCmd(a *app) *cobra.Command {
@@ -98,6 +99,7 @@ are refused.`,
 	cmd.Flags().Uint8Var(&o.ctype, "ctype", 1, "ciphertext type tag recorded by FHEInput (with --submit)")
 	cmd.Flags().BoolVar(&o.vector, "vector", false, "with --submit: encrypt all of --values as ONE vector input (one handle and one proof for every attribute of a request; FHEPolicy takes it for a policy of several inputs, and the committee masks one ciphertext per request instead of one per attribute)")
 	cmd.Flags().StringVar(&o.policy, "policy", "", "a policy (FILE or example:NAME): --values are its declared inputs in order, and a wide unsigned integer (uint8 … uint64, up to 18446744073709551615) is split into its base-16 digits, least significant first — the policy's input slots (use with --vector: one ciphertext, one proof)")
+	cmd.Flags().IntVar(&o.level, "level", -1, "with --submit: the level to encrypt at (-1: the upload level, the level the committee packs inputs at, a third of the top level's bytes on bgv-n14; a CRDT set writer whose state the committee values above it gives a higher one, up to the top level)")
 	cmd.Flags().BoolVar(&o.rooted, "rooted", false, "with --submit: also get the upload's place in an input root (FHEPolicy.evaluateRooted's root, index, path, signature, signers)")
 	_ = cmd.MarkFlagRequired("key")
 	_ = cmd.MarkFlagRequired("values")
@@ -185,7 +187,7 @@ func submitInputs(ctx context.Context, out io.Writer, o encryptOptions, kb []byt
 	if o.outPath != "" && len(vals) != 1 && !o.vector {
 		return fmt.Errorf("--out with --submit writes one ciphertext: give one value (or --vector)")
 	}
-	ups, pctx, err := encryptInputs(ctx, o.submit, pk, owner, o.ctype, o.vector, vals)
+	ups, pctx, err := encryptInputs(ctx, o.submit, pk, owner, o.ctype, o.vector, o.level, vals)
 	if err != nil {
 		return err
 	}

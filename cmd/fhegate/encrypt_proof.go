@@ -13,9 +13,9 @@ import (
 
 // proofKey prepares input proofs for the committee at apiURL: it checks that
 // pk is the public key the member announces (GET /v1/publickey) and returns
-// the proof key and the context (chain id, key epoch) proofs for owner must
-// be bound to.
-func proofKey(ctx context.Context, apiURL string, pk *fhe.PublicKey, owner [20]byte) (*zkpok.Key, zkpok.Context, error) {
+// the proof key at level (< 0: the upload level, zkpok.UploadLevel) and the
+// context (chain id, key epoch) proofs for owner must be bound to.
+func proofKey(ctx context.Context, apiURL string, pk *fhe.PublicKey, owner [20]byte, level int) (*zkpok.Key, zkpok.Context, error) {
 	rctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	ann, err := api.FetchKeyAnnouncement(rctx, apiURL)
@@ -29,7 +29,12 @@ func proofKey(ctx context.Context, apiURL string, pk *fhe.PublicKey, owner [20]b
 	if !bytes.Equal(ann.PublicKey, mine) {
 		return nil, zkpok.Context{}, fmt.Errorf("--key is not the public key of the committee at %s (its key epoch changed?)", apiURL)
 	}
-	key, err := zkpok.NewKey(pk)
+	var key *zkpok.Key
+	if level < 0 {
+		key, err = zkpok.NewUploadKey(pk)
+	} else {
+		key, err = zkpok.NewKeyAt(pk, level)
+	}
 	if err != nil {
 		return nil, zkpok.Context{}, err
 	}
@@ -40,10 +45,10 @@ func proofKey(ctx context.Context, apiURL string, pk *fhe.PublicKey, owner [20]b
 // all of vals in one vector input: api.InputSlotVectors) under the
 // committee key pk, each with a proof of plaintext knowledge for owner bound
 // to the chain id and key epoch the committee at apiURL announces: the uploads
-// of one POST /v1/inputs. It also returns that context (the chain id an
-// input root's leaf is computed for).
-func encryptInputs(ctx context.Context, apiURL string, pk *fhe.PublicKey, owner [20]byte, ctype uint8, vector bool, vals []int64) ([]api.InputUpload, zkpok.Context, error) {
-	key, pctx, err := proofKey(ctx, apiURL, pk, owner)
+// of one POST /v1/inputs, at level (< 0: the upload level). It also returns
+// that context (the chain id an input root's leaf is computed for).
+func encryptInputs(ctx context.Context, apiURL string, pk *fhe.PublicKey, owner [20]byte, ctype uint8, vector bool, level int, vals []int64) ([]api.InputUpload, zkpok.Context, error) {
+	key, pctx, err := proofKey(ctx, apiURL, pk, owner, level)
 	if err != nil {
 		return nil, pctx, err
 	}

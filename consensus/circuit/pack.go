@@ -1,64 +1,40 @@
 package circuit
 
 import (
-	"fmt"
-	"math"
-
 	"github.com/fhegate/fhegate/fhe"
-	"github.com/fhegate/fhegate/fhe/noise"
 	"github.com/fhegate/fhegate/fhe/zkpok"
 )
 
+// The packing bounds live in fhe/zkpok (level.go), which needs them for
+// the upload level (zkpok.UploadLevel = PackLevel: clients encrypt their
+// inputs at the level the committee packs them at); these delegate.
+
 // PackHeadroomBits is the headroom PackLevel leaves for the refresh's
-// masks on top of the worst packed noise bound.
-const PackHeadroomBits = 3
+// masks on top of the worst packed noise bound (zkpok.PackHeadroomBits).
+const PackHeadroomBits = zkpok.PackHeadroomBits
 
 // AcceptedInputNoiseBits is log2 of the largest noise ‖e‖∞ an input accepted
 // by its proof of plaintext knowledge may carry for a committee of up to
-// noise.MaxMembers members (zkpok.AcceptedNoiseBits, fhe/zkpok doc,
+// noise.MaxMembers members (zkpok.AcceptedInputNoiseBits, fhe/zkpok doc,
 // "Soundness slack").
 func AcceptedInputNoiseBits(p *fhe.Params) (float64, error) {
-	return zkpok.AcceptedNoiseBits(p, noise.MaxMembers)
+	return zkpok.AcceptedInputNoiseBits(p)
 }
 
 // PackBounds returns the noise bounds of a packed input of up to Slots()
-// requests (docs/derivations.md, "Mask level"): NoiseBits = log2(S·N·t·(E_h + 1) + S)
-// for honest inputs (E_h = B_ct = 2^noise.CiphertextBits), WorstBits
-// the same with the accepted bound E_in.
+// requests (zkpok.PackBounds; docs/derivations.md, "Mask level").
 func PackBounds(p *fhe.Params) (RefreshBounds, error) {
-	honest := float64(noise.CiphertextBits)
-	accepted, err := AcceptedInputNoiseBits(p)
-	if err != nil {
-		return RefreshBounds{}, err
-	}
-	snt := float64(p.Slots()) * float64(p.N()) * float64(p.PlaintextModulus())
-	packed := func(e float64) float64 { return math.Log2(snt*(math.Exp2(e)+1) + float64(p.Slots())) }
-	return RefreshBounds{NoiseBits: packed(honest), WorstBits: packed(accepted)}, nil
+	b, err := zkpok.PackBounds(p)
+	return RefreshBounds{NoiseBits: b.NoiseBits, WorstBits: b.WorstBits}, err
 }
 
 // PackLevel is the lowest level at which a packed input of Slots() requests
 // stays decryptable even if every input carries the accepted worst-case
 // noise, and its refresh has room for a flooding that hides the honest
-// noise (noise.RefreshFloorLevel of PackBounds; docs/derivations.md, "Mask level").
+// noise (zkpok.PackLevel; docs/derivations.md, "Mask level"). It is also
+// the level clients upload at (zkpok.UploadLevel).
 func PackLevel(p *fhe.Params) (int, error) {
-	b, err := PackBounds(p)
-	if err != nil {
-		return 0, err
-	}
-	floor, err := noise.RefreshFloorLevel(p, b.NoiseBits, b.WorstBits)
-	if err != nil {
-		return 0, fmt.Errorf("consensus: %s cannot pack: %w", p.Preset.Name, err)
-	}
-	logT := math.Log2(float64(p.PlaintextModulus()))
-	need := b.WorstBits + logT + PackHeadroomBits
-	logQ := 0.0
-	for l, q := range p.Q() {
-		logQ += math.Log2(float64(q))
-		if need <= logQ && l >= floor {
-			return l, nil
-		}
-	}
-	return 0, fmt.Errorf("consensus: %s cannot pack: the noise bound needs 2^%.0f, Q is 2^%.0f", p.Preset.Name, need, logQ)
+	return zkpok.PackLevel(p)
 }
 
 // PackLevelBounds returns PackLevel and PackBounds of p.

@@ -47,7 +47,7 @@ func proofKey(pk *fhe.PublicKey, given *zkpok.Key) (*zkpok.Key, error) {
 		if given.PK != pk {
 			return nil, errors.New("protocol: refresh proof key is for another public key")
 		}
-		return given, nil
+		return given.AtLevel(pk.Params().MaxLevel()) // masks are top-level encryptions
 	}
 	if k, ok := proofKeys.Load(pk); ok {
 		return k.(*zkpok.Key), nil
@@ -155,6 +155,11 @@ func splitMask(zk *zkpok.Key, b []byte) (nonce []byte, ct *fhe.Ciphertext, proof
 	}
 	if ct.Params() != zk.PK.Params() {
 		return nil, nil, nil, fmt.Errorf("mask ciphertext is %s, key is %s", ct.Params().Preset.Name, zk.PK.Params().Preset.Name)
+	}
+	if top := zk.PK.Params().MaxLevel(); ct.Level() != top {
+		// unmask subtracts masks at the top level; the proof alone would
+		// take any level from the upload level up
+		return nil, nil, nil, fmt.Errorf("mask ciphertext at level %d, masks are at the top level %d", ct.Level(), top)
 	}
 	return nonce, ct, b[4+n:], nil
 }

@@ -127,6 +127,13 @@ func (a *Attestation) RegisterSet(opts *bind.TransactOpts, input *bindings.IFHEI
 type Committee struct {
 	API   string
 	Token string // bearer token of the API ("" on a loopback devnet)
+	// Level is the level inputs are encrypted at; 0 means the upload level
+	// (zkpok.UploadLevel: the level the committee packs inputs at, a third
+	// of the top level's bytes on bgv-n14). A CRDT set writer whose state
+	// the committee values above the upload level (circuit.NewCRDT's
+	// working level: the membership polynomial's depth above the refresh
+	// floor) sets a higher one, up to Params.MaxLevel().
+	Level int
 
 	once sync.Once
 	pk   *fhe.PublicKey
@@ -147,7 +154,12 @@ func (c *Committee) PublicKey(ctx context.Context) (*fhe.PublicKey, error) {
 			c.err = fmt.Errorf("fheclient: committee public key: %w", c.err)
 			return
 		}
-		if c.key, c.err = zkpok.NewKey(c.pk); c.err != nil {
+		if c.Level == 0 {
+			c.key, c.err = zkpok.NewUploadKey(c.pk)
+		} else {
+			c.key, c.err = zkpok.NewKeyAt(c.pk, c.Level)
+		}
+		if c.err != nil {
 			c.err = fmt.Errorf("fheclient: committee public key: %w", c.err)
 			return
 		}

@@ -193,25 +193,38 @@ func TestAttackRingInverse(t *testing.T) {
 	for _, id := range []fhe.PresetID{fhetest.InsecureBGVN10, fhe.BGVN13} {
 		p := fhe.MustParams(id)
 		keys := fhe.GenKeys(p, nil)
-		k, err := NewKey(keys.Public)
-		require.NoError(t, err)
-		r := rand.New(rand.NewPCG(uint64(id), 24))
-		vals := []int64{1, 0, 1, 1}
-		ctx := Context{Owner: [20]byte{0xf0}}
-		ct, h, proof := ringInverseForgery(t, k, vals, ctx, r)
-		wrong := wrongSlots(t, keys.Secret, ct, vals)
-		require.Greater(t, wrong, p.Slots()*9/10, "the uploaded ciphertext is garbage")
-		require.NoError(t, k.Verify(ct, h, ctx, proof), "the forgery passes (it answers every monomial challenge)")
-		ev, err := ct.Evaluable()
-		require.NoError(t, err)
-		evWrong := wrongSlots(t, keys.Secret, ev, vals)
-		bits := evaluableNoiseBits(t, p, keys.Secret, ev, vals)
-		t.Logf("%s: upload wrong in %d of %d slots; 2·ct wrong in %d, noise 2^%.1f (honest ≤ 2^%.1f, accepted ≤ 2^%.1f)",
-			p.Preset.Name, wrong, p.Slots(), evWrong, bits, k.PP.HonestNoiseBits(1), k.PP.AcceptedNoiseBits(1))
-		require.Zero(t, evWrong, "2·ct decrypts to the values")
-		require.LessOrEqual(t, bits, k.PP.HonestNoiseBits(1)+1)
-		require.LessOrEqual(t, bits, k.PP.AcceptedNoiseBits(1))
+		for _, k := range levelKeys(t, keys.Public) { // the top and the upload level
+			r := rand.New(rand.NewPCG(uint64(id), 24))
+			vals := []int64{1, 0, 1, 1}
+			ctx := Context{Owner: [20]byte{0xf0}}
+			ct, h, proof := ringInverseForgery(t, k, vals, ctx, r)
+			require.Equal(t, k.Level(), ct.Level())
+			wrong := wrongSlots(t, keys.Secret, ct, vals)
+			require.Greater(t, wrong, p.Slots()*9/10, "the uploaded ciphertext is garbage")
+			require.NoError(t, k.Verify(ct, h, ctx, proof), "the forgery passes (it answers every monomial challenge)")
+			ev, err := ct.Evaluable()
+			require.NoError(t, err)
+			evWrong := wrongSlots(t, keys.Secret, ev, vals)
+			bits := evaluableNoiseBits(t, p, keys.Secret, ev, vals)
+			t.Logf("%s, level %d: upload wrong in %d of %d slots; 2·ct wrong in %d, noise 2^%.1f (honest ≤ 2^%.1f, accepted ≤ 2^%.1f)",
+				p.Preset.Name, k.Level(), wrong, p.Slots(), evWrong, bits, k.PP.HonestNoiseBits(1), k.PP.AcceptedNoiseBits(1))
+			require.Zero(t, evWrong, "2·ct decrypts to the values")
+			require.LessOrEqual(t, bits, k.PP.HonestNoiseBits(1)+1)
+			require.LessOrEqual(t, bits, k.PP.AcceptedNoiseBits(1))
+		}
 	}
+}
+
+// levelKeys returns the keys of pk at the top level and at the upload
+// level (UploadLevel), which the attacks run against.
+func levelKeys(t *testing.T, pk *fhe.PublicKey) []*Key {
+	t.Helper()
+	top, err := NewKey(pk)
+	require.NoError(t, err)
+	up, err := NewUploadKey(pk)
+	require.NoError(t, err)
+	require.Less(t, up.Level(), top.Level())
+	return []*Key{top, up}
 }
 
 // evaluableNoiseBits is log2 ‖c0 + c1·s − [t^{-1}·m]_Q‖∞ for an evaluable
@@ -421,4 +434,27 @@ func TestAttackSlotGrinding(t *testing.T) {
 	require.Greater(t, evWrong, p.Slots()*9/10, "doubling does not repair it")
 	require.False(t, found, "a try succeeded")
 	require.ErrorIs(t, k.Verify(ct, h, ctx, proof), ErrInvalid)
+}
+
+// TestAttackSlotGrindingUploadLevel — the slot grinder against a key at the
+// upload level (InsecureBGVN10: Q_3 with 30-bit primes, the smallest one
+// targeted): the knowledge error does not depend on Q, 2^14 tries find
+// nothing and the verifier refuses the last.
+func TestAttackSlotGrindingUploadLevel(t *testing.T) {
+	p := fhe.MustParams(fhetest.InsecureBGVN10)
+	keys := fhe.GenKeys(p, nil)
+	k, err := NewUploadKey(keys.Public)
+	require.NoError(t, err)
+	require.Less(t, k.Level(), p.MaxLevel())
+	require.GreaterOrEqual(t, k.PP.SoundnessBits, 128.0)
+	r := rand.New(rand.NewPCG(30, 24))
+	vals := []int64{1, 0, 1}
+	ctx := Context{Owner: [20]byte{0xf2}}
+	ct, h, proof, found := slotGrind(t, k, vals, ctx, 1<<14, r)
+	require.Equal(t, k.Level(), ct.Level())
+	require.False(t, found, "a try succeeded")
+	require.ErrorIs(t, k.Verify(ct, h, ctx, proof), ErrInvalid)
+	top, err := NewKey(keys.Public)
+	require.NoError(t, err)
+	require.ErrorIs(t, top.Verify(ct, h, ctx, proof), ErrInvalid)
 }

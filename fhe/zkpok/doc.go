@@ -199,10 +199,28 @@
 //
 // Scope: BGV presets only (CKKS committees cannot accept uploads until a
 // CKKS variant exists — the relation is the same with m the rounded
-// Δ-scaled encoding and no t); fresh top-level degree-1 public-key
-// encryptions only (the prover must know u, so fhe.Encryptor's ciphertexts,
+// Δ-scaled encoding and no t); fresh degree-1 public-key encryptions at a
+// level from UploadLevel to the top only (the prover must know u, so fhe.Encryptor's ciphertexts,
 // whose randomness Lattigo discards, cannot be proven: use Key.EncryptInts,
 // which produces the same distribution).
+//
+// # Upload level
+//
+// Everything above holds with Q replaced by Q_ℓ = q_0···q_ℓ: a key of
+// level ℓ (NewKeyAt, AtLevel) proves and verifies the relation over
+// R_{Q_ℓ·P} with pk reduced mod Q_ℓ·P. The knowledge error does not
+// involve Q, the noise bounds (noise.go) are integer bounds that do not
+// either, and Q_ℓ only has to hold them (level.go, "The upload level",
+// has the argument). Clients encrypt at UploadLevel, the pack level the
+// committee drops every input to anyway (BGVN14: level 2, 3 of 10 limbs,
+// ciphertext 786452 B instead of 2621460 B; BGVN13: level 3 of 4); the
+// proof keeps its size (its responses and ρ = ĉ mod P do not depend on Q)
+// and costs less (its transforms and W cover the Q_ℓ·P limbs only).
+// Verify takes any level from UploadLevel to the top, with the key of the
+// ciphertext's level, and refuses lower ones. The transcript binds the
+// level through the ciphertext's handle: the canonical encoding's header
+// carries the level, so the same input dropped to another level has
+// another handle and its proof does not verify (TestUploadLevel).
 //
 // # Public-key shares
 //

@@ -129,11 +129,10 @@ func signs(r *rand.Rand, n int, mag int64) []int64 {
 // CraftableNoiseBits ≤ AcceptedNoiseBits. A witness clearly beyond (e0 at
 // ±2^40) cannot be proven: no mask hides X^e·w.
 func TestAcceptedNoiseBound(t *testing.T) {
-	for _, id := range []fhe.PresetID{fhe.BGVN13} {
-		p := fhe.MustParams(id)
-		keys := fhe.GenKeys(p, nil)
-		k, err := NewKey(keys.Public)
-		require.NoError(t, err)
+	p := fhe.MustParams(fhe.BGVN13)
+	keys := fhe.GenKeys(p, nil)
+	for _, k := range levelKeys(t, keys.Public) { // the top and the upload level
+		id := p.Preset.ID
 		pp := k.PP
 		r := rand.New(rand.NewPCG(uint64(id), 11))
 		vals := []int64{1, 2, 3, 65536}
@@ -158,8 +157,8 @@ func TestAcceptedNoiseBound(t *testing.T) {
 		hct, _, err := k.EncryptInts(vals, ctx)
 		require.NoError(t, err)
 		honest := noise(hct)
-		t.Logf("%s: 2·ct honest 2^%.1f (bound 2^%.1f), crafted 2^%.1f (craftable ≤ 2^%.1f), accepted ≤ 2^%.1f",
-			p.Preset.Name, honest, pp.HonestNoiseBits(1), got, pp.CraftableNoiseBits(1), pp.AcceptedNoiseBits(1))
+		t.Logf("%s, level %d: 2·ct honest 2^%.1f (bound 2^%.1f), crafted 2^%.1f (craftable ≤ 2^%.1f), accepted ≤ 2^%.1f",
+			p.Preset.Name, k.Level(), honest, pp.HonestNoiseBits(1), got, pp.CraftableNoiseBits(1), pp.AcceptedNoiseBits(1))
 		require.LessOrEqual(t, honest, pp.HonestNoiseBits(1))
 		require.Greater(t, got, honest+5, "the crafted input is noisier than an honest one")
 		require.LessOrEqual(t, got, pp.CraftableNoiseBits(1))

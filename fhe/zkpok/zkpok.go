@@ -243,22 +243,53 @@ type Key struct {
 	PP     *Params
 	PK     *fhe.PublicKey
 	Digest [32]byte // keccak256 of the canonical public-key encoding
+	level  int      // the level of Q this key proves and verifies at
 	rq     *ring.Ring
-	rqp    *ring.Ring // the moduli of Q (top level), then those of P
+	rqp    *ring.Ring // the moduli of Q up to level, then those of P
 	nQ     int
-	pk     [2]ring.Poly // pk over QP, NTT domain, standard form
-	ptInv  *big.Int     // P·[t^{-1}]_Q
+	pk     [2]ring.Poly // pk over Q_level·P, NTT domain, standard form
+	ptInv  *big.Int     // P·[t^{-1}]_{Q_level}
 	lift   *lifter
 	t      uint64
 	// mono is the verifier's table for the challenges' NTT form
 	// (monomialNTT), built on the first verification.
 	monoOnce sync.Once
 	mono     monoTable
+	// levels holds the keys of every level built from this public key
+	// (AtLevel), shared by all of them.
+	levels *keyLevels
 }
 
-// NewKey prepares a BGV public key (computes its digest and its QP form
-// once).
+// keyLevels caches the keys of one public key per level.
+type keyLevels struct {
+	minLevel int // the lowest level Verify accepts (minVerifyLevel)
+	mu       sync.Mutex
+	byLevel  map[int]*Key
+}
+
+// NewKey prepares a BGV public key at the top level (computes its digest
+// and its QP form once). Its EncryptInts encrypts at the top level; Verify
+// accepts every level from UploadLevel to the top. Clients upload with
+// NewUploadKey.
 func NewKey(pk *fhe.PublicKey) (*Key, error) {
+	return NewKeyAt(pk, pk.Params().MaxLevel())
+}
+
+// NewUploadKey is NewKeyAt the upload level (UploadLevel): the key a
+// client encrypts and proves its inputs with.
+func NewUploadKey(pk *fhe.PublicKey) (*Key, error) {
+	l, err := UploadLevel(pk.Params())
+	if err != nil {
+		return nil, err
+	}
+	return NewKeyAt(pk, l)
+}
+
+// NewKeyAt prepares a BGV public key for proofs at level: its Q ring is
+// Q_0 … Q_level, followed by the P primes. The level must lie between
+// UploadLevel and the top level (the top level only, for a preset that
+// cannot pack).
+func NewKeyAt(pk *fhe.PublicKey, level int) (*Key, error) {
 	pp, err := ParamsFor(pk.Params())
 	if err != nil {
 		return nil, err
@@ -267,15 +298,69 @@ func NewKey(pk *fhe.PublicKey) (*Key, error) {
 	if err != nil {
 		return nil, err
 	}
+	lv := &keyLevels{minLevel: minVerifyLevel(pk.Params()), byLevel: map[int]*Key{}}
+	if err := lv.check(pk.Params(), level); err != nil {
+		return nil, err
+	}
+	k, err := newKeyAt(pk, pp, [32]byte(fhe.HandleOf(b)), level)
+	if err != nil {
+		return nil, err
+	}
+	k.levels = lv
+	lv.byLevel[level] = k
+	return k, nil
+}
+
+// check refuses a level outside [minLevel, MaxLevel].
+func (lv *keyLevels) check(p *fhe.Params, level int) error {
+	if level < lv.minLevel || level > p.MaxLevel() {
+		if lv.minLevel == p.MaxLevel() {
+			return fmt.Errorf("%w: level %d: %s takes inputs at the top level %d only (it has no upload level)", ErrInvalid, level, p.Preset.Name, p.MaxLevel())
+		}
+		return fmt.Errorf("%w: level %d outside [%d, %d]: %s takes inputs from the upload level %d to the top level %d", ErrInvalid, level, lv.minLevel, p.MaxLevel(), p.Preset.Name, lv.minLevel, p.MaxLevel())
+	}
+	return nil
+}
+
+// Level returns the level of Q the key encrypts, proves and verifies at.
+func (k *Key) Level() int { return k.level }
+
+// AtLevel returns the key of the same public key at level (k itself at
+// k.Level()): built once per level and cached, shared by every key of
+// the public key. Safe for concurrent use.
+func (k *Key) AtLevel(level int) (*Key, error) {
+	if level == k.level {
+		return k, nil
+	}
+	lv := k.levels
+	if err := lv.check(k.PK.Params(), level); err != nil {
+		return nil, err
+	}
+	lv.mu.Lock()
+	defer lv.mu.Unlock()
+	if out, ok := lv.byLevel[level]; ok {
+		return out, nil
+	}
+	out, err := newKeyAt(k.PK, k.PP, k.Digest, level)
+	if err != nil {
+		return nil, err
+	}
+	out.levels = lv
+	lv.byLevel[level] = out
+	return out, nil
+}
+
+// newKeyAt lifts pk to R_{Q_level·P}.
+func newKeyAt(pk *fhe.PublicKey, pp *Params, digest [32]byte, level int) (*Key, error) {
 	p := pk.Params()
 	rp := p.RLWE()
-	rq := rp.RingQ().AtLevel(p.MaxLevel())
+	rq := rp.RingQ().AtLevel(level)
 	qs := rq.ModuliChain()[:rq.Level()+1]
 	rqp, err := ring.NewRing(p.N(), append(slices.Clone(qs), pp.PModuli...))
 	if err != nil {
 		return nil, fmt.Errorf("zkpok: ring over QP: %w", err)
 	}
-	k := &Key{PP: pp, PK: pk, Digest: [32]byte(fhe.HandleOf(b)), rq: rq, rqp: rqp, nQ: len(qs), t: p.PlaintextModulus()}
+	k := &Key{PP: pp, PK: pk, Digest: digest, level: level, rq: rq, rqp: rqp, nQ: len(qs), t: p.PlaintextModulus()}
 	if k.lift, err = newLifter(qs, pp.PModuli); err != nil {
 		return nil, err
 	}
@@ -289,11 +374,12 @@ func NewKey(pk *fhe.PublicKey) (*Key, error) {
 	}
 	k.ptInv = tInv.Mul(tInv, k.lift.bigP)
 	lpk := pk.Lattigo()
+	rqTop := rp.RingQ().AtLevel(lpk.Value[0].Q.Level())
 	for i := range k.pk {
 		poly := rqp.NewPoly()
 		q := lpk.Value[i].Q.CopyNew()
-		rq.IMForm(*q, *q)
-		rq.INTT(*q, *q)
+		rqTop.IMForm(*q, *q)
+		rqTop.INTT(*q, *q)
 		for r := range k.nQ {
 			copy(poly.Coeffs[r], q.Coeffs[r])
 		}
@@ -312,8 +398,8 @@ func NewKey(pk *fhe.PublicKey) (*Key, error) {
 	return k, nil
 }
 
-// EncryptInts encrypts integers (reduced mod t) at the top level under the
-// key and proves plaintext knowledge bound to ctx. It returns the canonical
+// EncryptInts encrypts integers (reduced mod t) at the key's level under
+// the key and proves plaintext knowledge bound to ctx. It returns the canonical
 // ciphertext and the encoded proof (which carries ρ = ĉ mod P).
 func (k *Key) EncryptInts(values []int64, ctx Context) (*fhe.Ciphertext, []byte, error) {
 	if err := ctx.check(); err != nil {
@@ -363,7 +449,7 @@ func (k *Key) EncryptInts(values []int64, ctx Context) (*fhe.Ciphertext, []byte,
 }
 
 // encodeInts reduces values mod t into the slots and encodes them in a
-// top-level plaintext.
+// plaintext at the key's level.
 func (k *Key) encodeInts(values []int64) (*rlwe.Plaintext, error) {
 	p := k.PK.Params()
 	if len(values) > p.Slots() {
@@ -378,7 +464,7 @@ func (k *Key) encodeInts(values []int64) (*rlwe.Plaintext, error) {
 		}
 		v[i] = uint64(x)
 	}
-	pt := bgv.NewPlaintext(p.BGV(), p.MaxLevel())
+	pt := bgv.NewPlaintext(p.BGV(), k.level)
 	pt.Scale = p.UploadScale() // the committee evaluates 2·ct (fhe.Ciphertext.Evaluable)
 	if err := bgv.NewEncoder(p.BGV()).Encode(v, pt); err != nil {
 		return nil, fmt.Errorf("zkpok: encode: %w", err)
@@ -453,7 +539,7 @@ func (k *Key) hatQP(w [nComp][]int64) [2]ring.Poly {
 // for ĉ over QP in the coefficient domain.
 func (k *Key) finish(hat [2]ring.Poly, meta *rlwe.MetaData) (*rlwe.Ciphertext, [2][][]uint64) {
 	p := k.PK.Params()
-	ct := rlwe.NewCiphertext(p.RLWE(), 1, p.MaxLevel())
+	ct := rlwe.NewCiphertext(p.RLWE(), 1, k.level)
 	*ct.MetaData = *meta
 	ct.IsNTT, ct.IsMontgomery = true, false
 	var rho [2][][]uint64
@@ -590,16 +676,24 @@ func forEach(n int, f func(j int)) {
 }
 
 // Verify checks a proof for a ciphertext with the given canonical handle
-// under ctx. The ciphertext must be a fresh top-level degree-1 encryption at
-// the upload scale (fhe.Params.UploadScale: the committee evaluates 2·ct,
-// see the package doc).
+// under ctx. The ciphertext must be a fresh degree-1 encryption at the
+// upload scale (fhe.Params.UploadScale: the committee evaluates 2·ct, see
+// the package doc) at any level from UploadLevel to the top: the proof is
+// checked with the key of ct's level (AtLevel), whatever k's level. A
+// ciphertext below UploadLevel (or above the top) is refused. The
+// transcript binds the level through the handle (the canonical encoding's
+// header carries it, and its body has level+1 rows).
 func (k *Key) Verify(ct *fhe.Ciphertext, h fhe.Handle, ctx Context, proof []byte) error {
 	p := k.PK.Params()
 	if ct.Params() != p {
 		return fmt.Errorf("%w: ciphertext is %s, key is %s", ErrInvalid, ct.Params().Preset.Name, p.Preset.Name)
 	}
-	if ct.Level() != p.MaxLevel() || ct.Degree() != 1 {
-		return fmt.Errorf("%w: ciphertext level %d degree %d, want a fresh encryption (level %d, degree 1)", ErrInvalid, ct.Level(), ct.Degree(), p.MaxLevel())
+	if ct.Degree() != 1 {
+		return fmt.Errorf("%w: ciphertext of degree %d, want a fresh encryption (degree 1)", ErrInvalid, ct.Degree())
+	}
+	k, err := k.AtLevel(ct.Level())
+	if err != nil {
+		return fmt.Errorf("ciphertext: %w", err)
 	}
 	if !ct.IsUpload() {
 		return fmt.Errorf("%w: ciphertext scale is not the upload scale 2^-1 mod t (encrypt with zkpok.Key.EncryptInts)", ErrInvalid)
@@ -792,7 +886,7 @@ func sampleUniform(xof *sha3.SHAKE, y []int64, logB int) {
 }
 
 func setSigned(rq *ring.Ring, p ring.Poly, v []int64) {
-	for i, s := range rq.SubRings {
+	for i, s := range rq.SubRings[:rq.Level()+1] { // a ring at a level keeps every subring
 		q := int64(s.Modulus)
 		row := p.Coeffs[i]
 		for j, x := range v {

@@ -21,6 +21,14 @@ export interface KeyInfo {
   epoch: string;
   /** Bytes of one input proof. */
   proofSize: number;
+  /**
+   * The level inputs are encrypted at: the upload level (fhe/zkpok
+   * UploadLevel), the level the committee packs inputs at — a third of the
+   * top level's bytes on bgv-n14-t65537.
+   */
+  level: number;
+  /** The preset's top level. */
+  topLevel: number;
   /** Most ciphertexts in one upload. */
   maxInputs: number;
   /** Most attributes in one vector input. */

@@ -75,6 +75,8 @@ for (const tc of [
     const res = go("check", { chainId, epoch: Number(epoch), owner, vector: tc.vector, values, body, rooted: tc.rooted, handles: inputs.map((i) => i.handle) });
     assert.deepEqual(res.handles, inputs.map((i) => i.handle));
     assert.deepEqual(res.proofDigests, inputs.map((i) => i.proofDigest));
+    // uploads at the upload level, below the top (the helper checks every ciphertext's level)
+    assert.ok(key.info.level >= 1 && key.info.level < key.info.topLevel, `level ${key.info.level} of ${key.info.topLevel}`);
     for (const i of inputs) {
       assert.equal(i.proof.length, key.info.proofSize);
       key.verify(owner, i.ciphertext, i.proof);

@@ -44,7 +44,8 @@ const maxPublicKeyBytes = 64 << 20
 const ctypeInput = 1
 
 // Session is one committee key prepared for proving: the key's QP form
-// is computed once (zkpok.NewKey) and every input of every upload reuses it.
+// is computed once (zkpok.NewUploadKey: at the upload level, the level the
+// committee packs inputs at) and every input of every upload reuses it.
 type Session struct {
 	Key     *zkpok.Key
 	ChainID *big.Int
@@ -70,7 +71,7 @@ func NewSession(pk []byte, chainID, epoch string) (*Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("committee public key: %w", err)
 	}
-	zk, err := zkpok.NewKey(key)
+	zk, err := zkpok.NewUploadKey(key)
 	if err != nil {
 		return nil, fmt.Errorf("committee public key: %w", err)
 	}
@@ -87,8 +88,12 @@ type Info struct {
 	ChainID   string `json:"chainId"`
 	Epoch     uint64 `json:"epoch"`
 	ProofSize int    `json:"proofSize"`
-	MaxInputs int    `json:"maxInputs"`
-	MaxVector int    `json:"maxVector"`
+	// Level is the level inputs are encrypted at (zkpok.UploadLevel: the
+	// level the committee packs inputs at), TopLevel the preset's top.
+	Level     int `json:"level"`
+	TopLevel  int `json:"topLevel"`
+	MaxInputs int `json:"maxInputs"`
+	MaxVector int `json:"maxVector"`
 }
 
 // Info returns the session's description.
@@ -96,6 +101,7 @@ func (s *Session) Info() Info {
 	p := s.Key.PK.Params()
 	return Info{Preset: p.Preset.Name, PresetID: uint8(p.Preset.ID), Slots: p.Slots(), T: p.PlaintextModulus(),
 		KeyDigest: hex0x(s.Key.Digest[:]), ChainID: s.ChainID.String(), Epoch: s.Epoch, ProofSize: s.Key.PP.Size(),
+		Level: s.Key.Level(), TopLevel: p.MaxLevel(),
 		MaxInputs: MaxUploadItems, MaxVector: fhe.MaxVectorWidth}
 }
 

@@ -140,7 +140,7 @@ func (c *client) session(a []js.Value) (any, error) {
 	in := s.Info()
 	info := map[string]any{"preset": in.Preset, "presetId": int(in.PresetID), "slots": in.Slots,
 		"plaintextModulus": strconv.FormatUint(in.T, 10), "keyDigest": in.KeyDigest, "chainId": in.ChainID,
-		"epoch": strconv.FormatUint(in.Epoch, 10), "proofSize": in.ProofSize, "maxInputs": in.MaxInputs, "maxVector": in.MaxVector}
+		"epoch": strconv.FormatUint(in.Epoch, 10), "proofSize": in.ProofSize, "level": in.Level, "topLevel": in.TopLevel, "maxInputs": in.MaxInputs, "maxVector": in.MaxVector}
 	return map[string]any{"id": id, "info": info}, nil
 }
 

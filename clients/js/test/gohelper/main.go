@@ -98,7 +98,7 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
-	key, err := zkpok.NewKey(pk)
+	key, err := zkpok.NewUploadKey(pk) // as clients encrypt; its Verify takes every level from there up
 	if err != nil {
 		return err
 	}
@@ -234,6 +234,9 @@ func check(key *zkpok.Key, sk *fhe.SecretKey, pctx zkpok.Context, j job, want []
 		ct, err := fhe.UnmarshalCiphertext(ctb)
 		if err != nil {
 			return res, fmt.Errorf("input %d: %w", i, err)
+		}
+		if ct.Level() != key.Level() {
+			return res, fmt.Errorf("input %d at level %d, clients upload at the upload level %d", i, ct.Level(), key.Level())
 		}
 		h := fhe.HandleOf(ctb)
 		if err := key.Verify(ct, h, pctx, proof); err != nil {
