@@ -5,6 +5,7 @@ import (
 	"encoding"
 	"encoding/binary"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -45,19 +46,89 @@ func honestWitness(t *testing.T, k *Key, vals []int64, r *rand.Rand) ([nComp][]i
 	return w, pt
 }
 
-// shrunkMasks draws y_i uniform in [−(Z_i − slack_i), Z_i − slack_i]: a
-// cheating prover that needs no zero knowledge and wants every response
-// inside the verifier's box whatever the challenge.
-func shrunkMasks(pp *Params, slack [nComp]int64, r *rand.Rand) [nComp][]int64 {
-	var y [nComp][]int64
-	for i := range nComp {
-		rad := pp.Z[i] - slack[i]
-		y[i] = make([]int64, pp.N)
-		for j := range y[i] {
-			y[i][j] = r.Int64N(2*rad+1) - rad
+// proveCheat is a cheating prover that needs no zero knowledge: its masks
+// y_u, y_m are uniform in [−rad_i, rad_i] (rad_i = Z_i − ‖w_i‖∞ keeps every
+// response inside the verifier's box whatever the challenge), it commits to
+// the high parts of W_j = A′·y_j + off_j (off may be nil; coefficient
+// domain), answers z_j = y_j + c_j·w and restarts, up to `attempts` times,
+// until V_j = A′·z_j − c_j·ĉ — computed as the verifier does, from ct and
+// ρ — has the high parts of W_j in every repetition and every response is
+// in its box. It returns the proof and the number of attempts.
+func proveCheat(k *Key, ct *rlwe.Ciphertext, rho [2][][]uint64, h fhe.Handle, ctx Context, w [nComp][]int64, rad [nComp]int64, off func(j int) [2]ring.Poly, attempts int, r *rand.Rand) ([]byte, int, error) {
+	pp, rqp := k.PP, k.rqp
+	hat := k.rebuild(ct, rho)
+	ys := make([][nComp][]int64, pp.Reps)
+	ws := make([][2]ring.Poly, pp.Reps)
+	for attempt := 1; attempt <= attempts; attempt++ {
+		for j := range ys {
+			for _, i := range respComps {
+				ys[j][i] = make([]int64, pp.N)
+				for l := range ys[j][i] {
+					ys[j][i][l] = r.Int64N(2*rad[i]+1) - rad[i]
+				}
+			}
+			ws[j] = [2]ring.Poly{rqp.NewPoly(), rqp.NewPoly()}
+			k.apply(ys[j], ws[j][0], ws[j][1])
+			if off != nil {
+				o := off(j)
+				rqp.Add(ws[j][0], o[0], ws[j][0])
+				rqp.Add(ws[j][1], o[1], ws[j][1])
+			}
+			k.highParts(ws[j][0])
+			k.highParts(ws[j][1])
+		}
+		hh := k.transcript(ctx, h, rho, ws)
+		es := Challenges(hh, pp.N, pp.Reps)
+		pr, ok := &Proof{H: hh, Rho: rho, Z: make([][nComp][]int64, pp.Reps)}, true
+		for j, e := range es {
+			for _, i := range respComps {
+				z := mulMonomial(e, w[i])
+				for l := range z {
+					z[l] += ys[j][i][l]
+					ok = ok && z[l] <= pp.Z[i] && z[l] >= -pp.Z[i]
+				}
+				pr.Z[j][i] = z
+			}
+			if !ok {
+				break
+			}
+			v0, v1 := k.residual(pr.Z[j], e, hat)
+			k.highParts(v0)
+			k.highParts(v1)
+			ok = sameHigh(k, v0, ws[j][0]) && sameHigh(k, v1, ws[j][1])
+			if !ok {
+				break
+			}
+		}
+		if ok {
+			return pp.Marshal(pr), attempt, nil
 		}
 	}
-	return y
+	return nil, attempts, ErrInvalid
+}
+
+// sameHigh reports whether two high-part polynomials (highParts) agree on
+// every row but D's.
+func sameHigh(k *Key, a, b ring.Poly) bool {
+	for i := range a.Coeffs {
+		if i != k.dRow && !slices.Equal(a.Coeffs[i], b.Coeffs[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// cheatRadius is Z_i − ‖w_i‖∞ for u and m (the honest B_i where that is
+// negative: the cheater then fails like the honest prover).
+func cheatRadius(pp *Params, w [nComp][]int64) [nComp]int64 {
+	var rad [nComp]int64
+	for _, i := range respComps {
+		rad[i] = pp.Z[i] - infNorm(w[i])
+		if rad[i] < 0 {
+			rad[i] = int64(1)<<pp.LogB[i] - 1
+		}
+	}
+	return rad
 }
 
 func wrap(t *testing.T, k *Key, ct *rlwe.Ciphertext) (*fhe.Ciphertext, fhe.Handle) {
@@ -98,17 +169,17 @@ func wrongSlots(t *testing.T, sk *fhe.SecretKey, ct *fhe.Ciphertext, vals []int6
 // c·g = c(1)·g + q_c, and (c(1) − v)·g = ((c(1) − v)/2)·(1 + … + X^{N−1})
 // is short whenever c(1) ≡ v (mod 2). The one-repetition protocol's
 // challenges had exactly κ coefficients ±1, so c(1) ≡ κ (mod 2) always; the
-// monomial challenges ±X^i have c(1) = ±1, always odd. So with
-// W = A·y − v·A·(g·b) (v = 1, b the constant 1 in the e0 coordinate,
-// A·(g·b) = (t·g, 0)) in every repetition and z_e0 = y_e0 + c·e0 + q_c +
-// ((c(1) − v)/2)·(1 + … + X^{N−1}), every response is short and
-// A·z − c·(t·ĉ0, ĉ1) = W for every challenge: no challenge set over
+// monomial challenges ±X^i have c(1) = ±1, always odd, so c·g = g + s_c
+// with ‖s_c‖∞ ≤ 2 for every challenge. With W = A′·y − g (v = 1) in every
+// repetition and the honest responses z = y + c·w, V = A′·z − c·ĉ =
+// W − c·e − s_c: short away from W, so it has W's high parts (up to the
+// rounding's restarts) whatever the challenge — no challenge set over
 // Z[X]/(X^N+1) whose members all have c(1) of one parity can refuse it.
 // What stops it is the doubling: 2·ĉ0 gains 2g = 1 + X + … + X^{N−1}, one
 // unit of e0 noise per coefficient.
 func ringInverseForgery(t *testing.T, k *Key, vals []int64, ctx Context, r *rand.Rand) (*fhe.Ciphertext, fhe.Handle, []byte) {
 	t.Helper()
-	pp, rqp := k.PP, k.rqp
+	rqp := k.rqp
 	w, pt := honestWitness(t, k, vals, r)
 	hat := k.hatQP(w)
 	g := rqp.NewPoly()
@@ -121,65 +192,12 @@ func ringInverseForgery(t *testing.T, k *Key, vals []int64, ctx Context, r *rand
 	rqp.Add(hat[0], g, hat[0])
 	raw, rho := k.finish(hat, pt.MetaData)
 	ct, h := wrap(t, k, raw)
-
-	// A·(g·b) = (t·g, 0), NTT domain.
-	ag := rqp.NewPoly()
-	rqp.NTT(g, ag)
-	rqp.MulScalar(ag, k.t, ag)
-	var slack [nComp]int64
-	for i := range nComp {
-		slack[i] = infNorm(w[i])
-	}
-	slack[compE0] += 2
-	ws := make([][2]ring.Poly, pp.Reps)
-	ys := make([][nComp][]int64, pp.Reps)
-	for attempt := 0; attempt < 20; attempt++ {
-		for j := range ws {
-			ys[j] = shrunkMasks(pp, slack, r)
-			ws[j] = [2]ring.Poly{rqp.NewPoly(), rqp.NewPoly()}
-			k.apply(ys[j], ws[j][0], ws[j][1])
-			rqp.Sub(ws[j][0], ag, ws[j][0]) // v = 1
-		}
-		hh := k.transcript(ctx, h, rho, ws)
-		es := Challenges(hh, pp.N, pp.Reps)
-		pr, ok := &Proof{H: hh, Rho: rho, Z: make([][nComp][]int64, pp.Reps)}, true
-		for j, e := range es {
-			c := mulMonomial(e, unit(pp.N))
-			c1 := int64(1)
-			if e >= pp.N {
-				c1 = -1
-			}
-			for i := range nComp {
-				z := mulMonomial(e, w[i])
-				for l := range z {
-					z[l] += ys[j][i][l]
-				}
-				if i == compE0 {
-					var suffix int64 // Σ_{l'>l} c_l'
-					for l := pp.N - 1; l >= 0; l-- {
-						z[l] += -suffix + (c1-1)/2
-						suffix += c[l]
-					}
-				}
-				for _, x := range z {
-					ok = ok && x <= pp.Z[i] && x >= -pp.Z[i]
-				}
-				pr.Z[j][i] = z
-			}
-		}
-		if ok {
-			return ct, h, pp.Marshal(pr)
-		}
-	}
-	t.Fatal("ring-inverse forgery: responses out of bounds")
-	return nil, fhe.Handle{}, nil
-}
-
-// unit is the polynomial 1 of n coefficients.
-func unit(n int) []int64 {
-	u := make([]int64, n)
-	u[0] = 1
-	return u
+	negG := rqp.NewPoly()
+	rqp.Neg(g, negG)
+	off := func(int) [2]ring.Poly { return [2]ring.Poly{negG, rqp.NewPoly()} }
+	proof, _, err := proveCheat(k, raw, rho, h, ctx, w, cheatRadius(k.PP, w), off, 20, r)
+	require.NoError(t, err, "ring-inverse forgery")
+	return ct, h, proof
 }
 
 // TestAttackRingInverse — the ring-inverse forgery (ringInverseForgery):
@@ -334,56 +352,84 @@ func slotGrind(t *testing.T, k *Key, vals []int64, ctx Context, budget int, r *r
 		pow[i] = ring.BRed(pow[i-1], zeta, q, rqp.SubRings[row].BRedConstant)
 	}
 
-	var slack [nComp]int64
-	for i := range nComp {
-		slack[i] = infNorm(w[i])
+	// δ's coefficient form is zero outside q's row, and q's row is not D's
+	// (D is q_0 or a prime of P; q is the smallest of q_1 …): the guess moves
+	// only row `row` of the high parts, by −v·(δ·D^{-1}) mod q.
+	require.NotEqual(t, k.dRow, row)
+	s := rqp.SubRings[row]
+	dd := make([]uint64, pp.N)
+	for l, x := range dc.Coeffs[row] {
+		dd[l] = ring.BRed(x, k.dInv[row], q, s.BRedConstant)
 	}
+	rad := cheatRadius(pp, w)
 	reps := pp.Reps
 	ys := make([][nComp][]int64, reps)
 	ws := make([][2]ring.Poly, reps)
 	guess := make([]uint64, reps)
 	for l := range reps {
-		ys[l] = shrunkMasks(pp, slack, r)
+		for _, i := range respComps {
+			ys[l][i] = make([]int64, pp.N)
+			for c := range ys[l][i] {
+				ys[l][i][c] = r.Int64N(2*rad[i]+1) - rad[i]
+			}
+		}
 		ws[l] = [2]ring.Poly{rqp.NewPoly(), rqp.NewPoly()}
 		k.apply(ys[l], ws[l][0], ws[l][1])
+		k.highParts(ws[l][0])
+		k.highParts(ws[l][1])
 		guess[l] = pow[r.IntN(2*pp.N)]
-		ws[l][1].Coeffs[row][j] = (ws[l][1].Coeffs[row][j] + q - guess[l]) % q
+		// W_l = A′·y_l − v_l·δ: high parts of row `row` move by −v_l·δ·D^{-1}.
+		hr := ws[l][1].Coeffs[row]
+		for c := range hr {
+			hr[c] = (hr[c] + q - ring.BRed(guess[l], dd[c], q, s.BRedConstant)) % q
+		}
 	}
-	last := ws[reps-1][1]
-	base := (last.Coeffs[row][j] + guess[reps-1]) % q // A·y_r's word
+	base := slices.Clone(ws[reps-1][1].Coeffs[row]) // the last repetition's row, before its guess
+	for c := range base {
+		base[c] = (base[c] + ring.BRed(guess[reps-1], dd[c], q, s.BRedConstant)) % q
+	}
 	x0 := k.transcriptPrefix(ctx, h, rho)
 	buf := make([]byte, 8*pp.N)
 	for _, wk := range ws[:reps-1] {
-		writeRows(x0, buf, wk[0].Coeffs)
-		writeRows(x0, buf, wk[1].Coeffs)
+		for i := range wk {
+			writeRows(x0, buf, wk[i].Coeffs[:k.dRow])
+			writeRows(x0, buf, wk[i].Coeffs[k.dRow+1:])
+		}
 	}
-	writeRows(x0, buf, ws[reps-1][0].Coeffs)
-	writeRows(x0, buf, last.Coeffs[:row])
-	for i, v := range last.Coeffs[row][:j] {
-		binary.LittleEndian.PutUint64(buf[8*i:], v)
+	last := ws[reps-1]
+	writeRows(x0, buf, last[0].Coeffs[:k.dRow])
+	writeRows(x0, buf, last[0].Coeffs[k.dRow+1:])
+	var before, after [][]uint64 // the rows of last[1] hashed before and after `row`
+	for i, rw := range last[1].Coeffs {
+		switch {
+		case i == k.dRow:
+		case i < row:
+			before = append(before, rw)
+		case i > row:
+			after = append(after, rw)
+		}
 	}
-	_, _ = x0.Write(buf[:8*j])
+	writeRows(x0, buf, before)
 	mid, err := x0.(encoding.BinaryMarshaler).MarshalBinary()
 	require.NoError(t, err)
 	var tail []byte
-	for _, v := range last.Coeffs[row][j+1:] {
-		tail = binary.LittleEndian.AppendUint64(tail, v)
-	}
-	for _, rw := range last.Coeffs[row+1:] {
+	for _, rw := range after {
 		for _, v := range rw {
 			tail = binary.LittleEndian.AppendUint64(tail, v)
 		}
 	}
 	st := sha256.New()
-	var word [8]byte
+	word := make([]byte, 8*pp.N)
 	var hh [32]byte
 	var es []int
 	found := false
 	for try := 1; try <= budget && !found; try++ {
 		guess[reps-1] = pow[r.IntN(2*pp.N)]
-		binary.LittleEndian.PutUint64(word[:], (base+q-guess[reps-1])%q)
+		for c, v := range base {
+			binary.LittleEndian.PutUint64(word[8*c:], (v+q-ring.BRed(guess[reps-1], dd[c], q, s.BRedConstant))%q)
+		}
 		require.NoError(t, st.(encoding.BinaryUnmarshaler).UnmarshalBinary(mid))
-		_, _ = st.Write(word[:])
+		_, _ = st.Write(word)
 		_, _ = st.Write(tail)
 		hh = [32]byte(st.Sum(nil))
 		es = Challenges(hh, pp.N, reps)
@@ -394,7 +440,7 @@ func slotGrind(t *testing.T, k *Key, vals []int64, ctx Context, budget int, r *r
 	}
 	pr := &Proof{H: hh, Rho: rho, Z: make([][nComp][]int64, reps)}
 	for l, e := range es {
-		for i := range nComp {
+		for _, i := range respComps {
 			pr.Z[l][i] = mulMonomial(e, w[i])
 			for c := range pr.Z[l][i] {
 				pr.Z[l][i][c] += ys[l][i][c]

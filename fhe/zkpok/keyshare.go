@@ -329,7 +329,7 @@ func (k *ShareKey) prove(w [nShare][]int64, bN ring.Poly, ctx ShareContext, atte
 		}
 		forEach(r, func(j int) { k.apply(ys[j], ws[j]) })
 		hh := k.transcript(ctx, bN, ws)
-		es := Challenges(hh, sp.N, r)
+		es := challenges(shareChallengeDomain, hh, sp.N, r)
 		pr := &shareProof{H: hh, Z: make([][nShare][]int64, r)}
 		ok := true
 		for j := 0; j < r && ok; j++ {
@@ -366,7 +366,7 @@ func (k *ShareKey) Verify(share ringqp.Poly, ctx ShareContext, proof []byte) err
 		return err
 	}
 	rqp := k.rqp
-	es := Challenges(pr.H, sp.N, sp.Reps)
+	es := challenges(shareChallengeDomain, pr.H, sp.N, sp.Reps)
 	ws := make([]ring.Poly, sp.Reps)
 	k.monoOnce.Do(func() { k.mono = newMonoTable(rqp) })
 	forEach(sp.Reps, func(j int) {

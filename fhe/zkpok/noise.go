@@ -94,7 +94,8 @@ func (pp *Params) AcceptedNoiseBits(members int) float64 {
 func (pp *Params) AcceptedNoiseBitsKey(members int, pkErrorBits float64) float64 {
 	n, m := float64(pp.N), float64(members)
 	t := float64(pp.FHE.PlaintextModulus())
-	qp := n * (2*float64(pp.Z[compE0]) + n*2*float64(pp.Z[compU])*math.Exp2(pkErrorBits) + n*m*2*float64(pp.Z[compE1]))
+	d := float64(pp.D)
+	qp := n * (d + n*2*float64(pp.Z[compU])*math.Exp2(pkErrorBits) + n*m*d)
 	b := qp/pp.p() + 2*pp.rounding(members) + n*2*float64(pp.Z[compM])/t + 1
 	return math.Log2(b)
 }
@@ -111,9 +112,17 @@ func (pp *Params) HonestNoiseBits(members int) float64 {
 // prover always passes (see above).
 func (pp *Params) CraftableNoiseBits(members int) float64 {
 	n, m := float64(pp.N), float64(members)
-	u, e := float64(pp.Z[compU]/2), float64(pp.Z[compE0]/2)
+	u, e := float64(pp.Z[compU]/2), float64(pp.CraftableE())
 	qp := e + n*u*pp.pkError(members) + n*m*e
 	return math.Log2(2 * (qp/pp.p() + pp.rounding(members) + float64(pp.Z[compM]/2)/float64(pp.FHE.PlaintextModulus()) + 1))
+}
+
+// CraftableE is ⌊D/(4·N·r)⌋: a prover whose errors have ‖e_i‖∞ ≤ CraftableE
+// keeps the high parts of all 2·N·r coefficients of V = W − c·e with
+// probability ≈ exp(−2·N·r·‖e‖∞/D) ≥ e^{−1/2} per attempt, so it passes
+// after a few restarts (see above).
+func (pp *Params) CraftableE() int64 {
+	return int64(pp.D / (4 * uint64(pp.N) * uint64(pp.Reps)))
 }
 
 // AcceptedNoiseBits is Params.AcceptedNoiseBits for a BGV preset.

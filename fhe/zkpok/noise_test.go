@@ -8,7 +8,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"github.com/tuneinsight/lattigo/v6/core/rlwe"
-	"github.com/tuneinsight/lattigo/v6/ring"
 
 	"github.com/fhegate/fhegate/fhe"
 )
@@ -34,51 +33,15 @@ func craft(t *testing.T, k *Key, vals []int64, u, e0, e1, carry []int64) (*fhe.C
 	return out, w, rho, pt
 }
 
-// proveShrunk is a cheating prover: it draws its masks from
-// [−(Z_i − ‖w_i‖∞), Z_i − ‖w_i‖∞] (no zero knowledge), so every response
-// is within the verifier's bound whenever ‖w_i‖∞ ≤ Z_i (‖X^e·w‖∞ =
-// ‖w‖∞). With a larger witness it falls back to the honest box and fails
-// like the honest prover.
-func proveShrunk(k *Key, w [nComp][]int64, rho [2][][]uint64, h fhe.Handle, ctx Context, r *rand.Rand) ([]byte, error) {
-	pp, rq := k.PP, k.rqp
-	var radius [nComp]int64
-	for i := range nComp {
-		radius[i] = pp.Z[i] - infNorm(w[i])
-		if radius[i] < 0 {
-			radius[i] = int64(1)<<pp.LogB[i] - 1
-		}
-	}
-	ys := make([][nComp][]int64, pp.Reps)
-	ws := make([][2]ring.Poly, pp.Reps)
-	for attempt := 0; attempt < 20; attempt++ {
-		for j := range ys {
-			for i := range nComp {
-				ys[j][i] = make([]int64, pp.N)
-				for l := range ys[j][i] {
-					ys[j][i][l] = r.Int64N(2*radius[i]+1) - radius[i]
-				}
-			}
-			ws[j] = [2]ring.Poly{rq.NewPoly(), rq.NewPoly()}
-			k.apply(ys[j], ws[j][0], ws[j][1])
-		}
-		hh := k.transcript(ctx, h, rho, ws)
-		es := Challenges(hh, pp.N, pp.Reps)
-		pr, ok := &Proof{H: hh, Rho: rho, Z: make([][nComp][]int64, pp.Reps)}, true
-		for j, e := range es {
-			for i := range nComp {
-				z := mulMonomial(e, w[i])
-				for l := range z {
-					z[l] += ys[j][i][l]
-					ok = ok && z[l] <= pp.Z[i] && z[l] >= -pp.Z[i]
-				}
-				pr.Z[j][i] = z
-			}
-		}
-		if ok {
-			return pp.Marshal(pr), nil
-		}
-	}
-	return nil, ErrInvalid
+// proveShrunk is a cheating prover (proveCheat without an offset): masks
+// from [−(Z_i − ‖w_i‖∞), Z_i − ‖w_i‖∞] for u and m (no zero knowledge), so
+// every response is within the verifier's bound whenever ‖w_i‖∞ ≤ Z_i
+// (‖X^e·w‖∞ = ‖w‖∞), and restarts until V = W − c·e keeps W's high parts
+// (likely after a few attempts while ‖e‖∞ ≤ CraftableE = D/(4·N·r)). With a
+// larger witness it fails.
+func proveShrunk(k *Key, ct *fhe.Ciphertext, w [nComp][]int64, rho [2][][]uint64, h fhe.Handle, ctx Context, r *rand.Rand) ([]byte, error) {
+	proof, _, err := proveCheat(k, ct.Lattigo(), rho, h, ctx, w, cheatRadius(k.PP, w), nil, 20, r)
+	return proof, err
 }
 
 // noiseBits is log2 ‖c0 + c1·s − t^{-1}·m‖∞ (test-only secret key).
@@ -120,14 +83,14 @@ func signs(r *rand.Rand, n int, mag int64) []int64 {
 
 // TestAcceptedNoiseBound checks AcceptedNoiseBits against the verifier.
 // Attack: "oversized witness" — a user who holds its encryption randomness
-// inflates u, e and the message polynomial (every coefficient at
-// ±⌊Z_i/2⌋, a witness a cheating prover can always prove; the message as
+// inflates u, e and the message polynomial (u at ±⌊Z_u/2⌋, e at
+// ±CraftableE, a witness a cheating prover can always prove; the message as
 // m + t·k, which decrypts to the same slots) to hand the committee an input
 // noisier than an honest one. The proof verifies; the division by P removes
 // what u and e add, the message carry k stays, and the measured noise of
 // the evaluated 2·ct lies above the honest one and below
 // CraftableNoiseBits ≤ AcceptedNoiseBits. A witness clearly beyond (e0 at
-// ±2^40) cannot be proven: no mask hides X^e·w.
+// ±D/16) cannot be proven: V leaves W's D-intervals.
 func TestAcceptedNoiseBound(t *testing.T) {
 	p := fhe.MustParams(fhe.BGVN13)
 	keys := fhe.GenKeys(p, nil)
@@ -145,12 +108,12 @@ func TestAcceptedNoiseBound(t *testing.T) {
 
 		// m + t·k stays within ⌊Z_m/2⌋: |m| < t, so |k| ≤ ⌊Z_m/2⌋/t − 1.
 		carry := signs(r, pp.N, pp.Z[compM]/2/int64(k.t)-1)
-		u, e0, e1 := signs(r, pp.N, pp.Z[compU]/2), signs(r, pp.N, pp.Z[compE0]/2), signs(r, pp.N, pp.Z[compE1]/2)
+		u, e0, e1 := signs(r, pp.N, pp.Z[compU]/2), signs(r, pp.N, pp.CraftableE()), signs(r, pp.N, pp.CraftableE())
 		ct, w, rho, _ := craft(t, k, vals, u, e0, e1, carry)
 		require.LessOrEqual(t, infNorm(w[compM]), pp.Z[compM]/2)
 		h, err := ct.Handle()
 		require.NoError(t, err)
-		proof, err := proveShrunk(k, w, rho, h, ctx, r)
+		proof, err := proveShrunk(k, ct, w, rho, h, ctx, r)
 		require.NoError(t, err)
 		require.NoError(t, k.Verify(ct, h, ctx, proof), "an oversized witness within Z/2 is accepted")
 		got := noise(ct)
@@ -171,15 +134,16 @@ func TestAcceptedNoiseBound(t *testing.T) {
 		// P: the input is as quiet as an honest one.
 		ct3, _, _, _ := craft(t, k, vals, u, e0, e1, nil)
 		quiet := noise(ct3)
-		t.Logf("%s: u and e at Z/2, no carry: 2^%.1f", p.Preset.Name, quiet)
+		t.Logf("%s: u at Z/2 and e at CraftableE, no carry: 2^%.1f", p.Preset.Name, quiet)
 		require.LessOrEqual(t, quiet, pp.HonestNoiseBits(1)+1)
 
-		// Clearly beyond: e0 at ±2^40 > Z_e0 + B_e0, and ‖X^e·e0‖∞ = 2^40
-		// whatever the challenge.
-		ct2, w2, rho2, _ := craft(t, k, vals, u, signs(r, pp.N, 1<<40), e1, nil)
+		// Clearly beyond: e0 at ±D/16 (‖X^e·e0‖∞ = D/16 whatever the
+		// challenge) moves each of the N·r coefficients of V0 out of W0's
+		// D-interval with probability 1/16: no attempt keeps them all.
+		ct2, w2, rho2, _ := craft(t, k, vals, u, signs(r, pp.N, int64(pp.D/16)), e1, nil)
 		h2, err := ct2.Handle()
 		require.NoError(t, err)
-		_, err = proveShrunk(k, w2, rho2, h2, ctx, r)
+		_, err = proveShrunk(k, ct2, w2, rho2, h2, ctx, r)
 		require.Error(t, err)
 		require.Error(t, k.Verify(ct2, h2, ctx, proof), "the other input's proof does not transfer")
 	}

@@ -25,10 +25,15 @@ import (
 )
 
 // Version is the first byte of every proof.
-const Version = 3
+const Version = 4
 
 // Domain separates the Fiat–Shamir hash.
-const Domain = "fhegate/zkpok/v3"
+const Domain = "fhegate/zkpok/v4"
+
+// shareChallengeDomain is the key-share proofs' challenge domain
+// (ShareVersion 1), frozen at the value it had before the input proofs'
+// version 4 so that key-share proofs are unchanged.
+const shareChallengeDomain = "fhegate/zkpok/v3/challenge"
 
 // SoundnessTarget is the least −log2 of the knowledge error of one proof:
 // Params.Reps is ⌈SoundnessTarget / log2(2N)⌉.
@@ -47,6 +52,11 @@ const (
 )
 
 var compNames = [nComp]string{"u", "e0", "e1", "m"}
+
+// respComps are the components a proof carries responses for: the errors
+// e0, e1 sit on identity columns and are absorbed by the rounding of W
+// (the package doc, "Protocol").
+var respComps = [...]int{compU, compM}
 
 // BetaU bounds the honest u (ternary).
 const BetaU = 1
@@ -82,9 +92,12 @@ type Params struct {
 	// monomial challenge ±X^i (2N of them): r = ⌈128 / log2(2N)⌉.
 	Reps int
 	Beta [nComp]uint64 // honest bounds
-	LogB [nComp]int    // B_i = 2^LogB_i − 1
-	Z    [nComp]int64  // response bounds B_i − β_i
-	Bits [nComp]int    // encoded bits per coefficient
+	LogB [nComp]int    // B_i = 2^LogB_i − 1 (u and m; 0 for e0, e1)
+	Z    [nComp]int64  // response bounds B_i − β_i (u and m; 0 for e0, e1)
+	Bits [nComp]int    // encoded bits per coefficient (u and m; 0 for e0, e1)
+	// D is the rounding modulus: the smallest of q_0 and the P primes. The
+	// transcript binds ⌊W/D⌋ of every coefficient of W read in [0, Q·P).
+	D uint64
 	// PModuli are the auxiliary primes p_j (P = ∏ p_j, empty when the preset
 	// has none) and PBits the bits each residue of ρ = ĉ mod P is encoded in.
 	PModuli []uint64
@@ -105,10 +118,10 @@ func ParamsFor(p *fhe.Params) (*Params, error) {
 	pp.Reps = int(math.Ceil(SoundnessTarget / logC))
 	pp.SoundnessBits = float64(pp.Reps) * logC
 	pp.Beta = [nComp]uint64{BetaU, BetaE, BetaE, p.PlaintextModulus() - 1}
-	for i := range nComp {
+	for _, i := range respComps {
 		// ‖X^i·w‖∞ = ‖w‖∞ ≤ β_i: a response is accepted with probability
-		// (1 − β_i/B_i) per coefficient, e^{−1} or more over all r·N
-		// coefficients of the four components with B_i ≥ 4·r·N·β_i.
+		// (1 − β_i/B_i) per coefficient, e^{−1/2} or more over all r·N
+		// coefficients of the two components with B_i ≥ 4·r·N·β_i.
 		k := int(math.Ceil(math.Log2(4 * float64(n) * float64(pp.Reps) * float64(pp.Beta[i]))))
 		pp.LogB[i] = k
 		pp.Z[i] = int64(1)<<k - 1 - int64(pp.Beta[i])
@@ -118,13 +131,17 @@ func ParamsFor(p *fhe.Params) (*Params, error) {
 	for _, q := range pp.PModuli {
 		pp.PBits = append(pp.PBits, bits.Len64(q-1))
 	}
+	pp.D = p.Q()[0]
+	for _, q := range pp.PModuli {
+		pp.D = min(pp.D, q)
+	}
 	return pp, nil
 }
 
 // Size is the encoded proof length in bytes.
 func (pp *Params) Size() int {
 	total := 0
-	for i := range nComp {
+	for _, i := range respComps {
 		total += pp.Reps * pp.Bits[i] * pp.N
 	}
 	for _, b := range pp.PBits {
@@ -139,12 +156,12 @@ func (pp *Params) Size() int {
 // around the canonical ciphertext (see Key).
 type Proof struct {
 	H   [32]byte
-	Z   [][nComp][]int64 // Z[k]: the responses of repetition k
+	Z   [][nComp][]int64 // Z[k]: the responses of repetition k (u and m; e0, e1 nil)
 	Rho [2][][]uint64
 }
 
 // Marshal encodes the proof: version, preset id, the number of repetitions
-// r, h, then for each repetition z_u, z_e0, z_e1, z_m, each coefficient as
+// r, h, then for each repetition z_u, z_m, each coefficient as
 // z+Z_i in Bits_i bits, then ρ0 and ρ1, row by row, each residue in PBits_j
 // bits; little-endian bit order.
 func (pp *Params) Marshal(pr *Proof) []byte {
@@ -153,7 +170,7 @@ func (pp *Params) Marshal(pr *Proof) []byte {
 	copy(out[3:headerSize], pr.H[:])
 	w := bitWriter{buf: out[headerSize:]}
 	for _, z := range pr.Z {
-		for i := range nComp {
+		for _, i := range respComps {
 			for _, v := range z[i] {
 				w.put(uint64(v+pp.Z[i]), pp.Bits[i])
 			}
@@ -176,6 +193,9 @@ func (pp *Params) Unmarshal(b []byte) (*Proof, error) {
 	if len(b) < headerSize {
 		return nil, fmt.Errorf("%w: %d bytes, shorter than the %d-byte header", ErrInvalid, len(b), headerSize)
 	}
+	if b[0] == 3 {
+		return nil, fmt.Errorf("%w: proof version 3 (responses for e0, e1) is no longer accepted: re-encrypt and prove with version %d", ErrInvalid, Version)
+	}
 	if b[0] != Version {
 		return nil, fmt.Errorf("%w: version %d, want %d", ErrInvalid, b[0], Version)
 	}
@@ -192,7 +212,7 @@ func (pp *Params) Unmarshal(b []byte) (*Proof, error) {
 	copy(pr.H[:], b[3:headerSize])
 	r := bitReader{buf: b[headerSize:]}
 	for k := range pr.Z {
-		for i := range nComp {
+		for _, i := range respComps {
 			z := make([]int64, pp.N)
 			lim := uint64(2 * pp.Z[i])
 			for j := range z {
@@ -251,6 +271,8 @@ type Key struct {
 	ptInv  *big.Int     // P·[t^{-1}]_{Q_level}
 	lift   *lifter
 	t      uint64
+	dRow   int      // the row of rqp whose prime is D
+	dInv   []uint64 // D^{-1} mod each prime of rqp (0 at dRow)
 	// mono is the verifier's table for the challenges' NTT form
 	// (monomialNTT), built on the first verification.
 	monoOnce sync.Once
@@ -373,6 +395,18 @@ func newKeyAt(pk *fhe.PublicKey, pp *Params, digest [32]byte, level int) (*Key, 
 		return nil, fmt.Errorf("zkpok: t is not invertible mod Q")
 	}
 	k.ptInv = tInv.Mul(tInv, k.lift.bigP)
+	k.dRow = -1
+	k.dInv = make([]uint64, len(rqp.SubRings))
+	for i, s := range rqp.SubRings {
+		if s.Modulus == pp.D && k.dRow < 0 {
+			k.dRow = i
+			continue
+		}
+		k.dInv[i] = new(big.Int).ModInverse(new(big.Int).SetUint64(pp.D), new(big.Int).SetUint64(s.Modulus)).Uint64()
+	}
+	if k.dRow < 0 {
+		return nil, fmt.Errorf("zkpok: the rounding modulus %d is not a prime of Q_%d·P (internal)", pp.D, level)
+	}
 	lpk := pk.Lattigo()
 	rqTop := rp.RingQ().AtLevel(lpk.Value[0].Q.Level())
 	for i := range k.pk {
@@ -580,34 +614,78 @@ func (k *Key) rebuild(ct *rlwe.Ciphertext, rho [2][][]uint64) [2]ring.Poly {
 	return out
 }
 
-// apply computes A·w = (t·(pk0·w_u + w_e0) + P·w_m, pk1·w_u + w_e1) over
-// QP in the NTT domain. By linearity of the NTT, t·E0 + P·M is one
-// transform of t·e0 + P·m (combined in the coefficient domain, mod each
-// prime): three NTTs (u, t·e0 + P·m, e1) instead of four, the same W.
+// apply computes W = A′·(w_u, w_m) = (pk0·w_u + γ·w_m, pk1·w_u) over QP in
+// the coefficient domain, γ = P·[t^{-1}]_Q (the e components of w are
+// ignored: they sit on identity columns and are absorbed by the rounding).
+// Three transforms: w_u forward, the two products back; γ·w_m is added in
+// the coefficient domain on Q's rows (γ ≡ 0 mod P).
 func (k *Key) apply(w [nComp][]int64, out0, out1 ring.Poly) {
 	rqp := k.rqp
-	u, em, e1 := rqp.NewPoly(), rqp.NewPoly(), rqp.NewPoly()
+	u := rqp.NewPoly()
 	setSigned(rqp, u, w[compU])
-	setSigned(rqp, em, w[compE0])
-	rqp.MulScalar(em, k.t, em)
-	setSigned(rqp, e1, w[compM])
-	rqp.MulScalarBigintThenAdd(e1, k.lift.bigP, em)
-	setSigned(rqp, e1, w[compE1])
 	rqp.NTT(u, u)
-	rqp.NTT(em, em)
-	rqp.NTT(e1, e1)
 	rqp.MulCoeffsBarrett(u, k.pk[0], out0)
-	rqp.MulScalar(out0, k.t, out0)
-	rqp.Add(out0, em, out0)
 	rqp.MulCoeffsBarrett(u, k.pk[1], out1)
-	rqp.Add(out1, e1, out1)
+	rqp.INTT(out0, out0)
+	rqp.INTT(out1, out1)
+	k.addGammaM(w[compM], out0)
+}
+
+// addGammaM adds γ·m = P·[t^{-1}]_Q·m to a QP polynomial in the coefficient
+// domain (R_Q's operations act on Q's rows; γ vanishes mod P).
+func (k *Key) addGammaM(m []int64, out ring.Poly) {
+	mp := k.rq.NewPoly()
+	setSigned(k.rq, mp, m)
+	k.rq.MulScalarBigintThenAdd(mp, k.ptInv, out)
+}
+
+// highParts replaces, in a QP polynomial in the coefficient domain, every
+// row but D's by the residues of ⌊V/D⌋ = (V − (V mod D))/D, V each
+// coefficient's integer representative in [0, Q·P): V mod D is the residue
+// at D's row (D is one of the primes), so ⌊V/D⌋ ≡ (v_i − v_D)·D^{-1}
+// (mod q_i) exactly, and since D divides Q·P, ⌊V/D⌋ ∈ [0, Q·P/D) is
+// determined by its residues modulo the other primes (CRT). Integer
+// arithmetic only: every machine gets the same bytes. D's row keeps the
+// low parts V mod D.
+func (k *Key) highParts(v ring.Poly) {
+	low := v.Coeffs[k.dRow]
+	for i, s := range k.rqp.SubRings {
+		if i == k.dRow {
+			continue
+		}
+		q, bred, dInv, row := s.Modulus, s.BRedConstant, k.dInv[i], v.Coeffs[i]
+		for l, x := range row {
+			d := low[l]
+			if d >= q {
+				d = ring.BRedAdd(d, q, bred)
+			}
+			if x < d {
+				x += q
+			}
+			row[l] = ring.BRed(x-d, dInv, q, bred)
+		}
+	}
 }
 
 func (k *Key) prove(w [nComp][]int64, rho [2][][]uint64, h fhe.Handle, ctx Context) ([]byte, error) {
+	b, _, err := k.proveStats(w, rho, h, ctx)
+	return b, err
+}
+
+// proveStats counts the prover's restarts: for a response outside its box
+// (rejection sampling) and for a low part too close to the edge of its
+// D-interval (rounding).
+type proveStats struct {
+	Attempts, Box, Rounding int
+}
+
+// proveStats is prove, also returning its restart counts.
+func (k *Key) proveStats(w [nComp][]int64, rho [2][][]uint64, h fhe.Handle, ctx Context) ([]byte, proveStats, error) {
 	pp := k.PP
+	var st proveStats
 	var seed [32]byte
 	if _, err := rand.Read(seed[:]); err != nil {
-		return nil, err
+		return nil, st, err
 	}
 	xof := sha3.NewSHAKE256()
 	_, _ = xof.Write(seed[:])
@@ -615,24 +693,30 @@ func (k *Key) prove(w [nComp][]int64, rho [2][][]uint64, h fhe.Handle, ctx Conte
 	ys := make([][nComp][]int64, r)
 	ws := make([][2]ring.Poly, r)
 	for j := range r {
-		for i := range nComp {
+		for _, i := range respComps {
 			ys[j][i] = make([]int64, pp.N)
 		}
 		ws[j] = [2]ring.Poly{k.rqp.NewPoly(), k.rqp.NewPoly()}
 	}
+	beta, dMax := int64(BetaE), int64(pp.D)-1-int64(BetaE)
 	for attempt := 0; attempt < 1000; attempt++ {
+		st.Attempts++
 		for j := range r {
-			for i := range nComp {
+			for _, i := range respComps {
 				sampleUniform(xof, ys[j][i], pp.LogB[i])
 			}
 		}
-		forEach(r, func(j int) { k.apply(ys[j], ws[j][0], ws[j][1]) })
+		forEach(r, func(j int) {
+			k.apply(ys[j], ws[j][0], ws[j][1])
+			k.highParts(ws[j][0])
+			k.highParts(ws[j][1])
+		})
 		hh := k.transcript(ctx, h, rho, ws)
 		es := Challenges(hh, pp.N, r)
 		pr := &Proof{H: hh, Rho: rho, Z: make([][nComp][]int64, r)}
 		ok := true
 		for j := 0; j < r && ok; j++ {
-			for i := 0; i < nComp && ok; i++ {
+			for _, i := range respComps {
 				z := mulMonomial(es[j], w[i])
 				for l := range z {
 					z[l] += ys[j][i][l]
@@ -641,14 +725,39 @@ func (k *Key) prove(w [nComp][]int64, rho [2][][]uint64, h fhe.Handle, ctx Conte
 						break
 					}
 				}
+				if !ok {
+					st.Box++
+					break
+				}
 				pr.Z[j][i] = z
 			}
 		}
+		// V = W − c·e, whose high parts the verifier recomputes, has those
+		// of W when its low part V mod D lies in [βe, D − 1 − βe]
+		// (‖c·e‖∞ ≤ βe). The condition is on V, which the verifier (and a
+		// simulator) computes from public data, not on W: the restart
+		// reveals nothing about e (Dilithium's check on LowBits(w − c·s2)).
+		for j := 0; j < r && ok; j++ {
+			for i := range 2 {
+				ce := mulMonomial(es[j], w[compE0+i])
+				low := ws[j][i].Coeffs[k.dRow]
+				for l, x := range low {
+					if v := int64(x) - ce[l]; v < beta || v > dMax {
+						ok = false
+						break
+					}
+				}
+				if !ok {
+					st.Rounding++
+					break
+				}
+			}
+		}
 		if ok {
-			return pp.Marshal(pr), nil
+			return pp.Marshal(pr), st, nil
 		}
 	}
-	return nil, fmt.Errorf("zkpok: rejection sampling did not terminate (witness out of bounds?)")
+	return nil, st, fmt.Errorf("zkpok: rejection sampling did not terminate (witness out of bounds?)")
 }
 
 // forEach runs f(0) … f(n−1) on up to GOMAXPROCS goroutines (the
@@ -706,25 +815,41 @@ func (k *Key) Verify(ct *fhe.Ciphertext, h fhe.Handle, ctx Context, proof []byte
 	if err != nil {
 		return err
 	}
-	rqp := k.rqp
 	hat := k.rebuild(ct.Lattigo(), pr.Rho)
-	rqp.MulScalar(hat[0], k.t, hat[0]) // the statement (t·ĉ0, ĉ1)
 	es := Challenges(pr.H, pp.N, pp.Reps)
 	ws := make([][2]ring.Poly, pp.Reps)
 	forEach(pp.Reps, func(j int) {
-		w0, w1 := rqp.NewPoly(), rqp.NewPoly()
-		k.apply(pr.Z[j], w0, w1)
-		c, tmp := k.monomialNTT(es[j]), rqp.NewPoly()
-		rqp.MulCoeffsBarrett(c, hat[0], tmp)
-		rqp.Sub(w0, tmp, w0)
-		rqp.MulCoeffsBarrett(c, hat[1], tmp)
-		rqp.Sub(w1, tmp, w1)
+		w0, w1 := k.residual(pr.Z[j], es[j], hat)
+		k.highParts(w0)
+		k.highParts(w1)
 		ws[j] = [2]ring.Poly{w0, w1}
 	})
 	if k.transcript(ctx, h, pr.Rho, ws) != pr.H {
 		return fmt.Errorf("%w: transcript mismatch (the proof is not for this ciphertext, owner, chain, epoch and key)", ErrInvalid)
 	}
 	return nil
+}
+
+// residual is V = A′·(z_u, z_m) − X^e·ĉ over QP in the coefficient domain,
+// ĉ in the NTT domain: z_u is transformed once, X^e·ĉ_i is subtracted in
+// the NTT domain (the challenge by table, monomialNTT), the two rows are
+// transformed back and γ·z_m is added. Three transforms.
+func (k *Key) residual(z [nComp][]int64, e int, hat [2]ring.Poly) (ring.Poly, ring.Poly) {
+	rqp := k.rqp
+	u, w0, w1, tmp := rqp.NewPoly(), rqp.NewPoly(), rqp.NewPoly(), rqp.NewPoly()
+	setSigned(rqp, u, z[compU])
+	rqp.NTT(u, u)
+	c := k.monomialNTT(e)
+	rqp.MulCoeffsBarrett(u, k.pk[0], w0)
+	rqp.MulCoeffsBarrett(c, hat[0], tmp)
+	rqp.Sub(w0, tmp, w0)
+	rqp.MulCoeffsBarrett(u, k.pk[1], w1)
+	rqp.MulCoeffsBarrett(c, hat[1], tmp)
+	rqp.Sub(w1, tmp, w1)
+	rqp.INTT(w0, w0)
+	rqp.INTT(w1, w1)
+	k.addGammaM(z[compM], w0)
+	return w0, w1
 }
 
 // monomialNTT is X^e (e < 2N; X^N = −1) over QP in the NTT domain: in NTT
@@ -789,8 +914,10 @@ func (k *Key) transcript(ctx Context, h fhe.Handle, rho [2][][]uint64, ws [][2]r
 	x := k.transcriptPrefix(ctx, h, rho)
 	buf := make([]byte, 8*k.PP.N)
 	for _, w := range ws {
-		writeRows(x, buf, w[0].Coeffs)
-		writeRows(x, buf, w[1].Coeffs)
+		for i := range w {
+			writeRows(x, buf, w[i].Coeffs[:k.dRow])
+			writeRows(x, buf, w[i].Coeffs[k.dRow+1:])
+		}
 	}
 	return [32]byte(x.Sum(nil))
 }
@@ -831,8 +958,13 @@ func writeRows(x hash.Hash, buf []byte, rows [][]uint64) {
 // [0, 2n) (n a power of two), the challenge of repetition j being
 // X^{e_j} ∈ {±X^i : 0 ≤ i < n} in Z[X]/(X^n+1).
 func Challenges(h [32]byte, n, r int) []int {
+	return challenges(Domain+"/challenge", h, n, r)
+}
+
+// challenges is Challenges under a given domain string.
+func challenges(domain string, h [32]byte, n, r int) []int {
 	x := sha3.NewSHAKE256()
-	_, _ = x.Write([]byte(Domain + "/challenge"))
+	_, _ = x.Write([]byte(domain))
 	_, _ = x.Write(h[:])
 	es := make([]int, r)
 	var b [4]byte
