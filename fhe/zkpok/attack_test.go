@@ -309,18 +309,19 @@ func TestMonomialInverse(t *testing.T) {
 // slotGrind is the slot-grinding forgery: the input is off the relation in
 // one NTT slot j of the smallest prime q of Q (δ, zero in every other slot
 // and prime, added to ĉ1). A challenge c acts on slot j as the scalar
-// c(ζ_j) mod q, so with W_k = A·y_k − v_k·δ̂ and the honest responses
-// z_k = y_k + c_k·w, A·z_k − c_k·(t·ĉ0, ĉ1 + δ) = W_k exactly when
+// c(ζ_j) mod q, so with W_k = A′·y_k − v_k·δ and the honest responses
+// z_k = y_k + c_k·w′, A′·z_k − c_k·(ĉ0, ĉ1 + δ) = W_k − c_k·e (whose high
+// parts are W_k's, up to the rounding's rare restarts) exactly when
 // c_k(ζ_j) ≡ v_k (mod q). With masks fixed, only the last repetition's
-// guess v_r moves, through one word (slot j of q in W_r's second
-// polynomial) near the end of the transcript, so the SHA-256 state before
-// it is reused and a try costs one short hash, one challenge expansion and
-// the checks. Against one repetition of sparse ternary challenges a try
-// succeeded with probability ≈ 1/q (about 2^18 tries here); against r
-// monomial challenges every guess is one of the 2N values ±ζ_j^i, right
-// with probability 1/(2N) per repetition: (2N)^{−r} ≤ 2^{−128} a try. It
-// returns the forged input, the proof of the last try and whether a try
-// succeeded.
+// guess v_r moves, through one row (q's) of W_r's second polynomial's high
+// parts near the end of the transcript, so the SHA-256 state before it is
+// reused and a try costs N multiplications, a hash of two rows, one
+// challenge expansion and the checks. Against one repetition of sparse
+// ternary challenges a try succeeded with probability ≈ 1/q (about 2^18
+// tries here); against r monomial challenges every guess is one of the 2N
+// values ±ζ_j^i, right with probability 1/(2N) per repetition:
+// (2N)^{−r} ≤ 2^{−128} a try. It returns the forged input, the proof of
+// the last try and whether a try succeeded.
 func slotGrind(t *testing.T, k *Key, vals []int64, ctx Context, budget int, r *rand.Rand) (*fhe.Ciphertext, fhe.Handle, []byte, bool) {
 	t.Helper()
 	pp, rqp := k.PP, k.rqp

@@ -33,13 +33,18 @@
 // ρ = ĉ mod P. The verifier rebuilds ĉ = P·ct + [ρ]_P (mod Q), ρ (mod P) —
 // exactly the prover's ĉ, because ModDown_P here is an exact integer map
 // (the centred lift [ρ]_P by mixed-radix conversion, moddown.go; no floating
-// point, so every machine computes the same ct). The proven relation is
+// point, so every machine computes the same ct). The proven relation
+// (version 4) puts the errors on identity columns:
 //
-//	A·w = (t·ĉ0, ĉ1),  A = [[t·pk0, t, 0, P], [pk1, 0, 1, 0]],  w = (u, e0, e1, m)
+//	ĉ0 = pk0·u + e0 + γ·m,   ĉ1 = pk1·u + e1,   i.e.  ĉ = A′·w′ + e,
+//	A′ = [[pk0, γ], [pk1, 0]],  w′ = (u, m),  e = (e0, e1),  γ = P·[t^{-1}]_Q
 //
-// over R_QP = Z_QP[X]/(X^N+1), with ‖u‖∞ ≤ 1, ‖e_i‖∞ ≤ βe = 19 and
-// ‖m‖∞ ≤ t − 1 (m is the lifted plaintext polynomial, t·[t^{-1}m]_Q read
-// centred). Stating it over QP, before the division, is what makes the
+// over R_QP = Z_QP[X]/(X^N+1) (γ the integer P·[t^{-1}]_Q < QP, so γ ≡ 0
+// mod P: exactly what the prover adds to ĉ0), with ‖u‖∞ ≤ 1, ‖e_i‖∞ ≤
+// βe = 19 and ‖m‖∞ ≤ t − 1 (m is the lifted plaintext polynomial,
+// t·[t^{-1}m]_Q read centred). Version 3 proved the same statement as
+// A·w = (t·ĉ0, ĉ1), A = [[t·pk0, t, 0, P], [pk1, 0, 1, 0]], w = (u, e0,
+// e1, m), with responses for e0 and e1 (40% of its proof). Stating it over QP, before the division, is what makes the
 // proof's slack harmless: whatever an accepted witness may add to ĉ is
 // divided by P (2^45 on BGVN13, 2^80 on BGVN14) in the ciphertext the
 // committee evaluates (see "Soundness slack"). Publishing ρ hides
@@ -62,26 +67,44 @@
 // coefficients of the ciphertext at once (ring amortisation).
 //
 //  1. Prover samples, for each repetition k < r, y_{k,i} uniform in
-//     [−B_i, B_i]^N (i ∈ {u, e0, e1, m}) and computes W_k = A·y_k over QP
-//     (NTT form).
+//     [−B_i, B_i]^N (i ∈ {u, m}) and computes W_k = A′·y_k over QP
+//     (coefficient domain; no mask for e).
 //  2. h = SHA-256(domain ‖ preset ‖ r ‖ chainId ‖ epoch ‖ owner ‖ pkDigest ‖
-//     ctHandle ‖ ρ ‖ W_0 ‖ … ‖ W_{r−1}); the challenges are c_k = X^{e_k},
-//     e_k uniform in [0, 2N) from SHAKE256(h) (X^N = −1: c_k ∈ {±X^i}).
-//  3. z_k = y_k + c_k·w over Z[X]/(X^N+1) (a signed rotation: ‖c_k·w_i‖∞ =
+//     ctHandle ‖ ρ ‖ ⌊W_0/D⌋ ‖ … ‖ ⌊W_{r−1}/D⌋); the challenges are
+//     c_k = X^{e_k}, e_k uniform in [0, 2N) from SHAKE256(h) (X^N = −1:
+//     c_k ∈ {±X^i}). ⌊W/D⌋ is taken coefficient-wise on the integer
+//     representative in [0, QP), D = the smallest of q_0 and the P primes
+//     (2^44 = q_0 on BGVN13, 2^40 = p_0 on BGVN14, q_0 on the N = 2^10
+//     test rings). D is one of the primes, so W mod D is W's residue there
+//     and ⌊W/D⌋ ≡ (W − [W]_D)·D^{-1} modulo every other prime: the high
+//     parts are hashed as those residues — exact integer arithmetic, the
+//     same bytes on every machine (Key.highParts, TestHighPartsExact).
+//  3. z_k = y_k + c_k·w′ over Z[X]/(X^N+1) (a signed rotation: ‖c_k·w_i‖∞ =
 //     ‖w_i‖∞ ≤ β_i); restart unless every ‖z_{k,i}‖∞ ≤ Z_i = B_i − β_i (then
-//     z is uniform on its box, independent of the witness: zero knowledge).
-//  4. Proof = (h, z, ρ): version 3 ‖ preset ‖ r ‖ h, then z_{k,i} packed in
-//     k_i + 1 bits per coefficient, then ρ0, ρ1 (each residue mod p_j in
-//     ⌈log2 p_j⌉ bits). The decoder checks version, preset and r, then the
-//     exact length, before allocating; the verifier checks ‖z_{k,i}‖∞ ≤ Z_i
-//     and ρ < p_j (while decoding), that ct is at the upload scale, rebuilds
-//     ĉ and checks h = SHA-256(… ‖ A·z_k − c_k·(t·ĉ0, ĉ1) for every k).
+//     z is uniform on its box, independent of the witness), and unless every
+//     coefficient of V_k = W_k − c_k·e has its low part V mod D in
+//     [βe, D − 1 − βe] (then ⌊V_k/D⌋ = ⌊W_k/D⌋, as ‖c_k·e‖∞ ≤ βe). The
+//     second condition is on V, which the verifier computes from public
+//     values, not on W (Dilithium's check on LowBits(w − c·s2)): a
+//     simulator picks z uniform and c, computes V and restarts on the same
+//     condition, so the restarts reveal nothing of e (zero knowledge). It
+//     fails with probability ≤ 2·N·r·(2βe+1)/D an attempt (2^-21.4 on
+//     BGVN13, 2^-16.5 on BGVN14; TestRestartRate: 0 rounding restarts in
+//     120 proofs on N = 2^10, BGVN13 and BGVN14, 1.1–1.5 attempts a proof).
+//  4. Proof = (h, z, ρ): version 4 ‖ preset ‖ r ‖ h, then z_{k,u}, z_{k,m}
+//     packed in k_i + 1 bits per coefficient, then ρ0, ρ1 (each residue mod
+//     p_j in ⌈log2 p_j⌉ bits). The decoder checks version (version 3 is
+//     refused by name), preset and r, then the exact length, before
+//     allocating; the verifier checks ‖z_{k,i}‖∞ ≤ Z_i and ρ < p_j (while
+//     decoding), that ct is at the upload scale, rebuilds ĉ, computes
+//     V_k = A′·z_k − c_k·ĉ (= W_k − c_k·e for an honest prover) and checks
+//     h = SHA-256(… ‖ ⌊V_k/D⌋ for every k).
 //
 // B_i = 2^{k_i} − 1 with k_i = ⌈log2(4·r·N·β_i)⌉, so the acceptance
-// probability is ≈ ∏ exp(−r·N·β_i/B_i) ≥ e^{−1} (at most ≈ 2.7 attempts
+// probability is ≈ ∏ exp(−r·N·β_i/B_i) ≥ e^{−1/2} (≈ 1.6 attempts
 // expected; the prover gives up after 1000). r = ⌈128 / log2(2N)⌉: 10 on
 // N = 2^13 (2^-140), 9 on N = 2^14 (2^-135), 12 on the N = 2^10 test rings.
-//
+
 // # Soundness
 //
 // Why not one sparse challenge (this package's version 2): every prime of
@@ -109,12 +132,17 @@
 // 2/(X^i − X^j) = X^{−i}·Σ_{l<N/g_d} X^{ld} has coefficients in {0, ±1}
 // and ‖·‖₁ = N/g_d ≤ N (TestMonomialInverse checks this for every d on
 // N = 2^10 and 2^13). Two accepting transcripts with the same W_k and
-// challenges X^i ≠ X^j in repetition k give (X^i − X^j)·(t·ĉ0, ĉ1) = A·z̄,
-// ‖z̄_i‖∞ ≤ 2Z_i, hence
+// challenges X^i ≠ X^j in repetition k and the same hashed high parts
+// H_k = ⌊V/D⌋ = ⌊V′/D⌋ give V − V′ = δ with ‖δ‖∞ < D (two integers in
+// [0, QP) in one D-interval; D divides QP, so the intervals tile Z_QP),
+// i.e. (X^i − X^j)·ĉ = A′·z̄ − δ, ‖z̄_i‖∞ ≤ 2Z_i (i ∈ {u, m}), hence
 //
-//	2·(t·ĉ0, ĉ1) = A·w′,   w′ = (2/(X^i − X^j))·z̄,   ‖w′_i‖∞ ≤ N·2·Z_i:
+//	2·ĉ = A′·w̄ + ē,   w̄ = (2/(X^i − X^j))·z̄,   ‖w̄_i‖∞ ≤ N·2·Z_i,
+//	ē = −(2/(X^i − X^j))·δ,   ‖ē‖∞ ≤ N·(D − 1):
 //
-// special soundness for the relaxed relation "2·ĉ has a short preimage"
+// the extracted error is bounded by N·D where version 3 had N·2·Z_e
+// (2^25 on BGVN14), and it is divided by P in ct (see "Soundness slack").
+// This is special soundness for the relaxed relation "2·ĉ has a short preimage"
 // over a challenge set of 2N. Parallel repetition of a special-sound
 // protocol has knowledge error (1/2N)^r (Attema–Fehr, "Parallel
 // Repetition of (k1, …, kμ)-Special-Sound Multi-Round Interactive Proofs",
@@ -144,10 +172,11 @@
 //
 // # Soundness slack
 //
-// Honest vs extracted (‖·‖∞), bgv-n13-t65537 (r = 10, k = [19 23 23 35]):
-// u 1 vs N·2^20 = 2^33, e 19 vs 2^37, m 2^16 vs 2^49; bgv-n14-t65537 (r = 9,
-// k = [20 24 24 36]): u 1 vs 2^35, e 19 vs 2^39, m 2^16 vs 2^51, all far
-// below Q. What the committee may assume of an accepted input is the
+// Honest vs extracted (‖·‖∞), bgv-n13-t65537 (r = 10, k_u = 19, k_m = 35,
+// D = q_0 ≈ 2^44): u 1 vs N·2^20 = 2^33, e 19 vs N·D = 2^57 (version 3:
+// 2^37), m 2^16 vs 2^49; bgv-n14-t65537 (r = 9, k_u = 20, k_m = 36,
+// D = p_0 ≈ 2^40): u 1 vs 2^35, e 19 vs 2^54 (version 3: 2^39), m 2^16 vs
+// 2^51, all far below Q_ℓ·P. What the committee may assume of an accepted input is the
 // relaxed relation for 2·ĉ. With e_pk = pk0 + pk1·s (the sum of the
 // members' key errors: ‖e_pk‖∞ ≤ members·βe for honest shares, and
 // members·N·Z_e for shares at the bound their shortness proof admits,
@@ -156,16 +185,21 @@
 // ĉ = P·ct + [ρ]_P,
 // dividing it by P·t gives
 //
-//	2·(ct0 + ct1·s) = t^{-1}·w′_m + (w′_e0 + w′_u·e_pk + s·w′_e1 − 2·([ρ0]_P + [ρ1]_P·s))/P   (mod Q)
+//	2·(ct0 + ct1·s) = t^{-1}·w̄_m + (ē0 + w̄_u·e_pk + s·ē1 − 2·([ρ0]_P + [ρ1]_P·s))/P   (mod Q)
 //
-// so the noise of 2·ct is at most N·(2Z_e0 + N·2Z_u·members·βe +
-// N·members·2Z_e1)/P (2^10.7 on BGVN13 with 16 members: the slack on u and
-// e is divided by P) plus 2·(1/2 + 6·√(2N·members/3)) (the rounding,
+// (γ·w̄_m = P·[t^{-1}]_Q·w̄_m divided by P), so the noise of 2·ct is at most
+// N·(D + N·2Z_u·members·βe + N·members·D)/P (2^29.0 on BGVN13 with 16
+// members, 2^10 in version 3, where N·2Z_e stood for N·D; 2^-8 on BGVN14:
+// the slack on u and e is divided by P) plus 2·(1/2 + 6·√(2N·members/3)) (the rounding,
 // ≈ 2^12) plus N·2Z_m/t — the message's carry: the extractor knows 2m only
 // up to N·2Z_m, and its multiples of t are noise. AcceptedNoiseBits
 // (noise.go) computes this bound from the parameters and the committee
-// size: 2^33.0 on BGVN13 (1 or 16 members) and 2^35.0 on BGVN14 (16
-// members) when ‖e_pk‖∞ ≤ members·βe, against 2^20.1 / 2^21.1 claimed for
+// size: 2^33.0 on BGVN13 with 1 member, 2^33.1 with 16 (version 3: 2^33.0
+// for both) and 2^35.0 on BGVN14 (16 members, unchanged) when
+// ‖e_pk‖∞ ≤ members·βe; with every share at its proven bound, 2^37.09 /
+// 2^41.006 on BGVN13 (1 / 16 members; version 3: 2^37.09 / 2^41.006 — the
+// change is below 0.001 bit) and 2^35.0 on BGVN14 (unchanged); PackLevel
+// and UploadLevel are unchanged (3 on BGVN13, 2 on BGVN14); against 2^20.1 / 2^21.1 claimed for
 // version 2 (a bound on
 // c̄·ct for an unknown c̄, which the committee never evaluated). The carry
 // dominates, and the factor N in it is real for a prover that answers two
@@ -179,10 +213,14 @@
 // prover that guesses, per repetition, which pair it will get wins with
 // (1/N)^r per hash query (2^-130 on BGVN13, 2^-126 on BGVN14) with an input
 // noise ≈ 2^32 / 2^34. CraftableNoiseBits is what a cheating prover with an
-// oversized but real witness (‖w_i‖∞ ≤ Z_i/2) always gets accepted: 2^19.0
+// oversized but real witness (‖w_i‖∞ ≤ Z_i/2 for u and m, and
+// ‖e_i‖∞ ≤ CraftableE = D/(4·N·r): 2^25.7 on BGVN13, 2^20.8 on BGVN14,
+// with which V keeps W's high parts with probability ≥ e^{−1/2} an
+// attempt) always gets accepted: 2^19.0
 // on BGVN13 and 2^20.0 on BGVN14, all of it the message carry m = v + t·k
 // (TestAcceptedNoiseBound crafts one: measured 2^19.0 for 2·ct against
-// 2^7.4 for an honest encryption, and 2^7.4 for u and e at Z/2 without the
+// 2^7.3–7.5 for an honest encryption, and 2^7.2 for u at Z/2 and e at
+// CraftableE without the
 // carry). What the committee may assume is
 // therefore only this bound, which is far above what any plan's decryption
 // flooding hides (2^16): the committee passes every input through one
@@ -285,20 +323,23 @@
 // r·N coefficients instead of κ-fold products), over the 2× aimed at; a
 // single ciphertext has nothing to amortise over.
 //
-// Computing A·z_k − c_k·(t·ĉ0, ĉ1): the NTT is linear mod each prime, so
-// t·NTT(z_e0) + P·NTT(z_m) is one transform of t·z_e0 + P·z_m, combined in
-// the coefficient domain (three transforms of z_k instead of four), and the
-// challenge needs none: X takes the value ψ^{k_j} in NTT slot j (ψ a
-// primitive 2N-th root of unity mod q), so X^e takes ψ^{k_j·e mod 2N}, read
-// from a table of the 2N powers built once per key. Both give exactly the
-// values of the definition (TestVerifierShortcutsExact), so W, h and the
-// wire format — and the soundness argument above, which is about the
-// values verified, not how they are computed — are unchanged: 3 transforms
-// a repetition instead of 5 (the prover's A·y_k: 3 instead of 4). Hashing W
-// in the coefficient domain would also need 3 (one NTT of z_u, two inverse
-// transforms of pk·z_u) and change the transcript; fewer than 3 needs fewer
-// repetitions, i.e. a different protocol (amortisation over an upload's
-// ciphertexts, or exact proofs).
+// Version 4 (rounded commitments, docs/LP-137.md "Compact uploads, step 2")
+// drops z_e0 and z_e1: 667683 B on BGVN13 and 1404963 B on BGVN14 (−42%,
+// −40%); the table above is version 3's on another host, LP-137.md has
+// the version 3 / version 4 pairs of one host.
+//
+// Computing V_k = A′·z_k − c_k·ĉ (Key.residual): one transform of z_u, the
+// products by pk and the challenge in the NTT domain, two inverse
+// transforms (the high parts are taken in the coefficient domain), and
+// γ·z_m added in the coefficient domain: 3 transforms a repetition, as in
+// version 3 (the prover's A′·y_k: 3). The challenge needs none: X takes the
+// value ψ^{k_j} in NTT slot j (ψ a primitive 2N-th root of unity mod q),
+// so X^e takes ψ^{k_j·e mod 2N}, read from a table of the 2N powers built
+// once per key. Both give exactly the values of the definition
+// (TestVerifierShortcutsExact), so the soundness argument above, which is
+// about the values verified, not how they are computed, applies. Fewer
+// than 3 transforms needs fewer repetitions, i.e. a different protocol
+// (amortisation over an upload's ciphertexts, or exact proofs).
 //
 // Of each proof, ĉ mod P is 92160 B (N13) and 327680 B (N14).
 // (go test ./fhe/zkpok -run '^$' -bench . gives the same sizes; it

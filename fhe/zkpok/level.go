@@ -26,17 +26,18 @@ import (
 // Q_ℓ·P (still (−a·s + e_pk, a) with the same e_pk), and nothing in the
 // argument depends on Q beyond that: the knowledge error (2N)^{−r} depends
 // on N and r only (X^i − X^j is invertible modulo every odd prime); the
-// extracted relation 2·(t·ĉ0, ĉ1) = A·w′ over Q_ℓ·P gives, reduced mod P,
-// that the integer polynomial e_pk·w′_u + w′_e0 + s·w′_e1 − 2·([ρ0]_P +
-// [ρ1]_P·s) is divisible by P (gcd(t, P) = 1) whatever Q_ℓ is, and then
-// 2·(ct0 + ct1·s) = t^{-1}·w′_m + (that)/P (mod Q_ℓ): the noise bound
+// extracted relation 2·ĉ = A′·w̄ + ē over Q_ℓ·P gives, reduced mod P
+// (γ ≡ 0 mod P), that the integer polynomial e_pk·w̄_u + ē0 + s·ē1 −
+// 2·([ρ0]_P + [ρ1]_P·s) is divisible by P whatever Q_ℓ is, and then
+// 2·(ct0 + ct1·s) = t^{-1}·w̄_m + (that)/P (mod Q_ℓ): the noise bound
 // AcceptedNoiseBits is an integer bound independent of Q. What Q_ℓ must do
 // is hold it: the input decrypts while t·2^AcceptedNoiseBits < Q_ℓ/2, and
 // PackLevel asks far more (a packed sum of Slots() such inputs times N·t,
 // plus the refresh's flooding). UploadLevel checks both (2^52 against
 // Q_2 = 2^118 on BGVN14; 2^58 against Q_3 = 2^140 on BGVN13). The
-// extracted witness (u 2^35, e 2^39, m 2^51 on BGVN14) stays far below
-// Q_ℓ·P (2^198). ĉ is a public-key RLWE encryption over Q_ℓ·P ⊂ QP (same N,
+// extracted witness (u 2^35, e 2^54, m 2^51 on BGVN14) stays far below
+// Q_ℓ·P (2^198). The rounding modulus D (q_0 or a P prime) is a prime of
+// every Q_ℓ·P, so the argument holds at every level with the same D. ĉ is a public-key RLWE encryption over Q_ℓ·P ⊂ QP (same N,
 // same distributions, a smaller modulus: no less secure).
 
 // PackHeadroomBits is the headroom PackLevel leaves for the refresh's masks

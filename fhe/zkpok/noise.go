@@ -23,30 +23,35 @@ import (
 //     its bounds as they were),
 //     ‖s‖∞ ≤ members, and the rounding (ρ0 + ρ1·s)/P with ‖ρ_i‖∞ ≤ P/2;
 //   - accepted (AcceptedNoiseBits): special soundness gives two challenges
-//     X^i ≠ X^j of one repetition and z̄ = z − z′ (‖z̄_i‖∞ ≤ 2·Z_i) with
-//     (X^i − X^j)·(t·ĉ0, ĉ1) = A·z̄; multiplying by 2/(X^i − X^j), whose
-//     coefficients are in {0, ±1} (‖·‖₁ ≤ N), 2·(t·ĉ0, ĉ1) = A·w′ with
-//     ‖w′_i‖∞ ≤ N·2·Z_i. Substituting ĉ and dividing by P·t, the noise of
-//     2·ct is at most
+//     X^i ≠ X^j of one repetition with the same hashed high parts ⌊V/D⌋
+//     and z̄ = z − z′ (‖z̄_i‖∞ ≤ 2·Z_i, i ∈ {u, m}) with
+//     (X^i − X^j)·ĉ = A′·z̄ − δ, ‖δ‖∞ < D (V − V′: two integers of one
+//     D-interval); multiplying by 2/(X^i − X^j), whose coefficients are in
+//     {0, ±1} (‖·‖₁ ≤ N), 2·ĉ = A′·w̄ + ē with ‖w̄_i‖∞ ≤ N·2·Z_i and
+//     ‖ē‖∞ ≤ N·D (version 3 had N·2·Z_e for the errors). Substituting ĉ
+//     and dividing by P (γ = P·[t^{-1}]_Q), the noise of 2·ct is at most
 //
-//     N·(2Z_e0 + N·2Z_u·‖e_pk‖∞ + N·members·2Z_e1)/P + 2·(1/2 + R_s) + N·2Z_m/t + 1,
+//     N·(D + N·2Z_u·‖e_pk‖∞ + N·members·D)/P + 2·(1/2 + R_s) + N·2Z_m/t + 1,
 //
 //     where R_s bounds ‖[ρ1]_P·s‖∞/P: a sum of N products of a coefficient
 //     in [−1/2, 1/2] (ρ1 is the uploader's, chosen without s) and one of s
 //     (variance ≤ 2·members/3), 12 standard deviations: 6·√(2N·members/3)
 //     (a high-probability bound over the secret, like any bound on s·e).
 //     The first term is the proof's slack on u and e over QP — divided by
-//     P it is small on both presets; the third is the carry of the
+//     P it is small on both presets (e's share: 2^29.0 on BGVN13 with 16
+//     members, 2^-8 on BGVN14, against a carry of 2^33 / 2^35); the third is the carry of the
 //     message: the extractor only knows 2·m up to N·2Z_m, and its
 //     multiples of t are noise.
 //
 // CraftableNoiseBits is the other side: the largest noise of an input whose
 // witness the attacker really holds and which it can always prove. A prover
-// with ‖w_i‖∞ ≤ ⌊Z_i/2⌋ that draws its
+// with ‖w_i‖∞ ≤ ⌊Z_i/2⌋ (u, m) that draws its
 // masks from [−(Z_i − ‖w_i‖∞), Z_i − ‖w_i‖∞] always passes the verifier's
 // ‖z_i‖∞ ≤ Z_i (‖X^e·w‖∞ = ‖w‖∞; it gives up zero knowledge, which it does
-// not need), so such inputs are accepted; TestAcceptedNoiseBound crafts
-// them. After the division by P only the message carry m = v + t·k
+// not need), and with ‖e_i‖∞ ≤ CraftableE = ⌊D/(4·N·r)⌋ its V = W − c·e
+// keeps W's high parts in all 2·N·r coefficients with probability
+// ≥ e^{−1/2} an attempt, so such inputs are accepted after a few restarts;
+// TestAcceptedNoiseBound crafts them. After the division by P only the message carry m = v + t·k
 // (‖k‖∞ ≤ Z_m/(2t)), doubled, survives.
 
 // pkError bounds ‖e_pk‖∞ for a committee of `members` members: the sum of

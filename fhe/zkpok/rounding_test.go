@@ -143,8 +143,8 @@ func TestRestartRate(t *testing.T) {
 	for _, tc := range []struct {
 		id     fhe.PresetID
 		proofs int
-	}{{fhetest.InsecureBGVN10, 100}, {fhe.BGVN13, 10}} {
-		if testing.Short() && tc.id == fhe.BGVN13 {
+	}{{fhetest.InsecureBGVN10, 100}, {fhe.BGVN13, 10}, {fhe.BGVN14, 10}} {
+		if testing.Short() && tc.id != fhetest.InsecureBGVN10 {
 			continue
 		}
 		p := fhe.MustParams(tc.id)
