@@ -12,6 +12,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/fhegate/fhegate/consensus/local"
+	"github.com/fhegate/fhegate/consensus/transport"
 )
 
 // TestMemberBackAfterItsPeersAttempts: in a 2-of-3 committee every refresh
@@ -63,4 +64,38 @@ func TestMemberBackAfterItsPeersAttempts(t *testing.T) {
 	}
 	require.NoError(t, lc.Restart(3))
 	waitVerdicts(t, lc.Chain, reqs)
+}
+
+// TestRoundWaitsForAMarkedMemberItNeeds: liveness marks are one member's
+// view, taken in rounds its peers ran at other times, so members can hold
+// marks on a peer that is up. Here members 1 and 2 mark member 3 down in a
+// way no heartbeat clears (the mark asks for a progress member 3 never
+// reports). In a 2-of-3 committee every refresh and decryption needs all
+// three, so a round that skipped marked members could never complete:
+// members 1 and 2 failed every attempt at once "for want of a quorum"
+// while member 3 waited for them and marked them in turn — after a
+// member's restart in the real-node e2e the marks never settled and no
+// request was answered. A round that cannot do without a marked member
+// now waits for it, and every request gets its reference verdict.
+func TestRoundWaitsForAMarkedMemberItNeeds(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	lc, err := local.Start(ctx, local.Options{N: 3, T: 2, Dir: t.TempDir(), Preset: "InsecureBGVN10", Rotations: []int{1},
+		RoundTimeout: 10 * time.Second, Heartbeat: 100 * time.Millisecond, BatchSize: 8, Serve: true, Log: zaptest.NewLogger(t)})
+	require.NoError(t, err)
+	t.Cleanup(lc.Close)
+	for _, id := range []uint32{1, 2} {
+		m := lc.Member(id)
+		m.SetProgress(1 << 40) // the marks below ask member 3 for this progress
+		m.MarkDown([]transport.MemberID{3})
+	}
+	reqs := makeRequests(t, lc, 1, 3, 43)
+	for _, r := range reqs {
+		lc.Chain.Post(r.req)
+	}
+	waitVerdicts(t, lc.Chain, reqs)
+	for _, id := range []uint32{1, 2} {
+		require.Contains(t, lc.Member(id).Status().Down, uint32(3), "member %d's mark on 3 stood throughout", id)
+	}
 }

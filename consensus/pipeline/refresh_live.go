@@ -40,19 +40,51 @@ func refreshSession(base string, ct *fhe.Ciphertext) string {
 	return fmt.Sprintf("%s/refresh/%x", base, d[:8])
 }
 
-// onLive runs a round with the members this member believes live. When an
-// active member does not answer, it is marked down and the round is run
-// once more with the next t live members (a new session: a member killed
-// between two refreshes of one request costs one round timeout, not the
-// request).
+// onLive runs a round with the members this member believes live (liveFor
+// a verified refresh's CheckedMembers(t)). When an active member does not
+// answer, it is marked down and the round is run once more with the next
+// live members (a new session: a member killed between two refreshes of one
+// request costs one round timeout, not the request) — unless fewer are live
+// than the round needs: it then fails for want of a quorum (ErrNoQuorum,
+// which the serve loop retries without counting an attempt), as it does
+// when it already waited for every member.
 func (rn *Runner) onLive(ctx context.Context, round func(participants []transport.MemberID) error) error {
-	err := round(rn.d.Marks.Live())
+	need := protocol.CheckedMembers(rn.d.Config.Threshold)
+	members, all := rn.liveFor(need)
+	err := round(members)
 	var miss *protocol.ErrMissing
-	if errors.As(err, &miss) && ctx.Err() == nil {
-		rn.d.Marks.MarkDown(miss.Missing)
-		err = round(rn.d.Marks.Live())
+	if !errors.As(err, &miss) || ctx.Err() != nil {
+		return err
 	}
-	return err
+	rn.d.Marks.MarkDown(miss.Missing)
+	if !all {
+		if members, all = rn.liveFor(need); !all {
+			err = round(members)
+			if !errors.As(err, &miss) {
+				return err
+			}
+			rn.d.Marks.MarkDown(miss.Missing)
+		}
+	}
+	return fmt.Errorf("%w: members %v needed: %w", ErrNoQuorum, miss.Missing, err)
+}
+
+// liveFor returns the members a round that needs need of them (this member
+// included) runs with: those this member believes live, or every member
+// when they are fewer (all). A liveness mark only saves waiting for a
+// member the round can do without; a round that cannot complete without a
+// marked member waits for it. Failing at once instead is what kept a
+// committee apart after a member's restart: marks are one member's view,
+// taken in rounds its peers ran at other times, so every member had marked
+// some other; each then failed its attempts at once for want of that one,
+// while the members that did wait timed out — and marked it in turn. The
+// marks never settled, and every request ran out of attempts.
+func (rn *Runner) liveFor(need int) (members []transport.MemberID, all bool) {
+	live := rn.d.Marks.Live()
+	if len(live) >= need || len(live) == len(rn.d.Members) {
+		return live, false
+	}
+	return slices.Clone(rn.d.Members), true
 }
 
 // refreshContributors returns the contributors of a verified refresh among

@@ -233,7 +233,7 @@ func (r *requestRun) decrypt(ctx context.Context, ct *fhe.Ciphertext, participan
 // member is not in the majority.
 func (rn *Runner) AgreeDigest(ctx context.Context, base string, rd [32]byte, log *zap.Logger) ([]transport.MemberID, error) {
 	t := rn.d.Config.Threshold
-	live := rn.d.Marks.Live()
+	live, _ := rn.liveFor(protocol.CheckedMembers(t)) // the decryption after it needs as many
 	announce := rd
 	if rn.d.Config.Knobs.WrongDigest {
 		announce[0] ^= 0xff
