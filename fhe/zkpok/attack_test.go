@@ -46,6 +46,21 @@ func honestWitness(t *testing.T, k *Key, vals []int64, r *rand.Rand) ([nComp][]i
 	return w, pt
 }
 
+// cheatMasks draws one repetition's masks for u and m uniformly in
+// [−rad_i, rad_i] and returns them with their commitment W = A′·y.
+func cheatMasks(k *Key, rad [nComp]int64, r *rand.Rand) ([nComp][]int64, [2]ring.Poly) {
+	var y [nComp][]int64
+	for _, i := range respComps {
+		y[i] = make([]int64, k.PP.N)
+		for l := range y[i] {
+			y[i][l] = r.Int64N(2*rad[i]+1) - rad[i]
+		}
+	}
+	w := [2]ring.Poly{k.rqp.NewPoly(), k.rqp.NewPoly()}
+	k.apply(y, w[0], w[1])
+	return y, w
+}
+
 // proveCheat is a cheating prover that needs no zero knowledge: its masks
 // y_u, y_m are uniform in [−rad_i, rad_i] (rad_i = Z_i − ‖w_i‖∞ keeps every
 // response inside the verifier's box whatever the challenge), it commits to
@@ -61,14 +76,7 @@ func proveCheat(k *Key, ct *rlwe.Ciphertext, rho [2][][]uint64, h fhe.Handle, ct
 	ws := make([][2]ring.Poly, pp.Reps)
 	for attempt := 1; attempt <= attempts; attempt++ {
 		for j := range ys {
-			for _, i := range respComps {
-				ys[j][i] = make([]int64, pp.N)
-				for l := range ys[j][i] {
-					ys[j][i][l] = r.Int64N(2*rad[i]+1) - rad[i]
-				}
-			}
-			ws[j] = [2]ring.Poly{rqp.NewPoly(), rqp.NewPoly()}
-			k.apply(ys[j], ws[j][0], ws[j][1])
+			ys[j], ws[j] = cheatMasks(k, rad, r)
 			if off != nil {
 				o := off(j)
 				rqp.Add(ws[j][0], o[0], ws[j][0])
@@ -368,14 +376,7 @@ func slotGrind(t *testing.T, k *Key, vals []int64, ctx Context, budget int, r *r
 	ws := make([][2]ring.Poly, reps)
 	guess := make([]uint64, reps)
 	for l := range reps {
-		for _, i := range respComps {
-			ys[l][i] = make([]int64, pp.N)
-			for c := range ys[l][i] {
-				ys[l][i][c] = r.Int64N(2*rad[i]+1) - rad[i]
-			}
-		}
-		ws[l] = [2]ring.Poly{rqp.NewPoly(), rqp.NewPoly()}
-		k.apply(ys[l], ws[l][0], ws[l][1])
+		ys[l], ws[l] = cheatMasks(k, rad, r)
 		k.highParts(ws[l][0])
 		k.highParts(ws[l][1])
 		guess[l] = pow[r.IntN(2*pp.N)]
