@@ -87,6 +87,17 @@ func (rn *Runner) liveFor(need int) (members []transport.MemberID, all bool) {
 	return slices.Clone(rn.d.Members), true
 }
 
+// checkedQuorum fails with ErrNoQuorum when members (described as who) are
+// fewer than the CheckedMembers(t) whose shares a refresh or a decryption
+// (what) cross-checks.
+func (rn *Runner) checkedQuorum(who, what string, members []transport.MemberID) error {
+	t := rn.d.Config.Threshold
+	if need := protocol.CheckedMembers(t); len(members) < need {
+		return fmt.Errorf("%w: %d %s %v for %s, which needs %d whose shares cross-check (t=%d)", ErrNoQuorum, len(members), who, members, what, need, t)
+	}
+	return nil
+}
+
 // refreshContributors returns the contributors of a verified refresh among
 // participants (ascending): every participant, up to the most whose
 // t-subsets a refresh decodes (protocol.MaxRefreshSubsets), and at least
@@ -94,8 +105,8 @@ func (rn *Runner) liveFor(need int) (members []transport.MemberID, all bool) {
 func (rn *Runner) refreshContributors(participants []transport.MemberID, level int, b circuit.RefreshBounds) ([]transport.MemberID, error) {
 	t := rn.d.Config.Threshold
 	need := protocol.CheckedMembers(t)
-	if len(participants) < need {
-		return nil, fmt.Errorf("%w: %d live members %v for a refresh, which needs %d whose shares cross-check (t=%d)", ErrNoQuorum, len(participants), participants, need, t)
+	if err := rn.checkedQuorum("live members", "a refresh", participants); err != nil {
+		return nil, err
 	}
 	if hook := rn.d.Config.Knobs.BeforeRefresh; hook != nil {
 		hook(level, b)

@@ -202,8 +202,8 @@ func (r *requestRun) mask(ctx context.Context, ct *fhe.Ciphertext, participants 
 // participants (one share, via the ledger) and checks the verdict shape.
 func (r *requestRun) decrypt(ctx context.Context, ct *fhe.Ciphertext, participants []transport.MemberID) (*protocol.DecryptResult, error) {
 	rn := r.rn
-	if t, need := rn.d.Config.Threshold, protocol.CheckedMembers(rn.d.Config.Threshold); len(participants) < need {
-		return nil, fmt.Errorf("%w: %d members %v for a decryption, which needs %d whose shares cross-check (t=%d)", ErrNoQuorum, len(participants), participants, need, t)
+	if err := rn.checkedQuorum("members", "a decryption", participants); err != nil {
+		return nil, err
 	}
 	led := protocol.Ledger(rn.d.Ledger)
 	if rn.d.Config.Knobs.CorruptShares {
