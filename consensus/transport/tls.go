@@ -159,6 +159,9 @@ func ListenTLS(cfg TLSConfig) (*TLS, error) {
 	if cfg.MaxHandshakes <= 0 {
 		cfg.MaxHandshakes = DefaultMaxHandshakes
 	}
+	if cfg.ListenWait <= 0 {
+		cfg.ListenWait = DefaultListenWait
+	}
 	if len(cfg.Key) != ed25519.PrivateKeySize {
 		return nil, errors.New("transport: TLS identity key must be ed25519")
 	}
@@ -205,20 +208,17 @@ func ListenTLS(cfg TLSConfig) (*TLS, error) {
 }
 
 // listenWaiting listens on addr, retrying every 500 ms for up to wait
-// (0: DefaultListenWait) while the address is in use; the first such
-// failure is logged with its likely cause.
+// while the address is in use; the first such failure is logged with its
+// likely cause.
 func listenWaiting(addr string, wait time.Duration, log *zap.Logger) (net.Listener, error) {
-	if wait <= 0 {
-		wait = DefaultListenWait
-	}
 	deadline := time.Now().Add(wait)
 	for logged := false; ; logged = true {
 		ln, err := net.Listen("tcp", addr)
-		if err == nil || !ports.InUse(err) || time.Now().After(deadline) {
-			if err != nil && ports.InUse(err) {
-				err = fmt.Errorf("%w (retried for %s; a port inside the kernel's ephemeral range can be taken by any outgoing connection while its listener is down: listen below that range)", err, wait)
-			}
+		if err == nil || !ports.InUse(err) {
 			return ln, err
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("%w (retried for %s; a port inside the kernel's ephemeral range can be taken by any outgoing connection while its listener is down: listen below that range)", err, wait)
 		}
 		if !logged {
 			log.Warn("listen address in use: retrying", zap.String("addr", addr), zap.Duration("for", wait), zap.Error(err))
