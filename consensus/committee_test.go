@@ -130,14 +130,16 @@ func TestCommitteeEndToEndKill(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, km0.Digest, km.Digest)
 	}
-	reqs := makeRequests(t, lc, 1, 4, 1)
+	// Top-level inputs: the share bound below counts one decryption share
+	// for a request answered alone (makeRequestsAt).
+	reqs := makeRequestsAt(t, lc, 1, 4, 1, true)
 	for _, r := range reqs {
 		lc.Chain.Post(r.req)
 	}
 	waitVerdicts(t, lc.Chain, reqs)
 
 	// Two members killed mid-batch: verdicts are still produced by the other three.
-	reqs2 := makeRequests(t, lc, 2, 6, 2)
+	reqs2 := makeRequestsAt(t, lc, 2, 6, 2, true)
 	for i, r := range reqs2 {
 		lc.Chain.Post(r.req)
 		if i == 2 {
